@@ -61,6 +61,21 @@ HIDDEN struct sim_range *sim_range_first_fit(const struct sim_range_tree *tree, 
 /* Largest size in the tree (0 when empty). */
 HIDDEN size_t sim_range_max_size(const struct sim_range_tree *tree);
 
+/*
+ * A set of free address ranges: a tree whose nodes the set allocates,
+ * kept coalesced. Not thread-safe.
+ */
+/* Take size bytes from the lowest-addressed range that has them; ENOMEM
+ * when none does. */
+HIDDEN int sim_free_ranges_take(struct sim_range_tree *set, size_t size, uintptr_t *addr);
+/* Give [base, base + size) back, merging it with its neighbours; ENOMEM if
+ * a node cannot be allocated (the range is then lost). */
+HIDDEN int sim_free_ranges_put(struct sim_range_tree *set, uintptr_t base, size_t size);
+/* Remove [base, base + size) if it is wholly free; false otherwise. */
+HIDDEN bool sim_free_ranges_carve(struct sim_range_tree *set, uintptr_t base, size_t size);
+/* Free every node. */
+HIDDEN void sim_free_ranges_clear(struct sim_range_tree *set);
+
 /* ------------------------------------------------------------ heap */
 
 struct sim_heap;
@@ -97,7 +112,7 @@ HIDDEN int sim_heap_alloc(struct sim_heap *heap, size_t size, struct sim_heap_bl
 /* Allocate a whole number of granules directly from the heap, whatever the
  * size (VMM physical memory, pool segments, context memory). */
 HIDDEN int sim_heap_alloc_granules(struct sim_heap *heap, size_t size,
-				   struct sim_heap_block *block);
+                                   struct sim_heap_block *block);
 /* Free the allocation starting at addr; EINVAL if none starts there. The
  * freed pages are punched out of the memfd. */
 HIDDEN int sim_heap_free(struct sim_heap *heap, uintptr_t addr, struct sim_heap_block *block);

@@ -42,6 +42,13 @@ struct sim_config {
 	uint64_t launch_latency_ns;  /* API return to kernel start */
 	bool nested_driver_callbacks; /* CUDASIM_NESTED_DRIVER_CALLBACKS */
 	bool no_device;              /* CUDASIM_NO_DEVICE: cuInit says 100 */
+	/* CUDASIM_OTHER_PROCESSES entry by entry, as NVML lists them */
+	int other_process_count;
+	struct sim_other_process {
+		int device;
+		unsigned int pid;
+		uint64_t bytes;
+	} other_processes[64];
 };
 
 /* Parsed on first use, immutable afterwards. */
@@ -54,6 +61,9 @@ HIDDEN bool sim_parse_size(const char *text, uint64_t *bytes);
 /* CUDA_SUCCESS once cuInit succeeded, CUDA_ERROR_NOT_INITIALIZED before,
  * or cuInit's failure. Every entry point but the exempt ones checks it. */
 HIDDEN CUresult sim_init_status(void);
+/* "CUDA_ERROR_INVALID_VALUE" for CUDA_ERROR_INVALID_VALUE; NULL if unknown.
+ * What cuGetErrorName returns, without an API call frame. */
+HIDDEN const char *sim_result_name(CUresult result);
 
 /* ------------------------------------------------------------ devices */
 
@@ -61,24 +71,61 @@ struct sim_device;
 HIDDEN struct sim_device *sim_device_get(int ordinal); /* NULL if invalid */
 HIDDEN int sim_device_ordinal(const struct sim_device *dev);
 HIDDEN uint64_t sim_device_total_memory(const struct sim_device *dev);
+/* Largest block and grid a launch may use (CU_DEVICE_ATTRIBUTE_MAX_*). */
+#define SIM_MAX_THREADS_PER_BLOCK 1024
+#define SIM_MAX_SHARED_PER_BLOCK 49152        /* without opt-in */
+#define SIM_MAX_SHARED_PER_BLOCK_OPTIN 232448 /* cuFuncSetAttribute ceiling */
+#define SIM_MULTIPROCESSOR_COUNT 132
+/* cuDeviceGetAttribute's value (0 for an out-of-range attribute). */
+HIDDEN int sim_device_attribute(int ordinal, CUdevice_attribute attrib);
+/* The device's UUID: bytes c5 d1 51 3a 7e 5f 4c 75 9e 0d 5a 1e, then the
+ * ordinal as 4 big-endian bytes (NVML computes the same). */
+HIDDEN void sim_device_uuid(int ordinal, CUuuid *uuid);
+/* The CUPTI DEVICE record of the device, once, when its first context is
+ * created while that activity kind is enabled. */
+HIDDEN void sim_device_announce(int ordinal);
 
 /* ------------------------------------------------------------ contexts */
 
+/*
+ * A context. The CUcontext handle is the address of this struct. Structs
+ * are never freed (a destroyed context keeps destroyed = true), so a stale
+ * handle or pointer is always safe to look at. A primary context keeps its
+ * struct, and so its handle, across release/reset and re-activation; each
+ * activation gets a new id, as a newly created context would.
+ */
 struct sim_context {
-	uint32_t id;               /* cuptiGetContextId */
+	uint32_t id;               /* cuptiGetContextId; process-wide from 1 */
 	int device;                /* ordinal */
 	bool primary;
-	bool destroyed;
+	bool destroyed;            /* destroyed, or an inactive primary */
 	unsigned flags;
 	struct sim_stream *legacy; /* the NULL / CU_STREAM_LEGACY stream */
-	/* owned by driver-context.c; other members private to it */
+	void *streams;             /* driver-stream.c's own state, NULL at creation */
+	/* owned by driver-context.c; the members below are private to it */
+	unsigned int primary_retains; /* cuDevicePrimaryCtxRetain count */
+	bool dying;                   /* cuCtxDestroy has claimed it */
+	size_t limits[CU_LIMIT_MAX];
+	CUfunc_cache cache_config;
+	size_t peer_count;
+	struct sim_context *peers[64]; /* cuCtxEnablePeerAccess targets */
 };
 
-/* The calling thread's current context, or NULL. */
+static inline CUcontext sim_ctx_handle(struct sim_context *ctx)
+{
+	return (CUcontext)ctx;
+}
+
+/* The calling thread's current context, or NULL (also when the current
+ * context was destroyed: use sim_ctx_require to tell that apart). */
 HIDDEN struct sim_context *sim_ctx_current(void);
-/* Current context, or an error: CUDA_ERROR_INVALID_CONTEXT when none. */
+/* Current context, or an error: CUDA_ERROR_INVALID_CONTEXT when none,
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED when it was destroyed. */
 HIDDEN CUresult sim_ctx_require(struct sim_context **ctx);
-HIDDEN struct sim_context *sim_ctx_from_handle(CUcontext handle); /* NULL if invalid */
+/* A live context, or NULL for NULL, unknown or destroyed handles. */
+HIDDEN struct sim_context *sim_ctx_from_handle(CUcontext handle);
+/* Whether ctx enabled peer access to memory of peer_device. */
+HIDDEN bool sim_ctx_peer_enabled(struct sim_context *ctx, int peer_device);
 
 /* ------------------------------------------------------------ streams */
 
@@ -88,10 +135,30 @@ struct sim_stream;
  * name the context's legacy stream, CU_STREAM_PER_THREAD the calling
  * thread's per-thread stream, anything else must be a live created stream
  * (CUDA_ERROR_INVALID_HANDLE otherwise; destroyed streams included).
+ * Stream structs are recycled, never freed: a pointer is safe to use for
+ * the rest of the call, but keep the id (sim_stream_get_id) beyond it.
  */
 HIDDEN CUresult sim_stream_resolve(struct sim_context *ctx, CUstream handle,
 				   struct sim_stream **stream);
 HIDDEN uint64_t sim_stream_get_id(const struct sim_stream *stream);
+/* The context id (cuptiGetContextId) and device ordinal of a stream. */
+HIDDEN uint32_t sim_stream_context_id(const struct sim_stream *stream);
+HIDDEN int sim_stream_device(const struct sim_stream *stream);
+/* The _ptsz/_ptds entry points read the NULL stream as the per-thread one:
+ * resolve sim_stream_per_thread_default(handle) there. */
+static inline CUstream sim_stream_per_thread_default(CUstream handle)
+{
+	return handle ? handle : CU_STREAM_PER_THREAD;
+}
+/* cuCtxGetStreamPriorityRange: lower numbers are higher priorities. */
+#define SIM_STREAM_PRIORITY_LEAST 0
+#define SIM_STREAM_PRIORITY_GREATEST (-5)
+
+/* Context creation makes the legacy stream (sets ctx->legacy and
+ * ctx->streams); destruction (after CONTEXT_DESTROY_STARTING) releases
+ * every stream and event of the context and clears both. */
+HIDDEN CUresult sim_stream_create_legacy(struct sim_context *ctx, struct sim_stream **stream);
+HIDDEN void sim_stream_destroy_all(struct sim_context *ctx);
 
 /*
  * Put one piece of GPU work of duration_ns on the stream's timeline,
@@ -100,12 +167,21 @@ HIDDEN uint64_t sim_stream_get_id(const struct sim_stream *stream);
  */
 HIDDEN void sim_stream_submit(struct sim_stream *stream, uint64_t duration_ns, uint64_t *start_ns,
 			      uint64_t *end_ns);
+/* As sim_stream_submit, but the work cannot start before earliest_ns (a
+ * kernel starts CUDASIM_LAUNCH_LATENCY_NS after its launch call). */
+HIDDEN void sim_stream_submit_at(struct sim_stream *stream, uint64_t earliest_ns,
+				 uint64_t duration_ns, uint64_t *start_ns, uint64_t *end_ns);
 /* Block the calling thread until CLOCK_MONOTONIC reaches t. */
 HIDDEN void sim_wait_until(uint64_t t_ns);
 /* When all work queued so far on the stream ends. */
 HIDDEN uint64_t sim_stream_tail(const struct sim_stream *stream);
 /* When all work queued so far on every stream of the device ends. */
 HIDDEN uint64_t sim_device_tail(int device);
+
+/* ------------------------------------------------------------ modules */
+
+/* Context teardown unloads the modules loaded in it (driver-module.c). */
+HIDDEN void sim_module_context_destroyed(struct sim_context *ctx);
 
 /* ------------------------------------------------------------ memory */
 
@@ -131,13 +207,18 @@ struct sim_mem_region {
  * Find the allocation that holds [ptr, ptr + bytes). Returns true and fills
  * region when the whole range lies inside one known allocation; false for
  * memory the driver does not know (pageable host memory), with
- * region->kind = SIM_MEM_PAGEABLE. Thread-safe.
+ * region->kind = SIM_MEM_PAGEABLE. Thread-safe. A VMM range counts only
+ * where it is mapped and cuMemSetAccess gave access (before that the pages
+ * are PROT_NONE); adjacent mappings of one reservation read as one range,
+ * and region then describes the whole reservation.
  */
 HIDDEN bool sim_mem_lookup(uintptr_t ptr, size_t bytes, struct sim_mem_region *region);
 /* true if the range is device-side memory (device, async, managed, vmm). */
 HIDDEN bool sim_mem_is_device_kind(enum sim_mem_kind kind);
-/* Release everything a context owns (cuCtxDestroy, primary reset):
- * device, pitch, managed and pool memory of its device that it allocated. */
+/* Release everything a context owns (cuCtxDestroy, primary reset): the
+ * device, pitch, managed and pinned host memory it allocated and its host
+ * registrations. Not cuMemAllocAsync memory, which outlives a reset
+ * (cuda_runtime_api.h:317). */
 HIDDEN void sim_mem_context_destroyed(struct sim_context *ctx);
 /* Take / give back the context's own memory (CUDASIM_CONTEXT_MEMORY) from
  * the device heap; CUDA_ERROR_OUT_OF_MEMORY when it does not fit. */
@@ -150,11 +231,19 @@ HIDDEN void sim_mem_context_unreserve(struct sim_context *ctx);
  * GPU time has passed become reusable (driver-pool.c).
  */
 HIDDEN void sim_pool_on_sync(int device);
+/* The heap of a device (driver-allocator.h), created on first use with the
+ * device's memory less other processes'; NULL for a bad ordinal. */
+struct sim_heap;
+HIDDEN struct sim_heap *sim_device_heap(int ordinal);
 
 /* ------------------------------------------------------------ events */
 
 /* Resource and synchronize domain callbacks (driver-api.c). */
 HIDDEN void sim_resource_callback(CUpti_CallbackId cbid, CUcontext ctx, CUstream stream);
+/* MODULE_LOADED / MODULE_UNLOAD_STARTING: resourceDescriptor points to
+ * the CUpti_ModuleResourceData. */
+HIDDEN void sim_resource_module_callback(CUpti_CallbackId cbid, CUcontext ctx,
+					 const CUpti_ModuleResourceData *module);
 HIDDEN void sim_sync_callback(CUpti_CallbackId cbid, CUcontext ctx, CUstream stream);
 /* Deliver an activity record if its kind is enabled (driver-api.c). */
 HIDDEN bool sim_activity_enabled(CUpti_ActivityKind kind);

@@ -94,6 +94,10 @@ SIM_EXPORT void sim_api_enter(struct sim_api_call *call, CUpti_CallbackDomain do
 /* End a call. result is the CUresult or cudaError_t it returns. A non-zero
  * result also writes an "op=error" ledger line. */
 SIM_EXPORT void sim_api_exit(struct sim_api_call *call, int result);
+/* As sim_api_exit, with the result's name for the "op=error" line:
+ * libcudart passes cudaGetErrorName(result), which the driver cannot know. */
+SIM_EXPORT void sim_api_exit_named(struct sim_api_call *call, int result,
+				   const char *result_name);
 
 /* Correlation id that GPU work started now on this thread carries: the
  * outermost reported call's (0 outside any call). */
@@ -109,6 +113,15 @@ SIM_EXPORT const char *sim_current_api_name(void);
 SIM_EXPORT int sim_context_id(CUcontext ctx, uint32_t *id);
 SIM_EXPORT int sim_context_device(CUcontext ctx, uint32_t *device);
 SIM_EXPORT int sim_stream_id(CUcontext ctx, CUstream stream, uint64_t *id);
+
+/*
+ * This process's use of device `ordinal`, for NVML, which must not call the
+ * CUDA API: *used = bytes reserved in the device heap by this process
+ * (contexts included, other processes not), *total = the device memory.
+ * Returns 0, or -1 when ordinal names no device. libnvidia-ml.so.1 looks it
+ * up with dlsym and counts 0 when the driver is not loaded.
+ */
+SIM_EXPORT int sim_device_memory_usage(int ordinal, uint64_t *used, uint64_t *total);
 
 /*
  * The ledger: when CUDASIM_LEDGER names a file, one line per operation,

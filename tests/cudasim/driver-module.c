@@ -1,0 +1,1650 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * driver-module.c - modules, functions and kernel launches.
+ *
+ * A module only needs the names of its kernels: they are read from an ELF
+ * cubin (STT_FUNC symbols marked as entries), PTX text (".entry NAME") or
+ * a fat binary (its uncompressed ELF and PTX members). Device code that is
+ * compressed cannot be read here, so a module whose every member is
+ * compressed accepts any kernel name in cuModuleGetFunction. libcudart
+ * loads its modules from names alone (sim_module_load_names).
+ *
+ * Kernels do nothing: a launch validates its configuration and puts
+ * CUDASIM_KERNEL_NS of work on the stream, starting no earlier than
+ * CUDASIM_LAUNCH_LATENCY_NS after the call.
+ *
+ * Module and function structs are never freed, only marked unloaded, so
+ * that a stale CUmodule or CUfunction is recognised as such rather than
+ * mistaken for a later one at the same address, and a kernel name stays
+ * valid for a launch racing with an unload. module_lock guards all of it
+ * and is never held across calls into other files.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <fatbinary_section.h>
+#include "driver-internal.h"
+
+/* fatbinary_section.h and the fat binary layout nvcc writes. */
+#define FATBIN_MAGIC                0xBA55ED50u
+#define FATBINC_WRAPPER_MAGIC       0x466243B1u
+#define FATBIN_KIND_PTX             1
+#define FATBIN_KIND_ELF             2
+#define FATBIN_ENTRY_HEADER_MIN     64
+#define FATBIN_FLAG_COMPRESSED_LZ4  0x2000u
+#define FATBIN_FLAG_COMPRESSED_ZSTD 0x8000u
+/* st_other bit nvcc sets on kernel entry points in a cubin. */
+#define STO_CUDA_ENTRY 0x10
+/* Sanity bound on an image whose size the caller does not give. */
+#define IMAGE_SIZE_MAX (1ull << 30)
+/* The simulated devices are compute capability 9.0. */
+#define DEVICE_SM 90
+
+struct sim_function {
+	struct sim_module *module;
+	char *name;
+	int max_dynamic_shared;
+	int carveout;
+	int required_cluster[3];
+	int non_portable_cluster;
+	int cluster_policy;
+	CUfunc_cache cache_config;
+};
+
+struct sim_module {
+	struct sim_context *ctx; /* context it was loaded in; NULL if none */
+	uint32_t id;             /* CUpti_ModuleResourceData.moduleId */
+	bool loaded;
+	bool unloading;
+	bool any_name; /* kernel names unknown: every name is accepted */
+	size_t count, capacity;
+	struct sim_function **functions;
+};
+
+/* Insert-only set of pointers (open addressing): entries are never
+ * removed because the structs they point to are never freed. */
+struct pointer_set {
+	void **slots;
+	size_t capacity, count;
+};
+
+static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pointer_set module_set, function_set;
+static struct sim_module **all_modules; /* to unload a context's modules */
+static size_t all_module_count, all_module_capacity;
+static uint32_t next_module_id = 1;
+
+/* ------------------------------------------------------------ pointer set */
+
+static size_t pointer_hash(const void *p, size_t capacity)
+{
+	uint64_t h = (uint64_t)(uintptr_t)p;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (size_t)h & (capacity - 1);
+}
+
+static bool pointer_set_contains(const struct pointer_set *set, const void *p)
+{
+	if (!p || !set->capacity)
+		return false;
+	for (size_t i = pointer_hash(p, set->capacity);; i = (i + 1) & (set->capacity - 1)) {
+		if (!set->slots[i])
+			return false;
+		if (set->slots[i] == p)
+			return true;
+	}
+}
+
+static void pointer_set_place(void **slots, size_t capacity, void *p)
+{
+	size_t i = pointer_hash(p, capacity);
+
+	while (slots[i])
+		i = (i + 1) & (capacity - 1);
+	slots[i] = p;
+}
+
+static bool pointer_set_add(struct pointer_set *set, void *p)
+{
+	if ((set->count + 1) * 2 > set->capacity) {
+		size_t capacity = set->capacity ? set->capacity * 2 : 256;
+		void **slots = calloc(capacity, sizeof(*slots));
+
+		if (!slots)
+			return false;
+		for (size_t i = 0; i < set->capacity; i++)
+			if (set->slots[i])
+				pointer_set_place(slots, capacity, set->slots[i]);
+		free(set->slots);
+		set->slots = slots;
+		set->capacity = capacity;
+	}
+	pointer_set_place(set->slots, set->capacity, p);
+	set->count++;
+	return true;
+}
+
+/* ------------------------------------------------------------ kernel names */
+
+/* The kernel names found in an image, and whether some of its device code
+ * could not be read. */
+struct name_list {
+	char **names;
+	size_t count, capacity;
+	bool compressed;
+};
+
+static void name_list_free(struct name_list *list)
+{
+	for (size_t i = 0; i < list->count; i++)
+		free(list->names[i]);
+	free(list->names);
+	memset(list, 0, sizeof(*list));
+}
+
+static bool name_list_has(const struct name_list *list, const char *name, size_t length)
+{
+	for (size_t i = 0; i < list->count; i++)
+		if (strlen(list->names[i]) == length && !memcmp(list->names[i], name, length))
+			return true;
+	return false;
+}
+
+/* Add name (length bytes, not terminated) unless already there. */
+static CUresult name_list_add(struct name_list *list, const char *name, size_t length)
+{
+	char *copy;
+
+	if (length == 0 || name_list_has(list, name, length))
+		return CUDA_SUCCESS;
+	if (list->count == list->capacity) {
+		size_t capacity = list->capacity ? list->capacity * 2 : 16;
+		char **grown = realloc(list->names, capacity * sizeof(*grown));
+
+		if (!grown)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		list->names = grown;
+		list->capacity = capacity;
+	}
+	copy = strndup(name, length);
+	if (!copy)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	list->names[list->count++] = copy;
+	return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------ ELF cubins */
+
+/* The SM a cubin was built for, from e_flags (ABI 8 moved it up a byte);
+ * 0 when unknown. */
+static int elf_sm(const Elf64_Ehdr *header)
+{
+	if (header->e_ident[EI_ABIVERSION] >= 8)
+		return (int)((header->e_flags >> 8) & 0xff);
+	return (int)(header->e_flags & 0xff);
+}
+
+/* Cubins run only on their own major architecture, at or above their SM. */
+static bool sm_runs_here(int sm)
+{
+	return sm == 0 || (sm / 10 == DEVICE_SM / 10 && sm <= DEVICE_SM);
+}
+
+static bool elf_header_valid(const unsigned char *image, size_t size)
+{
+	const Elf64_Ehdr *header = (const Elf64_Ehdr *)image;
+
+	if (size < sizeof(*header) || memcmp(image, ELFMAG, SELFMAG))
+		return false;
+	if (header->e_ident[EI_CLASS] != ELFCLASS64 || header->e_ident[EI_DATA] != ELFDATA2LSB ||
+	    header->e_machine != EM_CUDA || header->e_shentsize != sizeof(Elf64_Shdr))
+		return false;
+	return header->e_shoff <= size &&
+	       (size - header->e_shoff) / sizeof(Elf64_Shdr) >= header->e_shnum;
+}
+
+/* Bytes an ELF image spans, from its headers; 0 if they do not add up. */
+static size_t elf_extent(const unsigned char *image)
+{
+	const Elf64_Ehdr *header = (const Elf64_Ehdr *)image;
+	const Elf64_Shdr *sections;
+	uint64_t end;
+
+	if (header->e_shentsize != sizeof(Elf64_Shdr) || header->e_shoff > IMAGE_SIZE_MAX)
+		return 0;
+	end = header->e_shoff + (uint64_t)header->e_shnum * sizeof(Elf64_Shdr);
+	sections = (const Elf64_Shdr *)(image + header->e_shoff);
+	for (unsigned int i = 0; i < header->e_shnum; i++) {
+		const Elf64_Shdr *s = &sections[i];
+
+		if (s->sh_type == SHT_NOBITS)
+			continue;
+		if (s->sh_offset > IMAGE_SIZE_MAX || s->sh_size > IMAGE_SIZE_MAX)
+			return 0;
+		if (s->sh_offset + s->sh_size > end)
+			end = s->sh_offset + s->sh_size;
+	}
+	return end > IMAGE_SIZE_MAX ? 0 : (size_t)end;
+}
+
+static bool section_in_bounds(const Elf64_Shdr *s, size_t size)
+{
+	return s->sh_offset <= size && s->sh_size <= size - s->sh_offset;
+}
+
+/* Kernel names of one symbol table. entries_only: only symbols nvcc marks
+ * as kernel entries (device functions are STT_FUNC too). */
+static CUresult elf_symtab_names(const unsigned char *image, size_t size, const Elf64_Shdr *symtab,
+                                 const Elf64_Shdr *strtab, bool entries_only, struct name_list *out)
+{
+	const Elf64_Sym *symbols = (const Elf64_Sym *)(image + symtab->sh_offset);
+	const char *strings = (const char *)(image + strtab->sh_offset);
+	size_t count = symtab->sh_size / sizeof(Elf64_Sym);
+	CUresult r = CUDA_SUCCESS;
+
+	for (size_t i = 0; i < count && r == CUDA_SUCCESS; i++) {
+		const Elf64_Sym *sym = &symbols[i];
+		const char *name;
+
+		if (ELF64_ST_TYPE(sym->st_info) != STT_FUNC || sym->st_name >= strtab->sh_size)
+			continue;
+		if (entries_only ? !(sym->st_other & STO_CUDA_ENTRY)
+		                 : ELF64_ST_BIND(sym->st_info) == STB_LOCAL)
+			continue;
+		name = strings + sym->st_name;
+		r = name_list_add(out, name, strnlen(name, strtab->sh_size - sym->st_name));
+	}
+	return r;
+}
+
+static CUresult elf_names_pass(const unsigned char *image, size_t size, bool entries_only,
+                               struct name_list *out)
+{
+	const Elf64_Ehdr *header = (const Elf64_Ehdr *)image;
+	const Elf64_Shdr *sections = (const Elf64_Shdr *)(image + header->e_shoff);
+	CUresult r = CUDA_SUCCESS;
+
+	for (unsigned int i = 0; i < header->e_shnum && r == CUDA_SUCCESS; i++) {
+		const Elf64_Shdr *symtab = &sections[i];
+
+		if (symtab->sh_type != SHT_SYMTAB || symtab->sh_link >= header->e_shnum)
+			continue;
+		if (symtab->sh_entsize != sizeof(Elf64_Sym) || !section_in_bounds(symtab, size) ||
+		    !section_in_bounds(&sections[symtab->sh_link], size))
+			return CUDA_ERROR_INVALID_IMAGE;
+		r = elf_symtab_names(image, size, symtab, &sections[symtab->sh_link], entries_only,
+		                     out);
+	}
+	return r;
+}
+
+static CUresult elf_names(const unsigned char *image, size_t size, struct name_list *out)
+{
+	size_t before = out->count;
+	CUresult r;
+
+	if (!elf_header_valid(image, size))
+		return CUDA_ERROR_INVALID_IMAGE;
+	r = elf_names_pass(image, size, true, out);
+	/* A cubin without entry marks: take its global functions. */
+	if (r == CUDA_SUCCESS && out->count == before)
+		r = elf_names_pass(image, size, false, out);
+	return r;
+}
+
+/* ------------------------------------------------------------ PTX */
+
+static bool ptx_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '$' || c == '.' || c == '%';
+}
+
+static bool ptx_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Past a comment starting at text[i], or i itself if there is none. */
+static size_t ptx_skip_comment(const char *text, size_t length, size_t i)
+{
+	if (i + 1 >= length || text[i] != '/')
+		return i;
+	if (text[i + 1] == '/') {
+		while (i < length && text[i] != '\n')
+			i++;
+		return i;
+	}
+	if (text[i + 1] == '*') {
+		for (i += 2; i + 1 < length; i++)
+			if (text[i] == '*' && text[i + 1] == '/')
+				return i + 2;
+		return length;
+	}
+	return i;
+}
+
+/* Whether text[i] starts the directive word (".entry", ".target"). */
+static bool ptx_directive_at(const char *text, size_t length, size_t i, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (i + n >= length || memcmp(text + i, word, n) || !ptx_space(text[i + n]))
+		return false;
+	return i == 0 || ptx_space(text[i - 1]);
+}
+
+/* The identifier after the directive at text[i]; its length in *name_length. */
+static const char *ptx_operand(const char *text, size_t length, size_t i, size_t *name_length)
+{
+	while (i < length && ptx_space(text[i]))
+		i++;
+	*name_length = 0;
+	while (i + *name_length < length && ptx_name_char(text[i + *name_length]))
+		(*name_length)++;
+	return text + i;
+}
+
+/* ".target sm_90a, texmode..." -> 90; 0 when absent. */
+static int ptx_target_sm(const char *operand, size_t length)
+{
+	if (length < 4 || memcmp(operand, "sm_", 3))
+		return 0;
+	return atoi(operand + 3);
+}
+
+static CUresult ptx_names(const char *text, size_t length, struct name_list *out, int *target)
+{
+	CUresult r = CUDA_SUCCESS;
+	size_t name_length;
+	const char *name;
+
+	*target = 0;
+	for (size_t i = 0; i < length && r == CUDA_SUCCESS;) {
+		size_t next = ptx_skip_comment(text, length, i);
+
+		if (next != i) {
+			i = next;
+			continue;
+		}
+		if (ptx_directive_at(text, length, i, ".entry")) {
+			name = ptx_operand(text, length, i + 6, &name_length);
+			r = name_list_add(out, name, name_length);
+		} else if (ptx_directive_at(text, length, i, ".target") && !*target) {
+			name = ptx_operand(text, length, i + 7, &name_length);
+			*target = ptx_target_sm(name, name_length);
+		}
+		i++;
+	}
+	return r;
+}
+
+/* Printable text up to its terminator, or 0 if image is not text. */
+static size_t text_length(const unsigned char *image, size_t size_known)
+{
+	size_t limit = size_known ? size_known : IMAGE_SIZE_MAX;
+	size_t i;
+
+	for (i = 0; i < limit && image[i]; i++)
+		if (image[i] < 0x20 && image[i] != '\t' && image[i] != '\n' && image[i] != '\r')
+			return 0;
+	return i;
+}
+
+static bool looks_like_ptx(const char *text, size_t length)
+{
+	return memmem(text, length, ".version", 8) && memmem(text, length, ".target", 7);
+}
+
+/* ------------------------------------------------------------ fat binaries */
+
+struct fatbin_entry {
+	uint16_t kind;
+	uint32_t header_size;
+	uint64_t payload_size;
+	uint32_t sm;
+	uint64_t flags;
+	uint64_t uncompressed_size;
+};
+
+static void fatbin_entry_read(const unsigned char *p, struct fatbin_entry *e)
+{
+	memcpy(&e->kind, p, 2);
+	memcpy(&e->header_size, p + 4, 4);
+	memcpy(&e->payload_size, p + 8, 8);
+	memcpy(&e->sm, p + 28, 4);
+	memcpy(&e->flags, p + 40, 8);
+	memcpy(&e->uncompressed_size, p + 56, 8);
+}
+
+static bool fatbin_entry_compressed(const struct fatbin_entry *e)
+{
+	return (e->flags & (FATBIN_FLAG_COMPRESSED_LZ4 | FATBIN_FLAG_COMPRESSED_ZSTD)) ||
+	       e->uncompressed_size != 0;
+}
+
+/* Whether the entry could run here: a cubin for this architecture, or PTX
+ * the driver would compile for it. */
+static bool fatbin_entry_runs_here(const struct fatbin_entry *e)
+{
+	if (e->kind == FATBIN_KIND_ELF)
+		return sm_runs_here((int)e->sm);
+	return e->kind == FATBIN_KIND_PTX && e->sm <= DEVICE_SM;
+}
+
+static CUresult fatbin_entry_names(const struct fatbin_entry *e, const unsigned char *payload,
+                                   struct name_list *out)
+{
+	size_t length;
+	int target;
+
+	if (fatbin_entry_compressed(e)) {
+		out->compressed = true;
+		return CUDA_SUCCESS;
+	}
+	if (e->kind == FATBIN_KIND_ELF)
+		return elf_names(payload, (size_t)e->payload_size, out);
+	length = strnlen((const char *)payload, (size_t)e->payload_size);
+	return ptx_names((const char *)payload, length, out, &target);
+}
+
+/* The bytes a fat binary spans (header and members), 0 if implausible. */
+static size_t fatbin_extent(const unsigned char *image)
+{
+	uint16_t header_size;
+	uint64_t fat_size;
+
+	memcpy(&header_size, image + 6, 2);
+	memcpy(&fat_size, image + 8, 8);
+	if (header_size < 16 || fat_size > IMAGE_SIZE_MAX)
+		return 0;
+	return header_size + (size_t)fat_size;
+}
+
+static CUresult fatbin_names(const unsigned char *image, size_t size, struct name_list *out)
+{
+	uint16_t header_size;
+	bool runnable = false;
+	CUresult r = CUDA_SUCCESS;
+	size_t offset;
+
+	if (size < 16)
+		return CUDA_ERROR_INVALID_IMAGE;
+	memcpy(&header_size, image + 6, 2);
+	for (offset = header_size; offset + FATBIN_ENTRY_HEADER_MIN <= size && r == CUDA_SUCCESS;) {
+		struct fatbin_entry e;
+
+		fatbin_entry_read(image + offset, &e);
+		if (e.header_size < FATBIN_ENTRY_HEADER_MIN || e.header_size > size - offset ||
+		    e.payload_size > size - offset - e.header_size)
+			return CUDA_ERROR_INVALID_IMAGE;
+		if (e.kind == FATBIN_KIND_ELF || e.kind == FATBIN_KIND_PTX) {
+			runnable |= fatbin_entry_runs_here(&e);
+			r = fatbin_entry_names(&e, image + offset + e.header_size, out);
+		}
+		offset += e.header_size + (size_t)e.payload_size;
+	}
+	if (r == CUDA_SUCCESS && !runnable)
+		r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+	return r;
+}
+
+/* ------------------------------------------------------------ images */
+
+struct image {
+	const unsigned char *bytes;
+	size_t size; /* what CUpti_ModuleResourceData reports */
+};
+
+static CUresult image_fatbin(const unsigned char *bytes, size_t size_known, struct image *image,
+                             struct name_list *out)
+{
+	size_t extent = fatbin_extent(bytes);
+
+	if (!extent || (size_known && extent > size_known))
+		return CUDA_ERROR_INVALID_IMAGE;
+	image->bytes = bytes;
+	image->size = extent;
+	return fatbin_names(bytes, extent, out);
+}
+
+static CUresult image_elf(const unsigned char *bytes, size_t size_known, struct image *image,
+                          struct name_list *out)
+{
+	size_t extent = size_known;
+	const Elf64_Ehdr *header = (const Elf64_Ehdr *)bytes;
+
+	if (!extent) {
+		/* No size given: trust the headers once they look like a cubin. */
+		if (header->e_ident[EI_CLASS] != ELFCLASS64 || header->e_machine != EM_CUDA)
+			return CUDA_ERROR_INVALID_IMAGE;
+		extent = elf_extent(bytes);
+	}
+	if (!extent || !elf_header_valid(bytes, extent))
+		return CUDA_ERROR_INVALID_IMAGE;
+	if (!sm_runs_here(elf_sm(header)))
+		return CUDA_ERROR_NO_BINARY_FOR_GPU;
+	image->bytes = bytes;
+	image->size = extent;
+	return elf_names(bytes, extent, out);
+}
+
+static CUresult image_ptx(const unsigned char *bytes, size_t size_known, struct image *image,
+                          struct name_list *out)
+{
+	size_t length = text_length(bytes, size_known);
+	int target;
+	CUresult r;
+
+	if (!length || !looks_like_ptx((const char *)bytes, length))
+		return CUDA_ERROR_INVALID_IMAGE;
+	image->bytes = bytes;
+	image->size = length + 1;
+	r = ptx_names((const char *)bytes, length, out, &target);
+	/* PTX for a later architecture cannot be compiled for this one. */
+	if (r == CUDA_SUCCESS && target > DEVICE_SM)
+		r = CUDA_ERROR_INVALID_PTX;
+	return r;
+}
+
+/* Recognise an image (cubin, PTX, fat binary or nvcc's fat binary
+ * wrapper) and list its kernels. size_known is 0 when the caller gave no
+ * size (cuModuleLoadData). */
+static CUresult image_parse(const void *data, size_t size_known, struct image *image,
+                            struct name_list *out)
+{
+	const unsigned char *bytes = data;
+	uint32_t magic;
+
+	if (size_known && size_known < 4)
+		return CUDA_ERROR_INVALID_IMAGE;
+	memcpy(&magic, bytes, 4);
+	if (magic == FATBINC_WRAPPER_MAGIC) {
+		const __fatBinC_Wrapper_t *wrapper = data;
+
+		if (!wrapper->data)
+			return CUDA_ERROR_INVALID_IMAGE;
+		bytes = (const unsigned char *)wrapper->data;
+		memcpy(&magic, bytes, 4);
+		size_known = 0;
+	}
+	if (magic == FATBIN_MAGIC)
+		return image_fatbin(bytes, size_known, image, out);
+	if (!memcmp(bytes, ELFMAG, SELFMAG))
+		return image_elf(bytes, size_known, image, out);
+	return image_ptx(bytes, size_known, image, out);
+}
+
+/* ------------------------------------------------------------ module table */
+
+static struct sim_function *function_new_locked(struct sim_module *module, const char *name,
+                                                size_t length)
+{
+	struct sim_function *fn;
+	struct sim_function **grown;
+
+	if (module->count == module->capacity) {
+		size_t capacity = module->capacity ? module->capacity * 2 : 8;
+
+		grown = realloc(module->functions, capacity * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		module->functions = grown;
+		module->capacity = capacity;
+	}
+	fn = calloc(1, sizeof(*fn));
+	if (!fn)
+		return NULL;
+	fn->name = strndup(name, length);
+	if (!fn->name || !pointer_set_add(&function_set, fn)) {
+		free(fn->name);
+		free(fn);
+		return NULL;
+	}
+	fn->module = module;
+	fn->max_dynamic_shared = SIM_MAX_SHARED_PER_BLOCK;
+	fn->carveout = -1;
+	fn->cache_config = CU_FUNC_CACHE_PREFER_NONE;
+	module->functions[module->count++] = fn;
+	return fn;
+}
+
+static CUresult module_register_locked(struct sim_module *module)
+{
+	if (all_module_count == all_module_capacity) {
+		size_t capacity = all_module_capacity ? all_module_capacity * 2 : 16;
+		struct sim_module **grown = realloc(all_modules, capacity * sizeof(*grown));
+
+		if (!grown)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		all_modules = grown;
+		all_module_capacity = capacity;
+	}
+	if (!pointer_set_add(&module_set, module))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	all_modules[all_module_count++] = module;
+	return CUDA_SUCCESS;
+}
+
+/* A module with a function per name. On failure the partly built module
+ * is left unloaded (its structs stay, as every module's do). */
+static CUresult module_create(struct sim_context *ctx, const char *const *names, size_t count,
+                              bool any_name, struct sim_module **out)
+{
+	struct sim_module *module = calloc(1, sizeof(*module));
+	CUresult r = CUDA_SUCCESS;
+
+	if (!module)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	module->ctx = ctx;
+	module->any_name = any_name;
+	pthread_mutex_lock(&module_lock);
+	r = module_register_locked(module);
+	if (r != CUDA_SUCCESS) {
+		pthread_mutex_unlock(&module_lock);
+		free(module);
+		return r;
+	}
+	for (size_t i = 0; i < count && r == CUDA_SUCCESS; i++)
+		if (names[i] && !function_new_locked(module, names[i], strlen(names[i])))
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+	if (r == CUDA_SUCCESS) {
+		module->id = next_module_id++;
+		module->loaded = true;
+		*out = module;
+	}
+	pthread_mutex_unlock(&module_lock);
+	return r;
+}
+
+static CUresult module_announce(struct sim_module *module, const struct image *image)
+{
+	CUpti_ModuleResourceData data = { 0 };
+	CUcontext ctx = module->ctx ? sim_ctx_handle(module->ctx) : NULL;
+
+	if (module->any_name)
+		sim_ledger("op=module_load module=%u kernels=any", module->id);
+	else
+		sim_ledger("op=module_load module=%u kernels=%zu", module->id, module->count);
+	data.moduleId = module->id;
+	data.cubinSize = image ? image->size : 0;
+	data.pCubin = image ? (const char *)image->bytes : NULL;
+	sim_resource_module_callback(CUPTI_CBID_RESOURCE_MODULE_LOADED, ctx, &data);
+	return CUDA_SUCCESS;
+}
+
+/* A loaded module, or NULL for anything else. */
+static struct sim_module *module_find_locked(CUmodule handle)
+{
+	struct sim_module *module = (struct sim_module *)handle;
+
+	if (!pointer_set_contains(&module_set, module) || !module->loaded)
+		return NULL;
+	return module;
+}
+
+/* A function of a loaded module, or NULL for anything else. */
+static struct sim_function *function_find_locked(CUfunction handle)
+{
+	struct sim_function *fn = (struct sim_function *)handle;
+
+	if (!pointer_set_contains(&function_set, fn) || !fn->module->loaded)
+		return NULL;
+	return fn;
+}
+
+/* Take a loaded module for unloading: exactly one caller wins. */
+static struct sim_module *module_claim(CUmodule handle)
+{
+	struct sim_module *module;
+
+	pthread_mutex_lock(&module_lock);
+	module = module_find_locked(handle);
+	if (module && module->unloading)
+		module = NULL;
+	if (module)
+		module->unloading = true;
+	pthread_mutex_unlock(&module_lock);
+	return module;
+}
+
+/* MODULE_UNLOAD_STARTING first, while the module still works. */
+static void module_unload_claimed(struct sim_module *module)
+{
+	CUpti_ModuleResourceData data = { 0 };
+	CUcontext ctx = module->ctx ? sim_ctx_handle(module->ctx) : NULL;
+
+	data.moduleId = module->id;
+	sim_resource_module_callback(CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, ctx, &data);
+	pthread_mutex_lock(&module_lock);
+	module->loaded = false;
+	pthread_mutex_unlock(&module_lock);
+}
+
+HIDDEN void sim_module_context_destroyed(struct sim_context *ctx)
+{
+	for (;;) {
+		struct sim_module *found = NULL;
+
+		pthread_mutex_lock(&module_lock);
+		for (size_t i = 0; i < all_module_count && !found; i++) {
+			struct sim_module *module = all_modules[i];
+
+			if (module->ctx == ctx && module->loaded && !module->unloading) {
+				module->unloading = true;
+				found = module;
+			}
+		}
+		pthread_mutex_unlock(&module_lock);
+		if (!found)
+			return;
+		module_unload_claimed(found);
+	}
+}
+
+/* ------------------------------------------------------------ loading */
+
+/* Load an image into the current context. size_known: 0 if not given. */
+static CUresult module_load_image(CUmodule *out, const void *data, size_t size_known)
+{
+	struct name_list names = { 0 };
+	struct sim_module *module = NULL;
+	struct sim_context *ctx;
+	struct image image = { 0 };
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!out || !data)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = sim_ctx_require(&ctx);
+	if (r != CUDA_SUCCESS)
+		return r;
+	r = image_parse(data, size_known, &image, &names);
+	if (r != CUDA_SUCCESS)
+		goto end;
+	/* Names unknown only when nothing readable named a kernel. */
+	r = module_create(ctx, (const char *const *)names.names, names.count,
+	                  names.compressed && names.count == 0, &module);
+	if (r != CUDA_SUCCESS)
+		goto end;
+	*out = (CUmodule)module;
+	module_announce(module, &image);
+end:
+	name_list_free(&names);
+	return r;
+}
+
+/* The whole file in memory; *data is freed by the caller. */
+static CUresult read_file(const char *path, void **data, size_t *size)
+{
+	struct stat st;
+	CUresult r = CUDA_SUCCESS;
+	size_t done = 0;
+	char *buffer = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? CUDA_ERROR_FILE_NOT_FOUND
+		                                           : CUDA_ERROR_OPERATING_SYSTEM;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > IMAGE_SIZE_MAX) {
+		r = CUDA_ERROR_INVALID_IMAGE;
+		goto end;
+	}
+	/* One spare byte: PTX read from a file gets its terminator. */
+	buffer = calloc(1, (size_t)st.st_size + 1);
+	if (!buffer) {
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+		goto end;
+	}
+	while (done < (size_t)st.st_size) {
+		ssize_t n = read(fd, buffer + done, (size_t)st.st_size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = CUDA_ERROR_OPERATING_SYSTEM;
+			goto end;
+		}
+		done += (size_t)n;
+	}
+	*data = buffer;
+	*size = done;
+	buffer = NULL;
+end:
+	free(buffer);
+	close(fd);
+	return r;
+}
+
+static CUresult module_load_file(CUmodule *out, const char *path)
+{
+	CUresult r = sim_init_status();
+	void *data = NULL;
+	size_t size = 0;
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!out || !path)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = read_file(path, &data, &size);
+	if (r == CUDA_SUCCESS && size == 0)
+		r = CUDA_ERROR_INVALID_IMAGE;
+	if (r == CUDA_SUCCESS)
+		r = module_load_image(out, data, size);
+	free(data);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
+{
+	cuModuleLoad_params p = { module, fname };
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuModuleLoad, &p);
+	r = module_load_file(module, fname);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
+{
+	cuModuleLoadData_params p = { module, image };
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuModuleLoadData, &p);
+	r = module_load_image(module, image, 0);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/* JIT options change nothing here: there is no code to compile. */
+SIM_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image,
+                                               unsigned int numOptions, CUjit_option *options,
+                                               void **optionValues)
+{
+	cuModuleLoadDataEx_params p = { module, image, numOptions, options, optionValues };
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuModuleLoadDataEx, &p);
+	r = sim_init_status();
+	if (r == CUDA_SUCCESS && numOptions > 0 && (!options || !optionValues))
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		r = module_load_image(module, image, 0);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
+{
+	cuModuleLoadFatBinary_params p = { module, fatCubin };
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuModuleLoadFatBinary, &p);
+	r = module_load_image(module, fatCubin, 0);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/*
+ * libcudart's modules: kernels known by name only, in the current context
+ * (none is needed; such a module then outlives every context). Not an API
+ * call of its own: the runtime call that needs it is the one reported.
+ */
+SIM_EXPORT CUresult sim_module_load_names(CUmodule *out, const char *const *names, size_t count)
+{
+	struct sim_module *module;
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!out || (count > 0 && !names))
+		return CUDA_ERROR_INVALID_VALUE;
+	r = module_create(sim_ctx_current(), names, count, false, &module);
+	if (r != CUDA_SUCCESS)
+		return r;
+	*out = (CUmodule)module;
+	return module_announce(module, NULL);
+}
+
+static CUresult module_unload(CUmodule handle)
+{
+	struct sim_module *module;
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	module = module_claim(handle);
+	if (!module)
+		return CUDA_ERROR_INVALID_HANDLE;
+	module_unload_claimed(module);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
+{
+	cuModuleUnload_params p = { hmod };
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuModuleUnload, &p);
+	r = module_unload(hmod);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/* ------------------------------------------------------------ lookups */
+
+/* What a PTX identifier may hold: a module whose names are unknown still
+ * refuses a name no kernel can have (the ledger relies on it: no spaces). */
+static bool kernel_name_valid(const char *name)
+{
+	if (!*name || strlen(name) > 4096)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!ptx_name_char(*c))
+			return false;
+	return true;
+}
+
+static CUresult module_get_function(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+	struct sim_function *fn = NULL;
+	struct sim_module *module;
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!hfunc || !name)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&module_lock);
+	module = module_find_locked(hmod);
+	if (!module) {
+		r = CUDA_ERROR_INVALID_HANDLE;
+		goto end;
+	}
+	for (size_t i = 0; i < module->count && !fn; i++)
+		if (!strcmp(module->functions[i]->name, name))
+			fn = module->functions[i];
+	if (!fn && module->any_name && kernel_name_valid(name)) {
+		fn = function_new_locked(module, name, strlen(name));
+		if (!fn)
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (fn)
+		*hfunc = (CUfunction)fn;
+	else if (r == CUDA_SUCCESS)
+		r = CUDA_ERROR_NOT_FOUND;
+end:
+	pthread_mutex_unlock(&module_lock);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+	cuModuleGetFunction_params p = { hfunc, hmod, name };
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuModuleGetFunction, &p);
+	r = module_get_function(hfunc, hmod, name);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/* Initialised driver and a loaded module. */
+static CUresult check_module(CUmodule hmod)
+{
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&module_lock);
+	if (!module_find_locked(hmod))
+		r = CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_unlock(&module_lock);
+	return r;
+}
+
+/* Module globals are not tracked: no image here has any the simulator
+ * could place, so every name is unknown. */
+SIM_EXPORT CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
+                                                 const char *name)
+{
+	cuModuleGetGlobal_v2_params p = { dptr, bytes, hmod, name };
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuModuleGetGlobal_v2, &p);
+	r = check_module(hmod);
+	if (r == CUDA_SUCCESS)
+		r = name ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_VALUE;
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/* CUDA_MODULE_LOADING=EAGER as documented; lazy loading is the default
+ * since CUDA 12.2. */
+SIM_EXPORT CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
+{
+	cuModuleGetLoadingMode_params p = { mode };
+	const char *setting = getenv("CUDA_MODULE_LOADING");
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuModuleGetLoadingMode, &p);
+	r = sim_init_status();
+	if (r == CUDA_SUCCESS && !mode)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		*mode = setting && !strcasecmp(setting, "EAGER") ? CU_MODULE_EAGER_LOADING
+		                                                 : CU_MODULE_LAZY_LOADING;
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/* The count of a module's functions and up to room of their handles. */
+static CUresult module_functions(CUmodule hmod, unsigned int *count, CUfunction *functions,
+                                 unsigned int room)
+{
+	struct sim_module *module;
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&module_lock);
+	module = module_find_locked(hmod);
+	if (!module)
+		r = CUDA_ERROR_INVALID_HANDLE;
+	for (size_t i = 0; module && i < module->count && i < room; i++)
+		functions[i] = (CUfunction)module->functions[i];
+	if (module && count)
+		*count = (unsigned int)module->count;
+	pthread_mutex_unlock(&module_lock);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
+{
+	cuModuleGetFunctionCount_params p = { count, mod };
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuModuleGetFunctionCount, &p);
+	r = sim_init_status();
+	if (r == CUDA_SUCCESS && !count)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		r = module_functions(mod, count, NULL, 0);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions,
+                                                       unsigned int numFunctions, CUmodule mod)
+{
+	cuModuleEnumerateFunctions_params p = { functions, numFunctions, mod };
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuModuleEnumerateFunctions, &p);
+	r = sim_init_status();
+	if (r == CUDA_SUCCESS && !functions && numFunctions > 0)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		r = module_functions(mod, NULL, functions, numFunctions);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/* ------------------------------------------------------------ functions */
+
+SIM_EXPORT const char *sim_function_name(CUfunction f)
+{
+	struct sim_function *fn;
+
+	pthread_mutex_lock(&module_lock);
+	fn = function_find_locked(f);
+	pthread_mutex_unlock(&module_lock);
+	/* Names are never freed: valid after the lock is gone. */
+	return fn ? fn->name : NULL;
+}
+
+/* A copy of a live function's state, taken under the lock. */
+static CUresult function_snapshot(CUfunction f, struct sim_function *copy)
+{
+	struct sim_function *fn;
+	CUresult r = CUDA_SUCCESS;
+
+	pthread_mutex_lock(&module_lock);
+	fn = function_find_locked(f);
+	if (fn)
+		*copy = *fn;
+	else
+		r = CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_unlock(&module_lock);
+	return r;
+}
+
+static CUresult function_get_attribute(int *pi, CUfunction_attribute attrib, CUfunction f)
+{
+	struct sim_function fn;
+	CUresult r = sim_init_status();
+
+	if (r == CUDA_SUCCESS)
+		r = function_snapshot(f, &fn);
+	if (r == CUDA_SUCCESS && !pi)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r != CUDA_SUCCESS)
+		return r;
+	switch (attrib) {
+	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+		*pi = SIM_MAX_THREADS_PER_BLOCK;
+		break;
+	case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+	case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+	case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+	case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
+	case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+		*pi = 0;
+		break;
+	case CU_FUNC_ATTRIBUTE_NUM_REGS:
+		*pi = 16;
+		break;
+	case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+	case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+		*pi = DEVICE_SM;
+		break;
+	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+		*pi = fn.max_dynamic_shared;
+		break;
+	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+		*pi = fn.carveout;
+		break;
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+		*pi = fn.required_cluster[attrib - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH];
+		break;
+	case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+		*pi = fn.non_portable_cluster;
+		break;
+	case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+		*pi = fn.cluster_policy;
+		break;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
+                                               CUfunction hfunc)
+{
+	cuFuncGetAttribute_params p = { pi, attrib, hfunc };
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuFuncGetAttribute, &p);
+	r = function_get_attribute(pi, attrib, hfunc);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/* cuda.h: the writable attributes and their ranges. */
+static CUresult function_set_locked(struct sim_function *fn, CUfunction_attribute attrib, int value)
+{
+	switch (attrib) {
+	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+		if (value < 0 || value > SIM_MAX_SHARED_PER_BLOCK_OPTIN)
+			return CUDA_ERROR_INVALID_VALUE;
+		fn->max_dynamic_shared = value;
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+		if (value < -1 || value > 100)
+			return CUDA_ERROR_INVALID_VALUE;
+		fn->carveout = value;
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+		if (value < 0)
+			return CUDA_ERROR_INVALID_VALUE;
+		fn->required_cluster[attrib - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH] = value;
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+		if (value != 0 && value != 1)
+			return CUDA_ERROR_INVALID_VALUE;
+		fn->non_portable_cluster = value;
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+		if (value < CU_CLUSTER_SCHEDULING_POLICY_DEFAULT ||
+		    value > CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING)
+			return CUDA_ERROR_INVALID_VALUE;
+		fn->cluster_policy = value;
+		return CUDA_SUCCESS;
+	default:
+		/* Read-only or unknown. */
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+static CUresult function_set_attribute(CUfunction f, CUfunction_attribute attrib, int value)
+{
+	struct sim_function *fn;
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&module_lock);
+	fn = function_find_locked(f);
+	r = fn ? function_set_locked(fn, attrib, value) : CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_unlock(&module_lock);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib,
+                                               int value)
+{
+	cuFuncSetAttribute_params p = { hfunc, attrib, value };
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuFuncSetAttribute, &p);
+	r = function_set_attribute(hfunc, attrib, value);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+static CUresult function_set_cache_config(CUfunction f, CUfunc_cache config)
+{
+	struct sim_function *fn;
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&module_lock);
+	fn = function_find_locked(f);
+	if (!fn)
+		r = CUDA_ERROR_INVALID_HANDLE;
+	else if (config != CU_FUNC_CACHE_PREFER_NONE && config != CU_FUNC_CACHE_PREFER_SHARED &&
+	         config != CU_FUNC_CACHE_PREFER_L1 && config != CU_FUNC_CACHE_PREFER_EQUAL)
+		r = CUDA_ERROR_INVALID_VALUE;
+	else
+		fn->cache_config = config;
+	pthread_mutex_unlock(&module_lock);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+	cuFuncSetCacheConfig_params p = { hfunc, config };
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuFuncSetCacheConfig, &p);
+	r = function_set_cache_config(hfunc, config);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/* Initialised driver, a live function, a non-NULL out pointer. */
+static CUresult function_query(CUfunction f, const void *out, struct sim_function *copy)
+{
+	CUresult r = sim_init_status();
+
+	if (r == CUDA_SUCCESS)
+		r = function_snapshot(f, copy);
+	if (r == CUDA_SUCCESS && !out)
+		r = CUDA_ERROR_INVALID_VALUE;
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
+{
+	cuFuncGetModule_params p = { hmod, hfunc };
+	struct sim_api_call call;
+	struct sim_function fn;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuFuncGetModule, &p);
+	r = function_query(hfunc, hmod, &fn);
+	if (r == CUDA_SUCCESS)
+		*hmod = (CUmodule)fn.module;
+	sim_api_exit(&call, r);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
+{
+	cuFuncGetName_params p = { name, hfunc };
+	struct sim_api_call call;
+	struct sim_function fn;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuFuncGetName, &p);
+	r = function_query(hfunc, name, &fn);
+	if (r == CUDA_SUCCESS)
+		*name = fn.name;
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/* There is no code to load: every function is loaded. */
+SIM_EXPORT CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
+{
+	cuFuncIsLoaded_params p = { state, function };
+	struct sim_api_call call;
+	struct sim_function fn;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuFuncIsLoaded, &p);
+	r = function_query(function, state, &fn);
+	if (r == CUDA_SUCCESS)
+		*state = CU_FUNCTION_LOADING_STATE_LOADED;
+	sim_api_exit(&call, r);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuFuncLoad(CUfunction function)
+{
+	cuFuncLoad_params p = { function };
+	struct sim_api_call call;
+	struct sim_function fn;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuFuncLoad, &p);
+	r = function_query(function, &p, &fn);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/* ------------------------------------------------------------ launches */
+
+struct launch {
+	unsigned int grid[3], block[3];
+	unsigned int shared_bytes;
+	CUstream stream;
+	void **params, **extra;
+	unsigned int cluster[3]; /* 0: no cluster */
+	uint8_t launch_type;     /* CUPTI_ACTIVITY_LAUNCH_TYPE_* */
+};
+
+/* The configuration limits of the device (cuDeviceGetAttribute). */
+static CUresult launch_check_shape(const struct launch *l, const struct sim_function *fn)
+{
+	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+
+	for (int i = 0; i < 3; i++)
+		if (!l->grid[i] || !l->block[i])
+			return CUDA_ERROR_INVALID_VALUE;
+	if (l->block[0] > SIM_MAX_THREADS_PER_BLOCK || l->block[1] > SIM_MAX_THREADS_PER_BLOCK ||
+	    l->block[2] > 64 || threads > SIM_MAX_THREADS_PER_BLOCK)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (l->grid[0] > 2147483647u || l->grid[1] > 65535 || l->grid[2] > 65535)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (l->shared_bytes > (unsigned int)fn->max_dynamic_shared)
+		return CUDA_ERROR_INVALID_VALUE;
+	/* cuda.h: parameters through both kernelParams and extra. */
+	if (l->params && l->extra)
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+/* Cluster dimensions divide the grid; at most 8 blocks (16 when the
+ * function allows non-portable sizes). */
+static CUresult launch_check_cluster(const struct launch *l, const struct sim_function *fn)
+{
+	uint64_t blocks;
+
+	if (!l->cluster[0] && !l->cluster[1] && !l->cluster[2])
+		return CUDA_SUCCESS;
+	for (int i = 0; i < 3; i++)
+		if (!l->cluster[i] || l->grid[i] % l->cluster[i])
+			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	blocks = (uint64_t)l->cluster[0] * l->cluster[1] * l->cluster[2];
+	if (blocks > (fn->non_portable_cluster ? 16u : 8u))
+		return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	return CUDA_SUCCESS;
+}
+
+static void launch_activity(const struct launch *l, const struct sim_function *fn,
+                            struct sim_context *ctx, struct sim_stream *stream, uint64_t start,
+                            uint64_t end, uint32_t correlation)
+{
+	static int64_t next_grid_id = 1;
+	CUpti_ActivityKernel10 record;
+
+	if (!sim_activity_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
+		return;
+	memset(&record, 0, sizeof(record));
+	record.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	record.cacheConfig.config.requested = (uint8_t)fn->cache_config;
+	record.cacheConfig.config.executed = (uint8_t)fn->cache_config;
+	record.sharedMemoryConfig = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+	record.registersPerThread = 16;
+	record.partitionedGlobalCacheRequested =
+	    CUPTI_ACTIVITY_PARTITIONED_GLOBAL_CACHE_CONFIG_NOT_SUPPORTED;
+	record.partitionedGlobalCacheExecuted =
+	    CUPTI_ACTIVITY_PARTITIONED_GLOBAL_CACHE_CONFIG_NOT_SUPPORTED;
+	record.start = start;
+	record.end = end;
+	record.completed = end;
+	record.deviceId = (uint32_t)ctx->device;
+	record.contextId = ctx->id;
+	record.streamId = (uint32_t)sim_stream_get_id(stream);
+	record.gridX = (int32_t)l->grid[0];
+	record.gridY = (int32_t)l->grid[1];
+	record.gridZ = (int32_t)l->grid[2];
+	record.blockX = (int32_t)l->block[0];
+	record.blockY = (int32_t)l->block[1];
+	record.blockZ = (int32_t)l->block[2];
+	record.dynamicSharedMemory = (int32_t)l->shared_bytes;
+	record.correlationId = correlation;
+	record.gridId = __atomic_fetch_add(&next_grid_id, 1, __ATOMIC_RELAXED);
+	record.name = fn->name;
+	record.launchType = l->launch_type;
+	record.sharedMemoryExecuted = l->shared_bytes;
+	record.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
+	record.clusterX = l->cluster[0];
+	record.clusterY = l->cluster[1];
+	record.clusterZ = l->cluster[2];
+	sim_activity((const CUpti_Activity *)&record, end);
+}
+
+static CUresult launch_kernel(CUfunction f, const struct launch *l)
+{
+	const struct sim_config *config = sim_config();
+	struct sim_stream *stream;
+	struct sim_function fn;
+	struct sim_context *ctx;
+	uint64_t start, end;
+	uint32_t correlation;
+	CUresult r = sim_init_status();
+
+	if (r == CUDA_SUCCESS)
+		r = sim_ctx_require(&ctx);
+	if (r == CUDA_SUCCESS)
+		r = function_snapshot(f, &fn);
+	/* A module loaded in one context has no code in another. */
+	if (r == CUDA_SUCCESS && fn.module->ctx && fn.module->ctx != ctx)
+		r = CUDA_ERROR_INVALID_HANDLE;
+	if (r == CUDA_SUCCESS)
+		r = launch_check_shape(l, &fn);
+	if (r == CUDA_SUCCESS)
+		r = launch_check_cluster(l, &fn);
+	if (r == CUDA_SUCCESS)
+		r = sim_stream_resolve(ctx, l->stream, &stream);
+	if (r != CUDA_SUCCESS)
+		return r;
+	sim_stream_submit_at(stream, sim_now_ns() + config->launch_latency_ns, config->kernel_ns,
+	                     &start, &end);
+	correlation = sim_current_correlation_id();
+	launch_activity(l, &fn, ctx, stream, start, end, correlation);
+	sim_ledger("op=launch name=%s dev=%d grid=%u,%u,%u block=%u,%u,%u shmem=%u stream=%llu "
+	           "api=%s corr=%u gpu_start=%llu gpu_end=%llu",
+	           fn.name, ctx->device, l->grid[0], l->grid[1], l->grid[2], l->block[0],
+	           l->block[1], l->block[2], l->shared_bytes,
+	           (unsigned long long)sim_stream_get_id(stream), sim_current_api_name(),
+	           correlation, (unsigned long long)start, (unsigned long long)end);
+	return CUDA_SUCCESS;
+}
+
+static void launch_from_args(struct launch *l, unsigned int gx, unsigned int gy, unsigned int gz,
+                             unsigned int bx, unsigned int by, unsigned int bz,
+                             unsigned int shared_bytes, CUstream stream, void **params,
+                             void **extra)
+{
+	memset(l, 0, sizeof(*l));
+	l->grid[0] = gx;
+	l->grid[1] = gy;
+	l->grid[2] = gz;
+	l->block[0] = bx;
+	l->block[1] = by;
+	l->block[2] = bz;
+	l->shared_bytes = shared_bytes;
+	l->stream = stream;
+	l->params = params;
+	l->extra = extra;
+	l->launch_type = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
+                                           unsigned int gridDimY, unsigned int gridDimZ,
+                                           unsigned int blockDimX, unsigned int blockDimY,
+                                           unsigned int blockDimZ, unsigned int sharedMemBytes,
+                                           CUstream hStream, void **kernelParams, void **extra)
+{
+	cuLaunchKernel_params p = { f,         gridDimX,     gridDimY,  gridDimZ,
+		                    blockDimX, blockDimY,    blockDimZ, sharedMemBytes,
+		                    hStream,   kernelParams, extra };
+	struct sim_api_call call;
+	struct launch l;
+	CUresult r;
+
+	/* symbolName: the kernel's name, for launch callbacks (cupti.md §2). */
+	sim_api_enter(&call, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+	              "cuLaunchKernel", &p, sim_function_name(f));
+	launch_from_args(&l, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+	                 sharedMemBytes, hStream, kernelParams, extra);
+	r = launch_kernel(f, &l);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/* The per-thread default stream variant: a NULL stream is the calling
+ * thread's own (cuda.h, CUDA_API_PER_THREAD_DEFAULT_STREAM). */
+SIM_EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
+                                                unsigned int gridDimY, unsigned int gridDimZ,
+                                                unsigned int blockDimX, unsigned int blockDimY,
+                                                unsigned int blockDimZ, unsigned int sharedMemBytes,
+                                                CUstream hStream, void **kernelParams,
+                                                void **extra);
+
+SIM_EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
+                                                unsigned int gridDimY, unsigned int gridDimZ,
+                                                unsigned int blockDimX, unsigned int blockDimY,
+                                                unsigned int blockDimZ, unsigned int sharedMemBytes,
+                                                CUstream hStream, void **kernelParams, void **extra)
+{
+	cuLaunchKernel_ptsz_params p = { f,         gridDimX,     gridDimY,  gridDimZ,
+		                         blockDimX, blockDimY,    blockDimZ, sharedMemBytes,
+		                         hStream,   kernelParams, extra };
+	struct sim_api_call call;
+	struct launch l;
+	CUresult r;
+
+	sim_api_enter(&call, CUPTI_CB_DOMAIN_DRIVER_API,
+	              CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, "cuLaunchKernel_ptsz", &p,
+	              sim_function_name(f));
+	launch_from_args(&l, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+	                 sharedMemBytes, sim_stream_per_thread_default(hStream), kernelParams,
+	                 extra);
+	r = launch_kernel(f, &l);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/* The launch attributes that change what the simulator reports; the others
+ * are accepted and have no effect on a kernel that does nothing. */
+static CUresult launch_from_config(struct launch *l, const CUlaunchConfig *config, void **params,
+                                   void **extra, bool per_thread)
+{
+	if (!config || (config->numAttrs > 0 && !config->attrs))
+		return CUDA_ERROR_INVALID_VALUE;
+	launch_from_args(l, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
+	                 config->blockDimY, config->blockDimZ, config->sharedMemBytes,
+	                 per_thread ? sim_stream_per_thread_default(config->hStream)
+	                            : config->hStream,
+	                 params, extra);
+	for (unsigned int i = 0; i < config->numAttrs; i++) {
+		const CUlaunchAttribute *attr = &config->attrs[i];
+
+		if (attr->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+			l->cluster[0] = attr->value.clusterDim.x;
+			l->cluster[1] = attr->value.clusterDim.y;
+			l->cluster[2] = attr->value.clusterDim.z;
+		} else if (attr->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && attr->value.cooperative) {
+			l->launch_type = CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE;
+		}
+	}
+	return CUDA_SUCCESS;
+}
+
+static CUresult launch_kernel_ex(const CUlaunchConfig *config, CUfunction f, void **params,
+                                 void **extra, bool per_thread)
+{
+	struct launch l;
+	CUresult r = sim_init_status();
+
+	if (r == CUDA_SUCCESS)
+		r = launch_from_config(&l, config, params, extra, per_thread);
+	if (r == CUDA_SUCCESS)
+		r = launch_kernel(f, &l);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
+                                             void **kernelParams, void **extra)
+{
+	cuLaunchKernelEx_params p = { config, f, kernelParams, extra };
+	struct sim_api_call call;
+	CUresult r;
+
+	sim_api_enter(&call, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+	              "cuLaunchKernelEx", &p, sim_function_name(f));
+	r = launch_kernel_ex(config, f, kernelParams, extra, false);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
+                                                  void **kernelParams, void **extra);
+
+SIM_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
+                                                  void **kernelParams, void **extra)
+{
+	cuLaunchKernelEx_ptsz_params p = { config, f, kernelParams, extra };
+	struct sim_api_call call;
+	CUresult r;
+
+	sim_api_enter(&call, CUPTI_CB_DOMAIN_DRIVER_API,
+	              CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, "cuLaunchKernelEx_ptsz", &p,
+	              sim_function_name(f));
+	r = launch_kernel_ex(config, f, kernelParams, extra, true);
+	sim_api_exit(&call, r);
+	return r;
+}
