@@ -103,7 +103,9 @@ SIM_EXPORT int sim_context_id(CUcontext handle, uint32_t *id)
 
 SIM_EXPORT int sim_context_device(CUcontext handle, uint32_t *device)
 {
-	struct sim_context *ctx = registry_find(handle);
+	/* cupti_activity.h: cuptiGetDeviceId(NULL, ...) means the current
+	 * context. */
+	struct sim_context *ctx = handle ? registry_find(handle) : sim_ctx_current();
 
 	if (!device)
 		return CUDA_ERROR_INVALID_VALUE;

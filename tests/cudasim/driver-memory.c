@@ -132,6 +132,23 @@ uint64_t sim_mem_device_free(int device)
 	return taken < total ? total - taken : 0;
 }
 
+/* For NVML: what this process holds on a device, without creating a heap
+ * just to answer. */
+SIM_EXPORT int sim_device_memory_usage(int ordinal, uint64_t *used, uint64_t *total)
+{
+	struct sim_heap *heap;
+
+	if (ordinal < 0 || ordinal >= MAX_DEVICES || ordinal >= sim_config()->device_count ||
+	    !used || !total)
+		return -1;
+	pthread_mutex_lock(&heaps_mutex);
+	heap = heaps[ordinal];
+	*used = heap ? sim_heap_reserved(heap) : 0;
+	pthread_mutex_unlock(&heaps_mutex);
+	*total = device_total(ordinal);
+	return 0;
+}
+
 /* ------------------------------------------------------------ records */
 
 void sim_mem_ledger_alloc(const struct sim_mem_record *rec, bool has_stream)

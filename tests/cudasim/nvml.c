@@ -1,0 +1,677 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nvml.c - the simulated libnvidia-ml.so.1: the simulated devices as NVML
+ * sees them (count, handles, name, UUID, PCI bus id, memory) and the
+ * processes that use them. It reads the same CUDASIM_* variables as the
+ * driver, with the same rules, and never calls the CUDA API: this process's
+ * own use comes from the driver's sim_device_memory_usage when libcuda.so.1
+ * is loaded, and is 0 otherwise.
+ */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include "nvml-api.h"
+#include "sim-hooks.h"
+
+#define MAX_DEVICES 64
+#define MIB         (1024ull * 1024ull)
+#define GIB         (1024ull * MIB)
+
+/* Kept in step with driver-device.c and driver-init.c. */
+#define DEVICE_NAME         "cudasim GPU (simulated)"
+#define DRIVER_VERSION      "580.65.06" /* the CUDA 13.0 driver */
+#define NVML_VERSION        "13.580.65.06"
+#define CUDA_DRIVER_VERSION 13000
+#define NO_INSTANCE         0xFFFFFFFFu /* gpuInstanceId/computeInstanceId without MIG */
+
+struct nvmlDevice_st {
+	unsigned int index;
+};
+
+struct other_process {
+	unsigned int device;
+	unsigned int pid;
+	uint64_t bytes;
+};
+
+/* The environment, read once (README.md, "Environment"). */
+struct nvml_config {
+	unsigned int device_count;
+	uint64_t device_memory;
+	unsigned int other_count;
+	struct other_process others[MAX_DEVICES];
+};
+
+static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+static struct nvml_config config;
+static struct nvmlDevice_st devices[MAX_DEVICES];
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int init_count; /* nvmlInit calls not yet shut down */
+
+/* ------------------------------------------------------------ config */
+
+/* As driver-config.c: K, M, G, T (powers of 1024), optionally with B or iB. */
+static uint64_t size_suffix(const char *suffix)
+{
+	static const char units[] = "KMGT";
+	const char *unit;
+	uint64_t scale = 1024;
+
+	if (!*suffix)
+		return 1;
+	unit = strchr(units, toupper((unsigned char)suffix[0]));
+	if (!unit)
+		return 0;
+	for (const char *u = units; u < unit; u++)
+		scale *= 1024;
+	suffix++;
+	if (!strcasecmp(suffix, "") || !strcasecmp(suffix, "B") || !strcasecmp(suffix, "iB"))
+		return scale;
+	return 0;
+}
+
+static bool parse_size(const char *text, uint64_t *bytes)
+{
+	unsigned long long number;
+	uint64_t scale;
+	char *end;
+
+	if (!text || !isdigit((unsigned char)text[0]))
+		return false;
+	errno = 0;
+	number = strtoull(text, &end, 10);
+	if (errno)
+		return false;
+	scale = size_suffix(end);
+	if (!scale || number > UINT64_MAX / scale)
+		return false;
+	*bytes = number * scale;
+	return true;
+}
+
+static bool parse_count(const char *text, unsigned long *value, char **end)
+{
+	if (!isdigit((unsigned char)text[0]))
+		return false;
+	errno = 0;
+	*value = strtoul(text, end, 10);
+	return errno == 0;
+}
+
+/* CUDASIM_DEVICES (0 to 64, else 1) and CUDASIM_NO_DEVICE=1 (none). */
+static unsigned int read_device_count(void)
+{
+	const char *text = getenv("CUDASIM_DEVICES");
+	const char *no_device = getenv("CUDASIM_NO_DEVICE");
+	unsigned long count;
+	char *end;
+
+	if (no_device && !strcmp(no_device, "1"))
+		return 0;
+	if (!text)
+		return 1;
+	if (parse_count(text, &count, &end) && !*end && count <= MAX_DEVICES)
+		return (unsigned int)count;
+	return 1;
+}
+
+/* One "DEV:PID:BYTES" entry; DEV must name a simulated device. */
+static bool parse_other(char *entry, unsigned int device_count, struct other_process *out)
+{
+	unsigned long device, pid;
+	char *end;
+
+	if (!parse_count(entry, &device, &end) || *end != ':' || device >= device_count)
+		return false;
+	if (!parse_count(end + 1, &pid, &end) || *end != ':' || pid == 0 || pid > UINT_MAX)
+		return false;
+	out->device = (unsigned int)device;
+	out->pid = (unsigned int)pid;
+	return parse_size(end + 1, &out->bytes);
+}
+
+/* CUDASIM_OTHER_PROCESSES: the whole list, or nothing if an entry is bad. */
+static void read_others(struct nvml_config *out)
+{
+	const char *text = getenv("CUDASIM_OTHER_PROCESSES");
+	char *copy, *saveptr = NULL;
+	bool ok = true;
+
+	if (!text || !*text)
+		return;
+	copy = strdup(text);
+	if (!copy)
+		return;
+	for (char *entry = strtok_r(copy, ",", &saveptr); entry && ok;
+	     entry = strtok_r(NULL, ",", &saveptr)) {
+		ok = out->other_count < MAX_DEVICES &&
+		     parse_other(entry, out->device_count, &out->others[out->other_count]);
+		if (ok)
+			out->other_count++;
+	}
+	if (!ok)
+		out->other_count = 0;
+	free(copy);
+}
+
+static void read_config(void)
+{
+	const char *memory = getenv("CUDASIM_DEVICE_MEMORY");
+	uint64_t bytes;
+
+	config.device_count = read_device_count();
+	config.device_memory = 4 * GIB;
+	/* below one 2 MiB granule the driver keeps the default too */
+	if (memory && parse_size(memory, &bytes) && bytes >= 2 * MIB)
+		config.device_memory = bytes;
+	read_others(&config);
+	for (unsigned int i = 0; i < MAX_DEVICES; i++)
+		devices[i].index = i;
+}
+
+static const struct nvml_config *nvml_config(void)
+{
+	pthread_once(&config_once, read_config);
+	return &config;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static bool initialized(void)
+{
+	bool result;
+
+	pthread_mutex_lock(&init_lock);
+	result = init_count > 0;
+	pthread_mutex_unlock(&init_lock);
+	return result;
+}
+
+/* The index of a handle this library gave out, checked without reading
+ * through it: NVML_ERROR_INVALID_ARGUMENT for anything else. */
+static nvmlReturn_t check_device(nvmlDevice_t device, unsigned int *index)
+{
+	uintptr_t address = (uintptr_t)device, first = (uintptr_t)&devices[0];
+
+	if (!initialized())
+		return NVML_ERROR_UNINITIALIZED;
+	if (address < first || (address - first) % sizeof(devices[0]) != 0)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*index = (unsigned int)((address - first) / sizeof(devices[0]));
+	if (*index >= nvml_config()->device_count)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	return NVML_SUCCESS;
+}
+
+/* Copy text into a caller's buffer of length bytes. */
+static nvmlReturn_t copy_text(char *buffer, unsigned int length, const char *text)
+{
+	if (!buffer)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (strlen(text) + 1 > length)
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	memcpy(buffer, text, strlen(text) + 1);
+	return NVML_SUCCESS;
+}
+
+/* As driver-device.c: bytes c5d1513a-7e5f-4c75-9e0d-5a1e, then the index
+ * as 4 big-endian bytes. */
+static void format_uuid(unsigned int index, char *text, size_t size)
+{
+	snprintf(text, size, "GPU-c5d1513a-7e5f-4c75-9e0d-5a1e%08x", index);
+}
+
+/* This process's reservation on a device, from the simulated driver if it
+ * is loaded; the process is not using the device otherwise. */
+static uint64_t own_usage(unsigned int index)
+{
+	int (*usage)(int, uint64_t *, uint64_t *);
+	void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	uint64_t used = 0, total = 0;
+
+	if (!driver)
+		return 0;
+	*(void **)&usage = dlsym(driver, "sim_device_memory_usage");
+	if (!usage || usage((int)index, &used, &total) != 0)
+		used = 0;
+	dlclose(driver);
+	return used;
+}
+
+static uint64_t others_usage(unsigned int index)
+{
+	const struct nvml_config *cfg = nvml_config();
+	uint64_t bytes = 0;
+
+	for (unsigned int i = 0; i < cfg->other_count; i++)
+		if (cfg->others[i].device == index)
+			bytes += cfg->others[i].bytes;
+	return bytes;
+}
+
+/* ------------------------------------------------------------ init */
+
+static nvmlReturn_t init_with_flags(unsigned int flags)
+{
+	/* NVML_INIT_FLAG_NO_GPUS: "Don't fail nvmlInit() when no GPUs are
+	 * found"; without it, no device reads as no driver to talk to. */
+	if (nvml_config()->device_count == 0 && !(flags & NVML_INIT_FLAG_NO_GPUS))
+		return NVML_ERROR_DRIVER_NOT_LOADED;
+	pthread_mutex_lock(&init_lock);
+	init_count++;
+	pthread_mutex_unlock(&init_lock);
+	return NVML_SUCCESS;
+}
+
+SIM_EXPORT nvmlReturn_t nvmlInit_v2(void)
+{
+	return init_with_flags(0);
+}
+
+SIM_EXPORT nvmlReturn_t nvmlInit(void)
+{
+	return init_with_flags(0);
+}
+
+SIM_EXPORT nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
+{
+	return init_with_flags(flags);
+}
+
+/* Initialisations are counted; each nvmlShutdown undoes one. */
+SIM_EXPORT nvmlReturn_t nvmlShutdown(void)
+{
+	nvmlReturn_t result = NVML_SUCCESS;
+
+	pthread_mutex_lock(&init_lock);
+	if (init_count == 0)
+		result = NVML_ERROR_UNINITIALIZED;
+	else
+		init_count--;
+	pthread_mutex_unlock(&init_lock);
+	return result;
+}
+
+/* NVML's own wording (as pynvml and DCGM quote it). */
+SIM_EXPORT const char *nvmlErrorString(nvmlReturn_t result)
+{
+	switch (result) {
+	case NVML_SUCCESS:
+		return "Success";
+	case NVML_ERROR_UNINITIALIZED:
+		return "Uninitialized";
+	case NVML_ERROR_INVALID_ARGUMENT:
+		return "Invalid Argument";
+	case NVML_ERROR_NOT_SUPPORTED:
+		return "Not Supported";
+	case NVML_ERROR_NO_PERMISSION:
+		return "Insufficient Permissions";
+	case NVML_ERROR_ALREADY_INITIALIZED:
+		return "Already Initialized";
+	case NVML_ERROR_NOT_FOUND:
+		return "Not Found";
+	case NVML_ERROR_INSUFFICIENT_SIZE:
+		return "Insufficient Size";
+	case NVML_ERROR_INSUFFICIENT_POWER:
+		return "Insufficient External Power";
+	case NVML_ERROR_DRIVER_NOT_LOADED:
+		return "Driver Not Loaded";
+	case NVML_ERROR_TIMEOUT:
+		return "Timeout";
+	case NVML_ERROR_IRQ_ISSUE:
+		return "Interrupt Request Issue";
+	case NVML_ERROR_LIBRARY_NOT_FOUND:
+		return "NVML Shared Library Not Found";
+	case NVML_ERROR_FUNCTION_NOT_FOUND:
+		return "Function Not Found";
+	case NVML_ERROR_CORRUPTED_INFOROM:
+		return "Corrupted infoROM";
+	case NVML_ERROR_GPU_IS_LOST:
+		return "GPU is lost";
+	case NVML_ERROR_RESET_REQUIRED:
+		return "GPU requires restart";
+	case NVML_ERROR_OPERATING_SYSTEM:
+		return "The operating system has blocked the request.";
+	case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
+		return "RM has detected an NVML/RM version mismatch.";
+	case NVML_ERROR_IN_USE:
+		return "In use by another client";
+	case NVML_ERROR_MEMORY:
+		return "Insufficient Memory";
+	case NVML_ERROR_NO_DATA:
+		return "No data";
+	case NVML_ERROR_VGPU_ECC_NOT_SUPPORTED:
+		return "Requested vgpu operation not available with ECC enabled";
+	case NVML_ERROR_INSUFFICIENT_RESOURCES:
+		return "Insufficient Resources";
+	case NVML_ERROR_FREQ_NOT_SUPPORTED:
+		return "Frequency Not Supported";
+	case NVML_ERROR_ARGUMENT_VERSION_MISMATCH:
+		return "Argument Version Mismatch";
+	case NVML_ERROR_DEPRECATED:
+		return "Deprecated";
+	case NVML_ERROR_NOT_READY:
+		return "Not Ready";
+	case NVML_ERROR_GPU_NOT_FOUND:
+		return "GPU Not Found";
+	case NVML_ERROR_INVALID_STATE:
+		return "Invalid State";
+	case NVML_ERROR_RESET_TYPE_NOT_SUPPORTED:
+		return "Reset Type Not Supported";
+	case NVML_ERROR_UNKNOWN:
+	default:
+		return "Unknown Error";
+	}
+}
+
+/* ------------------------------------------------------------ system */
+
+SIM_EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)
+{
+	if (!initialized())
+		return NVML_ERROR_UNINITIALIZED;
+	return copy_text(version, length, DRIVER_VERSION);
+}
+
+/* Documented without NVML_ERROR_UNINITIALIZED: works before nvmlInit. */
+SIM_EXPORT nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)
+{
+	return copy_text(version, length, NVML_VERSION);
+}
+
+SIM_EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)
+{
+	if (!cudaDriverVersion)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*cudaDriverVersion = CUDA_DRIVER_VERSION;
+	return NVML_SUCCESS;
+}
+
+SIM_EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
+{
+	return nvmlSystemGetCudaDriverVersion(cudaDriverVersion);
+}
+
+/* ------------------------------------------------------------ devices */
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
+{
+	if (!initialized())
+		return NVML_ERROR_UNINITIALIZED;
+	if (!deviceCount)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*deviceCount = nvml_config()->device_count;
+	return NVML_SUCCESS;
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned int *deviceCount)
+{
+	return nvmlDeviceGetCount_v2(deviceCount);
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
+{
+	if (!initialized())
+		return NVML_ERROR_UNINITIALIZED;
+	if (!device || index >= nvml_config()->device_count)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*device = &devices[index];
+	return NVML_SUCCESS;
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device)
+{
+	return nvmlDeviceGetHandleByIndex_v2(index, device);
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
+{
+	char text[NVML_DEVICE_UUID_BUFFER_SIZE];
+
+	if (!initialized())
+		return NVML_ERROR_UNINITIALIZED;
+	if (!uuid || !device)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (unsigned int index = 0; index < nvml_config()->device_count; index++) {
+		format_uuid(index, text, sizeof(text));
+		if (!strcasecmp(text, uuid)) {
+			*device = &devices[index];
+			return NVML_SUCCESS;
+		}
+	}
+	return NVML_ERROR_NOT_FOUND;
+}
+
+/*
+ * As cuDeviceGetByPCIBusId accepts: domain:bus:device.function,
+ * domain:bus:device or bus:device.function, in hexadecimal. Device d sits
+ * on domain 0, bus d + 1, device 0, function 0. -1 if none matches.
+ */
+static int index_of_bus_id(const char *text)
+{
+	unsigned int domain = 0, bus = 0, slot = 0, function = 0;
+	int consumed = 0;
+
+	if (sscanf(text, "%x:%x:%x.%x%n", &domain, &bus, &slot, &function, &consumed) == 4 &&
+	    !text[consumed])
+		goto found;
+	domain = function = 0;
+	if (sscanf(text, "%x:%x:%x%n", &domain, &bus, &slot, &consumed) == 3 && !text[consumed])
+		goto found;
+	domain = 0;
+	if (sscanf(text, "%x:%x.%x%n", &bus, &slot, &function, &consumed) == 3 && !text[consumed])
+		goto found;
+	return -1;
+found:
+	if (domain != 0 || slot != 0 || function != 0 || bus == 0 ||
+	    bus > nvml_config()->device_count)
+		return -1;
+	return (int)bus - 1;
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
+{
+	int index;
+
+	if (!initialized())
+		return NVML_ERROR_UNINITIALIZED;
+	if (!pciBusId || !device)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	index = index_of_bus_id(pciBusId);
+	if (index < 0)
+		return NVML_ERROR_NOT_FOUND;
+	*device = &devices[index];
+	return NVML_SUCCESS;
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId(const char *pciBusId, nvmlDevice_t *device)
+{
+	return nvmlDeviceGetHandleByPciBusId_v2(pciBusId, device);
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
+{
+	unsigned int index;
+	nvmlReturn_t result = check_device(device, &index);
+
+	if (result != NVML_SUCCESS)
+		return result;
+	return copy_text(name, length, DEVICE_NAME);
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
+{
+	char text[NVML_DEVICE_UUID_BUFFER_SIZE];
+	unsigned int index;
+	nvmlReturn_t result = check_device(device, &index);
+
+	if (result != NVML_SUCCESS)
+		return result;
+	format_uuid(index, text, sizeof(text));
+	return copy_text(uuid, length, text);
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
+{
+	unsigned int found;
+	nvmlReturn_t result = check_device(device, &found);
+
+	if (result != NVML_SUCCESS)
+		return result;
+	if (!index)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*index = found;
+	return NVML_SUCCESS;
+}
+
+/* total: the device memory; used: this process plus the others; free: the
+ * rest, as cuMemGetInfo computes it. */
+static void memory_of(unsigned int index, uint64_t *total, uint64_t *used)
+{
+	*total = nvml_config()->device_memory;
+	*used = own_usage(index) + others_usage(index);
+	if (*used > *total)
+		*used = *total;
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
+{
+	uint64_t total, used;
+	unsigned int index;
+	nvmlReturn_t result = check_device(device, &index);
+
+	if (result != NVML_SUCCESS)
+		return result;
+	if (!memory)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	memory_of(index, &total, &used);
+	memory->total = total;
+	memory->used = used;
+	memory->free = total - used;
+	return NVML_SUCCESS;
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
+{
+	uint64_t total, used;
+	unsigned int index;
+	nvmlReturn_t result = check_device(device, &index);
+
+	if (result != NVML_SUCCESS)
+		return result;
+	if (!memory)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (memory->version != nvmlMemory_v2)
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	memory_of(index, &total, &used);
+	memory->total = total;
+	memory->reserved = 0;
+	memory->used = used;
+	memory->free = total - used;
+	return NVML_SUCCESS;
+}
+
+/* ------------------------------------------------------------ processes */
+
+/* The processes on a device: CUDASIM_OTHER_PROCESSES entries in order,
+ * then this one if it holds memory there. Returns how many. */
+static unsigned int list_processes(unsigned int index, struct other_process *out)
+{
+	const struct nvml_config *cfg = nvml_config();
+	unsigned int count = 0;
+	uint64_t own = own_usage(index);
+
+	for (unsigned int i = 0; i < cfg->other_count; i++)
+		if (cfg->others[i].device == index)
+			out[count++] = cfg->others[i];
+	if (own > 0)
+		out[count++] = (struct other_process){ index, (unsigned int)getpid(), own };
+	return count;
+}
+
+/*
+ * infoCount in: room in infos; out: how many there are. Too little room
+ * (infos NULL included) is NVML_ERROR_INSUFFICIENT_SIZE, unless there is
+ * nothing to list. entry_size: the caller's struct, v1 or v2.
+ */
+static nvmlReturn_t running_processes(nvmlDevice_t device, unsigned int *infoCount, void *infos,
+                                      size_t entry_size)
+{
+	struct other_process found[MAX_DEVICES + 1];
+	unsigned int index, count;
+	nvmlReturn_t result = check_device(device, &index);
+
+	if (result != NVML_SUCCESS)
+		return result;
+	if (!infoCount)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	count = list_processes(index, found);
+	if (count == 0) {
+		*infoCount = 0;
+		return NVML_SUCCESS;
+	}
+	if (!infos || *infoCount < count) {
+		*infoCount = count;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	for (unsigned int i = 0; i < count; i++) {
+		nvmlProcessInfo_v2_t entry = {
+			.pid = found[i].pid,
+			.usedGpuMemory = found[i].bytes,
+			.gpuInstanceId = NO_INSTANCE,
+			.computeInstanceId = NO_INSTANCE,
+		};
+
+		/* v1 is the first two members of v2, same offsets */
+		memcpy((char *)infos + i * entry_size, &entry, entry_size);
+	}
+	*infoCount = count;
+	return NVML_SUCCESS;
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device,
+                                                             unsigned int *infoCount,
+                                                             nvmlProcessInfo_v1_t *infos)
+{
+	return running_processes(device, infoCount, infos, sizeof(nvmlProcessInfo_v1_t));
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device,
+                                                                unsigned int *infoCount,
+                                                                nvmlProcessInfo_v2_t *infos)
+{
+	return running_processes(device, infoCount, infos, sizeof(nvmlProcessInfo_v2_t));
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
+                                                                unsigned int *infoCount,
+                                                                nvmlProcessInfo_t *infos)
+{
+	return running_processes(device, infoCount, infos, sizeof(nvmlProcessInfo_t));
+}
+
+/* Compute only: the simulated devices run no graphics. */
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device,
+                                                                 unsigned int *infoCount,
+                                                                 nvmlProcessInfo_t *infos)
+{
+	unsigned int index;
+	nvmlReturn_t result = check_device(device, &index);
+
+	if (result != NVML_SUCCESS)
+		return result;
+	if (!infoCount)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*infoCount = 0;
+	return NVML_SUCCESS;
+}
