@@ -1,0 +1,653 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime-memory.c - memory management: device, pitched, managed and
+ * pinned host allocations, host registration, stream-ordered allocations
+ * and memory pools, cudaMemGetInfo and cudaPointerGetAttributes.
+ *
+ * The runtime's own rules (sizes of 0, NULL pointers, flag checks) are
+ * applied here; everything else is the driver's answer, mapped.
+ */
+#include <stddef.h>
+#include <string.h>
+#include "runtime-internal.h"
+
+/* Everything that needs the device starts with the thread's context. */
+static cudaError_t rt_ready(void)
+{
+	return rt_context(NULL, NULL);
+}
+
+/* ------------------------------------------------------------ device */
+
+static cudaError_t rt_malloc(void **devPtr, size_t size)
+{
+	CUdeviceptr dptr = 0;
+	cudaError_t result;
+
+	if (!devPtr)
+		return cudaErrorInvalidValue;
+	result = rt_check_usable();
+	if (result != cudaSuccess)
+		return result;
+	/* cudaMalloc(&p, 0) succeeds with NULL and allocates nothing (§1). */
+	if (size == 0) {
+		*devPtr = NULL;
+		return cudaSuccess;
+	}
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	result = rt_error_from_cu(cuMemAlloc(&dptr, size));
+	if (result == cudaSuccess)
+		*devPtr = (void *)dptr;
+	return result;
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMalloc(void **devPtr, size_t size)
+{
+	cudaMalloc_v3020_params params = { devPtr, size };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMalloc_v3020, "cudaMalloc", &params);
+	return rt_exit(&call, rt_malloc(devPtr, size));
+}
+
+/*
+ * cudaFree(NULL) does nothing but is the usual way to create the context
+ * (cuda_runtime_api.h:4731), so the context is set up first. A bad or
+ * freed pointer is CUDA_ERROR_INVALID_VALUE from the driver.
+ */
+static cudaError_t rt_free(void *devPtr)
+{
+	cudaError_t result = rt_ready();
+
+	if (result != cudaSuccess || !devPtr)
+		return result;
+	return rt_error_from_cu(cuMemFree((CUdeviceptr)devPtr));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaFree(void *devPtr)
+{
+	cudaFree_v3020_params params = { devPtr };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaFree_v3020, "cudaFree", &params);
+	return rt_exit(&call, rt_free(devPtr));
+}
+
+/* cuMemAllocPitch takes an element size of 4, 8 or 16 bytes (cuda.h);
+ * the runtime's call has none, so it asks for the smallest. */
+#define RT_PITCH_ELEMENT_SIZE 4
+
+static cudaError_t rt_malloc_pitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+{
+	CUdeviceptr dptr = 0;
+	size_t row_pitch = 0;
+	cudaError_t result;
+	CUresult cu;
+
+	if (!devPtr || !pitch)
+		return cudaErrorInvalidValue;
+	result = rt_check_usable();
+	if (result != cudaSuccess)
+		return result;
+	if (width == 0 || height == 0) {
+		*devPtr = NULL;
+		*pitch = 0;
+		return cudaSuccess;
+	}
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	cu = cuMemAllocPitch(&dptr, &row_pitch, width, height, RT_PITCH_ELEMENT_SIZE);
+	result = rt_error_from_cu(cu);
+	if (result == cudaSuccess) {
+		*devPtr = (void *)dptr;
+		*pitch = row_pitch;
+	}
+	return result;
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
+                                                 size_t height)
+{
+	cudaMallocPitch_v3020_params params = { devPtr, pitch, width, height };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMallocPitch_v3020, "cudaMallocPitch", &params);
+	return rt_exit(&call, rt_malloc_pitch(devPtr, pitch, width, height));
+}
+
+/* cuda_runtime_api.h:4440-4550: size 0 and flags other than
+ * cudaMemAttachGlobal/Host are cudaErrorInvalidValue. */
+static cudaError_t rt_malloc_managed(void **devPtr, size_t size, unsigned int flags)
+{
+	CUdeviceptr dptr = 0;
+	cudaError_t result;
+
+	if (!devPtr || size == 0)
+		return cudaErrorInvalidValue;
+	if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
+		return cudaErrorInvalidValue;
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	result = rt_error_from_cu(cuMemAllocManaged(&dptr, size, flags));
+	if (result == cudaSuccess)
+		*devPtr = (void *)dptr;
+	return result;
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+{
+	cudaMallocManaged_v6000_params params = { devPtr, size, flags };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMallocManaged_v6000, "cudaMallocManaged", &params);
+	return rt_exit(&call, rt_malloc_managed(devPtr, size, flags));
+}
+
+/* ------------------------------------------------------------ host */
+
+#define RT_HOST_ALLOC_FLAGS \
+	(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined)
+#define RT_HOST_REGISTER_FLAGS                                                          \
+	(cudaHostRegisterPortable | cudaHostRegisterMapped | cudaHostRegisterIoMemory | \
+	 cudaHostRegisterReadOnly)
+
+/*
+ * cudaMallocHost(&p, 0) succeeds with NULL and never reaches the driver
+ * (§1); cudaHostAlloc, the same call with flags, does likewise. The
+ * cudaHostAlloc* flags are the CU_MEMHOSTALLOC_* values.
+ */
+static cudaError_t rt_host_alloc(void **pHost, size_t size, unsigned int flags, bool with_flags)
+{
+	cudaError_t result;
+	CUresult cu;
+
+	if (!pHost || (flags & ~(unsigned int)RT_HOST_ALLOC_FLAGS))
+		return cudaErrorInvalidValue;
+	result = rt_check_usable();
+	if (result != cudaSuccess)
+		return result;
+	if (size == 0) {
+		*pHost = NULL;
+		return cudaSuccess;
+	}
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	cu = with_flags ? cuMemHostAlloc(pHost, size, flags) : cuMemAllocHost(pHost, size);
+	return rt_error_from_cu(cu);
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMallocHost(void **ptr, size_t size)
+{
+	cudaMallocHost_v3020_params params = { ptr, size };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMallocHost_v3020, "cudaMallocHost", &params);
+	return rt_exit(&call, rt_host_alloc(ptr, size, 0, false));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+{
+	cudaHostAlloc_v3020_params params = { pHost, size, flags };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaHostAlloc_v3020, "cudaHostAlloc", &params);
+	return rt_exit(&call, rt_host_alloc(pHost, size, flags, true));
+}
+
+/* cudaFreeHost(NULL) returns cudaSuccess (measured, §1). */
+static cudaError_t rt_free_host(void *ptr)
+{
+	cudaError_t result = rt_check_usable();
+
+	if (result != cudaSuccess || !ptr)
+		return result;
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuMemFreeHost(ptr));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaFreeHost(void *ptr)
+{
+	cudaFreeHost_v3020_params params = { ptr };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaFreeHost_v3020, "cudaFreeHost", &params);
+	return rt_exit(&call, rt_free_host(ptr));
+}
+
+/* Overlaps (712), unknown pointers (713) and NULL (1) are the driver's
+ * answers; the cudaHostRegister* flags are the CU_MEMHOSTREGISTER_* ones. */
+static cudaError_t rt_host_register(void *ptr, size_t size, unsigned int flags)
+{
+	cudaError_t result;
+
+	if (flags & ~(unsigned int)RT_HOST_REGISTER_FLAGS)
+		return cudaErrorInvalidValue;
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuMemHostRegister(ptr, size, flags));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+	cudaHostRegister_v4000_params params = { ptr, size, flags };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaHostRegister_v4000, "cudaHostRegister", &params);
+	return rt_exit(&call, rt_host_register(ptr, size, flags));
+}
+
+static cudaError_t rt_host_unregister(void *ptr)
+{
+	cudaError_t result = rt_ready();
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuMemHostUnregister(ptr));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaHostUnregister(void *ptr)
+{
+	cudaHostUnregister_v4000_params params = { ptr };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaHostUnregister_v4000, "cudaHostUnregister", &params);
+	return rt_exit(&call, rt_host_unregister(ptr));
+}
+
+/* flags "must be 0 for now" (cuda_runtime_api.h, cudaHostGetDevicePointer). */
+static cudaError_t rt_host_device_pointer(void **pDevice, void *pHost, unsigned int flags)
+{
+	CUdeviceptr dptr = 0;
+	cudaError_t result;
+
+	if (!pDevice || flags != 0)
+		return cudaErrorInvalidValue;
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	result = rt_error_from_cu(cuMemHostGetDevicePointer(&dptr, pHost, 0));
+	if (result == cudaSuccess)
+		*pDevice = (void *)dptr;
+	return result;
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaHostGetDevicePointer(void **pDevice, void *pHost,
+                                                          unsigned int flags)
+{
+	cudaHostGetDevicePointer_v3020_params params = { pDevice, pHost, flags };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaHostGetDevicePointer_v3020, "cudaHostGetDevicePointer", &params);
+	return rt_exit(&call, rt_host_device_pointer(pDevice, pHost, flags));
+}
+
+static cudaError_t rt_host_get_flags(unsigned int *pFlags, void *pHost)
+{
+	cudaError_t result;
+
+	if (!pFlags)
+		return cudaErrorInvalidValue;
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuMemHostGetFlags(pFlags, pHost));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaHostGetFlags(unsigned int *pFlags, void *pHost)
+{
+	cudaHostGetFlags_v3020_params params = { pFlags, pHost };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaHostGetFlags_v3020, "cudaHostGetFlags", &params);
+	return rt_exit(&call, rt_host_get_flags(pFlags, pHost));
+}
+
+/* ------------------------------------------------------------ async */
+
+static cudaError_t rt_malloc_async(void **devPtr, size_t size, cudaMemPool_t pool,
+                                   cudaStream_t stream)
+{
+	CUdeviceptr dptr = 0;
+	cudaError_t result;
+	CUresult cu;
+
+	if (!devPtr)
+		return cudaErrorInvalidValue;
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	if (pool)
+		cu = cuMemAllocFromPoolAsync(&dptr, size, pool, stream);
+	else
+		cu = cuMemAllocAsync(&dptr, size, stream);
+	result = rt_error_from_cu(cu);
+	if (result == cudaSuccess)
+		*devPtr = (void *)dptr;
+	return result;
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+	cudaMallocAsync_v11020_params params = { devPtr, size, hStream };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMallocAsync_v11020, "cudaMallocAsync", &params);
+	return rt_exit(&call, rt_malloc_async(devPtr, size, NULL, hStream));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMallocAsync_ptsz(void **devPtr, size_t size,
+                                                      cudaStream_t hStream)
+{
+	cudaMallocAsync_ptsz_v11020_params params = { devPtr, size, hStream };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMallocAsync_ptsz_v11020, "cudaMallocAsync_ptsz", &params);
+	return rt_exit(&call, rt_malloc_async(devPtr, size, NULL, rt_per_thread(hStream)));
+}
+
+/* A NULL pool is not "the default pool" here: it is an invalid handle. */
+static cudaError_t rt_malloc_from_pool(void **ptr, size_t size, cudaMemPool_t pool,
+                                       cudaStream_t stream)
+{
+	if (!pool)
+		return cudaErrorInvalidValue;
+	return rt_malloc_async(ptr, size, pool, stream);
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMallocFromPoolAsync(void **ptr, size_t size,
+                                                         cudaMemPool_t memPool, cudaStream_t stream)
+{
+	cudaMallocFromPoolAsync_v11020_params params = { ptr, size, memPool, stream };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMallocFromPoolAsync_v11020, "cudaMallocFromPoolAsync", &params);
+	return rt_exit(&call, rt_malloc_from_pool(ptr, size, memPool, stream));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size,
+                                                              cudaMemPool_t memPool,
+                                                              cudaStream_t stream)
+{
+	cudaMallocFromPoolAsync_ptsz_v11020_params params = { ptr, size, memPool, stream };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMallocFromPoolAsync_ptsz_v11020, "cudaMallocFromPoolAsync_ptsz",
+	         &params);
+	return rt_exit(&call, rt_malloc_from_pool(ptr, size, memPool, rt_per_thread(stream)));
+}
+
+static cudaError_t rt_free_async(void *devPtr, cudaStream_t stream)
+{
+	cudaError_t result = rt_ready();
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuMemFreeAsync((CUdeviceptr)devPtr, stream));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+	cudaFreeAsync_v11020_params params = { devPtr, hStream };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaFreeAsync_v11020, "cudaFreeAsync", &params);
+	return rt_exit(&call, rt_free_async(devPtr, hStream));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
+{
+	cudaFreeAsync_ptsz_v11020_params params = { devPtr, hStream };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaFreeAsync_ptsz_v11020, "cudaFreeAsync_ptsz", &params);
+	return rt_exit(&call, rt_free_async(devPtr, rt_per_thread(hStream)));
+}
+
+/* ------------------------------------------------------------ pools */
+
+/* struct cudaMemPoolProps and CUmemPoolProps have the same members with
+ * enums of the same values; copied member by member all the same. */
+static void rt_pool_props(CUmemPoolProps *out, const struct cudaMemPoolProps *in)
+{
+	memset(out, 0, sizeof(*out));
+	out->allocType = (CUmemAllocationType)in->allocType;
+	out->handleTypes = (CUmemAllocationHandleType)in->handleTypes;
+	out->location.type = (CUmemLocationType)in->location.type;
+	out->location.id = in->location.id;
+	out->win32SecurityAttributes = in->win32SecurityAttributes;
+	out->maxSize = in->maxSize;
+	out->usage = in->usage;
+	memcpy(out->reserved, in->reserved, sizeof(out->reserved));
+}
+
+static cudaError_t rt_pool_create(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
+{
+	CUmemPoolProps props;
+	cudaError_t result;
+
+	if (!memPool || !poolProps)
+		return cudaErrorInvalidValue;
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	rt_pool_props(&props, poolProps);
+	return rt_error_from_cu(cuMemPoolCreate(memPool, &props));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemPoolCreate(cudaMemPool_t *memPool,
+                                                   const struct cudaMemPoolProps *poolProps)
+{
+	cudaMemPoolCreate_v11020_params params = { memPool, poolProps };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMemPoolCreate_v11020, "cudaMemPoolCreate", &params);
+	return rt_exit(&call, rt_pool_create(memPool, poolProps));
+}
+
+static cudaError_t rt_pool_destroy(cudaMemPool_t memPool)
+{
+	cudaError_t result;
+
+	if (!memPool)
+		return cudaErrorInvalidValue;
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuMemPoolDestroy(memPool));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemPoolDestroy(cudaMemPool_t memPool)
+{
+	cudaMemPoolDestroy_v11020_params params = { memPool };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMemPoolDestroy_v11020, "cudaMemPoolDestroy", &params);
+	return rt_exit(&call, rt_pool_destroy(memPool));
+}
+
+static cudaError_t rt_pool_trim(cudaMemPool_t memPool, size_t minBytesToKeep)
+{
+	cudaError_t result;
+
+	if (!memPool)
+		return cudaErrorInvalidValue;
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuMemPoolTrimTo(memPool, minBytesToKeep));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
+{
+	cudaMemPoolTrimTo_v11020_params params = { memPool, minBytesToKeep };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMemPoolTrimTo_v11020, "cudaMemPoolTrimTo", &params);
+	return rt_exit(&call, rt_pool_trim(memPool, minBytesToKeep));
+}
+
+/* enum cudaMemPoolAttr and CUmemPool_attribute share their values. */
+static cudaError_t rt_pool_attribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value,
+                                     bool set)
+{
+	CUmemPool_attribute attribute = (CUmemPool_attribute)attr;
+	cudaError_t result;
+	CUresult cu;
+
+	if (!memPool || !value)
+		return cudaErrorInvalidValue;
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	if (set)
+		cu = cuMemPoolSetAttribute(memPool, attribute, value);
+	else
+		cu = cuMemPoolGetAttribute(memPool, attribute, value);
+	return rt_error_from_cu(cu);
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemPoolSetAttribute(cudaMemPool_t memPool,
+                                                         enum cudaMemPoolAttr attr, void *value)
+{
+	cudaMemPoolSetAttribute_v11020_params params = { memPool, attr, value };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMemPoolSetAttribute_v11020, "cudaMemPoolSetAttribute", &params);
+	return rt_exit(&call, rt_pool_attribute(memPool, attr, value, true));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemPoolGetAttribute(cudaMemPool_t memPool,
+                                                         enum cudaMemPoolAttr attr, void *value)
+{
+	cudaMemPoolGetAttribute_v11020_params params = { memPool, attr, value };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMemPoolGetAttribute_v11020, "cudaMemPoolGetAttribute", &params);
+	return rt_exit(&call, rt_pool_attribute(memPool, attr, value, false));
+}
+
+/* ------------------------------------------------------------ queries */
+
+static cudaError_t rt_mem_get_info(size_t *free_bytes, size_t *total_bytes)
+{
+	cudaError_t result;
+
+	if (!free_bytes || !total_bytes)
+		return cudaErrorInvalidValue;
+	result = rt_ready();
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuMemGetInfo(free_bytes, total_bytes));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemGetInfo(size_t *free, size_t *total)
+{
+	cudaMemGetInfo_v3020_params params = { free, total };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaMemGetInfo_v3020, "cudaMemGetInfo", &params);
+	return rt_exit(&call, rt_mem_get_info(free, total));
+}
+
+/* What cuPointerGetAttributes tells about a pointer. */
+struct rt_pointer_info {
+	unsigned int memory_type; /* CUmemorytype, 0 when unknown */
+	CUdeviceptr device_pointer;
+	void *host_pointer;
+	unsigned int is_managed;
+	int device_ordinal;
+};
+
+/*
+ * cuPointerGetAttributes, unlike cuPointerGetAttribute, succeeds for a
+ * pointer the driver does not know and leaves the values at their defaults
+ * (cuda.h, cuPointerGetAttributes). The host alias is asked for apart,
+ * and only for host-accessible memory: device memory has none, which the
+ * driver may report as CUDA_ERROR_INVALID_VALUE (cuda.h,
+ * CU_POINTER_ATTRIBUTE_HOST_POINTER).
+ */
+static cudaError_t rt_pointer_info(const void *ptr, struct rt_pointer_info *info)
+{
+	CUpointer_attribute attributes[] = {
+		CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+		CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+		CU_POINTER_ATTRIBUTE_IS_MANAGED,
+		CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+	};
+	void *data[] = {
+		&info->memory_type,
+		&info->device_pointer,
+		&info->is_managed,
+		&info->device_ordinal,
+	};
+	CUpointer_attribute host_attribute = CU_POINTER_ATTRIBUTE_HOST_POINTER;
+	void *host_data[] = { &info->host_pointer };
+	CUresult cu;
+
+	memset(info, 0, sizeof(*info));
+	cu = cuPointerGetAttributes(sizeof(attributes) / sizeof(attributes[0]), attributes, data,
+	                            (CUdeviceptr)ptr);
+	if (cu != CUDA_SUCCESS)
+		return rt_error_from_cu(cu);
+	if (info->memory_type != CU_MEMORYTYPE_HOST && !info->is_managed)
+		return cudaSuccess;
+	cu = cuPointerGetAttributes(1, &host_attribute, host_data, (CUdeviceptr)ptr);
+	if (cu != CUDA_SUCCESS)
+		info->host_pointer = NULL;
+	return cudaSuccess;
+}
+
+/*
+ * Since CUDA 11 a pointer unknown to CUDA is cudaMemoryTypeUnregistered
+ * with success (cuda_runtime_api.h:8392), device -2 and no aliases.
+ */
+static cudaError_t rt_pointer_attributes(struct cudaPointerAttributes *attributes, const void *ptr)
+{
+	struct rt_pointer_info info;
+	cudaError_t result;
+
+	if (!attributes)
+		return cudaErrorInvalidValue;
+	result = rt_ready();
+	if (result == cudaSuccess)
+		result = rt_pointer_info(ptr, &info);
+	if (result != cudaSuccess)
+		return result;
+
+	memset(attributes, 0, sizeof(*attributes));
+	if (info.is_managed)
+		attributes->type = cudaMemoryTypeManaged;
+	else if (info.memory_type == CU_MEMORYTYPE_DEVICE)
+		attributes->type = cudaMemoryTypeDevice;
+	else if (info.memory_type == CU_MEMORYTYPE_HOST)
+		attributes->type = cudaMemoryTypeHost;
+	else
+		attributes->type = cudaMemoryTypeUnregistered;
+
+	if (attributes->type == cudaMemoryTypeUnregistered) {
+		attributes->device = -2;
+		return cudaSuccess;
+	}
+	attributes->device = info.device_ordinal;
+	attributes->devicePointer = (void *)info.device_pointer;
+	attributes->hostPointer = info.host_pointer;
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+                                                          const void *ptr)
+{
+	cudaPointerGetAttributes_v4000_params params = { attributes, ptr };
+	struct sim_api_call call;
+
+	RT_ENTER(call, cudaPointerGetAttributes_v4000, "cudaPointerGetAttributes", &params);
+	return rt_exit(&call, rt_pointer_attributes(attributes, ptr));
+}
