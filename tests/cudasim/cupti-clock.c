@@ -50,7 +50,13 @@ static int64_t sample_offset(CUpti_TimestampCallbackFunc other)
 
 		if (width < best_width) {
 			best_width = width;
-			offset = (int64_t)(theirs - (before + width / 2));
+			/* The true offset lies in [theirs - after, theirs - before].
+			 * When that holds 0, the clocks cannot be told apart: a
+			 * CLOCK_MONOTONIC callback must give records unshifted. */
+			if (theirs >= before && theirs <= after)
+				offset = 0;
+			else
+				offset = (int64_t)(theirs - (before + width / 2));
 		}
 	}
 	return offset;

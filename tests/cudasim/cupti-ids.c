@@ -20,9 +20,12 @@ SIM_EXPORT CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
 	return CUPTI_SUCCESS;
 }
 
-/* The driver, or NOT_INITIALIZED when it is not the simulator's. */
-static CUptiResult need_driver(const struct cupti_driver **driver)
+/* How the id queries begin: INVALID_PARAMETER without an out pointer, then
+ * the driver, or NOT_INITIALIZED when it is not the simulator's. */
+static CUptiResult need_driver(const void *out, const struct cupti_driver **driver)
 {
+	if (!out)
+		return cupti_status(CUPTI_ERROR_INVALID_PARAMETER);
 	*driver = cupti_driver();
 	if (!*driver)
 		return cupti_status(CUPTI_ERROR_NOT_INITIALIZED);
@@ -32,11 +35,8 @@ static CUptiResult need_driver(const struct cupti_driver **driver)
 SIM_EXPORT CUptiResult CUPTIAPI cuptiGetContextId(CUcontext context, uint32_t *contextId)
 {
 	const struct cupti_driver *driver;
-	CUptiResult result;
+	CUptiResult result = need_driver(contextId, &driver);
 
-	if (!contextId)
-		return cupti_status(CUPTI_ERROR_INVALID_PARAMETER);
-	result = need_driver(&driver);
 	if (result != CUPTI_SUCCESS)
 		return result;
 	/* "The context is NULL or not valid" (cupti_activity.h). */
@@ -50,11 +50,8 @@ SIM_EXPORT CUptiResult CUPTIAPI cuptiGetContextId(CUcontext context, uint32_t *c
 SIM_EXPORT CUptiResult CUPTIAPI cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)
 {
 	const struct cupti_driver *driver;
-	CUptiResult result;
+	CUptiResult result = need_driver(deviceId, &driver);
 
-	if (!deviceId)
-		return cupti_status(CUPTI_ERROR_INVALID_PARAMETER);
-	result = need_driver(&driver);
 	if (result != CUPTI_SUCCESS)
 		return result;
 	if (driver->context_device(context, deviceId) != 0)
@@ -71,12 +68,9 @@ SIM_EXPORT CUptiResult CUPTIAPI cuptiGetStreamIdEx(CUcontext context, CUstream s
                                                    uint8_t perThreadStream, uint32_t *streamId)
 {
 	const struct cupti_driver *driver;
-	CUptiResult result;
+	CUptiResult result = need_driver(streamId, &driver);
 	uint64_t id;
 
-	if (!streamId)
-		return cupti_status(CUPTI_ERROR_INVALID_PARAMETER);
-	result = need_driver(&driver);
 	if (result != CUPTI_SUCCESS)
 		return result;
 	if (!stream && perThreadStream)

@@ -20,6 +20,20 @@
 #define TIMESTAMPS(...) .timestamps = { __VA_ARGS__ }
 #define STRINGS(...)    .strings = { __VA_ARGS__ }
 
+/* The kinds that share a struct: KERNEL and CONCURRENT_KERNEL; DRIVER,
+ * RUNTIME and INTERNAL_LAUNCH_API. */
+#define KERNEL_LAYOUT                                                                         \
+	LAYOUT(CUpti_ActivityKernel10, 5, 1,                                                  \
+	       TIMESTAMPS(AT(CUpti_ActivityKernel10, start), AT(CUpti_ActivityKernel10, end), \
+	                  AT(CUpti_ActivityKernel10, completed),                              \
+	                  AT(CUpti_ActivityKernel10, queued),                                 \
+	                  AT(CUpti_ActivityKernel10, submitted)),                             \
+	       STRINGS(AT(CUpti_ActivityKernel10, name)))
+#define API_LAYOUT                                                                   \
+	LAYOUT(CUpti_ActivityAPI, 2, 0,                                              \
+	       TIMESTAMPS(AT(CUpti_ActivityAPI, start), AT(CUpti_ActivityAPI, end)), \
+	       .thread_id = AT(CUpti_ActivityAPI, threadId))
+
 /* Every struct CUPTI writes is 8-byte aligned and a multiple of 8 long, so
  * records follow each other in a buffer with no padding between them. */
 _Static_assert(sizeof(CUpti_ActivityKernel10) % 8 == 0, "record size");
@@ -45,29 +59,13 @@ static const struct cupti_record_layout layouts[] = {
 	[CUPTI_ACTIVITY_KIND_MEMSET] =
 	    LAYOUT(CUpti_ActivityMemset4, 2, 0,
 	           TIMESTAMPS(AT(CUpti_ActivityMemset4, start), AT(CUpti_ActivityMemset4, end))),
-	[CUPTI_ACTIVITY_KIND_KERNEL] = LAYOUT(
-	    CUpti_ActivityKernel10, 5, 1,
-	    TIMESTAMPS(AT(CUpti_ActivityKernel10, start), AT(CUpti_ActivityKernel10, end),
-	               AT(CUpti_ActivityKernel10, completed), AT(CUpti_ActivityKernel10, queued),
-	               AT(CUpti_ActivityKernel10, submitted)),
-	    STRINGS(AT(CUpti_ActivityKernel10, name))),
-	[CUPTI_ACTIVITY_KIND_DRIVER] =
-	    LAYOUT(CUpti_ActivityAPI, 2, 0,
-	           TIMESTAMPS(AT(CUpti_ActivityAPI, start), AT(CUpti_ActivityAPI, end)),
-	           .thread_id = AT(CUpti_ActivityAPI, threadId)),
-	[CUPTI_ACTIVITY_KIND_RUNTIME] =
-	    LAYOUT(CUpti_ActivityAPI, 2, 0,
-	           TIMESTAMPS(AT(CUpti_ActivityAPI, start), AT(CUpti_ActivityAPI, end)),
-	           .thread_id = AT(CUpti_ActivityAPI, threadId)),
+	[CUPTI_ACTIVITY_KIND_KERNEL] = KERNEL_LAYOUT,
+	[CUPTI_ACTIVITY_KIND_DRIVER] = API_LAYOUT,
+	[CUPTI_ACTIVITY_KIND_RUNTIME] = API_LAYOUT,
 	[CUPTI_ACTIVITY_KIND_DEVICE] =
 	    LAYOUT(CUpti_ActivityDevice5, 0, 1, STRINGS(AT(CUpti_ActivityDevice5, name))),
 	[CUPTI_ACTIVITY_KIND_CONTEXT] = LAYOUT(CUpti_ActivityContext3, 0, 0, ),
-	[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] = LAYOUT(
-	    CUpti_ActivityKernel10, 5, 1,
-	    TIMESTAMPS(AT(CUpti_ActivityKernel10, start), AT(CUpti_ActivityKernel10, end),
-	               AT(CUpti_ActivityKernel10, completed), AT(CUpti_ActivityKernel10, queued),
-	               AT(CUpti_ActivityKernel10, submitted)),
-	    STRINGS(AT(CUpti_ActivityKernel10, name))),
+	[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] = KERNEL_LAYOUT,
 	[CUPTI_ACTIVITY_KIND_NAME] =
 	    LAYOUT(CUpti_ActivityName, 0, 1, STRINGS(AT(CUpti_ActivityName, name))),
 	[CUPTI_ACTIVITY_KIND_MARKER] =
@@ -133,10 +131,7 @@ static const struct cupti_record_layout layouts[] = {
 	[CUPTI_ACTIVITY_KIND_OPENMP] =
 	    LAYOUT(CUpti_ActivityOpenMp, 2, 0,
 	           TIMESTAMPS(AT(CUpti_ActivityOpenMp, start), AT(CUpti_ActivityOpenMp, end))),
-	[CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API] =
-	    LAYOUT(CUpti_ActivityAPI, 2, 0,
-	           TIMESTAMPS(AT(CUpti_ActivityAPI, start), AT(CUpti_ActivityAPI, end)),
-	           .thread_id = AT(CUpti_ActivityAPI, threadId)),
+	[CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API] = API_LAYOUT,
 	[CUPTI_ACTIVITY_KIND_MEMORY2] =
 	    LAYOUT(CUpti_ActivityMemory4, 1, 2, TIMESTAMPS(AT(CUpti_ActivityMemory4, timestamp)),
 	           STRINGS(AT(CUpti_ActivityMemory4, name), AT(CUpti_ActivityMemory4, source))),

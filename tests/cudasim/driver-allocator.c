@@ -217,8 +217,6 @@ struct sim_heap {
 	struct sim_range_tree chunks;      /* struct heap_chunk */
 };
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
-
 static size_t round_up(size_t value, size_t to)
 {
 	return (value + to - 1) / to * to;

@@ -28,6 +28,10 @@
 
 /* ------------------------------------------------------------ ranges */
 
+/* The struct of the given type whose member ptr points to: the record a
+ * range is embedded in. */
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
 /* Embed in a record; the tree owns no memory. */
 struct sim_range {
 	uintptr_t base;

@@ -188,7 +188,10 @@ SIM_EXPORT const char *sim_current_api_name(void)
 	return thread_outermost ? thread_outermost->name : "-";
 }
 
-HIDDEN void sim_resource_callback(CUpti_CallbackId cbid, CUcontext ctx, CUstream stream)
+/* A RESOURCE domain callback: stream callbacks name the stream, module
+ * callbacks point resourceDescriptor at the CUpti_ModuleResourceData. */
+static void resource_callback(CUpti_CallbackId cbid, CUcontext ctx, CUstream stream,
+                              const CUpti_ModuleResourceData *module)
 {
 	const struct sim_profiler *p = profiler_get();
 	CUpti_ResourceData data;
@@ -198,23 +201,20 @@ HIDDEN void sim_resource_callback(CUpti_CallbackId cbid, CUcontext ctx, CUstream
 	memset(&data, 0, sizeof(data));
 	data.context = ctx;
 	data.resourceHandle.stream = stream;
+	/* cupti_callbacks.h: CUPTI does not write through the descriptor. */
+	data.resourceDescriptor = (void *)module;
 	p->callback(CUPTI_CB_DOMAIN_RESOURCE, cbid, &data);
+}
+
+HIDDEN void sim_resource_callback(CUpti_CallbackId cbid, CUcontext ctx, CUstream stream)
+{
+	resource_callback(cbid, ctx, stream, NULL);
 }
 
 HIDDEN void sim_resource_module_callback(CUpti_CallbackId cbid, CUcontext ctx,
                                          const CUpti_ModuleResourceData *module)
 {
-	const struct sim_profiler *p = profiler_get();
-	CUpti_ResourceData data;
-
-	if (!p || !p->callback_enabled(CUPTI_CB_DOMAIN_RESOURCE, cbid))
-		return;
-	memset(&data, 0, sizeof(data));
-	data.context = ctx;
-	/* cupti_callbacks.h: for module callbacks the descriptor is the
-	 * CUpti_ModuleResourceData; CUPTI does not write through it. */
-	data.resourceDescriptor = (void *)module;
-	p->callback(CUPTI_CB_DOMAIN_RESOURCE, cbid, &data);
+	resource_callback(cbid, ctx, NULL, module);
 }
 
 HIDDEN void sim_sync_callback(CUpti_CallbackId cbid, CUcontext ctx, CUstream stream)

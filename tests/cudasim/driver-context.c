@@ -20,7 +20,6 @@
 #include <unistd.h>
 #include "driver-internal.h"
 
-#define MAX_DEVICES 64
 /* cuCtxGetApiVersion: contexts have had the 3.2 ABI since CUDA 3.2. */
 #define CONTEXT_API_VERSION 3020
 
@@ -31,9 +30,9 @@ static uint32_t next_context_id = 1;
 
 static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t primary_idle = PTHREAD_COND_INITIALIZER;
-static struct sim_context *primaries[MAX_DEVICES];
-static bool primary_busy[MAX_DEVICES];
-static pid_t primary_busy_tid[MAX_DEVICES];
+static struct sim_context *primaries[SIM_MAX_DEVICES];
+static bool primary_busy[SIM_MAX_DEVICES];
+static pid_t primary_busy_tid[SIM_MAX_DEVICES];
 
 /* ------------------------------------------------------------ registry */
 
@@ -191,6 +190,13 @@ HIDDEN CUresult sim_ctx_require(struct sim_context **ctx)
 		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
 	*ctx = top;
 	return CUDA_SUCCESS;
+}
+
+HIDDEN CUresult sim_ctx_enter(struct sim_context **ctx)
+{
+	CUresult r = sim_init_status();
+
+	return r != CUDA_SUCCESS ? r : sim_ctx_require(ctx);
 }
 
 /* The context a handle names; NULL means the current one (cuCtxGetId,
@@ -357,7 +363,7 @@ static CUresult context_create(CUcontext *pctx, const CUctxCreateParams *params,
 		return r;
 	if (!pctx || !flags_valid(flags))
 		return CUDA_ERROR_INVALID_VALUE;
-	if (!sim_device_get(dev))
+	if (!sim_device_valid(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
 	r = check_create_params(params);
 	if (r != CUDA_SUCCESS)
@@ -396,13 +402,7 @@ SIM_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *c
                                            unsigned int flags, CUdevice dev)
 {
 	cuCtxCreate_v4_params p = { pctx, ctxCreateParams, flags, dev };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuCtxCreate_v4, &p);
-	r = context_create(pctx, ctxCreateParams, flags, dev);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuCtxCreate_v4, p, context_create(pctx, ctxCreateParams, flags, dev));
 }
 
 /* The CUDA 3.2 and 11.4 entry points, which programs built against older
@@ -414,13 +414,7 @@ SIM_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam 
 SIM_EXPORT CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
 	cuCtxCreate_v2_params p = { pctx, flags, dev };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuCtxCreate_v2, &p);
-	r = context_create(pctx, NULL, flags, dev);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuCtxCreate_v2, p, context_create(pctx, NULL, flags, dev));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray,
@@ -477,13 +471,7 @@ static CUresult context_destroy(CUcontext handle)
 SIM_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 {
 	cuCtxDestroy_v2_params p = { ctx };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuCtxDestroy_v2, &p);
-	r = context_destroy(ctx);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuCtxDestroy_v2, p, context_destroy(ctx));
 }
 
 /* ------------------------------------------------------------ primary */
@@ -544,7 +532,7 @@ static CUresult primary_retain(CUcontext *pctx, CUdevice dev)
 		return r;
 	if (!pctx)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (!sim_device_get(dev))
+	if (!sim_device_valid(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&primary_lock);
 	r = primary_get_locked(dev, &ctx);
@@ -573,13 +561,7 @@ end:
 SIM_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
 	cuDevicePrimaryCtxRetain_params p = { pctx, dev };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuDevicePrimaryCtxRetain, &p);
-	r = primary_retain(pctx, dev);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuDevicePrimaryCtxRetain, p, primary_retain(pctx, dev));
 }
 
 /*
@@ -592,12 +574,10 @@ static CUresult primary_deactivate(CUdevice dev, bool release)
 {
 	struct sim_context *ctx;
 	bool teardown = false;
-	CUresult r = sim_init_status();
+	CUresult r = sim_device_check(dev);
 
 	if (r != CUDA_SUCCESS)
 		return r;
-	if (!sim_device_get(dev))
-		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&primary_lock);
 	ctx = primaries[dev];
 	if (!ctx) {
@@ -631,36 +611,22 @@ end:
 SIM_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
 	cuDevicePrimaryCtxRelease_v2_params p = { dev };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuDevicePrimaryCtxRelease_v2, &p);
-	r = primary_deactivate(dev, true);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuDevicePrimaryCtxRelease_v2, p, primary_deactivate(dev, true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
 	cuDevicePrimaryCtxReset_v2_params p = { dev };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuDevicePrimaryCtxReset_v2, &p);
-	r = primary_deactivate(dev, false);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuDevicePrimaryCtxReset_v2, p, primary_deactivate(dev, false));
 }
 
 static CUresult primary_get_state(CUdevice dev, unsigned int *flags, int *active)
 {
 	struct sim_context *ctx;
-	CUresult r = sim_init_status();
+	CUresult r = sim_device_check(dev);
 
 	if (r != CUDA_SUCCESS)
 		return r;
-	if (!sim_device_get(dev))
-		return CUDA_ERROR_INVALID_DEVICE;
 	if (!flags || !active)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&primary_lock);
@@ -675,25 +641,17 @@ SIM_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned in
                                                        int *active)
 {
 	cuDevicePrimaryCtxGetState_params p = { dev, flags, active };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuDevicePrimaryCtxGetState, &p);
-	r = primary_get_state(dev, flags, active);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuDevicePrimaryCtxGetState, p, primary_get_state(dev, flags, active));
 }
 
 /* Since CUDA 11.0 (_v2) the flags may change while the context is active. */
 static CUresult primary_set_flags(CUdevice dev, unsigned int flags)
 {
 	struct sim_context *ctx;
-	CUresult r = sim_init_status();
+	CUresult r = sim_device_check(dev);
 
 	if (r != CUDA_SUCCESS)
 		return r;
-	if (!sim_device_get(dev))
-		return CUDA_ERROR_INVALID_DEVICE;
 	if (!flags_valid(flags))
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&primary_lock);
@@ -707,13 +665,7 @@ static CUresult primary_set_flags(CUdevice dev, unsigned int flags)
 SIM_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
 {
 	cuDevicePrimaryCtxSetFlags_v2_params p = { dev, flags };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuDevicePrimaryCtxSetFlags_v2, &p);
-	r = primary_set_flags(dev, flags);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuDevicePrimaryCtxSetFlags_v2, p, primary_set_flags(dev, flags));
 }
 
 /* ------------------------------------------------------------ current */
@@ -736,13 +688,7 @@ static CUresult push_current(CUcontext handle)
 SIM_EXPORT CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
 {
 	cuCtxPushCurrent_v2_params p = { ctx };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuCtxPushCurrent_v2, &p);
-	r = push_current(ctx);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuCtxPushCurrent_v2, p, push_current(ctx));
 }
 
 static CUresult pop_current(CUcontext *pctx)
@@ -763,13 +709,7 @@ static CUresult pop_current(CUcontext *pctx)
 SIM_EXPORT CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
 {
 	cuCtxPopCurrent_v2_params p = { pctx };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuCtxPopCurrent_v2, &p);
-	r = pop_current(pctx);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuCtxPopCurrent_v2, p, pop_current(pctx));
 }
 
 /* cuda.h: replace the top of the stack (push on an empty one); NULL pops,
@@ -797,13 +737,7 @@ static CUresult set_current(CUcontext handle)
 SIM_EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 {
 	cuCtxSetCurrent_params p = { ctx };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuCtxSetCurrent, &p);
-	r = set_current(ctx);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuCtxSetCurrent, p, set_current(ctx));
 }
 
 /* The top of the stack even when destroyed: it is still bound. */
@@ -828,33 +762,30 @@ SIM_EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
 
 /* ------------------------------------------------------------ queries */
 
-/* Initialised driver and a usable current context. */
-static CUresult current_context(struct sim_context **ctx)
-{
-	CUresult r = sim_init_status();
-
-	return r != CUDA_SUCCESS ? r : sim_ctx_require(ctx);
-}
-
-/* The same, and a non-NULL out pointer. */
+/* Initialised driver, a usable current context, a non-NULL out pointer. */
 static CUresult current_with(const void *out, struct sim_context **ctx)
 {
-	CUresult r = current_context(ctx);
+	CUresult r = sim_ctx_enter(ctx);
 
 	if (r != CUDA_SUCCESS)
 		return r;
 	return out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-/* Initialised driver, the context a handle names (NULL: the current one),
- * a non-NULL out pointer. */
-static CUresult resolved_with(CUcontext handle, const void *out, struct sim_context **ctx)
+/* Initialised driver and the context a handle names (NULL: the current
+ * one). */
+static CUresult resolved(CUcontext handle, struct sim_context **ctx)
 {
 	CUresult r = sim_init_status();
 
-	if (r != CUDA_SUCCESS)
-		return r;
-	r = context_resolve(handle, ctx);
+	return r != CUDA_SUCCESS ? r : context_resolve(handle, ctx);
+}
+
+/* The same, and a non-NULL out pointer. */
+static CUresult resolved_with(CUcontext handle, const void *out, struct sim_context **ctx)
+{
+	CUresult r = resolved(handle, ctx);
+
 	if (r != CUDA_SUCCESS)
 		return r;
 	return out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
@@ -913,7 +844,7 @@ SIM_EXPORT CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
 	CUresult r;
 
 	SIM_DRIVER_ENTER(call, cuCtxSetFlags, &p);
-	r = current_context(&ctx);
+	r = sim_ctx_enter(&ctx);
 	if (r == CUDA_SUCCESS && !flags_valid(flags))
 		r = CUDA_ERROR_INVALID_VALUE;
 	if (r == CUDA_SUCCESS)
@@ -1035,7 +966,7 @@ SIM_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 	CUresult r;
 
 	SIM_DRIVER_ENTER(call, cuCtxSetLimit, &p);
-	r = current_context(&ctx);
+	r = sim_ctx_enter(&ctx);
 	if (r == CUDA_SUCCESS)
 		r = limit_set(ctx, limit, value);
 	sim_api_exit(&call, r);
@@ -1071,7 +1002,7 @@ SIM_EXPORT CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
 	CUresult r;
 
 	SIM_DRIVER_ENTER(call, cuCtxSetCacheConfig, &p);
-	r = current_context(&ctx);
+	r = sim_ctx_enter(&ctx);
 	if (r == CUDA_SUCCESS && !cache_config_valid(config))
 		r = CUDA_ERROR_INVALID_VALUE;
 	if (r == CUDA_SUCCESS)
@@ -1123,7 +1054,7 @@ SIM_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
 	CUresult r;
 
 	SIM_DRIVER_ENTER(call, cuCtxSynchronize, NULL);
-	r = current_context(&ctx);
+	r = sim_ctx_enter(&ctx);
 	if (r == CUDA_SUCCESS)
 		context_synchronize(ctx);
 	sim_api_exit(&call, r);
@@ -1138,9 +1069,7 @@ SIM_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 	CUresult r;
 
 	SIM_DRIVER_ENTER(call, cuCtxSynchronize_v2, &p);
-	r = sim_init_status();
-	if (r == CUDA_SUCCESS)
-		r = context_resolve(ctx, &context);
+	r = resolved(ctx, &context);
 	if (r == CUDA_SUCCESS)
 		context_synchronize(context);
 	sim_api_exit(&call, r);
@@ -1174,7 +1103,7 @@ static size_t peer_index_locked(const struct sim_context *ctx, const struct sim_
 static CUresult peer_enable(CUcontext handle, unsigned int flags)
 {
 	struct sim_context *ctx, *peer;
-	CUresult r = current_context(&ctx);
+	CUresult r = sim_ctx_enter(&ctx);
 
 	if (r != CUDA_SUCCESS)
 		return r;
@@ -1200,19 +1129,13 @@ static CUresult peer_enable(CUcontext handle, unsigned int flags)
 SIM_EXPORT CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
 {
 	cuCtxEnablePeerAccess_params p = { peerContext, Flags };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuCtxEnablePeerAccess, &p);
-	r = peer_enable(peerContext, Flags);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuCtxEnablePeerAccess, p, peer_enable(peerContext, Flags));
 }
 
 static CUresult peer_disable(CUcontext handle)
 {
 	struct sim_context *ctx, *peer;
-	CUresult r = current_context(&ctx);
+	CUresult r = sim_ctx_enter(&ctx);
 	size_t index;
 
 	if (r != CUDA_SUCCESS)
@@ -1233,11 +1156,5 @@ static CUresult peer_disable(CUcontext handle)
 SIM_EXPORT CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext)
 {
 	cuCtxDisablePeerAccess_params p = { peerContext };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuCtxDisablePeerAccess, &p);
-	r = peer_disable(peerContext);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuCtxDisablePeerAccess, p, peer_disable(peerContext));
 }

@@ -180,12 +180,13 @@ static void gpu_work_submit(struct gpu_work *work, uint64_t duration_ns)
 	sim_stream_submit(work->stream, duration_ns, &work->start_ns, &work->end_ns);
 }
 
-static CUresult enter_context(struct sim_context **ctx)
+/* Fail with error, unless the driver or the current context has an error
+ * of its own: those come first. */
+static CUresult fail_in_context(CUresult error)
 {
-	CUresult result = sim_init_status();
-	if (result != CUDA_SUCCESS)
-		return result;
-	return sim_ctx_require(ctx);
+	struct sim_context *ctx;
+	CUresult result = sim_ctx_enter(&ctx);
+	return result != CUDA_SUCCESS ? result : error;
 }
 
 /* ------------------------------------------------------------ copies */
@@ -423,7 +424,7 @@ static void peer_record(const struct copy_request *req, const struct copy_plan *
 static CUresult copy_run(const struct copy_request *req)
 {
 	struct sim_context *ctx;
-	CUresult result = enter_context(&ctx);
+	CUresult result = sim_ctx_enter(&ctx);
 	if (result != CUDA_SUCCESS)
 		return result;
 	struct gpu_work work;
@@ -490,11 +491,8 @@ static CUresult copy_peer(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr sr
 		.src_context = src_context,
 	};
 	/* A NULL context is never valid here. */
-	if (bytes && (!dst_context || !src_context)) {
-		struct sim_context *ctx;
-		CUresult result = enter_context(&ctx);
-		return result != CUDA_SUCCESS ? result : CUDA_ERROR_INVALID_CONTEXT;
-	}
+	if (bytes && (!dst_context || !src_context))
+		return fail_in_context(CUDA_ERROR_INVALID_CONTEXT);
 	return copy_run(&req);
 }
 
@@ -539,11 +537,8 @@ static CUresult parse_2d_side(CUmemorytype type, uintptr_t host, CUdeviceptr dev
 
 static CUresult copy_2d(const CUDA_MEMCPY2D *copy, CUstream stream, bool async)
 {
-	if (!copy) {
-		struct sim_context *ctx;
-		CUresult result = enter_context(&ctx);
-		return result != CUDA_SUCCESS ? result : CUDA_ERROR_INVALID_VALUE;
-	}
+	if (!copy)
+		return fail_in_context(CUDA_ERROR_INVALID_VALUE);
 	struct copy_request req = {
 		.width = copy->WidthInBytes,
 		.height = copy->Height,
@@ -563,12 +558,8 @@ static CUresult copy_2d(const CUDA_MEMCPY2D *copy, CUstream stream, bool async)
 		    parse_2d_side(copy->srcMemoryType, (uintptr_t)copy->srcHost, copy->srcDevice,
 		                  copy->srcXInBytes, copy->srcY, copy->srcPitch, copy->WidthInBytes,
 		                  copy->Height, &req.src, &req.src_rule);
-	if (result != CUDA_SUCCESS) {
-		/* Errors of the current context come first. */
-		struct sim_context *ctx;
-		CUresult ctx_result = enter_context(&ctx);
-		return ctx_result != CUDA_SUCCESS ? ctx_result : result;
-	}
+	if (result != CUDA_SUCCESS)
+		return fail_in_context(result);
 	return copy_run(&req);
 }
 
@@ -639,7 +630,7 @@ static void memset_record(const struct memset_request *req, const struct copy_si
 static CUresult memset_run(const struct memset_request *req)
 {
 	struct sim_context *ctx;
-	CUresult result = enter_context(&ctx);
+	CUresult result = sim_ctx_enter(&ctx);
 	if (result != CUDA_SUCCESS)
 		return result;
 	struct gpu_work work;
@@ -711,30 +702,21 @@ static CUresult memset_2d(CUdeviceptr dst, size_t pitch, unsigned int value, siz
 
 /* ------------------------------------------------------------ entry points */
 
-/* One driver entry point: open the API frame, run the body, close it. */
-#define DRIVER_ENTRY(fn, params, body)                  \
-	do {                                            \
-		struct sim_api_call call_;              \
-		SIM_DRIVER_ENTER(call_, fn, &(params)); \
-		CUresult result_ = (body);              \
-		sim_api_exit(&call_, (int)result_);     \
-		return result_;                         \
-	} while (0)
-
 #define PTSZ(stream)   sim_stream_per_thread_default(stream)
 #define HOST_ADDR(ptr) ((uintptr_t)(ptr))
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
 	cuMemcpy_params p = { dst, src, ByteCount };
-	DRIVER_ENTRY(cuMemcpy, p,
-	             copy_linear(dst, SIDE_ANY, src, SIDE_ANY, ByteCount, CU_STREAM_LEGACY, false));
+	SIM_DRIVER_CALL(
+	    cuMemcpy, p,
+	    copy_linear(dst, SIDE_ANY, src, SIDE_ANY, ByteCount, CU_STREAM_LEGACY, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
 	cuMemcpy_ptds_params p = { dst, src, ByteCount };
-	DRIVER_ENTRY(
+	SIM_DRIVER_CALL(
 	    cuMemcpy_ptds, p,
 	    copy_linear(dst, SIDE_ANY, src, SIDE_ANY, ByteCount, CU_STREAM_PER_THREAD, false));
 }
@@ -743,112 +725,112 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size
                                           CUstream hStream)
 {
 	cuMemcpyAsync_params p = { dst, src, ByteCount, hStream };
-	DRIVER_ENTRY(cuMemcpyAsync, p,
-	             copy_linear(dst, SIDE_ANY, src, SIDE_ANY, ByteCount, hStream, true));
+	SIM_DRIVER_CALL(cuMemcpyAsync, p,
+	                copy_linear(dst, SIDE_ANY, src, SIDE_ANY, ByteCount, hStream, true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
                                                CUstream hStream)
 {
 	cuMemcpyAsync_ptsz_params p = { dst, src, ByteCount, hStream };
-	DRIVER_ENTRY(cuMemcpyAsync_ptsz, p,
-	             copy_linear(dst, SIDE_ANY, src, SIDE_ANY, ByteCount, PTSZ(hStream), true));
+	SIM_DRIVER_CALL(cuMemcpyAsync_ptsz, p,
+	                copy_linear(dst, SIDE_ANY, src, SIDE_ANY, ByteCount, PTSZ(hStream), true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost,
                                             size_t ByteCount)
 {
 	cuMemcpyHtoD_v2_params p = { dstDevice, srcHost, ByteCount };
-	DRIVER_ENTRY(cuMemcpyHtoD_v2, p,
-	             copy_linear(dstDevice, SIDE_DEVICE, HOST_ADDR(srcHost), SIDE_ANY, ByteCount,
-	                         CU_STREAM_LEGACY, false));
+	SIM_DRIVER_CALL(cuMemcpyHtoD_v2, p,
+	                copy_linear(dstDevice, SIDE_DEVICE, HOST_ADDR(srcHost), SIDE_ANY, ByteCount,
+	                            CU_STREAM_LEGACY, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost,
                                                  size_t ByteCount)
 {
 	cuMemcpyHtoD_v2_ptds_params p = { dstDevice, srcHost, ByteCount };
-	DRIVER_ENTRY(cuMemcpyHtoD_v2_ptds, p,
-	             copy_linear(dstDevice, SIDE_DEVICE, HOST_ADDR(srcHost), SIDE_ANY, ByteCount,
-	                         CU_STREAM_PER_THREAD, false));
+	SIM_DRIVER_CALL(cuMemcpyHtoD_v2_ptds, p,
+	                copy_linear(dstDevice, SIDE_DEVICE, HOST_ADDR(srcHost), SIDE_ANY, ByteCount,
+	                            CU_STREAM_PER_THREAD, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
 	cuMemcpyDtoH_v2_params p = { dstHost, srcDevice, ByteCount };
-	DRIVER_ENTRY(cuMemcpyDtoH_v2, p,
-	             copy_linear(HOST_ADDR(dstHost), SIDE_ANY, srcDevice, SIDE_DEVICE, ByteCount,
-	                         CU_STREAM_LEGACY, false));
+	SIM_DRIVER_CALL(cuMemcpyDtoH_v2, p,
+	                copy_linear(HOST_ADDR(dstHost), SIDE_ANY, srcDevice, SIDE_DEVICE, ByteCount,
+	                            CU_STREAM_LEGACY, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice,
                                                  size_t ByteCount)
 {
 	cuMemcpyDtoH_v2_ptds_params p = { dstHost, srcDevice, ByteCount };
-	DRIVER_ENTRY(cuMemcpyDtoH_v2_ptds, p,
-	             copy_linear(HOST_ADDR(dstHost), SIDE_ANY, srcDevice, SIDE_DEVICE, ByteCount,
-	                         CU_STREAM_PER_THREAD, false));
+	SIM_DRIVER_CALL(cuMemcpyDtoH_v2_ptds, p,
+	                copy_linear(HOST_ADDR(dstHost), SIDE_ANY, srcDevice, SIDE_DEVICE, ByteCount,
+	                            CU_STREAM_PER_THREAD, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                                             size_t ByteCount)
 {
 	cuMemcpyDtoD_v2_params p = { dstDevice, srcDevice, ByteCount };
-	DRIVER_ENTRY(cuMemcpyDtoD_v2, p,
-	             copy_linear(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount,
-	                         CU_STREAM_LEGACY, false));
+	SIM_DRIVER_CALL(cuMemcpyDtoD_v2, p,
+	                copy_linear(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount,
+	                            CU_STREAM_LEGACY, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                                                  size_t ByteCount)
 {
 	cuMemcpyDtoD_v2_ptds_params p = { dstDevice, srcDevice, ByteCount };
-	DRIVER_ENTRY(cuMemcpyDtoD_v2_ptds, p,
-	             copy_linear(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount,
-	                         CU_STREAM_PER_THREAD, false));
+	SIM_DRIVER_CALL(cuMemcpyDtoD_v2_ptds, p,
+	                copy_linear(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount,
+	                            CU_STREAM_PER_THREAD, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost,
                                                  size_t ByteCount, CUstream hStream)
 {
 	cuMemcpyHtoDAsync_v2_params p = { dstDevice, srcHost, ByteCount, hStream };
-	DRIVER_ENTRY(cuMemcpyHtoDAsync_v2, p,
-	             copy_linear(dstDevice, SIDE_DEVICE, HOST_ADDR(srcHost), SIDE_ANY, ByteCount,
-	                         hStream, true));
+	SIM_DRIVER_CALL(cuMemcpyHtoDAsync_v2, p,
+	                copy_linear(dstDevice, SIDE_DEVICE, HOST_ADDR(srcHost), SIDE_ANY, ByteCount,
+	                            hStream, true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *srcHost,
                                                       size_t ByteCount, CUstream hStream)
 {
 	cuMemcpyHtoDAsync_v2_ptsz_params p = { dstDevice, srcHost, ByteCount, hStream };
-	DRIVER_ENTRY(cuMemcpyHtoDAsync_v2_ptsz, p,
-	             copy_linear(dstDevice, SIDE_DEVICE, HOST_ADDR(srcHost), SIDE_ANY, ByteCount,
-	                         PTSZ(hStream), true));
+	SIM_DRIVER_CALL(cuMemcpyHtoDAsync_v2_ptsz, p,
+	                copy_linear(dstDevice, SIDE_DEVICE, HOST_ADDR(srcHost), SIDE_ANY, ByteCount,
+	                            PTSZ(hStream), true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice,
                                                  size_t ByteCount, CUstream hStream)
 {
 	cuMemcpyDtoHAsync_v2_params p = { dstHost, srcDevice, ByteCount, hStream };
-	DRIVER_ENTRY(cuMemcpyDtoHAsync_v2, p,
-	             copy_linear(HOST_ADDR(dstHost), SIDE_ANY, srcDevice, SIDE_DEVICE, ByteCount,
-	                         hStream, true));
+	SIM_DRIVER_CALL(cuMemcpyDtoHAsync_v2, p,
+	                copy_linear(HOST_ADDR(dstHost), SIDE_ANY, srcDevice, SIDE_DEVICE, ByteCount,
+	                            hStream, true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice,
                                                       size_t ByteCount, CUstream hStream)
 {
 	cuMemcpyDtoHAsync_v2_ptsz_params p = { dstHost, srcDevice, ByteCount, hStream };
-	DRIVER_ENTRY(cuMemcpyDtoHAsync_v2_ptsz, p,
-	             copy_linear(HOST_ADDR(dstHost), SIDE_ANY, srcDevice, SIDE_DEVICE, ByteCount,
-	                         PTSZ(hStream), true));
+	SIM_DRIVER_CALL(cuMemcpyDtoHAsync_v2_ptsz, p,
+	                copy_linear(HOST_ADDR(dstHost), SIDE_ANY, srcDevice, SIDE_DEVICE, ByteCount,
+	                            PTSZ(hStream), true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                                                  size_t ByteCount, CUstream hStream)
 {
 	cuMemcpyDtoDAsync_v2_params p = { dstDevice, srcDevice, ByteCount, hStream };
-	DRIVER_ENTRY(
+	SIM_DRIVER_CALL(
 	    cuMemcpyDtoDAsync_v2, p,
 	    copy_linear(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount, hStream, true));
 }
@@ -857,9 +839,9 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUd
                                                       size_t ByteCount, CUstream hStream)
 {
 	cuMemcpyDtoDAsync_v2_ptsz_params p = { dstDevice, srcDevice, ByteCount, hStream };
-	DRIVER_ENTRY(cuMemcpyDtoDAsync_v2_ptsz, p,
-	             copy_linear(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount,
-	                         PTSZ(hStream), true));
+	SIM_DRIVER_CALL(cuMemcpyDtoDAsync_v2_ptsz, p,
+	                copy_linear(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount,
+	                            PTSZ(hStream), true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext,
@@ -867,9 +849,9 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstCon
                                          size_t ByteCount)
 {
 	cuMemcpyPeer_params p = { dstDevice, dstContext, srcDevice, srcContext, ByteCount };
-	DRIVER_ENTRY(cuMemcpyPeer, p,
-	             copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount,
-	                       CU_STREAM_LEGACY, false));
+	SIM_DRIVER_CALL(cuMemcpyPeer, p,
+	                copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount,
+	                          CU_STREAM_LEGACY, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext,
@@ -877,9 +859,9 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext d
                                               size_t ByteCount)
 {
 	cuMemcpyPeer_ptds_params p = { dstDevice, dstContext, srcDevice, srcContext, ByteCount };
-	DRIVER_ENTRY(cuMemcpyPeer_ptds, p,
-	             copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount,
-	                       CU_STREAM_PER_THREAD, false));
+	SIM_DRIVER_CALL(cuMemcpyPeer_ptds, p,
+	                copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount,
+	                          CU_STREAM_PER_THREAD, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
@@ -888,7 +870,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext d
 {
 	cuMemcpyPeerAsync_params p = { dstDevice,  dstContext, srcDevice,
 		                       srcContext, ByteCount,  hStream };
-	DRIVER_ENTRY(
+	SIM_DRIVER_CALL(
 	    cuMemcpyPeerAsync, p,
 	    copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, true));
 }
@@ -899,101 +881,104 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcont
 {
 	cuMemcpyPeerAsync_ptsz_params p = { dstDevice,  dstContext, srcDevice,
 		                            srcContext, ByteCount,  hStream };
-	DRIVER_ENTRY(cuMemcpyPeerAsync_ptsz, p,
-	             copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount,
-	                       PTSZ(hStream), true));
+	SIM_DRIVER_CALL(cuMemcpyPeerAsync_ptsz, p,
+	                copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount,
+	                          PTSZ(hStream), true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
 {
 	cuMemcpy2D_v2_params p = { pCopy };
-	DRIVER_ENTRY(cuMemcpy2D_v2, p, copy_2d(pCopy, CU_STREAM_LEGACY, false));
+	SIM_DRIVER_CALL(cuMemcpy2D_v2, p, copy_2d(pCopy, CU_STREAM_LEGACY, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
 	cuMemcpy2D_v2_ptds_params p = { pCopy };
-	DRIVER_ENTRY(cuMemcpy2D_v2_ptds, p, copy_2d(pCopy, CU_STREAM_PER_THREAD, false));
+	SIM_DRIVER_CALL(cuMemcpy2D_v2_ptds, p, copy_2d(pCopy, CU_STREAM_PER_THREAD, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
 {
 	cuMemcpy2DUnaligned_v2_params p = { pCopy };
-	DRIVER_ENTRY(cuMemcpy2DUnaligned_v2, p, copy_2d(pCopy, CU_STREAM_LEGACY, false));
+	SIM_DRIVER_CALL(cuMemcpy2DUnaligned_v2, p, copy_2d(pCopy, CU_STREAM_LEGACY, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
 	cuMemcpy2DUnaligned_v2_ptds_params p = { pCopy };
-	DRIVER_ENTRY(cuMemcpy2DUnaligned_v2_ptds, p, copy_2d(pCopy, CU_STREAM_PER_THREAD, false));
+	SIM_DRIVER_CALL(cuMemcpy2DUnaligned_v2_ptds, p,
+	                copy_2d(pCopy, CU_STREAM_PER_THREAD, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
 	cuMemcpy2DAsync_v2_params p = { pCopy, hStream };
-	DRIVER_ENTRY(cuMemcpy2DAsync_v2, p, copy_2d(pCopy, hStream, true));
+	SIM_DRIVER_CALL(cuMemcpy2DAsync_v2, p, copy_2d(pCopy, hStream, true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
 	cuMemcpy2DAsync_v2_ptsz_params p = { pCopy, hStream };
-	DRIVER_ENTRY(cuMemcpy2DAsync_v2_ptsz, p, copy_2d(pCopy, PTSZ(hStream), true));
+	SIM_DRIVER_CALL(cuMemcpy2DAsync_v2_ptsz, p, copy_2d(pCopy, PTSZ(hStream), true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
 	cuMemsetD8_v2_params p = { dstDevice, uc, N };
-	DRIVER_ENTRY(cuMemsetD8_v2, p, memset_linear(dstDevice, uc, 1, N, CU_STREAM_LEGACY, false));
+	SIM_DRIVER_CALL(cuMemsetD8_v2, p,
+	                memset_linear(dstDevice, uc, 1, N, CU_STREAM_LEGACY, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
 	cuMemsetD8_v2_ptds_params p = { dstDevice, uc, N };
-	DRIVER_ENTRY(cuMemsetD8_v2_ptds, p,
-	             memset_linear(dstDevice, uc, 1, N, CU_STREAM_PER_THREAD, false));
+	SIM_DRIVER_CALL(cuMemsetD8_v2_ptds, p,
+	                memset_linear(dstDevice, uc, 1, N, CU_STREAM_PER_THREAD, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
 	cuMemsetD16_v2_params p = { dstDevice, us, N };
-	DRIVER_ENTRY(cuMemsetD16_v2, p,
-	             memset_linear(dstDevice, us, 2, N, CU_STREAM_LEGACY, false));
+	SIM_DRIVER_CALL(cuMemsetD16_v2, p,
+	                memset_linear(dstDevice, us, 2, N, CU_STREAM_LEGACY, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
 	cuMemsetD16_v2_ptds_params p = { dstDevice, us, N };
-	DRIVER_ENTRY(cuMemsetD16_v2_ptds, p,
-	             memset_linear(dstDevice, us, 2, N, CU_STREAM_PER_THREAD, false));
+	SIM_DRIVER_CALL(cuMemsetD16_v2_ptds, p,
+	                memset_linear(dstDevice, us, 2, N, CU_STREAM_PER_THREAD, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
 	cuMemsetD32_v2_params p = { dstDevice, ui, N };
-	DRIVER_ENTRY(cuMemsetD32_v2, p,
-	             memset_linear(dstDevice, ui, 4, N, CU_STREAM_LEGACY, false));
+	SIM_DRIVER_CALL(cuMemsetD32_v2, p,
+	                memset_linear(dstDevice, ui, 4, N, CU_STREAM_LEGACY, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
 	cuMemsetD32_v2_ptds_params p = { dstDevice, ui, N };
-	DRIVER_ENTRY(cuMemsetD32_v2_ptds, p,
-	             memset_linear(dstDevice, ui, 4, N, CU_STREAM_PER_THREAD, false));
+	SIM_DRIVER_CALL(cuMemsetD32_v2_ptds, p,
+	                memset_linear(dstDevice, ui, 4, N, CU_STREAM_PER_THREAD, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch,
                                             unsigned char uc, size_t Width, size_t Height)
 {
 	cuMemsetD2D8_v2_params p = { dstDevice, dstPitch, uc, Width, Height };
-	DRIVER_ENTRY(cuMemsetD2D8_v2, p,
-	             memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, CU_STREAM_LEGACY, false));
+	SIM_DRIVER_CALL(
+	    cuMemsetD2D8_v2, p,
+	    memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, CU_STREAM_LEGACY, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
                                                  unsigned char uc, size_t Width, size_t Height)
 {
 	cuMemsetD2D8_v2_ptds_params p = { dstDevice, dstPitch, uc, Width, Height };
-	DRIVER_ENTRY(
+	SIM_DRIVER_CALL(
 	    cuMemsetD2D8_v2_ptds, p,
 	    memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, CU_STREAM_PER_THREAD, false));
 }
@@ -1002,15 +987,16 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPi
                                              unsigned short us, size_t Width, size_t Height)
 {
 	cuMemsetD2D16_v2_params p = { dstDevice, dstPitch, us, Width, Height };
-	DRIVER_ENTRY(cuMemsetD2D16_v2, p,
-	             memset_2d(dstDevice, dstPitch, us, 2, Width, Height, CU_STREAM_LEGACY, false));
+	SIM_DRIVER_CALL(
+	    cuMemsetD2D16_v2, p,
+	    memset_2d(dstDevice, dstPitch, us, 2, Width, Height, CU_STREAM_LEGACY, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
                                                   unsigned short us, size_t Width, size_t Height)
 {
 	cuMemsetD2D16_v2_ptds_params p = { dstDevice, dstPitch, us, Width, Height };
-	DRIVER_ENTRY(
+	SIM_DRIVER_CALL(
 	    cuMemsetD2D16_v2_ptds, p,
 	    memset_2d(dstDevice, dstPitch, us, 2, Width, Height, CU_STREAM_PER_THREAD, false));
 }
@@ -1019,15 +1005,16 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPi
                                              unsigned int ui, size_t Width, size_t Height)
 {
 	cuMemsetD2D32_v2_params p = { dstDevice, dstPitch, ui, Width, Height };
-	DRIVER_ENTRY(cuMemsetD2D32_v2, p,
-	             memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, CU_STREAM_LEGACY, false));
+	SIM_DRIVER_CALL(
+	    cuMemsetD2D32_v2, p,
+	    memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, CU_STREAM_LEGACY, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
                                                   unsigned int ui, size_t Width, size_t Height)
 {
 	cuMemsetD2D32_v2_ptds_params p = { dstDevice, dstPitch, ui, Width, Height };
-	DRIVER_ENTRY(
+	SIM_DRIVER_CALL(
 	    cuMemsetD2D32_v2_ptds, p,
 	    memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, CU_STREAM_PER_THREAD, false));
 }
@@ -1036,45 +1023,45 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char
                                             CUstream hStream)
 {
 	cuMemsetD8Async_params p = { dstDevice, uc, N, hStream };
-	DRIVER_ENTRY(cuMemsetD8Async, p, memset_linear(dstDevice, uc, 1, N, hStream, true));
+	SIM_DRIVER_CALL(cuMemsetD8Async, p, memset_linear(dstDevice, uc, 1, N, hStream, true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N,
                                                  CUstream hStream)
 {
 	cuMemsetD8Async_ptsz_params p = { dstDevice, uc, N, hStream };
-	DRIVER_ENTRY(cuMemsetD8Async_ptsz, p,
-	             memset_linear(dstDevice, uc, 1, N, PTSZ(hStream), true));
+	SIM_DRIVER_CALL(cuMemsetD8Async_ptsz, p,
+	                memset_linear(dstDevice, uc, 1, N, PTSZ(hStream), true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N,
                                              CUstream hStream)
 {
 	cuMemsetD16Async_params p = { dstDevice, us, N, hStream };
-	DRIVER_ENTRY(cuMemsetD16Async, p, memset_linear(dstDevice, us, 2, N, hStream, true));
+	SIM_DRIVER_CALL(cuMemsetD16Async, p, memset_linear(dstDevice, us, 2, N, hStream, true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us,
                                                   size_t N, CUstream hStream)
 {
 	cuMemsetD16Async_ptsz_params p = { dstDevice, us, N, hStream };
-	DRIVER_ENTRY(cuMemsetD16Async_ptsz, p,
-	             memset_linear(dstDevice, us, 2, N, PTSZ(hStream), true));
+	SIM_DRIVER_CALL(cuMemsetD16Async_ptsz, p,
+	                memset_linear(dstDevice, us, 2, N, PTSZ(hStream), true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N,
                                              CUstream hStream)
 {
 	cuMemsetD32Async_params p = { dstDevice, ui, N, hStream };
-	DRIVER_ENTRY(cuMemsetD32Async, p, memset_linear(dstDevice, ui, 4, N, hStream, true));
+	SIM_DRIVER_CALL(cuMemsetD32Async, p, memset_linear(dstDevice, ui, 4, N, hStream, true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N,
                                                   CUstream hStream)
 {
 	cuMemsetD32Async_ptsz_params p = { dstDevice, ui, N, hStream };
-	DRIVER_ENTRY(cuMemsetD32Async_ptsz, p,
-	             memset_linear(dstDevice, ui, 4, N, PTSZ(hStream), true));
+	SIM_DRIVER_CALL(cuMemsetD32Async_ptsz, p,
+	                memset_linear(dstDevice, ui, 4, N, PTSZ(hStream), true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch,
@@ -1082,8 +1069,8 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstP
                                               CUstream hStream)
 {
 	cuMemsetD2D8Async_params p = { dstDevice, dstPitch, uc, Width, Height, hStream };
-	DRIVER_ENTRY(cuMemsetD2D8Async, p,
-	             memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, hStream, true));
+	SIM_DRIVER_CALL(cuMemsetD2D8Async, p,
+	                memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, hStream, true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch,
@@ -1091,8 +1078,8 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t
                                                    CUstream hStream)
 {
 	cuMemsetD2D8Async_ptsz_params p = { dstDevice, dstPitch, uc, Width, Height, hStream };
-	DRIVER_ENTRY(cuMemsetD2D8Async_ptsz, p,
-	             memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, PTSZ(hStream), true));
+	SIM_DRIVER_CALL(cuMemsetD2D8Async_ptsz, p,
+	                memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, PTSZ(hStream), true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch,
@@ -1100,8 +1087,8 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dst
                                                CUstream hStream)
 {
 	cuMemsetD2D16Async_params p = { dstDevice, dstPitch, us, Width, Height, hStream };
-	DRIVER_ENTRY(cuMemsetD2D16Async, p,
-	             memset_2d(dstDevice, dstPitch, us, 2, Width, Height, hStream, true));
+	SIM_DRIVER_CALL(cuMemsetD2D16Async, p,
+	                memset_2d(dstDevice, dstPitch, us, 2, Width, Height, hStream, true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch,
@@ -1109,8 +1096,8 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_
                                                     CUstream hStream)
 {
 	cuMemsetD2D16Async_ptsz_params p = { dstDevice, dstPitch, us, Width, Height, hStream };
-	DRIVER_ENTRY(cuMemsetD2D16Async_ptsz, p,
-	             memset_2d(dstDevice, dstPitch, us, 2, Width, Height, PTSZ(hStream), true));
+	SIM_DRIVER_CALL(cuMemsetD2D16Async_ptsz, p,
+	                memset_2d(dstDevice, dstPitch, us, 2, Width, Height, PTSZ(hStream), true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch,
@@ -1118,8 +1105,8 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dst
                                                CUstream hStream)
 {
 	cuMemsetD2D32Async_params p = { dstDevice, dstPitch, ui, Width, Height, hStream };
-	DRIVER_ENTRY(cuMemsetD2D32Async, p,
-	             memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, hStream, true));
+	SIM_DRIVER_CALL(cuMemsetD2D32Async, p,
+	                memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, hStream, true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch,
@@ -1127,6 +1114,6 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_
                                                     CUstream hStream)
 {
 	cuMemsetD2D32Async_ptsz_params p = { dstDevice, dstPitch, ui, Width, Height, hStream };
-	DRIVER_ENTRY(cuMemsetD2D32Async_ptsz, p,
-	             memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, PTSZ(hStream), true));
+	SIM_DRIVER_CALL(cuMemsetD2D32Async_ptsz, p,
+	                memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, PTSZ(hStream), true));
 }

@@ -10,27 +10,24 @@
 #include <string.h>
 #include "driver-internal.h"
 
-#define MAX_DEVICES 64
-#define DEVICE_NAME "cudasim GPU (simulated)"
-
 struct sim_device {
 	int ordinal;
 	bool announced; /* its CUPTI DEVICE record was delivered */
 };
 
-static struct sim_device devices[MAX_DEVICES];
+static struct sim_device devices[SIM_MAX_DEVICES];
 static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t announce_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void devices_init(void)
 {
-	for (int i = 0; i < MAX_DEVICES; i++)
+	for (int i = 0; i < SIM_MAX_DEVICES; i++)
 		devices[i].ordinal = i;
 }
 
 HIDDEN struct sim_device *sim_device_get(int ordinal)
 {
-	if (ordinal < 0 || ordinal >= sim_config()->device_count || ordinal >= MAX_DEVICES)
+	if (ordinal < 0 || ordinal >= sim_config()->device_count || ordinal >= SIM_MAX_DEVICES)
 		return NULL;
 	pthread_once(&devices_once, devices_init);
 	return &devices[ordinal];
@@ -312,8 +309,7 @@ static CUresult check_device(CUdevice dev)
 	return sim_device_get(dev) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
-/* Initialised driver and a valid device: the prologue of most calls here. */
-static CUresult check_init_device(CUdevice dev)
+HIDDEN CUresult sim_device_check(CUdevice dev)
 {
 	CUresult r = sim_init_status();
 
@@ -375,7 +371,7 @@ HIDDEN void sim_device_announce(int ordinal)
 	record.id = (uint32_t)ordinal;
 	record.eccEnabled = 0;
 	sim_device_uuid(ordinal, &record.uuid);
-	record.name = DEVICE_NAME;
+	record.name = SIM_DEVICE_NAME;
 	record.isCudaVisible = 1;
 	record.isNumaNode = 0;
 	record.numaId = (uint32_t)-1;
@@ -433,16 +429,16 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
 	CUresult r;
 
 	SIM_DRIVER_ENTER(call, cuDeviceGetName, &p);
-	r = check_init_device(dev);
+	r = sim_device_check(dev);
 	if (r == CUDA_SUCCESS)
-		r = copy_string(name, len, DEVICE_NAME);
+		r = copy_string(name, len, SIM_DEVICE_NAME);
 	sim_api_exit(&call, r);
 	return r;
 }
 
 static CUresult device_uuid(CUuuid *uuid, CUdevice dev)
 {
-	CUresult r = check_init_device(dev);
+	CUresult r = sim_device_check(dev);
 
 	if (r == CUDA_SUCCESS && !uuid)
 		r = CUDA_ERROR_INVALID_VALUE;
@@ -454,13 +450,7 @@ static CUresult device_uuid(CUuuid *uuid, CUdevice dev)
 SIM_EXPORT CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
 	cuDeviceGetUuid_v2_params p = { uuid, dev };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuDeviceGetUuid_v2, &p);
-	r = device_uuid(uuid, dev);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuDeviceGetUuid_v2, p, device_uuid(uuid, dev));
 }
 
 /* The CUDA 9.2 entry point; it differs from _v2 only for MIG instances. */
@@ -470,13 +460,7 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
 SIM_EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
 	cuDeviceGetUuid_params p = { uuid, dev };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuDeviceGetUuid, &p);
-	r = device_uuid(uuid, dev);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuDeviceGetUuid, p, device_uuid(uuid, dev));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
@@ -486,7 +470,7 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 	CUresult r;
 
 	SIM_DRIVER_ENTER(call, cuDeviceTotalMem_v2, &p);
-	r = check_init_device(dev);
+	r = sim_device_check(dev);
 	if (r == CUDA_SUCCESS && !bytes)
 		r = CUDA_ERROR_INVALID_VALUE;
 	if (r == CUDA_SUCCESS)
@@ -503,7 +487,7 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute att
 	int value;
 
 	SIM_DRIVER_ENTER(call, cuDeviceGetAttribute, &p);
-	r = check_init_device(dev);
+	r = sim_device_check(dev);
 	if (r == CUDA_SUCCESS && (!pi || !attribute_value(attrib, dev, &value)))
 		r = CUDA_ERROR_INVALID_VALUE;
 	if (r == CUDA_SUCCESS)
@@ -519,7 +503,7 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CU
 	CUresult r;
 
 	SIM_DRIVER_ENTER(call, cuDeviceComputeCapability, &p);
-	r = check_init_device(dev);
+	r = sim_device_check(dev);
 	if (r == CUDA_SUCCESS && (!major || !minor))
 		r = CUDA_ERROR_INVALID_VALUE;
 	if (r == CUDA_SUCCESS) {
@@ -556,7 +540,7 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
 	CUresult r;
 
 	SIM_DRIVER_ENTER(call, cuDeviceGetProperties, &p);
-	r = check_init_device(dev);
+	r = sim_device_check(dev);
 	if (r == CUDA_SUCCESS && !prop)
 		r = CUDA_ERROR_INVALID_VALUE;
 	if (r == CUDA_SUCCESS)
@@ -573,7 +557,7 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevic
 	CUresult r;
 
 	SIM_DRIVER_ENTER(call, cuDeviceGetPCIBusId, &p);
-	r = check_init_device(dev);
+	r = sim_device_check(dev);
 	if (r == CUDA_SUCCESS) {
 		/* cuda.h: 13 bytes with the terminator, "0000:01:00.0" */
 		snprintf(text, sizeof(text), "%04x:%02x:00.0", 0u, (unsigned int)dev + 1);
@@ -583,53 +567,19 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevic
 	return r;
 }
 
-/*
- * The forms cuda.h accepts: [domain]:[bus]:[device].[function],
- * [domain]:[bus]:[device] and [bus]:[device].[function], in hexadecimal.
- * Returns the device ordinal, -1 if no device sits there, -2 for text that
- * is not a bus id.
- */
-static int parse_pci_bus_id(const char *text)
-{
-	unsigned int domain = 0, bus, device, function = 0;
-	int consumed = 0;
-
-	if (sscanf(text, "%x:%x:%x.%x%n", &domain, &bus, &device, &function, &consumed) == 4 &&
-	    !text[consumed])
-		goto found;
-	domain = 0;
-	function = 0;
-	consumed = 0;
-	if (sscanf(text, "%x:%x:%x%n", &domain, &bus, &device, &consumed) == 3 && !text[consumed])
-		goto found;
-	domain = 0;
-	consumed = 0;
-	if (sscanf(text, "%x:%x.%x%n", &bus, &device, &function, &consumed) == 3 && !text[consumed])
-		goto found;
-	return -2;
-found:
-	if (domain != 0 || device != 0 || function != 0 || bus == 0 ||
-	    !sim_device_get((int)bus - 1))
-		return -1;
-	return (int)bus - 1;
-}
-
 SIM_EXPORT CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 {
 	cuDeviceGetByPCIBusId_params p = { dev, pciBusId };
 	struct sim_api_call call;
 	CUresult r;
-	int ordinal = -2;
+	int ordinal = -1;
 
 	SIM_DRIVER_ENTER(call, cuDeviceGetByPCIBusId, &p);
 	r = sim_init_status();
-	if (r == CUDA_SUCCESS && (!dev || !pciBusId))
+	if (r == CUDA_SUCCESS && (!dev || !pciBusId || !sim_parse_pci_bus_id(pciBusId, &ordinal)))
 		r = CUDA_ERROR_INVALID_VALUE;
-	if (r == CUDA_SUCCESS)
-		ordinal = parse_pci_bus_id(pciBusId);
-	if (r == CUDA_SUCCESS && ordinal == -2)
-		r = CUDA_ERROR_INVALID_VALUE;
-	else if (r == CUDA_SUCCESS && ordinal < 0)
+	/* A bus id where no device of this run sits. */
+	if (r == CUDA_SUCCESS && !sim_device_valid(ordinal))
 		r = CUDA_ERROR_INVALID_DEVICE;
 	if (r == CUDA_SUCCESS)
 		*dev = ordinal;
@@ -646,7 +596,7 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice d
 	CUresult r;
 
 	SIM_DRIVER_ENTER(call, cuDeviceCanAccessPeer, &p);
-	r = check_init_device(dev);
+	r = sim_device_check(dev);
 	if (r == CUDA_SUCCESS)
 		r = check_device(peerDev);
 	if (r == CUDA_SUCCESS && !canAccessPeer)
@@ -685,7 +635,7 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttr
 	int result;
 
 	SIM_DRIVER_ENTER(call, cuDeviceGetP2PAttribute, &p);
-	r = check_init_device(srcDevice);
+	r = sim_device_check(srcDevice);
 	if (r == CUDA_SUCCESS)
 		r = check_device(dstDevice);
 	/* cuda.h: the same device twice is an invalid device. */

@@ -197,25 +197,13 @@ static CUresult result_describe(CUresult error, const char **pStr, bool want_nam
 SIM_EXPORT CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr)
 {
 	cuGetErrorString_params p = { error, pStr };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuGetErrorString, &p);
-	r = result_describe(error, pStr, false);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuGetErrorString, p, result_describe(error, pStr, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
 {
 	cuGetErrorName_params p = { error, pStr };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuGetErrorName, &p);
-	r = result_describe(error, pStr, true);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuGetErrorName, p, result_describe(error, pStr, true));
 }
 
 /* ------------------------------------------------------------ init */
@@ -287,13 +275,7 @@ static CUresult driver_init(unsigned int flags)
 SIM_EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
 {
 	cuInit_params p = { Flags };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuInit, &p);
-	r = driver_init(Flags);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuInit, p, driver_init(Flags));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
@@ -526,13 +508,8 @@ SIM_EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, 
                                                 CUdriverProcAddressQueryResult *symbolStatus)
 {
 	cuGetProcAddress_v2_params p = { symbol, pfn, cudaVersion, flags, symbolStatus };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuGetProcAddress_v2, &p);
-	r = proc_address(symbol, pfn, cudaVersion, flags, symbolStatus);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuGetProcAddress_v2, p,
+	                proc_address(symbol, pfn, cudaVersion, flags, symbolStatus));
 }
 
 /* The CUDA 11.3 entry point, without symbolStatus; cuda.h renames
@@ -545,13 +522,7 @@ SIM_EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int
                                              cuuint64_t flags)
 {
 	cuGetProcAddress_params p = { symbol, pfn, cudaVersion, flags };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuGetProcAddress, &p);
-	r = proc_address(symbol, pfn, cudaVersion, flags, NULL);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuGetProcAddress, p, proc_address(symbol, pfn, cudaVersion, flags, NULL));
 }
 
 /* ------------------------------------------------------------ the rest */

@@ -5,7 +5,8 @@
  *
  *   driver-api.c        API call frames, correlation ids, profiler hooks
  *   driver-init.c       cuInit, injection, versions, errors, cuGetProcAddress
- *   driver-config.c     the CUDASIM_* environment, read once
+ *   driver-config.c     the CUDASIM_* environment, read once (its parsing:
+ *                       sim-env.c, shared with libnvidia-ml.so.1)
  *   driver-device.c     devices and their attributes
  *   driver-context.c    primary and created contexts, the current context
  *   driver-stream.c     streams, events and the per-stream GPU timeline
@@ -23,6 +24,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include "sim-env.h"
 #include "sim-hooks.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
@@ -30,31 +32,25 @@
 /* ------------------------------------------------------------ config */
 
 struct sim_config {
-	int device_count;            /* CUDASIM_DEVICES, default 1 */
-	uint64_t device_memory;      /* CUDASIM_DEVICE_MEMORY, default 4 GiB */
-	uint64_t context_memory;     /* CUDASIM_CONTEXT_MEMORY, default 300 MiB */
-	uint64_t other_process_memory[64]; /* CUDASIM_OTHER_PROCESSES, per device */
-	double bw_htod_pinned, bw_htod_pageable;  /* bytes per second */
+	int device_count;        /* CUDASIM_DEVICES, default 1 */
+	uint64_t device_memory;  /* CUDASIM_DEVICE_MEMORY, default 4 GiB */
+	uint64_t context_memory; /* CUDASIM_CONTEXT_MEMORY, default 300 MiB */
+	uint64_t other_process_memory[SIM_MAX_DEVICES]; /* CUDASIM_OTHER_PROCESSES, per device */
+	double bw_htod_pinned, bw_htod_pageable;        /* bytes per second */
 	double bw_dtoh_pinned, bw_dtoh_pageable;
 	double bw_dtod, bw_peer, bw_htoh, bw_memset;
-	uint64_t copy_latency_ns;    /* fixed cost of every copy/memset */
-	uint64_t kernel_ns;          /* GPU duration of every kernel */
-	uint64_t launch_latency_ns;  /* API return to kernel start */
+	uint64_t copy_latency_ns;     /* fixed cost of every copy/memset */
+	uint64_t kernel_ns;           /* GPU duration of every kernel */
+	uint64_t launch_latency_ns;   /* API return to kernel start */
 	bool nested_driver_callbacks; /* CUDASIM_NESTED_DRIVER_CALLBACKS */
-	bool no_device;              /* CUDASIM_NO_DEVICE: cuInit says 100 */
+	bool no_device;               /* CUDASIM_NO_DEVICE: cuInit says 100 */
 	/* CUDASIM_OTHER_PROCESSES entry by entry, as NVML lists them */
 	int other_process_count;
-	struct sim_other_process {
-		int device;
-		unsigned int pid;
-		uint64_t bytes;
-	} other_processes[64];
+	struct sim_other_process other_processes[SIM_MAX_DEVICES];
 };
 
 /* Parsed on first use, immutable afterwards. */
 HIDDEN const struct sim_config *sim_config(void);
-/* "4G", "300M", "4096" -> bytes; false on junk. */
-HIDDEN bool sim_parse_size(const char *text, uint64_t *bytes);
 
 /* ------------------------------------------------------------ init */
 
@@ -69,13 +65,21 @@ HIDDEN const char *sim_result_name(CUresult result);
 
 struct sim_device;
 HIDDEN struct sim_device *sim_device_get(int ordinal); /* NULL if invalid */
+/* Whether ordinal names a simulated device. */
+static inline bool sim_device_valid(int ordinal)
+{
+	return sim_device_get(ordinal) != NULL;
+}
+/* An initialised driver and a valid device: sim_init_status(), then
+ * CUDA_ERROR_INVALID_DEVICE unless dev names a simulated device. */
+HIDDEN CUresult sim_device_check(CUdevice dev);
 HIDDEN int sim_device_ordinal(const struct sim_device *dev);
 HIDDEN uint64_t sim_device_total_memory(const struct sim_device *dev);
 /* Largest block and grid a launch may use (CU_DEVICE_ATTRIBUTE_MAX_*). */
-#define SIM_MAX_THREADS_PER_BLOCK 1024
-#define SIM_MAX_SHARED_PER_BLOCK 49152        /* without opt-in */
+#define SIM_MAX_THREADS_PER_BLOCK      1024
+#define SIM_MAX_SHARED_PER_BLOCK       49152  /* without opt-in */
 #define SIM_MAX_SHARED_PER_BLOCK_OPTIN 232448 /* cuFuncSetAttribute ceiling */
-#define SIM_MULTIPROCESSOR_COUNT 132
+#define SIM_MULTIPROCESSOR_COUNT       132
 /* cuDeviceGetAttribute's value (0 for an out-of-range attribute). */
 HIDDEN int sim_device_attribute(int ordinal, CUdevice_attribute attrib);
 /* The device's UUID: bytes c5 d1 51 3a 7e 5f 4c 75 9e 0d 5a 1e, then the
@@ -95,10 +99,10 @@ HIDDEN void sim_device_announce(int ordinal);
  * activation gets a new id, as a newly created context would.
  */
 struct sim_context {
-	uint32_t id;               /* cuptiGetContextId; process-wide from 1 */
-	int device;                /* ordinal */
+	uint32_t id; /* cuptiGetContextId; process-wide from 1 */
+	int device;  /* ordinal */
 	bool primary;
-	bool destroyed;            /* destroyed, or an inactive primary */
+	bool destroyed; /* destroyed, or an inactive primary */
 	unsigned flags;
 	struct sim_stream *legacy; /* the NULL / CU_STREAM_LEGACY stream */
 	void *streams;             /* driver-stream.c's own state, NULL at creation */
@@ -122,6 +126,8 @@ HIDDEN struct sim_context *sim_ctx_current(void);
 /* Current context, or an error: CUDA_ERROR_INVALID_CONTEXT when none,
  * CUDA_ERROR_CONTEXT_IS_DESTROYED when it was destroyed. */
 HIDDEN CUresult sim_ctx_require(struct sim_context **ctx);
+/* How most calls begin: sim_init_status(), then sim_ctx_require. */
+HIDDEN CUresult sim_ctx_enter(struct sim_context **ctx);
 /* A live context, or NULL for NULL, unknown or destroyed handles. */
 HIDDEN struct sim_context *sim_ctx_from_handle(CUcontext handle);
 /* Whether ctx enabled peer access to memory of peer_device. */
@@ -139,7 +145,7 @@ struct sim_stream;
  * the rest of the call, but keep the id (sim_stream_get_id) beyond it.
  */
 HIDDEN CUresult sim_stream_resolve(struct sim_context *ctx, CUstream handle,
-				   struct sim_stream **stream);
+                                   struct sim_stream **stream);
 HIDDEN uint64_t sim_stream_get_id(const struct sim_stream *stream);
 /* The context id (cuptiGetContextId) and device ordinal of a stream. */
 HIDDEN uint32_t sim_stream_context_id(const struct sim_stream *stream);
@@ -151,7 +157,7 @@ static inline CUstream sim_stream_per_thread_default(CUstream handle)
 	return handle ? handle : CU_STREAM_PER_THREAD;
 }
 /* cuCtxGetStreamPriorityRange: lower numbers are higher priorities. */
-#define SIM_STREAM_PRIORITY_LEAST 0
+#define SIM_STREAM_PRIORITY_LEAST    0
 #define SIM_STREAM_PRIORITY_GREATEST (-5)
 
 /* Context creation makes the legacy stream (sets ctx->legacy and
@@ -166,11 +172,11 @@ HIDDEN void sim_stream_destroy_all(struct sim_context *ctx);
  * and end (CLOCK_MONOTONIC ns).
  */
 HIDDEN void sim_stream_submit(struct sim_stream *stream, uint64_t duration_ns, uint64_t *start_ns,
-			      uint64_t *end_ns);
+                              uint64_t *end_ns);
 /* As sim_stream_submit, but the work cannot start before earliest_ns (a
  * kernel starts CUDASIM_LAUNCH_LATENCY_NS after its launch call). */
 HIDDEN void sim_stream_submit_at(struct sim_stream *stream, uint64_t earliest_ns,
-				 uint64_t duration_ns, uint64_t *start_ns, uint64_t *end_ns);
+                                 uint64_t duration_ns, uint64_t *start_ns, uint64_t *end_ns);
 /* Block the calling thread until CLOCK_MONOTONIC reaches t. */
 HIDDEN void sim_wait_until(uint64_t t_ns);
 /* When all work queued so far on the stream ends. */
@@ -243,7 +249,7 @@ HIDDEN void sim_resource_callback(CUpti_CallbackId cbid, CUcontext ctx, CUstream
 /* MODULE_LOADED / MODULE_UNLOAD_STARTING: resourceDescriptor points to
  * the CUpti_ModuleResourceData. */
 HIDDEN void sim_resource_module_callback(CUpti_CallbackId cbid, CUcontext ctx,
-					 const CUpti_ModuleResourceData *module);
+                                         const CUpti_ModuleResourceData *module);
 HIDDEN void sim_sync_callback(CUpti_CallbackId cbid, CUcontext ctx, CUstream stream);
 /* Deliver an activity record if its kind is enabled (driver-api.c). */
 HIDDEN bool sim_activity_enabled(CUpti_ActivityKind kind);
@@ -263,8 +269,27 @@ HIDDEN void sim_activity(const CUpti_Activity *record, uint64_t complete_ns);
  *		return r;
  *	}
  */
-#define SIM_DRIVER_ENTER(call, fn, params)                                                  \
+#define SIM_DRIVER_ENTER(call, fn, params)                                                    \
 	sim_api_enter(&(call), CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_##fn, #fn, \
-		      (params), NULL)
+	              (params), NULL)
+
+/*
+ * The whole of an entry point whose work is one expression: open the
+ * frame, evaluate body (a CUresult), close the frame and return it.
+ *
+ *	SIM_EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream)
+ *	{
+ *		cuStreamQuery_params p = { hStream };
+ *		SIM_DRIVER_CALL(cuStreamQuery, p, stream_query(hStream));
+ *	}
+ */
+#define SIM_DRIVER_CALL(fn, params, body)               \
+	do {                                            \
+		struct sim_api_call call_;              \
+		SIM_DRIVER_ENTER(call_, fn, &(params)); \
+		CUresult result_ = (body);              \
+		sim_api_exit(&call_, (int)result_);     \
+		return result_;                         \
+	} while (0)
 
 #endif /* CUDASIM_DRIVER_INTERNAL_H */

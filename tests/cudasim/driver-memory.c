@@ -15,16 +15,12 @@
 
 #include "driver-memory.h"
 
-#define MAX_DEVICES 64
-
-#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
-
 static pthread_mutex_t mem_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct sim_range_tree mem_table = { NULL, 0, 2463534242u };
 static uint64_t next_buffer_id = 1;
 
 static pthread_mutex_t heaps_mutex = PTHREAD_MUTEX_INITIALIZER;
-static struct sim_heap *heaps[MAX_DEVICES];
+static struct sim_heap *heaps[SIM_MAX_DEVICES];
 
 /* The memory each context takes when created (CUDASIM_CONTEXT_MEMORY). */
 struct ctx_reservation {
@@ -86,7 +82,8 @@ static uint64_t device_total(int device)
 
 static uint64_t other_processes(int device)
 {
-	return device >= 0 && device < MAX_DEVICES ? sim_config()->other_process_memory[device] : 0;
+	return device >= 0 && device < SIM_MAX_DEVICES ? sim_config()->other_process_memory[device]
+	                                               : 0;
 }
 
 struct sim_heap *sim_device_heap(int ordinal)
@@ -95,7 +92,7 @@ struct sim_heap *sim_device_heap(int ordinal)
 	char name[32];
 	uint64_t size;
 
-	if (ordinal < 0 || ordinal >= MAX_DEVICES || ordinal >= sim_config()->device_count)
+	if (!sim_device_valid(ordinal))
 		return NULL;
 	pthread_mutex_lock(&heaps_mutex);
 	heap = heaps[ordinal];
@@ -117,7 +114,7 @@ static bool overlaps_any_heap(uintptr_t addr, size_t size)
 	bool overlap = false;
 
 	pthread_mutex_lock(&heaps_mutex);
-	for (int i = 0; i < MAX_DEVICES && !overlap; i++)
+	for (int i = 0; i < SIM_MAX_DEVICES && !overlap; i++)
 		overlap = heaps[i] && sim_heap_overlaps(heaps[i], addr, size);
 	pthread_mutex_unlock(&heaps_mutex);
 	return overlap;
@@ -138,8 +135,7 @@ SIM_EXPORT int sim_device_memory_usage(int ordinal, uint64_t *used, uint64_t *to
 {
 	struct sim_heap *heap;
 
-	if (ordinal < 0 || ordinal >= MAX_DEVICES || ordinal >= sim_config()->device_count ||
-	    !used || !total)
+	if (!sim_device_valid(ordinal) || !used || !total)
 		return -1;
 	pthread_mutex_lock(&heaps_mutex);
 	heap = heaps[ordinal];
@@ -395,15 +391,6 @@ void sim_mem_context_destroyed(struct sim_context *ctx)
 
 /* ------------------------------------------------------------ device memory */
 
-static CUresult check_context(struct sim_context **ctx)
-{
-	CUresult status = sim_init_status();
-
-	if (status != CUDA_SUCCESS)
-		return status;
-	return sim_ctx_require(ctx);
-}
-
 static CUresult heap_allocate(struct sim_context *ctx, size_t size, enum sim_mem_kind kind,
                               const char *ledger_kind, unsigned int flags, CUdeviceptr *dptr)
 {
@@ -438,7 +425,7 @@ static CUresult heap_allocate(struct sim_context *ctx, size_t size, enum sim_mem
 static CUresult mem_alloc(CUdeviceptr *dptr, size_t bytesize)
 {
 	struct sim_context *ctx;
-	CUresult status = check_context(&ctx);
+	CUresult status = sim_ctx_enter(&ctx);
 
 	if (status != CUDA_SUCCESS)
 		return status;
@@ -452,20 +439,14 @@ static CUresult mem_alloc(CUdeviceptr *dptr, size_t bytesize)
 SIM_EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	cuMemAlloc_v2_params params = { dptr, bytesize };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemAlloc_v2, &params);
-	result = mem_alloc(dptr, bytesize);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemAlloc_v2, params, mem_alloc(dptr, bytesize));
 }
 
 static CUresult mem_alloc_pitch(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
                                 unsigned int element_size)
 {
 	struct sim_context *ctx;
-	CUresult status = check_context(&ctx);
+	CUresult status = sim_ctx_enter(&ctx);
 	size_t row;
 
 	if (status != CUDA_SUCCESS)
@@ -492,19 +473,14 @@ SIM_EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch
                                                unsigned int ElementSizeBytes)
 {
 	cuMemAllocPitch_v2_params params = { dptr, pPitch, WidthInBytes, Height, ElementSizeBytes };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemAllocPitch_v2, &params);
-	result = mem_alloc_pitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemAllocPitch_v2, params,
+	                mem_alloc_pitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
 }
 
 static CUresult mem_alloc_managed(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
 	struct sim_context *ctx;
-	CUresult status = check_context(&ctx);
+	CUresult status = sim_ctx_enter(&ctx);
 
 	if (status != CUDA_SUCCESS)
 		return status;
@@ -519,13 +495,26 @@ SIM_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize
                                               unsigned int flags)
 {
 	cuMemAllocManaged_params params = { dptr, bytesize, flags };
-	struct sim_api_call call;
-	CUresult result;
+	SIM_DRIVER_CALL(cuMemAllocManaged, params, mem_alloc_managed(dptr, bytesize, flags));
+}
 
-	SIM_DRIVER_ENTER(call, cuMemAllocManaged, &params);
-	result = mem_alloc_managed(dptr, bytesize, flags);
-	sim_api_exit(&call, result);
-	return result;
+/*
+ * Free a record found in the table, the memory lock held, once the device
+ * has finished its work. It leaves the table first, so that a second free
+ * of the same pointer from another thread fails while this one waits.
+ */
+static CUresult free_after_device(struct sim_mem_record *rec)
+{
+	sim_mem_table_remove(rec);
+	sim_mem_unlock();
+	sim_wait_until(sim_device_tail(rec->device));
+	sim_mem_lock();
+	sim_mem_ledger_free(rec, false);
+	release_memory(rec);
+	sim_mem_unlock();
+	sim_mem_activity(rec, CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, false, NULL);
+	free(rec);
+	return CUDA_SUCCESS;
 }
 
 static CUresult free_async_pointer(struct sim_mem_record *rec)
@@ -546,7 +535,7 @@ static CUresult free_async_pointer(struct sim_mem_record *rec)
 static CUresult mem_free(CUdeviceptr dptr)
 {
 	struct sim_context *ctx;
-	CUresult status = check_context(&ctx);
+	CUresult status = sim_ctx_enter(&ctx);
 	struct sim_mem_record *rec;
 
 	if (status != CUDA_SUCCESS)
@@ -564,38 +553,21 @@ static CUresult mem_free(CUdeviceptr dptr)
 	}
 	if (rec->kind == SIM_MEM_ASYNC)
 		return free_async_pointer(rec);
-	/* Taken out of the table first, so that a second free of the same
-	 * pointer from another thread fails while this one waits. */
-	sim_mem_table_remove(rec);
-	sim_mem_unlock();
 	/* "may perform implicit synchronization": a device-wide one in
 	 * practice (cuda-semantics.md §1, "cudaFree sync") */
-	sim_wait_until(sim_device_tail(rec->device));
-	sim_mem_lock();
-	sim_mem_ledger_free(rec, false);
-	release_memory(rec);
-	sim_mem_unlock();
-	sim_mem_activity(rec, CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, false, NULL);
-	free(rec);
-	return CUDA_SUCCESS;
+	return free_after_device(rec);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
 	cuMemFree_v2_params params = { dptr };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemFree_v2, &params);
-	result = mem_free(dptr);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemFree_v2, params, mem_free(dptr));
 }
 
 static CUresult mem_get_info(size_t *free_bytes, size_t *total_bytes)
 {
 	struct sim_context *ctx;
-	CUresult status = check_context(&ctx);
+	CUresult status = sim_ctx_enter(&ctx);
 
 	if (status != CUDA_SUCCESS)
 		return status;
@@ -611,19 +583,13 @@ static CUresult mem_get_info(size_t *free_bytes, size_t *total_bytes)
 SIM_EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free, size_t *total)
 {
 	cuMemGetInfo_v2_params params = { free, total };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemGetInfo_v2, &params);
-	result = mem_get_info(free, total);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemGetInfo_v2, params, mem_get_info(free, total));
 }
 
 static CUresult mem_get_address_range(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
 	struct sim_context *ctx;
-	CUresult status = check_context(&ctx);
+	CUresult status = sim_ctx_enter(&ctx);
 	struct sim_mem_record *rec;
 
 	if (status != CUDA_SUCCESS)
@@ -647,18 +613,12 @@ SIM_EXPORT CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *
                                                     CUdeviceptr dptr)
 {
 	cuMemGetAddressRange_v2_params params = { pbase, psize, dptr };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemGetAddressRange_v2, &params);
-	result = mem_get_address_range(pbase, psize, dptr);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemGetAddressRange_v2, params, mem_get_address_range(pbase, psize, dptr));
 }
 
 /* ------------------------------------------------------------ pinned host */
 
-static size_t page_size(void)
+size_t sim_page_size(void)
 {
 	long size = sysconf(_SC_PAGESIZE);
 
@@ -668,7 +628,7 @@ static size_t page_size(void)
 static CUresult host_alloc(void **pp, size_t bytesize, unsigned int flags)
 {
 	struct sim_context *ctx;
-	CUresult status = check_context(&ctx);
+	CUresult status = sim_ctx_enter(&ctx);
 	struct sim_mem_record *rec;
 	size_t span;
 	void *mem;
@@ -684,9 +644,9 @@ static CUresult host_alloc(void **pp, size_t bytesize, unsigned int flags)
 		return CUDA_SUCCESS;
 	}
 	rec = calloc(1, sizeof(*rec));
-	span = bytesize > SIZE_MAX - page_size()
+	span = bytesize > SIZE_MAX - sim_page_size()
 	           ? 0
-	           : (bytesize + page_size() - 1) / page_size() * page_size();
+	           : (bytesize + sim_page_size() - 1) / sim_page_size() * sim_page_size();
 	mem = span ? mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
 	           : MAP_FAILED;
 	if (!rec || mem == MAP_FAILED) {
@@ -719,31 +679,19 @@ static CUresult host_alloc(void **pp, size_t bytesize, unsigned int flags)
 SIM_EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
 	cuMemHostAlloc_params params = { pp, bytesize, Flags };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemHostAlloc, &params);
-	result = host_alloc(pp, bytesize, Flags);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemHostAlloc, params, host_alloc(pp, bytesize, Flags));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
 	cuMemAllocHost_v2_params params = { pp, bytesize };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemAllocHost_v2, &params);
-	result = host_alloc(pp, bytesize, 0);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemAllocHost_v2, params, host_alloc(pp, bytesize, 0));
 }
 
 static CUresult free_host(void *p)
 {
 	struct sim_context *ctx;
-	CUresult status = check_context(&ctx);
+	CUresult status = sim_ctx_enter(&ctx);
 	struct sim_mem_record *rec;
 
 	if (status != CUDA_SUCCESS)
@@ -756,35 +704,20 @@ static CUresult free_host(void *p)
 		sim_mem_unlock();
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	sim_mem_table_remove(rec);
-	sim_mem_unlock();
 	/* Async copies may still read it: let the device finish first. */
-	sim_wait_until(sim_device_tail(rec->device));
-	sim_mem_lock();
-	sim_mem_ledger_free(rec, false);
-	release_memory(rec);
-	sim_mem_unlock();
-	sim_mem_activity(rec, CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, false, NULL);
-	free(rec);
-	return CUDA_SUCCESS;
+	return free_after_device(rec);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
 {
 	cuMemFreeHost_params params = { p };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemFreeHost, &params);
-	result = free_host(p);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemFreeHost, params, free_host(p));
 }
 
 static CUresult host_get_device_pointer(CUdeviceptr *pdptr, void *p, unsigned int flags)
 {
 	struct sim_context *ctx;
-	CUresult status = check_context(&ctx);
+	CUresult status = sim_ctx_enter(&ctx);
 	struct sim_mem_record *rec;
 
 	if (status != CUDA_SUCCESS)
@@ -806,19 +739,14 @@ SIM_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, voi
                                                          unsigned int Flags)
 {
 	cuMemHostGetDevicePointer_v2_params params = { pdptr, p, Flags };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemHostGetDevicePointer_v2, &params);
-	result = host_get_device_pointer(pdptr, p, Flags);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemHostGetDevicePointer_v2, params,
+	                host_get_device_pointer(pdptr, p, Flags));
 }
 
 static CUresult host_get_flags(unsigned int *flags, void *p)
 {
 	struct sim_context *ctx;
-	CUresult status = check_context(&ctx);
+	CUresult status = sim_ctx_enter(&ctx);
 	struct sim_mem_record *rec;
 
 	if (status != CUDA_SUCCESS)
@@ -840,13 +768,7 @@ static CUresult host_get_flags(unsigned int *flags, void *p)
 SIM_EXPORT CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
 {
 	cuMemHostGetFlags_params params = { pFlags, p };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemHostGetFlags, &params);
-	result = host_get_flags(pFlags, p);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemHostGetFlags, params, host_get_flags(pFlags, p));
 }
 
 /* ------------------------------------------------------------ registered host */
@@ -855,7 +777,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
  * a hole. */
 static bool host_range_mapped(uintptr_t p, size_t size)
 {
-	uintptr_t start = p / page_size() * page_size();
+	uintptr_t start = p / sim_page_size() * sim_page_size();
 
 	return msync((void *)start, p + size - start, MS_ASYNC) == 0;
 }
@@ -863,7 +785,7 @@ static bool host_range_mapped(uintptr_t p, size_t size)
 static CUresult host_register(void *p, size_t bytesize, unsigned int flags)
 {
 	struct sim_context *ctx;
-	CUresult status = check_context(&ctx);
+	CUresult status = sim_ctx_enter(&ctx);
 	unsigned int known = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
 	                     CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY;
 	uintptr_t addr = (uintptr_t)p;
@@ -894,8 +816,9 @@ static CUresult host_register(void *p, size_t bytesize, unsigned int flags)
 	rec->ledger_kind = "host_registered";
 	rec->device = ctx->device;
 	rec->ctx = ctx;
-	rec->reserved = (addr + bytesize + page_size() - 1) / page_size() * page_size() -
-	                addr / page_size() * page_size();
+	rec->reserved =
+	    (addr + bytesize + sim_page_size() - 1) / sim_page_size() * sim_page_size() -
+	    addr / sim_page_size() * sim_page_size();
 	rec->flags = flags;
 	sim_mem_table_insert(rec);
 	sim_mem_ledger_alloc(rec, false);
@@ -906,19 +829,13 @@ static CUresult host_register(void *p, size_t bytesize, unsigned int flags)
 SIM_EXPORT CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
 {
 	cuMemHostRegister_v2_params params = { p, bytesize, Flags };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemHostRegister_v2, &params);
-	result = host_register(p, bytesize, Flags);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemHostRegister_v2, params, host_register(p, bytesize, Flags));
 }
 
 static CUresult host_unregister(void *p)
 {
 	struct sim_context *ctx;
-	CUresult status = check_context(&ctx);
+	CUresult status = sim_ctx_enter(&ctx);
 	struct sim_mem_record *rec;
 
 	if (status != CUDA_SUCCESS)
@@ -947,13 +864,7 @@ static CUresult host_unregister(void *p)
 SIM_EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p)
 {
 	cuMemHostUnregister_params params = { p };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemHostUnregister, &params);
-	result = host_unregister(p);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemHostUnregister, params, host_unregister(p));
 }
 
 /* ------------------------------------------------------------ pointer attributes */
@@ -1138,13 +1049,7 @@ SIM_EXPORT CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribut
                                                   CUdeviceptr ptr)
 {
 	cuPointerGetAttribute_params params = { data, attribute, ptr };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuPointerGetAttribute, &params);
-	result = pointer_get_attribute(data, attribute, ptr);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuPointerGetAttribute, params, pointer_get_attribute(data, attribute, ptr));
 }
 
 static CUresult pointer_get_attributes(unsigned int count, CUpointer_attribute *attributes,
@@ -1181,11 +1086,6 @@ SIM_EXPORT CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
                                                    CUdeviceptr ptr)
 {
 	cuPointerGetAttributes_params params = { numAttributes, attributes, data, ptr };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuPointerGetAttributes, &params);
-	result = pointer_get_attributes(numAttributes, attributes, data, ptr);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuPointerGetAttributes, params,
+	                pointer_get_attributes(numAttributes, attributes, data, ptr));
 }

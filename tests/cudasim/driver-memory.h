@@ -42,6 +42,14 @@ HIDDEN struct sim_mem_record *sim_mem_table_overlap(uintptr_t addr, size_t size)
 
 /* cuMemGetInfo's free bytes of a device. */
 HIDDEN uint64_t sim_mem_device_free(int device);
+/* The host's page size (4096 if sysconf cannot tell). */
+HIDDEN size_t sim_page_size(void);
+/* One of the three CU_MEM_ACCESS_FLAGS_PROT_* values (pools and VMM). */
+static inline bool sim_access_flags_valid(CUmemAccess_flags flags)
+{
+	return flags == CU_MEM_ACCESS_FLAGS_PROT_NONE || flags == CU_MEM_ACCESS_FLAGS_PROT_READ ||
+	       flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+}
 
 /* Ledger lines (README.md): call them with the memory lock held so that
  * the ledger shows a free before a reuse of the same address. stream_id is

@@ -847,25 +847,13 @@ static CUresult module_load_file(CUmodule *out, const char *path)
 SIM_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
 {
 	cuModuleLoad_params p = { module, fname };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuModuleLoad, &p);
-	r = module_load_file(module, fname);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuModuleLoad, p, module_load_file(module, fname));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
 {
 	cuModuleLoadData_params p = { module, image };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuModuleLoadData, &p);
-	r = module_load_image(module, image, 0);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuModuleLoadData, p, module_load_image(module, image, 0));
 }
 
 /* JIT options change nothing here: there is no code to compile. */
@@ -890,13 +878,7 @@ SIM_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *ima
 SIM_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
 	cuModuleLoadFatBinary_params p = { module, fatCubin };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuModuleLoadFatBinary, &p);
-	r = module_load_image(module, fatCubin, 0);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuModuleLoadFatBinary, p, module_load_image(module, fatCubin, 0));
 }
 
 /*
@@ -937,13 +919,7 @@ static CUresult module_unload(CUmodule handle)
 SIM_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 {
 	cuModuleUnload_params p = { hmod };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuModuleUnload, &p);
-	r = module_unload(hmod);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuModuleUnload, p, module_unload(hmod));
 }
 
 /* ------------------------------------------------------------ lookups */
@@ -996,13 +972,7 @@ end:
 SIM_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
 	cuModuleGetFunction_params p = { hfunc, hmod, name };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuModuleGetFunction, &p);
-	r = module_get_function(hfunc, hmod, name);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuModuleGetFunction, p, module_get_function(hfunc, hmod, name));
 }
 
 /* Initialised driver and a loaded module. */
@@ -1139,15 +1109,23 @@ static CUresult function_snapshot(CUfunction f, struct sim_function *copy)
 	return r;
 }
 
-static CUresult function_get_attribute(int *pi, CUfunction_attribute attrib, CUfunction f)
+/* Initialised driver, a live function, a non-NULL out pointer. */
+static CUresult function_query(CUfunction f, const void *out, struct sim_function *copy)
 {
-	struct sim_function fn;
 	CUresult r = sim_init_status();
 
 	if (r == CUDA_SUCCESS)
-		r = function_snapshot(f, &fn);
-	if (r == CUDA_SUCCESS && !pi)
+		r = function_snapshot(f, copy);
+	if (r == CUDA_SUCCESS && !out)
 		r = CUDA_ERROR_INVALID_VALUE;
+	return r;
+}
+
+static CUresult function_get_attribute(int *pi, CUfunction_attribute attrib, CUfunction f)
+{
+	struct sim_function fn;
+	CUresult r = function_query(f, pi, &fn);
+
 	if (r != CUDA_SUCCESS)
 		return r;
 	switch (attrib) {
@@ -1195,13 +1173,7 @@ SIM_EXPORT CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute att
                                                CUfunction hfunc)
 {
 	cuFuncGetAttribute_params p = { pi, attrib, hfunc };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuFuncGetAttribute, &p);
-	r = function_get_attribute(pi, attrib, hfunc);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuFuncGetAttribute, p, function_get_attribute(pi, attrib, hfunc));
 }
 
 /* cuda.h: the writable attributes and their ranges. */
@@ -1260,13 +1232,7 @@ SIM_EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attr
                                                int value)
 {
 	cuFuncSetAttribute_params p = { hfunc, attrib, value };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuFuncSetAttribute, &p);
-	r = function_set_attribute(hfunc, attrib, value);
-	sim_api_exit(&call, r);
-	return r;
+	SIM_DRIVER_CALL(cuFuncSetAttribute, p, function_set_attribute(hfunc, attrib, value));
 }
 
 static CUresult function_set_cache_config(CUfunction f, CUfunc_cache config)
@@ -1292,25 +1258,7 @@ static CUresult function_set_cache_config(CUfunction f, CUfunc_cache config)
 SIM_EXPORT CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
 	cuFuncSetCacheConfig_params p = { hfunc, config };
-	struct sim_api_call call;
-	CUresult r;
-
-	SIM_DRIVER_ENTER(call, cuFuncSetCacheConfig, &p);
-	r = function_set_cache_config(hfunc, config);
-	sim_api_exit(&call, r);
-	return r;
-}
-
-/* Initialised driver, a live function, a non-NULL out pointer. */
-static CUresult function_query(CUfunction f, const void *out, struct sim_function *copy)
-{
-	CUresult r = sim_init_status();
-
-	if (r == CUDA_SUCCESS)
-		r = function_snapshot(f, copy);
-	if (r == CUDA_SUCCESS && !out)
-		r = CUDA_ERROR_INVALID_VALUE;
-	return r;
+	SIM_DRIVER_CALL(cuFuncSetCacheConfig, p, function_set_cache_config(hfunc, config));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
@@ -1473,10 +1421,8 @@ static CUresult launch_kernel(CUfunction f, const struct launch *l)
 	struct sim_context *ctx;
 	uint64_t start, end;
 	uint32_t correlation;
-	CUresult r = sim_init_status();
+	CUresult r = sim_ctx_enter(&ctx);
 
-	if (r == CUDA_SUCCESS)
-		r = sim_ctx_require(&ctx);
 	if (r == CUDA_SUCCESS)
 		r = function_snapshot(f, &fn);
 	/* A module loaded in one context has no code in another. */
@@ -1522,6 +1468,27 @@ static void launch_from_args(struct launch *l, unsigned int gx, unsigned int gy,
 	l->launch_type = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
 }
 
+/* Open the frame of a launch entry point. It names the kernel: symbolName,
+ * for the launch callbacks (cupti.md §2). */
+static void launch_enter(struct sim_api_call *call, CUpti_CallbackId cbid, const char *name,
+                         void *params, CUfunction f)
+{
+	sim_api_enter(call, CUPTI_CB_DOMAIN_DRIVER_API, cbid, name, params, sim_function_name(f));
+}
+
+/* cuLaunchKernel and its _ptsz twin. */
+static CUresult launch_call(CUpti_CallbackId cbid, const char *name, void *params, CUfunction f,
+                            const struct launch *l)
+{
+	struct sim_api_call call;
+	CUresult r;
+
+	launch_enter(&call, cbid, name, params, f);
+	r = launch_kernel(f, l);
+	sim_api_exit(&call, r);
+	return r;
+}
+
 SIM_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
                                            unsigned int gridDimY, unsigned int gridDimZ,
                                            unsigned int blockDimX, unsigned int blockDimY,
@@ -1531,18 +1498,11 @@ SIM_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
 	cuLaunchKernel_params p = { f,         gridDimX,     gridDimY,  gridDimZ,
 		                    blockDimX, blockDimY,    blockDimZ, sharedMemBytes,
 		                    hStream,   kernelParams, extra };
-	struct sim_api_call call;
 	struct launch l;
-	CUresult r;
 
-	/* symbolName: the kernel's name, for launch callbacks (cupti.md §2). */
-	sim_api_enter(&call, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-	              "cuLaunchKernel", &p, sim_function_name(f));
 	launch_from_args(&l, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
 	                 sharedMemBytes, hStream, kernelParams, extra);
-	r = launch_kernel(f, &l);
-	sim_api_exit(&call, r);
-	return r;
+	return launch_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &p, f, &l);
 }
 
 /* The per-thread default stream variant: a NULL stream is the calling
@@ -1563,19 +1523,13 @@ SIM_EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridD
 	cuLaunchKernel_ptsz_params p = { f,         gridDimX,     gridDimY,  gridDimZ,
 		                         blockDimX, blockDimY,    blockDimZ, sharedMemBytes,
 		                         hStream,   kernelParams, extra };
-	struct sim_api_call call;
 	struct launch l;
-	CUresult r;
 
-	sim_api_enter(&call, CUPTI_CB_DOMAIN_DRIVER_API,
-	              CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, "cuLaunchKernel_ptsz", &p,
-	              sim_function_name(f));
 	launch_from_args(&l, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
 	                 sharedMemBytes, sim_stream_per_thread_default(hStream), kernelParams,
 	                 extra);
-	r = launch_kernel(f, &l);
-	sim_api_exit(&call, r);
-	return r;
+	return launch_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, "cuLaunchKernel_ptsz", &p,
+	                   f, &l);
 }
 
 /* The launch attributes that change what the simulator reports; the others
@@ -1604,16 +1558,22 @@ static CUresult launch_from_config(struct launch *l, const CUlaunchConfig *confi
 	return CUDA_SUCCESS;
 }
 
-static CUresult launch_kernel_ex(const CUlaunchConfig *config, CUfunction f, void **params,
-                                 void **extra, bool per_thread)
+/* cuLaunchKernelEx and its _ptsz twin. */
+static CUresult launch_ex_call(CUpti_CallbackId cbid, const char *name, void *params,
+                               const CUlaunchConfig *config, CUfunction f, void **kernelParams,
+                               void **extra, bool per_thread)
 {
+	struct sim_api_call call;
 	struct launch l;
-	CUresult r = sim_init_status();
+	CUresult r;
 
+	launch_enter(&call, cbid, name, params, f);
+	r = sim_init_status();
 	if (r == CUDA_SUCCESS)
-		r = launch_from_config(&l, config, params, extra, per_thread);
+		r = launch_from_config(&l, config, kernelParams, extra, per_thread);
 	if (r == CUDA_SUCCESS)
 		r = launch_kernel(f, &l);
+	sim_api_exit(&call, r);
 	return r;
 }
 
@@ -1621,14 +1581,9 @@ SIM_EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfun
                                              void **kernelParams, void **extra)
 {
 	cuLaunchKernelEx_params p = { config, f, kernelParams, extra };
-	struct sim_api_call call;
-	CUresult r;
 
-	sim_api_enter(&call, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-	              "cuLaunchKernelEx", &p, sim_function_name(f));
-	r = launch_kernel_ex(config, f, kernelParams, extra, false);
-	sim_api_exit(&call, r);
-	return r;
+	return launch_ex_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, "cuLaunchKernelEx", &p,
+	                      config, f, kernelParams, extra, false);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
@@ -1638,13 +1593,7 @@ SIM_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, 
                                                   void **kernelParams, void **extra)
 {
 	cuLaunchKernelEx_ptsz_params p = { config, f, kernelParams, extra };
-	struct sim_api_call call;
-	CUresult r;
 
-	sim_api_enter(&call, CUPTI_CB_DOMAIN_DRIVER_API,
-	              CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, "cuLaunchKernelEx_ptsz", &p,
-	              sim_function_name(f));
-	r = launch_kernel_ex(config, f, kernelParams, extra, true);
-	sim_api_exit(&call, r);
-	return r;
+	return launch_ex_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+	                      "cuLaunchKernelEx_ptsz", &p, config, f, kernelParams, extra, true);
 }

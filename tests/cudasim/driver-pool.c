@@ -17,8 +17,7 @@
 
 #include "driver-memory.h"
 
-#define MAX_DEVICES 64
-#define POOL_MAGIC  0x4c4f4f50u /* "POOL" */
+#define POOL_MAGIC 0x4c4f4f50u /* "POOL" */
 
 /* cuda.h declares the per-thread-stream variants only for code compiled
  * with CUDA_API_PER_THREAD_DEFAULT_STREAM; the driver exports both. */
@@ -53,26 +52,20 @@ struct sim_pool {
 	struct sim_range_tree segments;    /* heap blocks, malloc'd sim_range */
 	struct sim_range_tree free_ranges; /* reusable by any stream */
 	struct pool_pending *pending;
-	CUmemAccess_flags access[MAX_DEVICES];
+	CUmemAccess_flags access[SIM_MAX_DEVICES];
 	struct sim_pool *next;
 };
 
 /* All under the memory lock. */
 static struct sim_pool *pool_list;
-static struct sim_pool *default_pools[MAX_DEVICES];
-static struct sim_pool *current_pools[MAX_DEVICES];
+static struct sim_pool *default_pools[SIM_MAX_DEVICES];
+static struct sim_pool *current_pools[SIM_MAX_DEVICES];
 
 /* What MEMORY_POOL and MEMORY2 records say about a pool. */
 struct pool_state {
 	int device;
 	struct sim_pool_config config;
 };
-
-static bool valid_device(int device)
-{
-	return device >= 0 && device < MAX_DEVICES && device < sim_config()->device_count &&
-	       sim_device_get(device) != NULL;
-}
 
 static size_t round_up(size_t value, size_t to)
 {
@@ -118,7 +111,7 @@ static struct sim_pool *pool_from_handle(CUmemoryPool handle)
 static struct sim_pool *default_pool(int device, bool *created)
 {
 	*created = false;
-	if (!valid_device(device))
+	if (!sim_device_valid(device))
 		return NULL;
 	if (!default_pools[device]) {
 		default_pools[device] = pool_new(device, true, 0);
@@ -351,12 +344,9 @@ void sim_pool_on_sync(int device)
 static CUresult resolve_stream(CUstream handle, struct sim_context **ctx,
                                struct sim_stream **stream)
 {
-	CUresult status = sim_init_status();
-
-	if (status != CUDA_SUCCESS)
-		return status;
 	/* cuda.h:13330: CUDA_ERROR_INVALID_CONTEXT when there is none */
-	status = sim_ctx_require(ctx);
+	CUresult status = sim_ctx_enter(ctx);
+
 	if (status != CUDA_SUCCESS)
 		return status;
 	return sim_stream_resolve(*ctx, handle, stream);
@@ -428,52 +418,33 @@ error:
 SIM_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
 	cuMemAllocAsync_params params = { dptr, bytesize, hStream };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemAllocAsync, &params);
-	result = alloc_async(dptr, bytesize, NULL, false, hStream);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemAllocAsync, params, alloc_async(dptr, bytesize, NULL, false, hStream));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
                                                  CUstream hStream)
 {
 	cuMemAllocAsync_ptsz_params params = { dptr, bytesize, hStream };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemAllocAsync_ptsz, &params);
-	result = alloc_async(dptr, bytesize, NULL, false, sim_stream_per_thread_default(hStream));
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(
+	    cuMemAllocAsync_ptsz, params,
+	    alloc_async(dptr, bytesize, NULL, false, sim_stream_per_thread_default(hStream)));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
                                                     CUmemoryPool pool, CUstream hStream)
 {
 	cuMemAllocFromPoolAsync_params params = { dptr, bytesize, pool, hStream };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemAllocFromPoolAsync, &params);
-	result = alloc_async(dptr, bytesize, pool, true, hStream);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemAllocFromPoolAsync, params,
+	                alloc_async(dptr, bytesize, pool, true, hStream));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
                                                          CUmemoryPool pool, CUstream hStream)
 {
 	cuMemAllocFromPoolAsync_ptsz_params params = { dptr, bytesize, pool, hStream };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemAllocFromPoolAsync_ptsz, &params);
-	result = alloc_async(dptr, bytesize, pool, true, sim_stream_per_thread_default(hStream));
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(
+	    cuMemAllocFromPoolAsync_ptsz, params,
+	    alloc_async(dptr, bytesize, pool, true, sim_stream_per_thread_default(hStream)));
 }
 
 /* cuMemFreeAsync of memory that no pool holds: freed once the stream has
@@ -550,28 +521,30 @@ end:
 SIM_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
 	cuMemFreeAsync_params params = { dptr, hStream };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemFreeAsync, &params);
-	result = free_async(dptr, hStream);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemFreeAsync, params, free_async(dptr, hStream));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
 	cuMemFreeAsync_ptsz_params params = { dptr, hStream };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemFreeAsync_ptsz, &params);
-	result = free_async(dptr, sim_stream_per_thread_default(hStream));
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemFreeAsync_ptsz, params,
+	                free_async(dptr, sim_stream_per_thread_default(hStream)));
 }
 
 /* ------------------------------------------------------------ pools */
+
+/* Take the memory lock and the live pool behind a handle; an unknown or
+ * destroyed handle is CUDA_ERROR_INVALID_VALUE, with the lock given back. */
+static CUresult pool_lock(CUmemoryPool handle, struct sim_pool **pool)
+{
+	sim_mem_lock();
+	*pool = pool_from_handle(handle);
+	if (!*pool) {
+		sim_mem_unlock();
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
 
 static CUresult pool_create(CUmemoryPool *out, const CUmemPoolProps *props)
 {
@@ -588,7 +561,7 @@ static CUresult pool_create(CUmemoryPool *out, const CUmemPoolProps *props)
 	    props->location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA)
 		return CUDA_ERROR_NOT_SUPPORTED;
 	if (props->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
-	    !valid_device(props->location.id))
+	    !sim_device_valid(props->location.id))
 		return CUDA_ERROR_INVALID_VALUE;
 	if (props->handleTypes & ~(unsigned int)CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
 		return CUDA_ERROR_NOT_SUPPORTED;
@@ -607,13 +580,7 @@ static CUresult pool_create(CUmemoryPool *out, const CUmemPoolProps *props)
 SIM_EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
 	cuMemPoolCreate_params params = { pool, poolProps };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemPoolCreate, &params);
-	result = pool_create(pool, poolProps);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemPoolCreate, params, pool_create(pool, poolProps));
 }
 
 static CUresult pool_destroy(CUmemoryPool handle)
@@ -622,12 +589,12 @@ static CUresult pool_destroy(CUmemoryPool handle)
 	struct pool_state state;
 	struct sim_pool *pool;
 
+	if (status == CUDA_SUCCESS)
+		status = pool_lock(handle, &pool);
 	if (status != CUDA_SUCCESS)
 		return status;
-	sim_mem_lock();
-	pool = pool_from_handle(handle);
 	/* cuda.h:13570: a device's default pool cannot be destroyed */
-	if (!pool || pool->is_default) {
+	if (pool->is_default) {
 		sim_mem_unlock();
 		return CUDA_ERROR_INVALID_VALUE;
 	}
@@ -645,13 +612,7 @@ static CUresult pool_destroy(CUmemoryPool handle)
 SIM_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 {
 	cuMemPoolDestroy_params params = { pool };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemPoolDestroy, &params);
-	result = pool_destroy(pool);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemPoolDestroy, params, pool_destroy(pool));
 }
 
 static CUresult pool_trim_to(CUmemoryPool handle, size_t min_bytes_to_keep)
@@ -661,14 +622,10 @@ static CUresult pool_trim_to(CUmemoryPool handle, size_t min_bytes_to_keep)
 	struct sim_pool *pool;
 	uint64_t released;
 
+	if (status == CUDA_SUCCESS)
+		status = pool_lock(handle, &pool);
 	if (status != CUDA_SUCCESS)
 		return status;
-	sim_mem_lock();
-	pool = pool_from_handle(handle);
-	if (!pool) {
-		sim_mem_unlock();
-		return CUDA_ERROR_INVALID_VALUE;
-	}
 	pool_promote(pool, sim_now_ns());
 	released = pool_release(pool, min_bytes_to_keep);
 	if (sim_ledger_enabled())
@@ -682,13 +639,7 @@ static CUresult pool_trim_to(CUmemoryPool handle, size_t min_bytes_to_keep)
 SIM_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
 	cuMemPoolTrimTo_params params = { pool, minBytesToKeep };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemPoolTrimTo, &params);
-	result = pool_trim_to(pool, minBytesToKeep);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemPoolTrimTo, params, pool_trim_to(pool, minBytesToKeep));
 }
 
 static CUresult set_reuse(int *field, const void *value)
@@ -712,16 +663,12 @@ static CUresult pool_set_attribute(CUmemoryPool handle, CUmemPool_attribute attr
 	CUresult status = sim_init_status();
 	struct sim_pool *pool;
 
+	if (status == CUDA_SUCCESS && !value)
+		status = CUDA_ERROR_INVALID_VALUE;
+	if (status == CUDA_SUCCESS)
+		status = pool_lock(handle, &pool);
 	if (status != CUDA_SUCCESS)
 		return status;
-	if (!value)
-		return CUDA_ERROR_INVALID_VALUE;
-	sim_mem_lock();
-	pool = pool_from_handle(handle);
-	if (!pool) {
-		sim_mem_unlock();
-		return CUDA_ERROR_INVALID_VALUE;
-	}
 	switch (attr) {
 	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
 		status = set_reuse(&pool->reuse_follow_event_dependencies, value);
@@ -754,13 +701,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_a
                                                   void *value)
 {
 	cuMemPoolSetAttribute_params params = { pool, attr, value };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemPoolSetAttribute, &params);
-	result = pool_set_attribute(pool, attr, value);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemPoolSetAttribute, params, pool_set_attribute(pool, attr, value));
 }
 
 static CUresult pool_get_attribute(CUmemoryPool handle, CUmemPool_attribute attr, void *value)
@@ -768,16 +709,12 @@ static CUresult pool_get_attribute(CUmemoryPool handle, CUmemPool_attribute attr
 	CUresult status = sim_init_status();
 	struct sim_pool *pool;
 
+	if (status == CUDA_SUCCESS && !value)
+		status = CUDA_ERROR_INVALID_VALUE;
+	if (status == CUDA_SUCCESS)
+		status = pool_lock(handle, &pool);
 	if (status != CUDA_SUCCESS)
 		return status;
-	if (!value)
-		return CUDA_ERROR_INVALID_VALUE;
-	sim_mem_lock();
-	pool = pool_from_handle(handle);
-	if (!pool) {
-		sim_mem_unlock();
-		return CUDA_ERROR_INVALID_VALUE;
-	}
 	switch (attr) {
 	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
 		*(int *)value = pool->reuse_follow_event_dependencies;
@@ -815,22 +752,13 @@ SIM_EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_a
                                                   void *value)
 {
 	cuMemPoolGetAttribute_params params = { pool, attr, value };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemPoolGetAttribute, &params);
-	result = pool_get_attribute(pool, attr, value);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemPoolGetAttribute, params, pool_get_attribute(pool, attr, value));
 }
 
 static bool valid_access(const CUmemAccessDesc *desc)
 {
 	return desc->location.type == CU_MEM_LOCATION_TYPE_DEVICE &&
-	       valid_device(desc->location.id) &&
-	       (desc->flags == CU_MEM_ACCESS_FLAGS_PROT_NONE ||
-	        desc->flags == CU_MEM_ACCESS_FLAGS_PROT_READ ||
-	        desc->flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+	       sim_device_valid(desc->location.id) && sim_access_flags_valid(desc->flags);
 }
 
 static CUresult pool_set_access(CUmemoryPool handle, const CUmemAccessDesc *map, size_t count)
@@ -858,13 +786,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAcc
                                                size_t count)
 {
 	cuMemPoolSetAccess_params params = { pool, map, count };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemPoolSetAccess, &params);
-	result = pool_set_access(pool, map, count);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemPoolSetAccess, params, pool_set_access(pool, map, count));
 }
 
 static CUresult pool_get_access(CUmemAccess_flags *flags, CUmemoryPool handle,
@@ -876,7 +798,7 @@ static CUresult pool_get_access(CUmemAccess_flags *flags, CUmemoryPool handle,
 	if (status != CUDA_SUCCESS)
 		return status;
 	if (!flags || !location || location->type != CU_MEM_LOCATION_TYPE_DEVICE ||
-	    !valid_device(location->id))
+	    !sim_device_valid(location->id))
 		return CUDA_ERROR_INVALID_VALUE;
 	sim_mem_lock();
 	pool = pool_from_handle(handle);
@@ -890,13 +812,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemor
                                                CUmemLocation *location)
 {
 	cuMemPoolGetAccess_params params = { flags, memPool, location };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemPoolGetAccess, &params);
-	result = pool_get_access(flags, memPool, location);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemPoolGetAccess, params, pool_get_access(flags, memPool, location));
 }
 
 /* ------------------------------------------------------------ device pools */
@@ -912,7 +828,7 @@ static CUresult device_get_pool(CUmemoryPool *out, CUdevice dev, bool current)
 		return status;
 	if (!out)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (!valid_device(dev))
+	if (!sim_device_valid(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
 	sim_mem_lock();
 	pool = current ? current_pool(dev, &created) : default_pool(dev, &created);
@@ -930,13 +846,7 @@ static CUresult device_get_pool(CUmemoryPool *out, CUdevice dev, bool current)
 SIM_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
 	cuDeviceGetDefaultMemPool_params params = { pool_out, dev };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuDeviceGetDefaultMemPool, &params);
-	result = device_get_pool(pool_out, dev, false);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuDeviceGetDefaultMemPool, params, device_get_pool(pool_out, dev, false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
@@ -961,7 +871,7 @@ static CUresult device_set_pool(CUdevice dev, CUmemoryPool handle)
 
 	if (status != CUDA_SUCCESS)
 		return status;
-	if (!valid_device(dev))
+	if (!sim_device_valid(dev))
 		return CUDA_ERROR_INVALID_VALUE;
 	sim_mem_lock();
 	pool = pool_from_handle(handle);
@@ -975,11 +885,5 @@ static CUresult device_set_pool(CUdevice dev, CUmemoryPool handle)
 SIM_EXPORT CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
 	cuDeviceSetMemPool_params params = { dev, pool };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuDeviceSetMemPool, &params);
-	result = device_set_pool(dev, pool);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuDeviceSetMemPool, params, device_set_pool(dev, pool));
 }

@@ -662,24 +662,6 @@ static void event_record_activity(const struct sim_event *event, uint32_t ctx_id
 
 /* ------------------------------------------------------------ API bodies */
 
-/* One driver entry point: open the API frame, run the body, close it. */
-#define DRIVER_ENTRY(fn, params, body)                  \
-	do {                                            \
-		struct sim_api_call call_;              \
-		SIM_DRIVER_ENTER(call_, fn, &(params)); \
-		CUresult result_ = (body);              \
-		sim_api_exit(&call_, (int)result_);     \
-		return result_;                         \
-	} while (0)
-
-static CUresult enter_context(struct sim_context **ctx)
-{
-	CUresult result = sim_init_status();
-	if (result != CUDA_SUCCESS)
-		return result;
-	return sim_ctx_require(ctx);
-}
-
 static int clamp_priority(int priority)
 {
 	/* cuStreamCreateWithPriority: out-of-range priorities are clamped. */
@@ -693,7 +675,7 @@ static int clamp_priority(int priority)
 static CUresult stream_create(CUstream *phStream, unsigned int flags, int priority)
 {
 	struct sim_context *ctx;
-	CUresult result = enter_context(&ctx);
+	CUresult result = sim_ctx_enter(&ctx);
 	if (result != CUDA_SUCCESS)
 		return result;
 	if (!phStream || (flags & ~(unsigned int)CU_STREAM_NON_BLOCKING))
@@ -724,7 +706,7 @@ static CUresult stream_create(CUstream *phStream, unsigned int flags, int priori
 static CUresult stream_destroy(CUstream hStream)
 {
 	struct sim_context *ctx;
-	CUresult result = enter_context(&ctx);
+	CUresult result = sim_ctx_enter(&ctx);
 	if (result != CUDA_SUCCESS)
 		return result;
 
@@ -771,7 +753,7 @@ struct stream_view {
 static CUresult stream_view(CUstream handle, struct stream_view *view)
 {
 	struct sim_context *ctx;
-	CUresult result = enter_context(&ctx);
+	CUresult result = sim_ctx_enter(&ctx);
 	if (result != CUDA_SUCCESS)
 		return result;
 	struct sim_stream *stream;
@@ -845,7 +827,7 @@ static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned int
 {
 	uint64_t start_ns = sim_now_ns();
 	struct sim_context *ctx;
-	CUresult result = enter_context(&ctx);
+	CUresult result = sim_ctx_enter(&ctx);
 	if (result != CUDA_SUCCESS)
 		return result;
 	/* CU_EVENT_WAIT_EXTERNAL is valid only during stream capture, which
@@ -878,62 +860,57 @@ static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned int
 	return result;
 }
 
+/* The same, and a non-NULL out pointer: the prologue of the getters. */
+static CUresult stream_view_for(CUstream handle, const void *out, struct stream_view *view)
+{
+	CUresult result = stream_view(handle, view);
+	if (result != CUDA_SUCCESS)
+		return result;
+	return out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 static CUresult stream_get_id(CUstream hStream, unsigned long long *streamId)
 {
 	struct stream_view view;
-	CUresult result = stream_view(hStream, &view);
-	if (result != CUDA_SUCCESS)
-		return result;
-	if (!streamId)
-		return CUDA_ERROR_INVALID_VALUE;
-	*streamId = view.id;
-	return CUDA_SUCCESS;
+	CUresult result = stream_view_for(hStream, streamId, &view);
+	if (result == CUDA_SUCCESS)
+		*streamId = view.id;
+	return result;
 }
 
 static CUresult stream_get_flags(CUstream hStream, unsigned int *flags)
 {
 	struct stream_view view;
-	CUresult result = stream_view(hStream, &view);
-	if (result != CUDA_SUCCESS)
-		return result;
-	if (!flags)
-		return CUDA_ERROR_INVALID_VALUE;
-	*flags = view.flags;
-	return CUDA_SUCCESS;
+	CUresult result = stream_view_for(hStream, flags, &view);
+	if (result == CUDA_SUCCESS)
+		*flags = view.flags;
+	return result;
 }
 
 static CUresult stream_get_priority(CUstream hStream, int *priority)
 {
 	struct stream_view view;
-	CUresult result = stream_view(hStream, &view);
-	if (result != CUDA_SUCCESS)
-		return result;
-	if (!priority)
-		return CUDA_ERROR_INVALID_VALUE;
-	*priority = view.priority;
-	return CUDA_SUCCESS;
+	CUresult result = stream_view_for(hStream, priority, &view);
+	if (result == CUDA_SUCCESS)
+		*priority = view.priority;
+	return result;
 }
 
 static CUresult stream_get_device(CUstream hStream, CUdevice *device)
 {
 	struct stream_view view;
-	CUresult result = stream_view(hStream, &view);
-	if (result != CUDA_SUCCESS)
-		return result;
-	if (!device)
-		return CUDA_ERROR_INVALID_VALUE;
-	*device = view.device;
-	return CUDA_SUCCESS;
+	CUresult result = stream_view_for(hStream, device, &view);
+	if (result == CUDA_SUCCESS)
+		*device = view.device;
+	return result;
 }
 
 static CUresult stream_get_ctx(CUstream hStream, CUcontext *pctx, CUgreenCtx *pGreenCtx)
 {
 	struct stream_view view;
-	CUresult result = stream_view(hStream, &view);
+	CUresult result = stream_view_for(hStream, pctx, &view);
 	if (result != CUDA_SUCCESS)
 		return result;
-	if (!pctx)
-		return CUDA_ERROR_INVALID_VALUE;
 	*pctx = view.ctx_handle;
 	/* No green contexts here. */
 	if (pGreenCtx)
@@ -946,7 +923,7 @@ static CUresult event_create(CUevent *phEvent, unsigned int flags)
 	const unsigned int valid =
 	    CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
 	struct sim_context *ctx;
-	CUresult result = enter_context(&ctx);
+	CUresult result = sim_ctx_enter(&ctx);
 	if (result != CUDA_SUCCESS)
 		return result;
 	if (!phEvent || (flags & ~valid))
@@ -972,7 +949,7 @@ static CUresult event_create(CUevent *phEvent, unsigned int flags)
 static CUresult event_record(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
 	struct sim_context *ctx;
-	CUresult result = enter_context(&ctx);
+	CUresult result = sim_ctx_enter(&ctx);
 	if (result != CUDA_SUCCESS)
 		return result;
 	/* CU_EVENT_RECORD_EXTERNAL is valid only during stream capture. */
@@ -1021,7 +998,7 @@ struct event_view {
 static CUresult event_view(CUevent handle, struct event_view *view)
 {
 	struct sim_context *ctx;
-	CUresult result = enter_context(&ctx);
+	CUresult result = sim_ctx_enter(&ctx);
 	if (result != CUDA_SUCCESS)
 		return result;
 	pthread_mutex_lock(&timeline_lock);
@@ -1102,7 +1079,7 @@ static CUresult event_elapsed_time(float *pMilliseconds, CUevent hStart, CUevent
 static CUresult event_destroy(CUevent hEvent)
 {
 	struct sim_context *ctx;
-	CUresult result = enter_context(&ctx);
+	CUresult result = sim_ctx_enter(&ctx);
 	if (result != CUDA_SUCCESS)
 		return result;
 	pthread_mutex_lock(&timeline_lock);
@@ -1119,163 +1096,164 @@ static CUresult event_destroy(CUevent hEvent)
 SIM_EXPORT CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
 	cuStreamCreate_params p = { phStream, Flags };
-	DRIVER_ENTRY(cuStreamCreate, p, stream_create(phStream, Flags, 0));
+	SIM_DRIVER_CALL(cuStreamCreate, p, stream_create(phStream, Flags, 0));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags,
                                                        int priority)
 {
 	cuStreamCreateWithPriority_params p = { phStream, flags, priority };
-	DRIVER_ENTRY(cuStreamCreateWithPriority, p, stream_create(phStream, flags, priority));
+	SIM_DRIVER_CALL(cuStreamCreateWithPriority, p, stream_create(phStream, flags, priority));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 {
 	cuStreamDestroy_v2_params p = { hStream };
-	DRIVER_ENTRY(cuStreamDestroy_v2, p, stream_destroy(hStream));
+	SIM_DRIVER_CALL(cuStreamDestroy_v2, p, stream_destroy(hStream));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
 {
 	cuStreamDestroy_params p = { hStream };
-	DRIVER_ENTRY(cuStreamDestroy, p, stream_destroy(hStream));
+	SIM_DRIVER_CALL(cuStreamDestroy, p, stream_destroy(hStream));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
 	cuStreamSynchronize_params p = { hStream };
-	DRIVER_ENTRY(cuStreamSynchronize, p, stream_synchronize(hStream));
+	SIM_DRIVER_CALL(cuStreamSynchronize, p, stream_synchronize(hStream));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream)
 {
 	cuStreamSynchronize_ptsz_params p = { hStream };
-	DRIVER_ENTRY(cuStreamSynchronize_ptsz, p,
-	             stream_synchronize(sim_stream_per_thread_default(hStream)));
+	SIM_DRIVER_CALL(cuStreamSynchronize_ptsz, p,
+	                stream_synchronize(sim_stream_per_thread_default(hStream)));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream)
 {
 	cuStreamQuery_params p = { hStream };
-	DRIVER_ENTRY(cuStreamQuery, p, stream_query(hStream));
+	SIM_DRIVER_CALL(cuStreamQuery, p, stream_query(hStream));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream)
 {
 	cuStreamQuery_ptsz_params p = { hStream };
-	DRIVER_ENTRY(cuStreamQuery_ptsz, p, stream_query(sim_stream_per_thread_default(hStream)));
+	SIM_DRIVER_CALL(cuStreamQuery_ptsz, p,
+	                stream_query(sim_stream_per_thread_default(hStream)));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
 	cuStreamWaitEvent_params p = { hStream, hEvent, Flags };
-	DRIVER_ENTRY(cuStreamWaitEvent, p, stream_wait_event(hStream, hEvent, Flags));
+	SIM_DRIVER_CALL(cuStreamWaitEvent, p, stream_wait_event(hStream, hEvent, Flags));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent,
                                                    unsigned int Flags)
 {
 	cuStreamWaitEvent_ptsz_params p = { hStream, hEvent, Flags };
-	DRIVER_ENTRY(cuStreamWaitEvent_ptsz, p,
-	             stream_wait_event(sim_stream_per_thread_default(hStream), hEvent, Flags));
+	SIM_DRIVER_CALL(cuStreamWaitEvent_ptsz, p,
+	                stream_wait_event(sim_stream_per_thread_default(hStream), hEvent, Flags));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 {
 	cuStreamGetId_params p = { hStream, streamId };
-	DRIVER_ENTRY(cuStreamGetId, p, stream_get_id(hStream, streamId));
+	SIM_DRIVER_CALL(cuStreamGetId, p, stream_get_id(hStream, streamId));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId)
 {
 	cuStreamGetId_ptsz_params p = { hStream, streamId };
-	DRIVER_ENTRY(cuStreamGetId_ptsz, p,
-	             stream_get_id(sim_stream_per_thread_default(hStream), streamId));
+	SIM_DRIVER_CALL(cuStreamGetId_ptsz, p,
+	                stream_get_id(sim_stream_per_thread_default(hStream), streamId));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags)
 {
 	cuStreamGetFlags_params p = { hStream, flags };
-	DRIVER_ENTRY(cuStreamGetFlags, p, stream_get_flags(hStream, flags));
+	SIM_DRIVER_CALL(cuStreamGetFlags, p, stream_get_flags(hStream, flags));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
 {
 	cuStreamGetFlags_ptsz_params p = { hStream, flags };
-	DRIVER_ENTRY(cuStreamGetFlags_ptsz, p,
-	             stream_get_flags(sim_stream_per_thread_default(hStream), flags));
+	SIM_DRIVER_CALL(cuStreamGetFlags_ptsz, p,
+	                stream_get_flags(sim_stream_per_thread_default(hStream), flags));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
 {
 	cuStreamGetPriority_params p = { hStream, priority };
-	DRIVER_ENTRY(cuStreamGetPriority, p, stream_get_priority(hStream, priority));
+	SIM_DRIVER_CALL(cuStreamGetPriority, p, stream_get_priority(hStream, priority));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
 {
 	cuStreamGetPriority_ptsz_params p = { hStream, priority };
-	DRIVER_ENTRY(cuStreamGetPriority_ptsz, p,
-	             stream_get_priority(sim_stream_per_thread_default(hStream), priority));
+	SIM_DRIVER_CALL(cuStreamGetPriority_ptsz, p,
+	                stream_get_priority(sim_stream_per_thread_default(hStream), priority));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device)
 {
 	cuStreamGetDevice_params p = { hStream, device };
-	DRIVER_ENTRY(cuStreamGetDevice, p, stream_get_device(hStream, device));
+	SIM_DRIVER_CALL(cuStreamGetDevice, p, stream_get_device(hStream, device));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
 {
 	cuStreamGetDevice_ptsz_params p = { hStream, device };
-	DRIVER_ENTRY(cuStreamGetDevice_ptsz, p,
-	             stream_get_device(sim_stream_per_thread_default(hStream), device));
+	SIM_DRIVER_CALL(cuStreamGetDevice_ptsz, p,
+	                stream_get_device(sim_stream_per_thread_default(hStream), device));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
 	cuStreamGetCtx_params p = { hStream, pctx };
-	DRIVER_ENTRY(cuStreamGetCtx, p, stream_get_ctx(hStream, pctx, NULL));
+	SIM_DRIVER_CALL(cuStreamGetCtx, p, stream_get_ctx(hStream, pctx, NULL));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
 {
 	cuStreamGetCtx_ptsz_params p = { hStream, pctx };
-	DRIVER_ENTRY(cuStreamGetCtx_ptsz, p,
-	             stream_get_ctx(sim_stream_per_thread_default(hStream), pctx, NULL));
+	SIM_DRIVER_CALL(cuStreamGetCtx_ptsz, p,
+	                stream_get_ctx(sim_stream_per_thread_default(hStream), pctx, NULL));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx,
                                               CUgreenCtx *pGreenCtx)
 {
 	cuStreamGetCtx_v2_params p = { hStream, pCtx, pGreenCtx };
-	DRIVER_ENTRY(cuStreamGetCtx_v2, p, stream_get_ctx(hStream, pCtx, pGreenCtx));
+	SIM_DRIVER_CALL(cuStreamGetCtx_v2, p, stream_get_ctx(hStream, pCtx, pGreenCtx));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx,
                                                    CUgreenCtx *pGreenCtx)
 {
 	cuStreamGetCtx_v2_ptsz_params p = { hStream, pCtx, pGreenCtx };
-	DRIVER_ENTRY(cuStreamGetCtx_v2_ptsz, p,
-	             stream_get_ctx(sim_stream_per_thread_default(hStream), pCtx, pGreenCtx));
+	SIM_DRIVER_CALL(cuStreamGetCtx_v2_ptsz, p,
+	                stream_get_ctx(sim_stream_per_thread_default(hStream), pCtx, pGreenCtx));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
 	cuEventCreate_params p = { phEvent, Flags };
-	DRIVER_ENTRY(cuEventCreate, p, event_create(phEvent, Flags));
+	SIM_DRIVER_CALL(cuEventCreate, p, event_create(phEvent, Flags));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 {
 	cuEventRecord_params p = { hEvent, hStream };
-	DRIVER_ENTRY(cuEventRecord, p, event_record(hEvent, hStream, CU_EVENT_RECORD_DEFAULT));
+	SIM_DRIVER_CALL(cuEventRecord, p, event_record(hEvent, hStream, CU_EVENT_RECORD_DEFAULT));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
 {
 	cuEventRecord_ptsz_params p = { hEvent, hStream };
-	DRIVER_ENTRY(
+	SIM_DRIVER_CALL(
 	    cuEventRecord_ptsz, p,
 	    event_record(hEvent, sim_stream_per_thread_default(hStream), CU_EVENT_RECORD_DEFAULT));
 }
@@ -1284,50 +1262,50 @@ SIM_EXPORT CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStr
                                                    unsigned int flags)
 {
 	cuEventRecordWithFlags_params p = { hEvent, hStream, flags };
-	DRIVER_ENTRY(cuEventRecordWithFlags, p, event_record(hEvent, hStream, flags));
+	SIM_DRIVER_CALL(cuEventRecordWithFlags, p, event_record(hEvent, hStream, flags));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream,
                                                         unsigned int flags)
 {
 	cuEventRecordWithFlags_ptsz_params p = { hEvent, hStream, flags };
-	DRIVER_ENTRY(cuEventRecordWithFlags_ptsz, p,
-	             event_record(hEvent, sim_stream_per_thread_default(hStream), flags));
+	SIM_DRIVER_CALL(cuEventRecordWithFlags_ptsz, p,
+	                event_record(hEvent, sim_stream_per_thread_default(hStream), flags));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
 	cuEventQuery_params p = { hEvent };
-	DRIVER_ENTRY(cuEventQuery, p, event_query(hEvent));
+	SIM_DRIVER_CALL(cuEventQuery, p, event_query(hEvent));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 {
 	cuEventSynchronize_params p = { hEvent };
-	DRIVER_ENTRY(cuEventSynchronize, p, event_synchronize(hEvent));
+	SIM_DRIVER_CALL(cuEventSynchronize, p, event_synchronize(hEvent));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart,
                                                   CUevent hEnd)
 {
 	cuEventElapsedTime_v2_params p = { pMilliseconds, hStart, hEnd };
-	DRIVER_ENTRY(cuEventElapsedTime_v2, p, event_elapsed_time(pMilliseconds, hStart, hEnd));
+	SIM_DRIVER_CALL(cuEventElapsedTime_v2, p, event_elapsed_time(pMilliseconds, hStart, hEnd));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
 	cuEventElapsedTime_params p = { pMilliseconds, hStart, hEnd };
-	DRIVER_ENTRY(cuEventElapsedTime, p, event_elapsed_time(pMilliseconds, hStart, hEnd));
+	SIM_DRIVER_CALL(cuEventElapsedTime, p, event_elapsed_time(pMilliseconds, hStart, hEnd));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 {
 	cuEventDestroy_v2_params p = { hEvent };
-	DRIVER_ENTRY(cuEventDestroy_v2, p, event_destroy(hEvent));
+	SIM_DRIVER_CALL(cuEventDestroy_v2, p, event_destroy(hEvent));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
 {
 	cuEventDestroy_params p = { hEvent };
-	DRIVER_ENTRY(cuEventDestroy, p, event_destroy(hEvent));
+	SIM_DRIVER_CALL(cuEventDestroy, p, event_destroy(hEvent));
 }

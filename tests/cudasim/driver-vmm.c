@@ -13,14 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "driver-memory.h"
 
-#define MAX_DEVICES     64
 #define VMM_GRANULARITY SIM_HEAP_GRANULARITY
-
-#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 /* cuMemCreate's physical memory, known by its handle. */
 struct vmm_physical {
@@ -40,26 +36,13 @@ struct vmm_mapping {
 	struct sim_mem_record rec;
 	struct vmm_reservation *reservation;
 	struct vmm_physical *physical;
-	CUmemAccess_flags access[MAX_DEVICES];
+	CUmemAccess_flags access[SIM_MAX_DEVICES];
 };
 
 /* Under the memory lock. */
 static struct sim_range_tree reservations = { NULL, 0, 2463534242u };
 static struct sim_range_tree handles = { NULL, 0, 2463534242u };
 static uint64_t next_handle = 1;
-
-static bool valid_device(int device)
-{
-	return device >= 0 && device < MAX_DEVICES && device < sim_config()->device_count &&
-	       sim_device_get(device) != NULL;
-}
-
-static size_t host_page_size(void)
-{
-	long size = sysconf(_SC_PAGESIZE);
-
-	return size > 0 ? (size_t)size : 4096;
-}
 
 static bool granule_aligned(uint64_t value)
 {
@@ -166,7 +149,7 @@ static CUresult check_prop(const CUmemAllocationProp *prop)
 		return CUDA_ERROR_NOT_SUPPORTED; /* host VMM memory is not simulated */
 	if (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (!valid_device(prop->location.id))
+	if (!sim_device_valid(prop->location.id))
 		return CUDA_ERROR_INVALID_DEVICE;
 	return CUDA_SUCCESS;
 }
@@ -197,13 +180,8 @@ SIM_EXPORT CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity,
                                                           CUmemAllocationGranularity_flags option)
 {
 	cuMemGetAllocationGranularity_params params = { granularity, prop, option };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemGetAllocationGranularity, &params);
-	result = get_granularity(granularity, prop, option);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemGetAllocationGranularity, params,
+	                get_granularity(granularity, prop, option));
 }
 
 /* ------------------------------------------------------------ reservations */
@@ -248,7 +226,7 @@ static CUresult address_reserve(CUdeviceptr *ptr, size_t size, size_t alignment,
 		return status;
 	/* cuda.h:12722-12726: size and addr multiples of the host page size,
 	 * alignment 0 or a power of two, flags 0 */
-	if (!ptr || size == 0 || size % host_page_size() || addr % host_page_size() ||
+	if (!ptr || size == 0 || size % sim_page_size() || addr % sim_page_size() ||
 	    (alignment & (alignment - 1)) || flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	/* device ranges start on the allocation granularity */
@@ -273,13 +251,8 @@ SIM_EXPORT CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, s
                                                 CUdeviceptr addr, unsigned long long flags)
 {
 	cuMemAddressReserve_params params = { ptr, size, alignment, addr, flags };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemAddressReserve, &params);
-	result = address_reserve(ptr, size, alignment, addr, flags);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemAddressReserve, params,
+	                address_reserve(ptr, size, alignment, addr, flags));
 }
 
 static CUresult address_free(CUdeviceptr ptr, size_t size)
@@ -308,13 +281,7 @@ static CUresult address_free(CUdeviceptr ptr, size_t size)
 SIM_EXPORT CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
 	cuMemAddressFree_params params = { ptr, size };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemAddressFree, &params);
-	result = address_free(ptr, size);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemAddressFree, params, address_free(ptr, size));
 }
 
 /* ------------------------------------------------------------ physical memory */
@@ -370,13 +337,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, si
                                         const CUmemAllocationProp *prop, unsigned long long flags)
 {
 	cuMemCreate_params params = { handle, size, prop, flags };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemCreate, &params);
-	result = mem_create(handle, size, prop, flags);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemCreate, params, mem_create(handle, size, prop, flags));
 }
 
 static CUresult mem_release(CUmemGenericAllocationHandle handle)
@@ -403,13 +364,7 @@ static CUresult mem_release(CUmemGenericAllocationHandle handle)
 SIM_EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 {
 	cuMemRelease_params params = { handle };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemRelease, &params);
-	result = mem_release(handle);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemRelease, params, mem_release(handle));
 }
 
 static CUresult get_properties(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
@@ -433,13 +388,8 @@ SIM_EXPORT CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(
     CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
 {
 	cuMemGetAllocationPropertiesFromHandle_params params = { prop, handle };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemGetAllocationPropertiesFromHandle, &params);
-	result = get_properties(prop, handle);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemGetAllocationPropertiesFromHandle, params,
+	                get_properties(prop, handle));
 }
 
 static CUresult retain_handle(CUmemGenericAllocationHandle *handle, void *addr)
@@ -467,13 +417,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHa
                                                         void *addr)
 {
 	cuMemRetainAllocationHandle_params params = { handle, addr };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemRetainAllocationHandle, &params);
-	result = retain_handle(handle, addr);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemRetainAllocationHandle, params, retain_handle(handle, addr));
 }
 
 static CUresult export_handle(void)
@@ -490,13 +434,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle,
                                                          unsigned long long flags)
 {
 	cuMemExportToShareableHandle_params params = { shareableHandle, handle, handleType, flags };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemExportToShareableHandle, &params);
-	result = export_handle();
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemExportToShareableHandle, params, export_handle());
 }
 
 /* ------------------------------------------------------------ mappings */
@@ -562,13 +500,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset
                                      CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
 	cuMemMap_params params = { ptr, size, offset, handle, flags };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemMap, &params);
-	result = mem_map(ptr, size, offset, handle, flags);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemMap, params, mem_map(ptr, size, offset, handle, flags));
 }
 
 /* Back to a bare reservation: PROT_NONE anonymous pages over the range. */
@@ -589,7 +521,7 @@ static CUresult mem_unmap(CUdeviceptr ptr, size_t size)
 {
 	CUresult status = sim_init_status();
 	struct vmm_mapping **mappings = NULL;
-	bool device_used[MAX_DEVICES] = { false };
+	bool device_used[SIM_MAX_DEVICES] = { false };
 	size_t count = 0;
 
 	if (status != CUDA_SUCCESS)
@@ -607,7 +539,7 @@ static CUresult mem_unmap(CUdeviceptr ptr, size_t size)
 	if (status != CUDA_SUCCESS)
 		return status;
 	/* \note_sync: the GPU's work on the range ends first */
-	for (int device = 0; device < MAX_DEVICES; device++) {
+	for (int device = 0; device < SIM_MAX_DEVICES; device++) {
 		if (device_used[device])
 			sim_wait_until(sim_device_tail(device));
 	}
@@ -623,24 +555,17 @@ static CUresult mem_unmap(CUdeviceptr ptr, size_t size)
 SIM_EXPORT CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
 	cuMemUnmap_params params = { ptr, size };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemUnmap, &params);
-	result = mem_unmap(ptr, size);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemUnmap, params, mem_unmap(ptr, size));
 }
 
 /* ------------------------------------------------------------ access */
 
 static CUresult check_access(const CUmemAccessDesc *desc)
 {
-	if (desc->location.type != CU_MEM_LOCATION_TYPE_DEVICE || !valid_device(desc->location.id))
+	if (desc->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    !sim_device_valid(desc->location.id))
 		return CUDA_ERROR_INVALID_DEVICE;
-	if (desc->flags != CU_MEM_ACCESS_FLAGS_PROT_NONE &&
-	    desc->flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
-	    desc->flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+	if (!sim_access_flags_valid(desc->flags))
 		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
 }
@@ -651,7 +576,7 @@ static int mapping_protection(const struct vmm_mapping *mapping)
 {
 	int prot = PROT_NONE;
 
-	for (int device = 0; device < MAX_DEVICES; device++) {
+	for (int device = 0; device < SIM_MAX_DEVICES; device++) {
 		if (mapping->access[device] == CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
 			return PROT_READ | PROT_WRITE;
 		if (mapping->access[device] == CU_MEM_ACCESS_FLAGS_PROT_READ)
@@ -694,13 +619,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size,
                                            const CUmemAccessDesc *desc, size_t count)
 {
 	cuMemSetAccess_params params = { ptr, size, desc, count };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemSetAccess, &params);
-	result = set_access(ptr, size, desc, count);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemSetAccess, params, set_access(ptr, size, desc, count));
 }
 
 static CUresult get_access(unsigned long long *flags, const CUmemLocation *location,
@@ -713,7 +632,7 @@ static CUresult get_access(unsigned long long *flags, const CUmemLocation *locat
 		return status;
 	if (!flags || !location)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (location->type != CU_MEM_LOCATION_TYPE_DEVICE || !valid_device(location->id))
+	if (location->type != CU_MEM_LOCATION_TYPE_DEVICE || !sim_device_valid(location->id))
 		return CUDA_ERROR_INVALID_DEVICE;
 	sim_mem_lock();
 	mapping = mapping_at((uintptr_t)ptr);
@@ -727,11 +646,5 @@ SIM_EXPORT CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags, const CUme
                                            CUdeviceptr ptr)
 {
 	cuMemGetAccess_params params = { flags, location, ptr };
-	struct sim_api_call call;
-	CUresult result;
-
-	SIM_DRIVER_ENTER(call, cuMemGetAccess, &params);
-	result = get_access(flags, location, ptr);
-	sim_api_exit(&call, result);
-	return result;
+	SIM_DRIVER_CALL(cuMemGetAccess, params, get_access(flags, location, ptr));
 }

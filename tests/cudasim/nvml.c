@@ -3,14 +3,11 @@
  * nvml.c - the simulated libnvidia-ml.so.1: the simulated devices as NVML
  * sees them (count, handles, name, UUID, PCI bus id, memory) and the
  * processes that use them. It reads the same CUDASIM_* variables as the
- * driver, with the same rules, and never calls the CUDA API: this process's
- * own use comes from the driver's sim_device_memory_usage when libcuda.so.1
- * is loaded, and is 0 otherwise.
+ * driver, parsed by the same code (sim-env.c), and never calls the CUDA
+ * API: this process's own use comes from the driver's
+ * sim_device_memory_usage when libcuda.so.1 is loaded, and is 0 otherwise.
  */
-#include <ctype.h>
 #include <dlfcn.h>
-#include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,14 +17,10 @@
 #include <strings.h>
 #include <unistd.h>
 #include "nvml-api.h"
+#include "sim-env.h"
 #include "sim-hooks.h"
 
-#define MAX_DEVICES 64
-#define MIB         (1024ull * 1024ull)
-#define GIB         (1024ull * MIB)
-
-/* Kept in step with driver-device.c and driver-init.c. */
-#define DEVICE_NAME         "cudasim GPU (simulated)"
+/* Kept in step with driver-init.c. */
 #define DRIVER_VERSION      "580.65.06" /* the CUDA 13.0 driver */
 #define NVML_VERSION        "13.580.65.06"
 #define CUDA_DRIVER_VERSION 13000
@@ -37,145 +30,51 @@ struct nvmlDevice_st {
 	unsigned int index;
 };
 
-struct other_process {
-	unsigned int device;
-	unsigned int pid;
-	uint64_t bytes;
-};
-
 /* The environment, read once (README.md, "Environment"). */
 struct nvml_config {
 	unsigned int device_count;
 	uint64_t device_memory;
-	unsigned int other_count;
-	struct other_process others[MAX_DEVICES];
+	int other_count;
+	struct sim_other_process others[SIM_MAX_DEVICES];
 };
 
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 static struct nvml_config config;
-static struct nvmlDevice_st devices[MAX_DEVICES];
+static struct nvmlDevice_st devices[SIM_MAX_DEVICES];
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int init_count; /* nvmlInit calls not yet shut down */
 
 /* ------------------------------------------------------------ config */
 
-/* As driver-config.c: K, M, G, T (powers of 1024), optionally with B or iB. */
-static uint64_t size_suffix(const char *suffix)
-{
-	static const char units[] = "KMGT";
-	const char *unit;
-	uint64_t scale = 1024;
-
-	if (!*suffix)
-		return 1;
-	unit = strchr(units, toupper((unsigned char)suffix[0]));
-	if (!unit)
-		return 0;
-	for (const char *u = units; u < unit; u++)
-		scale *= 1024;
-	suffix++;
-	if (!strcasecmp(suffix, "") || !strcasecmp(suffix, "B") || !strcasecmp(suffix, "iB"))
-		return scale;
-	return 0;
-}
-
-static bool parse_size(const char *text, uint64_t *bytes)
-{
-	unsigned long long number;
-	uint64_t scale;
-	char *end;
-
-	if (!text || !isdigit((unsigned char)text[0]))
-		return false;
-	errno = 0;
-	number = strtoull(text, &end, 10);
-	if (errno)
-		return false;
-	scale = size_suffix(end);
-	if (!scale || number > UINT64_MAX / scale)
-		return false;
-	*bytes = number * scale;
-	return true;
-}
-
-static bool parse_count(const char *text, unsigned long *value, char **end)
-{
-	if (!isdigit((unsigned char)text[0]))
-		return false;
-	errno = 0;
-	*value = strtoul(text, end, 10);
-	return errno == 0;
-}
-
-/* CUDASIM_DEVICES (0 to 64, else 1) and CUDASIM_NO_DEVICE=1 (none). */
-static unsigned int read_device_count(void)
-{
-	const char *text = getenv("CUDASIM_DEVICES");
-	const char *no_device = getenv("CUDASIM_NO_DEVICE");
-	unsigned long count;
-	char *end;
-
-	if (no_device && !strcmp(no_device, "1"))
-		return 0;
-	if (!text)
-		return 1;
-	if (parse_count(text, &count, &end) && !*end && count <= MAX_DEVICES)
-		return (unsigned int)count;
-	return 1;
-}
-
-/* One "DEV:PID:BYTES" entry; DEV must name a simulated device. */
-static bool parse_other(char *entry, unsigned int device_count, struct other_process *out)
-{
-	unsigned long device, pid;
-	char *end;
-
-	if (!parse_count(entry, &device, &end) || *end != ':' || device >= device_count)
-		return false;
-	if (!parse_count(end + 1, &pid, &end) || *end != ':' || pid == 0 || pid > UINT_MAX)
-		return false;
-	out->device = (unsigned int)device;
-	out->pid = (unsigned int)pid;
-	return parse_size(end + 1, &out->bytes);
-}
-
-/* CUDASIM_OTHER_PROCESSES: the whole list, or nothing if an entry is bad. */
-static void read_others(struct nvml_config *out)
-{
-	const char *text = getenv("CUDASIM_OTHER_PROCESSES");
-	char *copy, *saveptr = NULL;
-	bool ok = true;
-
-	if (!text || !*text)
-		return;
-	copy = strdup(text);
-	if (!copy)
-		return;
-	for (char *entry = strtok_r(copy, ",", &saveptr); entry && ok;
-	     entry = strtok_r(NULL, ",", &saveptr)) {
-		ok = out->other_count < MAX_DEVICES &&
-		     parse_other(entry, out->device_count, &out->others[out->other_count]);
-		if (ok)
-			out->other_count++;
-	}
-	if (!ok)
-		out->other_count = 0;
-	free(copy);
-}
-
+/*
+ * The driver's parsing (sim-env.c), without its warnings: a value that
+ * does not parse leaves the default. CUDASIM_NO_DEVICE=1 is no device at
+ * all. Unlike the driver, a CUDASIM_OTHER_PROCESSES list whose bytes on one
+ * device add up past 2^64 is not refused here.
+ */
 static void read_config(void)
 {
-	const char *memory = getenv("CUDASIM_DEVICE_MEMORY");
+	const char *devices_text = getenv("CUDASIM_DEVICES");
+	const char *no_device_text = getenv("CUDASIM_NO_DEVICE");
+	const char *memory_text = getenv("CUDASIM_DEVICE_MEMORY");
+	const char *others_text = getenv("CUDASIM_OTHER_PROCESSES");
+	bool no_device = false;
+	int count = 1;
 	uint64_t bytes;
 
-	config.device_count = read_device_count();
-	config.device_memory = 4 * GIB;
-	/* below one 2 MiB granule the driver keeps the default too */
-	if (memory && parse_size(memory, &bytes) && bytes >= 2 * MIB)
+	if (devices_text)
+		(void)sim_parse_device_count(devices_text, &count);
+	if (no_device_text && sim_parse_flag(no_device_text, &no_device) && no_device)
+		count = 0;
+	config.device_count = (unsigned int)count;
+	config.device_memory = SIM_DEVICE_MEMORY_DEFAULT;
+	if (memory_text && sim_parse_size(memory_text, &bytes) && bytes >= SIM_DEVICE_MEMORY_MIN)
 		config.device_memory = bytes;
-	read_others(&config);
-	for (unsigned int i = 0; i < MAX_DEVICES; i++)
+	if (others_text && *others_text &&
+	    !sim_parse_other_processes(others_text, count, config.others, &config.other_count))
+		config.other_count = 0;
+	for (unsigned int i = 0; i < SIM_MAX_DEVICES; i++)
 		devices[i].index = i;
 }
 
@@ -211,6 +110,16 @@ static nvmlReturn_t check_device(nvmlDevice_t device, unsigned int *index)
 	if (*index >= nvml_config()->device_count)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	return NVML_SUCCESS;
+}
+
+/* check_device, then a non-NULL out pointer: how the device queries begin. */
+static nvmlReturn_t check_device_out(nvmlDevice_t device, const void *out, unsigned int *index)
+{
+	nvmlReturn_t result = check_device(device, index);
+
+	if (result != NVML_SUCCESS)
+		return result;
+	return out ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
 }
 
 /* Copy text into a caller's buffer of length bytes. */
@@ -253,8 +162,8 @@ static uint64_t others_usage(unsigned int index)
 	const struct nvml_config *cfg = nvml_config();
 	uint64_t bytes = 0;
 
-	for (unsigned int i = 0; i < cfg->other_count; i++)
-		if (cfg->others[i].device == index)
+	for (int i = 0; i < cfg->other_count; i++)
+		if ((unsigned int)cfg->others[i].device == index)
 			bytes += cfg->others[i].bytes;
 	return bytes;
 }
@@ -452,33 +361,6 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t
 	return NVML_ERROR_NOT_FOUND;
 }
 
-/*
- * As cuDeviceGetByPCIBusId accepts: domain:bus:device.function,
- * domain:bus:device or bus:device.function, in hexadecimal. Device d sits
- * on domain 0, bus d + 1, device 0, function 0. -1 if none matches.
- */
-static int index_of_bus_id(const char *text)
-{
-	unsigned int domain = 0, bus = 0, slot = 0, function = 0;
-	int consumed = 0;
-
-	if (sscanf(text, "%x:%x:%x.%x%n", &domain, &bus, &slot, &function, &consumed) == 4 &&
-	    !text[consumed])
-		goto found;
-	domain = function = 0;
-	if (sscanf(text, "%x:%x:%x%n", &domain, &bus, &slot, &consumed) == 3 && !text[consumed])
-		goto found;
-	domain = 0;
-	if (sscanf(text, "%x:%x.%x%n", &bus, &slot, &function, &consumed) == 3 && !text[consumed])
-		goto found;
-	return -1;
-found:
-	if (domain != 0 || slot != 0 || function != 0 || bus == 0 ||
-	    bus > nvml_config()->device_count)
-		return -1;
-	return (int)bus - 1;
-}
-
 SIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
 {
 	int index;
@@ -487,8 +369,9 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, n
 		return NVML_ERROR_UNINITIALIZED;
 	if (!pciBusId || !device)
 		return NVML_ERROR_INVALID_ARGUMENT;
-	index = index_of_bus_id(pciBusId);
-	if (index < 0)
+	/* As cuDeviceGetByPCIBusId reads it (sim-env.c). */
+	if (!sim_parse_pci_bus_id(pciBusId, &index) || index < 0 ||
+	    (unsigned int)index >= nvml_config()->device_count)
 		return NVML_ERROR_NOT_FOUND;
 	*device = &devices[index];
 	return NVML_SUCCESS;
@@ -506,7 +389,7 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsig
 
 	if (result != NVML_SUCCESS)
 		return result;
-	return copy_text(name, length, DEVICE_NAME);
+	return copy_text(name, length, SIM_DEVICE_NAME);
 }
 
 SIM_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
@@ -524,12 +407,10 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsig
 SIM_EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
 {
 	unsigned int found;
-	nvmlReturn_t result = check_device(device, &found);
+	nvmlReturn_t result = check_device_out(device, index, &found);
 
 	if (result != NVML_SUCCESS)
 		return result;
-	if (!index)
-		return NVML_ERROR_INVALID_ARGUMENT;
 	*index = found;
 	return NVML_SUCCESS;
 }
@@ -548,12 +429,10 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_
 {
 	uint64_t total, used;
 	unsigned int index;
-	nvmlReturn_t result = check_device(device, &index);
+	nvmlReturn_t result = check_device_out(device, memory, &index);
 
 	if (result != NVML_SUCCESS)
 		return result;
-	if (!memory)
-		return NVML_ERROR_INVALID_ARGUMENT;
 	memory_of(index, &total, &used);
 	memory->total = total;
 	memory->used = used;
@@ -565,12 +444,10 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemo
 {
 	uint64_t total, used;
 	unsigned int index;
-	nvmlReturn_t result = check_device(device, &index);
+	nvmlReturn_t result = check_device_out(device, memory, &index);
 
 	if (result != NVML_SUCCESS)
 		return result;
-	if (!memory)
-		return NVML_ERROR_INVALID_ARGUMENT;
 	if (memory->version != nvmlMemory_v2)
 		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
 	memory_of(index, &total, &used);
@@ -585,17 +462,18 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemo
 
 /* The processes on a device: CUDASIM_OTHER_PROCESSES entries in order,
  * then this one if it holds memory there. Returns how many. */
-static unsigned int list_processes(unsigned int index, struct other_process *out)
+static unsigned int list_processes(unsigned int index, struct sim_other_process *out)
 {
 	const struct nvml_config *cfg = nvml_config();
 	unsigned int count = 0;
 	uint64_t own = own_usage(index);
 
-	for (unsigned int i = 0; i < cfg->other_count; i++)
-		if (cfg->others[i].device == index)
+	for (int i = 0; i < cfg->other_count; i++)
+		if ((unsigned int)cfg->others[i].device == index)
 			out[count++] = cfg->others[i];
 	if (own > 0)
-		out[count++] = (struct other_process){ index, (unsigned int)getpid(), own };
+		out[count++] =
+		    (struct sim_other_process){ (int)index, (unsigned int)getpid(), own };
 	return count;
 }
 
@@ -607,14 +485,12 @@ static unsigned int list_processes(unsigned int index, struct other_process *out
 static nvmlReturn_t running_processes(nvmlDevice_t device, unsigned int *infoCount, void *infos,
                                       size_t entry_size)
 {
-	struct other_process found[MAX_DEVICES + 1];
+	struct sim_other_process found[SIM_MAX_DEVICES + 1];
 	unsigned int index, count;
-	nvmlReturn_t result = check_device(device, &index);
+	nvmlReturn_t result = check_device_out(device, infoCount, &index);
 
 	if (result != NVML_SUCCESS)
 		return result;
-	if (!infoCount)
-		return NVML_ERROR_INVALID_ARGUMENT;
 	count = list_processes(index, found);
 	if (count == 0) {
 		*infoCount = 0;
@@ -666,12 +542,9 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t de
                                                                  nvmlProcessInfo_t *infos)
 {
 	unsigned int index;
-	nvmlReturn_t result = check_device(device, &index);
+	nvmlReturn_t result = check_device_out(device, infoCount, &index);
 
-	if (result != NVML_SUCCESS)
-		return result;
-	if (!infoCount)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	*infoCount = 0;
-	return NVML_SUCCESS;
+	if (result == NVML_SUCCESS)
+		*infoCount = 0;
+	return result;
 }

@@ -173,6 +173,19 @@ uint64_t rt_device_epoch(int device)
 	return atomic_load(&rt_primaries[device].epoch);
 }
 
+/* The runtime's record of a valid device's primary context, with
+ * rt_primary_lock taken. */
+static cudaError_t rt_primary_lock_device(int device, struct rt_primary **primary)
+{
+	cudaError_t result = rt_check_device(device);
+
+	if (result != cudaSuccess)
+		return result;
+	*primary = &rt_primaries[device];
+	pthread_mutex_lock(&rt_primary_lock);
+	return cudaSuccess;
+}
+
 /*
  * Retain outside the lock (the driver may deliver CONTEXT_CREATED to the
  * profiler), then keep whichever retain won a race and drop the other.
@@ -185,12 +198,9 @@ cudaError_t rt_primary_context(int device, CUcontext *ctx)
 	cudaError_t result;
 	CUresult cu;
 
-	result = rt_check_device(device);
+	result = rt_primary_lock_device(device, &primary);
 	if (result != cudaSuccess)
 		return result;
-	primary = &rt_primaries[device];
-
-	pthread_mutex_lock(&rt_primary_lock);
 	if (primary->retained) {
 		*ctx = primary->ctx;
 		pthread_mutex_unlock(&rt_primary_lock);
@@ -244,6 +254,31 @@ static bool rt_binding_valid(CUcontext current)
 	       rt_self.bound_epoch == rt_device_epoch(rt_self.device);
 }
 
+/* A usable, initialised CUDA and the context current to the thread, as the
+ * driver has it (NULL when none). */
+static cudaError_t rt_driver_current(CUcontext *current)
+{
+	cudaError_t result = rt_check_usable();
+
+	if (result == cudaSuccess)
+		result = rt_driver_init();
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuCtxGetCurrent(current));
+}
+
+/* The device of the current context, as the driver has it. */
+static cudaError_t rt_driver_device(int *device)
+{
+	CUdevice owner;
+	CUresult cu = cuCtxGetDevice(&owner);
+
+	if (cu != CUDA_SUCCESS)
+		return rt_error_from_cu(cu);
+	*device = (int)owner;
+	return cudaSuccess;
+}
+
 /*
  * The runtime uses the context current to the thread when there is one
  * (a program mixing in the driver API), else the primary context of the
@@ -253,20 +288,10 @@ static bool rt_binding_valid(CUcontext current)
 cudaError_t rt_context(CUcontext *ctx, int *device)
 {
 	CUcontext current = NULL;
-	cudaError_t result;
-	CUdevice owner;
-	CUresult cu;
+	cudaError_t result = rt_driver_current(&current);
 
-	result = rt_check_usable();
-	if (result == cudaSuccess)
-		result = rt_driver_init();
 	if (result != cudaSuccess)
 		return result;
-
-	cu = cuCtxGetCurrent(&current);
-	if (cu != CUDA_SUCCESS)
-		return rt_error_from_cu(cu);
-
 	if (current == NULL || (current == rt_self.bound_ctx && !rt_binding_valid(current))) {
 		result = rt_bind_device(rt_self.device);
 		if (result != cudaSuccess)
@@ -282,42 +307,32 @@ cudaError_t rt_context(CUcontext *ctx, int *device)
 		*device = rt_self.bound_device;
 		return cudaSuccess;
 	}
-	cu = cuCtxGetDevice(&owner);
-	if (cu != CUDA_SUCCESS)
-		return rt_error_from_cu(cu);
-	*device = (int)owner;
-	return cudaSuccess;
+	return rt_driver_device(device);
+}
+
+cudaError_t rt_begin(bool args_valid)
+{
+	return args_valid ? rt_context(NULL, NULL) : cudaErrorInvalidValue;
 }
 
 cudaError_t rt_current_device(int *device, CUcontext *user_ctx)
 {
 	CUcontext current = NULL;
 	cudaError_t result;
-	CUdevice owner;
-	CUresult cu;
 
 	if (user_ctx)
 		*user_ctx = NULL;
-	result = rt_check_usable();
-	if (result == cudaSuccess)
-		result = rt_driver_init();
+	result = rt_driver_current(&current);
 	if (result != cudaSuccess)
 		return result;
-
-	cu = cuCtxGetCurrent(&current);
-	if (cu != CUDA_SUCCESS)
-		return rt_error_from_cu(cu);
 	if (current == NULL || current == rt_self.bound_ctx) {
 		*device = rt_self.device;
 		return cudaSuccess;
 	}
-	cu = cuCtxGetDevice(&owner);
-	if (cu != CUDA_SUCCESS)
-		return rt_error_from_cu(cu);
-	*device = (int)owner;
-	if (user_ctx)
+	result = rt_driver_device(device);
+	if (result == cudaSuccess && user_ctx)
 		*user_ctx = current;
-	return cudaSuccess;
+	return result;
 }
 
 /*
@@ -333,12 +348,9 @@ cudaError_t rt_reset_device(int device)
 	cudaError_t result;
 	CUresult cu;
 
-	result = rt_check_device(device);
+	result = rt_primary_lock_device(device, &primary);
 	if (result != cudaSuccess)
 		return result;
-	primary = &rt_primaries[device];
-
-	pthread_mutex_lock(&rt_primary_lock);
 	was_retained = primary->retained;
 	primary->retained = false;
 	primary->ctx = NULL;

@@ -109,41 +109,32 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy(void *dst, const void *src, size_t c
                                             enum cudaMemcpyKind kind)
 {
 	cudaMemcpy_v3020_params params = { dst, src, count, kind };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMemcpy_v3020, "cudaMemcpy", &params);
-	return rt_exit(&call, rt_memcpy(dst, src, count, kind, RT_SYNC_LEGACY, NULL));
+	RT_CALL(cudaMemcpy_v3020, "cudaMemcpy", params,
+	        rt_memcpy(dst, src, count, kind, RT_SYNC_LEGACY, NULL));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy_ptds(void *dst, const void *src, size_t count,
                                                  enum cudaMemcpyKind kind)
 {
 	cudaMemcpy_ptds_v7000_params params = { dst, src, count, kind };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMemcpy_ptds_v7000, "cudaMemcpy_ptds", &params);
-	return rt_exit(&call, rt_memcpy(dst, src, count, kind, RT_SYNC_PER_THREAD, NULL));
+	RT_CALL(cudaMemcpy_ptds_v7000, "cudaMemcpy_ptds", params,
+	        rt_memcpy(dst, src, count, kind, RT_SYNC_PER_THREAD, NULL));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpyAsync(void *dst, const void *src, size_t count,
                                                  enum cudaMemcpyKind kind, cudaStream_t stream)
 {
 	cudaMemcpyAsync_v3020_params params = { dst, src, count, kind, stream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMemcpyAsync_v3020, "cudaMemcpyAsync", &params);
-	return rt_exit(&call, rt_memcpy(dst, src, count, kind, RT_ASYNC, stream));
+	RT_CALL(cudaMemcpyAsync_v3020, "cudaMemcpyAsync", params,
+	        rt_memcpy(dst, src, count, kind, RT_ASYNC, stream));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
                                                       enum cudaMemcpyKind kind, cudaStream_t stream)
 {
 	cudaMemcpyAsync_ptsz_v7000_params params = { dst, src, count, kind, stream };
-	struct sim_api_call call;
-	cudaStream_t resolved = rt_per_thread(stream);
-
-	RT_ENTER(call, cudaMemcpyAsync_ptsz_v7000, "cudaMemcpyAsync_ptsz", &params);
-	return rt_exit(&call, rt_memcpy(dst, src, count, kind, RT_ASYNC, resolved));
+	RT_CALL(cudaMemcpyAsync_ptsz_v7000, "cudaMemcpyAsync_ptsz", params,
+	        rt_memcpy(dst, src, count, kind, RT_ASYNC, rt_per_thread(stream)));
 }
 
 /* ------------------------------------------------------------ 2D */
@@ -233,12 +224,8 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy2D(void *dst, size_t dpitch, const vo
                                               enum cudaMemcpyKind kind)
 {
 	cudaMemcpy2D_v3020_params params = { dst, dpitch, src, spitch, width, height, kind };
-	struct sim_api_call call;
-	cudaError_t result;
-
-	RT_ENTER(call, cudaMemcpy2D_v3020, "cudaMemcpy2D", &params);
-	result = rt_memcpy_2d(dst, dpitch, src, spitch, width, height, kind, RT_SYNC_LEGACY, NULL);
-	return rt_exit(&call, result);
+	RT_CALL(cudaMemcpy2D_v3020, "cudaMemcpy2D", params,
+	        rt_memcpy_2d(dst, dpitch, src, spitch, width, height, kind, RT_SYNC_LEGACY, NULL));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src,
@@ -246,13 +233,9 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy2D_ptds(void *dst, size_t dpitch, con
                                                    enum cudaMemcpyKind kind)
 {
 	cudaMemcpy2D_ptds_v7000_params params = { dst, dpitch, src, spitch, width, height, kind };
-	struct sim_api_call call;
-	cudaError_t result;
-
-	RT_ENTER(call, cudaMemcpy2D_ptds_v7000, "cudaMemcpy2D_ptds", &params);
-	result =
-	    rt_memcpy_2d(dst, dpitch, src, spitch, width, height, kind, RT_SYNC_PER_THREAD, NULL);
-	return rt_exit(&call, result);
+	RT_CALL(
+	    cudaMemcpy2D_ptds_v7000, "cudaMemcpy2D_ptds", params,
+	    rt_memcpy_2d(dst, dpitch, src, spitch, width, height, kind, RT_SYNC_PER_THREAD, NULL));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
@@ -261,12 +244,8 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, size_t dpitch, con
 {
 	cudaMemcpy2DAsync_v3020_params params = { dst,   dpitch, src,  spitch,
 		                                  width, height, kind, stream };
-	struct sim_api_call call;
-	cudaError_t result;
-
-	RT_ENTER(call, cudaMemcpy2DAsync_v3020, "cudaMemcpy2DAsync", &params);
-	result = rt_memcpy_2d(dst, dpitch, src, spitch, width, height, kind, RT_ASYNC, stream);
-	return rt_exit(&call, result);
+	RT_CALL(cudaMemcpy2DAsync_v3020, "cudaMemcpy2DAsync", params,
+	        rt_memcpy_2d(dst, dpitch, src, spitch, width, height, kind, RT_ASYNC, stream));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src,
@@ -276,13 +255,9 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch
 {
 	cudaMemcpy2DAsync_ptsz_v7000_params params = { dst,   dpitch, src,  spitch,
 		                                       width, height, kind, stream };
-	struct sim_api_call call;
-	cudaError_t result;
-
-	RT_ENTER(call, cudaMemcpy2DAsync_ptsz_v7000, "cudaMemcpy2DAsync_ptsz", &params);
-	result = rt_memcpy_2d(dst, dpitch, src, spitch, width, height, kind, RT_ASYNC,
-	                      rt_per_thread(stream));
-	return rt_exit(&call, result);
+	RT_CALL(cudaMemcpy2DAsync_ptsz_v7000, "cudaMemcpy2DAsync_ptsz", params,
+	        rt_memcpy_2d(dst, dpitch, src, spitch, width, height, kind, RT_ASYNC,
+	                     rt_per_thread(stream)));
 }
 
 /* ------------------------------------------------------------ peer */
@@ -316,12 +291,8 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpyPeer(void *dst, int dstDevice, const 
                                                 int srcDevice, size_t count)
 {
 	cudaMemcpyPeer_v4000_params params = { dst, dstDevice, src, srcDevice, count };
-	struct sim_api_call call;
-	cudaError_t result;
-
-	RT_ENTER(call, cudaMemcpyPeer_v4000, "cudaMemcpyPeer", &params);
-	result = rt_memcpy_peer(dst, dstDevice, src, srcDevice, count, false, NULL);
-	return rt_exit(&call, result);
+	RT_CALL(cudaMemcpyPeer_v4000, "cudaMemcpyPeer", params,
+	        rt_memcpy_peer(dst, dstDevice, src, srcDevice, count, false, NULL));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
@@ -329,12 +300,8 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void *dst, int dstDevice, c
                                                      cudaStream_t stream)
 {
 	cudaMemcpyPeerAsync_v4000_params params = { dst, dstDevice, src, srcDevice, count, stream };
-	struct sim_api_call call;
-	cudaError_t result;
-
-	RT_ENTER(call, cudaMemcpyPeerAsync_v4000, "cudaMemcpyPeerAsync", &params);
-	result = rt_memcpy_peer(dst, dstDevice, src, srcDevice, count, true, stream);
-	return rt_exit(&call, result);
+	RT_CALL(cudaMemcpyPeerAsync_v4000, "cudaMemcpyPeerAsync", params,
+	        rt_memcpy_peer(dst, dstDevice, src, srcDevice, count, true, stream));
 }
 
 /* ------------------------------------------------------------ memset */
@@ -368,40 +335,31 @@ static cudaError_t rt_memset(void *devPtr, int value, size_t count, enum rt_subm
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemset(void *devPtr, int value, size_t count)
 {
 	cudaMemset_v3020_params params = { devPtr, value, count };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMemset_v3020, "cudaMemset", &params);
-	return rt_exit(&call, rt_memset(devPtr, value, count, RT_SYNC_LEGACY, NULL));
+	RT_CALL(cudaMemset_v3020, "cudaMemset", params,
+	        rt_memset(devPtr, value, count, RT_SYNC_LEGACY, NULL));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemset_ptds(void *devPtr, int value, size_t count)
 {
 	cudaMemset_ptds_v7000_params params = { devPtr, value, count };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMemset_ptds_v7000, "cudaMemset_ptds", &params);
-	return rt_exit(&call, rt_memset(devPtr, value, count, RT_SYNC_PER_THREAD, NULL));
+	RT_CALL(cudaMemset_ptds_v7000, "cudaMemset_ptds", params,
+	        rt_memset(devPtr, value, count, RT_SYNC_PER_THREAD, NULL));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemsetAsync(void *devPtr, int value, size_t count,
                                                  cudaStream_t stream)
 {
 	cudaMemsetAsync_v3020_params params = { devPtr, value, count, stream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMemsetAsync_v3020, "cudaMemsetAsync", &params);
-	return rt_exit(&call, rt_memset(devPtr, value, count, RT_ASYNC, stream));
+	RT_CALL(cudaMemsetAsync_v3020, "cudaMemsetAsync", params,
+	        rt_memset(devPtr, value, count, RT_ASYNC, stream));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count,
                                                       cudaStream_t stream)
 {
 	cudaMemsetAsync_ptsz_v7000_params params = { devPtr, value, count, stream };
-	struct sim_api_call call;
-	cudaStream_t resolved = rt_per_thread(stream);
-
-	RT_ENTER(call, cudaMemsetAsync_ptsz_v7000, "cudaMemsetAsync_ptsz", &params);
-	return rt_exit(&call, rt_memset(devPtr, value, count, RT_ASYNC, resolved));
+	RT_CALL(cudaMemsetAsync_ptsz_v7000, "cudaMemsetAsync_ptsz", params,
+	        rt_memset(devPtr, value, count, RT_ASYNC, rt_per_thread(stream)));
 }
 
 static cudaError_t rt_memset_2d(void *devPtr, size_t pitch, int value, size_t width, size_t height,
@@ -433,36 +391,24 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemset2D(void *devPtr, size_t pitch, int va
                                               size_t height)
 {
 	cudaMemset2D_v3020_params params = { devPtr, pitch, value, width, height };
-	struct sim_api_call call;
-	cudaError_t result;
-
-	RT_ENTER(call, cudaMemset2D_v3020, "cudaMemset2D", &params);
-	result = rt_memset_2d(devPtr, pitch, value, width, height, RT_SYNC_LEGACY, NULL);
-	return rt_exit(&call, result);
+	RT_CALL(cudaMemset2D_v3020, "cudaMemset2D", params,
+	        rt_memset_2d(devPtr, pitch, value, width, height, RT_SYNC_LEGACY, NULL));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemset2D_ptds(void *devPtr, size_t pitch, int value,
                                                    size_t width, size_t height)
 {
 	cudaMemset2D_ptds_v7000_params params = { devPtr, pitch, value, width, height };
-	struct sim_api_call call;
-	cudaError_t result;
-
-	RT_ENTER(call, cudaMemset2D_ptds_v7000, "cudaMemset2D_ptds", &params);
-	result = rt_memset_2d(devPtr, pitch, value, width, height, RT_SYNC_PER_THREAD, NULL);
-	return rt_exit(&call, result);
+	RT_CALL(cudaMemset2D_ptds_v7000, "cudaMemset2D_ptds", params,
+	        rt_memset_2d(devPtr, pitch, value, width, height, RT_SYNC_PER_THREAD, NULL));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
                                                    size_t width, size_t height, cudaStream_t stream)
 {
 	cudaMemset2DAsync_v3020_params params = { devPtr, pitch, value, width, height, stream };
-	struct sim_api_call call;
-	cudaError_t result;
-
-	RT_ENTER(call, cudaMemset2DAsync_v3020, "cudaMemset2DAsync", &params);
-	result = rt_memset_2d(devPtr, pitch, value, width, height, RT_ASYNC, stream);
-	return rt_exit(&call, result);
+	RT_CALL(cudaMemset2DAsync_v3020, "cudaMemset2DAsync", params,
+	        rt_memset_2d(devPtr, pitch, value, width, height, RT_ASYNC, stream));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value,
@@ -472,10 +418,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemset2DAsync_ptsz(void *devPtr, size_t pit
 	cudaMemset2DAsync_ptsz_v7000_params params = {
 		devPtr, pitch, value, width, height, stream
 	};
-	struct sim_api_call call;
-	cudaError_t result;
-
-	RT_ENTER(call, cudaMemset2DAsync_ptsz_v7000, "cudaMemset2DAsync_ptsz", &params);
-	result = rt_memset_2d(devPtr, pitch, value, width, height, RT_ASYNC, rt_per_thread(stream));
-	return rt_exit(&call, result);
+	RT_CALL(cudaMemset2DAsync_ptsz_v7000, "cudaMemset2DAsync_ptsz", params,
+	        rt_memset_2d(devPtr, pitch, value, width, height, RT_ASYNC, rt_per_thread(stream)));
 }

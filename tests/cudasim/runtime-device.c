@@ -8,6 +8,20 @@
 #include <string.h>
 #include "runtime-internal.h"
 
+/* How the calls on one device begin: cudaErrorInvalidValue unless
+ * args_valid, then the usable runtime, then a valid device ordinal. */
+static cudaError_t rt_device_begin(bool args_valid, int device)
+{
+	cudaError_t result;
+
+	if (!args_valid)
+		return cudaErrorInvalidValue;
+	result = rt_check_usable();
+	if (result == cudaSuccess)
+		result = rt_check_device(device);
+	return result;
+}
+
 SIM_EXPORT cudaError_t CUDARTAPI cudaGetDeviceCount(int *count)
 {
 	cudaGetDeviceCount_v3020_params params = { count };
@@ -36,9 +50,7 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaSetDevice(int device)
 	cudaError_t result;
 
 	RT_ENTER(call, cudaSetDevice_v3020, "cudaSetDevice", &params);
-	result = rt_check_usable();
-	if (result == cudaSuccess)
-		result = rt_check_device(device);
+	result = rt_device_begin(true, device);
 	if (result == cudaSuccess)
 		result = rt_bind_device(device);
 	return rt_exit(&call, result);
@@ -269,16 +281,9 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *
 	cudaError_t result;
 
 	RT_ENTER(call, cudaGetDeviceProperties_v12000, "cudaGetDeviceProperties", &params);
-	if (!prop) {
-		result = cudaErrorInvalidValue;
-		goto end;
-	}
-	result = rt_check_usable();
-	if (result == cudaSuccess)
-		result = rt_check_device(device);
+	result = rt_device_begin(prop != NULL, device);
 	if (result == cudaSuccess)
 		result = rt_fill_props(prop, device);
-end:
 	return rt_exit(&call, result);
 }
 
@@ -292,18 +297,11 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *value, enum cudaDev
 	CUresult cu;
 
 	RT_ENTER(call, cudaDeviceGetAttribute_v5000, "cudaDeviceGetAttribute", &params);
-	if (!value) {
-		result = cudaErrorInvalidValue;
-		goto end;
+	result = rt_device_begin(value != NULL, device);
+	if (result == cudaSuccess) {
+		cu = cuDeviceGetAttribute(value, (CUdevice_attribute)attr, (CUdevice)device);
+		result = rt_error_from_cu(cu);
 	}
-	result = rt_check_usable();
-	if (result == cudaSuccess)
-		result = rt_check_device(device);
-	if (result != cudaSuccess)
-		goto end;
-	cu = cuDeviceGetAttribute(value, (CUdevice_attribute)attr, (CUdevice)device);
-	result = rt_error_from_cu(cu);
-end:
 	return rt_exit(&call, result);
 }
 
@@ -315,18 +313,11 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceGetPCIBusId(char *pciBusId, int len, 
 	CUresult cu;
 
 	RT_ENTER(call, cudaDeviceGetPCIBusId_v4010, "cudaDeviceGetPCIBusId", &params);
-	if (!pciBusId || len <= 0) {
-		result = cudaErrorInvalidValue;
-		goto end;
+	result = rt_device_begin(pciBusId && len > 0, device);
+	if (result == cudaSuccess) {
+		cu = cuDeviceGetPCIBusId(pciBusId, len, (CUdevice)device);
+		result = rt_error_from_cu(cu);
 	}
-	result = rt_check_usable();
-	if (result == cudaSuccess)
-		result = rt_check_device(device);
-	if (result != cudaSuccess)
-		goto end;
-	cu = cuDeviceGetPCIBusId(pciBusId, len, (CUdevice)device);
-	result = rt_error_from_cu(cu);
-end:
 	return rt_exit(&call, result);
 }
 
@@ -453,20 +444,13 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceCanAccessPeer(int *canAccessPeer, int
 	CUresult cu;
 
 	RT_ENTER(call, cudaDeviceCanAccessPeer_v4000, "cudaDeviceCanAccessPeer", &params);
-	if (!canAccessPeer) {
-		result = cudaErrorInvalidValue;
-		goto end;
-	}
-	result = rt_check_usable();
-	if (result == cudaSuccess)
-		result = rt_check_device(device);
+	result = rt_device_begin(canAccessPeer != NULL, device);
 	if (result == cudaSuccess)
 		result = rt_check_device(peerDevice);
-	if (result != cudaSuccess)
-		goto end;
-	cu = cuDeviceCanAccessPeer(canAccessPeer, (CUdevice)device, (CUdevice)peerDevice);
-	result = rt_error_from_cu(cu);
-end:
+	if (result == cudaSuccess) {
+		cu = cuDeviceCanAccessPeer(canAccessPeer, (CUdevice)device, (CUdevice)peerDevice);
+		result = rt_error_from_cu(cu);
+	}
 	return rt_exit(&call, result);
 }
 
@@ -518,16 +502,9 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceGetDefaultMemPool(cudaMemPool_t *memP
 	cudaError_t result;
 
 	RT_ENTER(call, cudaDeviceGetDefaultMemPool_v11020, "cudaDeviceGetDefaultMemPool", &params);
-	if (!memPool) {
-		result = cudaErrorInvalidValue;
-		goto end;
-	}
-	result = rt_check_usable();
-	if (result == cudaSuccess)
-		result = rt_check_device(device);
+	result = rt_device_begin(memPool != NULL, device);
 	if (result == cudaSuccess)
 		result = rt_error_from_cu(cuDeviceGetDefaultMemPool(memPool, (CUdevice)device));
-end:
 	return rt_exit(&call, result);
 }
 
@@ -538,16 +515,9 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceGetMemPool(cudaMemPool_t *memPool, in
 	cudaError_t result;
 
 	RT_ENTER(call, cudaDeviceGetMemPool_v11020, "cudaDeviceGetMemPool", &params);
-	if (!memPool) {
-		result = cudaErrorInvalidValue;
-		goto end;
-	}
-	result = rt_check_usable();
-	if (result == cudaSuccess)
-		result = rt_check_device(device);
+	result = rt_device_begin(memPool != NULL, device);
 	if (result == cudaSuccess)
 		result = rt_error_from_cu(cuDeviceGetMemPool(memPool, (CUdevice)device));
-end:
 	return rt_exit(&call, result);
 }
 
@@ -558,15 +528,8 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceSetMemPool(int device, cudaMemPool_t 
 	cudaError_t result;
 
 	RT_ENTER(call, cudaDeviceSetMemPool_v11020, "cudaDeviceSetMemPool", &params);
-	if (!memPool) {
-		result = cudaErrorInvalidValue;
-		goto end;
-	}
-	result = rt_check_usable();
-	if (result == cudaSuccess)
-		result = rt_check_device(device);
+	result = rt_device_begin(memPool != NULL, device);
 	if (result == cudaSuccess)
 		result = rt_error_from_cu(cuDeviceSetMemPool((CUdevice)device, memPool));
-end:
 	return rt_exit(&call, result);
 }

@@ -25,12 +25,13 @@
 #include <stdint.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include "sim-env.h"   /* SIM_MAX_DEVICES (sim-env.c is not in this library) */
 #include "sim-hooks.h" /* cupti.h brings the *_params structs */
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
 /* Largest device count the simulator supports (README: CUDASIM_DEVICES). */
-#define RT_MAX_DEVICES 64
+#define RT_MAX_DEVICES SIM_MAX_DEVICES
 
 /* ------------------------------------------------------------ frames */
 
@@ -55,6 +56,18 @@ HIDDEN void rt_preinit(void);
 	              (fname), (params), NULL)
 #define RT_ENTER(call, cbid_name, fname, params) \
 	(rt_preinit(), RT_ENTER_NOINIT(call, cbid_name, fname, params))
+
+/*
+ * The whole of an export whose work is one expression: open the frame,
+ * evaluate body (a cudaError_t), close the frame with it (rt_exit) and
+ * return it.
+ */
+#define RT_CALL(cbid_name, fname, params, body)               \
+	do {                                                  \
+		struct sim_api_call call_;                    \
+		RT_ENTER(call_, cbid_name, fname, &(params)); \
+		return rt_exit(&call_, (body));               \
+	} while (0)
 
 /*
  * Close a frame: writes a failure to the thread's last-error slot (sticky
@@ -99,6 +112,9 @@ HIDDEN cudaError_t rt_check_device(int device);
  * ctx and device may be NULL.
  */
 HIDDEN cudaError_t rt_context(CUcontext *ctx, int *device);
+/* How most calls begin: cudaErrorInvalidValue unless args_valid, else
+ * rt_context(NULL, NULL). */
+HIDDEN cudaError_t rt_begin(bool args_valid);
 /*
  * The thread's device: the current context's, else cudaSetDevice's. Sets
  * *user_ctx (if not NULL) to the current context when the program made it

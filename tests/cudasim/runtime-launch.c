@@ -145,60 +145,57 @@ static cudaError_t rt_launch(struct rt_kernel *kernel, dim3 grid, dim3 block, vo
 }
 
 /*
- * The CUDA 13 <<<>>> path. The stub ignores the result, so the error is in
- * the last-error slot (rt_exit). The headers have no params struct for it:
- * the callback gets NULL params and the kernel name as symbolName.
+ * One launch entry point. Its frame names the kernel (symbolName); func is
+ * the host stub __cudaRegisterFunction registered (the cudaKernel_t handle
+ * of the <<<>>> path is the same), anything else is
+ * cudaErrorInvalidDeviceFunction.
  */
-static cudaError_t rt_stub_launch(CUpti_CallbackId cbid, const char *fname, cudaKernel_t handle,
-                                  dim3 grid, dim3 block, void **args, size_t shared_mem,
-                                  cudaStream_t stream)
+static cudaError_t rt_launch_call(CUpti_CallbackId cbid, const char *fname, void *params,
+                                  const void *func, dim3 grid, dim3 block, void **args,
+                                  size_t shared_mem, cudaStream_t stream)
 {
-	struct rt_kernel *kernel = rt_kernel_find((const void *)handle);
+	struct rt_kernel *kernel = rt_kernel_find(func);
 	struct sim_api_call call;
 	cudaError_t result;
 
 	rt_preinit();
-	sim_api_enter(&call, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, fname, NULL,
+	sim_api_enter(&call, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, fname, params,
 	              rt_kernel_name(kernel));
 	result = rt_launch(kernel, grid, block, args, shared_mem, stream);
 	return rt_exit(&call, result);
 }
 
+/*
+ * The CUDA 13 <<<>>> path. The stub ignores the result, so the error is in
+ * the last-error slot (rt_exit). The headers have no params struct for it:
+ * the callback gets NULL params.
+ */
 SIM_EXPORT cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
                                                     dim3 blockDim, void **args, size_t sharedMem,
                                                     cudaStream_t stream)
 {
-	return rt_stub_launch(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-	                      "__cudaLaunchKernel", kernel, gridDim, blockDim, args, sharedMem,
-	                      stream);
+	return rt_launch_call(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+	                      "__cudaLaunchKernel", NULL, (const void *)kernel, gridDim, blockDim,
+	                      args, sharedMem, stream);
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
                                                          dim3 blockDim, void **args,
                                                          size_t sharedMem, cudaStream_t stream)
 {
-	return rt_stub_launch(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-	                      "__cudaLaunchKernel_ptsz", kernel, gridDim, blockDim, args, sharedMem,
-	                      rt_per_thread(stream));
+	return rt_launch_call(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+	                      "__cudaLaunchKernel_ptsz", NULL, (const void *)kernel, gridDim,
+	                      blockDim, args, sharedMem, rt_per_thread(stream));
 }
 
-/* func is the host stub __cudaRegisterFunction registered; anything else
- * is cudaErrorInvalidDeviceFunction. */
 SIM_EXPORT cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                                   void **args, size_t sharedMem,
                                                   cudaStream_t stream)
 {
 	cudaLaunchKernel_v7000_params params = { func, gridDim, blockDim, args, sharedMem, stream };
-	struct rt_kernel *kernel = rt_kernel_find(func);
-	struct sim_api_call call;
-	cudaError_t result;
 
-	rt_preinit();
-	sim_api_enter(&call, CUPTI_CB_DOMAIN_RUNTIME_API,
-	              CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel", &params,
-	              rt_kernel_name(kernel));
-	result = rt_launch(kernel, gridDim, blockDim, args, sharedMem, stream);
-	return rt_exit(&call, result);
+	return rt_launch_call(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel",
+	                      &params, func, gridDim, blockDim, args, sharedMem, stream);
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaLaunchKernel_ptsz(const void *func, dim3 gridDim,
@@ -207,14 +204,8 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaLaunchKernel_ptsz(const void *func, dim3 gr
 {
 	cudaLaunchKernel_ptsz_v7000_params params = { func, gridDim,   blockDim,
 		                                      args, sharedMem, stream };
-	struct rt_kernel *kernel = rt_kernel_find(func);
-	struct sim_api_call call;
-	cudaError_t result;
 
-	rt_preinit();
-	sim_api_enter(&call, CUPTI_CB_DOMAIN_RUNTIME_API,
-	              CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000, "cudaLaunchKernel_ptsz",
-	              &params, rt_kernel_name(kernel));
-	result = rt_launch(kernel, gridDim, blockDim, args, sharedMem, rt_per_thread(stream));
-	return rt_exit(&call, result);
+	return rt_launch_call(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+	                      "cudaLaunchKernel_ptsz", &params, func, gridDim, blockDim, args,
+	                      sharedMem, rt_per_thread(stream));
 }

@@ -11,14 +11,28 @@
 #include <string.h>
 #include "runtime-internal.h"
 
-/* Everything that needs the device starts with the thread's context. */
-static cudaError_t rt_ready(void)
+/*
+ * How the allocations that take a size of 0 begin: the runtime must be
+ * usable; then a request for nothing (empty) succeeds with *ptr = NULL and
+ * never reaches the driver (§1): the caller is done. Any other request gets
+ * the thread's context.
+ */
+static cudaError_t rt_alloc_begin(bool empty, void **ptr)
 {
+	cudaError_t result = rt_check_usable();
+
+	if (result != cudaSuccess)
+		return result;
+	if (empty) {
+		*ptr = NULL;
+		return cudaSuccess;
+	}
 	return rt_context(NULL, NULL);
 }
 
 /* ------------------------------------------------------------ device */
 
+/* cudaMalloc(&p, 0) succeeds with NULL and allocates nothing (§1). */
 static cudaError_t rt_malloc(void **devPtr, size_t size)
 {
 	CUdeviceptr dptr = 0;
@@ -26,16 +40,8 @@ static cudaError_t rt_malloc(void **devPtr, size_t size)
 
 	if (!devPtr)
 		return cudaErrorInvalidValue;
-	result = rt_check_usable();
-	if (result != cudaSuccess)
-		return result;
-	/* cudaMalloc(&p, 0) succeeds with NULL and allocates nothing (§1). */
-	if (size == 0) {
-		*devPtr = NULL;
-		return cudaSuccess;
-	}
-	result = rt_ready();
-	if (result != cudaSuccess)
+	result = rt_alloc_begin(size == 0, devPtr);
+	if (result != cudaSuccess || size == 0)
 		return result;
 	result = rt_error_from_cu(cuMemAlloc(&dptr, size));
 	if (result == cudaSuccess)
@@ -46,10 +52,7 @@ static cudaError_t rt_malloc(void **devPtr, size_t size)
 SIM_EXPORT cudaError_t CUDARTAPI cudaMalloc(void **devPtr, size_t size)
 {
 	cudaMalloc_v3020_params params = { devPtr, size };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMalloc_v3020, "cudaMalloc", &params);
-	return rt_exit(&call, rt_malloc(devPtr, size));
+	RT_CALL(cudaMalloc_v3020, "cudaMalloc", params, rt_malloc(devPtr, size));
 }
 
 /*
@@ -59,7 +62,7 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMalloc(void **devPtr, size_t size)
  */
 static cudaError_t rt_free(void *devPtr)
 {
-	cudaError_t result = rt_ready();
+	cudaError_t result = rt_context(NULL, NULL);
 
 	if (result != cudaSuccess || !devPtr)
 		return result;
@@ -69,10 +72,7 @@ static cudaError_t rt_free(void *devPtr)
 SIM_EXPORT cudaError_t CUDARTAPI cudaFree(void *devPtr)
 {
 	cudaFree_v3020_params params = { devPtr };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaFree_v3020, "cudaFree", &params);
-	return rt_exit(&call, rt_free(devPtr));
+	RT_CALL(cudaFree_v3020, "cudaFree", params, rt_free(devPtr));
 }
 
 /* cuMemAllocPitch takes an element size of 4, 8 or 16 bytes (cuda.h);
@@ -81,6 +81,7 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaFree(void *devPtr)
 
 static cudaError_t rt_malloc_pitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
+	bool empty = width == 0 || height == 0;
 	CUdeviceptr dptr = 0;
 	size_t row_pitch = 0;
 	cudaError_t result;
@@ -88,17 +89,13 @@ static cudaError_t rt_malloc_pitch(void **devPtr, size_t *pitch, size_t width, s
 
 	if (!devPtr || !pitch)
 		return cudaErrorInvalidValue;
-	result = rt_check_usable();
+	result = rt_alloc_begin(empty, devPtr);
 	if (result != cudaSuccess)
 		return result;
-	if (width == 0 || height == 0) {
-		*devPtr = NULL;
+	if (empty) {
 		*pitch = 0;
 		return cudaSuccess;
 	}
-	result = rt_ready();
-	if (result != cudaSuccess)
-		return result;
 	cu = cuMemAllocPitch(&dptr, &row_pitch, width, height, RT_PITCH_ELEMENT_SIZE);
 	result = rt_error_from_cu(cu);
 	if (result == cudaSuccess) {
@@ -112,24 +109,18 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMallocPitch(void **devPtr, size_t *pitch, s
                                                  size_t height)
 {
 	cudaMallocPitch_v3020_params params = { devPtr, pitch, width, height };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMallocPitch_v3020, "cudaMallocPitch", &params);
-	return rt_exit(&call, rt_malloc_pitch(devPtr, pitch, width, height));
+	RT_CALL(cudaMallocPitch_v3020, "cudaMallocPitch", params,
+	        rt_malloc_pitch(devPtr, pitch, width, height));
 }
 
 /* cuda_runtime_api.h:4440-4550: size 0 and flags other than
  * cudaMemAttachGlobal/Host are cudaErrorInvalidValue. */
 static cudaError_t rt_malloc_managed(void **devPtr, size_t size, unsigned int flags)
 {
+	bool flags_valid = flags == cudaMemAttachGlobal || flags == cudaMemAttachHost;
+	cudaError_t result = rt_begin(devPtr && size != 0 && flags_valid);
 	CUdeviceptr dptr = 0;
-	cudaError_t result;
 
-	if (!devPtr || size == 0)
-		return cudaErrorInvalidValue;
-	if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
-		return cudaErrorInvalidValue;
-	result = rt_ready();
 	if (result != cudaSuccess)
 		return result;
 	result = rt_error_from_cu(cuMemAllocManaged(&dptr, size, flags));
@@ -141,10 +132,8 @@ static cudaError_t rt_malloc_managed(void **devPtr, size_t size, unsigned int fl
 SIM_EXPORT cudaError_t CUDARTAPI cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
 	cudaMallocManaged_v6000_params params = { devPtr, size, flags };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMallocManaged_v6000, "cudaMallocManaged", &params);
-	return rt_exit(&call, rt_malloc_managed(devPtr, size, flags));
+	RT_CALL(cudaMallocManaged_v6000, "cudaMallocManaged", params,
+	        rt_malloc_managed(devPtr, size, flags));
 }
 
 /* ------------------------------------------------------------ host */
@@ -167,15 +156,8 @@ static cudaError_t rt_host_alloc(void **pHost, size_t size, unsigned int flags, 
 
 	if (!pHost || (flags & ~(unsigned int)RT_HOST_ALLOC_FLAGS))
 		return cudaErrorInvalidValue;
-	result = rt_check_usable();
-	if (result != cudaSuccess)
-		return result;
-	if (size == 0) {
-		*pHost = NULL;
-		return cudaSuccess;
-	}
-	result = rt_ready();
-	if (result != cudaSuccess)
+	result = rt_alloc_begin(size == 0, pHost);
+	if (result != cudaSuccess || size == 0)
 		return result;
 	cu = with_flags ? cuMemHostAlloc(pHost, size, flags) : cuMemAllocHost(pHost, size);
 	return rt_error_from_cu(cu);
@@ -184,19 +166,14 @@ static cudaError_t rt_host_alloc(void **pHost, size_t size, unsigned int flags, 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMallocHost(void **ptr, size_t size)
 {
 	cudaMallocHost_v3020_params params = { ptr, size };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMallocHost_v3020, "cudaMallocHost", &params);
-	return rt_exit(&call, rt_host_alloc(ptr, size, 0, false));
+	RT_CALL(cudaMallocHost_v3020, "cudaMallocHost", params, rt_host_alloc(ptr, size, 0, false));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
 	cudaHostAlloc_v3020_params params = { pHost, size, flags };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaHostAlloc_v3020, "cudaHostAlloc", &params);
-	return rt_exit(&call, rt_host_alloc(pHost, size, flags, true));
+	RT_CALL(cudaHostAlloc_v3020, "cudaHostAlloc", params,
+	        rt_host_alloc(pHost, size, flags, true));
 }
 
 /* cudaFreeHost(NULL) returns cudaSuccess (measured, §1). */
@@ -206,7 +183,7 @@ static cudaError_t rt_free_host(void *ptr)
 
 	if (result != cudaSuccess || !ptr)
 		return result;
-	result = rt_ready();
+	result = rt_context(NULL, NULL);
 	if (result != cudaSuccess)
 		return result;
 	return rt_error_from_cu(cuMemFreeHost(ptr));
@@ -215,21 +192,15 @@ static cudaError_t rt_free_host(void *ptr)
 SIM_EXPORT cudaError_t CUDARTAPI cudaFreeHost(void *ptr)
 {
 	cudaFreeHost_v3020_params params = { ptr };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaFreeHost_v3020, "cudaFreeHost", &params);
-	return rt_exit(&call, rt_free_host(ptr));
+	RT_CALL(cudaFreeHost_v3020, "cudaFreeHost", params, rt_free_host(ptr));
 }
 
 /* Overlaps (712), unknown pointers (713) and NULL (1) are the driver's
  * answers; the cudaHostRegister* flags are the CU_MEMHOSTREGISTER_* ones. */
 static cudaError_t rt_host_register(void *ptr, size_t size, unsigned int flags)
 {
-	cudaError_t result;
+	cudaError_t result = rt_begin((flags & ~(unsigned int)RT_HOST_REGISTER_FLAGS) == 0);
 
-	if (flags & ~(unsigned int)RT_HOST_REGISTER_FLAGS)
-		return cudaErrorInvalidValue;
-	result = rt_ready();
 	if (result != cudaSuccess)
 		return result;
 	return rt_error_from_cu(cuMemHostRegister(ptr, size, flags));
@@ -238,15 +209,13 @@ static cudaError_t rt_host_register(void *ptr, size_t size, unsigned int flags)
 SIM_EXPORT cudaError_t CUDARTAPI cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
 	cudaHostRegister_v4000_params params = { ptr, size, flags };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaHostRegister_v4000, "cudaHostRegister", &params);
-	return rt_exit(&call, rt_host_register(ptr, size, flags));
+	RT_CALL(cudaHostRegister_v4000, "cudaHostRegister", params,
+	        rt_host_register(ptr, size, flags));
 }
 
 static cudaError_t rt_host_unregister(void *ptr)
 {
-	cudaError_t result = rt_ready();
+	cudaError_t result = rt_context(NULL, NULL);
 
 	if (result != cudaSuccess)
 		return result;
@@ -256,21 +225,15 @@ static cudaError_t rt_host_unregister(void *ptr)
 SIM_EXPORT cudaError_t CUDARTAPI cudaHostUnregister(void *ptr)
 {
 	cudaHostUnregister_v4000_params params = { ptr };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaHostUnregister_v4000, "cudaHostUnregister", &params);
-	return rt_exit(&call, rt_host_unregister(ptr));
+	RT_CALL(cudaHostUnregister_v4000, "cudaHostUnregister", params, rt_host_unregister(ptr));
 }
 
 /* flags "must be 0 for now" (cuda_runtime_api.h, cudaHostGetDevicePointer). */
 static cudaError_t rt_host_device_pointer(void **pDevice, void *pHost, unsigned int flags)
 {
 	CUdeviceptr dptr = 0;
-	cudaError_t result;
+	cudaError_t result = rt_begin(pDevice && flags == 0);
 
-	if (!pDevice || flags != 0)
-		return cudaErrorInvalidValue;
-	result = rt_ready();
 	if (result != cudaSuccess)
 		return result;
 	result = rt_error_from_cu(cuMemHostGetDevicePointer(&dptr, pHost, 0));
@@ -283,19 +246,14 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaHostGetDevicePointer(void **pDevice, void *
                                                           unsigned int flags)
 {
 	cudaHostGetDevicePointer_v3020_params params = { pDevice, pHost, flags };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaHostGetDevicePointer_v3020, "cudaHostGetDevicePointer", &params);
-	return rt_exit(&call, rt_host_device_pointer(pDevice, pHost, flags));
+	RT_CALL(cudaHostGetDevicePointer_v3020, "cudaHostGetDevicePointer", params,
+	        rt_host_device_pointer(pDevice, pHost, flags));
 }
 
 static cudaError_t rt_host_get_flags(unsigned int *pFlags, void *pHost)
 {
-	cudaError_t result;
+	cudaError_t result = rt_begin(pFlags != NULL);
 
-	if (!pFlags)
-		return cudaErrorInvalidValue;
-	result = rt_ready();
 	if (result != cudaSuccess)
 		return result;
 	return rt_error_from_cu(cuMemHostGetFlags(pFlags, pHost));
@@ -304,10 +262,8 @@ static cudaError_t rt_host_get_flags(unsigned int *pFlags, void *pHost)
 SIM_EXPORT cudaError_t CUDARTAPI cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 {
 	cudaHostGetFlags_v3020_params params = { pFlags, pHost };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaHostGetFlags_v3020, "cudaHostGetFlags", &params);
-	return rt_exit(&call, rt_host_get_flags(pFlags, pHost));
+	RT_CALL(cudaHostGetFlags_v3020, "cudaHostGetFlags", params,
+	        rt_host_get_flags(pFlags, pHost));
 }
 
 /* ------------------------------------------------------------ async */
@@ -316,12 +272,9 @@ static cudaError_t rt_malloc_async(void **devPtr, size_t size, cudaMemPool_t poo
                                    cudaStream_t stream)
 {
 	CUdeviceptr dptr = 0;
-	cudaError_t result;
+	cudaError_t result = rt_begin(devPtr != NULL);
 	CUresult cu;
 
-	if (!devPtr)
-		return cudaErrorInvalidValue;
-	result = rt_ready();
 	if (result != cudaSuccess)
 		return result;
 	if (pool)
@@ -337,20 +290,16 @@ static cudaError_t rt_malloc_async(void **devPtr, size_t size, cudaMemPool_t poo
 SIM_EXPORT cudaError_t CUDARTAPI cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
 	cudaMallocAsync_v11020_params params = { devPtr, size, hStream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMallocAsync_v11020, "cudaMallocAsync", &params);
-	return rt_exit(&call, rt_malloc_async(devPtr, size, NULL, hStream));
+	RT_CALL(cudaMallocAsync_v11020, "cudaMallocAsync", params,
+	        rt_malloc_async(devPtr, size, NULL, hStream));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMallocAsync_ptsz(void **devPtr, size_t size,
                                                       cudaStream_t hStream)
 {
 	cudaMallocAsync_ptsz_v11020_params params = { devPtr, size, hStream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMallocAsync_ptsz_v11020, "cudaMallocAsync_ptsz", &params);
-	return rt_exit(&call, rt_malloc_async(devPtr, size, NULL, rt_per_thread(hStream)));
+	RT_CALL(cudaMallocAsync_ptsz_v11020, "cudaMallocAsync_ptsz", params,
+	        rt_malloc_async(devPtr, size, NULL, rt_per_thread(hStream)));
 }
 
 /* A NULL pool is not "the default pool" here: it is an invalid handle. */
@@ -366,10 +315,8 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMallocFromPoolAsync(void **ptr, size_t size
                                                          cudaMemPool_t memPool, cudaStream_t stream)
 {
 	cudaMallocFromPoolAsync_v11020_params params = { ptr, size, memPool, stream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMallocFromPoolAsync_v11020, "cudaMallocFromPoolAsync", &params);
-	return rt_exit(&call, rt_malloc_from_pool(ptr, size, memPool, stream));
+	RT_CALL(cudaMallocFromPoolAsync_v11020, "cudaMallocFromPoolAsync", params,
+	        rt_malloc_from_pool(ptr, size, memPool, stream));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size,
@@ -377,16 +324,13 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMallocFromPoolAsync_ptsz(void **ptr, size_t
                                                               cudaStream_t stream)
 {
 	cudaMallocFromPoolAsync_ptsz_v11020_params params = { ptr, size, memPool, stream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMallocFromPoolAsync_ptsz_v11020, "cudaMallocFromPoolAsync_ptsz",
-	         &params);
-	return rt_exit(&call, rt_malloc_from_pool(ptr, size, memPool, rt_per_thread(stream)));
+	RT_CALL(cudaMallocFromPoolAsync_ptsz_v11020, "cudaMallocFromPoolAsync_ptsz", params,
+	        rt_malloc_from_pool(ptr, size, memPool, rt_per_thread(stream)));
 }
 
 static cudaError_t rt_free_async(void *devPtr, cudaStream_t stream)
 {
-	cudaError_t result = rt_ready();
+	cudaError_t result = rt_context(NULL, NULL);
 
 	if (result != cudaSuccess)
 		return result;
@@ -396,19 +340,14 @@ static cudaError_t rt_free_async(void *devPtr, cudaStream_t stream)
 SIM_EXPORT cudaError_t CUDARTAPI cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
 	cudaFreeAsync_v11020_params params = { devPtr, hStream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaFreeAsync_v11020, "cudaFreeAsync", &params);
-	return rt_exit(&call, rt_free_async(devPtr, hStream));
+	RT_CALL(cudaFreeAsync_v11020, "cudaFreeAsync", params, rt_free_async(devPtr, hStream));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
 {
 	cudaFreeAsync_ptsz_v11020_params params = { devPtr, hStream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaFreeAsync_ptsz_v11020, "cudaFreeAsync_ptsz", &params);
-	return rt_exit(&call, rt_free_async(devPtr, rt_per_thread(hStream)));
+	RT_CALL(cudaFreeAsync_ptsz_v11020, "cudaFreeAsync_ptsz", params,
+	        rt_free_async(devPtr, rt_per_thread(hStream)));
 }
 
 /* ------------------------------------------------------------ pools */
@@ -431,11 +370,8 @@ static void rt_pool_props(CUmemPoolProps *out, const struct cudaMemPoolProps *in
 static cudaError_t rt_pool_create(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
 	CUmemPoolProps props;
-	cudaError_t result;
+	cudaError_t result = rt_begin(memPool && poolProps);
 
-	if (!memPool || !poolProps)
-		return cudaErrorInvalidValue;
-	result = rt_ready();
 	if (result != cudaSuccess)
 		return result;
 	rt_pool_props(&props, poolProps);
@@ -446,19 +382,14 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemPoolCreate(cudaMemPool_t *memPool,
                                                    const struct cudaMemPoolProps *poolProps)
 {
 	cudaMemPoolCreate_v11020_params params = { memPool, poolProps };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMemPoolCreate_v11020, "cudaMemPoolCreate", &params);
-	return rt_exit(&call, rt_pool_create(memPool, poolProps));
+	RT_CALL(cudaMemPoolCreate_v11020, "cudaMemPoolCreate", params,
+	        rt_pool_create(memPool, poolProps));
 }
 
 static cudaError_t rt_pool_destroy(cudaMemPool_t memPool)
 {
-	cudaError_t result;
+	cudaError_t result = rt_begin(memPool != NULL);
 
-	if (!memPool)
-		return cudaErrorInvalidValue;
-	result = rt_ready();
 	if (result != cudaSuccess)
 		return result;
 	return rt_error_from_cu(cuMemPoolDestroy(memPool));
@@ -467,19 +398,13 @@ static cudaError_t rt_pool_destroy(cudaMemPool_t memPool)
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemPoolDestroy(cudaMemPool_t memPool)
 {
 	cudaMemPoolDestroy_v11020_params params = { memPool };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMemPoolDestroy_v11020, "cudaMemPoolDestroy", &params);
-	return rt_exit(&call, rt_pool_destroy(memPool));
+	RT_CALL(cudaMemPoolDestroy_v11020, "cudaMemPoolDestroy", params, rt_pool_destroy(memPool));
 }
 
 static cudaError_t rt_pool_trim(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
-	cudaError_t result;
+	cudaError_t result = rt_begin(memPool != NULL);
 
-	if (!memPool)
-		return cudaErrorInvalidValue;
-	result = rt_ready();
 	if (result != cudaSuccess)
 		return result;
 	return rt_error_from_cu(cuMemPoolTrimTo(memPool, minBytesToKeep));
@@ -488,10 +413,8 @@ static cudaError_t rt_pool_trim(cudaMemPool_t memPool, size_t minBytesToKeep)
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
 	cudaMemPoolTrimTo_v11020_params params = { memPool, minBytesToKeep };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMemPoolTrimTo_v11020, "cudaMemPoolTrimTo", &params);
-	return rt_exit(&call, rt_pool_trim(memPool, minBytesToKeep));
+	RT_CALL(cudaMemPoolTrimTo_v11020, "cudaMemPoolTrimTo", params,
+	        rt_pool_trim(memPool, minBytesToKeep));
 }
 
 /* enum cudaMemPoolAttr and CUmemPool_attribute share their values. */
@@ -499,12 +422,9 @@ static cudaError_t rt_pool_attribute(cudaMemPool_t memPool, enum cudaMemPoolAttr
                                      bool set)
 {
 	CUmemPool_attribute attribute = (CUmemPool_attribute)attr;
-	cudaError_t result;
+	cudaError_t result = rt_begin(memPool && value);
 	CUresult cu;
 
-	if (!memPool || !value)
-		return cudaErrorInvalidValue;
-	result = rt_ready();
 	if (result != cudaSuccess)
 		return result;
 	if (set)
@@ -518,31 +438,24 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemPoolSetAttribute(cudaMemPool_t memPool,
                                                          enum cudaMemPoolAttr attr, void *value)
 {
 	cudaMemPoolSetAttribute_v11020_params params = { memPool, attr, value };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMemPoolSetAttribute_v11020, "cudaMemPoolSetAttribute", &params);
-	return rt_exit(&call, rt_pool_attribute(memPool, attr, value, true));
+	RT_CALL(cudaMemPoolSetAttribute_v11020, "cudaMemPoolSetAttribute", params,
+	        rt_pool_attribute(memPool, attr, value, true));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemPoolGetAttribute(cudaMemPool_t memPool,
                                                          enum cudaMemPoolAttr attr, void *value)
 {
 	cudaMemPoolGetAttribute_v11020_params params = { memPool, attr, value };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMemPoolGetAttribute_v11020, "cudaMemPoolGetAttribute", &params);
-	return rt_exit(&call, rt_pool_attribute(memPool, attr, value, false));
+	RT_CALL(cudaMemPoolGetAttribute_v11020, "cudaMemPoolGetAttribute", params,
+	        rt_pool_attribute(memPool, attr, value, false));
 }
 
 /* ------------------------------------------------------------ queries */
 
 static cudaError_t rt_mem_get_info(size_t *free_bytes, size_t *total_bytes)
 {
-	cudaError_t result;
+	cudaError_t result = rt_begin(free_bytes && total_bytes);
 
-	if (!free_bytes || !total_bytes)
-		return cudaErrorInvalidValue;
-	result = rt_ready();
 	if (result != cudaSuccess)
 		return result;
 	return rt_error_from_cu(cuMemGetInfo(free_bytes, total_bytes));
@@ -551,10 +464,7 @@ static cudaError_t rt_mem_get_info(size_t *free_bytes, size_t *total_bytes)
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemGetInfo(size_t *free, size_t *total)
 {
 	cudaMemGetInfo_v3020_params params = { free, total };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaMemGetInfo_v3020, "cudaMemGetInfo", &params);
-	return rt_exit(&call, rt_mem_get_info(free, total));
+	RT_CALL(cudaMemGetInfo_v3020, "cudaMemGetInfo", params, rt_mem_get_info(free, total));
 }
 
 /* What cuPointerGetAttributes tells about a pointer. */
@@ -612,11 +522,8 @@ static cudaError_t rt_pointer_info(const void *ptr, struct rt_pointer_info *info
 static cudaError_t rt_pointer_attributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
 	struct rt_pointer_info info;
-	cudaError_t result;
+	cudaError_t result = rt_begin(attributes != NULL);
 
-	if (!attributes)
-		return cudaErrorInvalidValue;
-	result = rt_ready();
 	if (result == cudaSuccess)
 		result = rt_pointer_info(ptr, &info);
 	if (result != cudaSuccess)
@@ -646,8 +553,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttr
                                                           const void *ptr)
 {
 	cudaPointerGetAttributes_v4000_params params = { attributes, ptr };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaPointerGetAttributes_v4000, "cudaPointerGetAttributes", &params);
-	return rt_exit(&call, rt_pointer_attributes(attributes, ptr));
+	RT_CALL(cudaPointerGetAttributes_v4000, "cudaPointerGetAttributes", params,
+	        rt_pointer_attributes(attributes, ptr));
 }

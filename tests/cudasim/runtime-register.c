@@ -17,20 +17,19 @@
 #include <string.h>
 #include "runtime-internal.h"
 
-/* The CUfunction of a kernel in one context. */
-struct rt_function_slot {
+/* What a kernel (its CUfunction) or a fat binary (its CUmodule) is in one
+ * context. */
+struct rt_slot {
 	CUcontext ctx;
 	int device;
 	uint64_t epoch; /* rt_device_epoch(device) when it was looked up */
-	CUfunction function;
+	void *handle;
 };
 
-/* The module of a fat binary in one context. */
-struct rt_module_slot {
-	CUcontext ctx;
-	int device;
-	uint64_t epoch;
-	CUmodule module;
+/* The slots of one kernel or fat binary, one per context. */
+struct rt_slots {
+	struct rt_slot *items;
+	size_t count;
 };
 
 struct rt_fatbin;
@@ -41,8 +40,7 @@ struct rt_kernel {
 	struct rt_fatbin *fatbin;
 	struct rt_kernel *next_in_fatbin;
 	struct rt_kernel *next_in_bucket;
-	struct rt_function_slot *slots;
-	size_t slot_count;
+	struct rt_slots functions; /* CUfunction */
 };
 
 /* A __managed__ variable: its host shadow is a T* that __cudaInitModule
@@ -69,9 +67,8 @@ struct rt_fatbin {
 	size_t kernel_count;
 	struct rt_managed_var *managed;
 	struct rt_device_var *variables;
-	struct rt_module_slot *modules;
-	size_t module_count;
-	struct rt_fatbin *next; /* registered fat binaries */
+	struct rt_slots modules; /* CUmodule */
+	struct rt_fatbin *next;  /* registered fat binaries */
 };
 
 #define RT_KERNEL_BUCKETS 4096u
@@ -123,22 +120,15 @@ const char *rt_kernel_name(const struct rt_kernel *kernel)
 
 /* ------------------------------------------------------------ modules */
 
-static bool rt_slot_matches(CUcontext slot_ctx, int slot_device, uint64_t slot_epoch, CUcontext ctx,
-                            int device)
+/* Call with rt_reg_lock held: the slot of ctx, unless the device was reset
+ * since it was filled. */
+static struct rt_slot *rt_slot_find(struct rt_slots *slots, CUcontext ctx, int device)
 {
-	return slot_ctx == ctx && slot_device == device && slot_epoch == rt_device_epoch(device);
-}
+	for (size_t i = 0; i < slots->count; i++) {
+		struct rt_slot *slot = &slots->items[i];
 
-/* Call with rt_reg_lock held. */
-static struct rt_module_slot *rt_module_slot_find(struct rt_fatbin *fatbin, CUcontext ctx,
-                                                  int device)
-{
-	size_t i;
-
-	for (i = 0; i < fatbin->module_count; i++) {
-		struct rt_module_slot *slot = &fatbin->modules[i];
-
-		if (rt_slot_matches(slot->ctx, slot->device, slot->epoch, ctx, device))
+		if (slot->ctx == ctx && slot->device == device &&
+		    slot->epoch == rt_device_epoch(device))
 			return slot;
 	}
 	return NULL;
@@ -146,28 +136,40 @@ static struct rt_module_slot *rt_module_slot_find(struct rt_fatbin *fatbin, CUco
 
 /* Call with rt_reg_lock held. Reuses the slot of a reset or destroyed
  * context when there is one. Returns false when out of memory. */
-static bool rt_module_slot_store(struct rt_fatbin *fatbin, CUcontext ctx, int device,
-                                 uint64_t epoch, CUmodule module)
+static bool rt_slot_store(struct rt_slots *slots, CUcontext ctx, int device, uint64_t epoch,
+                          void *handle)
 {
-	struct rt_module_slot *slots;
-	size_t i;
+	struct rt_slot *items;
 
-	for (i = 0; i < fatbin->module_count; i++) {
-		struct rt_module_slot *slot = &fatbin->modules[i];
+	for (size_t i = 0; i < slots->count; i++) {
+		struct rt_slot *slot = &slots->items[i];
 
 		if (slot->ctx == ctx && slot->device == device) {
 			slot->epoch = epoch;
-			slot->module = module;
+			slot->handle = handle;
 			return true;
 		}
 	}
-	slots = realloc(fatbin->modules, (fatbin->module_count + 1) * sizeof(*slots));
-	if (!slots)
+	items = realloc(slots->items, (slots->count + 1) * sizeof(*items));
+	if (!items)
 		return false;
-	slots[fatbin->module_count] = (struct rt_module_slot){ ctx, device, epoch, module };
-	fatbin->modules = slots;
-	fatbin->module_count++;
+	items[slots->count] = (struct rt_slot){ ctx, device, epoch, handle };
+	slots->items = items;
+	slots->count++;
 	return true;
+}
+
+/* Call with rt_reg_lock held: forget a handle the driver no longer knows
+ * (its context was destroyed through the driver API). */
+static void rt_slot_drop(struct rt_slots *slots, void *handle)
+{
+	for (size_t i = 0; i < slots->count; i++) {
+		if (slots->items[i].handle == handle) {
+			slots->items[i] = slots->items[slots->count - 1];
+			slots->count--;
+			return;
+		}
+	}
 }
 
 /* Call with rt_reg_lock held: the names of the fat binary's kernels, in a
@@ -198,7 +200,7 @@ static cudaError_t rt_fatbin_module(struct rt_fatbin *fatbin, CUcontext ctx, int
                                     CUmodule *module)
 {
 	uint64_t epoch = rt_device_epoch(device);
-	struct rt_module_slot *slot;
+	struct rt_slot *slot;
 	CUmodule loaded = NULL;
 	CUmodule extra = NULL;
 	cudaError_t result = cudaSuccess;
@@ -207,9 +209,9 @@ static cudaError_t rt_fatbin_module(struct rt_fatbin *fatbin, CUcontext ctx, int
 	CUresult cu;
 
 	pthread_mutex_lock(&rt_reg_lock);
-	slot = rt_module_slot_find(fatbin, ctx, device);
+	slot = rt_slot_find(&fatbin->modules, ctx, device);
 	if (slot) {
-		*module = slot->module;
+		*module = slot->handle;
 		pthread_mutex_unlock(&rt_reg_lock);
 		return cudaSuccess;
 	}
@@ -224,11 +226,11 @@ static cudaError_t rt_fatbin_module(struct rt_fatbin *fatbin, CUcontext ctx, int
 		return rt_error_from_cu(cu);
 
 	pthread_mutex_lock(&rt_reg_lock);
-	slot = rt_module_slot_find(fatbin, ctx, device);
+	slot = rt_slot_find(&fatbin->modules, ctx, device);
 	if (slot) {
 		extra = loaded;
-		*module = slot->module;
-	} else if (rt_module_slot_store(fatbin, ctx, device, epoch, loaded)) {
+		*module = slot->handle;
+	} else if (rt_slot_store(&fatbin->modules, ctx, device, epoch, loaded)) {
 		*module = loaded;
 	} else {
 		extra = loaded;
@@ -239,60 +241,6 @@ static cudaError_t rt_fatbin_module(struct rt_fatbin *fatbin, CUcontext ctx, int
 	if (extra)
 		cuModuleUnload(extra);
 	return result;
-}
-
-/* Call with rt_reg_lock held. */
-static struct rt_function_slot *rt_function_slot_find(struct rt_kernel *kernel, CUcontext ctx,
-                                                      int device)
-{
-	size_t i;
-
-	for (i = 0; i < kernel->slot_count; i++) {
-		struct rt_function_slot *slot = &kernel->slots[i];
-
-		if (rt_slot_matches(slot->ctx, slot->device, slot->epoch, ctx, device))
-			return slot;
-	}
-	return NULL;
-}
-
-/* Call with rt_reg_lock held; a failure only costs the cache entry. */
-static void rt_function_slot_store(struct rt_kernel *kernel, CUcontext ctx, int device,
-                                   uint64_t epoch, CUfunction function)
-{
-	struct rt_function_slot *slots;
-	size_t i;
-
-	for (i = 0; i < kernel->slot_count; i++) {
-		struct rt_function_slot *slot = &kernel->slots[i];
-
-		if (slot->ctx == ctx && slot->device == device) {
-			slot->epoch = epoch;
-			slot->function = function;
-			return;
-		}
-	}
-	slots = realloc(kernel->slots, (kernel->slot_count + 1) * sizeof(*slots));
-	if (!slots)
-		return;
-	slots[kernel->slot_count] = (struct rt_function_slot){ ctx, device, epoch, function };
-	kernel->slots = slots;
-	kernel->slot_count++;
-}
-
-/* Call with rt_reg_lock held: forget a module the driver no longer knows
- * (its context was destroyed through the driver API). */
-static void rt_module_slot_drop(struct rt_fatbin *fatbin, CUmodule module)
-{
-	size_t i;
-
-	for (i = 0; i < fatbin->module_count; i++) {
-		if (fatbin->modules[i].module == module) {
-			fatbin->modules[i] = fatbin->modules[fatbin->module_count - 1];
-			fatbin->module_count--;
-			return;
-		}
-	}
 }
 
 static cudaError_t rt_function_lookup(struct rt_kernel *kernel, CUcontext ctx, int device,
@@ -310,8 +258,9 @@ static cudaError_t rt_function_lookup(struct rt_kernel *kernel, CUcontext ctx, i
 			return result;
 		cu = cuModuleGetFunction(function, module, kernel->name);
 		if (cu == CUDA_SUCCESS) {
+			/* A failure to store only costs the cache entry. */
 			pthread_mutex_lock(&rt_reg_lock);
-			rt_function_slot_store(kernel, ctx, device, epoch, *function);
+			(void)rt_slot_store(&kernel->functions, ctx, device, epoch, *function);
 			pthread_mutex_unlock(&rt_reg_lock);
 			return cudaSuccess;
 		}
@@ -319,7 +268,7 @@ static cudaError_t rt_function_lookup(struct rt_kernel *kernel, CUcontext ctx, i
 		    cu != CUDA_ERROR_CONTEXT_IS_DESTROYED)
 			break;
 		pthread_mutex_lock(&rt_reg_lock);
-		rt_module_slot_drop(kernel->fatbin, module);
+		rt_slot_drop(&kernel->fatbin->modules, module);
 		pthread_mutex_unlock(&rt_reg_lock);
 	}
 	/* The name is the fat binary's own: a miss means no usable code. */
@@ -329,13 +278,13 @@ static cudaError_t rt_function_lookup(struct rt_kernel *kernel, CUcontext ctx, i
 cudaError_t rt_kernel_function(struct rt_kernel *kernel, CUcontext ctx, int device,
                                CUfunction *function)
 {
-	struct rt_function_slot *slot;
+	struct rt_slot *slot;
 	CUfunction cached = NULL;
 
 	pthread_mutex_lock(&rt_reg_lock);
-	slot = rt_function_slot_find(kernel, ctx, device);
+	slot = rt_slot_find(&kernel->functions, ctx, device);
 	if (slot)
-		cached = slot->function;
+		cached = slot->handle;
 	pthread_mutex_unlock(&rt_reg_lock);
 
 	/* A function of a module whose context went away is no longer one. */

@@ -23,12 +23,9 @@ static bool rt_special_stream(cudaStream_t stream)
 static cudaError_t rt_stream_create(cudaStream_t *pStream, unsigned int flags, int priority,
                                     bool with_priority)
 {
-	cudaError_t result;
+	cudaError_t result = rt_begin(pStream && !(flags & ~(unsigned int)cudaStreamNonBlocking));
 	CUresult cu;
 
-	if (!pStream || (flags & ~(unsigned int)cudaStreamNonBlocking))
-		return cudaErrorInvalidValue;
-	result = rt_context(NULL, NULL);
 	if (result != cudaSuccess)
 		return result;
 	if (with_priority)
@@ -41,30 +38,24 @@ static cudaError_t rt_stream_create(cudaStream_t *pStream, unsigned int flags, i
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t *pStream)
 {
 	cudaStreamCreate_v3020_params params = { pStream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaStreamCreate_v3020, "cudaStreamCreate", &params);
-	return rt_exit(&call, rt_stream_create(pStream, cudaStreamDefault, 0, false));
+	RT_CALL(cudaStreamCreate_v3020, "cudaStreamCreate", params,
+	        rt_stream_create(pStream, cudaStreamDefault, 0, false));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t *pStream,
                                                            unsigned int flags)
 {
 	cudaStreamCreateWithFlags_v5000_params params = { pStream, flags };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaStreamCreateWithFlags_v5000, "cudaStreamCreateWithFlags", &params);
-	return rt_exit(&call, rt_stream_create(pStream, flags, 0, false));
+	RT_CALL(cudaStreamCreateWithFlags_v5000, "cudaStreamCreateWithFlags", params,
+	        rt_stream_create(pStream, flags, 0, false));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamCreateWithPriority(cudaStream_t *pStream,
                                                               unsigned int flags, int priority)
 {
 	cudaStreamCreateWithPriority_v5050_params params = { pStream, flags, priority };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaStreamCreateWithPriority_v5050, "cudaStreamCreateWithPriority", &params);
-	return rt_exit(&call, rt_stream_create(pStream, flags, priority, true));
+	RT_CALL(cudaStreamCreateWithPriority_v5050, "cudaStreamCreateWithPriority", params,
+	        rt_stream_create(pStream, flags, priority, true));
 }
 
 /* The default streams belong to the runtime: they cannot be destroyed. */
@@ -83,10 +74,7 @@ static cudaError_t rt_stream_destroy(cudaStream_t stream)
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t stream)
 {
 	cudaStreamDestroy_v5050_params params = { stream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaStreamDestroy_v5050, "cudaStreamDestroy", &params);
-	return rt_exit(&call, rt_stream_destroy(stream));
+	RT_CALL(cudaStreamDestroy_v5050, "cudaStreamDestroy", params, rt_stream_destroy(stream));
 }
 
 /* ------------------------------------------------------------ use */
@@ -112,37 +100,29 @@ static cudaError_t rt_stream_op(cudaStream_t stream, enum rt_stream_op op)
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream)
 {
 	cudaStreamSynchronize_v3020_params params = { stream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaStreamSynchronize_v3020, "cudaStreamSynchronize", &params);
-	return rt_exit(&call, rt_stream_op(stream, RT_STREAM_SYNC));
+	RT_CALL(cudaStreamSynchronize_v3020, "cudaStreamSynchronize", params,
+	        rt_stream_op(stream, RT_STREAM_SYNC));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamSynchronize_ptsz(cudaStream_t stream)
 {
 	cudaStreamSynchronize_ptsz_v7000_params params = { stream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaStreamSynchronize_ptsz_v7000, "cudaStreamSynchronize_ptsz", &params);
-	return rt_exit(&call, rt_stream_op(rt_per_thread(stream), RT_STREAM_SYNC));
+	RT_CALL(cudaStreamSynchronize_ptsz_v7000, "cudaStreamSynchronize_ptsz", params,
+	        rt_stream_op(rt_per_thread(stream), RT_STREAM_SYNC));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamQuery(cudaStream_t stream)
 {
 	cudaStreamQuery_v3020_params params = { stream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaStreamQuery_v3020, "cudaStreamQuery", &params);
-	return rt_exit(&call, rt_stream_op(stream, RT_STREAM_QUERY));
+	RT_CALL(cudaStreamQuery_v3020, "cudaStreamQuery", params,
+	        rt_stream_op(stream, RT_STREAM_QUERY));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamQuery_ptsz(cudaStream_t stream)
 {
 	cudaStreamQuery_ptsz_v7000_params params = { stream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaStreamQuery_ptsz_v7000, "cudaStreamQuery_ptsz", &params);
-	return rt_exit(&call, rt_stream_op(rt_per_thread(stream), RT_STREAM_QUERY));
+	RT_CALL(cudaStreamQuery_ptsz_v7000, "cudaStreamQuery_ptsz", params,
+	        rt_stream_op(rt_per_thread(stream), RT_STREAM_QUERY));
 }
 
 /* flags: cudaEventWaitDefault (0) or cudaEventWaitExternal (1). */
@@ -164,29 +144,22 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t stream, cudaEv
                                                      unsigned int flags)
 {
 	cudaStreamWaitEvent_v3020_params params = { stream, event, flags };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaStreamWaitEvent_v3020, "cudaStreamWaitEvent", &params);
-	return rt_exit(&call, rt_stream_wait_event(stream, event, flags));
+	RT_CALL(cudaStreamWaitEvent_v3020, "cudaStreamWaitEvent", params,
+	        rt_stream_wait_event(stream, event, flags));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
                                                           unsigned int flags)
 {
 	cudaStreamWaitEvent_ptsz_v7000_params params = { stream, event, flags };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaStreamWaitEvent_ptsz_v7000, "cudaStreamWaitEvent_ptsz", &params);
-	return rt_exit(&call, rt_stream_wait_event(rt_per_thread(stream), event, flags));
+	RT_CALL(cudaStreamWaitEvent_ptsz_v7000, "cudaStreamWaitEvent_ptsz", params,
+	        rt_stream_wait_event(rt_per_thread(stream), event, flags));
 }
 
 static cudaError_t rt_stream_get_flags(cudaStream_t stream, unsigned int *flags)
 {
-	cudaError_t result;
+	cudaError_t result = rt_begin(flags != NULL);
 
-	if (!flags)
-		return cudaErrorInvalidValue;
-	result = rt_context(NULL, NULL);
 	if (result != cudaSuccess)
 		return result;
 	return rt_error_from_cu(cuStreamGetFlags(stream, flags));
@@ -195,19 +168,15 @@ static cudaError_t rt_stream_get_flags(cudaStream_t stream, unsigned int *flags)
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
 {
 	cudaStreamGetFlags_v5050_params params = { hStream, flags };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaStreamGetFlags_v5050, "cudaStreamGetFlags", &params);
-	return rt_exit(&call, rt_stream_get_flags(hStream, flags));
+	RT_CALL(cudaStreamGetFlags_v5050, "cudaStreamGetFlags", params,
+	        rt_stream_get_flags(hStream, flags));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags)
 {
 	cudaStreamGetFlags_ptsz_v7000_params params = { hStream, flags };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaStreamGetFlags_ptsz_v7000, "cudaStreamGetFlags_ptsz", &params);
-	return rt_exit(&call, rt_stream_get_flags(rt_per_thread(hStream), flags));
+	RT_CALL(cudaStreamGetFlags_ptsz_v7000, "cudaStreamGetFlags_ptsz", params,
+	        rt_stream_get_flags(rt_per_thread(hStream), flags));
 }
 
 /* ------------------------------------------------------------ events */
@@ -224,11 +193,8 @@ static bool rt_event_flags_valid(unsigned int flags)
 
 static cudaError_t rt_event_create(cudaEvent_t *event, unsigned int flags)
 {
-	cudaError_t result;
+	cudaError_t result = rt_begin(event && rt_event_flags_valid(flags));
 
-	if (!event || !rt_event_flags_valid(flags))
-		return cudaErrorInvalidValue;
-	result = rt_context(NULL, NULL);
 	if (result != cudaSuccess)
 		return result;
 	return rt_error_from_cu(cuEventCreate(event, flags));
@@ -237,19 +203,15 @@ static cudaError_t rt_event_create(cudaEvent_t *event, unsigned int flags)
 SIM_EXPORT cudaError_t CUDARTAPI cudaEventCreate(cudaEvent_t *event)
 {
 	cudaEventCreate_v3020_params params = { event };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaEventCreate_v3020, "cudaEventCreate", &params);
-	return rt_exit(&call, rt_event_create(event, cudaEventDefault));
+	RT_CALL(cudaEventCreate_v3020, "cudaEventCreate", params,
+	        rt_event_create(event, cudaEventDefault));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
 	cudaEventCreateWithFlags_v3020_params params = { event, flags };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaEventCreateWithFlags_v3020, "cudaEventCreateWithFlags", &params);
-	return rt_exit(&call, rt_event_create(event, flags));
+	RT_CALL(cudaEventCreateWithFlags_v3020, "cudaEventCreateWithFlags", params,
+	        rt_event_create(event, flags));
 }
 
 static cudaError_t rt_event_record(cudaEvent_t event, cudaStream_t stream, unsigned int flags,
@@ -272,29 +234,23 @@ static cudaError_t rt_event_record(cudaEvent_t event, cudaStream_t stream, unsig
 SIM_EXPORT cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
 	cudaEventRecord_v3020_params params = { event, stream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaEventRecord_v3020, "cudaEventRecord", &params);
-	return rt_exit(&call, rt_event_record(event, stream, 0, false));
+	RT_CALL(cudaEventRecord_v3020, "cudaEventRecord", params,
+	        rt_event_record(event, stream, 0, false));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
 {
 	cudaEventRecord_ptsz_v7000_params params = { event, stream };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaEventRecord_ptsz_v7000, "cudaEventRecord_ptsz", &params);
-	return rt_exit(&call, rt_event_record(event, rt_per_thread(stream), 0, false));
+	RT_CALL(cudaEventRecord_ptsz_v7000, "cudaEventRecord_ptsz", params,
+	        rt_event_record(event, rt_per_thread(stream), 0, false));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
                                                           unsigned int flags)
 {
 	cudaEventRecordWithFlags_v11010_params params = { event, stream, flags };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaEventRecordWithFlags_v11010, "cudaEventRecordWithFlags", &params);
-	return rt_exit(&call, rt_event_record(event, stream, flags, true));
+	RT_CALL(cudaEventRecordWithFlags_v11010, "cudaEventRecordWithFlags", params,
+	        rt_event_record(event, stream, flags, true));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaEventRecordWithFlags_ptsz(cudaEvent_t event,
@@ -302,11 +258,8 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaEventRecordWithFlags_ptsz(cudaEvent_t event
                                                                unsigned int flags)
 {
 	cudaEventRecordWithFlags_ptsz_v11010_params params = { event, stream, flags };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaEventRecordWithFlags_ptsz_v11010, "cudaEventRecordWithFlags_ptsz",
-	         &params);
-	return rt_exit(&call, rt_event_record(event, rt_per_thread(stream), flags, true));
+	RT_CALL(cudaEventRecordWithFlags_ptsz_v11010, "cudaEventRecordWithFlags_ptsz", params,
+	        rt_event_record(event, rt_per_thread(stream), flags, true));
 }
 
 enum rt_event_op { RT_EVENT_QUERY, RT_EVENT_SYNC, RT_EVENT_DESTROY };
@@ -338,28 +291,21 @@ static cudaError_t rt_event_op(cudaEvent_t event, enum rt_event_op op)
 SIM_EXPORT cudaError_t CUDARTAPI cudaEventQuery(cudaEvent_t event)
 {
 	cudaEventQuery_v3020_params params = { event };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaEventQuery_v3020, "cudaEventQuery", &params);
-	return rt_exit(&call, rt_event_op(event, RT_EVENT_QUERY));
+	RT_CALL(cudaEventQuery_v3020, "cudaEventQuery", params, rt_event_op(event, RT_EVENT_QUERY));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t event)
 {
 	cudaEventSynchronize_v3020_params params = { event };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaEventSynchronize_v3020, "cudaEventSynchronize", &params);
-	return rt_exit(&call, rt_event_op(event, RT_EVENT_SYNC));
+	RT_CALL(cudaEventSynchronize_v3020, "cudaEventSynchronize", params,
+	        rt_event_op(event, RT_EVENT_SYNC));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t event)
 {
 	cudaEventDestroy_v3020_params params = { event };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaEventDestroy_v3020, "cudaEventDestroy", &params);
-	return rt_exit(&call, rt_event_op(event, RT_EVENT_DESTROY));
+	RT_CALL(cudaEventDestroy_v3020, "cudaEventDestroy", params,
+	        rt_event_op(event, RT_EVENT_DESTROY));
 }
 
 /*
@@ -387,8 +333,6 @@ static cudaError_t rt_event_elapsed(float *ms, cudaEvent_t start, cudaEvent_t en
 SIM_EXPORT cudaError_t CUDARTAPI cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
 	cudaEventElapsedTime_v12080_params params = { ms, start, end };
-	struct sim_api_call call;
-
-	RT_ENTER(call, cudaEventElapsedTime_v12080, "cudaEventElapsedTime", &params);
-	return rt_exit(&call, rt_event_elapsed(ms, start, end));
+	RT_CALL(cudaEventElapsedTime_v12080, "cudaEventElapsedTime", params,
+	        rt_event_elapsed(ms, start, end));
 }
