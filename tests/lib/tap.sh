@@ -78,7 +78,8 @@ tap_relay() {
 			case $tap_rest in
 			"# SKIP"* | "# skip"*)
 				tap_n=$((tap_n + 1))
-				echo "ok $tap_n # SKIP $tap_prefix: ${tap_rest#\# [Ss][Kk][Ii][Pp]}"
+				tap_why=${tap_rest#\# [Ss][Kk][Ii][Pp]}
+				echo "ok $tap_n # SKIP $tap_prefix:${tap_why}"
 				;;
 			*) tap_result 0 "$tap_prefix: $tap_rest" ;;
 			esac
@@ -89,7 +90,7 @@ tap_relay() {
 		esac
 	done <"$tap_file"
 	if [ -z "$tap_sub_plan" ]; then
-		tap_result 1 "$tap_prefix: printed its plan (it did not finish)"
+		tap_result 1 "$tap_prefix: ran to the end (printed its plan)"
 	elif [ "$tap_sub_plan" != "$tap_sub_seen" ]; then
 		tap_result 1 "$tap_prefix: ran $tap_sub_seen tests of its plan of $tap_sub_plan"
 	fi

@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# cudasim-env.sh - the cudasim-env script (tests/cudasim/cudasim-env, built
+# from cudasim-env.in): --print output, running a program through it on the
+# libraries of the build tree, VAR=VALUE pairs, and exit status 2 for a bad
+# --libdir or option.
+
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/tap.sh"
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/sim.sh"
+
+: "${CUDASIM_ENV:=$TESTS_BUILDDIR/cudasim/cudasim-env}"
+[ -x "$CUDASIM_ENV" ] || tap_skip_all "cudasim-env is not built ($CUDASIM_ENV)"
+sim_require_libs
+sim_program init-threads
+program=$sim_path
+sim_tmpdir
+
+# Run the script itself with no simulator on the path, as a user would.
+run_env() { # OUT ERR ARGS...
+	env_out=$1
+	env_err=$2
+	shift 2
+	env_status=0
+	env -u CUDASIM_LIBDIR "$CUDASIM_ENV" "$@" >"$env_out" 2>"$env_err" || env_status=$?
+}
+
+# --print: one export of LD_LIBRARY_PATH with the libdir first.
+run_env "$sim_tmp/print" "$sim_tmp/print.err" --libdir "$CUDASIM_LIBDIR" --print
+is "--print exits 0" "$env_status" 0
+is "--print prints one line" "$(wc -l <"$sim_tmp/print" | tr -d ' ')" 1
+printed=$(sed -n "s/^export LD_LIBRARY_PATH='\\([^']*\\)'\$/\\1/p" "$sim_tmp/print")
+case $printed in
+"$CUDASIM_LIBDIR" | "$CUDASIM_LIBDIR":*) first=yes ;;
+*) first=no ;;
+esac
+is "--print puts the libdir first on LD_LIBRARY_PATH" "$first" yes
+eval_path=$(LD_LIBRARY_PATH=/some/where sh -c \
+	"eval \"\$(env -u CUDASIM_LIBDIR '$CUDASIM_ENV' --libdir '$CUDASIM_LIBDIR' --print)\" &&
+	echo \"\$LD_LIBRARY_PATH\"")
+is "eval of --print keeps the caller's LD_LIBRARY_PATH after the libdir" "$eval_path" \
+	"$CUDASIM_LIBDIR:/some/where"
+run_env "$sim_tmp/print2" "$sim_tmp/print2.err" --libdir="$CUDASIM_LIBDIR"
+ok "no command means --print" cmp -s "$sim_tmp/print" "$sim_tmp/print2"
+
+# Running a program: it gets the simulator, and its own exit status.
+sim_run "$sim_tmp/direct" "$sim_tmp/direct.err" "$program"
+run_env "$sim_tmp/run" "$sim_tmp/run.err" --libdir "$CUDASIM_LIBDIR" "$program"
+is "a program run through cudasim-env exits 0" "$env_status" 0
+ok "its output is the same as with LD_LIBRARY_PATH set by hand" \
+	cmp -s "$sim_tmp/direct" "$sim_tmp/run"
+run_env "$sim_tmp/false" "$sim_tmp/false.err" --libdir "$CUDASIM_LIBDIR" sh -c 'exit 7'
+is "the program's exit status comes back" "$env_status" 7
+# shellcheck disable=SC2016 # expanded by the inner shell
+run_env "$sim_tmp/var" "$sim_tmp/var.err" --libdir "$CUDASIM_LIBDIR" CUDASIM_DEVICES=3 \
+	sh -c 'echo "$CUDASIM_DEVICES $LD_LIBRARY_PATH"'
+is "VAR=VALUE pairs reach the program" "$(cut -d' ' -f1 "$sim_tmp/var")" 3
+run_env "$sim_tmp/nodev" "$sim_tmp/nodev.err" --libdir "$CUDASIM_LIBDIR" CUDASIM_NO_DEVICE=1 \
+	"$program"
+is "CUDASIM_NO_DEVICE=1 through cudasim-env makes cuInit fail" \
+	"$(grep -c '^ok .*cuInit returns CUDA_SUCCESS' "$sim_tmp/nodev" | tr -d ' ')" 0
+
+# Errors: exit 2 and a message on stderr.
+run_env "$sim_tmp/bad" "$sim_tmp/bad.err" --libdir "$sim_tmp/nowhere" "$program"
+is "a --libdir without the libraries exits 2" "$env_status" 2
+ok "... and says why on stderr" test -s "$sim_tmp/bad.err"
+ok "... without running the program" test ! -s "$sim_tmp/bad"
+run_env "$sim_tmp/bad2" "$sim_tmp/bad2.err" --libdir
+is "--libdir without a directory exits 2" "$env_status" 2
+run_env "$sim_tmp/bad3" "$sim_tmp/bad3.err" --no-such-option
+is "an unknown option exits 2" "$env_status" 2
+run_env "$sim_tmp/help" "$sim_tmp/help.err" --help
+is "--help exits 0" "$env_status" 0
+ok "--help prints the usage" grep -q '^Usage: cudasim-env' "$sim_tmp/help"
+tap_done

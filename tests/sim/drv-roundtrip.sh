@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# drv-roundtrip.sh - run programs/drv-roundtrip (gcc, driver API) on the
+# simulator, with the cubin of drv-kernels.cu when nvcc built it, relay its
+# own TAP results, then check the ledger against what it says it did and
+# against the timing model.
+
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/tap.sh"
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/sim.sh"
+
+sim_require_libs
+sim_program drv-roundtrip
+program=$sim_path
+sim_tmpdir
+
+cubin=$TESTS_BUILDDIR/programs/drv-kernels.cubin
+if [ -e "$cubin" ]; then
+	set -- "--cubin=$cubin"
+else
+	set --
+fi
+
+htod_pinned=2e8
+latency=2500
+export CUDASIM_DEVICE_MEMORY=128M CUDASIM_CONTEXT_MEMORY=8M \
+	CUDASIM_BW_HTOD_PINNED=$htod_pinned CUDASIM_BW_HTOD_PAGEABLE=3e9 \
+	CUDASIM_BW_DTOH_PINNED=4e9 CUDASIM_BW_DTOH_PAGEABLE=5e9 CUDASIM_BW_DTOD=6e10 \
+	CUDASIM_BW_MEMSET=7e10 CUDASIM_BW_HTOH=8e9 CUDASIM_COPY_LATENCY_NS=$latency \
+	CUDASIM_KERNEL_NS=9000
+
+sim_run "$sim_tmp/out" "$sim_tmp/err" CUDASIM_LEDGER="$sim_tmp/ledger" "$program" "$@" \
+	--htod-pinned-bw=$htod_pinned --copy-latency-ns=$latency
+tap_relay drv-roundtrip "$sim_tmp/out"
+sim_check_status drv-roundtrip
+
+if [ -z "$PYTHON3" ]; then
+	skip "python3 not found: the ledger is not checked"
+	tap_done
+fi
+"$PYTHON3" "$TESTS_SRCDIR/sim/check-ledger.py" "$sim_tmp/ledger" "$sim_tmp/out" --model \
+	>"$sim_tmp/check" 2>&1
+tap_relay ledger "$sim_tmp/check"
+total=$(sed -n 's/^# fact total=//p' "$sim_tmp/out")
+is "cuMemGetInfo's total is CUDASIM_DEVICE_MEMORY" "$total" 134217728
+tap_done
