@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * callbacks.h - the CUPTI callback dispatcher.
+ */
+#ifndef CUDATRACE_CALLBACKS_H
+#define CUDATRACE_CALLBACKS_H
+
+#include <cupti.h>
+
+/* Enable the driver and runtime callback ids cudatrace handles, and the
+ * RESOURCE, SYNCHRONIZE and NVTX domains. Returns 0, or the CUPTI error
+ * that left no callback enabled. */
+CUptiResult callbacks_enable(CUpti_SubscriberHandle subscriber);
+
+/* The subscriber's callback. */
+void CUPTIAPI callbacks_dispatch(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                 const void *cbdata);
+
+#endif /* CUDATRACE_CALLBACKS_H */

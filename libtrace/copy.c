@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * copy.c - copies and memsets: memcpy and memset events.
+ *
+ * The direction comes from the call (cudaMemcpyKind, or the driver entry
+ * point's name); cudaMemcpyDefault and cuMemcpy resolve it from the
+ * tracker, as unified addressing does. Whether the host side is pinned also
+ * comes from the tracker's page-locked ranges. Nothing here changes the
+ * tracker, so everything is skipped when the event is disabled.
+ */
+#include <cupti.h>
+
+#include "api-call.h"
+#include "cudatrace-tp.h"
+
+#define PTR(p) ((uint64_t)(uintptr_t)(p))
+
+/* One side of a copy as the tracker sees it. */
+struct side {
+	bool on_device;
+	bool pinned;
+	uint8_t device;
+};
+
+/* Device, pitch, managed, stream-ordered and mapped memory are addressed
+ * by the device; pinned and registered memory are host memory. */
+static bool kind_on_device(uint8_t kind)
+{
+	return kind != MEM_HOST_PINNED && kind != MEM_HOST_REGISTERED;
+}
+
+static struct side lookup_side(const struct api_call *call, uint64_t address)
+{
+	struct tracker_entry entry;
+	struct side side = { .device = DEVICE_NONE };
+
+	if (!tracker_lookup(TRACKER_ADDRESSES, address, &entry))
+		return side;
+	side.on_device = kind_on_device(entry.kind);
+	side.pinned = !side.on_device;
+	if (side.on_device)
+		side.device = entry.device;
+	return side;
+}
+
+/* A side the call says is device memory, whatever the tracker knows. */
+static struct side device_side(const struct api_call *call, uint64_t address)
+{
+	struct side side = lookup_side(call, address);
+
+	if (!side.on_device) {
+		side.on_device = true;
+		side.pinned = false;
+		side.device = call_device(call);
+	}
+	return side;
+}
+
+/* A side the call says is host memory. */
+static struct side host_side(const struct api_call *call, uint64_t address)
+{
+	struct side side = lookup_side(call, address);
+
+	if (side.on_device)
+		side = (struct side){ .device = DEVICE_NONE };
+	return side;
+}
+
+enum copy_hint {
+	HINT_HTOD,
+	HINT_DTOH,
+	HINT_DTOD,
+	HINT_HTOH,
+	HINT_POINTERS, /* cudaMemcpyDefault, cuMemcpy: from the addresses */
+};
+
+static enum copy_hint hint_of_kind(enum cudaMemcpyKind kind)
+{
+	switch (kind) {
+	case cudaMemcpyHostToHost:
+		return HINT_HTOH;
+	case cudaMemcpyHostToDevice:
+		return HINT_HTOD;
+	case cudaMemcpyDeviceToHost:
+		return HINT_DTOH;
+	case cudaMemcpyDeviceToDevice:
+		return HINT_DTOD;
+	default:
+		return HINT_POINTERS;
+	}
+}
+
+struct copy_desc {
+	uint64_t dst;
+	uint64_t src;
+	uint64_t bytes;
+	enum copy_hint hint;
+	bool async;
+	CUstream stream; /* NULL: the default stream of the call's variant */
+};
+
+static uint8_t direction_of(const struct side *src, const struct side *dst)
+{
+	if (src->on_device && dst->on_device)
+		return src->device == dst->device ? DIR_DTOD : DIR_PTOP;
+	if (src->on_device)
+		return DIR_DTOH;
+	return dst->on_device ? DIR_HTOD : DIR_HTOH;
+}
+
+static uint8_t host_of(uint8_t direction, const struct side *src, const struct side *dst)
+{
+	switch (direction) {
+	case DIR_HTOD:
+		return src->pinned ? HOST_PINNED : HOST_PAGEABLE;
+	case DIR_DTOH:
+		return dst->pinned ? HOST_PINNED : HOST_PAGEABLE;
+	case DIR_HTOH:
+		return src->pinned && dst->pinned ? HOST_PINNED : HOST_PAGEABLE;
+	default:
+		return HOST_NONE;
+	}
+}
+
+static void resolve_sides(const struct api_call *call, const struct copy_desc *d, struct side *src,
+                          struct side *dst)
+{
+	switch (d->hint) {
+	case HINT_HTOD:
+		*src = host_side(call, d->src);
+		*dst = device_side(call, d->dst);
+		break;
+	case HINT_DTOH:
+		*src = device_side(call, d->src);
+		*dst = host_side(call, d->dst);
+		break;
+	case HINT_DTOD:
+		*src = device_side(call, d->src);
+		*dst = device_side(call, d->dst);
+		break;
+	case HINT_HTOH:
+		*src = host_side(call, d->src);
+		*dst = host_side(call, d->dst);
+		break;
+	case HINT_POINTERS:
+		*src = lookup_side(call, d->src);
+		*dst = lookup_side(call, d->dst);
+		break;
+	}
+}
+
+static void emit_copy(struct api_call *call, const struct copy_desc *d)
+{
+	struct side src = { 0 }, dst = { 0 };
+	struct memcpy_event e;
+
+	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memcpy))
+		return;
+	resolve_sides(call, d, &src, &dst);
+	e = (struct memcpy_event){
+		.src = d->src,
+		.dst = d->dst,
+		.bytes = d->bytes,
+		.stream = call_stream(call, d->stream),
+		.direction = direction_of(&src, &dst),
+		.sync = !d->async,
+		.src_device = src.on_device ? src.device : (uint8_t)DEVICE_NONE,
+		.dst_device = dst.on_device ? dst.device : (uint8_t)DEVICE_NONE,
+		.api = call->ref,
+	};
+	e.host = host_of(e.direction, &src, &dst);
+	call_note_name(call);
+	lttng_ust_do_tracepoint(cudatrace, memcpy, &e);
+}
+
+static const void *params(const struct api_call *call)
+{
+	return call->data->functionParams;
+}
+
+/* ------------------------------------------------------- runtime copies */
+
+/* cudaMemcpy and cudaMemcpy_ptds share a layout; so do the Async pair. */
+static void cuda_memcpy_exit(struct api_call *call)
+{
+	const cudaMemcpy_v3020_params *p = params(call);
+	struct copy_desc d = { PTR(p->dst),           PTR(p->src), p->count,
+		               hint_of_kind(p->kind), false,       NULL };
+
+	emit_copy(call, &d);
+}
+
+static void cuda_memcpy_async_exit(struct api_call *call)
+{
+	const cudaMemcpyAsync_v3020_params *p = params(call);
+	struct copy_desc d = { PTR(p->dst),           PTR(p->src), p->count,
+		               hint_of_kind(p->kind), true,        (CUstream)p->stream };
+
+	emit_copy(call, &d);
+}
+
+static void cuda_memcpy_2d_exit(struct api_call *call)
+{
+	const cudaMemcpy2D_v3020_params *p = params(call);
+	struct copy_desc d = { PTR(p->dst),           PTR(p->src), (uint64_t)p->width * p->height,
+		               hint_of_kind(p->kind), false,       NULL };
+
+	emit_copy(call, &d);
+}
+
+static void cuda_memcpy_2d_async_exit(struct api_call *call)
+{
+	const cudaMemcpy2DAsync_v3020_params *p = params(call);
+	struct copy_desc d = { PTR(p->dst),           PTR(p->src), (uint64_t)p->width * p->height,
+		               hint_of_kind(p->kind), true,        (CUstream)p->stream };
+
+	emit_copy(call, &d);
+}
+
+static void cuda_memcpy_peer_exit(struct api_call *call)
+{
+	const cudaMemcpyPeer_v4000_params *p = params(call);
+	struct copy_desc d = { PTR(p->dst), PTR(p->src), p->count, HINT_DTOD, false, NULL };
+
+	emit_copy(call, &d);
+}
+
+static void cuda_memcpy_peer_async_exit(struct api_call *call)
+{
+	const cudaMemcpyPeerAsync_v4000_params *p = params(call);
+	struct copy_desc d = { PTR(p->dst), PTR(p->src), p->count,
+		               HINT_DTOD,   true,        (CUstream)p->stream };
+
+	emit_copy(call, &d);
+}
+
+/* The device address of a symbol needs a CUDA call, which a callback must
+ * not make: the device side of symbol copies is recorded as 0. */
+static void cuda_memcpy_to_symbol_exit(struct api_call *call)
+{
+	const cudaMemcpyToSymbol_v3020_params *p = params(call);
+	struct copy_desc d = { 0, PTR(p->src), p->count, hint_of_kind(p->kind), false, NULL };
+
+	emit_copy(call, &d);
+}
+
+static void cuda_memcpy_from_symbol_exit(struct api_call *call)
+{
+	const cudaMemcpyFromSymbol_v3020_params *p = params(call);
+	struct copy_desc d = { PTR(p->dst), 0, p->count, hint_of_kind(p->kind), false, NULL };
+
+	emit_copy(call, &d);
+}
+
+static void cuda_memcpy_to_symbol_async_exit(struct api_call *call)
+{
+	const cudaMemcpyToSymbolAsync_v3020_params *p = params(call);
+	struct copy_desc d = { 0,    PTR(p->src),        p->count, hint_of_kind(p->kind),
+		               true, (CUstream)p->stream };
+
+	emit_copy(call, &d);
+}
+
+static void cuda_memcpy_from_symbol_async_exit(struct api_call *call)
+{
+	const cudaMemcpyFromSymbolAsync_v3020_params *p = params(call);
+	struct copy_desc d = { PTR(p->dst),           0,    p->count,
+		               hint_of_kind(p->kind), true, (CUstream)p->stream };
+
+	emit_copy(call, &d);
+}
+
+/* -------------------------------------------------------- driver copies */
+
+static void cu_memcpy_exit(struct api_call *call)
+{
+	const cuMemcpy_params *p = params(call);
+	struct copy_desc d = { p->dst, p->src, p->ByteCount, HINT_POINTERS, false, NULL };
+
+	emit_copy(call, &d);
+}
+
+static void cu_memcpy_async_exit(struct api_call *call)
+{
+	const cuMemcpyAsync_params *p = params(call);
+	struct copy_desc d = { p->dst, p->src, p->ByteCount, HINT_POINTERS, true, p->hStream };
+
+	emit_copy(call, &d);
+}
+
+static void cu_memcpy_htod_exit(struct api_call *call)
+{
+	const cuMemcpyHtoD_v2_params *p = params(call);
+	struct copy_desc d = {
+		p->dstDevice, PTR(p->srcHost), p->ByteCount, HINT_HTOD, false, NULL
+	};
+
+	emit_copy(call, &d);
+}
+
+static void cu_memcpy_htod_async_exit(struct api_call *call)
+{
+	const cuMemcpyHtoDAsync_v2_params *p = params(call);
+	struct copy_desc d = { p->dstDevice, PTR(p->srcHost), p->ByteCount, HINT_HTOD,
+		               true,         p->hStream };
+
+	emit_copy(call, &d);
+}
+
+static void cu_memcpy_dtoh_exit(struct api_call *call)
+{
+	const cuMemcpyDtoH_v2_params *p = params(call);
+	struct copy_desc d = {
+		PTR(p->dstHost), p->srcDevice, p->ByteCount, HINT_DTOH, false, NULL
+	};
+
+	emit_copy(call, &d);
+}
+
+static void cu_memcpy_dtoh_async_exit(struct api_call *call)
+{
+	const cuMemcpyDtoHAsync_v2_params *p = params(call);
+	struct copy_desc d = { PTR(p->dstHost), p->srcDevice, p->ByteCount,
+		               HINT_DTOH,       true,         p->hStream };
+
+	emit_copy(call, &d);
+}
+
+static void cu_memcpy_dtod_exit(struct api_call *call)
+{
+	const cuMemcpyDtoD_v2_params *p = params(call);
+	struct copy_desc d = { p->dstDevice, p->srcDevice, p->ByteCount, HINT_DTOD, false, NULL };
+
+	emit_copy(call, &d);
+}
+
+static void cu_memcpy_dtod_async_exit(struct api_call *call)
+{
+	const cuMemcpyDtoDAsync_v2_params *p = params(call);
+	struct copy_desc d = {
+		p->dstDevice, p->srcDevice, p->ByteCount, HINT_DTOD, true, p->hStream
+	};
+
+	emit_copy(call, &d);
+}
+
+static void cu_memcpy_peer_exit(struct api_call *call)
+{
+	const cuMemcpyPeer_params *p = params(call);
+	struct copy_desc d = { p->dstDevice, p->srcDevice, p->ByteCount, HINT_DTOD, false, NULL };
+
+	emit_copy(call, &d);
+}
+
+static void cu_memcpy_peer_async_exit(struct api_call *call)
+{
+	const cuMemcpyPeerAsync_params *p = params(call);
+	struct copy_desc d = {
+		p->dstDevice, p->srcDevice, p->ByteCount, HINT_DTOD, true, p->hStream
+	};
+
+	emit_copy(call, &d);
+}
+
+/* The first byte of one side of a CUDA_MEMCPY2D, and what it is. */
+static uint64_t copy2d_address(CUmemorytype type, const void *host, CUdeviceptr device, size_t x,
+                               size_t y, size_t pitch)
+{
+	uint64_t base = type == CU_MEMORYTYPE_HOST ? PTR(host) : (uint64_t)device;
+
+	return base + (uint64_t)y * pitch + x;
+}
+
+static enum copy_hint copy2d_hint(const CUDA_MEMCPY2D *c)
+{
+	bool src_host = c->srcMemoryType == CU_MEMORYTYPE_HOST;
+	bool dst_host = c->dstMemoryType == CU_MEMORYTYPE_HOST;
+
+	if (c->srcMemoryType == CU_MEMORYTYPE_UNIFIED || c->dstMemoryType == CU_MEMORYTYPE_UNIFIED)
+		return HINT_POINTERS;
+	if (src_host)
+		return dst_host ? HINT_HTOH : HINT_HTOD;
+	return dst_host ? HINT_DTOH : HINT_DTOD;
+}
+
+static void emit_copy2d(struct api_call *call, const CUDA_MEMCPY2D *c, bool async, CUstream s)
+{
+	struct copy_desc d;
+
+	if (!c)
+		return;
+	d = (struct copy_desc){
+		.dst = copy2d_address(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstXInBytes,
+		                      c->dstY, c->dstPitch),
+		.src = copy2d_address(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcXInBytes,
+		                      c->srcY, c->srcPitch),
+		.bytes = (uint64_t)c->WidthInBytes * c->Height,
+		.hint = copy2d_hint(c),
+		.async = async,
+		.stream = s,
+	};
+	emit_copy(call, &d);
+}
+
+static void cu_memcpy_2d_exit(struct api_call *call)
+{
+	const cuMemcpy2D_v2_params *p = params(call);
+
+	emit_copy2d(call, p->pCopy, false, NULL);
+}
+
+static void cu_memcpy_2d_async_exit(struct api_call *call)
+{
+	const cuMemcpy2DAsync_v2_params *p = params(call);
+
+	emit_copy2d(call, p->pCopy, true, p->hStream);
+}
+
+/* -------------------------------------------------------------- memsets */
+
+struct memset_desc {
+	uint64_t address;
+	uint64_t bytes;
+	uint32_t value;
+	uint8_t element_size;
+	bool async;
+	CUstream stream;
+};
+
+static void emit_memset(struct api_call *call, const struct memset_desc *d)
+{
+	struct tracker_entry entry;
+	struct memset_event e;
+
+	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memset))
+		return;
+	e = (struct memset_event){
+		.address = d->address,
+		.bytes = d->bytes,
+		.value = d->value,
+		.stream = call_stream(call, d->stream),
+		.element_size = d->element_size,
+		.sync = !d->async,
+		.device = call_device(call),
+		.api = call->ref,
+	};
+	if (tracker_lookup(TRACKER_ADDRESSES, d->address, &entry) && kind_on_device(entry.kind))
+		e.device = entry.device;
+	call_note_name(call);
+	lttng_ust_do_tracepoint(cudatrace, memset, &e);
+}
+
+/* The runtime converts the value to unsigned char. */
+static void cuda_memset_exit(struct api_call *call)
+{
+	const cudaMemset_v3020_params *p = params(call);
+	struct memset_desc d = {
+		PTR(p->devPtr), p->count, (unsigned char)p->value, 1, false, NULL
+	};
+
+	emit_memset(call, &d);
+}
+
+static void cuda_memset_async_exit(struct api_call *call)
+{
+	const cudaMemsetAsync_v3020_params *p = params(call);
+	struct memset_desc d = { PTR(p->devPtr), p->count,           (unsigned char)p->value, 1,
+		                 true,           (CUstream)p->stream };
+
+	emit_memset(call, &d);
+}
+
+static void cuda_memset_2d_exit(struct api_call *call)
+{
+	const cudaMemset2D_v3020_params *p = params(call);
+	struct memset_desc d = { PTR(p->devPtr),
+		                 (uint64_t)p->width * p->height,
+		                 (unsigned char)p->value,
+		                 1,
+		                 false,
+		                 NULL };
+
+	emit_memset(call, &d);
+}
+
+static void cuda_memset_2d_async_exit(struct api_call *call)
+{
+	const cudaMemset2DAsync_v3020_params *p = params(call);
+	struct memset_desc d = { PTR(p->devPtr),
+		                 (uint64_t)p->width * p->height,
+		                 (unsigned char)p->value,
+		                 1,
+		                 true,
+		                 (CUstream)p->stream };
+
+	emit_memset(call, &d);
+}
+
+static void cu_memset_d8_exit(struct api_call *call)
+{
+	const cuMemsetD8_v2_params *p = params(call);
+	struct memset_desc d = { p->dstDevice, p->N, p->uc, 1, false, NULL };
+
+	emit_memset(call, &d);
+}
+
+static void cu_memset_d16_exit(struct api_call *call)
+{
+	const cuMemsetD16_v2_params *p = params(call);
+	struct memset_desc d = { p->dstDevice, (uint64_t)p->N * 2, p->us, 2, false, NULL };
+
+	emit_memset(call, &d);
+}
+
+static void cu_memset_d32_exit(struct api_call *call)
+{
+	const cuMemsetD32_v2_params *p = params(call);
+	struct memset_desc d = { p->dstDevice, (uint64_t)p->N * 4, p->ui, 4, false, NULL };
+
+	emit_memset(call, &d);
+}
+
+static void cu_memset_d8_async_exit(struct api_call *call)
+{
+	const cuMemsetD8Async_params *p = params(call);
+	struct memset_desc d = { p->dstDevice, p->N, p->uc, 1, true, p->hStream };
+
+	emit_memset(call, &d);
+}
+
+static void cu_memset_d16_async_exit(struct api_call *call)
+{
+	const cuMemsetD16Async_params *p = params(call);
+	struct memset_desc d = { p->dstDevice, (uint64_t)p->N * 2, p->us, 2, true, p->hStream };
+
+	emit_memset(call, &d);
+}
+
+static void cu_memset_d32_async_exit(struct api_call *call)
+{
+	const cuMemsetD32Async_params *p = params(call);
+	struct memset_desc d = { p->dstDevice, (uint64_t)p->N * 4, p->ui, 4, true, p->hStream };
+
+	emit_memset(call, &d);
+}
+
+static void cu_memset_d2d8_exit(struct api_call *call)
+{
+	const cuMemsetD2D8_v2_params *p = params(call);
+	struct memset_desc d = {
+		p->dstDevice, (uint64_t)p->Width * p->Height, p->uc, 1, false, NULL
+	};
+
+	emit_memset(call, &d);
+}
+
+static void cu_memset_d2d16_exit(struct api_call *call)
+{
+	const cuMemsetD2D16_v2_params *p = params(call);
+	struct memset_desc d = { p->dstDevice, (uint64_t)p->Width * 2 * p->Height, p->us, 2, false,
+		                 NULL };
+
+	emit_memset(call, &d);
+}
+
+static void cu_memset_d2d32_exit(struct api_call *call)
+{
+	const cuMemsetD2D32_v2_params *p = params(call);
+	struct memset_desc d = { p->dstDevice, (uint64_t)p->Width * 4 * p->Height, p->ui, 4, false,
+		                 NULL };
+
+	emit_memset(call, &d);
+}
+
+static void cu_memset_d2d8_async_exit(struct api_call *call)
+{
+	const cuMemsetD2D8Async_params *p = params(call);
+	struct memset_desc d = { p->dstDevice, (uint64_t)p->Width * p->Height, p->uc, 1, true,
+		                 p->hStream };
+
+	emit_memset(call, &d);
+}
+
+static void cu_memset_d2d16_async_exit(struct api_call *call)
+{
+	const cuMemsetD2D16Async_params *p = params(call);
+	struct memset_desc d = { p->dstDevice, (uint64_t)p->Width * 2 * p->Height, p->us, 2, true,
+		                 p->hStream };
+
+	emit_memset(call, &d);
+}
+
+static void cu_memset_d2d32_async_exit(struct api_call *call)
+{
+	const cuMemsetD2D32Async_params *p = params(call);
+	struct memset_desc d = { p->dstDevice, (uint64_t)p->Width * 4 * p->Height, p->ui, 4, true,
+		                 p->hStream };
+
+	emit_memset(call, &d);
+}
+
+#define PT BIND_PER_THREAD
+
+const struct api_binding copy_bindings[] = {
+	BIND_RUNTIME(cudaMemcpy_v3020, 0, NULL, cuda_memcpy_exit),
+	BIND_RUNTIME(cudaMemcpy_ptds_v7000, PT, NULL, cuda_memcpy_exit),
+	BIND_RUNTIME(cudaMemcpyAsync_v3020, 0, NULL, cuda_memcpy_async_exit),
+	BIND_RUNTIME(cudaMemcpyAsync_ptsz_v7000, PT, NULL, cuda_memcpy_async_exit),
+	BIND_RUNTIME(cudaMemcpy2D_v3020, 0, NULL, cuda_memcpy_2d_exit),
+	BIND_RUNTIME(cudaMemcpy2D_ptds_v7000, PT, NULL, cuda_memcpy_2d_exit),
+	BIND_RUNTIME(cudaMemcpy2DAsync_v3020, 0, NULL, cuda_memcpy_2d_async_exit),
+	BIND_RUNTIME(cudaMemcpy2DAsync_ptsz_v7000, PT, NULL, cuda_memcpy_2d_async_exit),
+	BIND_RUNTIME(cudaMemcpyPeer_v4000, 0, NULL, cuda_memcpy_peer_exit),
+	BIND_RUNTIME(cudaMemcpyPeerAsync_v4000, 0, NULL, cuda_memcpy_peer_async_exit),
+	BIND_RUNTIME(cudaMemcpyToSymbol_v3020, 0, NULL, cuda_memcpy_to_symbol_exit),
+	BIND_RUNTIME(cudaMemcpyToSymbol_ptds_v7000, PT, NULL, cuda_memcpy_to_symbol_exit),
+	BIND_RUNTIME(cudaMemcpyFromSymbol_v3020, 0, NULL, cuda_memcpy_from_symbol_exit),
+	BIND_RUNTIME(cudaMemcpyFromSymbol_ptds_v7000, PT, NULL, cuda_memcpy_from_symbol_exit),
+	BIND_RUNTIME(cudaMemcpyToSymbolAsync_v3020, 0, NULL, cuda_memcpy_to_symbol_async_exit),
+	BIND_RUNTIME(cudaMemcpyToSymbolAsync_ptsz_v7000, PT, NULL,
+	             cuda_memcpy_to_symbol_async_exit),
+	BIND_RUNTIME(cudaMemcpyFromSymbolAsync_v3020, 0, NULL, cuda_memcpy_from_symbol_async_exit),
+	BIND_RUNTIME(cudaMemcpyFromSymbolAsync_ptsz_v7000, PT, NULL,
+	             cuda_memcpy_from_symbol_async_exit),
+
+	BIND_DRIVER(cuMemcpy, 0, NULL, cu_memcpy_exit),
+	BIND_DRIVER(cuMemcpy_ptds, PT, NULL, cu_memcpy_exit),
+	BIND_DRIVER(cuMemcpyAsync, 0, NULL, cu_memcpy_async_exit),
+	BIND_DRIVER(cuMemcpyAsync_ptsz, PT, NULL, cu_memcpy_async_exit),
+	BIND_DRIVER(cuMemcpyHtoD_v2, 0, NULL, cu_memcpy_htod_exit),
+	BIND_DRIVER(cuMemcpyHtoD_v2_ptds, PT, NULL, cu_memcpy_htod_exit),
+	BIND_DRIVER(cuMemcpyHtoDAsync_v2, 0, NULL, cu_memcpy_htod_async_exit),
+	BIND_DRIVER(cuMemcpyHtoDAsync_v2_ptsz, PT, NULL, cu_memcpy_htod_async_exit),
+	BIND_DRIVER(cuMemcpyDtoH_v2, 0, NULL, cu_memcpy_dtoh_exit),
+	BIND_DRIVER(cuMemcpyDtoH_v2_ptds, PT, NULL, cu_memcpy_dtoh_exit),
+	BIND_DRIVER(cuMemcpyDtoHAsync_v2, 0, NULL, cu_memcpy_dtoh_async_exit),
+	BIND_DRIVER(cuMemcpyDtoHAsync_v2_ptsz, PT, NULL, cu_memcpy_dtoh_async_exit),
+	BIND_DRIVER(cuMemcpyDtoD_v2, 0, NULL, cu_memcpy_dtod_exit),
+	BIND_DRIVER(cuMemcpyDtoD_v2_ptds, PT, NULL, cu_memcpy_dtod_exit),
+	BIND_DRIVER(cuMemcpyDtoDAsync_v2, 0, NULL, cu_memcpy_dtod_async_exit),
+	BIND_DRIVER(cuMemcpyDtoDAsync_v2_ptsz, PT, NULL, cu_memcpy_dtod_async_exit),
+	BIND_DRIVER(cuMemcpyPeer, 0, NULL, cu_memcpy_peer_exit),
+	BIND_DRIVER(cuMemcpyPeer_ptds, PT, NULL, cu_memcpy_peer_exit),
+	BIND_DRIVER(cuMemcpyPeerAsync, 0, NULL, cu_memcpy_peer_async_exit),
+	BIND_DRIVER(cuMemcpyPeerAsync_ptsz, PT, NULL, cu_memcpy_peer_async_exit),
+	BIND_DRIVER(cuMemcpy2D_v2, 0, NULL, cu_memcpy_2d_exit),
+	BIND_DRIVER(cuMemcpy2D_v2_ptds, PT, NULL, cu_memcpy_2d_exit),
+	BIND_DRIVER(cuMemcpy2DAsync_v2, 0, NULL, cu_memcpy_2d_async_exit),
+	BIND_DRIVER(cuMemcpy2DAsync_v2_ptsz, PT, NULL, cu_memcpy_2d_async_exit),
+
+	BIND_RUNTIME(cudaMemset_v3020, 0, NULL, cuda_memset_exit),
+	BIND_RUNTIME(cudaMemset_ptds_v7000, PT, NULL, cuda_memset_exit),
+	BIND_RUNTIME(cudaMemsetAsync_v3020, 0, NULL, cuda_memset_async_exit),
+	BIND_RUNTIME(cudaMemsetAsync_ptsz_v7000, PT, NULL, cuda_memset_async_exit),
+	BIND_RUNTIME(cudaMemset2D_v3020, 0, NULL, cuda_memset_2d_exit),
+	BIND_RUNTIME(cudaMemset2D_ptds_v7000, PT, NULL, cuda_memset_2d_exit),
+	BIND_RUNTIME(cudaMemset2DAsync_v3020, 0, NULL, cuda_memset_2d_async_exit),
+	BIND_RUNTIME(cudaMemset2DAsync_ptsz_v7000, PT, NULL, cuda_memset_2d_async_exit),
+
+	BIND_DRIVER(cuMemsetD8_v2, 0, NULL, cu_memset_d8_exit),
+	BIND_DRIVER(cuMemsetD8_v2_ptds, PT, NULL, cu_memset_d8_exit),
+	BIND_DRIVER(cuMemsetD16_v2, 0, NULL, cu_memset_d16_exit),
+	BIND_DRIVER(cuMemsetD16_v2_ptds, PT, NULL, cu_memset_d16_exit),
+	BIND_DRIVER(cuMemsetD32_v2, 0, NULL, cu_memset_d32_exit),
+	BIND_DRIVER(cuMemsetD32_v2_ptds, PT, NULL, cu_memset_d32_exit),
+	BIND_DRIVER(cuMemsetD8Async, 0, NULL, cu_memset_d8_async_exit),
+	BIND_DRIVER(cuMemsetD8Async_ptsz, PT, NULL, cu_memset_d8_async_exit),
+	BIND_DRIVER(cuMemsetD16Async, 0, NULL, cu_memset_d16_async_exit),
+	BIND_DRIVER(cuMemsetD16Async_ptsz, PT, NULL, cu_memset_d16_async_exit),
+	BIND_DRIVER(cuMemsetD32Async, 0, NULL, cu_memset_d32_async_exit),
+	BIND_DRIVER(cuMemsetD32Async_ptsz, PT, NULL, cu_memset_d32_async_exit),
+	BIND_DRIVER(cuMemsetD2D8_v2, 0, NULL, cu_memset_d2d8_exit),
+	BIND_DRIVER(cuMemsetD2D8_v2_ptds, PT, NULL, cu_memset_d2d8_exit),
+	BIND_DRIVER(cuMemsetD2D16_v2, 0, NULL, cu_memset_d2d16_exit),
+	BIND_DRIVER(cuMemsetD2D16_v2_ptds, PT, NULL, cu_memset_d2d16_exit),
+	BIND_DRIVER(cuMemsetD2D32_v2, 0, NULL, cu_memset_d2d32_exit),
+	BIND_DRIVER(cuMemsetD2D32_v2_ptds, PT, NULL, cu_memset_d2d32_exit),
+	BIND_DRIVER(cuMemsetD2D8Async, 0, NULL, cu_memset_d2d8_async_exit),
+	BIND_DRIVER(cuMemsetD2D8Async_ptsz, PT, NULL, cu_memset_d2d8_async_exit),
+	BIND_DRIVER(cuMemsetD2D16Async, 0, NULL, cu_memset_d2d16_async_exit),
+	BIND_DRIVER(cuMemsetD2D16Async_ptsz, PT, NULL, cu_memset_d2d16_async_exit),
+	BIND_DRIVER(cuMemsetD2D32Async, 0, NULL, cu_memset_d2d32_async_exit),
+	BIND_DRIVER(cuMemsetD2D32Async_ptsz, PT, NULL, cu_memset_d2d32_async_exit),
+	BIND_END,
+};

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * inject.c - the entry points: InitializeInjection (CUDA_INJECTION64_PATH)
+ * and InitializeInjectionNvtx2 (NVTX_INJECTION64_PATH). Whichever is called
+ * first sets the tracer up, once.
+ *
+ * Start-up order (CUPTI's): subscribe, enable callbacks, then the activity
+ * API (timestamp callback, thread id type, buffer callbacks, kinds). The
+ * traced program comes first: when CUPTI cannot be had (another profiler
+ * holds it, it fails to initialise) cudatrace says so in one line on stderr
+ * and the program runs on untraced. A child forked from a traced process
+ * never touches its parent's CUPTI state and runs untraced.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cupti.h>
+
+#include "activity.h"
+#include "callbacks.h"
+#include "config.h"
+#include "cudatrace-tp.h"
+#include "log.h"
+#include "nvml.h"
+#include "text.h"
+#include "tracer.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+#ifndef CUDATRACE_VERSION
+#define CUDATRACE_VERSION "unknown"
+#endif
+
+/* NVTX's export-table getter (nvtxTypes.h), and CUPTI's NVTX entry point,
+ * which libcupti exports but no header declares. */
+typedef const void *(*nvtx_get_export_table_fn)(uint32_t export_table_id);
+extern CUptiResult CUPTIAPI cuptiNvtxInitialize2(void *get_export_table);
+
+EXPORT int InitializeInjection(void);
+EXPORT int InitializeInjectionNvtx2(nvtx_get_export_table_fn get_export_table);
+
+bool tracer_running;
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static CUpti_SubscriberHandle subscriber;
+static bool subscribed;
+static pid_t traced_pid;
+static struct tracer_info_event info;
+static bool info_emitted;
+
+void tracer_error(enum tracer_error_kind kind, int32_t code, const char *message)
+{
+	if (lttng_ust_tracepoint_enabled(cudatrace, tracer_error))
+		lttng_ust_do_tracepoint(cudatrace, tracer_error, (uint8_t)kind, code,
+		                        text_or_empty(message), text_length(message));
+}
+
+void tracer_info_emit_once(void)
+{
+	if (__atomic_load_n(&info_emitted, __ATOMIC_RELAXED) ||
+	    !lttng_ust_tracepoint_enabled(cudatrace, tracer_info))
+		return;
+	if (__atomic_exchange_n(&info_emitted, true, __ATOMIC_RELAXED))
+		return;
+	lttng_ust_do_tracepoint(cudatrace, tracer_info, &info);
+}
+
+static const char *result_text(CUptiResult status)
+{
+	const char *text = NULL;
+
+	if (cuptiGetResultString(status, &text) != CUPTI_SUCCESS || !text)
+		return "unknown CUPTI error";
+	return text;
+}
+
+/* CUPTI cannot be used: say it once, record it, and stay out of the way. */
+static void give_up(enum tracer_error_kind kind, CUptiResult status, const char *what)
+{
+	char message[256];
+
+	snprintf(message, sizeof(message), "%s (%s); the program runs untraced", what,
+	         result_text(status));
+	log_notice("%s", message);
+	tracer_info_emit_once();
+	tracer_error(kind, (int32_t)status, message);
+}
+
+static void at_exit(void)
+{
+	/* A forked child inherits this handler but not CUPTI's threads:
+	 * flushing there would hang (HPCToolkit#195). */
+	if (!tracer_active() || getpid() != traced_pid)
+		return;
+	nvml_sampler_stop();
+	activity_stop();
+}
+
+static void in_child(void)
+{
+	__atomic_store_n(&tracer_running, false, __ATOMIC_RELAXED);
+}
+
+static int subscribe(void)
+{
+	char holder[256] = "";
+	CUpti_SubscriberParams params = {
+		.structSize = CUpti_SubscriberParams_STRUCT_SIZE,
+		.subscriberName = "cudatrace",
+		.oldSubscriberName = holder,
+		.oldSubscriberSize = sizeof(holder),
+	};
+	CUptiResult status;
+	char what[320];
+
+	status = cuptiSubscribe_v2(&subscriber, callbacks_dispatch, NULL, &params);
+	if (status == CUPTI_SUCCESS)
+		return 0;
+	if (status == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+		holder[sizeof(holder) - 1] = '\0';
+		snprintf(what, sizeof(what), "CUPTI is already in use by %s",
+		         holder[0] ? holder : "another profiler");
+		give_up(TRACER_ERROR_OTHER_SUBSCRIBER, status, what);
+		return -1;
+	}
+	give_up(TRACER_ERROR_CUPTI_INIT, status, "cannot subscribe to CUPTI");
+	return -1;
+}
+
+/* The process's name as the kernel has it (what LTTng's procname context
+ * records), without the newline. */
+static void read_procname(char *name, size_t size)
+{
+	FILE *comm = fopen("/proc/self/comm", "re");
+
+	name[0] = '\0';
+	if (!comm)
+		return;
+	if (fgets(name, (int)size, comm))
+		name[strcspn(name, "\n")] = '\0';
+	fclose(comm);
+}
+
+static void fill_info(void)
+{
+	uint32_t cupti_version = 0;
+
+	if (cuptiGetVersion(&cupti_version) != CUPTI_SUCCESS)
+		cupti_version = 0;
+	info = (struct tracer_info_event){
+		.version = CUDATRACE_VERSION,
+		.buffer_size = config.buffer_size,
+		.cupti_version = cupti_version,
+		.driver_version = nvml_driver_version(),
+		.activity_kinds = config.activity_kinds,
+		.flush_period_ms = config.flush_period_ms,
+		.nvml_period_ms = config.nvml_period_ms,
+		.max_string = config.max_string,
+		.api = config.api,
+	};
+	read_procname(info.procname, sizeof(info.procname));
+}
+
+static void init(void)
+{
+	CUptiResult status;
+
+	config_load();
+	traced_pid = getpid();
+	fill_info();
+	if (subscribe() < 0)
+		return;
+	subscribed = true;
+	__atomic_store_n(&tracer_running, true, __ATOMIC_RELAXED);
+	status = callbacks_enable(subscriber);
+	if (status != CUPTI_SUCCESS) {
+		__atomic_store_n(&tracer_running, false, __ATOMIC_RELAXED);
+		cuptiUnsubscribe(subscriber);
+		subscribed = false;
+		give_up(TRACER_ERROR_CUPTI_INIT, status, "cannot enable CUPTI callbacks");
+		return;
+	}
+	if (activity_start() < 0)
+		log_warn("no activity kind could be enabled: GPU-side events are off");
+	nvml_sampler_start(config.nvml_period_ms);
+	if (atexit(at_exit) != 0)
+		log_warn("cannot register the exit handler: GPU events may be lost at exit");
+	pthread_atfork(NULL, NULL, in_child);
+	tracer_info_emit_once();
+	log_info("tracing process %d", (int)traced_pid);
+}
+
+int InitializeInjection(void)
+{
+	pthread_once(&init_once, init);
+	/* 1 even when untraced: the program must run on. */
+	return 1;
+}
+
+int InitializeInjectionNvtx2(nvtx_get_export_table_fn get_export_table)
+{
+	pthread_once(&init_once, init);
+	if (!subscribed || getpid() != traced_pid)
+		return 0; /* NVTX calls become no-ops for that module */
+	return cuptiNvtxInitialize2((void *)get_export_table) == CUPTI_SUCCESS;
+}

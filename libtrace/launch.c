@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * launch.c - kernel launches: launch events.
+ *
+ * A `<<<>>>` launch compiled for CUDA 13 calls __cudaLaunchKernel, for which
+ * CUPTI gives the kernel's name but no parameters. When the driver reports
+ * the cuLaunchKernel that it makes, its configuration is taken from there
+ * (nested callback); otherwise the launch is recorded with its
+ * configuration marked unknown, and gpu_kernel (same correlation id) has it.
+ */
+#include <cupti.h>
+
+#include "api-call.h"
+#include "cudatrace-tp.h"
+#include "names.h"
+
+static void config_set(struct launch_config *config, const unsigned grid[3],
+                       const unsigned block[3], uint64_t shared_mem, CUstream stream)
+{
+	for (int i = 0; i < 3; i++) {
+		config->grid[i] = grid[i];
+		config->block[i] = block[i];
+	}
+	config->shared_mem = shared_mem > UINT32_MAX ? UINT32_MAX : (uint32_t)shared_mem;
+	config->stream = stream;
+	config->known = true;
+}
+
+static void config_from_dim3(struct launch_config *config, dim3 grid, dim3 block,
+                             uint64_t shared_mem, cudaStream_t stream)
+{
+	const unsigned g[3] = { grid.x, grid.y, grid.z };
+	const unsigned b[3] = { block.x, block.y, block.z };
+
+	config_set(config, g, b, shared_mem, (CUstream)stream);
+}
+
+static void config_from_cu_launch(struct launch_config *config, const cuLaunchKernel_params *p)
+{
+	const unsigned g[3] = { p->gridDimX, p->gridDimY, p->gridDimZ };
+	const unsigned b[3] = { p->blockDimX, p->blockDimY, p->blockDimZ };
+
+	config_set(config, g, b, p->sharedMemBytes, p->hStream);
+}
+
+static void config_from_cu_launch_ex(struct launch_config *config, const CUlaunchConfig *c)
+{
+	const unsigned g[3] = { c->gridDimX, c->gridDimY, c->gridDimZ };
+	const unsigned b[3] = { c->blockDimX, c->blockDimY, c->blockDimZ };
+
+	config_set(config, g, b, c->sharedMemBytes, c->hStream);
+}
+
+static void emit_launch(struct api_call *call, const struct launch_config *config)
+{
+	const char *symbol = call->symbol ? call->symbol : call->nested_launch.symbol;
+	struct launch_event e;
+
+	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, launch))
+		return;
+	e = (struct launch_event){
+		.kernel_id = names_kernel_id(symbol),
+		.stream = config->known ? call_stream(call, config->stream) : STREAM_NONE,
+		.config_known = config->known,
+		.device = call_device(call),
+		.api = call->ref,
+	};
+	if (config->known) {
+		for (int i = 0; i < 3; i++) {
+			e.grid[i] = config->grid[i];
+			e.block[i] = config->block[i];
+		}
+		e.shared_mem = config->shared_mem;
+	}
+	names_note_kernel(e.kernel_id, symbol);
+	call_note_name(call);
+	lttng_ust_do_tracepoint(cudatrace, launch, &e);
+}
+
+static const void *params(const struct api_call *call)
+{
+	return call->data->functionParams;
+}
+
+/* __cudaLaunchKernel: no parameters; a nested driver launch may tell. */
+static void cuda_launch_registered_exit(struct api_call *call)
+{
+	emit_launch(call, &call->nested_launch);
+}
+
+/* cudaLaunchKernel, cudaLaunchCooperativeKernel and their _ptsz variants
+ * share this layout. */
+static void cuda_launch_kernel_exit(struct api_call *call)
+{
+	const cudaLaunchKernel_v7000_params *p = params(call);
+	struct launch_config config = { 0 };
+
+	config_from_dim3(&config, p->gridDim, p->blockDim, p->sharedMem, p->stream);
+	emit_launch(call, &config);
+}
+
+static void cuda_launch_kernel_ex_exit(struct api_call *call)
+{
+	const cudaLaunchKernelExC_v11060_params *p = params(call);
+	struct launch_config config = { 0 };
+
+	if (p->config)
+		config_from_dim3(&config, p->config->gridDim, p->config->blockDim,
+		                 p->config->dynamicSmemBytes, p->config->stream);
+	emit_launch(call, &config);
+}
+
+/* Nested inside a runtime launch, a driver launch only adds detail. */
+static void cu_launch_kernel_enter(struct api_call *call, const CUpti_CallbackData *data,
+                                   bool nested)
+{
+	if (!nested)
+		return;
+	config_from_cu_launch(&call->nested_launch, data->functionParams);
+	call->nested_launch.symbol = data->symbolName;
+}
+
+static void cu_launch_kernel_ex_enter(struct api_call *call, const CUpti_CallbackData *data,
+                                      bool nested)
+{
+	const cuLaunchKernelEx_params *p = data->functionParams;
+
+	if (!nested || !p->config)
+		return;
+	config_from_cu_launch_ex(&call->nested_launch, p->config);
+	call->nested_launch.symbol = data->symbolName;
+}
+
+/* cuLaunchKernel and cuLaunchCooperativeKernel (and _ptsz) share the
+ * leading fields this reads. */
+static void cu_launch_kernel_exit(struct api_call *call)
+{
+	struct launch_config config = { 0 };
+
+	config_from_cu_launch(&config, params(call));
+	emit_launch(call, &config);
+}
+
+static void cu_launch_kernel_ex_exit(struct api_call *call)
+{
+	const cuLaunchKernelEx_params *p = params(call);
+	struct launch_config config = { 0 };
+
+	if (p->config)
+		config_from_cu_launch_ex(&config, p->config);
+	emit_launch(call, &config);
+}
+
+#define PT BIND_PER_THREAD
+
+const struct api_binding launch_bindings[] = {
+	BIND_RUNTIME(__cudaLaunchKernel_v13000, 0, NULL, cuda_launch_registered_exit),
+	BIND_RUNTIME(__cudaLaunchKernel_ptsz_v13000, PT, NULL, cuda_launch_registered_exit),
+	BIND_RUNTIME(cudaLaunchKernel_v7000, 0, NULL, cuda_launch_kernel_exit),
+	BIND_RUNTIME(cudaLaunchKernel_ptsz_v7000, PT, NULL, cuda_launch_kernel_exit),
+	BIND_RUNTIME(cudaLaunchCooperativeKernel_v9000, 0, NULL, cuda_launch_kernel_exit),
+	BIND_RUNTIME(cudaLaunchCooperativeKernel_ptsz_v9000, PT, NULL, cuda_launch_kernel_exit),
+	BIND_RUNTIME(cudaLaunchKernelExC_v11060, 0, NULL, cuda_launch_kernel_ex_exit),
+	BIND_RUNTIME(cudaLaunchKernelExC_ptsz_v11060, PT, NULL, cuda_launch_kernel_ex_exit),
+	BIND_DRIVER(cuLaunchKernel, 0, cu_launch_kernel_enter, cu_launch_kernel_exit),
+	BIND_DRIVER(cuLaunchKernel_ptsz, PT, cu_launch_kernel_enter, cu_launch_kernel_exit),
+	BIND_DRIVER(cuLaunchCooperativeKernel, 0, cu_launch_kernel_enter, cu_launch_kernel_exit),
+	BIND_DRIVER(cuLaunchCooperativeKernel_ptsz, PT, cu_launch_kernel_enter,
+	            cu_launch_kernel_exit),
+	BIND_DRIVER(cuLaunchKernelEx, 0, cu_launch_kernel_ex_enter, cu_launch_kernel_ex_exit),
+	BIND_DRIVER(cuLaunchKernelEx_ptsz, PT, cu_launch_kernel_ex_enter, cu_launch_kernel_ex_exit),
+	BIND_END,
+};

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nvml.h - device memory as NVML sees it, without any CUDA call.
+ *
+ * libnvidia-ml.so.1 is opened at run time: cudatrace has no link-time
+ * dependency on it and works without it (the fields are then 0).
+ */
+#ifndef CUDATRACE_NVML_H
+#define CUDATRACE_NVML_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event-payloads.h"
+
+/* Open and initialise NVML once; false if it is not available. */
+bool nvml_open(void);
+
+/* The CUDA driver version NVML reports (e.g. 13000), or 0. */
+int32_t nvml_driver_version(void);
+
+/* Read the memory of CUDA device `device` into sample; false if unknown. */
+bool nvml_read(uint8_t device, enum nvml_reason reason, struct nvml_sample_event *sample);
+
+/* Read and emit one nvml_sample for device (if the event is enabled). */
+void nvml_sample_device(uint8_t device, enum nvml_reason reason);
+
+/* Tell NVML's device matching the UUID of CUDA device `device` (from the
+ * DEVICE activity record), so that samples follow CUDA's numbering. */
+void nvml_map_device(uint8_t device, const uint8_t uuid[16]);
+
+/* The sampler thread for CUDATRACE_NVML_PERIOD_MS; stop is bounded. */
+void nvml_sampler_start(uint32_t period_ms);
+void nvml_sampler_stop(void);
+
+#endif /* CUDATRACE_NVML_H */

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nvtx.c - NVTX calls, delivered through CUPTI's NVTX domain: nvtx_push,
+ * nvtx_pop, nvtx_range_start, nvtx_range_end, nvtx_mark and
+ * nvtx_domain_create.
+ *
+ * Registered strings (nvtxDomainRegisterStringA/W) are kept so that
+ * messages given by handle are recorded as text; domain names are kept so
+ * that a session started after a domain was created still gets its
+ * nvtx_domain_create before the first event that uses it. Both tables are
+ * bounded; past the bound, messages are recorded empty rather than growing
+ * without end.
+ */
+#define NVTX_NO_IMPL
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+#include <cupti.h>
+#include <generated_nvtx_meta.h>
+
+#include "config.h"
+#include "cudatrace-tp.h"
+#include "domains.h"
+#include "text.h"
+
+#define TABLE_BUCKETS 1024
+#define TABLE_MAX     65536
+
+/* A handle → text table: registered strings, or domain names. */
+struct entry {
+	uint64_t handle;
+	struct entry *next;
+	bool announced; /* domains: nvtx_domain_create emitted while enabled */
+	char text[];    /* capped at config.max_string */
+};
+
+struct table {
+	pthread_mutex_t lock;
+	struct entry *buckets[TABLE_BUCKETS];
+	size_t count;
+};
+
+static struct table strings = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static struct table domains = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Room for a capped string converted from wide characters. */
+#define TEXT_ROOM (4096 + 1)
+
+static size_t bucket_of(uint64_t handle)
+{
+	return (size_t)((handle >> 4) ^ (handle >> 16)) % TABLE_BUCKETS;
+}
+
+static struct entry *table_find_locked(struct table *t, uint64_t handle)
+{
+	for (struct entry *e = t->buckets[bucket_of(handle)]; e; e = e->next) {
+		if (e->handle == handle)
+			return e;
+	}
+	return NULL;
+}
+
+static void table_put(struct table *t, uint64_t handle, const char *text)
+{
+	size_t len = text_length(text);
+	struct entry *e;
+
+	if (handle == 0)
+		return;
+	pthread_mutex_lock(&t->lock);
+	if (table_find_locked(t, handle) || t->count >= TABLE_MAX)
+		goto end;
+	e = malloc(sizeof(*e) + len + 1);
+	if (!e)
+		goto end;
+	e->handle = handle;
+	e->announced = false;
+	memcpy(e->text, text_or_empty(text), len);
+	e->text[len] = '\0';
+	e->next = t->buckets[bucket_of(handle)];
+	t->buckets[bucket_of(handle)] = e;
+	t->count++;
+end:
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* Copy the text of handle into out (size bytes); "" if unknown. */
+static void table_get(struct table *t, uint64_t handle, char *out, size_t size)
+{
+	struct entry *e;
+
+	out[0] = '\0';
+	pthread_mutex_lock(&t->lock);
+	e = table_find_locked(t, handle);
+	if (e) {
+		strncpy(out, e->text, size - 1);
+		out[size - 1] = '\0';
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* Emit nvtx_domain_create for a domain not yet announced while enabled. */
+static void domain_announce(uint64_t domain)
+{
+	char name[TEXT_ROOM];
+	struct entry *e;
+	bool wanted = false;
+
+	if (domain == 0 || !lttng_ust_tracepoint_enabled(cudatrace, nvtx_domain_create))
+		return;
+	pthread_mutex_lock(&domains.lock);
+	e = table_find_locked(&domains, domain);
+	if (e && !e->announced) {
+		e->announced = true;
+		strcpy(name, e->text);
+		wanted = true;
+	}
+	pthread_mutex_unlock(&domains.lock);
+	if (wanted)
+		lttng_ust_do_tracepoint(cudatrace, nvtx_domain_create, domain, name,
+		                        text_length(name));
+}
+
+/* The message of an event attribute structure, resolved into buf. */
+static const char *attrib_message(const nvtxEventAttributes_t *a, char *buf, size_t size)
+{
+	if (!a)
+		return "";
+	switch (a->messageType) {
+	case NVTX_MESSAGE_TYPE_ASCII:
+		return text_or_empty(a->message.ascii);
+	case NVTX_MESSAGE_TYPE_UNICODE:
+		text_from_wide(buf, size, a->message.unicode);
+		return buf;
+	case NVTX_MESSAGE_TYPE_REGISTERED:
+		table_get(&strings, (uint64_t)(uintptr_t)a->message.registered, buf, size);
+		return buf;
+	default:
+		return "";
+	}
+}
+
+static uint64_t returned_u64(const CUpti_NvtxData *data)
+{
+	return data->functionReturnValue ? *(const uint64_t *)data->functionReturnValue : 0;
+}
+
+static uint64_t returned_handle(const CUpti_NvtxData *data)
+{
+	const void *const *value = data->functionReturnValue;
+
+	return value ? (uint64_t)(uintptr_t)*value : 0;
+}
+
+#define DOMAIN(d) ((uint64_t)(uintptr_t)(d))
+
+static void emit_push(uint64_t domain, const char *message)
+{
+	if (!lttng_ust_tracepoint_enabled(cudatrace, nvtx_push))
+		return;
+	domain_announce(domain);
+	lttng_ust_do_tracepoint(cudatrace, nvtx_push, domain, message, text_length(message));
+}
+
+static void emit_pop(uint64_t domain)
+{
+	if (!lttng_ust_tracepoint_enabled(cudatrace, nvtx_pop))
+		return;
+	domain_announce(domain);
+	lttng_ust_do_tracepoint(cudatrace, nvtx_pop, domain);
+}
+
+static void emit_start(uint64_t domain, uint64_t id, const char *message)
+{
+	if (!lttng_ust_tracepoint_enabled(cudatrace, nvtx_range_start))
+		return;
+	domain_announce(domain);
+	lttng_ust_do_tracepoint(cudatrace, nvtx_range_start, domain, id, message,
+	                        text_length(message));
+}
+
+static void emit_end(uint64_t domain, uint64_t id)
+{
+	if (!lttng_ust_tracepoint_enabled(cudatrace, nvtx_range_end))
+		return;
+	domain_announce(domain);
+	lttng_ust_do_tracepoint(cudatrace, nvtx_range_end, domain, id);
+}
+
+static void emit_mark(uint64_t domain, const char *message)
+{
+	if (!lttng_ust_tracepoint_enabled(cudatrace, nvtx_mark))
+		return;
+	domain_announce(domain);
+	lttng_ust_do_tracepoint(cudatrace, nvtx_mark, domain, message, text_length(message));
+}
+
+/* Narrow-string and wide-string variants of the same call. */
+static const char *wide(const wchar_t *ws, char *buf, size_t size)
+{
+	text_from_wide(buf, size, ws);
+	return buf;
+}
+
+static void on_register_string(const CUpti_NvtxData *data, bool is_wide)
+{
+	const nvtxDomainRegisterStringA_params *p = data->functionParams;
+	char buf[TEXT_ROOM];
+	const char *text = p->string;
+
+	/* The W params struct declares the string as char*, but NVTX passes
+	 * the program's wchar_t*. */
+	if (is_wide)
+		text = wide((const wchar_t *)(const void *)p->string, buf, sizeof(buf));
+	table_put(&strings, returned_handle(data), text);
+}
+
+static void on_domain_create(const CUpti_NvtxData *data, bool is_wide)
+{
+	const nvtxDomainCreateA_params *p = data->functionParams;
+	char buf[TEXT_ROOM];
+	const char *name = p->name;
+	uint64_t handle = returned_handle(data);
+
+	if (is_wide)
+		name = wide((const wchar_t *)(const void *)p->name, buf, sizeof(buf));
+	table_put(&domains, handle, name);
+	domain_announce(handle);
+}
+
+static void on_ranges(CUpti_CallbackId cbid, const CUpti_NvtxData *data, char *buf, size_t size)
+{
+	const void *params = data->functionParams;
+
+	switch (cbid) {
+	case CUPTI_CBID_NVTX_nvtxRangePushA:
+		emit_push(0, text_or_empty(((const nvtxRangePushA_params *)params)->message));
+		break;
+	case CUPTI_CBID_NVTX_nvtxRangePushW:
+		emit_push(0, wide(((const nvtxRangePushW_params *)params)->message, buf, size));
+		break;
+	case CUPTI_CBID_NVTX_nvtxRangePushEx:
+		emit_push(0, attrib_message(((const nvtxRangePushEx_params *)params)->eventAttrib,
+		                            buf, size));
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
+		const nvtxDomainRangePushEx_params *p = params;
+
+		emit_push(DOMAIN(p->domain), attrib_message(p->core.eventAttrib, buf, size));
+		break;
+	}
+	case CUPTI_CBID_NVTX_nvtxRangePop:
+		emit_pop(0);
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainRangePop:
+		emit_pop(DOMAIN(((const nvtxDomainRangePop_params *)params)->domain));
+		break;
+	case CUPTI_CBID_NVTX_nvtxRangeStartA:
+		emit_start(0, returned_u64(data),
+		           text_or_empty(((const nvtxRangeStartA_params *)params)->message));
+		break;
+	case CUPTI_CBID_NVTX_nvtxRangeStartW:
+		emit_start(0, returned_u64(data),
+		           wide(((const nvtxRangeStartW_params *)params)->message, buf, size));
+		break;
+	case CUPTI_CBID_NVTX_nvtxRangeStartEx:
+		emit_start(0, returned_u64(data),
+		           attrib_message(((const nvtxRangeStartEx_params *)params)->eventAttrib,
+		                          buf, size));
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx: {
+		const nvtxDomainRangeStartEx_params *p = params;
+
+		emit_start(DOMAIN(p->domain), returned_u64(data),
+		           attrib_message(p->core.eventAttrib, buf, size));
+		break;
+	}
+	case CUPTI_CBID_NVTX_nvtxRangeEnd:
+		emit_end(0, ((const nvtxRangeEnd_params *)params)->id);
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainRangeEnd: {
+		const nvtxDomainRangeEnd_params *p = params;
+
+		emit_end(DOMAIN(p->domain), p->core.id);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void on_marks(CUpti_CallbackId cbid, const CUpti_NvtxData *data, char *buf, size_t size)
+{
+	const void *params = data->functionParams;
+
+	switch (cbid) {
+	case CUPTI_CBID_NVTX_nvtxMarkA:
+		emit_mark(0, text_or_empty(((const nvtxMarkA_params *)params)->message));
+		break;
+	case CUPTI_CBID_NVTX_nvtxMarkW:
+		emit_mark(0, wide(((const nvtxMarkW_params *)params)->message, buf, size));
+		break;
+	case CUPTI_CBID_NVTX_nvtxMarkEx:
+		emit_mark(
+		    0, attrib_message(((const nvtxMarkEx_params *)params)->eventAttrib, buf, size));
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainMarkEx: {
+		const nvtxDomainMarkEx_params *p = params;
+
+		emit_mark(DOMAIN(p->domain), attrib_message(p->core.eventAttrib, buf, size));
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+void nvtx_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *data)
+{
+	char buf[TEXT_ROOM];
+
+	if (!data || !data->functionParams)
+		return;
+	switch (cbid) {
+	case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA:
+	case CUPTI_CBID_NVTX_nvtxDomainRegisterStringW:
+		on_register_string(data, cbid == CUPTI_CBID_NVTX_nvtxDomainRegisterStringW);
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainCreateA:
+	case CUPTI_CBID_NVTX_nvtxDomainCreateW:
+		on_domain_create(data, cbid == CUPTI_CBID_NVTX_nvtxDomainCreateW);
+		break;
+	case CUPTI_CBID_NVTX_nvtxMarkA:
+	case CUPTI_CBID_NVTX_nvtxMarkW:
+	case CUPTI_CBID_NVTX_nvtxMarkEx:
+	case CUPTI_CBID_NVTX_nvtxDomainMarkEx:
+		on_marks(cbid, data, buf, sizeof(buf));
+		break;
+	default:
+		on_ranges(cbid, data, buf, sizeof(buf));
+		break;
+	}
+}

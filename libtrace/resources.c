@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * resources.c - context, stream and module lifecycle: context_create,
+ * context_destroy, stream_create, stream_destroy and module_load, from
+ * CUPTI's RESOURCE domain; and the calls that end contexts, whose ENTER
+ * forces an activity flush (the dispatcher does it, see BIND_FLUSH) so that
+ * their GPU records are not lost with the context.
+ */
+#include <cupti.h>
+
+#include "api-call.h"
+#include "cudatrace-tp.h"
+#include "domains.h"
+
+static bool is_ctx_create(const struct api_call *outer)
+{
+	if (!outer || outer->ref.domain != CUPTI_CB_DOMAIN_DRIVER_API)
+		return false;
+	switch (outer->ref.cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuCtxCreate:
+	case CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v3:
+	case CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v4:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool is_ctx_destroy(const struct api_call *outer)
+{
+	return outer && outer->ref.domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+	       (outer->ref.cbid == CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy ||
+	        outer->ref.cbid == CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2);
+}
+
+static uint32_t context_id(CUcontext context)
+{
+	uint32_t id = 0;
+
+	if (cuptiGetContextId(context, &id) != CUPTI_SUCCESS)
+		return 0;
+	return id;
+}
+
+static uint8_t context_device(CUcontext context)
+{
+	uint32_t device = DEVICE_NONE;
+
+	if (cuptiGetDeviceId(context, &device) != CUPTI_SUCCESS)
+		return DEVICE_NONE;
+	return device8(device);
+}
+
+static uint32_t stream_id(CUcontext context, CUstream stream)
+{
+	uint32_t id = STREAM_NONE;
+
+	if (cuptiGetStreamIdEx(context, stream, 0, &id) != CUPTI_SUCCESS)
+		return STREAM_NONE;
+	return id;
+}
+
+static void on_context(CUpti_CallbackId cbid, const CUpti_ResourceData *data,
+                       const struct api_call *outer)
+{
+	uint32_t id = context_id(data->context);
+	uint8_t device = context_device(data->context);
+
+	if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+		if (lttng_ust_tracepoint_enabled(cudatrace, context_create))
+			lttng_ust_do_tracepoint(cudatrace, context_create, id, device,
+			                        !is_ctx_create(outer));
+	} else if (lttng_ust_tracepoint_enabled(cudatrace, context_destroy)) {
+		lttng_ust_do_tracepoint(cudatrace, context_destroy, id, device,
+		                        !is_ctx_destroy(outer));
+	}
+}
+
+static void on_stream(CUpti_CallbackId cbid, const CUpti_ResourceData *data)
+{
+	uint32_t ctx = context_id(data->context);
+	uint32_t id = stream_id(data->context, data->resourceHandle.stream);
+	uint8_t device = context_device(data->context);
+
+	if (cbid == CUPTI_CBID_RESOURCE_STREAM_CREATED) {
+		if (lttng_ust_tracepoint_enabled(cudatrace, stream_create))
+			lttng_ust_do_tracepoint(cudatrace, stream_create, ctx, id, device);
+	} else if (lttng_ust_tracepoint_enabled(cudatrace, stream_destroy)) {
+		lttng_ust_do_tracepoint(cudatrace, stream_destroy, ctx, id, device);
+	}
+}
+
+static void on_module(const CUpti_ResourceData *data)
+{
+	const CUpti_ModuleResourceData *module = data->resourceDescriptor;
+
+	if (!module || !lttng_ust_tracepoint_enabled(cudatrace, module_load))
+		return;
+	lttng_ust_do_tracepoint(cudatrace, module_load, context_id(data->context), module->moduleId,
+	                        (uint64_t)module->cubinSize);
+}
+
+void resource_callback(CUpti_CallbackId cbid, const CUpti_ResourceData *data,
+                       const struct api_call *outer)
+{
+	if (!data)
+		return;
+	switch (cbid) {
+	case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
+	case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+		on_context(cbid, data, outer);
+		break;
+	case CUPTI_CBID_RESOURCE_STREAM_CREATED:
+	case CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING:
+		on_stream(cbid, data);
+		break;
+	case CUPTI_CBID_RESOURCE_MODULE_LOADED:
+		on_module(data);
+		break;
+	default:
+		break;
+	}
+}
+
+#define FLUSH BIND_FLUSH
+
+const struct api_binding lifecycle_bindings[] = {
+	BIND_RUNTIME(cudaDeviceReset_v3020, FLUSH, NULL, NULL),
+	BIND_RUNTIME(cudaProfilerStop_v4000, FLUSH, NULL, NULL),
+	BIND_DRIVER(cuCtxDestroy, FLUSH, NULL, NULL),
+	BIND_DRIVER(cuCtxDestroy_v2, FLUSH, NULL, NULL),
+	BIND_DRIVER(cuDevicePrimaryCtxReset, FLUSH, NULL, NULL),
+	BIND_DRIVER(cuDevicePrimaryCtxReset_v2, FLUSH, NULL, NULL),
+	BIND_DRIVER(cuProfilerStop, FLUSH, NULL, NULL),
+	BIND_DRIVER(cuCtxCreate, 0, NULL, NULL),
+	BIND_DRIVER(cuCtxCreate_v2, 0, NULL, NULL),
+	BIND_DRIVER(cuCtxCreate_v3, 0, NULL, NULL),
+	BIND_DRIVER(cuCtxCreate_v4, 0, NULL, NULL),
+	BIND_END,
+};

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sync.c - synchronisation: sync events.
+ *
+ * One sync event per synchronising call, at its EXIT. The SYNCHRONIZE
+ * callbacks CUPTI delivers inside such a call are folded into it; those
+ * that arrive outside one are recorded on their own.
+ */
+#include <cupti.h>
+
+#include "api-call.h"
+#include "cudatrace-tp.h"
+#include "domains.h"
+
+static void emit_sync(struct api_call *call, enum sync_kind what, uint32_t stream)
+{
+	struct sync_event e = {
+		.stream = stream,
+		.what = (uint8_t)what,
+		.device = call_device(call),
+		.api = call->ref,
+	};
+
+	call_note_name(call);
+	lttng_ust_do_tracepoint(cudatrace, sync, &e);
+}
+
+static bool sync_wanted(const struct api_call *call)
+{
+	return !call_failed(call) && lttng_ust_tracepoint_enabled(cudatrace, sync);
+}
+
+static void device_sync_exit(struct api_call *call)
+{
+	if (sync_wanted(call))
+		emit_sync(call, SYNC_DEVICE, STREAM_NONE);
+}
+
+static void context_sync_exit(struct api_call *call)
+{
+	if (sync_wanted(call))
+		emit_sync(call, SYNC_CONTEXT, STREAM_NONE);
+}
+
+static void event_sync_exit(struct api_call *call)
+{
+	if (sync_wanted(call))
+		emit_sync(call, SYNC_EVENT, STREAM_NONE);
+}
+
+/* cudaStreamSynchronize, cuStreamSynchronize and their _ptsz variants all
+ * take the stream first. */
+static void stream_sync_exit(struct api_call *call)
+{
+	const cuStreamSynchronize_params *p = call->data->functionParams;
+
+	if (sync_wanted(call))
+		emit_sync(call, SYNC_STREAM, call_stream(call, p->hStream));
+}
+
+void sync_callback(CUpti_CallbackId cbid, const CUpti_SynchronizeData *data, struct api_call *outer)
+{
+	bool stream = cbid == CUPTI_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED;
+	uint32_t id = STREAM_NONE, device = DEVICE_NONE;
+	struct sync_event e;
+
+	/* The synchronising call around it records the sync at its EXIT. */
+	if (outer && outer->binding && (outer->binding->flags & BIND_SYNC))
+		return;
+	if (!lttng_ust_tracepoint_enabled(cudatrace, sync))
+		return;
+	if (stream && cuptiGetStreamIdEx(data->context, data->stream, 0, &id) != CUPTI_SUCCESS)
+		id = STREAM_NONE;
+	if (cuptiGetDeviceId(data->context, &device) != CUPTI_SUCCESS)
+		device = DEVICE_NONE;
+	e = (struct sync_event){
+		.stream = id,
+		.what = stream ? SYNC_STREAM : SYNC_CONTEXT,
+		.device = device8(device),
+		.api = { .domain = CUPTI_CB_DOMAIN_SYNCHRONIZE },
+	};
+	if (outer) {
+		e.api = outer->ref;
+		call_note_name(outer);
+	}
+	lttng_ust_do_tracepoint(cudatrace, sync, &e);
+}
+
+#define PT   BIND_PER_THREAD
+#define SYNC BIND_SYNC
+
+const struct api_binding sync_bindings[] = {
+	BIND_RUNTIME(cudaDeviceSynchronize_v3020, SYNC, NULL, device_sync_exit),
+	BIND_RUNTIME(cudaStreamSynchronize_v3020, SYNC, NULL, stream_sync_exit),
+	BIND_RUNTIME(cudaStreamSynchronize_ptsz_v7000, SYNC | PT, NULL, stream_sync_exit),
+	BIND_RUNTIME(cudaEventSynchronize_v3020, SYNC, NULL, event_sync_exit),
+	BIND_DRIVER(cuCtxSynchronize, SYNC, NULL, context_sync_exit),
+	BIND_DRIVER(cuCtxSynchronize_v2, SYNC, NULL, context_sync_exit),
+	BIND_DRIVER(cuStreamSynchronize, SYNC, NULL, stream_sync_exit),
+	BIND_DRIVER(cuStreamSynchronize_ptsz, SYNC | PT, NULL, stream_sync_exit),
+	BIND_DRIVER(cuEventSynchronize, SYNC, NULL, event_sync_exit),
+	BIND_END,
+};

@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: MIT
+#
+# lttng-session.sh - a private LTTng session daemon for one test (POSIX sh).
+#
+# A test must never touch a session daemon it did not start, so it runs in
+# a mount namespace of its own where /var/run/lttng and /dev/shm are fresh
+# tmpfs mounts and LTTNG_HOME is a temporary directory: the daemon, the
+# traced programs and the lttng client all meet there and nowhere else.
+# Source tap.sh first, then this file, then:
+#
+#   lttng_private_ns "$@"        re-exec the script under `unshare -m`
+#                                (TAP skip when unshare or lttng is missing)
+#   lttng_private_dirs           mount the empty directories and make
+#                                $lttng_tmp (no daemon yet: for tests of
+#                                a program traced without one)
+#   lttng_daemon_start           start lttng-sessiond (after
+#                                lttng_private_dirs, which it calls if need
+#                                be); its pid is kept and it is killed on
+#                                every exit path
+#   lttng_session_begin NAME     create NAME writing to $lttng_tmp/NAME,
+#                                enable cudatrace:* in one channel with the
+#                                vpid, vtid and procname contexts, start;
+#                                sets lttng_trace to the trace directory
+#   lttng_session_end NAME       stop (waits until the data is on disk) and
+#                                destroy NAME
+#   lttng_daemon_stop            kill the daemon by its pid and wait for it
+#
+# Variables read: LTTNG_TEST_SUBBUF_SIZE (default 1M) and
+# LTTNG_TEST_NUM_SUBBUF (default 8) size the channel; LTTNG_TEST_EVENTS
+# (default 'cudatrace:*') lists the events to enable, comma-separated;
+# LTTNG_TEST_KEEP=1 keeps $lttng_tmp (traces, ledgers, logs) for a
+# post-mortem.
+
+lttng_tmp=""
+lttng_trace=""
+lttng_daemon_pid=""
+lttng_sessions=""
+
+# The client never spawns a daemon by itself: an unexpected one would be
+# neither ours to kill nor in the namespace we think.
+lttng_client() {
+	lttng --no-sessiond "$@"
+}
+
+# Re-run the calling script inside a private mount namespace, once. Root
+# gets one directly; other users get one inside a user namespace where they
+# are root. Exits (skipping every test) when neither works.
+lttng_private_ns() {
+	if [ "${CUDATRACE_TEST_NS:-}" = 1 ]; then
+		return 0
+	fi
+	command -v lttng >/dev/null 2>&1 || tap_skip_all "lttng (lttng-tools) is not installed"
+	command -v lttng-sessiond >/dev/null 2>&1 || tap_skip_all "lttng-sessiond is not installed"
+	command -v unshare >/dev/null 2>&1 || tap_skip_all "unshare (util-linux) is not installed"
+	lttng_ns_flags=""
+	if unshare -m true 2>/dev/null; then
+		lttng_ns_flags="-m"
+	elif unshare -r -m true 2>/dev/null; then
+		lttng_ns_flags="-r -m"
+	else
+		tap_skip_all "cannot create a mount namespace (unshare -m)"
+	fi
+	CUDATRACE_TEST_NS=1
+	export CUDATRACE_TEST_NS
+	# shellcheck disable=SC2086
+	exec unshare $lttng_ns_flags --propagation private "${LTTNG_TEST_SHELL:-/bin/sh}" "$0" "$@"
+}
+
+# Give the namespace empty LTTng directories of its own, and $lttng_tmp
+# for the test's files (removed on every exit path): no session daemon is
+# reachable from here until lttng_daemon_start.
+lttng_private_dirs() {
+	lttng_tmp=$(mktemp -d "${TMPDIR:-/tmp}/cudatrace-test.XXXXXX") || return 1
+	trap lttng_cleanup EXIT
+	trap 'lttng_cleanup; exit 130' INT
+	trap 'lttng_cleanup; exit 143' TERM HUP
+	mkdir -p /var/run/lttng "$lttng_tmp/home" || return 1
+	mount -t tmpfs cudatrace-test /var/run/lttng || return 1
+	# lttng-ust's wait futexes and the ring buffers live in /dev/shm.
+	mount -t tmpfs cudatrace-test /dev/shm || return 1
+	LTTNG_HOME="$lttng_tmp/home"
+	export LTTNG_HOME
+}
+
+# Start the daemon (in private directories). Returns non-zero (after a
+# diagnostic) when it does not come up.
+lttng_daemon_start() {
+	if [ -z "$lttng_tmp" ]; then
+		lttng_private_dirs || return 1
+	fi
+	if ! lttng-sessiond --daemonize --no-kernel >"$lttng_tmp/sessiond.log" 2>&1; then
+		diag "lttng-sessiond failed to start:"
+		sed 's/^/#   /' "$lttng_tmp/sessiond.log"
+		return 1
+	fi
+	lttng_daemon_pid=$(lttng_read_pidfile)
+	if [ -z "$lttng_daemon_pid" ]; then
+		diag "lttng-sessiond started but wrote no pid file"
+		return 1
+	fi
+	return 0
+}
+
+# The pid file of the daemon of this namespace: root's rundir is
+# /var/run/lttng, another user's is $LTTNG_HOME/.lttng.
+lttng_read_pidfile() {
+	for lttng_pidfile in /var/run/lttng/lttng-sessiond.pid "$LTTNG_HOME/.lttng/lttng-sessiond.pid"; do
+		if [ -s "$lttng_pidfile" ]; then
+			cat "$lttng_pidfile"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# lttng_session_begin NAME [SUBBUF_SIZE [NUM_SUBBUF]]
+lttng_session_begin() {
+	lttng_name=$1
+	lttng_subbuf=${2:-${LTTNG_TEST_SUBBUF_SIZE:-1M}}
+	lttng_nsubbuf=${3:-${LTTNG_TEST_NUM_SUBBUF:-8}}
+	lttng_trace="$lttng_tmp/$lttng_name"
+	lttng_log="$lttng_tmp/lttng-$lttng_name.log"
+	{
+		lttng_client create "$lttng_name" --output="$lttng_trace" &&
+			lttng_sessions="$lttng_sessions $lttng_name" &&
+			lttng_client enable-channel --userspace --session="$lttng_name" \
+				--subbuf-size="$lttng_subbuf" --num-subbuf="$lttng_nsubbuf" cudatrace &&
+			lttng_client enable-event --userspace --session="$lttng_name" \
+				--channel=cudatrace "${LTTNG_TEST_EVENTS:-cudatrace:*}" &&
+			lttng_client add-context --userspace --session="$lttng_name" \
+				--channel=cudatrace -t vpid -t vtid -t procname &&
+			lttng_client start "$lttng_name"
+	} >"$lttng_log" 2>&1 && return 0
+	diag "cannot set up the LTTng session $lttng_name:"
+	sed 's/^/#   /' "$lttng_log"
+	return 1
+}
+
+lttng_session_end() {
+	lttng_name=$1
+	lttng_log="$lttng_tmp/lttng-$lttng_name.log"
+	lttng_status=0
+	lttng_client stop "$lttng_name" >>"$lttng_log" 2>&1 || lttng_status=1
+	lttng_client destroy "$lttng_name" >>"$lttng_log" 2>&1 || lttng_status=1
+	lttng_sessions=$(echo "$lttng_sessions" | sed "s/ $lttng_name\$//; s/ $lttng_name / /")
+	if [ $lttng_status -ne 0 ]; then
+		diag "cannot stop the LTTng session $lttng_name:"
+		sed 's/^/#   /' "$lttng_log"
+	fi
+	return $lttng_status
+}
+
+# The direct children of $lttng_parent (the daemon's consumer and run-as
+# helpers), found by parent pid.
+lttng_children() {
+	for lttng_stat in /proc/[0-9]*/stat; do
+		# "pid (comm) state ppid ...": comm may hold spaces, so cut after
+		# the last ')'; what is left starts with state and ppid.
+		lttng_fields=$(sed 's/.*) //' "$lttng_stat" 2>/dev/null) || continue
+		# shellcheck disable=SC2086
+		set -- $lttng_fields
+		[ "${2:-}" = "$lttng_parent" ] || continue
+		lttng_child=${lttng_stat#/proc/}
+		echo "${lttng_child%/stat}"
+	done
+}
+
+# Wait up to 10 s for each pid to exit, then kill what is left.
+lttng_reap() {
+	for lttng_pid in "$@"; do
+		lttng_wait=0
+		while kill -0 "$lttng_pid" 2>/dev/null && [ $lttng_wait -lt 100 ]; do
+			sleep 0.1
+			lttng_wait=$((lttng_wait + 1))
+		done
+		kill -KILL "$lttng_pid" 2>/dev/null || :
+	done
+}
+
+lttng_daemon_stop() {
+	[ -n "$lttng_daemon_pid" ] || return 0
+	lttng_parent=$lttng_daemon_pid
+	lttng_kids=$(lttng_children)
+	kill -TERM "$lttng_daemon_pid" 2>/dev/null || :
+	# shellcheck disable=SC2086
+	lttng_reap "$lttng_daemon_pid" $lttng_kids
+	lttng_daemon_pid=""
+}
+
+# Every exit path: end the sessions, stop the daemon, remove the files.
+lttng_cleanup() {
+	trap - EXIT INT TERM HUP
+	for lttng_name in $lttng_sessions; do
+		lttng_session_end "$lttng_name" >/dev/null 2>&1 || :
+	done
+	lttng_daemon_stop
+	if [ -n "$lttng_tmp" ] && [ "${LTTNG_TEST_KEEP:-0}" != 1 ]; then
+		rm -rf "$lttng_tmp"
+	elif [ -n "$lttng_tmp" ]; then
+		echo "# kept $lttng_tmp" >&2
+	fi
+}

@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: MIT
+#
+# trace-run.sh - run example workloads on the simulated GPU, traced or not,
+# and check their traces against the simulator's ledger (POSIX sh). Source
+# tap.sh and lttng-session.sh first, then this file.
+#
+#   trace_locate                 find the source and build trees, the
+#                                simulator, the tracer and the examples
+#   trace_require_all            skip the whole script when the tracer, the
+#                                simulator or Babeltrace's bt2 is missing
+#   trace_daemon_or_fail         lttng_daemon_start, or fail and end
+#   trace_workload NAME          the command line of example NAME, in
+#                                $trace_cmd (empty when it was not built)
+#   trace_run TAG traced|plain CMD...
+#                                run CMD on the simulator with the ledger in
+#                                $lttng_tmp/TAG.ledger, stdout in TAG.out,
+#                                stderr in TAG.err, exit status in
+#                                $trace_status; "traced" injects
+#                                libcudatrace.so for CUDA and NVTX;
+#                                TRACE_TIMEOUT (default 120 s) bounds it
+#   trace_read TAG [DIR]         the trace in DIR (default $lttng_trace) as
+#                                key=value lines, in $lttng_tmp/TAG.events;
+#                                one test point: it reads back
+#   trace_check TAG ARGS...      check-trace.py against TAG's ledger and
+#                                events, relayed as TAP
+#   trace_same_output A B        the outputs of runs A and B agree, with
+#                                addresses masked
+#
+# The simulator's variables (CUDASIM_*) pass through the environment of the
+# calling script: set them around trace_run.
+
+trace_locate() {
+	trace_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
+	if [ -n "${CUDATRACE_BUILDDIR:-}" ]; then
+		trace_builddir=$CUDATRACE_BUILDDIR
+	elif [ -f "$PWD/../config.status" ]; then
+		trace_builddir=$(cd .. && pwd)
+	elif [ -f "$PWD/config.status" ]; then
+		trace_builddir=$PWD
+	else
+		trace_builddir=$trace_srcdir
+	fi
+	trace_simdir=${CUDASIM_LIBDIR:-$trace_builddir/tests/cudasim/.libs}
+	trace_lib=${CUDATRACE_LIB:-$trace_builddir/libtrace/.libs/libcudatrace.so}
+	trace_python_bt2=${PYTHON_BT2:-/usr/bin/python3}
+	trace_python=${PYTHON3:-python3}
+	trace_reader="$trace_srcdir/tests/trace/read-trace.py"
+	trace_checker="$trace_srcdir/tests/trace/check-trace.py"
+	trace_examples="$trace_builddir/examples"
+}
+
+# The start of a trace test that needs a daemon: a failure to start one is
+# a failed test, and the end of the script.
+trace_daemon_or_fail() {
+	if ! lttng_daemon_start; then
+		tap_result 1 "a private lttng-sessiond starts"
+		tap_done
+	fi
+}
+
+trace_require_all() {
+	trace_locate
+	[ -e "$trace_simdir/libcuda.so.1" ] ||
+		tap_skip_all "the simulated GPU is not built ($trace_simdir/libcuda.so.1)"
+	[ -e "$trace_lib" ] || tap_skip_all "libcudatrace.so is not built ($trace_lib)"
+	"$trace_python_bt2" -c 'import bt2' 2>/dev/null ||
+		tap_skip_all "$trace_python_bt2 cannot import bt2 (Debian: python3-bt2)"
+}
+
+# The AddressSanitizer runtime the simulator was linked with (a build
+# configured with --enable-sanitizers), or nothing.
+trace_asan_runtime() {
+	ldd "$trace_simdir/libcuda.so.1" 2>/dev/null | sed -n 's/.*libasan[^ ]* => \([^ ]*\).*/\1/p'
+}
+
+trace_workload() {
+	trace_cmd=""
+	case $1 in
+	python)
+		trace_cmd="$trace_python $trace_srcdir/examples/python/cudart_ctypes.py"
+		# An uninstrumented interpreter loads instrumented libraries only
+		# with the sanitizer's runtime first; CPython's own allocations
+		# are not leaks of ours.
+		trace_asan=$(trace_asan_runtime)
+		if [ -n "$trace_asan" ]; then
+			trace_cmd="env LD_PRELOAD=$trace_asan ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 $trace_cmd"
+		fi
+		return 0
+		;;
+	driver-api)
+		trace_exe="$trace_examples/driver/$1"
+		;;
+	*)
+		trace_exe="$trace_examples/cuda/$1"
+		;;
+	esac
+	[ -x "$trace_exe" ] || return 0
+	trace_cmd=$trace_exe
+	# GCC 12's LeakSanitizer deadlocks now and then at the exit of a child
+	# forked while another thread held a lock of ASan's allocator (later
+	# runtimes take those locks around fork): no leak check in the child.
+	if [ "$1" = fork-exec ] && [ -n "$(trace_asan_runtime)" ]; then
+		trace_cmd="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 $trace_cmd"
+	fi
+	return 0
+}
+
+# trace_run TAG traced|plain CMD [ARGS...]
+# TRACE_NO_LEDGER=1 runs without the ledger (its writes cost time).
+trace_run() {
+	trace_tag=$1
+	trace_mode=$2
+	shift 2
+	rm -f "$lttng_tmp/$trace_tag.ledger"
+	trace_ledger="$lttng_tmp/$trace_tag.ledger"
+	[ "${TRACE_NO_LEDGER:-0}" = 1 ] && trace_ledger=""
+	if [ "$trace_mode" = traced ]; then
+		# lttng-ust waits 3 s at most for the session daemon before the
+		# program goes on (untraced until registered); a loaded test
+		# machine gets longer, so that no early event is lost.
+		set -- env CUDA_INJECTION64_PATH="$trace_lib" NVTX_INJECTION64_PATH="$trace_lib" \
+			LTTNG_UST_REGISTER_TIMEOUT="${LTTNG_UST_REGISTER_TIMEOUT:-20000}" "$@"
+	fi
+	trace_status=0
+	LD_LIBRARY_PATH="$trace_simdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		CUDASIM_LEDGER="$trace_ledger" timeout "${TRACE_TIMEOUT:-120}" "$@" \
+		>"$lttng_tmp/$trace_tag.out" 2>"$lttng_tmp/$trace_tag.err" || trace_status=$?
+	if [ $trace_status -eq 124 ]; then
+		diag "$trace_tag: timed out after ${TRACE_TIMEOUT:-120} s"
+	fi
+	return 0
+}
+
+# Show the end of a run's stderr, for a failed test.
+trace_show_err() {
+	[ -s "$lttng_tmp/$1.err" ] || return 0
+	diag "stderr of $1:"
+	tail -n 15 "$lttng_tmp/$1.err" | sed 's/^/#   /'
+}
+
+# trace_read TAG [DIR]: read the trace in DIR (default $lttng_trace) into
+# TAG.events; one test point, and the reader's status.
+trace_read() {
+	"$trace_python_bt2" "$trace_reader" "${2:-$lttng_trace}" >"$lttng_tmp/$1.events" \
+		2>"$lttng_tmp/$1.read-err"
+	trace_read_status=$?
+	if [ $trace_read_status -eq 0 ]; then
+		tap_result 0 "$1: the trace reads back with babeltrace2"
+	else
+		tap_result 1 "$1: the trace reads back with babeltrace2"
+		sed 's/^/#   /' "$lttng_tmp/$1.read-err"
+	fi
+	return $trace_read_status
+}
+
+# trace_check TAG [check-trace.py options]
+trace_check() {
+	trace_tag=$1
+	shift
+	"$trace_python" "$trace_checker" --ledger "$lttng_tmp/$trace_tag.ledger" \
+		--trace "$lttng_tmp/$trace_tag.events" "$@" >"$lttng_tmp/$trace_tag.tap" 2>&1
+	tap_relay "$trace_tag" "$lttng_tmp/$trace_tag.tap"
+}
+
+# Addresses differ from run to run (ASLR, the simulator's mapping).
+trace_mask() {
+	sed -e 's/0x[0-9a-fA-F]\{1,\}/0xADDR/g' "$1"
+}
+
+trace_same_output() {
+	trace_mask "$lttng_tmp/$1.out" >"$lttng_tmp/$1.masked"
+	trace_mask "$lttng_tmp/$2.out" >"$lttng_tmp/$2.masked"
+	if cmp -s "$lttng_tmp/$1.masked" "$lttng_tmp/$2.masked"; then
+		return 0
+	fi
+	diff -u "$lttng_tmp/$1.masked" "$lttng_tmp/$2.masked" | head -n 20 | sed 's/^/#   /'
+	return 1
+}
+
+# Number of events named NAME (without provider) in TAG's events.
+trace_count() {
+	grep -c "^event=cudatrace:$2 " "$lttng_tmp/$1.events" || :
+}

@@ -1,0 +1,709 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+#
+# check-trace.py - compare a cudatrace trace with the simulator's ledger
+# (the ground truth, tests/cudasim/README.md) and print TAP.
+#
+#   check-trace.py --ledger LEDGER --trace EVENTS [--checks LIST]
+#                  [--allow-missing-gpu] [--exclude-pid PID ...]
+#   check-trace.py --compare EVENTS_A EVENTS_B
+#
+# EVENTS is what read-trace.py printed for the trace. The checks (default:
+# all but drops) are:
+#
+#   readable  no event was discarded by LTTng
+#   ops       every alloc, free, alloc_failed, memcpy, memset and launch of
+#             the ledger is exactly one event of the trace with the same
+#             process, thread, kind, device, address, size, direction, host
+#             memory type, stream, API and correlation id (one test per
+#             operation type; a vmm_physical allocation is compared without
+#             its address: the trace has its handle, the ledger the
+#             simulator's backing memory)
+#   live      for each (process, device, kind) the running sum of delta
+#             equals the ledger's live bytes at every point where both
+#             orders have seen the same operations, and at the end
+#   corr      every gpu_kernel, gpu_memcpy and gpu_memset has the
+#             correlation id (and kernel or byte count) of its host event,
+#             and every host event has its GPU event
+#   gputime   the GPU start and end of each gpu_* event are the ledger's,
+#             within GPU_TIME_TOLERANCE_NS
+#   window    for each call that blocks the host (synchronous copies to or
+#             from the host, pageable asynchronous ones), the GPU interval
+#             lies inside the call's api_entry..api_exit window
+#   drops     activity_dropped counts sum to the ledger's cupti_drop lines
+#
+# --allow-missing-gpu is for traces that may lack GPU events (dropped
+# records, a killed process): corr no longer asks every host event for its
+# GPU event, and a launch whose configuration only its gpu_kernel would
+# give is matched on the rest.
+#
+# --compare checks that two traces of the same workload (say, with and
+# without nested driver callbacks) hold the same semantic events, with
+# addresses resolved to the allocation they fall in and correlation ids
+# left out.
+
+import argparse
+import collections
+import re
+import sys
+from urllib.parse import unquote
+
+SEMANTIC_OPS = ("alloc", "free", "alloc_failed", "memcpy", "memset", "launch")
+EVENT_OF_OP = {
+    "alloc": "mem_alloc",
+    "free": "mem_free",
+    "alloc_failed": "mem_alloc_failed",
+    "memcpy": "memcpy",
+    "memset": "memset",
+    "launch": "launch",
+}
+OP_OF_EVENT = {event: op for op, event in EVENT_OF_OP.items()}
+GPU_EVENT_OF = {"launch": "gpu_kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset"}
+
+# doc/events.md enumerations, for a tracer that writes them as integers.
+ENUMS = {
+    "domain": {1: "driver", 2: "runtime", 3: "resource", 4: "synchronize", 5: "nvtx"},
+    "kind": {0: "unknown", 1: "device", 2: "pitch", 3: "host_pinned", 4: "host_registered",
+             5: "managed", 6: "async", 7: "vmm_physical", 8: "vmm_map"},
+    "direction": {0: "unknown", 1: "HtoD", 2: "DtoH", 3: "DtoD", 4: "HtoH", 5: "PtoP"},
+    "host": {0: "none", 1: "pageable", 2: "pinned"},
+}
+# CUPTI maps GPU times to the host clock through an offset it samples (the
+# simulator too, cupti-clock.c): a few ns of error are expected; a wrong
+# clock is off by seconds or by the epoch.
+GPU_TIME_TOLERANCE_NS = 1000
+NO_DEVICE = 255
+
+# Result names the ledger prints, as the numbers the trace carries.
+RESULT_CODES = {
+    "CUDA_ERROR_INVALID_VALUE": 1, "cudaErrorInvalidValue": 1,
+    "CUDA_ERROR_OUT_OF_MEMORY": 2, "cudaErrorMemoryAllocation": 2,
+}
+MAX_DIAGS = 12
+
+
+# ------------------------------------------------------------ TAP
+
+class Tap:
+    def __init__(self):
+        self.count = 0
+        self.failures = 0
+
+    def ok(self, passed, description, details=()):
+        self.count += 1
+        if not passed:
+            self.failures += 1
+        print("%sok %d - %s" % ("" if passed else "not ", self.count, description))
+        details = list(details)
+        for line in details[:MAX_DIAGS]:
+            print("#   %s" % line)
+        if len(details) > MAX_DIAGS:
+            print("#   ... and %d more" % (len(details) - MAX_DIAGS))
+        return passed
+
+    def skip(self, why):
+        self.count += 1
+        print("ok %d # SKIP %s" % (self.count, why))
+
+    def done(self):
+        print("1..%d" % self.count)
+        return 1 if self.failures else 0
+
+
+# ------------------------------------------------------------ input
+
+def parse_pairs(line):
+    pairs = {}
+    for item in line.split():
+        key, sep, value = item.partition("=")
+        if sep:
+            pairs[key] = value
+    return pairs
+
+
+def number(value, default=None):
+    try:
+        return int(value, 0)
+    except (TypeError, ValueError):
+        return default
+
+
+def load_ledger(path):
+    ops = []
+    with open(path, encoding="utf-8", errors="replace") as ledger:
+        for index, line in enumerate(ledger):
+            pairs = parse_pairs(line)
+            if "op" in pairs:
+                pairs["_index"] = index
+                ops.append(pairs)
+    return ops
+
+
+def load_events(path):
+    events = []
+    with open(path, encoding="utf-8", errors="replace") as trace:
+        for index, line in enumerate(trace):
+            pairs = parse_pairs(line)
+            if "event" not in pairs:
+                continue
+            provider, _, name = pairs["event"].partition(":")
+            pairs["_provider"] = provider
+            pairs["_name"] = name
+            pairs["_index"] = index
+            events.append(pairs)
+    return events
+
+
+def enum_text(field, value):
+    """An enumeration value as its label, whether written as label or number."""
+    code = number(value)
+    if code is not None and field in ENUMS:
+        return ENUMS[field].get(code, value)
+    return value
+
+
+def device_of(value):
+    """Ledger -1 and trace 255 both mean host memory, no device."""
+    code = number(value)
+    return None if code is None or code < 0 or code == NO_DEVICE else code
+
+
+def address_of(kind, value):
+    """The address of an allocation, where both sides can know it: a
+    vmm_physical allocation has none a program sees (the trace carries its
+    handle, the ledger the simulator's backing memory)."""
+    return None if kind == "vmm_physical" else number(value)
+
+
+def api_text(name):
+    """API names compare without their version suffix (cuMemAlloc_v2)."""
+    return re.sub(r"_v[0-9]+(?=$|_)", "", name or "")
+
+
+# ------------------------------------------------------------ trace model
+
+class Trace:
+    """The events of one trace, with the names the tracer records once."""
+
+    def __init__(self, events):
+        self.events = [e for e in events if e["_provider"] == "cudatrace"]
+        self.discarded = [e for e in events if e["_provider"] == "lttng"]
+        self.api_names = {}
+        self.kernel_names = {}
+        for event in self.events:
+            if event["_name"] == "api_name":
+                key = (event.get("vpid"), enum_text("domain", event.get("domain")),
+                       number(event.get("cbid")))
+                self.api_names[key] = unquote(event.get("name", ""))
+            elif event["_name"] == "kernel_name":
+                key = (event.get("vpid"), number(event.get("kernel_id")))
+                self.kernel_names[key] = unquote(event.get("name", ""))
+        self.gpu_by_corr = collections.defaultdict(list)
+        for event in self.named("gpu_kernel", "gpu_memcpy", "gpu_memset"):
+            key = (event.get("vpid"), event["_name"], number(event.get("correlation_id")))
+            self.gpu_by_corr[key].append(event)
+
+    def named(self, *names):
+        return [e for e in self.events if e["_name"] in names]
+
+    def api_name(self, event):
+        key = (event.get("vpid"), enum_text("domain", event.get("api_domain")),
+               number(event.get("api_cbid")))
+        return self.api_names.get(key, "unnamed(%s,%s)" % key[1:])
+
+    def kernel_name(self, event):
+        key = (event.get("vpid"), number(event.get("kernel_id")))
+        return self.kernel_names.get(key, "unnamed-kernel(%s)" % key[1])
+
+    def gpu_event(self, event, gpu_name):
+        key = (event.get("vpid"), gpu_name, number(event.get("correlation_id")))
+        found = self.gpu_by_corr.get(key)
+        return found[0] if found else None
+
+
+# ------------------------------------------------------------ keys
+#
+# An operation becomes a tuple of what the ledger and the trace both say
+# about it; the two sides must give equal tuples.
+
+def ledger_key(op):
+    kind = op["op"]
+    pid = (number(op.get("pid")), number(op.get("tid")))
+    api = api_text(op.get("api"))
+    corr = number(op.get("corr"))
+    if kind in ("alloc", "free"):
+        stream = number(op.get("stream")) if op.get("kind") == "async" else None
+        return (pid, kind, op.get("kind"), device_of(op.get("dev")),
+                address_of(op.get("kind"), op.get("addr")), number(op.get("size")), stream, api,
+                corr)
+    if kind == "alloc_failed":
+        error = op.get("error")
+        return (pid, kind, op.get("kind"), device_of(op.get("dev")), number(op.get("size")),
+                RESULT_CODES.get(error, "nonzero"), number(op.get("total")), api, corr)
+    if kind == "memcpy":
+        return (pid, kind, op.get("dir"), number(op.get("src")), number(op.get("dst")),
+                number(op.get("bytes")), op.get("host"), number(op.get("sync")),
+                number(op.get("stream")), device_of(op.get("src_dev")),
+                device_of(op.get("dst_dev")), api, corr)
+    if kind == "memset":
+        return (pid, kind, device_of(op.get("dev")), number(op.get("dst")),
+                number(op.get("bytes")), number(op.get("value")), number(op.get("elem")),
+                number(op.get("sync")), number(op.get("stream")), api, corr)
+    if kind == "launch":
+        return (pid, kind, op.get("name"), device_of(op.get("dev")), op.get("grid"),
+                op.get("block"), number(op.get("shmem")), number(op.get("stream")), api, corr)
+    return None
+
+
+def launch_config_lost(trace, event):
+    """A launch whose configuration only its gpu_kernel gives, when that
+    event is not in the trace (dropped record, killed process)."""
+    return (number(event.get("config_known"), 1) == 0
+            and trace.gpu_event(event, "gpu_kernel") is None)
+
+
+def launch_config(trace, event):
+    """Grid, block, shared memory and stream of a launch: from the launch
+    event when it knows them, else from its gpu_kernel."""
+    source = event
+    if number(event.get("config_known"), 1) == 0:
+        source = trace.gpu_event(event, "gpu_kernel") or event
+    grid = ",".join(source.get("grid_" + a, "?") for a in "xyz")
+    block = ",".join(source.get("block_" + a, "?") for a in "xyz")
+    shared = number(source.get("shared_mem", source.get("dynamic_shared_mem")))
+    return grid, block, shared, number(source.get("stream"))
+
+
+def trace_key(trace, event):
+    op = OP_OF_EVENT.get(event["_name"])
+    pid = (number(event.get("vpid")), number(event.get("vtid")))
+    api = api_text(trace.api_name(event))
+    corr = number(event.get("correlation_id"))
+    if op in ("alloc", "free"):
+        kind = enum_text("kind", event.get("kind"))
+        stream = number(event.get("stream")) if kind == "async" else None
+        return (pid, op, kind, device_of(event.get("device")),
+                address_of(kind, event.get("address")), number(event.get("size")), stream, api,
+                corr)
+    if op == "alloc_failed":
+        result = number(event.get("result"))
+        return (pid, op, enum_text("kind", event.get("kind")), device_of(event.get("device")),
+                number(event.get("size")), result if result in RESULT_CODES.values()
+                else ("nonzero" if result else 0), number(event.get("total")), api, corr)
+    if op == "memcpy":
+        return (pid, op, enum_text("direction", event.get("direction")),
+                number(event.get("src")), number(event.get("dst")), number(event.get("bytes")),
+                enum_text("host", event.get("host")), number(event.get("sync")),
+                number(event.get("stream")), device_of(event.get("src_device")),
+                device_of(event.get("dst_device")), api, corr)
+    if op == "memset":
+        return (pid, op, device_of(event.get("device")), number(event.get("address")),
+                number(event.get("bytes")), number(event.get("value")),
+                number(event.get("element_size")), number(event.get("sync")),
+                number(event.get("stream")), api, corr)
+    if op == "launch":
+        grid, block, shared, stream = launch_config(trace, event)
+        return (pid, op, trace.kernel_name(event), device_of(event.get("device")), grid, block,
+                shared, stream, api, corr)
+    return None
+
+
+def describe(key):
+    return " ".join(str(part) for part in key)
+
+
+# ------------------------------------------------------------ matching
+
+class Matching:
+    """Each ledger operation paired with the trace event that reports it."""
+
+    def __init__(self, ledger, trace, excluded_pids, missing_gpu_ok=False):
+        self.ledger_ops = [op for op in ledger if op["op"] in SEMANTIC_OPS
+                           and number(op.get("pid")) not in excluded_pids]
+        self.trace_ops = [e for e in trace.events if e["_name"] in OP_OF_EVENT
+                          and number(e.get("vpid")) not in excluded_pids]
+        waiting = collections.defaultdict(collections.deque)
+        for op in self.ledger_ops:
+            op["_key"] = ledger_key(op)
+            waiting[op["_key"]].append(op)
+        self.extra = []
+        self.event_of = {}
+        for event in self.trace_ops:
+            event["_key"] = trace_key(trace, event)
+            if waiting[event["_key"]]:
+                op = waiting[event["_key"]].popleft()
+                self.event_of[op["_index"]] = event
+                event["_op"] = op
+            else:
+                self.extra.append(event)
+        self.missing = [op for queue in waiting.values() for op in queue]
+        if missing_gpu_ok:
+            self.match_without_config(trace)
+
+    # A launch key without grid, block, shared memory and stream.
+    @staticmethod
+    def reduced(key):
+        return key[:4] + key[-2:]
+
+    def match_without_config(self, trace):
+        """Pair launches whose configuration was lost with the ledger's on
+        everything else."""
+        waiting = collections.defaultdict(collections.deque)
+        for op in self.missing:
+            if op["op"] == "launch":
+                waiting[self.reduced(op["_key"])].append(op)
+        extra = []
+        for event in self.extra:
+            queue = waiting.get(self.reduced(event["_key"]))
+            if event["_name"] == "launch" and launch_config_lost(trace, event) and queue:
+                op = queue.popleft()
+                self.event_of[op["_index"]] = event
+                event["_op"] = op
+                self.missing.remove(op)
+            else:
+                extra.append(event)
+        self.extra = extra
+
+    @staticmethod
+    def nearest(key, pool):
+        """The candidate with the most fields equal to key's: a hint of
+        which field differs."""
+        best, best_score = None, -1
+        for other in pool:
+            score = sum(1 for a, b in zip(key, other["_key"]) if a == b)
+            if score > best_score:
+                best, best_score = other, score
+        return best
+
+
+def check_readable(tap, trace):
+    details = ["%s count=%s" % (e["event"], e.get("count")) for e in trace.discarded]
+    tap.ok(not trace.discarded, "the trace lost no events (channel large enough)", details)
+
+
+def check_ops(tap, matching):
+    for op_name in SEMANTIC_OPS:
+        ledger_count = sum(1 for op in matching.ledger_ops if op["op"] == op_name)
+        missing = [op for op in matching.missing if op["op"] == op_name]
+        extra = [e for e in matching.extra if e["_name"] == EVENT_OF_OP[op_name]]
+        details = []
+        for op in missing:
+            details.append("missing from the trace: %s" % describe(op["_key"]))
+            near = matching.nearest(op["_key"], extra)
+            if near is not None:
+                details.append("  nearest trace event: %s" % describe(near["_key"]))
+        for event in extra:
+            details.append("not in the ledger (or twice): %s" % describe(event["_key"]))
+        tap.ok(not missing and not extra,
+               "every %s of the ledger is exactly one %s event (%d in the ledger)"
+               % (op_name, EVENT_OF_OP[op_name], ledger_count), details)
+
+
+def check_live(tap, matching):
+    """Running sums of delta against the ledger's live bytes."""
+    ledger_series = collections.defaultdict(list)
+    for op in matching.ledger_ops:
+        if op["op"] in ("alloc", "free"):
+            ledger_series[(number(op.get("pid")), device_of(op.get("dev")),
+                           op.get("kind"))].append(op)
+    trace_series = collections.defaultdict(list)
+    for event in matching.trace_ops:
+        if event["_name"] in ("mem_alloc", "mem_free"):
+            trace_series[(number(event.get("vpid")), device_of(event.get("device")),
+                          enum_text("kind", event.get("kind")))].append(event)
+    details = []
+    compared = 0
+    for series in sorted(set(ledger_series) | set(trace_series), key=str):
+        ops = ledger_series.get(series, [])
+        live = 0
+        live_after = []
+        position_of = {}
+        for position, op in enumerate(ops):
+            size = 0 if op.get("kind") == "vmm_map" else number(op.get("size"), 0)
+            live += size if op["op"] == "alloc" else -size
+            live_after.append(live)
+            position_of[op["_index"]] = position
+        events = sorted(trace_series.get(series, []), key=lambda e: number(e.get("ts"), 0))
+        running = 0
+        seen = set()
+        highest = -1
+        for count, event in enumerate(events, 1):
+            running += number(event.get("delta"), 0)
+            op = event.get("_op")
+            if op is None or op["_index"] not in position_of:
+                highest = len(ops)  # an event the ledger lacks: no common point after it
+                continue
+            size = 0 if op.get("kind") == "vmm_map" else number(op.get("size"), 0)
+            expected_delta = size if op["op"] == "alloc" else -size
+            if number(event.get("delta")) != expected_delta:
+                details.append("%s: delta %s, the ledger says %d: %s"
+                               % (describe(series), event.get("delta"), expected_delta,
+                                  describe(op["_key"])))
+            position = position_of[op["_index"]]
+            seen.add(position)
+            highest = max(highest, position)
+            # Both orders agree on the set of operations done so far: the
+            # trace's sum must be the ledger's live bytes there.
+            if highest == count - 1 and len(seen) == count:
+                compared += 1
+                if running != live_after[highest]:
+                    details.append("%s: after %s the trace says %d live bytes, the ledger %d"
+                                   % (describe(series), describe(op["_key"]), running,
+                                      live_after[highest]))
+        # Operations missing on either side leave no common point after
+        # them, but the end still tells.
+        final = live_after[-1] if live_after else 0
+        if running != final:
+            details.append("%s: the trace ends with %d live bytes, the ledger with %d"
+                           % (describe(series), running, final))
+    tap.ok(not details, "running sum of delta equals the ledger's live bytes (%d points)"
+           % compared, details)
+
+
+def check_correlation(tap, trace, matching, allow_missing):
+    details = []
+    host_by_corr = collections.defaultdict(list)
+    for event in matching.trace_ops:
+        op = OP_OF_EVENT[event["_name"]]
+        if op in GPU_EVENT_OF:
+            host_by_corr[(event.get("vpid"), GPU_EVENT_OF[op],
+                          number(event.get("correlation_id")))].append(event)
+    gpu_events = trace.named(*GPU_EVENT_OF.values())
+    for gpu in gpu_events:
+        key = (gpu.get("vpid"), gpu["_name"], number(gpu.get("correlation_id")))
+        hosts = host_by_corr.get(key)
+        if not hosts:
+            details.append("%s correlation_id=%s has no host event"
+                           % (gpu["_name"], gpu.get("correlation_id")))
+        else:
+            # What both events say must agree: the kernel, or the bytes.
+            field = "kernel_id" if gpu["_name"] == "gpu_kernel" else "bytes"
+            if all(number(h.get(field)) != number(gpu.get(field)) for h in hosts):
+                details.append("%s correlation_id=%s: %s %s, the host event %s"
+                               % (gpu["_name"], gpu.get("correlation_id"), field,
+                                  gpu.get(field), hosts[0].get(field)))
+    unmatched = 0
+    for key, hosts in host_by_corr.items():
+        if not trace.gpu_by_corr.get(key):
+            unmatched += len(hosts)
+            if not allow_missing:
+                details.append("host %s correlation_id=%s has no %s"
+                               % (hosts[0]["_name"], key[2], key[1]))
+    tap.ok(not details, "every gpu_* event has the correlation id of its host event "
+           "(%d GPU events, %d host events without one)" % (len(gpu_events), unmatched), details)
+
+
+def ledger_gpu_times(matching):
+    """(vpid, gpu event, corr) -> [(gpu_start, gpu_end)] from the ledger."""
+    times = collections.defaultdict(list)
+    for op in matching.ledger_ops:
+        if op["op"] in GPU_EVENT_OF and "gpu_start" in op:
+            key = (op.get("pid"), GPU_EVENT_OF[op["op"]], number(op.get("corr")))
+            times[key].append((number(op.get("gpu_start")), number(op.get("gpu_end"))))
+    return times
+
+
+def check_gpu_times(tap, trace, matching):
+    times = ledger_gpu_times(matching)
+    if not times:
+        tap.skip("no copy, memset or launch in the ledger")
+        return
+    details = []
+    compared = 0
+    worst = 0
+    for gpu in trace.named(*GPU_EVENT_OF.values()):
+        key = (gpu.get("vpid"), gpu["_name"], number(gpu.get("correlation_id")))
+        if key not in times:
+            continue
+        compared += 1
+        start, end = number(gpu.get("start"), 0), number(gpu.get("end"), 0)
+        error = min(max(abs(start - t[0]), abs(end - t[1])) for t in times[key])
+        worst = max(worst, error)
+        if error > GPU_TIME_TOLERANCE_NS:
+            details.append("%s correlation_id=%s: GPU %d..%d, the ledger %s"
+                           % (gpu["_name"], key[2], start, end,
+                              " or ".join("%d..%d" % t for t in times[key])))
+    tap.ok(not details and compared > 0,
+           "gpu_* start and end are the ledger's GPU times on CLOCK_MONOTONIC, within %d ns "
+           "(%d compared, worst %d ns)" % (GPU_TIME_TOLERANCE_NS, compared, worst), details)
+
+
+def blocks_host(op):
+    """The simulator's rule (README, timing model; API sync behaviour)."""
+    direction = op.get("dir")
+    if direction == "HtoH":
+        return True
+    if direction in ("HtoD", "DtoH"):
+        return op.get("sync") == "1" or op.get("host") == "pageable"
+    return False
+
+
+def check_window(tap, trace, matching):
+    windows = {}
+    for event in trace.named("api_entry", "api_exit"):
+        key = (event.get("vpid"), event.get("vtid"), number(event.get("correlation_id")))
+        windows.setdefault(key, {})[event["_name"]] = number(event.get("ts"))
+    if not windows:
+        tap.skip("no api_entry/api_exit events (CUDATRACE_API=0?)")
+        return
+    blocking = [op for op in matching.ledger_ops if op["op"] == "memcpy" and blocks_host(op)]
+    if not blocking:
+        tap.skip("no copy in the ledger blocks the host")
+        return
+    details = []
+    checked = 0
+    for op in blocking:
+        event = matching.event_of.get(op["_index"])
+        if event is None:
+            continue
+        gpu = trace.gpu_event(event, "gpu_memcpy")
+        window = windows.get((event.get("vpid"), event.get("vtid"),
+                              number(event.get("correlation_id"))), {})
+        entry, leave = window.get("api_entry"), window.get("api_exit")
+        if gpu is None or entry is None or leave is None:
+            details.append("memcpy correlation_id=%s: no %s" % (
+                event.get("correlation_id"),
+                "gpu_memcpy" if gpu is None else "api_entry/api_exit pair"))
+            continue
+        checked += 1
+        start, end = number(gpu.get("start")), number(gpu.get("end"))
+        if not entry <= start <= end <= leave:
+            details.append("%s correlation_id=%s: GPU %d..%d outside the call %d..%d"
+                           % (op.get("api"), event.get("correlation_id"), start, end, entry,
+                              leave))
+    tap.ok(not details and checked > 0, "the GPU interval of every synchronous copy lies "
+           "inside its call's entry/exit window (%d copies)" % checked, details)
+
+
+def check_drops(tap, ledger, trace):
+    expected = collections.Counter(op.get("pid") for op in ledger if op["op"] == "cupti_drop")
+    found = collections.Counter()
+    for event in trace.named("activity_dropped"):
+        found[event.get("vpid")] += number(event.get("count"), 0)
+    details = ["pid %s: %d dropped in the ledger, activity_dropped counts sum to %d"
+               % (pid, expected[pid], found[pid])
+               for pid in sorted(set(expected) | set(found)) if expected[pid] != found[pid]]
+    tap.ok(not details and sum(expected.values()) > 0,
+           "activity_dropped counts sum to the ledger's cupti_drop lines (%d dropped)"
+           % sum(expected.values()), details)
+
+
+# ------------------------------------------------------------ compare
+
+def normalized_events(trace):
+    """The semantic events of a trace, addresses resolved to the allocation
+    they fall in, correlation ids and stream ids left out."""
+    live = {}
+    result = collections.Counter()
+
+    def where(pid, address):
+        for (owner, base), (kind, size, ordinal) in live.items():
+            if owner == pid and base <= address < base + max(size, 1):
+                return "%s#%d+%d" % (kind, ordinal, address - base)
+        return "untracked"
+
+    ordinals = collections.Counter()
+    for event in sorted(trace.events, key=lambda e: number(e.get("ts"), 0)):
+        name = event["_name"]
+        op = OP_OF_EVENT.get(name)
+        if op is None:
+            continue
+        pid = event.get("vpid")
+        api = api_text(trace.api_name(event))
+        if op == "alloc":
+            kind = enum_text("kind", event.get("kind"))
+            size = number(event.get("size"), 0)
+            ordinals[(pid, kind, size)] += 1
+            live[(pid, number(event.get("address")))] = (kind, size, ordinals[(pid, kind, size)])
+            result[(name, kind, size, event.get("delta"), api)] += 1
+        elif op == "free":
+            key = (pid, number(event.get("address")))
+            place = live.pop(key, None)
+            result[(name, enum_text("kind", event.get("kind")), event.get("size"),
+                    event.get("delta"), api, place is not None)] += 1
+        elif op == "alloc_failed":
+            result[(name, enum_text("kind", event.get("kind")), event.get("size"),
+                    event.get("result"), api)] += 1
+        elif op == "memcpy":
+            result[(name, enum_text("direction", event.get("direction")),
+                    where(pid, number(event.get("src"), 0)),
+                    where(pid, number(event.get("dst"), 0)), event.get("bytes"),
+                    enum_text("host", event.get("host")), event.get("sync"), api)] += 1
+        elif op == "memset":
+            result[(name, where(pid, number(event.get("address"), 0)), event.get("bytes"),
+                    event.get("value"), event.get("element_size"), event.get("sync"), api)] += 1
+        elif op == "launch":
+            grid, block, shared, _ = launch_config(trace, event)
+            result[(name, trace.kernel_name(event), grid, block, shared, api)] += 1
+    return result
+
+
+def compare(tap, trace_a, trace_b, names):
+    events_a, events_b = normalized_events(trace_a), normalized_events(trace_b)
+    details = []
+    for key in sorted(set(events_a) | set(events_b), key=str):
+        if events_a[key] != events_b[key]:
+            details.append("%dx in %s, %dx in %s: %s" % (events_a[key], names[0],
+                                                           events_b[key], names[1],
+                                                           describe(key)))
+    tap.ok(not details and events_a, "the two traces hold the same semantic events "
+           "(%d)" % sum(events_a.values()), details)
+
+
+# ------------------------------------------------------------ main
+
+ALL_CHECKS = ("readable", "ops", "live", "corr", "gputime", "window")
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description="compare a cudatrace trace with the ledger")
+    parser.add_argument("--ledger")
+    parser.add_argument("--trace")
+    parser.add_argument("--checks", default=",".join(ALL_CHECKS))
+    parser.add_argument("--allow-missing-gpu", action="store_true",
+                        help="GPU events may be missing (dropped records, a killed process): "
+                        "host events may lack theirs, and a launch whose configuration only "
+                        "its gpu_kernel gives is compared without it")
+    parser.add_argument("--exclude-pid", type=int, action="append", default=[])
+    parser.add_argument("--compare", nargs=2, metavar="EVENTS")
+    args = parser.parse_args(argv[1:])
+    tap = Tap()
+
+    if args.compare:
+        traces = [Trace(load_events(path)) for path in args.compare]
+        for path, trace in zip(args.compare, traces):
+            check_readable(tap, trace)
+        compare(tap, traces[0], traces[1], args.compare)
+        return tap.done()
+
+    if not args.ledger or not args.trace:
+        parser.error("--ledger and --trace are needed (or --compare)")
+    ledger = load_ledger(args.ledger)
+    trace = Trace(load_events(args.trace))
+    checks = [c for c in args.checks.split(",") if c]
+    unknown = set(checks) - set(ALL_CHECKS) - {"drops"}
+    if unknown:
+        parser.error("unknown checks: %s" % ", ".join(sorted(unknown)))
+    matching = Matching(ledger, trace, set(args.exclude_pid), args.allow_missing_gpu)
+    tap.ok(bool(matching.ledger_ops), "the ledger has operations (%d)"
+           % len(matching.ledger_ops))
+    for check in checks:
+        if check == "readable":
+            check_readable(tap, trace)
+        elif check == "ops":
+            check_ops(tap, matching)
+        elif check == "live":
+            check_live(tap, matching)
+        elif check == "corr":
+            check_correlation(tap, trace, matching, args.allow_missing_gpu)
+        elif check == "gputime":
+            check_gpu_times(tap, trace, matching)
+        elif check == "window":
+            check_window(tap, trace, matching)
+        elif check == "drops":
+            check_drops(tap, ledger, trace)
+    return tap.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
