@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analysis.h - the interface every analysis implements. The reader makes
+ * one pass over the trace and hands each event to the analyses that asked
+ * for its type; at the end each analysis finishes and writes its section
+ * of the report.
+ *
+ * Life of an analysis (each step called once, in this order):
+ *
+ *   create(ctx, opts, &state)  allocate the state. CTX outlives the state;
+ *                              take slots (ct_context_slot) here.
+ *   event(state, ev)           for each event whose type is in `wants`, in
+ *                              trace order (by time, then stream); the
+ *                              context is already updated for EV. This is
+ *                              the hot path: no allocation per event, no
+ *                              string formatting, no output.
+ *   finish(state, end_ns)      the trace ended (END_NS: time of its last
+ *                              event); compute what needs the whole trace.
+ *   report(state, doc)         write the section(s) (document.h, schema in
+ *                              doc/report-schema.md). Sizes in bytes,
+ *                              times in ns on the trace clock.
+ *   destroy(state)             free everything, slots included; also
+ *                              called after a failed create, finish or
+ *                              report, with whatever state exists (may be
+ *                              NULL).
+ *
+ * create, finish and report return 0, or -1 after writing a message to
+ * stderr. Analyses never abort the program and never write to stdout.
+ *
+ * Adding an analysis: write analyzers/NAME.c defining a
+ * `const struct ct_analysis_class ct_NAME_analysis`, declare it below and
+ * list it in analyses.c (the order there is the report's order).
+ */
+#ifndef CUDATRACE_ANALYZERS_ANALYSIS_H
+#define CUDATRACE_ANALYZERS_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "context.h"
+#include "document.h"
+#include "event.h"
+#include "options.h"
+
+struct ct_analysis_class {
+	const char *name; /* "memory": also what --analysis selects */
+	uint64_t wants;   /* CT_EV_BIT() of every event type it wants */
+	int (*create)(struct ct_context *ctx, const struct ct_options *opts, void **state);
+	void (*event)(void *state, const struct ct_event *ev);
+	int (*finish)(void *state, int64_t end_ns);
+	int (*report)(void *state, struct ct_doc *doc);
+	void (*destroy)(void *state);
+};
+
+extern const struct ct_analysis_class ct_memory_analysis;
+extern const struct ct_analysis_class ct_fragmentation_analysis;
+extern const struct ct_analysis_class ct_transfers_analysis;
+extern const struct ct_analysis_class ct_kernels_analysis;
+extern const struct ct_analysis_class ct_api_analysis;
+
+/* Every analysis, in report order, NULL-terminated (analyses.c). */
+extern const struct ct_analysis_class *const ct_analyses[];
+
+/* The analysis called NAME, NULL if none. */
+const struct ct_analysis_class *ct_analysis_find(const char *name);
+
+#endif

@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * api.c - the API analysis: per CUDA call (driver or runtime, by CUPTI
+ * callback id) the number of calls, their host time from api_entry to
+ * api_exit (total, mean, median, min, max), the errors they returned by
+ * code, and the calls still open when the trace ends (a process killed
+ * inside cudaDeviceSynchronize shows here).
+ *
+ * Memory: one row per distinct API with bounded statistics (stats.h), and
+ * a bounded call stack per thread.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "call-stack.h"
+#include "stats.h"
+
+/* Distinct error codes kept per API; more are only counted. */
+#define CODES_KEPT 8
+
+struct error_count {
+	int32_t code;
+	uint64_t count;
+};
+
+/* One API: (domain, cbid). */
+struct api_row {
+	uint8_t domain;
+	uint16_t cbid;
+	struct ct_process *process; /* borrowed: the first that called it, for its name */
+	struct ct_stat time;        /* host time of the calls that returned; owned */
+	uint64_t returned;          /* api_exit events, timed or not */
+	uint64_t errors;            /* calls that returned non-zero */
+	struct error_count codes[CODES_KEPT];
+	uint32_t code_count;
+	uint64_t other_codes; /* errors whose code did not fit in codes */
+	uint64_t open_at_end; /* calls entered and never returned */
+	int64_t longest_open_ns;
+};
+
+struct api {
+	struct ct_context *ctx;        /* borrowed */
+	const struct ct_options *opts; /* borrowed */
+	int slot;
+	struct api_row *rows; /* owned, row_count used of row_capacity */
+	uint32_t row_count;
+	uint32_t row_capacity;
+	/* Row index + 1 by domain (1, 2) and cbid, allocated per domain on first use; owned. */
+	uint32_t *by_cbid[3];
+	uint64_t unmatched_exits; /* api_exit without its api_entry (trace started mid-call) */
+	int64_t end_ns;
+	int out_of_memory;
+};
+
+/* ----------------------------------------------------- error names */
+
+/* An error code and its name; the most common ones, others are shown by number. */
+struct error_name {
+	int32_t code;
+	const char *name;
+};
+
+/* cudaError_t (driver_types.h) */
+static const struct error_name runtime_errors[] = {
+	{ 1, "cudaErrorInvalidValue" },
+	{ 2, "cudaErrorMemoryAllocation" },
+	{ 3, "cudaErrorInitializationError" },
+	{ 4, "cudaErrorCudartUnloading" },
+	{ 35, "cudaErrorInsufficientDriver" },
+	{ 98, "cudaErrorInvalidDeviceFunction" },
+	{ 100, "cudaErrorNoDevice" },
+	{ 101, "cudaErrorInvalidDevice" },
+	{ 209, "cudaErrorNoKernelImageForDevice" },
+	{ 400, "cudaErrorInvalidResourceHandle" },
+	{ 500, "cudaErrorSymbolNotFound" },
+	{ 600, "cudaErrorNotReady" },
+	{ 700, "cudaErrorIllegalAddress" },
+	{ 701, "cudaErrorLaunchOutOfResources" },
+	{ 702, "cudaErrorLaunchTimeout" },
+	{ 719, "cudaErrorLaunchFailure" },
+	{ 999, "cudaErrorUnknown" },
+};
+
+/* CUresult (cuda.h) */
+static const struct error_name driver_errors[] = {
+	{ 1, "CUDA_ERROR_INVALID_VALUE" },       { 2, "CUDA_ERROR_OUT_OF_MEMORY" },
+	{ 3, "CUDA_ERROR_NOT_INITIALIZED" },     { 4, "CUDA_ERROR_DEINITIALIZED" },
+	{ 100, "CUDA_ERROR_NO_DEVICE" },         { 101, "CUDA_ERROR_INVALID_DEVICE" },
+	{ 200, "CUDA_ERROR_INVALID_IMAGE" },     { 201, "CUDA_ERROR_INVALID_CONTEXT" },
+	{ 209, "CUDA_ERROR_NO_BINARY_FOR_GPU" }, { 400, "CUDA_ERROR_INVALID_HANDLE" },
+	{ 500, "CUDA_ERROR_NOT_FOUND" },         { 600, "CUDA_ERROR_NOT_READY" },
+	{ 700, "CUDA_ERROR_ILLEGAL_ADDRESS" },   { 701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES" },
+	{ 702, "CUDA_ERROR_LAUNCH_TIMEOUT" },    { 719, "CUDA_ERROR_LAUNCH_FAILED" },
+	{ 999, "CUDA_ERROR_UNKNOWN" },
+};
+
+static const char *error_name(unsigned domain, int32_t code)
+{
+	const struct error_name *table =
+	    domain == CT_DOMAIN_DRIVER ? driver_errors : runtime_errors;
+	size_t count = domain == CT_DOMAIN_DRIVER
+	                   ? sizeof(driver_errors) / sizeof(*driver_errors)
+	                   : sizeof(runtime_errors) / sizeof(*runtime_errors);
+
+	for (size_t i = 0; i < count; i++)
+		if (table[i].code == code)
+			return table[i].name;
+	return NULL;
+}
+
+static const char *domain_name(unsigned domain)
+{
+	switch (domain) {
+	case CT_DOMAIN_DRIVER:
+		return "driver";
+	case CT_DOMAIN_RUNTIME:
+		return "runtime";
+	default:
+		return "other";
+	}
+}
+
+/* ------------------------------------------------------------- state */
+
+static struct ct_call_stack *calls_of(struct api *a, struct ct_thread *thread)
+{
+	struct ct_call_stack *calls = thread->slot[a->slot];
+
+	if (!calls) {
+		calls = calloc(1, sizeof(*calls));
+		if (!calls) {
+			a->out_of_memory = 1;
+			return NULL;
+		}
+		thread->slot[a->slot] = calls;
+	}
+	return calls;
+}
+
+/* The row of (DOMAIN, CBID), created on first use; NULL when out of memory or not an API. */
+static struct api_row *row_of(struct api *a, unsigned domain, unsigned cbid,
+                              struct ct_process *process)
+{
+	uint32_t *slot;
+
+	if (domain != CT_DOMAIN_DRIVER && domain != CT_DOMAIN_RUNTIME)
+		return NULL;
+	if (!a->by_cbid[domain]) {
+		a->by_cbid[domain] = calloc(UINT16_MAX + 1, sizeof(*a->by_cbid[domain]));
+		if (!a->by_cbid[domain])
+			goto oom;
+	}
+	slot = &a->by_cbid[domain][cbid & UINT16_MAX];
+	if (*slot)
+		return &a->rows[*slot - 1];
+	if (a->row_count == a->row_capacity) {
+		uint32_t capacity = a->row_capacity ? a->row_capacity * 2 : 64;
+		struct api_row *rows = realloc(a->rows, capacity * sizeof(*rows));
+
+		if (!rows)
+			goto oom;
+		a->rows = rows;
+		a->row_capacity = capacity;
+	}
+	memset(&a->rows[a->row_count], 0, sizeof(*a->rows));
+	a->rows[a->row_count].domain = (uint8_t)domain;
+	a->rows[a->row_count].cbid = (uint16_t)cbid;
+	a->rows[a->row_count].process = process;
+	*slot = ++a->row_count;
+	return &a->rows[*slot - 1];
+oom:
+	a->out_of_memory = 1;
+	return NULL;
+}
+
+/* ------------------------------------------------------------ events */
+
+static void count_error(struct api_row *row, int32_t code)
+{
+	row->errors++;
+	for (uint32_t i = 0; i < row->code_count; i++) {
+		if (row->codes[i].code == code) {
+			row->codes[i].count++;
+			return;
+		}
+	}
+	if (row->code_count == CODES_KEPT) {
+		row->other_codes++;
+		return;
+	}
+	row->codes[row->code_count++] = (struct error_count){ code, 1 };
+}
+
+static void on_api_entry(struct api *a, const struct ct_event *ev)
+{
+	struct ct_call_stack *calls = calls_of(a, ev->thread);
+	struct ct_call call = { ev->u.api.correlation_id, ev->u.api.domain, ev->u.api.cbid,
+		                ev->time_ns };
+
+	if (calls)
+		ct_call_stack_push(calls, &call);
+}
+
+static void on_api_exit(struct api *a, const struct ct_event *ev)
+{
+	struct ct_call_stack *calls = calls_of(a, ev->thread);
+	struct api_row *row = row_of(a, ev->u.api.domain, ev->u.api.cbid, ev->process);
+	struct ct_call call;
+
+	if (!calls || !row)
+		return;
+	row->returned++;
+	if (ev->u.api.result != 0)
+		count_error(row, ev->u.api.result);
+	if (!ct_call_stack_pop(calls, ev->u.api.correlation_id, &call)) {
+		a->unmatched_exits++;
+		return;
+	}
+	if (ct_stat_add(&row->time, ev->time_ns - call.entry_ns) < 0)
+		a->out_of_memory = 1;
+}
+
+static void api_event(void *state, const struct ct_event *ev)
+{
+	struct api *a = state;
+
+	if (ev->type == CT_EV_API_ENTRY)
+		on_api_entry(a, ev);
+	else if (ev->type == CT_EV_API_EXIT)
+		on_api_exit(a, ev);
+}
+
+/* Calls still open at the end: the process died (or the trace stopped) inside them. */
+static void count_open_calls(struct ct_thread *thread, void *data)
+{
+	struct api *a = data;
+	const struct ct_call_stack *calls = thread->slot[a->slot];
+
+	for (uint32_t i = 0; calls && i < calls->depth; i++) {
+		const struct ct_call *call = &calls->calls[i];
+		struct api_row *row = row_of(a, call->domain, call->cbid, thread->process);
+
+		if (!row)
+			continue;
+		row->open_at_end++;
+		if (a->end_ns - call->entry_ns > row->longest_open_ns)
+			row->longest_open_ns = a->end_ns - call->entry_ns;
+	}
+}
+
+static int api_finish(void *state, int64_t end_ns)
+{
+	struct api *a = state;
+
+	a->end_ns = end_ns;
+	ct_context_foreach_thread(a->ctx, count_open_calls, a);
+	return 0;
+}
+
+/* ------------------------------------------------------------ report */
+
+static int by_total_time(const void *pa, const void *pb, void *data)
+{
+	const struct api *a = data;
+	const struct api_row *x = &a->rows[*(const uint32_t *)pa];
+	const struct api_row *y = &a->rows[*(const uint32_t *)pb];
+
+	if (x->time.sum != y->time.sum)
+		return x->time.sum < y->time.sum ? 1 : -1;
+	if (x->returned != y->returned)
+		return x->returned < y->returned ? 1 : -1;
+	if (x->domain != y->domain)
+		return x->domain < y->domain ? -1 : 1;
+	return x->cbid < y->cbid ? -1 : x->cbid > y->cbid;
+}
+
+static void write_errors(struct ct_doc *doc, const struct api_row *row)
+{
+	ct_doc_array(doc, "error_codes", "Errors by code");
+	for (uint32_t i = 0; i < row->code_count; i++) {
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "code", row->codes[i].code, CT_UNIT_ID);
+		ct_doc_string(doc, "error", error_name(row->domain, row->codes[i].code));
+		ct_doc_u64(doc, "count", row->codes[i].count, CT_UNIT_NONE);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_row(struct ct_doc *doc, const struct api_row *row, int64_t total_ns)
+{
+	const char *name = ct_context_api_name(row->process, row->domain, row->cbid);
+	char unknown[32];
+
+	if (!name) {
+		snprintf(unknown, sizeof(unknown), "%s#%u", domain_name(row->domain), row->cbid);
+		name = unknown;
+	}
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_string(doc, "name", name);
+	ct_doc_string(doc, "domain", domain_name(row->domain));
+	ct_doc_u64(doc, "cbid", row->cbid, CT_UNIT_ID);
+	ct_doc_u64(doc, "calls", row->returned + row->open_at_end, CT_UNIT_NONE);
+	ct_stat_write(doc, "", &row->time, CT_UNIT_DURATION);
+	if (total_ns > 0)
+		ct_doc_double(doc, "time_share", (double)row->time.sum / (double)total_ns,
+		              CT_UNIT_RATIO);
+	else
+		ct_doc_null(doc, "time_share");
+	ct_doc_u64(doc, "errors", row->errors, CT_UNIT_NONE);
+	ct_doc_u64(doc, "other_error_codes", row->other_codes, CT_UNIT_NONE);
+	ct_doc_u64(doc, "open_at_end", row->open_at_end, CT_UNIT_NONE);
+	if (row->open_at_end)
+		ct_doc_i64(doc, "longest_open_ns", row->longest_open_ns, CT_UNIT_DURATION);
+	else
+		ct_doc_null(doc, "longest_open_ns");
+	write_errors(doc, row);
+	ct_doc_end(doc);
+}
+
+static int api_report(void *state, struct ct_doc *doc)
+{
+	struct api *a = state;
+	uint32_t *order;
+	int64_t total_ns = 0;
+	size_t shown;
+
+	order = malloc((a->row_count ? a->row_count : 1) * sizeof(*order));
+	if (a->out_of_memory || !order) {
+		free(order);
+		fprintf(stderr, "cudatrace: api analysis: out of memory\n");
+		return -1;
+	}
+	for (uint32_t r = 0; r < a->row_count; r++) {
+		order[r] = r;
+		total_ns += a->rows[r].time.sum;
+	}
+	qsort_r(order, a->row_count, sizeof(*order), by_total_time, a);
+	shown = a->row_count < a->opts->max_rows ? a->row_count : a->opts->max_rows;
+	ct_doc_array(doc, "api", "API calls, by total host time");
+	for (size_t i = 0; i < shown; i++)
+		write_row(doc, &a->rows[order[i]], total_ns);
+	ct_doc_end(doc);
+	free(order);
+	return 0;
+}
+
+/* --------------------------------------------------------- lifecycle */
+
+static int api_create(struct ct_context *ctx, const struct ct_options *opts, void **state)
+{
+	struct api *a = calloc(1, sizeof(*a));
+
+	*state = a;
+	if (!a) {
+		fprintf(stderr, "cudatrace: api analysis: out of memory\n");
+		return -1;
+	}
+	a->ctx = ctx;
+	a->opts = opts;
+	a->slot = ct_context_slot(ctx);
+	if (a->slot < 0) {
+		fprintf(stderr, "cudatrace: api analysis: no context slot left\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void free_thread_slot(struct ct_thread *thread, void *data)
+{
+	struct api *a = data;
+
+	free(thread->slot[a->slot]);
+	thread->slot[a->slot] = NULL;
+}
+
+static void api_destroy(void *state)
+{
+	struct api *a = state;
+
+	if (!a)
+		return;
+	if (a->slot >= 0)
+		ct_context_foreach_thread(a->ctx, free_thread_slot, a);
+	for (uint32_t r = 0; r < a->row_count; r++)
+		ct_stat_release(&a->rows[r].time);
+	for (int d = 0; d < 3; d++)
+		free(a->by_cbid[d]);
+	free(a->rows);
+	free(a);
+}
+
+const struct ct_analysis_class ct_api_analysis = {
+	.name = "api",
+	.wants = CT_EV_BIT(CT_EV_API_ENTRY) | CT_EV_BIT(CT_EV_API_EXIT),
+	.create = api_create,
+	.event = api_event,
+	.finish = api_finish,
+	.report = api_report,
+	.destroy = api_destroy,
+};

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * context.h - what every analysis needs to know about the trace besides the
+ * event in hand: its processes and threads, the NVTX range path each thread
+ * is in, the names recorded once (API calls, kernels, NVTX domains) and the
+ * devices. The reader updates it from each event before handing the event
+ * to the analyses, so an analysis sees the state the event was emitted in.
+ *
+ * State grows with what the program has (processes, threads, distinct NVTX
+ * paths, names), never with the number of events.
+ */
+#ifndef CUDATRACE_ANALYZERS_CONTEXT_H
+#define CUDATRACE_ANALYZERS_CONTEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+/* Per-process and per-thread pointers an analysis may own (see ct_context_slot). */
+#define CT_SLOTS 8
+
+/* NVTX path id 0: not inside any range. */
+#define CT_PATH_NONE 0u
+
+/* Distinct NVTX paths kept; beyond it new paths share one "…" path. */
+#define CT_PATH_MAX 65536u
+
+struct ct_device {
+	uint8_t ordinal;
+	char name[64];
+	uint64_t global_memory;    /* bytes, 0 if unknown */
+	uint64_t memory_bandwidth; /* bytes/s, 0 if unknown */
+	uint8_t cc_major;
+	uint8_t cc_minor;
+	/* The last NVML sample of this device in this process (0: none yet). */
+	int64_t nvml_time_ns;
+	uint64_t nvml_free;
+	uint64_t nvml_used;
+	uint64_t nvml_total;
+};
+
+/* A traced process: one (host, vpid). Owned by the context. */
+struct ct_process {
+	uint32_t index;       /* 0, 1, ... in order of first event */
+	int64_t pid;          /* vpid */
+	const char *hostname; /* owned by the context; "" if the trace names none */
+	char procname[32];
+	int64_t first_ns; /* time of its first and last events */
+	int64_t last_ns;
+	uint64_t events;
+	/* From tracer_info, "" and 0 before one is seen. */
+	char tracer_version[32];
+	uint32_t cupti_version;
+	int32_t driver_version;
+	/* Devices this process's events named, by ordinal; NULL if none. Owned. */
+	struct ct_device *devices[256];
+	/* Analyses' own per-process data: slot i belongs to the analysis given slot i. */
+	void *slot[CT_SLOTS];
+	/* Private to filters.c: 0 not decided yet, 1 kept, 2 filtered out. */
+	int filter_state;
+	/* Private to the context. */
+	struct ct_name_table *names;
+	struct ct_process *hash_next;
+};
+
+/* One frame of a thread's NVTX push/pop stack. */
+struct ct_nvtx_frame {
+	uint64_t domain;
+	uint32_t path;     /* path id with this frame as innermost */
+	uint64_t open_seq; /* ct_event.seq of the push */
+	int64_t open_ns;
+};
+
+/* A traced thread: one (process, vtid). Owned by the context. */
+struct ct_thread {
+	struct ct_process *process;
+	int64_t tid;                 /* vtid */
+	struct ct_nvtx_frame *stack; /* owned; depth frames used of capacity */
+	uint32_t depth;
+	uint32_t capacity;
+	void *slot[CT_SLOTS];
+	struct ct_thread *next; /* private: hash chain */
+};
+
+struct ct_context;
+
+/* Returns NULL when out of memory. */
+struct ct_context *ct_context_create(void);
+/* Frees everything the context owns; NULL is fine. Slots must be freed before. */
+void ct_context_destroy(struct ct_context *ctx);
+
+/* A slot index for the calling analysis, or -1 when all CT_SLOTS are taken. */
+int ct_context_slot(struct ct_context *ctx);
+
+/* The process (hostname, pid), created on first use; NULL when out of memory. */
+struct ct_process *ct_context_process(struct ct_context *ctx, const char *hostname, int64_t pid);
+/* The thread tid of PROCESS, created on first use; NULL when out of memory. */
+struct ct_thread *ct_context_thread(struct ct_context *ctx, struct ct_process *process,
+                                    int64_t tid);
+size_t ct_context_process_count(const struct ct_context *ctx);
+/* Process number I (0 <= I < count), in order of first appearance. */
+struct ct_process *ct_context_process_at(const struct ct_context *ctx, size_t i);
+/* Calls FN on every thread (any order). */
+void ct_context_foreach_thread(struct ct_context *ctx, void (*fn)(struct ct_thread *, void *),
+                               void *data);
+
+/*
+ * Updates the context from EV (names, devices, NVML samples, NVTX stacks,
+ * tracer_info) and fills in ev->site and, for NVTX push/pop, ev->u.nvtx.path
+ * and depth. Returns 0, 1 when the event must not be delivered (an unmatched
+ * pop), or -1 when out of memory.
+ */
+int ct_context_update(struct ct_context *ctx, struct ct_event *ev);
+
+/* The device ORDINAL of PROCESS, created on first use; NULL when out of memory. */
+struct ct_device *ct_context_device(struct ct_process *process, unsigned ordinal);
+
+/* API name of (domain, cbid) in PROCESS: the api_name event's, else CUPTI's table, else NULL. */
+const char *ct_context_api_name(const struct ct_process *process, unsigned domain, unsigned cbid);
+/* Kernel name of kernel_id in PROCESS, NULL if the trace never named it. */
+const char *ct_context_kernel_name(const struct ct_process *process, uint64_t kernel_id);
+
+/* Path id helpers: parent (CT_PATH_NONE for a top frame), depth, innermost message. */
+uint32_t ct_path_parent(const struct ct_context *ctx, uint32_t path);
+uint32_t ct_path_depth(const struct ct_context *ctx, uint32_t path);
+const char *ct_path_message(const struct ct_context *ctx, uint32_t path);
+/* Number of path ids handed out so far (ids are 1 .. count-1). */
+uint32_t ct_path_count(const struct ct_context *ctx);
+/* 1 if the path passes through a frame whose message is MESSAGE. */
+int ct_path_contains(const struct ct_context *ctx, uint32_t path, const char *message);
+
+/*
+ * Writes the path's messages, outermost first, joined by "/", into BUF
+ * (always NUL-terminated, cut if too long); "" for CT_PATH_NONE. Returns BUF.
+ */
+char *ct_path_format(const struct ct_context *ctx, uint32_t path, char *buf, size_t len);
+
+/*
+ * A call site as reports show it: the NVTX path, then ":" and the API name
+ * ("train/step:cudaMalloc"), or the API name alone outside any range.
+ * Returns BUF.
+ */
+char *ct_site_format(const struct ct_context *ctx, const struct ct_process *process, uint32_t path,
+                     const struct ct_api_ref *api, char *buf, size_t len);
+
+/* CUPTI's callback names (generated from the CUDA headers), NULL if unknown. */
+const char *ct_cupti_cbid_name(unsigned domain, unsigned cbid);
+/* Drops a CUPTI version suffix ("cudaMalloc_v3020" -> "cudaMalloc"), in place. */
+void ct_api_name_normalize(char *name);
+
+#endif

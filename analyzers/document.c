@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * document.c - the report tree (see document.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "document.h"
+
+#define DOC_MAX_DEPTH 32
+
+struct ct_doc {
+	struct ct_node *root;                /* owned */
+	struct ct_node *open[DOC_MAX_DEPTH]; /* open containers, root first; borrowed */
+	size_t depth;
+	char error[128]; /* "" while all is well */
+};
+
+static void node_free(struct ct_node *node)
+{
+	struct ct_node *child, *next;
+
+	if (!node)
+		return;
+	for (child = node->first_child; child; child = next) {
+		next = child->next;
+		node_free(child);
+	}
+	free(node->key);
+	free(node->title);
+	if (node->type == CT_NODE_STRING)
+		free(node->value.str);
+	free(node);
+}
+
+static void fail(struct ct_doc *doc, const char *message)
+{
+	if (!doc->error[0])
+		snprintf(doc->error, sizeof(doc->error), "%s", message);
+}
+
+struct ct_doc *ct_doc_create(void)
+{
+	struct ct_doc *doc = calloc(1, sizeof(*doc));
+
+	if (!doc)
+		return NULL;
+	doc->root = calloc(1, sizeof(*doc->root));
+	if (!doc->root) {
+		free(doc);
+		return NULL;
+	}
+	doc->root->type = CT_NODE_OBJECT;
+	doc->open[0] = doc->root;
+	doc->depth = 1;
+	return doc;
+}
+
+void ct_doc_destroy(struct ct_doc *doc)
+{
+	if (!doc)
+		return;
+	node_free(doc->root);
+	free(doc);
+}
+
+const char *ct_doc_error(const struct ct_doc *doc)
+{
+	return doc->error[0] ? doc->error : NULL;
+}
+
+const struct ct_node *ct_doc_root(const struct ct_doc *doc)
+{
+	if (doc->error[0] || doc->depth != 1)
+		return NULL;
+	return doc->root;
+}
+
+const struct ct_node *ct_node_get(const struct ct_node *object, const char *key)
+{
+	if (!object || object->type != CT_NODE_OBJECT)
+		return NULL;
+	for (const struct ct_node *c = object->first_child; c; c = c->next)
+		if (c->key && !strcmp(c->key, key))
+			return c;
+	return NULL;
+}
+
+/* A new node appended to the innermost open container; NULL after an error. */
+static struct ct_node *add(struct ct_doc *doc, const char *key, enum ct_node_type type,
+                           enum ct_unit unit)
+{
+	struct ct_node *parent;
+	struct ct_node *node;
+
+	if (doc->error[0])
+		return NULL;
+	parent = doc->open[doc->depth - 1];
+	if ((parent->type == CT_NODE_OBJECT) != (key != NULL)) {
+		fail(doc, parent->type == CT_NODE_OBJECT ? "a value without a key in an object"
+		                                         : "a value with a key in an array");
+		return NULL;
+	}
+	node = calloc(1, sizeof(*node));
+	if (!node || (key && !(node->key = strdup(key)))) {
+		free(node);
+		fail(doc, "out of memory");
+		return NULL;
+	}
+	node->type = type;
+	node->unit = unit;
+	if (parent->last_child)
+		parent->last_child->next = node;
+	else
+		parent->first_child = node;
+	parent->last_child = node;
+	parent->child_count++;
+	return node;
+}
+
+static void open_container(struct ct_doc *doc, const char *key, const char *title,
+                           enum ct_node_type type)
+{
+	struct ct_node *node = NULL;
+
+	if (doc->error[0])
+		return;
+	if (doc->depth == DOC_MAX_DEPTH) {
+		fail(doc, "objects nested too deep");
+		return;
+	}
+	/* a top-level section can be reopened by another analysis */
+	if (doc->depth == 1 && key) {
+		node = (struct ct_node *)ct_node_get(doc->root, key);
+		if (node && node->type != type)
+			node = NULL;
+	}
+	if (!node)
+		node = add(doc, key, type, CT_UNIT_NONE);
+	if (!node)
+		return;
+	if (title && !node->title && !(node->title = strdup(title))) {
+		fail(doc, "out of memory");
+		return;
+	}
+	doc->open[doc->depth++] = node;
+}
+
+void ct_doc_object(struct ct_doc *doc, const char *key, const char *title)
+{
+	open_container(doc, key, title, CT_NODE_OBJECT);
+}
+
+void ct_doc_array(struct ct_doc *doc, const char *key, const char *title)
+{
+	open_container(doc, key, title, CT_NODE_ARRAY);
+}
+
+void ct_doc_end(struct ct_doc *doc)
+{
+	if (doc->error[0])
+		return;
+	if (doc->depth <= 1) {
+		fail(doc, "ct_doc_end without an open object or array");
+		return;
+	}
+	doc->depth--;
+}
+
+void ct_doc_u64(struct ct_doc *doc, const char *key, uint64_t value, enum ct_unit unit)
+{
+	struct ct_node *node = add(doc, key, CT_NODE_U64, unit);
+
+	if (node)
+		node->value.u64 = value;
+}
+
+void ct_doc_i64(struct ct_doc *doc, const char *key, int64_t value, enum ct_unit unit)
+{
+	struct ct_node *node = add(doc, key, CT_NODE_I64, unit);
+
+	if (node)
+		node->value.i64 = value;
+}
+
+void ct_doc_double(struct ct_doc *doc, const char *key, double value, enum ct_unit unit)
+{
+	struct ct_node *node = add(doc, key, CT_NODE_DOUBLE, unit);
+
+	if (node)
+		node->value.dbl = value;
+}
+
+void ct_doc_string(struct ct_doc *doc, const char *key, const char *value)
+{
+	struct ct_node *node;
+
+	if (!value) {
+		ct_doc_null(doc, key);
+		return;
+	}
+	node = add(doc, key, CT_NODE_STRING, CT_UNIT_NONE);
+	if (node && !(node->value.str = strdup(value))) {
+		node->type = CT_NODE_NULL;
+		fail(doc, "out of memory");
+	}
+}
+
+void ct_doc_bool(struct ct_doc *doc, const char *key, bool value)
+{
+	struct ct_node *node = add(doc, key, CT_NODE_BOOL, CT_UNIT_NONE);
+
+	if (node)
+		node->value.boolean = value;
+}
+
+void ct_doc_null(struct ct_doc *doc, const char *key)
+{
+	add(doc, key, CT_NODE_NULL, CT_UNIT_NONE);
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * document.h - the report as a tree of objects, arrays and values with
+ * units, which every analysis writes its section into and every writer
+ * (JSON, CSV, text; writer.h) renders. The tree mirrors the JSON schema of
+ * doc/report-schema.md: what an analysis writes here is the schema.
+ *
+ * Writing is a cursor API: open an object or an array, put values, close
+ * it. Keys are copied. A key given to ct_doc_object() at the top level
+ * reopens the section of that name if it exists, so that two analyses can
+ * fill one section (memory and fragmentation both write "memory").
+ *
+ *	ct_doc_object(doc, "memory", "Memory");
+ *	ct_doc_array(doc, "devices", "Per process and device");
+ *	ct_doc_object(doc, NULL, NULL);         (an array element)
+ *	ct_doc_u64(doc, "peak_bytes", peak, CT_UNIT_BYTES);
+ *	ct_doc_end(doc);                        (closes the element)
+ *	ct_doc_end(doc);                        (closes the array)
+ *	ct_doc_end(doc);                        (closes "memory")
+ *
+ * Errors (out of memory, unbalanced calls) are sticky: later calls do
+ * nothing and ct_doc_error() says what went wrong.
+ */
+#ifndef CUDATRACE_ANALYZERS_DOCUMENT_H
+#define CUDATRACE_ANALYZERS_DOCUMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a number means, so that text can say "1.5 MiB" and JSON stays raw. */
+enum ct_unit {
+	CT_UNIT_NONE = 0,  /* a count or a plain number */
+	CT_UNIT_BYTES,     /* bytes */
+	CT_UNIT_DURATION,  /* nanoseconds */
+	CT_UNIT_TIME,      /* ns on the trace clock */
+	CT_UNIT_ADDRESS,   /* shown in hex */
+	CT_UNIT_RATIO,     /* 0..1, shown as a percentage */
+	CT_UNIT_BANDWIDTH, /* bytes per second */
+	CT_UNIT_ID,        /* an identifier (pid, device): never scaled */
+};
+
+enum ct_node_type {
+	CT_NODE_OBJECT,
+	CT_NODE_ARRAY,
+	CT_NODE_U64,
+	CT_NODE_I64,
+	CT_NODE_DOUBLE,
+	CT_NODE_STRING,
+	CT_NODE_BOOL,
+	CT_NODE_NULL,
+};
+
+/* A node of the tree. Children are owned by their parent, the root by the document. */
+struct ct_node {
+	enum ct_node_type type;
+	enum ct_unit unit;
+	char *key;   /* owned; NULL for array elements and the root */
+	char *title; /* owned; for people (text), NULL if none */
+	union {
+		uint64_t u64;
+		int64_t i64;
+		double dbl;
+		char *str; /* owned */
+		bool boolean;
+	} value;
+	struct ct_node *first_child; /* objects and arrays */
+	struct ct_node *last_child;
+	struct ct_node *next; /* next sibling */
+	size_t child_count;
+};
+
+struct ct_doc;
+
+struct ct_doc *ct_doc_create(void);
+void ct_doc_destroy(struct ct_doc *doc);
+
+/* Opens an object (KEY NULL inside an array); TITLE is for text output, may be NULL. */
+void ct_doc_object(struct ct_doc *doc, const char *key, const char *title);
+/* Opens an array. */
+void ct_doc_array(struct ct_doc *doc, const char *key, const char *title);
+/* Closes the innermost open object or array. */
+void ct_doc_end(struct ct_doc *doc);
+
+void ct_doc_u64(struct ct_doc *doc, const char *key, uint64_t value, enum ct_unit unit);
+void ct_doc_i64(struct ct_doc *doc, const char *key, int64_t value, enum ct_unit unit);
+void ct_doc_double(struct ct_doc *doc, const char *key, double value, enum ct_unit unit);
+/* VALUE NULL writes null. */
+void ct_doc_string(struct ct_doc *doc, const char *key, const char *value);
+void ct_doc_bool(struct ct_doc *doc, const char *key, bool value);
+void ct_doc_null(struct ct_doc *doc, const char *key);
+
+/* NULL if all is well, else a message (owned by the document). */
+const char *ct_doc_error(const struct ct_doc *doc);
+/* The root object; NULL while objects are still open or after an error. */
+const struct ct_node *ct_doc_root(const struct ct_doc *doc);
+
+/* The child of OBJECT called KEY, NULL if none. */
+const struct ct_node *ct_node_get(const struct ct_node *object, const char *key);
+
+#endif

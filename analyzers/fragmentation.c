@@ -1,0 +1,809 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fragmentation.c - fragmentation and the out-of-memory post-mortem. At
+ * every failed allocation, at the peak and at the end of the trace (for a
+ * killed process: its last event), it puts side by side what was asked,
+ * what was free (NVML, all processes), what this process held, the
+ * largest free block and the external fragmentation 1 - largest_free /
+ * total_free over the address ranges the trace shows, pool reserved vs
+ * used and granularity waste; and gives each failure a verdict:
+ *
+ *   fragmented      enough memory was free in total, none of it in one
+ *                   block large enough;
+ *   held_elsewhere  the request would have fit but for memory held by
+ *                   others: other processes or contexts, or this process's
+ *                   memory pools (freed memory they keep cached);
+ *   out_of_memory   this process's own allocations and the request do not
+ *                   fit on the device;
+ *   unknown         the trace has no free/total for the device.
+ *
+ * Address ranges "as seen": live allocations are kept in address order per
+ * (process, device) and region (the device heap: device, pitch, managed;
+ * the stream-ordered pools; VMM mappings), each extended to its rounded
+ * size (512-byte alignment; 2 MiB granularity from 1 MiB); the heap spans
+ * from the lowest to the highest address ever seen. Free memory NVML
+ * reports beyond what the gaps account for is outside the seen span and
+ * counted as one block. All of it is O(1) per snapshot and O(log n) per
+ * event (range-map.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "range-map.h"
+
+#define MIB         (UINT64_C(1) << 20)
+#define ALIGNMENT   UINT64_C(512)
+#define GRANULARITY (2 * MIB)
+#define SMALL_LIMIT MIB
+/* Failures kept with their full state; later ones are only counted. */
+#define FAILURES_MAX 1024
+/*
+ * Memory a process holds that no allocation shows: its CUDA context (100 to
+ * 560 MiB on real drivers), capped at half the device. Memory held
+ * elsewhere counts for a verdict only beyond it: a trace cannot tell a
+ * context from another process's memory, and a context is no one's fault.
+ */
+#define CONTEXT_ALLOWANCE (600 * MIB)
+
+/* Where an allocation's address lies. */
+enum region {
+	REGION_HEAP, /* device, pitch, managed */
+	REGION_POOL, /* async */
+	REGION_VMM,  /* vmm_map: mapped virtual ranges */
+	REGION_PHYS, /* vmm_physical: keyed by handle, no geometry */
+	REGION_COUNT,
+	REGION_NONE = REGION_COUNT, /* host memory: not ours */
+};
+
+/*
+ * A memory pool as CUPTI's activity records describe it. Records arrive
+ * late and not in order, so each update is kept only if it is newer than
+ * the last, and a destroyed pool stays known as destroyed.
+ */
+struct frag_pool {
+	uint64_t address;
+	uint64_t reserved;
+	uint64_t used;
+	uint64_t release_threshold;
+	uint64_t updated; /* GPU timestamp of the record that set the values */
+	int destroyed;
+};
+
+/* The state of one (process, device) at one moment. */
+struct frag_snapshot {
+	int64_t time_ns;
+	uint64_t live_bytes; /* device kinds, requested */
+	uint64_t heap_span;
+	uint64_t heap_free_seen;   /* gaps inside the span */
+	uint64_t heap_largest_gap; /* largest of them */
+	uint64_t granularity_waste;
+	uint64_t pool_reserved;
+	uint64_t pool_used;
+	uint64_t pool_live; /* async bytes live (host view) */
+	uint64_t vmm_physical;
+	uint64_t vmm_mapped;
+	uint64_t vmm_gaps;
+	int nvml_known;
+	uint64_t nvml_free;
+	uint64_t nvml_total;
+	uint64_t device_total; /* device_info, 0 if unknown */
+};
+
+/* One failed allocation with the state at that moment. */
+struct frag_failure {
+	int64_t time_ns;
+	struct ct_process *process; /* borrowed */
+	uint8_t device;
+	uint8_t kind;
+	uint64_t requested;
+	int32_t result;
+	struct ct_api_ref api;
+	uint32_t site;
+	struct frag_snapshot state;
+};
+
+/* One (process, device). Owned by its frag_process. */
+struct frag_device {
+	struct ct_process *process; /* borrowed */
+	uint8_t device;
+	struct ct_range_map regions[REGION_COUNT];
+	uint64_t heap_lo, heap_hi; /* span ever seen, heap_hi 0: none */
+	uint64_t live;             /* device kinds */
+	uint64_t peak;
+	int has_peak;
+	struct frag_snapshot at_peak;
+	struct frag_pool *pools; /* owned */
+	size_t pool_count;
+	size_t pool_capacity;
+	struct frag_failure *last_failure; /* borrowed from the failure list */
+};
+
+struct frag_process {
+	struct frag_device *devices[256]; /* owned */
+};
+
+struct fragmentation {
+	struct ct_context *ctx;        /* borrowed */
+	const struct ct_options *opts; /* borrowed */
+	int slot;
+	struct frag_failure *failures; /* owned, failure_count used */
+	size_t failure_count;
+	size_t failure_capacity;
+	uint64_t failures_total;
+	int64_t end_ns;
+	int out_of_memory;
+};
+
+/* ------------------------------------------------------------- state */
+
+static struct frag_device *device_of(struct fragmentation *f, struct ct_process *process,
+                                     unsigned device)
+{
+	struct frag_process *fp = process->slot[f->slot];
+	struct frag_device *fd;
+
+	if (!fp) {
+		fp = calloc(1, sizeof(*fp));
+		if (!fp)
+			goto oom;
+		process->slot[f->slot] = fp;
+	}
+	fd = fp->devices[device & 0xff];
+	if (fd)
+		return fd;
+	fd = calloc(1, sizeof(*fd));
+	if (!fd)
+		goto oom;
+	fd->process = process;
+	fd->device = (uint8_t)device;
+	for (int r = 0; r < REGION_COUNT; r++)
+		ct_range_map_init(&fd->regions[r]);
+	fp->devices[device & 0xff] = fd;
+	return fd;
+oom:
+	f->out_of_memory = 1;
+	return NULL;
+}
+
+static enum region region_of(unsigned kind)
+{
+	switch (kind) {
+	case CT_MEM_DEVICE:
+	case CT_MEM_PITCH:
+	case CT_MEM_MANAGED:
+		return REGION_HEAP;
+	case CT_MEM_ASYNC:
+		return REGION_POOL;
+	case CT_MEM_VMM_MAP:
+		return REGION_VMM;
+	case CT_MEM_VMM_PHYSICAL:
+		return REGION_PHYS;
+	default:
+		return REGION_NONE;
+	}
+}
+
+static uint64_t round_up(uint64_t size, uint64_t to)
+{
+	return (size + to - 1) / to * to;
+}
+
+/* The bytes an allocation of SIZE takes in REGION. */
+static uint64_t extent_of(enum region region, uint64_t size)
+{
+	if (region == REGION_HEAP)
+		return size < SMALL_LIMIT ? round_up(size, ALIGNMENT) : round_up(size, GRANULARITY);
+	if (region == REGION_POOL)
+		return round_up(size, ALIGNMENT);
+	return size;
+}
+
+/* ------------------------------------------------------------ snapshots */
+
+static void snapshot(struct fragmentation *f, const struct frag_device *fd, int64_t time_ns,
+                     struct frag_snapshot *s)
+{
+	struct ct_range_stats heap, pool, vmm, phys;
+	const struct ct_device *dev = fd->process->devices[fd->device];
+
+	ct_range_map_stats(&fd->regions[REGION_HEAP], &heap);
+	ct_range_map_stats(&fd->regions[REGION_POOL], &pool);
+	ct_range_map_stats(&fd->regions[REGION_VMM], &vmm);
+	ct_range_map_stats(&fd->regions[REGION_PHYS], &phys);
+	*s = (struct frag_snapshot){ .time_ns = time_ns, .live_bytes = fd->live };
+	if (fd->heap_hi) {
+		s->heap_span = fd->heap_hi - fd->heap_lo;
+		s->heap_free_seen =
+		    s->heap_span - (heap.covered < s->heap_span ? heap.covered : s->heap_span);
+		if (heap.count) {
+			uint64_t below = heap.lowest - fd->heap_lo;
+			uint64_t above = fd->heap_hi - heap.highest;
+
+			s->heap_largest_gap = heap.largest_gap;
+			s->heap_largest_gap =
+			    below > s->heap_largest_gap ? below : s->heap_largest_gap;
+			s->heap_largest_gap =
+			    above > s->heap_largest_gap ? above : s->heap_largest_gap;
+		} else {
+			s->heap_largest_gap = s->heap_span;
+		}
+	}
+	s->granularity_waste = heap.covered - heap.requested + pool.covered - pool.requested;
+	s->pool_live = pool.requested;
+	for (size_t i = 0; i < fd->pool_count; i++) {
+		if (fd->pools[i].destroyed)
+			continue;
+		s->pool_reserved += fd->pools[i].reserved;
+		s->pool_used += fd->pools[i].used;
+	}
+	s->vmm_physical = phys.requested;
+	s->vmm_mapped = vmm.requested;
+	s->vmm_gaps = vmm.count ? (vmm.highest - vmm.lowest) - vmm.covered : 0;
+	if (dev && dev->nvml_time_ns && dev->nvml_total) {
+		s->nvml_known = 1;
+		s->nvml_free = dev->nvml_free;
+		s->nvml_total = dev->nvml_total;
+	}
+	s->device_total = dev ? dev->global_memory : 0;
+}
+
+/* Free bytes, the largest free block, and whether free is known from NVML. */
+struct free_view {
+	int known;
+	uint64_t total_free;
+	uint64_t largest;
+	double external; /* 1 - largest/total_free */
+};
+
+static void free_view_of(const struct frag_snapshot *s, struct free_view *v)
+{
+	*v = (struct free_view){ .known = s->nvml_known };
+	if (s->nvml_known) {
+		uint64_t seen = s->heap_free_seen < s->nvml_free ? s->heap_free_seen : s->nvml_free;
+		/* what NVML counts free beyond the gaps lies outside the seen span: one block */
+		uint64_t unseen = s->nvml_free - seen;
+
+		v->total_free = s->nvml_free;
+		v->largest = s->heap_largest_gap < seen ? s->heap_largest_gap : seen;
+		if (unseen > v->largest)
+			v->largest = unseen;
+	} else {
+		v->total_free = s->heap_free_seen;
+		v->largest = s->heap_largest_gap;
+	}
+	if (v->largest > v->total_free)
+		v->largest = v->total_free;
+	v->external = v->total_free ? 1.0 - (double)v->largest / (double)v->total_free : 0.0;
+}
+
+/* ------------------------------------------------------------ events */
+
+static void note_peak(struct fragmentation *f, struct frag_device *fd, const struct ct_event *ev)
+{
+	if (ev->before_window || fd->live <= fd->peak)
+		return;
+	fd->peak = fd->live;
+	fd->has_peak = 1;
+	snapshot(f, fd, ev->time_ns, &fd->at_peak);
+}
+
+static void on_alloc(struct fragmentation *f, const struct ct_event *ev)
+{
+	const struct ct_ev_mem *e = &ev->u.mem;
+	enum region region = region_of(e->kind);
+	struct frag_device *fd;
+	uint64_t old;
+
+	if (region == REGION_NONE)
+		return;
+	fd = device_of(f, ev->process, e->device);
+	if (!fd)
+		return;
+	/* an address reused without a free seen: the old allocation is gone */
+	if (ct_range_map_remove(&fd->regions[region], e->address, &old) && region != REGION_VMM)
+		fd->live -= old;
+	if (ct_range_map_insert(&fd->regions[region], e->address,
+	                        e->address + extent_of(region, e->size), e->size) < 0) {
+		f->out_of_memory = 1;
+		return;
+	}
+	if (region == REGION_HEAP) {
+		uint64_t end = e->address + extent_of(region, e->size);
+
+		if (!fd->heap_hi || e->address < fd->heap_lo)
+			fd->heap_lo = e->address;
+		if (end > fd->heap_hi)
+			fd->heap_hi = end;
+	}
+	if (region != REGION_VMM)
+		fd->live += e->size;
+	note_peak(f, fd, ev);
+}
+
+static void on_free(struct fragmentation *f, const struct ct_event *ev)
+{
+	const struct ct_ev_mem *e = &ev->u.mem;
+	enum region region = region_of(e->kind);
+	struct frag_device *fd;
+	uint64_t size;
+
+	if (region == REGION_NONE)
+		return;
+	fd = device_of(f, ev->process, e->device);
+	if (fd && ct_range_map_remove(&fd->regions[region], e->address, &size) &&
+	    region != REGION_VMM)
+		fd->live -= size;
+}
+
+static void on_failure(struct fragmentation *f, const struct ct_event *ev)
+{
+	const struct ct_ev_mem_failed *e = &ev->u.failed;
+	struct frag_device *fd = device_of(f, ev->process, e->device);
+	struct frag_failure *failure;
+
+	if (!fd)
+		return;
+	f->failures_total++;
+	if (f->failure_count == FAILURES_MAX)
+		return;
+	if (f->failure_count == f->failure_capacity) {
+		size_t capacity = f->failure_capacity ? f->failure_capacity * 2 : 16;
+		struct frag_failure *failures = realloc(f->failures, capacity * sizeof(*failures));
+
+		if (!failures) {
+			f->out_of_memory = 1;
+			return;
+		}
+		/* last_failure pointers move with the array */
+		for (size_t p = 0; p < ct_context_process_count(f->ctx); p++) {
+			struct frag_process *fp = ct_context_process_at(f->ctx, p)->slot[f->slot];
+
+			for (int d = 0; fp && d < 256; d++)
+				if (fp->devices[d] && fp->devices[d]->last_failure)
+					fp->devices[d]->last_failure =
+					    failures + (fp->devices[d]->last_failure - f->failures);
+		}
+		f->failures = failures;
+		f->failure_capacity = capacity;
+	}
+	failure = &f->failures[f->failure_count++];
+	*failure = (struct frag_failure){
+		.time_ns = ev->time_ns,
+		.process = ev->process,
+		.device = e->device,
+		.kind = e->kind,
+		.requested = e->size,
+		.result = e->result,
+		.api = e->api,
+		.site = ev->site,
+	};
+	snapshot(f, fd, ev->time_ns, &failure->state);
+	/* the event's own NVML reading is the one taken at the failure */
+	if (e->total) {
+		failure->state.nvml_known = 1;
+		failure->state.nvml_free = e->free;
+		failure->state.nvml_total = e->total;
+	}
+	fd->last_failure = failure;
+}
+
+/* The nvml_sample that follows a failure completes it when the failure had no reading. */
+static void on_nvml(struct fragmentation *f, const struct ct_event *ev)
+{
+	const struct ct_ev_nvml *e = &ev->u.nvml;
+	struct frag_process *fp = ev->process->slot[f->slot];
+	struct frag_device *fd = fp ? fp->devices[e->device] : NULL;
+
+	if (!fd || !fd->last_failure || e->reason != 2 || !e->total)
+		return;
+	if (!fd->last_failure->state.nvml_known) {
+		fd->last_failure->state.nvml_known = 1;
+		fd->last_failure->state.nvml_free = e->free;
+		fd->last_failure->state.nvml_total = e->total;
+	}
+	fd->last_failure = NULL;
+}
+
+static struct frag_pool *pool_of(struct fragmentation *f, struct frag_device *fd, uint64_t address)
+{
+	for (size_t i = 0; i < fd->pool_count; i++)
+		if (fd->pools[i].address == address)
+			return &fd->pools[i];
+	if (fd->pool_count == fd->pool_capacity) {
+		size_t capacity = fd->pool_capacity ? fd->pool_capacity * 2 : 4;
+		struct frag_pool *pools = realloc(fd->pools, capacity * sizeof(*pools));
+
+		if (!pools) {
+			f->out_of_memory = 1;
+			return NULL;
+		}
+		fd->pools = pools;
+		fd->pool_capacity = capacity;
+	}
+	fd->pools[fd->pool_count] = (struct frag_pool){ .address = address };
+	return &fd->pools[fd->pool_count++];
+}
+
+static void on_pool(struct fragmentation *f, const struct ct_event *ev)
+{
+	const struct ct_ev_gpu_memory_pool *e = &ev->u.gpu_memory_pool;
+	struct frag_device *fd = device_of(f, ev->process, e->device);
+	struct frag_pool *pool;
+
+	if (!fd)
+		return;
+	pool = pool_of(f, fd, e->address);
+	if (!pool || e->timestamp < pool->updated)
+		return;
+	pool->updated = e->timestamp;
+	/* a pool created again at the same address is a new one */
+	pool->destroyed = e->operation == 2;
+	pool->reserved = e->size;
+	pool->used = e->utilized;
+	pool->release_threshold = e->release_threshold;
+}
+
+static void on_gpu_memory(struct fragmentation *f, const struct ct_event *ev)
+{
+	const struct ct_ev_gpu_memory *e = &ev->u.gpu_memory;
+	struct frag_device *fd;
+	struct frag_pool *pool;
+
+	if (!e->pool_address || !e->pool_type)
+		return;
+	fd = device_of(f, ev->process, e->device);
+	pool = fd ? pool_of(f, fd, e->pool_address) : NULL;
+	if (!pool || pool->destroyed || e->timestamp < pool->updated)
+		return;
+	pool->updated = e->timestamp;
+	pool->reserved = e->pool_size;
+	pool->used = e->pool_utilized;
+	pool->release_threshold = e->pool_release_threshold;
+}
+
+static void fragmentation_event(void *state, const struct ct_event *ev)
+{
+	struct fragmentation *f = state;
+
+	switch (ev->type) {
+	case CT_EV_MEM_ALLOC:
+		on_alloc(f, ev);
+		break;
+	case CT_EV_MEM_FREE:
+		on_free(f, ev);
+		break;
+	case CT_EV_MEM_ALLOC_FAILED:
+		on_failure(f, ev);
+		break;
+	case CT_EV_NVML_SAMPLE:
+		on_nvml(f, ev);
+		break;
+	case CT_EV_GPU_MEMORY_POOL:
+		on_pool(f, ev);
+		break;
+	case CT_EV_GPU_MEMORY:
+		on_gpu_memory(f, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------ verdicts */
+
+/* The verdict on a failure and the numbers behind it. */
+struct verdict {
+	const char *name;
+	char reason[512];
+	uint64_t request;        /* rounded as the allocator would */
+	uint64_t used;           /* total - free */
+	uint64_t held_elsewhere; /* used - this process's live bytes */
+	uint64_t pool_cached;    /* reserved - used in this process's pools */
+	struct free_view free;
+};
+
+static const char *host_kind(unsigned kind)
+{
+	return kind == CT_MEM_HOST_PINNED || kind == CT_MEM_HOST_REGISTERED ? "host" : NULL;
+}
+
+/* BYTES for a sentence: "704 MiB", "1.5 GiB", "512 B". Returns BUF. */
+static char *human(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double value = (double)bytes;
+	unsigned u = 0;
+
+	while (value >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		value /= 1024;
+		u++;
+	}
+	if (u == 0 || value >= 100 || value == (double)(uint64_t)value)
+		snprintf(buf, len, "%.0f %s", value, units[u]);
+	else
+		snprintf(buf, len, "%.1f %s", value, units[u]);
+	return buf;
+}
+
+/* Sizes written into one sentence. */
+struct words {
+	char a[24], b[24], c[24], d[24];
+};
+
+static void classify(const struct frag_failure *fl, struct verdict *v)
+{
+	const struct frag_snapshot *s = &fl->state;
+	uint64_t total = s->nvml_known ? s->nvml_total : s->device_total;
+	uint64_t allowance = total / 2 < CONTEXT_ALLOWANCE ? total / 2 : CONTEXT_ALLOWANCE;
+	struct words w;
+
+	*v = (struct verdict){ .request = extent_of(region_of(fl->kind), fl->requested) };
+	free_view_of(s, &v->free);
+	v->pool_cached = s->pool_reserved > s->pool_used ? s->pool_reserved - s->pool_used : 0;
+	if (host_kind(fl->kind)) {
+		v->name = "out_of_memory";
+		snprintf(v->reason, sizeof(v->reason),
+		         "%s of page-locked host memory could not be had",
+		         human(w.a, sizeof(w.a), fl->requested));
+		return;
+	}
+	if (!s->nvml_known) {
+		v->name = total && s->live_bytes + v->request > total ? "out_of_memory" : "unknown";
+		if (total)
+			snprintf(v->reason, sizeof(v->reason),
+			         "no NVML reading: this process held %s of %s and asked %s",
+			         human(w.a, sizeof(w.a), s->live_bytes),
+			         human(w.b, sizeof(w.b), total),
+			         human(w.c, sizeof(w.c), v->request));
+		else
+			snprintf(
+			    v->reason, sizeof(v->reason),
+			    "no NVML reading and no device size: this process held %s and asked %s",
+			    human(w.a, sizeof(w.a), s->live_bytes),
+			    human(w.b, sizeof(w.b), v->request));
+		return;
+	}
+	v->used = s->nvml_total > s->nvml_free ? s->nvml_total - s->nvml_free : 0;
+	v->held_elsewhere = v->used > s->live_bytes ? v->used - s->live_bytes : 0;
+	if (v->request > total) {
+		v->name = "out_of_memory";
+		snprintf(v->reason, sizeof(v->reason), "asked %s, more than the device's %s",
+		         human(w.a, sizeof(w.a), v->request), human(w.b, sizeof(w.b), total));
+	} else if (s->nvml_free >= v->request) {
+		v->name = "fragmented";
+		snprintf(v->reason, sizeof(v->reason),
+		         "%s free in total, enough for the %s asked, but in no block that large "
+		         "(the largest seen: %s)",
+		         human(w.a, sizeof(w.a), s->nvml_free), human(w.b, sizeof(w.b), v->request),
+		         human(w.c, sizeof(w.c), v->free.largest));
+	} else if (v->pool_cached && s->nvml_free + v->pool_cached >= v->request) {
+		v->name = "held_elsewhere";
+		snprintf(
+		    v->reason, sizeof(v->reason),
+		    "this process's memory pools keep %s reserved but unused; with it, %s would "
+		    "be free for the %s asked",
+		    human(w.a, sizeof(w.a), v->pool_cached),
+		    human(w.b, sizeof(w.b), s->nvml_free + v->pool_cached),
+		    human(w.c, sizeof(w.c), v->request));
+	} else if (v->held_elsewhere > allowance &&
+	           s->live_bytes + v->request + allowance <= total) {
+		v->name = "held_elsewhere";
+		snprintf(v->reason, sizeof(v->reason),
+		         "%s of the %s in use are not this process's allocations (other processes, "
+		         "contexts, caches); it held %s and asked %s",
+		         human(w.a, sizeof(w.a), v->held_elsewhere),
+		         human(w.b, sizeof(w.b), v->used), human(w.c, sizeof(w.c), s->live_bytes),
+		         human(w.d, sizeof(w.d), v->request));
+	} else {
+		v->name = "out_of_memory";
+		snprintf(v->reason, sizeof(v->reason),
+		         "this process held %s of the device's %s; %s were free and it asked %s",
+		         human(w.a, sizeof(w.a), s->live_bytes), human(w.b, sizeof(w.b), total),
+		         human(w.c, sizeof(w.c), s->nvml_free),
+		         human(w.d, sizeof(w.d), v->request));
+	}
+}
+
+/* ------------------------------------------------------------ report */
+
+static void write_nvml(struct ct_doc *doc, const char *key, int known, uint64_t value)
+{
+	if (known)
+		ct_doc_u64(doc, key, value, CT_UNIT_BYTES);
+	else
+		ct_doc_null(doc, key);
+}
+
+static void write_snapshot_fields(struct ct_doc *doc, const struct frag_snapshot *s)
+{
+	struct free_view v;
+
+	free_view_of(s, &v);
+	ct_doc_i64(doc, "time_ns", s->time_ns, CT_UNIT_TIME);
+	ct_doc_u64(doc, "live_bytes", s->live_bytes, CT_UNIT_BYTES);
+	write_nvml(doc, "free_bytes", s->nvml_known, s->nvml_free);
+	write_nvml(doc, "total_bytes", s->nvml_known || s->device_total,
+	           s->nvml_known ? s->nvml_total : s->device_total);
+	ct_doc_u64(doc, "free_seen_bytes", s->heap_free_seen, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "largest_free_bytes", v.largest, CT_UNIT_BYTES);
+	ct_doc_double(doc, "external_fragmentation", v.external, CT_UNIT_RATIO);
+	ct_doc_u64(doc, "heap_span_bytes", s->heap_span, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "granularity_waste_bytes", s->granularity_waste, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "pool_reserved_bytes", s->pool_reserved, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "pool_used_bytes", s->pool_used, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "pool_live_bytes", s->pool_live, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "vmm_physical_bytes", s->vmm_physical, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "vmm_mapped_bytes", s->vmm_mapped, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "vmm_gap_bytes", s->vmm_gaps, CT_UNIT_BYTES);
+}
+
+static void write_failure(struct fragmentation *f, struct ct_doc *doc,
+                          const struct frag_failure *fl)
+{
+	struct verdict v;
+	char site[512];
+	char path[512];
+
+	classify(fl, &v);
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "time_ns", fl->time_ns, CT_UNIT_TIME);
+	ct_doc_i64(doc, "pid", fl->process->pid, CT_UNIT_ID);
+	ct_doc_string(doc, "process", fl->process->procname);
+	ct_doc_u64(doc, "device", fl->device, CT_UNIT_ID);
+	ct_doc_string(doc, "kind", ct_mem_kind_name(fl->kind));
+	ct_doc_u64(doc, "requested_bytes", fl->requested, CT_UNIT_BYTES);
+	ct_doc_i64(doc, "result", fl->result, CT_UNIT_ID);
+	ct_doc_string(doc, "api", ct_context_api_name(fl->process, fl->api.domain, fl->api.cbid));
+	ct_doc_string(doc, "site",
+	              ct_site_format(f->ctx, fl->process, fl->site, &fl->api, site, sizeof(site)));
+	ct_doc_string(doc, "nvtx_path", ct_path_format(f->ctx, fl->site, path, sizeof(path)));
+	ct_doc_string(doc, "verdict", v.name);
+	ct_doc_string(doc, "explanation", v.reason);
+	ct_doc_u64(doc, "live_bytes", fl->state.live_bytes, CT_UNIT_BYTES);
+	write_nvml(doc, "free_bytes", fl->state.nvml_known, fl->state.nvml_free);
+	write_nvml(doc, "total_bytes", fl->state.nvml_known || fl->state.device_total,
+	           fl->state.nvml_known ? fl->state.nvml_total : fl->state.device_total);
+	write_nvml(doc, "used_bytes", fl->state.nvml_known, v.used);
+	write_nvml(doc, "held_elsewhere_bytes", fl->state.nvml_known, v.held_elsewhere);
+	ct_doc_u64(doc, "pool_cached_bytes", v.pool_cached, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "largest_free_bytes", v.free.largest, CT_UNIT_BYTES);
+	ct_doc_double(doc, "external_fragmentation", v.free.external, CT_UNIT_RATIO);
+	ct_doc_u64(doc, "free_seen_bytes", fl->state.heap_free_seen, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "granularity_waste_bytes", fl->state.granularity_waste, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "pool_reserved_bytes", fl->state.pool_reserved, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "pool_used_bytes", fl->state.pool_used, CT_UNIT_BYTES);
+	ct_doc_end(doc);
+}
+
+static void write_device(struct fragmentation *f, struct ct_doc *doc, const struct frag_device *fd)
+{
+	struct frag_snapshot end;
+
+	/* the end of a process is its last event (a killed one has no exit) */
+	snapshot(f, fd, fd->process->events ? fd->process->last_ns : f->end_ns, &end);
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "pid", fd->process->pid, CT_UNIT_ID);
+	ct_doc_string(doc, "process", fd->process->procname);
+	ct_doc_u64(doc, "device", fd->device, CT_UNIT_ID);
+	if (fd->has_peak) {
+		ct_doc_object(doc, "at_peak", "At the peak");
+		write_snapshot_fields(doc, &fd->at_peak);
+		ct_doc_end(doc);
+	} else {
+		ct_doc_null(doc, "at_peak");
+	}
+	ct_doc_object(doc, "at_end", "At the end");
+	write_snapshot_fields(doc, &end);
+	ct_doc_end(doc);
+	ct_doc_array(doc, "pools", "Memory pools");
+	for (size_t i = 0; i < fd->pool_count; i++) {
+		if (fd->pools[i].destroyed)
+			continue;
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_u64(doc, "address", fd->pools[i].address, CT_UNIT_ADDRESS);
+		ct_doc_u64(doc, "reserved_bytes", fd->pools[i].reserved, CT_UNIT_BYTES);
+		ct_doc_u64(doc, "used_bytes", fd->pools[i].used, CT_UNIT_BYTES);
+		ct_doc_u64(doc, "release_threshold_bytes", fd->pools[i].release_threshold,
+		           CT_UNIT_BYTES);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+}
+
+static int fragmentation_report(void *state, struct ct_doc *doc)
+{
+	struct fragmentation *f = state;
+
+	if (f->out_of_memory) {
+		fprintf(stderr, "cudatrace: fragmentation analysis: out of memory\n");
+		return -1;
+	}
+	ct_doc_object(doc, "memory", "Memory");
+	ct_doc_u64(doc, "failure_count", f->failures_total, CT_UNIT_NONE);
+	ct_doc_array(doc, "failures", "Failed allocations");
+	for (size_t i = 0; i < f->failure_count; i++)
+		write_failure(f, doc, &f->failures[i]);
+	ct_doc_end(doc);
+	ct_doc_array(doc, "fragmentation", "Fragmentation by process and device");
+	for (size_t p = 0; p < ct_context_process_count(f->ctx); p++) {
+		struct frag_process *fp = ct_context_process_at(f->ctx, p)->slot[f->slot];
+
+		for (int d = 0; fp && d < 256; d++)
+			if (fp->devices[d])
+				write_device(f, doc, fp->devices[d]);
+	}
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	return 0;
+}
+
+/* ----------------------------------------------------------- lifecycle */
+
+static int fragmentation_create(struct ct_context *ctx, const struct ct_options *opts, void **state)
+{
+	struct fragmentation *f = calloc(1, sizeof(*f));
+
+	*state = f;
+	if (!f) {
+		fprintf(stderr, "cudatrace: fragmentation analysis: out of memory\n");
+		return -1;
+	}
+	f->ctx = ctx;
+	f->opts = opts;
+	f->slot = ct_context_slot(ctx);
+	if (f->slot < 0) {
+		fprintf(stderr, "cudatrace: fragmentation analysis: no context slot left\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int fragmentation_finish(void *state, int64_t end_ns)
+{
+	struct fragmentation *f = state;
+
+	f->end_ns = end_ns;
+	return 0;
+}
+
+static void fragmentation_destroy(void *state)
+{
+	struct fragmentation *f = state;
+
+	if (!f)
+		return;
+	for (size_t p = 0; f->slot >= 0 && p < ct_context_process_count(f->ctx); p++) {
+		struct ct_process *process = ct_context_process_at(f->ctx, p);
+		struct frag_process *fp = process->slot[f->slot];
+
+		for (int d = 0; fp && d < 256; d++) {
+			struct frag_device *fd = fp->devices[d];
+
+			if (!fd)
+				continue;
+			for (int r = 0; r < REGION_COUNT; r++)
+				ct_range_map_release(&fd->regions[r]);
+			free(fd->pools);
+			free(fd);
+		}
+		free(fp);
+		process->slot[f->slot] = NULL;
+	}
+	free(f->failures);
+	free(f);
+}
+
+const struct ct_analysis_class ct_fragmentation_analysis = {
+	.name = "fragmentation",
+	.wants = CT_EV_BIT(CT_EV_MEM_ALLOC) | CT_EV_BIT(CT_EV_MEM_FREE) |
+	         CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVML_SAMPLE) |
+	         CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) | CT_EV_BIT(CT_EV_GPU_MEMORY),
+	.create = fragmentation_create,
+	.event = fragmentation_event,
+	.finish = fragmentation_finish,
+	.report = fragmentation_report,
+	.destroy = fragmentation_destroy,
+};

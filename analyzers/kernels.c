@@ -1,0 +1,669 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernels.c - the kernels analysis: per kernel (by name) the number of
+ * runs, their GPU time (total, mean, median, min, max), the launch
+ * configuration, and the launch latency (GPU start - the launching call's
+ * api_entry); per process and device, when the GPU was busy (kernels,
+ * copies and memsets), its idle time and longest idle gaps, and a busy
+ * series over time.
+ *
+ * Joins: a launch event (at the call's exit) finds its call's api_entry on
+ * the thread's call stack and waits in a correlation map for the
+ * gpu_kernel record with the same correlation id.
+ *
+ * Memory: one row per distinct kernel, with bounded statistics
+ * (stats.h); launches waiting for their record and the GPU timelines have
+ * fixed caps. Nothing grows with the length of the trace.
+ */
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "call-stack.h"
+#include "corr-map.h"
+#include "gpu-timeline.h"
+#include "stats.h"
+
+/* Distinct launch configurations counted per kernel; more are only counted. */
+#define CONFIGS_KEPT 4
+
+struct launch_config {
+	int32_t grid[3];
+	int32_t block[3];
+	uint64_t count;
+};
+
+/* One kernel, by kernel_id (a hash of its name, the same in every process). */
+struct kernel_row {
+	uint64_t kernel_id;
+	struct ct_process *process; /* borrowed: the first that ran it, for its name */
+	uint64_t launches;          /* launch events */
+	struct ct_stat gpu;         /* GPU durations of its runs; owned */
+	struct ct_stat latency;     /* launch latencies; owned */
+	struct launch_config configs[CONFIGS_KEPT];
+	uint32_t config_count;
+	uint64_t other_configs; /* runs whose configuration did not fit in configs */
+	uint16_t registers;     /* per thread, the most seen */
+	uint32_t shared_mem;    /* static + dynamic, the most seen */
+};
+
+/* A launch waiting for its gpu_kernel record. */
+struct launch_pending {
+	struct ct_corr_entry head;
+	int64_t entry_ns; /* api_entry of the launching call, NO_ENTRY if not traced */
+};
+
+#define NO_ENTRY INT64_MIN
+
+/* Per-process state, in the process's slot. Owned by the analysis. */
+struct kern_process {
+	struct ct_corr_map pending;             /* of struct launch_pending */
+	struct ct_gpu_timeline *timelines[256]; /* owned, by device, NULL until used */
+};
+
+struct kernels {
+	struct ct_context *ctx;        /* borrowed */
+	const struct ct_options *opts; /* borrowed */
+	int slot;
+	struct kernel_row *rows; /* owned, row_count used of row_capacity */
+	uint32_t row_count;
+	uint32_t row_capacity;
+	uint32_t *index; /* owned: open addressing, row index + 1, 0 empty */
+	uint32_t index_capacity;
+	struct ct_stat latency; /* every launch latency; owned */
+	uint64_t unmatched;     /* gpu_kernel records without a timed launch */
+	int out_of_memory;
+};
+
+/* ------------------------------------------------------------- state */
+
+static struct kern_process *kern_process_of(struct kernels *k, struct ct_process *process)
+{
+	struct kern_process *kp = process->slot[k->slot];
+
+	if (kp)
+		return kp;
+	kp = calloc(1, sizeof(*kp));
+	if (!kp || ct_corr_map_init(&kp->pending, sizeof(struct launch_pending)) < 0) {
+		free(kp);
+		k->out_of_memory = 1;
+		return NULL;
+	}
+	process->slot[k->slot] = kp;
+	return kp;
+}
+
+static struct ct_call_stack *calls_of(struct kernels *k, struct ct_thread *thread)
+{
+	struct ct_call_stack *calls = thread->slot[k->slot];
+
+	if (!calls) {
+		calls = calloc(1, sizeof(*calls));
+		if (!calls) {
+			k->out_of_memory = 1;
+			return NULL;
+		}
+		thread->slot[k->slot] = calls;
+	}
+	return calls;
+}
+
+static struct ct_gpu_timeline *timeline_of(struct kernels *k, struct ct_process *process,
+                                           unsigned device)
+{
+	struct kern_process *kp = kern_process_of(k, process);
+	struct ct_gpu_timeline *tl;
+
+	if (!kp)
+		return NULL;
+	tl = kp->timelines[device & 0xff];
+	if (tl)
+		return tl;
+	tl = malloc(sizeof(*tl));
+	if (!tl || ct_gpu_timeline_init(tl, k->opts->series_points, NULL, NULL) < 0) {
+		free(tl);
+		k->out_of_memory = 1;
+		return NULL;
+	}
+	kp->timelines[device & 0xff] = tl;
+	return tl;
+}
+
+static uint32_t id_hash(uint64_t id)
+{
+	id ^= id >> 33;
+	id *= UINT64_C(0xff51afd7ed558ccd);
+	id ^= id >> 33;
+	return (uint32_t)id;
+}
+
+static int index_rebuild(struct kernels *k, uint32_t capacity)
+{
+	uint32_t *index = calloc(capacity, sizeof(*index));
+
+	if (!index)
+		return -1;
+	for (uint32_t r = 0; r < k->row_count; r++) {
+		uint32_t i = id_hash(k->rows[r].kernel_id) & (capacity - 1);
+
+		while (index[i])
+			i = (i + 1) & (capacity - 1);
+		index[i] = r + 1;
+	}
+	free(k->index);
+	k->index = index;
+	k->index_capacity = capacity;
+	return 0;
+}
+
+static int rows_reserve(struct kernels *k)
+{
+	if (k->row_count == k->row_capacity) {
+		uint32_t capacity = k->row_capacity ? k->row_capacity * 2 : 64;
+		struct kernel_row *rows = realloc(k->rows, capacity * sizeof(*rows));
+
+		if (!rows)
+			return -1;
+		k->rows = rows;
+		k->row_capacity = capacity;
+	}
+	if ((k->row_count + 1) * 2 > k->index_capacity)
+		return index_rebuild(k, k->index_capacity ? k->index_capacity * 2 : 128);
+	return 0;
+}
+
+/* The row of KERNEL_ID, created on first use; NULL when out of memory. */
+static struct kernel_row *row_of(struct kernels *k, uint64_t kernel_id, struct ct_process *process)
+{
+	struct kernel_row *row;
+	uint32_t i;
+
+	if (k->index) {
+		for (i = id_hash(kernel_id) & (k->index_capacity - 1); k->index[i];
+		     i = (i + 1) & (k->index_capacity - 1))
+			if (k->rows[k->index[i] - 1].kernel_id == kernel_id)
+				return &k->rows[k->index[i] - 1];
+	}
+	if (rows_reserve(k) < 0) {
+		k->out_of_memory = 1;
+		return NULL;
+	}
+	row = &k->rows[k->row_count];
+	memset(row, 0, sizeof(*row));
+	row->kernel_id = kernel_id;
+	row->process = process;
+	for (i = id_hash(kernel_id) & (k->index_capacity - 1); k->index[i];
+	     i = (i + 1) & (k->index_capacity - 1))
+		;
+	k->index[i] = ++k->row_count;
+	return row;
+}
+
+/* ------------------------------------------------------------ events */
+
+static void on_api_entry(struct kernels *k, const struct ct_event *ev)
+{
+	struct ct_call_stack *calls = calls_of(k, ev->thread);
+	struct ct_call call = { ev->u.api.correlation_id, ev->u.api.domain, ev->u.api.cbid,
+		                ev->time_ns };
+
+	if (calls)
+		ct_call_stack_push(calls, &call);
+}
+
+static void on_api_exit(struct kernels *k, const struct ct_event *ev)
+{
+	struct ct_call_stack *calls = ev->thread->slot[k->slot];
+	struct ct_call call;
+
+	if (calls)
+		ct_call_stack_pop(calls, ev->u.api.correlation_id, &call);
+}
+
+static void on_launch(struct kernels *k, const struct ct_event *ev)
+{
+	struct ct_call_stack *calls = calls_of(k, ev->thread);
+	struct kern_process *kp = kern_process_of(k, ev->process);
+	const struct ct_call *call;
+	struct kernel_row *row = row_of(k, ev->u.launch.kernel_id, ev->process);
+	struct launch_pending *p;
+
+	if (!calls || !kp || !row)
+		return;
+	row->launches++;
+	call = ct_call_stack_find(calls, ev->u.launch.api.correlation_id);
+	p = ct_corr_map_insert(&kp->pending, ev->u.launch.api.correlation_id);
+	if (!p) {
+		k->out_of_memory = 1;
+		return;
+	}
+	p->entry_ns = call ? call->entry_ns : NO_ENTRY;
+}
+
+static void note_config(struct kernel_row *row, const struct ct_ev_gpu_kernel *r)
+{
+	uint32_t shared = r->static_shared_mem + r->dynamic_shared_mem;
+
+	if (r->registers > row->registers)
+		row->registers = r->registers;
+	if (shared > row->shared_mem)
+		row->shared_mem = shared;
+	for (uint32_t i = 0; i < row->config_count; i++) {
+		struct launch_config *c = &row->configs[i];
+
+		if (!memcmp(c->grid, r->grid, sizeof(c->grid)) &&
+		    !memcmp(c->block, r->block, sizeof(c->block))) {
+			c->count++;
+			return;
+		}
+	}
+	if (row->config_count == CONFIGS_KEPT) {
+		row->other_configs++;
+		return;
+	}
+	memcpy(row->configs[row->config_count].grid, r->grid, sizeof(r->grid));
+	memcpy(row->configs[row->config_count].block, r->block, sizeof(r->block));
+	row->configs[row->config_count++].count = 1;
+}
+
+static void add_busy(struct kernels *k, struct ct_process *process, unsigned device, uint64_t start,
+                     uint64_t end)
+{
+	struct ct_gpu_timeline *tl = timeline_of(k, process, device);
+
+	if (tl && ct_gpu_timeline_add(tl, (int64_t)start, (int64_t)end) < 0)
+		k->out_of_memory = 1;
+}
+
+static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
+{
+	const struct ct_ev_gpu_kernel *r = &ev->u.gpu_kernel;
+	struct kern_process *kp = kern_process_of(k, ev->process);
+	struct kernel_row *row;
+	struct launch_pending *p;
+
+	if (!kp)
+		return;
+	add_busy(k, ev->process, r->device, r->start, r->end);
+	p = ct_corr_map_find(&kp->pending, r->correlation_id);
+	if (!p)
+		k->unmatched++;
+	/* with an NVTX filter, only the kernels launched inside the range */
+	if (!p && k->opts->nvtx_range)
+		return;
+	row = row_of(k, r->kernel_id, ev->process);
+	if (!row)
+		return;
+	if (r->start && r->end >= r->start &&
+	    ct_stat_add(&row->gpu, (int64_t)(r->end - r->start)) < 0)
+		k->out_of_memory = 1;
+	note_config(row, r);
+	if (!p)
+		return;
+	if (r->start && p->entry_ns != NO_ENTRY) {
+		int64_t latency = (int64_t)r->start - p->entry_ns;
+
+		if (ct_stat_add(&row->latency, latency) < 0 ||
+		    ct_stat_add(&k->latency, latency) < 0)
+			k->out_of_memory = 1;
+	}
+	ct_corr_map_remove(&kp->pending, p);
+}
+
+static void kernels_event(void *state, const struct ct_event *ev)
+{
+	struct kernels *k = state;
+
+	switch (ev->type) {
+	case CT_EV_API_ENTRY:
+		on_api_entry(k, ev);
+		break;
+	case CT_EV_API_EXIT:
+		on_api_exit(k, ev);
+		break;
+	case CT_EV_LAUNCH:
+		on_launch(k, ev);
+		break;
+	case CT_EV_GPU_KERNEL:
+		on_gpu_kernel(k, ev);
+		break;
+	case CT_EV_GPU_MEMCPY:
+		add_busy(k, ev->process, ev->u.gpu_memcpy.device, ev->u.gpu_memcpy.start,
+		         ev->u.gpu_memcpy.end);
+		break;
+	case CT_EV_GPU_MEMSET:
+		add_busy(k, ev->process, ev->u.gpu_memset.device, ev->u.gpu_memset.start,
+		         ev->u.gpu_memset.end);
+		break;
+	default:
+		break;
+	}
+}
+
+static int kernels_finish(void *state, int64_t end_ns)
+{
+	struct kernels *k = state;
+
+	for (size_t i = 0; i < ct_context_process_count(k->ctx); i++) {
+		struct kern_process *kp = ct_context_process_at(k->ctx, i)->slot[k->slot];
+
+		for (unsigned d = 0; kp && d < 256; d++)
+			if (kp->timelines[d])
+				ct_gpu_timeline_finish(kp->timelines[d]);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ report */
+
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+
+/*
+ * C++ kernel names, demangled by the C++ runtime's own demangler
+ * (__cxa_demangle), loaded only while the report is written; names stay
+ * mangled where it is missing.
+ */
+struct demangler {
+	void *library; /* owned: dlopen handle, NULL if none */
+	demangle_fn demangle;
+};
+
+static void demangler_open(struct demangler *d)
+{
+	d->library = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	d->demangle = d->library ? (demangle_fn)dlsym(d->library, "__cxa_demangle") : NULL;
+}
+
+static void demangler_close(struct demangler *d)
+{
+	if (d->library)
+		dlclose(d->library);
+}
+
+/* NAME demangled, in a string the caller frees; NULL if it is not a C++ name. */
+static char *demangle(const struct demangler *d, const char *name)
+{
+	int status = -1;
+	char *text;
+
+	if (!d->demangle || !name || strncmp(name, "_Z", 2))
+		return NULL;
+	text = d->demangle(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int by_total_time(const void *pa, const void *pb, void *data)
+{
+	const struct kernels *k = data;
+	const struct kernel_row *a = &k->rows[*(const uint32_t *)pa];
+	const struct kernel_row *b = &k->rows[*(const uint32_t *)pb];
+
+	if (a->gpu.sum != b->gpu.sum)
+		return a->gpu.sum < b->gpu.sum ? 1 : -1;
+	if (a->launches != b->launches)
+		return a->launches < b->launches ? 1 : -1;
+	return a->kernel_id < b->kernel_id ? -1 : a->kernel_id > b->kernel_id;
+}
+
+static void write_dim3(struct ct_doc *doc, const char *key, const int32_t *v, bool known)
+{
+	if (!known) {
+		ct_doc_null(doc, key);
+		return;
+	}
+	ct_doc_object(doc, key, NULL);
+	ct_doc_i64(doc, "x", v[0], CT_UNIT_NONE);
+	ct_doc_i64(doc, "y", v[1], CT_UNIT_NONE);
+	ct_doc_i64(doc, "z", v[2], CT_UNIT_NONE);
+	ct_doc_end(doc);
+}
+
+/* The configuration most runs used. */
+static const struct launch_config *main_config(const struct kernel_row *row)
+{
+	const struct launch_config *best = NULL;
+
+	for (uint32_t i = 0; i < row->config_count; i++)
+		if (!best || row->configs[i].count > best->count)
+			best = &row->configs[i];
+	return best;
+}
+
+static void write_row(struct ct_doc *doc, const struct kernel_row *row, int64_t total_ns,
+                      const struct demangler *demangler)
+{
+	const char *name = ct_context_kernel_name(row->process, row->kernel_id);
+	const struct launch_config *config = main_config(row);
+	char *demangled = demangle(demangler, name);
+	char id[32];
+
+	snprintf(id, sizeof(id), "0x%016" PRIx64, row->kernel_id);
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_string(doc, "name", demangled ? demangled : name ? name : id);
+	ct_doc_string(doc, "mangled_name", name);
+	ct_doc_string(doc, "kernel_id", id);
+	free(demangled);
+	ct_doc_u64(doc, "launches", row->launches, CT_UNIT_NONE);
+	ct_stat_write(doc, "", &row->gpu, CT_UNIT_DURATION);
+	if (total_ns > 0)
+		ct_doc_double(doc, "time_share", (double)row->gpu.sum / (double)total_ns,
+		              CT_UNIT_RATIO);
+	else
+		ct_doc_null(doc, "time_share");
+	write_dim3(doc, "grid", config ? config->grid : NULL, config != NULL);
+	write_dim3(doc, "block", config ? config->block : NULL, config != NULL);
+	ct_doc_u64(doc, "configurations", row->config_count + (row->other_configs ? 1 : 0),
+	           CT_UNIT_NONE);
+	ct_doc_u64(doc, "registers_per_thread", row->registers, CT_UNIT_NONE);
+	ct_doc_u64(doc, "shared_mem_bytes", row->shared_mem, CT_UNIT_BYTES);
+	ct_stat_write(doc, "launch_latency_", &row->latency, CT_UNIT_DURATION);
+	ct_doc_end(doc);
+}
+
+static int write_kernels(struct kernels *k, struct ct_doc *doc)
+{
+	uint32_t *order = malloc((k->row_count ? k->row_count : 1) * sizeof(*order));
+	struct demangler demangler = { NULL, NULL };
+	int64_t total_ns = 0;
+	size_t shown;
+
+	if (!order)
+		return -1;
+	for (uint32_t r = 0; r < k->row_count; r++) {
+		order[r] = r;
+		total_ns += k->rows[r].gpu.sum;
+	}
+	qsort_r(order, k->row_count, sizeof(*order), by_total_time, k);
+	shown = k->row_count < k->opts->max_rows ? k->row_count : k->opts->max_rows;
+	if (shown)
+		demangler_open(&demangler);
+	ct_doc_array(doc, "kernels", "Kernels, by total GPU time");
+	for (size_t i = 0; i < shown; i++)
+		write_row(doc, &k->rows[order[i]], total_ns, &demangler);
+	ct_doc_end(doc);
+	demangler_close(&demangler);
+	free(order);
+	return 0;
+}
+
+static void write_gaps(struct ct_doc *doc, const struct ct_gpu_timeline *tl, size_t max_rows)
+{
+	size_t shown = tl->gaps_kept < max_rows ? tl->gaps_kept : max_rows;
+
+	ct_doc_array(doc, "idle_gaps", "Longest idle gaps");
+	for (size_t i = 0; i < shown; i++) {
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "start_ns", tl->gaps[i].start, CT_UNIT_TIME);
+		ct_doc_i64(doc, "end_ns", tl->gaps[i].end, CT_UNIT_TIME);
+		ct_doc_i64(doc, "duration_ns", tl->gaps[i].end - tl->gaps[i].start,
+		           CT_UNIT_DURATION);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_series(struct ct_doc *doc, const struct ct_busy_series *s)
+{
+	ct_doc_array(doc, "timeline", "Busy over time");
+	for (size_t i = 0; i < s->count; i++) {
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "time_ns", s->origin_ns + (int64_t)i * s->width_ns, CT_UNIT_TIME);
+		ct_doc_i64(doc, "width_ns", s->width_ns, CT_UNIT_DURATION);
+		ct_doc_i64(doc, "busy_ns", s->busy[i], CT_UNIT_DURATION);
+		ct_doc_double(doc, "utilization", (double)s->busy[i] / (double)s->width_ns,
+		              CT_UNIT_RATIO);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_device(struct kernels *k, struct ct_doc *doc, const struct ct_process *process,
+                         unsigned device, const struct ct_gpu_timeline *tl)
+{
+	int64_t span = tl->started ? tl->run_end - tl->first_ns : 0;
+
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "pid", process->pid, CT_UNIT_ID);
+	ct_doc_string(doc, "process", process->procname);
+	ct_doc_u64(doc, "device", device, CT_UNIT_ID);
+	ct_doc_u64(doc, "gpu_records", tl->intervals, CT_UNIT_NONE);
+	ct_doc_i64(doc, "first_ns", tl->first_ns, CT_UNIT_TIME);
+	ct_doc_i64(doc, "last_ns", tl->run_end, CT_UNIT_TIME);
+	ct_doc_i64(doc, "span_ns", span, CT_UNIT_DURATION);
+	ct_doc_i64(doc, "busy_ns", tl->busy_ns, CT_UNIT_DURATION);
+	ct_doc_i64(doc, "idle_ns", span - tl->busy_ns, CT_UNIT_DURATION);
+	if (span > 0)
+		ct_doc_double(doc, "utilization", (double)tl->busy_ns / (double)span,
+		              CT_UNIT_RATIO);
+	else
+		ct_doc_null(doc, "utilization");
+	ct_doc_u64(doc, "idle_gap_count", tl->gap_count, CT_UNIT_NONE);
+	ct_doc_u64(doc, "late_records", tl->late, CT_UNIT_NONE);
+	write_gaps(doc, tl, k->opts->max_rows);
+	write_series(doc, &tl->series);
+	ct_doc_end(doc);
+}
+
+static void write_gpu(struct kernels *k, struct ct_doc *doc)
+{
+	uint64_t waiting = 0;
+
+	ct_doc_object(doc, "gpu", "GPU activity");
+	ct_stat_write(doc, "launch_latency_", &k->latency, CT_UNIT_DURATION);
+	for (size_t p = 0; p < ct_context_process_count(k->ctx); p++) {
+		const struct kern_process *kp = ct_context_process_at(k->ctx, p)->slot[k->slot];
+
+		if (kp)
+			waiting += kp->pending.waiting + kp->pending.evicted;
+	}
+	ct_doc_u64(doc, "kernels_without_launch", k->unmatched, CT_UNIT_NONE);
+	ct_doc_u64(doc, "launches_without_kernel", waiting, CT_UNIT_NONE);
+	ct_doc_array(doc, "devices", "Busy and idle, by process and device");
+	for (size_t p = 0; p < ct_context_process_count(k->ctx); p++) {
+		const struct ct_process *process = ct_context_process_at(k->ctx, p);
+		const struct kern_process *kp = process->slot[k->slot];
+
+		for (unsigned d = 0; kp && d < 256; d++)
+			if (kp->timelines[d] && kp->timelines[d]->started)
+				write_device(k, doc, process, d, kp->timelines[d]);
+	}
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+}
+
+static int kernels_report(void *state, struct ct_doc *doc)
+{
+	struct kernels *k = state;
+
+	if (k->out_of_memory || write_kernels(k, doc) < 0) {
+		fprintf(stderr, "cudatrace: kernels analysis: out of memory\n");
+		return -1;
+	}
+	write_gpu(k, doc);
+	return 0;
+}
+
+/* --------------------------------------------------------- lifecycle */
+
+static int kernels_create(struct ct_context *ctx, const struct ct_options *opts, void **state)
+{
+	struct kernels *k = calloc(1, sizeof(*k));
+
+	*state = k;
+	if (!k) {
+		fprintf(stderr, "cudatrace: kernels analysis: out of memory\n");
+		return -1;
+	}
+	k->ctx = ctx;
+	k->opts = opts;
+	k->slot = ct_context_slot(ctx);
+	if (k->slot < 0) {
+		fprintf(stderr, "cudatrace: kernels analysis: no context slot left\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void free_thread_slot(struct ct_thread *thread, void *data)
+{
+	struct kernels *k = data;
+
+	free(thread->slot[k->slot]);
+	thread->slot[k->slot] = NULL;
+}
+
+static void free_process_slot(struct kernels *k, struct ct_process *process)
+{
+	struct kern_process *kp = process->slot[k->slot];
+
+	if (!kp)
+		return;
+	for (unsigned d = 0; d < 256; d++) {
+		if (kp->timelines[d])
+			ct_gpu_timeline_release(kp->timelines[d]);
+		free(kp->timelines[d]);
+	}
+	ct_corr_map_release(&kp->pending);
+	free(kp);
+	process->slot[k->slot] = NULL;
+}
+
+static void kernels_destroy(void *state)
+{
+	struct kernels *k = state;
+
+	if (!k)
+		return;
+	if (k->slot >= 0) {
+		for (size_t p = 0; p < ct_context_process_count(k->ctx); p++)
+			free_process_slot(k, ct_context_process_at(k->ctx, p));
+		ct_context_foreach_thread(k->ctx, free_thread_slot, k);
+	}
+	for (uint32_t r = 0; r < k->row_count; r++) {
+		ct_stat_release(&k->rows[r].gpu);
+		ct_stat_release(&k->rows[r].latency);
+	}
+	ct_stat_release(&k->latency);
+	free(k->rows);
+	free(k->index);
+	free(k);
+}
+
+const struct ct_analysis_class ct_kernels_analysis = {
+	.name = "kernels",
+	.wants = CT_EV_BIT(CT_EV_API_ENTRY) | CT_EV_BIT(CT_EV_API_EXIT) | CT_EV_BIT(CT_EV_LAUNCH) |
+	         CT_EV_BIT(CT_EV_GPU_KERNEL) | CT_EV_BIT(CT_EV_GPU_MEMCPY) |
+	         CT_EV_BIT(CT_EV_GPU_MEMSET),
+	.create = kernels_create,
+	.event = kernels_event,
+	.finish = kernels_finish,
+	.report = kernels_report,
+	.destroy = kernels_destroy,
+};

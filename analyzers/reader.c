@@ -1,0 +1,1526 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader.c - the trace pass (see reader.h): a babeltrace2 graph of one
+ * src.ctf.fs per trace directory, flt.utils.muxer and a simple sink whose
+ * consume function decodes each cudatrace event into a struct ct_event,
+ * updates the context, applies the filters and calls the analyses.
+ *
+ * Per event class, the first event resolves its type and the index of
+ * every field the decoder reads (the class cache); later events of the
+ * class only borrow fields by index. Types nobody wants are counted, not
+ * decoded.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h> /* lttng-live: nanosleep */
+
+#include <babeltrace2/babeltrace.h>
+
+#include "config.h"
+#include "filters.h"
+#include "reader.h"
+#include "trace-repair.h"
+
+#define PROVIDER_PREFIX "cudatrace:"
+#define MAX_ANALYSES    16
+#define MAX_FIELDS      20
+#define MAX_TRACE_DEPTH 12
+
+/* ------------------------------------------------------------ field specs */
+
+enum storage { S_U8, S_U16, S_U32, S_U64, S_I32, S_I64, S_STR };
+
+struct field_spec {
+	const char *name;
+	size_t offset; /* in struct ct_event */
+	enum storage storage;
+	bool optional; /* absent in the class: left 0 (informational fields) */
+};
+
+#define F(name, member, st)                                          \
+	{                                                            \
+		name, offsetof(struct ct_event, u.member), st, false \
+	}
+#define OPT(name, member, st)                                       \
+	{                                                           \
+		name, offsetof(struct ct_event, u.member), st, true \
+	}
+#define API_FIELDS(m)                                                          \
+	F("api_domain", m.api.domain, S_U8), F("api_cbid", m.api.cbid, S_U16), \
+	    F("correlation_id", m.api.correlation_id, S_U32)
+
+static const struct field_spec api_entry_fields[] = {
+	F("domain", api.domain, S_U8),
+	F("cbid", api.cbid, S_U16),
+	F("correlation_id", api.correlation_id, S_U32),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec api_exit_fields[] = {
+	F("domain", api.domain, S_U8),
+	F("cbid", api.cbid, S_U16),
+	F("correlation_id", api.correlation_id, S_U32),
+	F("result", api.result, S_I32),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec api_name_fields[] = {
+	F("domain", api.domain, S_U8),
+	F("cbid", api.cbid, S_U16),
+	F("name", api.name, S_STR),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec mem_fields[] = {
+	F("device", mem.device, S_U8),
+	F("kind", mem.kind, S_U8),
+	F("address", mem.address, S_U64),
+	F("size", mem.size, S_U64),
+	F("delta", mem.delta, S_I64),
+	F("stream", mem.stream, S_U32),
+	API_FIELDS(mem),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec failed_fields[] = {
+	F("device", failed.device, S_U8),
+	F("kind", failed.kind, S_U8),
+	F("size", failed.size, S_U64),
+	F("result", failed.result, S_I32),
+	F("free", failed.free, S_U64),
+	F("total", failed.total, S_U64),
+	API_FIELDS(failed),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec memcpy_fields[] = {
+	F("direction", memcpy.direction, S_U8),
+	F("src", memcpy.src, S_U64),
+	F("dst", memcpy.dst, S_U64),
+	F("bytes", memcpy.bytes, S_U64),
+	F("host", memcpy.host, S_U8),
+	F("sync", memcpy.sync, S_U8),
+	F("stream", memcpy.stream, S_U32),
+	F("src_device", memcpy.src_device, S_U8),
+	F("dst_device", memcpy.dst_device, S_U8),
+	API_FIELDS(memcpy),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec memset_fields[] = {
+	F("device", memset.device, S_U8),
+	F("address", memset.address, S_U64),
+	F("bytes", memset.bytes, S_U64),
+	F("value", memset.value, S_U32),
+	F("element_size", memset.element_size, S_U8),
+	F("sync", memset.sync, S_U8),
+	F("stream", memset.stream, S_U32),
+	API_FIELDS(memset),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec launch_fields[] = {
+	F("kernel_id", launch.kernel_id, S_U64),
+	F("grid_x", launch.grid[0], S_U32),
+	F("grid_y", launch.grid[1], S_U32),
+	F("grid_z", launch.grid[2], S_U32),
+	F("block_x", launch.block[0], S_U32),
+	F("block_y", launch.block[1], S_U32),
+	F("block_z", launch.block[2], S_U32),
+	F("shared_mem", launch.shared_mem, S_U32),
+	F("config_known", launch.config_known, S_U8),
+	F("stream", launch.stream, S_U32),
+	F("device", launch.device, S_U8),
+	API_FIELDS(launch),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec kernel_name_fields[] = {
+	F("kernel_id", kernel_name.kernel_id, S_U64),
+	F("name", kernel_name.name, S_STR),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec sync_fields[] = {
+	F("what", sync.what, S_U8), F("stream", sync.stream, S_U32), F("device", sync.device, S_U8),
+	API_FIELDS(sync),           { NULL, 0, 0, false },
+};
+static const struct field_spec context_fields[] = {
+	F("context", resource.context, S_U32),
+	F("device", resource.device, S_U8),
+	OPT("primary", resource.primary, S_U8),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec stream_fields[] = {
+	F("context", resource.context, S_U32),
+	F("stream", resource.stream, S_U32),
+	F("device", resource.device, S_U8),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec module_fields[] = {
+	F("context", resource.context, S_U32),
+	F("module", resource.module, S_U32),
+	OPT("cubin_size", resource.cubin_size, S_U64),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec gpu_kernel_fields[] = {
+	F("start", gpu_kernel.start, S_U64),
+	F("end", gpu_kernel.end, S_U64),
+	F("correlation_id", gpu_kernel.correlation_id, S_U32),
+	F("kernel_id", gpu_kernel.kernel_id, S_U64),
+	F("device", gpu_kernel.device, S_U8),
+	F("context", gpu_kernel.context, S_U32),
+	F("stream", gpu_kernel.stream, S_U32),
+	F("grid_x", gpu_kernel.grid[0], S_I32),
+	F("grid_y", gpu_kernel.grid[1], S_I32),
+	F("grid_z", gpu_kernel.grid[2], S_I32),
+	F("block_x", gpu_kernel.block[0], S_I32),
+	F("block_y", gpu_kernel.block[1], S_I32),
+	F("block_z", gpu_kernel.block[2], S_I32),
+	OPT("static_shared_mem", gpu_kernel.static_shared_mem, S_U32),
+	OPT("dynamic_shared_mem", gpu_kernel.dynamic_shared_mem, S_U32),
+	OPT("registers", gpu_kernel.registers, S_U16),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec gpu_memcpy_fields[] = {
+	F("start", gpu_memcpy.start, S_U64),
+	F("end", gpu_memcpy.end, S_U64),
+	F("correlation_id", gpu_memcpy.correlation_id, S_U32),
+	OPT("runtime_correlation_id", gpu_memcpy.runtime_correlation_id, S_U32),
+	F("direction", gpu_memcpy.direction, S_U8),
+	F("src_kind", gpu_memcpy.src_kind, S_U8),
+	F("dst_kind", gpu_memcpy.dst_kind, S_U8),
+	F("bytes", gpu_memcpy.bytes, S_U64),
+	F("device", gpu_memcpy.device, S_U8),
+	OPT("src_device", gpu_memcpy.src_device, S_U8),
+	OPT("dst_device", gpu_memcpy.dst_device, S_U8),
+	F("context", gpu_memcpy.context, S_U32),
+	F("stream", gpu_memcpy.stream, S_U32),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec gpu_memset_fields[] = {
+	F("start", gpu_memset.start, S_U64),
+	F("end", gpu_memset.end, S_U64),
+	F("correlation_id", gpu_memset.correlation_id, S_U32),
+	F("bytes", gpu_memset.bytes, S_U64),
+	OPT("value", gpu_memset.value, S_U32),
+	OPT("memory_kind", gpu_memset.memory_kind, S_U8),
+	F("device", gpu_memset.device, S_U8),
+	F("context", gpu_memset.context, S_U32),
+	F("stream", gpu_memset.stream, S_U32),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec gpu_memory_fields[] = {
+	F("timestamp", gpu_memory.timestamp, S_U64),
+	F("operation", gpu_memory.operation, S_U8),
+	F("memory_kind", gpu_memory.memory_kind, S_U8),
+	F("address", gpu_memory.address, S_U64),
+	F("bytes", gpu_memory.bytes, S_U64),
+	F("correlation_id", gpu_memory.correlation_id, S_U32),
+	F("device", gpu_memory.device, S_U8),
+	F("context", gpu_memory.context, S_U32),
+	F("stream", gpu_memory.stream, S_U32),
+	OPT("is_async", gpu_memory.is_async, S_U8),
+	F("pool_type", gpu_memory.pool_type, S_U8),
+	F("pool_address", gpu_memory.pool_address, S_U64),
+	OPT("pool_release_threshold", gpu_memory.pool_release_threshold, S_U64),
+	F("pool_size", gpu_memory.pool_size, S_U64),
+	F("pool_utilized", gpu_memory.pool_utilized, S_U64),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec gpu_memory_pool_fields[] = {
+	F("timestamp", gpu_memory_pool.timestamp, S_U64),
+	F("operation", gpu_memory_pool.operation, S_U8),
+	F("pool_type", gpu_memory_pool.pool_type, S_U8),
+	F("address", gpu_memory_pool.address, S_U64),
+	F("size", gpu_memory_pool.size, S_U64),
+	OPT("release_threshold", gpu_memory_pool.release_threshold, S_U64),
+	F("utilized", gpu_memory_pool.utilized, S_U64),
+	F("device", gpu_memory_pool.device, S_U8),
+	OPT("correlation_id", gpu_memory_pool.correlation_id, S_U32),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec gpu_sync_fields[] = {
+	F("start", gpu_sync.start, S_U64),     F("end", gpu_sync.end, S_U64),
+	F("type", gpu_sync.type, S_U8),        F("correlation_id", gpu_sync.correlation_id, S_U32),
+	F("context", gpu_sync.context, S_U32), F("stream", gpu_sync.stream, S_U32),
+	OPT("event", gpu_sync.event, S_U32),   { NULL, 0, 0, false },
+};
+static const struct field_spec gpu_overhead_fields[] = {
+	F("start", gpu_overhead.start, S_U64),
+	F("end", gpu_overhead.end, S_U64),
+	OPT("overhead_kind", gpu_overhead.overhead_kind, S_U32),
+	OPT("object_kind", gpu_overhead.object_kind, S_U8),
+	OPT("object_id", gpu_overhead.object_id, S_U64),
+	OPT("correlation_id", gpu_overhead.correlation_id, S_U32),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec dropped_fields[] = {
+	F("count", dropped.count, S_U64),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec device_info_fields[] = {
+	F("device", device_info.device, S_U8),
+	OPT("name", device_info.name, S_STR),
+	F("global_memory", device_info.global_memory, S_U64),
+	OPT("memory_bandwidth", device_info.memory_bandwidth, S_U64),
+	OPT("cc_major", device_info.cc_major, S_U8),
+	OPT("cc_minor", device_info.cc_minor, S_U8),
+	OPT("multiprocessors", device_info.multiprocessors, S_U16),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec tracer_info_fields[] = {
+	F("version", tracer_info.version, S_STR),
+	OPT("procname", tracer_info.procname, S_STR),
+	OPT("cupti_version", tracer_info.cupti_version, S_U32),
+	OPT("driver_version", tracer_info.driver_version, S_I32),
+	OPT("api", tracer_info.api, S_U8),
+	OPT("activity_kinds", tracer_info.activity_kinds, S_U32),
+	OPT("buffer_size", tracer_info.buffer_size, S_U64),
+	OPT("flush_period_ms", tracer_info.flush_period_ms, S_U32),
+	OPT("max_string", tracer_info.max_string, S_U16),
+	OPT("nvml_period_ms", tracer_info.nvml_period_ms, S_U32),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec tracer_error_fields[] = {
+	F("kind", tracer_error.kind, S_U8),
+	OPT("code", tracer_error.code, S_I32),
+	OPT("message", tracer_error.message, S_STR),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec nvml_fields[] = {
+	F("device", nvml.device, S_U8), F("reason", nvml.reason, S_U8), F("free", nvml.free, S_U64),
+	F("used", nvml.used, S_U64),    F("total", nvml.total, S_U64),  { NULL, 0, 0, false },
+};
+static const struct field_spec nvtx_push_fields[] = {
+	F("domain", nvtx.domain, S_U64),
+	F("message", nvtx.message, S_STR),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec nvtx_pop_fields[] = {
+	F("domain", nvtx.domain, S_U64),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec nvtx_start_fields[] = {
+	F("domain", nvtx.domain, S_U64),
+	F("range_id", nvtx.range_id, S_U64),
+	F("message", nvtx.message, S_STR),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec nvtx_end_fields[] = {
+	F("domain", nvtx.domain, S_U64),
+	F("range_id", nvtx.range_id, S_U64),
+	{ NULL, 0, 0, false },
+};
+static const struct field_spec nvtx_domain_fields[] = {
+	F("domain", nvtx.domain, S_U64),
+	F("name", nvtx.message, S_STR),
+	{ NULL, 0, 0, false },
+};
+
+static const struct field_spec *const type_fields[CT_EV_COUNT] = {
+	[CT_EV_API_ENTRY] = api_entry_fields,
+	[CT_EV_API_EXIT] = api_exit_fields,
+	[CT_EV_API_NAME] = api_name_fields,
+	[CT_EV_MEM_ALLOC] = mem_fields,
+	[CT_EV_MEM_FREE] = mem_fields,
+	[CT_EV_MEM_ALLOC_FAILED] = failed_fields,
+	[CT_EV_MEMCPY] = memcpy_fields,
+	[CT_EV_MEMSET] = memset_fields,
+	[CT_EV_LAUNCH] = launch_fields,
+	[CT_EV_KERNEL_NAME] = kernel_name_fields,
+	[CT_EV_SYNC] = sync_fields,
+	[CT_EV_CONTEXT_CREATE] = context_fields,
+	[CT_EV_CONTEXT_DESTROY] = context_fields,
+	[CT_EV_STREAM_CREATE] = stream_fields,
+	[CT_EV_STREAM_DESTROY] = stream_fields,
+	[CT_EV_MODULE_LOAD] = module_fields,
+	[CT_EV_GPU_KERNEL] = gpu_kernel_fields,
+	[CT_EV_GPU_MEMCPY] = gpu_memcpy_fields,
+	[CT_EV_GPU_MEMSET] = gpu_memset_fields,
+	[CT_EV_GPU_MEMORY] = gpu_memory_fields,
+	[CT_EV_GPU_MEMORY_POOL] = gpu_memory_pool_fields,
+	[CT_EV_GPU_SYNC] = gpu_sync_fields,
+	[CT_EV_GPU_OVERHEAD] = gpu_overhead_fields,
+	[CT_EV_ACTIVITY_DROPPED] = dropped_fields,
+	[CT_EV_DEVICE_INFO] = device_info_fields,
+	[CT_EV_TRACER_INFO] = tracer_info_fields,
+	[CT_EV_TRACER_ERROR] = tracer_error_fields,
+	[CT_EV_NVML_SAMPLE] = nvml_fields,
+	[CT_EV_NVTX_PUSH] = nvtx_push_fields,
+	[CT_EV_NVTX_POP] = nvtx_pop_fields,
+	[CT_EV_NVTX_RANGE_START] = nvtx_start_fields,
+	[CT_EV_NVTX_RANGE_END] = nvtx_end_fields,
+	[CT_EV_NVTX_MARK] = nvtx_push_fields,
+	[CT_EV_NVTX_DOMAIN_CREATE] = nvtx_domain_fields,
+};
+
+/* Types the context or the reader itself needs decoded, whoever else wants them. */
+#define ALWAYS_DECODED                                                                             \
+	(CT_EV_BIT(CT_EV_API_NAME) | CT_EV_BIT(CT_EV_KERNEL_NAME) | CT_EV_BIT(CT_EV_NVTX_PUSH) |   \
+	 CT_EV_BIT(CT_EV_NVTX_POP) | CT_EV_BIT(CT_EV_DEVICE_INFO) | CT_EV_BIT(CT_EV_NVML_SAMPLE) | \
+	 CT_EV_BIT(CT_EV_TRACER_INFO) | CT_EV_BIT(CT_EV_ACTIVITY_DROPPED))
+
+/* ------------------------------------------------------------ class cache */
+
+enum field_read { READ_NONE, READ_UNSIGNED, READ_SIGNED, READ_STRING };
+
+/* What the first event of a class taught us. Owned by the reader's cache. */
+struct class_entry {
+	const bt_event_class *key; /* borrowed; NULL: empty slot */
+	enum ct_event_type type;   /* CT_EV_NONE: not ours */
+	bool decode;
+	uint8_t field_count;
+	uint64_t index[MAX_FIELDS];
+	uint8_t read[MAX_FIELDS]; /* enum field_read */
+	/* common context members, -1 if absent */
+	int64_t vpid_index, vtid_index, procname_index;
+	bool vpid_signed, vtid_signed;
+	uint64_t frequency;   /* of the stream class's default clock, 0 if none */
+	const char *hostname; /* from the trace's environment, borrowed from it */
+};
+
+struct instance {
+	const struct ct_analysis_class *cls;
+	void *state;
+};
+
+struct ct_reader {
+	const struct ct_options *opts; /* borrowed */
+	struct ct_context *ctx;        /* owned */
+	struct ct_filter filter;
+	bool filtering;
+	struct instance instances[MAX_ANALYSES];
+	size_t instance_count;
+	/* dispatch[type]: the instances that want it, NULL-terminated */
+	struct instance *dispatch[CT_EV_COUNT][MAX_ANALYSES + 1];
+	uint64_t wanted;             /* union of the analyses' wants */
+	struct class_entry *classes; /* owned hash table, class_capacity slots */
+	size_t class_capacity;
+	size_t class_count;
+	/* the last process/thread seen, for the common case of runs of one thread */
+	struct ct_process *last_process;
+	const char *last_hostname;
+	int64_t last_vpid;
+	struct ct_thread *last_thread;
+	int64_t last_vtid;
+	int64_t last_time;
+	uint64_t seq;
+	bool started;
+	bool no_vpid_warned;
+	int fatal; /* set by the sink: stop the pass */
+	enum ct_reader_status fatal_status;
+	char **paths; /* owned: the trace directories read */
+	size_t path_count;
+	char **repairs; /* owned: repaired copies (trace-repair.h), removed with the reader */
+	size_t repair_count;
+	/* owned array: what each of paths is read from (it, a repair, NULL: skipped); borrowed strings */
+	const char **read_from;
+	struct ct_reader_stats stats;
+};
+
+/* ------------------------------------------------------------ lifecycle */
+
+struct ct_reader *ct_reader_create(const struct ct_options *opts)
+{
+	struct ct_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->opts = opts;
+	r->ctx = ct_context_create();
+	r->class_capacity = 64;
+	r->classes = calloc(r->class_capacity, sizeof(*r->classes));
+	if (!r->ctx || !r->classes) {
+		ct_reader_destroy(r);
+		return NULL;
+	}
+	ct_filter_init(&r->filter, opts);
+	r->filtering = !ct_filter_is_empty(&r->filter);
+	r->stats.first_ns = INT64_MAX;
+	r->stats.last_ns = INT64_MIN;
+	return r;
+}
+
+void ct_reader_destroy(struct ct_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = r->instance_count; i-- > 0;)
+		r->instances[i].cls->destroy(r->instances[i].state);
+	ct_context_destroy(r->ctx);
+	free(r->classes);
+	for (size_t i = 0; i < r->path_count; i++)
+		free(r->paths[i]);
+	free(r->paths);
+	for (size_t i = 0; i < r->repair_count; i++) {
+		ct_trace_repair_remove(r->repairs[i]);
+		free(r->repairs[i]);
+	}
+	free(r->repairs);
+	free(r->read_from);
+	free(r);
+}
+
+int ct_reader_add(struct ct_reader *r, const struct ct_analysis_class *cls)
+{
+	struct instance *in;
+
+	if (r->instance_count == MAX_ANALYSES) {
+		fprintf(stderr, "cudatrace: too many analyses\n");
+		return -1;
+	}
+	in = &r->instances[r->instance_count];
+	in->cls = cls;
+	in->state = NULL;
+	if (cls->create(r->ctx, r->opts, &in->state) < 0) {
+		cls->destroy(in->state);
+		in->state = NULL;
+		return -1;
+	}
+	r->instance_count++;
+	for (unsigned t = 1; t < CT_EV_COUNT; t++) {
+		size_t n = 0;
+
+		if (!(cls->wants & CT_EV_BIT(t)))
+			continue;
+		while (r->dispatch[t][n])
+			n++;
+		r->dispatch[t][n] = in;
+	}
+	r->wanted |= cls->wants;
+	return 0;
+}
+
+struct ct_context *ct_reader_context(struct ct_reader *r)
+{
+	return r->ctx;
+}
+
+const struct ct_reader_stats *ct_reader_stats(const struct ct_reader *r)
+{
+	return &r->stats;
+}
+
+/* ------------------------------------------------------------ delivery */
+
+static void set_fatal(struct ct_reader *r, enum ct_reader_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_fatal(struct ct_reader *r, enum ct_reader_status status, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->fatal)
+		return;
+	r->fatal = 1;
+	r->fatal_status = status;
+	va_start(ap, fmt);
+	vsnprintf(r->stats.error, sizeof(r->stats.error), fmt, ap);
+	va_end(ap);
+}
+
+/* The major number of a version string ("0.1.0" -> 0), -1 if none. */
+static long version_major(const char *version)
+{
+	char *end;
+	long major;
+
+	if (!version)
+		return -1;
+	major = strtol(version, &end, 10);
+	return end == version ? -1 : major;
+}
+
+static void check_tracer_version(struct ct_reader *r, const struct ct_event *ev)
+{
+	long theirs = version_major(ev->u.tracer_info.version);
+	long ours = version_major(PACKAGE_VERSION);
+
+	if (theirs > ours)
+		set_fatal(r, CT_READER_INPUT_ERROR,
+		          "the trace was recorded by cudatrace %s, newer than this reader (%s): "
+		          "its events may mean something else; use cudatrace %ld.x to read it",
+		          ev->u.tracer_info.version, PACKAGE_VERSION, theirs);
+}
+
+int ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
+{
+	enum ct_filter_verdict verdict = CT_FILTER_KEEP;
+	int ret;
+
+	ev->seq = ++r->seq;
+	if (!r->started) {
+		r->started = true;
+		ct_filter_start(&r->filter, ev->time_ns);
+	}
+	if (ev->time_ns < r->stats.first_ns)
+		r->stats.first_ns = ev->time_ns;
+	if (ev->time_ns > r->stats.last_ns)
+		r->stats.last_ns = ev->time_ns;
+	r->stats.events++;
+	ret = ct_context_update(r->ctx, ev);
+	if (ret < 0)
+		return -1;
+	if (ret > 0) {
+		r->stats.unmatched_pops++;
+		return 0;
+	}
+	if (ev->type == CT_EV_ACTIVITY_DROPPED)
+		r->stats.dropped_records += ev->u.dropped.count;
+	else if (ev->type == CT_EV_TRACER_INFO)
+		check_tracer_version(r, ev);
+	if (r->filtering) {
+		verdict = ct_filter_event(&r->filter, r->ctx, ev);
+		if (verdict == CT_FILTER_DROP)
+			return 0;
+	}
+	ev->before_window = verdict == CT_FILTER_BEFORE;
+	r->stats.delivered++;
+	for (struct instance *const *in = r->dispatch[ev->type]; *in; in++)
+		(*in)->cls->event((*in)->state, ev);
+	return 0;
+}
+
+/* ------------------------------------------------------------ class resolution */
+
+static int64_t member_index(const bt_field_class *structure, const char *name)
+{
+	uint64_t count;
+
+	if (!structure || bt_field_class_get_type(structure) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+		return -1;
+	count = bt_field_class_structure_get_member_count(structure);
+	for (uint64_t i = 0; i < count; i++) {
+		const bt_field_class_structure_member *m =
+		    bt_field_class_structure_borrow_member_by_index_const(structure, i);
+
+		if (!strcmp(bt_field_class_structure_member_get_name(m), name))
+			return (int64_t)i;
+	}
+	return -1;
+}
+
+static const bt_field_class *member_class(const bt_field_class *structure, uint64_t index)
+{
+	return bt_field_class_structure_member_borrow_field_class_const(
+	    bt_field_class_structure_borrow_member_by_index_const(structure, index));
+}
+
+/* Index of a context member named NAME or _NAME; -1 if absent or not of the wanted kind. */
+static int64_t context_member(const bt_field_class *context, const char *name, bool string,
+                              bool *is_signed)
+{
+	char underscored[64];
+	int64_t i = member_index(context, name);
+	bt_field_class_type type;
+
+	if (i < 0) {
+		snprintf(underscored, sizeof(underscored), "_%s", name);
+		i = member_index(context, underscored);
+	}
+	if (i < 0)
+		return -1;
+	type = bt_field_class_get_type(member_class(context, (uint64_t)i));
+	if (string)
+		return type == BT_FIELD_CLASS_TYPE_STRING ? i : -1;
+	if (!bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_INTEGER))
+		return -1;
+	if (is_signed)
+		*is_signed = bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
+	return i;
+}
+
+/* The read mode of a payload member for STORAGE, READ_NONE if the types disagree. */
+static enum field_read read_mode(const bt_field_class *fc, enum storage storage)
+{
+	bt_field_class_type type = bt_field_class_get_type(fc);
+
+	if (storage == S_STR)
+		return type == BT_FIELD_CLASS_TYPE_STRING ? READ_STRING : READ_NONE;
+	if (!bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_INTEGER))
+		return READ_NONE;
+	return bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) ? READ_SIGNED
+	                                                                        : READ_UNSIGNED;
+}
+
+static int resolve_payload(struct ct_reader *r, struct class_entry *e, const bt_event_class *ec,
+                           const char *name)
+{
+	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(ec);
+	const struct field_spec *spec = type_fields[e->type];
+	uint8_t n = 0;
+
+	for (; spec && spec->name; spec++, n++) {
+		int64_t i = member_index(payload, spec->name);
+
+		e->read[n] = READ_NONE;
+		if (i >= 0) {
+			e->index[n] = (uint64_t)i;
+			e->read[n] = read_mode(member_class(payload, (uint64_t)i), spec->storage);
+		}
+		if (e->read[n] == READ_NONE && !spec->optional) {
+			set_fatal(r, CT_READER_INPUT_ERROR,
+			          "event %s %s field '%s': the trace was recorded by a version of "
+			          "cudatrace this reader does not know (see doc/events.md)",
+			          name, i < 0 ? "has no" : "has an unexpected type for its",
+			          spec->name);
+			return -1;
+		}
+	}
+	e->field_count = n;
+	return 0;
+}
+
+static const char *trace_hostname(const bt_event *event)
+{
+	const bt_stream *stream = bt_event_borrow_stream_const(event);
+	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
+	const bt_value *v =
+	    bt_trace_borrow_environment_entry_value_by_name_const(trace, "hostname");
+
+	if (v && bt_value_get_type(v) == BT_VALUE_TYPE_STRING)
+		return bt_value_string_get(v);
+	return "";
+}
+
+static void resolve_class(struct ct_reader *r, struct class_entry *e, const bt_event *event)
+{
+	const bt_event_class *ec = bt_event_borrow_class_const(event);
+	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
+	const bt_field_class *context =
+	    bt_stream_class_borrow_event_common_context_field_class_const(sc);
+	const char *name = bt_event_class_get_name(ec);
+
+	e->key = ec;
+	e->type = CT_EV_NONE;
+	if (!name || strncmp(name, PROVIDER_PREFIX, strlen(PROVIDER_PREFIX)) != 0)
+		return;
+	e->type = ct_event_type_from_name(name + strlen(PROVIDER_PREFIX));
+	if (e->type == CT_EV_NONE)
+		return; /* a cudatrace event newer than us: ignored, as a foreign one */
+	e->vpid_index = context_member(context, "vpid", false, &e->vpid_signed);
+	e->vtid_index = context_member(context, "vtid", false, &e->vtid_signed);
+	e->procname_index = context_member(context, "procname", true, NULL);
+	e->hostname = trace_hostname(event);
+	if (bt_stream_class_borrow_default_clock_class_const(sc))
+		e->frequency = bt_clock_class_get_frequency(
+		    bt_stream_class_borrow_default_clock_class_const(sc));
+	e->decode = ((r->wanted | ALWAYS_DECODED) & CT_EV_BIT(e->type)) != 0;
+	if (resolve_payload(r, e, ec, name) < 0)
+		e->type = CT_EV_NONE;
+}
+
+static size_t class_slot(const struct ct_reader *r, const bt_event_class *ec)
+{
+	size_t mask = r->class_capacity - 1;
+	size_t i = ((uintptr_t)ec >> 4) * 2654435761u & mask;
+
+	while (r->classes[i].key && r->classes[i].key != ec)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int class_table_grow(struct ct_reader *r)
+{
+	struct class_entry *old = r->classes;
+	size_t old_capacity = r->class_capacity;
+
+	r->classes = calloc(old_capacity * 2, sizeof(*r->classes));
+	if (!r->classes) {
+		r->classes = old;
+		return -1;
+	}
+	r->class_capacity = old_capacity * 2;
+	for (size_t i = 0; i < old_capacity; i++)
+		if (old[i].key)
+			r->classes[class_slot(r, old[i].key)] = old[i];
+	free(old);
+	return 0;
+}
+
+static struct class_entry *class_of(struct ct_reader *r, const bt_event *event)
+{
+	const bt_event_class *ec = bt_event_borrow_class_const(event);
+	size_t i = class_slot(r, ec);
+
+	if (r->classes[i].key)
+		return &r->classes[i];
+	if ((r->class_count + 1) * 2 > r->class_capacity) {
+		if (class_table_grow(r) < 0)
+			return NULL;
+		i = class_slot(r, ec);
+	}
+	r->class_count++;
+	resolve_class(r, &r->classes[i], event);
+	return &r->classes[i];
+}
+
+/* ------------------------------------------------------------ decoding */
+
+static void store(struct ct_event *ev, const struct field_spec *spec, uint64_t v, const char *s)
+{
+	char *at = (char *)ev + spec->offset;
+
+	switch (spec->storage) {
+	case S_U8: {
+		uint8_t x = (uint8_t)v;
+		memcpy(at, &x, sizeof(x));
+		break;
+	}
+	case S_U16: {
+		uint16_t x = (uint16_t)v;
+		memcpy(at, &x, sizeof(x));
+		break;
+	}
+	case S_U32:
+	case S_I32: {
+		uint32_t x = (uint32_t)v;
+		memcpy(at, &x, sizeof(x));
+		break;
+	}
+	case S_U64:
+	case S_I64:
+		memcpy(at, &v, sizeof(v));
+		break;
+	case S_STR:
+		memcpy(at, &s, sizeof(s));
+		break;
+	}
+}
+
+static void decode_payload(const struct class_entry *e, const bt_event *event, struct ct_event *ev)
+{
+	const bt_field *payload = bt_event_borrow_payload_field_const(event);
+	const struct field_spec *spec = type_fields[e->type];
+
+	for (uint8_t n = 0; n < e->field_count; n++) {
+		const bt_field *f;
+
+		if (e->read[n] == READ_NONE)
+			continue;
+		f = bt_field_structure_borrow_member_field_by_index_const(payload, e->index[n]);
+		switch (e->read[n]) {
+		case READ_UNSIGNED:
+			store(ev, &spec[n], bt_field_integer_unsigned_get_value(f), NULL);
+			break;
+		case READ_SIGNED:
+			store(ev, &spec[n], (uint64_t)bt_field_integer_signed_get_value(f), NULL);
+			break;
+		case READ_STRING:
+			store(ev, &spec[n], 0, bt_field_string_get_value(f));
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static int64_t context_int(const bt_field *context, int64_t index, bool is_signed)
+{
+	const bt_field *f;
+
+	if (!context || index < 0)
+		return 0;
+	f = bt_field_structure_borrow_member_field_by_index_const(context, (uint64_t)index);
+	return is_signed ? bt_field_integer_signed_get_value(f)
+	                 : (int64_t)bt_field_integer_unsigned_get_value(f);
+}
+
+static struct ct_process *process_of(struct ct_reader *r, const struct class_entry *e,
+                                     const bt_field *context)
+{
+	int64_t vpid = context_int(context, e->vpid_index, e->vpid_signed);
+	struct ct_process *p;
+
+	if (r->last_process && vpid == r->last_vpid && e->hostname == r->last_hostname)
+		return r->last_process;
+	if (e->vpid_index < 0 && !r->no_vpid_warned) {
+		r->no_vpid_warned = true;
+		fprintf(stderr, "cudatrace: warning: the trace has no vpid context: all events are "
+		                "counted as one process (record with cudatrace record, or add the "
+		                "vpid, vtid and procname contexts)\n");
+	}
+	p = ct_context_process(r->ctx, e->hostname, vpid);
+	if (!p)
+		return NULL;
+	if (!p->procname[0] && e->procname_index >= 0) {
+		const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
+		    context, (uint64_t)e->procname_index);
+
+		snprintf(p->procname, sizeof(p->procname), "%s", bt_field_string_get_value(f));
+	}
+	r->last_process = p;
+	r->last_vpid = vpid;
+	r->last_hostname = e->hostname;
+	r->last_thread = NULL;
+	return p;
+}
+
+static struct ct_thread *thread_of(struct ct_reader *r, const struct class_entry *e,
+                                   const bt_field *context, struct ct_process *p)
+{
+	int64_t vtid = context_int(context, e->vtid_index, e->vtid_signed);
+
+	if (r->last_thread && r->last_thread->process == p && vtid == r->last_vtid)
+		return r->last_thread;
+	r->last_thread = ct_context_thread(r->ctx, p, vtid);
+	r->last_vtid = vtid;
+	return r->last_thread;
+}
+
+/*
+ * The event's time as the GPU fields count it: the clock's own value in ns
+ * (CLOCK_MONOTONIC for LTTng), not ns from the clock's origin, which adds
+ * the offset to the Unix epoch.
+ */
+static int64_t event_time(struct ct_reader *r, const struct class_entry *e, const bt_message *msg)
+{
+	const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+	uint64_t cycles = bt_clock_snapshot_get_value(cs);
+	uint64_t ns;
+
+	if (e->frequency == UINT64_C(1000000000))
+		ns = cycles;
+	else
+		ns = cycles / e->frequency * UINT64_C(1000000000) +
+		     cycles % e->frequency * UINT64_C(1000000000) / e->frequency;
+	if (ns > INT64_MAX)
+		return r->last_time;
+	r->last_time = (int64_t)ns;
+	return r->last_time;
+}
+
+static void handle_event(struct ct_reader *r, const bt_message *msg)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	struct class_entry *e = class_of(r, event);
+	const bt_field *context;
+	struct ct_event ev;
+
+	if (!e) {
+		set_fatal(r, CT_READER_ERROR, "out of memory");
+		return;
+	}
+	if (e->type == CT_EV_NONE) {
+		r->stats.foreign_events++;
+		return;
+	}
+	context = bt_event_borrow_common_context_field_const(event);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = e->type;
+	ev.time_ns = e->frequency ? event_time(r, e, msg) : r->last_time;
+	ev.process = process_of(r, e, context);
+	if (!ev.process) {
+		set_fatal(r, CT_READER_ERROR, "out of memory");
+		return;
+	}
+	if (!e->decode) {
+		/* counted for the process and the trace, not analysed */
+		r->seq++;
+		r->stats.events++;
+		ev.process->events++;
+		if (ev.time_ns < ev.process->first_ns)
+			ev.process->first_ns = ev.time_ns;
+		if (ev.time_ns > ev.process->last_ns)
+			ev.process->last_ns = ev.time_ns;
+		if (ev.time_ns < r->stats.first_ns)
+			r->stats.first_ns = ev.time_ns;
+		if (ev.time_ns > r->stats.last_ns)
+			r->stats.last_ns = ev.time_ns;
+		return;
+	}
+	ev.thread = thread_of(r, e, context, ev.process);
+	if (!ev.thread) {
+		set_fatal(r, CT_READER_ERROR, "out of memory");
+		return;
+	}
+	decode_payload(e, event, &ev);
+	if (ct_reader_feed(r, &ev) < 0)
+		set_fatal(r, CT_READER_ERROR, "out of memory");
+}
+
+/* ------------------------------------------------------------ the sink */
+
+static void handle_message(struct ct_reader *r, const bt_message *msg)
+{
+	uint64_t count;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		handle_event(r, msg);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		if (bt_message_discarded_events_get_count(msg, &count) ==
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			r->stats.discarded_events += count;
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		if (bt_message_discarded_packets_get_count(msg, &count) ==
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			r->stats.discarded_packets += count;
+		break;
+	default:
+		break;
+	}
+}
+
+static bt_graph_simple_sink_component_initialize_func_status sink_init(bt_message_iterator *it,
+                                                                       void *data)
+{
+	return BT_GRAPH_SIMPLE_SINK_COMPONENT_INITIALIZE_FUNC_STATUS_OK;
+}
+
+static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
+                                                                       void *data)
+{
+	struct ct_reader *r = data;
+	bt_message_array_const msgs;
+	uint64_t count = 0;
+
+	switch (bt_message_iterator_next(it, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+	default:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	}
+	/* every message is put, even after a fatal one */
+	for (uint64_t i = 0; i < count; i++) {
+		if (!r->fatal)
+			handle_message(r, msgs[i]);
+		bt_message_put_ref(msgs[i]);
+	}
+	return r->fatal ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR
+	                : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+static void sink_finalize(void *data)
+{
+}
+
+/* ------------------------------------------------------------ trace discovery */
+
+static int add_path(struct ct_reader *r, const char *dir)
+{
+	char **paths = realloc(r->paths, (r->path_count + 1) * sizeof(*paths));
+	char *copy = strdup(dir);
+
+	if (paths)
+		r->paths = paths;
+	if (!paths || !copy) {
+		free(copy);
+		return -1;
+	}
+	r->paths[r->path_count++] = copy;
+	return 0;
+}
+
+static int is_file(const char *dir, const char *name)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Adds DIR if it is a CTF trace (has a "metadata" file), else looks below it. */
+static int find_traces(struct ct_reader *r, const char *dir, int depth)
+{
+	DIR *d;
+	struct dirent *entry;
+	int ret = 0;
+
+	if (is_file(dir, "metadata"))
+		return add_path(r, dir);
+	if (depth >= MAX_TRACE_DEPTH)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((entry = readdir(d)) && ret == 0) {
+		char path[4096];
+		struct stat st;
+
+		if (entry->d_name[0] == '.')
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name) >=
+		    sizeof(path))
+			continue;
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			ret = find_traces(r, path, depth + 1);
+	}
+	closedir(d);
+	return ret;
+}
+
+/* --- lttng-live (cudatrace report --live; added with `cudatrace record --live`) --- */
+/* A relay daemon's URL (net://HOST[:PORT]/host/HOSTNAME/SESSION), read with src.ctf.lttng-live. */
+static bool is_live_url(const char *path)
+{
+	return !strncmp(path, "net://", 6) || !strncmp(path, "net4://", 7) ||
+	       !strncmp(path, "net6://", 7);
+}
+/* --- end lttng-live --- */
+
+/* Fills r->paths from the user's paths. CT_READER_OK or an error status with a message. */
+static enum ct_reader_status discover(struct ct_reader *r, const char *const *paths, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct stat st;
+		size_t before = r->path_count;
+
+		/* lttng-live: a URL is a source of its own, nothing to discover. */
+		if (is_live_url(paths[i])) {
+			if (add_path(r, paths[i]) < 0) {
+				set_fatal(r, CT_READER_ERROR, "out of memory");
+				return CT_READER_ERROR;
+			}
+			continue;
+		}
+		if (stat(paths[i], &st) != 0) {
+			set_fatal(r, CT_READER_INPUT_ERROR, "cannot open '%s': %s", paths[i],
+			          strerror(errno));
+			return CT_READER_INPUT_ERROR;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			set_fatal(r, CT_READER_INPUT_ERROR,
+			          "'%s' is not a trace: give the trace directory (the one "
+			          "`cudatrace record` or `lttng create` made)",
+			          paths[i]);
+			return CT_READER_INPUT_ERROR;
+		}
+		if (find_traces(r, paths[i], 0) < 0) {
+			set_fatal(r, CT_READER_ERROR, "out of memory");
+			return CT_READER_ERROR;
+		}
+		if (r->path_count == before) {
+			set_fatal(r, CT_READER_INPUT_ERROR,
+			          "no trace in '%s': no CTF 'metadata' file in it or below it",
+			          paths[i]);
+			return CT_READER_INPUT_ERROR;
+		}
+		qsort(r->paths + before, r->path_count - before, sizeof(*r->paths), by_name);
+	}
+	return CT_READER_OK;
+}
+
+/* ------------------------------------------------------------ the graph */
+
+/* The root cause babeltrace2 recorded for the current thread's error; clears it. */
+static void take_error(char *buf, size_t len)
+{
+	const bt_error *error = bt_current_thread_take_error();
+	uint64_t n;
+
+	snprintf(buf, len, "unknown error");
+	if (!error)
+		return;
+	n = bt_error_get_cause_count(error);
+	if (n > 0) {
+		/* cause 0 is the first appended: the deepest, most specific one */
+		const char *msg =
+		    bt_error_cause_get_message(bt_error_borrow_cause_by_index(error, 0));
+		size_t m;
+
+		snprintf(buf, len, "%s", msg ? msg : "unknown error");
+		/* one line only */
+		m = strcspn(buf, "\n");
+		buf[m] = '\0';
+	}
+	bt_error_release(error);
+}
+
+struct graph_parts {
+	bt_graph *graph;                  /* owned */
+	const bt_plugin *ctf;             /* owned */
+	const bt_plugin *utils;           /* owned */
+	const bt_component_filter *muxer; /* borrowed from the graph */
+	const bt_component_sink *sink;
+	const bt_component_source **sources; /* owned array; components borrowed */
+	size_t source_count;
+};
+
+static void graph_parts_release(struct graph_parts *g)
+{
+	bt_graph_put_ref(g->graph);
+	bt_plugin_put_ref(g->ctf);
+	bt_plugin_put_ref(g->utils);
+	free(g->sources);
+}
+
+static enum ct_reader_status find_plugins(struct ct_reader *r, struct graph_parts *g)
+{
+	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &g->ctf) !=
+	        BT_PLUGIN_FIND_STATUS_OK ||
+	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &g->utils) !=
+	        BT_PLUGIN_FIND_STATUS_OK) {
+		bt_current_thread_clear_error();
+		set_fatal(r, CT_READER_ERROR,
+		          "babeltrace2's ctf and utils plugins are missing (Debian: babeltrace2)");
+		return CT_READER_ERROR;
+	}
+	return CT_READER_OK;
+}
+
+/* A src.ctf.fs for trace directory DIR; NULL (with a warning) if it cannot read it. */
+static const bt_component_source *add_source(struct ct_reader *r, struct graph_parts *g,
+                                             const char *dir, size_t index, char *why, size_t len)
+{
+	/* lttng-live: src.ctf.lttng-live for a relay daemon's URL, src.ctf.fs otherwise. */
+	const bt_component_class_source *cls =
+	    bt_plugin_borrow_source_component_class_by_name_const(
+	        g->ctf, is_live_url(dir) ? "lttng-live" : "fs");
+	const bt_component_source *comp = NULL;
+	bt_value *params = bt_value_map_create();
+	bt_value *inputs = NULL;
+	char name[32];
+
+	snprintf(why, len, "out of memory");
+	if (!cls || !params)
+		goto end;
+	/* lttng-live: end when the session is gone instead of waiting for it to come back. */
+	if (is_live_url(dir) &&
+	    bt_value_map_insert_string_entry(params, "session-not-found-action", "end") !=
+	        BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK)
+		goto end;
+	if (bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
+	        BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
+	    bt_value_array_append_string_element(inputs, dir) !=
+	        BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK)
+		goto end;
+	snprintf(name, sizeof(name), "source-%zu", index);
+	if (bt_graph_add_source_component(g->graph, cls, name, params, BT_LOGGING_LEVEL_NONE,
+	                                  &comp) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		take_error(why, len);
+		comp = NULL;
+	}
+end:
+	bt_value_put_ref(params);
+	return comp;
+}
+
+/*
+ * Reads trace I from a repaired copy when its stream files end in a partial
+ * packet (see trace-repair.h). 0, or -1 when that is not the trouble or no
+ * copy can be made.
+ */
+static int use_repaired_copy(struct ct_reader *r, size_t i)
+{
+	char copy[4096], why[512];
+	char **repairs;
+	int repaired;
+
+	if (is_live_url(r->paths[i]))
+		return -1;
+	repaired = ct_trace_repair(r->paths[i], copy, sizeof(copy), why, sizeof(why));
+	if (repaired <= 0)
+		return -1;
+	repairs = realloc(r->repairs, (r->repair_count + 1) * sizeof(*repairs));
+	if (repairs)
+		r->repairs = repairs;
+	if (!repairs || !(r->repairs[r->repair_count] = strdup(copy))) {
+		ct_trace_repair_remove(copy);
+		return -1;
+	}
+	r->read_from[i] = r->repairs[r->repair_count++];
+	r->stats.truncated = true;
+	snprintf(
+	    r->stats.error, sizeof(r->stats.error),
+	    "%d stream file%s of '%.300s' end%s in a partial packet (the trace was cut short): "
+	    "read up to the last event there",
+	    repaired, repaired > 1 ? "s" : "", r->paths[i], repaired > 1 ? "" : "s");
+	return 0;
+}
+
+/* Adds a source per trace still read; the index of the first that fails, or SIZE_MAX. */
+static size_t add_sources(struct ct_reader *r, struct graph_parts *g, char *why, size_t len)
+{
+	g->source_count = 0;
+	for (size_t i = 0; i < r->path_count; i++) {
+		const bt_component_source *src;
+
+		if (!r->read_from[i])
+			continue;
+		src = add_source(r, g, r->read_from[i], i, why, len);
+		if (!src)
+			return i;
+		g->sources[g->source_count++] = src;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * A graph with a source per readable trace. A source that fails leaves the
+ * graph unusable (babeltrace2 marks it faulty), so the graph is made again
+ * without it: with a repaired copy of the trace if that helps, else
+ * skipping it with a warning.
+ */
+static enum ct_reader_status build_graph(struct ct_reader *r, struct graph_parts *g)
+{
+	const bt_component_class_filter *muxer_cls;
+	char first_error[512] = "";
+	enum ct_reader_status status = find_plugins(r, g);
+	size_t failed = 0;
+
+	if (status != CT_READER_OK)
+		return status;
+	g->sources = calloc(r->path_count, sizeof(*g->sources));
+	r->read_from = calloc(r->path_count, sizeof(*r->read_from));
+	muxer_cls = bt_plugin_borrow_filter_component_class_by_name_const(g->utils, "muxer");
+	if (!g->sources || !r->read_from || !muxer_cls)
+		goto oom;
+	for (size_t i = 0; i < r->path_count; i++)
+		r->read_from[i] = r->paths[i];
+	while (failed != SIZE_MAX) {
+		char why[512];
+
+		g->graph = bt_graph_create(0);
+		if (!g->graph)
+			goto oom;
+		failed = add_sources(r, g, why, sizeof(why));
+		if (failed == SIZE_MAX)
+			break;
+		bt_graph_put_ref(g->graph);
+		g->graph = NULL;
+		if (r->read_from[failed] == r->paths[failed] && use_repaired_copy(r, failed) == 0)
+			continue;
+		if (!first_error[0])
+			snprintf(first_error, sizeof(first_error), "'%.200s': %.280s",
+			         r->paths[failed], why);
+		fprintf(stderr, "cudatrace: warning: skipping '%s': not a readable CTF trace: %s\n",
+		        r->paths[failed], why);
+		r->read_from[failed] = NULL;
+	}
+	if (!g->source_count) {
+		set_fatal(r, CT_READER_INPUT_ERROR, "not a readable trace: %s", first_error);
+		return CT_READER_INPUT_ERROR;
+	}
+	r->stats.traces = g->source_count;
+	if (bt_graph_add_filter_component(g->graph, muxer_cls, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
+	                                  &g->muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+	    bt_graph_add_simple_sink_component(g->graph, "cudatrace", sink_init, sink_consume,
+	                                       sink_finalize, r,
+	                                       &g->sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
+		goto bt_error;
+	return CT_READER_OK;
+oom:
+	set_fatal(r, CT_READER_ERROR, "out of memory");
+	return CT_READER_ERROR;
+bt_error:
+	take_error(first_error, sizeof(first_error));
+	set_fatal(r, CT_READER_ERROR, "cannot build the trace reader: %s", first_error);
+	return CT_READER_ERROR;
+}
+
+/* Every source port to a fresh muxer input (the muxer adds one per connection), muxer to sink. */
+static enum ct_reader_status connect_graph(struct ct_reader *r, struct graph_parts *g)
+{
+	char why[512];
+
+	for (size_t s = 0; s < g->source_count; s++) {
+		uint64_t ports = bt_component_source_get_output_port_count(g->sources[s]);
+
+		for (uint64_t p = 0; p < ports; p++) {
+			const bt_port_output *out =
+			    bt_component_source_borrow_output_port_by_index_const(g->sources[s], p);
+			uint64_t inputs = bt_component_filter_get_input_port_count(g->muxer);
+			const bt_port_input *in =
+			    bt_component_filter_borrow_input_port_by_index_const(g->muxer,
+			                                                         inputs - 1);
+
+			if (bt_graph_connect_ports(g->graph, out, in, NULL) !=
+			    BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+				goto error;
+		}
+	}
+	if (bt_graph_connect_ports(
+	        g->graph, bt_component_filter_borrow_output_port_by_index_const(g->muxer, 0),
+	        bt_component_sink_borrow_input_port_by_index_const(g->sink, 0),
+	        NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+		goto error;
+	return CT_READER_OK;
+error:
+	take_error(why, sizeof(why));
+	set_fatal(r, CT_READER_ERROR, "cannot connect the trace reader: %s", why);
+	return CT_READER_ERROR;
+}
+
+static enum ct_reader_status run_graph(struct ct_reader *r, struct graph_parts *g)
+{
+	bt_graph_run_status status;
+	char why[512];
+
+	do {
+		status = bt_graph_run(g->graph);
+		/* lttng-live: AGAIN means no new data yet; wait rather than spin. */
+		if (status == BT_GRAPH_RUN_STATUS_AGAIN && r->path_count &&
+		    is_live_url(r->paths[0]))
+			nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
+	} while (status == BT_GRAPH_RUN_STATUS_AGAIN);
+	if (status == BT_GRAPH_RUN_STATUS_OK)
+		return r->stats.truncated ? CT_READER_TRUNCATED : CT_READER_OK;
+	if (r->fatal) {
+		/* our own reason: babeltrace2's error only says the sink failed */
+		bt_current_thread_clear_error();
+		return r->fatal_status;
+	}
+	if (status == BT_GRAPH_RUN_STATUS_MEMORY_ERROR) {
+		bt_current_thread_clear_error();
+		set_fatal(r, CT_READER_ERROR, "out of memory");
+		return CT_READER_ERROR;
+	}
+	take_error(why, sizeof(why));
+	if (r->stats.events == 0 && r->stats.foreign_events == 0) {
+		set_fatal(r, CT_READER_INPUT_ERROR, "cannot read the trace: %s", why);
+		return CT_READER_INPUT_ERROR;
+	}
+	/* events were read: a trace cut short, analysed up to its last good event */
+	r->stats.truncated = true;
+	snprintf(
+	    r->stats.error, sizeof(r->stats.error),
+	    "the trace ends in an unreadable packet (truncated or corrupt: %.380s); analysed up "
+	    "to its last readable event",
+	    why);
+	return CT_READER_TRUNCATED;
+}
+
+enum ct_reader_status ct_reader_read(struct ct_reader *r, const char *const *paths, size_t count)
+{
+	struct graph_parts g = { 0 };
+	enum ct_reader_status status = discover(r, paths, count);
+
+	if (status == CT_READER_OK)
+		status = build_graph(r, &g);
+	if (status == CT_READER_OK)
+		status = connect_graph(r, &g);
+	if (status == CT_READER_OK || status == CT_READER_TRUNCATED)
+		status = run_graph(r, &g);
+	graph_parts_release(&g);
+	if ((status == CT_READER_OK || status == CT_READER_TRUNCATED) && r->stats.events == 0) {
+		set_fatal(r, CT_READER_INPUT_ERROR,
+		          r->stats.foreign_events
+		              ? "the trace has no cudatrace events (%llu events of other "
+		                "providers): was the program run under cudatrace record?"
+		              : "the trace has no events%llu",
+		          (unsigned long long)r->stats.foreign_events);
+		if (!r->stats.foreign_events)
+			snprintf(r->stats.error, sizeof(r->stats.error),
+			         "the trace has no events: was the program run under cudatrace "
+			         "record, and did it make CUDA calls?");
+		return CT_READER_INPUT_ERROR;
+	}
+	return status;
+}
+
+/* ------------------------------------------------------------ finish and report */
+
+int ct_reader_finish(struct ct_reader *r)
+{
+	int64_t end = r->stats.last_ns == INT64_MIN ? 0 : r->stats.last_ns;
+
+	for (size_t i = 0; i < r->instance_count; i++)
+		if (r->instances[i].cls->finish(r->instances[i].state, end) < 0)
+			return -1;
+	return 0;
+}
+
+static void write_processes(struct ct_reader *r, struct ct_doc *doc)
+{
+	ct_doc_array(doc, "processes", "Processes");
+	for (size_t i = 0; i < ct_context_process_count(r->ctx); i++) {
+		const struct ct_process *p = ct_context_process_at(r->ctx, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "pid", p->pid, CT_UNIT_ID);
+		ct_doc_string(doc, "process", p->procname);
+		ct_doc_string(doc, "hostname", p->hostname);
+		ct_doc_u64(doc, "events", p->events, CT_UNIT_NONE);
+		ct_doc_i64(doc, "first_ns", p->events ? p->first_ns : 0, CT_UNIT_TIME);
+		ct_doc_i64(doc, "last_ns", p->events ? p->last_ns : 0, CT_UNIT_TIME);
+		ct_doc_string(doc, "tracer_version", p->tracer_version);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_devices(struct ct_reader *r, struct ct_doc *doc)
+{
+	ct_doc_array(doc, "devices", "Devices");
+	for (size_t i = 0; i < ct_context_process_count(r->ctx); i++) {
+		const struct ct_process *p = ct_context_process_at(r->ctx, i);
+
+		for (int d = 0; d < 256; d++) {
+			const struct ct_device *dev = p->devices[d];
+
+			if (!dev)
+				continue;
+			ct_doc_object(doc, NULL, NULL);
+			ct_doc_i64(doc, "pid", p->pid, CT_UNIT_ID);
+			ct_doc_u64(doc, "device", dev->ordinal, CT_UNIT_ID);
+			ct_doc_string(doc, "name", dev->name);
+			ct_doc_u64(doc, "memory_bytes", dev->global_memory, CT_UNIT_BYTES);
+			ct_doc_u64(doc, "memory_bandwidth_bytes_per_s", dev->memory_bandwidth,
+			           CT_UNIT_BANDWIDTH);
+			ct_doc_end(doc);
+		}
+	}
+	ct_doc_end(doc);
+}
+
+static void write_trace(struct ct_reader *r, struct ct_doc *doc)
+{
+	const struct ct_reader_stats *s = &r->stats;
+	bool any = s->events > 0;
+
+	ct_doc_object(doc, "trace", "Trace");
+	/* doc/report-schema.md: a new field keeps the version, a changed one bumps it */
+	ct_doc_u64(doc, "schema_version", CT_REPORT_SCHEMA_VERSION, CT_UNIT_ID);
+	ct_doc_string(doc, "cudatrace_version", PACKAGE_VERSION);
+	ct_doc_array(doc, "paths", "Trace directories");
+	for (size_t i = 0; i < r->path_count; i++)
+		ct_doc_string(doc, NULL, r->paths[i]);
+	ct_doc_end(doc);
+	if (any) {
+		ct_doc_i64(doc, "start_ns", s->first_ns, CT_UNIT_TIME);
+		ct_doc_i64(doc, "end_ns", s->last_ns, CT_UNIT_TIME);
+		ct_doc_i64(doc, "duration_ns", s->last_ns - s->first_ns, CT_UNIT_DURATION);
+	} else {
+		ct_doc_null(doc, "start_ns");
+		ct_doc_null(doc, "end_ns");
+		ct_doc_null(doc, "duration_ns");
+	}
+	ct_doc_u64(doc, "events", s->events, CT_UNIT_NONE);
+	ct_doc_u64(doc, "analysed_events", s->delivered, CT_UNIT_NONE);
+	ct_doc_u64(doc, "other_events", s->foreign_events, CT_UNIT_NONE);
+	ct_doc_u64(doc, "discarded_events", s->discarded_events, CT_UNIT_NONE);
+	ct_doc_u64(doc, "discarded_packets", s->discarded_packets, CT_UNIT_NONE);
+	ct_doc_u64(doc, "dropped_records", s->dropped_records, CT_UNIT_NONE);
+	ct_doc_u64(doc, "unmatched_nvtx_pops", s->unmatched_pops, CT_UNIT_NONE);
+	ct_doc_bool(doc, "complete", !s->truncated);
+	ct_doc_string(doc, "error", s->truncated ? s->error : NULL);
+	write_processes(r, doc);
+	write_devices(r, doc);
+	ct_doc_end(doc);
+}
+
+int ct_reader_report(struct ct_reader *r, struct ct_doc *doc)
+{
+	write_trace(r, doc);
+	for (size_t i = 0; i < r->instance_count; i++)
+		if (r->instances[i].cls->report(r->instances[i].state, doc) < 0)
+			return -1;
+	if (ct_doc_error(doc)) {
+		fprintf(stderr, "cudatrace: cannot build the report: %s\n", ct_doc_error(doc));
+		return -1;
+	}
+	return 0;
+}

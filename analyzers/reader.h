@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader.h - one pass over one or more cudatrace traces with
+ * libbabeltrace2 (src.ctf.fs per trace directory -> flt.utils.muxer -> an
+ * in-process sink), each event decoded once and handed to the analyses
+ * that asked for its type.
+ *
+ *	struct ct_reader *r = ct_reader_create(&opts);
+ *	ct_reader_add(r, &ct_memory_analysis);       (for each analysis)
+ *	status = ct_reader_read(r, paths, n);        (or ct_reader_feed())
+ *	ct_reader_finish(r);
+ *	ct_reader_report(r, doc);                    (trace section + analyses)
+ *	ct_reader_destroy(r);
+ *
+ * Field lookups are resolved once per event class (a cache keyed by the
+ * class) and the hot path allocates nothing. LTTng's discarded events
+ * (discarded-events messages) and CUPTI's dropped records
+ * (activity_dropped events) are counted.
+ */
+#ifndef CUDATRACE_ANALYZERS_READER_H
+#define CUDATRACE_ANALYZERS_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+#include "context.h"
+#include "document.h"
+#include "event.h"
+#include "options.h"
+
+/* The version of the report's JSON schema (doc/report-schema.md), in trace.schema_version. */
+#define CT_REPORT_SCHEMA_VERSION 1
+
+enum ct_reader_status {
+	CT_READER_OK = 0,
+	/* the trace ends in an error (truncated, corrupt packet) after events were read:
+	 * everything up to the last good event was analysed */
+	CT_READER_TRUNCATED = 1,
+	/* not a trace, corrupt, no cudatrace events, unknown event version */
+	CT_READER_INPUT_ERROR = 2,
+	/* out of memory, babeltrace2 plugins missing */
+	CT_READER_ERROR = 3,
+};
+
+struct ct_reader_stats {
+	size_t traces;             /* trace directories read */
+	uint64_t events;           /* cudatrace events read */
+	uint64_t delivered;        /* events that passed the filters */
+	uint64_t foreign_events;   /* events of other providers */
+	uint64_t discarded_events; /* lost by LTTng (ring buffer full) */
+	uint64_t discarded_packets;
+	uint64_t dropped_records; /* lost by CUPTI (activity_dropped) */
+	uint64_t unmatched_pops;  /* nvtx_pop without a push */
+	int64_t first_ns;         /* first and last event, INT64_MAX/MIN if none */
+	int64_t last_ns;
+	bool truncated;
+	char error[512]; /* why the pass stopped early, "" if it did not */
+};
+
+struct ct_reader;
+
+/* OPTS must outlive the reader. NULL when out of memory. */
+struct ct_reader *ct_reader_create(const struct ct_options *opts);
+/* Frees the reader, its analyses and its context. NULL is fine. */
+void ct_reader_destroy(struct ct_reader *reader);
+
+/* Creates an instance of CLS and subscribes it to its events. 0, or -1 (message on stderr). */
+int ct_reader_add(struct ct_reader *reader, const struct ct_analysis_class *cls);
+
+/*
+ * Reads the traces under PATHS (trace directories, or directories holding
+ * them, such as an LTTng session's output) in one pass. On
+ * CT_READER_INPUT_ERROR and CT_READER_ERROR the message is in
+ * ct_reader_stats()->error; on CT_READER_TRUNCATED too, and the analyses
+ * have what was read.
+ */
+enum ct_reader_status ct_reader_read(struct ct_reader *reader, const char *const *paths,
+                                     size_t count);
+
+/*
+ * Hands one event to the context, the filters and the analyses, as the
+ * trace pass does (for tests and other sources). EV->process and
+ * EV->thread must be set (ct_context_process/thread); seq and site are
+ * filled in. Returns 0, or -1 when out of memory.
+ */
+int ct_reader_feed(struct ct_reader *reader, struct ct_event *ev);
+
+/* Finishes every analysis. 0, or -1. */
+int ct_reader_finish(struct ct_reader *reader);
+/* Writes the "trace" section, then each analysis's. 0, or -1. */
+int ct_reader_report(struct ct_reader *reader, struct ct_doc *doc);
+
+struct ct_context *ct_reader_context(struct ct_reader *reader);
+const struct ct_reader_stats *ct_reader_stats(const struct ct_reader *reader);
+
+#endif

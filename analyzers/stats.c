@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stats.c - bounded-memory summary statistics: exact values first, then a
+ * log-linear histogram with a guaranteed relative error (see stats.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+/*
+ * The bucket of MAGNITUDE (>= 1): its highest set bit E and the
+ * CT_STAT_SUB_BITS bits after it, i.e. E × 2^SUB + sub-bucket. Below
+ * 2^SUB every integer has a bucket of its own.
+ */
+static int32_t bucket_of(uint64_t magnitude)
+{
+	int e = 63 - __builtin_clzll(magnitude);
+	uint64_t sub;
+
+	if (e >= CT_STAT_SUB_BITS)
+		sub = magnitude >> (e - CT_STAT_SUB_BITS);
+	else
+		sub = magnitude << (CT_STAT_SUB_BITS - e);
+	return (int32_t)((e << CT_STAT_SUB_BITS) | (int32_t)(sub & ((1u << CT_STAT_SUB_BITS) - 1)));
+}
+
+/* The value that stands for bucket I: its midpoint. */
+static double bucket_value(int32_t i)
+{
+	int e = i >> CT_STAT_SUB_BITS;
+	double sub = (double)(i & ((1 << CT_STAT_SUB_BITS) - 1));
+	double low = ldexp(1 + sub / (1 << CT_STAT_SUB_BITS), e);
+	double width = ldexp(1.0 / (1 << CT_STAT_SUB_BITS), e);
+
+	/* below 2^SUB a bucket holds one integer */
+	if (e < CT_STAT_SUB_BITS)
+		return low;
+	return low + (width - 1) / 2;
+}
+
+void ct_stat_init(struct ct_stat *stat)
+{
+	memset(stat, 0, sizeof(*stat));
+}
+
+void ct_stat_release(struct ct_stat *stat)
+{
+	free(stat->positive.counts);
+	free(stat->negative.counts);
+	ct_stat_init(stat);
+}
+
+/* Widens B to hold bucket I; the new buckets are empty. */
+static int buckets_reserve(struct ct_stat_buckets *b, int32_t i)
+{
+	int32_t first, last;
+	uint64_t *counts;
+	uint32_t count;
+
+	if (b->counts && i >= b->first && i < b->first + (int32_t)b->count)
+		return 0;
+	first = b->counts && b->first < i ? b->first : i;
+	last = b->counts && b->first + (int32_t)b->count - 1 > i ? b->first + (int32_t)b->count - 1
+	                                                         : i;
+	count = (uint32_t)(last - first + 1);
+	counts = calloc(count, sizeof(*counts));
+	if (!counts)
+		return -1;
+	if (b->counts)
+		memcpy(counts + (b->first - first), b->counts, b->count * sizeof(*counts));
+	free(b->counts);
+	b->counts = counts;
+	b->first = first;
+	b->count = count;
+	return 0;
+}
+
+/* Counts VALUE in the histogram. */
+static int histogram_add(struct ct_stat *stat, int64_t value)
+{
+	struct ct_stat_buckets *b;
+	uint64_t magnitude;
+	int32_t i;
+
+	if (value == 0) {
+		stat->zeros++;
+		return 0;
+	}
+	b = value > 0 ? &stat->positive : &stat->negative;
+	magnitude = value > 0 ? (uint64_t)value : -(uint64_t)value;
+	i = bucket_of(magnitude);
+	if (buckets_reserve(b, i) < 0)
+		return -1;
+	b->counts[i - b->first]++;
+	return 0;
+}
+
+int ct_stat_add(struct ct_stat *stat, int64_t value)
+{
+	int ret = 0;
+
+	if (stat->count == 0 || value < stat->min)
+		stat->min = value;
+	if (stat->count == 0 || value > stat->max)
+		stat->max = value;
+	stat->sum += value;
+	stat->sum_squares += (double)value * (double)value;
+	if (stat->count < CT_STAT_EXACT) {
+		stat->exact[stat->count++] = value;
+		return 0;
+	}
+	if (stat->count == CT_STAT_EXACT) {
+		/* the exact values move into the histogram once */
+		for (size_t i = 0; i < CT_STAT_EXACT; i++)
+			if (histogram_add(stat, stat->exact[i]) < 0)
+				ret = -1;
+	}
+	stat->count++;
+	if (histogram_add(stat, value) < 0)
+		ret = -1;
+	return ret;
+}
+
+double ct_stat_mean(const struct ct_stat *stat)
+{
+	return stat->count ? (double)stat->sum / (double)stat->count : 0;
+}
+
+double ct_stat_stddev(const struct ct_stat *stat)
+{
+	double mean, variance;
+
+	if (!stat->count)
+		return 0;
+	mean = ct_stat_mean(stat);
+	variance = stat->sum_squares / (double)stat->count - mean * mean;
+	return variance > 0 ? sqrt(variance) : 0;
+}
+
+static int by_value(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+static double exact_quantile(const struct ct_stat *stat, double q)
+{
+	int64_t sorted[CT_STAT_EXACT];
+	double rank = q * (double)(stat->count - 1);
+	size_t below = (size_t)floor(rank);
+	size_t above = (size_t)ceil(rank);
+
+	memcpy(sorted, stat->exact, stat->count * sizeof(*sorted));
+	qsort(sorted, stat->count, sizeof(*sorted), by_value);
+	return (double)sorted[below] +
+	       (rank - (double)below) * (double)(sorted[above] - sorted[below]);
+}
+
+/*
+ * Walks the histogram in value order (negative buckets from the largest
+ * magnitude down, zeros, positive buckets up) to the bucket holding RANK.
+ */
+static double histogram_at(const struct ct_stat *stat, uint64_t rank)
+{
+	const struct ct_stat_buckets *neg = &stat->negative, *pos = &stat->positive;
+	uint64_t seen = 0;
+
+	for (uint32_t k = neg->count; neg->counts && k-- > 0;) {
+		seen += neg->counts[k];
+		if (seen > rank)
+			return -bucket_value(neg->first + (int32_t)k);
+	}
+	seen += stat->zeros;
+	if (seen > rank)
+		return 0;
+	for (uint32_t k = 0; pos->counts && k < pos->count; k++) {
+		seen += pos->counts[k];
+		if (seen > rank)
+			return bucket_value(pos->first + (int32_t)k);
+	}
+	return (double)stat->max;
+}
+
+double ct_stat_quantile(const struct ct_stat *stat, double q)
+{
+	double value;
+
+	if (!stat->count)
+		return 0;
+	if (q < 0)
+		q = 0;
+	if (q > 1)
+		q = 1;
+	if (stat->count <= CT_STAT_EXACT)
+		return exact_quantile(stat, q);
+	/* the ends are known exactly */
+	if (q == 0)
+		return (double)stat->min;
+	if (q == 1)
+		return (double)stat->max;
+	value = histogram_at(stat, (uint64_t)floor(q * (double)(stat->count - 1)));
+	if (value < (double)stat->min)
+		value = (double)stat->min;
+	if (value > (double)stat->max)
+		value = (double)stat->max;
+	return value;
+}
+
+double ct_stat_median(const struct ct_stat *stat)
+{
+	return ct_stat_quantile(stat, 0.5);
+}
+
+static const char *unit_suffix(enum ct_unit unit)
+{
+	switch (unit) {
+	case CT_UNIT_DURATION:
+		return "_ns";
+	case CT_UNIT_BYTES:
+		return "_bytes";
+	default:
+		return "";
+	}
+}
+
+/* Writes PREFIX NAME SUFFIX = VALUE (null when the statistic is empty). */
+static void write_value(struct ct_doc *doc, const char *prefix, const char *name,
+                        const struct ct_stat *stat, double value, enum ct_unit unit)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "%s%s%s", prefix, name, unit_suffix(unit));
+	if (stat->count)
+		ct_doc_double(doc, key, value, unit);
+	else
+		ct_doc_null(doc, key);
+}
+
+static void write_integer(struct ct_doc *doc, const char *prefix, const char *name,
+                          const struct ct_stat *stat, int64_t value, enum ct_unit unit)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "%s%s%s", prefix, name, unit_suffix(unit));
+	if (stat->count)
+		ct_doc_i64(doc, key, value, unit);
+	else
+		ct_doc_null(doc, key);
+}
+
+void ct_stat_write(struct ct_doc *doc, const char *prefix, const struct ct_stat *stat,
+                   enum ct_unit unit)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "%scount", prefix);
+	ct_doc_u64(doc, key, stat->count, CT_UNIT_NONE);
+	write_integer(doc, prefix, "total", stat, stat->sum, unit);
+	write_value(doc, prefix, "mean", stat, ct_stat_mean(stat), unit);
+	write_value(doc, prefix, "median", stat, ct_stat_median(stat), unit);
+	write_integer(doc, prefix, "min", stat, stat->min, unit);
+	write_integer(doc, prefix, "max", stat, stat->max, unit);
+	write_value(doc, prefix, "stddev", stat, ct_stat_stddev(stat), unit);
+}

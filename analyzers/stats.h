@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stats.h - summary statistics of a stream of durations (count, total,
+ * mean, standard deviation, min, max and quantiles such as the median) in
+ * memory that does not grow with the number of values.
+ *
+ * The first CT_STAT_EXACT values are kept as they are, so small samples get
+ * exact quantiles. Beyond that the values move into a log-linear histogram
+ * (the HDR histogram scheme): each power of two is split into
+ * 2^CT_STAT_SUB_BITS equal buckets, so a bucket is at most 1/64 of its
+ * lower bound wide and its midpoint is within 1/128 (CT_STAT_ACCURACY) of
+ * every value in it: any quantile is returned with that relative error.
+ * The bucket of a value comes from its highest bit and the 6 bits after
+ * it, with integer operations only (the event hot path calls this).
+ * Buckets exist only between the smallest and the largest magnitude seen,
+ * so a kernel whose times span a factor of ten costs about 220 counters,
+ * however many times it runs. A reservoir sample was the other candidate:
+ * it bounds memory too, but its error has no bound for a given quantile
+ * and it needs a random source, which would make reports differ from run
+ * to run.
+ */
+#ifndef CUDATRACE_ANALYZERS_STATS_H
+#define CUDATRACE_ANALYZERS_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "document.h"
+
+/* Values kept exactly before the histogram takes over. */
+#define CT_STAT_EXACT 64
+/* Buckets per power of two: 2^CT_STAT_SUB_BITS. */
+#define CT_STAT_SUB_BITS 6
+/* Relative accuracy of quantiles once the histogram is in use: 1/128. */
+#define CT_STAT_ACCURACY (1.0 / (2 << CT_STAT_SUB_BITS))
+
+/* Counts of the buckets first .. first + count - 1 of one sign. */
+struct ct_stat_buckets {
+	uint64_t *counts; /* owned; NULL until a value of this sign arrives */
+	int32_t first;
+	uint32_t count;
+};
+
+struct ct_stat {
+	uint64_t count;
+	int64_t sum;
+	double sum_squares; /* for the standard deviation */
+	int64_t min;
+	int64_t max;
+	int64_t exact[CT_STAT_EXACT]; /* the values, while count <= CT_STAT_EXACT */
+	/* Once the histogram is in use: positive values, magnitudes of negative ones, zeros. */
+	struct ct_stat_buckets positive;
+	struct ct_stat_buckets negative;
+	uint64_t zeros;
+};
+
+/* An empty statistic (or use a zeroed struct). */
+void ct_stat_init(struct ct_stat *stat);
+/* Frees the histogram; the statistic is empty again. */
+void ct_stat_release(struct ct_stat *stat);
+
+/*
+ * Adds VALUE. Returns 0, or -1 when out of memory (the value is then
+ * counted in count, sum, min and max but not in the quantiles).
+ */
+int ct_stat_add(struct ct_stat *stat, int64_t value);
+
+/* Mean, 0 when empty. */
+double ct_stat_mean(const struct ct_stat *stat);
+/* Population standard deviation, 0 when empty. */
+double ct_stat_stddev(const struct ct_stat *stat);
+/*
+ * The Q-quantile (0 <= Q <= 1), 0 when empty. Exact values: the value of
+ * rank Q × (count − 1), interpolated between the two neighbours. From the
+ * histogram: within CT_STAT_ACCURACY of the true value, and never outside
+ * [min, max].
+ */
+double ct_stat_quantile(const struct ct_stat *stat, double q);
+/* The median: the middle value, or the mean of the two middle ones. */
+double ct_stat_median(const struct ct_stat *stat);
+
+/*
+ * Writes PREFIX + "count", then PREFIX + "total", "mean", "median", "min",
+ * "max" and "stddev" followed by the unit's suffix ("_ns" for
+ * CT_UNIT_DURATION, "_bytes" for CT_UNIT_BYTES, none otherwise) into the
+ * open object of DOC; the values are null when the statistic is empty.
+ */
+void ct_stat_write(struct ct_doc *doc, const char *prefix, const struct ct_stat *stat,
+                   enum ct_unit unit);
+
+#endif

@@ -1,0 +1,1312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * transfers.c - the transfers analysis: host<->device copies grouped by
+ * call site (process, thread, NVTX range path, API), device, direction,
+ * pinned or pageable host memory, synchronous or not, and size class; for
+ * each group the count, bytes, GPU time, achieved bandwidth (against the
+ * best seen in that direction and the device's peak where known) and host
+ * time; the groups ranked by the time they cost; and findings: async
+ * copies from pageable memory, storms of small copies, the same host
+ * buffer uploaded again and again, downloads uploaded back, synchronous
+ * copies that leave the GPU idle.
+ *
+ * Joins: a memcpy event (at the call's exit) finds its call's api_entry on
+ * the thread's call stack (host time = api_exit - api_entry) and waits in
+ * a correlation map for its gpu_memcpy record (GPU time). What a copy
+ * costs is the longer of the two: the host's wait for a copy that blocks,
+ * the copy engine's time for one that does not.
+ *
+ * Memory: groups grow with distinct call sites; copies waiting for their
+ * GPU record, the upload and download tables and the GPU timelines have
+ * fixed caps. Nothing grows with the length of the trace.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "call-stack.h"
+#include "corr-map.h"
+#include "gpu-timeline.h"
+
+/* Size classes: < 4 KiB, then ×16 each, the last open-ended. */
+#define SIZE_CLASSES 6
+/* Copies below this are small (the first two classes). */
+#define SMALL_COPY_BYTES (64u * 1024)
+/* A storm: at least this many small copies from one site ... */
+#define STORM_MIN_COPIES 256
+/* ... at most this far apart on average. */
+#define STORM_MAX_INTERVAL_NS 1000000
+/* A host buffer uploaded this many times is uploaded "again and again". */
+#define REPEAT_MIN_UPLOADS 4
+/* Synchronous copies of a site leave the GPU idle when it is idle this long ... */
+#define IDLE_MIN_NS 100000
+/* ... and for at least this share of the time the host waited. */
+#define IDLE_MIN_SHARE 0.5
+/* Only copies this large count for the best bandwidth seen (small ones measure latency). */
+#define BEST_MIN_BYTES (64u * 1024)
+
+/* Upload table: sets of ways, per process. */
+#define UPLOAD_SETS 1024u
+#define UPLOAD_WAYS 4u
+/* Download table: recent device-to-host copies by host address, per process. */
+#define DOWNLOAD_SLOTS 4096u
+
+/* What a hotspot groups by. Zeroed before filling, so it compares with memcmp. */
+struct xfer_key {
+	int64_t tid;
+	uint32_t process; /* ct_process.index */
+	uint32_t path;    /* NVTX path */
+	uint8_t api_domain;
+	uint8_t direction;
+	uint16_t api_cbid;
+	uint8_t host;
+	uint8_t sync;
+	uint8_t size_class;
+	uint8_t device;
+};
+
+/* One hotspot: the copies of one key. */
+struct xfer_group {
+	struct xfer_key key;
+	struct ct_process *process; /* borrowed from the context */
+	uint64_t count;
+	uint64_t bytes;
+	int64_t first_ns;
+	int64_t last_ns;
+	uint64_t gpu_count; /* copies whose GPU record came */
+	uint64_t gpu_bytes;
+	int64_t gpu_ns;
+	uint64_t host_count; /* copies whose call was timed */
+	int64_t host_ns;
+	int64_t cost_ns;
+	uint64_t probed;      /* blocking copies whose window the GPU timeline answered */
+	int64_t blocked_ns;   /* their windows */
+	int64_t gpu_idle_ns;  /* the part of those windows the device did nothing */
+	uint64_t round_trips; /* uploads of bytes just downloaded */
+	uint64_t round_trip_bytes;
+	uint32_t round_trip_from; /* group of the download, for the finding */
+};
+
+/* A copy waiting for its GPU record or its call's exit. */
+struct xfer_pending {
+	struct ct_corr_entry head;
+	uint32_t group;
+	uint8_t awaiting_exit;
+	int64_t host_ns; /* -1: not timed */
+	int64_t gpu_ns;  /* -1: no record yet */
+};
+
+/* A host buffer uploaded, for the repeated-upload finding. */
+struct upload {
+	uint64_t address;
+	uint64_t bytes;
+	uint64_t count; /* 0: free way */
+	uint32_t group; /* of the last upload */
+	int64_t first_ns;
+	int64_t last_ns;
+};
+
+/* A device-to-host copy, for the round-trip finding. */
+struct download {
+	uint64_t address;
+	uint64_t bytes; /* 0: free slot */
+	uint32_t group;
+};
+
+/* Per-process state, in the process's slot. Owned by the analysis. */
+struct xfer_process {
+	struct ct_corr_map pending;             /* of struct xfer_pending */
+	struct ct_gpu_timeline *timelines[256]; /* owned, by device, NULL until used */
+	struct upload *uploads;                 /* owned, UPLOAD_SETS × UPLOAD_WAYS, or NULL */
+	struct download *downloads;             /* owned, DOWNLOAD_SLOTS, or NULL */
+};
+
+/* Per-thread state, in the thread's slot. Owned by the analysis. */
+struct xfer_thread {
+	struct ct_call_stack calls;
+	/* The copy whose call has not returned yet (memcpy comes just before api_exit). */
+	bool copy_open;
+	uint32_t copy_corr;
+	uint32_t copy_group;
+	bool copy_blocks; /* the host waits for it: probe the GPU during its window */
+	int64_t copy_entry_ns;
+	int64_t copy_event_ns;
+};
+
+struct transfers {
+	struct ct_context *ctx;        /* borrowed */
+	const struct ct_options *opts; /* borrowed */
+	int slot;
+	struct xfer_group *groups; /* owned, count used of capacity */
+	uint32_t group_count;
+	uint32_t group_capacity;
+	uint32_t *index; /* owned: open addressing, group index + 1, 0 empty */
+	uint32_t index_capacity;
+	/* Best per-copy bandwidth seen, by device and direction (bytes/s). */
+	double best[256][CT_DIR_COUNT];
+	uint64_t copies;
+	uint64_t unmatched_gpu; /* gpu_memcpy records with no memcpy event */
+	uint64_t gpu_records;
+	int out_of_memory;
+};
+
+static const char *const size_class_names[SIZE_CLASSES] = {
+	"<4KiB", "4KiB-64KiB", "64KiB-1MiB", "1MiB-16MiB", "16MiB-256MiB", ">=256MiB",
+};
+
+static unsigned size_class_of(uint64_t bytes)
+{
+	unsigned c = 0;
+	uint64_t limit = 4096;
+
+	while (c < SIZE_CLASSES - 1 && bytes >= limit) {
+		c++;
+		limit *= 16;
+	}
+	return c;
+}
+
+static bool is_small_class(unsigned size_class)
+{
+	return size_class < 2;
+}
+
+/* ------------------------------------------------------------- state */
+
+static struct xfer_process *xfer_process_of(struct transfers *t, struct ct_process *process)
+{
+	struct xfer_process *xp = process->slot[t->slot];
+
+	if (xp)
+		return xp;
+	xp = calloc(1, sizeof(*xp));
+	if (!xp || ct_corr_map_init(&xp->pending, sizeof(struct xfer_pending)) < 0) {
+		free(xp);
+		t->out_of_memory = 1;
+		return NULL;
+	}
+	process->slot[t->slot] = xp;
+	return xp;
+}
+
+static struct xfer_thread *xfer_thread_of(struct transfers *t, struct ct_thread *thread)
+{
+	struct xfer_thread *xt = thread->slot[t->slot];
+
+	if (!xt) {
+		xt = calloc(1, sizeof(*xt));
+		if (!xt) {
+			t->out_of_memory = 1;
+			return NULL;
+		}
+		thread->slot[t->slot] = xt;
+	}
+	return xt;
+}
+
+static void answer_probe(void *data, const struct ct_gpu_probe *probe);
+
+static struct ct_gpu_timeline *timeline_of(struct transfers *t, struct xfer_process *xp,
+                                           unsigned device)
+{
+	struct ct_gpu_timeline *tl = xp->timelines[device & 0xff];
+
+	if (tl)
+		return tl;
+	tl = malloc(sizeof(*tl));
+	if (!tl || ct_gpu_timeline_init(tl, 2, answer_probe, t) < 0) {
+		free(tl);
+		t->out_of_memory = 1;
+		return NULL;
+	}
+	xp->timelines[device & 0xff] = tl;
+	return tl;
+}
+
+/* ------------------------------------------------------------ groups */
+
+static uint32_t key_hash(const struct xfer_key *key)
+{
+	const unsigned char *p = (const unsigned char *)key;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < sizeof(*key); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static int index_rebuild(struct transfers *t, uint32_t capacity)
+{
+	uint32_t *index = calloc(capacity, sizeof(*index));
+
+	if (!index)
+		return -1;
+	for (uint32_t g = 0; g < t->group_count; g++) {
+		uint32_t i = key_hash(&t->groups[g].key) & (capacity - 1);
+
+		while (index[i])
+			i = (i + 1) & (capacity - 1);
+		index[i] = g + 1;
+	}
+	free(t->index);
+	t->index = index;
+	t->index_capacity = capacity;
+	return 0;
+}
+
+static int groups_reserve(struct transfers *t)
+{
+	if (t->group_count == t->group_capacity) {
+		uint32_t capacity = t->group_capacity ? t->group_capacity * 2 : 64;
+		struct xfer_group *groups = realloc(t->groups, capacity * sizeof(*groups));
+
+		if (!groups)
+			return -1;
+		t->groups = groups;
+		t->group_capacity = capacity;
+	}
+	if ((t->group_count + 1) * 2 > t->index_capacity)
+		return index_rebuild(t, t->index_capacity ? t->index_capacity * 2 : 128);
+	return 0;
+}
+
+/* The index of KEY's group, created on first use; UINT32_MAX when out of memory. */
+static uint32_t group_of(struct transfers *t, const struct xfer_key *key,
+                         struct ct_process *process)
+{
+	uint32_t i, g;
+
+	if (t->index) {
+		for (i = key_hash(key) & (t->index_capacity - 1); t->index[i];
+		     i = (i + 1) & (t->index_capacity - 1))
+			if (!memcmp(&t->groups[t->index[i] - 1].key, key, sizeof(*key)))
+				return t->index[i] - 1;
+	}
+	if (groups_reserve(t) < 0) {
+		t->out_of_memory = 1;
+		return UINT32_MAX;
+	}
+	g = t->group_count++;
+	memset(&t->groups[g], 0, sizeof(t->groups[g]));
+	t->groups[g].key = *key;
+	t->groups[g].process = process;
+	for (i = key_hash(key) & (t->index_capacity - 1); t->index[i];
+	     i = (i + 1) & (t->index_capacity - 1))
+		;
+	t->index[i] = g + 1;
+	return g;
+}
+
+/* The device that runs a copy: the destination's for uploads, else the source's. */
+static uint8_t copy_device(const struct ct_ev_memcpy *e)
+{
+	if (e->direction == CT_DIR_HTOD || e->src_device == CT_DEVICE_NONE)
+		return e->dst_device;
+	return e->src_device;
+}
+
+/*
+ * Host<->device copies the host waits for: synchronous ones, and async ones
+ * from pageable memory. (A synchronous device-to-device copy returns before
+ * it is done, and a host-to-host one involves no GPU.)
+ */
+static bool blocking_copy(unsigned direction, unsigned host, bool sync)
+{
+	if (direction != CT_DIR_HTOD && direction != CT_DIR_DTOH)
+		return false;
+	return sync || host == CT_HOST_PAGEABLE;
+}
+
+/* ------------------------------------------------------------- costs */
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* A copy costs the longer of its host time and its GPU time. */
+static int64_t copy_cost(int64_t host_ns, int64_t gpu_ns)
+{
+	return max64(max64(host_ns, 0), max64(gpu_ns, 0));
+}
+
+static void set_host_time(struct transfers *t, struct xfer_pending *p, int64_t host_ns)
+{
+	t->groups[p->group].cost_ns +=
+	    copy_cost(host_ns, p->gpu_ns) - copy_cost(p->host_ns, p->gpu_ns);
+	p->host_ns = host_ns;
+}
+
+static void set_gpu_time(struct transfers *t, struct xfer_pending *p, int64_t gpu_ns)
+{
+	t->groups[p->group].cost_ns +=
+	    copy_cost(p->host_ns, gpu_ns) - copy_cost(p->host_ns, p->gpu_ns);
+	p->gpu_ns = gpu_ns;
+}
+
+/* ------------------------------------------------ uploads, downloads */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	return x;
+}
+
+/*
+ * Counts an upload of [address, address + bytes). The table keeps the
+ * buffers uploaded most often: a newcomer takes the least-used way of its
+ * set, so a buffer uploaded again and again stays while one-off uploads
+ * come and go.
+ */
+static void note_upload(struct transfers *t, struct xfer_process *xp, const struct ct_event *ev,
+                        uint32_t group)
+{
+	const struct ct_ev_memcpy *e = &ev->u.memcpy;
+	struct upload *set, *least;
+
+	if (!xp->uploads) {
+		xp->uploads = calloc(UPLOAD_SETS * UPLOAD_WAYS, sizeof(*xp->uploads));
+		if (!xp->uploads) {
+			t->out_of_memory = 1;
+			return;
+		}
+	}
+	set = &xp->uploads[(mix(e->src ^ mix(e->bytes)) % UPLOAD_SETS) * UPLOAD_WAYS];
+	least = &set[0];
+	for (unsigned w = 0; w < UPLOAD_WAYS; w++) {
+		if (set[w].count && set[w].address == e->src && set[w].bytes == e->bytes) {
+			set[w].count++;
+			set[w].group = group;
+			set[w].last_ns = ev->time_ns;
+			return;
+		}
+		if (set[w].count < least->count)
+			least = &set[w];
+	}
+	*least = (struct upload){ e->src, e->bytes, 1, group, ev->time_ns, ev->time_ns };
+}
+
+static struct download *download_slot(struct xfer_process *xp, uint64_t address)
+{
+	return &xp->downloads[mix(address) % DOWNLOAD_SLOTS];
+}
+
+static void note_download(struct transfers *t, struct xfer_process *xp,
+                          const struct ct_ev_memcpy *e, uint32_t group)
+{
+	if (!xp->downloads) {
+		xp->downloads = calloc(DOWNLOAD_SLOTS, sizeof(*xp->downloads));
+		if (!xp->downloads) {
+			t->out_of_memory = 1;
+			return;
+		}
+	}
+	*download_slot(xp, e->dst) = (struct download){ e->dst, e->bytes, group };
+}
+
+/* An upload of exactly the bytes a download just brought to the host. */
+static void check_round_trip(struct transfers *t, struct xfer_process *xp,
+                             const struct ct_ev_memcpy *e, uint32_t group)
+{
+	struct download *d;
+
+	if (!xp->downloads)
+		return;
+	d = download_slot(xp, e->src);
+	if (!d->bytes || d->address != e->src || d->bytes != e->bytes)
+		return;
+	t->groups[group].round_trips++;
+	t->groups[group].round_trip_bytes += e->bytes;
+	t->groups[group].round_trip_from = d->group;
+	d->bytes = 0;
+}
+
+/* ------------------------------------------------------------ events */
+
+static void on_api_entry(struct transfers *t, const struct ct_event *ev)
+{
+	struct xfer_thread *xt = xfer_thread_of(t, ev->thread);
+	struct ct_call call = { ev->u.api.correlation_id, ev->u.api.domain, ev->u.api.cbid,
+		                ev->time_ns };
+
+	if (xt)
+		ct_call_stack_push(&xt->calls, &call);
+}
+
+/* The call of the open copy returned: its host time and its window are known. */
+static void close_copy(struct transfers *t, struct ct_process *process, struct xfer_thread *xt,
+                       int64_t exit_ns)
+{
+	struct xfer_process *xp = process->slot[t->slot];
+	struct xfer_group *g = &t->groups[xt->copy_group];
+	struct xfer_pending *p = xp ? ct_corr_map_find(&xp->pending, xt->copy_corr) : NULL;
+
+	xt->copy_open = false;
+	g->host_ns += exit_ns - xt->copy_event_ns;
+	if (p && p->group == xt->copy_group) {
+		set_host_time(t, p, exit_ns - xt->copy_entry_ns);
+		p->awaiting_exit = 0;
+		if (p->gpu_ns >= 0)
+			ct_corr_map_remove(&xp->pending, p);
+	}
+	if (xt->copy_blocks && xp && g->key.device != CT_DEVICE_NONE) {
+		struct ct_gpu_timeline *tl = timeline_of(t, xp, g->key.device);
+
+		if (tl && ct_gpu_timeline_probe(tl, xt->copy_entry_ns, exit_ns, xt->copy_group) < 0)
+			t->out_of_memory = 1;
+	}
+}
+
+static void on_api_exit(struct transfers *t, const struct ct_event *ev)
+{
+	struct xfer_thread *xt = ev->thread->slot[t->slot];
+	struct ct_call call;
+
+	if (!xt)
+		return;
+	if (xt->copy_open && xt->copy_corr == ev->u.api.correlation_id)
+		close_copy(t, ev->process, xt, ev->time_ns);
+	ct_call_stack_pop(&xt->calls, ev->u.api.correlation_id, &call);
+}
+
+static void fill_key(struct xfer_key *key, const struct ct_event *ev)
+{
+	const struct ct_ev_memcpy *e = &ev->u.memcpy;
+
+	memset(key, 0, sizeof(*key));
+	key->tid = ev->thread->tid;
+	key->process = ev->process->index;
+	key->path = ev->site;
+	key->api_domain = e->api.domain;
+	key->api_cbid = e->api.cbid;
+	key->direction = e->direction < CT_DIR_COUNT ? e->direction : CT_DIR_UNKNOWN;
+	key->host = e->host < CT_HOST_MEM_COUNT ? e->host : CT_HOST_NONE;
+	key->sync = e->sync ? 1 : 0;
+	key->size_class = (uint8_t)size_class_of(e->bytes);
+	key->device = copy_device(e);
+}
+
+static void on_memcpy(struct transfers *t, const struct ct_event *ev)
+{
+	const struct ct_ev_memcpy *e = &ev->u.memcpy;
+	struct xfer_process *xp = xfer_process_of(t, ev->process);
+	struct xfer_thread *xt = xfer_thread_of(t, ev->thread);
+	const struct ct_call *call;
+	struct xfer_pending *p;
+	struct xfer_group *g;
+	struct xfer_key key;
+	uint32_t group;
+
+	if (!xp || !xt)
+		return;
+	/* the previous copy's api_exit was lost: close it where it was seen last */
+	if (xt->copy_open)
+		close_copy(t, ev->process, xt, xt->copy_event_ns);
+	fill_key(&key, ev);
+	group = group_of(t, &key, ev->process);
+	if (group == UINT32_MAX)
+		return;
+	g = &t->groups[group];
+	if (!g->count)
+		g->first_ns = ev->time_ns;
+	g->count++;
+	g->bytes += e->bytes;
+	g->last_ns = ev->time_ns;
+	t->copies++;
+	call = ct_call_stack_find(&xt->calls, e->api.correlation_id);
+	p = ct_corr_map_insert(&xp->pending, e->api.correlation_id);
+	if (!p) {
+		t->out_of_memory = 1;
+		return;
+	}
+	p->group = group;
+	p->host_ns = -1;
+	p->gpu_ns = -1;
+	if (call) {
+		/* timed up to now; api_exit, just after, adds the rest */
+		g->host_count++;
+		g->host_ns += ev->time_ns - call->entry_ns;
+		set_host_time(t, p, ev->time_ns - call->entry_ns);
+		p->awaiting_exit = 1;
+		xt->copy_open = true;
+		xt->copy_corr = e->api.correlation_id;
+		xt->copy_group = group;
+		xt->copy_blocks = blocking_copy(e->direction, e->host, e->sync);
+		/* its own GPU record may come before its call returns */
+		if (xt->copy_blocks && key.device != CT_DEVICE_NONE &&
+		    !timeline_of(t, xp, key.device))
+			return;
+		xt->copy_entry_ns = call->entry_ns;
+		xt->copy_event_ns = ev->time_ns;
+	}
+	if (e->direction == CT_DIR_HTOD) {
+		check_round_trip(t, xp, e, group);
+		note_upload(t, xp, ev, group);
+	} else if (e->direction == CT_DIR_DTOH) {
+		note_download(t, xp, e, group);
+	}
+}
+
+static void note_best(struct transfers *t, const struct ct_ev_gpu_memcpy *r, int64_t gpu_ns)
+{
+	unsigned direction = r->direction < CT_DIR_COUNT ? r->direction : CT_DIR_UNKNOWN;
+	double bandwidth;
+
+	if (r->bytes < BEST_MIN_BYTES || gpu_ns <= 0)
+		return;
+	bandwidth = (double)r->bytes * 1e9 / (double)gpu_ns;
+	if (bandwidth > t->best[r->device][direction])
+		t->best[r->device][direction] = bandwidth;
+}
+
+/*
+ * GPU work on DEVICE, for the probes of blocking copies. The device's
+ * timeline starts with its first blocking copy: work that ended before it
+ * cannot overlap any window, and a trace without blocking copies pays
+ * nothing.
+ */
+static void add_busy(struct transfers *t, struct ct_process *process, unsigned device,
+                     uint64_t start, uint64_t end)
+{
+	struct xfer_process *xp = process->slot[t->slot];
+	struct ct_gpu_timeline *tl = xp ? xp->timelines[device & 0xff] : NULL;
+
+	if (tl && ct_gpu_timeline_add(tl, (int64_t)start, (int64_t)end) < 0)
+		t->out_of_memory = 1;
+}
+
+static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
+{
+	const struct ct_ev_gpu_memcpy *r = &ev->u.gpu_memcpy;
+	struct xfer_process *xp = xfer_process_of(t, ev->process);
+	int64_t gpu_ns = r->end > r->start && r->start ? (int64_t)(r->end - r->start) : 0;
+	struct xfer_pending *p;
+	struct xfer_group *g;
+
+	if (!xp)
+		return;
+	t->gpu_records++;
+	add_busy(t, ev->process, r->device, r->start, r->end);
+	note_best(t, r, gpu_ns);
+	p = ct_corr_map_find(&xp->pending, r->correlation_id);
+	if (!p && r->runtime_correlation_id)
+		p = ct_corr_map_find(&xp->pending, r->runtime_correlation_id);
+	if (!p || p->gpu_ns >= 0) {
+		t->unmatched_gpu++;
+		return;
+	}
+	g = &t->groups[p->group];
+	g->gpu_count++;
+	g->gpu_bytes += r->bytes;
+	g->gpu_ns += gpu_ns;
+	set_gpu_time(t, p, gpu_ns);
+	if (!p->awaiting_exit)
+		ct_corr_map_remove(&xp->pending, p);
+}
+
+static void transfers_event(void *state, const struct ct_event *ev)
+{
+	struct transfers *t = state;
+
+	switch (ev->type) {
+	case CT_EV_API_ENTRY:
+		on_api_entry(t, ev);
+		break;
+	case CT_EV_API_EXIT:
+		on_api_exit(t, ev);
+		break;
+	case CT_EV_MEMCPY:
+		on_memcpy(t, ev);
+		break;
+	case CT_EV_GPU_MEMCPY:
+		on_gpu_memcpy(t, ev);
+		break;
+	case CT_EV_GPU_KERNEL:
+		add_busy(t, ev->process, ev->u.gpu_kernel.device, ev->u.gpu_kernel.start,
+		         ev->u.gpu_kernel.end);
+		break;
+	case CT_EV_GPU_MEMSET:
+		add_busy(t, ev->process, ev->u.gpu_memset.device, ev->u.gpu_memset.start,
+		         ev->u.gpu_memset.end);
+		break;
+	default:
+		break;
+	}
+}
+
+/* A blocking copy's window is answered: how much of it the device sat idle. */
+static void answer_probe(void *data, const struct ct_gpu_probe *probe)
+{
+	struct transfers *t = data;
+	struct xfer_group *g = &t->groups[probe->tag];
+	int64_t window = probe->end - probe->start;
+
+	/* no GPU work at all in the window: the trace has no GPU records to judge by */
+	if (probe->busy_ns <= 0)
+		return;
+	g->probed++;
+	g->blocked_ns += window;
+	g->gpu_idle_ns += window > probe->busy_ns ? window - probe->busy_ns : 0;
+}
+
+/* ------------------------------------------------------------ finish */
+
+static void close_open_copy(struct ct_thread *thread, void *data)
+{
+	struct transfers *t = data;
+	struct xfer_thread *xt = thread->slot[t->slot];
+
+	/* a truncated trace: the call never returned; its window ends at its memcpy event */
+	if (xt && xt->copy_open)
+		close_copy(t, thread->process, xt, xt->copy_event_ns);
+}
+
+static int transfers_finish(void *state, int64_t end_ns)
+{
+	struct transfers *t = state;
+
+	ct_context_foreach_thread(t->ctx, close_open_copy, t);
+	for (size_t i = 0; i < ct_context_process_count(t->ctx); i++) {
+		struct xfer_process *xp = ct_context_process_at(t->ctx, i)->slot[t->slot];
+
+		for (unsigned d = 0; xp && d < 256; d++)
+			if (xp->timelines[d])
+				ct_gpu_timeline_finish(xp->timelines[d]);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ report */
+
+static double best_of(const struct transfers *t, const struct xfer_key *key)
+{
+	return t->best[key->device][key->direction];
+}
+
+/* The device's memory bandwidth, for copies that stay on the device; 0 if unknown. */
+static uint64_t device_peak(const struct xfer_group *g)
+{
+	const struct ct_device *device =
+	    g->key.device != CT_DEVICE_NONE ? g->process->devices[g->key.device] : NULL;
+
+	if (!device || g->key.direction != CT_DIR_DTOD)
+		return 0;
+	return device->memory_bandwidth;
+}
+
+static double bandwidth_of(const struct xfer_group *g)
+{
+	return g->gpu_ns > 0 ? (double)g->gpu_bytes * 1e9 / (double)g->gpu_ns : 0;
+}
+
+static void write_ratio(struct ct_doc *doc, const char *key, double part, double whole)
+{
+	if (part > 0 && whole > 0)
+		ct_doc_double(doc, key, part / whole, CT_UNIT_RATIO);
+	else
+		ct_doc_null(doc, key);
+}
+
+static void write_bandwidth(struct ct_doc *doc, const char *key, double bandwidth)
+{
+	if (bandwidth > 0)
+		ct_doc_double(doc, key, bandwidth, CT_UNIT_BANDWIDTH);
+	else
+		ct_doc_null(doc, key);
+}
+
+static void write_site(struct transfers *t, struct ct_doc *doc, const struct xfer_group *g)
+{
+	struct ct_api_ref api = { g->key.api_domain, g->key.api_cbid, 0 };
+	char buf[512];
+
+	ct_doc_i64(doc, "pid", g->process->pid, CT_UNIT_ID);
+	ct_doc_string(doc, "process", g->process->procname);
+	ct_doc_i64(doc, "tid", g->key.tid, CT_UNIT_ID);
+	ct_doc_string(doc, "site",
+	              ct_site_format(t->ctx, g->process, g->key.path, &api, buf, sizeof(buf)));
+	ct_doc_string(doc, "nvtx_path", ct_path_format(t->ctx, g->key.path, buf, sizeof(buf)));
+	ct_doc_string(doc, "api",
+	              ct_context_api_name(g->process, g->key.api_domain, g->key.api_cbid));
+}
+
+static void write_hotspot(struct transfers *t, struct ct_doc *doc, const struct xfer_group *g,
+                          int64_t total_cost)
+{
+	double bandwidth = bandwidth_of(g);
+	uint64_t peak = device_peak(g);
+
+	ct_doc_object(doc, NULL, NULL);
+	write_site(t, doc, g);
+	if (g->key.device != CT_DEVICE_NONE)
+		ct_doc_u64(doc, "device", g->key.device, CT_UNIT_ID);
+	else
+		ct_doc_null(doc, "device");
+	ct_doc_string(doc, "direction", ct_direction_name(g->key.direction));
+	ct_doc_string(doc, "host_memory", ct_host_mem_name(g->key.host));
+	ct_doc_bool(doc, "sync", g->key.sync);
+	/* pageable "async" copies block the host too */
+	ct_doc_bool(doc, "blocking", blocking_copy(g->key.direction, g->key.host, g->key.sync));
+	ct_doc_string(doc, "size_class", size_class_names[g->key.size_class]);
+	ct_doc_u64(doc, "count", g->count, CT_UNIT_NONE);
+	ct_doc_u64(doc, "bytes", g->bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "mean_bytes", g->count ? g->bytes / g->count : 0, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "gpu_records", g->gpu_count, CT_UNIT_NONE);
+	ct_doc_i64(doc, "gpu_time_ns", g->gpu_ns, CT_UNIT_DURATION);
+	ct_doc_i64(doc, "host_time_ns", g->host_ns, CT_UNIT_DURATION);
+	ct_doc_i64(doc, "cost_ns", g->cost_ns, CT_UNIT_DURATION);
+	write_ratio(doc, "cost_share", (double)g->cost_ns, (double)total_cost);
+	write_bandwidth(doc, "bandwidth_bytes_per_s", bandwidth);
+	write_bandwidth(doc, "best_bandwidth_bytes_per_s", best_of(t, &g->key));
+	write_ratio(doc, "of_best", bandwidth, best_of(t, &g->key));
+	write_bandwidth(doc, "device_peak_bytes_per_s", (double)peak);
+	write_ratio(doc, "of_device_peak", bandwidth, (double)peak);
+	ct_doc_i64(doc, "blocked_probed_ns", g->blocked_ns, CT_UNIT_DURATION);
+	ct_doc_i64(doc, "gpu_idle_while_blocked_ns", g->gpu_idle_ns, CT_UNIT_DURATION);
+	ct_doc_i64(doc, "first_ns", g->first_ns, CT_UNIT_TIME);
+	ct_doc_i64(doc, "last_ns", g->last_ns, CT_UNIT_TIME);
+	ct_doc_end(doc);
+}
+
+static int by_cost(const void *pa, const void *pb, void *data)
+{
+	const struct transfers *t = data;
+	const struct xfer_group *a = &t->groups[*(const uint32_t *)pa];
+	const struct xfer_group *b = &t->groups[*(const uint32_t *)pb];
+
+	if (a->cost_ns != b->cost_ns)
+		return a->cost_ns < b->cost_ns ? 1 : -1;
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	return a->first_ns < b->first_ns ? -1 : a->first_ns > b->first_ns;
+}
+
+/* Group indices sorted by what they cost, then bytes. Owned by the caller. */
+static uint32_t *ranked_groups(struct transfers *t)
+{
+	uint32_t *order = malloc((t->group_count ? t->group_count : 1) * sizeof(*order));
+
+	if (!order)
+		return NULL;
+	for (uint32_t g = 0; g < t->group_count; g++)
+		order[g] = g;
+	qsort_r(order, t->group_count, sizeof(*order), by_cost, t);
+	return order;
+}
+
+/* Totals by direction, host memory and sync: a few rows at most. */
+struct direction_row {
+	uint8_t direction, host, sync;
+	uint64_t count, bytes, gpu_bytes;
+	int64_t gpu_ns, host_ns, cost_ns;
+	double best;
+};
+
+static void write_by_direction(struct transfers *t, struct ct_doc *doc)
+{
+	struct direction_row rows[CT_DIR_COUNT * CT_HOST_MEM_COUNT * 2];
+	size_t count = 0;
+
+	for (uint32_t i = 0; i < t->group_count; i++) {
+		const struct xfer_group *g = &t->groups[i];
+		size_t r;
+
+		for (r = 0; r < count; r++)
+			if (rows[r].direction == g->key.direction && rows[r].host == g->key.host &&
+			    rows[r].sync == g->key.sync)
+				break;
+		if (r == count)
+			rows[count++] = (struct direction_row){ .direction = g->key.direction,
+				                                .host = g->key.host,
+				                                .sync = g->key.sync };
+		rows[r].count += g->count;
+		rows[r].bytes += g->bytes;
+		rows[r].gpu_bytes += g->gpu_bytes;
+		rows[r].gpu_ns += g->gpu_ns;
+		rows[r].host_ns += g->host_ns;
+		rows[r].cost_ns += g->cost_ns;
+		if (best_of(t, &g->key) > rows[r].best)
+			rows[r].best = best_of(t, &g->key);
+	}
+	ct_doc_array(doc, "by_direction", "By direction");
+	for (size_t r = 0; r < count; r++) {
+		double bandwidth = rows[r].gpu_ns > 0
+		                       ? (double)rows[r].gpu_bytes * 1e9 / (double)rows[r].gpu_ns
+		                       : 0;
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_string(doc, "direction", ct_direction_name(rows[r].direction));
+		ct_doc_string(doc, "host_memory", ct_host_mem_name(rows[r].host));
+		ct_doc_bool(doc, "sync", rows[r].sync);
+		ct_doc_u64(doc, "count", rows[r].count, CT_UNIT_NONE);
+		ct_doc_u64(doc, "bytes", rows[r].bytes, CT_UNIT_BYTES);
+		ct_doc_i64(doc, "gpu_time_ns", rows[r].gpu_ns, CT_UNIT_DURATION);
+		ct_doc_i64(doc, "host_time_ns", rows[r].host_ns, CT_UNIT_DURATION);
+		ct_doc_i64(doc, "cost_ns", rows[r].cost_ns, CT_UNIT_DURATION);
+		write_bandwidth(doc, "bandwidth_bytes_per_s", bandwidth);
+		write_bandwidth(doc, "best_bandwidth_bytes_per_s", rows[r].best);
+		write_ratio(doc, "of_best", bandwidth, rows[r].best);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+/* ---------------------------------------------------------- findings */
+
+/* "1.50 ms", "230 us" ... for the messages people read. */
+static const char *human_ns(int64_t ns, char *buf, size_t len)
+{
+	if (ns >= 1000000000)
+		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+	else if (ns >= 1000)
+		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%" PRId64 " ns", ns);
+	return buf;
+}
+
+static const char *human_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes >= (UINT64_C(1) << 30))
+		snprintf(buf, len, "%.2f GiB", (double)bytes / (double)(UINT64_C(1) << 30));
+	else if (bytes >= (UINT64_C(1) << 20))
+		snprintf(buf, len, "%.2f MiB", (double)bytes / (double)(UINT64_C(1) << 20));
+	else if (bytes >= 1024)
+		snprintf(buf, len, "%.1f KiB", (double)bytes / 1024.0);
+	else
+		snprintf(buf, len, "%" PRIu64 " B", bytes);
+	return buf;
+}
+
+/* A finding before it is written: findings are ranked by the time they cost. */
+struct finding {
+	const char *kind;
+	uint32_t group; /* where it happens */
+	uint64_t count;
+	uint64_t bytes;
+	int64_t time_ns;
+	uint64_t address; /* host buffer, 0 if none */
+	char message[768];
+};
+
+struct finding_list {
+	struct finding *items; /* owned */
+	size_t count;
+	size_t capacity;
+};
+
+static struct finding *finding_add(struct finding_list *list)
+{
+	if (list->count == list->capacity) {
+		size_t capacity = list->capacity ? list->capacity * 2 : 16;
+		struct finding *items = realloc(list->items, capacity * sizeof(*items));
+
+		if (!items)
+			return NULL;
+		list->items = items;
+		list->capacity = capacity;
+	}
+	memset(&list->items[list->count], 0, sizeof(*list->items));
+	return &list->items[list->count++];
+}
+
+static int64_t mean_cost(const struct xfer_group *g)
+{
+	return g->count ? g->cost_ns / (int64_t)g->count : 0;
+}
+
+static int find_pageable_async(struct transfers *t, struct finding_list *list)
+{
+	for (uint32_t i = 0; i < t->group_count; i++) {
+		const struct xfer_group *g = &t->groups[i];
+		char bytes[32];
+		struct finding *f;
+
+		if (g->key.sync || g->key.host != CT_HOST_PAGEABLE)
+			continue;
+		f = finding_add(list);
+		if (!f)
+			return -1;
+		*f = (struct finding){ .kind = "pageable_async",
+			               .group = i,
+			               .count = g->count,
+			               .bytes = g->bytes,
+			               .time_ns = g->cost_ns };
+		snprintf(
+		    f->message, sizeof(f->message),
+		    "%" PRIu64 " asynchronous %s copies (%s) %s pageable host memory: the "
+		    "driver stages them through a pinned buffer and the host waits, so they "
+		    "overlap nothing; pin the buffer (cudaHostAlloc, cudaHostRegister) to make "
+		    "them asynchronous",
+		    g->count, ct_direction_name(g->key.direction),
+		    human_bytes(g->bytes, bytes, sizeof(bytes)),
+		    g->key.direction == CT_DIR_DTOH ? "to" : "from");
+	}
+	return 0;
+}
+
+/* The sites of small copies, merged across size classes, host memory and sync. */
+static bool same_site(const struct xfer_key *a, const struct xfer_key *b)
+{
+	return a->process == b->process && a->path == b->path && a->tid == b->tid &&
+	       a->api_domain == b->api_domain && a->api_cbid == b->api_cbid &&
+	       a->direction == b->direction && a->device == b->device;
+}
+
+static int find_storms(struct transfers *t, struct finding_list *list)
+{
+	for (uint32_t i = 0; i < t->group_count; i++) {
+		const struct xfer_group *g = &t->groups[i];
+		uint64_t count = 0, bytes = 0;
+		int64_t cost = 0, first = INT64_MAX, last = INT64_MIN;
+		char mean[32], every[32], total[32];
+		bool seen_before = false;
+		struct finding *f;
+
+		if (!is_small_class(g->key.size_class))
+			continue;
+		/* the first small group of a site speaks for the site */
+		for (uint32_t j = 0; j < i && !seen_before; j++)
+			seen_before = is_small_class(t->groups[j].key.size_class) &&
+			              same_site(&t->groups[j].key, &g->key);
+		if (seen_before)
+			continue;
+		for (uint32_t j = i; j < t->group_count; j++) {
+			const struct xfer_group *h = &t->groups[j];
+
+			if (!is_small_class(h->key.size_class) || !same_site(&h->key, &g->key))
+				continue;
+			count += h->count;
+			bytes += h->bytes;
+			cost += h->cost_ns;
+			first = h->first_ns < first ? h->first_ns : first;
+			last = h->last_ns > last ? h->last_ns : last;
+		}
+		if (count < STORM_MIN_COPIES ||
+		    (last - first) / (int64_t)(count - 1) > STORM_MAX_INTERVAL_NS)
+			continue;
+		f = finding_add(list);
+		if (!f)
+			return -1;
+		*f = (struct finding){ .kind = "small_copy_storm",
+			               .group = i,
+			               .count = count,
+			               .bytes = bytes,
+			               .time_ns = cost };
+		snprintf(f->message, sizeof(f->message),
+		         "%" PRIu64 " %s copies of %s on average, one every %s, cost %s: each "
+		         "pays the fixed cost of a copy; gather the data into fewer, larger copies",
+		         count, ct_direction_name(g->key.direction),
+		         human_bytes(bytes / count, mean, sizeof(mean)),
+		         human_ns((last - first) / (int64_t)(count - 1), every, sizeof(every)),
+		         human_ns(cost, total, sizeof(total)));
+	}
+	return 0;
+}
+
+static int find_repeated_uploads(struct transfers *t, struct finding_list *list)
+{
+	for (size_t p = 0; p < ct_context_process_count(t->ctx); p++) {
+		struct xfer_process *xp = ct_context_process_at(t->ctx, p)->slot[t->slot];
+
+		for (size_t i = 0; xp && xp->uploads && i < UPLOAD_SETS * UPLOAD_WAYS; i++) {
+			const struct upload *u = &xp->uploads[i];
+			char size[32];
+			struct finding *f;
+
+			if (u->count < REPEAT_MIN_UPLOADS)
+				continue;
+			f = finding_add(list);
+			if (!f)
+				return -1;
+			*f = (struct finding){ .kind = "repeated_upload",
+				               .group = u->group,
+				               .count = u->count,
+				               .bytes = u->bytes * u->count,
+				               .time_ns = mean_cost(&t->groups[u->group]) *
+				                          (int64_t)(u->count - 1),
+				               .address = u->address };
+			snprintf(f->message, sizeof(f->message),
+			         "the host buffer at 0x%" PRIx64 " (%s) was uploaded %" PRIu64
+			         " times: if its contents do not change in between, upload it once "
+			         "and keep it on the device",
+			         u->address, human_bytes(u->bytes, size, sizeof(size)), u->count);
+		}
+	}
+	return 0;
+}
+
+static int find_round_trips(struct transfers *t, struct finding_list *list)
+{
+	for (uint32_t i = 0; i < t->group_count; i++) {
+		const struct xfer_group *g = &t->groups[i];
+		const struct xfer_group *from;
+		struct ct_api_ref api;
+		char site[512], size[32];
+		struct finding *f;
+
+		if (!g->round_trips)
+			continue;
+		from = &t->groups[g->round_trip_from];
+		f = finding_add(list);
+		if (!f)
+			return -1;
+		*f = (struct finding){ .kind = "round_trip",
+			               .group = i,
+			               .count = g->round_trips,
+			               .bytes = g->round_trip_bytes,
+			               .time_ns = (mean_cost(g) + mean_cost(from)) *
+			                          (int64_t)g->round_trips };
+		api = (struct ct_api_ref){ from->key.api_domain, from->key.api_cbid, 0 };
+		ct_site_format(t->ctx, from->process, from->key.path, &api, site, sizeof(site));
+		snprintf(
+		    f->message, sizeof(f->message),
+		    "%" PRIu64 " uploads (%s) sent back to the device the host buffer a "
+		    "download at %.300s had just filled, same address and size: unless the host "
+		    "changes the data in between, keep it on the device",
+		    g->round_trips, human_bytes(g->round_trip_bytes, size, sizeof(size)), site);
+	}
+	return 0;
+}
+
+static int find_idle_syncs(struct transfers *t, struct finding_list *list)
+{
+	for (uint32_t i = 0; i < t->group_count; i++) {
+		const struct xfer_group *g = &t->groups[i];
+		char blocked[32], idle[32];
+		struct finding *f;
+
+		if (g->gpu_idle_ns < IDLE_MIN_NS ||
+		    (double)g->gpu_idle_ns < IDLE_MIN_SHARE * (double)g->blocked_ns)
+			continue;
+		f = finding_add(list);
+		if (!f)
+			return -1;
+		*f = (struct finding){ .kind = "sync_copy_gpu_idle",
+			               .group = i,
+			               .count = g->probed,
+			               .bytes = g->bytes,
+			               .time_ns = g->gpu_idle_ns };
+		snprintf(f->message, sizeof(f->message),
+		         "the host waited %s in %" PRIu64 " %s %s copies %s %s memory, and the "
+		         "GPU sat idle for %s of it: nothing else was queued; copy asynchronously "
+		         "from pinned memory on a stream of its own and keep work queued behind it",
+		         human_ns(g->blocked_ns, blocked, sizeof(blocked)), g->probed,
+		         g->key.sync ? "synchronous" : "asynchronous",
+		         ct_direction_name(g->key.direction),
+		         g->key.direction == CT_DIR_DTOH ? "to" : "from",
+		         ct_host_mem_name(g->key.host),
+		         human_ns(g->gpu_idle_ns, idle, sizeof(idle)));
+	}
+	return 0;
+}
+
+static int by_time(const void *pa, const void *pb)
+{
+	const struct finding *a = pa, *b = pb;
+
+	if (a->time_ns != b->time_ns)
+		return a->time_ns < b->time_ns ? 1 : -1;
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	return strcmp(a->kind, b->kind);
+}
+
+static void write_finding(struct transfers *t, struct ct_doc *doc, const struct finding *f)
+{
+	const struct xfer_group *g = &t->groups[f->group];
+
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_string(doc, "kind", f->kind);
+	write_site(t, doc, g);
+	ct_doc_string(doc, "direction", ct_direction_name(g->key.direction));
+	ct_doc_string(doc, "host_memory", ct_host_mem_name(g->key.host));
+	ct_doc_bool(doc, "sync", g->key.sync);
+	ct_doc_u64(doc, "count", f->count, CT_UNIT_NONE);
+	ct_doc_u64(doc, "bytes", f->bytes, CT_UNIT_BYTES);
+	ct_doc_i64(doc, "time_ns", f->time_ns, CT_UNIT_DURATION);
+	if (f->address)
+		ct_doc_u64(doc, "host_address", f->address, CT_UNIT_ADDRESS);
+	else
+		ct_doc_null(doc, "host_address");
+	ct_doc_string(doc, "message", f->message);
+	ct_doc_end(doc);
+}
+
+static int write_findings(struct transfers *t, struct ct_doc *doc)
+{
+	struct finding_list list = { 0 };
+	size_t shown;
+	int ret = -1;
+
+	if (find_pageable_async(t, &list) < 0 || find_storms(t, &list) < 0 ||
+	    find_repeated_uploads(t, &list) < 0 || find_round_trips(t, &list) < 0 ||
+	    find_idle_syncs(t, &list) < 0)
+		goto end;
+	if (list.count)
+		qsort(list.items, list.count, sizeof(*list.items), by_time);
+	shown = list.count < t->opts->max_rows ? list.count : t->opts->max_rows;
+	ct_doc_u64(doc, "finding_count", list.count, CT_UNIT_NONE);
+	ct_doc_array(doc, "findings", "Findings");
+	for (size_t i = 0; i < shown; i++)
+		write_finding(t, doc, &list.items[i]);
+	ct_doc_end(doc);
+	ret = 0;
+end:
+	free(list.items);
+	return ret;
+}
+
+static void count_waiting(void *entry, void *data)
+{
+	const struct xfer_pending *p = entry;
+	uint64_t *waiting = data;
+
+	if (p->gpu_ns < 0)
+		(*waiting)++;
+}
+
+static void write_totals(struct transfers *t, struct ct_doc *doc, int64_t total_cost)
+{
+	uint64_t bytes = 0, waiting = 0, evicted = 0;
+	int64_t gpu_ns = 0, host_ns = 0;
+
+	for (uint32_t i = 0; i < t->group_count; i++) {
+		bytes += t->groups[i].bytes;
+		gpu_ns += t->groups[i].gpu_ns;
+		host_ns += t->groups[i].host_ns;
+	}
+	for (size_t p = 0; p < ct_context_process_count(t->ctx); p++) {
+		struct xfer_process *xp = ct_context_process_at(t->ctx, p)->slot[t->slot];
+
+		if (!xp)
+			continue;
+		ct_corr_map_foreach(&xp->pending, count_waiting, &waiting);
+		evicted += xp->pending.evicted;
+	}
+	ct_doc_u64(doc, "copies", t->copies, CT_UNIT_NONE);
+	ct_doc_u64(doc, "bytes", bytes, CT_UNIT_BYTES);
+	ct_doc_i64(doc, "gpu_time_ns", gpu_ns, CT_UNIT_DURATION);
+	ct_doc_i64(doc, "host_time_ns", host_ns, CT_UNIT_DURATION);
+	ct_doc_i64(doc, "cost_ns", total_cost, CT_UNIT_DURATION);
+	ct_doc_u64(doc, "gpu_records", t->gpu_records, CT_UNIT_NONE);
+	ct_doc_u64(doc, "gpu_records_unmatched", t->unmatched_gpu, CT_UNIT_NONE);
+	ct_doc_u64(doc, "copies_without_gpu_record", waiting + evicted, CT_UNIT_NONE);
+	ct_doc_u64(doc, "sites", t->group_count, CT_UNIT_NONE);
+}
+
+static int transfers_report(void *state, struct ct_doc *doc)
+{
+	struct transfers *t = state;
+	uint32_t *order = NULL;
+	int64_t total_cost = 0;
+	size_t shown;
+	int ret = -1;
+
+	if (t->out_of_memory)
+		goto oom;
+	order = ranked_groups(t);
+	if (!order)
+		goto oom;
+	for (uint32_t i = 0; i < t->group_count; i++)
+		total_cost += t->groups[i].cost_ns;
+	ct_doc_object(doc, "transfers", "Transfers");
+	write_totals(t, doc, total_cost);
+	write_by_direction(t, doc);
+	shown = t->group_count < t->opts->max_rows ? t->group_count : t->opts->max_rows;
+	ct_doc_array(doc, "hotspots", "Hotspots, by the time they cost");
+	for (size_t i = 0; i < shown; i++)
+		write_hotspot(t, doc, &t->groups[order[i]], total_cost);
+	ct_doc_end(doc);
+	if (write_findings(t, doc) < 0)
+		goto oom;
+	ct_doc_end(doc);
+	ret = 0;
+	goto end;
+oom:
+	fprintf(stderr, "cudatrace: transfers analysis: out of memory\n");
+end:
+	free(order);
+	return ret;
+}
+
+/* --------------------------------------------------------- lifecycle */
+
+static int transfers_create(struct ct_context *ctx, const struct ct_options *opts, void **state)
+{
+	struct transfers *t = calloc(1, sizeof(*t));
+
+	*state = t;
+	if (!t) {
+		fprintf(stderr, "cudatrace: transfers analysis: out of memory\n");
+		return -1;
+	}
+	t->ctx = ctx;
+	t->opts = opts;
+	t->slot = ct_context_slot(ctx);
+	if (t->slot < 0) {
+		fprintf(stderr, "cudatrace: transfers analysis: no context slot left\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void free_thread_slot(struct ct_thread *thread, void *data)
+{
+	struct transfers *t = data;
+
+	free(thread->slot[t->slot]);
+	thread->slot[t->slot] = NULL;
+}
+
+static void free_process_slot(struct transfers *t, struct ct_process *process)
+{
+	struct xfer_process *xp = process->slot[t->slot];
+
+	if (!xp)
+		return;
+	for (unsigned d = 0; d < 256; d++) {
+		if (xp->timelines[d])
+			ct_gpu_timeline_release(xp->timelines[d]);
+		free(xp->timelines[d]);
+	}
+	ct_corr_map_release(&xp->pending);
+	free(xp->uploads);
+	free(xp->downloads);
+	free(xp);
+	process->slot[t->slot] = NULL;
+}
+
+static void transfers_destroy(void *state)
+{
+	struct transfers *t = state;
+
+	if (!t)
+		return;
+	if (t->slot >= 0) {
+		for (size_t p = 0; p < ct_context_process_count(t->ctx); p++)
+			free_process_slot(t, ct_context_process_at(t->ctx, p));
+		ct_context_foreach_thread(t->ctx, free_thread_slot, t);
+	}
+	free(t->groups);
+	free(t->index);
+	free(t);
+}
+
+const struct ct_analysis_class ct_transfers_analysis = {
+	.name = "transfers",
+	.wants = CT_EV_BIT(CT_EV_API_ENTRY) | CT_EV_BIT(CT_EV_API_EXIT) | CT_EV_BIT(CT_EV_MEMCPY) |
+	         CT_EV_BIT(CT_EV_GPU_MEMCPY) | CT_EV_BIT(CT_EV_GPU_KERNEL) |
+	         CT_EV_BIT(CT_EV_GPU_MEMSET),
+	.create = transfers_create,
+	.event = transfers_event,
+	.finish = transfers_finish,
+	.report = transfers_report,
+	.destroy = transfers_destroy,
+};

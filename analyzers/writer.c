@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.c - the list of writers and the value formatting they share.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "writer.h"
+
+static const struct ct_writer_class *const writers[] = {
+	&ct_text_writer,
+	&ct_csv_writer,
+	&ct_json_writer,
+	NULL,
+};
+
+const struct ct_writer_class *ct_writer_find(const char *name)
+{
+	for (size_t i = 0; writers[i]; i++)
+		if (!strcmp(writers[i]->name, name))
+			return writers[i];
+	return NULL;
+}
+
+static double node_number(const struct ct_node *node)
+{
+	switch (node->type) {
+	case CT_NODE_U64:
+		return (double)node->value.u64;
+	case CT_NODE_I64:
+		return (double)node->value.i64;
+	case CT_NODE_DOUBLE:
+		return node->value.dbl;
+	default:
+		return 0;
+	}
+}
+
+static char *scaled(double value, const char *const units[], size_t count, double step, char *buf,
+                    size_t len)
+{
+	size_t u = 0;
+	double magnitude = fabs(value);
+
+	while (u + 1 < count && magnitude >= step) {
+		magnitude /= step;
+		value /= step;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%.0f %s", value, units[0]);
+	else
+		snprintf(buf, len, "%.2f %s", value, units[u]);
+	return buf;
+}
+
+static char *format_bytes(double bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+
+	return scaled(bytes, units, 5, 1024.0, buf, len);
+}
+
+static char *format_duration(double ns, char *buf, size_t len)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+
+	if (fabs(ns) >= 60e9) {
+		snprintf(buf, len, "%.1f s", ns / 1e9);
+		return buf;
+	}
+	return scaled(ns, units, 4, 1000.0, buf, len);
+}
+
+static char *format_bandwidth(double bytes_per_s, char *buf, size_t len)
+{
+	static const char *const units[] = { "B/s", "KB/s", "MB/s", "GB/s", "TB/s" };
+
+	return scaled(bytes_per_s, units, 5, 1000.0, buf, len);
+}
+
+char *ct_format_raw(const struct ct_node *node, char *buf, size_t len)
+{
+	switch (node->type) {
+	case CT_NODE_U64:
+		snprintf(buf, len, "%" PRIu64, node->value.u64);
+		break;
+	case CT_NODE_I64:
+		snprintf(buf, len, "%" PRId64, node->value.i64);
+		break;
+	case CT_NODE_DOUBLE:
+		snprintf(buf, len, "%.17g", node->value.dbl);
+		break;
+	case CT_NODE_STRING:
+		snprintf(buf, len, "%s", node->value.str);
+		break;
+	case CT_NODE_BOOL:
+		snprintf(buf, len, "%s", node->value.boolean ? "true" : "false");
+		break;
+	default:
+		snprintf(buf, len, "%s", "");
+		break;
+	}
+	return buf;
+}
+
+char *ct_format_value(const struct ct_node *node, int64_t origin_ns, char *buf, size_t len)
+{
+	double v = node_number(node);
+
+	if (node->type == CT_NODE_NULL) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	if (node->type == CT_NODE_STRING || node->type == CT_NODE_BOOL)
+		return ct_format_raw(node, buf, len);
+	switch (node->unit) {
+	case CT_UNIT_BYTES:
+		return format_bytes(v, buf, len);
+	case CT_UNIT_DURATION:
+		return format_duration(v, buf, len);
+	case CT_UNIT_TIME:
+		if (origin_ns == INT64_MIN || node->type != CT_NODE_I64)
+			return ct_format_raw(node, buf, len);
+		snprintf(buf, len, "+%.6f s", (double)(node->value.i64 - origin_ns) / 1e9);
+		return buf;
+	case CT_UNIT_ADDRESS:
+		snprintf(buf, len, "0x%" PRIx64, node->value.u64);
+		return buf;
+	case CT_UNIT_RATIO:
+		snprintf(buf, len, "%.1f %%", v * 100.0);
+		return buf;
+	case CT_UNIT_BANDWIDTH:
+		return format_bandwidth(v, buf, len);
+	case CT_UNIT_NONE:
+		if (node->type == CT_NODE_DOUBLE) {
+			snprintf(buf, len, "%.4g", v);
+			return buf;
+		}
+		return ct_format_raw(node, buf, len);
+	default:
+		return ct_format_raw(node, buf, len);
+	}
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.h - the report writers: each renders a finished report document
+ * (document.h) to a stream, in one format.
+ *
+ *   json  the document as it is (the schema of doc/report-schema.md),
+ *         numbers raw: bytes, ns on the trace clock;
+ *   csv   one table per array of objects, separated by a "# path" line
+ *         and a blank line; nested objects become dotted columns, nested
+ *         arrays tables of their own that repeat their parents' ids;
+ *   text  for people: sections, aligned tables, sizes and times in units,
+ *         long lists cut at max_rows.
+ */
+#ifndef CUDATRACE_ANALYZERS_WRITER_H
+#define CUDATRACE_ANALYZERS_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "document.h"
+
+struct ct_writer_options {
+	size_t max_rows; /* text: rows shown per list; 0: all */
+};
+
+struct ct_writer_class {
+	const char *name; /* "text", "csv", "json" */
+	/* Returns 0, or -1 (after a message on stderr) when OUT cannot be written. */
+	int (*write)(const struct ct_node *root, const struct ct_writer_options *opts, FILE *out);
+};
+
+extern const struct ct_writer_class ct_json_writer;
+extern const struct ct_writer_class ct_csv_writer;
+extern const struct ct_writer_class ct_text_writer;
+
+/* The writer called NAME, NULL if none. */
+const struct ct_writer_class *ct_writer_find(const char *name);
+
+/*
+ * A value as text for people, per its unit ("1.50 MiB", "2.31 ms",
+ * "37.5 %"); times are shown relative to ORIGIN_NS as seconds when
+ * ORIGIN_NS is not INT64_MIN. Returns BUF.
+ */
+char *ct_format_value(const struct ct_node *node, int64_t origin_ns, char *buf, size_t len);
+/* A value as CSV and JSON carry it: raw numbers, "" for null. Returns BUF. */
+char *ct_format_raw(const struct ct_node *node, char *buf, size_t len);
+
+#endif

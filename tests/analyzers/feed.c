@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * feed.c - synthetic events and report lookups for the analyzer tests.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "feed.h"
+
+void feed_init(struct feed *f, const struct ct_analysis_class *const *classes)
+{
+	memset(f, 0, sizeof(*f));
+	ct_options_init(&f->opts);
+	f->opts.max_rows = 1000;
+	f->now = 1000000000;
+	f->reader = ct_reader_create(&f->opts);
+	assert_non_null(f->reader);
+	for (size_t i = 0; classes[i]; i++)
+		assert_int_equal(ct_reader_add(f->reader, classes[i]), 0);
+}
+
+void feed_release(struct feed *f)
+{
+	ct_doc_destroy(f->doc);
+	ct_reader_destroy(f->reader);
+	memset(f, 0, sizeof(*f));
+}
+
+/* An event of TYPE from (pid, tid) at the current time. */
+static void event_init(struct feed *f, struct ct_event *ev, enum ct_event_type type, int pid,
+                       int tid)
+{
+	struct ct_context *ctx = ct_reader_context(f->reader);
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = type;
+	ev->time_ns = f->now;
+	f->now += 1000;
+	ev->process = ct_context_process(ctx, "testhost", pid);
+	assert_non_null(ev->process);
+	if (!ev->process->procname[0])
+		snprintf(ev->process->procname, sizeof(ev->process->procname), "proc%d", pid);
+	ev->thread = ct_context_thread(ctx, ev->process, tid);
+	assert_non_null(ev->thread);
+}
+
+static void feed_event(struct feed *f, struct ct_event *ev)
+{
+	assert_int_equal(ct_reader_feed(f->reader, ev), 0);
+}
+
+static void mem_event(struct feed *f, enum ct_event_type type, int pid, int tid, unsigned device,
+                      unsigned kind, uint64_t address, uint64_t size, unsigned cbid)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, type, pid, tid);
+	ev.u.mem.device = (uint8_t)device;
+	ev.u.mem.kind = (uint8_t)kind;
+	ev.u.mem.address = address;
+	ev.u.mem.size = size;
+	ev.u.mem.delta = type == CT_EV_MEM_ALLOC ? (int64_t)size : -(int64_t)size;
+	ev.u.mem.stream = CT_STREAM_NONE;
+	ev.u.mem.api = (struct ct_api_ref){ CT_DOMAIN_RUNTIME, (uint16_t)cbid, 1 };
+	feed_event(f, &ev);
+}
+
+void feed_alloc(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t address,
+                uint64_t size)
+{
+	mem_event(f, CT_EV_MEM_ALLOC, pid, tid, device, kind, address, size,
+	          kind == CT_MEM_ASYNC ? CBID_CUDA_MALLOC_ASYNC : CBID_CUDA_MALLOC);
+}
+
+void feed_free(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t address,
+               uint64_t size)
+{
+	mem_event(f, CT_EV_MEM_FREE, pid, tid, device, kind, address, size, CBID_CUDA_FREE);
+}
+
+void feed_failed(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t size,
+                 uint64_t free, uint64_t total)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_MEM_ALLOC_FAILED, pid, tid);
+	ev.u.failed.device = (uint8_t)device;
+	ev.u.failed.kind = (uint8_t)kind;
+	ev.u.failed.size = size;
+	ev.u.failed.result = 2;
+	ev.u.failed.free = free;
+	ev.u.failed.total = total;
+	ev.u.failed.api = (struct ct_api_ref){ CT_DOMAIN_RUNTIME, CBID_CUDA_MALLOC, 1 };
+	feed_event(f, &ev);
+}
+
+void feed_nvml(struct feed *f, int pid, unsigned device, unsigned reason, uint64_t free,
+               uint64_t total)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_NVML_SAMPLE, pid, pid);
+	ev.u.nvml.device = (uint8_t)device;
+	ev.u.nvml.reason = (uint8_t)reason;
+	ev.u.nvml.free = free;
+	ev.u.nvml.used = total - free;
+	ev.u.nvml.total = total;
+	feed_event(f, &ev);
+}
+
+void feed_pool(struct feed *f, int pid, unsigned device, unsigned operation, uint64_t address,
+               uint64_t size, uint64_t utilized)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_GPU_MEMORY_POOL, pid, pid);
+	ev.u.gpu_memory_pool.timestamp = (uint64_t)f->now;
+	ev.u.gpu_memory_pool.operation = (uint8_t)operation;
+	ev.u.gpu_memory_pool.pool_type = 1;
+	ev.u.gpu_memory_pool.address = address;
+	ev.u.gpu_memory_pool.size = size;
+	ev.u.gpu_memory_pool.utilized = utilized;
+	ev.u.gpu_memory_pool.device = (uint8_t)device;
+	feed_event(f, &ev);
+}
+
+void feed_push(struct feed *f, int pid, int tid, const char *message)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_NVTX_PUSH, pid, tid);
+	ev.u.nvtx.message = message;
+	feed_event(f, &ev);
+}
+
+void feed_pop(struct feed *f, int pid, int tid)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_NVTX_POP, pid, tid);
+	feed_event(f, &ev);
+}
+
+void feed_report(struct feed *f)
+{
+	assert_int_equal(ct_reader_finish(f->reader), 0);
+	f->doc = ct_doc_create();
+	assert_non_null(f->doc);
+	assert_int_equal(ct_reader_report(f->reader, f->doc), 0);
+	assert_null(ct_doc_error(f->doc));
+	assert_non_null(ct_doc_root(f->doc));
+}
+
+const struct ct_node *feed_get(const struct feed *f, const char *path)
+{
+	const struct ct_node *node = ct_doc_root(f->doc);
+	char *copy = strdup(path);
+	char *part, *save = NULL;
+
+	assert_non_null(copy);
+	for (part = strtok_r(copy, ".", &save); node && part; part = strtok_r(NULL, ".", &save)) {
+		if (node->type == CT_NODE_ARRAY) {
+			long index = strtol(part, NULL, 10);
+			const struct ct_node *c = node->first_child;
+
+			while (c && index-- > 0)
+				c = c->next;
+			node = c;
+		} else {
+			node = ct_node_get(node, part);
+		}
+	}
+	free(copy);
+	return node;
+}
+
+static const struct ct_node *must_get(const struct feed *f, const char *path)
+{
+	const struct ct_node *node = feed_get(f, path);
+
+	if (!node)
+		fail_msg("no %s in the report", path);
+	return node;
+}
+
+int64_t feed_int(const struct feed *f, const char *path)
+{
+	const struct ct_node *node = must_get(f, path);
+
+	if (node->type == CT_NODE_U64)
+		return (int64_t)node->value.u64;
+	if (node->type == CT_NODE_I64)
+		return node->value.i64;
+	fail_msg("%s is not an integer", path);
+	return 0;
+}
+
+double feed_double(const struct feed *f, const char *path)
+{
+	const struct ct_node *node = must_get(f, path);
+
+	if (node->type != CT_NODE_DOUBLE)
+		fail_msg("%s is not a number", path);
+	return node->value.dbl;
+}
+
+const char *feed_string(const struct feed *f, const char *path)
+{
+	const struct ct_node *node = must_get(f, path);
+
+	if (node->type != CT_NODE_STRING)
+		fail_msg("%s is not a string", path);
+	return node->value.str;
+}
+
+size_t feed_count(const struct feed *f, const char *path)
+{
+	const struct ct_node *node = must_get(f, path);
+
+	if (node->type != CT_NODE_ARRAY)
+		fail_msg("%s is not an array", path);
+	return node->child_count;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * feed.h - synthetic events for the analyzer unit tests: a reader with the
+ * analyses under test, events built field by field and fed through
+ * ct_reader_feed() (context, filters, analyses, as a trace pass would),
+ * and lookups in the finished report by path ("memory.devices.0.peak_bytes").
+ */
+#ifndef CUDATRACE_TESTS_FEED_H
+#define CUDATRACE_TESTS_FEED_H
+
+#include <stdint.h>
+
+#include "analysis.h"
+#include "document.h"
+#include "reader.h"
+
+#define MIB (UINT64_C(1) << 20)
+#define GIB (UINT64_C(1) << 30)
+
+/* cbids of the runtime calls the tests name (cupti_runtime_cbid.h) */
+#define CBID_CUDA_MALLOC       20
+#define CBID_CUDA_FREE         22
+#define CBID_CUDA_MALLOC_ASYNC 373
+
+struct feed {
+	struct ct_options opts;
+	struct ct_reader *reader; /* owned */
+	struct ct_doc *doc;       /* owned, after feed_report() */
+	int64_t now;              /* time of the next event; each event advances it by 1 us */
+};
+
+/* A reader with the analyses of the NULL-terminated list CLASSES. */
+void feed_init(struct feed *f, const struct ct_analysis_class *const *classes);
+void feed_release(struct feed *f);
+
+void feed_alloc(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t address,
+                uint64_t size);
+void feed_free(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t address,
+               uint64_t size);
+void feed_failed(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t size,
+                 uint64_t free, uint64_t total);
+void feed_nvml(struct feed *f, int pid, unsigned device, unsigned reason, uint64_t free,
+               uint64_t total);
+void feed_pool(struct feed *f, int pid, unsigned device, unsigned operation, uint64_t address,
+               uint64_t size, uint64_t utilized);
+void feed_push(struct feed *f, int pid, int tid, const char *message);
+void feed_pop(struct feed *f, int pid, int tid);
+
+/* Finishes and reports; the document is then in f->doc. */
+void feed_report(struct feed *f);
+
+/* The node at PATH ("a.b.3.c": keys, and indexes into arrays), NULL if none. */
+const struct ct_node *feed_get(const struct feed *f, const char *path);
+/* Its value as a number or string; the test fails if it is missing or of another type. */
+int64_t feed_int(const struct feed *f, const char *path);
+double feed_double(const struct feed *f, const char *path);
+const char *feed_string(const struct feed *f, const char *path);
+/* Number of elements of the array at PATH; the test fails if none. */
+size_t feed_count(const struct feed *f, const char *path);
+
+#endif

@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""make-ctf.py SCENARIO DIR - write a small CTF 1.8 trace laid out as LTTng
+writes cudatrace's (provider `cudatrace`, vpid/vtid/procname contexts, a
+monotonic clock in ns with an offset to the epoch), with events whose truth
+is known, for the report tests that need no LTTng nor tracer.
+
+Scenarios:
+  basic       allocations in NVTX ranges, a leak, a failure with NVML
+              numbers, CUPTI dropped records, LTTng discarded events; the
+              truth is printed as JSON on stdout
+  foreign     events of another provider only
+  future      tracer_info of a cudatrace major version to come
+  old-layout  mem_alloc without its `delta` field
+  empty       metadata and a stream file without packets
+  bench N     N events of calls allocating and freeing (a live set of a
+              thousand buffers), for timing the reader against babeltrace2
+"""
+import json
+import os
+import struct
+import sys
+import uuid
+
+MAGIC = 0xC1FC1FC1
+CLOCK_OFFSET = 1_700_000_000_000_000_000
+PACKET_BYTES = 4096
+
+U8, U16, U32, U64, I32, I64, STR = "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int32_t", "int64_t", "string"
+PACK = {U8: "<B", U16: "<H", U32: "<I", U64: "<Q", I32: "<i", I64: "<q"}
+
+API = [("api_domain", U8), ("api_cbid", U16), ("correlation_id", U32)]
+EVENTS = {
+    "api_entry": [("domain", U8), ("cbid", U16), ("correlation_id", U32)],
+    "api_exit": [("domain", U8), ("cbid", U16), ("correlation_id", U32), ("result", I32)],
+    "tracer_info": [("version", STR), ("cupti_version", U32), ("driver_version", I32),
+                    ("api", U8), ("activity_kinds", U32), ("buffer_size", U64),
+                    ("flush_period_ms", U32), ("max_string", U16), ("nvml_period_ms", U32)],
+    "api_name": [("domain", U8), ("cbid", U16), ("name", STR)],
+    "mem_alloc": [("device", U8), ("kind", U8), ("address", U64), ("size", U64),
+                  ("delta", I64), ("stream", U32)] + API,
+    "mem_free": [("device", U8), ("kind", U8), ("address", U64), ("size", U64),
+                 ("delta", I64), ("stream", U32)] + API,
+    "mem_alloc_failed": [("device", U8), ("kind", U8), ("size", U64), ("result", I32),
+                         ("free", U64), ("total", U64)] + API,
+    "nvml_sample": [("device", U8), ("reason", U8), ("free", U64), ("used", U64),
+                    ("total", U64)],
+    "nvtx_push": [("domain", U64), ("message", STR)],
+    "nvtx_pop": [("domain", U64)],
+    "activity_dropped": [("count", U64)],
+}
+
+
+def metadata(events, provider="cudatrace"):
+    trace_uuid = str(uuid.UUID(int=0x1234))
+    lines = [
+        "/* CTF 1.8 */",
+        "",
+        "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;",
+        "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;",
+        "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;",
+        "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;",
+        "typealias integer { size = 32; align = 8; signed = true; } := int32_t;",
+        "typealias integer { size = 64; align = 8; signed = true; } := int64_t;",
+        "",
+        "trace {",
+        "\tmajor = 1;",
+        "\tminor = 8;",
+        f'\tuuid = "{trace_uuid}";',
+        "\tbyte_order = le;",
+        "\tpacket.header := struct {",
+        "\t\tuint32_t magic;",
+        "\t\tuint8_t uuid[16];",
+        "\t\tuint32_t stream_id;",
+        "\t};",
+        "};",
+        "",
+        "env {",
+        '\thostname = "synthetic";',
+        '\tdomain = "ust";',
+        '\ttracer_name = "lttng-ust";',
+        "\ttracer_major = 2;",
+        "\ttracer_minor = 13;",
+        "};",
+        "",
+        "clock {",
+        '\tname = "monotonic";',
+        f'\tuuid = "{str(uuid.UUID(int=0x5678))}";',
+        "\tfreq = 1000000000;",
+        "\tprecision = 1;",
+        f"\toffset = {CLOCK_OFFSET};",
+        "\tabsolute = false;",
+        "};",
+        "",
+        "typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := clock_t;",
+        "",
+        "stream {",
+        "\tid = 0;",
+        "\tpacket.context := struct {",
+        "\t\tclock_t timestamp_begin;",
+        "\t\tclock_t timestamp_end;",
+        "\t\tuint64_t content_size;",
+        "\t\tuint64_t packet_size;",
+        "\t\tuint64_t events_discarded;",
+        "\t\tuint64_t packet_seq_num;",
+        "\t\tuint32_t cpu_id;",
+        "\t};",
+        "\tevent.header := struct {",
+        "\t\tuint32_t id;",
+        "\t\tclock_t timestamp;",
+        "\t};",
+        "\tevent.context := struct {",
+        "\t\tint32_t _vpid;",
+        "\t\tint32_t _vtid;",
+        "\t\tstring _procname;",
+        "\t};",
+        "};",
+        "",
+    ]
+    for event_id, (name, fields) in enumerate(events):
+        lines.append("event {")
+        lines.append(f'\tname = "{provider}:{name}";')
+        lines.append(f"\tid = {event_id};")
+        lines.append("\tstream_id = 0;")
+        lines.append("\tfields := struct {")
+        for field, kind in fields:
+            lines.append(f"\t\t{kind} _{field};")
+        lines.append("\t};")
+        lines.append("};")
+        lines.append("")
+    return "\n".join(lines)
+
+
+class Stream:
+    """Events packed into fixed-size packets, as LTTng's sub-buffers."""
+
+    def __init__(self, events):
+        self.ids = {name: i for i, (name, _) in enumerate(events)}
+        self.layout = dict(events)
+        self.packets = []
+        self.current = []
+        self.discarded = 0
+        self.seq = 0
+
+    def event(self, t, event_name, pid, tid, procname, **values):
+        body = struct.pack("<I", self.ids[event_name]) + struct.pack("<Q", t)
+        body += struct.pack("<ii", pid, tid) + procname.encode() + b"\0"
+        for field, kind in self.layout[event_name]:
+            v = values.get(field, 0)
+            if kind == STR:
+                body += str(v).encode() + b"\0"
+            else:
+                body += struct.pack(PACK[kind], v)
+        if sum(len(b) for _, b in self.current) + len(body) > PACKET_BYTES - 128:
+            self.flush()
+        self.current.append((t, body))
+
+    def discard(self, count):
+        """LTTng lost COUNT events before the next packet."""
+        self.flush()
+        self.discarded += count
+
+    def flush(self):
+        if self.current:
+            self.packets.append((self.current, self.discarded))
+            self.current = []
+
+    def data(self):
+        self.flush()
+        out = []
+        for events, discarded in self.packets:
+            seq = self.seq
+            self.seq += 1
+            header = struct.pack("<I", MAGIC) + uuid.UUID(int=0x1234).bytes + struct.pack("<I", 0)
+            payload = b"".join(b for _, b in events)
+            context_len = 8 * 6 + 4
+            content = len(header) + context_len + len(payload)
+            context = struct.pack("<QQQQQQI", events[0][0], events[-1][0], content * 8,
+                                  PACKET_BYTES * 8, discarded, seq, 0)
+            packet = header + context + payload
+            out.append(packet + b"\0" * (PACKET_BYTES - len(packet)))
+        self.packets = []
+        return b"".join(out)
+
+
+def write(directory, events, stream, provider="cudatrace"):
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "metadata"), "w") as f:
+        f.write(metadata(events, provider))
+    with open(os.path.join(directory, "cudatrace_0"), "wb") as f:
+        f.write(stream.data() if stream else b"")
+
+
+MIB = 1 << 20
+BASE = 0x7F0000000000
+
+
+def basic(directory):
+    """The truth of this scenario is what the test compares the report with."""
+    events = list(EVENTS.items())
+    s = Stream(events)
+    pid, tid, proc = 4242, 4242, "synthetic"
+    t = 1_000_000_000
+    truth = {"pid": pid, "allocs": []}
+
+    def at(step=1000):
+        nonlocal t
+        t += step
+        return t
+
+    s.event(at(), "tracer_info", pid, tid, proc, version="0.1.0", cupti_version=130001,
+            driver_version=13000, api=1)
+    s.event(at(), "api_name", pid, tid, proc, domain=2, cbid=20, name="cudaMalloc")
+    s.event(at(), "api_name", pid, tid, proc, domain=2, cbid=22, name="cudaFree")
+    s.event(at(), "nvml_sample", pid, tid, proc, device=0, reason=1, free=3 * 1024 * MIB,
+            used=1024 * MIB, total=4096 * MIB)
+    s.event(at(), "mem_alloc", pid, tid, proc, device=0, kind=1, address=BASE, size=8 * MIB,
+            delta=8 * MIB, stream=0xFFFFFFFF, api_domain=2, api_cbid=20, correlation_id=1)
+    s.event(at(), "nvtx_push", pid, tid, proc, domain=0, message="train")
+    leaks = []
+    for step in range(3):
+        s.event(at(), "nvtx_push", pid, tid, proc, domain=0, message="step")
+        s.event(at(), "mem_alloc", pid, tid, proc, device=0, kind=1, address=BASE + 64 * MIB,
+                size=16 * MIB, delta=16 * MIB, stream=0xFFFFFFFF, api_domain=2, api_cbid=20,
+                correlation_id=10 + step)
+        address = BASE + (16 + 2 * step) * MIB
+        s.event(at(), "mem_alloc", pid, tid, proc, device=0, kind=1, address=address, size=MIB,
+                delta=MIB, stream=0xFFFFFFFF, api_domain=2, api_cbid=20,
+                correlation_id=20 + step)
+        leaks.append({"address": address, "size": MIB, "alloc_time_ns": t})
+        s.event(at(), "mem_free", pid, tid, proc, device=0, kind=1, address=BASE + 64 * MIB,
+                size=16 * MIB, delta=-16 * MIB, stream=0xFFFFFFFF, api_domain=2,
+                api_cbid=22, correlation_id=30 + step)
+        s.event(at(), "nvtx_pop", pid, tid, proc, domain=0)
+        if step == 0:
+            s.discard(5)
+    s.event(at(), "nvtx_pop", pid, tid, proc, domain=0)
+    s.event(at(), "mem_alloc_failed", pid, tid, proc, device=0, kind=1, size=2048 * MIB,
+            result=2, free=1024 * MIB, total=4096 * MIB, api_domain=2, api_cbid=20,
+            correlation_id=40)
+    s.event(at(), "activity_dropped", pid, tid, proc, count=7)
+    s.event(at(), "mem_free", pid, tid, proc, device=0, kind=1, address=BASE, size=8 * MIB,
+            delta=-8 * MIB, stream=0xFFFFFFFF, api_domain=2, api_cbid=22, correlation_id=50)
+    # the peak: the 8 MiB buffer, the activations of the last step and three leaks
+    truth["peak_bytes"] = 8 * MIB + 16 * MIB + 3 * MIB
+    truth["peak_time_ns"] = leaks[2]["alloc_time_ns"]
+    truth["leaks"] = leaks
+    truth["events"] = sum(len(p[0]) for p in s.packets) + len(s.current)
+    truth["discarded_events"] = 5
+    truth["dropped_records"] = 7
+    truth["end_ns"] = t
+    truth["failure"] = {"requested_bytes": 2048 * MIB, "free_bytes": 1024 * MIB,
+                        "verdict": "held_elsewhere"}
+    write(directory, events, s)
+    return truth
+
+
+def foreign(directory):
+    events = [("thing", [("value", U32)])]
+    s = Stream(events)
+    for i in range(10):
+        s.event(1000 + i, "thing", 1, 1, "other", value=i)
+    write(directory, events, s, provider="other")
+
+
+def future(directory):
+    events = list(EVENTS.items())
+    s = Stream(events)
+    s.event(1000, "tracer_info", 1, 1, "p", version="9.0.0")
+    s.event(2000, "mem_alloc", 1, 1, "p", device=0, kind=1, address=BASE, size=MIB, delta=MIB)
+    write(directory, events, s)
+
+
+def old_layout(directory):
+    events = list(EVENTS.items())
+    events = [(n, [f for f in fields if not (n == "mem_alloc" and f[0] == "delta")])
+              for n, fields in events]
+    s = Stream(events)
+    s.event(1000, "mem_alloc", 1, 1, "p", device=0, kind=1, address=BASE, size=MIB)
+    write(directory, events, s)
+
+
+def bench(directory, count):
+    """Streams COUNT events to disk: the packets are written as they fill."""
+    events = list(EVENTS.items())
+    s = Stream(events)
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "metadata"), "w") as f:
+        f.write(metadata(events))
+    out = open(os.path.join(directory, "cudatrace_0"), "wb")
+    pid, proc = 777, "bench"
+    t = 1_000_000_000
+    s.event(t, "api_name", pid, pid, proc, domain=2, cbid=20, name="cudaMalloc")
+    s.event(t, "api_name", pid, pid, proc, domain=2, cbid=22, name="cudaFree")
+    n, i = 2, 0
+
+    def call(name, cbid, address, delta):
+        nonlocal t
+        t += 500
+        s.event(t, "api_entry", pid, pid, proc, domain=2, cbid=cbid, correlation_id=i)
+        t += 500
+        s.event(t, name, pid, pid, proc, device=0, kind=1, address=address, size=MIB,
+                delta=delta, stream=0xFFFFFFFF, api_domain=2, api_cbid=cbid, correlation_id=i)
+        t += 500
+        s.event(t, "api_exit", pid, pid, proc, domain=2, cbid=cbid, correlation_id=i)
+
+    while n < count:
+        # each slot's buffer is freed a thousand allocations later
+        address = BASE + (i % 1000) * 2 * MIB
+        if i >= 1000:
+            call("mem_free", 22, address, -MIB)
+            n += 3
+        call("mem_alloc", 20, address, MIB)
+        n += 3
+        i += 1
+        if len(s.packets) > 64:
+            out.write(s.data())
+    out.write(s.data())
+    out.close()
+
+
+def empty(directory):
+    write(directory, list(EVENTS.items()), None)
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "bench":
+        bench(sys.argv[3], int(sys.argv[2]))
+        return
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    scenario, directory = sys.argv[1], sys.argv[2]
+    makers = {"basic": basic, "foreign": foreign, "future": future,
+              "old-layout": old_layout, "empty": empty}
+    if scenario not in makers:
+        sys.exit(f"make-ctf.py: unknown scenario {scenario}")
+    truth = makers[scenario](directory)
+    if truth is not None:
+        json.dump(truth, sys.stdout, indent=1)
+        print()
+
+
+if __name__ == "__main__":
+    main()

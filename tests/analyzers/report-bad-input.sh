@@ -1,0 +1,120 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# `cudatrace report` on wrong arguments and on input that is not a usable
+# cudatrace trace: a clear message on stderr and exit status 2, never a
+# crash (in a sanitizer build, any error report aborts and fails the test).
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/report-lib.sh"
+
+report_locate
+ctf() { # SCENARIO DIR
+	"$report_python" "$report_here/make-ctf.py" "$1" "$2" >/dev/null
+}
+
+# --- arguments
+report_run no-args
+report_exits no-args 2
+report_says no-args "no trace given"
+
+report_run help --help
+report_exits help 0
+ok "help: describes the options" grep -q -- "--format=FORMAT" "$report_tmp/help.out"
+
+report_run bad-option --frobnicate "$report_tmp"
+report_exits bad-option 2
+report_says bad-option "unknown option"
+
+report_run bad-format --format=xml "$report_tmp"
+report_exits bad-format 2
+report_says bad-format "unknown format 'xml'"
+
+report_run bad-device --device=300 "$report_tmp"
+report_exits bad-device 2
+report_says bad-device "not a device number"
+
+report_run bad-time --from=yesterday "$report_tmp"
+report_exits bad-time 2
+report_says bad-time "not a time"
+
+report_run bad-window --from=+2s --to=+1s "$report_tmp"
+report_exits bad-window 2
+report_says bad-window "is after"
+
+report_run bad-analysis --analysis=memory,astrology "$report_tmp"
+report_exits bad-analysis 2
+report_says bad-analysis "unknown analysis 'astrology'"
+
+report_run missing-value --format
+report_exits missing-value 2
+
+# --- input that is not a trace
+report_run missing "$report_tmp/nowhere"
+report_exits missing 2
+report_says missing "cannot open"
+
+echo "hello" >"$report_tmp/file"
+report_run file "$report_tmp/file"
+report_exits file 2
+report_says file "is not a trace"
+
+mkdir "$report_tmp/empty"
+report_run empty-dir "$report_tmp/empty"
+report_exits empty-dir 2
+report_says empty-dir "no trace in"
+
+mkdir "$report_tmp/garbage"
+head -c 3000 /dev/urandom >"$report_tmp/garbage/metadata"
+cp "$report_tmp/garbage/metadata" "$report_tmp/garbage/stream_0"
+report_run_damaged garbage "$report_tmp/garbage"
+report_exits garbage 2
+report_says garbage "not a readable trace"
+
+# metadata cut in the middle of a declaration
+ctf basic "$report_tmp/cut-metadata"
+head -c 1500 "$report_tmp/cut-metadata/metadata" >"$report_tmp/m" &&
+	mv "$report_tmp/m" "$report_tmp/cut-metadata/metadata"
+report_run_damaged cut-metadata "$report_tmp/cut-metadata"
+report_exits cut-metadata 2
+report_says cut-metadata "not a readable trace"
+
+# metadata made invalid (a type that does not exist)
+ctf basic "$report_tmp/bad-metadata"
+sed 's/uint64_t _address;/no_such_type _address;/' "$report_tmp/bad-metadata/metadata" \
+	>"$report_tmp/m" && mv "$report_tmp/m" "$report_tmp/bad-metadata/metadata"
+report_run_damaged bad-metadata "$report_tmp/bad-metadata"
+report_exits bad-metadata 2
+report_says bad-metadata "not a readable trace"
+
+# --- traces that are not cudatrace's, or not of a version this reader knows
+ctf foreign "$report_tmp/foreign"
+report_run foreign "$report_tmp/foreign"
+report_exits foreign 2
+report_says foreign "no cudatrace events"
+
+ctf future "$report_tmp/future"
+report_run future "$report_tmp/future"
+report_exits future 2
+report_says future "newer than this reader"
+
+ctf old-layout "$report_tmp/old-layout"
+report_run old-layout "$report_tmp/old-layout"
+report_exits old-layout 2
+report_says old-layout "has no field 'delta'"
+
+ctf empty "$report_tmp/no-events"
+report_run no-events "$report_tmp/no-events"
+report_exits no-events 2
+report_says no-events "no events"
+
+# --- the command itself
+status=0
+"$report_cmd" frobnicate >/dev/null 2>"$report_tmp/verb.err" || status=$?
+is "an unknown verb exits 2" "$status" 2
+status=0
+"$report_cmd" --version >"$report_tmp/version.out" 2>&1 || status=$?
+is "--version exits 0" "$status" 0
+ok "--version names the version" grep -q "^cudatrace [0-9]" "$report_tmp/version.out"
+tap_done

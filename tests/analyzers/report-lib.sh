@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: MIT
+#
+# report-lib.sh - what the `cudatrace report` tests share (POSIX sh). Source
+# tap.sh first, then this file.
+#
+#   report_locate            $report_cmd (the cudatrace command), $report_python,
+#                            $report_here (this directory), $report_tmp (a
+#                            scratch directory removed at exit); skips the
+#                            script when the command is not built
+#   report_run TAG ARGS...   `cudatrace report ARGS...`: stdout in
+#                            $report_tmp/TAG.out, stderr in TAG.err, exit
+#                            status in $report_status
+#   report_run_damaged TAG ARGS...
+#                            the same on damaged input: babeltrace2 2.0
+#                            leaks on its own error paths (the event it was
+#                            decoding when a packet ends, the metadata
+#                            parser's state), so a sanitizer build checks
+#                            those runs for memory errors but not leaks
+#   report_use_dir DIR       keep the scratch files in DIR instead (a test
+#                            whose other cleanup replaces the EXIT trap)
+#   report_exits TAG STATUS  the run exited with STATUS: a crash (a signal,
+#                            a sanitizer abort) never passes
+#   report_says TAG TEXT     its stderr contains TEXT
+
+report_locate() {
+	report_here=$(cd "$(dirname "$0")" && pwd)
+	report_builddir=${CUDATRACE_BUILDDIR:-$(cd "$report_here/../.." && pwd)}
+	report_cmd=${CUDATRACE:-$report_builddir/cli/cudatrace}
+	report_python=${PYTHON3:-python3}
+	[ -x "$report_cmd" ] || tap_skip_all "the cudatrace command is not built ($report_cmd)"
+	"$report_python" -c 'import json' 2>/dev/null || tap_skip_all "no python3"
+	report_tmp=$(mktemp -d "${TMPDIR:-/tmp}/cudatrace-report.XXXXXX") ||
+		tap_skip_all "cannot make a temporary directory"
+	trap 'rm -rf "$report_tmp"' EXIT
+}
+
+report_use_dir() {
+	rm -rf "$report_tmp"
+	report_tmp=$1/report
+	mkdir -p "$report_tmp"
+}
+
+report_run() {
+	report_tag=$1
+	shift
+	report_status=0
+	"$report_cmd" report "$@" >"$report_tmp/$report_tag.out" 2>"$report_tmp/$report_tag.err" ||
+		report_status=$?
+}
+
+report_run_damaged() {
+	report_asan=${ASAN_OPTIONS:-}
+	ASAN_OPTIONS="${report_asan:+$report_asan:}detect_leaks=0"
+	export ASAN_OPTIONS
+	report_run "$@"
+	ASAN_OPTIONS=$report_asan
+}
+
+report_exits() {
+	if [ "$report_status" = "$2" ]; then
+		tap_result 0 "$1: exits $2"
+		return 0
+	fi
+	tap_result 1 "$1: exits $2"
+	diag "  exit status $report_status; stderr:"
+	head -n 10 "$report_tmp/$1.err" | sed 's/^/#   /'
+	return 1
+}
+
+report_says() {
+	if grep -q -- "$2" "$report_tmp/$1.err"; then
+		tap_result 0 "$1: says '$2'"
+	else
+		tap_result 1 "$1: says '$2'"
+		head -n 5 "$report_tmp/$1.err" | sed 's/^/#   /'
+	fi
+}

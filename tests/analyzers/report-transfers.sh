@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# report-transfers.sh - end to end on the simulated GPU: two workloads run
+# traced by libcudatrace.so in a private LTTng session, `cudatrace report
+# --format json` reads the traces, and check-transfers-report.py compares the
+# transfers, kernels, gpu and api sections with the simulator's ledger:
+#
+#   transfers    examples/cuda/transfers, two rounds: copies of every kind,
+#                memsets, launches; counts, bytes, GPU times, kernel
+#                statistics, busy time and the expected findings;
+#   copy-storm   tests/analyzers/copy-storm: a storm of small pageable
+#                copies ranked above one large pinned copy.
+#
+# The plots of each report are drawn too (--plot). Skips when the tracer,
+# the simulator, lttng, unshare or the programs are missing.
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/../lib/lttng-session.sh"
+. "$here/../lib/trace-run.sh"
+
+lttng_private_ns "$@"
+trace_require_all
+cudatrace="$trace_builddir/cli/cudatrace"
+storm="$trace_builddir/tests/analyzers/copy-storm"
+[ -x "$cudatrace" ] || tap_skip_all "cudatrace is not built ($cudatrace)"
+[ -x "$storm" ] || tap_skip_all "copy-storm is not built ($storm)"
+trace_workload transfers
+[ -n "$trace_cmd" ] || tap_skip_all "examples/cuda/transfers is not built (nvcc missing?)"
+if ! lttng_daemon_start; then
+	tap_result 1 "a private lttng-sessiond starts"
+	tap_done
+fi
+
+# report_case TAG WORKLOAD CMD...: trace CMD, report on it, check the report.
+report_case() {
+	case_tag=$1
+	case_workload=$2
+	shift 2
+	if ! lttng_session_begin "$case_tag"; then
+		tap_result 1 "$case_tag: the LTTng session starts"
+		return
+	fi
+	trace_run "$case_tag" traced "$@"
+	lttng_session_end "$case_tag"
+	is "$case_tag: the traced program succeeds" "$trace_status" 0
+	[ "$trace_status" = 0 ] || trace_show_err "$case_tag"
+	case_status=0
+	"$cudatrace" report --format json --max-rows 0 --plot "$lttng_tmp/$case_tag.plots" \
+		"$lttng_trace" >"$lttng_tmp/$case_tag.json" 2>"$lttng_tmp/$case_tag.report-err" ||
+		case_status=$?
+	is "$case_tag: cudatrace report succeeds" "$case_status" 0
+	[ "$case_status" = 0 ] || sed 's/^/#   /' "$lttng_tmp/$case_tag.report-err"
+	"$trace_python" "$here/check-transfers-report.py" --workload "$case_workload" \
+		--ledger "$lttng_tmp/$case_tag.ledger" --report "$lttng_tmp/$case_tag.json" \
+		>"$lttng_tmp/$case_tag.tap" 2>&1
+	tap_relay "$case_tag" "$lttng_tmp/$case_tag.tap"
+	ok "$case_tag: the transfer plot is drawn" test -s "$lttng_tmp/$case_tag.plots/transfers.png"
+}
+
+# shellcheck disable=SC2086
+report_case transfers transfers $trace_cmd 2
+report_case storm copy-storm "$storm"
+tap_done

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-fragmentation.c - the fragmentation analysis and the OOM verdicts
+ * on synthetic events with known truth: a request that fails although
+ * enough memory is free in total (fragmented), a true exhaustion (out of
+ * memory), memory held by other processes and by pools (held elsewhere);
+ * the state at the peak and at the end; and the range map underneath
+ * against a brute-force model.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "feed.h"
+#include "range-map.h"
+
+#define PID  200
+#define BASE UINT64_C(0x7f0000000000)
+
+static const struct ct_analysis_class *const both[] = { &ct_memory_analysis,
+	                                                &ct_fragmentation_analysis, NULL };
+
+/*
+ * A 1 GiB device; the context holds 64 MiB. Fifteen 64 MiB buffers fill the
+ * rest; every other one is freed: 448 MiB free in 64 MiB holes. A 128 MiB
+ * request fails although 448 MiB are free: fragmented, largest block 64 MiB.
+ */
+static void test_fragmented(void **state)
+{
+	struct feed f;
+	const uint64_t total = GIB, free = 7 * 64 * MIB;
+
+	feed_init(&f, both);
+	for (int i = 0; i < 15; i++)
+		feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + (uint64_t)i * 64 * MIB, 64 * MIB);
+	for (int i = 1; i < 15; i += 2)
+		feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + (uint64_t)i * 64 * MIB, 64 * MIB);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 128 * MIB, free, total);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.failure_count"), 1);
+	assert_int_equal(feed_count(&f, "memory.failures"), 1);
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "fragmented");
+	assert_int_equal(feed_int(&f, "memory.failures.0.requested_bytes"), 128 * MIB);
+	assert_int_equal(feed_int(&f, "memory.failures.0.free_bytes"), free);
+	assert_int_equal(feed_int(&f, "memory.failures.0.live_bytes"), 8 * 64 * MIB);
+	assert_int_equal(feed_int(&f, "memory.failures.0.largest_free_bytes"), 64 * MIB);
+	assert_int_equal(feed_int(&f, "memory.failures.0.free_seen_bytes"), 7 * 64 * MIB);
+	assert_true(feed_double(&f, "memory.failures.0.external_fragmentation") > 0.857 &&
+	            feed_double(&f, "memory.failures.0.external_fragmentation") < 0.858);
+	assert_string_equal(feed_string(&f, "memory.failures.0.api"), "cudaMalloc");
+	/* the peak, before the frees: nothing free inside the heap as seen */
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_peak.live_bytes"), 15 * 64 * MIB);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_peak.free_seen_bytes"), 0);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_end.live_bytes"), 8 * 64 * MIB);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_end.largest_free_bytes"),
+	                 64 * MIB);
+	feed_release(&f);
+}
+
+/*
+ * The process holds 900 MiB of a 1 GiB device (the context the rest but 60
+ * MiB) and asks 256 MiB: out of memory in this process.
+ */
+static void test_out_of_memory(void **state)
+{
+	struct feed f;
+
+	feed_init(&f, both);
+	for (int i = 0; i < 9; i++)
+		feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + (uint64_t)i * 100 * MIB,
+		           100 * MIB);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 256 * MIB, 60 * MIB, GIB);
+	feed_report(&f);
+
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "out_of_memory");
+	assert_int_equal(feed_int(&f, "memory.failures.0.live_bytes"), 900 * MIB);
+	assert_int_equal(feed_int(&f, "memory.failures.0.used_bytes"), GIB - 60 * MIB);
+	assert_int_equal(feed_int(&f, "memory.failures.0.held_elsewhere_bytes"),
+	                 GIB - 60 * MIB - 900 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.failures"), 1);
+	feed_release(&f);
+}
+
+/* A request larger than the whole device is out of memory, whatever is free. */
+static void test_larger_than_device(void **state)
+{
+	struct feed f;
+
+	feed_init(&f, both);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, UINT64_C(1) << 44, 4 * GIB, 4 * GIB);
+	feed_report(&f);
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "out_of_memory");
+	feed_release(&f);
+}
+
+/*
+ * Other processes hold 3 GiB of a 4 GiB device; this one holds 256 MiB and
+ * asks 1 GiB with 512 MiB free: it would have fit alone. Held elsewhere.
+ */
+static void test_held_by_other_processes(void **state)
+{
+	struct feed f;
+	const uint64_t total = 4 * GIB, free = 512 * MIB;
+
+	feed_init(&f, both);
+	feed_nvml(&f, PID, 0, 1, total - 3 * GIB, total);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 256 * MIB);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, GIB, free, total);
+	feed_report(&f);
+
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "held_elsewhere");
+	assert_int_equal(feed_int(&f, "memory.failures.0.held_elsewhere_bytes"),
+	                 total - free - 256 * MIB);
+	assert_int_equal(feed_int(&f, "memory.failures.0.live_bytes"), 256 * MIB);
+	assert_non_null(strstr(feed_string(&f, "memory.failures.0.explanation"),
+	                       "not this process's allocations"));
+	feed_release(&f);
+}
+
+/*
+ * A stream-ordered pool keeps 768 MiB reserved with nothing in use; a
+ * cudaMalloc of 512 MiB fails with 300 MiB free: the pool holds the rest.
+ */
+static void test_held_by_pool(void **state)
+{
+	struct feed f;
+
+	feed_init(&f, both);
+	feed_pool(&f, PID, 0, 1, BASE + 2 * GIB, 768 * MIB, 0);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 512 * MIB, 300 * MIB, 4 * GIB);
+	feed_report(&f);
+
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "held_elsewhere");
+	assert_int_equal(feed_int(&f, "memory.failures.0.pool_cached_bytes"), 768 * MIB);
+	assert_int_equal(feed_int(&f, "memory.failures.0.pool_reserved_bytes"), 768 * MIB);
+	assert_int_equal(feed_count(&f, "memory.fragmentation.0.pools"), 1);
+	/* a destroyed pool holds nothing */
+	feed_release(&f);
+
+	feed_init(&f, both);
+	feed_pool(&f, PID, 0, 1, BASE + 2 * GIB, 768 * MIB, 0);
+	feed_pool(&f, PID, 0, 2, BASE + 2 * GIB, 768 * MIB, 0);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 512 * MIB, 300 * MIB, 4 * GIB);
+	feed_report(&f);
+	assert_int_equal(feed_int(&f, "memory.failures.0.pool_cached_bytes"), 0);
+	assert_int_equal(feed_count(&f, "memory.fragmentation.0.pools"), 0);
+	feed_release(&f);
+}
+
+/* Without NVML the free memory is unknown: no guess unless the request cannot fit. */
+static void test_no_nvml(void **state)
+{
+	struct feed f;
+
+	feed_init(&f, both);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 64 * MIB);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 128 * MIB, 0, 0);
+	feed_report(&f);
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "unknown");
+	assert_int_equal(feed_get(&f, "memory.failures.0.free_bytes")->type, CT_NODE_NULL);
+	feed_release(&f);
+
+	/* the nvml_sample that follows a failure completes it */
+	feed_init(&f, both);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 64 * MIB);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 128 * MIB, 0, 0);
+	feed_nvml(&f, PID, 0, 2, 32 * MIB, GIB);
+	feed_report(&f);
+	assert_int_equal(feed_int(&f, "memory.failures.0.free_bytes"), 32 * MIB);
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "held_elsewhere");
+	feed_release(&f);
+}
+
+/* Granularity: a 1.5 MiB request takes 2 MiB, a 1000-byte one 1024. */
+static void test_granularity_waste(void **state)
+{
+	struct feed f;
+
+	feed_init(&f, both);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 3 * MIB / 2);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 2 * MIB, 1000);
+	feed_report(&f);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_end.granularity_waste_bytes"),
+	                 MIB / 2 + 24);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_end.heap_span_bytes"),
+	                 2 * MIB + 1024);
+	feed_release(&f);
+}
+
+/* Brute-force model of the range map: an array of (start, end, requested). */
+struct model {
+	uint64_t start[512], end[512], requested[512];
+	int live[512];
+};
+
+static void check_against_model(const struct ct_range_map *map, const struct model *m)
+{
+	struct ct_range_stats s;
+	uint64_t lowest = UINT64_MAX, highest = 0, covered = 0, requested = 0, gap = 0,
+	         prev_end = 0;
+	size_t count = 0;
+
+	ct_range_map_stats(map, &s);
+	for (int i = 0; i < 512; i++) {
+		if (!m->live[i])
+			continue;
+		if (count && m->start[i] > prev_end && m->start[i] - prev_end > gap)
+			gap = m->start[i] - prev_end;
+		prev_end = m->end[i];
+		lowest = m->start[i] < lowest ? m->start[i] : lowest;
+		highest = m->end[i] > highest ? m->end[i] : highest;
+		covered += m->end[i] - m->start[i];
+		requested += m->requested[i];
+		count++;
+	}
+	assert_int_equal(s.count, count);
+	if (!count)
+		return;
+	assert_int_equal(s.lowest, lowest);
+	assert_int_equal(s.highest, highest);
+	assert_int_equal(s.covered, covered);
+	assert_int_equal(s.requested, requested);
+	assert_int_equal(s.largest_gap, gap);
+}
+
+static void test_range_map(void **state)
+{
+	static struct model m;
+	struct ct_range_map map;
+	unsigned seed = 7;
+
+	ct_range_map_init(&map);
+	for (int round = 0; round < 20000; round++) {
+		/* slot i owns [i * 4096, (i + 1) * 4096): ranges never overlap */
+		int i = (int)((seed = seed * 1103515245 + 12345) >> 8) % 512;
+
+		if (m.live[i]) {
+			uint64_t requested;
+
+			assert_int_equal(ct_range_map_remove(&map, m.start[i], &requested), 1);
+			assert_int_equal(requested, m.requested[i]);
+			m.live[i] = 0;
+		} else {
+			uint64_t len = 1 + (seed >> 4) % 4096;
+
+			m.start[i] = (uint64_t)i * 4096;
+			m.end[i] = m.start[i] + len;
+			m.requested[i] = len / 2;
+			m.live[i] = 1;
+			assert_int_equal(ct_range_map_insert(&map, m.start[i], m.end[i], len / 2),
+			                 0);
+		}
+		if (round % 97 == 0)
+			check_against_model(&map, &m);
+	}
+	check_against_model(&map, &m);
+	assert_int_equal(ct_range_map_remove(&map, 12345, NULL), 0);
+	ct_range_map_release(&map);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fragmented),
+		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_larger_than_device),
+		cmocka_unit_test(test_held_by_other_processes),
+		cmocka_unit_test(test_held_by_pool),
+		cmocka_unit_test(test_no_nvml),
+		cmocka_unit_test(test_granularity_waste),
+		cmocka_unit_test(test_range_map),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

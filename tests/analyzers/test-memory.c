@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-memory.c - the memory analysis fed synthetic events with known
+ * truth: the peak and exactly the allocations live at it, leaks inside a
+ * named NVTX range, ranges that grow step after step, kinds, address reuse,
+ * the bounded time series, and the live-allocation map underneath.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "alloc-map.h"
+#include "feed.h"
+#include "series.h"
+
+#define PID  100
+#define BASE UINT64_C(0x7f0000000000)
+
+static const struct ct_analysis_class *const memory_only[] = { &ct_memory_analysis, NULL };
+
+/*
+ * A(1M) B(2M) C(4M) -> 7M, the peak; free B, D(1M), free A: 5M. The peak
+ * set is {C, B, A}, B and A freed since. Then E(3M): 8M, a new peak whose
+ * set is {C, D, E} (A and B must not reappear).
+ */
+static void test_peak_allocations(void **state)
+{
+	struct feed f;
+	int64_t peak_time;
+
+	feed_init(&f, memory_only);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 0 * MIB, 1 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 2 * MIB, 2 * MIB);
+	peak_time = f.now;
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 4 * MIB, 4 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 2 * MIB, 2 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 8 * MIB, 1 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 0 * MIB, 1 * MIB);
+	/* host memory never counts in the device's peak */
+	feed_alloc(&f, PID, PID, 0, CT_MEM_HOST_PINNED, BASE + 64 * MIB, 32 * MIB);
+	feed_report(&f);
+
+	assert_int_equal(feed_count(&f, "memory.devices"), 1);
+	assert_int_equal(feed_int(&f, "memory.devices.0.pid"), PID);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 7 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_time_ns"), peak_time);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocation_count"), 3);
+	assert_int_equal(feed_count(&f, "memory.devices.0.peak_allocations"), 3);
+	/* largest first */
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocations.0.address"),
+	                 BASE + 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocations.1.address"),
+	                 BASE + 2 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocations.2.address"),
+	                 BASE + 0 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocations.0.age_ns"), 0);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocations.2.age_ns"), 2000);
+	assert_string_equal(feed_string(&f, "memory.devices.0.peak_allocations.0.api"),
+	                    "cudaMalloc");
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocations.0.tid"), PID);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 5 * MIB);
+	feed_release(&f);
+
+	feed_init(&f, memory_only);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 0 * MIB, 1 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 2 * MIB, 2 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 4 * MIB, 4 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 2 * MIB, 2 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 8 * MIB, 1 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 0 * MIB, 1 * MIB);
+	peak_time = f.now;
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 12 * MIB, 3 * MIB);
+	feed_report(&f);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 8 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_time_ns"), peak_time);
+	assert_int_equal(feed_count(&f, "memory.devices.0.peak_allocations"), 3);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocations.0.address"),
+	                 BASE + 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocations.1.address"),
+	                 BASE + 12 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocations.2.address"),
+	                 BASE + 8 * MIB);
+	feed_release(&f);
+}
+
+/*
+ * Four repetitions of train/step, each allocating activations (freed) and
+ * a 1 MiB buffer it keeps: exactly four leaks, all at
+ * "train/step:cudaMalloc", and train/step a range that grows 1 MiB a step.
+ */
+static void test_leak_in_nvtx_range(void **state)
+{
+	struct feed f;
+	int64_t first_leak = 0;
+
+	feed_init(&f, memory_only);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 512 << 10); /* freed at the end */
+	feed_push(&f, PID, PID, "train");
+	for (int step = 0; step < 4; step++) {
+		feed_push(&f, PID, PID, "step");
+		feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 64 * MIB, 2 * MIB);
+		if (step == 0)
+			first_leak = f.now;
+		feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + (uint64_t)(2 + 2 * step) * MIB,
+		           1 * MIB);
+		feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 64 * MIB, 2 * MIB);
+		feed_pop(&f, PID, PID);
+	}
+	feed_pop(&f, PID, PID);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 512 << 10);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.devices.0.leak_count"), 4);
+	assert_int_equal(feed_int(&f, "memory.devices.0.leaked_bytes"), 4 * MIB);
+	assert_int_equal(feed_count(&f, "memory.devices.0.leaks"), 4);
+	for (int i = 0; i < 4; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "memory.devices.0.leaks.%d.site", i);
+		assert_string_equal(feed_string(&f, path), "train/step:cudaMalloc");
+		snprintf(path, sizeof(path), "memory.devices.0.leaks.%d.nvtx_path", i);
+		assert_string_equal(feed_string(&f, path), "train/step");
+		snprintf(path, sizeof(path), "memory.devices.0.leaks.%d.size", i);
+		assert_int_equal(feed_int(&f, path), MIB);
+	}
+	/* equal sizes: oldest first */
+	assert_int_equal(feed_int(&f, "memory.devices.0.leaks.0.address"), BASE + 2 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.leaks.0.alloc_time_ns"), first_leak);
+	assert_int_equal(feed_count(&f, "memory.devices.0.leak_sites"), 1);
+	assert_string_equal(feed_string(&f, "memory.devices.0.leak_sites.0.site"),
+	                    "train/step:cudaMalloc");
+	assert_int_equal(feed_int(&f, "memory.devices.0.leak_sites.0.count"), 4);
+	assert_int_equal(feed_int(&f, "memory.devices.0.leak_sites.0.bytes"), 4 * MIB);
+
+	/* "train" ran once: not a pattern; "train/step" holds 1 MiB more each time */
+	assert_int_equal(feed_count(&f, "memory.growing_ranges"), 1);
+	assert_string_equal(feed_string(&f, "memory.growing_ranges.0.range"), "train/step");
+	assert_int_equal(feed_int(&f, "memory.growing_ranges.0.repetitions"), 4);
+	assert_int_equal(feed_int(&f, "memory.growing_ranges.0.growing_repetitions"), 3);
+	assert_int_equal(feed_int(&f, "memory.growing_ranges.0.held_after_first_bytes"), MIB);
+	assert_int_equal(feed_int(&f, "memory.growing_ranges.0.held_after_last_bytes"), 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.growing_ranges.0.growth_per_repetition_bytes"), MIB);
+	assert_int_equal(feed_int(&f, "memory.growing_ranges.0.held_at_end_bytes"), 4 * MIB);
+	feed_release(&f);
+}
+
+/* A range whose memory is freed by the next step is not growing. */
+static void test_balanced_range_not_growing(void **state)
+{
+	struct feed f;
+
+	feed_init(&f, memory_only);
+	for (int step = 0; step < 5; step++) {
+		feed_push(&f, PID, PID, "step");
+		if (step > 0)
+			feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + (uint64_t)(step - 1) * MIB,
+			          MIB);
+		feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + (uint64_t)step * MIB, MIB);
+		feed_pop(&f, PID, PID);
+	}
+	feed_report(&f);
+	assert_int_equal(feed_count(&f, "memory.growing_ranges"), 0);
+	assert_int_equal(feed_int(&f, "memory.devices.0.leak_count"), 1);
+	feed_release(&f);
+}
+
+/* Kinds, devices, processes and frees the analysis never saw allocated. */
+static void test_kinds_devices_processes(void **state)
+{
+	struct feed f;
+
+	feed_init(&f, memory_only);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_MANAGED, BASE + 16 * MIB, 2 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_ASYNC, BASE + 32 * MIB, 1 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_VMM_PHYSICAL, 7, 8 * MIB);
+	/* a mapping is not memory of its own */
+	feed_alloc(&f, PID, PID, 0, CT_MEM_VMM_MAP, BASE + 64 * MIB, 8 * MIB);
+	feed_alloc(&f, PID, PID, 1, CT_MEM_DEVICE, BASE + 128 * MIB, 3 * MIB);
+	/* the same address in another process is another allocation */
+	feed_alloc(&f, PID + 1, PID + 1, 0, CT_MEM_DEVICE, BASE, 5 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 999 * MIB, 0);
+	feed_free(&f, PID + 1, PID + 1, 0, CT_MEM_DEVICE, BASE, 5 * MIB);
+	feed_report(&f);
+
+	assert_int_equal(feed_count(&f, "memory.devices"), 3);
+	assert_int_equal(feed_int(&f, "memory.devices.0.device"), 0);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 15 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 15 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.unknown_frees"), 1);
+	assert_int_equal(feed_count(&f, "memory.devices.0.kinds"), 4);
+	assert_int_equal(feed_int(&f, "memory.devices.1.device"), 1);
+	assert_int_equal(feed_int(&f, "memory.devices.1.peak_bytes"), 3 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.2.pid"), PID + 1);
+	assert_int_equal(feed_int(&f, "memory.devices.2.peak_bytes"), 5 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.2.live_at_end_bytes"), 0);
+	feed_release(&f);
+}
+
+/* An address allocated again without a free in between replaces the old allocation. */
+static void test_address_reuse(void **state)
+{
+	struct feed f;
+
+	feed_init(&f, memory_only);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 1 * MIB);
+	feed_report(&f);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 1 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.leak_count"), 1);
+	feed_release(&f);
+}
+
+/* A long run keeps a bounded series whose maximum is the peak. */
+static void test_series_bounded(void **state)
+{
+	struct feed f;
+	size_t points;
+	int64_t highest = 0;
+
+	feed_init(&f, memory_only);
+	f.opts.series_points = 64;
+	for (int i = 0; i < 20000; i++) {
+		feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, (uint64_t)(i % 977) * 4096);
+		feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, (uint64_t)(i % 977) * 4096);
+	}
+	feed_report(&f);
+	points = feed_count(&f, "memory.timeline");
+	assert_true(points > 8 && points <= 64);
+	for (size_t i = 0; i < points; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "memory.timeline.%zu.max_bytes", i);
+		if (feed_int(&f, path) > highest)
+			highest = feed_int(&f, path);
+	}
+	assert_int_equal(highest, feed_int(&f, "memory.devices.0.peak_bytes"));
+	assert_int_equal(highest, 976 * 4096);
+	feed_release(&f);
+}
+
+/* The series on its own: merging keeps min, max and last. */
+static void test_series_merge(void **state)
+{
+	struct ct_series s;
+
+	assert_int_equal(ct_series_init(&s, 4), 0);
+	for (int64_t t = 0; t < 1000; t++)
+		ct_series_add(&s, t, t == 500 ? 1000 : t % 10);
+	assert_true(s.count <= 4);
+	assert_int_equal(s.points[s.count - 1].last, 999 % 10);
+	{
+		int64_t max = 0, min = 1000;
+
+		for (size_t i = 0; i < s.count; i++) {
+			max = s.points[i].max > max ? s.points[i].max : max;
+			min = s.points[i].min < min ? s.points[i].min : min;
+		}
+		assert_int_equal(max, 1000);
+		assert_int_equal(min, 0);
+	}
+	ct_series_release(&s);
+}
+
+/* The map against a plain array, through many inserts and removals. */
+static void test_alloc_map(void **state)
+{
+	enum { N = 5000 };
+	struct ct_alloc_map *map = ct_alloc_map_create();
+	static uint8_t live[N];
+	unsigned seed = 1;
+
+	assert_non_null(map);
+	for (int round = 0; round < 200000; round++) {
+		unsigned i = (seed = seed * 1103515245 + 12345) % N;
+		uint64_t address = BASE + (uint64_t)i * 512;
+		int replaced;
+
+		if (live[i]) {
+			struct ct_alloc *a = ct_alloc_map_remove(map, 1, 0, address);
+
+			assert_non_null(a);
+			assert_int_equal(a->size, i);
+			ct_alloc_map_recycle(map, a);
+			live[i] = 0;
+			assert_null(ct_alloc_map_find(map, 1, 0, address));
+		} else {
+			struct ct_alloc *a = ct_alloc_map_insert(map, 1, 0, address, &replaced);
+
+			assert_non_null(a);
+			assert_int_equal(replaced, 0);
+			a->size = i;
+			live[i] = 1;
+		}
+	}
+	{
+		size_t count = 0;
+
+		for (int i = 0; i < N; i++) {
+			struct ct_alloc *a = ct_alloc_map_find(map, 1, 0, BASE + (uint64_t)i * 512);
+
+			count += live[i];
+			assert_true(live[i] ? a && a->size == (uint64_t)i : !a);
+		}
+		assert_int_equal(ct_alloc_map_count(map), count);
+	}
+	ct_alloc_map_destroy(map);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_peak_allocations),
+		cmocka_unit_test(test_leak_in_nvtx_range),
+		cmocka_unit_test(test_balanced_range_not_growing),
+		cmocka_unit_test(test_kinds_devices_processes),
+		cmocka_unit_test(test_address_reuse),
+		cmocka_unit_test(test_series_bounded),
+		cmocka_unit_test(test_series_merge),
+		cmocka_unit_test(test_alloc_map),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-stats.c - the helpers under the transfers, kernels and api
+ * analyses: bounded statistics (exact, then within 1 %), the GPU busy
+ * timeline with its reorder window and probes, and the correlation map.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "corr-map.h"
+#include "gpu-timeline.h"
+#include "stats.h"
+
+static void test_exact_statistics(void **unused)
+{
+	struct ct_stat stat;
+
+	ct_stat_init(&stat);
+	assert_true(ct_stat_median(&stat) == 0);
+	ct_stat_add(&stat, 5);
+	ct_stat_add(&stat, 1);
+	ct_stat_add(&stat, 3);
+	assert_true(ct_stat_median(&stat) == 3);
+	ct_stat_add(&stat, 7);
+	assert_int_equal(stat.count, 4);
+	assert_int_equal(stat.sum, 16);
+	assert_true(ct_stat_mean(&stat) == 4);
+	assert_true(ct_stat_median(&stat) == 4);
+	assert_int_equal(stat.min, 1);
+	assert_int_equal(stat.max, 7);
+	assert_true(fabs(ct_stat_stddev(&stat) - sqrt(5)) < 1e-9);
+	assert_true(ct_stat_quantile(&stat, 0) == 1);
+	assert_true(ct_stat_quantile(&stat, 1) == 7);
+	ct_stat_release(&stat);
+}
+
+static void test_sketch_accuracy(void **unused)
+{
+	struct ct_stat stat;
+
+	ct_stat_init(&stat);
+	for (int64_t v = 1; v <= 100000; v++)
+		assert_int_equal(ct_stat_add(&stat, v), 0);
+	assert_true(ct_stat_mean(&stat) == 50000.5);
+	assert_int_equal(stat.min, 1);
+	assert_int_equal(stat.max, 100000);
+	assert_true(fabs(ct_stat_median(&stat) - 50000.5) < 50000.5 * CT_STAT_ACCURACY);
+	assert_true(fabs(ct_stat_quantile(&stat, 0.99) - 99000) < 99000 * CT_STAT_ACCURACY);
+	assert_true(ct_stat_quantile(&stat, 1) == 100000);
+	ct_stat_release(&stat);
+}
+
+/* A million values between 1 and 10 µs cost about 220 counters. */
+static void test_sketch_is_bounded(void **unused)
+{
+	struct ct_stat stat;
+
+	ct_stat_init(&stat);
+	for (int64_t i = 0; i < 1000000; i++)
+		ct_stat_add(&stat, 1000 + (i * 7919) % 9000);
+	assert_true(stat.positive.count < 256);
+	assert_null(stat.negative.counts);
+	assert_true(fabs(ct_stat_median(&stat) - 5500) < 5500 * CT_STAT_ACCURACY);
+	ct_stat_release(&stat);
+}
+
+/* Negative values (a GPU clock a little behind the host's) and zeros keep their order. */
+static void test_sketch_signs(void **unused)
+{
+	struct ct_stat stat;
+
+	ct_stat_init(&stat);
+	for (int i = 0; i < 100; i++) {
+		ct_stat_add(&stat, -1000);
+		ct_stat_add(&stat, 0);
+		ct_stat_add(&stat, 1000);
+	}
+	assert_true(ct_stat_median(&stat) == 0);
+	assert_true(fabs(ct_stat_quantile(&stat, 0.1) + 1000) <= 1000 * CT_STAT_ACCURACY);
+	assert_true(fabs(ct_stat_quantile(&stat, 0.9) - 1000) <= 1000 * CT_STAT_ACCURACY);
+	ct_stat_release(&stat);
+}
+
+struct answers {
+	int64_t busy[8];
+	int count;
+};
+
+static void on_answer(void *data, const struct ct_gpu_probe *probe)
+{
+	struct answers *a = data;
+
+	a->busy[probe->tag] = probe->busy_ns;
+	a->count++;
+}
+
+static void test_timeline(void **unused)
+{
+	struct ct_gpu_timeline tl;
+	struct answers answers = { { 0 }, 0 };
+
+	assert_int_equal(ct_gpu_timeline_init(&tl, 4, on_answer, &answers), 0);
+	ct_gpu_timeline_probe(&tl, 0 + 100, 60 + 100, 0);
+	ct_gpu_timeline_probe(&tl, 5 + 100, 12 + 100, 1);
+	/* out of order, overlapping */
+	ct_gpu_timeline_add(&tl, 50 + 100, 70 + 100);
+	ct_gpu_timeline_add(&tl, 10 + 100, 20 + 100);
+	ct_gpu_timeline_add(&tl, 15 + 100, 30 + 100);
+	ct_gpu_timeline_add(&tl, 0, 5);     /* untimed start: ignored */
+	ct_gpu_timeline_add(&tl, 130, 120); /* reversed: ignored */
+	ct_gpu_timeline_finish(&tl);
+	assert_int_equal(tl.intervals, 3);
+	assert_int_equal(tl.busy_ns, 40);
+	assert_int_equal(tl.first_ns, 110);
+	assert_int_equal(tl.run_end, 170);
+	assert_int_equal(tl.gap_count, 1);
+	assert_int_equal(tl.gaps[0].start, 130);
+	assert_int_equal(tl.gaps[0].end, 150);
+	assert_int_equal(answers.count, 2);
+	assert_int_equal(answers.busy[0], 20 + 10);
+	assert_int_equal(answers.busy[1], 2);
+	/* the busy series covers the busy time exactly */
+	{
+		int64_t sum = 0;
+
+		for (size_t i = 0; i < tl.series.count; i++)
+			sum += tl.series.busy[i];
+		assert_int_equal(sum, 40);
+		assert_true(tl.series.count <= 4);
+	}
+	ct_gpu_timeline_release(&tl);
+}
+
+/* More intervals than the reorder window: merged as they go, with the same result. */
+static void test_timeline_window(void **unused)
+{
+	struct ct_gpu_timeline tl;
+	const int64_t n = 3 * CT_GPU_REORDER_MAX;
+
+	assert_int_equal(ct_gpu_timeline_init(&tl, 64, NULL, NULL), 0);
+	for (int64_t i = 0; i < n; i++)
+		ct_gpu_timeline_add(&tl, 1000 + i * 100, 1000 + i * 100 + 60);
+	assert_true(tl.waiting_count <= CT_GPU_REORDER_MAX);
+	ct_gpu_timeline_finish(&tl);
+	assert_int_equal(tl.busy_ns, n * 60);
+	assert_int_equal(tl.gap_count, n - 1);
+	assert_int_equal(tl.gap_ns, (n - 1) * 40);
+	assert_int_equal(tl.late, 0);
+	assert_true(tl.series.count <= 64);
+	ct_gpu_timeline_release(&tl);
+}
+
+/*
+ * A record held back longer than the reorder window arrives after later
+ * ones were merged: it is counted as late (its time, in the past, is lost)
+ * and the window widens to twice that disorder, so that the next records
+ * as late as that are put in order.
+ */
+static void test_timeline_disorder(void **unused)
+{
+	const int64_t ms = 1000000;
+	struct ct_gpu_timeline tl;
+
+	assert_int_equal(ct_gpu_timeline_init(&tl, 16, NULL, NULL), 0);
+	for (int64_t i = 0; i < 100; i++)
+		ct_gpu_timeline_add(&tl, 100 * ms + i * ms, 100 * ms + i * ms + ms / 2);
+	/* 4.5 ms behind the newest start, with a window of 1 ms: too late */
+	ct_gpu_timeline_add(&tl, 194 * ms + ms / 2, 194 * ms + ms * 3 / 4);
+	assert_int_equal(tl.window_ns, 9 * ms);
+	for (int64_t i = 100; i < 110; i++)
+		ct_gpu_timeline_add(&tl, 100 * ms + i * ms, 100 * ms + i * ms + ms / 2);
+	assert_int_equal(tl.late, 1);
+	/* 3.5 ms behind: inside the widened window, put in order */
+	ct_gpu_timeline_add(&tl, 205 * ms + ms / 2, 205 * ms + ms * 3 / 4);
+	ct_gpu_timeline_finish(&tl);
+	assert_int_equal(tl.late, 1);
+	assert_int_equal(tl.gap_count, 109);
+	assert_int_equal(tl.busy_ns, 110 * ms / 2 + ms / 4);
+	ct_gpu_timeline_release(&tl);
+}
+
+struct entry {
+	struct ct_corr_entry head;
+	int value;
+};
+
+static void test_corr_map(void **unused)
+{
+	struct ct_corr_map map;
+	struct entry *e;
+
+	assert_int_equal(ct_corr_map_init(&map, sizeof(struct entry)), 0);
+	/* many waiting at once: the map grows instead of losing them */
+	for (uint32_t id = 1; id <= 3000; id++) {
+		e = ct_corr_map_insert(&map, id);
+		assert_non_null(e);
+		e->value = (int)id;
+	}
+	assert_int_equal(map.waiting, 3000);
+	assert_int_equal(map.evicted, 0);
+	assert_true(map.capacity >= 4096);
+	for (uint32_t id = 1; id <= 3000; id++) {
+		e = ct_corr_map_find(&map, id);
+		assert_non_null(e);
+		assert_int_equal(e->value, (int)id);
+		if (id > 10)
+			ct_corr_map_remove(&map, e);
+	}
+	assert_null(ct_corr_map_find(&map, 3001));
+	assert_int_equal(map.waiting, 10);
+	/* a few that never get their record are evicted by much later ids, not grown for */
+	for (uint32_t id = 3001; id <= 3001 + 2 * (uint32_t)map.capacity; id++) {
+		e = ct_corr_map_insert(&map, id);
+		ct_corr_map_remove(&map, e);
+	}
+	assert_int_equal(map.evicted, 10);
+	assert_int_equal(map.waiting, 0);
+	ct_corr_map_release(&map);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_statistics),  cmocka_unit_test(test_sketch_accuracy),
+		cmocka_unit_test(test_sketch_is_bounded), cmocka_unit_test(test_sketch_signs),
+		cmocka_unit_test(test_timeline),          cmocka_unit_test(test_timeline_window),
+		cmocka_unit_test(test_timeline_disorder), cmocka_unit_test(test_corr_map),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

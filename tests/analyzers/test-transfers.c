@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-transfers.c - the transfers analysis fed with made-up copies whose
+ * costs are known: the hotspot ranking, and each finding triggered by its
+ * pattern and not by its near miss.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "synthetic-events.h"
+
+#define MEMCPY       31 /* cudaMemcpy */
+#define MEMCPY_ASYNC 41 /* cudaMemcpyAsync */
+#define DEVICE_BASE  UINT64_C(0x7f0000000000)
+#define MIB          (1024 * 1024)
+
+static void name_apis(struct synth *s)
+{
+	synth_api_name(s, 1, CT_DOMAIN_RUNTIME, MEMCPY, "cudaMemcpy");
+	synth_api_name(s, 1, CT_DOMAIN_RUNTIME, MEMCPY_ASYNC, "cudaMemcpyAsync");
+}
+
+static const struct ct_node *transfers_of(const struct ct_node *root)
+{
+	return node_path(root, "transfers");
+}
+
+static size_t findings_of_kind(const struct ct_node *transfers, const char *kind)
+{
+	return node_count(node_path(transfers, "findings"), "kind", kind);
+}
+
+/* The finding of KIND at SITE, NULL if none. */
+static const struct ct_node *finding_at(const struct ct_node *transfers, const char *kind,
+                                        const char *site)
+{
+	const struct ct_node *findings = node_path(transfers, "findings");
+
+	for (const struct ct_node *f = findings->first_child; f; f = f->next)
+		if (!strcmp(node_str(f, "kind"), kind) && !strcmp(node_str(f, "site"), site))
+			return f;
+	return NULL;
+}
+
+/*
+ * 1000 small synchronous copies from pageable memory inside NVTX range
+ * "load" (10 µs of host time each, 1.9 µs on the GPU) cost 10 ms; one
+ * 64 MiB asynchronous pinned copy costs its 2.68 ms on the GPU. The storm
+ * ranks first, and the findings say why.
+ */
+static void test_storm_ranked_above_large_pinned_copy(void **unused)
+{
+	struct synth_copy small = { CT_DIR_HTOD,      0,    DEVICE_BASE, 4096,
+		                    CT_HOST_PAGEABLE, true, 0,           MEMCPY };
+	struct synth_copy large = { CT_DIR_HTOD, 0x900000000,    DEVICE_BASE + 256 * MIB,
+		                    64 * MIB,    CT_HOST_PINNED, false,
+		                    0,           MEMCPY_ASYNC };
+	const struct ct_node *transfers, *hotspots, *first, *second;
+	struct synth s;
+	int64_t t = 1000000;
+
+	synth_init(&s, &ct_transfers_analysis, NULL);
+	name_apis(&s);
+	synth_nvtx_push(&s, t, "load");
+	for (uint32_t i = 0; i < 1000; i++, t += 20000) {
+		small.src = 0x100000 + i * 4096; /* distinct buffers: no repeated upload */
+		synth_copy_call(&s, t, &small, 1 + i, 10000, t + 8000, 1900);
+	}
+	synth_nvtx_pop(&s, t);
+	synth_copy_call(&s, t, &large, 5000, 6000, t + 10000, 2684355);
+	transfers = transfers_of(synth_report(&s));
+
+	assert_int_equal(node_u64(transfers, "copies"), 1001);
+	hotspots = node_path(transfers, "hotspots");
+	assert_int_equal(hotspots->child_count, 2);
+	first = node_at(hotspots, 0);
+	second = node_at(hotspots, 1);
+	assert_string_equal(node_str(first, "site"), "load:cudaMemcpy");
+	assert_string_equal(node_str(first, "nvtx_path"), "load");
+	assert_string_equal(node_str(first, "api"), "cudaMemcpy");
+	assert_string_equal(node_str(first, "direction"), "HtoD");
+	assert_string_equal(node_str(first, "host_memory"), "pageable");
+	assert_string_equal(node_str(first, "size_class"), "4KiB-64KiB");
+	assert_true(node_path(first, "sync")->value.boolean);
+	assert_int_equal(node_u64(first, "count"), 1000);
+	assert_int_equal(node_u64(first, "bytes"), 4096000);
+	assert_int_equal(node_i64(first, "gpu_time_ns"), 1900000);
+	assert_int_equal(node_i64(first, "host_time_ns"), 10000000);
+	assert_int_equal(node_i64(first, "cost_ns"), 10000000);
+	assert_int_equal(node_i64(first, "gpu_idle_while_blocked_ns"), 8100000);
+
+	assert_string_equal(node_str(second, "site"), "cudaMemcpyAsync");
+	assert_string_equal(node_str(second, "host_memory"), "pinned");
+	assert_false(node_path(second, "sync")->value.boolean);
+	assert_int_equal(node_i64(second, "cost_ns"), 2684355);
+	assert_int_equal(node_i64(second, "gpu_idle_while_blocked_ns"), 0);
+	/* the large copy set the best HtoD bandwidth: 25 GB/s */
+	assert_true(fabs(node_double(second, "bandwidth_bytes_per_s") - 25e9) < 0.01e9);
+	assert_true(fabs(node_double(first, "best_bandwidth_bytes_per_s") - 25e9) < 0.01e9);
+	assert_true(node_double(first, "of_best") < 0.1);
+	/* a host-device copy has no device peak to compare with */
+	assert_true(node_is_null(first, "of_device_peak"));
+
+	assert_non_null(finding_at(transfers, "small_copy_storm", "load:cudaMemcpy"));
+	assert_non_null(finding_at(transfers, "sync_copy_gpu_idle", "load:cudaMemcpy"));
+	assert_int_equal(findings_of_kind(transfers, "sync_copy_gpu_idle"), 1);
+	assert_int_equal(findings_of_kind(transfers, "pageable_async"), 0);
+	assert_int_equal(findings_of_kind(transfers, "repeated_upload"), 0);
+	assert_int_equal(findings_of_kind(transfers, "round_trip"), 0);
+	synth_fini(&s);
+}
+
+/* Ten copies of 1 MiB at T in range RANGE: HOST_NS on the host, GPU_NS on the GPU. */
+static int64_t ten_copies(struct synth *s, int64_t t, const char *range, struct synth_copy *c,
+                          uint32_t *correlation_id, int64_t host_ns, int64_t gpu_ns)
+{
+	synth_nvtx_push(s, t, range);
+	for (int i = 0; i < 10; i++, t += 200000) {
+		c->src += MIB;
+		synth_copy_call(s, t, c, (*correlation_id)++, host_ns, t + 1000, gpu_ns);
+	}
+	synth_nvtx_pop(s, t);
+	return t;
+}
+
+/* Async copies from pageable memory, and the same from pinned memory or synchronous. */
+static void test_pageable_async(void **unused)
+{
+	struct synth_copy pageable_async = {
+		CT_DIR_HTOD, 0x10000000, DEVICE_BASE, MIB, CT_HOST_PAGEABLE, false, 0, MEMCPY_ASYNC
+	};
+	struct synth_copy pinned_async = { CT_DIR_HTOD,    0x20000000, DEVICE_BASE, MIB,
+		                           CT_HOST_PINNED, false,      0,           MEMCPY_ASYNC };
+	struct synth_copy pageable_sync = { CT_DIR_HTOD,      0x30000000, DEVICE_BASE, MIB,
+		                            CT_HOST_PAGEABLE, true,       0,           MEMCPY };
+	const struct ct_node *transfers, *f;
+	uint32_t correlation_id = 1;
+	struct synth s;
+	int64_t t = 1000000;
+
+	synth_init(&s, &ct_transfers_analysis, NULL);
+	name_apis(&s);
+	t = ten_copies(&s, t, "a", &pageable_async, &correlation_id, 120000, 105000);
+	t = ten_copies(&s, t, "b", &pinned_async, &correlation_id, 5000, 42000);
+	ten_copies(&s, t, "c", &pageable_sync, &correlation_id, 120000, 105000);
+	transfers = transfers_of(synth_report(&s));
+
+	assert_int_equal(findings_of_kind(transfers, "pageable_async"), 1);
+	f = finding_at(transfers, "pageable_async", "a:cudaMemcpyAsync");
+	assert_non_null(f);
+	assert_int_equal(node_u64(f, "count"), 10);
+	assert_int_equal(node_u64(f, "bytes"), 10 * MIB);
+	assert_int_equal(node_i64(f, "time_ns"), 10 * 120000);
+	/* the GPU was busy for most of each wait: not idle */
+	assert_int_equal(findings_of_kind(transfers, "sync_copy_gpu_idle"), 0);
+	synth_fini(&s);
+}
+
+/* COUNT copies of BYTES in range RANGE, EVERY_NS apart. */
+static int64_t copies(struct synth *s, int64_t t, const char *range, uint64_t bytes, int count,
+                      int64_t every_ns, uint32_t *correlation_id)
+{
+	struct synth_copy c = { CT_DIR_HTOD,    0,     DEVICE_BASE, bytes,
+		                CT_HOST_PINNED, false, 0,           MEMCPY_ASYNC };
+
+	synth_nvtx_push(s, t, range);
+	for (int i = 0; i < count; i++, t += every_ns) {
+		c.src = 0x40000000 + (uint64_t)(*correlation_id) * 0x100000;
+		synth_copy_call(s, t, &c, (*correlation_id)++, 2000, 0, 0);
+	}
+	synth_nvtx_pop(s, t);
+	return t;
+}
+
+/* 256 small copies close together are a storm; 255, or 300 spread out, or large ones are not. */
+static void test_storms(void **unused)
+{
+	const struct ct_node *transfers, *f;
+	uint32_t correlation_id = 1;
+	struct synth s;
+	int64_t t = 1000000;
+
+	synth_init(&s, &ct_transfers_analysis, NULL);
+	name_apis(&s);
+	t = copies(&s, t, "few", 4096, 255, 10000, &correlation_id);
+	t = copies(&s, t, "slow", 4096, 300, 2000000, &correlation_id);
+	t = copies(&s, t, "large", MIB, 1000, 100000, &correlation_id);
+	copies(&s, t, "storm", 1024, 256, 5000, &correlation_id);
+	transfers = transfers_of(synth_report(&s));
+
+	assert_int_equal(findings_of_kind(transfers, "small_copy_storm"), 1);
+	f = finding_at(transfers, "small_copy_storm", "storm:cudaMemcpyAsync");
+	assert_non_null(f);
+	assert_int_equal(node_u64(f, "count"), 256);
+	assert_int_equal(node_u64(f, "bytes"), 256 * 1024);
+	assert_int_equal(findings_of_kind(transfers, "pageable_async"), 0);
+	synth_fini(&s);
+}
+
+static void upload(struct synth *s, int64_t *t, uint64_t src, uint64_t bytes,
+                   uint32_t *correlation_id)
+{
+	struct synth_copy c = { CT_DIR_HTOD,    src,  DEVICE_BASE, bytes,
+		                CT_HOST_PINNED, true, 0,           MEMCPY };
+
+	synth_copy_call(s, *t, &c, (*correlation_id)++, 5000, *t + 1000, 3000);
+	*t += 10000;
+}
+
+static void download(struct synth *s, int64_t *t, uint64_t dst, uint64_t bytes,
+                     uint32_t *correlation_id)
+{
+	struct synth_copy c = { CT_DIR_DTOH,    DEVICE_BASE, dst, bytes,
+		                CT_HOST_PINNED, true,        0,   MEMCPY };
+
+	synth_copy_call(s, *t, &c, (*correlation_id)++, 5000, *t + 1000, 3000);
+	*t += 10000;
+}
+
+/* One buffer uploaded four times; one three times; one four times at different sizes. */
+static void test_repeated_upload(void **unused)
+{
+	const struct ct_node *transfers, *f;
+	uint32_t correlation_id = 1;
+	struct synth s;
+	int64_t t = 1000000;
+
+	synth_init(&s, &ct_transfers_analysis, NULL);
+	name_apis(&s);
+	for (int i = 0; i < 4; i++) {
+		upload(&s, &t, 0xa000, 8192, &correlation_id);
+		if (i < 3)
+			upload(&s, &t, 0xb000000, 8192, &correlation_id);
+		upload(&s, &t, 0xc000000, 4096 * (uint64_t)(i + 1), &correlation_id);
+	}
+	transfers = transfers_of(synth_report(&s));
+
+	assert_int_equal(findings_of_kind(transfers, "repeated_upload"), 1);
+	f = finding_at(transfers, "repeated_upload", "cudaMemcpy");
+	assert_non_null(f);
+	assert_int_equal(node_u64(f, "host_address"), 0xa000);
+	assert_int_equal(node_u64(f, "count"), 4);
+	assert_int_equal(node_u64(f, "bytes"), 4 * 8192);
+	assert_int_equal(findings_of_kind(transfers, "round_trip"), 0);
+	synth_fini(&s);
+}
+
+/* Bytes downloaded then uploaded back; near misses: another size, another address. */
+static void test_round_trip(void **unused)
+{
+	const struct ct_node *transfers, *f;
+	uint32_t correlation_id = 1;
+	struct synth s;
+	int64_t t = 1000000;
+
+	synth_init(&s, &ct_transfers_analysis, NULL);
+	name_apis(&s);
+	synth_nvtx_push(&s, t, "trip");
+	download(&s, &t, 0x5000000, 65536, &correlation_id);
+	upload(&s, &t, 0x5000000, 65536, &correlation_id);
+	synth_nvtx_pop(&s, t);
+	synth_nvtx_push(&s, t, "size");
+	download(&s, &t, 0x9000000, 65536, &correlation_id);
+	upload(&s, &t, 0x9000000, 32768, &correlation_id);
+	synth_nvtx_pop(&s, t);
+	synth_nvtx_push(&s, t, "address");
+	download(&s, &t, 0xd000000, 65536, &correlation_id);
+	upload(&s, &t, 0xd001000, 65536, &correlation_id);
+	synth_nvtx_pop(&s, t);
+	transfers = transfers_of(synth_report(&s));
+
+	assert_int_equal(findings_of_kind(transfers, "round_trip"), 1);
+	f = finding_at(transfers, "round_trip", "trip:cudaMemcpy");
+	assert_non_null(f);
+	assert_int_equal(node_u64(f, "count"), 1);
+	assert_int_equal(node_u64(f, "bytes"), 65536);
+	assert_string_equal(node_str(f, "direction"), "HtoD");
+	synth_fini(&s);
+}
+
+static void kernel_record(struct synth *s, int64_t t, uint64_t start, uint64_t end)
+{
+	struct ct_event ev = { .type = CT_EV_GPU_KERNEL, .time_ns = t };
+
+	ev.u.gpu_kernel.start = start;
+	ev.u.gpu_kernel.end = end;
+	ev.u.gpu_kernel.kernel_id = 1;
+	ev.u.gpu_kernel.stream = 9;
+	synth_feed(s, &ev);
+}
+
+/*
+ * Synchronous downloads that wait 300 µs for 40 µs of copying leave the GPU
+ * idle; the same downloads while a kernel keeps the GPU busy do not.
+ */
+static void test_sync_copy_gpu_idle(void **unused)
+{
+	struct synth_copy c = { CT_DIR_DTOH,    DEVICE_BASE, 0x60000000, MIB,
+		                CT_HOST_PINNED, true,        0,          MEMCPY };
+	const struct ct_node *transfers, *f, *busy;
+	uint32_t correlation_id = 1;
+	struct synth s;
+	int64_t t = 1000000;
+
+	synth_init(&s, &ct_transfers_analysis, NULL);
+	name_apis(&s);
+	synth_nvtx_push(&s, t, "idle");
+	for (int i = 0; i < 5; i++, t += 1000000)
+		synth_copy_call(&s, t, &c, correlation_id++, 300000, t + 200000, 40000);
+	synth_nvtx_pop(&s, t);
+	synth_nvtx_push(&s, t, "busy");
+	for (int i = 0; i < 5; i++, t += 1000000) {
+		synth_copy_call(&s, t, &c, correlation_id++, 300000, t + 200000, 40000);
+		kernel_record(&s, t + 300002, (uint64_t)t - 1000, (uint64_t)t + 301000);
+	}
+	synth_nvtx_pop(&s, t);
+	transfers = transfers_of(synth_report(&s));
+
+	assert_int_equal(findings_of_kind(transfers, "sync_copy_gpu_idle"), 1);
+	f = finding_at(transfers, "sync_copy_gpu_idle", "idle:cudaMemcpy");
+	assert_non_null(f);
+	assert_int_equal(node_u64(f, "count"), 5);
+	assert_int_equal(node_i64(f, "time_ns"), 5 * 260000);
+	busy = node_find(node_path(transfers, "hotspots"), "site", "busy:cudaMemcpy");
+	assert_non_null(busy);
+	assert_int_equal(node_i64(busy, "gpu_idle_while_blocked_ns"), 0);
+	assert_int_equal(node_i64(busy, "blocked_probed_ns"), 5 * 300000);
+	synth_fini(&s);
+}
+
+/*
+ * A copy's GPU record may come before its call returns, or never; the call
+ * may never return (the trace was cut). Costs stay max(host, GPU).
+ */
+static void test_joins(void **unused)
+{
+	struct synth_copy c = { CT_DIR_HTOD,    0x70000000, DEVICE_BASE, MIB,
+		                CT_HOST_PINNED, true,       0,           MEMCPY };
+	const struct ct_node *transfers, *h;
+	struct synth s;
+
+	synth_init(&s, &ct_transfers_analysis, NULL);
+	name_apis(&s);
+	/* record before api_exit: host 50 µs, GPU 42 µs */
+	synth_api_entry(&s, 1000000, CT_DOMAIN_RUNTIME, MEMCPY, 1);
+	synth_memcpy(&s, 1049000, &c, 1);
+	synth_gpu_memcpy(&s, 1049500, &c, 1, 1005000, 1047000);
+	synth_api_exit(&s, 1050000, CT_DOMAIN_RUNTIME, MEMCPY, 1, 0);
+	/* no GPU record: host 70 µs */
+	c.src += MIB;
+	synth_copy_call(&s, 2000000, &c, 2, 70000, 0, 0);
+	/* a GPU record nobody asked for */
+	synth_gpu_memcpy(&s, 2100000, &c, 99, 2050000, 2060000);
+	/* cut: the call never returns; host time runs to its memcpy event, 30 µs */
+	c.src += MIB;
+	synth_api_entry(&s, 3000000, CT_DOMAIN_RUNTIME, MEMCPY, 3);
+	synth_memcpy(&s, 3030000, &c, 3);
+	transfers = transfers_of(synth_report(&s));
+
+	h = node_at(node_path(transfers, "hotspots"), 0);
+	assert_int_equal(node_u64(h, "count"), 3);
+	assert_int_equal(node_i64(h, "host_time_ns"), 50000 + 70000 + 30000);
+	assert_int_equal(node_i64(h, "gpu_time_ns"), 42000);
+	assert_int_equal(node_u64(h, "gpu_records"), 1);
+	assert_int_equal(node_i64(h, "cost_ns"), 50000 + 70000 + 30000);
+	assert_int_equal(node_u64(transfers, "gpu_records_unmatched"), 1);
+	assert_int_equal(node_u64(transfers, "copies_without_gpu_record"), 2);
+	synth_fini(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_storm_ranked_above_large_pinned_copy),
+		cmocka_unit_test(test_pageable_async),
+		cmocka_unit_test(test_storms),
+		cmocka_unit_test(test_repeated_upload),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_sync_copy_gpu_idle),
+		cmocka_unit_test(test_joins),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
