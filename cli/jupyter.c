@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jupyter.c - `cudatrace jupyter install|uninstall`: a Jupyter kernelspec
+ * whose kernel runs under `cudatrace record`, so that every start of the
+ * kernel makes a trace of its own, and a kernel that dies (the OOM killer,
+ * a segfault) leaves its trace and a post-mortem beside it and in the
+ * server's log (the kernel's stderr).
+ *
+ * The kernelspec asks for interrupts as messages: the kernel then signals
+ * itself, and the SIGINT is not also sent to `cudatrace record` by the
+ * server (which signals the whole process group), so a cell is
+ * interrupted once, not twice.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "exec-path.h"
+#include "record-options.h"
+#include "verbs.h"
+
+#define DEFAULT_KERNEL_NAME  "cudatrace-python3"
+#define DEFAULT_DISPLAY_NAME "Python 3 (cudatrace)"
+#define DEFAULT_TRACE_SUBDIR "cudatrace-traces"
+
+struct jupyter_args {
+	const char *name;
+	const char *display_name;
+	const char *python;
+	const char *trace_dir;
+	const char *prefix;    /* NULL: the user's data directory */
+	char **record_options; /* after "--", for cudatrace record */
+	int record_option_count;
+};
+
+static void print_help(void)
+{
+	fputs("Usage: cudatrace jupyter install [OPTION]... [-- RECORD_OPTION...]\n"
+	      "       cudatrace jupyter uninstall [--name=NAME] [--prefix=DIR]\n"
+	      "Install (or remove) a Jupyter kernel that runs under `cudatrace record`: one\n"
+	      "trace per kernel start; when the kernel dies, its post-mortem is written\n"
+	      "beside the trace and to the Jupyter server's log.\n"
+	      "\n"
+	      "  --name=NAME           kernel name (default " DEFAULT_KERNEL_NAME ")\n"
+	      "  --display-name=TEXT   name shown in Jupyter (default \"" DEFAULT_DISPLAY_NAME
+	      "\")\n"
+	      "  --python=PATH         the Python that runs ipykernel (default: python3 in PATH)\n"
+	      "  --trace-dir=DIR       where the traces go (default: ~/" DEFAULT_TRACE_SUBDIR ")\n"
+	      "  --prefix=DIR          install into DIR/share/jupyter/kernels instead of the\n"
+	      "                        user's Jupyter data directory\n"
+	      "  -h, --help            show this help\n"
+	      "\n"
+	      "RECORD_OPTIONs (after --) are passed to cudatrace record, e.g.\n"
+	      "  cudatrace jupyter install -- --flight-recorder=256M --nvml-period=500\n"
+	      "\n"
+	      "Exit status: 0, or 2 for usage errors and what cannot be installed.\n"
+	      "See cudatrace-jupyter(1).\n",
+	      stdout);
+}
+
+/* The kernels directory: PREFIX/share/jupyter/kernels, or jupyter_core's user data dir. */
+static int kernels_dir(const char *prefix, char *buf, size_t len)
+{
+	const char *env;
+	int n;
+
+	if (prefix)
+		n = snprintf(buf, len, "%s/share/jupyter/kernels", prefix);
+	else if ((env = getenv("JUPYTER_DATA_DIR")) && *env)
+		n = snprintf(buf, len, "%s/kernels", env);
+	else if ((env = getenv("XDG_DATA_HOME")) && *env)
+		n = snprintf(buf, len, "%s/jupyter/kernels", env);
+	else if ((env = getenv("HOME")) && *env)
+		n = snprintf(buf, len, "%s/.local/share/jupyter/kernels", env);
+	else {
+		diag_error("cannot find the Jupyter data directory: set HOME or JUPYTER_DATA_DIR, "
+		           "or give --prefix");
+		return -1;
+	}
+	if (n < 0 || (size_t)n >= len) {
+		diag_error("the Jupyter kernels directory: path too long");
+		return -1;
+	}
+	return 0;
+}
+
+static int make_dirs(const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+		return errno;
+	return 0;
+}
+
+/* A JSON string, escaped. */
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* Kernel names are directory names that Jupyter accepts: [a-zA-Z0-9._-]. */
+static bool valid_name(const char *name)
+{
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return false;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+	       strlen(name);
+}
+
+/* The record options are checked now, so that a typo fails here and not at each start. */
+static int check_record_options(const struct jupyter_args *a)
+{
+	struct record_options opts;
+	char **argv = calloc((size_t)a->record_option_count + 4, sizeof(*argv));
+	int argc = 0, status;
+
+	if (!argv) {
+		diag_error("out of memory");
+		return -1;
+	}
+	argv[argc++] = (char *)"record";
+	for (int i = 0; i < a->record_option_count; i++)
+		argv[argc++] = a->record_options[i];
+	argv[argc++] = (char *)"--";
+	argv[argc++] = (char *)"python3";
+	diag_set_prefix("cudatrace jupyter install");
+	status = record_options_parse(argc, argv, &opts) == RECORD_PARSE_OK ? 0 : -1;
+	free(argv);
+	if (status == 0 && (opts.output || opts.trace_dir || opts.name)) {
+		diag_error("-o, --trace-dir and --name would be the same for every kernel start: "
+		           "use this command's --trace-dir instead");
+		return -1;
+	}
+	return status;
+}
+
+/* The Python must run ipykernel, or every start of the kernel would fail. */
+static int check_python(const char *python, char *path, size_t len)
+{
+	int err = exec_path_find(python, path, len);
+	pid_t pid;
+	int status;
+
+	if (err) {
+		diag_error("%s: %s: name a Python 3 with --python", python,
+		           err == ENOENT ? "not found" : strerror(err));
+		return -1;
+	}
+	/* An unusual status proves it is a Python that ran the import. */
+	pid = fork();
+	if (pid == 0) {
+		execl(path, path, "-c", "import ipykernel, sys; sys.exit(42)", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 42) {
+		diag_error("%s cannot import ipykernel: install it for that Python (Debian: apt "
+		           "install python3-ipykernel; else: %s -m pip install ipykernel), or name "
+		           "another with --python",
+		           path, path);
+		return -1;
+	}
+	return 0;
+}
+
+static int resolve_trace_dir(const char *option, char *buf, size_t len)
+{
+	const char *home = getenv("HOME");
+	char cwd[PATH_MAX];
+	int n;
+
+	if (option && option[0] == '/')
+		n = snprintf(buf, len, "%s", option);
+	else if (option && getcwd(cwd, sizeof(cwd)))
+		n = snprintf(buf, len, "%s/%s", cwd, option);
+	else if (!option && home && *home)
+		n = snprintf(buf, len, "%s/" DEFAULT_TRACE_SUBDIR, home);
+	else {
+		diag_error("cannot name the trace directory: give --trace-dir");
+		return -1;
+	}
+	if (n < 0 || (size_t)n >= len) {
+		diag_error("the trace directory: path too long");
+		return -1;
+	}
+	return 0;
+}
+
+static int write_kernel_json(const char *path, const struct jupyter_args *a, const char *self,
+                             const char *python, const char *trace_dir)
+{
+	const char *head[] = { self, "record", "--trace-dir", trace_dir };
+	const char *tail[] = {
+		"--", python, "-m", "ipykernel_launcher", "-f", "{connection_file}"
+	};
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f) {
+		diag_error("cannot write %s: %s: choose another place with --prefix", path,
+		           strerror(errno));
+		return -1;
+	}
+	fputs("{\n  \"argv\": [", f);
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++) {
+		fputs(i ? ", " : "", f);
+		json_string(f, head[i]);
+	}
+	for (int i = 0; i < a->record_option_count; i++) {
+		fputs(", ", f);
+		json_string(f, a->record_options[i]);
+	}
+	for (size_t i = 0; i < sizeof(tail) / sizeof(tail[0]); i++) {
+		fputs(", ", f);
+		json_string(f, tail[i]);
+	}
+	fputs("],\n  \"display_name\": ", f);
+	json_string(f, a->display_name);
+	fputs(",\n  \"language\": \"python\",\n"
+	      "  \"interrupt_mode\": \"message\",\n"
+	      "  \"metadata\": {\"debugger\": true, \"cudatrace\": {\"trace_dir\": ",
+	      f);
+	json_string(f, trace_dir);
+	fputs("}}\n}\n", f);
+	ok = !ferror(f);
+	if (fclose(f) != 0)
+		ok = false;
+	if (!ok) {
+		diag_error("cannot write %s: %s", path, strerror(errno));
+		unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
+static int install(const struct jupyter_args *a)
+{
+	char kernels[PATH_MAX], dir[PATH_MAX + 256], file[PATH_MAX + 300];
+	char self[PATH_MAX], python[PATH_MAX], trace_dir[PATH_MAX];
+	int err;
+
+	if (!valid_name(a->name)) {
+		diag_error("--name=%s: a kernel name holds letters, digits, '.', '_' and '-' only",
+		           a->name);
+		return EXIT_USAGE;
+	}
+	if (check_record_options(a) < 0)
+		return EXIT_USAGE;
+	diag_set_prefix("cudatrace jupyter");
+	if (check_python(a->python, python, sizeof(python)) < 0 ||
+	    resolve_trace_dir(a->trace_dir, trace_dir, sizeof(trace_dir)) < 0 ||
+	    kernels_dir(a->prefix, kernels, sizeof(kernels)) < 0)
+		return EXIT_USAGE;
+	/* The kernel runs this very cudatrace, wherever it is installed. */
+	if (!realpath("/proc/self/exe", self)) {
+		diag_error("cannot find the cudatrace executable: %s", strerror(errno));
+		return EXIT_USAGE;
+	}
+	snprintf(dir, sizeof(dir), "%s/%s", kernels, a->name);
+	snprintf(file, sizeof(file), "%s/kernel.json", dir);
+	err = make_dirs(dir);
+	if (err) {
+		diag_error("cannot create %s: %s: choose another place with --prefix", dir,
+		           strerror(err));
+		return EXIT_USAGE;
+	}
+	err = make_dirs(trace_dir);
+	if (err) {
+		diag_error("cannot create the trace directory %s: %s: choose another with "
+		           "--trace-dir",
+		           trace_dir, strerror(err));
+		return EXIT_USAGE;
+	}
+	if (write_kernel_json(file, a, self, python, trace_dir) < 0)
+		return EXIT_USAGE;
+	printf("Installed the Jupyter kernel \"%s\" (%s) in %s.\n"
+	       "Each start of it writes a trace in %s.\n",
+	       a->display_name, a->name, dir, trace_dir);
+	return 0;
+}
+
+static int uninstall(const struct jupyter_args *a)
+{
+	char kernels[PATH_MAX], dir[PATH_MAX + 256], file[PATH_MAX + 300];
+
+	if (!valid_name(a->name)) {
+		diag_error("--name=%s: a kernel name holds letters, digits, '.', '_' and '-' only",
+		           a->name);
+		return EXIT_USAGE;
+	}
+	if (kernels_dir(a->prefix, kernels, sizeof(kernels)) < 0)
+		return EXIT_USAGE;
+	snprintf(dir, sizeof(dir), "%s/%s", kernels, a->name);
+	snprintf(file, sizeof(file), "%s/kernel.json", dir);
+	if (unlink(file) != 0) {
+		diag_error("no kernel %s in %s (%s)%s", a->name, kernels, strerror(errno),
+		           a->prefix ? "" : ": give --prefix if it was installed with one");
+		return EXIT_USAGE;
+	}
+	if (rmdir(dir) != 0)
+		diag_warn("%s is not empty: left in place", dir);
+	printf("Removed the Jupyter kernel %s from %s.\n", a->name, kernels);
+	return 0;
+}
+
+int cmd_jupyter(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "display-name", required_argument, NULL, 'D' },
+		{ "python", required_argument, NULL, 'p' },
+		{ "trace-dir", required_argument, NULL, 't' },
+		{ "prefix", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct jupyter_args a = {
+		.name = DEFAULT_KERNEL_NAME,
+		.display_name = DEFAULT_DISPLAY_NAME,
+		.python = "python3",
+	};
+	const char *action;
+	int c;
+
+	diag_set_prefix("cudatrace jupyter");
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		print_help();
+		return 0;
+	}
+	if (argc < 2 || (strcmp(argv[1], "install") != 0 && strcmp(argv[1], "uninstall") != 0)) {
+		diag_error("give install or uninstall (see cudatrace jupyter --help)");
+		return EXIT_USAGE;
+	}
+	action = argv[1];
+	argc--;
+	argv++;
+	argv[0] = (char *)diag_prefix();
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			a.name = optarg;
+			break;
+		case 'D':
+			a.display_name = optarg;
+			break;
+		case 'p':
+			a.python = optarg;
+			break;
+		case 't':
+			a.trace_dir = optarg;
+			break;
+		case 'P':
+			a.prefix = optarg;
+			break;
+		case 'h':
+			print_help();
+			return 0;
+		default:
+			fputs("Try 'cudatrace jupyter --help'.\n", stderr);
+			return EXIT_USAGE;
+		}
+	}
+	/* getopt stops at "--": the rest are options for cudatrace record. */
+	if (optind < argc && strcmp(argv[optind - 1], "--") != 0) {
+		diag_error("unexpected '%s': put options for cudatrace record after --",
+		           argv[optind]);
+		return EXIT_USAGE;
+	}
+	a.record_options = argv + optind;
+	a.record_option_count = argc - optind;
+	if (!strcmp(action, "uninstall")) {
+		if (a.record_option_count > 0) {
+			diag_error("uninstall takes --name and --prefix only");
+			return EXIT_USAGE;
+		}
+		return uninstall(&a);
+	}
+	return install(&a);
+}

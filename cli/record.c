@@ -1,0 +1,684 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.c - `cudatrace record`: run a command with libcudatrace.so
+ * injected into a tracing session of its own, then summarise the trace.
+ *
+ * The order matters: everything that can fail for a reason the user can
+ * fix (the command, the library, the directory, the daemon, the session)
+ * is checked before the command starts, so that a failed setup never
+ * costs a run. Once it has started, the command's exit status is what
+ * record exits with, whatever happens to the trace; problems with the
+ * trace are reported, and what was recorded is kept.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "diag.h"
+#include "exec-path.h"
+#include "record-options.h"
+#include "session.h"
+#include "sessiond.h"
+#include "stale.h"
+#include "summary.h"
+#include "trace-info.h"
+#include "tracer-lib.h"
+#include "tracker.h"
+#include "verbs.h"
+
+/* The trace could not be set up, or the command line is wrong: the command did not run. */
+#define EXIT_SETUP EXIT_USAGE
+
+struct record {
+	struct record_options opts;
+	char **command; /* argv of the command, NULL-terminated */
+	char command_path[PATH_MAX];
+	char library[PATH_MAX];
+	char output[PATH_MAX]; /* local trace directory, "" when streamed */
+	bool made_output;      /* created by this run: removed again if setup fails */
+	char session[256];
+	enum session_mode mode;
+	struct trace_info info;
+	struct child_result result;
+	struct tracker *tracker; /* owned; NULL with --all-processes */
+};
+
+static const char *mode_name(enum session_mode mode)
+{
+	static const char *const names[] = { "local", "snapshot", "network", "live" };
+
+	return names[mode];
+}
+
+/* "20261122-101500", local time. */
+static void timestamp(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(buf, len, "%Y%m%d-%H%M%S", &tm);
+}
+
+/* --------------------------------------------------------------- checks */
+
+static int find_command(struct record *r)
+{
+	int err = exec_path_find(r->command[0], r->command_path, sizeof(r->command_path));
+
+	if (err == ENOENT) {
+		diag_error("%s: command not found%s", r->command[0],
+		           strchr(r->command[0], '/') ? "" : " in PATH");
+		return -1;
+	}
+	if (err == EACCES) {
+		diag_error("%s: permission denied: it is not an executable file", r->command[0]);
+		return -1;
+	}
+	if (err) {
+		diag_error("%s: %s", r->command[0], strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+static int make_absolute(const char *path, char *out, size_t len)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return snprintf(out, len, "%s", path) < (int)len ? 0 : -1;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	return snprintf(out, len, "%s/%s", cwd, path) < (int)len ? 0 : -1;
+}
+
+/* mkdir -p; 0 or an errno. */
+static int make_dirs(const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+		return errno;
+	return 0;
+}
+
+static bool dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	bool empty = true;
+
+	if (!d)
+		return false;
+	while (empty && (de = readdir(d)))
+		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+	closedir(d);
+	return empty;
+}
+
+static void report_dir_error(const char *dir, int err)
+{
+	diag_error("cannot create the trace directory %s: %s: choose a writable directory with "
+	           "-o or --trace-dir",
+	           dir, strerror(err));
+}
+
+/* -o DIR: new, or empty. */
+static int use_output(struct record *r, const char *dir)
+{
+	struct stat st;
+	int err;
+
+	if (make_absolute(dir, r->output, sizeof(r->output)) < 0) {
+		diag_error("the trace directory %s: path too long", dir);
+		return -1;
+	}
+	if (stat(r->output, &st) == 0) {
+		if (!S_ISDIR(st.st_mode)) {
+			diag_error("%s exists and is not a directory: choose another with -o",
+			           r->output);
+			return -1;
+		}
+		if (!dir_is_empty(r->output)) {
+			diag_error(
+			    "%s is not empty: choose a new directory with -o, so that traces "
+			    "are not mixed",
+			    r->output);
+			return -1;
+		}
+	} else {
+		r->made_output = true;
+	}
+	err = make_dirs(r->output);
+	if (err) {
+		report_dir_error(r->output, err);
+		return -1;
+	}
+	if (access(r->output, W_OK | X_OK) != 0) {
+		report_dir_error(r->output, errno);
+		return -1;
+	}
+	return 0;
+}
+
+/* --trace-dir DIR (default: .): a new DIR/cudatrace-DATE-TIME, with -N when taken. */
+static int make_dated_output(struct record *r, const char *parent)
+{
+	char base[PATH_MAX], stamp[32];
+	int err;
+
+	if (make_absolute(parent, base, sizeof(base)) < 0) {
+		diag_error("the trace directory %s: path too long", parent);
+		return -1;
+	}
+	err = make_dirs(base);
+	if (err) {
+		report_dir_error(base, err);
+		return -1;
+	}
+	timestamp(stamp, sizeof(stamp));
+	for (int n = 1; n < 1000; n++) {
+		int len =
+		    n == 1 ? snprintf(r->output, sizeof(r->output), "%s/cudatrace-%s", base, stamp)
+		           : snprintf(r->output, sizeof(r->output), "%s/cudatrace-%s-%d", base,
+		                      stamp, n);
+
+		if (len >= (int)sizeof(r->output)) {
+			diag_error("the trace directory %s: path too long", base);
+			return -1;
+		}
+		if (mkdir(r->output, 0777) == 0) {
+			r->made_output = true;
+			return 0;
+		}
+		if (errno != EEXIST) {
+			report_dir_error(r->output, errno);
+			return -1;
+		}
+	}
+	report_dir_error(r->output, EEXIST);
+	return -1;
+}
+
+static int choose_output(struct record *r)
+{
+	if (r->opts.relayd)
+		return 0;
+	if (r->opts.output)
+		return use_output(r, r->opts.output);
+	return make_dated_output(r, r->opts.trace_dir ? r->opts.trace_dir : ".");
+}
+
+/* Setup failed: leave no empty directory behind. */
+static void undo_output(struct record *r)
+{
+	if (r->made_output && r->output[0])
+		(void)rmdir(r->output);
+}
+
+/* Removes PATH and the directories under it, if they hold no file. */
+static void remove_empty_dirs(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char sub[PATH_MAX];
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name) < (int)sizeof(sub) &&
+		    de->d_type == DT_DIR)
+			remove_empty_dirs(sub);
+	}
+	closedir(d);
+	(void)rmdir(path);
+}
+
+/*
+ * The command did not start: remove the notes, and the directory with the
+ * empty ones the session daemon made in it; a file in it stays.
+ */
+static void discard_output(struct record *r)
+{
+	char path[PATH_MAX + 32];
+
+	if (!r->output[0] || !r->made_output)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", r->output, TRACE_INFO_FILE);
+	(void)unlink(path);
+	remove_empty_dirs(r->output);
+}
+
+static void choose_session_name(struct record *r)
+{
+	char stamp[32];
+	const char *name = r->opts.name;
+
+	if (name && strncmp(name, STALE_SESSION_PREFIX, strlen(STALE_SESSION_PREFIX)) == 0)
+		snprintf(r->session, sizeof(r->session), "%s", name);
+	else if (name)
+		snprintf(r->session, sizeof(r->session), STALE_SESSION_PREFIX "%s", name);
+	else {
+		timestamp(stamp, sizeof(stamp));
+		snprintf(r->session, sizeof(r->session), STALE_SESSION_PREFIX "%s-%ld", stamp,
+		         (long)getpid());
+	}
+}
+
+/* ------------------------------------------------------------- session */
+
+/* Sizes the flight recorder's ring: SIZE bytes over all CPUs, in 4 sub-buffers each. */
+static void flight_buffers(uint64_t size, uint64_t *subbuf, uint64_t *num)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t per_cpu = size / (uint64_t)(cpus > 0 ? cpus : 1) / 4;
+	uint64_t s = 4096;
+
+	while (s * 2 <= per_cpu)
+		s *= 2;
+	*subbuf = s;
+	*num = 4;
+}
+
+static int start_session(struct record *r)
+{
+	static const char *const api_events[] = { "cudatrace:api_entry", "cudatrace:api_exit" };
+	static const char *const nvtx_events[] = { "cudatrace:nvtx_push", "cudatrace:nvtx_pop",
+		                                   "cudatrace:nvtx_range_start",
+		                                   "cudatrace:nvtx_range_end",
+		                                   "cudatrace:nvtx_mark" };
+	const char *exclusions[8];
+	struct session_config cfg = {
+		.name = r->session,
+		.mode = r->mode,
+		.output = r->output,
+		.url = r->opts.relayd,
+		.live_timer_us = (uint64_t)r->opts.live_period_ms * 1000,
+		.subbuf_size = r->opts.subbuf_size,
+		.num_subbuf = r->opts.num_subbuf,
+		.blocking = r->opts.blocking,
+		.exclusions = exclusions,
+		.snapshot_on_failure = true,
+		.track_processes = !r->opts.all_processes,
+	};
+
+	if (r->opts.no_api) {
+		for (size_t i = 0; i < 2; i++)
+			exclusions[cfg.exclusion_count++] = api_events[i];
+	}
+	if (r->opts.no_nvtx) {
+		for (size_t i = 0; i < 5; i++)
+			exclusions[cfg.exclusion_count++] = nvtx_events[i];
+	}
+	if (r->mode == SESSION_SNAPSHOT)
+		flight_buffers(r->opts.flight_size, &cfg.subbuf_size, &cfg.num_subbuf);
+	if (stale_register(r->session, mode_name(r->mode), r->output) < 0)
+		return -1;
+	if (session_setup(&cfg) < 0) {
+		stale_unregister(r->session);
+		return -1;
+	}
+	if (cfg.track_processes) {
+		r->tracker = tracker_create(r->session);
+		if (!r->tracker) {
+			(void)session_destroy(r->session);
+			stale_unregister(r->session);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The program exists but has not run: it is recorded from its first event. */
+static int on_started(pid_t pid, void *data)
+{
+	struct record *r = data;
+
+	return r->tracker ? tracker_add(r->tracker, pid) : 0;
+}
+
+/* While it runs: its new descendants are recorded too. */
+static void on_tick(void *data)
+{
+	struct record *r = data;
+
+	if (r->tracker)
+		tracker_scan(r->tracker);
+}
+
+/* --------------------------------------------------------- environment */
+
+static int set_env(const char *name, const char *value)
+{
+	if (setenv(name, value, 1) != 0) {
+		diag_error("cannot set %s: %s", name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* What the traced program inherits: the injection, and the tracer's settings. */
+static int prepare_environment(struct record *r)
+{
+	const char *old = getenv("CUDA_INJECTION64_PATH");
+	const struct record_options *o = &r->opts;
+
+	if (old && *old && strcmp(old, r->library) != 0)
+		diag_warn("CUDA_INJECTION64_PATH was %s: replaced by cudatrace's library", old);
+	if (set_env("CUDA_INJECTION64_PATH", r->library) < 0)
+		return -1;
+	if (!o->no_nvtx && set_env("NVTX_INJECTION64_PATH", r->library) < 0)
+		return -1;
+	if (o->no_api && set_env("CUDATRACE_API", "0") < 0)
+		return -1;
+	if (o->activity && set_env("CUDATRACE_ACTIVITY", o->activity) < 0)
+		return -1;
+	if (o->nvml_period_ms && set_env("CUDATRACE_NVML_PERIOD_MS", o->nvml_period_ms) < 0)
+		return -1;
+	if (o->flush_period_ms && set_env("CUDATRACE_FLUSH_PERIOD_MS", o->flush_period_ms) < 0)
+		return -1;
+	if (o->activity_buffer && set_env("CUDATRACE_BUFFER_SIZE", o->activity_buffer) < 0)
+		return -1;
+	/* LTTng-UST only waits for room in a blocking channel when the program allows it. */
+	if (o->blocking && set_env("LTTNG_UST_ALLOW_BLOCKING", "1") < 0)
+		return -1;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- info */
+
+static void write_info(struct record *r)
+{
+	if (!r->output[0])
+		return;
+	if (trace_info_write(r->output, &r->info) < 0)
+		diag_warn("cannot write %s/%s: %s", r->output, TRACE_INFO_FILE, strerror(errno));
+}
+
+static void init_info(struct record *r)
+{
+	struct trace_info *info = &r->info;
+	const char *base = strrchr(r->command[0], '/');
+
+	memset(info, 0, sizeof(*info));
+	snprintf(info->session, sizeof(info->session), "%s", r->session);
+	snprintf(info->mode, sizeof(info->mode), "%s", mode_name(r->mode));
+	if (gethostname(info->host, sizeof(info->host)) != 0)
+		info->host[0] = '\0';
+	info->host[sizeof(info->host) - 1] = '\0';
+	snprintf(info->program, sizeof(info->program), "%s", base ? base + 1 : r->command[0]);
+	trace_info_format_command(r->command, info->command, sizeof(info->command));
+	info->recorder_pid = (int)getpid();
+	info->end = TRACE_RUNNING;
+}
+
+/* ---------------------------------------------------------------- after */
+
+/* HOST of a relay URL such as net://HOST:5342/path or net://[::1]. */
+static void url_host(const char *url, char *buf, size_t len)
+{
+	const char *p = strstr(url, "://");
+	size_t n;
+
+	p = p ? p + 3 : url;
+	if (*p == '[') {
+		const char *end = strchr(p, ']');
+
+		n = end ? (size_t)(end - p + 1) : strlen(p);
+	} else {
+		n = strcspn(p, ":/");
+	}
+	snprintf(buf, len, "%.*s", (int)n, p);
+}
+
+static void announce(struct record *r)
+{
+	char host[256];
+
+	if (r->mode == SESSION_LIVE) {
+		url_host(r->opts.relayd, host, sizeof(host));
+		diag_note("streaming live to %s; watch it with: cudatrace report --live "
+		          "net://%s/host/%s/%s",
+		          r->opts.relayd, host, r->info.host, r->session);
+	} else if (r->mode == SESSION_NETWORK) {
+		diag_note("streaming the trace to the relay daemon at %s (session %s)",
+		          r->opts.relayd, r->session);
+	} else if (r->opts.relayd) {
+		diag_note("flight recorder: snapshots go to the relay daemon at %s (session %s)",
+		          r->opts.relayd, r->session);
+	} else {
+		diag_note("tracing into %s%s", r->output,
+		          r->mode == SESSION_SNAPSHOT ? " (flight recorder: written at the end)"
+		                                      : "");
+	}
+}
+
+static void describe_end(const struct record *r, char *buf, size_t len)
+{
+	const struct child_result *c = &r->result;
+
+	if (c->exited)
+		snprintf(buf, len, "%s exited with status %d", r->info.program, c->code);
+	else
+		snprintf(buf, len, "%s was killed by SIG%s%s", r->info.program,
+		         sigabbrev_np(c->signal) ? sigabbrev_np(c->signal) : "?",
+		         c->core ? " (core dumped)" : "");
+}
+
+/* Stop, snapshot, count and close. Returns 0, or -1 when the daemon failed us. */
+static int finish_session(struct record *r, uint64_t *discarded, uint64_t *lost)
+{
+	int status = 0;
+
+	*discarded = *lost = 0;
+	/* A daemon that died took the session with it: conclude() says so, once. */
+	if (!sessiond_alive()) {
+		stale_unregister(r->session);
+		return -1;
+	}
+	if (session_stop(r->session) < 0)
+		status = -1;
+	if (status == 0 && r->mode == SESSION_SNAPSHOT && session_snapshot(r->session) < 0)
+		status = -1;
+	if (session_discarded(r->session, discarded, lost) < 0)
+		*discarded = *lost = 0;
+	if (session_destroy(r->session) < 0)
+		status = -1;
+	stale_unregister(r->session);
+	return status;
+}
+
+static void write_postmortem(struct record *r, const struct summary *s)
+{
+	char path[PATH_MAX + 32];
+	FILE *f;
+
+	if (!r->opts.quiet)
+		summary_print_postmortem(s, r->result.signal, stderr);
+	snprintf(path, sizeof(path), "%s/postmortem.txt", r->output);
+	f = fopen(path, "w");
+	if (!f) {
+		diag_warn("cannot write %s: %s", path, strerror(errno));
+		return;
+	}
+	summary_print_postmortem(s, r->result.signal, f);
+	if (fclose(f) != 0)
+		diag_warn("cannot write %s: %s", path, strerror(errno));
+	else
+		diag_note("post-mortem written to %s", path);
+}
+
+static void summarise(struct record *r, bool daemon_failed)
+{
+	bool killed = !r->result.exited;
+	struct summary *s;
+
+	if (!r->output[0])
+		return;
+	if (r->opts.no_report && !killed)
+		return;
+	s = summary_read(r->output);
+	if (!s) {
+		if (daemon_failed)
+			diag_error("the trace in %s could not be read after the session daemon "
+			           "failed",
+			           r->output);
+		return;
+	}
+	r->info.has_counts = true;
+	r->info.events = summary_numbers(s)->events;
+	r->info.has_summary = true;
+	r->info.peak_bytes = summary_numbers(s)->peak_bytes;
+	r->info.failures = summary_numbers(s)->failures;
+	if (!r->opts.quiet && !r->opts.no_report) {
+		fflush(stdout);
+		summary_print_report(s, stderr);
+	}
+	if (killed)
+		write_postmortem(r, s);
+	summary_destroy(s);
+}
+
+static void conclude(struct record *r)
+{
+	uint64_t discarded = 0, lost = 0;
+	bool daemon_failed = finish_session(r, &discarded, &lost) < 0;
+	char end[512];
+
+	if (daemon_failed)
+		diag_error("the LTTng session daemon stopped or failed while %s ran: the trace "
+		           "keeps what was written until then%s%s",
+		           r->info.program, r->output[0] ? ", in " : "", r->output);
+	r->info.pid = (int)r->result.pid;
+	r->info.start_ns = r->result.start_ns;
+	r->info.end_ns = r->result.end_ns;
+	r->info.end = r->result.exited ? TRACE_EXITED : TRACE_KILLED;
+	r->info.end_code = r->result.exited ? r->result.code : r->result.signal;
+	r->info.discarded = discarded;
+	r->info.lost_packets = lost;
+	describe_end(r, end, sizeof(end));
+	diag_note("%s", end);
+	if (discarded || lost)
+		diag_warn("%llu events were discarded and %llu packets lost for want of buffer "
+		          "room: use --blocking, or larger --subbuf-size/--num-subbuf",
+		          (unsigned long long)discarded, (unsigned long long)lost);
+	summarise(r, daemon_failed);
+	write_info(r);
+	if (r->output[0]) {
+		if (r->info.has_counts)
+			diag_note("%llu events, %llu discarded; trace in %s",
+			          (unsigned long long)r->info.events, (unsigned long long)discarded,
+			          r->output);
+		diag_note("full report: cudatrace report %s", r->output);
+	} else {
+		diag_note("the trace is on the relay daemon at %s, session %s", r->opts.relayd,
+		          r->session);
+	}
+}
+
+/* ---------------------------------------------------------------- verb */
+
+static enum session_mode choose_mode(const struct record_options *o)
+{
+	if (o->live)
+		return SESSION_LIVE;
+	if (o->flight_recorder)
+		return SESSION_SNAPSHOT;
+	if (o->relayd)
+		return SESSION_NETWORK;
+	return SESSION_LOCAL;
+}
+
+static int setup(struct record *r)
+{
+	bool started;
+
+	if (find_command(r) < 0 ||
+	    tracer_lib_find(r->opts.library, r->library, sizeof(r->library)) < 0)
+		return -1;
+	if (choose_output(r) < 0)
+		return -1;
+	if (sessiond_ensure(r->opts.sessiond_timeout_s * 1000u, &started) < 0)
+		goto error;
+	if (started)
+		diag_note("started an LTTng session daemon (it keeps running for the next runs)");
+	stale_cleanup();
+	choose_session_name(r);
+	if (start_session(r) < 0)
+		goto error;
+	init_info(r);
+	write_info(r);
+	if (prepare_environment(r) < 0) {
+		(void)session_destroy(r->session);
+		stale_unregister(r->session);
+		goto error;
+	}
+	return 0;
+error:
+	undo_output(r);
+	return -1;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct child_hooks hooks = {
+		.started = on_started,
+		.tick = on_tick,
+		.tick_ms = TRACKER_SCAN_MS,
+	};
+	struct record r;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	diag_set_prefix("cudatrace record");
+	/* A session daemon that hangs up must give liblttng-ctl an error, not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	session_quiet_library();
+	switch (record_options_parse(argc, argv, &r.opts)) {
+	case RECORD_PARSE_HELP:
+		return 0;
+	case RECORD_PARSE_USAGE:
+		return EXIT_SETUP;
+	case RECORD_PARSE_OK:
+		break;
+	}
+	diag_set_quiet(r.opts.quiet);
+	r.command = argv + r.opts.command_index;
+	r.mode = choose_mode(&r.opts);
+	if (setup(&r) < 0)
+		return EXIT_SETUP;
+	announce(&r);
+	hooks.data = &r;
+	if (child_run(r.command_path, r.command, &hooks, &r.result, &err) < 0) {
+		/* Nothing ran: leave no trace directory behind. */
+		tracker_destroy(r.tracker);
+		(void)finish_session(&r, &(uint64_t){ 0 }, &(uint64_t){ 0 });
+		discard_output(&r);
+		return EXIT_SETUP;
+	}
+	tracker_destroy(r.tracker);
+	conclude(&r);
+	return child_exit_status(&r.result);
+}

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - `cudatrace report`: reads one or more traces in one pass,
+ * runs the analyses and writes the report as text, CSV or JSON.
+ *
+ * Exit status: 0 (also for a trace cut short, analysed up to its last
+ * event, with a warning), 1 when the report cannot be made or written
+ * (out of memory, babeltrace2 plugins missing), 2 for wrong arguments and
+ * input that is not a usable cudatrace trace.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "document.h"
+#include "filters.h"
+#include "options.h"
+#include "plot.h"
+#include "reader.h"
+#include "verbs.h"
+#include "writer.h"
+
+#define DEFAULT_TEXT_ROWS 20
+#define DEFAULT_DATA_ROWS 1000
+
+/* What the command line asked for. Strings are borrowed from argv. */
+struct report_args {
+	struct ct_options opts;
+	const char *format;
+	const char *output;
+	const char *analyses; /* comma-separated, NULL: all */
+	long max_rows;        /* -1: the format's default */
+	char *const *paths;
+	size_t path_count;
+	const char *live_url; /* --live (record's issue): a relay daemon's session, read live */
+	const char *plot_dir; /* --plot: where the plots go, NULL: none */
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: cudatrace report [OPTIONS] TRACE...\n"
+	        "\n"
+	        "Reads the traces (directories made by `cudatrace record`, or any directory\n"
+	        "holding LTTng traces) in one pass and reports memory over time, the peak and\n"
+	        "what was live at it, leaks, fragmentation and every failed allocation.\n"
+	        "\n"
+	        "Options:\n"
+	        "  -f, --format=FORMAT     text (default), csv or json\n"
+	        "  -o, --output=FILE       write the report to FILE instead of stdout\n"
+	        "  -p, --pid=PID           only this process (repeatable)\n"
+	        "  -P, --process=NAME      only processes with this name (repeatable)\n"
+	        "  -d, --device=N          only this device (repeatable)\n"
+	        "      --from=TIME         only from TIME on\n"
+	        "      --to=TIME           only until TIME\n"
+	        "                          TIME: ns on the trace clock, or +N[ns|us|ms|s] from\n"
+	        "                          the first event (e.g. +1.5s)\n"
+	        "      --nvtx=RANGE        only what happens inside NVTX ranges named RANGE\n"
+	        "  -a, --analysis=LIST     only these analyses (comma-separated):");
+	for (size_t i = 0; ct_analyses[i]; i++)
+		fprintf(out, " %s", ct_analyses[i]->name);
+	fprintf(out,
+	        "\n"
+	        "      --live=URL          read a session while it is recorded, from an\n"
+	        "                          lttng-relayd (URL: net://HOST/host/HOSTNAME/SESSION,\n"
+	        "                          as `cudatrace record --live` prints it)\n"
+	        "  -n, --max-rows=N        entries per list (default %d for text, %d for csv\n"
+	        "                          and json; 0: all)\n"
+	        "      --plot=DIR          also draw plots into DIR (created if missing): memory\n"
+	        "                          over time per process and device, and the transfer\n"
+	        "                          hotspots, as SVG and PNG\n"
+	        "  -h, --help              this help\n"
+	        "\n"
+	        "Exit status: 0 success, 1 failure, 2 wrong arguments or unusable input.\n",
+	        DEFAULT_TEXT_ROWS, DEFAULT_DATA_ROWS);
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cudatrace report: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'cudatrace report --help'.\n");
+	return EXIT_USAGE;
+}
+
+static int parse_long(const char *text, long min, long max, long *value)
+{
+	char *end;
+
+	errno = 0;
+	*value = strtol(text, &end, 10);
+	return errno || end == text || *end || *value < min || *value > max ? -1 : 0;
+}
+
+/* TIME: an absolute ns count, or +N[unit] from the first event. */
+static int parse_time(const char *text, int64_t *ns, bool *relative)
+{
+	static const struct {
+		const char *suffix;
+		double scale;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 } };
+	char *end;
+	double value;
+
+	*relative = text[0] == '+';
+	if (!*relative) {
+		long long abs_ns;
+
+		errno = 0;
+		abs_ns = strtoll(text, &end, 10);
+		if (errno || end == text || *end || abs_ns < 0)
+			return -1;
+		*ns = abs_ns;
+		return 0;
+	}
+	errno = 0;
+	value = strtod(text + 1, &end);
+	if (errno || end == text + 1 || value < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].suffix)) {
+			double scaled = value * units[i].scale;
+
+			if (scaled > 9.2e18)
+				return -1;
+			*ns = (int64_t)scaled;
+			return 0;
+		}
+	return -1;
+}
+
+static int add_filter(const char *what, size_t *count, const char *arg)
+{
+	if (*count == CT_FILTER_MAX)
+		return usage_error("too many %s filters", what);
+	(*count)++;
+	return 0;
+}
+
+enum { OPT_FROM = 256, OPT_TO, OPT_NVTX, OPT_LIVE /* --live: record's issue */, OPT_PLOT };
+
+static const struct option long_options[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "process", required_argument, NULL, 'P' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "nvtx", required_argument, NULL, OPT_NVTX },
+	{ "analysis", required_argument, NULL, 'a' },
+	{ "max-rows", required_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "live", required_argument, NULL, OPT_LIVE },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One option. 0, -1 for --help, or EXIT_USAGE. */
+static int parse_option(struct report_args *a, int c, const char *arg)
+{
+	struct ct_options *o = &a->opts;
+	long value;
+
+	switch (c) {
+	case 'f':
+		a->format = arg;
+		return ct_writer_find(arg)
+		           ? 0
+		           : usage_error("unknown format '%s' (text, csv, json)", arg);
+	case 'o':
+		a->output = arg;
+		return 0;
+	case 'p':
+		if (parse_long(arg, 0, LONG_MAX, &value) < 0)
+			return usage_error("'%s' is not a process id", arg);
+		if (add_filter("--pid", &o->pid_count, arg))
+			return EXIT_USAGE;
+		o->pids[o->pid_count - 1] = value;
+		return 0;
+	case 'P':
+		if (add_filter("--process", &o->procname_count, arg))
+			return EXIT_USAGE;
+		o->procnames[o->procname_count - 1] = arg;
+		return 0;
+	case 'd':
+		if (parse_long(arg, 0, 254, &value) < 0)
+			return usage_error("'%s' is not a device number (0 to 254)", arg);
+		if (add_filter("--device", &o->device_count, arg))
+			return EXIT_USAGE;
+		o->devices[o->device_count - 1] = (uint8_t)value;
+		return 0;
+	case OPT_FROM:
+		o->has_from = true;
+		return parse_time(arg, &o->from_ns, &o->from_relative) < 0
+		           ? usage_error("'%s' is not a time (ns, or +N[ns|us|ms|s])", arg)
+		           : 0;
+	case OPT_TO:
+		o->has_to = true;
+		return parse_time(arg, &o->to_ns, &o->to_relative) < 0
+		           ? usage_error("'%s' is not a time (ns, or +N[ns|us|ms|s])", arg)
+		           : 0;
+	case OPT_NVTX:
+		o->nvtx_range = arg;
+		return 0;
+	case 'a':
+		a->analyses = arg;
+		return 0;
+	case 'n':
+		if (parse_long(arg, 0, 1000000000, &value) < 0)
+			return usage_error("'%s' is not a row count", arg);
+		a->max_rows = value;
+		return 0;
+	case OPT_LIVE: /* --live (record's issue): src.ctf.lttng-live in the reader */
+		if (strncmp(arg, "net://", 6) && strncmp(arg, "net4://", 7) &&
+		    strncmp(arg, "net6://", 7))
+			return usage_error("--live=%s: give the relay daemon's URL, "
+			                   "net://HOST/host/HOSTNAME/SESSION",
+			                   arg);
+		a->live_url = arg;
+		return 0;
+	case OPT_PLOT:
+		a->plot_dir = arg;
+		return 0;
+	case 'h':
+		return -1;
+	default:
+		return usage_error("%s", "unknown option");
+	}
+}
+
+/* Parses argv. 0, -1 for --help, or EXIT_USAGE. */
+static int parse_args(struct report_args *a, int argc, char **argv)
+{
+	int c;
+
+	ct_options_init(&a->opts);
+	a->format = "text";
+	a->max_rows = -1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:p:P:d:a:n:h", long_options, NULL)) != -1) {
+		int ret;
+
+		if (c == '?')
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		if (c == ':')
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		ret = parse_option(a, c, optarg);
+		if (ret)
+			return ret;
+	}
+	if (a->opts.has_from && a->opts.has_to && a->opts.from_relative == a->opts.to_relative &&
+	    a->opts.from_ns > a->opts.to_ns)
+		return usage_error("%s", "--from is after --to");
+	a->paths = argv + optind;
+	a->path_count = (size_t)(argc - optind);
+	/* --live (record's issue): the URL is the only input. */
+	if (a->live_url && a->path_count)
+		return usage_error("%s",
+		                   "--live reads one session: give no trace directory with it");
+	if (a->live_url) {
+		a->paths = (char *const *)&a->live_url;
+		a->path_count = 1;
+	}
+	if (!a->path_count)
+		return usage_error("%s", "no trace given");
+	if (a->max_rows < 0)
+		a->max_rows = !strcmp(a->format, "text") ? DEFAULT_TEXT_ROWS : DEFAULT_DATA_ROWS;
+	a->opts.max_rows = a->max_rows ? (size_t)a->max_rows : SIZE_MAX;
+	return 0;
+}
+
+/* Adds the analyses named in LIST (all when NULL). 0, 1 or EXIT_USAGE. */
+static int add_analyses(struct ct_reader *reader, const char *list)
+{
+	char *copy, *name, *save = NULL;
+	int ret = 0;
+
+	if (!list) {
+		for (size_t i = 0; ct_analyses[i]; i++)
+			if (ct_reader_add(reader, ct_analyses[i]) < 0)
+				return 1;
+		return 0;
+	}
+	copy = strdup(list);
+	if (!copy) {
+		fprintf(stderr, "cudatrace report: out of memory\n");
+		return 1;
+	}
+	for (name = strtok_r(copy, ",", &save); name && !ret; name = strtok_r(NULL, ",", &save)) {
+		const struct ct_analysis_class *cls = ct_analysis_find(name);
+
+		if (!cls)
+			ret = usage_error("unknown analysis '%s'", name);
+		else if (ct_reader_add(reader, cls) < 0)
+			ret = 1;
+	}
+	free(copy);
+	return ret;
+}
+
+static int write_report(const struct report_args *a, const struct ct_doc *doc)
+{
+	const struct ct_writer_class *writer = ct_writer_find(a->format);
+	struct ct_writer_options wopts = { .max_rows = (size_t)a->max_rows };
+	FILE *out = stdout;
+	int ret;
+
+	if (a->output) {
+		out = fopen(a->output, "w");
+		if (!out) {
+			fprintf(stderr, "cudatrace report: cannot write '%s': %s\n", a->output,
+			        strerror(errno));
+			return 1;
+		}
+	}
+	ret = writer->write(ct_doc_root(doc), &wopts, out);
+	if (fflush(out) != 0 && ret == 0) {
+		fprintf(stderr, "cudatrace report: cannot write the report: %s\n", strerror(errno));
+		ret = -1;
+	}
+	if (a->output && fclose(out) != 0 && ret == 0) {
+		fprintf(stderr, "cudatrace report: cannot write '%s': %s\n", a->output,
+		        strerror(errno));
+		ret = -1;
+	}
+	return ret < 0 ? 1 : 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { 0 };
+	struct ct_reader *reader = NULL;
+	struct ct_doc *doc = NULL;
+	enum ct_reader_status status;
+	int ret = parse_args(&a, argc, argv);
+
+	if (ret < 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (ret)
+		return ret;
+	reader = ct_reader_create(&a.opts);
+	doc = ct_doc_create();
+	if (!reader || !doc) {
+		fprintf(stderr, "cudatrace report: out of memory\n");
+		ret = 1;
+		goto end;
+	}
+	ret = add_analyses(reader, a.analyses);
+	if (ret)
+		goto end;
+	status = ct_reader_read(reader, (const char *const *)a.paths, a.path_count);
+	if (status == CT_READER_INPUT_ERROR || status == CT_READER_ERROR) {
+		fprintf(stderr, "cudatrace report: %s\n", ct_reader_stats(reader)->error);
+		ret = status == CT_READER_INPUT_ERROR ? EXIT_USAGE : 1;
+		goto end;
+	}
+	if (status == CT_READER_TRUNCATED)
+		fprintf(stderr, "cudatrace report: warning: %s\n", ct_reader_stats(reader)->error);
+	if (ct_reader_finish(reader) < 0 || ct_reader_report(reader, doc) < 0) {
+		ret = 1;
+		goto end;
+	}
+	ret = write_report(&a, doc);
+	if (!ret && a.plot_dir && ct_plot_write(ct_doc_root(doc), a.plot_dir) < 0)
+		ret = 1;
+end:
+	ct_doc_destroy(doc);
+	ct_reader_destroy(reader);
+	return ret;
+}

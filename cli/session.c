@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.c - the tracing session of `cudatrace record`, through
+ * liblttng-ctl.
+ *
+ * The channel uses per-user buffers: they belong to the session daemon's
+ * consumer, not to the program, so what a program wrote before it was
+ * killed is still there to be written out. A switch timer pushes full
+ * sub-buffers to disk every second, so that little is lost if the session
+ * daemon itself dies.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lttng/lttng.h>
+
+#include "diag.h"
+#include "session.h"
+
+/* How often sub-buffers are pushed out to the trace even when not full. */
+#define SWITCH_TIMER_US 1000000u
+
+/* The relay daemon of the session being set up, NULL for local sessions. */
+static const char *relay_url;
+
+/*
+ * liblttng-ctl prints its own error lines on stderr; ours say more, and
+ * what to do. Its switch is not in the public headers: set it if it is
+ * there.
+ */
+void session_quiet_library(void)
+{
+	int *quiet = dlsym(RTLD_DEFAULT, "lttng_opt_quiet");
+
+	if (quiet)
+		*quiet = 1;
+}
+
+void session_report_error(const char *what, int code)
+{
+	const char *advice;
+
+	if (code < 0)
+		code = -code;
+	/*
+	 * A session daemon that cannot reach the relay daemon sometimes hangs
+	 * up on its client instead of saying so.
+	 */
+	if (relay_url &&
+	    (code == LTTNG_ERR_NO_SESSIOND || code == LTTNG_ERR_CONNECT_FAIL ||
+	     code == LTTNG_ERR_FATAL) &&
+	    lttng_session_daemon_alive() == 1)
+		code = LTTNG_ERR_RELAYD_CONNECT_FAIL;
+	switch (code) {
+	case LTTNG_ERR_EXIST_SESS:
+		advice = "the session name is taken: choose another with --name";
+		break;
+	case LTTNG_ERR_SESSION_INVALID_CHAR:
+		advice = "the session name may hold letters, digits, '-' and '_' only: "
+		         "choose another with --name";
+		break;
+	case LTTNG_ERR_NO_SESSIOND:
+	case LTTNG_ERR_CONNECT_FAIL:
+	case LTTNG_ERR_FATAL:
+		advice = "the LTTng session daemon does not answer (was it stopped or killed?): "
+		         "run the command again to start a new one";
+		break;
+	case LTTNG_ERR_CREATE_DIR_FAIL:
+	case LTTNG_ERR_EPERM:
+		advice = "the session daemon cannot write the trace directory: choose a "
+		         "writable one with -o";
+		break;
+	case LTTNG_ERR_RELAYD_CONNECT_FAIL:
+		diag_error("cannot %s: cannot reach the relay daemon at %s: check that "
+		           "lttng-relayd runs there and that its control and data ports are open",
+		           what, relay_url ? relay_url : "that address");
+		return;
+	case LTTNG_ERR_RELAYD_VERSION_FAIL:
+		advice = "the relay daemon's version is not compatible with this session "
+		         "daemon: use LTTng 2.13 or later on both ends";
+		break;
+	case LTTNG_ERR_SET_URL:
+	case LTTNG_ERR_URL_DATA_MISS:
+	case LTTNG_ERR_URL_CTRL_MISS:
+		advice = "the relay daemon URL is not valid: write it as net://HOST[:CTRL[:DATA]]";
+		break;
+	case LTTNG_ERR_NO_UST:
+	case LTTNG_ERR_NO_USTCONSUMERD:
+	case LTTNG_ERR_UST_CONSUMER64_FAIL:
+		advice = "the session daemon cannot trace userspace programs: install LTTng "
+		         "tools built with LTTng-UST (Debian: lttng-tools, liblttng-ust1)";
+		break;
+	case LTTNG_ERR_SNAPSHOT_NODATA:
+		advice = "nothing was recorded yet";
+		break;
+	default:
+		advice = lttng_strerror(-code);
+		break;
+	}
+	diag_error("cannot %s: %s", what, advice);
+}
+
+static struct lttng_handle *make_handle(const char *name)
+{
+	struct lttng_domain domain;
+	struct lttng_handle *handle;
+
+	memset(&domain, 0, sizeof(domain));
+	domain.type = LTTNG_DOMAIN_UST;
+	domain.buf_type = LTTNG_BUFFER_PER_UID;
+	handle = lttng_create_handle(name, &domain);
+	if (!handle)
+		diag_error("cannot talk to the LTTng session daemon about session %s: out of "
+		           "memory",
+		           name);
+	return handle;
+}
+
+static struct lttng_session_descriptor *make_descriptor(const struct session_config *cfg)
+{
+	switch (cfg->mode) {
+	case SESSION_LOCAL:
+		return lttng_session_descriptor_local_create(cfg->name, cfg->output);
+	case SESSION_SNAPSHOT:
+		if (cfg->url)
+			return lttng_session_descriptor_snapshot_network_create(cfg->name, cfg->url,
+			                                                        NULL);
+		return lttng_session_descriptor_snapshot_local_create(cfg->name, cfg->output);
+	case SESSION_NETWORK:
+		return lttng_session_descriptor_network_create(cfg->name, cfg->url, NULL);
+	case SESSION_LIVE:
+		return lttng_session_descriptor_live_network_create(cfg->name, cfg->url, NULL,
+		                                                    cfg->live_timer_us);
+	}
+	return NULL;
+}
+
+static int create_session(const struct session_config *cfg)
+{
+	struct lttng_session_descriptor *desc = make_descriptor(cfg);
+	enum lttng_error_code ret;
+
+	if (!desc) {
+		/* The descriptor constructors only fail on bad input. */
+		if (cfg->mode == SESSION_NETWORK || cfg->mode == SESSION_LIVE)
+			diag_error("the relay daemon URL '%s' is not valid: write it as "
+			           "net://HOST[:CTRL_PORT[:DATA_PORT]] or tcp://HOST:CTRL_PORT",
+			           cfg->url);
+		else
+			diag_error("cannot create the tracing session %s: invalid name or output "
+			           "directory",
+			           cfg->name);
+		return -1;
+	}
+	ret = lttng_create_session_ext(desc);
+	lttng_session_descriptor_destroy(desc);
+	if (ret != LTTNG_OK) {
+		session_report_error("create the tracing session", (int)ret);
+		return -1;
+	}
+	return 0;
+}
+
+static int enable_channel(struct lttng_handle *handle, const struct session_config *cfg)
+{
+	struct lttng_channel *chan = lttng_channel_create(
+	    &(struct lttng_domain){ .type = LTTNG_DOMAIN_UST, .buf_type = LTTNG_BUFFER_PER_UID });
+	int ret;
+
+	if (!chan) {
+		diag_error("cannot create the cudatrace channel: out of memory");
+		return -1;
+	}
+	snprintf(chan->name, sizeof(chan->name), "%s", SESSION_CHANNEL);
+	chan->attr.subbuf_size = cfg->subbuf_size;
+	chan->attr.num_subbuf = cfg->num_subbuf;
+	if (cfg->mode == SESSION_SNAPSHOT) {
+		/* A flight recorder keeps the newest events: overwrite, mmap output. */
+		chan->attr.overwrite = 1;
+		chan->attr.output = LTTNG_EVENT_MMAP;
+	} else {
+		chan->attr.overwrite = 0;
+		/* Live sessions set their own timer; others flush every second. */
+		if (cfg->mode != SESSION_LIVE)
+			chan->attr.switch_timer_interval = SWITCH_TIMER_US;
+	}
+	if (cfg->blocking) {
+		ret = lttng_channel_set_blocking_timeout(chan, -1);
+		if (ret < 0) {
+			session_report_error("make the channel blocking", ret);
+			lttng_channel_destroy(chan);
+			return -1;
+		}
+	}
+	ret = lttng_enable_channel(handle, chan);
+	lttng_channel_destroy(chan);
+	if (ret < 0) {
+		session_report_error("create the cudatrace channel", ret);
+		return -1;
+	}
+	return 0;
+}
+
+static int enable_events(struct lttng_handle *handle, const struct session_config *cfg)
+{
+	struct lttng_event *ev = lttng_event_create();
+	char **names = NULL;
+	int ret;
+
+	if (!ev) {
+		diag_error("cannot enable the cudatrace events: out of memory");
+		return -1;
+	}
+	ev->type = LTTNG_EVENT_TRACEPOINT;
+	ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
+	snprintf(ev->name, sizeof(ev->name), "cudatrace:*");
+	/* The API takes non-const names; it only reads them. */
+	if (cfg->exclusion_count)
+		names = (char **)(uintptr_t)cfg->exclusions;
+	ret = lttng_enable_event_with_exclusions(handle, ev, (char *)SESSION_CHANNEL, NULL,
+	                                         (int)cfg->exclusion_count, names);
+	lttng_event_destroy(ev);
+	if (ret < 0) {
+		session_report_error("enable the cudatrace events", ret);
+		return -1;
+	}
+	return 0;
+}
+
+static int add_contexts(struct lttng_handle *handle)
+{
+	static const struct {
+		enum lttng_event_context_type type;
+		const char *name;
+	} contexts[] = {
+		{ LTTNG_EVENT_CONTEXT_VPID, "vpid" },
+		{ LTTNG_EVENT_CONTEXT_VTID, "vtid" },
+		{ LTTNG_EVENT_CONTEXT_PROCNAME, "procname" },
+	};
+
+	for (size_t i = 0; i < sizeof(contexts) / sizeof(contexts[0]); i++) {
+		struct lttng_event_context ctx;
+		int ret;
+
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.ctx = contexts[i].type;
+		ret = lttng_add_context(handle, &ctx, NULL, (char *)SESSION_CHANNEL);
+		if (ret < 0) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "add the %s context", contexts[i].name);
+			session_report_error(what, ret);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void session_trigger_name(const char *session, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s-on-alloc-failure", session);
+}
+
+/*
+ * A trigger that snapshots the session the first time an allocation fails,
+ * so that the moment of an out-of-memory error is on disk even if the
+ * program and cudatrace are killed right after. Best effort: without it,
+ * the snapshot taken at the end still holds the newest events.
+ */
+static void add_failure_trigger(const char *session)
+{
+	struct lttng_event_rule *rule = lttng_event_rule_user_tracepoint_create();
+	struct lttng_condition *cond = NULL;
+	struct lttng_action *action = lttng_action_snapshot_session_create();
+	struct lttng_rate_policy *once = lttng_rate_policy_once_after_n_create(1);
+	struct lttng_trigger *trigger = NULL;
+	char name[256];
+	enum lttng_error_code ret;
+
+	if (!rule || !action || !once ||
+	    lttng_event_rule_user_tracepoint_set_name_pattern(rule, "cudatrace:mem_alloc_failed") !=
+	        LTTNG_EVENT_RULE_STATUS_OK ||
+	    lttng_action_snapshot_session_set_session_name(action, session) !=
+	        LTTNG_ACTION_STATUS_OK ||
+	    lttng_action_snapshot_session_set_rate_policy(action, once) != LTTNG_ACTION_STATUS_OK)
+		goto fail;
+	cond = lttng_condition_event_rule_matches_create(rule);
+	if (!cond)
+		goto fail;
+	trigger = lttng_trigger_create(cond, action);
+	if (!trigger)
+		goto fail;
+	session_trigger_name(session, name, sizeof(name));
+	ret = lttng_register_trigger_with_name(trigger, name);
+	if (ret != LTTNG_OK) {
+		diag_warn("no snapshot will be taken at the first allocation failure (%s); one is "
+		          "still taken when the program ends",
+		          lttng_strerror(-(int)ret));
+	}
+	goto end;
+fail:
+	diag_warn("no snapshot will be taken at the first allocation failure (out of memory); "
+	          "one is still taken when the program ends");
+end:
+	lttng_trigger_destroy(trigger);
+	lttng_condition_destroy(cond);
+	lttng_rate_policy_destroy(once);
+	lttng_action_destroy(action);
+	lttng_event_rule_destroy(rule);
+}
+
+/* Unregisters SESSION's snapshot trigger, if there is one. */
+static void remove_failure_trigger(const char *session)
+{
+	struct lttng_triggers *triggers = NULL;
+	unsigned int count = 0;
+	char wanted[256];
+
+	session_trigger_name(session, wanted, sizeof(wanted));
+	if (lttng_list_triggers(&triggers) != LTTNG_OK)
+		return;
+	if (lttng_triggers_get_count(triggers, &count) != LTTNG_TRIGGER_STATUS_OK)
+		count = 0;
+	for (unsigned int i = 0; i < count; i++) {
+		const struct lttng_trigger *t = lttng_triggers_get_at_index(triggers, i);
+		const char *name = NULL;
+
+		if (t && lttng_trigger_get_name(t, &name) == LTTNG_TRIGGER_STATUS_OK && name &&
+		    strcmp(name, wanted) == 0)
+			(void)lttng_unregister_trigger(t);
+	}
+	lttng_triggers_destroy(triggers);
+}
+
+/* An empty inclusion set: no process is recorded until tracker_add() names it. */
+static int track_nothing_yet(const char *name)
+{
+	struct lttng_process_attr_tracker_handle *handle = NULL;
+	enum lttng_error_code ret;
+	enum lttng_process_attr_tracker_handle_status st;
+
+	ret = lttng_session_get_tracker_handle(name, LTTNG_DOMAIN_UST,
+	                                       LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &handle);
+	if (ret != LTTNG_OK) {
+		session_report_error("limit the session to the program's processes", (int)ret);
+		return -1;
+	}
+	st = lttng_process_attr_tracker_handle_set_tracking_policy(
+	    handle, LTTNG_TRACKING_POLICY_INCLUDE_SET);
+	lttng_process_attr_tracker_handle_destroy(handle);
+	if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK) {
+		diag_error("cannot limit the session to the program's processes (status %d): "
+		           "--all-processes records every process of the user instead",
+		           (int)st);
+		return -1;
+	}
+	return 0;
+}
+
+int session_setup(const struct session_config *cfg)
+{
+	struct lttng_handle *handle;
+	int ret;
+
+	relay_url = cfg->url;
+	if (create_session(cfg) < 0)
+		goto fail;
+	handle = make_handle(cfg->name);
+	if (!handle)
+		goto error;
+	if (enable_channel(handle, cfg) < 0 || enable_events(handle, cfg) < 0 ||
+	    add_contexts(handle) < 0)
+		goto error;
+	if (cfg->track_processes && track_nothing_yet(cfg->name) < 0)
+		goto error;
+	if (cfg->mode == SESSION_SNAPSHOT && cfg->snapshot_on_failure)
+		add_failure_trigger(cfg->name);
+	ret = lttng_start_tracing(cfg->name);
+	if (ret < 0) {
+		session_report_error("start tracing", ret);
+		goto error;
+	}
+	lttng_destroy_handle(handle);
+	relay_url = NULL;
+	return 0;
+error:
+	lttng_destroy_handle(handle);
+	remove_failure_trigger(cfg->name);
+	(void)lttng_destroy_session(cfg->name);
+fail:
+	relay_url = NULL;
+	return -1;
+}
+
+int session_stop(const char *name)
+{
+	int ret = lttng_stop_tracing(name);
+
+	if (ret < 0 && -ret != LTTNG_ERR_TRACE_ALREADY_STOPPED) {
+		session_report_error("stop tracing", ret);
+		return -1;
+	}
+	return 0;
+}
+
+int session_snapshot(const char *name)
+{
+	int ret = lttng_snapshot_record(name, NULL, 1);
+
+	if (ret < 0) {
+		session_report_error("write the flight recorder's snapshot", ret);
+		return -1;
+	}
+	return 0;
+}
+
+int session_discarded(const char *name, uint64_t *discarded, uint64_t *lost)
+{
+	struct lttng_handle *handle = make_handle(name);
+	struct lttng_channel *channels = NULL;
+	int count, status = -1;
+
+	*discarded = 0;
+	*lost = 0;
+	if (!handle)
+		return -1;
+	count = lttng_list_channels(handle, &channels);
+	for (int i = 0; i < count; i++) {
+		uint64_t d = 0, l = 0;
+
+		if (strcmp(channels[i].name, SESSION_CHANNEL) != 0)
+			continue;
+		if (lttng_channel_get_discarded_event_count(&channels[i], &d) == 0 &&
+		    lttng_channel_get_lost_packet_count(&channels[i], &l) == 0) {
+			*discarded = d;
+			*lost = l;
+			status = 0;
+		}
+	}
+	free(channels);
+	lttng_destroy_handle(handle);
+	return status;
+}
+
+int session_destroy(const char *name)
+{
+	int ret;
+
+	remove_failure_trigger(name);
+	ret = lttng_destroy_session(name);
+	if (ret < 0 && -ret != LTTNG_ERR_SESS_NOT_FOUND) {
+		session_report_error("close the tracing session", ret);
+		return -1;
+	}
+	return 0;
+}

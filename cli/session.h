@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.h - the LTTng tracing session of one `cudatrace record`, through
+ * liblttng-ctl: created in one of four modes, with one userspace channel
+ * ("cudatrace") holding every cudatrace event and the vpid, vtid and
+ * procname contexts, started, stopped, snapshotted and destroyed.
+ *
+ * Every function prints a message saying what to do when it fails.
+ */
+#ifndef CUDATRACE_CLI_SESSION_H
+#define CUDATRACE_CLI_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SESSION_CHANNEL "cudatrace"
+
+enum session_mode {
+	SESSION_LOCAL,    /* written to a local directory as it is recorded */
+	SESSION_SNAPSHOT, /* kept in memory (flight recorder), written on demand */
+	SESSION_NETWORK,  /* streamed to an lttng-relayd */
+	SESSION_LIVE,     /* streamed to an lttng-relayd, readable while recorded */
+};
+
+struct session_config {
+	const char *name;
+	enum session_mode mode;
+	const char *output;     /* LOCAL, SNAPSHOT: absolute directory */
+	const char *url;        /* NETWORK, LIVE, SNAPSHOT: the relay daemon's control URL */
+	uint64_t live_timer_us; /* LIVE: how often data is sent to the relay */
+	uint64_t subbuf_size;   /* bytes, a power of 2 */
+	uint64_t num_subbuf;    /* a power of 2 */
+	bool blocking;          /* never discard: the program waits for room */
+	/* Events of the cudatrace provider left out ("cudatrace:api_entry", ...). */
+	const char *const *exclusions;
+	size_t exclusion_count;
+	/* SNAPSHOT: also take a snapshot when an allocation first fails. */
+	bool snapshot_on_failure;
+	/* Record only the processes added to the tracker (tracker.h), not every one. */
+	bool track_processes;
+};
+
+/*
+ * Silences liblttng-ctl's own error lines: the functions below print
+ * better ones. Call it first.
+ */
+void session_quiet_library(void);
+
+/*
+ * Creates, configures and starts the session. On failure, whatever was
+ * created is destroyed again, and -1 is returned after a message.
+ */
+int session_setup(const struct session_config *cfg);
+
+/* Stops tracing and waits until the data is written. 0, or -1 after a message. */
+int session_stop(const char *name);
+
+/* Writes a snapshot to the session's output (SNAPSHOT mode). 0, or -1 after a message. */
+int session_snapshot(const char *name);
+
+/*
+ * Events the channel discarded for want of room, and packets lost, as the
+ * session daemon counts them. Returns 0, or -1 (no message) when unknown.
+ */
+int session_discarded(const char *name, uint64_t *discarded, uint64_t *lost);
+
+/*
+ * Destroys the session, and the snapshot trigger it may have. The trace
+ * written so far stays. 0, or -1 after a message.
+ */
+int session_destroy(const char *name);
+
+/* The trigger name of SESSION's snapshot-on-failure trigger, into BUF. */
+void session_trigger_name(const char *session, char *buf, size_t len);
+
+/*
+ * Prints a message for the liblttng-ctl error CODE (either sign) met while
+ * doing WHAT, with what to do about it.
+ */
+void session_report_error(const char *what, int code);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sessiond.h - the user's LTTng session daemon: find the one that answers,
+ * or start one (`lttng-sessiond --daemonize`) and wait, for a bounded
+ * time, until it answers.
+ */
+#ifndef CUDATRACE_CLI_SESSIOND_H
+#define CUDATRACE_CLI_SESSIOND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* How long a daemon that was just started has to answer, by default. */
+#define SESSIOND_START_TIMEOUT_MS 10000u
+
+/*
+ * Makes sure a session daemon answers. Returns 0 when one already did
+ * (*started false) or one was started and answers (*started true); -1
+ * after a message saying what to do (LTTng not installed, the daemon will
+ * not start).
+ */
+int sessiond_ensure(unsigned timeout_ms, bool *started);
+
+/* 1 when a session daemon answers now, 0 when none does. */
+int sessiond_alive(void);
+
+/*
+ * The directory where this user's session daemon keeps its runtime files
+ * (root: /var/run/lttng; others: $LTTNG_HOME/.lttng, LTTNG_HOME defaulting
+ * to $HOME). Returns 0, or -1 when it cannot be named.
+ */
+int sessiond_rundir(char *buf, size_t len);
+
+#endif

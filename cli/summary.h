@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * summary.h - what `cudatrace record` prints after the program ends, and
+ * what `cudatrace list` shows per trace: one pass of the analyzers over
+ * the trace, cut down to a few lines (peak memory per device, the
+ * allocation failures with their verdict, the top transfer hotspots), or,
+ * when the program was killed, the post-mortem: the state of memory at
+ * its last event.
+ */
+#ifndef CUDATRACE_CLI_SUMMARY_H
+#define CUDATRACE_CLI_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The numbers of a trace, for cudatrace.info and `cudatrace list`. */
+struct summary_numbers {
+	uint64_t events;
+	uint64_t discarded;        /* events LTTng discarded, as the trace records them */
+	uint64_t peak_bytes;       /* the highest peak of any process and device */
+	uint64_t failures;         /* allocation failures */
+	int64_t first_ns, last_ns; /* trace clock; first > last when no event */
+	char program[32];          /* procname of the first process */
+	int64_t pid;               /* and its pid, -1 if none */
+	bool truncated;            /* the trace ends in a cut packet (a killed program) */
+};
+
+/* The trace's analysis, kept between reading and printing. */
+struct summary;
+
+/*
+ * Reads the traces under DIR; of a flight recorder's snapshots (each a
+ * copy of the whole ring buffer), only the newest. Returns NULL after a message when it cannot
+ * be read at all (no trace, corrupt metadata); a truncated trace is read
+ * up to its last event.
+ */
+struct summary *summary_read(const char *dir);
+void summary_destroy(struct summary *s);
+
+const struct summary_numbers *summary_numbers(const struct summary *s);
+
+/* The short report: peak memory per device, failures, transfer hotspots. */
+void summary_print_report(const struct summary *s, FILE *out);
+
+/*
+ * The post-mortem of a program killed by SIGNAL: the state of memory at
+ * its last event, the failures before it, and what they point to.
+ */
+void summary_print_postmortem(const struct summary *s, int signal, FILE *out);
+
+#endif

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace-info.h - the file `cudatrace record` keeps in each trace directory
+ * it makes (cudatrace.info): what was run, when, how it ended, and the
+ * numbers `cudatrace list` shows, so that listing traces does not mean
+ * reading them all. A trace without it (made by hand, or by a record that
+ * was killed) is read instead.
+ *
+ * The format is one key=value per line (documented in cudatrace-record(1));
+ * unknown keys are ignored, so that it can grow.
+ */
+#ifndef CUDATRACE_CLI_TRACE_INFO_H
+#define CUDATRACE_CLI_TRACE_INFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACE_INFO_FILE "cudatrace.info"
+
+enum trace_end {
+	TRACE_RUNNING = 0, /* no end recorded: still running, or its recorder died */
+	TRACE_EXITED,      /* the program exited, with end_code */
+	TRACE_KILLED,      /* the program was killed by signal end_code */
+	TRACE_ABANDONED,   /* its recorder died; the session was closed later */
+};
+
+struct trace_info {
+	char session[256];
+	char mode[16]; /* local, snapshot */
+	char host[256];
+	char program[256];  /* the program's name, as run */
+	char command[1024]; /* the command line, for people */
+	long long start_ns; /* CLOCK_REALTIME; 0 if unknown */
+	long long end_ns;
+	int recorder_pid;
+	int pid; /* the program's; 0 until started */
+	enum trace_end end;
+	int end_code;
+	bool has_counts;
+	uint64_t events, discarded, lost_packets;
+	bool has_summary;
+	uint64_t peak_bytes; /* the highest peak of any process and device */
+	uint64_t failures;   /* allocation failures */
+};
+
+/* Writes DIR/cudatrace.info in one step (a new file renamed over the old). 0 or -1. */
+int trace_info_write(const char *dir, const struct trace_info *info);
+
+/* Reads DIR/cudatrace.info into INFO. 0, or -1 when there is none or it cannot be read. */
+int trace_info_read(const char *dir, struct trace_info *info);
+
+/* ARGV joined into a command line for people, shell-quoted where needed, into BUF. */
+void trace_info_format_command(char *const argv[], char *buf, size_t len);
+
+#endif

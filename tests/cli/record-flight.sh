@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# `cudatrace record --flight-recorder`: nothing is written while the
+# program runs; a snapshot is written when an allocation first fails and
+# another when the program ends; the snapshots read back and hold what the
+# ledger says; with a ring smaller than the run, only the newest events
+# are kept.
+
+cli_here=$(cd "$(dirname "$0")" && pwd)
+. "$cli_here/../lib/tap.sh"
+. "$cli_here/../lib/lttng-session.sh"
+. "$cli_here/../lib/trace-run.sh"
+. "$cli_here/../lib/cli.sh"
+
+lttng_private_ns "$@"
+cli_require
+if ! lttng_daemon_start; then
+	tap_result 1 "a private lttng-sessiond starts"
+	tap_done
+fi
+cli_env
+
+# 1. A run that fails an allocation and exits with 1.
+cli_record fail --flight-recorder=4M -o "$lttng_tmp/fail" -- \
+	"$trace_python" "$cli_workload" --steps 3 --leak --fail-alloc --exit 1
+is "record exits with the program's status" "$cli_status" 1
+ok "record says it is a flight recorder" cli_has fail "flight recorder"
+ok "the notes say so too" grep -qx 'mode=snapshot' "$lttng_tmp/fail/cudatrace.info"
+snaps=$(ls -d "$lttng_tmp"/fail/snapshot-* 2>/dev/null | wc -l)
+is "two snapshots: at the failure and at the end" "$snaps" 2
+first=$(ls -d "$lttng_tmp"/fail/snapshot-*-0 2>/dev/null)
+last=$(ls -d "$lttng_tmp"/fail/snapshot-*-1 2>/dev/null)
+if [ -n "$first" ] && trace_read first "$first"; then
+	tap_result 0 "the snapshot taken at the failure reads back"
+	is "it holds the failed allocation" "$(trace_count first mem_alloc_failed)" 1
+else
+	tap_result 1 "the snapshot taken at the failure reads back"
+	skip "no snapshot at the failure"
+fi
+if [ -n "$last" ] && trace_read last "$last"; then
+	tap_result 0 "the snapshot taken at the end reads back"
+	cp "$lttng_tmp/fail.ledger" "$lttng_tmp/last.ledger"
+	trace_check last --checks readable,ops,live
+else
+	tap_result 1 "the snapshot taken at the end reads back"
+fi
+ok "the short report reads the newest snapshot" cli_has fail "Allocation failures: 1"
+ok "the allocation kept by the script is counted once" \
+	cli_has fail "3.00 MiB still allocated at the end"
+ok "cudatrace list shows the flight recorder's trace" \
+	sh -c "'$cli_bin' list '$lttng_tmp' | grep -q '^fail .*exit 1'"
+
+# 2. A ring smaller than the run keeps the newest events only.
+cli_record small --flight-recorder=64K -o "$lttng_tmp/small" -- \
+	"$trace_python" "$cli_workload" --steps 400
+is "small ring: record exits with the program's status" "$cli_status" 0
+snap=$(ls -d "$lttng_tmp"/small/snapshot-* 2>/dev/null | head -n 1)
+if [ -n "$snap" ] && trace_read small "$snap"; then
+	tap_result 0 "small ring: the snapshot reads back"
+	allocs=$(trace_count small mem_alloc)
+	ledger=$(grep -c ' op=alloc ' "$lttng_tmp/small.ledger" || :)
+	ok "small ring: it keeps fewer allocations ($allocs) than the run made ($ledger)" \
+		test "$allocs" -lt "$ledger"
+	events=$(grep -c '^event=cudatrace:' "$lttng_tmp/small.events" || :)
+	ok "small ring: but the newest events ($events)" test "$events" -gt 0
+else
+	tap_result 1 "small ring: the snapshot reads back"
+	skip "no snapshot" 2
+fi
+tap_done

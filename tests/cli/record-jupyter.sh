@@ -1,0 +1,136 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# `cudatrace jupyter install|uninstall` and a real Jupyter kernel under
+# `cudatrace record` (Debian's python3-ipykernel and python3-jupyter-client,
+# driven by jupyter-driver.py as a notebook server would): one trace per
+# kernel start; cells that allocate on the simulated GPU through ctypes;
+# a kernel killed with SIGKILL mid-session leaves its trace, and its
+# post-mortem beside it and in the server's log; a kernel killed with its
+# whole process group (record too) is cleaned up by the next start. Also
+# the install and uninstall errors.
+
+cli_here=$(cd "$(dirname "$0")" && pwd)
+. "$cli_here/../lib/tap.sh"
+. "$cli_here/../lib/lttng-session.sh"
+. "$cli_here/../lib/trace-run.sh"
+. "$cli_here/../lib/cli.sh"
+
+jupyter_python=${JUPYTER_PYTHON:-/usr/bin/python3}
+lttng_private_ns "$@"
+cli_require
+"$jupyter_python" -c 'import ipykernel, jupyter_client' 2>/dev/null ||
+	tap_skip_all "$jupyter_python cannot import ipykernel and jupyter_client (Debian: python3-ipykernel python3-jupyter-client)"
+if ! lttng_daemon_start; then
+	tap_result 1 "a private lttng-sessiond starts"
+	tap_done
+fi
+cli_env
+JUPYTER_DATA_DIR="$lttng_tmp/jupyter-data"
+JUPYTER_RUNTIME_DIR="$lttng_tmp/jupyter-runtime"
+JUPYTER_PATH="$JUPYTER_DATA_DIR"
+CUDASIM_LEDGER="$lttng_tmp/nb.ledger"
+# IPython's history and the kernels' files stay in the test's directory.
+IPYTHONDIR="$lttng_tmp/ipython"
+export JUPYTER_DATA_DIR JUPYTER_RUNTIME_DIR JUPYTER_PATH CUDASIM_LEDGER IPYTHONDIR
+unset JUPYTER_CONFIG_DIR
+traces="$lttng_tmp/nb-traces"
+spec="$JUPYTER_DATA_DIR/kernels/cudatrace-test/kernel.json"
+
+# jupyter_fails TAG PATTERN ARGS...
+jupyter_fails() {
+	jf_tag=$1
+	jf_pattern=$2
+	shift 2
+	jf_status=0
+	"$cli_bin" jupyter "$@" >"$lttng_tmp/$jf_tag.out" 2>"$lttng_tmp/$jf_tag.err" || jf_status=$?
+	is "$jf_tag: exit status 2" "$jf_status" 2
+	ok "$jf_tag: says '$jf_pattern'" cli_has "$jf_tag" "$jf_pattern"
+}
+
+# ---- install
+"$cli_bin" jupyter install --name cudatrace-test --python "$jupyter_python" \
+	--trace-dir "$traces" -- --nvml-period=0 >"$lttng_tmp/install.out" 2>&1
+is "install exits with 0" "$?" 0
+ok "install says where the traces go" grep -q "writes a trace in $traces" "$lttng_tmp/install.out"
+ok "the kernelspec is written" test -s "$spec"
+"$jupyter_python" - "$spec" "$cli_bin" "$jupyter_python" "$traces" >"$lttng_tmp/spec.check" 2>&1 <<'PY'
+import json, os, sys
+spec = json.load(open(sys.argv[1]))
+argv = spec["argv"]
+assert os.path.realpath(argv[0]) == os.path.realpath(sys.argv[2]), argv
+assert argv[1:4] == ["record", "--trace-dir", sys.argv[4]], argv
+assert argv[4] == "--nvml-period=0", argv
+assert argv[5:] == ["--", sys.argv[3], "-m", "ipykernel_launcher", "-f", "{connection_file}"], argv
+assert spec["interrupt_mode"] == "message"
+assert spec["language"] == "python"
+print("ok")
+PY
+ok "the kernelspec runs the kernel under cudatrace record" grep -qx ok "$lttng_tmp/spec.check"
+[ -s "$lttng_tmp/spec.check" ] && sed 's/^/#   /' "$lttng_tmp/spec.check"
+
+# ---- a real kernel
+# The example notebook too, where the tree has it (a tarball may not).
+notebook="$trace_srcdir/examples/notebooks/simulated-gpu-memory.ipynb"
+[ -f "$notebook" ] && [ -f "$trace_srcdir/examples/python/gpu_ctypes.py" ] || notebook=""
+starts=4
+[ -n "$notebook" ] && starts=5
+# shellcheck disable=SC2086
+timeout 300 "$jupyter_python" "$cli_here/jupyter-driver.py" cudatrace-test "$lttng_tmp/kernel" \
+	$notebook >"$lttng_tmp/driver.out" 2>"$lttng_tmp/driver.err"
+is "the driver ran" "$?" 0
+[ -s "$lttng_tmp/driver.err" ] && tail -n 15 "$lttng_tmp/driver.err" | sed 's/^/#   /'
+sed 's/^/#   /' "$lttng_tmp/driver.out"
+ok "a cell allocating through ctypes was running" grep -qx 'cells_1=ok,running' "$lttng_tmp/driver.out"
+ok "the kernel is the child of cudatrace record" \
+	grep -qx 'kernel_is_child_of_record=True' "$lttng_tmp/driver.out"
+ok "kernel killed mid-cell: record exits with 128+9" \
+	grep -qx 'record_status_1=137' "$lttng_tmp/driver.out"
+ok "the post-mortem is in the server's log" grep -q '^Post-mortem: python3' "$lttng_tmp/kernel-1.log"
+ok "it shows the 3 MiB the cells kept" grep -q '3.00 MiB live' "$lttng_tmp/kernel-1.log"
+first=$(grep -l 'end=killed' "$traces"/*/cudatrace.info 2>/dev/null | head -n 1)
+first=${first%/cudatrace.info}
+ok "the killed kernel's trace is there" test -n "$first"
+ok "its post-mortem is beside it" grep -q '^Post-mortem' "$first/postmortem.txt"
+if [ -n "$first" ] && trace_read first "$first"; then
+	tap_result 0 "the killed kernel's trace reads back"
+	# The ledger holds all four kernels: compare the first one's process only.
+	kernel_pid=$(sed -n 's/^pid=//p' "$first/cudatrace.info")
+	grep " pid=$kernel_pid " "$lttng_tmp/nb.ledger" >"$lttng_tmp/first.ledger"
+	trace_check first --checks ops,live
+else
+	tap_result 1 "the killed kernel's trace reads back"
+fi
+ok "clean shutdown: record exits with 0" grep -qx 'record_status_2=0' "$lttng_tmp/driver.out"
+ok "killed with its process group: record died too" \
+	grep -qx 'record_status_3=-9' "$lttng_tmp/driver.out"
+ok "the next start closed the session left behind" \
+	grep -q 'closed the session cudatrace-.* left by a cudatrace record that died' "$lttng_tmp/kernel-4.log"
+ok "the fourth kernel ran" grep -qx 'cells_4=ok' "$lttng_tmp/driver.out"
+if [ -n "$notebook" ]; then
+	ok "the example notebook's cells ran" grep -qx 'notebook_cells=ok,ok,ok,ok' "$lttng_tmp/driver.out"
+	ok "its last cell killed the kernel" grep -qx 'record_status_5=137' "$lttng_tmp/driver.out"
+	ok "its post-mortem shows the 80 MiB it kept" grep -q '80.00 MiB live' "$lttng_tmp/kernel-5.log"
+	ok "and its out-of-memory error, fragmented" \
+		grep -q 'cudaMalloc of 128.00 MiB: fragmented' "$lttng_tmp/kernel-5.log"
+else
+	skip "examples/notebooks is not in this tree" 4
+fi
+is "one trace per kernel start" "$(ls -d "$traces"/cudatrace-* | wc -l)" $starts
+is "no session is left in the daemon" \
+	"$(lttng_client list 2>/dev/null | grep -c '^ *[0-9]*) cudatrace-' || :)" 0
+
+# ---- uninstall and errors
+"$cli_bin" jupyter uninstall --name cudatrace-test >"$lttng_tmp/uninstall.out" 2>&1
+is "uninstall exits with 0" "$?" 0
+ok "the kernelspec is gone" test ! -e "$spec"
+jupyter_fails not-installed "no kernel cudatrace-test" uninstall --name cudatrace-test
+jupyter_fails no-action "give install or uninstall"
+jupyter_fails bad-action "give install or uninstall" frobnicate
+jupyter_fails bad-name "a kernel name holds" install --name 'a/b'
+jupyter_fails no-python "not found: name a Python 3" install --python /nonexistent/python3
+jupyter_fails no-ipykernel "cannot import ipykernel" install --python /bin/true
+jupyter_fails bad-record-option "unrecognized option" install -- --bogus
+jupyter_fails fixed-output "use this command's --trace-dir" install -- -o /tmp/x
+jupyter_fails stray-word "put options for cudatrace record after --" install stray
+tap_done
