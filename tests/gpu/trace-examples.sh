@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# trace-examples.sh - the examples/cuda workloads traced on a real GPU (the
+# real driver, CUDA 13 runtime and CUPTI), each compared with what it
+# printed it did (check-printout.py): every allocation and free printed is
+# exactly one mem_alloc/mem_free with its address and size, every copy one
+# memcpy with its direction, size and pinned/pageable memory, every memset
+# and launch one event; every gpu_* record has its host event's correlation
+# id; the GPU interval of each copy that blocks the host lies inside its
+# call. One test point per example says that the program's first runtime
+# call, the one whose lazy initialisation loads libcudatrace, is traced:
+# the simulator assumes that the real runtime initialises before it opens
+# the first call's callback frame, and only a real runtime can confirm it.
+#
+# Each example also runs untraced: the traced run must exit and print the
+# same (addresses masked). two-devices runs when nvidia-smi lists two GPUs.
+# Skips everything (TAP `1..0 # SKIP no GPU: ...`) without a real GPU.
+
+gpu_here=$(cd "$(dirname "$0")" && pwd)
+. "$gpu_here/../lib/tap.sh"
+. "$gpu_here/../lib/lttng-session.sh"
+. "$gpu_here/../lib/trace-run.sh"
+. "$gpu_here/../lib/gpu-run.sh"
+
+gpu_require_all
+lttng_private_ns "$@"
+trace_daemon_or_fail
+diag "GPUs: $gpu_names"
+
+# trace_example NAME [ARGS...]: run NAME untraced and traced, then check.
+trace_example() {
+	example=$1
+	shift
+	trace_workload "$example"
+	if [ -z "$trace_cmd" ]; then
+		skip "$example is not built (examples/cuda needs nvcc)"
+		return 0
+	fi
+	# shellcheck disable=SC2086
+	gpu_run "$example-plain" plain $trace_cmd "$@"
+	if [ "$example" = two-devices ] && [ "$trace_status" = 77 ]; then
+		skip "two-devices: $(head -n 1 "$lttng_tmp/$example-plain.out")"
+		return 0
+	fi
+	is "$example runs on the GPU untraced" "$trace_status" 0
+	[ "$trace_status" = 0 ] || trace_show_err "$example-plain"
+	plain_status=$trace_status
+	if ! lttng_session_begin "$example"; then
+		tap_result 1 "$example: the LTTng session starts"
+		return 0
+	fi
+	# shellcheck disable=SC2086
+	gpu_run "$example" traced $trace_cmd "$@"
+	lttng_session_end "$example"
+	is "$example traced: same exit status" "$trace_status" "$plain_status"
+	[ "$trace_status" = "$plain_status" ] || trace_show_err "$example"
+	ok "$example traced: same output (addresses masked)" \
+		trace_same_output "$example-plain" "$example"
+	if trace_read "$example"; then
+		gpu_check_printout "$example" "$example"
+	fi
+}
+
+# The arguments of tests/trace/workload-*.sh, and two rounds of transfers
+# (the same addresses copied again).
+trace_example allocations --leak
+trace_example transfers 2
+trace_example threads 4 25
+trace_example nvtx-ranges 3
+trace_example leaky-steps 6
+if [ "$gpu_count" -ge 2 ]; then
+	trace_example two-devices
+else
+	skip "two-devices: needs two GPUs, nvidia-smi lists $gpu_count"
+fi
+tap_done
