@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analyses.c - the list of analyses, in the order of the report.
+ * analyses.c - the list of analyses, in the order of the report, and what
+ * they share: their messages on stderr, taking a context slot, ranking
+ * the rows of a report.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
@@ -17,4 +21,33 @@ const struct ct_analysis_class *ct_analysis_find(const char *name)
 		if (!strcmp(ct_analyses[i]->name, name))
 			return ct_analyses[i];
 	return NULL;
+}
+
+int ct_analysis_out_of_memory(const char *name)
+{
+	fprintf(stderr, "cudatrace: %s analysis: out of memory\n", name);
+	return -1;
+}
+
+int ct_analysis_slot(struct ct_context *ctx, const char *name)
+{
+	int slot = ct_context_slot(ctx);
+
+	if (slot < 0)
+		fprintf(stderr, "cudatrace: %s analysis: no context slot left\n", name);
+	return slot;
+}
+
+uint32_t *ct_analysis_rank(uint32_t count, int (*cmp)(const void *, const void *, void *),
+                           void *data)
+{
+	/* one at least: malloc(0) may return NULL, which would read as out of memory */
+	uint32_t *order = malloc((count ? count : 1) * sizeof(*order));
+
+	if (!order)
+		return NULL;
+	for (uint32_t i = 0; i < count; i++)
+		order[i] = i;
+	qsort_r(order, count, sizeof(*order), cmp, data);
+	return order;
 }

@@ -8,7 +8,7 @@
  * Life of an analysis (each step called once, in this order):
  *
  *   create(ctx, opts, &state)  allocate the state. CTX outlives the state;
- *                              take slots (ct_context_slot) here.
+ *                              take slots (ct_analysis_slot) here.
  *   event(state, ev)           for each event whose type is in `wants`, in
  *                              trace order (by time, then stream); the
  *                              context is already updated for EV. This is
@@ -63,5 +63,20 @@ extern const struct ct_analysis_class *const ct_analyses[];
 
 /* The analysis called NAME, NULL if none. */
 const struct ct_analysis_class *ct_analysis_find(const char *name);
+
+/* What the analyses share (analyses.c). */
+
+/* "cudatrace: NAME analysis: out of memory" on stderr; returns -1. */
+int ct_analysis_out_of_memory(const char *name);
+
+/* A context slot for analysis NAME (create), or -1 after saying on stderr that none is left. */
+int ct_analysis_slot(struct ct_context *ctx, const char *name);
+
+/*
+ * The indices 0 .. COUNT-1 sorted by CMP (qsort_r, DATA passed on), for
+ * the rows of a report; an array the caller frees, NULL when out of memory.
+ */
+uint32_t *ct_analysis_rank(uint32_t count, int (*cmp)(const void *, const void *, void *),
+                           void *data);
 
 #endif

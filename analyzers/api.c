@@ -126,16 +126,10 @@ static const char *domain_name(unsigned domain)
 
 static struct ct_call_stack *calls_of(struct api *a, struct ct_thread *thread)
 {
-	struct ct_call_stack *calls = thread->slot[a->slot];
+	struct ct_call_stack *calls = ct_slot_data(&thread->slot[a->slot], sizeof(*calls));
 
-	if (!calls) {
-		calls = calloc(1, sizeof(*calls));
-		if (!calls) {
-			a->out_of_memory = 1;
-			return NULL;
-		}
-		thread->slot[a->slot] = calls;
-	}
+	if (!calls)
+		a->out_of_memory = 1;
 	return calls;
 }
 
@@ -304,11 +298,7 @@ static void write_row(struct ct_doc *doc, const struct api_row *row, int64_t tot
 	ct_doc_u64(doc, "cbid", row->cbid, CT_UNIT_ID);
 	ct_doc_u64(doc, "calls", row->returned + row->open_at_end, CT_UNIT_NONE);
 	ct_stat_write(doc, "", &row->time, CT_UNIT_DURATION);
-	if (total_ns > 0)
-		ct_doc_double(doc, "time_share", (double)row->time.sum / (double)total_ns,
-		              CT_UNIT_RATIO);
-	else
-		ct_doc_null(doc, "time_share");
+	ct_doc_ratio(doc, "time_share", (double)row->time.sum, (double)total_ns);
 	ct_doc_u64(doc, "errors", row->errors, CT_UNIT_NONE);
 	ct_doc_u64(doc, "other_error_codes", row->other_codes, CT_UNIT_NONE);
 	ct_doc_u64(doc, "open_at_end", row->open_at_end, CT_UNIT_NONE);
@@ -327,17 +317,13 @@ static int api_report(void *state, struct ct_doc *doc)
 	int64_t total_ns = 0;
 	size_t shown;
 
-	order = malloc((a->row_count ? a->row_count : 1) * sizeof(*order));
+	order = ct_analysis_rank(a->row_count, by_total_time, a);
 	if (a->out_of_memory || !order) {
 		free(order);
-		fprintf(stderr, "cudatrace: api analysis: out of memory\n");
-		return -1;
+		return ct_analysis_out_of_memory("api");
 	}
-	for (uint32_t r = 0; r < a->row_count; r++) {
-		order[r] = r;
+	for (uint32_t r = 0; r < a->row_count; r++)
 		total_ns += a->rows[r].time.sum;
-	}
-	qsort_r(order, a->row_count, sizeof(*order), by_total_time, a);
 	shown = a->row_count < a->opts->max_rows ? a->row_count : a->opts->max_rows;
 	ct_doc_array(doc, "api", "API calls, by total host time");
 	for (size_t i = 0; i < shown; i++)
@@ -354,26 +340,12 @@ static int api_create(struct ct_context *ctx, const struct ct_options *opts, voi
 	struct api *a = calloc(1, sizeof(*a));
 
 	*state = a;
-	if (!a) {
-		fprintf(stderr, "cudatrace: api analysis: out of memory\n");
-		return -1;
-	}
+	if (!a)
+		return ct_analysis_out_of_memory("api");
 	a->ctx = ctx;
 	a->opts = opts;
-	a->slot = ct_context_slot(ctx);
-	if (a->slot < 0) {
-		fprintf(stderr, "cudatrace: api analysis: no context slot left\n");
-		return -1;
-	}
-	return 0;
-}
-
-static void free_thread_slot(struct ct_thread *thread, void *data)
-{
-	struct api *a = data;
-
-	free(thread->slot[a->slot]);
-	thread->slot[a->slot] = NULL;
+	a->slot = ct_analysis_slot(ctx, "api");
+	return a->slot < 0 ? -1 : 0;
 }
 
 static void api_destroy(void *state)
@@ -383,7 +355,7 @@ static void api_destroy(void *state)
 	if (!a)
 		return;
 	if (a->slot >= 0)
-		ct_context_foreach_thread(a->ctx, free_thread_slot, a);
+		ct_context_free_thread_slots(a->ctx, a->slot);
 	for (uint32_t r = 0; r < a->row_count; r++)
 		ct_stat_release(&a->rows[r].time);
 	for (int d = 0; d < 3; d++)

@@ -262,6 +262,19 @@ void ct_context_foreach_thread(struct ct_context *ctx, void (*fn)(struct ct_thre
 			fn(t, data);
 }
 
+static void free_thread_slot(struct ct_thread *thread, void *data)
+{
+	const int *slot = data;
+
+	free(thread->slot[*slot]);
+	thread->slot[*slot] = NULL;
+}
+
+void ct_context_free_thread_slots(struct ct_context *ctx, int slot)
+{
+	ct_context_foreach_thread(ctx, free_thread_slot, &slot);
+}
+
 /* ---------------------------------------------------------------- paths */
 
 static uint32_t path_hash(uint32_t parent, const char *message)

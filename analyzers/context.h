@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "event.h"
 
@@ -104,6 +105,19 @@ struct ct_process *ct_context_process_at(const struct ct_context *ctx, size_t i)
 /* Calls FN on every thread (any order). */
 void ct_context_foreach_thread(struct ct_context *ctx, void (*fn)(struct ct_thread *, void *),
                                void *data);
+/* free(3)s what every thread holds in slot SLOT, and leaves the slot NULL. */
+void ct_context_free_thread_slots(struct ct_context *ctx, int slot);
+
+/*
+ * The data in a process's or thread's slot (&process->slot[i]), allocated
+ * zeroed, SIZE bytes, on first use; NULL when out of memory.
+ */
+static inline void *ct_slot_data(void **slot, size_t size)
+{
+	if (!*slot)
+		*slot = calloc(1, size);
+	return *slot;
+}
 
 /*
  * Updates the context from EV (names, devices, NVML samples, NVTX stacks,

@@ -270,12 +270,7 @@ static int write_csv(const struct ct_node *root, const struct ct_writer_options 
 
 	for (const struct ct_node *s = root->first_child; s; s = s->next)
 		emit_section(&c, s);
-	if (c.failed || ferror(out)) {
-		fprintf(stderr, "cudatrace: cannot write the report: %s\n",
-		        strerror(c.failed ? c.failed : errno));
-		return -1;
-	}
-	return 0;
+	return ct_writer_done(out, c.failed);
 }
 
 const struct ct_writer_class ct_csv_writer = {

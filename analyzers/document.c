@@ -219,3 +219,11 @@ void ct_doc_null(struct ct_doc *doc, const char *key)
 {
 	add(doc, key, CT_NODE_NULL, CT_UNIT_NONE);
 }
+
+void ct_doc_ratio(struct ct_doc *doc, const char *key, double part, double whole)
+{
+	if (whole > 0)
+		ct_doc_double(doc, key, part / whole, CT_UNIT_RATIO);
+	else
+		ct_doc_null(doc, key);
+}

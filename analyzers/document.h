@@ -89,6 +89,8 @@ void ct_doc_double(struct ct_doc *doc, const char *key, double value, enum ct_un
 void ct_doc_string(struct ct_doc *doc, const char *key, const char *value);
 void ct_doc_bool(struct ct_doc *doc, const char *key, bool value);
 void ct_doc_null(struct ct_doc *doc, const char *key);
+/* PART / WHOLE as a ratio (CT_UNIT_RATIO), or null when WHOLE is not positive. */
+void ct_doc_ratio(struct ct_doc *doc, const char *key, double part, double whole);
 
 /* NULL if all is well, else a message (owned by the document). */
 const char *ct_doc_error(const struct ct_doc *doc);

@@ -141,15 +141,11 @@ struct fragmentation {
 static struct frag_device *device_of(struct fragmentation *f, struct ct_process *process,
                                      unsigned device)
 {
-	struct frag_process *fp = process->slot[f->slot];
+	struct frag_process *fp = ct_slot_data(&process->slot[f->slot], sizeof(*fp));
 	struct frag_device *fd;
 
-	if (!fp) {
-		fp = calloc(1, sizeof(*fp));
-		if (!fp)
-			goto oom;
-		process->slot[f->slot] = fp;
-	}
+	if (!fp)
+		goto oom;
 	fd = fp->devices[device & 0xff];
 	if (fd)
 		return fd;
@@ -717,10 +713,8 @@ static int fragmentation_report(void *state, struct ct_doc *doc)
 {
 	struct fragmentation *f = state;
 
-	if (f->out_of_memory) {
-		fprintf(stderr, "cudatrace: fragmentation analysis: out of memory\n");
-		return -1;
-	}
+	if (f->out_of_memory)
+		return ct_analysis_out_of_memory("fragmentation");
 	ct_doc_object(doc, "memory", "Memory");
 	ct_doc_u64(doc, "failure_count", f->failures_total, CT_UNIT_NONE);
 	ct_doc_array(doc, "failures", "Failed allocations");
@@ -747,18 +741,12 @@ static int fragmentation_create(struct ct_context *ctx, const struct ct_options 
 	struct fragmentation *f = calloc(1, sizeof(*f));
 
 	*state = f;
-	if (!f) {
-		fprintf(stderr, "cudatrace: fragmentation analysis: out of memory\n");
-		return -1;
-	}
+	if (!f)
+		return ct_analysis_out_of_memory("fragmentation");
 	f->ctx = ctx;
 	f->opts = opts;
-	f->slot = ct_context_slot(ctx);
-	if (f->slot < 0) {
-		fprintf(stderr, "cudatrace: fragmentation analysis: no context slot left\n");
-		return -1;
-	}
-	return 0;
+	f->slot = ct_analysis_slot(ctx, "fragmentation");
+	return f->slot < 0 ? -1 : 0;
 }
 
 static int fragmentation_finish(void *state, int64_t end_ns)

@@ -244,6 +244,26 @@ void ct_gpu_timeline_release(struct ct_gpu_timeline *tl)
 	memset(tl, 0, sizeof(*tl));
 }
 
+struct ct_gpu_timeline *ct_gpu_timeline_new(size_t series_points, ct_gpu_probe_fn answer,
+                                            void *data)
+{
+	struct ct_gpu_timeline *tl = malloc(sizeof(*tl));
+
+	if (tl && ct_gpu_timeline_init(tl, series_points, answer, data) < 0) {
+		free(tl);
+		return NULL;
+	}
+	return tl;
+}
+
+void ct_gpu_timeline_free(struct ct_gpu_timeline *tl)
+{
+	if (!tl)
+		return;
+	ct_gpu_timeline_release(tl);
+	free(tl);
+}
+
 int ct_gpu_timeline_add(struct ct_gpu_timeline *tl, int64_t start, int64_t end)
 {
 	if (start <= 0 || end < start)

@@ -112,6 +112,12 @@ int ct_gpu_timeline_init(struct ct_gpu_timeline *tl, size_t series_points, ct_gp
                          void *data);
 void ct_gpu_timeline_release(struct ct_gpu_timeline *tl);
 
+/* A timeline on the heap, initialized as by ct_gpu_timeline_init; NULL when out of memory. */
+struct ct_gpu_timeline *ct_gpu_timeline_new(size_t series_points, ct_gpu_probe_fn answer,
+                                            void *data);
+/* Releases and frees a timeline from ct_gpu_timeline_new; NULL is fine. */
+void ct_gpu_timeline_free(struct ct_gpu_timeline *tl);
+
 /* The device was busy from START to END (ns). Untimed (0) or reversed intervals are ignored. */
 int ct_gpu_timeline_add(struct ct_gpu_timeline *tl, int64_t start, int64_t end);
 

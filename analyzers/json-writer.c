@@ -100,7 +100,7 @@ static int write_json(const struct ct_node *root, const struct ct_writer_options
 		goto end;
 	}
 	if (fputs(text, out) == EOF || fputc('\n', out) == EOF) {
-		fprintf(stderr, "cudatrace: cannot write the report: %s\n", strerror(errno));
+		ct_writer_done(out, errno);
 		goto end;
 	}
 	ret = 0;

@@ -25,6 +25,7 @@
 #include "call-stack.h"
 #include "corr-map.h"
 #include "gpu-timeline.h"
+#include "row-index.h"
 #include "stats.h"
 
 /* Distinct launch configurations counted per kernel; more are only counted. */
@@ -71,10 +72,9 @@ struct kernels {
 	struct kernel_row *rows; /* owned, row_count used of row_capacity */
 	uint32_t row_count;
 	uint32_t row_capacity;
-	uint32_t *index; /* owned: open addressing, row index + 1, 0 empty */
-	uint32_t index_capacity;
-	struct ct_stat latency; /* every launch latency; owned */
-	uint64_t unmatched;     /* gpu_kernel records without a timed launch */
+	struct ct_row_index index; /* owned: rows by kernel_id */
+	struct ct_stat latency;    /* every launch latency; owned */
+	uint64_t unmatched;        /* gpu_kernel records without a timed launch */
 	int out_of_memory;
 };
 
@@ -98,16 +98,10 @@ static struct kern_process *kern_process_of(struct kernels *k, struct ct_process
 
 static struct ct_call_stack *calls_of(struct kernels *k, struct ct_thread *thread)
 {
-	struct ct_call_stack *calls = thread->slot[k->slot];
+	struct ct_call_stack *calls = ct_slot_data(&thread->slot[k->slot], sizeof(*calls));
 
-	if (!calls) {
-		calls = calloc(1, sizeof(*calls));
-		if (!calls) {
-			k->out_of_memory = 1;
-			return NULL;
-		}
-		thread->slot[k->slot] = calls;
-	}
+	if (!calls)
+		k->out_of_memory = 1;
 	return calls;
 }
 
@@ -122,9 +116,8 @@ static struct ct_gpu_timeline *timeline_of(struct kernels *k, struct ct_process 
 	tl = kp->timelines[device & 0xff];
 	if (tl)
 		return tl;
-	tl = malloc(sizeof(*tl));
-	if (!tl || ct_gpu_timeline_init(tl, k->opts->series_points, NULL, NULL) < 0) {
-		free(tl);
+	tl = ct_gpu_timeline_new(k->opts->series_points, NULL, NULL);
+	if (!tl) {
 		k->out_of_memory = 1;
 		return NULL;
 	}
@@ -140,23 +133,11 @@ static uint32_t id_hash(uint64_t id)
 	return (uint32_t)id;
 }
 
-static int index_rebuild(struct kernels *k, uint32_t capacity)
+static uint32_t row_hash(const void *data, uint32_t row)
 {
-	uint32_t *index = calloc(capacity, sizeof(*index));
+	const struct kernels *k = data;
 
-	if (!index)
-		return -1;
-	for (uint32_t r = 0; r < k->row_count; r++) {
-		uint32_t i = id_hash(k->rows[r].kernel_id) & (capacity - 1);
-
-		while (index[i])
-			i = (i + 1) & (capacity - 1);
-		index[i] = r + 1;
-	}
-	free(k->index);
-	k->index = index;
-	k->index_capacity = capacity;
-	return 0;
+	return id_hash(k->rows[row].kernel_id);
 }
 
 static int rows_reserve(struct kernels *k)
@@ -170,23 +151,18 @@ static int rows_reserve(struct kernels *k)
 		k->rows = rows;
 		k->row_capacity = capacity;
 	}
-	if ((k->row_count + 1) * 2 > k->index_capacity)
-		return index_rebuild(k, k->index_capacity ? k->index_capacity * 2 : 128);
-	return 0;
+	return ct_row_index_reserve(&k->index, k->row_count, row_hash, k);
 }
 
 /* The row of KERNEL_ID, created on first use; NULL when out of memory. */
 static struct kernel_row *row_of(struct kernels *k, uint64_t kernel_id, struct ct_process *process)
 {
+	uint32_t hash = id_hash(kernel_id), pos = hash, r;
 	struct kernel_row *row;
-	uint32_t i;
 
-	if (k->index) {
-		for (i = id_hash(kernel_id) & (k->index_capacity - 1); k->index[i];
-		     i = (i + 1) & (k->index_capacity - 1))
-			if (k->rows[k->index[i] - 1].kernel_id == kernel_id)
-				return &k->rows[k->index[i] - 1];
-	}
+	while ((r = ct_row_index_probe(&k->index, &pos)))
+		if (k->rows[r - 1].kernel_id == kernel_id)
+			return &k->rows[r - 1];
 	if (rows_reserve(k) < 0) {
 		k->out_of_memory = 1;
 		return NULL;
@@ -195,10 +171,7 @@ static struct kernel_row *row_of(struct kernels *k, uint64_t kernel_id, struct c
 	memset(row, 0, sizeof(*row));
 	row->kernel_id = kernel_id;
 	row->process = process;
-	for (i = id_hash(kernel_id) & (k->index_capacity - 1); k->index[i];
-	     i = (i + 1) & (k->index_capacity - 1))
-		;
-	k->index[i] = ++k->row_count;
+	ct_row_index_add(&k->index, hash, k->row_count++);
 	return row;
 }
 
@@ -452,11 +425,7 @@ static void write_row(struct ct_doc *doc, const struct kernel_row *row, int64_t 
 	free(demangled);
 	ct_doc_u64(doc, "launches", row->launches, CT_UNIT_NONE);
 	ct_stat_write(doc, "", &row->gpu, CT_UNIT_DURATION);
-	if (total_ns > 0)
-		ct_doc_double(doc, "time_share", (double)row->gpu.sum / (double)total_ns,
-		              CT_UNIT_RATIO);
-	else
-		ct_doc_null(doc, "time_share");
+	ct_doc_ratio(doc, "time_share", (double)row->gpu.sum, (double)total_ns);
 	write_dim3(doc, "grid", config ? config->grid : NULL, config != NULL);
 	write_dim3(doc, "block", config ? config->block : NULL, config != NULL);
 	ct_doc_u64(doc, "configurations", row->config_count + (row->other_configs ? 1 : 0),
@@ -469,18 +438,15 @@ static void write_row(struct ct_doc *doc, const struct kernel_row *row, int64_t 
 
 static int write_kernels(struct kernels *k, struct ct_doc *doc)
 {
-	uint32_t *order = malloc((k->row_count ? k->row_count : 1) * sizeof(*order));
+	uint32_t *order = ct_analysis_rank(k->row_count, by_total_time, k);
 	struct demangler demangler = { NULL, NULL };
 	int64_t total_ns = 0;
 	size_t shown;
 
 	if (!order)
 		return -1;
-	for (uint32_t r = 0; r < k->row_count; r++) {
-		order[r] = r;
+	for (uint32_t r = 0; r < k->row_count; r++)
 		total_ns += k->rows[r].gpu.sum;
-	}
-	qsort_r(order, k->row_count, sizeof(*order), by_total_time, k);
 	shown = k->row_count < k->opts->max_rows ? k->row_count : k->opts->max_rows;
 	if (shown)
 		demangler_open(&demangler);
@@ -539,11 +505,7 @@ static void write_device(struct kernels *k, struct ct_doc *doc, const struct ct_
 	ct_doc_i64(doc, "span_ns", span, CT_UNIT_DURATION);
 	ct_doc_i64(doc, "busy_ns", tl->busy_ns, CT_UNIT_DURATION);
 	ct_doc_i64(doc, "idle_ns", span - tl->busy_ns, CT_UNIT_DURATION);
-	if (span > 0)
-		ct_doc_double(doc, "utilization", (double)tl->busy_ns / (double)span,
-		              CT_UNIT_RATIO);
-	else
-		ct_doc_null(doc, "utilization");
+	ct_doc_ratio(doc, "utilization", (double)tl->busy_ns, (double)span);
 	ct_doc_u64(doc, "idle_gap_count", tl->gap_count, CT_UNIT_NONE);
 	ct_doc_u64(doc, "late_records", tl->late, CT_UNIT_NONE);
 	write_gaps(doc, tl, k->opts->max_rows);
@@ -582,10 +544,8 @@ static int kernels_report(void *state, struct ct_doc *doc)
 {
 	struct kernels *k = state;
 
-	if (k->out_of_memory || write_kernels(k, doc) < 0) {
-		fprintf(stderr, "cudatrace: kernels analysis: out of memory\n");
-		return -1;
-	}
+	if (k->out_of_memory || write_kernels(k, doc) < 0)
+		return ct_analysis_out_of_memory("kernels");
 	write_gpu(k, doc);
 	return 0;
 }
@@ -597,26 +557,12 @@ static int kernels_create(struct ct_context *ctx, const struct ct_options *opts,
 	struct kernels *k = calloc(1, sizeof(*k));
 
 	*state = k;
-	if (!k) {
-		fprintf(stderr, "cudatrace: kernels analysis: out of memory\n");
-		return -1;
-	}
+	if (!k)
+		return ct_analysis_out_of_memory("kernels");
 	k->ctx = ctx;
 	k->opts = opts;
-	k->slot = ct_context_slot(ctx);
-	if (k->slot < 0) {
-		fprintf(stderr, "cudatrace: kernels analysis: no context slot left\n");
-		return -1;
-	}
-	return 0;
-}
-
-static void free_thread_slot(struct ct_thread *thread, void *data)
-{
-	struct kernels *k = data;
-
-	free(thread->slot[k->slot]);
-	thread->slot[k->slot] = NULL;
+	k->slot = ct_analysis_slot(ctx, "kernels");
+	return k->slot < 0 ? -1 : 0;
 }
 
 static void free_process_slot(struct kernels *k, struct ct_process *process)
@@ -625,11 +571,8 @@ static void free_process_slot(struct kernels *k, struct ct_process *process)
 
 	if (!kp)
 		return;
-	for (unsigned d = 0; d < 256; d++) {
-		if (kp->timelines[d])
-			ct_gpu_timeline_release(kp->timelines[d]);
-		free(kp->timelines[d]);
-	}
+	for (unsigned d = 0; d < 256; d++)
+		ct_gpu_timeline_free(kp->timelines[d]);
 	ct_corr_map_release(&kp->pending);
 	free(kp);
 	process->slot[k->slot] = NULL;
@@ -644,7 +587,7 @@ static void kernels_destroy(void *state)
 	if (k->slot >= 0) {
 		for (size_t p = 0; p < ct_context_process_count(k->ctx); p++)
 			free_process_slot(k, ct_context_process_at(k->ctx, p));
-		ct_context_foreach_thread(k->ctx, free_thread_slot, k);
+		ct_context_free_thread_slots(k->ctx, k->slot);
 	}
 	for (uint32_t r = 0; r < k->row_count; r++) {
 		ct_stat_release(&k->rows[r].gpu);
@@ -652,7 +595,7 @@ static void kernels_destroy(void *state)
 	}
 	ct_stat_release(&k->latency);
 	free(k->rows);
-	free(k->index);
+	ct_row_index_release(&k->index);
 	free(k);
 }
 

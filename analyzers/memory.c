@@ -74,16 +74,10 @@ struct memory {
 
 static struct mem_process *mem_process_of(struct memory *m, struct ct_process *process)
 {
-	struct mem_process *mp = process->slot[m->slot];
+	struct mem_process *mp = ct_slot_data(&process->slot[m->slot], sizeof(*mp));
 
-	if (!mp) {
-		mp = calloc(1, sizeof(*mp));
-		if (!mp) {
-			m->out_of_memory = 1;
-			return NULL;
-		}
-		process->slot[m->slot] = mp;
-	}
+	if (!mp)
+		m->out_of_memory = 1;
 	return mp;
 }
 
@@ -612,20 +606,16 @@ static int memory_report(void *state, struct ct_doc *doc)
 {
 	struct memory *m = state;
 
-	if (m->out_of_memory) {
-		fprintf(stderr, "cudatrace: memory analysis: out of memory\n");
-		return -1;
-	}
+	if (m->out_of_memory)
+		return ct_analysis_out_of_memory("memory");
 	ct_doc_object(doc, "memory", "Memory");
 	ct_doc_array(doc, "devices", "By process and device");
 	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
 		struct mem_process *mp = ct_context_process_at(m->ctx, p)->slot[m->slot];
 
 		for (unsigned d = 0; mp && d < 256; d++)
-			if (mp->devices[d] && write_device(m, doc, mp->devices[d]) < 0) {
-				fprintf(stderr, "cudatrace: memory analysis: out of memory\n");
-				return -1;
-			}
+			if (mp->devices[d] && write_device(m, doc, mp->devices[d]) < 0)
+				return ct_analysis_out_of_memory("memory");
 	}
 	ct_doc_end(doc);
 	write_growing_ranges(m, doc);
@@ -646,18 +636,15 @@ static int memory_create(struct ct_context *ctx, const struct ct_options *opts, 
 	m->slot = -1;
 	m->ctx = ctx;
 	m->opts = opts;
-	m->slot = ct_context_slot(ctx);
-	if (m->slot < 0) {
-		fprintf(stderr, "cudatrace: memory analysis: no context slot left\n");
+	m->slot = ct_analysis_slot(ctx, "memory");
+	if (m->slot < 0)
 		return -1;
-	}
 	m->live = ct_alloc_map_create();
 	if (!m->live)
 		goto oom;
 	return 0;
 oom:
-	fprintf(stderr, "cudatrace: memory analysis: out of memory\n");
-	return -1;
+	return ct_analysis_out_of_memory("memory");
 }
 
 static int memory_finish(void *state, int64_t end_ns)

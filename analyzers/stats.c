@@ -227,17 +227,27 @@ static const char *unit_suffix(enum ct_unit unit)
 	}
 }
 
+/*
+ * The key PREFIX NAME SUFFIX, in KEY; false, after writing null under it,
+ * when the statistic is empty.
+ */
+static bool value_key(struct ct_doc *doc, char *key, size_t len, const char *prefix,
+                      const char *name, const struct ct_stat *stat, enum ct_unit unit)
+{
+	snprintf(key, len, "%s%s%s", prefix, name, unit_suffix(unit));
+	if (!stat->count)
+		ct_doc_null(doc, key);
+	return stat->count != 0;
+}
+
 /* Writes PREFIX NAME SUFFIX = VALUE (null when the statistic is empty). */
 static void write_value(struct ct_doc *doc, const char *prefix, const char *name,
                         const struct ct_stat *stat, double value, enum ct_unit unit)
 {
 	char key[96];
 
-	snprintf(key, sizeof(key), "%s%s%s", prefix, name, unit_suffix(unit));
-	if (stat->count)
+	if (value_key(doc, key, sizeof(key), prefix, name, stat, unit))
 		ct_doc_double(doc, key, value, unit);
-	else
-		ct_doc_null(doc, key);
 }
 
 static void write_integer(struct ct_doc *doc, const char *prefix, const char *name,
@@ -245,11 +255,8 @@ static void write_integer(struct ct_doc *doc, const char *prefix, const char *na
 {
 	char key[96];
 
-	snprintf(key, sizeof(key), "%s%s%s", prefix, name, unit_suffix(unit));
-	if (stat->count)
+	if (value_key(doc, key, sizeof(key), prefix, name, stat, unit))
 		ct_doc_i64(doc, key, value, unit);
-	else
-		ct_doc_null(doc, key);
 }
 
 void ct_stat_write(struct ct_doc *doc, const char *prefix, const struct ct_stat *stat,

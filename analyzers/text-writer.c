@@ -223,12 +223,7 @@ static int write_text(const struct ct_node *root, const struct ct_writer_options
 	t.origin_ns = trace_origin(root);
 	for (const struct ct_node *s = root->first_child; s; s = s->next)
 		write_section(&t, s);
-	if (t.failed || ferror(out)) {
-		fprintf(stderr, "cudatrace: cannot write the report: %s\n",
-		        strerror(t.failed ? t.failed : errno));
-		return -1;
-	}
-	return 0;
+	return ct_writer_done(out, t.failed);
 }
 
 const struct ct_writer_class ct_text_writer = {

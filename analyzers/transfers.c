@@ -29,6 +29,7 @@
 #include "call-stack.h"
 #include "corr-map.h"
 #include "gpu-timeline.h"
+#include "row-index.h"
 
 /* Size classes: < 4 KiB, then ×16 each, the last open-ended. */
 #define SIZE_CLASSES 6
@@ -142,8 +143,7 @@ struct transfers {
 	struct xfer_group *groups; /* owned, count used of capacity */
 	uint32_t group_count;
 	uint32_t group_capacity;
-	uint32_t *index; /* owned: open addressing, group index + 1, 0 empty */
-	uint32_t index_capacity;
+	struct ct_row_index index; /* owned: groups by key */
 	/* Best per-copy bandwidth seen, by device and direction (bytes/s). */
 	double best[256][CT_DIR_COUNT];
 	uint64_t copies;
@@ -193,16 +193,10 @@ static struct xfer_process *xfer_process_of(struct transfers *t, struct ct_proce
 
 static struct xfer_thread *xfer_thread_of(struct transfers *t, struct ct_thread *thread)
 {
-	struct xfer_thread *xt = thread->slot[t->slot];
+	struct xfer_thread *xt = ct_slot_data(&thread->slot[t->slot], sizeof(*xt));
 
-	if (!xt) {
-		xt = calloc(1, sizeof(*xt));
-		if (!xt) {
-			t->out_of_memory = 1;
-			return NULL;
-		}
-		thread->slot[t->slot] = xt;
-	}
+	if (!xt)
+		t->out_of_memory = 1;
 	return xt;
 }
 
@@ -215,9 +209,8 @@ static struct ct_gpu_timeline *timeline_of(struct transfers *t, struct xfer_proc
 
 	if (tl)
 		return tl;
-	tl = malloc(sizeof(*tl));
-	if (!tl || ct_gpu_timeline_init(tl, 2, answer_probe, t) < 0) {
-		free(tl);
+	tl = ct_gpu_timeline_new(2, answer_probe, t);
+	if (!tl) {
 		t->out_of_memory = 1;
 		return NULL;
 	}
@@ -237,23 +230,11 @@ static uint32_t key_hash(const struct xfer_key *key)
 	return h;
 }
 
-static int index_rebuild(struct transfers *t, uint32_t capacity)
+static uint32_t group_hash(const void *data, uint32_t group)
 {
-	uint32_t *index = calloc(capacity, sizeof(*index));
+	const struct transfers *t = data;
 
-	if (!index)
-		return -1;
-	for (uint32_t g = 0; g < t->group_count; g++) {
-		uint32_t i = key_hash(&t->groups[g].key) & (capacity - 1);
-
-		while (index[i])
-			i = (i + 1) & (capacity - 1);
-		index[i] = g + 1;
-	}
-	free(t->index);
-	t->index = index;
-	t->index_capacity = capacity;
-	return 0;
+	return key_hash(&t->groups[group].key);
 }
 
 static int groups_reserve(struct transfers *t)
@@ -267,23 +248,18 @@ static int groups_reserve(struct transfers *t)
 		t->groups = groups;
 		t->group_capacity = capacity;
 	}
-	if ((t->group_count + 1) * 2 > t->index_capacity)
-		return index_rebuild(t, t->index_capacity ? t->index_capacity * 2 : 128);
-	return 0;
+	return ct_row_index_reserve(&t->index, t->group_count, group_hash, t);
 }
 
 /* The index of KEY's group, created on first use; UINT32_MAX when out of memory. */
 static uint32_t group_of(struct transfers *t, const struct xfer_key *key,
                          struct ct_process *process)
 {
-	uint32_t i, g;
+	uint32_t hash = key_hash(key), pos = hash, r, g;
 
-	if (t->index) {
-		for (i = key_hash(key) & (t->index_capacity - 1); t->index[i];
-		     i = (i + 1) & (t->index_capacity - 1))
-			if (!memcmp(&t->groups[t->index[i] - 1].key, key, sizeof(*key)))
-				return t->index[i] - 1;
-	}
+	while ((r = ct_row_index_probe(&t->index, &pos)))
+		if (!memcmp(&t->groups[r - 1].key, key, sizeof(*key)))
+			return r - 1;
 	if (groups_reserve(t) < 0) {
 		t->out_of_memory = 1;
 		return UINT32_MAX;
@@ -292,10 +268,7 @@ static uint32_t group_of(struct transfers *t, const struct xfer_key *key,
 	memset(&t->groups[g], 0, sizeof(t->groups[g]));
 	t->groups[g].key = *key;
 	t->groups[g].process = process;
-	for (i = key_hash(key) & (t->index_capacity - 1); t->index[i];
-	     i = (i + 1) & (t->index_capacity - 1))
-		;
-	t->index[i] = g + 1;
+	ct_row_index_add(&t->index, hash, g);
 	return g;
 }
 
@@ -785,19 +758,6 @@ static int by_cost(const void *pa, const void *pb, void *data)
 	return a->first_ns < b->first_ns ? -1 : a->first_ns > b->first_ns;
 }
 
-/* Group indices sorted by what they cost, then bytes. Owned by the caller. */
-static uint32_t *ranked_groups(struct transfers *t)
-{
-	uint32_t *order = malloc((t->group_count ? t->group_count : 1) * sizeof(*order));
-
-	if (!order)
-		return NULL;
-	for (uint32_t g = 0; g < t->group_count; g++)
-		order[g] = g;
-	qsort_r(order, t->group_count, sizeof(*order), by_cost, t);
-	return order;
-}
-
 /* Totals by direction, host memory and sync: a few rows at most. */
 struct direction_row {
 	uint8_t direction, host, sync;
@@ -1211,7 +1171,8 @@ static int transfers_report(void *state, struct ct_doc *doc)
 
 	if (t->out_of_memory)
 		goto oom;
-	order = ranked_groups(t);
+	/* group indices, by what they cost, then bytes */
+	order = ct_analysis_rank(t->group_count, by_cost, t);
 	if (!order)
 		goto oom;
 	for (uint32_t i = 0; i < t->group_count; i++)
@@ -1230,7 +1191,7 @@ static int transfers_report(void *state, struct ct_doc *doc)
 	ret = 0;
 	goto end;
 oom:
-	fprintf(stderr, "cudatrace: transfers analysis: out of memory\n");
+	ct_analysis_out_of_memory("transfers");
 end:
 	free(order);
 	return ret;
@@ -1243,26 +1204,12 @@ static int transfers_create(struct ct_context *ctx, const struct ct_options *opt
 	struct transfers *t = calloc(1, sizeof(*t));
 
 	*state = t;
-	if (!t) {
-		fprintf(stderr, "cudatrace: transfers analysis: out of memory\n");
-		return -1;
-	}
+	if (!t)
+		return ct_analysis_out_of_memory("transfers");
 	t->ctx = ctx;
 	t->opts = opts;
-	t->slot = ct_context_slot(ctx);
-	if (t->slot < 0) {
-		fprintf(stderr, "cudatrace: transfers analysis: no context slot left\n");
-		return -1;
-	}
-	return 0;
-}
-
-static void free_thread_slot(struct ct_thread *thread, void *data)
-{
-	struct transfers *t = data;
-
-	free(thread->slot[t->slot]);
-	thread->slot[t->slot] = NULL;
+	t->slot = ct_analysis_slot(ctx, "transfers");
+	return t->slot < 0 ? -1 : 0;
 }
 
 static void free_process_slot(struct transfers *t, struct ct_process *process)
@@ -1271,11 +1218,8 @@ static void free_process_slot(struct transfers *t, struct ct_process *process)
 
 	if (!xp)
 		return;
-	for (unsigned d = 0; d < 256; d++) {
-		if (xp->timelines[d])
-			ct_gpu_timeline_release(xp->timelines[d]);
-		free(xp->timelines[d]);
-	}
+	for (unsigned d = 0; d < 256; d++)
+		ct_gpu_timeline_free(xp->timelines[d]);
 	ct_corr_map_release(&xp->pending);
 	free(xp->uploads);
 	free(xp->downloads);
@@ -1292,10 +1236,10 @@ static void transfers_destroy(void *state)
 	if (t->slot >= 0) {
 		for (size_t p = 0; p < ct_context_process_count(t->ctx); p++)
 			free_process_slot(t, ct_context_process_at(t->ctx, p));
-		ct_context_foreach_thread(t->ctx, free_thread_slot, t);
+		ct_context_free_thread_slots(t->ctx, t->slot);
 	}
 	free(t->groups);
-	free(t->index);
+	ct_row_index_release(&t->index);
 	free(t);
 }
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer.c - the list of writers and the value formatting they share.
+ * writer.c - the list of writers and what they share: the end of a
+ * write, the value formatting.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -21,6 +23,15 @@ const struct ct_writer_class *ct_writer_find(const char *name)
 		if (!strcmp(writers[i]->name, name))
 			return writers[i];
 	return NULL;
+}
+
+int ct_writer_done(FILE *out, int failed)
+{
+	if (!failed && !ferror(out))
+		return 0;
+	fprintf(stderr, "cudatrace: cannot write the report: %s\n",
+	        strerror(failed ? failed : errno));
+	return -1;
 }
 
 static double node_number(const struct ct_node *node)

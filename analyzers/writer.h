@@ -38,6 +38,13 @@ extern const struct ct_writer_class ct_text_writer;
 const struct ct_writer_class *ct_writer_find(const char *name);
 
 /*
+ * The end of a write: 0, or -1 after saying on stderr that the report
+ * cannot be written, when FAILED (an errno the writer kept) is set or OUT
+ * has an error.
+ */
+int ct_writer_done(FILE *out, int failed);
+
+/*
  * A value as text for people, per its unit ("1.50 MiB", "2.31 ms",
  * "37.5 %"); times are shown relative to ORIGIN_NS as seconds when
  * ORIGIN_NS is not INT64_MIN. Returns BUF.

@@ -17,12 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "diag.h"
 #include "exec-path.h"
+#include "make-dirs.h"
 #include "record-options.h"
 #include "verbs.h"
 
@@ -88,25 +88,6 @@ static int kernels_dir(const char *prefix, char *buf, size_t len)
 		diag_error("the Jupyter kernels directory: path too long");
 		return -1;
 	}
-	return 0;
-}
-
-static int make_dirs(const char *path)
-{
-	char buf[PATH_MAX];
-
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return ENAMETOOLONG;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-		return errno;
 	return 0;
 }
 

@@ -24,6 +24,7 @@
 #include "child.h"
 #include "diag.h"
 #include "exec-path.h"
+#include "make-dirs.h"
 #include "record-options.h"
 #include "session.h"
 #include "sessiond.h"
@@ -99,26 +100,6 @@ static int make_absolute(const char *path, char *out, size_t len)
 	if (!getcwd(cwd, sizeof(cwd)))
 		return -1;
 	return snprintf(out, len, "%s/%s", cwd, path) < (int)len ? 0 : -1;
-}
-
-/* mkdir -p; 0 or an errno. */
-static int make_dirs(const char *path)
-{
-	char buf[PATH_MAX];
-
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return ENAMETOOLONG;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-		return errno;
-	return 0;
 }
 
 static bool dir_is_empty(const char *path)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
 # report-lib.sh - what the `cudatrace report` tests share (POSIX sh). Source
-# tap.sh first, then this file.
+# tap.sh first, then this file (and lttng-session.sh and trace-run.sh
+# before it, for report_traced_setup).
 #
 #   report_locate            $report_cmd (the cudatrace command), $report_python,
 #                            $report_here (this directory), $report_tmp (a
@@ -21,6 +22,12 @@
 #   report_exits TAG STATUS  the run exited with STATUS: a crash (a signal,
 #                            a sanitizer abort) never passes
 #   report_says TAG TEXT     its stderr contains TEXT
+#   report_traced_setup "$@" the start of a test that traces memory-workload
+#                            on the simulator: lttng_private_ns with the
+#                            script's arguments, trace_locate, report_locate,
+#                            a private session daemon (or fail and end);
+#                            sets $report_workload and keeps the scratch
+#                            files in $lttng_tmp
 
 report_locate() {
 	report_here=$(cd "$(dirname "$0")" && pwd)
@@ -74,4 +81,17 @@ report_says() {
 		tap_result 1 "$1: says '$2'"
 		head -n 5 "$report_tmp/$1.err" | sed 's/^/#   /'
 	fi
+}
+
+report_traced_setup() {
+	lttng_private_ns "$@"
+	trace_locate
+	[ -e "$trace_simdir/libcuda.so.1" ] || tap_skip_all "the simulated GPU is not built"
+	[ -e "$trace_lib" ] || tap_skip_all "libcudatrace.so is not built ($trace_lib)"
+	report_locate
+	report_workload=${TESTS_BUILDDIR:-$report_builddir/tests}/analyzers/memory-workload
+	[ -x "$report_workload" ] || tap_skip_all "memory-workload is not built ($report_workload)"
+	trace_daemon_or_fail
+	# the daemon's cleanup (its EXIT trap) removes $lttng_tmp
+	report_use_dir "$lttng_tmp"
 }

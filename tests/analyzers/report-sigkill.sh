@@ -15,19 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/trace-run.sh"
 . "$here/report-lib.sh"
 
-lttng_private_ns "$@"
-trace_locate
-[ -e "$trace_simdir/libcuda.so.1" ] || tap_skip_all "the simulated GPU is not built"
-[ -e "$trace_lib" ] || tap_skip_all "libcudatrace.so is not built ($trace_lib)"
-report_locate
-workload=${TESTS_BUILDDIR:-$report_builddir/tests}/analyzers/memory-workload
-[ -x "$workload" ] || tap_skip_all "memory-workload is not built ($workload)"
-if ! lttng_daemon_start; then
-	tap_result 1 "a private lttng-sessiond starts"
-	tap_done
-fi
-# the daemon's cleanup (its EXIT trap) removes $lttng_tmp
-report_use_dir "$lttng_tmp"
+report_traced_setup "$@"
 
 pause_at=40
 # Small packets (one page each), so that the streams have several: the cut
@@ -44,7 +32,7 @@ fi
 	LTTNG_UST_REGISTER_TIMEOUT="${LTTNG_UST_REGISTER_TIMEOUT:-20000}"
 	export LD_LIBRARY_PATH CUDASIM_LEDGER CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH \
 		LTTNG_UST_REGISTER_TIMEOUT
-	exec "$workload" pause $pause_at >"$lttng_tmp/killed.out" 2>"$lttng_tmp/killed.err"
+	exec "$report_workload" pause $pause_at >"$lttng_tmp/killed.out" 2>"$lttng_tmp/killed.err"
 ) &
 pid=$!
 tries=0

@@ -20,28 +20,21 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/lttng-session.sh"
 . "$here/../lib/trace-run.sh"
 
-lttng_private_ns "$@"
-trace_require_all
+trace_setup "$@"
 cudatrace="$trace_builddir/cli/cudatrace"
 storm="$trace_builddir/tests/analyzers/copy-storm"
 [ -x "$cudatrace" ] || tap_skip_all "cudatrace is not built ($cudatrace)"
 [ -x "$storm" ] || tap_skip_all "copy-storm is not built ($storm)"
 trace_workload transfers
 [ -n "$trace_cmd" ] || tap_skip_all "examples/cuda/transfers is not built (nvcc missing?)"
-if ! lttng_daemon_start; then
-	tap_result 1 "a private lttng-sessiond starts"
-	tap_done
-fi
+trace_daemon_or_fail
 
 # report_case TAG WORKLOAD CMD...: trace CMD, report on it, check the report.
 report_case() {
 	case_tag=$1
 	case_workload=$2
 	shift 2
-	if ! lttng_session_begin "$case_tag"; then
-		tap_result 1 "$case_tag: the LTTng session starts"
-		return
-	fi
+	trace_session "$case_tag" || return
 	trace_run "$case_tag" traced "$@"
 	lttng_session_end "$case_tag"
 	is "$case_tag: the traced program succeeds" "$trace_status" 0

@@ -19,29 +19,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/trace-run.sh"
 . "$here/report-lib.sh"
 
-lttng_private_ns "$@"
-trace_locate
-[ -e "$trace_simdir/libcuda.so.1" ] || tap_skip_all "the simulated GPU is not built"
-[ -e "$trace_lib" ] || tap_skip_all "libcudatrace.so is not built ($trace_lib)"
-report_locate
-workload=${TESTS_BUILDDIR:-$report_builddir/tests}/analyzers/memory-workload
-[ -x "$workload" ] || tap_skip_all "memory-workload is not built ($workload)"
-if ! lttng_daemon_start; then
-	tap_result 1 "a private lttng-sessiond starts"
-	tap_done
-fi
-# the daemon's cleanup (its EXIT trap) removes $lttng_tmp
-report_use_dir "$lttng_tmp"
+report_traced_setup "$@"
 
 # traced_report TAG ARGS...: run memory-workload ARGS traced, report its trace as JSON.
 traced_report() {
 	tag=$1
 	shift
-	if ! lttng_session_begin "$tag"; then
-		tap_result 1 "$tag: the LTTng session starts"
-		return 1
-	fi
-	trace_run "$tag" traced "$workload" "$@"
+	trace_session "$tag" || return 1
+	trace_run "$tag" traced "$report_workload" "$@"
 	lttng_session_end "$tag"
 	is "$tag: the workload made its situation" "$trace_status" 0
 	[ "$trace_status" = 0 ] || trace_show_err "$tag"

@@ -107,6 +107,14 @@ static inline void synth_api_exit(struct synth *s, int64_t t, unsigned domain, u
 	synth_feed(s, &ev);
 }
 
+/* A call that returns RESULT HOST_NS after it was entered at T. */
+static inline void synth_api_call(struct synth *s, int64_t t, unsigned domain, unsigned cbid,
+                                  uint32_t correlation_id, int64_t host_ns, int32_t result)
+{
+	synth_api_entry(s, t, domain, cbid, correlation_id);
+	synth_api_exit(s, t + host_ns, domain, cbid, correlation_id, result);
+}
+
 static inline void synth_nvtx_push(struct synth *s, int64_t t, const char *message)
 {
 	struct ct_event ev = { .type = CT_EV_NVTX_PUSH, .time_ns = t };
@@ -208,6 +216,18 @@ static inline void synth_launch(struct synth *s, int64_t t, uint64_t kernel_id,
 	ev.u.launch.api.cbid = 211; /* cudaLaunchKernel */
 	ev.u.launch.api.correlation_id = correlation_id;
 	synth_feed(s, &ev);
+}
+
+/*
+ * A whole launch through cudaLaunchKernel: api_entry at T, the launch
+ * event LAUNCH_NS later, api_exit EXIT_NS after T.
+ */
+static inline void synth_launch_call(struct synth *s, int64_t t, uint64_t kernel_id,
+                                     uint32_t correlation_id, int64_t launch_ns, int64_t exit_ns)
+{
+	synth_api_entry(s, t, CT_DOMAIN_RUNTIME, 211, correlation_id);
+	synth_launch(s, t + launch_ns, kernel_id, correlation_id);
+	synth_api_exit(s, t + exit_ns, CT_DOMAIN_RUNTIME, 211, correlation_id, 0);
 }
 
 static inline void synth_gpu_kernel(struct synth *s, int64_t t, uint64_t kernel_id,
@@ -349,16 +369,21 @@ static inline const char *node_str(const struct ct_node *object, const char *key
 	return n->value.str;
 }
 
+/* OBJECT has KEY, and it is the string VALUE. */
+static inline bool node_has(const struct ct_node *object, const char *key, const char *value)
+{
+	const struct ct_node *v = ct_node_get(object, key);
+
+	return v && v->type == CT_NODE_STRING && !strcmp(v->value.str, value);
+}
+
 /* The first element of ARRAY whose KEY is the string VALUE, NULL if none. */
 static inline const struct ct_node *node_find(const struct ct_node *array, const char *key,
                                               const char *value)
 {
-	for (const struct ct_node *n = array->first_child; n; n = n->next) {
-		const struct ct_node *v = ct_node_get(n, key);
-
-		if (v && v->type == CT_NODE_STRING && !strcmp(v->value.str, value))
+	for (const struct ct_node *n = array->first_child; n; n = n->next)
+		if (node_has(n, key, value))
 			return n;
-	}
 	return NULL;
 }
 
@@ -367,12 +392,9 @@ static inline size_t node_count(const struct ct_node *array, const char *key, co
 {
 	size_t count = 0;
 
-	for (const struct ct_node *n = array->first_child; n; n = n->next) {
-		const struct ct_node *v = ct_node_get(n, key);
-
-		if (v && v->type == CT_NODE_STRING && !strcmp(v->value.str, value))
+	for (const struct ct_node *n = array->first_child; n; n = n->next)
+		if (node_has(n, key, value))
 			count++;
-	}
 	return count;
 }
 

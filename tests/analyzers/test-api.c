@@ -17,13 +17,6 @@
 #define DEVICE_SYNC 165 /* cudaDeviceSynchronize */
 #define MEM_ALLOC   243 /* cuMemAlloc_v2 (driver) */
 
-static void call(struct synth *s, int64_t t, unsigned domain, unsigned cbid, uint32_t corr,
-                 int64_t host_ns, int32_t result)
-{
-	synth_api_entry(s, t, domain, cbid, corr);
-	synth_api_exit(s, t + host_ns, domain, cbid, corr, result);
-}
-
 /*
  * cudaMalloc: 100, 200, 600 ns, and 1100 ns returning
  * cudaErrorMemoryAllocation (count 4, total 2000, mean 500, median 400);
@@ -40,13 +33,13 @@ static void test_api_statistics(void **unused)
 	synth_api_name(&s, 1, CT_DOMAIN_RUNTIME, MALLOC, "cudaMalloc");
 	synth_api_name(&s, 1, CT_DOMAIN_RUNTIME, DEVICE_SYNC, "cudaDeviceSynchronize");
 	synth_api_name(&s, 1, CT_DOMAIN_DRIVER, MEM_ALLOC, "cuMemAlloc_v2");
-	call(&s, 1000, CT_DOMAIN_RUNTIME, MALLOC, 1, 100, 0);
-	call(&s, 2000, CT_DOMAIN_RUNTIME, MALLOC, 2, 200, 0);
-	call(&s, 3000, CT_DOMAIN_RUNTIME, MALLOC, 3, 600, 0);
+	synth_api_call(&s, 1000, CT_DOMAIN_RUNTIME, MALLOC, 1, 100, 0);
+	synth_api_call(&s, 2000, CT_DOMAIN_RUNTIME, MALLOC, 2, 200, 0);
+	synth_api_call(&s, 3000, CT_DOMAIN_RUNTIME, MALLOC, 3, 600, 0);
 	synth_api_entry(&s, 4000, CT_DOMAIN_RUNTIME, MALLOC, 4);
-	call(&s, 4100, CT_DOMAIN_DRIVER, MEM_ALLOC, 5, 800, 2);
+	synth_api_call(&s, 4100, CT_DOMAIN_DRIVER, MEM_ALLOC, 5, 800, 2);
 	synth_api_exit(&s, 5100, CT_DOMAIN_RUNTIME, MALLOC, 4, 2);
-	call(&s, 10000, CT_DOMAIN_RUNTIME, DEVICE_SYNC, 6, 5000, 0);
+	synth_api_call(&s, 10000, CT_DOMAIN_RUNTIME, DEVICE_SYNC, 6, 5000, 0);
 	synth_api_entry(&s, 20000, CT_DOMAIN_RUNTIME, DEVICE_SYNC, 7);
 	/* an exit whose entry the trace does not have: counted, not timed */
 	synth_api_exit(&s, 27000, CT_DOMAIN_RUNTIME, MALLOC, 3999, 0);
@@ -100,7 +93,7 @@ static void test_many_calls(void **unused)
 
 	synth_init(&s, &ct_api_analysis, NULL);
 	for (uint32_t i = 1; i <= 10001; i++, t += 20000)
-		call(&s, t, CT_DOMAIN_RUNTIME, MALLOC, i, 1000 + i, 0);
+		synth_api_call(&s, t, CT_DOMAIN_RUNTIME, MALLOC, i, 1000 + i, 0);
 	row = node_at(node_path(synth_report(&s), "api"), 0);
 	assert_int_equal(node_u64(row, "count"), 10001);
 	assert_int_equal(node_i64(row, "min_ns"), 1001);

@@ -46,9 +46,7 @@ static void feed_runs(struct synth *s)
 	for (size_t i = 0; i < RUNS; i++) {
 		int64_t entry = (runs[i].start_us - runs[i].latency_us) * US;
 
-		synth_api_entry(s, entry, CT_DOMAIN_RUNTIME, LAUNCH, (uint32_t)(i + 1));
-		synth_launch(s, entry + 1000, runs[i].kernel_id, (uint32_t)(i + 1));
-		synth_api_exit(s, entry + 1500, CT_DOMAIN_RUNTIME, LAUNCH, (uint32_t)(i + 1), 0);
+		synth_launch_call(s, entry, runs[i].kernel_id, (uint32_t)(i + 1), 1000, 1500);
 	}
 	/* the records come back in one buffer, last first */
 	for (size_t i = RUNS; i-- > 0;)
@@ -57,14 +55,20 @@ static void feed_runs(struct synth *s)
 		                 runs[i].kernel_id == SAXPY ? 128 : 64, 256);
 }
 
+/* The report of the kernels analysis fed the runs. */
+static const struct ct_node *report_runs(struct synth *s)
+{
+	synth_init(s, &ct_kernels_analysis, NULL);
+	feed_runs(s);
+	return synth_report(s);
+}
+
 static void test_kernel_statistics(void **unused)
 {
 	const struct ct_node *kernels, *saxpy, *reduce;
 	struct synth s;
 
-	synth_init(&s, &ct_kernels_analysis, NULL);
-	feed_runs(&s);
-	kernels = node_path(synth_report(&s), "kernels");
+	kernels = node_path(report_runs(&s), "kernels");
 
 	assert_int_equal(kernels->child_count, 2);
 	saxpy = node_at(kernels, 0);
@@ -108,9 +112,7 @@ static void test_busy_and_idle(void **unused)
 	const struct ct_node *gpu, *device, *gaps;
 	struct synth s;
 
-	synth_init(&s, &ct_kernels_analysis, NULL);
-	feed_runs(&s);
-	gpu = node_path(synth_report(&s), "gpu");
+	gpu = node_path(report_runs(&s), "gpu");
 
 	assert_int_equal(node_u64(gpu, "launch_latency_count"), 9);
 	assert_int_equal(node_i64(gpu, "launch_latency_min_ns"), 2 * US);
@@ -168,13 +170,9 @@ static void test_nvtx_filter(void **unused)
 	synth_kernel_name(&s, 1, SAXPY, "saxpy");
 	synth_kernel_name(&s, 1, REDUCE, "reduce");
 	synth_nvtx_push(&s, 10 * US, "step");
-	synth_api_entry(&s, 11 * US, CT_DOMAIN_RUNTIME, LAUNCH, 1);
-	synth_launch(&s, 12 * US, SAXPY, 1);
-	synth_api_exit(&s, 12 * US, CT_DOMAIN_RUNTIME, LAUNCH, 1, 0);
+	synth_launch_call(&s, 11 * US, SAXPY, 1, 1 * US, 1 * US);
 	synth_nvtx_pop(&s, 13 * US);
-	synth_api_entry(&s, 14 * US, CT_DOMAIN_RUNTIME, LAUNCH, 2);
-	synth_launch(&s, 15 * US, REDUCE, 2);
-	synth_api_exit(&s, 15 * US, CT_DOMAIN_RUNTIME, LAUNCH, 2, 0);
+	synth_launch_call(&s, 14 * US, REDUCE, 2, 1 * US, 1 * US);
 	synth_gpu_kernel(&s, 40 * US, SAXPY, 1, 0, 20 * US, 25 * US, 1, 1);
 	synth_gpu_kernel(&s, 40 * US, REDUCE, 2, 0, 25 * US, 35 * US, 1, 1);
 	root = synth_report(&s);

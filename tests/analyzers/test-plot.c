@@ -128,8 +128,7 @@ static void test_nothing_to_draw(void **unused)
 
 	assert_non_null(mkdtemp(tmp));
 	synth_init(&s, &ct_api_analysis, NULL);
-	synth_api_entry(&s, 1000, CT_DOMAIN_RUNTIME, 20, 1);
-	synth_api_exit(&s, 2000, CT_DOMAIN_RUNTIME, 20, 1, 0);
+	synth_api_call(&s, 1000, CT_DOMAIN_RUNTIME, 20, 1, 1000, 0);
 	assert_int_equal(ct_plot_write(synth_report(&s), tmp), 0);
 	synth_fini(&s);
 	remove_dir(tmp);

@@ -19,8 +19,10 @@
 #define DEVICE_BASE  UINT64_C(0x7f0000000000)
 #define MIB          (1024 * 1024)
 
-static void name_apis(struct synth *s)
+/* A reader with the transfers analysis, the copy calls named. */
+static void transfers_init(struct synth *s)
 {
+	synth_init(s, &ct_transfers_analysis, NULL);
 	synth_api_name(s, 1, CT_DOMAIN_RUNTIME, MEMCPY, "cudaMemcpy");
 	synth_api_name(s, 1, CT_DOMAIN_RUNTIME, MEMCPY_ASYNC, "cudaMemcpyAsync");
 }
@@ -64,8 +66,7 @@ static void test_storm_ranked_above_large_pinned_copy(void **unused)
 	struct synth s;
 	int64_t t = 1000000;
 
-	synth_init(&s, &ct_transfers_analysis, NULL);
-	name_apis(&s);
+	transfers_init(&s);
 	synth_nvtx_push(&s, t, "load");
 	for (uint32_t i = 0; i < 1000; i++, t += 20000) {
 		small.src = 0x100000 + i * 4096; /* distinct buffers: no repeated upload */
@@ -143,8 +144,7 @@ static void test_pageable_async(void **unused)
 	struct synth s;
 	int64_t t = 1000000;
 
-	synth_init(&s, &ct_transfers_analysis, NULL);
-	name_apis(&s);
+	transfers_init(&s);
 	t = ten_copies(&s, t, "a", &pageable_async, &correlation_id, 120000, 105000);
 	t = ten_copies(&s, t, "b", &pinned_async, &correlation_id, 5000, 42000);
 	ten_copies(&s, t, "c", &pageable_sync, &correlation_id, 120000, 105000);
@@ -185,8 +185,7 @@ static void test_storms(void **unused)
 	struct synth s;
 	int64_t t = 1000000;
 
-	synth_init(&s, &ct_transfers_analysis, NULL);
-	name_apis(&s);
+	transfers_init(&s);
 	t = copies(&s, t, "few", 4096, 255, 10000, &correlation_id);
 	t = copies(&s, t, "slow", 4096, 300, 2000000, &correlation_id);
 	t = copies(&s, t, "large", MIB, 1000, 100000, &correlation_id);
@@ -202,24 +201,26 @@ static void test_storms(void **unused)
 	synth_fini(&s);
 }
 
-static void upload(struct synth *s, int64_t *t, uint64_t src, uint64_t bytes,
-                   uint32_t *correlation_id)
+/* A synchronous pinned cudaMemcpy at *T (5 µs on the host, 3 µs on the GPU); *T moves on. */
+static void sync_copy(struct synth *s, int64_t *t, unsigned direction, uint64_t src, uint64_t dst,
+                      uint64_t bytes, uint32_t *correlation_id)
 {
-	struct synth_copy c = { CT_DIR_HTOD,    src,  DEVICE_BASE, bytes,
-		                CT_HOST_PINNED, true, 0,           MEMCPY };
+	struct synth_copy c = { direction, src, dst, bytes, CT_HOST_PINNED, true, 0, MEMCPY };
 
 	synth_copy_call(s, *t, &c, (*correlation_id)++, 5000, *t + 1000, 3000);
 	*t += 10000;
 }
 
+static void upload(struct synth *s, int64_t *t, uint64_t src, uint64_t bytes,
+                   uint32_t *correlation_id)
+{
+	sync_copy(s, t, CT_DIR_HTOD, src, DEVICE_BASE, bytes, correlation_id);
+}
+
 static void download(struct synth *s, int64_t *t, uint64_t dst, uint64_t bytes,
                      uint32_t *correlation_id)
 {
-	struct synth_copy c = { CT_DIR_DTOH,    DEVICE_BASE, dst, bytes,
-		                CT_HOST_PINNED, true,        0,   MEMCPY };
-
-	synth_copy_call(s, *t, &c, (*correlation_id)++, 5000, *t + 1000, 3000);
-	*t += 10000;
+	sync_copy(s, t, CT_DIR_DTOH, DEVICE_BASE, dst, bytes, correlation_id);
 }
 
 /* One buffer uploaded four times; one three times; one four times at different sizes. */
@@ -230,8 +231,7 @@ static void test_repeated_upload(void **unused)
 	struct synth s;
 	int64_t t = 1000000;
 
-	synth_init(&s, &ct_transfers_analysis, NULL);
-	name_apis(&s);
+	transfers_init(&s);
 	for (int i = 0; i < 4; i++) {
 		upload(&s, &t, 0xa000, 8192, &correlation_id);
 		if (i < 3)
@@ -258,8 +258,7 @@ static void test_round_trip(void **unused)
 	struct synth s;
 	int64_t t = 1000000;
 
-	synth_init(&s, &ct_transfers_analysis, NULL);
-	name_apis(&s);
+	transfers_init(&s);
 	synth_nvtx_push(&s, t, "trip");
 	download(&s, &t, 0x5000000, 65536, &correlation_id);
 	upload(&s, &t, 0x5000000, 65536, &correlation_id);
@@ -307,8 +306,7 @@ static void test_sync_copy_gpu_idle(void **unused)
 	struct synth s;
 	int64_t t = 1000000;
 
-	synth_init(&s, &ct_transfers_analysis, NULL);
-	name_apis(&s);
+	transfers_init(&s);
 	synth_nvtx_push(&s, t, "idle");
 	for (int i = 0; i < 5; i++, t += 1000000)
 		synth_copy_call(&s, t, &c, correlation_id++, 300000, t + 200000, 40000);
@@ -344,8 +342,7 @@ static void test_joins(void **unused)
 	const struct ct_node *transfers, *h;
 	struct synth s;
 
-	synth_init(&s, &ct_transfers_analysis, NULL);
-	name_apis(&s);
+	transfers_init(&s);
 	/* record before api_exit: host 50 µs, GPU 42 µs */
 	synth_api_entry(&s, 1000000, CT_DOMAIN_RUNTIME, MEMCPY, 1);
 	synth_memcpy(&s, 1049000, &c, 1);

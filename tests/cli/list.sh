@@ -8,18 +8,10 @@
 # out; bad arguments give a message and exit status 2.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
-. "$cli_here/../lib/tap.sh"
-. "$cli_here/../lib/lttng-session.sh"
-. "$cli_here/../lib/trace-run.sh"
 . "$cli_here/../lib/cli.sh"
 
-lttng_private_ns "$@"
-cli_require
-if ! lttng_daemon_start; then
-	tap_result 1 "a private lttng-sessiond starts"
-	tap_done
-fi
-cli_env
+cli_setup "$@"
+cli_with_daemon
 traces="$lttng_tmp/traces"
 mkdir -p "$traces/not-a-trace"
 echo notes >"$traces/not-a-trace/readme.txt"
@@ -64,18 +56,8 @@ mkdir -p "$lttng_tmp/empty"
 is "an empty directory: exit 0" "$?" 0
 ok "an empty directory: says there is no trace" grep -q '^No cudatrace traces in' "$lttng_tmp/empty.out"
 
-# list_fails TAG PATTERN ARGS...
-list_fails() {
-	lf_tag=$1
-	lf_pattern=$2
-	shift 2
-	lf_status=0
-	"$cli_bin" list "$@" >"$lttng_tmp/$lf_tag.out" 2>"$lttng_tmp/$lf_tag.err" || lf_status=$?
-	is "$lf_tag: exit status 2" "$lf_status" 2
-	ok "$lf_tag: says '$lf_pattern'" cli_has "$lf_tag" "$lf_pattern"
-}
-list_fails missing "cudatrace list: .*/nowhere: No such file or directory" "$lttng_tmp/nowhere"
-list_fails file "not a directory" "$traces/not-a-trace/readme.txt"
-list_fails two-dirs "one directory at most" "$traces" "$traces"
-list_fails bad-option "unrecognized option" --bogus
+cli_fails list missing "cudatrace list: .*/nowhere: No such file or directory" "$lttng_tmp/nowhere"
+cli_fails list file "not a directory" "$traces/not-a-trace/readme.txt"
+cli_fails list two-dirs "one directory at most" "$traces" "$traces"
+cli_fails list bad-option "unrecognized option" --bogus
 tap_done

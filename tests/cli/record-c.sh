@@ -9,15 +9,10 @@
 # stderr. A second record finds the daemon the first one started.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
-. "$cli_here/../lib/tap.sh"
-. "$cli_here/../lib/lttng-session.sh"
-. "$cli_here/../lib/trace-run.sh"
 . "$cli_here/../lib/cli.sh"
 
-lttng_private_ns "$@"
-cli_require
-cli_bare_ns
-cli_env
+cli_setup "$@"
+cli_without_daemon
 
 trace_workload driver-api
 [ -n "$trace_cmd" ] || tap_skip_all "example 'driver-api' is not built"
@@ -34,14 +29,8 @@ ok "the trace directory has the record's notes" test -s "$lttng_tmp/drv/cudatrac
 ok "the notes say the program exited with 0" \
 	grep -qx 'end=exited' "$lttng_tmp/drv/cudatrace.info"
 ok "the notes hold the command" grep -q "^command=.*driver-api" "$lttng_tmp/drv/cudatrace.info"
-if trace_read drv "$lttng_tmp/drv"; then
-	tap_result 0 "the trace reads back with babeltrace2"
-	trace_check drv --checks readable,ops,live
-else
-	tap_result 1 "the trace reads back with babeltrace2"
-fi
-sessions=$(lttng_client list 2>/dev/null | grep -c '^ *[0-9]*) cudatrace-' || :)
-is "no session is left in the daemon" "$sessions" 0
+cli_trace_checked drv "the trace reads back with babeltrace2"
+is "no session is left in the daemon" "$(cli_sessions)" 0
 
 # 2. The daemon is there now: record uses it.
 trace_workload allocations
@@ -55,12 +44,7 @@ if [ -n "$trace_cmd" ]; then
 		cli_matches "$dated" 'cudatrace-[0-9]\{8\}-[0-9]\{6\}$'
 	ok "the failed allocation is in the short report" cli_has alloc "Allocation failures: 1"
 	ok "with its verdict" cli_has alloc "out_of_memory|out of memory"
-	if trace_read alloc "$lttng_tmp/traces/$dated"; then
-		tap_result 0 "the dated trace reads back"
-		trace_check alloc --checks readable,ops,live
-	else
-		tap_result 1 "the dated trace reads back"
-	fi
+	cli_trace_checked alloc "the dated trace reads back" "$lttng_tmp/traces/$dated"
 	ok "cudatrace report reads the trace" \
 		"$cli_bin" report --format json -o "$lttng_tmp/alloc.json" "$lttng_tmp/traces/$dated"
 else

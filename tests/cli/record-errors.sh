@@ -8,15 +8,10 @@
 # program's own status comes back and the message says what happened.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
-. "$cli_here/../lib/tap.sh"
-. "$cli_here/../lib/lttng-session.sh"
-. "$cli_here/../lib/trace-run.sh"
 . "$cli_here/../lib/cli.sh"
 
-lttng_private_ns "$@"
-cli_require
-cli_bare_ns
-cli_env
+cli_setup "$@"
+cli_without_daemon
 
 # fails TAG PATTERN ARGS...: record ARGS exits with 2 and says PATTERN.
 fails() {
@@ -29,7 +24,7 @@ fails() {
 }
 
 no_sessions() {
-	[ "$(lttng_client list 2>/dev/null | grep -c '^ *[0-9]*) cudatrace-' || :)" = 0 ]
+	[ "$(cli_sessions)" = 0 ]
 }
 
 # ---- no daemon yet

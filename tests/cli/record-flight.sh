@@ -8,18 +8,10 @@
 # are kept.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
-. "$cli_here/../lib/tap.sh"
-. "$cli_here/../lib/lttng-session.sh"
-. "$cli_here/../lib/trace-run.sh"
 . "$cli_here/../lib/cli.sh"
 
-lttng_private_ns "$@"
-cli_require
-if ! lttng_daemon_start; then
-	tap_result 1 "a private lttng-sessiond starts"
-	tap_done
-fi
-cli_env
+cli_setup "$@"
+cli_with_daemon
 
 # 1. A run that fails an allocation and exits with 1.
 cli_record fail --flight-recorder=4M -o "$lttng_tmp/fail" -- \

@@ -11,21 +11,13 @@
 # the install and uninstall errors.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
-. "$cli_here/../lib/tap.sh"
-. "$cli_here/../lib/lttng-session.sh"
-. "$cli_here/../lib/trace-run.sh"
 . "$cli_here/../lib/cli.sh"
 
 jupyter_python=${JUPYTER_PYTHON:-/usr/bin/python3}
-lttng_private_ns "$@"
-cli_require
+cli_setup "$@"
 "$jupyter_python" -c 'import ipykernel, jupyter_client' 2>/dev/null ||
 	tap_skip_all "$jupyter_python cannot import ipykernel and jupyter_client (Debian: python3-ipykernel python3-jupyter-client)"
-if ! lttng_daemon_start; then
-	tap_result 1 "a private lttng-sessiond starts"
-	tap_done
-fi
-cli_env
+cli_with_daemon
 JUPYTER_DATA_DIR="$lttng_tmp/jupyter-data"
 JUPYTER_RUNTIME_DIR="$lttng_tmp/jupyter-runtime"
 JUPYTER_PATH="$JUPYTER_DATA_DIR"
@@ -36,17 +28,6 @@ export JUPYTER_DATA_DIR JUPYTER_RUNTIME_DIR JUPYTER_PATH CUDASIM_LEDGER IPYTHOND
 unset JUPYTER_CONFIG_DIR
 traces="$lttng_tmp/nb-traces"
 spec="$JUPYTER_DATA_DIR/kernels/cudatrace-test/kernel.json"
-
-# jupyter_fails TAG PATTERN ARGS...
-jupyter_fails() {
-	jf_tag=$1
-	jf_pattern=$2
-	shift 2
-	jf_status=0
-	"$cli_bin" jupyter "$@" >"$lttng_tmp/$jf_tag.out" 2>"$lttng_tmp/$jf_tag.err" || jf_status=$?
-	is "$jf_tag: exit status 2" "$jf_status" 2
-	ok "$jf_tag: says '$jf_pattern'" cli_has "$jf_tag" "$jf_pattern"
-}
 
 # ---- install
 "$cli_bin" jupyter install --name cudatrace-test --python "$jupyter_python" \
@@ -117,20 +98,19 @@ else
 	skip "examples/notebooks is not in this tree" 4
 fi
 is "one trace per kernel start" "$(ls -d "$traces"/cudatrace-* | wc -l)" $starts
-is "no session is left in the daemon" \
-	"$(lttng_client list 2>/dev/null | grep -c '^ *[0-9]*) cudatrace-' || :)" 0
+is "no session is left in the daemon" "$(cli_sessions)" 0
 
 # ---- uninstall and errors
 "$cli_bin" jupyter uninstall --name cudatrace-test >"$lttng_tmp/uninstall.out" 2>&1
 is "uninstall exits with 0" "$?" 0
 ok "the kernelspec is gone" test ! -e "$spec"
-jupyter_fails not-installed "no kernel cudatrace-test" uninstall --name cudatrace-test
-jupyter_fails no-action "give install or uninstall"
-jupyter_fails bad-action "give install or uninstall" frobnicate
-jupyter_fails bad-name "a kernel name holds" install --name 'a/b'
-jupyter_fails no-python "not found: name a Python 3" install --python /nonexistent/python3
-jupyter_fails no-ipykernel "cannot import ipykernel" install --python /bin/true
-jupyter_fails bad-record-option "unrecognized option" install -- --bogus
-jupyter_fails fixed-output "use this command's --trace-dir" install -- -o /tmp/x
-jupyter_fails stray-word "put options for cudatrace record after --" install stray
+cli_fails jupyter not-installed "no kernel cudatrace-test" uninstall --name cudatrace-test
+cli_fails jupyter no-action "give install or uninstall"
+cli_fails jupyter bad-action "give install or uninstall" frobnicate
+cli_fails jupyter bad-name "a kernel name holds" install --name 'a/b'
+cli_fails jupyter no-python "not found: name a Python 3" install --python /nonexistent/python3
+cli_fails jupyter no-ipykernel "cannot import ipykernel" install --python /bin/true
+cli_fails jupyter bad-record-option "unrecognized option" install -- --bogus
+cli_fails jupyter fixed-output "use this command's --trace-dir" install -- -o /tmp/x
+cli_fails jupyter stray-word "put options for cudatrace record after --" install stray
 tap_done

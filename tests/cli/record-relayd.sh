@@ -8,9 +8,6 @@
 # when the session does and agrees with the ledger.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
-. "$cli_here/../lib/tap.sh"
-. "$cli_here/../lib/lttng-session.sh"
-. "$cli_here/../lib/trace-run.sh"
 . "$cli_here/../lib/cli.sh"
 
 # A network namespace of our own: the relay daemon's ports are ours alone.
@@ -25,11 +22,7 @@ lttng_private_ns "$@"
 ip link set lo up || tap_skip_all "cannot bring up the loopback interface"
 command -v lttng-relayd >/dev/null 2>&1 || tap_skip_all "lttng-relayd is not installed"
 cli_require
-if ! lttng_daemon_start; then
-	tap_result 1 "a private lttng-sessiond starts"
-	tap_done
-fi
-cli_env
+cli_with_daemon
 
 relay_pid=""
 relay_stop() {

@@ -8,34 +8,10 @@
 # records that are still running are left alone.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
-. "$cli_here/../lib/tap.sh"
-. "$cli_here/../lib/lttng-session.sh"
-. "$cli_here/../lib/trace-run.sh"
 . "$cli_here/../lib/cli.sh"
 
-lttng_private_ns "$@"
-cli_require
-if ! lttng_daemon_start; then
-	tap_result 1 "a private lttng-sessiond starts"
-	tap_done
-fi
-cli_env
-
-# start_paused TAG RECORD_OPTIONS...: record in the background, the script
-# paused after 3 steps; sets rec_pid and script_pid.
-start_paused() {
-	sp_tag=$1
-	shift
-	CUDASIM_LEDGER="$lttng_tmp/$sp_tag.ledger" "$cli_bin" record "$@" -- \
-		"$trace_python" "$cli_workload" --steps 3 --leak --pause \
-		>"$lttng_tmp/$sp_tag.out" 2>"$lttng_tmp/$sp_tag.err" &
-	rec_pid=$!
-	script_pid=""
-	if cli_wait_for "$lttng_tmp/$sp_tag.out" '^paused' $rec_pid; then
-		script_pid=$(cli_children $rec_pid)
-	fi
-	ok "$sp_tag: the script paused under record" test -n "$script_pid"
-}
+cli_setup "$@"
+cli_with_daemon
 
 # kill_record: SIGKILL to record alone, then to the script it left.
 kill_record() {
@@ -45,25 +21,21 @@ kill_record() {
 	return 0
 }
 
-sessions() {
-	lttng_client list 2>/dev/null | grep -c '^ *[0-9]*) cudatrace-' || :
-}
-
 # Three records at once (each one's cleanup leaves the others alone), then
 # two of them die.
-start_paused local -o "$lttng_tmp/local"
+cli_start_paused local -o "$lttng_tmp/local"
 local_rec=$rec_pid
 local_script=$script_pid
-start_paused flight --flight-recorder=1M -o "$lttng_tmp/flight"
+cli_start_paused flight --flight-recorder=1M -o "$lttng_tmp/flight"
 flight_rec=$rec_pid
 flight_script=$script_pid
-start_paused alive -o "$lttng_tmp/alive"
+cli_start_paused alive -o "$lttng_tmp/alive"
 alive_rec=$rec_pid
 alive_script=$script_pid
-is "three sessions run" "$(sessions)" 3
+is "three sessions run" "$(cli_sessions)" 3
 rec_pid=$local_rec script_pid=$local_script kill_record
 rec_pid=$flight_rec script_pid=$flight_script kill_record
-is "two of them are left behind" "$(sessions)" 3
+is "two of them are left behind" "$(cli_sessions)" 3
 ok "the flight recorder has written nothing yet" test -z "$(ls -d "$lttng_tmp"/flight/snapshot-* 2>/dev/null)"
 
 cli_record next -o "$lttng_tmp/next" -- "$trace_python" "$cli_workload" --steps 1
@@ -73,15 +45,10 @@ ok "it closed the local session and says where its trace is" \
 ok "it closed the flight recorder's session" \
 	cli_has next "closed the session cudatrace-.* \\(pid $flight_rec\\); its trace is in $lttng_tmp/flight"
 ok "it left the running record's session alone" cli_lacks "$lttng_tmp/next.err" "pid $alive_rec"
-is "only the running record's session is left" "$(sessions)" 1
+is "only the running record's session is left" "$(cli_sessions)" 1
 ok "the stale trace's notes say its recorder died" \
 	grep -qx 'end=abandoned' "$lttng_tmp/local/cudatrace.info"
-if trace_read local "$lttng_tmp/local"; then
-	tap_result 0 "the stale local trace reads back"
-	trace_check local --checks readable,ops,live
-else
-	tap_result 1 "the stale local trace reads back"
-fi
+cli_trace_checked local "the stale local trace reads back"
 snap=$(ls -d "$lttng_tmp"/flight/snapshot-* 2>/dev/null | head -n 1)
 ok "the flight recorder's snapshot was written before closing" test -n "$snap"
 if [ -n "$snap" ] && trace_read flight "$snap"; then
@@ -105,6 +72,6 @@ if trace_read alive "$lttng_tmp/alive"; then
 else
 	tap_result 1 "the running record's trace reads back"
 fi
-is "no session is left" "$(sessions)" 0
+is "no session is left" "$(cli_sessions)" 0
 ok "no pid file is left" test -z "$(ls /var/run/lttng/cudatrace)"
 tap_done

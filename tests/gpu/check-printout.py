@@ -58,9 +58,14 @@
 
 import argparse
 import collections
+import os
 import re
 import sys
 from urllib.parse import unquote
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import tracecheck  # noqa: E402
+from tracecheck import Tap, enum_text, number  # noqa: E402
 
 SEMANTIC = ("mem_alloc", "mem_alloc_failed", "mem_free", "memcpy", "memset", "launch")
 CATEGORIES = (
@@ -76,92 +81,25 @@ CATEGORIES = (
 )
 GPU_OF_HOST = {"launch": "gpu_kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset"}
 HOST_OF_GPU = {gpu: host for host, gpu in GPU_OF_HOST.items()}
-ENUMS = {
-    "domain": {1: "driver", 2: "runtime", 3: "resource", 4: "synchronize", 5: "nvtx"},
-    "kind": {0: "unknown", 1: "device", 2: "pitch", 3: "host_pinned", 4: "host_registered",
-             5: "managed", 6: "async", 7: "vmm_physical", 8: "vmm_map"},
-    "direction": {0: "unknown", 1: "HtoD", 2: "DtoH", 3: "DtoD", 4: "HtoH", 5: "PtoP"},
-    "host": {0: "none", 1: "pageable", 2: "pinned"},
-}
 RESULTS = {"cudaErrorMemoryAllocation": 2, "cudaErrorInvalidValue": 1}
 SIMULATED_NAME = "(simulated)"
-MAX_DIAGS = 12
 HEX = r"(0x[0-9a-fA-F]+)"
 LAUNCH_APIS = frozenset(("__cudaLaunchKernel", "cudaLaunchKernel"))
 
 
-# ------------------------------------------------------------ TAP
-
-class Tap:
-    def __init__(self):
-        self.count = 0
-        self.failures = 0
-
-    def ok(self, passed, description, details=()):
-        self.count += 1
-        if not passed:
-            self.failures += 1
-        print("%sok %d - %s" % ("" if passed else "not ", self.count, description))
-        details = list(details)
-        for line in details[:MAX_DIAGS]:
-            print("#   %s" % line)
-        if len(details) > MAX_DIAGS:
-            print("#   ... and %d more" % (len(details) - MAX_DIAGS))
-        return passed
-
-    def skip(self, why):
-        self.count += 1
-        print("ok %d # SKIP %s" % (self.count, why))
-
-    @staticmethod
-    def diag(text):
-        print("# %s" % text)
-
-    def done(self):
-        print("1..%d" % self.count)
-        return 1 if self.failures else 0
-
-
 # ------------------------------------------------------------ the trace
-
-def number(value, default=None):
-    try:
-        return int(value, 0)
-    except (TypeError, ValueError):
-        return default
-
-
-def enum_text(field, value):
-    code = number(value)
-    if code is not None and field in ENUMS:
-        return ENUMS[field].get(code, value)
-    return value
-
 
 def api_text(name):
     """An API name without CUPTI's version suffix or the per-thread
     default-stream suffix: cudaMemcpyAsync_v3020 -> cudaMemcpyAsync."""
-    name = re.sub(r"_v[0-9]+(?=$|_)", "", name or "")
-    return re.sub(r"_pt(sz|ds)$", "", name)
+    return re.sub(r"_pt(sz|ds)$", "", tracecheck.api_text(name))
 
 
 def load_events(path):
-    events = []
-    with open(path, encoding="utf-8", errors="replace") as trace:
-        for index, line in enumerate(trace):
-            pairs = {}
-            for item in line.split():
-                key, sep, value = item.partition("=")
-                if sep:
-                    pairs[key] = value
-            if "event" not in pairs:
-                continue
-            provider, _, name = pairs["event"].partition(":")
-            pairs["_provider"] = provider
-            pairs["_name"] = name
-            pairs["_index"] = index
-            pairs["_ts"] = number(pairs.get("ts"), 0)
-            events.append(pairs)
+    """The events of tracecheck.load_events, with their time under '_ts'."""
+    events = tracecheck.load_events(path)
+    for event in events:
+        event["_ts"] = number(event.get("ts"), 0)
     return events
 
 
@@ -1083,7 +1021,7 @@ def report_nesting(tap, trace):
     else:
         tap.diag("nested driver callbacks: not reported (no driver api_entry inside any of %d "
                  "runtime calls)" % runtime_calls)
-    for line in broken[:MAX_DIAGS]:
+    for line in broken[:tracecheck.MAX_DIAGS]:
         tap.diag("api_entry/api_exit not nested: %s" % line)
     launches = trace.named("launch")
     known = sum(1 for e in launches if number(e.get("config_known"), 1) == 1)

@@ -20,8 +20,7 @@ gpu_here=$(cd "$(dirname "$0")" && pwd)
 . "$gpu_here/../lib/lttng-session.sh"
 . "$gpu_here/../lib/trace-run.sh"
 
-lttng_private_ns "$@"
-trace_require_all
+trace_setup "$@"
 gpu_checker="$trace_srcdir/tests/gpu/check-printout.py"
 trace_daemon_or_fail
 
@@ -69,15 +68,9 @@ first_value() {
 trace_on_simulator() {
 	example=$1
 	shift
-	trace_workload "$example"
-	if [ -z "$trace_cmd" ]; then
-		skip "$example is not built (examples/cuda needs nvcc)"
+	trace_workload_or_skip "$example" "$example is not built (examples/cuda needs nvcc)" ||
 		return 1
-	fi
-	if ! lttng_session_begin "$example"; then
-		tap_result 1 "$example: the LTTng session starts"
-		return 1
-	fi
+	trace_session "$example" || return 1
 	# shellcheck disable=SC2086
 	trace_run "$example" traced $trace_cmd "$@"
 	lttng_session_end "$example"

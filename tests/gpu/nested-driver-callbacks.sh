@@ -14,28 +14,17 @@
 # Skips everything (TAP `1..0 # SKIP no GPU: ...`) without a real GPU.
 
 gpu_here=$(cd "$(dirname "$0")" && pwd)
-. "$gpu_here/../lib/tap.sh"
-. "$gpu_here/../lib/lttng-session.sh"
-. "$gpu_here/../lib/trace-run.sh"
 . "$gpu_here/../lib/gpu-run.sh"
 
-gpu_require_all
-lttng_private_ns "$@"
-trace_daemon_or_fail
+gpu_setup "$@"
 diag "GPUs: $gpu_names"
 
 nested_in=""
 quiet_in=""
 for example in allocations transfers leaky-steps; do
-	trace_workload "$example"
-	if [ -z "$trace_cmd" ]; then
-		skip "$example is not built (examples/cuda needs nvcc)"
+	trace_workload_or_skip "$example" "$example is not built (examples/cuda needs nvcc)" ||
 		continue
-	fi
-	if ! lttng_session_begin "$example"; then
-		tap_result 1 "$example: the LTTng session starts"
-		continue
-	fi
+	trace_session "$example" || continue
 	# shellcheck disable=SC2086
 	gpu_run "$example" traced $trace_cmd
 	lttng_session_end "$example"

@@ -18,9 +18,6 @@
 # Skips everything without a real GPU, or without nsys.
 
 gpu_here=$(cd "$(dirname "$0")" && pwd)
-. "$gpu_here/../lib/tap.sh"
-. "$gpu_here/../lib/lttng-session.sh"
-. "$gpu_here/../lib/trace-run.sh"
 . "$gpu_here/../lib/gpu-run.sh"
 
 gpu_require_all

@@ -18,25 +18,17 @@
 # Skips everything (TAP `1..0 # SKIP no GPU: ...`) without a real GPU.
 
 gpu_here=$(cd "$(dirname "$0")" && pwd)
-. "$gpu_here/../lib/tap.sh"
-. "$gpu_here/../lib/lttng-session.sh"
-. "$gpu_here/../lib/trace-run.sh"
 . "$gpu_here/../lib/gpu-run.sh"
 
-gpu_require_all
-lttng_private_ns "$@"
-trace_daemon_or_fail
+gpu_setup "$@"
 diag "GPUs: $gpu_names"
 
 # trace_example NAME [ARGS...]: run NAME untraced and traced, then check.
 trace_example() {
 	example=$1
 	shift
-	trace_workload "$example"
-	if [ -z "$trace_cmd" ]; then
-		skip "$example is not built (examples/cuda needs nvcc)"
+	trace_workload_or_skip "$example" "$example is not built (examples/cuda needs nvcc)" ||
 		return 0
-	fi
 	# shellcheck disable=SC2086
 	gpu_run "$example-plain" plain $trace_cmd "$@"
 	if [ "$example" = two-devices ] && [ "$trace_status" = 77 ]; then
@@ -46,10 +38,7 @@ trace_example() {
 	is "$example runs on the GPU untraced" "$trace_status" 0
 	[ "$trace_status" = 0 ] || trace_show_err "$example-plain"
 	plain_status=$trace_status
-	if ! lttng_session_begin "$example"; then
-		tap_result 1 "$example: the LTTng session starts"
-		return 0
-	fi
+	trace_session "$example" || return 0
 	# shellcheck disable=SC2086
 	gpu_run "$example" traced $trace_cmd "$@"
 	lttng_session_end "$example"

@@ -1,25 +1,43 @@
 # SPDX-License-Identifier: MIT
 #
 # cli.sh - what the tests of `cudatrace record`, `list` and `jupyter`
-# (tests/cli/) share (POSIX sh). Source tap.sh, lttng-session.sh and
-# trace-run.sh first, then this file.
+# (tests/cli/) share (POSIX sh). A test sets cli_here to its directory,
+# then sources this file, which sources tap.sh, lttng-session.sh and
+# trace-run.sh from there.
 #
 #   cli_require            skip the script unless cudatrace, the tracer, the
 #                          simulator and Python's bt2 are built or installed;
 #                          sets cli_bin (the cudatrace command) and
 #                          cli_workload (tests/cli/workload.py)
+#   cli_setup "$@"         the start of a test: lttng_private_ns with the
+#                          script's arguments, then cli_require
 #   cli_env                export what traced programs need: the simulator
 #                          first on LD_LIBRARY_PATH, CUDATRACE_LIB naming the
 #                          build tree's libcudatrace.so
+#   cli_with_daemon        a private session daemon (trace_daemon_or_fail),
+#                          then cli_env
 #   cli_bare_ns            the private namespace's mounts and LTTNG_HOME, with
 #                          no session daemon (for tests where cudatrace
 #                          starts one, or must find none)
+#   cli_without_daemon     cli_bare_ns, then cli_env
 #   cli_adopt_daemon       make the daemon that cudatrace started the test's
 #                          own, so that it is stopped on every exit path
 #   cli_record TAG ARGS... `cudatrace record ARGS` with the ledger in
 #                          TAG.ledger, stdout in TAG.out, stderr in TAG.err,
 #                          the exit status in cli_status; bounded by
 #                          CLI_TIMEOUT (default 120 s)
+#   cli_start_paused TAG ARGS...
+#                          `cudatrace record ARGS` in the background on
+#                          workload.py, paused after 3 steps: sets rec_pid,
+#                          and script_pid once it paused (one test)
+#   cli_fails VERB TAG PATTERN ARGS...
+#                          `cudatrace VERB ARGS` exits with 2 and says
+#                          PATTERN (two tests)
+#   cli_trace_checked TAG DESC [DIR]
+#                          the trace in DIR (default $lttng_tmp/TAG) reads
+#                          back (trace_read, then a test DESC) and holds the
+#                          ledger's operations (trace_check)
+#   cli_sessions           the number of cudatrace sessions in the daemon
 #   cli_has TAG PATTERN    TAG.err holds a line matching PATTERN (grep -E)
 #   cli_lacks FILE PATTERN FILE holds no line matching PATTERN
 #   cli_matches STRING RE  STRING matches the basic regular expression RE
@@ -31,6 +49,10 @@
 # Every test runs in a private mount namespace (lttng_private_ns): the
 # daemons it starts, or that cudatrace starts, are its own.
 
+. "$cli_here/../lib/tap.sh"
+. "$cli_here/../lib/lttng-session.sh"
+. "$cli_here/../lib/trace-run.sh"
+
 cli_require() {
 	trace_require_all
 	cli_bin=${CUDATRACE:-$trace_builddir/cli/cudatrace}
@@ -38,24 +60,46 @@ cli_require() {
 	cli_workload="$trace_srcdir/tests/cli/workload.py"
 }
 
+cli_setup() {
+	lttng_private_ns "$@"
+	cli_require
+}
+
 cli_env() {
 	LD_LIBRARY_PATH="$trace_simdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 	CUDATRACE_LIB=$trace_lib
 	export LD_LIBRARY_PATH CUDATRACE_LIB
+	# In a build with --enable-sanitizers the simulator's libraries need
+	# the ASan runtime first in every process that loads them, Python and
+	# Jupyter kernels included; what those interpreters leak is theirs.
+	cli_asan=$(trace_asan_runtime)
+	if [ -n "$cli_asan" ]; then
+		LD_PRELOAD="$cli_asan${LD_PRELOAD:+:$LD_PRELOAD}"
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+		export LD_PRELOAD ASAN_OPTIONS
+	fi
+}
+
+cli_with_daemon() {
+	trace_daemon_or_fail
+	cli_env
 }
 
 # The namespace without a daemon: the mounts and LTTNG_HOME of
-# lttng_daemon_start, and its cleanup on exit.
+# lttng_daemon_start (lttng_private_dirs), and its cleanup on exit.
 cli_bare_ns() {
-	lttng_tmp=$(mktemp -d "${TMPDIR:-/tmp}/cudatrace-test.XXXXXX") || exit 1
-	trap lttng_cleanup EXIT
-	trap 'lttng_cleanup; exit 130' INT
-	trap 'lttng_cleanup; exit 143' TERM HUP
-	mkdir -p /var/run/lttng "$lttng_tmp/home" || exit 1
-	mount -t tmpfs cudatrace-test /var/run/lttng && mount -t tmpfs cudatrace-test /dev/shm ||
-		tap_skip_all "cannot mount a private /var/run/lttng"
-	LTTNG_HOME="$lttng_tmp/home"
-	export LTTNG_HOME
+	cli_dirs=0
+	lttng_private_dirs || cli_dirs=$?
+	case $cli_dirs in
+	0) ;;
+	2) tap_skip_all "cannot mount a private /var/run/lttng" ;;
+	*) exit 1 ;;
+	esac
+}
+
+cli_without_daemon() {
+	cli_bare_ns
+	cli_env
 }
 
 cli_adopt_daemon() {
@@ -75,6 +119,46 @@ cli_record() {
 		diag "$cli_tag: timed out after ${CLI_TIMEOUT:-120} s"
 	fi
 	return 0
+}
+
+cli_start_paused() {
+	cli_tag=$1
+	shift
+	rm -f "$lttng_tmp/$cli_tag.ledger"
+	CUDASIM_LEDGER="$lttng_tmp/$cli_tag.ledger" "$cli_bin" record "$@" -- \
+		"$trace_python" "$cli_workload" --steps 3 --leak --pause \
+		>"$lttng_tmp/$cli_tag.out" 2>"$lttng_tmp/$cli_tag.err" &
+	rec_pid=$!
+	script_pid=""
+	if cli_wait_for "$lttng_tmp/$cli_tag.out" '^paused' $rec_pid; then
+		script_pid=$(cli_children $rec_pid)
+	fi
+	ok "$cli_tag: the script paused under record" test -n "$script_pid"
+}
+
+cli_fails() {
+	cli_verb=$1
+	cli_tag=$2
+	cli_pattern=$3
+	shift 3
+	cli_fails_status=0
+	"$cli_bin" "$cli_verb" "$@" >"$lttng_tmp/$cli_tag.out" 2>"$lttng_tmp/$cli_tag.err" ||
+		cli_fails_status=$?
+	is "$cli_tag: exit status 2" "$cli_fails_status" 2
+	ok "$cli_tag: says '$cli_pattern'" cli_has "$cli_tag" "$cli_pattern"
+}
+
+cli_trace_checked() {
+	if trace_read "$1" "${3:-$lttng_tmp/$1}"; then
+		tap_result 0 "$2"
+		trace_check "$1" --checks readable,ops,live
+	else
+		tap_result 1 "$2"
+	fi
+}
+
+cli_sessions() {
+	lttng_client list 2>/dev/null | grep -c '^ *[0-9]*) cudatrace-' || :
 }
 
 cli_has() {

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 #
 # gpu-run.sh - run the example workloads on a real NVIDIA GPU, traced or
-# not, for the tests of tests/gpu/ (POSIX sh). Source tap.sh,
-# lttng-session.sh and trace-run.sh first, then this file.
+# not, for the tests of tests/gpu/ (POSIX sh). A test sets gpu_here to its
+# directory, then sources this file, which sources tap.sh,
+# lttng-session.sh and trace-run.sh from there.
 #
 #   gpu_require_all              trace_locate, then skip the whole script
 #                                (TAP `1..0 # SKIP no GPU: <why>`) unless a
@@ -10,6 +11,9 @@
 #                                when the tracer or Babeltrace's bt2 is
 #                                missing. Sets gpu_count, gpu_names,
 #                                gpu_ld_path and gpu_checker
+#   gpu_setup "$@"               the start of a test: gpu_require_all, then
+#                                lttng_private_ns with the script's
+#                                arguments, then trace_daemon_or_fail
 #   gpu_detect                   the GPU test alone: 0 with gpu_count and
 #                                gpu_names set, or 1 with gpu_why set
 #   gpu_run TAG traced|plain CMD...
@@ -37,6 +41,10 @@
 
 # trace_* and lttng_tmp come from trace-run.sh and lttng-session.sh.
 # shellcheck disable=SC2154
+
+. "$gpu_here/../lib/tap.sh"
+. "$gpu_here/../lib/lttng-session.sh"
+. "$gpu_here/../lib/trace-run.sh"
 
 gpu_count=0
 gpu_names=""
@@ -145,6 +153,12 @@ gpu_require_all() {
 	"$trace_python_bt2" -c 'import bt2' 2>/dev/null ||
 		tap_skip_all "$trace_python_bt2 cannot import bt2 (Debian: python3-bt2)"
 	gpu_checker="$trace_srcdir/tests/gpu/check-printout.py"
+}
+
+gpu_setup() {
+	gpu_require_all
+	lttng_private_ns "$@"
+	trace_daemon_or_fail
 }
 
 # gpu_run TAG traced|plain CMD [ARGS...]

@@ -12,7 +12,8 @@
 #                                (TAP skip when unshare or lttng is missing)
 #   lttng_private_dirs           mount the empty directories and make
 #                                $lttng_tmp (no daemon yet: for tests of
-#                                a program traced without one)
+#                                a program traced without one); returns 2
+#                                when the mounts fail, 1 on other failures
 #   lttng_daemon_start           start lttng-sessiond (after
 #                                lttng_private_dirs, which it calls if need
 #                                be); its pid is kept and it is killed on
@@ -75,9 +76,9 @@ lttng_private_dirs() {
 	trap 'lttng_cleanup; exit 130' INT
 	trap 'lttng_cleanup; exit 143' TERM HUP
 	mkdir -p /var/run/lttng "$lttng_tmp/home" || return 1
-	mount -t tmpfs cudatrace-test /var/run/lttng || return 1
+	mount -t tmpfs cudatrace-test /var/run/lttng || return 2
 	# lttng-ust's wait futexes and the ring buffers live in /dev/shm.
-	mount -t tmpfs cudatrace-test /dev/shm || return 1
+	mount -t tmpfs cudatrace-test /dev/shm || return 2
 	LTTNG_HOME="$lttng_tmp/home"
 	export LTTNG_HOME
 }

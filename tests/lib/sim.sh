@@ -74,6 +74,18 @@ sim_show() {
 	sed -e 's/^/#   /' "$1" | head -n "${2:-40}"
 }
 
+# sim_check_ledger LEDGER OUTPUT [OPTIONS]: sim/check-ledger.py on a
+# ledger and the output of the program that wrote it, relayed as TAP;
+# without python3, one skipped test and the end of the script.
+sim_check_ledger() {
+	if [ -z "$PYTHON3" ]; then
+		skip "python3 not found: the ledger is not checked"
+		tap_done
+	fi
+	"$PYTHON3" "$TESTS_SRCDIR/sim/check-ledger.py" "$@" >"$sim_tmp/check" 2>&1
+	tap_relay ledger "$sim_tmp/check"
+}
+
 # sim_check_status DESC: one test on sim_status: 0 passes, 1 means failed
 # TAP lines (already counted), anything else is a crash or a sanitizer.
 sim_check_status() {

@@ -16,6 +16,14 @@
 static int tap_count;
 static int tap_failures;
 
+/* The rest of a line: FMT with AP, a newline, and the line flushed. */
+static inline void __attribute__((format(printf, 1, 0))) tap_vline(const char *fmt, va_list ap)
+{
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+}
+
 /* ok N - what (cond true) or not ok N - what. Returns cond. */
 static inline int __attribute__((format(printf, 2, 3))) tap_ok(int cond, const char *fmt, ...)
 {
@@ -26,10 +34,8 @@ static inline int __attribute__((format(printf, 2, 3))) tap_ok(int cond, const c
 		tap_failures++;
 	printf("%sok %d - ", cond ? "" : "not ", tap_count);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_vline(fmt, ap);
 	va_end(ap);
-	printf("\n");
-	fflush(stdout);
 	return cond;
 }
 
@@ -41,10 +47,8 @@ static inline void __attribute__((format(printf, 1, 2))) tap_skip(const char *fm
 	tap_count++;
 	printf("ok %d # SKIP ", tap_count);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_vline(fmt, ap);
 	va_end(ap);
-	printf("\n");
-	fflush(stdout);
 }
 
 /* A comment line: # text. */
@@ -54,10 +58,27 @@ static inline void __attribute__((format(printf, 1, 2))) tap_diag(const char *fm
 
 	printf("# ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_vline(fmt, ap);
 	va_end(ap);
-	printf("\n");
-	fflush(stdout);
+}
+
+/*
+ * An operation the program made, for the ledger checkers
+ * (tests/lib/simcheck.py): # expect key=value ...
+ */
+static inline void __attribute__((format(printf, 1, 0))) tap_vexpect(const char *fmt, va_list ap)
+{
+	printf("# expect ");
+	tap_vline(fmt, ap);
+}
+
+static inline void __attribute__((format(printf, 1, 2))) tap_expect(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap_vexpect(fmt, ap);
+	va_end(ap);
 }
 
 /* Print the plan; the value to return from main. */

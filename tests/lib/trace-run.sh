@@ -8,9 +8,20 @@
 #                                simulator, the tracer and the examples
 #   trace_require_all            skip the whole script when the tracer, the
 #                                simulator or Babeltrace's bt2 is missing
+#   trace_setup "$@"             the start of a trace test: lttng_private_ns,
+#                                then trace_require_all
 #   trace_daemon_or_fail         lttng_daemon_start, or fail and end
+#   trace_session TAG [SUBBUF_SIZE [NUM_SUBBUF]]
+#                                lttng_session_begin, or one failed test
+#                                "TAG: the LTTng session starts" and a
+#                                non-zero status
 #   trace_workload NAME          the command line of example NAME, in
 #                                $trace_cmd (empty when it was not built)
+#   trace_workload_or_skip NAME [WHY]
+#                                the same, or one skipped test (WHY, by
+#                                default "example 'NAME' is not built") and
+#                                a non-zero status when it was not built
+#   trace_require_workload NAME  the same, or skip the whole script
 #   trace_run TAG traced|plain CMD...
 #                                run CMD on the simulator with the ledger in
 #                                $lttng_tmp/TAG.ledger, stdout in TAG.out,
@@ -67,6 +78,18 @@ trace_require_all() {
 		tap_skip_all "$trace_python_bt2 cannot import bt2 (Debian: python3-bt2)"
 }
 
+# trace_setup "$@": called with the script's arguments, for lttng_private_ns.
+trace_setup() {
+	lttng_private_ns "$@"
+	trace_require_all
+}
+
+trace_session() {
+	lttng_session_begin "$@" && return 0
+	tap_result 1 "$1: the LTTng session starts"
+	return 1
+}
+
 # The AddressSanitizer runtime the simulator was linked with (a build
 # configured with --enable-sanitizers), or nothing.
 trace_asan_runtime() {
@@ -103,6 +126,18 @@ trace_workload() {
 		trace_cmd="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 $trace_cmd"
 	fi
 	return 0
+}
+
+trace_workload_or_skip() {
+	trace_workload "$1"
+	[ -n "$trace_cmd" ] && return 0
+	skip "${2:-example '$1' is not built}"
+	return 1
+}
+
+trace_require_workload() {
+	trace_workload "$1"
+	[ -n "$trace_cmd" ] || tap_skip_all "example '$1' is not built (nvcc missing?)"
 }
 
 # trace_run TAG traced|plain CMD [ARGS...]

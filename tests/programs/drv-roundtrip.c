@@ -65,18 +65,6 @@ static int cu_is(CUresult r, CUresult want, const char *what)
 	return tap_ok(r == want, "%s returns %d (got %d)", what, (int)want, (int)r);
 }
 
-static void __attribute__((format(printf, 1, 2))) expect(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# expect ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
 static void fill(unsigned char *p, size_t n, unsigned seed)
 {
 	for (size_t i = 0; i < n; i++)
@@ -97,8 +85,8 @@ static void device_free(CUdeviceptr p, size_t size, const char *what)
 	if (!p)
 		return;
 	if (cu_ok(cuMemFree(p), what))
-		expect("op=free kind=device dev=0 addr=0x%llx size=%zu api=cuMemFree_v2",
-		       (unsigned long long)p, size);
+		tap_expect("op=free kind=device dev=0 addr=0x%llx size=%zu api=cuMemFree_v2",
+		           (unsigned long long)p, size);
 }
 
 static int test_init(struct state *st)
@@ -118,7 +106,7 @@ static int test_init(struct state *st)
 	tap_diag("device 0: %s", name);
 	if (!cu_ok(cuCtxCreate(&st->ctx, NULL, 0, st->dev), "cuCtxCreate"))
 		return 0;
-	expect("op=ctx_create dev=0 primary=0");
+	tap_expect("op=ctx_create dev=0 primary=0");
 	return 1;
 }
 
@@ -128,48 +116,50 @@ static void test_roundtrip(struct state *st)
 	size_t before = free_memory();
 
 	if (cu_ok(cuMemAlloc(&st->d_a, BIG_BYTES), "cuMemAlloc(3 MiB)"))
-		expect("op=alloc kind=device dev=0 addr=0x%llx size=%zu reserved=%zu "
-		       "api=cuMemAlloc_v2",
-		       (unsigned long long)st->d_a, BIG_BYTES, 4 * MIB);
+		tap_expect("op=alloc kind=device dev=0 addr=0x%llx size=%zu reserved=%zu "
+		           "api=cuMemAlloc_v2",
+		           (unsigned long long)st->d_a, BIG_BYTES, 4 * MIB);
 	tap_ok(before - free_memory() == 4 * MIB,
 	       "3 MiB takes 4 MiB of free memory (2 MiB granularity)");
 	if (cu_ok(cuMemAlloc(&st->d_b, BIG_BYTES), "cuMemAlloc(3 MiB) again"))
-		expect("op=alloc kind=device dev=0 addr=0x%llx size=%zu reserved=%zu "
-		       "api=cuMemAlloc_v2",
-		       (unsigned long long)st->d_b, BIG_BYTES, 4 * MIB);
+		tap_expect("op=alloc kind=device dev=0 addr=0x%llx size=%zu reserved=%zu "
+		           "api=cuMemAlloc_v2",
+		           (unsigned long long)st->d_b, BIG_BYTES, 4 * MIB);
 	if (cu_ok(cuMemAlloc(&st->d_c, SMALL_BYTES), "cuMemAlloc(4096)"))
-		expect("op=alloc kind=device dev=0 addr=0x%llx size=%zu reserved=%zu "
-		       "api=cuMemAlloc_v2",
-		       (unsigned long long)st->d_c, SMALL_BYTES, SMALL_BYTES);
+		tap_expect("op=alloc kind=device dev=0 addr=0x%llx size=%zu reserved=%zu "
+		           "api=cuMemAlloc_v2",
+		           (unsigned long long)st->d_c, SMALL_BYTES, SMALL_BYTES);
 
 	fill(st->h_src, BIG_BYTES, 1);
 	memset(st->h_dst, 0, BIG_BYTES);
 	if (cu_ok(cuMemcpyHtoD(st->d_a, st->h_src, BIG_BYTES), "cuMemcpyHtoD"))
-		expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
-		       "dev=0 stream=$legacy api=cuMemcpyHtoD_v2",
-		       haddr(st->h_src), (unsigned long long)st->d_a, BIG_BYTES);
+		tap_expect(
+		    "op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
+		    "dev=0 stream=$legacy api=cuMemcpyHtoD_v2",
+		    haddr(st->h_src), (unsigned long long)st->d_a, BIG_BYTES);
 	if (cu_ok(cuMemcpyDtoD(st->d_b, st->d_a, BIG_BYTES), "cuMemcpyDtoD"))
-		expect("op=memcpy dir=DtoD src=0x%llx dst=0x%llx bytes=%zu host=none dev=0 "
-		       "stream=$legacy api=cuMemcpyDtoD_v2",
-		       (unsigned long long)st->d_a, (unsigned long long)st->d_b, BIG_BYTES);
+		tap_expect("op=memcpy dir=DtoD src=0x%llx dst=0x%llx bytes=%zu host=none dev=0 "
+		           "stream=$legacy api=cuMemcpyDtoD_v2",
+		           (unsigned long long)st->d_a, (unsigned long long)st->d_b, BIG_BYTES);
 	if (cu_ok(cuMemcpyDtoH(st->h_dst, st->d_b, BIG_BYTES), "cuMemcpyDtoH"))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
-		       "dev=0 stream=$legacy api=cuMemcpyDtoH_v2",
-		       (unsigned long long)st->d_b, haddr(st->h_dst), BIG_BYTES);
+		tap_expect(
+		    "op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
+		    "dev=0 stream=$legacy api=cuMemcpyDtoH_v2",
+		    (unsigned long long)st->d_b, haddr(st->h_dst), BIG_BYTES);
 	tap_ok(memcmp(st->h_src, st->h_dst, BIG_BYTES) == 0,
 	       "HtoD, DtoD, DtoH brings back every byte");
 
 	/* cuMemcpy infers the direction from unified addresses. */
 	if (cu_ok(cuMemcpy(st->d_c, st->d_a + 100, SMALL_BYTES), "cuMemcpy device to device"))
-		expect("op=memcpy dir=DtoD src=0x%llx dst=0x%llx bytes=%zu host=none api=cuMemcpy",
-		       (unsigned long long)(st->d_a + 100), (unsigned long long)st->d_c,
-		       SMALL_BYTES);
+		tap_expect(
+		    "op=memcpy dir=DtoD src=0x%llx dst=0x%llx bytes=%zu host=none api=cuMemcpy",
+		    (unsigned long long)(st->d_a + 100), (unsigned long long)st->d_c, SMALL_BYTES);
 	memset(st->h_dst, 0, SMALL_BYTES);
 	if (cu_ok(cuMemcpy((CUdeviceptr)(uintptr_t)st->h_dst, st->d_c, SMALL_BYTES),
 	          "cuMemcpy device to host"))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable "
-		       "api=cuMemcpy",
-		       (unsigned long long)st->d_c, haddr(st->h_dst), SMALL_BYTES);
+		tap_expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable "
+		           "api=cuMemcpy",
+		           (unsigned long long)st->d_c, haddr(st->h_dst), SMALL_BYTES);
 	tap_ok(memcmp(st->h_dst, st->h_src + 100, SMALL_BYTES) == 0,
 	       "cuMemcpy at an offset inside an allocation copies the right bytes");
 }
@@ -179,11 +169,11 @@ static void test_host_memory(struct state *st)
 	unsigned int flags = 0;
 
 	if (cu_ok(cuMemAllocHost((void **)&st->h_pin, BIG_BYTES), "cuMemAllocHost"))
-		expect("op=alloc kind=host_pinned addr=0x%llx size=%zu api=cuMemAllocHost_v2",
-		       haddr(st->h_pin), BIG_BYTES);
+		tap_expect("op=alloc kind=host_pinned addr=0x%llx size=%zu api=cuMemAllocHost_v2",
+		           haddr(st->h_pin), BIG_BYTES);
 	if (cu_ok(cuMemHostAlloc((void **)&st->h_pin2, SMALL_BYTES, 0), "cuMemHostAlloc(0)"))
-		expect("op=alloc kind=host_pinned addr=0x%llx size=%zu api=cuMemHostAlloc",
-		       haddr(st->h_pin2), SMALL_BYTES);
+		tap_expect("op=alloc kind=host_pinned addr=0x%llx size=%zu api=cuMemHostAlloc",
+		           haddr(st->h_pin2), SMALL_BYTES);
 	if (!st->h_pin || !st->h_pin2)
 		return;
 	cu_ok(cuMemHostGetFlags(&flags, st->h_pin2), "cuMemHostGetFlags");
@@ -192,14 +182,14 @@ static void test_host_memory(struct state *st)
 
 	fill(st->h_pin, BIG_BYTES, 2);
 	if (cu_ok(cuMemcpyHtoD(st->d_a, st->h_pin, BIG_BYTES), "cuMemcpyHtoD from pinned memory"))
-		expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=1 "
-		       "stream=$legacy api=cuMemcpyHtoD_v2",
-		       haddr(st->h_pin), (unsigned long long)st->d_a, BIG_BYTES);
+		tap_expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=1 "
+		           "stream=$legacy api=cuMemcpyHtoD_v2",
+		           haddr(st->h_pin), (unsigned long long)st->d_a, BIG_BYTES);
 	memset(st->h_pin2, 0, SMALL_BYTES);
 	if (cu_ok(cuMemcpyDtoH(st->h_pin2, st->d_a, SMALL_BYTES), "cuMemcpyDtoH to pinned memory"))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=1 "
-		       "stream=$legacy api=cuMemcpyDtoH_v2",
-		       (unsigned long long)st->d_a, haddr(st->h_pin2), SMALL_BYTES);
+		tap_expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=1 "
+		           "stream=$legacy api=cuMemcpyDtoH_v2",
+		           (unsigned long long)st->d_a, haddr(st->h_pin2), SMALL_BYTES);
 	tap_ok(memcmp(st->h_pin2, st->h_pin, SMALL_BYTES) == 0,
 	       "pinned to device to pinned brings back every byte");
 }
@@ -208,23 +198,24 @@ static void test_stream_copies(struct state *st)
 {
 	if (!cu_ok(cuStreamCreate(&st->s, CU_STREAM_NON_BLOCKING), "cuStreamCreate(NON_BLOCKING)"))
 		return;
-	expect("op=stream_create dev=0 stream=$s flags=1");
+	tap_expect("op=stream_create dev=0 stream=$s flags=1");
 	fill(st->h_pin, BIG_BYTES, 3);
 	if (cu_ok(cuMemcpyHtoDAsync(st->d_b, st->h_pin, BIG_BYTES, st->s),
 	          "cuMemcpyHtoDAsync pinned"))
-		expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
-		       "stream=$s stream!=$legacy api=cuMemcpyHtoDAsync_v2",
-		       haddr(st->h_pin), (unsigned long long)st->d_b, BIG_BYTES);
+		tap_expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
+		           "stream=$s stream!=$legacy api=cuMemcpyHtoDAsync_v2",
+		           haddr(st->h_pin), (unsigned long long)st->d_b, BIG_BYTES);
 	memset(st->h_pin2, 0, SMALL_BYTES);
 	if (cu_ok(cuMemcpyDtoHAsync(st->h_pin2, st->d_b + SMALL_BYTES, SMALL_BYTES, st->s),
 	          "cuMemcpyDtoHAsync pinned"))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
-		       "stream=$s api=cuMemcpyDtoHAsync_v2",
-		       (unsigned long long)(st->d_b + SMALL_BYTES), haddr(st->h_pin2), SMALL_BYTES);
+		tap_expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
+		           "stream=$s api=cuMemcpyDtoHAsync_v2",
+		           (unsigned long long)(st->d_b + SMALL_BYTES), haddr(st->h_pin2),
+		           SMALL_BYTES);
 	if (cu_ok(cuMemcpyDtoDAsync(st->d_a, st->d_b, BIG_BYTES, st->s), "cuMemcpyDtoDAsync"))
-		expect("op=memcpy dir=DtoD src=0x%llx dst=0x%llx bytes=%zu host=none sync=0 "
-		       "stream=$s api=cuMemcpyDtoDAsync_v2",
-		       (unsigned long long)st->d_b, (unsigned long long)st->d_a, BIG_BYTES);
+		tap_expect("op=memcpy dir=DtoD src=0x%llx dst=0x%llx bytes=%zu host=none sync=0 "
+		           "stream=$s api=cuMemcpyDtoDAsync_v2",
+		           (unsigned long long)st->d_b, (unsigned long long)st->d_a, BIG_BYTES);
 	cu_ok(cuStreamSynchronize(st->s), "cuStreamSynchronize");
 	tap_ok(memcmp(st->h_pin2, st->h_pin + SMALL_BYTES, SMALL_BYTES) == 0,
 	       "async HtoD then DtoH on one stream brings back every byte");
@@ -243,9 +234,10 @@ static void read_back(struct state *st, size_t bytes, const char *what)
 {
 	memset(st->h_dst, 0, bytes);
 	if (cu_ok(cuMemcpyDtoH(st->h_dst, st->d_c, bytes), what))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
-		       "api=cuMemcpyDtoH_v2",
-		       (unsigned long long)st->d_c, haddr(st->h_dst), bytes);
+		tap_expect(
+		    "op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
+		    "api=cuMemcpyDtoH_v2",
+		    (unsigned long long)st->d_c, haddr(st->h_dst), bytes);
 }
 
 static void test_memsets(struct state *st)
@@ -255,23 +247,23 @@ static void test_memsets(struct state *st)
 	const unsigned int w = 0xdeadbeefu, w2 = 0x01020304u;
 
 	if (cu_ok(cuMemsetD8(st->d_c, b, MEMSET_BYTES), "cuMemsetD8"))
-		expect("op=memset dev=0 dst=0x%llx bytes=%zu value=%u elem=1 stream=$legacy "
-		       "api=cuMemsetD8_v2",
-		       (unsigned long long)st->d_c, MEMSET_BYTES, b);
+		tap_expect("op=memset dev=0 dst=0x%llx bytes=%zu value=%u elem=1 stream=$legacy "
+		           "api=cuMemsetD8_v2",
+		           (unsigned long long)st->d_c, MEMSET_BYTES, b);
 	read_back(st, MEMSET_BYTES, "cuMemcpyDtoH after cuMemsetD8");
 	tap_ok(words_are(st->h_dst, MEMSET_BYTES, &b, 1), "cuMemsetD8 wrote 0xab everywhere");
 
 	if (cu_ok(cuMemsetD16(st->d_c, h, MEMSET_BYTES / 2), "cuMemsetD16"))
-		expect("op=memset dev=0 dst=0x%llx bytes=%zu value=%u elem=2 stream=$legacy "
-		       "api=cuMemsetD16_v2",
-		       (unsigned long long)st->d_c, MEMSET_BYTES, h);
+		tap_expect("op=memset dev=0 dst=0x%llx bytes=%zu value=%u elem=2 stream=$legacy "
+		           "api=cuMemsetD16_v2",
+		           (unsigned long long)st->d_c, MEMSET_BYTES, h);
 	read_back(st, MEMSET_BYTES, "cuMemcpyDtoH after cuMemsetD16");
 	tap_ok(words_are(st->h_dst, MEMSET_BYTES, &h, 2), "cuMemsetD16 wrote 0xbeef everywhere");
 
 	if (cu_ok(cuMemsetD32(st->d_c, w, MEMSET_BYTES / 4), "cuMemsetD32"))
-		expect("op=memset dev=0 dst=0x%llx bytes=%zu value=%u elem=4 stream=$legacy "
-		       "api=cuMemsetD32_v2",
-		       (unsigned long long)st->d_c, MEMSET_BYTES, w);
+		tap_expect("op=memset dev=0 dst=0x%llx bytes=%zu value=%u elem=4 stream=$legacy "
+		           "api=cuMemsetD32_v2",
+		           (unsigned long long)st->d_c, MEMSET_BYTES, w);
 	read_back(st, MEMSET_BYTES, "cuMemcpyDtoH after cuMemsetD32");
 	tap_ok(words_are(st->h_dst, MEMSET_BYTES, &w, 4),
 	       "cuMemsetD32 wrote 0xdeadbeef everywhere");
@@ -279,9 +271,9 @@ static void test_memsets(struct state *st)
 	if (!st->s)
 		return;
 	if (cu_ok(cuMemsetD32Async(st->d_c, w2, MEMSET_BYTES / 4, st->s), "cuMemsetD32Async"))
-		expect("op=memset dev=0 dst=0x%llx bytes=%zu value=%u elem=4 sync=0 stream=$s "
-		       "api=cuMemsetD32Async",
-		       (unsigned long long)st->d_c, MEMSET_BYTES, w2);
+		tap_expect("op=memset dev=0 dst=0x%llx bytes=%zu value=%u elem=4 sync=0 stream=$s "
+		           "api=cuMemsetD32Async",
+		           (unsigned long long)st->d_c, MEMSET_BYTES, w2);
 	cu_ok(cuStreamSynchronize(st->s), "cuStreamSynchronize after cuMemsetD32Async");
 	read_back(st, MEMSET_BYTES, "cuMemcpyDtoH after cuMemsetD32Async");
 	tap_ok(words_are(st->h_dst, MEMSET_BYTES, &w2, 4),
@@ -300,14 +292,14 @@ static void timed_copy(struct state *st, const struct options *opt, const char *
 	if (!cu_ok(cuMemcpyHtoDAsync(st->d_a, st->h_pin, BIG_BYTES, st->s), what))
 		return;
 	if (opt->htod_pinned_bw > 0)
-		expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
-		       "stream=$s api=cuMemcpyHtoDAsync_v2 @duration_ns=%.0f",
-		       haddr(st->h_pin), (unsigned long long)st->d_a, BIG_BYTES,
-		       modelled_ms(opt) * 1e6);
+		tap_expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
+		           "stream=$s api=cuMemcpyHtoDAsync_v2 @duration_ns=%.0f",
+		           haddr(st->h_pin), (unsigned long long)st->d_a, BIG_BYTES,
+		           modelled_ms(opt) * 1e6);
 	else
-		expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
-		       "stream=$s api=cuMemcpyHtoDAsync_v2",
-		       haddr(st->h_pin), (unsigned long long)st->d_a, BIG_BYTES);
+		tap_expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
+		           "stream=$s api=cuMemcpyHtoDAsync_v2",
+		           haddr(st->h_pin), (unsigned long long)st->d_a, BIG_BYTES);
 }
 
 /* As in rt-roundtrip: a first copy keeps the stream busy, so that the events
@@ -371,8 +363,9 @@ static void launch_fill(struct state *st, CUfunction fill_fn)
 
 	if (cu_ok(cuLaunchKernel(fill_fn, 2, 1, 1, 64, 1, 1, 0, st->s, args, NULL),
 	          "cuLaunchKernel(drv_fill) on the stream"))
-		expect("op=launch name=drv_fill dev=0 grid=2,1,1 block=64,1,1 shmem=0 stream=$s "
-		       "api=cuLaunchKernel");
+		tap_expect(
+		    "op=launch name=drv_fill dev=0 grid=2,1,1 block=64,1,1 shmem=0 stream=$s "
+		    "api=cuLaunchKernel");
 	cu_ok(cuStreamSynchronize(st->s), "cuStreamSynchronize after the launch");
 }
 
@@ -384,8 +377,8 @@ static void launch_add(CUfunction add_fn, CUdeviceptr buf)
 
 	if (cu_ok(cuLaunchKernel(add_fn, 3, 2, 2, 8, 4, 2, 128, NULL, args, NULL),
 	          "cuLaunchKernel(drv_add) on the legacy stream"))
-		expect("op=launch name=drv_add dev=0 grid=3,2,2 block=8,4,2 shmem=128 "
-		       "stream=$legacy api=cuLaunchKernel");
+		tap_expect("op=launch name=drv_add dev=0 grid=3,2,2 block=8,4,2 shmem=128 "
+		           "stream=$legacy api=cuLaunchKernel");
 	cu_ok(cuCtxSynchronize(), "cuCtxSynchronize after the launch");
 }
 
@@ -402,7 +395,7 @@ static void test_module(struct state *st, const struct options *opt)
 	}
 	if (!cu_ok(cuModuleLoad(&mod, opt->cubin), "cuModuleLoad(drv-kernels.cubin)"))
 		return;
-	expect("op=module_load");
+	tap_expect("op=module_load");
 	cu_ok(cuModuleGetFunction(&fill_fn, mod, "drv_fill"), "cuModuleGetFunction(drv_fill)");
 	cu_is(cuModuleGetFunction(&missing, mod, "no_such_kernel"), CUDA_ERROR_NOT_FOUND,
 	      "cuModuleGetFunction of a missing kernel");
@@ -414,7 +407,7 @@ static void test_module(struct state *st, const struct options *opt)
 	if (!tap_ok(image != NULL, "read %s", opt->cubin))
 		return;
 	if (cu_ok(cuModuleLoadData(&mod2, image), "cuModuleLoadData of the same cubin")) {
-		expect("op=module_load");
+		tap_expect("op=module_load");
 		if (cu_ok(cuModuleGetFunction(&add_fn, mod2, "drv_add"),
 		          "cuModuleGetFunction(drv_add)"))
 			launch_add(add_fn, st->d_a);
@@ -446,12 +439,12 @@ static void test_vmm(struct state *st)
 		return;
 	if (!cu_ok(cuMemCreate(&handle, size, &prop, 0), "cuMemCreate"))
 		goto free_va;
-	expect("op=alloc kind=vmm_physical dev=0 size=%zu api=cuMemCreate", size);
+	tap_expect("op=alloc kind=vmm_physical dev=0 size=%zu api=cuMemCreate", size);
 	tap_ok(before - free_memory() == size, "cuMemCreate takes its size from free memory");
 	if (!cu_ok(cuMemMap(va, size, 0, handle, 0), "cuMemMap"))
 		goto release;
-	expect("op=alloc kind=vmm_map addr=0x%llx size=%zu api=cuMemMap", (unsigned long long)va,
-	       size);
+	tap_expect("op=alloc kind=vmm_map addr=0x%llx size=%zu api=cuMemMap",
+	           (unsigned long long)va, size);
 	memset(&access, 0, sizeof(access));
 	access.location = prop.location;
 	access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
@@ -459,22 +452,23 @@ static void test_vmm(struct state *st)
 
 	fill(st->h_src, gran, 9);
 	if (cu_ok(cuMemcpyHtoD(va + gran, st->h_src, gran), "cuMemcpyHtoD into the mapping"))
-		expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pageable "
-		       "api=cuMemcpyHtoD_v2",
-		       haddr(st->h_src), (unsigned long long)(va + gran), gran);
+		tap_expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pageable "
+		           "api=cuMemcpyHtoD_v2",
+		           haddr(st->h_src), (unsigned long long)(va + gran), gran);
 	/* cuda.h: the memory is freed once it is both released and unmapped. */
 	cu_ok(cuMemRelease(handle), "cuMemRelease while still mapped");
 	handle = 0;
 	memset(st->h_dst, 0, gran);
 	if (cu_ok(cuMemcpyDtoH(st->h_dst, va + gran, gran), "cuMemcpyDtoH after cuMemRelease"))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable "
-		       "api=cuMemcpyDtoH_v2",
-		       (unsigned long long)(va + gran), haddr(st->h_dst), gran);
+		tap_expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable "
+		           "api=cuMemcpyDtoH_v2",
+		           (unsigned long long)(va + gran), haddr(st->h_dst), gran);
 	tap_ok(memcmp(st->h_src, st->h_dst, gran) == 0,
 	       "a released but mapped allocation keeps its bytes");
 	if (cu_ok(cuMemUnmap(va, size), "cuMemUnmap")) {
-		expect("op=free kind=vmm_map addr=0x%llx size=%zu", (unsigned long long)va, size);
-		expect("op=free kind=vmm_physical dev=0 size=%zu", size);
+		tap_expect("op=free kind=vmm_map addr=0x%llx size=%zu", (unsigned long long)va,
+		           size);
+		tap_expect("op=free kind=vmm_physical dev=0 size=%zu", size);
 	}
 	tap_ok(free_memory() == before, "unmapped and released memory is free again");
 release:
@@ -497,22 +491,22 @@ static void test_pool(struct state *st)
 	cu_ok(cuDeviceGetDefaultMemPool(&pool, st->dev), "cuDeviceGetDefaultMemPool");
 	if (!cu_ok(cuMemAllocAsync(&p, SMALL_BYTES, st->s), "cuMemAllocAsync"))
 		return;
-	expect("op=alloc kind=async dev=0 addr=0x%llx size=%zu stream=$s api=cuMemAllocAsync",
-	       (unsigned long long)p, SMALL_BYTES);
+	tap_expect("op=alloc kind=async dev=0 addr=0x%llx size=%zu stream=$s api=cuMemAllocAsync",
+	           (unsigned long long)p, SMALL_BYTES);
 	if (cu_ok(cuMemsetD32Async(p, w, SMALL_BYTES / 4, st->s),
 	          "cuMemsetD32Async on pool memory"))
-		expect("op=memset dst=0x%llx bytes=%zu value=%u elem=4 stream=$s "
-		       "api=cuMemsetD32Async",
-		       (unsigned long long)p, SMALL_BYTES, w);
+		tap_expect("op=memset dst=0x%llx bytes=%zu value=%u elem=4 stream=$s "
+		           "api=cuMemsetD32Async",
+		           (unsigned long long)p, SMALL_BYTES, w);
 	memset(st->h_pin2, 0, SMALL_BYTES);
 	if (cu_ok(cuMemcpyDtoHAsync(st->h_pin2, p, SMALL_BYTES, st->s),
 	          "cuMemcpyDtoHAsync from pool memory"))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
-		       "stream=$s api=cuMemcpyDtoHAsync_v2",
-		       (unsigned long long)p, haddr(st->h_pin2), SMALL_BYTES);
+		tap_expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
+		           "stream=$s api=cuMemcpyDtoHAsync_v2",
+		           (unsigned long long)p, haddr(st->h_pin2), SMALL_BYTES);
 	if (cu_ok(cuMemFreeAsync(p, st->s), "cuMemFreeAsync"))
-		expect("op=free kind=async dev=0 addr=0x%llx size=%zu api=cuMemFreeAsync",
-		       (unsigned long long)p, SMALL_BYTES);
+		tap_expect("op=free kind=async dev=0 addr=0x%llx size=%zu api=cuMemFreeAsync",
+		           (unsigned long long)p, SMALL_BYTES);
 	cu_ok(cuStreamSynchronize(st->s), "cuStreamSynchronize after cuMemFreeAsync");
 	tap_ok(words_are(st->h_pin2, SMALL_BYTES, &w, 4),
 	       "stream-ordered pool memory holds what the memset wrote");
@@ -525,7 +519,7 @@ static void test_pool(struct state *st)
 	tap_ok(reserved == 0,
 	       "with release threshold 0 the synchronisation released the pool's memory (%llu)",
 	       (unsigned long long)reserved);
-	expect("op=pool_release dev=0 bytes>0");
+	tap_expect("op=pool_release dev=0 bytes>0");
 }
 
 static void test_out_of_memory(void)
@@ -538,8 +532,8 @@ static void test_out_of_memory(void)
 	CUresult r = cuMemAlloc(&p, total + 2 * MIB);
 	cu_is(r, CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc(total + 2 MiB)");
 	if (r != CUDA_SUCCESS)
-		expect("op=alloc_failed kind=device dev=0 size=%zu total=%zu api=cuMemAlloc_v2",
-		       total + 2 * MIB, total);
+		tap_expect("op=alloc_failed kind=device dev=0 size=%zu total=%zu api=cuMemAlloc_v2",
+		           total + 2 * MIB, total);
 	else
 		device_free(p, total + 2 * MIB, "cuMemFree of the impossible allocation");
 }
@@ -550,15 +544,15 @@ static void teardown(struct state *st)
 	device_free(st->d_b, BIG_BYTES, "cuMemFree(d_b)");
 	device_free(st->d_c, SMALL_BYTES, "cuMemFree(d_c)");
 	if (st->h_pin && cu_ok(cuMemFreeHost(st->h_pin), "cuMemFreeHost(cuMemAllocHost memory)"))
-		expect("op=free kind=host_pinned addr=0x%llx size=%zu api=cuMemFreeHost",
-		       haddr(st->h_pin), BIG_BYTES);
+		tap_expect("op=free kind=host_pinned addr=0x%llx size=%zu api=cuMemFreeHost",
+		           haddr(st->h_pin), BIG_BYTES);
 	if (st->h_pin2 && cu_ok(cuMemFreeHost(st->h_pin2), "cuMemFreeHost(cuMemHostAlloc memory)"))
-		expect("op=free kind=host_pinned addr=0x%llx size=%zu api=cuMemFreeHost",
-		       haddr(st->h_pin2), SMALL_BYTES);
+		tap_expect("op=free kind=host_pinned addr=0x%llx size=%zu api=cuMemFreeHost",
+		           haddr(st->h_pin2), SMALL_BYTES);
 	if (st->s && cu_ok(cuStreamDestroy(st->s), "cuStreamDestroy"))
-		expect("op=stream_destroy stream=$s");
+		tap_expect("op=stream_destroy stream=$s");
 	if (cu_ok(cuCtxDestroy(st->ctx), "cuCtxDestroy"))
-		expect("op=ctx_destroy dev=0 primary=0");
+		tap_expect("op=ctx_destroy dev=0 primary=0");
 }
 
 static void parse_options(int argc, char **argv, struct options *opt)

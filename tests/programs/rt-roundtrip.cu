@@ -93,18 +93,6 @@ static bool rt_ok(cudaError_t r, const char *what)
 	return tap_ok(r == cudaSuccess, "%s (%s)", what, cudaGetErrorName(r));
 }
 
-static void __attribute__((format(printf, 1, 2))) expect(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# expect ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
 static double modelled_ns(const struct options *opt, size_t bytes)
 {
 	return opt->copy_latency_ns + (double)bytes * 1e9 / opt->htod_pinned_bw;
@@ -117,7 +105,7 @@ static void test_device_roundtrip(struct state *st)
 
 	rt_ok(cudaMemGetInfo(&free_before, &total), "cudaMemGetInfo");
 	if (rt_ok(cudaMalloc((void **)&st->d_a, BIG_BYTES), "cudaMalloc(1 MiB + 3)"))
-		expect(
+		tap_expect(
 		    "op=alloc kind=device dev=0 addr=0x%llx size=%zu reserved=%zu api=cudaMalloc",
 		    addr(st->d_a), BIG_BYTES, reserved_for(BIG_BYTES));
 	rt_ok(cudaMemGetInfo(&free_after, &total), "cudaMemGetInfo after cudaMalloc");
@@ -126,11 +114,11 @@ static void test_device_roundtrip(struct state *st)
 	       free_before - free_after);
 	tap_ok(((uintptr_t)st->d_a & 511) == 0, "device pointers are 512-byte aligned");
 	if (rt_ok(cudaMalloc((void **)&st->d_b, BIG_BYTES), "cudaMalloc(1 MiB + 3) again"))
-		expect(
+		tap_expect(
 		    "op=alloc kind=device dev=0 addr=0x%llx size=%zu reserved=%zu api=cudaMalloc",
 		    addr(st->d_b), BIG_BYTES, reserved_for(BIG_BYTES));
 	if (rt_ok(cudaMalloc((void **)&st->d_c, SMALL_BYTES), "cudaMalloc(1000)"))
-		expect(
+		tap_expect(
 		    "op=alloc kind=device dev=0 addr=0x%llx size=%zu reserved=%zu api=cudaMalloc",
 		    addr(st->d_c), SMALL_BYTES, reserved_for(SMALL_BYTES));
 	tap_ok(((uintptr_t)st->d_c & 511) == 0, "a small allocation is 512-byte aligned");
@@ -139,19 +127,21 @@ static void test_device_roundtrip(struct state *st)
 	memset(st->h_dst, 0, BIG_BYTES);
 	if (rt_ok(cudaMemcpy(st->d_a, st->h_src, BIG_BYTES, cudaMemcpyHostToDevice),
 	          "cudaMemcpy HtoD from pageable memory"))
-		expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
-		       "dev=0 stream=$legacy api=cudaMemcpy",
-		       addr(st->h_src), addr(st->d_a), BIG_BYTES);
+		tap_expect(
+		    "op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
+		    "dev=0 stream=$legacy api=cudaMemcpy",
+		    addr(st->h_src), addr(st->d_a), BIG_BYTES);
 	if (rt_ok(cudaMemcpy(st->d_b, st->d_a, BIG_BYTES, cudaMemcpyDeviceToDevice),
 	          "cudaMemcpy DtoD"))
-		expect("op=memcpy dir=DtoD src=0x%llx dst=0x%llx bytes=%zu host=none dev=0 "
-		       "stream=$legacy api=cudaMemcpy",
-		       addr(st->d_a), addr(st->d_b), BIG_BYTES);
+		tap_expect("op=memcpy dir=DtoD src=0x%llx dst=0x%llx bytes=%zu host=none dev=0 "
+		           "stream=$legacy api=cudaMemcpy",
+		           addr(st->d_a), addr(st->d_b), BIG_BYTES);
 	if (rt_ok(cudaMemcpy(st->h_dst, st->d_b, BIG_BYTES, cudaMemcpyDeviceToHost),
 	          "cudaMemcpy DtoH to pageable memory"))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
-		       "dev=0 stream=$legacy api=cudaMemcpy",
-		       addr(st->d_b), addr(st->h_dst), BIG_BYTES);
+		tap_expect(
+		    "op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
+		    "dev=0 stream=$legacy api=cudaMemcpy",
+		    addr(st->d_b), addr(st->h_dst), BIG_BYTES);
 	tap_ok(memcmp(st->h_src, st->h_dst, BIG_BYTES) == 0,
 	       "HtoD, DtoD, DtoH brings back every byte");
 }
@@ -163,14 +153,16 @@ static void test_default_kind(struct state *st)
 	memset(st->h_dst, 0, SMALL_BYTES);
 	if (rt_ok(cudaMemcpy(st->d_c, st->h_src, SMALL_BYTES, cudaMemcpyDefault),
 	          "cudaMemcpyDefault host to device"))
-		expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
-		       "api=cudaMemcpy",
-		       addr(st->h_src), addr(st->d_c), SMALL_BYTES);
+		tap_expect(
+		    "op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
+		    "api=cudaMemcpy",
+		    addr(st->h_src), addr(st->d_c), SMALL_BYTES);
 	if (rt_ok(cudaMemcpy(st->h_dst, st->d_c, SMALL_BYTES, cudaMemcpyDefault),
 	          "cudaMemcpyDefault device to host"))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
-		       "api=cudaMemcpy",
-		       addr(st->d_c), addr(st->h_dst), SMALL_BYTES);
+		tap_expect(
+		    "op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
+		    "api=cudaMemcpy",
+		    addr(st->d_c), addr(st->h_dst), SMALL_BYTES);
 	tap_ok(memcmp(st->h_src, st->h_dst, SMALL_BYTES) == 0,
 	       "cudaMemcpyDefault round trip brings back every byte");
 }
@@ -179,13 +171,14 @@ static void test_launches(struct state *st)
 {
 	fill_bytes<<<4, 128>>>(st->d_a, BIG_BYTES, 7);
 	rt_ok(cudaGetLastError(), "fill_bytes<<<4, 128>>> launches");
-	expect("op=launch name=fill_bytes dev=0 grid=4,1,1 block=128,1,1 shmem=0 stream=$legacy");
+	tap_expect(
+	    "op=launch name=fill_bytes dev=0 grid=4,1,1 block=128,1,1 shmem=0 stream=$legacy");
 
 	scale_floats<<<dim3(2, 3, 1), dim3(32, 2, 1), 256, st->s1>>>((float *)st->d_b,
 	                                                             BIG_BYTES / 4, 2.0f);
 	rt_ok(cudaGetLastError(), "scale_floats<<<(2,3,1), (32,2,1), 256, s1>>> launches");
-	expect("op=launch name=" SCALE_FLOATS_NAME " dev=0 grid=2,3,1 block=32,2,1 shmem=256 "
-	       "stream=$s1");
+	tap_expect("op=launch name=" SCALE_FLOATS_NAME " dev=0 grid=2,3,1 block=32,2,1 shmem=256 "
+	           "stream=$s1");
 	rt_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize after the launches");
 }
 
@@ -193,31 +186,32 @@ static void test_launches(struct state *st)
 static void test_pinned(struct state *st)
 {
 	if (rt_ok(cudaMallocHost((void **)&st->h_pin, BIG_BYTES), "cudaMallocHost"))
-		expect("op=alloc kind=host_pinned addr=0x%llx size=%zu api=cudaMallocHost",
-		       addr(st->h_pin), BIG_BYTES);
+		tap_expect("op=alloc kind=host_pinned addr=0x%llx size=%zu api=cudaMallocHost",
+		           addr(st->h_pin), BIG_BYTES);
 	if (rt_ok(cudaHostAlloc((void **)&st->h_pin2, SMALL_BYTES, cudaHostAllocDefault),
 	          "cudaHostAlloc"))
-		expect("op=alloc kind=host_pinned addr=0x%llx size=%zu api=cudaHostAlloc",
-		       addr(st->h_pin2), SMALL_BYTES);
+		tap_expect("op=alloc kind=host_pinned addr=0x%llx size=%zu api=cudaHostAlloc",
+		           addr(st->h_pin2), SMALL_BYTES);
 	if (rt_ok(cudaHostRegister(st->h_reg, REG_BYTES, cudaHostRegisterDefault),
 	          "cudaHostRegister"))
-		expect("op=alloc kind=host_registered addr=0x%llx size=%zu api=cudaHostRegister",
-		       addr(st->h_reg), REG_BYTES);
+		tap_expect(
+		    "op=alloc kind=host_registered addr=0x%llx size=%zu api=cudaHostRegister",
+		    addr(st->h_reg), REG_BYTES);
 	if (!st->h_pin || !st->h_pin2)
 		return;
 
 	fill(st->h_pin, BIG_BYTES, 3);
 	if (rt_ok(cudaMemcpy(st->d_a, st->h_pin, BIG_BYTES, cudaMemcpyHostToDevice),
 	          "cudaMemcpy HtoD from cudaMallocHost memory"))
-		expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=1 "
-		       "stream=$legacy api=cudaMemcpy",
-		       addr(st->h_pin), addr(st->d_a), BIG_BYTES);
+		tap_expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=1 "
+		           "stream=$legacy api=cudaMemcpy",
+		           addr(st->h_pin), addr(st->d_a), BIG_BYTES);
 	memset(st->h_reg, 0, REG_BYTES);
 	if (rt_ok(cudaMemcpy(st->h_reg, st->d_a, REG_BYTES, cudaMemcpyDeviceToHost),
 	          "cudaMemcpy DtoH into registered memory"))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=1 "
-		       "stream=$legacy api=cudaMemcpy",
-		       addr(st->d_a), addr(st->h_reg), REG_BYTES);
+		tap_expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=1 "
+		           "stream=$legacy api=cudaMemcpy",
+		           addr(st->d_a), addr(st->h_reg), REG_BYTES);
 	tap_ok(memcmp(st->h_reg, st->h_pin, REG_BYTES) == 0,
 	       "pinned to device to registered memory brings back every byte");
 }
@@ -235,25 +229,25 @@ static void test_async(struct state *st)
 	fill(st->h_pin, BIG_BYTES, 4);
 	if (rt_ok(cudaMemcpyAsync(st->d_b, st->h_pin, BIG_BYTES, cudaMemcpyHostToDevice, st->s1),
 	          "cudaMemcpyAsync HtoD pinned on s1"))
-		expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
-		       "stream=$s1 stream!=$legacy api=cudaMemcpyAsync",
-		       addr(st->h_pin), addr(st->d_b), BIG_BYTES);
+		tap_expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
+		           "stream=$s1 stream!=$legacy api=cudaMemcpyAsync",
+		           addr(st->h_pin), addr(st->d_b), BIG_BYTES);
 	memset(st->h_pin2, 0, SMALL_BYTES);
 	if (rt_ok(cudaMemcpyAsync(st->h_pin2, st->d_b, SMALL_BYTES, cudaMemcpyDeviceToHost, st->s1),
 	          "cudaMemcpyAsync DtoH pinned on s1"))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
-		       "stream=$s1 api=cudaMemcpyAsync",
-		       addr(st->d_b), addr(st->h_pin2), SMALL_BYTES);
+		tap_expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
+		           "stream=$s1 api=cudaMemcpyAsync",
+		           addr(st->d_b), addr(st->h_pin2), SMALL_BYTES);
 	if (rt_ok(cudaMemsetAsync(st->d_c, 0x5a, SMALL_BYTES, st->s2), "cudaMemsetAsync on s2"))
-		expect("op=memset dev=0 dst=0x%llx bytes=%zu value=90 elem=1 sync=0 stream=$s2 "
-		       "stream!=$s1 api=cudaMemsetAsync",
-		       addr(st->d_c), SMALL_BYTES);
+		tap_expect("op=memset dev=0 dst=0x%llx bytes=%zu value=90 elem=1 sync=0 stream=$s2 "
+		           "stream!=$s1 api=cudaMemsetAsync",
+		           addr(st->d_c), SMALL_BYTES);
 	fill(st->h_src, SMALL_BYTES, 5);
 	if (rt_ok(cudaMemcpyAsync(st->d_a, st->h_src, SMALL_BYTES, cudaMemcpyHostToDevice, st->s2),
 	          "cudaMemcpyAsync HtoD from pageable memory on s2"))
-		expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pageable "
-		       "stream=$s2 api=cudaMemcpyAsync",
-		       addr(st->h_src), addr(st->d_a), SMALL_BYTES);
+		tap_expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pageable "
+		           "stream=$s2 api=cudaMemcpyAsync",
+		           addr(st->h_src), addr(st->d_a), SMALL_BYTES);
 	/* From pageable memory the async copy is synchronous (API sync
 	 * behaviour): it and the memset queued before it have completed. */
 	rt_ok(cudaStreamQuery(st->s2), "s2 is idle when the pageable cudaMemcpyAsync returns");
@@ -265,27 +259,30 @@ static void test_async(struct state *st)
 	memset(st->h_dst, 0, SMALL_BYTES);
 	if (rt_ok(cudaMemcpy(st->h_dst, st->d_c, SMALL_BYTES, cudaMemcpyDeviceToHost),
 	          "cudaMemcpy DtoH of the memset buffer"))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
-		       "api=cudaMemcpy",
-		       addr(st->d_c), addr(st->h_dst), SMALL_BYTES);
+		tap_expect(
+		    "op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
+		    "api=cudaMemcpy",
+		    addr(st->d_c), addr(st->h_dst), SMALL_BYTES);
 	tap_ok(all_equal(st->h_dst, SMALL_BYTES, 0x5a), "cudaMemsetAsync wrote 0x5a everywhere");
 
 	if (rt_ok(cudaMemset(st->d_c, 0xa5, SMALL_BYTES), "cudaMemset"))
-		expect("op=memset dev=0 dst=0x%llx bytes=%zu value=165 elem=1 stream=$legacy "
-		       "api=cudaMemset",
-		       addr(st->d_c), SMALL_BYTES);
+		tap_expect("op=memset dev=0 dst=0x%llx bytes=%zu value=165 elem=1 stream=$legacy "
+		           "api=cudaMemset",
+		           addr(st->d_c), SMALL_BYTES);
 	if (rt_ok(cudaMemcpy(st->h_dst, st->d_c, SMALL_BYTES, cudaMemcpyDeviceToHost),
 	          "cudaMemcpy DtoH after cudaMemset"))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
-		       "api=cudaMemcpy",
-		       addr(st->d_c), addr(st->h_dst), SMALL_BYTES);
+		tap_expect(
+		    "op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
+		    "api=cudaMemcpy",
+		    addr(st->d_c), addr(st->h_dst), SMALL_BYTES);
 	tap_ok(all_equal(st->h_dst, SMALL_BYTES, 0xa5), "cudaMemset wrote 0xa5 everywhere");
 
 	if (rt_ok(cudaMemcpy(st->h_dst, st->d_a, SMALL_BYTES, cudaMemcpyDeviceToHost),
 	          "cudaMemcpy DtoH of the pageable async copy"))
-		expect("op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
-		       "api=cudaMemcpy",
-		       addr(st->d_a), addr(st->h_dst), SMALL_BYTES);
+		tap_expect(
+		    "op=memcpy dir=DtoH src=0x%llx dst=0x%llx bytes=%zu host=pageable sync=1 "
+		    "api=cudaMemcpy",
+		    addr(st->d_a), addr(st->h_dst), SMALL_BYTES);
 	tap_ok(memcmp(st->h_dst, st->h_src, SMALL_BYTES) == 0,
 	       "the pageable cudaMemcpyAsync delivered every byte");
 }
@@ -298,13 +295,13 @@ static void timed_copy(struct state *st, const struct options *opt, const char *
 	           what))
 		return;
 	if (opt->htod_pinned_bw > 0)
-		expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
-		       "stream=$s1 api=cudaMemcpyAsync @duration_ns=%.0f",
-		       addr(st->h_pin), addr(st->d_b), BIG_BYTES, modelled_ns(opt, BIG_BYTES));
+		tap_expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
+		           "stream=$s1 api=cudaMemcpyAsync @duration_ns=%.0f",
+		           addr(st->h_pin), addr(st->d_b), BIG_BYTES, modelled_ns(opt, BIG_BYTES));
 	else
-		expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
-		       "stream=$s1 api=cudaMemcpyAsync",
-		       addr(st->h_pin), addr(st->d_b), BIG_BYTES);
+		tap_expect("op=memcpy dir=HtoD src=0x%llx dst=0x%llx bytes=%zu host=pinned sync=0 "
+		           "stream=$s1 api=cudaMemcpyAsync",
+		           addr(st->h_pin), addr(st->d_b), BIG_BYTES);
 }
 
 /*
@@ -360,8 +357,8 @@ static void test_out_of_memory(void)
 	       "cudaMalloc(total + 2 MiB) fails with cudaErrorMemoryAllocation (%s)",
 	       cudaGetErrorName(r));
 	if (r != cudaSuccess)
-		expect("op=alloc_failed kind=device dev=0 size=%zu total=%zu api=cudaMalloc",
-		       request, total);
+		tap_expect("op=alloc_failed kind=device dev=0 size=%zu total=%zu api=cudaMalloc",
+		           request, total);
 	else
 		cudaFree(p);
 	tap_ok(cudaPeekAtLastError() == cudaErrorMemoryAllocation,
@@ -373,11 +370,11 @@ static void test_out_of_memory(void)
 	tap_ok(cudaGetLastError() == cudaSuccess, "cudaGetLastError returns it only once");
 	rt_ok(cudaMalloc(&p, SMALL_BYTES), "out of memory is not sticky: cudaMalloc works again");
 	if (p) {
-		expect("op=alloc kind=device addr=0x%llx size=%zu api=cudaMalloc", addr(p),
-		       SMALL_BYTES);
+		tap_expect("op=alloc kind=device addr=0x%llx size=%zu api=cudaMalloc", addr(p),
+		           SMALL_BYTES);
 		if (rt_ok(cudaFree(p), "cudaFree"))
-			expect("op=free kind=device addr=0x%llx size=%zu api=cudaFree", addr(p),
-			       SMALL_BYTES);
+			tap_expect("op=free kind=device addr=0x%llx size=%zu api=cudaFree", addr(p),
+			           SMALL_BYTES);
 	}
 }
 
@@ -386,8 +383,8 @@ static void free_device(void *p, size_t size, const char *what)
 	if (!p)
 		return;
 	if (rt_ok(cudaFree(p), what))
-		expect("op=free kind=device dev=0 addr=0x%llx size=%zu api=cudaFree", addr(p),
-		       size);
+		tap_expect("op=free kind=device dev=0 addr=0x%llx size=%zu api=cudaFree", addr(p),
+		           size);
 }
 
 /* Free blocks first, first + 2, ...: one test for all of them. */
@@ -398,8 +395,8 @@ static void free_blocks(void **blocks, int n, int first, const char *which)
 	for (int i = first; i < n; i += 2) {
 		cudaError_t r = cudaFree(blocks[i]);
 		if (r == cudaSuccess)
-			expect("op=free kind=device dev=0 addr=0x%llx size=%zu api=cudaFree",
-			       addr(blocks[i]), BLOCK_BYTES);
+			tap_expect("op=free kind=device dev=0 addr=0x%llx size=%zu api=cudaFree",
+			           addr(blocks[i]), BLOCK_BYTES);
 		else
 			failed++;
 	}
@@ -421,8 +418,8 @@ static void test_fragmentation(void)
 		r = cudaMalloc(&blocks[n], BLOCK_BYTES);
 		if (r != cudaSuccess)
 			break;
-		expect("op=alloc kind=device addr=0x%llx size=%zu reserved=%zu api=cudaMalloc",
-		       addr(blocks[n]), BLOCK_BYTES, BLOCK_BYTES);
+		tap_expect("op=alloc kind=device addr=0x%llx size=%zu reserved=%zu api=cudaMalloc",
+		           addr(blocks[n]), BLOCK_BYTES, BLOCK_BYTES);
 		n++;
 	}
 	tap_ok(r == cudaErrorMemoryAllocation && n >= 4,
@@ -430,7 +427,7 @@ static void test_fragmentation(void)
 	       "blocks (%s)",
 	       n, cudaGetErrorName(r));
 	if (r != cudaSuccess)
-		expect("op=alloc_failed kind=device size=%zu api=cudaMalloc", BLOCK_BYTES);
+		tap_expect("op=alloc_failed kind=device size=%zu api=cudaMalloc", BLOCK_BYTES);
 	cudaGetLastError();
 	free_blocks(blocks, n, 0, "even");
 
@@ -441,9 +438,9 @@ static void test_fragmentation(void)
 	tap_ok(r == cudaErrorMemoryAllocation,
 	       "cudaMalloc(4 MiB) fails for want of a 4 MiB hole (%s)", cudaGetErrorName(r));
 	if (r != cudaSuccess)
-		expect("op=alloc_failed kind=device dev=0 size=%zu free=%zu free>=%zu "
-		       "largest_free<%zu total=%zu api=cudaMalloc",
-		       request, free_holes, request, request, total);
+		tap_expect("op=alloc_failed kind=device dev=0 size=%zu free=%zu free>=%zu "
+		           "largest_free<%zu total=%zu api=cudaMalloc",
+		           request, free_holes, request, request, total);
 	else
 		free_device(p, request, "cudaFree of the unexpected block");
 	tap_ok(cudaGetLastError() == cudaErrorMemoryAllocation,
@@ -457,14 +454,15 @@ static void test_fragmentation(void)
 static void teardown(struct state *st)
 {
 	if (st->h_reg && rt_ok(cudaHostUnregister(st->h_reg), "cudaHostUnregister"))
-		expect("op=free kind=host_registered addr=0x%llx size=%zu api=cudaHostUnregister",
-		       addr(st->h_reg), REG_BYTES);
+		tap_expect(
+		    "op=free kind=host_registered addr=0x%llx size=%zu api=cudaHostUnregister",
+		    addr(st->h_reg), REG_BYTES);
 	if (st->h_pin && rt_ok(cudaFreeHost(st->h_pin), "cudaFreeHost(cudaMallocHost memory)"))
-		expect("op=free kind=host_pinned addr=0x%llx size=%zu api=cudaFreeHost",
-		       addr(st->h_pin), BIG_BYTES);
+		tap_expect("op=free kind=host_pinned addr=0x%llx size=%zu api=cudaFreeHost",
+		           addr(st->h_pin), BIG_BYTES);
 	if (st->h_pin2 && rt_ok(cudaFreeHost(st->h_pin2), "cudaFreeHost(cudaHostAlloc memory)"))
-		expect("op=free kind=host_pinned addr=0x%llx size=%zu api=cudaFreeHost",
-		       addr(st->h_pin2), SMALL_BYTES);
+		tap_expect("op=free kind=host_pinned addr=0x%llx size=%zu api=cudaFreeHost",
+		           addr(st->h_pin2), SMALL_BYTES);
 	rt_ok(cudaEventDestroy(st->e0), "cudaEventDestroy(e0)");
 	rt_ok(cudaEventDestroy(st->e1), "cudaEventDestroy(e1)");
 	rt_ok(cudaStreamDestroy(st->s1), "cudaStreamDestroy(s1)");

@@ -59,12 +59,9 @@ static void __attribute__((format(printf, 1, 2))) expect(const char *fmt, ...)
 	va_list ap;
 
 	pthread_mutex_lock(&print_lock);
-	printf("# expect ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_vexpect(fmt, ap);
 	va_end(ap);
-	printf("\n");
-	fflush(stdout);
 	pthread_mutex_unlock(&print_lock);
 }
 

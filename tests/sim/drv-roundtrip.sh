@@ -34,13 +34,7 @@ sim_run "$sim_tmp/out" "$sim_tmp/err" CUDASIM_LEDGER="$sim_tmp/ledger" "$program
 tap_relay drv-roundtrip "$sim_tmp/out"
 sim_check_status drv-roundtrip
 
-if [ -z "$PYTHON3" ]; then
-	skip "python3 not found: the ledger is not checked"
-	tap_done
-fi
-"$PYTHON3" "$TESTS_SRCDIR/sim/check-ledger.py" "$sim_tmp/ledger" "$sim_tmp/out" --model \
-	>"$sim_tmp/check" 2>&1
-tap_relay ledger "$sim_tmp/check"
+sim_check_ledger "$sim_tmp/ledger" "$sim_tmp/out" --model
 total=$(sed -n 's/^# fact total=//p' "$sim_tmp/out")
 is "cuMemGetInfo's total is CUDASIM_DEVICE_MEMORY" "$total" 134217728
 tap_done

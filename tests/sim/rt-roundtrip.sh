@@ -35,13 +35,7 @@ sim_run "$sim_tmp/out" "$sim_tmp/err" CUDASIM_LEDGER="$ledger" \
 tap_relay rt-roundtrip "$sim_tmp/out"
 sim_check_status rt-roundtrip
 
-if [ -z "$PYTHON3" ]; then
-	skip "python3 not found: the ledger is not checked"
-	tap_done
-fi
-"$PYTHON3" "$TESTS_SRCDIR/sim/check-ledger.py" "$ledger" "$sim_tmp/out" --model \
-	>"$sim_tmp/check" 2>&1
-tap_relay ledger "$sim_tmp/check"
+sim_check_ledger "$ledger" "$sim_tmp/out" --model
 
 # The device size the program saw is the one configured.
 total=$(sed -n 's/^# fact total=//p' "$sim_tmp/out")

@@ -12,23 +12,15 @@ trace_here=$(cd "$(dirname "$0")" && pwd)
 . "$trace_here/../lib/lttng-session.sh"
 . "$trace_here/../lib/trace-run.sh"
 
-lttng_private_ns "$@"
-trace_require_all
+trace_setup "$@"
 trace_daemon_or_fail
 
 CUDASIM_CUPTI_DROP_EVERY=3
 export CUDASIM_CUPTI_DROP_EVERY
 for workload in transfers driver-api; do
-	trace_workload "$workload"
-	if [ -z "$trace_cmd" ]; then
-		skip "example '$workload' is not built"
-		continue
-	fi
+	trace_workload_or_skip "$workload" || continue
 	tag="$workload-drops"
-	if ! lttng_session_begin "$tag"; then
-		tap_result 1 "$tag: the LTTng session starts"
-		continue
-	fi
+	trace_session "$tag" || continue
 	# shellcheck disable=SC2086
 	trace_run "$tag" traced $trace_cmd
 	lttng_session_end "$tag"

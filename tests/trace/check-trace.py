@@ -44,11 +44,14 @@
 
 import argparse
 import collections
-import re
+import os
 import sys
 from urllib.parse import unquote
 
-SEMANTIC_OPS = ("alloc", "free", "alloc_failed", "memcpy", "memset", "launch")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from tracecheck import (Tap, api_text, enum_text, load_events, load_ledger,  # noqa: E402
+                        number)
+
 EVENT_OF_OP = {
     "alloc": "mem_alloc",
     "free": "mem_free",
@@ -57,17 +60,10 @@ EVENT_OF_OP = {
     "memset": "memset",
     "launch": "launch",
 }
+SEMANTIC_OPS = tuple(EVENT_OF_OP)
 OP_OF_EVENT = {event: op for op, event in EVENT_OF_OP.items()}
 GPU_EVENT_OF = {"launch": "gpu_kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset"}
 
-# doc/events.md enumerations, for a tracer that writes them as integers.
-ENUMS = {
-    "domain": {1: "driver", 2: "runtime", 3: "resource", 4: "synchronize", 5: "nvtx"},
-    "kind": {0: "unknown", 1: "device", 2: "pitch", 3: "host_pinned", 4: "host_registered",
-             5: "managed", 6: "async", 7: "vmm_physical", 8: "vmm_map"},
-    "direction": {0: "unknown", 1: "HtoD", 2: "DtoH", 3: "DtoD", 4: "HtoH", 5: "PtoP"},
-    "host": {0: "none", 1: "pageable", 2: "pinned"},
-}
 # CUPTI maps GPU times to the host clock through an offset it samples (the
 # simulator too, cupti-clock.c): a few ns of error are expected; a wrong
 # clock is off by seconds or by the epoch.
@@ -79,88 +75,9 @@ RESULT_CODES = {
     "CUDA_ERROR_INVALID_VALUE": 1, "cudaErrorInvalidValue": 1,
     "CUDA_ERROR_OUT_OF_MEMORY": 2, "cudaErrorMemoryAllocation": 2,
 }
-MAX_DIAGS = 12
 
 
-# ------------------------------------------------------------ TAP
-
-class Tap:
-    def __init__(self):
-        self.count = 0
-        self.failures = 0
-
-    def ok(self, passed, description, details=()):
-        self.count += 1
-        if not passed:
-            self.failures += 1
-        print("%sok %d - %s" % ("" if passed else "not ", self.count, description))
-        details = list(details)
-        for line in details[:MAX_DIAGS]:
-            print("#   %s" % line)
-        if len(details) > MAX_DIAGS:
-            print("#   ... and %d more" % (len(details) - MAX_DIAGS))
-        return passed
-
-    def skip(self, why):
-        self.count += 1
-        print("ok %d # SKIP %s" % (self.count, why))
-
-    def done(self):
-        print("1..%d" % self.count)
-        return 1 if self.failures else 0
-
-
-# ------------------------------------------------------------ input
-
-def parse_pairs(line):
-    pairs = {}
-    for item in line.split():
-        key, sep, value = item.partition("=")
-        if sep:
-            pairs[key] = value
-    return pairs
-
-
-def number(value, default=None):
-    try:
-        return int(value, 0)
-    except (TypeError, ValueError):
-        return default
-
-
-def load_ledger(path):
-    ops = []
-    with open(path, encoding="utf-8", errors="replace") as ledger:
-        for index, line in enumerate(ledger):
-            pairs = parse_pairs(line)
-            if "op" in pairs:
-                pairs["_index"] = index
-                ops.append(pairs)
-    return ops
-
-
-def load_events(path):
-    events = []
-    with open(path, encoding="utf-8", errors="replace") as trace:
-        for index, line in enumerate(trace):
-            pairs = parse_pairs(line)
-            if "event" not in pairs:
-                continue
-            provider, _, name = pairs["event"].partition(":")
-            pairs["_provider"] = provider
-            pairs["_name"] = name
-            pairs["_index"] = index
-            events.append(pairs)
-    return events
-
-
-def enum_text(field, value):
-    """An enumeration value as its label, whether written as label or number."""
-    code = number(value)
-    if code is not None and field in ENUMS:
-        return ENUMS[field].get(code, value)
-    return value
-
+# ------------------------------------------------------------ values
 
 def device_of(value):
     """Ledger -1 and trace 255 both mean host memory, no device."""
@@ -173,11 +90,6 @@ def address_of(kind, value):
     vmm_physical allocation has none a program sees (the trace carries its
     handle, the ledger the simulator's backing memory)."""
     return None if kind == "vmm_physical" else number(value)
-
-
-def api_text(name):
-    """API names compare without their version suffix (cuMemAlloc_v2)."""
-    return re.sub(r"_v[0-9]+(?=$|_)", "", name or "")
 
 
 # ------------------------------------------------------------ trace model

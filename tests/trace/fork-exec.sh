@@ -14,10 +14,8 @@ trace_here=$(cd "$(dirname "$0")" && pwd)
 . "$trace_here/../lib/lttng-session.sh"
 . "$trace_here/../lib/trace-run.sh"
 
-lttng_private_ns "$@"
-trace_require_all
-trace_workload fork-exec
-[ -n "$trace_cmd" ] || tap_skip_all "example 'fork-exec' is not built (nvcc missing?)"
+trace_setup "$@"
+trace_require_workload fork-exec
 trace_daemon_or_fail
 
 TRACE_TIMEOUT=60

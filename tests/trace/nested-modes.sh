@@ -12,8 +12,7 @@ trace_here=$(cd "$(dirname "$0")" && pwd)
 . "$trace_here/../lib/lttng-session.sh"
 . "$trace_here/../lib/trace-run.sh"
 
-lttng_private_ns "$@"
-trace_require_all
+trace_setup "$@"
 trace_daemon_or_fail
 
 # api_entry events of the driver domain in TAG's events.
@@ -22,17 +21,10 @@ driver_entries() {
 }
 
 for workload in allocations transfers python; do
-	trace_workload "$workload"
-	if [ -z "$trace_cmd" ]; then
-		skip "example '$workload' is not built"
-		continue
-	fi
+	trace_workload_or_skip "$workload" || continue
 	for mode in 0 1; do
 		tag="$workload-nested$mode"
-		if ! lttng_session_begin "$tag"; then
-			tap_result 1 "$tag: the LTTng session starts"
-			continue
-		fi
+		trace_session "$tag" || continue
 		CUDASIM_NESTED_DRIVER_CALLBACKS=$mode
 		export CUDASIM_NESTED_DRIVER_CALLBACKS
 		# shellcheck disable=SC2086

@@ -11,19 +11,14 @@ trace_here=$(cd "$(dirname "$0")" && pwd)
 . "$trace_here/../lib/lttng-session.sh"
 . "$trace_here/../lib/trace-run.sh"
 
-lttng_private_ns "$@"
-trace_require_all
+trace_setup "$@"
 if ! lttng_private_dirs; then
 	tap_result 1 "private LTTng directories are mounted"
 	tap_done
 fi
 
 for workload in allocations transfers threads driver-api python fork-exec; do
-	trace_workload "$workload"
-	if [ -z "$trace_cmd" ]; then
-		skip "example '$workload' is not built"
-		continue
-	fi
+	trace_workload_or_skip "$workload" || continue
 	trace_run "$workload-plain" plain $trace_cmd
 	plain_status=$trace_status
 	trace_run "$workload-traced" traced $trace_cmd

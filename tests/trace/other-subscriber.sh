@@ -12,10 +12,8 @@ trace_here=$(cd "$(dirname "$0")" && pwd)
 . "$trace_here/../lib/lttng-session.sh"
 . "$trace_here/../lib/trace-run.sh"
 
-lttng_private_ns "$@"
-trace_require_all
-trace_workload transfers
-[ -n "$trace_cmd" ] || tap_skip_all "example 'transfers' is not built (nvcc missing?)"
+trace_setup "$@"
+trace_require_workload transfers
 trace_daemon_or_fail
 
 holder=nsys-profiler

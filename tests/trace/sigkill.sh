@@ -19,10 +19,8 @@ trace_here=$(cd "$(dirname "$0")" && pwd)
 . "$trace_here/../lib/lttng-session.sh"
 . "$trace_here/../lib/trace-run.sh"
 
-lttng_private_ns "$@"
-trace_require_all
-trace_workload leaky-steps
-[ -n "$trace_cmd" ] || tap_skip_all "example 'leaky-steps' is not built (nvcc missing?)"
+trace_setup "$@"
+trace_require_workload leaky-steps
 trace_daemon_or_fail
 
 steps=40
@@ -46,10 +44,7 @@ wait_for_pause() { # PID OUT
 # kill_midway TAG SECONDS: run the workload under session TAG, kill it
 # SECONDS after it paused.
 kill_midway() {
-	if ! lttng_session_begin "$1"; then
-		tap_result 1 "$1: the LTTng session starts"
-		return 1
-	fi
+	trace_session "$1" || return 1
 	# exec: the background job's pid is the workload's own.
 	(
 		LD_LIBRARY_PATH="$trace_simdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -11,8 +11,7 @@ trace_here=$(cd "$(dirname "$0")" && pwd)
 . "$trace_here/../lib/lttng-session.sh"
 . "$trace_here/../lib/trace-run.sh"
 
-lttng_private_ns "$@"
-trace_require_all
+trace_setup "$@"
 command -v "${VALGRIND:-valgrind}" >/dev/null 2>&1 || tap_skip_all "valgrind is not installed"
 [ -z "$(trace_asan_runtime)" ] ||
 	tap_skip_all "an AddressSanitizer build: valgrind cannot run it (ASan checks it instead)"
@@ -25,17 +24,10 @@ export CUDASIM_DEVICE_MEMORY CUDASIM_CONTEXT_MEMORY
 TRACE_TIMEOUT=300
 
 for workload in transfers driver-api; do
-	trace_workload "$workload"
-	if [ -z "$trace_cmd" ]; then
-		skip "example '$workload' is not built"
-		continue
-	fi
+	trace_workload_or_skip "$workload" || continue
 	tag="$workload-memcheck"
 	trace_run "$workload-plain" plain $trace_cmd
-	if ! lttng_session_begin "$tag"; then
-		tap_result 1 "$tag: the LTTng session starts"
-		continue
-	fi
+	trace_session "$tag" || continue
 	trace_run "$tag" traced "${VALGRIND:-valgrind}" --tool=memcheck --leak-check=full \
 		--show-leak-kinds=definite,indirect --track-origins=yes --num-callers=30 \
 		--keep-debuginfo=yes --child-silent-after-fork=yes \
