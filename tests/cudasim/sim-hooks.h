@@ -74,9 +74,9 @@ SIM_EXPORT int sim_profiler_attach(const struct sim_profiler *profiler);
 struct sim_api_call {
 	CUpti_CallbackDomain domain;
 	CUpti_CallbackId cbid;
-	const char *name;     /* static string, e.g. "cudaMalloc" */
-	int reported;         /* callbacks and records are produced for it */
-	uint64_t start_ns;    /* CLOCK_MONOTONIC at enter */
+	const char *name;  /* static string, e.g. "cudaMalloc" */
+	int reported;      /* callbacks and records are produced for it */
+	uint64_t start_ns; /* CLOCK_MONOTONIC at enter */
 	uint64_t correlation_data;
 	CUpti_CallbackData data;
 	struct sim_api_call *outer; /* enclosing call on this thread, or NULL */
@@ -89,15 +89,14 @@ struct sim_api_call {
  * NULL.
  */
 SIM_EXPORT void sim_api_enter(struct sim_api_call *call, CUpti_CallbackDomain domain,
-			      CUpti_CallbackId cbid, const char *name, void *params,
-			      const char *symbol);
+                              CUpti_CallbackId cbid, const char *name, void *params,
+                              const char *symbol);
 /* End a call. result is the CUresult or cudaError_t it returns. A non-zero
  * result also writes an "op=error" ledger line. */
 SIM_EXPORT void sim_api_exit(struct sim_api_call *call, int result);
 /* As sim_api_exit, with the result's name for the "op=error" line:
  * libcudart passes cudaGetErrorName(result), which the driver cannot know. */
-SIM_EXPORT void sim_api_exit_named(struct sim_api_call *call, int result,
-				   const char *result_name);
+SIM_EXPORT void sim_api_exit_named(struct sim_api_call *call, int result, const char *result_name);
 
 /* Correlation id that GPU work started now on this thread carries: the
  * outermost reported call's (0 outside any call). */
@@ -148,8 +147,7 @@ SIM_EXPORT const char *sim_function_name(CUfunction f);
  * it, because the device code inside may be compressed. Goes through the
  * same module table as cuModuleLoadData (MODULE_LOADED resource callback).
  */
-SIM_EXPORT CUresult sim_module_load_names(CUmodule *module, const char *const *names,
-					  size_t count);
+SIM_EXPORT CUresult sim_module_load_names(CUmodule *module, const char *const *names, size_t count);
 
 #ifdef __cplusplus
 }
