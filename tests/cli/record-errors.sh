@@ -39,12 +39,15 @@ ok "no-lttng: no trace directory is left" test ! -e "$lttng_tmp/t0"
 LTTNG_SESSIOND_PATH=/bin/false
 export LTTNG_SESSIOND_PATH
 fails daemon-fails "LTTng session daemon will not start" -o "$lttng_tmp/t1" -- /bin/true
-printf '#!/bin/sh\nexec sleep 30\n' >"$lttng_tmp/hang-sessiond"
+# A duration of its own, so that the check below counts this test's
+# daemon only, not another test's sleep.
+hang_args="sleep 30.$$"
+printf '#!/bin/sh\nexec %s\n' "$hang_args" >"$lttng_tmp/hang-sessiond"
 chmod +x "$lttng_tmp/hang-sessiond"
 LTTNG_SESSIOND_PATH="$lttng_tmp/hang-sessiond"
 fails daemon-hangs "did not get ready within 1 s" --sessiond-timeout=1 -o "$lttng_tmp/t2" -- /bin/true
 unset LTTNG_SESSIOND_PATH
-hung=$(ps -eo args | grep -c '^sleep 30$' || :)
+hung=$(ps -eo args | grep -c -x -F "$hang_args" || :)
 is "daemon-hangs: no stuck daemon is left" "$hung" 0
 
 # ---- usage errors

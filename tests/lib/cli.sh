@@ -70,14 +70,29 @@ cli_env() {
 	CUDATRACE_LIB=$trace_lib
 	export LD_LIBRARY_PATH CUDATRACE_LIB
 	# In a build with --enable-sanitizers the simulator's libraries need
-	# the ASan runtime first in every process that loads them, Python and
-	# Jupyter kernels included; what those interpreters leak is theirs.
+	# the ASan runtime first in the Python interpreters that load them
+	# (workloads, Jupyter kernels); what Python leaks is not ours. Only
+	# Python gets it: preloaded everywhere, it hangs tools such as ps.
 	cli_asan=$(trace_asan_runtime)
 	if [ -n "$cli_asan" ]; then
-		LD_PRELOAD="$cli_asan${LD_PRELOAD:+:$LD_PRELOAD}"
-		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-		export LD_PRELOAD ASAN_OPTIONS
+		cli_python_wrapper trace_python "$trace_python"
+		cli_python_wrapper jupyter_python "${jupyter_python:-/usr/bin/python3}"
 	fi
+}
+
+# cli_python_wrapper VAR PYTHON: set VAR to a script in $lttng_tmp that
+# runs PYTHON with the ASan runtime preloaded and leak detection off.
+cli_python_wrapper() {
+	cli_wrapper="$lttng_tmp/asan-$1"
+	{
+		echo '#!/bin/sh'
+		echo "LD_PRELOAD=\"$cli_asan\${LD_PRELOAD:+:\$LD_PRELOAD}\""
+		echo 'ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"'
+		echo 'export LD_PRELOAD ASAN_OPTIONS'
+		echo "exec \"$2\" \"\$@\""
+	} >"$cli_wrapper"
+	chmod +x "$cli_wrapper"
+	eval "$1=\$cli_wrapper"
 }
 
 cli_with_daemon() {
