@@ -80,10 +80,12 @@ cli_env() {
 	fi
 }
 
-# cli_python_wrapper VAR PYTHON: set VAR to a script in $lttng_tmp that
-# runs PYTHON with the ASan runtime preloaded and leak detection off.
+# cli_python_wrapper VAR PYTHON: set VAR to a script in $lttng_tmp, named
+# as PYTHON is (record names the program after it), that runs PYTHON with
+# the ASan runtime preloaded and leak detection off.
 cli_python_wrapper() {
-	cli_wrapper="$lttng_tmp/asan-$1"
+	mkdir -p "$lttng_tmp/asan-$1"
+	cli_wrapper="$lttng_tmp/asan-$1/$(basename "$2")"
 	{
 		echo '#!/bin/sh'
 		echo "LD_PRELOAD=\"$cli_asan\${LD_PRELOAD:+:\$LD_PRELOAD}\""
