@@ -8,12 +8,18 @@
 #   - host time per call untraced, traced with no session daemon, traced
 #     with a daemon but no session (with and without activity records),
 #     and traced into a session with API entry/exit on; target: under 5 %
-#     overhead without a session;
+#     overhead without a session. The floor under the no-session cases is
+#     measured too: idle-inject attaches CUPTI and loads lttng-ust and does
+#     nothing else, so what a case costs above it is cudatrace's own;
 #   - the cost of one bare LTTng event of a memcpy's size (bare-loop, the
 #     benchmark's own provider) in the same run, and from it the tracer's
 #     own work per call against the cost of the events it emits; target:
 #     at most 2x;
-#   - trace bytes per call; target: under 64 on average.
+#   - trace bytes per call; target: under 64 on average. They are split
+#     into what the events' own fields take and what every event carries
+#     besides (LTTng's event header and the session's vpid, vtid and
+#     procname contexts), which alone puts the target out of reach at 4
+#     events a call.
 #
 # Each timing is the best of BENCH_REPS rounds (default 5) of BENCH_ROUNDS
 # iterations (default 20000, two calls each); every round measures every
@@ -32,6 +38,8 @@ trace_require_all
 bench_bin=${BENCH_BUILDDIR:-$trace_builddir/bench}
 [ -x "$bench_bin/call-loop" ] || tap_skip_all "bench/call-loop is not built (nvcc missing?)"
 [ -x "$bench_bin/bare-loop" ] || tap_skip_all "bench/bare-loop is not built"
+bench_floor="$bench_bin/.libs/idle-inject.so"
+[ -e "$bench_floor" ] || tap_skip_all "bench/idle-inject.so is not built"
 reps=${BENCH_REPS:-5}
 rounds=${BENCH_ROUNDS:-20000}
 calls=$((2 * rounds))
@@ -96,6 +104,8 @@ echo "cudatrace benchmark: $rounds x (cudaMemcpyAsync + launch), best of $reps r
 rep=0
 while [ $rep -lt "$reps" ]; do
 	call_loop untraced plain
+	call_loop floor plain CUDA_INJECTION64_PATH="$bench_floor" \
+		LTTNG_UST_REGISTER_TIMEOUT="${LTTNG_UST_REGISTER_TIMEOUT:-20000}"
 	no_daemon
 	call_loop no_session traced
 	call_loop no_activity traced CUDATRACE_ACTIVITY=0
@@ -115,7 +125,7 @@ done
 "$trace_python_bt2" "$bench_here/trace-stats.py" "$bare_trace" >"$lttng_tmp/bare.stats" || exit 1
 
 # shellcheck disable=SC2154
-awk -v untraced="$best_untraced" -v no_daemon="$best_no_daemon" \
+awk -v untraced="$best_untraced" -v floor="$best_floor" -v no_daemon="$best_no_daemon" \
 	-v no_session="$best_no_session" -v no_activity="$best_no_activity" \
 	-v traced="$best_session" -v bare="$best_bare" -v calls="$calls" \
 	-v stats="$(cat "$lttng_tmp/calls.stats")" -v bare_stats="$(cat "$lttng_tmp/bare.stats")" '
@@ -135,6 +145,7 @@ BEGIN {
 	host = stat(stats, "host_events") / calls
 	gpu = stat(stats, "gpu_events") / calls
 	bytes = stat(stats, "content_bytes") / calls
+	payload = stat(stats, "payload_bytes") / calls
 	file_bytes = stat(stats, "file_bytes") / calls
 	events = stat(stats, "events")
 	bare_bytes = stat(bare_stats, "content_bytes") / stat(bare_stats, "events")
@@ -143,9 +154,13 @@ BEGIN {
 	own = overhead - emitted
 	printf "host time per call (ns):\n"
 	printf "  %-32s %8.1f\n", "untraced", untraced
+	row("CUPTI and lttng-ust, no tracer", floor, "   (the floor: idle-inject)")
 	row("traced, no session daemon", no_daemon, "")
 	row("traced, daemon but no session", no_session, "   (target: under +5 %)")
 	row("  the same, activity off", no_activity, "   (CUDATRACE_ACTIVITY=0)")
+	printf "  cudatrace'\''s own cost without a session: %+.1f %% over the floor\n", 100 * (no_session - floor) / untraced
+	printf "  (the floor: the simulated CUPTI'\''s hooks on every call, and the simulator'\''s locks\n"
+	printf "  costing more once lttng-ust'\''s threads make the process multi-threaded)\n"
 	row("traced into a session", traced, "")
 	printf "events per call: %.2f host (on the calling thread), %.2f GPU (on CUPTI'\''s thread)\n", host, gpu
 	printf "one bare LTTng event of a memcpy event'\''s size: %.1f ns, %.1f bytes\n", bare, bare_bytes
@@ -155,4 +170,13 @@ BEGIN {
 		printf "  own work / cost of its events: %6.2f x   (target: at most 2 x)\n", own / emitted
 	printf "trace bytes per call: %.1f   (target: under 64)\n", bytes
 	printf "  %.1f on disk with packet padding; %.1f per event\n", file_bytes, (events > 0 ? bytes * calls / events : 0)
+	if (events > 0) {
+		per_event = (bytes - payload) * calls / events
+		printf "  = %.1f of the events'\'' fields + %.1f of what each event carries besides\n", payload, bytes - payload
+		printf "    (%.1f bytes an event: LTTng'\''s event header and the vpid, vtid and procname\n", per_event
+		printf "    contexts; packet headers are a fraction of a byte)\n"
+		printf "  with %.2f events a call, that alone is %.1f bytes a call: the target cannot\n", (host + gpu), (host + gpu) * per_event
+		printf "  be met with these contexts whatever the fields (the procname context is 17\n"
+		printf "  bytes of each event); see doc/events.md, \"Size of the trace\"\n"
+	}
 }'

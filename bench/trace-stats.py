@@ -8,13 +8,17 @@
 #
 # prints one line
 #
-#   events=N host_events=N gpu_events=N content_bytes=N file_bytes=N
+#   events=N host_events=N gpu_events=N content_bytes=N payload_bytes=N
+#   file_bytes=N
 #
 # gpu_events are the events made from CUPTI activity records (gpu_*,
 # activity_dropped), emitted by CUPTI's thread; host_events are the others.
 # content_bytes is what the packets hold (headers included, the padding
 # that ends each packet left out), read from the trace's index files;
-# file_bytes is the size of the stream files on disk.
+# payload_bytes is the part of it that the events' own fields take (what
+# cudatrace chooses; the rest is event headers, the session's contexts
+# and packet headers); file_bytes is the size of the stream files on
+# disk.
 
 import os
 import struct
@@ -53,16 +57,54 @@ def index_content_bytes(path):
     return total
 
 
+def field_bytes(field, counted=None):
+    """Bytes a payload field takes in the stream: integers (enumerations
+    too) by their width, text by its length (a NUL more unless a length
+    field of its own came before it), arrays and structures by their
+    members."""
+    if isinstance(field, bt2._StringFieldConst):
+        return len(str(field).encode()) + (0 if counted else 1)
+    if isinstance(field, bt2._StructureFieldConst):
+        total = 0
+        for name in field.keys():
+            total += field_bytes(field[name], name.startswith("_") and name.endswith("_length"))
+        return total
+    if isinstance(field, bt2._ArrayFieldConst):
+        return sum(field_bytes(element) for element in field)
+    if isinstance(field, bt2._BoolFieldConst):
+        return 1
+    return field.cls.field_value_range // 8
+
+
+def has_text(field):
+    if isinstance(field, bt2._StringFieldConst):
+        return True
+    if isinstance(field, bt2._StructureFieldConst):
+        return any(has_text(field[name]) for name in field.keys())
+    if isinstance(field, bt2._ArrayFieldConst):
+        return not isinstance(field, bt2._StaticArrayFieldConst) or any(
+            has_text(element) for element in field)
+    return False
+
+
 def count_events(path):
-    host = gpu = 0
+    host = gpu = payload = 0
+    fixed = {}  # event name: payload bytes, for classes without text
     for msg in bt2.TraceCollectionMessageIterator(path):
         if isinstance(msg, bt2._EventMessageConst):
-            name = msg.event.name.partition(":")[2]
+            event = msg.event
+            name = event.name.partition(":")[2]
             if name.startswith(GPU_PREFIXES):
                 gpu += 1
             else:
                 host += 1
-    return host, gpu
+            size = fixed.get(name)
+            if size is None:
+                size = field_bytes(event.payload_field)
+                if not has_text(event.payload_field):
+                    fixed[name] = size
+            payload += size
+    return host, gpu, payload
 
 
 def main(argv):
@@ -70,10 +112,11 @@ def main(argv):
         sys.stderr.write("usage: trace-stats.py TRACE_DIR\n")
         return 2
     path = argv[1]
-    host, gpu = count_events(path)
+    host, gpu, payload = count_events(path)
     file_bytes = sum(os.path.getsize(f) for f in stream_files(path))
-    print("events=%d host_events=%d gpu_events=%d content_bytes=%d file_bytes=%d"
-          % (host + gpu, host, gpu, index_content_bytes(path), file_bytes))
+    print("events=%d host_events=%d gpu_events=%d content_bytes=%d payload_bytes=%d "
+          "file_bytes=%d" % (host + gpu, host, gpu, index_content_bytes(path), payload,
+                             file_bytes))
     return 0
 
 

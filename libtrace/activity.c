@@ -10,19 +10,27 @@
  * CUDATRACE_FLUSH_PERIOD_MS so that the GPU events of a program killed
  * later are already in LTTng's buffers. No lock of cudatrace is held while
  * calling CUPTI.
+ *
+ * A kind whose event no session enables is disabled (activity_follow_sessions),
+ * so that CUPTI makes no record for nothing. Buffers come zeroed from
+ * cudatrace (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER), so that CUPTI
+ * does not clear megabytes on the program's thread when it asks for one:
+ * fresh ones are new anonymous mappings, reused ones are cleared where
+ * records were written, on the thread that handed them back.
  */
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <cupti.h>
 
 #include "activity.h"
 #include "config.h"
-#include "cudatrace-tp.h"
+#include "emit.h"
 #include "gpu-events.h"
 #include "log.h"
+#include "periodic.h"
 #include "tracer.h"
 
 static const struct {
@@ -43,16 +51,14 @@ static const struct {
 
 #define KIND_COUNT (sizeof(kinds) / sizeof(kinds[0]))
 
+/* Set at start-up and then by the session watcher only. */
 static bool kind_enabled[KIND_COUNT];
+static bool kind_failed[KIND_COUNT]; /* CUPTI refused it: not tried again */
 static bool activity_on;
 
-static struct {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool running;
-	bool stop;
-} flusher = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static void flush_tick(void);
+
+static struct periodic flusher = PERIODIC_INIT("activity flush", flush_tick);
 
 static uint64_t CUPTIAPI monotonic_ns(void)
 {
@@ -64,7 +70,8 @@ static uint64_t CUPTIAPI monotonic_ns(void)
 
 /* Buffers handed back by CUPTI and kept for its next requests: fresh
  * multi-megabyte allocations cost page faults every time they are filled.
- * The lock only guards the list; CUPTI is never called under it. */
+ * All are zero when kept. The lock only guards the list; CUPTI is never
+ * called under it. */
 #define SPARE_BUFFERS 8
 
 static struct {
@@ -72,6 +79,9 @@ static struct {
 	void *buffers[SPARE_BUFFERS];
 	unsigned count;
 } spares = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* CUPTI was told that buffers come zeroed. */
+static bool buffers_zeroed;
 
 static void *buffer_take(void)
 {
@@ -81,20 +91,28 @@ static void *buffer_take(void)
 	if (spares.count > 0)
 		memory = spares.buffers[--spares.count];
 	pthread_mutex_unlock(&spares.lock);
-	if (!memory && posix_memalign(&memory, 8, config.buffer_size) != 0)
-		memory = NULL;
-	return memory;
+	if (memory)
+		return memory;
+	/* Page-aligned, and zero until written. */
+	memory = mmap(NULL, config.buffer_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	              -1, 0);
+	return memory == MAP_FAILED ? NULL : memory;
 }
 
-static void buffer_give_back(void *memory)
+/* CUPTI wrote records in the first used bytes only: clearing those makes
+ * the buffer zero again. */
+static void buffer_give_back(void *memory, size_t used)
 {
+	if (buffers_zeroed)
+		memset(memory, 0, used < config.buffer_size ? used : config.buffer_size);
 	pthread_mutex_lock(&spares.lock);
 	if (spares.count < SPARE_BUFFERS) {
 		spares.buffers[spares.count++] = memory;
 		memory = NULL;
 	}
 	pthread_mutex_unlock(&spares.lock);
-	free(memory);
+	if (memory)
+		munmap(memory, config.buffer_size);
 }
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
@@ -112,10 +130,11 @@ static void report_dropped(void)
 
 	if (cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS || dropped == 0)
 		return;
-	if (lttng_ust_tracepoint_enabled(cudatrace, activity_dropped))
-		lttng_ust_do_tracepoint(cudatrace, activity_dropped, (uint64_t)dropped);
+	EMIT(activity_dropped, (uint64_t)dropped);
 }
 
+/* Each record is only looked at when its event is enabled (gpu-events.c):
+ * records left from before a session stopped cost a walk, no more. */
 static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t *buffer,
                                       size_t size, size_t valid_size)
 {
@@ -128,71 +147,13 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_
 		gpu_events_record(record);
 	report_dropped();
 end:
-	buffer_give_back(buffer);
+	buffer_give_back(buffer, valid_size);
 }
 
-static void deadline_after(struct timespec *deadline, uint32_t ms)
+static void flush_tick(void)
 {
-	clock_gettime(CLOCK_MONOTONIC, deadline);
-	deadline->tv_sec += ms / 1000;
-	deadline->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (deadline->tv_nsec >= 1000000000L) {
-		deadline->tv_sec++;
-		deadline->tv_nsec -= 1000000000L;
-	}
-}
-
-static void *flusher_main(void *arg)
-{
-	struct timespec deadline;
-
-	pthread_mutex_lock(&flusher.lock);
-	while (!flusher.stop) {
-		deadline_after(&deadline, config.flush_period_ms);
-		while (!flusher.stop &&
-		       pthread_cond_timedwait(&flusher.wake, &flusher.lock, &deadline) == 0)
-			;
-		if (flusher.stop)
-			break;
-		pthread_mutex_unlock(&flusher.lock);
-		if (tracer_active())
-			cuptiActivityFlushAll(0);
-		pthread_mutex_lock(&flusher.lock);
-	}
-	pthread_mutex_unlock(&flusher.lock);
-	return NULL;
-}
-
-static void flusher_start(void)
-{
-	pthread_condattr_t attr;
-	sigset_t all, saved;
-
-	if (config.flush_period_ms == 0)
-		return;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&flusher.wake, &attr);
-	pthread_condattr_destroy(&attr);
-	/* The program's signals must not land on cudatrace's thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &saved);
-	flusher.running = pthread_create(&flusher.thread, NULL, flusher_main, NULL) == 0;
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
-	if (!flusher.running)
-		log_warn("cannot start the activity flush thread");
-}
-
-static void flusher_stop(void)
-{
-	if (!flusher.running)
-		return;
-	pthread_mutex_lock(&flusher.lock);
-	flusher.stop = true;
-	pthread_cond_signal(&flusher.wake);
-	pthread_mutex_unlock(&flusher.lock);
-	pthread_join(flusher.thread, NULL);
-	flusher.running = false;
+	if (tracer_active())
+		cuptiActivityFlushAll(0);
 }
 
 static void report_failure(const char *what, CUptiResult status)
@@ -207,31 +168,65 @@ static void report_failure(const char *what, CUptiResult status)
 	tracer_error(TRACER_ERROR_ACTIVITY, (int32_t)status, message);
 }
 
-static int enable_kinds(void)
+/* Enable or disable kind i; a kind CUPTI refuses is reported once and left
+ * off. Returns whether it is on. */
+static bool switch_kind(size_t i, bool on)
 {
-	int enabled = 0;
+	CUptiResult status;
 
-	for (size_t i = 0; i < KIND_COUNT; i++) {
-		CUptiResult status;
-
-		if (!(config.activity_kinds & kinds[i].bit))
-			continue;
-		status = cuptiActivityEnable(kinds[i].kind);
-		if (status != CUPTI_SUCCESS) {
-			report_failure(kinds[i].name, status);
-			continue;
-		}
-		kind_enabled[i] = true;
-		enabled++;
+	if (!on) {
+		if (kind_enabled[i])
+			cuptiActivityDisable(kinds[i].kind);
+		kind_enabled[i] = false;
+		return false;
 	}
-	return enabled;
+	status = cuptiActivityEnable(kinds[i].kind);
+	if (status != CUPTI_SUCCESS) {
+		report_failure(kinds[i].name, status);
+		kind_failed[i] = true;
+		return false;
+	}
+	kind_enabled[i] = true;
+	return true;
+}
+
+static bool kind_configured(size_t i)
+{
+	return (config.activity_kinds & kinds[i].bit) && !kind_failed[i];
+}
+
+void activity_follow_sessions(void)
+{
+	if (!activity_on)
+		return;
+	for (size_t i = 0; i < KIND_COUNT; i++) {
+		bool wanted;
+
+		if (!kind_configured(i))
+			continue;
+		wanted = gpu_events_wanted(kinds[i].kind);
+		if (wanted != kind_enabled[i])
+			switch_kind(i, wanted);
+	}
+}
+
+static void set_zeroed_buffers(void)
+{
+	uint8_t zeroed = 1;
+	size_t size = sizeof(zeroed);
+	CUptiResult status = cuptiActivitySetAttribute(
+	    CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed);
+
+	buffers_zeroed = status == CUPTI_SUCCESS;
+	if (!buffers_zeroed)
+		log_debug("CUPTI clears activity buffers itself (%d)", status);
 }
 
 int activity_start(void)
 {
 	CUptiResult status;
-
 	uint32_t version = 0;
+	int enabled = 0;
 
 	if (config.activity_kinds == 0)
 		return 0;
@@ -255,15 +250,23 @@ int activity_start(void)
 	status = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	if (status != CUPTI_SUCCESS)
 		log_debug("cuptiSetThreadIdType failed (%d)", status);
+	/* Before the first buffer is asked for. */
+	set_zeroed_buffers();
 	status = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (status != CUPTI_SUCCESS) {
 		report_failure("buffer callbacks", status);
 		return -1;
 	}
-	if (enable_kinds() == 0)
+	/* Every configured kind once, so that what CUPTI refuses is said at
+	 * start-up; activity_follow_sessions then keeps those that are wanted. */
+	for (size_t i = 0; i < KIND_COUNT; i++) {
+		if (kind_configured(i) && switch_kind(i, true))
+			enabled++;
+	}
+	if (enabled == 0)
 		return -1;
 	activity_on = true;
-	flusher_start();
+	periodic_start(&flusher, config.flush_period_ms);
 	return 0;
 }
 
@@ -277,12 +280,9 @@ void activity_stop(void)
 {
 	if (!activity_on)
 		return;
-	flusher_stop();
-	for (size_t i = 0; i < KIND_COUNT; i++) {
-		if (kind_enabled[i])
-			cuptiActivityDisable(kinds[i].kind);
-		kind_enabled[i] = false;
-	}
+	periodic_stop(&flusher);
+	for (size_t i = 0; i < KIND_COUNT; i++)
+		switch_kind(i, false);
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	activity_on = false;
 }

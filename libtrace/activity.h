@@ -14,6 +14,10 @@
  * enabled (host events still work). */
 int activity_start(void);
 
+/* Enable the configured kinds whose events a session enables, disable the
+ * others (DEVICE stays on). From one thread at a time. */
+void activity_follow_sessions(void);
+
 /* Hand back buffers now; forced also returns records of unfinished work.
  * Only from driver/runtime API callbacks or cudatrace's own threads. */
 void activity_flush(bool forced);

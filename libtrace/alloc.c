@@ -11,10 +11,8 @@
 #include <cupti.h>
 
 #include "api-call.h"
-#include "cudatrace-tp.h"
+#include "emit.h"
 #include "nvml.h"
-
-#define PTR(p) ((uint64_t)(uintptr_t)(p))
 
 static bool kind_is_host(enum mem_kind kind)
 {
@@ -42,8 +40,8 @@ static void record_failure(struct api_call *call, enum mem_kind kind, uint64_t s
 		call_note_name(call);
 		lttng_ust_do_tracepoint(cudatrace, mem_alloc_failed, &e);
 	}
-	if (have_sample && lttng_ust_tracepoint_enabled(cudatrace, nvml_sample))
-		lttng_ust_do_tracepoint(cudatrace, nvml_sample, &sample);
+	if (have_sample)
+		EMIT(nvml_sample, &sample);
 }
 
 static void emit_mem(struct api_call *call, bool alloc, const struct tracker_entry *entry,
@@ -89,43 +87,57 @@ static void record_alloc(struct api_call *call, enum tracker_space space, enum m
 		emit_mem(call, true, &entry, stream);
 }
 
-/* ENTER of a release: take the range out of the map now. */
-static void take_range(struct api_call *call, enum tracker_space space, uint64_t key)
+/* ENTER of a release: keep what its EXIT reports... */
+static struct release *release_begin(struct api_call *call, enum tracker_space space,
+                                     enum mem_kind kind, uint64_t key, const CUstream *stream)
 {
-	call->freed_count = 0;
-	call->free_was_null = key == 0;
-	if (key != 0 && tracker_remove(space, key, &call->freed[0]))
-		call->freed_count = 1;
+	struct release *r = &call->release;
+
+	r->key = key;
+	r->stream = stream ? *stream : NULL;
+	r->has_stream = stream != NULL;
+	r->space = (uint8_t)space;
+	r->kind = (uint8_t)kind;
+	r->count = 0;
+	return r;
 }
 
-/* EXIT of a release: report it, or undo take_range if it failed. */
-static void record_free(struct api_call *call, enum tracker_space space, enum mem_kind hint,
-                        uint64_t key, const CUstream *stream)
+/* ...and take what it frees out of the map now. */
+static void release_enter(struct api_call *call, enum tracker_space space, enum mem_kind kind,
+                          uint64_t key, const CUstream *stream)
 {
-	struct tracker_entry unknown = {
-		.start = key,
-		.kind = (uint8_t)hint,
-		.device = call_device(call),
-	};
+	struct release *r = release_begin(call, space, kind, key, stream);
+
+	if (key != 0 && tracker_remove(space, key, &r->freed[0]))
+		r->count = 1;
+}
+
+/* EXIT of every release: report it, or undo release_enter if it failed.
+ * Freeing what cudatrace never saw allocated gives size 0. */
+static void release_exit(struct api_call *call)
+{
+	const struct release *r = &call->release;
+	const CUstream *stream = r->has_stream ? &r->stream : NULL;
 
 	if (call_failed(call)) {
-		for (unsigned i = 0; i < call->freed_count; i++)
-			tracker_insert(space, &call->freed[i]);
+		for (unsigned i = 0; i < r->count; i++)
+			tracker_insert(r->space, &r->freed[i]);
 		return;
 	}
-	if (call->free_was_null || !lttng_ust_tracepoint_enabled(cudatrace, mem_free))
+	if (r->key == 0 || !lttng_ust_tracepoint_enabled(cudatrace, mem_free))
 		return;
-	if (call->freed_count == 0) {
+	if (r->count == 0) {
+		struct tracker_entry unknown = {
+			.start = r->key,
+			.kind = r->kind,
+			.device = call_device(call),
+		};
+
 		emit_mem(call, false, &unknown, stream);
 		return;
 	}
-	for (unsigned i = 0; i < call->freed_count; i++)
-		emit_mem(call, false, &call->freed[i], stream);
-}
-
-static const void *params(const struct api_call *call)
-{
-	return call->data->functionParams;
+	for (unsigned i = 0; i < r->count; i++)
+		emit_mem(call, false, &r->freed[i], stream);
 }
 
 /* The pointer a successful allocation wrote, or 0. */
@@ -143,7 +155,7 @@ static uint64_t out_dptr(const struct api_call *call, const CUdeviceptr *where)
 
 static void cuda_malloc_exit(struct api_call *call)
 {
-	const cudaMalloc_v3020_params *p = params(call);
+	const cudaMalloc_v3020_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_DEVICE, out_ptr(call, p->devPtr), p->size,
 	             call_device(call), NULL);
@@ -151,7 +163,7 @@ static void cuda_malloc_exit(struct api_call *call)
 
 static void cu_mem_alloc_exit(struct api_call *call)
 {
-	const cuMemAlloc_v2_params *p = params(call);
+	const cuMemAlloc_v2_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_DEVICE, out_dptr(call, p->dptr), p->bytesize,
 	             call_device(call), NULL);
@@ -159,7 +171,7 @@ static void cu_mem_alloc_exit(struct api_call *call)
 
 static void cuda_malloc_pitch_exit(struct api_call *call)
 {
-	const cudaMallocPitch_v3020_params *p = params(call);
+	const cudaMallocPitch_v3020_params *p = call_params(call);
 	uint64_t pitch = !call_failed(call) && p->pitch ? *p->pitch : p->width;
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_PITCH, out_ptr(call, p->devPtr),
@@ -168,7 +180,7 @@ static void cuda_malloc_pitch_exit(struct api_call *call)
 
 static void cu_mem_alloc_pitch_exit(struct api_call *call)
 {
-	const cuMemAllocPitch_v2_params *p = params(call);
+	const cuMemAllocPitch_v2_params *p = call_params(call);
 	uint64_t pitch = !call_failed(call) && p->pPitch ? *p->pPitch : p->WidthInBytes;
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_PITCH, out_dptr(call, p->dptr), pitch * p->Height,
@@ -177,7 +189,7 @@ static void cu_mem_alloc_pitch_exit(struct api_call *call)
 
 static void cuda_malloc_managed_exit(struct api_call *call)
 {
-	const cudaMallocManaged_v6000_params *p = params(call);
+	const cudaMallocManaged_v6000_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_MANAGED, out_ptr(call, p->devPtr), p->size,
 	             call_device(call), NULL);
@@ -185,7 +197,7 @@ static void cuda_malloc_managed_exit(struct api_call *call)
 
 static void cu_mem_alloc_managed_exit(struct api_call *call)
 {
-	const cuMemAllocManaged_params *p = params(call);
+	const cuMemAllocManaged_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_MANAGED, out_dptr(call, p->dptr), p->bytesize,
 	             call_device(call), NULL);
@@ -193,37 +205,25 @@ static void cu_mem_alloc_managed_exit(struct api_call *call)
 
 static void cuda_free_enter(struct api_call *call, const CUpti_CallbackData *data, bool nested)
 {
+	const cudaFree_v3020_params *p = data->functionParams;
+
 	if (!nested)
-		take_range(call, TRACKER_ADDRESSES,
-		           PTR(((const cudaFree_v3020_params *)data->functionParams)->devPtr));
-}
-
-static void cuda_free_exit(struct api_call *call)
-{
-	const cudaFree_v3020_params *p = params(call);
-
-	record_free(call, TRACKER_ADDRESSES, MEM_DEVICE, PTR(p->devPtr), NULL);
+		release_enter(call, TRACKER_ADDRESSES, MEM_DEVICE, PTR(p->devPtr), NULL);
 }
 
 static void cu_mem_free_enter(struct api_call *call, const CUpti_CallbackData *data, bool nested)
 {
+	const cuMemFree_v2_params *p = data->functionParams;
+
 	if (!nested)
-		take_range(call, TRACKER_ADDRESSES,
-		           ((const cuMemFree_v2_params *)data->functionParams)->dptr);
-}
-
-static void cu_mem_free_exit(struct api_call *call)
-{
-	const cuMemFree_v2_params *p = params(call);
-
-	record_free(call, TRACKER_ADDRESSES, MEM_DEVICE, p->dptr, NULL);
+		release_enter(call, TRACKER_ADDRESSES, MEM_DEVICE, p->dptr, NULL);
 }
 
 /* --------------------------------------------------------- host memory */
 
 static void cuda_malloc_host_exit(struct api_call *call)
 {
-	const cudaMallocHost_v3020_params *p = params(call);
+	const cudaMallocHost_v3020_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, out_ptr(call, p->ptr), p->size,
 	             call_device(call), NULL);
@@ -231,7 +231,7 @@ static void cuda_malloc_host_exit(struct api_call *call)
 
 static void cuda_host_alloc_exit(struct api_call *call)
 {
-	const cudaHostAlloc_v3020_params *p = params(call);
+	const cudaHostAlloc_v3020_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, out_ptr(call, p->pHost), p->size,
 	             call_device(call), NULL);
@@ -239,7 +239,7 @@ static void cuda_host_alloc_exit(struct api_call *call)
 
 static void cu_mem_alloc_host_exit(struct api_call *call)
 {
-	const cuMemAllocHost_v2_params *p = params(call);
+	const cuMemAllocHost_v2_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, out_ptr(call, p->pp), p->bytesize,
 	             call_device(call), NULL);
@@ -247,7 +247,7 @@ static void cu_mem_alloc_host_exit(struct api_call *call)
 
 static void cu_mem_host_alloc_exit(struct api_call *call)
 {
-	const cuMemHostAlloc_params *p = params(call);
+	const cuMemHostAlloc_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, out_ptr(call, p->pp), p->bytesize,
 	             call_device(call), NULL);
@@ -255,36 +255,24 @@ static void cu_mem_host_alloc_exit(struct api_call *call)
 
 static void cuda_free_host_enter(struct api_call *call, const CUpti_CallbackData *data, bool nested)
 {
+	const cudaFreeHost_v3020_params *p = data->functionParams;
+
 	if (!nested)
-		take_range(call, TRACKER_ADDRESSES,
-		           PTR(((const cudaFreeHost_v3020_params *)data->functionParams)->ptr));
-}
-
-static void cuda_free_host_exit(struct api_call *call)
-{
-	const cudaFreeHost_v3020_params *p = params(call);
-
-	record_free(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, PTR(p->ptr), NULL);
+		release_enter(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, PTR(p->ptr), NULL);
 }
 
 static void cu_mem_free_host_enter(struct api_call *call, const CUpti_CallbackData *data,
                                    bool nested)
 {
+	const cuMemFreeHost_params *p = data->functionParams;
+
 	if (!nested)
-		take_range(call, TRACKER_ADDRESSES,
-		           PTR(((const cuMemFreeHost_params *)data->functionParams)->p));
-}
-
-static void cu_mem_free_host_exit(struct api_call *call)
-{
-	const cuMemFreeHost_params *p = params(call);
-
-	record_free(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, PTR(p->p), NULL);
+		release_enter(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, PTR(p->p), NULL);
 }
 
 static void cuda_host_register_exit(struct api_call *call)
 {
-	const cudaHostRegister_v4000_params *p = params(call);
+	const cudaHostRegister_v4000_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_HOST_REGISTERED, PTR(p->ptr), p->size,
 	             call_device(call), NULL);
@@ -293,7 +281,7 @@ static void cuda_host_register_exit(struct api_call *call)
 /* cuMemHostRegister and cuMemHostRegister_v2 share this layout. */
 static void cu_mem_host_register_exit(struct api_call *call)
 {
-	const cuMemHostRegister_v2_params *p = params(call);
+	const cuMemHostRegister_v2_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_HOST_REGISTERED, PTR(p->p), p->bytesize,
 	             call_device(call), NULL);
@@ -302,32 +290,19 @@ static void cu_mem_host_register_exit(struct api_call *call)
 static void cuda_host_unregister_enter(struct api_call *call, const CUpti_CallbackData *data,
                                        bool nested)
 {
+	const cudaHostUnregister_v4000_params *p = data->functionParams;
+
 	if (!nested)
-		take_range(
-		    call, TRACKER_ADDRESSES,
-		    PTR(((const cudaHostUnregister_v4000_params *)data->functionParams)->ptr));
-}
-
-static void cuda_host_unregister_exit(struct api_call *call)
-{
-	const cudaHostUnregister_v4000_params *p = params(call);
-
-	record_free(call, TRACKER_ADDRESSES, MEM_HOST_REGISTERED, PTR(p->ptr), NULL);
+		release_enter(call, TRACKER_ADDRESSES, MEM_HOST_REGISTERED, PTR(p->ptr), NULL);
 }
 
 static void cu_mem_host_unregister_enter(struct api_call *call, const CUpti_CallbackData *data,
                                          bool nested)
 {
+	const cuMemHostUnregister_params *p = data->functionParams;
+
 	if (!nested)
-		take_range(call, TRACKER_ADDRESSES,
-		           PTR(((const cuMemHostUnregister_params *)data->functionParams)->p));
-}
-
-static void cu_mem_host_unregister_exit(struct api_call *call)
-{
-	const cuMemHostUnregister_params *p = params(call);
-
-	record_free(call, TRACKER_ADDRESSES, MEM_HOST_REGISTERED, PTR(p->p), NULL);
+		release_enter(call, TRACKER_ADDRESSES, MEM_HOST_REGISTERED, PTR(p->p), NULL);
 }
 
 /* ------------------------------------------------ stream-ordered memory */
@@ -335,7 +310,7 @@ static void cu_mem_host_unregister_exit(struct api_call *call)
 /* The _ptsz variants share the layouts of their base calls. */
 static void cuda_malloc_async_exit(struct api_call *call)
 {
-	const cudaMallocAsync_v11020_params *p = params(call);
+	const cudaMallocAsync_v11020_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_ASYNC, out_ptr(call, p->devPtr), p->size,
 	             call_device(call), (const CUstream *)&p->hStream);
@@ -343,7 +318,7 @@ static void cuda_malloc_async_exit(struct api_call *call)
 
 static void cuda_malloc_from_pool_async_exit(struct api_call *call)
 {
-	const cudaMallocFromPoolAsync_v11020_params *p = params(call);
+	const cudaMallocFromPoolAsync_v11020_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_ASYNC, out_ptr(call, p->ptr), p->size,
 	             call_device(call), (const CUstream *)&p->stream);
@@ -351,7 +326,7 @@ static void cuda_malloc_from_pool_async_exit(struct api_call *call)
 
 static void cu_mem_alloc_async_exit(struct api_call *call)
 {
-	const cuMemAllocAsync_params *p = params(call);
+	const cuMemAllocAsync_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_ASYNC, out_dptr(call, p->dptr), p->bytesize,
 	             call_device(call), &p->hStream);
@@ -359,7 +334,7 @@ static void cu_mem_alloc_async_exit(struct api_call *call)
 
 static void cu_mem_alloc_from_pool_async_exit(struct api_call *call)
 {
-	const cuMemAllocFromPoolAsync_params *p = params(call);
+	const cuMemAllocFromPoolAsync_params *p = call_params(call);
 
 	record_alloc(call, TRACKER_ADDRESSES, MEM_ASYNC, out_dptr(call, p->dptr), p->bytesize,
 	             call_device(call), &p->hStream);
@@ -368,40 +343,27 @@ static void cu_mem_alloc_from_pool_async_exit(struct api_call *call)
 static void cuda_free_async_enter(struct api_call *call, const CUpti_CallbackData *data,
                                   bool nested)
 {
+	const cudaFreeAsync_v11020_params *p = data->functionParams;
+
 	if (!nested)
-		take_range(
-		    call, TRACKER_ADDRESSES,
-		    PTR(((const cudaFreeAsync_v11020_params *)data->functionParams)->devPtr));
-}
-
-static void cuda_free_async_exit(struct api_call *call)
-{
-	const cudaFreeAsync_v11020_params *p = params(call);
-
-	record_free(call, TRACKER_ADDRESSES, MEM_ASYNC, PTR(p->devPtr),
-	            (const CUstream *)&p->hStream);
+		release_enter(call, TRACKER_ADDRESSES, MEM_ASYNC, PTR(p->devPtr),
+		              (const CUstream *)&p->hStream);
 }
 
 static void cu_mem_free_async_enter(struct api_call *call, const CUpti_CallbackData *data,
                                     bool nested)
 {
+	const cuMemFreeAsync_params *p = data->functionParams;
+
 	if (!nested)
-		take_range(call, TRACKER_ADDRESSES,
-		           ((const cuMemFreeAsync_params *)data->functionParams)->dptr);
-}
-
-static void cu_mem_free_async_exit(struct api_call *call)
-{
-	const cuMemFreeAsync_params *p = params(call);
-
-	record_free(call, TRACKER_ADDRESSES, MEM_ASYNC, p->dptr, &p->hStream);
+		release_enter(call, TRACKER_ADDRESSES, MEM_ASYNC, p->dptr, &p->hStream);
 }
 
 /* ------------------------------------------------------------------ VMM */
 
 static void cu_mem_create_exit(struct api_call *call)
 {
-	const cuMemCreate_params *p = params(call);
+	const cuMemCreate_params *p = call_params(call);
 	uint8_t device = call_device(call);
 	uint64_t handle = !call_failed(call) && p->handle ? (uint64_t)*p->handle : 0;
 
@@ -412,21 +374,15 @@ static void cu_mem_create_exit(struct api_call *call)
 
 static void cu_mem_release_enter(struct api_call *call, const CUpti_CallbackData *data, bool nested)
 {
+	const cuMemRelease_params *p = data->functionParams;
+
 	if (!nested)
-		take_range(call, TRACKER_VMM_HANDLES,
-		           ((const cuMemRelease_params *)data->functionParams)->handle);
-}
-
-static void cu_mem_release_exit(struct api_call *call)
-{
-	const cuMemRelease_params *p = params(call);
-
-	record_free(call, TRACKER_VMM_HANDLES, MEM_VMM_PHYSICAL, p->handle, NULL);
+		release_enter(call, TRACKER_VMM_HANDLES, MEM_VMM_PHYSICAL, p->handle, NULL);
 }
 
 static void cu_mem_map_exit(struct api_call *call)
 {
-	const cuMemMap_params *p = params(call);
+	const cuMemMap_params *p = call_params(call);
 	struct tracker_entry physical;
 	uint8_t device = call_device(call);
 
@@ -439,21 +395,15 @@ static void cu_mem_unmap_enter(struct api_call *call, const CUpti_CallbackData *
 {
 	const cuMemUnmap_params *p = data->functionParams;
 	uint64_t end = (uint64_t)p->ptr + p->size;
+	struct release *r;
 
 	if (nested)
 		return;
-	call->freed_count = 0;
-	call->free_was_null = false;
-	while (call->freed_count < CALL_FREED_MAX &&
-	       tracker_remove_within((uint64_t)p->ptr, end, &call->freed[call->freed_count]))
-		call->freed_count++;
-}
-
-static void cu_mem_unmap_exit(struct api_call *call)
-{
-	const cuMemUnmap_params *p = params(call);
-
-	record_free(call, TRACKER_ADDRESSES, MEM_VMM_MAP, (uint64_t)p->ptr, NULL);
+	/* Every mapping in the range, up to CALL_FREED_MAX. */
+	r = release_begin(call, TRACKER_ADDRESSES, MEM_VMM_MAP, (uint64_t)p->ptr, NULL);
+	while (r->count < CALL_FREED_MAX &&
+	       tracker_remove_within((uint64_t)p->ptr, end, &r->freed[r->count]))
+		r->count++;
 }
 
 const struct api_binding alloc_bindings[] = {
@@ -463,43 +413,32 @@ const struct api_binding alloc_bindings[] = {
 	BIND_DRIVER(cuMemAllocPitch_v2, 0, NULL, cu_mem_alloc_pitch_exit),
 	BIND_RUNTIME(cudaMallocManaged_v6000, 0, NULL, cuda_malloc_managed_exit),
 	BIND_DRIVER(cuMemAllocManaged, 0, NULL, cu_mem_alloc_managed_exit),
-	BIND_RUNTIME(cudaFree_v3020, 0, cuda_free_enter, cuda_free_exit),
-	BIND_DRIVER(cuMemFree_v2, 0, cu_mem_free_enter, cu_mem_free_exit),
+	BIND_RUNTIME(cudaFree_v3020, 0, cuda_free_enter, release_exit),
+	BIND_DRIVER(cuMemFree_v2, 0, cu_mem_free_enter, release_exit),
 
 	BIND_RUNTIME(cudaMallocHost_v3020, 0, NULL, cuda_malloc_host_exit),
 	BIND_RUNTIME(cudaHostAlloc_v3020, 0, NULL, cuda_host_alloc_exit),
 	BIND_DRIVER(cuMemAllocHost_v2, 0, NULL, cu_mem_alloc_host_exit),
 	BIND_DRIVER(cuMemHostAlloc, 0, NULL, cu_mem_host_alloc_exit),
-	BIND_RUNTIME(cudaFreeHost_v3020, 0, cuda_free_host_enter, cuda_free_host_exit),
-	BIND_DRIVER(cuMemFreeHost, 0, cu_mem_free_host_enter, cu_mem_free_host_exit),
+	BIND_RUNTIME(cudaFreeHost_v3020, 0, cuda_free_host_enter, release_exit),
+	BIND_DRIVER(cuMemFreeHost, 0, cu_mem_free_host_enter, release_exit),
 	BIND_RUNTIME(cudaHostRegister_v4000, 0, NULL, cuda_host_register_exit),
 	BIND_DRIVER(cuMemHostRegister, 0, NULL, cu_mem_host_register_exit),
 	BIND_DRIVER(cuMemHostRegister_v2, 0, NULL, cu_mem_host_register_exit),
-	BIND_RUNTIME(cudaHostUnregister_v4000, 0, cuda_host_unregister_enter,
-	             cuda_host_unregister_exit),
-	BIND_DRIVER(cuMemHostUnregister, 0, cu_mem_host_unregister_enter,
-	            cu_mem_host_unregister_exit),
+	BIND_RUNTIME(cudaHostUnregister_v4000, 0, cuda_host_unregister_enter, release_exit),
+	BIND_DRIVER(cuMemHostUnregister, 0, cu_mem_host_unregister_enter, release_exit),
 
-	BIND_RUNTIME(cudaMallocAsync_v11020, 0, NULL, cuda_malloc_async_exit),
-	BIND_RUNTIME(cudaMallocAsync_ptsz_v11020, BIND_PER_THREAD, NULL, cuda_malloc_async_exit),
-	BIND_RUNTIME(cudaMallocFromPoolAsync_v11020, 0, NULL, cuda_malloc_from_pool_async_exit),
-	BIND_RUNTIME(cudaMallocFromPoolAsync_ptsz_v11020, BIND_PER_THREAD, NULL,
-	             cuda_malloc_from_pool_async_exit),
-	BIND_DRIVER(cuMemAllocAsync, 0, NULL, cu_mem_alloc_async_exit),
-	BIND_DRIVER(cuMemAllocAsync_ptsz, BIND_PER_THREAD, NULL, cu_mem_alloc_async_exit),
-	BIND_DRIVER(cuMemAllocFromPoolAsync, 0, NULL, cu_mem_alloc_from_pool_async_exit),
-	BIND_DRIVER(cuMemAllocFromPoolAsync_ptsz, BIND_PER_THREAD, NULL,
-	            cu_mem_alloc_from_pool_async_exit),
-	BIND_RUNTIME(cudaFreeAsync_v11020, 0, cuda_free_async_enter, cuda_free_async_exit),
-	BIND_RUNTIME(cudaFreeAsync_ptsz_v11020, BIND_PER_THREAD, cuda_free_async_enter,
-	             cuda_free_async_exit),
-	BIND_DRIVER(cuMemFreeAsync, 0, cu_mem_free_async_enter, cu_mem_free_async_exit),
-	BIND_DRIVER(cuMemFreeAsync_ptsz, BIND_PER_THREAD, cu_mem_free_async_enter,
-	            cu_mem_free_async_exit),
+	BIND_RUNTIME_PT(cudaMallocAsync, v11020, ptsz_v11020, 0, NULL, cuda_malloc_async_exit),
+	BIND_RUNTIME_PT(cudaMallocFromPoolAsync, v11020, ptsz_v11020, 0, NULL,
+	                cuda_malloc_from_pool_async_exit),
+	BIND_DRIVER_PT(cuMemAllocAsync, ptsz, 0, NULL, cu_mem_alloc_async_exit),
+	BIND_DRIVER_PT(cuMemAllocFromPoolAsync, ptsz, 0, NULL, cu_mem_alloc_from_pool_async_exit),
+	BIND_RUNTIME_PT(cudaFreeAsync, v11020, ptsz_v11020, 0, cuda_free_async_enter, release_exit),
+	BIND_DRIVER_PT(cuMemFreeAsync, ptsz, 0, cu_mem_free_async_enter, release_exit),
 
 	BIND_DRIVER(cuMemCreate, 0, NULL, cu_mem_create_exit),
-	BIND_DRIVER(cuMemRelease, 0, cu_mem_release_enter, cu_mem_release_exit),
+	BIND_DRIVER(cuMemRelease, 0, cu_mem_release_enter, release_exit),
 	BIND_DRIVER(cuMemMap, 0, NULL, cu_mem_map_exit),
-	BIND_DRIVER(cuMemUnmap, 0, cu_mem_unmap_enter, cu_mem_unmap_exit),
+	BIND_DRIVER(cuMemUnmap, 0, cu_mem_unmap_enter, release_exit),
 	BIND_END,
 };

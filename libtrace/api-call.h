@@ -43,11 +43,18 @@ struct api_call {
 	/* Launch configuration reported by a nested driver launch. */
 	struct launch_config nested_launch;
 
-	/* Ranges removed from the tracker at ENTER; re-inserted if the call
-	 * fails, reported at EXIT if it succeeds. */
-	unsigned freed_count;
-	struct tracker_entry freed[CALL_FREED_MAX];
-	bool free_was_null;
+	/* A release: what its ENTER took out of the tracker (re-inserted if
+	 * the call fails, reported at EXIT if it succeeds) and what the EXIT
+	 * needs to report it. */
+	struct release {
+		uint64_t key;    /* address or handle freed; 0: NULL, nothing */
+		CUstream stream; /* of a stream-ordered release */
+		bool has_stream;
+		uint8_t space; /* enum tracker_space */
+		uint8_t kind;  /* enum mem_kind the call implies */
+		unsigned count;
+		struct tracker_entry freed[CALL_FREED_MAX];
+	} release;
 };
 
 enum binding_flag {
@@ -72,6 +79,18 @@ struct api_binding {
 	{ CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_##id, (flags), (enter), (exit) }
 #define BIND_RUNTIME(id, flags, enter, exit) \
 	{ CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_##id, (flags), (enter), (exit) }
+/* A call and its per-thread default stream variant (_ptsz, _ptds), with
+ * the same handlers: BIND_DRIVER_PT(cuMemcpy, ptds, ...) binds cuMemcpy and
+ * cuMemcpy_ptds; BIND_RUNTIME_PT(cudaMemcpy, v3020, ptds_v7000, ...)
+ * binds cudaMemcpy_v3020 and cudaMemcpy_ptds_v7000. */
+#define BIND_DRIVER_PT(id, variant, flags, enter, exit) \
+	BIND_DRIVER(id, flags, enter, exit), \
+	BIND_DRIVER(id##_##variant, (flags) | BIND_PER_THREAD, enter, exit)
+#define BIND_RUNTIME_PT(name, version, variant, flags, enter, exit) \
+	BIND_RUNTIME(name##_##version, flags, enter, exit), \
+	BIND_RUNTIME(name##_##variant, (flags) | BIND_PER_THREAD, enter, exit)
+#define BIND_NVTX(id) \
+	{ CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_##id, 0, NULL, NULL }
 #define BIND_END { 0, 0, 0, NULL, NULL }
 /* clang-format on */
 
@@ -81,8 +100,19 @@ extern const struct api_binding copy_bindings[];
 extern const struct api_binding launch_bindings[];
 extern const struct api_binding sync_bindings[];
 extern const struct api_binding lifecycle_bindings[];
+/* NVTX ranges and marks: ids only, switched as a set (nvtx.c handles
+ * them through nvtx_callback). */
+extern const struct api_binding nvtx_event_bindings[];
 
 /* Helpers for the handlers (callbacks.c). */
+
+#define PTR(p) ((uint64_t)(uintptr_t)(p))
+
+/* The parameters of the call's current callback (a *_params struct). */
+static inline const void *call_params(const struct api_call *call)
+{
+	return call->data->functionParams;
+}
 
 /* Device of the call's context, or DEVICE_NONE. */
 uint8_t call_device(const struct api_call *call);

@@ -12,6 +12,12 @@
  * that left no callback enabled. */
 CUptiResult callbacks_enable(CUpti_SubscriberHandle subscriber);
 
+/* Switch off the callback ids whose events no session enables (copies,
+ * launches, synchronisations, NVTX ranges and marks), and on again those
+ * that one does. Allocations and releases stay on. From one thread at a
+ * time, after callbacks_enable. */
+void callbacks_follow_sessions(void);
+
 /* The subscriber's callback. */
 void CUPTIAPI callbacks_dispatch(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                  const void *cbdata);

@@ -19,6 +19,8 @@
 #define MIN_BUFFER_SIZE         (64u << 10)
 #define MAX_BUFFER_SIZE         (256u << 20)
 #define DEFAULT_FLUSH_PERIOD_MS 1000
+#define DEFAULT_SESSION_POLL_MS 100
+#define MAX_SESSION_POLL_MS     10000u
 #define MAX_PERIOD_MS           3600000u
 #define DEFAULT_MAX_STRING      256
 #define MIN_MAX_STRING          16
@@ -31,6 +33,7 @@ struct config config = {
 	.flush_period_ms = DEFAULT_FLUSH_PERIOD_MS,
 	.max_string = DEFAULT_MAX_STRING,
 	.nvml_period_ms = 0,
+	.session_poll_ms = DEFAULT_SESSION_POLL_MS,
 	.debug = 0,
 };
 
@@ -218,6 +221,7 @@ void config_load(void)
 	uint64_t flush = config.flush_period_ms;
 	uint64_t max_string = config.max_string;
 	uint64_t nvml = config.nvml_period_ms;
+	uint64_t poll = config.session_poll_ms;
 
 	load_debug();
 	load_api();
@@ -226,9 +230,11 @@ void config_load(void)
 	load_number("CUDATRACE_FLUSH_PERIOD_MS", 0, MAX_PERIOD_MS, &flush);
 	load_number("CUDATRACE_MAX_STRING", MIN_MAX_STRING, MAX_MAX_STRING, &max_string);
 	load_number("CUDATRACE_NVML_PERIOD_MS", 0, MAX_PERIOD_MS, &nvml);
+	load_number("CUDATRACE_SESSION_POLL_MS", 0, MAX_SESSION_POLL_MS, &poll);
 	/* CUPTI wants 8-byte aligned buffers of a multiple of 8 bytes. */
 	config.buffer_size = (size_t)(buffer_size & ~(uint64_t)7);
 	config.flush_period_ms = (uint32_t)flush;
 	config.max_string = (uint16_t)max_string;
 	config.nvml_period_ms = (uint32_t)nvml;
+	config.session_poll_ms = (uint32_t)poll;
 }

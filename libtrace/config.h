@@ -32,6 +32,7 @@ struct config {
 	uint32_t flush_period_ms; /* CUDATRACE_FLUSH_PERIOD_MS: 0 = no periodic flush */
 	uint16_t max_string;      /* CUDATRACE_MAX_STRING: bytes per string field */
 	uint32_t nvml_period_ms;  /* CUDATRACE_NVML_PERIOD_MS: 0 = no periodic samples */
+	uint32_t session_poll_ms; /* CUDATRACE_SESSION_POLL_MS: 0 = all stays on */
 	int debug;                /* CUDATRACE_DEBUG: log level, 0..3 */
 };
 

@@ -13,8 +13,6 @@
 #include "api-call.h"
 #include "cudatrace-tp.h"
 
-#define PTR(p) ((uint64_t)(uintptr_t)(p))
-
 /* One side of a copy as the tracker sees it. */
 struct side {
 	bool on_device;
@@ -173,17 +171,12 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 	lttng_ust_do_tracepoint(cudatrace, memcpy, &e);
 }
 
-static const void *params(const struct api_call *call)
-{
-	return call->data->functionParams;
-}
-
 /* ------------------------------------------------------- runtime copies */
 
 /* cudaMemcpy and cudaMemcpy_ptds share a layout; so do the Async pair. */
 static void cuda_memcpy_exit(struct api_call *call)
 {
-	const cudaMemcpy_v3020_params *p = params(call);
+	const cudaMemcpy_v3020_params *p = call_params(call);
 	struct copy_desc d = { PTR(p->dst),           PTR(p->src), p->count,
 		               hint_of_kind(p->kind), false,       NULL };
 
@@ -192,7 +185,7 @@ static void cuda_memcpy_exit(struct api_call *call)
 
 static void cuda_memcpy_async_exit(struct api_call *call)
 {
-	const cudaMemcpyAsync_v3020_params *p = params(call);
+	const cudaMemcpyAsync_v3020_params *p = call_params(call);
 	struct copy_desc d = { PTR(p->dst),           PTR(p->src), p->count,
 		               hint_of_kind(p->kind), true,        (CUstream)p->stream };
 
@@ -201,7 +194,7 @@ static void cuda_memcpy_async_exit(struct api_call *call)
 
 static void cuda_memcpy_2d_exit(struct api_call *call)
 {
-	const cudaMemcpy2D_v3020_params *p = params(call);
+	const cudaMemcpy2D_v3020_params *p = call_params(call);
 	struct copy_desc d = { PTR(p->dst),           PTR(p->src), (uint64_t)p->width * p->height,
 		               hint_of_kind(p->kind), false,       NULL };
 
@@ -210,7 +203,7 @@ static void cuda_memcpy_2d_exit(struct api_call *call)
 
 static void cuda_memcpy_2d_async_exit(struct api_call *call)
 {
-	const cudaMemcpy2DAsync_v3020_params *p = params(call);
+	const cudaMemcpy2DAsync_v3020_params *p = call_params(call);
 	struct copy_desc d = { PTR(p->dst),           PTR(p->src), (uint64_t)p->width * p->height,
 		               hint_of_kind(p->kind), true,        (CUstream)p->stream };
 
@@ -219,7 +212,7 @@ static void cuda_memcpy_2d_async_exit(struct api_call *call)
 
 static void cuda_memcpy_peer_exit(struct api_call *call)
 {
-	const cudaMemcpyPeer_v4000_params *p = params(call);
+	const cudaMemcpyPeer_v4000_params *p = call_params(call);
 	struct copy_desc d = { PTR(p->dst), PTR(p->src), p->count, HINT_DTOD, false, NULL };
 
 	emit_copy(call, &d);
@@ -227,7 +220,7 @@ static void cuda_memcpy_peer_exit(struct api_call *call)
 
 static void cuda_memcpy_peer_async_exit(struct api_call *call)
 {
-	const cudaMemcpyPeerAsync_v4000_params *p = params(call);
+	const cudaMemcpyPeerAsync_v4000_params *p = call_params(call);
 	struct copy_desc d = { PTR(p->dst), PTR(p->src), p->count,
 		               HINT_DTOD,   true,        (CUstream)p->stream };
 
@@ -238,7 +231,7 @@ static void cuda_memcpy_peer_async_exit(struct api_call *call)
  * not make: the device side of symbol copies is recorded as 0. */
 static void cuda_memcpy_to_symbol_exit(struct api_call *call)
 {
-	const cudaMemcpyToSymbol_v3020_params *p = params(call);
+	const cudaMemcpyToSymbol_v3020_params *p = call_params(call);
 	struct copy_desc d = { 0, PTR(p->src), p->count, hint_of_kind(p->kind), false, NULL };
 
 	emit_copy(call, &d);
@@ -246,7 +239,7 @@ static void cuda_memcpy_to_symbol_exit(struct api_call *call)
 
 static void cuda_memcpy_from_symbol_exit(struct api_call *call)
 {
-	const cudaMemcpyFromSymbol_v3020_params *p = params(call);
+	const cudaMemcpyFromSymbol_v3020_params *p = call_params(call);
 	struct copy_desc d = { PTR(p->dst), 0, p->count, hint_of_kind(p->kind), false, NULL };
 
 	emit_copy(call, &d);
@@ -254,7 +247,7 @@ static void cuda_memcpy_from_symbol_exit(struct api_call *call)
 
 static void cuda_memcpy_to_symbol_async_exit(struct api_call *call)
 {
-	const cudaMemcpyToSymbolAsync_v3020_params *p = params(call);
+	const cudaMemcpyToSymbolAsync_v3020_params *p = call_params(call);
 	struct copy_desc d = { 0,    PTR(p->src),        p->count, hint_of_kind(p->kind),
 		               true, (CUstream)p->stream };
 
@@ -263,7 +256,7 @@ static void cuda_memcpy_to_symbol_async_exit(struct api_call *call)
 
 static void cuda_memcpy_from_symbol_async_exit(struct api_call *call)
 {
-	const cudaMemcpyFromSymbolAsync_v3020_params *p = params(call);
+	const cudaMemcpyFromSymbolAsync_v3020_params *p = call_params(call);
 	struct copy_desc d = { PTR(p->dst),           0,    p->count,
 		               hint_of_kind(p->kind), true, (CUstream)p->stream };
 
@@ -274,7 +267,7 @@ static void cuda_memcpy_from_symbol_async_exit(struct api_call *call)
 
 static void cu_memcpy_exit(struct api_call *call)
 {
-	const cuMemcpy_params *p = params(call);
+	const cuMemcpy_params *p = call_params(call);
 	struct copy_desc d = { p->dst, p->src, p->ByteCount, HINT_POINTERS, false, NULL };
 
 	emit_copy(call, &d);
@@ -282,7 +275,7 @@ static void cu_memcpy_exit(struct api_call *call)
 
 static void cu_memcpy_async_exit(struct api_call *call)
 {
-	const cuMemcpyAsync_params *p = params(call);
+	const cuMemcpyAsync_params *p = call_params(call);
 	struct copy_desc d = { p->dst, p->src, p->ByteCount, HINT_POINTERS, true, p->hStream };
 
 	emit_copy(call, &d);
@@ -290,7 +283,7 @@ static void cu_memcpy_async_exit(struct api_call *call)
 
 static void cu_memcpy_htod_exit(struct api_call *call)
 {
-	const cuMemcpyHtoD_v2_params *p = params(call);
+	const cuMemcpyHtoD_v2_params *p = call_params(call);
 	struct copy_desc d = {
 		p->dstDevice, PTR(p->srcHost), p->ByteCount, HINT_HTOD, false, NULL
 	};
@@ -300,7 +293,7 @@ static void cu_memcpy_htod_exit(struct api_call *call)
 
 static void cu_memcpy_htod_async_exit(struct api_call *call)
 {
-	const cuMemcpyHtoDAsync_v2_params *p = params(call);
+	const cuMemcpyHtoDAsync_v2_params *p = call_params(call);
 	struct copy_desc d = { p->dstDevice, PTR(p->srcHost), p->ByteCount, HINT_HTOD,
 		               true,         p->hStream };
 
@@ -309,7 +302,7 @@ static void cu_memcpy_htod_async_exit(struct api_call *call)
 
 static void cu_memcpy_dtoh_exit(struct api_call *call)
 {
-	const cuMemcpyDtoH_v2_params *p = params(call);
+	const cuMemcpyDtoH_v2_params *p = call_params(call);
 	struct copy_desc d = {
 		PTR(p->dstHost), p->srcDevice, p->ByteCount, HINT_DTOH, false, NULL
 	};
@@ -319,7 +312,7 @@ static void cu_memcpy_dtoh_exit(struct api_call *call)
 
 static void cu_memcpy_dtoh_async_exit(struct api_call *call)
 {
-	const cuMemcpyDtoHAsync_v2_params *p = params(call);
+	const cuMemcpyDtoHAsync_v2_params *p = call_params(call);
 	struct copy_desc d = { PTR(p->dstHost), p->srcDevice, p->ByteCount,
 		               HINT_DTOH,       true,         p->hStream };
 
@@ -328,7 +321,7 @@ static void cu_memcpy_dtoh_async_exit(struct api_call *call)
 
 static void cu_memcpy_dtod_exit(struct api_call *call)
 {
-	const cuMemcpyDtoD_v2_params *p = params(call);
+	const cuMemcpyDtoD_v2_params *p = call_params(call);
 	struct copy_desc d = { p->dstDevice, p->srcDevice, p->ByteCount, HINT_DTOD, false, NULL };
 
 	emit_copy(call, &d);
@@ -336,7 +329,7 @@ static void cu_memcpy_dtod_exit(struct api_call *call)
 
 static void cu_memcpy_dtod_async_exit(struct api_call *call)
 {
-	const cuMemcpyDtoDAsync_v2_params *p = params(call);
+	const cuMemcpyDtoDAsync_v2_params *p = call_params(call);
 	struct copy_desc d = {
 		p->dstDevice, p->srcDevice, p->ByteCount, HINT_DTOD, true, p->hStream
 	};
@@ -346,7 +339,7 @@ static void cu_memcpy_dtod_async_exit(struct api_call *call)
 
 static void cu_memcpy_peer_exit(struct api_call *call)
 {
-	const cuMemcpyPeer_params *p = params(call);
+	const cuMemcpyPeer_params *p = call_params(call);
 	struct copy_desc d = { p->dstDevice, p->srcDevice, p->ByteCount, HINT_DTOD, false, NULL };
 
 	emit_copy(call, &d);
@@ -354,7 +347,7 @@ static void cu_memcpy_peer_exit(struct api_call *call)
 
 static void cu_memcpy_peer_async_exit(struct api_call *call)
 {
-	const cuMemcpyPeerAsync_params *p = params(call);
+	const cuMemcpyPeerAsync_params *p = call_params(call);
 	struct copy_desc d = {
 		p->dstDevice, p->srcDevice, p->ByteCount, HINT_DTOD, true, p->hStream
 	};
@@ -404,14 +397,14 @@ static void emit_copy2d(struct api_call *call, const CUDA_MEMCPY2D *c, bool asyn
 
 static void cu_memcpy_2d_exit(struct api_call *call)
 {
-	const cuMemcpy2D_v2_params *p = params(call);
+	const cuMemcpy2D_v2_params *p = call_params(call);
 
 	emit_copy2d(call, p->pCopy, false, NULL);
 }
 
 static void cu_memcpy_2d_async_exit(struct api_call *call)
 {
-	const cuMemcpy2DAsync_v2_params *p = params(call);
+	const cuMemcpy2DAsync_v2_params *p = call_params(call);
 
 	emit_copy2d(call, p->pCopy, true, p->hStream);
 }
@@ -453,7 +446,7 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 /* The runtime converts the value to unsigned char. */
 static void cuda_memset_exit(struct api_call *call)
 {
-	const cudaMemset_v3020_params *p = params(call);
+	const cudaMemset_v3020_params *p = call_params(call);
 	struct memset_desc d = {
 		PTR(p->devPtr), p->count, (unsigned char)p->value, 1, false, NULL
 	};
@@ -463,7 +456,7 @@ static void cuda_memset_exit(struct api_call *call)
 
 static void cuda_memset_async_exit(struct api_call *call)
 {
-	const cudaMemsetAsync_v3020_params *p = params(call);
+	const cudaMemsetAsync_v3020_params *p = call_params(call);
 	struct memset_desc d = { PTR(p->devPtr), p->count,           (unsigned char)p->value, 1,
 		                 true,           (CUstream)p->stream };
 
@@ -472,7 +465,7 @@ static void cuda_memset_async_exit(struct api_call *call)
 
 static void cuda_memset_2d_exit(struct api_call *call)
 {
-	const cudaMemset2D_v3020_params *p = params(call);
+	const cudaMemset2D_v3020_params *p = call_params(call);
 	struct memset_desc d = { PTR(p->devPtr),
 		                 (uint64_t)p->width * p->height,
 		                 (unsigned char)p->value,
@@ -485,7 +478,7 @@ static void cuda_memset_2d_exit(struct api_call *call)
 
 static void cuda_memset_2d_async_exit(struct api_call *call)
 {
-	const cudaMemset2DAsync_v3020_params *p = params(call);
+	const cudaMemset2DAsync_v3020_params *p = call_params(call);
 	struct memset_desc d = { PTR(p->devPtr),
 		                 (uint64_t)p->width * p->height,
 		                 (unsigned char)p->value,
@@ -498,7 +491,7 @@ static void cuda_memset_2d_async_exit(struct api_call *call)
 
 static void cu_memset_d8_exit(struct api_call *call)
 {
-	const cuMemsetD8_v2_params *p = params(call);
+	const cuMemsetD8_v2_params *p = call_params(call);
 	struct memset_desc d = { p->dstDevice, p->N, p->uc, 1, false, NULL };
 
 	emit_memset(call, &d);
@@ -506,7 +499,7 @@ static void cu_memset_d8_exit(struct api_call *call)
 
 static void cu_memset_d16_exit(struct api_call *call)
 {
-	const cuMemsetD16_v2_params *p = params(call);
+	const cuMemsetD16_v2_params *p = call_params(call);
 	struct memset_desc d = { p->dstDevice, (uint64_t)p->N * 2, p->us, 2, false, NULL };
 
 	emit_memset(call, &d);
@@ -514,7 +507,7 @@ static void cu_memset_d16_exit(struct api_call *call)
 
 static void cu_memset_d32_exit(struct api_call *call)
 {
-	const cuMemsetD32_v2_params *p = params(call);
+	const cuMemsetD32_v2_params *p = call_params(call);
 	struct memset_desc d = { p->dstDevice, (uint64_t)p->N * 4, p->ui, 4, false, NULL };
 
 	emit_memset(call, &d);
@@ -522,7 +515,7 @@ static void cu_memset_d32_exit(struct api_call *call)
 
 static void cu_memset_d8_async_exit(struct api_call *call)
 {
-	const cuMemsetD8Async_params *p = params(call);
+	const cuMemsetD8Async_params *p = call_params(call);
 	struct memset_desc d = { p->dstDevice, p->N, p->uc, 1, true, p->hStream };
 
 	emit_memset(call, &d);
@@ -530,7 +523,7 @@ static void cu_memset_d8_async_exit(struct api_call *call)
 
 static void cu_memset_d16_async_exit(struct api_call *call)
 {
-	const cuMemsetD16Async_params *p = params(call);
+	const cuMemsetD16Async_params *p = call_params(call);
 	struct memset_desc d = { p->dstDevice, (uint64_t)p->N * 2, p->us, 2, true, p->hStream };
 
 	emit_memset(call, &d);
@@ -538,7 +531,7 @@ static void cu_memset_d16_async_exit(struct api_call *call)
 
 static void cu_memset_d32_async_exit(struct api_call *call)
 {
-	const cuMemsetD32Async_params *p = params(call);
+	const cuMemsetD32Async_params *p = call_params(call);
 	struct memset_desc d = { p->dstDevice, (uint64_t)p->N * 4, p->ui, 4, true, p->hStream };
 
 	emit_memset(call, &d);
@@ -546,7 +539,7 @@ static void cu_memset_d32_async_exit(struct api_call *call)
 
 static void cu_memset_d2d8_exit(struct api_call *call)
 {
-	const cuMemsetD2D8_v2_params *p = params(call);
+	const cuMemsetD2D8_v2_params *p = call_params(call);
 	struct memset_desc d = {
 		p->dstDevice, (uint64_t)p->Width * p->Height, p->uc, 1, false, NULL
 	};
@@ -556,7 +549,7 @@ static void cu_memset_d2d8_exit(struct api_call *call)
 
 static void cu_memset_d2d16_exit(struct api_call *call)
 {
-	const cuMemsetD2D16_v2_params *p = params(call);
+	const cuMemsetD2D16_v2_params *p = call_params(call);
 	struct memset_desc d = { p->dstDevice, (uint64_t)p->Width * 2 * p->Height, p->us, 2, false,
 		                 NULL };
 
@@ -565,7 +558,7 @@ static void cu_memset_d2d16_exit(struct api_call *call)
 
 static void cu_memset_d2d32_exit(struct api_call *call)
 {
-	const cuMemsetD2D32_v2_params *p = params(call);
+	const cuMemsetD2D32_v2_params *p = call_params(call);
 	struct memset_desc d = { p->dstDevice, (uint64_t)p->Width * 4 * p->Height, p->ui, 4, false,
 		                 NULL };
 
@@ -574,7 +567,7 @@ static void cu_memset_d2d32_exit(struct api_call *call)
 
 static void cu_memset_d2d8_async_exit(struct api_call *call)
 {
-	const cuMemsetD2D8Async_params *p = params(call);
+	const cuMemsetD2D8Async_params *p = call_params(call);
 	struct memset_desc d = { p->dstDevice, (uint64_t)p->Width * p->Height, p->uc, 1, true,
 		                 p->hStream };
 
@@ -583,7 +576,7 @@ static void cu_memset_d2d8_async_exit(struct api_call *call)
 
 static void cu_memset_d2d16_async_exit(struct api_call *call)
 {
-	const cuMemsetD2D16Async_params *p = params(call);
+	const cuMemsetD2D16Async_params *p = call_params(call);
 	struct memset_desc d = { p->dstDevice, (uint64_t)p->Width * 2 * p->Height, p->us, 2, true,
 		                 p->hStream };
 
@@ -592,94 +585,57 @@ static void cu_memset_d2d16_async_exit(struct api_call *call)
 
 static void cu_memset_d2d32_async_exit(struct api_call *call)
 {
-	const cuMemsetD2D32Async_params *p = params(call);
+	const cuMemsetD2D32Async_params *p = call_params(call);
 	struct memset_desc d = { p->dstDevice, (uint64_t)p->Width * 4 * p->Height, p->ui, 4, true,
 		                 p->hStream };
 
 	emit_memset(call, &d);
 }
 
-#define PT BIND_PER_THREAD
-
 const struct api_binding copy_bindings[] = {
-	BIND_RUNTIME(cudaMemcpy_v3020, 0, NULL, cuda_memcpy_exit),
-	BIND_RUNTIME(cudaMemcpy_ptds_v7000, PT, NULL, cuda_memcpy_exit),
-	BIND_RUNTIME(cudaMemcpyAsync_v3020, 0, NULL, cuda_memcpy_async_exit),
-	BIND_RUNTIME(cudaMemcpyAsync_ptsz_v7000, PT, NULL, cuda_memcpy_async_exit),
-	BIND_RUNTIME(cudaMemcpy2D_v3020, 0, NULL, cuda_memcpy_2d_exit),
-	BIND_RUNTIME(cudaMemcpy2D_ptds_v7000, PT, NULL, cuda_memcpy_2d_exit),
-	BIND_RUNTIME(cudaMemcpy2DAsync_v3020, 0, NULL, cuda_memcpy_2d_async_exit),
-	BIND_RUNTIME(cudaMemcpy2DAsync_ptsz_v7000, PT, NULL, cuda_memcpy_2d_async_exit),
+	BIND_RUNTIME_PT(cudaMemcpy, v3020, ptds_v7000, 0, NULL, cuda_memcpy_exit),
+	BIND_RUNTIME_PT(cudaMemcpyAsync, v3020, ptsz_v7000, 0, NULL, cuda_memcpy_async_exit),
+	BIND_RUNTIME_PT(cudaMemcpy2D, v3020, ptds_v7000, 0, NULL, cuda_memcpy_2d_exit),
+	BIND_RUNTIME_PT(cudaMemcpy2DAsync, v3020, ptsz_v7000, 0, NULL, cuda_memcpy_2d_async_exit),
 	BIND_RUNTIME(cudaMemcpyPeer_v4000, 0, NULL, cuda_memcpy_peer_exit),
 	BIND_RUNTIME(cudaMemcpyPeerAsync_v4000, 0, NULL, cuda_memcpy_peer_async_exit),
-	BIND_RUNTIME(cudaMemcpyToSymbol_v3020, 0, NULL, cuda_memcpy_to_symbol_exit),
-	BIND_RUNTIME(cudaMemcpyToSymbol_ptds_v7000, PT, NULL, cuda_memcpy_to_symbol_exit),
-	BIND_RUNTIME(cudaMemcpyFromSymbol_v3020, 0, NULL, cuda_memcpy_from_symbol_exit),
-	BIND_RUNTIME(cudaMemcpyFromSymbol_ptds_v7000, PT, NULL, cuda_memcpy_from_symbol_exit),
-	BIND_RUNTIME(cudaMemcpyToSymbolAsync_v3020, 0, NULL, cuda_memcpy_to_symbol_async_exit),
-	BIND_RUNTIME(cudaMemcpyToSymbolAsync_ptsz_v7000, PT, NULL,
-	             cuda_memcpy_to_symbol_async_exit),
-	BIND_RUNTIME(cudaMemcpyFromSymbolAsync_v3020, 0, NULL, cuda_memcpy_from_symbol_async_exit),
-	BIND_RUNTIME(cudaMemcpyFromSymbolAsync_ptsz_v7000, PT, NULL,
-	             cuda_memcpy_from_symbol_async_exit),
+	BIND_RUNTIME_PT(cudaMemcpyToSymbol, v3020, ptds_v7000, 0, NULL, cuda_memcpy_to_symbol_exit),
+	BIND_RUNTIME_PT(cudaMemcpyFromSymbol, v3020, ptds_v7000, 0, NULL,
+	                cuda_memcpy_from_symbol_exit),
+	BIND_RUNTIME_PT(cudaMemcpyToSymbolAsync, v3020, ptsz_v7000, 0, NULL,
+	                cuda_memcpy_to_symbol_async_exit),
+	BIND_RUNTIME_PT(cudaMemcpyFromSymbolAsync, v3020, ptsz_v7000, 0, NULL,
+	                cuda_memcpy_from_symbol_async_exit),
 
-	BIND_DRIVER(cuMemcpy, 0, NULL, cu_memcpy_exit),
-	BIND_DRIVER(cuMemcpy_ptds, PT, NULL, cu_memcpy_exit),
-	BIND_DRIVER(cuMemcpyAsync, 0, NULL, cu_memcpy_async_exit),
-	BIND_DRIVER(cuMemcpyAsync_ptsz, PT, NULL, cu_memcpy_async_exit),
-	BIND_DRIVER(cuMemcpyHtoD_v2, 0, NULL, cu_memcpy_htod_exit),
-	BIND_DRIVER(cuMemcpyHtoD_v2_ptds, PT, NULL, cu_memcpy_htod_exit),
-	BIND_DRIVER(cuMemcpyHtoDAsync_v2, 0, NULL, cu_memcpy_htod_async_exit),
-	BIND_DRIVER(cuMemcpyHtoDAsync_v2_ptsz, PT, NULL, cu_memcpy_htod_async_exit),
-	BIND_DRIVER(cuMemcpyDtoH_v2, 0, NULL, cu_memcpy_dtoh_exit),
-	BIND_DRIVER(cuMemcpyDtoH_v2_ptds, PT, NULL, cu_memcpy_dtoh_exit),
-	BIND_DRIVER(cuMemcpyDtoHAsync_v2, 0, NULL, cu_memcpy_dtoh_async_exit),
-	BIND_DRIVER(cuMemcpyDtoHAsync_v2_ptsz, PT, NULL, cu_memcpy_dtoh_async_exit),
-	BIND_DRIVER(cuMemcpyDtoD_v2, 0, NULL, cu_memcpy_dtod_exit),
-	BIND_DRIVER(cuMemcpyDtoD_v2_ptds, PT, NULL, cu_memcpy_dtod_exit),
-	BIND_DRIVER(cuMemcpyDtoDAsync_v2, 0, NULL, cu_memcpy_dtod_async_exit),
-	BIND_DRIVER(cuMemcpyDtoDAsync_v2_ptsz, PT, NULL, cu_memcpy_dtod_async_exit),
-	BIND_DRIVER(cuMemcpyPeer, 0, NULL, cu_memcpy_peer_exit),
-	BIND_DRIVER(cuMemcpyPeer_ptds, PT, NULL, cu_memcpy_peer_exit),
-	BIND_DRIVER(cuMemcpyPeerAsync, 0, NULL, cu_memcpy_peer_async_exit),
-	BIND_DRIVER(cuMemcpyPeerAsync_ptsz, PT, NULL, cu_memcpy_peer_async_exit),
-	BIND_DRIVER(cuMemcpy2D_v2, 0, NULL, cu_memcpy_2d_exit),
-	BIND_DRIVER(cuMemcpy2D_v2_ptds, PT, NULL, cu_memcpy_2d_exit),
-	BIND_DRIVER(cuMemcpy2DAsync_v2, 0, NULL, cu_memcpy_2d_async_exit),
-	BIND_DRIVER(cuMemcpy2DAsync_v2_ptsz, PT, NULL, cu_memcpy_2d_async_exit),
+	BIND_DRIVER_PT(cuMemcpy, ptds, 0, NULL, cu_memcpy_exit),
+	BIND_DRIVER_PT(cuMemcpyAsync, ptsz, 0, NULL, cu_memcpy_async_exit),
+	BIND_DRIVER_PT(cuMemcpyHtoD_v2, ptds, 0, NULL, cu_memcpy_htod_exit),
+	BIND_DRIVER_PT(cuMemcpyHtoDAsync_v2, ptsz, 0, NULL, cu_memcpy_htod_async_exit),
+	BIND_DRIVER_PT(cuMemcpyDtoH_v2, ptds, 0, NULL, cu_memcpy_dtoh_exit),
+	BIND_DRIVER_PT(cuMemcpyDtoHAsync_v2, ptsz, 0, NULL, cu_memcpy_dtoh_async_exit),
+	BIND_DRIVER_PT(cuMemcpyDtoD_v2, ptds, 0, NULL, cu_memcpy_dtod_exit),
+	BIND_DRIVER_PT(cuMemcpyDtoDAsync_v2, ptsz, 0, NULL, cu_memcpy_dtod_async_exit),
+	BIND_DRIVER_PT(cuMemcpyPeer, ptds, 0, NULL, cu_memcpy_peer_exit),
+	BIND_DRIVER_PT(cuMemcpyPeerAsync, ptsz, 0, NULL, cu_memcpy_peer_async_exit),
+	BIND_DRIVER_PT(cuMemcpy2D_v2, ptds, 0, NULL, cu_memcpy_2d_exit),
+	BIND_DRIVER_PT(cuMemcpy2DAsync_v2, ptsz, 0, NULL, cu_memcpy_2d_async_exit),
 
-	BIND_RUNTIME(cudaMemset_v3020, 0, NULL, cuda_memset_exit),
-	BIND_RUNTIME(cudaMemset_ptds_v7000, PT, NULL, cuda_memset_exit),
-	BIND_RUNTIME(cudaMemsetAsync_v3020, 0, NULL, cuda_memset_async_exit),
-	BIND_RUNTIME(cudaMemsetAsync_ptsz_v7000, PT, NULL, cuda_memset_async_exit),
-	BIND_RUNTIME(cudaMemset2D_v3020, 0, NULL, cuda_memset_2d_exit),
-	BIND_RUNTIME(cudaMemset2D_ptds_v7000, PT, NULL, cuda_memset_2d_exit),
-	BIND_RUNTIME(cudaMemset2DAsync_v3020, 0, NULL, cuda_memset_2d_async_exit),
-	BIND_RUNTIME(cudaMemset2DAsync_ptsz_v7000, PT, NULL, cuda_memset_2d_async_exit),
+	BIND_RUNTIME_PT(cudaMemset, v3020, ptds_v7000, 0, NULL, cuda_memset_exit),
+	BIND_RUNTIME_PT(cudaMemsetAsync, v3020, ptsz_v7000, 0, NULL, cuda_memset_async_exit),
+	BIND_RUNTIME_PT(cudaMemset2D, v3020, ptds_v7000, 0, NULL, cuda_memset_2d_exit),
+	BIND_RUNTIME_PT(cudaMemset2DAsync, v3020, ptsz_v7000, 0, NULL, cuda_memset_2d_async_exit),
 
-	BIND_DRIVER(cuMemsetD8_v2, 0, NULL, cu_memset_d8_exit),
-	BIND_DRIVER(cuMemsetD8_v2_ptds, PT, NULL, cu_memset_d8_exit),
-	BIND_DRIVER(cuMemsetD16_v2, 0, NULL, cu_memset_d16_exit),
-	BIND_DRIVER(cuMemsetD16_v2_ptds, PT, NULL, cu_memset_d16_exit),
-	BIND_DRIVER(cuMemsetD32_v2, 0, NULL, cu_memset_d32_exit),
-	BIND_DRIVER(cuMemsetD32_v2_ptds, PT, NULL, cu_memset_d32_exit),
-	BIND_DRIVER(cuMemsetD8Async, 0, NULL, cu_memset_d8_async_exit),
-	BIND_DRIVER(cuMemsetD8Async_ptsz, PT, NULL, cu_memset_d8_async_exit),
-	BIND_DRIVER(cuMemsetD16Async, 0, NULL, cu_memset_d16_async_exit),
-	BIND_DRIVER(cuMemsetD16Async_ptsz, PT, NULL, cu_memset_d16_async_exit),
-	BIND_DRIVER(cuMemsetD32Async, 0, NULL, cu_memset_d32_async_exit),
-	BIND_DRIVER(cuMemsetD32Async_ptsz, PT, NULL, cu_memset_d32_async_exit),
-	BIND_DRIVER(cuMemsetD2D8_v2, 0, NULL, cu_memset_d2d8_exit),
-	BIND_DRIVER(cuMemsetD2D8_v2_ptds, PT, NULL, cu_memset_d2d8_exit),
-	BIND_DRIVER(cuMemsetD2D16_v2, 0, NULL, cu_memset_d2d16_exit),
-	BIND_DRIVER(cuMemsetD2D16_v2_ptds, PT, NULL, cu_memset_d2d16_exit),
-	BIND_DRIVER(cuMemsetD2D32_v2, 0, NULL, cu_memset_d2d32_exit),
-	BIND_DRIVER(cuMemsetD2D32_v2_ptds, PT, NULL, cu_memset_d2d32_exit),
-	BIND_DRIVER(cuMemsetD2D8Async, 0, NULL, cu_memset_d2d8_async_exit),
-	BIND_DRIVER(cuMemsetD2D8Async_ptsz, PT, NULL, cu_memset_d2d8_async_exit),
-	BIND_DRIVER(cuMemsetD2D16Async, 0, NULL, cu_memset_d2d16_async_exit),
-	BIND_DRIVER(cuMemsetD2D16Async_ptsz, PT, NULL, cu_memset_d2d16_async_exit),
-	BIND_DRIVER(cuMemsetD2D32Async, 0, NULL, cu_memset_d2d32_async_exit),
-	BIND_DRIVER(cuMemsetD2D32Async_ptsz, PT, NULL, cu_memset_d2d32_async_exit),
+	BIND_DRIVER_PT(cuMemsetD8_v2, ptds, 0, NULL, cu_memset_d8_exit),
+	BIND_DRIVER_PT(cuMemsetD16_v2, ptds, 0, NULL, cu_memset_d16_exit),
+	BIND_DRIVER_PT(cuMemsetD32_v2, ptds, 0, NULL, cu_memset_d32_exit),
+	BIND_DRIVER_PT(cuMemsetD8Async, ptsz, 0, NULL, cu_memset_d8_async_exit),
+	BIND_DRIVER_PT(cuMemsetD16Async, ptsz, 0, NULL, cu_memset_d16_async_exit),
+	BIND_DRIVER_PT(cuMemsetD32Async, ptsz, 0, NULL, cu_memset_d32_async_exit),
+	BIND_DRIVER_PT(cuMemsetD2D8_v2, ptds, 0, NULL, cu_memset_d2d8_exit),
+	BIND_DRIVER_PT(cuMemsetD2D16_v2, ptds, 0, NULL, cu_memset_d2d16_exit),
+	BIND_DRIVER_PT(cuMemsetD2D32_v2, ptds, 0, NULL, cu_memset_d2d32_exit),
+	BIND_DRIVER_PT(cuMemsetD2D8Async, ptsz, 0, NULL, cu_memset_d2d8_async_exit),
+	BIND_DRIVER_PT(cuMemsetD2D16Async, ptsz, 0, NULL, cu_memset_d2d16_async_exit),
+	BIND_DRIVER_PT(cuMemsetD2D32Async, ptsz, 0, NULL, cu_memset_d2d32_async_exit),
 	BIND_END,
 };

@@ -3,9 +3,11 @@
  * cudatrace-tp.h - the LTTng-UST tracepoint provider `cudatrace`.
  *
  * Every event and field is documented in doc/events.md. The frequent events
- * come first: LTTng gives the first 31 event ids of a channel a compact
- * header. Fields use the narrowest integer that fits and strings are text
- * sequences whose length the caller has already capped.
+ * come first, so that they get the smallest event ids. Fields use the
+ * narrowest integer that holds every value CUDA allows (grid y and z and
+ * block dimensions fit 16 bits, registers per thread 8, static shared
+ * memory 48 KiB), and strings are text sequences whose length the caller
+ * has already capped.
  *
  * All the tracepoint call sites are in libcudatrace.so itself, so the
  * tracepoint and provider symbols are hidden (the lttng-ust-cyg-profile
@@ -157,11 +159,11 @@ LTTNG_UST_TRACEPOINT_EVENT(cudatrace, launch,
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer_hex(uint64_t, kernel_id, e->kernel_id)
 		lttng_ust_field_integer(uint32_t, grid_x, e->grid[0])
-		lttng_ust_field_integer(uint32_t, grid_y, e->grid[1])
-		lttng_ust_field_integer(uint32_t, grid_z, e->grid[2])
-		lttng_ust_field_integer(uint32_t, block_x, e->block[0])
-		lttng_ust_field_integer(uint32_t, block_y, e->block[1])
-		lttng_ust_field_integer(uint32_t, block_z, e->block[2])
+		lttng_ust_field_integer(uint16_t, grid_y, u16_sat(e->grid[1]))
+		lttng_ust_field_integer(uint16_t, grid_z, u16_sat(e->grid[2]))
+		lttng_ust_field_integer(uint16_t, block_x, u16_sat(e->block[0]))
+		lttng_ust_field_integer(uint16_t, block_y, u16_sat(e->block[1]))
+		lttng_ust_field_integer(uint16_t, block_z, u16_sat(e->block[2]))
 		lttng_ust_field_integer(uint32_t, shared_mem, e->shared_mem)
 		lttng_ust_field_integer(uint8_t, config_known, e->config_known)
 		lttng_ust_field_integer(uint32_t, stream, e->stream)
@@ -173,24 +175,24 @@ LTTNG_UST_TRACEPOINT_EVENT(cudatrace, launch,
 /* ---------------------------------------------------- frequent GPU events */
 
 LTTNG_UST_TRACEPOINT_EVENT(cudatrace, gpu_kernel,
-	LTTNG_UST_TP_ARGS(const CUpti_ActivityKernel10 *, k, uint64_t, kernel_id, uint8_t, device),
+	LTTNG_UST_TP_ARGS(const CUpti_ActivityKernel10 *, k, uint64_t, kernel_id),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint64_t, start, k->start)
 		lttng_ust_field_integer(uint64_t, end, k->end)
 		lttng_ust_field_integer(uint32_t, correlation_id, k->correlationId)
 		lttng_ust_field_integer_hex(uint64_t, kernel_id, kernel_id)
-		lttng_ust_field_integer(uint8_t, device, device)
+		lttng_ust_field_integer(uint8_t, device, device8(k->deviceId))
 		lttng_ust_field_integer(uint32_t, context, k->contextId)
 		lttng_ust_field_integer(uint32_t, stream, k->streamId)
 		lttng_ust_field_integer(int32_t, grid_x, k->gridX)
-		lttng_ust_field_integer(int32_t, grid_y, k->gridY)
-		lttng_ust_field_integer(int32_t, grid_z, k->gridZ)
-		lttng_ust_field_integer(int32_t, block_x, k->blockX)
-		lttng_ust_field_integer(int32_t, block_y, k->blockY)
-		lttng_ust_field_integer(int32_t, block_z, k->blockZ)
-		lttng_ust_field_integer(uint32_t, static_shared_mem, (uint32_t)k->staticSharedMemory)
+		lttng_ust_field_integer(uint16_t, grid_y, u16_sat((uint32_t)k->gridY))
+		lttng_ust_field_integer(uint16_t, grid_z, u16_sat((uint32_t)k->gridZ))
+		lttng_ust_field_integer(uint16_t, block_x, u16_sat((uint32_t)k->blockX))
+		lttng_ust_field_integer(uint16_t, block_y, u16_sat((uint32_t)k->blockY))
+		lttng_ust_field_integer(uint16_t, block_z, u16_sat((uint32_t)k->blockZ))
+		lttng_ust_field_integer(uint16_t, static_shared_mem, u16_sat(k->staticSharedMemory))
 		lttng_ust_field_integer(uint32_t, dynamic_shared_mem, (uint32_t)k->dynamicSharedMemory)
-		lttng_ust_field_integer(uint16_t, registers, k->registersPerThread)
+		lttng_ust_field_integer(uint8_t, registers, u8_sat(k->registersPerThread))
 	)
 )
 
@@ -230,7 +232,7 @@ LTTNG_UST_TRACEPOINT_EVENT(cudatrace, memset,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT(cudatrace, gpu_memset,
-	LTTNG_UST_TP_ARGS(const CUpti_ActivityMemset4 *, m, uint8_t, device),
+	LTTNG_UST_TP_ARGS(const CUpti_ActivityMemset4 *, m),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint64_t, start, m->start)
 		lttng_ust_field_integer(uint64_t, end, m->end)
@@ -238,7 +240,7 @@ LTTNG_UST_TRACEPOINT_EVENT(cudatrace, gpu_memset,
 		lttng_ust_field_integer(uint64_t, bytes, m->bytes)
 		lttng_ust_field_integer_hex(uint32_t, value, m->value)
 		lttng_ust_field_integer(uint8_t, memory_kind, (uint8_t)m->memoryKind)
-		lttng_ust_field_integer(uint8_t, device, device)
+		lttng_ust_field_integer(uint8_t, device, device8(m->deviceId))
 		lttng_ust_field_integer(uint32_t, context, m->contextId)
 		lttng_ust_field_integer(uint32_t, stream, m->streamId)
 	)
@@ -287,7 +289,7 @@ LTTNG_UST_TRACEPOINT_EVENT(cudatrace, gpu_sync,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT(cudatrace, gpu_memory,
-	LTTNG_UST_TP_ARGS(const CUpti_ActivityMemory4 *, m, uint8_t, device),
+	LTTNG_UST_TP_ARGS(const CUpti_ActivityMemory4 *, m),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint64_t, timestamp, m->timestamp)
 		lttng_ust_field_integer(uint8_t, operation, (uint8_t)m->memoryOperationType)
@@ -295,7 +297,7 @@ LTTNG_UST_TRACEPOINT_EVENT(cudatrace, gpu_memory,
 		lttng_ust_field_integer_hex(uint64_t, address, m->address)
 		lttng_ust_field_integer(uint64_t, bytes, m->bytes)
 		lttng_ust_field_integer(uint32_t, correlation_id, m->correlationId)
-		lttng_ust_field_integer(uint8_t, device, device)
+		lttng_ust_field_integer(uint8_t, device, device8(m->deviceId))
 		lttng_ust_field_integer(uint32_t, context, m->contextId)
 		lttng_ust_field_integer(uint32_t, stream, m->streamId)
 		lttng_ust_field_integer(uint8_t, is_async, (uint8_t)m->isAsync)
@@ -404,7 +406,7 @@ LTTNG_UST_TRACEPOINT_EVENT(cudatrace, activity_dropped,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT(cudatrace, gpu_memory_pool,
-	LTTNG_UST_TP_ARGS(const CUpti_ActivityMemoryPool3 *, p, uint8_t, device),
+	LTTNG_UST_TP_ARGS(const CUpti_ActivityMemoryPool3 *, p),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint64_t, timestamp, p->timestamp)
 		lttng_ust_field_integer(uint8_t, operation, (uint8_t)p->memoryPoolOperationType)
@@ -413,7 +415,7 @@ LTTNG_UST_TRACEPOINT_EVENT(cudatrace, gpu_memory_pool,
 		lttng_ust_field_integer(uint64_t, size, p->size)
 		lttng_ust_field_integer(uint64_t, release_threshold, p->releaseThreshold)
 		lttng_ust_field_integer(uint64_t, utilized, p->utilizedSize)
-		lttng_ust_field_integer(uint8_t, device, device)
+		lttng_ust_field_integer(uint8_t, device, device8(p->deviceId))
 		lttng_ust_field_integer(uint32_t, correlation_id, p->correlationId)
 	)
 )

@@ -22,4 +22,10 @@ void sync_callback(CUpti_CallbackId cbid, const CUpti_SynchronizeData *data,
 /* NVTX: ranges, marks, domains and registered strings. */
 void nvtx_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *data);
 
+/* Whether a session enables an event of NVTX ranges or marks. */
+bool nvtx_events_wanted(void);
+
+/* Emit nvtx_domain_create again before the next event of each domain. */
+void nvtx_announce_again(void);
+
 #endif /* CUDATRACE_DOMAINS_H */

@@ -154,6 +154,18 @@ static inline uint8_t device8(uint32_t device)
 	return device >= DEVICE_NONE ? (uint8_t)DEVICE_NONE : (uint8_t)device;
 }
 
+/* Values CUDA keeps under 65536 (or 256), as the narrow integers of the
+ * events: saturated, should one ever not fit. */
+static inline uint16_t u16_sat(uint64_t value)
+{
+	return value > UINT16_MAX ? UINT16_MAX : (uint16_t)value;
+}
+
+static inline uint8_t u8_sat(uint64_t value)
+{
+	return value > UINT8_MAX ? UINT8_MAX : (uint8_t)value;
+}
+
 struct tracer_info_event {
 	const char *version;
 	char procname[17]; /* /proc/self/comm: lets sessions skip that context */

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpu-events.c - activity records to gpu_* events, one function per kind.
+ * gpu-events.c - activity records to gpu_* events.
  *
  * Runs in CUPTI's buffer-completed callback: no CUDA call, no lock held
  * across CUPTI. Strings in records (kernel and device names) are only valid
  * while the record is processed: they are written into the event here.
+ * Nothing is done for a record whose event no session enables, but the
+ * DEVICE record's mapping to NVML.
  */
 #include <cupti.h>
 
-#include "cudatrace-tp.h"
+#include "emit.h"
 #include "gpu-events.h"
 #include "names.h"
 #include "nvml.h"
@@ -16,11 +18,13 @@
 
 static void on_kernel(const CUpti_ActivityKernel10 *k)
 {
-	uint64_t kernel_id = names_kernel_id(k->name);
+	uint64_t kernel_id;
 
+	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel))
+		return;
+	kernel_id = names_kernel_id(k->name);
 	names_note_kernel(kernel_id, k->name);
-	if (lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel))
-		lttng_ust_do_tracepoint(cudatrace, gpu_kernel, k, kernel_id, device8(k->deviceId));
+	lttng_ust_do_tracepoint(cudatrace, gpu_kernel, k, kernel_id);
 }
 
 static uint8_t direction_of_copy_kind(uint8_t copy_kind)
@@ -46,27 +50,32 @@ static uint8_t direction_of_copy_kind(uint8_t copy_kind)
 	}
 }
 
+/* What MEMCPY and MEMCPY2 (peer-to-peer) records both hold: fields of the
+ * same names, at different places. */
+#define COPY_RECORD_EVENT(m)                                    \
+	((struct gpu_memcpy_event){                             \
+	    .start = (m)->start,                                \
+	    .end = (m)->end,                                    \
+	    .bytes = (m)->bytes,                                \
+	    .correlation_id = (m)->correlationId,               \
+	    .context = (m)->contextId,                          \
+	    .stream = (m)->streamId,                            \
+	    .direction = direction_of_copy_kind((m)->copyKind), \
+	    .src_kind = (m)->srcKind,                           \
+	    .dst_kind = (m)->dstKind,                           \
+	    .device = device8((m)->deviceId),                   \
+	    .src_device = DEVICE_NONE,                          \
+	    .dst_device = DEVICE_NONE,                          \
+	})
+
 static void on_memcpy(const CUpti_ActivityMemcpy6 *m)
 {
 	struct gpu_memcpy_event e;
 
 	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy))
 		return;
-	e = (struct gpu_memcpy_event){
-		.start = m->start,
-		.end = m->end,
-		.bytes = m->bytes,
-		.correlation_id = m->correlationId,
-		.runtime_correlation_id = m->runtimeCorrelationId,
-		.context = m->contextId,
-		.stream = m->streamId,
-		.direction = direction_of_copy_kind(m->copyKind),
-		.src_kind = m->srcKind,
-		.dst_kind = m->dstKind,
-		.device = device8(m->deviceId),
-		.src_device = DEVICE_NONE,
-		.dst_device = DEVICE_NONE,
-	};
+	e = COPY_RECORD_EVENT(m);
+	e.runtime_correlation_id = m->runtimeCorrelationId;
 	lttng_ust_do_tracepoint(cudatrace, gpu_memcpy, &e);
 }
 
@@ -76,45 +85,10 @@ static void on_peer_copy(const CUpti_ActivityMemcpyPtoP4 *m)
 
 	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy))
 		return;
-	e = (struct gpu_memcpy_event){
-		.start = m->start,
-		.end = m->end,
-		.bytes = m->bytes,
-		.correlation_id = m->correlationId,
-		.context = m->contextId,
-		.stream = m->streamId,
-		.direction = direction_of_copy_kind(m->copyKind),
-		.src_kind = m->srcKind,
-		.dst_kind = m->dstKind,
-		.device = device8(m->deviceId),
-		.src_device = device8(m->srcDeviceId),
-		.dst_device = device8(m->dstDeviceId),
-	};
+	e = COPY_RECORD_EVENT(m);
+	e.src_device = device8(m->srcDeviceId);
+	e.dst_device = device8(m->dstDeviceId);
 	lttng_ust_do_tracepoint(cudatrace, gpu_memcpy, &e);
-}
-
-static void on_memset(const CUpti_ActivityMemset4 *m)
-{
-	if (lttng_ust_tracepoint_enabled(cudatrace, gpu_memset))
-		lttng_ust_do_tracepoint(cudatrace, gpu_memset, m, device8(m->deviceId));
-}
-
-static void on_memory(const CUpti_ActivityMemory4 *m)
-{
-	if (lttng_ust_tracepoint_enabled(cudatrace, gpu_memory))
-		lttng_ust_do_tracepoint(cudatrace, gpu_memory, m, device8(m->deviceId));
-}
-
-static void on_memory_pool(const CUpti_ActivityMemoryPool3 *p)
-{
-	if (lttng_ust_tracepoint_enabled(cudatrace, gpu_memory_pool))
-		lttng_ust_do_tracepoint(cudatrace, gpu_memory_pool, p, device8(p->deviceId));
-}
-
-static void on_sync(const CUpti_ActivitySynchronization2 *s)
-{
-	if (lttng_ust_tracepoint_enabled(cudatrace, gpu_sync))
-		lttng_ust_do_tracepoint(cudatrace, gpu_sync, s);
 }
 
 /* Process and thread ids as they are; device, context and stream ids
@@ -137,52 +111,71 @@ static uint64_t overhead_object(const CUpti_ActivityOverhead3 *o)
 	}
 }
 
-static void on_overhead(const CUpti_ActivityOverhead3 *o)
-{
-	if (lttng_ust_tracepoint_enabled(cudatrace, gpu_overhead))
-		lttng_ust_do_tracepoint(cudatrace, gpu_overhead, o, overhead_object(o));
-}
-
 static void on_device(const CUpti_ActivityDevice5 *d)
 {
 	nvml_map_device(device8(d->id), (const uint8_t *)d->uuid.bytes);
-	if (lttng_ust_tracepoint_enabled(cudatrace, device_info))
-		lttng_ust_do_tracepoint(cudatrace, device_info, d, text_or_empty(d->name),
-		                        text_length(d->name));
+	EMIT(device_info, d, text_or_empty(d->name), text_length(d->name));
 }
 
 void gpu_events_record(const CUpti_Activity *record)
 {
+	const void *r = record;
+
 	switch (record->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-		on_kernel((const CUpti_ActivityKernel10 *)record);
+		on_kernel(r);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
-		on_memcpy((const CUpti_ActivityMemcpy6 *)record);
+		on_memcpy(r);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMCPY2:
-		on_peer_copy((const CUpti_ActivityMemcpyPtoP4 *)record);
+		on_peer_copy(r);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMSET:
-		on_memset((const CUpti_ActivityMemset4 *)record);
+		EMIT(gpu_memset, r);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMORY2:
-		on_memory((const CUpti_ActivityMemory4 *)record);
+		EMIT(gpu_memory, r);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
-		on_memory_pool((const CUpti_ActivityMemoryPool3 *)record);
+		EMIT(gpu_memory_pool, r);
 		break;
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-		on_sync((const CUpti_ActivitySynchronization2 *)record);
+		EMIT(gpu_sync, r);
 		break;
 	case CUPTI_ACTIVITY_KIND_OVERHEAD:
-		on_overhead((const CUpti_ActivityOverhead3 *)record);
+		EMIT(gpu_overhead, r, overhead_object(r));
 		break;
 	case CUPTI_ACTIVITY_KIND_DEVICE:
-		on_device((const CUpti_ActivityDevice5 *)record);
+		on_device(r);
 		break;
 	default:
 		break;
+	}
+}
+
+bool gpu_events_wanted(CUpti_ActivityKind kind)
+{
+	switch (kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		return lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel);
+	case CUPTI_ACTIVITY_KIND_MEMCPY:
+	case CUPTI_ACTIVITY_KIND_MEMCPY2:
+		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy);
+	case CUPTI_ACTIVITY_KIND_MEMSET:
+		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memset);
+	case CUPTI_ACTIVITY_KIND_MEMORY2:
+		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memory);
+	case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memory_pool);
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+		return lttng_ust_tracepoint_enabled(cudatrace, gpu_sync);
+	case CUPTI_ACTIVITY_KIND_OVERHEAD:
+		return lttng_ust_tracepoint_enabled(cudatrace, gpu_overhead);
+	default:
+		/* DEVICE: one record a device, and NVML's device map needs it. */
+		return true;
 	}
 }

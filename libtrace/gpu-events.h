@@ -5,8 +5,14 @@
 #ifndef CUDATRACE_GPU_EVENTS_H
 #define CUDATRACE_GPU_EVENTS_H
 
+#include <stdbool.h>
 #include <cupti.h>
 
+/* Emit the event of one record, if a session enables it. */
 void gpu_events_record(const CUpti_Activity *record);
+
+/* Whether the records of kind are wanted now: a session enables their
+ * event (DEVICE records always are). */
+bool gpu_events_wanted(CUpti_ActivityKind kind);
 
 #endif /* CUDATRACE_GPU_EVENTS_H */

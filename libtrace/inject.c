@@ -21,9 +21,10 @@
 #include "activity.h"
 #include "callbacks.h"
 #include "config.h"
-#include "cudatrace-tp.h"
+#include "emit.h"
 #include "log.h"
 #include "nvml.h"
+#include "sessions.h"
 #include "text.h"
 #include "tracer.h"
 
@@ -52,9 +53,7 @@ static bool info_emitted;
 
 void tracer_error(enum tracer_error_kind kind, int32_t code, const char *message)
 {
-	if (lttng_ust_tracepoint_enabled(cudatrace, tracer_error))
-		lttng_ust_do_tracepoint(cudatrace, tracer_error, (uint8_t)kind, code,
-		                        text_or_empty(message), text_length(message));
+	EMIT(tracer_error, (uint8_t)kind, code, text_or_empty(message), text_length(message));
 }
 
 void tracer_info_emit_once(void)
@@ -65,6 +64,11 @@ void tracer_info_emit_once(void)
 	if (__atomic_exchange_n(&info_emitted, true, __ATOMIC_RELAXED))
 		return;
 	lttng_ust_do_tracepoint(cudatrace, tracer_info, &info);
+}
+
+void tracer_info_announce_again(void)
+{
+	__atomic_store_n(&info_emitted, false, __ATOMIC_RELAXED);
 }
 
 static const char *result_text(CUptiResult status)
@@ -94,6 +98,7 @@ static void at_exit(void)
 	 * flushing there would hang (HPCToolkit#195). */
 	if (!tracer_active() || getpid() != traced_pid)
 		return;
+	sessions_watch_stop();
 	nvml_sampler_stop();
 	activity_stop();
 }
@@ -184,6 +189,7 @@ static void init(void)
 	}
 	if (activity_start() < 0)
 		log_warn("no activity kind could be enabled: GPU-side events are off");
+	sessions_watch_start();
 	nvml_sampler_start(config.nvml_period_ms);
 	if (atexit(at_exit) != 0)
 		log_warn("cannot register the exit handler: GPU events may be lost at exit");

@@ -77,11 +77,6 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 	lttng_ust_do_tracepoint(cudatrace, launch, &e);
 }
 
-static const void *params(const struct api_call *call)
-{
-	return call->data->functionParams;
-}
-
 /* __cudaLaunchKernel: no parameters; a nested driver launch may tell. */
 static void cuda_launch_registered_exit(struct api_call *call)
 {
@@ -92,7 +87,7 @@ static void cuda_launch_registered_exit(struct api_call *call)
  * share this layout. */
 static void cuda_launch_kernel_exit(struct api_call *call)
 {
-	const cudaLaunchKernel_v7000_params *p = params(call);
+	const cudaLaunchKernel_v7000_params *p = call_params(call);
 	struct launch_config config = { 0 };
 
 	config_from_dim3(&config, p->gridDim, p->blockDim, p->sharedMem, p->stream);
@@ -101,7 +96,7 @@ static void cuda_launch_kernel_exit(struct api_call *call)
 
 static void cuda_launch_kernel_ex_exit(struct api_call *call)
 {
-	const cudaLaunchKernelExC_v11060_params *p = params(call);
+	const cudaLaunchKernelExC_v11060_params *p = call_params(call);
 	struct launch_config config = { 0 };
 
 	if (p->config)
@@ -137,13 +132,13 @@ static void cu_launch_kernel_exit(struct api_call *call)
 {
 	struct launch_config config = { 0 };
 
-	config_from_cu_launch(&config, params(call));
+	config_from_cu_launch(&config, call_params(call));
 	emit_launch(call, &config);
 }
 
 static void cu_launch_kernel_ex_exit(struct api_call *call)
 {
-	const cuLaunchKernelEx_params *p = params(call);
+	const cuLaunchKernelEx_params *p = call_params(call);
 	struct launch_config config = { 0 };
 
 	if (p->config)
@@ -151,23 +146,18 @@ static void cu_launch_kernel_ex_exit(struct api_call *call)
 	emit_launch(call, &config);
 }
 
-#define PT BIND_PER_THREAD
-
 const struct api_binding launch_bindings[] = {
-	BIND_RUNTIME(__cudaLaunchKernel_v13000, 0, NULL, cuda_launch_registered_exit),
-	BIND_RUNTIME(__cudaLaunchKernel_ptsz_v13000, PT, NULL, cuda_launch_registered_exit),
-	BIND_RUNTIME(cudaLaunchKernel_v7000, 0, NULL, cuda_launch_kernel_exit),
-	BIND_RUNTIME(cudaLaunchKernel_ptsz_v7000, PT, NULL, cuda_launch_kernel_exit),
-	BIND_RUNTIME(cudaLaunchCooperativeKernel_v9000, 0, NULL, cuda_launch_kernel_exit),
-	BIND_RUNTIME(cudaLaunchCooperativeKernel_ptsz_v9000, PT, NULL, cuda_launch_kernel_exit),
-	BIND_RUNTIME(cudaLaunchKernelExC_v11060, 0, NULL, cuda_launch_kernel_ex_exit),
-	BIND_RUNTIME(cudaLaunchKernelExC_ptsz_v11060, PT, NULL, cuda_launch_kernel_ex_exit),
-	BIND_DRIVER(cuLaunchKernel, 0, cu_launch_kernel_enter, cu_launch_kernel_exit),
-	BIND_DRIVER(cuLaunchKernel_ptsz, PT, cu_launch_kernel_enter, cu_launch_kernel_exit),
-	BIND_DRIVER(cuLaunchCooperativeKernel, 0, cu_launch_kernel_enter, cu_launch_kernel_exit),
-	BIND_DRIVER(cuLaunchCooperativeKernel_ptsz, PT, cu_launch_kernel_enter,
-	            cu_launch_kernel_exit),
-	BIND_DRIVER(cuLaunchKernelEx, 0, cu_launch_kernel_ex_enter, cu_launch_kernel_ex_exit),
-	BIND_DRIVER(cuLaunchKernelEx_ptsz, PT, cu_launch_kernel_ex_enter, cu_launch_kernel_ex_exit),
+	BIND_RUNTIME_PT(__cudaLaunchKernel, v13000, ptsz_v13000, 0, NULL,
+	                cuda_launch_registered_exit),
+	BIND_RUNTIME_PT(cudaLaunchKernel, v7000, ptsz_v7000, 0, NULL, cuda_launch_kernel_exit),
+	BIND_RUNTIME_PT(cudaLaunchCooperativeKernel, v9000, ptsz_v9000, 0, NULL,
+	                cuda_launch_kernel_exit),
+	BIND_RUNTIME_PT(cudaLaunchKernelExC, v11060, ptsz_v11060, 0, NULL,
+	                cuda_launch_kernel_ex_exit),
+	BIND_DRIVER_PT(cuLaunchKernel, ptsz, 0, cu_launch_kernel_enter, cu_launch_kernel_exit),
+	BIND_DRIVER_PT(cuLaunchCooperativeKernel, ptsz, 0, cu_launch_kernel_enter,
+	               cu_launch_kernel_exit),
+	BIND_DRIVER_PT(cuLaunchKernelEx, ptsz, 0, cu_launch_kernel_ex_enter,
+	               cu_launch_kernel_ex_exit),
 	BIND_END,
 };

@@ -87,3 +87,13 @@ void names_note_kernel(uint64_t kernel_id, const char *name)
 	lttng_ust_do_tracepoint(cudatrace, kernel_name, kernel_id, text_or_empty(name),
 	                        text_length(name));
 }
+
+void names_announce_again(void)
+{
+	for (size_t d = 0; d < 2; d++) {
+		for (size_t cbid = 0; cbid < API_CBID_MAX; cbid++)
+			__atomic_store_n(&api_named[d][cbid], 0, __ATOMIC_RELAXED);
+	}
+	for (size_t slot = 0; slot < KERNEL_SLOTS; slot++)
+		__atomic_store_n(&kernel_named[slot], 0, __ATOMIC_RELAXED);
+}

@@ -20,4 +20,8 @@ uint64_t names_kernel_id(const char *name);
 /* Emit kernel_name for id unless already done while enabled. */
 void names_note_kernel(uint64_t kernel_id, const char *name);
 
+/* Forget which names were emitted: each is emitted again before the next
+ * event that refers to it. */
+void names_announce_again(void);
+
 #endif /* CUDATRACE_NAMES_H */

@@ -11,16 +11,15 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cudatrace-tp.h"
 #include "log.h"
 #include "nvml-abi.h"
 #include "nvml.h"
+#include "periodic.h"
 
 #define NVML_MAX_DEVICES 64
 
@@ -37,14 +36,9 @@ static bool nvml_ready;
 /* CUDA ordinal -> NVML handle, once known by UUID. */
 static nvmlDevice_t mapped[NVML_MAX_DEVICES];
 
-static struct {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	uint32_t period_ms;
-	bool running;
-	bool stop;
-} sampler = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static void sample_all(void);
+
+static struct periodic sampler = PERIODIC_INIT("NVML sampler", sample_all);
 
 static void *symbol(void *lib, const char *name)
 {
@@ -199,67 +193,19 @@ static unsigned device_count(void)
 	return count < NVML_MAX_DEVICES ? count : NVML_MAX_DEVICES;
 }
 
-static void deadline_after(struct timespec *deadline, uint32_t ms)
+static void sample_all(void)
 {
-	clock_gettime(CLOCK_MONOTONIC, deadline);
-	deadline->tv_sec += ms / 1000;
-	deadline->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (deadline->tv_nsec >= 1000000000L) {
-		deadline->tv_sec++;
-		deadline->tv_nsec -= 1000000000L;
-	}
-}
-
-static void *sampler_main(void *arg)
-{
-	struct timespec deadline;
-
-	pthread_mutex_lock(&sampler.lock);
-	while (!sampler.stop) {
-		deadline_after(&deadline, sampler.period_ms);
-		while (!sampler.stop &&
-		       pthread_cond_timedwait(&sampler.wake, &sampler.lock, &deadline) == 0)
-			;
-		if (sampler.stop)
-			break;
-		pthread_mutex_unlock(&sampler.lock);
-		for (unsigned d = 0, n = device_count(); d < n; d++)
-			nvml_sample_device((uint8_t)d, NVML_PERIODIC);
-		pthread_mutex_lock(&sampler.lock);
-	}
-	pthread_mutex_unlock(&sampler.lock);
-	return NULL;
+	for (unsigned d = 0, n = device_count(); d < n; d++)
+		nvml_sample_device((uint8_t)d, NVML_PERIODIC);
 }
 
 void nvml_sampler_start(uint32_t period_ms)
 {
-	pthread_condattr_t attr;
-	sigset_t all, saved;
-
-	if (period_ms == 0 || !nvml_open())
-		return;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&sampler.wake, &attr);
-	pthread_condattr_destroy(&attr);
-	sampler.period_ms = period_ms;
-	/* The program's signals must not land on cudatrace's thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &saved);
-	sampler.running = pthread_create(&sampler.thread, NULL, sampler_main, NULL) == 0;
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
-	if (!sampler.running)
-		log_warn("cannot start the NVML sampler thread");
+	if (period_ms != 0 && nvml_open())
+		periodic_start(&sampler, period_ms);
 }
 
 void nvml_sampler_stop(void)
 {
-	if (!sampler.running)
-		return;
-	pthread_mutex_lock(&sampler.lock);
-	sampler.stop = true;
-	pthread_cond_signal(&sampler.wake);
-	pthread_mutex_unlock(&sampler.lock);
-	pthread_join(sampler.thread, NULL);
-	sampler.running = false;
+	periodic_stop(&sampler);
 }

@@ -19,6 +19,7 @@
 #include <cupti.h>
 #include <generated_nvtx_meta.h>
 
+#include "api-call.h"
 #include "config.h"
 #include "cudatrace-tp.h"
 #include "domains.h"
@@ -120,6 +121,16 @@ static void domain_announce(uint64_t domain)
 	if (wanted)
 		lttng_ust_do_tracepoint(cudatrace, nvtx_domain_create, domain, name,
 		                        text_length(name));
+}
+
+void nvtx_announce_again(void)
+{
+	pthread_mutex_lock(&domains.lock);
+	for (size_t b = 0; b < TABLE_BUCKETS; b++) {
+		for (struct entry *e = domains.buckets[b]; e; e = e->next)
+			e->announced = false;
+	}
+	pthread_mutex_unlock(&domains.lock);
 }
 
 /* The message of an event attribute structure, resolved into buf. */
@@ -316,6 +327,37 @@ static void on_marks(CUpti_CallbackId cbid, const CUpti_NvtxData *data, char *bu
 	}
 }
 
+bool nvtx_events_wanted(void)
+{
+	return lttng_ust_tracepoint_enabled(cudatrace, nvtx_push) ||
+	       lttng_ust_tracepoint_enabled(cudatrace, nvtx_pop) ||
+	       lttng_ust_tracepoint_enabled(cudatrace, nvtx_range_start) ||
+	       lttng_ust_tracepoint_enabled(cudatrace, nvtx_range_end) ||
+	       lttng_ust_tracepoint_enabled(cudatrace, nvtx_mark);
+}
+
+/* Registered strings and domain names are kept whether or not a session
+ * records NVTX events: a session started later needs them. */
+const struct api_binding nvtx_event_bindings[] = {
+	BIND_NVTX(nvtxMarkA),
+	BIND_NVTX(nvtxMarkW),
+	BIND_NVTX(nvtxMarkEx),
+	BIND_NVTX(nvtxDomainMarkEx),
+	BIND_NVTX(nvtxRangeStartA),
+	BIND_NVTX(nvtxRangeStartW),
+	BIND_NVTX(nvtxRangeStartEx),
+	BIND_NVTX(nvtxDomainRangeStartEx),
+	BIND_NVTX(nvtxRangeEnd),
+	BIND_NVTX(nvtxDomainRangeEnd),
+	BIND_NVTX(nvtxRangePushA),
+	BIND_NVTX(nvtxRangePushW),
+	BIND_NVTX(nvtxRangePushEx),
+	BIND_NVTX(nvtxDomainRangePushEx),
+	BIND_NVTX(nvtxRangePop),
+	BIND_NVTX(nvtxDomainRangePop),
+	BIND_END,
+};
+
 void nvtx_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *data)
 {
 	char buf[TEXT_ROOM];
@@ -335,10 +377,13 @@ void nvtx_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *data)
 	case CUPTI_CBID_NVTX_nvtxMarkW:
 	case CUPTI_CBID_NVTX_nvtxMarkEx:
 	case CUPTI_CBID_NVTX_nvtxDomainMarkEx:
-		on_marks(cbid, data, buf, sizeof(buf));
+		if (lttng_ust_tracepoint_enabled(cudatrace, nvtx_mark))
+			on_marks(cbid, data, buf, sizeof(buf));
 		break;
 	default:
-		on_ranges(cbid, data, buf, sizeof(buf));
+		/* Not a string to keep: nothing to do unless it is recorded. */
+		if (nvtx_events_wanted())
+			on_ranges(cbid, data, buf, sizeof(buf));
 		break;
 	}
 }

@@ -9,7 +9,7 @@
 #include <cupti.h>
 
 #include "api-call.h"
-#include "cudatrace-tp.h"
+#include "emit.h"
 #include "domains.h"
 
 static bool is_ctx_create(const struct api_call *outer)
@@ -67,14 +67,10 @@ static void on_context(CUpti_CallbackId cbid, const CUpti_ResourceData *data,
 	uint32_t id = context_id(data->context);
 	uint8_t device = context_device(data->context);
 
-	if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-		if (lttng_ust_tracepoint_enabled(cudatrace, context_create))
-			lttng_ust_do_tracepoint(cudatrace, context_create, id, device,
-			                        !is_ctx_create(outer));
-	} else if (lttng_ust_tracepoint_enabled(cudatrace, context_destroy)) {
-		lttng_ust_do_tracepoint(cudatrace, context_destroy, id, device,
-		                        !is_ctx_destroy(outer));
-	}
+	if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+		EMIT(context_create, id, device, !is_ctx_create(outer));
+	else
+		EMIT(context_destroy, id, device, !is_ctx_destroy(outer));
 }
 
 static void on_stream(CUpti_CallbackId cbid, const CUpti_ResourceData *data)
@@ -83,22 +79,19 @@ static void on_stream(CUpti_CallbackId cbid, const CUpti_ResourceData *data)
 	uint32_t id = stream_id(data->context, data->resourceHandle.stream);
 	uint8_t device = context_device(data->context);
 
-	if (cbid == CUPTI_CBID_RESOURCE_STREAM_CREATED) {
-		if (lttng_ust_tracepoint_enabled(cudatrace, stream_create))
-			lttng_ust_do_tracepoint(cudatrace, stream_create, ctx, id, device);
-	} else if (lttng_ust_tracepoint_enabled(cudatrace, stream_destroy)) {
-		lttng_ust_do_tracepoint(cudatrace, stream_destroy, ctx, id, device);
-	}
+	if (cbid == CUPTI_CBID_RESOURCE_STREAM_CREATED)
+		EMIT(stream_create, ctx, id, device);
+	else
+		EMIT(stream_destroy, ctx, id, device);
 }
 
 static void on_module(const CUpti_ResourceData *data)
 {
 	const CUpti_ModuleResourceData *module = data->resourceDescriptor;
 
-	if (!module || !lttng_ust_tracepoint_enabled(cudatrace, module_load))
-		return;
-	lttng_ust_do_tracepoint(cudatrace, module_load, context_id(data->context), module->moduleId,
-	                        (uint64_t)module->cubinSize);
+	if (module)
+		EMIT(module_load, context_id(data->context), module->moduleId,
+		     (uint64_t)module->cubinSize);
 }
 
 void resource_callback(CUpti_CallbackId cbid, const CUpti_ResourceData *data,

@@ -52,7 +52,7 @@ static void event_sync_exit(struct api_call *call)
  * take the stream first. */
 static void stream_sync_exit(struct api_call *call)
 {
-	const cuStreamSynchronize_params *p = call->data->functionParams;
+	const cuStreamSynchronize_params *p = call_params(call);
 
 	if (sync_wanted(call))
 		emit_sync(call, SYNC_STREAM, call_stream(call, p->hStream));
@@ -86,18 +86,15 @@ void sync_callback(CUpti_CallbackId cbid, const CUpti_SynchronizeData *data, str
 	lttng_ust_do_tracepoint(cudatrace, sync, &e);
 }
 
-#define PT   BIND_PER_THREAD
 #define SYNC BIND_SYNC
 
 const struct api_binding sync_bindings[] = {
 	BIND_RUNTIME(cudaDeviceSynchronize_v3020, SYNC, NULL, device_sync_exit),
-	BIND_RUNTIME(cudaStreamSynchronize_v3020, SYNC, NULL, stream_sync_exit),
-	BIND_RUNTIME(cudaStreamSynchronize_ptsz_v7000, SYNC | PT, NULL, stream_sync_exit),
+	BIND_RUNTIME_PT(cudaStreamSynchronize, v3020, ptsz_v7000, SYNC, NULL, stream_sync_exit),
 	BIND_RUNTIME(cudaEventSynchronize_v3020, SYNC, NULL, event_sync_exit),
 	BIND_DRIVER(cuCtxSynchronize, SYNC, NULL, context_sync_exit),
 	BIND_DRIVER(cuCtxSynchronize_v2, SYNC, NULL, context_sync_exit),
-	BIND_DRIVER(cuStreamSynchronize, SYNC, NULL, stream_sync_exit),
-	BIND_DRIVER(cuStreamSynchronize_ptsz, SYNC | PT, NULL, stream_sync_exit),
+	BIND_DRIVER_PT(cuStreamSynchronize, ptsz, SYNC, NULL, stream_sync_exit),
 	BIND_DRIVER(cuEventSynchronize, SYNC, NULL, event_sync_exit),
 	BIND_END,
 };

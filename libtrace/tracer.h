@@ -22,6 +22,9 @@ static inline bool tracer_active(void)
 /* Emit tracer_info if no enabled session has had it yet. */
 void tracer_info_emit_once(void);
 
+/* Let tracer_info_emit_once emit it again. */
+void tracer_info_announce_again(void);
+
 /* Emit a tracer_error event. */
 void tracer_error(enum tracer_error_kind kind, int32_t code, const char *message);
 

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * periodic.h - a thread of cudatrace that runs a function at a fixed
+ * period until it is stopped: the activity flusher, the NVML sampler and
+ * the session watcher.
+ */
+#ifndef CUDATRACE_PERIODIC_H
+#define CUDATRACE_PERIODIC_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct periodic {
+	const char *what; /* for the warning when the thread cannot start */
+	void (*tick)(void);
+	uint32_t period_ms;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool running;
+	bool stop;
+};
+
+#define PERIODIC_INIT(name, fn)                                                 \
+	{                                                                       \
+		.what = (name), .tick = (fn), .lock = PTHREAD_MUTEX_INITIALIZER \
+	}
+
+/* Start the thread: tick() runs every period_ms, without the lock held,
+ * first period_ms from now. Nothing happens for a period of 0. The thread
+ * blocks every signal: the program's signals are not for it. */
+void periodic_start(struct periodic *p, uint32_t period_ms);
+
+/* Stop the thread and wait for it (a tick in progress ends first). */
+void periodic_stop(struct periodic *p);
+
+#endif /* CUDATRACE_PERIODIC_H */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sessions.c - cudatrace does next to nothing while no session records
+ * its events.
+ *
+ * lttng-ust tells each tracepoint whether a started session enables it,
+ * but not when that changes; so a thread of cudatrace looks every
+ * CUDATRACE_SESSION_POLL_MS (and once at start-up, before the program's
+ * first traced call) and switches CUPTI to match: callback ids whose
+ * events no session enables are disabled, and so are the activity kinds
+ * whose gpu_* events none enables, so that neither CUPTI nor cudatrace
+ * does any work for them. Allocations and releases stay traced, so that
+ * the sizes of the allocations live when a session starts are known. A
+ * session started while the program runs gets its first events up to one
+ * period later.
+ */
+#include "activity.h"
+#include "callbacks.h"
+#include "config.h"
+#include "cudatrace-tp.h"
+#include "domains.h"
+#include "names.h"
+#include "periodic.h"
+#include "sessions.h"
+#include "tracer.h"
+
+static void watch(void);
+
+static struct periodic watcher = PERIODIC_INIT("session watch", watch);
+
+/* Ticks for which the events that name things have been enabled, counted
+ * up to 2. */
+static unsigned naming_ticks;
+
+static bool naming_wanted(void)
+{
+	return lttng_ust_tracepoint_enabled(cudatrace, api_name) ||
+	       lttng_ust_tracepoint_enabled(cudatrace, kernel_name) ||
+	       lttng_ust_tracepoint_enabled(cudatrace, nvtx_domain_create) ||
+	       lttng_ust_tracepoint_enabled(cudatrace, tracer_info);
+}
+
+/*
+ * lttng-ust enables a session's tracepoints a moment before the session
+ * records (it registers its channels with the session daemon in between):
+ * a name emitted once in that moment is lost. So one period after the
+ * naming events come on, every name (and tracer_info) is emitted again
+ * before its next use.
+ */
+static void follow_naming(void)
+{
+	if (!naming_wanted()) {
+		naming_ticks = 0;
+		return;
+	}
+	if (naming_ticks < 2 && ++naming_ticks == 2) {
+		names_announce_again();
+		nvtx_announce_again();
+		tracer_info_announce_again();
+	}
+}
+
+static void watch(void)
+{
+	if (!tracer_active())
+		return;
+	callbacks_follow_sessions();
+	activity_follow_sessions();
+	follow_naming();
+	/* A session started late gets tracer_info even before a call. */
+	tracer_info_emit_once();
+}
+
+void sessions_watch_start(void)
+{
+	if (config.session_poll_ms == 0)
+		return;
+	/* A session started before the program records from its first event:
+	 * nothing to emit again. */
+	if (naming_wanted())
+		naming_ticks = 2;
+	watch();
+	periodic_start(&watcher, config.session_poll_ms);
+}
+
+void sessions_watch_stop(void)
+{
+	periodic_stop(&watcher);
+}
