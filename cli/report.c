@@ -24,6 +24,7 @@
 #include "reader.h"
 #include "verbs.h"
 #include "writer.h"
+#include "snapshot.h"
 
 #define DEFAULT_TEXT_ROWS 20
 #define DEFAULT_DATA_ROWS 1000
@@ -339,11 +340,39 @@ static int write_report(const struct report_args *a, const struct ct_doc *doc)
 	return ret < 0 ? 1 : 0;
 }
 
+static void free_inputs(char **inputs, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(inputs[i]);
+	free(inputs);
+}
+
+/* Each path as the reader should see it: of a flight recorder's output,
+ * the newest snapshot alone (snapshot.h). NULL when out of memory. */
+static char **resolve_inputs(char *const *paths, size_t count)
+{
+	char **inputs = calloc(count, sizeof(*inputs));
+	char input[4096];
+
+	if (!inputs)
+		return NULL;
+	for (size_t i = 0; i < count; i++) {
+		snapshot_newest(paths[i], input, sizeof(input));
+		inputs[i] = strdup(input);
+		if (!inputs[i]) {
+			free_inputs(inputs, i);
+			return NULL;
+		}
+	}
+	return inputs;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { 0 };
 	struct ct_reader *reader = NULL;
 	struct ct_doc *doc = NULL;
+	char **inputs = NULL;
 	enum ct_reader_status status;
 	int ret = parse_args(&a, argc, argv);
 
@@ -355,7 +384,8 @@ int cmd_report(int argc, char **argv)
 		return ret;
 	reader = ct_reader_create(&a.opts);
 	doc = ct_doc_create();
-	if (!reader || !doc) {
+	inputs = resolve_inputs(a.paths, a.path_count);
+	if (!reader || !doc || !inputs) {
 		fprintf(stderr, "cudatrace report: out of memory\n");
 		ret = 1;
 		goto end;
@@ -363,7 +393,7 @@ int cmd_report(int argc, char **argv)
 	ret = add_analyses(reader, a.analyses);
 	if (ret)
 		goto end;
-	status = ct_reader_read(reader, (const char *const *)a.paths, a.path_count);
+	status = ct_reader_read(reader, (const char *const *)inputs, a.path_count);
 	if (status == CT_READER_INPUT_ERROR || status == CT_READER_ERROR) {
 		fprintf(stderr, "cudatrace report: %s\n", ct_reader_stats(reader)->error);
 		ret = status == CT_READER_INPUT_ERROR ? EXIT_USAGE : 1;
@@ -379,6 +409,8 @@ int cmd_report(int argc, char **argv)
 	if (!ret && a.plot_dir && ct_plot_write(ct_doc_root(doc), a.plot_dir) < 0)
 		ret = 1;
 end:
+	if (inputs)
+		free_inputs(inputs, a.path_count);
 	ct_doc_destroy(doc);
 	ct_reader_destroy(reader);
 	return ret;

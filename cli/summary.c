@@ -8,7 +8,6 @@
  * document, by the keys of doc/report-schema.md; a key that is missing is
  * skipped rather than guessed.
  */
-#include <dirent.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include "../analyzers/reader.h"
 #include "../analyzers/writer.h"
 #include "diag.h"
+#include "snapshot.h"
 #include "summary.h"
 
 /* Rows shown per list: this is a summary, `cudatrace report` has the rest. */
@@ -103,38 +103,6 @@ static void collect_numbers(struct summary *s, const struct ct_reader_stats *st,
 	}
 }
 
-/*
- * A flight recorder's output holds one OUTPUT-DATE-TIME-SEQ directory per
- * snapshot (snapshot-1-20261122-101500-0, ...), each a full copy of the
- * ring buffer at that moment: read the newest (highest SEQ) alone, as
- * reading all would count events twice. Writes DIR itself to BUF when it
- * holds no snapshot.
- */
-static void pick_input(const char *dir, char *buf, size_t len)
-{
-	long best = -1;
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	snprintf(buf, len, "%s", dir);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		const char *dash = strrchr(de->d_name, '-');
-		char *end;
-		long seq;
-
-		if (strncmp(de->d_name, "snapshot-", 9) != 0 || !dash)
-			continue;
-		seq = strtol(dash + 1, &end, 10);
-		if (end == dash + 1 || *end != '\0' || seq <= best)
-			continue;
-		best = seq;
-		snprintf(buf, len, "%s/%s", dir, de->d_name);
-	}
-	closedir(d);
-}
-
 struct summary *summary_read(const char *dir)
 {
 	char input[4096];
@@ -158,7 +126,7 @@ struct summary *summary_read(const char *dir)
 		if (cls && ct_reader_add(reader, cls) < 0)
 			goto error;
 	}
-	pick_input(dir, input, sizeof(input));
+	snapshot_newest(dir, input, sizeof(input));
 	status = ct_reader_read(reader, inputs, 1);
 	st = ct_reader_stats(reader);
 	if (status == CT_READER_INPUT_ERROR || status == CT_READER_ERROR) {

@@ -40,6 +40,18 @@ fi
 ok "the short report reads the newest snapshot" cli_has fail "Allocation failures: 1"
 ok "the allocation kept by the script is counted once" \
 	cli_has fail "3.00 MiB still allocated at the end"
+# `cudatrace report` on the whole output reads the newest snapshot alone:
+# the same events as that snapshot, not the sum of both.
+report_events() {
+	"$cli_bin" report --format json "$1" 2>/dev/null |
+		"$trace_python" -c 'import json, sys; print(json.load(sys.stdin)["trace"]["events"])'
+}
+if [ -n "$last" ]; then
+	is "cudatrace report of the output counts the newest snapshot's events once" \
+		"$(report_events "$lttng_tmp/fail")" "$(report_events "$last")"
+else
+	skip "no snapshot at the end"
+fi
 ok "cudatrace list shows the flight recorder's trace" \
 	sh -c "'$cli_bin' list '$lttng_tmp' | grep -q '^fail .*exit 1'"
 
