@@ -130,7 +130,7 @@ static void report_dropped(void)
 
 	if (cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS || dropped == 0)
 		return;
-	EMIT(activity_dropped, (uint64_t)dropped);
+	EMIT(activity_dropped, &(struct ct_ev_activity_dropped){ .count = (uint64_t)dropped });
 }
 
 /* Each record is only looked at when its event is enabled (gpu-events.c):
@@ -165,7 +165,7 @@ static void report_failure(const char *what, CUptiResult status)
 		text = "unknown error";
 	snprintf(message, sizeof(message), "%s: %s", what, text);
 	log_warn("CUPTI activity %s", message);
-	tracer_error(TRACER_ERROR_ACTIVITY, (int32_t)status, message);
+	tracer_error(CT_TRACER_ERROR_ACTIVITY, (int32_t)status, message);
 }
 
 /* Enable or disable kind i; a kind CUPTI refuses is reported once and left
@@ -240,7 +240,7 @@ int activity_start(void)
 		         "events are off",
 		         version, (unsigned)CUPTI_API_VERSION);
 		log_notice("%s", message);
-		tracer_error(TRACER_ERROR_ACTIVITY, 0, message);
+		tracer_error(CT_TRACER_ERROR_ACTIVITY, 0, message);
 		return -1;
 	}
 	/* Before any kind: records made earlier would keep CUPTI's clock. */

@@ -14,20 +14,16 @@
 #include "emit.h"
 #include "nvml.h"
 
-static bool kind_is_host(enum mem_kind kind)
+static void record_failure(struct api_call *call, enum ct_mem_kind kind, uint64_t size,
+                           uint8_t device)
 {
-	return kind == MEM_HOST_PINNED || kind == MEM_HOST_REGISTERED;
-}
-
-static void record_failure(struct api_call *call, enum mem_kind kind, uint64_t size, uint8_t device)
-{
-	struct nvml_sample_event sample = { 0 };
+	struct ct_ev_nvml_sample sample = { 0 };
 	bool have_sample = false;
 
-	if (!kind_is_host(kind) && device != DEVICE_NONE)
-		have_sample = nvml_read(device, NVML_ALLOC_FAILED, &sample);
+	if (!ct_mem_kind_is_host(kind) && device != CT_DEVICE_NONE)
+		have_sample = nvml_read(device, CT_NVML_ALLOC_FAILED, &sample);
 	if (lttng_ust_tracepoint_enabled(cudatrace, mem_alloc_failed)) {
-		struct alloc_failed_event e = {
+		struct ct_ev_mem_alloc_failed e = {
 			.size = size,
 			.free = sample.free,
 			.total = sample.total,
@@ -47,17 +43,17 @@ static void record_failure(struct api_call *call, enum mem_kind kind, uint64_t s
 static void emit_mem(struct api_call *call, bool alloc, const struct tracker_entry *entry,
                      const CUstream *stream)
 {
-	struct mem_event e = {
+	struct ct_ev_mem e = {
 		.address = entry->start,
 		.size = entry->size,
-		.stream = stream ? call_stream(call, *stream) : STREAM_NONE,
+		.stream = stream ? call_stream(call, *stream) : CT_STREAM_NONE,
 		.device = entry->device,
 		.kind = entry->kind,
 		.api = call->ref,
 	};
 
 	/* A mapping is not memory of its own: vmm_physical carries it. */
-	if (entry->kind != MEM_VMM_MAP)
+	if (entry->kind != CT_MEM_VMM_MAP)
 		e.delta = alloc ? (int64_t)entry->size : -(int64_t)entry->size;
 	call_note_name(call);
 	if (alloc)
@@ -68,7 +64,7 @@ static void emit_mem(struct api_call *call, bool alloc, const struct tracker_ent
 
 /* The common end of every allocation. address is read by the caller only
  * when the call succeeded. */
-static void record_alloc(struct api_call *call, enum tracker_space space, enum mem_kind kind,
+static void record_alloc(struct api_call *call, enum tracker_space space, enum ct_mem_kind kind,
                          uint64_t address, uint64_t size, uint8_t device, const CUstream *stream)
 {
 	struct tracker_entry entry = {
@@ -89,7 +85,7 @@ static void record_alloc(struct api_call *call, enum tracker_space space, enum m
 
 /* ENTER of a release: keep what its EXIT reports... */
 static struct release *release_begin(struct api_call *call, enum tracker_space space,
-                                     enum mem_kind kind, uint64_t key, const CUstream *stream)
+                                     enum ct_mem_kind kind, uint64_t key, const CUstream *stream)
 {
 	struct release *r = &call->release;
 
@@ -103,7 +99,7 @@ static struct release *release_begin(struct api_call *call, enum tracker_space s
 }
 
 /* ...and take what it frees out of the map now. */
-static void release_enter(struct api_call *call, enum tracker_space space, enum mem_kind kind,
+static void release_enter(struct api_call *call, enum tracker_space space, enum ct_mem_kind kind,
                           uint64_t key, const CUstream *stream)
 {
 	struct release *r = release_begin(call, space, kind, key, stream);
@@ -157,7 +153,7 @@ static void cuda_malloc_exit(struct api_call *call)
 {
 	const cudaMalloc_v3020_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_DEVICE, out_ptr(call, p->devPtr), p->size,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_DEVICE, out_ptr(call, p->devPtr), p->size,
 	             call_device(call), NULL);
 }
 
@@ -165,7 +161,7 @@ static void cu_mem_alloc_exit(struct api_call *call)
 {
 	const cuMemAlloc_v2_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_DEVICE, out_dptr(call, p->dptr), p->bytesize,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_DEVICE, out_dptr(call, p->dptr), p->bytesize,
 	             call_device(call), NULL);
 }
 
@@ -174,7 +170,7 @@ static void cuda_malloc_pitch_exit(struct api_call *call)
 	const cudaMallocPitch_v3020_params *p = call_params(call);
 	uint64_t pitch = !call_failed(call) && p->pitch ? *p->pitch : p->width;
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_PITCH, out_ptr(call, p->devPtr),
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_PITCH, out_ptr(call, p->devPtr),
 	             pitch * p->height, call_device(call), NULL);
 }
 
@@ -183,15 +179,15 @@ static void cu_mem_alloc_pitch_exit(struct api_call *call)
 	const cuMemAllocPitch_v2_params *p = call_params(call);
 	uint64_t pitch = !call_failed(call) && p->pPitch ? *p->pPitch : p->WidthInBytes;
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_PITCH, out_dptr(call, p->dptr), pitch * p->Height,
-	             call_device(call), NULL);
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_PITCH, out_dptr(call, p->dptr),
+	             pitch * p->Height, call_device(call), NULL);
 }
 
 static void cuda_malloc_managed_exit(struct api_call *call)
 {
 	const cudaMallocManaged_v6000_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_MANAGED, out_ptr(call, p->devPtr), p->size,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_MANAGED, out_ptr(call, p->devPtr), p->size,
 	             call_device(call), NULL);
 }
 
@@ -199,7 +195,7 @@ static void cu_mem_alloc_managed_exit(struct api_call *call)
 {
 	const cuMemAllocManaged_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_MANAGED, out_dptr(call, p->dptr), p->bytesize,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_MANAGED, out_dptr(call, p->dptr), p->bytesize,
 	             call_device(call), NULL);
 }
 
@@ -208,7 +204,7 @@ static void cuda_free_enter(struct api_call *call, const CUpti_CallbackData *dat
 	const cudaFree_v3020_params *p = data->functionParams;
 
 	if (!nested)
-		release_enter(call, TRACKER_ADDRESSES, MEM_DEVICE, PTR(p->devPtr), NULL);
+		release_enter(call, TRACKER_ADDRESSES, CT_MEM_DEVICE, PTR(p->devPtr), NULL);
 }
 
 static void cu_mem_free_enter(struct api_call *call, const CUpti_CallbackData *data, bool nested)
@@ -216,7 +212,7 @@ static void cu_mem_free_enter(struct api_call *call, const CUpti_CallbackData *d
 	const cuMemFree_v2_params *p = data->functionParams;
 
 	if (!nested)
-		release_enter(call, TRACKER_ADDRESSES, MEM_DEVICE, p->dptr, NULL);
+		release_enter(call, TRACKER_ADDRESSES, CT_MEM_DEVICE, p->dptr, NULL);
 }
 
 /* --------------------------------------------------------- host memory */
@@ -225,7 +221,7 @@ static void cuda_malloc_host_exit(struct api_call *call)
 {
 	const cudaMallocHost_v3020_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, out_ptr(call, p->ptr), p->size,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_HOST_PINNED, out_ptr(call, p->ptr), p->size,
 	             call_device(call), NULL);
 }
 
@@ -233,7 +229,7 @@ static void cuda_host_alloc_exit(struct api_call *call)
 {
 	const cudaHostAlloc_v3020_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, out_ptr(call, p->pHost), p->size,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_HOST_PINNED, out_ptr(call, p->pHost), p->size,
 	             call_device(call), NULL);
 }
 
@@ -241,7 +237,7 @@ static void cu_mem_alloc_host_exit(struct api_call *call)
 {
 	const cuMemAllocHost_v2_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, out_ptr(call, p->pp), p->bytesize,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_HOST_PINNED, out_ptr(call, p->pp), p->bytesize,
 	             call_device(call), NULL);
 }
 
@@ -249,7 +245,7 @@ static void cu_mem_host_alloc_exit(struct api_call *call)
 {
 	const cuMemHostAlloc_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, out_ptr(call, p->pp), p->bytesize,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_HOST_PINNED, out_ptr(call, p->pp), p->bytesize,
 	             call_device(call), NULL);
 }
 
@@ -258,7 +254,7 @@ static void cuda_free_host_enter(struct api_call *call, const CUpti_CallbackData
 	const cudaFreeHost_v3020_params *p = data->functionParams;
 
 	if (!nested)
-		release_enter(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, PTR(p->ptr), NULL);
+		release_enter(call, TRACKER_ADDRESSES, CT_MEM_HOST_PINNED, PTR(p->ptr), NULL);
 }
 
 static void cu_mem_free_host_enter(struct api_call *call, const CUpti_CallbackData *data,
@@ -267,14 +263,14 @@ static void cu_mem_free_host_enter(struct api_call *call, const CUpti_CallbackDa
 	const cuMemFreeHost_params *p = data->functionParams;
 
 	if (!nested)
-		release_enter(call, TRACKER_ADDRESSES, MEM_HOST_PINNED, PTR(p->p), NULL);
+		release_enter(call, TRACKER_ADDRESSES, CT_MEM_HOST_PINNED, PTR(p->p), NULL);
 }
 
 static void cuda_host_register_exit(struct api_call *call)
 {
 	const cudaHostRegister_v4000_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_HOST_REGISTERED, PTR(p->ptr), p->size,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_HOST_REGISTERED, PTR(p->ptr), p->size,
 	             call_device(call), NULL);
 }
 
@@ -283,7 +279,7 @@ static void cu_mem_host_register_exit(struct api_call *call)
 {
 	const cuMemHostRegister_v2_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_HOST_REGISTERED, PTR(p->p), p->bytesize,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_HOST_REGISTERED, PTR(p->p), p->bytesize,
 	             call_device(call), NULL);
 }
 
@@ -293,7 +289,7 @@ static void cuda_host_unregister_enter(struct api_call *call, const CUpti_Callba
 	const cudaHostUnregister_v4000_params *p = data->functionParams;
 
 	if (!nested)
-		release_enter(call, TRACKER_ADDRESSES, MEM_HOST_REGISTERED, PTR(p->ptr), NULL);
+		release_enter(call, TRACKER_ADDRESSES, CT_MEM_HOST_REGISTERED, PTR(p->ptr), NULL);
 }
 
 static void cu_mem_host_unregister_enter(struct api_call *call, const CUpti_CallbackData *data,
@@ -302,7 +298,7 @@ static void cu_mem_host_unregister_enter(struct api_call *call, const CUpti_Call
 	const cuMemHostUnregister_params *p = data->functionParams;
 
 	if (!nested)
-		release_enter(call, TRACKER_ADDRESSES, MEM_HOST_REGISTERED, PTR(p->p), NULL);
+		release_enter(call, TRACKER_ADDRESSES, CT_MEM_HOST_REGISTERED, PTR(p->p), NULL);
 }
 
 /* ------------------------------------------------ stream-ordered memory */
@@ -312,7 +308,7 @@ static void cuda_malloc_async_exit(struct api_call *call)
 {
 	const cudaMallocAsync_v11020_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_ASYNC, out_ptr(call, p->devPtr), p->size,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_ASYNC, out_ptr(call, p->devPtr), p->size,
 	             call_device(call), (const CUstream *)&p->hStream);
 }
 
@@ -320,7 +316,7 @@ static void cuda_malloc_from_pool_async_exit(struct api_call *call)
 {
 	const cudaMallocFromPoolAsync_v11020_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_ASYNC, out_ptr(call, p->ptr), p->size,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_ASYNC, out_ptr(call, p->ptr), p->size,
 	             call_device(call), (const CUstream *)&p->stream);
 }
 
@@ -328,7 +324,7 @@ static void cu_mem_alloc_async_exit(struct api_call *call)
 {
 	const cuMemAllocAsync_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_ASYNC, out_dptr(call, p->dptr), p->bytesize,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_ASYNC, out_dptr(call, p->dptr), p->bytesize,
 	             call_device(call), &p->hStream);
 }
 
@@ -336,7 +332,7 @@ static void cu_mem_alloc_from_pool_async_exit(struct api_call *call)
 {
 	const cuMemAllocFromPoolAsync_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, MEM_ASYNC, out_dptr(call, p->dptr), p->bytesize,
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_ASYNC, out_dptr(call, p->dptr), p->bytesize,
 	             call_device(call), &p->hStream);
 }
 
@@ -346,7 +342,7 @@ static void cuda_free_async_enter(struct api_call *call, const CUpti_CallbackDat
 	const cudaFreeAsync_v11020_params *p = data->functionParams;
 
 	if (!nested)
-		release_enter(call, TRACKER_ADDRESSES, MEM_ASYNC, PTR(p->devPtr),
+		release_enter(call, TRACKER_ADDRESSES, CT_MEM_ASYNC, PTR(p->devPtr),
 		              (const CUstream *)&p->hStream);
 }
 
@@ -356,7 +352,7 @@ static void cu_mem_free_async_enter(struct api_call *call, const CUpti_CallbackD
 	const cuMemFreeAsync_params *p = data->functionParams;
 
 	if (!nested)
-		release_enter(call, TRACKER_ADDRESSES, MEM_ASYNC, p->dptr, &p->hStream);
+		release_enter(call, TRACKER_ADDRESSES, CT_MEM_ASYNC, p->dptr, &p->hStream);
 }
 
 /* ------------------------------------------------------------------ VMM */
@@ -369,7 +365,7 @@ static void cu_mem_create_exit(struct api_call *call)
 
 	if (p->prop && p->prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
 		device = device8((uint32_t)p->prop->location.id);
-	record_alloc(call, TRACKER_VMM_HANDLES, MEM_VMM_PHYSICAL, handle, p->size, device, NULL);
+	record_alloc(call, TRACKER_VMM_HANDLES, CT_MEM_VMM_PHYSICAL, handle, p->size, device, NULL);
 }
 
 static void cu_mem_release_enter(struct api_call *call, const CUpti_CallbackData *data, bool nested)
@@ -377,7 +373,7 @@ static void cu_mem_release_enter(struct api_call *call, const CUpti_CallbackData
 	const cuMemRelease_params *p = data->functionParams;
 
 	if (!nested)
-		release_enter(call, TRACKER_VMM_HANDLES, MEM_VMM_PHYSICAL, p->handle, NULL);
+		release_enter(call, TRACKER_VMM_HANDLES, CT_MEM_VMM_PHYSICAL, p->handle, NULL);
 }
 
 static void cu_mem_map_exit(struct api_call *call)
@@ -388,7 +384,8 @@ static void cu_mem_map_exit(struct api_call *call)
 
 	if (tracker_lookup(TRACKER_VMM_HANDLES, p->handle, &physical))
 		device = physical.device;
-	record_alloc(call, TRACKER_ADDRESSES, MEM_VMM_MAP, (uint64_t)p->ptr, p->size, device, NULL);
+	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_VMM_MAP, (uint64_t)p->ptr, p->size, device,
+	             NULL);
 }
 
 static void cu_mem_unmap_enter(struct api_call *call, const CUpti_CallbackData *data, bool nested)
@@ -400,7 +397,7 @@ static void cu_mem_unmap_enter(struct api_call *call, const CUpti_CallbackData *
 	if (nested)
 		return;
 	/* Every mapping in the range, up to CALL_FREED_MAX. */
-	r = release_begin(call, TRACKER_ADDRESSES, MEM_VMM_MAP, (uint64_t)p->ptr, NULL);
+	r = release_begin(call, TRACKER_ADDRESSES, CT_MEM_VMM_MAP, (uint64_t)p->ptr, NULL);
 	while (r->count < CALL_FREED_MAX &&
 	       tracker_remove_within((uint64_t)p->ptr, end, &r->freed[r->count]))
 		r->count++;

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <cupti.h>
 
-#include "event-payloads.h"
+#include "field-values.h"
 #include "tracker.h"
 
 /* Ranges a single call may free (cuMemUnmap over several mappings). */
@@ -36,7 +36,7 @@ struct api_call {
 	const struct api_binding *binding;
 	const char *name;   /* static, from CUPTI */
 	const char *symbol; /* kernel name of a launch, from CUPTI */
-	struct api_ref ref;
+	struct ct_api_ref ref;
 	int32_t result;  /* at EXIT */
 	bool per_thread; /* a _ptsz/_ptds variant */
 
@@ -51,7 +51,7 @@ struct api_call {
 		CUstream stream; /* of a stream-ordered release */
 		bool has_stream;
 		uint8_t space; /* enum tracker_space */
-		uint8_t kind;  /* enum mem_kind the call implies */
+		uint8_t kind;  /* enum ct_mem_kind the call implies */
 		unsigned count;
 		struct tracker_entry freed[CALL_FREED_MAX];
 	} release;
@@ -114,10 +114,10 @@ static inline const void *call_params(const struct api_call *call)
 	return call->data->functionParams;
 }
 
-/* Device of the call's context, or DEVICE_NONE. */
+/* Device of the call's context, or CT_DEVICE_NONE. */
 uint8_t call_device(const struct api_call *call);
 /* CUPTI stream id of stream in the call's context (NULL: the default
- * stream of the call's variant), or STREAM_NONE. */
+ * stream of the call's variant), or CT_STREAM_NONE. */
 uint32_t call_stream(const struct api_call *call, CUstream stream);
 /* Record the call's name (api_name) before an event refers to it. */
 void call_note_name(const struct api_call *call);

@@ -134,7 +134,7 @@ uint8_t call_device(const struct api_call *call)
 	uint32_t device;
 
 	if (cuptiGetDeviceId(call->data ? call->data->context : NULL, &device) != CUPTI_SUCCESS)
-		return DEVICE_NONE;
+		return CT_DEVICE_NONE;
 	return device8(device);
 }
 
@@ -145,7 +145,7 @@ uint32_t call_stream(const struct api_call *call, CUstream stream)
 
 	if (cuptiGetStreamIdEx(call->data ? call->data->context : NULL, stream, per_thread, &id) !=
 	    CUPTI_SUCCESS)
-		return STREAM_NONE;
+		return CT_STREAM_NONE;
 	return id;
 }
 
@@ -163,7 +163,7 @@ static void call_begin(struct api_call *call, const struct api_binding *binding,
 	call->binding = binding;
 	call->name = data->functionName;
 	call->symbol = data->symbolName;
-	call->ref = (struct api_ref){
+	call->ref = (struct ct_api_ref){
 		.correlation_id = data->correlationId,
 		.cbid = binding->cbid,
 		.domain = binding->domain,
@@ -225,9 +225,14 @@ static void api_enter(struct thread_state *ts, const struct api_binding *binding
 		call_begin(&ts->outer, binding, data);
 	push_frame(ts, binding, f);
 	if (config.api && lttng_ust_tracepoint_enabled(cudatrace, api_entry)) {
+		struct ct_ev_api_entry e = {
+			.domain = binding->domain,
+			.cbid = binding->cbid,
+			.correlation_id = data->correlationId,
+		};
+
 		names_note_api(binding->domain, binding->cbid, data->functionName);
-		lttng_ust_do_tracepoint(cudatrace, api_entry, binding->domain, binding->cbid,
-		                        data->correlationId);
+		lttng_ust_do_tracepoint(cudatrace, api_entry, &e);
 	}
 	if (binding->on_enter)
 		binding->on_enter(&ts->outer, data, nested);
@@ -261,9 +266,16 @@ static void api_exit(struct thread_state *ts, const struct api_binding *binding,
 		if (binding->on_exit)
 			binding->on_exit(call);
 	}
-	if (config.api && lttng_ust_tracepoint_enabled(cudatrace, api_exit))
-		lttng_ust_do_tracepoint(cudatrace, api_exit, binding->domain, binding->cbid,
-		                        data->correlationId, result);
+	if (config.api && lttng_ust_tracepoint_enabled(cudatrace, api_exit)) {
+		struct ct_ev_api_exit e = {
+			.domain = binding->domain,
+			.cbid = binding->cbid,
+			.correlation_id = data->correlationId,
+			.result = result,
+		};
+
+		lttng_ust_do_tracepoint(cudatrace, api_exit, &e);
+	}
 }
 
 static void on_api(struct thread_state *ts, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,

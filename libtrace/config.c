@@ -53,7 +53,7 @@ static void report_bad(const char *var, const char *value, const char *expected)
 	snprintf(message, sizeof(message), "%s=%s is not %s; using the default", var, value,
 	         expected);
 	log_notice("%s", message);
-	tracer_error(TRACER_ERROR_CONFIG, 0, message);
+	tracer_error(CT_TRACER_ERROR_CONFIG, 0, message);
 }
 
 /* 1/0, on/off, yes/no, true/false. Returns 0 and sets *out, or -1. */

@@ -20,21 +20,14 @@ struct side {
 	uint8_t device;
 };
 
-/* Device, pitch, managed, stream-ordered and mapped memory are addressed
- * by the device; pinned and registered memory are host memory. */
-static bool kind_on_device(uint8_t kind)
-{
-	return kind != MEM_HOST_PINNED && kind != MEM_HOST_REGISTERED;
-}
-
 static struct side lookup_side(const struct api_call *call, uint64_t address)
 {
 	struct tracker_entry entry;
-	struct side side = { .device = DEVICE_NONE };
+	struct side side = { .device = CT_DEVICE_NONE };
 
 	if (!tracker_lookup(TRACKER_ADDRESSES, address, &entry))
 		return side;
-	side.on_device = kind_on_device(entry.kind);
+	side.on_device = !ct_mem_kind_is_host(entry.kind);
 	side.pinned = !side.on_device;
 	if (side.on_device)
 		side.device = entry.device;
@@ -60,7 +53,7 @@ static struct side host_side(const struct api_call *call, uint64_t address)
 	struct side side = lookup_side(call, address);
 
 	if (side.on_device)
-		side = (struct side){ .device = DEVICE_NONE };
+		side = (struct side){ .device = CT_DEVICE_NONE };
 	return side;
 }
 
@@ -100,23 +93,23 @@ struct copy_desc {
 static uint8_t direction_of(const struct side *src, const struct side *dst)
 {
 	if (src->on_device && dst->on_device)
-		return src->device == dst->device ? DIR_DTOD : DIR_PTOP;
+		return src->device == dst->device ? CT_DIR_DTOD : CT_DIR_PTOP;
 	if (src->on_device)
-		return DIR_DTOH;
-	return dst->on_device ? DIR_HTOD : DIR_HTOH;
+		return CT_DIR_DTOH;
+	return dst->on_device ? CT_DIR_HTOD : CT_DIR_HTOH;
 }
 
 static uint8_t host_of(uint8_t direction, const struct side *src, const struct side *dst)
 {
 	switch (direction) {
-	case DIR_HTOD:
-		return src->pinned ? HOST_PINNED : HOST_PAGEABLE;
-	case DIR_DTOH:
-		return dst->pinned ? HOST_PINNED : HOST_PAGEABLE;
-	case DIR_HTOH:
-		return src->pinned && dst->pinned ? HOST_PINNED : HOST_PAGEABLE;
+	case CT_DIR_HTOD:
+		return src->pinned ? CT_HOST_PINNED : CT_HOST_PAGEABLE;
+	case CT_DIR_DTOH:
+		return dst->pinned ? CT_HOST_PINNED : CT_HOST_PAGEABLE;
+	case CT_DIR_HTOH:
+		return src->pinned && dst->pinned ? CT_HOST_PINNED : CT_HOST_PAGEABLE;
 	default:
-		return HOST_NONE;
+		return CT_HOST_NONE;
 	}
 }
 
@@ -150,20 +143,20 @@ static void resolve_sides(const struct api_call *call, const struct copy_desc *d
 static void emit_copy(struct api_call *call, const struct copy_desc *d)
 {
 	struct side src = { 0 }, dst = { 0 };
-	struct memcpy_event e;
+	struct ct_ev_memcpy e;
 
 	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memcpy))
 		return;
 	resolve_sides(call, d, &src, &dst);
-	e = (struct memcpy_event){
+	e = (struct ct_ev_memcpy){
 		.src = d->src,
 		.dst = d->dst,
 		.bytes = d->bytes,
 		.stream = call_stream(call, d->stream),
 		.direction = direction_of(&src, &dst),
 		.sync = !d->async,
-		.src_device = src.on_device ? src.device : (uint8_t)DEVICE_NONE,
-		.dst_device = dst.on_device ? dst.device : (uint8_t)DEVICE_NONE,
+		.src_device = src.on_device ? src.device : (uint8_t)CT_DEVICE_NONE,
+		.dst_device = dst.on_device ? dst.device : (uint8_t)CT_DEVICE_NONE,
 		.api = call->ref,
 	};
 	e.host = host_of(e.direction, &src, &dst);
@@ -423,11 +416,11 @@ struct memset_desc {
 static void emit_memset(struct api_call *call, const struct memset_desc *d)
 {
 	struct tracker_entry entry;
-	struct memset_event e;
+	struct ct_ev_memset e;
 
 	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memset))
 		return;
-	e = (struct memset_event){
+	e = (struct ct_ev_memset){
 		.address = d->address,
 		.bytes = d->bytes,
 		.value = d->value,
@@ -437,7 +430,8 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 		.device = call_device(call),
 		.api = call->ref,
 	};
-	if (tracker_lookup(TRACKER_ADDRESSES, d->address, &entry) && kind_on_device(entry.kind))
+	if (tracker_lookup(TRACKER_ADDRESSES, d->address, &entry) &&
+	    !ct_mem_kind_is_host(entry.kind))
 		e.device = entry.device;
 	call_note_name(call);
 	lttng_ust_do_tracepoint(cudatrace, memset, &e);

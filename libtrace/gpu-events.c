@@ -8,6 +8,8 @@
  * Nothing is done for a record whose event no session enables, but the
  * DEVICE record's mapping to NVML.
  */
+#include <string.h>
+
 #include <cupti.h>
 
 #include "emit.h"
@@ -18,13 +20,30 @@
 
 static void on_kernel(const CUpti_ActivityKernel10 *k)
 {
-	uint64_t kernel_id;
+	struct ct_ev_gpu_kernel e;
 
 	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel))
 		return;
-	kernel_id = names_kernel_id(k->name);
-	names_note_kernel(kernel_id, k->name);
-	lttng_ust_do_tracepoint(cudatrace, gpu_kernel, k, kernel_id);
+	e = (struct ct_ev_gpu_kernel){
+		.start = k->start,
+		.end = k->end,
+		.correlation_id = k->correlationId,
+		.kernel_id = names_kernel_id(k->name),
+		.device = device8(k->deviceId),
+		.context = k->contextId,
+		.stream = k->streamId,
+		.grid_x = k->gridX,
+		.grid_y = u16_sat((uint32_t)k->gridY),
+		.grid_z = u16_sat((uint32_t)k->gridZ),
+		.block_x = u16_sat((uint32_t)k->blockX),
+		.block_y = u16_sat((uint32_t)k->blockY),
+		.block_z = u16_sat((uint32_t)k->blockZ),
+		.static_shared_mem = u16_sat(k->staticSharedMemory),
+		.dynamic_shared_mem = (uint32_t)k->dynamicSharedMemory,
+		.registers = u8_sat(k->registersPerThread),
+	};
+	names_note_kernel(e.kernel_id, k->name);
+	lttng_ust_do_tracepoint(cudatrace, gpu_kernel, &e);
 }
 
 static uint8_t direction_of_copy_kind(uint8_t copy_kind)
@@ -32,28 +51,28 @@ static uint8_t direction_of_copy_kind(uint8_t copy_kind)
 	switch (copy_kind) {
 	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
 	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
-		return DIR_HTOD;
+		return CT_DIR_HTOD;
 	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
 	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
-		return DIR_DTOH;
+		return CT_DIR_DTOH;
 	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
 	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
 	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
 	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
-		return DIR_DTOD;
+		return CT_DIR_DTOD;
 	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
-		return DIR_HTOH;
+		return CT_DIR_HTOH;
 	case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
-		return DIR_PTOP;
+		return CT_DIR_PTOP;
 	default:
-		return DIR_UNKNOWN;
+		return CT_DIR_UNKNOWN;
 	}
 }
 
 /* What MEMCPY and MEMCPY2 (peer-to-peer) records both hold: fields of the
  * same names, at different places. */
 #define COPY_RECORD_EVENT(m)                                    \
-	((struct gpu_memcpy_event){                             \
+	((struct ct_ev_gpu_memcpy){                             \
 	    .start = (m)->start,                                \
 	    .end = (m)->end,                                    \
 	    .bytes = (m)->bytes,                                \
@@ -64,13 +83,13 @@ static uint8_t direction_of_copy_kind(uint8_t copy_kind)
 	    .src_kind = (m)->srcKind,                           \
 	    .dst_kind = (m)->dstKind,                           \
 	    .device = device8((m)->deviceId),                   \
-	    .src_device = DEVICE_NONE,                          \
-	    .dst_device = DEVICE_NONE,                          \
+	    .src_device = CT_DEVICE_NONE,                       \
+	    .dst_device = CT_DEVICE_NONE,                       \
 	})
 
 static void on_memcpy(const CUpti_ActivityMemcpy6 *m)
 {
-	struct gpu_memcpy_event e;
+	struct ct_ev_gpu_memcpy e;
 
 	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy))
 		return;
@@ -81,7 +100,7 @@ static void on_memcpy(const CUpti_ActivityMemcpy6 *m)
 
 static void on_peer_copy(const CUpti_ActivityMemcpyPtoP4 *m)
 {
-	struct gpu_memcpy_event e;
+	struct ct_ev_gpu_memcpy e;
 
 	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy))
 		return;
@@ -111,10 +130,103 @@ static uint64_t overhead_object(const CUpti_ActivityOverhead3 *o)
 	}
 }
 
+static void on_memset(const CUpti_ActivityMemset4 *m)
+{
+	EMIT(gpu_memset, &(struct ct_ev_gpu_memset){
+	                     .start = m->start,
+	                     .end = m->end,
+	                     .correlation_id = m->correlationId,
+	                     .bytes = m->bytes,
+	                     .value = m->value,
+	                     .memory_kind = (uint8_t)m->memoryKind,
+	                     .device = device8(m->deviceId),
+	                     .context = m->contextId,
+	                     .stream = m->streamId,
+	                 });
+}
+
+static void on_memory(const CUpti_ActivityMemory4 *m)
+{
+	EMIT(gpu_memory, &(struct ct_ev_gpu_memory){
+	                     .timestamp = m->timestamp,
+	                     .operation = (uint8_t)m->memoryOperationType,
+	                     .memory_kind = (uint8_t)m->memoryKind,
+	                     .address = m->address,
+	                     .bytes = m->bytes,
+	                     .correlation_id = m->correlationId,
+	                     .device = device8(m->deviceId),
+	                     .context = m->contextId,
+	                     .stream = m->streamId,
+	                     .is_async = (uint8_t)m->isAsync,
+	                     .pool_type = (uint8_t)m->memoryPoolConfig.memoryPoolType,
+	                     .pool_address = m->memoryPoolConfig.address,
+	                     .pool_release_threshold = m->memoryPoolConfig.releaseThreshold,
+	                     .pool_size = m->memoryPoolConfig.pool.size,
+	                     .pool_utilized = m->memoryPoolConfig.utilizedSize,
+	                 });
+}
+
+static void on_memory_pool(const CUpti_ActivityMemoryPool3 *p)
+{
+	EMIT(gpu_memory_pool, &(struct ct_ev_gpu_memory_pool){
+	                          .timestamp = p->timestamp,
+	                          .operation = (uint8_t)p->memoryPoolOperationType,
+	                          .pool_type = (uint8_t)p->memoryPoolType,
+	                          .address = p->address,
+	                          .size = p->size,
+	                          .release_threshold = p->releaseThreshold,
+	                          .utilized = p->utilizedSize,
+	                          .device = device8(p->deviceId),
+	                          .correlation_id = p->correlationId,
+	                      });
+}
+
+static void on_sync(const CUpti_ActivitySynchronization2 *s)
+{
+	EMIT(gpu_sync, &(struct ct_ev_gpu_sync){
+	                   .start = s->start,
+	                   .end = s->end,
+	                   .type = (uint8_t)s->type,
+	                   .correlation_id = s->correlationId,
+	                   .context = s->contextId,
+	                   .stream = s->streamId,
+	                   .event = s->cudaEventId,
+	               });
+}
+
+static void on_overhead(const CUpti_ActivityOverhead3 *o)
+{
+	EMIT(gpu_overhead, &(struct ct_ev_gpu_overhead){
+	                       .start = o->start,
+	                       .end = o->end,
+	                       .overhead_kind = (uint32_t)o->overheadKind,
+	                       .object_kind = (uint8_t)o->objectKind,
+	                       .object_id = overhead_object(o),
+	                       .correlation_id = o->correlationId,
+	                   });
+}
+
 static void on_device(const CUpti_ActivityDevice5 *d)
 {
+	struct ct_ev_device_info e;
+
 	nvml_map_device(device8(d->id), (const uint8_t *)d->uuid.bytes);
-	EMIT(device_info, d, text_or_empty(d->name), text_length(d->name));
+	if (!lttng_ust_tracepoint_enabled(cudatrace, device_info))
+		return;
+	e = (struct ct_ev_device_info){
+		.device = device8(d->id),
+		.name = text_or_empty(d->name),
+		.name_len = text_length(d->name),
+		.global_memory = d->globalMemorySize,
+		/* CUPTI gives KB/s */
+		.memory_bandwidth = d->globalMemoryBandwidth * 1000,
+		.cc_major = (uint8_t)d->computeCapabilityMajor,
+		.cc_minor = (uint8_t)d->computeCapabilityMinor,
+		.multiprocessors = (uint16_t)d->numMultiprocessors,
+	};
+	_Static_assert(sizeof(e.uuid) == sizeof(d->uuid.bytes), "a CUuuid is 16 bytes");
+	memcpy(e.uuid, d->uuid.bytes, sizeof(e.uuid));
+	lttng_ust_do_tracepoint(cudatrace, device_info, &e);
 }
 
 void gpu_events_record(const CUpti_Activity *record)
@@ -133,19 +245,19 @@ void gpu_events_record(const CUpti_Activity *record)
 		on_peer_copy(r);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMSET:
-		EMIT(gpu_memset, r);
+		on_memset(r);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMORY2:
-		EMIT(gpu_memory, r);
+		on_memory(r);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
-		EMIT(gpu_memory_pool, r);
+		on_memory_pool(r);
 		break;
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-		EMIT(gpu_sync, r);
+		on_sync(r);
 		break;
 	case CUPTI_ACTIVITY_KIND_OVERHEAD:
-		EMIT(gpu_overhead, r, overhead_object(r));
+		on_overhead(r);
 		break;
 	case CUPTI_ACTIVITY_KIND_DEVICE:
 		on_device(r);

@@ -48,12 +48,20 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static CUpti_SubscriberHandle subscriber;
 static bool subscribed;
 static pid_t traced_pid;
-static struct tracer_info_event info;
+static struct ct_ev_tracer_info info;
+static char info_procname[17]; /* /proc/self/comm: lets sessions skip that context */
 static bool info_emitted;
 
-void tracer_error(enum tracer_error_kind kind, int32_t code, const char *message)
+void tracer_error(enum ct_tracer_error_kind kind, int32_t code, const char *message)
 {
-	EMIT(tracer_error, (uint8_t)kind, code, text_or_empty(message), text_length(message));
+	struct ct_ev_tracer_error e = {
+		.kind = (uint8_t)kind,
+		.code = code,
+		.message = text_or_empty(message),
+		.message_len = text_length(message),
+	};
+
+	EMIT(tracer_error, &e);
 }
 
 void tracer_info_emit_once(void)
@@ -81,7 +89,7 @@ static const char *result_text(CUptiResult status)
 }
 
 /* CUPTI cannot be used: say it once, record it, and stay out of the way. */
-static void give_up(enum tracer_error_kind kind, CUptiResult status, const char *what)
+static void give_up(enum ct_tracer_error_kind kind, CUptiResult status, const char *what)
 {
 	char message[256];
 
@@ -127,10 +135,10 @@ static int subscribe(void)
 		holder[sizeof(holder) - 1] = '\0';
 		snprintf(what, sizeof(what), "CUPTI is already in use by %s",
 		         holder[0] ? holder : "another profiler");
-		give_up(TRACER_ERROR_OTHER_SUBSCRIBER, status, what);
+		give_up(CT_TRACER_ERROR_OTHER_SUBSCRIBER, status, what);
 		return -1;
 	}
-	give_up(TRACER_ERROR_CUPTI_INIT, status, "cannot subscribe to CUPTI");
+	give_up(CT_TRACER_ERROR_CUPTI_INIT, status, "cannot subscribe to CUPTI");
 	return -1;
 }
 
@@ -154,7 +162,7 @@ static void fill_info(void)
 
 	if (cuptiGetVersion(&cupti_version) != CUPTI_SUCCESS)
 		cupti_version = 0;
-	info = (struct tracer_info_event){
+	info = (struct ct_ev_tracer_info){
 		.version = CUDATRACE_VERSION,
 		.buffer_size = config.buffer_size,
 		.cupti_version = cupti_version,
@@ -164,8 +172,9 @@ static void fill_info(void)
 		.nvml_period_ms = config.nvml_period_ms,
 		.max_string = config.max_string,
 		.api = config.api,
+		.procname = info_procname,
 	};
-	read_procname(info.procname, sizeof(info.procname));
+	read_procname(info_procname, sizeof(info_procname));
 }
 
 static void init(void)
@@ -184,7 +193,7 @@ static void init(void)
 		__atomic_store_n(&tracer_running, false, __ATOMIC_RELAXED);
 		cuptiUnsubscribe(subscriber);
 		subscribed = false;
-		give_up(TRACER_ERROR_CUPTI_INIT, status, "cannot enable CUPTI callbacks");
+		give_up(CT_TRACER_ERROR_CUPTI_INIT, status, "cannot enable CUPTI callbacks");
 		return;
 	}
 	if (activity_start() < 0)

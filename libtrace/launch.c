@@ -54,22 +54,24 @@ static void config_from_cu_launch_ex(struct launch_config *config, const CUlaunc
 static void emit_launch(struct api_call *call, const struct launch_config *config)
 {
 	const char *symbol = call->symbol ? call->symbol : call->nested_launch.symbol;
-	struct launch_event e;
+	struct ct_ev_launch e;
 
 	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, launch))
 		return;
-	e = (struct launch_event){
+	e = (struct ct_ev_launch){
 		.kernel_id = names_kernel_id(symbol),
-		.stream = config->known ? call_stream(call, config->stream) : STREAM_NONE,
+		.stream = config->known ? call_stream(call, config->stream) : CT_STREAM_NONE,
 		.config_known = config->known,
 		.device = call_device(call),
 		.api = call->ref,
 	};
 	if (config->known) {
-		for (int i = 0; i < 3; i++) {
-			e.grid[i] = config->grid[i];
-			e.block[i] = config->block[i];
-		}
+		e.grid_x = config->grid[0];
+		e.grid_y = u16_sat(config->grid[1]);
+		e.grid_z = u16_sat(config->grid[2]);
+		e.block_x = u16_sat(config->block[0]);
+		e.block_y = u16_sat(config->block[1]);
+		e.block_z = u16_sat(config->block[2]);
 		e.shared_mem = config->shared_mem;
 	}
 	names_note_kernel(e.kernel_id, symbol);

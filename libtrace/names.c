@@ -10,6 +10,8 @@
  */
 #include <stdbool.h>
 
+#include <cupti.h>
+
 #include "cudatrace-tp.h"
 #include "names.h"
 #include "text.h"
@@ -37,8 +39,13 @@ void names_note_api(uint8_t domain, uint16_t cbid, const char *name)
 		return;
 	if (__atomic_exchange_n(flag, 1, __ATOMIC_RELAXED))
 		return;
-	lttng_ust_do_tracepoint(cudatrace, api_name, domain, cbid, text_or_empty(name),
-	                        text_length(name));
+	lttng_ust_do_tracepoint(cudatrace, api_name,
+	                        &(struct ct_ev_api_name){
+	                            .domain = domain,
+	                            .cbid = cbid,
+	                            .name = text_or_empty(name),
+	                            .name_len = text_length(name),
+	                        });
 }
 
 uint64_t names_kernel_id(const char *name)
@@ -84,8 +91,12 @@ void names_note_kernel(uint64_t kernel_id, const char *name)
 		return;
 	if (!kernel_claim(kernel_id))
 		return;
-	lttng_ust_do_tracepoint(cudatrace, kernel_name, kernel_id, text_or_empty(name),
-	                        text_length(name));
+	lttng_ust_do_tracepoint(cudatrace, kernel_name,
+	                        &(struct ct_ev_kernel_name){
+	                            .kernel_id = kernel_id,
+	                            .name = text_or_empty(name),
+	                            .name_len = text_length(name),
+	                        });
 }
 
 void names_announce_again(void)

@@ -138,16 +138,16 @@ static bool device_handle(uint8_t device, nvmlDevice_t *handle)
 	return nvml.handle_by_index(visible_index(device), handle) == NVML_SUCCESS;
 }
 
-bool nvml_read(uint8_t device, enum nvml_reason reason, struct nvml_sample_event *sample)
+bool nvml_read(uint8_t device, enum ct_nvml_reason reason, struct ct_ev_nvml_sample *sample)
 {
 	nvmlDevice_t handle;
 	nvmlMemory_t memory;
 
-	if (device == DEVICE_NONE || !nvml_open() || !device_handle(device, &handle))
+	if (device == CT_DEVICE_NONE || !nvml_open() || !device_handle(device, &handle))
 		return false;
 	if (nvml.memory_info(handle, &memory) != NVML_SUCCESS)
 		return false;
-	*sample = (struct nvml_sample_event){
+	*sample = (struct ct_ev_nvml_sample){
 		.free = memory.free,
 		.used = memory.used,
 		.total = memory.total,
@@ -157,9 +157,9 @@ bool nvml_read(uint8_t device, enum nvml_reason reason, struct nvml_sample_event
 	return true;
 }
 
-void nvml_sample_device(uint8_t device, enum nvml_reason reason)
+void nvml_sample_device(uint8_t device, enum ct_nvml_reason reason)
 {
-	struct nvml_sample_event sample;
+	struct ct_ev_nvml_sample sample;
 
 	if (!lttng_ust_tracepoint_enabled(cudatrace, nvml_sample))
 		return;
@@ -196,7 +196,7 @@ static unsigned device_count(void)
 static void sample_all(void)
 {
 	for (unsigned d = 0, n = device_count(); d < n; d++)
-		nvml_sample_device((uint8_t)d, NVML_PERIODIC);
+		nvml_sample_device((uint8_t)d, CT_NVML_PERIODIC);
 }
 
 void nvml_sampler_start(uint32_t period_ms)

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "event-payloads.h"
+#include "field-values.h"
 
 /* Open and initialise NVML once; false if it is not available. */
 bool nvml_open(void);
@@ -20,10 +20,10 @@ bool nvml_open(void);
 int32_t nvml_driver_version(void);
 
 /* Read the memory of CUDA device `device` into sample; false if unknown. */
-bool nvml_read(uint8_t device, enum nvml_reason reason, struct nvml_sample_event *sample);
+bool nvml_read(uint8_t device, enum ct_nvml_reason reason, struct ct_ev_nvml_sample *sample);
 
 /* Read and emit one nvml_sample for device (if the event is enabled). */
-void nvml_sample_device(uint8_t device, enum nvml_reason reason);
+void nvml_sample_device(uint8_t device, enum ct_nvml_reason reason);
 
 /* Tell NVML's device matching the UUID of CUDA device `device` (from the
  * DEVICE activity record), so that samples follow CUDA's numbering. */

@@ -119,8 +119,12 @@ static void domain_announce(uint64_t domain)
 	}
 	pthread_mutex_unlock(&domains.lock);
 	if (wanted)
-		lttng_ust_do_tracepoint(cudatrace, nvtx_domain_create, domain, name,
-		                        text_length(name));
+		lttng_ust_do_tracepoint(cudatrace, nvtx_domain_create,
+		                        &(struct ct_ev_nvtx_domain_create){
+		                            .domain = domain,
+		                            .name = name,
+		                            .name_len = text_length(name),
+		                        });
 }
 
 void nvtx_announce_again(void)
@@ -166,12 +170,17 @@ static uint64_t returned_handle(const CUpti_NvtxData *data)
 
 #define DOMAIN(d) ((uint64_t)(uintptr_t)(d))
 
+/* The payload of nvtx_push and nvtx_mark. */
+#define NVTX_MESSAGE(d, m)            \
+	((struct ct_ev_nvtx_message){ \
+	    .domain = (d), .message = (m), .message_len = text_length(m) })
+
 static void emit_push(uint64_t domain, const char *message)
 {
 	if (!lttng_ust_tracepoint_enabled(cudatrace, nvtx_push))
 		return;
 	domain_announce(domain);
-	lttng_ust_do_tracepoint(cudatrace, nvtx_push, domain, message, text_length(message));
+	lttng_ust_do_tracepoint(cudatrace, nvtx_push, &NVTX_MESSAGE(domain, message));
 }
 
 static void emit_pop(uint64_t domain)
@@ -179,7 +188,7 @@ static void emit_pop(uint64_t domain)
 	if (!lttng_ust_tracepoint_enabled(cudatrace, nvtx_pop))
 		return;
 	domain_announce(domain);
-	lttng_ust_do_tracepoint(cudatrace, nvtx_pop, domain);
+	lttng_ust_do_tracepoint(cudatrace, nvtx_pop, &(struct ct_ev_nvtx_pop){ .domain = domain });
 }
 
 static void emit_start(uint64_t domain, uint64_t id, const char *message)
@@ -187,8 +196,13 @@ static void emit_start(uint64_t domain, uint64_t id, const char *message)
 	if (!lttng_ust_tracepoint_enabled(cudatrace, nvtx_range_start))
 		return;
 	domain_announce(domain);
-	lttng_ust_do_tracepoint(cudatrace, nvtx_range_start, domain, id, message,
-	                        text_length(message));
+	lttng_ust_do_tracepoint(cudatrace, nvtx_range_start,
+	                        &(struct ct_ev_nvtx_range_start){
+	                            .domain = domain,
+	                            .range_id = id,
+	                            .message = message,
+	                            .message_len = text_length(message),
+	                        });
 }
 
 static void emit_end(uint64_t domain, uint64_t id)
@@ -196,7 +210,8 @@ static void emit_end(uint64_t domain, uint64_t id)
 	if (!lttng_ust_tracepoint_enabled(cudatrace, nvtx_range_end))
 		return;
 	domain_announce(domain);
-	lttng_ust_do_tracepoint(cudatrace, nvtx_range_end, domain, id);
+	lttng_ust_do_tracepoint(cudatrace, nvtx_range_end,
+	                        &(struct ct_ev_nvtx_range_end){ .domain = domain, .range_id = id });
 }
 
 static void emit_mark(uint64_t domain, const char *message)
@@ -204,7 +219,7 @@ static void emit_mark(uint64_t domain, const char *message)
 	if (!lttng_ust_tracepoint_enabled(cudatrace, nvtx_mark))
 		return;
 	domain_announce(domain);
-	lttng_ust_do_tracepoint(cudatrace, nvtx_mark, domain, message, text_length(message));
+	lttng_ust_do_tracepoint(cudatrace, nvtx_mark, &NVTX_MESSAGE(domain, message));
 }
 
 /* Narrow-string and wide-string variants of the same call. */

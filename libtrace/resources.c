@@ -45,19 +45,19 @@ static uint32_t context_id(CUcontext context)
 
 static uint8_t context_device(CUcontext context)
 {
-	uint32_t device = DEVICE_NONE;
+	uint32_t device = CT_DEVICE_NONE;
 
 	if (cuptiGetDeviceId(context, &device) != CUPTI_SUCCESS)
-		return DEVICE_NONE;
+		return CT_DEVICE_NONE;
 	return device8(device);
 }
 
 static uint32_t stream_id(CUcontext context, CUstream stream)
 {
-	uint32_t id = STREAM_NONE;
+	uint32_t id = CT_STREAM_NONE;
 
 	if (cuptiGetStreamIdEx(context, stream, 0, &id) != CUPTI_SUCCESS)
-		return STREAM_NONE;
+		return CT_STREAM_NONE;
 	return id;
 }
 
@@ -68,9 +68,13 @@ static void on_context(CUpti_CallbackId cbid, const CUpti_ResourceData *data,
 	uint8_t device = context_device(data->context);
 
 	if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
-		EMIT(context_create, id, device, !is_ctx_create(outer));
+		EMIT(context_create, &(struct ct_ev_context){ .context = id,
+		                                              .device = device,
+		                                              .primary = !is_ctx_create(outer) });
 	else
-		EMIT(context_destroy, id, device, !is_ctx_destroy(outer));
+		EMIT(context_destroy, &(struct ct_ev_context){ .context = id,
+		                                               .device = device,
+		                                               .primary = !is_ctx_destroy(outer) });
 }
 
 static void on_stream(CUpti_CallbackId cbid, const CUpti_ResourceData *data)
@@ -80,9 +84,11 @@ static void on_stream(CUpti_CallbackId cbid, const CUpti_ResourceData *data)
 	uint8_t device = context_device(data->context);
 
 	if (cbid == CUPTI_CBID_RESOURCE_STREAM_CREATED)
-		EMIT(stream_create, ctx, id, device);
+		EMIT(stream_create,
+		     &(struct ct_ev_stream){ .context = ctx, .stream = id, .device = device });
 	else
-		EMIT(stream_destroy, ctx, id, device);
+		EMIT(stream_destroy,
+		     &(struct ct_ev_stream){ .context = ctx, .stream = id, .device = device });
 }
 
 static void on_module(const CUpti_ResourceData *data)
@@ -90,8 +96,11 @@ static void on_module(const CUpti_ResourceData *data)
 	const CUpti_ModuleResourceData *module = data->resourceDescriptor;
 
 	if (module)
-		EMIT(module_load, context_id(data->context), module->moduleId,
-		     (uint64_t)module->cubinSize);
+		EMIT(module_load, &(struct ct_ev_module_load){
+		                      .context = context_id(data->context),
+		                      .module = module->moduleId,
+		                      .cubin_size = (uint64_t)module->cubinSize,
+		                  });
 }
 
 void resource_callback(CUpti_CallbackId cbid, const CUpti_ResourceData *data,

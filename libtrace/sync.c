@@ -12,9 +12,9 @@
 #include "cudatrace-tp.h"
 #include "domains.h"
 
-static void emit_sync(struct api_call *call, enum sync_kind what, uint32_t stream)
+static void emit_sync(struct api_call *call, enum ct_sync_kind what, uint32_t stream)
 {
-	struct sync_event e = {
+	struct ct_ev_sync e = {
 		.stream = stream,
 		.what = (uint8_t)what,
 		.device = call_device(call),
@@ -33,19 +33,19 @@ static bool sync_wanted(const struct api_call *call)
 static void device_sync_exit(struct api_call *call)
 {
 	if (sync_wanted(call))
-		emit_sync(call, SYNC_DEVICE, STREAM_NONE);
+		emit_sync(call, CT_SYNC_DEVICE, CT_STREAM_NONE);
 }
 
 static void context_sync_exit(struct api_call *call)
 {
 	if (sync_wanted(call))
-		emit_sync(call, SYNC_CONTEXT, STREAM_NONE);
+		emit_sync(call, CT_SYNC_CONTEXT, CT_STREAM_NONE);
 }
 
 static void event_sync_exit(struct api_call *call)
 {
 	if (sync_wanted(call))
-		emit_sync(call, SYNC_EVENT, STREAM_NONE);
+		emit_sync(call, CT_SYNC_EVENT, CT_STREAM_NONE);
 }
 
 /* cudaStreamSynchronize, cuStreamSynchronize and their _ptsz variants all
@@ -55,14 +55,14 @@ static void stream_sync_exit(struct api_call *call)
 	const cuStreamSynchronize_params *p = call_params(call);
 
 	if (sync_wanted(call))
-		emit_sync(call, SYNC_STREAM, call_stream(call, p->hStream));
+		emit_sync(call, CT_SYNC_STREAM, call_stream(call, p->hStream));
 }
 
 void sync_callback(CUpti_CallbackId cbid, const CUpti_SynchronizeData *data, struct api_call *outer)
 {
 	bool stream = cbid == CUPTI_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED;
-	uint32_t id = STREAM_NONE, device = DEVICE_NONE;
-	struct sync_event e;
+	uint32_t id = CT_STREAM_NONE, device = CT_DEVICE_NONE;
+	struct ct_ev_sync e;
 
 	/* The synchronising call around it records the sync at its EXIT. */
 	if (outer && outer->binding && (outer->binding->flags & BIND_SYNC))
@@ -70,12 +70,12 @@ void sync_callback(CUpti_CallbackId cbid, const CUpti_SynchronizeData *data, str
 	if (!lttng_ust_tracepoint_enabled(cudatrace, sync))
 		return;
 	if (stream && cuptiGetStreamIdEx(data->context, data->stream, 0, &id) != CUPTI_SUCCESS)
-		id = STREAM_NONE;
+		id = CT_STREAM_NONE;
 	if (cuptiGetDeviceId(data->context, &device) != CUPTI_SUCCESS)
-		device = DEVICE_NONE;
-	e = (struct sync_event){
+		device = CT_DEVICE_NONE;
+	e = (struct ct_ev_sync){
 		.stream = id,
-		.what = stream ? SYNC_STREAM : SYNC_CONTEXT,
+		.what = stream ? CT_SYNC_STREAM : CT_SYNC_CONTEXT,
 		.device = device8(device),
 		.api = { .domain = CUPTI_CB_DOMAIN_SYNCHRONIZE },
 	};

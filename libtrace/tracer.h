@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "event-payloads.h"
+#include "field-values.h"
 
 /* True while this process traces: subscribed to CUPTI, and not a child
  * forked from the process that subscribed. Cheap: every callback asks. */
@@ -26,6 +26,6 @@ void tracer_info_emit_once(void);
 void tracer_info_announce_again(void);
 
 /* Emit a tracer_error event. */
-void tracer_error(enum tracer_error_kind kind, int32_t code, const char *message);
+void tracer_error(enum ct_tracer_error_kind kind, int32_t code, const char *message);
 
 #endif /* CUDATRACE_TRACER_H */

@@ -25,8 +25,8 @@ enum tracker_space {
 struct tracker_entry {
 	uint64_t start; /* address, or VMM handle */
 	uint64_t size;  /* bytes */
-	uint8_t kind;   /* enum mem_kind */
-	uint8_t device; /* CUDA device, or DEVICE_NONE */
+	uint8_t kind;   /* enum ct_mem_kind */
+	uint8_t device; /* CUDA device, or CT_DEVICE_NONE */
 };
 
 /* Record a live allocation. An address range replaces any stale one it

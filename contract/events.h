@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * events.h - the C view of cudatrace's event contract (events.def): the
+ * enumerations, the event types and the payload of each event, shared by
+ * the tracer, which fills a payload and hands it to its tracepoint, and by
+ * the analyzers, which decode a trace's events into the same structs.
+ *
+ * Everything here but struct ct_api_ref and the flag and group constants
+ * is generated from events.def by the preprocessor.
+ */
+#ifndef CUDATRACE_CONTRACT_EVENTS_H
+#define CUDATRACE_CONTRACT_EVENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The LTTng-UST provider, and the prefix of its event names in a trace. */
+#define CT_PROVIDER_NAME   "cudatrace"
+#define CT_PROVIDER_PREFIX CT_PROVIDER_NAME ":"
+
+/* Devices and streams that do not apply or are unknown. */
+#define CT_DEVICE_NONE 255u
+#define CT_STREAM_NONE UINT32_MAX
+
+/* Flags of the mem_kind values (events.def). */
+#define CT_MEM_FLAG_HOST   1u /* host memory: pinned or registered */
+#define CT_MEM_FLAG_DEVICE 2u /* its bytes count as device memory */
+
+/* The storage of each integer type of events.def. */
+#define CT_CTYPE_U8  uint8_t
+#define CT_CTYPE_U16 uint16_t
+#define CT_CTYPE_U32 uint32_t
+#define CT_CTYPE_U64 uint64_t
+#define CT_CTYPE_I32 int32_t
+#define CT_CTYPE_I64 int64_t
+#define CT_CTYPE_X8  uint8_t
+#define CT_CTYPE_X32 uint32_t
+#define CT_CTYPE_X64 uint64_t
+
+/* ------------------------------------------------------------ enumerations */
+
+/* enum ct_<name> { CT_<IDENT> = value, ... } */
+/* clang-format off */
+#define CT_VALUE(ident, label, value, flags) CT_##ident = (value),
+#define CT_ENUM(name, values) enum ct_##name { values };
+/* clang-format on */
+#include "events.def"
+
+/* CT_ENUM_COUNT(name): one more than the largest value of enumeration name. */
+#define CT_ENUM_COUNT(name)                  ct_enum_count_##name
+#define CT_VALUE(ident, label, value, flags) [value] = 0,
+#define CT_ENUM(name, values)                enum { CT_ENUM_COUNT(name) = sizeof((const char[]){ values }) };
+#include "events.def"
+
+/* ct_<name>_flags(v): the flags of value v of enumeration name, 0 if none. */
+#define CT_VALUE(ident, label, value, flags) \
+	case (value):                        \
+		return (flags);
+#define CT_ENUM(name, values)                                \
+	static inline unsigned ct_##name##_flags(unsigned v) \
+	{                                                    \
+		switch (v) {                                 \
+			values default : return 0;           \
+		}                                            \
+	}
+#include "events.def"
+
+/* Pinned or registered host memory. */
+static inline bool ct_mem_kind_is_host(unsigned kind)
+{
+	return (ct_mem_kind_flags(kind) & CT_MEM_FLAG_HOST) != 0;
+}
+
+/* Memory whose bytes count as device memory (device, pitch, managed, async,
+ * vmm_physical); a vmm_map is an address range, not bytes of its own. */
+static inline bool ct_mem_kind_on_device(unsigned kind)
+{
+	return (ct_mem_kind_flags(kind) & CT_MEM_FLAG_DEVICE) != 0;
+}
+
+/* ------------------------------------------------------------ events */
+
+/* The event types, in the order of events.def. */
+enum ct_event_type {
+	CT_EV_NONE = 0, /* not a cudatrace event */
+#define CT_EVENT(ident, name, layout, group) CT_EV_##ident,
+#include "events.def"
+	CT_EV_COUNT
+};
+
+/* A set of event types. */
+#define CT_EV_BIT(type) (UINT64_C(1) << (type))
+_Static_assert(CT_EV_COUNT <= 64, "event sets are 64-bit masks");
+
+/* The groups of events.def. */
+enum ct_event_group {
+	CT_GROUP_API,      /* api_entry, api_exit */
+	CT_GROUP_CALL,     /* one semantic event per operation */
+	CT_GROUP_GPU,      /* activity records */
+	CT_GROUP_NVTX,     /* NVTX ranges and marks */
+	CT_GROUP_NAME,     /* names recorded once */
+	CT_GROUP_RESOURCE, /* contexts, streams, modules */
+	CT_GROUP_TRACER,   /* about the tracing itself */
+};
+
+/* A set of event groups. */
+#define CT_GROUP_BIT(group) (UINT32_C(1) << (group))
+
+/* ------------------------------------------------------------ payloads */
+
+/* The call behind a semantic host event: the outermost traced call on its
+ * thread, written as the fields api_domain, api_cbid, correlation_id. */
+struct ct_api_ref {
+	uint8_t domain; /* enum ct_domain */
+	uint16_t cbid;
+	uint32_t correlation_id;
+};
+
+/* struct ct_ev_<layout>: the fields of its events, in their order. */
+#define CT_FIELD(type, name, need)      CT_CTYPE_##type name;
+#define CT_ENUM_FIELD(enum, name, need) uint8_t name;
+#define CT_TEXT(name, need) \
+	const char *name;   \
+	uint16_t name##_len;
+#define CT_STRING(name, need)             const char *name;
+#define CT_ARRAY(type, name, count, need) CT_CTYPE_##type name[count];
+#define CT_MEMBER(ctype, member)          ctype member;
+#define CT_LAYOUT(name, fields) \
+	struct ct_ev_##name {   \
+		fields          \
+	};
+#include "events.def"
+
+#endif /* CUDATRACE_CONTRACT_EVENTS_H */
