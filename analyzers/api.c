@@ -190,8 +190,8 @@ static void count_error(struct api_row *row, int32_t code)
 static void on_api_entry(struct api *a, const struct ct_event *ev)
 {
 	struct ct_call_stack *calls = calls_of(a, ev->thread);
-	struct ct_call call = { ev->u.api.correlation_id, ev->u.api.domain, ev->u.api.cbid,
-		                ev->time_ns };
+	struct ct_call call = { ev->u.api_entry.correlation_id, ev->u.api_entry.domain,
+		                ev->u.api_entry.cbid, ev->time_ns };
 
 	if (calls)
 		ct_call_stack_push(calls, &call);
@@ -200,15 +200,15 @@ static void on_api_entry(struct api *a, const struct ct_event *ev)
 static void on_api_exit(struct api *a, const struct ct_event *ev)
 {
 	struct ct_call_stack *calls = calls_of(a, ev->thread);
-	struct api_row *row = row_of(a, ev->u.api.domain, ev->u.api.cbid, ev->process);
+	struct api_row *row = row_of(a, ev->u.api_exit.domain, ev->u.api_exit.cbid, ev->process);
 	struct ct_call call;
 
 	if (!calls || !row)
 		return;
 	row->returned++;
-	if (ev->u.api.result != 0)
-		count_error(row, ev->u.api.result);
-	if (!ct_call_stack_pop(calls, ev->u.api.correlation_id, &call)) {
+	if (ev->u.api_exit.result != 0)
+		count_error(row, ev->u.api_exit.result);
+	if (!ct_call_stack_pop(calls, ev->u.api_exit.correlation_id, &call)) {
 		a->unmatched_exits++;
 		return;
 	}

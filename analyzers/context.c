@@ -545,7 +545,7 @@ static int nvtx_push(struct ct_context *ctx, struct ct_event *ev)
 {
 	struct ct_thread *t = ev->thread;
 	uint32_t parent = t->depth ? t->stack[t->depth - 1].path : CT_PATH_NONE;
-	uint32_t path = path_intern(ctx, parent, ev->u.nvtx.message);
+	uint32_t path = path_intern(ctx, parent, ev->u.nvtx_message.message);
 
 	if (!path)
 		return -1;
@@ -559,13 +559,13 @@ static int nvtx_push(struct ct_context *ctx, struct ct_event *ev)
 		t->capacity = capacity;
 	}
 	t->stack[t->depth] = (struct ct_nvtx_frame){
-		.domain = ev->u.nvtx.domain,
+		.domain = ev->u.nvtx_message.domain,
 		.path = path,
 		.open_seq = ev->seq,
 		.open_ns = ev->time_ns,
 	};
-	ev->u.nvtx.path = path;
-	ev->u.nvtx.depth = t->depth++;
+	ev->nvtx.path = path;
+	ev->nvtx.depth = t->depth++;
 	return 0;
 }
 
@@ -575,13 +575,13 @@ static int nvtx_pop(struct ct_event *ev)
 	uint32_t i = t->depth;
 
 	/* a pop closes the last push of the same domain on the thread */
-	while (i > 0 && t->stack[i - 1].domain != ev->u.nvtx.domain)
+	while (i > 0 && t->stack[i - 1].domain != ev->u.nvtx_pop.domain)
 		i--;
 	if (i == 0)
 		return 1;
 	i--;
-	ev->u.nvtx.path = t->stack[i].path;
-	ev->u.nvtx.depth = i;
+	ev->nvtx.path = t->stack[i].path;
+	ev->nvtx.depth = i;
 	memmove(&t->stack[i], &t->stack[i + 1], (t->depth - i - 1) * sizeof(*t->stack));
 	t->depth--;
 	return 0;
@@ -604,7 +604,7 @@ static int update_device_info(struct ct_event *ev)
 
 static int update_nvml(struct ct_event *ev)
 {
-	const struct ct_ev_nvml *e = &ev->u.nvml;
+	const struct ct_ev_nvml_sample *e = &ev->u.nvml_sample;
 	struct ct_device *d = ct_context_device(ev->process, e->device);
 
 	if (!d)
@@ -644,7 +644,8 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		p->last_ns = ev->time_ns;
 	switch (ev->type) {
 	case CT_EV_API_NAME:
-		ret = set_api_name(p->names, ev->u.api.domain, ev->u.api.cbid, ev->u.api.name);
+		ret = set_api_name(p->names, ev->u.api_name.domain, ev->u.api_name.cbid,
+		                   ev->u.api_name.name);
 		break;
 	case CT_EV_KERNEL_NAME:
 		ret =

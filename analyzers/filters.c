@@ -100,7 +100,7 @@ static int device_kept(const struct ct_options *opts, const struct ct_event *ev)
 		device = ev->u.mem.device;
 		break;
 	case CT_EV_MEM_ALLOC_FAILED:
-		device = ev->u.failed.device;
+		device = ev->u.mem_alloc_failed.device;
 		break;
 	case CT_EV_MEMCPY:
 		return device_listed(opts, ev->u.memcpy.src_device) ||
@@ -116,9 +116,11 @@ static int device_kept(const struct ct_options *opts, const struct ct_event *ev)
 		break;
 	case CT_EV_CONTEXT_CREATE:
 	case CT_EV_CONTEXT_DESTROY:
+		device = ev->u.context.device;
+		break;
 	case CT_EV_STREAM_CREATE:
 	case CT_EV_STREAM_DESTROY:
-		device = ev->u.resource.device;
+		device = ev->u.stream.device;
 		break;
 	case CT_EV_GPU_KERNEL:
 		device = ev->u.gpu_kernel.device;
@@ -139,7 +141,7 @@ static int device_kept(const struct ct_options *opts, const struct ct_event *ev)
 		device = ev->u.device_info.device;
 		break;
 	case CT_EV_NVML_SAMPLE:
-		device = ev->u.nvml.device;
+		device = ev->u.nvml_sample.device;
 		break;
 	default:
 		return 1;

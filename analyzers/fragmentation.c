@@ -335,7 +335,7 @@ static void on_free(struct fragmentation *f, const struct ct_event *ev)
 
 static void on_failure(struct fragmentation *f, const struct ct_event *ev)
 {
-	const struct ct_ev_mem_failed *e = &ev->u.failed;
+	const struct ct_ev_mem_alloc_failed *e = &ev->u.mem_alloc_failed;
 	struct frag_device *fd = device_of(f, ev->process, e->device);
 	struct frag_failure *failure;
 
@@ -388,7 +388,7 @@ static void on_failure(struct fragmentation *f, const struct ct_event *ev)
 /* The nvml_sample that follows a failure completes it when the failure had no reading. */
 static void on_nvml(struct fragmentation *f, const struct ct_event *ev)
 {
-	const struct ct_ev_nvml *e = &ev->u.nvml;
+	const struct ct_ev_nvml_sample *e = &ev->u.nvml_sample;
 	struct frag_process *fp = ev->process->slot[f->slot];
 	struct frag_device *fd = fp ? fp->devices[e->device] : NULL;
 
@@ -648,7 +648,7 @@ static void write_failure(struct fragmentation *f, struct ct_doc *doc,
 	ct_doc_i64(doc, "pid", fl->process->pid, CT_UNIT_ID);
 	ct_doc_string(doc, "process", fl->process->procname);
 	ct_doc_u64(doc, "device", fl->device, CT_UNIT_ID);
-	ct_doc_string(doc, "kind", ct_mem_kind_name(fl->kind));
+	ct_doc_string(doc, "kind", ct_mem_kind_label(fl->kind));
 	ct_doc_u64(doc, "requested_bytes", fl->requested, CT_UNIT_BYTES);
 	ct_doc_i64(doc, "result", fl->result, CT_UNIT_ID);
 	ct_doc_string(doc, "api", ct_context_api_name(fl->process, fl->api.domain, fl->api.cbid));

@@ -180,8 +180,8 @@ static struct kernel_row *row_of(struct kernels *k, uint64_t kernel_id, struct c
 static void on_api_entry(struct kernels *k, const struct ct_event *ev)
 {
 	struct ct_call_stack *calls = calls_of(k, ev->thread);
-	struct ct_call call = { ev->u.api.correlation_id, ev->u.api.domain, ev->u.api.cbid,
-		                ev->time_ns };
+	struct ct_call call = { ev->u.api_entry.correlation_id, ev->u.api_entry.domain,
+		                ev->u.api_entry.cbid, ev->time_ns };
 
 	if (calls)
 		ct_call_stack_push(calls, &call);
@@ -193,7 +193,7 @@ static void on_api_exit(struct kernels *k, const struct ct_event *ev)
 	struct ct_call call;
 
 	if (calls)
-		ct_call_stack_pop(calls, ev->u.api.correlation_id, &call);
+		ct_call_stack_pop(calls, ev->u.api_exit.correlation_id, &call);
 }
 
 static void on_launch(struct kernels *k, const struct ct_event *ev)
@@ -227,8 +227,9 @@ static void note_config(struct kernel_row *row, const struct ct_ev_gpu_kernel *r
 	for (uint32_t i = 0; i < row->config_count; i++) {
 		struct launch_config *c = &row->configs[i];
 
-		if (!memcmp(c->grid, r->grid, sizeof(c->grid)) &&
-		    !memcmp(c->block, r->block, sizeof(c->block))) {
+		if (c->grid[0] == r->grid_x && c->grid[1] == r->grid_y && c->grid[2] == r->grid_z &&
+		    c->block[0] == r->block_x && c->block[1] == r->block_y &&
+		    c->block[2] == r->block_z) {
 			c->count++;
 			return;
 		}
@@ -237,9 +238,11 @@ static void note_config(struct kernel_row *row, const struct ct_ev_gpu_kernel *r
 		row->other_configs++;
 		return;
 	}
-	memcpy(row->configs[row->config_count].grid, r->grid, sizeof(r->grid));
-	memcpy(row->configs[row->config_count].block, r->block, sizeof(r->block));
-	row->configs[row->config_count++].count = 1;
+	row->configs[row->config_count++] = (struct launch_config){
+		.grid = { r->grid_x, r->grid_y, r->grid_z },
+		.block = { r->block_x, r->block_y, r->block_z },
+		.count = 1,
+	};
 }
 
 static void add_busy(struct kernels *k, struct ct_process *process, unsigned device, uint64_t start,

@@ -23,13 +23,13 @@
 struct mem_device {
 	struct ct_process *process; /* borrowed from the context */
 	uint8_t device;
-	int64_t live[CT_MEM_KIND_COUNT]; /* bytes live per kind */
-	int64_t on_device;               /* bytes of the device kinds */
-	int64_t kind_peak[CT_MEM_KIND_COUNT];
+	int64_t live[CT_ENUM_COUNT(mem_kind)]; /* bytes live per kind */
+	int64_t on_device;                     /* bytes of the device kinds */
+	int64_t kind_peak[CT_ENUM_COUNT(mem_kind)];
 	int64_t peak_bytes; /* of the device kinds */
 	int64_t peak_ns;
 	uint64_t peak_seq; /* 0: no peak yet */
-	int64_t peak_kinds[CT_MEM_KIND_COUNT];
+	int64_t peak_kinds[CT_ENUM_COUNT(mem_kind)];
 	struct ct_alloc *freed_since_peak; /* owned until recycled into the map */
 	uint64_t allocations;
 	uint64_t frees;
@@ -131,7 +131,7 @@ static struct range_stat *range_stat_of(struct memory *m, struct ct_process *pro
 
 static unsigned clamp_kind(unsigned kind)
 {
-	return kind < CT_MEM_KIND_COUNT ? kind : CT_MEM_UNKNOWN;
+	return kind < CT_ENUM_COUNT(mem_kind) ? kind : CT_MEM_UNKNOWN;
 }
 
 /* ------------------------------------------------ NVTX range growth */
@@ -150,7 +150,7 @@ static void range_hold(struct memory *m, struct ct_process *process, uint32_t pa
 
 static void on_pop(struct memory *m, const struct ct_event *ev)
 {
-	struct range_stat *stat = range_stat_of(m, ev->process, ev->u.nvtx.path);
+	struct range_stat *stat = range_stat_of(m, ev->process, ev->nvtx.path);
 
 	if (!stat)
 		return;
@@ -284,7 +284,7 @@ static void on_free(struct memory *m, const struct ct_event *ev)
 
 static void on_failure(struct memory *m, const struct ct_event *ev)
 {
-	struct mem_device *md = mem_device_of(m, ev->process, ev->u.failed.device);
+	struct mem_device *md = mem_device_of(m, ev->process, ev->u.mem_alloc_failed.device);
 
 	if (md)
 		md->failures++;
@@ -395,7 +395,7 @@ static void write_alloc(struct memory *m, struct ct_doc *doc, const struct ct_al
 	ct_doc_object(doc, NULL, NULL);
 	ct_doc_u64(doc, "address", a->address, CT_UNIT_ADDRESS);
 	ct_doc_u64(doc, "size", a->size, CT_UNIT_BYTES);
-	ct_doc_string(doc, "kind", ct_mem_kind_name(a->kind));
+	ct_doc_string(doc, "kind", ct_mem_kind_label(a->kind));
 	ct_doc_i64(doc, "alloc_time_ns", a->time_ns, CT_UNIT_TIME);
 	ct_doc_i64(doc, "age_ns", at_ns - a->time_ns, CT_UNIT_DURATION);
 	ct_doc_string(doc, "site",
@@ -478,11 +478,11 @@ static int write_leak_sites(struct memory *m, struct ct_doc *doc, const struct a
 static void write_kinds(struct ct_doc *doc, const struct mem_device *md)
 {
 	ct_doc_array(doc, "kinds", "By kind");
-	for (unsigned k = 0; k < CT_MEM_KIND_COUNT; k++) {
+	for (unsigned k = 0; k < CT_ENUM_COUNT(mem_kind); k++) {
 		if (!md->kind_peak[k] && !md->live[k] && !md->peak_kinds[k])
 			continue;
 		ct_doc_object(doc, NULL, NULL);
-		ct_doc_string(doc, "kind", ct_mem_kind_name(k));
+		ct_doc_string(doc, "kind", ct_mem_kind_label(k));
 		ct_doc_i64(doc, "peak_bytes", md->kind_peak[k], CT_UNIT_BYTES);
 		ct_doc_i64(doc, "at_device_peak_bytes", md->peak_kinds[k], CT_UNIT_BYTES);
 		ct_doc_i64(doc, "live_at_end_bytes", md->live[k], CT_UNIT_BYTES);

@@ -23,334 +23,13 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "config.h"
+#include "event-schema.h"
 #include "filters.h"
 #include "reader.h"
 #include "trace-repair.h"
 
-#define PROVIDER_PREFIX "cudatrace:"
 #define MAX_ANALYSES    16
-#define MAX_FIELDS      20
 #define MAX_TRACE_DEPTH 12
-
-/* ------------------------------------------------------------ field specs */
-
-enum storage { S_U8, S_U16, S_U32, S_U64, S_I32, S_I64, S_STR };
-
-struct field_spec {
-	const char *name;
-	size_t offset; /* in struct ct_event */
-	enum storage storage;
-	bool optional; /* absent in the class: left 0 (informational fields) */
-};
-
-#define F(name, member, st)                                          \
-	{                                                            \
-		name, offsetof(struct ct_event, u.member), st, false \
-	}
-#define OPT(name, member, st)                                       \
-	{                                                           \
-		name, offsetof(struct ct_event, u.member), st, true \
-	}
-#define API_FIELDS(m)                                                          \
-	F("api_domain", m.api.domain, S_U8), F("api_cbid", m.api.cbid, S_U16), \
-	    F("correlation_id", m.api.correlation_id, S_U32)
-
-static const struct field_spec api_entry_fields[] = {
-	F("domain", api.domain, S_U8),
-	F("cbid", api.cbid, S_U16),
-	F("correlation_id", api.correlation_id, S_U32),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec api_exit_fields[] = {
-	F("domain", api.domain, S_U8),
-	F("cbid", api.cbid, S_U16),
-	F("correlation_id", api.correlation_id, S_U32),
-	F("result", api.result, S_I32),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec api_name_fields[] = {
-	F("domain", api.domain, S_U8),
-	F("cbid", api.cbid, S_U16),
-	F("name", api.name, S_STR),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec mem_fields[] = {
-	F("device", mem.device, S_U8),
-	F("kind", mem.kind, S_U8),
-	F("address", mem.address, S_U64),
-	F("size", mem.size, S_U64),
-	F("delta", mem.delta, S_I64),
-	F("stream", mem.stream, S_U32),
-	API_FIELDS(mem),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec failed_fields[] = {
-	F("device", failed.device, S_U8),
-	F("kind", failed.kind, S_U8),
-	F("size", failed.size, S_U64),
-	F("result", failed.result, S_I32),
-	F("free", failed.free, S_U64),
-	F("total", failed.total, S_U64),
-	API_FIELDS(failed),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec memcpy_fields[] = {
-	F("direction", memcpy.direction, S_U8),
-	F("src", memcpy.src, S_U64),
-	F("dst", memcpy.dst, S_U64),
-	F("bytes", memcpy.bytes, S_U64),
-	F("host", memcpy.host, S_U8),
-	F("sync", memcpy.sync, S_U8),
-	F("stream", memcpy.stream, S_U32),
-	F("src_device", memcpy.src_device, S_U8),
-	F("dst_device", memcpy.dst_device, S_U8),
-	API_FIELDS(memcpy),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec memset_fields[] = {
-	F("device", memset.device, S_U8),
-	F("address", memset.address, S_U64),
-	F("bytes", memset.bytes, S_U64),
-	F("value", memset.value, S_U32),
-	F("element_size", memset.element_size, S_U8),
-	F("sync", memset.sync, S_U8),
-	F("stream", memset.stream, S_U32),
-	API_FIELDS(memset),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec launch_fields[] = {
-	F("kernel_id", launch.kernel_id, S_U64),
-	F("grid_x", launch.grid[0], S_U32),
-	F("grid_y", launch.grid[1], S_U32),
-	F("grid_z", launch.grid[2], S_U32),
-	F("block_x", launch.block[0], S_U32),
-	F("block_y", launch.block[1], S_U32),
-	F("block_z", launch.block[2], S_U32),
-	F("shared_mem", launch.shared_mem, S_U32),
-	F("config_known", launch.config_known, S_U8),
-	F("stream", launch.stream, S_U32),
-	F("device", launch.device, S_U8),
-	API_FIELDS(launch),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec kernel_name_fields[] = {
-	F("kernel_id", kernel_name.kernel_id, S_U64),
-	F("name", kernel_name.name, S_STR),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec sync_fields[] = {
-	F("what", sync.what, S_U8), F("stream", sync.stream, S_U32), F("device", sync.device, S_U8),
-	API_FIELDS(sync),           { NULL, 0, 0, false },
-};
-static const struct field_spec context_fields[] = {
-	F("context", resource.context, S_U32),
-	F("device", resource.device, S_U8),
-	OPT("primary", resource.primary, S_U8),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec stream_fields[] = {
-	F("context", resource.context, S_U32),
-	F("stream", resource.stream, S_U32),
-	F("device", resource.device, S_U8),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec module_fields[] = {
-	F("context", resource.context, S_U32),
-	F("module", resource.module, S_U32),
-	OPT("cubin_size", resource.cubin_size, S_U64),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec gpu_kernel_fields[] = {
-	F("start", gpu_kernel.start, S_U64),
-	F("end", gpu_kernel.end, S_U64),
-	F("correlation_id", gpu_kernel.correlation_id, S_U32),
-	F("kernel_id", gpu_kernel.kernel_id, S_U64),
-	F("device", gpu_kernel.device, S_U8),
-	F("context", gpu_kernel.context, S_U32),
-	F("stream", gpu_kernel.stream, S_U32),
-	F("grid_x", gpu_kernel.grid[0], S_I32),
-	F("grid_y", gpu_kernel.grid[1], S_I32),
-	F("grid_z", gpu_kernel.grid[2], S_I32),
-	F("block_x", gpu_kernel.block[0], S_I32),
-	F("block_y", gpu_kernel.block[1], S_I32),
-	F("block_z", gpu_kernel.block[2], S_I32),
-	OPT("static_shared_mem", gpu_kernel.static_shared_mem, S_U32),
-	OPT("dynamic_shared_mem", gpu_kernel.dynamic_shared_mem, S_U32),
-	OPT("registers", gpu_kernel.registers, S_U16),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec gpu_memcpy_fields[] = {
-	F("start", gpu_memcpy.start, S_U64),
-	F("end", gpu_memcpy.end, S_U64),
-	F("correlation_id", gpu_memcpy.correlation_id, S_U32),
-	OPT("runtime_correlation_id", gpu_memcpy.runtime_correlation_id, S_U32),
-	F("direction", gpu_memcpy.direction, S_U8),
-	F("src_kind", gpu_memcpy.src_kind, S_U8),
-	F("dst_kind", gpu_memcpy.dst_kind, S_U8),
-	F("bytes", gpu_memcpy.bytes, S_U64),
-	F("device", gpu_memcpy.device, S_U8),
-	OPT("src_device", gpu_memcpy.src_device, S_U8),
-	OPT("dst_device", gpu_memcpy.dst_device, S_U8),
-	F("context", gpu_memcpy.context, S_U32),
-	F("stream", gpu_memcpy.stream, S_U32),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec gpu_memset_fields[] = {
-	F("start", gpu_memset.start, S_U64),
-	F("end", gpu_memset.end, S_U64),
-	F("correlation_id", gpu_memset.correlation_id, S_U32),
-	F("bytes", gpu_memset.bytes, S_U64),
-	OPT("value", gpu_memset.value, S_U32),
-	OPT("memory_kind", gpu_memset.memory_kind, S_U8),
-	F("device", gpu_memset.device, S_U8),
-	F("context", gpu_memset.context, S_U32),
-	F("stream", gpu_memset.stream, S_U32),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec gpu_memory_fields[] = {
-	F("timestamp", gpu_memory.timestamp, S_U64),
-	F("operation", gpu_memory.operation, S_U8),
-	F("memory_kind", gpu_memory.memory_kind, S_U8),
-	F("address", gpu_memory.address, S_U64),
-	F("bytes", gpu_memory.bytes, S_U64),
-	F("correlation_id", gpu_memory.correlation_id, S_U32),
-	F("device", gpu_memory.device, S_U8),
-	F("context", gpu_memory.context, S_U32),
-	F("stream", gpu_memory.stream, S_U32),
-	OPT("is_async", gpu_memory.is_async, S_U8),
-	F("pool_type", gpu_memory.pool_type, S_U8),
-	F("pool_address", gpu_memory.pool_address, S_U64),
-	OPT("pool_release_threshold", gpu_memory.pool_release_threshold, S_U64),
-	F("pool_size", gpu_memory.pool_size, S_U64),
-	F("pool_utilized", gpu_memory.pool_utilized, S_U64),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec gpu_memory_pool_fields[] = {
-	F("timestamp", gpu_memory_pool.timestamp, S_U64),
-	F("operation", gpu_memory_pool.operation, S_U8),
-	F("pool_type", gpu_memory_pool.pool_type, S_U8),
-	F("address", gpu_memory_pool.address, S_U64),
-	F("size", gpu_memory_pool.size, S_U64),
-	OPT("release_threshold", gpu_memory_pool.release_threshold, S_U64),
-	F("utilized", gpu_memory_pool.utilized, S_U64),
-	F("device", gpu_memory_pool.device, S_U8),
-	OPT("correlation_id", gpu_memory_pool.correlation_id, S_U32),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec gpu_sync_fields[] = {
-	F("start", gpu_sync.start, S_U64),     F("end", gpu_sync.end, S_U64),
-	F("type", gpu_sync.type, S_U8),        F("correlation_id", gpu_sync.correlation_id, S_U32),
-	F("context", gpu_sync.context, S_U32), F("stream", gpu_sync.stream, S_U32),
-	OPT("event", gpu_sync.event, S_U32),   { NULL, 0, 0, false },
-};
-static const struct field_spec gpu_overhead_fields[] = {
-	F("start", gpu_overhead.start, S_U64),
-	F("end", gpu_overhead.end, S_U64),
-	OPT("overhead_kind", gpu_overhead.overhead_kind, S_U32),
-	OPT("object_kind", gpu_overhead.object_kind, S_U8),
-	OPT("object_id", gpu_overhead.object_id, S_U64),
-	OPT("correlation_id", gpu_overhead.correlation_id, S_U32),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec dropped_fields[] = {
-	F("count", dropped.count, S_U64),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec device_info_fields[] = {
-	F("device", device_info.device, S_U8),
-	OPT("name", device_info.name, S_STR),
-	F("global_memory", device_info.global_memory, S_U64),
-	OPT("memory_bandwidth", device_info.memory_bandwidth, S_U64),
-	OPT("cc_major", device_info.cc_major, S_U8),
-	OPT("cc_minor", device_info.cc_minor, S_U8),
-	OPT("multiprocessors", device_info.multiprocessors, S_U16),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec tracer_info_fields[] = {
-	F("version", tracer_info.version, S_STR),
-	OPT("procname", tracer_info.procname, S_STR),
-	OPT("cupti_version", tracer_info.cupti_version, S_U32),
-	OPT("driver_version", tracer_info.driver_version, S_I32),
-	OPT("api", tracer_info.api, S_U8),
-	OPT("activity_kinds", tracer_info.activity_kinds, S_U32),
-	OPT("buffer_size", tracer_info.buffer_size, S_U64),
-	OPT("flush_period_ms", tracer_info.flush_period_ms, S_U32),
-	OPT("max_string", tracer_info.max_string, S_U16),
-	OPT("nvml_period_ms", tracer_info.nvml_period_ms, S_U32),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec tracer_error_fields[] = {
-	F("kind", tracer_error.kind, S_U8),
-	OPT("code", tracer_error.code, S_I32),
-	OPT("message", tracer_error.message, S_STR),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec nvml_fields[] = {
-	F("device", nvml.device, S_U8), F("reason", nvml.reason, S_U8), F("free", nvml.free, S_U64),
-	F("used", nvml.used, S_U64),    F("total", nvml.total, S_U64),  { NULL, 0, 0, false },
-};
-static const struct field_spec nvtx_push_fields[] = {
-	F("domain", nvtx.domain, S_U64),
-	F("message", nvtx.message, S_STR),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec nvtx_pop_fields[] = {
-	F("domain", nvtx.domain, S_U64),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec nvtx_start_fields[] = {
-	F("domain", nvtx.domain, S_U64),
-	F("range_id", nvtx.range_id, S_U64),
-	F("message", nvtx.message, S_STR),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec nvtx_end_fields[] = {
-	F("domain", nvtx.domain, S_U64),
-	F("range_id", nvtx.range_id, S_U64),
-	{ NULL, 0, 0, false },
-};
-static const struct field_spec nvtx_domain_fields[] = {
-	F("domain", nvtx.domain, S_U64),
-	F("name", nvtx.message, S_STR),
-	{ NULL, 0, 0, false },
-};
-
-static const struct field_spec *const type_fields[CT_EV_COUNT] = {
-	[CT_EV_API_ENTRY] = api_entry_fields,
-	[CT_EV_API_EXIT] = api_exit_fields,
-	[CT_EV_API_NAME] = api_name_fields,
-	[CT_EV_MEM_ALLOC] = mem_fields,
-	[CT_EV_MEM_FREE] = mem_fields,
-	[CT_EV_MEM_ALLOC_FAILED] = failed_fields,
-	[CT_EV_MEMCPY] = memcpy_fields,
-	[CT_EV_MEMSET] = memset_fields,
-	[CT_EV_LAUNCH] = launch_fields,
-	[CT_EV_KERNEL_NAME] = kernel_name_fields,
-	[CT_EV_SYNC] = sync_fields,
-	[CT_EV_CONTEXT_CREATE] = context_fields,
-	[CT_EV_CONTEXT_DESTROY] = context_fields,
-	[CT_EV_STREAM_CREATE] = stream_fields,
-	[CT_EV_STREAM_DESTROY] = stream_fields,
-	[CT_EV_MODULE_LOAD] = module_fields,
-	[CT_EV_GPU_KERNEL] = gpu_kernel_fields,
-	[CT_EV_GPU_MEMCPY] = gpu_memcpy_fields,
-	[CT_EV_GPU_MEMSET] = gpu_memset_fields,
-	[CT_EV_GPU_MEMORY] = gpu_memory_fields,
-	[CT_EV_GPU_MEMORY_POOL] = gpu_memory_pool_fields,
-	[CT_EV_GPU_SYNC] = gpu_sync_fields,
-	[CT_EV_GPU_OVERHEAD] = gpu_overhead_fields,
-	[CT_EV_ACTIVITY_DROPPED] = dropped_fields,
-	[CT_EV_DEVICE_INFO] = device_info_fields,
-	[CT_EV_TRACER_INFO] = tracer_info_fields,
-	[CT_EV_TRACER_ERROR] = tracer_error_fields,
-	[CT_EV_NVML_SAMPLE] = nvml_fields,
-	[CT_EV_NVTX_PUSH] = nvtx_push_fields,
-	[CT_EV_NVTX_POP] = nvtx_pop_fields,
-	[CT_EV_NVTX_RANGE_START] = nvtx_start_fields,
-	[CT_EV_NVTX_RANGE_END] = nvtx_end_fields,
-	[CT_EV_NVTX_MARK] = nvtx_push_fields,
-	[CT_EV_NVTX_DOMAIN_CREATE] = nvtx_domain_fields,
-};
 
 /* Types the context or the reader itself needs decoded, whoever else wants them. */
 #define ALWAYS_DECODED                                                                             \
@@ -360,7 +39,7 @@ static const struct field_spec *const type_fields[CT_EV_COUNT] = {
 
 /* ------------------------------------------------------------ class cache */
 
-enum field_read { READ_NONE, READ_UNSIGNED, READ_SIGNED, READ_STRING };
+enum field_read { READ_NONE, READ_UNSIGNED, READ_SIGNED, READ_STRING, READ_ARRAY };
 
 /* What the first event of a class taught us. Owned by the reader's cache. */
 struct class_entry {
@@ -368,8 +47,8 @@ struct class_entry {
 	enum ct_event_type type;   /* CT_EV_NONE: not ours */
 	bool decode;
 	uint8_t field_count;
-	uint64_t index[MAX_FIELDS];
-	uint8_t read[MAX_FIELDS]; /* enum field_read */
+	uint64_t index[CT_FIELDS_MAX];
+	uint8_t read[CT_FIELDS_MAX]; /* enum field_read */
 	/* common context members, -1 if absent */
 	int64_t vpid_index, vtid_index, procname_index;
 	bool vpid_signed, vtid_signed;
@@ -564,7 +243,7 @@ int ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 		return 0;
 	}
 	if (ev->type == CT_EV_ACTIVITY_DROPPED)
-		r->stats.dropped_records += ev->u.dropped.count;
+		r->stats.dropped_records += ev->u.activity_dropped.count;
 	else if (ev->type == CT_EV_TRACER_INFO)
 		check_tracer_version(r, ev);
 	if (r->filtering) {
@@ -628,13 +307,22 @@ static int64_t context_member(const bt_field_class *context, const char *name, b
 	return i;
 }
 
-/* The read mode of a payload member for STORAGE, READ_NONE if the types disagree. */
-static enum field_read read_mode(const bt_field_class *fc, enum storage storage)
+/* The read mode of a payload member for SPEC, READ_NONE if the types disagree. */
+static enum field_read read_mode(const bt_field_class *fc, const struct ct_field_spec *spec)
 {
 	bt_field_class_type type = bt_field_class_get_type(fc);
 
-	if (storage == S_STR)
+	if (spec->storage == CT_STORE_STRING || spec->storage == CT_STORE_TEXT)
 		return type == BT_FIELD_CLASS_TYPE_STRING ? READ_STRING : READ_NONE;
+	if (spec->storage == CT_STORE_ARRAY_X8)
+		return type == BT_FIELD_CLASS_TYPE_STATIC_ARRAY &&
+		               bt_field_class_array_static_get_length(fc) == spec->count &&
+		               bt_field_class_type_is(
+		                   bt_field_class_get_type(
+		                       bt_field_class_array_borrow_element_field_class_const(fc)),
+		                   BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)
+		           ? READ_ARRAY
+		           : READ_NONE;
 	if (!bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_INTEGER))
 		return READ_NONE;
 	return bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) ? READ_SIGNED
@@ -645,7 +333,7 @@ static int resolve_payload(struct ct_reader *r, struct class_entry *e, const bt_
                            const char *name)
 {
 	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(ec);
-	const struct field_spec *spec = type_fields[e->type];
+	const struct ct_field_spec *spec = ct_event_fields(e->type);
 	uint8_t n = 0;
 
 	for (; spec && spec->name; spec++, n++) {
@@ -654,7 +342,7 @@ static int resolve_payload(struct ct_reader *r, struct class_entry *e, const bt_
 		e->read[n] = READ_NONE;
 		if (i >= 0) {
 			e->index[n] = (uint64_t)i;
-			e->read[n] = read_mode(member_class(payload, (uint64_t)i), spec->storage);
+			e->read[n] = read_mode(member_class(payload, (uint64_t)i), spec);
 		}
 		if (e->read[n] == READ_NONE && !spec->optional) {
 			set_fatal(r, CT_READER_INPUT_ERROR,
@@ -691,9 +379,9 @@ static void resolve_class(struct ct_reader *r, struct class_entry *e, const bt_e
 
 	e->key = ec;
 	e->type = CT_EV_NONE;
-	if (!name || strncmp(name, PROVIDER_PREFIX, strlen(PROVIDER_PREFIX)) != 0)
+	if (!name || strncmp(name, CT_PROVIDER_PREFIX, strlen(CT_PROVIDER_PREFIX)) != 0)
 		return;
-	e->type = ct_event_type_from_name(name + strlen(PROVIDER_PREFIX));
+	e->type = ct_event_type_from_name(name + strlen(CT_PROVIDER_PREFIX));
 	if (e->type == CT_EV_NONE)
 		return; /* a cudatrace event newer than us: ignored, as a foreign one */
 	e->vpid_index = context_member(context, "vpid", false, &e->vpid_signed);
@@ -755,41 +443,60 @@ static struct class_entry *class_of(struct ct_reader *r, const bt_event *event)
 
 /* ------------------------------------------------------------ decoding */
 
-static void store(struct ct_event *ev, const struct field_spec *spec, uint64_t v, const char *s)
+static void store(struct ct_event *ev, const struct ct_field_spec *spec, uint64_t v)
 {
 	char *at = (char *)ev + spec->offset;
 
 	switch (spec->storage) {
-	case S_U8: {
+	case CT_STORE_U8: {
 		uint8_t x = (uint8_t)v;
 		memcpy(at, &x, sizeof(x));
 		break;
 	}
-	case S_U16: {
+	case CT_STORE_U16: {
 		uint16_t x = (uint16_t)v;
 		memcpy(at, &x, sizeof(x));
 		break;
 	}
-	case S_U32:
-	case S_I32: {
+	case CT_STORE_U32:
+	case CT_STORE_I32: {
 		uint32_t x = (uint32_t)v;
 		memcpy(at, &x, sizeof(x));
 		break;
 	}
-	case S_U64:
-	case S_I64:
+	case CT_STORE_U64:
+	case CT_STORE_I64:
 		memcpy(at, &v, sizeof(v));
 		break;
-	case S_STR:
-		memcpy(at, &s, sizeof(s));
+	default:
 		break;
 	}
+}
+
+static void store_string(struct ct_event *ev, const struct ct_field_spec *spec, const char *s)
+{
+	memcpy((char *)ev + spec->offset, &s, sizeof(s));
+	if (spec->storage == CT_STORE_TEXT) {
+		size_t len = strlen(s);
+		uint16_t len16 = len > UINT16_MAX ? UINT16_MAX : (uint16_t)len;
+
+		memcpy((char *)ev + spec->len_offset, &len16, sizeof(len16));
+	}
+}
+
+static void store_array(struct ct_event *ev, const struct ct_field_spec *spec, const bt_field *f)
+{
+	uint8_t *at = (uint8_t *)ev + spec->offset;
+
+	for (uint8_t i = 0; i < spec->count; i++)
+		at[i] = (uint8_t)bt_field_integer_unsigned_get_value(
+		    bt_field_array_borrow_element_field_by_index_const(f, i));
 }
 
 static void decode_payload(const struct class_entry *e, const bt_event *event, struct ct_event *ev)
 {
 	const bt_field *payload = bt_event_borrow_payload_field_const(event);
-	const struct field_spec *spec = type_fields[e->type];
+	const struct ct_field_spec *spec = ct_event_fields(e->type);
 
 	for (uint8_t n = 0; n < e->field_count; n++) {
 		const bt_field *f;
@@ -799,13 +506,16 @@ static void decode_payload(const struct class_entry *e, const bt_event *event, s
 		f = bt_field_structure_borrow_member_field_by_index_const(payload, e->index[n]);
 		switch (e->read[n]) {
 		case READ_UNSIGNED:
-			store(ev, &spec[n], bt_field_integer_unsigned_get_value(f), NULL);
+			store(ev, &spec[n], bt_field_integer_unsigned_get_value(f));
 			break;
 		case READ_SIGNED:
-			store(ev, &spec[n], (uint64_t)bt_field_integer_signed_get_value(f), NULL);
+			store(ev, &spec[n], (uint64_t)bt_field_integer_signed_get_value(f));
 			break;
 		case READ_STRING:
-			store(ev, &spec[n], 0, bt_field_string_get_value(f));
+			store_string(ev, &spec[n], bt_field_string_get_value(f));
+			break;
+		case READ_ARRAY:
+			store_array(ev, &spec[n], f);
 			break;
 		default:
 			break;

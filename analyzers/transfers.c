@@ -145,7 +145,7 @@ struct transfers {
 	uint32_t group_capacity;
 	struct ct_row_index index; /* owned: groups by key */
 	/* Best per-copy bandwidth seen, by device and direction (bytes/s). */
-	double best[256][CT_DIR_COUNT];
+	double best[256][CT_ENUM_COUNT(direction)];
 	uint64_t copies;
 	uint64_t unmatched_gpu; /* gpu_memcpy records with no memcpy event */
 	uint64_t gpu_records;
@@ -403,8 +403,8 @@ static void check_round_trip(struct transfers *t, struct xfer_process *xp,
 static void on_api_entry(struct transfers *t, const struct ct_event *ev)
 {
 	struct xfer_thread *xt = xfer_thread_of(t, ev->thread);
-	struct ct_call call = { ev->u.api.correlation_id, ev->u.api.domain, ev->u.api.cbid,
-		                ev->time_ns };
+	struct ct_call call = { ev->u.api_entry.correlation_id, ev->u.api_entry.domain,
+		                ev->u.api_entry.cbid, ev->time_ns };
 
 	if (xt)
 		ct_call_stack_push(&xt->calls, &call);
@@ -441,9 +441,9 @@ static void on_api_exit(struct transfers *t, const struct ct_event *ev)
 
 	if (!xt)
 		return;
-	if (xt->copy_open && xt->copy_corr == ev->u.api.correlation_id)
+	if (xt->copy_open && xt->copy_corr == ev->u.api_exit.correlation_id)
 		close_copy(t, ev->process, xt, ev->time_ns);
-	ct_call_stack_pop(&xt->calls, ev->u.api.correlation_id, &call);
+	ct_call_stack_pop(&xt->calls, ev->u.api_exit.correlation_id, &call);
 }
 
 static void fill_key(struct xfer_key *key, const struct ct_event *ev)
@@ -456,8 +456,8 @@ static void fill_key(struct xfer_key *key, const struct ct_event *ev)
 	key->path = ev->site;
 	key->api_domain = e->api.domain;
 	key->api_cbid = e->api.cbid;
-	key->direction = e->direction < CT_DIR_COUNT ? e->direction : CT_DIR_UNKNOWN;
-	key->host = e->host < CT_HOST_MEM_COUNT ? e->host : CT_HOST_NONE;
+	key->direction = e->direction < CT_ENUM_COUNT(direction) ? e->direction : CT_DIR_UNKNOWN;
+	key->host = e->host < CT_ENUM_COUNT(host_mem) ? e->host : CT_HOST_NONE;
 	key->sync = e->sync ? 1 : 0;
 	key->size_class = (uint8_t)size_class_of(e->bytes);
 	key->device = copy_device(e);
@@ -526,7 +526,8 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 
 static void note_best(struct transfers *t, const struct ct_ev_gpu_memcpy *r, int64_t gpu_ns)
 {
-	unsigned direction = r->direction < CT_DIR_COUNT ? r->direction : CT_DIR_UNKNOWN;
+	unsigned direction =
+	    r->direction < CT_ENUM_COUNT(direction) ? r->direction : CT_DIR_UNKNOWN;
 	double bandwidth;
 
 	if (r->bytes < BEST_MIN_BYTES || gpu_ns <= 0)
@@ -719,8 +720,8 @@ static void write_hotspot(struct transfers *t, struct ct_doc *doc, const struct 
 		ct_doc_u64(doc, "device", g->key.device, CT_UNIT_ID);
 	else
 		ct_doc_null(doc, "device");
-	ct_doc_string(doc, "direction", ct_direction_name(g->key.direction));
-	ct_doc_string(doc, "host_memory", ct_host_mem_name(g->key.host));
+	ct_doc_string(doc, "direction", ct_direction_label(g->key.direction));
+	ct_doc_string(doc, "host_memory", ct_host_mem_label(g->key.host));
 	ct_doc_bool(doc, "sync", g->key.sync);
 	/* pageable "async" copies block the host too */
 	ct_doc_bool(doc, "blocking", blocking_copy(g->key.direction, g->key.host, g->key.sync));
@@ -768,7 +769,7 @@ struct direction_row {
 
 static void write_by_direction(struct transfers *t, struct ct_doc *doc)
 {
-	struct direction_row rows[CT_DIR_COUNT * CT_HOST_MEM_COUNT * 2];
+	struct direction_row rows[CT_ENUM_COUNT(direction) * CT_ENUM_COUNT(host_mem) * 2];
 	size_t count = 0;
 
 	for (uint32_t i = 0; i < t->group_count; i++) {
@@ -799,8 +800,8 @@ static void write_by_direction(struct transfers *t, struct ct_doc *doc)
 		                       : 0;
 
 		ct_doc_object(doc, NULL, NULL);
-		ct_doc_string(doc, "direction", ct_direction_name(rows[r].direction));
-		ct_doc_string(doc, "host_memory", ct_host_mem_name(rows[r].host));
+		ct_doc_string(doc, "direction", ct_direction_label(rows[r].direction));
+		ct_doc_string(doc, "host_memory", ct_host_mem_label(rows[r].host));
 		ct_doc_bool(doc, "sync", rows[r].sync);
 		ct_doc_u64(doc, "count", rows[r].count, CT_UNIT_NONE);
 		ct_doc_u64(doc, "bytes", rows[r].bytes, CT_UNIT_BYTES);
@@ -904,7 +905,7 @@ static int find_pageable_async(struct transfers *t, struct finding_list *list)
 		    "driver stages them through a pinned buffer and the host waits, so they "
 		    "overlap nothing; pin the buffer (cudaHostAlloc, cudaHostRegister) to make "
 		    "them asynchronous",
-		    g->count, ct_direction_name(g->key.direction),
+		    g->count, ct_direction_label(g->key.direction),
 		    human_bytes(g->bytes, bytes, sizeof(bytes)),
 		    g->key.direction == CT_DIR_DTOH ? "to" : "from");
 	}
@@ -962,7 +963,7 @@ static int find_storms(struct transfers *t, struct finding_list *list)
 		snprintf(f->message, sizeof(f->message),
 		         "%" PRIu64 " %s copies of %s on average, one every %s, cost %s: each "
 		         "pays the fixed cost of a copy; gather the data into fewer, larger copies",
-		         count, ct_direction_name(g->key.direction),
+		         count, ct_direction_label(g->key.direction),
 		         human_bytes(bytes / count, mean, sizeof(mean)),
 		         human_ns((last - first) / (int64_t)(count - 1), every, sizeof(every)),
 		         human_ns(cost, total, sizeof(total)));
@@ -1059,9 +1060,9 @@ static int find_idle_syncs(struct transfers *t, struct finding_list *list)
 		         "from pinned memory on a stream of its own and keep work queued behind it",
 		         human_ns(g->blocked_ns, blocked, sizeof(blocked)), g->probed,
 		         g->key.sync ? "synchronous" : "asynchronous",
-		         ct_direction_name(g->key.direction),
+		         ct_direction_label(g->key.direction),
 		         g->key.direction == CT_DIR_DTOH ? "to" : "from",
-		         ct_host_mem_name(g->key.host),
+		         ct_host_mem_label(g->key.host),
 		         human_ns(g->gpu_idle_ns, idle, sizeof(idle)));
 	}
 	return 0;
@@ -1085,8 +1086,8 @@ static void write_finding(struct transfers *t, struct ct_doc *doc, const struct 
 	ct_doc_object(doc, NULL, NULL);
 	ct_doc_string(doc, "kind", f->kind);
 	write_site(t, doc, g);
-	ct_doc_string(doc, "direction", ct_direction_name(g->key.direction));
-	ct_doc_string(doc, "host_memory", ct_host_mem_name(g->key.host));
+	ct_doc_string(doc, "direction", ct_direction_label(g->key.direction));
+	ct_doc_string(doc, "host_memory", ct_host_mem_label(g->key.host));
 	ct_doc_bool(doc, "sync", g->key.sync);
 	ct_doc_u64(doc, "count", f->count, CT_UNIT_NONE);
 	ct_doc_u64(doc, "bytes", f->bytes, CT_UNIT_BYTES);

@@ -90,13 +90,13 @@ void feed_failed(struct feed *f, int pid, int tid, unsigned device, unsigned kin
 	struct ct_event ev;
 
 	event_init(f, &ev, CT_EV_MEM_ALLOC_FAILED, pid, tid);
-	ev.u.failed.device = (uint8_t)device;
-	ev.u.failed.kind = (uint8_t)kind;
-	ev.u.failed.size = size;
-	ev.u.failed.result = 2;
-	ev.u.failed.free = free;
-	ev.u.failed.total = total;
-	ev.u.failed.api = (struct ct_api_ref){ CT_DOMAIN_RUNTIME, CBID_CUDA_MALLOC, 1 };
+	ev.u.mem_alloc_failed.device = (uint8_t)device;
+	ev.u.mem_alloc_failed.kind = (uint8_t)kind;
+	ev.u.mem_alloc_failed.size = size;
+	ev.u.mem_alloc_failed.result = 2;
+	ev.u.mem_alloc_failed.free = free;
+	ev.u.mem_alloc_failed.total = total;
+	ev.u.mem_alloc_failed.api = (struct ct_api_ref){ CT_DOMAIN_RUNTIME, CBID_CUDA_MALLOC, 1 };
 	feed_event(f, &ev);
 }
 
@@ -106,11 +106,11 @@ void feed_nvml(struct feed *f, int pid, unsigned device, unsigned reason, uint64
 	struct ct_event ev;
 
 	event_init(f, &ev, CT_EV_NVML_SAMPLE, pid, pid);
-	ev.u.nvml.device = (uint8_t)device;
-	ev.u.nvml.reason = (uint8_t)reason;
-	ev.u.nvml.free = free;
-	ev.u.nvml.used = total - free;
-	ev.u.nvml.total = total;
+	ev.u.nvml_sample.device = (uint8_t)device;
+	ev.u.nvml_sample.reason = (uint8_t)reason;
+	ev.u.nvml_sample.free = free;
+	ev.u.nvml_sample.used = total - free;
+	ev.u.nvml_sample.total = total;
 	feed_event(f, &ev);
 }
 
@@ -135,7 +135,7 @@ void feed_push(struct feed *f, int pid, int tid, const char *message)
 	struct ct_event ev;
 
 	event_init(f, &ev, CT_EV_NVTX_PUSH, pid, tid);
-	ev.u.nvtx.message = message;
+	ev.u.nvtx_message.message = message;
 	feed_event(f, &ev);
 }
 

@@ -78,9 +78,9 @@ static inline void synth_api_name(struct synth *s, int64_t t, unsigned domain, u
 {
 	struct ct_event ev = { .type = CT_EV_API_NAME, .time_ns = t };
 
-	ev.u.api.domain = (uint8_t)domain;
-	ev.u.api.cbid = (uint16_t)cbid;
-	ev.u.api.name = name;
+	ev.u.api_name.domain = (uint8_t)domain;
+	ev.u.api_name.cbid = (uint16_t)cbid;
+	ev.u.api_name.name = name;
 	synth_feed(s, &ev);
 }
 
@@ -89,9 +89,9 @@ static inline void synth_api_entry(struct synth *s, int64_t t, unsigned domain, 
 {
 	struct ct_event ev = { .type = CT_EV_API_ENTRY, .time_ns = t };
 
-	ev.u.api.domain = (uint8_t)domain;
-	ev.u.api.cbid = (uint16_t)cbid;
-	ev.u.api.correlation_id = correlation_id;
+	ev.u.api_entry.domain = (uint8_t)domain;
+	ev.u.api_entry.cbid = (uint16_t)cbid;
+	ev.u.api_entry.correlation_id = correlation_id;
 	synth_feed(s, &ev);
 }
 
@@ -100,10 +100,10 @@ static inline void synth_api_exit(struct synth *s, int64_t t, unsigned domain, u
 {
 	struct ct_event ev = { .type = CT_EV_API_EXIT, .time_ns = t };
 
-	ev.u.api.domain = (uint8_t)domain;
-	ev.u.api.cbid = (uint16_t)cbid;
-	ev.u.api.correlation_id = correlation_id;
-	ev.u.api.result = result;
+	ev.u.api_exit.domain = (uint8_t)domain;
+	ev.u.api_exit.cbid = (uint16_t)cbid;
+	ev.u.api_exit.correlation_id = correlation_id;
+	ev.u.api_exit.result = result;
 	synth_feed(s, &ev);
 }
 
@@ -119,7 +119,7 @@ static inline void synth_nvtx_push(struct synth *s, int64_t t, const char *messa
 {
 	struct ct_event ev = { .type = CT_EV_NVTX_PUSH, .time_ns = t };
 
-	ev.u.nvtx.message = message;
+	ev.u.nvtx_message.message = message;
 	synth_feed(s, &ev);
 }
 
@@ -242,10 +242,10 @@ static inline void synth_gpu_kernel(struct synth *s, int64_t t, uint64_t kernel_
 	ev.u.gpu_kernel.kernel_id = kernel_id;
 	ev.u.gpu_kernel.device = (uint8_t)device;
 	ev.u.gpu_kernel.stream = 7;
-	ev.u.gpu_kernel.grid[0] = grid_x;
-	ev.u.gpu_kernel.grid[1] = ev.u.gpu_kernel.grid[2] = 1;
-	ev.u.gpu_kernel.block[0] = block_x;
-	ev.u.gpu_kernel.block[1] = ev.u.gpu_kernel.block[2] = 1;
+	ev.u.gpu_kernel.grid_x = grid_x;
+	ev.u.gpu_kernel.grid_y = ev.u.gpu_kernel.grid_z = 1;
+	ev.u.gpu_kernel.block_x = (uint16_t)block_x;
+	ev.u.gpu_kernel.block_y = ev.u.gpu_kernel.block_z = 1;
 	synth_feed(s, &ev);
 }
 
@@ -270,14 +270,14 @@ static inline void synth_mem_failed(struct synth *s, int64_t t, unsigned device,
 {
 	struct ct_event ev = { .type = CT_EV_MEM_ALLOC_FAILED, .time_ns = t };
 
-	ev.u.failed.device = (uint8_t)device;
-	ev.u.failed.kind = CT_MEM_DEVICE;
-	ev.u.failed.size = size;
-	ev.u.failed.result = 2;
-	ev.u.failed.free = free_bytes;
-	ev.u.failed.total = total_bytes;
-	ev.u.failed.api.domain = CT_DOMAIN_RUNTIME;
-	ev.u.failed.api.cbid = 20;
+	ev.u.mem_alloc_failed.device = (uint8_t)device;
+	ev.u.mem_alloc_failed.kind = CT_MEM_DEVICE;
+	ev.u.mem_alloc_failed.size = size;
+	ev.u.mem_alloc_failed.result = 2;
+	ev.u.mem_alloc_failed.free = free_bytes;
+	ev.u.mem_alloc_failed.total = total_bytes;
+	ev.u.mem_alloc_failed.api.domain = CT_DOMAIN_RUNTIME;
+	ev.u.mem_alloc_failed.api.cbid = 20;
 	synth_feed(s, &ev);
 }
 
