@@ -285,12 +285,6 @@ static void flight_buffers(uint64_t size, uint64_t *subbuf, uint64_t *num)
 
 static int start_session(struct record *r)
 {
-	static const char *const api_events[] = { "cudatrace:api_entry", "cudatrace:api_exit" };
-	static const char *const nvtx_events[] = { "cudatrace:nvtx_push", "cudatrace:nvtx_pop",
-		                                   "cudatrace:nvtx_range_start",
-		                                   "cudatrace:nvtx_range_end",
-		                                   "cudatrace:nvtx_mark" };
-	const char *exclusions[8];
 	struct session_config cfg = {
 		.name = r->session,
 		.mode = r->mode,
@@ -300,19 +294,14 @@ static int start_session(struct record *r)
 		.subbuf_size = r->opts.subbuf_size,
 		.num_subbuf = r->opts.num_subbuf,
 		.blocking = r->opts.blocking,
-		.exclusions = exclusions,
 		.snapshot_on_failure = true,
 		.track_processes = !r->opts.all_processes,
 	};
 
-	if (r->opts.no_api) {
-		for (size_t i = 0; i < 2; i++)
-			exclusions[cfg.exclusion_count++] = api_events[i];
-	}
-	if (r->opts.no_nvtx) {
-		for (size_t i = 0; i < 5; i++)
-			exclusions[cfg.exclusion_count++] = nvtx_events[i];
-	}
+	if (r->opts.no_api)
+		cfg.excluded_groups |= CT_GROUP_BIT(CT_GROUP_API);
+	if (r->opts.no_nvtx)
+		cfg.excluded_groups |= CT_GROUP_BIT(CT_GROUP_NVTX);
 	if (r->mode == SESSION_SNAPSHOT)
 		flight_buffers(r->opts.flight_size, &cfg.subbuf_size, &cfg.num_subbuf);
 	if (stale_register(r->session, mode_name(r->mode), r->output) < 0)

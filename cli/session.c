@@ -18,6 +18,7 @@
 #include <lttng/lttng.h>
 
 #include "diag.h"
+#include "event.h"
 #include "session.h"
 
 /* How often sub-buffers are pushed out to the trace even when not full. */
@@ -204,10 +205,28 @@ static int enable_channel(struct lttng_handle *handle, const struct session_conf
 	return 0;
 }
 
+/* "cudatrace:NAME" of each event of the groups in GROUPS, into NAMES; their number. */
+static int excluded_events(uint32_t groups, char names[][LTTNG_SYMBOL_NAME_LEN], char **pointers)
+{
+	int n = 0;
+
+	for (unsigned t = 1; t < CT_EV_COUNT; t++) {
+		if (!(groups & CT_GROUP_BIT(ct_event_type_group((enum ct_event_type)t))))
+			continue;
+		snprintf(names[n], LTTNG_SYMBOL_NAME_LEN, "%s%s", CT_PROVIDER_PREFIX,
+		         ct_event_type_name((enum ct_event_type)t));
+		pointers[n] = names[n];
+		n++;
+	}
+	return n;
+}
+
 static int enable_events(struct lttng_handle *handle, const struct session_config *cfg)
 {
 	struct lttng_event *ev = lttng_event_create();
-	char **names = NULL;
+	char names[CT_EV_COUNT][LTTNG_SYMBOL_NAME_LEN];
+	char *pointers[CT_EV_COUNT];
+	int count = excluded_events(cfg->excluded_groups, names, pointers);
 	int ret;
 
 	if (!ev) {
@@ -216,12 +235,9 @@ static int enable_events(struct lttng_handle *handle, const struct session_confi
 	}
 	ev->type = LTTNG_EVENT_TRACEPOINT;
 	ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
-	snprintf(ev->name, sizeof(ev->name), "cudatrace:*");
-	/* The API takes non-const names; it only reads them. */
-	if (cfg->exclusion_count)
-		names = (char **)(uintptr_t)cfg->exclusions;
-	ret = lttng_enable_event_with_exclusions(handle, ev, (char *)SESSION_CHANNEL, NULL,
-	                                         (int)cfg->exclusion_count, names);
+	snprintf(ev->name, sizeof(ev->name), "%s*", CT_PROVIDER_PREFIX);
+	ret = lttng_enable_event_with_exclusions(handle, ev, (char *)SESSION_CHANNEL, NULL, count,
+	                                         count ? pointers : NULL);
 	lttng_event_destroy(ev);
 	if (ret < 0) {
 		session_report_error("enable the cudatrace events", ret);
@@ -277,11 +293,13 @@ static void add_failure_trigger(const char *session)
 	struct lttng_action *action = lttng_action_snapshot_session_create();
 	struct lttng_rate_policy *once = lttng_rate_policy_once_after_n_create(1);
 	struct lttng_trigger *trigger = NULL;
-	char name[256];
+	char name[256], failure_event[LTTNG_SYMBOL_NAME_LEN];
 	enum lttng_error_code ret;
 
+	snprintf(failure_event, sizeof(failure_event), "%s%s", CT_PROVIDER_PREFIX,
+	         ct_event_type_name(CT_EV_MEM_ALLOC_FAILED));
 	if (!rule || !action || !once ||
-	    lttng_event_rule_user_tracepoint_set_name_pattern(rule, "cudatrace:mem_alloc_failed") !=
+	    lttng_event_rule_user_tracepoint_set_name_pattern(rule, failure_event) !=
 	        LTTNG_EVENT_RULE_STATUS_OK ||
 	    lttng_action_snapshot_session_set_session_name(action, session) !=
 	        LTTNG_ACTION_STATUS_OK ||

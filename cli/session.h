@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "contract/events.h"
+
 #define SESSION_CHANNEL "cudatrace"
 
 enum session_mode {
@@ -32,9 +34,8 @@ struct session_config {
 	uint64_t subbuf_size;   /* bytes, a power of 2 */
 	uint64_t num_subbuf;    /* a power of 2 */
 	bool blocking;          /* never discard: the program waits for room */
-	/* Events of the cudatrace provider left out ("cudatrace:api_entry", ...). */
-	const char *const *exclusions;
-	size_t exclusion_count;
+	/* Groups of cudatrace events left out: CT_GROUP_BIT(CT_GROUP_API), ... */
+	uint32_t excluded_groups;
 	/* SNAPSHOT: also take a snapshot when an allocation first fails. */
 	bool snapshot_on_failure;
 	/* Record only the processes added to the tracker (tracker.h), not every one. */
