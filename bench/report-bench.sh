@@ -20,6 +20,9 @@ top_srcdir=${TOP_SRCDIR:-$here/..}
 builddir=${TOP_BUILDDIR:-$top_srcdir}
 cudatrace=${CUDATRACE:-$builddir/cli/cudatrace}
 python=${PYTHON3:-python3}
+# make-ctf.py lays its events out as the event contract says (tools/ct_contract.py)
+PYTHONPATH=$builddir/tools${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONPATH
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudatrace-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

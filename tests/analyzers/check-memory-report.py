@@ -17,7 +17,11 @@ import argparse
 import json
 import sys
 
-DEVICE_KINDS = {"device", "pitch", "managed", "async", "vmm_physical"}
+import ct_contract
+
+# The kinds whose bytes count as device memory, as the event contract says.
+DEVICE_KINDS = {kind for kind, flags in ct_contract.ENUM_FLAGS["mem_kind"].items()
+                if flags & ct_contract.MEM_FLAG_DEVICE}
 # A host event is emitted after the operation: how much later its time may be.
 TIME_SLACK_NS = 200_000_000
 

@@ -22,6 +22,8 @@ import struct
 import sys
 import uuid
 
+import ct_contract
+
 MAGIC = 0xC1FC1FC1
 CLOCK_OFFSET = 1_700_000_000_000_000_000
 PACKET_BYTES = 4096
@@ -29,29 +31,20 @@ PACKET_BYTES = 4096
 U8, U16, U32, U64, I32, I64, STR = "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int32_t", "int64_t", "string"
 PACK = {U8: "<B", U16: "<H", U32: "<I", U64: "<Q", I32: "<i", I64: "<q"}
 
-API = [("api_domain", U8), ("api_cbid", U16), ("correlation_id", U32)]
-EVENTS = {
-    "api_entry": [("domain", U8), ("cbid", U16), ("correlation_id", U32)],
-    "api_exit": [("domain", U8), ("cbid", U16), ("correlation_id", U32), ("result", I32)],
-    "tracer_info": [("version", STR), ("cupti_version", U32), ("driver_version", I32),
-                    ("api", U8), ("activity_kinds", U32), ("buffer_size", U64),
-                    ("flush_period_ms", U32), ("max_string", U16), ("nvml_period_ms", U32)],
-    "api_name": [("domain", U8), ("cbid", U16), ("name", STR)],
-    "mem_alloc": [("device", U8), ("kind", U8), ("address", U64), ("size", U64),
-                  ("delta", I64), ("stream", U32)] + API,
-    "mem_free": [("device", U8), ("kind", U8), ("address", U64), ("size", U64),
-                 ("delta", I64), ("stream", U32)] + API,
-    "mem_alloc_failed": [("device", U8), ("kind", U8), ("size", U64), ("result", I32),
-                         ("free", U64), ("total", U64)] + API,
-    "nvml_sample": [("device", U8), ("reason", U8), ("free", U64), ("used", U64),
-                    ("total", U64)],
-    "nvtx_push": [("domain", U64), ("message", STR)],
-    "nvtx_pop": [("domain", U64)],
-    "activity_dropped": [("count", U64)],
-}
+# The CTF type of each type of the event contract (enumerations written as
+# their integers, as a reader must accept).
+CTF_TYPE = {"U8": U8, "U16": U16, "U32": U32, "U64": U64, "I32": I32, "I64": I64,
+            "X32": U32, "X64": U64, "ENUM": U8, "TEXT": STR, "STRING": STR}
+
+# The events the scenarios write, laid out as the contract says.
+WRITTEN = ("api_entry", "api_exit", "tracer_info", "api_name", "mem_alloc", "mem_free",
+           "mem_alloc_failed", "nvml_sample", "nvtx_push", "nvtx_pop", "activity_dropped")
+EVENTS = {name: [(field, CTF_TYPE[kind])
+                 for field, kind, _, _ in ct_contract.LAYOUTS[ct_contract.EVENTS[name][0]]]
+          for name in WRITTEN}
 
 
-def metadata(events, provider="cudatrace"):
+def metadata(events, provider=ct_contract.PROVIDER):
     trace_uuid = str(uuid.UUID(int=0x1234))
     lines = [
         "/* CTF 1.8 */",
@@ -146,11 +139,10 @@ class Stream:
         body = struct.pack("<I", self.ids[event_name]) + struct.pack("<Q", t)
         body += struct.pack("<ii", pid, tid) + procname.encode() + b"\0"
         for field, kind in self.layout[event_name]:
-            v = values.get(field, 0)
             if kind == STR:
-                body += str(v).encode() + b"\0"
+                body += str(values.get(field, "")).encode() + b"\0"
             else:
-                body += struct.pack(PACK[kind], v)
+                body += struct.pack(PACK[kind], values.get(field, 0))
         if sum(len(b) for _, b in self.current) + len(body) > PACKET_BYTES - 128:
             self.flush()
         self.current.append((t, body))
@@ -183,7 +175,7 @@ class Stream:
         return b"".join(out)
 
 
-def write(directory, events, stream, provider="cudatrace"):
+def write(directory, events, stream, provider=ct_contract.PROVIDER):
     os.makedirs(directory, exist_ok=True)
     with open(os.path.join(directory, "metadata"), "w") as f:
         f.write(metadata(events, provider))

@@ -39,11 +39,13 @@ TESTS_SRCDIR="$srcdir/tests"
 PYTHON3=${python3:-python3}
 PYTHON_BT2=${python_bt2:-/usr/bin/python3}
 PYTHONDONTWRITEBYTECODE=1
+# the event contract's tables (ct_contract.py)
+PYTHONPATH="$builddir/tools${PYTHONPATH:+:$PYTHONPATH}"
 CUDATRACE_CUDA_LIBDIRS="${cuda_home:-/usr/local/cuda}/lib64${cupti_libdir:+:$cupti_libdir}"
 # As under make: the simulator first (the GPU tests take it away again).
 LD_LIBRARY_PATH="$CUDASIM_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export CUDASIM_LIBDIR CUDATRACE_BUILDDIR TESTS_BUILDDIR TESTS_SRCDIR PYTHON3 PYTHON_BT2 \
-	PYTHONDONTWRITEBYTECODE CUDATRACE_CUDA_LIBDIRS LD_LIBRARY_PATH
+	PYTHONDONTWRITEBYTECODE PYTHONPATH CUDATRACE_CUDA_LIBDIRS LD_LIBRARY_PATH
 
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/cudatrace-gpu.XXXXXX") || exit 1
 trap 'rm -rf "$logdir"' EXIT
