@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "contract/events.h"
 #include "diag.h"
 #include "record-options.h"
 
@@ -177,8 +178,6 @@ static bool valid_activity(const char *s)
 {
 	static const char *const words[] = { "all", "none", "on", "off",  "1",
 		                             "0",   "yes",  "no", "true", "false" };
-	static const char *const kinds[] = { "kernel",      "memcpy", "memset", "memory",
-		                             "memory_pool", "sync",   "device", "overhead" };
 	char buf[256];
 	char *save = NULL;
 
@@ -190,13 +189,7 @@ static bool valid_activity(const char *s)
 		return false;
 	strcpy(buf, s);
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		size_t i;
-
-		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-			if (strcasecmp(tok, kinds[i]) == 0)
-				break;
-		}
-		if (i == sizeof(kinds) / sizeof(kinds[0]))
+		if (!ct_activity_bit(tok))
 			return false;
 	}
 	return true;

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <strings.h>
 
 /* The LTTng-UST provider, and the prefix of its event names in a trace. */
 #define CT_PROVIDER_NAME   "cudatrace"
@@ -105,6 +106,31 @@ enum ct_event_group {
 
 /* A set of event groups. */
 #define CT_GROUP_BIT(group) (UINT32_C(1) << (group))
+
+/* ------------------------------------------------------------ activity kinds */
+
+/* The activity kinds as bits of tracer_info's activity_kinds. */
+enum ct_activity_bit {
+#define CT_ACTIVITY(ident, name, bit) CT_ACT_##ident = 1u << (bit),
+#include "events.def"
+};
+
+/* Every activity kind. */
+#define CT_ACTIVITY(ident, name, bit) | CT_ACT_##ident
+enum {
+	CT_ACT_ALL = 0
+#include "events.def"
+};
+
+/* The bit of the activity kind called NAME (ASCII case ignored), 0 if none. */
+static inline uint32_t ct_activity_bit(const char *name)
+{
+#define CT_ACTIVITY(ident, name_, bit) \
+	if (!strcasecmp(name, #name_)) \
+		return CT_ACT_##ident;
+#include "events.def"
+	return 0;
+}
 
 /* ------------------------------------------------------------ payloads */
 

@@ -28,22 +28,13 @@
 
 struct config config = {
 	.api = true,
-	.activity_kinds = ACT_ALL,
+	.activity_kinds = CT_ACT_ALL,
 	.buffer_size = DEFAULT_BUFFER_SIZE,
 	.flush_period_ms = DEFAULT_FLUSH_PERIOD_MS,
 	.max_string = DEFAULT_MAX_STRING,
 	.nvml_period_ms = 0,
 	.session_poll_ms = DEFAULT_SESSION_POLL_MS,
 	.debug = 0,
-};
-
-static const struct {
-	const char *name;
-	uint32_t bit;
-} activity_names[] = {
-	{ "kernel", ACT_KERNEL }, { "memcpy", ACT_MEMCPY },           { "memset", ACT_MEMSET },
-	{ "memory", ACT_MEMORY }, { "memory_pool", ACT_MEMORY_POOL }, { "sync", ACT_SYNC },
-	{ "device", ACT_DEVICE }, { "overhead", ACT_OVERHEAD },
 };
 
 static void report_bad(const char *var, const char *value, const char *expected)
@@ -134,7 +125,7 @@ static int parse_activity(const char *s, uint32_t *out)
 	bool flag;
 
 	if (strcasecmp(s, "all") == 0) {
-		*out = ACT_ALL;
+		*out = CT_ACT_ALL;
 		return 0;
 	}
 	if (strcasecmp(s, "none") == 0) {
@@ -142,22 +133,18 @@ static int parse_activity(const char *s, uint32_t *out)
 		return 0;
 	}
 	if (parse_bool(s, &flag) == 0) {
-		*out = flag ? ACT_ALL : 0;
+		*out = flag ? CT_ACT_ALL : 0;
 		return 0;
 	}
 	if (strlen(s) >= sizeof(buf))
 		return -1;
 	strcpy(buf, s);
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		size_t i;
+		uint32_t bit = ct_activity_bit(tok);
 
-		for (i = 0; i < sizeof(activity_names) / sizeof(activity_names[0]); i++) {
-			if (strcasecmp(tok, activity_names[i].name) == 0)
-				break;
-		}
-		if (i == sizeof(activity_names) / sizeof(activity_names[0]))
+		if (!bit)
 			return -1;
-		mask |= activity_names[i].bit;
+		mask |= bit;
 	}
 	*out = mask;
 	return 0;

@@ -12,22 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Activity kinds, as bits of config.activity_kinds and of tracer_info. */
-enum activity_bit {
-	ACT_KERNEL = 1u << 0,
-	ACT_MEMCPY = 1u << 1,
-	ACT_MEMSET = 1u << 2,
-	ACT_MEMORY = 1u << 3,
-	ACT_MEMORY_POOL = 1u << 4,
-	ACT_SYNC = 1u << 5,
-	ACT_DEVICE = 1u << 6,
-	ACT_OVERHEAD = 1u << 7,
-	ACT_ALL = (1u << 8) - 1,
-};
+#include "contract/events.h"
 
 struct config {
 	bool api;                 /* CUDATRACE_API: api_entry/api_exit */
-	uint32_t activity_kinds;  /* CUDATRACE_ACTIVITY: enum activity_bit mask */
+	uint32_t activity_kinds;  /* CUDATRACE_ACTIVITY: enum ct_activity_bit mask */
 	size_t buffer_size;       /* CUDATRACE_BUFFER_SIZE: bytes per activity buffer */
 	uint32_t flush_period_ms; /* CUDATRACE_FLUSH_PERIOD_MS: 0 = no periodic flush */
 	uint16_t max_string;      /* CUDATRACE_MAX_STRING: bytes per string field */

@@ -69,6 +69,12 @@ static void python(void)
 #define CT_EVENT(ident, name, layout, group) \
 	printf("    \"%s\": (\"%s\", \"%s\"),\n", #name, #layout, #group);
 #include "contract/events.def"
+	printf("}\n\n");
+
+	printf("# ACTIVITY_KINDS[name] = its bit in tracer_info's activity_kinds\n"
+	       "ACTIVITY_KINDS = {\n");
+#define CT_ACTIVITY(ident, name, bit) printf("    \"%s\": %u,\n", #name, 1u << (bit));
+#include "contract/events.def"
 	printf("}\n");
 }
 

@@ -6,7 +6,8 @@ contract (contract/events.def), as TAP:
   - its enumeration table is the one `contract-dump --markdown` writes;
   - every event of the contract is documented, with exactly the contract's
     fields, each of the contract's type; the document describes no event
-    or field the contract lacks.
+    or field the contract lacks;
+  - tracer_info's activity_kinds lists the contract's activity kinds.
 
 Field tables are those whose header is `| field | type | meaning |`, and
 belong to the events named in the `###` heading above them; the NVTX
@@ -134,6 +135,11 @@ def main():
                      for f in expected if f in got and got[f] and got[f] != expected[f]]
         ok(not problems, "%s: its fields and types are documented as the contract has them"
            % event, problems)
+    kinds = ", ".join("%d %s" % (bit, name) for name, bit in ct_contract.ACTIVITY_KINDS.items())
+    row = re.search(r"^\| `activity_kinds` \|[^|]*\| (.*) \|$", text, re.M)
+    ok(row is not None and row.group(1).endswith(": " + kinds),
+       "tracer_info's activity_kinds are documented as the contract's bits",
+       ["expected the meaning to end with: " + kinds])
     extra = sorted(set(fields) - set(ct_contract.EVENTS))
     ok(not extra, "the document describes no event the contract lacks", extra)
 
