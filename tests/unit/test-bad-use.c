@@ -4,8 +4,8 @@
  * documented error codes and never crash: calls before cuInit, invalid and
  * double frees, destroyed streams, sizes 0 and SIZE_MAX, host registration
  * conflicts, events never recorded, and the per-thread last-error slot.
- * The codes are those of /work/shared/reference/cuda-semantics.md §1-3 and
- * the CUDA 13 headers. Linked against the toolkit's stub libcuda and real
+ * The codes are those the CUDA 13 headers and NVIDIA's documentation give
+ * (each test names its source where the headers are silent). Linked against the toolkit's stub libcuda and real
  * libcudart; run on the simulator (LD_LIBRARY_PATH), under ASan in the
  * sanitizer build.
  *
@@ -156,7 +156,10 @@ static void test_garbage_handles(void **state)
 	assert_int_equal(cudaGetLastError(), cudaErrorInvalidResourceHandle);
 }
 
-/* cuda.h:8582-8583, cuda_runtime_api.h:4454, cuda-semantics.md §1 "Size 0". */
+/* cuda.h:8582-8583 (cuMemAlloc of 0 bytes), cuda_runtime_api.h:4454
+ * (cudaMallocManaged of 0 bytes); cudaMalloc and cudaMallocHost of 0 bytes
+ * succeed with NULL, as measured on real drivers (reports in the
+ * alpaka-group/alpaka#441 and StanfordLegion/legion#1001 issues). */
 static void test_zero_and_huge_sizes(void **state)
 {
 	CUdeviceptr dptr = 0;
