@@ -26,9 +26,10 @@
 #             (direction, size, pinned/pageable, sync), memsets, launches
 #             (kernel, grid, block, shared memory); and no other semantic
 #             event is in the trace. One test each.
-#   first     the program's first runtime call is traced: it is the first
-#             runtime api_entry of the main thread, has its api_exit, and
-#             its operation is the first one printed
+#   first     the program's first runtime call that cudatrace traces is
+#             traced: it is the first runtime api_entry of the main
+#             thread, has its api_exit, and its operation is the first one
+#             of the printout
 #   corr      every gpu_kernel, gpu_memcpy and gpu_memset has the
 #             correlation id (and kernel or byte count) of a host launch,
 #             memcpy or memset of the process, and each of those has its
@@ -40,7 +41,8 @@
 #             host to device through cudaMemcpy, host to host) lies inside
 #             its call's api_entry..api_exit window; copies from pageable
 #             memory to the device may return once their data is staged,
-#             so they are reported as a diagnostic only
+#             so they are reported as a diagnostic only (an example with no
+#             such copy: none printed, none in the trace)
 #   extra     what only some examples print: nvtx-ranges' ranges and marks,
 #             leaky-steps' bytes never freed
 #   nesting   (diagnostics only) whether driver api_entry events come
@@ -560,8 +562,8 @@ def read_two_devices(out, text):
         if "host" not in out.labels:
             # cudaMallocHost(&host, BYTES) before the first device's buffer.
             out.state["size"] = size
-            out.add("mem_alloc", label="host", kind="host_pinned", size=size,
-                    api={"cudaMallocHost", "cudaHostAlloc"})
+            out.state["first"] = out.add("mem_alloc", label="host", kind="host_pinned",
+                                         size=size, api={"cudaMallocHost", "cudaHostAlloc"})
         out.alloc("device", size, int(alloc.group(2), 16), {"cudaMalloc"}, device=device,
                   label="device %d" % device)
         return True
@@ -583,15 +585,16 @@ def read_two_devices(out, text):
 
 
 EXAMPLES = {
-    # name: (reader, names of the first runtime call, whether it loads the
-    # tracer (False: NVTX loaded it before), why there is no first-call test)
-    "allocations": (read_allocations, {"cudaMalloc"}, True, None),
-    "transfers": (read_transfers, {"cudaMallocHost", "cudaHostAlloc"}, True, None),
-    "threads": (read_threads, {"cudaFree"}, True, None),
-    "nvtx-ranges": (read_nvtx_ranges, {"cudaMalloc"}, False, None),
-    "leaky-steps": (read_leaky_steps, {"cudaMalloc"}, True, None),
-    "two-devices": (read_two_devices, None, True,
-                    "its first call, cudaGetDeviceCount, is not one cudatrace traces"),
+    # name: (reader, names of the first runtime call cudatrace traces, what
+    # loaded the tracer before it (None: that call's own lazy
+    # initialisation))
+    "allocations": (read_allocations, {"cudaMalloc"}, None),
+    "transfers": (read_transfers, {"cudaMallocHost", "cudaHostAlloc"}, None),
+    "threads": (read_threads, {"cudaFree"}, None),
+    "nvtx-ranges": (read_nvtx_ranges, {"cudaMalloc"}, "the first NVTX call"),
+    "leaky-steps": (read_leaky_steps, {"cudaMalloc"}, None),
+    "two-devices": (read_two_devices, {"cudaMallocHost", "cudaHostAlloc"},
+                    "cudaGetDeviceCount, a call cudatrace does not trace"),
 }
 
 
@@ -775,18 +778,15 @@ def check_ops(tap, matching):
 
 
 def check_first_call(tap, trace, matching, example):
-    _, names, loads, why_not = EXAMPLES[example]
-    if names is None:
-        tap.skip("first call: %s" % why_not)
-        return
+    _, names, loader = EXAMPLES[example]
     wanted = "|".join(sorted(names))
-    if loads:
+    if loader is None:
         description = ("the program's first runtime call (%s), whose lazy initialisation loads "
                        "libcudatrace, is traced: the runtime initialises before opening the "
                        "call's callback frame" % wanted)
     else:
-        description = ("the program's first runtime call (%s) is traced (libcudatrace was "
-                       "loaded before it, by the first NVTX call)" % wanted)
+        description = ("the program's first runtime call that cudatrace traces (%s) is traced "
+                       "(libcudatrace was loaded before it, by %s)" % (wanted, loader))
     main = trace.vpids[0] if trace.vpids else None
     entries = [e for e in trace.named("api_entry") if number(e.get("vtid")) == main
                and enum_text("domain", e.get("domain")) == "runtime"]
@@ -867,17 +867,27 @@ def check_correlation(tap, trace):
            details)
 
 
-def blocks_until_done(event):
+def copy_blocks_until_done(direction, host, sync):
     """NVIDIA's API synchronization behaviour: the copies that return only
     once the copy has completed."""
-    direction = enum_text("direction", event.get("direction"))
-    host = enum_text("host", event.get("host"))
-    sync = number(event.get("sync")) == 1
     if direction == "HtoH":
         return True
     if direction == "DtoH":
         return sync or host == "pageable"
     return direction == "HtoD" and sync and host == "pinned"
+
+
+def blocks_until_done(event):
+    """A memcpy event of a copy that blocks the host until done."""
+    return copy_blocks_until_done(enum_text("direction", event.get("direction")),
+                                  enum_text("host", event.get("host")),
+                                  number(event.get("sync")) == 1)
+
+
+def printed_blocks_until_done(expect):
+    """A printed copy that blocks the host until done."""
+    return copy_blocks_until_done(expect.fields.get("direction"), expect.fields.get("host"),
+                                  expect.fields.get("sync") == 1)
 
 
 def staged(event):
@@ -887,7 +897,7 @@ def staged(event):
             and enum_text("host", event.get("host")) == "pageable")
 
 
-def check_window(tap, trace, slack):
+def check_window(tap, trace, printout, slack):
     windows = {}
     for event in trace.named("api_entry", "api_exit"):
         key = (event.get("vtid"), number(event.get("correlation_id")))
@@ -929,7 +939,20 @@ def check_window(tap, trace, slack):
                  "(NVIDIA documents that such a call may return before the DMA completes)"
                  % (staged_in, staged_all))
     if not checked and not details:
-        tap.skip("window: no timed copy that blocks the host")
+        # Nothing to time: the program says it made no such copy, and the
+        # trace must not say otherwise (a host-to-host copy has no GPU work).
+        printed = [e for e in printout.expects
+                   if e.event == "memcpy" and printed_blocks_until_done(e)
+                   and e.fields.get("direction") != "HtoH"]
+        traced = [e for e in trace.named("memcpy")
+                  if blocks_until_done(e) and enum_text("direction", e.get("direction")) != "HtoH"]
+        copies = [e for e in printout.expects if e.event == "memcpy"]
+        tap.ok(not printed and not traced,
+               "no copy that blocks the host until done has GPU work to time: none printed "
+               "(%d copies printed), none in the trace (%d memcpy events)"
+               % (len(copies), len(trace.named("memcpy"))),
+               ["printed: %s" % e.describe() for e in printed]
+               + ["in the trace: %s" % event_text(trace, e) for e in traced])
         return
     tap.ok(not details, "the GPU interval of every copy that blocks the host until done lies "
            "inside its api_entry..api_exit window (%d copies, tightest margin %s ns%s)"
@@ -1067,7 +1090,7 @@ def main(argv):
         elif check == "corr":
             check_correlation(tap, trace)
         elif check == "window":
-            check_window(tap, trace, args.window_slack_ns)
+            check_window(tap, trace, printout, args.window_slack_ns)
         elif check == "extra":
             check_extra(tap, trace, printout, args.example)
         elif check == "nesting":

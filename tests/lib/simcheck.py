@@ -31,10 +31,6 @@ class Tap:
                 self.diag("  " + str(line))
         return cond
 
-    def skip(self, why):
-        self.count += 1
-        self.out.write("ok %d # SKIP %s\n" % (self.count, why))
-
     def diag(self, text):
         for line in str(text).splitlines() or [""]:
             self.out.write("# %s\n" % line)

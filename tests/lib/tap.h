@@ -39,18 +39,6 @@ static inline int __attribute__((format(printf, 2, 3))) tap_ok(int cond, const c
 	return cond;
 }
 
-/* One skipped test: ok N # SKIP why. */
-static inline void __attribute__((format(printf, 1, 2))) tap_skip(const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_count++;
-	printf("ok %d # SKIP ", tap_count);
-	va_start(ap, fmt);
-	tap_vline(fmt, ap);
-	va_end(ap);
-}
-
 /* A comment line: # text. */
 static inline void __attribute__((format(printf, 1, 2))) tap_diag(const char *fmt, ...)
 {

@@ -60,10 +60,6 @@ class Tap:
             print("#   ... and %d more" % (len(details) - MAX_DIAGS))
         return passed
 
-    def skip(self, why):
-        self.count += 1
-        print("ok %d # SKIP %s" % (self.count, why))
-
     @staticmethod
     def diag(text):
         print("# %s" % text)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # drv-roundtrip.sh - run programs/drv-roundtrip (gcc, driver API) on the
-# simulator, with the cubin of drv-kernels.cu when nvcc built it, relay its
+# simulator, with the cubin of drv-kernels.cu that nvcc built, relay its
 # own TAP results, then check the ledger against what it says it did and
 # against the timing model.
 
@@ -14,10 +14,12 @@ sim_program drv-roundtrip
 program=$sim_path
 sim_tmpdir
 
+# Without the cubin (nvcc builds it) the program fails its module tests.
 cubin=$TESTS_BUILDDIR/programs/drv-kernels.cubin
 if [ -e "$cubin" ]; then
 	set -- "--cubin=$cubin"
 else
+	diag "programs/drv-kernels.cubin is not built (configure found no nvcc? NVIDIA's cuda-nvcc-13-0)"
 	set --
 fi
 

@@ -26,10 +26,12 @@
 #             correlation id (and kernel or byte count) of its host event,
 #             and every host event has its GPU event
 #   gputime   the GPU start and end of each gpu_* event are the ledger's,
-#             within GPU_TIME_TOLERANCE_NS
+#             within GPU_TIME_TOLERANCE_NS (a ledger with no copy, memset
+#             or launch: no gpu_* event in the trace)
 #   window    for each call that blocks the host (synchronous copies to or
 #             from the host, pageable asynchronous ones), the GPU interval
-#             lies inside the call's api_entry..api_exit window
+#             lies inside the call's api_entry..api_exit window (a ledger
+#             with no such copy: none in the trace either)
 #   drops     activity_dropped counts sum to the ledger's cupti_drop lines
 #
 # --allow-missing-gpu is for traces that may lack GPU events (dropped
@@ -418,7 +420,12 @@ def ledger_gpu_times(matching):
 def check_gpu_times(tap, trace, matching):
     times = ledger_gpu_times(matching)
     if not times:
-        tap.skip("no copy, memset or launch in the ledger")
+        # Nothing ran on the GPU: nor may the trace say anything did.
+        gpu_events = trace.named(*GPU_EVENT_OF.values())
+        tap.ok(not gpu_events, "no copy, memset or launch in the ledger, and no gpu_kernel, "
+               "gpu_memcpy or gpu_memset in the trace either (%d found)" % len(gpu_events),
+               ["%s correlation_id=%s" % (e["_name"], e.get("correlation_id"))
+                for e in gpu_events])
         return
     details = []
     compared = 0
@@ -440,14 +447,25 @@ def check_gpu_times(tap, trace, matching):
            "(%d compared, worst %d ns)" % (GPU_TIME_TOLERANCE_NS, compared, worst), details)
 
 
-def blocks_host(op):
+def copy_blocks_host(direction, host, sync):
     """The simulator's rule (README, timing model; API sync behaviour)."""
-    direction = op.get("dir")
     if direction == "HtoH":
         return True
     if direction in ("HtoD", "DtoH"):
-        return op.get("sync") == "1" or op.get("host") == "pageable"
+        return sync or host == "pageable"
     return False
+
+
+def blocks_host(op):
+    """A memcpy of the ledger that blocks the host."""
+    return copy_blocks_host(op.get("dir"), op.get("host"), op.get("sync") == "1")
+
+
+def event_blocks_host(event):
+    """A memcpy event of the trace that, by the same rule, blocks the host."""
+    return copy_blocks_host(enum_text("direction", event.get("direction")),
+                            enum_text("host", event.get("host")),
+                            number(event.get("sync")) == 1)
 
 
 def check_window(tap, trace, matching):
@@ -456,11 +474,18 @@ def check_window(tap, trace, matching):
         key = (event.get("vpid"), event.get("vtid"), number(event.get("correlation_id")))
         windows.setdefault(key, {})[event["_name"]] = number(event.get("ts"))
     if not windows:
-        tap.skip("no api_entry/api_exit events (CUDATRACE_API=0?)")
+        tap.ok(False, "the GPU interval of every synchronous copy lies inside its call's "
+               "entry/exit window", ["no api_entry/api_exit events in the trace "
+                                     "(CUDATRACE_API=0?): the window check needs them"])
         return
     blocking = [op for op in matching.ledger_ops if op["op"] == "memcpy" and blocks_host(op)]
     if not blocking:
-        tap.skip("no copy in the ledger blocks the host")
+        traced = [e for e in trace.named("memcpy") if event_blocks_host(e)]
+        tap.ok(not traced, "no copy in the ledger blocks the host, and none in the trace "
+               "either (%d memcpy events)" % len(trace.named("memcpy")),
+               ["memcpy correlation_id=%s direction=%s host=%s sync=%s blocks the host"
+                % (e.get("correlation_id"), enum_text("direction", e.get("direction")),
+                   enum_text("host", e.get("host")), e.get("sync")) for e in traced])
         return
     details = []
     checked = 0
