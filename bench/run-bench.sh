@@ -32,14 +32,19 @@ bench_here=$(cd "$(dirname "$0")" && pwd)
 . "$bench_here/../tests/lib/lttng-session.sh"
 . "$bench_here/../tests/lib/trace-run.sh"
 
-# tap_skip_all ends the benchmark with its reason, as it ends a test.
+# What the benchmark cannot run without ends it with an error.
+bench_missing() {
+	echo "run-bench: $*" >&2
+	exit 1
+}
 lttng_private_ns "$@"
 trace_require_all
 bench_bin=${BENCH_BUILDDIR:-$trace_builddir/bench}
-[ -x "$bench_bin/call-loop" ] || tap_skip_all "bench/call-loop is not built (nvcc missing?)"
-[ -x "$bench_bin/bare-loop" ] || tap_skip_all "bench/bare-loop is not built"
+[ -x "$bench_bin/call-loop" ] ||
+	bench_missing "bench/call-loop is not built (configure found no nvcc? NVIDIA's cuda-nvcc-13-0)"
+[ -x "$bench_bin/bare-loop" ] || bench_missing "bench/bare-loop is not built"
 bench_floor="$bench_bin/.libs/idle-inject.so"
-[ -e "$bench_floor" ] || tap_skip_all "bench/idle-inject.so is not built"
+[ -e "$bench_floor" ] || bench_missing "bench/idle-inject.so is not built"
 reps=${BENCH_REPS:-5}
 rounds=${BENCH_ROUNDS:-20000}
 calls=$((2 * rounds))

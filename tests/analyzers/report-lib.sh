@@ -6,7 +6,7 @@
 #
 #   report_locate            $report_cmd (the cudatrace command), $report_python,
 #                            $report_here (this directory), $report_tmp (a
-#                            scratch directory removed at exit); skips the
+#                            scratch directory removed at exit); fails the
 #                            script when the command is not built
 #   report_run TAG ARGS...   `cudatrace report ARGS...`: stdout in
 #                            $report_tmp/TAG.out, stderr in TAG.err, exit
@@ -34,10 +34,11 @@ report_locate() {
 	report_builddir=${CUDATRACE_BUILDDIR:-$(cd "$report_here/../.." && pwd)}
 	report_cmd=${CUDATRACE:-$report_builddir/cli/cudatrace}
 	report_python=${PYTHON3:-python3}
-	[ -x "$report_cmd" ] || tap_skip_all "the cudatrace command is not built ($report_cmd)"
-	"$report_python" -c 'import json' 2>/dev/null || tap_skip_all "no python3"
+	[ -x "$report_cmd" ] || tap_fail_all "the cudatrace command is not built ($report_cmd)"
+	"$report_python" -c 'import json' 2>/dev/null ||
+		tap_fail_all "$report_python does not run (Debian: python3)"
 	report_tmp=$(mktemp -d "${TMPDIR:-/tmp}/cudatrace-report.XXXXXX") ||
-		tap_skip_all "cannot make a temporary directory"
+		tap_fail_all "cannot make a temporary directory"
 	trap 'rm -rf "$report_tmp"' EXIT
 }
 
@@ -86,11 +87,12 @@ report_says() {
 report_traced_setup() {
 	lttng_private_ns "$@"
 	trace_locate
-	[ -e "$trace_simdir/libcuda.so.1" ] || tap_skip_all "the simulated GPU is not built"
-	[ -e "$trace_lib" ] || tap_skip_all "libcudatrace.so is not built ($trace_lib)"
+	[ -e "$trace_simdir/libcuda.so.1" ] ||
+		tap_fail_all "the simulated GPU is not built ($trace_simdir/libcuda.so.1)"
+	trace_require_lib
 	report_locate
 	report_workload=${TESTS_BUILDDIR:-$report_builddir/tests}/analyzers/memory-workload
-	[ -x "$report_workload" ] || tap_skip_all "memory-workload is not built ($report_workload)"
+	[ -x "$report_workload" ] || tap_fail_all "memory-workload is not built ($report_workload)"
 	trace_daemon_or_fail
 	# the daemon's cleanup (its EXIT trap) removes $lttng_tmp
 	report_use_dir "$lttng_tmp"

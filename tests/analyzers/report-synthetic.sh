@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 report_locate
 trace=$report_tmp/basic
 "$report_python" "$report_here/make-ctf.py" basic "$trace" >"$report_tmp/truth.json" ||
-	tap_skip_all "make-ctf.py failed"
+	tap_fail_all "make-ctf.py makes the synthetic trace"
 
 # --- the truth
 report_run json --format=json "$trace"

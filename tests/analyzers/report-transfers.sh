@@ -12,8 +12,8 @@
 #   copy-storm   tests/analyzers/copy-storm: a storm of small pageable
 #                copies ranked above one large pinned copy.
 #
-# The plots of each report are drawn too (--plot). Skips when the tracer,
-# the simulator, lttng, unshare or the programs are missing.
+# The plots of each report are drawn too (--plot). Fails when the tracer,
+# the simulator, lttng or the programs are missing.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -23,10 +23,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 trace_setup "$@"
 cudatrace="$trace_builddir/cli/cudatrace"
 storm="$trace_builddir/tests/analyzers/copy-storm"
-[ -x "$cudatrace" ] || tap_skip_all "cudatrace is not built ($cudatrace)"
-[ -x "$storm" ] || tap_skip_all "copy-storm is not built ($storm)"
-trace_workload transfers
-[ -n "$trace_cmd" ] || tap_skip_all "examples/cuda/transfers is not built (nvcc missing?)"
+[ -x "$cudatrace" ] || tap_fail_all "cudatrace is not built ($cudatrace)"
+[ -x "$storm" ] || tap_fail_all "copy-storm is not built ($storm)"
+trace_require_workload transfers
 trace_daemon_or_fail
 
 # report_case TAG WORKLOAD CMD...: trace CMD, report on it, check the report.

@@ -14,8 +14,7 @@ cli_here=$(cd "$(dirname "$0")" && pwd)
 cli_setup "$@"
 cli_without_daemon
 
-trace_workload driver-api
-[ -n "$trace_cmd" ] || tap_skip_all "example 'driver-api' is not built"
+trace_require_workload driver-api
 
 # 1. No daemon: record starts one.
 cli_record drv -o "$lttng_tmp/drv" -- $trace_cmd
@@ -33,8 +32,7 @@ cli_trace_checked drv "the trace reads back with babeltrace2"
 is "no session is left in the daemon" "$(cli_sessions)" 0
 
 # 2. The daemon is there now: record uses it.
-trace_workload allocations
-if [ -n "$trace_cmd" ]; then
+if trace_workload_or_fail allocations; then
 	mkdir -p "$lttng_tmp/traces"
 	cli_record alloc --trace-dir "$lttng_tmp/traces" -- $trace_cmd
 	is "allocations: record exits with the program's status" "$cli_status" 0
@@ -47,8 +45,6 @@ if [ -n "$trace_cmd" ]; then
 	cli_trace_checked alloc "the dated trace reads back" "$lttng_tmp/traces/$dated"
 	ok "cudatrace report reads the trace" \
 		"$cli_bin" report --format json -o "$lttng_tmp/alloc.json" "$lttng_tmp/traces/$dated"
-else
-	skip "example 'allocations' is not built (nvcc missing?)" 10
 fi
 
 # 3. The program's own status comes back, and its output is untouched.

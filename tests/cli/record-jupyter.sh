@@ -16,7 +16,7 @@ cli_here=$(cd "$(dirname "$0")" && pwd)
 jupyter_python=${JUPYTER_PYTHON:-/usr/bin/python3}
 cli_setup "$@"
 "$jupyter_python" -c 'import ipykernel, jupyter_client' 2>/dev/null ||
-	tap_skip_all "$jupyter_python cannot import ipykernel and jupyter_client (Debian: python3-ipykernel python3-jupyter-client)"
+	tap_fail_all "$jupyter_python cannot import ipykernel and jupyter_client (Debian: python3-ipykernel python3-jupyter-client)"
 cli_with_daemon
 JUPYTER_DATA_DIR="$lttng_tmp/jupyter-data"
 JUPYTER_RUNTIME_DIR="$lttng_tmp/jupyter-runtime"
@@ -50,15 +50,13 @@ PY
 ok "the kernelspec runs the kernel under cudatrace record" grep -qx ok "$lttng_tmp/spec.check"
 [ -s "$lttng_tmp/spec.check" ] && sed 's/^/#   /' "$lttng_tmp/spec.check"
 
-# ---- a real kernel
-# The example notebook too, where the tree has it (a tarball may not).
+# ---- a real kernel, and the example notebook (the release tarball has it)
 notebook="$trace_srcdir/examples/notebooks/simulated-gpu-memory.ipynb"
-[ -f "$notebook" ] && [ -f "$trace_srcdir/examples/python/gpu_ctypes.py" ] || notebook=""
-starts=4
-[ -n "$notebook" ] && starts=5
-# shellcheck disable=SC2086
+ok "the example notebook is in the tree" test -f "$notebook"
+ok "and the ctypes module its cells import" test -f "$trace_srcdir/examples/python/gpu_ctypes.py"
+starts=5
 timeout 300 "$jupyter_python" "$cli_here/jupyter-driver.py" cudatrace-test "$lttng_tmp/kernel" \
-	$notebook >"$lttng_tmp/driver.out" 2>"$lttng_tmp/driver.err"
+	"$notebook" >"$lttng_tmp/driver.out" 2>"$lttng_tmp/driver.err"
 is "the driver ran" "$?" 0
 [ -s "$lttng_tmp/driver.err" ] && tail -n 15 "$lttng_tmp/driver.err" | sed 's/^/#   /'
 sed 's/^/#   /' "$lttng_tmp/driver.out"
@@ -88,15 +86,11 @@ ok "killed with its process group: record died too" \
 ok "the next start closed the session left behind" \
 	grep -q 'closed the session cudatrace-.* left by a cudatrace record that died' "$lttng_tmp/kernel-4.log"
 ok "the fourth kernel ran" grep -qx 'cells_4=ok' "$lttng_tmp/driver.out"
-if [ -n "$notebook" ]; then
-	ok "the example notebook's cells ran" grep -qx 'notebook_cells=ok,ok,ok,ok' "$lttng_tmp/driver.out"
-	ok "its last cell killed the kernel" grep -qx 'record_status_5=137' "$lttng_tmp/driver.out"
-	ok "its post-mortem shows the 80 MiB it kept" grep -q '80.00 MiB live' "$lttng_tmp/kernel-5.log"
-	ok "and its out-of-memory error, fragmented" \
-		grep -q 'cudaMalloc of 128.00 MiB: fragmented' "$lttng_tmp/kernel-5.log"
-else
-	skip "examples/notebooks is not in this tree" 4
-fi
+ok "the example notebook's cells ran" grep -qx 'notebook_cells=ok,ok,ok,ok' "$lttng_tmp/driver.out"
+ok "its last cell killed the kernel" grep -qx 'record_status_5=137' "$lttng_tmp/driver.out"
+ok "its post-mortem shows the 80 MiB it kept" grep -q '80.00 MiB live' "$lttng_tmp/kernel-5.log"
+ok "and its out-of-memory error, fragmented" \
+	grep -q 'cudaMalloc of 128.00 MiB: fragmented' "$lttng_tmp/kernel-5.log"
 is "one trace per kernel start" "$(ls -d "$traces"/cudatrace-* | wc -l)" $starts
 is "no session is left in the daemon" "$(cli_sessions)" 0
 

@@ -12,15 +12,18 @@ cli_here=$(cd "$(dirname "$0")" && pwd)
 
 # A network namespace of our own: the relay daemon's ports are ours alone.
 if [ "${CUDATRACE_TEST_NETNS:-}" != 1 ]; then
-	command -v ip >/dev/null 2>&1 || tap_skip_all "ip (iproute2) is not installed"
-	unshare -n true 2>/dev/null || tap_skip_all "cannot create a network namespace (unshare -n)"
+	command -v ip >/dev/null 2>&1 || tap_fail_all "ip is not installed (Debian: iproute2)"
+	command -v unshare >/dev/null 2>&1 || tap_fail_all "unshare is not installed (Debian: util-linux)"
+	unshare -n true 2>/dev/null ||
+		tap_skip_all "no unshare: cannot create a network namespace (unshare -n)"
 	CUDATRACE_TEST_NETNS=1
 	export CUDATRACE_TEST_NETNS
 	exec unshare -n "${LTTNG_TEST_SHELL:-/bin/sh}" "$0" "$@"
 fi
 lttng_private_ns "$@"
-ip link set lo up || tap_skip_all "cannot bring up the loopback interface"
-command -v lttng-relayd >/dev/null 2>&1 || tap_skip_all "lttng-relayd is not installed"
+ip link set lo up || tap_fail_all "the private network namespace brings up its loopback interface"
+command -v lttng-relayd >/dev/null 2>&1 ||
+	tap_fail_all "lttng-relayd is not installed (Debian: lttng-tools)"
 cli_require
 cli_with_daemon
 

@@ -68,8 +68,7 @@ first_value() {
 trace_on_simulator() {
 	example=$1
 	shift
-	trace_workload_or_skip "$example" "$example is not built (examples/cuda needs nvcc)" ||
-		return 1
+	trace_workload_or_fail "$example" || return 1
 	trace_session "$example" || return 1
 	# shellcheck disable=SC2086
 	trace_run "$example" traced $trace_cmd "$@"

@@ -22,8 +22,7 @@ diag "GPUs: $gpu_names"
 nested_in=""
 quiet_in=""
 for example in allocations transfers leaky-steps; do
-	trace_workload_or_skip "$example" "$example is not built (examples/cuda needs nvcc)" ||
-		continue
+	trace_workload_or_fail "$example" || continue
 	trace_session "$example" || continue
 	# shellcheck disable=SC2086
 	gpu_run "$example" traced $trace_cmd

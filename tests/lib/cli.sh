@@ -5,7 +5,7 @@
 # then sources this file, which sources tap.sh, lttng-session.sh and
 # trace-run.sh from there.
 #
-#   cli_require            skip the script unless cudatrace, the tracer, the
+#   cli_require            fail the script unless cudatrace, the tracer, the
 #                          simulator and Python's bt2 are built or installed;
 #                          sets cli_bin (the cudatrace command) and
 #                          cli_workload (tests/cli/workload.py)
@@ -56,7 +56,7 @@
 cli_require() {
 	trace_require_all
 	cli_bin=${CUDATRACE:-$trace_builddir/cli/cudatrace}
-	[ -x "$cli_bin" ] || tap_skip_all "the cudatrace command is not built ($cli_bin)"
+	[ -x "$cli_bin" ] || tap_fail_all "the cudatrace command is not built ($cli_bin)"
 	cli_workload="$trace_srcdir/tests/cli/workload.py"
 }
 
@@ -105,13 +105,7 @@ cli_with_daemon() {
 # The namespace without a daemon: the mounts and LTTNG_HOME of
 # lttng_daemon_start (lttng_private_dirs), and its cleanup on exit.
 cli_bare_ns() {
-	cli_dirs=0
-	lttng_private_dirs || cli_dirs=$?
-	case $cli_dirs in
-	0) ;;
-	2) tap_skip_all "cannot mount a private /var/run/lttng" ;;
-	*) exit 1 ;;
-	esac
+	lttng_private_dirs_or_end
 }
 
 cli_without_daemon() {

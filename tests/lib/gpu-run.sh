@@ -7,7 +7,7 @@
 #
 #   gpu_require_all              trace_locate, then skip the whole script
 #                                (TAP `1..0 # SKIP no GPU: <why>`) unless a
-#                                real driver and GPU are there; skip it too
+#                                real driver and GPU are there; fail it
 #                                when the tracer or Babeltrace's bt2 is
 #                                missing. Sets gpu_count, gpu_names,
 #                                gpu_ld_path and gpu_checker
@@ -150,9 +150,8 @@ gpu_detect() {
 gpu_require_all() {
 	trace_locate
 	gpu_detect || tap_skip_all "no GPU: $gpu_why"
-	[ -e "$trace_lib" ] || tap_skip_all "libcudatrace.so is not built ($trace_lib)"
-	"$trace_python_bt2" -c 'import bt2' 2>/dev/null ||
-		tap_skip_all "$trace_python_bt2 cannot import bt2 (Debian: python3-bt2)"
+	trace_require_lib
+	trace_require_bt2
 	gpu_checker="$trace_srcdir/tests/gpu/check-printout.py"
 }
 

@@ -9,15 +9,21 @@
 # Source tap.sh first, then this file, then:
 #
 #   lttng_private_ns "$@"        re-exec the script under `unshare -m`
-#                                (TAP skip when unshare or lttng is missing)
+#                                (a failed test when lttng or unshare is
+#                                missing; the script skipped, "no
+#                                unshare: ...", when the machine refuses
+#                                a mount namespace)
 #   lttng_private_dirs           mount the empty directories and make
 #                                $lttng_tmp (no daemon yet: for tests of
 #                                a program traced without one); returns 2
 #                                when the mounts fail, 1 on other failures
+#   lttng_private_dirs_or_end    the same, or the end of the script: the
+#                                mounts refused skip it ("no unshare: "),
+#                                any other error fails it
 #   lttng_daemon_start           start lttng-sessiond (after
-#                                lttng_private_dirs, which it calls if need
-#                                be); its pid is kept and it is killed on
-#                                every exit path
+#                                lttng_private_dirs_or_end, which it calls
+#                                if need be); its pid is kept and it is
+#                                killed on every exit path
 #   lttng_session_begin NAME     create NAME writing to $lttng_tmp/NAME,
 #                                enable cudatrace:* in one channel with the
 #                                vpid, vtid and procname contexts, start;
@@ -45,21 +51,27 @@ lttng_client() {
 
 # Re-run the calling script inside a private mount namespace, once. Root
 # gets one directly; other users get one inside a user namespace where they
-# are root. Exits (skipping every test) when neither works.
+# are root. Exits (skipping every test, "no unshare: ...") when neither
+# works.
 lttng_private_ns() {
 	if [ "${CUDATRACE_TEST_NS:-}" = 1 ]; then
 		return 0
 	fi
-	command -v lttng >/dev/null 2>&1 || tap_skip_all "lttng (lttng-tools) is not installed"
-	command -v lttng-sessiond >/dev/null 2>&1 || tap_skip_all "lttng-sessiond is not installed"
-	command -v unshare >/dev/null 2>&1 || tap_skip_all "unshare (util-linux) is not installed"
+	command -v lttng >/dev/null 2>&1 ||
+		tap_fail_all "lttng is not installed (Debian: lttng-tools)"
+	command -v lttng-sessiond >/dev/null 2>&1 ||
+		tap_fail_all "lttng-sessiond is not installed (Debian: lttng-tools)"
+	command -v unshare >/dev/null 2>&1 ||
+		tap_fail_all "unshare is not installed (Debian: util-linux)"
+	command -v mount >/dev/null 2>&1 ||
+		tap_fail_all "mount is not installed (Debian: mount)"
 	lttng_ns_flags=""
 	if unshare -m true 2>/dev/null; then
 		lttng_ns_flags="-m"
 	elif unshare -r -m true 2>/dev/null; then
 		lttng_ns_flags="-r -m"
 	else
-		tap_skip_all "cannot create a mount namespace (unshare -m)"
+		tap_skip_all "no unshare: cannot create a mount namespace (unshare -m, unshare -r -m)"
 	fi
 	CUDATRACE_TEST_NS=1
 	export CUDATRACE_TEST_NS
@@ -83,11 +95,23 @@ lttng_private_dirs() {
 	export LTTNG_HOME
 }
 
-# Start the daemon (in private directories). Returns non-zero (after a
-# diagnostic) when it does not come up.
+# lttng_private_dirs, or the end of the script: skipped ("no unshare: ")
+# when the namespace may not mount, failed on any other error.
+lttng_private_dirs_or_end() {
+	lttng_dirs_status=0
+	lttng_private_dirs || lttng_dirs_status=$?
+	case $lttng_dirs_status in
+	0) ;;
+	2) tap_skip_all "no unshare: cannot mount a tmpfs on /var/run/lttng or /dev/shm in the private mount namespace" ;;
+	*) tap_fail_all "the test's private directories are made ($lttng_tmp)" ;;
+	esac
+}
+
+# Start the daemon (in private directories, lttng_private_dirs_or_end).
+# Returns non-zero (after a diagnostic) when it does not come up.
 lttng_daemon_start() {
 	if [ -z "$lttng_tmp" ]; then
-		lttng_private_dirs || return 1
+		lttng_private_dirs_or_end
 	fi
 	if ! lttng-sessiond --daemonize --no-kernel >"$lttng_tmp/sessiond.log" 2>&1; then
 		diag "lttng-sessiond failed to start:"

@@ -16,29 +16,32 @@
 : "${CUDASIM_LIBDIR:=$TESTS_BUILDDIR/cudasim/.libs}"
 : "${PYTHON3:=$(command -v python3 || true)}"
 
-# Skip the whole script unless the simulator is built.
+# Fail the whole script unless the simulator is built.
 sim_require_libs() {
 	for sim_lib in libcuda.so.1 libcudart.so.13 libcupti.so.13; do
 		[ -e "$CUDASIM_LIBDIR/$sim_lib" ] ||
-			tap_skip_all "the simulator is not built ($CUDASIM_LIBDIR/$sim_lib)"
+			tap_fail_all "the simulator is not built ($CUDASIM_LIBDIR/$sim_lib)"
 	done
 }
 
-# sim_program NAME: set sim_path to the program, or skip everything.
+# sim_program NAME: set sim_path to the program, or fail everything.
 sim_program() {
 	sim_path=$TESTS_BUILDDIR/programs/$1
-	[ -x "$sim_path" ] || tap_skip_all "programs/$1 is not built (nvcc missing?)"
+	[ -x "$sim_path" ] || case $1 in
+	rt-*) tap_fail_all "programs/$1 is not built (configure found no nvcc? NVIDIA's cuda-nvcc-13-0)" ;;
+	*) tap_fail_all "programs/$1 is not built" ;;
+	esac
 }
 
 sim_require_python() {
-	[ -n "$PYTHON3" ] || tap_skip_all "python3 not found"
+	[ -n "$PYTHON3" ] || tap_fail_all "configure found no python3 (Debian: python3)"
 }
 
 # sim_inject_lib NAME: set sim_inject to the libtool module inject/libNAME.so,
-# or skip everything.
+# or fail everything.
 sim_inject_lib() {
 	sim_inject=$TESTS_BUILDDIR/inject/.libs/lib$1.so
-	[ -e "$sim_inject" ] || tap_skip_all "inject/lib$1.so is not built"
+	[ -e "$sim_inject" ] || tap_fail_all "inject/lib$1.so is not built"
 }
 
 # sim_tmpdir: set sim_tmp to a fresh scratch directory, removed at exit
@@ -76,12 +79,9 @@ sim_show() {
 
 # sim_check_ledger LEDGER OUTPUT [OPTIONS]: sim/check-ledger.py on a
 # ledger and the output of the program that wrote it, relayed as TAP;
-# without python3, one skipped test and the end of the script.
+# without python3, one failed test and the end of the script.
 sim_check_ledger() {
-	if [ -z "$PYTHON3" ]; then
-		skip "python3 not found: the ledger is not checked"
-		tap_done
-	fi
+	sim_require_python
 	"$PYTHON3" "$TESTS_SRCDIR/sim/check-ledger.py" "$@" >"$sim_tmp/check" 2>&1
 	tap_relay ledger "$sim_tmp/check"
 }

@@ -11,6 +11,17 @@
 #   tap_relay PREFIX FILE     re-number the TAP lines of a sub-program's or
 #                             checker's output (FILE) into this script's
 #   tap_done                  print the plan and exit
+#   tap_skip_all WHY          skip the whole script
+#   tap_fail_all WHY          one failed test saying WHY, and the end of the
+#                             script: what the tests need is missing
+#
+# A test skips only for what the machine cannot change (tests/README.md):
+# WHY starts with "no GPU: " (no NVIDIA GPU or driver here) or "no
+# unshare: " (no permission to create the namespaces a test runs in). A
+# skip for any other reason is reported as a failure. Anything else the
+# tests need and do not find (a Debian package, a program the build
+# should have made, a helper that failed) is a failure: tap_fail_all,
+# naming the Debian package of a missing dependency.
 
 tap_n=0
 tap_failed=0
@@ -45,11 +56,23 @@ is() {
 	fi
 }
 
+# tap_skip_allowed WHY: WHY is one of the reasons a test may skip for.
+tap_skip_allowed() {
+	case $1 in
+	"no GPU: "* | "no unshare: "*) return 0 ;;
+	esac
+	return 1
+}
+
 skip() {
 	tap_count_skip=${2:-1}
 	while [ "$tap_count_skip" -gt 0 ]; do
-		tap_n=$((tap_n + 1))
-		echo "ok $tap_n # SKIP $1"
+		if tap_skip_allowed "$1"; then
+			tap_n=$((tap_n + 1))
+			echo "ok $tap_n # SKIP $1"
+		else
+			tap_result 1 "skipped for a reason that is not allowed: $1"
+		fi
 		tap_count_skip=$((tap_count_skip - 1))
 	done
 }
@@ -77,9 +100,9 @@ tap_relay() {
 			tap_rest=$(tap_strip "${tap_line#ok}")
 			case $tap_rest in
 			"# SKIP"* | "# skip"*)
-				tap_n=$((tap_n + 1))
 				tap_why=${tap_rest#\# [Ss][Kk][Ii][Pp]}
-				echo "ok $tap_n # SKIP $tap_prefix:${tap_why}"
+				tap_why=${tap_why# }
+				skip "$tap_why ($tap_prefix)"
 				;;
 			*) tap_result 0 "$tap_prefix: $tap_rest" ;;
 			esac
@@ -106,8 +129,22 @@ tap_done() {
 	exit 0
 }
 
-# Skip the whole script (a missing prerequisite).
+# Skip the whole script: no GPU, or no namespaces (see above); any other
+# reason fails.
 tap_skip_all() {
+	if ! tap_skip_allowed "$*"; then
+		tap_fail_all "skipped for a reason that is not allowed: $*"
+	elif [ "$tap_n" -gt 0 ]; then
+		skip "$*"
+		tap_done
+	fi
 	echo "1..0 # SKIP $*"
 	exit 0
+}
+
+# The script cannot go on: a missing dependency (WHY names its Debian
+# package), a program the build did not make, a helper that failed.
+tap_fail_all() {
+	tap_result 1 "$*"
+	tap_done
 }

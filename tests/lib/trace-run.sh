@@ -6,8 +6,9 @@
 #
 #   trace_locate                 find the source and build trees, the
 #                                simulator, the tracer and the examples
-#   trace_require_all            skip the whole script when the tracer, the
-#                                simulator or Babeltrace's bt2 is missing
+#   trace_require_all            fail (and end) the script when the tracer,
+#                                the simulator or Babeltrace's bt2 is
+#                                missing
 #   trace_setup "$@"             the start of a trace test: lttng_private_ns,
 #                                then trace_require_all
 #   trace_daemon_or_fail         lttng_daemon_start, or fail and end
@@ -17,11 +18,9 @@
 #                                non-zero status
 #   trace_workload NAME          the command line of example NAME, in
 #                                $trace_cmd (empty when it was not built)
-#   trace_workload_or_skip NAME [WHY]
-#                                the same, or one skipped test (WHY, by
-#                                default "example 'NAME' is not built") and
-#                                a non-zero status when it was not built
-#   trace_require_workload NAME  the same, or skip the whole script
+#   trace_workload_or_fail NAME  the same, or one failed test (the example
+#                                is not built) and a non-zero status
+#   trace_require_workload NAME  the same, or fail and end the script
 #   trace_run TAG traced|plain CMD...
 #                                run CMD on the simulator with the ledger in
 #                                $lttng_tmp/TAG.ledger, stdout in TAG.out,
@@ -69,13 +68,23 @@ trace_daemon_or_fail() {
 	fi
 }
 
+# trace_require_lib: libcudatrace.so is built, or the script fails.
+trace_require_lib() {
+	[ -e "$trace_lib" ] || tap_fail_all "libcudatrace.so is not built ($trace_lib)"
+}
+
+# trace_require_bt2: Babeltrace's Python bindings, or the script fails.
+trace_require_bt2() {
+	"$trace_python_bt2" -c 'import bt2' 2>/dev/null ||
+		tap_fail_all "$trace_python_bt2 cannot import bt2 (Debian: python3-bt2, for /usr/bin/python3; or configure PYTHON_BT2=PYTHON)"
+}
+
 trace_require_all() {
 	trace_locate
 	[ -e "$trace_simdir/libcuda.so.1" ] ||
-		tap_skip_all "the simulated GPU is not built ($trace_simdir/libcuda.so.1)"
-	[ -e "$trace_lib" ] || tap_skip_all "libcudatrace.so is not built ($trace_lib)"
-	"$trace_python_bt2" -c 'import bt2' 2>/dev/null ||
-		tap_skip_all "$trace_python_bt2 cannot import bt2 (Debian: python3-bt2)"
+		tap_fail_all "the simulated GPU is not built ($trace_simdir/libcuda.so.1)"
+	trace_require_lib
+	trace_require_bt2
 }
 
 # trace_setup "$@": called with the script's arguments, for lttng_private_ns.
@@ -128,16 +137,24 @@ trace_workload() {
 	return 0
 }
 
-trace_workload_or_skip() {
+# Why an example is missing: examples/cuda needs nvcc, driver-api does not.
+trace_workload_missing() {
+	case $1 in
+	driver-api) echo "example '$1' is not built ($trace_examples/driver/$1)" ;;
+	*) echo "example '$1' is not built ($trace_examples/cuda/$1: configure found no nvcc? NVIDIA's cuda-nvcc-13-0)" ;;
+	esac
+}
+
+trace_workload_or_fail() {
 	trace_workload "$1"
 	[ -n "$trace_cmd" ] && return 0
-	skip "${2:-example '$1' is not built}"
+	tap_result 1 "$(trace_workload_missing "$1")"
 	return 1
 }
 
 trace_require_workload() {
 	trace_workload "$1"
-	[ -n "$trace_cmd" ] || tap_skip_all "example '$1' is not built (nvcc missing?)"
+	[ -n "$trace_cmd" ] || tap_fail_all "$(trace_workload_missing "$1")"
 }
 
 # trace_run TAG traced|plain CMD [ARGS...]

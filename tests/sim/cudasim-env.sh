@@ -10,7 +10,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/sim.sh"
 
 : "${CUDASIM_ENV:=$TESTS_BUILDDIR/cudasim/cudasim-env}"
-[ -x "$CUDASIM_ENV" ] || tap_skip_all "cudasim-env is not built ($CUDASIM_ENV)"
+[ -x "$CUDASIM_ENV" ] || tap_fail_all "cudasim-env is not built ($CUDASIM_ENV)"
 sim_require_libs
 sim_program init-threads
 program=$sim_path

@@ -18,7 +18,7 @@ trace_daemon_or_fail
 CUDASIM_CUPTI_DROP_EVERY=3
 export CUDASIM_CUPTI_DROP_EVERY
 for workload in transfers driver-api; do
-	trace_workload_or_skip "$workload" || continue
+	trace_workload_or_fail "$workload" || continue
 	tag="$workload-drops"
 	trace_session "$tag" || continue
 	# shellcheck disable=SC2086

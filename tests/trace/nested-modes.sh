@@ -21,7 +21,7 @@ driver_entries() {
 }
 
 for workload in allocations transfers python; do
-	trace_workload_or_skip "$workload" || continue
+	trace_workload_or_fail "$workload" || continue
 	for mode in 0 1; do
 		tag="$workload-nested$mode"
 		trace_session "$tag" || continue

@@ -12,13 +12,10 @@ trace_here=$(cd "$(dirname "$0")" && pwd)
 . "$trace_here/../lib/trace-run.sh"
 
 trace_setup "$@"
-if ! lttng_private_dirs; then
-	tap_result 1 "private LTTng directories are mounted"
-	tap_done
-fi
+lttng_private_dirs_or_end
 
 for workload in allocations transfers threads driver-api python fork-exec; do
-	trace_workload_or_skip "$workload" || continue
+	trace_workload_or_fail "$workload" || continue
 	trace_run "$workload-plain" plain $trace_cmd
 	plain_status=$trace_status
 	trace_run "$workload-traced" traced $trace_cmd
