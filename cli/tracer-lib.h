@@ -2,7 +2,8 @@
 /*
  * tracer-lib.h - where libcudatrace.so is: the one named on the command
  * line, else $CUDATRACE_LIB (how the tests point at the build tree), else
- * the installed one.
+ * the installed one: beside the command, as installed, or where configure
+ * said it would be.
  */
 #ifndef CUDATRACE_CLI_TRACER_LIB_H
 #define CUDATRACE_CLI_TRACER_LIB_H
@@ -20,5 +21,15 @@ int tracer_lib_find(const char *option, char *out, size_t len);
 
 /* The path of the installed library (a build-time constant). */
 const char *tracer_lib_installed(void);
+
+/*
+ * Where the library of an installed tree lies relative to COMMAND_DIR, the
+ * directory the cudatrace command runs from, when BINDIR and PKGLIBDIR are
+ * where the tree was meant to go: writes PKGLIBDIR/libcudatrace.so as seen
+ * from COMMAND_DIR standing for BINDIR to OUT. All three are absolute.
+ * Returns 0, or -1 when they are not absolute or OUT is too short.
+ */
+int tracer_lib_relative(const char *bindir, const char *pkglibdir, const char *command_dir,
+                        char *out, size_t len);
 
 #endif
