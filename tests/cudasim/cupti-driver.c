@@ -57,3 +57,11 @@ end:
 	pthread_mutex_unlock(&driver_lock);
 	return result;
 }
+
+void cupti_stub_called(const char *name)
+{
+	const struct cupti_driver *d = cupti_driver();
+
+	if (d)
+		d->ledger("op=error api=%s result=CUPTI_ERROR_NOT_SUPPORTED", name);
+}

@@ -63,6 +63,9 @@ struct cupti_driver {
  * initialise its connection to the driver.
  */
 HIDDEN const struct cupti_driver *cupti_driver(void);
+/* A CUPTI function the simulator does not implement was called (the
+ * generated stubs of tools/gen-stubs.sh): the ledger's error line. */
+HIDDEN void cupti_stub_called(const char *name);
 
 /* ------------------------------------------------------------ subscriber */
 

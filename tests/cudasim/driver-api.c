@@ -81,7 +81,8 @@ static void frame_context(CUpti_CallbackData *data)
 
 static void deliver_api_callback(const struct sim_profiler *p, struct sim_api_call *call)
 {
-	if (p->callback_enabled(call->domain, call->cbid))
+	/* Id 0 is INVALID in both domains: a call CUPTI has no id for. */
+	if (call->cbid != 0 && p->callback_enabled(call->domain, call->cbid))
 		p->callback(call->domain, call->cbid, &call->data);
 }
 
@@ -128,7 +129,7 @@ static void api_activity(const struct sim_profiler *p, const struct sim_api_call
 	                              : CUPTI_ACTIVITY_KIND_DRIVER;
 	CUpti_ActivityAPI record;
 
-	if (!p->activity_enabled(kind))
+	if (call->cbid == 0 || !p->activity_enabled(kind))
 		return;
 	memset(&record, 0, sizeof(record));
 	record.kind = kind;
@@ -242,4 +243,17 @@ HIDDEN void sim_activity(const CUpti_Activity *record, uint64_t complete_ns)
 
 	if (p && p->activity_enabled(record->kind))
 		p->activity(record, complete_ns);
+}
+
+HIDDEN CUresult sim_stub_call(CUpti_CallbackId cbid, const char *name, void *params)
+{
+	struct sim_api_call call;
+	CUresult r;
+
+	sim_api_enter(&call, CUPTI_CB_DOMAIN_DRIVER_API, cbid, name, params, NULL);
+	r = sim_init_status();
+	if (r == CUDA_SUCCESS)
+		r = CUDA_ERROR_NOT_SUPPORTED;
+	sim_api_exit(&call, r);
+	return r;
 }

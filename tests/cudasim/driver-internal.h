@@ -242,6 +242,16 @@ HIDDEN void sim_pool_on_sync(int device);
 struct sim_heap;
 HIDDEN struct sim_heap *sim_device_heap(int ordinal);
 
+/*
+ * The whole of a function the simulator does not implement (the generated
+ * stubs of tools/gen-stubs.sh): a reported call with its callback id and
+ * params, returning CUDA_ERROR_NOT_INITIALIZED before cuInit and
+ * CUDA_ERROR_NOT_SUPPORTED after, with the ledger's error line. A cbid of
+ * CUPTI_DRIVER_TRACE_CBID_INVALID (a name CUPTI has no id for) delivers no
+ * callback and no DRIVER record.
+ */
+HIDDEN CUresult sim_stub_call(CUpti_CallbackId cbid, const char *name, void *params);
+
 /* ------------------------------------------------------------ events */
 
 /* Resource and synchronize domain callbacks (driver-api.c). */

@@ -78,6 +78,19 @@ cudaError_t rt_exit(struct sim_api_call *call, cudaError_t result)
 	return rt_exit_quiet(call, result);
 }
 
+cudaError_t rt_stub_call(CUpti_CallbackId cbid, const char *name, void *params)
+{
+	struct sim_api_call call;
+	cudaError_t result;
+
+	rt_preinit();
+	sim_api_enter(&call, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, name, params, NULL);
+	result = rt_check_usable();
+	if (result == cudaSuccess)
+		result = cudaErrorNotSupported;
+	return rt_exit(&call, result);
+}
+
 cudaError_t rt_check_usable(void)
 {
 	if (atomic_load(&rt_unloading))

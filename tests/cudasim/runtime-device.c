@@ -6,6 +6,8 @@
  */
 #include <stddef.h>
 #include <string.h>
+#include <cudaProfiler.h>
+#include <cuda_profiler_api.h>
 #include "runtime-internal.h"
 
 /* How the calls on one device begin: cudaErrorInvalidValue unless
@@ -531,5 +533,51 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceSetMemPool(int device, cudaMemPool_t 
 	result = rt_device_begin(memPool != NULL, device);
 	if (result == cudaSuccess)
 		result = rt_error_from_cu(cuDeviceSetMemPool((CUdevice)device, memPool));
+	return rt_exit(&call, result);
+}
+
+/* ------------------------------------------------------------ misc */
+
+/* Pure: the descriptor of its arguments (cuda_runtime_api.h, "Returns a
+ * channel descriptor with format f and number of bits of each component x,
+ * y, z, and w"); it needs no device and cannot fail. */
+SIM_EXPORT struct cudaChannelFormatDesc CUDARTAPI
+cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
+{
+	cudaCreateChannelDesc_v3020_params params = { x, y, z, w, f };
+	struct cudaChannelFormatDesc desc = { x, y, z, w, f };
+	struct sim_api_call call;
+
+	RT_ENTER_NOINIT(call, cudaCreateChannelDesc_v3020, "cudaCreateChannelDesc", &params);
+	rt_exit_quiet(&call, cudaSuccess);
+	return desc;
+}
+
+/*
+ * cuda_profiler_api.h:80-120: enable / disable profile collection by the
+ * active profiling tool; with none, "has no effect". Both initialise CUDA
+ * and call the driver's cuProfilerStart / cuProfilerStop.
+ */
+SIM_EXPORT cudaError_t CUDARTAPI cudaProfilerStart(void)
+{
+	struct sim_api_call call;
+	cudaError_t result;
+
+	RT_ENTER(call, cudaProfilerStart_v4000, "cudaProfilerStart", NULL);
+	result = rt_begin(true);
+	if (result == cudaSuccess)
+		result = rt_error_from_cu(cuProfilerStart());
+	return rt_exit(&call, result);
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaProfilerStop(void)
+{
+	struct sim_api_call call;
+	cudaError_t result;
+
+	RT_ENTER(call, cudaProfilerStop_v4000, "cudaProfilerStop", NULL);
+	result = rt_begin(true);
+	if (result == cudaSuccess)
+		result = rt_error_from_cu(cuProfilerStop());
 	return rt_exit(&call, result);
 }

@@ -80,6 +80,15 @@ HIDDEN cudaError_t rt_exit_quiet(struct sim_api_call *call, cudaError_t result);
 /* Write a failure to the calling thread's last-error slot (no frame). */
 HIDDEN void rt_set_last_error(cudaError_t error);
 
+/*
+ * The whole of a runtime function the simulator does not implement (the
+ * generated stubs of tools/gen-stubs.sh): a reported call with its callback
+ * id and params that returns the sticky error, or cudaErrorNotSupported,
+ * through the last-error slot and the ledger. A cbid of
+ * CUPTI_RUNTIME_TRACE_CBID_INVALID delivers no callback.
+ */
+HIDDEN cudaError_t rt_stub_call(CUpti_CallbackId cbid, const char *name, void *params);
+
 /* ------------------------------------------------------------ errors */
 
 HIDDEN cudaError_t rt_error_from_cu(CUresult result);

@@ -527,3 +527,21 @@ SIM_EXPORT void CUDARTAPI __cudaUnregisterFatBinary(void **fatCubinHandle)
 	}
 	pthread_mutex_unlock(&rt_reg_lock);
 }
+
+/*
+ * Registration entry points of the CUDA 13 runtime that nvcc 13.0 does not
+ * emit (no crt/ header declares them; cupti_runtime_cbid.h:511 and :520 name
+ * them) and whose arguments are therefore unknown. They are called at load
+ * time, where an error has nowhere to go: they register nothing, report
+ * nothing and leave the last-error slot alone. Exported so that a program
+ * built by a newer nvcc loads.
+ */
+SIM_EXPORT void CUDARTAPI __cudaRegisterHostVar(void);
+SIM_EXPORT void CUDARTAPI __cudaRegisterHostVar(void)
+{
+}
+
+SIM_EXPORT void CUDARTAPI __cudaRegisterUnifiedTable(void);
+SIM_EXPORT void CUDARTAPI __cudaRegisterUnifiedTable(void)
+{
+}

@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# exports.sh - each simulated library exports exactly the functions of the
+# real one, with the same symbol versions: a program linked against the
+# toolkit finds every symbol it imports ("symbol lookup error" otherwise).
+# Compared: the dynamic symbols that nm -D --defined-only lists, with their
+# @version (and the version definitions themselves), of
+#   libcuda.so.1     against the toolkit's driver stub lib64/stubs/libcuda.so
+#   libcudart.so.13  against lib64/libcudart.so.13
+#   libcupti.so.13   against CUPTI's libcupti.so.13
+# The only symbols allowed in addition are the simulator's private sim_*
+# hooks of libcuda.so.1 (sim-hooks.h), which libcudart, libcupti and
+# libnvidia-ml use.
+
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/tap.sh"
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/sim.sh"
+
+sim_require_libs
+[ -n "${CUDA_HOME:-}" ] || { echo "Bail out! CUDA_HOME is not set (run through make check)"; exit 1; }
+: "${CUPTI_LIBDIR:=$CUDA_HOME/lib64}"
+command -v nm >/dev/null || { echo "Bail out! nm not found"; exit 1; }
+sim_tmpdir
+
+# exported LIB: "name@version" or "name" of each defined dynamic symbol.
+exported() {
+	nm -D --defined-only "$1" | awk 'NF == 3 && $2 ~ /^[TtWwViAB]$/ {print $3}' |
+		sed 's/@@/@/' | grep -v '^sim_' | sort -u
+}
+
+compare() { # NAME REAL SIMULATED
+	if [ ! -e "$2" ]; then
+		tap_result 1 "$1: the real library $2 exists"
+		return
+	fi
+	exported "$2" >"$sim_tmp/$1.real"
+	exported "$3" >"$sim_tmp/$1.sim"
+	missing=$(comm -23 "$sim_tmp/$1.real" "$sim_tmp/$1.sim")
+	extra=$(comm -13 "$sim_tmp/$1.real" "$sim_tmp/$1.sim")
+	is "$1: nothing the real one exports is missing" "$(echo "$missing" | tr '\n' ' ' | sed 's/ *$//')" ""
+	is "$1: nothing exported that the real one lacks" "$(echo "$extra" | tr '\n' ' ' | sed 's/ *$//')" ""
+	diag "$1: $(wc -l <"$sim_tmp/$1.real" | tr -d ' ') symbols"
+}
+
+compare libcuda.so.1 "$CUDA_HOME/lib64/stubs/libcuda.so" "$CUDASIM_LIBDIR/libcuda.so.1"
+compare libcudart.so.13 "$CUDA_HOME/lib64/libcudart.so.13" "$CUDASIM_LIBDIR/libcudart.so.13"
+compare libcupti.so.13 "$CUPTI_LIBDIR/libcupti.so.13" "$CUDASIM_LIBDIR/libcupti.so.13"
+
+# The private hooks are the only addition, and only in the driver.
+is "only libcuda.so.1 has sim_* hooks" \
+	"$(nm -D --defined-only "$CUDASIM_LIBDIR/libcudart.so.13" "$CUDASIM_LIBDIR/libcupti.so.13" |
+		awk '$3 ~ /^sim_/' | wc -l | tr -d ' ')" 0
+
+tap_done
