@@ -74,9 +74,10 @@ struct sim_stream {
 	enum stream_kind kind;
 	unsigned int flags;
 	int priority;
-	uint64_t owner; /* per-thread streams: the owning thread's token */
-	uint64_t id;    /* process-wide unique (cuStreamGetId, CUPTI) */
-	uint64_t tail;  /* GPU end of the last work submitted */
+	uint64_t owner;            /* per-thread streams: the owning thread's token */
+	uint64_t id;               /* process-wide unique (cuStreamGetId, CUPTI) */
+	uint64_t tail;             /* GPU end of the last work submitted */
+	unsigned int host_pending; /* host functions queued, not yet finished */
 	struct stream_set *set;
 	struct sim_stream *prev, *next; /* live streams of the set, or the free list */
 };
@@ -128,6 +129,8 @@ struct slot_table {
 #define EVENT_TAG  0x45u /* 'E' */
 
 static pthread_mutex_t timeline_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Broadcast whenever a host function finishes (host_pending drops). */
+static pthread_cond_t host_done = PTHREAD_COND_INITIALIZER;
 static struct slot_table stream_table;
 static struct slot_table event_table;
 static struct sim_stream *free_streams;
@@ -340,6 +343,39 @@ static uint64_t stream_ready_locked(const struct sim_stream *stream)
 	return ready;
 }
 
+/* Whether a host function that work on the stream must wait for is still
+ * queued or running: the stream's own, or (legacy stream rules, as
+ * stream_ready_locked) those of the streams it synchronises with. */
+static bool stream_host_blocked_locked(const struct sim_stream *stream)
+{
+	const struct stream_set *set = stream->set;
+	if (stream->host_pending)
+		return true;
+	if (!stream->live || !set || !set->live)
+		return false;
+	if (stream->kind == STREAM_LEGACY) {
+		for (const struct sim_stream *s = set->streams; s; s = s->next)
+			if (stream_is_blocking(s) && s->host_pending)
+				return true;
+	} else if (stream_is_blocking(stream)) {
+		return set->legacy->host_pending > 0;
+	}
+	return false;
+}
+
+/*
+ * A host function blocks the work added after it (cuda.h, cuLaunchHostFunc:
+ * "will block work added after it"), and its end is known only once it has
+ * run: work submitted behind one waits, on the submitting thread, until it
+ * has finished. Called with timeline_lock held; may release it while
+ * waiting.
+ */
+static void stream_settle_locked(const struct sim_stream *stream)
+{
+	while (stream_host_blocked_locked(stream))
+		pthread_cond_wait(&host_done, &timeline_lock);
+}
+
 HIDDEN CUresult sim_stream_resolve(struct sim_context *ctx, CUstream handle,
                                    struct sim_stream **stream)
 {
@@ -379,6 +415,7 @@ HIDDEN void sim_stream_submit_at(struct sim_stream *stream, uint64_t earliest_ns
                                  uint64_t duration_ns, uint64_t *start_ns, uint64_t *end_ns)
 {
 	pthread_mutex_lock(&timeline_lock);
+	stream_settle_locked(stream);
 	uint64_t start = max_u64(earliest_ns, stream_ready_locked(stream));
 	uint64_t end = add_saturated(start, duration_ns);
 	stream->tail = end;
@@ -407,6 +444,13 @@ HIDDEN uint64_t sim_device_tail(int device)
 {
 	uint64_t tail = 0;
 	pthread_mutex_lock(&timeline_lock);
+	for (const struct stream_set *set = live_sets; set; set = set->next) {
+		if (set->device != device)
+			continue;
+		/* Device and context synchronisation wait for host functions. */
+		for (const struct sim_stream *s = set->streams; s; s = s->next)
+			stream_settle_locked(s);
+	}
 	for (const struct stream_set *set = live_sets; set; set = set->next) {
 		if (set->device != device)
 			continue;
@@ -728,7 +772,13 @@ static CUresult stream_destroy(CUstream hStream)
 	uint64_t id = stream ? stream->id : 0;
 	int device = stream ? stream->set->device : -1;
 	unsigned int flags = stream ? stream->flags : 0;
-	/* Pending work still completes: its tail stays with the context. */
+	/* Its host functions still run: the struct is not recycled under
+	 * them. Pending work still completes: its tail stays with the
+	 * context. */
+	if (stream)
+		stream_settle_locked(stream);
+	if (stream)
+		stream = stream_from_handle_locked(hStream);
 	if (stream)
 		stream_retire_locked(stream);
 	pthread_mutex_unlock(&timeline_lock);
@@ -748,6 +798,7 @@ struct stream_view {
 	unsigned int flags;
 	int priority;
 	uint64_t tail;
+	bool host_pending; /* a host function it waits for has not finished */
 };
 
 static CUresult stream_view(CUstream handle, struct stream_view *view)
@@ -767,9 +818,23 @@ static CUresult stream_view(CUstream handle, struct stream_view *view)
 		view->flags = stream->flags;
 		view->priority = stream->priority;
 		view->tail = stream->tail;
+		view->host_pending = stream_host_blocked_locked(stream);
 	}
 	pthread_mutex_unlock(&timeline_lock);
 	return result;
+}
+
+/* Wait until the host functions the stream waits for have run. */
+static void stream_wait_host(CUstream hStream)
+{
+	struct sim_context *ctx;
+	struct sim_stream *stream;
+	if (sim_ctx_enter(&ctx) != CUDA_SUCCESS)
+		return;
+	pthread_mutex_lock(&timeline_lock);
+	if (stream_resolve_locked(ctx, hStream, &stream) == CUDA_SUCCESS)
+		stream_settle_locked(stream);
+	pthread_mutex_unlock(&timeline_lock);
 }
 
 static CUresult stream_synchronize(CUstream hStream)
@@ -778,6 +843,12 @@ static CUresult stream_synchronize(CUstream hStream)
 	CUresult result = stream_view(hStream, &view);
 	if (result != CUDA_SUCCESS)
 		return result;
+	if (view.host_pending) {
+		stream_wait_host(hStream);
+		result = stream_view(hStream, &view);
+		if (result != CUDA_SUCCESS)
+			return result;
+	}
 	struct sync_report report = {
 		.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE,
 		.ctx_handle = view.ctx_handle,
@@ -800,7 +871,7 @@ static CUresult stream_query(CUstream hStream)
 	CUresult result = stream_view(hStream, &view);
 	if (result != CUDA_SUCCESS)
 		return result;
-	return view.tail > sim_now_ns() ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+	return view.host_pending || view.tail > sim_now_ns() ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
 }
 
 static void wait_event_record(uint64_t start_ns, uint32_t ctx_id, uint64_t stream_id,
@@ -970,6 +1041,7 @@ static CUresult event_record(CUevent hEvent, CUstream hStream, unsigned int flag
 	if (result == CUDA_SUCCESS) {
 		/* A zero-length action on the stream: it completes once all work
 		 * before it (legacy rules included) has, and no earlier than now. */
+		stream_settle_locked(stream);
 		uint64_t when = max_u64(sim_now_ns(), stream_ready_locked(stream));
 		stream->tail = when;
 		event->recorded = true;
@@ -1308,4 +1380,168 @@ SIM_EXPORT CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
 {
 	cuEventDestroy_params p = { hEvent };
 	SIM_DRIVER_CALL(cuEventDestroy, p, event_destroy(hEvent));
+}
+
+/* ------------------------------------------------------------ host functions */
+
+/*
+ * cuLaunchHostFunc and cuStreamAddCallback (cuda.h): the function is called
+ * on a driver thread once the work enqueued before it has completed, and
+ * blocks the work added after it until it returns. One simulator thread
+ * runs every host function, in the order they were enqueued ("Host
+ * functions without a mandated order ... may be serialized"). Its start is
+ * when the stream's earlier work ends (legacy stream rules included); the
+ * stream's tail becomes its end, so work after it starts no earlier.
+ */
+struct host_item {
+	struct sim_stream *stream;
+	CUstream handle; /* as given, for cuStreamAddCallback's callback */
+	CUhostFn fn;
+	CUstreamCallback callback; /* cuStreamAddCallback: called with a status */
+	void *user_data;
+	uint64_t stream_id;
+	int device;
+	const char *api; /* the outermost call, static */
+	uint32_t correlation_id;
+	struct host_item *next;
+};
+
+static struct host_item *host_head, *host_tail_item;
+static pthread_cond_t host_queued = PTHREAD_COND_INITIALIZER;
+static bool host_thread_started;
+
+static void host_run(struct host_item *item)
+{
+	pthread_mutex_lock(&timeline_lock);
+	uint64_t ready = stream_ready_locked(item->stream);
+	pthread_mutex_unlock(&timeline_lock);
+	sim_wait_until(ready);
+	uint64_t start = sim_now_ns();
+	if (item->callback)
+		item->callback(item->handle, CUDA_SUCCESS, item->user_data);
+	else
+		item->fn(item->user_data);
+	uint64_t end = sim_now_ns();
+	sim_ledger("op=host_func dev=%d stream=%" PRIu64 " api=%s corr=%" PRIu32 " start=%" PRIu64
+	           " end=%" PRIu64,
+	           item->device, item->stream_id, item->api, item->correlation_id, start, end);
+	pthread_mutex_lock(&timeline_lock);
+	item->stream->tail = max_u64(item->stream->tail, end);
+	item->stream->host_pending--;
+	pthread_cond_broadcast(&host_done);
+	pthread_mutex_unlock(&timeline_lock);
+}
+
+static void *host_thread(void *unused)
+{
+	(void)unused;
+	pthread_mutex_lock(&timeline_lock);
+	for (;;) {
+		while (!host_head)
+			pthread_cond_wait(&host_queued, &timeline_lock);
+		struct host_item *item = host_head;
+		host_head = item->next;
+		if (!host_head)
+			host_tail_item = NULL;
+		pthread_mutex_unlock(&timeline_lock);
+		host_run(item);
+		free(item);
+		pthread_mutex_lock(&timeline_lock);
+	}
+	return NULL;
+}
+
+static CUresult host_enqueue(CUstream hStream, CUhostFn fn, CUstreamCallback callback,
+                             void *user_data)
+{
+	struct sim_context *ctx;
+	CUresult result = sim_ctx_enter(&ctx);
+	if (result != CUDA_SUCCESS)
+		return result;
+	if (!fn && !callback)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct host_item *item = calloc(1, sizeof(*item));
+	if (!item)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	item->handle = hStream;
+	item->fn = fn;
+	item->callback = callback;
+	item->user_data = user_data;
+	item->api = sim_current_api_name();
+	item->correlation_id = sim_current_correlation_id();
+	pthread_mutex_lock(&timeline_lock);
+	result = stream_resolve_locked(ctx, hStream, &item->stream);
+	if (result == CUDA_SUCCESS && !host_thread_started) {
+		pthread_t thread;
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&thread, &attr, host_thread, NULL) == 0)
+			host_thread_started = true;
+		else
+			result = CUDA_ERROR_OUT_OF_MEMORY;
+		pthread_attr_destroy(&attr);
+	}
+	if (result == CUDA_SUCCESS) {
+		item->stream_id = item->stream->id;
+		item->device = item->stream->set->device;
+		item->stream->host_pending++;
+		if (host_tail_item)
+			host_tail_item->next = item;
+		else
+			host_head = item;
+		host_tail_item = item;
+		pthread_cond_signal(&host_queued);
+	}
+	pthread_mutex_unlock(&timeline_lock);
+	if (result != CUDA_SUCCESS)
+		free(item);
+	return result;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
+{
+	cuLaunchHostFunc_params p = { hStream, fn, userData };
+	SIM_DRIVER_CALL(cuLaunchHostFunc, p, host_enqueue(hStream, fn, NULL, userData));
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData);
+SIM_EXPORT CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData)
+{
+	cuLaunchHostFunc_ptsz_params p = { hStream, fn, userData };
+	SIM_DRIVER_CALL(cuLaunchHostFunc_ptsz, p,
+	                host_enqueue(sim_stream_per_thread_default(hStream), fn, NULL, userData));
+}
+
+/* cuda.h: "flags - Reserved for future use, must be 0". */
+static CUresult stream_add_callback(CUstream hStream, CUstreamCallback callback, void *userData,
+                                    unsigned int flags)
+{
+	CUresult result = sim_init_status();
+	if (result == CUDA_SUCCESS && flags != 0)
+		result = CUDA_ERROR_INVALID_VALUE;
+	if (result == CUDA_SUCCESS && !callback)
+		result = CUDA_ERROR_INVALID_VALUE;
+	if (result == CUDA_SUCCESS)
+		result = host_enqueue(hStream, NULL, callback, userData);
+	return result;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback,
+                                                void *userData, unsigned int flags)
+{
+	cuStreamAddCallback_params p = { hStream, callback, userData, flags };
+	SIM_DRIVER_CALL(cuStreamAddCallback, p,
+	                stream_add_callback(hStream, callback, userData, flags));
+}
+
+SIM_EXPORT CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback,
+                                                     void *userData, unsigned int flags);
+SIM_EXPORT CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback,
+                                                     void *userData, unsigned int flags)
+{
+	cuStreamAddCallback_ptsz_params p = { hStream, callback, userData, flags };
+	SIM_DRIVER_CALL(
+	    cuStreamAddCallback_ptsz, p,
+	    stream_add_callback(sim_stream_per_thread_default(hStream), callback, userData, flags));
 }

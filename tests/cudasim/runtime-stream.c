@@ -336,3 +336,71 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaEventElapsedTime(float *ms, cudaEvent_t sta
 	RT_CALL(cudaEventElapsedTime_v12080, "cudaEventElapsedTime", params,
 	        rt_event_elapsed(ms, start, end));
 }
+
+/* ------------------------------------------------------------ host functions */
+
+/*
+ * cudaLaunchHostFunc and cudaStreamAddCallback (cuda_runtime_api.h) are the
+ * driver's cuLaunchHostFunc and cuStreamAddCallback: cudaHostFn_t is
+ * CUhostFn, and cudaStreamCallback_t differs from CUstreamCallback only in
+ * the enum of its status argument (cudaSuccess is CUDA_SUCCESS).
+ */
+static cudaError_t rt_launch_host_func(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+	cudaError_t result = rt_begin(fn != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuLaunchHostFunc(stream, fn, userData));
+}
+
+static cudaError_t rt_stream_add_callback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                          void *userData, unsigned int flags)
+{
+	CUstreamCallback cu_callback;
+	cudaError_t result = rt_begin(callback != NULL && flags == 0);
+
+	if (result != cudaSuccess)
+		return result;
+	*(void **)&cu_callback = *(void **)&callback;
+	return rt_error_from_cu(cuStreamAddCallback(stream, cu_callback, userData, flags));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
+                                                    void *userData)
+{
+	cudaLaunchHostFunc_v10000_params params = { stream, fn, userData };
+	RT_CALL(cudaLaunchHostFunc_v10000, "cudaLaunchHostFunc", params,
+	        rt_launch_host_func(stream, fn, userData));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn,
+                                                         void *userData);
+SIM_EXPORT cudaError_t CUDARTAPI cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn,
+                                                         void *userData)
+{
+	cudaLaunchHostFunc_ptsz_v10000_params params = { stream, fn, userData };
+	RT_CALL(cudaLaunchHostFunc_ptsz_v10000, "cudaLaunchHostFunc_ptsz", params,
+	        rt_launch_host_func(rt_per_thread(stream), fn, userData));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamAddCallback(cudaStream_t stream,
+                                                       cudaStreamCallback_t callback,
+                                                       void *userData, unsigned int flags)
+{
+	cudaStreamAddCallback_v5000_params params = { stream, callback, userData, flags };
+	RT_CALL(cudaStreamAddCallback_v5000, "cudaStreamAddCallback", params,
+	        rt_stream_add_callback(stream, callback, userData, flags));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamAddCallback_ptsz(cudaStream_t stream,
+                                                            cudaStreamCallback_t callback,
+                                                            void *userData, unsigned int flags);
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamAddCallback_ptsz(cudaStream_t stream,
+                                                            cudaStreamCallback_t callback,
+                                                            void *userData, unsigned int flags)
+{
+	cudaStreamAddCallback_ptsz_v7000_params params = { stream, callback, userData, flags };
+	RT_CALL(cudaStreamAddCallback_ptsz_v7000, "cudaStreamAddCallback_ptsz", params,
+	        rt_stream_add_callback(rt_per_thread(stream), callback, userData, flags));
+}
