@@ -62,6 +62,7 @@ struct sim_module {
 	bool loaded;
 	bool unloading;
 	bool any_name; /* kernel names unknown: every name is accepted */
+	bool library;  /* a CUlibrary (cuLibraryLoad*): in no context */
 	size_t count, capacity;
 	struct sim_function **functions;
 };
@@ -668,7 +669,10 @@ static CUresult module_create(struct sim_context *ctx, const char *const *names,
 static CUresult module_announce(struct sim_module *module, const struct image *image)
 {
 	CUpti_ModuleResourceData data = { 0 };
-	CUcontext ctx = module->ctx ? sim_ctx_handle(module->ctx) : NULL;
+	struct sim_context *current = module->library ? sim_ctx_current() : NULL;
+	CUcontext ctx = module->ctx ? sim_ctx_handle(module->ctx)
+	                : current   ? sim_ctx_handle(current)
+	                            : NULL;
 
 	if (module->any_name)
 		sim_ledger("op=module_load module=%u kernels=any", module->id);
@@ -752,12 +756,17 @@ HIDDEN void sim_module_context_destroyed(struct sim_context *ctx)
 
 /* ------------------------------------------------------------ loading */
 
-/* Load an image into the current context. size_known: 0 if not given. */
-static CUresult module_load_image(CUmodule *out, const void *data, size_t size_known)
+/*
+ * Load an image into the current context, or (library) into none: a
+ * CUlibrary is context-independent (cuda.h, cuLibraryLoadData), so it needs
+ * no current context and its kernels launch in any; MODULE_LOADED names the
+ * current context, if any. size_known: 0 if not given.
+ */
+static CUresult image_load(CUmodule *out, const void *data, size_t size_known, bool library)
 {
 	struct name_list names = { 0 };
 	struct sim_module *module = NULL;
-	struct sim_context *ctx;
+	struct sim_context *ctx = NULL;
 	struct image image = { 0 };
 	CUresult r = sim_init_status();
 
@@ -765,7 +774,8 @@ static CUresult module_load_image(CUmodule *out, const void *data, size_t size_k
 		return r;
 	if (!out || !data)
 		return CUDA_ERROR_INVALID_VALUE;
-	r = sim_ctx_require(&ctx);
+	if (!library)
+		r = sim_ctx_require(&ctx);
 	if (r != CUDA_SUCCESS)
 		return r;
 	r = image_parse(data, size_known, &image, &names);
@@ -776,6 +786,7 @@ static CUresult module_load_image(CUmodule *out, const void *data, size_t size_k
 	                  names.compressed && names.count == 0, &module);
 	if (r != CUDA_SUCCESS)
 		goto end;
+	module->library = library;
 	*out = (CUmodule)module;
 	module_announce(module, &image);
 end:
@@ -825,7 +836,12 @@ end:
 	return r;
 }
 
-static CUresult module_load_file(CUmodule *out, const char *path)
+static CUresult module_load_image(CUmodule *out, const void *data, size_t size_known)
+{
+	return image_load(out, data, size_known, false);
+}
+
+static CUresult file_load(CUmodule *out, const char *path, bool library)
 {
 	CUresult r = sim_init_status();
 	void *data = NULL;
@@ -839,9 +855,14 @@ static CUresult module_load_file(CUmodule *out, const char *path)
 	if (r == CUDA_SUCCESS && size == 0)
 		r = CUDA_ERROR_INVALID_IMAGE;
 	if (r == CUDA_SUCCESS)
-		r = module_load_image(out, data, size);
+		r = image_load(out, data, size, library);
 	free(data);
 	return r;
+}
+
+static CUresult module_load_file(CUmodule *out, const char *path)
+{
+	return file_load(out, path, false);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
@@ -1596,4 +1617,543 @@ SIM_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, 
 
 	return launch_ex_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
 	                      "cuLaunchKernelEx_ptsz", &p, config, f, kernelParams, extra, true);
+}
+
+/* ------------------------------------------------------------ libraries */
+
+/*
+ * The context-independent loading API (cuda.h, "Library Management"): a
+ * CUlibrary is a module loaded in no context, whose kernels launch in
+ * every context; a CUkernel is its CUfunction ("CUkernel can be safely cast
+ * to CUfunction", cuda.h cuLaunchKernel), so cuKernelGetFunction returns
+ * the same handle. JIT and library options change nothing here (there is
+ * no code to compile); their arrays must be given when counted.
+ */
+static CUresult library_options_valid(const void *jit_options, void **jit_values,
+                                      unsigned int num_jit, const void *lib_options,
+                                      void **lib_values, unsigned int num_lib)
+{
+	if (num_jit > 0 && (!jit_options || !jit_values))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (num_lib > 0 && (!lib_options || !lib_values))
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+/* A loaded library (a module loaded by cuLibraryLoad*). */
+static struct sim_module *library_find_locked(CUlibrary handle)
+{
+	struct sim_module *module = module_find_locked((CUmodule)handle);
+
+	return module && module->library ? module : NULL;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
+                                              CUjit_option *jitOptions, void **jitOptionsValues,
+                                              unsigned int numJitOptions,
+                                              CUlibraryOption *libraryOptions,
+                                              void **libraryOptionValues,
+                                              unsigned int numLibraryOptions)
+{
+	cuLibraryLoadData_params p = {
+		library,       code,           jitOptions,          jitOptionsValues,
+		numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions
+	};
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuLibraryLoadData, &p);
+	r = sim_init_status();
+	if (r == CUDA_SUCCESS)
+		r = library_options_valid(jitOptions, jitOptionsValues, numJitOptions,
+		                          libraryOptions, libraryOptionValues, numLibraryOptions);
+	if (r == CUDA_SUCCESS)
+		r = image_load((CUmodule *)library, code, 0, true);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
+                                                  CUjit_option *jitOptions, void **jitOptionsValues,
+                                                  unsigned int numJitOptions,
+                                                  CUlibraryOption *libraryOptions,
+                                                  void **libraryOptionValues,
+                                                  unsigned int numLibraryOptions)
+{
+	cuLibraryLoadFromFile_params p = {
+		library,       fileName,       jitOptions,          jitOptionsValues,
+		numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions
+	};
+	struct sim_api_call call;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuLibraryLoadFromFile, &p);
+	r = sim_init_status();
+	if (r == CUDA_SUCCESS)
+		r = library_options_valid(jitOptions, jitOptionsValues, numJitOptions,
+		                          libraryOptions, libraryOptionValues, numLibraryOptions);
+	if (r == CUDA_SUCCESS)
+		r = file_load((CUmodule *)library, fileName, true);
+	sim_api_exit(&call, r);
+	return r;
+}
+
+static CUresult library_unload(CUlibrary library)
+{
+	CUresult r = sim_init_status();
+	struct sim_module *module;
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&module_lock);
+	module = library_find_locked(library);
+	pthread_mutex_unlock(&module_lock);
+	if (!module)
+		return CUDA_ERROR_INVALID_HANDLE;
+	return module_unload((CUmodule)library);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
+{
+	cuLibraryUnload_params p = { library };
+	SIM_DRIVER_CALL(cuLibraryUnload, p, library_unload(library));
+}
+
+static CUresult library_check(CUlibrary library)
+{
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&module_lock);
+	if (!library_find_locked(library))
+		r = CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_unlock(&module_lock);
+	return r;
+}
+
+static CUresult library_get_kernel(CUkernel *pKernel, CUlibrary library, const char *name)
+{
+	CUresult r = library_check(library);
+
+	if (r == CUDA_SUCCESS)
+		r = module_get_function((CUfunction *)pKernel, (CUmodule)library, name);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library,
+                                               const char *name)
+{
+	cuLibraryGetKernel_params p = { pKernel, library, name };
+	SIM_DRIVER_CALL(cuLibraryGetKernel, p, library_get_kernel(pKernel, library, name));
+}
+
+static CUresult library_get_module(CUmodule *pMod, CUlibrary library)
+{
+	CUresult r = library_check(library);
+
+	if (r == CUDA_SUCCESS && !pMod)
+		r = CUDA_ERROR_INVALID_VALUE;
+	/* A module for the current context: the library's own, which has
+	 * none, after checking that there is one (cuda.h). */
+	if (r == CUDA_SUCCESS) {
+		struct sim_context *ctx;
+		r = sim_ctx_require(&ctx);
+	}
+	if (r == CUDA_SUCCESS)
+		*pMod = (CUmodule)library;
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
+{
+	cuLibraryGetModule_params p = { pMod, library };
+	SIM_DRIVER_CALL(cuLibraryGetModule, p, library_get_module(pMod, library));
+}
+
+static CUresult library_kernels(CUlibrary lib, unsigned int *count, CUkernel *kernels,
+                                unsigned int room)
+{
+	CUresult r = library_check(lib);
+
+	if (r == CUDA_SUCCESS)
+		r = module_functions((CUmodule)lib, count, (CUfunction *)kernels, room);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
+{
+	cuLibraryGetKernelCount_params p = { count, lib };
+	SIM_DRIVER_CALL(cuLibraryGetKernelCount, p,
+	                count ? library_kernels(lib, count, NULL, 0) : CUDA_ERROR_INVALID_VALUE);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels,
+                                                      CUlibrary lib)
+{
+	cuLibraryEnumerateKernels_params p = { kernels, numKernels, lib };
+	SIM_DRIVER_CALL(cuLibraryEnumerateKernels, p,
+	                kernels ? library_kernels(lib, NULL, kernels, numKernels)
+	                        : CUDA_ERROR_INVALID_VALUE);
+}
+
+/* A kernel: a function of a loaded library. */
+static CUresult kernel_check(CUkernel kernel, const void *out)
+{
+	struct sim_function *fn;
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&module_lock);
+	fn = function_find_locked((CUfunction)kernel);
+	if (!fn || !fn->module->library)
+		r = CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_unlock(&module_lock);
+	if (r == CUDA_SUCCESS && !out)
+		r = CUDA_ERROR_INVALID_VALUE;
+	return r;
+}
+
+/* cuda.h: the function of the kernel "for the current context". */
+static CUresult kernel_get_function(CUfunction *pFunc, CUkernel kernel)
+{
+	CUresult r = kernel_check(kernel, pFunc);
+	struct sim_context *ctx;
+
+	if (r == CUDA_SUCCESS)
+		r = sim_ctx_require(&ctx);
+	if (r == CUDA_SUCCESS)
+		*pFunc = (CUfunction)kernel;
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
+{
+	cuKernelGetFunction_params p = { pFunc, kernel };
+	SIM_DRIVER_CALL(cuKernelGetFunction, p, kernel_get_function(pFunc, kernel));
+}
+
+static CUresult kernel_get_library(CUlibrary *pLib, CUkernel kernel)
+{
+	CUresult r = kernel_check(kernel, pLib);
+
+	if (r == CUDA_SUCCESS)
+		*pLib = (CUlibrary)((struct sim_function *)kernel)->module;
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
+{
+	cuKernelGetLibrary_params p = { pLib, kernel };
+	SIM_DRIVER_CALL(cuKernelGetLibrary, p, kernel_get_library(pLib, kernel));
+}
+
+static CUresult kernel_get_name(const char **name, CUkernel kernel)
+{
+	CUresult r = kernel_check(kernel, name);
+
+	if (r == CUDA_SUCCESS)
+		*name = ((struct sim_function *)kernel)->name;
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc)
+{
+	cuKernelGetName_params p = { name, hfunc };
+	SIM_DRIVER_CALL(cuKernelGetName, p, kernel_get_name(name, hfunc));
+}
+
+/* Attributes are those of cuFuncGetAttribute, the same on every device. */
+static CUresult kernel_get_attribute(int *pi, CUfunction_attribute attrib, CUkernel kernel,
+                                     CUdevice dev)
+{
+	CUresult r = kernel_check(kernel, pi);
+
+	if (r == CUDA_SUCCESS)
+		r = sim_device_check(dev);
+	if (r == CUDA_SUCCESS)
+		r = function_get_attribute(pi, attrib, (CUfunction)kernel);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib,
+                                                 CUkernel kernel, CUdevice dev)
+{
+	cuKernelGetAttribute_params p = { pi, attrib, kernel, dev };
+	SIM_DRIVER_CALL(cuKernelGetAttribute, p, kernel_get_attribute(pi, attrib, kernel, dev));
+}
+
+static CUresult kernel_set_attribute(CUfunction_attribute attrib, int val, CUkernel kernel,
+                                     CUdevice dev)
+{
+	CUresult r = kernel_check(kernel, &val);
+
+	if (r == CUDA_SUCCESS)
+		r = sim_device_check(dev);
+	if (r == CUDA_SUCCESS)
+		r = function_set_attribute((CUfunction)kernel, attrib, val);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val,
+                                                 CUkernel kernel, CUdevice dev)
+{
+	cuKernelSetAttribute_params p = { attrib, val, kernel, dev };
+	SIM_DRIVER_CALL(cuKernelSetAttribute, p, kernel_set_attribute(attrib, val, kernel, dev));
+}
+
+/* ------------------------------------------------------------ linker */
+
+/*
+ * cuLinkCreate .. cuLinkDestroy (cuda.h, "Module Management"): the inputs'
+ * kernel names are read as cuModuleLoadData reads them, and cuLinkComplete
+ * hands back a PTX image that declares those kernels, which
+ * cuModuleLoadData and cuLibraryLoadData read back; it belongs to the link
+ * state until cuLinkDestroy. Host objects and archives
+ * (CU_JIT_INPUT_OBJECT, CU_JIT_INPUT_LIBRARY, e.g. libcudadevrt.a) are
+ * accepted and add no kernel; LTO IR (CU_JIT_INPUT_NVVM) cannot be linked
+ * without the JIT and returns CUDA_ERROR_NOT_SUPPORTED.
+ */
+struct sim_link {
+	struct name_list names;
+	char *output;
+	size_t output_size;
+};
+
+static pthread_mutex_t link_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pointer_set link_set;
+/* Destroyed states stay in link_set with this flag, never freed. */
+static struct pointer_set link_dead;
+
+static struct sim_link *link_find_locked(CUlinkState state)
+{
+	struct sim_link *link = (struct sim_link *)state;
+
+	if (!pointer_set_contains(&link_set, link) || pointer_set_contains(&link_dead, link))
+		return NULL;
+	return link;
+}
+
+static CUresult link_create(unsigned int numOptions, CUjit_option *options, void **optionValues,
+                            CUlinkState *stateOut)
+{
+	struct sim_link *link;
+	CUresult r = sim_init_status();
+	struct sim_context *ctx;
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!stateOut || (numOptions > 0 && (!options || !optionValues)))
+		return CUDA_ERROR_INVALID_VALUE;
+	r = sim_ctx_require(&ctx);
+	if (r != CUDA_SUCCESS)
+		return r;
+	link = calloc(1, sizeof(*link));
+	if (!link)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&link_lock);
+	if (!pointer_set_add(&link_set, link))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_unlock(&link_lock);
+	if (r != CUDA_SUCCESS) {
+		free(link);
+		return r;
+	}
+	*stateOut = (CUlinkState)link;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options,
+                                            void **optionValues, CUlinkState *stateOut)
+{
+	cuLinkCreate_v2_params p = { numOptions, options, optionValues, stateOut };
+	SIM_DRIVER_CALL(cuLinkCreate_v2, p,
+	                link_create(numOptions, options, optionValues, stateOut));
+}
+
+#undef cuLinkCreate
+SIM_EXPORT CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option *options,
+                                         void **optionValues, CUlinkState *stateOut);
+SIM_EXPORT CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option *options,
+                                         void **optionValues, CUlinkState *stateOut)
+{
+	cuLinkCreate_params p = { numOptions, options, optionValues, stateOut };
+	SIM_DRIVER_CALL(cuLinkCreate, p, link_create(numOptions, options, optionValues, stateOut));
+}
+
+static CUresult link_add(CUlinkState state, CUjitInputType type, const void *data, size_t size,
+                         unsigned int numOptions, CUjit_option *options, void **optionValues)
+{
+	struct name_list names = { 0 };
+	struct image image = { 0 };
+	struct sim_link *link;
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!data || (numOptions > 0 && (!options || !optionValues)))
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&link_lock);
+	link = link_find_locked(state);
+	pthread_mutex_unlock(&link_lock);
+	if (!link)
+		return CUDA_ERROR_INVALID_HANDLE;
+	switch (type) {
+	case CU_JIT_INPUT_CUBIN:
+	case CU_JIT_INPUT_PTX:
+	case CU_JIT_INPUT_FATBINARY:
+		r = image_parse(data, size, &image, &names);
+		break;
+	case CU_JIT_INPUT_OBJECT:
+	case CU_JIT_INPUT_LIBRARY:
+		return CUDA_SUCCESS;
+	case CU_JIT_INPUT_NVVM:
+		return CUDA_ERROR_NOT_SUPPORTED;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&link_lock);
+	for (size_t i = 0; r == CUDA_SUCCESS && i < names.count; i++)
+		if (!name_list_has(&link->names, names.names[i], strlen(names.names[i])))
+			r = name_list_add(&link->names, names.names[i], strlen(names.names[i]));
+	pthread_mutex_unlock(&link_lock);
+	name_list_free(&names);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data,
+                                             size_t size, const char *name, unsigned int numOptions,
+                                             CUjit_option *options, void **optionValues)
+{
+	cuLinkAddData_v2_params p = { state, type,       data,    size,
+		                      name,  numOptions, options, optionValues };
+	SIM_DRIVER_CALL(cuLinkAddData_v2, p,
+	                link_add(state, type, data, size, numOptions, options, optionValues));
+}
+
+#undef cuLinkAddData
+SIM_EXPORT CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void *data,
+                                          size_t size, const char *name, unsigned int numOptions,
+                                          CUjit_option *options, void **optionValues);
+SIM_EXPORT CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void *data,
+                                          size_t size, const char *name, unsigned int numOptions,
+                                          CUjit_option *options, void **optionValues)
+{
+	cuLinkAddData_params p = {
+		state, type, data, size, name, numOptions, options, optionValues
+	};
+	SIM_DRIVER_CALL(cuLinkAddData, p,
+	                link_add(state, type, data, size, numOptions, options, optionValues));
+}
+
+static CUresult link_add_file(CUlinkState state, CUjitInputType type, const char *path,
+                              unsigned int numOptions, CUjit_option *options, void **optionValues)
+{
+	void *data = NULL;
+	size_t size = 0;
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!path)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = read_file(path, &data, &size);
+	if (r == CUDA_SUCCESS)
+		r = link_add(state, type, data, size, numOptions, options, optionValues);
+	free(data);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type,
+                                             const char *path, unsigned int numOptions,
+                                             CUjit_option *options, void **optionValues)
+{
+	cuLinkAddFile_v2_params p = { state, type, path, numOptions, options, optionValues };
+	SIM_DRIVER_CALL(cuLinkAddFile_v2, p,
+	                link_add_file(state, type, path, numOptions, options, optionValues));
+}
+
+#undef cuLinkAddFile
+SIM_EXPORT CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type, const char *path,
+                                          unsigned int numOptions, CUjit_option *options,
+                                          void **optionValues);
+SIM_EXPORT CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type, const char *path,
+                                          unsigned int numOptions, CUjit_option *options,
+                                          void **optionValues)
+{
+	cuLinkAddFile_params p = { state, type, path, numOptions, options, optionValues };
+	SIM_DRIVER_CALL(cuLinkAddFile, p,
+	                link_add_file(state, type, path, numOptions, options, optionValues));
+}
+
+static CUresult link_complete(CUlinkState state, void **cubinOut, size_t *sizeOut)
+{
+	static const char header[] = "//\n// Linked by cudasim\n//\n"
+	                             ".version 8.0\n.target sm_90\n.address_size 64\n\n";
+	struct sim_link *link;
+	size_t size = sizeof(header);
+	char *out, *at;
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!cubinOut || !sizeOut)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&link_lock);
+	link = link_find_locked(state);
+	if (!link) {
+		pthread_mutex_unlock(&link_lock);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	for (size_t i = 0; i < link->names.count; i++)
+		size += strlen(link->names.names[i]) + 32;
+	out = calloc(1, size);
+	if (!out) {
+		pthread_mutex_unlock(&link_lock);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	at = out + snprintf(out, size, "%s", header);
+	for (size_t i = 0; i < link->names.count; i++)
+		at += snprintf(at, size - (size_t)(at - out),
+		               ".visible .entry %s()\n{\n\tret;\n}\n", link->names.names[i]);
+	free(link->output);
+	link->output = out;
+	link->output_size = (size_t)(at - out) + 1;
+	*cubinOut = out;
+	*sizeOut = link->output_size;
+	pthread_mutex_unlock(&link_lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
+{
+	cuLinkComplete_params p = { state, cubinOut, sizeOut };
+	SIM_DRIVER_CALL(cuLinkComplete, p, link_complete(state, cubinOut, sizeOut));
+}
+
+static CUresult link_destroy(CUlinkState state)
+{
+	struct sim_link *link;
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&link_lock);
+	link = link_find_locked(state);
+	if (link && !pointer_set_add(&link_dead, link))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	if (link && r == CUDA_SUCCESS) {
+		name_list_free(&link->names);
+		free(link->output);
+		link->output = NULL;
+	}
+	pthread_mutex_unlock(&link_lock);
+	return link ? r : CUDA_ERROR_INVALID_HANDLE;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
+{
+	cuLinkDestroy_params p = { state };
+	SIM_DRIVER_CALL(cuLinkDestroy, p, link_destroy(state));
 }
