@@ -359,13 +359,15 @@ static uint32_t runtime_correlation_id(uint32_t correlation_id)
 static void copy_ledger(const struct copy_request *req, const struct copy_plan *plan,
                         const struct gpu_work *work)
 {
+	char suffix[64];
+
 	sim_ledger("op=memcpy dir=%s src=0x%" PRIxPTR " dst=0x%" PRIxPTR " bytes=%zu host=%s"
 	           " sync=%d stream=%" PRIu64 " dev=%d src_dev=%d dst_dev=%d api=%s corr=%" PRIu32
-	           " gpu_start=%" PRIu64 " gpu_end=%" PRIu64,
+	           " gpu_start=%" PRIu64 " gpu_end=%" PRIu64 "%s",
 	           direction_names[plan->direction], plan->src.addr, plan->dst.addr, plan->bytes,
 	           plan->host, req->async ? 0 : 1, work->stream_id, work->device, plan->src.device,
 	           plan->dst.device, sim_current_api_name(), work->correlation_id, work->start_ns,
-	           work->end_ns);
+	           work->end_ns, sim_graph_ledger_suffix(suffix, sizeof(suffix)));
 }
 
 static void copy_record(const struct copy_request *req, const struct copy_plan *plan,
@@ -390,6 +392,7 @@ static void copy_record(const struct copy_request *req, const struct copy_plan *
 	record.runtimeCorrelationId = runtime_correlation_id(work->correlation_id);
 	record.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
 	record.copyCount = 1;
+	sim_graph_replay_ids(&record.graphId, &record.graphNodeId);
 	sim_activity((const CUpti_Activity *)&record, work->end_ns);
 }
 
@@ -438,6 +441,21 @@ static CUresult copy_run(const struct copy_request *req)
 	result = plan_copy(req, &plan);
 	if (result != CUDA_SUCCESS)
 		return result;
+	if (sim_stream_capture_graph(work.stream)) {
+		/* Captured: a memcpy node; synchronous copies cannot be. */
+		if (!req->async)
+			return sim_stream_capture_violation(work.stream);
+		struct sim_graph_node node = { .kind = SIM_NODE_MEMCPY };
+		node.u.copy.dst = req->dst;
+		node.u.copy.src = req->src;
+		node.u.copy.dst_rule = (int)req->dst_rule;
+		node.u.copy.src_rule = (int)req->src_rule;
+		node.u.copy.width = req->width;
+		node.u.copy.height = req->height;
+		node.u.copy.dst_pitch = req->dst_pitch;
+		node.u.copy.src_pitch = req->src_pitch;
+		return sim_graph_capture(work.stream, &node);
+	}
 	/* The bytes move first: the GPU work is submitted once the driver has
 	 * taken the data, so that the host's memmove time, an artefact of the
 	 * simulator, does not eat into the modelled GPU time. */
@@ -597,12 +615,14 @@ static void fill_row(uintptr_t row, const struct memset_request *req)
 static void memset_ledger(const struct memset_request *req, size_t bytes,
                           const struct gpu_work *work)
 {
+	char suffix[64];
+
 	sim_ledger("op=memset dev=%d dst=0x%" PRIxPTR " bytes=%zu value=%u elem=%zu sync=%d"
 	           " stream=%" PRIu64 " api=%s corr=%" PRIu32 " gpu_start=%" PRIu64
-	           " gpu_end=%" PRIu64,
+	           " gpu_end=%" PRIu64 "%s",
 	           work->device, req->dst, bytes, req->value, req->elem, req->async ? 0 : 1,
 	           work->stream_id, sim_current_api_name(), work->correlation_id, work->start_ns,
-	           work->end_ns);
+	           work->end_ns, sim_graph_ledger_suffix(suffix, sizeof(suffix)));
 }
 
 static void memset_record(const struct memset_request *req, const struct copy_side *target,
@@ -624,6 +644,7 @@ static void memset_record(const struct memset_request *req, const struct copy_si
 	record.flags = req->async ? CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC : 0;
 	record.memoryKind = (uint16_t)activity_memory_kind(target->kind);
 	record.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
+	sim_graph_replay_ids(&record.graphId, &record.graphNodeId);
 	sim_activity((const CUpti_Activity *)&record, work->end_ns);
 }
 
@@ -655,6 +676,18 @@ static CUresult memset_run(const struct memset_request *req)
 	result = resolve_side(req->dst, span, SIDE_DEVICE, &target);
 	if (result != CUDA_SUCCESS)
 		return result;
+	if (sim_stream_capture_graph(work.stream)) {
+		if (!req->async)
+			return sim_stream_capture_violation(work.stream);
+		struct sim_graph_node node = { .kind = SIM_NODE_MEMSET };
+		node.u.memset.dst = req->dst;
+		node.u.memset.value = req->value;
+		node.u.memset.elem = req->elem;
+		node.u.memset.width = req->width;
+		node.u.memset.height = req->height;
+		node.u.memset.pitch = req->pitch;
+		return sim_graph_capture(work.stream, &node);
+	}
 
 	/* Filled before submission, as copies are (copy_run). */
 	for (size_t row = 0; row < req->height; row++)
@@ -696,6 +729,42 @@ static CUresult memset_2d(CUdeviceptr dst, size_t pitch, unsigned int value, siz
 		.pitch = pitch,
 		.stream = stream,
 		.async = async,
+	};
+	return memset_run(&req);
+}
+
+/* ------------------------------------------------------------ graph nodes */
+
+/* Memcpy and memset nodes replay as the *Async calls they were captured
+ * from, on the launch stream. */
+HIDDEN CUresult sim_copy_node_run(const struct sim_graph_node *node, CUstream stream)
+{
+	struct copy_request req = {
+		.dst = node->u.copy.dst,
+		.src = node->u.copy.src,
+		.dst_rule = (enum side_rule)node->u.copy.dst_rule,
+		.src_rule = (enum side_rule)node->u.copy.src_rule,
+		.width = node->u.copy.width,
+		.height = node->u.copy.height,
+		.dst_pitch = node->u.copy.dst_pitch,
+		.src_pitch = node->u.copy.src_pitch,
+		.stream = stream,
+		.async = true,
+	};
+	return copy_run(&req);
+}
+
+HIDDEN CUresult sim_memset_node_run(const struct sim_graph_node *node, CUstream stream)
+{
+	struct memset_request req = {
+		.dst = node->u.memset.dst,
+		.value = node->u.memset.value,
+		.elem = node->u.memset.elem,
+		.width = node->u.memset.width,
+		.height = node->u.memset.height,
+		.pitch = node->u.memset.pitch,
+		.stream = stream,
+		.async = true,
 	};
 	return memset_run(&req);
 }

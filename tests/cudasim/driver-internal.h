@@ -18,6 +18,7 @@
  *                       cuMemGetInfo, pointer attributes
  *   driver-pool.c       cuMemAllocAsync/FreeAsync and memory pools
  *   driver-vmm.c        cuMemCreate/Map/Unmap/Release/AddressReserve/...
+ *   driver-graph.c      stream capture, graphs, their launch
  */
 #ifndef CUDASIM_DRIVER_INTERNAL_H
 #define CUDASIM_DRIVER_INTERNAL_H
@@ -183,6 +184,79 @@ HIDDEN void sim_wait_until(uint64_t t_ns);
 HIDDEN uint64_t sim_stream_tail(const struct sim_stream *stream);
 /* When all work queued so far on every stream of the device ends. */
 HIDDEN uint64_t sim_device_tail(int device);
+
+/* ------------------------------------------------------------ graphs */
+
+/*
+ * A node of a CUDA graph (driver-graph.c): what stream capture recorded, or
+ * what cuGraphAdd*Node described. Launching the graph replays its nodes on
+ * the launch stream, in the order they were added (a topological order),
+ * through the same code as the calls they stand for.
+ */
+struct sim_graph;
+enum sim_node_kind {
+	SIM_NODE_EMPTY,
+	SIM_NODE_KERNEL,
+	SIM_NODE_MEMCPY,
+	SIM_NODE_MEMSET,
+	SIM_NODE_HOST
+};
+struct sim_graph_node {
+	struct sim_graph *graph;
+	uint64_t id; /* graphNodeId of the records, process-wide from 1 */
+	enum sim_node_kind kind;
+	union {
+		struct {
+			CUfunction function;
+			unsigned int grid[3], block[3], shared_bytes;
+		} kernel;
+		struct {
+			uintptr_t dst, src;
+			int dst_rule, src_rule; /* driver-copy.c's side rules */
+			size_t width, height, dst_pitch, src_pitch;
+		} copy;
+		struct {
+			uintptr_t dst;
+			unsigned int value;
+			size_t elem, width, height, pitch;
+		} memset;
+		struct {
+			CUhostFn fn;
+			void *user_data;
+		} host;
+	} u;
+};
+
+/*
+ * The graph a stream is capturing into, or NULL. Work submitted to a
+ * capturing stream becomes a node (sim_graph_capture) instead of running.
+ */
+HIDDEN struct sim_graph *sim_stream_capture_graph(struct sim_stream *stream);
+/* Add a node (copied) to the graph the stream captures into. */
+HIDDEN CUresult sim_graph_capture(struct sim_stream *stream, const struct sim_graph_node *node);
+/* A synchronous call met a capturing stream: the capture is invalidated
+ * and the call fails (cuda.h, cuStreamBeginCapture). */
+HIDDEN CUresult sim_stream_capture_violation(struct sim_stream *stream);
+/* The graph and node being replayed on this thread (0, 0 outside). */
+HIDDEN void sim_graph_replay_ids(uint32_t *graph_id, uint64_t *node_id);
+/* The ledger's suffix for work of a replayed node: " graph=G node=N" or "". */
+HIDDEN const char *sim_graph_ledger_suffix(char *buf, size_t size);
+/* Replay one node on a stream (driver-copy.c, driver-module.c,
+ * driver-stream.c); the caller set the replay ids. */
+HIDDEN CUresult sim_copy_node_run(const struct sim_graph_node *node, CUstream stream);
+HIDDEN CUresult sim_memset_node_run(const struct sim_graph_node *node, CUstream stream);
+HIDDEN CUresult sim_kernel_node_run(const struct sim_graph_node *node, CUstream stream);
+HIDDEN CUresult sim_host_node_run(const struct sim_graph_node *node, CUstream stream);
+/* Stream capture state, kept by driver-stream.c for driver-graph.c. */
+HIDDEN CUresult sim_stream_capture_begin(struct sim_context *ctx, CUstream handle,
+                                         struct sim_graph *graph, int mode);
+HIDDEN CUresult sim_stream_capture_end(struct sim_context *ctx, CUstream handle,
+                                       struct sim_graph **graph, bool *invalidated);
+HIDDEN CUresult sim_stream_capture_status(struct sim_context *ctx, CUstream handle,
+                                          struct sim_graph **graph, bool *invalidated);
+/* Every stream capturing into graph stops (cuStreamEndCapture). */
+HIDDEN void sim_stream_capture_release(struct sim_graph *graph);
+HIDDEN uint64_t sim_graph_capture_id(const struct sim_graph *graph);
 
 /* ------------------------------------------------------------ modules */
 

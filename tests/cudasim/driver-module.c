@@ -1431,6 +1431,7 @@ static void launch_activity(const struct launch *l, const struct sim_function *f
 	record.clusterX = l->cluster[0];
 	record.clusterY = l->cluster[1];
 	record.clusterZ = l->cluster[2];
+	sim_graph_replay_ids(&record.graphId, &record.graphNodeId);
 	sim_activity((const CUpti_Activity *)&record, end);
 }
 
@@ -1442,6 +1443,7 @@ static CUresult launch_kernel(CUfunction f, const struct launch *l)
 	struct sim_context *ctx;
 	uint64_t start, end;
 	uint32_t correlation;
+	char suffix[64];
 	CUresult r = sim_ctx_enter(&ctx);
 
 	if (r == CUDA_SUCCESS)
@@ -1457,16 +1459,26 @@ static CUresult launch_kernel(CUfunction f, const struct launch *l)
 		r = sim_stream_resolve(ctx, l->stream, &stream);
 	if (r != CUDA_SUCCESS)
 		return r;
+	if (sim_stream_capture_graph(stream)) {
+		/* Captured: a kernel node. */
+		struct sim_graph_node node = { .kind = SIM_NODE_KERNEL };
+		node.u.kernel.function = f;
+		memcpy(node.u.kernel.grid, l->grid, sizeof(l->grid));
+		memcpy(node.u.kernel.block, l->block, sizeof(l->block));
+		node.u.kernel.shared_bytes = l->shared_bytes;
+		return sim_graph_capture(stream, &node);
+	}
 	sim_stream_submit_at(stream, sim_now_ns() + config->launch_latency_ns, config->kernel_ns,
 	                     &start, &end);
 	correlation = sim_current_correlation_id();
 	launch_activity(l, &fn, ctx, stream, start, end, correlation);
 	sim_ledger("op=launch name=%s dev=%d grid=%u,%u,%u block=%u,%u,%u shmem=%u stream=%llu "
-	           "api=%s corr=%u gpu_start=%llu gpu_end=%llu",
+	           "api=%s corr=%u gpu_start=%llu gpu_end=%llu%s",
 	           fn.name, ctx->device, l->grid[0], l->grid[1], l->grid[2], l->block[0],
 	           l->block[1], l->block[2], l->shared_bytes,
 	           (unsigned long long)sim_stream_get_id(stream), sim_current_api_name(),
-	           correlation, (unsigned long long)start, (unsigned long long)end);
+	           correlation, (unsigned long long)start, (unsigned long long)end,
+	           sim_graph_ledger_suffix(suffix, sizeof(suffix)));
 	return CUDA_SUCCESS;
 }
 
@@ -1487,6 +1499,17 @@ static void launch_from_args(struct launch *l, unsigned int gx, unsigned int gy,
 	l->params = params;
 	l->extra = extra;
 	l->launch_type = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+}
+
+/* A kernel node of a graph being launched. */
+HIDDEN CUresult sim_kernel_node_run(const struct sim_graph_node *node, CUstream stream)
+{
+	struct launch l;
+
+	launch_from_args(&l, node->u.kernel.grid[0], node->u.kernel.grid[1], node->u.kernel.grid[2],
+	                 node->u.kernel.block[0], node->u.kernel.block[1], node->u.kernel.block[2],
+	                 node->u.kernel.shared_bytes, stream, NULL, NULL);
+	return launch_kernel(node->u.kernel.function, &l);
 }
 
 /* Open the frame of a launch entry point. It names the kernel: symbolName,

@@ -78,6 +78,8 @@ struct sim_stream {
 	uint64_t id;               /* process-wide unique (cuStreamGetId, CUPTI) */
 	uint64_t tail;             /* GPU end of the last work submitted */
 	unsigned int host_pending; /* host functions queued, not yet finished */
+	struct sim_graph *capture; /* graph being captured into, or NULL */
+	bool capture_invalid;      /* the capture was invalidated */
 	struct stream_set *set;
 	struct sim_stream *prev, *next; /* live streams of the set, or the free list */
 };
@@ -89,9 +91,10 @@ struct sim_event {
 	unsigned int flags;
 	uint32_t id; /* cudaEventId of the activity records */
 	bool recorded;
-	uint64_t time_ns;        /* when the captured work ends */
-	uint64_t stream_id;      /* stream of the latest record */
-	uint64_t record_sync_id; /* cudaEventSyncId of the latest record */
+	uint64_t time_ns;          /* when the captured work ends */
+	uint64_t stream_id;        /* stream of the latest record */
+	uint64_t record_sync_id;   /* cudaEventSyncId of the latest record */
+	struct sim_graph *capture; /* recorded into this capture, or NULL */
 	struct stream_set *set;
 	struct sim_event *prev, *next;
 };
@@ -789,6 +792,111 @@ static CUresult stream_destroy(CUstream hStream)
 	return CUDA_SUCCESS;
 }
 
+/* ------------------------------------------------------------ capture */
+
+HIDDEN struct sim_graph *sim_stream_capture_graph(struct sim_stream *stream)
+{
+	pthread_mutex_lock(&timeline_lock);
+	struct sim_graph *graph = stream->capture;
+	pthread_mutex_unlock(&timeline_lock);
+	return graph;
+}
+
+/*
+ * cuda.h, cuStreamBeginCapture / cudaStreamCaptureStatus: a call that is
+ * not permitted on a capturing stream (synchronising it, a synchronous
+ * copy) fails with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates
+ * the capture: cuStreamEndCapture then returns
+ * CUDA_ERROR_STREAM_CAPTURE_INVALIDATED.
+ */
+HIDDEN CUresult sim_stream_capture_violation(struct sim_stream *stream)
+{
+	pthread_mutex_lock(&timeline_lock);
+	if (stream->capture)
+		stream->capture_invalid = true;
+	pthread_mutex_unlock(&timeline_lock);
+	return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+}
+
+static CUresult capture_violation_handle(CUstream handle)
+{
+	struct sim_context *ctx;
+	struct sim_stream *stream;
+	CUresult result = sim_ctx_enter(&ctx);
+	if (result == CUDA_SUCCESS)
+		result = sim_stream_resolve(ctx, handle, &stream);
+	return result == CUDA_SUCCESS ? sim_stream_capture_violation(stream) : result;
+}
+
+HIDDEN CUresult sim_stream_capture_begin(struct sim_context *ctx, CUstream handle,
+                                         struct sim_graph *graph, int mode)
+{
+	(void)mode;
+	pthread_mutex_lock(&timeline_lock);
+	struct sim_stream *stream;
+	CUresult result = stream_resolve_locked(ctx, handle, &stream);
+	/* cuda.h: "Capture may not be initiated if stream is
+	 * CU_STREAM_LEGACY"; nor twice. */
+	if (result == CUDA_SUCCESS && stream->kind == STREAM_LEGACY)
+		result = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	else if (result == CUDA_SUCCESS && stream->capture)
+		result = CUDA_ERROR_ILLEGAL_STATE;
+	if (result == CUDA_SUCCESS) {
+		stream->capture = graph;
+		stream->capture_invalid = false;
+	}
+	pthread_mutex_unlock(&timeline_lock);
+	return result;
+}
+
+HIDDEN CUresult sim_stream_capture_status(struct sim_context *ctx, CUstream handle,
+                                          struct sim_graph **graph, bool *invalidated)
+{
+	pthread_mutex_lock(&timeline_lock);
+	struct sim_stream *stream;
+	CUresult result = stream_resolve_locked(ctx, handle, &stream);
+	if (result == CUDA_SUCCESS) {
+		*graph = stream->capture;
+		*invalidated = stream->capture_invalid;
+	}
+	pthread_mutex_unlock(&timeline_lock);
+	return result;
+}
+
+HIDDEN CUresult sim_stream_capture_end(struct sim_context *ctx, CUstream handle,
+                                       struct sim_graph **graph, bool *invalidated)
+{
+	pthread_mutex_lock(&timeline_lock);
+	struct sim_stream *stream;
+	CUresult result = stream_resolve_locked(ctx, handle, &stream);
+	if (result == CUDA_SUCCESS && !stream->capture)
+		result = CUDA_ERROR_ILLEGAL_STATE;
+	if (result == CUDA_SUCCESS) {
+		*graph = stream->capture;
+		*invalidated = stream->capture_invalid;
+	}
+	pthread_mutex_unlock(&timeline_lock);
+	return result;
+}
+
+HIDDEN void sim_stream_capture_release(struct sim_graph *graph)
+{
+	pthread_mutex_lock(&timeline_lock);
+	for (uint32_t i = 0; i < stream_table.count; i++) {
+		struct sim_stream *s = stream_table.objects[i];
+		if (s && s->capture == graph) {
+			s->capture = NULL;
+			s->capture_invalid = false;
+		}
+	}
+	for (uint32_t i = 0; i < event_table.count; i++) {
+		struct sim_event *e = event_table.objects[i];
+		if (e && e->capture == graph)
+			e->capture = NULL;
+	}
+	pthread_mutex_unlock(&timeline_lock);
+}
+
 /* A stream's identity and tail, read under the lock. */
 struct stream_view {
 	CUcontext ctx_handle;
@@ -799,6 +907,7 @@ struct stream_view {
 	int priority;
 	uint64_t tail;
 	bool host_pending; /* a host function it waits for has not finished */
+	bool capturing;    /* stream capture is in progress */
 };
 
 static CUresult stream_view(CUstream handle, struct stream_view *view)
@@ -819,6 +928,7 @@ static CUresult stream_view(CUstream handle, struct stream_view *view)
 		view->priority = stream->priority;
 		view->tail = stream->tail;
 		view->host_pending = stream_host_blocked_locked(stream);
+		view->capturing = stream->capture != NULL;
 	}
 	pthread_mutex_unlock(&timeline_lock);
 	return result;
@@ -843,6 +953,8 @@ static CUresult stream_synchronize(CUstream hStream)
 	CUresult result = stream_view(hStream, &view);
 	if (result != CUDA_SUCCESS)
 		return result;
+	if (view.capturing)
+		return capture_violation_handle(hStream);
 	if (view.host_pending) {
 		stream_wait_host(hStream);
 		result = stream_view(hStream, &view);
@@ -871,6 +983,8 @@ static CUresult stream_query(CUstream hStream)
 	CUresult result = stream_view(hStream, &view);
 	if (result != CUDA_SUCCESS)
 		return result;
+	if (view.capturing)
+		return capture_violation_handle(hStream);
 	return view.host_pending || view.tail > sim_now_ns() ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
 }
 
@@ -918,7 +1032,9 @@ static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned int
 		/* The stream's next work starts after the event's work; an
 		 * event never recorded captures nothing. The event may belong
 		 * to another context or device. */
-		if (event->recorded)
+		if (event->capture && !stream->capture && stream->kind != STREAM_LEGACY)
+			stream->capture = event->capture;
+		else if (event->recorded && !stream->capture)
 			stream->tail = max_u64(stream->tail, event->time_ns);
 		ctx_id = stream->set->ctx_id;
 		stream_id = stream->id;
@@ -1041,9 +1157,17 @@ static CUresult event_record(CUevent hEvent, CUstream hStream, unsigned int flag
 	if (result == CUDA_SUCCESS) {
 		/* A zero-length action on the stream: it completes once all work
 		 * before it (legacy rules included) has, and no earlier than now. */
-		stream_settle_locked(stream);
-		uint64_t when = max_u64(sim_now_ns(), stream_ready_locked(stream));
-		stream->tail = when;
+		/* Captured: the event marks a point of the graph, which a wait
+		 * on another stream joins to the capture (cuda.h,
+		 * cuStreamBeginCapture: cross-stream dependencies). */
+		event->capture = stream->capture;
+		if (!stream->capture)
+			stream_settle_locked(stream);
+		uint64_t when = stream->capture
+		                    ? event->time_ns
+		                    : max_u64(sim_now_ns(), stream_ready_locked(stream));
+		if (!stream->capture)
+			stream->tail = when;
 		event->recorded = true;
 		event->time_ns = when;
 		event->stream_id = stream->id;
@@ -1471,6 +1595,19 @@ static CUresult host_enqueue(CUstream hStream, CUhostFn fn, CUstreamCallback cal
 	item->correlation_id = sim_current_correlation_id();
 	pthread_mutex_lock(&timeline_lock);
 	result = stream_resolve_locked(ctx, hStream, &item->stream);
+	if (result == CUDA_SUCCESS && item->stream->capture) {
+		/* Captured: a host node. cuStreamAddCallback cannot be
+		 * captured (cuda.h, cuStreamAddCallback). */
+		struct sim_stream *stream = item->stream;
+		pthread_mutex_unlock(&timeline_lock);
+		free(item);
+		if (callback)
+			return sim_stream_capture_violation(stream);
+		struct sim_graph_node node = { .kind = SIM_NODE_HOST };
+		node.u.host.fn = fn;
+		node.u.host.user_data = user_data;
+		return sim_graph_capture(stream, &node);
+	}
 	if (result == CUDA_SUCCESS && !host_thread_started) {
 		pthread_t thread;
 		pthread_attr_t attr;
@@ -1544,4 +1681,10 @@ SIM_EXPORT CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream, CUstreamC
 	SIM_DRIVER_CALL(
 	    cuStreamAddCallback_ptsz, p,
 	    stream_add_callback(sim_stream_per_thread_default(hStream), callback, userData, flags));
+}
+
+/* A host node of a graph being launched: a host function on the stream. */
+HIDDEN CUresult sim_host_node_run(const struct sim_graph_node *node, CUstream stream)
+{
+	return host_enqueue(stream, node->u.host.fn, NULL, node->u.host.user_data);
 }

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime-graph.c - stream capture and graphs of the runtime
+ * (cuda_runtime_api.h, "Graph Management" and the stream capture calls):
+ * the driver's, through its public entry points. cudaGraph_t,
+ * cudaGraphExec_t and cudaGraphNode_t are the driver's handles; the
+ * cudaStreamCapture* and cudaGraphNodeType values are the CU_* ones. A
+ * kernel node names a kernel by its host stub, as <<<>>> does.
+ */
+#include <string.h>
+#include "runtime-internal.h"
+
+/* ------------------------------------------------------------ capture */
+
+static cudaError_t rt_capture_begin(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+	cudaError_t result = rt_begin(true);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuStreamBeginCapture(stream, (CUstreamCaptureMode)mode));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamBeginCapture(cudaStream_t stream,
+                                                        enum cudaStreamCaptureMode mode)
+{
+	cudaStreamBeginCapture_v10000_params params = { stream, mode };
+	RT_CALL(cudaStreamBeginCapture_v10000, "cudaStreamBeginCapture", params,
+	        rt_capture_begin(stream, mode));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamBeginCapture_ptsz(cudaStream_t stream,
+                                                             enum cudaStreamCaptureMode mode);
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamBeginCapture_ptsz(cudaStream_t stream,
+                                                             enum cudaStreamCaptureMode mode)
+{
+	cudaStreamBeginCapture_ptsz_v10000_params params = { stream, mode };
+	RT_CALL(cudaStreamBeginCapture_ptsz_v10000, "cudaStreamBeginCapture_ptsz", params,
+	        rt_capture_begin(rt_per_thread(stream), mode));
+}
+
+static cudaError_t rt_capture_end(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+	cudaError_t result = rt_begin(pGraph != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuStreamEndCapture(stream, pGraph));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+	cudaStreamEndCapture_v10000_params params = { stream, pGraph };
+	RT_CALL(cudaStreamEndCapture_v10000, "cudaStreamEndCapture", params,
+	        rt_capture_end(stream, pGraph));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamEndCapture_ptsz(cudaStream_t stream,
+                                                           cudaGraph_t *pGraph);
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+	cudaStreamEndCapture_ptsz_v10000_params params = { stream, pGraph };
+	RT_CALL(cudaStreamEndCapture_ptsz_v10000, "cudaStreamEndCapture_ptsz", params,
+	        rt_capture_end(rt_per_thread(stream), pGraph));
+}
+
+static cudaError_t rt_is_capturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status)
+{
+	cudaError_t result = rt_begin(status != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuStreamIsCapturing(stream, (CUstreamCaptureStatus *)status));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamIsCapturing(cudaStream_t stream,
+                                                       enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+	cudaStreamIsCapturing_v10000_params params = { stream, pCaptureStatus };
+	RT_CALL(cudaStreamIsCapturing_v10000, "cudaStreamIsCapturing", params,
+	        rt_is_capturing(stream, pCaptureStatus));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI
+cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus);
+SIM_EXPORT cudaError_t CUDARTAPI
+cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+	cudaStreamIsCapturing_ptsz_v10000_params params = { stream, pCaptureStatus };
+	RT_CALL(cudaStreamIsCapturing_ptsz_v10000, "cudaStreamIsCapturing_ptsz", params,
+	        rt_is_capturing(rt_per_thread(stream), pCaptureStatus));
+}
+
+static cudaError_t rt_capture_info(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+                                   unsigned long long *id, cudaGraph_t *graph,
+                                   const cudaGraphNode_t **deps, const cudaGraphEdgeData **edges,
+                                   size_t *num_deps)
+{
+	cudaError_t result = rt_begin(status != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuStreamGetCaptureInfo(stream, (CUstreamCaptureStatus *)status,
+	                                               (cuuint64_t *)id, graph, deps,
+	                                               (const CUgraphEdgeData **)edges, num_deps));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamGetCaptureInfo(
+    cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+    unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out,
+    const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+	cudaStreamGetCaptureInfo_v12030_params params = {
+		stream,       captureStatus_out,  id_out, graph_out, dependencies_out,
+		edgeData_out, numDependencies_out
+	};
+	RT_CALL(cudaStreamGetCaptureInfo_v12030, "cudaStreamGetCaptureInfo", params,
+	        rt_capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out,
+	                        edgeData_out, numDependencies_out));
+}
+
+/* ------------------------------------------------------------ graphs */
+
+static cudaError_t rt_graph_create(cudaGraph_t *pGraph, unsigned int flags)
+{
+	cudaError_t result = rt_begin(pGraph != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuGraphCreate(pGraph, flags));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
+{
+	cudaGraphCreate_v10000_params params = { pGraph, flags };
+	RT_CALL(cudaGraphCreate_v10000, "cudaGraphCreate", params, rt_graph_create(pGraph, flags));
+}
+
+static cudaError_t rt_graph_destroy(cudaGraph_t graph)
+{
+	cudaError_t result = rt_begin(true);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuGraphDestroy(graph));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphDestroy(cudaGraph_t graph)
+{
+	cudaGraphDestroy_v10000_params params = { graph };
+	RT_CALL(cudaGraphDestroy_v10000, "cudaGraphDestroy", params, rt_graph_destroy(graph));
+}
+
+static cudaError_t rt_instantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                  unsigned long long flags)
+{
+	cudaError_t result = rt_begin(pGraphExec != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuGraphInstantiateWithFlags(pGraphExec, graph, flags));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphInstantiate(cudaGraphExec_t *pGraphExec,
+                                                      cudaGraph_t graph, unsigned long long flags)
+{
+	cudaGraphInstantiate_v12000_params params = { pGraphExec, graph, flags };
+	RT_CALL(cudaGraphInstantiate_v12000, "cudaGraphInstantiate", params,
+	        rt_instantiate(pGraphExec, graph, flags));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
+                                                               cudaGraph_t graph,
+                                                               unsigned long long flags)
+{
+	cudaGraphInstantiateWithFlags_v11040_params params = { pGraphExec, graph, flags };
+	RT_CALL(cudaGraphInstantiateWithFlags_v11040, "cudaGraphInstantiateWithFlags", params,
+	        rt_instantiate(pGraphExec, graph, flags));
+}
+
+static cudaError_t rt_exec_destroy(cudaGraphExec_t exec)
+{
+	cudaError_t result = rt_begin(true);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuGraphExecDestroy(exec));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphExecDestroy(cudaGraphExec_t graphExec)
+{
+	cudaGraphExecDestroy_v10000_params params = { graphExec };
+	RT_CALL(cudaGraphExecDestroy_v10000, "cudaGraphExecDestroy", params,
+	        rt_exec_destroy(graphExec));
+}
+
+static cudaError_t rt_graph_launch(cudaGraphExec_t exec, cudaStream_t stream)
+{
+	cudaError_t result = rt_begin(true);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuGraphLaunch(exec, stream));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+	cudaGraphLaunch_v10000_params params = { graphExec, stream };
+	RT_CALL(cudaGraphLaunch_v10000, "cudaGraphLaunch", params,
+	        rt_graph_launch(graphExec, stream));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec,
+                                                      cudaStream_t stream);
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec,
+                                                      cudaStream_t stream)
+{
+	cudaGraphLaunch_ptsz_v10000_params params = { graphExec, stream };
+	RT_CALL(cudaGraphLaunch_ptsz_v10000, "cudaGraphLaunch_ptsz", params,
+	        rt_graph_launch(graphExec, rt_per_thread(stream)));
+}
+
+static cudaError_t rt_graph_upload(cudaGraphExec_t exec, cudaStream_t stream)
+{
+	cudaError_t result = rt_begin(true);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuGraphUpload(exec, stream));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+	cudaGraphUpload_v10000_params params = { graphExec, stream };
+	RT_CALL(cudaGraphUpload_v10000, "cudaGraphUpload", params,
+	        rt_graph_upload(graphExec, stream));
+}
+
+static cudaError_t rt_get_nodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
+{
+	cudaError_t result = rt_begin(numNodes != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuGraphGetNodes(graph, nodes, numNodes));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
+                                                   size_t *numNodes)
+{
+	cudaGraphGetNodes_v10000_params params = { graph, nodes, numNodes };
+	RT_CALL(cudaGraphGetNodes_v10000, "cudaGraphGetNodes", params,
+	        rt_get_nodes(graph, nodes, numNodes));
+}
+
+static cudaError_t rt_node_type(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
+{
+	cudaError_t result = rt_begin(pType != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuGraphNodeGetType(node, (CUgraphNodeType *)pType));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphNodeGetType(cudaGraphNode_t node,
+                                                      enum cudaGraphNodeType *pType)
+{
+	cudaGraphNodeGetType_v10000_params params = { node, pType };
+	RT_CALL(cudaGraphNodeGetType_v10000, "cudaGraphNodeGetType", params,
+	        rt_node_type(node, pType));
+}
+
+/* ------------------------------------------------------------ nodes */
+
+static cudaError_t rt_add_empty(cudaGraphNode_t *node, cudaGraph_t graph,
+                                const cudaGraphNode_t *deps, size_t num_deps)
+{
+	cudaError_t result = rt_begin(node != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuGraphAddEmptyNode(node, graph, deps, num_deps));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode,
+                                                       cudaGraph_t graph,
+                                                       const cudaGraphNode_t *pDependencies,
+                                                       size_t numDependencies)
+{
+	cudaGraphAddEmptyNode_v10000_params params = { pGraphNode, graph, pDependencies,
+		                                       numDependencies };
+	RT_CALL(cudaGraphAddEmptyNode_v10000, "cudaGraphAddEmptyNode", params,
+	        rt_add_empty(pGraphNode, graph, pDependencies, numDependencies));
+}
+
+/* The kernel of a host stub, loaded in the current context. */
+static cudaError_t rt_add_kernel(cudaGraphNode_t *node, cudaGraph_t graph,
+                                 const cudaGraphNode_t *deps, size_t num_deps,
+                                 const struct cudaKernelNodeParams *p)
+{
+	CUDA_KERNEL_NODE_PARAMS cu;
+	struct rt_kernel *kernel;
+	CUcontext ctx;
+	int device;
+	cudaError_t result = rt_begin(node != NULL && p != NULL);
+
+	if (result == cudaSuccess)
+		result = rt_context(&ctx, &device);
+	if (result != cudaSuccess)
+		return result;
+	kernel = rt_kernel_find(p->func);
+	if (!kernel)
+		return cudaErrorInvalidDeviceFunction;
+	memset(&cu, 0, sizeof(cu));
+	result = rt_kernel_function(kernel, ctx, device, &cu.func);
+	if (result != cudaSuccess)
+		return result;
+	cu.gridDimX = p->gridDim.x;
+	cu.gridDimY = p->gridDim.y;
+	cu.gridDimZ = p->gridDim.z;
+	cu.blockDimX = p->blockDim.x;
+	cu.blockDimY = p->blockDim.y;
+	cu.blockDimZ = p->blockDim.z;
+	cu.sharedMemBytes = p->sharedMemBytes;
+	cu.kernelParams = p->kernelParams;
+	cu.extra = p->extra;
+	return rt_error_from_cu(cuGraphAddKernelNode(node, graph, deps, num_deps, &cu));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphAddKernelNode(
+    cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
+    size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
+{
+	cudaGraphAddKernelNode_v10000_params params = { pGraphNode, graph, pDependencies,
+		                                        numDependencies, pNodeParams };
+	RT_CALL(cudaGraphAddKernelNode_v10000, "cudaGraphAddKernelNode", params,
+	        rt_add_kernel(pGraphNode, graph, pDependencies, numDependencies, pNodeParams));
+}
+
+static cudaError_t rt_add_memset(cudaGraphNode_t *node, cudaGraph_t graph,
+                                 const cudaGraphNode_t *deps, size_t num_deps,
+                                 const struct cudaMemsetParams *p)
+{
+	CUDA_MEMSET_NODE_PARAMS cu;
+	CUcontext ctx;
+	cudaError_t result = rt_begin(node != NULL && p != NULL);
+
+	if (result == cudaSuccess)
+		result = rt_context(&ctx, NULL);
+	if (result != cudaSuccess)
+		return result;
+	memset(&cu, 0, sizeof(cu));
+	cu.dst = (CUdeviceptr)p->dst;
+	cu.pitch = p->pitch;
+	cu.value = p->value;
+	cu.elementSize = p->elementSize;
+	cu.width = p->width;
+	cu.height = p->height;
+	return rt_error_from_cu(cuGraphAddMemsetNode(node, graph, deps, num_deps, &cu, ctx));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphAddMemsetNode(
+    cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
+    size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
+{
+	cudaGraphAddMemsetNode_v10000_params params = { pGraphNode, graph, pDependencies,
+		                                        numDependencies, pMemsetParams };
+	RT_CALL(cudaGraphAddMemsetNode_v10000, "cudaGraphAddMemsetNode", params,
+	        rt_add_memset(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams));
+}
+
+static cudaError_t rt_add_host(cudaGraphNode_t *node, cudaGraph_t graph,
+                               const cudaGraphNode_t *deps, size_t num_deps,
+                               const struct cudaHostNodeParams *p)
+{
+	CUDA_HOST_NODE_PARAMS cu;
+	cudaError_t result = rt_begin(node != NULL && p != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	memset(&cu, 0, sizeof(cu));
+	cu.fn = p->fn;
+	cu.userData = p->userData;
+	return rt_error_from_cu(cuGraphAddHostNode(node, graph, deps, num_deps, &cu));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode,
+                                                      cudaGraph_t graph,
+                                                      const cudaGraphNode_t *pDependencies,
+                                                      size_t numDependencies,
+                                                      const struct cudaHostNodeParams *pNodeParams)
+{
+	cudaGraphAddHostNode_v10000_params params = { pGraphNode, graph, pDependencies,
+		                                      numDependencies, pNodeParams };
+	RT_CALL(cudaGraphAddHostNode_v10000, "cudaGraphAddHostNode", params,
+	        rt_add_host(pGraphNode, graph, pDependencies, numDependencies, pNodeParams));
+}
+
+/* A 1D copy: CUDA_MEMCPY3D of one row between unified addresses. */
+static cudaError_t rt_add_memcpy_1d(cudaGraphNode_t *node, cudaGraph_t graph,
+                                    const cudaGraphNode_t *deps, size_t num_deps, void *dst,
+                                    const void *src, size_t count)
+{
+	CUDA_MEMCPY3D cu;
+	CUcontext ctx;
+	cudaError_t result = rt_begin(node != NULL);
+
+	if (result == cudaSuccess)
+		result = rt_context(&ctx, NULL);
+	if (result != cudaSuccess)
+		return result;
+	memset(&cu, 0, sizeof(cu));
+	cu.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
+	cu.srcDevice = (CUdeviceptr)src;
+	cu.srcPitch = count;
+	cu.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+	cu.dstDevice = (CUdeviceptr)dst;
+	cu.dstPitch = count;
+	cu.WidthInBytes = count;
+	cu.Height = 1;
+	cu.Depth = 1;
+	return rt_error_from_cu(cuGraphAddMemcpyNode(node, graph, deps, num_deps, &cu, ctx));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphAddMemcpyNode1D(
+    cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
+    size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+	cudaGraphAddMemcpyNode1D_v11010_params params = { pGraphNode,      graph, pDependencies,
+		                                          numDependencies, dst,   src,
+		                                          count,           kind };
+	RT_CALL(
+	    cudaGraphAddMemcpyNode1D_v11010, "cudaGraphAddMemcpyNode1D", params,
+	    rt_add_memcpy_1d(pGraphNode, graph, pDependencies, numDependencies, dst, src, count));
+}
