@@ -320,22 +320,46 @@ void sim_pool_free_now(struct sim_mem_record *rec, struct sim_pool_config *confi
 	pool_free_if_done(pool);
 }
 
+/*
+ * A release at synchronisation is the driver trimming the pool to its
+ * release threshold: CUPTI reports it as it reports cuMemPoolTrimTo, a
+ * MEMORY_POOL record of operation TRIMMED whose minBytesToKeep is the
+ * threshold. CUPTI_ACTIVITY_KIND_MEMORY_POOL tracks "creation, destruction
+ * and trimming of the memory pool" (cupti_activity.h:590-596) and has no
+ * other operation for memory going back (:1856-1877, :2802-2805); no
+ * MEMORY2 record, since no allocation of the program is freed.
+ */
+#define SYNC_TRIM_MAX 16
+
 void sim_pool_on_sync(int device)
 {
 	uint64_t now = sim_now_ns(), released = 0;
+	struct pool_state trimmed[SYNC_TRIM_MAX];
+	uint64_t keep[SYNC_TRIM_MAX];
+	size_t ntrimmed = 0;
 
 	sim_mem_lock();
 	for (struct sim_pool *pool = pool_list; pool; pool = pool->next) {
+		uint64_t bytes;
+
 		if (pool->device != device || pool->destroyed)
 			continue;
 		pool_promote(pool, now);
 		/* cuda.h:4454-4460: above the threshold, memory goes back to
 		 * the OS at the next synchronisation */
-		released += pool_release(pool, pool->release_threshold);
+		bytes = pool_release(pool, pool->release_threshold);
+		released += bytes;
+		if (bytes && ntrimmed < SYNC_TRIM_MAX) {
+			pool_state_get(pool, &trimmed[ntrimmed]);
+			keep[ntrimmed++] = pool->release_threshold;
+		}
 	}
 	if (released && sim_ledger_enabled())
 		sim_ledger("op=pool_release dev=%d bytes=%" PRIu64, device, released);
 	sim_mem_unlock();
+	for (size_t i = 0; i < ntrimmed; i++)
+		pool_activity(&trimmed[i], CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED,
+		              (size_t)keep[i]);
 }
 
 /* ------------------------------------------------------------ allocation */
@@ -886,4 +910,43 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
 	cuDeviceSetMemPool_params params = { dev, pool };
 	SIM_DRIVER_CALL(cuDeviceSetMemPool, params, device_set_pool(dev, pool));
+}
+
+/*
+ * cuMemGetMemPool / cuMemGetDefaultMemPool (cuda.h, CUDA 13): the pool of a
+ * location and allocation type. Device pools of pinned (device) memory are
+ * the device's current and default pools; host and managed pools are not
+ * modelled and return CUDA_ERROR_NOT_SUPPORTED.
+ */
+static CUresult location_get_pool(CUmemoryPool *pool, const CUmemLocation *location,
+                                  CUmemAllocationType type, bool current)
+{
+	CUresult status = sim_init_status();
+
+	if (status != CUDA_SUCCESS)
+		return status;
+	if (!pool || !location)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (type != CU_MEM_ALLOCATION_TYPE_PINNED && type != CU_MEM_ALLOCATION_TYPE_MANAGED)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (location->type != CU_MEM_LOCATION_TYPE_DEVICE || type != CU_MEM_ALLOCATION_TYPE_PINNED)
+		return location->type == CU_MEM_LOCATION_TYPE_INVALID ? CUDA_ERROR_INVALID_VALUE
+		                                                      : CUDA_ERROR_NOT_SUPPORTED;
+	status = device_get_pool(pool, location->id, current);
+	return status == CUDA_ERROR_INVALID_DEVICE ? CUDA_ERROR_INVALID_VALUE : status;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location,
+                                            CUmemAllocationType type)
+{
+	cuMemGetMemPool_params params = { pool, location, type };
+	SIM_DRIVER_CALL(cuMemGetMemPool, params, location_get_pool(pool, location, type, true));
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location,
+                                                   CUmemAllocationType type)
+{
+	cuMemGetDefaultMemPool_params params = { pool_out, location, type };
+	SIM_DRIVER_CALL(cuMemGetDefaultMemPool, params,
+	                location_get_pool(pool_out, location, type, false));
 }
