@@ -321,45 +321,30 @@ void sim_pool_free_now(struct sim_mem_record *rec, struct sim_pool_config *confi
 }
 
 /*
- * A release at synchronisation is the driver trimming the pool to its
- * release threshold: CUPTI reports it as it reports cuMemPoolTrimTo, a
- * MEMORY_POOL record of operation TRIMMED whose minBytesToKeep is the
- * threshold. CUPTI_ACTIVITY_KIND_MEMORY_POOL tracks "creation, destruction
- * and trimming of the memory pool" (cupti_activity.h:590-596) and has no
- * other operation for memory going back (:1856-1877, :2802-2805); no
- * MEMORY2 record, since no allocation of the program is freed.
+ * Memory above the release threshold goes back to the OS at the next
+ * synchronisation (cuda.h, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD). CUPTI
+ * documents MEMORY_POOL records for "creation, destruction and trimming of
+ * the memory pool" (cupti_activity.h:590-596), trimming being
+ * cuMemPoolTrimTo; it documents no record for this implicit release, so
+ * none is made here (the ledger's pool_release line says what happened):
+ * a reader derives it from the threshold.
  */
-#define SYNC_TRIM_MAX 16
-
 void sim_pool_on_sync(int device)
 {
 	uint64_t now = sim_now_ns(), released = 0;
-	struct pool_state trimmed[SYNC_TRIM_MAX];
-	uint64_t keep[SYNC_TRIM_MAX];
-	size_t ntrimmed = 0;
 
 	sim_mem_lock();
 	for (struct sim_pool *pool = pool_list; pool; pool = pool->next) {
-		uint64_t bytes;
-
 		if (pool->device != device || pool->destroyed)
 			continue;
 		pool_promote(pool, now);
 		/* cuda.h:4454-4460: above the threshold, memory goes back to
 		 * the OS at the next synchronisation */
-		bytes = pool_release(pool, pool->release_threshold);
-		released += bytes;
-		if (bytes && ntrimmed < SYNC_TRIM_MAX) {
-			pool_state_get(pool, &trimmed[ntrimmed]);
-			keep[ntrimmed++] = pool->release_threshold;
-		}
+		released += pool_release(pool, pool->release_threshold);
 	}
 	if (released && sim_ledger_enabled())
 		sim_ledger("op=pool_release dev=%d bytes=%" PRIu64, device, released);
 	sim_mem_unlock();
-	for (size_t i = 0; i < ntrimmed; i++)
-		pool_activity(&trimmed[i], CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED,
-		              (size_t)keep[i]);
 }
 
 /* ------------------------------------------------------------ allocation */
