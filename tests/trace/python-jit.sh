@@ -8,10 +8,12 @@
 # its trace reads back and agrees with the ledger (check-trace.py), and its
 # launch is in the trace with the kernel's name.
 #
-# The packages come from PyPI into a virtual environment in the build tree
-# (tests/venv-jit), created by the first run and reused while the pinned
-# versions below do not change. Statically linked parts of cuda-bindings
-# that use NVIDIA's private export tables are not used here.
+# The packages come from PyPI into a virtual environment kept outside the
+# build trees, in CUDATRACE_TEST_CACHE (tools/check points it at _build/cache
+# for all its builds; by default ~/.cache/cudatrace-tests), one per set of
+# pinned versions below: the first run downloads them (about 800 MB), the
+# next runs and the other builds reuse them. Statically linked parts of
+# cuda-bindings that use NVIDIA's private export tables are not used here.
 
 trace_here=$(cd "$(dirname "$0")" && pwd)
 . "$trace_here/../lib/tap.sh"
@@ -23,19 +25,24 @@ JIT_PACKAGES="numba-cuda[cu13]==0.30.4 cuda-core==1.2.2 cuda-bindings==13.5.0 nv
 trace_setup "$@"
 trace_daemon_or_fail
 
-venv=$CUDATRACE_BUILDDIR/tests/venv-jit
-if [ "$(cat "$venv/.packages" 2>/dev/null)" != "$JIT_PACKAGES" ]; then
+cache=${CUDATRACE_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cudatrace-tests}
+venv=$cache/venv-jit-$(echo "$JIT_PACKAGES" | sha256sum | cut -c1-12)
+mkdir -p "$cache" || tap_fail_all "the test cache $cache can be created"
+# One installer at a time per cache (builds and trees may share it); a
+# half-made environment has no .packages and is made again.
+if ! (
+	flock 9 || exit 1
+	[ -f "$venv/.packages" ] && exit 0
 	rm -rf "$venv"
 	# shellcheck disable=SC2086
-	if /usr/bin/python3 -m venv "$venv" >"$lttng_tmp/venv.log" 2>&1 &&
+	/usr/bin/python3 -m venv "$venv" >"$lttng_tmp/venv.log" 2>&1 &&
 		"$venv/bin/pip" install --quiet --disable-pip-version-check $JIT_PACKAGES \
-			>>"$lttng_tmp/venv.log" 2>&1; then
+			>>"$lttng_tmp/venv.log" 2>&1 &&
 		echo "$JIT_PACKAGES" >"$venv/.packages"
-	else
-		tap_result 1 "the virtual environment with numba-cuda and cuda.core installs"
-		tail -n 20 "$lttng_tmp/venv.log" | sed 's/^/#   /'
-		tap_done
-	fi
+) 9>"$cache/venv-jit.lock"; then
+	tap_result 1 "the virtual environment with numba-cuda and cuda.core installs"
+	tail -n 20 "$lttng_tmp/venv.log" | sed 's/^/#   /'
+	tap_done
 fi
 tap_result 0 "the virtual environment has numba-cuda and cuda.core"
 
