@@ -101,6 +101,7 @@ enum ct_event_group {
 	CT_GROUP_NVTX,     /* NVTX ranges and marks */
 	CT_GROUP_NAME,     /* names recorded once */
 	CT_GROUP_RESOURCE, /* contexts, streams, modules */
+	CT_GROUP_STATE,    /* the live set, dumped */
 	CT_GROUP_TRACER,   /* about the tracing itself */
 };
 
