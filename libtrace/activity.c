@@ -26,11 +26,11 @@
 #include <cupti.h>
 
 #include "activity.h"
-#include "config.h"
 #include "emit.h"
 #include "gpu-events.h"
 #include "log.h"
 #include "periodic.h"
+#include "state.h"
 #include "tracer.h"
 
 static const struct {

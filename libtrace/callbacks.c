@@ -25,11 +25,11 @@
 #include "activity.h"
 #include "api-call.h"
 #include "callbacks.h"
-#include "config.h"
 #include "cudatrace-tp.h"
 #include "domains.h"
 #include "log.h"
 #include "names.h"
+#include "state.h"
 #include "tracer.h"
 
 #define CBID_TABLE_SIZE 1024
@@ -94,8 +94,6 @@ static struct {
 	bool on;
 	unsigned epoch;
 } switches[FAMILY_COUNT];
-
-static CUpti_SubscriberHandle subscriber;
 
 /* A traced call in progress on the thread. */
 struct frame {
@@ -336,7 +334,7 @@ static int switch_family(uint8_t f, bool on)
 	int switched = 0;
 
 	for (const struct api_binding *b = families[f].bindings; b->domain != 0; b++) {
-		CUptiResult status = cuptiEnableCallback(on, subscriber, b->domain, b->cbid);
+		CUptiResult status = cuptiEnableCallback(on, tracer.subscriber, b->domain, b->cbid);
 
 		if (status != CUPTI_SUCCESS) {
 			log_debug("cannot %s callback %u of domain %u (%d)",
@@ -346,13 +344,13 @@ static int switch_family(uint8_t f, bool on)
 		switched++;
 	}
 	if (families[f].domain != 0 &&
-	    cuptiEnableDomain(on, subscriber, families[f].domain) != CUPTI_SUCCESS)
+	    cuptiEnableDomain(on, tracer.subscriber, families[f].domain) != CUPTI_SUCCESS)
 		log_debug("cannot %s callback domain %d", on ? "enable" : "disable",
 		          families[f].domain);
 	return switched;
 }
 
-CUptiResult callbacks_enable(CUpti_SubscriberHandle handle)
+CUptiResult callbacks_enable(void)
 {
 	/* SYNCHRONIZE goes with the sync family. */
 	static const CUpti_CallbackDomain whole[] = {
@@ -362,7 +360,6 @@ CUptiResult callbacks_enable(CUpti_SubscriberHandle handle)
 	CUptiResult last = CUPTI_SUCCESS;
 	int enabled = 0;
 
-	subscriber = handle;
 	for (uint8_t f = 0; f < FAMILY_COUNT; f++) {
 		for (const struct api_binding *b = families[f].bindings; b->domain != 0; b++) {
 			if (is_api_domain(b->domain) && b->cbid < CBID_TABLE_SIZE)
@@ -373,7 +370,7 @@ CUptiResult callbacks_enable(CUpti_SubscriberHandle handle)
 	for (uint8_t f = 0; f < FAMILY_COUNT; f++)
 		enabled += switch_family(f, true);
 	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++) {
-		CUptiResult status = cuptiEnableDomain(1, subscriber, whole[i]);
+		CUptiResult status = cuptiEnableDomain(1, tracer.subscriber, whole[i]);
 
 		if (status == CUPTI_SUCCESS) {
 			enabled++;

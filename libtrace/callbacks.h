@@ -7,10 +7,10 @@
 
 #include <cupti.h>
 
-/* Enable the driver and runtime callback ids cudatrace handles, and the
- * RESOURCE, SYNCHRONIZE and NVTX domains. Returns 0, or the CUPTI error
- * that left no callback enabled. */
-CUptiResult callbacks_enable(CUpti_SubscriberHandle subscriber);
+/* Enable, for the subscriber of state.h, the driver and runtime callback
+ * ids cudatrace handles, and the RESOURCE, SYNCHRONIZE and NVTX domains.
+ * Returns 0, or the CUPTI error that left no callback enabled. */
+CUptiResult callbacks_enable(void);
 
 /* Switch off the callback ids whose events no session enables (copies,
  * launches, synchronisations, NVTX ranges and marks), and on again those

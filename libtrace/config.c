@@ -13,29 +13,8 @@
 
 #include "config.h"
 #include "log.h"
+#include "state.h"
 #include "tracer.h"
-
-#define DEFAULT_BUFFER_SIZE     (4u << 20)
-#define MIN_BUFFER_SIZE         (64u << 10)
-#define MAX_BUFFER_SIZE         (256u << 20)
-#define DEFAULT_FLUSH_PERIOD_MS 1000
-#define DEFAULT_SESSION_POLL_MS 100
-#define MAX_SESSION_POLL_MS     10000u
-#define MAX_PERIOD_MS           3600000u
-#define DEFAULT_MAX_STRING      256
-#define MIN_MAX_STRING          16
-#define MAX_MAX_STRING          4096
-
-struct config config = {
-	.api = true,
-	.activity_kinds = CT_ACT_ALL,
-	.buffer_size = DEFAULT_BUFFER_SIZE,
-	.flush_period_ms = DEFAULT_FLUSH_PERIOD_MS,
-	.max_string = DEFAULT_MAX_STRING,
-	.nvml_period_ms = 0,
-	.session_poll_ms = DEFAULT_SESSION_POLL_MS,
-	.debug = 0,
-};
 
 static void report_bad(const char *var, const char *value, const char *expected)
 {
@@ -213,11 +192,13 @@ void config_load(void)
 	load_debug();
 	load_api();
 	load_activity();
-	load_number("CUDATRACE_BUFFER_SIZE", MIN_BUFFER_SIZE, MAX_BUFFER_SIZE, &buffer_size);
-	load_number("CUDATRACE_FLUSH_PERIOD_MS", 0, MAX_PERIOD_MS, &flush);
-	load_number("CUDATRACE_MAX_STRING", MIN_MAX_STRING, MAX_MAX_STRING, &max_string);
-	load_number("CUDATRACE_NVML_PERIOD_MS", 0, MAX_PERIOD_MS, &nvml);
-	load_number("CUDATRACE_SESSION_POLL_MS", 0, MAX_SESSION_POLL_MS, &poll);
+	load_number("CUDATRACE_BUFFER_SIZE", CONFIG_MIN_BUFFER_SIZE, CONFIG_MAX_BUFFER_SIZE,
+	            &buffer_size);
+	load_number("CUDATRACE_FLUSH_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &flush);
+	load_number("CUDATRACE_MAX_STRING", CONFIG_MIN_MAX_STRING, CONFIG_MAX_MAX_STRING,
+	            &max_string);
+	load_number("CUDATRACE_NVML_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &nvml);
+	load_number("CUDATRACE_SESSION_POLL_MS", 0, CONFIG_MAX_SESSION_POLL_MS, &poll);
 	/* CUPTI wants 8-byte aligned buffers of a multiple of 8 bytes. */
 	config.buffer_size = (size_t)(buffer_size & ~(uint64_t)7);
 	config.flush_period_ms = (uint32_t)flush;

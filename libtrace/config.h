@@ -14,6 +14,18 @@
 
 #include "contract/events.h"
 
+/* Defaults and bounds (cudatrace-env(7)). */
+#define CONFIG_DEFAULT_BUFFER_SIZE     (4u << 20)
+#define CONFIG_MIN_BUFFER_SIZE         (64u << 10)
+#define CONFIG_MAX_BUFFER_SIZE         (256u << 20)
+#define CONFIG_DEFAULT_FLUSH_PERIOD_MS 1000
+#define CONFIG_DEFAULT_SESSION_POLL_MS 100
+#define CONFIG_MAX_SESSION_POLL_MS     10000u
+#define CONFIG_MAX_PERIOD_MS           3600000u
+#define CONFIG_DEFAULT_MAX_STRING      256
+#define CONFIG_MIN_MAX_STRING          16
+#define CONFIG_MAX_MAX_STRING          4096
+
 struct config {
 	bool api;                 /* CUDATRACE_API: api_entry/api_exit */
 	uint32_t activity_kinds;  /* CUDATRACE_ACTIVITY: enum ct_activity_bit mask */
@@ -25,10 +37,18 @@ struct config {
 	int debug;                /* CUDATRACE_DEBUG: log level, 0..3 */
 };
 
-/* The settings; valid after config_load(). */
-extern struct config config;
+/* The settings of a process whose environment sets none. */
+#define CONFIG_DEFAULTS                                                        \
+	{                                                                      \
+		.api = true, .activity_kinds = CT_ACT_ALL,                     \
+		.buffer_size = CONFIG_DEFAULT_BUFFER_SIZE,                     \
+		.flush_period_ms = CONFIG_DEFAULT_FLUSH_PERIOD_MS,             \
+		.max_string = CONFIG_DEFAULT_MAX_STRING, .nvml_period_ms = 0,  \
+		.session_poll_ms = CONFIG_DEFAULT_SESSION_POLL_MS, .debug = 0, \
+	}
 
-/* Read the environment; idempotent only in that it reads it again. */
+/* Read the environment into config (state.h); idempotent only in that it
+ * reads it again. */
 void config_load(void);
 
 #endif /* CUDATRACE_CONFIG_H */

@@ -21,11 +21,10 @@
 #include "activity.h"
 #include "callbacks.h"
 #include "config.h"
-#include "emit.h"
 #include "log.h"
 #include "nvml.h"
 #include "sessions.h"
-#include "text.h"
+#include "state.h"
 #include "tracer.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -42,42 +41,7 @@ extern CUptiResult CUPTIAPI cuptiNvtxInitialize2(void *get_export_table);
 EXPORT int InitializeInjection(void);
 EXPORT int InitializeInjectionNvtx2(nvtx_get_export_table_fn get_export_table);
 
-bool tracer_running;
-
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-static CUpti_SubscriberHandle subscriber;
-static bool subscribed;
-static pid_t traced_pid;
-static struct ct_ev_tracer_info info;
-static char info_procname[17]; /* /proc/self/comm: lets sessions skip that context */
-static bool info_emitted;
-
-void tracer_error(enum ct_tracer_error_kind kind, int32_t code, const char *message)
-{
-	struct ct_ev_tracer_error e = {
-		.kind = (uint8_t)kind,
-		.code = code,
-		.message = text_or_empty(message),
-		.message_len = text_length(message),
-	};
-
-	EMIT(tracer_error, &e);
-}
-
-void tracer_info_emit_once(void)
-{
-	if (__atomic_load_n(&info_emitted, __ATOMIC_RELAXED) ||
-	    !lttng_ust_tracepoint_enabled(cudatrace, tracer_info))
-		return;
-	if (__atomic_exchange_n(&info_emitted, true, __ATOMIC_RELAXED))
-		return;
-	lttng_ust_do_tracepoint(cudatrace, tracer_info, &info);
-}
-
-void tracer_info_announce_again(void)
-{
-	__atomic_store_n(&info_emitted, false, __ATOMIC_RELAXED);
-}
 
 static const char *result_text(CUptiResult status)
 {
@@ -104,7 +68,7 @@ static void at_exit(void)
 {
 	/* A forked child inherits this handler but not CUPTI's threads:
 	 * flushing there would hang (HPCToolkit#195). */
-	if (!tracer_active() || getpid() != traced_pid)
+	if (!tracer_active() || getpid() != tracer.pid)
 		return;
 	sessions_watch_stop();
 	nvml_sampler_stop();
@@ -113,7 +77,7 @@ static void at_exit(void)
 
 static void in_child(void)
 {
-	__atomic_store_n(&tracer_running, false, __ATOMIC_RELAXED);
+	tracer_set_running(false);
 }
 
 static int subscribe(void)
@@ -128,7 +92,7 @@ static int subscribe(void)
 	CUptiResult status;
 	char what[320];
 
-	status = cuptiSubscribe_v2(&subscriber, callbacks_dispatch, NULL, &params);
+	status = cuptiSubscribe_v2(&tracer.subscriber, callbacks_dispatch, NULL, &params);
 	if (status == CUPTI_SUCCESS)
 		return 0;
 	if (status == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
@@ -162,7 +126,7 @@ static void fill_info(void)
 
 	if (cuptiGetVersion(&cupti_version) != CUPTI_SUCCESS)
 		cupti_version = 0;
-	info = (struct ct_ev_tracer_info){
+	tracer.info = (struct ct_ev_tracer_info){
 		.version = CUDATRACE_VERSION,
 		.buffer_size = config.buffer_size,
 		.cupti_version = cupti_version,
@@ -172,9 +136,9 @@ static void fill_info(void)
 		.nvml_period_ms = config.nvml_period_ms,
 		.max_string = config.max_string,
 		.api = config.api,
-		.procname = info_procname,
+		.procname = tracer.procname,
 	};
-	read_procname(info_procname, sizeof(info_procname));
+	read_procname(tracer.procname, sizeof(tracer.procname));
 }
 
 static void init(void)
@@ -182,17 +146,17 @@ static void init(void)
 	CUptiResult status;
 
 	config_load();
-	traced_pid = getpid();
+	tracer.pid = getpid();
 	fill_info();
 	if (subscribe() < 0)
 		return;
-	subscribed = true;
-	__atomic_store_n(&tracer_running, true, __ATOMIC_RELAXED);
-	status = callbacks_enable(subscriber);
+	tracer.subscribed = true;
+	tracer_set_running(true);
+	status = callbacks_enable();
 	if (status != CUPTI_SUCCESS) {
-		__atomic_store_n(&tracer_running, false, __ATOMIC_RELAXED);
-		cuptiUnsubscribe(subscriber);
-		subscribed = false;
+		tracer_set_running(false);
+		cuptiUnsubscribe(tracer.subscriber);
+		tracer.subscribed = false;
 		give_up(CT_TRACER_ERROR_CUPTI_INIT, status, "cannot enable CUPTI callbacks");
 		return;
 	}
@@ -204,7 +168,7 @@ static void init(void)
 		log_warn("cannot register the exit handler: GPU events may be lost at exit");
 	pthread_atfork(NULL, NULL, in_child);
 	tracer_info_emit_once();
-	log_info("tracing process %d", (int)traced_pid);
+	log_info("tracing process %d", (int)tracer.pid);
 }
 
 int InitializeInjection(void)
@@ -217,7 +181,7 @@ int InitializeInjection(void)
 int InitializeInjectionNvtx2(nvtx_get_export_table_fn get_export_table)
 {
 	pthread_once(&init_once, init);
-	if (!subscribed || getpid() != traced_pid)
+	if (!tracer.subscribed || getpid() != tracer.pid)
 		return 0; /* NVTX calls become no-ops for that module */
 	return cuptiNvtxInitialize2((void *)get_export_table) == CUPTI_SUCCESS;
 }

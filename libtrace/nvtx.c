@@ -20,7 +20,6 @@
 #include <generated_nvtx_meta.h>
 
 #include "api-call.h"
-#include "config.h"
 #include "cudatrace-tp.h"
 #include "domains.h"
 #include "text.h"

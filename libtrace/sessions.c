@@ -16,12 +16,12 @@
  */
 #include "activity.h"
 #include "callbacks.h"
-#include "config.h"
 #include "cudatrace-tp.h"
 #include "domains.h"
 #include "names.h"
 #include "periodic.h"
 #include "sessions.h"
+#include "state.h"
 #include "tracer.h"
 
 static void watch(void);

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "config.h"
+#include "state.h"
 #include "text.h"
 
 /* Back len off so that it does not split a UTF-8 sequence of s. */

@@ -1,23 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracer.h - the tracer's process-wide state, set up by inject.c.
+ * tracer.h - the events about the tracing itself: tracer_info, which
+ * describes the tracer (state.h holds its payload), and tracer_error.
  */
 #ifndef CUDATRACE_TRACER_H
 #define CUDATRACE_TRACER_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
-#include "field-values.h"
-
-/* True while this process traces: subscribed to CUPTI, and not a child
- * forked from the process that subscribed. Cheap: every callback asks. */
-extern bool tracer_running;
-
-static inline bool tracer_active(void)
-{
-	return __atomic_load_n(&tracer_running, __ATOMIC_RELAXED);
-}
+#include "contract/events.h"
 
 /* Emit tracer_info if no enabled session has had it yet. */
 void tracer_info_emit_once(void);
