@@ -239,8 +239,7 @@ int activity_start(void)
 		         "CUPTI %u is older than %u, which cudatrace was built for: GPU-side "
 		         "events are off",
 		         version, (unsigned)CUPTI_API_VERSION);
-		log_notice("%s", message);
-		tracer_error(CT_TRACER_ERROR_ACTIVITY, 0, message);
+		tracer_report(LOG_NOTICE, CT_TRACER_ERROR_ACTIVITY, 0, message);
 		return -1;
 	}
 	/* Before any kind: records made earlier would keep CUPTI's clock. */

@@ -2,8 +2,8 @@
 /*
  * config.c - cudatrace's settings from CUDATRACE_* environment variables.
  *
- * Read once at initialisation, before any callback can run, so the rest of
- * the library reads `config` without locking.
+ * Parsing only: what cannot be used is handed back to the caller, which
+ * says so (inject.c, at start-up).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,18 +12,14 @@
 #include <strings.h>
 
 #include "config.h"
-#include "log.h"
-#include "state.h"
-#include "tracer.h"
 
-static void report_bad(const char *var, const char *value, const char *expected)
+static void report_bad(struct config_problems *problems, const char *var, const char *value,
+                       const char *expected)
 {
-	char message[256];
-
-	snprintf(message, sizeof(message), "%s=%s is not %s; using the default", var, value,
-	         expected);
-	log_notice("%s", message);
-	tracer_error(CT_TRACER_ERROR_CONFIG, 0, message);
+	if (problems->count >= CONFIG_PROBLEMS_MAX)
+		return;
+	snprintf(problems->message[problems->count++], CONFIG_PROBLEM_LEN,
+	         "%s=%s is not %s; using the default", var, value, expected);
 }
 
 /* 1/0, on/off, yes/no, true/false. Returns 0 and sets *out, or -1. */
@@ -129,41 +125,40 @@ static int parse_activity(const char *s, uint32_t *out)
 	return 0;
 }
 
-static void load_debug(void)
+static void load_debug(struct config *c, struct config_problems *problems)
 {
 	const char *s = getenv("CUDATRACE_DEBUG");
 	uint64_t value;
 
 	if (!s)
-		goto end;
+		return;
 	if (parse_range(s, 0, 3, &value) < 0) {
-		report_bad("CUDATRACE_DEBUG", s, "a level from 0 to 3");
-		goto end;
+		report_bad(problems, "CUDATRACE_DEBUG", s, "a level from 0 to 3");
+		return;
 	}
-	config.debug = (int)value;
-end:
-	log_set_level(config.debug);
+	c->debug = (int)value;
 }
 
-static void load_api(void)
+static void load_api(struct config *c, struct config_problems *problems)
 {
 	const char *s = getenv("CUDATRACE_API");
 
-	if (s && parse_bool(s, &config.api) < 0)
-		report_bad("CUDATRACE_API", s, "1 or 0");
+	if (s && parse_bool(s, &c->api) < 0)
+		report_bad(problems, "CUDATRACE_API", s, "1 or 0");
 }
 
-static void load_activity(void)
+static void load_activity(struct config *c, struct config_problems *problems)
 {
 	const char *s = getenv("CUDATRACE_ACTIVITY");
 
-	if (s && parse_activity(s, &config.activity_kinds) < 0)
-		report_bad("CUDATRACE_ACTIVITY", s,
+	if (s && parse_activity(s, &c->activity_kinds) < 0)
+		report_bad(problems, "CUDATRACE_ACTIVITY", s,
 		           "1, 0 or a list of kernel,memcpy,memset,memory,memory_pool,sync,device,"
 		           "overhead");
 }
 
-static void load_number(const char *var, uint64_t min, uint64_t max, uint64_t *value)
+static void load_number(struct config_problems *problems, const char *var, uint64_t min,
+                        uint64_t max, uint64_t *value)
 {
 	const char *s = getenv(var);
 	uint64_t parsed;
@@ -175,34 +170,36 @@ static void load_number(const char *var, uint64_t min, uint64_t max, uint64_t *v
 
 		snprintf(expected, sizeof(expected), "a number from %llu to %llu",
 		         (unsigned long long)min, (unsigned long long)max);
-		report_bad(var, s, expected);
+		report_bad(problems, var, s, expected);
 		return;
 	}
 	*value = parsed;
 }
 
-void config_load(void)
+void config_read(struct config *c, struct config_problems *problems)
 {
-	uint64_t buffer_size = config.buffer_size;
-	uint64_t flush = config.flush_period_ms;
-	uint64_t max_string = config.max_string;
-	uint64_t nvml = config.nvml_period_ms;
-	uint64_t poll = config.session_poll_ms;
+	uint64_t buffer_size = CONFIG_DEFAULT_BUFFER_SIZE;
+	uint64_t flush = CONFIG_DEFAULT_FLUSH_PERIOD_MS;
+	uint64_t max_string = CONFIG_DEFAULT_MAX_STRING;
+	uint64_t nvml = 0;
+	uint64_t poll = CONFIG_DEFAULT_SESSION_POLL_MS;
 
-	load_debug();
-	load_api();
-	load_activity();
-	load_number("CUDATRACE_BUFFER_SIZE", CONFIG_MIN_BUFFER_SIZE, CONFIG_MAX_BUFFER_SIZE,
-	            &buffer_size);
-	load_number("CUDATRACE_FLUSH_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &flush);
-	load_number("CUDATRACE_MAX_STRING", CONFIG_MIN_MAX_STRING, CONFIG_MAX_MAX_STRING,
+	*c = (struct config)CONFIG_DEFAULTS;
+	problems->count = 0;
+	load_debug(c, problems);
+	load_api(c, problems);
+	load_activity(c, problems);
+	load_number(problems, "CUDATRACE_BUFFER_SIZE", CONFIG_MIN_BUFFER_SIZE,
+	            CONFIG_MAX_BUFFER_SIZE, &buffer_size);
+	load_number(problems, "CUDATRACE_FLUSH_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &flush);
+	load_number(problems, "CUDATRACE_MAX_STRING", CONFIG_MIN_MAX_STRING, CONFIG_MAX_MAX_STRING,
 	            &max_string);
-	load_number("CUDATRACE_NVML_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &nvml);
-	load_number("CUDATRACE_SESSION_POLL_MS", 0, CONFIG_MAX_SESSION_POLL_MS, &poll);
+	load_number(problems, "CUDATRACE_NVML_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &nvml);
+	load_number(problems, "CUDATRACE_SESSION_POLL_MS", 0, CONFIG_MAX_SESSION_POLL_MS, &poll);
 	/* CUPTI wants 8-byte aligned buffers of a multiple of 8 bytes. */
-	config.buffer_size = (size_t)(buffer_size & ~(uint64_t)7);
-	config.flush_period_ms = (uint32_t)flush;
-	config.max_string = (uint16_t)max_string;
-	config.nvml_period_ms = (uint32_t)nvml;
-	config.session_poll_ms = (uint32_t)poll;
+	c->buffer_size = (size_t)(buffer_size & ~(uint64_t)7);
+	c->flush_period_ms = (uint32_t)flush;
+	c->max_string = (uint16_t)max_string;
+	c->nvml_period_ms = (uint32_t)nvml;
+	c->session_poll_ms = (uint32_t)poll;
 }

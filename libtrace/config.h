@@ -2,8 +2,9 @@
 /*
  * config.h - cudatrace's settings, read once from the environment.
  *
- * Every variable is documented in cudatrace-env(7). A bad value is reported
- * in one line on stderr and the default is used.
+ * Every variable is documented in cudatrace-env(7). A value that cannot be
+ * used leaves the default and is handed back as a problem, which the
+ * caller reports (one line on stderr and a tracer_error event).
  */
 #ifndef CUDATRACE_CONFIG_H
 #define CUDATRACE_CONFIG_H
@@ -47,8 +48,19 @@ struct config {
 		.session_poll_ms = CONFIG_DEFAULT_SESSION_POLL_MS, .debug = 0, \
 	}
 
-/* Read the environment into config (state.h); idempotent only in that it
- * reads it again. */
-void config_load(void);
+/* One message per variable whose value cannot be used, e.g.
+ * "CUDATRACE_API=maybe is not 1 or 0; using the default". */
+#define CONFIG_PROBLEMS_MAX 8 /* the number of variables */
+#define CONFIG_PROBLEM_LEN  256
+
+struct config_problems {
+	unsigned count;
+	char message[CONFIG_PROBLEMS_MAX][CONFIG_PROBLEM_LEN];
+};
+
+/* Read the CUDATRACE_* variables of the environment into *c, the defaults
+ * where a variable is unset or its value cannot be used; each value that
+ * cannot be used adds one message to *problems (emptied first). */
+void config_read(struct config *c, struct config_problems *problems);
 
 #endif /* CUDATRACE_CONFIG_H */

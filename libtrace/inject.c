@@ -59,9 +59,8 @@ static void give_up(enum ct_tracer_error_kind kind, CUptiResult status, const ch
 
 	snprintf(message, sizeof(message), "%s (%s); the program runs untraced", what,
 	         result_text(status));
-	log_notice("%s", message);
 	tracer_info_emit_once();
-	tracer_error(kind, (int32_t)status, message);
+	tracer_report(LOG_NOTICE, kind, (int32_t)status, message);
 }
 
 static void at_exit(void)
@@ -141,11 +140,22 @@ static void fill_info(void)
 	read_procname(tracer.procname, sizeof(tracer.procname));
 }
 
+/* The settings, each problem with them said and recorded. */
+static void load_config(void)
+{
+	struct config_problems problems;
+
+	config_read(&config, &problems);
+	log_set_level(config.debug);
+	for (unsigned i = 0; i < problems.count; i++)
+		tracer_report(LOG_NOTICE, CT_TRACER_ERROR_CONFIG, 0, problems.message[i]);
+}
+
 static void init(void)
 {
 	CUptiResult status;
 
-	config_load();
+	load_config();
 	tracer.pid = getpid();
 	fill_info();
 	if (subscribe() < 0)

@@ -22,6 +22,13 @@ void tracer_error(enum ct_tracer_error_kind kind, int32_t code, const char *mess
 	EMIT(tracer_error, &e);
 }
 
+void tracer_report(enum log_level level, enum ct_tracer_error_kind kind, int32_t code,
+                   const char *message)
+{
+	log_msg(level, "%s", message);
+	tracer_error(kind, code, message);
+}
+
 void tracer_info_emit_once(void)
 {
 	if (__atomic_load_n(&info_emitted, __ATOMIC_RELAXED) ||

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "contract/events.h"
+#include "log.h"
 
 /* Emit tracer_info if no enabled session has had it yet. */
 void tracer_info_emit_once(void);
@@ -18,5 +19,10 @@ void tracer_info_announce_again(void);
 
 /* Emit a tracer_error event. */
 void tracer_error(enum ct_tracer_error_kind kind, int32_t code, const char *message);
+
+/* A problem of the tracer's: one line on stderr at level, and a
+ * tracer_error event. */
+void tracer_report(enum log_level level, enum ct_tracer_error_kind kind, int32_t code,
+                   const char *message);
 
 #endif /* CUDATRACE_TRACER_H */
