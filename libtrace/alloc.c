@@ -403,7 +403,7 @@ static void cu_mem_unmap_enter(struct api_call *call, const CUpti_CallbackData *
 		r->count++;
 }
 
-const struct api_binding alloc_bindings[] = {
+static const struct api_binding alloc_bindings[] = {
 	BIND_RUNTIME(cudaMalloc_v3020, 0, NULL, cuda_malloc_exit),
 	BIND_DRIVER(cuMemAlloc_v2, 0, NULL, cu_mem_alloc_exit),
 	BIND_RUNTIME(cudaMallocPitch_v3020, 0, NULL, cuda_malloc_pitch_exit),
@@ -439,3 +439,5 @@ const struct api_binding alloc_bindings[] = {
 	BIND_DRIVER(cuMemUnmap, 0, cu_mem_unmap_enter, release_exit),
 	BIND_END,
 };
+
+const struct api_family alloc_family = { .bindings = alloc_bindings };

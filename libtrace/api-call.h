@@ -94,17 +94,32 @@ struct api_binding {
 #define BIND_END { 0, 0, 0, NULL, NULL }
 /* clang-format on */
 
-/* The bindings of each family, each ended by BIND_END (domain 0). */
-extern const struct api_binding alloc_bindings[];
-extern const struct api_binding copy_bindings[];
-extern const struct api_binding launch_bindings[];
-extern const struct api_binding sync_bindings[];
-extern const struct api_binding lifecycle_bindings[];
-/* NVTX ranges and marks: ids only, switched as a set (nvtx.c handles
- * them through nvtx_callback). */
-extern const struct api_binding nvtx_event_bindings[];
+/*
+ * A family of callback ids, enabled as a set: what a handler file gives the
+ * dispatcher (callbacks.c), which knows the handlers only through these.
+ * Those with a wanted() predicate are switched off while no session
+ * enables an event they lead to (callbacks_follow_sessions).
+ */
+struct api_family {
+	const struct api_binding *bindings; /* ended by BIND_END (domain 0) */
+	bool (*wanted)(void);               /* NULL: always on */
+	/* A callback domain other than the driver and runtime APIs whose
+	 * callbacks the family handles (0: none): switched with the family's
+	 * ids, or on all the time. outer is the traced call active on the
+	 * thread, or NULL. */
+	CUpti_CallbackDomain domain;
+	bool domain_switched;
+	void (*on_domain)(CUpti_CallbackId cbid, const void *data, struct api_call *outer);
+};
 
-/* Helpers for the handlers (callbacks.c). */
+extern const struct api_family alloc_family;     /* alloc.c */
+extern const struct api_family lifecycle_family; /* resources.c: contexts, streams, modules */
+extern const struct api_family copy_family;      /* copy.c: copies and memsets */
+extern const struct api_family launch_family;    /* launch.c */
+extern const struct api_family sync_family;      /* sync.c */
+extern const struct api_family nvtx_family;      /* nvtx.c: ranges, marks, names */
+
+/* Helpers for the handlers (api-call.c). */
 
 #define PTR(p) ((uint64_t)(uintptr_t)(p))
 
@@ -121,6 +136,10 @@ uint8_t call_device(const struct api_call *call);
 uint32_t call_stream(const struct api_call *call, CUstream stream);
 /* Record the call's name (api_name) before an event refers to it. */
 void call_note_name(const struct api_call *call);
+
+/* Whether api_entry or api_exit is recorded: every traced call is then
+ * wanted, whatever it does. */
+bool api_events_wanted(void);
 
 static inline bool call_failed(const struct api_call *call)
 {

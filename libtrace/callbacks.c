@@ -26,7 +26,6 @@
 #include "api-call.h"
 #include "callbacks.h"
 #include "cudatrace-tp.h"
-#include "domains.h"
 #include "log.h"
 #include "names.h"
 #include "state.h"
@@ -36,49 +35,13 @@
 #define FRAMES_MAX      8
 
 /*
- * The families of callback ids, each enabled as a set. Those with a
- * wanted() predicate are switched off while no session enables an event
- * they lead to (callbacks_follow_sessions); allocations and releases stay
- * on, so that the tracker knows every live allocation when a session
- * starts, and so do the calls that end contexts (rare, and they flush).
+ * The families, in the order their ids are enabled. Allocations and
+ * releases stay on, so that the tracker knows every live allocation when a
+ * session starts, and so do the calls that end contexts (rare, and they
+ * flush).
  */
-struct family {
-	const struct api_binding *bindings;
-	bool (*wanted)(void);        /* NULL: always on */
-	CUpti_CallbackDomain domain; /* a whole domain switched with it, or 0 */
-};
-
-static bool api_events_wanted(void)
-{
-	return config.api && (lttng_ust_tracepoint_enabled(cudatrace, api_entry) ||
-	                      lttng_ust_tracepoint_enabled(cudatrace, api_exit));
-}
-
-static bool copies_wanted(void)
-{
-	return api_events_wanted() || lttng_ust_tracepoint_enabled(cudatrace, memcpy) ||
-	       lttng_ust_tracepoint_enabled(cudatrace, memset);
-}
-
-static bool launches_wanted(void)
-{
-	return api_events_wanted() || lttng_ust_tracepoint_enabled(cudatrace, launch);
-}
-
-static bool syncs_wanted(void)
-{
-	return api_events_wanted() || lttng_ust_tracepoint_enabled(cudatrace, sync);
-}
-
-static const struct family families[] = {
-	{ alloc_bindings, NULL, 0 },
-	{ lifecycle_bindings, NULL, 0 },
-	{ copy_bindings, copies_wanted, 0 },
-	{ launch_bindings, launches_wanted, 0 },
-	/* SYNCHRONIZE callbacks are folded into the sync calls around them:
-	 * the two go together. */
-	{ sync_bindings, syncs_wanted, CUPTI_CB_DOMAIN_SYNCHRONIZE },
-	{ nvtx_event_bindings, nvtx_events_wanted, 0 },
+static const struct api_family *const families[] = {
+	&alloc_family, &lifecycle_family, &copy_family, &launch_family, &sync_family, &nvtx_family,
 };
 
 #define FAMILY_COUNT (sizeof(families) / sizeof(families[0]))
@@ -120,36 +83,13 @@ struct dispatch {
 
 static struct dispatch bindings[2][CBID_TABLE_SIZE];
 
+/* The handler of each other callback domain; filled with bindings. */
+static void (*domain_handlers[CUPTI_CB_DOMAIN_SIZE])(CUpti_CallbackId cbid, const void *data,
+                                                     struct api_call *outer);
+
 static bool is_api_domain(unsigned domain)
 {
 	return domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API;
-}
-
-/* ------------------------------------------------------ handler helpers */
-
-uint8_t call_device(const struct api_call *call)
-{
-	uint32_t device;
-
-	if (cuptiGetDeviceId(call->data ? call->data->context : NULL, &device) != CUPTI_SUCCESS)
-		return CT_DEVICE_NONE;
-	return device8(device);
-}
-
-uint32_t call_stream(const struct api_call *call, CUstream stream)
-{
-	uint32_t id;
-	uint8_t per_thread = stream == NULL && call->per_thread;
-
-	if (cuptiGetStreamIdEx(call->data ? call->data->context : NULL, stream, per_thread, &id) !=
-	    CUPTI_SUCCESS)
-		return CT_STREAM_NONE;
-	return id;
-}
-
-void call_note_name(const struct api_call *call)
-{
-	names_note_api(call->ref.domain, call->ref.cbid, call->name);
 }
 
 /* ----------------------------------------------------------- API domains */
@@ -179,7 +119,7 @@ static bool frame_stale(const struct frame *frame)
 {
 	uint8_t f = frame->family;
 
-	if (!families[f].wanted)
+	if (!families[f]->wanted)
 		return false;
 	return !__atomic_load_n(&switches[f].on, __ATOMIC_SEQ_CST) ||
 	       frame->epoch != __atomic_load_n(&switches[f].epoch, __ATOMIC_SEQ_CST);
@@ -307,23 +247,10 @@ void CUPTIAPI callbacks_dispatch(void *userdata, CUpti_CallbackDomain domain, CU
 	if (!tracer_active() || ts->busy)
 		return;
 	ts->busy = true;
-	switch (domain) {
-	case CUPTI_CB_DOMAIN_DRIVER_API:
-	case CUPTI_CB_DOMAIN_RUNTIME_API:
+	if (is_api_domain(domain))
 		on_api(ts, domain, cbid, cbdata);
-		break;
-	case CUPTI_CB_DOMAIN_RESOURCE:
-		resource_callback(cbid, cbdata, current_call(ts));
-		break;
-	case CUPTI_CB_DOMAIN_SYNCHRONIZE:
-		sync_callback(cbid, cbdata, current_call(ts));
-		break;
-	case CUPTI_CB_DOMAIN_NVTX:
-		nvtx_callback(cbid, cbdata);
-		break;
-	default:
-		break;
-	}
+	else if ((unsigned)domain < CUPTI_CB_DOMAIN_SIZE && domain_handlers[domain])
+		domain_handlers[domain](cbid, cbdata, current_call(ts));
 	ts->busy = false;
 }
 
@@ -331,9 +258,10 @@ void CUPTIAPI callbacks_dispatch(void *userdata, CUpti_CallbackDomain domain, CU
 
 static int switch_family(uint8_t f, bool on)
 {
+	const struct api_family *family = families[f];
 	int switched = 0;
 
-	for (const struct api_binding *b = families[f].bindings; b->domain != 0; b++) {
+	for (const struct api_binding *b = family->bindings; b->domain != 0; b++) {
 		CUptiResult status = cuptiEnableCallback(on, tracer.subscriber, b->domain, b->cbid);
 
 		if (status != CUPTI_SUCCESS) {
@@ -343,40 +271,51 @@ static int switch_family(uint8_t f, bool on)
 		}
 		switched++;
 	}
-	if (families[f].domain != 0 &&
-	    cuptiEnableDomain(on, tracer.subscriber, families[f].domain) != CUPTI_SUCCESS)
+	if (family->domain != 0 && family->domain_switched &&
+	    cuptiEnableDomain(on, tracer.subscriber, family->domain) != CUPTI_SUCCESS)
 		log_debug("cannot %s callback domain %d", on ? "enable" : "disable",
-		          families[f].domain);
+		          family->domain);
 	return switched;
+}
+
+/* Fill the dispatch tables from the families' bindings. */
+static void bind_families(void)
+{
+	for (uint8_t f = 0; f < FAMILY_COUNT; f++) {
+		const struct api_family *family = families[f];
+
+		for (const struct api_binding *b = family->bindings; b->domain != 0; b++) {
+			if (is_api_domain(b->domain) && b->cbid < CBID_TABLE_SIZE)
+				bindings[b->domain - 1][b->cbid] = (struct dispatch){ b, f };
+		}
+		if (family->domain != 0 && (unsigned)family->domain < CUPTI_CB_DOMAIN_SIZE)
+			domain_handlers[family->domain] = family->on_domain;
+		switches[f].on = true;
+	}
 }
 
 CUptiResult callbacks_enable(void)
 {
-	/* SYNCHRONIZE goes with the sync family. */
-	static const CUpti_CallbackDomain whole[] = {
-		CUPTI_CB_DOMAIN_RESOURCE,
-		CUPTI_CB_DOMAIN_NVTX,
-	};
 	CUptiResult last = CUPTI_SUCCESS;
 	int enabled = 0;
 
-	for (uint8_t f = 0; f < FAMILY_COUNT; f++) {
-		for (const struct api_binding *b = families[f].bindings; b->domain != 0; b++) {
-			if (is_api_domain(b->domain) && b->cbid < CBID_TABLE_SIZE)
-				bindings[b->domain - 1][b->cbid] = (struct dispatch){ b, f };
-		}
-		switches[f].on = true;
-	}
+	bind_families();
 	for (uint8_t f = 0; f < FAMILY_COUNT; f++)
 		enabled += switch_family(f, true);
-	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++) {
-		CUptiResult status = cuptiEnableDomain(1, tracer.subscriber, whole[i]);
+	/* Domains on all the time (RESOURCE, NVTX), once every family's ids
+	 * are. */
+	for (uint8_t f = 0; f < FAMILY_COUNT; f++) {
+		CUpti_CallbackDomain domain = families[f]->domain;
+		CUptiResult status;
 
+		if (domain == 0 || families[f]->domain_switched)
+			continue;
+		status = cuptiEnableDomain(1, tracer.subscriber, domain);
 		if (status == CUPTI_SUCCESS) {
 			enabled++;
 			continue;
 		}
-		log_debug("cannot enable callback domain %d (%d)", whole[i], status);
+		log_debug("cannot enable callback domain %d (%d)", domain, status);
 		last = status;
 	}
 	return enabled > 0 ? CUPTI_SUCCESS : last;
@@ -387,9 +326,9 @@ void callbacks_follow_sessions(void)
 	for (uint8_t f = 0; f < FAMILY_COUNT; f++) {
 		bool on;
 
-		if (!families[f].wanted)
+		if (!families[f]->wanted)
 			continue;
-		on = families[f].wanted();
+		on = families[f]->wanted();
 		if (on == __atomic_load_n(&switches[f].on, __ATOMIC_RELAXED))
 			continue;
 		__atomic_store_n(&switches[f].on, on, __ATOMIC_SEQ_CST);

@@ -586,7 +586,7 @@ static void cu_memset_d2d32_async_exit(struct api_call *call)
 	emit_memset(call, &d);
 }
 
-const struct api_binding copy_bindings[] = {
+static const struct api_binding copy_bindings[] = {
 	BIND_RUNTIME_PT(cudaMemcpy, v3020, ptds_v7000, 0, NULL, cuda_memcpy_exit),
 	BIND_RUNTIME_PT(cudaMemcpyAsync, v3020, ptsz_v7000, 0, NULL, cuda_memcpy_async_exit),
 	BIND_RUNTIME_PT(cudaMemcpy2D, v3020, ptds_v7000, 0, NULL, cuda_memcpy_2d_exit),
@@ -633,3 +633,11 @@ const struct api_binding copy_bindings[] = {
 	BIND_DRIVER_PT(cuMemsetD2D32Async, ptsz, 0, NULL, cu_memset_d2d32_async_exit),
 	BIND_END,
 };
+
+static bool copies_wanted(void)
+{
+	return api_events_wanted() || lttng_ust_tracepoint_enabled(cudatrace, memcpy) ||
+	       lttng_ust_tracepoint_enabled(cudatrace, memset);
+}
+
+const struct api_family copy_family = { .bindings = copy_bindings, .wanted = copies_wanted };

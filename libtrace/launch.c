@@ -148,7 +148,7 @@ static void cu_launch_kernel_ex_exit(struct api_call *call)
 	emit_launch(call, &config);
 }
 
-const struct api_binding launch_bindings[] = {
+static const struct api_binding launch_bindings[] = {
 	BIND_RUNTIME_PT(__cudaLaunchKernel, v13000, ptsz_v13000, 0, NULL,
 	                cuda_launch_registered_exit),
 	BIND_RUNTIME_PT(cudaLaunchKernel, v7000, ptsz_v7000, 0, NULL, cuda_launch_kernel_exit),
@@ -163,3 +163,10 @@ const struct api_binding launch_bindings[] = {
 	               cu_launch_kernel_ex_exit),
 	BIND_END,
 };
+
+static bool launches_wanted(void)
+{
+	return api_events_wanted() || lttng_ust_tracepoint_enabled(cudatrace, launch);
+}
+
+const struct api_family launch_family = { .bindings = launch_bindings, .wanted = launches_wanted };

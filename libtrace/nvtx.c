@@ -21,7 +21,7 @@
 
 #include "api-call.h"
 #include "cudatrace-tp.h"
-#include "domains.h"
+#include "nvtx.h"
 #include "text.h"
 
 #define TABLE_BUCKETS 1024
@@ -341,7 +341,7 @@ static void on_marks(CUpti_CallbackId cbid, const CUpti_NvtxData *data, char *bu
 	}
 }
 
-bool nvtx_events_wanted(void)
+static bool nvtx_events_wanted(void)
 {
 	return lttng_ust_tracepoint_enabled(cudatrace, nvtx_push) ||
 	       lttng_ust_tracepoint_enabled(cudatrace, nvtx_pop) ||
@@ -350,9 +350,9 @@ bool nvtx_events_wanted(void)
 	       lttng_ust_tracepoint_enabled(cudatrace, nvtx_mark);
 }
 
-/* Registered strings and domain names are kept whether or not a session
- * records NVTX events: a session started later needs them. */
-const struct api_binding nvtx_event_bindings[] = {
+/* Ranges and marks: ids only, switched as a set (nvtx_callback handles
+ * them). */
+static const struct api_binding nvtx_event_bindings[] = {
 	BIND_NVTX(nvtxMarkA),
 	BIND_NVTX(nvtxMarkW),
 	BIND_NVTX(nvtxMarkEx),
@@ -372,8 +372,10 @@ const struct api_binding nvtx_event_bindings[] = {
 	BIND_END,
 };
 
-void nvtx_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *data)
+/* An NVTX callback: ranges, marks, domains and registered strings. */
+static void nvtx_callback(CUpti_CallbackId cbid, const void *cbdata, struct api_call *outer)
 {
+	const CUpti_NvtxData *data = cbdata;
 	char buf[TEXT_ROOM];
 
 	if (!data || !data->functionParams)
@@ -401,3 +403,13 @@ void nvtx_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *data)
 		break;
 	}
 }
+
+/* The domain stays on: registered strings and domain names are kept
+ * whether or not a session records NVTX events, since a session started
+ * later needs them. */
+const struct api_family nvtx_family = {
+	.bindings = nvtx_event_bindings,
+	.wanted = nvtx_events_wanted,
+	.domain = CUPTI_CB_DOMAIN_NVTX,
+	.on_domain = nvtx_callback,
+};

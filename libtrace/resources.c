@@ -10,7 +10,6 @@
 
 #include "api-call.h"
 #include "emit.h"
-#include "domains.h"
 
 static bool is_ctx_create(const struct api_call *outer)
 {
@@ -103,9 +102,11 @@ static void on_module(const CUpti_ResourceData *data)
 		                  });
 }
 
-void resource_callback(CUpti_CallbackId cbid, const CUpti_ResourceData *data,
-                       const struct api_call *outer)
+/* A RESOURCE callback: contexts, streams, modules. */
+static void resource_callback(CUpti_CallbackId cbid, const void *cbdata, struct api_call *outer)
 {
+	const CUpti_ResourceData *data = cbdata;
+
 	if (!data)
 		return;
 	switch (cbid) {
@@ -127,7 +128,7 @@ void resource_callback(CUpti_CallbackId cbid, const CUpti_ResourceData *data,
 
 #define FLUSH BIND_FLUSH
 
-const struct api_binding lifecycle_bindings[] = {
+static const struct api_binding lifecycle_bindings[] = {
 	BIND_RUNTIME(cudaDeviceReset_v3020, FLUSH, NULL, NULL),
 	BIND_RUNTIME(cudaProfilerStop_v4000, FLUSH, NULL, NULL),
 	BIND_DRIVER(cuCtxDestroy, FLUSH, NULL, NULL),
@@ -140,4 +141,10 @@ const struct api_binding lifecycle_bindings[] = {
 	BIND_DRIVER(cuCtxCreate_v3, 0, NULL, NULL),
 	BIND_DRIVER(cuCtxCreate_v4, 0, NULL, NULL),
 	BIND_END,
+};
+
+const struct api_family lifecycle_family = {
+	.bindings = lifecycle_bindings,
+	.domain = CUPTI_CB_DOMAIN_RESOURCE,
+	.on_domain = resource_callback,
 };

@@ -10,7 +10,6 @@
 
 #include "api-call.h"
 #include "cudatrace-tp.h"
-#include "domains.h"
 
 static void emit_sync(struct api_call *call, enum ct_sync_kind what, uint32_t stream)
 {
@@ -58,8 +57,11 @@ static void stream_sync_exit(struct api_call *call)
 		emit_sync(call, CT_SYNC_STREAM, call_stream(call, p->hStream));
 }
 
-void sync_callback(CUpti_CallbackId cbid, const CUpti_SynchronizeData *data, struct api_call *outer)
+/* A SYNCHRONIZE callback: folded into the synchronising call around it,
+ * if any. */
+static void sync_callback(CUpti_CallbackId cbid, const void *cbdata, struct api_call *outer)
 {
+	const CUpti_SynchronizeData *data = cbdata;
 	bool stream = cbid == CUPTI_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED;
 	uint32_t id = CT_STREAM_NONE, device = CT_DEVICE_NONE;
 	struct ct_ev_sync e;
@@ -88,7 +90,7 @@ void sync_callback(CUpti_CallbackId cbid, const CUpti_SynchronizeData *data, str
 
 #define SYNC BIND_SYNC
 
-const struct api_binding sync_bindings[] = {
+static const struct api_binding sync_bindings[] = {
 	BIND_RUNTIME(cudaDeviceSynchronize_v3020, SYNC, NULL, device_sync_exit),
 	BIND_RUNTIME_PT(cudaStreamSynchronize, v3020, ptsz_v7000, SYNC, NULL, stream_sync_exit),
 	BIND_RUNTIME(cudaEventSynchronize_v3020, SYNC, NULL, event_sync_exit),
@@ -97,4 +99,19 @@ const struct api_binding sync_bindings[] = {
 	BIND_DRIVER_PT(cuStreamSynchronize, ptsz, SYNC, NULL, stream_sync_exit),
 	BIND_DRIVER(cuEventSynchronize, SYNC, NULL, event_sync_exit),
 	BIND_END,
+};
+
+static bool syncs_wanted(void)
+{
+	return api_events_wanted() || lttng_ust_tracepoint_enabled(cudatrace, sync);
+}
+
+/* SYNCHRONIZE callbacks are folded into the sync calls around them: the
+ * two go together. */
+const struct api_family sync_family = {
+	.bindings = sync_bindings,
+	.wanted = syncs_wanted,
+	.domain = CUPTI_CB_DOMAIN_SYNCHRONIZE,
+	.domain_switched = true,
+	.on_domain = sync_callback,
 };

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * api-call.c - what the per-family handlers share (api-call.h): the device,
+ * stream and name of the traced call.
+ */
+#include <cupti.h>
+
+#include "api-call.h"
+#include "cudatrace-tp.h"
+#include "names.h"
+#include "state.h"
+
+uint8_t call_device(const struct api_call *call)
+{
+	uint32_t device;
+
+	if (cuptiGetDeviceId(call->data ? call->data->context : NULL, &device) != CUPTI_SUCCESS)
+		return CT_DEVICE_NONE;
+	return device8(device);
+}
+
+uint32_t call_stream(const struct api_call *call, CUstream stream)
+{
+	uint32_t id;
+	uint8_t per_thread = stream == NULL && call->per_thread;
+
+	if (cuptiGetStreamIdEx(call->data ? call->data->context : NULL, stream, per_thread, &id) !=
+	    CUPTI_SUCCESS)
+		return CT_STREAM_NONE;
+	return id;
+}
+
+void call_note_name(const struct api_call *call)
+{
+	names_note_api(call->ref.domain, call->ref.cbid, call->name);
+}
+
+bool api_events_wanted(void)
+{
+	return config.api && (lttng_ust_tracepoint_enabled(cudatrace, api_entry) ||
+	                      lttng_ust_tracepoint_enabled(cudatrace, api_exit));
+}
