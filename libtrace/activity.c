@@ -58,7 +58,7 @@ static bool activity_on;
 
 static void flush_tick(void);
 
-static struct periodic flusher = PERIODIC_INIT("activity flush", flush_tick);
+static struct periodic flusher = PERIODIC_INIT(flush_tick);
 
 static uint64_t CUPTIAPI monotonic_ns(void)
 {
@@ -265,7 +265,8 @@ int activity_start(void)
 	if (enabled == 0)
 		return -1;
 	activity_on = true;
-	periodic_start(&flusher, config.flush_period_ms);
+	if (periodic_start(&flusher, config.flush_period_ms) < 0)
+		log_warn("cannot start the activity flush thread");
 	return 0;
 }
 

@@ -38,7 +38,7 @@ static nvmlDevice_t mapped[NVML_MAX_DEVICES];
 
 static void sample_all(void);
 
-static struct periodic sampler = PERIODIC_INIT("NVML sampler", sample_all);
+static struct periodic sampler = PERIODIC_INIT(sample_all);
 
 static void *symbol(void *lib, const char *name)
 {
@@ -201,8 +201,8 @@ static void sample_all(void)
 
 void nvml_sampler_start(uint32_t period_ms)
 {
-	if (period_ms != 0 && nvml_open())
-		periodic_start(&sampler, period_ms);
+	if (period_ms != 0 && nvml_open() && periodic_start(&sampler, period_ms) < 0)
+		log_warn("cannot start the NVML sampler thread");
 }
 
 void nvml_sampler_stop(void)

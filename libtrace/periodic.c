@@ -8,7 +8,6 @@
 #include <signal.h>
 #include <time.h>
 
-#include "log.h"
 #include "periodic.h"
 
 static void deadline_after(struct timespec *deadline, uint32_t ms)
@@ -42,13 +41,13 @@ static void *periodic_main(void *arg)
 	return NULL;
 }
 
-void periodic_start(struct periodic *p, uint32_t period_ms)
+int periodic_start(struct periodic *p, uint32_t period_ms)
 {
 	pthread_condattr_t attr;
 	sigset_t all, saved;
 
 	if (period_ms == 0 || p->running)
-		return;
+		return 0;
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->wake, &attr);
@@ -59,8 +58,7 @@ void periodic_start(struct periodic *p, uint32_t period_ms)
 	pthread_sigmask(SIG_SETMASK, &all, &saved);
 	p->running = pthread_create(&p->thread, NULL, periodic_main, p) == 0;
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
-	if (!p->running)
-		log_warn("cannot start the %s thread", p->what);
+	return p->running ? 0 : -1;
 }
 
 void periodic_stop(struct periodic *p)

@@ -12,7 +12,6 @@
 #include <stdint.h>
 
 struct periodic {
-	const char *what; /* for the warning when the thread cannot start */
 	void (*tick)(void);
 	uint32_t period_ms;
 	pthread_t thread;
@@ -22,15 +21,16 @@ struct periodic {
 	bool stop;
 };
 
-#define PERIODIC_INIT(name, fn)                                                 \
-	{                                                                       \
-		.what = (name), .tick = (fn), .lock = PTHREAD_MUTEX_INITIALIZER \
+#define PERIODIC_INIT(fn)                                       \
+	{                                                       \
+		.tick = (fn), .lock = PTHREAD_MUTEX_INITIALIZER \
 	}
 
 /* Start the thread: tick() runs every period_ms, without the lock held,
- * first period_ms from now. Nothing happens for a period of 0. The thread
- * blocks every signal: the program's signals are not for it. */
-void periodic_start(struct periodic *p, uint32_t period_ms);
+ * first period_ms from now. Nothing happens for a period of 0, or when it
+ * runs already. The thread blocks every signal: the program's signals are
+ * not for it. Returns 0, or -1 when the thread cannot be created. */
+int periodic_start(struct periodic *p, uint32_t period_ms);
 
 /* Stop the thread and wait for it (a tick in progress ends first). */
 void periodic_stop(struct periodic *p);

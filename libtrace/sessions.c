@@ -17,6 +17,7 @@
 #include "activity.h"
 #include "callbacks.h"
 #include "cudatrace-tp.h"
+#include "log.h"
 #include "names.h"
 #include "nvtx.h"
 #include "periodic.h"
@@ -26,7 +27,7 @@
 
 static void watch(void);
 
-static struct periodic watcher = PERIODIC_INIT("session watch", watch);
+static struct periodic watcher = PERIODIC_INIT(watch);
 
 /* Ticks for which the events that name things have been enabled, counted
  * up to 2. */
@@ -80,7 +81,8 @@ void sessions_watch_start(void)
 	if (naming_wanted())
 		naming_ticks = 2;
 	watch();
-	periodic_start(&watcher, config.session_poll_ms);
+	if (periodic_start(&watcher, config.session_poll_ms) < 0)
+		log_warn("cannot start the session watch thread");
 }
 
 void sessions_watch_stop(void)
