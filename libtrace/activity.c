@@ -28,6 +28,7 @@
 #include "activity.h"
 #include "emit.h"
 #include "gpu-events.h"
+#include "invariant.h"
 #include "log.h"
 #include "periodic.h"
 #include "state.h"
@@ -140,6 +141,10 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_
 {
 	CUpti_Activity *record = NULL;
 
+	/* CUPTI never reports more than it was given; past that, records and
+	 * the clearing of the buffer would run off its end. */
+	if (!CT_CHECK(valid_size <= size))
+		goto end;
 	if (!tracer_active())
 		goto end;
 	while (valid_size > 0 &&

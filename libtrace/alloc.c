@@ -8,10 +8,12 @@
  * cudatrace's own map and no other thread can be given the same address
  * before the map forgets it; a release that fails puts the range back.
  */
+#include <stddef.h>
 #include <cupti.h>
 
 #include "api-call.h"
 #include "emit.h"
+#include "invariant.h"
 #include "nvml.h"
 
 static void record_failure(struct api_call *call, enum ct_mem_kind kind, uint64_t size,
@@ -115,6 +117,9 @@ static void release_exit(struct api_call *call)
 	const struct release *r = &call->release;
 	const CUstream *stream = r->has_stream ? &r->stream : NULL;
 
+	/* Ranges beyond freed[] would be read from the next member. */
+	if (!CT_CHECK(r->count <= CALL_FREED_MAX))
+		return;
 	if (call_failed(call)) {
 		for (unsigned i = 0; i < r->count; i++)
 			tracker_insert(r->space, &r->freed[i]);
@@ -275,6 +280,10 @@ static void cuda_host_register_exit(struct api_call *call)
 }
 
 /* cuMemHostRegister and cuMemHostRegister_v2 share this layout. */
+_Static_assert(offsetof(cuMemHostRegister_params, p) == offsetof(cuMemHostRegister_v2_params, p) &&
+                   offsetof(cuMemHostRegister_params, bytesize) ==
+                       offsetof(cuMemHostRegister_v2_params, bytesize),
+               "cuMemHostRegister's parameters are laid out as _v2's");
 static void cu_mem_host_register_exit(struct api_call *call)
 {
 	const cuMemHostRegister_v2_params *p = call_params(call);
@@ -303,7 +312,9 @@ static void cu_mem_host_unregister_enter(struct api_call *call, const CUpti_Call
 
 /* ------------------------------------------------ stream-ordered memory */
 
-/* The _ptsz variants share the layouts of their base calls. */
+/* The _ptsz variants share the layouts of their base calls. The runtime's
+ * streams are read as the driver's. */
+_Static_assert(sizeof(cudaStream_t) == sizeof(CUstream), "a cudaStream_t is a CUstream");
 static void cuda_malloc_async_exit(struct api_call *call)
 {
 	const cudaMallocAsync_v11020_params *p = call_params(call);

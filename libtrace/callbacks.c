@@ -26,6 +26,7 @@
 #include "api-call.h"
 #include "callbacks.h"
 #include "cudatrace-tp.h"
+#include "invariant.h"
 #include "log.h"
 #include "names.h"
 #include "state.h"
@@ -139,8 +140,11 @@ static void drop_stale(struct thread_state *ts)
 
 static void push_frame(struct thread_state *ts, const struct api_binding *binding, uint8_t f)
 {
-	struct frame *frame = &ts->frames[ts->depth++];
+	struct frame *frame;
 	unsigned epoch = __atomic_load_n(&switches[f].epoch, __ATOMIC_SEQ_CST);
+
+	CT_ASSERT_DBG(ts->depth < FRAMES_MAX && f < FAMILY_COUNT);
+	frame = &ts->frames[ts->depth++];
 
 	frame->binding = binding;
 	frame->family = f;
@@ -180,6 +184,10 @@ static void api_enter(struct thread_state *ts, const struct api_binding *binding
 
 /* The EXIT closes the innermost frame of its binding; frames above it
  * lost their EXIT (their family was switched off) and go with it. */
+/* The result is read as the int32 the events record. */
+_Static_assert(sizeof(CUresult) == sizeof(int32_t), "a CUresult is an int32");
+_Static_assert(sizeof(cudaError_t) == sizeof(int32_t), "a cudaError_t is an int32");
+
 static void api_exit(struct thread_state *ts, const struct api_binding *binding,
                      const CUpti_CallbackData *data)
 {
@@ -194,6 +202,8 @@ static void api_exit(struct thread_state *ts, const struct api_binding *binding,
 		return;
 	}
 	ts->depth = i - 1;
+	/* The outer call's state is only valid for the frame that began it. */
+	CT_ASSERT_DBG(ts->depth > 0 || ts->outer.binding == binding);
 	if (ts->depth == 0) {
 		struct api_call *call = &ts->outer;
 

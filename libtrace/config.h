@@ -38,6 +38,12 @@ struct config {
 	int debug;                /* CUDATRACE_DEBUG: log level, 0..3 */
 };
 
+/* Strings are uint16-counted sequences in the events; CUPTI wants buffers
+ * of a multiple of 8 bytes. */
+_Static_assert(CONFIG_MAX_MAX_STRING <= UINT16_MAX, "max_string fits text lengths");
+_Static_assert(CONFIG_MIN_BUFFER_SIZE % 8 == 0 && CONFIG_MAX_BUFFER_SIZE % 8 == 0,
+               "buffer sizes are multiples of 8");
+
 /* The settings of a process whose environment sets none. */
 #define CONFIG_DEFAULTS                                                        \
 	{                                                                      \

@@ -11,6 +11,8 @@
 
 #include "contract/events.h"
 
+_Static_assert(CT_DEVICE_NONE <= UINT8_MAX, "devices are uint8 in the events");
+
 /* A CUPTI device id as the uint8 of the events. */
 static inline uint8_t device8(uint32_t device)
 {

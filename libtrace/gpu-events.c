@@ -8,6 +8,7 @@
  * Nothing is done for a record whose event no session enables, but the
  * DEVICE record's mapping to NVML.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include <cupti.h>
@@ -228,6 +229,24 @@ static void on_device(const CUpti_ActivityDevice5 *d)
 	memcpy(e.uuid, d->uuid.bytes, sizeof(e.uuid));
 	lttng_ust_do_tracepoint(cudatrace, device_info, &e);
 }
+
+/* Each record is read in place as the struct of its kind, found through
+ * CUpti_Activity's kind: that comes first in all of them, and none needs
+ * more alignment than the 8 bytes CUPTI keeps records to. */
+#define RECORD_LAYOUT(type)                                                           \
+	_Static_assert(offsetof(type, kind) == offsetof(CUpti_Activity, kind) &&      \
+	                   sizeof(((type *)0)->kind) == sizeof(CUpti_ActivityKind) && \
+	                   _Alignof(type) <= 8,                                       \
+	               #type " begins with its kind")
+RECORD_LAYOUT(CUpti_ActivityKernel10);
+RECORD_LAYOUT(CUpti_ActivityMemcpy6);
+RECORD_LAYOUT(CUpti_ActivityMemcpyPtoP4);
+RECORD_LAYOUT(CUpti_ActivityMemset4);
+RECORD_LAYOUT(CUpti_ActivityMemory4);
+RECORD_LAYOUT(CUpti_ActivityMemoryPool3);
+RECORD_LAYOUT(CUpti_ActivitySynchronization2);
+RECORD_LAYOUT(CUpti_ActivityOverhead3);
+RECORD_LAYOUT(CUpti_ActivityDevice5);
 
 void gpu_events_record(const CUpti_Activity *record)
 {

@@ -8,6 +8,7 @@
  * (nested callback); otherwise the launch is recorded with its
  * configuration marked unknown, and gpu_kernel (same correlation id) has it.
  */
+#include <stddef.h>
 #include <cupti.h>
 
 #include "api-call.h"
@@ -87,6 +88,16 @@ static void cuda_launch_registered_exit(struct api_call *call)
 
 /* cudaLaunchKernel, cudaLaunchCooperativeKernel and their _ptsz variants
  * share this layout. */
+#define SAME_FIELD(a, b, field) (offsetof(a, field) == offsetof(b, field))
+_Static_assert(SAME_FIELD(cudaLaunchKernel_v7000_params, cudaLaunchCooperativeKernel_v9000_params,
+                          gridDim) &&
+                   SAME_FIELD(cudaLaunchKernel_v7000_params,
+                              cudaLaunchCooperativeKernel_v9000_params, blockDim) &&
+                   SAME_FIELD(cudaLaunchKernel_v7000_params,
+                              cudaLaunchCooperativeKernel_v9000_params, sharedMem) &&
+                   SAME_FIELD(cudaLaunchKernel_v7000_params,
+                              cudaLaunchCooperativeKernel_v9000_params, stream),
+               "cudaLaunchCooperativeKernel's parameters are laid out as cudaLaunchKernel's");
 static void cuda_launch_kernel_exit(struct api_call *call)
 {
 	const cudaLaunchKernel_v7000_params *p = call_params(call);
@@ -130,6 +141,12 @@ static void cu_launch_kernel_ex_enter(struct api_call *call, const CUpti_Callbac
 
 /* cuLaunchKernel and cuLaunchCooperativeKernel (and _ptsz) share the
  * leading fields this reads. */
+_Static_assert(SAME_FIELD(cuLaunchKernel_params, cuLaunchCooperativeKernel_params, gridDimZ) &&
+                   SAME_FIELD(cuLaunchKernel_params, cuLaunchCooperativeKernel_params, blockDimZ) &&
+                   SAME_FIELD(cuLaunchKernel_params, cuLaunchCooperativeKernel_params,
+                              sharedMemBytes) &&
+                   SAME_FIELD(cuLaunchKernel_params, cuLaunchCooperativeKernel_params, hStream),
+               "cuLaunchCooperativeKernel's parameters are laid out as cuLaunchKernel's");
 static void cu_launch_kernel_exit(struct api_call *call)
 {
 	struct launch_config config = { 0 };

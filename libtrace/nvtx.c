@@ -20,6 +20,7 @@
 #include <generated_nvtx_meta.h>
 
 #include "api-call.h"
+#include "config.h"
 #include "cudatrace-tp.h"
 #include "nvtx.h"
 #include "text.h"
@@ -44,8 +45,10 @@ struct table {
 static struct table strings = { .lock = PTHREAD_MUTEX_INITIALIZER };
 static struct table domains = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-/* Room for a capped string converted from wide characters. */
+/* Room for a capped string converted from wide characters, or copied out
+ * of a table. */
 #define TEXT_ROOM (4096 + 1)
+_Static_assert(TEXT_ROOM > CONFIG_MAX_MAX_STRING, "a capped string fits in TEXT_ROOM");
 
 static size_t bucket_of(uint64_t handle)
 {
@@ -154,6 +157,12 @@ static const char *attrib_message(const nvtxEventAttributes_t *a, char *buf, siz
 		return "";
 	}
 }
+
+/* What the NVTX calls return, read as these integers. */
+_Static_assert(sizeof(nvtxRangeId_t) == sizeof(uint64_t), "a range id is 64 bits");
+_Static_assert(sizeof(nvtxDomainHandle_t) == sizeof(void *) &&
+                   sizeof(nvtxStringHandle_t) == sizeof(void *),
+               "NVTX handles are pointers");
 
 static uint64_t returned_u64(const CUpti_NvtxData *data)
 {

@@ -6,6 +6,7 @@
  * callbacks CUPTI delivers inside such a call are folded into it; those
  * that arrive outside one are recorded on their own.
  */
+#include <stddef.h>
 #include <cupti.h>
 
 #include "api-call.h"
@@ -49,6 +50,12 @@ static void event_sync_exit(struct api_call *call)
 
 /* cudaStreamSynchronize, cuStreamSynchronize and their _ptsz variants all
  * take the stream first. */
+_Static_assert(offsetof(cudaStreamSynchronize_v3020_params, stream) == 0 &&
+                   offsetof(cudaStreamSynchronize_ptsz_v7000_params, stream) == 0 &&
+                   offsetof(cuStreamSynchronize_params, hStream) == 0 &&
+                   offsetof(cuStreamSynchronize_ptsz_params, hStream) == 0 &&
+                   sizeof(cudaStream_t) == sizeof(CUstream),
+               "the stream comes first in every stream synchronisation");
 static void stream_sync_exit(struct api_call *call)
 {
 	const cuStreamSynchronize_params *p = call_params(call);

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "invariant.h"
 #include "state.h"
 #include "text.h"
 
@@ -27,6 +28,7 @@ uint16_t text_length(const char *s)
 	len = strnlen(s, cap + 1);
 	if (len > cap)
 		len = utf8_boundary(s, cap);
+	CT_ASSERT_DBG(len <= cap && cap <= UINT16_MAX);
 	return (uint16_t)len;
 }
 
