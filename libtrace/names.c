@@ -3,10 +3,10 @@
  * names.c - api_name and kernel_name events, once per name and process.
  *
  * A name counts as recorded only if its event was enabled when emitted, so
- * that a session started while the program runs still gets it. Lookups are
- * lock-free: a bitmap for API callback ids, an open-addressing set of
- * kernel ids. When the kernel set is full, names are emitted again rather
- * than lost.
+ * that a session started while the program runs still gets it. The names
+ * recorded are claimed in two sets (table.h's claims: lock-free), one of
+ * API calls, one of kernel ids. When a set is full, names are emitted
+ * again rather than lost.
  */
 #include <stdbool.h>
 
@@ -14,30 +14,35 @@
 
 #include "cudatrace-tp.h"
 #include "names.h"
+#include "table.h"
 #include "text.h"
 
-#define API_CBID_MAX  1024
+/* Driver and runtime calls: about 1500 callback ids exist, a few hundred
+ * are traced. */
+#define API_SLOTS     1024
 #define KERNEL_SLOTS  8192
 #define KERNEL_PROBES 32
 
-/* [domain - 1][cbid]: driver and runtime only. */
-static uint8_t api_named[2][API_CBID_MAX];
-static uint64_t kernel_named[KERNEL_SLOTS];
+TABLE_FIXED(api_named, API_SLOTS);
+TABLE_FIXED(kernel_named, KERNEL_SLOTS);
+
+/* (domain, cbid) as a key of api_named: never 0, the domain is not. */
+static uint64_t api_key(uint8_t domain, uint16_t cbid)
+{
+	return (uint64_t)domain << 16 | cbid;
+}
 
 void names_note_api(uint8_t domain, uint16_t cbid, const char *name)
 {
-	uint8_t *flag;
+	uint64_t key = api_key(domain, cbid);
 
 	if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API)
 		return;
-	if (cbid >= API_CBID_MAX)
-		return;
-	flag = &api_named[domain - 1][cbid];
-	if (__atomic_load_n(flag, __ATOMIC_RELAXED))
+	if (table_contains(&api_named, key, API_SLOTS))
 		return;
 	if (!lttng_ust_tracepoint_enabled(cudatrace, api_name))
 		return;
-	if (__atomic_exchange_n(flag, 1, __ATOMIC_RELAXED))
+	if (table_claim(&api_named, key, API_SLOTS) == TABLE_PRESENT)
 		return;
 	lttng_ust_do_tracepoint(cudatrace, api_name,
 	                        &(struct ct_ev_api_name){
@@ -61,35 +66,11 @@ uint64_t names_kernel_id(const char *name)
 	return hash ? hash : 1;
 }
 
-/* Claim kernel_id in the set: true if this call is the first to. */
-static bool kernel_claim(uint64_t kernel_id)
-{
-	size_t slot = (size_t)(kernel_id % KERNEL_SLOTS);
-
-	for (int i = 0; i < KERNEL_PROBES; i++) {
-		uint64_t *cell = &kernel_named[(slot + (size_t)i) % KERNEL_SLOTS];
-		uint64_t seen = __atomic_load_n(cell, __ATOMIC_RELAXED);
-
-		if (seen == kernel_id)
-			return false;
-		if (seen == 0) {
-			uint64_t expected = 0;
-
-			if (__atomic_compare_exchange_n(cell, &expected, kernel_id, false,
-			                                __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-				return true;
-			if (expected == kernel_id)
-				return false;
-		}
-	}
-	return true;
-}
-
 void names_note_kernel(uint64_t kernel_id, const char *name)
 {
 	if (kernel_id == 0 || !lttng_ust_tracepoint_enabled(cudatrace, kernel_name))
 		return;
-	if (!kernel_claim(kernel_id))
+	if (table_claim(&kernel_named, kernel_id, KERNEL_PROBES) == TABLE_PRESENT)
 		return;
 	lttng_ust_do_tracepoint(cudatrace, kernel_name,
 	                        &(struct ct_ev_kernel_name){
@@ -101,10 +82,6 @@ void names_note_kernel(uint64_t kernel_id, const char *name)
 
 void names_announce_again(void)
 {
-	for (size_t d = 0; d < 2; d++) {
-		for (size_t cbid = 0; cbid < API_CBID_MAX; cbid++)
-			__atomic_store_n(&api_named[d][cbid], 0, __ATOMIC_RELAXED);
-	}
-	for (size_t slot = 0; slot < KERNEL_SLOTS; slot++)
-		__atomic_store_n(&kernel_named[slot], 0, __ATOMIC_RELAXED);
+	table_clear(&api_named);
+	table_clear(&kernel_named);
 }
