@@ -12,7 +12,6 @@
  * without end.
  */
 #define NVTX_NO_IMPL
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -23,103 +22,95 @@
 #include "config.h"
 #include "cudatrace-tp.h"
 #include "nvtx.h"
+#include "table.h"
 #include "text.h"
 
-#define TABLE_BUCKETS 1024
-#define TABLE_MAX     65536
+/* Registered strings and domain names kept, each table at most. */
+#define TEXTS_MAX 65536
 
-/* A handle → text table: registered strings, or domain names. */
-struct entry {
-	uint64_t handle;
-	struct entry *next;
+/* What a handle names, in the tables: registered strings, or domain
+ * names. Never freed: an NVTX handle lives as long as the program. */
+struct named {
 	bool announced; /* domains: nvtx_domain_create emitted while enabled */
 	char text[];    /* capped at config.max_string */
 };
 
-struct table {
-	pthread_mutex_t lock;
-	struct entry *buckets[TABLE_BUCKETS];
-	size_t count;
-};
-
-static struct table strings = { .lock = PTHREAD_MUTEX_INITIALIZER };
-static struct table domains = { .lock = PTHREAD_MUTEX_INITIALIZER };
+/* handle -> struct named *, one value word; every access under the
+ * table's lock. */
+static struct table strings = TABLE_INIT(1, TEXTS_MAX);
+static struct table domains = TABLE_INIT(1, TEXTS_MAX);
 
 /* Room for a capped string converted from wide characters, or copied out
  * of a table. */
 #define TEXT_ROOM (4096 + 1)
 _Static_assert(TEXT_ROOM > CONFIG_MAX_MAX_STRING, "a capped string fits in TEXT_ROOM");
 
-static size_t bucket_of(uint64_t handle)
+/* The struct named of handle in t, under its lock; NULL if none. */
+static struct named *named_find(struct table *t, uint64_t handle)
 {
-	return (size_t)((handle >> 4) ^ (handle >> 16)) % TABLE_BUCKETS;
+	uint64_t value;
+
+	if (handle == 0 || !table_find(t, handle, NULL, NULL, &value))
+		return NULL;
+	return (struct named *)(uintptr_t)value;
 }
 
-static struct entry *table_find_locked(struct table *t, uint64_t handle)
-{
-	for (struct entry *e = t->buckets[bucket_of(handle)]; e; e = e->next) {
-		if (e->handle == handle)
-			return e;
-	}
-	return NULL;
-}
-
-static void table_put(struct table *t, uint64_t handle, const char *text)
+static void named_put(struct table *t, uint64_t handle, const char *text)
 {
 	size_t len = text_length(text);
-	struct entry *e;
+	struct named *n;
+	uint64_t value;
 
 	if (handle == 0)
 		return;
-	pthread_mutex_lock(&t->lock);
-	if (table_find_locked(t, handle) || t->count >= TABLE_MAX)
+	table_lock(t);
+	if (named_find(t, handle) || table_count(t) >= TEXTS_MAX)
 		goto end;
-	e = malloc(sizeof(*e) + len + 1);
-	if (!e)
+	n = malloc(sizeof(*n) + len + 1);
+	if (!n)
 		goto end;
-	e->handle = handle;
-	e->announced = false;
-	memcpy(e->text, text_or_empty(text), len);
-	e->text[len] = '\0';
-	e->next = t->buckets[bucket_of(handle)];
-	t->buckets[bucket_of(handle)] = e;
-	t->count++;
+	n->announced = false;
+	memcpy(n->text, text_or_empty(text), len);
+	n->text[len] = '\0';
+	value = (uint64_t)(uintptr_t)n;
+	if (!table_add(t, handle, &value))
+		free(n);
 end:
-	pthread_mutex_unlock(&t->lock);
+	table_unlock(t);
 }
 
 /* Copy the text of handle into out (size bytes); "" if unknown. */
-static void table_get(struct table *t, uint64_t handle, char *out, size_t size)
+static void named_get(struct table *t, uint64_t handle, char *out, size_t size)
 {
-	struct entry *e;
+	struct named *n;
 
 	out[0] = '\0';
-	pthread_mutex_lock(&t->lock);
-	e = table_find_locked(t, handle);
-	if (e) {
-		strncpy(out, e->text, size - 1);
+	table_lock(t);
+	n = named_find(t, handle);
+	if (n) {
+		strncpy(out, n->text, size - 1);
 		out[size - 1] = '\0';
 	}
-	pthread_mutex_unlock(&t->lock);
+	table_unlock(t);
 }
 
 /* Emit nvtx_domain_create for a domain not yet announced while enabled. */
 static void domain_announce(uint64_t domain)
 {
 	char name[TEXT_ROOM];
-	struct entry *e;
+	struct named *n;
 	bool wanted = false;
 
 	if (domain == 0 || !lttng_ust_tracepoint_enabled(cudatrace, nvtx_domain_create))
 		return;
-	pthread_mutex_lock(&domains.lock);
-	e = table_find_locked(&domains, domain);
-	if (e && !e->announced) {
-		e->announced = true;
-		strcpy(name, e->text);
+	table_lock(&domains);
+	n = named_find(&domains, domain);
+	if (n && !n->announced) {
+		n->announced = true;
+		strcpy(name, n->text);
 		wanted = true;
 	}
-	pthread_mutex_unlock(&domains.lock);
+	table_unlock(&domains);
 	if (wanted)
 		lttng_ust_do_tracepoint(cudatrace, nvtx_domain_create,
 		                        &(struct ct_ev_nvtx_domain_create){
@@ -129,14 +120,19 @@ static void domain_announce(uint64_t domain)
 		                        });
 }
 
+static bool unannounce(uint64_t handle, const uint64_t *value, void *ctx)
+{
+	struct named *n = (struct named *)(uintptr_t)value[0];
+
+	n->announced = false;
+	return true;
+}
+
 void nvtx_announce_again(void)
 {
-	pthread_mutex_lock(&domains.lock);
-	for (size_t b = 0; b < TABLE_BUCKETS; b++) {
-		for (struct entry *e = domains.buckets[b]; e; e = e->next)
-			e->announced = false;
-	}
-	pthread_mutex_unlock(&domains.lock);
+	table_lock(&domains);
+	table_each(&domains, unannounce, NULL);
+	table_unlock(&domains);
 }
 
 /* The message of an event attribute structure, resolved into buf. */
@@ -151,7 +147,7 @@ static const char *attrib_message(const nvtxEventAttributes_t *a, char *buf, siz
 		text_from_wide(buf, size, a->message.unicode);
 		return buf;
 	case NVTX_MESSAGE_TYPE_REGISTERED:
-		table_get(&strings, (uint64_t)(uintptr_t)a->message.registered, buf, size);
+		named_get(&strings, (uint64_t)(uintptr_t)a->message.registered, buf, size);
 		return buf;
 	default:
 		return "";
@@ -247,7 +243,7 @@ static void on_register_string(const CUpti_NvtxData *data, bool is_wide)
 	 * the program's wchar_t*. */
 	if (is_wide)
 		text = wide((const wchar_t *)(const void *)p->string, buf, sizeof(buf));
-	table_put(&strings, returned_handle(data), text);
+	named_put(&strings, returned_handle(data), text);
 }
 
 static void on_domain_create(const CUpti_NvtxData *data, bool is_wide)
@@ -259,7 +255,7 @@ static void on_domain_create(const CUpti_NvtxData *data, bool is_wide)
 
 	if (is_wide)
 		name = wide((const wchar_t *)(const void *)p->name, buf, sizeof(buf));
-	table_put(&domains, handle, name);
+	named_put(&domains, handle, name);
 	domain_announce(handle);
 }
 
