@@ -7,7 +7,6 @@
  * loads, makes what a reader saw consistent. Writers change slots between
  * write_begin and write_end only.
  */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +14,6 @@
 #include "table.h"
 
 #define MIN_CAPACITY 16
-/* Tries of a lock-free read before it takes the lock. */
-#define READ_TRIES 8
 
 static size_t stride(const struct table *t)
 {
@@ -25,7 +22,7 @@ static size_t stride(const struct table *t)
 
 static uint64_t *slot_at(const struct table *t, const struct table_array *a, size_t i)
 {
-	return &a->slot[i * stride(t)];
+	return table_slot(t, a, i);
 }
 
 static uint64_t load(const uint64_t *word)
@@ -151,40 +148,13 @@ bool table_add(struct table *t, uint64_t key, const uint64_t *value)
 	return true;
 }
 
-/* The slot index of key's value that match takes, or -1. */
-static long find_slot(const struct table *t, const struct table_array *a, uint64_t key,
-                      table_match_fn match, const void *ctx)
-{
-	size_t i;
-
-	if (!a)
-		return -1;
-	i = table_home(a, key);
-	for (size_t n = 0; n <= a->mask; n++, i = (i + 1) & a->mask) {
-		const uint64_t *s = slot_at(t, a, i);
-		uint64_t seen = load(&s[0]);
-
-		if (seen == 0)
-			return -1;
-		if (seen == key && (!match || match(&s[1], ctx)))
-			return (long)i;
-	}
-	return -1;
-}
-
-static void value_copy(const struct table *t, uint64_t *out, const uint64_t *value)
-{
-	for (unsigned w = 0; out && w < t->words; w++)
-		out[w] = load(&value[w]);
-}
-
 bool table_find(struct table *t, uint64_t key, table_match_fn match, const void *ctx, uint64_t *out)
 {
-	long i = find_slot(t, t->array, key, match, ctx);
+	long i = table_find_slot(t, t->array, key, match, ctx);
 
 	if (i < 0)
 		return false;
-	value_copy(t, out, slot_at(t, t->array, (size_t)i) + 1);
+	table_copy_value(t, out, slot_at(t, t->array, (size_t)i) + 1);
 	return true;
 }
 
@@ -224,11 +194,11 @@ static void shift_back(struct table *t, struct table_array *a, size_t hole)
 bool table_remove(struct table *t, uint64_t key, table_match_fn match, const void *ctx,
                   uint64_t *removed)
 {
-	long i = find_slot(t, t->array, key, match, ctx);
+	long i = table_find_slot(t, t->array, key, match, ctx);
 
 	if (i < 0)
 		return false;
-	value_copy(t, removed, slot_at(t, t->array, (size_t)i) + 1);
+	table_copy_value(t, removed, table_slot(t, t->array, (size_t)i) + 1);
 	write_begin(t);
 	shift_back(t, t->array, (size_t)i);
 	write_end(t);
@@ -252,28 +222,11 @@ void table_each(struct table *t, bool (*visit)(uint64_t key, const uint64_t *val
 
 /* ------------------------------------------------------------- readers */
 
-bool table_read(struct table *t, uint64_t key, table_match_fn match, const void *ctx, uint64_t *out)
+bool table_read_locked(struct table *t, uint64_t key, table_match_fn match, const void *ctx,
+                       uint64_t *out)
 {
 	bool found;
 
-	for (int try = 0; try < READ_TRIES; try++) {
-		uint32_t seq = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE);
-		const struct table_array *a;
-		long i;
-
-		if (seq & 1) {
-			sched_yield();
-			continue;
-		}
-		a = array_of(t);
-		i = find_slot(t, a, key, match, ctx);
-		if (i >= 0)
-			value_copy(t, out, slot_at(t, a, (size_t)i) + 1);
-		/* The slots read above were read before seq is read again. */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&t->seq, __ATOMIC_RELAXED) == seq)
-			return i >= 0;
-	}
 	table_lock(t);
 	found = table_find(t, key, match, ctx, out);
 	table_unlock(t);

@@ -32,6 +32,7 @@
 #define CUDATRACE_TABLE_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -166,14 +167,82 @@ void table_each(struct table *t, bool (*visit)(uint64_t key, const uint64_t *val
                 void *ctx);
 
 /* Without the lock: table_find as of one moment no writer was changing the
- * table. */
-bool table_read(struct table *t, uint64_t key, table_match_fn match, const void *ctx,
-                uint64_t *out);
+ * table. Inline, below: the tracker reads on every copy. */
+static inline bool table_read(struct table *t, uint64_t key, table_match_fn match, const void *ctx,
+                              uint64_t *out);
 
 /* Keys held (under the lock, or a moment's count). */
 size_t table_count(struct table *t);
 
 /* Free a growable table's arrays, when nothing can use it any more (tests). */
 void table_release(struct table *t);
+
+/* ------------------------------------------------------------ inline */
+
+static inline uint64_t *table_slot(const struct table *t, const struct table_array *a, size_t i)
+{
+	return &a->slot[i * (1 + (size_t)t->words)];
+}
+
+/* The index of the slot of key's value that match takes (NULL: the
+ * first) in a, or -1. */
+static inline long table_find_slot(const struct table *t, const struct table_array *a, uint64_t key,
+                                   table_match_fn match, const void *ctx)
+{
+	size_t i;
+
+	if (!a)
+		return -1;
+	i = table_home(a, key);
+	for (size_t n = 0; n <= a->mask; n++, i = (i + 1) & a->mask) {
+		const uint64_t *s = table_slot(t, a, i);
+		uint64_t seen = __atomic_load_n(&s[0], __ATOMIC_RELAXED);
+
+		if (seen == 0)
+			return -1;
+		if (seen == key && (!match || match(&s[1], ctx)))
+			return (long)i;
+	}
+	return -1;
+}
+
+static inline void table_copy_value(const struct table *t, uint64_t *out, const uint64_t *value)
+{
+	if (!out)
+		return;
+	for (unsigned w = 0; w < t->words; w++)
+		out[w] = __atomic_load_n(&value[w], __ATOMIC_RELAXED);
+}
+
+/* table_read's way out when writers keep overtaking it. */
+bool table_read_locked(struct table *t, uint64_t key, table_match_fn match, const void *ctx,
+                       uint64_t *out);
+
+/* Tries of a lock-free read before it takes the lock. */
+#define TABLE_READ_TRIES 8
+
+static inline bool table_read(struct table *t, uint64_t key, table_match_fn match, const void *ctx,
+                              uint64_t *out)
+{
+	for (int try = 0; try < TABLE_READ_TRIES; try++) {
+		uint32_t seq = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE);
+		const struct table_array *a;
+		long i;
+
+		if (seq & 1) {
+			sched_yield();
+			continue;
+		}
+		a = __atomic_load_n(&t->array, __ATOMIC_ACQUIRE);
+		i = table_find_slot(t, a, key, match, ctx);
+		if (i >= 0)
+			table_copy_value(t, out, table_slot(t, a, (size_t)i) + 1);
+		/* The slots read above were read before seq is read again. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&t->seq, __ATOMIC_RELAXED) == seq)
+			return i >= 0;
+	}
+	return table_read_locked(t, key, match, ctx, out);
+}
 
 #endif /* CUDATRACE_TABLE_H */

@@ -8,6 +8,7 @@
  * while writers add, remove and grow.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -343,8 +344,8 @@ static void *reader(void *arg)
 
 			if (!table_read(r->t, key, NULL, NULL, out) || out[0] != key ||
 			    out[1] != ~key || out[2] != key * 7)
-				r->bad++;
-			r->reads++;
+				__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&r->reads, 1, __ATOMIC_RELAXED);
 		}
 	}
 	return NULL;
@@ -366,6 +367,11 @@ static void test_lock_free_readers(void **state)
 	}
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(pthread_create(&threads[i], NULL, reader, &readers[i]), 0);
+	/* The readers are reading before the writer starts. */
+	for (int i = 0; i < 2; i++) {
+		while (__atomic_load_n(&readers[i].reads, __ATOMIC_RELAXED) == 0)
+			sched_yield();
+	}
 	for (int round = 0; round < 10; round++) {
 		/* Transient keys among the readers' own: growth, shifts. */
 		for (uint64_t key = 100000; key < 104000; key++) {
