@@ -14,6 +14,7 @@
 #include "api-call.h"
 #include "emit.h"
 #include "invariant.h"
+#include "log.h"
 #include "nvml.h"
 
 static void record_failure(struct api_call *call, enum ct_mem_kind kind, uint64_t size,
@@ -80,7 +81,9 @@ static void record_alloc(struct api_call *call, enum tracker_space space, enum c
 		record_failure(call, kind, size, device);
 		return;
 	}
-	tracker_insert(space, &entry);
+	if (!tracker_insert(space, &entry))
+		log_debug("allocation at 0x%llx not tracked (out of memory)",
+		          (unsigned long long)entry.start);
 	if (lttng_ust_tracepoint_enabled(cudatrace, mem_alloc))
 		emit_mem(call, true, &entry, stream);
 }

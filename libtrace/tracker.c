@@ -1,68 +1,56 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracker.c - the allocation map: sharded treaps of address ranges.
+ * tracker.c - the allocation map, in two tables of table.h.
  *
- * Address ranges are indexed by the 2 MiB regions they cover. A range that
- * covers a few regions has a copy in the shard of each, so "which range
- * contains address A" is one ordered lookup in the shard of A's region; the
- * shards have their own locks, so threads that allocate in different regions
- * do not contend. Larger ranges (rare: each holds at least
- * SMALL_MAX_REGIONS regions of memory) live in one index of their own behind
- * a read-write lock. Each index is a treap keyed by start address: O(log n)
- * expected insert, remove and predecessor lookup.
+ * Address ranges are found by any address inside them without an ordered
+ * index. Each range has a size class: class c holds sizes up to 2^shift(c)
+ * bytes, the classes 16 times apart (4 KiB, 64 KiB, ... 2^60), so that a
+ * range touches at most two aligned granules of 2^shift(c) bytes; it is
+ * added to the table under the key (c, granule) of each. "Which range
+ * contains A" is then one key per class that has ranges, (c, A's granule):
+ * one probe or two for most programs, and none takes a lock (table_read).
+ * Ranges never overlap (an insert first drops the stale ones it overlaps:
+ * allocations whose release cudatrace did not see), so at most one
+ * contains A.
  *
- * VMM handles are opaque numbers: they go in shards chosen by hash.
+ * VMM physical allocation handles are exact keys of a table of their own.
+ *
+ * Inserts and removals hold their table's lock: allocations and releases
+ * of all threads are serialised there, for the few hundred nanoseconds an
+ * update takes, while the lookups of copies and memsets run in parallel.
  */
-#include <pthread.h>
-#include <stdlib.h>
-
-#include "log.h"
+#include "invariant.h"
+#include "table.h"
 #include "tracker.h"
 
-#define REGION_SHIFT      21
-#define SMALL_MAX_REGIONS 4
-#define SHARD_COUNT       64
-#define PURGE_MAX         64
+#define CLASS_COUNT 13 /* shifts 12 to 60 */
+#define CLASS_BITS  58 /* a key: class + 1 above this bit, the granule below */
+/* Ranges an insert drops at most: stale ones are few. */
+#define PURGE_MAX 64
 
-struct node {
-	struct tracker_entry entry;
-	uint32_t priority;
-	struct node *left;
-	struct node *right;
-};
+/* The value of a range: start, size, then kind and device. */
+#define ENTRY_WORDS 3
 
-struct shard {
-	pthread_mutex_t lock;
-	struct node *root; /* owned */
-};
+static struct table addresses = TABLE_INIT(ENTRY_WORDS, SIZE_MAX);
+static struct table handles = TABLE_INIT(ENTRY_WORDS, SIZE_MAX);
 
-static struct shard address_shards[SHARD_COUNT];
-static struct shard handle_shards[SHARD_COUNT];
-static struct {
-	pthread_rwlock_t lock;
-	struct node *root; /* owned */
-} large = { PTHREAD_RWLOCK_INITIALIZER, NULL };
+/* Ranges of each class, under addresses' lock; the classes that have
+ * some, for lock-free lookups. */
+static uint32_t class_ranges[CLASS_COUNT];
+static uint32_t active_classes;
 
-static pthread_once_t shards_once = PTHREAD_ONCE_INIT;
+/* Classes are bits of a uint32_t; a key holds class + 1 above CLASS_BITS
+ * and, below, any granule (the smallest granules are 2^12 bytes). */
+_Static_assert(CLASS_COUNT <= 32 && 12 + 4 * (CLASS_COUNT - 1) < 64 &&
+                   CLASS_COUNT < (1u << (64 - CLASS_BITS)) && 64 - 12 <= CLASS_BITS,
+               "a key holds a class and any granule of it");
+_Static_assert(sizeof(((struct tracker_entry *)0)->kind) == 1 &&
+                   sizeof(((struct tracker_entry *)0)->device) == 1,
+               "kind and device are packed in a value word");
 
-static void shards_init(void)
+static unsigned class_shift(unsigned c)
 {
-	for (int i = 0; i < SHARD_COUNT; i++) {
-		pthread_mutex_init(&address_shards[i].lock, NULL);
-		pthread_mutex_init(&handle_shards[i].lock, NULL);
-	}
-}
-
-/* splitmix64's finaliser: spreads aligned addresses over shards and
- * priorities. */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
+	return 12 + 4 * c;
 }
 
 static uint64_t range_end(const struct tracker_entry *e)
@@ -72,374 +60,324 @@ static uint64_t range_end(const struct tracker_entry *e)
 	return e->start + size < e->start ? UINT64_MAX : e->start + size;
 }
 
-/* ----------------------------------------------------------------- treap */
-
-/* Split t into the nodes with start < key (*lo) and the others (*hi). */
-static void treap_split(struct node *t, uint64_t key, struct node **lo, struct node **hi)
+/* The smallest class whose granule holds size: its range touches at most
+ * two granules (the last class: as many as it must). */
+static unsigned class_of(const struct tracker_entry *e)
 {
-	if (!t) {
-		*lo = NULL;
-		*hi = NULL;
-		return;
-	}
-	if (t->entry.start < key) {
-		treap_split(t->right, key, &t->right, hi);
-		*lo = t;
-	} else {
-		treap_split(t->left, key, lo, &t->left);
-		*hi = t;
-	}
+	uint64_t size = range_end(e) - e->start;
+	unsigned c = 0;
+
+	while (c < CLASS_COUNT - 1 && size > (UINT64_C(1) << class_shift(c)))
+		c++;
+	return c;
 }
 
-/* Join two treaps whose keys are all ordered lo < hi. */
-static struct node *treap_merge(struct node *lo, struct node *hi)
+static uint64_t granule_key(unsigned c, uint64_t granule)
 {
-	if (!lo)
-		return hi;
-	if (!hi)
-		return lo;
-	if (lo->priority > hi->priority) {
-		lo->right = treap_merge(lo->right, hi);
-		return lo;
-	}
-	hi->left = treap_merge(lo, hi->left);
-	return hi;
+	return (uint64_t)(c + 1) << CLASS_BITS | granule;
 }
 
-static void treap_insert(struct node **root, struct node *n)
+/* The key of class c under which the range containing address is. */
+static uint64_t address_key(unsigned c, uint64_t address)
 {
-	struct node *lo, *hi;
-
-	treap_split(*root, n->entry.start, &lo, &hi);
-	*root = treap_merge(treap_merge(lo, n), hi);
+	return granule_key(c, address >> class_shift(c));
 }
 
-/* Detach the node whose start is key; NULL if none. */
-static struct node *treap_detach(struct node **root, uint64_t key)
+static void pack(const struct tracker_entry *e, uint64_t *value)
 {
-	struct node *lo, *mid, *hi;
-
-	treap_split(*root, key, &lo, &hi);
-	treap_split(hi, key + 1, &mid, &hi);
-	*root = treap_merge(lo, hi);
-	return mid;
+	value[0] = e->start;
+	value[1] = e->size;
+	value[2] = e->kind | (uint64_t)e->device << 8;
 }
 
-/* The node with the greatest start <= key. */
-static struct node *treap_floor(struct node *t, uint64_t key)
+static void unpack(const uint64_t *value, struct tracker_entry *e)
 {
-	struct node *best = NULL;
-
-	while (t) {
-		if (t->entry.start <= key) {
-			best = t;
-			t = t->right;
-		} else {
-			t = t->left;
-		}
-	}
-	return best;
+	*e = (struct tracker_entry){
+		.start = value[0],
+		.size = value[1],
+		.kind = (uint8_t)value[2],
+		.device = (uint8_t)(value[2] >> 8),
+	};
 }
 
-/* The node with the smallest start >= key. */
-static struct node *treap_ceiling(struct node *t, uint64_t key)
+static bool value_contains(const uint64_t *value, const void *ctx)
 {
-	struct node *best = NULL;
+	uint64_t address = *(const uint64_t *)ctx;
+	struct tracker_entry e;
 
-	while (t) {
-		if (t->entry.start >= key) {
-			best = t;
-			t = t->left;
-		} else {
-			t = t->right;
-		}
-	}
-	return best;
+	unpack(value, &e);
+	return e.start <= address && address < range_end(&e);
 }
 
-static struct node *node_new(const struct tracker_entry *entry)
+static bool value_starts_at(const uint64_t *value, const void *ctx)
 {
-	struct node *n = malloc(sizeof(*n));
-
-	if (!n) {
-		log_debug("out of memory: allocation at 0x%llx not tracked",
-		          (unsigned long long)entry->start);
-		return NULL;
-	}
-	n->entry = *entry;
-	n->priority = (uint32_t)mix64(entry->start ^ (uint64_t)(uintptr_t)n);
-	n->left = NULL;
-	n->right = NULL;
-	return n;
+	return value[0] == *(const uint64_t *)ctx;
 }
 
-/* Drop the ranges of root that overlap [start, end): stale entries. */
-static void treap_purge_overlaps(struct node **root, uint64_t start, uint64_t end)
-{
-	for (int i = 0; i < PURGE_MAX; i++) {
-		struct node *n = treap_floor(*root, end - 1);
+/* [lo, hi) */
+struct interval {
+	uint64_t lo;
+	uint64_t hi;
+};
 
-		if (!n || range_end(&n->entry) <= start)
-			return;
-		free(treap_detach(root, n->entry.start));
-	}
+static bool value_starts_within(const uint64_t *value, const void *ctx)
+{
+	const struct interval *in = ctx;
+
+	return in->lo <= value[0] && value[0] < in->hi;
 }
 
 /* ------------------------------------------------------- address ranges */
 
-static uint64_t first_region(const struct tracker_entry *e)
+/* The range containing address; lock-free, or under the lock. */
+static bool find_containing(uint64_t address, bool locked, struct tracker_entry *found)
 {
-	return e->start >> REGION_SHIFT;
+	uint32_t classes = __atomic_load_n(&active_classes, __ATOMIC_ACQUIRE);
+	uint64_t value[ENTRY_WORDS];
+
+	while (classes) {
+		unsigned c = (unsigned)__builtin_ctz(classes);
+		uint64_t key = address_key(c, address);
+		bool hit = locked ? table_find(&addresses, key, value_contains, &address, value)
+		                  : table_read(&addresses, key, value_contains, &address, value);
+
+		if (hit) {
+			unpack(value, found);
+			return true;
+		}
+		classes &= classes - 1;
+	}
+	return false;
 }
 
-static uint64_t last_region(const struct tracker_entry *e)
+static void count_range(unsigned c, bool added)
 {
-	return (range_end(e) - 1) >> REGION_SHIFT;
+	if (added) {
+		class_ranges[c]++;
+	} else {
+		/* A class with no range left would be searched forever more,
+		 * or one with ranges never. */
+		if (!CT_CHECK(class_ranges[c] > 0))
+			return;
+		class_ranges[c]--;
+	}
+	__atomic_store_n(&active_classes,
+	                 class_ranges[c] ? active_classes | 1u << c : active_classes & ~(1u << c),
+	                 __ATOMIC_RELEASE);
 }
 
-static bool is_large(const struct tracker_entry *e)
+/* Under the lock: take e (of class c) out of the granules it is under. */
+static void drop_keys(unsigned c, const struct tracker_entry *e)
 {
-	return last_region(e) - first_region(e) >= SMALL_MAX_REGIONS;
+	uint64_t last = (range_end(e) - 1) >> class_shift(c);
+
+	for (uint64_t g = e->start >> class_shift(c); g <= last; g++) {
+		bool removed =
+		    table_remove(&addresses, granule_key(c, g), value_starts_at, &e->start, NULL);
+
+		CT_ASSERT(removed);
+	}
+	count_range(c, false);
 }
 
-static struct shard *region_shard(uint64_t region)
+/* Under the lock: add e under the granules it touches; false (and nothing
+ * added) when memory runs out. */
+static bool add_keys(const struct tracker_entry *e)
 {
-	return &address_shards[mix64(region) % SHARD_COUNT];
-}
+	unsigned c = class_of(e);
+	uint64_t first = e->start >> class_shift(c);
+	uint64_t last = (range_end(e) - 1) >> class_shift(c);
+	uint64_t value[ENTRY_WORDS];
 
-/* Call fn once per distinct shard that holds copies of e. */
-static void for_each_shard(const struct tracker_entry *e,
-                           void (*fn)(struct shard *shard, const struct tracker_entry *e))
-{
-	struct shard *done[SMALL_MAX_REGIONS];
-	int ndone = 0;
-
-	for (uint64_t r = first_region(e); r <= last_region(e); r++) {
-		struct shard *shard = region_shard(r);
-		bool seen = false;
-
-		for (int i = 0; i < ndone; i++)
-			seen = seen || done[i] == shard;
-		if (seen)
+	pack(e, value);
+	for (uint64_t g = first; g <= last; g++) {
+		if (table_add(&addresses, granule_key(c, g), value))
 			continue;
-		done[ndone++] = shard;
-		fn(shard, e);
+		while (g-- > first)
+			table_remove(&addresses, granule_key(c, g), value_starts_at, &e->start,
+			             NULL);
+		return false;
 	}
+	count_range(c, true);
+	return true;
 }
 
-static void shard_insert(struct shard *shard, const struct tracker_entry *e)
+/* Under the lock: remove the range that starts at start. */
+static bool remove_range(uint64_t start, struct tracker_entry *removed)
 {
-	struct node *n = node_new(e);
+	uint32_t classes = active_classes;
+	uint64_t value[ENTRY_WORDS];
 
-	if (!n)
-		return;
-	pthread_mutex_lock(&shard->lock);
-	treap_purge_overlaps(&shard->root, e->start, range_end(e));
-	treap_insert(&shard->root, n);
-	pthread_mutex_unlock(&shard->lock);
-}
+	while (classes) {
+		unsigned c = (unsigned)__builtin_ctz(classes);
 
-static void shard_remove(struct shard *shard, const struct tracker_entry *e)
-{
-	struct node *n;
-
-	pthread_mutex_lock(&shard->lock);
-	n = treap_detach(&shard->root, e->start);
-	pthread_mutex_unlock(&shard->lock);
-	free(n);
-}
-
-static void insert_address(const struct tracker_entry *entry)
-{
-	struct node *n;
-
-	if (!is_large(entry)) {
-		for_each_shard(entry, shard_insert);
-		return;
+		if (table_find(&addresses, address_key(c, start), value_starts_at, &start, value)) {
+			unpack(value, removed);
+			drop_keys(c, removed);
+			return true;
+		}
+		classes &= classes - 1;
 	}
-	n = node_new(entry);
-	if (!n)
-		return;
-	pthread_rwlock_wrlock(&large.lock);
-	treap_purge_overlaps(&large.root, entry->start, range_end(entry));
-	treap_insert(&large.root, n);
-	pthread_rwlock_unlock(&large.lock);
+	return false;
 }
 
-/* The small range containing address, copied out; false if none. */
-static bool lookup_small(uint64_t address, struct tracker_entry *found)
-{
-	struct shard *shard = region_shard(address >> REGION_SHIFT);
-	struct node *n;
-	bool hit = false;
+struct scan {
+	uint32_t classes;
+	struct interval in;
+	uint64_t value[ENTRY_WORDS];
+	bool found;
+};
 
-	pthread_mutex_lock(&shard->lock);
-	n = treap_floor(shard->root, address);
-	if (n && address < range_end(&n->entry)) {
-		*found = n->entry;
-		hit = true;
-	}
-	pthread_mutex_unlock(&shard->lock);
-	return hit;
+static bool scan_visit(uint64_t key, const uint64_t *value, void *ctx)
+{
+	struct scan *s = ctx;
+	unsigned c = (unsigned)(key >> CLASS_BITS) - 1;
+
+	if (!(s->classes & 1u << c) || !value_starts_within(value, &s->in))
+		return true;
+	for (unsigned w = 0; w < ENTRY_WORDS; w++)
+		s->value[w] = value[w];
+	s->found = true;
+	return false;
 }
 
-static bool lookup_large(uint64_t address, struct tracker_entry *found)
+/* Under the lock: a range that starts in [lo, hi). Per class, the keys of
+ * the granules of [lo, hi), or, where those outnumber the table's keys,
+ * one pass over the table: bounded by the smaller. */
+static bool find_starting_within(uint64_t lo, uint64_t hi, struct tracker_entry *found)
 {
-	struct node *n;
-	bool hit = false;
+	struct scan scan = { .classes = 0, .in = { lo, hi }, .found = false };
+	uint32_t classes = active_classes;
+	uint64_t keys = table_count(&addresses);
 
-	pthread_rwlock_rdlock(&large.lock);
-	n = treap_floor(large.root, address);
-	if (n && address < range_end(&n->entry)) {
-		*found = n->entry;
-		hit = true;
+	while (classes) {
+		unsigned c = (unsigned)__builtin_ctz(classes);
+		uint64_t first = lo >> class_shift(c);
+		uint64_t last = (hi - 1) >> class_shift(c);
+
+		classes &= classes - 1;
+		if (last - first >= keys) {
+			scan.classes |= 1u << c;
+			continue;
+		}
+		for (uint64_t g = first; g <= last; g++) {
+			if (table_find(&addresses, granule_key(c, g), value_starts_within, &scan.in,
+			               scan.value)) {
+				unpack(scan.value, found);
+				return true;
+			}
+		}
 	}
-	pthread_rwlock_unlock(&large.lock);
-	return hit;
+	if (scan.classes)
+		table_each(&addresses, scan_visit, &scan);
+	if (scan.found)
+		unpack(scan.value, found);
+	return scan.found;
+}
+
+/* Under the lock: a range that overlaps [start, end). */
+static bool find_overlap(uint64_t start, uint64_t end, struct tracker_entry *found)
+{
+	return find_containing(start, true, found) || find_starting_within(start, end, found);
+}
+
+static bool insert_address(const struct tracker_entry *entry)
+{
+	struct tracker_entry stale;
+	bool added;
+
+	table_lock(&addresses);
+	for (int i = 0; i < PURGE_MAX && find_overlap(entry->start, range_end(entry), &stale); i++)
+		remove_range(stale.start, &stale);
+	added = add_keys(entry);
+	table_unlock(&addresses);
+	return added;
 }
 
 static bool remove_address(uint64_t start, struct tracker_entry *removed)
 {
-	struct tracker_entry e;
-	struct node *n;
+	bool hit;
 
-	if (lookup_small(start, &e) && e.start == start) {
-		for_each_shard(&e, shard_remove);
-		*removed = e;
-		return true;
-	}
-	pthread_rwlock_wrlock(&large.lock);
-	n = treap_detach(&large.root, start);
-	pthread_rwlock_unlock(&large.lock);
-	if (!n)
-		return false;
-	*removed = n->entry;
-	free(n);
-	return true;
+	table_lock(&addresses);
+	hit = remove_range(start, removed);
+	table_unlock(&addresses);
+	return hit;
 }
 
 /* ---------------------------------------------------------- VMM handles */
 
-static struct shard *handle_shard(uint64_t handle)
+static bool insert_handle(const struct tracker_entry *entry)
 {
-	return &handle_shards[mix64(handle) % SHARD_COUNT];
-}
+	uint64_t value[ENTRY_WORDS];
+	bool added;
 
-static void insert_handle(const struct tracker_entry *entry)
-{
-	struct shard *shard = handle_shard(entry->start);
-	struct node *n = node_new(entry);
-
-	if (!n)
-		return;
-	pthread_mutex_lock(&shard->lock);
-	free(treap_detach(&shard->root, entry->start));
-	treap_insert(&shard->root, n);
-	pthread_mutex_unlock(&shard->lock);
+	if (entry->start == 0)
+		return false; /* not a handle, and not a key */
+	pack(entry, value);
+	table_lock(&handles);
+	table_remove(&handles, entry->start, NULL, NULL, NULL);
+	added = table_add(&handles, entry->start, value);
+	table_unlock(&handles);
+	return added;
 }
 
 static bool remove_handle(uint64_t handle, struct tracker_entry *removed)
 {
-	struct shard *shard = handle_shard(handle);
-	struct node *n;
+	uint64_t value[ENTRY_WORDS];
+	bool hit;
 
-	pthread_mutex_lock(&shard->lock);
-	n = treap_detach(&shard->root, handle);
-	pthread_mutex_unlock(&shard->lock);
-	if (!n)
+	if (handle == 0)
 		return false;
-	*removed = n->entry;
-	free(n);
+	table_lock(&handles);
+	hit = table_remove(&handles, handle, NULL, NULL, value);
+	table_unlock(&handles);
+	if (hit)
+		unpack(value, removed);
+	return hit;
+}
+
+static bool lookup_handle(uint64_t handle, struct tracker_entry *found)
+{
+	uint64_t value[ENTRY_WORDS];
+
+	if (handle == 0 || !table_read(&handles, handle, NULL, NULL, value))
+		return false;
+	unpack(value, found);
 	return true;
 }
 
 /* ------------------------------------------------------------ interface */
 
-void tracker_insert(enum tracker_space space, const struct tracker_entry *entry)
+bool tracker_insert(enum tracker_space space, const struct tracker_entry *entry)
 {
-	pthread_once(&shards_once, shards_init);
 	if (space == TRACKER_VMM_HANDLES)
-		insert_handle(entry);
-	else
-		insert_address(entry);
+		return insert_handle(entry);
+	return insert_address(entry);
 }
 
 bool tracker_remove(enum tracker_space space, uint64_t start, struct tracker_entry *removed)
 {
-	pthread_once(&shards_once, shards_init);
 	if (space == TRACKER_VMM_HANDLES)
 		return remove_handle(start, removed);
 	return remove_address(start, removed);
 }
 
-static bool lookup_handle(uint64_t handle, struct tracker_entry *found)
-{
-	struct shard *shard = handle_shard(handle);
-	struct node *n;
-	bool hit = false;
-
-	pthread_mutex_lock(&shard->lock);
-	n = treap_floor(shard->root, handle);
-	if (n && n->entry.start == handle) {
-		*found = n->entry;
-		hit = true;
-	}
-	pthread_mutex_unlock(&shard->lock);
-	return hit;
-}
-
 bool tracker_lookup(enum tracker_space space, uint64_t key, struct tracker_entry *found)
 {
-	pthread_once(&shards_once, shards_init);
 	if (space == TRACKER_VMM_HANDLES)
 		return lookup_handle(key, found);
-	return lookup_small(key, found) || lookup_large(key, found);
-}
-
-/* The first small range starting in [start, end) of the shards covering
- * that interval, scanning region by region. */
-static bool find_small_within(uint64_t start, uint64_t end, struct tracker_entry *found)
-{
-	for (uint64_t r = start >> REGION_SHIFT; r <= (end - 1) >> REGION_SHIFT; r++) {
-		struct shard *shard = region_shard(r);
-		uint64_t lo = r << REGION_SHIFT > start ? r << REGION_SHIFT : start;
-		struct node *n;
-		bool hit = false;
-
-		pthread_mutex_lock(&shard->lock);
-		n = treap_ceiling(shard->root, lo);
-		if (n && n->entry.start < end) {
-			*found = n->entry;
-			hit = true;
-		}
-		pthread_mutex_unlock(&shard->lock);
-		if (hit)
-			return true;
-	}
-	return false;
+	return find_containing(key, false, found);
 }
 
 bool tracker_remove_within(uint64_t start, uint64_t end, struct tracker_entry *removed)
 {
 	struct tracker_entry e;
-	struct node *n;
-	bool hit = false;
+	bool hit;
 
-	pthread_once(&shards_once, shards_init);
 	if (end <= start)
 		return false;
-	pthread_rwlock_rdlock(&large.lock);
-	n = treap_ceiling(large.root, start);
-	if (n && n->entry.start < end) {
-		e = n->entry;
-		hit = true;
-	}
-	pthread_rwlock_unlock(&large.lock);
-	/* Unmapping scans at most the regions of the unmapped range: bounded
-	 * by the size the program passed, and VMM ranges are few. */
-	if (!hit && (end - start) >> REGION_SHIFT <= 4096)
-		hit = find_small_within(start, end, &e);
-	if (!hit)
-		return false;
-	return remove_address(e.start, removed);
+	table_lock(&addresses);
+	hit = find_starting_within(start, end, &e) && remove_range(e.start, removed);
+	table_unlock(&addresses);
+	return hit;
 }

@@ -8,8 +8,8 @@
  * mapped ranges, with "which range contains this address" lookups) and VMM
  * physical allocation handles (exact lookups only).
  *
- * Every function is thread-safe and does bounded work under short,
- * sharded locks.
+ * Every function is thread-safe. Lookups take no lock; inserts and
+ * removals do bounded work under a short one.
  */
 #ifndef CUDATRACE_TRACKER_H
 #define CUDATRACE_TRACKER_H
@@ -30,8 +30,9 @@ struct tracker_entry {
 };
 
 /* Record a live allocation. An address range replaces any stale one it
- * overlaps (an allocation whose free cudatrace did not see). */
-void tracker_insert(enum tracker_space space, const struct tracker_entry *entry);
+ * overlaps (an allocation whose free cudatrace did not see). False if it
+ * could not be recorded (out of memory; a VMM handle of 0). */
+bool tracker_insert(enum tracker_space space, const struct tracker_entry *entry);
 
 /* Remove the allocation that starts exactly at start; false if none. */
 bool tracker_remove(enum tracker_space space, uint64_t start, struct tracker_entry *removed);
