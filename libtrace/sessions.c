@@ -25,9 +25,7 @@
 #include "state.h"
 #include "tracer.h"
 
-static void watch(void);
-
-static struct periodic watcher = PERIODIC_INIT(watch);
+static struct periodic watcher = PERIODIC_INIT(sessions_follow);
 
 /* Ticks for which the events that name things have been enabled, counted
  * up to 2. */
@@ -61,7 +59,7 @@ static void follow_naming(void)
 	}
 }
 
-static void watch(void)
+void sessions_follow(void)
 {
 	if (!tracer_active())
 		return;
@@ -78,9 +76,8 @@ void sessions_watch_start(void)
 		return;
 	/* A session started before the program records from its first event:
 	 * nothing to emit again. */
-	if (naming_wanted())
-		naming_ticks = 2;
-	watch();
+	naming_ticks = naming_wanted() ? 2 : 0;
+	sessions_follow();
 	if (periodic_start(&watcher, config.session_poll_ms) < 0)
 		log_warn("cannot start the session watch thread");
 }

@@ -14,4 +14,9 @@ void sessions_watch_start(void);
 /* Stop the thread. */
 void sessions_watch_stop(void);
 
+/* One look, what the thread does every period: switch the callbacks and
+ * activity kinds to what the started sessions enable, and have names
+ * emitted again once naming events have been on for a period. */
+void sessions_follow(void);
+
 #endif /* CUDATRACE_SESSIONS_H */
