@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * analyses.c - the list of analyses, in the order of the report, and what
- * they share: their messages on stderr, taking a context slot, ranking
+ * they share: what their statuses mean, taking a context slot, ranking
  * the rows of a report.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,19 +22,22 @@ const struct ct_analysis_class *ct_analysis_find(const char *name)
 	return NULL;
 }
 
-int ct_analysis_out_of_memory(const char *name)
+const char *ct_analysis_status_text(enum ct_analysis_status status)
 {
-	fprintf(stderr, "cudatrace: %s analysis: out of memory\n", name);
-	return -1;
+	switch (status) {
+	case CT_ANALYSIS_OK:
+		return "no error";
+	case CT_ANALYSIS_MEMORY_ERROR:
+		return "out of memory";
+	case CT_ANALYSIS_NO_SLOT:
+		return "no context slot left (too many analyses)";
+	}
+	return "unknown error";
 }
 
-int ct_analysis_slot(struct ct_context *ctx, const char *name)
+int ct_analysis_slot(struct ct_context *ctx)
 {
-	int slot = ct_context_slot(ctx);
-
-	if (slot < 0)
-		fprintf(stderr, "cudatrace: %s analysis: no context slot left\n", name);
-	return slot;
+	return ct_context_slot(ctx);
 }
 
 uint32_t *ct_analysis_rank(uint32_t count, int (*cmp)(const void *, const void *, void *),

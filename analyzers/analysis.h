@@ -24,8 +24,10 @@
  *                              report, with whatever state exists (may be
  *                              NULL).
  *
- * create, finish and report return 0, or -1 after writing a message to
- * stderr. Analyses never abort the program and never write to stdout.
+ * create, finish and report return CT_ANALYSIS_OK or the reason they
+ * failed, which the reader turns into its error message. Analyses never
+ * abort the program and never print: what they have to say is in the
+ * report.
  *
  * Adding an analysis: write analyzers/NAME.c defining a
  * `const struct ct_analysis_class ct_NAME_analysis`, declare it below and
@@ -42,13 +44,20 @@
 #include "event.h"
 #include "options.h"
 
+enum ct_analysis_status {
+	CT_ANALYSIS_OK = 0,
+	CT_ANALYSIS_MEMORY_ERROR, /* out of memory: the results would be incomplete */
+	CT_ANALYSIS_NO_SLOT,      /* every context slot is taken (too many analyses) */
+};
+
 struct ct_analysis_class {
 	const char *name; /* "memory": also what --analysis selects */
 	uint64_t wants;   /* CT_EV_BIT() of every event type it wants */
-	int (*create)(struct ct_context *ctx, const struct ct_options *opts, void **state);
+	enum ct_analysis_status (*create)(struct ct_context *ctx, const struct ct_options *opts,
+	                                  void **state);
 	void (*event)(void *state, const struct ct_event *ev);
-	int (*finish)(void *state, int64_t end_ns);
-	int (*report)(void *state, struct ct_doc *doc);
+	enum ct_analysis_status (*finish)(void *state, int64_t end_ns);
+	enum ct_analysis_status (*report)(void *state, struct ct_doc *doc);
 	void (*destroy)(void *state);
 };
 
@@ -66,11 +75,11 @@ const struct ct_analysis_class *ct_analysis_find(const char *name);
 
 /* What the analyses share (analyses.c). */
 
-/* "cudatrace: NAME analysis: out of memory" on stderr; returns -1. */
-int ct_analysis_out_of_memory(const char *name);
+/* What went wrong, for people: "out of memory". */
+const char *ct_analysis_status_text(enum ct_analysis_status status);
 
-/* A context slot for analysis NAME (create), or -1 after saying on stderr that none is left. */
-int ct_analysis_slot(struct ct_context *ctx, const char *name);
+/* A context slot for the calling analysis (create), or -1 when none is left. */
+int ct_analysis_slot(struct ct_context *ctx);
 
 /*
  * The indices 0 .. COUNT-1 sorted by CMP (qsort_r, DATA passed on), for

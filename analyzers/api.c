@@ -244,13 +244,13 @@ static void count_open_calls(struct ct_thread *thread, void *data)
 	}
 }
 
-static int api_finish(void *state, int64_t end_ns)
+static enum ct_analysis_status api_finish(void *state, int64_t end_ns)
 {
 	struct api *a = state;
 
 	a->end_ns = end_ns;
 	ct_context_foreach_thread(a->ctx, count_open_calls, a);
-	return 0;
+	return CT_ANALYSIS_OK;
 }
 
 /* ------------------------------------------------------------ report */
@@ -310,7 +310,7 @@ static void write_row(struct ct_doc *doc, const struct api_row *row, int64_t tot
 	ct_doc_end(doc);
 }
 
-static int api_report(void *state, struct ct_doc *doc)
+static enum ct_analysis_status api_report(void *state, struct ct_doc *doc)
 {
 	struct api *a = state;
 	uint32_t *order;
@@ -320,7 +320,7 @@ static int api_report(void *state, struct ct_doc *doc)
 	order = ct_analysis_rank(a->row_count, by_total_time, a);
 	if (a->out_of_memory || !order) {
 		free(order);
-		return ct_analysis_out_of_memory("api");
+		return CT_ANALYSIS_MEMORY_ERROR;
 	}
 	for (uint32_t r = 0; r < a->row_count; r++)
 		total_ns += a->rows[r].time.sum;
@@ -330,22 +330,23 @@ static int api_report(void *state, struct ct_doc *doc)
 		write_row(doc, &a->rows[order[i]], total_ns);
 	ct_doc_end(doc);
 	free(order);
-	return 0;
+	return CT_ANALYSIS_OK;
 }
 
 /* --------------------------------------------------------- lifecycle */
 
-static int api_create(struct ct_context *ctx, const struct ct_options *opts, void **state)
+static enum ct_analysis_status api_create(struct ct_context *ctx, const struct ct_options *opts,
+                                          void **state)
 {
 	struct api *a = calloc(1, sizeof(*a));
 
 	*state = a;
 	if (!a)
-		return ct_analysis_out_of_memory("api");
+		return CT_ANALYSIS_MEMORY_ERROR;
 	a->ctx = ctx;
 	a->opts = opts;
-	a->slot = ct_analysis_slot(ctx, "api");
-	return a->slot < 0 ? -1 : 0;
+	a->slot = ct_analysis_slot(ctx);
+	return a->slot < 0 ? CT_ANALYSIS_NO_SLOT : CT_ANALYSIS_OK;
 }
 
 static void api_destroy(void *state)

@@ -709,12 +709,12 @@ static void write_device(struct fragmentation *f, struct ct_doc *doc, const stru
 	ct_doc_end(doc);
 }
 
-static int fragmentation_report(void *state, struct ct_doc *doc)
+static enum ct_analysis_status fragmentation_report(void *state, struct ct_doc *doc)
 {
 	struct fragmentation *f = state;
 
 	if (f->out_of_memory)
-		return ct_analysis_out_of_memory("fragmentation");
+		return CT_ANALYSIS_MEMORY_ERROR;
 	ct_doc_object(doc, "memory", "Memory");
 	ct_doc_u64(doc, "failure_count", f->failures_total, CT_UNIT_NONE);
 	ct_doc_array(doc, "failures", "Failed allocations");
@@ -731,30 +731,31 @@ static int fragmentation_report(void *state, struct ct_doc *doc)
 	}
 	ct_doc_end(doc);
 	ct_doc_end(doc);
-	return 0;
+	return CT_ANALYSIS_OK;
 }
 
 /* ----------------------------------------------------------- lifecycle */
 
-static int fragmentation_create(struct ct_context *ctx, const struct ct_options *opts, void **state)
+static enum ct_analysis_status fragmentation_create(struct ct_context *ctx,
+                                                    const struct ct_options *opts, void **state)
 {
 	struct fragmentation *f = calloc(1, sizeof(*f));
 
 	*state = f;
 	if (!f)
-		return ct_analysis_out_of_memory("fragmentation");
+		return CT_ANALYSIS_MEMORY_ERROR;
 	f->ctx = ctx;
 	f->opts = opts;
-	f->slot = ct_analysis_slot(ctx, "fragmentation");
-	return f->slot < 0 ? -1 : 0;
+	f->slot = ct_analysis_slot(ctx);
+	return f->slot < 0 ? CT_ANALYSIS_NO_SLOT : CT_ANALYSIS_OK;
 }
 
-static int fragmentation_finish(void *state, int64_t end_ns)
+static enum ct_analysis_status fragmentation_finish(void *state, int64_t end_ns)
 {
 	struct fragmentation *f = state;
 
 	f->end_ns = end_ns;
-	return 0;
+	return CT_ANALYSIS_OK;
 }
 
 static void fragmentation_destroy(void *state)

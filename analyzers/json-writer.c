@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "log.h"
 #include "writer.h"
 
 /*
@@ -90,13 +91,13 @@ static int write_json(const struct ct_node *root, const struct ct_writer_options
 	int ret = -1;
 
 	if (to_json(root, &obj) < 0 || !obj) {
-		fprintf(stderr, "cudatrace: out of memory while writing JSON\n");
+		ct_log_error("out of memory while writing JSON");
 		return -1;
 	}
 	text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
 	                                               JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!text) {
-		fprintf(stderr, "cudatrace: out of memory while writing JSON\n");
+		ct_log_error("out of memory while writing JSON");
 		goto end;
 	}
 	if (fputs(text, out) == EOF || fputc('\n', out) == EOF) {

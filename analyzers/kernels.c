@@ -319,7 +319,7 @@ static void kernels_event(void *state, const struct ct_event *ev)
 	}
 }
 
-static int kernels_finish(void *state, int64_t end_ns)
+static enum ct_analysis_status kernels_finish(void *state, int64_t end_ns)
 {
 	struct kernels *k = state;
 
@@ -330,7 +330,7 @@ static int kernels_finish(void *state, int64_t end_ns)
 			if (kp->timelines[d])
 				ct_gpu_timeline_finish(kp->timelines[d]);
 	}
-	return 0;
+	return CT_ANALYSIS_OK;
 }
 
 /* ------------------------------------------------------------ report */
@@ -543,29 +543,30 @@ static void write_gpu(struct kernels *k, struct ct_doc *doc)
 	ct_doc_end(doc);
 }
 
-static int kernels_report(void *state, struct ct_doc *doc)
+static enum ct_analysis_status kernels_report(void *state, struct ct_doc *doc)
 {
 	struct kernels *k = state;
 
 	if (k->out_of_memory || write_kernels(k, doc) < 0)
-		return ct_analysis_out_of_memory("kernels");
+		return CT_ANALYSIS_MEMORY_ERROR;
 	write_gpu(k, doc);
-	return 0;
+	return CT_ANALYSIS_OK;
 }
 
 /* --------------------------------------------------------- lifecycle */
 
-static int kernels_create(struct ct_context *ctx, const struct ct_options *opts, void **state)
+static enum ct_analysis_status kernels_create(struct ct_context *ctx, const struct ct_options *opts,
+                                              void **state)
 {
 	struct kernels *k = calloc(1, sizeof(*k));
 
 	*state = k;
 	if (!k)
-		return ct_analysis_out_of_memory("kernels");
+		return CT_ANALYSIS_MEMORY_ERROR;
 	k->ctx = ctx;
 	k->opts = opts;
-	k->slot = ct_analysis_slot(ctx, "kernels");
-	return k->slot < 0 ? -1 : 0;
+	k->slot = ct_analysis_slot(ctx);
+	return k->slot < 0 ? CT_ANALYSIS_NO_SLOT : CT_ANALYSIS_OK;
 }
 
 static void free_process_slot(struct kernels *k, struct ct_process *process)

@@ -602,12 +602,12 @@ static void write_timeline(struct memory *m, struct ct_doc *doc)
 	ct_doc_end(doc);
 }
 
-static int memory_report(void *state, struct ct_doc *doc)
+static enum ct_analysis_status memory_report(void *state, struct ct_doc *doc)
 {
 	struct memory *m = state;
 
 	if (m->out_of_memory)
-		return ct_analysis_out_of_memory("memory");
+		return CT_ANALYSIS_MEMORY_ERROR;
 	ct_doc_object(doc, "memory", "Memory");
 	ct_doc_array(doc, "devices", "By process and device");
 	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
@@ -615,18 +615,19 @@ static int memory_report(void *state, struct ct_doc *doc)
 
 		for (unsigned d = 0; mp && d < 256; d++)
 			if (mp->devices[d] && write_device(m, doc, mp->devices[d]) < 0)
-				return ct_analysis_out_of_memory("memory");
+				return CT_ANALYSIS_MEMORY_ERROR;
 	}
 	ct_doc_end(doc);
 	write_growing_ranges(m, doc);
 	write_timeline(m, doc);
 	ct_doc_end(doc);
-	return 0;
+	return CT_ANALYSIS_OK;
 }
 
 /* ----------------------------------------------------------- lifecycle */
 
-static int memory_create(struct ct_context *ctx, const struct ct_options *opts, void **state)
+static enum ct_analysis_status memory_create(struct ct_context *ctx, const struct ct_options *opts,
+                                             void **state)
 {
 	struct memory *m = calloc(1, sizeof(*m));
 
@@ -636,23 +637,23 @@ static int memory_create(struct ct_context *ctx, const struct ct_options *opts, 
 	m->slot = -1;
 	m->ctx = ctx;
 	m->opts = opts;
-	m->slot = ct_analysis_slot(ctx, "memory");
+	m->slot = ct_analysis_slot(ctx);
 	if (m->slot < 0)
-		return -1;
+		return CT_ANALYSIS_NO_SLOT;
 	m->live = ct_alloc_map_create();
 	if (!m->live)
 		goto oom;
-	return 0;
+	return CT_ANALYSIS_OK;
 oom:
-	return ct_analysis_out_of_memory("memory");
+	return CT_ANALYSIS_MEMORY_ERROR;
 }
 
-static int memory_finish(void *state, int64_t end_ns)
+static enum ct_analysis_status memory_finish(void *state, int64_t end_ns)
 {
 	struct memory *m = state;
 
 	m->end_ns = end_ns;
-	return 0;
+	return CT_ANALYSIS_OK;
 }
 
 static void memory_destroy(void *state)

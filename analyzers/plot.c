@@ -17,6 +17,7 @@
 #include <cairo-svg.h>
 #include <cairo.h>
 
+#include "log.h"
 #include "plot.h"
 
 #define FONT          "DejaVu Sans"
@@ -555,7 +556,7 @@ static int check_cairo(cairo_status_t status, const char *path)
 {
 	if (status == CAIRO_STATUS_SUCCESS)
 		return 0;
-	fprintf(stderr, "cudatrace: cannot draw '%s': %s\n", path, cairo_status_to_string(status));
+	ct_log_error("cannot draw '%s': %s", path, cairo_status_to_string(status));
 	return -1;
 }
 
@@ -598,7 +599,7 @@ static int draw_both(const char *dir, const char *base, double width, double hei
 	char path[PATH_MAX];
 
 	if (snprintf(path, sizeof(path), "%s/%s.svg", dir, base) >= (int)sizeof(path)) {
-		fprintf(stderr, "cudatrace: plot directory name too long: %s\n", dir);
+		ct_log_error("plot directory name too long: %s", dir);
 		return -1;
 	}
 	if (draw_svg(path, width, height, draw, data) < 0)
@@ -622,7 +623,7 @@ static int plot_memory(const struct ct_node *root, const char *dir)
 		int ret;
 
 		if (collect_points(&p, child(memory, "timeline")) < 0) {
-			fprintf(stderr, "cudatrace: plots: out of memory\n");
+			ct_log_error("plots: out of memory");
 			return -1;
 		}
 		snprintf(base, sizeof(base), "memory-%" PRId64 "-dev%" PRIu64, p.pid, p.ordinal);
@@ -654,11 +655,11 @@ int ct_plot_write(const struct ct_node *root, const char *dir)
 	struct stat st;
 
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-		fprintf(stderr, "cudatrace: cannot create '%s': %s\n", dir, strerror(errno));
+		ct_log_error("cannot create '%s': %s", dir, strerror(errno));
 		return -1;
 	}
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "cudatrace: '%s' is not a directory\n", dir);
+		ct_log_error("'%s' is not a directory", dir);
 		return -1;
 	}
 	memory = plot_memory(root, dir);

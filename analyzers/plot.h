@@ -21,8 +21,8 @@
 
 /*
  * Draws the plots of ROOT into directory DIR (created if missing; its
- * parent must exist). Returns the number of plots drawn, or -1 after a
- * message on stderr.
+ * parent must exist). Returns the number of plots drawn, or -1 after an
+ * error message to the log (log.h).
  */
 int ct_plot_write(const struct ct_node *root, const char *dir);
 

@@ -25,6 +25,7 @@
 #include "config.h"
 #include "event-schema.h"
 #include "filters.h"
+#include "log.h"
 #include "reader.h"
 #include "trace-repair.h"
 
@@ -138,18 +139,29 @@ void ct_reader_destroy(struct ct_reader *r)
 	free(r);
 }
 
+/* Says in the stats why analysis CLS failed. */
+static void analysis_failed(struct ct_reader *r, const struct ct_analysis_class *cls,
+                            enum ct_analysis_status status)
+{
+	snprintf(r->stats.error, sizeof(r->stats.error), "%s analysis: %s", cls->name,
+	         ct_analysis_status_text(status));
+}
+
 int ct_reader_add(struct ct_reader *r, const struct ct_analysis_class *cls)
 {
+	enum ct_analysis_status status;
 	struct instance *in;
 
 	if (r->instance_count == MAX_ANALYSES) {
-		fprintf(stderr, "cudatrace: too many analyses\n");
+		snprintf(r->stats.error, sizeof(r->stats.error), "too many analyses");
 		return -1;
 	}
 	in = &r->instances[r->instance_count];
 	in->cls = cls;
 	in->state = NULL;
-	if (cls->create(r->ctx, r->opts, &in->state) < 0) {
+	status = cls->create(r->ctx, r->opts, &in->state);
+	if (status != CT_ANALYSIS_OK) {
+		analysis_failed(r, cls, status);
 		cls->destroy(in->state);
 		in->state = NULL;
 		return -1;
@@ -544,9 +556,9 @@ static struct ct_process *process_of(struct ct_reader *r, const struct class_ent
 		return r->last_process;
 	if (e->vpid_index < 0 && !r->no_vpid_warned) {
 		r->no_vpid_warned = true;
-		fprintf(stderr, "cudatrace: warning: the trace has no vpid context: all events are "
-		                "counted as one process (record with cudatrace record, or add the "
-		                "vpid, vtid and procname contexts)\n");
+		ct_log_warning("the trace has no vpid context: all events are counted as one "
+		               "process (record with cudatrace record, or add the vpid, vtid and "
+		               "procname contexts)");
 	}
 	p = ct_context_process(r->ctx, e->hostname, vpid);
 	if (!p)
@@ -1006,8 +1018,8 @@ static enum ct_reader_status build_graph(struct ct_reader *r, struct graph_parts
 		if (!first_error[0])
 			snprintf(first_error, sizeof(first_error), "'%.200s': %.280s",
 			         r->paths[failed], why);
-		fprintf(stderr, "cudatrace: warning: skipping '%s': not a readable CTF trace: %s\n",
-		        r->paths[failed], why);
+		ct_log_warning("skipping '%s': not a readable CTF trace: %s", r->paths[failed],
+		               why);
 		r->read_from[failed] = NULL;
 	}
 	if (!g->source_count) {
@@ -1137,9 +1149,15 @@ int ct_reader_finish(struct ct_reader *r)
 {
 	int64_t end = r->stats.last_ns == INT64_MIN ? 0 : r->stats.last_ns;
 
-	for (size_t i = 0; i < r->instance_count; i++)
-		if (r->instances[i].cls->finish(r->instances[i].state, end) < 0)
+	for (size_t i = 0; i < r->instance_count; i++) {
+		const struct instance *in = &r->instances[i];
+		enum ct_analysis_status status = in->cls->finish(in->state, end);
+
+		if (status != CT_ANALYSIS_OK) {
+			analysis_failed(r, in->cls, status);
 			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -1225,11 +1243,18 @@ static void write_trace(struct ct_reader *r, struct ct_doc *doc)
 int ct_reader_report(struct ct_reader *r, struct ct_doc *doc)
 {
 	write_trace(r, doc);
-	for (size_t i = 0; i < r->instance_count; i++)
-		if (r->instances[i].cls->report(r->instances[i].state, doc) < 0)
+	for (size_t i = 0; i < r->instance_count; i++) {
+		const struct instance *in = &r->instances[i];
+		enum ct_analysis_status status = in->cls->report(in->state, doc);
+
+		if (status != CT_ANALYSIS_OK) {
+			analysis_failed(r, in->cls, status);
 			return -1;
+		}
+	}
 	if (ct_doc_error(doc)) {
-		fprintf(stderr, "cudatrace: cannot build the report: %s\n", ct_doc_error(doc));
+		snprintf(r->stats.error, sizeof(r->stats.error), "cannot build the report: %s",
+		         ct_doc_error(doc));
 		return -1;
 	}
 	return 0;

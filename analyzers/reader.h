@@ -15,7 +15,9 @@
  * Field lookups are resolved once per event class (a cache keyed by the
  * class) and the hot path allocates nothing. LTTng's discarded events
  * (discarded-events messages) and CUPTI's dropped records
- * (activity_dropped events) are counted.
+ * (activity_dropped events) are counted. Errors come back as statuses
+ * with their message in the stats; warnings (a trace skipped) go to the
+ * log handler (log.h).
  */
 #ifndef CUDATRACE_ANALYZERS_READER_H
 #define CUDATRACE_ANALYZERS_READER_H
@@ -66,7 +68,7 @@ struct ct_reader *ct_reader_create(const struct ct_options *opts);
 /* Frees the reader, its analyses and its context. NULL is fine. */
 void ct_reader_destroy(struct ct_reader *reader);
 
-/* Creates an instance of CLS and subscribes it to its events. 0, or -1 (message on stderr). */
+/* Creates an instance of CLS and subscribes it to its events. 0, or -1 (why: stats' error). */
 int ct_reader_add(struct ct_reader *reader, const struct ct_analysis_class *cls);
 
 /*
@@ -87,9 +89,9 @@ enum ct_reader_status ct_reader_read(struct ct_reader *reader, const char *const
  */
 int ct_reader_feed(struct ct_reader *reader, struct ct_event *ev);
 
-/* Finishes every analysis. 0, or -1. */
+/* Finishes every analysis. 0, or -1 (why: stats' error). */
 int ct_reader_finish(struct ct_reader *reader);
-/* Writes the "trace" section, then each analysis's. 0, or -1. */
+/* Writes the "trace" section, then each analysis's. 0, or -1 (why: stats' error). */
 int ct_reader_report(struct ct_reader *reader, struct ct_doc *doc);
 
 struct ct_context *ct_reader_context(struct ct_reader *reader);

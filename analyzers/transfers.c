@@ -639,7 +639,7 @@ static void close_open_copy(struct ct_thread *thread, void *data)
 		close_copy(t, thread->process, xt, xt->copy_event_ns);
 }
 
-static int transfers_finish(void *state, int64_t end_ns)
+static enum ct_analysis_status transfers_finish(void *state, int64_t end_ns)
 {
 	struct transfers *t = state;
 
@@ -651,7 +651,7 @@ static int transfers_finish(void *state, int64_t end_ns)
 			if (xp->timelines[d])
 				ct_gpu_timeline_finish(xp->timelines[d]);
 	}
-	return 0;
+	return CT_ANALYSIS_OK;
 }
 
 /* ------------------------------------------------------------ report */
@@ -1162,13 +1162,13 @@ static void write_totals(struct transfers *t, struct ct_doc *doc, int64_t total_
 	ct_doc_u64(doc, "sites", t->group_count, CT_UNIT_NONE);
 }
 
-static int transfers_report(void *state, struct ct_doc *doc)
+static enum ct_analysis_status transfers_report(void *state, struct ct_doc *doc)
 {
 	struct transfers *t = state;
 	uint32_t *order = NULL;
 	int64_t total_cost = 0;
 	size_t shown;
-	int ret = -1;
+	enum ct_analysis_status ret;
 
 	if (t->out_of_memory)
 		goto oom;
@@ -1189,10 +1189,10 @@ static int transfers_report(void *state, struct ct_doc *doc)
 	if (write_findings(t, doc) < 0)
 		goto oom;
 	ct_doc_end(doc);
-	ret = 0;
+	ret = CT_ANALYSIS_OK;
 	goto end;
 oom:
-	ct_analysis_out_of_memory("transfers");
+	ret = CT_ANALYSIS_MEMORY_ERROR;
 end:
 	free(order);
 	return ret;
@@ -1200,17 +1200,18 @@ end:
 
 /* --------------------------------------------------------- lifecycle */
 
-static int transfers_create(struct ct_context *ctx, const struct ct_options *opts, void **state)
+static enum ct_analysis_status transfers_create(struct ct_context *ctx,
+                                                const struct ct_options *opts, void **state)
 {
 	struct transfers *t = calloc(1, sizeof(*t));
 
 	*state = t;
 	if (!t)
-		return ct_analysis_out_of_memory("transfers");
+		return CT_ANALYSIS_MEMORY_ERROR;
 	t->ctx = ctx;
 	t->opts = opts;
-	t->slot = ct_analysis_slot(ctx, "transfers");
-	return t->slot < 0 ? -1 : 0;
+	t->slot = ct_analysis_slot(ctx);
+	return t->slot < 0 ? CT_ANALYSIS_NO_SLOT : CT_ANALYSIS_OK;
 }
 
 static void free_process_slot(struct transfers *t, struct ct_process *process)

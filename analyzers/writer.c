@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "log.h"
 #include "writer.h"
 
 static const struct ct_writer_class *const writers[] = {
@@ -29,8 +30,7 @@ int ct_writer_done(FILE *out, int failed)
 {
 	if (!failed && !ferror(out))
 		return 0;
-	fprintf(stderr, "cudatrace: cannot write the report: %s\n",
-	        strerror(failed ? failed : errno));
+	ct_log_error("cannot write the report: %s", strerror(failed ? failed : errno));
 	return -1;
 }
 

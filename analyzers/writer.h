@@ -26,7 +26,7 @@ struct ct_writer_options {
 
 struct ct_writer_class {
 	const char *name; /* "text", "csv", "json" */
-	/* Returns 0, or -1 (after a message on stderr) when OUT cannot be written. */
+	/* Returns 0, or -1 (after an error message to the log) when OUT cannot be written. */
 	int (*write)(const struct ct_node *root, const struct ct_writer_options *opts, FILE *out);
 };
 
@@ -38,7 +38,7 @@ extern const struct ct_writer_class ct_text_writer;
 const struct ct_writer_class *ct_writer_find(const char *name);
 
 /*
- * The end of a write: 0, or -1 after saying on stderr that the report
+ * The end of a write: 0, or -1 after an error message to the log that the report
  * cannot be written, when FAILED (an errno the writer kept) is set or OUT
  * has an error.
  */

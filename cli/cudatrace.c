@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "log.h"
 #include "verbs.h"
 
 struct verb {
@@ -23,6 +24,12 @@ static const struct verb verbs[] = {
 	{ "jupyter", cmd_jupyter, "install a Jupyter kernel that runs under cudatrace record" },
 	{ NULL, NULL, NULL },
 };
+
+/* What the analyzers have to say (log.h), on stderr. */
+static void print_analyzer_message(enum ct_log_level level, const char *message, void *data)
+{
+	fprintf(stderr, "cudatrace: %s%s\n", level == CT_LOG_WARNING ? "warning: " : "", message);
+}
 
 static void usage(FILE *out)
 {
@@ -41,6 +48,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	ct_log_set_handler(print_analyzer_message, NULL);
 	name = argv[1];
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
 		usage(stdout);

@@ -283,6 +283,13 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	return 0;
 }
 
+/* The reader's error on stderr; returns 1. */
+static int reader_error(const struct ct_reader *reader)
+{
+	fprintf(stderr, "cudatrace report: %s\n", ct_reader_stats(reader)->error);
+	return 1;
+}
+
 /* Adds the analyses named in LIST (all when NULL). 0, 1 or EXIT_USAGE. */
 static int add_analyses(struct ct_reader *reader, const char *list)
 {
@@ -292,7 +299,7 @@ static int add_analyses(struct ct_reader *reader, const char *list)
 	if (!list) {
 		for (size_t i = 0; ct_analyses[i]; i++)
 			if (ct_reader_add(reader, ct_analyses[i]) < 0)
-				return 1;
+				return reader_error(reader);
 		return 0;
 	}
 	copy = strdup(list);
@@ -306,7 +313,7 @@ static int add_analyses(struct ct_reader *reader, const char *list)
 		if (!cls)
 			ret = usage_error("unknown analysis '%s'", name);
 		else if (ct_reader_add(reader, cls) < 0)
-			ret = 1;
+			ret = reader_error(reader);
 	}
 	free(copy);
 	return ret;
@@ -402,7 +409,7 @@ int cmd_report(int argc, char **argv)
 	if (status == CT_READER_TRUNCATED)
 		fprintf(stderr, "cudatrace report: warning: %s\n", ct_reader_stats(reader)->error);
 	if (ct_reader_finish(reader) < 0 || ct_reader_report(reader, doc) < 0) {
-		ret = 1;
+		ret = reader_error(reader);
 		goto end;
 	}
 	ret = write_report(&a, doc);

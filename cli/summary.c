@@ -124,7 +124,7 @@ struct summary *summary_read(const char *dir)
 		const struct ct_analysis_class *cls = ct_analysis_find(wanted_analyses[i]);
 
 		if (cls && ct_reader_add(reader, cls) < 0)
-			goto error;
+			goto reader_error;
 	}
 	snapshot_newest(dir, input, sizeof(input));
 	status = ct_reader_read(reader, inputs, 1);
@@ -135,7 +135,7 @@ struct summary *summary_read(const char *dir)
 		goto error;
 	}
 	if (ct_reader_finish(reader) < 0 || ct_reader_report(reader, s->doc) < 0)
-		goto error;
+		goto reader_error;
 	if (!ct_doc_root(s->doc)) {
 		diag_error("cannot summarise the trace in %s: %s", dir,
 		           ct_doc_error(s->doc) ? ct_doc_error(s->doc) : "empty report");
@@ -147,6 +147,9 @@ struct summary *summary_read(const char *dir)
 	return s;
 oom:
 	diag_error("cannot summarise the trace in %s: out of memory", dir);
+	goto error;
+reader_error:
+	diag_error("cannot summarise the trace in %s: %s", dir, ct_reader_stats(reader)->error);
 error:
 	ct_reader_destroy(reader);
 	summary_destroy(s);
