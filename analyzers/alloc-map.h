@@ -20,6 +20,8 @@
 
 struct ct_thread;
 
+_Static_assert(CT_ENUM_COUNT(mem_kind) <= UINT8_MAX, "memory kinds are kept in 8 bits");
+
 /*
  * Address spaces: VMM physical handles are not addresses and mappings
  * alias the memory behind them, so each has a space of its own.

@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assert.h"
 #include "context.h"
+
+_Static_assert(sizeof(((struct ct_process *)0)->devices) == 256 * sizeof(struct ct_device *),
+               "devices are indexed by their 8-bit ordinal");
 
 #define PROCESS_BUCKETS 256u
 #define THREAD_BUCKETS  1024u
@@ -313,6 +317,7 @@ static uint32_t path_add(struct ct_context *ctx, uint32_t parent, const char *me
 	struct path_entry *e;
 	char *copy;
 
+	CT_ASSERT(parent < ctx->path_count);
 	if (ctx->path_count == ctx->path_capacity) {
 		struct path_entry *paths =
 		    realloc(ctx->paths, 2 * ctx->path_capacity * sizeof(*paths));
@@ -580,6 +585,7 @@ static int nvtx_pop(struct ct_event *ev)
 	if (i == 0)
 		return 1;
 	i--;
+	CT_ASSERT_DBG(i < t->depth);
 	ev->nvtx.path = t->stack[i].path;
 	ev->nvtx.depth = i;
 	memmove(&t->stack[i], &t->stack[i + 1], (t->depth - i - 1) * sizeof(*t->stack));
@@ -670,5 +676,6 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		break;
 	}
 	ev->site = t->depth ? t->stack[t->depth - 1].path : CT_PATH_NONE;
+	CT_ASSERT_DBG(ev->site < ctx->path_count);
 	return ret;
 }

@@ -6,7 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assert.h"
 #include "corr-map.h"
+
+_Static_assert((CT_CORR_MAP_INITIAL & (CT_CORR_MAP_INITIAL - 1)) == 0 &&
+                   (CT_CORR_MAP_MAX & (CT_CORR_MAP_MAX - 1)) == 0,
+               "the table is direct-mapped by the low bits of the id");
 
 static struct ct_corr_entry *slot_at(const struct ct_corr_map *map, size_t capacity,
                                      unsigned char *slots, uint32_t correlation_id)
@@ -80,6 +85,7 @@ void *ct_corr_map_insert(struct ct_corr_map *map, uint32_t correlation_id)
 	entry->correlation_id = correlation_id;
 	entry->used = 1;
 	map->waiting++;
+	CT_ASSERT_DBG(map->waiting <= map->capacity);
 	return entry;
 }
 

@@ -8,6 +8,9 @@
 
 #include "event-schema.h"
 
+_Static_assert(sizeof(struct ct_event) <= UINT16_MAX, "field offsets are kept in 16 bits");
+_Static_assert(CT_FIELDS_MAX <= UINT8_MAX, "field counts are kept in 8 bits");
+
 #define STORE_U8  CT_STORE_U8
 #define STORE_U16 CT_STORE_U16
 #define STORE_U32 CT_STORE_U32

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "assert.h"
 #include "range-map.h"
 
 #define MIB         (UINT64_C(1) << 20)
@@ -329,8 +330,10 @@ static void on_free(struct fragmentation *f, const struct ct_event *ev)
 		return;
 	fd = device_of(f, ev->process, e->device);
 	if (fd && ct_range_map_remove(&fd->regions[region], e->address, &size) &&
-	    region != REGION_VMM)
+	    region != REGION_VMM) {
+		CT_ASSERT_DBG(fd->live >= size);
 		fd->live -= size;
+	}
 }
 
 static void on_failure(struct fragmentation *f, const struct ct_event *ev)

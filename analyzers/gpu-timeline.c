@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assert.h"
 #include "gpu-timeline.h"
 
 /* ------------------------------------------------------ busy series */
@@ -113,6 +114,7 @@ static void record_gap(struct ct_gpu_timeline *tl, int64_t start, int64_t end)
 	int64_t length = end - start;
 	size_t i;
 
+	CT_ASSERT_DBG(length > 0);
 	tl->gap_count++;
 	tl->gap_ns += length;
 	if (tl->gaps_kept == CT_GPU_GAPS_KEPT &&
@@ -212,6 +214,7 @@ static int waiting_push(struct ct_gpu_timeline *tl, int64_t start, int64_t end)
 		*waiting_at(tl, i) = *waiting_at(tl, i - 1);
 	*waiting_at(tl, i) = (struct ct_gpu_interval){ start, end };
 	tl->waiting_count++;
+	CT_ASSERT_DBG(i + 1 == tl->waiting_count || waiting_at(tl, i + 1)->start >= start);
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "assert.h"
 #include "call-stack.h"
 #include "corr-map.h"
 #include "gpu-timeline.h"
@@ -498,6 +499,8 @@ static void write_device(struct kernels *k, struct ct_doc *doc, const struct ct_
 {
 	int64_t span = tl->started ? tl->run_end - tl->first_ns : 0;
 
+	/* busy time is a union of intervals inside the span */
+	CT_ASSERT(tl->busy_ns >= 0 && tl->busy_ns <= span);
 	ct_doc_object(doc, NULL, NULL);
 	ct_doc_i64(doc, "pid", process->pid, CT_UNIT_ID);
 	ct_doc_string(doc, "process", process->procname);

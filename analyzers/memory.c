@@ -17,6 +17,7 @@
 
 #include "alloc-map.h"
 #include "analysis.h"
+#include "assert.h"
 #include "series.h"
 
 /* One (process, device): live bytes, peak, counters. Owned by its mem_process. */
@@ -194,6 +195,8 @@ static void release(struct memory *m, struct ct_alloc *a, const struct ct_event 
 	md->live[a->kind] -= (int64_t)a->size;
 	if (ct_mem_kind_on_device(a->kind))
 		md->on_device -= (int64_t)a->size;
+	/* only what was added is taken away */
+	CT_ASSERT_DBG(md->live[a->kind] >= 0 && md->on_device >= 0);
 	if (!ev->before_window) {
 		md->frees++;
 		ct_series_add(&md->series, ev->time_ns, md->on_device);
@@ -505,6 +508,7 @@ static int write_device(struct memory *m, struct ct_doc *doc, const struct mem_d
 	struct device_gather g = { .md = md };
 	int ret = -1;
 
+	CT_ASSERT(md->on_device >= 0);
 	if (gather(m, &g) < 0)
 		goto end;
 	ct_doc_object(doc, NULL, NULL);

@@ -22,6 +22,7 @@
 
 #include <babeltrace2/babeltrace.h>
 
+#include "assert.h"
 #include "config.h"
 #include "event-schema.h"
 #include "filters.h"
@@ -174,6 +175,7 @@ int ct_reader_add(struct ct_reader *r, const struct ct_analysis_class *cls)
 			continue;
 		while (r->dispatch[t][n])
 			n++;
+		CT_ASSERT(n < MAX_ANALYSES);
 		r->dispatch[t][n] = in;
 	}
 	r->wanted |= cls->wants;
@@ -237,6 +239,8 @@ int ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 	enum ct_filter_verdict verdict = CT_FILTER_KEEP;
 	int ret;
 
+	CT_ASSERT_DBG(ev->type > CT_EV_NONE && ev->type < CT_EV_COUNT);
+	CT_ASSERT_DBG(ev->process && ev->thread && ev->thread->process == ev->process);
 	ev->seq = ++r->seq;
 	if (!r->started) {
 		r->started = true;
@@ -351,6 +355,7 @@ static int resolve_payload(struct ct_reader *r, struct class_entry *e, const bt_
 	for (; spec && spec->name; spec++, n++) {
 		int64_t i = member_index(payload, spec->name);
 
+		CT_ASSERT(n < CT_FIELDS_MAX);
 		e->read[n] = READ_NONE;
 		if (i >= 0) {
 			e->index[n] = (uint64_t)i;
@@ -599,6 +604,7 @@ static int64_t event_time(struct ct_reader *r, const struct class_entry *e, cons
 	uint64_t cycles = bt_clock_snapshot_get_value(cs);
 	uint64_t ns;
 
+	CT_ASSERT_DBG(e->frequency != 0);
 	if (e->frequency == UINT64_C(1000000000))
 		ns = cycles;
 	else

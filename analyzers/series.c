@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 
+#include "assert.h"
 #include "series.h"
 
 int ct_series_init(struct ct_series *series, size_t capacity)
@@ -88,6 +89,7 @@ void ct_series_add(struct ct_series *series, int64_t time_ns, int64_t value)
 		return;
 	}
 	/* the previous value held from the bucket's start until TIME_NS */
+	CT_ASSERT_DBG(series->count < series->capacity);
 	before = last->last;
 	last = &series->points[series->count++];
 	*last = (struct ct_series_point){ start, value, value, value };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assert.h"
 #include "stats.h"
 
 /*
@@ -94,6 +95,7 @@ static int histogram_add(struct ct_stat *stat, int64_t value)
 	i = bucket_of(magnitude);
 	if (buckets_reserve(b, i) < 0)
 		return -1;
+	CT_ASSERT_DBG(i >= b->first && i - b->first < (int32_t)b->count);
 	b->counts[i - b->first]++;
 	return 0;
 }
@@ -154,6 +156,7 @@ static double exact_quantile(const struct ct_stat *stat, double q)
 	size_t below = (size_t)floor(rank);
 	size_t above = (size_t)ceil(rank);
 
+	CT_ASSERT(stat->count >= 1 && stat->count <= CT_STAT_EXACT);
 	memcpy(sorted, stat->exact, stat->count * sizeof(*sorted));
 	qsort(sorted, stat->count, sizeof(*sorted), by_value);
 	return (double)sorted[below] +

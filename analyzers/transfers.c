@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "assert.h"
 #include "call-stack.h"
 #include "corr-map.h"
 #include "gpu-timeline.h"
@@ -67,6 +68,11 @@ struct xfer_key {
 	uint8_t size_class;
 	uint8_t device;
 };
+
+_Static_assert(sizeof(struct xfer_key) == 24,
+               "a key has no padding: it is hashed and compared as bytes");
+_Static_assert(CT_ENUM_COUNT(direction) <= UINT8_MAX && CT_ENUM_COUNT(host_mem) <= UINT8_MAX,
+               "directions and host memory kinds are kept in 8 bits");
 
 /* One hotspot: the copies of one key. */
 struct xfer_group {
@@ -307,6 +313,7 @@ static int64_t copy_cost(int64_t host_ns, int64_t gpu_ns)
 
 static void set_host_time(struct transfers *t, struct xfer_pending *p, int64_t host_ns)
 {
+	CT_ASSERT_DBG(p->group < t->group_count);
 	t->groups[p->group].cost_ns +=
 	    copy_cost(host_ns, p->gpu_ns) - copy_cost(p->host_ns, p->gpu_ns);
 	p->host_ns = host_ns;
@@ -314,6 +321,7 @@ static void set_host_time(struct transfers *t, struct xfer_pending *p, int64_t h
 
 static void set_gpu_time(struct transfers *t, struct xfer_pending *p, int64_t gpu_ns)
 {
+	CT_ASSERT_DBG(p->group < t->group_count);
 	t->groups[p->group].cost_ns +=
 	    copy_cost(p->host_ns, gpu_ns) - copy_cost(p->host_ns, p->gpu_ns);
 	p->gpu_ns = gpu_ns;
@@ -616,9 +624,11 @@ static void transfers_event(void *state, const struct ct_event *ev)
 static void answer_probe(void *data, const struct ct_gpu_probe *probe)
 {
 	struct transfers *t = data;
-	struct xfer_group *g = &t->groups[probe->tag];
+	struct xfer_group *g;
 	int64_t window = probe->end - probe->start;
 
+	CT_ASSERT_DBG(probe->tag < t->group_count);
+	g = &t->groups[probe->tag];
 	/* no GPU work at all in the window: the trace has no GPU records to judge by */
 	if (probe->busy_ns <= 0)
 		return;
