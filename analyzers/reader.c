@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h> /* lttng-live: nanosleep */
 
 #include <babeltrace2/babeltrace.h>
 
@@ -26,6 +25,7 @@
 #include "config.h"
 #include "event-schema.h"
 #include "filters.h"
+#include "live.h"
 #include "log.h"
 #include "reader.h"
 #include "trace-repair.h"
@@ -790,15 +790,6 @@ static int find_traces(struct ct_reader *r, const char *dir, int depth)
 	return ret;
 }
 
-/* --- lttng-live (cudatrace report --live; added with `cudatrace record --live`) --- */
-/* A relay daemon's URL (net://HOST[:PORT]/host/HOSTNAME/SESSION), read with src.ctf.lttng-live. */
-static bool is_live_url(const char *path)
-{
-	return !strncmp(path, "net://", 6) || !strncmp(path, "net4://", 7) ||
-	       !strncmp(path, "net6://", 7);
-}
-/* --- end lttng-live --- */
-
 /* Fills r->paths from the user's paths. CT_READER_OK or an error status with a message. */
 static enum ct_reader_status discover(struct ct_reader *r, const char *const *paths, size_t count)
 {
@@ -807,7 +798,7 @@ static enum ct_reader_status discover(struct ct_reader *r, const char *const *pa
 		size_t before = r->path_count;
 
 		/* lttng-live: a URL is a source of its own, nothing to discover. */
-		if (is_live_url(paths[i])) {
+		if (ct_live_is_url(paths[i])) {
 			if (add_path(r, paths[i]) < 0) {
 				set_fatal(r, CT_READER_ERROR, "out of memory");
 				return CT_READER_ERROR;
@@ -899,14 +890,13 @@ static enum ct_reader_status find_plugins(struct ct_reader *r, struct graph_part
 	return CT_READER_OK;
 }
 
-/* A src.ctf.fs for trace directory DIR; NULL (with a warning) if it cannot read it. */
+/* A source for trace DIR (live.h); NULL (with the reason in WHY) if it cannot read it. */
 static const bt_component_source *add_source(struct ct_reader *r, struct graph_parts *g,
                                              const char *dir, size_t index, char *why, size_t len)
 {
-	/* lttng-live: src.ctf.lttng-live for a relay daemon's URL, src.ctf.fs otherwise. */
 	const bt_component_class_source *cls =
-	    bt_plugin_borrow_source_component_class_by_name_const(
-	        g->ctf, is_live_url(dir) ? "lttng-live" : "fs");
+	    bt_plugin_borrow_source_component_class_by_name_const(g->ctf,
+	                                                          ct_live_source_class(dir));
 	const bt_component_source *comp = NULL;
 	bt_value *params = bt_value_map_create();
 	bt_value *inputs = NULL;
@@ -915,10 +905,7 @@ static const bt_component_source *add_source(struct ct_reader *r, struct graph_p
 	snprintf(why, len, "out of memory");
 	if (!cls || !params)
 		goto end;
-	/* lttng-live: end when the session is gone instead of waiting for it to come back. */
-	if (is_live_url(dir) &&
-	    bt_value_map_insert_string_entry(params, "session-not-found-action", "end") !=
-	        BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK)
+	if (ct_live_source_params(dir, params) < 0)
 		goto end;
 	if (bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
 	        BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
@@ -947,7 +934,7 @@ static int use_repaired_copy(struct ct_reader *r, size_t i)
 	char **repairs;
 	int repaired;
 
-	if (is_live_url(r->paths[i]))
+	if (ct_live_is_url(r->paths[i]))
 		return -1;
 	repaired = ct_trace_repair(r->paths[i], copy, sizeof(copy), why, sizeof(why));
 	if (repaired <= 0)
@@ -1091,8 +1078,8 @@ static enum ct_reader_status run_graph(struct ct_reader *r, struct graph_parts *
 		status = bt_graph_run(g->graph);
 		/* lttng-live: AGAIN means no new data yet; wait rather than spin. */
 		if (status == BT_GRAPH_RUN_STATUS_AGAIN && r->path_count &&
-		    is_live_url(r->paths[0]))
-			nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
+		    ct_live_is_url(r->paths[0]))
+			ct_live_wait();
 	} while (status == BT_GRAPH_RUN_STATUS_AGAIN);
 	if (status == BT_GRAPH_RUN_STATUS_OK)
 		return r->stats.truncated ? CT_READER_TRUNCATED : CT_READER_OK;
