@@ -10,19 +10,18 @@
  * class only borrow fields by index. Types nobody wants are counted, not
  * decoded.
  */
-#include <dirent.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <babeltrace2/babeltrace.h>
+#include <glib.h>
 
 #include "assert.h"
 #include "config.h"
+#include "discovery.h"
 #include "event-schema.h"
 #include "filters.h"
 #include "live.h"
@@ -30,8 +29,7 @@
 #include "reader.h"
 #include "trace-repair.h"
 
-#define MAX_ANALYSES    16
-#define MAX_TRACE_DEPTH 12
+#define MAX_ANALYSES 16
 
 /* Types the context or the reader itself needs decoded, whoever else wants them. */
 #define ALWAYS_DECODED                                                                             \
@@ -88,9 +86,8 @@ struct ct_reader {
 	bool no_vpid_warned;
 	int fatal; /* set by the sink: stop the pass */
 	enum ct_reader_status fatal_status;
-	char **paths; /* owned: the trace directories read */
-	size_t path_count;
-	char **repairs; /* owned: repaired copies (trace-repair.h), removed with the reader */
+	GPtrArray *paths; /* owned strings: the traces read */
+	char **repairs;   /* owned: repaired copies (trace-repair.h), removed with the reader */
 	size_t repair_count;
 	/* owned array: what each of paths is read from (it, a repair, NULL: skipped); borrowed strings */
 	const char **read_from;
@@ -98,6 +95,12 @@ struct ct_reader {
 };
 
 /* ------------------------------------------------------------ lifecycle */
+
+/* Trace I of the pass. */
+static const char *path_at(const struct ct_reader *r, size_t i)
+{
+	return g_ptr_array_index(r->paths, i);
+}
 
 struct ct_reader *ct_reader_create(const struct ct_options *opts)
 {
@@ -109,6 +112,7 @@ struct ct_reader *ct_reader_create(const struct ct_options *opts)
 	r->ctx = ct_context_create();
 	r->class_capacity = 64;
 	r->classes = calloc(r->class_capacity, sizeof(*r->classes));
+	r->paths = g_ptr_array_new_with_free_func(g_free);
 	if (!r->ctx || !r->classes) {
 		ct_reader_destroy(r);
 		return NULL;
@@ -128,9 +132,7 @@ void ct_reader_destroy(struct ct_reader *r)
 		r->instances[i].cls->destroy(r->instances[i].state);
 	ct_context_destroy(r->ctx);
 	free(r->classes);
-	for (size_t i = 0; i < r->path_count; i++)
-		free(r->paths[i]);
-	free(r->paths);
+	g_ptr_array_free(r->paths, TRUE);
 	for (size_t i = 0; i < r->repair_count; i++) {
 		ct_trace_repair_remove(r->repairs[i]);
 		free(r->repairs[i]);
@@ -729,109 +731,6 @@ static void sink_finalize(void *data)
 {
 }
 
-/* ------------------------------------------------------------ trace discovery */
-
-static int add_path(struct ct_reader *r, const char *dir)
-{
-	char **paths = realloc(r->paths, (r->path_count + 1) * sizeof(*paths));
-	char *copy = strdup(dir);
-
-	if (paths)
-		r->paths = paths;
-	if (!paths || !copy) {
-		free(copy);
-		return -1;
-	}
-	r->paths[r->path_count++] = copy;
-	return 0;
-}
-
-static int is_file(const char *dir, const char *name)
-{
-	char path[4096];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Adds DIR if it is a CTF trace (has a "metadata" file), else looks below it. */
-static int find_traces(struct ct_reader *r, const char *dir, int depth)
-{
-	DIR *d;
-	struct dirent *entry;
-	int ret = 0;
-
-	if (is_file(dir, "metadata"))
-		return add_path(r, dir);
-	if (depth >= MAX_TRACE_DEPTH)
-		return 0;
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while ((entry = readdir(d)) && ret == 0) {
-		char path[4096];
-		struct stat st;
-
-		if (entry->d_name[0] == '.')
-			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name) >=
-		    sizeof(path))
-			continue;
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			ret = find_traces(r, path, depth + 1);
-	}
-	closedir(d);
-	return ret;
-}
-
-/* Fills r->paths from the user's paths. CT_READER_OK or an error status with a message. */
-static enum ct_reader_status discover(struct ct_reader *r, const char *const *paths, size_t count)
-{
-	for (size_t i = 0; i < count; i++) {
-		struct stat st;
-		size_t before = r->path_count;
-
-		/* lttng-live: a URL is a source of its own, nothing to discover. */
-		if (ct_live_is_url(paths[i])) {
-			if (add_path(r, paths[i]) < 0) {
-				set_fatal(r, CT_READER_ERROR, "out of memory");
-				return CT_READER_ERROR;
-			}
-			continue;
-		}
-		if (stat(paths[i], &st) != 0) {
-			set_fatal(r, CT_READER_INPUT_ERROR, "cannot open '%s': %s", paths[i],
-			          strerror(errno));
-			return CT_READER_INPUT_ERROR;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			set_fatal(r, CT_READER_INPUT_ERROR,
-			          "'%s' is not a trace: give the trace directory (the one "
-			          "`cudatrace record` or `lttng create` made)",
-			          paths[i]);
-			return CT_READER_INPUT_ERROR;
-		}
-		if (find_traces(r, paths[i], 0) < 0) {
-			set_fatal(r, CT_READER_ERROR, "out of memory");
-			return CT_READER_ERROR;
-		}
-		if (r->path_count == before) {
-			set_fatal(r, CT_READER_INPUT_ERROR,
-			          "no trace in '%s': no CTF 'metadata' file in it or below it",
-			          paths[i]);
-			return CT_READER_INPUT_ERROR;
-		}
-		qsort(r->paths + before, r->path_count - before, sizeof(*r->paths), by_name);
-	}
-	return CT_READER_OK;
-}
-
 /* ------------------------------------------------------------ the graph */
 
 /* The root cause babeltrace2 recorded for the current thread's error; clears it. */
@@ -934,9 +833,9 @@ static int use_repaired_copy(struct ct_reader *r, size_t i)
 	char **repairs;
 	int repaired;
 
-	if (ct_live_is_url(r->paths[i]))
+	if (ct_live_is_url(path_at(r, i)))
 		return -1;
-	repaired = ct_trace_repair(r->paths[i], copy, sizeof(copy), why, sizeof(why));
+	repaired = ct_trace_repair(path_at(r, i), copy, sizeof(copy), why, sizeof(why));
 	if (repaired <= 0)
 		return -1;
 	repairs = realloc(r->repairs, (r->repair_count + 1) * sizeof(*repairs));
@@ -952,7 +851,7 @@ static int use_repaired_copy(struct ct_reader *r, size_t i)
 	    r->stats.error, sizeof(r->stats.error),
 	    "%d stream file%s of '%.300s' end%s in a partial packet (the trace was cut short): "
 	    "read up to the last event there",
-	    repaired, repaired > 1 ? "s" : "", r->paths[i], repaired > 1 ? "" : "s");
+	    repaired, repaired > 1 ? "s" : "", path_at(r, i), repaired > 1 ? "" : "s");
 	return 0;
 }
 
@@ -960,7 +859,7 @@ static int use_repaired_copy(struct ct_reader *r, size_t i)
 static size_t add_sources(struct ct_reader *r, struct graph_parts *g, char *why, size_t len)
 {
 	g->source_count = 0;
-	for (size_t i = 0; i < r->path_count; i++) {
+	for (size_t i = 0; i < r->paths->len; i++) {
 		const bt_component_source *src;
 
 		if (!r->read_from[i])
@@ -988,13 +887,13 @@ static enum ct_reader_status build_graph(struct ct_reader *r, struct graph_parts
 
 	if (status != CT_READER_OK)
 		return status;
-	g->sources = calloc(r->path_count, sizeof(*g->sources));
-	r->read_from = calloc(r->path_count, sizeof(*r->read_from));
+	g->sources = calloc(r->paths->len, sizeof(*g->sources));
+	r->read_from = calloc(r->paths->len, sizeof(*r->read_from));
 	muxer_cls = bt_plugin_borrow_filter_component_class_by_name_const(g->utils, "muxer");
 	if (!g->sources || !r->read_from || !muxer_cls)
 		goto oom;
-	for (size_t i = 0; i < r->path_count; i++)
-		r->read_from[i] = r->paths[i];
+	for (size_t i = 0; i < r->paths->len; i++)
+		r->read_from[i] = path_at(r, i);
 	while (failed != SIZE_MAX) {
 		char why[512];
 
@@ -1006,12 +905,12 @@ static enum ct_reader_status build_graph(struct ct_reader *r, struct graph_parts
 			break;
 		bt_graph_put_ref(g->graph);
 		g->graph = NULL;
-		if (r->read_from[failed] == r->paths[failed] && use_repaired_copy(r, failed) == 0)
+		if (r->read_from[failed] == path_at(r, failed) && use_repaired_copy(r, failed) == 0)
 			continue;
 		if (!first_error[0])
 			snprintf(first_error, sizeof(first_error), "'%.200s': %.280s",
-			         r->paths[failed], why);
-		ct_log_warning("skipping '%s': not a readable CTF trace: %s", r->paths[failed],
+			         path_at(r, failed), why);
+		ct_log_warning("skipping '%s': not a readable CTF trace: %s", path_at(r, failed),
 		               why);
 		r->read_from[failed] = NULL;
 	}
@@ -1077,8 +976,8 @@ static enum ct_reader_status run_graph(struct ct_reader *r, struct graph_parts *
 	do {
 		status = bt_graph_run(g->graph);
 		/* lttng-live: AGAIN means no new data yet; wait rather than spin. */
-		if (status == BT_GRAPH_RUN_STATUS_AGAIN && r->path_count &&
-		    ct_live_is_url(r->paths[0]))
+		if (status == BT_GRAPH_RUN_STATUS_AGAIN && r->paths->len &&
+		    ct_live_is_url(path_at(r, 0)))
 			ct_live_wait();
 	} while (status == BT_GRAPH_RUN_STATUS_AGAIN);
 	if (status == BT_GRAPH_RUN_STATUS_OK)
@@ -1111,10 +1010,14 @@ static enum ct_reader_status run_graph(struct ct_reader *r, struct graph_parts *
 enum ct_reader_status ct_reader_read(struct ct_reader *r, const char *const *paths, size_t count)
 {
 	struct graph_parts g = { 0 };
-	enum ct_reader_status status = discover(r, paths, count);
+	enum ct_reader_status status = CT_READER_OK;
+	char why[512];
 
-	if (status == CT_READER_OK)
-		status = build_graph(r, &g);
+	if (ct_discover_traces(paths, count, r->paths, why, sizeof(why)) != CT_DISCOVERY_OK) {
+		set_fatal(r, CT_READER_INPUT_ERROR, "%s", why);
+		return CT_READER_INPUT_ERROR;
+	}
+	status = build_graph(r, &g);
 	if (status == CT_READER_OK)
 		status = connect_graph(r, &g);
 	if (status == CT_READER_OK || status == CT_READER_TRUNCATED)
@@ -1207,8 +1110,8 @@ static void write_trace(struct ct_reader *r, struct ct_doc *doc)
 	ct_doc_u64(doc, "schema_version", CT_REPORT_SCHEMA_VERSION, CT_UNIT_ID);
 	ct_doc_string(doc, "cudatrace_version", PACKAGE_VERSION);
 	ct_doc_array(doc, "paths", "Trace directories");
-	for (size_t i = 0; i < r->path_count; i++)
-		ct_doc_string(doc, NULL, r->paths[i]);
+	for (size_t i = 0; i < r->paths->len; i++)
+		ct_doc_string(doc, NULL, path_at(r, i));
 	ct_doc_end(doc);
 	if (any) {
 		ct_doc_i64(doc, "start_ns", s->first_ns, CT_UNIT_TIME);
