@@ -28,6 +28,7 @@
 #include "log.h"
 #include "reader.h"
 #include "trace-repair.h"
+#include "trace-section.h"
 
 #define MAX_ANALYSES 16
 
@@ -1057,88 +1058,10 @@ int ct_reader_finish(struct ct_reader *r)
 	return 0;
 }
 
-static void write_processes(struct ct_reader *r, struct ct_doc *doc)
-{
-	ct_doc_array(doc, "processes", "Processes");
-	for (size_t i = 0; i < ct_context_process_count(r->ctx); i++) {
-		const struct ct_process *p = ct_context_process_at(r->ctx, i);
-
-		ct_doc_object(doc, NULL, NULL);
-		ct_doc_i64(doc, "pid", p->pid, CT_UNIT_ID);
-		ct_doc_string(doc, "process", p->procname);
-		ct_doc_string(doc, "hostname", p->hostname);
-		ct_doc_u64(doc, "events", p->events, CT_UNIT_NONE);
-		ct_doc_i64(doc, "first_ns", p->events ? p->first_ns : 0, CT_UNIT_TIME);
-		ct_doc_i64(doc, "last_ns", p->events ? p->last_ns : 0, CT_UNIT_TIME);
-		ct_doc_string(doc, "tracer_version", p->tracer_version);
-		ct_doc_end(doc);
-	}
-	ct_doc_end(doc);
-}
-
-static void write_devices(struct ct_reader *r, struct ct_doc *doc)
-{
-	ct_doc_array(doc, "devices", "Devices");
-	for (size_t i = 0; i < ct_context_process_count(r->ctx); i++) {
-		const struct ct_process *p = ct_context_process_at(r->ctx, i);
-
-		for (int d = 0; d < 256; d++) {
-			const struct ct_device *dev = p->devices[d];
-
-			if (!dev)
-				continue;
-			ct_doc_object(doc, NULL, NULL);
-			ct_doc_i64(doc, "pid", p->pid, CT_UNIT_ID);
-			ct_doc_u64(doc, "device", dev->ordinal, CT_UNIT_ID);
-			ct_doc_string(doc, "name", dev->name);
-			ct_doc_u64(doc, "memory_bytes", dev->global_memory, CT_UNIT_BYTES);
-			ct_doc_u64(doc, "memory_bandwidth_bytes_per_s", dev->memory_bandwidth,
-			           CT_UNIT_BANDWIDTH);
-			ct_doc_end(doc);
-		}
-	}
-	ct_doc_end(doc);
-}
-
-static void write_trace(struct ct_reader *r, struct ct_doc *doc)
-{
-	const struct ct_reader_stats *s = &r->stats;
-	bool any = s->events > 0;
-
-	ct_doc_object(doc, "trace", "Trace");
-	/* doc/report-schema.md: a new field keeps the version, a changed one bumps it */
-	ct_doc_u64(doc, "schema_version", CT_REPORT_SCHEMA_VERSION, CT_UNIT_ID);
-	ct_doc_string(doc, "cudatrace_version", PACKAGE_VERSION);
-	ct_doc_array(doc, "paths", "Trace directories");
-	for (size_t i = 0; i < r->paths->len; i++)
-		ct_doc_string(doc, NULL, path_at(r, i));
-	ct_doc_end(doc);
-	if (any) {
-		ct_doc_i64(doc, "start_ns", s->first_ns, CT_UNIT_TIME);
-		ct_doc_i64(doc, "end_ns", s->last_ns, CT_UNIT_TIME);
-		ct_doc_i64(doc, "duration_ns", s->last_ns - s->first_ns, CT_UNIT_DURATION);
-	} else {
-		ct_doc_null(doc, "start_ns");
-		ct_doc_null(doc, "end_ns");
-		ct_doc_null(doc, "duration_ns");
-	}
-	ct_doc_u64(doc, "events", s->events, CT_UNIT_NONE);
-	ct_doc_u64(doc, "analysed_events", s->delivered, CT_UNIT_NONE);
-	ct_doc_u64(doc, "other_events", s->foreign_events, CT_UNIT_NONE);
-	ct_doc_u64(doc, "discarded_events", s->discarded_events, CT_UNIT_NONE);
-	ct_doc_u64(doc, "discarded_packets", s->discarded_packets, CT_UNIT_NONE);
-	ct_doc_u64(doc, "dropped_records", s->dropped_records, CT_UNIT_NONE);
-	ct_doc_u64(doc, "unmatched_nvtx_pops", s->unmatched_pops, CT_UNIT_NONE);
-	ct_doc_bool(doc, "complete", !s->truncated);
-	ct_doc_string(doc, "error", s->truncated ? s->error : NULL);
-	write_processes(r, doc);
-	write_devices(r, doc);
-	ct_doc_end(doc);
-}
-
 int ct_reader_report(struct ct_reader *r, struct ct_doc *doc)
 {
-	write_trace(r, doc);
+	ct_trace_section_write(doc, &r->stats, (const char *const *)r->paths->pdata, r->paths->len,
+	                       r->ctx);
 	for (size_t i = 0; i < r->instance_count; i++) {
 		const struct instance *in = &r->instances[i];
 		enum ct_analysis_status status = in->cls->report(in->state, doc);

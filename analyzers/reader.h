@@ -31,9 +31,7 @@
 #include "document.h"
 #include "event.h"
 #include "options.h"
-
-/* The version of the report's JSON schema (doc/report-schema.md), in trace.schema_version. */
-#define CT_REPORT_SCHEMA_VERSION 1
+#include "reader-stats.h"
 
 enum ct_reader_status {
 	CT_READER_OK = 0,
@@ -44,21 +42,6 @@ enum ct_reader_status {
 	CT_READER_INPUT_ERROR = 2,
 	/* out of memory, babeltrace2 plugins missing */
 	CT_READER_ERROR = 3,
-};
-
-struct ct_reader_stats {
-	size_t traces;             /* trace directories read */
-	uint64_t events;           /* cudatrace events read */
-	uint64_t delivered;        /* events that passed the filters */
-	uint64_t foreign_events;   /* events of other providers */
-	uint64_t discarded_events; /* lost by LTTng (ring buffer full) */
-	uint64_t discarded_packets;
-	uint64_t dropped_records; /* lost by CUPTI (activity_dropped) */
-	uint64_t unmatched_pops;  /* nvtx_pop without a push */
-	int64_t first_ns;         /* first and last event, INT64_MAX/MIN if none */
-	int64_t last_ns;
-	bool truncated;
-	char error[512]; /* why the pass stopped early, "" if it did not */
 };
 
 struct ct_reader;

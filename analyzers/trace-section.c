@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace-section.c - the report's "trace" section (see trace-section.h).
+ */
+#include "config.h"
+#include "trace-section.h"
+
+static void write_processes(struct ct_doc *doc, const struct ct_context *ctx)
+{
+	ct_doc_array(doc, "processes", "Processes");
+	for (size_t i = 0; i < ct_context_process_count(ctx); i++) {
+		const struct ct_process *p = ct_context_process_at(ctx, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "pid", p->pid, CT_UNIT_ID);
+		ct_doc_string(doc, "process", p->procname);
+		ct_doc_string(doc, "hostname", p->hostname);
+		ct_doc_u64(doc, "events", p->events, CT_UNIT_NONE);
+		ct_doc_i64(doc, "first_ns", p->events ? p->first_ns : 0, CT_UNIT_TIME);
+		ct_doc_i64(doc, "last_ns", p->events ? p->last_ns : 0, CT_UNIT_TIME);
+		ct_doc_string(doc, "tracer_version", p->tracer_version);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_devices(struct ct_doc *doc, const struct ct_context *ctx)
+{
+	ct_doc_array(doc, "devices", "Devices");
+	for (size_t i = 0; i < ct_context_process_count(ctx); i++) {
+		const struct ct_process *p = ct_context_process_at(ctx, i);
+
+		for (int d = 0; d < 256; d++) {
+			const struct ct_device *dev = p->devices[d];
+
+			if (!dev)
+				continue;
+			ct_doc_object(doc, NULL, NULL);
+			ct_doc_i64(doc, "pid", p->pid, CT_UNIT_ID);
+			ct_doc_u64(doc, "device", dev->ordinal, CT_UNIT_ID);
+			ct_doc_string(doc, "name", dev->name);
+			ct_doc_u64(doc, "memory_bytes", dev->global_memory, CT_UNIT_BYTES);
+			ct_doc_u64(doc, "memory_bandwidth_bytes_per_s", dev->memory_bandwidth,
+			           CT_UNIT_BANDWIDTH);
+			ct_doc_end(doc);
+		}
+	}
+	ct_doc_end(doc);
+}
+
+void ct_trace_section_write(struct ct_doc *doc, const struct ct_reader_stats *s,
+                            const char *const *paths, size_t count, const struct ct_context *ctx)
+{
+	bool any = s->events > 0;
+
+	ct_doc_object(doc, "trace", "Trace");
+	/* doc/report-schema.md: a new field keeps the version, a changed one bumps it */
+	ct_doc_u64(doc, "schema_version", CT_REPORT_SCHEMA_VERSION, CT_UNIT_ID);
+	ct_doc_string(doc, "cudatrace_version", PACKAGE_VERSION);
+	ct_doc_array(doc, "paths", "Trace directories");
+	for (size_t i = 0; i < count; i++)
+		ct_doc_string(doc, NULL, paths[i]);
+	ct_doc_end(doc);
+	if (any) {
+		ct_doc_i64(doc, "start_ns", s->first_ns, CT_UNIT_TIME);
+		ct_doc_i64(doc, "end_ns", s->last_ns, CT_UNIT_TIME);
+		ct_doc_i64(doc, "duration_ns", s->last_ns - s->first_ns, CT_UNIT_DURATION);
+	} else {
+		ct_doc_null(doc, "start_ns");
+		ct_doc_null(doc, "end_ns");
+		ct_doc_null(doc, "duration_ns");
+	}
+	ct_doc_u64(doc, "events", s->events, CT_UNIT_NONE);
+	ct_doc_u64(doc, "analysed_events", s->delivered, CT_UNIT_NONE);
+	ct_doc_u64(doc, "other_events", s->foreign_events, CT_UNIT_NONE);
+	ct_doc_u64(doc, "discarded_events", s->discarded_events, CT_UNIT_NONE);
+	ct_doc_u64(doc, "discarded_packets", s->discarded_packets, CT_UNIT_NONE);
+	ct_doc_u64(doc, "dropped_records", s->dropped_records, CT_UNIT_NONE);
+	ct_doc_u64(doc, "unmatched_nvtx_pops", s->unmatched_pops, CT_UNIT_NONE);
+	ct_doc_bool(doc, "complete", !s->truncated);
+	ct_doc_string(doc, "error", s->truncated ? s->error : NULL);
+	write_processes(doc, ctx);
+	write_devices(doc, ctx);
+	ct_doc_end(doc);
+}
