@@ -24,10 +24,9 @@
 #include "discovery.h"
 #include "event-schema.h"
 #include "filters.h"
-#include "live.h"
 #include "log.h"
 #include "reader.h"
-#include "trace-repair.h"
+#include "trace-graph.h"
 #include "trace-section.h"
 
 #define MAX_ANALYSES 16
@@ -88,20 +87,10 @@ struct ct_reader {
 	int fatal; /* set by the sink: stop the pass */
 	enum ct_reader_status fatal_status;
 	GPtrArray *paths; /* owned strings: the traces read */
-	char **repairs;   /* owned: repaired copies (trace-repair.h), removed with the reader */
-	size_t repair_count;
-	/* owned array: what each of paths is read from (it, a repair, NULL: skipped); borrowed strings */
-	const char **read_from;
 	struct ct_reader_stats stats;
 };
 
 /* ------------------------------------------------------------ lifecycle */
-
-/* Trace I of the pass. */
-static const char *path_at(const struct ct_reader *r, size_t i)
-{
-	return g_ptr_array_index(r->paths, i);
-}
 
 struct ct_reader *ct_reader_create(const struct ct_options *opts)
 {
@@ -134,12 +123,6 @@ void ct_reader_destroy(struct ct_reader *r)
 	ct_context_destroy(r->ctx);
 	free(r->classes);
 	g_ptr_array_free(r->paths, TRUE);
-	for (size_t i = 0; i < r->repair_count; i++) {
-		ct_trace_repair_remove(r->repairs[i]);
-		free(r->repairs[i]);
-	}
-	free(r->repairs);
-	free(r->read_from);
 	free(r);
 }
 
@@ -693,12 +676,6 @@ static void handle_message(struct ct_reader *r, const bt_message *msg)
 	}
 }
 
-static bt_graph_simple_sink_component_initialize_func_status sink_init(bt_message_iterator *it,
-                                                                       void *data)
-{
-	return BT_GRAPH_SIMPLE_SINK_COMPONENT_INITIALIZE_FUNC_STATUS_OK;
-}
-
 static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
                                                                        void *data)
 {
@@ -728,272 +705,26 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 	                : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
-static void sink_finalize(void *data)
+/* ------------------------------------------------------------ the pass */
+
+/* The reader's status for a graph's. */
+static enum ct_reader_status graph_failed(enum ct_trace_graph_status status)
 {
+	return status == CT_TRACE_GRAPH_INPUT_ERROR ? CT_READER_INPUT_ERROR : CT_READER_ERROR;
 }
 
-/* ------------------------------------------------------------ the graph */
-
-/* The root cause babeltrace2 recorded for the current thread's error; clears it. */
-static void take_error(char *buf, size_t len)
+/* What a run that stopped in an error means, now that the events read are counted. */
+static enum ct_reader_status run_failed(struct ct_reader *r, enum ct_trace_graph_status status,
+                                        const char *why)
 {
-	const bt_error *error = bt_current_thread_take_error();
-	uint64_t n;
-
-	snprintf(buf, len, "unknown error");
-	if (!error)
-		return;
-	n = bt_error_get_cause_count(error);
-	if (n > 0) {
-		/* cause 0 is the first appended: the deepest, most specific one */
-		const char *msg =
-		    bt_error_cause_get_message(bt_error_borrow_cause_by_index(error, 0));
-		size_t m;
-
-		snprintf(buf, len, "%s", msg ? msg : "unknown error");
-		/* one line only */
-		m = strcspn(buf, "\n");
-		buf[m] = '\0';
-	}
-	bt_error_release(error);
-}
-
-struct graph_parts {
-	bt_graph *graph;                  /* owned */
-	const bt_plugin *ctf;             /* owned */
-	const bt_plugin *utils;           /* owned */
-	const bt_component_filter *muxer; /* borrowed from the graph */
-	const bt_component_sink *sink;
-	const bt_component_source **sources; /* owned array; components borrowed */
-	size_t source_count;
-};
-
-static void graph_parts_release(struct graph_parts *g)
-{
-	bt_graph_put_ref(g->graph);
-	bt_plugin_put_ref(g->ctf);
-	bt_plugin_put_ref(g->utils);
-	free(g->sources);
-}
-
-static enum ct_reader_status find_plugins(struct ct_reader *r, struct graph_parts *g)
-{
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &g->ctf) !=
-	        BT_PLUGIN_FIND_STATUS_OK ||
-	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &g->utils) !=
-	        BT_PLUGIN_FIND_STATUS_OK) {
-		bt_current_thread_clear_error();
-		set_fatal(r, CT_READER_ERROR,
-		          "babeltrace2's ctf and utils plugins are missing (Debian: babeltrace2)");
-		return CT_READER_ERROR;
-	}
-	return CT_READER_OK;
-}
-
-/* A source for trace DIR (live.h); NULL (with the reason in WHY) if it cannot read it. */
-static const bt_component_source *add_source(struct ct_reader *r, struct graph_parts *g,
-                                             const char *dir, size_t index, char *why, size_t len)
-{
-	const bt_component_class_source *cls =
-	    bt_plugin_borrow_source_component_class_by_name_const(g->ctf,
-	                                                          ct_live_source_class(dir));
-	const bt_component_source *comp = NULL;
-	bt_value *params = bt_value_map_create();
-	bt_value *inputs = NULL;
-	char name[32];
-
-	snprintf(why, len, "out of memory");
-	if (!cls || !params)
-		goto end;
-	if (ct_live_source_params(dir, params) < 0)
-		goto end;
-	if (bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
-	        BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
-	    bt_value_array_append_string_element(inputs, dir) !=
-	        BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK)
-		goto end;
-	snprintf(name, sizeof(name), "source-%zu", index);
-	if (bt_graph_add_source_component(g->graph, cls, name, params, BT_LOGGING_LEVEL_NONE,
-	                                  &comp) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		take_error(why, len);
-		comp = NULL;
-	}
-end:
-	bt_value_put_ref(params);
-	return comp;
-}
-
-/*
- * Reads trace I from a repaired copy when its stream files end in a partial
- * packet (see trace-repair.h). 0, or -1 when that is not the trouble or no
- * copy can be made.
- */
-static int use_repaired_copy(struct ct_reader *r, size_t i)
-{
-	char copy[4096], why[512];
-	char **repairs;
-	int repaired;
-
-	if (ct_live_is_url(path_at(r, i)))
-		return -1;
-	repaired = ct_trace_repair(path_at(r, i), copy, sizeof(copy), why, sizeof(why));
-	if (repaired <= 0)
-		return -1;
-	repairs = realloc(r->repairs, (r->repair_count + 1) * sizeof(*repairs));
-	if (repairs)
-		r->repairs = repairs;
-	if (!repairs || !(r->repairs[r->repair_count] = strdup(copy))) {
-		ct_trace_repair_remove(copy);
-		return -1;
-	}
-	r->read_from[i] = r->repairs[r->repair_count++];
-	r->stats.truncated = true;
-	snprintf(
-	    r->stats.error, sizeof(r->stats.error),
-	    "%d stream file%s of '%.300s' end%s in a partial packet (the trace was cut short): "
-	    "read up to the last event there",
-	    repaired, repaired > 1 ? "s" : "", path_at(r, i), repaired > 1 ? "" : "s");
-	return 0;
-}
-
-/* Adds a source per trace still read; the index of the first that fails, or SIZE_MAX. */
-static size_t add_sources(struct ct_reader *r, struct graph_parts *g, char *why, size_t len)
-{
-	g->source_count = 0;
-	for (size_t i = 0; i < r->paths->len; i++) {
-		const bt_component_source *src;
-
-		if (!r->read_from[i])
-			continue;
-		src = add_source(r, g, r->read_from[i], i, why, len);
-		if (!src)
-			return i;
-		g->sources[g->source_count++] = src;
-	}
-	return SIZE_MAX;
-}
-
-/*
- * A graph with a source per readable trace. A source that fails leaves the
- * graph unusable (babeltrace2 marks it faulty), so the graph is made again
- * without it: with a repaired copy of the trace if that helps, else
- * skipping it with a warning.
- */
-static enum ct_reader_status build_graph(struct ct_reader *r, struct graph_parts *g)
-{
-	const bt_component_class_filter *muxer_cls;
-	char first_error[512] = "";
-	enum ct_reader_status status = find_plugins(r, g);
-	size_t failed = 0;
-
-	if (status != CT_READER_OK)
-		return status;
-	g->sources = calloc(r->paths->len, sizeof(*g->sources));
-	r->read_from = calloc(r->paths->len, sizeof(*r->read_from));
-	muxer_cls = bt_plugin_borrow_filter_component_class_by_name_const(g->utils, "muxer");
-	if (!g->sources || !r->read_from || !muxer_cls)
-		goto oom;
-	for (size_t i = 0; i < r->paths->len; i++)
-		r->read_from[i] = path_at(r, i);
-	while (failed != SIZE_MAX) {
-		char why[512];
-
-		g->graph = bt_graph_create(0);
-		if (!g->graph)
-			goto oom;
-		failed = add_sources(r, g, why, sizeof(why));
-		if (failed == SIZE_MAX)
-			break;
-		bt_graph_put_ref(g->graph);
-		g->graph = NULL;
-		if (r->read_from[failed] == path_at(r, failed) && use_repaired_copy(r, failed) == 0)
-			continue;
-		if (!first_error[0])
-			snprintf(first_error, sizeof(first_error), "'%.200s': %.280s",
-			         path_at(r, failed), why);
-		ct_log_warning("skipping '%s': not a readable CTF trace: %s", path_at(r, failed),
-		               why);
-		r->read_from[failed] = NULL;
-	}
-	if (!g->source_count) {
-		set_fatal(r, CT_READER_INPUT_ERROR, "not a readable trace: %s", first_error);
-		return CT_READER_INPUT_ERROR;
-	}
-	r->stats.traces = g->source_count;
-	if (bt_graph_add_filter_component(g->graph, muxer_cls, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
-	                                  &g->muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
-	    bt_graph_add_simple_sink_component(g->graph, "cudatrace", sink_init, sink_consume,
-	                                       sink_finalize, r,
-	                                       &g->sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
-		goto bt_error;
-	return CT_READER_OK;
-oom:
-	set_fatal(r, CT_READER_ERROR, "out of memory");
-	return CT_READER_ERROR;
-bt_error:
-	take_error(first_error, sizeof(first_error));
-	set_fatal(r, CT_READER_ERROR, "cannot build the trace reader: %s", first_error);
-	return CT_READER_ERROR;
-}
-
-/* Every source port to a fresh muxer input (the muxer adds one per connection), muxer to sink. */
-static enum ct_reader_status connect_graph(struct ct_reader *r, struct graph_parts *g)
-{
-	char why[512];
-
-	for (size_t s = 0; s < g->source_count; s++) {
-		uint64_t ports = bt_component_source_get_output_port_count(g->sources[s]);
-
-		for (uint64_t p = 0; p < ports; p++) {
-			const bt_port_output *out =
-			    bt_component_source_borrow_output_port_by_index_const(g->sources[s], p);
-			uint64_t inputs = bt_component_filter_get_input_port_count(g->muxer);
-			const bt_port_input *in =
-			    bt_component_filter_borrow_input_port_by_index_const(g->muxer,
-			                                                         inputs - 1);
-
-			if (bt_graph_connect_ports(g->graph, out, in, NULL) !=
-			    BT_GRAPH_CONNECT_PORTS_STATUS_OK)
-				goto error;
-		}
-	}
-	if (bt_graph_connect_ports(
-	        g->graph, bt_component_filter_borrow_output_port_by_index_const(g->muxer, 0),
-	        bt_component_sink_borrow_input_port_by_index_const(g->sink, 0),
-	        NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
-		goto error;
-	return CT_READER_OK;
-error:
-	take_error(why, sizeof(why));
-	set_fatal(r, CT_READER_ERROR, "cannot connect the trace reader: %s", why);
-	return CT_READER_ERROR;
-}
-
-static enum ct_reader_status run_graph(struct ct_reader *r, struct graph_parts *g)
-{
-	bt_graph_run_status status;
-	char why[512];
-
-	do {
-		status = bt_graph_run(g->graph);
-		/* lttng-live: AGAIN means no new data yet; wait rather than spin. */
-		if (status == BT_GRAPH_RUN_STATUS_AGAIN && r->paths->len &&
-		    ct_live_is_url(path_at(r, 0)))
-			ct_live_wait();
-	} while (status == BT_GRAPH_RUN_STATUS_AGAIN);
-	if (status == BT_GRAPH_RUN_STATUS_OK)
-		return r->stats.truncated ? CT_READER_TRUNCATED : CT_READER_OK;
 	if (r->fatal) {
 		/* our own reason: babeltrace2's error only says the sink failed */
-		bt_current_thread_clear_error();
 		return r->fatal_status;
 	}
-	if (status == BT_GRAPH_RUN_STATUS_MEMORY_ERROR) {
-		bt_current_thread_clear_error();
+	if (status == CT_TRACE_GRAPH_MEMORY_ERROR) {
 		set_fatal(r, CT_READER_ERROR, "out of memory");
 		return CT_READER_ERROR;
 	}
-	take_error(why, sizeof(why));
 	if (r->stats.events == 0 && r->stats.foreign_events == 0) {
 		set_fatal(r, CT_READER_INPUT_ERROR, "cannot read the trace: %s", why);
 		return CT_READER_INPUT_ERROR;
@@ -1008,33 +739,52 @@ static enum ct_reader_status run_graph(struct ct_reader *r, struct graph_parts *
 	return CT_READER_TRUNCATED;
 }
 
+/* Reads the traces in r->paths through one graph. */
+static enum ct_reader_status run_pass(struct ct_reader *r)
+{
+	struct ct_trace_graph *graph;
+	enum ct_trace_graph_status status;
+	char why[512];
+
+	status = ct_trace_graph_create((const char *const *)r->paths->pdata, r->paths->len,
+	                               sink_consume, r, &graph, why, sizeof(why));
+	if (status != CT_TRACE_GRAPH_OK) {
+		set_fatal(r, graph_failed(status), "%s", why);
+		return graph_failed(status);
+	}
+	r->stats.traces = ct_trace_graph_source_count(graph);
+	if (ct_trace_graph_repair_note(graph)[0]) {
+		r->stats.truncated = true;
+		snprintf(r->stats.error, sizeof(r->stats.error), "%s",
+		         ct_trace_graph_repair_note(graph));
+	}
+	status = ct_trace_graph_run(graph, why, sizeof(why));
+	ct_trace_graph_destroy(graph);
+	if (status != CT_TRACE_GRAPH_OK)
+		return run_failed(r, status, why);
+	return r->stats.truncated ? CT_READER_TRUNCATED : CT_READER_OK;
+}
+
 enum ct_reader_status ct_reader_read(struct ct_reader *r, const char *const *paths, size_t count)
 {
-	struct graph_parts g = { 0 };
-	enum ct_reader_status status = CT_READER_OK;
+	enum ct_reader_status status;
 	char why[512];
 
 	if (ct_discover_traces(paths, count, r->paths, why, sizeof(why)) != CT_DISCOVERY_OK) {
 		set_fatal(r, CT_READER_INPUT_ERROR, "%s", why);
 		return CT_READER_INPUT_ERROR;
 	}
-	status = build_graph(r, &g);
-	if (status == CT_READER_OK)
-		status = connect_graph(r, &g);
-	if (status == CT_READER_OK || status == CT_READER_TRUNCATED)
-		status = run_graph(r, &g);
-	graph_parts_release(&g);
+	status = run_pass(r);
 	if ((status == CT_READER_OK || status == CT_READER_TRUNCATED) && r->stats.events == 0) {
-		set_fatal(r, CT_READER_INPUT_ERROR,
-		          r->stats.foreign_events
-		              ? "the trace has no cudatrace events (%llu events of other "
-		                "providers): was the program run under cudatrace record?"
-		              : "the trace has no events%llu",
-		          (unsigned long long)r->stats.foreign_events);
-		if (!r->stats.foreign_events)
-			snprintf(r->stats.error, sizeof(r->stats.error),
-			         "the trace has no events: was the program run under cudatrace "
-			         "record, and did it make CUDA calls?");
+		if (r->stats.foreign_events)
+			set_fatal(r, CT_READER_INPUT_ERROR,
+			          "the trace has no cudatrace events (%llu events of other "
+			          "providers): was the program run under cudatrace record?",
+			          (unsigned long long)r->stats.foreign_events);
+		else
+			set_fatal(r, CT_READER_INPUT_ERROR,
+			          "the trace has no events: was the program run under cudatrace "
+			          "record, and did it make CUDA calls?");
 		return CT_READER_INPUT_ERROR;
 	}
 	return status;

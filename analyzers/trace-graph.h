@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace-graph.h - the babeltrace2 graph of a pass: one source per trace
+ * (src.ctf.fs for a trace directory, src.ctf.lttng-live for a relay
+ * daemon's URL, live.h), flt.utils.muxer to merge their streams in time
+ * order, and a simple sink whose consume function is the caller's.
+ *
+ * A trace babeltrace2 cannot open leaves the graph unusable, so the graph
+ * is made again without it: from a repaired copy when its stream files end
+ * in a partial packet (trace-repair.h), else skipping it with a warning
+ * (log.h). Only when no trace is left does building fail.
+ *
+ *	status = ct_trace_graph_create(traces, n, consume, data, &graph, err, len);
+ *	status = ct_trace_graph_run(graph, err, len);
+ *	ct_trace_graph_destroy(graph);
+ */
+#ifndef CUDATRACE_ANALYZERS_TRACE_GRAPH_H
+#define CUDATRACE_ANALYZERS_TRACE_GRAPH_H
+
+#include <stddef.h>
+
+#include <babeltrace2/babeltrace.h>
+
+enum ct_trace_graph_status {
+	CT_TRACE_GRAPH_OK = 0,
+	CT_TRACE_GRAPH_INPUT_ERROR,  /* no trace babeltrace2 can read */
+	CT_TRACE_GRAPH_ERROR,        /* plugins missing, a graph babeltrace2 refuses or stops */
+	CT_TRACE_GRAPH_MEMORY_ERROR, /* out of memory */
+};
+
+struct ct_trace_graph;
+
+/*
+ * Builds and connects the graph of the COUNT TRACES (borrowed, they must
+ * outlive the graph), whose sink calls CONSUME with DATA. On an error the
+ * message is in ERROR (LEN bytes) and *GRAPH is NULL.
+ */
+enum ct_trace_graph_status
+ct_trace_graph_create(const char *const *traces, size_t count,
+                      bt_graph_simple_sink_component_consume_func consume, void *data,
+                      struct ct_trace_graph **graph, char *error, size_t len);
+
+/*
+ * Runs the graph to its end (waiting while a live source has nothing
+ * new). On CT_TRACE_GRAPH_ERROR, ERROR holds babeltrace2's deepest cause,
+ * which says little when the sink itself stopped the run.
+ */
+enum ct_trace_graph_status ct_trace_graph_run(struct ct_trace_graph *graph, char *error,
+                                              size_t len);
+
+/* The traces read (those not skipped). */
+size_t ct_trace_graph_source_count(const struct ct_trace_graph *graph);
+
+/*
+ * What reading repaired copies means for the report ("2 stream files of
+ * 'T' end in a partial packet ..."), of the last trace repaired; "" when
+ * none was.
+ */
+const char *ct_trace_graph_repair_note(const struct ct_trace_graph *graph);
+
+/* Releases the graph, then removes the repaired copies. NULL is fine. */
+void ct_trace_graph_destroy(struct ct_trace_graph *graph);
+
+#endif
