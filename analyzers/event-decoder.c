@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * event-decoder.c - event classes resolved against the event contract,
+ * events decoded by index (see event-decoder.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "assert.h"
+#include "event-decoder.h"
+#include "log.h"
+
+/* ------------------------------------------------------------ resolution */
+
+static int64_t member_index(const bt_field_class *structure, const char *name)
+{
+	uint64_t count;
+
+	if (!structure || bt_field_class_get_type(structure) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+		return -1;
+	count = bt_field_class_structure_get_member_count(structure);
+	for (uint64_t i = 0; i < count; i++) {
+		const bt_field_class_structure_member *m =
+		    bt_field_class_structure_borrow_member_by_index_const(structure, i);
+
+		if (!strcmp(bt_field_class_structure_member_get_name(m), name))
+			return (int64_t)i;
+	}
+	return -1;
+}
+
+static const bt_field_class *member_class(const bt_field_class *structure, uint64_t index)
+{
+	return bt_field_class_structure_member_borrow_field_class_const(
+	    bt_field_class_structure_borrow_member_by_index_const(structure, index));
+}
+
+/* Index of a context member named NAME or _NAME; -1 if absent or not of the wanted kind. */
+static int64_t context_member(const bt_field_class *context, const char *name, bool string,
+                              bool *is_signed)
+{
+	char underscored[64];
+	int64_t i = member_index(context, name);
+	bt_field_class_type type;
+
+	if (i < 0) {
+		snprintf(underscored, sizeof(underscored), "_%s", name);
+		i = member_index(context, underscored);
+	}
+	if (i < 0)
+		return -1;
+	type = bt_field_class_get_type(member_class(context, (uint64_t)i));
+	if (string)
+		return type == BT_FIELD_CLASS_TYPE_STRING ? i : -1;
+	if (!bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_INTEGER))
+		return -1;
+	if (is_signed)
+		*is_signed = bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
+	return i;
+}
+
+/* The read mode of a payload member for SPEC, CT_READ_NONE if the types disagree. */
+static enum ct_field_read read_mode(const bt_field_class *fc, const struct ct_field_spec *spec)
+{
+	bt_field_class_type type = bt_field_class_get_type(fc);
+
+	if (spec->storage == CT_STORE_STRING || spec->storage == CT_STORE_TEXT)
+		return type == BT_FIELD_CLASS_TYPE_STRING ? CT_READ_STRING : CT_READ_NONE;
+	if (spec->storage == CT_STORE_ARRAY_X8)
+		return type == BT_FIELD_CLASS_TYPE_STATIC_ARRAY &&
+		               bt_field_class_array_static_get_length(fc) == spec->count &&
+		               bt_field_class_type_is(
+		                   bt_field_class_get_type(
+		                       bt_field_class_array_borrow_element_field_class_const(fc)),
+		                   BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)
+		           ? CT_READ_ARRAY
+		           : CT_READ_NONE;
+	if (!bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_INTEGER))
+		return CT_READ_NONE;
+	return bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) ? CT_READ_SIGNED
+	                                                                        : CT_READ_UNSIGNED;
+}
+
+static int resolve_payload(struct ct_event_class_info *info, const bt_event_class *ec,
+                           const char *name, char *error, size_t len)
+{
+	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(ec);
+	const struct ct_field_spec *spec = ct_event_fields(info->type);
+	uint8_t n = 0;
+
+	for (; spec && spec->name; spec++, n++) {
+		int64_t i = member_index(payload, spec->name);
+
+		CT_ASSERT(n < CT_FIELDS_MAX);
+		info->read[n] = CT_READ_NONE;
+		if (i >= 0) {
+			info->index[n] = (uint64_t)i;
+			info->read[n] = read_mode(member_class(payload, (uint64_t)i), spec);
+		}
+		if (info->read[n] == CT_READ_NONE && !spec->optional) {
+			snprintf(error, len,
+			         "event %s %s field '%s': the trace was recorded by a version of "
+			         "cudatrace this reader does not know (see doc/events.md)",
+			         name, i < 0 ? "has no" : "has an unexpected type for its",
+			         spec->name);
+			return -1;
+		}
+	}
+	info->field_count = n;
+	return 0;
+}
+
+static const char *trace_hostname(const bt_event *event)
+{
+	const bt_stream *stream = bt_event_borrow_stream_const(event);
+	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
+	const bt_value *v =
+	    bt_trace_borrow_environment_entry_value_by_name_const(trace, "hostname");
+
+	if (v && bt_value_get_type(v) == BT_VALUE_TYPE_STRING)
+		return bt_value_string_get(v);
+	return "";
+}
+
+int ct_event_class_resolve(struct ct_event_class_info *info, const bt_event *event,
+                           uint64_t decoded, char *error, size_t len)
+{
+	const bt_event_class *ec = bt_event_borrow_class_const(event);
+	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
+	const bt_field_class *context =
+	    bt_stream_class_borrow_event_common_context_field_class_const(sc);
+	const char *name = bt_event_class_get_name(ec);
+
+	info->trace_class = bt_stream_class_borrow_trace_class_const(sc);
+	info->type = CT_EV_NONE;
+	if (!name || strncmp(name, CT_PROVIDER_PREFIX, strlen(CT_PROVIDER_PREFIX)) != 0)
+		return 0;
+	info->type = ct_event_type_from_name(name + strlen(CT_PROVIDER_PREFIX));
+	if (info->type == CT_EV_NONE)
+		return 0; /* a cudatrace event newer than us: ignored, as a foreign one */
+	info->vpid_index = context_member(context, "vpid", false, &info->vpid_signed);
+	info->vtid_index = context_member(context, "vtid", false, &info->vtid_signed);
+	info->procname_index = context_member(context, "procname", true, NULL);
+	info->hostname = trace_hostname(event);
+	if (bt_stream_class_borrow_default_clock_class_const(sc))
+		info->frequency = bt_clock_class_get_frequency(
+		    bt_stream_class_borrow_default_clock_class_const(sc));
+	info->decode = (decoded & CT_EV_BIT(info->type)) != 0;
+	if (resolve_payload(info, ec, name, error, len) < 0) {
+		info->type = CT_EV_NONE;
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ decoding */
+
+void ct_decoder_init(struct ct_decoder *d, struct ct_context *ctx)
+{
+	*d = (struct ct_decoder){ .ctx = ctx };
+}
+
+static void store(struct ct_event *ev, const struct ct_field_spec *spec, uint64_t v)
+{
+	char *at = (char *)ev + spec->offset;
+
+	switch (spec->storage) {
+	case CT_STORE_U8: {
+		uint8_t x = (uint8_t)v;
+		memcpy(at, &x, sizeof(x));
+		break;
+	}
+	case CT_STORE_U16: {
+		uint16_t x = (uint16_t)v;
+		memcpy(at, &x, sizeof(x));
+		break;
+	}
+	case CT_STORE_U32:
+	case CT_STORE_I32: {
+		uint32_t x = (uint32_t)v;
+		memcpy(at, &x, sizeof(x));
+		break;
+	}
+	case CT_STORE_U64:
+	case CT_STORE_I64:
+		memcpy(at, &v, sizeof(v));
+		break;
+	default:
+		break;
+	}
+}
+
+static void store_string(struct ct_event *ev, const struct ct_field_spec *spec, const char *s)
+{
+	memcpy((char *)ev + spec->offset, &s, sizeof(s));
+	if (spec->storage == CT_STORE_TEXT) {
+		size_t len = strlen(s);
+		uint16_t len16 = len > UINT16_MAX ? UINT16_MAX : (uint16_t)len;
+
+		memcpy((char *)ev + spec->len_offset, &len16, sizeof(len16));
+	}
+}
+
+static void store_array(struct ct_event *ev, const struct ct_field_spec *spec, const bt_field *f)
+{
+	uint8_t *at = (uint8_t *)ev + spec->offset;
+
+	for (uint8_t i = 0; i < spec->count; i++)
+		at[i] = (uint8_t)bt_field_integer_unsigned_get_value(
+		    bt_field_array_borrow_element_field_by_index_const(f, i));
+}
+
+void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *event,
+                        struct ct_event *ev)
+{
+	const bt_field *payload = bt_event_borrow_payload_field_const(event);
+	const struct ct_field_spec *spec = ct_event_fields(info->type);
+
+	for (uint8_t n = 0; n < info->field_count; n++) {
+		const bt_field *f;
+
+		if (info->read[n] == CT_READ_NONE)
+			continue;
+		f = bt_field_structure_borrow_member_field_by_index_const(payload, info->index[n]);
+		switch (info->read[n]) {
+		case CT_READ_UNSIGNED:
+			store(ev, &spec[n], bt_field_integer_unsigned_get_value(f));
+			break;
+		case CT_READ_SIGNED:
+			store(ev, &spec[n], (uint64_t)bt_field_integer_signed_get_value(f));
+			break;
+		case CT_READ_STRING:
+			store_string(ev, &spec[n], bt_field_string_get_value(f));
+			break;
+		case CT_READ_ARRAY:
+			store_array(ev, &spec[n], f);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static int64_t context_int(const bt_field *context, int64_t index, bool is_signed)
+{
+	const bt_field *f;
+
+	if (!context || index < 0)
+		return 0;
+	f = bt_field_structure_borrow_member_field_by_index_const(context, (uint64_t)index);
+	return is_signed ? bt_field_integer_signed_get_value(f)
+	                 : (int64_t)bt_field_integer_unsigned_get_value(f);
+}
+
+struct ct_process *ct_decoder_process(struct ct_decoder *d, const struct ct_event_class_info *info,
+                                      const bt_field *context)
+{
+	int64_t vpid = context_int(context, info->vpid_index, info->vpid_signed);
+	struct ct_process *p;
+
+	if (d->last_process && vpid == d->last_vpid && info->hostname == d->last_hostname)
+		return d->last_process;
+	if (info->vpid_index < 0 && !d->no_vpid_warned) {
+		d->no_vpid_warned = true;
+		ct_log_warning("the trace has no vpid context: all events are counted as one "
+		               "process (record with cudatrace record, or add the vpid, vtid and "
+		               "procname contexts)");
+	}
+	p = ct_context_process(d->ctx, info->hostname, vpid);
+	if (!p)
+		return NULL;
+	if (!p->procname[0] && info->procname_index >= 0) {
+		const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
+		    context, (uint64_t)info->procname_index);
+
+		snprintf(p->procname, sizeof(p->procname), "%s", bt_field_string_get_value(f));
+	}
+	d->last_process = p;
+	d->last_vpid = vpid;
+	d->last_hostname = info->hostname;
+	d->last_thread = NULL;
+	return p;
+}
+
+struct ct_thread *ct_decoder_thread(struct ct_decoder *d, const struct ct_event_class_info *info,
+                                    const bt_field *context, struct ct_process *p)
+{
+	int64_t vtid = context_int(context, info->vtid_index, info->vtid_signed);
+
+	if (d->last_thread && d->last_thread->process == p && vtid == d->last_vtid)
+		return d->last_thread;
+	d->last_thread = ct_context_thread(d->ctx, p, vtid);
+	d->last_vtid = vtid;
+	return d->last_thread;
+}
+
+int64_t ct_decoder_time(struct ct_decoder *d, const struct ct_event_class_info *info,
+                        const bt_message *msg)
+{
+	const bt_clock_snapshot *cs;
+	uint64_t cycles, ns;
+
+	if (!info->frequency)
+		return d->last_time;
+	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+	cycles = bt_clock_snapshot_get_value(cs);
+	if (info->frequency == UINT64_C(1000000000))
+		ns = cycles;
+	else
+		ns = cycles / info->frequency * UINT64_C(1000000000) +
+		     cycles % info->frequency * UINT64_C(1000000000) / info->frequency;
+	if (ns > INT64_MAX)
+		return d->last_time;
+	d->last_time = (int64_t)ns;
+	return d->last_time;
+}

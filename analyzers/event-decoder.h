@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * event-decoder.h - cudatrace's events read out of babeltrace2's. The
+ * first event of each event class resolves the class against the event
+ * contract (event-schema.h): its type, the member index and read mode of
+ * each field it must have, the common context's vpid, vtid and procname,
+ * its clock's frequency and its trace's hostname. Every event of the
+ * class is then decoded into a struct ct_event by index alone, its
+ * process and thread found in the context.
+ */
+#ifndef CUDATRACE_ANALYZERS_EVENT_DECODER_H
+#define CUDATRACE_ANALYZERS_EVENT_DECODER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <babeltrace2/babeltrace.h>
+
+#include "context.h"
+#include "event-schema.h"
+#include "event.h"
+
+/* How a payload member is read. */
+enum ct_field_read {
+	CT_READ_NONE,     /* missing (an optional field): it stays 0 */
+	CT_READ_UNSIGNED, /* an unsigned integer */
+	CT_READ_SIGNED,   /* a signed integer */
+	CT_READ_STRING,   /* a string, borrowed */
+	CT_READ_ARRAY,    /* a static array of unsigned integers */
+};
+
+/* What the first event of a class taught: how to decode the others. */
+struct ct_event_class_info {
+	const bt_trace_class *trace_class; /* borrowed: its trace class */
+	enum ct_event_type type;           /* CT_EV_NONE: not ours */
+	bool decode;                       /* its payload is wanted (else it is only counted) */
+	uint8_t field_count;
+	uint64_t index[CT_FIELDS_MAX]; /* payload member index of each field spec */
+	uint8_t read[CT_FIELDS_MAX];   /* enum ct_field_read */
+	/* Common context members, -1 if absent. */
+	int64_t vpid_index, vtid_index, procname_index;
+	bool vpid_signed, vtid_signed;
+	uint64_t frequency;   /* of the stream class's default clock, 0 if none */
+	const char *hostname; /* from the trace's environment, borrowed from it */
+};
+
+/*
+ * Resolves INFO from EVENT, the first of its class; DECODED is the set of
+ * types (CT_EV_BIT) whose payload is wanted. Returns 0, or -1 with the
+ * reason in ERROR (LEN bytes) when a field the contract needs is missing
+ * or of another type: the trace was recorded by a cudatrace this reader
+ * does not know. A class that is not cudatrace's, or a cudatrace event
+ * newer than the reader, resolves to CT_EV_NONE.
+ */
+int ct_event_class_resolve(struct ct_event_class_info *info, const bt_event *event,
+                           uint64_t decoded, char *error, size_t len);
+
+/* The decoding state of a pass: the last process and thread seen, the last time. */
+struct ct_decoder {
+	struct ct_context *ctx; /* borrowed */
+	/* the last process/thread seen, for the common case of runs of one thread */
+	struct ct_process *last_process;
+	const char *last_hostname;
+	int64_t last_vpid;
+	struct ct_thread *last_thread;
+	int64_t last_vtid;
+	int64_t last_time;
+	bool no_vpid_warned;
+};
+
+void ct_decoder_init(struct ct_decoder *decoder, struct ct_context *ctx);
+
+/*
+ * The time of MSG's event as the GPU fields count it, in ns: the clock's
+ * own value (CLOCK_MONOTONIC for LTTng), not ns from its origin. An event
+ * without a clock, or out of range, gets the previous event's time.
+ */
+int64_t ct_decoder_time(struct ct_decoder *decoder, const struct ct_event_class_info *info,
+                        const bt_message *msg);
+
+/* The process of an event with common context CONTEXT, created on first sight; NULL when out of memory. */
+struct ct_process *ct_decoder_process(struct ct_decoder *decoder,
+                                      const struct ct_event_class_info *info,
+                                      const bt_field *context);
+
+/* Its thread in PROCESS; NULL when out of memory. */
+struct ct_thread *ct_decoder_thread(struct ct_decoder *decoder,
+                                    const struct ct_event_class_info *info, const bt_field *context,
+                                    struct ct_process *process);
+
+/* Stores EVENT's payload fields into EV (whose other members are the caller's). */
+void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *event,
+                        struct ct_event *ev);
+
+#endif
