@@ -50,9 +50,19 @@ enum ct_analysis_status {
 	CT_ANALYSIS_NO_SLOT,      /* every context slot is taken (too many analyses) */
 };
 
+/*
+ * What the pass computes once, for every analysis that uses it, before
+ * the analyses see an event.
+ */
+enum ct_shared {
+	/* api_entry and api_exit paired per thread: ct_event.call (api-calls.h) */
+	CT_SHARED_API_CALLS = 1u << 0,
+};
+
 struct ct_analysis_class {
 	const char *name; /* "memory": also what --analysis selects */
 	uint64_t wants;   /* CT_EV_BIT() of every event type it wants */
+	unsigned uses;    /* enum ct_shared bits */
 	enum ct_analysis_status (*create)(struct ct_context *ctx, const struct ct_options *opts,
 	                                  void **state);
 	void (*event)(void *state, const struct ct_event *ev);

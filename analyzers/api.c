@@ -6,15 +6,17 @@
  * code, and the calls still open when the trace ends (a process killed
  * inside cudaDeviceSynchronize shows here).
  *
- * Memory: one row per distinct API with bounded statistics (stats.h), and
- * a bounded call stack per thread.
+ * Calls are paired in the pass (api-calls.h): an api_exit comes with the
+ * call it closes.
+ *
+ * Memory: one row per distinct API with bounded statistics (stats.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
-#include "call-stack.h"
+#include "api-calls.h"
 #include "stats.h"
 
 /* Distinct error codes kept per API; more are only counted. */
@@ -43,8 +45,7 @@ struct api_row {
 struct api {
 	struct ct_context *ctx;        /* borrowed */
 	const struct ct_options *opts; /* borrowed */
-	int slot;
-	struct api_row *rows; /* owned, row_count used of row_capacity */
+	struct api_row *rows;          /* owned, row_count used of row_capacity */
 	uint32_t row_count;
 	uint32_t row_capacity;
 	/* Row index + 1 by domain (1, 2) and cbid, allocated per domain on first use; owned. */
@@ -124,15 +125,6 @@ static const char *domain_name(unsigned domain)
 
 /* ------------------------------------------------------------- state */
 
-static struct ct_call_stack *calls_of(struct api *a, struct ct_thread *thread)
-{
-	struct ct_call_stack *calls = ct_slot_data(&thread->slot[a->slot], sizeof(*calls));
-
-	if (!calls)
-		a->out_of_memory = 1;
-	return calls;
-}
-
 /* The row of (DOMAIN, CBID), created on first use; NULL when out of memory or not an API. */
 static struct api_row *row_of(struct api *a, unsigned domain, unsigned cbid,
                               struct ct_process *process)
@@ -187,32 +179,20 @@ static void count_error(struct api_row *row, int32_t code)
 	row->codes[row->code_count++] = (struct error_count){ code, 1 };
 }
 
-static void on_api_entry(struct api *a, const struct ct_event *ev)
-{
-	struct ct_call_stack *calls = calls_of(a, ev->thread);
-	struct ct_call call = { ev->u.api_entry.correlation_id, ev->u.api_entry.domain,
-		                ev->u.api_entry.cbid, ev->time_ns };
-
-	if (calls)
-		ct_call_stack_push(calls, &call);
-}
-
 static void on_api_exit(struct api *a, const struct ct_event *ev)
 {
-	struct ct_call_stack *calls = calls_of(a, ev->thread);
 	struct api_row *row = row_of(a, ev->u.api_exit.domain, ev->u.api_exit.cbid, ev->process);
-	struct ct_call call;
 
-	if (!calls || !row)
+	if (!row)
 		return;
 	row->returned++;
 	if (ev->u.api_exit.result != 0)
 		count_error(row, ev->u.api_exit.result);
-	if (!ct_call_stack_pop(calls, ev->u.api_exit.correlation_id, &call)) {
+	if (!ev->has_call) {
 		a->unmatched_exits++;
 		return;
 	}
-	if (ct_stat_add(&row->time, ev->time_ns - call.entry_ns) < 0)
+	if (ct_stat_add(&row->time, ev->time_ns - ev->call.entry_ns) < 0)
 		a->out_of_memory = 1;
 }
 
@@ -220,9 +200,7 @@ static void api_event(void *state, const struct ct_event *ev)
 {
 	struct api *a = state;
 
-	if (ev->type == CT_EV_API_ENTRY)
-		on_api_entry(a, ev);
-	else if (ev->type == CT_EV_API_EXIT)
+	if (ev->type == CT_EV_API_EXIT)
 		on_api_exit(a, ev);
 }
 
@@ -230,10 +208,11 @@ static void api_event(void *state, const struct ct_event *ev)
 static void count_open_calls(struct ct_thread *thread, void *data)
 {
 	struct api *a = data;
-	const struct ct_call_stack *calls = thread->slot[a->slot];
+	size_t count;
+	const struct ct_api_call *calls = ct_api_calls_open(thread, &count);
 
-	for (uint32_t i = 0; calls && i < calls->depth; i++) {
-		const struct ct_call *call = &calls->calls[i];
+	for (size_t i = 0; i < count; i++) {
+		const struct ct_api_call *call = &calls[i];
 		struct api_row *row = row_of(a, call->domain, call->cbid, thread->process);
 
 		if (!row)
@@ -345,8 +324,7 @@ static enum ct_analysis_status api_create(struct ct_context *ctx, const struct c
 		return CT_ANALYSIS_MEMORY_ERROR;
 	a->ctx = ctx;
 	a->opts = opts;
-	a->slot = ct_analysis_slot(ctx);
-	return a->slot < 0 ? CT_ANALYSIS_NO_SLOT : CT_ANALYSIS_OK;
+	return CT_ANALYSIS_OK;
 }
 
 static void api_destroy(void *state)
@@ -355,8 +333,6 @@ static void api_destroy(void *state)
 
 	if (!a)
 		return;
-	if (a->slot >= 0)
-		ct_context_free_thread_slots(a->ctx, a->slot);
 	for (uint32_t r = 0; r < a->row_count; r++)
 		ct_stat_release(&a->rows[r].time);
 	for (int d = 0; d < 3; d++)
@@ -367,7 +343,8 @@ static void api_destroy(void *state)
 
 const struct ct_analysis_class ct_api_analysis = {
 	.name = "api",
-	.wants = CT_EV_BIT(CT_EV_API_ENTRY) | CT_EV_BIT(CT_EV_API_EXIT),
+	.wants = CT_EV_BIT(CT_EV_API_EXIT),
+	.uses = CT_SHARED_API_CALLS,
 	.create = api_create,
 	.event = api_event,
 	.finish = api_finish,

@@ -112,6 +112,8 @@ void ct_context_destroy(struct ct_context *ctx)
 
 		for (t = ctx->thread_buckets[b]; t; t = next) {
 			next = t->next;
+			if (t->calls)
+				g_array_unref(t->calls);
 			free(t->stack);
 			free(t);
 		}

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <glib.h>
+
 #include "event.h"
 
 /* Per-process and per-thread pointers an analysis may own (see ct_context_slot). */
@@ -80,6 +82,8 @@ struct ct_thread {
 	struct ct_nvtx_frame *stack; /* owned; depth frames used of capacity */
 	uint32_t depth;
 	uint32_t capacity;
+	/* Its open API calls (api-calls.h), struct ct_api_call; NULL until the first. Owned. */
+	GArray *calls;
 	void *slot[CT_SLOTS];
 	struct ct_thread *next; /* private: hash chain */
 };

@@ -18,6 +18,14 @@
 struct ct_process;
 struct ct_thread;
 
+/* An API call as its api_entry opened it. */
+struct ct_api_call {
+	uint32_t correlation_id;
+	uint8_t domain;
+	uint16_t cbid;
+	int64_t entry_ns; /* time of the api_entry */
+};
+
 /* One decoded event. */
 struct ct_event {
 	enum ct_event_type type;
@@ -47,6 +55,16 @@ struct ct_event {
 		uint32_t path;
 		uint32_t depth;
 	} nvtx;
+	/*
+	 * api_exit, memcpy, launch, when an analysis uses the pairing of API
+	 * calls (api-calls.h): the call the event belongs to, from its
+	 * thread's open calls: for api_exit the call it closes, for memcpy
+	 * and launch the open call with their correlation id. has_call is
+	 * false when the call's api_entry was not seen (the trace began
+	 * inside it, a filter dropped it, it was forgotten).
+	 */
+	bool has_call;
+	struct ct_api_call call;
 	/* The payload, by the layout of the event type (contract/events.def). */
 	union {
 #define CT_LAYOUT(name, fields) struct ct_ev_##name name;

@@ -7,8 +7,8 @@
  * copies and memsets), its idle time and longest idle gaps, and a busy
  * series over time.
  *
- * Joins: a launch event (at the call's exit) finds its call's api_entry on
- * the thread's call stack and waits in a correlation map for the
+ * Joins: a launch event (at the call's exit) comes with its call, paired in
+ * the pass (api-calls.h), and waits in a correlation map for the
  * gpu_kernel record with the same correlation id.
  *
  * Memory: one row per distinct kernel, with bounded statistics
@@ -23,7 +23,6 @@
 
 #include "analysis.h"
 #include "assert.h"
-#include "call-stack.h"
 #include "corr-map.h"
 #include "gpu-timeline.h"
 #include "row-index.h"
@@ -95,15 +94,6 @@ static struct kern_process *kern_process_of(struct kernels *k, struct ct_process
 	}
 	process->slot[k->slot] = kp;
 	return kp;
-}
-
-static struct ct_call_stack *calls_of(struct kernels *k, struct ct_thread *thread)
-{
-	struct ct_call_stack *calls = ct_slot_data(&thread->slot[k->slot], sizeof(*calls));
-
-	if (!calls)
-		k->out_of_memory = 1;
-	return calls;
 }
 
 static struct ct_gpu_timeline *timeline_of(struct kernels *k, struct ct_process *process,
@@ -178,43 +168,21 @@ static struct kernel_row *row_of(struct kernels *k, uint64_t kernel_id, struct c
 
 /* ------------------------------------------------------------ events */
 
-static void on_api_entry(struct kernels *k, const struct ct_event *ev)
-{
-	struct ct_call_stack *calls = calls_of(k, ev->thread);
-	struct ct_call call = { ev->u.api_entry.correlation_id, ev->u.api_entry.domain,
-		                ev->u.api_entry.cbid, ev->time_ns };
-
-	if (calls)
-		ct_call_stack_push(calls, &call);
-}
-
-static void on_api_exit(struct kernels *k, const struct ct_event *ev)
-{
-	struct ct_call_stack *calls = ev->thread->slot[k->slot];
-	struct ct_call call;
-
-	if (calls)
-		ct_call_stack_pop(calls, ev->u.api_exit.correlation_id, &call);
-}
-
 static void on_launch(struct kernels *k, const struct ct_event *ev)
 {
-	struct ct_call_stack *calls = calls_of(k, ev->thread);
 	struct kern_process *kp = kern_process_of(k, ev->process);
-	const struct ct_call *call;
 	struct kernel_row *row = row_of(k, ev->u.launch.kernel_id, ev->process);
 	struct launch_pending *p;
 
-	if (!calls || !kp || !row)
+	if (!kp || !row)
 		return;
 	row->launches++;
-	call = ct_call_stack_find(calls, ev->u.launch.api.correlation_id);
 	p = ct_corr_map_insert(&kp->pending, ev->u.launch.api.correlation_id);
 	if (!p) {
 		k->out_of_memory = 1;
 		return;
 	}
-	p->entry_ns = call ? call->entry_ns : NO_ENTRY;
+	p->entry_ns = ev->has_call ? ev->call.entry_ns : NO_ENTRY;
 }
 
 static void note_config(struct kernel_row *row, const struct ct_ev_gpu_kernel *r)
@@ -295,12 +263,6 @@ static void kernels_event(void *state, const struct ct_event *ev)
 	struct kernels *k = state;
 
 	switch (ev->type) {
-	case CT_EV_API_ENTRY:
-		on_api_entry(k, ev);
-		break;
-	case CT_EV_API_EXIT:
-		on_api_exit(k, ev);
-		break;
 	case CT_EV_LAUNCH:
 		on_launch(k, ev);
 		break;
@@ -594,7 +556,6 @@ static void kernels_destroy(void *state)
 	if (k->slot >= 0) {
 		for (size_t p = 0; p < ct_context_process_count(k->ctx); p++)
 			free_process_slot(k, ct_context_process_at(k->ctx, p));
-		ct_context_free_thread_slots(k->ctx, k->slot);
 	}
 	for (uint32_t r = 0; r < k->row_count; r++) {
 		ct_stat_release(&k->rows[r].gpu);
@@ -608,9 +569,9 @@ static void kernels_destroy(void *state)
 
 const struct ct_analysis_class ct_kernels_analysis = {
 	.name = "kernels",
-	.wants = CT_EV_BIT(CT_EV_API_ENTRY) | CT_EV_BIT(CT_EV_API_EXIT) | CT_EV_BIT(CT_EV_LAUNCH) |
-	         CT_EV_BIT(CT_EV_GPU_KERNEL) | CT_EV_BIT(CT_EV_GPU_MEMCPY) |
-	         CT_EV_BIT(CT_EV_GPU_MEMSET),
+	.wants = CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_GPU_KERNEL) |
+	         CT_EV_BIT(CT_EV_GPU_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMSET),
+	.uses = CT_SHARED_API_CALLS,
 	.create = kernels_create,
 	.event = kernels_event,
 	.finish = kernels_finish,

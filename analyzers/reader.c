@@ -19,6 +19,7 @@
 #include <babeltrace2/babeltrace.h>
 #include <glib.h>
 
+#include "api-calls.h"
 #include "assert.h"
 #include "class-cache.h"
 #include "config.h"
@@ -52,6 +53,7 @@ struct ct_reader {
 	/* dispatch[type]: the instances that want it, NULL-terminated */
 	struct instance *dispatch[CT_EV_COUNT][MAX_ANALYSES + 1];
 	uint64_t wanted;              /* union of the analyses' wants */
+	unsigned uses;                /* union of the analyses' uses (enum ct_shared) */
 	struct ct_class_cache *cache; /* owned */
 	struct ct_decoder decoder;
 	uint64_t seq;
@@ -135,6 +137,7 @@ int ct_reader_add(struct ct_reader *r, const struct ct_analysis_class *cls)
 		r->dispatch[t][n] = in;
 	}
 	r->wanted |= cls->wants;
+	r->uses |= cls->uses;
 	return 0;
 }
 
@@ -231,12 +234,25 @@ int ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 	}
 	ev->before_window = verdict == CT_FILTER_BEFORE;
 	r->stats.delivered++;
+	/* what the analyses share is computed from what they are given, before they see it */
+	if (r->uses & CT_SHARED_API_CALLS)
+		ct_api_calls_update(ev);
 	for (struct instance *const *in = r->dispatch[ev->type]; *in; in++)
 		(*in)->cls->event((*in)->state, ev);
 	return 0;
 }
 
 /* ------------------------------------------------------------ the sink */
+
+/* The event types to decode: the analyses', the shared state's and the reader's own. */
+static uint64_t decoded_types(const struct ct_reader *r)
+{
+	uint64_t types = r->wanted | ALWAYS_DECODED;
+
+	if (r->uses & CT_SHARED_API_CALLS)
+		types |= CT_API_CALLS_EVENTS;
+	return types;
+}
 
 /* The resolved class of EVENT, resolved now if it is the first of its class; NULL on error. */
 static const struct ct_event_class_info *class_of(struct ct_reader *r, const bt_event *event)
@@ -253,7 +269,7 @@ static const struct ct_event_class_info *class_of(struct ct_reader *r, const bt_
 		set_fatal(r, CT_READER_ERROR, "out of memory");
 		return NULL;
 	}
-	if (ct_event_class_resolve(info, event, r->wanted | ALWAYS_DECODED, why, sizeof(why)) < 0)
+	if (ct_event_class_resolve(info, event, decoded_types(r), why, sizeof(why)) < 0)
 		set_fatal(r, CT_READER_INPUT_ERROR, "%s", why);
 	return info;
 }

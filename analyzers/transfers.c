@@ -10,8 +10,8 @@
  * buffer uploaded again and again, downloads uploaded back, synchronous
  * copies that leave the GPU idle.
  *
- * Joins: a memcpy event (at the call's exit) finds its call's api_entry on
- * the thread's call stack (host time = api_exit - api_entry) and waits in
+ * Joins: a memcpy event (at the call's exit) comes with its call, paired in
+ * the pass (api-calls.h: host time = api_exit - api_entry), and waits in
  * a correlation map for its gpu_memcpy record (GPU time). What a copy
  * costs is the longer of the two: the host's wait for a copy that blocks,
  * the copy engine's time for one that does not.
@@ -27,7 +27,6 @@
 
 #include "analysis.h"
 #include "assert.h"
-#include "call-stack.h"
 #include "corr-map.h"
 #include "gpu-timeline.h"
 #include "row-index.h"
@@ -132,7 +131,6 @@ struct xfer_process {
 
 /* Per-thread state, in the thread's slot. Owned by the analysis. */
 struct xfer_thread {
-	struct ct_call_stack calls;
 	/* The copy whose call has not returned yet (memcpy comes just before api_exit). */
 	bool copy_open;
 	uint32_t copy_corr;
@@ -408,16 +406,6 @@ static void check_round_trip(struct transfers *t, struct xfer_process *xp,
 
 /* ------------------------------------------------------------ events */
 
-static void on_api_entry(struct transfers *t, const struct ct_event *ev)
-{
-	struct xfer_thread *xt = xfer_thread_of(t, ev->thread);
-	struct ct_call call = { ev->u.api_entry.correlation_id, ev->u.api_entry.domain,
-		                ev->u.api_entry.cbid, ev->time_ns };
-
-	if (xt)
-		ct_call_stack_push(&xt->calls, &call);
-}
-
 /* The call of the open copy returned: its host time and its window are known. */
 static void close_copy(struct transfers *t, struct ct_process *process, struct xfer_thread *xt,
                        int64_t exit_ns)
@@ -445,13 +433,9 @@ static void close_copy(struct transfers *t, struct ct_process *process, struct x
 static void on_api_exit(struct transfers *t, const struct ct_event *ev)
 {
 	struct xfer_thread *xt = ev->thread->slot[t->slot];
-	struct ct_call call;
 
-	if (!xt)
-		return;
-	if (xt->copy_open && xt->copy_corr == ev->u.api_exit.correlation_id)
+	if (xt && xt->copy_open && xt->copy_corr == ev->u.api_exit.correlation_id)
 		close_copy(t, ev->process, xt, ev->time_ns);
-	ct_call_stack_pop(&xt->calls, ev->u.api_exit.correlation_id, &call);
 }
 
 static void fill_key(struct xfer_key *key, const struct ct_event *ev)
@@ -476,7 +460,7 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 	const struct ct_ev_memcpy *e = &ev->u.memcpy;
 	struct xfer_process *xp = xfer_process_of(t, ev->process);
 	struct xfer_thread *xt = xfer_thread_of(t, ev->thread);
-	const struct ct_call *call;
+	const struct ct_api_call *call;
 	struct xfer_pending *p;
 	struct xfer_group *g;
 	struct xfer_key key;
@@ -498,7 +482,7 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 	g->bytes += e->bytes;
 	g->last_ns = ev->time_ns;
 	t->copies++;
-	call = ct_call_stack_find(&xt->calls, e->api.correlation_id);
+	call = ev->has_call ? &ev->call : NULL;
 	p = ct_corr_map_insert(&xp->pending, e->api.correlation_id);
 	if (!p) {
 		t->out_of_memory = 1;
@@ -595,9 +579,6 @@ static void transfers_event(void *state, const struct ct_event *ev)
 	struct transfers *t = state;
 
 	switch (ev->type) {
-	case CT_EV_API_ENTRY:
-		on_api_entry(t, ev);
-		break;
 	case CT_EV_API_EXIT:
 		on_api_exit(t, ev);
 		break;
@@ -1257,9 +1238,9 @@ static void transfers_destroy(void *state)
 
 const struct ct_analysis_class ct_transfers_analysis = {
 	.name = "transfers",
-	.wants = CT_EV_BIT(CT_EV_API_ENTRY) | CT_EV_BIT(CT_EV_API_EXIT) | CT_EV_BIT(CT_EV_MEMCPY) |
-	         CT_EV_BIT(CT_EV_GPU_MEMCPY) | CT_EV_BIT(CT_EV_GPU_KERNEL) |
-	         CT_EV_BIT(CT_EV_GPU_MEMSET),
+	.wants = CT_EV_BIT(CT_EV_API_EXIT) | CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMCPY) |
+	         CT_EV_BIT(CT_EV_GPU_KERNEL) | CT_EV_BIT(CT_EV_GPU_MEMSET),
+	.uses = CT_SHARED_API_CALLS,
 	.create = transfers_create,
 	.event = transfers_event,
 	.finish = transfers_finish,
