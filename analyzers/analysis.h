@@ -16,6 +16,9 @@
  *                              string formatting, no output.
  *   finish(state, end_ns)      the trace ended (END_NS: time of its last
  *                              event); compute what needs the whole trace.
+ *                              The shared GPU timelines (CT_SHARED_GPU_ACTIVITY)
+ *                              answer their last probes after every
+ *                              analysis finished, before any reports.
  *   report(state, doc)         write the section(s) (document.h, schema in
  *                              doc/report-schema.md). Sizes in bytes,
  *                              times in ns on the trace clock.
@@ -57,6 +60,8 @@ enum ct_analysis_status {
 enum ct_shared {
 	/* api_entry and api_exit paired per thread: ct_event.call (api-calls.h) */
 	CT_SHARED_API_CALLS = 1u << 0,
+	/* each device's busy timeline, per process: ct_process.busy (gpu-activity.h) */
+	CT_SHARED_GPU_ACTIVITY = 1u << 1,
 };
 
 struct ct_analysis_class {

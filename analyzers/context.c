@@ -98,8 +98,10 @@ void ct_context_destroy(struct ct_context *ctx)
 	for (size_t i = 0; i < ctx->process_count; i++) {
 		struct ct_process *p = ctx->processes[i];
 
-		for (int d = 0; d < 256; d++)
+		for (int d = 0; d < 256; d++) {
 			free(p->devices[d]);
+			ct_gpu_timeline_free(p->busy[d]);
+		}
 		name_table_free(p->names);
 		free(p);
 	}

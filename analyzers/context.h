@@ -19,6 +19,7 @@
 #include <glib.h>
 
 #include "event.h"
+#include "gpu-timeline.h"
 
 /* Per-process and per-thread pointers an analysis may own (see ct_context_slot). */
 #define CT_SLOTS 8
@@ -58,6 +59,8 @@ struct ct_process {
 	int32_t driver_version;
 	/* Devices this process's events named, by ordinal; NULL if none. Owned. */
 	struct ct_device *devices[256];
+	/* When each device was busy (gpu-activity.h), by ordinal; NULL until used. Owned. */
+	struct ct_gpu_timeline *busy[256];
 	/* Analyses' own per-process data: slot i belongs to the analysis given slot i. */
 	void *slot[CT_SLOTS];
 	/* Private to filters.c: 0 not decided yet, 1 kept, 2 filtered out. */

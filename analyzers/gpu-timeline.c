@@ -96,8 +96,7 @@ static void probe_answer_front(struct ct_gpu_timeline *tl)
 
 	tl->probe_head = (tl->probe_head + 1) % tl->probe_capacity;
 	tl->probe_count--;
-	if (tl->answer)
-		tl->answer(tl->answer_data, &probe);
+	probe.answer(probe.data, &probe);
 }
 
 /* Answers the probes that nothing still to come can overlap. */
@@ -229,13 +228,10 @@ static void merge_earliest(struct ct_gpu_timeline *tl)
 
 /* ------------------------------------------------------------ public */
 
-int ct_gpu_timeline_init(struct ct_gpu_timeline *tl, size_t series_points, ct_gpu_probe_fn answer,
-                         void *data)
+int ct_gpu_timeline_init(struct ct_gpu_timeline *tl, size_t series_points)
 {
 	memset(tl, 0, sizeof(*tl));
 	tl->window_ns = CT_GPU_REORDER_MIN_NS;
-	tl->answer = answer;
-	tl->answer_data = data;
 	return series_init(&tl->series, series_points);
 }
 
@@ -247,12 +243,11 @@ void ct_gpu_timeline_release(struct ct_gpu_timeline *tl)
 	memset(tl, 0, sizeof(*tl));
 }
 
-struct ct_gpu_timeline *ct_gpu_timeline_new(size_t series_points, ct_gpu_probe_fn answer,
-                                            void *data)
+struct ct_gpu_timeline *ct_gpu_timeline_new(size_t series_points)
 {
 	struct ct_gpu_timeline *tl = malloc(sizeof(*tl));
 
-	if (tl && ct_gpu_timeline_init(tl, series_points, answer, data) < 0) {
+	if (tl && ct_gpu_timeline_init(tl, series_points) < 0) {
 		free(tl);
 		return NULL;
 	}
@@ -335,9 +330,10 @@ static int probes_reserve(struct ct_gpu_timeline *tl)
 	return 0;
 }
 
-int ct_gpu_timeline_probe(struct ct_gpu_timeline *tl, int64_t start, int64_t end, uint64_t tag)
+int ct_gpu_timeline_probe(struct ct_gpu_timeline *tl, int64_t start, int64_t end,
+                          ct_gpu_probe_fn answer, void *data, uint64_t tag)
 {
-	struct ct_gpu_probe probe = { start, end, 0, tag };
+	struct ct_gpu_probe probe = { start, end, 0, tag, answer, data };
 	size_t i;
 
 	if (end < start)

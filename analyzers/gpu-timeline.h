@@ -16,7 +16,7 @@
  *
  * Probes ask "how much of [start, end] was the GPU busy?", for instance for
  * the time a host thread was blocked in a synchronous copy. A probe is
- * answered through the callback once no interval still to come can
+ * answered through its callback once no interval still to come can
  * overlap it (every interval starting before its end has been merged), or
  * at the end.
  *
@@ -48,11 +48,18 @@ struct ct_gpu_interval {
 	int64_t end;
 };
 
+struct ct_gpu_probe;
+
+/* Called when a probe is answered: BUSY_NS of its window was GPU time. */
+typedef void (*ct_gpu_probe_fn)(void *data, const struct ct_gpu_probe *probe);
+
 struct ct_gpu_probe {
 	int64_t start;
 	int64_t end;
 	int64_t busy_ns; /* so far */
 	uint64_t tag;    /* the caller's */
+	ct_gpu_probe_fn answer;
+	void *data; /* for ANSWER */
 };
 
 /* Busy nanoseconds per bucket of width_ns from origin_ns. */
@@ -63,9 +70,6 @@ struct ct_busy_series {
 	int64_t origin_ns;
 	int64_t width_ns; /* a power of two */
 };
-
-/* Called when a probe is answered: BUSY_NS of its window was GPU time. */
-typedef void (*ct_gpu_probe_fn)(void *data, const struct ct_gpu_probe *probe);
 
 struct ct_gpu_timeline {
 	/* Waiting intervals: a ring sorted by start, capacity a power of two. Owned. */
@@ -99,30 +103,26 @@ struct ct_gpu_timeline {
 	size_t probe_head;
 	size_t probe_count;
 	size_t probe_capacity;
-	ct_gpu_probe_fn answer;
-	void *answer_data;
 };
 
-/*
- * SERIES_POINTS: buckets of the busy series (>= 2). ANSWER (may be NULL
- * when no probes are used) and DATA receive the probes' answers. Returns
- * -1 when out of memory.
- */
-int ct_gpu_timeline_init(struct ct_gpu_timeline *tl, size_t series_points, ct_gpu_probe_fn answer,
-                         void *data);
+/* SERIES_POINTS: buckets of the busy series (>= 2). Returns -1 when out of memory. */
+int ct_gpu_timeline_init(struct ct_gpu_timeline *tl, size_t series_points);
 void ct_gpu_timeline_release(struct ct_gpu_timeline *tl);
 
 /* A timeline on the heap, initialized as by ct_gpu_timeline_init; NULL when out of memory. */
-struct ct_gpu_timeline *ct_gpu_timeline_new(size_t series_points, ct_gpu_probe_fn answer,
-                                            void *data);
+struct ct_gpu_timeline *ct_gpu_timeline_new(size_t series_points);
 /* Releases and frees a timeline from ct_gpu_timeline_new; NULL is fine. */
 void ct_gpu_timeline_free(struct ct_gpu_timeline *tl);
 
 /* The device was busy from START to END (ns). Untimed (0) or reversed intervals are ignored. */
 int ct_gpu_timeline_add(struct ct_gpu_timeline *tl, int64_t start, int64_t end);
 
-/* Asks how busy the device was during [START, END]; TAG comes back with the answer. */
-int ct_gpu_timeline_probe(struct ct_gpu_timeline *tl, int64_t start, int64_t end, uint64_t tag);
+/*
+ * Asks how busy the device was during [START, END]: ANSWER is called with
+ * DATA and the probe, TAG included, once that is known.
+ */
+int ct_gpu_timeline_probe(struct ct_gpu_timeline *tl, int64_t start, int64_t end,
+                          ct_gpu_probe_fn answer, void *data, uint64_t tag);
 
 /* Merges everything still waiting and answers every probe. */
 void ct_gpu_timeline_finish(struct ct_gpu_timeline *tl);

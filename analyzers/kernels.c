@@ -9,11 +9,12 @@
  *
  * Joins: a launch event (at the call's exit) comes with its call, paired in
  * the pass (api-calls.h), and waits in a correlation map for the
- * gpu_kernel record with the same correlation id.
+ * gpu_kernel record with the same correlation id. The busy timelines are
+ * the pass's too (gpu-activity.h): this analysis reports them.
  *
  * Memory: one row per distinct kernel, with bounded statistics
- * (stats.h); launches waiting for their record and the GPU timelines have
- * fixed caps. Nothing grows with the length of the trace.
+ * (stats.h); launches waiting for their record have a fixed cap. Nothing
+ * grows with the length of the trace.
  */
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -24,7 +25,7 @@
 #include "analysis.h"
 #include "assert.h"
 #include "corr-map.h"
-#include "gpu-timeline.h"
+#include "gpu-activity.h"
 #include "row-index.h"
 #include "stats.h"
 
@@ -61,8 +62,7 @@ struct launch_pending {
 
 /* Per-process state, in the process's slot. Owned by the analysis. */
 struct kern_process {
-	struct ct_corr_map pending;             /* of struct launch_pending */
-	struct ct_gpu_timeline *timelines[256]; /* owned, by device, NULL until used */
+	struct ct_corr_map pending; /* of struct launch_pending */
 };
 
 struct kernels {
@@ -94,26 +94,6 @@ static struct kern_process *kern_process_of(struct kernels *k, struct ct_process
 	}
 	process->slot[k->slot] = kp;
 	return kp;
-}
-
-static struct ct_gpu_timeline *timeline_of(struct kernels *k, struct ct_process *process,
-                                           unsigned device)
-{
-	struct kern_process *kp = kern_process_of(k, process);
-	struct ct_gpu_timeline *tl;
-
-	if (!kp)
-		return NULL;
-	tl = kp->timelines[device & 0xff];
-	if (tl)
-		return tl;
-	tl = ct_gpu_timeline_new(k->opts->series_points, NULL, NULL);
-	if (!tl) {
-		k->out_of_memory = 1;
-		return NULL;
-	}
-	kp->timelines[device & 0xff] = tl;
-	return tl;
 }
 
 static uint32_t id_hash(uint64_t id)
@@ -214,15 +194,6 @@ static void note_config(struct kernel_row *row, const struct ct_ev_gpu_kernel *r
 	};
 }
 
-static void add_busy(struct kernels *k, struct ct_process *process, unsigned device, uint64_t start,
-                     uint64_t end)
-{
-	struct ct_gpu_timeline *tl = timeline_of(k, process, device);
-
-	if (tl && ct_gpu_timeline_add(tl, (int64_t)start, (int64_t)end) < 0)
-		k->out_of_memory = 1;
-}
-
 static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
 {
 	const struct ct_ev_gpu_kernel *r = &ev->u.gpu_kernel;
@@ -232,7 +203,6 @@ static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
 
 	if (!kp)
 		return;
-	add_busy(k, ev->process, r->device, r->start, r->end);
 	p = ct_corr_map_find(&kp->pending, r->correlation_id);
 	if (!p)
 		k->unmatched++;
@@ -269,14 +239,6 @@ static void kernels_event(void *state, const struct ct_event *ev)
 	case CT_EV_GPU_KERNEL:
 		on_gpu_kernel(k, ev);
 		break;
-	case CT_EV_GPU_MEMCPY:
-		add_busy(k, ev->process, ev->u.gpu_memcpy.device, ev->u.gpu_memcpy.start,
-		         ev->u.gpu_memcpy.end);
-		break;
-	case CT_EV_GPU_MEMSET:
-		add_busy(k, ev->process, ev->u.gpu_memset.device, ev->u.gpu_memset.start,
-		         ev->u.gpu_memset.end);
-		break;
 	default:
 		break;
 	}
@@ -284,15 +246,6 @@ static void kernels_event(void *state, const struct ct_event *ev)
 
 static enum ct_analysis_status kernels_finish(void *state, int64_t end_ns)
 {
-	struct kernels *k = state;
-
-	for (size_t i = 0; i < ct_context_process_count(k->ctx); i++) {
-		struct kern_process *kp = ct_context_process_at(k->ctx, i)->slot[k->slot];
-
-		for (unsigned d = 0; kp && d < 256; d++)
-			if (kp->timelines[d])
-				ct_gpu_timeline_finish(kp->timelines[d]);
-	}
 	return CT_ANALYSIS_OK;
 }
 
@@ -498,11 +451,10 @@ static void write_gpu(struct kernels *k, struct ct_doc *doc)
 	ct_doc_array(doc, "devices", "Busy and idle, by process and device");
 	for (size_t p = 0; p < ct_context_process_count(k->ctx); p++) {
 		const struct ct_process *process = ct_context_process_at(k->ctx, p);
-		const struct kern_process *kp = process->slot[k->slot];
 
-		for (unsigned d = 0; kp && d < 256; d++)
-			if (kp->timelines[d] && kp->timelines[d]->started)
-				write_device(k, doc, process, d, kp->timelines[d]);
+		for (unsigned d = 0; d < 256; d++)
+			if (process->busy[d] && process->busy[d]->started)
+				write_device(k, doc, process, d, process->busy[d]);
 	}
 	ct_doc_end(doc);
 	ct_doc_end(doc);
@@ -540,8 +492,6 @@ static void free_process_slot(struct kernels *k, struct ct_process *process)
 
 	if (!kp)
 		return;
-	for (unsigned d = 0; d < 256; d++)
-		ct_gpu_timeline_free(kp->timelines[d]);
 	ct_corr_map_release(&kp->pending);
 	free(kp);
 	process->slot[k->slot] = NULL;
@@ -569,9 +519,8 @@ static void kernels_destroy(void *state)
 
 const struct ct_analysis_class ct_kernels_analysis = {
 	.name = "kernels",
-	.wants = CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_GPU_KERNEL) |
-	         CT_EV_BIT(CT_EV_GPU_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMSET),
-	.uses = CT_SHARED_API_CALLS,
+	.wants = CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_GPU_KERNEL),
+	.uses = CT_SHARED_API_CALLS | CT_SHARED_GPU_ACTIVITY,
 	.create = kernels_create,
 	.event = kernels_event,
 	.finish = kernels_finish,

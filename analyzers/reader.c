@@ -26,6 +26,7 @@
 #include "discovery.h"
 #include "event-decoder.h"
 #include "filters.h"
+#include "gpu-activity.h"
 #include "reader.h"
 #include "trace-graph.h"
 #include "trace-section.h"
@@ -237,6 +238,9 @@ int ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 	/* what the analyses share is computed from what they are given, before they see it */
 	if (r->uses & CT_SHARED_API_CALLS)
 		ct_api_calls_update(ev);
+	if ((r->uses & CT_SHARED_GPU_ACTIVITY) &&
+	    ct_gpu_activity_update(ev, r->opts->series_points) < 0)
+		return -1;
 	for (struct instance *const *in = r->dispatch[ev->type]; *in; in++)
 		(*in)->cls->event((*in)->state, ev);
 	return 0;
@@ -251,6 +255,8 @@ static uint64_t decoded_types(const struct ct_reader *r)
 
 	if (r->uses & CT_SHARED_API_CALLS)
 		types |= CT_API_CALLS_EVENTS;
+	if (r->uses & CT_SHARED_GPU_ACTIVITY)
+		types |= CT_GPU_ACTIVITY_EVENTS;
 	return types;
 }
 
@@ -475,6 +481,9 @@ int ct_reader_finish(struct ct_reader *r)
 			return -1;
 		}
 	}
+	/* after the analyses' finish: the transfers analysis probes the timelines in its own */
+	if (r->uses & CT_SHARED_GPU_ACTIVITY)
+		ct_gpu_activity_finish(r->ctx);
 	return 0;
 }
 

@@ -14,11 +14,13 @@
  * the pass (api-calls.h: host time = api_exit - api_entry), and waits in
  * a correlation map for its gpu_memcpy record (GPU time). What a copy
  * costs is the longer of the two: the host's wait for a copy that blocks,
- * the copy engine's time for one that does not.
+ * the copy engine's time for one that does not. How idle the device sat
+ * while the host waited for a blocking copy is asked of the pass's busy
+ * timeline of that device (gpu-activity.h).
  *
  * Memory: groups grow with distinct call sites; copies waiting for their
- * GPU record, the upload and download tables and the GPU timelines have
- * fixed caps. Nothing grows with the length of the trace.
+ * GPU record and the upload and download tables have fixed caps. Nothing
+ * grows with the length of the trace.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,7 +30,7 @@
 #include "analysis.h"
 #include "assert.h"
 #include "corr-map.h"
-#include "gpu-timeline.h"
+#include "gpu-activity.h"
 #include "row-index.h"
 
 /* Size classes: < 4 KiB, then ×16 each, the last open-ended. */
@@ -123,10 +125,9 @@ struct download {
 
 /* Per-process state, in the process's slot. Owned by the analysis. */
 struct xfer_process {
-	struct ct_corr_map pending;             /* of struct xfer_pending */
-	struct ct_gpu_timeline *timelines[256]; /* owned, by device, NULL until used */
-	struct upload *uploads;                 /* owned, UPLOAD_SETS × UPLOAD_WAYS, or NULL */
-	struct download *downloads;             /* owned, DOWNLOAD_SLOTS, or NULL */
+	struct ct_corr_map pending; /* of struct xfer_pending */
+	struct upload *uploads;     /* owned, UPLOAD_SETS × UPLOAD_WAYS, or NULL */
+	struct download *downloads; /* owned, DOWNLOAD_SLOTS, or NULL */
 };
 
 /* Per-thread state, in the thread's slot. Owned by the analysis. */
@@ -205,22 +206,6 @@ static struct xfer_thread *xfer_thread_of(struct transfers *t, struct ct_thread 
 }
 
 static void answer_probe(void *data, const struct ct_gpu_probe *probe);
-
-static struct ct_gpu_timeline *timeline_of(struct transfers *t, struct xfer_process *xp,
-                                           unsigned device)
-{
-	struct ct_gpu_timeline *tl = xp->timelines[device & 0xff];
-
-	if (tl)
-		return tl;
-	tl = ct_gpu_timeline_new(2, answer_probe, t);
-	if (!tl) {
-		t->out_of_memory = 1;
-		return NULL;
-	}
-	xp->timelines[device & 0xff] = tl;
-	return tl;
-}
 
 /* ------------------------------------------------------------ groups */
 
@@ -423,9 +408,11 @@ static void close_copy(struct transfers *t, struct ct_process *process, struct x
 			ct_corr_map_remove(&xp->pending, p);
 	}
 	if (xt->copy_blocks && xp && g->key.device != CT_DEVICE_NONE) {
-		struct ct_gpu_timeline *tl = timeline_of(t, xp, g->key.device);
+		struct ct_gpu_timeline *tl =
+		    ct_gpu_activity_timeline(process, g->key.device, t->opts->series_points);
 
-		if (tl && ct_gpu_timeline_probe(tl, xt->copy_entry_ns, exit_ns, xt->copy_group) < 0)
+		if (!tl || ct_gpu_timeline_probe(tl, xt->copy_entry_ns, exit_ns, answer_probe, t,
+		                                 xt->copy_group) < 0)
 			t->out_of_memory = 1;
 	}
 }
@@ -501,10 +488,6 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 		xt->copy_corr = e->api.correlation_id;
 		xt->copy_group = group;
 		xt->copy_blocks = blocking_copy(e->direction, e->host, e->sync);
-		/* its own GPU record may come before its call returns */
-		if (xt->copy_blocks && key.device != CT_DEVICE_NONE &&
-		    !timeline_of(t, xp, key.device))
-			return;
 		xt->copy_entry_ns = call->entry_ns;
 		xt->copy_event_ns = ev->time_ns;
 	}
@@ -529,22 +512,6 @@ static void note_best(struct transfers *t, const struct ct_ev_gpu_memcpy *r, int
 		t->best[r->device][direction] = bandwidth;
 }
 
-/*
- * GPU work on DEVICE, for the probes of blocking copies. The device's
- * timeline starts with its first blocking copy: work that ended before it
- * cannot overlap any window, and a trace without blocking copies pays
- * nothing.
- */
-static void add_busy(struct transfers *t, struct ct_process *process, unsigned device,
-                     uint64_t start, uint64_t end)
-{
-	struct xfer_process *xp = process->slot[t->slot];
-	struct ct_gpu_timeline *tl = xp ? xp->timelines[device & 0xff] : NULL;
-
-	if (tl && ct_gpu_timeline_add(tl, (int64_t)start, (int64_t)end) < 0)
-		t->out_of_memory = 1;
-}
-
 static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
 {
 	const struct ct_ev_gpu_memcpy *r = &ev->u.gpu_memcpy;
@@ -556,7 +523,6 @@ static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
 	if (!xp)
 		return;
 	t->gpu_records++;
-	add_busy(t, ev->process, r->device, r->start, r->end);
 	note_best(t, r, gpu_ns);
 	p = ct_corr_map_find(&xp->pending, r->correlation_id);
 	if (!p && r->runtime_correlation_id)
@@ -587,14 +553,6 @@ static void transfers_event(void *state, const struct ct_event *ev)
 		break;
 	case CT_EV_GPU_MEMCPY:
 		on_gpu_memcpy(t, ev);
-		break;
-	case CT_EV_GPU_KERNEL:
-		add_busy(t, ev->process, ev->u.gpu_kernel.device, ev->u.gpu_kernel.start,
-		         ev->u.gpu_kernel.end);
-		break;
-	case CT_EV_GPU_MEMSET:
-		add_busy(t, ev->process, ev->u.gpu_memset.device, ev->u.gpu_memset.start,
-		         ev->u.gpu_memset.end);
 		break;
 	default:
 		break;
@@ -634,14 +592,8 @@ static enum ct_analysis_status transfers_finish(void *state, int64_t end_ns)
 {
 	struct transfers *t = state;
 
+	/* their probes are answered when the pass finishes the timelines, next */
 	ct_context_foreach_thread(t->ctx, close_open_copy, t);
-	for (size_t i = 0; i < ct_context_process_count(t->ctx); i++) {
-		struct xfer_process *xp = ct_context_process_at(t->ctx, i)->slot[t->slot];
-
-		for (unsigned d = 0; xp && d < 256; d++)
-			if (xp->timelines[d])
-				ct_gpu_timeline_finish(xp->timelines[d]);
-	}
 	return CT_ANALYSIS_OK;
 }
 
@@ -1211,8 +1163,6 @@ static void free_process_slot(struct transfers *t, struct ct_process *process)
 
 	if (!xp)
 		return;
-	for (unsigned d = 0; d < 256; d++)
-		ct_gpu_timeline_free(xp->timelines[d]);
 	ct_corr_map_release(&xp->pending);
 	free(xp->uploads);
 	free(xp->downloads);
@@ -1238,9 +1188,8 @@ static void transfers_destroy(void *state)
 
 const struct ct_analysis_class ct_transfers_analysis = {
 	.name = "transfers",
-	.wants = CT_EV_BIT(CT_EV_API_EXIT) | CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMCPY) |
-	         CT_EV_BIT(CT_EV_GPU_KERNEL) | CT_EV_BIT(CT_EV_GPU_MEMSET),
-	.uses = CT_SHARED_API_CALLS,
+	.wants = CT_EV_BIT(CT_EV_API_EXIT) | CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMCPY),
+	.uses = CT_SHARED_API_CALLS | CT_SHARED_GPU_ACTIVITY,
 	.create = transfers_create,
 	.event = transfers_event,
 	.finish = transfers_finish,

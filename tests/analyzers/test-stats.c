@@ -104,9 +104,9 @@ static void test_timeline(void **unused)
 	struct ct_gpu_timeline tl;
 	struct answers answers = { { 0 }, 0 };
 
-	assert_int_equal(ct_gpu_timeline_init(&tl, 4, on_answer, &answers), 0);
-	ct_gpu_timeline_probe(&tl, 0 + 100, 60 + 100, 0);
-	ct_gpu_timeline_probe(&tl, 5 + 100, 12 + 100, 1);
+	assert_int_equal(ct_gpu_timeline_init(&tl, 4), 0);
+	ct_gpu_timeline_probe(&tl, 0 + 100, 60 + 100, on_answer, &answers, 0);
+	ct_gpu_timeline_probe(&tl, 5 + 100, 12 + 100, on_answer, &answers, 1);
 	/* out of order, overlapping */
 	ct_gpu_timeline_add(&tl, 50 + 100, 70 + 100);
 	ct_gpu_timeline_add(&tl, 10 + 100, 20 + 100);
@@ -142,7 +142,7 @@ static void test_timeline_window(void **unused)
 	struct ct_gpu_timeline tl;
 	const int64_t n = 3 * CT_GPU_REORDER_MAX;
 
-	assert_int_equal(ct_gpu_timeline_init(&tl, 64, NULL, NULL), 0);
+	assert_int_equal(ct_gpu_timeline_init(&tl, 64), 0);
 	for (int64_t i = 0; i < n; i++)
 		ct_gpu_timeline_add(&tl, 1000 + i * 100, 1000 + i * 100 + 60);
 	assert_true(tl.waiting_count <= CT_GPU_REORDER_MAX);
@@ -166,7 +166,7 @@ static void test_timeline_disorder(void **unused)
 	const int64_t ms = 1000000;
 	struct ct_gpu_timeline tl;
 
-	assert_int_equal(ct_gpu_timeline_init(&tl, 16, NULL, NULL), 0);
+	assert_int_equal(ct_gpu_timeline_init(&tl, 16), 0);
 	for (int64_t i = 0; i < 100; i++)
 		ct_gpu_timeline_add(&tl, 100 * ms + i * ms, 100 * ms + i * ms + ms / 2);
 	/* 4.5 ms behind the newest start, with a window of 1 ms: too late */

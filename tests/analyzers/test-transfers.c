@@ -332,6 +332,30 @@ static void test_sync_copy_gpu_idle(void **unused)
 }
 
 /*
+ * The busy timeline is the pass's, fed from the first GPU record: a kernel
+ * whose record was flushed before the first synchronous copy still keeps
+ * the GPU busy during that copy's wait.
+ */
+static void test_busy_recorded_before_first_wait(void **unused)
+{
+	struct synth_copy c = { CT_DIR_DTOH,    DEVICE_BASE, 0x60000000, MIB,
+		                CT_HOST_PINNED, true,        0,          MEMCPY };
+	const struct ct_node *transfers, *h;
+	struct synth s;
+
+	transfers_init(&s);
+	kernel_record(&s, 990000, 900000, 1400000);
+	synth_copy_call(&s, 1000000, &c, 1, 300000, 1200000, 40000);
+	transfers = transfers_of(synth_report(&s));
+
+	h = node_at(node_path(transfers, "hotspots"), 0);
+	assert_int_equal(node_i64(h, "blocked_probed_ns"), 300000);
+	assert_int_equal(node_i64(h, "gpu_idle_while_blocked_ns"), 0);
+	assert_int_equal(findings_of_kind(transfers, "sync_copy_gpu_idle"), 0);
+	synth_fini(&s);
+}
+
+/*
  * A copy's GPU record may come before its call returns, or never; the call
  * may never return (the trace was cut). Costs stay max(host, GPU).
  */
@@ -379,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_repeated_upload),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_sync_copy_gpu_idle),
+		cmocka_unit_test(test_busy_recorded_before_first_wait),
 		cmocka_unit_test(test_joins),
 	};
 
