@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "analysis.h"
 
 const struct ct_analysis_class *const ct_analyses[] = {
@@ -40,14 +42,30 @@ int ct_analysis_slot(struct ct_context *ctx)
 	return ct_context_slot(ctx);
 }
 
+size_t ct_result_index(const struct ct_result *results, size_t count,
+                       const struct ct_analysis_class *cls)
+{
+	size_t i = 0;
+
+	while (i < count && results[i].cls != cls)
+		i++;
+	return i;
+}
+
+const void *ct_result_of(const struct ct_result *results, size_t count,
+                         const struct ct_analysis_class *cls)
+{
+	size_t i = ct_result_index(results, count, cls);
+
+	return i < count ? results[i].result : NULL;
+}
+
 uint32_t *ct_analysis_rank(uint32_t count, int (*cmp)(const void *, const void *, void *),
                            void *data)
 {
-	/* one at least: malloc(0) may return NULL, which would read as out of memory */
-	uint32_t *order = malloc((count ? count : 1) * sizeof(*order));
+	/* one at least: g_new of nothing is NULL, which qsort_r must not be given */
+	uint32_t *order = g_new(uint32_t, count ? count : 1);
 
-	if (!order)
-		return NULL;
 	for (uint32_t i = 0; i < count; i++)
 		order[i] = i;
 	qsort_r(order, count, sizeof(*order), cmp, data);

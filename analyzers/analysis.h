@@ -2,8 +2,9 @@
 /*
  * analysis.h - the interface every analysis implements. The reader makes
  * one pass over the trace and hands each event to the analyses that asked
- * for its type; at the end each analysis finishes and writes its section
- * of the report.
+ * for its type; at the end each analysis finishes and gives its result,
+ * and each section of the report is written from the results of the
+ * analyses that feed it.
  *
  * Life of an analysis (each step called once, in this order):
  *
@@ -15,22 +16,29 @@
  *                              the hot path: no allocation per event, no
  *                              string formatting, no output.
  *   finish(state, end_ns)      the trace ended (END_NS: time of its last
- *                              event); compute what needs the whole trace.
- *                              The shared GPU timelines (CT_SHARED_GPU_ACTIVITY)
- *                              answer their last probes after every
- *                              analysis finished, before any reports.
- *   report(state, doc)         write the section(s) (document.h, schema in
- *                              doc/report-schema.md). Sizes in bytes,
- *                              times in ns on the trace clock.
- *   destroy(state)             free everything, slots included; also
- *                              called after a failed create, finish or
- *                              report, with whatever state exists (may be
- *                              NULL).
+ *                              event): close what is still open.
+ *   result(state, &result)     after every analysis finished and the
+ *                              shared GPU timelines (CT_SHARED_GPU_ACTIVITY)
+ *                              answered their last probes: compute what
+ *                              needs the whole trace into the result, the
+ *                              struct the analysis's header declares (for
+ *                              memory, fragmentation and transfers: the
+ *                              typed results of memory.h, fragmentation.h,
+ *                              transfers.h), valid until destroy.
+ *   destroy(state)             free everything, the result and slots
+ *                              included; also called after a failed step,
+ *                              with whatever state exists (may be NULL).
  *
- * create, finish and report return CT_ANALYSIS_OK or the reason they
+ * create, finish and result return CT_ANALYSIS_OK or the reason they
  * failed, which the reader turns into its error message. Analyses never
  * abort the program and never print: what they have to say is in the
  * report.
+ *
+ * Sections: each top-level section of the report has one writer, a
+ * struct ct_section_class, which writes it from the results of the
+ * analyses whose `section` it is (the "memory" section from the memory
+ * and fragmentation results). Sizes are in bytes, times in ns on the
+ * trace clock; the schema is doc/report-schema.md.
  *
  * Adding an analysis: write analyzers/NAME.c defining a
  * `const struct ct_analysis_class ct_NAME_analysis`, declare it below and
@@ -64,15 +72,34 @@ enum ct_shared {
 	CT_SHARED_GPU_ACTIVITY = 1u << 1,
 };
 
+struct ct_analysis_class;
+
+/* The result of an analysis that ran, for the section writers. */
+struct ct_result {
+	const struct ct_analysis_class *cls;
+	const void *result; /* the analysis's result struct */
+};
+
+/* The writer of one top-level section of the report. */
+struct ct_section_class {
+	const char *name; /* its key in the report: "memory" */
+	/*
+	 * Writes the section from RESULTS (COUNT of them, in the order the
+	 * analyses were added: ct_result_of finds one) into DOC.
+	 */
+	void (*write)(struct ct_doc *doc, const struct ct_result *results, size_t count);
+};
+
 struct ct_analysis_class {
-	const char *name; /* "memory": also what --analysis selects */
-	uint64_t wants;   /* CT_EV_BIT() of every event type it wants */
-	unsigned uses;    /* enum ct_shared bits */
+	const char *name;                       /* "memory": also what --analysis selects */
+	const struct ct_section_class *section; /* the section its result goes into */
+	uint64_t wants;                         /* CT_EV_BIT() of every event type it wants */
+	unsigned uses;                          /* enum ct_shared bits */
 	enum ct_analysis_status (*create)(struct ct_context *ctx, const struct ct_options *opts,
 	                                  void **state);
 	void (*event)(void *state, const struct ct_event *ev);
 	enum ct_analysis_status (*finish)(void *state, int64_t end_ns);
-	enum ct_analysis_status (*report)(void *state, struct ct_doc *doc);
+	enum ct_analysis_status (*result)(void *state, const void **result);
 	void (*destroy)(void *state);
 };
 
@@ -81,6 +108,12 @@ extern const struct ct_analysis_class ct_fragmentation_analysis;
 extern const struct ct_analysis_class ct_transfers_analysis;
 extern const struct ct_analysis_class ct_kernels_analysis;
 extern const struct ct_analysis_class ct_api_analysis;
+
+/* The sections the analyses' results go into. */
+extern const struct ct_section_class ct_memory_section; /* memory and fragmentation */
+extern const struct ct_section_class ct_transfers_section;
+extern const struct ct_section_class ct_kernels_section; /* "kernels" and "gpu" */
+extern const struct ct_section_class ct_api_section;
 
 /* Every analysis, in report order, NULL-terminated (analyses.c). */
 extern const struct ct_analysis_class *const ct_analyses[];
@@ -96,9 +129,16 @@ const char *ct_analysis_status_text(enum ct_analysis_status status);
 /* A context slot for the calling analysis (create), or -1 when none is left. */
 int ct_analysis_slot(struct ct_context *ctx);
 
+/* The result of CLS among RESULTS (the first if it ran twice), NULL if it did not run. */
+const void *ct_result_of(const struct ct_result *results, size_t count,
+                         const struct ct_analysis_class *cls);
+/* The index of CLS's first result among RESULTS, COUNT if it did not run. */
+size_t ct_result_index(const struct ct_result *results, size_t count,
+                       const struct ct_analysis_class *cls);
+
 /*
  * The indices 0 .. COUNT-1 sorted by CMP (qsort_r, DATA passed on), for
- * the rows of a report; an array the caller frees, NULL when out of memory.
+ * the rows of a report; an array the caller frees with g_free.
  */
 uint32_t *ct_analysis_rank(uint32_t count, int (*cmp)(const void *, const void *, void *),
                            void *data);

@@ -289,18 +289,24 @@ static void write_row(struct ct_doc *doc, const struct api_row *row, int64_t tot
 	ct_doc_end(doc);
 }
 
-static enum ct_analysis_status api_report(void *state, struct ct_doc *doc)
+/* The analysis is its own result: the section is written from its rows. */
+static enum ct_analysis_status api_result(void *state, const void **result)
 {
 	struct api *a = state;
-	uint32_t *order;
+
+	if (a->out_of_memory)
+		return CT_ANALYSIS_MEMORY_ERROR;
+	*result = a;
+	return CT_ANALYSIS_OK;
+}
+
+static void write_section(struct ct_doc *doc, const struct ct_result *results, size_t count)
+{
+	const struct api *a = ct_result_of(results, count, &ct_api_analysis);
+	uint32_t *order = ct_analysis_rank(a->row_count, by_total_time, (void *)a);
 	int64_t total_ns = 0;
 	size_t shown;
 
-	order = ct_analysis_rank(a->row_count, by_total_time, a);
-	if (a->out_of_memory || !order) {
-		free(order);
-		return CT_ANALYSIS_MEMORY_ERROR;
-	}
 	for (uint32_t r = 0; r < a->row_count; r++)
 		total_ns += a->rows[r].time.sum;
 	shown = a->row_count < a->opts->max_rows ? a->row_count : a->opts->max_rows;
@@ -308,9 +314,13 @@ static enum ct_analysis_status api_report(void *state, struct ct_doc *doc)
 	for (size_t i = 0; i < shown; i++)
 		write_row(doc, &a->rows[order[i]], total_ns);
 	ct_doc_end(doc);
-	free(order);
-	return CT_ANALYSIS_OK;
+	g_free(order);
 }
+
+const struct ct_section_class ct_api_section = {
+	.name = "api",
+	.write = write_section,
+};
 
 /* --------------------------------------------------------- lifecycle */
 
@@ -343,11 +353,12 @@ static void api_destroy(void *state)
 
 const struct ct_analysis_class ct_api_analysis = {
 	.name = "api",
+	.section = &ct_api_section,
 	.wants = CT_EV_BIT(CT_EV_API_EXIT),
 	.uses = CT_SHARED_API_CALLS,
 	.create = api_create,
 	.event = api_event,
 	.finish = api_finish,
-	.report = api_report,
+	.result = api_result,
 	.destroy = api_destroy,
 };

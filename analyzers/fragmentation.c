@@ -32,6 +32,7 @@
 
 #include "analysis.h"
 #include "assert.h"
+#include "fragmentation.h"
 #include "range-map.h"
 
 #define MIB         (UINT64_C(1) << 20)
@@ -135,6 +136,7 @@ struct fragmentation {
 	uint64_t failures_total;
 	int64_t end_ns;
 	int out_of_memory;
+	struct ct_fragmentation_result result; /* owned, once computed */
 };
 
 /* ------------------------------------------------------------- state */
@@ -605,136 +607,143 @@ static void classify(const struct frag_failure *fl, struct verdict *v)
 	}
 }
 
-/* ------------------------------------------------------------ report */
+/* ------------------------------------------------------------ result */
 
-static void write_nvml(struct ct_doc *doc, const char *key, int known, uint64_t value)
+static const char *intern(struct fragmentation *f, const char *text)
 {
-	if (known)
-		ct_doc_u64(doc, key, value, CT_UNIT_BYTES);
-	else
-		ct_doc_null(doc, key);
+	return text ? g_string_chunk_insert_const(f->result.strings, text) : NULL;
 }
 
-static void write_snapshot_fields(struct ct_doc *doc, const struct frag_snapshot *s)
+static struct ct_frag_state state_of(const struct frag_snapshot *s)
 {
 	struct free_view v;
 
 	free_view_of(s, &v);
-	ct_doc_i64(doc, "time_ns", s->time_ns, CT_UNIT_TIME);
-	ct_doc_u64(doc, "live_bytes", s->live_bytes, CT_UNIT_BYTES);
-	write_nvml(doc, "free_bytes", s->nvml_known, s->nvml_free);
-	write_nvml(doc, "total_bytes", s->nvml_known || s->device_total,
-	           s->nvml_known ? s->nvml_total : s->device_total);
-	ct_doc_u64(doc, "free_seen_bytes", s->heap_free_seen, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "largest_free_bytes", v.largest, CT_UNIT_BYTES);
-	ct_doc_double(doc, "external_fragmentation", v.external, CT_UNIT_RATIO);
-	ct_doc_u64(doc, "heap_span_bytes", s->heap_span, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "granularity_waste_bytes", s->granularity_waste, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "pool_reserved_bytes", s->pool_reserved, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "pool_used_bytes", s->pool_used, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "pool_live_bytes", s->pool_live, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "vmm_physical_bytes", s->vmm_physical, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "vmm_mapped_bytes", s->vmm_mapped, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "vmm_gap_bytes", s->vmm_gaps, CT_UNIT_BYTES);
+	return (struct ct_frag_state){
+		.time_ns = s->time_ns,
+		.live_bytes = s->live_bytes,
+		.free_known = s->nvml_known,
+		.free_bytes = s->nvml_free,
+		.total_known = s->nvml_known || s->device_total,
+		.total_bytes = s->nvml_known ? s->nvml_total : s->device_total,
+		.free_seen_bytes = s->heap_free_seen,
+		.largest_free_bytes = v.largest,
+		.external_fragmentation = v.external,
+		.heap_span_bytes = s->heap_span,
+		.granularity_waste_bytes = s->granularity_waste,
+		.pool_reserved_bytes = s->pool_reserved,
+		.pool_used_bytes = s->pool_used,
+		.pool_live_bytes = s->pool_live,
+		.vmm_physical_bytes = s->vmm_physical,
+		.vmm_mapped_bytes = s->vmm_mapped,
+		.vmm_gap_bytes = s->vmm_gaps,
+	};
 }
 
-static void write_failure(struct fragmentation *f, struct ct_doc *doc,
-                          const struct frag_failure *fl)
+static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 {
+	const struct frag_snapshot *s = &fl->state;
+	struct ct_frag_failure out;
 	struct verdict v;
 	char site[512];
 	char path[512];
 
 	classify(fl, &v);
-	ct_doc_object(doc, NULL, NULL);
-	ct_doc_i64(doc, "time_ns", fl->time_ns, CT_UNIT_TIME);
-	ct_doc_i64(doc, "pid", fl->process->pid, CT_UNIT_ID);
-	ct_doc_string(doc, "process", fl->process->procname);
-	ct_doc_u64(doc, "device", fl->device, CT_UNIT_ID);
-	ct_doc_string(doc, "kind", ct_mem_kind_label(fl->kind));
-	ct_doc_u64(doc, "requested_bytes", fl->requested, CT_UNIT_BYTES);
-	ct_doc_i64(doc, "result", fl->result, CT_UNIT_ID);
-	ct_doc_string(doc, "api", ct_context_api_name(fl->process, fl->api.domain, fl->api.cbid));
-	ct_doc_string(doc, "site",
-	              ct_site_format(f->ctx, fl->process, fl->site, &fl->api, site, sizeof(site)));
-	ct_doc_string(doc, "nvtx_path", ct_path_format(f->ctx, fl->site, path, sizeof(path)));
-	ct_doc_string(doc, "verdict", v.name);
-	ct_doc_string(doc, "explanation", v.reason);
-	ct_doc_u64(doc, "live_bytes", fl->state.live_bytes, CT_UNIT_BYTES);
-	write_nvml(doc, "free_bytes", fl->state.nvml_known, fl->state.nvml_free);
-	write_nvml(doc, "total_bytes", fl->state.nvml_known || fl->state.device_total,
-	           fl->state.nvml_known ? fl->state.nvml_total : fl->state.device_total);
-	write_nvml(doc, "used_bytes", fl->state.nvml_known, v.used);
-	write_nvml(doc, "held_elsewhere_bytes", fl->state.nvml_known, v.held_elsewhere);
-	ct_doc_u64(doc, "pool_cached_bytes", v.pool_cached, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "largest_free_bytes", v.free.largest, CT_UNIT_BYTES);
-	ct_doc_double(doc, "external_fragmentation", v.free.external, CT_UNIT_RATIO);
-	ct_doc_u64(doc, "free_seen_bytes", fl->state.heap_free_seen, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "granularity_waste_bytes", fl->state.granularity_waste, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "pool_reserved_bytes", fl->state.pool_reserved, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "pool_used_bytes", fl->state.pool_used, CT_UNIT_BYTES);
-	ct_doc_end(doc);
+	out = (struct ct_frag_failure){
+		.time_ns = fl->time_ns,
+		.pid = fl->process->pid,
+		.process = intern(f, fl->process->procname),
+		.device = fl->device,
+		.kind = fl->kind,
+		.requested_bytes = fl->requested,
+		.result = fl->result,
+		.api = intern(f, ct_context_api_name(fl->process, fl->api.domain, fl->api.cbid)),
+		.site = intern(
+		    f, ct_site_format(f->ctx, fl->process, fl->site, &fl->api, site, sizeof(site))),
+		.nvtx_path = intern(f, ct_path_format(f->ctx, fl->site, path, sizeof(path))),
+		.verdict = v.name,
+		.explanation = intern(f, v.reason),
+		.live_bytes = s->live_bytes,
+		.free_known = s->nvml_known,
+		.free_bytes = s->nvml_free,
+		.total_known = s->nvml_known || s->device_total,
+		.total_bytes = s->nvml_known ? s->nvml_total : s->device_total,
+		.used_bytes = v.used,
+		.held_elsewhere_bytes = v.held_elsewhere,
+		.pool_cached_bytes = v.pool_cached,
+		.largest_free_bytes = v.free.largest,
+		.external_fragmentation = v.free.external,
+		.free_seen_bytes = s->heap_free_seen,
+		.granularity_waste_bytes = s->granularity_waste,
+		.pool_reserved_bytes = s->pool_reserved,
+		.pool_used_bytes = s->pool_used,
+	};
+	g_array_append_val(f->result.failures, out);
 }
 
-static void write_device(struct fragmentation *f, struct ct_doc *doc, const struct frag_device *fd)
+static void add_device(struct fragmentation *f, const struct frag_device *fd)
 {
 	struct frag_snapshot end;
+	struct ct_frag_device out = {
+		.pid = fd->process->pid,
+		.process = intern(f, fd->process->procname),
+		.device = fd->device,
+		.has_peak = fd->has_peak,
+		.pools = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_pool)),
+	};
 
 	/* the end of a process is its last event (a killed one has no exit) */
 	snapshot(f, fd, fd->process->events ? fd->process->last_ns : f->end_ns, &end);
-	ct_doc_object(doc, NULL, NULL);
-	ct_doc_i64(doc, "pid", fd->process->pid, CT_UNIT_ID);
-	ct_doc_string(doc, "process", fd->process->procname);
-	ct_doc_u64(doc, "device", fd->device, CT_UNIT_ID);
-	if (fd->has_peak) {
-		ct_doc_object(doc, "at_peak", "At the peak");
-		write_snapshot_fields(doc, &fd->at_peak);
-		ct_doc_end(doc);
-	} else {
-		ct_doc_null(doc, "at_peak");
-	}
-	ct_doc_object(doc, "at_end", "At the end");
-	write_snapshot_fields(doc, &end);
-	ct_doc_end(doc);
-	ct_doc_array(doc, "pools", "Memory pools");
+	if (fd->has_peak)
+		out.at_peak = state_of(&fd->at_peak);
+	out.at_end = state_of(&end);
 	for (size_t i = 0; i < fd->pool_count; i++) {
-		if (fd->pools[i].destroyed)
-			continue;
-		ct_doc_object(doc, NULL, NULL);
-		ct_doc_u64(doc, "address", fd->pools[i].address, CT_UNIT_ADDRESS);
-		ct_doc_u64(doc, "reserved_bytes", fd->pools[i].reserved, CT_UNIT_BYTES);
-		ct_doc_u64(doc, "used_bytes", fd->pools[i].used, CT_UNIT_BYTES);
-		ct_doc_u64(doc, "release_threshold_bytes", fd->pools[i].release_threshold,
-		           CT_UNIT_BYTES);
-		ct_doc_end(doc);
+		struct ct_frag_pool pool = {
+			.address = fd->pools[i].address,
+			.reserved_bytes = fd->pools[i].reserved,
+			.used_bytes = fd->pools[i].used,
+			.release_threshold_bytes = fd->pools[i].release_threshold,
+		};
+
+		if (!fd->pools[i].destroyed)
+			g_array_append_val(out.pools, pool);
 	}
-	ct_doc_end(doc);
-	ct_doc_end(doc);
+	g_array_append_val(f->result.devices, out);
 }
 
-static enum ct_analysis_status fragmentation_report(void *state, struct ct_doc *doc)
+static enum ct_analysis_status fragmentation_result(void *state, const void **result)
 {
 	struct fragmentation *f = state;
 
 	if (f->out_of_memory)
 		return CT_ANALYSIS_MEMORY_ERROR;
-	ct_doc_object(doc, "memory", "Memory");
-	ct_doc_u64(doc, "failure_count", f->failures_total, CT_UNIT_NONE);
-	ct_doc_array(doc, "failures", "Failed allocations");
+	f->result.failure_count = f->failures_total;
+	f->result.failures = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_failure));
+	f->result.devices = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_device));
+	f->result.strings = g_string_chunk_new(4096);
 	for (size_t i = 0; i < f->failure_count; i++)
-		write_failure(f, doc, &f->failures[i]);
-	ct_doc_end(doc);
-	ct_doc_array(doc, "fragmentation", "Fragmentation by process and device");
+		add_failure(f, &f->failures[i]);
 	for (size_t p = 0; p < ct_context_process_count(f->ctx); p++) {
 		struct frag_process *fp = ct_context_process_at(f->ctx, p)->slot[f->slot];
 
 		for (int d = 0; fp && d < 256; d++)
 			if (fp->devices[d])
-				write_device(f, doc, fp->devices[d]);
+				add_device(f, fp->devices[d]);
 	}
-	ct_doc_end(doc);
-	ct_doc_end(doc);
+	*result = &f->result;
 	return CT_ANALYSIS_OK;
+}
+
+static void result_release(struct ct_fragmentation_result *r)
+{
+	for (guint i = 0; r->devices && i < r->devices->len; i++)
+		g_array_unref(g_array_index(r->devices, struct ct_frag_device, i).pools);
+	if (r->devices)
+		g_array_unref(r->devices);
+	if (r->failures)
+		g_array_unref(r->failures);
+	if (r->strings)
+		g_string_chunk_free(r->strings);
 }
 
 /* ----------------------------------------------------------- lifecycle */
@@ -784,18 +793,20 @@ static void fragmentation_destroy(void *state)
 		free(fp);
 		process->slot[f->slot] = NULL;
 	}
+	result_release(&f->result);
 	free(f->failures);
 	free(f);
 }
 
 const struct ct_analysis_class ct_fragmentation_analysis = {
 	.name = "fragmentation",
+	.section = &ct_memory_section,
 	.wants = CT_EV_BIT(CT_EV_MEM_ALLOC) | CT_EV_BIT(CT_EV_MEM_FREE) |
 	         CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVML_SAMPLE) |
 	         CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) | CT_EV_BIT(CT_EV_GPU_MEMORY),
 	.create = fragmentation_create,
 	.event = fragmentation_event,
 	.finish = fragmentation_finish,
-	.report = fragmentation_report,
+	.result = fragmentation_result,
 	.destroy = fragmentation_destroy,
 };

@@ -355,15 +355,13 @@ static void write_row(struct ct_doc *doc, const struct kernel_row *row, int64_t 
 	ct_doc_end(doc);
 }
 
-static int write_kernels(struct kernels *k, struct ct_doc *doc)
+static void write_kernels(const struct kernels *k, struct ct_doc *doc)
 {
-	uint32_t *order = ct_analysis_rank(k->row_count, by_total_time, k);
+	uint32_t *order = ct_analysis_rank(k->row_count, by_total_time, (void *)k);
 	struct demangler demangler = { NULL, NULL };
 	int64_t total_ns = 0;
 	size_t shown;
 
-	if (!order)
-		return -1;
 	for (uint32_t r = 0; r < k->row_count; r++)
 		total_ns += k->rows[r].gpu.sum;
 	shown = k->row_count < k->opts->max_rows ? k->row_count : k->opts->max_rows;
@@ -374,8 +372,7 @@ static int write_kernels(struct kernels *k, struct ct_doc *doc)
 		write_row(doc, &k->rows[order[i]], total_ns, &demangler);
 	ct_doc_end(doc);
 	demangler_close(&demangler);
-	free(order);
-	return 0;
+	g_free(order);
 }
 
 static void write_gaps(struct ct_doc *doc, const struct ct_gpu_timeline *tl, size_t max_rows)
@@ -409,8 +406,9 @@ static void write_series(struct ct_doc *doc, const struct ct_busy_series *s)
 	ct_doc_end(doc);
 }
 
-static void write_device(struct kernels *k, struct ct_doc *doc, const struct ct_process *process,
-                         unsigned device, const struct ct_gpu_timeline *tl)
+static void write_device(const struct kernels *k, struct ct_doc *doc,
+                         const struct ct_process *process, unsigned device,
+                         const struct ct_gpu_timeline *tl)
 {
 	int64_t span = tl->started ? tl->run_end - tl->first_ns : 0;
 
@@ -434,7 +432,7 @@ static void write_device(struct kernels *k, struct ct_doc *doc, const struct ct_
 	ct_doc_end(doc);
 }
 
-static void write_gpu(struct kernels *k, struct ct_doc *doc)
+static void write_gpu(const struct kernels *k, struct ct_doc *doc)
 {
 	uint64_t waiting = 0;
 
@@ -460,15 +458,30 @@ static void write_gpu(struct kernels *k, struct ct_doc *doc)
 	ct_doc_end(doc);
 }
 
-static enum ct_analysis_status kernels_report(void *state, struct ct_doc *doc)
+/* The analysis is its own result: the sections are written from its rows and the timelines. */
+static enum ct_analysis_status kernels_result(void *state, const void **result)
 {
 	struct kernels *k = state;
 
-	if (k->out_of_memory || write_kernels(k, doc) < 0)
+	if (k->out_of_memory)
 		return CT_ANALYSIS_MEMORY_ERROR;
-	write_gpu(k, doc);
+	*result = k;
 	return CT_ANALYSIS_OK;
 }
+
+/* Two top-level keys, one writer: "kernels", then "gpu". */
+static void write_section(struct ct_doc *doc, const struct ct_result *results, size_t count)
+{
+	const struct kernels *k = ct_result_of(results, count, &ct_kernels_analysis);
+
+	write_kernels(k, doc);
+	write_gpu(k, doc);
+}
+
+const struct ct_section_class ct_kernels_section = {
+	.name = "kernels",
+	.write = write_section,
+};
 
 /* --------------------------------------------------------- lifecycle */
 
@@ -519,11 +532,12 @@ static void kernels_destroy(void *state)
 
 const struct ct_analysis_class ct_kernels_analysis = {
 	.name = "kernels",
+	.section = &ct_kernels_section,
 	.wants = CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_GPU_KERNEL),
 	.uses = CT_SHARED_API_CALLS | CT_SHARED_GPU_ACTIVITY,
 	.create = kernels_create,
 	.event = kernels_event,
 	.finish = kernels_finish,
-	.report = kernels_report,
+	.result = kernels_result,
 	.destroy = kernels_destroy,
 };

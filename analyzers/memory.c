@@ -18,6 +18,7 @@
 #include "alloc-map.h"
 #include "analysis.h"
 #include "assert.h"
+#include "memory.h"
 #include "series.h"
 
 /* One (process, device): live bytes, peak, counters. Owned by its mem_process. */
@@ -68,7 +69,8 @@ struct memory {
 	int slot;
 	struct ct_alloc_map *live; /* owned */
 	int64_t end_ns;
-	int out_of_memory; /* an allocation failed: results are incomplete */
+	int out_of_memory;              /* an allocation failed: results are incomplete */
+	struct ct_memory_result result; /* owned, once computed */
 };
 
 /* ------------------------------------------------------------- state */
@@ -315,31 +317,9 @@ static void memory_event(void *state, const struct ct_event *ev)
 	}
 }
 
-/* ------------------------------------------------------------ report */
+/* ------------------------------------------------------------ result */
 
-/* The allocations of one (process, device) gathered for the report. Owned by its user. */
-struct alloc_list {
-	const struct ct_alloc **items; /* owned array; records borrowed from the map */
-	size_t count;
-	size_t capacity;
-};
-
-static int alloc_list_add(struct alloc_list *list, const struct ct_alloc *a)
-{
-	if (list->count == list->capacity) {
-		size_t capacity = list->capacity ? list->capacity * 2 : 64;
-		const struct ct_alloc **items = realloc(list->items, capacity * sizeof(*items));
-
-		if (!items)
-			return -1;
-		list->items = items;
-		list->capacity = capacity;
-	}
-	list->items[list->count++] = a;
-	return 0;
-}
-
-static int by_size_then_time(const void *pa, const void *pb)
+static gint by_size_then_time(gconstpointer pa, gconstpointer pb)
 {
 	const struct ct_alloc *a = *(const struct ct_alloc *const *)pa;
 	const struct ct_alloc *b = *(const struct ct_alloc *const *)pb;
@@ -349,12 +329,11 @@ static int by_size_then_time(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* What one (process, device) entry of the report gathers from the live map. */
+/* The live allocations of one (process, device) the result lists. */
 struct device_gather {
 	const struct mem_device *md;
-	struct alloc_list leaks; /* live at the end */
-	struct alloc_list peak;  /* live at the peak */
-	int failed;
+	GPtrArray *leaks; /* live at the end; records borrowed from the map */
+	GPtrArray *peak;  /* live at the peak; idem */
 };
 
 static void gather_one(const struct ct_alloc *a, void *data)
@@ -364,268 +343,259 @@ static void gather_one(const struct ct_alloc *a, void *data)
 
 	if (a->process != md->process->index || a->device != md->device)
 		return;
-	if (alloc_list_add(&g->leaks, a) < 0)
-		g->failed = 1;
-	if (md->peak_seq && a->seq <= md->peak_seq && ct_mem_kind_on_device(a->kind) &&
-	    alloc_list_add(&g->peak, a) < 0)
-		g->failed = 1;
+	g_ptr_array_add(g->leaks, (gpointer)a);
+	if (md->peak_seq && a->seq <= md->peak_seq && ct_mem_kind_on_device(a->kind))
+		g_ptr_array_add(g->peak, (gpointer)a);
 }
 
-static int gather(struct memory *m, struct device_gather *g)
+/* Both lists of MD, largest first. */
+static void gather(struct memory *m, struct device_gather *g)
 {
+	g->leaks = g_ptr_array_new();
+	g->peak = g_ptr_array_new();
 	ct_alloc_map_foreach(m->live, gather_one, g);
 	for (const struct ct_alloc *a = g->md->freed_since_peak; a; a = a->next)
-		if (alloc_list_add(&g->peak, a) < 0)
-			g->failed = 1;
-	if (g->failed)
-		return -1;
-	/* qsort's array must not be NULL, even when empty */
-	if (g->leaks.count)
-		qsort(g->leaks.items, g->leaks.count, sizeof(*g->leaks.items), by_size_then_time);
-	if (g->peak.count)
-		qsort(g->peak.items, g->peak.count, sizeof(*g->peak.items), by_size_then_time);
-	return 0;
+		g_ptr_array_add(g->peak, (gpointer)a);
+	g_ptr_array_sort(g->leaks, by_size_then_time);
+	g_ptr_array_sort(g->peak, by_size_then_time);
 }
 
-static void write_alloc(struct memory *m, struct ct_doc *doc, const struct ct_alloc *a,
-                        int64_t at_ns)
+static const char *intern(struct memory *m, const char *text)
+{
+	return text ? g_string_chunk_insert_const(m->result.strings, text) : NULL;
+}
+
+static struct ct_memory_alloc alloc_of(struct memory *m, const struct ct_alloc *a, int64_t at_ns)
 {
 	struct ct_process *process = ct_context_process_at(m->ctx, a->process);
-	const char *api = ct_context_api_name(process, a->api.domain, a->api.cbid);
 	char site[512];
 	char path[512];
 
-	ct_doc_object(doc, NULL, NULL);
-	ct_doc_u64(doc, "address", a->address, CT_UNIT_ADDRESS);
-	ct_doc_u64(doc, "size", a->size, CT_UNIT_BYTES);
-	ct_doc_string(doc, "kind", ct_mem_kind_label(a->kind));
-	ct_doc_i64(doc, "alloc_time_ns", a->time_ns, CT_UNIT_TIME);
-	ct_doc_i64(doc, "age_ns", at_ns - a->time_ns, CT_UNIT_DURATION);
-	ct_doc_string(doc, "site",
-	              ct_site_format(m->ctx, process, a->path, &a->api, site, sizeof(site)));
-	ct_doc_string(doc, "nvtx_path", ct_path_format(m->ctx, a->path, path, sizeof(path)));
-	ct_doc_string(doc, "api", api);
-	ct_doc_i64(doc, "tid", a->thread ? a->thread->tid : -1, CT_UNIT_ID);
-	ct_doc_end(doc);
+	return (struct ct_memory_alloc){
+		.address = a->address,
+		.size = a->size,
+		.kind = a->kind,
+		.alloc_time_ns = a->time_ns,
+		.age_ns = at_ns - a->time_ns,
+		.site = intern(
+		    m, ct_site_format(m->ctx, process, a->path, &a->api, site, sizeof(site))),
+		.nvtx_path = intern(m, ct_path_format(m->ctx, a->path, path, sizeof(path))),
+		.api = intern(m, ct_context_api_name(process, a->api.domain, a->api.cbid)),
+		.tid = a->thread ? a->thread->tid : -1,
+	};
 }
 
-static void write_alloc_list(struct memory *m, struct ct_doc *doc, const char *key,
-                             const char *title, const struct alloc_list *list, int64_t at_ns)
+/* The first max_rows allocations of LIST, with their age at AT_NS. */
+static GArray *alloc_list(struct memory *m, const GPtrArray *list, int64_t at_ns)
 {
-	size_t shown = list->count < m->opts->max_rows ? list->count : m->opts->max_rows;
+	guint shown = list->len < m->opts->max_rows ? list->len : (guint)m->opts->max_rows;
+	GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(struct ct_memory_alloc), shown);
 
-	ct_doc_array(doc, key, title);
-	for (size_t i = 0; i < shown; i++)
-		write_alloc(m, doc, list->items[i], at_ns);
-	ct_doc_end(doc);
+	for (guint i = 0; i < shown; i++) {
+		struct ct_memory_alloc a = alloc_of(m, g_ptr_array_index(list, i), at_ns);
+
+		g_array_append_val(out, a);
+	}
+	return out;
 }
 
-/* A leak site: live allocations at the end grouped by where they were made. */
-struct leak_site {
-	char site[512];
-	uint64_t count;
-	uint64_t bytes;
-};
-
-static int by_bytes(const void *pa, const void *pb)
+static gint by_bytes(gconstpointer pa, gconstpointer pb)
 {
-	const struct leak_site *a = pa, *b = pb;
+	const struct ct_memory_leak_site *a = pa, *b = pb;
 
 	if (a->bytes != b->bytes)
 		return a->bytes < b->bytes ? 1 : -1;
 	return strcmp(a->site, b->site);
 }
 
-/* Groups the leaks by site: quadratic in the number of distinct sites, which stays small. */
-static int write_leak_sites(struct memory *m, struct ct_doc *doc, const struct alloc_list *leaks)
+/* LEAKS grouped by site, the most bytes first, at most max_rows of them. */
+static GArray *leak_sites(struct memory *m, const GPtrArray *leaks)
 {
-	struct leak_site *sites = NULL;
-	size_t count = 0;
-	size_t shown;
+	GArray *sites = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_leak_site));
+	/* site -> its index in SITES + 1; keys are the result's strings */
+	GHashTable *index = g_hash_table_new(g_str_hash, g_str_equal);
 
-	if (leaks->count) {
-		sites = calloc(leaks->count, sizeof(*sites));
-		if (!sites)
-			return -1;
-	}
-	for (size_t i = 0; i < leaks->count; i++) {
-		const struct ct_alloc *a = leaks->items[i];
-		char site[512];
-		size_t j;
+	for (guint i = 0; i < leaks->len; i++) {
+		const struct ct_alloc *a = g_ptr_array_index(leaks, i);
+		char text[512];
+		const char *site =
+		    intern(m, ct_site_format(m->ctx, ct_context_process_at(m->ctx, a->process),
+		                             a->path, &a->api, text, sizeof(text)));
+		guint at = GPOINTER_TO_UINT(g_hash_table_lookup(index, site));
+		struct ct_memory_leak_site *s;
 
-		ct_site_format(m->ctx, ct_context_process_at(m->ctx, a->process), a->path, &a->api,
-		               site, sizeof(site));
-		for (j = 0; j < count && strcmp(sites[j].site, site); j++)
-			;
-		if (j == count)
-			snprintf(sites[count++].site, sizeof(sites->site), "%s", site);
-		sites[j].count++;
-		sites[j].bytes += a->size;
+		if (!at) {
+			struct ct_memory_leak_site fresh = { .site = site };
+
+			g_array_append_val(sites, fresh);
+			at = sites->len;
+			g_hash_table_insert(index, (gpointer)site, GUINT_TO_POINTER(at));
+		}
+		s = &g_array_index(sites, struct ct_memory_leak_site, at - 1);
+		s->count++;
+		s->bytes += a->size;
 	}
-	if (count)
-		qsort(sites, count, sizeof(*sites), by_bytes);
-	shown = count < m->opts->max_rows ? count : m->opts->max_rows;
-	ct_doc_array(doc, "leak_sites", "Live at the end, by site");
-	for (size_t i = 0; i < shown; i++) {
-		ct_doc_object(doc, NULL, NULL);
-		ct_doc_string(doc, "site", sites[i].site);
-		ct_doc_u64(doc, "count", sites[i].count, CT_UNIT_NONE);
-		ct_doc_u64(doc, "bytes", sites[i].bytes, CT_UNIT_BYTES);
-		ct_doc_end(doc);
-	}
-	ct_doc_end(doc);
-	free(sites);
-	return 0;
+	g_hash_table_destroy(index);
+	g_array_sort(sites, by_bytes);
+	if (sites->len > m->opts->max_rows)
+		g_array_set_size(sites, (guint)m->opts->max_rows);
+	return sites;
 }
 
-static void write_kinds(struct ct_doc *doc, const struct mem_device *md)
+static GArray *kinds_of(const struct mem_device *md)
 {
-	ct_doc_array(doc, "kinds", "By kind");
+	GArray *kinds = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_kind));
+
 	for (unsigned k = 0; k < CT_ENUM_COUNT(mem_kind); k++) {
-		if (!md->kind_peak[k] && !md->live[k] && !md->peak_kinds[k])
-			continue;
-		ct_doc_object(doc, NULL, NULL);
-		ct_doc_string(doc, "kind", ct_mem_kind_label(k));
-		ct_doc_i64(doc, "peak_bytes", md->kind_peak[k], CT_UNIT_BYTES);
-		ct_doc_i64(doc, "at_device_peak_bytes", md->peak_kinds[k], CT_UNIT_BYTES);
-		ct_doc_i64(doc, "live_at_end_bytes", md->live[k], CT_UNIT_BYTES);
-		ct_doc_end(doc);
+		struct ct_memory_kind kind = {
+			.kind = (uint8_t)k,
+			.peak_bytes = md->kind_peak[k],
+			.at_device_peak_bytes = md->peak_kinds[k],
+			.live_at_end_bytes = md->live[k],
+		};
+
+		if (md->kind_peak[k] || md->live[k] || md->peak_kinds[k])
+			g_array_append_val(kinds, kind);
 	}
-	ct_doc_end(doc);
+	return kinds;
 }
 
-static uint64_t sum_sizes(const struct alloc_list *list)
-{
-	uint64_t bytes = 0;
-
-	for (size_t i = 0; i < list->count; i++)
-		bytes += list->items[i]->size;
-	return bytes;
-}
-
-static int write_device(struct memory *m, struct ct_doc *doc, const struct mem_device *md)
+static void add_device(struct memory *m, const struct mem_device *md)
 {
 	struct device_gather g = { .md = md };
-	int ret = -1;
+	struct ct_memory_device d = {
+		.pid = md->process->pid,
+		.process = intern(m, md->process->procname),
+		.hostname = intern(m, md->process->hostname),
+		.device = md->device,
+		.peak_bytes = md->peak_bytes,
+		.has_peak = md->peak_seq != 0,
+		.peak_time_ns = md->peak_ns,
+		.live_at_end_bytes = md->on_device,
+		.allocations = md->allocations,
+		.frees = md->frees,
+		.bytes_allocated = md->bytes_allocated,
+		.unknown_frees = md->unknown_frees,
+		.failures = md->failures,
+		.kinds = kinds_of(md),
+	};
 
 	CT_ASSERT(md->on_device >= 0);
-	if (gather(m, &g) < 0)
-		goto end;
-	ct_doc_object(doc, NULL, NULL);
-	ct_doc_i64(doc, "pid", md->process->pid, CT_UNIT_ID);
-	ct_doc_string(doc, "process", md->process->procname);
-	ct_doc_string(doc, "hostname", md->process->hostname);
-	ct_doc_u64(doc, "device", md->device, CT_UNIT_ID);
-	ct_doc_i64(doc, "peak_bytes", md->peak_bytes, CT_UNIT_BYTES);
-	if (md->peak_seq)
-		ct_doc_i64(doc, "peak_time_ns", md->peak_ns, CT_UNIT_TIME);
-	else
-		ct_doc_null(doc, "peak_time_ns");
-	ct_doc_i64(doc, "live_at_end_bytes", md->on_device, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "allocations", md->allocations, CT_UNIT_NONE);
-	ct_doc_u64(doc, "frees", md->frees, CT_UNIT_NONE);
-	ct_doc_u64(doc, "bytes_allocated", md->bytes_allocated, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "unknown_frees", md->unknown_frees, CT_UNIT_NONE);
-	ct_doc_u64(doc, "failures", md->failures, CT_UNIT_NONE);
-	write_kinds(doc, md);
-	ct_doc_u64(doc, "peak_allocation_count", g.peak.count, CT_UNIT_NONE);
-	write_alloc_list(m, doc, "peak_allocations", "Live at the peak", &g.peak, md->peak_ns);
-	ct_doc_u64(doc, "leak_count", g.leaks.count, CT_UNIT_NONE);
-	ct_doc_u64(doc, "leaked_bytes", sum_sizes(&g.leaks), CT_UNIT_BYTES);
+	gather(m, &g);
+	d.peak_allocation_count = g.peak->len;
+	d.peak_allocations = alloc_list(m, g.peak, md->peak_ns);
+	d.leak_count = g.leaks->len;
+	for (guint i = 0; i < g.leaks->len; i++)
+		d.leaked_bytes += ((const struct ct_alloc *)g_ptr_array_index(g.leaks, i))->size;
 	/* the end of a process is its last event (a killed one has no exit) */
-	write_alloc_list(m, doc, "leaks", "Live at the end", &g.leaks,
-	                 md->process->events ? md->process->last_ns : m->end_ns);
-	if (write_leak_sites(m, doc, &g.leaks) < 0)
-		goto end;
-	ct_doc_end(doc);
-	ret = 0;
-end:
-	free(g.leaks.items);
-	free(g.peak.items);
-	return ret;
+	d.leaks = alloc_list(m, g.leaks, md->process->events ? md->process->last_ns : m->end_ns);
+	d.leak_sites = leak_sites(m, g.leaks);
+	g_array_append_val(m->result.devices, d);
+	g_ptr_array_free(g.leaks, TRUE);
+	g_ptr_array_free(g.peak, TRUE);
 }
 
-static void write_growing_ranges(struct memory *m, struct ct_doc *doc)
+static void add_growing_ranges(struct memory *m)
 {
-	ct_doc_array(doc, "growing_ranges", "NVTX ranges that grow step after step");
 	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
 		struct ct_process *process = ct_context_process_at(m->ctx, p);
 		struct mem_process *mp = process->slot[m->slot];
 
 		for (uint32_t path = 1; mp && path < mp->range_capacity; path++) {
 			const struct range_stat *s = &mp->ranges[path];
+			struct ct_memory_growing_range range;
 			char name[512];
 
 			/* growth is a pattern: most repetitions end holding more than the one before */
 			if (s->repetitions < 2 || s->last_held <= s->first_held ||
 			    s->grew * 2 < s->repetitions - 1)
 				continue;
-			ct_doc_object(doc, NULL, NULL);
-			ct_doc_i64(doc, "pid", process->pid, CT_UNIT_ID);
-			ct_doc_string(doc, "process", process->procname);
-			ct_doc_string(doc, "range",
-			              ct_path_format(m->ctx, path, name, sizeof(name)));
-			ct_doc_u64(doc, "repetitions", s->repetitions, CT_UNIT_NONE);
-			ct_doc_u64(doc, "growing_repetitions", s->grew, CT_UNIT_NONE);
-			ct_doc_i64(doc, "held_after_first_bytes", s->first_held, CT_UNIT_BYTES);
-			ct_doc_i64(doc, "held_after_last_bytes", s->last_held, CT_UNIT_BYTES);
-			ct_doc_i64(doc, "growth_per_repetition_bytes",
-			           (s->last_held - s->first_held) / (int64_t)(s->repetitions - 1),
-			           CT_UNIT_BYTES);
-			ct_doc_i64(doc, "held_at_end_bytes", s->held, CT_UNIT_BYTES);
-			ct_doc_end(doc);
+			range = (struct ct_memory_growing_range){
+				.pid = process->pid,
+				.process = intern(m, process->procname),
+				.range =
+				    intern(m, ct_path_format(m->ctx, path, name, sizeof(name))),
+				.repetitions = s->repetitions,
+				.growing_repetitions = s->grew,
+				.held_after_first_bytes = s->first_held,
+				.held_after_last_bytes = s->last_held,
+				.growth_per_repetition_bytes =
+				    (s->last_held - s->first_held) / (int64_t)(s->repetitions - 1),
+				.held_at_end_bytes = s->held,
+			};
+			g_array_append_val(m->result.growing_ranges, range);
 		}
 	}
-	ct_doc_end(doc);
 }
 
-static void write_timeline(struct memory *m, struct ct_doc *doc)
+static void add_timeline(struct memory *m, const struct ct_process *process,
+                         const struct mem_device *md)
 {
-	ct_doc_array(doc, "timeline", "Device memory over time");
-	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
-		struct ct_process *process = ct_context_process_at(m->ctx, p);
-		struct mem_process *mp = process->slot[m->slot];
+	for (size_t i = 0; i < md->series.count; i++) {
+		const struct ct_series_point *pt = &md->series.points[i];
+		struct ct_memory_point point = {
+			.pid = process->pid,
+			.device = md->device,
+			.time_ns = pt->time_ns,
+			.bytes = pt->last,
+			.min_bytes = pt->min,
+			.max_bytes = pt->max,
+		};
 
-		for (unsigned d = 0; mp && d < 256; d++) {
-			const struct mem_device *md = mp->devices[d];
-
-			for (size_t i = 0; md && i < md->series.count; i++) {
-				const struct ct_series_point *pt = &md->series.points[i];
-
-				ct_doc_object(doc, NULL, NULL);
-				ct_doc_i64(doc, "pid", process->pid, CT_UNIT_ID);
-				ct_doc_u64(doc, "device", d, CT_UNIT_ID);
-				ct_doc_i64(doc, "time_ns", pt->time_ns, CT_UNIT_TIME);
-				ct_doc_i64(doc, "bytes", pt->last, CT_UNIT_BYTES);
-				ct_doc_i64(doc, "min_bytes", pt->min, CT_UNIT_BYTES);
-				ct_doc_i64(doc, "max_bytes", pt->max, CT_UNIT_BYTES);
-				ct_doc_end(doc);
-			}
-		}
+		g_array_append_val(m->result.timeline, point);
 	}
-	ct_doc_end(doc);
 }
 
-static enum ct_analysis_status memory_report(void *state, struct ct_doc *doc)
+static enum ct_analysis_status memory_result(void *state, const void **result)
 {
 	struct memory *m = state;
 
 	if (m->out_of_memory)
 		return CT_ANALYSIS_MEMORY_ERROR;
-	ct_doc_object(doc, "memory", "Memory");
-	ct_doc_array(doc, "devices", "By process and device");
+	m->result.devices = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_device));
+	m->result.growing_ranges =
+	    g_array_new(FALSE, FALSE, sizeof(struct ct_memory_growing_range));
+	m->result.timeline = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_point));
+	m->result.strings = g_string_chunk_new(4096);
 	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
-		struct mem_process *mp = ct_context_process_at(m->ctx, p)->slot[m->slot];
+		struct ct_process *process = ct_context_process_at(m->ctx, p);
+		struct mem_process *mp = process->slot[m->slot];
 
 		for (unsigned d = 0; mp && d < 256; d++)
-			if (mp->devices[d] && write_device(m, doc, mp->devices[d]) < 0)
-				return CT_ANALYSIS_MEMORY_ERROR;
+			if (mp->devices[d])
+				add_device(m, mp->devices[d]);
 	}
-	ct_doc_end(doc);
-	write_growing_ranges(m, doc);
-	write_timeline(m, doc);
-	ct_doc_end(doc);
+	add_growing_ranges(m);
+	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
+		struct ct_process *process = ct_context_process_at(m->ctx, p);
+		struct mem_process *mp = process->slot[m->slot];
+
+		for (unsigned d = 0; mp && d < 256; d++)
+			if (mp->devices[d])
+				add_timeline(m, process, mp->devices[d]);
+	}
+	*result = &m->result;
 	return CT_ANALYSIS_OK;
+}
+
+static void result_release(struct ct_memory_result *r)
+{
+	for (guint i = 0; r->devices && i < r->devices->len; i++) {
+		struct ct_memory_device *d = &g_array_index(r->devices, struct ct_memory_device, i);
+
+		g_array_unref(d->kinds);
+		g_array_unref(d->peak_allocations);
+		g_array_unref(d->leaks);
+		g_array_unref(d->leak_sites);
+	}
+	if (r->devices)
+		g_array_unref(r->devices);
+	if (r->growing_ranges)
+		g_array_unref(r->growing_ranges);
+	if (r->timeline)
+		g_array_unref(r->timeline);
+	if (r->strings)
+		g_string_chunk_free(r->strings);
 }
 
 /* ----------------------------------------------------------- lifecycle */
@@ -682,6 +652,7 @@ static void memory_destroy(void *state)
 			process->slot[m->slot] = NULL;
 		}
 	}
+	result_release(&m->result);
 	/* records kept aside for the peak belong to the map's pool */
 	ct_alloc_map_destroy(m->live);
 	free(m);
@@ -689,11 +660,12 @@ static void memory_destroy(void *state)
 
 const struct ct_analysis_class ct_memory_analysis = {
 	.name = "memory",
+	.section = &ct_memory_section,
 	.wants = CT_EV_BIT(CT_EV_MEM_ALLOC) | CT_EV_BIT(CT_EV_MEM_FREE) |
 	         CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVTX_POP),
 	.create = memory_create,
 	.event = memory_event,
 	.finish = memory_finish,
-	.report = memory_report,
+	.result = memory_result,
 	.destroy = memory_destroy,
 };

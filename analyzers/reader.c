@@ -42,6 +42,7 @@
 struct instance {
 	const struct ct_analysis_class *cls;
 	void *state;
+	const void *result; /* owned by the state, after ct_reader_finish */
 };
 
 struct ct_reader {
@@ -59,7 +60,8 @@ struct ct_reader {
 	struct ct_decoder decoder;
 	uint64_t seq;
 	bool started;
-	int fatal; /* set by the sink: stop the pass */
+	bool finished; /* the analyses gave their results */
+	int fatal;     /* set by the sink: stop the pass */
 	enum ct_reader_status fatal_status;
 	GPtrArray *paths; /* owned strings: the traces read */
 	struct ct_reader_stats stats;
@@ -471,34 +473,67 @@ enum ct_reader_status ct_reader_read(struct ct_reader *r, const char *const *pat
 int ct_reader_finish(struct ct_reader *r)
 {
 	int64_t end = r->stats.last_ns == INT64_MIN ? 0 : r->stats.last_ns;
+	enum ct_analysis_status status;
+	size_t i;
 
-	for (size_t i = 0; i < r->instance_count; i++) {
-		const struct instance *in = &r->instances[i];
-		enum ct_analysis_status status = in->cls->finish(in->state, end);
+	for (i = 0; i < r->instance_count; i++) {
+		struct instance *in = &r->instances[i];
 
-		if (status != CT_ANALYSIS_OK) {
-			analysis_failed(r, in->cls, status);
-			return -1;
-		}
+		status = in->cls->finish(in->state, end);
+		if (status != CT_ANALYSIS_OK)
+			goto error;
 	}
 	/* after the analyses' finish: the transfers analysis probes the timelines in its own */
 	if (r->uses & CT_SHARED_GPU_ACTIVITY)
 		ct_gpu_activity_finish(r->ctx);
+	for (i = 0; i < r->instance_count; i++) {
+		struct instance *in = &r->instances[i];
+
+		status = in->cls->result(in->state, &in->result);
+		if (status != CT_ANALYSIS_OK)
+			goto error;
+		CT_ASSERT(in->result);
+	}
+	r->finished = true;
 	return 0;
+error:
+	analysis_failed(r, r->instances[i].cls, status);
+	return -1;
+}
+
+const void *ct_reader_result(const struct ct_reader *r, const struct ct_analysis_class *cls)
+{
+	for (size_t i = 0; r->finished && i < r->instance_count; i++)
+		if (r->instances[i].cls == cls)
+			return r->instances[i].result;
+	return NULL;
+}
+
+/* Whether SECTION is written already by an analysis before instance I. */
+static bool written_before(const struct ct_reader *r, size_t i,
+                           const struct ct_section_class *section)
+{
+	while (i-- > 0)
+		if (r->instances[i].cls->section == section)
+			return true;
+	return false;
 }
 
 int ct_reader_report(struct ct_reader *r, struct ct_doc *doc)
 {
+	struct ct_result results[MAX_ANALYSES];
+
+	CT_ASSERT(r->finished);
+	for (size_t i = 0; i < r->instance_count; i++)
+		results[i] = (struct ct_result){ r->instances[i].cls, r->instances[i].result };
 	ct_trace_section_write(doc, &r->stats, (const char *const *)r->paths->pdata, r->paths->len,
 	                       r->ctx);
+	/* each section once, where the first analysis that feeds it was added */
 	for (size_t i = 0; i < r->instance_count; i++) {
-		const struct instance *in = &r->instances[i];
-		enum ct_analysis_status status = in->cls->report(in->state, doc);
+		const struct ct_section_class *section = r->instances[i].cls->section;
 
-		if (status != CT_ANALYSIS_OK) {
-			analysis_failed(r, in->cls, status);
-			return -1;
-		}
+		if (!written_before(r, i, section))
+			section->write(doc, results, r->instance_count);
 	}
 	if (ct_doc_error(doc)) {
 		snprintf(r->stats.error, sizeof(r->stats.error), "cannot build the report: %s",

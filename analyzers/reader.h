@@ -8,8 +8,8 @@
  *	struct ct_reader *r = ct_reader_create(&opts);
  *	ct_reader_add(r, &ct_memory_analysis);       (for each analysis)
  *	status = ct_reader_read(r, paths, n);        (or ct_reader_feed())
- *	ct_reader_finish(r);
- *	ct_reader_report(r, doc);                    (trace section + analyses)
+ *	ct_reader_finish(r);                         (the analyses' results)
+ *	ct_reader_report(r, doc);                    (trace section + analyses')
  *	ct_reader_destroy(r);
  *
  * Field lookups are resolved once per event class (a cache keyed by the
@@ -72,9 +72,20 @@ enum ct_reader_status ct_reader_read(struct ct_reader *reader, const char *const
  */
 int ct_reader_feed(struct ct_reader *reader, struct ct_event *ev);
 
-/* Finishes every analysis. 0, or -1 (why: stats' error). */
+/* Finishes every analysis and has it compute its result. 0, or -1 (why: stats' error). */
 int ct_reader_finish(struct ct_reader *reader);
-/* Writes the "trace" section, then each analysis's. 0, or -1 (why: stats' error). */
+
+/*
+ * The result of analysis CLS (the struct its header declares: memory.h,
+ * fragmentation.h, transfers.h), valid until the reader is destroyed;
+ * NULL when CLS was not added or the reader is not finished.
+ */
+const void *ct_reader_result(const struct ct_reader *reader, const struct ct_analysis_class *cls);
+
+/*
+ * Writes the "trace" section, then each section of the analyses' results,
+ * in the order the analyses were added. 0, or -1 (why: stats' error).
+ */
 int ct_reader_report(struct ct_reader *reader, struct ct_doc *doc);
 
 struct ct_context *ct_reader_context(struct ct_reader *reader);

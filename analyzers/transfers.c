@@ -23,6 +23,7 @@
  * grows with the length of the trace.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include "assert.h"
 #include "corr-map.h"
 #include "gpu-activity.h"
+#include "transfers.h"
 #include "row-index.h"
 
 /* Size classes: < 4 KiB, then ×16 each, the last open-ended. */
@@ -155,6 +157,7 @@ struct transfers {
 	uint64_t unmatched_gpu; /* gpu_memcpy records with no memcpy event */
 	uint64_t gpu_records;
 	int out_of_memory;
+	struct ct_transfers_result result; /* owned, once computed */
 };
 
 static const char *const size_class_names[SIZE_CLASSES] = {
@@ -597,7 +600,7 @@ static enum ct_analysis_status transfers_finish(void *state, int64_t end_ns)
 	return CT_ANALYSIS_OK;
 }
 
-/* ------------------------------------------------------------ report */
+/* ------------------------------------------------------------ result */
 
 static double best_of(const struct transfers *t, const struct xfer_key *key)
 {
@@ -620,73 +623,75 @@ static double bandwidth_of(const struct xfer_group *g)
 	return g->gpu_ns > 0 ? (double)g->gpu_bytes * 1e9 / (double)g->gpu_ns : 0;
 }
 
-static void write_ratio(struct ct_doc *doc, const char *key, double part, double whole)
+/* PART / WHOLE, NAN (null in the report) unless both are positive. */
+static double ratio(double part, double whole)
 {
-	if (part > 0 && whole > 0)
-		ct_doc_double(doc, key, part / whole, CT_UNIT_RATIO);
-	else
-		ct_doc_null(doc, key);
+	return part > 0 && whole > 0 ? part / whole : NAN;
 }
 
-static void write_bandwidth(struct ct_doc *doc, const char *key, double bandwidth)
+/* A bandwidth, NAN (null in the report) unless it is positive. */
+static double known_bandwidth(double bandwidth)
 {
-	if (bandwidth > 0)
-		ct_doc_double(doc, key, bandwidth, CT_UNIT_BANDWIDTH);
-	else
-		ct_doc_null(doc, key);
+	return bandwidth > 0 ? bandwidth : NAN;
 }
 
-static void write_site(struct transfers *t, struct ct_doc *doc, const struct xfer_group *g)
+static const char *intern(struct transfers *t, const char *text)
+{
+	return text ? g_string_chunk_insert_const(t->result.strings, text) : NULL;
+}
+
+static struct ct_transfers_site site_of(struct transfers *t, const struct xfer_group *g)
 {
 	struct ct_api_ref api = { g->key.api_domain, g->key.api_cbid, 0 };
-	char buf[512];
+	char site[512];
+	char path[512];
 
-	ct_doc_i64(doc, "pid", g->process->pid, CT_UNIT_ID);
-	ct_doc_string(doc, "process", g->process->procname);
-	ct_doc_i64(doc, "tid", g->key.tid, CT_UNIT_ID);
-	ct_doc_string(doc, "site",
-	              ct_site_format(t->ctx, g->process, g->key.path, &api, buf, sizeof(buf)));
-	ct_doc_string(doc, "nvtx_path", ct_path_format(t->ctx, g->key.path, buf, sizeof(buf)));
-	ct_doc_string(doc, "api",
-	              ct_context_api_name(g->process, g->key.api_domain, g->key.api_cbid));
+	return (struct ct_transfers_site){
+		.pid = g->process->pid,
+		.process = intern(t, g->process->procname),
+		.tid = g->key.tid,
+		.site = intern(
+		    t, ct_site_format(t->ctx, g->process, g->key.path, &api, site, sizeof(site))),
+		.nvtx_path = intern(t, ct_path_format(t->ctx, g->key.path, path, sizeof(path))),
+		.api =
+		    intern(t, ct_context_api_name(g->process, g->key.api_domain, g->key.api_cbid)),
+	};
 }
 
-static void write_hotspot(struct transfers *t, struct ct_doc *doc, const struct xfer_group *g,
-                          int64_t total_cost)
+static void add_hotspot(struct transfers *t, const struct xfer_group *g, int64_t total_cost)
 {
 	double bandwidth = bandwidth_of(g);
 	uint64_t peak = device_peak(g);
+	struct ct_transfers_hotspot h = {
+		.where = site_of(t, g),
+		.has_device = g->key.device != CT_DEVICE_NONE,
+		.device = g->key.device,
+		.direction = g->key.direction,
+		.host = g->key.host,
+		.sync = g->key.sync,
+		/* pageable "async" copies block the host too */
+		.blocking = blocking_copy(g->key.direction, g->key.host, g->key.sync),
+		.size_class = size_class_names[g->key.size_class],
+		.count = g->count,
+		.bytes = g->bytes,
+		.mean_bytes = g->count ? g->bytes / g->count : 0,
+		.gpu_records = g->gpu_count,
+		.gpu_time_ns = g->gpu_ns,
+		.host_time_ns = g->host_ns,
+		.cost_ns = g->cost_ns,
+		.cost_share = ratio((double)g->cost_ns, (double)total_cost),
+		.bandwidth_bytes_per_s = known_bandwidth(bandwidth),
+		.best_bandwidth_bytes_per_s = known_bandwidth(best_of(t, &g->key)),
+		.of_best = ratio(bandwidth, best_of(t, &g->key)),
+		.device_peak_bytes_per_s = known_bandwidth((double)peak),
+		.of_device_peak = ratio(bandwidth, (double)peak),
+		.blocked_probed_ns = g->blocked_ns,
+		.gpu_idle_while_blocked_ns = g->gpu_idle_ns,
+		.first_ns = g->first_ns,
+		.last_ns = g->last_ns,
+	};
 
-	ct_doc_object(doc, NULL, NULL);
-	write_site(t, doc, g);
-	if (g->key.device != CT_DEVICE_NONE)
-		ct_doc_u64(doc, "device", g->key.device, CT_UNIT_ID);
-	else
-		ct_doc_null(doc, "device");
-	ct_doc_string(doc, "direction", ct_direction_label(g->key.direction));
-	ct_doc_string(doc, "host_memory", ct_host_mem_label(g->key.host));
-	ct_doc_bool(doc, "sync", g->key.sync);
-	/* pageable "async" copies block the host too */
-	ct_doc_bool(doc, "blocking", blocking_copy(g->key.direction, g->key.host, g->key.sync));
-	ct_doc_string(doc, "size_class", size_class_names[g->key.size_class]);
-	ct_doc_u64(doc, "count", g->count, CT_UNIT_NONE);
-	ct_doc_u64(doc, "bytes", g->bytes, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "mean_bytes", g->count ? g->bytes / g->count : 0, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "gpu_records", g->gpu_count, CT_UNIT_NONE);
-	ct_doc_i64(doc, "gpu_time_ns", g->gpu_ns, CT_UNIT_DURATION);
-	ct_doc_i64(doc, "host_time_ns", g->host_ns, CT_UNIT_DURATION);
-	ct_doc_i64(doc, "cost_ns", g->cost_ns, CT_UNIT_DURATION);
-	write_ratio(doc, "cost_share", (double)g->cost_ns, (double)total_cost);
-	write_bandwidth(doc, "bandwidth_bytes_per_s", bandwidth);
-	write_bandwidth(doc, "best_bandwidth_bytes_per_s", best_of(t, &g->key));
-	write_ratio(doc, "of_best", bandwidth, best_of(t, &g->key));
-	write_bandwidth(doc, "device_peak_bytes_per_s", (double)peak);
-	write_ratio(doc, "of_device_peak", bandwidth, (double)peak);
-	ct_doc_i64(doc, "blocked_probed_ns", g->blocked_ns, CT_UNIT_DURATION);
-	ct_doc_i64(doc, "gpu_idle_while_blocked_ns", g->gpu_idle_ns, CT_UNIT_DURATION);
-	ct_doc_i64(doc, "first_ns", g->first_ns, CT_UNIT_TIME);
-	ct_doc_i64(doc, "last_ns", g->last_ns, CT_UNIT_TIME);
-	ct_doc_end(doc);
+	g_array_append_val(t->result.hotspots, h);
 }
 
 static int by_cost(const void *pa, const void *pb, void *data)
@@ -710,7 +715,7 @@ struct direction_row {
 	double best;
 };
 
-static void write_by_direction(struct transfers *t, struct ct_doc *doc)
+static void add_by_direction(struct transfers *t)
 {
 	struct direction_row rows[CT_ENUM_COUNT(direction) * CT_ENUM_COUNT(host_mem) * 2];
 	size_t count = 0;
@@ -736,27 +741,26 @@ static void write_by_direction(struct transfers *t, struct ct_doc *doc)
 		if (best_of(t, &g->key) > rows[r].best)
 			rows[r].best = best_of(t, &g->key);
 	}
-	ct_doc_array(doc, "by_direction", "By direction");
 	for (size_t r = 0; r < count; r++) {
 		double bandwidth = rows[r].gpu_ns > 0
 		                       ? (double)rows[r].gpu_bytes * 1e9 / (double)rows[r].gpu_ns
 		                       : 0;
+		struct ct_transfers_direction d = {
+			.direction = rows[r].direction,
+			.host = rows[r].host,
+			.sync = rows[r].sync,
+			.count = rows[r].count,
+			.bytes = rows[r].bytes,
+			.gpu_time_ns = rows[r].gpu_ns,
+			.host_time_ns = rows[r].host_ns,
+			.cost_ns = rows[r].cost_ns,
+			.bandwidth_bytes_per_s = known_bandwidth(bandwidth),
+			.best_bandwidth_bytes_per_s = known_bandwidth(rows[r].best),
+			.of_best = ratio(bandwidth, rows[r].best),
+		};
 
-		ct_doc_object(doc, NULL, NULL);
-		ct_doc_string(doc, "direction", ct_direction_label(rows[r].direction));
-		ct_doc_string(doc, "host_memory", ct_host_mem_label(rows[r].host));
-		ct_doc_bool(doc, "sync", rows[r].sync);
-		ct_doc_u64(doc, "count", rows[r].count, CT_UNIT_NONE);
-		ct_doc_u64(doc, "bytes", rows[r].bytes, CT_UNIT_BYTES);
-		ct_doc_i64(doc, "gpu_time_ns", rows[r].gpu_ns, CT_UNIT_DURATION);
-		ct_doc_i64(doc, "host_time_ns", rows[r].host_ns, CT_UNIT_DURATION);
-		ct_doc_i64(doc, "cost_ns", rows[r].cost_ns, CT_UNIT_DURATION);
-		write_bandwidth(doc, "bandwidth_bytes_per_s", bandwidth);
-		write_bandwidth(doc, "best_bandwidth_bytes_per_s", rows[r].best);
-		write_ratio(doc, "of_best", bandwidth, rows[r].best);
-		ct_doc_end(doc);
+		g_array_append_val(t->result.by_direction, d);
 	}
-	ct_doc_end(doc);
 }
 
 /* ---------------------------------------------------------- findings */
@@ -799,25 +803,11 @@ struct finding {
 	char message[768];
 };
 
-struct finding_list {
-	struct finding *items; /* owned */
-	size_t count;
-	size_t capacity;
-};
-
-static struct finding *finding_add(struct finding_list *list)
+/* A new finding at the end of LIST (a GArray of struct finding). */
+static struct finding *finding_add(GArray *list)
 {
-	if (list->count == list->capacity) {
-		size_t capacity = list->capacity ? list->capacity * 2 : 16;
-		struct finding *items = realloc(list->items, capacity * sizeof(*items));
-
-		if (!items)
-			return NULL;
-		list->items = items;
-		list->capacity = capacity;
-	}
-	memset(&list->items[list->count], 0, sizeof(*list->items));
-	return &list->items[list->count++];
+	g_array_set_size(list, list->len + 1);
+	return &g_array_index(list, struct finding, list->len - 1);
 }
 
 static int64_t mean_cost(const struct xfer_group *g)
@@ -825,7 +815,7 @@ static int64_t mean_cost(const struct xfer_group *g)
 	return g->count ? g->cost_ns / (int64_t)g->count : 0;
 }
 
-static int find_pageable_async(struct transfers *t, struct finding_list *list)
+static void find_pageable_async(struct transfers *t, GArray *list)
 {
 	for (uint32_t i = 0; i < t->group_count; i++) {
 		const struct xfer_group *g = &t->groups[i];
@@ -835,8 +825,6 @@ static int find_pageable_async(struct transfers *t, struct finding_list *list)
 		if (g->key.sync || g->key.host != CT_HOST_PAGEABLE)
 			continue;
 		f = finding_add(list);
-		if (!f)
-			return -1;
 		*f = (struct finding){ .kind = "pageable_async",
 			               .group = i,
 			               .count = g->count,
@@ -852,7 +840,6 @@ static int find_pageable_async(struct transfers *t, struct finding_list *list)
 		    human_bytes(g->bytes, bytes, sizeof(bytes)),
 		    g->key.direction == CT_DIR_DTOH ? "to" : "from");
 	}
-	return 0;
 }
 
 /* The sites of small copies, merged across size classes, host memory and sync. */
@@ -863,7 +850,7 @@ static bool same_site(const struct xfer_key *a, const struct xfer_key *b)
 	       a->direction == b->direction && a->device == b->device;
 }
 
-static int find_storms(struct transfers *t, struct finding_list *list)
+static void find_storms(struct transfers *t, GArray *list)
 {
 	for (uint32_t i = 0; i < t->group_count; i++) {
 		const struct xfer_group *g = &t->groups[i];
@@ -896,8 +883,6 @@ static int find_storms(struct transfers *t, struct finding_list *list)
 		    (last - first) / (int64_t)(count - 1) > STORM_MAX_INTERVAL_NS)
 			continue;
 		f = finding_add(list);
-		if (!f)
-			return -1;
 		*f = (struct finding){ .kind = "small_copy_storm",
 			               .group = i,
 			               .count = count,
@@ -911,10 +896,9 @@ static int find_storms(struct transfers *t, struct finding_list *list)
 		         human_ns((last - first) / (int64_t)(count - 1), every, sizeof(every)),
 		         human_ns(cost, total, sizeof(total)));
 	}
-	return 0;
 }
 
-static int find_repeated_uploads(struct transfers *t, struct finding_list *list)
+static void find_repeated_uploads(struct transfers *t, GArray *list)
 {
 	for (size_t p = 0; p < ct_context_process_count(t->ctx); p++) {
 		struct xfer_process *xp = ct_context_process_at(t->ctx, p)->slot[t->slot];
@@ -927,8 +911,6 @@ static int find_repeated_uploads(struct transfers *t, struct finding_list *list)
 			if (u->count < REPEAT_MIN_UPLOADS)
 				continue;
 			f = finding_add(list);
-			if (!f)
-				return -1;
 			*f = (struct finding){ .kind = "repeated_upload",
 				               .group = u->group,
 				               .count = u->count,
@@ -943,10 +925,9 @@ static int find_repeated_uploads(struct transfers *t, struct finding_list *list)
 			         u->address, human_bytes(u->bytes, size, sizeof(size)), u->count);
 		}
 	}
-	return 0;
 }
 
-static int find_round_trips(struct transfers *t, struct finding_list *list)
+static void find_round_trips(struct transfers *t, GArray *list)
 {
 	for (uint32_t i = 0; i < t->group_count; i++) {
 		const struct xfer_group *g = &t->groups[i];
@@ -959,8 +940,6 @@ static int find_round_trips(struct transfers *t, struct finding_list *list)
 			continue;
 		from = &t->groups[g->round_trip_from];
 		f = finding_add(list);
-		if (!f)
-			return -1;
 		*f = (struct finding){ .kind = "round_trip",
 			               .group = i,
 			               .count = g->round_trips,
@@ -976,10 +955,9 @@ static int find_round_trips(struct transfers *t, struct finding_list *list)
 		    "changes the data in between, keep it on the device",
 		    g->round_trips, human_bytes(g->round_trip_bytes, size, sizeof(size)), site);
 	}
-	return 0;
 }
 
-static int find_idle_syncs(struct transfers *t, struct finding_list *list)
+static void find_idle_syncs(struct transfers *t, GArray *list)
 {
 	for (uint32_t i = 0; i < t->group_count; i++) {
 		const struct xfer_group *g = &t->groups[i];
@@ -990,8 +968,6 @@ static int find_idle_syncs(struct transfers *t, struct finding_list *list)
 		    (double)g->gpu_idle_ns < IDLE_MIN_SHARE * (double)g->blocked_ns)
 			continue;
 		f = finding_add(list);
-		if (!f)
-			return -1;
 		*f = (struct finding){ .kind = "sync_copy_gpu_idle",
 			               .group = i,
 			               .count = g->probed,
@@ -1008,7 +984,6 @@ static int find_idle_syncs(struct transfers *t, struct finding_list *list)
 		         ct_host_mem_label(g->key.host),
 		         human_ns(g->gpu_idle_ns, idle, sizeof(idle)));
 	}
-	return 0;
 }
 
 static int by_time(const void *pa, const void *pb)
@@ -1022,49 +997,39 @@ static int by_time(const void *pa, const void *pb)
 	return strcmp(a->kind, b->kind);
 }
 
-static void write_finding(struct transfers *t, struct ct_doc *doc, const struct finding *f)
+static void add_findings(struct transfers *t)
 {
-	const struct xfer_group *g = &t->groups[f->group];
+	GArray *list = g_array_new(FALSE, TRUE, sizeof(struct finding));
+	guint shown;
 
-	ct_doc_object(doc, NULL, NULL);
-	ct_doc_string(doc, "kind", f->kind);
-	write_site(t, doc, g);
-	ct_doc_string(doc, "direction", ct_direction_label(g->key.direction));
-	ct_doc_string(doc, "host_memory", ct_host_mem_label(g->key.host));
-	ct_doc_bool(doc, "sync", g->key.sync);
-	ct_doc_u64(doc, "count", f->count, CT_UNIT_NONE);
-	ct_doc_u64(doc, "bytes", f->bytes, CT_UNIT_BYTES);
-	ct_doc_i64(doc, "time_ns", f->time_ns, CT_UNIT_DURATION);
-	if (f->address)
-		ct_doc_u64(doc, "host_address", f->address, CT_UNIT_ADDRESS);
-	else
-		ct_doc_null(doc, "host_address");
-	ct_doc_string(doc, "message", f->message);
-	ct_doc_end(doc);
-}
+	find_pageable_async(t, list);
+	find_storms(t, list);
+	find_repeated_uploads(t, list);
+	find_round_trips(t, list);
+	find_idle_syncs(t, list);
+	if (list->len)
+		qsort(list->data, list->len, sizeof(struct finding), by_time);
+	shown = list->len < t->opts->max_rows ? list->len : (guint)t->opts->max_rows;
+	t->result.finding_count = list->len;
+	for (guint i = 0; i < shown; i++) {
+		const struct finding *f = &g_array_index(list, struct finding, i);
+		const struct xfer_group *g = &t->groups[f->group];
+		struct ct_transfers_finding out = {
+			.kind = f->kind,
+			.where = site_of(t, g),
+			.direction = g->key.direction,
+			.host = g->key.host,
+			.sync = g->key.sync,
+			.count = f->count,
+			.bytes = f->bytes,
+			.time_ns = f->time_ns,
+			.host_address = f->address,
+			.message = intern(t, f->message),
+		};
 
-static int write_findings(struct transfers *t, struct ct_doc *doc)
-{
-	struct finding_list list = { 0 };
-	size_t shown;
-	int ret = -1;
-
-	if (find_pageable_async(t, &list) < 0 || find_storms(t, &list) < 0 ||
-	    find_repeated_uploads(t, &list) < 0 || find_round_trips(t, &list) < 0 ||
-	    find_idle_syncs(t, &list) < 0)
-		goto end;
-	if (list.count)
-		qsort(list.items, list.count, sizeof(*list.items), by_time);
-	shown = list.count < t->opts->max_rows ? list.count : t->opts->max_rows;
-	ct_doc_u64(doc, "finding_count", list.count, CT_UNIT_NONE);
-	ct_doc_array(doc, "findings", "Findings");
-	for (size_t i = 0; i < shown; i++)
-		write_finding(t, doc, &list.items[i]);
-	ct_doc_end(doc);
-	ret = 0;
-end:
-	free(list.items);
-	return ret;
+		g_array_append_val(t->result.findings, out);
+	}
+	g_array_unref(list);
 }
 
 static void count_waiting(void *entry, void *data)
@@ -1076,15 +1041,15 @@ static void count_waiting(void *entry, void *data)
 		(*waiting)++;
 }
 
-static void write_totals(struct transfers *t, struct ct_doc *doc, int64_t total_cost)
+static void add_totals(struct transfers *t, int64_t total_cost)
 {
-	uint64_t bytes = 0, waiting = 0, evicted = 0;
-	int64_t gpu_ns = 0, host_ns = 0;
+	struct ct_transfers_result *r = &t->result;
+	uint64_t waiting = 0, evicted = 0;
 
 	for (uint32_t i = 0; i < t->group_count; i++) {
-		bytes += t->groups[i].bytes;
-		gpu_ns += t->groups[i].gpu_ns;
-		host_ns += t->groups[i].host_ns;
+		r->bytes += t->groups[i].bytes;
+		r->gpu_time_ns += t->groups[i].gpu_ns;
+		r->host_time_ns += t->groups[i].host_ns;
 	}
 	for (size_t p = 0; p < ct_context_process_count(t->ctx); p++) {
 		struct xfer_process *xp = ct_context_process_at(t->ctx, p)->slot[t->slot];
@@ -1094,51 +1059,52 @@ static void write_totals(struct transfers *t, struct ct_doc *doc, int64_t total_
 		ct_corr_map_foreach(&xp->pending, count_waiting, &waiting);
 		evicted += xp->pending.evicted;
 	}
-	ct_doc_u64(doc, "copies", t->copies, CT_UNIT_NONE);
-	ct_doc_u64(doc, "bytes", bytes, CT_UNIT_BYTES);
-	ct_doc_i64(doc, "gpu_time_ns", gpu_ns, CT_UNIT_DURATION);
-	ct_doc_i64(doc, "host_time_ns", host_ns, CT_UNIT_DURATION);
-	ct_doc_i64(doc, "cost_ns", total_cost, CT_UNIT_DURATION);
-	ct_doc_u64(doc, "gpu_records", t->gpu_records, CT_UNIT_NONE);
-	ct_doc_u64(doc, "gpu_records_unmatched", t->unmatched_gpu, CT_UNIT_NONE);
-	ct_doc_u64(doc, "copies_without_gpu_record", waiting + evicted, CT_UNIT_NONE);
-	ct_doc_u64(doc, "sites", t->group_count, CT_UNIT_NONE);
+	r->copies = t->copies;
+	r->cost_ns = total_cost;
+	r->gpu_records = t->gpu_records;
+	r->gpu_records_unmatched = t->unmatched_gpu;
+	r->copies_without_gpu_record = waiting + evicted;
+	r->sites = t->group_count;
 }
 
-static enum ct_analysis_status transfers_report(void *state, struct ct_doc *doc)
+static enum ct_analysis_status transfers_result(void *state, const void **result)
 {
 	struct transfers *t = state;
-	uint32_t *order = NULL;
 	int64_t total_cost = 0;
+	uint32_t *order;
 	size_t shown;
-	enum ct_analysis_status ret;
 
 	if (t->out_of_memory)
-		goto oom;
-	/* group indices, by what they cost, then bytes */
-	order = ct_analysis_rank(t->group_count, by_cost, t);
-	if (!order)
-		goto oom;
+		return CT_ANALYSIS_MEMORY_ERROR;
+	t->result.by_direction = g_array_new(FALSE, FALSE, sizeof(struct ct_transfers_direction));
+	t->result.hotspots = g_array_new(FALSE, FALSE, sizeof(struct ct_transfers_hotspot));
+	t->result.findings = g_array_new(FALSE, FALSE, sizeof(struct ct_transfers_finding));
+	t->result.strings = g_string_chunk_new(4096);
 	for (uint32_t i = 0; i < t->group_count; i++)
 		total_cost += t->groups[i].cost_ns;
-	ct_doc_object(doc, "transfers", "Transfers");
-	write_totals(t, doc, total_cost);
-	write_by_direction(t, doc);
+	add_totals(t, total_cost);
+	add_by_direction(t);
+	/* group indices, by what they cost, then bytes */
+	order = ct_analysis_rank(t->group_count, by_cost, t);
 	shown = t->group_count < t->opts->max_rows ? t->group_count : t->opts->max_rows;
-	ct_doc_array(doc, "hotspots", "Hotspots, by the time they cost");
 	for (size_t i = 0; i < shown; i++)
-		write_hotspot(t, doc, &t->groups[order[i]], total_cost);
-	ct_doc_end(doc);
-	if (write_findings(t, doc) < 0)
-		goto oom;
-	ct_doc_end(doc);
-	ret = CT_ANALYSIS_OK;
-	goto end;
-oom:
-	ret = CT_ANALYSIS_MEMORY_ERROR;
-end:
-	free(order);
-	return ret;
+		add_hotspot(t, &t->groups[order[i]], total_cost);
+	g_free(order);
+	add_findings(t);
+	*result = &t->result;
+	return CT_ANALYSIS_OK;
+}
+
+static void result_release(struct ct_transfers_result *r)
+{
+	if (r->by_direction)
+		g_array_unref(r->by_direction);
+	if (r->hotspots)
+		g_array_unref(r->hotspots);
+	if (r->findings)
+		g_array_unref(r->findings);
+	if (r->strings)
+		g_string_chunk_free(r->strings);
 }
 
 /* --------------------------------------------------------- lifecycle */
@@ -1181,6 +1147,7 @@ static void transfers_destroy(void *state)
 			free_process_slot(t, ct_context_process_at(t->ctx, p));
 		ct_context_free_thread_slots(t->ctx, t->slot);
 	}
+	result_release(&t->result);
 	free(t->groups);
 	ct_row_index_release(&t->index);
 	free(t);
@@ -1188,11 +1155,12 @@ static void transfers_destroy(void *state)
 
 const struct ct_analysis_class ct_transfers_analysis = {
 	.name = "transfers",
+	.section = &ct_transfers_section,
 	.wants = CT_EV_BIT(CT_EV_API_EXIT) | CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMCPY),
 	.uses = CT_SHARED_API_CALLS | CT_SHARED_GPU_ACTIVITY,
 	.create = transfers_create,
 	.event = transfers_event,
 	.finish = transfers_finish,
-	.report = transfers_report,
+	.result = transfers_result,
 	.destroy = transfers_destroy,
 };

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memory-section.c - the "memory" section of the report, written from the
+ * results of the memory analysis (memory.h: devices, growing ranges,
+ * timeline) and of the fragmentation analysis (fragmentation.h:
+ * failures, fragmentation), whichever ran, in the order they were asked
+ * for.
+ */
+
+#include "analysis.h"
+#include "fragmentation.h"
+#include "memory.h"
+
+/* ------------------------------------------------------------ memory */
+
+static void write_alloc(struct ct_doc *doc, const struct ct_memory_alloc *a)
+{
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_u64(doc, "address", a->address, CT_UNIT_ADDRESS);
+	ct_doc_u64(doc, "size", a->size, CT_UNIT_BYTES);
+	ct_doc_string(doc, "kind", ct_mem_kind_label(a->kind));
+	ct_doc_i64(doc, "alloc_time_ns", a->alloc_time_ns, CT_UNIT_TIME);
+	ct_doc_i64(doc, "age_ns", a->age_ns, CT_UNIT_DURATION);
+	ct_doc_string(doc, "site", a->site);
+	ct_doc_string(doc, "nvtx_path", a->nvtx_path);
+	ct_doc_string(doc, "api", a->api);
+	ct_doc_i64(doc, "tid", a->tid, CT_UNIT_ID);
+	ct_doc_end(doc);
+}
+
+static void write_allocs(struct ct_doc *doc, const char *key, const char *title,
+                         const GArray *allocs)
+{
+	ct_doc_array(doc, key, title);
+	for (guint i = 0; i < allocs->len; i++)
+		write_alloc(doc, &g_array_index(allocs, struct ct_memory_alloc, i));
+	ct_doc_end(doc);
+}
+
+static void write_leak_sites(struct ct_doc *doc, const GArray *sites)
+{
+	ct_doc_array(doc, "leak_sites", "Live at the end, by site");
+	for (guint i = 0; i < sites->len; i++) {
+		const struct ct_memory_leak_site *s =
+		    &g_array_index(sites, struct ct_memory_leak_site, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_string(doc, "site", s->site);
+		ct_doc_u64(doc, "count", s->count, CT_UNIT_NONE);
+		ct_doc_u64(doc, "bytes", s->bytes, CT_UNIT_BYTES);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_kinds(struct ct_doc *doc, const GArray *kinds)
+{
+	ct_doc_array(doc, "kinds", "By kind");
+	for (guint i = 0; i < kinds->len; i++) {
+		const struct ct_memory_kind *k = &g_array_index(kinds, struct ct_memory_kind, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_string(doc, "kind", ct_mem_kind_label(k->kind));
+		ct_doc_i64(doc, "peak_bytes", k->peak_bytes, CT_UNIT_BYTES);
+		ct_doc_i64(doc, "at_device_peak_bytes", k->at_device_peak_bytes, CT_UNIT_BYTES);
+		ct_doc_i64(doc, "live_at_end_bytes", k->live_at_end_bytes, CT_UNIT_BYTES);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_device(struct ct_doc *doc, const struct ct_memory_device *d)
+{
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "pid", d->pid, CT_UNIT_ID);
+	ct_doc_string(doc, "process", d->process);
+	ct_doc_string(doc, "hostname", d->hostname);
+	ct_doc_u64(doc, "device", d->device, CT_UNIT_ID);
+	ct_doc_i64(doc, "peak_bytes", d->peak_bytes, CT_UNIT_BYTES);
+	if (d->has_peak)
+		ct_doc_i64(doc, "peak_time_ns", d->peak_time_ns, CT_UNIT_TIME);
+	else
+		ct_doc_null(doc, "peak_time_ns");
+	ct_doc_i64(doc, "live_at_end_bytes", d->live_at_end_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "allocations", d->allocations, CT_UNIT_NONE);
+	ct_doc_u64(doc, "frees", d->frees, CT_UNIT_NONE);
+	ct_doc_u64(doc, "bytes_allocated", d->bytes_allocated, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "unknown_frees", d->unknown_frees, CT_UNIT_NONE);
+	ct_doc_u64(doc, "failures", d->failures, CT_UNIT_NONE);
+	write_kinds(doc, d->kinds);
+	ct_doc_u64(doc, "peak_allocation_count", d->peak_allocation_count, CT_UNIT_NONE);
+	write_allocs(doc, "peak_allocations", "Live at the peak", d->peak_allocations);
+	ct_doc_u64(doc, "leak_count", d->leak_count, CT_UNIT_NONE);
+	ct_doc_u64(doc, "leaked_bytes", d->leaked_bytes, CT_UNIT_BYTES);
+	write_allocs(doc, "leaks", "Live at the end", d->leaks);
+	write_leak_sites(doc, d->leak_sites);
+	ct_doc_end(doc);
+}
+
+static void write_growing_ranges(struct ct_doc *doc, const GArray *ranges)
+{
+	ct_doc_array(doc, "growing_ranges", "NVTX ranges that grow step after step");
+	for (guint i = 0; i < ranges->len; i++) {
+		const struct ct_memory_growing_range *r =
+		    &g_array_index(ranges, struct ct_memory_growing_range, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "pid", r->pid, CT_UNIT_ID);
+		ct_doc_string(doc, "process", r->process);
+		ct_doc_string(doc, "range", r->range);
+		ct_doc_u64(doc, "repetitions", r->repetitions, CT_UNIT_NONE);
+		ct_doc_u64(doc, "growing_repetitions", r->growing_repetitions, CT_UNIT_NONE);
+		ct_doc_i64(doc, "held_after_first_bytes", r->held_after_first_bytes, CT_UNIT_BYTES);
+		ct_doc_i64(doc, "held_after_last_bytes", r->held_after_last_bytes, CT_UNIT_BYTES);
+		ct_doc_i64(doc, "growth_per_repetition_bytes", r->growth_per_repetition_bytes,
+		           CT_UNIT_BYTES);
+		ct_doc_i64(doc, "held_at_end_bytes", r->held_at_end_bytes, CT_UNIT_BYTES);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_timeline(struct ct_doc *doc, const GArray *timeline)
+{
+	ct_doc_array(doc, "timeline", "Device memory over time");
+	for (guint i = 0; i < timeline->len; i++) {
+		const struct ct_memory_point *pt =
+		    &g_array_index(timeline, struct ct_memory_point, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "pid", pt->pid, CT_UNIT_ID);
+		ct_doc_u64(doc, "device", pt->device, CT_UNIT_ID);
+		ct_doc_i64(doc, "time_ns", pt->time_ns, CT_UNIT_TIME);
+		ct_doc_i64(doc, "bytes", pt->bytes, CT_UNIT_BYTES);
+		ct_doc_i64(doc, "min_bytes", pt->min_bytes, CT_UNIT_BYTES);
+		ct_doc_i64(doc, "max_bytes", pt->max_bytes, CT_UNIT_BYTES);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_memory(struct ct_doc *doc, const struct ct_memory_result *r)
+{
+	ct_doc_array(doc, "devices", "By process and device");
+	for (guint i = 0; i < r->devices->len; i++)
+		write_device(doc, &g_array_index(r->devices, struct ct_memory_device, i));
+	ct_doc_end(doc);
+	write_growing_ranges(doc, r->growing_ranges);
+	write_timeline(doc, r->timeline);
+}
+
+/* ------------------------------------------------------------ fragmentation */
+
+/* VALUE in bytes, or null when it is not KNOWN. */
+static void write_known(struct ct_doc *doc, const char *key, bool known, uint64_t value)
+{
+	if (known)
+		ct_doc_u64(doc, key, value, CT_UNIT_BYTES);
+	else
+		ct_doc_null(doc, key);
+}
+
+static void write_state(struct ct_doc *doc, const struct ct_frag_state *s)
+{
+	ct_doc_i64(doc, "time_ns", s->time_ns, CT_UNIT_TIME);
+	ct_doc_u64(doc, "live_bytes", s->live_bytes, CT_UNIT_BYTES);
+	write_known(doc, "free_bytes", s->free_known, s->free_bytes);
+	write_known(doc, "total_bytes", s->total_known, s->total_bytes);
+	ct_doc_u64(doc, "free_seen_bytes", s->free_seen_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "largest_free_bytes", s->largest_free_bytes, CT_UNIT_BYTES);
+	ct_doc_double(doc, "external_fragmentation", s->external_fragmentation, CT_UNIT_RATIO);
+	ct_doc_u64(doc, "heap_span_bytes", s->heap_span_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "granularity_waste_bytes", s->granularity_waste_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "pool_reserved_bytes", s->pool_reserved_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "pool_used_bytes", s->pool_used_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "pool_live_bytes", s->pool_live_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "vmm_physical_bytes", s->vmm_physical_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "vmm_mapped_bytes", s->vmm_mapped_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "vmm_gap_bytes", s->vmm_gap_bytes, CT_UNIT_BYTES);
+}
+
+static void write_failure(struct ct_doc *doc, const struct ct_frag_failure *f)
+{
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "time_ns", f->time_ns, CT_UNIT_TIME);
+	ct_doc_i64(doc, "pid", f->pid, CT_UNIT_ID);
+	ct_doc_string(doc, "process", f->process);
+	ct_doc_u64(doc, "device", f->device, CT_UNIT_ID);
+	ct_doc_string(doc, "kind", ct_mem_kind_label(f->kind));
+	ct_doc_u64(doc, "requested_bytes", f->requested_bytes, CT_UNIT_BYTES);
+	ct_doc_i64(doc, "result", f->result, CT_UNIT_ID);
+	ct_doc_string(doc, "api", f->api);
+	ct_doc_string(doc, "site", f->site);
+	ct_doc_string(doc, "nvtx_path", f->nvtx_path);
+	ct_doc_string(doc, "verdict", f->verdict);
+	ct_doc_string(doc, "explanation", f->explanation);
+	ct_doc_u64(doc, "live_bytes", f->live_bytes, CT_UNIT_BYTES);
+	write_known(doc, "free_bytes", f->free_known, f->free_bytes);
+	write_known(doc, "total_bytes", f->total_known, f->total_bytes);
+	write_known(doc, "used_bytes", f->free_known, f->used_bytes);
+	write_known(doc, "held_elsewhere_bytes", f->free_known, f->held_elsewhere_bytes);
+	ct_doc_u64(doc, "pool_cached_bytes", f->pool_cached_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "largest_free_bytes", f->largest_free_bytes, CT_UNIT_BYTES);
+	ct_doc_double(doc, "external_fragmentation", f->external_fragmentation, CT_UNIT_RATIO);
+	ct_doc_u64(doc, "free_seen_bytes", f->free_seen_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "granularity_waste_bytes", f->granularity_waste_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "pool_reserved_bytes", f->pool_reserved_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "pool_used_bytes", f->pool_used_bytes, CT_UNIT_BYTES);
+	ct_doc_end(doc);
+}
+
+static void write_frag_device(struct ct_doc *doc, const struct ct_frag_device *d)
+{
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "pid", d->pid, CT_UNIT_ID);
+	ct_doc_string(doc, "process", d->process);
+	ct_doc_u64(doc, "device", d->device, CT_UNIT_ID);
+	if (d->has_peak) {
+		ct_doc_object(doc, "at_peak", "At the peak");
+		write_state(doc, &d->at_peak);
+		ct_doc_end(doc);
+	} else {
+		ct_doc_null(doc, "at_peak");
+	}
+	ct_doc_object(doc, "at_end", "At the end");
+	write_state(doc, &d->at_end);
+	ct_doc_end(doc);
+	ct_doc_array(doc, "pools", "Memory pools");
+	for (guint i = 0; i < d->pools->len; i++) {
+		const struct ct_frag_pool *p = &g_array_index(d->pools, struct ct_frag_pool, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_u64(doc, "address", p->address, CT_UNIT_ADDRESS);
+		ct_doc_u64(doc, "reserved_bytes", p->reserved_bytes, CT_UNIT_BYTES);
+		ct_doc_u64(doc, "used_bytes", p->used_bytes, CT_UNIT_BYTES);
+		ct_doc_u64(doc, "release_threshold_bytes", p->release_threshold_bytes,
+		           CT_UNIT_BYTES);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+}
+
+static void write_fragmentation(struct ct_doc *doc, const struct ct_fragmentation_result *r)
+{
+	ct_doc_u64(doc, "failure_count", r->failure_count, CT_UNIT_NONE);
+	ct_doc_array(doc, "failures", "Failed allocations");
+	for (guint i = 0; i < r->failures->len; i++)
+		write_failure(doc, &g_array_index(r->failures, struct ct_frag_failure, i));
+	ct_doc_end(doc);
+	ct_doc_array(doc, "fragmentation", "Fragmentation by process and device");
+	for (guint i = 0; i < r->devices->len; i++)
+		write_frag_device(doc, &g_array_index(r->devices, struct ct_frag_device, i));
+	ct_doc_end(doc);
+}
+
+/* ------------------------------------------------------------ section */
+
+static void write_section(struct ct_doc *doc, const struct ct_result *results, size_t count)
+{
+	const struct ct_memory_result *memory = ct_result_of(results, count, &ct_memory_analysis);
+	const struct ct_fragmentation_result *fragmentation =
+	    ct_result_of(results, count, &ct_fragmentation_analysis);
+	bool memory_first = ct_result_index(results, count, &ct_memory_analysis) <
+	                    ct_result_index(results, count, &ct_fragmentation_analysis);
+
+	ct_doc_object(doc, "memory", "Memory");
+	if (memory && memory_first)
+		write_memory(doc, memory);
+	if (fragmentation)
+		write_fragmentation(doc, fragmentation);
+	if (memory && !memory_first)
+		write_memory(doc, memory);
+	ct_doc_end(doc);
+}
+
+const struct ct_section_class ct_memory_section = {
+	.name = "memory",
+	.write = write_section,
+};
