@@ -66,14 +66,14 @@ static char *scaled(double value, const char *const units[], size_t count, doubl
 	return buf;
 }
 
-static char *format_bytes(double bytes, char *buf, size_t len)
+char *ct_format_bytes(double bytes, char *buf, size_t len)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 
 	return scaled(bytes, units, 5, 1024.0, buf, len);
 }
 
-static char *format_duration(double ns, char *buf, size_t len)
+char *ct_format_duration(double ns, char *buf, size_t len)
 {
 	static const char *const units[] = { "ns", "us", "ms", "s" };
 
@@ -82,6 +82,15 @@ static char *format_duration(double ns, char *buf, size_t len)
 		return buf;
 	}
 	return scaled(ns, units, 4, 1000.0, buf, len);
+}
+
+char *ct_format_time(int64_t ns, int64_t origin_ns, char *buf, size_t len)
+{
+	if (origin_ns == INT64_MIN)
+		snprintf(buf, len, "%" PRId64, ns);
+	else
+		snprintf(buf, len, "+%.6f s", (double)(ns - origin_ns) / 1e9);
+	return buf;
 }
 
 static char *format_bandwidth(double bytes_per_s, char *buf, size_t len)
@@ -128,14 +137,13 @@ char *ct_format_value(const struct ct_node *node, int64_t origin_ns, char *buf, 
 		return ct_format_raw(node, buf, len);
 	switch (node->unit) {
 	case CT_UNIT_BYTES:
-		return format_bytes(v, buf, len);
+		return ct_format_bytes(v, buf, len);
 	case CT_UNIT_DURATION:
-		return format_duration(v, buf, len);
+		return ct_format_duration(v, buf, len);
 	case CT_UNIT_TIME:
-		if (origin_ns == INT64_MIN || node->type != CT_NODE_I64)
+		if (node->type != CT_NODE_I64)
 			return ct_format_raw(node, buf, len);
-		snprintf(buf, len, "+%.6f s", (double)(node->value.i64 - origin_ns) / 1e9);
-		return buf;
+		return ct_format_time(node->value.i64, origin_ns, buf, len);
 	case CT_UNIT_ADDRESS:
 		snprintf(buf, len, "0x%" PRIx64, node->value.u64);
 		return buf;

@@ -53,4 +53,14 @@ char *ct_format_value(const struct ct_node *node, int64_t origin_ns, char *buf, 
 /* A value as CSV and JSON carry it: raw numbers, "" for null. Returns BUF. */
 char *ct_format_raw(const struct ct_node *node, char *buf, size_t len);
 
+/*
+ * The same formats for values held outside a document: bytes ("1.50 MiB"),
+ * a duration in ns ("2.31 ms"), a time in ns on the trace clock (seconds
+ * from ORIGIN_NS, "+1.500000 s", or the raw ns when ORIGIN_NS is
+ * INT64_MIN). Each returns BUF.
+ */
+char *ct_format_bytes(double bytes, char *buf, size_t len);
+char *ct_format_duration(double ns, char *buf, size_t len);
+char *ct_format_time(int64_t ns, int64_t origin_ns, char *buf, size_t len);
+
 #endif
