@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assert.h"
 #include "document.h"
 
 #define DOC_MAX_DEPTH 32
@@ -122,7 +123,7 @@ static struct ct_node *add(struct ct_doc *doc, const char *key, enum ct_node_typ
 static void open_container(struct ct_doc *doc, const char *key, const char *title,
                            enum ct_node_type type)
 {
-	struct ct_node *node = NULL;
+	struct ct_node *node;
 
 	if (doc->error[0])
 		return;
@@ -130,17 +131,12 @@ static void open_container(struct ct_doc *doc, const char *key, const char *titl
 		fail(doc, "objects nested too deep");
 		return;
 	}
-	/* a top-level section can be reopened by another analysis */
-	if (doc->depth == 1 && key) {
-		node = (struct ct_node *)ct_node_get(doc->root, key);
-		if (node && node->type != type)
-			node = NULL;
-	}
-	if (!node)
-		node = add(doc, key, type, CT_UNIT_NONE);
+	/* a section has one writer, which writes it once */
+	CT_ASSERT(doc->depth > 1 || !key || !ct_node_get(doc->root, key));
+	node = add(doc, key, type, CT_UNIT_NONE);
 	if (!node)
 		return;
-	if (title && !node->title && !(node->title = strdup(title))) {
+	if (title && !(node->title = strdup(title))) {
 		fail(doc, "out of memory");
 		return;
 	}

@@ -6,9 +6,9 @@
  * doc/report-schema.md: what an analysis writes here is the schema.
  *
  * Writing is a cursor API: open an object or an array, put values, close
- * it. Keys are copied. A key given to ct_doc_object() at the top level
- * reopens the section of that name if it exists, so that two analyses can
- * fill one section (memory and fragmentation both write "memory").
+ * it. Keys are copied. Each top-level section has one writer (analysis.h)
+ * and is written once: a second one under the same key is an internal
+ * error.
  *
  *	ct_doc_object(doc, "memory", "Memory");
  *	ct_doc_array(doc, "devices", "Per process and device");

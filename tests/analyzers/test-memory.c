@@ -313,6 +313,30 @@ static void test_alloc_map(void **state)
 	ct_alloc_map_destroy(map);
 }
 
+/* An analysis asked for twice still gives one section, written once. */
+static void test_asked_twice(void **state)
+{
+	static const struct ct_analysis_class *const twice[] = { &ct_memory_analysis,
+		                                                 &ct_memory_analysis, NULL };
+	const struct ct_node *root;
+	size_t sections = 0, lists = 0;
+	struct feed f;
+
+	feed_init(&f, twice);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, MIB);
+	feed_report(&f);
+
+	root = ct_doc_root(f.doc);
+	for (const struct ct_node *n = root->first_child; n; n = n->next)
+		sections += !strcmp(n->key, "memory");
+	for (const struct ct_node *n = ct_node_get(root, "memory")->first_child; n; n = n->next)
+		lists += !strcmp(n->key, "devices");
+	assert_int_equal(sections, 1);
+	assert_int_equal(lists, 1);
+	assert_int_equal(feed_count(&f, "memory.devices"), 1);
+	feed_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_series_bounded),
 		cmocka_unit_test(test_series_merge),
 		cmocka_unit_test(test_alloc_map),
+		cmocka_unit_test(test_asked_twice),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
