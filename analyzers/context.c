@@ -17,114 +17,177 @@
 _Static_assert(sizeof(((struct ct_process *)0)->devices) == 256 * sizeof(struct ct_device *),
                "devices are indexed by their 8-bit ordinal");
 
-#define PROCESS_BUCKETS 256u
-#define THREAD_BUCKETS  1024u
+/* API domains with names: driver (1) and runtime (2). */
+#define API_DOMAINS 3
 
 /* Names a process recorded once. Owned by its process. */
 struct ct_name_table {
-	char **api[3]; /* [domain 1..2][cbid], owned strings; index 0 unused */
-	uint32_t api_count[3];
-	uint64_t *kernel_ids;   /* open addressing, 0 = empty slot */
-	char **kernel_names;    /* owned strings, parallel to kernel_ids */
-	size_t kernel_capacity; /* power of two */
-	size_t kernel_count;
+	/* By domain (1, 2), then cbid: the API's name (owned), NULL if none. */
+	GPtrArray *api[API_DOMAINS];
+	/* uint64_t kernel id -> struct kernel_name (owned; the key is its id) */
+	GHashTable *kernels;
+};
+
+struct kernel_name {
+	uint64_t id;
+	char *name; /* owned */
 };
 
 /* An interned NVTX path. */
 struct path_entry {
+	uint32_t id;
 	uint32_t parent;
 	uint32_t depth;
 	char *message; /* owned */
 };
 
+/* What identifies a process. */
+struct process_key {
+	const char *hostname; /* interned: compared by address */
+	int64_t pid;
+};
+
+/* What identifies a thread. */
+struct thread_key {
+	const struct ct_process *process;
+	int64_t tid;
+};
+
 struct ct_context {
-	struct ct_process **processes; /* owned, process_count used */
-	size_t process_count;
-	size_t process_capacity;
-	struct ct_process *process_buckets[PROCESS_BUCKETS];
-	char **hostnames; /* owned interned strings */
-	size_t hostname_count;
-	struct ct_thread *thread_buckets[THREAD_BUCKETS]; /* owned chains */
-	struct path_entry *paths;                         /* owned; [0] is "no path" */
-	uint32_t path_count;
-	uint32_t path_capacity;
-	uint32_t *path_index; /* open addressing over path ids, 0 = empty */
-	uint32_t path_index_capacity;
-	uint32_t overflow_path; /* shared by new paths beyond CT_PATH_MAX, 0 until needed */
+	GPtrArray *processes;    /* struct ct_process, owned, in order of appearance */
+	GHashTable *process_ids; /* struct process_key (owned) -> process (borrowed) */
+	GStringChunk *hostnames; /* interned hostnames */
+	GPtrArray *threads;      /* struct ct_thread, owned, in order of appearance */
+	GHashTable *thread_ids;  /* struct thread_key (owned) -> thread (borrowed) */
+	GPtrArray *paths;        /* struct path_entry, owned, by id; [0] is "no path" */
+	GHashTable *path_ids;    /* path_entry (parent, message) -> itself, borrowed */
+	uint32_t overflow_path;  /* shared by new paths beyond CT_PATH_MAX, 0 until needed */
 	int slots_used;
 };
 
+/* -------------------------------------------------------------- keys */
+
+static guint process_key_hash(gconstpointer key)
+{
+	const struct process_key *k = key;
+
+	return g_direct_hash(k->hostname) ^ g_int64_hash(&k->pid);
+}
+
+static gboolean process_key_equal(gconstpointer a, gconstpointer b)
+{
+	const struct process_key *x = a, *y = b;
+
+	return x->hostname == y->hostname && x->pid == y->pid;
+}
+
+static guint thread_key_hash(gconstpointer key)
+{
+	const struct thread_key *k = key;
+
+	return g_direct_hash(k->process) ^ g_int64_hash(&k->tid);
+}
+
+static gboolean thread_key_equal(gconstpointer a, gconstpointer b)
+{
+	const struct thread_key *x = a, *y = b;
+
+	return x->process == y->process && x->tid == y->tid;
+}
+
+static guint path_hash(gconstpointer key)
+{
+	const struct path_entry *e = key;
+
+	return g_str_hash(e->message) ^ e->parent * 2654435761u;
+}
+
+static gboolean path_equal(gconstpointer a, gconstpointer b)
+{
+	const struct path_entry *x = a, *y = b;
+
+	return x->parent == y->parent && !strcmp(x->message, y->message);
+}
+
 /* -------------------------------------------------------------- basics */
 
-struct ct_context *ct_context_create(void)
+static void kernel_name_free(gpointer data)
 {
-	struct ct_context *ctx = calloc(1, sizeof(*ctx));
+	struct kernel_name *k = data;
 
-	if (!ctx)
-		return NULL;
-	ctx->paths = calloc(64, sizeof(*ctx->paths));
-	ctx->path_index = calloc(128, sizeof(*ctx->path_index));
-	if (!ctx->paths || !ctx->path_index) {
-		ct_context_destroy(ctx);
-		return NULL;
-	}
-	ctx->path_capacity = 64;
-	ctx->path_index_capacity = 128;
-	ctx->paths[0].message = NULL;
-	ctx->path_count = 1;
-	return ctx;
+	g_free(k->name);
+	g_free(k);
 }
 
 static void name_table_free(struct ct_name_table *names)
 {
 	if (!names)
 		return;
-	for (int d = 0; d < 3; d++) {
-		for (uint32_t i = 0; i < names->api_count[d]; i++)
-			free(names->api[d][i]);
-		free(names->api[d]);
+	for (int d = 0; d < API_DOMAINS; d++)
+		g_ptr_array_free(names->api[d], TRUE);
+	g_hash_table_destroy(names->kernels);
+	g_free(names);
+}
+
+static void process_free(gpointer data)
+{
+	struct ct_process *p = data;
+
+	for (int d = 0; d < 256; d++) {
+		g_free(p->devices[d]);
+		ct_gpu_timeline_free(p->busy[d]);
 	}
-	for (size_t i = 0; i < names->kernel_capacity; i++)
-		free(names->kernel_names[i]);
-	free(names->kernel_ids);
-	free(names->kernel_names);
-	free(names);
+	name_table_free(p->names);
+	g_free(p);
+}
+
+static void thread_free(gpointer data)
+{
+	struct ct_thread *t = data;
+
+	g_array_unref(t->nvtx);
+	if (t->calls)
+		g_array_unref(t->calls);
+	g_free(t);
+}
+
+static void path_free(gpointer data)
+{
+	struct path_entry *e = data;
+
+	g_free(e->message);
+	g_free(e);
+}
+
+struct ct_context *ct_context_create(void)
+{
+	struct ct_context *ctx = g_new0(struct ct_context, 1);
+	struct path_entry *none = g_new0(struct path_entry, 1);
+
+	ctx->processes = g_ptr_array_new_with_free_func(process_free);
+	ctx->process_ids = g_hash_table_new_full(process_key_hash, process_key_equal, g_free, NULL);
+	ctx->hostnames = g_string_chunk_new(256);
+	ctx->threads = g_ptr_array_new_with_free_func(thread_free);
+	ctx->thread_ids = g_hash_table_new_full(thread_key_hash, thread_key_equal, g_free, NULL);
+	ctx->paths = g_ptr_array_new_with_free_func(path_free);
+	ctx->path_ids = g_hash_table_new(path_hash, path_equal);
+	/* id 0: not inside any range */
+	g_ptr_array_add(ctx->paths, none);
+	return ctx;
 }
 
 void ct_context_destroy(struct ct_context *ctx)
 {
 	if (!ctx)
 		return;
-	for (size_t i = 0; i < ctx->process_count; i++) {
-		struct ct_process *p = ctx->processes[i];
-
-		for (int d = 0; d < 256; d++) {
-			free(p->devices[d]);
-			ct_gpu_timeline_free(p->busy[d]);
-		}
-		name_table_free(p->names);
-		free(p);
-	}
-	free(ctx->processes);
-	for (size_t i = 0; i < ctx->hostname_count; i++)
-		free(ctx->hostnames[i]);
-	free(ctx->hostnames);
-	for (size_t b = 0; b < THREAD_BUCKETS; b++) {
-		struct ct_thread *t, *next;
-
-		for (t = ctx->thread_buckets[b]; t; t = next) {
-			next = t->next;
-			if (t->calls)
-				g_array_unref(t->calls);
-			free(t->stack);
-			free(t);
-		}
-	}
-	for (uint32_t i = 0; i < ctx->path_count; i++)
-		free(ctx->paths[i].message);
-	free(ctx->paths);
-	free(ctx->path_index);
-	free(ctx);
+	g_hash_table_destroy(ctx->path_ids);
+	g_ptr_array_free(ctx->paths, TRUE);
+	g_hash_table_destroy(ctx->thread_ids);
+	g_ptr_array_free(ctx->threads, TRUE);
+	g_hash_table_destroy(ctx->process_ids);
+	g_ptr_array_free(ctx->processes, TRUE);
+	g_string_chunk_free(ctx->hostnames);
+	g_free(ctx);
 }
 
 int ct_context_slot(struct ct_context *ctx)
@@ -136,91 +199,47 @@ int ct_context_slot(struct ct_context *ctx)
 
 /* ------------------------------------------------------------ processes */
 
-static const char *intern_hostname(struct ct_context *ctx, const char *hostname)
-{
-	char **hostnames;
-	char *copy;
-
-	for (size_t i = 0; i < ctx->hostname_count; i++)
-		if (!strcmp(ctx->hostnames[i], hostname))
-			return ctx->hostnames[i];
-	copy = strdup(hostname);
-	hostnames = realloc(ctx->hostnames, (ctx->hostname_count + 1) * sizeof(*hostnames));
-	if (!copy || !hostnames) {
-		free(copy);
-		if (hostnames)
-			ctx->hostnames = hostnames;
-		return NULL;
-	}
-	ctx->hostnames = hostnames;
-	ctx->hostnames[ctx->hostname_count++] = copy;
-	return copy;
-}
-
-static size_t process_bucket(const char *hostname, int64_t pid)
-{
-	return ((uint64_t)pid * 2654435761u ^ (uintptr_t)hostname >> 4) % PROCESS_BUCKETS;
-}
-
 static struct ct_process *process_new(struct ct_context *ctx, const char *hostname, int64_t pid)
 {
-	struct ct_process *p;
+	struct ct_process *p = g_new0(struct ct_process, 1);
+	struct ct_name_table *names = g_new0(struct ct_name_table, 1);
 
-	if (ctx->process_count == ctx->process_capacity) {
-		size_t capacity = ctx->process_capacity ? ctx->process_capacity * 2 : 8;
-		struct ct_process **processes =
-		    realloc(ctx->processes, capacity * sizeof(*processes));
-
-		if (!processes)
-			return NULL;
-		ctx->processes = processes;
-		ctx->process_capacity = capacity;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->names = calloc(1, sizeof(*p->names));
-	if (!p->names) {
-		free(p);
-		return NULL;
-	}
-	p->index = (uint32_t)ctx->process_count;
+	for (int d = 0; d < API_DOMAINS; d++)
+		names->api[d] = g_ptr_array_new_with_free_func(g_free);
+	names->kernels = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, kernel_name_free);
+	p->names = names;
+	p->index = ctx->processes->len;
 	p->pid = pid;
 	p->hostname = hostname;
 	p->first_ns = INT64_MAX;
 	p->last_ns = INT64_MIN;
-	ctx->processes[ctx->process_count++] = p;
+	g_ptr_array_add(ctx->processes, p);
 	return p;
 }
 
 struct ct_process *ct_context_process(struct ct_context *ctx, const char *hostname, int64_t pid)
 {
-	const char *host = intern_hostname(ctx, hostname ? hostname : "");
-	size_t b;
-	struct ct_process *p;
+	struct process_key key = {
+		.hostname = g_string_chunk_insert_const(ctx->hostnames, hostname ? hostname : ""),
+		.pid = pid,
+	};
+	struct ct_process *p = g_hash_table_lookup(ctx->process_ids, &key);
 
-	if (!host)
-		return NULL;
-	b = process_bucket(host, pid);
-	for (p = ctx->process_buckets[b]; p; p = p->hash_next)
-		if (p->pid == pid && p->hostname == host)
-			return p;
-	p = process_new(ctx, host, pid);
-	if (!p)
-		return NULL;
-	p->hash_next = ctx->process_buckets[b];
-	ctx->process_buckets[b] = p;
+	if (p)
+		return p;
+	p = process_new(ctx, key.hostname, pid);
+	g_hash_table_insert(ctx->process_ids, g_memdup2(&key, sizeof(key)), p);
 	return p;
 }
 
 size_t ct_context_process_count(const struct ct_context *ctx)
 {
-	return ctx->process_count;
+	return ctx->processes->len;
 }
 
 struct ct_process *ct_context_process_at(const struct ct_context *ctx, size_t i)
 {
-	return i < ctx->process_count ? ctx->processes[i] : NULL;
+	return i < ctx->processes->len ? g_ptr_array_index(ctx->processes, i) : NULL;
 }
 
 struct ct_device *ct_context_device(struct ct_process *process, unsigned ordinal)
@@ -228,9 +247,7 @@ struct ct_device *ct_context_device(struct ct_process *process, unsigned ordinal
 	struct ct_device *d = process->devices[ordinal & 0xff];
 
 	if (!d) {
-		d = calloc(1, sizeof(*d));
-		if (!d)
-			return NULL;
+		d = g_new0(struct ct_device, 1);
 		d->ordinal = (uint8_t)ordinal;
 		process->devices[ordinal & 0xff] = d;
 	}
@@ -239,159 +256,101 @@ struct ct_device *ct_context_device(struct ct_process *process, unsigned ordinal
 
 /* -------------------------------------------------------------- threads */
 
-static size_t thread_bucket(const struct ct_process *process, int64_t tid)
-{
-	return ((uint64_t)tid * 2654435761u ^ process->index * 40503u) % THREAD_BUCKETS;
-}
-
 struct ct_thread *ct_context_thread(struct ct_context *ctx, struct ct_process *process, int64_t tid)
 {
-	size_t b = thread_bucket(process, tid);
-	struct ct_thread *t;
+	struct thread_key key = { process, tid };
+	struct ct_thread *t = g_hash_table_lookup(ctx->thread_ids, &key);
 
-	for (t = ctx->thread_buckets[b]; t; t = t->next)
-		if (t->tid == tid && t->process == process)
-			return t;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
+	if (t)
+		return t;
+	t = g_new0(struct ct_thread, 1);
 	t->process = process;
 	t->tid = tid;
-	t->next = ctx->thread_buckets[b];
-	ctx->thread_buckets[b] = t;
+	t->nvtx = g_array_new(FALSE, FALSE, sizeof(struct ct_nvtx_frame));
+	g_ptr_array_add(ctx->threads, t);
+	g_hash_table_insert(ctx->thread_ids, g_memdup2(&key, sizeof(key)), t);
 	return t;
 }
 
 void ct_context_foreach_thread(struct ct_context *ctx, void (*fn)(struct ct_thread *, void *),
                                void *data)
 {
-	for (size_t b = 0; b < THREAD_BUCKETS; b++)
-		for (struct ct_thread *t = ctx->thread_buckets[b]; t; t = t->next)
-			fn(t, data);
-}
-
-static void free_thread_slot(struct ct_thread *thread, void *data)
-{
-	const int *slot = data;
-
-	free(thread->slot[*slot]);
-	thread->slot[*slot] = NULL;
+	for (guint i = 0; i < ctx->threads->len; i++)
+		fn(g_ptr_array_index(ctx->threads, i), data);
 }
 
 void ct_context_free_thread_slots(struct ct_context *ctx, int slot)
 {
-	ct_context_foreach_thread(ctx, free_thread_slot, &slot);
+	for (guint i = 0; i < ctx->threads->len; i++) {
+		struct ct_thread *t = g_ptr_array_index(ctx->threads, i);
+
+		free(t->slot[slot]);
+		t->slot[slot] = NULL;
+	}
 }
 
 /* ---------------------------------------------------------------- paths */
 
-static uint32_t path_hash(uint32_t parent, const char *message)
+static const struct path_entry *path_at(const struct ct_context *ctx, uint32_t id)
 {
-	uint32_t h = 2166136261u ^ parent;
-
-	for (const unsigned char *c = (const unsigned char *)message; *c; c++)
-		h = (h ^ *c) * 16777619u;
-	return h;
+	return g_ptr_array_index(ctx->paths, id);
 }
 
-static int path_index_grow(struct ct_context *ctx)
-{
-	uint32_t capacity = ctx->path_index_capacity * 2;
-	uint32_t *index = calloc(capacity, sizeof(*index));
-
-	if (!index)
-		return -1;
-	for (uint32_t id = 1; id < ctx->path_count; id++) {
-		const struct path_entry *e = &ctx->paths[id];
-		uint32_t i = path_hash(e->parent, e->message) & (capacity - 1);
-
-		while (index[i])
-			i = (i + 1) & (capacity - 1);
-		index[i] = id;
-	}
-	free(ctx->path_index);
-	ctx->path_index = index;
-	ctx->path_index_capacity = capacity;
-	return 0;
-}
-
-/* A new path id for (parent, message); 0 when out of memory. */
+/* A new path id for (parent, message). */
 static uint32_t path_add(struct ct_context *ctx, uint32_t parent, const char *message)
 {
-	struct path_entry *e;
-	char *copy;
+	struct path_entry *e = g_new(struct path_entry, 1);
 
-	CT_ASSERT(parent < ctx->path_count);
-	if (ctx->path_count == ctx->path_capacity) {
-		struct path_entry *paths =
-		    realloc(ctx->paths, 2 * ctx->path_capacity * sizeof(*paths));
-
-		if (!paths)
-			return 0;
-		ctx->paths = paths;
-		ctx->path_capacity *= 2;
-	}
-	copy = strdup(message);
-	if (!copy)
-		return 0;
-	e = &ctx->paths[ctx->path_count];
+	CT_ASSERT(parent < ctx->paths->len);
+	e->id = ctx->paths->len;
 	e->parent = parent;
-	e->depth = parent ? ctx->paths[parent].depth + 1 : 1;
-	e->message = copy;
-	return ctx->path_count++;
+	e->depth = parent ? path_at(ctx, parent)->depth + 1 : 1;
+	e->message = g_strdup(message);
+	g_ptr_array_add(ctx->paths, e);
+	g_hash_table_add(ctx->path_ids, e);
+	return e->id;
 }
 
-/* The id of (parent, message), interned on first sight; 0 when out of memory. */
+/* The id of (parent, message), interned on first sight. */
 static uint32_t path_intern(struct ct_context *ctx, uint32_t parent, const char *message)
 {
-	uint32_t mask, i, id;
+	struct path_entry key = { .parent = parent, .message = (char *)(message ? message : "") };
+	const struct path_entry *e = g_hash_table_lookup(ctx->path_ids, &key);
 
-	if (!message)
-		message = "";
-	if ((ctx->path_count + 1) * 2 > ctx->path_index_capacity && path_index_grow(ctx) < 0)
-		return 0;
-	mask = ctx->path_index_capacity - 1;
-	for (i = path_hash(parent, message) & mask; ctx->path_index[i]; i = (i + 1) & mask) {
-		const struct path_entry *e = &ctx->paths[ctx->path_index[i]];
-
-		if (e->parent == parent && !strcmp(e->message, message))
-			return ctx->path_index[i];
-	}
-	if (ctx->path_count >= CT_PATH_MAX) {
+	if (e)
+		return e->id;
+	if (ctx->paths->len >= CT_PATH_MAX) {
 		if (!ctx->overflow_path)
 			ctx->overflow_path = path_add(ctx, CT_PATH_NONE, "…");
 		return ctx->overflow_path;
 	}
-	id = path_add(ctx, parent, message);
-	if (id)
-		ctx->path_index[i] = id;
-	return id;
+	return path_add(ctx, parent, key.message);
 }
 
 uint32_t ct_path_parent(const struct ct_context *ctx, uint32_t path)
 {
-	return path < ctx->path_count ? ctx->paths[path].parent : CT_PATH_NONE;
+	return path < ctx->paths->len ? path_at(ctx, path)->parent : CT_PATH_NONE;
 }
 
 uint32_t ct_path_depth(const struct ct_context *ctx, uint32_t path)
 {
-	return path && path < ctx->path_count ? ctx->paths[path].depth : 0;
+	return path && path < ctx->paths->len ? path_at(ctx, path)->depth : 0;
 }
 
 const char *ct_path_message(const struct ct_context *ctx, uint32_t path)
 {
-	return path && path < ctx->path_count ? ctx->paths[path].message : "";
+	return path && path < ctx->paths->len ? path_at(ctx, path)->message : "";
 }
 
 uint32_t ct_path_count(const struct ct_context *ctx)
 {
-	return ctx->path_count;
+	return ctx->paths->len;
 }
 
 int ct_path_contains(const struct ct_context *ctx, uint32_t path, const char *message)
 {
-	for (; path && path < ctx->path_count; path = ctx->paths[path].parent)
-		if (!strcmp(ctx->paths[path].message, message))
+	for (; path && path < ctx->paths->len; path = path_at(ctx, path)->parent)
+		if (!strcmp(path_at(ctx, path)->message, message))
 			return 1;
 	return 0;
 }
@@ -404,11 +363,11 @@ char *ct_path_format(const struct ct_context *ctx, uint32_t path, char *buf, siz
 	if (!len)
 		return buf;
 	buf[0] = '\0';
-	for (; path && path < ctx->path_count && n < 256; path = ctx->paths[path].parent)
+	for (; path && path < ctx->paths->len && n < 256; path = path_at(ctx, path)->parent)
 		chain[n++] = path;
 	while (n-- > 0) {
 		int w = snprintf(buf + used, len - used, "%s%s", used ? "/" : "",
-		                 ctx->paths[chain[n]].message);
+		                 path_at(ctx, chain[n])->message);
 
 		if (w < 0 || (size_t)w >= len - used)
 			break;
@@ -440,192 +399,123 @@ char *ct_site_format(const struct ct_context *ctx, const struct ct_process *proc
 
 /* ---------------------------------------------------------------- names */
 
-static int set_api_name(struct ct_name_table *names, unsigned domain, unsigned cbid,
-                        const char *name)
+static void set_api_name(struct ct_name_table *names, unsigned domain, unsigned cbid,
+                         const char *name)
 {
+	GPtrArray *api;
 	char *copy;
 
-	if (domain < 1 || domain > 2 || cbid > 65535)
-		return 0;
-	if (cbid >= names->api_count[domain]) {
-		uint32_t count = cbid + 64;
-		char **api = realloc(names->api[domain], count * sizeof(*api));
-
-		if (!api)
-			return -1;
-		memset(api + names->api_count[domain], 0,
-		       (count - names->api_count[domain]) * sizeof(*api));
-		names->api[domain] = api;
-		names->api_count[domain] = count;
-	}
-	copy = strdup(name ? name : "");
-	if (!copy)
-		return -1;
+	if (domain < 1 || domain >= API_DOMAINS || cbid > 65535)
+		return;
+	api = names->api[domain];
+	if (cbid >= api->len)
+		g_ptr_array_set_size(api, (gint)cbid + 1);
+	copy = g_strdup(name ? name : "");
 	ct_api_name_normalize(copy);
-	free(names->api[domain][cbid]);
-	names->api[domain][cbid] = copy;
-	return 0;
+	g_free(g_ptr_array_index(api, cbid));
+	g_ptr_array_index(api, cbid) = copy;
 }
 
 const char *ct_context_api_name(const struct ct_process *process, unsigned domain, unsigned cbid)
 {
 	const struct ct_name_table *names = process ? process->names : NULL;
 
-	if (names && domain >= 1 && domain <= 2 && cbid < names->api_count[domain] &&
-	    names->api[domain][cbid])
-		return names->api[domain][cbid];
+	if (names && domain >= 1 && domain < API_DOMAINS && cbid < names->api[domain]->len &&
+	    g_ptr_array_index(names->api[domain], cbid))
+		return g_ptr_array_index(names->api[domain], cbid);
 	return ct_cupti_cbid_name(domain, cbid);
 }
 
-static size_t kernel_slot(const struct ct_name_table *names, uint64_t id)
+static void set_kernel_name(struct ct_name_table *names, uint64_t id, const char *name)
 {
-	size_t mask = names->kernel_capacity - 1;
-	size_t i = (size_t)(id ^ id >> 29) & mask;
+	struct kernel_name *k;
 
-	while (names->kernel_ids[i] && names->kernel_ids[i] != id)
-		i = (i + 1) & mask;
-	return i;
-}
-
-static int kernel_table_grow(struct ct_name_table *names)
-{
-	struct ct_name_table old = *names;
-	size_t capacity = old.kernel_capacity ? old.kernel_capacity * 2 : 64;
-
-	names->kernel_ids = calloc(capacity, sizeof(*names->kernel_ids));
-	names->kernel_names = calloc(capacity, sizeof(*names->kernel_names));
-	if (!names->kernel_ids || !names->kernel_names) {
-		free(names->kernel_ids);
-		free(names->kernel_names);
-		names->kernel_ids = old.kernel_ids;
-		names->kernel_names = old.kernel_names;
-		return -1;
-	}
-	names->kernel_capacity = capacity;
-	for (size_t i = 0; i < old.kernel_capacity; i++) {
-		if (old.kernel_ids[i]) {
-			size_t j = kernel_slot(names, old.kernel_ids[i]);
-
-			names->kernel_ids[j] = old.kernel_ids[i];
-			names->kernel_names[j] = old.kernel_names[i];
-		}
-	}
-	free(old.kernel_ids);
-	free(old.kernel_names);
-	return 0;
-}
-
-static int set_kernel_name(struct ct_name_table *names, uint64_t id, const char *name)
-{
-	size_t i;
-	char *copy;
-
-	/* id 0 would read as an empty slot; FNV-1a never gives it for a real name */
+	/* no kernel has id 0: FNV-1a never gives it for a real name */
 	if (!id)
-		return 0;
-	if ((names->kernel_count + 1) * 2 > names->kernel_capacity && kernel_table_grow(names) < 0)
-		return -1;
-	copy = strdup(name ? name : "");
-	if (!copy)
-		return -1;
-	i = kernel_slot(names, id);
-	if (!names->kernel_ids[i])
-		names->kernel_count++;
-	names->kernel_ids[i] = id;
-	free(names->kernel_names[i]);
-	names->kernel_names[i] = copy;
-	return 0;
+		return;
+	k = g_new(struct kernel_name, 1);
+	k->id = id;
+	k->name = g_strdup(name ? name : "");
+	g_hash_table_replace(names->kernels, &k->id, k);
 }
 
 const char *ct_context_kernel_name(const struct ct_process *process, uint64_t kernel_id)
 {
-	const struct ct_name_table *names = process ? process->names : NULL;
-	size_t i;
+	const struct kernel_name *k;
 
-	if (!names || !names->kernel_capacity || !kernel_id)
+	if (!process || !process->names)
 		return NULL;
-	i = kernel_slot(names, kernel_id);
-	return names->kernel_ids[i] ? names->kernel_names[i] : NULL;
+	k = g_hash_table_lookup(process->names->kernels, &kernel_id);
+	return k ? k->name : NULL;
 }
 
 /* --------------------------------------------------------------- update */
 
-static int nvtx_push(struct ct_context *ctx, struct ct_event *ev)
+/* The path of THREAD's innermost open range, CT_PATH_NONE outside any. */
+static uint32_t innermost(const struct ct_thread *t)
+{
+	return t->nvtx->len ? g_array_index(t->nvtx, struct ct_nvtx_frame, t->nvtx->len - 1).path
+	                    : CT_PATH_NONE;
+}
+
+static void nvtx_push(struct ct_context *ctx, struct ct_event *ev)
 {
 	struct ct_thread *t = ev->thread;
-	uint32_t parent = t->depth ? t->stack[t->depth - 1].path : CT_PATH_NONE;
-	uint32_t path = path_intern(ctx, parent, ev->u.nvtx_message.message);
-
-	if (!path)
-		return -1;
-	if (t->depth == t->capacity) {
-		uint32_t capacity = t->capacity ? t->capacity * 2 : 8;
-		struct ct_nvtx_frame *stack = realloc(t->stack, capacity * sizeof(*stack));
-
-		if (!stack)
-			return -1;
-		t->stack = stack;
-		t->capacity = capacity;
-	}
-	t->stack[t->depth] = (struct ct_nvtx_frame){
+	struct ct_nvtx_frame frame = {
 		.domain = ev->u.nvtx_message.domain,
-		.path = path,
+		.path = path_intern(ctx, innermost(t), ev->u.nvtx_message.message),
 		.open_seq = ev->seq,
 		.open_ns = ev->time_ns,
 	};
-	ev->nvtx.path = path;
-	ev->nvtx.depth = t->depth++;
-	return 0;
+
+	ev->nvtx.path = frame.path;
+	ev->nvtx.depth = t->nvtx->len;
+	g_array_append_val(t->nvtx, frame);
 }
 
+/* 1 when the pop closes no push. */
 static int nvtx_pop(struct ct_event *ev)
 {
-	struct ct_thread *t = ev->thread;
-	uint32_t i = t->depth;
+	GArray *stack = ev->thread->nvtx;
+	guint i = stack->len;
 
 	/* a pop closes the last push of the same domain on the thread */
-	while (i > 0 && t->stack[i - 1].domain != ev->u.nvtx_pop.domain)
+	while (i > 0 &&
+	       g_array_index(stack, struct ct_nvtx_frame, i - 1).domain != ev->u.nvtx_pop.domain)
 		i--;
 	if (i == 0)
 		return 1;
 	i--;
-	CT_ASSERT_DBG(i < t->depth);
-	ev->nvtx.path = t->stack[i].path;
+	CT_ASSERT_DBG(i < stack->len);
+	ev->nvtx.path = g_array_index(stack, struct ct_nvtx_frame, i).path;
 	ev->nvtx.depth = i;
-	memmove(&t->stack[i], &t->stack[i + 1], (t->depth - i - 1) * sizeof(*t->stack));
-	t->depth--;
+	g_array_remove_index(stack, i);
 	return 0;
 }
 
-static int update_device_info(struct ct_event *ev)
+static void update_device_info(struct ct_event *ev)
 {
 	const struct ct_ev_device_info *e = &ev->u.device_info;
 	struct ct_device *d = ct_context_device(ev->process, e->device);
 
-	if (!d)
-		return -1;
 	snprintf(d->name, sizeof(d->name), "%s", e->name ? e->name : "");
 	d->global_memory = e->global_memory;
 	d->memory_bandwidth = e->memory_bandwidth;
 	d->cc_major = e->cc_major;
 	d->cc_minor = e->cc_minor;
-	return 0;
 }
 
-static int update_nvml(struct ct_event *ev)
+static void update_nvml(struct ct_event *ev)
 {
 	const struct ct_ev_nvml_sample *e = &ev->u.nvml_sample;
 	struct ct_device *d = ct_context_device(ev->process, e->device);
 
-	if (!d)
-		return -1;
 	d->nvml_time_ns = ev->time_ns;
 	d->nvml_free = e->free;
 	d->nvml_used = e->used;
 	d->nvml_total = e->total;
 	if (!d->global_memory)
 		d->global_memory = e->total;
-	return 0;
 }
 
 static void update_tracer_info(struct ct_event *ev)
@@ -644,7 +534,6 @@ static void update_tracer_info(struct ct_event *ev)
 int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 {
 	struct ct_process *p = ev->process;
-	struct ct_thread *t = ev->thread;
 	int ret = 0;
 
 	p->events++;
@@ -654,24 +543,23 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		p->last_ns = ev->time_ns;
 	switch (ev->type) {
 	case CT_EV_API_NAME:
-		ret = set_api_name(p->names, ev->u.api_name.domain, ev->u.api_name.cbid,
-		                   ev->u.api_name.name);
+		set_api_name(p->names, ev->u.api_name.domain, ev->u.api_name.cbid,
+		             ev->u.api_name.name);
 		break;
 	case CT_EV_KERNEL_NAME:
-		ret =
-		    set_kernel_name(p->names, ev->u.kernel_name.kernel_id, ev->u.kernel_name.name);
+		set_kernel_name(p->names, ev->u.kernel_name.kernel_id, ev->u.kernel_name.name);
 		break;
 	case CT_EV_NVTX_PUSH:
-		ret = nvtx_push(ctx, ev);
+		nvtx_push(ctx, ev);
 		break;
 	case CT_EV_NVTX_POP:
 		ret = nvtx_pop(ev);
 		break;
 	case CT_EV_DEVICE_INFO:
-		ret = update_device_info(ev);
+		update_device_info(ev);
 		break;
 	case CT_EV_NVML_SAMPLE:
-		ret = update_nvml(ev);
+		update_nvml(ev);
 		break;
 	case CT_EV_TRACER_INFO:
 		update_tracer_info(ev);
@@ -679,7 +567,7 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 	default:
 		break;
 	}
-	ev->site = t->depth ? t->stack[t->depth - 1].path : CT_PATH_NONE;
-	CT_ASSERT_DBG(ev->site < ctx->path_count);
+	ev->site = innermost(ev->thread);
+	CT_ASSERT_DBG(ev->site < ctx->paths->len);
 	return ret;
 }

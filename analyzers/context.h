@@ -65,9 +65,8 @@ struct ct_process {
 	void *slot[CT_SLOTS];
 	/* Private to filters.c: 0 not decided yet, 1 kept, 2 filtered out. */
 	int filter_state;
-	/* Private to the context. */
+	/* Private to the context: the names it recorded. */
 	struct ct_name_table *names;
-	struct ct_process *hash_next;
 };
 
 /* One frame of a thread's NVTX push/pop stack. */
@@ -81,14 +80,12 @@ struct ct_nvtx_frame {
 /* A traced thread: one (process, vtid). Owned by the context. */
 struct ct_thread {
 	struct ct_process *process;
-	int64_t tid;                 /* vtid */
-	struct ct_nvtx_frame *stack; /* owned; depth frames used of capacity */
-	uint32_t depth;
-	uint32_t capacity;
+	int64_t tid; /* vtid */
+	/* Its NVTX push/pop stack, struct ct_nvtx_frame, outermost first. Owned. */
+	GArray *nvtx;
 	/* Its open API calls (api-calls.h), struct ct_api_call; NULL until the first. Owned. */
 	GArray *calls;
 	void *slot[CT_SLOTS];
-	struct ct_thread *next; /* private: hash chain */
 };
 
 struct ct_context;
@@ -109,7 +106,7 @@ struct ct_thread *ct_context_thread(struct ct_context *ctx, struct ct_process *p
 size_t ct_context_process_count(const struct ct_context *ctx);
 /* Process number I (0 <= I < count), in order of first appearance. */
 struct ct_process *ct_context_process_at(const struct ct_context *ctx, size_t i);
-/* Calls FN on every thread (any order). */
+/* Calls FN on every thread, in the order they appeared. */
 void ct_context_foreach_thread(struct ct_context *ctx, void (*fn)(struct ct_thread *, void *),
                                void *data);
 /* free(3)s what every thread holds in slot SLOT, and leaves the slot NULL. */
