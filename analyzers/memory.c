@@ -5,7 +5,8 @@
  * the end (leaks); NVTX ranges whose allocations hold more memory each time they repeat;
  * a bounded time series for plots.
  *
- * State grows with live allocations only. The allocations live at the peak
+ * State grows with live allocations only: a GHashTable of them by
+ * (process, address space, address). The allocations live at the peak
  * are found without copying the live set at each new peak: an allocation
  * made before the peak and freed after it is kept aside (never more than
  * the allocations live at the peak), and at the end the peak set is the
@@ -15,11 +16,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc-map.h"
 #include "analysis.h"
 #include "assert.h"
 #include "memory.h"
 #include "series.h"
+
+_Static_assert(CT_ENUM_COUNT(mem_kind) <= UINT8_MAX, "memory kinds are kept in 8 bits");
+
+/*
+ * Address spaces: VMM physical handles are not addresses and mappings
+ * alias the memory behind them, so each has a space of its own.
+ */
+enum addr_space {
+	SPACE_MEMORY = 0,
+	SPACE_VMM_HANDLE = 1,
+	SPACE_VMM_MAP = 2,
+};
+
+/* A live allocation. Owned by the live table, or by the list of its device that keeps it for the peak. */
+struct alloc {
+	uint64_t address;
+	uint64_t size;
+	int64_t time_ns;          /* when allocated */
+	uint64_t seq;             /* ct_event.seq of the allocation */
+	struct ct_thread *thread; /* borrowed from the context */
+	uint32_t process;         /* ct_process.index */
+	uint32_t path;            /* NVTX path at the allocation */
+	struct ct_api_ref api;
+	uint8_t device;
+	uint8_t kind;
+	uint8_t space; /* enum addr_space */
+};
 
 /* One (process, device): live bytes, peak, counters. Owned by its mem_process. */
 struct mem_device {
@@ -32,7 +59,8 @@ struct mem_device {
 	int64_t peak_ns;
 	uint64_t peak_seq; /* 0: no peak yet */
 	int64_t peak_kinds[CT_ENUM_COUNT(mem_kind)];
-	struct ct_alloc *freed_since_peak; /* owned until recycled into the map */
+	/* Allocations live at the peak and freed since, struct alloc; owned. */
+	GPtrArray *freed_since_peak;
 	uint64_t allocations;
 	uint64_t frees;
 	uint64_t bytes_allocated;
@@ -59,15 +87,14 @@ struct range_stat {
 /* Per-process state, in the process's slot. Owned by the analysis. */
 struct mem_process {
 	struct mem_device *devices[256]; /* owned */
-	struct range_stat *ranges;       /* owned, indexed by path id */
-	uint32_t range_capacity;
+	GArray *ranges;                  /* struct range_stat, by path id; owned */
 };
 
 struct memory {
 	struct ct_context *ctx;        /* borrowed */
 	const struct ct_options *opts; /* borrowed */
 	int slot;
-	struct ct_alloc_map *live; /* owned */
+	GHashTable *live; /* the live allocations, struct alloc, each its own key; owned */
 	int64_t end_ns;
 	int out_of_memory;              /* an allocation failed: results are incomplete */
 	struct ct_memory_result result; /* owned, once computed */
@@ -77,10 +104,13 @@ struct memory {
 
 static struct mem_process *mem_process_of(struct memory *m, struct ct_process *process)
 {
-	struct mem_process *mp = ct_slot_data(&process->slot[m->slot], sizeof(*mp));
+	struct mem_process *mp = process->slot[m->slot];
 
-	if (!mp)
-		m->out_of_memory = 1;
+	if (!mp) {
+		mp = g_new0(struct mem_process, 1);
+		mp->ranges = g_array_new(FALSE, TRUE, sizeof(struct range_stat));
+		process->slot[m->slot] = mp;
+	}
 	return mp;
 }
 
@@ -88,48 +118,40 @@ static struct mem_device *mem_device_of(struct memory *m, struct ct_process *pro
                                         unsigned device)
 {
 	struct mem_process *mp = mem_process_of(m, process);
-	struct mem_device *md;
+	struct mem_device *md = mp->devices[device & 0xff];
 
-	if (!mp)
-		return NULL;
-	md = mp->devices[device & 0xff];
 	if (md)
 		return md;
-	md = calloc(1, sizeof(*md));
-	if (!md || ct_series_init(&md->series, m->opts->series_points) < 0) {
-		free(md);
+	md = g_new0(struct mem_device, 1);
+	if (ct_series_init(&md->series, m->opts->series_points) < 0) {
+		g_free(md);
 		m->out_of_memory = 1;
 		return NULL;
 	}
 	md->process = process;
 	md->device = (uint8_t)device;
+	md->freed_since_peak = g_ptr_array_new_with_free_func(g_free);
 	mp->devices[device & 0xff] = md;
 	return md;
 }
 
+static void mem_device_free(struct mem_device *md)
+{
+	if (!md)
+		return;
+	ct_series_release(&md->series);
+	g_ptr_array_free(md->freed_since_peak, TRUE);
+	g_free(md);
+}
+
 static struct range_stat *range_stat_of(struct memory *m, struct ct_process *process, uint32_t path)
 {
-	struct mem_process *mp = mem_process_of(m, process);
+	GArray *ranges = mem_process_of(m, process)->ranges;
 
-	if (!mp)
-		return NULL;
-	if (path >= mp->range_capacity) {
-		uint32_t capacity = mp->range_capacity ? mp->range_capacity : 64;
-		struct range_stat *ranges;
-
-		while (capacity <= path)
-			capacity *= 2;
-		ranges = realloc(mp->ranges, capacity * sizeof(*ranges));
-		if (!ranges) {
-			m->out_of_memory = 1;
-			return NULL;
-		}
-		memset(ranges + mp->range_capacity, 0,
-		       (capacity - mp->range_capacity) * sizeof(*ranges));
-		mp->ranges = ranges;
-		mp->range_capacity = capacity;
-	}
-	return &mp->ranges[path];
+	/* the new ones are zeroed */
+	if (path >= ranges->len)
+		g_array_set_size(ranges, path + 1);
+	return &g_array_index(ranges, struct range_stat, path);
 }
 
 static unsigned clamp_kind(unsigned kind)
@@ -143,11 +165,7 @@ static unsigned clamp_kind(unsigned kind)
 static void range_hold(struct memory *m, struct ct_process *process, uint32_t path, int64_t delta)
 {
 	for (; path != CT_PATH_NONE; path = ct_path_parent(m->ctx, path)) {
-		struct range_stat *stat = range_stat_of(m, process, path);
-
-		if (!stat)
-			return;
-		stat->held += delta;
+		range_stat_of(m, process, path)->held += delta;
 	}
 }
 
@@ -155,8 +173,6 @@ static void on_pop(struct memory *m, const struct ct_event *ev)
 {
 	struct range_stat *stat = range_stat_of(m, ev->process, ev->nvtx.path);
 
-	if (!stat)
-		return;
 	if (stat->repetitions == 0)
 		stat->first_held = stat->held;
 	else if (stat->held > stat->last_held)
@@ -167,31 +183,67 @@ static void on_pop(struct memory *m, const struct ct_event *ev)
 
 /* ------------------------------------------------------ allocations */
 
+/* The address space of allocations of KIND (enum ct_mem_kind). */
+static enum addr_space space_of(unsigned kind)
+{
+	if (kind == CT_MEM_VMM_PHYSICAL)
+		return SPACE_VMM_HANDLE;
+	if (kind == CT_MEM_VMM_MAP)
+		return SPACE_VMM_MAP;
+	return SPACE_MEMORY;
+}
+
+static guint alloc_hash(gconstpointer key)
+{
+	const struct alloc *a = key;
+	uint64_t h = a->address ^ ((uint64_t)a->process << 40) ^ ((uint64_t)a->space << 60);
+
+	/* splitmix64's finaliser: allocation addresses share their low bits */
+	h ^= h >> 30;
+	h *= UINT64_C(0xbf58476d1ce4e5b9);
+	h ^= h >> 27;
+	h *= UINT64_C(0x94d049bb133111eb);
+	h ^= h >> 31;
+	return (guint)h;
+}
+
+static gboolean alloc_equal(gconstpointer pa, gconstpointer pb)
+{
+	const struct alloc *a = pa, *b = pb;
+
+	return a->address == b->address && a->process == b->process && a->space == b->space;
+}
+
+/* Takes the live allocation of (PROCESS, SPACE, ADDRESS) out of the table; NULL if none. */
+static struct alloc *take_live(struct memory *m, uint32_t process, unsigned space, uint64_t address)
+{
+	struct alloc key = { .address = address, .process = process, .space = (uint8_t)space };
+	gpointer found;
+
+	if (!g_hash_table_steal_extended(m->live, &key, &found, NULL))
+		return NULL;
+	return found;
+}
+
 static void new_peak(struct memory *m, struct mem_device *md, const struct ct_event *ev)
 {
-	struct ct_alloc *a, *next;
-
 	md->peak_bytes = md->on_device;
 	md->peak_ns = ev->time_ns;
 	md->peak_seq = ev->seq;
 	memcpy(md->peak_kinds, md->live, sizeof(md->peak_kinds));
 	/* those were freed before this new peak: not live at it */
-	for (a = md->freed_since_peak; a; a = next) {
-		next = a->next;
-		ct_alloc_map_recycle(m->live, a);
-	}
-	md->freed_since_peak = NULL;
+	g_ptr_array_set_size(md->freed_since_peak, 0);
 }
 
-/* Accounts for the removal of A (freed, or replaced by a reuse of its address). */
-static void release(struct memory *m, struct ct_alloc *a, const struct ct_event *ev)
+/* Accounts for the removal of A (freed, or replaced by a reuse of its address), now the caller's. */
+static void release(struct memory *m, struct alloc *a, const struct ct_event *ev)
 {
 	struct ct_process *process = ct_context_process_at(m->ctx, a->process);
 	struct mem_device *md = mem_device_of(m, process, a->device);
 
 	range_hold(m, process, a->path, -(int64_t)a->size);
 	if (!md) {
-		ct_alloc_map_recycle(m->live, a);
+		g_free(a);
 		return;
 	}
 	md->live[a->kind] -= (int64_t)a->size;
@@ -203,12 +255,10 @@ static void release(struct memory *m, struct ct_alloc *a, const struct ct_event 
 		md->frees++;
 		ct_series_add(&md->series, ev->time_ns, md->on_device);
 	}
-	if (md->peak_seq && a->seq <= md->peak_seq && ct_mem_kind_on_device(a->kind)) {
-		a->next = md->freed_since_peak;
-		md->freed_since_peak = a;
-	} else {
-		ct_alloc_map_recycle(m->live, a);
-	}
+	if (md->peak_seq && a->seq <= md->peak_seq && ct_mem_kind_on_device(a->kind))
+		g_ptr_array_add(md->freed_since_peak, a);
+	else
+		g_free(a);
 }
 
 static void on_alloc(struct memory *m, const struct ct_event *ev)
@@ -216,8 +266,7 @@ static void on_alloc(struct memory *m, const struct ct_event *ev)
 	const struct ct_ev_mem *e = &ev->u.mem;
 	unsigned kind = clamp_kind(e->kind);
 	struct mem_device *md;
-	struct ct_alloc *a;
-	int replaced;
+	struct alloc *a, *old;
 
 	/* a mapping is not memory of its own: vmm_physical carries the bytes */
 	if (kind == CT_MEM_VMM_MAP)
@@ -225,34 +274,25 @@ static void on_alloc(struct memory *m, const struct ct_event *ev)
 	md = mem_device_of(m, ev->process, e->device);
 	if (!md)
 		return;
-	a = ct_alloc_map_insert(m->live, ev->process->index, ct_addr_space_of(kind), e->address,
-	                        &replaced);
-	if (!a) {
-		m->out_of_memory = 1;
-		return;
-	}
-	if (replaced) {
-		/* the address came back without a free we saw: the old one is gone */
-		struct ct_alloc *old = ct_alloc_map_remove(m->live, ev->process->index,
-		                                           ct_addr_space_of(kind), e->address);
-
+	/* the address came back without a free we saw: the old one is gone */
+	old = take_live(m, ev->process->index, space_of(kind), e->address);
+	if (old)
 		release(m, old, ev);
-		a = ct_alloc_map_insert(m->live, ev->process->index, ct_addr_space_of(kind),
-		                        e->address, &replaced);
-		if (!a) {
-			m->out_of_memory = 1;
-			return;
-		}
-	}
-	a->size = e->size;
-	a->time_ns = ev->time_ns;
-	a->seq = ev->seq;
-	a->thread = ev->thread;
-	a->path = ev->site;
-	a->api = e->api;
-	a->stream = e->stream;
-	a->device = e->device;
-	a->kind = (uint8_t)kind;
+	a = g_new(struct alloc, 1);
+	*a = (struct alloc){
+		.address = e->address,
+		.size = e->size,
+		.time_ns = ev->time_ns,
+		.seq = ev->seq,
+		.thread = ev->thread,
+		.process = ev->process->index,
+		.path = ev->site,
+		.api = e->api,
+		.device = e->device,
+		.kind = (uint8_t)kind,
+		.space = (uint8_t)space_of(kind),
+	};
+	g_hash_table_add(m->live, a);
 	md->live[kind] += (int64_t)e->size;
 	if (ct_mem_kind_on_device(kind))
 		md->on_device += (int64_t)e->size;
@@ -272,11 +312,11 @@ static void on_free(struct memory *m, const struct ct_event *ev)
 {
 	const struct ct_ev_mem *e = &ev->u.mem;
 	unsigned kind = clamp_kind(e->kind);
-	struct ct_alloc *a;
+	struct alloc *a;
 
 	if (kind == CT_MEM_VMM_MAP)
 		return;
-	a = ct_alloc_map_remove(m->live, ev->process->index, ct_addr_space_of(kind), e->address);
+	a = take_live(m, ev->process->index, space_of(kind), e->address);
 	if (!a) {
 		struct mem_device *md = mem_device_of(m, ev->process, e->device);
 
@@ -321,8 +361,8 @@ static void memory_event(void *state, const struct ct_event *ev)
 
 static gint by_size_then_time(gconstpointer pa, gconstpointer pb)
 {
-	const struct ct_alloc *a = *(const struct ct_alloc *const *)pa;
-	const struct ct_alloc *b = *(const struct ct_alloc *const *)pb;
+	const struct alloc *a = *(const struct alloc *const *)pa;
+	const struct alloc *b = *(const struct alloc *const *)pb;
 
 	if (a->size != b->size)
 		return a->size < b->size ? 1 : -1;
@@ -336,8 +376,9 @@ struct device_gather {
 	GPtrArray *peak;  /* live at the peak; idem */
 };
 
-static void gather_one(const struct ct_alloc *a, void *data)
+static void gather_one(gpointer key, gpointer value, gpointer data)
 {
+	const struct alloc *a = key;
 	struct device_gather *g = data;
 	const struct mem_device *md = g->md;
 
@@ -353,9 +394,9 @@ static void gather(struct memory *m, struct device_gather *g)
 {
 	g->leaks = g_ptr_array_new();
 	g->peak = g_ptr_array_new();
-	ct_alloc_map_foreach(m->live, gather_one, g);
-	for (const struct ct_alloc *a = g->md->freed_since_peak; a; a = a->next)
-		g_ptr_array_add(g->peak, (gpointer)a);
+	g_hash_table_foreach(m->live, gather_one, g);
+	for (guint i = 0; i < g->md->freed_since_peak->len; i++)
+		g_ptr_array_add(g->peak, g_ptr_array_index(g->md->freed_since_peak, i));
 	g_ptr_array_sort(g->leaks, by_size_then_time);
 	g_ptr_array_sort(g->peak, by_size_then_time);
 }
@@ -365,7 +406,7 @@ static const char *intern(struct memory *m, const char *text)
 	return text ? g_string_chunk_insert_const(m->result.strings, text) : NULL;
 }
 
-static struct ct_memory_alloc alloc_of(struct memory *m, const struct ct_alloc *a, int64_t at_ns)
+static struct ct_memory_alloc alloc_of(struct memory *m, const struct alloc *a, int64_t at_ns)
 {
 	struct ct_process *process = ct_context_process_at(m->ctx, a->process);
 	char site[512];
@@ -416,7 +457,7 @@ static GArray *leak_sites(struct memory *m, const GPtrArray *leaks)
 	GHashTable *index = g_hash_table_new(g_str_hash, g_str_equal);
 
 	for (guint i = 0; i < leaks->len; i++) {
-		const struct ct_alloc *a = g_ptr_array_index(leaks, i);
+		const struct alloc *a = g_ptr_array_index(leaks, i);
 		char text[512];
 		const char *site =
 		    intern(m, ct_site_format(m->ctx, ct_context_process_at(m->ctx, a->process),
@@ -486,7 +527,7 @@ static void add_device(struct memory *m, const struct mem_device *md)
 	d.peak_allocations = alloc_list(m, g.peak, md->peak_ns);
 	d.leak_count = g.leaks->len;
 	for (guint i = 0; i < g.leaks->len; i++)
-		d.leaked_bytes += ((const struct ct_alloc *)g_ptr_array_index(g.leaks, i))->size;
+		d.leaked_bytes += ((const struct alloc *)g_ptr_array_index(g.leaks, i))->size;
 	/* the end of a process is its last event (a killed one has no exit) */
 	d.leaks = alloc_list(m, g.leaks, md->process->events ? md->process->last_ns : m->end_ns);
 	d.leak_sites = leak_sites(m, g.leaks);
@@ -501,8 +542,9 @@ static void add_growing_ranges(struct memory *m)
 		struct ct_process *process = ct_context_process_at(m->ctx, p);
 		struct mem_process *mp = process->slot[m->slot];
 
-		for (uint32_t path = 1; mp && path < mp->range_capacity; path++) {
-			const struct range_stat *s = &mp->ranges[path];
+		for (guint path = 1; mp && path < mp->ranges->len; path++) {
+			const struct range_stat *s =
+			    &g_array_index(mp->ranges, struct range_stat, path);
 			struct ct_memory_growing_range range;
 			char name[512];
 
@@ -603,23 +645,15 @@ static void result_release(struct ct_memory_result *r)
 static enum ct_analysis_status memory_create(struct ct_context *ctx, const struct ct_options *opts,
                                              void **state)
 {
-	struct memory *m = calloc(1, sizeof(*m));
+	struct memory *m = g_new0(struct memory, 1);
 
 	*state = m;
-	if (!m)
-		goto oom;
-	m->slot = -1;
 	m->ctx = ctx;
 	m->opts = opts;
+	/* each record is its own key, and the table owns it */
+	m->live = g_hash_table_new_full(alloc_hash, alloc_equal, g_free, NULL);
 	m->slot = ct_analysis_slot(ctx);
-	if (m->slot < 0)
-		return CT_ANALYSIS_NO_SLOT;
-	m->live = ct_alloc_map_create();
-	if (!m->live)
-		goto oom;
-	return CT_ANALYSIS_OK;
-oom:
-	return CT_ANALYSIS_MEMORY_ERROR;
+	return m->slot < 0 ? CT_ANALYSIS_NO_SLOT : CT_ANALYSIS_OK;
 }
 
 static enum ct_analysis_status memory_finish(void *state, int64_t end_ns)
@@ -641,21 +675,17 @@ static void memory_destroy(void *state)
 			struct ct_process *process = ct_context_process_at(m->ctx, p);
 			struct mem_process *mp = process->slot[m->slot];
 
-			for (unsigned d = 0; mp && d < 256; d++) {
-				if (mp->devices[d])
-					ct_series_release(&mp->devices[d]->series);
-				free(mp->devices[d]);
-			}
+			for (unsigned d = 0; mp && d < 256; d++)
+				mem_device_free(mp->devices[d]);
 			if (mp)
-				free(mp->ranges);
-			free(mp);
+				g_array_unref(mp->ranges);
+			g_free(mp);
 			process->slot[m->slot] = NULL;
 		}
 	}
 	result_release(&m->result);
-	/* records kept aside for the peak belong to the map's pool */
-	ct_alloc_map_destroy(m->live);
-	free(m);
+	g_hash_table_destroy(m->live);
+	g_free(m);
 }
 
 const struct ct_analysis_class ct_memory_analysis = {

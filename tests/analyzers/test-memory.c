@@ -3,7 +3,7 @@
  * test-memory.c - the memory analysis fed synthetic events with known
  * truth: the peak and exactly the allocations live at it, leaks inside a
  * named NVTX range, ranges that grow step after step, kinds, address reuse,
- * the bounded time series, and the live-allocation map underneath.
+ * the bounded time series.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +14,6 @@
 
 #include <cmocka.h>
 
-#include "alloc-map.h"
 #include "feed.h"
 #include "series.h"
 
@@ -268,49 +267,40 @@ static void test_series_merge(void **state)
 	ct_series_release(&s);
 }
 
-/* The map against a plain array, through many inserts and removals. */
-static void test_alloc_map(void **state)
+/*
+ * The live allocations against a plain array, through many allocations and
+ * frees of reused addresses: what is left, and its size, at the end.
+ */
+static void test_many_allocations(void **state)
 {
-	enum { N = 5000 };
-	struct ct_alloc_map *map = ct_alloc_map_create();
+	enum { N = 2000 };
 	static uint8_t live[N];
+	uint64_t count = 0, bytes = 0;
 	unsigned seed = 1;
+	struct feed f;
 
-	assert_non_null(map);
-	for (int round = 0; round < 200000; round++) {
+	feed_init(&f, memory_only);
+	for (int round = 0; round < 20000; round++) {
 		unsigned i = (seed = seed * 1103515245 + 12345) % N;
 		uint64_t address = BASE + (uint64_t)i * 512;
-		int replaced;
 
-		if (live[i]) {
-			struct ct_alloc *a = ct_alloc_map_remove(map, 1, 0, address);
-
-			assert_non_null(a);
-			assert_int_equal(a->size, i);
-			ct_alloc_map_recycle(map, a);
-			live[i] = 0;
-			assert_null(ct_alloc_map_find(map, 1, 0, address));
-		} else {
-			struct ct_alloc *a = ct_alloc_map_insert(map, 1, 0, address, &replaced);
-
-			assert_non_null(a);
-			assert_int_equal(replaced, 0);
-			a->size = i;
-			live[i] = 1;
-		}
+		if (live[i])
+			feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, address, 1 + i);
+		else
+			feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, address, 1 + i);
+		live[i] = !live[i];
 	}
-	{
-		size_t count = 0;
-
-		for (int i = 0; i < N; i++) {
-			struct ct_alloc *a = ct_alloc_map_find(map, 1, 0, BASE + (uint64_t)i * 512);
-
-			count += live[i];
-			assert_true(live[i] ? a && a->size == (uint64_t)i : !a);
-		}
-		assert_int_equal(ct_alloc_map_count(map), count);
+	for (unsigned i = 0; i < N; i++) {
+		count += live[i];
+		bytes += live[i] ? 1 + i : 0;
 	}
-	ct_alloc_map_destroy(map);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.devices.0.leak_count"), count);
+	assert_int_equal(feed_int(&f, "memory.devices.0.leaked_bytes"), bytes);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), bytes);
+	assert_int_equal(feed_int(&f, "memory.devices.0.unknown_frees"), 0);
+	feed_release(&f);
 }
 
 /* An analysis asked for twice still gives one section, written once. */
@@ -347,7 +337,7 @@ int main(void)
 		cmocka_unit_test(test_address_reuse),
 		cmocka_unit_test(test_series_bounded),
 		cmocka_unit_test(test_series_merge),
-		cmocka_unit_test(test_alloc_map),
+		cmocka_unit_test(test_many_allocations),
 		cmocka_unit_test(test_asked_twice),
 	};
 
