@@ -116,9 +116,7 @@ struct frag_device {
 	uint64_t peak;
 	int has_peak;
 	struct frag_snapshot at_peak;
-	struct frag_pool *pools; /* owned */
-	size_t pool_count;
-	size_t pool_capacity;
+	GArray *pools;                     /* struct frag_pool, in order of first record; owned */
 	struct frag_failure *last_failure; /* borrowed from the failure list */
 };
 
@@ -130,12 +128,9 @@ struct fragmentation {
 	struct ct_context *ctx;        /* borrowed */
 	const struct ct_options *opts; /* borrowed */
 	int slot;
-	struct frag_failure *failures; /* owned, failure_count used */
-	size_t failure_count;
-	size_t failure_capacity;
+	GPtrArray *failures; /* struct frag_failure, the first FAILURES_MAX; owned */
 	uint64_t failures_total;
 	int64_t end_ns;
-	int out_of_memory;
 	struct ct_fragmentation_result result; /* owned, once computed */
 };
 
@@ -144,26 +139,32 @@ struct fragmentation {
 static struct frag_device *device_of(struct fragmentation *f, struct ct_process *process,
                                      unsigned device)
 {
-	struct frag_process *fp = ct_slot_data(&process->slot[f->slot], sizeof(*fp));
+	struct frag_process *fp = process->slot[f->slot];
 	struct frag_device *fd;
 
 	if (!fp)
-		goto oom;
+		fp = process->slot[f->slot] = g_new0(struct frag_process, 1);
 	fd = fp->devices[device & 0xff];
 	if (fd)
 		return fd;
-	fd = calloc(1, sizeof(*fd));
-	if (!fd)
-		goto oom;
+	fd = g_new0(struct frag_device, 1);
 	fd->process = process;
 	fd->device = (uint8_t)device;
 	for (int r = 0; r < REGION_COUNT; r++)
 		ct_range_map_init(&fd->regions[r]);
+	fd->pools = g_array_new(FALSE, FALSE, sizeof(struct frag_pool));
 	fp->devices[device & 0xff] = fd;
 	return fd;
-oom:
-	f->out_of_memory = 1;
-	return NULL;
+}
+
+static void device_free(struct frag_device *fd)
+{
+	if (!fd)
+		return;
+	for (int r = 0; r < REGION_COUNT; r++)
+		ct_range_map_release(&fd->regions[r]);
+	g_array_unref(fd->pools);
+	g_free(fd);
 }
 
 static enum region region_of(unsigned kind)
@@ -231,11 +232,13 @@ static void snapshot(struct fragmentation *f, const struct frag_device *fd, int6
 	}
 	s->granularity_waste = heap.covered - heap.requested + pool.covered - pool.requested;
 	s->pool_live = pool.requested;
-	for (size_t i = 0; i < fd->pool_count; i++) {
-		if (fd->pools[i].destroyed)
+	for (guint i = 0; i < fd->pools->len; i++) {
+		const struct frag_pool *p = &g_array_index(fd->pools, struct frag_pool, i);
+
+		if (p->destroyed)
 			continue;
-		s->pool_reserved += fd->pools[i].reserved;
-		s->pool_used += fd->pools[i].used;
+		s->pool_reserved += p->reserved;
+		s->pool_used += p->used;
 	}
 	s->vmm_physical = phys.requested;
 	s->vmm_mapped = vmm.requested;
@@ -298,16 +301,11 @@ static void on_alloc(struct fragmentation *f, const struct ct_event *ev)
 	if (region == REGION_NONE)
 		return;
 	fd = device_of(f, ev->process, e->device);
-	if (!fd)
-		return;
 	/* an address reused without a free seen: the old allocation is gone */
 	if (ct_range_map_remove(&fd->regions[region], e->address, &old) && region != REGION_VMM)
 		fd->live -= old;
-	if (ct_range_map_insert(&fd->regions[region], e->address,
-	                        e->address + extent_of(region, e->size), e->size) < 0) {
-		f->out_of_memory = 1;
-		return;
-	}
+	ct_range_map_insert(&fd->regions[region], e->address,
+	                    e->address + extent_of(region, e->size), e->size);
 	if (region == REGION_HEAP) {
 		uint64_t end = e->address + extent_of(region, e->size);
 
@@ -331,8 +329,7 @@ static void on_free(struct fragmentation *f, const struct ct_event *ev)
 	if (region == REGION_NONE)
 		return;
 	fd = device_of(f, ev->process, e->device);
-	if (fd && ct_range_map_remove(&fd->regions[region], e->address, &size) &&
-	    region != REGION_VMM) {
+	if (ct_range_map_remove(&fd->regions[region], e->address, &size) && region != REGION_VMM) {
 		CT_ASSERT_DBG(fd->live >= size);
 		fd->live -= size;
 	}
@@ -344,32 +341,11 @@ static void on_failure(struct fragmentation *f, const struct ct_event *ev)
 	struct frag_device *fd = device_of(f, ev->process, e->device);
 	struct frag_failure *failure;
 
-	if (!fd)
-		return;
 	f->failures_total++;
-	if (f->failure_count == FAILURES_MAX)
+	if (f->failures->len == FAILURES_MAX)
 		return;
-	if (f->failure_count == f->failure_capacity) {
-		size_t capacity = f->failure_capacity ? f->failure_capacity * 2 : 16;
-		struct frag_failure *failures = realloc(f->failures, capacity * sizeof(*failures));
-
-		if (!failures) {
-			f->out_of_memory = 1;
-			return;
-		}
-		/* last_failure pointers move with the array */
-		for (size_t p = 0; p < ct_context_process_count(f->ctx); p++) {
-			struct frag_process *fp = ct_context_process_at(f->ctx, p)->slot[f->slot];
-
-			for (int d = 0; fp && d < 256; d++)
-				if (fp->devices[d] && fp->devices[d]->last_failure)
-					fp->devices[d]->last_failure =
-					    failures + (fp->devices[d]->last_failure - f->failures);
-		}
-		f->failures = failures;
-		f->failure_capacity = capacity;
-	}
-	failure = &f->failures[f->failure_count++];
+	failure = g_new(struct frag_failure, 1);
+	g_ptr_array_add(f->failures, failure);
 	*failure = (struct frag_failure){
 		.time_ns = ev->time_ns,
 		.process = ev->process,
@@ -407,24 +383,16 @@ static void on_nvml(struct fragmentation *f, const struct ct_event *ev)
 	fd->last_failure = NULL;
 }
 
-static struct frag_pool *pool_of(struct fragmentation *f, struct frag_device *fd, uint64_t address)
+/* The pool at ADDRESS, known from now on; valid until the next new pool. A device has few. */
+static struct frag_pool *pool_of(struct frag_device *fd, uint64_t address)
 {
-	for (size_t i = 0; i < fd->pool_count; i++)
-		if (fd->pools[i].address == address)
-			return &fd->pools[i];
-	if (fd->pool_count == fd->pool_capacity) {
-		size_t capacity = fd->pool_capacity ? fd->pool_capacity * 2 : 4;
-		struct frag_pool *pools = realloc(fd->pools, capacity * sizeof(*pools));
+	struct frag_pool pool = { .address = address };
 
-		if (!pools) {
-			f->out_of_memory = 1;
-			return NULL;
-		}
-		fd->pools = pools;
-		fd->pool_capacity = capacity;
-	}
-	fd->pools[fd->pool_count] = (struct frag_pool){ .address = address };
-	return &fd->pools[fd->pool_count++];
+	for (guint i = 0; i < fd->pools->len; i++)
+		if (g_array_index(fd->pools, struct frag_pool, i).address == address)
+			return &g_array_index(fd->pools, struct frag_pool, i);
+	g_array_append_val(fd->pools, pool);
+	return &g_array_index(fd->pools, struct frag_pool, fd->pools->len - 1);
 }
 
 static void on_pool(struct fragmentation *f, const struct ct_event *ev)
@@ -433,10 +401,8 @@ static void on_pool(struct fragmentation *f, const struct ct_event *ev)
 	struct frag_device *fd = device_of(f, ev->process, e->device);
 	struct frag_pool *pool;
 
-	if (!fd)
-		return;
-	pool = pool_of(f, fd, e->address);
-	if (!pool || e->timestamp < pool->updated)
+	pool = pool_of(fd, e->address);
+	if (e->timestamp < pool->updated)
 		return;
 	pool->updated = e->timestamp;
 	/* a pool created again at the same address is a new one */
@@ -455,7 +421,7 @@ static void on_gpu_memory(struct fragmentation *f, const struct ct_event *ev)
 	if (!e->pool_address || !e->pool_type)
 		return;
 	fd = device_of(f, ev->process, e->device);
-	pool = fd ? pool_of(f, fd, e->pool_address) : NULL;
+	pool = fd ? pool_of(fd, e->pool_address) : NULL;
 	if (!pool || pool->destroyed || e->timestamp < pool->updated)
 		return;
 	pool->updated = e->timestamp;
@@ -697,15 +663,16 @@ static void add_device(struct fragmentation *f, const struct frag_device *fd)
 	if (fd->has_peak)
 		out.at_peak = state_of(&fd->at_peak);
 	out.at_end = state_of(&end);
-	for (size_t i = 0; i < fd->pool_count; i++) {
+	for (guint i = 0; i < fd->pools->len; i++) {
+		const struct frag_pool *p = &g_array_index(fd->pools, struct frag_pool, i);
 		struct ct_frag_pool pool = {
-			.address = fd->pools[i].address,
-			.reserved_bytes = fd->pools[i].reserved,
-			.used_bytes = fd->pools[i].used,
-			.release_threshold_bytes = fd->pools[i].release_threshold,
+			.address = p->address,
+			.reserved_bytes = p->reserved,
+			.used_bytes = p->used,
+			.release_threshold_bytes = p->release_threshold,
 		};
 
-		if (!fd->pools[i].destroyed)
+		if (!p->destroyed)
 			g_array_append_val(out.pools, pool);
 	}
 	g_array_append_val(f->result.devices, out);
@@ -715,14 +682,12 @@ static enum ct_analysis_status fragmentation_result(void *state, const void **re
 {
 	struct fragmentation *f = state;
 
-	if (f->out_of_memory)
-		return CT_ANALYSIS_MEMORY_ERROR;
 	f->result.failure_count = f->failures_total;
 	f->result.failures = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_failure));
 	f->result.devices = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_device));
 	f->result.strings = g_string_chunk_new(4096);
-	for (size_t i = 0; i < f->failure_count; i++)
-		add_failure(f, &f->failures[i]);
+	for (guint i = 0; i < f->failures->len; i++)
+		add_failure(f, g_ptr_array_index(f->failures, i));
 	for (size_t p = 0; p < ct_context_process_count(f->ctx); p++) {
 		struct frag_process *fp = ct_context_process_at(f->ctx, p)->slot[f->slot];
 
@@ -751,11 +716,10 @@ static void result_release(struct ct_fragmentation_result *r)
 static enum ct_analysis_status fragmentation_create(struct ct_context *ctx,
                                                     const struct ct_options *opts, void **state)
 {
-	struct fragmentation *f = calloc(1, sizeof(*f));
+	struct fragmentation *f = g_new0(struct fragmentation, 1);
 
 	*state = f;
-	if (!f)
-		return CT_ANALYSIS_MEMORY_ERROR;
+	f->failures = g_ptr_array_new_with_free_func(g_free);
 	f->ctx = ctx;
 	f->opts = opts;
 	f->slot = ct_analysis_slot(ctx);
@@ -780,22 +744,14 @@ static void fragmentation_destroy(void *state)
 		struct ct_process *process = ct_context_process_at(f->ctx, p);
 		struct frag_process *fp = process->slot[f->slot];
 
-		for (int d = 0; fp && d < 256; d++) {
-			struct frag_device *fd = fp->devices[d];
-
-			if (!fd)
-				continue;
-			for (int r = 0; r < REGION_COUNT; r++)
-				ct_range_map_release(&fd->regions[r]);
-			free(fd->pools);
-			free(fd);
-		}
-		free(fp);
+		for (int d = 0; fp && d < 256; d++)
+			device_free(fp->devices[d]);
+		g_free(fp);
 		process->slot[f->slot] = NULL;
 	}
 	result_release(&f->result);
-	free(f->failures);
-	free(f);
+	g_ptr_array_free(f->failures, TRUE);
+	g_free(f);
 }
 
 const struct ct_analysis_class ct_fragmentation_analysis = {

