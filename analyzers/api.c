@@ -45,12 +45,9 @@ struct api_row {
 struct api {
 	struct ct_context *ctx;        /* borrowed */
 	const struct ct_options *opts; /* borrowed */
-	struct api_row *rows;          /* owned, row_count used of row_capacity */
-	uint32_t row_count;
-	uint32_t row_capacity;
-	/* Row index + 1 by domain (1, 2) and cbid, allocated per domain on first use; owned. */
-	uint32_t *by_cbid[3];
-	uint64_t unmatched_exits; /* api_exit without its api_entry (trace started mid-call) */
+	GPtrArray *rows;               /* struct api_row, in order of first call; owned */
+	GHashTable *by_api;            /* (domain << 16 | cbid) -> its row; borrowed */
+	uint64_t unmatched_exits;      /* api_exit without its api_entry (trace started mid-call) */
 	int64_t end_ns;
 	int out_of_memory;
 };
@@ -125,40 +122,38 @@ static const char *domain_name(unsigned domain)
 
 /* ------------------------------------------------------------- state */
 
-/* The row of (DOMAIN, CBID), created on first use; NULL when out of memory or not an API. */
+static struct api_row *row_at(const struct api *a, guint i)
+{
+	return g_ptr_array_index(a->rows, i);
+}
+
+static void row_free(gpointer data)
+{
+	struct api_row *row = data;
+
+	ct_stat_release(&row->time);
+	g_free(row);
+}
+
+/* The row of (DOMAIN, CBID), created on first use; NULL when it is not an API. */
 static struct api_row *row_of(struct api *a, unsigned domain, unsigned cbid,
                               struct ct_process *process)
 {
-	uint32_t *slot;
+	gpointer key = GUINT_TO_POINTER(domain << 16 | (cbid & UINT16_MAX));
+	struct api_row *row;
 
 	if (domain != CT_DOMAIN_DRIVER && domain != CT_DOMAIN_RUNTIME)
 		return NULL;
-	if (!a->by_cbid[domain]) {
-		a->by_cbid[domain] = calloc(UINT16_MAX + 1, sizeof(*a->by_cbid[domain]));
-		if (!a->by_cbid[domain])
-			goto oom;
-	}
-	slot = &a->by_cbid[domain][cbid & UINT16_MAX];
-	if (*slot)
-		return &a->rows[*slot - 1];
-	if (a->row_count == a->row_capacity) {
-		uint32_t capacity = a->row_capacity ? a->row_capacity * 2 : 64;
-		struct api_row *rows = realloc(a->rows, capacity * sizeof(*rows));
-
-		if (!rows)
-			goto oom;
-		a->rows = rows;
-		a->row_capacity = capacity;
-	}
-	memset(&a->rows[a->row_count], 0, sizeof(*a->rows));
-	a->rows[a->row_count].domain = (uint8_t)domain;
-	a->rows[a->row_count].cbid = (uint16_t)cbid;
-	a->rows[a->row_count].process = process;
-	*slot = ++a->row_count;
-	return &a->rows[*slot - 1];
-oom:
-	a->out_of_memory = 1;
-	return NULL;
+	row = g_hash_table_lookup(a->by_api, key);
+	if (row)
+		return row;
+	row = g_new0(struct api_row, 1);
+	row->domain = (uint8_t)domain;
+	row->cbid = (uint16_t)cbid;
+	row->process = process;
+	g_ptr_array_add(a->rows, row);
+	g_hash_table_insert(a->by_api, key, row);
+	return row;
 }
 
 /* ------------------------------------------------------------ events */
@@ -237,8 +232,8 @@ static enum ct_analysis_status api_finish(void *state, int64_t end_ns)
 static int by_total_time(const void *pa, const void *pb, void *data)
 {
 	const struct api *a = data;
-	const struct api_row *x = &a->rows[*(const uint32_t *)pa];
-	const struct api_row *y = &a->rows[*(const uint32_t *)pb];
+	const struct api_row *x = row_at(a, *(const uint32_t *)pa);
+	const struct api_row *y = row_at(a, *(const uint32_t *)pb);
 
 	if (x->time.sum != y->time.sum)
 		return x->time.sum < y->time.sum ? 1 : -1;
@@ -303,16 +298,16 @@ static enum ct_analysis_status api_result(void *state, const void **result)
 static void write_section(struct ct_doc *doc, const struct ct_result *results, size_t count)
 {
 	const struct api *a = ct_result_of(results, count, &ct_api_analysis);
-	uint32_t *order = ct_analysis_rank(a->row_count, by_total_time, (void *)a);
+	uint32_t *order = ct_analysis_rank(a->rows->len, by_total_time, (void *)a);
 	int64_t total_ns = 0;
 	size_t shown;
 
-	for (uint32_t r = 0; r < a->row_count; r++)
-		total_ns += a->rows[r].time.sum;
-	shown = a->row_count < a->opts->max_rows ? a->row_count : a->opts->max_rows;
+	for (guint r = 0; r < a->rows->len; r++)
+		total_ns += row_at(a, r)->time.sum;
+	shown = a->rows->len < a->opts->max_rows ? a->rows->len : a->opts->max_rows;
 	ct_doc_array(doc, "api", "API calls, by total host time");
 	for (size_t i = 0; i < shown; i++)
-		write_row(doc, &a->rows[order[i]], total_ns);
+		write_row(doc, row_at(a, order[i]), total_ns);
 	ct_doc_end(doc);
 	g_free(order);
 }
@@ -327,11 +322,11 @@ const struct ct_section_class ct_api_section = {
 static enum ct_analysis_status api_create(struct ct_context *ctx, const struct ct_options *opts,
                                           void **state)
 {
-	struct api *a = calloc(1, sizeof(*a));
+	struct api *a = g_new0(struct api, 1);
 
 	*state = a;
-	if (!a)
-		return CT_ANALYSIS_MEMORY_ERROR;
+	a->rows = g_ptr_array_new_with_free_func(row_free);
+	a->by_api = g_hash_table_new(g_direct_hash, g_direct_equal);
 	a->ctx = ctx;
 	a->opts = opts;
 	return CT_ANALYSIS_OK;
@@ -343,12 +338,9 @@ static void api_destroy(void *state)
 
 	if (!a)
 		return;
-	for (uint32_t r = 0; r < a->row_count; r++)
-		ct_stat_release(&a->rows[r].time);
-	for (int d = 0; d < 3; d++)
-		free(a->by_cbid[d]);
-	free(a->rows);
-	free(a);
+	g_hash_table_destroy(a->by_api);
+	g_ptr_array_free(a->rows, TRUE);
+	g_free(a);
 }
 
 const struct ct_analysis_class ct_api_analysis = {

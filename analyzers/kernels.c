@@ -26,7 +26,6 @@
 #include "assert.h"
 #include "corr-map.h"
 #include "gpu-activity.h"
-#include "row-index.h"
 #include "stats.h"
 
 /* Distinct launch configurations counted per kernel; more are only counted. */
@@ -69,12 +68,10 @@ struct kernels {
 	struct ct_context *ctx;        /* borrowed */
 	const struct ct_options *opts; /* borrowed */
 	int slot;
-	struct kernel_row *rows; /* owned, row_count used of row_capacity */
-	uint32_t row_count;
-	uint32_t row_capacity;
-	struct ct_row_index index; /* owned: rows by kernel_id */
-	struct ct_stat latency;    /* every launch latency; owned */
-	uint64_t unmatched;        /* gpu_kernel records without a timed launch */
+	GPtrArray *rows;        /* struct kernel_row, in order of first sight; owned */
+	GHashTable *by_kernel;  /* kernel_id -> its row (the key is the row's); borrowed */
+	struct ct_stat latency; /* every launch latency; owned */
+	uint64_t unmatched;     /* gpu_kernel records without a timed launch */
 	int out_of_memory;
 };
 
@@ -96,53 +93,32 @@ static struct kern_process *kern_process_of(struct kernels *k, struct ct_process
 	return kp;
 }
 
-static uint32_t id_hash(uint64_t id)
+static struct kernel_row *row_at(const struct kernels *k, guint i)
 {
-	id ^= id >> 33;
-	id *= UINT64_C(0xff51afd7ed558ccd);
-	id ^= id >> 33;
-	return (uint32_t)id;
+	return g_ptr_array_index(k->rows, i);
 }
 
-static uint32_t row_hash(const void *data, uint32_t row)
+static void row_free(gpointer data)
 {
-	const struct kernels *k = data;
+	struct kernel_row *row = data;
 
-	return id_hash(k->rows[row].kernel_id);
+	ct_stat_release(&row->gpu);
+	ct_stat_release(&row->latency);
+	g_free(row);
 }
 
-static int rows_reserve(struct kernels *k)
-{
-	if (k->row_count == k->row_capacity) {
-		uint32_t capacity = k->row_capacity ? k->row_capacity * 2 : 64;
-		struct kernel_row *rows = realloc(k->rows, capacity * sizeof(*rows));
-
-		if (!rows)
-			return -1;
-		k->rows = rows;
-		k->row_capacity = capacity;
-	}
-	return ct_row_index_reserve(&k->index, k->row_count, row_hash, k);
-}
-
-/* The row of KERNEL_ID, created on first use; NULL when out of memory. */
+/* The row of KERNEL_ID, created on first use. */
 static struct kernel_row *row_of(struct kernels *k, uint64_t kernel_id, struct ct_process *process)
 {
-	uint32_t hash = id_hash(kernel_id), pos = hash, r;
-	struct kernel_row *row;
+	struct kernel_row *row = g_hash_table_lookup(k->by_kernel, &kernel_id);
 
-	while ((r = ct_row_index_probe(&k->index, &pos)))
-		if (k->rows[r - 1].kernel_id == kernel_id)
-			return &k->rows[r - 1];
-	if (rows_reserve(k) < 0) {
-		k->out_of_memory = 1;
-		return NULL;
-	}
-	row = &k->rows[k->row_count];
-	memset(row, 0, sizeof(*row));
+	if (row)
+		return row;
+	row = g_new0(struct kernel_row, 1);
 	row->kernel_id = kernel_id;
 	row->process = process;
-	ct_row_index_add(&k->index, hash, k->row_count++);
+	g_ptr_array_add(k->rows, row);
+	g_hash_table_insert(k->by_kernel, &row->kernel_id, row);
 	return row;
 }
 
@@ -294,8 +270,8 @@ static char *demangle(const struct demangler *d, const char *name)
 static int by_total_time(const void *pa, const void *pb, void *data)
 {
 	const struct kernels *k = data;
-	const struct kernel_row *a = &k->rows[*(const uint32_t *)pa];
-	const struct kernel_row *b = &k->rows[*(const uint32_t *)pb];
+	const struct kernel_row *a = row_at(k, *(const uint32_t *)pa);
+	const struct kernel_row *b = row_at(k, *(const uint32_t *)pb);
 
 	if (a->gpu.sum != b->gpu.sum)
 		return a->gpu.sum < b->gpu.sum ? 1 : -1;
@@ -357,19 +333,19 @@ static void write_row(struct ct_doc *doc, const struct kernel_row *row, int64_t 
 
 static void write_kernels(const struct kernels *k, struct ct_doc *doc)
 {
-	uint32_t *order = ct_analysis_rank(k->row_count, by_total_time, (void *)k);
+	uint32_t *order = ct_analysis_rank(k->rows->len, by_total_time, (void *)k);
 	struct demangler demangler = { NULL, NULL };
 	int64_t total_ns = 0;
 	size_t shown;
 
-	for (uint32_t r = 0; r < k->row_count; r++)
-		total_ns += k->rows[r].gpu.sum;
-	shown = k->row_count < k->opts->max_rows ? k->row_count : k->opts->max_rows;
+	for (guint r = 0; r < k->rows->len; r++)
+		total_ns += row_at(k, r)->gpu.sum;
+	shown = k->rows->len < k->opts->max_rows ? k->rows->len : k->opts->max_rows;
 	if (shown)
 		demangler_open(&demangler);
 	ct_doc_array(doc, "kernels", "Kernels, by total GPU time");
 	for (size_t i = 0; i < shown; i++)
-		write_row(doc, &k->rows[order[i]], total_ns, &demangler);
+		write_row(doc, row_at(k, order[i]), total_ns, &demangler);
 	ct_doc_end(doc);
 	demangler_close(&demangler);
 	g_free(order);
@@ -488,11 +464,11 @@ const struct ct_section_class ct_kernels_section = {
 static enum ct_analysis_status kernels_create(struct ct_context *ctx, const struct ct_options *opts,
                                               void **state)
 {
-	struct kernels *k = calloc(1, sizeof(*k));
+	struct kernels *k = g_new0(struct kernels, 1);
 
 	*state = k;
-	if (!k)
-		return CT_ANALYSIS_MEMORY_ERROR;
+	k->rows = g_ptr_array_new_with_free_func(row_free);
+	k->by_kernel = g_hash_table_new(g_int64_hash, g_int64_equal);
 	k->ctx = ctx;
 	k->opts = opts;
 	k->slot = ct_analysis_slot(ctx);
@@ -520,14 +496,10 @@ static void kernels_destroy(void *state)
 		for (size_t p = 0; p < ct_context_process_count(k->ctx); p++)
 			free_process_slot(k, ct_context_process_at(k->ctx, p));
 	}
-	for (uint32_t r = 0; r < k->row_count; r++) {
-		ct_stat_release(&k->rows[r].gpu);
-		ct_stat_release(&k->rows[r].latency);
-	}
+	g_hash_table_destroy(k->by_kernel);
+	g_ptr_array_free(k->rows, TRUE);
 	ct_stat_release(&k->latency);
-	free(k->rows);
-	ct_row_index_release(&k->index);
-	free(k);
+	g_free(k);
 }
 
 const struct ct_analysis_class ct_kernels_analysis = {

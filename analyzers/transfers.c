@@ -33,7 +33,6 @@
 #include "corr-map.h"
 #include "gpu-activity.h"
 #include "transfers.h"
-#include "row-index.h"
 
 /* Size classes: < 4 KiB, then ×16 each, the last open-ended. */
 #define SIZE_CLASSES 6
@@ -79,6 +78,7 @@ _Static_assert(CT_ENUM_COUNT(direction) <= UINT8_MAX && CT_ENUM_COUNT(host_mem) 
 
 /* One hotspot: the copies of one key. */
 struct xfer_group {
+	uint32_t index; /* in the analysis's groups */
 	struct xfer_key key;
 	struct ct_process *process; /* borrowed from the context */
 	uint64_t count;
@@ -147,10 +147,8 @@ struct transfers {
 	struct ct_context *ctx;        /* borrowed */
 	const struct ct_options *opts; /* borrowed */
 	int slot;
-	struct xfer_group *groups; /* owned, count used of capacity */
-	uint32_t group_count;
-	uint32_t group_capacity;
-	struct ct_row_index index; /* owned: groups by key */
+	GPtrArray *groups;  /* struct xfer_group, by index (its number); owned */
+	GHashTable *by_key; /* struct xfer_key (the group's) -> its group; borrowed */
 	/* Best per-copy bandwidth seen, by device and direction (bytes/s). */
 	double best[256][CT_ENUM_COUNT(direction)];
 	uint64_t copies;
@@ -212,56 +210,42 @@ static void answer_probe(void *data, const struct ct_gpu_probe *probe);
 
 /* ------------------------------------------------------------ groups */
 
-static uint32_t key_hash(const struct xfer_key *key)
+static struct xfer_group *group_at(const struct transfers *t, uint32_t i)
 {
-	const unsigned char *p = (const unsigned char *)key;
+	CT_ASSERT_DBG(i < t->groups->len);
+	return g_ptr_array_index(t->groups, i);
+}
+
+static guint key_hash(gconstpointer key)
+{
+	const unsigned char *p = key;
 	uint32_t h = 2166136261u;
 
-	for (size_t i = 0; i < sizeof(*key); i++)
+	for (size_t i = 0; i < sizeof(struct xfer_key); i++)
 		h = (h ^ p[i]) * 16777619u;
 	return h;
 }
 
-static uint32_t group_hash(const void *data, uint32_t group)
+static gboolean key_equal(gconstpointer a, gconstpointer b)
 {
-	const struct transfers *t = data;
-
-	return key_hash(&t->groups[group].key);
+	return !memcmp(a, b, sizeof(struct xfer_key));
 }
 
-static int groups_reserve(struct transfers *t)
-{
-	if (t->group_count == t->group_capacity) {
-		uint32_t capacity = t->group_capacity ? t->group_capacity * 2 : 64;
-		struct xfer_group *groups = realloc(t->groups, capacity * sizeof(*groups));
-
-		if (!groups)
-			return -1;
-		t->groups = groups;
-		t->group_capacity = capacity;
-	}
-	return ct_row_index_reserve(&t->index, t->group_count, group_hash, t);
-}
-
-/* The index of KEY's group, created on first use; UINT32_MAX when out of memory. */
+/* The number of KEY's group, created on first use. */
 static uint32_t group_of(struct transfers *t, const struct xfer_key *key,
                          struct ct_process *process)
 {
-	uint32_t hash = key_hash(key), pos = hash, r, g;
+	struct xfer_group *g = g_hash_table_lookup(t->by_key, key);
 
-	while ((r = ct_row_index_probe(&t->index, &pos)))
-		if (!memcmp(&t->groups[r - 1].key, key, sizeof(*key)))
-			return r - 1;
-	if (groups_reserve(t) < 0) {
-		t->out_of_memory = 1;
-		return UINT32_MAX;
-	}
-	g = t->group_count++;
-	memset(&t->groups[g], 0, sizeof(t->groups[g]));
-	t->groups[g].key = *key;
-	t->groups[g].process = process;
-	ct_row_index_add(&t->index, hash, g);
-	return g;
+	if (g)
+		return g->index;
+	g = g_new0(struct xfer_group, 1);
+	g->index = t->groups->len;
+	g->key = *key;
+	g->process = process;
+	g_ptr_array_add(t->groups, g);
+	g_hash_table_insert(t->by_key, &g->key, g);
+	return g->index;
 }
 
 /* The device that runs a copy: the destination's for uploads, else the source's. */
@@ -299,16 +283,16 @@ static int64_t copy_cost(int64_t host_ns, int64_t gpu_ns)
 
 static void set_host_time(struct transfers *t, struct xfer_pending *p, int64_t host_ns)
 {
-	CT_ASSERT_DBG(p->group < t->group_count);
-	t->groups[p->group].cost_ns +=
+	CT_ASSERT_DBG(p->group < t->groups->len);
+	group_at(t, p->group)->cost_ns +=
 	    copy_cost(host_ns, p->gpu_ns) - copy_cost(p->host_ns, p->gpu_ns);
 	p->host_ns = host_ns;
 }
 
 static void set_gpu_time(struct transfers *t, struct xfer_pending *p, int64_t gpu_ns)
 {
-	CT_ASSERT_DBG(p->group < t->group_count);
-	t->groups[p->group].cost_ns +=
+	CT_ASSERT_DBG(p->group < t->groups->len);
+	group_at(t, p->group)->cost_ns +=
 	    copy_cost(p->host_ns, gpu_ns) - copy_cost(p->host_ns, p->gpu_ns);
 	p->gpu_ns = gpu_ns;
 }
@@ -386,9 +370,9 @@ static void check_round_trip(struct transfers *t, struct xfer_process *xp,
 	d = download_slot(xp, e->src);
 	if (!d->bytes || d->address != e->src || d->bytes != e->bytes)
 		return;
-	t->groups[group].round_trips++;
-	t->groups[group].round_trip_bytes += e->bytes;
-	t->groups[group].round_trip_from = d->group;
+	group_at(t, group)->round_trips++;
+	group_at(t, group)->round_trip_bytes += e->bytes;
+	group_at(t, group)->round_trip_from = d->group;
 	d->bytes = 0;
 }
 
@@ -399,7 +383,7 @@ static void close_copy(struct transfers *t, struct ct_process *process, struct x
                        int64_t exit_ns)
 {
 	struct xfer_process *xp = process->slot[t->slot];
-	struct xfer_group *g = &t->groups[xt->copy_group];
+	struct xfer_group *g = group_at(t, xt->copy_group);
 	struct xfer_pending *p = xp ? ct_corr_map_find(&xp->pending, xt->copy_corr) : NULL;
 
 	xt->copy_open = false;
@@ -463,9 +447,7 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 		close_copy(t, ev->process, xt, xt->copy_event_ns);
 	fill_key(&key, ev);
 	group = group_of(t, &key, ev->process);
-	if (group == UINT32_MAX)
-		return;
-	g = &t->groups[group];
+	g = group_at(t, group);
 	if (!g->count)
 		g->first_ns = ev->time_ns;
 	g->count++;
@@ -534,7 +516,7 @@ static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
 		t->unmatched_gpu++;
 		return;
 	}
-	g = &t->groups[p->group];
+	g = group_at(t, p->group);
 	g->gpu_count++;
 	g->gpu_bytes += r->bytes;
 	g->gpu_ns += gpu_ns;
@@ -569,8 +551,8 @@ static void answer_probe(void *data, const struct ct_gpu_probe *probe)
 	struct xfer_group *g;
 	int64_t window = probe->end - probe->start;
 
-	CT_ASSERT_DBG(probe->tag < t->group_count);
-	g = &t->groups[probe->tag];
+	CT_ASSERT_DBG(probe->tag < t->groups->len);
+	g = group_at(t, probe->tag);
 	/* no GPU work at all in the window: the trace has no GPU records to judge by */
 	if (probe->busy_ns <= 0)
 		return;
@@ -697,8 +679,8 @@ static void add_hotspot(struct transfers *t, const struct xfer_group *g, int64_t
 static int by_cost(const void *pa, const void *pb, void *data)
 {
 	const struct transfers *t = data;
-	const struct xfer_group *a = &t->groups[*(const uint32_t *)pa];
-	const struct xfer_group *b = &t->groups[*(const uint32_t *)pb];
+	const struct xfer_group *a = group_at(t, *(const uint32_t *)pa);
+	const struct xfer_group *b = group_at(t, *(const uint32_t *)pb);
 
 	if (a->cost_ns != b->cost_ns)
 		return a->cost_ns < b->cost_ns ? 1 : -1;
@@ -720,8 +702,8 @@ static void add_by_direction(struct transfers *t)
 	struct direction_row rows[CT_ENUM_COUNT(direction) * CT_ENUM_COUNT(host_mem) * 2];
 	size_t count = 0;
 
-	for (uint32_t i = 0; i < t->group_count; i++) {
-		const struct xfer_group *g = &t->groups[i];
+	for (uint32_t i = 0; i < t->groups->len; i++) {
+		const struct xfer_group *g = group_at(t, i);
 		size_t r;
 
 		for (r = 0; r < count; r++)
@@ -817,8 +799,8 @@ static int64_t mean_cost(const struct xfer_group *g)
 
 static void find_pageable_async(struct transfers *t, GArray *list)
 {
-	for (uint32_t i = 0; i < t->group_count; i++) {
-		const struct xfer_group *g = &t->groups[i];
+	for (uint32_t i = 0; i < t->groups->len; i++) {
+		const struct xfer_group *g = group_at(t, i);
 		char bytes[32];
 		struct finding *f;
 
@@ -852,8 +834,8 @@ static bool same_site(const struct xfer_key *a, const struct xfer_key *b)
 
 static void find_storms(struct transfers *t, GArray *list)
 {
-	for (uint32_t i = 0; i < t->group_count; i++) {
-		const struct xfer_group *g = &t->groups[i];
+	for (uint32_t i = 0; i < t->groups->len; i++) {
+		const struct xfer_group *g = group_at(t, i);
 		uint64_t count = 0, bytes = 0;
 		int64_t cost = 0, first = INT64_MAX, last = INT64_MIN;
 		char mean[32], every[32], total[32];
@@ -864,12 +846,12 @@ static void find_storms(struct transfers *t, GArray *list)
 			continue;
 		/* the first small group of a site speaks for the site */
 		for (uint32_t j = 0; j < i && !seen_before; j++)
-			seen_before = is_small_class(t->groups[j].key.size_class) &&
-			              same_site(&t->groups[j].key, &g->key);
+			seen_before = is_small_class(group_at(t, j)->key.size_class) &&
+			              same_site(&group_at(t, j)->key, &g->key);
 		if (seen_before)
 			continue;
-		for (uint32_t j = i; j < t->group_count; j++) {
-			const struct xfer_group *h = &t->groups[j];
+		for (uint32_t j = i; j < t->groups->len; j++) {
+			const struct xfer_group *h = group_at(t, j);
 
 			if (!is_small_class(h->key.size_class) || !same_site(&h->key, &g->key))
 				continue;
@@ -915,7 +897,7 @@ static void find_repeated_uploads(struct transfers *t, GArray *list)
 				               .group = u->group,
 				               .count = u->count,
 				               .bytes = u->bytes * u->count,
-				               .time_ns = mean_cost(&t->groups[u->group]) *
+				               .time_ns = mean_cost(group_at(t, u->group)) *
 				                          (int64_t)(u->count - 1),
 				               .address = u->address };
 			snprintf(f->message, sizeof(f->message),
@@ -929,8 +911,8 @@ static void find_repeated_uploads(struct transfers *t, GArray *list)
 
 static void find_round_trips(struct transfers *t, GArray *list)
 {
-	for (uint32_t i = 0; i < t->group_count; i++) {
-		const struct xfer_group *g = &t->groups[i];
+	for (uint32_t i = 0; i < t->groups->len; i++) {
+		const struct xfer_group *g = group_at(t, i);
 		const struct xfer_group *from;
 		struct ct_api_ref api;
 		char site[512], size[32];
@@ -938,7 +920,7 @@ static void find_round_trips(struct transfers *t, GArray *list)
 
 		if (!g->round_trips)
 			continue;
-		from = &t->groups[g->round_trip_from];
+		from = group_at(t, g->round_trip_from);
 		f = finding_add(list);
 		*f = (struct finding){ .kind = "round_trip",
 			               .group = i,
@@ -959,8 +941,8 @@ static void find_round_trips(struct transfers *t, GArray *list)
 
 static void find_idle_syncs(struct transfers *t, GArray *list)
 {
-	for (uint32_t i = 0; i < t->group_count; i++) {
-		const struct xfer_group *g = &t->groups[i];
+	for (uint32_t i = 0; i < t->groups->len; i++) {
+		const struct xfer_group *g = group_at(t, i);
 		char blocked[32], idle[32];
 		struct finding *f;
 
@@ -1013,7 +995,7 @@ static void add_findings(struct transfers *t)
 	t->result.finding_count = list->len;
 	for (guint i = 0; i < shown; i++) {
 		const struct finding *f = &g_array_index(list, struct finding, i);
-		const struct xfer_group *g = &t->groups[f->group];
+		const struct xfer_group *g = group_at(t, f->group);
 		struct ct_transfers_finding out = {
 			.kind = f->kind,
 			.where = site_of(t, g),
@@ -1046,10 +1028,10 @@ static void add_totals(struct transfers *t, int64_t total_cost)
 	struct ct_transfers_result *r = &t->result;
 	uint64_t waiting = 0, evicted = 0;
 
-	for (uint32_t i = 0; i < t->group_count; i++) {
-		r->bytes += t->groups[i].bytes;
-		r->gpu_time_ns += t->groups[i].gpu_ns;
-		r->host_time_ns += t->groups[i].host_ns;
+	for (uint32_t i = 0; i < t->groups->len; i++) {
+		r->bytes += group_at(t, i)->bytes;
+		r->gpu_time_ns += group_at(t, i)->gpu_ns;
+		r->host_time_ns += group_at(t, i)->host_ns;
 	}
 	for (size_t p = 0; p < ct_context_process_count(t->ctx); p++) {
 		struct xfer_process *xp = ct_context_process_at(t->ctx, p)->slot[t->slot];
@@ -1064,7 +1046,7 @@ static void add_totals(struct transfers *t, int64_t total_cost)
 	r->gpu_records = t->gpu_records;
 	r->gpu_records_unmatched = t->unmatched_gpu;
 	r->copies_without_gpu_record = waiting + evicted;
-	r->sites = t->group_count;
+	r->sites = t->groups->len;
 }
 
 static enum ct_analysis_status transfers_result(void *state, const void **result)
@@ -1080,15 +1062,15 @@ static enum ct_analysis_status transfers_result(void *state, const void **result
 	t->result.hotspots = g_array_new(FALSE, FALSE, sizeof(struct ct_transfers_hotspot));
 	t->result.findings = g_array_new(FALSE, FALSE, sizeof(struct ct_transfers_finding));
 	t->result.strings = g_string_chunk_new(4096);
-	for (uint32_t i = 0; i < t->group_count; i++)
-		total_cost += t->groups[i].cost_ns;
+	for (uint32_t i = 0; i < t->groups->len; i++)
+		total_cost += group_at(t, i)->cost_ns;
 	add_totals(t, total_cost);
 	add_by_direction(t);
 	/* group indices, by what they cost, then bytes */
-	order = ct_analysis_rank(t->group_count, by_cost, t);
-	shown = t->group_count < t->opts->max_rows ? t->group_count : t->opts->max_rows;
+	order = ct_analysis_rank(t->groups->len, by_cost, t);
+	shown = t->groups->len < t->opts->max_rows ? t->groups->len : t->opts->max_rows;
 	for (size_t i = 0; i < shown; i++)
-		add_hotspot(t, &t->groups[order[i]], total_cost);
+		add_hotspot(t, group_at(t, order[i]), total_cost);
 	g_free(order);
 	add_findings(t);
 	*result = &t->result;
@@ -1112,11 +1094,11 @@ static void result_release(struct ct_transfers_result *r)
 static enum ct_analysis_status transfers_create(struct ct_context *ctx,
                                                 const struct ct_options *opts, void **state)
 {
-	struct transfers *t = calloc(1, sizeof(*t));
+	struct transfers *t = g_new0(struct transfers, 1);
 
 	*state = t;
-	if (!t)
-		return CT_ANALYSIS_MEMORY_ERROR;
+	t->groups = g_ptr_array_new_with_free_func(g_free);
+	t->by_key = g_hash_table_new(key_hash, key_equal);
 	t->ctx = ctx;
 	t->opts = opts;
 	t->slot = ct_analysis_slot(ctx);
@@ -1148,9 +1130,9 @@ static void transfers_destroy(void *state)
 		ct_context_free_thread_slots(t->ctx, t->slot);
 	}
 	result_release(&t->result);
-	free(t->groups);
-	ct_row_index_release(&t->index);
-	free(t);
+	g_hash_table_destroy(t->by_key);
+	g_ptr_array_free(t->groups, TRUE);
+	g_free(t);
 }
 
 const struct ct_analysis_class ct_transfers_analysis = {
