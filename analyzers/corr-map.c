@@ -1,122 +1,108 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * corr-map.c - a direct-mapped table of entries by correlation id (see
- * corr-map.h).
+ * corr-map.c - a direct-mapped map of entries by correlation id, its slots
+ * in a GHashTable (see corr-map.h).
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "assert.h"
 #include "corr-map.h"
 
 _Static_assert((CT_CORR_MAP_INITIAL & (CT_CORR_MAP_INITIAL - 1)) == 0 &&
                    (CT_CORR_MAP_MAX & (CT_CORR_MAP_MAX - 1)) == 0,
-               "the table is direct-mapped by the low bits of the id");
+               "the map is direct-mapped by the low bits of the id");
 
-static struct ct_corr_entry *slot_at(const struct ct_corr_map *map, size_t capacity,
-                                     unsigned char *slots, uint32_t correlation_id)
+static gpointer slot_of(size_t capacity, uint32_t correlation_id)
 {
-	return (struct ct_corr_entry *)(slots +
-	                                (correlation_id & (capacity - 1)) * map->entry_size);
+	return GSIZE_TO_POINTER(correlation_id & (capacity - 1));
 }
 
-int ct_corr_map_init(struct ct_corr_map *map, size_t entry_size)
+void ct_corr_map_init(struct ct_corr_map *map, size_t entry_size)
 {
-	memset(map, 0, sizeof(*map));
-	map->entry_size = entry_size;
-	map->capacity = CT_CORR_MAP_INITIAL;
-	map->max_capacity = CT_CORR_MAP_MAX;
-	map->slots = calloc(map->capacity, entry_size);
-	return map->slots ? 0 : -1;
+	CT_ASSERT(entry_size >= sizeof(struct ct_corr_entry));
+	*map = (struct ct_corr_map){
+		.slots = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free),
+		.entry_size = entry_size,
+		.capacity = CT_CORR_MAP_INITIAL,
+	};
 }
 
 void ct_corr_map_release(struct ct_corr_map *map)
 {
-	free(map->slots);
-	memset(map, 0, sizeof(*map));
+	if (map->slots)
+		g_hash_table_destroy(map->slots);
+	*map = (struct ct_corr_map){ 0 };
 }
 
 /*
- * Doubles the table. Two waiting entries cannot meet in the new table:
+ * Doubles the capacity. Two waiting entries cannot meet in the new slots:
  * ids equal modulo 2 × capacity are equal modulo capacity, and each old
  * slot held one entry.
  */
-static int grow(struct ct_corr_map *map)
+static void grow(struct ct_corr_map *map)
 {
-	size_t capacity = map->capacity * 2;
-	unsigned char *slots = calloc(capacity, map->entry_size);
+	GHashTable *slots = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	GHashTableIter iter;
+	gpointer value;
 
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < map->capacity; i++) {
-		struct ct_corr_entry *old =
-		    (struct ct_corr_entry *)(map->slots + i * map->entry_size);
+	map->capacity *= 2;
+	g_hash_table_iter_init(&iter, map->slots);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct ct_corr_entry *entry = value;
 
-		if (old->used)
-			memcpy(slot_at(map, capacity, slots, old->correlation_id), old,
-			       map->entry_size);
+		g_hash_table_insert(slots, slot_of(map->capacity, entry->correlation_id), value);
+		g_hash_table_iter_steal(&iter);
 	}
-	free(map->slots);
+	g_hash_table_destroy(map->slots);
 	map->slots = slots;
-	map->capacity = capacity;
-	return 0;
 }
 
 void *ct_corr_map_insert(struct ct_corr_map *map, uint32_t correlation_id)
 {
-	struct ct_corr_entry *entry;
+	struct ct_corr_entry *entry =
+	    g_hash_table_lookup(map->slots, slot_of(map->capacity, correlation_id));
 
-	if (!map->slots)
-		return NULL;
-	entry = slot_at(map, map->capacity, map->slots, correlation_id);
-	while (entry->used && entry->correlation_id != correlation_id &&
-	       map->waiting * 2 > map->capacity && map->capacity < map->max_capacity) {
+	while (entry && entry->correlation_id != correlation_id &&
+	       ct_corr_map_waiting(map) * 2 > map->capacity && map->capacity < CT_CORR_MAP_MAX) {
 		/* many calls wait at once: make room rather than lose them */
-		if (grow(map) < 0)
-			break;
-		entry = slot_at(map, map->capacity, map->slots, correlation_id);
+		grow(map);
+		entry = g_hash_table_lookup(map->slots, slot_of(map->capacity, correlation_id));
 	}
-	if (entry->used) {
-		if (entry->correlation_id != correlation_id)
-			map->evicted++;
-		map->waiting--;
-	}
-	memset(entry, 0, map->entry_size);
+	if (entry && entry->correlation_id != correlation_id)
+		map->evicted++;
+	entry = g_malloc0(map->entry_size);
 	entry->correlation_id = correlation_id;
-	entry->used = 1;
-	map->waiting++;
-	CT_ASSERT_DBG(map->waiting <= map->capacity);
+	/* frees the entry the slot held, if any */
+	g_hash_table_replace(map->slots, slot_of(map->capacity, correlation_id), entry);
+	CT_ASSERT_DBG(ct_corr_map_waiting(map) <= map->capacity);
 	return entry;
 }
 
 void *ct_corr_map_find(const struct ct_corr_map *map, uint32_t correlation_id)
 {
-	struct ct_corr_entry *entry;
+	struct ct_corr_entry *entry =
+	    g_hash_table_lookup(map->slots, slot_of(map->capacity, correlation_id));
 
-	if (!map->slots)
-		return NULL;
-	entry = slot_at(map, map->capacity, map->slots, correlation_id);
-	return entry->used && entry->correlation_id == correlation_id ? entry : NULL;
+	return entry && entry->correlation_id == correlation_id ? entry : NULL;
 }
 
 void ct_corr_map_remove(struct ct_corr_map *map, void *entry)
 {
-	struct ct_corr_entry *head = entry;
+	const struct ct_corr_entry *head = entry;
 
-	if (head->used) {
-		head->used = 0;
-		map->waiting--;
-	}
+	g_hash_table_remove(map->slots, slot_of(map->capacity, head->correlation_id));
+}
+
+size_t ct_corr_map_waiting(const struct ct_corr_map *map)
+{
+	return g_hash_table_size(map->slots);
 }
 
 void ct_corr_map_foreach(const struct ct_corr_map *map, void (*fn)(void *entry, void *data),
                          void *data)
 {
-	for (size_t i = 0; map->slots && i < map->capacity; i++) {
-		struct ct_corr_entry *entry =
-		    (struct ct_corr_entry *)(map->slots + i * map->entry_size);
+	GHashTableIter iter;
+	gpointer value;
 
-		if (entry->used)
-			fn(entry, data);
-	}
+	g_hash_table_iter_init(&iter, map->slots);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		fn(value, data);
 }

@@ -5,16 +5,17 @@
  *
  * A memcpy or launch event arrives when its call returns; the gpu_memcpy
  * or gpu_kernel record with the same correlation id arrives later, when
- * CUPTI hands its activity buffer back. Correlation ids grow by one per
- * call, so the table is direct-mapped (slot = id mod capacity) and needs
- * no hashing or chains. It doubles while more than half of it waits for
- * records, up to a maximum; a slot still taken by an entry at least
- * `capacity` calls older than the newcomer is given to the newcomer (its
- * record was lost, or never comes) and counted as evicted. So memory is
- * bounded by the work in flight, never by the length of the trace.
+ * CUPTI hands its activity buffer back, or never (CUPTI dropped it).
+ * Correlation ids grow by one per call, so the map is direct-mapped: an
+ * entry's slot is its id modulo the capacity, and the slots in use are a
+ * GHashTable by slot. The capacity doubles while more than half of it
+ * waits for records, up to a maximum; a slot still taken by an entry at
+ * least `capacity` calls older than the newcomer is given to the newcomer
+ * (its record was lost, or never comes) and counted as evicted. So memory
+ * is bounded by the work in flight, never by the length of the trace.
  *
  * Entries are structs of the caller's that begin with a struct
- * ct_corr_entry; the map owns their storage.
+ * ct_corr_entry; the map owns them.
  */
 #ifndef CUDATRACE_ANALYZERS_CORR_MAP_H
 #define CUDATRACE_ANALYZERS_CORR_MAP_H
@@ -22,40 +23,42 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <glib.h>
+
 /* The head of every entry. */
 struct ct_corr_entry {
 	uint32_t correlation_id;
-	uint32_t used; /* 1 while the entry waits */
 };
 
 struct ct_corr_map {
-	unsigned char *slots; /* owned: capacity entries of entry_size bytes */
+	GHashTable *slots; /* slot -> the entry in it; owned */
 	size_t entry_size;
-	size_t capacity; /* a power of two */
-	size_t max_capacity;
-	size_t waiting;   /* entries in use */
-	uint64_t evicted; /* entries dropped to make room */
+	size_t capacity;  /* slots, a power of two */
+	uint64_t evicted; /* entries given up to make room */
 };
 
-/* Slots to begin with and at most (the latter: 32 MiB of 32-byte entries). */
+/* Slots to begin with and at most. */
 #define CT_CORR_MAP_INITIAL 1024u
 #define CT_CORR_MAP_MAX     (1u << 20)
 
-/* ENTRY_SIZE: sizeof the caller's entry struct. Returns -1 when out of memory. */
-int ct_corr_map_init(struct ct_corr_map *map, size_t entry_size);
+/* ENTRY_SIZE: sizeof the caller's entry struct. */
+void ct_corr_map_init(struct ct_corr_map *map, size_t entry_size);
 void ct_corr_map_release(struct ct_corr_map *map);
 
 /*
  * A zeroed entry for CORRELATION_ID (its head filled in), replacing any
- * entry with the same id. NULL when out of memory.
+ * entry with the same id.
  */
 void *ct_corr_map_insert(struct ct_corr_map *map, uint32_t correlation_id);
 /* The waiting entry for CORRELATION_ID, NULL if none. */
 void *ct_corr_map_find(const struct ct_corr_map *map, uint32_t correlation_id);
-/* ENTRY (from insert or find) no longer waits. */
+/* ENTRY (from insert or find) no longer waits; it is freed. */
 void ct_corr_map_remove(struct ct_corr_map *map, void *entry);
 
-/* Calls FN on every waiting entry. */
+/* Entries waiting. */
+size_t ct_corr_map_waiting(const struct ct_corr_map *map);
+
+/* Calls FN on every waiting entry (any order). */
 void ct_corr_map_foreach(const struct ct_corr_map *map, void (*fn)(void *entry, void *data),
                          void *data);
 

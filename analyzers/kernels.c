@@ -83,12 +83,8 @@ static struct kern_process *kern_process_of(struct kernels *k, struct ct_process
 
 	if (kp)
 		return kp;
-	kp = calloc(1, sizeof(*kp));
-	if (!kp || ct_corr_map_init(&kp->pending, sizeof(struct launch_pending)) < 0) {
-		free(kp);
-		k->out_of_memory = 1;
-		return NULL;
-	}
+	kp = g_new0(struct kern_process, 1);
+	ct_corr_map_init(&kp->pending, sizeof(struct launch_pending));
 	process->slot[k->slot] = kp;
 	return kp;
 }
@@ -134,10 +130,6 @@ static void on_launch(struct kernels *k, const struct ct_event *ev)
 		return;
 	row->launches++;
 	p = ct_corr_map_insert(&kp->pending, ev->u.launch.api.correlation_id);
-	if (!p) {
-		k->out_of_memory = 1;
-		return;
-	}
 	p->entry_ns = ev->has_call ? ev->call.entry_ns : NO_ENTRY;
 }
 
@@ -418,7 +410,7 @@ static void write_gpu(const struct kernels *k, struct ct_doc *doc)
 		const struct kern_process *kp = ct_context_process_at(k->ctx, p)->slot[k->slot];
 
 		if (kp)
-			waiting += kp->pending.waiting + kp->pending.evicted;
+			waiting += ct_corr_map_waiting(&kp->pending) + kp->pending.evicted;
 	}
 	ct_doc_u64(doc, "kernels_without_launch", k->unmatched, CT_UNIT_NONE);
 	ct_doc_u64(doc, "launches_without_kernel", waiting, CT_UNIT_NONE);
@@ -482,7 +474,7 @@ static void free_process_slot(struct kernels *k, struct ct_process *process)
 	if (!kp)
 		return;
 	ct_corr_map_release(&kp->pending);
-	free(kp);
+	g_free(kp);
 	process->slot[k->slot] = NULL;
 }
 

@@ -187,12 +187,8 @@ static struct xfer_process *xfer_process_of(struct transfers *t, struct ct_proce
 
 	if (xp)
 		return xp;
-	xp = calloc(1, sizeof(*xp));
-	if (!xp || ct_corr_map_init(&xp->pending, sizeof(struct xfer_pending)) < 0) {
-		free(xp);
-		t->out_of_memory = 1;
-		return NULL;
-	}
+	xp = g_new0(struct xfer_process, 1);
+	ct_corr_map_init(&xp->pending, sizeof(struct xfer_pending));
 	process->slot[t->slot] = xp;
 	return xp;
 }
@@ -319,13 +315,8 @@ static void note_upload(struct transfers *t, struct xfer_process *xp, const stru
 	const struct ct_ev_memcpy *e = &ev->u.memcpy;
 	struct upload *set, *least;
 
-	if (!xp->uploads) {
-		xp->uploads = calloc(UPLOAD_SETS * UPLOAD_WAYS, sizeof(*xp->uploads));
-		if (!xp->uploads) {
-			t->out_of_memory = 1;
-			return;
-		}
-	}
+	if (!xp->uploads)
+		xp->uploads = g_new0(struct upload, UPLOAD_SETS * UPLOAD_WAYS);
 	set = &xp->uploads[(mix(e->src ^ mix(e->bytes)) % UPLOAD_SETS) * UPLOAD_WAYS];
 	least = &set[0];
 	for (unsigned w = 0; w < UPLOAD_WAYS; w++) {
@@ -349,13 +340,8 @@ static struct download *download_slot(struct xfer_process *xp, uint64_t address)
 static void note_download(struct transfers *t, struct xfer_process *xp,
                           const struct ct_ev_memcpy *e, uint32_t group)
 {
-	if (!xp->downloads) {
-		xp->downloads = calloc(DOWNLOAD_SLOTS, sizeof(*xp->downloads));
-		if (!xp->downloads) {
-			t->out_of_memory = 1;
-			return;
-		}
-	}
+	if (!xp->downloads)
+		xp->downloads = g_new0(struct download, DOWNLOAD_SLOTS);
 	*download_slot(xp, e->dst) = (struct download){ e->dst, e->bytes, group };
 }
 
@@ -456,10 +442,6 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 	t->copies++;
 	call = ev->has_call ? &ev->call : NULL;
 	p = ct_corr_map_insert(&xp->pending, e->api.correlation_id);
-	if (!p) {
-		t->out_of_memory = 1;
-		return;
-	}
 	p->group = group;
 	p->host_ns = -1;
 	p->gpu_ns = -1;
@@ -1112,9 +1094,9 @@ static void free_process_slot(struct transfers *t, struct ct_process *process)
 	if (!xp)
 		return;
 	ct_corr_map_release(&xp->pending);
-	free(xp->uploads);
-	free(xp->downloads);
-	free(xp);
+	g_free(xp->uploads);
+	g_free(xp->downloads);
+	g_free(xp);
 	process->slot[t->slot] = NULL;
 }
 

@@ -194,14 +194,14 @@ static void test_corr_map(void **unused)
 	struct ct_corr_map map;
 	struct entry *e;
 
-	assert_int_equal(ct_corr_map_init(&map, sizeof(struct entry)), 0);
+	ct_corr_map_init(&map, sizeof(struct entry));
 	/* many waiting at once: the map grows instead of losing them */
 	for (uint32_t id = 1; id <= 3000; id++) {
 		e = ct_corr_map_insert(&map, id);
 		assert_non_null(e);
 		e->value = (int)id;
 	}
-	assert_int_equal(map.waiting, 3000);
+	assert_int_equal(ct_corr_map_waiting(&map), 3000);
 	assert_int_equal(map.evicted, 0);
 	assert_true(map.capacity >= 4096);
 	for (uint32_t id = 1; id <= 3000; id++) {
@@ -212,14 +212,21 @@ static void test_corr_map(void **unused)
 			ct_corr_map_remove(&map, e);
 	}
 	assert_null(ct_corr_map_find(&map, 3001));
-	assert_int_equal(map.waiting, 10);
+	assert_int_equal(ct_corr_map_waiting(&map), 10);
 	/* a few that never get their record are evicted by much later ids, not grown for */
 	for (uint32_t id = 3001; id <= 3001 + 2 * (uint32_t)map.capacity; id++) {
 		e = ct_corr_map_insert(&map, id);
 		ct_corr_map_remove(&map, e);
 	}
 	assert_int_equal(map.evicted, 10);
-	assert_int_equal(map.waiting, 0);
+	assert_int_equal(ct_corr_map_waiting(&map), 0);
+	/* an id seen again replaces its entry */
+	e = ct_corr_map_insert(&map, 9000);
+	e->value = 1;
+	e = ct_corr_map_insert(&map, 9000);
+	assert_int_equal(e->value, 0);
+	assert_int_equal(ct_corr_map_waiting(&map), 1);
+	assert_int_equal(map.evicted, 10);
 	ct_corr_map_release(&map);
 }
 
