@@ -39,18 +39,14 @@ static bool gpu_work(const struct ct_event *ev, unsigned *device, uint64_t *star
 	}
 }
 
-int ct_gpu_activity_update(const struct ct_event *ev, size_t series_points)
+void ct_gpu_activity_update(const struct ct_event *ev, size_t series_points)
 {
-	struct ct_gpu_timeline *tl;
 	uint64_t start, end;
 	unsigned device;
 
-	if (!gpu_work(ev, &device, &start, &end))
-		return 0;
-	tl = ct_gpu_activity_timeline(ev->process, device, series_points);
-	if (!tl)
-		return -1;
-	return ct_gpu_timeline_add(tl, (int64_t)start, (int64_t)end);
+	if (gpu_work(ev, &device, &start, &end))
+		ct_gpu_timeline_add(ct_gpu_activity_timeline(ev->process, device, series_points),
+		                    (int64_t)start, (int64_t)end);
 }
 
 void ct_gpu_activity_finish(struct ct_context *ctx)

@@ -22,15 +22,12 @@
 #define CT_GPU_ACTIVITY_EVENTS \
 	(CT_EV_BIT(CT_EV_GPU_KERNEL) | CT_EV_BIT(CT_EV_GPU_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMSET))
 
-/*
- * The timeline of DEVICE in PROCESS, created on first use with a busy
- * series of SERIES_POINTS buckets; NULL when out of memory.
- */
+/* The timeline of DEVICE in PROCESS, created on first use with a busy series of SERIES_POINTS buckets. */
 struct ct_gpu_timeline *ct_gpu_activity_timeline(struct ct_process *process, unsigned device,
                                                  size_t series_points);
 
-/* Adds the GPU work of EV (a kernel, copy or memset record) to its device's timeline. 0, or -1 when out of memory. */
-int ct_gpu_activity_update(const struct ct_event *ev, size_t series_points);
+/* Adds the GPU work of EV (a kernel, copy or memset record) to its device's timeline. */
+void ct_gpu_activity_update(const struct ct_event *ev, size_t series_points);
 
 /* The trace ended: merges what every timeline still holds and answers every probe. */
 void ct_gpu_activity_finish(struct ct_context *ctx);

@@ -2,37 +2,48 @@
 /*
  * gpu-timeline.c - busy runs, idle gaps and probes of one device from
  * out-of-order GPU intervals (see gpu-timeline.h).
+ *
+ * The waiting intervals and probes are GArrays sorted by start, read from
+ * a head that moves forward as they leave; the part behind the head is
+ * dropped once it is half of the array, so leaving costs O(1) amortized.
+ * Records come nearly sorted, so inserting from the back moves few
+ * entries (a binary heap would cost a log factor on every one).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "assert.h"
 #include "gpu-timeline.h"
 
+/* Entries left behind the head before they are dropped. */
+#define DROP_MIN 256u
+
 /* ------------------------------------------------------ busy series */
 
-static int series_init(struct ct_busy_series *s, size_t capacity)
+static void series_init(struct ct_busy_series *s, size_t capacity)
 {
-	memset(s, 0, sizeof(*s));
 	if (capacity < 2)
 		capacity = 2;
-	s->busy = calloc(capacity, sizeof(*s->busy));
-	if (!s->busy)
-		return -1;
-	s->capacity = capacity;
-	s->width_ns = 1;
-	return 0;
+	*s = (struct ct_busy_series){
+		.busy = g_array_sized_new(FALSE, TRUE, sizeof(int64_t), (guint)capacity),
+		.capacity = capacity,
+		.width_ns = 1,
+	};
+}
+
+static int64_t *bucket(struct ct_busy_series *s, guint i)
+{
+	return &g_array_index(s->busy, int64_t, i);
 }
 
 /* Doubles the bucket width: bucket i takes buckets 2i and 2i + 1. */
 static void series_merge(struct ct_busy_series *s)
 {
-	size_t count = (s->count + 1) / 2;
+	guint count = (s->busy->len + 1) / 2;
 
-	for (size_t i = 0; i < count; i++)
-		s->busy[i] = s->busy[2 * i] + (2 * i + 1 < s->count ? s->busy[2 * i + 1] : 0);
-	memset(s->busy + count, 0, (s->capacity - count) * sizeof(*s->busy));
-	s->count = count;
+	for (guint i = 0; i < count; i++)
+		*bucket(s, i) =
+		    *bucket(s, 2 * i) + (2 * i + 1 < s->busy->len ? *bucket(s, 2 * i + 1) : 0);
+	g_array_set_size(s->busy, count);
 	s->width_ns *= 2;
 }
 
@@ -40,9 +51,9 @@ static void series_add(struct ct_busy_series *s, int64_t start, int64_t end)
 {
 	int64_t first, last;
 
-	if (!s->busy || end <= start)
+	if (end <= start)
 		return;
-	if (s->count == 0)
+	if (s->busy->len == 0)
 		s->origin_ns = start;
 	if (start < s->origin_ns)
 		start = s->origin_ns;
@@ -52,22 +63,28 @@ static void series_add(struct ct_busy_series *s, int64_t start, int64_t end)
 		series_merge(s);
 	first = (start - s->origin_ns) / s->width_ns;
 	last = (end - 1 - s->origin_ns) / s->width_ns;
+	/* new buckets are zeroed */
+	if ((guint)last + 1 > s->busy->len)
+		g_array_set_size(s->busy, (guint)last + 1);
 	for (int64_t k = first; k <= last; k++) {
 		int64_t bucket_start = s->origin_ns + k * s->width_ns;
 		int64_t from = start > bucket_start ? start : bucket_start;
 		int64_t to = end < bucket_start + s->width_ns ? end : bucket_start + s->width_ns;
 
-		s->busy[k] += to - from;
+		*bucket(s, (guint)k) += to - from;
 	}
-	if ((size_t)last + 1 > s->count)
-		s->count = (size_t)last + 1;
 }
 
 /* ------------------------------------------------------------ probes */
 
+static size_t probe_count(const struct ct_gpu_timeline *tl)
+{
+	return tl->probes->len - tl->probe_head;
+}
+
 static struct ct_gpu_probe *probe_at(const struct ct_gpu_timeline *tl, size_t i)
 {
-	return &tl->probes[(tl->probe_head + i) % tl->probe_capacity];
+	return &g_array_index(tl->probes, struct ct_gpu_probe, tl->probe_head + i);
 }
 
 static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
@@ -81,7 +98,7 @@ static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
 /* Busy time [START, END) is new: credit the probes it overlaps (they are sorted by start). */
 static void probes_credit(struct ct_gpu_timeline *tl, int64_t start, int64_t end)
 {
-	for (size_t i = 0; i < tl->probe_count; i++) {
+	for (size_t i = 0; i < probe_count(tl); i++) {
 		struct ct_gpu_probe *p = probe_at(tl, i);
 
 		if (p->start >= end)
@@ -90,19 +107,28 @@ static void probes_credit(struct ct_gpu_timeline *tl, int64_t start, int64_t end
 	}
 }
 
+/* Drops the first HEAD entries of ARRAY, the ones already taken, once they are half of it. */
+static void drop_taken(GArray *array, size_t *head)
+{
+	if (*head >= DROP_MIN && *head * 2 >= array->len) {
+		g_array_remove_range(array, 0, (guint)*head);
+		*head = 0;
+	}
+}
+
 static void probe_answer_front(struct ct_gpu_timeline *tl)
 {
 	struct ct_gpu_probe probe = *probe_at(tl, 0);
 
-	tl->probe_head = (tl->probe_head + 1) % tl->probe_capacity;
-	tl->probe_count--;
+	tl->probe_head++;
+	drop_taken(tl->probes, &tl->probe_head);
 	probe.answer(probe.data, &probe);
 }
 
 /* Answers the probes that nothing still to come can overlap. */
 static void probes_settle(struct ct_gpu_timeline *tl)
 {
-	while (tl->probe_count && tl->started && probe_at(tl, 0)->end <= tl->run_end)
+	while (probe_count(tl) && tl->started && probe_at(tl, 0)->end <= tl->run_end)
 		probe_answer_front(tl);
 }
 
@@ -170,87 +196,71 @@ static void merge(struct ct_gpu_timeline *tl, int64_t start, int64_t end)
 		cover(tl, tl->run_end, end);
 		tl->run_end = end;
 	}
+	CT_ASSERT_DBG(tl->run_end >= tl->run_start);
 	probes_settle(tl);
 }
 
 /* ------------------------------------------------- waiting intervals */
 
+static size_t waiting_count(const struct ct_gpu_timeline *tl)
+{
+	return tl->waiting->len - tl->waiting_head;
+}
+
 static struct ct_gpu_interval *waiting_at(const struct ct_gpu_timeline *tl, size_t i)
 {
-	return &tl->waiting[(tl->waiting_head + i) & (tl->waiting_capacity - 1)];
+	return &g_array_index(tl->waiting, struct ct_gpu_interval, tl->waiting_head + i);
 }
 
-static int waiting_reserve(struct ct_gpu_timeline *tl)
+/* Inserts in start order, from the back; equal starts keep their order of arrival. */
+static void waiting_push(struct ct_gpu_timeline *tl, int64_t start, int64_t end)
 {
-	size_t capacity = tl->waiting_capacity ? tl->waiting_capacity * 2 : 256;
-	struct ct_gpu_interval *waiting;
-
-	if (tl->waiting_count < tl->waiting_capacity)
-		return 0;
-	waiting = malloc(capacity * sizeof(*waiting));
-	if (!waiting)
-		return -1;
-	for (size_t i = 0; i < tl->waiting_count; i++)
-		waiting[i] = *waiting_at(tl, i);
-	free(tl->waiting);
-	tl->waiting = waiting;
-	tl->waiting_capacity = capacity;
-	tl->waiting_head = 0;
-	return 0;
-}
-
-/*
- * Inserts in start order, from the back: records come nearly sorted, so
- * this moves few entries (a binary heap costs a log factor on every one).
- */
-static int waiting_push(struct ct_gpu_timeline *tl, int64_t start, int64_t end)
-{
+	struct ct_gpu_interval interval = { start, end };
 	size_t i;
 
-	if (waiting_reserve(tl) < 0)
-		return -1;
-	for (i = tl->waiting_count; i > 0 && waiting_at(tl, i - 1)->start > start; i--)
+	g_array_append_val(tl->waiting, interval);
+	for (i = waiting_count(tl) - 1; i > 0 && waiting_at(tl, i - 1)->start > start; i--)
 		*waiting_at(tl, i) = *waiting_at(tl, i - 1);
-	*waiting_at(tl, i) = (struct ct_gpu_interval){ start, end };
-	tl->waiting_count++;
-	CT_ASSERT_DBG(i + 1 == tl->waiting_count || waiting_at(tl, i + 1)->start >= start);
-	return 0;
+	*waiting_at(tl, i) = interval;
+	CT_ASSERT_DBG(i + 1 == waiting_count(tl) || waiting_at(tl, i + 1)->start >= start);
 }
 
 static void merge_earliest(struct ct_gpu_timeline *tl)
 {
 	struct ct_gpu_interval next = *waiting_at(tl, 0);
 
-	tl->waiting_head = (tl->waiting_head + 1) & (tl->waiting_capacity - 1);
-	tl->waiting_count--;
+	tl->waiting_head++;
+	drop_taken(tl->waiting, &tl->waiting_head);
 	merge(tl, next.start, next.end);
 }
 
 /* ------------------------------------------------------------ public */
 
-int ct_gpu_timeline_init(struct ct_gpu_timeline *tl, size_t series_points)
+void ct_gpu_timeline_init(struct ct_gpu_timeline *tl, size_t series_points)
 {
 	memset(tl, 0, sizeof(*tl));
 	tl->window_ns = CT_GPU_REORDER_MIN_NS;
-	return series_init(&tl->series, series_points);
+	tl->waiting = g_array_new(FALSE, FALSE, sizeof(struct ct_gpu_interval));
+	tl->probes = g_array_new(FALSE, FALSE, sizeof(struct ct_gpu_probe));
+	series_init(&tl->series, series_points);
 }
 
 void ct_gpu_timeline_release(struct ct_gpu_timeline *tl)
 {
-	free(tl->waiting);
-	free(tl->probes);
-	free(tl->series.busy);
+	if (tl->waiting)
+		g_array_unref(tl->waiting);
+	if (tl->probes)
+		g_array_unref(tl->probes);
+	if (tl->series.busy)
+		g_array_unref(tl->series.busy);
 	memset(tl, 0, sizeof(*tl));
 }
 
 struct ct_gpu_timeline *ct_gpu_timeline_new(size_t series_points)
 {
-	struct ct_gpu_timeline *tl = malloc(sizeof(*tl));
+	struct ct_gpu_timeline *tl = g_new(struct ct_gpu_timeline, 1);
 
-	if (tl && ct_gpu_timeline_init(tl, series_points) < 0) {
-		free(tl);
-		return NULL;
-	}
+	ct_gpu_timeline_init(tl, series_points);
 	return tl;
 }
 
@@ -259,27 +269,22 @@ void ct_gpu_timeline_free(struct ct_gpu_timeline *tl)
 	if (!tl)
 		return;
 	ct_gpu_timeline_release(tl);
-	free(tl);
+	g_free(tl);
 }
 
-int ct_gpu_timeline_add(struct ct_gpu_timeline *tl, int64_t start, int64_t end)
+void ct_gpu_timeline_add(struct ct_gpu_timeline *tl, int64_t start, int64_t end)
 {
 	if (start <= 0 || end < start)
-		return 0;
+		return;
 	if (!tl->intervals || start > tl->newest_start)
 		tl->newest_start = start;
 	else if (2 * (tl->newest_start - start) > tl->window_ns)
 		tl->window_ns = 2 * (tl->newest_start - start);
 	tl->intervals++;
-	if (waiting_push(tl, start, end) < 0) {
-		/* no room to reorder: merge it now rather than lose it */
-		merge(tl, start, end);
-		return -1;
-	}
-	while (tl->waiting_count > CT_GPU_REORDER_MAX ||
-	       (tl->waiting_count && waiting_at(tl, 0)->start < tl->newest_start - tl->window_ns))
+	waiting_push(tl, start, end);
+	while (waiting_count(tl) > CT_GPU_REORDER_MAX ||
+	       (waiting_count(tl) && waiting_at(tl, 0)->start < tl->newest_start - tl->window_ns))
 		merge_earliest(tl);
-	return 0;
 }
 
 /* Busy time of the runs already merged inside [START, END). */
@@ -302,59 +307,38 @@ static int64_t merged_busy(const struct ct_gpu_timeline *tl, int64_t start, int6
 	return busy;
 }
 
-static int probes_reserve(struct ct_gpu_timeline *tl)
+/* Room for one more probe: when CT_GPU_PROBES_MAX wait, move the merge forward, then answer the oldest with what is known. */
+static void probes_reserve(struct ct_gpu_timeline *tl)
 {
-	size_t capacity;
-	struct ct_gpu_probe *probes;
-
-	if (tl->probe_count < tl->probe_capacity)
-		return 0;
-	if (tl->probe_capacity >= CT_GPU_PROBES_MAX) {
-		/* full: move the merge forward, then answer the oldest with what is known */
-		while (tl->waiting_count && tl->probe_count == tl->probe_capacity)
-			merge_earliest(tl);
-		if (tl->probe_count == tl->probe_capacity)
-			probe_answer_front(tl);
-		return 0;
-	}
-	capacity = tl->probe_capacity ? tl->probe_capacity * 2 : 64;
-	probes = malloc(capacity * sizeof(*probes));
-	if (!probes)
-		return -1;
-	for (size_t i = 0; i < tl->probe_count; i++)
-		probes[i] = *probe_at(tl, i);
-	free(tl->probes);
-	tl->probes = probes;
-	tl->probe_capacity = capacity;
-	tl->probe_head = 0;
-	return 0;
+	while (waiting_count(tl) && probe_count(tl) >= CT_GPU_PROBES_MAX)
+		merge_earliest(tl);
+	if (probe_count(tl) >= CT_GPU_PROBES_MAX)
+		probe_answer_front(tl);
 }
 
-int ct_gpu_timeline_probe(struct ct_gpu_timeline *tl, int64_t start, int64_t end,
-                          ct_gpu_probe_fn answer, void *data, uint64_t tag)
+void ct_gpu_timeline_probe(struct ct_gpu_timeline *tl, int64_t start, int64_t end,
+                           ct_gpu_probe_fn answer, void *data, uint64_t tag)
 {
 	struct ct_gpu_probe probe = { start, end, 0, tag, answer, data };
 	size_t i;
 
 	if (end < start)
-		return 0;
-	if (probes_reserve(tl) < 0)
-		return -1;
+		return;
+	probes_reserve(tl);
 	/* what was merged before the probe arrived counts too */
 	probe.busy_ns = merged_busy(tl, start, end);
 	/* insertion from the back: probes arrive nearly in start order */
-	for (i = tl->probe_count; i > 0 && probe_at(tl, i - 1)->start > start; i--)
+	g_array_append_val(tl->probes, probe);
+	for (i = probe_count(tl) - 1; i > 0 && probe_at(tl, i - 1)->start > start; i--)
 		*probe_at(tl, i) = *probe_at(tl, i - 1);
 	*probe_at(tl, i) = probe;
-	tl->probe_count++;
 	probes_settle(tl);
-	return 0;
 }
 
 void ct_gpu_timeline_finish(struct ct_gpu_timeline *tl)
 {
-	while (tl->waiting_count)
+	while (waiting_count(tl))
 		merge_earliest(tl);
-	while (tl->probe_count)
+	while (probe_count(tl))
 		probe_answer_front(tl);
 }

@@ -32,6 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <glib.h>
+
 /* Intervals held for reordering at most. */
 #define CT_GPU_REORDER_MAX 16384u
 /* The smallest reorder window, ns. */
@@ -64,19 +66,20 @@ struct ct_gpu_probe {
 
 /* Busy nanoseconds per bucket of width_ns from origin_ns. */
 struct ct_busy_series {
-	int64_t *busy; /* owned, capacity buckets */
-	size_t capacity;
-	size_t count;
+	GArray *busy;    /* int64_t per bucket, at most capacity; owned */
+	size_t capacity; /* buckets */
 	int64_t origin_ns;
 	int64_t width_ns; /* a power of two */
 };
 
 struct ct_gpu_timeline {
-	/* Waiting intervals: a ring sorted by start, capacity a power of two. Owned. */
-	struct ct_gpu_interval *waiting;
+	/*
+	 * Waiting intervals, struct ct_gpu_interval sorted by start, from
+	 * waiting_head on (the ones before were merged, and are dropped from
+	 * time to time). Owned.
+	 */
+	GArray *waiting;
 	size_t waiting_head;
-	size_t waiting_count;
-	size_t waiting_capacity;
 
 	int64_t newest_start; /* largest start added */
 	int64_t window_ns;    /* reorder window */
@@ -98,31 +101,29 @@ struct ct_gpu_timeline {
 	size_t recent_count;
 	struct ct_busy_series series;
 
-	/* Waiting probes: a ring sorted by start. Owned. */
-	struct ct_gpu_probe *probes;
+	/* Waiting probes, struct ct_gpu_probe sorted by start, from probe_head on. Owned. */
+	GArray *probes;
 	size_t probe_head;
-	size_t probe_count;
-	size_t probe_capacity;
 };
 
-/* SERIES_POINTS: buckets of the busy series (>= 2). Returns -1 when out of memory. */
-int ct_gpu_timeline_init(struct ct_gpu_timeline *tl, size_t series_points);
+/* SERIES_POINTS: buckets of the busy series (>= 2). */
+void ct_gpu_timeline_init(struct ct_gpu_timeline *tl, size_t series_points);
 void ct_gpu_timeline_release(struct ct_gpu_timeline *tl);
 
-/* A timeline on the heap, initialized as by ct_gpu_timeline_init; NULL when out of memory. */
+/* A timeline on the heap, initialized as by ct_gpu_timeline_init. */
 struct ct_gpu_timeline *ct_gpu_timeline_new(size_t series_points);
 /* Releases and frees a timeline from ct_gpu_timeline_new; NULL is fine. */
 void ct_gpu_timeline_free(struct ct_gpu_timeline *tl);
 
 /* The device was busy from START to END (ns). Untimed (0) or reversed intervals are ignored. */
-int ct_gpu_timeline_add(struct ct_gpu_timeline *tl, int64_t start, int64_t end);
+void ct_gpu_timeline_add(struct ct_gpu_timeline *tl, int64_t start, int64_t end);
 
 /*
  * Asks how busy the device was during [START, END]: ANSWER is called with
  * DATA and the probe, TAG included, once that is known.
  */
-int ct_gpu_timeline_probe(struct ct_gpu_timeline *tl, int64_t start, int64_t end,
-                          ct_gpu_probe_fn answer, void *data, uint64_t tag);
+void ct_gpu_timeline_probe(struct ct_gpu_timeline *tl, int64_t start, int64_t end,
+                           ct_gpu_probe_fn answer, void *data, uint64_t tag);
 
 /* Merges everything still waiting and answers every probe. */
 void ct_gpu_timeline_finish(struct ct_gpu_timeline *tl);

@@ -362,12 +362,14 @@ static void write_gaps(struct ct_doc *doc, const struct ct_gpu_timeline *tl, siz
 static void write_series(struct ct_doc *doc, const struct ct_busy_series *s)
 {
 	ct_doc_array(doc, "timeline", "Busy over time");
-	for (size_t i = 0; i < s->count; i++) {
+	for (guint i = 0; i < s->busy->len; i++) {
+		int64_t busy = g_array_index(s->busy, int64_t, i);
+
 		ct_doc_object(doc, NULL, NULL);
 		ct_doc_i64(doc, "time_ns", s->origin_ns + (int64_t)i * s->width_ns, CT_UNIT_TIME);
 		ct_doc_i64(doc, "width_ns", s->width_ns, CT_UNIT_DURATION);
-		ct_doc_i64(doc, "busy_ns", s->busy[i], CT_UNIT_DURATION);
-		ct_doc_double(doc, "utilization", (double)s->busy[i] / (double)s->width_ns,
+		ct_doc_i64(doc, "busy_ns", busy, CT_UNIT_DURATION);
+		ct_doc_double(doc, "utilization", (double)busy / (double)s->width_ns,
 		              CT_UNIT_RATIO);
 		ct_doc_end(doc);
 	}

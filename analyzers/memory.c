@@ -123,11 +123,7 @@ static struct mem_device *mem_device_of(struct memory *m, struct ct_process *pro
 	if (md)
 		return md;
 	md = g_new0(struct mem_device, 1);
-	if (ct_series_init(&md->series, m->opts->series_points) < 0) {
-		g_free(md);
-		m->out_of_memory = 1;
-		return NULL;
-	}
+	ct_series_init(&md->series, m->opts->series_points);
 	md->process = process;
 	md->device = (uint8_t)device;
 	md->freed_since_peak = g_ptr_array_new_with_free_func(g_free);
@@ -573,8 +569,8 @@ static void add_growing_ranges(struct memory *m)
 static void add_timeline(struct memory *m, const struct ct_process *process,
                          const struct mem_device *md)
 {
-	for (size_t i = 0; i < md->series.count; i++) {
-		const struct ct_series_point *pt = &md->series.points[i];
+	for (size_t i = 0; i < md->series.points->len; i++) {
+		const struct ct_series_point *pt = ct_series_at(&md->series, i);
 		struct ct_memory_point point = {
 			.pid = process->pid,
 			.device = md->device,

@@ -240,9 +240,8 @@ int ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 	/* what the analyses share is computed from what they are given, before they see it */
 	if (r->uses & CT_SHARED_API_CALLS)
 		ct_api_calls_update(ev);
-	if ((r->uses & CT_SHARED_GPU_ACTIVITY) &&
-	    ct_gpu_activity_update(ev, r->opts->series_points) < 0)
-		return -1;
+	if (r->uses & CT_SHARED_GPU_ACTIVITY)
+		ct_gpu_activity_update(ev, r->opts->series_points);
 	for (struct instance *const *in = r->dispatch[ev->type]; *in; in++)
 		(*in)->cls->event((*in)->state, ev);
 	return 0;

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <glib.h>
+
 struct ct_series_point {
 	int64_t time_ns; /* start of the bucket */
 	int64_t min;
@@ -20,17 +22,22 @@ struct ct_series_point {
 };
 
 struct ct_series {
-	struct ct_series_point *points; /* owned, capacity entries */
-	size_t capacity;
-	size_t count;
+	GArray *points;  /* struct ct_series_point, at most capacity; owned */
+	size_t capacity; /* buckets */
 	int64_t origin_ns;
 	int64_t width_ns; /* bucket width, a power of two */
 };
 
-/* CAPACITY >= 2. Returns -1 when out of memory. */
-int ct_series_init(struct ct_series *series, size_t capacity);
+/* CAPACITY >= 2. */
+void ct_series_init(struct ct_series *series, size_t capacity);
 void ct_series_release(struct ct_series *series);
 /* The value became VALUE at TIME_NS (times never decrease). */
 void ct_series_add(struct ct_series *series, int64_t time_ns, int64_t value);
+
+/* Point I (0 <= I < series->points->len). */
+static inline const struct ct_series_point *ct_series_at(const struct ct_series *series, size_t i)
+{
+	return &g_array_index(series->points, struct ct_series_point, i);
+}
 
 #endif

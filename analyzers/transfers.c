@@ -384,9 +384,8 @@ static void close_copy(struct transfers *t, struct ct_process *process, struct x
 		struct ct_gpu_timeline *tl =
 		    ct_gpu_activity_timeline(process, g->key.device, t->opts->series_points);
 
-		if (!tl || ct_gpu_timeline_probe(tl, xt->copy_entry_ns, exit_ns, answer_probe, t,
-		                                 xt->copy_group) < 0)
-			t->out_of_memory = 1;
+		ct_gpu_timeline_probe(tl, xt->copy_entry_ns, exit_ns, answer_probe, t,
+		                      xt->copy_group);
 	}
 }
 

@@ -249,17 +249,19 @@ static void test_series_merge(void **state)
 {
 	struct ct_series s;
 
-	assert_int_equal(ct_series_init(&s, 4), 0);
+	ct_series_init(&s, 4);
 	for (int64_t t = 0; t < 1000; t++)
 		ct_series_add(&s, t, t == 500 ? 1000 : t % 10);
-	assert_true(s.count <= 4);
-	assert_int_equal(s.points[s.count - 1].last, 999 % 10);
+	assert_true(s.points->len <= 4);
+	assert_int_equal(ct_series_at(&s, s.points->len - 1)->last, 999 % 10);
 	{
 		int64_t max = 0, min = 1000;
 
-		for (size_t i = 0; i < s.count; i++) {
-			max = s.points[i].max > max ? s.points[i].max : max;
-			min = s.points[i].min < min ? s.points[i].min : min;
+		for (size_t i = 0; i < s.points->len; i++) {
+			const struct ct_series_point *p = ct_series_at(&s, i);
+
+			max = p->max > max ? p->max : max;
+			min = p->min < min ? p->min : min;
 		}
 		assert_int_equal(max, 1000);
 		assert_int_equal(min, 0);
