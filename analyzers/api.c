@@ -187,8 +187,7 @@ static void on_api_exit(struct api *a, const struct ct_event *ev)
 		a->unmatched_exits++;
 		return;
 	}
-	if (ct_stat_add(&row->time, ev->time_ns - ev->call.entry_ns) < 0)
-		a->out_of_memory = 1;
+	ct_stat_add(&row->time, ev->time_ns - ev->call.entry_ns);
 }
 
 static void api_event(void *state, const struct ct_event *ev)

@@ -180,18 +180,16 @@ static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
 	row = row_of(k, r->kernel_id, ev->process);
 	if (!row)
 		return;
-	if (r->start && r->end >= r->start &&
-	    ct_stat_add(&row->gpu, (int64_t)(r->end - r->start)) < 0)
-		k->out_of_memory = 1;
+	if (r->start && r->end >= r->start)
+		ct_stat_add(&row->gpu, (int64_t)(r->end - r->start));
 	note_config(row, r);
 	if (!p)
 		return;
 	if (r->start && p->entry_ns != NO_ENTRY) {
 		int64_t latency = (int64_t)r->start - p->entry_ns;
 
-		if (ct_stat_add(&row->latency, latency) < 0 ||
-		    ct_stat_add(&k->latency, latency) < 0)
-			k->out_of_memory = 1;
+		ct_stat_add(&row->latency, latency);
+		ct_stat_add(&k->latency, latency);
 	}
 	ct_corr_map_remove(&kp->pending, p);
 }

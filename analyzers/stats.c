@@ -49,38 +49,46 @@ void ct_stat_init(struct ct_stat *stat)
 
 void ct_stat_release(struct ct_stat *stat)
 {
-	free(stat->positive.counts);
-	free(stat->negative.counts);
+	if (stat->positive.counts)
+		g_array_unref(stat->positive.counts);
+	if (stat->negative.counts)
+		g_array_unref(stat->negative.counts);
 	ct_stat_init(stat);
 }
 
-/* Widens B to hold bucket I; the new buckets are empty. */
-static int buckets_reserve(struct ct_stat_buckets *b, int32_t i)
+/* The count of bucket I of B, which holds it. */
+static uint64_t *count_at(const struct ct_stat_buckets *b, int32_t i)
 {
-	int32_t first, last;
-	uint64_t *counts;
-	uint32_t count;
+	CT_ASSERT_DBG(i >= b->first && i - b->first < (int32_t)b->counts->len);
+	return &g_array_index(b->counts, uint64_t, i - b->first);
+}
 
-	if (b->counts && i >= b->first && i < b->first + (int32_t)b->count)
-		return 0;
-	first = b->counts && b->first < i ? b->first : i;
-	last = b->counts && b->first + (int32_t)b->count - 1 > i ? b->first + (int32_t)b->count - 1
-	                                                         : i;
-	count = (uint32_t)(last - first + 1);
-	counts = calloc(count, sizeof(*counts));
-	if (!counts)
-		return -1;
-	if (b->counts)
-		memcpy(counts + (b->first - first), b->counts, b->count * sizeof(*counts));
-	free(b->counts);
-	b->counts = counts;
-	b->first = first;
-	b->count = count;
-	return 0;
+/* Widens B to hold bucket I; the new buckets are empty. */
+static void buckets_reserve(struct ct_stat_buckets *b, int32_t i)
+{
+	guint len;
+
+	if (!b->counts) {
+		b->counts = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+		b->first = i;
+	}
+	len = b->counts->len;
+	if (i < b->first) {
+		guint more = (guint)(b->first - i);
+
+		/* the new ones at the front: grow, shift, clear */
+		g_array_set_size(b->counts, len + more);
+		memmove(b->counts->data + more * sizeof(uint64_t), b->counts->data,
+		        len * sizeof(uint64_t));
+		memset(b->counts->data, 0, more * sizeof(uint64_t));
+		b->first = i;
+	} else if (i - b->first >= (int32_t)len) {
+		g_array_set_size(b->counts, (guint)(i - b->first) + 1);
+	}
 }
 
 /* Counts VALUE in the histogram. */
-static int histogram_add(struct ct_stat *stat, int64_t value)
+static void histogram_add(struct ct_stat *stat, int64_t value)
 {
 	struct ct_stat_buckets *b;
 	uint64_t magnitude;
@@ -88,22 +96,17 @@ static int histogram_add(struct ct_stat *stat, int64_t value)
 
 	if (value == 0) {
 		stat->zeros++;
-		return 0;
+		return;
 	}
 	b = value > 0 ? &stat->positive : &stat->negative;
 	magnitude = value > 0 ? (uint64_t)value : -(uint64_t)value;
 	i = bucket_of(magnitude);
-	if (buckets_reserve(b, i) < 0)
-		return -1;
-	CT_ASSERT_DBG(i >= b->first && i - b->first < (int32_t)b->count);
-	b->counts[i - b->first]++;
-	return 0;
+	buckets_reserve(b, i);
+	(*count_at(b, i))++;
 }
 
-int ct_stat_add(struct ct_stat *stat, int64_t value)
+void ct_stat_add(struct ct_stat *stat, int64_t value)
 {
-	int ret = 0;
-
 	if (stat->count == 0 || value < stat->min)
 		stat->min = value;
 	if (stat->count == 0 || value > stat->max)
@@ -112,18 +115,15 @@ int ct_stat_add(struct ct_stat *stat, int64_t value)
 	stat->sum_squares += (double)value * (double)value;
 	if (stat->count < CT_STAT_EXACT) {
 		stat->exact[stat->count++] = value;
-		return 0;
+		return;
 	}
 	if (stat->count == CT_STAT_EXACT) {
 		/* the exact values move into the histogram once */
 		for (size_t i = 0; i < CT_STAT_EXACT; i++)
-			if (histogram_add(stat, stat->exact[i]) < 0)
-				ret = -1;
+			histogram_add(stat, stat->exact[i]);
 	}
 	stat->count++;
-	if (histogram_add(stat, value) < 0)
-		ret = -1;
-	return ret;
+	histogram_add(stat, value);
 }
 
 double ct_stat_mean(const struct ct_stat *stat)
@@ -172,16 +172,16 @@ static double histogram_at(const struct ct_stat *stat, uint64_t rank)
 	const struct ct_stat_buckets *neg = &stat->negative, *pos = &stat->positive;
 	uint64_t seen = 0;
 
-	for (uint32_t k = neg->count; neg->counts && k-- > 0;) {
-		seen += neg->counts[k];
+	for (guint k = neg->counts ? neg->counts->len : 0; k-- > 0;) {
+		seen += g_array_index(neg->counts, uint64_t, k);
 		if (seen > rank)
 			return -bucket_value(neg->first + (int32_t)k);
 	}
 	seen += stat->zeros;
 	if (seen > rank)
 		return 0;
-	for (uint32_t k = 0; pos->counts && k < pos->count; k++) {
-		seen += pos->counts[k];
+	for (guint k = 0; pos->counts && k < pos->counts->len; k++) {
+		seen += g_array_index(pos->counts, uint64_t, k);
 		if (seen > rank)
 			return bucket_value(pos->first + (int32_t)k);
 	}

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <glib.h>
+
 #include "document.h"
 
 /* Values kept exactly before the histogram takes over. */
@@ -34,11 +36,10 @@
 /* Relative accuracy of quantiles once the histogram is in use: 1/128. */
 #define CT_STAT_ACCURACY (1.0 / (2 << CT_STAT_SUB_BITS))
 
-/* Counts of the buckets first .. first + count - 1 of one sign. */
+/* Counts of the buckets first .. first + counts->len - 1 of one sign. */
 struct ct_stat_buckets {
-	uint64_t *counts; /* owned; NULL until a value of this sign arrives */
+	GArray *counts; /* uint64_t; NULL until a value of this sign arrives; owned */
 	int32_t first;
-	uint32_t count;
 };
 
 struct ct_stat {
@@ -60,10 +61,9 @@ void ct_stat_init(struct ct_stat *stat);
 void ct_stat_release(struct ct_stat *stat);
 
 /*
- * Adds VALUE. Returns 0, or -1 when out of memory (the value is then
- * counted in count, sum, min and max but not in the quantiles).
+ * Adds VALUE.
  */
-int ct_stat_add(struct ct_stat *stat, int64_t value);
+void ct_stat_add(struct ct_stat *stat, int64_t value);
 
 /* Mean, 0 when empty. */
 double ct_stat_mean(const struct ct_stat *stat);

@@ -45,7 +45,7 @@ static void test_sketch_accuracy(void **unused)
 
 	ct_stat_init(&stat);
 	for (int64_t v = 1; v <= 100000; v++)
-		assert_int_equal(ct_stat_add(&stat, v), 0);
+		ct_stat_add(&stat, v);
 	assert_true(ct_stat_mean(&stat) == 50000.5);
 	assert_int_equal(stat.min, 1);
 	assert_int_equal(stat.max, 100000);
@@ -63,7 +63,7 @@ static void test_sketch_is_bounded(void **unused)
 	ct_stat_init(&stat);
 	for (int64_t i = 0; i < 1000000; i++)
 		ct_stat_add(&stat, 1000 + (i * 7919) % 9000);
-	assert_true(stat.positive.count < 256);
+	assert_true(stat.positive.counts->len < 256);
 	assert_null(stat.negative.counts);
 	assert_true(fabs(ct_stat_median(&stat) - 5500) < 5500 * CT_STAT_ACCURACY);
 	ct_stat_release(&stat);
