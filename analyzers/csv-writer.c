@@ -11,7 +11,6 @@
  * they belong to. Tables are separated by a blank line and introduced by
  * "# name".
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,28 +32,23 @@ struct part {
 	struct ids ids;
 };
 
-struct csv {
-	FILE *out;
-	int failed;
-};
-
-static void put_field(struct csv *c, const char *text, int first)
+static void put_field(FILE *out, const char *text, int first)
 {
 	int quote = strpbrk(text, ",\"\r\n") != NULL || (text[0] == ' ');
 
 	if (!first)
-		fputc(',', c->out);
+		fputc(',', out);
 	if (!quote) {
-		fputs(text, c->out);
+		fputs(text, out);
 		return;
 	}
-	fputc('"', c->out);
+	fputc('"', out);
 	for (const char *p = text; *p; p++) {
 		if (*p == '"')
-			fputc('"', c->out);
-		fputc(*p, c->out);
+			fputc('"', out);
+		fputc(*p, out);
 	}
-	fputc('"', c->out);
+	fputc('"', out);
 }
 
 static int is_scalar(const struct ct_node *n)
@@ -62,24 +56,45 @@ static int is_scalar(const struct ct_node *n)
 	return n->type != CT_NODE_OBJECT && n->type != CT_NODE_ARRAY;
 }
 
-/* Column names of an element: scalars, and nested objects' scalars dotted. */
+/* Column names, in order of first sight, each once, at most MAX_COLUMNS. */
 struct columns {
-	char names[MAX_COLUMNS][NAME_MAX_LEN];
-	size_t count;
+	GPtrArray *names; /* owned strings */
+	GHashTable *seen; /* the names, borrowed from NAMES */
 };
+
+static void columns_init(struct columns *cols)
+{
+	cols->names = g_ptr_array_new_with_free_func(g_free);
+	cols->seen = g_hash_table_new(g_str_hash, g_str_equal);
+}
+
+static void columns_release(struct columns *cols)
+{
+	g_hash_table_destroy(cols->seen);
+	g_ptr_array_free(cols->names, TRUE);
+}
+
+static const char *column(const struct columns *cols, size_t i)
+{
+	return g_ptr_array_index(cols->names, i);
+}
 
 static void add_column(struct columns *cols, const char *name)
 {
-	for (size_t i = 0; i < cols->count; i++)
-		if (!strcmp(cols->names[i], name))
-			return;
-	if (cols->count < MAX_COLUMNS)
-		snprintf(cols->names[cols->count++], NAME_MAX_LEN, "%s", name);
+	char *copy;
+
+	if (g_hash_table_contains(cols->seen, name) || cols->names->len == MAX_COLUMNS)
+		return;
+	copy = g_strndup(name, NAME_MAX_LEN - 1);
+	g_ptr_array_add(cols->names, copy);
+	g_hash_table_add(cols->seen, copy);
 }
 
+/* The columns of an element: scalars, and nested objects' scalars dotted. */
 static void collect_columns(struct columns *cols, const struct ct_node *object, const char *prefix)
 {
-	for (const struct ct_node *c = object->first_child; c; c = c->next) {
+	for (size_t i = 0; i < ct_node_count(object); i++) {
+		const struct ct_node *c = ct_node_child(object, i);
 		char name[NAME_MAX_LEN];
 
 		snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "", c->key);
@@ -106,171 +121,157 @@ static const struct ct_node *lookup(const struct ct_node *object, const char *na
 	return lookup(child, dot + 1);
 }
 
-static void write_value(struct csv *c, const struct ct_node *node, int first)
+static void write_value(FILE *out, const struct ct_node *node, int first)
 {
 	char buf[1024];
 
-	put_field(c, node ? ct_format_raw(node, buf, sizeof(buf)) : "", first);
+	put_field(out, node ? ct_format_raw(node, buf, sizeof(buf)) : "", first);
 }
 
 static void ids_of(const struct ids *parent, const struct ct_node *element, struct ids *ids)
 {
 	*ids = *parent;
-	for (const struct ct_node *c = element->first_child; c; c = c->next) {
+	for (size_t i = 0; i < ct_node_count(element); i++) {
+		const struct ct_node *c = ct_node_child(element, i);
 		int seen = 0;
 
 		if (!is_scalar(c) || c->unit != CT_UNIT_ID || ids->count == MAX_IDS)
 			continue;
-		for (size_t i = 0; i < ids->count; i++)
-			seen |= !strcmp(ids->nodes[i]->key, c->key);
+		for (size_t j = 0; j < ids->count; j++)
+			seen |= !strcmp(ids->nodes[j]->key, c->key);
 		if (!seen)
 			ids->nodes[ids->count++] = c;
 	}
 }
 
-static void emit_table(struct csv *c, const char *name, const struct part *parts, size_t count);
+static void emit_table(FILE *out, const char *name, const struct part *parts, size_t count);
 
 /* The tables of the arrays nested in the elements of PARTS, one per key. */
-static void emit_nested(struct csv *c, const char *name, const struct part *parts, size_t count)
+static void emit_nested(FILE *out, const char *name, const struct part *parts, size_t count)
 {
-	struct columns keys = { .count = 0 };
+	struct columns keys;
 
+	columns_init(&keys);
 	for (size_t p = 0; p < count; p++)
-		for (const struct ct_node *e = parts[p].array->first_child; e; e = e->next)
-			for (const struct ct_node *k = e->type == CT_NODE_OBJECT ? e->first_child
-			                                                         : NULL;
-			     k; k = k->next)
-				if (k->type == CT_NODE_ARRAY)
-					add_column(&keys, k->key);
-	for (size_t k = 0; k < keys.count; k++) {
-		size_t n = 0, capacity = 0;
-		struct part *nested = NULL;
+		for (size_t i = 0; i < ct_node_count(parts[p].array); i++) {
+			const struct ct_node *e = ct_node_child(parts[p].array, i);
+
+			for (size_t j = 0; e->type == CT_NODE_OBJECT && j < ct_node_count(e); j++)
+				if (ct_node_child(e, j)->type == CT_NODE_ARRAY)
+					add_column(&keys, ct_node_child(e, j)->key);
+		}
+	for (size_t k = 0; k < keys.names->len; k++) {
+		GArray *nested = g_array_new(FALSE, FALSE, sizeof(struct part));
 		char nested_name[NAME_MAX_LEN * 2];
 
 		for (size_t p = 0; p < count; p++)
-			for (const struct ct_node *e = parts[p].array->first_child; e;
-			     e = e->next) {
+			for (size_t i = 0; i < ct_node_count(parts[p].array); i++) {
+				const struct ct_node *e = ct_node_child(parts[p].array, i);
 				const struct ct_node *a = e->type == CT_NODE_OBJECT
-				                              ? ct_node_get(e, keys.names[k])
+				                              ? ct_node_get(e, column(&keys, k))
 				                              : NULL;
+				struct part part;
 
 				if (!a || a->type != CT_NODE_ARRAY)
 					continue;
-				if (n == capacity) {
-					struct part *more;
-
-					capacity = capacity ? capacity * 2 : 16;
-					more = realloc(nested, capacity * sizeof(*more));
-					if (!more) {
-						c->failed = ENOMEM;
-						free(nested);
-						return;
-					}
-					nested = more;
-				}
-				nested[n].array = a;
-				ids_of(&parts[p].ids, e, &nested[n].ids);
-				n++;
+				part.array = a;
+				ids_of(&parts[p].ids, e, &part.ids);
+				g_array_append_val(nested, part);
 			}
-		snprintf(nested_name, sizeof(nested_name), "%s.%s", name, keys.names[k]);
-		emit_table(c, nested_name, nested, n);
-		free(nested);
+		snprintf(nested_name, sizeof(nested_name), "%s.%s", name, column(&keys, k));
+		emit_table(out, nested_name, (const struct part *)nested->data, nested->len);
+		g_array_unref(nested);
 	}
+	columns_release(&keys);
 }
 
-static void emit_table(struct csv *c, const char *name, const struct part *parts, size_t count)
+static void emit_table(FILE *out, const char *name, const struct part *parts, size_t count)
 {
-	struct columns *cols = calloc(1, sizeof(*cols));
 	const struct ids *ids = count ? &parts[0].ids : NULL;
+	struct columns cols;
 	int scalars = 0;
 
-	if (!cols) {
-		c->failed = ENOMEM;
-		return;
-	}
+	columns_init(&cols);
 	for (size_t p = 0; p < count; p++)
-		for (const struct ct_node *e = parts[p].array->first_child; e; e = e->next) {
+		for (size_t i = 0; i < ct_node_count(parts[p].array); i++) {
+			const struct ct_node *e = ct_node_child(parts[p].array, i);
+
 			if (e->type == CT_NODE_OBJECT)
-				collect_columns(cols, e, "");
+				collect_columns(&cols, e, "");
 			else if (is_scalar(e))
 				scalars = 1;
 		}
 	if (scalars)
-		add_column(cols, "value");
-	fprintf(c->out, "# %s\n", name);
+		add_column(&cols, "value");
+	fprintf(out, "# %s\n", name);
 	for (size_t i = 0; ids && i < ids->count; i++)
-		put_field(c, ids->nodes[i]->key, i == 0);
-	for (size_t i = 0; i < cols->count; i++)
-		put_field(c, cols->names[i], i == 0 && (!ids || !ids->count));
-	fputc('\n', c->out);
+		put_field(out, ids->nodes[i]->key, i == 0);
+	for (size_t i = 0; i < cols.names->len; i++)
+		put_field(out, column(&cols, i), i == 0 && (!ids || !ids->count));
+	fputc('\n', out);
 	for (size_t p = 0; p < count; p++)
-		for (const struct ct_node *e = parts[p].array->first_child; e; e = e->next) {
+		for (size_t r = 0; r < ct_node_count(parts[p].array); r++) {
+			const struct ct_node *e = ct_node_child(parts[p].array, r);
 			size_t nids = parts[p].ids.count;
 
 			for (size_t i = 0; i < nids; i++)
-				write_value(c, parts[p].ids.nodes[i], i == 0);
-			for (size_t i = 0; i < cols->count; i++) {
+				write_value(out, parts[p].ids.nodes[i], i == 0);
+			for (size_t i = 0; i < cols.names->len; i++) {
 				const struct ct_node *v = e->type == CT_NODE_OBJECT
-				                              ? lookup(e, cols->names[i])
+				                              ? lookup(e, column(&cols, i))
 				                              : (is_scalar(e) ? e : NULL);
 
-				write_value(c, v, i == 0 && nids == 0);
+				write_value(out, v, i == 0 && nids == 0);
 			}
-			fputc('\n', c->out);
+			fputc('\n', out);
 		}
-	fputc('\n', c->out);
-	free(cols);
-	emit_nested(c, name, parts, count);
+	fputc('\n', out);
+	columns_release(&cols);
+	emit_nested(out, name, parts, count);
 }
 
 /* A section: its scalars as one row, then its arrays as tables. */
-static void emit_section(struct csv *c, const struct ct_node *section)
+static void emit_section(FILE *out, const struct ct_node *section)
 {
-	struct columns *cols;
-	int first = 1;
+	struct columns cols;
 
 	if (section->type == CT_NODE_ARRAY) {
 		struct part part = { .array = section };
 
-		emit_table(c, section->key, &part, 1);
+		emit_table(out, section->key, &part, 1);
 		return;
 	}
 	if (section->type != CT_NODE_OBJECT)
 		return;
-	cols = calloc(1, sizeof(*cols));
-	if (!cols) {
-		c->failed = ENOMEM;
-		return;
+	columns_init(&cols);
+	collect_columns(&cols, section, "");
+	if (cols.names->len) {
+		fprintf(out, "# %s\n", section->key);
+		for (size_t i = 0; i < cols.names->len; i++)
+			put_field(out, column(&cols, i), i == 0);
+		fputc('\n', out);
+		for (size_t i = 0; i < cols.names->len; i++)
+			write_value(out, lookup(section, column(&cols, i)), i == 0);
+		fputs("\n\n", out);
 	}
-	collect_columns(cols, section, "");
-	if (cols->count) {
-		fprintf(c->out, "# %s\n", section->key);
-		for (size_t i = 0; i < cols->count; i++)
-			put_field(c, cols->names[i], i == 0);
-		fputc('\n', c->out);
-		for (size_t i = 0; i < cols->count; i++, first = 0)
-			write_value(c, lookup(section, cols->names[i]), first);
-		fputs("\n\n", c->out);
-	}
-	free(cols);
-	for (const struct ct_node *a = section->first_child; a; a = a->next) {
+	columns_release(&cols);
+	for (size_t i = 0; i < ct_node_count(section); i++) {
+		const struct ct_node *a = ct_node_child(section, i);
 		char name[NAME_MAX_LEN * 2];
 		struct part part = { .array = a };
 
 		if (a->type != CT_NODE_ARRAY)
 			continue;
 		snprintf(name, sizeof(name), "%s.%s", section->key, a->key);
-		emit_table(c, name, &part, 1);
+		emit_table(out, name, &part, 1);
 	}
 }
 
 static int write_csv(const struct ct_node *root, const struct ct_writer_options *opts, FILE *out)
 {
-	struct csv c = { .out = out };
-
-	for (const struct ct_node *s = root->first_child; s; s = s->next)
-		emit_section(&c, s);
-	return ct_writer_done(out, c.failed);
+	for (size_t i = 0; i < ct_node_count(root); i++)
+		emit_section(out, ct_node_child(root, i));
+	return ct_writer_done(out, 0);
 }
 
 const struct ct_writer_class ct_csv_writer = {

@@ -18,16 +18,14 @@ struct ct_doc {
 	char error[128]; /* "" while all is well */
 };
 
-static void node_free(struct ct_node *node)
+static void node_free(gpointer data)
 {
-	struct ct_node *child, *next;
+	struct ct_node *node = data;
 
 	if (!node)
 		return;
-	for (child = node->first_child; child; child = next) {
-		next = child->next;
-		node_free(child);
-	}
+	if (node->children)
+		g_ptr_array_free(node->children, TRUE);
 	free(node->key);
 	free(node->title);
 	if (node->type == CT_NODE_STRING)
@@ -53,6 +51,7 @@ struct ct_doc *ct_doc_create(void)
 		return NULL;
 	}
 	doc->root->type = CT_NODE_OBJECT;
+	doc->root->children = g_ptr_array_new_with_free_func(node_free);
 	doc->open[0] = doc->root;
 	doc->depth = 1;
 	return doc;
@@ -82,9 +81,12 @@ const struct ct_node *ct_node_get(const struct ct_node *object, const char *key)
 {
 	if (!object || object->type != CT_NODE_OBJECT)
 		return NULL;
-	for (const struct ct_node *c = object->first_child; c; c = c->next)
+	for (size_t i = 0; i < ct_node_count(object); i++) {
+		const struct ct_node *c = ct_node_child(object, i);
+
 		if (c->key && !strcmp(c->key, key))
 			return c;
+	}
 	return NULL;
 }
 
@@ -111,12 +113,9 @@ static struct ct_node *add(struct ct_doc *doc, const char *key, enum ct_node_typ
 	}
 	node->type = type;
 	node->unit = unit;
-	if (parent->last_child)
-		parent->last_child->next = node;
-	else
-		parent->first_child = node;
-	parent->last_child = node;
-	parent->child_count++;
+	if (type == CT_NODE_OBJECT || type == CT_NODE_ARRAY)
+		node->children = g_ptr_array_new_with_free_func(node_free);
+	g_ptr_array_add(parent->children, node);
 	return node;
 }
 

@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <glib.h>
+
 /* What a number means, so that text can say "1.5 MiB" and JSON stays raw. */
 enum ct_unit {
 	CT_UNIT_NONE = 0,  /* a count or a plain number */
@@ -64,11 +66,21 @@ struct ct_node {
 		char *str; /* owned */
 		bool boolean;
 	} value;
-	struct ct_node *first_child; /* objects and arrays */
-	struct ct_node *last_child;
-	struct ct_node *next; /* next sibling */
-	size_t child_count;
+	/* Objects and arrays: their members or elements, in order; owned. NULL for values. */
+	GPtrArray *children;
 };
+
+/* The number of children of NODE (members, elements); 0 for a value. */
+static inline size_t ct_node_count(const struct ct_node *node)
+{
+	return node->children ? node->children->len : 0;
+}
+
+/* Child I of NODE, I < ct_node_count(NODE). */
+static inline const struct ct_node *ct_node_child(const struct ct_node *node, size_t i)
+{
+	return g_ptr_array_index(node->children, i);
+}
 
 struct ct_doc;
 

@@ -38,7 +38,6 @@ static json_object *new_value(const struct ct_node *node)
 static int to_json(const struct ct_node *node, json_object **out)
 {
 	json_object *obj = NULL;
-	const struct ct_node *c;
 
 	*out = NULL;
 	switch (node->type) {
@@ -51,7 +50,8 @@ static int to_json(const struct ct_node *node, json_object **out)
 		break;
 	case CT_NODE_OBJECT:
 		obj = json_object_new_object();
-		for (c = node->first_child; obj && c; c = c->next) {
+		for (size_t i = 0; obj && i < ct_node_count(node); i++) {
+			const struct ct_node *c = ct_node_child(node, i);
 			json_object *child;
 
 			if (to_json(c, &child) < 0 ||
@@ -64,7 +64,8 @@ static int to_json(const struct ct_node *node, json_object **out)
 		return obj ? 0 : -1;
 	case CT_NODE_ARRAY:
 		obj = json_object_new_array();
-		for (c = node->first_child; obj && c; c = c->next) {
+		for (size_t i = 0; obj && i < ct_node_count(node); i++) {
+			const struct ct_node *c = ct_node_child(node, i);
 			json_object *child;
 
 			if (to_json(c, &child) < 0 || json_object_array_add(obj, child) != 0) {

@@ -241,14 +241,18 @@ static bool same_process_device(const struct ct_node *n, int64_t pid, uint64_t d
 	return (int64_t)number(n, "pid") == pid && (uint64_t)number(n, "device") == device;
 }
 
-static int collect_points(struct memory_plot *p, const struct ct_node *timeline)
+/* The number of elements of ARRAY, 0 when the report has none. */
+static size_t count_of(const struct ct_node *array)
 {
-	size_t capacity = timeline ? timeline->child_count : 0;
+	return array ? ct_node_count(array) : 0;
+}
 
-	p->points = calloc(capacity ? capacity : 1, sizeof(*p->points));
-	if (!p->points)
-		return -1;
-	for (const struct ct_node *n = timeline ? timeline->first_child : NULL; n; n = n->next) {
+static void collect_points(struct memory_plot *p, const struct ct_node *timeline)
+{
+	p->points = g_new0(struct memory_point, count_of(timeline) ? count_of(timeline) : 1);
+	for (size_t i = 0; i < count_of(timeline); i++) {
+		const struct ct_node *n = ct_node_child(timeline, i);
+
 		if (!same_process_device(n, p->pid, p->ordinal))
 			continue;
 		p->points[p->count++] =
@@ -262,7 +266,6 @@ static int collect_points(struct memory_plot *p, const struct ct_node *timeline)
 		if (step > 0 && (p->bucket_ns == 0 || step < p->bucket_ns))
 			p->bucket_ns = step;
 	}
-	return 0;
 }
 
 /* The time and value range: the points, the peak and the failures. */
@@ -279,10 +282,12 @@ static void memory_frame(const struct memory_plot *p, struct frame *f)
 		f->v1 = p->points[i].max > f->v1 ? p->points[i].max : f->v1;
 	if (number_of(p->device, "peak_time_ns", &peak_t) && peak_t > f->t1)
 		f->t1 = peak_t;
-	for (const struct ct_node *n = p->failures ? p->failures->first_child : NULL; n;
-	     n = n->next)
+	for (size_t i = 0; i < count_of(p->failures); i++) {
+		const struct ct_node *n = ct_node_child(p->failures, i);
+
 		if (same_process_device(n, p->pid, p->ordinal) && number(n, "time_ns") > f->t1)
 			f->t1 = number(n, "time_ns");
+	}
 	if (f->t1 <= f->t0)
 		f->t1 = f->t0 + 1;
 	if (f->v1 <= 0)
@@ -346,8 +351,8 @@ static void draw_failures(cairo_t *cr, const struct memory_plot *p, const struct
 	static const double dash[] = { 5, 4 };
 	unsigned labelled = 0;
 
-	for (const struct ct_node *n = p->failures ? p->failures->first_child : NULL; n;
-	     n = n->next) {
+	for (size_t i = 0; i < count_of(p->failures); i++) {
+		const struct ct_node *n = ct_node_child(p->failures, i);
 		double x = fx(f, number(n, "time_ns"));
 		char size[32], label[128];
 
@@ -472,7 +477,7 @@ static void fit_left(cairo_t *cr, const char *s, double width, char *buf, size_t
 
 static size_t bars_shown(const struct ct_node *hotspots)
 {
-	return hotspots->child_count < BARS_MAX ? hotspots->child_count : BARS_MAX;
+	return ct_node_count(hotspots) < BARS_MAX ? ct_node_count(hotspots) : BARS_MAX;
 }
 
 static double bars_height(const struct ct_node *hotspots)
@@ -514,16 +519,19 @@ static void draw_transfers(cairo_t *cr, const void *data)
 	const struct ct_node *hotspots = data;
 	double height = bars_height(hotspots), left = 520, width = BARS_WIDTH - left - 250;
 	double max_cost = 0, y = 50;
-	size_t shown = bars_shown(hotspots), i = 0;
+	size_t shown = bars_shown(hotspots);
 
 	background(cr, BARS_WIDTH, height);
 	font(cr, 15, true);
 	set_rgb(cr, 0x111111);
 	text(cr, 20, 30, 0, "Transfer hotspots, by the time they cost");
-	for (const struct ct_node *h = hotspots->first_child; h; h = h->next)
+	for (size_t i = 0; i < ct_node_count(hotspots); i++) {
+		const struct ct_node *h = ct_node_child(hotspots, i);
+
 		max_cost = number(h, "cost_ns") > max_cost ? number(h, "cost_ns") : max_cost;
-	for (const struct ct_node *h = hotspots->first_child; h && i < shown; h = h->next, i++) {
-		draw_bar(cr, h, y, left, width, max_cost);
+	}
+	for (size_t i = 0; i < shown; i++) {
+		draw_bar(cr, ct_node_child(hotspots, i), y, left, width, max_cost);
 		y += BAR_HEIGHT;
 	}
 	font(cr, 11, false);
@@ -614,7 +622,8 @@ static int plot_memory(const struct ct_node *root, const char *dir)
 	const struct ct_node *devices = child(memory, "devices");
 	int drawn = 0;
 
-	for (const struct ct_node *d = devices ? devices->first_child : NULL; d; d = d->next) {
+	for (size_t i = 0; i < count_of(devices); i++) {
+		const struct ct_node *d = ct_node_child(devices, i);
 		struct memory_plot p = { .device = d,
 			                 .failures = child(memory, "failures"),
 			                 .pid = (int64_t)number(d, "pid"),
@@ -622,14 +631,11 @@ static int plot_memory(const struct ct_node *root, const char *dir)
 		char base[96];
 		int ret;
 
-		if (collect_points(&p, child(memory, "timeline")) < 0) {
-			ct_log_error("plots: out of memory");
-			return -1;
-		}
+		collect_points(&p, child(memory, "timeline"));
 		snprintf(base, sizeof(base), "memory-%" PRId64 "-dev%" PRIu64, p.pid, p.ordinal);
 		ret = p.count ? draw_both(dir, base, MEMORY_WIDTH, MEMORY_HEIGHT, draw_memory, &p)
 		              : 0;
-		free(p.points);
+		g_free(p.points);
 		if (ret < 0)
 			return -1;
 		drawn += p.count > 0;
@@ -641,7 +647,7 @@ static int plot_transfers(const struct ct_node *root, const char *dir)
 {
 	const struct ct_node *hotspots = child(child(root, "transfers"), "hotspots");
 
-	if (!hotspots || !hotspots->child_count)
+	if (!count_of(hotspots))
 		return 0;
 	if (draw_both(dir, "transfers", BARS_WIDTH, bars_height(hotspots), draw_transfers,
 	              hotspots) < 0)

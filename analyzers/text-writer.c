@@ -5,10 +5,10 @@
  * to the start of the trace, arrays of a few scalar columns as aligned
  * tables, other arrays as lists of blocks; long arrays cut at max_rows.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "assert.h"
 #include "writer.h"
 
 /* Arrays of objects with at most this many scalar fields are tables. */
@@ -19,7 +19,6 @@ struct text {
 	FILE *out;
 	size_t max_rows;
 	int64_t origin_ns; /* trace.start_ns, INT64_MIN if absent */
-	int failed;
 };
 
 static int is_scalar(const struct ct_node *n)
@@ -39,9 +38,12 @@ static size_t key_width(const struct ct_node *object)
 {
 	size_t width = 0;
 
-	for (const struct ct_node *c = object->first_child; c; c = c->next)
+	for (size_t i = 0; i < ct_node_count(object); i++) {
+		const struct ct_node *c = ct_node_child(object, i);
+
 		if (is_scalar(c) && c->key && strlen(c->key) > width)
 			width = strlen(c->key);
+	}
 	return width;
 }
 
@@ -50,7 +52,9 @@ static void write_scalars(struct text *t, const struct ct_node *object, int inde
 	size_t width = key_width(object);
 	char buf[CELL_MAX * 4];
 
-	for (const struct ct_node *c = object->first_child; c; c = c->next) {
+	for (size_t i = 0; i < ct_node_count(object); i++) {
+		const struct ct_node *c = ct_node_child(object, i);
+
 		if (!is_scalar(c))
 			continue;
 		fprintf(t->out, "%*s%-*s  %s\n", indent, "", (int)width + 1, c->key,
@@ -61,13 +65,15 @@ static void write_scalars(struct text *t, const struct ct_node *object, int inde
 /* 1 if every element is an object of scalars only, and not too wide for a table. */
 static int table_shaped(const struct ct_node *array)
 {
-	if (!array->first_child)
+	if (!ct_node_count(array))
 		return 0;
-	for (const struct ct_node *e = array->first_child; e; e = e->next) {
-		if (e->type != CT_NODE_OBJECT || e->child_count > TABLE_MAX_COLUMNS)
+	for (size_t i = 0; i < ct_node_count(array); i++) {
+		const struct ct_node *e = ct_node_child(array, i);
+
+		if (e->type != CT_NODE_OBJECT || ct_node_count(e) > TABLE_MAX_COLUMNS)
 			return 0;
-		for (const struct ct_node *c = e->first_child; c; c = c->next)
-			if (!is_scalar(c))
+		for (size_t j = 0; j < ct_node_count(e); j++)
+			if (!is_scalar(ct_node_child(e, j)))
 				return 0;
 	}
 	return 1;
@@ -75,14 +81,16 @@ static int table_shaped(const struct ct_node *array)
 
 static size_t shown_rows(const struct text *t, const struct ct_node *array)
 {
-	return t->max_rows && array->child_count > t->max_rows ? t->max_rows : array->child_count;
+	size_t count = ct_node_count(array);
+
+	return t->max_rows && count > t->max_rows ? t->max_rows : count;
 }
 
 static void write_more(struct text *t, const struct ct_node *array, size_t shown, int indent)
 {
-	if (shown < array->child_count)
+	if (shown < ct_node_count(array))
 		fprintf(t->out, "%*s... %zu more (--max-rows, or --format csv/json for all)\n",
-		        indent, "", array->child_count - shown);
+		        indent, "", ct_node_count(array) - shown);
 }
 
 static int right_aligned(const struct ct_node *n)
@@ -93,41 +101,42 @@ static int right_aligned(const struct ct_node *n)
 /* Table columns are the first element's keys. */
 static void write_table(struct text *t, const struct ct_node *array, int indent)
 {
-	const struct ct_node *first = array->first_child;
-	size_t ncols = first->child_count;
+	const struct ct_node *first = ct_node_child(array, 0);
+	size_t ncols = ct_node_count(first);
 	size_t shown = shown_rows(t, array);
-	size_t *width = calloc(ncols, sizeof(*width));
+	size_t width[TABLE_MAX_COLUMNS];
 	char cell[CELL_MAX];
-	size_t col, row;
-	const struct ct_node *e, *c;
 
-	if (!width) {
-		t->failed = ENOMEM;
-		return;
-	}
-	for (col = 0, c = first->first_child; c; c = c->next, col++)
-		width[col] = strlen(c->key);
-	for (row = 0, e = array->first_child; e && row < shown; e = e->next, row++)
-		for (col = 0, c = first->first_child; c && col < ncols; c = c->next, col++) {
-			const struct ct_node *v = ct_node_get(e, c->key);
+	/* table_shaped() saw to it */
+	CT_ASSERT(ncols <= TABLE_MAX_COLUMNS);
+	for (size_t col = 0; col < ncols; col++)
+		width[col] = strlen(ct_node_child(first, col)->key);
+	for (size_t row = 0; row < shown; row++)
+		for (size_t col = 0; col < ncols; col++) {
+			const struct ct_node *v =
+			    ct_node_get(ct_node_child(array, row), ct_node_child(first, col)->key);
 			size_t w =
 			    v ? strlen(ct_format_value(v, t->origin_ns, cell, sizeof(cell))) : 1;
 
 			width[col] = w > width[col] ? w : width[col];
 		}
 	fprintf(t->out, "%*s", indent, "");
-	for (col = 0, c = first->first_child; c; c = c->next, col++)
+	for (size_t col = 0; col < ncols; col++) {
+		const struct ct_node *c = ct_node_child(first, col);
+
 		fprintf(t->out, right_aligned(c) ? "%*s%s" : "%-*s%s", (int)width[col], c->key,
-		        c->next ? "  " : "\n");
-	for (row = 0, e = array->first_child; e && row < shown; e = e->next, row++) {
+		        col + 1 < ncols ? "  " : "\n");
+	}
+	for (size_t row = 0; row < shown; row++) {
 		fprintf(t->out, "%*s", indent, "");
-		for (col = 0, c = first->first_child; c; c = c->next, col++) {
-			const struct ct_node *v = ct_node_get(e, c->key);
+		for (size_t col = 0; col < ncols; col++) {
+			const struct ct_node *c = ct_node_child(first, col);
+			const struct ct_node *v = ct_node_get(ct_node_child(array, row), c->key);
 			const char *text =
 			    v ? ct_format_value(v, t->origin_ns, cell, sizeof(cell)) : "-";
 
 			/* the last column is not padded: no trailing blanks */
-			if (!c->next)
+			if (col + 1 == ncols)
 				fprintf(t->out, "%*s\n", right_aligned(c) ? (int)width[col] : 0,
 				        text);
 			else
@@ -136,16 +145,14 @@ static void write_table(struct text *t, const struct ct_node *array, int indent)
 		}
 	}
 	write_more(t, array, shown, indent);
-	free(width);
 }
 
 static void write_array(struct text *t, const struct ct_node *array, int indent)
 {
 	size_t shown = shown_rows(t, array);
-	size_t i = 0;
 	char buf[CELL_MAX];
 
-	if (!array->first_child) {
+	if (!ct_node_count(array)) {
 		fprintf(t->out, "%*s%s: none\n", indent, "", label(array));
 		return;
 	}
@@ -154,7 +161,9 @@ static void write_array(struct text *t, const struct ct_node *array, int indent)
 		write_table(t, array, indent + 2);
 		return;
 	}
-	for (const struct ct_node *e = array->first_child; e && i < shown; e = e->next, i++) {
+	for (size_t i = 0; i < shown; i++) {
+		const struct ct_node *e = ct_node_child(array, i);
+
 		if (is_scalar(e)) {
 			fprintf(t->out, "%*s- %s\n", indent + 2, "",
 			        ct_format_value(e, t->origin_ns, buf, sizeof(buf)));
@@ -173,7 +182,9 @@ static void write_container(struct text *t, const struct ct_node *node, int inde
 		return;
 	}
 	write_scalars(t, node, indent);
-	for (const struct ct_node *c = node->first_child; c; c = c->next) {
+	for (size_t i = 0; i < ct_node_count(node); i++) {
+		const struct ct_node *c = ct_node_child(node, i);
+
 		if (c->type == CT_NODE_ARRAY) {
 			write_array(t, c, indent);
 		} else if (c->type == CT_NODE_OBJECT) {
@@ -197,7 +208,7 @@ static void write_section(struct text *t, const struct ct_node *section)
 
 		fprintf(t->out, "%s\n", ct_format_value(section, t->origin_ns, buf, sizeof(buf)));
 	} else if (section->type == CT_NODE_ARRAY) {
-		if (!section->first_child)
+		if (!ct_node_count(section))
 			fprintf(t->out, "none\n");
 		else if (table_shaped(section))
 			write_table(t, section, 0);
@@ -221,9 +232,9 @@ static int write_text(const struct ct_node *root, const struct ct_writer_options
 	struct text t = { .out = out, .max_rows = opts ? opts->max_rows : 0 };
 
 	t.origin_ns = trace_origin(root);
-	for (const struct ct_node *s = root->first_child; s; s = s->next)
-		write_section(&t, s);
-	return ct_writer_done(out, t.failed);
+	for (size_t i = 0; i < ct_node_count(root); i++)
+		write_section(&t, ct_node_child(root, i));
+	return ct_writer_done(out, 0);
 }
 
 const struct ct_writer_class ct_text_writer = {

@@ -167,11 +167,10 @@ const struct ct_node *feed_get(const struct feed *f, const char *path)
 	for (part = strtok_r(copy, ".", &save); node && part; part = strtok_r(NULL, ".", &save)) {
 		if (node->type == CT_NODE_ARRAY) {
 			long index = strtol(part, NULL, 10);
-			const struct ct_node *c = node->first_child;
 
-			while (c && index-- > 0)
-				c = c->next;
-			node = c;
+			node = index >= 0 && (size_t)index < ct_node_count(node)
+			           ? ct_node_child(node, (size_t)index)
+			           : NULL;
 		} else {
 			node = ct_node_get(node, part);
 		}
@@ -225,5 +224,5 @@ size_t feed_count(const struct feed *f, const char *path)
 
 	if (node->type != CT_NODE_ARRAY)
 		fail_msg("%s is not an array", path);
-	return node->child_count;
+	return ct_node_count(node);
 }

@@ -303,12 +303,8 @@ static inline void synth_fini(struct synth *s)
 
 static inline const struct ct_node *node_at(const struct ct_node *array, size_t i)
 {
-	const struct ct_node *n;
-
 	assert_non_null(array);
-	for (n = array->first_child; n && i; n = n->next)
-		i--;
-	return n;
+	return i < ct_node_count(array) ? ct_node_child(array, i) : NULL;
 }
 
 static inline const struct ct_node *node_path(const struct ct_node *object, const char *key)
@@ -381,9 +377,9 @@ static inline bool node_has(const struct ct_node *object, const char *key, const
 static inline const struct ct_node *node_find(const struct ct_node *array, const char *key,
                                               const char *value)
 {
-	for (const struct ct_node *n = array->first_child; n; n = n->next)
-		if (node_has(n, key, value))
-			return n;
+	for (size_t i = 0; i < ct_node_count(array); i++)
+		if (node_has(ct_node_child(array, i), key, value))
+			return ct_node_child(array, i);
 	return NULL;
 }
 
@@ -392,8 +388,8 @@ static inline size_t node_count(const struct ct_node *array, const char *key, co
 {
 	size_t count = 0;
 
-	for (const struct ct_node *n = array->first_child; n; n = n->next)
-		if (node_has(n, key, value))
+	for (size_t i = 0; i < ct_node_count(array); i++)
+		if (node_has(ct_node_child(array, i), key, value))
 			count++;
 	return count;
 }

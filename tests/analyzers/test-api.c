@@ -45,7 +45,7 @@ static void test_api_statistics(void **unused)
 	synth_api_exit(&s, 27000, CT_DOMAIN_RUNTIME, MALLOC, 3999, 0);
 	api = node_path(synth_report(&s), "api");
 
-	assert_int_equal(api->child_count, 3);
+	assert_int_equal(ct_node_count(api), 3);
 	sync = node_at(api, 0);
 	malloc_row = node_at(api, 1);
 	driver = node_at(api, 2);

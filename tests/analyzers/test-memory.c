@@ -319,10 +319,10 @@ static void test_asked_twice(void **state)
 	feed_report(&f);
 
 	root = ct_doc_root(f.doc);
-	for (const struct ct_node *n = root->first_child; n; n = n->next)
-		sections += !strcmp(n->key, "memory");
-	for (const struct ct_node *n = ct_node_get(root, "memory")->first_child; n; n = n->next)
-		lists += !strcmp(n->key, "devices");
+	for (size_t i = 0; i < ct_node_count(root); i++)
+		sections += !strcmp(ct_node_child(root, i)->key, "memory");
+	for (size_t i = 0; i < ct_node_count(ct_node_get(root, "memory")); i++)
+		lists += !strcmp(ct_node_child(ct_node_get(root, "memory"), i)->key, "devices");
 	assert_int_equal(sections, 1);
 	assert_int_equal(lists, 1);
 	assert_int_equal(feed_count(&f, "memory.devices"), 1);

@@ -43,9 +43,12 @@ static const struct ct_node *finding_at(const struct ct_node *transfers, const c
 {
 	const struct ct_node *findings = node_path(transfers, "findings");
 
-	for (const struct ct_node *f = findings->first_child; f; f = f->next)
+	for (size_t i = 0; i < ct_node_count(findings); i++) {
+		const struct ct_node *f = ct_node_child(findings, i);
+
 		if (!strcmp(node_str(f, "kind"), kind) && !strcmp(node_str(f, "site"), site))
 			return f;
+	}
 	return NULL;
 }
 
@@ -78,7 +81,7 @@ static void test_storm_ranked_above_large_pinned_copy(void **unused)
 
 	assert_int_equal(node_u64(transfers, "copies"), 1001);
 	hotspots = node_path(transfers, "hotspots");
-	assert_int_equal(hotspots->child_count, 2);
+	assert_int_equal(ct_node_count(hotspots), 2);
 	first = node_at(hotspots, 0);
 	second = node_at(hotspots, 1);
 	assert_string_equal(node_str(first, "site"), "load:cudaMemcpy");
