@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "trace-repair.h"
 
 #define CTF_MAGIC UINT32_C(0xc1fc1fc1)
@@ -198,63 +200,41 @@ end:
 	return ret;
 }
 
-/* The stream files of DIR: regular files other than metadata. Owned array of owned names. */
-struct names {
-	char **items;
-	size_t count;
-};
-
-static void names_free(struct names *n)
-{
-	for (size_t i = 0; i < n->count; i++)
-		free(n->items[i]);
-	free(n->items);
-}
-
-static int list_streams(const char *dir, struct names *n)
+/* The stream files of DIR, regular files other than metadata: a GPtrArray of names, NULL if DIR cannot be read. */
+static GPtrArray *list_streams(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
+	GPtrArray *names;
 
-	*n = (struct names){ 0 };
 	if (!d)
-		return -1;
+		return NULL;
+	names = g_ptr_array_new_with_free_func(g_free);
 	while ((e = readdir(d))) {
 		char path[PATH_LEN];
 		struct stat st;
-		char **items;
 
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "metadata"))
 			continue;
 		if (join_path(path, dir, e->d_name) < 0 || stat(path, &st) != 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
-		items = realloc(n->items, (n->count + 1) * sizeof(*items));
-		if (!items)
-			goto error;
-		n->items = items;
-		n->items[n->count] = strdup(e->d_name);
-		if (!n->items[n->count])
-			goto error;
-		n->count++;
+		g_ptr_array_add(names, g_strdup(e->d_name));
 	}
 	closedir(d);
-	return 0;
-error:
-	closedir(d);
-	names_free(n);
-	return -1;
+	return names;
 }
 
 /* The packet_size offset of the trace: learnt from the first stream file that shows it. */
-static size_t trace_size_offset(const char *dir, const struct names *streams)
+static size_t trace_size_offset(const char *dir, const GPtrArray *streams)
 {
-	for (size_t i = 0; i < streams->count; i++) {
+	for (guint i = 0; i < streams->len; i++) {
 		char path[PATH_LEN];
 		struct stream_file f;
 		size_t offset;
 
-		if (join_path(path, dir, streams->items[i]) < 0 || open_stream(path, &f) < 0)
+		if (join_path(path, dir, g_ptr_array_index(streams, i)) < 0 ||
+		    open_stream(path, &f) < 0)
 			continue;
 		offset = learn_size_offset(&f);
 		close(f.fd);
@@ -304,45 +284,45 @@ static int copy_stream(const char *dir, const char *copy, const char *name, size
 
 int ct_trace_repair(const char *dir, char *out, size_t len, char *why, size_t why_len)
 {
-	struct names streams;
+	GPtrArray *streams = NULL;
 	char absolute[PATH_MAX], link_to[PATH_LEN], link_from[PATH_LEN];
 	size_t offset;
 	int repaired = 0;
 
-	if (!realpath(dir, absolute) || list_streams(absolute, &streams) < 0) {
+	if (!realpath(dir, absolute) || !(streams = list_streams(absolute))) {
 		snprintf(why, why_len, "cannot list '%s': %s", dir, strerror(errno));
 		return -1;
 	}
-	offset = trace_size_offset(absolute, &streams);
+	offset = trace_size_offset(absolute, streams);
 	if (!offset) {
-		names_free(&streams);
+		g_ptr_array_free(streams, TRUE);
 		snprintf(why, why_len, "no complete packet to learn the packet layout from");
 		return -1;
 	}
 	snprintf(out, len, "%s/cudatrace-repair.XXXXXX",
 	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(out)) {
-		names_free(&streams);
+		g_ptr_array_free(streams, TRUE);
 		snprintf(why, why_len, "cannot make a temporary directory: %s", strerror(errno));
 		return -1;
 	}
 	if (join_path(link_from, absolute, "metadata") < 0 ||
 	    join_path(link_to, out, "metadata") < 0 || symlink(link_from, link_to) < 0)
 		goto error;
-	for (size_t i = 0; i < streams.count; i++) {
-		int ret = copy_stream(absolute, out, streams.items[i], offset);
+	for (guint i = 0; i < streams->len; i++) {
+		int ret = copy_stream(absolute, out, g_ptr_array_index(streams, i), offset);
 
 		if (ret < 0)
 			goto error;
 		repaired += ret;
 	}
-	names_free(&streams);
+	g_ptr_array_free(streams, TRUE);
 	if (!repaired)
 		ct_trace_repair_remove(out);
 	return repaired;
 error:
 	snprintf(why, why_len, "cannot write the repaired copy: %s", strerror(errno));
-	names_free(&streams);
+	g_ptr_array_free(streams, TRUE);
 	ct_trace_repair_remove(out);
 	return -1;
 }
