@@ -29,8 +29,6 @@ const char *ct_analysis_status_text(enum ct_analysis_status status)
 	switch (status) {
 	case CT_ANALYSIS_OK:
 		return "no error";
-	case CT_ANALYSIS_MEMORY_ERROR:
-		return "out of memory";
 	case CT_ANALYSIS_NO_SLOT:
 		return "no context slot left (too many analyses)";
 	}

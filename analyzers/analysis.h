@@ -57,8 +57,7 @@
 
 enum ct_analysis_status {
 	CT_ANALYSIS_OK = 0,
-	CT_ANALYSIS_MEMORY_ERROR, /* out of memory: the results would be incomplete */
-	CT_ANALYSIS_NO_SLOT,      /* every context slot is taken (too many analyses) */
+	CT_ANALYSIS_NO_SLOT, /* every context slot is taken (too many analyses) */
 };
 
 /*
@@ -123,7 +122,7 @@ const struct ct_analysis_class *ct_analysis_find(const char *name);
 
 /* What the analyses share (analyses.c). */
 
-/* What went wrong, for people: "out of memory". */
+/* What went wrong, for people: "no context slot left". */
 const char *ct_analysis_status_text(enum ct_analysis_status status);
 
 /* A context slot for the calling analysis (create), or -1 when none is left. */

@@ -49,7 +49,6 @@ struct api {
 	GHashTable *by_api;            /* (domain << 16 | cbid) -> its row; borrowed */
 	uint64_t unmatched_exits;      /* api_exit without its api_entry (trace started mid-call) */
 	int64_t end_ns;
-	int out_of_memory;
 };
 
 /* ----------------------------------------------------- error names */
@@ -288,8 +287,6 @@ static enum ct_analysis_status api_result(void *state, const void **result)
 {
 	struct api *a = state;
 
-	if (a->out_of_memory)
-		return CT_ANALYSIS_MEMORY_ERROR;
 	*result = a;
 	return CT_ANALYSIS_OK;
 }

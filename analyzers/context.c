@@ -284,7 +284,7 @@ void ct_context_free_thread_slots(struct ct_context *ctx, int slot)
 	for (guint i = 0; i < ctx->threads->len; i++) {
 		struct ct_thread *t = g_ptr_array_index(ctx->threads, i);
 
-		free(t->slot[slot]);
+		g_free(t->slot[slot]);
 		t->slot[slot] = NULL;
 	}
 }

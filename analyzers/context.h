@@ -90,7 +90,6 @@ struct ct_thread {
 
 struct ct_context;
 
-/* Returns NULL when out of memory. */
 struct ct_context *ct_context_create(void);
 /* Frees everything the context owns; NULL is fine. Slots must be freed before. */
 void ct_context_destroy(struct ct_context *ctx);
@@ -98,9 +97,9 @@ void ct_context_destroy(struct ct_context *ctx);
 /* A slot index for the calling analysis, or -1 when all CT_SLOTS are taken. */
 int ct_context_slot(struct ct_context *ctx);
 
-/* The process (hostname, pid), created on first use; NULL when out of memory. */
+/* The process (hostname, pid), created on first use. */
 struct ct_process *ct_context_process(struct ct_context *ctx, const char *hostname, int64_t pid);
-/* The thread tid of PROCESS, created on first use; NULL when out of memory. */
+/* The thread tid of PROCESS, created on first use. */
 struct ct_thread *ct_context_thread(struct ct_context *ctx, struct ct_process *process,
                                     int64_t tid);
 size_t ct_context_process_count(const struct ct_context *ctx);
@@ -109,29 +108,29 @@ struct ct_process *ct_context_process_at(const struct ct_context *ctx, size_t i)
 /* Calls FN on every thread, in the order they appeared. */
 void ct_context_foreach_thread(struct ct_context *ctx, void (*fn)(struct ct_thread *, void *),
                                void *data);
-/* free(3)s what every thread holds in slot SLOT, and leaves the slot NULL. */
+/* Frees what every thread holds in slot SLOT (ct_slot_data), and leaves the slot NULL. */
 void ct_context_free_thread_slots(struct ct_context *ctx, int slot);
 
 /*
  * The data in a process's or thread's slot (&process->slot[i]), allocated
- * zeroed, SIZE bytes, on first use; NULL when out of memory.
+ * zeroed, SIZE bytes, on first use; freed with g_free.
  */
 static inline void *ct_slot_data(void **slot, size_t size)
 {
 	if (!*slot)
-		*slot = calloc(1, size);
+		*slot = g_malloc0(size);
 	return *slot;
 }
 
 /*
  * Updates the context from EV (names, devices, NVML samples, NVTX stacks,
  * tracer_info) and fills in ev->site and, for NVTX push/pop, ev->u.nvtx.path
- * and depth. Returns 0, 1 when the event must not be delivered (an unmatched
- * pop), or -1 when out of memory.
+ * and depth. Returns 0, or 1 when the event must not be delivered (an
+ * unmatched pop).
  */
 int ct_context_update(struct ct_context *ctx, struct ct_event *ev);
 
-/* The device ORDINAL of PROCESS, created on first use; NULL when out of memory. */
+/* The device ORDINAL of PROCESS, created on first use. */
 struct ct_device *ct_context_device(struct ct_process *process, unsigned ordinal);
 
 /* API name of (domain, cbid) in PROCESS: the api_name event's, else CUPTI's table, else NULL. */

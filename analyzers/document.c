@@ -26,11 +26,11 @@ static void node_free(gpointer data)
 		return;
 	if (node->children)
 		g_ptr_array_free(node->children, TRUE);
-	free(node->key);
-	free(node->title);
+	g_free(node->key);
+	g_free(node->title);
 	if (node->type == CT_NODE_STRING)
-		free(node->value.str);
-	free(node);
+		g_free(node->value.str);
+	g_free(node);
 }
 
 static void fail(struct ct_doc *doc, const char *message)
@@ -41,15 +41,9 @@ static void fail(struct ct_doc *doc, const char *message)
 
 struct ct_doc *ct_doc_create(void)
 {
-	struct ct_doc *doc = calloc(1, sizeof(*doc));
+	struct ct_doc *doc = g_new0(struct ct_doc, 1);
 
-	if (!doc)
-		return NULL;
-	doc->root = calloc(1, sizeof(*doc->root));
-	if (!doc->root) {
-		free(doc);
-		return NULL;
-	}
+	doc->root = g_new0(struct ct_node, 1);
 	doc->root->type = CT_NODE_OBJECT;
 	doc->root->children = g_ptr_array_new_with_free_func(node_free);
 	doc->open[0] = doc->root;
@@ -62,7 +56,7 @@ void ct_doc_destroy(struct ct_doc *doc)
 	if (!doc)
 		return;
 	node_free(doc->root);
-	free(doc);
+	g_free(doc);
 }
 
 const char *ct_doc_error(const struct ct_doc *doc)
@@ -105,12 +99,8 @@ static struct ct_node *add(struct ct_doc *doc, const char *key, enum ct_node_typ
 		                                         : "a value with a key in an array");
 		return NULL;
 	}
-	node = calloc(1, sizeof(*node));
-	if (!node || (key && !(node->key = strdup(key)))) {
-		free(node);
-		fail(doc, "out of memory");
-		return NULL;
-	}
+	node = g_new0(struct ct_node, 1);
+	node->key = g_strdup(key);
 	node->type = type;
 	node->unit = unit;
 	if (type == CT_NODE_OBJECT || type == CT_NODE_ARRAY)
@@ -135,10 +125,7 @@ static void open_container(struct ct_doc *doc, const char *key, const char *titl
 	node = add(doc, key, type, CT_UNIT_NONE);
 	if (!node)
 		return;
-	if (title && !(node->title = strdup(title))) {
-		fail(doc, "out of memory");
-		return;
-	}
+	node->title = g_strdup(title);
 	doc->open[doc->depth++] = node;
 }
 
@@ -196,10 +183,8 @@ void ct_doc_string(struct ct_doc *doc, const char *key, const char *value)
 		return;
 	}
 	node = add(doc, key, CT_NODE_STRING, CT_UNIT_NONE);
-	if (node && !(node->value.str = strdup(value))) {
-		node->type = CT_NODE_NULL;
-		fail(doc, "out of memory");
-	}
+	if (node)
+		node->value.str = g_strdup(value);
 }
 
 void ct_doc_bool(struct ct_doc *doc, const char *key, bool value)

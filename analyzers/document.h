@@ -18,8 +18,9 @@
  *	ct_doc_end(doc);                        (closes the array)
  *	ct_doc_end(doc);                        (closes "memory")
  *
- * Errors (out of memory, unbalanced calls) are sticky: later calls do
- * nothing and ct_doc_error() says what went wrong.
+ * Errors (a value without a key in an object, unbalanced calls, too
+ * deep) are sticky: later calls do nothing and ct_doc_error() says what
+ * went wrong.
  */
 #ifndef CUDATRACE_ANALYZERS_DOCUMENT_H
 #define CUDATRACE_ANALYZERS_DOCUMENT_H

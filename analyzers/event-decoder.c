@@ -267,8 +267,6 @@ struct ct_process *ct_decoder_process(struct ct_decoder *d, const struct ct_even
 		               "procname contexts)");
 	}
 	p = ct_context_process(d->ctx, info->hostname, vpid);
-	if (!p)
-		return NULL;
 	if (!p->procname[0] && info->procname_index >= 0) {
 		const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
 		    context, (uint64_t)info->procname_index);

@@ -79,12 +79,12 @@ void ct_decoder_init(struct ct_decoder *decoder, struct ct_context *ctx);
 int64_t ct_decoder_time(struct ct_decoder *decoder, const struct ct_event_class_info *info,
                         const bt_message *msg);
 
-/* The process of an event with common context CONTEXT, created on first sight; NULL when out of memory. */
+/* The process of an event with common context CONTEXT, created on first sight. */
 struct ct_process *ct_decoder_process(struct ct_decoder *decoder,
                                       const struct ct_event_class_info *info,
                                       const bt_field *context);
 
-/* Its thread in PROCESS; NULL when out of memory. */
+/* Its thread in PROCESS. */
 struct ct_thread *ct_decoder_thread(struct ct_decoder *decoder,
                                     const struct ct_event_class_info *info, const bt_field *context,
                                     struct ct_process *process);

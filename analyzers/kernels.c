@@ -72,7 +72,6 @@ struct kernels {
 	GHashTable *by_kernel;  /* kernel_id -> its row (the key is the row's); borrowed */
 	struct ct_stat latency; /* every launch latency; owned */
 	uint64_t unmatched;     /* gpu_kernel records without a timed launch */
-	int out_of_memory;
 };
 
 /* ------------------------------------------------------------- state */
@@ -126,8 +125,6 @@ static void on_launch(struct kernels *k, const struct ct_event *ev)
 	struct kernel_row *row = row_of(k, ev->u.launch.kernel_id, ev->process);
 	struct launch_pending *p;
 
-	if (!kp || !row)
-		return;
 	row->launches++;
 	p = ct_corr_map_insert(&kp->pending, ev->u.launch.api.correlation_id);
 	p->entry_ns = ev->has_call ? ev->call.entry_ns : NO_ENTRY;
@@ -169,8 +166,6 @@ static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
 	struct kernel_row *row;
 	struct launch_pending *p;
 
-	if (!kp)
-		return;
 	p = ct_corr_map_find(&kp->pending, r->correlation_id);
 	if (!p)
 		k->unmatched++;
@@ -431,8 +426,6 @@ static enum ct_analysis_status kernels_result(void *state, const void **result)
 {
 	struct kernels *k = state;
 
-	if (k->out_of_memory)
-		return CT_ANALYSIS_MEMORY_ERROR;
 	*result = k;
 	return CT_ANALYSIS_OK;
 }

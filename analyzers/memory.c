@@ -96,7 +96,6 @@ struct memory {
 	int slot;
 	GHashTable *live; /* the live allocations, struct alloc, each its own key; owned */
 	int64_t end_ns;
-	int out_of_memory;              /* an allocation failed: results are incomplete */
 	struct ct_memory_result result; /* owned, once computed */
 };
 
@@ -238,10 +237,6 @@ static void release(struct memory *m, struct alloc *a, const struct ct_event *ev
 	struct mem_device *md = mem_device_of(m, process, a->device);
 
 	range_hold(m, process, a->path, -(int64_t)a->size);
-	if (!md) {
-		g_free(a);
-		return;
-	}
 	md->live[a->kind] -= (int64_t)a->size;
 	if (ct_mem_kind_on_device(a->kind))
 		md->on_device -= (int64_t)a->size;
@@ -268,8 +263,6 @@ static void on_alloc(struct memory *m, const struct ct_event *ev)
 	if (kind == CT_MEM_VMM_MAP)
 		return;
 	md = mem_device_of(m, ev->process, e->device);
-	if (!md)
-		return;
 	/* the address came back without a free we saw: the old one is gone */
 	old = take_live(m, ev->process->index, space_of(kind), e->address);
 	if (old)
@@ -316,7 +309,7 @@ static void on_free(struct memory *m, const struct ct_event *ev)
 	if (!a) {
 		struct mem_device *md = mem_device_of(m, ev->process, e->device);
 
-		if (md && !ev->before_window)
+		if (!ev->before_window)
 			md->unknown_frees++;
 		return;
 	}
@@ -325,10 +318,7 @@ static void on_free(struct memory *m, const struct ct_event *ev)
 
 static void on_failure(struct memory *m, const struct ct_event *ev)
 {
-	struct mem_device *md = mem_device_of(m, ev->process, ev->u.mem_alloc_failed.device);
-
-	if (md)
-		md->failures++;
+	mem_device_of(m, ev->process, ev->u.mem_alloc_failed.device)->failures++;
 }
 
 static void memory_event(void *state, const struct ct_event *ev)
@@ -588,8 +578,6 @@ static enum ct_analysis_status memory_result(void *state, const void **result)
 {
 	struct memory *m = state;
 
-	if (m->out_of_memory)
-		return CT_ANALYSIS_MEMORY_ERROR;
 	m->result.devices = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_device));
 	m->result.growing_ranges =
 	    g_array_new(FALSE, FALSE, sizeof(struct ct_memory_growing_range));

@@ -75,10 +75,6 @@ struct ct_reader *ct_reader_create(const struct ct_options *opts)
 
 	r->opts = opts;
 	r->ctx = ct_context_create();
-	if (!r->ctx) {
-		g_free(r);
-		return NULL;
-	}
 	r->cache = ct_class_cache_create();
 	r->paths = g_ptr_array_new_with_free_func(g_free);
 	ct_decoder_init(&r->decoder, r->ctx);
@@ -205,10 +201,9 @@ static void note_time(struct ct_reader *r, int64_t time_ns)
 		r->stats.last_ns = time_ns;
 }
 
-int ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
+void ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 {
 	enum ct_filter_verdict verdict = CT_FILTER_KEEP;
-	int ret;
 
 	CT_ASSERT_DBG(ev->type > CT_EV_NONE && ev->type < CT_EV_COUNT);
 	CT_ASSERT_DBG(ev->process && ev->thread && ev->thread->process == ev->process);
@@ -219,12 +214,9 @@ int ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 	}
 	note_time(r, ev->time_ns);
 	r->stats.events++;
-	ret = ct_context_update(r->ctx, ev);
-	if (ret < 0)
-		return -1;
-	if (ret > 0) {
+	if (ct_context_update(r->ctx, ev) > 0) {
 		r->stats.unmatched_pops++;
-		return 0;
+		return;
 	}
 	if (ev->type == CT_EV_ACTIVITY_DROPPED)
 		r->stats.dropped_records += ev->u.activity_dropped.count;
@@ -233,7 +225,7 @@ int ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 	if (r->filtering) {
 		verdict = ct_filter_event(&r->filter, r->ctx, ev);
 		if (verdict == CT_FILTER_DROP)
-			return 0;
+			return;
 	}
 	ev->before_window = verdict == CT_FILTER_BEFORE;
 	r->stats.delivered++;
@@ -244,7 +236,6 @@ int ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 		ct_gpu_activity_update(ev, r->opts->series_points);
 	for (struct instance *const *in = r->dispatch[ev->type]; *in; in++)
 		(*in)->cls->event((*in)->state, ev);
-	return 0;
 }
 
 /* ------------------------------------------------------------ the sink */
@@ -312,22 +303,13 @@ static void handle_event(struct ct_reader *r, const bt_message *msg)
 	ev.type = info->type;
 	ev.time_ns = ct_decoder_time(&r->decoder, info, msg);
 	ev.process = ct_decoder_process(&r->decoder, info, context);
-	if (!ev.process) {
-		set_fatal(r, CT_READER_ERROR, "out of memory");
-		return;
-	}
 	if (!info->decode) {
 		count_only(r, ev.process, ev.time_ns);
 		return;
 	}
 	ev.thread = ct_decoder_thread(&r->decoder, info, context, ev.process);
-	if (!ev.thread) {
-		set_fatal(r, CT_READER_ERROR, "out of memory");
-		return;
-	}
 	ct_decoder_payload(info, event, &ev);
-	if (ct_reader_feed(r, &ev) < 0)
-		set_fatal(r, CT_READER_ERROR, "out of memory");
+	ct_reader_feed(r, &ev);
 }
 
 static void handle_message(struct ct_reader *r, const bt_message *msg)

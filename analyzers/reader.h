@@ -46,7 +46,7 @@ enum ct_reader_status {
 
 struct ct_reader;
 
-/* OPTS must outlive the reader. NULL when out of memory. */
+/* OPTS must outlive the reader. */
 struct ct_reader *ct_reader_create(const struct ct_options *opts);
 /* Frees the reader, its analyses and its context. NULL is fine. */
 void ct_reader_destroy(struct ct_reader *reader);
@@ -68,9 +68,9 @@ enum ct_reader_status ct_reader_read(struct ct_reader *reader, const char *const
  * Hands one event to the context, the filters and the analyses, as the
  * trace pass does (for tests and other sources). EV->process and
  * EV->thread must be set (ct_context_process/thread); seq and site are
- * filled in. Returns 0, or -1 when out of memory.
+ * filled in.
  */
-int ct_reader_feed(struct ct_reader *reader, struct ct_event *ev);
+void ct_reader_feed(struct ct_reader *reader, struct ct_event *ev);
 
 /* Finishes every analysis and has it compute its result. 0, or -1 (why: stats' error). */
 int ct_reader_finish(struct ct_reader *reader);

@@ -154,7 +154,6 @@ struct transfers {
 	uint64_t copies;
 	uint64_t unmatched_gpu; /* gpu_memcpy records with no memcpy event */
 	uint64_t gpu_records;
-	int out_of_memory;
 	struct ct_transfers_result result; /* owned, once computed */
 };
 
@@ -195,11 +194,7 @@ static struct xfer_process *xfer_process_of(struct transfers *t, struct ct_proce
 
 static struct xfer_thread *xfer_thread_of(struct transfers *t, struct ct_thread *thread)
 {
-	struct xfer_thread *xt = ct_slot_data(&thread->slot[t->slot], sizeof(*xt));
-
-	if (!xt)
-		t->out_of_memory = 1;
-	return xt;
+	return ct_slot_data(&thread->slot[t->slot], sizeof(struct xfer_thread));
 }
 
 static void answer_probe(void *data, const struct ct_gpu_probe *probe);
@@ -425,8 +420,6 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 	struct xfer_key key;
 	uint32_t group;
 
-	if (!xp || !xt)
-		return;
 	/* the previous copy's api_exit was lost: close it where it was seen last */
 	if (xt->copy_open)
 		close_copy(t, ev->process, xt, xt->copy_event_ns);
@@ -486,8 +479,6 @@ static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
 	struct xfer_pending *p;
 	struct xfer_group *g;
 
-	if (!xp)
-		return;
 	t->gpu_records++;
 	note_best(t, r, gpu_ns);
 	p = ct_corr_map_find(&xp->pending, r->correlation_id);
@@ -1037,8 +1028,6 @@ static enum ct_analysis_status transfers_result(void *state, const void **result
 	uint32_t *order;
 	size_t shown;
 
-	if (t->out_of_memory)
-		return CT_ANALYSIS_MEMORY_ERROR;
 	t->result.by_direction = g_array_new(FALSE, FALSE, sizeof(struct ct_transfers_direction));
 	t->result.hotspots = g_array_new(FALSE, FALSE, sizeof(struct ct_transfers_hotspot));
 	t->result.findings = g_array_new(FALSE, FALSE, sizeof(struct ct_transfers_finding));

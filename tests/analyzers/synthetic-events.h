@@ -70,7 +70,7 @@ static inline void synth_feed(struct synth *s, struct ct_event *ev)
 {
 	ev->process = s->process;
 	ev->thread = s->thread;
-	assert_int_equal(ct_reader_feed(s->reader, ev), 0);
+	ct_reader_feed(s->reader, ev);
 }
 
 static inline void synth_api_name(struct synth *s, int64_t t, unsigned domain, unsigned cbid,
