@@ -5,8 +5,10 @@
  * builds the babeltrace2 graph that reads them, and the graph's sink below
  * turns each cudatrace event into a struct ct_event (event-decoder.h, its
  * class resolved once through class-cache.h), updates the context,
- * applies the filters and calls the analyses. trace-section.h writes what
- * the pass counted into the report.
+ * applies the filters, computes what the analyses share (api-calls.h,
+ * gpu-activity.h) and calls the analyses. At the end it has them give
+ * their results and writes the report: trace-section.h what the pass
+ * counted, then each section once, from the results that feed it.
  *
  * Types nobody wants are counted, not decoded.
  */
