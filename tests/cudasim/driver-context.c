@@ -238,6 +238,8 @@ static void limits_reset(struct sim_context *ctx)
 	ctx->limits[CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT] = 2048;
 	ctx->limits[CU_LIMIT_MAX_L2_FETCH_GRANULARITY] = 64;
 	ctx->limits[CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED] = 1;
+	ctx->heap_launched = false;
+	ctx->printf_launched = false;
 }
 
 /*
@@ -916,9 +918,18 @@ static CUresult limit_get(struct sim_context *ctx, CUlimit limit, size_t *value)
 static CUresult limit_set(struct sim_context *ctx, CUlimit limit, size_t value)
 {
 	switch (limit) {
-	case CU_LIMIT_STACK_SIZE:
 	case CU_LIMIT_PRINTF_FIFO_SIZE:
+		/* cuda.h: only before a kernel that uses printf() is launched. */
+		if (__atomic_load_n(&ctx->printf_launched, __ATOMIC_RELAXED))
+			return CUDA_ERROR_INVALID_VALUE;
+		break;
 	case CU_LIMIT_MALLOC_HEAP_SIZE:
+		/* cuda.h: only before a kernel that uses malloc() or free() is
+		 * launched. */
+		if (__atomic_load_n(&ctx->heap_launched, __ATOMIC_RELAXED))
+			return CUDA_ERROR_INVALID_VALUE;
+		break;
+	case CU_LIMIT_STACK_SIZE:
 	case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
 	case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
 		break;
@@ -1007,6 +1018,49 @@ SIM_EXPORT CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
 		r = CUDA_ERROR_INVALID_VALUE;
 	if (r == CUDA_SUCCESS)
 		ctx->cache_config = config;
+	sim_api_exit(&call, r);
+	return r;
+}
+
+/*
+ * Shared memory banks are four bytes wide and fixed on compute capability
+ * 9.0: the setter "will do nothing on devices with fixed shared memory
+ * bank size" after checking its argument, and the getter returns the fixed
+ * size (cuda.h, cuCtxSetSharedMemConfig / cuCtxGetSharedMemConfig).
+ */
+static bool shared_config_valid(CUsharedconfig config)
+{
+	return config == CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE ||
+	       config == CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE ||
+	       config == CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
+{
+	cuCtxGetSharedMemConfig_params p = { pConfig };
+	struct sim_api_call call;
+	struct sim_context *ctx;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuCtxGetSharedMemConfig, &p);
+	r = current_with(pConfig, &ctx);
+	if (r == CUDA_SUCCESS)
+		*pConfig = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+	sim_api_exit(&call, r);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config)
+{
+	cuCtxSetSharedMemConfig_params p = { config };
+	struct sim_api_call call;
+	struct sim_context *ctx;
+	CUresult r;
+
+	SIM_DRIVER_ENTER(call, cuCtxSetSharedMemConfig, &p);
+	r = sim_ctx_enter(&ctx);
+	if (r == CUDA_SUCCESS && !shared_config_valid(config))
+		r = CUDA_ERROR_INVALID_VALUE;
 	sim_api_exit(&call, r);
 	return r;
 }

@@ -111,6 +111,9 @@ struct sim_context {
 	unsigned int primary_retains; /* cuDevicePrimaryCtxRetain count */
 	bool dying;                   /* cuCtxDestroy has claimed it */
 	size_t limits[CU_LIMIT_MAX];
+	/* A kernel that calls malloc/free, or printf, was launched in it
+	 * (driver-module.c sets them; cuCtxSetLimit reads them). */
+	bool heap_launched, printf_launched;
 	CUfunc_cache cache_config;
 	size_t peer_count;
 	struct sim_context *peers[64]; /* cuCtxEnablePeerAccess targets */

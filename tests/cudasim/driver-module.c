@@ -22,6 +22,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +46,36 @@
 /* The simulated devices are compute capability 9.0. */
 #define DEVICE_SM 90
 
+/*
+ * What the device code says of one kernel, where it can be read: PTX
+ * declares it (PTX ISA, "Performance-Tuning Directives" .maxntid,
+ * .reqntid, .maxnreg, .reqnctapercluster, .explicitcluster; "State
+ * Spaces" .shared and .local; "System Calls" malloc, free and vprintf).
+ * A cubin's resource usage is in sections NVIDIA does not document: its
+ * kernels get the defaults (KERNEL_* below), and only its undefined
+ * malloc/free/vprintf symbols are read (plain ELF).
+ */
+struct kernel_attrs {
+	int max_threads;   /* .maxntid / .reqntid: threads per block; 0 if none */
+	int max_regs;      /* .maxnreg; 0 if none */
+	int static_shared; /* bytes of .shared the kernel declares or uses */
+	int local_bytes;   /* bytes of .local per thread */
+	int ptx_target;    /* .target sm_XX of its PTX; 0 if not PTX */
+	int cluster[3];    /* .reqnctapercluster; 0 if none */
+	bool explicit_cluster;
+	bool uses_heap;   /* calls malloc or free */
+	bool uses_printf; /* calls vprintf */
+};
+
+/* Registers per thread of a kernel whose count nothing gives (ptxas's
+ * count is not in PTX): what a small kernel uses. */
+#define KERNEL_REGS 16
+
 struct sim_function {
 	struct sim_module *module;
 	char *name;
+	struct kernel_attrs attrs;
+	int num_regs;
 	int max_dynamic_shared;
 	int carveout;
 	int required_cluster[3];
@@ -135,10 +163,12 @@ static bool pointer_set_add(struct pointer_set *set, void *p)
 
 /* ------------------------------------------------------------ kernel names */
 
-/* The kernel names found in an image, and whether some of its device code
- * could not be read. */
+/* The kernel names found in an image with what their code says of them
+ * (attrs[i] for names[i]), and whether some of its device code could not
+ * be read. */
 struct name_list {
 	char **names;
+	struct kernel_attrs *attrs;
 	size_t count, capacity;
 	bool compressed;
 };
@@ -148,38 +178,71 @@ static void name_list_free(struct name_list *list)
 	for (size_t i = 0; i < list->count; i++)
 		free(list->names[i]);
 	free(list->names);
+	free(list->attrs);
 	memset(list, 0, sizeof(*list));
+}
+
+/* The index of name (length bytes, not terminated), or -1. */
+static ssize_t name_list_find(const struct name_list *list, const char *name, size_t length)
+{
+	for (size_t i = 0; i < list->count; i++)
+		if (strlen(list->names[i]) == length && !memcmp(list->names[i], name, length))
+			return (ssize_t)i;
+	return -1;
 }
 
 static bool name_list_has(const struct name_list *list, const char *name, size_t length)
 {
-	for (size_t i = 0; i < list->count; i++)
-		if (strlen(list->names[i]) == length && !memcmp(list->names[i], name, length))
-			return true;
-	return false;
+	return name_list_find(list, name, length) >= 0;
 }
 
-/* Add name (length bytes, not terminated) unless already there. */
-static CUresult name_list_add(struct name_list *list, const char *name, size_t length)
+/* Add name (length bytes, not terminated) unless already there; *attrs
+ * (if not NULL) points to its attributes, zeroed when new. */
+static CUresult name_list_add_attrs(struct name_list *list, const char *name, size_t length,
+                                    struct kernel_attrs **attrs)
 {
+	ssize_t found = name_list_find(list, name, length);
 	char *copy;
 
-	if (length == 0 || name_list_has(list, name, length))
+	if (attrs)
+		*attrs = found >= 0 ? &list->attrs[found] : NULL;
+	if (length == 0 || found >= 0)
 		return CUDA_SUCCESS;
 	if (list->count == list->capacity) {
 		size_t capacity = list->capacity ? list->capacity * 2 : 16;
 		char **grown = realloc(list->names, capacity * sizeof(*grown));
+		struct kernel_attrs *more;
 
 		if (!grown)
 			return CUDA_ERROR_OUT_OF_MEMORY;
 		list->names = grown;
+		more = realloc(list->attrs, capacity * sizeof(*more));
+		if (!more)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		list->attrs = more;
 		list->capacity = capacity;
 	}
 	copy = strndup(name, length);
 	if (!copy)
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	memset(&list->attrs[list->count], 0, sizeof(list->attrs[0]));
+	if (attrs)
+		*attrs = &list->attrs[list->count];
 	list->names[list->count++] = copy;
 	return CUDA_SUCCESS;
+}
+
+static CUresult name_list_add(struct name_list *list, const char *name, size_t length)
+{
+	return name_list_add_attrs(list, name, length, NULL);
+}
+
+/* The attributes the list has for name, or NULL. */
+static const struct kernel_attrs *name_list_attrs(const struct name_list *list, const char *name)
+{
+	ssize_t found = list ? name_list_find(list, name, strlen(name)) : -1;
+
+	return found >= 0 ? &list->attrs[found] : NULL;
 }
 
 /* ------------------------------------------------------------ ELF cubins */
@@ -287,9 +350,44 @@ static CUresult elf_names_pass(const unsigned char *image, size_t size, bool ent
 	return r;
 }
 
+/* Whether a symbol table names the device system calls (PTX ISA, "System
+ * Calls") as undefined symbols: the cubin's code calls them. */
+static void elf_system_calls(const unsigned char *image, size_t size, bool *heap, bool *print)
+{
+	const Elf64_Ehdr *header = (const Elf64_Ehdr *)image;
+	const Elf64_Shdr *sections = (const Elf64_Shdr *)(image + header->e_shoff);
+
+	for (unsigned int i = 0; i < header->e_shnum; i++) {
+		const Elf64_Shdr *symtab = &sections[i], *strtab;
+		const Elf64_Sym *symbols;
+
+		if (symtab->sh_type != SHT_SYMTAB || symtab->sh_link >= header->e_shnum ||
+		    symtab->sh_entsize != sizeof(Elf64_Sym) || !section_in_bounds(symtab, size))
+			continue;
+		strtab = &sections[symtab->sh_link];
+		if (!section_in_bounds(strtab, size))
+			continue;
+		symbols = (const Elf64_Sym *)(image + symtab->sh_offset);
+		for (size_t k = 0; k < symtab->sh_size / sizeof(Elf64_Sym); k++) {
+			const char *name =
+			    (const char *)(image + strtab->sh_offset) + symbols[k].st_name;
+
+			if (symbols[k].st_shndx != SHN_UNDEF ||
+			    symbols[k].st_name >= strtab->sh_size ||
+			    !memchr(name, 0, strtab->sh_size - symbols[k].st_name))
+				continue;
+			if (!strcmp(name, "malloc") || !strcmp(name, "free"))
+				*heap = true;
+			else if (!strcmp(name, "vprintf"))
+				*print = true;
+		}
+	}
+}
+
 static CUresult elf_names(const unsigned char *image, size_t size, struct name_list *out)
 {
 	size_t before = out->count;
+	bool heap = false, print = false;
 	CUresult r;
 
 	if (!elf_header_valid(image, size))
@@ -298,6 +396,13 @@ static CUresult elf_names(const unsigned char *image, size_t size, struct name_l
 	/* A cubin without entry marks: take its global functions. */
 	if (r == CUDA_SUCCESS && out->count == before)
 		r = elf_names_pass(image, size, false, out);
+	/* Which kernel makes the call is in its code: every kernel of the
+	 * cubin counts as making it. */
+	elf_system_calls(image, size, &heap, &print);
+	for (size_t i = before; r == CUDA_SUCCESS && i < out->count; i++) {
+		out->attrs[i].uses_heap |= heap;
+		out->attrs[i].uses_printf |= print;
+	}
 	return r;
 }
 
@@ -362,29 +467,322 @@ static int ptx_target_sm(const char *operand, size_t length)
 	return atoi(operand + 3);
 }
 
-static CUresult ptx_names(const char *text, size_t length, struct name_list *out, int *target)
+/* ------------------------------------------------------------ PTX attributes */
+
+/* Past the spaces from text[i]. */
+static size_t ptx_skip_space(const char *text, size_t length, size_t i)
 {
-	CUresult r = CUDA_SUCCESS;
-	size_t name_length;
+	while (i < length && ptx_space(text[i]))
+		i++;
+	return i;
+}
+
+/* A decimal number at text[*i] (0 if none); *i moves past it. */
+static long ptx_number(const char *text, size_t length, size_t *i)
+{
+	long value = 0;
+
+	*i = ptx_skip_space(text, length, *i);
+	while (*i < length && text[*i] >= '0' && text[*i] <= '9') {
+		if (value < 1000000000L)
+			value = value * 10 + (text[*i] - '0');
+		(*i)++;
+	}
+	return value;
+}
+
+/* Up to three numbers "x[, y[, z]]" after the directive at text[i]; the
+ * missing ones are 1. */
+static void ptx_dims(const char *text, size_t length, size_t i, long dims[3])
+{
+	dims[0] = ptx_number(text, length, &i);
+	dims[1] = dims[2] = 1;
+	for (int k = 1; k < 3; k++) {
+		i = ptx_skip_space(text, length, i);
+		if (i >= length || text[i] != ',')
+			return;
+		i++;
+		dims[k] = ptx_number(text, length, &i);
+	}
+}
+
+/* Bytes of a PTX fundamental type (".b32", ".f16x2"...); 0 if not one. */
+static int ptx_type_size(const char *type, size_t length)
+{
+	static const struct {
+		const char *name;
+		int size;
+	} types[] = {
+		{ ".b8", 1 },  { ".u8", 1 },  { ".s8", 1 },  { ".pred", 1 },  { ".b16", 2 },
+		{ ".u16", 2 }, { ".s16", 2 }, { ".f16", 2 }, { ".bf16", 2 },  { ".b32", 4 },
+		{ ".u32", 4 }, { ".s32", 4 }, { ".f32", 4 }, { ".f16x2", 4 }, { ".bf16x2", 4 },
+		{ ".b64", 8 }, { ".u64", 8 }, { ".s64", 8 }, { ".f64", 8 },   { ".b128", 16 },
+	};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strlen(types[i].name) == length && !memcmp(types[i].name, type, length))
+			return types[i].size;
+	return 0;
+}
+
+/*
+ * The bytes a variable declaration takes: "[.align N] [.vN] .TYPE name[a][b]"
+ * after the state space directive that ends at text[i]. The name goes to
+ * *name / *name_length. An unsized array (.extern dynamic shared memory)
+ * takes 0.
+ */
+static long ptx_variable_size(const char *text, size_t length, size_t i, const char **name,
+                              size_t *name_length)
+{
+	long element = 0, vector = 1, count = 1;
+	size_t n;
+
+	for (;;) {
+		i = ptx_skip_space(text, length, i);
+		if (i >= length || text[i] != '.')
+			break;
+		for (n = 1; i + n < length && ptx_name_char(text[i + n]) && text[i + n] != '.'; n++)
+			;
+		if (n == 6 && !memcmp(text + i, ".align", 6)) {
+			i += n;
+			(void)ptx_number(text, length, &i);
+			continue;
+		}
+		if (n >= 3 && text[i + 1] == 'v' && text[i + 2] >= '0' && text[i + 2] <= '9')
+			vector = atol(text + i + 2);
+		else if (ptx_type_size(text + i, n))
+			element = ptx_type_size(text + i, n);
+		i += n;
+	}
+	*name = ptx_operand(text, length, i, name_length);
+	i = (size_t)(*name - text) + *name_length;
+	while (i < length && text[i] == '[') {
+		size_t close = i + 1;
+		long dim = ptx_number(text, length, &close);
+
+		count = count > 0 && dim < (1L << 30) / count ? count * dim : 0;
+		while (close < length && text[close] != ']' && text[close] != ';')
+			close++;
+		i = close + 1;
+	}
+	return element * vector * count;
+}
+
+/* Whether text[from, to) names word as a whole identifier. */
+static bool ptx_mentions(const char *text, size_t from, size_t to, const char *word, size_t n)
+{
+	for (const char *p = text + from; p && (size_t)(p - text) + n <= to;) {
+		size_t at = (size_t)(p - text);
+
+		p = memmem(p, to - at, word, n);
+		if (!p)
+			return false;
+		at = (size_t)(p - text);
+		if ((at == from || !ptx_name_char(text[at - 1])) &&
+		    (at + n >= to || !ptx_name_char(text[at + n])))
+			return true;
+		p++;
+	}
+	return false;
+}
+
+/* A top-level item of a PTX module: a function with a body or a
+ * module-scope .shared variable. */
+struct ptx_item {
+	enum { PTX_ENTRY, PTX_FUNC, PTX_SHARED } kind;
 	const char *name;
+	size_t name_length;
+	size_t header, body, end; /* directive, '{', '}' (functions) */
+	long size;                /* bytes (variables) */
+	bool heap, print;         /* the body calls malloc/free, vprintf */
+};
+
+struct ptx_items {
+	struct ptx_item *items;
+	size_t count, capacity;
+};
+
+static struct ptx_item *ptx_item_add(struct ptx_items *list)
+{
+	if (list->count == list->capacity) {
+		size_t capacity = list->capacity ? list->capacity * 2 : 16;
+		struct ptx_item *grown = realloc(list->items, capacity * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		list->items = grown;
+		list->capacity = capacity;
+	}
+	memset(&list->items[list->count], 0, sizeof(list->items[0]));
+	return &list->items[list->count++];
+}
+
+/* The text's functions with bodies, its module-scope .shared variables
+ * and its .target. */
+static CUresult ptx_scan(const char *text, size_t length, struct ptx_items *out, int *target)
+{
+	struct ptx_item *pending = NULL;
+	size_t depth = 0;
 
 	*target = 0;
-	for (size_t i = 0; i < length && r == CUDA_SUCCESS;) {
-		size_t next = ptx_skip_comment(text, length, i);
+	for (size_t i = 0; i < length;) {
+		size_t next = ptx_skip_comment(text, length, i), n;
+		const char *name;
 
 		if (next != i) {
 			i = next;
 			continue;
 		}
-		if (ptx_directive_at(text, length, i, ".entry")) {
-			name = ptx_operand(text, length, i + 6, &name_length);
-			r = name_list_add(out, name, name_length);
-		} else if (ptx_directive_at(text, length, i, ".target") && !*target) {
-			name = ptx_operand(text, length, i + 7, &name_length);
-			*target = ptx_target_sm(name, name_length);
+		if (text[i] == '{') {
+			if (depth++ == 0 && pending)
+				pending->body = i;
+		} else if (text[i] == '}' && depth > 0) {
+			if (--depth == 0 && pending) {
+				pending->end = i;
+				pending = NULL;
+			}
+		} else if (text[i] == ';' && depth == 0 && pending) {
+			/* A prototype: no body. */
+			out->count--;
+			pending = NULL;
+		} else if (depth == 0 && !pending &&
+		           (ptx_directive_at(text, length, i, ".entry") ||
+		            ptx_directive_at(text, length, i, ".func"))) {
+			bool entry = text[i + 1] == 'e';
+			size_t j = i + (entry ? 6 : 5);
+
+			pending = ptx_item_add(out);
+			if (!pending)
+				return CUDA_ERROR_OUT_OF_MEMORY;
+			pending->kind = entry ? PTX_ENTRY : PTX_FUNC;
+			pending->header = i;
+			/* .func (.param .b32 ret) name(...): the name follows the
+			 * return parameters. */
+			j = ptx_skip_space(text, length, j);
+			if (!entry && j < length && text[j] == '(') {
+				while (j < length && text[j] != ')')
+					j++;
+				j++;
+			}
+			pending->name = ptx_operand(text, length, j, &pending->name_length);
+		} else if (depth == 0 && !pending && ptx_directive_at(text, length, i, ".shared")) {
+			struct ptx_item *var = ptx_item_add(out);
+
+			if (!var)
+				return CUDA_ERROR_OUT_OF_MEMORY;
+			var->kind = PTX_SHARED;
+			var->size =
+			    ptx_variable_size(text, length, i + 7, &var->name, &var->name_length);
+		} else if (depth == 0 && ptx_directive_at(text, length, i, ".target") && !*target) {
+			name = ptx_operand(text, length, i + 7, &n);
+			*target = ptx_target_sm(name, n);
 		}
 		i++;
 	}
+	if (pending)
+		out->count--; /* cut short */
+	return CUDA_SUCCESS;
+}
+
+/* The performance-tuning directives between an entry's name and its body. */
+static void ptx_entry_header(const char *text, size_t from, size_t to, struct kernel_attrs *a)
+{
+	long dims[3];
+
+	for (size_t i = from; i < to; i++) {
+		if (ptx_directive_at(text, to, i, ".maxntid") ||
+		    ptx_directive_at(text, to, i, ".reqntid")) {
+			ptx_dims(text, to, i + 8, dims);
+			if (dims[0] * dims[1] * dims[2] > 0 &&
+			    dims[0] * dims[1] * dims[2] <= INT_MAX)
+				a->max_threads = (int)(dims[0] * dims[1] * dims[2]);
+		} else if (ptx_directive_at(text, to, i, ".maxnreg")) {
+			size_t j = i + 8;
+			a->max_regs = (int)ptx_number(text, to, &j);
+		} else if (ptx_directive_at(text, to, i, ".reqnctapercluster")) {
+			ptx_dims(text, to, i + 18, dims);
+			for (int k = 0; k < 3; k++)
+				a->cluster[k] = (int)dims[k];
+		} else if (!strncmp(text + i, ".explicitcluster", 16) &&
+		           (i + 16 >= to || !ptx_name_char(text[i + 16]))) {
+			a->explicit_cluster = true;
+		}
+	}
+}
+
+/* The state-space declarations and system calls of a body. */
+static void ptx_body(const char *text, struct ptx_item *item, const struct ptx_items *all,
+                     struct kernel_attrs *a)
+{
+	const char *name;
+	size_t n;
+
+	for (size_t i = item->body; i < item->end; i++) {
+		bool shared = ptx_directive_at(text, item->end, i, ".shared");
+
+		if (!shared && !ptx_directive_at(text, item->end, i, ".local"))
+			continue;
+		if (i >= 8 && !memcmp(text + i - 8, ".extern ", 8))
+			continue; /* dynamic shared memory: given at launch */
+		if (shared)
+			a->static_shared +=
+			    (int)ptx_variable_size(text, item->end, i + 7, &name, &n);
+		else
+			a->local_bytes += (int)ptx_variable_size(text, item->end, i + 6, &name, &n);
+	}
+	item->heap = ptx_mentions(text, item->body, item->end, "malloc", 6) ||
+	             ptx_mentions(text, item->body, item->end, "free", 4);
+	item->print = ptx_mentions(text, item->body, item->end, "vprintf", 7);
+	for (size_t k = 0; k < all->count; k++) {
+		const struct ptx_item *other = &all->items[k];
+
+		if (other->kind == PTX_SHARED &&
+		    ptx_mentions(text, item->body, item->end, other->name, other->name_length))
+			a->static_shared += (int)other->size;
+	}
+}
+
+static CUresult ptx_names(const char *text, size_t length, struct name_list *out, int *target)
+{
+	struct ptx_items items = { 0 };
+	CUresult r = ptx_scan(text, length, &items, target);
+
+	/* Functions first: an entry that calls one makes its calls. */
+	for (size_t k = 0; r == CUDA_SUCCESS && k < items.count; k++) {
+		struct kernel_attrs unused = { 0 };
+
+		if (items.items[k].kind == PTX_FUNC)
+			ptx_body(text, &items.items[k], &items, &unused);
+	}
+	for (size_t k = 0; r == CUDA_SUCCESS && k < items.count; k++) {
+		struct ptx_item *item = &items.items[k];
+		struct kernel_attrs *a, found = { 0 };
+
+		if (item->kind != PTX_ENTRY)
+			continue;
+		ptx_entry_header(text, item->header, item->body, &found);
+		ptx_body(text, item, &items, &found);
+		found.uses_heap = item->heap;
+		found.uses_printf = item->print;
+		for (size_t f = 0; f < items.count; f++) {
+			const struct ptx_item *fn = &items.items[f];
+
+			if (fn->kind == PTX_FUNC &&
+			    ptx_mentions(text, item->body, item->end, fn->name, fn->name_length)) {
+				found.uses_heap |= fn->heap;
+				found.uses_printf |= fn->print;
+			}
+		}
+		found.ptx_target = *target;
+		r = name_list_add_attrs(out, item->name, item->name_length, &a);
+		if (r == CUDA_SUCCESS && a) {
+			/* What a cubin of the same kernel said is kept. */
+			found.uses_heap |= a->uses_heap;
+			found.uses_printf |= a->uses_printf;
+			*a = found;
+		}
+	}
+	free(items.items);
 	return r;
 }
 
@@ -587,7 +985,7 @@ static CUresult image_parse(const void *data, size_t size_known, struct image *i
 /* ------------------------------------------------------------ module table */
 
 static struct sim_function *function_new_locked(struct sim_module *module, const char *name,
-                                                size_t length)
+                                                size_t length, const struct kernel_attrs *attrs)
 {
 	struct sim_function *fn;
 	struct sim_function **grown;
@@ -611,7 +1009,19 @@ static struct sim_function *function_new_locked(struct sim_module *module, const
 		return NULL;
 	}
 	fn->module = module;
-	fn->max_dynamic_shared = SIM_MAX_SHARED_PER_BLOCK;
+	if (attrs)
+		fn->attrs = *attrs;
+	/* Register usage is what ptxas gives; .maxnreg caps it. */
+	fn->num_regs = KERNEL_REGS;
+	if (fn->attrs.max_regs > 0 && fn->attrs.max_regs < fn->num_regs)
+		fn->num_regs = fn->attrs.max_regs;
+	/* Without opt-in a block has 48 KiB of shared memory, static and
+	 * dynamic together (cuda.h, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+	 * CUDA C++ Programming Guide, "Shared Memory" of compute capability 9.0). */
+	fn->max_dynamic_shared = fn->attrs.static_shared < SIM_MAX_SHARED_PER_BLOCK
+	                             ? SIM_MAX_SHARED_PER_BLOCK - fn->attrs.static_shared
+	                             : 0;
+	memcpy(fn->required_cluster, fn->attrs.cluster, sizeof(fn->required_cluster));
 	fn->carveout = -1;
 	fn->cache_config = CU_FUNC_CACHE_PREFER_NONE;
 	module->functions[module->count++] = fn;
@@ -638,7 +1048,7 @@ static CUresult module_register_locked(struct sim_module *module)
 /* A module with a function per name. On failure the partly built module
  * is left unloaded (its structs stay, as every module's do). */
 static CUresult module_create(struct sim_context *ctx, const char *const *names, size_t count,
-                              bool any_name, struct sim_module **out)
+                              const struct name_list *info, bool any_name, struct sim_module **out)
 {
 	struct sim_module *module = calloc(1, sizeof(*module));
 	CUresult r = CUDA_SUCCESS;
@@ -655,7 +1065,8 @@ static CUresult module_create(struct sim_context *ctx, const char *const *names,
 		return r;
 	}
 	for (size_t i = 0; i < count && r == CUDA_SUCCESS; i++)
-		if (names[i] && !function_new_locked(module, names[i], strlen(names[i])))
+		if (names[i] && !function_new_locked(module, names[i], strlen(names[i]),
+		                                     name_list_attrs(info, names[i])))
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 	if (r == CUDA_SUCCESS) {
 		module->id = next_module_id++;
@@ -782,7 +1193,7 @@ static CUresult image_load(CUmodule *out, const void *data, size_t size_known, b
 	if (r != CUDA_SUCCESS)
 		goto end;
 	/* Names unknown only when nothing readable named a kernel. */
-	r = module_create(ctx, (const char *const *)names.names, names.count,
+	r = module_create(ctx, (const char *const *)names.names, names.count, &names,
 	                  names.compressed && names.count == 0, &module);
 	if (r != CUDA_SUCCESS)
 		goto end;
@@ -903,12 +1314,18 @@ SIM_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *
 }
 
 /*
- * libcudart's modules: kernels known by name only, in the current context
- * (none is needed; such a module then outlives every context). Not an API
+ * libcudart's modules: kernels known by the names nvcc registered, in the
+ * current context (none is needed; such a module then outlives every
+ * context). What the image's readable device code says of them (PTX
+ * directives) becomes their attributes; an image that cannot be read
+ * (compressed, or for another architecture) changes nothing. Not an API
  * call of its own: the runtime call that needs it is the one reported.
  */
-SIM_EXPORT CUresult sim_module_load_names(CUmodule *out, const char *const *names, size_t count)
+SIM_EXPORT CUresult sim_module_load_names(CUmodule *out, const void *image,
+                                          const char *const *names, size_t count)
 {
+	struct name_list info = { 0 };
+	struct image parsed = { 0 };
 	struct sim_module *module;
 	CUresult r = sim_init_status();
 
@@ -916,7 +1333,10 @@ SIM_EXPORT CUresult sim_module_load_names(CUmodule *out, const char *const *name
 		return r;
 	if (!out || (count > 0 && !names))
 		return CUDA_ERROR_INVALID_VALUE;
-	r = module_create(sim_ctx_current(), names, count, false, &module);
+	if (image)
+		(void)image_parse(image, 0, &parsed, &info);
+	r = module_create(sim_ctx_current(), names, count, &info, false, &module);
+	name_list_free(&info);
 	if (r != CUDA_SUCCESS)
 		return r;
 	*out = (CUmodule)module;
@@ -977,7 +1397,7 @@ static CUresult module_get_function(CUfunction *hfunc, CUmodule hmod, const char
 		if (!strcmp(module->functions[i]->name, name))
 			fn = module->functions[i];
 	if (!fn && module->any_name && kernel_name_valid(name)) {
-		fn = function_new_locked(module, name, strlen(name));
+		fn = function_new_locked(module, name, strlen(name), NULL);
 		if (!fn)
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 	}
@@ -1142,6 +1562,23 @@ static CUresult function_query(CUfunction f, const void *out, struct sim_functio
 	return r;
 }
 
+/* The largest block a launch of the function may have: the device's, or
+ * less under .maxntid / .reqntid (__launch_bounds__), or what the
+ * registers of the device allow at the function's register count
+ * (cuda_occupancy.h: per-block registers, allocated per warp in units of
+ * 256). */
+static int function_max_threads(const struct sim_function *fn)
+{
+	int most = SIM_MAX_THREADS_PER_BLOCK;
+	int per_warp = (fn->num_regs * 32 + 255) / 256 * 256;
+
+	if (fn->attrs.max_threads > 0 && fn->attrs.max_threads < most)
+		most = fn->attrs.max_threads;
+	if (per_warp > 0 && 65536 / per_warp * 32 < most)
+		most = 65536 / per_warp * 32;
+	return most;
+}
+
 static CUresult function_get_attribute(int *pi, CUfunction_attribute attrib, CUfunction f)
 {
 	struct sim_function fn;
@@ -1151,19 +1588,29 @@ static CUresult function_get_attribute(int *pi, CUfunction_attribute attrib, CUf
 		return r;
 	switch (attrib) {
 	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
-		*pi = SIM_MAX_THREADS_PER_BLOCK;
+		*pi = function_max_threads(&fn);
 		break;
 	case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
-	case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+		*pi = fn.attrs.static_shared;
+		break;
 	case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+		*pi = fn.attrs.local_bytes;
+		break;
+	case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
 	case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
-	case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
 		*pi = 0;
 		break;
+	case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+		*pi = fn.attrs.explicit_cluster;
+		break;
 	case CU_FUNC_ATTRIBUTE_NUM_REGS:
-		*pi = 16;
+		*pi = fn.num_regs;
 		break;
 	case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+		/* The virtual architecture of its PTX (compute_75 JIT-compiled
+		 * here is 75); the device's for a cubin. */
+		*pi = fn.attrs.ptx_target ? fn.attrs.ptx_target : DEVICE_SM;
+		break;
 	case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
 		*pi = DEVICE_SM;
 		break;
@@ -1202,7 +1649,8 @@ static CUresult function_set_locked(struct sim_function *fn, CUfunction_attribut
 {
 	switch (attrib) {
 	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
-		if (value < 0 || value > SIM_MAX_SHARED_PER_BLOCK_OPTIN)
+		/* With the static shared memory, at most the opt-in maximum. */
+		if (value < 0 || value > SIM_MAX_SHARED_PER_BLOCK_OPTIN - fn->attrs.static_shared)
 			return CUDA_ERROR_INVALID_VALUE;
 		fn->max_dynamic_shared = value;
 		return CUDA_SUCCESS;
@@ -1214,6 +1662,9 @@ static CUresult function_set_locked(struct sim_function *fn, CUfunction_attribut
 	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
 	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
 	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+		/* cuda.h: set at compile time, it cannot be set at run time. */
+		if (fn->attrs.cluster[0] > 0)
+			return CUDA_ERROR_NOT_PERMITTED;
 		if (value < 0)
 			return CUDA_ERROR_INVALID_VALUE;
 		fn->required_cluster[attrib - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH] = value;
@@ -1280,6 +1731,26 @@ SIM_EXPORT CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache 
 {
 	cuFuncSetCacheConfig_params p = { hfunc, config };
 	SIM_DRIVER_CALL(cuFuncSetCacheConfig, p, function_set_cache_config(hfunc, config));
+}
+
+/* Banks are fixed at four bytes here: nothing to do once the arguments
+ * are checked (cuda.h, cuFuncSetSharedMemConfig). */
+static CUresult function_set_shared_config(CUfunction f, CUsharedconfig config)
+{
+	struct sim_function fn;
+	CUresult r = function_query(f, &fn, &fn);
+
+	if (r == CUDA_SUCCESS && config != CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE &&
+	    config != CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE &&
+	    config != CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE)
+		r = CUDA_ERROR_INVALID_VALUE;
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
+{
+	cuFuncSetSharedMemConfig_params p = { hfunc, config };
+	SIM_DRIVER_CALL(cuFuncSetSharedMemConfig, p, function_set_shared_config(hfunc, config));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
@@ -1367,6 +1838,11 @@ static CUresult launch_check_shape(const struct launch *l, const struct sim_func
 		return CUDA_ERROR_INVALID_VALUE;
 	if (l->shared_bytes > (unsigned int)fn->max_dynamic_shared)
 		return CUDA_ERROR_INVALID_VALUE;
+	/* More threads than __launch_bounds__ or the registers allow: "too
+	 * many threads for the kernel's register count" (cuda.h,
+	 * CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES). */
+	if (threads > (uint64_t)function_max_threads(fn))
+		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 	/* cuda.h: parameters through both kernelParams and extra. */
 	if (l->params && l->extra)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -1377,14 +1853,26 @@ static CUresult launch_check_shape(const struct launch *l, const struct sim_func
  * function allows non-portable sizes). */
 static CUresult launch_check_cluster(const struct launch *l, const struct sim_function *fn)
 {
+	bool given = l->cluster[0] || l->cluster[1] || l->cluster[2];
+	bool required = fn->required_cluster[0] > 0;
+	unsigned int cluster[3];
 	uint64_t blocks;
 
-	if (!l->cluster[0] && !l->cluster[1] && !l->cluster[2])
-		return CUDA_SUCCESS;
-	for (int i = 0; i < 3; i++)
-		if (!l->cluster[i] || l->grid[i] % l->cluster[i])
+	/* A required cluster size (__cluster_dims__, or set with
+	 * cuFuncSetAttribute) applies when the launch gives none, and a launch
+	 * that gives one must match it (cuda.h, cuOccupancyMaxActiveClusters);
+	 * .explicitcluster kernels need one (CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET). */
+	if (!given && !required)
+		return fn->attrs.explicit_cluster ? CUDA_ERROR_INVALID_CLUSTER_SIZE : CUDA_SUCCESS;
+	for (int i = 0; i < 3; i++) {
+		cluster[i] = given ? l->cluster[i] : (unsigned int)fn->required_cluster[i];
+		if (given && required && cluster[i] != (unsigned int)fn->required_cluster[i])
 			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
-	blocks = (uint64_t)l->cluster[0] * l->cluster[1] * l->cluster[2];
+	}
+	for (int i = 0; i < 3; i++)
+		if (!cluster[i] || l->grid[i] % cluster[i])
+			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	blocks = (uint64_t)cluster[0] * cluster[1] * cluster[2];
 	if (blocks > (fn->non_portable_cluster ? 16u : 8u))
 		return CUDA_ERROR_INVALID_CLUSTER_SIZE;
 	return CUDA_SUCCESS;
@@ -1404,7 +1892,9 @@ static void launch_activity(const struct launch *l, const struct sim_function *f
 	record.cacheConfig.config.requested = (uint8_t)fn->cache_config;
 	record.cacheConfig.config.executed = (uint8_t)fn->cache_config;
 	record.sharedMemoryConfig = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
-	record.registersPerThread = 16;
+	record.registersPerThread = (uint16_t)fn->num_regs;
+	record.staticSharedMemory = fn->attrs.static_shared;
+	record.localMemoryPerThread = (uint32_t)fn->attrs.local_bytes;
 	record.partitionedGlobalCacheRequested =
 	    CUPTI_ACTIVITY_PARTITIONED_GLOBAL_CACHE_CONFIG_NOT_SUPPORTED;
 	record.partitionedGlobalCacheExecuted =
@@ -1468,6 +1958,12 @@ static CUresult launch_kernel(CUfunction f, const struct launch *l)
 		node.u.kernel.shared_bytes = l->shared_bytes;
 		return sim_graph_capture(stream, &node);
 	}
+	/* The device heap and printf FIFO are set up for the context once a
+	 * kernel that uses them is launched (cuCtxSetLimit). */
+	if (fn.attrs.uses_heap)
+		__atomic_store_n(&ctx->heap_launched, true, __ATOMIC_RELAXED);
+	if (fn.attrs.uses_printf)
+		__atomic_store_n(&ctx->printf_launched, true, __ATOMIC_RELAXED);
 	sim_stream_submit_at(stream, sim_now_ns() + config->launch_latency_ns, config->kernel_ns,
 	                     &start, &end);
 	correlation = sim_current_correlation_id();

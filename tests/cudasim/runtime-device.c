@@ -541,6 +541,106 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceSetMemPool(int device, cudaMemPool_t 
 /* Pure: the descriptor of its arguments (cuda_runtime_api.h, "Returns a
  * channel descriptor with format f and number of bits of each component x,
  * y, z, and w"); it needs no device and cannot fail. */
+/* ------------------------------------------------------------ limits */
+
+/*
+ * Limits and preferences of the current device are those of its context
+ * (cuda_runtime_api.h, cudaDeviceSetLimit: "\sa cuCtxSetLimit"). cudaLimit
+ * has the values of the CUlimit it stands for, 0 .. 6 (driver_types.h,
+ * cuda.h); the driver's other limits have no runtime name.
+ */
+static cudaError_t rt_limit(enum cudaLimit limit, size_t *get, size_t set)
+{
+	cudaError_t result = rt_begin(true);
+
+	if (result != cudaSuccess)
+		return result;
+	if ((unsigned int)limit > cudaLimitPersistingL2CacheSize)
+		return cudaErrorUnsupportedLimit;
+	if (get)
+		return rt_error_from_cu(cuCtxGetLimit(get, (CUlimit)limit));
+	return rt_error_from_cu(cuCtxSetLimit((CUlimit)limit, set));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+	cudaDeviceSetLimit_v3020_params params = { limit, value };
+	RT_CALL(cudaDeviceSetLimit_v3020, "cudaDeviceSetLimit", params,
+	        rt_limit(limit, NULL, value));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
+{
+	cudaDeviceGetLimit_v3020_params params = { pValue, limit };
+	RT_CALL(cudaDeviceGetLimit_v3020, "cudaDeviceGetLimit", params,
+	        pValue ? rt_limit(limit, pValue, 0) : cudaErrorInvalidValue);
+}
+
+static cudaError_t rt_cache_config(enum cudaFuncCache *get, enum cudaFuncCache set)
+{
+	cudaError_t result = rt_begin(true);
+	CUfunc_cache config;
+	CUresult cu;
+
+	if (result != cudaSuccess)
+		return result;
+	if (!get)
+		return rt_error_from_cu(cuCtxSetCacheConfig((CUfunc_cache)set));
+	cu = cuCtxGetCacheConfig(&config);
+	if (cu == CUDA_SUCCESS)
+		*get = (enum cudaFuncCache)config;
+	return rt_error_from_cu(cu);
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
+{
+	cudaDeviceSetCacheConfig_v3020_params params = { cacheConfig };
+	RT_CALL(cudaDeviceSetCacheConfig_v3020, "cudaDeviceSetCacheConfig", params,
+	        rt_cache_config(NULL, cacheConfig));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
+{
+	cudaDeviceGetCacheConfig_v3020_params params = { pCacheConfig };
+	RT_CALL(cudaDeviceGetCacheConfig_v3020, "cudaDeviceGetCacheConfig", params,
+	        pCacheConfig ? rt_cache_config(pCacheConfig, cudaFuncCachePreferNone)
+	                     : cudaErrorInvalidValue);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static cudaError_t rt_shared_config(enum cudaSharedMemConfig *get, enum cudaSharedMemConfig set)
+{
+	cudaError_t result = rt_begin(true);
+	CUsharedconfig config;
+	CUresult cu;
+
+	if (result != cudaSuccess)
+		return result;
+	if (!get)
+		return rt_error_from_cu(cuCtxSetSharedMemConfig((CUsharedconfig)set));
+	cu = cuCtxGetSharedMemConfig(&config);
+	if (cu == CUDA_SUCCESS)
+		*get = (enum cudaSharedMemConfig)config;
+	return rt_error_from_cu(cu);
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
+{
+	cudaDeviceSetSharedMemConfig_v4020_params params = { config };
+	RT_CALL(cudaDeviceSetSharedMemConfig_v4020, "cudaDeviceSetSharedMemConfig", params,
+	        rt_shared_config(NULL, config));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
+{
+	cudaDeviceGetSharedMemConfig_v4020_params params = { pConfig };
+	RT_CALL(cudaDeviceGetSharedMemConfig_v4020, "cudaDeviceGetSharedMemConfig", params,
+	        pConfig ? rt_shared_config(pConfig, cudaSharedMemBankSizeDefault)
+	                : cudaErrorInvalidValue);
+}
+#pragma GCC diagnostic pop
+
 SIM_EXPORT struct cudaChannelFormatDesc CUDARTAPI
 cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
 {

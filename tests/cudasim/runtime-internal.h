@@ -13,6 +13,7 @@
  *   runtime-launch.c    launch configuration stack, cudaLaunchKernel,
  *                       __cudaLaunchKernel
  *   runtime-register.c  nvcc's registration ABI and the kernel table
+ *   runtime-kernel.c    kernel attributes and handles
  *
  * The runtime sits on the driver's public entry points, as the real one
  * does: every exported runtime call is one runtime call frame
@@ -162,6 +163,15 @@ HIDDEN const char *rt_kernel_name(const struct rt_kernel *kernel);
  */
 HIDDEN cudaError_t rt_kernel_function(struct rt_kernel *kernel, CUcontext ctx, int device,
                                       CUfunction *function);
+
+/*
+ * The CUfunction, in the calling thread's context (made as rt_context
+ * does), of func: a registered host stub, or (kernel_ok) a cudaKernel_t
+ * that is a CUkernel, "used as is" (cuda_runtime_api.h,
+ * cudaFuncGetAttributes). cudaErrorInvalidDeviceFunction for anything
+ * else (runtime-kernel.c).
+ */
+HIDDEN cudaError_t rt_func_resolve(const void *func, bool kernel_ok, CUfunction *function);
 
 /* ------------------------------------------------------------ exports
  *

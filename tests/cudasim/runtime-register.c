@@ -61,7 +61,7 @@ struct rt_device_var {
 };
 
 struct rt_fatbin {
-	const void *wrapper; /* nvcc's __fatBinC_Wrapper_t, never dereferenced */
+	const void *wrapper; /* nvcc's __fatBinC_Wrapper_t */
 	bool ended;          /* __cudaRegisterFatBinaryEnd seen */
 	struct rt_kernel *kernels;
 	size_t kernel_count;
@@ -191,6 +191,26 @@ static const char **rt_fatbin_names(struct rt_fatbin *fatbin, size_t *count)
 }
 
 /*
+ * The fat binary wrapper for the driver to read the kernels' attributes
+ * from: only nvcc's version 1 wrapper (crt/host_runtime.h), whose data is
+ * the fat binary itself; NULL otherwise (-rdc's version 2 lists prelinked
+ * images, whose names the registration already gave).
+ */
+static const void *rt_fatbin_image(const struct rt_fatbin *fatbin)
+{
+	const struct {
+		int magic;
+		int version;
+		const unsigned long long *data;
+		void *filename_or_fatbins;
+	} *wrapper = fatbin->wrapper;
+
+	if (!wrapper || wrapper->magic != 0x466243B1 || wrapper->version != 1 || !wrapper->data)
+		return NULL;
+	return wrapper;
+}
+
+/*
  * The fat binary's module in ctx (current on this thread), loaded on first
  * use. The driver is called with no lock held (MODULE_LOADED goes to the
  * profiler); when two threads race, the first stored module wins and the
@@ -220,7 +240,7 @@ static cudaError_t rt_fatbin_module(struct rt_fatbin *fatbin, CUcontext ctx, int
 	if (!names)
 		return cudaErrorMemoryAllocation;
 
-	cu = sim_module_load_names(&loaded, names, count);
+	cu = sim_module_load_names(&loaded, rt_fatbin_image(fatbin), names, count);
 	free(names);
 	if (cu != CUDA_SUCCESS)
 		return rt_error_from_cu(cu);

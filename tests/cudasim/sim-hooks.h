@@ -142,12 +142,15 @@ SIM_EXPORT uint64_t sim_now_ns(void);
 SIM_EXPORT const char *sim_function_name(CUfunction f);
 
 /*
- * Load a module whose kernels are known only by name: libcudart registers
+ * Load a module whose kernels are known by name: libcudart registers
  * nvcc's fat binaries this way, from the names __cudaRegisterFunction gives
- * it, because the device code inside may be compressed. Goes through the
- * same module table as cuModuleLoadData (MODULE_LOADED resource callback).
+ * it, because the device code inside may be compressed. image (nvcc's fat
+ * binary wrapper, or NULL) is read for what its readable device code says
+ * of those kernels. Goes through the same module table as cuModuleLoadData
+ * (MODULE_LOADED resource callback).
  */
-SIM_EXPORT CUresult sim_module_load_names(CUmodule *module, const char *const *names, size_t count);
+SIM_EXPORT CUresult sim_module_load_names(CUmodule *module, const void *image,
+                                          const char *const *names, size_t count);
 
 #ifdef __cplusplus
 }
