@@ -19,6 +19,7 @@
  *   driver-pool.c       cuMemAllocAsync/FreeAsync and memory pools
  *   driver-vmm.c        cuMemCreate/Map/Unmap/Release/AddressReserve/...
  *   driver-graph.c      stream capture, graphs, their launch
+ *   driver-occupancy.c  cuOccupancy*, NVIDIA's occupancy calculator
  */
 #ifndef CUDASIM_DRIVER_INTERNAL_H
 #define CUDASIM_DRIVER_INTERNAL_H
@@ -262,6 +263,21 @@ HIDDEN void sim_stream_capture_release(struct sim_graph *graph);
 HIDDEN uint64_t sim_graph_capture_id(const struct sim_graph *graph);
 
 /* ------------------------------------------------------------ modules */
+
+/* What the occupancy calculator (driver-occupancy.c) needs of a function. */
+struct sim_function_usage {
+	int max_threads;        /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
+	int num_regs;           /* CU_FUNC_ATTRIBUTE_NUM_REGS */
+	int static_shared;      /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES */
+	int max_dynamic_shared; /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+	int carveout;           /* CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT */
+	CUfunc_cache cache_config;
+	int required_cluster[3]; /* 0 when none */
+	bool non_portable_cluster;
+};
+/* CUDA_ERROR_INVALID_HANDLE unless f is a function of a loaded module (a
+ * CUkernel cast to CUfunction is one). */
+HIDDEN CUresult sim_function_usage(CUfunction f, struct sim_function_usage *usage);
 
 /* Context teardown unloads the modules loaded in it (driver-module.c). */
 HIDDEN void sim_module_context_destroyed(struct sim_context *ctx);

@@ -1637,6 +1637,24 @@ static CUresult function_get_attribute(int *pi, CUfunction_attribute attrib, CUf
 	return CUDA_SUCCESS;
 }
 
+HIDDEN CUresult sim_function_usage(CUfunction f, struct sim_function_usage *usage)
+{
+	struct sim_function fn;
+	CUresult r = function_snapshot(f, &fn);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	usage->max_threads = function_max_threads(&fn);
+	usage->num_regs = fn.num_regs;
+	usage->static_shared = fn.attrs.static_shared;
+	usage->max_dynamic_shared = fn.max_dynamic_shared;
+	usage->carveout = fn.carveout;
+	usage->cache_config = fn.cache_config;
+	memcpy(usage->required_cluster, fn.required_cluster, sizeof(usage->required_cluster));
+	usage->non_portable_cluster = fn.non_portable_cluster != 0;
+	return CUDA_SUCCESS;
+}
+
 SIM_EXPORT CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
                                                CUfunction hfunc)
 {

@@ -13,7 +13,7 @@
  *   runtime-launch.c    launch configuration stack, cudaLaunchKernel,
  *                       __cudaLaunchKernel
  *   runtime-register.c  nvcc's registration ABI and the kernel table
- *   runtime-kernel.c    kernel attributes and handles
+ *   runtime-kernel.c    kernel attributes, handles and occupancy
  *
  * The runtime sits on the driver's public entry points, as the real one
  * does: every exported runtime call is one runtime call frame
@@ -172,6 +172,10 @@ HIDDEN cudaError_t rt_kernel_function(struct rt_kernel *kernel, CUcontext ctx, i
  * else (runtime-kernel.c).
  */
 HIDDEN cudaError_t rt_func_resolve(const void *func, bool kernel_ok, CUfunction *function);
+
+/* The driver's launch configuration of a runtime one (cudaErrorInvalidValue
+ * for a NULL config, or attributes counted but missing). */
+HIDDEN cudaError_t rt_launch_config(const cudaLaunchConfig_t *config, CUlaunchConfig *out);
 
 /* ------------------------------------------------------------ exports
  *

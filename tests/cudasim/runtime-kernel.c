@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * runtime-kernel.c - what the runtime tells and sets of a kernel: its
- * attributes, cache and shared memory preferences, name and handles.
+ * attributes, cache and shared memory preferences, name and handles, and
+ * its occupancy.
  *
  * A kernel is named by its host stub (the address nvcc registered) or by
  * a cudaKernel_t: "if the specified function does not exist, then it is
@@ -12,6 +13,7 @@
  * Every call works on the kernel's CUfunction in the calling thread's
  * context, through the driver's cuFunc* entry points.
  */
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 #include "runtime-internal.h"
@@ -224,4 +226,138 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaGetFuncBySymbol(cudaFunction_t *functionPtr
 	cudaGetFuncBySymbol_v11000_params params = { functionPtr, symbolPtr };
 	RT_CALL(cudaGetFuncBySymbol_v11000, "cudaGetFuncBySymbol", params,
 	        rt_get_func_by_symbol(functionPtr, symbolPtr));
+}
+
+/* ------------------------------------------------------------ occupancy */
+
+/*
+ * The occupancy calls sit on cuOccupancy* with the kernel's CUfunction,
+ * as the real runtime on the driver ("\sa cuOccupancy..." in
+ * cuda_runtime_api.h). cudaOccupancyMaxPotentialBlockSize* are templates
+ * of cuda_runtime.h that call cudaGetDevice, cudaDeviceGetAttribute,
+ * cudaFuncGetAttributes and cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags.
+ */
+static cudaError_t rt_occupancy_blocks(int *numBlocks, const void *func, int blockSize,
+                                       size_t dynamicSMemSize, unsigned int flags)
+{
+	CUfunction function;
+	cudaError_t result;
+
+	if (!numBlocks)
+		return cudaErrorInvalidValue;
+	result = rt_func_resolve(func, true, &function);
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+	    numBlocks, function, blockSize, dynamicSMemSize, flags));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
+{
+	cudaOccupancyMaxActiveBlocksPerMultiprocessor_v6050_params params = { numBlocks, func,
+		                                                              blockSize,
+		                                                              dynamicSMemSize };
+	RT_CALL(
+	    cudaOccupancyMaxActiveBlocksPerMultiprocessor_v6050,
+	    "cudaOccupancyMaxActiveBlocksPerMultiprocessor", params,
+	    rt_occupancy_blocks(numBlocks, func, blockSize, dynamicSMemSize, cudaOccupancyDefault));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+{
+	cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000_params params = {
+		numBlocks, func, blockSize, dynamicSMemSize, flags
+	};
+	RT_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000,
+	        "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", params,
+	        rt_occupancy_blocks(numBlocks, func, blockSize, dynamicSMemSize, flags));
+}
+
+static cudaError_t rt_occupancy_dynamic(size_t *dynamicSmemSize, const void *func, int numBlocks,
+                                        int blockSize)
+{
+	CUfunction function;
+	cudaError_t result;
+
+	if (!dynamicSmemSize)
+		return cudaErrorInvalidValue;
+	result = rt_func_resolve(func, true, &function);
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, function,
+	                                                                numBlocks, blockSize));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+                                                                           const void *func,
+                                                                           int numBlocks,
+                                                                           int blockSize)
+{
+	cudaOccupancyAvailableDynamicSMemPerBlock_v10200_params params = { dynamicSmemSize, func,
+		                                                           numBlocks, blockSize };
+	RT_CALL(cudaOccupancyAvailableDynamicSMemPerBlock_v10200,
+	        "cudaOccupancyAvailableDynamicSMemPerBlock", params,
+	        rt_occupancy_dynamic(dynamicSmemSize, func, numBlocks, blockSize));
+}
+
+/* cudaLaunchAttribute is laid out as CUlaunchAttribute, with the same ids
+ * (driver_types.h, cuda.h): the attributes pass as they are. */
+_Static_assert(sizeof(cudaLaunchAttribute) == sizeof(CUlaunchAttribute),
+               "cudaLaunchAttribute and CUlaunchAttribute differ");
+
+HIDDEN cudaError_t rt_launch_config(const cudaLaunchConfig_t *config, CUlaunchConfig *out)
+{
+	if (!config || (config->numAttrs > 0 && !config->attrs))
+		return cudaErrorInvalidValue;
+	if (config->dynamicSmemBytes > UINT_MAX)
+		return cudaErrorInvalidValue;
+	memset(out, 0, sizeof(*out));
+	out->gridDimX = config->gridDim.x;
+	out->gridDimY = config->gridDim.y;
+	out->gridDimZ = config->gridDim.z;
+	out->blockDimX = config->blockDim.x;
+	out->blockDimY = config->blockDim.y;
+	out->blockDimZ = config->blockDim.z;
+	out->sharedMemBytes = (unsigned int)config->dynamicSmemBytes;
+	out->hStream = (CUstream)config->stream;
+	out->attrs = (CUlaunchAttribute *)config->attrs;
+	out->numAttrs = config->numAttrs;
+	return cudaSuccess;
+}
+
+static cudaError_t rt_occupancy_clusters(int *out, const void *func,
+                                         const cudaLaunchConfig_t *launchConfig, bool count)
+{
+	CUlaunchConfig config;
+	CUfunction function;
+	cudaError_t result;
+
+	if (!out)
+		return cudaErrorInvalidValue;
+	result = rt_launch_config(launchConfig, &config);
+	if (result == cudaSuccess)
+		result = rt_func_resolve(func, true, &function);
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(count ? cuOccupancyMaxActiveClusters(out, function, &config)
+	                              : cuOccupancyMaxPotentialClusterSize(out, function, &config));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaOccupancyMaxActiveClusters(
+    int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
+{
+	cudaOccupancyMaxActiveClusters_v11070_params params = { numClusters, func, launchConfig };
+	RT_CALL(cudaOccupancyMaxActiveClusters_v11070, "cudaOccupancyMaxActiveClusters", params,
+	        rt_occupancy_clusters(numClusters, func, launchConfig, true));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaOccupancyMaxPotentialClusterSize(
+    int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
+{
+	cudaOccupancyMaxPotentialClusterSize_v11070_params params = { clusterSize, func,
+		                                                      launchConfig };
+	RT_CALL(cudaOccupancyMaxPotentialClusterSize_v11070, "cudaOccupancyMaxPotentialClusterSize",
+	        params, rt_occupancy_clusters(clusterSize, func, launchConfig, false));
 }
