@@ -2334,6 +2334,52 @@ SIM_EXPORT CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels, unsigne
 	                        : CUDA_ERROR_INVALID_VALUE);
 }
 
+/*
+ * Globals, managed variables and unified functions of a library: module
+ * globals are not modelled (cuModuleGetGlobal), so no name is found
+ * ("If no global for the requested name name exists, the call returns
+ * CUDA_ERROR_NOT_FOUND", cuda.h cuLibraryGetGlobal), once the arguments
+ * are checked: one of dptr and bytes may be NULL, not both; a global is
+ * that of the current context.
+ */
+static CUresult library_get_symbol(const void *out, const void *size_out, CUlibrary library,
+                                   const char *name, bool in_context)
+{
+	CUresult r = library_check(library);
+
+	if (r == CUDA_SUCCESS && (!name || (!out && !size_out)))
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS && in_context) {
+		struct sim_context *ctx;
+		r = sim_ctx_require(&ctx);
+	}
+	return r == CUDA_SUCCESS ? CUDA_ERROR_NOT_FOUND : r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
+                                               const char *name)
+{
+	cuLibraryGetGlobal_params p = { dptr, bytes, library, name };
+	SIM_DRIVER_CALL(cuLibraryGetGlobal, p,
+	                library_get_symbol(dptr, bytes, library, name, true));
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
+                                                const char *name)
+{
+	cuLibraryGetManaged_params p = { dptr, bytes, library, name };
+	SIM_DRIVER_CALL(cuLibraryGetManaged, p,
+	                library_get_symbol(dptr, bytes, library, name, false));
+}
+
+SIM_EXPORT CUresult CUDAAPI cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library,
+                                                        const char *symbol)
+{
+	cuLibraryGetUnifiedFunction_params p = { fptr, library, symbol };
+	SIM_DRIVER_CALL(cuLibraryGetUnifiedFunction, p,
+	                library_get_symbol(fptr, fptr, library, symbol, false));
+}
+
 /* A kernel: a function of a loaded library. */
 static CUresult kernel_check(CUkernel kernel, const void *out)
 {

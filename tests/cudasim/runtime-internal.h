@@ -14,6 +14,7 @@
  *                       __cudaLaunchKernel
  *   runtime-register.c  nvcc's registration ABI and the kernel table
  *   runtime-kernel.c    kernel attributes, handles and occupancy
+ *   runtime-library.c   cudaLibrary*, cudaKernelSetAttributeForDevice
  *
  * The runtime sits on the driver's public entry points, as the real one
  * does: every exported runtime call is one runtime call frame

@@ -119,24 +119,20 @@ static bool rt_config_valid(dim3 grid, dim3 block)
 	return grid.x <= RT_MAX_GRID_X && grid.y <= RT_MAX_GRID_YZ && grid.z <= RT_MAX_GRID_YZ;
 }
 
-static cudaError_t rt_launch(struct rt_kernel *kernel, dim3 grid, dim3 block, void **args,
+static cudaError_t rt_launch(const void *func, dim3 grid, dim3 block, void **args,
                              size_t shared_mem, cudaStream_t stream)
 {
 	CUfunction function = NULL;
-	CUcontext ctx = NULL;
 	cudaError_t result;
-	int device = 0;
 	CUresult cu;
 
-	if (!kernel)
+	if (!func)
 		return cudaErrorInvalidDeviceFunction;
 	if (!rt_config_valid(grid, block))
 		return cudaErrorInvalidConfiguration;
 	if (shared_mem > UINT_MAX)
 		return cudaErrorInvalidValue;
-	result = rt_context(&ctx, &device);
-	if (result == cudaSuccess)
-		result = rt_kernel_function(kernel, ctx, device, &function);
+	result = rt_func_resolve(func, true, &function);
 	if (result != cudaSuccess)
 		return result;
 	cu = cuLaunchKernel(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
@@ -147,7 +143,8 @@ static cudaError_t rt_launch(struct rt_kernel *kernel, dim3 grid, dim3 block, vo
 /*
  * One launch entry point. Its frame names the kernel (symbolName); func is
  * the host stub __cudaRegisterFunction registered (the cudaKernel_t handle
- * of the <<<>>> path is the same), anything else is
+ * of the <<<>>> path is the same) or a cudaKernel_t of a library (a
+ * CUkernel, cudaLibraryGetKernel's), anything else is
  * cudaErrorInvalidDeviceFunction.
  */
 static cudaError_t rt_launch_call(CUpti_CallbackId cbid, const char *fname, void *params,
@@ -160,8 +157,8 @@ static cudaError_t rt_launch_call(CUpti_CallbackId cbid, const char *fname, void
 
 	rt_preinit();
 	sim_api_enter(&call, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, fname, params,
-	              rt_kernel_name(kernel));
-	result = rt_launch(kernel, grid, block, args, shared_mem, stream);
+	              kernel ? rt_kernel_name(kernel) : sim_function_name((CUfunction)func));
+	result = rt_launch(func, grid, block, args, shared_mem, stream);
 	return rt_exit(&call, result);
 }
 
