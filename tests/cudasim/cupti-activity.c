@@ -30,6 +30,9 @@ struct api_filter {
 static struct api_filter driver_api = { .count = CUPTI_DRIVER_TRACE_CBID_SIZE };
 static struct api_filter runtime_api = { .count = CUPTI_RUNTIME_TRACE_CBID_SIZE };
 
+/* cuptiActivityConfigureUnifiedMemoryCounter's settings, per counter kind. */
+static uint8_t um_counter_on[CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_COUNT];
+
 static size_t dropped_records;
 static uint64_t offered_records;
 
@@ -165,6 +168,39 @@ SIM_EXPORT CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
 SIM_EXPORT CUptiResult CUPTIAPI cuptiActivityEnableAndDump(CUpti_ActivityKind kind)
 {
 	return cupti_status(enable_kind(kind));
+}
+
+/*
+ * "Set the configuration before enabling the corresponding activity kind
+ * CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER" (cupti_activity.h): which
+ * Unified Memory counters the records of that kind report. The scope and
+ * device are deprecated since CUDA 7.0 and ignored; an unknown kind or a
+ * NULL config is CUPTI_ERROR_INVALID_PARAMETER.
+ */
+SIM_EXPORT CUptiResult CUPTIAPI cuptiActivityConfigureUnifiedMemoryCounter(
+    CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)
+{
+	if (!config || count == 0)
+		return cupti_status(CUPTI_ERROR_INVALID_PARAMETER);
+	for (uint32_t i = 0; i < count; i++)
+		if (config[i].kind <= CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_UNKNOWN ||
+		    config[i].kind >= CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_COUNT ||
+		    config[i].scope >= CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_COUNT)
+			return cupti_status(CUPTI_ERROR_INVALID_PARAMETER);
+	pthread_mutex_lock(&activity_lock);
+	for (uint32_t i = 0; i < count; i++)
+		__atomic_store_n(&um_counter_on[config[i].kind], config[i].enable != 0,
+		                 __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&activity_lock);
+	return CUPTI_SUCCESS;
+}
+
+int cupti_um_counter_enabled(CUpti_ActivityUnifiedMemoryCounterKind kind)
+{
+	if (kind <= CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_UNKNOWN ||
+	    kind >= CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_COUNT)
+		return 0;
+	return __atomic_load_n(&um_counter_on[kind], __ATOMIC_RELAXED);
 }
 
 SIM_EXPORT CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind)

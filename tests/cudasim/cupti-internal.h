@@ -107,6 +107,8 @@ HIDDEN int cupti_activity_enabled(CUpti_ActivityKind kind);
 /* One record from the driver (sim_profiler): filters, CUDASIM_CUPTI_DROP_EVERY,
  * then cupti_activity_emit. */
 HIDDEN void cupti_activity_offer(const CUpti_Activity *record, uint64_t complete_ns);
+/* Whether cuptiActivityConfigureUnifiedMemoryCounter enabled the counter. */
+HIDDEN int cupti_um_counter_enabled(CUpti_ActivityUnifiedMemoryCounterKind kind);
 /* Store a record CUPTI made itself (markers, overhead) or accepted from the
  * driver: timestamps still CLOCK_MONOTONIC; converted, strings copied. */
 HIDDEN void cupti_activity_emit(const CUpti_Activity *record, uint64_t complete_ns);

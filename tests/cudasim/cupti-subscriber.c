@@ -61,6 +61,7 @@ static const struct sim_profiler profiler = {
 	.callback = cupti_callback_deliver,
 	.activity_enabled = cupti_activity_enabled,
 	.activity = cupti_activity_offer,
+	.um_counter_enabled = cupti_um_counter_enabled,
 };
 
 /* The set of a valid domain, or NULL. */

@@ -245,6 +245,17 @@ HIDDEN void sim_activity(const CUpti_Activity *record, uint64_t complete_ns)
 		p->activity(record, complete_ns);
 }
 
+HIDDEN void sim_um_counter_activity(const CUpti_Activity *record,
+                                    CUpti_ActivityUnifiedMemoryCounterKind counter,
+                                    uint64_t complete_ns)
+{
+	const struct sim_profiler *p = profiler_get();
+
+	if (p && p->activity_enabled(record->kind) && p->um_counter_enabled &&
+	    p->um_counter_enabled(counter))
+		p->activity(record, complete_ns);
+}
+
 HIDDEN CUresult sim_stub_call(CUpti_CallbackId cbid, const char *name, void *params)
 {
 	struct sim_api_call call;

@@ -20,6 +20,7 @@
  *   driver-vmm.c        cuMemCreate/Map/Unmap/Release/AddressReserve/...
  *   driver-graph.c      stream capture, graphs, their launch
  *   driver-occupancy.c  cuOccupancy*, NVIDIA's occupancy calculator
+ *   driver-managed.c    managed memory advice, prefetch, range attributes
  */
 #ifndef CUDASIM_DRIVER_INTERNAL_H
 #define CUDASIM_DRIVER_INTERNAL_H
@@ -357,6 +358,11 @@ HIDDEN void sim_sync_callback(CUpti_CallbackId cbid, CUcontext ctx, CUstream str
 /* Deliver an activity record if its kind is enabled (driver-api.c). */
 HIDDEN bool sim_activity_enabled(CUpti_ActivityKind kind);
 HIDDEN void sim_activity(const CUpti_Activity *record, uint64_t complete_ns);
+/* A UNIFIED_MEMORY_COUNTER record, delivered when that kind is enabled and
+ * its counter kind configured (cuptiActivityConfigureUnifiedMemoryCounter). */
+HIDDEN void sim_um_counter_activity(const CUpti_Activity *record,
+                                    CUpti_ActivityUnifiedMemoryCounterKind counter,
+                                    uint64_t complete_ns);
 
 /*
  * The usual shape of a driver entry point:

@@ -384,6 +384,7 @@ void sim_mem_context_destroyed(struct sim_context *ctx)
 		if (owned[i]->kind != SIM_MEM_HOST_REGISTERED)
 			sim_mem_activity(owned[i], CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE,
 			                 false, NULL);
+		free(owned[i]->um);
 		free(owned[i]);
 	}
 	free(owned);
@@ -513,6 +514,7 @@ static CUresult free_after_device(struct sim_mem_record *rec)
 	release_memory(rec);
 	sim_mem_unlock();
 	sim_mem_activity(rec, CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, false, NULL);
+	free(rec->um);
 	free(rec);
 	return CUDA_SUCCESS;
 }

@@ -15,6 +15,7 @@
 #include "driver-internal.h"
 
 struct sim_pool;
+struct sim_um;
 
 /* One known allocation, in the address-ordered table. */
 struct sim_mem_record {
@@ -29,6 +30,7 @@ struct sim_mem_record {
 	struct sim_pool *pool;   /* async allocations */
 	uint64_t stream_id;      /* async allocations */
 	void *owner;             /* VMM mapping */
+	struct sim_um *um;       /* managed: advice and residency (driver-managed.c) */
 };
 
 HIDDEN void sim_mem_lock(void);

@@ -556,3 +556,100 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttr
 	RT_CALL(cudaPointerGetAttributes_v4000, "cudaPointerGetAttributes", params,
 	        rt_pointer_attributes(attributes, ptr));
 }
+
+/* ------------------------------------------------------------ managed memory */
+
+/*
+ * Prefetch, advice and range attributes of managed memory are the driver's
+ * (cuda_runtime_api.h: "\sa cuMemPrefetchAsync", "cuMemAdvise",
+ * "cuMemRangeGetAttribute"): cudaMemLocation and the advice and attribute
+ * enumerations have the driver's layout and values (driver_types.h, cuda.h).
+ */
+static CUmemLocation rt_location(struct cudaMemLocation location)
+{
+	CUmemLocation loc = { (CUmemLocationType)location.type, location.id };
+
+	return loc;
+}
+
+static cudaError_t rt_prefetch(const void *devPtr, size_t count, struct cudaMemLocation location,
+                               unsigned int flags, cudaStream_t stream)
+{
+	cudaError_t result = rt_begin(true);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuMemPrefetchAsync_v2(
+	    (CUdeviceptr)(uintptr_t)devPtr, count, rt_location(location), flags, (CUstream)stream));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemPrefetchAsync(const void *devPtr, size_t count,
+                                                      struct cudaMemLocation location,
+                                                      unsigned int flags, cudaStream_t stream)
+{
+	cudaMemPrefetchAsync_v12020_params params = { devPtr, count, location, flags, stream };
+	RT_CALL(cudaMemPrefetchAsync_v12020, "cudaMemPrefetchAsync", params,
+	        rt_prefetch(devPtr, count, location, flags, stream));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
+                                                           struct cudaMemLocation location,
+                                                           unsigned int flags, cudaStream_t stream)
+{
+	cudaMemPrefetchAsync_ptsz_v12020_params params = { devPtr, count, location, flags, stream };
+	RT_CALL(cudaMemPrefetchAsync_ptsz_v12020, "cudaMemPrefetchAsync_ptsz", params,
+	        rt_prefetch(devPtr, count, location, flags, rt_per_thread(stream)));
+}
+
+static cudaError_t rt_advise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
+                             struct cudaMemLocation location)
+{
+	cudaError_t result = rt_begin(true);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuMemAdvise_v2((CUdeviceptr)(uintptr_t)devPtr, count,
+	                                       (CUmem_advise)advice, rt_location(location)));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count,
+                                               enum cudaMemoryAdvise advice,
+                                               struct cudaMemLocation location)
+{
+	cudaMemAdvise_v12020_params params = { devPtr, count, advice, location };
+	RT_CALL(cudaMemAdvise_v12020, "cudaMemAdvise", params,
+	        rt_advise(devPtr, count, advice, location));
+}
+
+static cudaError_t rt_range_attributes(void **data, size_t *sizes,
+                                       enum cudaMemRangeAttribute *attributes, size_t n,
+                                       const void *devPtr, size_t count)
+{
+	cudaError_t result = rt_begin(true);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuMemRangeGetAttributes(data, sizes,
+	                                                (CUmem_range_attribute *)attributes, n,
+	                                                (CUdeviceptr)(uintptr_t)devPtr, count));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemRangeGetAttribute(void *data, size_t dataSize,
+                                                          enum cudaMemRangeAttribute attribute,
+                                                          const void *devPtr, size_t count)
+{
+	cudaMemRangeGetAttribute_v8000_params params = { data, dataSize, attribute, devPtr, count };
+	RT_CALL(cudaMemRangeGetAttribute_v8000, "cudaMemRangeGetAttribute", params,
+	        rt_range_attributes(&data, &dataSize, &attribute, 1, devPtr, count));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
+                                                           enum cudaMemRangeAttribute *attributes,
+                                                           size_t numAttributes, const void *devPtr,
+                                                           size_t count)
+{
+	cudaMemRangeGetAttributes_v8000_params params = { data,          dataSizes, attributes,
+		                                          numAttributes, devPtr,    count };
+	RT_CALL(cudaMemRangeGetAttributes_v8000, "cudaMemRangeGetAttributes", params,
+	        rt_range_attributes(data, dataSizes, attributes, numAttributes, devPtr, count));
+}

@@ -50,6 +50,9 @@ struct sim_profiler {
 	 * record back until then.
 	 */
 	void (*activity)(const CUpti_Activity *record, uint64_t complete_ns);
+	/* Non-zero when cuptiActivityConfigureUnifiedMemoryCounter enabled
+	 * the Unified Memory counter kind. Cheap. */
+	int (*um_counter_enabled)(CUpti_ActivityUnifiedMemoryCounterKind kind);
 };
 
 /* Attach the profiler (NULL detaches). Returns 0. */

@@ -165,7 +165,7 @@ def ledger_for_pid(entries, pid):
     return [e for e in entries if e.get("pid") == str(pid)]
 
 
-LEDGER_OPS = ("alloc", "free", "alloc_failed", "memcpy", "memset", "launch")
+LEDGER_OPS = ("alloc", "free", "alloc_failed", "memcpy", "memset", "launch", "prefetch")
 
 REQUIRED_KEYS = {
     "alloc": "kind dev addr size reserved api corr",
@@ -174,6 +174,7 @@ REQUIRED_KEYS = {
     "memcpy": "dir src dst bytes host sync stream dev src_dev dst_dev api corr gpu_start gpu_end",
     "memset": "dev dst bytes value elem sync stream api corr gpu_start gpu_end",
     "launch": "name dev grid block shmem stream api corr gpu_start gpu_end",
+    "prefetch": "dev addr bytes dst htod dtoh dtod stream api corr gpu_start gpu_end",
     "error": "api result",
     "ctx_create": "ctx dev primary",
     "ctx_destroy": "ctx dev primary",
@@ -275,11 +276,20 @@ class Model:
         }
 
     def duration(self, entry):
-        """Modelled GPU duration of a memcpy/memset/launch line, or None."""
+        """Modelled GPU duration of a memcpy/memset/launch/prefetch line, or
+        None. A prefetch moves its htod/dtoh/dtod bytes over the pinned
+        and peer bandwidths after one latency."""
         op = entry.get("op")
         size = to_int(entry.get("bytes"))
         if op == "launch":
             return self.kernel
+        if op == "prefetch":
+            moved = [to_int(entry.get(k)) for k in ("htod", "dtoh", "dtod")]
+            if None in moved:
+                return None
+            return self.latency + 1e9 * (moved[0] / self.bw[("HtoD", "pinned")] +
+                                         moved[1] / self.bw[("DtoH", "pinned")] +
+                                         moved[2] / self.bw[("PtoP", "none")])
         if op == "memset" and size is not None:
             return self.latency + size * 1e9 / self.bw["memset"]
         if op != "memcpy" or size is None:
@@ -299,7 +309,7 @@ def check_gpu_times(tap, entries, model=None):
     problems, overlaps, wrong = [], [], []
     last_end = {}
     for e in entries:
-        if e.get("op") not in ("memcpy", "memset", "launch"):
+        if e.get("op") not in ("memcpy", "memset", "launch", "prefetch"):
             continue
         start, end = to_int(e.get("gpu_start")), to_int(e.get("gpu_end"))
         if start is None or end is None or start > end or start == 0:
@@ -319,5 +329,5 @@ def check_gpu_times(tap, entries, model=None):
     tap.ok(not overlaps, "work on one stream runs in submission order without overlap",
            *overlaps[:5])
     if model is not None:
-        tap.ok(not wrong, "every copy, memset and kernel lasts latency + bytes/bandwidth "
+        tap.ok(not wrong, "every copy, memset, prefetch and kernel lasts latency + bytes/bandwidth "
                "(kernels: CUDASIM_KERNEL_NS)", *wrong[:6])
