@@ -143,6 +143,7 @@ static CUpti_ActivityMemoryKind activity_memory_kind(enum sim_mem_kind kind)
 	case SIM_MEM_DEVICE:
 	case SIM_MEM_ASYNC:
 	case SIM_MEM_VMM:
+	case SIM_MEM_GRAPH:
 		break;
 	}
 	return CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;

@@ -20,11 +20,23 @@
  * branches.
  *
  * Supported node kinds: kernel, memcpy (1D and 2D: Depth 1, no arrays),
- * memset, host, empty. Stream capture records kernels, *Async copies and
- * memsets, host functions and event records and waits (an event recorded
+ * memset, host, empty, memory allocation and free. Stream capture records
+ * kernels, *Async copies and memsets, host functions, stream-ordered
+ * allocations and frees, and event records and waits (an event recorded
  * in a capture joins the stream that waits for it to the capture). What
- * is not modelled (memory nodes, child graphs, conditional nodes, graph
- * update, ...) is a stub returning CUDA_ERROR_NOT_SUPPORTED.
+ * is not modelled (child graphs, conditional nodes, graph update, ...) is
+ * a stub returning CUDA_ERROR_NOT_SUPPORTED.
+ *
+ * Graph memory (cuda.h cuGraphAddMemAllocNode; CUDA C++ Programming Guide,
+ * "Graph Memory Nodes"): an allocation node's address is fixed when the
+ * node is made, "across instantiations and launches", so its range is
+ * taken from the device heap then and held while a graph or executable
+ * graph has a node for it or it is allocated; the allocation itself
+ * happens when a launch reaches the node, and the free when a launch
+ * reaches its free node, or when cuMemFree/cuMemFreeAsync or an
+ * AUTO_FREE_ON_LAUNCH relaunch frees it. Both have ledger lines, kind
+ * "graph", with the launch's stream and graph= node= for those a launch
+ * makes. CUPTI documents no record for graph allocations: none is made.
  *
  * Graph and exec structs are never freed, only marked dead, so that a stale
  * handle is recognised.
@@ -33,13 +45,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "driver-internal.h"
+#include "driver-memory.h"
 
 struct sim_graph {
 	uint32_t id; /* graphId of the records */
 	bool live;
 	bool exec; /* an executable graph (CUgraphExec) */
 	uint64_t capture_id;
+	struct sim_graph *source; /* exec: the graph it was instantiated from */
+	unsigned long long flags; /* exec: its instantiation flags */
+	bool memory;              /* it has memory nodes */
 	size_t count, capacity;
 	struct sim_graph_node **nodes;
 };
@@ -50,6 +65,13 @@ static size_t all_graph_count, all_graph_capacity;
 static uint32_t next_graph_id = 1;
 static uint64_t next_node_id = 1;
 static uint64_t next_capture_id = 1;
+
+/* Memory nodes (below). */
+static void graph_mem_drop_locked(struct sim_graph *graph);
+static void graph_mem_hold_locked(struct sim_graph *exec);
+static CUresult graph_mem_launch_check(struct sim_graph_node **nodes, size_t count,
+                                       unsigned long long flags, uint64_t stream_id);
+static CUresult mem_node_run(const struct sim_graph_node *node, CUstream handle);
 
 /* The node being replayed on this thread. */
 static __thread const struct sim_graph_node *replaying;
@@ -250,6 +272,7 @@ static CUresult capture_end(CUstream hStream, CUgraph *phGraph)
 	if (invalidated) {
 		pthread_mutex_lock(&graph_lock);
 		graph->live = false;
+		graph_mem_drop_locked(graph);
 		pthread_mutex_unlock(&graph_lock);
 		*phGraph = NULL;
 		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
@@ -377,8 +400,10 @@ static CUresult graph_destroy(const void *handle, bool exec)
 		return r;
 	pthread_mutex_lock(&graph_lock);
 	graph = graph_find_locked(handle, exec);
-	if (graph)
+	if (graph) {
 		graph->live = false;
+		graph_mem_drop_locked(graph);
+	}
 	pthread_mutex_unlock(&graph_lock);
 	return graph ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
@@ -434,6 +459,8 @@ static const CUgraphNodeType node_types[] = {
 	[SIM_NODE_MEMCPY] = CU_GRAPH_NODE_TYPE_MEMCPY,
 	[SIM_NODE_MEMSET] = CU_GRAPH_NODE_TYPE_MEMSET,
 	[SIM_NODE_HOST] = CU_GRAPH_NODE_TYPE_HOST,
+	[SIM_NODE_MEM_ALLOC] = CU_GRAPH_NODE_TYPE_MEM_ALLOC,
+	[SIM_NODE_MEM_FREE] = CU_GRAPH_NODE_TYPE_MEM_FREE,
 };
 
 static CUresult node_get_type(CUgraphNode hNode, CUgraphNodeType *type)
@@ -666,11 +693,15 @@ static CUresult instantiate(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned l
 		return r;
 	if (!phGraphExec)
 		return CUDA_ERROR_INVALID_VALUE;
-	/* The flags cuda.h defines (CUgraphInstantiate_flags). */
+	/* The flags cuda.h defines (CUgraphInstantiate_flags); DEVICE_LAUNCH
+	 * "cannot be used in conjunction with" AUTO_FREE_ON_LAUNCH. */
 	if (flags & ~(unsigned long long)(CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH |
 	                                  CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
 	                                  CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH |
 	                                  CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY))
+		return CUDA_ERROR_INVALID_VALUE;
+	if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH) &&
+	    (flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH))
 		return CUDA_ERROR_INVALID_VALUE;
 	exec = graph_new(true);
 	if (!exec)
@@ -679,6 +710,16 @@ static CUresult instantiate(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned l
 	graph = graph_find_locked(hGraph, false);
 	if (!graph)
 		r = CUDA_ERROR_INVALID_VALUE;
+	/* cuda.h: a graph with memory nodes has "at most one executable
+	 * graph in existence" at a time. */
+	for (size_t i = 0; r == CUDA_SUCCESS && graph->memory && i < all_graph_count; i++)
+		if (all_graphs[i]->live && all_graphs[i]->exec && all_graphs[i]->source == graph)
+			r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS) {
+		exec->source = graph;
+		exec->flags = flags;
+		exec->memory = graph->memory;
+	}
 	/* graphId of the records is the executable graph's: the original
 	 * graph's id, as CUPTI reports "the ID of the graph that launched"
 	 * the work (cupti_activity.h, graphId). */
@@ -692,7 +733,9 @@ static CUresult instantiate(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned l
 			next_node_id--;
 		}
 	}
-	if (r != CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS)
+		graph_mem_hold_locked(exec);
+	else
 		exec->live = false;
 	pthread_mutex_unlock(&graph_lock);
 	if (r == CUDA_SUCCESS)
@@ -785,6 +828,9 @@ static CUresult node_run(const struct sim_graph_node *node, CUstream stream)
 		return sim_memset_node_run(node, stream);
 	case SIM_NODE_HOST:
 		return sim_host_node_run(node, stream);
+	case SIM_NODE_MEM_ALLOC:
+	case SIM_NODE_MEM_FREE:
+		return mem_node_run(node, stream);
 	case SIM_NODE_EMPTY:
 	default:
 		return CUDA_SUCCESS;
@@ -799,6 +845,8 @@ static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream)
 	struct sim_stream *stream;
 	struct sim_graph *exec;
 	struct sim_graph_node **nodes = NULL;
+	unsigned long long flags = 0;
+	bool memory = false;
 	size_t count = 0;
 	uint32_t id = 0;
 	CUresult r = sim_ctx_enter(&ctx);
@@ -818,6 +866,8 @@ static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream)
 			memcpy(nodes, exec->nodes, exec->count * sizeof(*nodes));
 			count = exec->count;
 			id = exec->id;
+			flags = exec->flags;
+			memory = exec->memory;
 		} else {
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 		}
@@ -825,6 +875,8 @@ static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream)
 	pthread_mutex_unlock(&graph_lock);
 	if (!exec)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS && memory)
+		r = graph_mem_launch_check(nodes, count, flags, sim_stream_get_id(stream));
 	for (size_t i = 0; r == CUDA_SUCCESS && i < count; i++) {
 		replaying = nodes[i];
 		replaying_graph = id;
@@ -880,4 +932,536 @@ SIM_EXPORT CUresult CUDAAPI cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream 
 	cuGraphUpload_ptsz_params p = { hGraphExec, hStream };
 	SIM_DRIVER_CALL(cuGraphUpload_ptsz, p,
 	                graph_upload(hGraphExec, sim_stream_per_thread_default(hStream)));
+}
+
+/* ------------------------------------------------------------ memory nodes */
+
+/*
+ * A graph allocation. Its state is under the memory lock: the free paths
+ * of driver-memory.c and driver-pool.c reach it with that lock held
+ * (lock order: graph_lock, then the memory lock).
+ */
+struct sim_graph_alloc {
+	struct sim_mem_record *rec;    /* in the memory table while held */
+	const struct sim_graph *owner; /* graph of its allocation node */
+	const struct sim_graph *freer; /* graph of its free node, if any */
+	size_t holders;                /* nodes of live graphs naming it */
+	bool live;                     /* allocated by a launch, not freed */
+};
+
+/* CU_GRAPH_MEM_ATTR_*, per device, under the memory lock. */
+static uint64_t graph_used[SIM_MAX_DEVICES], graph_used_high[SIM_MAX_DEVICES];
+static uint64_t graph_reserved[SIM_MAX_DEVICES], graph_reserved_high[SIM_MAX_DEVICES];
+
+static void graph_mem_raise(uint64_t *value, uint64_t *high, uint64_t add)
+{
+	*value += add;
+	if (*value > *high)
+		*high = *value;
+}
+
+/* Give the range back once nothing holds it. Memory lock held. */
+static void graph_alloc_release_locked(struct sim_graph_alloc *a)
+{
+	struct sim_mem_record *rec = a->rec;
+
+	if (!rec || a->live || a->holders > 0)
+		return;
+	sim_mem_table_remove(rec);
+	sim_heap_free(sim_device_heap(rec->device), rec->range.base, NULL);
+	graph_reserved[rec->device] -= rec->reserved;
+	free(rec);
+	a->rec = NULL;
+}
+
+/* The range of a new allocation node, taken from the heap now. */
+static CUresult graph_alloc_new(const struct sim_graph *owner, int device, size_t size,
+                                struct sim_graph_alloc **out)
+{
+	struct sim_heap *heap = sim_device_heap(device);
+	struct sim_graph_alloc *a = calloc(1, sizeof(*a));
+	struct sim_mem_record *rec = calloc(1, sizeof(*rec));
+	struct sim_heap_block block;
+
+	if (!a || !rec || !heap) {
+		free(a);
+		free(rec);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	sim_mem_lock();
+	if (sim_heap_alloc(heap, size, &block) != 0) {
+		sim_mem_ledger_alloc_failed("graph", device, size, CUDA_ERROR_OUT_OF_MEMORY);
+		sim_mem_unlock();
+		free(a);
+		free(rec);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	rec->range.base = block.base;
+	rec->range.size = size;
+	rec->kind = SIM_MEM_GRAPH;
+	rec->ledger_kind = "graph";
+	rec->device = device;
+	rec->reserved = block.reserved;
+	rec->owner = a;
+	sim_mem_table_insert(rec);
+	graph_mem_raise(&graph_reserved[device], &graph_reserved_high[device], block.reserved);
+	a->rec = rec;
+	a->owner = owner;
+	a->holders = 1;
+	sim_mem_unlock();
+	*out = a;
+	return CUDA_SUCCESS;
+}
+
+/* The graph allocation at dptr (its base), or NULL. Memory lock held. */
+static struct sim_graph_alloc *graph_alloc_at_locked(CUdeviceptr dptr)
+{
+	struct sim_mem_record *rec = sim_mem_table_find((uintptr_t)dptr);
+
+	if (!rec || rec->kind != SIM_MEM_GRAPH || rec->range.base != (uintptr_t)dptr)
+		return NULL;
+	return rec->owner;
+}
+
+/* A free node's allocation: one that a graph allocates and nothing frees
+ * yet (cuda.h cuGraphAddMemFreeNode: not twice, only an address an
+ * allocation node returned). graph_lock held. */
+static CUresult graph_free_claim(const struct sim_graph *graph, CUdeviceptr dptr,
+                                 struct sim_graph_alloc **out)
+{
+	struct sim_graph_alloc *a;
+	CUresult r = CUDA_SUCCESS;
+
+	sim_mem_lock();
+	a = graph_alloc_at_locked(dptr);
+	if (!a || a->freer)
+		r = CUDA_ERROR_INVALID_VALUE;
+	else {
+		a->freer = graph;
+		a->holders++;
+		*out = a;
+	}
+	sim_mem_unlock();
+	return r;
+}
+
+/* One live allocation freed: its ledger line; the range stays while a
+ * graph holds it. Memory lock held. */
+static void graph_alloc_free_locked(struct sim_graph_alloc *a, bool has_stream, uint64_t stream_id)
+{
+	a->live = false;
+	graph_used[a->rec->device] -= a->rec->reserved;
+	a->rec->stream_id = stream_id;
+	sim_mem_ledger_free(a->rec, has_stream);
+	graph_alloc_release_locked(a);
+}
+
+HIDDEN CUresult sim_graph_mem_free(struct sim_mem_record *rec, bool has_stream, uint64_t stream_id)
+{
+	struct sim_graph_alloc *a = rec->owner;
+
+	/* "These allocations cannot be freed outside the owning graph" when
+	 * it frees them; an allocation not allocated is no allocation. */
+	if (!a->live || a->freer == a->owner)
+		return CUDA_ERROR_INVALID_VALUE;
+	graph_alloc_free_locked(a, has_stream, stream_id);
+	return CUDA_SUCCESS;
+}
+
+/* A graph, or executable graph, no longer holds its memory nodes' ranges
+ * (cuGraphDestroy, cuGraphExecDestroy). graph_lock held. */
+static void graph_mem_drop_locked(struct sim_graph *graph)
+{
+	if (!graph->memory)
+		return;
+	sim_mem_lock();
+	for (size_t i = 0; i < graph->count; i++) {
+		struct sim_graph_node *node = graph->nodes[i];
+
+		if (node->kind != SIM_NODE_MEM_ALLOC && node->kind != SIM_NODE_MEM_FREE)
+			continue;
+		node->u.mem.alloc->holders--;
+		graph_alloc_release_locked(node->u.mem.alloc);
+	}
+	sim_mem_unlock();
+}
+
+/* An executable graph's copies of memory nodes hold their ranges too. */
+static void graph_mem_hold_locked(struct sim_graph *exec)
+{
+	if (!exec->memory)
+		return;
+	sim_mem_lock();
+	for (size_t i = 0; i < exec->count; i++)
+		if (exec->nodes[i]->kind == SIM_NODE_MEM_ALLOC ||
+		    exec->nodes[i]->kind == SIM_NODE_MEM_FREE)
+			exec->nodes[i]->u.mem.alloc->holders++;
+	sim_mem_unlock();
+}
+
+/*
+ * Before a launch runs anything: allocations of its allocation nodes
+ * still live from an earlier launch are freed now with
+ * CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, else the launch fails
+ * with CUDA_ERROR_INVALID_VALUE (cuda.h, cuGraphLaunch); a free node of
+ * another graph's allocation needs that allocation live.
+ */
+static CUresult graph_mem_launch_check(struct sim_graph_node **nodes, size_t count,
+                                       unsigned long long flags, uint64_t stream_id)
+{
+	CUresult r = CUDA_SUCCESS;
+
+	sim_mem_lock();
+	for (size_t i = 0; r == CUDA_SUCCESS && i < count; i++) {
+		struct sim_graph_alloc *a = nodes[i]->u.mem.alloc;
+
+		if (nodes[i]->kind == SIM_NODE_MEM_ALLOC && a->live &&
+		    !(flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH))
+			r = CUDA_ERROR_INVALID_VALUE;
+		else if (nodes[i]->kind == SIM_NODE_MEM_FREE && a->owner != a->freer && !a->live)
+			r = CUDA_ERROR_INVALID_VALUE;
+	}
+	for (size_t i = 0; r == CUDA_SUCCESS && i < count; i++)
+		if (nodes[i]->kind == SIM_NODE_MEM_ALLOC && nodes[i]->u.mem.alloc->live)
+			graph_alloc_free_locked(nodes[i]->u.mem.alloc, true, stream_id);
+	sim_mem_unlock();
+	return r;
+}
+
+/* A launch reaches an allocation or a free node. */
+static CUresult mem_node_run(const struct sim_graph_node *node, CUstream handle)
+{
+	struct sim_graph_alloc *a = node->u.mem.alloc;
+	struct sim_context *ctx;
+	struct sim_stream *stream;
+	CUresult r = sim_ctx_require(&ctx);
+
+	if (r == CUDA_SUCCESS)
+		r = sim_stream_resolve(ctx, handle, &stream);
+	if (r != CUDA_SUCCESS)
+		return r;
+	sim_mem_lock();
+	if (node->kind == SIM_NODE_MEM_ALLOC) {
+		a->live = true;
+		graph_mem_raise(&graph_used[a->rec->device], &graph_used_high[a->rec->device],
+		                a->rec->reserved);
+		a->rec->stream_id = sim_stream_get_id(stream);
+		sim_mem_ledger_alloc(a->rec, true);
+	} else if (a->live) {
+		graph_alloc_free_locked(a, true, sim_stream_get_id(stream));
+	} else {
+		r = CUDA_ERROR_INVALID_VALUE;
+	}
+	sim_mem_unlock();
+	return r;
+}
+
+/* cuda.h CUDA_MEM_ALLOC_NODE_PARAMS: pinned device memory of a valid
+ * device, no IPC handle types, access descriptors for at most every
+ * device. */
+static CUresult alloc_params_check(const CUDA_MEM_ALLOC_NODE_PARAMS *params)
+{
+	if (!params || params->bytesize == 0 ||
+	    params->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+	    params->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    !sim_device_valid(params->poolProps.location.id))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (params->poolProps.handleTypes != CU_MEM_HANDLE_TYPE_NONE)
+		return CUDA_ERROR_NOT_SUPPORTED; /* "IPC is not supported" */
+	if (params->accessDescCount > (size_t)sim_config()->device_count ||
+	    (params->accessDescCount > 0 && !params->accessDescs))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < params->accessDescCount; i++)
+		if (params->accessDescs[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+		    !sim_device_valid(params->accessDescs[i].location.id) ||
+		    !sim_access_flags_valid(params->accessDescs[i].flags))
+			return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+/* Give the range back when the node could not be added. */
+static void graph_alloc_abandon(struct sim_graph_alloc *a)
+{
+	sim_mem_lock();
+	a->holders = 0;
+	graph_alloc_release_locked(a);
+	sim_mem_unlock();
+	free(a);
+}
+
+static CUresult add_mem_alloc_node(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                   const CUgraphNode *deps, size_t num_deps,
+                                   CUDA_MEM_ALLOC_NODE_PARAMS *params)
+{
+	struct sim_graph_node node = { .kind = SIM_NODE_MEM_ALLOC };
+	struct sim_graph_alloc *a = NULL;
+	struct sim_graph *graph;
+	CUresult r = sim_init_status();
+
+	if (r == CUDA_SUCCESS)
+		r = alloc_params_check(params);
+	if (r != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&graph_lock);
+	graph = graph_find_locked(hGraph, false);
+	pthread_mutex_unlock(&graph_lock);
+	if (!graph || !phGraphNode)
+		return CUDA_ERROR_INVALID_VALUE;
+	node.u.mem.props = params->poolProps;
+	node.u.mem.access_count = params->accessDescCount;
+	if (params->accessDescCount) {
+		node.u.mem.access = malloc(params->accessDescCount * sizeof(CUmemAccessDesc));
+		if (!node.u.mem.access)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		memcpy(node.u.mem.access, params->accessDescs,
+		       params->accessDescCount * sizeof(CUmemAccessDesc));
+	}
+	r = graph_alloc_new(graph, params->poolProps.location.id, params->bytesize, &a);
+	if (r == CUDA_SUCCESS) {
+		node.u.mem.alloc = a;
+		r = node_add(phGraphNode, hGraph, deps, num_deps, &node);
+		if (r != CUDA_SUCCESS)
+			graph_alloc_abandon(a);
+	}
+	if (r != CUDA_SUCCESS) {
+		free(node.u.mem.access);
+		return r;
+	}
+	pthread_mutex_lock(&graph_lock);
+	graph->memory = true;
+	pthread_mutex_unlock(&graph_lock);
+	params->dptr = a->rec->range.base;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                                   const CUgraphNode *dependencies,
+                                                   size_t numDependencies,
+                                                   CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+	cuGraphAddMemAllocNode_params p = { phGraphNode, hGraph, dependencies, numDependencies,
+		                            nodeParams };
+	SIM_DRIVER_CALL(
+	    cuGraphAddMemAllocNode, p,
+	    add_mem_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams));
+}
+
+static CUresult add_mem_free_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps,
+                                  size_t num_deps, CUdeviceptr dptr)
+{
+	struct sim_graph_node node = { .kind = SIM_NODE_MEM_FREE };
+	struct sim_graph_alloc *a = NULL;
+	struct sim_graph *graph;
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!phGraphNode)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&graph_lock);
+	graph = graph_find_locked(hGraph, false);
+	r = graph ? graph_free_claim(graph, dptr, &a) : CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_unlock(&graph_lock);
+	if (r != CUDA_SUCCESS)
+		return r;
+	node.u.mem.alloc = a;
+	r = node_add(phGraphNode, hGraph, deps, num_deps, &node);
+	sim_mem_lock();
+	if (r != CUDA_SUCCESS) {
+		a->freer = NULL;
+		a->holders--;
+	}
+	sim_mem_unlock();
+	if (r == CUDA_SUCCESS) {
+		pthread_mutex_lock(&graph_lock);
+		graph->memory = true;
+		pthread_mutex_unlock(&graph_lock);
+	}
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                                  const CUgraphNode *dependencies,
+                                                  size_t numDependencies, CUdeviceptr dptr)
+{
+	cuGraphAddMemFreeNode_params p = { phGraphNode, hGraph, dependencies, numDependencies,
+		                           dptr };
+	SIM_DRIVER_CALL(
+	    cuGraphAddMemFreeNode, p,
+	    add_mem_free_node(phGraphNode, hGraph, dependencies, numDependencies, dptr));
+}
+
+/* Captured cuMemAllocAsync: an allocation node of the device's pinned
+ * memory, its address returned at once. */
+HIDDEN CUresult sim_graph_capture_alloc(struct sim_stream *stream, int device, size_t size,
+                                        CUdeviceptr *dptr)
+{
+	struct sim_graph *graph = sim_stream_capture_graph(stream);
+	struct sim_graph_node node = { .kind = SIM_NODE_MEM_ALLOC };
+	struct sim_graph_alloc *a;
+	CUresult r;
+
+	if (!graph)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	node.u.mem.props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	node.u.mem.props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	node.u.mem.props.location.id = device;
+	r = graph_alloc_new(graph, device, size, &a);
+	if (r != CUDA_SUCCESS)
+		return r;
+	node.u.mem.alloc = a;
+	r = sim_graph_capture(stream, &node);
+	if (r != CUDA_SUCCESS) {
+		graph_alloc_abandon(a);
+		return r;
+	}
+	pthread_mutex_lock(&graph_lock);
+	graph->memory = true;
+	pthread_mutex_unlock(&graph_lock);
+	*dptr = a->rec->range.base;
+	return CUDA_SUCCESS;
+}
+
+/* Captured cuMemFreeAsync: a free node, of a graph allocation only. */
+HIDDEN CUresult sim_graph_capture_free(struct sim_stream *stream, CUdeviceptr dptr)
+{
+	struct sim_graph *graph = sim_stream_capture_graph(stream);
+	struct sim_graph_node node = { .kind = SIM_NODE_MEM_FREE };
+	CUresult r;
+
+	if (!graph)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	pthread_mutex_lock(&graph_lock);
+	r = graph_free_claim(graph, dptr, &node.u.mem.alloc);
+	pthread_mutex_unlock(&graph_lock);
+	if (r == CUDA_SUCCESS)
+		r = sim_graph_capture(stream, &node);
+	if (r == CUDA_SUCCESS) {
+		pthread_mutex_lock(&graph_lock);
+		graph->memory = true;
+		pthread_mutex_unlock(&graph_lock);
+	}
+	return r;
+}
+
+static CUresult mem_node_params(CUgraphNode hNode, enum sim_node_kind kind,
+                                CUDA_MEM_ALLOC_NODE_PARAMS *alloc_out, CUdeviceptr *dptr_out)
+{
+	struct sim_graph_node *node;
+	CUresult r = sim_init_status();
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!alloc_out && !dptr_out)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&graph_lock);
+	node = node_find_locked(hNode);
+	if (!node || node->kind != kind) {
+		r = CUDA_ERROR_INVALID_VALUE;
+	} else {
+		sim_mem_lock();
+		if (alloc_out) {
+			memset(alloc_out, 0, sizeof(*alloc_out));
+			alloc_out->poolProps = node->u.mem.props;
+			alloc_out->accessDescs = node->u.mem.access;
+			alloc_out->accessDescCount = node->u.mem.access_count;
+			alloc_out->bytesize = node->u.mem.alloc->rec->range.size;
+			alloc_out->dptr = node->u.mem.alloc->rec->range.base;
+		} else {
+			*dptr_out = node->u.mem.alloc->rec->range.base;
+		}
+		sim_mem_unlock();
+	}
+	pthread_mutex_unlock(&graph_lock);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode,
+                                                         CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
+{
+	cuGraphMemAllocNodeGetParams_params p = { hNode, params_out };
+	SIM_DRIVER_CALL(cuGraphMemAllocNodeGetParams, p,
+	                params_out ? mem_node_params(hNode, SIM_NODE_MEM_ALLOC, params_out, NULL)
+	                           : CUDA_ERROR_INVALID_VALUE);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)
+{
+	cuGraphMemFreeNodeGetParams_params p = { hNode, dptr_out };
+	SIM_DRIVER_CALL(cuGraphMemFreeNodeGetParams, p,
+	                dptr_out ? mem_node_params(hNode, SIM_NODE_MEM_FREE, NULL, dptr_out)
+	                         : CUDA_ERROR_INVALID_VALUE);
+}
+
+/* ------------------------------------------------------------ graph memory of a device */
+
+/* "Blocks which are not in use by a graph that is either currently
+ * executing or scheduled to execute are freed back to the operating
+ * system" (cuda.h, cuDeviceGraphMemTrim): a graph allocation's range goes
+ * back as soon as nothing holds it, so there is nothing left to trim. */
+static CUresult graph_mem_trim(CUdevice device)
+{
+	return sim_device_check(device);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
+{
+	cuDeviceGraphMemTrim_params p = { device };
+	SIM_DRIVER_CALL(cuDeviceGraphMemTrim, p, graph_mem_trim(device));
+}
+
+static CUresult graph_mem_attribute(CUdevice device, CUgraphMem_attribute attr, void *value,
+                                    bool set)
+{
+	CUresult r = sim_device_check(device);
+	uint64_t *field = NULL, current = 0;
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!value)
+		return CUDA_ERROR_INVALID_VALUE;
+	sim_mem_lock();
+	switch (attr) {
+	case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT:
+		field = set ? NULL : &graph_used[device];
+		break;
+	case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH:
+		field = &graph_used_high[device];
+		current = graph_used[device];
+		break;
+	case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT:
+		field = set ? NULL : &graph_reserved[device];
+		break;
+	case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH:
+		field = &graph_reserved_high[device];
+		current = graph_reserved[device];
+		break;
+	default:
+		break;
+	}
+	/* A high watermark "can only be reset to zero": to what it is now. */
+	if (!field || (set && *(const cuuint64_t *)value != 0))
+		r = CUDA_ERROR_INVALID_VALUE;
+	else if (set)
+		*field = current;
+	else
+		*(cuuint64_t *)value = *field;
+	sim_mem_unlock();
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr,
+                                                         void *value)
+{
+	cuDeviceGetGraphMemAttribute_params p = { device, attr, value };
+	SIM_DRIVER_CALL(cuDeviceGetGraphMemAttribute, p,
+	                graph_mem_attribute(device, attr, value, false));
+}
+
+SIM_EXPORT CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr,
+                                                         void *value)
+{
+	cuDeviceSetGraphMemAttribute_params p = { device, attr, value };
+	SIM_DRIVER_CALL(cuDeviceSetGraphMemAttribute, p,
+	                graph_mem_attribute(device, attr, value, true));
 }

@@ -204,8 +204,11 @@ enum sim_node_kind {
 	SIM_NODE_KERNEL,
 	SIM_NODE_MEMCPY,
 	SIM_NODE_MEMSET,
-	SIM_NODE_HOST
+	SIM_NODE_HOST,
+	SIM_NODE_MEM_ALLOC,
+	SIM_NODE_MEM_FREE
 };
+struct sim_graph_alloc;
 struct sim_graph_node {
 	struct sim_graph *graph;
 	uint64_t id; /* graphNodeId of the records, process-wide from 1 */
@@ -229,6 +232,12 @@ struct sim_graph_node {
 			CUhostFn fn;
 			void *user_data;
 		} host;
+		struct {
+			struct sim_graph_alloc *alloc; /* what the node allocates or frees */
+			CUmemPoolProps props;          /* alloc: as given */
+			CUmemAccessDesc *access;       /* alloc: a copy, owned by the node */
+			size_t access_count;
+		} mem;
 	} u;
 };
 
@@ -259,6 +268,16 @@ HIDDEN CUresult sim_stream_capture_end(struct sim_context *ctx, CUstream handle,
                                        struct sim_graph **graph, bool *invalidated);
 HIDDEN CUresult sim_stream_capture_status(struct sim_context *ctx, CUstream handle,
                                           struct sim_graph **graph, bool *invalidated);
+/*
+ * Graph memory (driver-graph.c): cuMemAllocAsync / cuMemAllocFromPoolAsync
+ * and cuMemFreeAsync on a capturing stream make an allocation node and a
+ * free node of the capture (CUDA C++ Programming Guide, "Graph Memory
+ * Nodes": "Stream Capture"); device is where the allocation resides.
+ */
+HIDDEN CUresult sim_graph_capture_alloc(struct sim_stream *stream, int device, size_t size,
+                                        CUdeviceptr *dptr);
+HIDDEN CUresult sim_graph_capture_free(struct sim_stream *stream, CUdeviceptr dptr);
+
 /* Every stream capturing into graph stops (cuStreamEndCapture). */
 HIDDEN void sim_stream_capture_release(struct sim_graph *graph);
 HIDDEN uint64_t sim_graph_capture_id(const struct sim_graph *graph);
@@ -287,13 +306,14 @@ HIDDEN void sim_module_context_destroyed(struct sim_context *ctx);
 
 /* What a pointer is, as the driver sees it. */
 enum sim_mem_kind {
-	SIM_MEM_PAGEABLE = 0,   /* unknown to the driver: ordinary host memory */
-	SIM_MEM_DEVICE,         /* cuMemAlloc, pitch */
-	SIM_MEM_ASYNC,          /* cuMemAllocAsync / pools */
-	SIM_MEM_MANAGED,        /* cuMemAllocManaged */
-	SIM_MEM_VMM,            /* a mapped VMM range */
-	SIM_MEM_HOST_PINNED,    /* cuMemAllocHost / cuMemHostAlloc */
-	SIM_MEM_HOST_REGISTERED /* cuMemHostRegister */
+	SIM_MEM_PAGEABLE = 0,    /* unknown to the driver: ordinary host memory */
+	SIM_MEM_DEVICE,          /* cuMemAlloc, pitch */
+	SIM_MEM_ASYNC,           /* cuMemAllocAsync / pools */
+	SIM_MEM_MANAGED,         /* cuMemAllocManaged */
+	SIM_MEM_VMM,             /* a mapped VMM range */
+	SIM_MEM_HOST_PINNED,     /* cuMemAllocHost / cuMemHostAlloc */
+	SIM_MEM_HOST_REGISTERED, /* cuMemHostRegister */
+	SIM_MEM_GRAPH            /* a graph memory node's (driver-graph.c) */
 };
 
 struct sim_mem_region {

@@ -150,28 +150,32 @@ SIM_EXPORT int sim_device_memory_usage(int ordinal, uint64_t *used, uint64_t *to
 void sim_mem_ledger_alloc(const struct sim_mem_record *rec, bool has_stream)
 {
 	char stream[32] = "";
+	char graph[64];
 
 	if (!sim_ledger_enabled())
 		return;
 	if (has_stream)
 		snprintf(stream, sizeof(stream), " stream=%" PRIu64, rec->stream_id);
 	sim_ledger("op=alloc kind=%s dev=%d addr=0x%" PRIxPTR " size=%zu reserved=%zu api=%s "
-	           "corr=%" PRIu32 "%s",
+	           "corr=%" PRIu32 "%s%s",
 	           rec->ledger_kind, rec->device, rec->range.base, rec->range.size, rec->reserved,
-	           sim_current_api_name(), sim_current_correlation_id(), stream);
+	           sim_current_api_name(), sim_current_correlation_id(), stream,
+	           sim_graph_ledger_suffix(graph, sizeof(graph)));
 }
 
 void sim_mem_ledger_free(const struct sim_mem_record *rec, bool has_stream)
 {
 	char stream[32] = "";
+	char graph[64];
 
 	if (!sim_ledger_enabled())
 		return;
 	if (has_stream)
 		snprintf(stream, sizeof(stream), " stream=%" PRIu64, rec->stream_id);
-	sim_ledger("op=free kind=%s dev=%d addr=0x%" PRIxPTR " size=%zu api=%s corr=%" PRIu32 "%s",
-	           rec->ledger_kind, rec->device, rec->range.base, rec->range.size,
-	           sim_current_api_name(), sim_current_correlation_id(), stream);
+	sim_ledger(
+	    "op=free kind=%s dev=%d addr=0x%" PRIxPTR " size=%zu api=%s corr=%" PRIu32 "%s%s",
+	    rec->ledger_kind, rec->device, rec->range.base, rec->range.size, sim_current_api_name(),
+	    sim_current_correlation_id(), stream, sim_graph_ledger_suffix(graph, sizeof(graph)));
 }
 
 void sim_mem_ledger_alloc_failed(const char *kind, int device, size_t size, CUresult error)
@@ -239,7 +243,7 @@ void sim_mem_activity(const struct sim_mem_record *rec, CUpti_ActivityMemoryOper
 bool sim_mem_is_device_kind(enum sim_mem_kind kind)
 {
 	return kind == SIM_MEM_DEVICE || kind == SIM_MEM_ASYNC || kind == SIM_MEM_MANAGED ||
-	       kind == SIM_MEM_VMM;
+	       kind == SIM_MEM_VMM || kind == SIM_MEM_GRAPH;
 }
 
 static bool is_host_kind(enum sim_mem_kind kind)
@@ -548,10 +552,16 @@ static CUresult mem_free(CUdeviceptr dptr)
 	rec = sim_mem_table_find((uintptr_t)dptr);
 	if (!rec || rec->range.base != dptr ||
 	    (rec->kind != SIM_MEM_DEVICE && rec->kind != SIM_MEM_MANAGED &&
-	     rec->kind != SIM_MEM_ASYNC)) {
+	     rec->kind != SIM_MEM_ASYNC && rec->kind != SIM_MEM_GRAPH)) {
 		/* never allocated, freed already, or not cuMemFree's */
 		sim_mem_unlock();
 		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (rec->kind == SIM_MEM_GRAPH) {
+		/* A graph's, left unfreed by it (cuda.h, cuGraphAddMemAllocNode). */
+		status = sim_graph_mem_free(rec, false, 0);
+		sim_mem_unlock();
+		return status;
 	}
 	if (rec->kind == SIM_MEM_ASYNC)
 		return free_async_pointer(rec);

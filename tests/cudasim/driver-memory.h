@@ -80,6 +80,11 @@ HIDDEN void sim_mem_activity(const struct sim_mem_record *rec,
  * held. Fills *config for the activity record. */
 HIDDEN void sim_pool_free_now(struct sim_mem_record *rec, struct sim_pool_config *config);
 
+/* driver-graph.c: cuMemFree / cuMemFreeAsync of a graph allocation (kind
+ * SIM_MEM_GRAPH), the memory lock held: freed outside its graph, or
+ * CUDA_ERROR_INVALID_VALUE when it is not live or its graph frees it. */
+HIDDEN CUresult sim_graph_mem_free(struct sim_mem_record *rec, bool has_stream, uint64_t stream_id);
+
 /* driver-vmm.c: with the memory lock held, whether [ptr, ptr + bytes)
  * lies in accessible mappings of the reservation that rec (a mapping's
  * record) belongs to; fills region with the reservation. */

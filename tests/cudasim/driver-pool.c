@@ -361,6 +361,26 @@ static CUresult resolve_stream(CUstream handle, struct sim_context **ctx,
 	return sim_stream_resolve(*ctx, handle, stream);
 }
 
+/* In a capture, an allocation node in the pool's device (cuda.h: the
+ * capture of stream-ordered allocation makes graph memory nodes). */
+static CUresult capture_alloc(struct sim_stream *stream, size_t bytesize, CUmemoryPool pool_handle,
+                              bool from_pool, CUdeviceptr *dptr)
+{
+	int device = sim_stream_device(stream);
+	struct sim_pool *pool;
+
+	if (from_pool) {
+		sim_mem_lock();
+		pool = pool_from_handle(pool_handle);
+		if (pool)
+			device = pool->device;
+		sim_mem_unlock();
+		if (!pool)
+			return CUDA_ERROR_INVALID_VALUE;
+	}
+	return sim_graph_capture_alloc(stream, device, bytesize, dptr);
+}
+
 static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool_handle,
                             bool from_pool, CUstream handle)
 {
@@ -378,6 +398,8 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool poo
 		return status;
 	if (!dptr || bytesize == 0)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (sim_stream_capture_graph(stream))
+		return capture_alloc(stream, bytesize, pool_handle, from_pool, dptr);
 	rec = calloc(1, sizeof(*rec));
 	if (!rec)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -490,6 +512,10 @@ static CUresult free_async(CUdeviceptr dptr, CUstream handle)
 	}
 	if (dptr == 0)
 		goto end; /* as cuMemFree(0): nothing to free */
+	if (sim_stream_capture_graph(stream)) {
+		status = sim_graph_capture_free(stream, dptr);
+		goto end;
+	}
 	stream_id = sim_stream_get_id(stream);
 	/* The free happens in stream order, after the work queued so far. */
 	tail = sim_stream_tail(stream);
@@ -497,9 +523,14 @@ static CUresult free_async(CUdeviceptr dptr, CUstream handle)
 	rec = sim_mem_table_find((uintptr_t)dptr);
 	if (!rec || rec->range.base != dptr ||
 	    (rec->kind != SIM_MEM_ASYNC && rec->kind != SIM_MEM_DEVICE &&
-	     rec->kind != SIM_MEM_MANAGED)) {
+	     rec->kind != SIM_MEM_MANAGED && rec->kind != SIM_MEM_GRAPH)) {
 		sim_mem_unlock();
 		status = CUDA_ERROR_INVALID_VALUE;
+		goto end;
+	}
+	if (rec->kind == SIM_MEM_GRAPH) {
+		status = sim_graph_mem_free(rec, true, stream_id);
+		sim_mem_unlock();
 		goto end;
 	}
 	if (rec->kind != SIM_MEM_ASYNC) {

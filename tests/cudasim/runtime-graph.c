@@ -7,6 +7,7 @@
  * cudaStreamCapture* and cudaGraphNodeType values are the CU_* ones. A
  * kernel node names a kernel by its host stub, as <<<>>> does.
  */
+#include <stddef.h>
 #include <string.h>
 #include "runtime-internal.h"
 
@@ -432,4 +433,147 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaGraphAddMemcpyNode1D(
 	RT_CALL(
 	    cudaGraphAddMemcpyNode1D_v11010, "cudaGraphAddMemcpyNode1D", params,
 	    rt_add_memcpy_1d(pGraphNode, graph, pDependencies, numDependencies, dst, src, count));
+}
+
+/* ------------------------------------------------------------ memory nodes */
+
+/* cudaMemAllocNodeParams is laid out as CUDA_MEM_ALLOC_NODE_PARAMS, with
+ * cudaMemPoolProps and cudaMemAccessDesc as the driver's (driver_types.h,
+ * cuda.h): the runtime passes it through, as cudaGraphMemAttributeType's
+ * values are the CU_GRAPH_MEM_ATTR_* ones. */
+_Static_assert(sizeof(struct cudaMemAllocNodeParams) == sizeof(CUDA_MEM_ALLOC_NODE_PARAMS) &&
+                   offsetof(struct cudaMemAllocNodeParams, dptr) ==
+                       offsetof(CUDA_MEM_ALLOC_NODE_PARAMS, dptr) &&
+                   sizeof(struct cudaMemAccessDesc) == sizeof(CUmemAccessDesc),
+               "cudaMemAllocNodeParams and CUDA_MEM_ALLOC_NODE_PARAMS differ");
+
+static cudaError_t rt_add_mem_alloc(cudaGraphNode_t *node, cudaGraph_t graph,
+                                    const cudaGraphNode_t *deps, size_t num_deps,
+                                    struct cudaMemAllocNodeParams *p)
+{
+	cudaError_t result = rt_begin(node != NULL && p != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(
+	    cuGraphAddMemAllocNode(node, graph, deps, num_deps, (CUDA_MEM_ALLOC_NODE_PARAMS *)p));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode,
+                                                          cudaGraph_t graph,
+                                                          const cudaGraphNode_t *pDependencies,
+                                                          size_t numDependencies,
+                                                          struct cudaMemAllocNodeParams *nodeParams)
+{
+	cudaGraphAddMemAllocNode_v11040_params params = { pGraphNode, graph, pDependencies,
+		                                          numDependencies, nodeParams };
+	RT_CALL(cudaGraphAddMemAllocNode_v11040, "cudaGraphAddMemAllocNode", params,
+	        rt_add_mem_alloc(pGraphNode, graph, pDependencies, numDependencies, nodeParams));
+}
+
+static cudaError_t rt_add_mem_free(cudaGraphNode_t *node, cudaGraph_t graph,
+                                   const cudaGraphNode_t *deps, size_t num_deps, void *dptr)
+{
+	cudaError_t result = rt_begin(node != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(
+	    cuGraphAddMemFreeNode(node, graph, deps, num_deps, (CUdeviceptr)(uintptr_t)dptr));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode,
+                                                         cudaGraph_t graph,
+                                                         const cudaGraphNode_t *pDependencies,
+                                                         size_t numDependencies, void *dptr)
+{
+	cudaGraphAddMemFreeNode_v11040_params params = { pGraphNode, graph, pDependencies,
+		                                         numDependencies, dptr };
+	RT_CALL(cudaGraphAddMemFreeNode_v11040, "cudaGraphAddMemFreeNode", params,
+	        rt_add_mem_free(pGraphNode, graph, pDependencies, numDependencies, dptr));
+}
+
+static cudaError_t rt_mem_alloc_params(cudaGraphNode_t node, struct cudaMemAllocNodeParams *out)
+{
+	cudaError_t result = rt_begin(out != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(
+	    cuGraphMemAllocNodeGetParams(node, (CUDA_MEM_ALLOC_NODE_PARAMS *)out));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI
+cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
+{
+	cudaGraphMemAllocNodeGetParams_v11040_params params = { node, params_out };
+	RT_CALL(cudaGraphMemAllocNodeGetParams_v11040, "cudaGraphMemAllocNodeGetParams", params,
+	        rt_mem_alloc_params(node, params_out));
+}
+
+/* dptr_out points to the void * to fill (cuda_runtime_api.h). */
+static cudaError_t rt_mem_free_params(cudaGraphNode_t node, void *dptr_out)
+{
+	cudaError_t result = rt_begin(dptr_out != NULL);
+	CUdeviceptr dptr = 0;
+	CUresult cu;
+
+	if (result != cudaSuccess)
+		return result;
+	cu = cuGraphMemFreeNodeGetParams(node, &dptr);
+	if (cu == CUDA_SUCCESS)
+		*(void **)dptr_out = (void *)(uintptr_t)dptr;
+	return rt_error_from_cu(cu);
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
+{
+	cudaGraphMemFreeNodeGetParams_v11040_params params = { node, dptr_out };
+	RT_CALL(cudaGraphMemFreeNodeGetParams_v11040, "cudaGraphMemFreeNodeGetParams", params,
+	        rt_mem_free_params(node, dptr_out));
+}
+
+static cudaError_t rt_graph_mem(int device, int attr, void *value, int what)
+{
+	cudaError_t result = rt_begin(true);
+
+	if (result == cudaSuccess)
+		result = rt_check_device(device);
+	if (result != cudaSuccess)
+		return result;
+	switch (what) {
+	case 0:
+		return rt_error_from_cu(cuDeviceGraphMemTrim((CUdevice)device));
+	case 1:
+		return rt_error_from_cu(cuDeviceGetGraphMemAttribute(
+		    (CUdevice)device, (CUgraphMem_attribute)attr, value));
+	default:
+		return rt_error_from_cu(cuDeviceSetGraphMemAttribute(
+		    (CUdevice)device, (CUgraphMem_attribute)attr, value));
+	}
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceGraphMemTrim(int device)
+{
+	cudaDeviceGraphMemTrim_v11040_params params = { device };
+	RT_CALL(cudaDeviceGraphMemTrim_v11040, "cudaDeviceGraphMemTrim", params,
+	        rt_graph_mem(device, 0, NULL, 0));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceGetGraphMemAttribute(int device,
+                                                                enum cudaGraphMemAttributeType attr,
+                                                                void *value)
+{
+	cudaDeviceGetGraphMemAttribute_v11040_params params = { device, attr, value };
+	RT_CALL(cudaDeviceGetGraphMemAttribute_v11040, "cudaDeviceGetGraphMemAttribute", params,
+	        rt_graph_mem(device, attr, value, 1));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceSetGraphMemAttribute(int device,
+                                                                enum cudaGraphMemAttributeType attr,
+                                                                void *value)
+{
+	cudaDeviceSetGraphMemAttribute_v11040_params params = { device, attr, value };
+	RT_CALL(cudaDeviceSetGraphMemAttribute_v11040, "cudaDeviceSetGraphMemAttribute", params,
+	        rt_graph_mem(device, attr, value, 2));
 }
