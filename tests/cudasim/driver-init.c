@@ -295,106 +295,6 @@ SIM_EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
 
 /* ------------------------------------------------------------ cuGetProcAddress */
 
-/*
- * Symbols with more than one ABI version, and the CUDA version that
- * introduced each (from the PFN_<name>_v<version> typedefs of
- * cudaTypedefs.h, CUDA 13.0). The first version is exported as <name>, the
- * next ones as <name>_v2, <name>_v3... Symbols not listed have one version,
- * exported under their own name.
- */
-struct proc_versions {
-	const char *name;
-	int versions[4]; /* ascending, 0-terminated */
-};
-
-static const struct proc_versions proc_table[] = {
-	{ "cuArray3DCreate", { 2000, 3020 } },
-	{ "cuArray3DGetDescriptor", { 2000, 3020 } },
-	{ "cuArrayCreate", { 2000, 3020 } },
-	{ "cuArrayGetDescriptor", { 2000, 3020 } },
-	{ "cuCtxCreate", { 2000, 3020, 11040, 12050 } },
-	{ "cuCtxDestroy", { 2000, 4000 } },
-	{ "cuCtxGetDevice", { 2000, 13000 } },
-	{ "cuCtxPopCurrent", { 2000, 4000 } },
-	{ "cuCtxPushCurrent", { 2000, 4000 } },
-	{ "cuCtxSynchronize", { 2000, 13000 } },
-	{ "cuDeviceGetUuid", { 9020, 11040 } },
-	{ "cuDevicePrimaryCtxRelease", { 7000, 11000 } },
-	{ "cuDevicePrimaryCtxReset", { 7000, 11000 } },
-	{ "cuDevicePrimaryCtxSetFlags", { 7000, 11000 } },
-	{ "cuDeviceTotalMem", { 2000, 3020 } },
-	{ "cuEventDestroy", { 2000, 4000 } },
-	{ "cuEventElapsedTime", { 2000, 12080 } },
-	{ "cuGetProcAddress", { 11030, 12000 } },
-	{ "cuGraphAddDependencies", { 10000, 12030 } },
-	{ "cuGraphAddKernelNode", { 10000, 12000 } },
-	{ "cuGraphAddNode", { 12020, 12030 } },
-	{ "cuGraphExecKernelNodeSetParams", { 10010, 12000 } },
-	{ "cuGraphExecUpdate", { 10020, 12000 } },
-	{ "cuGraphGetEdges", { 10000, 12030 } },
-	{ "cuGraphInstantiate", { 10000, 11000 } },
-	{ "cuGraphKernelNodeGetParams", { 10000, 12000 } },
-	{ "cuGraphKernelNodeSetParams", { 10000, 12000 } },
-	{ "cuGraphNodeGetDependencies", { 10000, 12030 } },
-	{ "cuGraphNodeGetDependentNodes", { 10000, 12030 } },
-	{ "cuGraphRemoveDependencies", { 10000, 12030 } },
-	{ "cuGraphicsResourceGetMappedPointer", { 3000, 3020 } },
-	{ "cuGraphicsResourceSetMapFlags", { 3000, 6050 } },
-	{ "cuIpcOpenMemHandle", { 4010, 11000 } },
-	{ "cuLinkAddData", { 5050, 6050 } },
-	{ "cuLinkAddFile", { 5050, 6050 } },
-	{ "cuLinkCreate", { 5050, 6050 } },
-	{ "cuMemAdvise", { 8000, 12020 } },
-	{ "cuMemAlloc", { 2000, 3020 } },
-	{ "cuMemAllocHost", { 2000, 3020 } },
-	{ "cuMemAllocPitch", { 2000, 3020 } },
-	{ "cuMemFree", { 2000, 3020 } },
-	{ "cuMemGetAddressRange", { 2000, 3020 } },
-	{ "cuMemGetInfo", { 2000, 3020 } },
-	{ "cuMemHostGetDevicePointer", { 2020, 3020 } },
-	{ "cuMemHostRegister", { 4000, 6050 } },
-	{ "cuMemPrefetchAsync", { 8000, 12020 } },
-	{ "cuMemcpy2D", { 2000, 3020 } },
-	{ "cuMemcpy2DAsync", { 2000, 3020 } },
-	{ "cuMemcpy2DUnaligned", { 2000, 3020 } },
-	{ "cuMemcpy3D", { 2000, 3020 } },
-	{ "cuMemcpy3DAsync", { 2000, 3020 } },
-	{ "cuMemcpy3DBatchAsync", { 12080, 13000 } },
-	{ "cuMemcpyAtoA", { 2000, 3020 } },
-	{ "cuMemcpyAtoD", { 2000, 3020 } },
-	{ "cuMemcpyAtoH", { 2000, 3020 } },
-	{ "cuMemcpyAtoHAsync", { 2000, 3020 } },
-	{ "cuMemcpyBatchAsync", { 12080, 13000 } },
-	{ "cuMemcpyDtoA", { 2000, 3020 } },
-	{ "cuMemcpyDtoD", { 2000, 3020 } },
-	{ "cuMemcpyDtoDAsync", { 3000, 3020 } },
-	{ "cuMemcpyDtoH", { 2000, 3020 } },
-	{ "cuMemcpyDtoHAsync", { 2000, 3020 } },
-	{ "cuMemcpyHtoA", { 2000, 3020 } },
-	{ "cuMemcpyHtoAAsync", { 2000, 3020 } },
-	{ "cuMemcpyHtoD", { 2000, 3020 } },
-	{ "cuMemcpyHtoDAsync", { 2000, 3020 } },
-	{ "cuMemsetD16", { 2000, 3020 } },
-	{ "cuMemsetD2D16", { 2000, 3020 } },
-	{ "cuMemsetD2D32", { 2000, 3020 } },
-	{ "cuMemsetD2D8", { 2000, 3020 } },
-	{ "cuMemsetD32", { 2000, 3020 } },
-	{ "cuMemsetD8", { 2000, 3020 } },
-	{ "cuModuleGetGlobal", { 2000, 3020 } },
-	{ "cuStreamBatchMemOp", { 8000, 11070 } },
-	{ "cuStreamBeginCapture", { 10000, 10010 } },
-	{ "cuStreamDestroy", { 2000, 4000 } },
-	{ "cuStreamGetCaptureInfo", { 10010, 11030, 12030 } },
-	{ "cuStreamGetCtx", { 9020, 12050 } },
-	{ "cuStreamWaitValue32", { 8000, 11070 } },
-	{ "cuStreamWaitValue64", { 9000, 11070 } },
-	{ "cuStreamWriteValue32", { 8000, 11070 } },
-	{ "cuStreamWriteValue64", { 9000, 11070 } },
-	{ "cuTexRefGetAddress", { 2000, 3020 } },
-	{ "cuTexRefSetAddress", { 2000, 3020 } },
-	{ "cuTexRefSetAddress2D", { 2020, 3020, 4010 } },
-};
-
 /* Longest exported name looked up, with its _vN suffix. */
 #define PROC_NAME_MAX 256
 
@@ -429,29 +329,41 @@ static void *self_symbol(const char *name)
 	return address;
 }
 
-/* The exported name of symbol for cudaVersion into buf; false when the
- * symbol exists only in later versions. */
-static bool proc_versioned_name(const char *symbol, int cuda_version, char *buf, size_t size)
+static int proc_compare(const void *key, const void *element)
+{
+	return strcmp(key, ((const struct sim_proc_versions *)element)->name);
+}
+
+/* The driver function named symbol (a base name: cuMemAlloc, not
+ * cuMemAlloc_v2), or NULL for a name no typedef header gives. */
+static const struct sim_proc_versions *proc_entry(const char *symbol)
+{
+	return bsearch(symbol, sim_proc_table, sim_proc_table_count, sizeof(sim_proc_table[0]),
+	               proc_compare);
+}
+
+/*
+ * The exported name of the entry for cudaVersion into buf: the latest ABI
+ * version introduced at or before it ("if the specified CUDA version is
+ * greater than or equal to the CUDA version in which the driver symbol was
+ * introduced, this API will return the function pointer to the
+ * corresponding versioned function", cuda.h cuGetProcAddress). false when
+ * the symbol appeared only later.
+ */
+static bool proc_versioned_name(const struct sim_proc_versions *entry, int cuda_version, char *buf,
+                                size_t size)
 {
 	int chosen = -1;
 
-	for (size_t i = 0; i < sizeof(proc_table) / sizeof(proc_table[0]); i++) {
-		const struct proc_versions *entry = &proc_table[i];
-
-		if (strcmp(entry->name, symbol))
-			continue;
-		for (int v = 0; v < 4 && entry->versions[v]; v++)
-			if (entry->versions[v] <= cuda_version)
-				chosen = v;
-		if (chosen < 0)
-			return false;
-		if (chosen == 0)
-			snprintf(buf, size, "%s", symbol);
-		else
-			snprintf(buf, size, "%s_v%d", symbol, chosen + 1);
-		return true;
-	}
-	snprintf(buf, size, "%s", symbol);
+	for (int v = 0; v < SIM_PROC_VERSIONS && entry->versions[v]; v++)
+		if (entry->versions[v] <= cuda_version)
+			chosen = v;
+	if (chosen < 0)
+		return false;
+	if (chosen == 0)
+		snprintf(buf, size, "%s", entry->name);
+	else
+		snprintf(buf, size, "%s_v%d", entry->name, chosen + 1);
 	return true;
 }
 
@@ -478,21 +390,25 @@ static CUresult proc_address(const char *symbol, void **pfn, int cuda_version, c
 	const cuuint64_t known_flags =
 	    CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
 	CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	const struct sim_proc_versions *entry;
 	char name[PROC_NAME_MAX];
 
 	/* cuda.h: a CUDA version above the driver's is an invalid value. */
 	if (!symbol || !pfn || cuda_version > CUDA_VERSION || (flags & ~known_flags))
 		return CUDA_ERROR_INVALID_VALUE;
 	*pfn = NULL;
-	if (strncmp(symbol, "cu", 2) || strlen(symbol) > 200)
+	entry = strlen(symbol) > 200 ? NULL : proc_entry(symbol);
+	if (!entry)
 		goto end;
-	if (!proc_versioned_name(symbol, cuda_version, name, sizeof(name))) {
+	if (!proc_versioned_name(entry, cuda_version, name, sizeof(name))) {
 		found = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
 		goto end;
 	}
 	/* DEFAULT means legacy here: this library is not built per-thread
-	 * (a per-thread caller's cuda.h adds the flag itself). */
-	*pfn = proc_lookup(name, flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+	 * (a per-thread caller's cuda.h adds the flag itself). The variant
+	 * exists from the version its typedef names (cudaTypedefs.h). */
+	*pfn = proc_lookup(name, (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) &&
+	                             entry->per_thread && cuda_version >= entry->per_thread);
 	if (*pfn)
 		found = CU_GET_PROC_ADDRESS_SUCCESS;
 end:

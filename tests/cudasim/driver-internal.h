@@ -60,6 +60,22 @@ HIDDEN const struct sim_config *sim_config(void);
 /* CUDA_SUCCESS once cuInit succeeded, CUDA_ERROR_NOT_INITIALIZED before,
  * or cuInit's failure. Every entry point but the exempt ones checks it. */
 HIDDEN CUresult sim_init_status(void);
+/*
+ * cuGetProcAddress's table (generated at build time by gen-proc-versions.sh
+ * from cudaTypedefs.h and cudaProfilerTypedefs.h, sorted by name): every
+ * driver function with the CUDA versions its ABI versions appeared in,
+ * ascending and 0-terminated (exported as <name>, <name>_v2, ...), and the
+ * version its per-thread default stream variant appeared in (0: none).
+ */
+#define SIM_PROC_VERSIONS 4
+struct sim_proc_versions {
+	const char *name;
+	int versions[SIM_PROC_VERSIONS];
+	int per_thread;
+};
+extern HIDDEN const struct sim_proc_versions sim_proc_table[];
+extern HIDDEN const size_t sim_proc_table_count;
+
 /* "CUDA_ERROR_INVALID_VALUE" for CUDA_ERROR_INVALID_VALUE; NULL if unknown.
  * What cuGetErrorName returns, without an API call frame. */
 HIDDEN const char *sim_result_name(CUresult result);

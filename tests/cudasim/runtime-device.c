@@ -681,3 +681,76 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaProfilerStop(void)
 		result = rt_error_from_cu(cuProfilerStop());
 	return rt_exit(&call, result);
 }
+
+/* ------------------------------------------------------------ driver entry points */
+
+/*
+ * The driver's cuGetProcAddress (cuda_runtime_api.h: "\sa cuGetProcAddress"):
+ * cudaEnable* and cudaDriverEntryPoint* have the values of the
+ * CU_GET_PROC_ADDRESS_* ones (driver_types.h, cuda.h). Without a version,
+ * the runtime's own, CUDART_VERSION; the _ptsz exports read the default
+ * flags as per-thread.
+ */
+static cudaError_t rt_entry_point(const char *symbol, void **funcPtr, unsigned int version,
+                                  unsigned long long flags, bool per_thread,
+                                  enum cudaDriverEntryPointQueryResult *status)
+{
+	cudaError_t result = rt_check_usable();
+
+	if (result == cudaSuccess)
+		result = rt_driver_init();
+	if (result != cudaSuccess)
+		return result;
+	if (per_thread && flags == cudaEnableDefault)
+		flags = cudaEnablePerThreadDefaultStream;
+	return rt_error_from_cu(cuGetProcAddress_v2(symbol, funcPtr, (int)version, flags,
+	                                            (CUdriverProcAddressQueryResult *)status));
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+SIM_EXPORT cudaError_t CUDARTAPI
+cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags,
+                        enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+	cudaGetDriverEntryPoint_v11030_params params = { symbol, funcPtr, flags, driverStatus };
+	RT_CALL(cudaGetDriverEntryPoint_v11030, "cudaGetDriverEntryPoint", params,
+	        rt_entry_point(symbol, funcPtr, CUDART_VERSION, flags, false, driverStatus));
+}
+#pragma GCC diagnostic pop
+
+SIM_EXPORT cudaError_t CUDARTAPI
+cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr, unsigned long long flags,
+                             enum cudaDriverEntryPointQueryResult *driverStatus);
+SIM_EXPORT cudaError_t CUDARTAPI
+cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr, unsigned long long flags,
+                             enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+	cudaGetDriverEntryPoint_v11030_params params = { symbol, funcPtr, flags, driverStatus };
+	RT_CALL(cudaGetDriverEntryPoint_ptsz_v11030, "cudaGetDriverEntryPoint_ptsz", params,
+	        rt_entry_point(symbol, funcPtr, CUDART_VERSION, flags, true, driverStatus));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+    enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+	cudaGetDriverEntryPointByVersion_v12050_params params = { symbol, funcPtr, cudaVersion,
+		                                                  flags, driverStatus };
+	RT_CALL(cudaGetDriverEntryPointByVersion_v12050, "cudaGetDriverEntryPointByVersion", params,
+	        rt_entry_point(symbol, funcPtr, cudaVersion, flags, false, driverStatus));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+    enum cudaDriverEntryPointQueryResult *driverStatus);
+SIM_EXPORT cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+    enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+	cudaGetDriverEntryPointByVersion_ptsz_v12050_params params = { symbol, funcPtr, cudaVersion,
+		                                                       flags, driverStatus };
+	RT_CALL(cudaGetDriverEntryPointByVersion_ptsz_v12050,
+	        "cudaGetDriverEntryPointByVersion_ptsz", params,
+	        rt_entry_point(symbol, funcPtr, cudaVersion, flags, true, driverStatus));
+}
