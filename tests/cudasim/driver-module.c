@@ -2486,6 +2486,26 @@ SIM_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, in
 	SIM_DRIVER_CALL(cuKernelSetAttribute, p, kernel_set_attribute(attrib, val, kernel, dev));
 }
 
+/* The cache preference of a kernel, the same on every device (as its
+ * attributes are). */
+static CUresult kernel_set_cache_config(CUkernel kernel, CUfunc_cache config, CUdevice dev)
+{
+	CUresult r = kernel_check(kernel, &config);
+
+	if (r == CUDA_SUCCESS)
+		r = sim_device_check(dev);
+	if (r == CUDA_SUCCESS)
+		r = function_set_cache_config((CUfunction)kernel, config);
+	return r;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config,
+                                                   CUdevice dev)
+{
+	cuKernelSetCacheConfig_params p = { kernel, config, dev };
+	SIM_DRIVER_CALL(cuKernelSetCacheConfig, p, kernel_set_cache_config(kernel, config, dev));
+}
+
 /* ------------------------------------------------------------ linker */
 
 /*

@@ -325,6 +325,33 @@ static void check_limits(const struct kernels *k)
 	tap_ok(value == 128, "is clamped to 128 bytes (%zu)", value);
 }
 
+/* The same kernels as a library: cuKernel* set them per device. */
+static void check_library(void)
+{
+	CUlibrary lib = NULL;
+	CUkernel kernel = NULL;
+	int value = 0;
+
+	if (!cu_ok(cuLibraryLoadData(&lib, module_ptx, NULL, NULL, 0, NULL, NULL, 0),
+	           "cuLibraryLoadData(PTX)"))
+		return;
+	cu_ok(cuLibraryGetKernel(&kernel, lib, "k_bounds"), "cuLibraryGetKernel(k_bounds)");
+	cu_ok(cuKernelGetAttribute(&value, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel, 0),
+	      "cuKernelGetAttribute");
+	tap_ok(value == 256, "the library's k_bounds has its .maxntid 256 too (%d)", value);
+	cu_ok(cuKernelSetCacheConfig(kernel, CU_FUNC_CACHE_PREFER_SHARED, 0),
+	      "cuKernelSetCacheConfig(PREFER_SHARED, device 0)");
+	cu_fails(cuKernelSetCacheConfig(kernel, (CUfunc_cache)9, 0), CUDA_ERROR_INVALID_VALUE,
+	         "cuKernelSetCacheConfig", "cuKernelSetCacheConfig(9)");
+	cu_fails(cuKernelSetCacheConfig(kernel, CU_FUNC_CACHE_PREFER_L1, 5),
+	         CUDA_ERROR_INVALID_DEVICE, "cuKernelSetCacheConfig", "on device 5");
+	cu_fails(cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 300000,
+	                              kernel, 0),
+	         CUDA_ERROR_INVALID_VALUE, "cuKernelSetAttribute",
+	         "cuKernelSetAttribute of more dynamic shared memory than the opt-in maximum");
+	cu_ok(cuLibraryUnload(lib), "cuLibraryUnload");
+}
+
 int main(void)
 {
 	CUcontext ctx, other;
@@ -341,6 +368,7 @@ int main(void)
 	check_set_attributes(&k);
 	check_launches(&k);
 	check_limits(&k);
+	check_library();
 	cu_ok(cuCtxSynchronize(), "cuCtxSynchronize");
 
 	/* Limits belong to the context: a new one starts afresh. */
