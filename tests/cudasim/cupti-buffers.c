@@ -59,7 +59,8 @@ static __thread unsigned in_client_callback;
 /* ------------------------------------------------------------ setup */
 
 /* After fork() only the forking thread exists in the child: no worker, no
- * delivery in flight, nothing to wait for (cupti.md, fork). The lock is
+ * delivery in flight, nothing to wait for (HPCToolkit issues 195 and 326: a
+ * flush in a forked child waits forever on threads it does not have). The lock is
  * held across fork() so that the child's copy is consistent. */
 static void before_fork(void)
 {

@@ -655,7 +655,8 @@ static CUptiResult initialize(void *pfnGetExportTable)
 	return CUPTI_SUCCESS;
 }
 
-/* Exported by libcupti but declared in no header (cupti.md, NVTX side). */
+/* Exported by the real libcupti.so.13 (nm -D) but declared in no header;
+ * the CUPTI manual, "NVTX", tells tools to forward to it. */
 SIM_EXPORT CUptiResult CUPTIAPI cuptiNvtxInitialize2(void *pfnGetExportTable);
 SIM_EXPORT CUptiResult CUPTIAPI cuptiNvtxInitialize(void *pfnGetExportTable);
 SIM_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t getExportTable);

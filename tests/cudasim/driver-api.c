@@ -14,7 +14,8 @@
 #include "driver-internal.h"
 
 static const struct sim_profiler *profiler;
-/* Process-wide, from 1 (cupti.md, "Correlation ids"). */
+/* Process-wide, from 1: one id per top-level API call (CUPTI activity
+ * traces of real runs, e.g. in pytorch/pytorch#99615). */
 static uint32_t next_correlation_id = 1;
 
 /* The calls in progress on this thread, innermost first via ->outer. */
@@ -36,7 +37,8 @@ SIM_EXPORT int sim_profiler_attach(const struct sim_profiler *attached)
 
 /*
  * Whether a call entering now is reported. Driver calls a runtime call
- * makes are not, as observed on real drivers (cuda-semantics.md §5),
+ * makes are not, as observed on real drivers (CUPTI activity
+ * traces and nsys API summaries of runtime programs show none: pytorch#99615),
  * unless CUDASIM_NESTED_DRIVER_CALLBACKS=1. A runtime call made inside
  * another runtime call is never reported: it is the runtime's own
  * plumbing, and reporting it would duplicate the user's call.

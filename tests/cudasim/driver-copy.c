@@ -7,7 +7,8 @@
  * real bytes with memmove when it is submitted; its GPU time comes from the
  * stream timeline (driver-stream.c): copy latency + bytes / bandwidth of its
  * direction. Whether the calling thread then waits for the GPU end follows
- * the API synchronization behaviour page (cuda-semantics.md section 2).
+ * NVIDIA's "API synchronization behavior" page of the CUDA Runtime API
+ * documentation.
  */
 #include <inttypes.h>
 #include <string.h>

@@ -229,7 +229,8 @@ static bool feature_attribute(CUdevice_attribute attrib, int *value)
 {
 	switch (attrib) {
 	case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT:
-		*value = 512; /* cuda-semantics.md §1: the allocation stride */
+		*value = 512; /* the allocation stride real GPUs show (cupy#176,
+		              cupy#3219); the Programming Guide promises 256 */
 		return true;
 	case CU_DEVICE_ATTRIBUTE_GPU_OVERLAP:
 	case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:

@@ -7,7 +7,8 @@
  *
  * Before cuInit succeeds every driver call returns CUDA_ERROR_NOT_INITIALIZED
  * (cuda.h: cuInit), except cuInit, cuDriverGetVersion, cuGetErrorName,
- * cuGetErrorString and cuGetProcAddress (cuda-semantics.md §3).
+ * cuGetErrorString and cuGetProcAddress (cuda.h:5186-5191; the exemptions as
+ * measured, THAPI#105).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -222,7 +223,7 @@ HIDDEN CUresult sim_init_status(void)
 /*
  * CUDA_INJECTION64_PATH, as the real driver: dlopen the library and call
  * its InitializeInjection() once, on the thread running cuInit, before
- * cuInit returns (cupti.md §1). A library that cannot be loaded, lacks the
+ * cuInit returns (the README of NVIDIA's profiling injection sample). A library that cannot be loaded, lacks the
  * symbol or returns 0 changes nothing: the real driver carries on
  * silently, and so does this one.
  */

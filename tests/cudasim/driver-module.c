@@ -2027,7 +2027,7 @@ HIDDEN CUresult sim_kernel_node_run(const struct sim_graph_node *node, CUstream 
 }
 
 /* Open the frame of a launch entry point. It names the kernel: symbolName,
- * for the launch callbacks (cupti.md §2). */
+ * for the launch callbacks (cupti_callbacks.h, CUpti_CallbackData). */
 static void launch_enter(struct sim_api_call *call, CUpti_CallbackId cbid, const char *name,
                          void *params, CUfunction f)
 {

@@ -7,8 +7,8 @@
  * sub-allocates them in 512-byte units. A block freed on stream S is at once
  * reusable by S and, once the GPU has passed the free, by any stream. On a
  * synchronisation the pool gives back to the heap the whole free segments
- * that exceed its release threshold (cuda-semantics.md §1, "cudaMallocAsync
- * / pools"; cuda.h:13378-13468).
+ * that exceed its release threshold (driver_types.h:2066-2126;
+ * cuda.h:13378-13468).
  */
 #include <inttypes.h>
 #include <stdlib.h>

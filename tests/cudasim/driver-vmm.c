@@ -3,7 +3,7 @@
  * driver-vmm.c - virtual memory management: address reservations,
  * physical allocations from the device heap, and mappings of one into the
  * other with mmap(MAP_FIXED) of the device's memfd, in the order the driver
- * requires (cuda-semantics.md §1 "VMM ordering"; cuda.h:12720-13262).
+ * requires (cuda.h:12720-13262).
  *
  * A reservation is an anonymous PROT_NONE range. A mapping replaces part
  * of it with the physical block's pages of the memfd, still PROT_NONE: as
@@ -170,7 +170,8 @@ static CUresult get_granularity(size_t *granularity, const CUmemAllocationProp *
 		status = CUDA_ERROR_INVALID_VALUE; /* cuda.h:13212 lists no other */
 	if (status != CUDA_SUCCESS)
 		return status;
-	/* MINIMUM = RECOMMENDED = 2 MiB on discrete GPUs (cuda-semantics.md §1) */
+	/* MINIMUM = RECOMMENDED = 2 MiB on discrete GPUs, as real ones
+	 * print it (torch_memory_saver#82) */
 	*granularity = VMM_GRANULARITY;
 	return CUDA_SUCCESS;
 }

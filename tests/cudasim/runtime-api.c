@@ -102,7 +102,8 @@ cudaError_t rt_check_usable(void)
 
 static cudaError_t rt_init_error(CUresult result)
 {
-	/* cuda-semantics.md §3: 100 with no device, else 3 (or 34/35). */
+	/* 100 with no device, else 3 (or 34/35): cuda_runtime_api.h's
+	 * note on initialisation errors; tensorflow#990. */
 	if (result == CUDA_ERROR_NO_DEVICE)
 		return cudaErrorNoDevice;
 	if (result == CUDA_ERROR_STUB_LIBRARY)

@@ -320,7 +320,7 @@ cudaError_t rt_kernel_function(struct rt_kernel *kernel, CUcontext ctx, int devi
 /*
  * The argument is nvcc's __fatBinC_Wrapper_t (magic 0x466243B1); the
  * returned handle must be non-NULL, kept, and passed back to every other
- * registration call (cuda-semantics.md §6).
+ * registration call (crt/host_runtime.h, and nvcc -keep output).
  */
 SIM_EXPORT void **CUDARTAPI __cudaRegisterFatBinary(void *fatCubin)
 {

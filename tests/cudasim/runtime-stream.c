@@ -82,7 +82,7 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t stream)
 enum rt_stream_op { RT_STREAM_SYNC, RT_STREAM_QUERY };
 
 /* cudaErrorNotReady from a query goes to the last-error slot like any
- * other failure (cuda-semantics.md §2, pytorch#18584). */
+ * other failure (cuda_runtime_api.h:1116-1172; pytorch#18584). */
 static cudaError_t rt_stream_op(cudaStream_t stream, enum rt_stream_op op)
 {
 	cudaError_t result = rt_context(NULL, NULL);
