@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arg-check.h"
 #include "diag.h"
 #include "exec-path.h"
 #include "make-dirs.h"
@@ -110,10 +111,10 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Kernel names are directory names that Jupyter accepts: [a-zA-Z0-9._-]. */
+/* Kernel names are directory names that Jupyter accepts: [a-zA-Z0-9._-], NAME_MAX at most. */
 static bool valid_name(const char *name)
 {
-	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+	if (!*name || strlen(name) > NAME_MAX || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return false;
 	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
 	       strlen(name);
@@ -144,6 +145,20 @@ static int check_record_options(const struct jupyter_args *a)
 		return -1;
 	}
 	return status;
+}
+
+/* Paths the system could not take, refused by the option that gave them. */
+static int check_paths(const struct jupyter_args *a)
+{
+	if (a->python && strchr(a->python, '/') && arg_check_path("--python", a->python, 0) < 0)
+		return -1;
+	if (a->trace_dir &&
+	    arg_check_path("--trace-dir", a->trace_dir, RECORD_OUTPUT_RESERVE + 32) < 0)
+		return -1;
+	/* PREFIX/share/jupyter/kernels/NAME/kernel.json */
+	if (a->prefix && arg_check_path("--prefix", a->prefix, strlen(a->name) + 40) < 0)
+		return -1;
+	return 0;
 }
 
 /* The Python must run ipykernel, or every start of the kernel would fail. */
@@ -252,13 +267,16 @@ static int install(const struct jupyter_args *a)
 	int err;
 
 	if (!valid_name(a->name)) {
-		diag_error("--name=%s: a kernel name holds letters, digits, '.', '_' and '-' only",
-		           a->name);
+		diag_error("--name=%s: a kernel name holds letters, digits, '.', '_' and '-' only, "
+		           "%d at most",
+		           a->name, NAME_MAX);
 		return EXIT_USAGE;
 	}
 	if (check_record_options(a) < 0)
 		return EXIT_USAGE;
 	diag_set_prefix("cudatrace jupyter");
+	if (check_paths(a) < 0)
+		return EXIT_USAGE;
 	if (check_python(a->python, python, sizeof(python)) < 0 ||
 	    resolve_trace_dir(a->trace_dir, trace_dir, sizeof(trace_dir)) < 0 ||
 	    kernels_dir(a->prefix, kernels, sizeof(kernels)) < 0)
@@ -296,11 +314,12 @@ static int uninstall(const struct jupyter_args *a)
 	char kernels[PATH_MAX], dir[PATH_MAX + 256], file[PATH_MAX + 300];
 
 	if (!valid_name(a->name)) {
-		diag_error("--name=%s: a kernel name holds letters, digits, '.', '_' and '-' only",
-		           a->name);
+		diag_error("--name=%s: a kernel name holds letters, digits, '.', '_' and '-' only, "
+		           "%d at most",
+		           a->name, NAME_MAX);
 		return EXIT_USAGE;
 	}
-	if (kernels_dir(a->prefix, kernels, sizeof(kernels)) < 0)
+	if (check_paths(a) < 0 || kernels_dir(a->prefix, kernels, sizeof(kernels)) < 0)
 		return EXIT_USAGE;
 	snprintf(dir, sizeof(dir), "%s/%s", kernels, a->name);
 	snprintf(file, sizeof(file), "%s/kernel.json", dir);

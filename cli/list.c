@@ -10,9 +10,11 @@
  * takes longer.
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arg-check.h"
 #include "diag.h"
 #include "document.h"
 #include "summary.h"
@@ -28,8 +31,14 @@
 #include "verbs.h"
 #include "writer.h"
 
-/* How deep a CTF metadata file may sit under a trace directory (relay daemons nest most). */
-#define MAX_TRACE_DEPTH 7
+/*
+ * How many directories down from a listed entry its CTF metadata may sit
+ * (relay daemons nest most): as deep as `cudatrace report` looks.
+ */
+#define MAX_TRACE_DEPTH 12
+/* How much further a trace is looked for, only to say that it is too deep. */
+#define DEEPER_DEPTH  64
+#define DEEPER_BUDGET 20000
 
 struct entry {
 	char name[256];
@@ -51,23 +60,31 @@ static void print_help(void)
 	      "\n"
 	      "  -h, --help   show this help\n"
 	      "\n"
-	      "Exit status: 0, or 2 when DIR is not a readable directory.\n"
+	      "Exit status: 0; 2 when DIR is not a readable directory, or holds a trace\n"
+	      "nested deeper than list and report look (12 directories below an entry).\n"
 	      "See cudatrace-list(1).\n",
 	      stdout);
 }
+
+/* How a search for metadata went. */
+struct search {
+	bool cut;    /* some directory was not looked into: it lies deeper than the limit */
+	long budget; /* directories it may still open; < 0: none */
+};
 
 /*
  * The first CTF metadata file within DEPTH levels under PATH, into OUT
  * (when not NULL). Returns 1 when there is one.
  */
-static int find_metadata(const char *path, int depth, char *out, size_t len)
+static int find_metadata_in(const char *path, int depth, char *out, size_t len,
+                            struct search *search)
 {
 	char sub[4096];
 	struct dirent *de;
 	int found = 0;
 	DIR *d;
 
-	if (depth < 0)
+	if (search->budget-- <= 0)
 		return 0;
 	d = opendir(path);
 	if (!d)
@@ -84,17 +101,40 @@ static int find_metadata(const char *path, int depth, char *out, size_t len)
 			found = 1;
 			if (out)
 				snprintf(out, len, "%s", sub);
+		} else if (S_ISDIR(st.st_mode) && depth == 0) {
+			search->cut = true;
 		} else if (S_ISDIR(st.st_mode)) {
-			found = find_metadata(sub, depth - 1, out, len);
+			found = find_metadata_in(sub, depth - 1, out, len, search);
 		}
 	}
 	closedir(d);
 	return found;
 }
 
+static int find_metadata(const char *path, int depth, char *out, size_t len)
+{
+	struct search search = { .budget = DEEPER_BUDGET };
+
+	return find_metadata_in(path, depth, out, len, &search);
+}
+
 static int holds_trace(const char *path, int depth)
 {
 	return find_metadata(path, depth, NULL, 0);
+}
+
+/*
+ * PATH holds no trace within MAX_TRACE_DEPTH directories but does hold
+ * one further down: its metadata file goes to OUT. Returns 1 then.
+ */
+static int holds_deeper_trace(const char *path, char *out, size_t len)
+{
+	struct search search = { .budget = DEEPER_BUDGET };
+
+	if (find_metadata_in(path, MAX_TRACE_DEPTH, NULL, 0, &search) || !search.cut)
+		return 0;
+	search.budget = DEEPER_BUDGET;
+	return find_metadata_in(path, DEEPER_DEPTH, out, len, &search);
 }
 
 /* The number after KEY ("offset_s = ") in TEXT, or -1. */
@@ -218,9 +258,28 @@ static void from_trace(struct entry *e, const char *path)
 	summary_destroy(s);
 }
 
+/* A trace too deep to be listed: said once, and the exit status is 2. */
+static void too_deep(const char *entry, const char *metadata)
+{
+	char trace[4096];
+	const char *slash = strrchr(metadata, '/');
+	int depth = 0;
+
+	snprintf(trace, sizeof(trace), "%.*s", slash ? (int)(slash - metadata) : 0, metadata);
+	for (const char *p = trace + strlen(entry); *p; p++)
+		depth += *p == '/';
+	diag_error("%s holds a trace %d directories down, deeper than the %d that list and "
+	           "report look: give the trace's own directory, %s",
+	           entry, depth, MAX_TRACE_DEPTH, trace);
+}
+
+/*
+ * Fills E for the entry NAME of DIR. Returns 0; -1 when it holds no trace
+ * (left out); -2 when it holds one too deep to be read (said).
+ */
 static int load_entry(struct entry *e, const char *dir, const char *name)
 {
-	char path[4096];
+	char path[4096], deeper[4096];
 	bool has_info;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
@@ -230,6 +289,10 @@ static int load_entry(struct entry *e, const char *dir, const char *name)
 	e->start_ns = -1;
 	e->duration_ns = -1;
 	has_info = trace_info_read(path, &e->info) == 0;
+	if (!has_info && holds_deeper_trace(path, deeper, sizeof(deeper))) {
+		too_deep(path, deeper);
+		return -2;
+	}
 	if (!has_info && !holds_trace(path, MAX_TRACE_DEPTH))
 		return -1;
 	if (has_info && from_info(e))
@@ -305,14 +368,16 @@ static int grow(struct entry **entries, size_t n, size_t *cap)
  * `cudatrace record` itself (its ust/ and snapshot directories are parts
  * of it, not traces of their own).
  */
-static int collect(const char *dir, struct entry **out, size_t *count)
+static int collect(const char *dir, struct entry **out, size_t *count, int *too_deep_count)
 {
 	struct entry *entries = NULL;
 	size_t n = 0, cap = 0;
 	struct trace_info info;
 	struct dirent *de;
 	DIR *d;
+	int ret;
 
+	*too_deep_count = 0;
 	if (trace_info_read(dir, &info) == 0) {
 		if (grow(&entries, n, &cap) < 0)
 			return -1;
@@ -331,8 +396,11 @@ static int collect(const char *dir, struct entry **out, size_t *count)
 			closedir(d);
 			return -1;
 		}
-		if (load_entry(&entries[n], dir, de->d_name) == 0)
+		ret = load_entry(&entries[n], dir, de->d_name);
+		if (ret == 0)
 			n++;
+		else if (ret == -2)
+			(*too_deep_count)++;
 	}
 	closedir(d);
 done:
@@ -353,7 +421,7 @@ int cmd_list(int argc, char **argv)
 	const char *dir = ".";
 	struct stat st;
 	size_t count = 0;
-	int c;
+	int c, deep = 0;
 
 	diag_set_prefix("cudatrace list");
 	argv[0] = (char *)diag_prefix();
@@ -372,23 +440,26 @@ int cmd_list(int argc, char **argv)
 	}
 	if (optind < argc)
 		dir = argv[optind];
+	/* Room for a trace's name and what LTTng nests under it. */
+	if (arg_check_path("the directory", dir, NAME_MAX + 128) < 0)
+		return EXIT_USAGE;
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		diag_error("%s: %s", dir,
 		           stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
 		return EXIT_USAGE;
 	}
-	if (collect(dir, &entries, &count) < 0) {
+	if (collect(dir, &entries, &count, &deep) < 0) {
 		diag_error("cannot read %s: %s", dir, strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (count == 0) {
+	if (count == 0 && !deep) {
 		printf("No cudatrace traces in %s.\n", dir);
-	} else {
+	} else if (count > 0) {
 		printf("%-32s %-16s %-19s %10s %12s %8s  %s\n", "TRACE", "PROGRAM", "DATE",
 		       "DURATION", "PEAK", "FAILURES", "END");
 		for (size_t i = 0; i < count; i++)
 			print_entry(&entries[i]);
 	}
 	free(entries);
-	return 0;
+	return deep ? EXIT_USAGE : 0;
 }

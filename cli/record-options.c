@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "arg-check.h"
 #include "contract/events.h"
 #include "diag.h"
 #include "record-options.h"
@@ -185,7 +186,9 @@ static bool valid_activity(const char *s)
 		if (strcasecmp(s, words[i]) == 0)
 			return true;
 	}
-	if (!*s || strlen(s) >= sizeof(buf))
+	/* A list of known kinds, none of them empty ("kernel,,memcpy", ","). */
+	if (!*s || strlen(s) >= sizeof(buf) || s[0] == ',' || s[strlen(s) - 1] == ',' ||
+	    strstr(s, ",,"))
 		return false;
 	strcpy(buf, s);
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -193,6 +196,20 @@ static bool valid_activity(const char *s)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * --name: the session is named cudatrace-NAME, which is also a file name
+ * (the stale-session notes) and part of the snapshot trigger's name.
+ */
+static bool valid_session_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 0 && len <= RECORD_NAME_MAX && strcmp(name, ".") != 0 &&
+	       strcmp(name, "..") != 0 &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+	           len;
 }
 
 static enum record_parse_result usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -221,6 +238,11 @@ static enum record_parse_result parse_one(int c, const char *arg, struct record_
 		o->trace_dir = arg;
 		break;
 	case OPT_NAME:
+		if (!valid_session_name(arg))
+			return usage(
+			    "--name=%s: a session name holds letters, digits, '.', '_' and "
+			    "'-' only, %d at most",
+			    arg, RECORD_NAME_MAX);
 		o->name = arg;
 		break;
 	case OPT_RELAYD:
@@ -276,13 +298,14 @@ static enum record_parse_result parse_one(int c, const char *arg, struct record_
 	}
 	case OPT_SUBBUF_SIZE:
 		if (parse_size(arg, &o->subbuf_size) < 0 || !power_of_two(o->subbuf_size) ||
-		    o->subbuf_size < 4096)
-			return usage("--subbuf-size=%s: give a power of 2 of at least 4K", arg);
+		    o->subbuf_size < 4096 || o->subbuf_size > RECORD_SUBBUF_SIZE_MAX)
+			return usage("--subbuf-size=%s: give a power of 2 from 4K to 1G", arg);
 		break;
 	case OPT_NUM_SUBBUF:
 		if (parse_size(arg, &o->num_subbuf) < 0 || !power_of_two(o->num_subbuf) ||
-		    o->num_subbuf < 2)
-			return usage("--num-subbuf=%s: give a power of 2 of at least 2", arg);
+		    o->num_subbuf < 2 || o->num_subbuf > RECORD_NUM_SUBBUF_MAX)
+			return usage("--num-subbuf=%s: give a power of 2 from 2 to %u", arg,
+			             RECORD_NUM_SUBBUF_MAX);
 		break;
 	case OPT_BLOCKING:
 		o->blocking = true;
@@ -309,9 +332,24 @@ static enum record_parse_result parse_one(int c, const char *arg, struct record_
 	return RECORD_PARSE_OK;
 }
 
+/* Paths the system could not take: refused now, by the option that gave them. */
+static enum record_parse_result check_paths(const struct record_options *o)
+{
+	if (o->output && arg_check_path("-o", o->output, RECORD_OUTPUT_RESERVE) < 0)
+		return RECORD_PARSE_USAGE;
+	if (o->trace_dir &&
+	    arg_check_path("--trace-dir", o->trace_dir, RECORD_OUTPUT_RESERVE + 32) < 0)
+		return RECORD_PARSE_USAGE;
+	if (o->library && arg_check_path("--library", o->library, 0) < 0)
+		return RECORD_PARSE_USAGE;
+	return RECORD_PARSE_OK;
+}
+
 /* Combinations that cannot work. */
 static enum record_parse_result check(struct record_options *o)
 {
+	if (check_paths(o) != RECORD_PARSE_OK)
+		return RECORD_PARSE_USAGE;
 	if (o->output && o->trace_dir)
 		return usage("-o and --trace-dir exclude each other: -o names the trace "
 		             "directory itself");

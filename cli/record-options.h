@@ -14,6 +14,15 @@
 #define RECORD_FLIGHT_SIZE        (64u << 20)
 #define RECORD_LIVE_PERIOD_MS     1000u
 #define RECORD_DEFAULT_RELAYD_URL "net://127.0.0.1"
+#define RECORD_SUBBUF_SIZE_MAX    (1u << 30)
+#define RECORD_NUM_SUBBUF_MAX     4096u
+/* The longest --name: cudatrace-NAME-on-alloc-failure fits LTTng's names. */
+#define RECORD_NAME_MAX 128
+/*
+ * Bytes of a path left for what LTTng and cudatrace write under a trace
+ * directory (snapshot-N-DATE-TIME-N/ust/uid/UID/64-bit/index/cudatrace_N.idx).
+ */
+#define RECORD_OUTPUT_RESERVE 128
 
 struct record_options {
 	/* Where the trace goes. Strings are borrowed from argv. */

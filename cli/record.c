@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arg-check.h"
 #include "child.h"
 #include "diag.h"
 #include "exec-path.h"
@@ -84,6 +85,8 @@ static int find_command(struct record *r)
 		diag_error("%s: permission denied: it is not an executable file", r->command[0]);
 		return -1;
 	}
+	if (err == ENAMETOOLONG && arg_check_path("the command", r->command[0], 0) < 0)
+		return -1;
 	if (err) {
 		diag_error("%s: %s", r->command[0], strerror(err));
 		return -1;
@@ -91,15 +94,19 @@ static int find_command(struct record *r)
 	return 0;
 }
 
-static int make_absolute(const char *path, char *out, size_t len)
+/* PATH, given with OPTION, as an absolute path into OUT. 0, or -1 after a message. */
+static int make_absolute(const char *option, const char *path, char *out, size_t len)
 {
-	char cwd[PATH_MAX];
+	char cwd[PATH_MAX], shown[64];
 
-	if (path[0] == '/')
-		return snprintf(out, len, "%s", path) < (int)len ? 0 : -1;
-	if (!getcwd(cwd, sizeof(cwd)))
-		return -1;
-	return snprintf(out, len, "%s/%s", cwd, path) < (int)len ? 0 : -1;
+	if (path[0] == '/' && snprintf(out, len, "%s", path) < (int)len)
+		return 0;
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)) &&
+	    snprintf(out, len, "%s/%s", cwd, path) < (int)len)
+		return 0;
+	diag_error("%s '%s': the path is too long once the current directory is put before it",
+	           option, arg_shorten(path, shown, sizeof(shown)));
+	return -1;
 }
 
 static bool dir_is_empty(const char *path)
@@ -129,10 +136,9 @@ static int use_output(struct record *r, const char *dir)
 	struct stat st;
 	int err;
 
-	if (make_absolute(dir, r->output, sizeof(r->output)) < 0) {
-		diag_error("the trace directory %s: path too long", dir);
+	if (make_absolute("-o", dir, r->output, sizeof(r->output)) < 0 ||
+	    arg_check_path("-o", r->output, RECORD_OUTPUT_RESERVE) < 0)
 		return -1;
-	}
 	if (stat(r->output, &st) == 0) {
 		if (!S_ISDIR(st.st_mode)) {
 			diag_error("%s exists and is not a directory: choose another with -o",
@@ -167,10 +173,9 @@ static int make_dated_output(struct record *r, const char *parent)
 	char base[PATH_MAX], stamp[32];
 	int err;
 
-	if (make_absolute(parent, base, sizeof(base)) < 0) {
-		diag_error("the trace directory %s: path too long", parent);
+	if (make_absolute("--trace-dir", parent, base, sizeof(base)) < 0 ||
+	    arg_check_path("--trace-dir", base, RECORD_OUTPUT_RESERVE + 32) < 0)
 		return -1;
-	}
 	err = make_dirs(base);
 	if (err) {
 		report_dir_error(base, err);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lttng/lttng.h>
 
@@ -198,6 +199,15 @@ static int enable_channel(struct lttng_handle *handle, const struct session_conf
 	}
 	ret = lttng_enable_channel(handle, chan);
 	lttng_channel_destroy(chan);
+	if (ret == -LTTNG_ERR_NOMEM) {
+		diag_error("cannot create the cudatrace channel: its buffers (%llu sub-buffers of "
+		           "%llu KiB for each of %ld CPUs) do not fit in memory: give a smaller "
+		           "--subbuf-size or --num-subbuf",
+		           (unsigned long long)cfg->num_subbuf,
+		           (unsigned long long)(cfg->subbuf_size >> 10),
+		           sysconf(_SC_NPROCESSORS_CONF));
+		return -1;
+	}
 	if (ret < 0) {
 		session_report_error("create the cudatrace channel", ret);
 		return -1;

@@ -3,7 +3,9 @@
  * tracer-lib.h - where libcudatrace.so is: the one named on the command
  * line, else $CUDATRACE_LIB (how the tests point at the build tree), else
  * the installed one: beside the command, as installed, or where configure
- * said it would be.
+ * said it would be. Whichever it is, it must be a library the CUDA driver
+ * can inject (tracer_lib_check): anything else would leave the program
+ * running untraced without a word.
  */
 #ifndef CUDATRACE_CLI_TRACER_LIB_H
 #define CUDATRACE_CLI_TRACER_LIB_H
@@ -11,6 +13,8 @@
 #include <stddef.h>
 
 #define TRACER_LIB_ENV "CUDATRACE_LIB"
+/* The function the CUDA driver calls in the library CUDA_INJECTION64_PATH names. */
+#define TRACER_ENTRY_POINT "InitializeInjection"
 
 /*
  * Writes the absolute path of the tracing library to OUT. OPTION is the
@@ -18,6 +22,13 @@
  * how to name the library.
  */
 int tracer_lib_find(const char *option, char *out, size_t len);
+
+/*
+ * PATH is a library the CUDA driver can inject: a 64-bit ELF shared object
+ * for this machine that exports TRACER_ENTRY_POINT as a function. Returns
+ * 0, or -1 with what is wrong in WHY (LEN bytes). Nothing of it is run.
+ */
+int tracer_lib_check(const char *path, char *why, size_t len);
 
 /* The path of the installed library (a build-time constant). */
 const char *tracer_lib_installed(void);

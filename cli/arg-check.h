@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arg-check.h - checks shared by the verbs' command lines: a path that
+ * cannot be used as one (longer than the system takes, or with a name in
+ * it longer than a file name may be) is refused at once, with a message
+ * that names the option, rather than later with a message about a file.
+ */
+#ifndef CUDATRACE_CLI_ARG_CHECK_H
+#define CUDATRACE_CLI_ARG_CHECK_H
+
+#include <stddef.h>
+
+/*
+ * PATH, given with OPTION ("-o", "--library", "the directory"), is a
+ * usable path with RESERVE bytes to spare for what goes under it: 0, or
+ * -1 after a message naming OPTION.
+ */
+int arg_check_path(const char *option, const char *path, size_t reserve);
+
+/*
+ * The first bytes of S for a message: S itself when short, else its start
+ * followed by "...". Returns BUF.
+ */
+const char *arg_shorten(const char *s, char *buf, size_t len);
+
+#endif
