@@ -14,11 +14,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "arg-check.h"
 #include "diag.h"
@@ -92,23 +96,71 @@ static int kernels_dir(const char *prefix, char *buf, size_t len)
 	return 0;
 }
 
-/* A JSON string, escaped. */
-static void json_string(FILE *f, const char *s)
+/* Length of the UTF-8 character at S (N bytes left), 0 when S starts none. */
+static size_t utf8_char(const unsigned char *s, size_t n)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	fputc('"', f);
+	/* Overlong forms, UTF-16 surrogates, beyond U+10FFFF. */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static bool utf8_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	for (size_t i = 0, len; i < n; i += len) {
+		len = utf8_char((const unsigned char *)s + i, n - i);
+		if (!len)
+			return false;
+	}
+	return true;
+}
+
+/* S with each byte that starts no UTF-8 character replaced by U+FFFD; NULL when out of memory. */
+static char *utf8_repair(const char *s)
+{
+	size_t n = strlen(s), used = 0;
+	char *out = malloc(n * 3 + 1);
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_char((const unsigned char *)s + i, n - i);
+
+		if (len) {
+			memcpy(out + used, s + i, len);
+			used += len;
+			i += len;
+		} else {
+			memcpy(out + used, "\xef\xbf\xbd", 3);
+			used += 3;
+			i++;
+		}
+	}
+	out[used] = '\0';
+	return out;
 }
 
 /* Kernel names are directory names that Jupyter accepts: [a-zA-Z0-9._-], NAME_MAX at most. */
@@ -213,43 +265,126 @@ static int resolve_trace_dir(const char *option, char *buf, size_t len)
 	return 0;
 }
 
-static int write_kernel_json(const char *path, const struct jupyter_args *a, const char *self,
-                             const char *python, const char *trace_dir)
+/* Appends S to the JSON array A. 0, or -1 when out of memory. */
+static int append(struct json_object *a, const char *s)
+{
+	struct json_object *item = json_object_new_string(s);
+
+	if (!item || json_object_array_add(a, item) != 0) {
+		json_object_put(item);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The kernelspec as a JSON document: argv runs this cudatrace's record
+ * around ipykernel. NULL when out of memory.
+ */
+static struct json_object *kernel_spec(const struct jupyter_args *a, const char *self,
+                                       const char *python, const char *trace_dir)
 {
 	const char *head[] = { self, "record", "--trace-dir", trace_dir };
 	const char *tail[] = {
 		"--", python, "-m", "ipykernel_launcher", "-f", "{connection_file}"
 	};
-	FILE *f = fopen(path, "w");
+	struct json_object *spec = json_object_new_object(), *argv = json_object_new_array();
+	struct json_object *metadata = json_object_new_object(), *ours = json_object_new_object();
+	char *display = utf8_repair(a->display_name);
+	bool ok = spec && argv && metadata && ours && display;
+
+	for (size_t i = 0; ok && i < sizeof(head) / sizeof(head[0]); i++)
+		ok = append(argv, head[i]) == 0;
+	for (int i = 0; ok && i < a->record_option_count; i++)
+		ok = append(argv, a->record_options[i]) == 0;
+	for (size_t i = 0; ok && i < sizeof(tail) / sizeof(tail[0]); i++)
+		ok = append(argv, tail[i]) == 0;
+	ok = ok && json_object_object_add(spec, "argv", argv) == 0;
+	if (ok)
+		argv = NULL;
+	ok = ok &&
+	     json_object_object_add(spec, "display_name", json_object_new_string(display)) == 0 &&
+	     json_object_object_add(spec, "language", json_object_new_string("python")) == 0 &&
+	     json_object_object_add(spec, "interrupt_mode", json_object_new_string("message")) ==
+	         0 &&
+	     json_object_object_add(metadata, "debugger", json_object_new_boolean(1)) == 0 &&
+	     json_object_object_add(ours, "trace_dir", json_object_new_string(trace_dir)) == 0 &&
+	     json_object_object_add(metadata, "cudatrace", ours) == 0;
+	if (ok)
+		ours = NULL;
+	ok = ok && json_object_object_add(spec, "metadata", metadata) == 0;
+	if (ok)
+		metadata = NULL;
+	free(display);
+	json_object_put(argv);
+	json_object_put(ours);
+	json_object_put(metadata);
+	if (!ok) {
+		json_object_put(spec);
+		return NULL;
+	}
+	return spec;
+}
+
+/* Strings that go into argv must reach the kernel's command line as they are: UTF-8. */
+static int check_utf8(const struct jupyter_args *a, const char *self, const char *python,
+                      const char *trace_dir)
+{
+	const struct {
+		const char *what, *value;
+	} strings[] = {
+		{ "the path of cudatrace", self },
+		{ "--python", python },
+		{ "--trace-dir", trace_dir },
+	};
+
+	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+		if (!utf8_valid(strings[i].value)) {
+			diag_error("%s is not valid UTF-8: Jupyter's kernel.json cannot hold it",
+			           strings[i].what);
+			return -1;
+		}
+	}
+	for (int i = 0; i < a->record_option_count; i++) {
+		if (!utf8_valid(a->record_options[i])) {
+			diag_error("the record option %d after -- is not valid UTF-8: Jupyter's "
+			           "kernel.json cannot hold it",
+			           i + 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int write_kernel_json(const char *path, const struct jupyter_args *a, const char *self,
+                             const char *python, const char *trace_dir)
+{
+	struct json_object *spec;
+	const char *text;
+	FILE *f;
 	bool ok;
 
+	if (check_utf8(a, self, python, trace_dir) < 0)
+		return -1;
+	spec = kernel_spec(a, self, python, trace_dir);
+	text = spec ? json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PRETTY |
+	                                                       JSON_C_TO_STRING_SPACED |
+	                                                       JSON_C_TO_STRING_NOSLASHESCAPE)
+	            : NULL;
+	if (!text) {
+		diag_error("cannot write %s: out of memory", path);
+		json_object_put(spec);
+		return -1;
+	}
+	f = fopen(path, "w");
 	if (!f) {
 		diag_error("cannot write %s: %s: choose another place with --prefix", path,
 		           strerror(errno));
+		json_object_put(spec);
 		return -1;
 	}
-	fputs("{\n  \"argv\": [", f);
-	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++) {
-		fputs(i ? ", " : "", f);
-		json_string(f, head[i]);
-	}
-	for (int i = 0; i < a->record_option_count; i++) {
-		fputs(", ", f);
-		json_string(f, a->record_options[i]);
-	}
-	for (size_t i = 0; i < sizeof(tail) / sizeof(tail[0]); i++) {
-		fputs(", ", f);
-		json_string(f, tail[i]);
-	}
-	fputs("],\n  \"display_name\": ", f);
-	json_string(f, a->display_name);
-	fputs(",\n  \"language\": \"python\",\n"
-	      "  \"interrupt_mode\": \"message\",\n"
-	      "  \"metadata\": {\"debugger\": true, \"cudatrace\": {\"trace_dir\": ",
-	      f);
-	json_string(f, trace_dir);
-	fputs("}}\n}\n", f);
-	ok = !ferror(f);
+	ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+	json_object_put(spec);
 	if (fclose(f) != 0)
 		ok = false;
 	if (!ok) {
@@ -264,6 +399,7 @@ static int install(const struct jupyter_args *a)
 {
 	char kernels[PATH_MAX], dir[PATH_MAX + 256], file[PATH_MAX + 300];
 	char self[PATH_MAX], python[PATH_MAX], trace_dir[PATH_MAX];
+	char *shown;
 	int err;
 
 	if (!valid_name(a->name)) {
@@ -303,9 +439,15 @@ static int install(const struct jupyter_args *a)
 	}
 	if (write_kernel_json(file, a, self, python, trace_dir) < 0)
 		return EXIT_USAGE;
+	shown = utf8_repair(a->display_name);
+	for (char *p = shown; p && *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	}
 	printf("Installed the Jupyter kernel \"%s\" (%s) in %s.\n"
 	       "Each start of it writes a trace in %s.\n",
-	       a->display_name, a->name, dir, trace_dir);
+	       shown ? shown : a->name, a->name, dir, trace_dir);
+	free(shown);
 	return 0;
 }
 

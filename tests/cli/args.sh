@@ -6,7 +6,9 @@
 # longer than the system takes (and longer than a message line), a
 # --library that is not a tracing library CUDA can inject, session names
 # that cannot be file names, empty or unknown lists, buffer sizes out of
-# range, traces nested deeper than list and report look.
+# range, traces nested deeper than list and report look. And
+# `cudatrace jupyter install` writes a valid kernel.json whatever the
+# display name holds.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -84,4 +86,26 @@ ok "a trace 11 directories down is listed" grep -q '^ok ' "$lttng_tmp/list-12.ou
 # ---- jupyter
 fails_short jupyter jupyter-long-prefix "--prefix 'a*\\.\\.\\.': the path is 5000 bytes long" \
 	install --prefix "$long" --python "$jupyter_python"
+cli_fails jupyter jupyter-bad-utf8-dir "--trace-dir is not valid UTF-8: Jupyter's kernel.json cannot hold it" \
+	install --prefix "$lttng_tmp/jp" --python "$jupyter_python" --trace-dir "$lttng_tmp/$(printf 'x\377')"
+ok "jupyter-bad-utf8-dir: no kernel.json is written" \
+	test ! -e "$lttng_tmp/jp/share/jupyter/kernels/cudatrace-python3/kernel.json"
+name=$(printf 'My "GPU" \\ kernel\ttab\nline\001ctl \377\376 caf\303\251')
+"$cli_bin" jupyter install --prefix "$lttng_tmp/jp" --python "$jupyter_python" \
+	--trace-dir "$lttng_tmp/jp-traces" --display-name "$name" >"$lttng_tmp/jp.out" 2>&1
+is "jupyter install with an odd display name: exit 0" "$?" 0
+"$jupyter_python" - "$lttng_tmp/jp/share/jupyter/kernels/cudatrace-python3/kernel.json" \
+	>"$lttng_tmp/jp.check" 2>&1 <<'PY'
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+raw.decode("utf-8")  # strict: the file is UTF-8
+spec = json.loads(raw)
+want = 'My "GPU" \\ kernel\ttab\nline\x01ctl \ufffd\ufffd caf\u00e9'
+assert spec["display_name"] == want, repr(spec["display_name"])
+assert spec["argv"][1:3] == ["record", "--trace-dir"], spec["argv"]
+print("ok")
+PY
+ok "kernel.json is valid UTF-8 JSON holding the name (invalid bytes as U+FFFD)" \
+	grep -qx ok "$lttng_tmp/jp.check"
+sed 's/^/#   /' "$lttng_tmp/jp.check" | grep -v '^#   ok$' || :
 tap_done
