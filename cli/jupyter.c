@@ -430,7 +430,7 @@ static int install(const struct jupyter_args *a)
 		           strerror(err));
 		return EXIT_USAGE;
 	}
-	err = make_dirs(trace_dir);
+	err = make_dirs_mode(trace_dir, 0700);
 	if (err) {
 		diag_error("cannot create the trace directory %s: %s: choose another with "
 		           "--trace-dir",

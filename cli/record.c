@@ -155,7 +155,10 @@ static int use_output(struct record *r, const char *dir)
 	} else {
 		r->made_output = true;
 	}
-	err = make_dirs(r->output);
+	/* Private, whatever the umask: it will hold the program's command line and data. */
+	err = make_dirs_mode(r->output, 0700);
+	if (!err && !r->made_output && chmod(r->output, 0700) != 0)
+		diag_warn("cannot make %s readable by you only: %s", r->output, strerror(errno));
 	if (err) {
 		report_dir_error(r->output, err);
 		return -1;
@@ -176,7 +179,7 @@ static int make_dated_output(struct record *r, const char *parent)
 	if (make_absolute("--trace-dir", parent, base, sizeof(base)) < 0 ||
 	    arg_check_path("--trace-dir", base, RECORD_OUTPUT_RESERVE + 32) < 0)
 		return -1;
-	err = make_dirs(base);
+	err = make_dirs_mode(base, 0700);
 	if (err) {
 		report_dir_error(base, err);
 		return -1;
@@ -192,8 +195,12 @@ static int make_dated_output(struct record *r, const char *parent)
 			diag_error("the trace directory %s: path too long", base);
 			return -1;
 		}
-		if (mkdir(r->output, 0777) == 0) {
+		if (mkdir(r->output, 0700) == 0) {
 			r->made_output = true;
+			if (chmod(r->output, 0700) != 0) {
+				report_dir_error(r->output, errno);
+				return -1;
+			}
 			return 0;
 		}
 		if (errno != EEXIST) {
@@ -493,7 +500,7 @@ static void write_postmortem(struct record *r, const struct summary *s)
 	if (!r->opts.quiet)
 		summary_print_postmortem(s, r->result.signal, stderr);
 	snprintf(path, sizeof(path), "%s/postmortem.txt", r->output);
-	f = fopen(path, "w");
+	f = open_private(path);
 	if (!f) {
 		diag_warn("cannot write %s: %s", path, strerror(errno));
 		return;
@@ -541,6 +548,10 @@ static void conclude(struct record *r)
 	uint64_t discarded = 0, lost = 0;
 	bool daemon_failed = finish_session(r, &discarded, &lost) < 0;
 	char end[512];
+
+	/* LTTng is done with the trace: what it made group-readable becomes private. */
+	if (r->output[0])
+		make_private_tree(r->output);
 
 	if (daemon_failed)
 		diag_error("the LTTng session daemon stopped or failed while %s ran: the trace "

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -138,6 +139,8 @@ static pid_t spawn_daemon(const char *path, int err_fd)
 			dup2(null_fd, STDOUT_FILENO);
 		}
 		dup2(err_fd, STDERR_FILENO);
+		/* What the daemon creates itself (its notes, pid file) is the user's alone. */
+		umask(077);
 		execl(path, "lttng-sessiond", "--daemonize", "--no-kernel", (char *)NULL);
 		dprintf(STDERR_FILENO, "cannot run %s: %s\n", path, strerror(errno));
 		_exit(127);

@@ -19,6 +19,7 @@
 #include <lttng/lttng.h>
 
 #include "diag.h"
+#include "make-dirs.h"
 #include "session.h"
 #include "sessiond.h"
 #include "stale.h"
@@ -94,7 +95,7 @@ int stale_register(const char *name, const char *mode, const char *output)
 		           dir, strerror(errno));
 		return -1;
 	}
-	f = fopen(path, "w");
+	f = open_private(path);
 	if (!f) {
 		diag_error("cannot write %s: %s: check that the LTTng run directory is writable",
 		           path, strerror(errno));
@@ -185,6 +186,8 @@ static void close_stale(const char *name, const struct pid_record *rec)
 	}
 	if (session_destroy(name) < 0)
 		return;
+	if (rec->output[0])
+		make_private_tree(rec->output);
 	mark_abandoned(rec->output);
 	if (rec->output[0])
 		diag_note("closed the session %s left by a cudatrace record that died (pid %ld); "

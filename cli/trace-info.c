@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "make-dirs.h"
 #include "trace-info.h"
 
 static const char *const end_names[] = {
@@ -36,7 +37,7 @@ int trace_info_write(const char *dir, const struct trace_info *info)
 	if (snprintf(path, sizeof(path), "%s/%s", dir, TRACE_INFO_FILE) >= (int)sizeof(path) ||
 	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, TRACE_INFO_FILE) >= (int)sizeof(tmp))
 		return -1;
-	f = fopen(tmp, "w");
+	f = open_private(tmp);
 	if (!f)
 		return -1;
 	fprintf(f, "version=1\n");
