@@ -32,6 +32,7 @@
 #include "stale.h"
 #include "summary.h"
 #include "trace-info.h"
+#include "trace-scan.h"
 #include "tracer-lib.h"
 #include "tracker.h"
 #include "verbs.h"
@@ -543,44 +544,71 @@ static void summarise(struct record *r, bool daemon_failed)
 	summary_destroy(s);
 }
 
+/*
+ * The discarded events and lost packets, as the trace's packet headers
+ * count them (the session daemon's own count can be wrong: it adds 2^63
+ * when a packet arrives with a lower count than the one before it). For a
+ * trace on a relay daemon, the daemon's count when it looks sane.
+ */
+static void count_discarded(struct record *r, uint64_t daemon_discarded, uint64_t daemon_lost)
+{
+	struct trace_scan scan;
+
+	r->info.discarded_known = false;
+	if (r->output[0]) {
+		if (trace_scan(r->output, false, &scan) == 0 && scan.layout_known) {
+			r->info.discarded_known = true;
+			r->info.discarded = scan.discarded;
+			r->info.lost_packets = scan.lost_packets;
+		}
+		return;
+	}
+	if (!(daemon_discarded >> 63) && !(daemon_lost >> 63)) {
+		r->info.discarded_known = true;
+		r->info.discarded = daemon_discarded;
+		r->info.lost_packets = daemon_lost;
+	}
+}
+
 static void conclude(struct record *r)
 {
 	uint64_t discarded = 0, lost = 0;
 	bool daemon_failed = finish_session(r, &discarded, &lost) < 0;
-	char end[512];
-
-	/* LTTng is done with the trace: what it made group-readable becomes private. */
-	if (r->output[0])
-		make_private_tree(r->output);
+	char end[512], count[32] = "?";
 
 	if (daemon_failed)
 		diag_error("the LTTng session daemon stopped or failed while %s ran: the trace "
 		           "keeps what was written until then%s%s",
 		           r->info.program, r->output[0] ? ", in " : "", r->output);
+	count_discarded(r, discarded, lost);
+	/* LTTng is done with the trace: what it made group-readable becomes private. */
+	if (r->output[0])
+		make_private_tree(r->output);
 	r->info.pid = (int)r->result.pid;
 	r->info.start_ns = r->result.start_ns;
 	r->info.end_ns = r->result.end_ns;
 	r->info.end = r->result.exited ? TRACE_EXITED : TRACE_KILLED;
 	r->info.end_code = r->result.exited ? r->result.code : r->result.signal;
-	r->info.discarded = discarded;
-	r->info.lost_packets = lost;
 	describe_end(r, end, sizeof(end));
 	diag_note("%s", end);
-	if (discarded || lost)
+	if (r->info.discarded_known && (r->info.discarded || r->info.lost_packets))
 		diag_warn("%llu events were discarded and %llu packets lost for want of buffer "
 		          "room: use --blocking, or larger --subbuf-size/--num-subbuf",
-		          (unsigned long long)discarded, (unsigned long long)lost);
+		          (unsigned long long)r->info.discarded,
+		          (unsigned long long)r->info.lost_packets);
+	if (r->info.discarded_known)
+		snprintf(count, sizeof(count), "%llu", (unsigned long long)r->info.discarded);
 	summarise(r, daemon_failed);
 	write_info(r);
 	if (r->output[0]) {
 		if (r->info.has_counts)
-			diag_note("%llu events, %llu discarded; trace in %s",
-			          (unsigned long long)r->info.events, (unsigned long long)discarded,
-			          r->output);
+			diag_note("%llu events, %s discarded; trace in %s",
+			          (unsigned long long)r->info.events, count, r->output);
 		diag_note("full report: cudatrace report %s", r->output);
 	} else {
-		diag_note("the trace is on the relay daemon at %s, session %s", r->opts.relayd,
-		          r->session);
+		diag_note("the trace is on the relay daemon at %s, session %s (%s events "
+		          "discarded)",
+		          r->opts.relayd, r->session, count);
 	}
 }
 

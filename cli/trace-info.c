@@ -54,8 +54,9 @@ int trace_info_write(const char *dir, const struct trace_info *info)
 		fprintf(f, "end_ns=%lld\n", info->end_ns);
 		fprintf(f, "end_code=%d\n", info->end_code);
 	}
-	if (info->has_counts) {
+	if (info->has_counts)
 		fprintf(f, "events=%llu\n", (unsigned long long)info->events);
+	if (info->discarded_known) {
 		fprintf(f, "discarded=%llu\n", (unsigned long long)info->discarded);
 		fprintf(f, "lost_packets=%llu\n", (unsigned long long)info->lost_packets);
 	}
@@ -81,6 +82,11 @@ static void copy(char *dst, size_t len, const char *src)
 static long long number(const char *s)
 {
 	return strtoll(s, NULL, 10);
+}
+
+static uint64_t unsigned_number(const char *s)
+{
+	return strtoull(s, NULL, 10);
 }
 
 static void parse_line(struct trace_info *info, const char *key, const char *value)
@@ -112,16 +118,17 @@ static void parse_line(struct trace_info *info, const char *key, const char *val
 		info->end_code = (int)number(value);
 	} else if (strcmp(key, "events") == 0) {
 		info->has_counts = true;
-		info->events = (uint64_t)number(value);
+		info->events = unsigned_number(value);
 	} else if (strcmp(key, "discarded") == 0) {
-		info->discarded = (uint64_t)number(value);
+		info->discarded_known = true;
+		info->discarded = unsigned_number(value);
 	} else if (strcmp(key, "lost_packets") == 0) {
-		info->lost_packets = (uint64_t)number(value);
+		info->lost_packets = unsigned_number(value);
 	} else if (strcmp(key, "peak_bytes") == 0) {
 		info->has_summary = true;
-		info->peak_bytes = (uint64_t)number(value);
+		info->peak_bytes = unsigned_number(value);
 	} else if (strcmp(key, "failures") == 0) {
-		info->failures = (uint64_t)number(value);
+		info->failures = unsigned_number(value);
 	}
 }
 

@@ -37,8 +37,11 @@ struct trace_info {
 	int pid; /* the program's; 0 until started */
 	enum trace_end end;
 	int end_code;
-	bool has_counts;
-	uint64_t events, discarded, lost_packets;
+	bool has_counts; /* events is known */
+	uint64_t events;
+	/* Events LTTng discarded and packets lost, as the trace's packet headers count them. */
+	bool discarded_known;
+	uint64_t discarded, lost_packets;
 	bool has_summary;
 	uint64_t peak_bytes; /* the highest peak of any process and device */
 	uint64_t failures;   /* allocation failures */
