@@ -24,6 +24,18 @@
 
 /* How often sub-buffers are pushed out to the trace even when not full. */
 #define SWITCH_TIMER_US 1000000u
+/*
+ * How often the consumer daemon asks for new metadata and writes it out.
+ * Without this timer LTTng-UST's consumer writes the metadata only when
+ * the session stops: a consumer or session daemon that dies, or a disk
+ * that fills, before then leaves an empty metadata file, and no event of
+ * the trace can be read. Much shorter than the data's switch timer, so
+ * that the metadata of an event is on disk before the packet that holds
+ * it, and before a disk that fills fast is full: LTTng 2.13's consumer
+ * spins forever, and its session daemon stops answering, when it fails to
+ * write metadata while this timer runs.
+ */
+#define METADATA_SWITCH_TIMER_US 100000u
 
 /* The relay daemon of the session being set up, NULL for local sessions. */
 static const char *relay_url;
@@ -215,6 +227,43 @@ static int enable_channel(struct lttng_handle *handle, const struct session_conf
 	return 0;
 }
 
+/*
+ * The session's metadata channel ("metadata", a name LTTng reserves for
+ * it): LTTng's sizes, and a switch timer so that the metadata is written
+ * while the program runs (METADATA_SWITCH_TIMER_US). For local sessions,
+ * which write as they go: a flight recorder writes its metadata with each
+ * snapshot, a live session with each live timer tick, and a relay daemon
+ * that fails to take it would make the consumer spin as a full disk does.
+ */
+static int enable_metadata_channel(struct lttng_handle *handle, const struct session_config *cfg)
+{
+	struct lttng_channel *chan;
+	long page = sysconf(_SC_PAGESIZE);
+	int ret;
+
+	if (cfg->mode != SESSION_LOCAL)
+		return 0;
+	chan = lttng_channel_create(
+	    &(struct lttng_domain){ .type = LTTNG_DOMAIN_UST, .buf_type = LTTNG_BUFFER_PER_UID });
+	if (!chan) {
+		diag_error("cannot create the metadata channel: out of memory");
+		return -1;
+	}
+	snprintf(chan->name, sizeof(chan->name), "%s", "metadata");
+	chan->attr.overwrite = 0;
+	chan->attr.subbuf_size = (uint64_t)(page > 0 ? page : 4096);
+	chan->attr.num_subbuf = 2;
+	chan->attr.switch_timer_interval = METADATA_SWITCH_TIMER_US;
+	chan->attr.output = LTTNG_EVENT_MMAP;
+	ret = lttng_enable_channel(handle, chan);
+	lttng_channel_destroy(chan);
+	if (ret < 0) {
+		session_report_error("create the metadata channel", ret);
+		return -1;
+	}
+	return 0;
+}
+
 /* "cudatrace:NAME" of each event of the groups in GROUPS, into NAMES; their number. */
 static int excluded_events(uint32_t groups, char names[][LTTNG_SYMBOL_NAME_LEN], char **pointers)
 {
@@ -399,8 +448,8 @@ int session_setup(const struct session_config *cfg)
 	handle = make_handle(cfg->name);
 	if (!handle)
 		goto error;
-	if (enable_channel(handle, cfg) < 0 || enable_events(handle, cfg) < 0 ||
-	    add_contexts(handle) < 0)
+	if (enable_metadata_channel(handle, cfg) < 0 || enable_channel(handle, cfg) < 0 ||
+	    enable_events(handle, cfg) < 0 || add_contexts(handle) < 0)
 		goto error;
 	if (cfg->track_processes && track_nothing_yet(cfg->name) < 0)
 		goto error;

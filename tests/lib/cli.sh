@@ -30,6 +30,14 @@
 #                          `cudatrace record ARGS` in the background on
 #                          workload.py, paused after 3 steps: sets rec_pid,
 #                          and script_pid once it paused (one test)
+#   cli_start_gated TAG ARGS...
+#                          `cudatrace record ARGS` in the background on
+#                          workload.py, which waits once CUDA is up (for
+#                          $lttng_tmp/TAG.gate, 60 s at most): sets rec_pid
+#                          once it waits (one test); cli_open_gate TAG lets
+#                          it go on
+#   cli_consumer_pids      the pids of the consumer daemon of the session
+#                          daemon $lttng_daemon_pid (and its helper)
 #   cli_fails VERB TAG PATTERN ARGS...
 #                          `cudatrace VERB ARGS` exits with 2 and says
 #                          PATTERN (two tests)
@@ -145,6 +153,43 @@ cli_start_paused() {
 		script_pid=$(cli_children $rec_pid)
 	fi
 	ok "$cli_tag: the script paused under record" test -n "$script_pid"
+}
+
+cli_start_gated() {
+	cli_tag=$1
+	shift
+	rm -f "$lttng_tmp/$cli_tag.ledger" "$lttng_tmp/$cli_tag.ready" "$lttng_tmp/$cli_tag.gate"
+	CUDASIM_LEDGER="$lttng_tmp/$cli_tag.ledger" "$cli_bin" record "$@" -- \
+		"$trace_python" "$cli_workload" --steps "${CLI_STEPS:-3}" --leak \
+		--ready "$lttng_tmp/$cli_tag.ready" --gate "$lttng_tmp/$cli_tag.gate" \
+		>"$lttng_tmp/$cli_tag.out" 2>"$lttng_tmp/$cli_tag.err" &
+	rec_pid=$!
+	cli_tries=0
+	while [ ! -e "$lttng_tmp/$cli_tag.ready" ] && [ $cli_tries -lt 600 ] &&
+		kill -0 $rec_pid 2>/dev/null; do
+		sleep 0.1
+		cli_tries=$((cli_tries + 1))
+	done
+	ok "$cli_tag: the program waits under record" test -e "$lttng_tmp/$cli_tag.ready"
+}
+
+cli_open_gate() {
+	: >"$lttng_tmp/$1.gate"
+}
+
+cli_consumer_pids() {
+	[ -n "$lttng_daemon_pid" ] || return 0
+	lttng_parent=$lttng_daemon_pid
+	for cli_kid in $(lttng_children); do
+		case $(tr '\0' ' ' <"/proc/$cli_kid/cmdline" 2>/dev/null) in
+		*lttng-consumerd*)
+			echo "$cli_kid"
+			lttng_parent=$cli_kid
+			lttng_children
+			lttng_parent=$lttng_daemon_pid
+			;;
+		esac
+	done
 }
 
 cli_fails() {
