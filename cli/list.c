@@ -206,6 +206,13 @@ static void describe_end(const struct trace_info *info, char *buf, size_t len)
 		snprintf(buf, len, "%s", recorder_running(info) ? "running" : "recorder died");
 		break;
 	}
+	/* The trace lacks part of what the program did: cudatrace.info says why. */
+	if (info->has_complete && !info->complete) {
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, len - used, ", trace cut (%s)",
+		         trace_info_cut_name(info->cut));
+	}
 }
 
 /* The numbers from cudatrace.info, when it has them all. */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "arg-check.h"
+#include "bounded.h"
 #include "child.h"
 #include "diag.h"
 #include "exec-path.h"
@@ -36,9 +37,16 @@
 #include "tracer-lib.h"
 #include "tracker.h"
 #include "verbs.h"
+#include "watch.h"
 
 /* The trace could not be set up, or the command line is wrong: the command did not run. */
 #define EXIT_SETUP EXIT_USAGE
+
+/* How long the session daemon has to stop tracing after a fault, and to close the session. */
+#define STOP_TIMEOUT_MS   10000u
+#define FINISH_TIMEOUT_MS 60000u
+/* Free space below which a disk was filled by the trace's last writes. */
+#define DISK_NEARLY_FULL (64u << 10)
 
 struct record {
 	struct record_options opts;
@@ -52,6 +60,9 @@ struct record {
 	struct trace_info info;
 	struct child_result result;
 	struct tracker *tracker; /* owned; NULL with --all-processes */
+	struct watch watch;      /* faults of LTTng and of the disk while the program runs */
+	bool scanned;            /* scan holds what the trace's packets say */
+	struct trace_scan scan;
 };
 
 static const char *mode_name(enum session_mode mode)
@@ -342,13 +353,17 @@ static int on_started(pid_t pid, void *data)
 	return r->tracker ? tracker_add(r->tracker, pid) : 0;
 }
 
-/* While it runs: its new descendants are recorded too. */
+static void fault_seen(struct record *r, bool running);
+
+/* While it runs: its new descendants are recorded too, and LTTng is watched. */
 static void on_tick(void *data)
 {
 	struct record *r = data;
 
-	if (r->tracker)
+	if (r->tracker && r->watch.fault == TRACE_CUT_NONE)
 		tracker_scan(r->tracker);
+	if (watch_tick(&r->watch) != TRACE_CUT_NONE)
+		fault_seen(r, true);
 }
 
 /* --------------------------------------------------------- environment */
@@ -471,26 +486,110 @@ static void describe_end(const struct record *r, char *buf, size_t len)
 }
 
 /* Stop, snapshot, count and close. Returns 0, or -1 when the daemon failed us. */
-static int finish_session(struct record *r, uint64_t *discarded, uint64_t *lost)
+/*
+ * A fault cut the trace (r->watch.fault): said in one line, while the
+ * program runs (RUNNING) or once it has ended. Tracing stops, so that the
+ * program runs on untraced rather than against buffers that nobody
+ * empties any more (and, with --blocking, never waits on them).
+ */
+static int stop_in_child(void *session, void *out)
 {
-	int status = 0;
+	(void)out;
+	session_stop_now(session);
+	return 0;
+}
 
-	*discarded = *lost = 0;
-	/* A daemon that died took the session with it: conclude() says so, once. */
-	if (!sessiond_alive()) {
-		stale_unregister(r->session);
-		return -1;
+static void fault_seen(struct record *r, bool running)
+{
+	const char *program = r->info.program;
+	char where[PATH_MAX + 16], after[300] = "";
+
+	if (r->output[0])
+		snprintf(where, sizeof(where), ", in %s", r->output);
+	else
+		snprintf(where, sizeof(where), " on the relay daemon");
+	if (running)
+		snprintf(after, sizeof(after), "; %s runs on, untraced", program);
+	switch (r->watch.fault) {
+	case TRACE_CUT_DAEMON_DIED:
+		diag_error("the LTTng session daemon stopped or failed while %s %s: the trace "
+		           "keeps what was written until then%s%s",
+		           program, running ? "runs" : "ran", where, after);
+		break;
+	case TRACE_CUT_CONSUMER_DIED:
+		diag_error(
+		    "LTTng's consumer daemon (lttng-consumerd), which writes the trace, died "
+		    "while %s %s: the trace keeps what was written until then%s%s",
+		    program, running ? "runs" : "ran", where, after);
+		break;
+	case TRACE_CUT_DISK_FULL:
+		diag_error("the file system of %s is full: the trace keeps what was written until "
+		           "then%s",
+		           r->output, after);
+		break;
+	default:
+		return;
 	}
-	if (session_stop(r->session) < 0)
-		status = -1;
-	if (status == 0 && r->mode == SESSION_SNAPSHOT && session_snapshot(r->session) < 0)
-		status = -1;
+	/* What fails from here on because of it was said: no second message. */
+	session_set_quiet(true);
+	if (r->watch.fault != TRACE_CUT_DAEMON_DIED &&
+	    bounded_call(STOP_TIMEOUT_MS, stop_in_child, r->session, NULL, 0) == BOUNDED_TIMEOUT)
+		diag_error("the LTTng session daemon does not answer: it could not be told to stop "
+		           "tracing within %u s",
+		           STOP_TIMEOUT_MS / 1000);
+}
+
+/* Stop, snapshot, count and close, as far as the daemon still can. */
+static void close_session(const struct record *r, uint64_t *discarded, uint64_t *lost)
+{
+	*discarded = *lost = 0;
+	if (r->watch.fault == TRACE_CUT_DAEMON_DIED)
+		return; /* a daemon that died took the session with it */
+	if (session_stop(r->session) == 0 && r->mode == SESSION_SNAPSHOT &&
+	    r->watch.fault == TRACE_CUT_NONE)
+		(void)session_snapshot(r->session);
 	if (session_discarded(r->session, discarded, lost) < 0)
 		*discarded = *lost = 0;
-	if (session_destroy(r->session) < 0)
-		status = -1;
+	(void)session_destroy(r->session);
+}
+
+struct finish_counts {
+	uint64_t discarded, lost;
+};
+
+static int close_in_child(void *arg, void *out)
+{
+	struct finish_counts *counts = out;
+
+	close_session(arg, &counts->discarded, &counts->lost);
+	return 0;
+}
+
+/*
+ * close_session(), with FINISH_TIMEOUT_MS for it: a session daemon that
+ * stops answering must not keep record, and the program's status, from
+ * coming back.
+ */
+static void finish_session(struct record *r, uint64_t *discarded, uint64_t *lost)
+{
+	struct finish_counts counts = { 0 };
+	int ret = bounded_call(FINISH_TIMEOUT_MS, close_in_child, r, &counts, sizeof(counts));
+
+	*discarded = counts.discarded;
+	*lost = counts.lost;
+	if (ret == BOUNDED_TIMEOUT) {
+		diag_error("the LTTng session daemon did not close the session %s within %u s: it "
+		           "no longer answers (its consumer daemon may be stuck); the trace keeps "
+		           "what was written",
+		           r->session, FINISH_TIMEOUT_MS / 1000);
+		if (r->watch.fault == TRACE_CUT_NONE) {
+			r->watch.fault = TRACE_CUT_DAEMON_STUCK;
+			r->watch.fault_ns = r->result.end_ns;
+		}
+	} else if (ret == BOUNDED_FAILED) {
+		close_session(r, discarded, lost);
+	}
 	stale_unregister(r->session);
-	return status;
 }
 
 static void write_postmortem(struct record *r, const struct summary *s)
@@ -513,23 +612,43 @@ static void write_postmortem(struct record *r, const struct summary *s)
 		diag_note("post-mortem written to %s", path);
 }
 
-static void summarise(struct record *r, bool daemon_failed)
+/*
+ * Why nothing of the trace can be read, when that is known before reading
+ * it: no trace at all, or no metadata. NULL when it looks readable.
+ */
+static const char *unreadable(const struct record *r)
+{
+	bool none = r->scan.traces == 0 || (r->scan.layout_known && r->scan.event_packets == 0);
+
+	if (!r->scanned)
+		return NULL;
+	if (none && r->watch.fault != TRACE_CUT_NONE)
+		return "no event had reached it when it was cut";
+	if (none)
+		return "no event was recorded: the program made no CUDA call, or its calls did "
+		       "not reach the tracer";
+	if (r->scan.metadata_bytes == 0)
+		return "LTTng wrote none of its metadata, which says how to read its events";
+	return NULL;
+}
+
+static void summarise(struct record *r)
 {
 	bool killed = !r->result.exited;
+	const char *why = unreadable(r);
 	struct summary *s;
 
 	if (!r->output[0])
 		return;
+	if (why) {
+		diag_warn("nothing can be read in the trace in %s: %s", r->output, why);
+		return;
+	}
 	if (r->opts.no_report && !killed)
 		return;
 	s = summary_read(r->output);
-	if (!s) {
-		if (daemon_failed)
-			diag_error("the trace in %s could not be read after the session daemon "
-			           "failed",
-			           r->output);
+	if (!s)
 		return;
-	}
 	r->info.has_counts = true;
 	r->info.events = summary_numbers(s)->events;
 	r->info.has_summary = true;
@@ -548,18 +667,19 @@ static void summarise(struct record *r, bool daemon_failed)
  * The discarded events and lost packets, as the trace's packet headers
  * count them (the session daemon's own count can be wrong: it adds 2^63
  * when a packet arrives with a lower count than the one before it). For a
- * trace on a relay daemon, the daemon's count when it looks sane.
+ * trace on a relay daemon, the daemon's count when it looks sane. What no
+ * reader can use (partial packets a dying consumer or a full disk left)
+ * is cut off the trace's files first.
  */
 static void count_discarded(struct record *r, uint64_t daemon_discarded, uint64_t daemon_lost)
 {
-	struct trace_scan scan;
-
 	r->info.discarded_known = false;
 	if (r->output[0]) {
-		if (trace_scan(r->output, false, &scan) == 0 && scan.layout_known) {
+		r->scanned = trace_scan(r->output, true, &r->scan) == 0;
+		if (r->scanned && r->scan.layout_known) {
 			r->info.discarded_known = true;
-			r->info.discarded = scan.discarded;
-			r->info.lost_packets = scan.lost_packets;
+			r->info.discarded = r->scan.discarded;
+			r->info.lost_packets = r->scan.lost_packets;
 		}
 		return;
 	}
@@ -570,16 +690,59 @@ static void count_discarded(struct record *r, uint64_t daemon_discarded, uint64_
 	}
 }
 
+/* "1.25 s" */
+static void seconds(long long ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.2f s", ns > 0 ? (double)ns / 1e9 : 0.0);
+}
+
+/*
+ * Whether the trace holds all the program did (discarded events aside),
+ * into the notes; said when it does not.
+ */
+static void judge_completeness(struct record *r)
+{
+	struct trace_info *info = &r->info;
+	char into[32], total[32], cut[128] = "";
+
+	info->has_complete = true;
+	info->cut = r->watch.fault;
+	info->cut_ns = r->watch.fault_ns;
+	if (r->scanned) {
+		info->cut_bytes = r->scan.partial_bytes;
+		if (info->cut == TRACE_CUT_NONE &&
+		    (r->scan.partial_streams || !r->scan.metadata_whole))
+			info->cut = TRACE_CUT_PARTIAL;
+	}
+	info->complete = info->cut == TRACE_CUT_NONE;
+	if (info->complete)
+		return;
+	if (r->scanned && r->scan.dropped_bytes)
+		snprintf(cut, sizeof(cut),
+		         "; the packet%s LTTng was writing then (%llu bytes) could not be kept",
+		         r->scan.partial_streams > 1 ? "s" : "",
+		         (unsigned long long)r->scan.dropped_bytes);
+	seconds(r->result.end_ns - r->result.start_ns, total, sizeof(total));
+	if (info->cut_ns && info->cut_ns < r->result.end_ns) {
+		seconds(info->cut_ns - r->result.start_ns, into, sizeof(into));
+		diag_warn("the trace is incomplete: it ends about %s into %s's %s run, where %s%s",
+		          into, info->program, total, trace_info_cut_reason(info->cut), cut);
+	} else {
+		diag_warn("the trace is incomplete: %s before its end was written%s",
+		          trace_info_cut_reason(info->cut), cut);
+	}
+}
+
 static void conclude(struct record *r)
 {
 	uint64_t discarded = 0, lost = 0;
-	bool daemon_failed = finish_session(r, &discarded, &lost) < 0;
 	char end[512], count[32] = "?";
+	struct stat st;
 
-	if (daemon_failed)
-		diag_error("the LTTng session daemon stopped or failed while %s ran: the trace "
-		           "keeps what was written until then%s%s",
-		           r->info.program, r->output[0] ? ", in " : "", r->output);
+	/* A fault since the last look, or one the program's end revealed. */
+	if (watch_check(&r->watch) != TRACE_CUT_NONE)
+		fault_seen(r, false);
+	finish_session(r, &discarded, &lost);
 	count_discarded(r, discarded, lost);
 	/* LTTng is done with the trace: what it made group-readable becomes private. */
 	if (r->output[0])
@@ -591,6 +754,7 @@ static void conclude(struct record *r)
 	r->info.end_code = r->result.exited ? r->result.code : r->result.signal;
 	describe_end(r, end, sizeof(end));
 	diag_note("%s", end);
+	judge_completeness(r);
 	if (r->info.discarded_known && (r->info.discarded || r->info.lost_packets))
 		diag_warn("%llu events were discarded and %llu packets lost for want of buffer "
 		          "room: use --blocking, or larger --subbuf-size/--num-subbuf",
@@ -598,18 +762,23 @@ static void conclude(struct record *r)
 		          (unsigned long long)r->info.lost_packets);
 	if (r->info.discarded_known)
 		snprintf(count, sizeof(count), "%llu", (unsigned long long)r->info.discarded);
-	summarise(r, daemon_failed);
+	summarise(r);
 	write_info(r);
-	if (r->output[0]) {
-		if (r->info.has_counts)
-			diag_note("%llu events, %s discarded; trace in %s",
-			          (unsigned long long)r->info.events, count, r->output);
-		diag_note("full report: cudatrace report %s", r->output);
-	} else {
+	session_set_quiet(false);
+	if (!r->output[0]) {
 		diag_note("the trace is on the relay daemon at %s, session %s (%s events "
 		          "discarded)",
 		          r->opts.relayd, r->session, count);
+		return;
 	}
+	/* Only a directory that is there is named. */
+	if (stat(r->output, &st) != 0)
+		return;
+	if (r->info.has_counts)
+		diag_note("%llu events, %s discarded; trace in %s",
+		          (unsigned long long)r->info.events, count, r->output);
+	if (!unreadable(r))
+		diag_note("full report: cudatrace report %s", r->output);
 }
 
 /* ---------------------------------------------------------------- verb */
@@ -625,6 +794,37 @@ static enum session_mode choose_mode(const struct record_options *o)
 	return SESSION_LOCAL;
 }
 
+/* "1.50 MiB" */
+static void mebibytes(uint64_t bytes, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.2f MiB", (double)bytes / (1 << 20));
+}
+
+/*
+ * A trace written as it is recorded needs room on its disk: at least what
+ * record keeps free for LTTng (watch.h) and 1 MiB of trace. Without it,
+ * the program would run for a trace cut at once.
+ */
+static int check_room(const struct record *r)
+{
+	uint64_t margin = watch_disk_margin(r->opts.subbuf_size, r->opts.num_subbuf);
+	uint64_t free_bytes, need = margin + (1u << 20);
+	char have[32], want[32];
+
+	if (r->mode != SESSION_LOCAL || !r->output[0])
+		return 0;
+	free_bytes = watch_disk_free(r->output);
+	if (free_bytes >= need)
+		return 0;
+	mebibytes(free_bytes, have, sizeof(have));
+	mebibytes(need, want, sizeof(want));
+	diag_error("the file system of %s has %s free: a trace there needs %s (room for LTTng "
+	           "to write out its buffers, and 1 MiB of events): free some room, choose "
+	           "another directory with -o, or give smaller --subbuf-size or --num-subbuf",
+	           r->output, have, want);
+	return -1;
+}
+
 static int setup(struct record *r)
 {
 	bool started;
@@ -634,6 +834,8 @@ static int setup(struct record *r)
 		return -1;
 	if (choose_output(r) < 0)
 		return -1;
+	if (check_room(r) < 0)
+		goto error;
 	if (sessiond_ensure(r->opts.sessiond_timeout_s * 1000u, &started) < 0)
 		goto error;
 	if (started)
@@ -684,15 +886,18 @@ int cmd_record(int argc, char **argv)
 	if (setup(&r) < 0)
 		return EXIT_SETUP;
 	announce(&r);
+	watch_init(&r.watch, r.output, r.mode == SESSION_LOCAL,
+	           watch_disk_margin(r.opts.subbuf_size, r.opts.num_subbuf));
 	hooks.data = &r;
 	if (child_run(r.command_path, r.command, &hooks, &r.result, &err) < 0) {
 		/* Nothing ran: leave no trace directory behind. */
 		tracker_destroy(r.tracker);
-		(void)finish_session(&r, &(uint64_t){ 0 }, &(uint64_t){ 0 });
+		finish_session(&r, &(uint64_t){ 0 }, &(uint64_t){ 0 });
 		discard_output(&r);
 		return EXIT_SETUP;
 	}
 	tracker_destroy(r.tracker);
+	r.tracker = NULL;
 	conclude(&r);
 	return child_exit_status(&r.result);
 }

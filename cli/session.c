@@ -33,12 +33,20 @@
  * that the metadata of an event is on disk before the packet that holds
  * it, and before a disk that fills fast is full: LTTng 2.13's consumer
  * spins forever, and its session daemon stops answering, when it fails to
- * write metadata while this timer runs.
+ * write metadata while this timer runs (record keeps room for it, see
+ * watch.h).
  */
 #define METADATA_SWITCH_TIMER_US 100000u
 
 /* The relay daemon of the session being set up, NULL for local sessions. */
 static const char *relay_url;
+/* Errors are not reported: a fault of LTTng was reported already. */
+static bool errors_quiet;
+
+void session_set_quiet(bool quiet)
+{
+	errors_quiet = quiet;
+}
 
 /*
  * liblttng-ctl prints its own error lines on stderr; ours say more, and
@@ -57,6 +65,8 @@ void session_report_error(const char *what, int code)
 {
 	const char *advice;
 
+	if (errors_quiet)
+		return;
 	if (code < 0)
 		code = -code;
 	/*
@@ -481,6 +491,11 @@ int session_stop(const char *name)
 		return -1;
 	}
 	return 0;
+}
+
+void session_stop_now(const char *name)
+{
+	(void)lttng_stop_tracing_no_wait(name);
 }
 
 int session_snapshot(const char *name)

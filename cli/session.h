@@ -57,6 +57,19 @@ int session_setup(const struct session_config *cfg);
 /* Stops tracing and waits until the data is written. 0, or -1 after a message. */
 int session_stop(const char *name);
 
+/*
+ * Stops tracing without waiting for the data to be written, and without a
+ * message: the program's events are no longer recorded from now on (what
+ * a fault of LTTng calls for).
+ */
+void session_stop_now(const char *name);
+
+/*
+ * While QUIET, the functions here print no message when they fail: a
+ * fault of LTTng that makes them fail was reported already.
+ */
+void session_set_quiet(bool quiet);
+
 /* Writes a snapshot to the session's output (SNAPSHOT mode). 0, or -1 after a message. */
 int session_snapshot(const char *name);
 

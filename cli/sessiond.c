@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <lttng/health.h>
 #include <lttng/lttng.h>
 
 #include "diag.h"
@@ -46,6 +47,37 @@ static void sleep_ms(unsigned ms)
 int sessiond_alive(void)
 {
 	return lttng_session_daemon_alive() == 1;
+}
+
+enum sessiond_consumer sessiond_consumer_state(void)
+{
+	char rundir[4096], path[4200], pidfile[4200];
+	struct lttng_health *health;
+	struct stat st, started;
+	int ret;
+
+	/*
+	 * The consumer makes its health socket when it starts, and one that is
+	 * killed leaves it behind: there but not answering. A socket older
+	 * than the daemon's pid file is a dead consumer's of an earlier
+	 * daemon: the one that answers now has not started its own yet.
+	 */
+	if (sessiond_rundir(rundir, sizeof(rundir)) < 0 ||
+	    snprintf(path, sizeof(path), "%s/ustconsumerd64/health", rundir) >= (int)sizeof(path) ||
+	    snprintf(pidfile, sizeof(pidfile), "%s/lttng-sessiond.pid", rundir) >=
+	        (int)sizeof(pidfile) ||
+	    stat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
+		return SESSIOND_CONSUMER_NONE;
+	if (stat(pidfile, &started) == 0 && (st.st_mtim.tv_sec < started.st_mtim.tv_sec ||
+	                                     (st.st_mtim.tv_sec == started.st_mtim.tv_sec &&
+	                                      st.st_mtim.tv_nsec < started.st_mtim.tv_nsec)))
+		return SESSIOND_CONSUMER_NONE;
+	health = lttng_health_create_consumerd(LTTNG_HEALTH_CONSUMERD_UST_64);
+	if (!health)
+		return SESSIOND_CONSUMER_ALIVE; /* out of memory: cannot tell, assume the best */
+	ret = lttng_health_query(health);
+	lttng_health_destroy(health);
+	return ret == 0 ? SESSIOND_CONSUMER_ALIVE : SESSIOND_CONSUMER_DEAD;
 }
 
 int sessiond_rundir(char *buf, size_t len)

@@ -24,6 +24,19 @@ int sessiond_ensure(unsigned timeout_ms, bool *started);
 /* 1 when a session daemon answers now, 0 when none does. */
 int sessiond_alive(void);
 
+/* The 64-bit userspace consumer daemon of the session daemon that answers. */
+enum sessiond_consumer {
+	SESSIOND_CONSUMER_NONE,  /* not started yet: the daemon starts it when a session needs it */
+	SESSIOND_CONSUMER_ALIVE, /* it answers */
+	SESSIOND_CONSUMER_DEAD,  /* it was started and died: the daemon cannot record any more */
+};
+
+/*
+ * The state of the consumer daemon, from its health socket in the run
+ * directory: there and answering, there and dead, or not there yet.
+ */
+enum sessiond_consumer sessiond_consumer_state(void);
+
 /*
  * The directory where this user's session daemon keeps its runtime files
  * (root: /var/run/lttng; others: $LTTNG_HOME/.lttng, LTTNG_HOME defaulting

@@ -4,13 +4,45 @@
  * notes beside a trace.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "make-dirs.h"
 #include "trace-info.h"
+
+static const char *const cut_names[] = {
+	[TRACE_CUT_NONE] = "",
+	[TRACE_CUT_CONSUMER_DIED] = "consumer-died",
+	[TRACE_CUT_DAEMON_DIED] = "daemon-died",
+	[TRACE_CUT_DISK_FULL] = "disk-full",
+	[TRACE_CUT_PARTIAL] = "partial-packets",
+	[TRACE_CUT_SESSION_LOST] = "session-lost",
+	[TRACE_CUT_DAEMON_STUCK] = "daemon-stuck",
+};
+
+static const char *const cut_reasons[] = {
+	[TRACE_CUT_NONE] = "",
+	[TRACE_CUT_CONSUMER_DIED] = "LTTng's consumer daemon died",
+	[TRACE_CUT_DAEMON_DIED] = "the LTTng session daemon died",
+	[TRACE_CUT_DISK_FULL] = "the file system filled up",
+	[TRACE_CUT_PARTIAL] = "LTTng left partial packets",
+	[TRACE_CUT_SESSION_LOST] = "its recorder died, then its session daemon, before the "
+	                           "session was closed",
+	[TRACE_CUT_DAEMON_STUCK] = "the LTTng session daemon stopped answering",
+};
+
+const char *trace_info_cut_name(enum trace_cut cut)
+{
+	return (size_t)cut < sizeof(cut_names) / sizeof(cut_names[0]) ? cut_names[cut] : "";
+}
+
+const char *trace_info_cut_reason(enum trace_cut cut)
+{
+	return (size_t)cut < sizeof(cut_reasons) / sizeof(cut_reasons[0]) ? cut_reasons[cut] : "";
+}
 
 static const char *const end_names[] = {
 	[TRACE_RUNNING] = "running",
@@ -28,18 +60,12 @@ static void put(FILE *f, const char *key, const char *value)
 	fputc('\n', f);
 }
 
-int trace_info_write(const char *dir, const struct trace_info *info)
-{
-	char path[4096], tmp[4096];
-	FILE *f;
-	int ok;
+/* Room kept for cudatrace.info beyond its end, for a rewrite on a full disk. */
+#define INFO_ROOM 4096
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, TRACE_INFO_FILE) >= (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, TRACE_INFO_FILE) >= (int)sizeof(tmp))
-		return -1;
-	f = open_private(tmp);
-	if (!f)
-		return -1;
+/* The notes as text, into F. */
+static void format(FILE *f, const struct trace_info *info)
+{
 	fprintf(f, "version=1\n");
 	put(f, "session", info->session);
 	put(f, "mode", info->mode);
@@ -64,14 +90,97 @@ int trace_info_write(const char *dir, const struct trace_info *info)
 		fprintf(f, "peak_bytes=%llu\n", (unsigned long long)info->peak_bytes);
 		fprintf(f, "failures=%llu\n", (unsigned long long)info->failures);
 	}
-	ok = !ferror(f);
-	if (fclose(f) != 0)
-		ok = 0;
-	if (!ok || rename(tmp, path) != 0) {
-		unlink(tmp);
-		return -1;
+	if (info->has_complete) {
+		fprintf(f, "complete=%s\n", info->complete ? "true" : "false");
+		if (!info->complete && info->cut != TRACE_CUT_NONE)
+			fprintf(f, "incomplete=%s\n", trace_info_cut_name(info->cut));
+		if (!info->complete && info->cut_ns)
+			fprintf(f, "incomplete_ns=%lld\n", info->cut_ns);
+		if (info->cut_bytes)
+			fprintf(f, "partial_bytes=%llu\n", (unsigned long long)info->cut_bytes);
+	}
+}
+
+static int write_all(int fd, const char *text, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		text += n;
+		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/* Rewrites PATH in place with TEXT, within the room it already has. */
+static int rewrite_in_place(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = fchmod(fd, 0600) == 0 && write_all(fd, text, len) == 0 &&
+	     ftruncate(fd, (off_t)len) == 0 && fsync(fd) == 0;
+	if (close(fd) != 0)
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+int trace_info_write(const char *dir, const struct trace_info *info)
+{
+	char path[4096], tmp[4096], *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int fd, err;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, TRACE_INFO_FILE) >= (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, TRACE_INFO_FILE) >= (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		return -1;
+	format(mem, info);
+	if (fclose(mem) != 0) {
+		free(text);
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0) {
+		int ok;
+
+		/* Room for the next rewrite, should the disk be full by then. */
+		(void)fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, INFO_ROOM);
+		ok = fchmod(fd, 0600) == 0 && write_all(fd, text, len) == 0;
+		err = errno;
+		if (close(fd) != 0 && ok) {
+			ok = 0;
+			err = errno;
+		}
+		if (ok && rename(tmp, path) == 0) {
+			free(text);
+			return 0;
+		}
+		if (ok)
+			err = errno;
+		unlink(tmp);
+		errno = err;
+	}
+	/* No room for a new file: the old one, in the room it kept. */
+	err = errno;
+	if ((err == ENOSPC || err == EDQUOT) && rewrite_in_place(path, text, len) == 0) {
+		free(text);
+		return 0;
+	}
+	free(text);
+	errno = err;
+	return -1;
 }
 
 static void copy(char *dst, size_t len, const char *src)
@@ -129,6 +238,18 @@ static void parse_line(struct trace_info *info, const char *key, const char *val
 		info->peak_bytes = unsigned_number(value);
 	} else if (strcmp(key, "failures") == 0) {
 		info->failures = unsigned_number(value);
+	} else if (strcmp(key, "complete") == 0) {
+		info->has_complete = true;
+		info->complete = strcmp(value, "false") != 0;
+	} else if (strcmp(key, "incomplete") == 0) {
+		for (size_t i = 1; i < sizeof(cut_names) / sizeof(cut_names[0]); i++) {
+			if (strcmp(value, cut_names[i]) == 0)
+				info->cut = (enum trace_cut)i;
+		}
+	} else if (strcmp(key, "incomplete_ns") == 0) {
+		info->cut_ns = number(value);
+	} else if (strcmp(key, "partial_bytes") == 0) {
+		info->cut_bytes = unsigned_number(value);
 	}
 }
 

@@ -25,6 +25,20 @@ enum trace_end {
 	TRACE_ABANDONED,   /* its recorder died; the session was closed later */
 };
 
+/*
+ * Why a trace lacks part of what its program did (cudatrace.info's
+ * incomplete=...). Everything before the cut is in it and readable.
+ */
+enum trace_cut {
+	TRACE_CUT_NONE = 0,
+	TRACE_CUT_CONSUMER_DIED, /* LTTng's consumer daemon died while the program ran */
+	TRACE_CUT_DAEMON_DIED,   /* the session daemon died while the program ran */
+	TRACE_CUT_DISK_FULL,     /* the trace's file system filled up */
+	TRACE_CUT_PARTIAL,       /* the trace ended in partial packets, for a reason unknown */
+	TRACE_CUT_SESSION_LOST,  /* its recorder died, and then its session daemon: never closed */
+	TRACE_CUT_DAEMON_STUCK,  /* the session daemon stopped answering before it closed it */
+};
+
 struct trace_info {
 	char session[256];
 	char mode[16]; /* local, snapshot */
@@ -45,13 +59,31 @@ struct trace_info {
 	bool has_summary;
 	uint64_t peak_bytes; /* the highest peak of any process and device */
 	uint64_t failures;   /* allocation failures */
+	/* Written once the trace is known whole or cut (complete=true|false). */
+	bool has_complete;
+	bool complete;
+	enum trace_cut cut; /* why not complete */
+	long long cut_ns;   /* CLOCK_REALTIME when the cut was seen; 0 if unknown */
+	uint64_t cut_bytes; /* bytes of partial packets removed from the trace's files */
 };
 
-/* Writes DIR/cudatrace.info in one step (a new file renamed over the old). 0 or -1. */
+/*
+ * Writes DIR/cudatrace.info in one step (a new file renamed over the
+ * old), mode 0600. On a file system with no room left for a new file, the
+ * old one is rewritten in place instead: each write reserves 4 KiB of
+ * room for it, so that how a trace was cut by a full disk can still be
+ * written beside it. 0 or -1 (errno set).
+ */
 int trace_info_write(const char *dir, const struct trace_info *info);
 
 /* Reads DIR/cudatrace.info into INFO. 0, or -1 when there is none or it cannot be read. */
 int trace_info_read(const char *dir, struct trace_info *info);
+
+/* The word for CUT in cudatrace.info ("consumer-died", ...), "" for TRACE_CUT_NONE. */
+const char *trace_info_cut_name(enum trace_cut cut);
+
+/* What cut the trace, for people: "LTTng's consumer daemon died", ... */
+const char *trace_info_cut_reason(enum trace_cut cut);
 
 /* ARGV joined into a command line for people, shell-quoted where needed, into BUF. */
 void trace_info_format_command(char *const argv[], char *buf, size_t len);

@@ -47,9 +47,9 @@ struct layout {
 	unsigned long_bytes; /* size of events_discarded: 8 or 4 */
 };
 
-/* A stream file's complete packets: where each starts and how long it is. */
+/* A stream file's complete packets: where each starts, how long it is, its content's length. */
 struct packets {
-	uint64_t *offset, *size;
+	uint64_t *offset, *size, *content;
 	size_t count, capacity;
 };
 
@@ -262,11 +262,11 @@ static bool known_layout(const char *text, struct layout *layout)
 
 /* ------------------------------------------------------------------ streams */
 
-static void packets_add(struct packets *p, uint64_t offset, uint64_t size)
+static void packets_add(struct packets *p, uint64_t offset, uint64_t size, uint64_t content)
 {
 	if (p->count == p->capacity) {
 		size_t cap = p->capacity ? p->capacity * 2 : 64;
-		uint64_t *o = realloc(p->offset, cap * sizeof(*o)), *s;
+		uint64_t *o = realloc(p->offset, cap * sizeof(*o)), *s, *c;
 
 		if (!o)
 			return;
@@ -275,10 +275,15 @@ static void packets_add(struct packets *p, uint64_t offset, uint64_t size)
 		if (!s)
 			return;
 		p->size = s;
+		c = realloc(p->content, cap * sizeof(*c));
+		if (!c)
+			return;
+		p->content = c;
 		p->capacity = cap;
 	}
 	p->offset[p->count] = offset;
 	p->size[p->count] = size;
+	p->content[p->count] = content;
 	p->count++;
 }
 
@@ -318,7 +323,7 @@ static int64_t walk_stream(const char *path, const struct layout *layout, struct
 		if (off > 0 && seq > last_seq + 1)
 			*lost += seq - last_seq - 1;
 		last_seq = seq;
-		packets_add(packets, off, packet);
+		packets_add(packets, off, packet, content);
 		off += packet;
 	}
 	close(fd);
@@ -363,7 +368,7 @@ static void scan_stream(const char *dir, const char *name, const struct layout *
 {
 	struct packets packets = { 0 };
 	char path[PATH_MAX], index[PATH_MAX];
-	uint64_t discarded, lost, size;
+	uint64_t discarded, lost, size, tail;
 	int64_t whole;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
@@ -378,17 +383,23 @@ static void scan_stream(const char *dir, const char *name, const struct layout *
 	out->packets += packets.count;
 	out->discarded += discarded;
 	out->lost_packets += lost;
-	if ((uint64_t)whole < size) {
-		out->partial_streams++;
-		out->partial_bytes += size - (uint64_t)whole;
-		if (repair)
-			(void)truncate(path, (off_t)whole);
-	}
+	for (size_t i = 0; i < packets.count; i++)
+		out->event_packets += packets.content[i] > PACKET_HEADER;
+	tail = size - (uint64_t)whole;
+	if (tail == 0)
+		goto index;
+	out->partial_streams++;
+	out->partial_bytes += tail;
+	/* A cut packet cannot be read cleanly: babeltrace2 stops with an error in it. */
+	if (repair && truncate(path, (off_t)whole) == 0)
+		out->dropped_bytes += tail;
+index:
 	if (repair && !index_matches(index, &packets) && unlink(index) == 0)
 		out->indexes_dropped++;
 end:
 	free(packets.offset);
 	free(packets.size);
+	free(packets.content);
 }
 
 /* The trace whose metadata file is DIR/metadata. */
@@ -409,8 +420,8 @@ static void scan_trace(const char *dir, bool repair, struct trace_scan *out)
 	}
 	if (whole < size) {
 		out->metadata_whole = false;
-		if (repair)
-			(void)truncate(path, (off_t)whole);
+		if (repair && truncate(path, (off_t)whole) == 0)
+			out->dropped_bytes += size - whole;
 	}
 	out->metadata_bytes += text ? strlen(text) : 0;
 	if (!known_layout(text, &layout)) {

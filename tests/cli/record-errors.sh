@@ -117,5 +117,9 @@ is "daemon killed mid-run: record exits with the program's status" "$status" 5
 ok "daemon killed mid-run: record says so" cli_has dies "session daemon stopped or failed while python"
 ok "daemon killed mid-run: and where the trace is" \
 	cli_has dies "the trace keeps what was written until then, in $lttng_tmp/dies"
-ok "daemon killed mid-run: one message about it" test "$(grep -c 'daemon' "$lttng_tmp/dies.err")" = 1
+ok "daemon killed mid-run: said once" test "$(grep -c 'stopped or failed' "$lttng_tmp/dies.err")" = 1
+ok "daemon killed mid-run: the trace is said to be incomplete" \
+	cli_has dies "the trace is incomplete: it ends about .* where the LTTng session daemon died"
+ok "daemon killed mid-run: its notes say so" \
+	grep -qx 'incomplete=daemon-died' "$lttng_tmp/dies/cudatrace.info"
 tap_done

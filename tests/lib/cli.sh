@@ -32,7 +32,9 @@
 #                          and script_pid once it paused (one test)
 #   cli_start_gated TAG ARGS...
 #                          `cudatrace record ARGS` in the background on
-#                          workload.py, which waits once CUDA is up (for
+#                          workload.py (CLI_STEPS steps, default 3, with
+#                          --leak unless CLI_LEAK is empty), which waits
+#                          once CUDA is up (for
 #                          $lttng_tmp/TAG.gate, 60 s at most): sets rec_pid
 #                          once it waits (one test); cli_open_gate TAG lets
 #                          it go on
@@ -160,7 +162,7 @@ cli_start_gated() {
 	shift
 	rm -f "$lttng_tmp/$cli_tag.ledger" "$lttng_tmp/$cli_tag.ready" "$lttng_tmp/$cli_tag.gate"
 	CUDASIM_LEDGER="$lttng_tmp/$cli_tag.ledger" "$cli_bin" record "$@" -- \
-		"$trace_python" "$cli_workload" --steps "${CLI_STEPS:-3}" --leak \
+		"$trace_python" "$cli_workload" --steps "${CLI_STEPS:-3}" ${CLI_LEAK---leak} \
 		--ready "$lttng_tmp/$cli_tag.ready" --gate "$lttng_tmp/$cli_tag.gate" \
 		>"$lttng_tmp/$cli_tag.out" 2>"$lttng_tmp/$cli_tag.err" &
 	rec_pid=$!
