@@ -80,7 +80,7 @@ static void restore_handlers(const struct sigaction *saved)
 
 /* In the child: wait for the go, back to the defaults the program expects, exec. */
 static void exec_child(const char *path, char *const argv[], const sigset_t *mask, int go_fd,
-                       int err_fd)
+                       int err_fd, const struct child_hooks *hooks)
 {
 	char go;
 	int err;
@@ -88,6 +88,12 @@ static void exec_child(const char *path, char *const argv[], const sigset_t *mas
 	while (read(go_fd, &go, 1) < 0 && errno == EINTR)
 		;
 	close(go_fd);
+	if (hooks && hooks->before_exec && hooks->before_exec(hooks->data) < 0) {
+		err = errno;
+		if (write(err_fd, &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
 	for (size_t i = 0; i < N_FORWARDED; i++)
 		signal(forwarded_signals[i], SIG_DFL);
 	/* cudatrace ignores SIGPIPE (liblttng-ctl's sockets); the program gets the default. */
@@ -167,14 +173,15 @@ static int wait_program(pid_t pid, const struct child_hooks *hooks)
 }
 
 /* Fork a child that waits for the go; returns its pid or -1 (errno set). */
-static pid_t spawn(const char *path, char *const argv[], const sigset_t *old, int go[2], int err[2])
+static pid_t spawn(const char *path, char *const argv[], const sigset_t *old, int go[2], int err[2],
+                   const struct child_hooks *hooks)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		exec_child(path, argv, old, go[0], err[1]);
+		exec_child(path, argv, old, go[0], err[1], hooks);
 	}
 	return pid;
 }
@@ -213,7 +220,7 @@ int child_run(const char *path, char *const argv[], const struct child_hooks *ho
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	res->start_ns = realtime_ns();
-	pid = spawn(path, argv, &old, go, err_pipe);
+	pid = spawn(path, argv, &old, go, err_pipe, hooks);
 	err = errno;
 	if (pid > 0)
 		child_pid = pid;

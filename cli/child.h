@@ -27,6 +27,12 @@ struct child_hooks {
 	 * waits until this returns. Returning -1 kills it unrun.
 	 */
 	int (*started)(pid_t pid, void *data);
+	/*
+	 * In the child, just before exec: what the program must have that
+	 * cudatrace has not (its mount namespace back). Returning -1 (errno
+	 * set) fails the run as an exec that failed.
+	 */
+	int (*before_exec)(void *data);
 	/* Called every TICK_MS while the program runs. */
 	void (*tick)(void *data);
 	unsigned tick_ms;

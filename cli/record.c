@@ -61,6 +61,7 @@ struct record {
 	struct child_result result;
 	struct tracker *tracker; /* owned; NULL with --all-processes */
 	struct watch watch;      /* faults of LTTng and of the disk while the program runs */
+	bool private_daemon;     /* cudatrace's own session daemon is used (sessiond.h) */
 	bool scanned;            /* scan holds what the trace's packets say */
 	struct trace_scan scan;
 };
@@ -321,6 +322,7 @@ static int start_session(struct record *r)
 		.snapshot_on_failure = true,
 		.track_processes = !r->opts.all_processes,
 	};
+	int ret;
 
 	if (r->opts.no_api)
 		cfg.excluded_groups |= CT_GROUP_BIT(CT_GROUP_API);
@@ -330,9 +332,10 @@ static int start_session(struct record *r)
 		flight_buffers(r->opts.flight_size, &cfg.subbuf_size, &cfg.num_subbuf);
 	if (stale_register(r->session, mode_name(r->mode), r->output) < 0)
 		return -1;
-	if (session_setup(&cfg) < 0) {
+	ret = session_setup(&cfg);
+	if (ret < 0) {
 		stale_unregister(r->session);
-		return -1;
+		return ret;
 	}
 	if (cfg.track_processes) {
 		r->tracker = tracker_create(r->session);
@@ -825,9 +828,37 @@ static int check_room(const struct record *r)
 	return -1;
 }
 
+/*
+ * The session daemon answers but cannot record: its consumer daemon died,
+ * and it never starts another. Record with cudatrace's own, and say so.
+ */
+static int use_private_daemon(struct record *r)
+{
+	char home[PATH_MAX];
+	bool started;
+
+	if (sessiond_use_private(r->opts.sessiond_timeout_s * 1000u, &started, home, sizeof(home)) <
+	    0)
+		return -1;
+	r->private_daemon = true;
+	diag_warn("the LTTng session daemon cannot record any more: its consumer daemon "
+	          "(lttng-consumerd) died; %s cudatrace's own session daemon, in %s%s",
+	          started ? "started" : "using", home,
+	          started ? " (it keeps running for the next runs)" : "");
+	return 0;
+}
+
+/* In the program's child: back where cudatrace was before it used its own daemon. */
+static int before_exec(void *data)
+{
+	(void)data;
+	return sessiond_before_exec();
+}
+
 static int setup(struct record *r)
 {
 	bool started;
+	int ret;
 
 	if (find_command(r) < 0 ||
 	    tracer_lib_find(r->opts.library, r->library, sizeof(r->library)) < 0)
@@ -840,9 +871,23 @@ static int setup(struct record *r)
 		goto error;
 	if (started)
 		diag_note("started an LTTng session daemon (it keeps running for the next runs)");
+	if (sessiond_consumer_state() == SESSIOND_CONSUMER_DEAD && use_private_daemon(r) < 0)
+		goto error;
 	stale_cleanup();
 	choose_session_name(r);
-	if (start_session(r) < 0)
+	ret = start_session(r);
+	if (ret == SESSION_NO_CONSUMER && !r->private_daemon) {
+		/* Its consumer died as the session was set up. */
+		if (use_private_daemon(r) < 0)
+			goto error;
+		stale_cleanup();
+		ret = start_session(r);
+	}
+	if (ret == SESSION_NO_CONSUMER)
+		diag_error("cannot create the cudatrace channel: the LTTng session daemon has no "
+		           "consumer daemon for userspace tracing: install LTTng tools built with "
+		           "LTTng-UST (Debian: lttng-tools, liblttng-ust1)");
+	if (ret < 0)
 		goto error;
 	init_info(r);
 	write_info(r);
@@ -861,6 +906,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct child_hooks hooks = {
 		.started = on_started,
+		.before_exec = before_exec,
 		.tick = on_tick,
 		.tick_ms = TRACKER_SCAN_MS,
 	};

@@ -221,6 +221,9 @@ static int enable_channel(struct lttng_handle *handle, const struct session_conf
 	}
 	ret = lttng_enable_channel(handle, chan);
 	lttng_channel_destroy(chan);
+	/* The daemon answers, but its consumer died: the caller may use another daemon. */
+	if (ret == -LTTNG_ERR_NO_USTCONSUMERD || ret == -LTTNG_ERR_UST_CONSUMER64_FAIL)
+		return SESSION_NO_CONSUMER;
 	if (ret == -LTTNG_ERR_NOMEM) {
 		diag_error("cannot create the cudatrace channel: its buffers (%llu sub-buffers of "
 		           "%llu KiB for each of %ld CPUs) do not fit in memory: give a smaller "
@@ -267,6 +270,8 @@ static int enable_metadata_channel(struct lttng_handle *handle, const struct ses
 	chan->attr.output = LTTNG_EVENT_MMAP;
 	ret = lttng_enable_channel(handle, chan);
 	lttng_channel_destroy(chan);
+	if (ret == -LTTNG_ERR_NO_USTCONSUMERD || ret == -LTTNG_ERR_UST_CONSUMER64_FAIL)
+		return SESSION_NO_CONSUMER;
 	if (ret < 0) {
 		session_report_error("create the metadata channel", ret);
 		return -1;
@@ -450,7 +455,7 @@ static int track_nothing_yet(const char *name)
 int session_setup(const struct session_config *cfg)
 {
 	struct lttng_handle *handle;
-	int ret;
+	int ret, status = -1;
 
 	relay_url = cfg->url;
 	if (create_session(cfg) < 0)
@@ -458,8 +463,12 @@ int session_setup(const struct session_config *cfg)
 	handle = make_handle(cfg->name);
 	if (!handle)
 		goto error;
-	if (enable_metadata_channel(handle, cfg) < 0 || enable_channel(handle, cfg) < 0 ||
-	    enable_events(handle, cfg) < 0 || add_contexts(handle) < 0)
+	ret = enable_metadata_channel(handle, cfg);
+	if (ret == 0)
+		ret = enable_channel(handle, cfg);
+	if (ret == SESSION_NO_CONSUMER)
+		status = SESSION_NO_CONSUMER;
+	if (ret < 0 || enable_events(handle, cfg) < 0 || add_contexts(handle) < 0)
 		goto error;
 	if (cfg->track_processes && track_nothing_yet(cfg->name) < 0)
 		goto error;
@@ -479,7 +488,7 @@ error:
 	(void)lttng_destroy_session(cfg->name);
 fail:
 	relay_url = NULL;
-	return -1;
+	return status;
 }
 
 int session_stop(const char *name)

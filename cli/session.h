@@ -48,9 +48,13 @@ struct session_config {
  */
 void session_quiet_library(void);
 
+/* session_setup(): the daemon answers but cannot record, its consumer daemon died. */
+#define SESSION_NO_CONSUMER (-2)
+
 /*
  * Creates, configures and starts the session. On failure, whatever was
- * created is destroyed again, and -1 is returned after a message.
+ * created is destroyed again, and -1 is returned after a message, or
+ * SESSION_NO_CONSUMER without one.
  */
 int session_setup(const struct session_config *cfg);
 

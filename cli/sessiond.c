@@ -8,6 +8,18 @@
  * outlives cudatrace so that the next run finds it. Kernel tracing is left
  * off: cudatrace only needs the userspace tracer, and probing for kernel
  * modules costs time and prints warnings.
+ *
+ * A session daemon whose consumer daemon died answers, but can record
+ * nothing any more, and never starts another consumer: cudatrace then uses
+ * a session daemon of its own, private to the user, whose home is
+ * RUNDIR/cudatrace/sessiond (RUNDIR the user's LTTng run directory, see
+ * sessiond_rundir()): LTTNG_HOME points there, for liblttng-ctl here and
+ * for the traced program's tracer. Root's session daemon always lives in
+ * /var/run/lttng, so for root cudatrace enters a mount namespace of its
+ * own where that home's run directory is bound on /var/run/lttng, starts
+ * or finds the daemon there, and runs the program back in the namespace
+ * it came from (sessiond_before_exec()): the program sees the same files
+ * as without cudatrace, and finds the daemon through LTTNG_HOME.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,6 +40,7 @@
 
 #include "diag.h"
 #include "exec-path.h"
+#include "make-dirs.h"
 #include "sessiond.h"
 
 static long long now_ms(void)
@@ -257,6 +272,145 @@ static int start_daemon(unsigned timeout_ms)
 		sleep_ms(50);
 	}
 	return 0;
+}
+
+/* Where root's session daemon always lives. */
+#define ROOT_RUNDIR "/var/run/lttng"
+
+/* The namespace, root and working directory the program runs in, when cudatrace left them. */
+static int home_mntns = -1, home_root = -1, home_cwd = -1;
+
+int sessiond_before_exec(void)
+{
+	if (home_mntns < 0)
+		return 0;
+	if (setns(home_mntns, CLONE_NEWNS) != 0 || fchdir(home_root) != 0 || chroot(".") != 0 ||
+	    fchdir(home_cwd) != 0)
+		return -1;
+	return 0;
+}
+
+/* The home of cudatrace's own session daemon, from the user's run directory. */
+static int private_home(char *buf, size_t len)
+{
+	char rundir[4096];
+
+	if (sessiond_rundir(rundir, sizeof(rundir)) < 0)
+		return -1;
+	return snprintf(buf, len, "%s/cudatrace/sessiond", rundir) < (int)len ? 0 : -1;
+}
+
+/*
+ * For root: a mount namespace of cudatrace's own, with HOME/.lttng bound on
+ * /var/run/lttng; what is needed to run the program back where it was is
+ * kept. 0, or -1 after a message.
+ */
+static int enter_private_rundir(const char *home)
+{
+	char rundir[4200];
+
+	if (snprintf(rundir, sizeof(rundir), "%s/.lttng", home) >= (int)sizeof(rundir))
+		return -1;
+	home_mntns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	home_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	home_cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (home_mntns < 0 || home_root < 0 || home_cwd < 0) {
+		diag_error("cannot start a session daemon of cudatrace's own: %s", strerror(errno));
+		return -1;
+	}
+	/*
+	 * A slave of the mounts here: what is mounted later where cudatrace
+	 * came from (shared mounts, as systemd makes them) reaches the daemon
+	 * that writes the traces; the binding made here does not go back.
+	 */
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0 ||
+	    mount(rundir, ROOT_RUNDIR, NULL, MS_BIND, NULL) != 0) {
+		diag_error("cannot start a session daemon of cudatrace's own: a mount namespace "
+		           "where %s is " ROOT_RUNDIR ": %s",
+		           rundir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The pid in RUNDIR/lttng-sessiond.pid when it is a running lttng-sessiond; else 0. */
+static pid_t daemon_pid(void)
+{
+	char rundir[4096], path[4200], comm[64] = "";
+	long pid = 0;
+	FILE *f;
+
+	if (sessiond_rundir(rundir, sizeof(rundir)) < 0 ||
+	    snprintf(path, sizeof(path), "%s/lttng-sessiond.pid", rundir) >= (int)sizeof(path))
+		return 0;
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	if (pid <= 0 || snprintf(path, sizeof(path), "/proc/%ld/comm", pid) >= (int)sizeof(path))
+		return 0;
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strncmp(comm, "lttng-sessiond", 14) == 0 ? (pid_t)pid : 0;
+}
+
+/* Stops cudatrace's own daemon, whose consumer died: by its pid, 5 s to go, then killed. */
+static void stop_private_daemon(void)
+{
+	pid_t pid = daemon_pid();
+	long long deadline = now_ms() + 5000;
+
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	while (kill(pid, 0) == 0 && now_ms() < deadline)
+		sleep_ms(50);
+	if (kill(pid, 0) == 0)
+		kill(pid, SIGKILL);
+	/* Its socket may stay until the kernel is done with it. */
+	deadline = now_ms() + 2000;
+	while (sessiond_alive() && now_ms() < deadline)
+		sleep_ms(50);
+}
+
+int sessiond_use_private(unsigned timeout_ms, bool *started, char *home_out, size_t len)
+{
+	char home[4096], rundir[4200];
+
+	*started = false;
+	if (private_home(home, sizeof(home)) < 0 || strlen(home) >= len) {
+		diag_error(
+		    "cannot name a home for a session daemon of cudatrace's own: set HOME or "
+		    "LTTNG_HOME");
+		return -1;
+	}
+	strcpy(home_out, home);
+	if (snprintf(rundir, sizeof(rundir), "%s/.lttng", home) >= (int)sizeof(rundir) ||
+	    (errno = make_dirs_mode(rundir, 0700)) != 0) {
+		diag_error("cannot create %s for a session daemon of cudatrace's own: %s", home,
+		           strerror(errno));
+		return -1;
+	}
+	if (geteuid() == 0 && enter_private_rundir(home) < 0)
+		return -1;
+	/* liblttng-ctl, the daemon started, and the traced program: all meet there. */
+	if (setenv("LTTNG_HOME", home, 1) != 0) {
+		diag_error("cannot set LTTNG_HOME: %s", strerror(errno));
+		return -1;
+	}
+	if (sessiond_alive() && sessiond_consumer_state() == SESSIOND_CONSUMER_DEAD) {
+		diag_warn("cudatrace's own session daemon in %s had lost its consumer daemon too: "
+		          "restarting it",
+		          home);
+		stop_private_daemon();
+	}
+	return sessiond_ensure(timeout_ms, started);
 }
 
 int sessiond_ensure(unsigned timeout_ms, bool *started)

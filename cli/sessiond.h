@@ -44,4 +44,20 @@ enum sessiond_consumer sessiond_consumer_state(void);
  */
 int sessiond_rundir(char *buf, size_t len);
 
+/*
+ * Switches to cudatrace's own session daemon (see sessiond.c), after the
+ * one in use was found unable to record: its home goes to HOME (LEN
+ * bytes), LTTNG_HOME is set to it, and the daemon there is started when
+ * none answers, or restarted when its own consumer died too (*STARTED
+ * true). Returns 0, or -1 after a message.
+ */
+int sessiond_use_private(unsigned timeout_ms, bool *started, char *home, size_t len);
+
+/*
+ * In the traced program's child process, before exec: back to the mount
+ * namespace, root and working directory cudatrace had before
+ * sessiond_use_private() left them (root only). 0, or -1 (errno set).
+ */
+int sessiond_before_exec(void);
+
 #endif

@@ -38,8 +38,17 @@
 #                          $lttng_tmp/TAG.gate, 60 s at most): sets rec_pid
 #                          once it waits (one test); cli_open_gate TAG lets
 #                          it go on
-#   cli_consumer_pids      the pids of the consumer daemon of the session
-#                          daemon $lttng_daemon_pid (and its helper)
+#   cli_consumer_pids [PID]
+#                          the pids of the consumer daemon of the session
+#                          daemon PID (default $lttng_daemon_pid), and of its
+#                          helper
+#   cli_private_rundir     the run directory of cudatrace's own session
+#                          daemon (the one record uses when the user's
+#                          cannot record); cli_private_daemon_pid its pid
+#   cli_stop_private_daemon
+#                          stop it, by its pid (done on every exit path of
+#                          the tests that use cli_with_daemon, cli_bare_ns or
+#                          cli_without_daemon)
 #   cli_fails VERB TAG PATTERN ARGS...
 #                          `cudatrace VERB ARGS` exits with 2 and says
 #                          PATTERN (two tests)
@@ -109,6 +118,7 @@ cli_python_wrapper() {
 
 cli_with_daemon() {
 	trace_daemon_or_fail
+	cli_traps
 	cli_env
 }
 
@@ -116,6 +126,41 @@ cli_with_daemon() {
 # lttng_daemon_start (lttng_private_dirs), and its cleanup on exit.
 cli_bare_ns() {
 	lttng_private_dirs_or_end
+	cli_traps
+}
+
+# lttng_cleanup, after cudatrace's own daemon is stopped, on every exit path.
+cli_traps() {
+	trap cli_cleanup EXIT
+	trap 'cli_cleanup; exit 130' INT
+	trap 'cli_cleanup; exit 143' TERM HUP
+}
+
+cli_cleanup() {
+	cli_stop_private_daemon
+	lttng_cleanup
+}
+
+cli_private_rundir() {
+	if [ "$(id -u)" = 0 ]; then
+		echo /var/run/lttng/cudatrace/sessiond/.lttng
+	else
+		echo "$LTTNG_HOME/.lttng/cudatrace/sessiond/.lttng"
+	fi
+}
+
+cli_private_daemon_pid() {
+	cat "$(cli_private_rundir)/lttng-sessiond.pid" 2>/dev/null
+}
+
+cli_stop_private_daemon() {
+	cli_private_pid=$(cli_private_daemon_pid) || return 0
+	[ -n "$cli_private_pid" ] && kill -0 "$cli_private_pid" 2>/dev/null || return 0
+	lttng_parent=$cli_private_pid
+	cli_private_kids=$(lttng_children)
+	kill -TERM "$cli_private_pid" 2>/dev/null || :
+	# shellcheck disable=SC2086
+	lttng_reap "$cli_private_pid" $cli_private_kids
 }
 
 cli_without_daemon() {
@@ -180,15 +225,16 @@ cli_open_gate() {
 }
 
 cli_consumer_pids() {
-	[ -n "$lttng_daemon_pid" ] || return 0
-	lttng_parent=$lttng_daemon_pid
+	cli_sessiond=${1:-$lttng_daemon_pid}
+	[ -n "$cli_sessiond" ] || return 0
+	lttng_parent=$cli_sessiond
 	for cli_kid in $(lttng_children); do
 		case $(tr '\0' ' ' <"/proc/$cli_kid/cmdline" 2>/dev/null) in
 		*lttng-consumerd*)
 			echo "$cli_kid"
 			lttng_parent=$cli_kid
 			lttng_children
-			lttng_parent=$lttng_daemon_pid
+			lttng_parent=$cli_sessiond
 			;;
 		esac
 	done
