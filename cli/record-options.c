@@ -55,7 +55,7 @@ static const struct option long_options[] = {
 	{ "activity-buffer", required_argument, NULL, OPT_ACTIVITY_BUFFER },
 	{ "subbuf-size", required_argument, NULL, OPT_SUBBUF_SIZE },
 	{ "num-subbuf", required_argument, NULL, OPT_NUM_SUBBUF },
-	{ "blocking", no_argument, NULL, OPT_BLOCKING },
+	{ "blocking", optional_argument, NULL, OPT_BLOCKING },
 	{ "library", required_argument, NULL, OPT_LIBRARY },
 	{ "sessiond-timeout", required_argument, NULL, OPT_SESSIOND_TIMEOUT },
 	{ "no-report", no_argument, NULL, OPT_NO_REPORT },
@@ -105,8 +105,9 @@ static void print_help(void)
 	      "      --subbuf-size=SIZE    LTTng sub-buffer size, a power of 2 (default 1M)\n"
 	      "      --num-subbuf=N        sub-buffers per CPU, a power of 2 (default 8)\n"
 	      "      --activity-buffer=SIZE  CUPTI activity buffer size\n"
-	      "      --blocking            never discard events: COMMAND waits when the\n"
-	      "                            buffers are full\n"
+	      "      --blocking[=MS]       COMMAND waits for room when the buffers are full,\n"
+	      "                            up to MS ms per event (default 1000), rather\n"
+	      "                            than have events discarded at once\n"
 	      "\n"
 	      "Other:\n"
 	      "      --library=PATH        the tracing library (default: the installed\n"
@@ -309,6 +310,13 @@ static enum record_parse_result parse_one(int c, const char *arg, struct record_
 		break;
 	case OPT_BLOCKING:
 		o->blocking = true;
+		if (arg && (parse_uint(arg, RECORD_BLOCKING_MAX_MS, &ms) < 0 || ms == 0))
+			return usage(
+			    "--blocking=%s: give the longest an event may wait for room, in "
+			    "ms, from 1 to %u",
+			    arg, RECORD_BLOCKING_MAX_MS);
+		if (arg)
+			o->blocking_ms = ms;
 		break;
 	case OPT_LIBRARY:
 		o->library = arg;
@@ -378,6 +386,7 @@ enum record_parse_result record_options_parse(int argc, char **argv, struct reco
 	o->flight_size = RECORD_FLIGHT_SIZE;
 	o->live_period_ms = RECORD_LIVE_PERIOD_MS;
 	o->sessiond_timeout_s = 10;
+	o->blocking_ms = RECORD_BLOCKING_MS;
 	/* getopt's own messages go out under the verb's name. */
 	argv[0] = (char *)diag_prefix();
 	optind = 0;

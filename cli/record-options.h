@@ -15,7 +15,10 @@
 #define RECORD_LIVE_PERIOD_MS     1000u
 #define RECORD_DEFAULT_RELAYD_URL "net://127.0.0.1"
 #define RECORD_SUBBUF_SIZE_MAX    (1u << 30)
-#define RECORD_NUM_SUBBUF_MAX     4096u
+/* --blocking: the longest an event waits for room, by default and at most. */
+#define RECORD_BLOCKING_MS     1000u
+#define RECORD_BLOCKING_MAX_MS 60000u
+#define RECORD_NUM_SUBBUF_MAX  4096u
 /* The longest --name: cudatrace-NAME-on-alloc-failure fits LTTng's names. */
 #define RECORD_NAME_MAX 128
 /*
@@ -45,6 +48,7 @@ struct record_options {
 	uint64_t subbuf_size;
 	uint64_t num_subbuf;
 	bool blocking;
+	unsigned blocking_ms; /* with blocking: the longest an event waits for room */
 	/* Other. */
 	const char *library;
 	unsigned sessiond_timeout_s;

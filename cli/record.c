@@ -25,6 +25,7 @@
 #include "bounded.h"
 #include "child.h"
 #include "diag.h"
+#include "event-size.h"
 #include "exec-path.h"
 #include "make-dirs.h"
 #include "record-options.h"
@@ -308,6 +309,49 @@ static void flight_buffers(uint64_t size, uint64_t *subbuf, uint64_t *num)
 	*num = 4;
 }
 
+/*
+ * LTTng-UST discards an event larger than a sub-buffer, whatever the
+ * mode, --blocking included: the sub-buffers must hold cudatrace's
+ * largest event, whose strings are capped by CUDATRACE_MAX_STRING.
+ */
+static int check_event_size(const struct record *r, uint64_t subbuf_size)
+{
+	unsigned max_string = event_max_string();
+	uint64_t need = event_max_size(max_string) + EVENT_PACKET_HEADER, size = 4096;
+
+	if (subbuf_size >= need)
+		return 0;
+	while (size < need)
+		size *= 2;
+	if (r->mode == SESSION_SNAPSHOT)
+		diag_error(
+		    "--flight-recorder=%llu: its sub-buffers (%llu bytes) are smaller than "
+		    "cudatrace's largest event (%llu bytes, with strings of up to %u bytes): "
+		    "LTTng would discard every such event: give a larger size",
+		    (unsigned long long)r->opts.flight_size, (unsigned long long)subbuf_size,
+		    (unsigned long long)(need - EVENT_PACKET_HEADER), max_string);
+	else
+		diag_error(
+		    "--subbuf-size=%llu is smaller than cudatrace's largest event (%llu bytes, "
+		    "with strings of up to %u bytes, CUDATRACE_MAX_STRING): LTTng would "
+		    "discard every such event, with --blocking too: give --subbuf-size=%lluK "
+		    "or more",
+		    (unsigned long long)subbuf_size,
+		    (unsigned long long)(need - EVENT_PACKET_HEADER), max_string,
+		    (unsigned long long)(size >> 10));
+	return -1;
+}
+
+/* The sub-buffer size the session will have, checked against the largest event. */
+static int effective_subbuf_size(const struct record *r)
+{
+	uint64_t subbuf = r->opts.subbuf_size, num;
+
+	if (r->mode == SESSION_SNAPSHOT)
+		flight_buffers(r->opts.flight_size, &subbuf, &num);
+	return check_event_size(r, subbuf);
+}
+
 static int start_session(struct record *r)
 {
 	struct session_config cfg = {
@@ -318,7 +362,7 @@ static int start_session(struct record *r)
 		.live_timer_us = (uint64_t)r->opts.live_period_ms * 1000,
 		.subbuf_size = r->opts.subbuf_size,
 		.num_subbuf = r->opts.num_subbuf,
-		.blocking = r->opts.blocking,
+		.blocking_timeout_us = r->opts.blocking ? (uint64_t)r->opts.blocking_ms * 1000 : 0,
 		.snapshot_on_failure = true,
 		.track_processes = !r->opts.all_processes,
 	};
@@ -863,7 +907,7 @@ static int setup(struct record *r)
 	if (find_command(r) < 0 ||
 	    tracer_lib_find(r->opts.library, r->library, sizeof(r->library)) < 0)
 		return -1;
-	if (choose_output(r) < 0)
+	if (effective_subbuf_size(r) < 0 || choose_output(r) < 0)
 		return -1;
 	if (check_room(r) < 0)
 		goto error;

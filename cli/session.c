@@ -211,8 +211,13 @@ static int enable_channel(struct lttng_handle *handle, const struct session_conf
 		if (cfg->mode != SESSION_LIVE)
 			chan->attr.switch_timer_interval = SWITCH_TIMER_US;
 	}
-	if (cfg->blocking) {
-		ret = lttng_channel_set_blocking_timeout(chan, -1);
+	/*
+	 * Never "forever" (-1): a program whose events wait for a consumer
+	 * daemon that died would wait for ever. LTTng-UST counts the wait in
+	 * whole milliseconds: under 1 ms is no wait at all.
+	 */
+	if (cfg->blocking_timeout_us) {
+		ret = lttng_channel_set_blocking_timeout(chan, (int64_t)cfg->blocking_timeout_us);
 		if (ret < 0) {
 			session_report_error("make the channel blocking", ret);
 			lttng_channel_destroy(chan);

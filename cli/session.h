@@ -33,7 +33,8 @@ struct session_config {
 	uint64_t live_timer_us; /* LIVE: how often data is sent to the relay */
 	uint64_t subbuf_size;   /* bytes, a power of 2 */
 	uint64_t num_subbuf;    /* a power of 2 */
-	bool blocking;          /* never discard: the program waits for room */
+	/* Microseconds an event waits for room in a full buffer before it is discarded; 0: none. */
+	uint64_t blocking_timeout_us;
 	/* Groups of cudatrace events left out: CT_GROUP_BIT(CT_GROUP_API), ... */
 	uint32_t excluded_groups;
 	/* SNAPSHOT: also take a snapshot when an allocation first fails. */

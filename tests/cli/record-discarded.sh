@@ -16,21 +16,6 @@ cli_with_daemon
 storm="$trace_builddir/tests/analyzers/copy-storm"
 [ -x "$storm" ] || tap_fail_all "the copy-storm test program is not built ($storm)"
 
-# bt2_discarded DIR: the events babeltrace2 says were discarded in DIR.
-bt2_discarded() {
-	"$trace_python_bt2" - "$1" <<'PY'
-import sys, bt2
-total = 0
-for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
-    if type(msg) is bt2._DiscardedEventsMessageConst:
-        if msg.count is None:
-            print("unknown")
-            sys.exit(0)
-        total += msg.count
-print(total)
-PY
-}
-
 # said TAG: the count record printed ("N events, M discarded").
 said() {
 	sed -n 's/.* events, \([0-9?]*\) discarded; trace in .*/\1/p' "$lttng_tmp/$1.err"
@@ -42,7 +27,7 @@ info() {
 
 cli_record small --subbuf-size=4K --num-subbuf=2 -o "$lttng_tmp/small" -- "$storm"
 is "small buffers: record exits with the program's status" "$cli_status" 0
-trace_says=$(bt2_discarded "$lttng_tmp/small")
+trace_says=$(cli_bt2_discarded "$lttng_tmp/small")
 ok "small buffers: LTTng discarded events ($trace_says)" test "${trace_says:-0}" -gt 0 2>/dev/null
 is "small buffers: record prints the trace's count" "$(said small)" "$trace_says"
 is "small buffers: cudatrace.info holds the trace's count" "$(info small discarded)" "$trace_says"
@@ -50,7 +35,7 @@ ok "small buffers: and says what to do about it" cli_has small "events were disc
 
 cli_record roomy -o "$lttng_tmp/roomy" -- "$trace_python" "$cli_workload" --steps 3
 is "default buffers: record exits with 0" "$cli_status" 0
-is "default buffers: the trace says none was discarded" "$(bt2_discarded "$lttng_tmp/roomy")" 0
+is "default buffers: the trace says none was discarded" "$(cli_bt2_discarded "$lttng_tmp/roomy")" 0
 is "default buffers: record says 0" "$(said roomy)" 0
 is "default buffers: cudatrace.info says 0" "$(info roomy discarded)" 0
 ok "default buffers: no warning about discarded events" cli_lacks "$lttng_tmp/roomy.err" "discarded and"

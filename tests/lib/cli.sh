@@ -49,6 +49,8 @@
 #                          stop it, by its pid (done on every exit path of
 #                          the tests that use cli_with_daemon, cli_bare_ns or
 #                          cli_without_daemon)
+#   cli_bt2_discarded DIR  the events babeltrace2 says were discarded in the
+#                          trace in DIR (its discarded-events messages)
 #   cli_fails VERB TAG PATTERN ARGS...
 #                          `cudatrace VERB ARGS` exits with 2 and says
 #                          PATTERN (two tests)
@@ -238,6 +240,20 @@ cli_consumer_pids() {
 			;;
 		esac
 	done
+}
+
+cli_bt2_discarded() {
+	"$trace_python_bt2" - "$1" <<'PY'
+import sys, bt2
+total = 0
+for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
+    if type(msg) is bt2._DiscardedEventsMessageConst:
+        if msg.count is None:
+            print("unknown")
+            sys.exit(0)
+        total += msg.count
+print(total)
+PY
 }
 
 cli_fails() {
