@@ -352,6 +352,14 @@ static int effective_subbuf_size(const struct record *r)
 	return check_event_size(r, subbuf);
 }
 
+/* A process the session records, noted for the stale-session cleanup. */
+static void on_tracked(pid_t pid, void *data)
+{
+	struct record *r = data;
+
+	stale_add_process(r->session, pid);
+}
+
 static int start_session(struct record *r)
 {
 	struct session_config cfg = {
@@ -382,7 +390,7 @@ static int start_session(struct record *r)
 		return ret;
 	}
 	if (cfg.track_processes) {
-		r->tracker = tracker_create(r->session);
+		r->tracker = tracker_create(r->session, on_tracked, r);
 		if (!r->tracker) {
 			(void)session_destroy(r->session);
 			stale_unregister(r->session);
@@ -397,7 +405,12 @@ static int on_started(pid_t pid, void *data)
 {
 	struct record *r = data;
 
-	return r->tracker ? tracker_add(r->tracker, pid) : 0;
+	if (!r->tracker) {
+		/* --all-processes: the program alone is noted. */
+		stale_add_process(r->session, pid);
+		return 0;
+	}
+	return tracker_add(r->tracker, pid);
 }
 
 static void fault_seen(struct record *r, bool running);

@@ -6,6 +6,12 @@
  * /proc/PID/stat), so that a new process that got the same pid is not
  * taken for it. A session with the prefix but no pid file is left alone:
  * cudatrace cannot tell whose it is.
+ *
+ * The processes a session records (the program and the descendants the
+ * recorder added to it) are noted in the pid file too, the same way: a
+ * session whose recorder died while its program still runs goes on
+ * recording it, and is left alone until the program is gone, so that its
+ * trace is not cut.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,15 +30,24 @@
 #include "sessiond.h"
 #include "stale.h"
 #include "trace-info.h"
+#include "trace-scan.h"
+
+/* A process: its pid and start time (clock ticks after boot; 0 if unknown). */
+struct process {
+	long pid;
+	unsigned long long start;
+};
 
 struct pid_record {
 	long pid;
-	unsigned long long start; /* clock ticks after boot; 0 if unknown */
+	unsigned long long start;
 	char mode[16];
 	char output[4096];
+	struct process *traced; /* owned: the processes the session records */
+	size_t traced_count;
 };
 
-/* Start time of PID, 0 when it does not exist. */
+/* Start time of PID, 0 when it does not exist or has ended (a zombie). */
 static unsigned long long process_start(long pid)
 {
 	char path[64], buf[1024];
@@ -53,8 +68,11 @@ static unsigned long long process_start(long pid)
 	p = strrchr(buf, ')');
 	if (!p)
 		return 0;
-	/* P is now the space before field 3; the start time is field 22. */
+	/* P is now the space before field 3 (the state); the start time is field 22. */
 	p++;
+	/* A zombie's program has ended: it only waits for its parent to reap it. */
+	if (p[1] == 'Z' || p[1] == 'X')
+		return 0;
 	for (int field = 3; field < 22 && p; field++)
 		p = strchr(p + 1, ' ');
 	if (p)
@@ -111,12 +129,41 @@ int stale_register(const char *name, const char *mode, const char *output)
 	return 0;
 }
 
+void stale_add_process(const char *name, pid_t pid)
+{
+	char path[4096];
+	FILE *f;
+
+	if (pid_path(name, path, sizeof(path)) < 0)
+		return;
+	f = fopen(path, "a");
+	if (!f)
+		return;
+	fprintf(f, "traced=%ld:%llu\n", (long)pid, process_start((long)pid));
+	fclose(f);
+}
+
 void stale_unregister(const char *name)
 {
 	char path[4096];
 
 	if (pid_path(name, path, sizeof(path)) == 0)
 		unlink(path);
+}
+
+static void add_traced(struct pid_record *rec, const char *value)
+{
+	struct process *grown;
+	char *colon;
+
+	grown = realloc(rec->traced, (rec->traced_count + 1) * sizeof(*grown));
+	if (!grown)
+		return;
+	rec->traced = grown;
+	rec->traced[rec->traced_count].pid = strtol(value, &colon, 10);
+	rec->traced[rec->traced_count].start = *colon == ':' ? strtoull(colon + 1, NULL, 10) : 0;
+	if (rec->traced[rec->traced_count].pid > 0)
+		rec->traced_count++;
 }
 
 static int read_pid_file(const char *path, struct pid_record *rec)
@@ -140,19 +187,36 @@ static int read_pid_file(const char *path, struct pid_record *rec)
 			snprintf(rec->mode, sizeof(rec->mode), "%.15s", line + 5);
 		else if (strncmp(line, "output=", 7) == 0)
 			snprintf(rec->output, sizeof(rec->output), "%.4095s", line + 7);
+		else if (strncmp(line, "traced=", 7) == 0)
+			add_traced(rec, line + 7);
 	}
 	fclose(f);
 	return rec->pid > 0 ? 0 : -1;
 }
 
-static bool recorder_alive(const struct pid_record *rec)
+static bool alive(long pid, unsigned long long noted_start)
 {
-	unsigned long long start = process_start(rec->pid);
+	unsigned long long start = process_start(pid);
 
 	if (start == 0)
 		return false;
-	/* A pid file without a start time: trust the pid alone. */
-	return rec->start == 0 || rec->start == start;
+	/* A pid noted without a start time: trust the pid alone. */
+	return noted_start == 0 || noted_start == start;
+}
+
+static bool recorder_alive(const struct pid_record *rec)
+{
+	return alive(rec->pid, rec->start);
+}
+
+/* A process the session records that still runs (its pid), or 0. */
+static long traced_alive(const struct pid_record *rec)
+{
+	for (size_t i = 0; i < rec->traced_count; i++) {
+		if (alive(rec->traced[i].pid, rec->traced[i].start))
+			return rec->traced[i].pid;
+	}
+	return 0;
 }
 
 static bool session_listed(const struct lttng_session *sessions, int count, const char *name)
@@ -164,15 +228,42 @@ static bool session_listed(const struct lttng_session *sessions, int count, cons
 	return false;
 }
 
-/* The trace directory keeps the record's notes: say how it ended. */
-static void mark_abandoned(const char *output)
+/*
+ * The trace directory keeps the record's notes: say how it ended, and
+ * whether the trace holds all the program did (CUT: why not; the session
+ * was closed after its program ended, TRACE_CUT_NONE). What the trace's
+ * packets say is counted, and partial packets are cut off, as record does.
+ */
+static void mark_abandoned(const char *output, enum trace_cut cut)
 {
 	struct trace_info info;
+	struct trace_scan scan;
 
 	if (!output[0] || trace_info_read(output, &info) < 0 || info.end != TRACE_RUNNING)
 		return;
 	info.end = TRACE_ABANDONED;
+	info.has_complete = true;
+	info.cut = cut;
+	if (trace_scan(output, true, &scan) == 0) {
+		if (scan.layout_known) {
+			info.discarded_known = true;
+			info.discarded = scan.discarded;
+			info.lost_packets = scan.lost_packets;
+		}
+		info.cut_bytes = scan.partial_bytes;
+		if (info.cut == TRACE_CUT_NONE && (scan.partial_streams || !scan.metadata_whole))
+			info.cut = TRACE_CUT_PARTIAL;
+	}
+	info.complete = info.cut == TRACE_CUT_NONE;
 	(void)trace_info_write(output, &info);
+}
+
+/* The trace is named only when its directory is there. */
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return path[0] && stat(path, &st) == 0;
 }
 
 static void close_stale(const char *name, const struct pid_record *rec)
@@ -186,10 +277,11 @@ static void close_stale(const char *name, const struct pid_record *rec)
 	}
 	if (session_destroy(name) < 0)
 		return;
-	if (rec->output[0])
+	if (exists(rec->output))
 		make_private_tree(rec->output);
-	mark_abandoned(rec->output);
-	if (rec->output[0])
+	/* Its program was gone before the session was closed: nothing was cut. */
+	mark_abandoned(rec->output, TRACE_CUT_NONE);
+	if (exists(rec->output))
 		diag_note("closed the session %s left by a cudatrace record that died (pid %ld); "
 		          "its trace is in %s",
 		          name, rec->pid, rec->output);
@@ -220,6 +312,8 @@ int stale_cleanup(void)
 		char name[256], path[4400];
 		struct pid_record rec;
 		size_t n = strlen(de->d_name);
+		bool listed;
+		long running;
 
 		if (n <= 4 || strcmp(de->d_name + n - 4, ".pid") != 0 || n - 4 >= sizeof(name))
 			continue;
@@ -227,15 +321,28 @@ int stale_cleanup(void)
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (strncmp(name, STALE_SESSION_PREFIX, strlen(STALE_SESSION_PREFIX)) != 0)
 			continue;
-		if (read_pid_file(path, &rec) < 0 || recorder_alive(&rec))
+		if (read_pid_file(path, &rec) < 0 || recorder_alive(&rec)) {
+			free(rec.traced);
 			continue;
-		if (session_listed(sessions, count, name)) {
-			close_stale(name, &rec);
-			closed++;
-		} else {
-			mark_abandoned(rec.output);
 		}
-		unlink(path);
+		listed = session_listed(sessions, count, name);
+		running = traced_alive(&rec);
+		if (listed && running) {
+			/* Still recording its program: closing it now would cut the trace. */
+			diag_note("left the session %s of a cudatrace record that died (pid %ld) "
+			          "alone: it still records its program (pid %ld)",
+			          name, rec.pid, running);
+		} else {
+			if (listed) {
+				close_stale(name, &rec);
+				closed++;
+			} else {
+				/* Its daemon went away before it was closed: what it held then is lost. */
+				mark_abandoned(rec.output, TRACE_CUT_SESSION_LOST);
+			}
+			unlink(path);
+		}
+		free(rec.traced);
 	}
 	closedir(d);
 	free(sessions);

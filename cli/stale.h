@@ -5,15 +5,17 @@
  *
  * Each record names its session with the "cudatrace-" prefix and leaves a
  * pid file for it in the session daemon's run directory
- * (RUNDIR/cudatrace/NAME.pid) while it runs. The next record finds
- * sessions with that prefix whose recorder is gone, and closes them: a
- * flight-recorder session gets its snapshot written first, every session
- * keeps the trace it wrote.
+ * (RUNDIR/cudatrace/NAME.pid) while it runs, with the processes the
+ * session records. The next record finds sessions with that prefix whose
+ * recorder is gone, and, once the processes they record are gone too,
+ * closes them: a flight-recorder session gets its snapshot written first,
+ * every session keeps the trace it wrote.
  */
 #ifndef CUDATRACE_CLI_STALE_H
 #define CUDATRACE_CLI_STALE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #define STALE_SESSION_PREFIX "cudatrace-"
 
@@ -24,13 +26,19 @@
  */
 int stale_register(const char *name, const char *mode, const char *output);
 
+/* Notes in NAME's pid file that the session records PID (the program, a descendant). */
+void stale_add_process(const char *name, pid_t pid);
+
 /* Removes the pid file of NAME. */
 void stale_unregister(const char *name);
 
 /*
- * Closes every session with the prefix whose recorder is dead, and
- * forgets pid files whose session is gone. Prints one line per session
- * closed. Returns the number of sessions closed.
+ * Closes every session with the prefix whose recorder is dead and whose
+ * recorded processes are all gone, and forgets pid files whose session is
+ * gone; a session that still records a live program is left alone (its
+ * trace is not cut). Marks the traces' notes: abandoned, and complete
+ * unless the session was gone before it could be closed. Prints one line
+ * per session closed or left alone. Returns the number of sessions closed.
  */
 int stale_cleanup(void);
 

@@ -23,7 +23,9 @@
 
 struct tracker {
 	struct lttng_process_attr_tracker_handle *handle; /* owned */
-	pid_t *added;                                     /* owned; count of capacity used */
+	void (*added_cb)(pid_t pid, void *data);          /* told of each process added */
+	void *data;
+	pid_t *added; /* owned; count of capacity used */
 	size_t count, capacity;
 	bool warned; /* a failed add was reported once */
 };
@@ -33,7 +35,8 @@ struct proc_link {
 	pid_t pid, ppid;
 };
 
-struct tracker *tracker_create(const char *session)
+struct tracker *tracker_create(const char *session, void (*added)(pid_t pid, void *data),
+                               void *data)
 {
 	struct tracker *t = calloc(1, sizeof(*t));
 	enum lttng_error_code ret;
@@ -51,6 +54,8 @@ struct tracker *tracker_create(const char *session)
 		free(t);
 		return NULL;
 	}
+	t->added_cb = added;
+	t->data = data;
 	/* Orphans of the program come to us, and so stay in the tree. */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	return t;
@@ -85,6 +90,8 @@ int tracker_add(struct tracker *t, pid_t pid)
 	    st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_EXISTS)
 		goto fail;
 	t->added[t->count++] = pid;
+	if (t->added_cb)
+		t->added_cb(pid, t->data);
 	return 0;
 fail:
 	if (!t->warned)

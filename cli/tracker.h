@@ -24,10 +24,11 @@ struct tracker;
 /*
  * Opens the process tracker of SESSION, whose policy session_setup() set
  * to "only the processes added". Makes this process a child subreaper, so
- * that descendants whose parent exits stay in its tree. NULL after a
- * message.
+ * that descendants whose parent exits stay in its tree. ADDED (when not
+ * NULL) is told of each process added, with DATA. NULL after a message.
  */
-struct tracker *tracker_create(const char *session);
+struct tracker *tracker_create(const char *session, void (*added)(pid_t pid, void *data),
+                               void *data);
 
 /* Records PID's events from now on. 0, or -1 after a message. */
 int tracker_add(struct tracker *t, pid_t pid);
