@@ -25,7 +25,7 @@
 
 #define CLASS_COUNT 13 /* shifts 12 to 60 */
 #define CLASS_BITS  58 /* a key: class + 1 above this bit, the granule below */
-/* Ranges an insert drops at most: stale ones are few. */
+/* Stale ranges an insert drops one by one, before it sweeps the table. */
 #define PURGE_MAX 64
 
 /* The value of a range: start, size, then kind and device. */
@@ -281,14 +281,62 @@ static bool find_overlap(uint64_t start, uint64_t end, struct tracker_entry *fou
 	return find_containing(start, true, found) || find_starting_within(start, end, found);
 }
 
+/* Whether key is the first granule key of the range value (each range is
+ * under one key or two). */
+static bool first_key(uint64_t key, const uint64_t *value)
+{
+	unsigned c = (unsigned)(key >> CLASS_BITS) - 1;
+
+	return key == address_key(c, value[0]);
+}
+
+struct overlapping {
+	struct interval in;
+	struct tracker_entry *out;
+	size_t max;
+	size_t count;
+};
+
+static bool overlap_visit(uint64_t key, const uint64_t *value, void *ctx)
+{
+	struct overlapping *o = ctx;
+	struct tracker_entry e;
+
+	if (!first_key(key, value))
+		return true;
+	unpack(value, &e);
+	if (e.start < o->in.hi && o->in.lo < range_end(&e))
+		o->out[o->count++] = e;
+	return o->count < o->max;
+}
+
+/* Under the lock: drop every range that overlaps [start, end). One by
+ * one for the few an insert usually finds; past PURGE_MAX, whole passes
+ * over the table, PURGE_MAX ranges a pass. */
+static void purge_overlaps(uint64_t start, uint64_t end)
+{
+	struct tracker_entry stale[PURGE_MAX];
+	struct overlapping o = { .in = { start, end }, .out = stale, .max = PURGE_MAX };
+	int i;
+
+	for (i = 0; i < PURGE_MAX && find_overlap(start, end, &stale[0]); i++)
+		remove_range(stale[0].start, &stale[0]);
+	if (i < PURGE_MAX)
+		return;
+	do {
+		o.count = 0;
+		table_each(&addresses, overlap_visit, &o);
+		for (size_t n = 0; n < o.count; n++)
+			drop_keys(class_of(&stale[n]), &stale[n]);
+	} while (o.count == o.max);
+}
+
 static bool insert_address(const struct tracker_entry *entry)
 {
-	struct tracker_entry stale;
 	bool added;
 
 	table_lock(&addresses);
-	for (int i = 0; i < PURGE_MAX && find_overlap(entry->start, range_end(entry), &stale); i++)
-		remove_range(stale.start, &stale);
+	purge_overlaps(entry->start, range_end(entry));
 	added = add_keys(entry);
 	table_unlock(&addresses);
 	return added;

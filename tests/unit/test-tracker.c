@@ -3,9 +3,11 @@
  * test-tracker.c - the allocation map (libtrace/tracker.c): lookups inside
  * ranges of every size, from 1 byte to terabytes, across granule
  * boundaries; exact removal; an address reused after its free; stale
- * ranges replaced by what overlaps them; every range starting in an
- * unmapped interval; VMM handles; and threads inserting, removing, handing
- * addresses to each other and looking up at once.
+ * ranges replaced by what overlaps them, however many, and a later
+ * allocation at a stale one's address removed with its own size; every
+ * range starting in an unmapped interval; VMM handles; and threads
+ * inserting, removing, handing addresses to each other and looking up at
+ * once.
  *
  * The map is process-wide: each test works in an address area of its own.
  */
@@ -208,6 +210,50 @@ static void test_stale_replaced(void **state)
 	remove_exact(base + GiB - 4 * KiB, 2 * GiB);
 	remove_exact(base + 4 * GiB + 2 * KiB, 8 * KiB);
 	expect_at(base + GiB, 0);
+}
+
+/* A range whose release cudatrace did not see, then another allocation at
+ * the same address, larger or smaller: the release that follows removes
+ * the new one whole, with its own size, and leaves nothing of the old. (A
+ * map that dropped the stale range from one index only and removed from
+ * another reported the later free of a large block with a small block's
+ * size.) */
+static void test_stale_same_start(void **state)
+{
+	uint64_t x = AREA(10) + 0x400000;
+	struct tracker_entry found;
+
+	(void)state;
+	/* Small, stale; large over it. */
+	insert(x, 512, CT_MEM_DEVICE, 0);
+	insert(x, 64 * MiB, CT_MEM_DEVICE, 1);
+	expect_at(x + 32 * MiB, x);
+	assert_true(tracker_lookup(TRACKER_ADDRESSES, x + 100, &found));
+	assert_int_equal(found.size, 64 * MiB);
+	remove_exact(x, 64 * MiB);
+	expect_at(x, 0);
+	expect_at(x + 100, 0);
+	assert_false(tracker_remove(TRACKER_ADDRESSES, x, &found));
+	/* Large, stale; small over it. */
+	insert(x, 64 * MiB, CT_MEM_DEVICE, 1);
+	insert(x, 512, CT_MEM_DEVICE, 0);
+	expect_at(x + 32 * MiB, 0);
+	remove_exact(x, 512);
+	expect_at(x, 0);
+	assert_false(tracker_remove(TRACKER_ADDRESSES, x, &found));
+	/* Many small stale ranges, more than an insert drops at once, under
+	 * a large one: every address of it is the large one's. */
+	for (uint64_t i = 0; i < 200; i++)
+		insert(x + i * 8 * KiB, 512, CT_MEM_DEVICE, 0);
+	insert(x, 4 * MiB, CT_MEM_MANAGED, 2);
+	for (uint64_t i = 0; i < 200; i++) {
+		assert_true(tracker_lookup(TRACKER_ADDRESSES, x + i * 8 * KiB + 8, &found));
+		assert_int_equal(found.start, x);
+		assert_int_equal(found.size, 4 * MiB);
+	}
+	remove_exact(x, 4 * MiB);
+	for (uint64_t i = 0; i < 200; i++)
+		expect_at(x + i * 8 * KiB, 0);
 }
 
 /* cuMemUnmap: every range starting in the unmapped interval, one by one;
@@ -433,7 +479,7 @@ int main(void)
 		cmocka_unit_test(test_remove),         cmocka_unit_test(test_reuse_after_free),
 		cmocka_unit_test(test_stale_replaced), cmocka_unit_test(test_remove_within),
 		cmocka_unit_test(test_handles),        cmocka_unit_test(test_threads),
-		cmocka_unit_test(test_handoff),
+		cmocka_unit_test(test_handoff),        cmocka_unit_test(test_stale_same_start),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
