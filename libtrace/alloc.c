@@ -3,12 +3,15 @@
  * alloc.c - every allocation path and its release: mem_alloc, mem_free and
  * mem_alloc_failed.
  *
- * Allocations are recorded at EXIT, when the address is known. Releases
- * take their range out of the tracker at ENTER, so that the size comes from
- * cudatrace's own map and no other thread can be given the same address
- * before the map forgets it; a release that fails puts the range back.
+ * Allocations are recorded at EXIT, when the address is known, in the
+ * tracker with what their later events need (the owning context, the
+ * allocating call and when). Releases take their range out of the tracker
+ * at ENTER, so that the size comes from cudatrace's own map and no other
+ * thread can be given the same address before the map forgets it; a
+ * release that fails puts the range back.
  */
 #include <stddef.h>
+#include <time.h>
 #include <cupti.h>
 
 #include "api-call.h"
@@ -43,13 +46,39 @@ static void record_failure(struct api_call *call, enum ct_mem_kind kind, uint64_
 		EMIT(nvml_sample, &sample);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* The kinds a context owns and its destruction frees: cudaDeviceReset's
+ * list (cuda_runtime_api.h:309-319), and registrations, undone with the
+ * context. Stream-ordered memory belongs to its pool, VMM memory to its
+ * handles. */
+static bool owned_by_context(enum ct_mem_kind kind)
+{
+	switch (kind) {
+	case CT_MEM_DEVICE:
+	case CT_MEM_PITCH:
+	case CT_MEM_MANAGED:
+	case CT_MEM_HOST_PINNED:
+	case CT_MEM_HOST_REGISTERED:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void emit_mem(struct api_call *call, bool alloc, const struct tracker_entry *entry,
-                     const CUstream *stream)
+                     uint32_t stream)
 {
 	struct ct_ev_mem e = {
 		.address = entry->start,
 		.size = entry->size,
-		.stream = stream ? call_stream(call, *stream) : CT_STREAM_NONE,
+		.stream = stream,
 		.device = entry->device,
 		.kind = entry->kind,
 		.api = call->ref,
@@ -75,17 +104,25 @@ static void record_alloc(struct api_call *call, enum tracker_space space, enum c
 		.size = size,
 		.kind = (uint8_t)kind,
 		.device = device,
+		.refs = kind == CT_MEM_VMM_PHYSICAL, /* cuMemCreate's handle */
+		.api = call->ref,
+		.stream = CT_STREAM_NONE,
 	};
 
 	if (call_failed(call)) {
 		record_failure(call, kind, size, device);
 		return;
 	}
+	entry.alloc_time = now_ns();
+	if (stream)
+		entry.stream = call_stream(call, *stream);
+	if (owned_by_context(kind))
+		entry.context = call_context(call);
 	if (!tracker_insert(space, &entry))
 		log_debug("allocation at 0x%llx not tracked (out of memory)",
 		          (unsigned long long)entry.start);
 	if (lttng_ust_tracepoint_enabled(cudatrace, mem_alloc))
-		emit_mem(call, true, &entry, stream);
+		emit_mem(call, true, &entry, entry.stream);
 }
 
 /* ENTER of a release: keep what its EXIT reports... */
@@ -118,7 +155,7 @@ static void release_enter(struct api_call *call, enum tracker_space space, enum 
 static void release_exit(struct api_call *call)
 {
 	const struct release *r = &call->release;
-	const CUstream *stream = r->has_stream ? &r->stream : NULL;
+	uint32_t stream = r->has_stream ? call_stream(call, r->stream) : CT_STREAM_NONE;
 
 	/* Ranges beyond freed[] would be read from the next member. */
 	if (!CT_CHECK(r->count <= CALL_FREED_MAX))

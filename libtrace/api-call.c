@@ -19,6 +19,16 @@ uint8_t call_device(const struct api_call *call)
 	return device8(device);
 }
 
+uint32_t call_context(const struct api_call *call)
+{
+	uint32_t id;
+
+	if (!call->data || !call->data->context ||
+	    cuptiGetContextId(call->data->context, &id) != CUPTI_SUCCESS)
+		return 0;
+	return id;
+}
+
 uint32_t call_stream(const struct api_call *call, CUstream stream)
 {
 	uint32_t id;

@@ -131,6 +131,8 @@ static inline const void *call_params(const struct api_call *call)
 
 /* Device of the call's context, or CT_DEVICE_NONE. */
 uint8_t call_device(const struct api_call *call);
+/* CUPTI id of the call's context, or 0. */
+uint32_t call_context(const struct api_call *call);
 /* CUPTI stream id of stream in the call's context (NULL: the default
  * stream of the call's variant), or CT_STREAM_NONE. */
 uint32_t call_stream(const struct api_call *call, CUstream stream);

@@ -207,6 +207,22 @@ bool table_remove(struct table *t, uint64_t key, table_match_fn match, const voi
 	return true;
 }
 
+bool table_replace(struct table *t, uint64_t key, table_match_fn match, const void *ctx,
+                   const uint64_t *value)
+{
+	long i = table_find_slot(t, t->array, key, match, ctx);
+	uint64_t *s;
+
+	if (i < 0)
+		return false;
+	s = slot_at(t, t->array, (size_t)i);
+	write_begin(t);
+	for (unsigned w = 0; w < t->words; w++)
+		store(&s[1 + w], value[w]);
+	write_end(t);
+	return true;
+}
+
 void table_each(struct table *t, bool (*visit)(uint64_t key, const uint64_t *value, void *ctx),
                 void *ctx)
 {

@@ -161,6 +161,11 @@ bool table_find(struct table *t, uint64_t key, table_match_fn match, const void 
 bool table_remove(struct table *t, uint64_t key, table_match_fn match, const void *ctx,
                   uint64_t *removed);
 
+/* Under the lock: overwrite the value of key that match takes (NULL: the
+ * first) with value; false if none. */
+bool table_replace(struct table *t, uint64_t key, table_match_fn match, const void *ctx,
+                   const uint64_t *value);
+
 /* Under the lock: visit(key, value, ctx) for every key, in no order, until
  * it returns false. visit must not change the table. */
 void table_each(struct table *t, bool (*visit)(uint64_t key, const uint64_t *value, void *ctx),
@@ -221,8 +226,10 @@ bool table_read_locked(struct table *t, uint64_t key, table_match_fn match, cons
 /* Tries of a lock-free read before it takes the lock. */
 #define TABLE_READ_TRIES 8
 
-static inline bool table_read(struct table *t, uint64_t key, table_match_fn match, const void *ctx,
-                              uint64_t *out)
+/* table_read, copying only the first words words of the value (out has
+ * room for all of them: when writers keep overtaking it, all are copied). */
+static inline bool table_read_first(struct table *t, uint64_t key, table_match_fn match,
+                                    const void *ctx, uint64_t *out, unsigned words)
 {
 	for (int try = 0; try < TABLE_READ_TRIES; try++) {
 		uint32_t seq = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE);
@@ -235,14 +242,24 @@ static inline bool table_read(struct table *t, uint64_t key, table_match_fn matc
 		}
 		a = __atomic_load_n(&t->array, __ATOMIC_ACQUIRE);
 		i = table_find_slot(t, a, key, match, ctx);
-		if (i >= 0)
-			table_copy_value(t, out, table_slot(t, a, (size_t)i) + 1);
+		if (i >= 0 && out) {
+			const uint64_t *value = table_slot(t, a, (size_t)i) + 1;
+
+			for (unsigned w = 0; w < words && w < t->words; w++)
+				out[w] = __atomic_load_n(&value[w], __ATOMIC_RELAXED);
+		}
 		/* The slots read above were read before seq is read again. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&t->seq, __ATOMIC_RELAXED) == seq)
 			return i >= 0;
 	}
 	return table_read_locked(t, key, match, ctx, out);
+}
+
+static inline bool table_read(struct table *t, uint64_t key, table_match_fn match, const void *ctx,
+                              uint64_t *out)
+{
+	return table_read_first(t, key, match, ctx, out, t->words);
 }
 
 #endif /* CUDATRACE_TABLE_H */

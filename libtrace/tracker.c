@@ -15,10 +15,16 @@
  *
  * VMM physical allocation handles are exact keys of a table of their own.
  *
+ * A value is the whole entry (ENTRY_WORDS words, pack/unpack): what the
+ * statedump and a context's destruction need is there too, with no second
+ * table to keep in step. A lookup, on the path of every copy, reads only
+ * the words in front: the range, its kind and device.
+ *
  * Inserts and removals hold their table's lock: allocations and releases
  * of all threads are serialised there, for the few hundred nanoseconds an
  * update takes, while the lookups of copies and memsets run in parallel.
  */
+#include "contract/events.h"
 #include "invariant.h"
 #include "table.h"
 #include "tracker.h"
@@ -28,8 +34,11 @@
 /* Stale ranges an insert drops one by one, before it sweeps the table. */
 #define PURGE_MAX 64
 
-/* The value of a range: start, size, then kind and device. */
-#define ENTRY_WORDS 3
+/* The value of an entry: start, size, kind, device and the allocating
+ * call's domain and cbid, context and stream, correlation id, allocation
+ * time, then the VMM word (a mapping's handle, or a physical allocation's
+ * references and mappings). */
+#define ENTRY_WORDS 7
 
 static struct table addresses = TABLE_INIT(ENTRY_WORDS, SIZE_MAX);
 static struct table handles = TABLE_INIT(ENTRY_WORDS, SIZE_MAX);
@@ -45,8 +54,16 @@ _Static_assert(CLASS_COUNT <= 32 && 12 + 4 * (CLASS_COUNT - 1) < 64 &&
                    CLASS_COUNT < (1u << (64 - CLASS_BITS)) && 64 - 12 <= CLASS_BITS,
                "a key holds a class and any granule of it");
 _Static_assert(sizeof(((struct tracker_entry *)0)->kind) == 1 &&
-                   sizeof(((struct tracker_entry *)0)->device) == 1,
-               "kind and device are packed in a value word");
+                   sizeof(((struct tracker_entry *)0)->device) == 1 &&
+                   sizeof(((struct tracker_entry *)0)->api.domain) == 1 &&
+                   sizeof(((struct tracker_entry *)0)->api.cbid) == 2,
+               "kind, device, domain and cbid are packed in a value word");
+_Static_assert(sizeof(((struct tracker_entry *)0)->context) == 4 &&
+                   sizeof(((struct tracker_entry *)0)->stream) == 4 &&
+                   sizeof(((struct tracker_entry *)0)->api.correlation_id) == 4 &&
+                   sizeof(((struct tracker_entry *)0)->refs) == 4 &&
+                   sizeof(((struct tracker_entry *)0)->maps) == 4,
+               "context and stream, references and mappings share a value word");
 
 static unsigned class_shift(unsigned c)
 {
@@ -87,7 +104,32 @@ static void pack(const struct tracker_entry *e, uint64_t *value)
 {
 	value[0] = e->start;
 	value[1] = e->size;
-	value[2] = e->kind | (uint64_t)e->device << 8;
+	value[2] = e->kind | (uint64_t)e->device << 8 | (uint64_t)e->api.domain << 16 |
+	           (uint64_t)e->api.cbid << 24;
+	value[3] = e->context | (uint64_t)e->stream << 32;
+	value[4] = e->api.correlation_id;
+	value[5] = e->alloc_time;
+	if (e->kind == CT_MEM_VMM_MAP)
+		value[6] = e->handle;
+	else if (e->kind == CT_MEM_VMM_PHYSICAL)
+		value[6] = e->refs | (uint64_t)e->maps << 32;
+	else
+		value[6] = 0;
+}
+
+/* What a lookup reads: the first LOOKUP_WORDS words of a value. */
+#define LOOKUP_WORDS 3
+
+static void unpack_lookup(const uint64_t *value, struct tracker_entry *e)
+{
+	*e = (struct tracker_entry){
+		.start = value[0],
+		.size = value[1],
+		.kind = (uint8_t)value[2],
+		.device = (uint8_t)(value[2] >> 8),
+		.api = { .domain = (uint8_t)(value[2] >> 16), .cbid = (uint16_t)(value[2] >> 24) },
+		.stream = CT_STREAM_NONE,
+	};
 }
 
 static void unpack(const uint64_t *value, struct tracker_entry *e)
@@ -97,15 +139,27 @@ static void unpack(const uint64_t *value, struct tracker_entry *e)
 		.size = value[1],
 		.kind = (uint8_t)value[2],
 		.device = (uint8_t)(value[2] >> 8),
+		.api = { .domain = (uint8_t)(value[2] >> 16),
+		         .cbid = (uint16_t)(value[2] >> 24),
+		         .correlation_id = (uint32_t)value[4] },
+		.context = (uint32_t)value[3],
+		.stream = (uint32_t)(value[3] >> 32),
+		.alloc_time = value[5],
 	};
+	if (e->kind == CT_MEM_VMM_MAP) {
+		e->handle = value[6];
+	} else if (e->kind == CT_MEM_VMM_PHYSICAL) {
+		e->refs = (uint32_t)value[6];
+		e->maps = (uint32_t)(value[6] >> 32);
+	}
 }
 
+/* Called on every probe of a lookup: reads the range only. */
 static bool value_contains(const uint64_t *value, const void *ctx)
 {
 	uint64_t address = *(const uint64_t *)ctx;
-	struct tracker_entry e;
+	struct tracker_entry e = { .start = value[0], .size = value[1] };
 
-	unpack(value, &e);
 	return e.start <= address && address < range_end(&e);
 }
 
@@ -139,10 +193,14 @@ static bool find_containing(uint64_t address, bool locked, struct tracker_entry 
 		unsigned c = (unsigned)__builtin_ctz(classes);
 		uint64_t key = address_key(c, address);
 		bool hit = locked ? table_find(&addresses, key, value_contains, &address, value)
-		                  : table_read(&addresses, key, value_contains, &address, value);
+		                  : table_read_first(&addresses, key, value_contains, &address,
+		                                     value, LOOKUP_WORDS);
 
 		if (hit) {
-			unpack(value, found);
+			if (locked)
+				unpack(value, found);
+			else
+				unpack_lookup(value, found);
 			return true;
 		}
 		classes &= classes - 1;
@@ -428,4 +486,102 @@ bool tracker_remove_within(uint64_t start, uint64_t end, struct tracker_entry *r
 	hit = find_starting_within(start, end, &e) && remove_range(e.start, removed);
 	table_unlock(&addresses);
 	return hit;
+}
+
+/* ------------------------------------------------------- VMM bookkeeping */
+
+enum tracker_vmm tracker_vmm_adjust(uint64_t handle, int refs, int maps,
+                                    struct tracker_entry *freed)
+{
+	enum tracker_vmm result = TRACKER_VMM_UNKNOWN;
+	uint64_t value[ENTRY_WORDS];
+	struct tracker_entry e;
+
+	if (handle == 0)
+		return result;
+	table_lock(&handles);
+	if (!table_find(&handles, handle, NULL, NULL, value))
+		goto end;
+	unpack(value, &e);
+	/* A count that would go below 0 or wrap is someone else's mistake
+	 * (a call that will fail): nothing changes. */
+	if ((refs < 0 && e.refs == 0) || (maps < 0 && e.maps == 0) ||
+	    (refs > 0 && e.refs == UINT32_MAX) || (maps > 0 && e.maps == UINT32_MAX))
+		goto end;
+	e.refs += (uint32_t)refs;
+	e.maps += (uint32_t)maps;
+	if (e.refs == 0 && e.maps == 0) {
+		table_remove(&handles, handle, NULL, NULL, NULL);
+		if (freed)
+			*freed = e;
+		result = TRACKER_VMM_FREED;
+	} else {
+		pack(&e, value);
+		table_replace(&handles, handle, NULL, NULL, value);
+		result = TRACKER_VMM_ADJUSTED;
+	}
+end:
+	table_unlock(&handles);
+	return result;
+}
+
+/* -------------------------------------------------------- whole-map walks */
+
+struct collect {
+	struct tracker_entry *out;
+	size_t max;
+	size_t count;
+	bool ranges;      /* address ranges: each under its first key only */
+	uint32_t context; /* 0: every entry; else those this context owns */
+};
+
+static bool collect_visit(uint64_t key, const uint64_t *value, void *ctx)
+{
+	struct collect *c = ctx;
+	struct tracker_entry e;
+
+	if (c->ranges && !first_key(key, value))
+		return true;
+	unpack(value, &e);
+	if (c->context != 0 && e.context != c->context)
+		return true;
+	if (c->count < c->max)
+		c->out[c->count] = e;
+	c->count++;
+	/* Taking a context's: only what fits, the caller comes back. */
+	return c->context == 0 || c->count < c->max;
+}
+
+size_t tracker_take_context(uint32_t context, struct tracker_entry *out, size_t max)
+{
+	struct collect c = { .out = out, .max = max, .ranges = true, .context = context };
+
+	if (context == 0 || max == 0)
+		return 0;
+	table_lock(&addresses);
+	table_each(&addresses, collect_visit, &c);
+	for (size_t i = 0; i < c.count; i++)
+		drop_keys(class_of(&out[i]), &out[i]);
+	table_unlock(&addresses);
+	return c.count;
+}
+
+size_t tracker_count(void)
+{
+	return table_count(&addresses) + table_count(&handles);
+}
+
+size_t tracker_snapshot(struct tracker_entry *out, size_t max)
+{
+	struct collect c = { .out = out, .max = max, .ranges = true };
+
+	/* Both locks, always in this order: one moment for both spaces. */
+	table_lock(&addresses);
+	table_lock(&handles);
+	table_each(&addresses, collect_visit, &c);
+	c.ranges = false;
+	table_each(&handles, collect_visit, &c);
+	table_unlock(&handles);
+	table_unlock(&addresses);
+	return c.count;
 }

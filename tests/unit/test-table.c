@@ -148,6 +148,20 @@ static void test_add_find_remove(void **state)
 	assert_int_equal(table_count(&t), 1);
 	assert_false(table_read(&t, 7, NULL, NULL, out));
 	assert_true(table_read(&t, 8, NULL, NULL, out));
+	/* The first words only. */
+	out[0] = out[1] = 0;
+	assert_true(table_read_first(&t, 8, NULL, NULL, out, 1));
+	assert_int_equal(out[0], 80);
+	assert_int_equal(out[1], 0);
+	/* The change of a value in place. */
+	table_lock(&t);
+	assert_true(table_replace(&t, 8, NULL, NULL, (const uint64_t[]){ 82, 83 }));
+	assert_false(table_replace(&t, 7, NULL, NULL, (const uint64_t[]){ 1, 2 }));
+	table_unlock(&t);
+	assert_true(table_read(&t, 8, NULL, NULL, out));
+	assert_int_equal(out[0], 82);
+	assert_int_equal(out[1], 83);
+	assert_int_equal(table_count(&t), 1);
 	table_release(&t);
 }
 

@@ -5,9 +5,11 @@
  * boundaries; exact removal; an address reused after its free; stale
  * ranges replaced by what overlaps them, however many, and a later
  * allocation at a stale one's address removed with its own size; every
- * range starting in an unmapped interval; VMM handles; and threads
- * inserting, removing, handing addresses to each other and looking up at
- * once.
+ * range starting in an unmapped interval; VMM handles; what an entry
+ * carries; a context's allocations taken at its destruction; VMM physical
+ * memory freed when neither a handle nor a mapping is left; the live set
+ * as of one moment; and threads inserting, removing, handing addresses to
+ * each other, looking up and taking the live set at once.
  *
  * The map is process-wide: each test works in an address area of its own.
  */
@@ -317,6 +319,213 @@ static void test_handles(void **state)
 	assert_false(tracker_lookup(TRACKER_VMM_HANDLES, 0, &found));
 }
 
+/* ------------------------------------------------- what entries carry */
+
+/* Every field comes back as it went in, from a removal: a range's, a
+ * mapping's handle, a physical allocation's counts (a lookup of a range
+ * gives its first fields only). */
+static void test_entry_fields(void **state)
+{
+	struct tracker_entry e = {
+		.start = AREA(11) + 0x3000,
+		.size = 3 * MiB + 5,
+		.alloc_time = UINT64_C(1234567890123456789),
+		.api = { .domain = CT_DOMAIN_RUNTIME,
+		         .cbid = 0xbeef,
+		         .correlation_id = 0xfeedface },
+		.context = 0xc0ffee01,
+		.stream = 0xfffffffe,
+		.kind = CT_MEM_ASYNC,
+		.device = 7,
+	};
+	struct tracker_entry found;
+
+	(void)state;
+	assert_true(tracker_insert(TRACKER_ADDRESSES, &e));
+	/* A lookup gives what copies need. */
+	assert_true(tracker_lookup(TRACKER_ADDRESSES, e.start + MiB, &found));
+	assert_int_equal(found.start, e.start);
+	assert_int_equal(found.size, e.size);
+	assert_int_equal(found.kind, e.kind);
+	assert_int_equal(found.device, e.device);
+	assert_int_equal(found.api.domain, e.api.domain);
+	assert_int_equal(found.api.cbid, e.api.cbid);
+	assert_int_equal(found.stream, CT_STREAM_NONE);
+	assert_int_equal(found.context, 0);
+	assert_int_equal(found.alloc_time, 0);
+	assert_true(tracker_remove(TRACKER_ADDRESSES, e.start, &found));
+	assert_memory_equal(&found, &e, sizeof(e));
+	/* A mapping keeps the handle it maps. */
+	e.kind = CT_MEM_VMM_MAP;
+	e.handle = UINT64_C(0x8000000000000123);
+	assert_true(tracker_insert(TRACKER_ADDRESSES, &e));
+	assert_true(tracker_remove(TRACKER_ADDRESSES, e.start, &found));
+	assert_memory_equal(&found, &e, sizeof(e));
+	/* Physical memory keeps its counts. */
+	e.kind = CT_MEM_VMM_PHYSICAL;
+	e.handle = 0;
+	e.start = 0x9999;
+	e.refs = UINT32_MAX;
+	e.maps = 0x12345678;
+	assert_true(tracker_insert(TRACKER_VMM_HANDLES, &e));
+	assert_true(tracker_lookup(TRACKER_VMM_HANDLES, e.start, &found));
+	assert_memory_equal(&found, &e, sizeof(e));
+	assert_true(tracker_remove(TRACKER_VMM_HANDLES, e.start, &found));
+	assert_memory_equal(&found, &e, sizeof(e));
+}
+
+static void insert_owned(uint64_t start, uint64_t size, uint32_t context)
+{
+	struct tracker_entry e = {
+		.start = start, .size = size, .kind = CT_MEM_DEVICE, .context = context
+	};
+
+	assert_true(tracker_insert(TRACKER_ADDRESSES, &e));
+}
+
+/* A context's destruction takes what it owns, each once (ranges under two
+ * granules too), and nothing of another context's or of no context's. */
+static void test_take_context(void **state)
+{
+	uint64_t base = AREA(12);
+	struct tracker_entry out[300];
+	bool seen[150] = { false };
+	size_t n, total = 0;
+
+	(void)state;
+	insert_owned(base, 512, 7);
+	insert_owned(base + 0x1000 - 100, 200, 7); /* over a 4 KiB boundary */
+	insert_owned(base + GiB, 3 * GiB, 7);
+	insert_owned(base + 8 * GiB, 512, 8);
+	insert_owned(base + 9 * GiB, 512, 0);
+	n = tracker_take_context(7, out, 300);
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(out[i].context, 7);
+	expect_at(base, 0);
+	expect_at(base + 0x1000 + 50, 0);
+	expect_at(base + 2 * GiB, 0);
+	expect_at(base + 8 * GiB, base + 8 * GiB);
+	expect_at(base + 9 * GiB, base + 9 * GiB);
+	assert_int_equal(tracker_take_context(7, out, 300), 0);
+	/* Nothing for no context. */
+	assert_int_equal(tracker_take_context(0, out, 300), 0);
+	expect_at(base + 9 * GiB, base + 9 * GiB);
+	/* More than the caller takes at once: in batches, none twice. */
+	for (uint64_t i = 0; i < 150; i++)
+		insert_owned(base + 16 * GiB + i * 64 * KiB, 1000 + i, 9);
+	do {
+		n = tracker_take_context(9, out, 64);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t index = (out[i].start - base - 16 * GiB) / (64 * KiB);
+
+			assert_true(index < 150);
+			assert_false(seen[index]);
+			assert_int_equal(out[i].size, 1000 + index);
+			seen[index] = true;
+		}
+		total += n;
+	} while (n == 64);
+	assert_int_equal(total, 150);
+	remove_exact(base + 8 * GiB, 512);
+	remove_exact(base + 9 * GiB, 512);
+}
+
+/* cuMemRelease and cuMemUnmap in any order: the memory goes when neither
+ * a handle nor a mapping is left, and only then. */
+static void test_vmm_counts(void **state)
+{
+	struct tracker_entry e = { .start = 0x5150,
+		                   .size = 2 * MiB,
+		                   .kind = CT_MEM_VMM_PHYSICAL,
+		                   .refs = 1,
+		                   .device = 1 };
+	struct tracker_entry found, freed = { 0 };
+
+	(void)state;
+	assert_true(tracker_insert(TRACKER_VMM_HANDLES, &e));
+	/* Mapped, then released: still there. */
+	assert_int_equal(tracker_vmm_adjust(e.start, 0, +1, &freed), TRACKER_VMM_ADJUSTED);
+	assert_int_equal(tracker_vmm_adjust(e.start, -1, 0, &freed), TRACKER_VMM_ADJUSTED);
+	assert_true(tracker_lookup(TRACKER_VMM_HANDLES, e.start, &found));
+	assert_int_equal(found.refs, 0);
+	assert_int_equal(found.maps, 1);
+	/* A released handle has no reference to release again. */
+	assert_int_equal(tracker_vmm_adjust(e.start, -1, 0, &freed), TRACKER_VMM_UNKNOWN);
+	/* Retained through its mapping, then unmapped: still there. */
+	assert_int_equal(tracker_vmm_adjust(e.start, +1, 0, NULL), TRACKER_VMM_ADJUSTED);
+	assert_int_equal(tracker_vmm_adjust(e.start, 0, -1, &freed), TRACKER_VMM_ADJUSTED);
+	assert_int_equal(tracker_vmm_adjust(e.start, 0, -1, &freed), TRACKER_VMM_UNKNOWN);
+	assert_true(tracker_lookup(TRACKER_VMM_HANDLES, e.start, &found));
+	assert_int_equal(found.refs, 1);
+	assert_int_equal(found.maps, 0);
+	/* The last reference: freed, and gone. */
+	assert_int_equal(tracker_vmm_adjust(e.start, -1, 0, &freed), TRACKER_VMM_FREED);
+	assert_int_equal(freed.start, e.start);
+	assert_int_equal(freed.size, 2 * MiB);
+	assert_int_equal(freed.device, 1);
+	assert_false(tracker_lookup(TRACKER_VMM_HANDLES, e.start, &found));
+	assert_int_equal(tracker_vmm_adjust(e.start, +1, 0, NULL), TRACKER_VMM_UNKNOWN);
+	assert_int_equal(tracker_vmm_adjust(0, 0, -1, &freed), TRACKER_VMM_UNKNOWN);
+	/* Released while mapped twice: the second unmap frees it. */
+	assert_true(tracker_insert(TRACKER_VMM_HANDLES, &e));
+	assert_int_equal(tracker_vmm_adjust(e.start, 0, +1, NULL), TRACKER_VMM_ADJUSTED);
+	assert_int_equal(tracker_vmm_adjust(e.start, 0, +1, NULL), TRACKER_VMM_ADJUSTED);
+	assert_int_equal(tracker_vmm_adjust(e.start, -1, 0, &freed), TRACKER_VMM_ADJUSTED);
+	assert_int_equal(tracker_vmm_adjust(e.start, 0, -1, &freed), TRACKER_VMM_ADJUSTED);
+	assert_int_equal(tracker_vmm_adjust(e.start, 0, -1, &freed), TRACKER_VMM_FREED);
+	assert_false(tracker_lookup(TRACKER_VMM_HANDLES, e.start, &found));
+}
+
+/* The entries of out that start in [lo, hi): how many, each start once. */
+static size_t count_in(const struct tracker_entry *out, size_t n, uint64_t lo, uint64_t hi)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (out[i].start < lo || out[i].start >= hi)
+			continue;
+		count++;
+		for (size_t j = 0; j < i; j++)
+			assert_false(out[j].start == out[i].start && out[j].kind == out[i].kind);
+	}
+	return count;
+}
+
+/* The live set: every range once (whatever the granules it is under) and
+ * every handle; how many there are when out is too small. */
+static void test_snapshot(void **state)
+{
+	uint64_t base = AREA(13);
+	struct tracker_entry out[512];
+	struct tracker_entry h = { .start = 0x7777, .size = MiB, .kind = CT_MEM_VMM_PHYSICAL };
+	size_t before = tracker_snapshot(out, 512);
+	size_t n;
+
+	(void)state;
+	assert_true(before <= 512);
+	assert_int_equal(count_in(out, before, base - 100, base + 80 * GiB), 0);
+	for (uint64_t i = 0; i < 20; i++)
+		insert(base + i * 4 * GiB - 100, 200 + i * 100 * MiB, CT_MEM_MANAGED, (uint8_t)i);
+	assert_true(tracker_insert(TRACKER_VMM_HANDLES, &h));
+	assert_true(tracker_count() >= before + 21);
+	n = tracker_snapshot(out, 512);
+	assert_int_equal(n, before + 21);
+	assert_int_equal(count_in(out, n, base - 100, base + 80 * GiB), 20);
+	assert_int_equal(count_in(out, n, h.start, h.start + 1), 1);
+	for (size_t i = 0; i < n; i++) {
+		if (out[i].start >= base - 100 && out[i].start < base + 80 * GiB)
+			assert_int_equal(out[i].size, 200 + out[i].device * 100 * MiB);
+	}
+	/* Too small: the count all the same. */
+	assert_int_equal(tracker_snapshot(out, 5), before + 21);
+	assert_int_equal(tracker_snapshot(NULL, 0), before + 21);
+	for (uint64_t i = 0; i < 20; i++)
+		remove_exact(base + i * 4 * GiB - 100, 200 + i * 100 * MiB);
+	assert_true(tracker_remove(TRACKER_VMM_HANDLES, h.start, &h));
+	assert_int_equal(tracker_snapshot(out, 512), before);
+}
+
 /* ------------------------------------------------------------- threads */
 
 #define WORKERS 4
@@ -341,8 +550,14 @@ static void *work(void *arg)
 	for (uint64_t r = 0; r < ROUNDS; r++) {
 		uint64_t small = base + (r % 64) * WORKERS * 1024;
 		uint64_t large = AREA(8) + ((r % 16) * WORKERS + (uint64_t)w->id) * 4 * GiB;
-		struct tracker_entry s = { small, 1000, CT_MEM_DEVICE, (uint8_t)w->id };
-		struct tracker_entry l = { large, 3 * GiB, CT_MEM_MANAGED, (uint8_t)w->id };
+		struct tracker_entry s = { .start = small,
+			                   .size = 1000,
+			                   .kind = CT_MEM_DEVICE,
+			                   .device = (uint8_t)w->id };
+		struct tracker_entry l = { .start = large,
+			                   .size = 3 * GiB,
+			                   .kind = CT_MEM_MANAGED,
+			                   .device = (uint8_t)w->id };
 
 		w->errors += !tracker_insert(TRACKER_ADDRESSES, &s);
 		w->errors += !tracker_insert(TRACKER_ADDRESSES, &l);
@@ -364,11 +579,38 @@ static void *work(void *arg)
 static const uint64_t kept[] = { AREA(7) + 8 * MiB, AREA(7) + 16 * GiB, AREA(8) + 1024 * GiB };
 static bool readers_stop;
 
+/* A live set taken while the workers churn: the kept ranges in it once
+ * each, and no range twice. */
+static unsigned check_snapshot(void)
+{
+	static struct tracker_entry out[1024];
+	size_t n = tracker_snapshot(out, 1024);
+	unsigned errors = n > 1024;
+
+	for (size_t i = 0; i < n && i < 1024; i++) {
+		for (size_t k = 0; k < sizeof(kept) / sizeof(kept[0]); k++)
+			errors += out[i].start == kept[k] && out[i].size != (k + 1) * MiB;
+		for (size_t j = 0; j < i; j++)
+			errors += out[j].start == out[i].start && out[j].kind == out[i].kind;
+	}
+	for (size_t k = 0; k < sizeof(kept) / sizeof(kept[0]); k++) {
+		size_t copies = 0;
+
+		for (size_t i = 0; i < n && i < 1024; i++)
+			copies += out[i].start == kept[k];
+		errors += copies != 1;
+	}
+	return errors;
+}
+
 static void *read_kept(void *arg)
 {
 	unsigned *errors = arg;
+	unsigned rounds = 0;
 
 	while (!__atomic_load_n(&readers_stop, __ATOMIC_RELAXED)) {
+		if (rounds++ % 64 == 0)
+			*errors += check_snapshot();
 		for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
 			struct tracker_entry found;
 
@@ -434,7 +676,10 @@ static void *pass(void *arg)
 
 	for (int round = 0; round < 500; round++) {
 		uint64_t size = me ? 128 : 3 * MiB;
-		struct tracker_entry e = { HANDOFF_ADDRESS, size, CT_MEM_DEVICE, (uint8_t)me };
+		struct tracker_entry e = { .start = HANDOFF_ADDRESS,
+			                   .size = size,
+			                   .kind = CT_MEM_DEVICE,
+			                   .device = (uint8_t)me };
 
 		pthread_mutex_lock(&h->lock);
 		while (h->turn % 2 != me)
@@ -480,6 +725,8 @@ int main(void)
 		cmocka_unit_test(test_stale_replaced), cmocka_unit_test(test_remove_within),
 		cmocka_unit_test(test_handles),        cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_handoff),        cmocka_unit_test(test_stale_same_start),
+		cmocka_unit_test(test_entry_fields),   cmocka_unit_test(test_take_context),
+		cmocka_unit_test(test_vmm_counts),     cmocka_unit_test(test_snapshot),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
