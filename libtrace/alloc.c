@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * alloc.c - every allocation path and its release: mem_alloc, mem_free and
- * mem_alloc_failed.
+ * alloc.c - every allocation path and its release: mem_alloc, mem_free,
+ * mem_free_failed and mem_alloc_failed.
  *
  * Allocations are recorded at EXIT, when the address is known, in the
- * tracker with what their later events need (the owning context, the
- * allocating call and when). Releases take their range out of the tracker
- * at ENTER, so that the size comes from cudatrace's own map and no other
- * thread can be given the same address before the map forgets it; a
- * release that fails puts the range back.
+ * tracker first and then in the trace: an allocation the trace has is
+ * always in the live set a statedump takes. Releases take what they free
+ * out of the tracker at ENTER and emit its mem_free there, with the size
+ * from cudatrace's own map, before the driver can give the same address to
+ * another thread; a release that fails puts it back at EXIT, with a
+ * mem_free_failed for each mem_free. So a reader never sees an address
+ * allocated twice without a free between (doc/events.md, mem_free_failed).
  */
 #include <stddef.h>
 #include <time.h>
@@ -20,31 +22,11 @@
 #include "log.h"
 #include "nvml.h"
 
-static void record_failure(struct api_call *call, enum ct_mem_kind kind, uint64_t size,
-                           uint8_t device)
-{
-	struct ct_ev_nvml_sample sample = { 0 };
-	bool have_sample = false;
-
-	if (!ct_mem_kind_is_host(kind) && device != CT_DEVICE_NONE)
-		have_sample = nvml_read(device, CT_NVML_ALLOC_FAILED, &sample);
-	if (lttng_ust_tracepoint_enabled(cudatrace, mem_alloc_failed)) {
-		struct ct_ev_mem_alloc_failed e = {
-			.size = size,
-			.free = sample.free,
-			.total = sample.total,
-			.result = call->result,
-			.device = device,
-			.kind = (uint8_t)kind,
-			.api = call->ref,
-		};
-
-		call_note_name(call);
-		lttng_ust_do_tracepoint(cudatrace, mem_alloc_failed, &e);
-	}
-	if (have_sample)
-		EMIT(nvml_sample, &sample);
-}
+enum mem_event {
+	MEM_ALLOC,
+	MEM_FREE,
+	MEM_FREE_FAILED,
+};
 
 static uint64_t now_ns(void)
 {
@@ -72,8 +54,23 @@ static bool owned_by_context(enum ct_mem_kind kind)
 	}
 }
 
-static void emit_mem(struct api_call *call, bool alloc, const struct tracker_entry *entry,
-                     uint32_t stream)
+static bool mem_event_enabled(enum mem_event which)
+{
+	switch (which) {
+	case MEM_ALLOC:
+		return lttng_ust_tracepoint_enabled(cudatrace, mem_alloc);
+	case MEM_FREE:
+		return lttng_ust_tracepoint_enabled(cudatrace, mem_free);
+	case MEM_FREE_FAILED:
+		return lttng_ust_tracepoint_enabled(cudatrace, mem_free_failed);
+	}
+	return false;
+}
+
+/* One mem_* event of entry, for the call api; the caller has checked
+ * that it is enabled and named the call. */
+static void emit_mem(enum mem_event which, const struct tracker_entry *entry, uint32_t stream,
+                     const struct ct_api_ref *api)
 {
 	struct ct_ev_mem e = {
 		.address = entry->start,
@@ -81,17 +78,61 @@ static void emit_mem(struct api_call *call, bool alloc, const struct tracker_ent
 		.stream = stream,
 		.device = entry->device,
 		.kind = entry->kind,
-		.api = call->ref,
+		.api = *api,
 	};
+	bool adds = which == MEM_ALLOC || which == MEM_FREE_FAILED;
 
 	/* A mapping is not memory of its own: vmm_physical carries it. */
 	if (entry->kind != CT_MEM_VMM_MAP)
-		e.delta = alloc ? (int64_t)entry->size : -(int64_t)entry->size;
-	call_note_name(call);
-	if (alloc)
+		e.delta = adds ? (int64_t)entry->size : -(int64_t)entry->size;
+	switch (which) {
+	case MEM_ALLOC:
 		lttng_ust_do_tracepoint(cudatrace, mem_alloc, &e);
-	else
+		break;
+	case MEM_FREE:
 		lttng_ust_do_tracepoint(cudatrace, mem_free, &e);
+		break;
+	case MEM_FREE_FAILED:
+		lttng_ust_do_tracepoint(cudatrace, mem_free_failed, &e);
+		break;
+	}
+}
+
+/* The same for a traced call: named first. False when not enabled. */
+static bool emit_call_mem(struct api_call *call, enum mem_event which,
+                          const struct tracker_entry *entry, uint32_t stream)
+{
+	if (!mem_event_enabled(which))
+		return false;
+	call_note_name(call);
+	emit_mem(which, entry, stream, &call->ref);
+	return true;
+}
+
+static void record_failure(struct api_call *call, enum ct_mem_kind kind, uint64_t size,
+                           uint8_t device)
+{
+	struct ct_ev_nvml_sample sample = { 0 };
+	bool have_sample = false;
+
+	if (!ct_mem_kind_is_host(kind) && device != CT_DEVICE_NONE)
+		have_sample = nvml_read(device, CT_NVML_ALLOC_FAILED, &sample);
+	if (lttng_ust_tracepoint_enabled(cudatrace, mem_alloc_failed)) {
+		struct ct_ev_mem_alloc_failed e = {
+			.size = size,
+			.free = sample.free,
+			.total = sample.total,
+			.result = call->result,
+			.device = device,
+			.kind = (uint8_t)kind,
+			.api = call->ref,
+		};
+
+		call_note_name(call);
+		lttng_ust_do_tracepoint(cudatrace, mem_alloc_failed, &e);
+	}
+	if (have_sample)
+		EMIT(nvml_sample, &sample);
 }
 
 /* The common end of every allocation. address is read by the caller only
@@ -121,64 +162,80 @@ static void record_alloc(struct api_call *call, enum tracker_space space, enum c
 	if (!tracker_insert(space, &entry))
 		log_debug("allocation at 0x%llx not tracked (out of memory)",
 		          (unsigned long long)entry.start);
-	if (lttng_ust_tracepoint_enabled(cudatrace, mem_alloc))
-		emit_mem(call, true, &entry, entry.stream);
+	emit_call_mem(call, MEM_ALLOC, &entry, entry.stream);
 }
 
-/* ENTER of a release: keep what its EXIT reports... */
+/* ENTER of a release: keep what its EXIT needs... */
 static struct release *release_begin(struct api_call *call, enum tracker_space space,
                                      enum ct_mem_kind kind, uint64_t key, const CUstream *stream)
 {
 	struct release *r = &call->release;
 
 	r->key = key;
-	r->stream = stream ? *stream : NULL;
-	r->has_stream = stream != NULL;
+	r->stream = stream ? call_stream(call, *stream) : CT_STREAM_NONE;
 	r->space = (uint8_t)space;
 	r->kind = (uint8_t)kind;
 	r->count = 0;
+	r->emitted = 0;
 	return r;
 }
 
-/* ...and take what it frees out of the map now. */
+/* ...and what it takes out of the tracker, freed now: its mem_free. */
+static void release_freed(struct api_call *call, struct release *r,
+                          const struct tracker_entry *freed)
+{
+	_Static_assert(CALL_FREED_MAX <= 32, "a bit of emitted for each");
+	if (!CT_CHECK(r->count < CALL_FREED_MAX))
+		return;
+	r->freed[r->count] = *freed;
+	if (emit_call_mem(call, MEM_FREE, freed, r->stream))
+		r->emitted |= UINT32_C(1) << r->count;
+	r->count++;
+}
+
 static void release_enter(struct api_call *call, enum tracker_space space, enum ct_mem_kind kind,
                           uint64_t key, const CUstream *stream)
 {
 	struct release *r = release_begin(call, space, kind, key, stream);
+	struct tracker_entry freed;
 
-	if (key != 0 && tracker_remove(space, key, &r->freed[0]))
-		r->count = 1;
+	if (key != 0 && tracker_remove(space, key, &freed))
+		release_freed(call, r, &freed);
 }
 
-/* EXIT of every release: report it, or undo release_enter if it failed.
- * Freeing what cudatrace never saw allocated gives size 0. */
+/* The call failed: what its ENTER freed is live again, in the tracker
+ * before the trace (as an allocation), last freed first. */
+static void release_undo(struct api_call *call, const struct release *r)
+{
+	for (unsigned i = r->count; i-- > 0;) {
+		tracker_insert(r->space, &r->freed[i]);
+		if (r->emitted & UINT32_C(1) << i)
+			emit_call_mem(call, MEM_FREE_FAILED, &r->freed[i], r->stream);
+	}
+}
+
+/* EXIT of every release. Freeing what cudatrace never saw allocated gives
+ * a mem_free of size 0, once the call has succeeded. */
 static void release_exit(struct api_call *call)
 {
 	const struct release *r = &call->release;
-	uint32_t stream = r->has_stream ? call_stream(call, r->stream) : CT_STREAM_NONE;
 
-	/* Ranges beyond freed[] would be read from the next member. */
+	/* Entries beyond freed[] would be read from the next member. */
 	if (!CT_CHECK(r->count <= CALL_FREED_MAX))
 		return;
 	if (call_failed(call)) {
-		for (unsigned i = 0; i < r->count; i++)
-			tracker_insert(r->space, &r->freed[i]);
+		release_undo(call, r);
 		return;
 	}
-	if (r->key == 0 || !lttng_ust_tracepoint_enabled(cudatrace, mem_free))
-		return;
-	if (r->count == 0) {
+	if (r->key != 0 && r->count == 0) {
 		struct tracker_entry unknown = {
 			.start = r->key,
 			.kind = r->kind,
 			.device = call_device(call),
 		};
 
-		emit_mem(call, false, &unknown, stream);
-		return;
+		emit_call_mem(call, MEM_FREE, &unknown, r->stream);
 	}
-	for (unsigned i = 0; i < r->count; i++)
-		emit_mem(call, false, &r->freed[i], stream);
 }
 
 /* The pointer a successful allocation wrote, or 0. */
@@ -439,19 +496,19 @@ static void cu_mem_map_exit(struct api_call *call)
 	             NULL);
 }
 
+/* cuMemUnmap: every mapping in the range, up to CALL_FREED_MAX. */
 static void cu_mem_unmap_enter(struct api_call *call, const CUpti_CallbackData *data, bool nested)
 {
 	const cuMemUnmap_params *p = data->functionParams;
 	uint64_t end = (uint64_t)p->ptr + p->size;
+	struct tracker_entry mapping;
 	struct release *r;
 
 	if (nested)
 		return;
-	/* Every mapping in the range, up to CALL_FREED_MAX. */
 	r = release_begin(call, TRACKER_ADDRESSES, CT_MEM_VMM_MAP, (uint64_t)p->ptr, NULL);
-	while (r->count < CALL_FREED_MAX &&
-	       tracker_remove_within((uint64_t)p->ptr, end, &r->freed[r->count]))
-		r->count++;
+	while (r->count < CALL_FREED_MAX && tracker_remove_within((uint64_t)p->ptr, end, &mapping))
+		release_freed(call, r, &mapping);
 }
 
 static const struct api_binding alloc_bindings[] = {

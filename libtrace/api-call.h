@@ -4,10 +4,12 @@
  * they bind to CUPTI callback ids.
  *
  * Semantic events come from the outermost traced call on a thread, at its
- * EXIT (doc/events.md, invariant 1). Its state lives in thread-local storage
- * from ENTER to EXIT: driver calls nested inside it (when the driver reports
- * them) may add detail, and a free removes its range from the tracker at
- * ENTER, before another thread can be given the same address.
+ * EXIT (doc/events.md, invariant 1); a release's at its ENTER. Its state
+ * lives in thread-local storage from ENTER to EXIT: driver calls nested
+ * inside it (when the driver reports them) may add detail, and a release
+ * removes what it frees from the tracker and says so at ENTER, before
+ * another thread can be given the same address, and takes it back at EXIT
+ * if the call failed.
  */
 #ifndef CUDATRACE_API_CALL_H
 #define CUDATRACE_API_CALL_H
@@ -43,16 +45,15 @@ struct api_call {
 	/* Launch configuration reported by a nested driver launch. */
 	struct launch_config nested_launch;
 
-	/* A release: what its ENTER took out of the tracker (re-inserted if
-	 * the call fails, reported at EXIT if it succeeds) and what the EXIT
-	 * needs to report it. */
+	/* A release: what its ENTER took out of the tracker, and said freed
+	 * (mem_free), to be put back (mem_free_failed) if the call fails. */
 	struct release {
 		uint64_t key;    /* address or handle freed; 0: NULL, nothing */
-		CUstream stream; /* of a stream-ordered release */
-		bool has_stream;
-		uint8_t space; /* enum tracker_space */
-		uint8_t kind;  /* enum ct_mem_kind the call implies */
+		uint32_t stream; /* CUPTI stream id of a stream-ordered release */
+		uint8_t space;   /* enum tracker_space */
+		uint8_t kind;    /* enum ct_mem_kind the call implies */
 		unsigned count;
+		uint32_t emitted; /* freed[i] got its mem_free: bit i */
 		struct tracker_entry freed[CALL_FREED_MAX];
 	} release;
 };

@@ -21,6 +21,9 @@
 #   trace_workload_or_fail NAME  the same, or one failed test (the example
 #                                is not built) and a non-zero status
 #   trace_require_workload NAME  the same, or fail and end the script
+#   trace_require_program NAME   the test program tests/programs/NAME of
+#                                the build in $trace_cmd, or fail and end
+#                                the script
 #   trace_run TAG traced|plain CMD...
 #                                run CMD on the simulator with the ledger in
 #                                $lttng_tmp/TAG.ledger, stdout in TAG.out,
@@ -155,6 +158,11 @@ trace_workload_or_fail() {
 trace_require_workload() {
 	trace_workload "$1"
 	[ -n "$trace_cmd" ] || tap_fail_all "$(trace_workload_missing "$1")"
+}
+
+trace_require_program() {
+	trace_cmd="$trace_builddir/tests/programs/$1"
+	[ -x "$trace_cmd" ] || tap_fail_all "the test program $1 is not built ($trace_cmd)"
 }
 
 # trace_run TAG traced|plain CMD [ARGS...]

@@ -18,10 +18,16 @@
 #             memory type, stream, API and correlation id (one test per
 #             operation type; a vmm_physical allocation is compared without
 #             its address: the trace has its handle, the ledger the
-#             simulator's backing memory)
+#             simulator's backing memory); a mem_free undone by its call's
+#             mem_free_failed is no free, and each mem_free_failed undoes
+#             one
 #   live      for each (process, device, kind) the running sum of delta
 #             equals the ledger's live bytes at every point where both
 #             orders have seen the same operations, and at the end
+#   addresses in the order of the trace, no address (or VMM handle) is
+#             allocated twice without a free between, and no free is of
+#             one the trace does not hold allocated (a mem_free of size 0
+#             included)
 #   corr      every gpu_kernel, gpu_memcpy and gpu_memset has the
 #             correlation id (and kernel or byte count) of its host event,
 #             and every host event has its GPU event
@@ -64,6 +70,7 @@ EVENT_OF_OP = {
 }
 SEMANTIC_OPS = tuple(EVENT_OF_OP)
 OP_OF_EVENT = {event: op for op, event in EVENT_OF_OP.items()}
+MEM_EVENTS = ("mem_alloc", "mem_free", "mem_free_failed")
 GPU_EVENT_OF = {"launch": "gpu_kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset"}
 
 # CUPTI maps GPU times to the host clock through an offset it samples (the
@@ -96,6 +103,30 @@ def address_of(kind, value):
 
 # ------------------------------------------------------------ trace model
 
+def undo_key(event):
+    """What a mem_free and the mem_free_failed that undoes it share."""
+    return (event.get("vpid"), event.get("vtid"), number(event.get("correlation_id")),
+            event.get("kind"), number(event.get("address")), number(event.get("size")))
+
+
+def undone_frees(events):
+    """The _index of each mem_free undone by a mem_free_failed and of the
+    mem_free_failed (no free, for the ledger), and the mem_free_failed
+    events with no mem_free before them."""
+    waiting = collections.defaultdict(list)
+    undone, unpaired = set(), []
+    for event in sorted((e for e in events if e["_name"] in ("mem_free", "mem_free_failed")),
+                        key=lambda e: (number(e.get("ts"), 0), e["_index"])):
+        if event["_name"] == "mem_free":
+            waiting[undo_key(event)].append(event)
+        elif waiting[undo_key(event)]:
+            undone.add(waiting[undo_key(event)].pop()["_index"])
+            undone.add(event["_index"])
+        else:
+            unpaired.append(event)
+    return undone, unpaired
+
+
 class Trace:
     """The events of one trace, with the names the tracer records once."""
 
@@ -112,6 +143,7 @@ class Trace:
             elif event["_name"] == "kernel_name":
                 key = (event.get("vpid"), number(event.get("kernel_id")))
                 self.kernel_names[key] = unquote(event.get("name", ""))
+        self.undone, self.unpaired_undo = undone_frees(self.events)
         self.gpu_by_corr = collections.defaultdict(list)
         for event in self.named("gpu_kernel", "gpu_memcpy", "gpu_memset"):
             key = (event.get("vpid"), event["_name"], number(event.get("correlation_id")))
@@ -235,6 +267,7 @@ class Matching:
         self.ledger_ops = [op for op in ledger if op["op"] in SEMANTIC_OPS
                            and number(op.get("pid")) not in excluded_pids]
         self.trace_ops = [e for e in trace.events if e["_name"] in OP_OF_EVENT
+                          and e["_index"] not in trace.undone
                           and number(e.get("vpid")) not in excluded_pids]
         waiting = collections.defaultdict(collections.deque)
         for op in self.ledger_ops:
@@ -295,12 +328,15 @@ def check_readable(tap, trace):
     tap.ok(not trace.discarded, "the trace lost no events (channel large enough)", details)
 
 
-def check_ops(tap, matching):
+def check_ops(tap, matching, trace):
     for op_name in SEMANTIC_OPS:
         ledger_count = sum(1 for op in matching.ledger_ops if op["op"] == op_name)
         missing = [op for op in matching.missing if op["op"] == op_name]
         extra = [e for e in matching.extra if e["_name"] == EVENT_OF_OP[op_name]]
         details = []
+        if op_name == "free":
+            # A mem_free_failed with no mem_free to undo.
+            extra += trace.unpaired_undo
         for op in missing:
             details.append("missing from the trace: %s" % describe(op["_key"]))
             near = matching.nearest(op["_key"], extra)
@@ -308,9 +344,12 @@ def check_ops(tap, matching):
                 details.append("  nearest trace event: %s" % describe(near["_key"]))
         for event in extra:
             details.append("not in the ledger (or twice): %s" % describe(event["_key"]))
+        extra_text = ""
+        if op_name == "free":
+            extra_text = ", %d mem_free undone by mem_free_failed" % (len(trace.undone) // 2)
         tap.ok(not missing and not extra,
-               "every %s of the ledger is exactly one %s event (%d in the ledger)"
-               % (op_name, EVENT_OF_OP[op_name], ledger_count), details)
+               "every %s of the ledger is exactly one %s event (%d in the ledger%s)"
+               % (op_name, EVENT_OF_OP[op_name], ledger_count, extra_text), details)
 
 
 def check_live(tap, matching):
@@ -372,6 +411,39 @@ def check_live(tap, matching):
                            % (describe(series), running, final))
     tap.ok(not details, "running sum of delta equals the ledger's live bytes (%d points)"
            % compared, details)
+
+
+def check_addresses(tap, trace):
+    """No address allocated twice without a free between, no free of an
+    address the trace does not hold."""
+    live = {}
+    details = []
+    checked = 0
+
+    def where(event):
+        kind = enum_text("kind", event.get("kind"))
+        space = "handle" if kind == "vmm_physical" else "address"
+        return (event.get("vpid"), space, number(event.get("address")))
+
+    events = [e for e in trace.events if e["_name"] in MEM_EVENTS]
+    for event in sorted(events, key=lambda e: (number(e.get("ts"), 0), e["_index"])):
+        checked += 1
+        key = where(event)
+        name = event["_name"]
+        text = "%s %s 0x%x size=%s correlation_id=%s vtid=%s" % (
+            name, key[1], key[2] or 0, event.get("size"), event.get("correlation_id"),
+            event.get("vtid"))
+        if name in ("mem_alloc", "mem_free_failed"):
+            if key in live:
+                details.append("allocated again without a free between: %s (held since "
+                               "correlation_id=%s)" % (text, live[key].get("correlation_id")))
+            live[key] = event
+        elif number(event.get("size"), 0) == 0:
+            details.append("a free of an address the trace never saw allocated: %s" % text)
+        elif live.pop(key, None) is None:
+            details.append("a free of an address the trace does not hold: %s" % text)
+    tap.ok(not details and checked > 0, "no address allocated twice without a free between, "
+           "no free of one not allocated (%d memory events)" % checked, details)
 
 
 def check_correlation(tap, trace, matching, allow_missing):
@@ -543,7 +615,7 @@ def normalized_events(trace):
     for event in sorted(trace.events, key=lambda e: number(e.get("ts"), 0)):
         name = event["_name"]
         op = OP_OF_EVENT.get(name)
-        if op is None:
+        if op is None or event["_index"] in trace.undone:
             continue
         pid = event.get("vpid")
         api = api_text(trace.api_name(event))
@@ -589,7 +661,7 @@ def compare(tap, trace_a, trace_b, names):
 
 # ------------------------------------------------------------ main
 
-ALL_CHECKS = ("readable", "ops", "live", "corr", "gputime", "window")
+ALL_CHECKS = ("readable", "ops", "live", "addresses", "corr", "gputime", "window")
 
 
 def main(argv):
@@ -628,9 +700,11 @@ def main(argv):
         if check == "readable":
             check_readable(tap, trace)
         elif check == "ops":
-            check_ops(tap, matching)
+            check_ops(tap, matching, trace)
         elif check == "live":
             check_live(tap, matching)
+        elif check == "addresses":
+            check_addresses(tap, trace)
         elif check == "corr":
             check_correlation(tap, trace, matching, args.allow_missing_gpu)
         elif check == "gputime":
