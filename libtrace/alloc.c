@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * alloc.c - every allocation path and its release: mem_alloc, mem_free,
- * mem_free_failed and mem_alloc_failed.
+ * mem_free_failed and mem_alloc_failed; and mem_reclaim, the memory a
+ * context's destruction frees.
  *
  * Allocations are recorded at EXIT, when the address is known, in the
  * tracker first and then in the trace: an allocation the trace has is
@@ -13,9 +14,11 @@
  * allocated twice without a free between (doc/events.md, mem_free_failed).
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <time.h>
 #include <cupti.h>
 
+#include "alloc.h"
 #include "api-call.h"
 #include "emit.h"
 #include "invariant.h"
@@ -26,6 +29,7 @@ enum mem_event {
 	MEM_ALLOC,
 	MEM_FREE,
 	MEM_FREE_FAILED,
+	MEM_RECLAIM,
 };
 
 static uint64_t now_ns(void)
@@ -63,6 +67,8 @@ static bool mem_event_enabled(enum mem_event which)
 		return lttng_ust_tracepoint_enabled(cudatrace, mem_free);
 	case MEM_FREE_FAILED:
 		return lttng_ust_tracepoint_enabled(cudatrace, mem_free_failed);
+	case MEM_RECLAIM:
+		return lttng_ust_tracepoint_enabled(cudatrace, mem_reclaim);
 	}
 	return false;
 }
@@ -94,6 +100,9 @@ static void emit_mem(enum mem_event which, const struct tracker_entry *entry, ui
 		break;
 	case MEM_FREE_FAILED:
 		lttng_ust_do_tracepoint(cudatrace, mem_free_failed, &e);
+		break;
+	case MEM_RECLAIM:
+		lttng_ust_do_tracepoint(cudatrace, mem_reclaim, &e);
 		break;
 	}
 }
@@ -236,6 +245,50 @@ static void release_exit(struct api_call *call)
 
 		emit_call_mem(call, MEM_FREE, &unknown, r->stream);
 	}
+}
+
+/* ------------------------------------------------- context destruction */
+
+/* Reclaimed this many at a time: one pass over the map each. In an array
+ * of the map's size up to RECLAIM_ARRAY_MAX, else on the stack. */
+#define RECLAIM_ARRAY_MAX 65536
+#define RECLAIM_BATCH     64
+
+static void emit_reclaims(const struct tracker_entry *entries, size_t count,
+                          const struct ct_api_ref *api)
+{
+	if (!mem_event_enabled(MEM_RECLAIM))
+		return;
+	for (size_t i = 0; i < count; i++)
+		emit_mem(MEM_RECLAIM, &entries[i], entries[i].stream, api);
+}
+
+void alloc_context_destroyed(uint32_t context, struct api_call *outer)
+{
+	struct tracker_entry batch[RECLAIM_BATCH], *array = NULL, *entries = batch;
+	struct ct_api_ref api = { .domain = CT_DOMAIN_UNKNOWN };
+	size_t max = tracker_count(), n;
+
+	if (context == 0)
+		return;
+	if (outer) {
+		api = outer->ref;
+		if (mem_event_enabled(MEM_RECLAIM))
+			call_note_name(outer);
+	}
+	if (max > RECLAIM_ARRAY_MAX)
+		max = RECLAIM_ARRAY_MAX;
+	if (max > RECLAIM_BATCH)
+		array = malloc(max * sizeof(*array));
+	if (array)
+		entries = array;
+	else
+		max = RECLAIM_BATCH;
+	do {
+		n = tracker_take_context(context, entries, max);
+		emit_reclaims(entries, n, &api);
+	} while (n == max);
+	free(array);
 }
 
 /* The pointer a successful allocation wrote, or 0. */

@@ -2,12 +2,15 @@
 /*
  * resources.c - context, stream and module lifecycle: context_create,
  * context_destroy, stream_create, stream_destroy and module_load, from
- * CUPTI's RESOURCE domain; and the calls that end contexts, whose ENTER
+ * CUPTI's RESOURCE domain, and the memory a context's destruction frees
+ * (mem_reclaim, alloc.c); and the calls that end contexts, whose ENTER
  * forces an activity flush (the dispatcher does it, see BIND_FLUSH) so that
- * their GPU records are not lost with the context.
+ * their GPU records are not lost with the context, and whose binding names
+ * them in the mem_reclaim events of its memory.
  */
 #include <cupti.h>
 
+#include "alloc.h"
 #include "api-call.h"
 #include "emit.h"
 
@@ -61,19 +64,23 @@ static uint32_t stream_id(CUcontext context, CUstream stream)
 }
 
 static void on_context(CUpti_CallbackId cbid, const CUpti_ResourceData *data,
-                       const struct api_call *outer)
+                       struct api_call *outer)
 {
 	uint32_t id = context_id(data->context);
 	uint8_t device = context_device(data->context);
 
-	if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+	if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
 		EMIT(context_create, &(struct ct_ev_context){ .context = id,
 		                                              .device = device,
 		                                              .primary = !is_ctx_create(outer) });
-	else
-		EMIT(context_destroy, &(struct ct_ev_context){ .context = id,
-		                                               .device = device,
-		                                               .primary = !is_ctx_destroy(outer) });
+		return;
+	}
+	EMIT(context_destroy, &(struct ct_ev_context){ .context = id,
+	                                               .device = device,
+	                                               .primary = !is_ctx_destroy(outer) });
+	/* Starting: the memory is still there, and cannot be given out
+	 * again before its mem_reclaim. */
+	alloc_context_destroyed(id, outer);
 }
 
 static void on_stream(CUpti_CallbackId cbid, const CUpti_ResourceData *data)
@@ -135,6 +142,8 @@ static const struct api_binding lifecycle_bindings[] = {
 	BIND_DRIVER(cuCtxDestroy_v2, FLUSH, NULL, NULL),
 	BIND_DRIVER(cuDevicePrimaryCtxReset, FLUSH, NULL, NULL),
 	BIND_DRIVER(cuDevicePrimaryCtxReset_v2, FLUSH, NULL, NULL),
+	BIND_DRIVER(cuDevicePrimaryCtxRelease, FLUSH, NULL, NULL),
+	BIND_DRIVER(cuDevicePrimaryCtxRelease_v2, FLUSH, NULL, NULL),
 	BIND_DRIVER(cuProfilerStop, FLUSH, NULL, NULL),
 	BIND_DRIVER(cuCtxCreate, 0, NULL, NULL),
 	BIND_DRIVER(cuCtxCreate_v2, 0, NULL, NULL),

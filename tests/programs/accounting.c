@@ -5,6 +5,15 @@
  * on the simulated GPU by tests/trace/accounting.sh (and friends), which
  * compare the trace with the simulator's ledger:
  *
+ *   reset            allocations of every kind a context owns, a failed
+ *                    release of one of them, then cudaDeviceReset with
+ *                    them live; stream-ordered memory outlives it
+ *   ctx-destroy      two created contexts with live memory; cuCtxDestroy
+ *                    of one frees its memory, not the other's
+ *   primary          a primary context retained twice: the first
+ *                    cuDevicePrimaryCtxRelease frees nothing, the last its
+ *                    memory; then cuDevicePrimaryCtxReset with live memory
+ *   exit-live        allocations still live when the program exits
  *   release-fails    releases of live memory that fail (the wrong call
  *                    for its kind): it stays live, and is freed later
  *   churn T N        T threads that allocate and free N times each,
@@ -53,6 +62,150 @@ static void must_fail(int failed, const char *what)
 		return;
 	fprintf(stderr, "accounting: %s: succeeded, should have failed\n", what);
 	failures++;
+}
+
+/* ------------------------------------------------------------ runtime */
+
+struct rt_set {
+	void *device, *pitch, *managed, *pinned, *async;
+	size_t pitch_bytes;
+	char *registered; /* malloc'd, registered */
+	cudaStream_t stream;
+};
+
+static void rt_allocate(struct rt_set *s)
+{
+	rt_check(cudaMalloc(&s->device, 3 * MIB), "cudaMalloc");
+	rt_check(cudaMallocPitch(&s->pitch, &s->pitch_bytes, 1000, 30), "cudaMallocPitch");
+	rt_check(cudaMallocManaged(&s->managed, 5000, cudaMemAttachGlobal), "cudaMallocManaged");
+	rt_check(cudaMallocHost(&s->pinned, 64 * 1024), "cudaMallocHost");
+	s->registered = malloc(2 * MIB);
+	if (s->registered)
+		rt_check(cudaHostRegister(s->registered, 2 * MIB, cudaHostRegisterDefault),
+		         "cudaHostRegister");
+	rt_check(cudaStreamCreate(&s->stream), "cudaStreamCreate");
+	rt_check(cudaMallocAsync(&s->async, 700 * 1024, s->stream), "cudaMallocAsync");
+	rt_check(cudaStreamSynchronize(s->stream), "cudaStreamSynchronize");
+}
+
+static int reset(void)
+{
+	struct rt_set s;
+	void *again = NULL, *small = NULL;
+
+	rt_allocate(&s);
+	rt_check(cudaMalloc(&small, 512), "cudaMalloc");
+	rt_check(cudaFree(small), "cudaFree");
+	/* A release that fails on a live allocation: it stays live. */
+	must_fail(cudaHostUnregister(s.device) != cudaSuccess, "cudaHostUnregister(device memory)");
+	(void)cudaGetLastError();
+	rt_check(cudaDeviceReset(), "cudaDeviceReset");
+	/* A new primary context; the stream-ordered allocation is the
+	 * pool's and stays. */
+	rt_check(cudaMalloc(&again, 3 * MIB), "cudaMalloc after cudaDeviceReset");
+	rt_check(cudaMemset(again, 1, 3 * MIB), "cudaMemset");
+	rt_check(cudaFree(again), "cudaFree");
+	free(s.registered);
+	return failures != 0;
+}
+
+static int exit_live(void)
+{
+	struct rt_set s;
+
+	rt_allocate(&s);
+	rt_check(cudaMemset(s.device, 0, 3 * MIB), "cudaMemset");
+	rt_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+	return failures != 0;
+}
+
+/* ------------------------------------------------------------ driver */
+
+struct cu_set {
+	CUdeviceptr device, pitch, managed;
+	size_t pitch_bytes;
+	void *pinned, *host_alloc;
+	char *registered;
+};
+
+static void cu_allocate(struct cu_set *s, size_t scale)
+{
+	cu_check(cuMemAlloc(&s->device, scale * MIB), "cuMemAlloc");
+	cu_check(cuMemAllocPitch(&s->pitch, &s->pitch_bytes, 1000, 20, 4), "cuMemAllocPitch");
+	cu_check(cuMemAllocManaged(&s->managed, scale * 4096, CU_MEM_ATTACH_GLOBAL),
+	         "cuMemAllocManaged");
+	cu_check(cuMemAllocHost(&s->pinned, scale * 8192), "cuMemAllocHost");
+	cu_check(cuMemHostAlloc(&s->host_alloc, 4096, 0), "cuMemHostAlloc");
+	s->registered = malloc(MIB);
+	if (s->registered)
+		cu_check(cuMemHostRegister(s->registered, MIB, 0), "cuMemHostRegister");
+}
+
+static void cu_free(struct cu_set *s)
+{
+	cu_check(cuMemFree(s->device), "cuMemFree");
+	cu_check(cuMemFree(s->pitch), "cuMemFree(pitch)");
+	cu_check(cuMemFree(s->managed), "cuMemFree(managed)");
+	cu_check(cuMemFreeHost(s->pinned), "cuMemFreeHost");
+	cu_check(cuMemFreeHost(s->host_alloc), "cuMemFreeHost(cuMemHostAlloc)");
+	cu_check(cuMemHostUnregister(s->registered), "cuMemHostUnregister");
+}
+
+static int ctx_destroy(void)
+{
+	struct cu_set a, b;
+	CUcontext ctx_a, ctx_b;
+	CUdevice dev;
+
+	cu_check(cuInit(0), "cuInit");
+	cu_check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+	cu_check(cuCtxCreate(&ctx_a, NULL, 0, dev), "cuCtxCreate");
+	cu_allocate(&a, 1);
+	cu_check(cuCtxCreate(&ctx_b, NULL, 0, dev), "cuCtxCreate");
+	cu_allocate(&b, 2);
+	cu_check(cuMemFree(b.device), "cuMemFree");
+	cu_check(cuCtxDestroy(ctx_a), "cuCtxDestroy");
+	/* b's memory is still b's. */
+	cu_check(cuCtxSetCurrent(ctx_b), "cuCtxSetCurrent");
+	cu_check(cuMemAlloc(&b.device, 2 * MIB), "cuMemAlloc");
+	cu_free(&b);
+	cu_check(cuCtxDestroy(ctx_b), "cuCtxDestroy");
+	free(a.registered);
+	free(b.registered);
+	return failures != 0;
+}
+
+static int primary(void)
+{
+	struct cu_set a, b;
+	CUcontext ctx;
+	CUdevice dev;
+
+	cu_check(cuInit(0), "cuInit");
+	cu_check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+	cu_check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+	cu_check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+	cu_check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+	cu_allocate(&a, 1);
+	/* Retained once more: nothing goes. */
+	cu_check(cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease");
+	cu_check(cuMemsetD8(a.device, 3, MIB), "cuMemsetD8");
+	/* The last reference: everything goes. */
+	cu_check(cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease (last)");
+	/* Reset, which keeps the reference. */
+	cu_check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+	cu_check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+	cu_allocate(&b, 2);
+	cu_check(cuDevicePrimaryCtxReset(dev), "cuDevicePrimaryCtxReset");
+	cu_check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+	cu_check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+	cu_check(cuMemAlloc(&b.device, MIB), "cuMemAlloc");
+	cu_check(cuMemFree(b.device), "cuMemFree");
+	cu_check(cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease");
+	cu_check(cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease");
+	free(a.registered);
+	free(b.registered);
+	return failures != 0;
 }
 
 /* ------------------------------------------------------------ releases */
@@ -136,10 +289,19 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 
+	if (!strcmp(mode, "reset"))
+		return reset();
+	if (!strcmp(mode, "ctx-destroy"))
+		return ctx_destroy();
+	if (!strcmp(mode, "primary"))
+		return primary();
+	if (!strcmp(mode, "exit-live"))
+		return exit_live();
 	if (!strcmp(mode, "release-fails"))
 		return release_fails();
 	if (!strcmp(mode, "churn") && argc == 4)
 		return churn(atoi(argv[2]), atol(argv[3]));
-	fprintf(stderr, "usage: accounting release-fails|churn THREADS ROUNDS\n");
+	fprintf(stderr, "usage: accounting reset|ctx-destroy|primary|exit-live|release-fails|"
+	                "churn THREADS ROUNDS\n");
 	return 2;
 }

@@ -18,12 +18,15 @@
 #             memory type, stream, API and correlation id (one test per
 #             operation type; a vmm_physical allocation is compared without
 #             its address: the trace has its handle, the ledger the
-#             simulator's backing memory); a mem_free undone by its call's
-#             mem_free_failed is no free, and each mem_free_failed undoes
-#             one
+#             simulator's backing memory); a free of memory a context's
+#             destruction freed (the ledger's api= is the destroying call,
+#             or - when there is none) is a mem_reclaim, every other a
+#             mem_free; a mem_free undone by its call's mem_free_failed is
+#             no free, and each mem_free_failed undoes one
 #   live      for each (process, device, kind) the running sum of delta
-#             equals the ledger's live bytes at every point where both
-#             orders have seen the same operations, and at the end
+#             (mem_reclaim included) equals the ledger's live bytes at every
+#             point where both orders have seen the same operations, and at
+#             the end
 #   addresses in the order of the trace, no address (or VMM handle) is
 #             allocated twice without a free between, and no free is of
 #             one the trace does not hold allocated (a mem_free of size 0
@@ -70,7 +73,14 @@ EVENT_OF_OP = {
 }
 SEMANTIC_OPS = tuple(EVENT_OF_OP)
 OP_OF_EVENT = {event: op for op, event in EVENT_OF_OP.items()}
-MEM_EVENTS = ("mem_alloc", "mem_free", "mem_free_failed")
+# Memory CUDA freed by itself is a free of the ledger too.
+OP_OF_EVENT["mem_reclaim"] = "free"
+EVENTS_OF_OP = {op: tuple(e for e, o in OP_OF_EVENT.items() if o == op) for op in SEMANTIC_OPS}
+# The calls that destroy a context, and with it the memory it owns; "-":
+# none (the runtime's release at exit).
+RECLAIMING_APIS = ("cudaDeviceReset", "cuCtxDestroy", "cuDevicePrimaryCtxRelease",
+                   "cuDevicePrimaryCtxReset", "-")
+MEM_EVENTS = ("mem_alloc", "mem_free", "mem_reclaim", "mem_free_failed")
 GPU_EVENT_OF = {"launch": "gpu_kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset"}
 
 # CUPTI maps GPU times to the host clock through an offset it samples (the
@@ -155,6 +165,8 @@ class Trace:
     def api_name(self, event):
         key = (event.get("vpid"), enum_text("domain", event.get("api_domain")),
                number(event.get("api_cbid")))
+        if key[1] == "unknown" and not key[2]:
+            return "-"  # no call: the ledger's api=- (memory reclaimed at exit)
         return self.api_names.get(key, "unnamed(%s,%s)" % key[1:])
 
     def kernel_name(self, event):
@@ -179,9 +191,10 @@ def ledger_key(op):
     corr = number(op.get("corr"))
     if kind in ("alloc", "free"):
         stream = number(op.get("stream")) if op.get("kind") == "async" else None
-        return (pid, kind, op.get("kind"), device_of(op.get("dev")),
-                address_of(op.get("kind"), op.get("addr")), number(op.get("size")), stream, api,
-                corr)
+        key = (pid, kind, op.get("kind"), device_of(op.get("dev")),
+               address_of(op.get("kind"), op.get("addr")), number(op.get("size")), stream, api,
+               corr)
+        return key + (kind == "free" and api in RECLAIMING_APIS,)
     if kind == "alloc_failed":
         error = op.get("error")
         return (pid, kind, op.get("kind"), device_of(op.get("dev")), number(op.get("size")),
@@ -228,9 +241,10 @@ def trace_key(trace, event):
     if op in ("alloc", "free"):
         kind = enum_text("kind", event.get("kind"))
         stream = number(event.get("stream")) if kind == "async" else None
-        return (pid, op, kind, device_of(event.get("device")),
-                address_of(kind, event.get("address")), number(event.get("size")), stream, api,
-                corr)
+        key = (pid, op, kind, device_of(event.get("device")),
+               address_of(kind, event.get("address")), number(event.get("size")), stream, api,
+               corr)
+        return key + (event["_name"] == "mem_reclaim",)
     if op == "alloc_failed":
         result = number(event.get("result"))
         return (pid, op, enum_text("kind", event.get("kind")), device_of(event.get("device")),
@@ -332,7 +346,7 @@ def check_ops(tap, matching, trace):
     for op_name in SEMANTIC_OPS:
         ledger_count = sum(1 for op in matching.ledger_ops if op["op"] == op_name)
         missing = [op for op in matching.missing if op["op"] == op_name]
-        extra = [e for e in matching.extra if e["_name"] == EVENT_OF_OP[op_name]]
+        extra = [e for e in matching.extra if e["_name"] in EVENTS_OF_OP[op_name]]
         details = []
         if op_name == "free":
             # A mem_free_failed with no mem_free to undo.
@@ -346,10 +360,14 @@ def check_ops(tap, matching, trace):
             details.append("not in the ledger (or twice): %s" % describe(event["_key"]))
         extra_text = ""
         if op_name == "free":
-            extra_text = ", %d mem_free undone by mem_free_failed" % (len(trace.undone) // 2)
+            reclaimed = sum(1 for op in matching.ledger_ops if op["op"] == "free"
+                            and op["_key"][-1])
+            extra_text = ", %d of them reclaimed, %d mem_free undone by mem_free_failed" % (
+                reclaimed, len(trace.undone) // 2)
         tap.ok(not missing and not extra,
                "every %s of the ledger is exactly one %s event (%d in the ledger%s)"
-               % (op_name, EVENT_OF_OP[op_name], ledger_count, extra_text), details)
+               % (op_name, " or ".join(EVENTS_OF_OP[op_name]), ledger_count, extra_text),
+               details)
 
 
 def check_live(tap, matching):
@@ -361,7 +379,7 @@ def check_live(tap, matching):
                            op.get("kind"))].append(op)
     trace_series = collections.defaultdict(list)
     for event in matching.trace_ops:
-        if event["_name"] in ("mem_alloc", "mem_free"):
+        if event["_name"] in ("mem_alloc", "mem_free", "mem_reclaim"):
             trace_series[(number(event.get("vpid")), device_of(event.get("device")),
                           enum_text("kind", event.get("kind")))].append(event)
     details = []
@@ -438,7 +456,7 @@ def check_addresses(tap, trace):
                 details.append("allocated again without a free between: %s (held since "
                                "correlation_id=%s)" % (text, live[key].get("correlation_id")))
             live[key] = event
-        elif number(event.get("size"), 0) == 0:
+        elif number(event.get("size"), 0) == 0 and name == "mem_free":
             details.append("a free of an address the trace never saw allocated: %s" % text)
         elif live.pop(key, None) is None:
             details.append("a free of an address the trace does not hold: %s" % text)
