@@ -12,6 +12,11 @@
  * another thread; a release that fails puts it back at EXIT, with a
  * mem_free_failed for each mem_free. So a reader never sees an address
  * allocated twice without a free between (doc/events.md, mem_free_failed).
+ *
+ * VMM physical memory (cuMemCreate) lives while a handle to it is not
+ * released or a mapping of it is not unmapped (cuda.h, cuMemRelease): the
+ * tracker counts both, and its mem_free comes from whichever cuMemRelease
+ * or cuMemUnmap drops the last.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -145,15 +150,17 @@ static void record_failure(struct api_call *call, enum ct_mem_kind kind, uint64_
 }
 
 /* The common end of every allocation. address is read by the caller only
- * when the call succeeded. */
-static void record_alloc(struct api_call *call, enum tracker_space space, enum ct_mem_kind kind,
-                         uint64_t address, uint64_t size, uint8_t device, const CUstream *stream)
+ * when the call succeeded. handle: what a mapping maps. */
+static void record_alloc_of(struct api_call *call, enum tracker_space space, enum ct_mem_kind kind,
+                            uint64_t address, uint64_t size, uint8_t device, const CUstream *stream,
+                            uint64_t handle)
 {
 	struct tracker_entry entry = {
 		.start = address,
 		.size = size,
 		.kind = (uint8_t)kind,
 		.device = device,
+		.handle = handle,
 		.refs = kind == CT_MEM_VMM_PHYSICAL, /* cuMemCreate's handle */
 		.api = call->ref,
 		.stream = CT_STREAM_NONE,
@@ -174,6 +181,12 @@ static void record_alloc(struct api_call *call, enum tracker_space space, enum c
 	emit_call_mem(call, MEM_ALLOC, &entry, entry.stream);
 }
 
+static void record_alloc(struct api_call *call, enum tracker_space space, enum ct_mem_kind kind,
+                         uint64_t address, uint64_t size, uint8_t device, const CUstream *stream)
+{
+	record_alloc_of(call, space, kind, address, size, device, stream, 0);
+}
+
 /* ENTER of a release: keep what its EXIT needs... */
 static struct release *release_begin(struct api_call *call, enum tracker_space space,
                                      enum ct_mem_kind kind, uint64_t key, const CUstream *stream)
@@ -184,8 +197,10 @@ static struct release *release_begin(struct api_call *call, enum tracker_space s
 	r->stream = stream ? call_stream(call, *stream) : CT_STREAM_NONE;
 	r->space = (uint8_t)space;
 	r->kind = (uint8_t)kind;
+	r->dropped_ref = false;
 	r->count = 0;
 	r->emitted = 0;
+	r->unmapped = 0;
 	return r;
 }
 
@@ -193,7 +208,7 @@ static struct release *release_begin(struct api_call *call, enum tracker_space s
 static void release_freed(struct api_call *call, struct release *r,
                           const struct tracker_entry *freed)
 {
-	_Static_assert(CALL_FREED_MAX <= 32, "a bit of emitted for each");
+	_Static_assert(CALL_FREED_MAX <= 32, "a bit of emitted and unmapped for each");
 	if (!CT_CHECK(r->count < CALL_FREED_MAX))
 		return;
 	r->freed[r->count] = *freed;
@@ -213,14 +228,25 @@ static void release_enter(struct api_call *call, enum tracker_space space, enum 
 }
 
 /* The call failed: what its ENTER freed is live again, in the tracker
- * before the trace (as an allocation), last freed first. */
+ * before the trace (as an allocation), last freed first; then the counts
+ * of VMM memory it dropped. */
 static void release_undo(struct api_call *call, const struct release *r)
 {
 	for (unsigned i = r->count; i-- > 0;) {
-		tracker_insert(r->space, &r->freed[i]);
+		const struct tracker_entry *e = &r->freed[i];
+		enum tracker_space space =
+		    e->kind == CT_MEM_VMM_PHYSICAL ? TRACKER_VMM_HANDLES : TRACKER_ADDRESSES;
+
+		tracker_insert(space, e);
 		if (r->emitted & UINT32_C(1) << i)
-			emit_call_mem(call, MEM_FREE_FAILED, &r->freed[i], r->stream);
+			emit_call_mem(call, MEM_FREE_FAILED, e, r->stream);
 	}
+	for (unsigned i = 0; i < r->count; i++) {
+		if (r->unmapped & UINT32_C(1) << i)
+			tracker_vmm_adjust(r->freed[i].handle, 0, +1, NULL);
+	}
+	if (r->dropped_ref)
+		tracker_vmm_adjust(r->key, +1, 0, NULL);
 }
 
 /* EXIT of every release. Freeing what cudatrace never saw allocated gives
@@ -236,7 +262,7 @@ static void release_exit(struct api_call *call)
 		release_undo(call, r);
 		return;
 	}
-	if (r->key != 0 && r->count == 0) {
+	if (r->key != 0 && r->count == 0 && !r->dropped_ref) {
 		struct tracker_entry unknown = {
 			.start = r->key,
 			.kind = r->kind,
@@ -529,12 +555,37 @@ static void cu_mem_create_exit(struct api_call *call)
 	record_alloc(call, TRACKER_VMM_HANDLES, CT_MEM_VMM_PHYSICAL, handle, p->size, device, NULL);
 }
 
+/* cuMemRelease: the handle loses a reference; its memory goes when it
+ * was the last and nothing maps it. */
 static void cu_mem_release_enter(struct api_call *call, const CUpti_CallbackData *data, bool nested)
 {
 	const cuMemRelease_params *p = data->functionParams;
+	struct release *r;
+	struct tracker_entry freed;
 
-	if (!nested)
-		release_enter(call, TRACKER_VMM_HANDLES, CT_MEM_VMM_PHYSICAL, p->handle, NULL);
+	if (nested)
+		return;
+	r = release_begin(call, TRACKER_VMM_HANDLES, CT_MEM_VMM_PHYSICAL, p->handle, NULL);
+	switch (tracker_vmm_adjust(p->handle, -1, 0, &freed)) {
+	case TRACKER_VMM_FREED:
+		r->dropped_ref = true;
+		release_freed(call, r, &freed);
+		break;
+	case TRACKER_VMM_ADJUSTED:
+		r->dropped_ref = true;
+		break;
+	case TRACKER_VMM_UNKNOWN:
+		break;
+	}
+}
+
+/* cuMemRetainAllocationHandle: one more reference to release. */
+static void cu_mem_retain_allocation_handle_exit(struct api_call *call)
+{
+	const cuMemRetainAllocationHandle_params *p = call_params(call);
+
+	if (!call_failed(call) && p->handle)
+		tracker_vmm_adjust((uint64_t)*p->handle, +1, 0, NULL);
 }
 
 static void cu_mem_map_exit(struct api_call *call)
@@ -545,23 +596,45 @@ static void cu_mem_map_exit(struct api_call *call)
 
 	if (tracker_lookup(TRACKER_VMM_HANDLES, p->handle, &physical))
 		device = physical.device;
-	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_VMM_MAP, (uint64_t)p->ptr, p->size, device,
-	             NULL);
+	record_alloc_of(call, TRACKER_ADDRESSES, CT_MEM_VMM_MAP, (uint64_t)p->ptr, p->size, device,
+	                NULL, p->handle);
+	if (!call_failed(call))
+		tracker_vmm_adjust(p->handle, 0, +1, NULL);
 }
 
-/* cuMemUnmap: every mapping in the range, up to CALL_FREED_MAX. */
+/* cuMemUnmap: every mapping in the range (up to CALL_UNMAP_MAX), and the
+ * physical memory of those that were its last mapping of a released
+ * handle. */
 static void cu_mem_unmap_enter(struct api_call *call, const CUpti_CallbackData *data, bool nested)
 {
 	const cuMemUnmap_params *p = data->functionParams;
 	uint64_t end = (uint64_t)p->ptr + p->size;
-	struct tracker_entry mapping;
+	struct tracker_entry mapping, physical;
+	unsigned maps = 0;
 	struct release *r;
 
 	if (nested)
 		return;
 	r = release_begin(call, TRACKER_ADDRESSES, CT_MEM_VMM_MAP, (uint64_t)p->ptr, NULL);
-	while (r->count < CALL_FREED_MAX && tracker_remove_within((uint64_t)p->ptr, end, &mapping))
+	while (maps < CALL_UNMAP_MAX && tracker_remove_within((uint64_t)p->ptr, end, &mapping)) {
+		unsigned at = r->count;
+
+		maps++;
 		release_freed(call, r, &mapping);
+		if (mapping.kind != CT_MEM_VMM_MAP)
+			continue;
+		switch (tracker_vmm_adjust(mapping.handle, 0, -1, &physical)) {
+		case TRACKER_VMM_FREED:
+			r->unmapped |= UINT32_C(1) << at;
+			release_freed(call, r, &physical);
+			break;
+		case TRACKER_VMM_ADJUSTED:
+			r->unmapped |= UINT32_C(1) << at;
+			break;
+		case TRACKER_VMM_UNKNOWN:
+			break;
+		}
+	}
 }
 
 static const struct api_binding alloc_bindings[] = {
@@ -596,6 +669,7 @@ static const struct api_binding alloc_bindings[] = {
 
 	BIND_DRIVER(cuMemCreate, 0, NULL, cu_mem_create_exit),
 	BIND_DRIVER(cuMemRelease, 0, cu_mem_release_enter, release_exit),
+	BIND_DRIVER(cuMemRetainAllocationHandle, 0, NULL, cu_mem_retain_allocation_handle_exit),
 	BIND_DRIVER(cuMemMap, 0, NULL, cu_mem_map_exit),
 	BIND_DRIVER(cuMemUnmap, 0, cu_mem_unmap_enter, release_exit),
 	BIND_END,

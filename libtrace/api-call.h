@@ -21,8 +21,10 @@
 #include "field-values.h"
 #include "tracker.h"
 
-/* Ranges a single call may free (cuMemUnmap over several mappings). */
-#define CALL_FREED_MAX 16
+/* Mappings a single call may unmap (cuMemUnmap over several of them),
+ * each of which may free its physical memory. */
+#define CALL_UNMAP_MAX 16
+#define CALL_FREED_MAX (2 * CALL_UNMAP_MAX)
 
 struct launch_config {
 	uint32_t grid[3];
@@ -48,12 +50,14 @@ struct api_call {
 	/* A release: what its ENTER took out of the tracker, and said freed
 	 * (mem_free), to be put back (mem_free_failed) if the call fails. */
 	struct release {
-		uint64_t key;    /* address or handle freed; 0: NULL, nothing */
-		uint32_t stream; /* CUPTI stream id of a stream-ordered release */
-		uint8_t space;   /* enum tracker_space */
-		uint8_t kind;    /* enum ct_mem_kind the call implies */
+		uint64_t key;     /* address or handle freed; 0: NULL, nothing */
+		uint32_t stream;  /* CUPTI stream id of a stream-ordered release */
+		uint8_t space;    /* enum tracker_space */
+		uint8_t kind;     /* enum ct_mem_kind the call implies */
+		bool dropped_ref; /* cuMemRelease: the handle lost a reference */
 		unsigned count;
-		uint32_t emitted; /* freed[i] got its mem_free: bit i */
+		uint32_t emitted;  /* freed[i] got its mem_free: bit i */
+		uint32_t unmapped; /* freed[i], a mapping, counted off its physical memory */
 		struct tracker_entry freed[CALL_FREED_MAX];
 	} release;
 };

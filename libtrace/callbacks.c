@@ -112,6 +112,7 @@ static void call_begin(struct api_call *call, const struct api_binding *binding,
 	memset(&call->nested_launch, 0, sizeof(call->nested_launch));
 	call->release.key = 0;
 	call->release.count = 0;
+	call->release.dropped_ref = false;
 }
 
 /* A frame whose EXIT may have been lost: its family was switched off

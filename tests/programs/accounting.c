@@ -14,6 +14,9 @@
  *                    cuDevicePrimaryCtxRelease frees nothing, the last its
  *                    memory; then cuDevicePrimaryCtxReset with live memory
  *   exit-live        allocations still live when the program exits
+ *   vmm              physical memory released while mapped, mapped twice,
+ *                    retained through a mapping, released after its unmap;
+ *                    a failed unmap
  *   release-fails    releases of live memory that fail (the wrong call
  *                    for its kind): it stays live, and is freed later
  *   churn T N        T threads that allocate and free N times each,
@@ -208,6 +211,99 @@ static int primary(void)
 	return failures != 0;
 }
 
+/* ------------------------------------------------------------ VMM */
+
+struct vmm {
+	CUmemAllocationProp prop;
+	CUmemAccessDesc access;
+	size_t granularity;
+};
+
+static void vmm_init(struct vmm *v, CUdevice dev)
+{
+	memset(v, 0, sizeof(*v));
+	v->prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	v->prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	v->prop.location.id = dev;
+	v->access.location = v->prop.location;
+	v->access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	cu_check(cuMemGetAllocationGranularity(&v->granularity, &v->prop,
+	                                       CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+	         "cuMemGetAllocationGranularity");
+}
+
+static CUdeviceptr vmm_map(struct vmm *v, CUdeviceptr va, size_t size,
+                           CUmemGenericAllocationHandle handle)
+{
+	cu_check(cuMemMap(va, size, 0, handle, 0), "cuMemMap");
+	cu_check(cuMemSetAccess(va, size, &v->access, 1), "cuMemSetAccess");
+	return va;
+}
+
+static void vmm_use(CUdeviceptr va, size_t size)
+{
+	cu_check(cuMemsetD8(va, 0x5a, size), "cuMemsetD8 (mapped)");
+	cu_check(cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+static int vmm(void)
+{
+	CUmemGenericAllocationHandle h, retained;
+	CUdeviceptr va;
+	CUcontext ctx;
+	CUdevice dev;
+	struct vmm v;
+	size_t size;
+
+	cu_check(cuInit(0), "cuInit");
+	cu_check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+	cu_check(cuCtxCreate(&ctx, NULL, 0, dev), "cuCtxCreate");
+	vmm_init(&v, dev);
+	size = 2 * v.granularity;
+	cu_check(cuMemAddressReserve(&va, 4 * size, 0, 0, 0), "cuMemAddressReserve");
+
+	/* Released right after it is mapped: used, then freed by its unmap. */
+	cu_check(cuMemCreate(&h, size, &v.prop, 0), "cuMemCreate");
+	vmm_map(&v, va, size, h);
+	cu_check(cuMemRelease(h), "cuMemRelease (mapped)");
+	vmm_use(va, size);
+	/* A failed unmap (half a mapping) changes nothing. */
+	must_fail(cuMemUnmap(va, v.granularity) != CUDA_SUCCESS, "cuMemUnmap (half a mapping)");
+	vmm_use(va, size);
+	cu_check(cuMemUnmap(va, size), "cuMemUnmap (frees)");
+
+	/* Mapped twice and released: the second unmap frees it. */
+	cu_check(cuMemCreate(&h, size, &v.prop, 0), "cuMemCreate");
+	vmm_map(&v, va, size, h);
+	vmm_map(&v, va + 2 * size, size, h);
+	cu_check(cuMemRelease(h), "cuMemRelease (mapped twice)");
+	cu_check(cuMemUnmap(va, size), "cuMemUnmap (first)");
+	vmm_use(va + 2 * size, size);
+	cu_check(cuMemUnmap(va + 2 * size, size), "cuMemUnmap (last)");
+
+	/* Retained through its mapping: the last cuMemRelease frees it. */
+	cu_check(cuMemCreate(&h, size, &v.prop, 0), "cuMemCreate");
+	vmm_map(&v, va + size, size, h);
+	cu_check(cuMemRetainAllocationHandle(&retained, (void *)(uintptr_t)(va + size)),
+	         "cuMemRetainAllocationHandle");
+	cu_check(cuMemRelease(h), "cuMemRelease (retained)");
+	cu_check(cuMemUnmap(va + size, size), "cuMemUnmap (still held)");
+	cu_check(cuMemRelease(retained), "cuMemRelease (last)");
+
+	/* The ordinary order: unmapped, then released. */
+	cu_check(cuMemCreate(&h, size, &v.prop, 0), "cuMemCreate");
+	vmm_map(&v, va, size, h);
+	vmm_use(va, size);
+	cu_check(cuMemUnmap(va, size), "cuMemUnmap");
+	cu_check(cuMemRelease(h), "cuMemRelease (unmapped)");
+	/* A handle released twice: the second fails. */
+	must_fail(cuMemRelease(h) != CUDA_SUCCESS, "cuMemRelease (again)");
+
+	cu_check(cuMemAddressFree(va, 4 * size), "cuMemAddressFree");
+	cu_check(cuCtxDestroy(ctx), "cuCtxDestroy");
+	return failures != 0;
+}
+
 /* ------------------------------------------------------------ releases */
 
 static int release_fails(void)
@@ -297,11 +393,13 @@ int main(int argc, char **argv)
 		return primary();
 	if (!strcmp(mode, "exit-live"))
 		return exit_live();
+	if (!strcmp(mode, "vmm"))
+		return vmm();
 	if (!strcmp(mode, "release-fails"))
 		return release_fails();
 	if (!strcmp(mode, "churn") && argc == 4)
 		return churn(atoi(argv[2]), atol(argv[3]));
-	fprintf(stderr, "usage: accounting reset|ctx-destroy|primary|exit-live|release-fails|"
+	fprintf(stderr, "usage: accounting reset|ctx-destroy|primary|exit-live|vmm|release-fails|"
 	                "churn THREADS ROUNDS\n");
 	return 2;
 }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# Memory CUDA frees by itself: tests/programs/accounting traced in both
-# modes of CUDASIM_NESTED_DRIVER_CALLBACKS, each trace against its
+# Memory CUDA frees by itself, and VMM memory freed when its handle is
+# released and its last mapping unmapped: tests/programs/accounting traced
+# in both modes of CUDASIM_NESTED_DRIVER_CALLBACKS, each trace against its
 # ledger (check-trace.py: every free of the ledger is one mem_free or, when
 # a context's destruction made it, one mem_reclaim; live bytes at every
 # point; no address allocated twice without a free between, no free of one
@@ -13,6 +14,8 @@
 #   primary      the last cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxReset
 #   exit-live    memory live at exit (the runtime's release at exit, where
 #                the simulator makes one: its frees have api=-)
+#   vmm          physical memory released while mapped, mapped twice,
+#                retained, released after its unmap
 
 trace_here=$(cd "$(dirname "$0")" && pwd)
 . "$trace_here/../lib/tap.sh"
@@ -34,7 +37,7 @@ ledger_frees() { # TAG API
 	grep -c " op=free .* api=$2 " "$lttng_tmp/$1.ledger" || :
 }
 
-for situation in reset ctx-destroy primary exit-live; do
+for situation in reset ctx-destroy primary exit-live vmm; do
 	for mode in 0 1; do
 		tag="$situation-nested$mode"
 		trace_session "$tag" || continue
@@ -67,6 +70,15 @@ for situation in reset ctx-destroy primary exit-live; do
 		exit-live)
 			is "$tag: one mem_reclaim per free at exit" "$reclaims" \
 				"$(ledger_frees "$tag" -)"
+			;;
+		vmm)
+			# Physical memory freed by cuMemUnmap, the handle released
+			# before.
+			expected=$(grep -c " op=free kind=vmm_physical .* api=cuMemUnmap " \
+				"$lttng_tmp/$tag.ledger" || :)
+			ok "$tag: cuMemUnmap freed released physical memory ($expected in the ledger)" \
+				test "$expected" -ge 2
+			is "$tag: no mem_reclaim" "$reclaims" 0
 			;;
 		esac
 	done
