@@ -28,14 +28,15 @@
 #define CONFIG_MAX_MAX_STRING          4096
 
 struct config {
-	bool api;                 /* CUDATRACE_API: api_entry/api_exit */
-	uint32_t activity_kinds;  /* CUDATRACE_ACTIVITY: enum ct_activity_bit mask */
-	size_t buffer_size;       /* CUDATRACE_BUFFER_SIZE: bytes per activity buffer */
-	uint32_t flush_period_ms; /* CUDATRACE_FLUSH_PERIOD_MS: 0 = no periodic flush */
-	uint16_t max_string;      /* CUDATRACE_MAX_STRING: bytes per string field */
-	uint32_t nvml_period_ms;  /* CUDATRACE_NVML_PERIOD_MS: 0 = no periodic samples */
-	uint32_t session_poll_ms; /* CUDATRACE_SESSION_POLL_MS: 0 = all stays on */
-	int debug;                /* CUDATRACE_DEBUG: log level, 0..3 */
+	bool api;                     /* CUDATRACE_API: api_entry/api_exit */
+	uint32_t activity_kinds;      /* CUDATRACE_ACTIVITY: enum ct_activity_bit mask */
+	size_t buffer_size;           /* CUDATRACE_BUFFER_SIZE: bytes per activity buffer */
+	uint32_t flush_period_ms;     /* CUDATRACE_FLUSH_PERIOD_MS: 0 = no periodic flush */
+	uint16_t max_string;          /* CUDATRACE_MAX_STRING: bytes per string field */
+	uint32_t nvml_period_ms;      /* CUDATRACE_NVML_PERIOD_MS: 0 = no periodic samples */
+	uint32_t session_poll_ms;     /* CUDATRACE_SESSION_POLL_MS: 0 = all stays on */
+	uint32_t statedump_period_ms; /* CUDATRACE_STATEDUMP_PERIOD_MS: 0 = at session start only */
+	int debug;                    /* CUDATRACE_DEBUG: log level, 0..3 */
 };
 
 /* Strings are uint16-counted sequences in the events; CUPTI wants buffers
@@ -45,18 +46,19 @@ _Static_assert(CONFIG_MIN_BUFFER_SIZE % 8 == 0 && CONFIG_MAX_BUFFER_SIZE % 8 == 
                "buffer sizes are multiples of 8");
 
 /* The settings of a process whose environment sets none. */
-#define CONFIG_DEFAULTS                                                        \
-	{                                                                      \
-		.api = true, .activity_kinds = CT_ACT_ALL,                     \
-		.buffer_size = CONFIG_DEFAULT_BUFFER_SIZE,                     \
-		.flush_period_ms = CONFIG_DEFAULT_FLUSH_PERIOD_MS,             \
-		.max_string = CONFIG_DEFAULT_MAX_STRING, .nvml_period_ms = 0,  \
-		.session_poll_ms = CONFIG_DEFAULT_SESSION_POLL_MS, .debug = 0, \
+#define CONFIG_DEFAULTS                                                                      \
+	{                                                                                    \
+		.api = true, .activity_kinds = CT_ACT_ALL,                                   \
+		.buffer_size = CONFIG_DEFAULT_BUFFER_SIZE,                                   \
+		.flush_period_ms = CONFIG_DEFAULT_FLUSH_PERIOD_MS,                           \
+		.max_string = CONFIG_DEFAULT_MAX_STRING, .nvml_period_ms = 0,                \
+		.session_poll_ms = CONFIG_DEFAULT_SESSION_POLL_MS, .statedump_period_ms = 0, \
+		.debug = 0,                                                                  \
 	}
 
 /* One message per variable whose value cannot be used, e.g.
  * "CUDATRACE_API=maybe is not 1 or 0; using the default". */
-#define CONFIG_PROBLEMS_MAX 8 /* the number of variables */
+#define CONFIG_PROBLEMS_MAX 9 /* the number of variables */
 #define CONFIG_PROBLEM_LEN  256
 
 struct config_problems {

@@ -25,6 +25,7 @@
 #include "nvml.h"
 #include "sessions.h"
 #include "state.h"
+#include "statedump.h"
 #include "tracer.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -70,6 +71,7 @@ static void at_exit(void)
 	if (!tracer_active() || getpid() != tracer.pid)
 		return;
 	sessions_watch_stop();
+	statedump_stop();
 	nvml_sampler_stop();
 	activity_stop();
 }
@@ -173,6 +175,8 @@ static void init(void)
 	if (activity_start() < 0)
 		log_warn("no activity kind could be enabled: GPU-side events are off");
 	sessions_watch_start();
+	if (statedump_start(config.statedump_period_ms) < 0)
+		log_warn("cannot start the statedump thread");
 	nvml_sampler_start(config.nvml_period_ms);
 	if (atexit(at_exit) != 0)
 		log_warn("cannot register the exit handler: GPU events may be lost at exit");

@@ -32,6 +32,17 @@ static uint64_t api_key(uint8_t domain, uint16_t cbid)
 	return (uint64_t)domain << 16 | cbid;
 }
 
+static void emit_api_name(uint8_t domain, uint16_t cbid, const char *name)
+{
+	lttng_ust_do_tracepoint(cudatrace, api_name,
+	                        &(struct ct_ev_api_name){
+	                            .domain = domain,
+	                            .cbid = cbid,
+	                            .name = text_or_empty(name),
+	                            .name_len = text_length(name),
+	                        });
+}
+
 void names_note_api(uint8_t domain, uint16_t cbid, const char *name)
 {
 	uint64_t key = api_key(domain, cbid);
@@ -44,13 +55,17 @@ void names_note_api(uint8_t domain, uint16_t cbid, const char *name)
 		return;
 	if (table_claim(&api_named, key, API_SLOTS) == TABLE_PRESENT)
 		return;
-	lttng_ust_do_tracepoint(cudatrace, api_name,
-	                        &(struct ct_ev_api_name){
-	                            .domain = domain,
-	                            .cbid = cbid,
-	                            .name = text_or_empty(name),
-	                            .name_len = text_length(name),
-	                        });
+	emit_api_name(domain, cbid, name);
+}
+
+void names_emit_api(uint8_t domain, uint16_t cbid, const char *name)
+{
+	if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API)
+		return;
+	if (!lttng_ust_tracepoint_enabled(cudatrace, api_name))
+		return;
+	table_claim(&api_named, api_key(domain, cbid), API_SLOTS);
+	emit_api_name(domain, cbid, name);
 }
 
 uint64_t names_kernel_id(const char *name)

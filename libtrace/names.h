@@ -14,6 +14,11 @@
 /* Emit api_name for (domain, cbid) unless already done while enabled. */
 void names_note_api(uint8_t domain, uint16_t cbid, const char *name);
 
+/* Emit api_name for (domain, cbid) now, whether or not it was before (a
+ * statedump names what it refers to, for a snapshot that lost the first
+ * api_name), and count it as emitted. */
+void names_emit_api(uint8_t domain, uint16_t cbid, const char *name);
+
 /* The kernel_id of a kernel name: FNV-1a 64 of the whole name (0: none). */
 uint64_t names_kernel_id(const char *name);
 

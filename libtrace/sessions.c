@@ -10,9 +10,10 @@
  * events no session enables are disabled, and so are the activity kinds
  * whose gpu_* events none enables, so that neither CUPTI nor cudatrace
  * does any work for them. Allocations and releases stay traced, so that
- * the sizes of the allocations live when a session starts are known. A
- * session started while the program runs gets its first events up to one
- * period later.
+ * the sizes of the allocations live when a session starts are known, and
+ * a session that starts while the program runs gets them all in a
+ * statedump (statedump.c) from this thread. A session started while the
+ * program runs gets its first events up to one period later.
  */
 #include "activity.h"
 #include "callbacks.h"
@@ -23,13 +24,15 @@
 #include "periodic.h"
 #include "sessions.h"
 #include "state.h"
+#include "statedump.h"
 #include "tracer.h"
 
 static struct periodic watcher = PERIODIC_INIT(sessions_follow);
 
-/* Ticks for which the events that name things have been enabled, counted
- * up to 2. */
+/* Ticks for which the events that name things, and those of the live
+ * set, have been enabled, counted up to 2. */
 static unsigned naming_ticks;
+static unsigned state_ticks;
 
 static bool naming_wanted(void)
 {
@@ -59,6 +62,30 @@ static void follow_naming(void)
 	}
 }
 
+static bool state_wanted(void)
+{
+	return lttng_ust_tracepoint_enabled(cudatrace, statedump_begin) ||
+	       lttng_ust_tracepoint_enabled(cudatrace, mem_live) ||
+	       lttng_ust_tracepoint_enabled(cudatrace, statedump_end);
+}
+
+/*
+ * A session that starts while the program runs gets the live set, one
+ * period after its events come on, for the reason names are emitted
+ * again then (follow_naming). A session started while another one already
+ * enables them is not seen: it gets the periodic dumps
+ * (CUDATRACE_STATEDUMP_PERIOD_MS).
+ */
+static void follow_state(void)
+{
+	if (!state_wanted()) {
+		state_ticks = 0;
+		return;
+	}
+	if (state_ticks < 2 && ++state_ticks == 2)
+		statedump_run(CT_STATEDUMP_SESSION_START);
+}
+
 void sessions_follow(void)
 {
 	if (!tracer_active())
@@ -66,6 +93,7 @@ void sessions_follow(void)
 	callbacks_follow_sessions();
 	activity_follow_sessions();
 	follow_naming();
+	follow_state();
 	/* A session started late gets tracer_info even before a call. */
 	tracer_info_emit_once();
 }
@@ -77,6 +105,7 @@ void sessions_watch_start(void)
 	/* A session started before the program records from its first event:
 	 * nothing to emit again. */
 	naming_ticks = naming_wanted() ? 2 : 0;
+	state_ticks = state_wanted() ? 2 : 0;
 	sessions_follow();
 	if (periodic_start(&watcher, config.session_poll_ms) < 0)
 		log_warn("cannot start the session watch thread");

@@ -15,8 +15,9 @@ void sessions_watch_start(void);
 void sessions_watch_stop(void);
 
 /* One look, what the thread does every period: switch the callbacks and
- * activity kinds to what the started sessions enable, and have names
- * emitted again once naming events have been on for a period. */
+ * activity kinds to what the started sessions enable, have names emitted
+ * again once naming events have been on for a period, and dump the live
+ * set once its events have. */
 void sessions_follow(void);
 
 #endif /* CUDATRACE_SESSIONS_H */

@@ -17,6 +17,11 @@
  *   vmm              physical memory released while mapped, mapped twice,
  *                    retained through a mapping, released after its unmap;
  *                    a failed unmap
+ *   wait FIFO        allocations of every kind, "ready" on stdout, then
+ *                    wait until a line can be read from FIFO; free some,
+ *                    allocate more, exit
+ *   flight FIFO N    a live set, then N memsets on it (a flight recorder's
+ *                    ring buffer wraps), "ready", wait on FIFO as above
  *   release-fails    releases of live memory that fail (the wrong call
  *                    for its kind): it stays live, and is freed later
  *   churn T N        T threads that allocate and free N times each,
@@ -65,6 +70,25 @@ static void must_fail(int failed, const char *what)
 		return;
 	fprintf(stderr, "accounting: %s: succeeded, should have failed\n", what);
 	failures++;
+}
+
+/* Wait until a line can be read from fifo (the test has done its part). */
+static void wait_on(const char *fifo)
+{
+	char line[64];
+	FILE *in;
+
+	printf("ready\n");
+	fflush(stdout);
+	in = fopen(fifo, "r");
+	if (!in) {
+		perror(fifo);
+		failures++;
+		return;
+	}
+	if (!fgets(line, sizeof(line), in))
+		failures++;
+	fclose(in);
 }
 
 /* ------------------------------------------------------------ runtime */
@@ -304,6 +328,83 @@ static int vmm(void)
 	return failures != 0;
 }
 
+/* ------------------------------------------------------------ late sessions */
+
+struct vmm_live {
+	CUmemGenericAllocationHandle handle;
+	CUdeviceptr va;
+	size_t size;
+};
+
+/* Physical memory mapped and released, and a reservation for it. */
+static void vmm_live_make(struct vmm_live *l)
+{
+	CUcontext ctx;
+	CUdevice dev;
+	struct vmm v;
+
+	cu_check(cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+	cu_check(cuCtxGetDevice(&dev), "cuCtxGetDevice");
+	vmm_init(&v, dev);
+	l->size = v.granularity;
+	cu_check(cuMemAddressReserve(&l->va, l->size, 0, 0, 0), "cuMemAddressReserve");
+	cu_check(cuMemCreate(&l->handle, l->size, &v.prop, 0), "cuMemCreate");
+	vmm_map(&v, l->va, l->size, l->handle);
+	cu_check(cuMemRelease(l->handle), "cuMemRelease (mapped)");
+}
+
+static void vmm_live_end(struct vmm_live *l)
+{
+	cu_check(cuMemUnmap(l->va, l->size), "cuMemUnmap");
+	cu_check(cuMemAddressFree(l->va, l->size), "cuMemAddressFree");
+}
+
+static int wait_session(const char *fifo)
+{
+	struct rt_set s;
+	struct vmm_live l;
+	void *later = NULL;
+
+	rt_allocate(&s);
+	vmm_live_make(&l);
+	wait_on(fifo);
+	rt_check(cudaFree(s.device), "cudaFree");
+	rt_check(cudaFreeAsync(s.async, s.stream), "cudaFreeAsync");
+	rt_check(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize");
+	rt_check(cudaMalloc(&later, 5 * MIB), "cudaMalloc");
+	rt_check(cudaFree(later), "cudaFree");
+	vmm_live_end(&l);
+	rt_check(cudaFreeHost(s.pinned), "cudaFreeHost");
+	rt_check(cudaHostUnregister(s.registered), "cudaHostUnregister");
+	free(s.registered);
+	return failures != 0;
+}
+
+static int flight(const char *fifo, long memsets)
+{
+	struct rt_set s;
+	struct vmm_live l;
+
+	rt_allocate(&s);
+	vmm_live_make(&l);
+	for (long i = 0; i < memsets; i++) {
+		void *p = NULL;
+
+		/* Allocations come and go while the ring buffer turns. */
+		if (i % 100 == 0) {
+			rt_check(cudaMalloc(&p, 4096), "cudaMalloc");
+			rt_check(cudaFree(p), "cudaFree");
+		}
+		rt_check(cudaMemsetAsync(s.device, (int)i, 4096, s.stream), "cudaMemsetAsync");
+	}
+	rt_check(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize");
+	wait_on(fifo);
+	vmm_live_end(&l);
+	rt_check(cudaFree(s.device), "cudaFree");
+	free(s.registered);
+	return failures != 0;
+}
+
 /* ------------------------------------------------------------ releases */
 
 static int release_fails(void)
@@ -395,11 +496,15 @@ int main(int argc, char **argv)
 		return exit_live();
 	if (!strcmp(mode, "vmm"))
 		return vmm();
+	if (!strcmp(mode, "wait") && argc == 3)
+		return wait_session(argv[2]);
+	if (!strcmp(mode, "flight") && argc == 4)
+		return flight(argv[2], atol(argv[3]));
 	if (!strcmp(mode, "release-fails"))
 		return release_fails();
 	if (!strcmp(mode, "churn") && argc == 4)
 		return churn(atoi(argv[2]), atol(argv[3]));
-	fprintf(stderr, "usage: accounting reset|ctx-destroy|primary|exit-live|vmm|release-fails|"
-	                "churn THREADS ROUNDS\n");
+	fprintf(stderr, "usage: accounting reset|ctx-destroy|primary|exit-live|vmm|wait FIFO|"
+	                "flight FIFO MEMSETS|release-fails|churn THREADS ROUNDS\n");
 	return 2;
 }

@@ -6,10 +6,11 @@
 #
 #   check-trace.py --ledger LEDGER --trace EVENTS [--checks LIST]
 #                  [--allow-missing-gpu] [--exclude-pid PID ...]
+#                  [--dump-ledger LEDGER [--dump-reason REASON] [--after-dump]]
 #   check-trace.py --compare EVENTS_A EVENTS_B
 #
 # EVENTS is what read-trace.py printed for the trace. The checks (default:
-# all but drops) are:
+# all but drops and statedump) are:
 #
 #   readable  no event was discarded by LTTng
 #   ops       every alloc, free, alloc_failed, memcpy, memset and launch of
@@ -30,7 +31,15 @@
 #   addresses in the order of the trace, no address (or VMM handle) is
 #             allocated twice without a free between, and no free is of
 #             one the trace does not hold allocated (a mem_free of size 0
-#             included)
+#             included); a trace that starts late holds what its first
+#             complete statedump gives
+#   statedump with --dump-ledger LEDGER, the ledger as the program left it
+#             while the dump was taken: the trace has a complete dump (the
+#             first, or with --dump-reason REASON the last of that reason)
+#             whose mem_live events are the ledger's live set then, each
+#             with its kind, device, address, size, stream, API,
+#             correlation id and an alloc_time between its allocation and
+#             the dump; its entries count them
 #   corr      every gpu_kernel, gpu_memcpy and gpu_memset has the
 #             correlation id (and kernel or byte count) of its host event,
 #             and every host event has its GPU event
@@ -42,6 +51,11 @@
 #             lies inside the call's api_entry..api_exit window (a ledger
 #             with no such copy: none in the trace either)
 #   drops     activity_dropped counts sum to the ledger's cupti_drop lines
+#
+# With --after-dump, the trace starts while the program runs: only the
+# ledger's operations after --dump-ledger's are looked for (ops), the live
+# bytes start from the dump's (live: at the end only), and the addresses
+# the dump gives are held.
 #
 # --allow-missing-gpu is for traces that may lack GPU events (dropped
 # records, a killed process): corr no longer asks every host event for its
@@ -277,8 +291,9 @@ def describe(key):
 class Matching:
     """Each ledger operation paired with the trace event that reports it."""
 
-    def __init__(self, ledger, trace, excluded_pids, missing_gpu_ok=False):
+    def __init__(self, ledger, trace, excluded_pids, missing_gpu_ok=False, since=0):
         self.ledger_ops = [op for op in ledger if op["op"] in SEMANTIC_OPS
+                           and op["_index"] >= since
                            and number(op.get("pid")) not in excluded_pids]
         self.trace_ops = [e for e in trace.events if e["_name"] in OP_OF_EVENT
                           and e["_index"] not in trace.undone
@@ -431,7 +446,41 @@ def check_live(tap, matching):
            % compared, details)
 
 
-def check_addresses(tap, trace):
+def series_of(pid, device, kind):
+    return (number(pid), device_of(device), kind)
+
+
+def check_live_end(tap, ledger, trace, dump, excluded_pids):
+    """A trace that starts late: the dump's live bytes plus the deltas of
+    the events after it end where the ledger ends."""
+    expected = collections.Counter()
+    for op in ledger:
+        if op["op"] in ("alloc", "free") and number(op.get("pid")) not in excluded_pids:
+            size = 0 if op.get("kind") == "vmm_map" else number(op.get("size"), 0)
+            expected[series_of(op.get("pid"), op.get("dev"), op.get("kind"))] += (
+                size if op["op"] == "alloc" else -size)
+    found = collections.Counter()
+    for live in dump["lives"]:
+        kind = enum_text("kind", live.get("kind"))
+        if kind != "vmm_map":
+            found[series_of(live.get("vpid"), live.get("device"), kind)] += number(
+                live.get("size"), 0)
+    begin_ts = number(dump["begin"].get("ts"), 0)
+    for event in trace.events:
+        if (event["_name"] in MEM_EVENTS and number(event.get("ts"), 0) > begin_ts
+                and number(event.get("vpid")) not in excluded_pids):
+            found[series_of(event.get("vpid"), event.get("device"),
+                            enum_text("kind", event.get("kind")))] += number(
+                event.get("delta"), 0)
+    details = ["%s: the trace ends with %d live bytes, the ledger with %d"
+               % (describe(series), found[series], expected[series])
+               for series in sorted(set(expected) | set(found), key=str)
+               if found[series] != expected[series]]
+    tap.ok(not details, "the dump's live bytes and the deltas after it end as the ledger "
+           "(%d series)" % len(set(expected) | set(found)), details)
+
+
+def check_addresses(tap, trace, dump):
     """No address allocated twice without a free between, no free of an
     address the trace does not hold."""
     live = {}
@@ -444,6 +493,13 @@ def check_addresses(tap, trace):
         return (event.get("vpid"), space, number(event.get("address")))
 
     events = [e for e in trace.events if e["_name"] in MEM_EVENTS]
+    if dump is not None:
+        # A late start: the dump says what was live; events before it do
+        # not count.
+        begin_ts = number(dump["begin"].get("ts"), 0)
+        events = [e for e in events if number(e.get("ts"), 0) > begin_ts]
+        for event in dump["lives"]:
+            live[where(event)] = event
     for event in sorted(events, key=lambda e: (number(e.get("ts"), 0), e["_index"])):
         checked += 1
         key = where(event)
@@ -462,6 +518,101 @@ def check_addresses(tap, trace):
             details.append("a free of an address the trace does not hold: %s" % text)
     tap.ok(not details and checked > 0, "no address allocated twice without a free between, "
            "no free of one not allocated (%d memory events)" % checked, details)
+
+
+def find_dump(trace, reason=None):
+    """The first complete statedump (with a reason: the last of that
+    reason): {"begin", "end", "lives"} of the events of its process, or
+    None."""
+    dumps = {}
+    order = []
+    for event in trace.events:
+        name = event["_name"]
+        if name not in ("statedump_begin", "mem_live", "statedump_end"):
+            continue
+        key = (event.get("vpid"), number(event.get("dump")))
+        if name == "statedump_begin":
+            dumps[key] = {"begin": event, "end": None, "lives": []}
+            order.append(key)
+        elif key in dumps and name == "mem_live":
+            dumps[key]["lives"].append(event)
+        elif key in dumps:
+            dumps[key]["end"] = event
+    found = None
+    for key in order:
+        dump = dumps[key]
+        if dump["end"] is None or number(dump["end"].get("complete")) != 1:
+            continue
+        if reason is None:
+            return dump
+        if enum_text("reason", dump["begin"].get("reason")) == reason:
+            found = dump
+    return found
+
+
+def ledger_live_set(ledger):
+    """The allocations the ledger holds live at its end, by (pid, kind,
+    address)."""
+    live = {}
+    for op in ledger:
+        key = (number(op.get("pid")), op.get("kind"), number(op.get("addr")))
+        if op["op"] == "alloc":
+            live[key] = op
+        elif op["op"] == "free":
+            live.pop(key, None)
+    return live
+
+
+def check_statedump(tap, trace, dump_ledger, reason):
+    dump = find_dump(trace, reason)
+    if dump is None:
+        tap.ok(False, "the trace has a complete statedump%s" % (
+            " of reason %s" % reason if reason else ""),
+            ["statedump_begin events: %d, statedump_end events: %d"
+             % (len(trace.named("statedump_begin")), len(trace.named("statedump_end")))])
+        return
+    expected = collections.Counter()
+    for op in ledger_live_set(dump_ledger).values():
+        stream = number(op.get("stream")) if op.get("kind") == "async" else None
+        expected[((number(op.get("pid")), number(op.get("tid"))), op.get("kind"),
+                  device_of(op.get("dev")), address_of(op.get("kind"), op.get("addr")),
+                  number(op.get("size")), stream, api_text(op.get("api")),
+                  number(op.get("corr")))] += 1
+    alloc_times = {(number(op.get("pid")), number(op.get("corr"))): number(op.get("t"))
+                   for op in dump_ledger if op["op"] == "alloc"}
+    found = collections.Counter()
+    details = []
+    begin_ts = number(dump["begin"].get("ts"), 0)
+    for live in dump["lives"]:
+        kind = enum_text("kind", live.get("kind"))
+        stream = number(live.get("stream")) if kind == "async" else None
+        pid = number(live.get("vpid"))
+        corr = number(live.get("correlation_id"))
+        # The thread that allocated: the ledger's; the trace's mem_live
+        # comes from cudatrace's thread, so match on the ledger's tid.
+        tid = next((key[0][1] for key in expected if key[0][0] == pid and key[-1] == corr),
+                   None)
+        found[((pid, tid), kind, device_of(live.get("device")),
+               address_of(kind, live.get("address")), number(live.get("size")), stream,
+               api_text(trace.api_name(live)), corr)] += 1
+        allocated = alloc_times.get((pid, corr))
+        alloc_time = number(live.get("alloc_time"), 0)
+        if allocated is None or not allocated <= alloc_time <= begin_ts:
+            details.append("mem_live correlation_id=%s: alloc_time %d is not between its "
+                           "allocation (%s) and the dump (%d)"
+                           % (corr, alloc_time, allocated, begin_ts))
+    for key in sorted(set(expected) | set(found), key=str):
+        if expected[key] != found[key]:
+            details.append("%dx in the ledger's live set, %dx in the dump: %s"
+                           % (expected[key], found[key], describe(key)))
+    entries = number(dump["end"].get("entries"))
+    if entries != len(dump["lives"]):
+        details.append("statedump_end says %s entries, the dump has %d mem_live"
+                       % (entries, len(dump["lives"])))
+    tap.ok(not details and dump["lives"], "statedump %s (%s): its %d mem_live are the "
+           "ledger's live set then" % (dump["begin"].get("dump"),
+                                        enum_text("reason", dump["begin"].get("reason")),
+                                        len(dump["lives"])), details)
 
 
 def check_correlation(tap, trace, matching, allow_missing):
@@ -693,6 +844,12 @@ def main(argv):
                         "its gpu_kernel gives is compared without it")
     parser.add_argument("--exclude-pid", type=int, action="append", default=[])
     parser.add_argument("--compare", nargs=2, metavar="EVENTS")
+    parser.add_argument("--dump-ledger", help="the ledger as it was while the statedump "
+                        "was taken")
+    parser.add_argument("--dump-reason", help="the last complete dump of this reason, "
+                        "rather than the first")
+    parser.add_argument("--after-dump", action="store_true",
+                        help="the trace starts while the program runs, at the dump")
     args = parser.parse_args(argv[1:])
     tap = Tap()
 
@@ -708,10 +865,17 @@ def main(argv):
     ledger = load_ledger(args.ledger)
     trace = Trace(load_events(args.trace))
     checks = [c for c in args.checks.split(",") if c]
-    unknown = set(checks) - set(ALL_CHECKS) - {"drops"}
+    unknown = set(checks) - set(ALL_CHECKS) - {"drops", "statedump"}
     if unknown:
         parser.error("unknown checks: %s" % ", ".join(sorted(unknown)))
-    matching = Matching(ledger, trace, set(args.exclude_pid), args.allow_missing_gpu)
+    dump_ledger = load_ledger(args.dump_ledger) if args.dump_ledger else None
+    if ("statedump" in checks or args.after_dump) and dump_ledger is None:
+        parser.error("the statedump check and --after-dump need --dump-ledger")
+    # The ledger's lines up to the dump are the same lines of the whole.
+    since = len(open(args.dump_ledger, encoding="utf-8", errors="replace").readlines()) \
+        if args.after_dump else 0
+    dump = find_dump(trace, args.dump_reason) if args.after_dump else None
+    matching = Matching(ledger, trace, set(args.exclude_pid), args.allow_missing_gpu, since)
     tap.ok(bool(matching.ledger_ops), "the ledger has operations (%d)"
            % len(matching.ledger_ops))
     for check in checks:
@@ -719,10 +883,20 @@ def main(argv):
             check_readable(tap, trace)
         elif check == "ops":
             check_ops(tap, matching, trace)
+        elif check == "live" and args.after_dump:
+            if dump is None:
+                tap.ok(False, "the trace has a complete statedump to start from")
+            else:
+                check_live_end(tap, ledger, trace, dump, set(args.exclude_pid))
         elif check == "live":
             check_live(tap, matching)
         elif check == "addresses":
-            check_addresses(tap, trace)
+            if args.after_dump and dump is None:
+                tap.ok(False, "the trace has a complete statedump to start from")
+            else:
+                check_addresses(tap, trace, dump)
+        elif check == "statedump":
+            check_statedump(tap, trace, dump_ledger, args.dump_reason)
         elif check == "corr":
             check_correlation(tap, trace, matching, args.allow_missing_gpu)
         elif check == "gputime":

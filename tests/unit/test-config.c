@@ -26,6 +26,7 @@ static const char *const variables[] = {
 	"CUDATRACE_MAX_STRING",
 	"CUDATRACE_NVML_PERIOD_MS",
 	"CUDATRACE_SESSION_POLL_MS",
+	"CUDATRACE_STATEDUMP_PERIOD_MS",
 	"CUDATRACE_DEBUG",
 };
 
@@ -62,6 +63,7 @@ static void assert_defaults(const struct config *c)
 	assert_int_equal(c->max_string, defaults.max_string);
 	assert_int_equal(c->nvml_period_ms, defaults.nvml_period_ms);
 	assert_int_equal(c->session_poll_ms, defaults.session_poll_ms);
+	assert_int_equal(c->statedump_period_ms, defaults.statedump_period_ms);
 	assert_int_equal(c->debug, defaults.debug);
 }
 
@@ -102,6 +104,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.max_string, 256);
 	assert_int_equal(c.nvml_period_ms, 0);
 	assert_int_equal(c.session_poll_ms, 100);
+	assert_int_equal(c.statedump_period_ms, 0);
 	assert_int_equal(c.debug, 0);
 }
 
@@ -234,6 +237,20 @@ static void test_session_poll(void **state)
 	refused("CUDATRACE_SESSION_POLL_MS", "never", range);
 }
 
+static void test_statedump_period(void **state)
+{
+	const char *range = "a number from 0 to 3600000";
+
+	(void)state;
+	assert_int_equal(read_with("CUDATRACE_STATEDUMP_PERIOD_MS", "0").statedump_period_ms, 0);
+	assert_int_equal(read_with("CUDATRACE_STATEDUMP_PERIOD_MS", "500").statedump_period_ms,
+	                 500);
+	assert_int_equal(read_with("CUDATRACE_STATEDUMP_PERIOD_MS", "3600000").statedump_period_ms,
+	                 3600000);
+	refused("CUDATRACE_STATEDUMP_PERIOD_MS", "3600001", range);
+	refused("CUDATRACE_STATEDUMP_PERIOD_MS", "1s", range);
+}
+
 static void test_debug(void **state)
 {
 	(void)state;
@@ -276,11 +293,12 @@ static void test_several_problems(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),     cmocka_unit_test(test_api),
-		cmocka_unit_test(test_activity),     cmocka_unit_test(test_buffer_size),
-		cmocka_unit_test(test_flush_period), cmocka_unit_test(test_max_string),
-		cmocka_unit_test(test_nvml_period),  cmocka_unit_test(test_session_poll),
-		cmocka_unit_test(test_debug),        cmocka_unit_test(test_several_problems),
+		cmocka_unit_test(test_defaults),         cmocka_unit_test(test_api),
+		cmocka_unit_test(test_activity),         cmocka_unit_test(test_buffer_size),
+		cmocka_unit_test(test_flush_period),     cmocka_unit_test(test_max_string),
+		cmocka_unit_test(test_nvml_period),      cmocka_unit_test(test_session_poll),
+		cmocka_unit_test(test_statedump_period), cmocka_unit_test(test_debug),
+		cmocka_unit_test(test_several_problems),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

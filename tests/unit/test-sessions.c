@@ -2,9 +2,10 @@
 /*
  * test-sessions.c - the session watcher (libtrace/sessions.c): what it
  * switches off while no session enables an event, and on again as sessions
- * come and go. Sessions are faked by setting lttng-ust's enabled state of
- * the tracepoints (libtrace-test.h); CUPTI is faked here, recording which
- * callback ids, domains and activity kinds are on.
+ * come and go, and the live set it dumps for a session that starts while
+ * the program runs. Sessions are faked by setting lttng-ust's enabled
+ * state of the tracepoints (libtrace-test.h); CUPTI is faked here,
+ * recording which callback ids, domains and activity kinds are on.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,8 @@
 #include "names.h"
 #include "sessions.h"
 #include "state.h"
+#include "statedump.h"
+#include "tracker.h"
 
 /* ------------------------------------------------------------ fake CUPTI */
 
@@ -135,6 +138,16 @@ CUptiResult CUPTIAPI cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint
 CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char **text)
 {
 	*text = "fake";
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid,
+                                          const char **name)
+{
+	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API ||
+	    cbid != CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*name = "cudaMalloc_v3020";
 	return CUPTI_SUCCESS;
 }
 
@@ -412,6 +425,149 @@ static void test_session_before_start(void **state)
 	assert_int_equal(copies_on(), 0);
 }
 
+/* ------------------------------------------------------- the live set */
+
+#define LIVE_MAX 64
+
+static struct {
+	unsigned begins, ends;
+	uint32_t dump;
+	uint8_t reason;
+	uint32_t entries;
+	uint8_t complete;
+	unsigned live;
+	struct ct_ev_mem_live lives[LIVE_MAX];
+} dumped;
+
+static void on_statedump_begin(void *data, const struct ct_ev_statedump_begin *e)
+{
+	dumped.begins++;
+	dumped.dump = e->dump;
+	dumped.reason = e->reason;
+	dumped.live = 0;
+}
+
+static void on_mem_live(void *data, const struct ct_ev_mem_live *e)
+{
+	assert_int_equal(e->dump, dumped.dump);
+	if (dumped.live < LIVE_MAX)
+		dumped.lives[dumped.live] = *e;
+	dumped.live++;
+}
+
+static void on_statedump_end(void *data, const struct ct_ev_statedump_end *e)
+{
+	assert_int_equal(e->dump, dumped.dump);
+	dumped.ends++;
+	dumped.entries = e->entries;
+	dumped.complete = e->complete;
+}
+
+static void enable_live_set(void)
+{
+	TP_ENABLE(statedump_begin, on_statedump_begin);
+	TP_ENABLE(mem_live, on_mem_live);
+	TP_ENABLE(statedump_end, on_statedump_end);
+}
+
+/* The mem_live of the dump that starts at address, or NULL. */
+static const struct ct_ev_mem_live *live_at(uint64_t address)
+{
+	for (unsigned i = 0; i < dumped.live && i < LIVE_MAX; i++) {
+		if (dumped.lives[i].address == address)
+			return &dumped.lives[i];
+	}
+	return NULL;
+}
+
+/* A session that starts while the program runs gets the live set once,
+ * one period after its events come on, with what each allocation's
+ * mem_alloc said and its allocation time; the next session gets its own;
+ * periodic dumps say so. */
+static void test_late_session_live_set(void **state)
+{
+	struct tracker_entry device = {
+		.start = 0x7f0000001000,
+		.size = 4096,
+		.alloc_time = 111,
+		.api = { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
+		         42 },
+		.context = 3,
+		.stream = CT_STREAM_NONE,
+		.kind = CT_MEM_DEVICE,
+		.device = 1,
+	};
+	struct tracker_entry physical = {
+		.start = 0x77,
+		.size = 2 << 20,
+		.alloc_time = 222,
+		.api = { CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemCreate, 43 },
+		.stream = CT_STREAM_NONE,
+		.kind = CT_MEM_VMM_PHYSICAL,
+		.refs = 1,
+	};
+	const struct ct_ev_mem_live *live;
+	uint32_t first;
+
+	(void)state;
+	memset(&dumped, 0, sizeof(dumped));
+	assert_true(tracker_insert(TRACKER_ADDRESSES, &device));
+	assert_true(tracker_insert(TRACKER_VMM_HANDLES, &physical));
+	sessions_follow();
+	enable_live_set();
+	TP_ENABLE(api_name, on_api_name);
+	sessions_follow(); /* the events are on: one tick */
+	assert_int_equal(dumped.begins, 0);
+	sessions_follow(); /* two: the dump */
+	assert_int_equal(dumped.begins, 1);
+	assert_int_equal(dumped.ends, 1);
+	assert_int_equal(dumped.reason, CT_STATEDUMP_SESSION_START);
+	assert_int_equal(dumped.live, 2);
+	assert_int_equal(dumped.entries, 2);
+	assert_int_equal(dumped.complete, 1);
+	live = live_at(device.start);
+	assert_non_null(live);
+	assert_int_equal(live->size, 4096);
+	assert_int_equal(live->kind, CT_MEM_DEVICE);
+	assert_int_equal(live->device, 1);
+	assert_int_equal(live->alloc_time, 111);
+	assert_int_equal(live->stream, CT_STREAM_NONE);
+	assert_int_equal(live->api.domain, CUPTI_CB_DOMAIN_RUNTIME_API);
+	assert_int_equal(live->api.cbid, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020);
+	assert_int_equal(live->api.correlation_id, 42);
+	live = live_at(physical.start);
+	assert_non_null(live);
+	assert_int_equal(live->kind, CT_MEM_VMM_PHYSICAL);
+	assert_int_equal(live->api.correlation_id, 43);
+	/* The call that made it is named. */
+	assert_int_equal(api_names, 1);
+	first = dumped.dump;
+	/* Once. */
+	sessions_follow();
+	sessions_follow();
+	assert_int_equal(dumped.begins, 1);
+	/* What was freed is not in the next one, which has its own number. */
+	assert_true(tracker_remove(TRACKER_ADDRESSES, device.start, &device));
+	end_sessions();
+	sessions_follow();
+	enable_live_set();
+	sessions_follow();
+	sessions_follow();
+	assert_int_equal(dumped.begins, 2);
+	assert_int_equal(dumped.dump, first + 1);
+	assert_int_equal(dumped.live, 1);
+	assert_int_equal(dumped.entries, 1);
+	assert_non_null(live_at(physical.start));
+	/* Periodic dumps, and none without a session. */
+	statedump_run(CT_STATEDUMP_PERIODIC);
+	assert_int_equal(dumped.begins, 3);
+	assert_int_equal(dumped.reason, CT_STATEDUMP_PERIODIC);
+	end_sessions();
+	statedump_run(CT_STATEDUMP_PERIODIC);
+	assert_int_equal(dumped.begins, 3);
+	assert_true(tracker_remove(TRACKER_VMM_HANDLES, physical.start, &physical));
+}
+
 /* CUDATRACE_SESSION_POLL_MS=0: all stays on; a process that no longer
  * traces (a forked child) switches nothing. */
 static void test_no_watching(void **state)
@@ -441,6 +597,7 @@ int main(void)
 		cmocka_unit_test_setup(test_activity_kinds, no_session),
 		cmocka_unit_test_setup(test_late_session_names, no_session),
 		cmocka_unit_test_setup(test_session_before_start, no_session),
+		cmocka_unit_test_setup(test_late_session_live_set, no_session),
 		cmocka_unit_test_setup(test_no_watching, no_session),
 	};
 
