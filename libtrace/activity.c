@@ -84,6 +84,9 @@ static struct {
 /* CUPTI was told that buffers come zeroed. */
 static bool buffers_zeroed;
 
+/* Buffers handed to CUPTI and not yet handed back. */
+static unsigned buffers_out;
+
 static void *buffer_take(void)
 {
 	void *memory = NULL;
@@ -123,6 +126,8 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 	*buffer = memory;
 	*size = memory ? config.buffer_size : 0;
 	*max_records = 0;
+	if (memory)
+		__atomic_add_fetch(&buffers_out, 1, __ATOMIC_RELAXED);
 }
 
 static void report_dropped(void)
@@ -153,6 +158,7 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_
 	report_dropped();
 end:
 	buffer_give_back(buffer, valid_size);
+	__atomic_sub_fetch(&buffers_out, 1, __ATOMIC_RELAXED);
 }
 
 static void flush_tick(void)
@@ -279,6 +285,11 @@ void activity_flush(bool forced)
 {
 	if (activity_on)
 		cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+unsigned activity_buffers_out(void)
+{
+	return __atomic_load_n(&buffers_out, __ATOMIC_RELAXED);
 }
 
 void activity_stop(void)

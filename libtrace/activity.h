@@ -25,4 +25,8 @@ void activity_flush(bool forced);
 /* At exit: stop the flush thread, disable the kinds, forced flush. */
 void activity_stop(void);
 
+/* Buffers handed to CUPTI and not handed back yet (their records are not
+ * in the trace). */
+unsigned activity_buffers_out(void);
+
 #endif /* CUDATRACE_ACTIVITY_H */

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "nvml.h"
 #include "sessions.h"
+#include "shutdown.h"
 #include "state.h"
 #include "statedump.h"
 #include "tracer.h"
@@ -62,18 +63,6 @@ static void give_up(enum ct_tracer_error_kind kind, CUptiResult status, const ch
 	         result_text(status));
 	tracer_info_emit_once();
 	tracer_report(LOG_NOTICE, kind, (int32_t)status, message);
-}
-
-static void at_exit(void)
-{
-	/* A forked child inherits this handler but not CUPTI's threads:
-	 * flushing there would hang (HPCToolkit#195). */
-	if (!tracer_active() || getpid() != tracer.pid)
-		return;
-	sessions_watch_stop();
-	statedump_stop();
-	nvml_sampler_stop();
-	activity_stop();
 }
 
 static void in_child(void)
@@ -178,8 +167,8 @@ static void init(void)
 	if (statedump_start(config.statedump_period_ms) < 0)
 		log_warn("cannot start the statedump thread");
 	nvml_sampler_start(config.nvml_period_ms);
-	if (atexit(at_exit) != 0)
-		log_warn("cannot register the exit handler: GPU events may be lost at exit");
+	if (shutdown_register() < 0)
+		log_warn("cannot register the exit handlers: GPU events may be lost at exit");
 	pthread_atfork(NULL, NULL, in_child);
 	tracer_info_emit_once();
 	log_info("tracing process %d", (int)tracer.pid);

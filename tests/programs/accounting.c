@@ -22,6 +22,8 @@
  *                    allocate more, exit
  *   flight FIFO N    a live set, then N memsets on it (a flight recorder's
  *                    ring buffer wraps), "ready", wait on FIFO as above
+ *   exit-race N      two threads that copy and memset N times each, then
+ *                    both call exit() at once
  *   release-fails    releases of live memory that fail (the wrong call
  *                    for its kind): it stays live, and is freed later
  *   churn T N        T threads that allocate and free N times each,
@@ -428,6 +430,52 @@ static int release_fails(void)
 
 /* ------------------------------------------------------------ threads */
 
+struct racer {
+	pthread_barrier_t *ready;
+	long rounds;
+	int id;
+};
+
+/* Copies and memsets whose GPU records are still in CUPTI's buffers when
+ * both threads call exit(). */
+static void *race_to_exit(void *arg)
+{
+	struct racer *r = arg;
+	void *device = NULL, *pinned = NULL;
+	cudaStream_t stream;
+
+	rt_check(cudaStreamCreate(&stream), "cudaStreamCreate");
+	rt_check(cudaMalloc(&device, MIB), "cudaMalloc");
+	rt_check(cudaMallocHost(&pinned, MIB), "cudaMallocHost");
+	for (long i = 0; i < r->rounds; i++) {
+		rt_check(cudaMemcpyAsync(device, pinned, 4096, cudaMemcpyHostToDevice, stream),
+		         "cudaMemcpyAsync");
+		rt_check(cudaMemsetAsync(device, r->id, 4096, stream), "cudaMemsetAsync");
+	}
+	rt_check(cudaMemcpy(pinned, device, 4096, cudaMemcpyDeviceToHost), "cudaMemcpy");
+	rt_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+	pthread_barrier_wait(r->ready);
+	exit(failures != 0);
+}
+
+static int exit_race(long rounds)
+{
+	pthread_barrier_t ready;
+	struct racer racers[2];
+	pthread_t threads[2];
+
+	pthread_barrier_init(&ready, NULL, 2);
+	for (int i = 0; i < 2; i++) {
+		racers[i] = (struct racer){ &ready, rounds, i + 1 };
+		if (pthread_create(&threads[i], NULL, race_to_exit, &racers[i]) != 0)
+			return 1;
+	}
+	/* The racers exit the process. */
+	for (int i = 0; i < 2; i++)
+		pthread_join(threads[i], NULL);
+	return 1;
+}
+
 struct churner {
 	pthread_barrier_t *start;
 	long rounds;
@@ -500,11 +548,14 @@ int main(int argc, char **argv)
 		return wait_session(argv[2]);
 	if (!strcmp(mode, "flight") && argc == 4)
 		return flight(argv[2], atol(argv[3]));
+	if (!strcmp(mode, "exit-race") && argc == 3)
+		return exit_race(atol(argv[2]));
 	if (!strcmp(mode, "release-fails"))
 		return release_fails();
 	if (!strcmp(mode, "churn") && argc == 4)
 		return churn(atoi(argv[2]), atol(argv[3]));
-	fprintf(stderr, "usage: accounting reset|ctx-destroy|primary|exit-live|vmm|wait FIFO|"
-	                "flight FIFO MEMSETS|release-fails|churn THREADS ROUNDS\n");
+	fprintf(stderr,
+	        "usage: accounting reset|ctx-destroy|primary|exit-live|vmm|wait FIFO|"
+	        "flight FIFO MEMSETS|exit-race ROUNDS|release-fails|churn THREADS ROUNDS\n");
 	return 2;
 }
