@@ -19,6 +19,7 @@
 #include <cupti.h>
 
 #include "activity.h"
+#include "app-context.h"
 #include "callbacks.h"
 #include "config.h"
 #include "log.h"
@@ -147,6 +148,9 @@ static void init(void)
 	CUptiResult status;
 
 	load_config();
+	/* Before any event: a session's filter may select on it. */
+	if (app_context_register() < 0)
+		log_warn("cannot register the LTTng context $app.cudatrace:session");
 	tracer.pid = getpid();
 	fill_info();
 	if (subscribe() < 0)

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * app-context.h - the LTTng-UST application context $app.cudatrace:session,
+ * whose value is the environment variable CUDATRACE_SESSION. Children
+ * inherit the variable, so that a session can record a process tree from
+ * its first event with a filter, and no PID tracker:
+ *
+ *     lttng enable-event -u 'cudatrace:*' \
+ *             --filter '$app.cudatrace:session == "NAME"'
+ */
+#ifndef CUDATRACE_APP_CONTEXT_H
+#define CUDATRACE_APP_CONTEXT_H
+
+/* Read CUDATRACE_SESSION and register the context provider with
+ * lttng-ust, before the first event. Returns 0, or -1 when lttng-ust
+ * refuses it. */
+int app_context_register(void);
+
+/* The context's value: CUDATRACE_SESSION as read, or NULL when unset. */
+const char *app_context_session(void);
+
+#endif /* CUDATRACE_APP_CONTEXT_H */
