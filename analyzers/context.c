@@ -63,6 +63,7 @@ struct ct_context {
 	GHashTable *path_ids;    /* path_entry (parent, message) -> itself, borrowed */
 	uint32_t overflow_path;  /* shared by new paths beyond CT_PATH_MAX, 0 until needed */
 	int slots_used;
+	struct ct_losses losses;
 };
 
 /* -------------------------------------------------------------- keys */
@@ -173,6 +174,7 @@ struct ct_context *ct_context_create(void)
 	ctx->path_ids = g_hash_table_new(path_hash, path_equal);
 	/* id 0: not inside any range */
 	g_ptr_array_add(ctx->paths, none);
+	ctx->losses.first_ns = INT64_MAX;
 	return ctx;
 }
 
@@ -213,6 +215,7 @@ static struct ct_process *process_new(struct ct_context *ctx, const char *hostna
 	p->hostname = hostname;
 	p->first_ns = INT64_MAX;
 	p->last_ns = INT64_MIN;
+	p->first_drop_ns = INT64_MAX;
 	g_ptr_array_add(ctx->processes, p);
 	return p;
 }
@@ -240,6 +243,22 @@ size_t ct_context_process_count(const struct ct_context *ctx)
 struct ct_process *ct_context_process_at(const struct ct_context *ctx, size_t i)
 {
 	return i < ctx->processes->len ? g_ptr_array_index(ctx->processes, i) : NULL;
+}
+
+void ct_context_note_loss(struct ct_context *ctx, int64_t time_ns, uint64_t events,
+                          uint64_t packets)
+{
+	if (!events && !packets)
+		return;
+	ctx->losses.events += events;
+	ctx->losses.packets += packets;
+	if (time_ns < ctx->losses.first_ns)
+		ctx->losses.first_ns = time_ns;
+}
+
+const struct ct_losses *ct_context_losses(const struct ct_context *ctx)
+{
+	return &ctx->losses;
 }
 
 struct ct_device *ct_context_device(struct ct_process *process, unsigned ordinal)
@@ -563,6 +582,11 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		break;
 	case CT_EV_TRACER_INFO:
 		update_tracer_info(ev);
+		break;
+	case CT_EV_ACTIVITY_DROPPED:
+		if (ev->u.activity_dropped.count && ev->time_ns < p->first_drop_ns)
+			p->first_drop_ns = ev->time_ns;
+		p->dropped_records += ev->u.activity_dropped.count;
 		break;
 	default:
 		break;

@@ -57,6 +57,9 @@ struct ct_process {
 	char tracer_version[32];
 	uint32_t cupti_version;
 	int32_t driver_version;
+	/* Activity records CUPTI dropped (activity_dropped), and when the first drop was told. */
+	uint64_t dropped_records;
+	int64_t first_drop_ns; /* INT64_MAX: none */
 	/* Devices this process's events named, by ordinal; NULL if none. Owned. */
 	struct ct_device *devices[256];
 	/* When each device was busy (gpu-activity.h), by ordinal; NULL until used. Owned. */
@@ -86,6 +89,18 @@ struct ct_thread {
 	/* Its open API calls (api-calls.h), struct ct_api_call; NULL until the first. Owned. */
 	GArray *calls;
 	void *slot[CT_SLOTS];
+};
+
+/*
+ * What LTTng lost in the trace (its discarded-events and discarded-packets
+ * counts): any event may be among them, so every figure from after the
+ * first loss is uncertain.
+ */
+struct ct_losses {
+	uint64_t events;  /* discarded events */
+	uint64_t packets; /* discarded packets: events lost, how many unknown */
+	int64_t
+	    first_ns; /* when the first loss began; INT64_MIN: before any event; INT64_MAX: none */
 };
 
 struct ct_context;
@@ -124,11 +139,21 @@ static inline void *ct_slot_data(void **slot, size_t size)
 
 /*
  * Updates the context from EV (names, devices, NVML samples, NVTX stacks,
- * tracer_info) and fills in ev->site and, for NVTX push/pop, ev->u.nvtx.path
+ * tracer_info, CUPTI's dropped records) and fills in ev->site and, for NVTX push/pop, ev->u.nvtx.path
  * and depth. Returns 0, or 1 when the event must not be delivered (an
  * unmatched pop).
  */
 int ct_context_update(struct ct_context *ctx, struct ct_event *ev);
+
+/*
+ * LTTng lost EVENTS events and PACKETS packets of the trace from TIME_NS on
+ * (INT64_MIN when the trace does not say when). The reader calls it at
+ * the loss's place in the pass, so an analysis knows at each event whether
+ * a loss came before it.
+ */
+void ct_context_note_loss(struct ct_context *ctx, int64_t time_ns, uint64_t events,
+                          uint64_t packets);
+const struct ct_losses *ct_context_losses(const struct ct_context *ctx);
 
 /* The device ORDINAL of PROCESS, created on first use. */
 struct ct_device *ct_context_device(struct ct_process *process, unsigned ordinal);

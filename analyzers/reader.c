@@ -314,6 +314,45 @@ static void handle_event(struct ct_reader *r, const bt_message *msg)
 	ct_reader_feed(r, &ev);
 }
 
+void ct_reader_note_loss(struct ct_reader *r, int64_t time_ns, uint64_t events, uint64_t packets)
+{
+	r->stats.discarded_events += events;
+	r->stats.discarded_packets += packets;
+	ct_context_note_loss(r->ctx, time_ns, events, packets);
+}
+
+/* CS in ns on the trace clock, as event times are (ct_decoder_time); INT64_MIN if unknown. */
+static int64_t snapshot_ns(const bt_clock_snapshot *cs)
+{
+	uint64_t cycles = bt_clock_snapshot_get_value(cs);
+	uint64_t frequency =
+	    bt_clock_class_get_frequency(bt_clock_snapshot_borrow_clock_class_const(cs));
+	uint64_t ns;
+
+	if (!frequency)
+		return INT64_MIN;
+	ns = cycles / frequency * UINT64_C(1000000000) +
+	     cycles % frequency * UINT64_C(1000000000) / frequency;
+	return ns > INT64_MAX ? INT64_MIN : (int64_t)ns;
+}
+
+/* When the loss MSG reports began; INT64_MIN when its stream gives no time. */
+static int64_t loss_time(const bt_message *msg, bool events)
+{
+	const bt_stream *stream = events ? bt_message_discarded_events_borrow_stream_const(msg)
+	                                 : bt_message_discarded_packets_borrow_stream_const(msg);
+	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
+
+	if (events && bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
+		return snapshot_ns(
+		    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg));
+	if (!events && bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
+		return snapshot_ns(
+		    bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+		        msg));
+	return INT64_MIN;
+}
+
 static void handle_message(struct ct_reader *r, const bt_message *msg)
 {
 	uint64_t count;
@@ -325,12 +364,12 @@ static void handle_message(struct ct_reader *r, const bt_message *msg)
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
 		if (bt_message_discarded_events_get_count(msg, &count) ==
 		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			r->stats.discarded_events += count;
+			ct_reader_note_loss(r, loss_time(msg, true), count, 0);
 		break;
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
 		if (bt_message_discarded_packets_get_count(msg, &count) ==
 		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			r->stats.discarded_packets += count;
+			ct_reader_note_loss(r, loss_time(msg, false), 0, count);
 		break;
 	default:
 		break;

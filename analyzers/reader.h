@@ -72,6 +72,15 @@ enum ct_reader_status ct_reader_read(struct ct_reader *reader, const char *const
  */
 void ct_reader_feed(struct ct_reader *reader, struct ct_event *ev);
 
+/*
+ * LTTng lost EVENTS events and PACKETS packets from TIME_NS on (INT64_MIN
+ * when the trace does not say when): counted in the stats and told to the
+ * context (ct_context_note_loss), as the trace pass does at the loss's
+ * place (for tests and other sources).
+ */
+void ct_reader_note_loss(struct ct_reader *reader, int64_t time_ns, uint64_t events,
+                         uint64_t packets);
+
 /* Finishes every analysis and has it compute its result. 0, or -1 (why: stats' error). */
 int ct_reader_finish(struct ct_reader *reader);
 
