@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounting.h"
 #include "analysis.h"
 #include "assert.h"
 #include "fragmentation.h"
@@ -106,29 +107,22 @@ struct frag_failure {
 	struct frag_snapshot state;
 };
 
-/* One (process, device). Owned by its frag_process. */
+/* One (process, device): the accountant's state and the address ranges. */
 struct frag_device {
-	struct ct_process *process; /* borrowed */
-	uint8_t device;
+	struct ct_acct_device acct; /* first: the accountant allocates it */
 	struct ct_range_map regions[REGION_COUNT];
-	uint64_t heap_lo, heap_hi; /* span ever seen, heap_hi 0: none */
-	uint64_t live;             /* device kinds */
-	uint64_t peak;
-	int has_peak;
-	struct frag_snapshot at_peak;
+	uint64_t heap_lo, heap_hi;         /* span ever seen, heap_hi 0: none */
+	struct frag_snapshot at_peak;      /* when acct.has_peak */
 	GArray *pools;                     /* struct frag_pool, in order of first record; owned */
 	struct frag_failure *last_failure; /* borrowed from the failure list */
-};
-
-struct frag_process {
-	struct frag_device *devices[256]; /* owned */
 };
 
 struct fragmentation {
 	struct ct_context *ctx;        /* borrowed */
 	const struct ct_options *opts; /* borrowed */
 	int slot;
-	GPtrArray *failures; /* struct frag_failure, the first FAILURES_MAX; owned */
+	struct ct_acct *acct; /* owned */
+	GPtrArray *failures;  /* struct frag_failure, the first FAILURES_MAX; owned */
 	uint64_t failures_total;
 	int64_t end_ns;
 	struct ct_fragmentation_result result; /* owned, once computed */
@@ -139,32 +133,25 @@ struct fragmentation {
 static struct frag_device *device_of(struct fragmentation *f, struct ct_process *process,
                                      unsigned device)
 {
-	struct frag_process *fp = process->slot[f->slot];
-	struct frag_device *fd;
+	return (struct frag_device *)ct_acct_device_of(f->acct, process, device);
+}
 
-	if (!fp)
-		fp = process->slot[f->slot] = g_new0(struct frag_process, 1);
-	fd = fp->devices[device & 0xff];
-	if (fd)
-		return fd;
-	fd = g_new0(struct frag_device, 1);
-	fd->process = process;
-	fd->device = (uint8_t)device;
+static void hook_device_init(void *data, struct ct_acct_device *dev)
+{
+	struct frag_device *fd = (struct frag_device *)dev;
+
 	for (int r = 0; r < REGION_COUNT; r++)
 		ct_range_map_init(&fd->regions[r]);
 	fd->pools = g_array_new(FALSE, FALSE, sizeof(struct frag_pool));
-	fp->devices[device & 0xff] = fd;
-	return fd;
 }
 
-static void device_free(struct frag_device *fd)
+static void hook_device_release(void *data, struct ct_acct_device *dev)
 {
-	if (!fd)
-		return;
+	struct frag_device *fd = (struct frag_device *)dev;
+
 	for (int r = 0; r < REGION_COUNT; r++)
 		ct_range_map_release(&fd->regions[r]);
 	g_array_unref(fd->pools);
-	g_free(fd);
 }
 
 static enum region region_of(unsigned kind)
@@ -206,13 +193,14 @@ static void snapshot(struct fragmentation *f, const struct frag_device *fd, int6
                      struct frag_snapshot *s)
 {
 	struct ct_range_stats heap, pool, vmm, phys;
-	const struct ct_device *dev = fd->process->devices[fd->device];
+	const struct ct_device *dev = fd->acct.process->devices[fd->acct.device];
 
 	ct_range_map_stats(&fd->regions[REGION_HEAP], &heap);
 	ct_range_map_stats(&fd->regions[REGION_POOL], &pool);
 	ct_range_map_stats(&fd->regions[REGION_VMM], &vmm);
 	ct_range_map_stats(&fd->regions[REGION_PHYS], &phys);
-	*s = (struct frag_snapshot){ .time_ns = time_ns, .live_bytes = fd->live };
+	*s = (struct frag_snapshot){ .time_ns = time_ns,
+		                     .live_bytes = (uint64_t)fd->acct.on_device };
 	if (fd->heap_hi) {
 		s->heap_span = fd->heap_hi - fd->heap_lo;
 		s->heap_free_seen =
@@ -282,58 +270,49 @@ static void free_view_of(const struct frag_snapshot *s, struct free_view *v)
 
 /* ------------------------------------------------------------ events */
 
-static void note_peak(struct fragmentation *f, struct frag_device *fd, const struct ct_event *ev)
+static void hook_peak(void *data, struct ct_acct_device *dev, const struct ct_event *ev)
 {
-	if (ev->before_window || fd->live <= fd->peak)
-		return;
-	fd->peak = fd->live;
-	fd->has_peak = 1;
-	snapshot(f, fd, ev->time_ns, &fd->at_peak);
+	struct frag_device *fd = (struct frag_device *)dev;
+
+	snapshot(data, fd, dev->peak_ns, &fd->at_peak);
 }
 
-static void on_alloc(struct fragmentation *f, const struct ct_event *ev)
+static void hook_added(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
+                       const struct ct_event *ev)
 {
-	const struct ct_ev_mem *e = &ev->u.mem;
-	enum region region = region_of(e->kind);
-	struct frag_device *fd;
-	uint64_t old;
+	struct frag_device *fd = (struct frag_device *)dev;
+	enum region region = region_of(a->kind);
+	uint64_t end = a->address + extent_of(region, a->size);
 
 	if (region == REGION_NONE)
 		return;
-	fd = device_of(f, ev->process, e->device);
-	/* an address reused without a free seen: the old allocation is gone */
-	if (ct_range_map_remove(&fd->regions[region], e->address, &old) && region != REGION_VMM)
-		fd->live -= old;
-	ct_range_map_insert(&fd->regions[region], e->address,
-	                    e->address + extent_of(region, e->size), e->size);
+	ct_range_map_insert(&fd->regions[region], a->address, end, a->size);
 	if (region == REGION_HEAP) {
-		uint64_t end = e->address + extent_of(region, e->size);
-
-		if (!fd->heap_hi || e->address < fd->heap_lo)
-			fd->heap_lo = e->address;
+		if (!fd->heap_hi || a->address < fd->heap_lo)
+			fd->heap_lo = a->address;
 		if (end > fd->heap_hi)
 			fd->heap_hi = end;
 	}
-	if (region != REGION_VMM)
-		fd->live += e->size;
-	note_peak(f, fd, ev);
 }
 
-static void on_free(struct fragmentation *f, const struct ct_event *ev)
+static void hook_removed(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
+                         const struct ct_event *ev)
 {
-	const struct ct_ev_mem *e = &ev->u.mem;
-	enum region region = region_of(e->kind);
-	struct frag_device *fd;
-	uint64_t size;
+	struct frag_device *fd = (struct frag_device *)dev;
+	enum region region = region_of(a->kind);
 
-	if (region == REGION_NONE)
-		return;
-	fd = device_of(f, ev->process, e->device);
-	if (ct_range_map_remove(&fd->regions[region], e->address, &size) && region != REGION_VMM) {
-		CT_ASSERT_DBG(fd->live >= size);
-		fd->live -= size;
-	}
+	if (region != REGION_NONE)
+		ct_range_map_remove(&fd->regions[region], a->address, NULL);
 }
+
+static const struct ct_acct_hooks hooks = {
+	.device_size = sizeof(struct frag_device),
+	.device_init = hook_device_init,
+	.device_release = hook_device_release,
+	.added = hook_added,
+	.removed = hook_removed,
+	.peak = hook_peak,
+};
 
 static void on_failure(struct fragmentation *f, const struct ct_event *ev)
 {
@@ -370,8 +349,8 @@ static void on_failure(struct fragmentation *f, const struct ct_event *ev)
 static void on_nvml(struct fragmentation *f, const struct ct_event *ev)
 {
 	const struct ct_ev_nvml_sample *e = &ev->u.nvml_sample;
-	struct frag_process *fp = ev->process->slot[f->slot];
-	struct frag_device *fd = fp ? fp->devices[e->device] : NULL;
+	struct frag_device *fd =
+	    (struct frag_device *)ct_acct_device_at(f->acct, ev->process, e->device);
 
 	if (!fd || !fd->last_failure || e->reason != 2 || !e->total)
 		return;
@@ -435,12 +414,6 @@ static void fragmentation_event(void *state, const struct ct_event *ev)
 	struct fragmentation *f = state;
 
 	switch (ev->type) {
-	case CT_EV_MEM_ALLOC:
-		on_alloc(f, ev);
-		break;
-	case CT_EV_MEM_FREE:
-		on_free(f, ev);
-		break;
 	case CT_EV_MEM_ALLOC_FAILED:
 		on_failure(f, ev);
 		break;
@@ -454,6 +427,7 @@ static void fragmentation_event(void *state, const struct ct_event *ev)
 		on_gpu_memory(f, ev);
 		break;
 	default:
+		ct_acct_event(f->acct, ev);
 		break;
 	}
 }
@@ -650,17 +624,18 @@ static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 static void add_device(struct fragmentation *f, const struct frag_device *fd)
 {
 	struct frag_snapshot end;
+	const struct ct_process *process = fd->acct.process;
 	struct ct_frag_device out = {
-		.pid = fd->process->pid,
-		.process = intern(f, fd->process->procname),
-		.device = fd->device,
-		.has_peak = fd->has_peak,
+		.pid = process->pid,
+		.process = intern(f, process->procname),
+		.device = fd->acct.device,
+		.has_peak = fd->acct.has_peak,
 		.pools = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_pool)),
 	};
 
 	/* the end of a process is its last event (a killed one has no exit) */
-	snapshot(f, fd, fd->process->events ? fd->process->last_ns : f->end_ns, &end);
-	if (fd->has_peak)
+	snapshot(f, fd, process->events ? process->last_ns : f->end_ns, &end);
+	if (fd->acct.has_peak)
 		out.at_peak = state_of(&fd->at_peak);
 	out.at_end = state_of(&end);
 	for (guint i = 0; i < fd->pools->len; i++) {
@@ -689,11 +664,14 @@ static enum ct_analysis_status fragmentation_result(void *state, const void **re
 	for (guint i = 0; i < f->failures->len; i++)
 		add_failure(f, g_ptr_array_index(f->failures, i));
 	for (size_t p = 0; p < ct_context_process_count(f->ctx); p++) {
-		struct frag_process *fp = ct_context_process_at(f->ctx, p)->slot[f->slot];
+		const struct ct_process *process = ct_context_process_at(f->ctx, p);
 
-		for (int d = 0; fp && d < 256; d++)
-			if (fp->devices[d])
-				add_device(f, fp->devices[d]);
+		for (unsigned d = 0; d < 256; d++) {
+			const struct ct_acct_device *dev = ct_acct_device_at(f->acct, process, d);
+
+			if (dev)
+				add_device(f, (const struct frag_device *)dev);
+		}
 	}
 	*result = &f->result;
 	return CT_ANALYSIS_OK;
@@ -723,7 +701,10 @@ static enum ct_analysis_status fragmentation_create(struct ct_context *ctx,
 	f->ctx = ctx;
 	f->opts = opts;
 	f->slot = ct_analysis_slot(ctx);
-	return f->slot < 0 ? CT_ANALYSIS_NO_SLOT : CT_ANALYSIS_OK;
+	if (f->slot < 0)
+		return CT_ANALYSIS_NO_SLOT;
+	f->acct = ct_acct_create(ctx, opts, f->slot, &(struct ct_acct_config){ 0 }, &hooks, f);
+	return CT_ANALYSIS_OK;
 }
 
 static enum ct_analysis_status fragmentation_finish(void *state, int64_t end_ns)
@@ -740,15 +721,7 @@ static void fragmentation_destroy(void *state)
 
 	if (!f)
 		return;
-	for (size_t p = 0; f->slot >= 0 && p < ct_context_process_count(f->ctx); p++) {
-		struct ct_process *process = ct_context_process_at(f->ctx, p);
-		struct frag_process *fp = process->slot[f->slot];
-
-		for (int d = 0; fp && d < 256; d++)
-			device_free(fp->devices[d]);
-		g_free(fp);
-		process->slot[f->slot] = NULL;
-	}
+	ct_acct_destroy(f->acct);
 	result_release(&f->result);
 	g_ptr_array_free(f->failures, TRUE);
 	g_free(f);
@@ -757,8 +730,7 @@ static void fragmentation_destroy(void *state)
 const struct ct_analysis_class ct_fragmentation_analysis = {
 	.name = "fragmentation",
 	.section = &ct_memory_section,
-	.wants = CT_EV_BIT(CT_EV_MEM_ALLOC) | CT_EV_BIT(CT_EV_MEM_FREE) |
-	         CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVML_SAMPLE) |
+	.wants = CT_ACCT_EVENTS | CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVML_SAMPLE) |
 	         CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) | CT_EV_BIT(CT_EV_GPU_MEMORY),
 	.create = fragmentation_create,
 	.event = fragmentation_event,

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * accounting.h - the allocations live in each process and device as the
+ * event contract defines them (doc/events.md): live bytes per kind, the
+ * peak of the device kinds and the allocations live at it. The memory and
+ * fragmentation analyses each keep one accountant, fed the same events,
+ * so that their figures agree; each sees what changes through hooks.
+ *
+ * State grows with live allocations only: a GHashTable of them by
+ * (process, address space, address). The allocations live at the peak
+ * are found without copying the live set at each new peak: an allocation
+ * made before the peak and freed after it is kept aside (a copy, never
+ * more than the allocations live at the peak), and at the end the peak
+ * set is the live allocations made before the peak plus the ones kept
+ * aside.
+ *
+ * Usage, from an analysis:
+ *
+ *	acct = ct_acct_create(ctx, opts, slot, &hooks, analysis);   (create)
+ *	ct_acct_event(acct, ev);            (event, for the CT_ACCT_EVENTS types)
+ *	dev = ct_acct_device_at(acct, process, device);            (result)
+ *	ct_acct_foreach_live(acct, fn, data);
+ *	ct_acct_destroy(acct);                                      (destroy)
+ */
+#ifndef CUDATRACE_ANALYZERS_ACCOUNTING_H
+#define CUDATRACE_ANALYZERS_ACCOUNTING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "context.h"
+#include "event.h"
+#include "options.h"
+
+#define CT_ACCT_KINDS CT_ENUM_COUNT(mem_kind)
+
+/* The event types an accountant wants (ct_acct_event). */
+#define CT_ACCT_EVENTS (CT_EV_BIT(CT_EV_MEM_ALLOC) | CT_EV_BIT(CT_EV_MEM_FREE))
+
+/*
+ * Address spaces: VMM physical handles are not addresses and mappings
+ * alias the memory behind them, so each has a space of its own.
+ */
+enum ct_acct_space {
+	CT_ACCT_SPACE_MEMORY = 0,
+	CT_ACCT_SPACE_VMM_HANDLE = 1,
+	CT_ACCT_SPACE_VMM_MAP = 2,
+};
+
+/* An allocation. */
+struct ct_acct_alloc {
+	uint64_t id; /* unique in the accountant: tells a record from its copies */
+	uint64_t address;
+	uint64_t size;
+	int64_t time_ns;          /* when allocated */
+	uint64_t seq;             /* ct_event.seq of its allocation: orders it against the peak */
+	struct ct_thread *thread; /* borrowed from the context; NULL if unknown */
+	uint32_t process;         /* ct_process.index */
+	uint32_t path;            /* NVTX path of its allocation */
+	struct ct_api_ref api;    /* the call that allocated it */
+	uint8_t device;
+	uint8_t kind;  /* enum ct_mem_kind */
+	uint8_t space; /* enum ct_acct_space */
+};
+
+/*
+ * One (process, device). An analysis that keeps its own per-device state
+ * makes it a struct whose first member is this one (hooks.device_size).
+ */
+struct ct_acct_device {
+	struct ct_process *process; /* borrowed from the context */
+	uint8_t device;
+	int64_t live[CT_ACCT_KINDS]; /* bytes live per kind */
+	int64_t on_device;           /* bytes of the device kinds */
+	int64_t kind_peak[CT_ACCT_KINDS];
+	/* The peak of the device kinds in the window, when has_peak. */
+	bool has_peak;
+	int64_t peak_bytes;
+	int64_t peak_ns;
+	uint64_t peak_seq; /* allocations with a seq up to it were live at it, if still live */
+	int64_t peak_kinds[CT_ACCT_KINDS];
+	/* Copies of allocations live at the peak and freed since; owned; NULL unless asked. */
+	GPtrArray *freed_since_peak;
+	uint64_t allocations; /* seen in the window */
+	uint64_t frees;
+	uint64_t bytes_allocated;
+	uint64_t unknown_frees; /* frees of addresses never seen allocated */
+};
+
+/* What an analysis hears; every hook may be NULL. DATA is the analysis's. */
+struct ct_acct_hooks {
+	/* Size of the analysis's per-device struct (struct ct_acct_device first); 0: that alone. */
+	size_t device_size;
+	/* Frees what the analysis kept for a process (ct_acct_process_data), when not NULL. */
+	void (*process_release)(void *data, void *user);
+	/* DEV was just made (zeroed, the accountant's part filled in). */
+	void (*device_init)(void *data, struct ct_acct_device *dev);
+	/* Before DEV is freed: what the analysis owns in it. */
+	void (*device_release)(void *data, struct ct_acct_device *dev);
+	/* A became live (EV: the event that says so). */
+	void (*added)(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
+	              const struct ct_event *ev);
+	/* A is live no more (freed, or replaced by an allocation at its address). */
+	void (*removed)(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
+	                const struct ct_event *ev);
+	/* Live bytes of DEV changed at EV, in the window (after added/removed). */
+	void (*changed)(void *data, struct ct_acct_device *dev, const struct ct_event *ev);
+	/* DEV reached a new peak at EV (before changed). */
+	void (*peak)(void *data, struct ct_acct_device *dev, const struct ct_event *ev);
+};
+
+/* What an accountant keeps beyond the live bytes. */
+struct ct_acct_config {
+	bool peak_set; /* the copies of freed_since_peak, for ct_acct_peak_set */
+};
+
+struct ct_acct;
+
+/*
+ * An accountant for an analysis that took context slot SLOT: it keeps its
+ * per-process state in that slot. OPTS and CTX outlive it.
+ */
+struct ct_acct *ct_acct_create(struct ct_context *ctx, const struct ct_options *opts, int slot,
+                               const struct ct_acct_config *config,
+                               const struct ct_acct_hooks *hooks, void *data);
+/* Frees it, its devices (after device_release) and the slot's data. NULL is fine. */
+void ct_acct_destroy(struct ct_acct *acct);
+
+/* Accounts for EV, of a type of CT_ACCT_EVENTS. */
+void ct_acct_event(struct ct_acct *acct, const struct ct_event *ev);
+
+/* The (PROCESS, DEVICE) state, created on first use. */
+struct ct_acct_device *ct_acct_device_of(struct ct_acct *acct, struct ct_process *process,
+                                         unsigned device);
+/* Where the analysis may keep data of its own for PROCESS (NULL at first). */
+void **ct_acct_process_data(struct ct_acct *acct, struct ct_process *process);
+/* The state of (PROCESS, DEVICE), NULL if it has none. */
+struct ct_acct_device *ct_acct_device_at(const struct ct_acct *acct,
+                                         const struct ct_process *process, unsigned device);
+
+/* Calls FN on every live allocation, in no order. */
+void ct_acct_foreach_live(const struct ct_acct *acct,
+                          void (*fn)(const struct ct_acct_alloc *a, void *data), void *data);
+
+/* Whether A, still live, was live at DEV's peak. */
+bool ct_acct_live_at_peak(const struct ct_acct_device *dev, const struct ct_acct_alloc *a);
+
+/* The allocation space of KIND. */
+enum ct_acct_space ct_acct_space_of(unsigned kind);
+
+#endif
