@@ -2,6 +2,12 @@
 /*
  * accounting.c - the live allocations of every process and device (see
  * accounting.h).
+ *
+ * A release's mem_free comes when the call is entered; if the call fails,
+ * mem_free_failed undoes it at its exit, on the same thread, with the same
+ * correlation id and address. So the records a thread's last release call
+ * freed are kept on that thread until its next release call, and a
+ * failure puts them back as they were.
  */
 #include <string.h>
 
@@ -9,6 +15,12 @@
 #include "assert.h"
 
 _Static_assert(CT_ACCT_KINDS <= UINT8_MAX, "memory kinds are kept in 8 bits");
+
+/* Per-thread state, in the analysis's slot: the allocations its last release call freed. */
+struct acct_thread {
+	uint32_t correlation_id;
+	GPtrArray *freed; /* struct ct_acct_alloc; owned */
+};
 
 /* Per-process state, in the analysis's slot. */
 struct acct_process {
@@ -49,6 +61,8 @@ struct ct_acct_device *ct_acct_device_of(struct ct_acct *acct, struct ct_process
 	dev->device = (uint8_t)device;
 	if (acct->config.peak_set)
 		dev->freed_since_peak = g_ptr_array_new_with_free_func(g_free);
+	if (acct->config.reclaimed)
+		dev->reclaimed = g_ptr_array_new_with_free_func(g_free);
 	ap->devices[device & 0xff] = dev;
 	if (acct->hooks.device_init)
 		acct->hooks.device_init(acct->data, dev);
@@ -76,6 +90,8 @@ static void device_free(struct ct_acct *acct, struct ct_acct_device *dev)
 		acct->hooks.device_release(acct->data, dev);
 	if (dev->freed_since_peak)
 		g_ptr_array_free(dev->freed_since_peak, TRUE);
+	if (dev->reclaimed)
+		g_ptr_array_free(dev->reclaimed, TRUE);
 	g_free(dev);
 }
 
@@ -257,6 +273,31 @@ static void on_alloc(struct ct_acct *acct, const struct ct_event *ev)
 	changed(acct, dev, ev);
 }
 
+static struct acct_thread *thread_of(struct ct_acct *acct, struct ct_thread *thread)
+{
+	struct acct_thread *at = thread->slot[acct->slot];
+
+	if (!at) {
+		at = g_new0(struct acct_thread, 1);
+		at->freed = g_ptr_array_new_with_free_func(g_free);
+		thread->slot[acct->slot] = at;
+	}
+	return at;
+}
+
+/* A, freed by EV, is kept on its thread until the thread's next release call. */
+static void keep_freed(struct ct_acct *acct, struct ct_acct_alloc *a, const struct ct_event *ev)
+{
+	struct acct_thread *at = thread_of(acct, ev->thread);
+	uint32_t correlation_id = ev->u.mem.api.correlation_id;
+
+	/* another call (or one whose id is unknown): the last one did not fail */
+	if (at->correlation_id != correlation_id || !correlation_id)
+		g_ptr_array_set_size(at->freed, 0);
+	at->correlation_id = correlation_id;
+	g_ptr_array_add(at->freed, a);
+}
+
 static void on_free(struct ct_acct *acct, const struct ct_event *ev)
 {
 	const struct ct_ev_mem *e = &ev->u.mem;
@@ -275,9 +316,100 @@ static void on_free(struct ct_acct *acct, const struct ct_event *ev)
 	release(acct, dev, a, ev);
 	if (!ev->before_window && kind != CT_MEM_VMM_MAP)
 		dev->frees++;
-	g_free(a);
+	keep_freed(acct, a, ev);
 	if (kind != CT_MEM_VMM_MAP)
 		changed(acct, dev, ev);
+}
+
+/* CUDA freed the allocation itself, when its context was destroyed: never freed by the program. */
+static void on_reclaim(struct ct_acct *acct, const struct ct_event *ev)
+{
+	const struct ct_ev_mem *e = &ev->u.mem;
+	unsigned kind = clamp_kind(e->kind);
+	struct ct_acct_device *dev;
+	struct ct_acct_alloc *a;
+
+	a = take_live(acct, ev->process->index, ct_acct_space_of(kind), e->address);
+	if (!a) {
+		dev = ct_acct_device_of(acct, ev->process, e->device);
+		if (!ev->before_window && kind != CT_MEM_VMM_MAP)
+			dev->unknown_frees++;
+		return;
+	}
+	dev = device_of_alloc(acct, a);
+	release(acct, dev, a, ev);
+	if (kind == CT_MEM_VMM_MAP) {
+		g_free(a);
+		return;
+	}
+	a->end_ns = ev->time_ns;
+	a->end_api = e->api;
+	if (!ev->before_window) {
+		dev->reclaimed_count++;
+		dev->reclaimed_bytes += a->size;
+	}
+	if (dev->reclaimed && !ev->before_window)
+		g_ptr_array_add(dev->reclaimed, a);
+	else
+		g_free(a);
+	changed(acct, dev, ev);
+}
+
+/* Takes the copy of A out of the allocations live at DEV's peak and freed since. */
+static void forget_freed_copy(struct ct_acct_device *dev, const struct ct_acct_alloc *a)
+{
+	for (guint i = 0; dev->freed_since_peak && i < dev->freed_since_peak->len; i++) {
+		const struct ct_acct_alloc *copy = g_ptr_array_index(dev->freed_since_peak, i);
+
+		if (copy->id == a->id) {
+			g_ptr_array_remove_index_fast(dev->freed_since_peak, i);
+			return;
+		}
+	}
+}
+
+/*
+ * The release whose mem_free came at its entry failed: the allocation was
+ * never freed, and is live again as it was.
+ */
+static void on_free_failed(struct ct_acct *acct, const struct ct_event *ev)
+{
+	const struct ct_ev_mem *e = &ev->u.mem;
+	unsigned kind = clamp_kind(e->kind);
+	unsigned space = ct_acct_space_of(kind);
+	struct acct_thread *at = ev->thread->slot[acct->slot];
+	struct ct_acct_alloc key = { .address = e->address,
+		                     .process = ev->process->index,
+		                     .space = (uint8_t)space };
+	struct ct_acct_device *dev;
+	struct ct_acct_alloc *a = NULL;
+
+	if (g_hash_table_contains(acct->live, &key))
+		return;
+	for (guint i = 0; at && at->correlation_id == e->api.correlation_id && i < at->freed->len;
+	     i++) {
+		struct ct_acct_alloc *freed = g_ptr_array_index(at->freed, i);
+
+		if (freed->address == e->address && freed->space == space) {
+			a = g_ptr_array_steal_index(at->freed, i);
+			break;
+		}
+	}
+	if (!a)
+		return;
+	dev = device_of_alloc(acct, a);
+	forget_freed_copy(dev, a);
+	insert(acct, dev, a, ev);
+	if (ev->before_window || kind == CT_MEM_VMM_MAP)
+		return;
+	if (dev->frees)
+		dev->frees--;
+	dev->failed_frees++;
+	if (dev->live[kind] > dev->kind_peak[kind])
+		dev->kind_peak[kind] = dev->live[kind];
+	if (ct_mem_kind_on_device(kind) && dev->on_device > dev->peak_bytes)
+		new_peak(acct, dev, ev);
+	changed(acct, dev, ev);
 }
 
 void ct_acct_event(struct ct_acct *acct, const struct ct_event *ev)
@@ -288,6 +420,12 @@ void ct_acct_event(struct ct_acct *acct, const struct ct_event *ev)
 		break;
 	case CT_EV_MEM_FREE:
 		on_free(acct, ev);
+		break;
+	case CT_EV_MEM_RECLAIM:
+		on_reclaim(acct, ev);
+		break;
+	case CT_EV_MEM_FREE_FAILED:
+		on_free_failed(acct, ev);
 		break;
 	default:
 		break;
@@ -314,6 +452,18 @@ struct ct_acct *ct_acct_create(struct ct_context *ctx, const struct ct_options *
 	return acct;
 }
 
+static void thread_free(struct ct_thread *thread, void *data)
+{
+	int slot = *(const int *)data;
+	struct acct_thread *at = thread->slot[slot];
+
+	if (at) {
+		g_ptr_array_free(at->freed, TRUE);
+		g_free(at);
+		thread->slot[slot] = NULL;
+	}
+}
+
 void ct_acct_destroy(struct ct_acct *acct)
 {
 	if (!acct)
@@ -329,6 +479,7 @@ void ct_acct_destroy(struct ct_acct *acct)
 		g_free(ap);
 		process->slot[acct->slot] = NULL;
 	}
+	ct_context_foreach_thread(acct->ctx, thread_free, &acct->slot);
 	g_hash_table_destroy(acct->live);
 	g_free(acct);
 }

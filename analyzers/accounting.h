@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * accounting.h - the allocations live in each process and device as the
- * event contract defines them (doc/events.md): live bytes per kind, the
- * peak of the device kinds and the allocations live at it. The memory and
+ * event contract defines them (doc/events.md): mem_alloc and mem_free,
+ * mem_reclaim (memory CUDA freed by itself: a free the program did not
+ * make) and mem_free_failed (a release that failed: its mem_free undone);
+ * live bytes per kind, the peak of the device kinds and the allocations
+ * live at it. The memory and
  * fragmentation analyses each keep one accountant, fed the same events,
  * so that their figures agree; each sees what changes through hooks.
  *
@@ -38,7 +41,9 @@
 #define CT_ACCT_KINDS CT_ENUM_COUNT(mem_kind)
 
 /* The event types an accountant wants (ct_acct_event). */
-#define CT_ACCT_EVENTS (CT_EV_BIT(CT_EV_MEM_ALLOC) | CT_EV_BIT(CT_EV_MEM_FREE))
+#define CT_ACCT_EVENTS                                                                           \
+	(CT_EV_BIT(CT_EV_MEM_ALLOC) | CT_EV_BIT(CT_EV_MEM_FREE) | CT_EV_BIT(CT_EV_MEM_RECLAIM) | \
+	 CT_EV_BIT(CT_EV_MEM_FREE_FAILED))
 
 /*
  * Address spaces: VMM physical handles are not addresses and mappings
@@ -64,6 +69,9 @@ struct ct_acct_alloc {
 	uint8_t device;
 	uint8_t kind;  /* enum ct_mem_kind */
 	uint8_t space; /* enum ct_acct_space */
+	/* Once reclaimed (kept for the leak report): when, and by which call (domain 0: none). */
+	int64_t end_ns;
+	struct ct_api_ref end_api;
 };
 
 /*
@@ -88,6 +96,11 @@ struct ct_acct_device {
 	uint64_t frees;
 	uint64_t bytes_allocated;
 	uint64_t unknown_frees; /* frees of addresses never seen allocated */
+	uint64_t failed_frees;  /* releases that failed (mem_free_failed) */
+	/* Allocations CUDA reclaimed (mem_reclaim): never freed by the program. */
+	uint64_t reclaimed_count;
+	uint64_t reclaimed_bytes;
+	GPtrArray *reclaimed; /* struct ct_acct_alloc, in order; owned; NULL unless asked */
 };
 
 /* What an analysis hears; every hook may be NULL. DATA is the analysis's. */
@@ -103,7 +116,7 @@ struct ct_acct_hooks {
 	/* A became live (EV: the event that says so). */
 	void (*added)(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
 	              const struct ct_event *ev);
-	/* A is live no more (freed, or replaced by an allocation at its address). */
+	/* A is live no more (freed, reclaimed, or replaced by an allocation at its address). */
 	void (*removed)(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
 	                const struct ct_event *ev);
 	/* Live bytes of DEV changed at EV, in the window (after added/removed). */
@@ -114,7 +127,8 @@ struct ct_acct_hooks {
 
 /* What an accountant keeps beyond the live bytes. */
 struct ct_acct_config {
-	bool peak_set; /* the copies of freed_since_peak, for ct_acct_peak_set */
+	bool peak_set;  /* the copies of freed_since_peak, for the allocations live at the peak */
+	bool reclaimed; /* the allocations CUDA reclaimed, for the leak report */
 };
 
 struct ct_acct;

@@ -40,8 +40,9 @@ struct ct_event {
 	uint32_t site;
 	/*
 	 * Set when a time window is given and the event is before it: only
-	 * mem_alloc/mem_free are delivered then, so that live bytes at the
-	 * window's start are right; analyses must not count them otherwise.
+	 * what live bytes at the window's start need is delivered then
+	 * (mem_alloc, mem_free, mem_reclaim, mem_free_failed: filters.c);
+	 * analyses must not count them otherwise.
 	 */
 	bool before_window;
 	/*

@@ -7,13 +7,15 @@
  * - device: events that name a device (a copy: either side) and name
  *   another one are dropped; events naming none are kept;
  * - time window: host events by their own time, GPU events by their GPU
- *   start time; allocations and frees before the window still reach the
- *   analyses, marked, so that live bytes at the window's start are right;
+ *   start time; allocations, frees, reclaims and failed frees before the
+ *   window still reach the analyses, marked, so that live bytes at the
+ *   window's start are right;
  * - NVTX range: host events of a thread that is not inside a push/pop range
- *   of that message are dropped, except frees (a free of an allocation that
- *   was dropped is ignored by the analyses, which know its address is not
- *   theirs), names, device and tracer information, and GPU events (which
- *   have no thread: the analyses join them to the host events kept).
+ *   of that message are dropped, except frees, reclaims and failed frees
+ *   (one of an allocation that was dropped is ignored by the analyses,
+ *   which know its address is not theirs), names, device and tracer
+ *   information, and GPU events (which have no thread: the analyses join
+ *   them to the host events kept).
  */
 #include <string.h>
 
@@ -97,6 +99,8 @@ static int device_kept(const struct ct_options *opts, const struct ct_event *ev)
 	switch (ev->type) {
 	case CT_EV_MEM_ALLOC:
 	case CT_EV_MEM_FREE:
+	case CT_EV_MEM_RECLAIM:
+	case CT_EV_MEM_FREE_FAILED:
 		device = ev->u.mem.device;
 		break;
 	case CT_EV_MEM_ALLOC_FAILED:
@@ -177,6 +181,8 @@ static int range_exempt(enum ct_event_type type)
 {
 	switch (type) {
 	case CT_EV_MEM_FREE:
+	case CT_EV_MEM_RECLAIM:
+	case CT_EV_MEM_FREE_FAILED:
 	case CT_EV_API_NAME:
 	case CT_EV_KERNEL_NAME:
 	case CT_EV_DEVICE_INFO:
@@ -200,6 +206,20 @@ static int range_exempt(enum ct_event_type type)
 	}
 }
 
+/* Events that still reach the analyses before the window: what live bytes at its start need. */
+static int before_window_kept(enum ct_event_type type)
+{
+	switch (type) {
+	case CT_EV_MEM_ALLOC:
+	case CT_EV_MEM_FREE:
+	case CT_EV_MEM_RECLAIM:
+	case CT_EV_MEM_FREE_FAILED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 enum ct_filter_verdict ct_filter_event(struct ct_filter *filter, const struct ct_context *ctx,
                                        const struct ct_event *ev)
 {
@@ -215,9 +235,7 @@ enum ct_filter_verdict ct_filter_event(struct ct_filter *filter, const struct ct
 	if (t > filter->to_ns)
 		return CT_FILTER_DROP;
 	if (t < filter->from_ns) {
-		if (ev->type == CT_EV_MEM_ALLOC || ev->type == CT_EV_MEM_FREE)
-			return CT_FILTER_BEFORE;
-		return CT_FILTER_DROP;
+		return before_window_kept(ev->type) ? CT_FILTER_BEFORE : CT_FILTER_DROP;
 	}
 	return CT_FILTER_KEEP;
 }

@@ -15,7 +15,7 @@
 enum ct_filter_verdict {
 	CT_FILTER_KEEP = 0,
 	CT_FILTER_DROP,
-	/* before the time window: delivered with before_window set (mem_alloc, mem_free) */
+	/* before the time window: delivered with before_window set (what live bytes need) */
 	CT_FILTER_BEFORE,
 };
 

@@ -53,6 +53,28 @@ static void write_leak_sites(struct ct_doc *doc, const GArray *sites)
 	ct_doc_end(doc);
 }
 
+static void write_reclaimed(struct ct_doc *doc, const GArray *reclaimed)
+{
+	ct_doc_array(doc, "reclaimed", "Never freed by the program, reclaimed by CUDA");
+	for (guint i = 0; i < reclaimed->len; i++) {
+		const struct ct_memory_reclaimed *r =
+		    &g_array_index(reclaimed, struct ct_memory_reclaimed, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_u64(doc, "address", r->address, CT_UNIT_ADDRESS);
+		ct_doc_u64(doc, "size", r->size, CT_UNIT_BYTES);
+		ct_doc_string(doc, "kind", ct_mem_kind_label(r->kind));
+		ct_doc_i64(doc, "alloc_time_ns", r->alloc_time_ns, CT_UNIT_TIME);
+		ct_doc_i64(doc, "reclaimed_ns", r->reclaimed_ns, CT_UNIT_TIME);
+		ct_doc_string(doc, "reclaimed_by", r->reclaimed_by);
+		ct_doc_string(doc, "site", r->site);
+		ct_doc_i64(doc, "tid", r->tid, CT_UNIT_ID);
+		ct_doc_string(doc, "note", r->note);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
 static void write_kinds(struct ct_doc *doc, const GArray *kinds)
 {
 	ct_doc_array(doc, "kinds", "By kind");
@@ -86,6 +108,7 @@ static void write_device(struct ct_doc *doc, const struct ct_memory_device *d)
 	ct_doc_u64(doc, "frees", d->frees, CT_UNIT_NONE);
 	ct_doc_u64(doc, "bytes_allocated", d->bytes_allocated, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "unknown_frees", d->unknown_frees, CT_UNIT_NONE);
+	ct_doc_u64(doc, "failed_frees", d->failed_frees, CT_UNIT_NONE);
 	ct_doc_u64(doc, "failures", d->failures, CT_UNIT_NONE);
 	write_kinds(doc, d->kinds);
 	ct_doc_u64(doc, "peak_allocation_count", d->peak_allocation_count, CT_UNIT_NONE);
@@ -94,6 +117,9 @@ static void write_device(struct ct_doc *doc, const struct ct_memory_device *d)
 	ct_doc_u64(doc, "leaked_bytes", d->leaked_bytes, CT_UNIT_BYTES);
 	write_allocs(doc, "leaks", "Live at the end", d->leaks);
 	write_leak_sites(doc, d->leak_sites);
+	ct_doc_u64(doc, "reclaimed_count", d->reclaimed_count, CT_UNIT_NONE);
+	ct_doc_u64(doc, "reclaimed_bytes", d->reclaimed_bytes, CT_UNIT_BYTES);
+	write_reclaimed(doc, d->reclaimed);
 	ct_doc_end(doc);
 }
 

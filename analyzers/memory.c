@@ -289,6 +289,57 @@ static GArray *leak_sites(struct memory *m, const GPtrArray *leaks)
 	return sites;
 }
 
+/* A note for people on a reclaimed allocation. */
+static const char *reclaim_note(struct memory *m, const char *by)
+{
+	char note[256];
+
+	if (by)
+		snprintf(note, sizeof(note), "reclaimed by %s, never freed by the program", by);
+	else
+		snprintf(note, sizeof(note),
+		         "reclaimed at context teardown, never freed by the program");
+	return intern(m, note);
+}
+
+/* The allocations CUDA reclaimed on DEV, largest first, at most max_rows. */
+static GArray *reclaimed_of(struct memory *m, const struct ct_acct_device *dev)
+{
+	GPtrArray *sorted = g_ptr_array_new();
+	GArray *out;
+	guint shown;
+
+	for (guint i = 0; i < dev->reclaimed->len; i++)
+		g_ptr_array_add(sorted, g_ptr_array_index(dev->reclaimed, i));
+	g_ptr_array_sort(sorted, by_size_then_time);
+	shown = sorted->len < m->opts->max_rows ? sorted->len : (guint)m->opts->max_rows;
+	out = g_array_sized_new(FALSE, FALSE, sizeof(struct ct_memory_reclaimed), shown);
+	for (guint i = 0; i < shown; i++) {
+		const struct ct_acct_alloc *a = g_ptr_array_index(sorted, i);
+		struct ct_process *process = ct_context_process_at(m->ctx, a->process);
+		const char *by = a->end_api.domain ? ct_context_api_name(process, a->end_api.domain,
+		                                                         a->end_api.cbid)
+		                                   : NULL;
+		char site[512];
+		struct ct_memory_reclaimed r = {
+			.address = a->address,
+			.size = a->size,
+			.kind = a->kind,
+			.alloc_time_ns = a->time_ns,
+			.reclaimed_ns = a->end_ns,
+			.reclaimed_by = intern(m, by),
+			.site = intern(m, ct_site_format(m->ctx, process, a->path, &a->api, site,
+			                                 sizeof(site))),
+			.tid = a->thread ? a->thread->tid : -1,
+			.note = reclaim_note(m, by),
+		};
+
+		g_array_append_val(out, r);
+	}
+	g_ptr_array_free(sorted, TRUE);
+	return out;
+}
+
 static GArray *kinds_of(const struct ct_acct_device *md)
 {
 	GArray *kinds = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_kind));
@@ -324,8 +375,12 @@ static void add_device(struct memory *m, const struct mem_device *mem)
 		.frees = md->frees,
 		.bytes_allocated = md->bytes_allocated,
 		.unknown_frees = md->unknown_frees,
+		.failed_frees = md->failed_frees,
 		.failures = mem->failures,
 		.kinds = kinds_of(md),
+		.reclaimed_count = md->reclaimed_count,
+		.reclaimed_bytes = md->reclaimed_bytes,
+		.reclaimed = reclaimed_of(m, md),
 	};
 
 	CT_ASSERT(md->on_device >= 0);
@@ -439,6 +494,7 @@ static void result_release(struct ct_memory_result *r)
 		g_array_unref(d->peak_allocations);
 		g_array_unref(d->leaks);
 		g_array_unref(d->leak_sites);
+		g_array_unref(d->reclaimed);
 	}
 	if (r->devices)
 		g_array_unref(r->devices);
@@ -463,7 +519,8 @@ static enum ct_analysis_status memory_create(struct ct_context *ctx, const struc
 	m->slot = ct_analysis_slot(ctx);
 	if (m->slot < 0)
 		return CT_ANALYSIS_NO_SLOT;
-	m->acct = ct_acct_create(ctx, opts, m->slot, &(struct ct_acct_config){ .peak_set = true },
+	m->acct = ct_acct_create(ctx, opts, m->slot,
+	                         &(struct ct_acct_config){ .peak_set = true, .reclaimed = true },
 	                         &hooks, m);
 	return CT_ANALYSIS_OK;
 }

@@ -2,7 +2,8 @@
 /*
  * memory.h - the result of the memory analysis (memory.c): per process and
  * device the peak, the allocations live at it and at the end, where the
- * ones left at the end were made; the NVTX ranges whose memory grows from
+ * ones left at the end were made, the ones CUDA reclaimed that the program
+ * never freed; the NVTX ranges whose memory grows from
  * one repetition to the next; device memory over time. It is what the
  * "memory" section of the report says (memory-section.c) and what
  * `cudatrace record` prints (cli/summary.c).
@@ -30,6 +31,22 @@ struct ct_memory_alloc {
 	const char *nvtx_path; /* "train/step", "" outside any range */
 	const char *api;       /* NULL when the trace names none */
 	int64_t tid;           /* -1 if unknown */
+};
+
+/*
+ * An allocation CUDA freed by itself when its context was destroyed
+ * (mem_reclaim): the program never freed it.
+ */
+struct ct_memory_reclaimed {
+	uint64_t address;
+	uint64_t size;
+	uint8_t kind; /* enum ct_mem_kind */
+	int64_t alloc_time_ns;
+	int64_t reclaimed_ns;
+	const char *reclaimed_by; /* the call that destroyed the context; NULL: none */
+	const char *site;         /* where it was allocated */
+	int64_t tid;              /* -1 if unknown */
+	const char *note;         /* "reclaimed by cudaDeviceReset, never freed by the program" */
 };
 
 /* Allocations live at the end, by where they were made. */
@@ -61,14 +78,18 @@ struct ct_memory_device {
 	uint64_t frees;
 	uint64_t bytes_allocated;
 	uint64_t unknown_frees; /* frees of addresses never seen allocated */
+	uint64_t failed_frees;  /* releases that failed, and left the memory allocated */
 	uint64_t failures;
 	GArray *kinds; /* struct ct_memory_kind, the kinds it used */
 	uint64_t peak_allocation_count;
 	GArray *peak_allocations; /* struct ct_memory_alloc, live at the peak */
 	uint64_t leak_count;
 	uint64_t leaked_bytes;
-	GArray *leaks;      /* struct ct_memory_alloc, live at the end */
-	GArray *leak_sites; /* struct ct_memory_leak_site */
+	GArray *leaks;            /* struct ct_memory_alloc, live at the end */
+	GArray *leak_sites;       /* struct ct_memory_leak_site */
+	uint64_t reclaimed_count; /* never freed by the program, reclaimed by CUDA */
+	uint64_t reclaimed_bytes;
+	GArray *reclaimed; /* struct ct_memory_reclaimed, largest first */
 };
 
 /* An NVTX range whose allocations hold more memory at each repetition. */

@@ -55,8 +55,10 @@ static void feed_event(struct feed *f, struct ct_event *ev)
 	ct_reader_feed(f->reader, ev);
 }
 
-static void mem_event(struct feed *f, enum ct_event_type type, int pid, int tid, unsigned device,
-                      unsigned kind, uint64_t address, uint64_t size, unsigned cbid)
+/* A memory event of the call CBID of DOMAIN whose correlation id is CORRELATION_ID. */
+static void mem_event_of(struct feed *f, enum ct_event_type type, int pid, int tid, unsigned device,
+                         unsigned kind, uint64_t address, uint64_t size, unsigned domain,
+                         unsigned cbid, uint32_t correlation_id)
 {
 	struct ct_event ev;
 
@@ -65,10 +67,19 @@ static void mem_event(struct feed *f, enum ct_event_type type, int pid, int tid,
 	ev.u.mem.kind = (uint8_t)kind;
 	ev.u.mem.address = address;
 	ev.u.mem.size = size;
-	ev.u.mem.delta = type == CT_EV_MEM_ALLOC ? (int64_t)size : -(int64_t)size;
+	ev.u.mem.delta = type == CT_EV_MEM_ALLOC || type == CT_EV_MEM_FREE_FAILED ? (int64_t)size
+	                                                                          : -(int64_t)size;
 	ev.u.mem.stream = CT_STREAM_NONE;
-	ev.u.mem.api = (struct ct_api_ref){ CT_DOMAIN_RUNTIME, (uint16_t)cbid, 1 };
+	ev.u.mem.api = (struct ct_api_ref){ (uint8_t)domain, (uint16_t)cbid, correlation_id };
 	feed_event(f, &ev);
+}
+
+/* A memory event of a runtime call of its own. */
+static void mem_event(struct feed *f, enum ct_event_type type, int pid, int tid, unsigned device,
+                      unsigned kind, uint64_t address, uint64_t size, unsigned cbid)
+{
+	mem_event_of(f, type, pid, tid, device, kind, address, size, CT_DOMAIN_RUNTIME, cbid,
+	             ++f->correlation_id);
 }
 
 void feed_alloc(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t address,
@@ -82,6 +93,23 @@ void feed_free(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
                uint64_t size)
 {
 	mem_event(f, CT_EV_MEM_FREE, pid, tid, device, kind, address, size, CBID_CUDA_FREE);
+	f->free_correlation_id = f->correlation_id;
+}
+
+void feed_reclaim(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
+                  uint64_t address, uint64_t size, unsigned cbid)
+{
+	mem_event_of(f, CT_EV_MEM_RECLAIM, pid, tid, device, kind, address, size,
+	             cbid ? CT_DOMAIN_RUNTIME : CT_DOMAIN_UNKNOWN, cbid,
+	             cbid ? ++f->correlation_id : 0);
+}
+
+void feed_free_failed(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
+                      uint64_t address, uint64_t size)
+{
+	/* the same call as the free it undoes */
+	mem_event_of(f, CT_EV_MEM_FREE_FAILED, pid, tid, device, kind, address, size,
+	             CT_DOMAIN_RUNTIME, CBID_CUDA_FREE, f->free_correlation_id);
 }
 
 void feed_failed(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t size,

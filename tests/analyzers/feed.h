@@ -21,12 +21,15 @@
 #define CBID_CUDA_MALLOC       20
 #define CBID_CUDA_FREE         22
 #define CBID_CUDA_MALLOC_ASYNC 373
+#define CBID_CUDA_DEVICE_RESET 164
 
 struct feed {
 	struct ct_options opts;
-	struct ct_reader *reader; /* owned */
-	struct ct_doc *doc;       /* owned, after feed_report() */
-	int64_t now;              /* time of the next event; each event advances it by 1 us */
+	struct ct_reader *reader;     /* owned */
+	struct ct_doc *doc;           /* owned, after feed_report() */
+	int64_t now;                  /* time of the next event; each event advances it by 1 us */
+	uint32_t correlation_id;      /* of the last call an event named; each call has its own */
+	uint32_t free_correlation_id; /* of the last feed_free */
 };
 
 /* A reader with the analyses of the NULL-terminated list CLASSES. */
@@ -37,6 +40,13 @@ void feed_alloc(struct feed *f, int pid, int tid, unsigned device, unsigned kind
                 uint64_t size);
 void feed_free(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t address,
                uint64_t size);
+/* CUDA freed the allocation at ADDRESS when a context was destroyed by the runtime call CBID
+ * (0: by no call). */
+void feed_reclaim(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
+                  uint64_t address, uint64_t size, unsigned cbid);
+/* The release call of the last feed_free failed: its allocation at ADDRESS is live again. */
+void feed_free_failed(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
+                      uint64_t address, uint64_t size);
 void feed_failed(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t size,
                  uint64_t free, uint64_t total);
 void feed_nvml(struct feed *f, int pid, unsigned device, unsigned reason, uint64_t free,

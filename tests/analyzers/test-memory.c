@@ -3,7 +3,7 @@
  * test-memory.c - the memory analysis fed synthetic events with known
  * truth: the peak and exactly the allocations live at it, leaks inside a
  * named NVTX range, ranges that grow step after step, kinds, address reuse,
- * the bounded time series.
+ * the bounded time series; memory CUDA reclaims, releases that fail.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -305,6 +305,109 @@ static void test_many_allocations(void **state)
 	feed_release(&f);
 }
 
+/*
+ * A(4M) and B(2M); the program frees B, then cudaDeviceReset reclaims A:
+ * nothing is live at the end, and A is not called freed: it is listed as
+ * reclaimed by cudaDeviceReset, never freed by the program. C(1M), made
+ * after the reset, is reclaimed at a context's teardown with no call.
+ */
+static void test_reclaimed_at_reset(void **state)
+{
+	struct feed f;
+	int64_t a_time, reset_time;
+
+	feed_init(&f, memory_only);
+	a_time = f.now;
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 4 * MIB, 2 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 4 * MIB, 2 * MIB);
+	reset_time = f.now;
+	feed_reclaim(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB, CBID_CUDA_DEVICE_RESET);
+	/* the address is given out again after the reset */
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 1 * MIB);
+	feed_reclaim(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 1 * MIB, 0);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 6 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 0);
+	assert_int_equal(feed_int(&f, "memory.devices.0.leak_count"), 0);
+	assert_int_equal(feed_int(&f, "memory.devices.0.frees"), 1);
+	assert_int_equal(feed_int(&f, "memory.devices.0.unknown_frees"), 0);
+	assert_int_equal(feed_int(&f, "memory.devices.0.reclaimed_count"), 2);
+	assert_int_equal(feed_int(&f, "memory.devices.0.reclaimed_bytes"), 5 * MIB);
+	assert_int_equal(feed_count(&f, "memory.devices.0.reclaimed"), 2);
+	/* largest first */
+	assert_int_equal(feed_int(&f, "memory.devices.0.reclaimed.0.address"), BASE);
+	assert_int_equal(feed_int(&f, "memory.devices.0.reclaimed.0.size"), 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.reclaimed.0.alloc_time_ns"), a_time);
+	assert_int_equal(feed_int(&f, "memory.devices.0.reclaimed.0.reclaimed_ns"), reset_time);
+	assert_string_equal(feed_string(&f, "memory.devices.0.reclaimed.0.reclaimed_by"),
+	                    "cudaDeviceReset");
+	assert_string_equal(feed_string(&f, "memory.devices.0.reclaimed.0.site"), "cudaMalloc");
+	assert_string_equal(feed_string(&f, "memory.devices.0.reclaimed.0.note"),
+	                    "reclaimed by cudaDeviceReset, never freed by the program");
+	assert_int_equal(feed_get(&f, "memory.devices.0.reclaimed.1.reclaimed_by")->type,
+	                 CT_NODE_NULL);
+	assert_string_equal(feed_string(&f, "memory.devices.0.reclaimed.1.note"),
+	                    "reclaimed at context teardown, never freed by the program");
+	feed_release(&f);
+}
+
+/*
+ * A(4M) is freed on one thread, whose release then fails (mem_free_failed,
+ * the mem_free having come at the call's entry); meanwhile another thread
+ * allocates B(2M). A is live again, as it was: 6 MiB live at the end, both
+ * leaks, and the peak is 6 MiB with both live at it. A failed release of
+ * another call does not bring anything back.
+ */
+static void test_free_failed(void **state)
+{
+	struct feed f;
+	int64_t a_time, peak_time;
+
+	feed_init(&f, memory_only);
+	a_time = f.now;
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_push(&f, PID, PID, "step");
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_alloc(&f, PID, PID + 1, 0, CT_MEM_DEVICE, BASE + 8 * MIB, 2 * MIB);
+	peak_time = f.now;
+	feed_free_failed(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_pop(&f, PID, PID);
+	/* C is freed and its free not undone: a failure of another call names no C */
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 16 * MIB, 1 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 16 * MIB, 1 * MIB);
+	f.free_correlation_id = 999;
+	feed_free_failed(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 16 * MIB, 1 * MIB);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 6 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.leak_count"), 2);
+	assert_int_equal(feed_int(&f, "memory.devices.0.failed_frees"), 1);
+	assert_int_equal(feed_int(&f, "memory.devices.0.frees"), 1);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 7 * MIB);
+	/* A as it was allocated: its time and site, outside the range */
+	assert_int_equal(feed_int(&f, "memory.devices.0.leaks.0.address"), BASE);
+	assert_int_equal(feed_int(&f, "memory.devices.0.leaks.0.alloc_time_ns"), a_time);
+	assert_string_equal(feed_string(&f, "memory.devices.0.leaks.0.site"), "cudaMalloc");
+	assert_int_equal(feed_count(&f, "memory.growing_ranges"), 0);
+	feed_release(&f);
+
+	/* at its peak: A once, not also among the freed copies */
+	feed_init(&f, memory_only);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_free_failed(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 8 * MIB, 2 * MIB);
+	peak_time = f.now - 1000;
+	feed_report(&f);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 6 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_time_ns"), peak_time);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocation_count"), 2);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 6 * MIB);
+	feed_release(&f);
+}
+
 /* An analysis asked for twice still gives one section, written once. */
 static void test_asked_twice(void **state)
 {
@@ -341,6 +444,8 @@ int main(void)
 		cmocka_unit_test(test_series_merge),
 		cmocka_unit_test(test_many_allocations),
 		cmocka_unit_test(test_asked_twice),
+		cmocka_unit_test(test_reclaimed_at_reset),
+		cmocka_unit_test(test_free_failed),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
