@@ -3,9 +3,11 @@
  * accounting.h - the allocations live in each process and device as the
  * event contract defines them (doc/events.md): mem_alloc and mem_free,
  * mem_reclaim (memory CUDA freed by itself: a free the program did not
- * make) and mem_free_failed (a release that failed: its mem_free undone);
+ * make) and mem_free_failed (a release that failed: its mem_free undone),
+ * the live set of statedumps (statedump_begin, mem_live, statedump_end);
  * live bytes per kind, the peak of the device kinds and the allocations
- * live at it. The memory and
+ * live at it; and what the trace cannot know: allocations made before its
+ * window that nothing in it shows. The memory and
  * fragmentation analyses each keep one accountant, fed the same events,
  * so that their figures agree; each sees what changes through hooks.
  *
@@ -43,7 +45,9 @@
 /* The event types an accountant wants (ct_acct_event). */
 #define CT_ACCT_EVENTS                                                                           \
 	(CT_EV_BIT(CT_EV_MEM_ALLOC) | CT_EV_BIT(CT_EV_MEM_FREE) | CT_EV_BIT(CT_EV_MEM_RECLAIM) | \
-	 CT_EV_BIT(CT_EV_MEM_FREE_FAILED))
+	 CT_EV_BIT(CT_EV_MEM_FREE_FAILED) | CT_EV_BIT(CT_EV_STATEDUMP_BEGIN) |                   \
+	 CT_EV_BIT(CT_EV_MEM_LIVE) | CT_EV_BIT(CT_EV_STATEDUMP_END) |                            \
+	 CT_EV_BIT(CT_EV_CONTEXT_CREATE) | CT_EV_BIT(CT_EV_CONTEXT_DESTROY))
 
 /*
  * Address spaces: VMM physical handles are not addresses and mappings
@@ -55,13 +59,27 @@ enum ct_acct_space {
 	CT_ACCT_SPACE_VMM_MAP = 2,
 };
 
+/* How the trace knows of an allocation. */
+enum ct_acct_origin {
+	CT_ACCT_TRACED = 0, /* its mem_alloc */
+	CT_ACCT_DUMPED,     /* a statedump's mem_live only */
+	CT_ACCT_INFERRED,   /* its release only: made before the window, when is unknown */
+};
+
 /* An allocation. */
 struct ct_acct_alloc {
 	uint64_t id; /* unique in the accountant: tells a record from its copies */
 	uint64_t address;
 	uint64_t size;
-	int64_t time_ns;          /* when allocated */
-	uint64_t seq;             /* ct_event.seq of its allocation: orders it against the peak */
+	int64_t time_ns; /* when allocated, if time_known */
+	bool time_known; /* false when known from its release only */
+	uint8_t origin;  /* enum ct_acct_origin */
+	int64_t seen_ns; /* when the trace first showed it */
+	/*
+	 * ct_event.seq of its allocation: orders it against the peak. 0 for
+	 * one made before the window: live at every moment of it until freed.
+	 */
+	uint64_t seq;
 	struct ct_thread *thread; /* borrowed from the context; NULL if unknown */
 	uint32_t process;         /* ct_process.index */
 	uint32_t path;            /* NVTX path of its allocation */
@@ -97,6 +115,17 @@ struct ct_acct_device {
 	uint64_t bytes_allocated;
 	uint64_t unknown_frees; /* frees of addresses never seen allocated */
 	uint64_t failed_frees;  /* releases that failed (mem_free_failed) */
+	/*
+	 * Allocations made before the window that the trace learned of (from a
+	 * statedump, or from their release): each counts, as of the window's
+	 * start, in every figure until it was freed.
+	 */
+	uint64_t before_window_count;
+	int64_t before_window[CT_ACCT_KINDS]; /* their bytes, by kind */
+	uint64_t unsized_frees;   /* releases of memory the tracer never saw allocated: no size */
+	int64_t unknown_until_ns; /* figures before it may miss allocations; INT64_MIN: none */
+	int64_t first_event_ns;   /* its first allocation or release, INT64_MAX: none */
+	int64_t context_ns;       /* its first context_create, INT64_MAX: none */
 	/* Allocations CUDA reclaimed (mem_reclaim): never freed by the program. */
 	uint64_t reclaimed_count;
 	uint64_t reclaimed_bytes;
@@ -123,6 +152,31 @@ struct ct_acct_hooks {
 	void (*changed)(void *data, struct ct_acct_device *dev, const struct ct_event *ev);
 	/* DEV reached a new peak at EV (before changed). */
 	void (*peak)(void *data, struct ct_acct_device *dev, const struct ct_event *ev);
+	/*
+	 * A, made before the window, was just learned of: every figure of DEV
+	 * since the window's start rises by its bytes (after added; the peak
+	 * already did).
+	 */
+	void (*revealed)(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
+	                 const struct ct_event *ev);
+};
+
+/* What shows that a process's trace began after allocations it does not show. */
+enum ct_acct_evidence {
+	CT_ACCT_LATE_SESSION = 1u << 0, /* a statedump made as the session started while it ran */
+	CT_ACCT_LATE_RELEASE = 1u << 1, /* releases of memory the trace never saw allocated */
+	CT_ACCT_LATE_DUMP = 1u << 2,    /* a statedump gave allocations made before the window */
+	CT_ACCT_LATE_CONTEXT =
+	    1u << 3, /* memory events on a device before its context's creation */
+};
+
+/* What the trace knows of a process's allocations made before its window. */
+struct ct_acct_window {
+	unsigned evidence;        /* enum ct_acct_evidence bits: 0 when the window holds them all */
+	unsigned dumps;           /* statedumps begun */
+	bool complete_dump;       /* one of them gave the whole live set */
+	int64_t complete_dump_ns; /* the first such one's statedump_begin */
+	bool context_events;      /* the trace has the process's context events */
 };
 
 /* What an accountant keeps beyond the live bytes. */
@@ -145,6 +199,32 @@ void ct_acct_destroy(struct ct_acct *acct);
 
 /* Accounts for EV, of a type of CT_ACCT_EVENTS. */
 void ct_acct_event(struct ct_acct *acct, const struct ct_event *ev);
+/* The trace ended: closes the statedump still open, weighs the evidence. Once. */
+void ct_acct_finish(struct ct_acct *acct);
+
+/* What the trace knows of PROCESS's allocations made before its window (after finish). */
+const struct ct_acct_window *ct_acct_window_of(const struct ct_acct *acct,
+                                               const struct ct_process *process);
+/*
+ * Whether figures of DEV at TIME_NS may miss allocations the trace does not
+ * show (they are lower bounds): the trace began after the program had
+ * allocated and no complete statedump gives what was live, or a release
+ * of memory of unknown size came after TIME_NS.
+ */
+bool ct_acct_partial_at(const struct ct_acct *acct, const struct ct_acct_device *dev,
+                        int64_t time_ns);
+/* ... at the end of the process. */
+bool ct_acct_partial_at_end(const struct ct_acct *acct, const struct ct_acct_device *dev);
+/* ... at some moment (so the peak, a maximum over all of them). */
+bool ct_acct_partial_ever(const struct ct_acct *acct, const struct ct_acct_device *dev);
+/*
+ * Why PROCESS's figures may miss allocations made before the window, for
+ * people, in BUF ("" when they miss none). Returns BUF.
+ */
+char *ct_acct_explain(const struct ct_acct *acct, const struct ct_process *process, char *buf,
+                      size_t len);
+/* Of DEV's before_window bytes, those of the device kinds. */
+int64_t ct_acct_before_window_on_device(const struct ct_acct_device *dev);
 
 /* The (PROCESS, DEVICE) state, created on first use. */
 struct ct_acct_device *ct_acct_device_of(struct ct_acct *acct, struct ct_process *process,

@@ -41,7 +41,8 @@ struct ct_event {
 	/*
 	 * Set when a time window is given and the event is before it: only
 	 * what live bytes at the window's start need is delivered then
-	 * (mem_alloc, mem_free, mem_reclaim, mem_free_failed: filters.c);
+	 * (allocations and releases, statedumps, context lifecycles:
+	 * filters.c);
 	 * analyses must not count them otherwise.
 	 */
 	bool before_window;

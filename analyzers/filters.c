@@ -7,9 +7,10 @@
  * - device: events that name a device (a copy: either side) and name
  *   another one are dropped; events naming none are kept;
  * - time window: host events by their own time, GPU events by their GPU
- *   start time; allocations, frees, reclaims and failed frees before the
- *   window still reach the analyses, marked, so that live bytes at the
- *   window's start are right;
+ *   start time; allocations, frees, reclaims, failed frees, statedumps and
+ *   context lifecycles before the window still reach the analyses, marked,
+ *   so that live bytes at the window's start are right and what they know
+ *   of allocations made before the trace holds;
  * - NVTX range: host events of a thread that is not inside a push/pop range
  *   of that message are dropped, except frees, reclaims and failed frees
  *   (one of an allocation that was dropped is ignored by the analyses,
@@ -105,6 +106,9 @@ static int device_kept(const struct ct_options *opts, const struct ct_event *ev)
 		break;
 	case CT_EV_MEM_ALLOC_FAILED:
 		device = ev->u.mem_alloc_failed.device;
+		break;
+	case CT_EV_MEM_LIVE:
+		device = ev->u.mem_live.device;
 		break;
 	case CT_EV_MEMCPY:
 		return device_listed(opts, ev->u.memcpy.src_device) ||
@@ -214,6 +218,11 @@ static int before_window_kept(enum ct_event_type type)
 	case CT_EV_MEM_FREE:
 	case CT_EV_MEM_RECLAIM:
 	case CT_EV_MEM_FREE_FAILED:
+	case CT_EV_STATEDUMP_BEGIN:
+	case CT_EV_MEM_LIVE:
+	case CT_EV_STATEDUMP_END:
+	case CT_EV_CONTEXT_CREATE:
+	case CT_EV_CONTEXT_DESTROY:
 		return 1;
 	default:
 		return 0;

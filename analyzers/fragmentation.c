@@ -92,6 +92,8 @@ struct frag_snapshot {
 	uint64_t nvml_free;
 	uint64_t nvml_total;
 	uint64_t device_total; /* device_info, 0 if unknown */
+	/* The device's before_window bytes then (accounting.h): those learned of later count too. */
+	int64_t before_window[CT_ACCT_KINDS];
 };
 
 /* One failed allocation with the state at that moment. */
@@ -237,6 +239,34 @@ static void snapshot(struct fragmentation *f, const struct frag_device *fd, int6
 		s->nvml_total = dev->nvml_total;
 	}
 	s->device_total = dev ? dev->global_memory : 0;
+	memcpy(s->before_window, fd->acct.before_window, sizeof(s->before_window));
+}
+
+/*
+ * S as the end of the trace knows it: allocations made before the window
+ * and learned of since S was taken were live at S too. Says whether the
+ * heap's ranges at S miss some of them (their addresses were not seen then).
+ */
+static bool as_known(const struct frag_device *fd, struct frag_snapshot *s)
+{
+	bool heap_missed = false;
+
+	for (unsigned k = 0; k < CT_ACCT_KINDS; k++) {
+		int64_t later = fd->acct.before_window[k] - s->before_window[k];
+
+		if (!later)
+			continue;
+		if (ct_mem_kind_on_device(k))
+			s->live_bytes += (uint64_t)later;
+		if (k == CT_MEM_ASYNC)
+			s->pool_live += (uint64_t)later;
+		else if (k == CT_MEM_VMM_PHYSICAL)
+			s->vmm_physical += (uint64_t)later;
+		else if (region_of(k) == REGION_HEAP)
+			heap_missed = true;
+		s->before_window[k] = fd->acct.before_window[k];
+	}
+	return heap_missed;
 }
 
 /* Free bytes, the largest free block, and whether free is known from NVML. */
@@ -275,6 +305,8 @@ static void hook_peak(void *data, struct ct_acct_device *dev, const struct ct_ev
 	struct frag_device *fd = (struct frag_device *)dev;
 
 	snapshot(data, fd, dev->peak_ns, &fd->at_peak);
+	/* a first peak at the window's start, from allocations made before it, holds those only */
+	fd->at_peak.live_bytes = (uint64_t)dev->peak_bytes;
 }
 
 static void hook_added(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
@@ -443,6 +475,7 @@ struct verdict {
 	uint64_t held_elsewhere; /* used - this process's live bytes */
 	uint64_t pool_cached;    /* reserved - used in this process's pools */
 	struct free_view free;
+	const char *withheld; /* the verdict the figures would give, when they cannot support it */
 };
 
 static const char *host_kind(unsigned kind)
@@ -473,9 +506,14 @@ struct words {
 	char a[24], b[24], c[24], d[24];
 };
 
-static void classify(const struct frag_failure *fl, struct verdict *v)
+/*
+ * The verdict on FL from S, its state as the end of the trace knows it;
+ * PARTIAL when S may miss allocations of the process that the trace does
+ * not show.
+ */
+static void classify(const struct frag_failure *fl, const struct frag_snapshot *s, bool partial,
+                     struct verdict *v)
 {
-	const struct frag_snapshot *s = &fl->state;
 	uint64_t total = s->nvml_known ? s->nvml_total : s->device_total;
 	uint64_t allowance = total / 2 < CONTEXT_ALLOWANCE ? total / 2 : CONTEXT_ALLOWANCE;
 	struct words w;
@@ -528,6 +566,19 @@ static void classify(const struct frag_failure *fl, struct verdict *v)
 		    human(w.a, sizeof(w.a), v->pool_cached),
 		    human(w.b, sizeof(w.b), s->nvml_free + v->pool_cached),
 		    human(w.c, sizeof(w.c), v->request));
+	} else if (v->held_elsewhere > allowance &&
+	           s->live_bytes + v->request + allowance <= total && partial) {
+		/* what the trace does not show may be this process's own */
+		v->name = "unknown";
+		v->withheld = "held_elsewhere";
+		snprintf(
+		    v->reason, sizeof(v->reason),
+		    "cannot tell whose the %s of the %s in use that are not this process's "
+		    "allocations as the trace shows them are: the trace began after the program "
+		    "had allocated memory it does not show, which may be this process's own; it "
+		    "held at least %s and asked %s",
+		    human(w.a, sizeof(w.a), v->held_elsewhere), human(w.b, sizeof(w.b), v->used),
+		    human(w.c, sizeof(w.c), s->live_bytes), human(w.d, sizeof(w.d), v->request));
 	} else if (v->held_elsewhere > allowance &&
 	           s->live_bytes + v->request + allowance <= total) {
 		v->name = "held_elsewhere";
@@ -582,13 +633,33 @@ static struct ct_frag_state state_of(const struct frag_snapshot *s)
 
 static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 {
-	const struct frag_snapshot *s = &fl->state;
+	const struct frag_device *fd =
+	    (const struct frag_device *)ct_acct_device_at(f->acct, fl->process, fl->device);
+	struct frag_snapshot known = fl->state, *s = &known;
+	bool heap_missed = as_known(fd, s);
+	bool partial = ct_acct_partial_at(f->acct, &fd->acct, fl->time_ns);
+	GArray *caveats = g_array_new(FALSE, FALSE, sizeof(struct ct_caveat));
 	struct ct_frag_failure out;
 	struct verdict v;
 	char site[512];
 	char path[512];
 
-	classify(fl, &v);
+	classify(fl, s, partial, &v);
+	if (partial) {
+		ct_caveat_add(caveats, "live_bytes", CT_CAVEAT_LOWER_BOUND, CT_CAUSE_BEFORE_WINDOW);
+		ct_caveat_add(caveats, "held_elsewhere_bytes", CT_CAVEAT_UPPER_BOUND,
+		              CT_CAUSE_BEFORE_WINDOW);
+	}
+	if (partial || heap_missed) {
+		ct_caveat_add(caveats, "largest_free_bytes", CT_CAVEAT_UNCERTAIN,
+		              CT_CAUSE_BEFORE_WINDOW);
+		ct_caveat_add(caveats, "external_fragmentation", CT_CAVEAT_UNCERTAIN,
+		              CT_CAUSE_BEFORE_WINDOW);
+		ct_caveat_add(caveats, "free_seen_bytes", CT_CAVEAT_UNCERTAIN,
+		              CT_CAUSE_BEFORE_WINDOW);
+	}
+	if (v.withheld)
+		ct_caveat_add(caveats, "verdict", CT_CAVEAT_WITHHELD, CT_CAUSE_BEFORE_WINDOW);
 	out = (struct ct_frag_failure){
 		.time_ns = fl->time_ns,
 		.pid = fl->process->pid,
@@ -603,6 +674,7 @@ static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 		.nvtx_path = intern(f, ct_path_format(f->ctx, fl->site, path, sizeof(path))),
 		.verdict = v.name,
 		.explanation = intern(f, v.reason),
+		.withheld_verdict = v.withheld,
 		.live_bytes = s->live_bytes,
 		.free_known = s->nvml_known,
 		.free_bytes = s->nvml_free,
@@ -617,13 +689,14 @@ static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 		.granularity_waste_bytes = s->granularity_waste,
 		.pool_reserved_bytes = s->pool_reserved,
 		.pool_used_bytes = s->pool_used,
+		.caveats = caveats,
 	};
 	g_array_append_val(f->result.failures, out);
 }
 
 static void add_device(struct fragmentation *f, const struct frag_device *fd)
 {
-	struct frag_snapshot end;
+	struct frag_snapshot end, peak = fd->at_peak;
 	const struct ct_process *process = fd->acct.process;
 	struct ct_frag_device out = {
 		.pid = process->pid,
@@ -631,13 +704,39 @@ static void add_device(struct fragmentation *f, const struct frag_device *fd)
 		.device = fd->acct.device,
 		.has_peak = fd->acct.has_peak,
 		.pools = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_pool)),
+		.caveats = g_array_new(FALSE, FALSE, sizeof(struct ct_caveat)),
 	};
+	const char *cause = CT_CAUSE_BEFORE_WINDOW;
 
 	/* the end of a process is its last event (a killed one has no exit) */
 	snapshot(f, fd, process->events ? process->last_ns : f->end_ns, &end);
-	if (fd->acct.has_peak)
-		out.at_peak = state_of(&fd->at_peak);
+	if (fd->acct.has_peak) {
+		bool heap_missed = as_known(fd, &peak);
+
+		out.at_peak = state_of(&peak);
+		if (ct_acct_partial_ever(f->acct, &fd->acct))
+			ct_caveat_add(out.caveats, "at_peak.live_bytes", CT_CAVEAT_LOWER_BOUND,
+			              cause);
+		if (ct_acct_partial_ever(f->acct, &fd->acct) || heap_missed) {
+			ct_caveat_add(out.caveats, "at_peak.free_seen_bytes", CT_CAVEAT_UNCERTAIN,
+			              cause);
+			ct_caveat_add(out.caveats, "at_peak.largest_free_bytes",
+			              CT_CAVEAT_UNCERTAIN, cause);
+			ct_caveat_add(out.caveats, "at_peak.external_fragmentation",
+			              CT_CAVEAT_UNCERTAIN, cause);
+			ct_caveat_add(out.caveats, "at_peak.heap_span_bytes", CT_CAVEAT_UNCERTAIN,
+			              cause);
+		}
+	}
 	out.at_end = state_of(&end);
+	if (ct_acct_partial_at_end(f->acct, &fd->acct)) {
+		ct_caveat_add(out.caveats, "at_end.live_bytes", CT_CAVEAT_LOWER_BOUND, cause);
+		ct_caveat_add(out.caveats, "at_end.free_seen_bytes", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(out.caveats, "at_end.largest_free_bytes", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(out.caveats, "at_end.external_fragmentation", CT_CAVEAT_UNCERTAIN,
+		              cause);
+		ct_caveat_add(out.caveats, "at_end.heap_span_bytes", CT_CAVEAT_UNCERTAIN, cause);
+	}
 	for (guint i = 0; i < fd->pools->len; i++) {
 		const struct frag_pool *p = &g_array_index(fd->pools, struct frag_pool, i);
 		struct ct_frag_pool pool = {
@@ -653,6 +752,25 @@ static void add_device(struct fragmentation *f, const struct frag_device *fd)
 	g_array_append_val(f->result.devices, out);
 }
 
+/* Why figures are not exact, once per process and cause. */
+static void add_notes(struct fragmentation *f)
+{
+	for (size_t p = 0; p < ct_context_process_count(f->ctx); p++) {
+		const struct ct_process *process = ct_context_process_at(f->ctx, p);
+		char text[1024];
+		struct ct_caveat_note note = {
+			.pid = process->pid,
+			.process = intern(f, process->procname),
+			.cause = CT_CAUSE_BEFORE_WINDOW,
+		};
+
+		if (ct_acct_explain(f->acct, process, text, sizeof(text))[0]) {
+			note.explanation = intern(f, text);
+			g_array_append_val(f->result.notes, note);
+		}
+	}
+}
+
 static enum ct_analysis_status fragmentation_result(void *state, const void **result)
 {
 	struct fragmentation *f = state;
@@ -660,7 +778,9 @@ static enum ct_analysis_status fragmentation_result(void *state, const void **re
 	f->result.failure_count = f->failures_total;
 	f->result.failures = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_failure));
 	f->result.devices = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_device));
+	f->result.notes = g_array_new(FALSE, FALSE, sizeof(struct ct_caveat_note));
 	f->result.strings = g_string_chunk_new(4096);
+	add_notes(f);
 	for (guint i = 0; i < f->failures->len; i++)
 		add_failure(f, g_ptr_array_index(f->failures, i));
 	for (size_t p = 0; p < ct_context_process_count(f->ctx); p++) {
@@ -679,8 +799,14 @@ static enum ct_analysis_status fragmentation_result(void *state, const void **re
 
 static void result_release(struct ct_fragmentation_result *r)
 {
-	for (guint i = 0; r->devices && i < r->devices->len; i++)
+	for (guint i = 0; r->devices && i < r->devices->len; i++) {
 		g_array_unref(g_array_index(r->devices, struct ct_frag_device, i).pools);
+		g_array_unref(g_array_index(r->devices, struct ct_frag_device, i).caveats);
+	}
+	for (guint i = 0; r->failures && i < r->failures->len; i++)
+		g_array_unref(g_array_index(r->failures, struct ct_frag_failure, i).caveats);
+	if (r->notes)
+		g_array_unref(r->notes);
 	if (r->devices)
 		g_array_unref(r->devices);
 	if (r->failures)
@@ -712,6 +838,7 @@ static enum ct_analysis_status fragmentation_finish(void *state, int64_t end_ns)
 	struct fragmentation *f = state;
 
 	f->end_ns = end_ns;
+	ct_acct_finish(f->acct);
 	return CT_ANALYSIS_OK;
 }
 

@@ -18,6 +18,8 @@
 
 #include <glib.h>
 
+#include "caveat.h"
+
 /* Device memory of a process at one moment, as far as the trace shows it. */
 struct ct_frag_state {
 	int64_t time_ns;
@@ -53,6 +55,7 @@ struct ct_frag_failure {
 	const char *nvtx_path;
 	const char *verdict; /* "out_of_memory", "fragmented", "held_elsewhere", "unknown" */
 	const char *explanation;
+	const char *withheld_verdict; /* the verdict the figures alone would give, when withheld */
 	uint64_t live_bytes;
 	bool free_known; /* free_bytes, used_bytes and held_elsewhere_bytes are known */
 	uint64_t free_bytes;
@@ -67,6 +70,7 @@ struct ct_frag_failure {
 	uint64_t granularity_waste_bytes;
 	uint64_t pool_reserved_bytes;
 	uint64_t pool_used_bytes;
+	GArray *caveats; /* struct ct_caveat: the figures above that are not exact */
 };
 
 /* A memory pool alive at the end. */
@@ -86,12 +90,14 @@ struct ct_frag_device {
 	struct ct_frag_state at_peak; /* when has_peak */
 	struct ct_frag_state at_end;  /* at the process's last event */
 	GArray *pools;                /* struct ct_frag_pool */
+	GArray *caveats;              /* struct ct_caveat: "at_peak.live_bytes", ... */
 };
 
 struct ct_fragmentation_result {
 	uint64_t failure_count; /* all of them */
 	GArray *failures;       /* struct ct_frag_failure, the first ones kept, in time order */
 	GArray *devices;        /* struct ct_frag_device, by process, then device */
+	GArray *notes;          /* struct ct_caveat_note: why figures are not exact */
 	GStringChunk *strings;  /* every string of the result */
 };
 

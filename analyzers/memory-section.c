@@ -7,11 +7,38 @@
  * for.
  */
 
+#include <string.h>
+
 #include "analysis.h"
 #include "fragmentation.h"
 #include "memory.h"
 
 /* ------------------------------------------------------------ memory */
+
+/* VALUE with UNIT, or null when it is not KNOWN. */
+static void write_i64_known(struct ct_doc *doc, const char *key, bool known, int64_t value,
+                            enum ct_unit unit)
+{
+	if (known)
+		ct_doc_i64(doc, key, value, unit);
+	else
+		ct_doc_null(doc, key);
+}
+
+static void write_caveats(struct ct_doc *doc, const GArray *caveats)
+{
+	ct_doc_array(doc, "caveats", "Caveats");
+	for (guint i = 0; caveats && i < caveats->len; i++) {
+		const struct ct_caveat *c = &g_array_index(caveats, struct ct_caveat, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_string(doc, "figure", c->figure);
+		ct_doc_string(doc, "caveat", c->caveat);
+		ct_doc_string(doc, "cause", c->cause);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
 
 static void write_alloc(struct ct_doc *doc, const struct ct_memory_alloc *a)
 {
@@ -19,8 +46,8 @@ static void write_alloc(struct ct_doc *doc, const struct ct_memory_alloc *a)
 	ct_doc_u64(doc, "address", a->address, CT_UNIT_ADDRESS);
 	ct_doc_u64(doc, "size", a->size, CT_UNIT_BYTES);
 	ct_doc_string(doc, "kind", ct_mem_kind_label(a->kind));
-	ct_doc_i64(doc, "alloc_time_ns", a->alloc_time_ns, CT_UNIT_TIME);
-	ct_doc_i64(doc, "age_ns", a->age_ns, CT_UNIT_DURATION);
+	write_i64_known(doc, "alloc_time_ns", a->time_known, a->alloc_time_ns, CT_UNIT_TIME);
+	write_i64_known(doc, "age_ns", a->time_known, a->age_ns, CT_UNIT_DURATION);
 	ct_doc_string(doc, "site", a->site);
 	ct_doc_string(doc, "nvtx_path", a->nvtx_path);
 	ct_doc_string(doc, "api", a->api);
@@ -64,7 +91,8 @@ static void write_reclaimed(struct ct_doc *doc, const GArray *reclaimed)
 		ct_doc_u64(doc, "address", r->address, CT_UNIT_ADDRESS);
 		ct_doc_u64(doc, "size", r->size, CT_UNIT_BYTES);
 		ct_doc_string(doc, "kind", ct_mem_kind_label(r->kind));
-		ct_doc_i64(doc, "alloc_time_ns", r->alloc_time_ns, CT_UNIT_TIME);
+		write_i64_known(doc, "alloc_time_ns", r->time_known, r->alloc_time_ns,
+		                CT_UNIT_TIME);
 		ct_doc_i64(doc, "reclaimed_ns", r->reclaimed_ns, CT_UNIT_TIME);
 		ct_doc_string(doc, "reclaimed_by", r->reclaimed_by);
 		ct_doc_string(doc, "site", r->site);
@@ -109,17 +137,24 @@ static void write_device(struct ct_doc *doc, const struct ct_memory_device *d)
 	ct_doc_u64(doc, "bytes_allocated", d->bytes_allocated, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "unknown_frees", d->unknown_frees, CT_UNIT_NONE);
 	ct_doc_u64(doc, "failed_frees", d->failed_frees, CT_UNIT_NONE);
+	ct_doc_u64(doc, "before_window_allocations", d->before_window_allocations, CT_UNIT_NONE);
+	ct_doc_u64(doc, "before_window_bytes", d->before_window_bytes, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "failures", d->failures, CT_UNIT_NONE);
 	write_kinds(doc, d->kinds);
 	ct_doc_u64(doc, "peak_allocation_count", d->peak_allocation_count, CT_UNIT_NONE);
-	write_allocs(doc, "peak_allocations", "Live at the peak", d->peak_allocations);
+	write_allocs(doc, "peak_allocations",
+	             d->peak_lower_bound ? "Live at the peak (at least these)" : "Live at the peak",
+	             d->peak_allocations);
 	ct_doc_u64(doc, "leak_count", d->leak_count, CT_UNIT_NONE);
 	ct_doc_u64(doc, "leaked_bytes", d->leaked_bytes, CT_UNIT_BYTES);
-	write_allocs(doc, "leaks", "Live at the end", d->leaks);
+	write_allocs(doc, "leaks",
+	             d->end_lower_bound ? "Live at the end (at least these)" : "Live at the end",
+	             d->leaks);
 	write_leak_sites(doc, d->leak_sites);
 	ct_doc_u64(doc, "reclaimed_count", d->reclaimed_count, CT_UNIT_NONE);
 	ct_doc_u64(doc, "reclaimed_bytes", d->reclaimed_bytes, CT_UNIT_BYTES);
 	write_reclaimed(doc, d->reclaimed);
+	write_caveats(doc, d->caveats);
 	ct_doc_end(doc);
 }
 
@@ -220,6 +255,7 @@ static void write_failure(struct ct_doc *doc, const struct ct_frag_failure *f)
 	ct_doc_string(doc, "nvtx_path", f->nvtx_path);
 	ct_doc_string(doc, "verdict", f->verdict);
 	ct_doc_string(doc, "explanation", f->explanation);
+	ct_doc_string(doc, "withheld_verdict", f->withheld_verdict);
 	ct_doc_u64(doc, "live_bytes", f->live_bytes, CT_UNIT_BYTES);
 	write_known(doc, "free_bytes", f->free_known, f->free_bytes);
 	write_known(doc, "total_bytes", f->total_known, f->total_bytes);
@@ -232,6 +268,7 @@ static void write_failure(struct ct_doc *doc, const struct ct_frag_failure *f)
 	ct_doc_u64(doc, "granularity_waste_bytes", f->granularity_waste_bytes, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "pool_reserved_bytes", f->pool_reserved_bytes, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "pool_used_bytes", f->pool_used_bytes, CT_UNIT_BYTES);
+	write_caveats(doc, f->caveats);
 	ct_doc_end(doc);
 }
 
@@ -264,6 +301,7 @@ static void write_frag_device(struct ct_doc *doc, const struct ct_frag_device *d
 		ct_doc_end(doc);
 	}
 	ct_doc_end(doc);
+	write_caveats(doc, d->caveats);
 	ct_doc_end(doc);
 }
 
@@ -282,6 +320,44 @@ static void write_fragmentation(struct ct_doc *doc, const struct ct_fragmentatio
 
 /* ------------------------------------------------------------ section */
 
+/* Whether NOTE's process and cause are among LIST's (a GArray of struct ct_caveat_note). */
+static bool note_listed(const GArray *list, const struct ct_caveat_note *note)
+{
+	for (guint i = 0; list && i < list->len; i++) {
+		const struct ct_caveat_note *n = &g_array_index(list, struct ct_caveat_note, i);
+
+		if (n->pid == note->pid && !strcmp(n->cause, note->cause))
+			return true;
+	}
+	return false;
+}
+
+static void write_note(struct ct_doc *doc, const struct ct_caveat_note *n)
+{
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "pid", n->pid, CT_UNIT_ID);
+	ct_doc_string(doc, "process", n->process);
+	ct_doc_string(doc, "cause", n->cause);
+	ct_doc_string(doc, "explanation", n->explanation);
+	ct_doc_end(doc);
+}
+
+/* Why figures are not exact: the memory analysis's notes, then the others of fragmentation's. */
+static void write_notes(struct ct_doc *doc, const GArray *memory, const GArray *fragmentation)
+{
+	ct_doc_array(doc, "caveats", "What the figures cannot tell");
+	for (guint i = 0; memory && i < memory->len; i++)
+		write_note(doc, &g_array_index(memory, struct ct_caveat_note, i));
+	for (guint i = 0; fragmentation && i < fragmentation->len; i++) {
+		const struct ct_caveat_note *n =
+		    &g_array_index(fragmentation, struct ct_caveat_note, i);
+
+		if (!note_listed(memory, n))
+			write_note(doc, n);
+	}
+	ct_doc_end(doc);
+}
+
 static void write_section(struct ct_doc *doc, const struct ct_result *results, size_t count)
 {
 	const struct ct_memory_result *memory = ct_result_of(results, count, &ct_memory_analysis);
@@ -291,6 +367,8 @@ static void write_section(struct ct_doc *doc, const struct ct_result *results, s
 	                    ct_result_index(results, count, &ct_fragmentation_analysis);
 
 	ct_doc_object(doc, "memory", "Memory");
+	write_notes(doc, memory ? memory->notes : NULL,
+	            fragmentation ? fragmentation->notes : NULL);
 	if (memory && memory_first)
 		write_memory(doc, memory);
 	if (fragmentation)

@@ -124,6 +124,16 @@ static void hook_changed(void *data, struct ct_acct_device *dev, const struct ct
 	ct_series_add(&md->series, ev->time_ns, dev->on_device);
 }
 
+static void hook_revealed(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
+                          const struct ct_event *ev)
+{
+	struct mem_device *md = (struct mem_device *)dev;
+
+	/* made before the window: live at every moment the series has */
+	if (ct_mem_kind_on_device(a->kind))
+		ct_series_shift(&md->series, (int64_t)a->size);
+}
+
 static void hook_device_release(void *data, struct ct_acct_device *dev)
 {
 	ct_series_release(&((struct mem_device *)dev)->series);
@@ -141,6 +151,7 @@ static const struct ct_acct_hooks hooks = {
 	.added = hook_added,
 	.removed = hook_removed,
 	.changed = hook_changed,
+	.revealed = hook_revealed,
 };
 
 static void memory_event(void *state, const struct ct_event *ev)
@@ -211,23 +222,36 @@ static const char *intern(struct memory *m, const char *text)
 	return text ? g_string_chunk_insert_const(m->result.strings, text) : NULL;
 }
 
+/* Where A was made, "" when the trace does not say (one known from its release only). */
+static const char *site_of(struct memory *m, const struct ct_acct_alloc *a)
+{
+	char site[512];
+
+	if (a->origin == CT_ACCT_INFERRED)
+		return NULL;
+	return intern(m, ct_site_format(m->ctx, ct_context_process_at(m->ctx, a->process), a->path,
+	                                &a->api, site, sizeof(site)));
+}
+
 static struct ct_memory_alloc alloc_of(struct memory *m, const struct ct_acct_alloc *a,
                                        int64_t at_ns)
 {
 	struct ct_process *process = ct_context_process_at(m->ctx, a->process);
-	char site[512];
+	bool known = a->origin != CT_ACCT_INFERRED;
 	char path[512];
 
 	return (struct ct_memory_alloc){
 		.address = a->address,
 		.size = a->size,
 		.kind = a->kind,
+		.time_known = a->time_known,
 		.alloc_time_ns = a->time_ns,
 		.age_ns = at_ns - a->time_ns,
-		.site = intern(
-		    m, ct_site_format(m->ctx, process, a->path, &a->api, site, sizeof(site))),
-		.nvtx_path = intern(m, ct_path_format(m->ctx, a->path, path, sizeof(path))),
-		.api = intern(m, ct_context_api_name(process, a->api.domain, a->api.cbid)),
+		.site = site_of(m, a),
+		.nvtx_path =
+		    known ? intern(m, ct_path_format(m->ctx, a->path, path, sizeof(path))) : NULL,
+		.api = known ? intern(m, ct_context_api_name(process, a->api.domain, a->api.cbid))
+		             : NULL,
 		.tid = a->thread ? a->thread->tid : -1,
 	};
 }
@@ -252,6 +276,9 @@ static gint by_bytes(gconstpointer pa, gconstpointer pb)
 
 	if (a->bytes != b->bytes)
 		return a->bytes < b->bytes ? 1 : -1;
+	/* the unknown site (NULL) last among equals */
+	if (!a->site || !b->site)
+		return !a->site - !b->site;
 	return strcmp(a->site, b->site);
 }
 
@@ -259,16 +286,14 @@ static gint by_bytes(gconstpointer pa, gconstpointer pb)
 static GArray *leak_sites(struct memory *m, const GPtrArray *leaks)
 {
 	GArray *sites = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_leak_site));
-	/* site -> its index in SITES + 1; keys are the result's strings */
+	/* site -> its index in SITES + 1; keys are the result's strings, "" for none */
 	GHashTable *index = g_hash_table_new(g_str_hash, g_str_equal);
 
 	for (guint i = 0; i < leaks->len; i++) {
 		const struct ct_acct_alloc *a = g_ptr_array_index(leaks, i);
-		char text[512];
-		const char *site =
-		    intern(m, ct_site_format(m->ctx, ct_context_process_at(m->ctx, a->process),
-		                             a->path, &a->api, text, sizeof(text)));
-		guint at = GPOINTER_TO_UINT(g_hash_table_lookup(index, site));
+		const char *site = site_of(m, a);
+		const char *key = site ? site : "";
+		guint at = GPOINTER_TO_UINT(g_hash_table_lookup(index, key));
 		struct ct_memory_leak_site *s;
 
 		if (!at) {
@@ -276,7 +301,7 @@ static GArray *leak_sites(struct memory *m, const GPtrArray *leaks)
 
 			g_array_append_val(sites, fresh);
 			at = sites->len;
-			g_hash_table_insert(index, (gpointer)site, GUINT_TO_POINTER(at));
+			g_hash_table_insert(index, (gpointer)key, GUINT_TO_POINTER(at));
 		}
 		s = &g_array_index(sites, struct ct_memory_leak_site, at - 1);
 		s->count++;
@@ -320,16 +345,15 @@ static GArray *reclaimed_of(struct memory *m, const struct ct_acct_device *dev)
 		const char *by = a->end_api.domain ? ct_context_api_name(process, a->end_api.domain,
 		                                                         a->end_api.cbid)
 		                                   : NULL;
-		char site[512];
 		struct ct_memory_reclaimed r = {
 			.address = a->address,
 			.size = a->size,
 			.kind = a->kind,
+			.time_known = a->time_known,
 			.alloc_time_ns = a->time_ns,
 			.reclaimed_ns = a->end_ns,
 			.reclaimed_by = intern(m, by),
-			.site = intern(m, ct_site_format(m->ctx, process, a->path, &a->api, site,
-			                                 sizeof(site))),
+			.site = site_of(m, a),
 			.tid = a->thread ? a->thread->tid : -1,
 			.note = reclaim_note(m, by),
 		};
@@ -358,6 +382,33 @@ static GArray *kinds_of(const struct ct_acct_device *md)
 	return kinds;
 }
 
+/* The caveats of a device's figures on what the trace may not show. */
+static GArray *caveats_of(struct memory *m, const struct ct_acct_device *dev,
+                          struct ct_memory_device *d)
+{
+	GArray *list = g_array_new(FALSE, FALSE, sizeof(struct ct_caveat));
+	const char *cause = CT_CAUSE_BEFORE_WINDOW;
+
+	d->peak_lower_bound = ct_acct_partial_ever(m->acct, dev);
+	d->end_lower_bound = ct_acct_partial_at_end(m->acct, dev);
+	if (d->peak_lower_bound) {
+		ct_caveat_add(list, "peak_bytes", CT_CAVEAT_LOWER_BOUND, cause);
+		ct_caveat_add(list, "peak_time_ns", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "peak_allocation_count", CT_CAVEAT_LOWER_BOUND, cause);
+		ct_caveat_add(list, "peak_allocations", CT_CAVEAT_INCOMPLETE, cause);
+		ct_caveat_add(list, "kinds", CT_CAVEAT_LOWER_BOUND, cause);
+		ct_caveat_add(list, "timeline", CT_CAVEAT_LOWER_BOUND, cause);
+	}
+	if (d->end_lower_bound) {
+		ct_caveat_add(list, "live_at_end_bytes", CT_CAVEAT_LOWER_BOUND, cause);
+		ct_caveat_add(list, "leak_count", CT_CAVEAT_LOWER_BOUND, cause);
+		ct_caveat_add(list, "leaked_bytes", CT_CAVEAT_LOWER_BOUND, cause);
+		ct_caveat_add(list, "leaks", CT_CAVEAT_INCOMPLETE, cause);
+		ct_caveat_add(list, "leak_sites", CT_CAVEAT_INCOMPLETE, cause);
+	}
+	return list;
+}
+
 static void add_device(struct memory *m, const struct mem_device *mem)
 {
 	const struct ct_acct_device *md = &mem->acct;
@@ -381,6 +432,8 @@ static void add_device(struct memory *m, const struct mem_device *mem)
 		.reclaimed_count = md->reclaimed_count,
 		.reclaimed_bytes = md->reclaimed_bytes,
 		.reclaimed = reclaimed_of(m, md),
+		.before_window_allocations = md->before_window_count,
+		.before_window_bytes = (uint64_t)ct_acct_before_window_on_device(md),
 	};
 
 	CT_ASSERT(md->on_device >= 0);
@@ -394,9 +447,29 @@ static void add_device(struct memory *m, const struct mem_device *mem)
 	/* the end of a process is its last event (a killed one has no exit) */
 	d.leaks = alloc_list(m, g.leaks, md->process->events ? md->process->last_ns : m->end_ns);
 	d.leak_sites = leak_sites(m, g.leaks);
+	d.caveats = caveats_of(m, md, &d);
 	g_array_append_val(m->result.devices, d);
 	g_ptr_array_free(g.leaks, TRUE);
 	g_ptr_array_free(g.peak, TRUE);
+}
+
+/* Why figures are not exact, once per process and cause. */
+static void add_notes(struct memory *m)
+{
+	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
+		struct ct_process *process = ct_context_process_at(m->ctx, p);
+		char text[1024];
+		struct ct_caveat_note note = {
+			.pid = process->pid,
+			.process = intern(m, process->procname),
+			.cause = CT_CAUSE_BEFORE_WINDOW,
+		};
+
+		if (ct_acct_explain(m->acct, process, text, sizeof(text))[0]) {
+			note.explanation = intern(m, text);
+			g_array_append_val(m->result.notes, note);
+		}
+	}
 }
 
 static void add_growing_ranges(struct memory *m)
@@ -459,6 +532,7 @@ static enum ct_analysis_status memory_result(void *state, const void **result)
 	m->result.growing_ranges =
 	    g_array_new(FALSE, FALSE, sizeof(struct ct_memory_growing_range));
 	m->result.timeline = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_point));
+	m->result.notes = g_array_new(FALSE, FALSE, sizeof(struct ct_caveat_note));
 	m->result.strings = g_string_chunk_new(4096);
 	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
 		struct ct_process *process = ct_context_process_at(m->ctx, p);
@@ -471,6 +545,7 @@ static enum ct_analysis_status memory_result(void *state, const void **result)
 		}
 	}
 	add_growing_ranges(m);
+	add_notes(m);
 	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
 		struct ct_process *process = ct_context_process_at(m->ctx, p);
 
@@ -495,6 +570,7 @@ static void result_release(struct ct_memory_result *r)
 		g_array_unref(d->leaks);
 		g_array_unref(d->leak_sites);
 		g_array_unref(d->reclaimed);
+		g_array_unref(d->caveats);
 	}
 	if (r->devices)
 		g_array_unref(r->devices);
@@ -502,6 +578,8 @@ static void result_release(struct ct_memory_result *r)
 		g_array_unref(r->growing_ranges);
 	if (r->timeline)
 		g_array_unref(r->timeline);
+	if (r->notes)
+		g_array_unref(r->notes);
 	if (r->strings)
 		g_string_chunk_free(r->strings);
 }
@@ -530,6 +608,7 @@ static enum ct_analysis_status memory_finish(void *state, int64_t end_ns)
 	struct memory *m = state;
 
 	m->end_ns = end_ns;
+	ct_acct_finish(m->acct);
 	return CT_ANALYSIS_OK;
 }
 

@@ -20,15 +20,18 @@
 
 #include <glib.h>
 
+#include "caveat.h"
+
 /* An allocation live at the peak, or at the end. */
 struct ct_memory_alloc {
 	uint64_t address;
 	uint64_t size;
-	uint8_t kind; /* enum ct_mem_kind */
+	uint8_t kind;    /* enum ct_mem_kind */
+	bool time_known; /* false for one made before the window, known from its release only */
 	int64_t alloc_time_ns;
 	int64_t age_ns;        /* at the peak, or at the end */
-	const char *site;      /* "train/step:cudaMalloc" */
-	const char *nvtx_path; /* "train/step", "" outside any range */
+	const char *site;      /* "train/step:cudaMalloc"; NULL when unknown */
+	const char *nvtx_path; /* "train/step", "" outside any range; NULL when unknown */
 	const char *api;       /* NULL when the trace names none */
 	int64_t tid;           /* -1 if unknown */
 };
@@ -40,11 +43,12 @@ struct ct_memory_alloc {
 struct ct_memory_reclaimed {
 	uint64_t address;
 	uint64_t size;
-	uint8_t kind; /* enum ct_mem_kind */
+	uint8_t kind;    /* enum ct_mem_kind */
+	bool time_known; /* see struct ct_memory_alloc */
 	int64_t alloc_time_ns;
 	int64_t reclaimed_ns;
 	const char *reclaimed_by; /* the call that destroyed the context; NULL: none */
-	const char *site;         /* where it was allocated */
+	const char *site;         /* where it was allocated; NULL when unknown */
 	int64_t tid;              /* -1 if unknown */
 	const char *note;         /* "reclaimed by cudaDeviceReset, never freed by the program" */
 };
@@ -79,6 +83,9 @@ struct ct_memory_device {
 	uint64_t bytes_allocated;
 	uint64_t unknown_frees; /* frees of addresses never seen allocated */
 	uint64_t failed_frees;  /* releases that failed, and left the memory allocated */
+	/* Allocations made before the window that the trace learned of (statedumps, releases). */
+	uint64_t before_window_allocations;
+	uint64_t before_window_bytes; /* of the device kinds */
 	uint64_t failures;
 	GArray *kinds; /* struct ct_memory_kind, the kinds it used */
 	uint64_t peak_allocation_count;
@@ -90,6 +97,10 @@ struct ct_memory_device {
 	uint64_t reclaimed_count; /* never freed by the program, reclaimed by CUDA */
 	uint64_t reclaimed_bytes;
 	GArray *reclaimed; /* struct ct_memory_reclaimed, largest first */
+	/* The figures above that are not exact (struct ct_caveat), and the peak's and end's flags. */
+	GArray *caveats;
+	bool peak_lower_bound; /* the trace may not show every allocation live at some moment */
+	bool end_lower_bound;  /* ... at the end */
 };
 
 /* An NVTX range whose allocations hold more memory at each repetition. */
@@ -119,6 +130,7 @@ struct ct_memory_result {
 	GArray *devices;        /* struct ct_memory_device, by process, then device */
 	GArray *growing_ranges; /* struct ct_memory_growing_range */
 	GArray *timeline;       /* struct ct_memory_point, by process, device, time */
+	GArray *notes;          /* struct ct_caveat_note: why figures are not exact */
 	GStringChunk *strings;  /* every string of the result */
 };
 

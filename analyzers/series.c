@@ -99,3 +99,14 @@ void ct_series_add(struct ct_series *series, int64_t time_ns, int64_t value)
 	}
 	g_array_append_val(series->points, point);
 }
+
+void ct_series_shift(struct ct_series *series, int64_t delta)
+{
+	for (guint i = 0; series->points && i < series->points->len; i++) {
+		struct ct_series_point *p = point_at(series, i);
+
+		p->min += delta;
+		p->max += delta;
+		p->last += delta;
+	}
+}

@@ -34,6 +34,9 @@ void ct_series_release(struct ct_series *series);
 /* The value became VALUE at TIME_NS (times never decrease). */
 void ct_series_add(struct ct_series *series, int64_t time_ns, int64_t value);
 
+/* The value was DELTA more than told at every moment so far (every point rises by it). */
+void ct_series_shift(struct ct_series *series, int64_t delta);
+
 /* Point I (0 <= I < series->points->len). */
 static inline const struct ct_series_point *ct_series_at(const struct ct_series *series, size_t i)
 {

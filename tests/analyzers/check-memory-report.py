@@ -8,10 +8,12 @@
 
   check-memory-report.py ledger LEDGER REPORT.json [--verdict V ...]
                   [--leak-site S] [--growing RANGE] [--complete yes|no]
+                  [--caveat CAUSE ...]
       the simulator's ledger (tests/cudasim/README.md): per process and
       device, the peak of the device kinds and exactly the allocations live
       at it, what is live at the end, every failed allocation with its size
-      and free memory, and the verdicts expected for the failures in order
+      and free memory, the verdicts expected for the failures in order, and
+      the causes of the report's caveats (memory.caveats): none unless told
 """
 import argparse
 import json
@@ -161,6 +163,10 @@ def check_ledger(args):
         if e is not None:
             check_device(name, e, d, args)
     check_failures(report, failed, args)
+    # a trace recorded from the program's start, with nothing lost, shows every allocation
+    causes = sorted({c["cause"] for c in report["memory"]["caveats"]})
+    ok(causes == sorted(args.caveat), f"caveats: {sorted(args.caveat) or 'none'}",
+       f"report {report['memory']['caveats']}")
     ranges = {g["range"] for g in report["memory"]["growing_ranges"]}
     for growing in args.growing:
         ok(growing in ranges, f"NVTX range {growing} found growing", f"ranges {sorted(ranges)}")
@@ -217,6 +223,8 @@ def main():
     led.add_argument("--leak-size", type=int, default=1 << 20)
     led.add_argument("--growing", action="append", default=[])
     led.add_argument("--complete", choices=("yes", "no"), default="yes")
+    led.add_argument("--caveat", action="append", default=[],
+                     help="a cause the report's memory caveats give (none when not told)")
     args = parser.parse_args()
     try:
         if args.mode == "synthetic":

@@ -96,6 +96,71 @@ void feed_free(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
 	f->free_correlation_id = f->correlation_id;
 }
 
+void feed_alloc_call(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
+                     uint64_t address, uint64_t size, uint32_t correlation_id)
+{
+	mem_event_of(f, CT_EV_MEM_ALLOC, pid, tid, device, kind, address, size, CT_DOMAIN_RUNTIME,
+	             kind == CT_MEM_ASYNC ? CBID_CUDA_MALLOC_ASYNC : CBID_CUDA_MALLOC,
+	             correlation_id);
+}
+
+void feed_dump_begin(struct feed *f, int pid, uint32_t dump, unsigned reason)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_STATEDUMP_BEGIN, pid, pid);
+	ev.u.statedump_begin.dump = dump;
+	ev.u.statedump_begin.reason = (uint8_t)reason;
+	feed_event(f, &ev);
+}
+
+void feed_mem_live(struct feed *f, int pid, uint32_t dump, unsigned device, unsigned kind,
+                   uint64_t address, uint64_t size, int64_t alloc_time, uint32_t correlation_id)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_MEM_LIVE, pid, pid);
+	ev.u.mem_live.dump = dump;
+	ev.u.mem_live.device = (uint8_t)device;
+	ev.u.mem_live.kind = (uint8_t)kind;
+	ev.u.mem_live.address = address;
+	ev.u.mem_live.size = size;
+	ev.u.mem_live.stream = CT_STREAM_NONE;
+	ev.u.mem_live.alloc_time = (uint64_t)alloc_time;
+	ev.u.mem_live.api =
+	    (struct ct_api_ref){ CT_DOMAIN_RUNTIME,
+		                 kind == CT_MEM_ASYNC ? CBID_CUDA_MALLOC_ASYNC : CBID_CUDA_MALLOC,
+		                 correlation_id };
+	feed_event(f, &ev);
+}
+
+void feed_dump_end(struct feed *f, int pid, uint32_t dump, uint32_t entries, bool complete)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_STATEDUMP_END, pid, pid);
+	ev.u.statedump_end.dump = dump;
+	ev.u.statedump_end.entries = entries;
+	ev.u.statedump_end.complete = complete;
+	feed_event(f, &ev);
+}
+
+void feed_context(struct feed *f, int pid, unsigned device, bool create)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, create ? CT_EV_CONTEXT_CREATE : CT_EV_CONTEXT_DESTROY, pid, pid);
+	ev.u.context.context = 1;
+	ev.u.context.device = (uint8_t)device;
+	ev.u.context.primary = 1;
+	feed_event(f, &ev);
+}
+
+void feed_discard(struct feed *f, uint64_t events)
+{
+	ct_reader_note_loss(f->reader, f->now, events, 0);
+}
+
 void feed_reclaim(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
                   uint64_t address, uint64_t size, unsigned cbid)
 {

@@ -8,6 +8,7 @@
 #ifndef CUDATRACE_TESTS_FEED_H
 #define CUDATRACE_TESTS_FEED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "analysis.h"
@@ -47,6 +48,18 @@ void feed_reclaim(struct feed *f, int pid, int tid, unsigned device, unsigned ki
 /* The release call of the last feed_free failed: its allocation at ADDRESS is live again. */
 void feed_free_failed(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
                       uint64_t address, uint64_t size);
+/* An allocation by the call with correlation id CORRELATION_ID (a mem_alloc after its mem_live). */
+void feed_alloc_call(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
+                     uint64_t address, uint64_t size, uint32_t correlation_id);
+/* A statedump of PID (from its thread PID): begin, one live allocation, end. */
+void feed_dump_begin(struct feed *f, int pid, uint32_t dump, unsigned reason);
+void feed_mem_live(struct feed *f, int pid, uint32_t dump, unsigned device, unsigned kind,
+                   uint64_t address, uint64_t size, int64_t alloc_time, uint32_t correlation_id);
+void feed_dump_end(struct feed *f, int pid, uint32_t dump, uint32_t entries, bool complete);
+/* A context of DEVICE created (CREATE) or destroyed in PID. */
+void feed_context(struct feed *f, int pid, unsigned device, bool create);
+/* LTTng lost EVENTS events from now on. */
+void feed_discard(struct feed *f, uint64_t events);
 void feed_failed(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t size,
                  uint64_t free, uint64_t total);
 void feed_nvml(struct feed *f, int pid, unsigned device, unsigned reason, uint64_t free,

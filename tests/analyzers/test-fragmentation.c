@@ -192,6 +192,58 @@ static void test_granularity_waste(void **state)
 	feed_release(&f);
 }
 
+/*
+ * A 4 GiB device with 512 MiB free; the trace saw this process hold 256
+ * MiB and ask 1 GiB. Without the statedump, 3.25 GiB in use are not its
+ * allocations as the trace shows them, and the trace began after the
+ * program had allocated: whose they are it cannot tell, so it does not
+ * blame other processes. With a complete statedump showing 2.5 GiB the
+ * process made before the trace, the memory is its own: out of memory.
+ */
+static void test_failure_after_window_start(void **state)
+{
+	struct feed f;
+	const uint64_t total = 4 * GIB, free = 512 * MIB;
+
+	feed_init(&f, both);
+	feed_dump_begin(&f, PID, 1, CT_STATEDUMP_SESSION_START);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 256 * MIB);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, GIB, free, total);
+	feed_report(&f);
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "unknown");
+	assert_string_equal(feed_string(&f, "memory.failures.0.withheld_verdict"),
+	                    "held_elsewhere");
+	assert_non_null(strstr(feed_string(&f, "memory.failures.0.explanation"), "cannot tell"));
+	assert_int_equal(feed_int(&f, "memory.failures.0.live_bytes"), 256 * MIB);
+	assert_string_equal(feed_string(&f, "memory.failures.0.caveats.0.figure"), "live_bytes");
+	assert_string_equal(feed_string(&f, "memory.failures.0.caveats.0.caveat"), "lower_bound");
+	assert_string_equal(feed_string(&f, "memory.failures.0.caveats.1.figure"),
+	                    "held_elsewhere_bytes");
+	assert_string_equal(feed_string(&f, "memory.failures.0.caveats.1.caveat"), "upper_bound");
+	feed_release(&f);
+
+	/* the dump's entries come after the failure: the verdict is on what was live then */
+	feed_init(&f, both);
+	feed_dump_begin(&f, PID, 1, CT_STATEDUMP_SESSION_START);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 256 * MIB);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, GIB, free, total);
+	feed_mem_live(&f, PID, 1, 0, CT_MEM_DEVICE, BASE + GIB, 5 * GIB / 2, 1000, 3);
+	feed_mem_live(&f, PID, 1, 0, CT_MEM_DEVICE, BASE, 256 * MIB, f.now, 4);
+	feed_dump_end(&f, PID, 1, 2, true);
+	feed_report(&f);
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "out_of_memory");
+	assert_int_equal(feed_get(&f, "memory.failures.0.withheld_verdict")->type, CT_NODE_NULL);
+	assert_int_equal(feed_int(&f, "memory.failures.0.live_bytes"), 5 * GIB / 2 + 256 * MIB);
+	assert_int_equal(feed_count(&f, "memory.failures.0.caveats"), 3);
+	/* the peak: both, at the window's start as far as the fragmentation state goes too */
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 5 * GIB / 2 + 256 * MIB);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_peak.live_bytes"),
+	                 5 * GIB / 2 + 256 * MIB);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_end.live_bytes"),
+	                 5 * GIB / 2 + 256 * MIB);
+	feed_release(&f);
+}
+
 /* Brute-force model of the range map: an array of (start, end, requested). */
 struct model {
 	uint64_t start[512], end[512], requested[512];
@@ -329,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_held_by_pool),
 		cmocka_unit_test(test_no_nvml),
 		cmocka_unit_test(test_granularity_waste),
+		cmocka_unit_test(test_failure_after_window_start),
 		cmocka_unit_test(test_range_map),
 		cmocka_unit_test(test_range_map_overlaps),
 	};

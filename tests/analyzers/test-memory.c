@@ -3,7 +3,9 @@
  * test-memory.c - the memory analysis fed synthetic events with known
  * truth: the peak and exactly the allocations live at it, leaks inside a
  * named NVTX range, ranges that grow step after step, kinds, address reuse,
- * the bounded time series; memory CUDA reclaims, releases that fail.
+ * the bounded time series; memory CUDA reclaims, releases that fail; the
+ * live set of statedumps, and what a trace whose window starts after
+ * allocations can and cannot say.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -374,23 +376,41 @@ static void test_free_failed(void **state)
 	peak_time = f.now;
 	feed_free_failed(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
 	feed_pop(&f, PID, PID);
-	/* C is freed and its free not undone: a failure of another call names no C */
-	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 16 * MIB, 1 * MIB);
-	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 16 * MIB, 1 * MIB);
-	f.free_correlation_id = 999;
-	feed_free_failed(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 16 * MIB, 1 * MIB);
 	feed_report(&f);
 
 	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 6 * MIB);
 	assert_int_equal(feed_int(&f, "memory.devices.0.leak_count"), 2);
 	assert_int_equal(feed_int(&f, "memory.devices.0.failed_frees"), 1);
-	assert_int_equal(feed_int(&f, "memory.devices.0.frees"), 1);
-	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 7 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.frees"), 0);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 6 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_time_ns"), peak_time);
+	assert_int_equal(feed_count(&f, "memory.devices.0.caveats"), 0);
 	/* A as it was allocated: its time and site, outside the range */
 	assert_int_equal(feed_int(&f, "memory.devices.0.leaks.0.address"), BASE);
 	assert_int_equal(feed_int(&f, "memory.devices.0.leaks.0.alloc_time_ns"), a_time);
 	assert_string_equal(feed_string(&f, "memory.devices.0.leaks.0.site"), "cudaMalloc");
 	assert_int_equal(feed_count(&f, "memory.growing_ranges"), 0);
+	feed_release(&f);
+
+	/*
+	 * C's release fails, but its mem_free is not the thread's last release:
+	 * the failure still says C is live, from then on; when it was made the
+	 * trace cannot say, so the figures before may miss it.
+	 */
+	feed_init(&f, memory_only);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 16 * MIB, 1 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 16 * MIB, 1 * MIB);
+	f.free_correlation_id = 999;
+	feed_free_failed(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 16 * MIB, 1 * MIB);
+	feed_report(&f);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 1 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.leak_count"), 1);
+	assert_int_equal(feed_get(&f, "memory.devices.0.leaks.0.alloc_time_ns")->type,
+	                 CT_NODE_NULL);
+	assert_string_equal(feed_string(&f, "memory.devices.0.caveats.0.figure"), "peak_bytes");
+	assert_string_equal(feed_string(&f, "memory.devices.0.caveats.0.caveat"), "lower_bound");
+	/* what is live at the end is known */
+	assert_int_equal(feed_count(&f, "memory.devices.0.caveats"), 6);
 	feed_release(&f);
 
 	/* at its peak: A once, not also among the freed copies */
@@ -405,6 +425,207 @@ static void test_free_failed(void **state)
 	assert_int_equal(feed_int(&f, "memory.devices.0.peak_time_ns"), peak_time);
 	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocation_count"), 2);
 	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 6 * MIB);
+	feed_release(&f);
+}
+
+/* The index of the caveat (FIGURE, CAVEAT) of the device at PATH, -1 if none. */
+static int caveat_of(const struct feed *f, const char *path, const char *figure, const char *caveat)
+{
+	char key[160];
+	size_t n;
+
+	snprintf(key, sizeof(key), "%s.caveats", path);
+	n = feed_count(f, key);
+	for (size_t i = 0; i < n; i++) {
+		char fig[192], cav[192];
+
+		snprintf(fig, sizeof(fig), "%s.caveats.%zu.figure", path, i);
+		snprintf(cav, sizeof(cav), "%s.caveats.%zu.caveat", path, i);
+		if (!strcmp(feed_string(f, fig), figure) && !strcmp(feed_string(f, cav), caveat))
+			return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * A session starts while the program runs: its statedump begins, the
+ * program frees X (1 MiB, made before the trace) before X's mem_live comes,
+ * then Y (2 MiB) comes, and the dump ends complete. As of statedump_begin
+ * both were live: 3 MiB, the peak, at the window's start, with X and Y live
+ * at it; X is not live again; Y is live at the end. Z (512 KiB) after.
+ */
+static void test_statedump_concurrent_free(void **state)
+{
+	struct feed f;
+	int64_t start, before = 500000000;
+
+	feed_init(&f, memory_only);
+	start = f.now;
+	feed_dump_begin(&f, PID, 1, CT_STATEDUMP_SESSION_START);
+	feed_free(&f, PID, PID + 1, 0, CT_MEM_DEVICE, BASE, 1 * MIB);
+	feed_mem_live(&f, PID, 1, 0, CT_MEM_DEVICE, BASE, 1 * MIB, before, 7);
+	feed_mem_live(&f, PID, 1, 0, CT_MEM_DEVICE, BASE + 4 * MIB, 2 * MIB, before + 10, 8);
+	feed_dump_end(&f, PID, 1, 2, true);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 8 * MIB, 512 << 10);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 3 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_time_ns"), start);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocation_count"), 2);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocations.0.address"),
+	                 BASE + 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_allocations.1.address"), BASE);
+	/* X is known from its free only: when it was made, and where, the trace cannot say */
+	assert_int_equal(feed_get(&f, "memory.devices.0.peak_allocations.1.alloc_time_ns")->type,
+	                 CT_NODE_NULL);
+	assert_int_equal(feed_get(&f, "memory.devices.0.peak_allocations.1.site")->type,
+	                 CT_NODE_NULL);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 2 * MIB + (512 << 10));
+	assert_int_equal(feed_int(&f, "memory.devices.0.leak_count"), 2);
+	/* Y as the dump gave it: made before the trace by cudaMalloc */
+	assert_int_equal(feed_int(&f, "memory.devices.0.leaks.0.address"), BASE + 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.leaks.0.alloc_time_ns"), before + 10);
+	assert_string_equal(feed_string(&f, "memory.devices.0.leaks.0.site"), "cudaMalloc");
+	assert_int_equal(feed_int(&f, "memory.devices.0.leaks.0.tid"), -1);
+	assert_int_equal(feed_int(&f, "memory.devices.0.before_window_allocations"), 2);
+	assert_int_equal(feed_int(&f, "memory.devices.0.before_window_bytes"), 3 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.unknown_frees"), 1);
+	assert_int_equal(feed_int(&f, "memory.devices.0.allocations"), 1);
+	/* the complete dump gave the whole live set: nothing is a lower bound */
+	assert_int_equal(feed_count(&f, "memory.devices.0.caveats"), 0);
+	assert_int_equal(feed_count(&f, "memory.caveats"), 0);
+	/* the series agrees with the peak */
+	assert_int_equal(feed_int(&f, "memory.timeline.0.max_bytes"), 3 * MIB);
+	feed_release(&f);
+
+	/* the same dump, never ended: a lower bound, and said why */
+	feed_init(&f, memory_only);
+	feed_dump_begin(&f, PID, 1, CT_STATEDUMP_SESSION_START);
+	feed_mem_live(&f, PID, 1, 0, CT_MEM_DEVICE, BASE + 4 * MIB, 2 * MIB, before, 8);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 8 * MIB, 512 << 10);
+	feed_report(&f);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 2 * MIB + (512 << 10));
+	assert_true(caveat_of(&f, "memory.devices.0", "peak_bytes", "lower_bound") >= 0);
+	assert_true(caveat_of(&f, "memory.devices.0", "live_at_end_bytes", "lower_bound") >= 0);
+	assert_true(caveat_of(&f, "memory.devices.0", "leaks", "incomplete") >= 0);
+	assert_int_equal(feed_count(&f, "memory.caveats"), 1);
+	assert_string_equal(feed_string(&f, "memory.caveats.0.cause"), "allocations_before_window");
+	assert_non_null(strstr(feed_string(&f, "memory.caveats.0.explanation"),
+	                       "its session started while the program ran"));
+	assert_non_null(strstr(feed_string(&f, "memory.caveats.0.explanation"), "lower bounds"));
+	feed_release(&f);
+}
+
+/*
+ * A periodic dump whose mem_live of B comes before B's mem_alloc (the
+ * tracer holds B in its map before it emits the mem_alloc): one
+ * allocation, at the site of its mem_alloc, counted from its mem_live.
+ */
+static void test_alloc_after_its_mem_live(void **state)
+{
+	struct feed f;
+	int64_t live_time;
+
+	feed_init(&f, memory_only);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 1 * MIB);
+	feed_dump_begin(&f, PID, 1, CT_STATEDUMP_PERIODIC);
+	feed_mem_live(&f, PID, 1, 0, CT_MEM_DEVICE, BASE, 1 * MIB, f.now - 2000, 1);
+	live_time = f.now;
+	feed_mem_live(&f, PID, 1, 0, CT_MEM_DEVICE, BASE + 4 * MIB, 2 * MIB, f.now - 10, 42);
+	feed_dump_end(&f, PID, 1, 2, true);
+	feed_push(&f, PID, PID, "step");
+	feed_alloc_call(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 4 * MIB, 2 * MIB, 42);
+	feed_pop(&f, PID, PID);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.devices.0.allocations"), 2);
+	assert_int_equal(feed_int(&f, "memory.devices.0.frees"), 0);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 3 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.leak_count"), 2);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 3 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_time_ns"), live_time);
+	assert_string_equal(feed_string(&f, "memory.devices.0.leaks.0.site"), "step:cudaMalloc");
+	assert_int_equal(feed_int(&f, "memory.devices.0.before_window_allocations"), 0);
+	assert_int_equal(feed_count(&f, "memory.devices.0.caveats"), 0);
+	feed_release(&f);
+
+	/* its mem_alloc never comes (lost): the figures before its mem_live miss it */
+	feed_init(&f, memory_only);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 1 * MIB);
+	feed_dump_begin(&f, PID, 1, CT_STATEDUMP_PERIODIC);
+	feed_mem_live(&f, PID, 1, 0, CT_MEM_DEVICE, BASE + 4 * MIB, 2 * MIB, f.now - 10, 42);
+	feed_dump_end(&f, PID, 1, 1, true);
+	feed_report(&f);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 3 * MIB);
+	assert_true(caveat_of(&f, "memory.devices.0", "peak_bytes", "lower_bound") >= 0);
+	assert_true(caveat_of(&f, "memory.devices.0", "live_at_end_bytes", "lower_bound") < 0);
+	feed_release(&f);
+}
+
+/*
+ * No statedump. The first process frees X (4 MiB), which the trace never
+ * saw allocated: X was live from the window's start, so the peak is 4 MiB
+ * there; and other allocations made before the window may still be live:
+ * what is live at the end is a lower bound. The second has its context
+ * events, and its memory precedes its context's creation: the same. The
+ * third created its context first: nothing to say.
+ */
+static void test_window_after_allocations(void **state)
+{
+	struct feed f;
+	int64_t start;
+
+	feed_init(&f, memory_only);
+	start = f.now;
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 8 * MIB, 1 * MIB);
+	feed_alloc(&f, PID + 1, PID + 1, 0, CT_MEM_DEVICE, BASE, 1 * MIB);
+	feed_context(&f, PID + 1, 0, false);
+	feed_context(&f, PID + 2, 0, true);
+	feed_alloc(&f, PID + 2, PID + 2, 0, CT_MEM_DEVICE, BASE, 1 * MIB);
+	feed_context(&f, PID + 2, 0, false);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_time_ns"), start);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 1 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.before_window_allocations"), 1);
+	assert_true(caveat_of(&f, "memory.devices.0", "peak_bytes", "lower_bound") >= 0);
+	assert_true(caveat_of(&f, "memory.devices.0", "live_at_end_bytes", "lower_bound") >= 0);
+	assert_true(caveat_of(&f, "memory.devices.0", "leaks", "incomplete") >= 0);
+	assert_true(caveat_of(&f, "memory.devices.1", "live_at_end_bytes", "lower_bound") >= 0);
+	assert_int_equal(feed_count(&f, "memory.devices.2.caveats"), 0);
+	assert_int_equal(feed_count(&f, "memory.caveats"), 2);
+	assert_int_equal(feed_int(&f, "memory.caveats.0.pid"), PID);
+	assert_non_null(strstr(feed_string(&f, "memory.caveats.0.explanation"),
+	                       "releases of memory it never saw allocated"));
+	assert_non_null(strstr(feed_string(&f, "memory.caveats.1.explanation"),
+	                       "before that device's context was created"));
+	feed_release(&f);
+
+	/* a complete dump later: everything is known, the early free's size included */
+	feed_init(&f, memory_only);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 8 * MIB, 1 * MIB);
+	feed_dump_begin(&f, PID, 1, CT_STATEDUMP_PERIODIC);
+	feed_mem_live(&f, PID, 1, 0, CT_MEM_DEVICE, BASE + 8 * MIB, 1 * MIB, f.now - 2000, 2);
+	feed_dump_end(&f, PID, 1, 1, true);
+	feed_report(&f);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 4 * MIB);
+	assert_int_equal(feed_count(&f, "memory.devices.0.caveats"), 0);
+	feed_release(&f);
+
+	/* a free of memory the tracer did not know either (no size): the figures before it */
+	feed_init(&f, memory_only);
+	feed_dump_begin(&f, PID, 1, CT_STATEDUMP_SESSION_START);
+	feed_dump_end(&f, PID, 1, 0, true);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 8 * MIB, 1 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 0);
+	feed_report(&f);
+	assert_true(caveat_of(&f, "memory.devices.0", "peak_bytes", "lower_bound") >= 0);
+	assert_true(caveat_of(&f, "memory.devices.0", "live_at_end_bytes", "lower_bound") < 0);
+	assert_non_null(
+	    strstr(feed_string(&f, "memory.caveats.0.explanation"), "sizes are unknown"));
 	feed_release(&f);
 }
 
@@ -446,6 +667,9 @@ int main(void)
 		cmocka_unit_test(test_asked_twice),
 		cmocka_unit_test(test_reclaimed_at_reset),
 		cmocka_unit_test(test_free_failed),
+		cmocka_unit_test(test_statedump_concurrent_free),
+		cmocka_unit_test(test_alloc_after_its_mem_live),
+		cmocka_unit_test(test_window_after_allocations),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
