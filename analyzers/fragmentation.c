@@ -61,18 +61,49 @@ enum region {
 };
 
 /*
- * A memory pool as CUPTI's activity records describe it. Records arrive
- * late and not in order, so each update is kept only if it is newer than
- * the last, and a destroyed pool stays known as destroyed.
+ * A stream-ordered memory pool as CUPTI's records describe it (MEMORY_POOL
+ * records of its creation, destruction and trimming; the pool figures of
+ * the MEMORY2 records of its allocations). Records arrive late and not in
+ * order: each carries its GPU time, and only a newer one changes the
+ * values. A pool is not its address, which a record may give as 0 (a pool
+ * with no memory yet) and a new pool may reuse: it is one of its device's
+ * pools, numbered in order of first record, created by a created record
+ * (a new pool, even at an address a live one had) and gone with its
+ * destroyed record.
+ *
+ * CUPTI records no release of pool memory at a synchronisation (and the
+ * simulator makes none): at each synchronisation of its device, a pool
+ * whose reserved memory exceeds the larger of its release threshold and
+ * the memory backing its allocations (their bytes in 2 MiB steps) goes
+ * down to that, marked as derived.
  */
 struct frag_pool {
-	uint64_t address;
+	uint32_t number;  /* 1, 2, ... on its device */
+	uint64_t address; /* the last non-zero base address a record gave, 0 if none */
+	bool created_seen;
+	uint64_t created_ns;
 	uint64_t reserved;
 	uint64_t used;
 	uint64_t release_threshold;
-	uint64_t updated; /* GPU timestamp of the record that set the values */
-	int destroyed;
+	uint64_t state_ns; /* GPU time of the record the values come from */
+	bool derived;      /* reserved lowered by a release at a synchronisation since */
+	bool destroyed;
+	uint64_t destroyed_ns;
 };
+
+/* What a snapshot holds of one pool, kept up to date by records that arrive after it. */
+struct pool_view {
+	uint32_t number;
+	bool present; /* the pool existed at the snapshot */
+	uint64_t reserved;
+	uint64_t used;
+	uint64_t release_threshold;
+	uint64_t state_ns;
+	bool derived;
+};
+
+/* Pools a snapshot follows one by one; more share their values as taken. */
+#define POOL_VIEWS 8
 
 /* The state of one (process, device) at one moment. */
 struct frag_snapshot {
@@ -82,9 +113,14 @@ struct frag_snapshot {
 	uint64_t heap_free_seen;   /* gaps inside the span */
 	uint64_t heap_largest_gap; /* largest of them */
 	uint64_t granularity_waste;
-	uint64_t pool_reserved;
+	uint64_t pool_reserved; /* sums of the pools' (as_known) */
 	uint64_t pool_used;
-	uint64_t pool_live; /* async bytes live (host view) */
+	bool pool_derived; /* some pool's reserved bytes are derived */
+	struct pool_view pools[POOL_VIEWS];
+	unsigned pool_views;
+	uint64_t other_reserved, other_used; /* of the pools beyond POOL_VIEWS */
+	int64_t last_sync_ns;                /* the device's last synchronisation before it */
+	uint64_t pool_live;                  /* async bytes live (host view) */
 	uint64_t vmm_physical;
 	uint64_t vmm_mapped;
 	uint64_t vmm_gaps;
@@ -116,6 +152,7 @@ struct frag_device {
 	uint64_t heap_lo, heap_hi;         /* span ever seen, heap_hi 0: none */
 	struct frag_snapshot at_peak;      /* when acct.has_peak */
 	GArray *pools;                     /* struct frag_pool, in order of first record; owned */
+	int64_t last_sync_ns;              /* its last synchronisation, INT64_MIN: none */
 	struct frag_failure *last_failure; /* borrowed from the failure list */
 };
 
@@ -145,6 +182,7 @@ static void hook_device_init(void *data, struct ct_acct_device *dev)
 	for (int r = 0; r < REGION_COUNT; r++)
 		ct_range_map_init(&fd->regions[r]);
 	fd->pools = g_array_new(FALSE, FALSE, sizeof(struct frag_pool));
+	fd->last_sync_ns = INT64_MIN;
 }
 
 static void hook_device_release(void *data, struct ct_acct_device *dev)
@@ -191,6 +229,21 @@ static uint64_t extent_of(enum region region, uint64_t size)
 
 /* ------------------------------------------------------------ snapshots */
 
+/* The pool figures of S from its views. */
+static void pool_sums(struct frag_snapshot *s)
+{
+	s->pool_reserved = s->other_reserved;
+	s->pool_used = s->other_used;
+	s->pool_derived = false;
+	for (unsigned i = 0; i < s->pool_views; i++) {
+		if (!s->pools[i].present)
+			continue;
+		s->pool_reserved += s->pools[i].reserved;
+		s->pool_used += s->pools[i].used;
+		s->pool_derived |= s->pools[i].derived;
+	}
+}
+
 static void snapshot(struct fragmentation *f, const struct frag_device *fd, int64_t time_ns,
                      struct frag_snapshot *s)
 {
@@ -222,14 +275,30 @@ static void snapshot(struct fragmentation *f, const struct frag_device *fd, int6
 	}
 	s->granularity_waste = heap.covered - heap.requested + pool.covered - pool.requested;
 	s->pool_live = pool.requested;
+	s->last_sync_ns = fd->last_sync_ns;
 	for (guint i = 0; i < fd->pools->len; i++) {
 		const struct frag_pool *p = &g_array_index(fd->pools, struct frag_pool, i);
+		struct pool_view *v;
 
 		if (p->destroyed)
 			continue;
-		s->pool_reserved += p->reserved;
-		s->pool_used += p->used;
+		if (s->pool_views == POOL_VIEWS) {
+			s->other_reserved += p->reserved;
+			s->other_used += p->used;
+			continue;
+		}
+		v = &s->pools[s->pool_views++];
+		*v = (struct pool_view){
+			.number = p->number,
+			.present = true,
+			.reserved = p->reserved,
+			.used = p->used,
+			.release_threshold = p->release_threshold,
+			.state_ns = p->state_ns,
+			.derived = p->derived,
+		};
 	}
+	pool_sums(s);
 	s->vmm_physical = phys.requested;
 	s->vmm_mapped = vmm.requested;
 	s->vmm_gaps = vmm.count ? (vmm.highest - vmm.lowest) - vmm.covered : 0;
@@ -337,8 +406,14 @@ static void hook_removed(void *data, struct ct_acct_device *dev, const struct ct
 		ct_range_map_remove(&fd->regions[region], a->address, NULL);
 }
 
+static void hook_process_release(void *data, void *user)
+{
+	g_hash_table_destroy(user);
+}
+
 static const struct ct_acct_hooks hooks = {
 	.device_size = sizeof(struct frag_device),
+	.process_release = hook_process_release,
 	.device_init = hook_device_init,
 	.device_release = hook_device_release,
 	.added = hook_added,
@@ -394,15 +469,188 @@ static void on_nvml(struct fragmentation *f, const struct ct_event *ev)
 	fd->last_failure = NULL;
 }
 
-/* The pool at ADDRESS, known from now on; valid until the next new pool. A device has few. */
-static struct frag_pool *pool_of(struct frag_device *fd, uint64_t address)
-{
-	struct frag_pool pool = { .address = address };
+/* ------------------------------------------------------------ pools */
 
-	for (guint i = 0; i < fd->pools->len; i++)
-		if (g_array_index(fd->pools, struct frag_pool, i).address == address)
-			return &g_array_index(fd->pools, struct frag_pool, i);
-	g_array_append_val(fd->pools, pool);
+/* What a pool's record, or a synchronisation, says: the values of a pool at a time. */
+struct pool_state {
+	uint64_t reserved;
+	uint64_t used;
+	uint64_t release_threshold;
+	uint64_t state_ns;
+};
+
+/* The memory backing USED bytes of allocations in a pool: 2 MiB steps. */
+static uint64_t backing(uint64_t used)
+{
+	return round_up(used, GRANULARITY);
+}
+
+/* RESERVED after a synchronisation: at most the threshold, or what backs the allocations. */
+static bool release_at_sync(uint64_t *reserved, uint64_t used, uint64_t threshold)
+{
+	uint64_t keep = threshold > backing(used) ? threshold : backing(used);
+
+	if (*reserved <= keep)
+		return false;
+	*reserved = keep;
+	return true;
+}
+
+/*
+ * A record of time STATE_NS for the pool of view V, taken at a snapshot
+ * whose device's last synchronisation was LAST_SYNC: newer than what V
+ * holds, it replaces it, and a synchronisation after it releases.
+ */
+static void view_update(struct pool_view *v, const struct pool_state *st, int64_t last_sync)
+{
+	if (st->state_ns < v->state_ns)
+		return;
+	v->present = true;
+	v->reserved = st->reserved;
+	v->used = st->used;
+	v->release_threshold = st->release_threshold;
+	v->state_ns = st->state_ns;
+	v->derived = false;
+	if (last_sync >= (int64_t)st->state_ns)
+		v->derived = release_at_sync(&v->reserved, v->used, v->release_threshold);
+}
+
+/* POOL's view in S, made when S took none of it and there is room; NULL if none. */
+static struct pool_view *view_of(struct frag_snapshot *s, const struct frag_pool *pool)
+{
+	for (unsigned i = 0; i < s->pool_views; i++)
+		if (s->pools[i].number == pool->number)
+			return &s->pools[i];
+	if (s->pool_views == POOL_VIEWS)
+		return NULL;
+	s->pools[s->pool_views] = (struct pool_view){ .number = pool->number };
+	return &s->pools[s->pool_views++];
+}
+
+/* Calls FN on every snapshot of FD taken at or after TIME_NS: its peak, its failures. */
+static void foreach_snapshot_since(struct fragmentation *f, struct frag_device *fd, int64_t time_ns,
+                                   void (*fn)(struct frag_snapshot *s, void *data), void *data)
+{
+	if (fd->acct.has_peak && fd->at_peak.time_ns >= time_ns)
+		fn(&fd->at_peak, data);
+	/* failures are in time order: the recent ones only */
+	for (guint i = f->failures->len; i-- > 0;) {
+		struct frag_failure *fl = g_ptr_array_index(f->failures, i);
+
+		if (fl->time_ns < time_ns)
+			break;
+		if (fl->process == fd->acct.process && fl->device == fd->acct.device)
+			fn(&fl->state, data);
+	}
+}
+
+struct record_update {
+	const struct frag_pool *pool;
+	const struct pool_state *state;
+	bool destroyed;
+};
+
+static void snapshot_record(struct frag_snapshot *s, void *data)
+{
+	const struct record_update *u = data;
+	struct pool_view *v = view_of(s, u->pool);
+
+	if (!v)
+		return;
+	if (u->destroyed) {
+		if (u->state->state_ns >= v->state_ns) {
+			v->present = false;
+			v->state_ns = u->state->state_ns;
+		}
+	} else {
+		view_update(v, u->state, s->last_sync_ns);
+	}
+	pool_sums(s);
+}
+
+/*
+ * POOL's record ST (DESTROYED: its destruction): the pool's values if the
+ * record is newer, and those of the snapshots taken since it, which it
+ * came too late for.
+ */
+static void pool_record(struct fragmentation *f, struct frag_device *fd, struct frag_pool *pool,
+                        const struct pool_state *st, bool destroyed)
+{
+	struct record_update u = { pool, st, destroyed };
+
+	if (st->state_ns >= pool->state_ns) {
+		pool->state_ns = st->state_ns;
+		if (destroyed) {
+			pool->destroyed = true;
+			pool->destroyed_ns = st->state_ns;
+		} else {
+			pool->reserved = st->reserved;
+			pool->used = st->used;
+			pool->release_threshold = st->release_threshold;
+			pool->derived = false;
+			if (fd->last_sync_ns >= (int64_t)st->state_ns)
+				pool->derived = release_at_sync(&pool->reserved, pool->used,
+				                                pool->release_threshold);
+		}
+	}
+	foreach_snapshot_since(f, fd, (int64_t)st->state_ns, snapshot_record, &u);
+}
+
+/*
+ * The pool a record of time TIME_NS at ADDRESS is about, NULL when it is
+ * about a destroyed one (a late record). OPERATION 1 (created) makes a new
+ * one. Valid until the next new pool; a device has few.
+ */
+static struct frag_pool *pool_for(struct frag_device *fd, uint64_t time_ns, uint64_t address,
+                                  unsigned operation)
+{
+	struct frag_pool *live_at = NULL, *no_address = NULL, *only = NULL, fresh;
+	unsigned live = 0, without = 0;
+
+	for (guint i = 0; i < fd->pools->len; i++) {
+		struct frag_pool *p = &g_array_index(fd->pools, struct frag_pool, i);
+
+		if (p->destroyed) {
+			/* a record from before its destruction: stale */
+			if (address && p->address == address && time_ns < p->destroyed_ns &&
+			    operation != 1)
+				return NULL;
+			continue;
+		}
+		live++;
+		only = p;
+		if (address && p->address == address)
+			live_at = p;
+		if (!p->address) {
+			without++;
+			no_address = p;
+		}
+	}
+	if (operation == 1) {
+		/* a live pool at that address was destroyed unseen */
+		if (live_at) {
+			live_at->destroyed = true;
+			live_at->destroyed_ns = time_ns;
+		}
+	} else if (live_at) {
+		return live_at;
+	} else if (without == 1 || live == 1) {
+		/* its address was not known, or changed */
+		struct frag_pool *p = without == 1 ? no_address : only;
+
+		if (address)
+			p->address = address;
+		return p;
+	} else if (!address && without) {
+		return no_address;
+	}
+	fresh = (struct frag_pool){
+		.number = fd->pools->len + 1,
+		.address = address,
+		.created_seen = operation == 1,
+		.created_ns = time_ns,
+	};
+	g_array_append_val(fd->pools, fresh);
 	return &g_array_index(fd->pools, struct frag_pool, fd->pools->len - 1);
 }
 
@@ -410,17 +658,16 @@ static void on_pool(struct fragmentation *f, const struct ct_event *ev)
 {
 	const struct ct_ev_gpu_memory_pool *e = &ev->u.gpu_memory_pool;
 	struct frag_device *fd = device_of(f, ev->process, e->device);
-	struct frag_pool *pool;
+	struct frag_pool *pool = pool_for(fd, e->timestamp, e->address, e->operation);
+	struct pool_state st = {
+		.reserved = e->size,
+		.used = e->utilized,
+		.release_threshold = e->release_threshold,
+		.state_ns = e->timestamp,
+	};
 
-	pool = pool_of(fd, e->address);
-	if (e->timestamp < pool->updated)
-		return;
-	pool->updated = e->timestamp;
-	/* a pool created again at the same address is a new one */
-	pool->destroyed = e->operation == 2;
-	pool->reserved = e->size;
-	pool->used = e->utilized;
-	pool->release_threshold = e->release_threshold;
+	if (pool)
+		pool_record(f, fd, pool, &st, e->operation == 2);
 }
 
 static void on_gpu_memory(struct fragmentation *f, const struct ct_event *ev)
@@ -428,17 +675,96 @@ static void on_gpu_memory(struct fragmentation *f, const struct ct_event *ev)
 	const struct ct_ev_gpu_memory *e = &ev->u.gpu_memory;
 	struct frag_device *fd;
 	struct frag_pool *pool;
+	struct pool_state st = {
+		.reserved = e->pool_size,
+		.used = e->pool_utilized,
+		.release_threshold = e->pool_release_threshold,
+		.state_ns = e->timestamp,
+	};
 
-	if (!e->pool_address || !e->pool_type)
+	if (!e->pool_type)
 		return;
 	fd = device_of(f, ev->process, e->device);
-	pool = fd ? pool_of(fd, e->pool_address) : NULL;
-	if (!pool || pool->destroyed || e->timestamp < pool->updated)
+	pool = pool_for(fd, e->timestamp, e->pool_address, 0);
+	if (pool)
+		pool_record(f, fd, pool, &st, false);
+}
+
+static void snapshot_sync(struct frag_snapshot *s, void *data)
+{
+	int64_t time_ns = *(const int64_t *)data;
+
+	if (time_ns > s->last_sync_ns)
+		s->last_sync_ns = time_ns;
+	for (unsigned i = 0; i < s->pool_views; i++) {
+		struct pool_view *v = &s->pools[i];
+
+		if (v->present && (int64_t)v->state_ns <= time_ns)
+			v->derived |= release_at_sync(&v->reserved, v->used, v->release_threshold);
+	}
+	pool_sums(s);
+}
+
+/* FD's device was synchronised at TIME_NS: its pools release what exceeds what they keep. */
+static void device_synced(struct fragmentation *f, struct frag_device *fd, int64_t time_ns)
+{
+	if (time_ns > fd->last_sync_ns)
+		fd->last_sync_ns = time_ns;
+	for (guint i = 0; i < fd->pools->len; i++) {
+		struct frag_pool *p = &g_array_index(fd->pools, struct frag_pool, i);
+
+		if (!p->destroyed && (int64_t)p->state_ns <= time_ns)
+			p->derived |= release_at_sync(&p->reserved, p->used, p->release_threshold);
+	}
+	/* a record of the GPU's comes late: snapshots taken after it were synchronised too */
+	foreach_snapshot_since(f, fd, time_ns, snapshot_sync, &time_ns);
+}
+
+/* The device of context CONTEXT in PROCESS (context_create), CT_DEVICE_NONE if unknown. */
+static unsigned device_of_context(struct fragmentation *f, struct ct_process *process,
+                                  uint32_t context)
+{
+	GHashTable *contexts = *ct_acct_process_data(f->acct, process);
+	gpointer device;
+
+	if (!contexts ||
+	    !g_hash_table_lookup_extended(contexts, GUINT_TO_POINTER(context), NULL, &device))
+		return CT_DEVICE_NONE;
+	return GPOINTER_TO_UINT(device);
+}
+
+static void on_context_create(struct fragmentation *f, const struct ct_event *ev)
+{
+	void **contexts = ct_acct_process_data(f->acct, ev->process);
+
+	if (!*contexts)
+		*contexts = g_hash_table_new(g_direct_hash, g_direct_equal);
+	g_hash_table_insert(*contexts, GUINT_TO_POINTER(ev->u.context.context),
+	                    GUINT_TO_POINTER(ev->u.context.device));
+}
+
+/* A host synchronisation (sync) or the GPU's record of one (gpu_sync). */
+static void on_sync(struct fragmentation *f, const struct ct_event *ev)
+{
+	unsigned device;
+	int64_t time_ns;
+	struct frag_device *fd;
+
+	if (ev->type == CT_EV_SYNC) {
+		device = ev->u.sync.device;
+		time_ns = ev->time_ns;
+	} else {
+		/* 2 is cudaStreamWaitEvent: the GPU waits, not the host */
+		if (ev->u.gpu_sync.type == 2 || !ev->u.gpu_sync.end)
+			return;
+		device = device_of_context(f, ev->process, ev->u.gpu_sync.context);
+		time_ns = (int64_t)ev->u.gpu_sync.end;
+	}
+	if (device == CT_DEVICE_NONE)
 		return;
-	pool->updated = e->timestamp;
-	pool->reserved = e->pool_size;
-	pool->used = e->pool_utilized;
-	pool->release_threshold = e->pool_release_threshold;
+	fd = (struct frag_device *)ct_acct_device_at(f->acct, ev->process, device);
+	if (fd)
+		device_synced(f, fd, time_ns);
 }
 
 static void fragmentation_event(void *state, const struct ct_event *ev)
@@ -457,6 +783,14 @@ static void fragmentation_event(void *state, const struct ct_event *ev)
 		break;
 	case CT_EV_GPU_MEMORY:
 		on_gpu_memory(f, ev);
+		break;
+	case CT_EV_SYNC:
+	case CT_EV_GPU_SYNC:
+		on_sync(f, ev);
+		break;
+	case CT_EV_CONTEXT_CREATE:
+		on_context_create(f, ev);
+		ct_acct_event(f->acct, ev);
 		break;
 	default:
 		ct_acct_event(f->acct, ev);
@@ -660,6 +994,12 @@ static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 	}
 	if (v.withheld)
 		ct_caveat_add(caveats, "verdict", CT_CAVEAT_WITHHELD, CT_CAUSE_BEFORE_WINDOW);
+	if (s->pool_derived) {
+		ct_caveat_add(caveats, "pool_reserved_bytes", CT_CAVEAT_DERIVED,
+		              CT_CAUSE_RELEASE_AT_SYNC);
+		ct_caveat_add(caveats, "pool_cached_bytes", CT_CAVEAT_DERIVED,
+		              CT_CAUSE_RELEASE_AT_SYNC);
+	}
 	out = (struct ct_frag_failure){
 		.time_ns = fl->time_ns,
 		.pid = fl->process->pid,
@@ -707,6 +1047,7 @@ static void add_device(struct fragmentation *f, const struct frag_device *fd)
 		.caveats = g_array_new(FALSE, FALSE, sizeof(struct ct_caveat)),
 	};
 	const char *cause = CT_CAUSE_BEFORE_WINDOW;
+	bool pools_derived = false;
 
 	/* the end of a process is its last event (a killed one has no exit) */
 	snapshot(f, fd, process->events ? process->last_ns : f->end_ns, &end);
@@ -740,16 +1081,55 @@ static void add_device(struct fragmentation *f, const struct frag_device *fd)
 	for (guint i = 0; i < fd->pools->len; i++) {
 		const struct frag_pool *p = &g_array_index(fd->pools, struct frag_pool, i);
 		struct ct_frag_pool pool = {
+			.pool = p->number,
 			.address = p->address,
+			.created_known = p->created_seen,
+			.created_ns = (int64_t)p->created_ns,
 			.reserved_bytes = p->reserved,
 			.used_bytes = p->used,
 			.release_threshold_bytes = p->release_threshold,
+			.reserved_derived = p->derived,
 		};
 
-		if (!p->destroyed)
-			g_array_append_val(out.pools, pool);
+		if (p->destroyed)
+			continue;
+		g_array_append_val(out.pools, pool);
+		pools_derived |= p->derived;
 	}
+	if (fd->acct.has_peak && peak.pool_derived)
+		ct_caveat_add(out.caveats, "at_peak.pool_reserved_bytes", CT_CAVEAT_DERIVED,
+		              CT_CAUSE_RELEASE_AT_SYNC);
+	if (end.pool_derived)
+		ct_caveat_add(out.caveats, "at_end.pool_reserved_bytes", CT_CAVEAT_DERIVED,
+		              CT_CAUSE_RELEASE_AT_SYNC);
+	if (pools_derived)
+		ct_caveat_add(out.caveats, "pools", CT_CAVEAT_DERIVED, CT_CAUSE_RELEASE_AT_SYNC);
 	g_array_append_val(f->result.devices, out);
+}
+
+static void any_derived(struct frag_snapshot *s, void *data)
+{
+	*(bool *)data |= s->pool_derived;
+}
+
+/* Whether a pool figure of PROCESS is derived: now, at a peak or at a failure. */
+static bool pools_derived(struct fragmentation *f, const struct ct_process *process)
+{
+	bool derived = false;
+
+	for (unsigned d = 0; d < 256 && !derived; d++) {
+		struct frag_device *fd =
+		    (struct frag_device *)ct_acct_device_at(f->acct, process, d);
+
+		for (guint i = 0; fd && i < fd->pools->len; i++) {
+			const struct frag_pool *p = &g_array_index(fd->pools, struct frag_pool, i);
+
+			derived |= !p->destroyed && p->derived;
+		}
+		if (fd)
+			foreach_snapshot_since(f, fd, INT64_MIN, any_derived, &derived);
+	}
+	return derived;
 }
 
 /* Why figures are not exact, once per process and cause. */
@@ -766,6 +1146,17 @@ static void add_notes(struct fragmentation *f)
 
 		if (ct_acct_explain(f->acct, process, text, sizeof(text))[0]) {
 			note.explanation = intern(f, text);
+			g_array_append_val(f->result.notes, note);
+		}
+		if (pools_derived(f, process)) {
+			note.cause = CT_CAUSE_RELEASE_AT_SYNC;
+			note.explanation = intern(
+			    f,
+			    "CUPTI records no release of a memory pool's memory at a "
+			    "synchronisation: after each synchronisation of a device, a pool's "
+			    "reserved bytes are taken down to the larger of its release threshold "
+			    "and the memory backing its allocations (2 MiB steps), which the "
+			    "driver may exceed");
 			g_array_append_val(f->result.notes, note);
 		}
 	}
@@ -858,7 +1249,8 @@ const struct ct_analysis_class ct_fragmentation_analysis = {
 	.name = "fragmentation",
 	.section = &ct_memory_section,
 	.wants = CT_ACCT_EVENTS | CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVML_SAMPLE) |
-	         CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) | CT_EV_BIT(CT_EV_GPU_MEMORY),
+	         CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) | CT_EV_BIT(CT_EV_GPU_MEMORY) |
+	         CT_EV_BIT(CT_EV_SYNC) | CT_EV_BIT(CT_EV_GPU_SYNC),
 	.create = fragmentation_create,
 	.event = fragmentation_event,
 	.finish = fragmentation_finish,

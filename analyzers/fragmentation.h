@@ -75,10 +75,15 @@ struct ct_frag_failure {
 
 /* A memory pool alive at the end. */
 struct ct_frag_pool {
-	uint64_t address;
+	uint32_t pool;    /* 1, 2, ... on its device, in order of first record */
+	uint64_t address; /* the last base address a record gave; 0 if none did */
+	bool created_known;
+	int64_t created_ns; /* its creation record's time, when created_known */
 	uint64_t reserved_bytes;
 	uint64_t used_bytes;
 	uint64_t release_threshold_bytes;
+	bool
+	    reserved_derived; /* lowered by a release at a synchronisation, which nothing records */
 };
 
 /* One process and device. */

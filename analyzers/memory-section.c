@@ -293,11 +293,14 @@ static void write_frag_device(struct ct_doc *doc, const struct ct_frag_device *d
 		const struct ct_frag_pool *p = &g_array_index(d->pools, struct ct_frag_pool, i);
 
 		ct_doc_object(doc, NULL, NULL);
+		ct_doc_u64(doc, "pool", p->pool, CT_UNIT_ID);
 		ct_doc_u64(doc, "address", p->address, CT_UNIT_ADDRESS);
+		write_i64_known(doc, "created_ns", p->created_known, p->created_ns, CT_UNIT_TIME);
 		ct_doc_u64(doc, "reserved_bytes", p->reserved_bytes, CT_UNIT_BYTES);
 		ct_doc_u64(doc, "used_bytes", p->used_bytes, CT_UNIT_BYTES);
 		ct_doc_u64(doc, "release_threshold_bytes", p->release_threshold_bytes,
 		           CT_UNIT_BYTES);
+		ct_doc_bool(doc, "reserved_derived", p->reserved_derived);
 		ct_doc_end(doc);
 	}
 	ct_doc_end(doc);

@@ -223,6 +223,72 @@ void feed_pool(struct feed *f, int pid, unsigned device, unsigned operation, uin
 	feed_event(f, &ev);
 }
 
+void feed_pool_record(struct feed *f, int pid, unsigned device, unsigned operation,
+                      uint64_t address, uint64_t size, uint64_t utilized, uint64_t threshold,
+                      int64_t timestamp)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_GPU_MEMORY_POOL, pid, pid);
+	ev.u.gpu_memory_pool.timestamp = (uint64_t)timestamp;
+	ev.u.gpu_memory_pool.operation = (uint8_t)operation;
+	ev.u.gpu_memory_pool.pool_type = 1;
+	ev.u.gpu_memory_pool.address = address;
+	ev.u.gpu_memory_pool.size = size;
+	ev.u.gpu_memory_pool.utilized = utilized;
+	ev.u.gpu_memory_pool.release_threshold = threshold;
+	ev.u.gpu_memory_pool.device = (uint8_t)device;
+	feed_event(f, &ev);
+}
+
+void feed_gpu_memory(struct feed *f, int pid, unsigned device, unsigned operation, uint64_t address,
+                     uint64_t bytes, uint64_t pool, uint64_t pool_size, uint64_t pool_utilized,
+                     uint64_t threshold, int64_t timestamp)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_GPU_MEMORY, pid, pid);
+	ev.u.gpu_memory.timestamp = (uint64_t)timestamp;
+	ev.u.gpu_memory.operation = (uint8_t)operation;
+	ev.u.gpu_memory.memory_kind = 3;
+	ev.u.gpu_memory.address = address;
+	ev.u.gpu_memory.bytes = bytes;
+	ev.u.gpu_memory.device = (uint8_t)device;
+	ev.u.gpu_memory.stream = 7;
+	ev.u.gpu_memory.is_async = 1;
+	ev.u.gpu_memory.pool_type = 1;
+	ev.u.gpu_memory.pool_address = pool;
+	ev.u.gpu_memory.pool_release_threshold = threshold;
+	ev.u.gpu_memory.pool_size = pool_size;
+	ev.u.gpu_memory.pool_utilized = pool_utilized;
+	feed_event(f, &ev);
+}
+
+void feed_sync(struct feed *f, int pid, unsigned device)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_SYNC, pid, pid);
+	ev.u.sync.what = CT_SYNC_DEVICE;
+	ev.u.sync.stream = CT_STREAM_NONE;
+	ev.u.sync.device = (uint8_t)device;
+	feed_event(f, &ev);
+}
+
+void feed_gpu_sync(struct feed *f, int pid, uint32_t context, unsigned type, int64_t end)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_GPU_SYNC, pid, pid);
+	ev.u.gpu_sync.start = (uint64_t)end - 100;
+	ev.u.gpu_sync.end = (uint64_t)end;
+	ev.u.gpu_sync.type = (uint8_t)type;
+	ev.u.gpu_sync.context = context;
+	ev.u.gpu_sync.stream = 7;
+	ev.u.gpu_sync.event = UINT32_MAX;
+	feed_event(f, &ev);
+}
+
 void feed_push(struct feed *f, int pid, int tid, const char *message)
 {
 	struct ct_event ev;

@@ -66,6 +66,18 @@ void feed_nvml(struct feed *f, int pid, unsigned device, unsigned reason, uint64
                uint64_t total);
 void feed_pool(struct feed *f, int pid, unsigned device, unsigned operation, uint64_t address,
                uint64_t size, uint64_t utilized);
+/* A MEMORY_POOL record of GPU time TIMESTAMP, delivered now. */
+void feed_pool_record(struct feed *f, int pid, unsigned device, unsigned operation,
+                      uint64_t address, uint64_t size, uint64_t utilized, uint64_t threshold,
+                      int64_t timestamp);
+/* A MEMORY2 record of an allocation (OPERATION 1) or release (2) from the pool at POOL. */
+void feed_gpu_memory(struct feed *f, int pid, unsigned device, unsigned operation, uint64_t address,
+                     uint64_t bytes, uint64_t pool, uint64_t pool_size, uint64_t pool_utilized,
+                     uint64_t threshold, int64_t timestamp);
+/* A host synchronisation of DEVICE (cudaDeviceSynchronize's sync event). */
+void feed_sync(struct feed *f, int pid, unsigned device);
+/* The GPU's record of a synchronisation of CONTEXT of TYPE (3 stream, 4 context), ended at END. */
+void feed_gpu_sync(struct feed *f, int pid, uint32_t context, unsigned type, int64_t end);
 void feed_push(struct feed *f, int pid, int tid, const char *message);
 void feed_pop(struct feed *f, int pid, int tid);
 

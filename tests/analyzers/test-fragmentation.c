@@ -4,8 +4,10 @@
  * on synthetic events with known truth: a request that fails although
  * enough memory is free in total (fragmented), a true exhaustion (out of
  * memory), memory held by other processes and by pools (held elsewhere);
- * the state at the peak and at the end; and the range map underneath
- * against a brute-force model.
+ * the state at the peak and at the end; a trace begun after the program
+ * allocated; stream-ordered pools: their figures at the peak's time, their
+ * identity, trimming and the release at synchronisation; and the range map
+ * underneath against a brute-force model.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -244,6 +246,171 @@ static void test_failure_after_window_start(void **state)
 	feed_release(&f);
 }
 
+#define POOL_BASE (BASE + 8 * GIB)
+
+/*
+ * A pool is created, an async allocation takes 64 MiB from it, then a
+ * cudaMalloc makes the peak; the pool's records come after the peak (CUPTI
+ * hands them over late), with GPU times from before it. The state at the
+ * peak has the pool as it was then: 64 MiB reserved, 64 MiB used.
+ */
+static void test_pool_at_peak_time(void **state)
+{
+	struct feed f;
+	int64_t t0;
+
+	feed_init(&f, both);
+	t0 = f.now;
+	feed_alloc(&f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 64 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 256 * MIB);
+	/* the records: creation (no memory, no address yet), the allocation */
+	feed_pool_record(&f, PID, 0, 1, 0, 0, 0, 0, t0 - 10);
+	feed_gpu_memory(&f, PID, 0, 1, POOL_BASE, 64 * MIB, POOL_BASE, 64 * MIB, 64 * MIB, 0,
+	                t0 + 10);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_peak.live_bytes"), 320 * MIB);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_peak.pool_reserved_bytes"),
+	                 64 * MIB);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_peak.pool_used_bytes"), 64 * MIB);
+	/* one pool: the creation record without an address and the allocation's are one */
+	assert_int_equal(feed_count(&f, "memory.fragmentation.0.pools"), 1);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.0.pool"), 1);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.0.address"), POOL_BASE);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.0.created_ns"), t0 - 10);
+	feed_release(&f);
+}
+
+/*
+ * Pools by identity, not by address: a trim to nothing reports address 0;
+ * a second pool is created (address 0) beside the first; the first is
+ * destroyed and a third made at its address; a late record of the first,
+ * from before its destruction, changes nothing.
+ */
+static void test_pool_identity(void **state)
+{
+	struct feed f;
+	int64_t t = 5000000000;
+
+	feed_init(&f, both);
+	feed_pool_record(&f, PID, 0, 1, 0, 0, 0, 0, t);
+	feed_gpu_memory(&f, PID, 0, 1, POOL_BASE, 32 * MIB, POOL_BASE, 32 * MIB, 32 * MIB, 0,
+	                t + 1);
+	feed_gpu_memory(&f, PID, 0, 2, POOL_BASE, 32 * MIB, POOL_BASE, 32 * MIB, 0, 0, t + 2);
+	/* cuMemPoolTrimTo(pool, 0): the pool has no memory, and no base address */
+	feed_pool_record(&f, PID, 0, 3, 0, 0, 0, 0, t + 3);
+	feed_report(&f);
+	assert_int_equal(feed_count(&f, "memory.fragmentation.0.pools"), 1);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.0.reserved_bytes"), 0);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_end.pool_reserved_bytes"), 0);
+	feed_release(&f);
+
+	feed_init(&f, both);
+	feed_pool_record(&f, PID, 0, 1, POOL_BASE, 16 * MIB, 0, 0, t);
+	feed_pool_record(&f, PID, 0, 1, 0, 0, 0, 0, t + 1);
+	feed_gpu_memory(&f, PID, 0, 1, POOL_BASE + GIB, 8 * MIB, POOL_BASE + GIB, 8 * MIB, 8 * MIB,
+	                0, t + 2);
+	feed_pool_record(&f, PID, 0, 2, POOL_BASE, 16 * MIB, 0, 0, t + 3);
+	feed_pool_record(&f, PID, 0, 1, POOL_BASE, 4 * MIB, 0, 0, t + 4);
+	/* a record of the first pool from before it was destroyed */
+	feed_gpu_memory(&f, PID, 0, 1, POOL_BASE, MIB, POOL_BASE, 48 * MIB, MIB, 0, t + 2);
+	feed_report(&f);
+	assert_int_equal(feed_count(&f, "memory.fragmentation.0.pools"), 2);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.0.pool"), 2);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.0.address"), POOL_BASE + GIB);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.0.reserved_bytes"), 8 * MIB);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.1.pool"), 3);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.1.address"), POOL_BASE);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.1.reserved_bytes"), 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_end.pool_reserved_bytes"),
+	                 12 * MIB);
+	feed_release(&f);
+}
+
+/*
+ * A pool with release threshold 0 keeps 64 MiB after its allocation is
+ * freed, until the device is synchronised: then nothing (derived: CUPTI
+ * records no such release). A failure before the synchronisation is
+ * blamed on the pool, one after it is not. With a threshold of 48 MiB it
+ * keeps 48; with 3 MiB still allocated and threshold 0, the 4 MiB that
+ * back them. The records come after the synchronisation, as CUPTI hands
+ * them over. A trim (a record) is no derived figure; a GPU record of a
+ * synchronisation counts as one.
+ */
+static void test_pool_release_at_sync(void **state)
+{
+	struct feed f;
+	int64_t t;
+
+	feed_init(&f, both);
+	t = f.now;
+	feed_alloc(&f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 64 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 64 * MIB);
+	feed_gpu_memory(&f, PID, 0, 1, POOL_BASE, 64 * MIB, POOL_BASE, 64 * MIB, 64 * MIB, 0, t);
+	feed_gpu_memory(&f, PID, 0, 2, POOL_BASE, 64 * MIB, POOL_BASE, 64 * MIB, 0, 0, t + 1000);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 512 * MIB, 500 * MIB, 4 * GIB);
+	feed_sync(&f, PID, 0);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 512 * MIB, 500 * MIB, 4 * GIB);
+	feed_report(&f);
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "held_elsewhere");
+	assert_int_equal(feed_int(&f, "memory.failures.0.pool_cached_bytes"), 64 * MIB);
+	assert_int_equal(feed_int(&f, "memory.failures.1.pool_reserved_bytes"), 0);
+	assert_int_equal(feed_int(&f, "memory.failures.1.pool_cached_bytes"), 0);
+	/* no longer the pool's: the rest of the device's memory is others' */
+	assert_non_null(strstr(feed_string(&f, "memory.failures.1.explanation"),
+	                       "not this process's allocations"));
+	assert_string_equal(feed_string(&f, "memory.failures.1.caveats.0.figure"),
+	                    "pool_reserved_bytes");
+	assert_string_equal(feed_string(&f, "memory.failures.1.caveats.0.caveat"), "derived");
+	assert_string_equal(feed_string(&f, "memory.failures.1.caveats.0.cause"),
+	                    "release_at_sync");
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.0.reserved_bytes"), 0);
+	assert_true(feed_get(&f, "memory.fragmentation.0.pools.0.reserved_derived")->value.boolean);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_end.pool_reserved_bytes"), 0);
+	assert_string_equal(feed_string(&f, "memory.caveats.0.cause"), "release_at_sync");
+	feed_release(&f);
+
+	/* the records after the synchronisation, a threshold of 48 MiB */
+	feed_init(&f, both);
+	t = f.now;
+	feed_alloc(&f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 64 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 64 * MIB);
+	feed_sync(&f, PID, 0);
+	feed_gpu_memory(&f, PID, 0, 1, POOL_BASE, 64 * MIB, POOL_BASE, 64 * MIB, 64 * MIB, 48 * MIB,
+	                t);
+	feed_gpu_memory(&f, PID, 0, 2, POOL_BASE, 64 * MIB, POOL_BASE, 64 * MIB, 0, 48 * MIB,
+	                t + 1000);
+	feed_report(&f);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.0.reserved_bytes"), 48 * MIB);
+	assert_true(feed_get(&f, "memory.fragmentation.0.pools.0.reserved_derived")->value.boolean);
+	feed_release(&f);
+
+	/* 3 MiB still allocated: 4 MiB back them; then a trim record to 2 MiB is no derivation */
+	feed_init(&f, both);
+	t = f.now;
+	feed_context(&f, PID, 0, true);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 3 * MIB);
+	feed_gpu_memory(&f, PID, 0, 1, POOL_BASE, 3 * MIB, POOL_BASE, 64 * MIB, 3 * MIB, 0, t);
+	feed_gpu_sync(&f, PID, 1, 4, f.now);
+	feed_report(&f);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.0.reserved_bytes"), 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_end.pool_used_bytes"), 3 * MIB);
+	feed_release(&f);
+
+	feed_init(&f, both);
+	t = f.now;
+	feed_alloc(&f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 3 * MIB);
+	feed_gpu_memory(&f, PID, 0, 1, POOL_BASE, 3 * MIB, POOL_BASE, 64 * MIB, 3 * MIB, 64 * MIB,
+	                t);
+	feed_pool_record(&f, PID, 0, 3, POOL_BASE, 16 * MIB, 3 * MIB, 64 * MIB, f.now);
+	feed_report(&f);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.pools.0.reserved_bytes"), 16 * MIB);
+	assert_false(
+	    feed_get(&f, "memory.fragmentation.0.pools.0.reserved_derived")->value.boolean);
+	assert_int_equal(feed_count(&f, "memory.fragmentation.0.caveats"), 0);
+	feed_release(&f);
+}
+
 /* Brute-force model of the range map: an array of (start, end, requested). */
 struct model {
 	uint64_t start[512], end[512], requested[512];
@@ -382,6 +549,9 @@ int main(void)
 		cmocka_unit_test(test_no_nvml),
 		cmocka_unit_test(test_granularity_waste),
 		cmocka_unit_test(test_failure_after_window_start),
+		cmocka_unit_test(test_pool_at_peak_time),
+		cmocka_unit_test(test_pool_identity),
+		cmocka_unit_test(test_pool_release_at_sync),
 		cmocka_unit_test(test_range_map),
 		cmocka_unit_test(test_range_map_overlaps),
 	};
