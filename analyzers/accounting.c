@@ -841,7 +841,7 @@ static void append(char *buf, size_t len, const char *text)
 }
 
 char *ct_acct_explain(const struct ct_acct *acct, const struct ct_process *process, char *buf,
-                      size_t len)
+                      size_t len, struct ct_caveat_note *note)
 {
 	const struct acct_process *ap = process->slot[acct->slot];
 	const struct ct_acct_window *w = ap ? &ap->window : NULL;
@@ -854,24 +854,34 @@ char *ct_acct_explain(const struct ct_acct *acct, const struct ct_process *proce
 	if (!w)
 		return buf;
 	if (w->evidence && !w->complete_dump) {
-		if (w->evidence & CT_ACCT_LATE_SESSION)
+		if (w->evidence & CT_ACCT_LATE_SESSION) {
 			append(why, sizeof(why), "its session started while the program ran");
-		if (w->evidence & CT_ACCT_LATE_RELEASE)
+			ct_note_evidence(note, "session_start_statedump");
+		}
+		if (w->evidence & CT_ACCT_LATE_RELEASE) {
 			append(why, sizeof(why),
 			       "it has releases of memory it never saw allocated");
-		if (w->evidence & CT_ACCT_LATE_DUMP)
+			ct_note_evidence(note, "release_of_unseen_memory");
+		}
+		if (w->evidence & CT_ACCT_LATE_DUMP) {
 			append(why, sizeof(why),
 			       "a statedump gave allocations made before it began");
-		if (w->evidence & CT_ACCT_LATE_CONTEXT)
+			ct_note_evidence(note, "statedump_of_earlier_allocations");
+		}
+		if (w->evidence & CT_ACCT_LATE_CONTEXT) {
 			append(why, sizeof(why),
-			       "it has memory events on a device before that device's context "
-			       "was created");
+			       "it has memory events on a device before that device's context was "
+			       "created");
+			ct_note_evidence(note, "memory_before_context");
+		}
 		if (w->dumps) {
 			snprintf(part, sizeof(part), "none of its %u statedumps is complete",
 			         w->dumps);
 			append(why, sizeof(why), part);
+			ct_note_evidence(note, "no_complete_statedump");
 		} else {
 			append(why, sizeof(why), "it has no statedump");
+			ct_note_evidence(note, "no_statedump");
 		}
 		snprintf(buf, len,
 		         "the trace began after the program had allocated memory it does not show "
@@ -890,12 +900,62 @@ char *ct_acct_explain(const struct ct_acct *acct, const struct ct_process *proce
 	}
 	if (!unseen)
 		return buf;
+	if (unsized) {
+		snprintf(buf, len,
+		         "the trace has %" PRIu64
+		         " releases of memory the tracer never saw allocated, whose sizes are "
+		         "unknown: the figures before the last of them are lower bounds",
+		         unsized);
+		ct_note_evidence(note, "release_of_unknown_size");
+	} else {
+		snprintf(buf, len,
+		         "the trace shows some allocations only after they were made (a statedump "
+		         "without their mem_alloc, a failed release whose mem_free it does not "
+		         "have): the figures before are lower bounds");
+		ct_note_evidence(note, "allocation_seen_late");
+	}
+	return buf;
+}
+
+bool ct_acct_lost_before(const struct ct_acct *acct, int64_t time_ns)
+{
+	const struct ct_losses *losses = ct_context_losses(acct->ctx);
+
+	return (losses->events || losses->packets) && losses->first_ns <= time_ns;
+}
+
+bool ct_acct_lost(const struct ct_acct *acct, const struct ct_process *process)
+{
+	return ct_acct_lost_before(acct, process->events ? process->last_ns : INT64_MAX);
+}
+
+char *ct_acct_explain_loss(const struct ct_acct *acct, const struct ct_process *process, char *buf,
+                           size_t len, struct ct_caveat_note *note)
+{
+	const struct ct_losses *losses = ct_context_losses(acct->ctx);
+	char when[64];
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	if (!ct_acct_lost(acct, process))
+		return buf;
+	if (losses->events)
+		ct_note_evidence(note, "discarded_events");
+	if (losses->packets)
+		ct_note_evidence(note, "discarded_packets");
+	if (losses->first_ns == INT64_MIN || losses->first_ns <= process->first_ns)
+		snprintf(when, sizeof(when), "from the start of its events");
+	else
+		snprintf(when, sizeof(when), "from %.6f s after its first event",
+		         (double)(losses->first_ns - process->first_ns) / 1e9);
 	snprintf(buf, len,
-	         "the trace does not show every allocation in full (%" PRIu64
-	         " releases of memory the tracer never saw allocated, whose sizes are unknown, "
-	         "or allocations a statedump gave without their mem_alloc): the figures before "
-	         "the last of them are lower bounds",
-	         unsized);
+	         "LTTng discarded %" PRIu64 " events and %" PRIu64
+	         " packets of the trace (its buffers were full), %s: an allocation or a free "
+	         "among them would change every figure from then on, so the peak, live bytes, "
+	         "the timeline and the state at later failures are uncertain, and the leaks are "
+	         "possible leaks (their free may be among the lost events)",
+	         losses->events, losses->packets, when);
 	return buf;
 }
 

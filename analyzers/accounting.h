@@ -36,6 +36,7 @@
 
 #include <glib.h>
 
+#include "caveat.h"
 #include "context.h"
 #include "event.h"
 #include "options.h"
@@ -219,10 +220,23 @@ bool ct_acct_partial_at_end(const struct ct_acct *acct, const struct ct_acct_dev
 bool ct_acct_partial_ever(const struct ct_acct *acct, const struct ct_acct_device *dev);
 /*
  * Why PROCESS's figures may miss allocations made before the window, for
- * people, in BUF ("" when they miss none). Returns BUF.
+ * people, in BUF ("" when they miss none), and what shows it in NOTE's
+ * evidence (NOTE may be NULL). Returns BUF.
  */
 char *ct_acct_explain(const struct ct_acct *acct, const struct ct_process *process, char *buf,
-                      size_t len);
+                      size_t len, struct ct_caveat_note *note);
+/*
+ * Whether LTTng lost events of the trace (ct_context_losses) before
+ * TIME_NS: an allocation or a free among them would change every figure
+ * from then on.
+ */
+bool ct_acct_lost_before(const struct ct_acct *acct, int64_t time_ns);
+/* ... before PROCESS's last event: some figure of it may be wrong. */
+bool ct_acct_lost(const struct ct_acct *acct, const struct ct_process *process);
+/* What LTTng lost that PROCESS's figures may miss, for people, in BUF ("" if nothing); NOTE
+ * as for ct_acct_explain. */
+char *ct_acct_explain_loss(const struct ct_acct *acct, const struct ct_process *process, char *buf,
+                           size_t len, struct ct_caveat_note *note);
 /* Of DEV's before_window bytes, those of the device kinds. */
 int64_t ct_acct_before_window_on_device(const struct ct_acct_device *dev);
 

@@ -40,13 +40,25 @@ struct ct_caveat {
 	const char *cause;  /* CT_CAUSE_* */
 };
 
-/* Why some figures of a process are not exact, for people. */
+#define CT_NOTE_EVIDENCE_MAX 8
+
+/* Why some figures of a process are not exact, for people, and what shows it. */
 struct ct_caveat_note {
 	int64_t pid;
 	const char *process;     /* belongs to the result */
 	const char *cause;       /* CT_CAUSE_* */
 	const char *explanation; /* belongs to the result */
+	/* What in the trace shows it: "session_start_statedump", "discarded_events", ...; static. */
+	const char *evidence[CT_NOTE_EVIDENCE_MAX];
+	unsigned evidence_count;
 };
+
+/* Adds the evidence CODE (a static string) to NOTE. */
+static inline void ct_note_evidence(struct ct_caveat_note *note, const char *code)
+{
+	if (note && note->evidence_count < CT_NOTE_EVIDENCE_MAX)
+		note->evidence[note->evidence_count++] = code;
+}
 
 /* Adds (FIGURE, CAVEAT, CAUSE) to LIST, a GArray of struct ct_caveat. */
 static inline void ct_caveat_add(GArray *list, const char *figure, const char *caveat,

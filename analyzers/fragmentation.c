@@ -26,6 +26,7 @@
  * counted as one block. All of it is O(1) per snapshot and O(log n) per
  * event (range-map.h).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -810,6 +811,9 @@ struct verdict {
 	uint64_t pool_cached;    /* reserved - used in this process's pools */
 	struct free_view free;
 	const char *withheld; /* the verdict the figures would give, when they cannot support it */
+	/* What the verdict rests on besides NVML: this process's live bytes, its pools' records. */
+	bool on_live_bytes;
+	bool on_pools;
 };
 
 static const char *host_kind(unsigned kind)
@@ -843,10 +847,11 @@ struct words {
 /*
  * The verdict on FL from S, its state as the end of the trace knows it;
  * PARTIAL when S may miss allocations of the process that the trace does
- * not show.
+ * not show, LOST when LTTng lost events before it (some may have been the
+ * process's allocations).
  */
 static void classify(const struct frag_failure *fl, const struct frag_snapshot *s, bool partial,
-                     struct verdict *v)
+                     bool lost, struct verdict *v)
 {
 	uint64_t total = s->nvml_known ? s->nvml_total : s->device_total;
 	uint64_t allowance = total / 2 < CONTEXT_ALLOWANCE ? total / 2 : CONTEXT_ALLOWANCE;
@@ -864,6 +869,7 @@ static void classify(const struct frag_failure *fl, const struct frag_snapshot *
 	}
 	if (!s->nvml_known) {
 		v->name = total && s->live_bytes + v->request > total ? "out_of_memory" : "unknown";
+		v->on_live_bytes = true;
 		if (total)
 			snprintf(v->reason, sizeof(v->reason),
 			         "no NVML reading: this process held %s of %s and asked %s",
@@ -893,6 +899,7 @@ static void classify(const struct frag_failure *fl, const struct frag_snapshot *
 		         human(w.c, sizeof(w.c), v->free.largest));
 	} else if (v->pool_cached && s->nvml_free + v->pool_cached >= v->request) {
 		v->name = "held_elsewhere";
+		v->on_pools = true;
 		snprintf(
 		    v->reason, sizeof(v->reason),
 		    "this process's memory pools keep %s reserved but unused; with it, %s would "
@@ -901,21 +908,27 @@ static void classify(const struct frag_failure *fl, const struct frag_snapshot *
 		    human(w.b, sizeof(w.b), s->nvml_free + v->pool_cached),
 		    human(w.c, sizeof(w.c), v->request));
 	} else if (v->held_elsewhere > allowance &&
-	           s->live_bytes + v->request + allowance <= total && partial) {
+	           s->live_bytes + v->request + allowance <= total && (partial || lost)) {
 		/* what the trace does not show may be this process's own */
 		v->name = "unknown";
 		v->withheld = "held_elsewhere";
-		snprintf(
-		    v->reason, sizeof(v->reason),
-		    "cannot tell whose the %s of the %s in use that are not this process's "
-		    "allocations as the trace shows them are: the trace began after the program "
-		    "had allocated memory it does not show, which may be this process's own; it "
-		    "held at least %s and asked %s",
-		    human(w.a, sizeof(w.a), v->held_elsewhere), human(w.b, sizeof(w.b), v->used),
-		    human(w.c, sizeof(w.c), s->live_bytes), human(w.d, sizeof(w.d), v->request));
+		v->on_live_bytes = true;
+		snprintf(v->reason, sizeof(v->reason),
+		         "cannot tell whose the %s of the %s in use that are not this process's "
+		         "allocations as the trace shows them are: %s, which may be this process's "
+		         "own; it held %s%s and asked %s",
+		         human(w.a, sizeof(w.a), v->held_elsewhere),
+		         human(w.b, sizeof(w.b), v->used),
+		         partial ? "the trace began after the program had allocated memory it does "
+		                   "not show"
+		                 : "LTTng discarded events before the failure, allocations among "
+		                   "them",
+		         partial ? "at least " : "", human(w.c, sizeof(w.c), s->live_bytes),
+		         human(w.d, sizeof(w.d), v->request));
 	} else if (v->held_elsewhere > allowance &&
 	           s->live_bytes + v->request + allowance <= total) {
 		v->name = "held_elsewhere";
+		v->on_live_bytes = true;
 		snprintf(v->reason, sizeof(v->reason),
 		         "%s of the %s in use are not this process's allocations (other processes, "
 		         "contexts, caches); it held %s and asked %s",
@@ -924,6 +937,7 @@ static void classify(const struct frag_failure *fl, const struct frag_snapshot *
 		         human(w.d, sizeof(w.d), v->request));
 	} else {
 		v->name = "out_of_memory";
+		v->on_live_bytes = true;
 		snprintf(v->reason, sizeof(v->reason),
 		         "this process held %s of the device's %s; %s were free and it asked %s",
 		         human(w.a, sizeof(w.a), s->live_bytes), human(w.b, sizeof(w.b), total),
@@ -972,13 +986,15 @@ static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 	struct frag_snapshot known = fl->state, *s = &known;
 	bool heap_missed = as_known(fd, s);
 	bool partial = ct_acct_partial_at(f->acct, &fd->acct, fl->time_ns);
+	bool lost = ct_acct_lost_before(f->acct, fl->time_ns);
+	bool dropped = fl->process->dropped_records > 0;
 	GArray *caveats = g_array_new(FALSE, FALSE, sizeof(struct ct_caveat));
 	struct ct_frag_failure out;
 	struct verdict v;
 	char site[512];
 	char path[512];
 
-	classify(fl, s, partial, &v);
+	classify(fl, s, partial, lost, &v);
 	if (partial) {
 		ct_caveat_add(caveats, "live_bytes", CT_CAVEAT_LOWER_BOUND, CT_CAUSE_BEFORE_WINDOW);
 		ct_caveat_add(caveats, "held_elsewhere_bytes", CT_CAVEAT_UPPER_BOUND,
@@ -993,7 +1009,31 @@ static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 		              CT_CAUSE_BEFORE_WINDOW);
 	}
 	if (v.withheld)
-		ct_caveat_add(caveats, "verdict", CT_CAVEAT_WITHHELD, CT_CAUSE_BEFORE_WINDOW);
+		ct_caveat_add(caveats, "verdict", CT_CAVEAT_WITHHELD,
+		              partial ? CT_CAUSE_BEFORE_WINDOW : CT_CAUSE_DISCARDED);
+	if (lost) {
+		ct_caveat_add(caveats, "live_bytes", CT_CAVEAT_UNCERTAIN, CT_CAUSE_DISCARDED);
+		ct_caveat_add(caveats, "held_elsewhere_bytes", CT_CAVEAT_UNCERTAIN,
+		              CT_CAUSE_DISCARDED);
+		ct_caveat_add(caveats, "largest_free_bytes", CT_CAVEAT_UNCERTAIN,
+		              CT_CAUSE_DISCARDED);
+		ct_caveat_add(caveats, "external_fragmentation", CT_CAVEAT_UNCERTAIN,
+		              CT_CAUSE_DISCARDED);
+		ct_caveat_add(caveats, "free_seen_bytes", CT_CAVEAT_UNCERTAIN, CT_CAUSE_DISCARDED);
+		ct_caveat_add(caveats, "pool_reserved_bytes", CT_CAVEAT_UNCERTAIN,
+		              CT_CAUSE_DISCARDED);
+		ct_caveat_add(caveats, "pool_used_bytes", CT_CAVEAT_UNCERTAIN, CT_CAUSE_DISCARDED);
+		if (!v.withheld && (v.on_live_bytes || v.on_pools))
+			ct_caveat_add(caveats, "verdict", CT_CAVEAT_UNCERTAIN, CT_CAUSE_DISCARDED);
+	}
+	if (dropped) {
+		ct_caveat_add(caveats, "pool_reserved_bytes", CT_CAVEAT_UNCERTAIN,
+		              CT_CAUSE_DROPPED);
+		ct_caveat_add(caveats, "pool_used_bytes", CT_CAVEAT_UNCERTAIN, CT_CAUSE_DROPPED);
+		ct_caveat_add(caveats, "pool_cached_bytes", CT_CAVEAT_UNCERTAIN, CT_CAUSE_DROPPED);
+		if (v.on_pools)
+			ct_caveat_add(caveats, "verdict", CT_CAVEAT_UNCERTAIN, CT_CAUSE_DROPPED);
+	}
 	if (s->pool_derived) {
 		ct_caveat_add(caveats, "pool_reserved_bytes", CT_CAVEAT_DERIVED,
 		              CT_CAUSE_RELEASE_AT_SYNC);
@@ -1104,6 +1144,27 @@ static void add_device(struct fragmentation *f, const struct frag_device *fd)
 		              CT_CAUSE_RELEASE_AT_SYNC);
 	if (pools_derived)
 		ct_caveat_add(out.caveats, "pools", CT_CAVEAT_DERIVED, CT_CAUSE_RELEASE_AT_SYNC);
+	if (ct_acct_lost(f->acct, process)) {
+		/* every figure of those states and pools */
+		if (fd->acct.has_peak)
+			ct_caveat_add(out.caveats, "at_peak", CT_CAVEAT_UNCERTAIN,
+			              CT_CAUSE_DISCARDED);
+		ct_caveat_add(out.caveats, "at_end", CT_CAVEAT_UNCERTAIN, CT_CAUSE_DISCARDED);
+		ct_caveat_add(out.caveats, "pools", CT_CAVEAT_UNCERTAIN, CT_CAUSE_DISCARDED);
+	}
+	if (process->dropped_records) {
+		if (fd->acct.has_peak) {
+			ct_caveat_add(out.caveats, "at_peak.pool_reserved_bytes",
+			              CT_CAVEAT_UNCERTAIN, CT_CAUSE_DROPPED);
+			ct_caveat_add(out.caveats, "at_peak.pool_used_bytes", CT_CAVEAT_UNCERTAIN,
+			              CT_CAUSE_DROPPED);
+		}
+		ct_caveat_add(out.caveats, "at_end.pool_reserved_bytes", CT_CAVEAT_UNCERTAIN,
+		              CT_CAUSE_DROPPED);
+		ct_caveat_add(out.caveats, "at_end.pool_used_bytes", CT_CAVEAT_UNCERTAIN,
+		              CT_CAUSE_DROPPED);
+		ct_caveat_add(out.caveats, "pools", CT_CAVEAT_UNCERTAIN, CT_CAUSE_DROPPED);
+	}
 	g_array_append_val(f->result.devices, out);
 }
 
@@ -1137,17 +1198,40 @@ static void add_notes(struct fragmentation *f)
 {
 	for (size_t p = 0; p < ct_context_process_count(f->ctx); p++) {
 		const struct ct_process *process = ct_context_process_at(f->ctx, p);
-		char text[1024];
-		struct ct_caveat_note note = {
+		const struct ct_caveat_note fresh = {
 			.pid = process->pid,
 			.process = intern(f, process->procname),
-			.cause = CT_CAUSE_BEFORE_WINDOW,
 		};
+		struct ct_caveat_note note = fresh;
+		char text[1024];
 
-		if (ct_acct_explain(f->acct, process, text, sizeof(text))[0]) {
+		if (ct_acct_explain(f->acct, process, text, sizeof(text), &note)[0]) {
+			note.cause = CT_CAUSE_BEFORE_WINDOW;
 			note.explanation = intern(f, text);
 			g_array_append_val(f->result.notes, note);
 		}
+		note = fresh;
+		if (ct_acct_explain_loss(f->acct, process, text, sizeof(text), &note)[0]) {
+			note.cause = CT_CAUSE_DISCARDED;
+			note.explanation = intern(f, text);
+			g_array_append_val(f->result.notes, note);
+		}
+		note = fresh;
+		if (process->dropped_records) {
+			snprintf(
+			    text, sizeof(text),
+			    "CUPTI dropped %" PRIu64
+			    " activity records (its buffers were full): the pool figures, which "
+			    "come from its gpu_memory_pool and gpu_memory records, may miss "
+			    "updates; live bytes, peaks and leaks come from host events and do "
+			    "not",
+			    process->dropped_records);
+			note.cause = CT_CAUSE_DROPPED;
+			note.explanation = intern(f, text);
+			ct_note_evidence(&note, "dropped_records");
+			g_array_append_val(f->result.notes, note);
+		}
+		note = fresh;
 		if (pools_derived(f, process)) {
 			note.cause = CT_CAUSE_RELEASE_AT_SYNC;
 			note.explanation = intern(
@@ -1157,6 +1241,7 @@ static void add_notes(struct fragmentation *f)
 			    "reserved bytes are taken down to the larger of its release threshold "
 			    "and the memory backing its allocations (2 MiB steps), which the "
 			    "driver may exceed");
+			ct_note_evidence(&note, "no_release_record");
 			g_array_append_val(f->result.notes, note);
 		}
 	}

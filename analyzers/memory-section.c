@@ -119,6 +119,15 @@ static void write_kinds(struct ct_doc *doc, const GArray *kinds)
 	ct_doc_end(doc);
 }
 
+/* What the list of leaks is, for people. */
+static const char *leaks_title(const struct ct_memory_device *d)
+{
+	if (d->leaks_possible)
+		return d->end_lower_bound ? "Possible leaks, live at the end (at least these)"
+		                          : "Possible leaks, live at the end";
+	return d->end_lower_bound ? "Live at the end (at least these)" : "Live at the end";
+}
+
 static void write_device(struct ct_doc *doc, const struct ct_memory_device *d)
 {
 	ct_doc_object(doc, NULL, NULL);
@@ -147,9 +156,7 @@ static void write_device(struct ct_doc *doc, const struct ct_memory_device *d)
 	             d->peak_allocations);
 	ct_doc_u64(doc, "leak_count", d->leak_count, CT_UNIT_NONE);
 	ct_doc_u64(doc, "leaked_bytes", d->leaked_bytes, CT_UNIT_BYTES);
-	write_allocs(doc, "leaks",
-	             d->end_lower_bound ? "Live at the end (at least these)" : "Live at the end",
-	             d->leaks);
+	write_allocs(doc, "leaks", leaks_title(d), d->leaks);
 	write_leak_sites(doc, d->leak_sites);
 	ct_doc_u64(doc, "reclaimed_count", d->reclaimed_count, CT_UNIT_NONE);
 	ct_doc_u64(doc, "reclaimed_bytes", d->reclaimed_bytes, CT_UNIT_BYTES);
@@ -342,6 +349,10 @@ static void write_note(struct ct_doc *doc, const struct ct_caveat_note *n)
 	ct_doc_string(doc, "process", n->process);
 	ct_doc_string(doc, "cause", n->cause);
 	ct_doc_string(doc, "explanation", n->explanation);
+	ct_doc_array(doc, "evidence", "Evidence");
+	for (unsigned i = 0; i < n->evidence_count; i++)
+		ct_doc_string(doc, NULL, n->evidence[i]);
+	ct_doc_end(doc);
 	ct_doc_end(doc);
 }
 

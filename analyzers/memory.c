@@ -406,6 +406,28 @@ static GArray *caveats_of(struct memory *m, const struct ct_acct_device *dev,
 		ct_caveat_add(list, "leaks", CT_CAVEAT_INCOMPLETE, cause);
 		ct_caveat_add(list, "leak_sites", CT_CAVEAT_INCOMPLETE, cause);
 	}
+	d->leaks_possible = ct_acct_lost(m->acct, dev->process);
+	if (d->leaks_possible) {
+		/* any event may be among the lost: every figure from the first loss on */
+		cause = CT_CAUSE_DISCARDED;
+		ct_caveat_add(list, "peak_bytes", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "peak_time_ns", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "peak_allocation_count", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "peak_allocations", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "kinds", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "live_at_end_bytes", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "allocations", CT_CAVEAT_LOWER_BOUND, cause);
+		ct_caveat_add(list, "frees", CT_CAVEAT_LOWER_BOUND, cause);
+		ct_caveat_add(list, "bytes_allocated", CT_CAVEAT_LOWER_BOUND, cause);
+		ct_caveat_add(list, "leak_count", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "leaked_bytes", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "leaks", CT_CAVEAT_POSSIBLE, cause);
+		ct_caveat_add(list, "leak_sites", CT_CAVEAT_POSSIBLE, cause);
+		ct_caveat_add(list, "reclaimed_count", CT_CAVEAT_LOWER_BOUND, cause);
+		ct_caveat_add(list, "reclaimed", CT_CAVEAT_INCOMPLETE, cause);
+		ct_caveat_add(list, "timeline", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "growing_ranges", CT_CAVEAT_UNCERTAIN, cause);
+	}
 	return list;
 }
 
@@ -458,14 +480,21 @@ static void add_notes(struct memory *m)
 {
 	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
 		struct ct_process *process = ct_context_process_at(m->ctx, p);
-		char text[1024];
-		struct ct_caveat_note note = {
+		const struct ct_caveat_note fresh = {
 			.pid = process->pid,
 			.process = intern(m, process->procname),
-			.cause = CT_CAUSE_BEFORE_WINDOW,
 		};
+		struct ct_caveat_note note = fresh;
+		char text[1024];
 
-		if (ct_acct_explain(m->acct, process, text, sizeof(text))[0]) {
+		if (ct_acct_explain(m->acct, process, text, sizeof(text), &note)[0]) {
+			note.cause = CT_CAUSE_BEFORE_WINDOW;
+			note.explanation = intern(m, text);
+			g_array_append_val(m->result.notes, note);
+		}
+		note = fresh;
+		if (ct_acct_explain_loss(m->acct, process, text, sizeof(text), &note)[0]) {
+			note.cause = CT_CAUSE_DISCARDED;
 			note.explanation = intern(m, text);
 			g_array_append_val(m->result.notes, note);
 		}

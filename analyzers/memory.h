@@ -101,6 +101,7 @@ struct ct_memory_device {
 	GArray *caveats;
 	bool peak_lower_bound; /* the trace may not show every allocation live at some moment */
 	bool end_lower_bound;  /* ... at the end */
+	bool leaks_possible;   /* events were lost: a leak's free may be among them */
 };
 
 /* An NVTX range whose allocations hold more memory at each repetition. */

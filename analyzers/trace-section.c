@@ -52,6 +52,7 @@ void ct_trace_section_write(struct ct_doc *doc, const struct ct_reader_stats *s,
                             const char *const *paths, size_t count, const struct ct_context *ctx)
 {
 	bool any = s->events > 0;
+	const struct ct_losses *losses = ct_context_losses(ctx);
 
 	ct_doc_object(doc, "trace", "Trace");
 	/* doc/report-schema.md: a new field keeps the version, a changed one bumps it */
@@ -75,6 +76,17 @@ void ct_trace_section_write(struct ct_doc *doc, const struct ct_reader_stats *s,
 	ct_doc_u64(doc, "other_events", s->foreign_events, CT_UNIT_NONE);
 	ct_doc_u64(doc, "discarded_events", s->discarded_events, CT_UNIT_NONE);
 	ct_doc_u64(doc, "discarded_packets", s->discarded_packets, CT_UNIT_NONE);
+	/* analyses mark what comes after it (caveats of the memory section) */
+	if (losses->events || losses->packets) {
+		if (losses->first_ns != INT64_MIN)
+			ct_doc_i64(doc, "discarded_from_ns", losses->first_ns, CT_UNIT_TIME);
+		else if (any)
+			ct_doc_i64(doc, "discarded_from_ns", s->first_ns, CT_UNIT_TIME);
+		else
+			ct_doc_null(doc, "discarded_from_ns");
+	} else {
+		ct_doc_null(doc, "discarded_from_ns");
+	}
 	ct_doc_u64(doc, "dropped_records", s->dropped_records, CT_UNIT_NONE);
 	ct_doc_u64(doc, "unmatched_nvtx_pops", s->unmatched_pops, CT_UNIT_NONE);
 	ct_doc_bool(doc, "complete", !s->truncated);

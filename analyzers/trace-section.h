@@ -3,7 +3,8 @@
  * trace-section.h - the "trace" section of the report: what was read
  * (the trace directories, the version that wrote the report and the
  * schema it follows), when the events start and end, how many were read,
- * analysed and lost (LTTng's discarded events, CUPTI's dropped records),
+ * analysed and lost (LTTng's discarded events and from when, CUPTI's
+ * dropped records),
  * whether the trace is complete, and its processes and devices.
  */
 #ifndef CUDATRACE_ANALYZERS_TRACE_SECTION_H

@@ -202,9 +202,22 @@ def check_synthetic(args):
        "the leaks are at train/step:cudaMalloc", f"sites {[a['site'] for a in d['leaks']]}")
     failed = report["memory"]["failures"]
     ok(len(failed) == 1 and failed[0]["verdict"] == truth["failure"]["verdict"]
+       and failed[0]["withheld_verdict"] == truth["failure"].get("withheld_verdict")
        and failed[0]["requested_bytes"] == truth["failure"]["requested_bytes"]
        and failed[0]["free_bytes"] == truth["failure"]["free_bytes"],
        f"the failure: {truth['failure']['verdict']}", f"report {failed}")
+    # the losses: from when, and what they make of the figures
+    ok(trace.get("discarded_from_ns") == truth["discarded_from_ns"],
+       "LTTng's loss: from the end of the packet before it",
+       f"report {trace.get('discarded_from_ns')}")
+    marks = {(c["figure"], c["caveat"]) for c in d["caveats"]
+             if c["cause"] == "events_discarded"}
+    ok({("leaks", "possible"), ("peak_bytes", "uncertain"),
+        ("live_at_end_bytes", "uncertain")} <= marks,
+       "after LTTng's loss: possible leaks, uncertain peak and live bytes", f"report {marks}")
+    causes = sorted(c["cause"] for c in report["memory"]["caveats"])
+    ok(causes == ["events_discarded", "records_dropped"],
+       "memory.caveats explains both losses", f"report {causes}")
     ranges = [g["range"] for g in report["memory"]["growing_ranges"]]
     ok(ranges == ["train/step"], "train/step grows step after step", f"report {ranges}")
 

@@ -161,6 +161,15 @@ void feed_discard(struct feed *f, uint64_t events)
 	ct_reader_note_loss(f->reader, f->now, events, 0);
 }
 
+void feed_dropped(struct feed *f, int pid, uint64_t count)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_ACTIVITY_DROPPED, pid, pid);
+	ev.u.activity_dropped.count = count;
+	feed_event(f, &ev);
+}
+
 void feed_reclaim(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
                   uint64_t address, uint64_t size, unsigned cbid)
 {

@@ -60,6 +60,8 @@ void feed_dump_end(struct feed *f, int pid, uint32_t dump, uint32_t entries, boo
 void feed_context(struct feed *f, int pid, unsigned device, bool create);
 /* LTTng lost EVENTS events from now on. */
 void feed_discard(struct feed *f, uint64_t events);
+/* CUPTI dropped COUNT activity records of PID (activity_dropped). */
+void feed_dropped(struct feed *f, int pid, uint64_t count);
 void feed_failed(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t size,
                  uint64_t free, uint64_t total);
 void feed_nvml(struct feed *f, int pid, unsigned device, unsigned reason, uint64_t free,

@@ -411,6 +411,59 @@ static void test_pool_release_at_sync(void **state)
 	feed_release(&f);
 }
 
+/*
+ * Losses. The failure of test_held_by_other_processes, once before LTTng
+ * discards events and once after: before, held elsewhere; after, the
+ * memory not in this process's allocations may be its own (its
+ * allocations may be among the lost events): withheld. CUPTI's dropped
+ * records make the pool figures uncertain, not the live bytes.
+ */
+static void test_losses(void **state)
+{
+	struct feed f;
+	const uint64_t total = 4 * GIB, free = 512 * MIB;
+
+	feed_init(&f, both);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 256 * MIB);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, GIB, free, total);
+	feed_discard(&f, 3);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, GIB, free, total);
+	feed_report(&f);
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "held_elsewhere");
+	assert_int_equal(feed_count(&f, "memory.failures.0.caveats"), 0);
+	assert_string_equal(feed_string(&f, "memory.failures.1.verdict"), "unknown");
+	assert_string_equal(feed_string(&f, "memory.failures.1.withheld_verdict"),
+	                    "held_elsewhere");
+	assert_non_null(
+	    strstr(feed_string(&f, "memory.failures.1.explanation"), "LTTng discarded events"));
+	assert_string_equal(feed_string(&f, "memory.failures.1.caveats.0.figure"), "verdict");
+	assert_string_equal(feed_string(&f, "memory.failures.1.caveats.0.caveat"), "withheld");
+	assert_string_equal(feed_string(&f, "memory.failures.1.caveats.0.cause"),
+	                    "events_discarded");
+	assert_string_equal(feed_string(&f, "memory.fragmentation.0.caveats.0.figure"), "at_peak");
+	assert_string_equal(feed_string(&f, "memory.fragmentation.0.caveats.0.caveat"),
+	                    "uncertain");
+	feed_release(&f);
+
+	feed_init(&f, both);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 256 * MIB);
+	feed_pool(&f, PID, 0, 1, BASE + 2 * GIB, 768 * MIB, 0);
+	feed_dropped(&f, PID, 11);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 512 * MIB, 300 * MIB, 4 * GIB);
+	feed_report(&f);
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "held_elsewhere");
+	assert_string_equal(feed_string(&f, "memory.failures.0.caveats.0.figure"),
+	                    "pool_reserved_bytes");
+	assert_string_equal(feed_string(&f, "memory.failures.0.caveats.0.cause"),
+	                    "records_dropped");
+	assert_string_equal(feed_string(&f, "memory.failures.0.caveats.3.figure"), "verdict");
+	assert_string_equal(feed_string(&f, "memory.failures.0.caveats.3.caveat"), "uncertain");
+	assert_int_equal(feed_count(&f, "memory.devices.0.caveats"), 0);
+	assert_string_equal(feed_string(&f, "memory.caveats.0.cause"), "records_dropped");
+	assert_non_null(strstr(feed_string(&f, "memory.caveats.0.explanation"), "11 activity"));
+	feed_release(&f);
+}
+
 /* Brute-force model of the range map: an array of (start, end, requested). */
 struct model {
 	uint64_t start[512], end[512], requested[512];
@@ -552,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_pool_at_peak_time),
 		cmocka_unit_test(test_pool_identity),
 		cmocka_unit_test(test_pool_release_at_sync),
+		cmocka_unit_test(test_losses),
 		cmocka_unit_test(test_range_map),
 		cmocka_unit_test(test_range_map_overlaps),
 	};

@@ -601,6 +601,11 @@ static void test_window_after_allocations(void **state)
 	                       "releases of memory it never saw allocated"));
 	assert_non_null(strstr(feed_string(&f, "memory.caveats.1.explanation"),
 	                       "before that device's context was created"));
+	assert_string_equal(feed_string(&f, "memory.caveats.0.evidence.0"),
+	                    "release_of_unseen_memory");
+	assert_string_equal(feed_string(&f, "memory.caveats.0.evidence.1"), "no_statedump");
+	assert_string_equal(feed_string(&f, "memory.caveats.1.evidence.0"),
+	                    "memory_before_context");
 	feed_release(&f);
 
 	/* a complete dump later: everything is known, the early free's size included */
@@ -626,6 +631,50 @@ static void test_window_after_allocations(void **state)
 	assert_true(caveat_of(&f, "memory.devices.0", "live_at_end_bytes", "lower_bound") < 0);
 	assert_non_null(
 	    strstr(feed_string(&f, "memory.caveats.0.explanation"), "sizes are unknown"));
+	feed_release(&f);
+}
+
+/*
+ * LTTng discards events after A is allocated: B's allocation and A's free
+ * may be among them. Every figure from then on is uncertain, the leak is a
+ * possible leak; a process whose events ended before the loss keeps exact
+ * figures.
+ */
+static void test_events_discarded(void **state)
+{
+	struct feed f;
+	int64_t from;
+
+	feed_init(&f, memory_only);
+	feed_alloc(&f, PID + 1, PID + 1, 0, CT_MEM_DEVICE, BASE, 1 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	from = f.now;
+	feed_discard(&f, 5);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 8 * MIB, 1 * MIB);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "trace.discarded_events"), 5);
+	assert_int_equal(feed_int(&f, "trace.discarded_from_ns"), from);
+	/* the figures are the trace's: what it has */
+	assert_int_equal(feed_int(&f, "memory.devices.0.pid"), PID + 1);
+	assert_int_equal(feed_count(&f, "memory.devices.0.caveats"), 0);
+	assert_int_equal(feed_int(&f, "memory.devices.1.live_at_end_bytes"), 5 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.1.leak_count"), 2);
+	assert_true(caveat_of(&f, "memory.devices.1", "peak_bytes", "uncertain") >= 0);
+	assert_true(caveat_of(&f, "memory.devices.1", "live_at_end_bytes", "uncertain") >= 0);
+	assert_true(caveat_of(&f, "memory.devices.1", "leaks", "possible") >= 0);
+	assert_true(caveat_of(&f, "memory.devices.1", "leak_count", "uncertain") >= 0);
+	assert_true(caveat_of(&f, "memory.devices.1", "timeline", "uncertain") >= 0);
+	assert_true(caveat_of(&f, "memory.devices.1", "allocations", "lower_bound") >= 0);
+	assert_string_equal(feed_string(&f, "memory.devices.1.caveats.0.cause"),
+	                    "events_discarded");
+	assert_string_equal(ct_node_get(feed_get(&f, "memory.devices.1"), "leaks")->title,
+	                    "Possible leaks, live at the end");
+	assert_int_equal(feed_count(&f, "memory.caveats"), 1);
+	assert_int_equal(feed_int(&f, "memory.caveats.0.pid"), PID);
+	assert_string_equal(feed_string(&f, "memory.caveats.0.cause"), "events_discarded");
+	assert_non_null(strstr(feed_string(&f, "memory.caveats.0.explanation"), "possible leaks"));
+	assert_string_equal(feed_string(&f, "memory.caveats.0.evidence.0"), "discarded_events");
 	feed_release(&f);
 }
 
@@ -670,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_statedump_concurrent_free),
 		cmocka_unit_test(test_alloc_after_its_mem_live),
 		cmocka_unit_test(test_window_after_allocations),
+		cmocka_unit_test(test_events_discarded),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
