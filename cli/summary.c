@@ -5,7 +5,10 @@
  *
  * It runs the same analyses as `cudatrace report` (memory, fragmentation,
  * transfers) and prints a few values of their results (memory.h,
- * fragmentation.h, transfers.h), which are what the report says.
+ * fragmentation.h, transfers.h), which are what the report says, caveats
+ * included: a figure the trace cannot give exactly says so ("at least"),
+ * and what the trace lost (LTTng's discarded events, CUPTI's dropped
+ * records) is stated with what it makes uncertain.
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -51,6 +54,8 @@ static void collect_numbers(struct summary *s, const struct ct_reader_stats *st)
 
 	n->events = st->events;
 	n->discarded = st->discarded_events;
+	n->discarded_packets = st->discarded_packets;
+	n->dropped = st->dropped_records;
 	n->first_ns = st->first_ns;
 	n->last_ns = st->last_ns;
 	n->truncated = st->truncated;
@@ -153,6 +158,23 @@ static const char *peak_time(const struct summary *s, const struct ct_memory_dev
 	return d->has_peak ? time_of(s, d->peak_time_ns, buf, len) : "?";
 }
 
+/* What CUDA reclaimed that the program never freed, on one line. */
+static void print_reclaimed(const struct ct_memory_device *d, FILE *out)
+{
+	const struct ct_memory_reclaimed *first;
+	char a[32];
+
+	if (!d->reclaimed_count)
+		return;
+	first =
+	    d->reclaimed->len ? &g_array_index(d->reclaimed, struct ct_memory_reclaimed, 0) : NULL;
+	fprintf(out,
+	        "      %" PRIu64 " allocations (%s) never freed by the program: reclaimed %s%s\n",
+	        d->reclaimed_count, bytes((double)d->reclaimed_bytes, a, sizeof(a)),
+	        first && first->reclaimed_by ? "by " : "at context teardown",
+	        first && first->reclaimed_by ? first->reclaimed_by : "");
+}
+
 static void print_peaks(const struct summary *s, FILE *out)
 {
 	const GArray *devices = s->memory->devices;
@@ -168,9 +190,13 @@ static void print_peaks(const struct summary *s, FILE *out)
 		    &g_array_index(devices, struct ct_memory_device, i);
 
 		who(d->process, d->pid, d->device, name, sizeof(name));
-		fprintf(out, "    %s: %s at %s, %s still allocated at the end\n", name,
+		fprintf(out, "    %s: %s%s at %s, %s%s still allocated at the end%s\n", name,
+		        d->peak_lower_bound ? "at least " : "",
 		        bytes((double)d->peak_bytes, a, sizeof(a)), peak_time(s, d, b, sizeof(b)),
-		        bytes((double)d->live_at_end_bytes, c, sizeof(c)));
+		        d->end_lower_bound ? "at least " : "",
+		        bytes((double)d->live_at_end_bytes, c, sizeof(c)),
+		        d->leaks_possible ? " (uncertain: events were lost)" : "");
+		print_reclaimed(d, out);
 	}
 }
 
@@ -221,11 +247,47 @@ static void print_hotspots(const struct summary *s, FILE *out)
 		        g_array_index(findings, struct ct_transfers_finding, i).message);
 }
 
+/*
+ * What the figures above cannot tell: allocations made before the trace,
+ * events LTTng discarded, records CUPTI dropped.
+ */
+static void print_caveats(const struct summary *s, FILE *out)
+{
+	const struct summary_numbers *n = &s->numbers;
+	const GArray *devices = s->memory->devices;
+	bool before = false;
+
+	for (guint i = 0; i < devices->len; i++) {
+		const struct ct_memory_device *d =
+		    &g_array_index(devices, struct ct_memory_device, i);
+
+		before |= d->peak_lower_bound || d->end_lower_bound;
+	}
+	if (before)
+		fprintf(out,
+		        "  The trace does not show every allocation (it began after the program "
+		        "had allocated, and no complete statedump gives what was live): the "
+		        "figures marked \"at least\" are lower bounds.\n");
+	if (n->discarded || n->discarded_packets)
+		fprintf(out,
+		        "  LTTng discarded %" PRIu64 " events and %" PRIu64
+		        " packets: memory figures from then on are uncertain and the leaks are "
+		        "possible leaks.\n",
+		        n->discarded, n->discarded_packets);
+	if (n->dropped)
+		fprintf(out,
+		        "  CUPTI dropped %" PRIu64
+		        " activity records: GPU times, transfer costs and memory pool figures may "
+		        "miss them (live bytes come from host events and do not).\n",
+		        n->dropped);
+}
+
 void summary_print_report(const struct summary *s, FILE *out)
 {
 	print_peaks(s, out);
 	print_failures(s, out);
 	print_hotspots(s, out);
+	print_caveats(s, out);
 }
 
 /* What was live when the program died, per device, with the biggest holders. */
@@ -239,9 +301,13 @@ static void print_state_at_end(const struct summary *s, FILE *out)
 		    &g_array_index(devices, struct ct_memory_device, i);
 
 		who(d->process, d->pid, d->device, name, sizeof(name));
-		fprintf(out, "    %s: %s live in %" PRIu64 " allocations (peak %s at %s)\n", name,
+		fprintf(out, "    %s: %s%s live in %" PRIu64 " allocations (peak %s%s at %s)%s\n",
+		        name, d->end_lower_bound ? "at least " : "",
 		        bytes((double)d->live_at_end_bytes, a, sizeof(a)), d->leak_count,
-		        bytes((double)d->peak_bytes, b, sizeof(b)), peak_time(s, d, c, sizeof(c)));
+		        d->peak_lower_bound ? "at least " : "",
+		        bytes((double)d->peak_bytes, b, sizeof(b)), peak_time(s, d, c, sizeof(c)),
+		        d->leaks_possible ? " (uncertain: events were lost)" : "");
+		print_reclaimed(d, out);
 		for (guint j = 0; j < d->leak_sites->len && j < SUMMARY_ROWS; j++) {
 			const struct ct_memory_leak_site *l =
 			    &g_array_index(d->leak_sites, struct ct_memory_leak_site, j);
@@ -271,6 +337,7 @@ void summary_print_postmortem(const struct summary *s, int signal, FILE *out)
 		print_state_at_end(s, out);
 	}
 	print_failures(s, out);
+	print_caveats(s, out);
 	if (n->failures)
 		fprintf(out,
 		        "  An allocation failed before it died: the verdicts above say whether "

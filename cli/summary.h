@@ -3,9 +3,10 @@
  * summary.h - what `cudatrace record` prints after the program ends, and
  * what `cudatrace list` shows per trace: one pass of the analyzers over
  * the trace, cut down to a few lines (peak memory per device, the
- * allocation failures with their verdict, the top transfer hotspots), or,
- * when the program was killed, the post-mortem: the state of memory at
- * its last event.
+ * allocation failures with their verdict, the top transfer hotspots, and
+ * what the trace could not tell: allocations made before it, events and
+ * records lost), or, when the program was killed, the post-mortem: the
+ * state of memory at its last event.
  */
 #ifndef CUDATRACE_CLI_SUMMARY_H
 #define CUDATRACE_CLI_SUMMARY_H
@@ -17,13 +18,15 @@
 /* The numbers of a trace, for cudatrace.info and `cudatrace list`. */
 struct summary_numbers {
 	uint64_t events;
-	uint64_t discarded;        /* events LTTng discarded, as the trace records them */
-	uint64_t peak_bytes;       /* the highest peak of any process and device */
-	uint64_t failures;         /* allocation failures */
-	int64_t first_ns, last_ns; /* trace clock; first > last when no event */
-	char program[32];          /* procname of the first process */
-	int64_t pid;               /* and its pid, -1 if none */
-	bool truncated;            /* the trace ends in a cut packet (a killed program) */
+	uint64_t discarded;         /* events LTTng discarded, as the trace records them */
+	uint64_t discarded_packets; /* and packets */
+	uint64_t dropped;           /* activity records CUPTI dropped (activity_dropped) */
+	uint64_t peak_bytes;        /* the highest peak of any process and device */
+	uint64_t failures;          /* allocation failures */
+	int64_t first_ns, last_ns;  /* trace clock; first > last when no event */
+	char program[32];           /* procname of the first process */
+	int64_t pid;                /* and its pid, -1 if none */
+	bool truncated;             /* the trace ends in a cut packet (a killed program) */
 };
 
 /* The trace's analysis, kept between reading and printing. */

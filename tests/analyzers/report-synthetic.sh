@@ -3,7 +3,8 @@
 #
 # `cudatrace report` on hand-made CTF traces (make-ctf.py) whose truth is
 # known, so that the reader is tested without LTTng or the tracer: the JSON
-# against the truth; the text and CSV forms; the filters; and a corpus of
+# against the truth; what `cudatrace record` prints of it (its summary);
+# the text and CSV forms; the filters; and a corpus of
 # damaged copies (cut at every 128 bytes, bytes overwritten) that must each
 # give a report or a clear refusal, never a crash. A copy cut inside a
 # packet is read up to the cut and reported as cut short.
@@ -23,6 +24,21 @@ report_exits json 0
 "$report_python" "$report_here/check-memory-report.py" synthetic "$report_tmp/truth.json" \
 	"$report_tmp/json.out" >"$report_tmp/check.tap" 2>&1
 tap_relay synthetic "$report_tmp/check.tap"
+
+# --- what `cudatrace record` prints about it (cli/summary.c)
+summary_print=${TESTS_BUILDDIR:-$report_builddir/tests}/analyzers/summary-print
+if [ -x "$summary_print" ]; then
+	"$summary_print" "$trace" >"$report_tmp/summary.out" 2>&1
+	ok "summary: reads the trace" test $? = 0
+	ok "summary: states LTTng's discarded events" \
+		grep -q "LTTng discarded 5 events and 0 packets" "$report_tmp/summary.out"
+	ok "summary: states CUPTI's dropped records" \
+		grep -q "CUPTI dropped 7 activity records" "$report_tmp/summary.out"
+	ok "summary: the figures after the loss are uncertain" \
+		grep -q "still allocated at the end (uncertain: events were lost)" "$report_tmp/summary.out"
+else
+	tap_result 1 "summary: summary-print is built ($summary_print)"
+fi
 
 # --- the other formats
 report_run text "$trace"
