@@ -6,6 +6,11 @@
   check-memory-report.py synthetic TRUTH.json REPORT.json
       the truth make-ctf.py printed for its "basic" trace
 
+  check-memory-report.py accounting TRUTH.json REPORT.json
+      the truth make-ctf.py printed for its "accounting" trace: per process,
+      the peak, the leaks, what CUDA reclaimed, the caveats and their
+      causes, a verdict withheld, the pools at the peak and at the end
+
   check-memory-report.py ledger LEDGER REPORT.json [--verdict V ...]
                   [--leak-site S] [--growing RANGE] [--complete yes|no]
                   [--caveat CAUSE ...]
@@ -222,12 +227,89 @@ def check_synthetic(args):
     ok(ranges == ["train/step"], "train/step grows step after step", f"report {ranges}")
 
 
+# ------------------------------------------------------------------ accounting
+
+
+def check_accounting(args):
+    """The cases of make-ctf.py's accounting trace, one process each."""
+    with open(args.truth) as f:
+        truth = json.load(f)
+    report = load_report(args.report)
+    memory = report["memory"]
+    devices = {e["pid"]: e for e in memory["devices"]}
+    frag = {e["pid"]: e for e in memory["fragmentation"]}
+    failures = {e["pid"]: e for e in memory["failures"]}
+    for key, want in sorted(truth["processes"].items()):
+        pid = int(key)
+        name = f"pid {pid}"
+        e = devices.get(pid)
+        ok(e is not None, f"{name}: in the report")
+        if e is None:
+            continue
+        ok(e["peak_bytes"] == want["peak_bytes"], f"{name}: peak {want['peak_bytes']} bytes",
+           f"report {e['peak_bytes']}")
+        if "peak_time_ns" in want:
+            ok(e["peak_time_ns"] == want["peak_time_ns"], f"{name}: peak time",
+               f"report {e['peak_time_ns']} truth {want['peak_time_ns']}")
+        if "peak_set" in want:
+            got = sorted(a["address"] for a in e["peak_allocations"])
+            ok(got == sorted(want["peak_set"]), f"{name}: exactly the allocations live at the peak",
+               f"report {[hex(a) for a in got]}")
+        ok(e["live_at_end_bytes"] == want["live_at_end_bytes"],
+           f"{name}: {want['live_at_end_bytes']} bytes live at the end",
+           f"report {e['live_at_end_bytes']}")
+        got = sorted((a["address"], a["size"], a["alloc_time_ns"]) for a in e["leaks"])
+        wanted = sorted((a["address"], a["size"], a["alloc_time_ns"]) for a in want["leaks"])
+        ok(got == wanted, f"{name}: exactly the leaks", f"report {got}", f"truth {wanted}")
+        got = sorted((r["address"], r["size"], r["alloc_time_ns"], r["reclaimed_ns"],
+                      r["reclaimed_by"]) for r in e["reclaimed"])
+        wanted = sorted((r["address"], r["size"], r["alloc_time_ns"], r["reclaimed_ns"],
+                         r["reclaimed_by"]) for r in want["reclaimed"])
+        ok(got == wanted and e["reclaimed_count"] == len(wanted)
+           and all("never freed by the program" in r["note"] for r in e["reclaimed"]),
+           f"{name}: the {len(wanted)} allocations CUDA reclaimed, never freed by the program",
+           f"report {e['reclaimed']}")
+        for field in ("failed_frees", "allocations", "before_window_allocations"):
+            if field in want:
+                ok(e[field] == want[field], f"{name}: {field} {want[field]}",
+                   f"report {e[field]}")
+        marks = {(c["figure"], c["caveat"]) for c in e["caveats"]}
+        wanted = {tuple(c) for c in want["caveats"]}
+        ok(wanted <= marks and (wanted or not marks),
+           f"{name}: caveats {sorted(wanted) or 'none'}", f"report {sorted(marks)}")
+        causes = sorted(c["cause"] for c in memory["caveats"] if c["pid"] == pid)
+        ok(causes == sorted(want["causes"]), f"{name}: explained causes {want['causes']}",
+           f"report {causes}")
+        if "failure" in want:
+            got = failures.get(pid, {})
+            ok(got.get("verdict") == want["failure"]["verdict"]
+               and got.get("withheld_verdict") == want["failure"]["withheld_verdict"],
+               f"{name}: the failure's verdict {want['failure']['verdict']}, "
+               f"{want['failure']['withheld_verdict']} withheld",
+               f"report {got.get('verdict')}: {got.get('explanation')}")
+        g = frag.get(pid)
+        if "at_peak_pool" in want:
+            ok([g["at_peak"]["pool_reserved_bytes"], g["at_peak"]["pool_used_bytes"]]
+               == want["at_peak_pool"], f"{name}: the pools at the peak's time",
+               f"report {g['at_peak']}")
+            ok([g["at_end"]["pool_reserved_bytes"], g["at_end"]["pool_used_bytes"]]
+               == want["at_end_pool"], f"{name}: the pools at the end", f"report {g['at_end']}")
+            got = [{k: p[k] for k in want["pools"][0]} for p in g["pools"]]
+            ok(got == want["pools"], f"{name}: the pools by identity", f"report {g['pools']}")
+            marks = {(c["figure"], c["caveat"]) for c in g["caveats"]}
+            ok({tuple(c) for c in want["frag_caveats"]} <= marks,
+               f"{name}: the derived release is marked", f"report {sorted(marks)}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="mode", required=True)
     s = sub.add_parser("synthetic")
     s.add_argument("truth")
     s.add_argument("report")
+    acc = sub.add_parser("accounting")
+    acc.add_argument("truth")
+    acc.add_argument("report")
     led = sub.add_parser("ledger")
     led.add_argument("ledger")
     led.add_argument("report")
@@ -242,6 +324,8 @@ def main():
     try:
         if args.mode == "synthetic":
             check_synthetic(args)
+        elif args.mode == "accounting":
+            check_accounting(args)
         else:
             check_ledger(args)
     except (OSError, ValueError, KeyError, TypeError, IndexError) as e:

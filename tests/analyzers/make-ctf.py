@@ -10,6 +10,13 @@ Scenarios:
               numbers, CUPTI dropped records, LTTng discarded events (so
               the leaks are possible leaks and the failure's verdict is
               withheld); the truth is printed as JSON on stdout
+  accounting  one process per case of the memory accounting (doc/events.md):
+              a reclaim at cudaDeviceReset, a release that fails, a
+              statedump whose entries come after a concurrent free and a
+              mem_alloc after its mem_live, a window that starts after
+              allocations (and a failure it cannot blame on others), a
+              stream-ordered pool whose records come late and whose memory
+              a synchronisation releases; the truth is printed as JSON
   foreign     events of another provider only
   future      tracer_info of a cudatrace major version to come
   old-layout  mem_alloc without its `delta` field
@@ -39,7 +46,10 @@ CTF_TYPE = {"U8": U8, "U16": U16, "U32": U32, "U64": U64, "I32": I32, "I64": I64
 
 # The events the scenarios write, laid out as the contract says.
 WRITTEN = ("api_entry", "api_exit", "tracer_info", "api_name", "mem_alloc", "mem_free",
-           "mem_alloc_failed", "nvml_sample", "nvtx_push", "nvtx_pop", "activity_dropped")
+           "mem_alloc_failed", "nvml_sample", "nvtx_push", "nvtx_pop", "activity_dropped",
+           "mem_reclaim", "mem_free_failed", "statedump_begin", "mem_live", "statedump_end",
+           "context_create", "context_destroy", "sync", "gpu_sync", "gpu_memory",
+           "gpu_memory_pool")
 EVENTS = {name: [(field, CTF_TYPE[kind])
                  for field, kind, _, _ in ct_contract.LAYOUTS[ct_contract.EVENTS[name][0]]]
           for name in WRITTEN}
@@ -185,6 +195,7 @@ def write(directory, events, stream, provider=ct_contract.PROVIDER):
 
 
 MIB = 1 << 20
+GIB_BYTES = 1 << 30
 BASE = 0x7F0000000000
 
 
@@ -248,6 +259,157 @@ def basic(directory):
     # discarded events before the failure: they may be its own
     truth["failure"] = {"requested_bytes": 2048 * MIB, "free_bytes": 1024 * MIB,
                         "verdict": "unknown", "withheld_verdict": "held_elsewhere"}
+    write(directory, events, s)
+    return truth
+
+
+def accounting(directory):
+    """One process per case; the truth, per pid, is what the report must say."""
+    events = list(EVENTS.items())
+    s = Stream(events)
+    t = 2_000_000_000
+    truth = {"processes": {}}
+    none = 0xFFFFFFFF
+
+    def at(step=1000):
+        nonlocal t
+        t += step
+        return t
+
+    def mem(name, pid, tid, kind, address, size, corr, cbid=20, delta=None, device=0):
+        if delta is None:
+            delta = -size if name in ("mem_free", "mem_reclaim") else size
+        s.event(at(), name, pid, tid, "acct", device=device, kind=kind, address=address,
+                size=size, delta=delta, stream=none, api_domain=2 if cbid else 0,
+                api_cbid=cbid, correlation_id=corr)
+        return t
+
+    def names(pid):
+        s.event(at(), "api_name", pid, pid, "acct", domain=2, cbid=20, name="cudaMalloc")
+        s.event(at(), "api_name", pid, pid, "acct", domain=2, cbid=22, name="cudaFree")
+
+    # 101: the program frees B, never A: cudaDeviceReset reclaims A
+    pid = 101
+    names(pid)
+    s.event(at(), "api_name", pid, pid, "acct", domain=2, cbid=164, name="cudaDeviceReset")
+    s.event(at(), "context_create", pid, pid, "acct", context=1, device=0, primary=1)
+    a_time = mem("mem_alloc", pid, pid, 1, BASE, 4 * MIB, 1)
+    mem("mem_alloc", pid, pid, 1, BASE + 4 * MIB, 2 * MIB, 2)
+    mem("mem_free", pid, pid, 1, BASE + 4 * MIB, 2 * MIB, 3, cbid=22)
+    s.event(at(), "context_destroy", pid, pid, "acct", context=1, device=0, primary=1)
+    reset = mem("mem_reclaim", pid, pid, 1, BASE, 4 * MIB, 4, cbid=164)
+    truth["processes"][pid] = {
+        "peak_bytes": 6 * MIB, "live_at_end_bytes": 0, "leaks": [],
+        "reclaimed": [{"address": BASE, "size": 4 * MIB, "alloc_time_ns": a_time,
+                       "reclaimed_ns": reset, "reclaimed_by": "cudaDeviceReset"}],
+        "caveats": [], "causes": []}
+
+    # 102: A's release fails (its mem_free came at the call's entry) while
+    # another thread allocates B: A is live again
+    pid = 102
+    names(pid)
+    s.event(at(), "context_create", pid, pid, "acct", context=2, device=0, primary=1)
+    a_time = mem("mem_alloc", pid, pid, 1, BASE, 4 * MIB, 10)
+    mem("mem_free", pid, pid, 1, BASE, 4 * MIB, 11, cbid=22)
+    b_time = mem("mem_alloc", pid, pid + 1000, 1, BASE + 8 * MIB, 2 * MIB, 12)
+    failed = mem("mem_free_failed", pid, pid, 1, BASE, 4 * MIB, 11, cbid=22, delta=4 * MIB)
+    truth["processes"][pid] = {
+        "peak_bytes": 6 * MIB, "peak_time_ns": failed, "live_at_end_bytes": 6 * MIB,
+        "leaks": [{"address": BASE, "size": 4 * MIB, "alloc_time_ns": a_time},
+                  {"address": BASE + 8 * MIB, "size": 2 * MIB, "alloc_time_ns": b_time}],
+        "failed_frees": 1, "reclaimed": [], "caveats": [], "causes": []}
+
+    # 103: a session started while the program ran. Its statedump begins;
+    # the program frees X before X's mem_live comes; Y comes; the dump ends
+    # complete. As of the dump both were live. Then a periodic dump gives W
+    # before W's mem_alloc (same correlation id): one allocation. The peak is
+    # the dump's, at the window's start (the dump's statedump_begin).
+    pid = 103
+    start = at()
+    s.event(start, "statedump_begin", pid, pid + 1000, "acct", dump=1, reason=1)
+    names(pid)
+    mem("mem_free", pid, pid, 1, BASE, MIB, 20, cbid=22)
+    s.event(at(), "mem_live", pid, pid + 1000, "acct", dump=1, device=0, kind=1, address=BASE,
+            size=MIB, stream=none, alloc_time=1_000_000, api_domain=2, api_cbid=20,
+            correlation_id=5)
+    s.event(at(), "mem_live", pid, pid + 1000, "acct", dump=1, device=0, kind=1,
+            address=BASE + 4 * MIB, size=2 * MIB, stream=none, alloc_time=1_000_500,
+            api_domain=2, api_cbid=20, correlation_id=6)
+    s.event(at(), "statedump_end", pid, pid + 1000, "acct", dump=1, entries=2, complete=1)
+    z_time = mem("mem_alloc", pid, pid, 1, BASE + 8 * MIB, 512 << 10, 21)
+    s.event(at(), "statedump_begin", pid, pid + 1000, "acct", dump=2, reason=2)
+    s.event(at(), "mem_live", pid, pid + 1000, "acct", dump=2, device=0, kind=1,
+            address=BASE + 4 * MIB, size=2 * MIB, stream=none, alloc_time=1_000_500,
+            api_domain=2, api_cbid=20, correlation_id=6)
+    w_alloc = t + 500
+    s.event(at(), "mem_live", pid, pid + 1000, "acct", dump=2, device=0, kind=1,
+            address=BASE + 12 * MIB, size=256 << 10, stream=none, alloc_time=w_alloc,
+            api_domain=2, api_cbid=20, correlation_id=22)
+    s.event(at(), "mem_live", pid, pid + 1000, "acct", dump=2, device=0, kind=1,
+            address=BASE + 8 * MIB, size=512 << 10, stream=none, alloc_time=z_time,
+            api_domain=2, api_cbid=20, correlation_id=21)
+    s.event(at(), "statedump_end", pid, pid + 1000, "acct", dump=2, entries=3, complete=1)
+    mem("mem_alloc", pid, pid, 1, BASE + 12 * MIB, 256 << 10, 22)
+    truth["processes"][pid] = {
+        "peak_bytes": 3 * MIB, "peak_time_ns": start,
+        "live_at_end_bytes": 2 * MIB + (768 << 10), "peak_set": [BASE, BASE + 4 * MIB],
+        "leaks": [{"address": BASE + 4 * MIB, "size": 2 * MIB, "alloc_time_ns": 1_000_500},
+                  {"address": BASE + 8 * MIB, "size": 512 << 10, "alloc_time_ns": z_time},
+                  {"address": BASE + 12 * MIB, "size": 256 << 10, "alloc_time_ns": w_alloc}],
+        "allocations": 2, "before_window_allocations": 2, "reclaimed": [], "caveats": [],
+        "causes": []}
+
+    # 104: no statedump; the trace's first event frees X, which it never saw
+    # allocated: X was live from the window's start, and other allocations
+    # made before it may still be live. A failure there cannot be blamed on
+    # other processes.
+    pid = 104
+    first_104 = mem("mem_free", pid, pid, 1, BASE, 4 * MIB, 30, cbid=22)
+    names(pid)
+    mem("mem_alloc", pid, pid, 1, BASE + 8 * MIB, MIB, 31)
+    s.event(at(), "mem_alloc_failed", pid, pid, "acct", device=0, kind=1, size=GIB_BYTES,
+            result=2, free=512 * MIB, total=4 * GIB_BYTES, api_domain=2, api_cbid=20,
+            correlation_id=32)
+    truth["processes"][pid] = {
+        "peak_bytes": 4 * MIB, "peak_time_ns": first_104, "live_at_end_bytes": MIB,
+        "leaks": [{"address": BASE + 8 * MIB, "size": MIB, "alloc_time_ns": t - 1000}],
+        "before_window_allocations": 1, "reclaimed": [],
+        "caveats": [["peak_bytes", "lower_bound"], ["live_at_end_bytes", "lower_bound"],
+                    ["leaks", "incomplete"]],
+        "causes": ["allocations_before_window"],
+        "failure": {"verdict": "unknown", "withheld_verdict": "held_elsewhere"}}
+
+    # 105: a stream-ordered pool: an async allocation, a cudaMalloc that makes
+    # the peak, both freed, the device synchronised; the pool's records come
+    # after all that, as CUPTI hands them over late. At the peak the pool
+    # held 64 MiB; the synchronisation gave it back (derived: nothing records
+    # that release).
+    pid = 105
+    names(pid)
+    s.event(at(), "context_create", pid, pid, "acct", context=5, device=0, primary=1)
+    created = at()
+    async_time = mem("mem_alloc", pid, pid, 6, BASE + 64 * MIB, 64 * MIB, 40, cbid=373)
+    peak_time = mem("mem_alloc", pid, pid, 1, BASE, 256 * MIB, 41)
+    release = mem("mem_free", pid, pid, 6, BASE + 64 * MIB, 64 * MIB, 42, cbid=22)
+    mem("mem_free", pid, pid, 1, BASE, 256 * MIB, 43, cbid=22)
+    s.event(at(), "sync", pid, pid, "acct", what=1, stream=none, device=0, api_domain=2,
+            api_cbid=165, correlation_id=44)
+    s.event(at(), "gpu_memory_pool", pid, pid, "acct", timestamp=created, operation=1,
+            pool_type=1, address=0, size=0, release_threshold=0, utilized=0, device=0,
+            correlation_id=40)
+    for ts, op, used in ((async_time, 1, 64 * MIB), (release, 2, 0)):
+        s.event(at(), "gpu_memory", pid, pid, "acct", timestamp=ts, operation=op,
+                memory_kind=3, address=BASE + 64 * MIB, bytes=64 * MIB, correlation_id=40,
+                device=0, context=5, stream=7, is_async=1, pool_type=1,
+                pool_address=BASE + 64 * MIB, pool_release_threshold=0,
+                pool_size=64 * MIB, pool_utilized=used)
+    truth["processes"][pid] = {
+        "peak_bytes": 320 * MIB, "peak_time_ns": peak_time, "live_at_end_bytes": 0,
+        "leaks": [], "reclaimed": [], "caveats": [], "causes": ["release_at_sync"],
+        "at_peak_pool": [64 * MIB, 64 * MIB], "at_end_pool": [0, 0],
+        "pools": [{"pool": 1, "address": BASE + 64 * MIB, "created_ns": created,
+                   "reserved_bytes": 0, "reserved_derived": True}],
+        "frag_caveats": [["at_end.pool_reserved_bytes", "derived"], ["pools", "derived"]]}
     write(directory, events, s)
     return truth
 
@@ -327,7 +489,7 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     scenario, directory = sys.argv[1], sys.argv[2]
-    makers = {"basic": basic, "foreign": foreign, "future": future,
+    makers = {"basic": basic, "accounting": accounting, "foreign": foreign, "future": future,
               "old-layout": old_layout, "empty": empty}
     if scenario not in makers:
         sys.exit(f"make-ctf.py: unknown scenario {scenario}")

@@ -4,6 +4,8 @@
 # `cudatrace report` on hand-made CTF traces (make-ctf.py) whose truth is
 # known, so that the reader is tested without LTTng or the tracer: the JSON
 # against the truth; what `cudatrace record` prints of it (its summary);
+# the memory accounting's cases (reclaims, failed releases, statedumps, a
+# window begun after allocations, pools), one process each;
 # the text and CSV forms; the filters; and a corpus of
 # damaged copies (cut at every 128 bytes, bytes overwritten) that must each
 # give a report or a clear refusal, never a crash. A copy cut inside a
@@ -38,6 +40,34 @@ if [ -x "$summary_print" ]; then
 		grep -q "still allocated at the end (uncertain: events were lost)" "$report_tmp/summary.out"
 else
 	tap_result 1 "summary: summary-print is built ($summary_print)"
+fi
+
+# --- the accounting cases (make-ctf.py accounting): reclaims, failed releases,
+# statedumps, a window begun after allocations, pools
+acct=$report_tmp/accounting
+if "$report_python" "$report_here/make-ctf.py" accounting "$acct" >"$report_tmp/acct-truth.json"
+then
+	report_run acct-json --format=json "$acct"
+	report_exits acct-json 0
+	"$report_python" "$report_here/check-memory-report.py" accounting \
+		"$report_tmp/acct-truth.json" "$report_tmp/acct-json.out" >"$report_tmp/acct.tap" 2>&1
+	tap_relay accounting "$report_tmp/acct.tap"
+	report_run acct-text "$acct"
+	ok "accounting, text: the reclaimed allocations, never freed by the program" \
+		grep -q "reclaimed by cudaDeviceReset, never freed by the program" \
+		"$report_tmp/acct-text.out"
+	ok "accounting, text: a list that may miss entries says so" \
+		grep -q "Live at the end (at least these)" "$report_tmp/acct-text.out"
+	if [ -x "$summary_print" ]; then
+		"$summary_print" "$acct" >"$report_tmp/acct-summary.out" 2>&1
+		ok "accounting, summary: a lower bound is \"at least\"" \
+			grep -q "device 0: at least 4.00 MiB" "$report_tmp/acct-summary.out"
+		ok "accounting, summary: what CUDA reclaimed" \
+			grep -q "never freed by the program: reclaimed by cudaDeviceReset" \
+			"$report_tmp/acct-summary.out"
+	fi
+else
+	tap_result 1 "make-ctf.py makes the accounting trace"
 fi
 
 # --- the other formats
