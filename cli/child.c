@@ -15,8 +15,8 @@
  * runs (the started hook), and writes errno to the second, which is
  * close-on-exec, only when exec fails.
  *
- * cudatrace may be a child subreaper (tracker.c): the wait loop reaps
- * every child, and ends when the program is among them.
+ * The wait loop reaps every child of cudatrace, and ends when the
+ * program is among them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -143,7 +143,7 @@ static int reap(pid_t pid, int *status)
 			return 1;
 		}
 		if (got > 0)
-			continue; /* an orphan of the program, inherited as subreaper */
+			continue; /* another child of cudatrace's */
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0 && errno == ECHILD) {

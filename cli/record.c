@@ -36,7 +36,6 @@
 #include "trace-info.h"
 #include "trace-scan.h"
 #include "tracer-lib.h"
-#include "tracker.h"
 #include "verbs.h"
 #include "watch.h"
 
@@ -48,6 +47,8 @@
 #define FINISH_TIMEOUT_MS 60000u
 /* Free space below which a disk was filled by the trace's last writes. */
 #define DISK_NEARLY_FULL (64u << 10)
+/* How often LTTng and the disk are looked at while the program runs, in ms. */
+#define WATCH_PERIOD_MS 100u
 
 struct record {
 	struct record_options opts;
@@ -60,10 +61,9 @@ struct record {
 	enum session_mode mode;
 	struct trace_info info;
 	struct child_result result;
-	struct tracker *tracker; /* owned; NULL with --all-processes */
-	struct watch watch;      /* faults of LTTng and of the disk while the program runs */
-	bool private_daemon;     /* cudatrace's own session daemon is used (sessiond.h) */
-	bool scanned;            /* scan holds what the trace's packets say */
+	struct watch watch;  /* faults of LTTng and of the disk while the program runs */
+	bool private_daemon; /* cudatrace's own session daemon is used (sessiond.h) */
+	bool scanned;        /* scan holds what the trace's packets say */
 	struct trace_scan scan;
 };
 
@@ -352,14 +352,6 @@ static int effective_subbuf_size(const struct record *r)
 	return check_event_size(r, subbuf);
 }
 
-/* A process the session records, noted for the stale-session cleanup. */
-static void on_tracked(pid_t pid, void *data)
-{
-	struct record *r = data;
-
-	stale_add_process(r->session, pid);
-}
-
 static int start_session(struct record *r)
 {
 	struct session_config cfg = {
@@ -372,7 +364,7 @@ static int start_session(struct record *r)
 		.num_subbuf = r->opts.num_subbuf,
 		.blocking_timeout_us = r->opts.blocking ? (uint64_t)r->opts.blocking_ms * 1000 : 0,
 		.snapshot_on_failure = true,
-		.track_processes = !r->opts.all_processes,
+		.only_tree = r->opts.all_processes ? NULL : r->session,
 	};
 	int ret;
 
@@ -389,39 +381,28 @@ static int start_session(struct record *r)
 		stale_unregister(r->session);
 		return ret;
 	}
-	if (cfg.track_processes) {
-		r->tracker = tracker_create(r->session, on_tracked, r);
-		if (!r->tracker) {
-			(void)session_destroy(r->session);
-			stale_unregister(r->session);
-			return -1;
-		}
-	}
 	return 0;
 }
 
-/* The program exists but has not run: it is recorded from its first event. */
+/*
+ * The program exists but has not run: noted for the stale-session
+ * cleanup (its descendants are found there by their CUDATRACE_SESSION).
+ */
 static int on_started(pid_t pid, void *data)
 {
 	struct record *r = data;
 
-	if (!r->tracker) {
-		/* --all-processes: the program alone is noted. */
-		stale_add_process(r->session, pid);
-		return 0;
-	}
-	return tracker_add(r->tracker, pid);
+	stale_add_process(r->session, pid);
+	return 0;
 }
 
 static void fault_seen(struct record *r, bool running);
 
-/* While it runs: its new descendants are recorded too, and LTTng is watched. */
+/* While it runs: LTTng and the disk are watched. */
 static void on_tick(void *data)
 {
 	struct record *r = data;
 
-	if (r->tracker && r->watch.fault == TRACE_CUT_NONE)
-		tracker_scan(r->tracker);
 	if (watch_tick(&r->watch) != TRACE_CUT_NONE)
 		fault_seen(r, true);
 }
@@ -446,6 +427,9 @@ static int prepare_environment(struct record *r)
 	if (old && *old && strcmp(old, r->library) != 0)
 		diag_warn("CUDA_INJECTION64_PATH was %s: replaced by cudatrace's library", old);
 	if (set_env("CUDA_INJECTION64_PATH", r->library) < 0)
+		return -1;
+	/* The session records the processes that carry its name (session.h). */
+	if (set_env(CT_SESSION_ENV, r->session) < 0)
 		return -1;
 	if (!o->no_nvtx && set_env("NVTX_INJECTION64_PATH", r->library) < 0)
 		return -1;
@@ -965,7 +949,7 @@ int cmd_record(int argc, char **argv)
 		.started = on_started,
 		.before_exec = before_exec,
 		.tick = on_tick,
-		.tick_ms = TRACKER_SCAN_MS,
+		.tick_ms = WATCH_PERIOD_MS,
 	};
 	struct record r;
 	int err;
@@ -994,13 +978,10 @@ int cmd_record(int argc, char **argv)
 	hooks.data = &r;
 	if (child_run(r.command_path, r.command, &hooks, &r.result, &err) < 0) {
 		/* Nothing ran: leave no trace directory behind. */
-		tracker_destroy(r.tracker);
 		finish_session(&r, &(uint64_t){ 0 }, &(uint64_t){ 0 });
 		discard_output(&r);
 		return EXIT_SETUP;
 	}
-	tracker_destroy(r.tracker);
-	r.tracker = NULL;
 	conclude(&r);
 	return child_exit_status(&r.result);
 }

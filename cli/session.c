@@ -306,6 +306,7 @@ static int enable_events(struct lttng_handle *handle, const struct session_confi
 	char names[CT_EV_COUNT][LTTNG_SYMBOL_NAME_LEN];
 	char *pointers[CT_EV_COUNT];
 	int count = excluded_events(cfg->excluded_groups, names, pointers);
+	char filter[128 + LTTNG_NAME_MAX];
 	int ret;
 
 	if (!ev) {
@@ -315,7 +316,16 @@ static int enable_events(struct lttng_handle *handle, const struct session_confi
 	ev->type = LTTNG_EVENT_TRACEPOINT;
 	ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
 	snprintf(ev->name, sizeof(ev->name), "%s*", CT_PROVIDER_PREFIX);
-	ret = lttng_enable_event_with_exclusions(handle, ev, (char *)SESSION_CHANNEL, NULL, count,
+	/*
+	 * The filter runs in each process before an event is written: a
+	 * process of the tree is recorded from its very first event, with no
+	 * race against a tracker that would have to learn of it first.
+	 */
+	if (cfg->only_tree)
+		snprintf(filter, sizeof(filter), "%s == \"%s\"", CT_APP_CONTEXT_SESSION,
+		         cfg->only_tree);
+	ret = lttng_enable_event_with_exclusions(handle, ev, (char *)SESSION_CHANNEL,
+	                                         cfg->only_tree ? filter : NULL, count,
 	                                         count ? pointers : NULL);
 	lttng_event_destroy(ev);
 	if (ret < 0) {
@@ -432,31 +442,6 @@ static void remove_failure_trigger(const char *session)
 	lttng_triggers_destroy(triggers);
 }
 
-/* An empty inclusion set: no process is recorded until tracker_add() names it. */
-static int track_nothing_yet(const char *name)
-{
-	struct lttng_process_attr_tracker_handle *handle = NULL;
-	enum lttng_error_code ret;
-	enum lttng_process_attr_tracker_handle_status st;
-
-	ret = lttng_session_get_tracker_handle(name, LTTNG_DOMAIN_UST,
-	                                       LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &handle);
-	if (ret != LTTNG_OK) {
-		session_report_error("limit the session to the program's processes", (int)ret);
-		return -1;
-	}
-	st = lttng_process_attr_tracker_handle_set_tracking_policy(
-	    handle, LTTNG_TRACKING_POLICY_INCLUDE_SET);
-	lttng_process_attr_tracker_handle_destroy(handle);
-	if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK) {
-		diag_error("cannot limit the session to the program's processes (status %d): "
-		           "--all-processes records every process of the user instead",
-		           (int)st);
-		return -1;
-	}
-	return 0;
-}
-
 int session_setup(const struct session_config *cfg)
 {
 	struct lttng_handle *handle;
@@ -474,8 +459,6 @@ int session_setup(const struct session_config *cfg)
 	if (ret == SESSION_NO_CONSUMER)
 		status = SESSION_NO_CONSUMER;
 	if (ret < 0 || enable_events(handle, cfg) < 0 || add_contexts(handle) < 0)
-		goto error;
-	if (cfg->track_processes && track_nothing_yet(cfg->name) < 0)
 		goto error;
 	if (cfg->mode == SESSION_SNAPSHOT && cfg->snapshot_on_failure)
 		add_failure_trigger(cfg->name);

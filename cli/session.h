@@ -39,8 +39,13 @@ struct session_config {
 	uint32_t excluded_groups;
 	/* SNAPSHOT: also take a snapshot when an allocation first fails. */
 	bool snapshot_on_failure;
-	/* Record only the processes added to the tracker (tracker.h), not every one. */
-	bool track_processes;
+	/*
+	 * Record only the processes whose application context
+	 * $app.cudatrace:session (their CUDATRACE_SESSION, inherited by every
+	 * descendant) has this value; NULL: every process of the user. A
+	 * letters, digits, '.', '_' and '-' only.
+	 */
+	const char *only_tree;
 };
 
 /*

@@ -7,11 +7,11 @@
  * taken for it. A session with the prefix but no pid file is left alone:
  * cudatrace cannot tell whose it is.
  *
- * The processes a session records (the program and the descendants the
- * recorder added to it) are noted in the pid file too, the same way: a
- * session whose recorder died while its program still runs goes on
- * recording it, and is left alone until the program is gone, so that its
- * trace is not cut.
+ * The program a session records is noted in the pid file too, the same
+ * way, and its descendants are found by the CUDATRACE_SESSION they
+ * inherit: a session whose recorder died while its program still runs
+ * goes on recording it, and is left alone until the whole tree is gone,
+ * so that its trace is not cut.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,6 +24,7 @@
 
 #include <lttng/lttng.h>
 
+#include "contract/events.h"
 #include "diag.h"
 #include "make-dirs.h"
 #include "session.h"
@@ -209,14 +210,77 @@ static bool recorder_alive(const struct pid_record *rec)
 	return alive(rec->pid, rec->start);
 }
 
+/*
+ * Whether the environment of PID holds NEEDLE (a whole "NAME=VALUE\0"),
+ * read in chunks so that a huge environment costs no memory.
+ */
+static bool environ_holds(long pid, const char *needle, size_t len)
+{
+	char path[64], buf[8192];
+	size_t kept = 0;
+	ssize_t got;
+	bool found = false;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/environ", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* buf[0] is a NUL, so that a match at the very start is a whole entry. */
+	buf[0] = '\0';
+	kept = 1;
+	while (!found && (got = read(fd, buf + kept, sizeof(buf) - kept)) > 0) {
+		size_t n = kept + (size_t)got;
+
+		found = memmem(buf, n, needle, len) != NULL;
+		/* Keep the tail that could begin a match across the next read. */
+		kept = n < len ? n : len - 1;
+		memmove(buf, buf + n - kept, kept);
+	}
+	close(fd);
+	return found;
+}
+
+/*
+ * A process of the session's tree that still runs, found by the
+ * CUDATRACE_SESSION=NAME it inherited (record.c): its pid, or 0. Only
+ * processes of this user can be read, and only theirs can be recorded.
+ */
+static long tree_member_alive(const char *name)
+{
+	char needle[300];
+	struct dirent *de;
+	long found = 0, self = (long)getpid();
+	int len;
+	DIR *d;
+
+	len = snprintf(needle, sizeof(needle), "%c%s=%s%c", '\0', CT_SESSION_ENV, name, '\0');
+	if (len < 0 || (size_t)len >= sizeof(needle))
+		return 0;
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		if (environ_holds(pid, needle, (size_t)len))
+			found = pid;
+	}
+	closedir(d);
+	return found;
+}
+
 /* A process the session records that still runs (its pid), or 0. */
-static long traced_alive(const struct pid_record *rec)
+static long traced_alive(const char *name, const struct pid_record *rec)
 {
 	for (size_t i = 0; i < rec->traced_count; i++) {
 		if (alive(rec->traced[i].pid, rec->traced[i].start))
 			return rec->traced[i].pid;
 	}
-	return 0;
+	return tree_member_alive(name);
 }
 
 static bool session_listed(const struct lttng_session *sessions, int count, const char *name)
@@ -326,7 +390,7 @@ int stale_cleanup(void)
 			continue;
 		}
 		listed = session_listed(sessions, count, name);
-		running = traced_alive(&rec);
+		running = traced_alive(name, &rec);
 		if (listed && running) {
 			/* Still recording its program: closing it now would cut the trace. */
 			diag_note("left the session %s of a cudatrace record that died (pid %ld) "

@@ -19,6 +19,16 @@
 #define CT_PROVIDER_NAME   "cudatrace"
 #define CT_PROVIDER_PREFIX CT_PROVIDER_NAME ":"
 
+/*
+ * The application context the tracer provides: $app.cudatrace:session is
+ * the value of CUDATRACE_SESSION in the process, which its descendants
+ * inherit. cudatrace record filters its session on it to record a process
+ * tree from each process's first event.
+ */
+#define CT_APP_CONTEXT_PROVIDER "$app." CT_PROVIDER_NAME
+#define CT_APP_CONTEXT_SESSION  CT_APP_CONTEXT_PROVIDER ":session"
+#define CT_SESSION_ENV          "CUDATRACE_SESSION"
+
 /* Devices and streams that do not apply or are unknown. */
 #define CT_DEVICE_NONE 255u
 #define CT_STREAM_NONE UINT32_MAX

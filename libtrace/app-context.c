@@ -24,6 +24,7 @@
 #include <lttng/ust-ringbuffer-context.h>
 
 #include "app-context.h"
+#include "contract/events.h"
 
 /* lttng-ust's enum lttng_ust_dynamic_type: the values used here. */
 enum app_value_type {
@@ -101,7 +102,7 @@ static void get_value(void *priv, struct lttng_ust_probe_ctx *probe_ctx, struct 
 
 static struct app_provider provider = {
 	.struct_size = sizeof(struct app_provider),
-	.name = "$app.cudatrace",
+	.name = CT_APP_CONTEXT_PROVIDER,
 	.get_size = get_size,
 	.record = record,
 	.get_value = get_value,
@@ -109,7 +110,7 @@ static struct app_provider provider = {
 
 int app_context_register(void)
 {
-	const char *value = getenv("CUDATRACE_SESSION");
+	const char *value = getenv(CT_SESSION_ENV);
 
 	if (value && !session)
 		session = strdup(value);

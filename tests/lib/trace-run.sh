@@ -84,6 +84,10 @@ trace_require_bt2() {
 
 trace_require_all() {
 	trace_locate
+	# In a sanitizer build, lttng-ust's own leak of an application
+	# context's data at exit (lsan-lttng-ust.supp) is not the program's.
+	LSAN_OPTIONS="suppressions=$trace_srcdir/tests/lib/lsan-lttng-ust.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+	export LSAN_OPTIONS
 	[ -e "$trace_simdir/libcuda.so.1" ] ||
 		tap_fail_all "the simulated GPU is not built ($trace_simdir/libcuda.so.1)"
 	trace_require_lib

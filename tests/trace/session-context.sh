@@ -21,11 +21,6 @@ trace_require_program accounting
 program=$trace_cmd
 trace_daemon_or_fail
 
-# In a sanitizer build, lttng-ust's own leak of the context's data at exit
-# (lsan-lttng-ust.supp) is not the program's.
-LSAN_OPTIONS="suppressions=$trace_here/lsan-lttng-ust.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export LSAN_OPTIONS
-
 name="cudatrace-ctx-$$"
 tag=tree
 lttng_trace="$lttng_tmp/$tag"
