@@ -49,6 +49,8 @@
 #define DISK_NEARLY_FULL (64u << 10)
 /* How often LTTng and the disk are looked at while the program runs, in ms. */
 #define WATCH_PERIOD_MS 100u
+/* CUDATRACE_STATEDUMP_PERIOD_MS in flight-recorder mode. */
+#define FLIGHT_STATEDUMP_PERIOD_MS "1000"
 
 struct record {
 	struct record_options opts;
@@ -442,6 +444,13 @@ static int prepare_environment(struct record *r)
 	if (o->flush_period_ms && set_env("CUDATRACE_FLUSH_PERIOD_MS", o->flush_period_ms) < 0)
 		return -1;
 	if (o->activity_buffer && set_env("CUDATRACE_BUFFER_SIZE", o->activity_buffer) < 0)
+		return -1;
+	/*
+	 * A flight recorder's ring keeps the last seconds only: the live set
+	 * is written again every second so that a snapshot holds one.
+	 */
+	if (r->mode == SESSION_SNAPSHOT && !getenv("CUDATRACE_STATEDUMP_PERIOD_MS") &&
+	    set_env("CUDATRACE_STATEDUMP_PERIOD_MS", FLIGHT_STATEDUMP_PERIOD_MS) < 0)
 		return -1;
 	/* LTTng-UST only waits for room in a blocking channel when the program allows it. */
 	if (o->blocking && set_env("LTTNG_UST_ALLOW_BLOCKING", "1") < 0)

@@ -5,7 +5,9 @@
 # program runs; a snapshot is written when an allocation first fails and
 # another when the program ends; the snapshots read back and hold what the
 # ledger says; with a ring smaller than the run, only the newest events
-# are kept.
+# are kept; and that snapshot still accounts for the memory allocated
+# before its window, from the live set the tracer writes every second in
+# this mode.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -72,5 +74,41 @@ else
 	tap_result 1 "small ring: the snapshot reads back"
 	tap_result 1 "small ring: it keeps fewer allocations than the run made (no snapshot)"
 	tap_result 1 "small ring: but the newest events (no snapshot)"
+fi
+
+# 3. The live set: the program allocates, runs 3000 memsets on one CPU
+# (the ring wraps many times over: the allocations' own events are lost)
+# and waits on a FIFO for two seconds, while the tracer dumps what it
+# holds every second, as record asks of it. The snapshot's dump is the
+# ledger's live set at that point.
+trace_require_program accounting
+unset CUDATRACE_STATEDUMP_PERIOD_MS
+rm -f "$lttng_tmp/live.fifo" "$lttng_tmp/live.ledger"
+mkfifo "$lttng_tmp/live.fifo"
+CUDASIM_LEDGER="$lttng_tmp/live.ledger" timeout 120 "$cli_bin" record --flight-recorder=64K \
+	-o "$lttng_tmp/live" -- taskset -c 0 "$trace_cmd" flight "$lttng_tmp/live.fifo" 3000 \
+	>"$lttng_tmp/live.out" 2>"$lttng_tmp/live.err" &
+live_pid=$!
+if cli_wait_for "$lttng_tmp/live.out" '^ready' $live_pid; then
+	tap_result 0 "live set: the program allocated, ran its memsets and waits"
+	cp "$lttng_tmp/live.ledger" "$lttng_tmp/live.dump-ledger"
+	sleep 2.5
+else
+	tap_result 1 "live set: the program allocated, ran its memsets and waits"
+fi
+echo go >"$lttng_tmp/live.fifo" &
+live_status=0
+wait $live_pid || live_status=$?
+is "live set: record exits with the program's status" "$live_status" 0
+snap=$(ls -d "$lttng_tmp"/live/snapshot-* 2>/dev/null | tail -n 1)
+if [ -n "$snap" ] && trace_read live "$snap"; then
+	trace_check live --checks statedump --dump-ledger "$lttng_tmp/live.dump-ledger" \
+		--dump-reason periodic
+	first=$(sed -n 's/.* op=alloc .* corr=\([0-9]*\).*/\1/p' "$lttng_tmp/live.ledger" | head -n 1)
+	is "live set: the snapshot lost the first allocation's mem_alloc (correlation id $first)" \
+		"$(grep -c "^event=cudatrace:mem_alloc .* correlation_id=$first\( \|$\)" \
+			"$lttng_tmp/live.events")" 0
+else
+	tap_result 1 "live set: the snapshot reads back"
 fi
 tap_done
