@@ -142,6 +142,14 @@ int ct_reader_add(struct ct_reader *r, const struct ct_analysis_class *cls)
 	return 0;
 }
 
+void ct_reader_note_cut(struct ct_reader *r, const char *why)
+{
+	if (r->stats.truncated)
+		return;
+	r->stats.truncated = true;
+	snprintf(r->stats.error, sizeof(r->stats.error), "%s", why);
+}
+
 struct ct_context *ct_reader_context(struct ct_reader *r)
 {
 	return r->ctx;

@@ -97,6 +97,15 @@ const void *ct_reader_result(const struct ct_reader *reader, const struct ct_ana
  */
 int ct_reader_report(struct ct_reader *reader, struct ct_doc *doc);
 
+/*
+ * The trace was cut before the program ended, as its recorder noted
+ * beside it (cudatrace.info), for WHY: what LTTng wrote is whole, so the
+ * reading cannot tell. Unless the reading found damage of its own, the
+ * "trace" section then says the trace is incomplete, with WHY. Call it
+ * before ct_reader_report().
+ */
+void ct_reader_note_cut(struct ct_reader *reader, const char *why);
+
 struct ct_context *ct_reader_context(struct ct_reader *reader);
 const struct ct_reader_stats *ct_reader_stats(const struct ct_reader *reader);
 

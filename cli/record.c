@@ -702,6 +702,8 @@ static void summarise(struct record *r)
 	s = summary_read(r->output);
 	if (!s)
 		return;
+	if (r->info.has_complete && !r->info.complete)
+		summary_note_cut(s);
 	r->info.has_counts = true;
 	r->info.events = summary_numbers(s)->events;
 	r->info.has_summary = true;

@@ -25,6 +25,7 @@
 #include "verbs.h"
 #include "writer.h"
 #include "snapshot.h"
+#include "trace-info.h"
 
 #define DEFAULT_TEXT_ROWS 20
 #define DEFAULT_DATA_ROWS 1000
@@ -374,6 +375,28 @@ static char **resolve_inputs(char *const *paths, size_t count)
 	return inputs;
 }
 
+/*
+ * A trace its recorder noted as cut (cudatrace.info's complete=false)
+ * ends where LTTng stopped writing, in whole packets: the report says it
+ * is incomplete, and why, as for a trace whose last packet is damaged.
+ */
+static void note_cuts(struct ct_reader *reader, char *const *paths, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct trace_info info;
+		char why[600];
+
+		if (trace_info_read(paths[i], &info) < 0 || !info.has_complete || info.complete)
+			continue;
+		snprintf(why, sizeof(why), "the trace in %s was cut before %s ended: %s", paths[i],
+		         info.program[0] ? info.program : "its program",
+		         trace_info_cut_reason(info.cut));
+		fprintf(stderr, "cudatrace report: warning: %s\n", why);
+		ct_reader_note_cut(reader, why);
+		return;
+	}
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { 0 };
@@ -408,6 +431,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (status == CT_READER_TRUNCATED)
 		fprintf(stderr, "cudatrace report: warning: %s\n", ct_reader_stats(reader)->error);
+	else
+		note_cuts(reader, a.paths, a.path_count);
 	if (ct_reader_finish(reader) < 0 || ct_reader_report(reader, doc) < 0) {
 		ret = reader_error(reader);
 		goto end;

@@ -37,6 +37,7 @@ struct summary {
 	const struct ct_transfers_result *transfers;
 	struct summary_numbers numbers;
 	int64_t origin_ns; /* first event: times are shown from there */
+	bool cut;          /* the trace was cut before the program ended (summary_note_cut) */
 };
 
 static const struct ct_analysis_class *const wanted_analyses[] = {
@@ -190,11 +191,12 @@ static void print_peaks(const struct summary *s, FILE *out)
 		    &g_array_index(devices, struct ct_memory_device, i);
 
 		who(d->process, d->pid, d->device, name, sizeof(name));
-		fprintf(out, "    %s: %s%s at %s, %s%s still allocated at the end%s\n", name,
+		fprintf(out, "    %s: %s%s at %s, %s%s still allocated %s%s\n", name,
 		        d->peak_lower_bound ? "at least " : "",
 		        bytes((double)d->peak_bytes, a, sizeof(a)), peak_time(s, d, b, sizeof(b)),
 		        d->end_lower_bound ? "at least " : "",
 		        bytes((double)d->live_at_end_bytes, c, sizeof(c)),
+		        s->cut ? "when the trace was cut" : "at the end",
 		        d->leaks_possible ? " (uncertain: events were lost)" : "");
 		print_reclaimed(d, out);
 	}
@@ -280,6 +282,11 @@ static void print_caveats(const struct summary *s, FILE *out)
 		        " activity records: GPU times, transfer costs and memory pool figures may "
 		        "miss them (live bytes come from host events and do not).\n",
 		        n->dropped);
+}
+
+void summary_note_cut(struct summary *s)
+{
+	s->cut = true;
 }
 
 void summary_print_report(const struct summary *s, FILE *out)

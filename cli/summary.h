@@ -43,6 +43,13 @@ void summary_destroy(struct summary *s);
 
 const struct summary_numbers *summary_numbers(const struct summary *s);
 
+/*
+ * The trace was cut before the program ended (cudatrace.info's
+ * complete=false): what it holds last is what was live at the cut, not at
+ * the program's end, and the short report says so.
+ */
+void summary_note_cut(struct summary *s);
+
 /* The short report: peak memory per device, failures, transfer hotspots. */
 void summary_print_report(const struct summary *s, FILE *out);
 

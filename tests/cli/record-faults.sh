@@ -103,6 +103,20 @@ is "consumer: record exits with the program's status" "$status" 0
 is "consumer: the fault is said once" "$(grep -c 'consumer daemon (lttng-consumerd).*died while' "$lttng_tmp/consumer.err")" 1
 ok "consumer: and the trace is said to be incomplete" cli_has consumer "the trace is incomplete: it ends about .* where LTTng's consumer daemon died"
 ok "consumer: the notes say so" incomplete "$lttng_tmp/consumer" consumer-died
+ok "consumer: the summary gives what was live when the trace was cut, not at the end" \
+	cli_has consumer "still allocated when the trace was cut|No GPU memory was allocated"
+ok "consumer: it does not speak of the program's end" \
+	cli_lacks "$lttng_tmp/consumer.err" "still allocated at the end"
+"$cli_bin" report --format json -o "$lttng_tmp/consumer.json" "$lttng_tmp/consumer" \
+	2>"$lttng_tmp/consumer-report.err"
+is "consumer: cudatrace report says the trace is incomplete, and why" \
+	"$("$trace_python" -c 'import json, sys
+t = json.load(open(sys.argv[1]))["trace"]
+print(t["complete"], "consumer daemon died" in (t["error"] or ""))' "$lttng_tmp/consumer.json")" \
+	"False True"
+ok "consumer: and warns of it" \
+	grep -q "warning: the trace in .* was cut before .* ended: LTTng's consumer daemon died" \
+	"$lttng_tmp/consumer-report.err"
 events=$(bt2_events "$lttng_tmp/consumer")
 ok "consumer: what was written reads back ($events events)" test "${events:-0}" -gt 0 2>/dev/null
 ok "consumer: no message names a path that is not there" named_paths_exist consumer
