@@ -959,6 +959,29 @@ char *ct_acct_explain_loss(const struct ct_acct *acct, const struct ct_process *
 	return buf;
 }
 
+void ct_acct_add_notes(const struct ct_acct *acct, const struct ct_process *process,
+                       GStringChunk *strings, GArray *notes)
+{
+	const struct ct_caveat_note fresh = {
+		.pid = process->pid,
+		.process = g_string_chunk_insert_const(strings, process->procname),
+	};
+	struct ct_caveat_note note = fresh;
+	char text[1024];
+
+	if (ct_acct_explain(acct, process, text, sizeof(text), &note)[0]) {
+		note.cause = CT_CAUSE_BEFORE_WINDOW;
+		note.explanation = g_string_chunk_insert_const(strings, text);
+		g_array_append_val(notes, note);
+	}
+	note = fresh;
+	if (ct_acct_explain_loss(acct, process, text, sizeof(text), &note)[0]) {
+		note.cause = CT_CAUSE_DISCARDED;
+		note.explanation = g_string_chunk_insert_const(strings, text);
+		g_array_append_val(notes, note);
+	}
+}
+
 int64_t ct_acct_before_window_on_device(const struct ct_acct_device *dev)
 {
 	int64_t bytes = 0;

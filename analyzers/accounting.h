@@ -237,6 +237,14 @@ bool ct_acct_lost(const struct ct_acct *acct, const struct ct_process *process);
  * as for ct_acct_explain. */
 char *ct_acct_explain_loss(const struct ct_acct *acct, const struct ct_process *process, char *buf,
                            size_t len, struct ct_caveat_note *note);
+/*
+ * Appends to NOTES (of struct ct_caveat_note) the caveats of PROCESS's
+ * figures that come from the accounting: allocations before the window
+ * (CT_CAUSE_BEFORE_WINDOW) and events LTTng lost (CT_CAUSE_DISCARDED),
+ * with their texts in STRINGS and the process's name too.
+ */
+void ct_acct_add_notes(const struct ct_acct *acct, const struct ct_process *process,
+                       GStringChunk *strings, GArray *notes);
 /* Of DEV's before_window bytes, those of the device kinds. */
 int64_t ct_acct_before_window_on_device(const struct ct_acct_device *dev);
 

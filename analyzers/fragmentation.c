@@ -1205,18 +1205,7 @@ static void add_notes(struct fragmentation *f)
 		struct ct_caveat_note note = fresh;
 		char text[1024];
 
-		if (ct_acct_explain(f->acct, process, text, sizeof(text), &note)[0]) {
-			note.cause = CT_CAUSE_BEFORE_WINDOW;
-			note.explanation = intern(f, text);
-			g_array_append_val(f->result.notes, note);
-		}
-		note = fresh;
-		if (ct_acct_explain_loss(f->acct, process, text, sizeof(text), &note)[0]) {
-			note.cause = CT_CAUSE_DISCARDED;
-			note.explanation = intern(f, text);
-			g_array_append_val(f->result.notes, note);
-		}
-		note = fresh;
+		ct_acct_add_notes(f->acct, process, f->result.strings, f->result.notes);
 		if (process->dropped_records) {
 			snprintf(
 			    text, sizeof(text),

@@ -478,27 +478,9 @@ static void add_device(struct memory *m, const struct mem_device *mem)
 /* Why figures are not exact, once per process and cause. */
 static void add_notes(struct memory *m)
 {
-	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
-		struct ct_process *process = ct_context_process_at(m->ctx, p);
-		const struct ct_caveat_note fresh = {
-			.pid = process->pid,
-			.process = intern(m, process->procname),
-		};
-		struct ct_caveat_note note = fresh;
-		char text[1024];
-
-		if (ct_acct_explain(m->acct, process, text, sizeof(text), &note)[0]) {
-			note.cause = CT_CAUSE_BEFORE_WINDOW;
-			note.explanation = intern(m, text);
-			g_array_append_val(m->result.notes, note);
-		}
-		note = fresh;
-		if (ct_acct_explain_loss(m->acct, process, text, sizeof(text), &note)[0]) {
-			note.cause = CT_CAUSE_DISCARDED;
-			note.explanation = intern(m, text);
-			g_array_append_val(m->result.notes, note);
-		}
-	}
+	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++)
+		ct_acct_add_notes(m->acct, ct_context_process_at(m->ctx, p), m->result.strings,
+		                  m->result.notes);
 }
 
 static void add_growing_ranges(struct memory *m)
