@@ -108,6 +108,22 @@ static void read_other_processes(void)
 	config.other_process_count = count;
 }
 
+static void read_driver_version(void)
+{
+	const char *text = getenv("CUDASIM_DRIVER_VERSION");
+
+	if (text && !sim_parse_driver_version(text, &config.driver_version))
+		warn_junk("CUDASIM_DRIVER_VERSION", text);
+}
+
+static void read_compute_capability(void)
+{
+	const char *text = getenv("CUDASIM_COMPUTE_CAPABILITY");
+
+	if (text && !sim_parse_compute_capability(text, &config.cc_major, &config.cc_minor))
+		warn_junk("CUDASIM_COMPUTE_CAPABILITY", text);
+}
+
 static void config_defaults(void)
 {
 	config.device_count = 1;
@@ -124,6 +140,9 @@ static void config_defaults(void)
 	config.copy_latency_ns = 1500;
 	config.kernel_ns = 5000;
 	config.launch_latency_ns = 1400;
+	config.driver_version = SIM_DRIVER_VERSION_DEFAULT;
+	config.cc_major = SIM_CC_MAJOR_DEFAULT;
+	config.cc_minor = SIM_CC_MINOR_DEFAULT;
 }
 
 static void config_read(void)
@@ -146,10 +165,19 @@ static void config_read(void)
 	read_u64("CUDASIM_LAUNCH_LATENCY_NS", &config.launch_latency_ns);
 	read_flag("CUDASIM_NESTED_DRIVER_CALLBACKS", &config.nested_driver_callbacks);
 	read_flag("CUDASIM_NO_DEVICE", &config.no_device);
+	read_driver_version();
+	read_compute_capability();
 }
 
 HIDDEN const struct sim_config *sim_config(void)
 {
 	pthread_once(&config_once, config_read);
 	return &config;
+}
+
+HIDDEN int sim_device_sm(void)
+{
+	const struct sim_config *c = sim_config();
+
+	return c->cc_major * 10 + c->cc_minor;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * driver-device.c - the simulated devices (CUDASIM_DEVICES of them) and
- * their attributes: an H100 SXM-like part, compute capability 9.0, 132
+ * their attributes: an H100 SXM-like part, compute capability 9.0 unless
+ * CUDASIM_COMPUTE_CAPABILITY says otherwise (only the compute capability
+ * changes then: the other attributes stay the H100's), 132
  * multiprocessors, CUDASIM_DEVICE_MEMORY of memory each. Device d sits on
  * PCI bus d + 1 and has a UUID derived from d alone, so that NVML (which
  * computes the same UUID) and every run agree.
@@ -204,10 +206,10 @@ static bool execution_attribute(CUdevice_attribute attrib, int *value)
 		*value = 32;
 		return true;
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
-		*value = 9;
+		*value = sim_config()->cc_major; /* CUDASIM_COMPUTE_CAPABILITY */
 		return true;
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
-		*value = 0;
+		*value = sim_config()->cc_minor;
 		return true;
 	case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT:
 		*value = 2;
@@ -367,8 +369,8 @@ HIDDEN void sim_device_announce(int ordinal)
 	record.maxGridDimX = 2147483647;
 	record.maxGridDimY = 65535;
 	record.maxGridDimZ = 65535;
-	record.computeCapabilityMajor = 9;
-	record.computeCapabilityMinor = 0;
+	record.computeCapabilityMajor = (uint32_t)sim_config()->cc_major;
+	record.computeCapabilityMinor = (uint32_t)sim_config()->cc_minor;
 	record.id = (uint32_t)ordinal;
 	record.eccEnabled = 0;
 	sim_device_uuid(ordinal, &record.uuid);
@@ -508,8 +510,8 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CU
 	if (r == CUDA_SUCCESS && (!major || !minor))
 		r = CUDA_ERROR_INVALID_VALUE;
 	if (r == CUDA_SUCCESS) {
-		*major = 9;
-		*minor = 0;
+		*major = sim_config()->cc_major;
+		*minor = sim_config()->cc_minor;
 	}
 	sim_api_exit(&call, r);
 	return r;

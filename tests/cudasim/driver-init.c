@@ -287,7 +287,8 @@ SIM_EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
 
 	SIM_DRIVER_ENTER(call, cuDriverGetVersion, &p);
 	if (driverVersion) {
-		*driverVersion = CUDA_VERSION;
+		/* CUDASIM_DRIVER_VERSION: the CUDA version this driver supports. */
+		*driverVersion = sim_config()->driver_version;
 		r = CUDA_SUCCESS;
 	}
 	sim_api_exit(&call, r);
@@ -395,7 +396,8 @@ static CUresult proc_address(const char *symbol, void **pfn, int cuda_version, c
 	char name[PROC_NAME_MAX];
 
 	/* cuda.h: a CUDA version above the driver's is an invalid value. */
-	if (!symbol || !pfn || cuda_version > CUDA_VERSION || (flags & ~known_flags))
+	if (!symbol || !pfn || cuda_version > sim_config()->driver_version ||
+	    (flags & ~known_flags))
 		return CUDA_ERROR_INVALID_VALUE;
 	*pfn = NULL;
 	entry = strlen(symbol) > 200 ? NULL : proc_entry(symbol);

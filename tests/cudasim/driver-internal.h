@@ -47,6 +47,8 @@ struct sim_config {
 	uint64_t launch_latency_ns;   /* API return to kernel start */
 	bool nested_driver_callbacks; /* CUDASIM_NESTED_DRIVER_CALLBACKS */
 	bool no_device;               /* CUDASIM_NO_DEVICE: cuInit says 100 */
+	int driver_version;           /* CUDASIM_DRIVER_VERSION, default 13000 */
+	int cc_major, cc_minor;       /* CUDASIM_COMPUTE_CAPABILITY, default 9.0 */
 	/* CUDASIM_OTHER_PROCESSES entry by entry, as NVML lists them */
 	int other_process_count;
 	struct sim_other_process other_processes[SIM_MAX_DEVICES];
@@ -54,6 +56,8 @@ struct sim_config {
 
 /* Parsed on first use, immutable afterwards. */
 HIDDEN const struct sim_config *sim_config(void);
+/* The devices' compute capability as nvcc names architectures: 80 for 8.0. */
+HIDDEN int sim_device_sm(void);
 
 /* ------------------------------------------------------------ init */
 

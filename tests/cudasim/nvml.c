@@ -20,11 +20,7 @@
 #include "sim-env.h"
 #include "sim-hooks.h"
 
-/* Kept in step with driver-init.c. */
-#define DRIVER_VERSION      "580.65.06" /* the CUDA 13.0 driver */
-#define NVML_VERSION        "13.580.65.06"
-#define CUDA_DRIVER_VERSION 13000
-#define NO_INSTANCE         0xFFFFFFFFu /* gpuInstanceId/computeInstanceId without MIG */
+#define NO_INSTANCE 0xFFFFFFFFu /* gpuInstanceId/computeInstanceId without MIG */
 
 struct nvmlDevice_st {
 	unsigned int index;
@@ -34,6 +30,10 @@ struct nvmlDevice_st {
 struct nvml_config {
 	unsigned int device_count;
 	uint64_t device_memory;
+	int driver_version;     /* CUDASIM_DRIVER_VERSION, as the driver has it */
+	const char *driver;     /* its driver's version string (sim-env.c) */
+	char nvml_version[48];  /* "13.580.65.06": CUDA major, then the driver */
+	int cc_major, cc_minor; /* CUDASIM_COMPUTE_CAPABILITY */
 	int other_count;
 	struct sim_other_process others[SIM_MAX_DEVICES];
 };
@@ -59,6 +59,8 @@ static void read_config(void)
 	const char *no_device_text = getenv("CUDASIM_NO_DEVICE");
 	const char *memory_text = getenv("CUDASIM_DEVICE_MEMORY");
 	const char *others_text = getenv("CUDASIM_OTHER_PROCESSES");
+	const char *driver_text = getenv("CUDASIM_DRIVER_VERSION");
+	const char *cc_text = getenv("CUDASIM_COMPUTE_CAPABILITY");
 	bool no_device = false;
 	int count = 1;
 	uint64_t bytes;
@@ -74,6 +76,16 @@ static void read_config(void)
 	if (others_text && *others_text &&
 	    !sim_parse_other_processes(others_text, count, config.others, &config.other_count))
 		config.other_count = 0;
+	config.driver_version = SIM_DRIVER_VERSION_DEFAULT;
+	if (driver_text)
+		(void)sim_parse_driver_version(driver_text, &config.driver_version);
+	config.driver = sim_driver_release(config.driver_version);
+	snprintf(config.nvml_version, sizeof(config.nvml_version), "%d.%s",
+	         config.driver_version / 1000, config.driver);
+	config.cc_major = SIM_CC_MAJOR_DEFAULT;
+	config.cc_minor = SIM_CC_MINOR_DEFAULT;
+	if (cc_text)
+		(void)sim_parse_compute_capability(cc_text, &config.cc_major, &config.cc_minor);
 	for (unsigned int i = 0; i < SIM_MAX_DEVICES; i++)
 		devices[i].index = i;
 }
@@ -289,20 +301,20 @@ SIM_EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int l
 {
 	if (!initialized())
 		return NVML_ERROR_UNINITIALIZED;
-	return copy_text(version, length, DRIVER_VERSION);
+	return copy_text(version, length, nvml_config()->driver);
 }
 
 /* Documented without NVML_ERROR_UNINITIALIZED: works before nvmlInit. */
 SIM_EXPORT nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)
 {
-	return copy_text(version, length, NVML_VERSION);
+	return copy_text(version, length, nvml_config()->nvml_version);
 }
 
 SIM_EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)
 {
 	if (!cudaDriverVersion)
 		return NVML_ERROR_INVALID_ARGUMENT;
-	*cudaDriverVersion = CUDA_DRIVER_VERSION;
+	*cudaDriverVersion = nvml_config()->driver_version;
 	return NVML_SUCCESS;
 }
 
@@ -390,6 +402,23 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsig
 	if (result != NVML_SUCCESS)
 		return result;
 	return copy_text(name, length, SIM_DEVICE_NAME);
+}
+
+/* nvml.h: "the CUDA compute capability of the device", as
+ * cuDeviceGetAttribute reports it (CUDASIM_COMPUTE_CAPABILITY). */
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major,
+                                                           int *minor)
+{
+	unsigned int index;
+	nvmlReturn_t result = check_device(device, &index);
+
+	if (result != NVML_SUCCESS)
+		return result;
+	if (!major || !minor)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*major = nvml_config()->cc_major;
+	*minor = nvml_config()->cc_minor;
+	return NVML_SUCCESS;
 }
 
 SIM_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)

@@ -29,6 +29,11 @@ static atomic_int rt_sticky;
 enum { RT_INIT_NOT_DONE, RT_INIT_DONE };
 static atomic_int rt_cuinit_state;
 static atomic_int rt_cuinit_result;
+/* The driver's CUDA version (cuDriverGetVersion), and whether it is older
+ * than this runtime accepts: CUDA 13.0, the runtime's major version. */
+#define RT_REQUIRED_DRIVER (CUDART_VERSION / 1000 * 1000)
+static atomic_int rt_driver_version;
+static atomic_bool rt_driver_too_old;
 
 /* cuInit's outcome with the device count, computed once (init failures
  * are not retried). */
@@ -102,6 +107,8 @@ cudaError_t rt_check_usable(void)
 
 static cudaError_t rt_init_error(CUresult result)
 {
+	if (atomic_load(&rt_driver_too_old))
+		return cudaErrorInsufficientDriver;
 	/* 100 with no device, else 3 (or 34/35): cuda_runtime_api.h's
 	 * note on initialisation errors; tensorflow#990. */
 	if (result == CUDA_ERROR_NO_DEVICE)
@@ -112,6 +119,17 @@ static cudaError_t rt_init_error(CUresult result)
 }
 
 /*
+ * The runtime's first step: the driver's CUDA version against its own. A
+ * runtime works with a driver of its own major version or later (CUDA
+ * Compatibility, "Minor Version Compatibility": an application built with
+ * any 13.x toolkit runs on a driver of the 13.x family, >= 580, and on any
+ * later one through backward compatibility); an older driver is
+ * cudaErrorInsufficientDriver ("the installed NVIDIA CUDA driver is older
+ * than the CUDA runtime library", driver_types.h:394-399). cuDriverGetVersion
+ * needs no cuInit (cuda.h, cuInit), and the runtime goes no further with a
+ * driver it cannot use: cuInit is not called, so CUDA_INJECTION64_PATH is
+ * not loaded either.
+ *
  * cuInit may call the injection's InitializeInjection and resource
  * callbacks, which may call back into the runtime: it runs with no lock
  * held. Concurrent first calls may both call cuInit, which has no effect
@@ -119,13 +137,30 @@ static cudaError_t rt_init_error(CUresult result)
  */
 void rt_preinit(void)
 {
+	int version = 0;
 	CUresult cu;
 
 	if (atomic_load(&rt_cuinit_state) == RT_INIT_DONE || atomic_load(&rt_unloading))
 		return;
-	cu = cuInit(0);
+	if (cuDriverGetVersion(&version) == CUDA_SUCCESS)
+		atomic_store(&rt_driver_version, version);
+	if (version < RT_REQUIRED_DRIVER) {
+		atomic_store(&rt_driver_too_old, true);
+		cu = CUDA_ERROR_NOT_INITIALIZED;
+	} else {
+		cu = cuInit(0);
+	}
 	atomic_store(&rt_cuinit_result, (int)cu);
 	atomic_store(&rt_cuinit_state, RT_INIT_DONE);
+}
+
+/* The ledger's record of the runtime's start: its version, the driver's,
+ * and what came of it (once per process, by the call that initialised). */
+static void rt_ledger_init(cudaError_t result)
+{
+	sim_ledger("op=runtime_init runtime=%d driver=%d required=%d result=%s api=%s",
+	           CUDART_VERSION, atomic_load(&rt_driver_version), RT_REQUIRED_DRIVER,
+	           rt_error_name(result), sim_current_api_name());
 }
 
 cudaError_t rt_driver_init(void)
@@ -152,6 +187,7 @@ cudaError_t rt_driver_init(void)
 		rt_init_result = result;
 		rt_init_count = result == cudaSuccess ? count : 0;
 		atomic_store(&rt_init_state, RT_INIT_DONE);
+		rt_ledger_init(result);
 	}
 	result = rt_init_result;
 	pthread_mutex_unlock(&rt_init_lock);

@@ -153,3 +153,59 @@ found:
 		*ordinal = (int)bus - 1;
 	return true;
 }
+
+/*
+ * NVIDIA's CUDA Toolkit Release Notes, table "CUDA Toolkit and
+ * Corresponding Driver Versions": the Linux x86_64 driver each toolkit's
+ * GA release shipped with ("Toolkit Driver Version"). A driver of that
+ * branch reports the toolkit's CUDA version through cuDriverGetVersion
+ * and nvmlSystemGetCudaDriverVersion, and its own version string through
+ * nvmlSystemGetDriverVersion. CUDA 12.7 was never released.
+ */
+static const struct {
+	int cuda_version;
+	const char *driver;
+} driver_releases[] = {
+	{ 10000, "410.48" },    { 10010, "418.39" },    { 10020, "440.33" },
+	{ 11000, "450.36.06" }, { 11010, "455.23" },    { 11020, "460.27.03" },
+	{ 11030, "465.19.01" }, { 11040, "470.42.01" }, { 11050, "495.29.05" },
+	{ 11060, "510.39.01" }, { 11070, "515.43.04" }, { 11080, "520.61.05" },
+	{ 12000, "525.60.13" }, { 12010, "530.30.02" }, { 12020, "535.54.03" },
+	{ 12030, "545.23.06" }, { 12040, "550.54.14" }, { 12050, "555.42.02" },
+	{ 12060, "560.28.03" }, { 12080, "570.26" },    { 12090, "575.51.03" },
+	{ 13000, "580.65.06" },
+};
+
+const char *sim_driver_release(int cuda_version)
+{
+	for (size_t i = 0; i < sizeof(driver_releases) / sizeof(driver_releases[0]); i++)
+		if (driver_releases[i].cuda_version == cuda_version)
+			return driver_releases[i].driver;
+	return NULL;
+}
+
+bool sim_parse_driver_version(const char *text, int *version)
+{
+	uint64_t value;
+
+	if (!sim_parse_u64(text, &value) || value > INT_MAX || !sim_driver_release((int)value))
+		return false;
+	*version = (int)value;
+	return true;
+}
+
+bool sim_parse_compute_capability(const char *text, int *major, int *minor)
+{
+	int a = 0;
+	size_t i = 0;
+
+	/* One or two digits, a dot, one digit: "8.0", "10.3". */
+	while (i < 2 && isdigit((unsigned char)text[i]))
+		a = a * 10 + (text[i++] - '0');
+	if (i == 0 || a < 1 || text[i] != '.' || !isdigit((unsigned char)text[i + 1]) ||
+	    text[i + 2] != '\0')
+		return false;
+	*major = a;
+	*minor = text[i + 1] - '0';
+	return true;
+}

@@ -30,6 +30,17 @@
 /* cuDeviceGetName and nvmlDeviceGetName. */
 #define SIM_DEVICE_NAME "cudasim GPU (simulated)"
 
+/*
+ * CUDASIM_DRIVER_VERSION: the CUDA version the driver supports, in
+ * cuDriverGetVersion's encoding (1000 * major + 10 * minor: 12020 is
+ * CUDA 12.2). The default is the version of the headers the simulator is
+ * built against, CUDA_VERSION 13000 (cuda.h).
+ */
+#define SIM_DRIVER_VERSION_DEFAULT 13000
+/* CUDASIM_COMPUTE_CAPABILITY: the devices' compute capability, default 9.0. */
+#define SIM_CC_MAJOR_DEFAULT 9
+#define SIM_CC_MINOR_DEFAULT 0
+
 /* One CUDASIM_OTHER_PROCESSES entry, "DEV:PID:BYTES". */
 struct sim_other_process {
 	int device;
@@ -54,6 +65,23 @@ HIDDEN bool sim_parse_device_count(const char *text, int *count);
  */
 HIDDEN bool sim_parse_other_processes(const char *text, int device_count,
                                       struct sim_other_process out[SIM_MAX_DEVICES], int *count);
+
+/*
+ * CUDASIM_DRIVER_VERSION: "12020" (a CUDA version whose driver
+ * sim_driver_release knows); false otherwise, *version untouched.
+ */
+HIDDEN bool sim_parse_driver_version(const char *text, int *version);
+/*
+ * The version string of the driver that supports CUDA version
+ * cuda_version (cuDriverGetVersion's encoding): the Linux x86_64 driver
+ * that NVIDIA's CUDA Toolkit Release Notes list for that toolkit's GA
+ * release ("CUDA Toolkit and Corresponding Driver Versions"), e.g.
+ * "535.54.03" for 12020. NULL for a version the table has not.
+ */
+HIDDEN const char *sim_driver_release(int cuda_version);
+/* CUDASIM_COMPUTE_CAPABILITY: "8.0", "8.6", "10.0" (major 1 to 99, minor
+ * 0 to 9); false otherwise, *major and *minor untouched. */
+HIDDEN bool sim_parse_compute_capability(const char *text, int *major, int *minor);
 
 /*
  * A PCI bus id in the forms cuDeviceGetByPCIBusId accepts:

@@ -181,6 +181,7 @@ REQUIRED_KEYS = {
     "stream_create": "stream dev flags",
     "stream_destroy": "stream dev flags",
     "module_load": "module kernels",
+    "runtime_init": "runtime driver required result api",
     "sync": "what stream gpu_end",
     "pool_trim": "dev bytes",
     "pool_release": "dev bytes",
