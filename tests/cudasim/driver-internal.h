@@ -84,6 +84,39 @@ extern HIDDEN const size_t sim_proc_table_count;
  * What cuGetErrorName returns, without an API call frame. */
 HIDDEN const char *sim_result_name(CUresult result);
 
+/* ------------------------------------------------------------ device code */
+
+/*
+ * The device code of a module (driver-arch.c): each cubin or PTX of a fat
+ * binary, or the one of a plain cubin or PTX image, by architecture.
+ */
+struct sim_code {
+	bool ptx;     /* PTX (compute_XY), else a cubin (sm_XY) */
+	int sm;       /* XY: 80 for sm_80 / compute_80 */
+	char variant; /* 'a' arch-specific, 'f' family-specific, 0 */
+	int isa;      /* PTX ISA version x 10 (90 for 9.0); 0 when unknown */
+};
+#define SIM_MAX_CODES 32
+struct sim_codes {
+	size_t count;
+	struct sim_code codes[SIM_MAX_CODES];
+	int chosen; /* index of the code the device runs; -1 none */
+};
+
+HIDDEN void sim_code_add(struct sim_codes *codes, bool ptx, int sm, char variant, int isa);
+/* Pick the code the device runs (sets chosen): CUDA_SUCCESS,
+ * CUDA_ERROR_NO_BINARY_FOR_GPU when none can run, or
+ * CUDA_ERROR_UNSUPPORTED_PTX_VERSION when the PTX chosen needs a newer
+ * driver than CUDASIM_DRIVER_VERSION. */
+HIDDEN CUresult sim_code_choose(struct sim_codes *codes);
+/* The CUDA version that introduced a PTX ISA version (x 10): 13000 for 90. */
+HIDDEN int sim_ptx_isa_cuda_version(int isa);
+/* "sm_90,compute_80" ("-" for none); the chosen one ("-" for none). */
+HIDDEN const char *sim_codes_describe(const struct sim_codes *codes, char *buf, size_t size);
+HIDDEN const char *sim_code_chosen(const struct sim_codes *codes, char *buf, size_t size);
+/* The module_load_failed ledger line of an image refused with result. */
+HIDDEN void sim_codes_ledger_failure(const struct sim_codes *codes, CUresult result);
+
 /* ------------------------------------------------------------ devices */
 
 struct sim_device;

@@ -39,12 +39,15 @@
 #define FATBIN_ENTRY_HEADER_MIN     64
 #define FATBIN_FLAG_COMPRESSED_LZ4  0x2000u
 #define FATBIN_FLAG_COMPRESSED_ZSTD 0x8000u
+/* Entry flags nvcc sets on arch-specific (sm_90a, compute_90a) and
+ * family-specific (sm_100f, compute_100f) code; cuobjdump --list-elf
+ * --list-ptx names such entries sm_90a, sm_100f. */
+#define FATBIN_FLAG_ARCH_SPECIFIC   0x100000u
+#define FATBIN_FLAG_FAMILY_SPECIFIC 0x200000u
 /* st_other bit nvcc sets on kernel entry points in a cubin. */
 #define STO_CUDA_ENTRY 0x10
 /* Sanity bound on an image whose size the caller does not give. */
 #define IMAGE_SIZE_MAX (1ull << 30)
-/* The simulated devices are compute capability 9.0. */
-#define DEVICE_SM 90
 
 /*
  * What the device code says of one kernel, where it can be read: PTX
@@ -254,12 +257,6 @@ static int elf_sm(const Elf64_Ehdr *header)
 	if (header->e_ident[EI_ABIVERSION] >= 8)
 		return (int)((header->e_flags >> 8) & 0xff);
 	return (int)(header->e_flags & 0xff);
-}
-
-/* Cubins run only on their own major architecture, at or above their SM. */
-static bool sm_runs_here(int sm)
-{
-	return sm == 0 || (sm / 10 == DEVICE_SM / 10 && sm <= DEVICE_SM);
 }
 
 static bool elf_header_valid(const unsigned char *image, size_t size)
@@ -798,6 +795,23 @@ static size_t text_length(const unsigned char *image, size_t size_known)
 	return i;
 }
 
+/* The PTX ISA version of ".version M.N", x 10 (90 for 9.0); 0 if none. */
+static int ptx_isa(const char *text, size_t length)
+{
+	const char *at = memmem(text, length, ".version", 8);
+	size_t i;
+
+	if (!at)
+		return 0;
+	i = (size_t)(at - text) + 8;
+	while (i < length && (text[i] == ' ' || text[i] == '\t'))
+		i++;
+	if (i + 2 < length && text[i] >= '0' && text[i] <= '9' && text[i + 1] == '.' &&
+	    text[i + 2] >= '0' && text[i + 2] <= '9')
+		return (text[i] - '0') * 10 + (text[i + 2] - '0');
+	return 0;
+}
+
 static bool looks_like_ptx(const char *text, size_t length)
 {
 	return memmem(text, length, ".version", 8) && memmem(text, length, ".target", 7);
@@ -805,10 +819,20 @@ static bool looks_like_ptx(const char *text, size_t length)
 
 /* ------------------------------------------------------------ fat binaries */
 
+/*
+ * An entry's header, as nvcc writes it and cuobjdump reads it (NVIDIA
+ * documents the fat binary's wrapper and sections, fatbinary_section.h,
+ * not its entries): kind at 0, header size at 4, payload size at 8, the
+ * PTX ISA version (minor, major) at 24 and 26 of a PTX entry, the
+ * architecture (90 for sm_90) at 28, flags at 40, the uncompressed size
+ * at 56. Checked against `cuobjdump --list-elf --list-ptx` of programs
+ * nvcc 13.0 builds.
+ */
 struct fatbin_entry {
 	uint16_t kind;
 	uint32_t header_size;
 	uint64_t payload_size;
+	uint16_t isa_minor, isa_major;
 	uint32_t sm;
 	uint64_t flags;
 	uint64_t uncompressed_size;
@@ -819,24 +843,28 @@ static void fatbin_entry_read(const unsigned char *p, struct fatbin_entry *e)
 	memcpy(&e->kind, p, 2);
 	memcpy(&e->header_size, p + 4, 4);
 	memcpy(&e->payload_size, p + 8, 8);
+	memcpy(&e->isa_minor, p + 24, 2);
+	memcpy(&e->isa_major, p + 26, 2);
 	memcpy(&e->sm, p + 28, 4);
 	memcpy(&e->flags, p + 40, 8);
 	memcpy(&e->uncompressed_size, p + 56, 8);
+}
+
+static void fatbin_entry_code(const struct fatbin_entry *e, struct sim_codes *codes)
+{
+	char variant = (e->flags & FATBIN_FLAG_ARCH_SPECIFIC)     ? 'a'
+	               : (e->flags & FATBIN_FLAG_FAMILY_SPECIFIC) ? 'f'
+	                                                          : 0;
+	bool ptx = e->kind == FATBIN_KIND_PTX;
+
+	sim_code_add(codes, ptx, (int)e->sm, variant,
+	             ptx && e->isa_minor < 10 ? e->isa_major * 10 + e->isa_minor : 0);
 }
 
 static bool fatbin_entry_compressed(const struct fatbin_entry *e)
 {
 	return (e->flags & (FATBIN_FLAG_COMPRESSED_LZ4 | FATBIN_FLAG_COMPRESSED_ZSTD)) ||
 	       e->uncompressed_size != 0;
-}
-
-/* Whether the entry could run here: a cubin for this architecture, or PTX
- * the driver would compile for it. */
-static bool fatbin_entry_runs_here(const struct fatbin_entry *e)
-{
-	if (e->kind == FATBIN_KIND_ELF)
-		return sm_runs_here((int)e->sm);
-	return e->kind == FATBIN_KIND_PTX && e->sm <= DEVICE_SM;
 }
 
 static CUresult fatbin_entry_names(const struct fatbin_entry *e, const unsigned char *payload,
@@ -868,10 +896,10 @@ static size_t fatbin_extent(const unsigned char *image)
 	return header_size + (size_t)fat_size;
 }
 
-static CUresult fatbin_names(const unsigned char *image, size_t size, struct name_list *out)
+static CUresult fatbin_names(const unsigned char *image, size_t size, struct name_list *out,
+                             struct sim_codes *codes)
 {
 	uint16_t header_size;
-	bool runnable = false;
 	CUresult r = CUDA_SUCCESS;
 	size_t offset;
 
@@ -886,13 +914,13 @@ static CUresult fatbin_names(const unsigned char *image, size_t size, struct nam
 		    e.payload_size > size - offset - e.header_size)
 			return CUDA_ERROR_INVALID_IMAGE;
 		if (e.kind == FATBIN_KIND_ELF || e.kind == FATBIN_KIND_PTX) {
-			runnable |= fatbin_entry_runs_here(&e);
+			fatbin_entry_code(&e, codes);
 			r = fatbin_entry_names(&e, image + offset + e.header_size, out);
 		}
 		offset += e.header_size + (size_t)e.payload_size;
 	}
-	if (r == CUDA_SUCCESS && !runnable)
-		r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+	if (r == CUDA_SUCCESS)
+		r = sim_code_choose(codes);
 	return r;
 }
 
@@ -900,7 +928,8 @@ static CUresult fatbin_names(const unsigned char *image, size_t size, struct nam
 
 struct image {
 	const unsigned char *bytes;
-	size_t size; /* what CUpti_ModuleResourceData reports */
+	size_t size;            /* what CUpti_ModuleResourceData reports */
+	struct sim_codes codes; /* its device code, and the one chosen */
 };
 
 static CUresult image_fatbin(const unsigned char *bytes, size_t size_known, struct image *image,
@@ -912,13 +941,14 @@ static CUresult image_fatbin(const unsigned char *bytes, size_t size_known, stru
 		return CUDA_ERROR_INVALID_IMAGE;
 	image->bytes = bytes;
 	image->size = extent;
-	return fatbin_names(bytes, extent, out);
+	return fatbin_names(bytes, extent, out, &image->codes);
 }
 
 static CUresult image_elf(const unsigned char *bytes, size_t size_known, struct image *image,
                           struct name_list *out)
 {
 	size_t extent = size_known;
+	CUresult r;
 	const Elf64_Ehdr *header = (const Elf64_Ehdr *)bytes;
 
 	if (!extent) {
@@ -929,8 +959,11 @@ static CUresult image_elf(const unsigned char *bytes, size_t size_known, struct 
 	}
 	if (!extent || !elf_header_valid(bytes, extent))
 		return CUDA_ERROR_INVALID_IMAGE;
-	if (!sm_runs_here(elf_sm(header)))
-		return CUDA_ERROR_NO_BINARY_FOR_GPU;
+	/* A cubin whose architecture cannot be read is taken to fit. */
+	sim_code_add(&image->codes, false, elf_sm(header) ? elf_sm(header) : sim_device_sm(), 0, 0);
+	r = sim_code_choose(&image->codes);
+	if (r != CUDA_SUCCESS)
+		return r;
 	image->bytes = bytes;
 	image->size = extent;
 	return elf_names(bytes, extent, out);
@@ -949,8 +982,13 @@ static CUresult image_ptx(const unsigned char *bytes, size_t size_known, struct 
 	image->size = length + 1;
 	r = ptx_names((const char *)bytes, length, out, &target);
 	/* PTX for a later architecture cannot be compiled for this one. */
-	if (r == CUDA_SUCCESS && target > DEVICE_SM)
+	if (r == CUDA_SUCCESS && target > sim_device_sm())
 		r = CUDA_ERROR_INVALID_PTX;
+	if (r == CUDA_SUCCESS) {
+		sim_code_add(&image->codes, true, target ? target : sim_device_sm(), 0,
+		             ptx_isa((const char *)bytes, length));
+		r = sim_code_choose(&image->codes);
+	}
 	return r;
 }
 
@@ -1077,18 +1115,39 @@ static CUresult module_create(struct sim_context *ctx, const char *const *names,
 	return r;
 }
 
-static CUresult module_announce(struct sim_module *module, const struct image *image)
+/* What the ledger says of a module's device code: " archs=... chosen=...
+ * jit=0|1", or nothing when none was read. */
+static const char *codes_suffix(const struct sim_codes *codes, char *buf, size_t size)
 {
+	char archs[256], chosen[32];
+
+	if (!codes || !codes->count) {
+		snprintf(buf, size, " archs=- chosen=- jit=0");
+		return buf;
+	}
+	snprintf(buf, size, " archs=%s chosen=%s jit=%d",
+	         sim_codes_describe(codes, archs, sizeof(archs)),
+	         sim_code_chosen(codes, chosen, sizeof(chosen)),
+	         codes->chosen >= 0 && codes->codes[codes->chosen].ptx);
+	return buf;
+}
+
+static CUresult module_announce(struct sim_module *module, const struct image *image,
+                                const struct sim_codes *codes)
+{
+	char suffix[320];
 	CUpti_ModuleResourceData data = { 0 };
 	struct sim_context *current = module->library ? sim_ctx_current() : NULL;
 	CUcontext ctx = module->ctx ? sim_ctx_handle(module->ctx)
 	                : current   ? sim_ctx_handle(current)
 	                            : NULL;
 
+	codes_suffix(codes, suffix, sizeof(suffix));
 	if (module->any_name)
-		sim_ledger("op=module_load module=%u kernels=any", module->id);
+		sim_ledger("op=module_load module=%u kernels=any%s", module->id, suffix);
 	else
-		sim_ledger("op=module_load module=%u kernels=%zu", module->id, module->count);
+		sim_ledger("op=module_load module=%u kernels=%zu%s", module->id, module->count,
+		           suffix);
 	data.moduleId = module->id;
 	data.cubinSize = image ? image->size : 0;
 	data.pCubin = image ? (const char *)image->bytes : NULL;
@@ -1190,6 +1249,8 @@ static CUresult image_load(CUmodule *out, const void *data, size_t size_known, b
 	if (r != CUDA_SUCCESS)
 		return r;
 	r = image_parse(data, size_known, &image, &names);
+	if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
+		sim_codes_ledger_failure(&image.codes, r);
 	if (r != CUDA_SUCCESS)
 		goto end;
 	/* Names unknown only when nothing readable named a kernel. */
@@ -1199,7 +1260,7 @@ static CUresult image_load(CUmodule *out, const void *data, size_t size_known, b
 		goto end;
 	module->library = library;
 	*out = (CUmodule)module;
-	module_announce(module, &image);
+	module_announce(module, &image, &image.codes);
 end:
 	name_list_free(&names);
 	return r;
@@ -1333,14 +1394,21 @@ SIM_EXPORT CUresult sim_module_load_names(CUmodule *out, const void *image,
 		return r;
 	if (!out || (count > 0 && !names))
 		return CUDA_ERROR_INVALID_VALUE;
+	/* The names are nvcc's; what the image says of its device code
+	 * decides whether it runs here. */
 	if (image)
-		(void)image_parse(image, 0, &parsed, &info);
+		r = image_parse(image, 0, &parsed, &info);
+	if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
+		sim_codes_ledger_failure(&parsed.codes, r);
+		name_list_free(&info);
+		return r;
+	}
 	r = module_create(sim_ctx_current(), names, count, &info, false, &module);
 	name_list_free(&info);
 	if (r != CUDA_SUCCESS)
 		return r;
 	*out = (CUmodule)module;
-	return module_announce(module, NULL);
+	return module_announce(module, NULL, &parsed.codes);
 }
 
 static CUresult module_unload(CUmodule handle)
@@ -1609,10 +1677,10 @@ static CUresult function_get_attribute(int *pi, CUfunction_attribute attrib, CUf
 	case CU_FUNC_ATTRIBUTE_PTX_VERSION:
 		/* The virtual architecture of its PTX (compute_75 JIT-compiled
 		 * here is 75); the device's for a cubin. */
-		*pi = fn.attrs.ptx_target ? fn.attrs.ptx_target : DEVICE_SM;
+		*pi = fn.attrs.ptx_target ? fn.attrs.ptx_target : sim_device_sm();
 		break;
 	case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
-		*pi = DEVICE_SM;
+		*pi = sim_device_sm();
 		break;
 	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
 		*pi = fn.max_dynamic_shared;
