@@ -22,6 +22,7 @@ static const struct verb verbs[] = {
 	{ "report", cmd_report, "analyse traces: memory, leaks, fragmentation, OOMs" },
 	{ "list", cmd_list, "list the traces in a directory" },
 	{ "jupyter", cmd_jupyter, "install a Jupyter kernel that runs under cudatrace record" },
+	{ "doctor", cmd_doctor, "check the driver, devices, runtime, LTTng and tracer here" },
 	{ NULL, NULL, NULL },
 };
 

@@ -21,5 +21,7 @@ int cmd_report(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_jupyter(int argc, char **argv);
+/* doctor.c: exits with 1 when something would stop CUDA or tracing. */
+int cmd_doctor(int argc, char **argv);
 
 #endif
