@@ -81,6 +81,24 @@ static enum ct_field_read read_mode(const bt_field_class *fc, const struct ct_fi
 	                                                                        : CT_READ_UNSIGNED;
 }
 
+/* The member that holds the length of a text field (LTTng's _NAME_length
+ * before a sequence), -1 if none. */
+static int64_t text_length_index(const bt_field_class *payload, const struct ct_field_spec *spec)
+{
+	char name[80];
+	int64_t i;
+
+	if (spec->storage != CT_STORE_TEXT)
+		return -1;
+	snprintf(name, sizeof(name), "_%s_length", spec->name);
+	i = member_index(payload, name);
+	if (i < 0 ||
+	    !bt_field_class_type_is(bt_field_class_get_type(member_class(payload, (uint64_t)i)),
+	                            BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		return -1;
+	return i;
+}
+
 static int resolve_payload(struct ct_event_class_info *info, const bt_event_class *ec,
                            const char *name, char *error, size_t len)
 {
@@ -93,6 +111,7 @@ static int resolve_payload(struct ct_event_class_info *info, const bt_event_clas
 
 		CT_ASSERT(n < CT_FIELDS_MAX);
 		info->read[n] = CT_READ_NONE;
+		info->length_index[n] = text_length_index(payload, spec);
 		if (i >= 0) {
 			info->index[n] = (uint64_t)i;
 			info->read[n] = read_mode(member_class(payload, (uint64_t)i), spec);
@@ -210,6 +229,23 @@ static void store_array(struct ct_event *ev, const struct ct_field_spec *spec, c
 		    bt_field_array_borrow_element_field_by_index_const(f, i));
 }
 
+/*
+ * The value of string member F. Babeltrace 2.0.4 leaves the previous
+ * value of a string field in place when the text sequence it decodes is
+ * empty: the length member says so.
+ */
+static const char *text_value(const struct ct_event_class_info *info, uint8_t n,
+                              const bt_field *payload, const bt_field *f)
+{
+	const bt_field *length;
+
+	if (info->length_index[n] < 0)
+		return bt_field_string_get_value(f);
+	length = bt_field_structure_borrow_member_field_by_index_const(
+	    payload, (uint64_t)info->length_index[n]);
+	return bt_field_integer_unsigned_get_value(length) ? bt_field_string_get_value(f) : "";
+}
+
 void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *event,
                         struct ct_event *ev)
 {
@@ -230,7 +266,7 @@ void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *
 			store(ev, &spec[n], (uint64_t)bt_field_integer_signed_get_value(f));
 			break;
 		case CT_READ_STRING:
-			store_string(ev, &spec[n], bt_field_string_get_value(f));
+			store_string(ev, &spec[n], text_value(info, n, payload, f));
 			break;
 		case CT_READ_ARRAY:
 			store_array(ev, &spec[n], f);

@@ -38,6 +38,8 @@ struct ct_event_class_info {
 	uint8_t field_count;
 	uint64_t index[CT_FIELDS_MAX]; /* payload member index of each field spec */
 	uint8_t read[CT_FIELDS_MAX];   /* enum ct_field_read */
+	/* Payload member index of each text field's length (_NAME_length), -1 if none. */
+	int64_t length_index[CT_FIELDS_MAX];
 	/* Common context members, -1 if absent. */
 	int64_t vpid_index, vtid_index, procname_index;
 	bool vpid_signed, vtid_signed;

@@ -90,7 +90,15 @@ def flatten(prefix, field, pairs):
         for name, member in field.items():
             if name.startswith("_") and name.endswith("_length") and name[1:-7] in names:
                 continue
-            flatten(prefix + name if not prefix else prefix + "." + name, member, pairs)
+            key = prefix + name if not prefix else prefix + "." + name
+            # Babeltrace 2.0.4 leaves the previous value in a string field
+            # whose text sequence is empty: its length says so.
+            length = "_%s_length" % name
+            if (isinstance(member, bt2._StringFieldConst) and length in names
+                    and int(field[length]) == 0):
+                pairs.append((key, ""))
+                continue
+            flatten(key, member, pairs)
     else:
         pairs.append((prefix, field_text(field)))
 
