@@ -22,6 +22,7 @@
 #include "app-context.h"
 #include "callbacks.h"
 #include "config.h"
+#include "driver-info.h"
 #include "log.h"
 #include "nvml.h"
 #include "sessions.h"
@@ -130,6 +131,7 @@ static void fill_info(void)
 		.procname = tracer.procname,
 	};
 	read_procname(tracer.procname, sizeof(tracer.procname));
+	driver_info_read();
 }
 
 /* The settings, each problem with them said and recorded. */

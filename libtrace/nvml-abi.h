@@ -24,6 +24,7 @@ typedef struct nvmlMemory_st {
 
 typedef nvmlReturn_t (*nvmlInit_v2_fn)(void);
 typedef nvmlReturn_t (*nvmlSystemGetCudaDriverVersion_fn)(int *version);
+typedef nvmlReturn_t (*nvmlSystemGetDriverVersion_fn)(char *version, unsigned int length);
 typedef nvmlReturn_t (*nvmlDeviceGetCount_v2_fn)(unsigned int *count);
 typedef nvmlReturn_t (*nvmlDeviceGetHandleByIndex_v2_fn)(unsigned int index, nvmlDevice_t *device);
 typedef nvmlReturn_t (*nvmlDeviceGetHandleByUUID_fn)(const char *uuid, nvmlDevice_t *device);

@@ -25,6 +25,7 @@
 
 static struct {
 	nvmlSystemGetCudaDriverVersion_fn driver_version;
+	nvmlSystemGetDriverVersion_fn driver_text;
 	nvmlDeviceGetCount_v2_fn device_count;
 	nvmlDeviceGetHandleByIndex_v2_fn handle_by_index;
 	nvmlDeviceGetHandleByUUID_fn handle_by_uuid;
@@ -66,6 +67,7 @@ static void nvml_load(void)
 	if (!nvml.driver_version)
 		nvml.driver_version = (nvmlSystemGetCudaDriverVersion_fn)symbol(
 		    lib, "nvmlSystemGetCudaDriverVersion");
+	nvml.driver_text = (nvmlSystemGetDriverVersion_fn)symbol(lib, "nvmlSystemGetDriverVersion");
 	nvml.device_count = (nvmlDeviceGetCount_v2_fn)symbol(lib, "nvmlDeviceGetCount_v2");
 	nvml.handle_by_index =
 	    (nvmlDeviceGetHandleByIndex_v2_fn)symbol(lib, "nvmlDeviceGetHandleByIndex_v2");
@@ -99,6 +101,15 @@ int32_t nvml_driver_version(void)
 	if (!nvml_open() || !nvml.driver_version || nvml.driver_version(&version) != NVML_SUCCESS)
 		return 0;
 	return version;
+}
+
+bool nvml_driver_text(char *out, unsigned size)
+{
+	if (!size || !nvml_open() || !nvml.driver_text ||
+	    nvml.driver_text(out, size) != NVML_SUCCESS)
+		return false;
+	out[size - 1] = '\0';
+	return true;
 }
 
 /* The NVML index CUDA_VISIBLE_DEVICES gives CUDA ordinal `device`, or

@@ -19,6 +19,9 @@ bool nvml_open(void);
 /* The CUDA driver version NVML reports (e.g. 13000), or 0. */
 int32_t nvml_driver_version(void);
 
+/* The driver's own version ("580.65.06") into out; false if unknown. */
+bool nvml_driver_text(char *out, unsigned size);
+
 /* Read the memory of CUDA device `device` into sample; false if unknown. */
 bool nvml_read(uint8_t device, enum ct_nvml_reason reason, struct ct_ev_nvml_sample *sample);
 

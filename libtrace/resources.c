@@ -6,13 +6,16 @@
  * (mem_reclaim, alloc.c); and the calls that end contexts, whose ENTER
  * forces an activity flush (the dispatcher does it, see BIND_FLUSH) so that
  * their GPU records are not lost with the context, and whose binding names
- * them in the mem_reclaim events of its memory.
+ * them in the mem_reclaim events of its memory. Every resource
+ * callback also looks for shared objects loaded since the last look
+ * (loaded-objects.c): a module load often follows a library's.
  */
 #include <cupti.h>
 
 #include "alloc.h"
 #include "api-call.h"
 #include "emit.h"
+#include "loaded-objects.h"
 
 static bool is_ctx_create(const struct api_call *outer)
 {
@@ -116,6 +119,7 @@ static void resource_callback(CUpti_CallbackId cbid, const void *cbdata, struct 
 
 	if (!data)
 		return;
+	loaded_objects_scan();
 	switch (cbid) {
 	case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
 	case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:

@@ -18,6 +18,7 @@
 #include "activity.h"
 #include "callbacks.h"
 #include "cudatrace-tp.h"
+#include "loaded-objects.h"
 #include "log.h"
 #include "names.h"
 #include "nvtx.h"
@@ -96,6 +97,8 @@ void sessions_follow(void)
 	follow_state();
 	/* A session started late gets tracer_info even before a call. */
 	tracer_info_emit_once();
+	/* Libraries loaded with no CUDA call since (a Python import). */
+	loaded_objects_scan();
 }
 
 void sessions_watch_start(void)

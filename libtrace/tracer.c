@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracer.c - tracer_info and tracer_error events.
+ * tracer.c - tracer_info and tracer_error events. With tracer_info go
+ * the events that describe the process's CUDA environment: driver_info
+ * and a library_load for each object loaded, so that a session has them
+ * whenever it has tracer_info.
  */
+#include "driver-info.h"
 #include "emit.h"
+#include "loaded-objects.h"
 #include "state.h"
 #include "text.h"
 #include "tracer.h"
@@ -37,6 +42,8 @@ void tracer_info_emit_once(void)
 	if (__atomic_exchange_n(&info_emitted, true, __ATOMIC_RELAXED))
 		return;
 	lttng_ust_do_tracepoint(cudatrace, tracer_info, &tracer.info);
+	driver_info_emit();
+	loaded_objects_announce();
 }
 
 void tracer_info_announce_again(void)

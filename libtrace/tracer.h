@@ -11,7 +11,8 @@
 #include "contract/events.h"
 #include "log.h"
 
-/* Emit tracer_info if no enabled session has had it yet. */
+/* Emit tracer_info, with driver_info and the library_load events, if no
+ * enabled session has had it yet. */
 void tracer_info_emit_once(void);
 
 /* Let tracer_info_emit_once emit it again. */

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * device-code.h - the GPU architectures a program or library carries
+ * code for: the entries of the fat binaries nvcc embeds in its
+ * `.nv_fatbin` section, read from the file on disk.
+ */
+#ifndef CUDATRACE_DEVICE_CODE_H
+#define CUDATRACE_DEVICE_CODE_H
+
+#include <stddef.h>
+
+/*
+ * Writes the architectures of the device code in the ELF file at path to
+ * out, in file order and each once: "sm_90" for a cubin (SASS),
+ * "compute_80" for PTX, with "a" or "f" for arch- and family-specific
+ * code ("sm_90a"), comma-separated. out is "" when the file has no
+ * `.nv_fatbin` section or cannot be read. Returns out.
+ */
+const char *device_code_of_file(const char *path, char *out, size_t size);
+
+#endif /* CUDATRACE_DEVICE_CODE_H */

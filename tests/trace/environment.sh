@@ -1,0 +1,142 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# environment.sh - what a trace says of the process's CUDA environment,
+# against the simulator's ledger and the files themselves:
+#
+#   - driver_info: the driver's CUDA version (the ledger's runtime_init
+#     driver=) and NVML's driver version;
+#   - library_load of libcudart: its path, soname, build id (readelf -n),
+#     the version that copy reports (the ledger's runtime=), loaded at
+#     start;
+#   - library_load of the program: the architectures of its fat binary
+#     (the ledger's module_load archs=), for programs/rt-arch-sm90 on a
+#     9.0 device and programs/rt-arch-ptx80 on an 8.0 one;
+#   - a library a Python process loads after CUDA started
+#     (tests/trace/load-later.py: a second copy of libcudart): found later
+#     (at_start 0), with the version it reports.
+
+trace_here=$(cd "$(dirname "$0")" && pwd)
+. "$trace_here/../lib/tap.sh"
+. "$trace_here/../lib/lttng-session.sh"
+. "$trace_here/../lib/trace-run.sh"
+
+trace_setup "$@"
+command -v readelf >/dev/null 2>&1 || tap_fail_all "readelf is not installed (Debian: binutils)"
+programs="$trace_builddir/tests/programs"
+for program in rt-arch-sm90 rt-arch-ptx80; do
+	[ -x "$programs/$program" ] ||
+		tap_fail_all "programs/$program is not built (configure found no nvcc? NVIDIA's cuda-nvcc-13-0)"
+done
+trace_daemon_or_fail
+
+# field TAG EVENT KEY=VALUE FIELD: FIELD of TAG's first EVENT whose KEY is
+# VALUE (KEY=VALUE may be "-" for the first EVENT), decoded.
+field() {
+	"$trace_python" -c 'import sys, urllib.parse
+tag, event, match, want = sys.argv[1:5]
+for line in open(tag):
+    pairs = dict(p.split("=", 1) for p in line.split() if "=" in p)
+    if pairs.get("event") != "cudatrace:" + event:
+        continue
+    fields = {k: urllib.parse.unquote(v) for k, v in pairs.items()}
+    if match != "-":
+        key, value = match.split("=", 1)
+        if fields.get(key) != value:
+            continue
+    print(fields.get(want, ""))
+    break' "$lttng_tmp/$1.events" "$2" "$3" "$4"
+}
+
+# ledger TAG OP FIELD: FIELD of TAG's first ledger line of OP.
+ledger() {
+	sed -n "s/^.*op=$2 .*\\b$3=\\([^ ]*\\).*$/\\1/p" "$lttng_tmp/$1.ledger" | head -n 1
+}
+
+# like STRING ERE: STRING matches ERE.
+like() {
+	printf '%s\n' "$1" | grep -Eq -- "$2" && return 0
+	diag "'$1' does not match '$2'"
+	return 1
+}
+
+# sorted LIST: a comma-separated list, sorted.
+sorted() {
+	echo "$1" | tr , '\n' | sort | tr '\n' , | sed 's/,$//'
+}
+
+# traced TAG VAR=VALUE... -- PROGRAM ARGS...: one session, one run.
+traced() {
+	traced_tag=$1
+	shift
+	traced_vars=""
+	while [ "$1" != -- ]; do
+		traced_vars="$traced_vars $1"
+		shift
+	done
+	shift
+	if ! trace_session "$traced_tag"; then
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	trace_run "$traced_tag" traced env $traced_vars "$@"
+	lttng_session_end "$traced_tag"
+	is "$traced_tag: the program exits with 0" "$trace_status" 0
+	[ "$trace_status" = 0 ] || trace_show_err "$traced_tag"
+	trace_read "$traced_tag"
+}
+
+# ---- a runtime program on a 9.0 device
+if traced sm90 -- "$programs/rt-arch-sm90" runs sm_90 sm_90 0; then
+	is "sm90: driver_info has the driver's CUDA version" \
+		"$(field sm90 driver_info - cuda_version)" "$(ledger sm90 runtime_init driver)"
+	ok "sm90: ... and NVML's driver version" \
+		like "$(field sm90 driver_info - driver_version)" '^[0-9][0-9]*\.[0-9][0-9.]*$'
+	cudart="$trace_simdir/libcudart.so.13"
+	match="path=$cudart"
+	is "sm90: library_load of $cudart" "$(field sm90 library_load "$match" path)" "$cudart"
+	is "sm90: its soname" "$(field sm90 library_load "$match" soname)" libcudart.so.13
+	is "sm90: its build id is the file's" "$(field sm90 library_load "$match" build_id)" \
+		"$(readelf -n "$cudart" | sed -n 's/^ *Build ID: *//p')"
+	is "sm90: its version is the one the runtime uses" \
+		"$(field sm90 library_load "$match" version)" "$(ledger sm90 runtime_init runtime)"
+	is "sm90: it was loaded at start" "$(field sm90 library_load "$match" at_start)" 1
+	program=$(readlink -f "$programs/rt-arch-sm90")
+	is "sm90: the program's device code is the module's (ledger)" \
+		"$(sorted "$(field sm90 library_load "path=$program" device_code)")" \
+		"$(sorted "$(ledger sm90 module_load archs)")"
+	is "sm90: libcudart carries no device code" "$(field sm90 library_load "$match" device_code)" ""
+	is "sm90: NVML, which has no version function of the list, has no version" \
+		"$(field sm90 library_load "path=$trace_simdir/libnvidia-ml.so.1" version)" ""
+fi
+
+# ---- PTX beside the cubin, on an 8.0 device
+if traced ptx80 CUDASIM_COMPUTE_CAPABILITY=8.0 -- "$programs/rt-arch-ptx80" \
+	runs compute_80,sm_90 compute_80 1; then
+	program=$(readlink -f "$programs/rt-arch-ptx80")
+	is "ptx80: the program's device code is the module's (ledger)" \
+		"$(sorted "$(field ptx80 library_load "path=$program" device_code)")" \
+		"$(sorted "$(ledger ptx80 module_load archs)")"
+fi
+
+# ---- a library loaded after CUDA started
+mkdir -p "$lttng_tmp/other"
+copy="$lttng_tmp/other/libcudart.so.13.0.99"
+cp "$trace_simdir/libcudart.so.13" "$copy"
+# A sanitizer build: the interpreter loads the instrumented simulator only
+# with the ASan runtime first (as trace_workload python does).
+asan=$(trace_asan_runtime)
+later_env=""
+[ -n "$asan" ] && later_env="LD_PRELOAD=$asan ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+# shellcheck disable=SC2086
+if traced later $later_env -- "$trace_python" "$trace_here/load-later.py" "$copy" 1; then
+	later_version=$(sed -n 's/^# fact later=//p' "$lttng_tmp/later.out")
+	is "later: library_load of the copy loaded later" \
+		"$(field later library_load "path=$copy" path)" "$copy"
+	is "later: found after the start" "$(field later library_load "path=$copy" at_start)" 0
+	is "later: with the version that copy reports ($later_version)" \
+		"$(field later library_load "path=$copy" version)" "$later_version"
+	is "later: the first copy is there too, loaded at start" \
+		"$(field later library_load "path=$trace_simdir/libcudart.so.13" at_start)" 1
+fi
+tap_done
