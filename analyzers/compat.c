@@ -51,12 +51,11 @@ static const struct {
 };
 #define PTX_COUNT (sizeof(ptx_releases) / sizeof(ptx_releases[0]))
 
-#define SRC_COMPAT "NVIDIA's CUDA Compatibility guide, \"Minor Version Compatibility\""
-#define SRC_DRIVERS                                                                            \
-	"CUDA Toolkit Release Notes, \"CUDA Toolkit and Corresponding Driver Versions\""
-#define SRC_BINARY "CUDA C++ Programming Guide, \"Binary Compatibility\""
-#define SRC_PTX    "CUDA C++ Programming Guide, \"PTX Compatibility\""
-#define SRC_APP    "CUDA C++ Programming Guide, \"Application Compatibility\""
+#define SRC_COMPAT  "NVIDIA's CUDA Compatibility guide, \"Minor Version Compatibility\""
+#define SRC_DRIVERS "CUDA Toolkit Release Notes, \"CUDA Toolkit and Corresponding Driver Versions\""
+#define SRC_BINARY  "CUDA C++ Programming Guide, \"Binary Compatibility\""
+#define SRC_PTX     "CUDA C++ Programming Guide, \"PTX Compatibility\""
+#define SRC_APP     "CUDA C++ Programming Guide, \"Application Compatibility\""
 
 const struct ct_cuda_release *ct_cuda_release_find(int cuda_version)
 {
@@ -182,11 +181,12 @@ void ct_compat_check_driver(int driver_cuda, int driver_branch, int runtime_cuda
 		f = finding_add(out, CT_COMPAT_NOTE, "driver-older-minor");
 		if (!f)
 			return;
-		snprintf(f->what, sizeof(f->what),
-		         "the driver supports CUDA %s%s; this program's runtime is %s: it runs under "
-		         "minor version compatibility, without the features of CUDA %s the driver "
-		         "lacks, and PTX built by CUDA %s cannot be JIT-compiled",
-		         drv, branch, rt, rt, rt);
+		snprintf(
+		    f->what, sizeof(f->what),
+		    "the driver supports CUDA %s%s; this program's runtime is %s: it runs under "
+		    "minor version compatibility, without the features of CUDA %s the driver "
+		    "lacks, and PTX built by CUDA %s cannot be JIT-compiled",
+		    drv, branch, rt, rt, rt);
 		snprintf(f->rule, sizeof(f->rule),
 		         "a runtime of a major family runs on any driver of that family (%s); "
 		         "calls that need a newer driver return cudaErrorCallRequiresNewerDriver, "
@@ -205,10 +205,11 @@ void ct_compat_check_driver(int driver_cuda, int driver_branch, int runtime_cuda
 	         "%d or newer: every CUDA runtime call fails with cudaErrorInsufficientDriver (35)",
 	         drv, branch, rt, need);
 	if (runtime_cuda >= 11000)
-		snprintf(f->rule, sizeof(f->rule),
-		         "a CUDA %d.x runtime needs a driver of the %d.x family, >= %d, or a later one "
-		         "(%s; %s)",
-		         runtime_cuda / 1000, runtime_cuda / 1000, need, SRC_COMPAT, SRC_DRIVERS);
+		snprintf(
+		    f->rule, sizeof(f->rule),
+		    "a CUDA %d.x runtime needs a driver of the %d.x family, >= %d, or a later one "
+		    "(%s; %s)",
+		    runtime_cuda / 1000, runtime_cuda / 1000, need, SRC_COMPAT, SRC_DRIVERS);
 	else
 		snprintf(f->rule, sizeof(f->rule),
 		         "before CUDA 11 a runtime needs the driver of its own toolkit or a later "
@@ -309,8 +310,8 @@ static const char *codes_list(const struct ct_code *codes, size_t count, char *b
 	return buf;
 }
 
-int ct_compat_check_code(int device_cc, int driver_cuda, const struct ct_code *codes,
-                         size_t count, const char *module, struct ct_compat_findings *out)
+int ct_compat_check_code(int device_cc, int driver_cuda, const struct ct_code *codes, size_t count,
+                         const char *module, struct ct_compat_findings *out)
 {
 	char list[256], chosen_name[32], of[300] = "", drv[16], isa_cuda[16];
 	int chosen = choose(device_cc, codes, count);
@@ -333,12 +334,13 @@ int ct_compat_check_code(int device_cc, int driver_cuda, const struct ct_code *c
 		         "launches fail with \"no kernel image is available for execution on the "
 		         "device\" (cudaErrorNoKernelImageForDevice, 209)",
 		         of, count ? list : "no architecture", major, minor);
-		snprintf(f->rule, sizeof(f->rule),
-		         "a cubin runs on devices of its major version at or above its minor, "
-		         "arch-specific code (sm_XYa) on X.Y only (%s); PTX is JIT-compiled for its "
-		         "virtual architecture and later ones (%s)%s",
-		         SRC_BINARY, SRC_PTX,
-		         has_ptx ? "; this module's PTX is for a later architecture" : "");
+		snprintf(
+		    f->rule, sizeof(f->rule),
+		    "a cubin runs on devices of its major version at or above its minor, "
+		    "arch-specific code (sm_XYa) on X.Y only (%s); PTX is JIT-compiled for its "
+		    "virtual architecture and later ones (%s)%s",
+		    SRC_BINARY, SRC_PTX,
+		    has_ptx ? "; this module's PTX is for a later architecture" : "");
 		snprintf(f->action, sizeof(f->action),
 		         "rebuild with -gencode arch=compute_%d,code=sm_%d for this device, or "
 		         "include PTX of an architecture at or below it (-gencode "
@@ -370,11 +372,12 @@ int ct_compat_check_code(int device_cc, int driver_cuda, const struct ct_code *c
 		         "version and earlier (%s; PTX ISA reference, release history; cuda.h: "
 		         "\"the provided PTX was compiled with an unsupported toolchain\")",
 		         SRC_COMPAT);
-		snprintf(f->action, sizeof(f->action),
-		         "update the driver to %s or newer, or rebuild with a cubin for this device "
-		         "(-gencode arch=compute_%d,code=sm_%d) or with a toolkit no newer than CUDA "
-		         "%s",
-		         rel ? rel->driver : "one of that CUDA version", device_cc, device_cc, drv);
+		snprintf(
+		    f->action, sizeof(f->action),
+		    "update the driver to %s or newer, or rebuild with a cubin for this device "
+		    "(-gencode arch=compute_%d,code=sm_%d) or with a toolkit no newer than CUDA "
+		    "%s",
+		    rel ? rel->driver : "one of that CUDA version", device_cc, device_cc, drv);
 		return chosen;
 	}
 	f = finding_add(out, CT_COMPAT_NOTE, "ptx-jit");
@@ -399,9 +402,9 @@ int ct_compat_check_code(int device_cc, int driver_cuda, const struct ct_code *c
 
 /* NVIDIA's libraries, by the name before ".so". */
 static const char *const cuda_libraries[] = {
-	"libcuda",     "libcudart",  "libcublas", "libcublasLt", "libcufft",     "libcurand",
-	"libcusparse", "libcusolver", "libnvrtc", "libnvJitLink", "libcupti",    "libnccl",
-	"libnvidia-ml", "libcudnn",   "libnvToolsExt",
+	"libcuda",   "libcudart",   "libcublas",    "libcublasLt", "libcufft",
+	"libcurand", "libcusparse", "libcusolver",  "libnvrtc",    "libnvJitLink",
+	"libcupti",  "libnccl",     "libnvidia-ml", "libcudnn",    "libnvToolsExt",
 };
 
 /* Versioned like the toolkit: their soname major is the CUDA major
@@ -492,9 +495,10 @@ static void check_stub(const char *path, const char *name, struct ct_compat_find
 	         "libcuda is the toolkit's stub (%s), a library for linking that has no driver in "
 	         "it: every CUDA call fails, cudaErrorStubLibrary (34)",
 	         path);
-	snprintf(f->rule, sizeof(f->rule),
-	         "\"applications that run with the stub rather than a real driver loaded will "
-	         "result in CUDA API returning this error\" (driver_types.h, cudaErrorStubLibrary)");
+	snprintf(
+	    f->rule, sizeof(f->rule),
+	    "\"applications that run with the stub rather than a real driver loaded will "
+	    "result in CUDA API returning this error\" (driver_types.h, cudaErrorStubLibrary)");
 	snprintf(f->action, sizeof(f->action),
 	         "take the toolkit's lib64/stubs directory out of LD_LIBRARY_PATH (it is for the "
 	         "linker, -L): libcuda.so.1 must be the installed driver's");
@@ -542,8 +546,8 @@ static void check_location(const char *path, const char *name, const char *const
 	         name);
 }
 
-static void check_major(const char *path, const char *name, const char *version,
-                        int runtime_cuda, struct ct_compat_findings *out)
+static void check_major(const char *path, const char *name, const char *version, int runtime_cuda,
+                        struct ct_compat_findings *out)
 {
 	struct ct_compat_finding *f;
 	int major;
@@ -571,17 +575,53 @@ static void check_major(const char *path, const char *name, const char *version,
 	         name, runtime_cuda / 1000, runtime_cuda / 1000);
 }
 
+/* The versions two copies of a library are compared by: the ones they
+ * report when both do (a copy renamed keeps its version), else those of
+ * their file names. */
+static void compared_versions(const struct ct_library *a, const char *a_file,
+                              const struct ct_library *b, const char *b_file, const char **va,
+                              const char **vb)
+{
+	bool reported = a->version && *a->version && b->version && *b->version;
+
+	*va = reported ? a->version : a_file;
+	*vb = reported ? b->version : b_file;
+}
+
+static void check_duplicate(const struct ct_library *a, const char *name, const char *a_file,
+                            const struct ct_library *b, const char *b_file,
+                            struct ct_compat_findings *out)
+{
+	struct ct_compat_finding *f;
+	const char *va, *vb;
+
+	compared_versions(a, a_file, b, b_file, &va, &vb);
+	f = finding_add(out, CT_COMPAT_WARNING, "duplicate-library");
+	if (!f)
+		return;
+	snprintf(f->what, sizeof(f->what), "two copies of %s in one process: %s (%s) and %s (%s)",
+	         name, va, a->path, vb, b->path);
+	snprintf(f->rule, sizeof(f->rule),
+	         "each copy keeps its own state, and a symbol resolves to whichever "
+	         "copy the dynamic linker found first (ld.so(8)); NVIDIA supports a "
+	         "library only with the runtime and libraries of its own release (CUDA "
+	         "Compatibility)");
+	snprintf(f->action, sizeof(f->action),
+	         "make every part of the program use one %s: one toolkit, or one set "
+	         "of nvidia-* Python packages, on LD_LIBRARY_PATH",
+	         name);
+}
+
 void ct_compat_check_libraries(const struct ct_library *libs, size_t count,
-                               const char *const *expected, size_t expected_count,
-                               int runtime_cuda, struct ct_compat_findings *out)
+                               const char *const *expected, size_t expected_count, int runtime_cuda,
+                               struct ct_compat_findings *out)
 {
 	for (size_t i = 0; i < count; i++) {
 		char name[64], version[64], other_name[64], other_version[64];
-		struct ct_compat_finding *f;
 		bool reported = false;
 
-		if (!libs[i].path ||
-		    !ct_library_identify(libs[i].path, name, sizeof(name), version, sizeof(version)))
+		if (!libs[i].path || !ct_library_identify(libs[i].path, name, sizeof(name), version,
+		                                          sizeof(version)))
 			continue;
 		check_stub(libs[i].path, name, out);
 		check_location(libs[i].path, name, expected, expected_count, out);
@@ -593,27 +633,18 @@ void ct_compat_check_libraries(const struct ct_library *libs, size_t count,
 			                               other_version, sizeof(other_version)) &&
 			           !strcmp(name, other_name);
 		for (size_t j = i + 1; j < count && !reported; j++) {
+			const char *va, *vb;
+
 			if (!libs[j].path ||
 			    !ct_library_identify(libs[j].path, other_name, sizeof(other_name),
 			                         other_version, sizeof(other_version)) ||
-			    strcmp(name, other_name) || !versions_differ(version, other_version))
+			    strcmp(name, other_name))
+				continue;
+			compared_versions(&libs[i], version, &libs[j], other_version, &va, &vb);
+			if (!versions_differ(va, vb))
 				continue;
 			reported = true;
-			f = finding_add(out, CT_COMPAT_WARNING, "duplicate-library");
-			if (!f)
-				continue;
-			snprintf(f->what, sizeof(f->what),
-			         "two copies of %s in one process: %s (%s) and %s (%s)", name, version,
-			         libs[i].path, other_version, libs[j].path);
-			snprintf(f->rule, sizeof(f->rule),
-			         "each copy keeps its own state, and a symbol resolves to whichever "
-			         "copy the dynamic linker found first (ld.so(8)); NVIDIA supports a "
-			         "library only with the runtime and libraries of its own release (CUDA "
-			         "Compatibility)");
-			snprintf(f->action, sizeof(f->action),
-			         "make every part of the program use one %s: one toolkit, or one set "
-			         "of nvidia-* Python packages, on LD_LIBRARY_PATH",
-			         name);
+			check_duplicate(&libs[i], name, version, &libs[j], other_version, out);
 		}
 	}
 }

@@ -28,10 +28,10 @@
  * compute capability its compiler and libraries support).
  */
 struct ct_cuda_release {
-	int cuda_version;       /* 12020 */
-	const char *driver;     /* "535.54.03": the toolkit's own driver */
-	int family_min_branch;  /* 525: the least driver of its major family */
-	int min_compute;        /* 50: the oldest compute capability, x 10 */
+	int cuda_version;      /* 12020 */
+	const char *driver;    /* "535.54.03": the toolkit's own driver */
+	int family_min_branch; /* 525: the least driver of its major family */
+	int min_compute;       /* 50: the oldest compute capability, x 10 */
 };
 
 /* The release of a CUDA version, or NULL when the table has none. */
@@ -116,15 +116,17 @@ struct ct_code {
  * (PTX is JIT-compiled) or "ptx-too-new" (its ISA needs a newer driver).
  * module names the module in the messages (a path, or NULL).
  */
-int ct_compat_check_code(int device_cc, int driver_cuda, const struct ct_code *codes,
-                         size_t count, const char *module, struct ct_compat_findings *out);
+int ct_compat_check_code(int device_cc, int driver_cuda, const struct ct_code *codes, size_t count,
+                         const char *module, struct ct_compat_findings *out);
 
 /* "sm_90", "compute_80", "sm_90a" into buf. */
 const char *ct_code_name(const struct ct_code *code, char *buf, size_t size);
 
 /* One shared library loaded (or found) in a process. */
 struct ct_library {
-	const char *path; /* as the dynamic linker resolved it */
+	const char *path;    /* as the dynamic linker resolved it */
+	const char *version; /* as the library reports it (12040, "12.4"); NULL or "" when
+	                      * unknown: the version in its file name counts then */
 };
 
 /*
@@ -139,8 +141,8 @@ struct ct_library {
  * unknown).
  */
 void ct_compat_check_libraries(const struct ct_library *libs, size_t count,
-                               const char *const *expected, size_t expected_count,
-                               int runtime_cuda, struct ct_compat_findings *out);
+                               const char *const *expected, size_t expected_count, int runtime_cuda,
+                               struct ct_compat_findings *out);
 
 /*
  * The name and version of a CUDA library from its path:

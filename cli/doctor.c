@@ -672,7 +672,7 @@ static void check_tracer(struct doctor *d, const char *library)
 static void check_rules(struct doctor *d)
 {
 	const char *expected[4];
-	struct ct_library libs[MAX_LIBS];
+	struct ct_library libs[MAX_LIBS] = { { 0 } };
 	size_t nlibs = 0, nexpected = 0;
 	const char *home = getenv("CUDA_HOME"), *venv = getenv("VIRTUAL_ENV");
 	const char *conda = getenv("CONDA_PREFIX");

@@ -232,18 +232,18 @@ static void test_library_identify(void **unused)
 	                                sizeof(name), version, sizeof(version)));
 	assert_string_equal(name, "libcudart");
 	assert_string_equal(version, "13.0.88");
-	assert_true(ct_library_identify("libcuda.so.1", name, sizeof(name), version,
-	                                sizeof(version)));
+	assert_true(
+	    ct_library_identify("libcuda.so.1", name, sizeof(name), version, sizeof(version)));
 	assert_string_equal(name, "libcuda");
 	assert_string_equal(version, "1");
 	assert_true(ct_library_identify("/x/libcudnn_ops.so.9", name, sizeof(name), version,
 	                                sizeof(version)));
 	assert_string_equal(name, "libcudnn");
-	assert_true(ct_library_identify("/x/libcublasLt.so", name, sizeof(name), version,
-	                                sizeof(version)));
+	assert_true(
+	    ct_library_identify("/x/libcublasLt.so", name, sizeof(name), version, sizeof(version)));
 	assert_string_equal(version, "");
-	assert_false(ct_library_identify("/lib/libc.so.6", name, sizeof(name), version,
-	                                 sizeof(version)));
+	assert_false(
+	    ct_library_identify("/lib/libc.so.6", name, sizeof(name), version, sizeof(version)));
 	assert_false(ct_library_identify("/lib/libcudart.sox", name, sizeof(name), version,
 	                                 sizeof(version)));
 }
@@ -251,14 +251,16 @@ static void test_library_identify(void **unused)
 static void test_libraries(void **unused)
 {
 	const struct ct_library libs[] = {
-		{ "/usr/lib/x86_64-linux-gnu/libcuda.so.1" },
-		{ "/usr/local/cuda-13.0/lib64/libcudart.so.13.0.88" },
-		{ "/opt/venv/lib/python3.11/site-packages/nvidia/cublas/lib/libcublas.so.13" },
-		{ "/home/u/old/libcublas.so.12.4.5" },
-		{ "/usr/local/cuda-13.0/lib64/libcublas.so.13.0.2" },
-		{ "/usr/lib/libc.so.6" },
+		{ "/usr/lib/x86_64-linux-gnu/libcuda.so.1", NULL },
+		{ "/usr/local/cuda-13.0/lib64/libcudart.so.13.0.88", NULL },
+		{ "/opt/venv/lib/python3.11/site-packages/nvidia/cublas/lib/libcublas.so.13",
+		  NULL },
+		{ "/home/u/old/libcublas.so.12.4.5", NULL },
+		{ "/usr/local/cuda-13.0/lib64/libcublas.so.13.0.2", NULL },
+		{ "/usr/lib/libc.so.6", NULL },
 	};
-	const char *expected[] = { "/usr/local/cuda-13.0", "/opt/venv/lib/python3.11/site-packages" };
+	const char *expected[] = { "/usr/local/cuda-13.0",
+		                   "/opt/venv/lib/python3.11/site-packages" };
 	struct ct_compat_findings f;
 	const struct ct_compat_finding *x;
 
@@ -281,7 +283,8 @@ static void test_libraries(void **unused)
 
 	/* Nothing expected: no location finding; the stub driver is an error. */
 	{
-		const struct ct_library stub[] = { { "/usr/local/cuda/lib64/stubs/libcuda.so" } };
+		const struct ct_library stub[] = { { "/usr/local/cuda/lib64/stubs/libcuda.so",
+			                             NULL } };
 
 		ct_compat_init(&f);
 		ct_compat_check_libraries(stub, 1, NULL, 0, 0, &f);
@@ -289,6 +292,30 @@ static void test_libraries(void **unused)
 		assert_string_equal(f.items[0].id, "stub-driver");
 		assert_int_equal(f.items[0].severity, CT_COMPAT_ERROR);
 		assert_non_null(strstr(f.items[0].what, "cudaErrorStubLibrary"));
+	}
+
+	/* The versions the copies report win over their file names: a copy
+	 * renamed is still the same version, two builds under one name are
+	 * not. */
+	{
+		const struct ct_library renamed[] = {
+			{ "/a/libnvrtc.so.13", "13.0" },
+			{ "/b/libnvrtc.so.12", "13.0" },
+		};
+		const struct ct_library rebuilt[] = {
+			{ "/a/libnvrtc.so.13", "13.0" },
+			{ "/b/libnvrtc.so.13", "12.4" },
+		};
+
+		ct_compat_init(&f);
+		ct_compat_check_libraries(renamed, 2, NULL, 0, 0, &f);
+		assert_null(find(&f, "duplicate-library"));
+		ct_compat_init(&f);
+		ct_compat_check_libraries(rebuilt, 2, NULL, 0, 0, &f);
+		x = find(&f, "duplicate-library");
+		assert_non_null(x);
+		assert_non_null(
+		    strstr(x->what, "13.0 (/a/libnvrtc.so.13) and 12.4 (/b/libnvrtc.so.13)"));
 	}
 }
 
@@ -308,11 +335,16 @@ static void test_findings_are_bounded(void **unused)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_release_table),     cmocka_unit_test(test_ptx_isa_versions),
-		cmocka_unit_test(test_driver_too_old),    cmocka_unit_test(test_driver_fits),
-		cmocka_unit_test(test_device_unsupported), cmocka_unit_test(test_code_selection),
-		cmocka_unit_test(test_ptx_too_new),       cmocka_unit_test(test_library_identify),
-		cmocka_unit_test(test_libraries),         cmocka_unit_test(test_findings_are_bounded),
+		cmocka_unit_test(test_release_table),
+		cmocka_unit_test(test_ptx_isa_versions),
+		cmocka_unit_test(test_driver_too_old),
+		cmocka_unit_test(test_driver_fits),
+		cmocka_unit_test(test_device_unsupported),
+		cmocka_unit_test(test_code_selection),
+		cmocka_unit_test(test_ptx_too_new),
+		cmocka_unit_test(test_library_identify),
+		cmocka_unit_test(test_libraries),
+		cmocka_unit_test(test_findings_are_bounded),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
