@@ -38,6 +38,16 @@
 #                                events, relayed as TAP
 #   trace_same_output A B        the outputs of runs A and B agree, with
 #                                addresses masked
+#   trace_traced TAG [VAR=VALUE...] -- CMD...
+#                                CMD, with the variables set, traced in a
+#                                session of its own (trace_session,
+#                                trace_run, lttng_session_end); one test
+#                                point: it exits with 0; non-zero when the
+#                                session did not start
+#   trace_ledger TAG OP FIELD    FIELD of the first OP line of TAG's ledger
+#   trace_python_env             the variables an uninstrumented Python
+#                                needs to load a sanitizer build's
+#                                simulator (nothing in other builds)
 #
 # The simulator's variables (CUDASIM_*) pass through the environment of the
 # calling script: set them around trace_run.
@@ -112,18 +122,22 @@ trace_asan_runtime() {
 	ldd "$trace_simdir/libcuda.so.1" 2>/dev/null | sed -n 's/.*libasan[^ ]* => \([^ ]*\).*/\1/p'
 }
 
+# An uninstrumented interpreter loads instrumented libraries only with the
+# sanitizer's runtime first; CPython's own allocations are not leaks of
+# ours.
+trace_python_env() {
+	trace_asan=$(trace_asan_runtime)
+	[ -z "$trace_asan" ] ||
+		echo "LD_PRELOAD=$trace_asan ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+}
+
 trace_workload() {
 	trace_cmd=""
 	case $1 in
 	python)
 		trace_cmd="$trace_python $trace_srcdir/examples/python/cudart_ctypes.py"
-		# An uninstrumented interpreter loads instrumented libraries only
-		# with the sanitizer's runtime first; CPython's own allocations
-		# are not leaks of ours.
-		trace_asan=$(trace_asan_runtime)
-		if [ -n "$trace_asan" ]; then
-			trace_cmd="env LD_PRELOAD=$trace_asan ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 $trace_cmd"
-		fi
+		trace_python_vars=$(trace_python_env)
+		[ -z "$trace_python_vars" ] || trace_cmd="env $trace_python_vars $trace_cmd"
 		return 0
 		;;
 	driver-api)
@@ -239,6 +253,28 @@ trace_same_output() {
 	fi
 	diff -u "$lttng_tmp/$1.masked" "$lttng_tmp/$2.masked" | head -n 20 | sed 's/^/#   /'
 	return 1
+}
+
+trace_traced() {
+	trace_traced_tag=$1
+	shift
+	trace_traced_vars=""
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		trace_traced_vars="$trace_traced_vars $1"
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	trace_session "$trace_traced_tag" || return 1
+	# shellcheck disable=SC2086
+	trace_run "$trace_traced_tag" traced env $trace_traced_vars "$@"
+	lttng_session_end "$trace_traced_tag"
+	is "$trace_traced_tag: the program exits with 0" "$trace_status" 0
+	[ "$trace_status" = 0 ] || trace_show_err "$trace_traced_tag"
+	return 0
+}
+
+trace_ledger() {
+	sed -n "s/^.*op=$2 .*\\b$3=\\([^ ]*\\).*$/\\1/p" "$lttng_tmp/$1.ledger" | head -n 1
 }
 
 # Number of events named NAME (without provider) in TAG's events.

@@ -48,11 +48,6 @@ for line in open(tag):
     break' "$lttng_tmp/$1.events" "$2" "$3" "$4"
 }
 
-# ledger TAG OP FIELD: FIELD of TAG's first ledger line of OP.
-ledger() {
-	sed -n "s/^.*op=$2 .*\\b$3=\\([^ ]*\\).*$/\\1/p" "$lttng_tmp/$1.ledger" | head -n 1
-}
-
 # like STRING ERE: STRING matches ERE.
 like() {
 	printf '%s\n' "$1" | grep -Eq -- "$2" && return 0
@@ -65,31 +60,16 @@ sorted() {
 	echo "$1" | tr , '\n' | sort | tr '\n' , | sed 's/,$//'
 }
 
-# traced TAG VAR=VALUE... -- PROGRAM ARGS...: one session, one run.
+# traced TAG [VAR=VALUE...] -- PROGRAM ARGS...: one session, one run,
+# its trace read back.
 traced() {
-	traced_tag=$1
-	shift
-	traced_vars=""
-	while [ "$1" != -- ]; do
-		traced_vars="$traced_vars $1"
-		shift
-	done
-	shift
-	if ! trace_session "$traced_tag"; then
-		return 1
-	fi
-	# shellcheck disable=SC2086
-	trace_run "$traced_tag" traced env $traced_vars "$@"
-	lttng_session_end "$traced_tag"
-	is "$traced_tag: the program exits with 0" "$trace_status" 0
-	[ "$trace_status" = 0 ] || trace_show_err "$traced_tag"
-	trace_read "$traced_tag"
+	trace_traced "$@" && trace_read "$1"
 }
 
 # ---- a runtime program on a 9.0 device
 if traced sm90 -- "$programs/rt-arch-sm90" runs sm_90 sm_90 0; then
 	is "sm90: driver_info has the driver's CUDA version" \
-		"$(field sm90 driver_info - cuda_version)" "$(ledger sm90 runtime_init driver)"
+		"$(field sm90 driver_info - cuda_version)" "$(trace_ledger sm90 runtime_init driver)"
 	ok "sm90: ... and NVML's driver version" \
 		like "$(field sm90 driver_info - driver_version)" '^[0-9][0-9]*\.[0-9][0-9.]*$'
 	cudart="$trace_simdir/libcudart.so.13"
@@ -99,12 +79,12 @@ if traced sm90 -- "$programs/rt-arch-sm90" runs sm_90 sm_90 0; then
 	is "sm90: its build id is the file's" "$(field sm90 library_load "$match" build_id)" \
 		"$(readelf -n "$cudart" | sed -n 's/^ *Build ID: *//p')"
 	is "sm90: its version is the one the runtime uses" \
-		"$(field sm90 library_load "$match" version)" "$(ledger sm90 runtime_init runtime)"
+		"$(field sm90 library_load "$match" version)" "$(trace_ledger sm90 runtime_init runtime)"
 	is "sm90: it was loaded at start" "$(field sm90 library_load "$match" at_start)" 1
 	program=$(readlink -f "$programs/rt-arch-sm90")
 	is "sm90: the program's device code is the module's (ledger)" \
 		"$(sorted "$(field sm90 library_load "path=$program" device_code)")" \
-		"$(sorted "$(ledger sm90 module_load archs)")"
+		"$(sorted "$(trace_ledger sm90 module_load archs)")"
 	is "sm90: libcudart carries no device code" "$(field sm90 library_load "$match" device_code)" ""
 	is "sm90: NVML, which has no version function of the list, has no version" \
 		"$(field sm90 library_load "path=$trace_simdir/libnvidia-ml.so.1" version)" ""
@@ -116,21 +96,16 @@ if traced ptx80 CUDASIM_COMPUTE_CAPABILITY=8.0 -- "$programs/rt-arch-ptx80" \
 	program=$(readlink -f "$programs/rt-arch-ptx80")
 	is "ptx80: the program's device code is the module's (ledger)" \
 		"$(sorted "$(field ptx80 library_load "path=$program" device_code)")" \
-		"$(sorted "$(ledger ptx80 module_load archs)")"
+		"$(sorted "$(trace_ledger ptx80 module_load archs)")"
 fi
 
 # ---- a library loaded after CUDA started
 mkdir -p "$lttng_tmp/other"
 copy="$lttng_tmp/other/libcudart.so.13.0.99"
 cp "$trace_simdir/libcudart.so.13" "$copy"
-# A sanitizer build: the interpreter loads the instrumented simulator only
-# with the ASan runtime first (as trace_workload python does).
-asan=$(trace_asan_runtime)
-later_env=""
-[ -n "$asan" ] && later_env="LD_PRELOAD=$asan ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-# shellcheck disable=SC2086
-if traced later $later_env -- "$trace_python" "$trace_here/load-later.py" "$copy" 1; then
-	later_version=$(sed -n 's/^# fact later=//p' "$lttng_tmp/later.out")
+# shellcheck disable=SC2046
+if traced later $(trace_python_env) -- "$trace_python" "$trace_here/load-later.py" --wait 1 "$copy"; then
+	later_version=$(sed -n "s|^# fact version $copy ||p" "$lttng_tmp/later.out")
 	is "later: library_load of the copy loaded later" \
 		"$(field later library_load "path=$copy" path)" "$copy"
 	is "later: found after the start" "$(field later library_load "path=$copy" at_start)" 0

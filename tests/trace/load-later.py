@@ -2,17 +2,17 @@
 # SPDX-License-Identifier: MIT
 #
 # load-later.py - a Python process that starts CUDA through the runtime
-# (libcudart.so.13 from the library path), then loads another copy of a
-# library from LIBRARY, as an import of a second package would, and asks
-# that copy its version.
+# (libcudart.so.13 from the library path), then loads more libraries, as
+# later imports of other packages would, and asks each the version it
+# reports of itself.
 #
-#   load-later.py LIBRARY [WAIT_S]
+#   load-later.py [--wait S] LIBRARY...
 #
-# It stays WAIT_S seconds (default 0.5) after the load, so that the
-# tracer's session watcher looks at the loaded objects again. Prints
-# "# fact pid=N", "# fact first=VERSION" and "# fact later=VERSION", the
-# versions cudaRuntimeGetVersion of each copy reports (0 when the copy
-# has no such function).
+# It stays S seconds (default 0.5) after the loads, so that the tracer's
+# session watcher looks at the loaded objects again. Prints "# fact
+# pid=N", then "# fact version PATH VERSION" for the runtime and each
+# LIBRARY: cudaRuntimeGetVersion's number, or nvrtcVersion's MAJOR.MINOR,
+# or "-" when it has neither.
 
 import ctypes
 import os
@@ -20,37 +20,50 @@ import sys
 import time
 
 
-def runtime_version(lib):
-    version = ctypes.c_int(0)
-    try:
-        get = lib.cudaRuntimeGetVersion
-    except AttributeError:
-        return 0
-    get.argtypes = [ctypes.POINTER(ctypes.c_int)]
-    get.restype = ctypes.c_int
-    return version.value if get(ctypes.byref(version)) == 0 else -1
+def reported_version(lib):
+    """What the library says of its own version, as cudatrace reads it."""
+    if hasattr(lib, "cudaRuntimeGetVersion"):
+        version = ctypes.c_int(0)
+        if lib.cudaRuntimeGetVersion(ctypes.byref(version)) == 0:
+            return str(version.value)
+    if hasattr(lib, "nvrtcVersion"):
+        major, minor = ctypes.c_int(0), ctypes.c_int(0)
+        if lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)) == 0:
+            return "%d.%d" % (major.value, minor.value)
+    return "-"
 
 
-def main():
-    if len(sys.argv) not in (2, 3):
-        sys.stderr.write("usage: load-later.py LIBRARY [WAIT_S]\n")
+def start_cuda():
+    runtime = ctypes.CDLL("libcudart.so.13")
+    runtime.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
+    runtime.cudaFree.argtypes = [ctypes.c_void_p]
+    ptr = ctypes.c_void_p()
+    if runtime.cudaMalloc(ctypes.byref(ptr), 1 << 20) != 0:
+        return None
+    runtime.cudaFree(ptr)
+    return runtime
+
+
+def main(args):
+    wait = 0.5
+    if args[:1] == ["--wait"] and len(args) >= 2:
+        wait = float(args[1])
+        args = args[2:]
+    if not args:
+        sys.stderr.write("usage: load-later.py [--wait S] LIBRARY...\n")
         return 2
     print("# fact pid=%d" % os.getpid())
-    first = ctypes.CDLL("libcudart.so.13")
-    first.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
-    first.cudaFree.argtypes = [ctypes.c_void_p]
-    ptr = ctypes.c_void_p()
-    if first.cudaMalloc(ctypes.byref(ptr), 1 << 20) != 0:
+    runtime = start_cuda()
+    if runtime is None:
         sys.stderr.write("cudaMalloc failed\n")
         return 1
-    first.cudaFree(ptr)
-    print("# fact first=%d" % runtime_version(first))
-    later = ctypes.CDLL(sys.argv[1])
-    print("# fact later=%d" % runtime_version(later))
+    print("# fact version libcudart.so.13 %s" % reported_version(runtime))
+    for path in args:
+        print("# fact version %s %s" % (path, reported_version(ctypes.CDLL(path))))
     sys.stdout.flush()
-    time.sleep(float(sys.argv[2]) if len(sys.argv) == 3 else 0.5)
+    time.sleep(wait)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
