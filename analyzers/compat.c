@@ -262,6 +262,46 @@ const char *ct_code_name(const struct ct_code *code, char *buf, size_t size)
 	return buf;
 }
 
+/* One name, "sm_90a" or "compute_80", of length n. */
+static bool code_parse(const char *name, size_t n, struct ct_code *code)
+{
+	char text[32], *end;
+	long arch;
+
+	if (n >= sizeof(text))
+		return false;
+	memcpy(text, name, n);
+	text[n] = '\0';
+	memset(code, 0, sizeof(*code));
+	code->ptx = !strncmp(text, "compute_", 8);
+	if (code->ptx)
+		end = text + 8;
+	else if (!strncmp(text, "sm_", 3))
+		end = text + 3;
+	else
+		return false;
+	arch = strtol(end, &end, 10);
+	if (arch <= 0 || arch > 10000 || (*end && strcmp(end, "a") && strcmp(end, "f")))
+		return false;
+	code->arch = (int)arch;
+	code->variant = *end;
+	return true;
+}
+
+size_t ct_code_parse_list(const char *list, struct ct_code *codes, size_t max)
+{
+	size_t count = 0;
+
+	while (list && *list && count < max) {
+		size_t n = strcspn(list, ",");
+
+		if (code_parse(list, n, &codes[count]))
+			count++;
+		list += n + (list[n] == ',');
+	}
+	return count;
+}
+
 static bool code_fits(const struct ct_code *code, int device_cc)
 {
 	if (code->variant == 'a')

@@ -122,6 +122,11 @@ int ct_compat_check_code(int device_cc, int driver_cuda, const struct ct_code *c
 /* "sm_90", "compute_80", "sm_90a" into buf. */
 const char *ct_code_name(const struct ct_code *code, char *buf, size_t size);
 
+/* The codes of a comma-separated list of such names (library_load's
+ * device_code), at most max; names it cannot read are left out. Returns
+ * how many. */
+size_t ct_code_parse_list(const char *list, struct ct_code *codes, size_t max);
+
 /* One shared library loaded (or found) in a process. */
 struct ct_library {
 	const char *path;    /* as the dynamic linker resolved it */

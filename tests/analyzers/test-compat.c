@@ -319,6 +319,21 @@ static void test_libraries(void **unused)
 	}
 }
 
+static void test_code_parse(void **unused)
+{
+	struct ct_code codes[4];
+	char name[32];
+	size_t n = ct_code_parse_list("sm_90a,compute_80,bogus,sm_100f,sm_x", codes, 4);
+
+	assert_int_equal(n, 3);
+	assert_string_equal(ct_code_name(&codes[0], name, sizeof(name)), "sm_90a");
+	assert_string_equal(ct_code_name(&codes[1], name, sizeof(name)), "compute_80");
+	assert_true(codes[1].ptx);
+	assert_string_equal(ct_code_name(&codes[2], name, sizeof(name)), "sm_100f");
+	assert_int_equal(ct_code_parse_list("", codes, 4), 0);
+	assert_int_equal(ct_code_parse_list("sm_80,sm_86,sm_90", codes, 2), 2);
+}
+
 static void test_findings_are_bounded(void **unused)
 {
 	const struct ct_code sm90[] = { { false, 90, 0, 0 } };
@@ -345,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_library_identify),
 		cmocka_unit_test(test_libraries),
 		cmocka_unit_test(test_findings_are_bounded),
+		cmocka_unit_test(test_code_parse),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

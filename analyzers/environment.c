@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * environment.c - the environment analysis: per process, what its CUDA
+ * stood on and why CUDA may have refused it. The driver (driver_info),
+ * the devices (device_info, through the context), the CUDA libraries it
+ * loaded (library_load), the calls that failed with an error that
+ * compatibility explains (api_exit), and the findings of NVIDIA's
+ * compatibility rules (compat.c) on all that: a driver too old for the
+ * runtime, code for no architecture the device runs, PTX that is
+ * JIT-compiled, two copies of a library.
+ *
+ * The runtime is the first libcudart the process loaded, its version the
+ * one that copy reported (cudaRuntimeGetVersion).
+ *
+ * Memory: per process, one entry per distinct shared object and per
+ * (API, error); the trace's other events are not looked at.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "compat.h"
+
+#define MAX_CODES 64
+#define MAX_LIBS  256
+
+/* One shared object the process loaded. */
+struct library {
+	char *path, *soname, *build_id, *version, *device_code; /* owned */
+	char name[64]; /* "libcudart" when it is one of NVIDIA's, else "" */
+	bool at_start;
+};
+
+/* A call that failed with an error compatibility explains. */
+struct failure {
+	uint8_t domain;
+	uint16_t cbid;
+	int32_t code;
+	uint64_t count;
+	int64_t first_ns;
+};
+
+struct env_process {
+	struct ct_process *process; /* borrowed */
+	bool has_driver;
+	int32_t driver_cuda;
+	char driver_version[96];
+	GPtrArray *libraries; /* struct library, in order of loading; owned */
+	GHashTable *by_path;  /* path -> its library; borrowed */
+	GArray *failures;     /* struct failure */
+	int runtime_cuda;     /* from the first libcudart, 0 if unknown */
+	const struct library *runtime;
+	struct ct_compat_findings findings;
+};
+
+struct environment {
+	const struct ct_options *opts; /* borrowed */
+	GPtrArray *processes;          /* struct env_process, in order of first event; owned */
+	GHashTable *by_process;        /* struct ct_process * -> its entry; borrowed */
+};
+
+/* ------------------------------------------------------------ state */
+
+static void library_free(gpointer data)
+{
+	struct library *lib = data;
+
+	g_free(lib->path);
+	g_free(lib->soname);
+	g_free(lib->build_id);
+	g_free(lib->version);
+	g_free(lib->device_code);
+	g_free(lib);
+}
+
+static void process_free(gpointer data)
+{
+	struct env_process *p = data;
+
+	g_hash_table_destroy(p->by_path);
+	g_ptr_array_free(p->libraries, TRUE);
+	g_array_free(p->failures, TRUE);
+	g_free(p);
+}
+
+static struct env_process *process_of(struct environment *env, struct ct_process *process)
+{
+	struct env_process *p = g_hash_table_lookup(env->by_process, process);
+
+	if (p)
+		return p;
+	p = g_new0(struct env_process, 1);
+	p->process = process;
+	p->libraries = g_ptr_array_new_with_free_func(library_free);
+	p->by_path = g_hash_table_new(g_str_hash, g_str_equal);
+	p->failures = g_array_new(FALSE, TRUE, sizeof(struct failure));
+	g_ptr_array_add(env->processes, p);
+	g_hash_table_insert(env->by_process, process, p);
+	return p;
+}
+
+/* ------------------------------------------------------------ events */
+
+static void on_driver(struct env_process *p, const struct ct_ev_driver_info *e)
+{
+	p->has_driver = true;
+	p->driver_cuda = e->cuda_version;
+	snprintf(p->driver_version, sizeof(p->driver_version), "%s",
+	         e->driver_version ? e->driver_version : "");
+}
+
+/* A library is announced again to each session that starts: kept once. */
+static void on_library(struct env_process *p, const struct ct_ev_library_load *e)
+{
+	struct library *lib;
+	char version[64];
+
+	if (!e->path || !*e->path || g_hash_table_contains(p->by_path, e->path) ||
+	    p->libraries->len >= MAX_LIBS)
+		return;
+	lib = g_new0(struct library, 1);
+	lib->path = g_strdup(e->path);
+	lib->soname = g_strdup(e->soname ? e->soname : "");
+	lib->build_id = g_strdup(e->build_id ? e->build_id : "");
+	lib->version = g_strdup(e->version ? e->version : "");
+	lib->device_code = g_strdup(e->device_code ? e->device_code : "");
+	lib->at_start = e->at_start;
+	if (!ct_library_identify(lib->path, lib->name, sizeof(lib->name), version, sizeof(version)))
+		lib->name[0] = '\0';
+	g_ptr_array_add(p->libraries, lib);
+	g_hash_table_insert(p->by_path, lib->path, lib);
+}
+
+/* The errors the compatibility rules explain, in both APIs' numbering:
+ * cudaErrorInsufficientDriver (35), no kernel image / no binary for the
+ * GPU (209), invalid PTX (218), no PTX JIT compiler (221), unsupported
+ * PTX version (222). */
+static bool compat_error(int32_t code)
+{
+	return code == 35 || code == 209 || code == 218 || code == 221 || code == 222;
+}
+
+static void on_api_exit(struct env_process *p, const struct ct_event *ev)
+{
+	const struct ct_ev_api_exit *e = &ev->u.api_exit;
+	struct failure *f;
+
+	if (!compat_error(e->result))
+		return;
+	for (guint i = 0; i < p->failures->len; i++) {
+		f = &g_array_index(p->failures, struct failure, i);
+		if (f->domain == e->domain && f->cbid == e->cbid && f->code == e->result) {
+			f->count++;
+			return;
+		}
+	}
+	g_array_append_val(p->failures, ((struct failure){ .domain = e->domain,
+	                                                   .cbid = e->cbid,
+	                                                   .code = e->result,
+	                                                   .count = 1,
+	                                                   .first_ns = ev->time_ns }));
+}
+
+static void environment_event(void *state, const struct ct_event *ev)
+{
+	struct environment *env = state;
+	struct env_process *p = process_of(env, ev->process);
+
+	switch (ev->type) {
+	case CT_EV_DRIVER_INFO:
+		on_driver(p, &ev->u.driver_info);
+		break;
+	case CT_EV_LIBRARY_LOAD:
+		on_library(p, &ev->u.library_load);
+		break;
+	case CT_EV_API_EXIT:
+		on_api_exit(p, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+static enum ct_analysis_status environment_finish(void *state, int64_t end_ns)
+{
+	(void)state;
+	(void)end_ns;
+	return CT_ANALYSIS_OK;
+}
+
+/* ------------------------------------------------------------ the rules */
+
+static int device_cc(const struct ct_device *d)
+{
+	return d ? d->cc_major * 10 + d->cc_minor : 0;
+}
+
+/* The device code of each library against each compute capability the
+ * process's devices have (once per compute capability). */
+static void check_codes(struct env_process *p)
+{
+	int seen[256];
+	size_t nseen = 0;
+
+	for (unsigned dev = 0; dev < 256; dev++) {
+		int cc = device_cc(p->process->devices[dev]);
+		bool again = false;
+
+		for (size_t k = 0; k < nseen; k++)
+			again |= seen[k] == cc;
+		if (cc <= 0 || again)
+			continue;
+		seen[nseen++] = cc;
+		for (guint i = 0; i < p->libraries->len; i++) {
+			const struct library *lib = g_ptr_array_index(p->libraries, i);
+			struct ct_code codes[MAX_CODES];
+			size_t n = ct_code_parse_list(lib->device_code, codes, MAX_CODES);
+
+			if (n)
+				ct_compat_check_code(cc, p->driver_cuda, codes, n, lib->path,
+				                     &p->findings);
+		}
+	}
+}
+
+static void check_process(struct env_process *p)
+{
+	struct ct_library libs[MAX_LIBS];
+	size_t nlibs = 0;
+
+	ct_compat_init(&p->findings);
+	for (guint i = 0; i < p->libraries->len; i++) {
+		const struct library *lib = g_ptr_array_index(p->libraries, i);
+
+		if (!p->runtime && !strcmp(lib->name, "libcudart")) {
+			p->runtime = lib;
+			p->runtime_cuda = atoi(lib->version);
+		}
+		if (lib->name[0])
+			libs[nlibs++] = (struct ct_library){ lib->path, lib->version };
+	}
+	if (p->has_driver)
+		ct_compat_check_driver(p->driver_cuda, atoi(p->driver_version), p->runtime_cuda,
+		                       &p->findings);
+	for (unsigned dev = 0; dev < 256 && p->runtime_cuda; dev++)
+		if (device_cc(p->process->devices[dev]) > 0)
+			ct_compat_check_device(device_cc(p->process->devices[dev]), p->runtime_cuda,
+			                       &p->findings);
+	check_codes(p);
+	ct_compat_check_libraries(libs, nlibs, NULL, 0, p->runtime_cuda, &p->findings);
+}
+
+/* The analysis is its own result: the section is written from its processes. */
+static enum ct_analysis_status environment_result(void *state, const void **result)
+{
+	struct environment *env = state;
+
+	for (guint i = 0; i < env->processes->len; i++)
+		check_process(g_ptr_array_index(env->processes, i));
+	*result = env;
+	return CT_ANALYSIS_OK;
+}
+
+/* ------------------------------------------------------------ report */
+
+static void write_version(struct ct_doc *doc, const char *key, int cuda_version)
+{
+	char text[16];
+
+	ct_doc_string(doc, key,
+	              cuda_version > 0 ? ct_cuda_version_text(cuda_version, text, sizeof(text))
+	                               : NULL);
+}
+
+static void write_driver(struct ct_doc *doc, const struct env_process *p)
+{
+	ct_doc_object(doc, "driver", "Driver");
+	write_version(doc, "cuda_version", p->has_driver ? p->driver_cuda : 0);
+	ct_doc_string(doc, "version", p->driver_version[0] ? p->driver_version : NULL);
+	ct_doc_end(doc);
+	ct_doc_object(doc, "runtime", "Runtime");
+	ct_doc_string(doc, "path", p->runtime ? p->runtime->path : NULL);
+	write_version(doc, "cuda_version", p->runtime_cuda);
+	ct_doc_end(doc);
+}
+
+static void write_devices(struct ct_doc *doc, const struct env_process *p)
+{
+	ct_doc_array(doc, "devices", "Devices");
+	for (unsigned dev = 0; dev < 256; dev++) {
+		const struct ct_device *d = p->process->devices[dev];
+		char cc[16];
+
+		if (!d || device_cc(d) <= 0)
+			continue;
+		snprintf(cc, sizeof(cc), "%u.%u", d->cc_major, d->cc_minor);
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_u64(doc, "device", dev, CT_UNIT_ID);
+		ct_doc_string(doc, "name", d->name[0] ? d->name : NULL);
+		ct_doc_string(doc, "compute_capability", cc);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+/* NVIDIA's libraries, and any object that carries device code. */
+static void write_libraries(struct ct_doc *doc, const struct env_process *p, size_t max_rows)
+{
+	size_t shown = 0;
+
+	ct_doc_u64(doc, "object_count", p->libraries->len, CT_UNIT_NONE);
+	ct_doc_array(doc, "libraries", "CUDA libraries and device code loaded");
+	for (guint i = 0; i < p->libraries->len && shown < max_rows; i++) {
+		const struct library *lib = g_ptr_array_index(p->libraries, i);
+
+		if (!lib->name[0] && !lib->device_code[0])
+			continue;
+		shown++;
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_string(doc, "path", lib->path);
+		ct_doc_string(doc, "soname", lib->soname[0] ? lib->soname : NULL);
+		ct_doc_string(doc, "version", lib->version[0] ? lib->version : NULL);
+		ct_doc_string(doc, "build_id", lib->build_id[0] ? lib->build_id : NULL);
+		ct_doc_string(doc, "device_code", lib->device_code[0] ? lib->device_code : NULL);
+		ct_doc_bool(doc, "at_start", lib->at_start);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_failures(struct ct_doc *doc, const struct env_process *p)
+{
+	ct_doc_array(doc, "errors", "Calls CUDA refused");
+	for (guint i = 0; i < p->failures->len; i++) {
+		const struct failure *f = &g_array_index(p->failures, struct failure, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_string(doc, "api", ct_context_api_name(p->process, f->domain, f->cbid));
+		ct_doc_i64(doc, "code", f->code, CT_UNIT_ID);
+		ct_doc_u64(doc, "count", f->count, CT_UNIT_NONE);
+		ct_doc_i64(doc, "first_time_ns", f->first_ns, CT_UNIT_TIME);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_findings(struct ct_doc *doc, const struct env_process *p)
+{
+	ct_doc_array(doc, "findings", "Findings");
+	for (size_t i = 0; i < p->findings.count; i++) {
+		const struct ct_compat_finding *f = &p->findings.items[i];
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_string(doc, "severity", ct_compat_severity_name(f->severity));
+		ct_doc_string(doc, "id", f->id);
+		ct_doc_string(doc, "what", f->what);
+		ct_doc_string(doc, "rule", f->rule);
+		ct_doc_string(doc, "action", f->action);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_section(struct ct_doc *doc, const struct ct_result *results, size_t count)
+{
+	const struct environment *env = ct_result_of(results, count, &ct_environment_analysis);
+
+	ct_doc_array(doc, "environment", "Environment, per process");
+	for (guint i = 0; i < env->processes->len; i++) {
+		const struct env_process *p = g_ptr_array_index(env->processes, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "pid", p->process->pid, CT_UNIT_ID);
+		ct_doc_string(doc, "procname", p->process->procname);
+		write_driver(doc, p);
+		write_devices(doc, p);
+		write_libraries(doc, p, env->opts->max_rows);
+		write_failures(doc, p);
+		write_findings(doc, p);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+const struct ct_section_class ct_environment_section = {
+	.name = "environment",
+	.write = write_section,
+};
+
+/* --------------------------------------------------------- lifecycle */
+
+static enum ct_analysis_status environment_create(struct ct_context *ctx,
+                                                  const struct ct_options *opts, void **state)
+{
+	struct environment *env = g_new0(struct environment, 1);
+
+	(void)ctx;
+	*state = env;
+	env->opts = opts;
+	env->processes = g_ptr_array_new_with_free_func(process_free);
+	env->by_process = g_hash_table_new(g_direct_hash, g_direct_equal);
+	return CT_ANALYSIS_OK;
+}
+
+static void environment_destroy(void *state)
+{
+	struct environment *env = state;
+
+	if (!env)
+		return;
+	g_hash_table_destroy(env->by_process);
+	g_ptr_array_free(env->processes, TRUE);
+	g_free(env);
+}
+
+const struct ct_analysis_class ct_environment_analysis = {
+	.name = "environment",
+	.section = &ct_environment_section,
+	.wants = CT_EV_BIT(CT_EV_DRIVER_INFO) | CT_EV_BIT(CT_EV_LIBRARY_LOAD) |
+	         CT_EV_BIT(CT_EV_API_EXIT),
+	.create = environment_create,
+	.event = environment_event,
+	.finish = environment_finish,
+	.result = environment_result,
+	.destroy = environment_destroy,
+};
