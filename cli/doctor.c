@@ -585,6 +585,25 @@ static void __attribute__((noreturn)) probe_tracer(const char *path, int fd)
 	_exit(0);
 }
 
+/* No usable tracing library: the one named (--library, CUDATRACE_LIB)
+ * with what is wrong with it, else none found. */
+static void tracer_missing(struct doctor *d, const char *library)
+{
+	const char *named = library ? library : getenv(TRACER_LIB_ENV);
+	char why[TEXT];
+
+	d->tracer_path[0] = '\0';
+	if (named && *named && tracer_lib_check(named, why, sizeof(why)) != 0)
+		item_add(d, "tracer", STATE_FAIL,
+		         "name cudatrace's libcudatrace.so with --library or " TRACER_LIB_ENV,
+		         "%s cannot be used: %s", named, why);
+	else
+		item_add(d, "tracer", STATE_FAIL,
+		         "reinstall cudatrace, or name libcudatrace.so with --library "
+		         "or " TRACER_LIB_ENV,
+		         "libcudatrace.so is not found");
+}
+
 static void check_tracer(struct doctor *d, const char *library)
 {
 	char line[PATH_MAX + 64], error[TEXT] = "";
@@ -595,11 +614,7 @@ static void check_tracer(struct doctor *d, const char *library)
 
 	/* Its message on stderr says where it looked. */
 	if (tracer_lib_find(library, d->tracer_path, sizeof(d->tracer_path)) != 0) {
-		d->tracer_path[0] = '\0';
-		item_add(d, "tracer", STATE_FAIL,
-		         "reinstall cudatrace, or name libcudatrace.so with --library "
-		         "or " TRACER_LIB_ENV,
-		         "libcudatrace.so is not found");
+		tracer_missing(d, library);
 		return;
 	}
 	fflush(NULL);

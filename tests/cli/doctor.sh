@@ -153,11 +153,12 @@ ok "no device: cuInit's error is shown" \
 	grep -q '^\[FAIL\] devices *cuInit fails: CUDA_ERROR_NO_DEVICE' "$lttng_tmp/no-device.out"
 doctor no-tracer -- --library="$lttng_tmp/no-such-lib.so"
 is "no tracer: exit status 1" "$doctor_status" 1
-ok "no tracer: the tracer check fails" grep -q '^\[FAIL\] tracer' "$lttng_tmp/no-tracer.out"
+ok "no tracer: the tracer check says what is wrong with the one named" \
+	grep -q "^\[FAIL\] tracer *$lttng_tmp/no-such-lib.so cannot be used: " "$lttng_tmp/no-tracer.out"
 doctor not-tracer -- --library="$trace_simdir/libnvidia-ml.so.1"
 is "not a tracer: exit status 1" "$doctor_status" 1
-ok "not a tracer: the library loads but has no InitializeInjection" \
-	grep -q '^\[FAIL\] tracer .*does not export InitializeInjection' "$lttng_tmp/not-tracer.out"
+ok "not a tracer: it has no InitializeInjection, says the tracer check" \
+	grep -q '^\[FAIL\] tracer .*cannot be used: .*InitializeInjection' "$lttng_tmp/not-tracer.out"
 
 # ---- usage
 doctor bad-format -- --format xml
