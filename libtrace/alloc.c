@@ -17,6 +17,12 @@
  * released or a mapping of it is not unmapped (cuda.h, cuMemRelease): the
  * tracker counts both, and its mem_free comes from whichever cuMemRelease
  * or cuMemUnmap drops the last.
+ *
+ * A stream-ordered allocation or free on a capturing stream makes a graph
+ * memory node: the allocation happens when a launch of the graph reaches
+ * the node, unseen by the callbacks, and CUPTI has no record of it. Such
+ * calls change nothing here and emit nothing (doc/events.md, "Stream
+ * capture and graphs").
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -25,6 +31,7 @@
 
 #include "alloc.h"
 #include "api-call.h"
+#include "capture.h"
 #include "emit.h"
 #include "invariant.h"
 #include "log.h"
@@ -166,6 +173,8 @@ static void record_alloc_of(struct api_call *call, enum tracker_space space, enu
 		.stream = CT_STREAM_NONE,
 	};
 
+	if (stream && capture_stream_is_capturing(call, *stream))
+		return;
 	if (call_failed(call)) {
 		record_failure(call, kind, size, device);
 		return;
@@ -220,9 +229,13 @@ static void release_freed(struct api_call *call, struct release *r,
 static void release_enter(struct api_call *call, enum tracker_space space, enum ct_mem_kind kind,
                           uint64_t key, const CUstream *stream)
 {
-	struct release *r = release_begin(call, space, kind, key, stream);
+	struct release *r;
 	struct tracker_entry freed;
 
+	/* A free node: nothing is freed now (key 0: nothing at EXIT either). */
+	if (stream && capture_stream_is_capturing(call, *stream))
+		key = 0;
+	r = release_begin(call, space, kind, key, stream);
 	if (key != 0 && tracker_remove(space, key, &freed))
 		release_freed(call, r, &freed);
 }

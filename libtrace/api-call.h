@@ -119,6 +119,7 @@ struct api_family {
 
 extern const struct api_family alloc_family;     /* alloc.c */
 extern const struct api_family lifecycle_family; /* resources.c: contexts, streams, modules */
+extern const struct api_family capture_family;   /* capture.c: stream capture */
 extern const struct api_family copy_family;      /* copy.c: copies and memsets */
 extern const struct api_family launch_family;    /* launch.c */
 extern const struct api_family sync_family;      /* sync.c */

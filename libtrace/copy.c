@@ -6,11 +6,14 @@
  * point's name); cudaMemcpyDefault and cuMemcpy resolve it from the
  * tracker, as unified addressing does. Whether the host side is pinned also
  * comes from the tracker's page-locked ranges. Nothing here changes the
- * tracker, so everything is skipped when the event is disabled.
+ * tracker, so everything is skipped when the event is disabled. A copy or
+ * memset on a capturing stream only adds a node to a graph: it is no
+ * operation (capture.h).
  */
 #include <cupti.h>
 
 #include "api-call.h"
+#include "capture.h"
 #include "cudatrace-tp.h"
 
 /* One side of a copy as the tracker sees it. */
@@ -145,7 +148,8 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 	struct side src = { 0 }, dst = { 0 };
 	struct ct_ev_memcpy e;
 
-	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memcpy))
+	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memcpy) ||
+	    capture_stream_is_capturing(call, d->stream))
 		return;
 	resolve_sides(call, d, &src, &dst);
 	e = (struct ct_ev_memcpy){
@@ -418,7 +422,8 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 	struct tracker_entry entry;
 	struct ct_ev_memset e;
 
-	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memset))
+	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memset) ||
+	    capture_stream_is_capturing(call, d->stream))
 		return;
 	e = (struct ct_ev_memset){
 		.address = d->address,

@@ -12,6 +12,7 @@
 #include <cupti.h>
 
 #include "api-call.h"
+#include "capture.h"
 #include "cudatrace-tp.h"
 #include "names.h"
 
@@ -52,12 +53,24 @@ static void config_from_cu_launch_ex(struct launch_config *config, const CUlaunc
 	config_set(config, g, b, c->sharedMemBytes, c->hStream);
 }
 
+/* A launch on a capturing stream only adds a kernel node to a graph, whose
+ * launches run it. Without its stream (a <<<>>> launch whose driver launch
+ * is not reported), it is taken as captured while its thread has a
+ * capture going (doc/events.md, "Stream capture and graphs"). */
+static bool launch_captured(const struct api_call *call, const struct launch_config *config)
+{
+	if (config->known)
+		return capture_stream_is_capturing(call, config->stream);
+	return capture_thread_is_capturing();
+}
+
 static void emit_launch(struct api_call *call, const struct launch_config *config)
 {
 	const char *symbol = call->symbol ? call->symbol : call->nested_launch.symbol;
 	struct ct_ev_launch e;
 
-	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, launch))
+	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, launch) ||
+	    launch_captured(call, config))
 		return;
 	e = (struct ct_ev_launch){
 		.kernel_id = names_kernel_id(symbol),
