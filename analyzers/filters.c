@@ -119,6 +119,9 @@ static int device_kept(const struct ct_options *opts, const struct ct_event *ev)
 	case CT_EV_LAUNCH:
 		device = ev->u.launch.device;
 		break;
+	case CT_EV_GRAPH_LAUNCH:
+		device = ev->u.graph_launch.device;
+		break;
 	case CT_EV_SYNC:
 		device = ev->u.sync.device;
 		break;

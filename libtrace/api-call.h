@@ -117,13 +117,14 @@ struct api_family {
 	void (*on_domain)(CUpti_CallbackId cbid, const void *data, struct api_call *outer);
 };
 
-extern const struct api_family alloc_family;     /* alloc.c */
-extern const struct api_family lifecycle_family; /* resources.c: contexts, streams, modules */
-extern const struct api_family capture_family;   /* capture.c: stream capture */
-extern const struct api_family copy_family;      /* copy.c: copies and memsets */
-extern const struct api_family launch_family;    /* launch.c */
-extern const struct api_family sync_family;      /* sync.c */
-extern const struct api_family nvtx_family;      /* nvtx.c: ranges, marks, names */
+extern const struct api_family alloc_family;        /* alloc.c */
+extern const struct api_family lifecycle_family;    /* resources.c: contexts, streams, modules */
+extern const struct api_family capture_family;      /* capture.c: stream capture */
+extern const struct api_family copy_family;         /* copy.c: copies and memsets */
+extern const struct api_family launch_family;       /* launch.c */
+extern const struct api_family graph_launch_family; /* graph-launch.c */
+extern const struct api_family sync_family;         /* sync.c */
+extern const struct api_family nvtx_family;         /* nvtx.c: ranges, marks, names */
 
 /* Helpers for the handlers (api-call.c). */
 

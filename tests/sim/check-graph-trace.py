@@ -7,9 +7,8 @@
 Each ledger line with graph= (a kernel, copy or memset replayed by a graph
 launch, tests/cudasim/README.md) must be exactly one gpu_kernel, gpu_memcpy
 or gpu_memset event of the trace with the ledger's correlation id (that of
-the cudaGraphLaunch call), size and GPU start and end; and the trace should
-have the api_entry of that launch call (a TODO while libcudatrace does not
-trace cudaGraphLaunch). Prints TAP.
+the cudaGraphLaunch call), size and GPU start and end; and the trace has
+that launch call: its api_entry and its graph_launch event. Prints TAP.
 """
 
 import argparse
@@ -39,6 +38,8 @@ def main():
         if name in GPU_EVENT.values():
             by_corr[(name, number(e.get("correlation_id")))].append(e)
     corrs = {number(e.get("correlation_id")) for e in events if e.get("_name") == "api_entry"}
+    launched = {number(e.get("correlation_id")) for e in events
+                if e.get("_name") == "graph_launch"}
     missing, wrong = [], []
     for op in ledger:
         corr = number(op.get("corr"))
@@ -62,13 +63,11 @@ def main():
     tap.ok(not missing, "every graph-launched kernel, copy and memset is one GPU event with "
            "the launch's correlation id and the ledger's GPU times", missing)
     tap.ok(not wrong, "their sizes are the ledger's", wrong)
-    # libcudatrace enables the callbacks of the calls it has events for
-    # (libtrace/callbacks.c), and cudaGraphLaunch is none of them: until it
-    # is, the GPU work of a graph launch has no API event to refer to.
     launches = {number(op.get("corr")) for op in ledger}
-    tap.ok(launches <= corrs, "the trace has the API call of each graph launch # TODO "
-           "libcudatrace does not trace cudaGraphLaunch",
+    tap.ok(launches <= corrs, "the trace has the API call of each graph launch",
            ["missing correlation ids: %s" % sorted(launches - corrs)])
+    tap.ok(launches <= launched, "the trace has the graph_launch event of each graph launch",
+           ["missing correlation ids: %s" % sorted(launches - launched)])
     return tap.done()
 
 
