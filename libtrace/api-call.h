@@ -123,6 +123,7 @@ extern const struct api_family capture_family;      /* capture.c: stream capture
 extern const struct api_family copy_family;         /* copy.c: copies and memsets */
 extern const struct api_family launch_family;       /* launch.c */
 extern const struct api_family graph_launch_family; /* graph-launch.c */
+extern const struct api_family host_func_family;    /* host-func.c: API calls only */
 extern const struct api_family sync_family;         /* sync.c */
 extern const struct api_family nvtx_family;         /* nvtx.c: ranges, marks, names */
 

@@ -5,7 +5,7 @@
  * Driver and runtime callbacks are enabled by id (never whole domains, so
  * that hot calls such as cuCtxGetCurrent stay untraced) from the bindings
  * of each family (alloc.c, capture.c, copy.c, launch.c, graph-launch.c,
- * sync.c, resources.c).
+ * host-func.c, sync.c, resources.c).
  *
  * Each thread keeps, in TLS, the traced calls it is in (a short stack of
  * frames) and the state of the outermost one. Semantic events are emitted
@@ -44,8 +44,8 @@
  * before the work that asks whether its stream is capturing.
  */
 static const struct api_family *const families[] = {
-	&alloc_family,  &lifecycle_family,    &capture_family, &copy_family,
-	&launch_family, &graph_launch_family, &sync_family,    &nvtx_family,
+	&alloc_family,        &lifecycle_family, &capture_family, &copy_family, &launch_family,
+	&graph_launch_family, &host_func_family, &sync_family,    &nvtx_family,
 };
 
 #define FAMILY_COUNT (sizeof(families) / sizeof(families[0]))

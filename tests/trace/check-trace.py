@@ -10,7 +10,7 @@
 #   check-trace.py --compare EVENTS_A EVENTS_B
 #
 # EVENTS is what read-trace.py printed for the trace. The checks (default:
-# all but drops and statedump) are:
+# all but drops, statedump and hostfunc) are:
 #
 #   readable  no event was discarded by LTTng
 #   ops       every alloc, free, alloc_failed, memcpy, memset and launch of
@@ -51,6 +51,10 @@
 #             lies inside the call's api_entry..api_exit window (a ledger
 #             with no such copy: none in the trace either)
 #   drops     activity_dropped counts sum to the ledger's cupti_drop lines
+#   hostfunc  every host function the ledger ran (host_func) has the call
+#             that enqueued it in the trace: its api_entry and api_exit, by
+#             process and correlation id (it ran on another thread), named
+#             as the ledger's api=
 #
 # With --after-dump, the trace starts while the program runs: only the
 # ledger's operations after --dump-ledger's are looked for (ops), the live
@@ -766,6 +770,32 @@ def check_drops(tap, ledger, trace):
            % sum(expected.values()), details)
 
 
+def check_host_funcs(tap, ledger, trace, excluded_pids):
+    """Host functions have no event of their own: their calls are
+    api_entry/api_exit pairs (doc/events.md, "Traced calls")."""
+    calls = collections.defaultdict(set)
+    names = {}
+    for event in trace.named("api_entry", "api_exit"):
+        key = (number(event.get("vpid")), number(event.get("correlation_id")))
+        calls[key].add(event["_name"])
+        names[key] = api_text(trace.api_name({
+            "vpid": event.get("vpid"), "api_domain": event.get("domain"),
+            "api_cbid": event.get("cbid")}))
+    ran = [op for op in ledger if op["op"] == "host_func"
+           and number(op.get("pid")) not in excluded_pids]
+    details = []
+    for op in ran:
+        key = (number(op.get("pid")), number(op.get("corr")))
+        if calls[key] != {"api_entry", "api_exit"}:
+            details.append("host function of %s corr=%s: the trace has %s" % (
+                op.get("api"), op.get("corr"), sorted(calls[key]) or "no api_entry/api_exit"))
+        elif names[key] != api_text(op.get("api")):
+            details.append("host function corr=%s: the trace names its call %s, the ledger %s"
+                           % (op.get("corr"), names[key], op.get("api")))
+    tap.ok(not details and ran, "every host function the ledger ran has the api_entry and "
+           "api_exit of the call that enqueued it (%d host functions)" % len(ran), details)
+
+
 # ------------------------------------------------------------ compare
 
 def normalized_events(trace):
@@ -865,7 +895,7 @@ def main(argv):
     ledger = load_ledger(args.ledger)
     trace = Trace(load_events(args.trace))
     checks = [c for c in args.checks.split(",") if c]
-    unknown = set(checks) - set(ALL_CHECKS) - {"drops", "statedump"}
+    unknown = set(checks) - set(ALL_CHECKS) - {"drops", "statedump", "hostfunc"}
     if unknown:
         parser.error("unknown checks: %s" % ", ".join(sorted(unknown)))
     dump_ledger = load_ledger(args.dump_ledger) if args.dump_ledger else None
@@ -905,6 +935,8 @@ def main(argv):
             check_window(tap, trace, matching)
         elif check == "drops":
             check_drops(tap, ledger, trace)
+        elif check == "hostfunc":
+            check_host_funcs(tap, ledger, trace, set(args.exclude_pid))
     return tap.done()
 
 

@@ -34,7 +34,7 @@ if lttng_session_begin graphs; then
 		# The operations of API calls: the ledger less the graph's work.
 		grep -v ' graph=' "$lttng_tmp/traced.ledger" >"$lttng_tmp/calls.ledger"
 		"$trace_python" "$trace_checker" --ledger "$lttng_tmp/calls.ledger" \
-			--trace "$lttng_tmp/traced.events" --checks readable,live,gputime,window \
+			--trace "$lttng_tmp/traced.events" --checks readable,live,gputime,window,hostfunc \
 			>"$lttng_tmp/calls.tap" 2>&1
 		tap_relay calls "$lttng_tmp/calls.tap"
 		"$trace_python" "$trace_here/../sim/check-graph-trace.py" \
