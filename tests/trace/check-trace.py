@@ -42,7 +42,7 @@
 #             the dump; its entries count them
 #   corr      every gpu_kernel, gpu_memcpy and gpu_memset has the
 #             correlation id (and kernel or byte count) of its host event,
-#             and every host event has its GPU event
+#             or of a graph_launch, and every host event has its GPU event
 #   gputime   the GPU start and end of each gpu_* event are the ledger's,
 #             within GPU_TIME_TOLERANCE_NS (a ledger with no copy, memset
 #             or launch: no gpu_* event in the trace)
@@ -60,6 +60,18 @@
 # ledger's operations after --dump-ledger's are looked for (ops), the live
 # bytes start from the dump's (live: at the end only), and the addresses
 # the dump gives are held.
+#
+# Graphs (tests/cudasim/README.md, "Graphs and host functions"): the
+# ledger's kernels, copies and memsets that a graph launch ran (graph=
+# node=, api= the launch call) have no host event. ops asks instead, for
+# each, one gpu_kernel, gpu_memcpy or gpu_memset with the launch's
+# correlation id, kernel or byte count, and for each launch one
+# graph_launch event with its call, stream and device; gputime compares
+# their GPU times. Graph memory (kind=graph) is what the trace cannot see
+# (doc/events.md, "Stream capture and graphs"): what launches allocate and
+# free is left out of ops and live, and a graph allocation the program
+# frees itself is a mem_free of size 0, memory the trace never saw
+# allocated.
 #
 # --allow-missing-gpu is for traces that may lack GPU events (dropped
 # records, a killed process): corr no longer asks every host event for its
@@ -100,6 +112,8 @@ RECLAIMING_APIS = ("cudaDeviceReset", "cuCtxDestroy", "cuDevicePrimaryCtxRelease
                    "cuDevicePrimaryCtxReset", "-")
 MEM_EVENTS = ("mem_alloc", "mem_free", "mem_reclaim", "mem_free_failed")
 GPU_EVENT_OF = {"launch": "gpu_kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset"}
+# The kind of a free of memory the trace never saw allocated (size 0).
+UNSEEN = "unseen"
 
 # CUPTI maps GPU times to the host clock through an offset it samples (the
 # simulator too, cupti-clock.c): a few ns of error are expected; a wrong
@@ -127,6 +141,25 @@ def address_of(kind, value):
     vmm_physical allocation has none a program sees (the trace carries its
     handle, the ledger the simulator's backing memory)."""
     return None if kind == "vmm_physical" else number(value)
+
+
+def graph_replayed(op):
+    """A ledger line of what a graph launch did (graph= node=)."""
+    return "graph" in op
+
+
+def by_graph_launch(op):
+    """A ledger line of a graph launch's doing: its work (graph= node=), or
+    the free of an AUTO_FREE_ON_LAUNCH relaunch."""
+    return graph_replayed(op) or api_text(op.get("api")) in ("cudaGraphLaunch", "cuGraphLaunch")
+
+
+def unseen_by_trace(op):
+    """Graph memory the trace cannot see: what a launch allocates or frees,
+    and an allocation node that could not be made. A graph allocation the
+    program frees itself is a free the trace sees (of memory it never saw
+    allocated)."""
+    return op.get("kind") == "graph" and (by_graph_launch(op) or op["op"] != "free")
 
 
 # ------------------------------------------------------------ trace model
@@ -207,6 +240,9 @@ def ledger_key(op):
     pid = (number(op.get("pid")), number(op.get("tid")))
     api = api_text(op.get("api"))
     corr = number(op.get("corr"))
+    if kind == "free" and op.get("kind") == "graph":
+        return (pid, kind, UNSEEN, device_of(op.get("dev")), number(op.get("addr")), 0, None,
+                api, corr, False)
     if kind in ("alloc", "free"):
         stream = number(op.get("stream")) if op.get("kind") == "async" else None
         key = (pid, kind, op.get("kind"), device_of(op.get("dev")),
@@ -258,6 +294,8 @@ def trace_key(trace, event):
     corr = number(event.get("correlation_id"))
     if op in ("alloc", "free"):
         kind = enum_text("kind", event.get("kind"))
+        if event["_name"] == "mem_free" and number(event.get("size")) == 0:
+            kind = UNSEEN
         stream = number(event.get("stream")) if kind == "async" else None
         key = (pid, op, kind, device_of(event.get("device")),
                address_of(kind, event.get("address")), number(event.get("size")), stream, api,
@@ -296,9 +334,13 @@ class Matching:
     """Each ledger operation paired with the trace event that reports it."""
 
     def __init__(self, ledger, trace, excluded_pids, missing_gpu_ok=False, since=0):
-        self.ledger_ops = [op for op in ledger if op["op"] in SEMANTIC_OPS
-                           and op["_index"] >= since
-                           and number(op.get("pid")) not in excluded_pids]
+        ops = [op for op in ledger if op["op"] in SEMANTIC_OPS and op["_index"] >= since
+               and number(op.get("pid")) not in excluded_pids]
+        self.unseen = [op for op in ops if unseen_by_trace(op)]
+        self.graph_work = [op for op in ops if graph_replayed(op) and op["op"] in GPU_EVENT_OF]
+        self.graph_launches = graph_launches_of(ops)
+        self.ledger_ops = [op for op in ops
+                           if not unseen_by_trace(op) and not graph_replayed(op)]
         self.trace_ops = [e for e in trace.events if e["_name"] in OP_OF_EVENT
                           and e["_index"] not in trace.undone
                           and number(e.get("vpid")) not in excluded_pids]
@@ -356,6 +398,17 @@ class Matching:
         return best
 
 
+def graph_launches_of(ops):
+    """(pid, corr) -> (api, stream, device) of each graph launch that did
+    something the ledger has a line for."""
+    launches = {}
+    for op in ops:
+        if graph_replayed(op):
+            launches[(number(op.get("pid")), number(op.get("corr")))] = (
+                api_text(op.get("api")), number(op.get("stream")), device_of(op.get("dev")))
+    return launches
+
+
 def check_readable(tap, trace):
     details = ["%s count=%s" % (e["event"], e.get("count")) for e in trace.discarded]
     tap.ok(not trace.discarded, "the trace lost no events (channel large enough)", details)
@@ -387,17 +440,78 @@ def check_ops(tap, matching, trace):
                "every %s of the ledger is exactly one %s event (%d in the ledger%s)"
                % (op_name, " or ".join(EVENTS_OF_OP[op_name]), ledger_count, extra_text),
                details)
+    if matching.graph_launches or matching.unseen or trace.named("graph_launch"):
+        check_graph_launches(tap, matching, trace)
+        check_graph_work(tap, matching, trace)
+
+
+def check_graph_launches(tap, matching, trace):
+    details = []
+    found = collections.defaultdict(list)
+    for event in trace.named("graph_launch"):
+        found[(number(event.get("vpid")), number(event.get("correlation_id")))].append(event)
+    for key, (api, stream, device) in sorted(matching.graph_launches.items()):
+        events = found.pop(key, [])
+        if len(events) != 1:
+            details.append("launch pid=%s corr=%s (%s): %d graph_launch events"
+                           % (key[0], key[1], api, len(events)))
+            continue
+        seen = (api_text(trace.api_name(events[0])), number(events[0].get("stream")),
+                device_of(events[0].get("device")))
+        if seen != (api, stream, device):
+            details.append("launch pid=%s corr=%s: the trace says %s, the ledger %s"
+                           % (key[0], key[1], describe(seen), describe((api, stream, device))))
+    for key, events in sorted(found.items()):
+        details.append("graph_launch pid=%s corr=%s: no work of it in the ledger" % key)
+    tap.ok(not details, "every graph launch of the ledger is exactly one graph_launch event, "
+           "with its call, stream and device (%d launches; %d lines of graph memory the trace "
+           "cannot see)" % (len(matching.graph_launches), len(matching.unseen)), details)
+
+
+def check_graph_work(tap, matching, trace):
+    """The ledger's kernels, copies and memsets of graph launches, each one
+    GPU event of its launch (gputime compares their times)."""
+    waiting = collections.defaultdict(list)
+    for name in GPU_EVENT_OF.values():
+        for event in trace.named(name):
+            key = (number(event.get("vpid")), name, number(event.get("correlation_id")))
+            waiting[key].append(event)
+    details = []
+    for op in matching.graph_work:
+        name = GPU_EVENT_OF[op["op"]]
+        key = (number(op.get("pid")), name, number(op.get("corr")))
+        if op["op"] == "launch":
+            wanted = ("kernel", op.get("name"))
+            matches = [e for e in waiting[key] if ("kernel", trace.kernel_name(e)) == wanted]
+        else:
+            wanted = ("bytes", number(op.get("bytes")))
+            matches = [e for e in waiting[key] if ("bytes", number(e.get("bytes"))) == wanted]
+        if not matches:
+            details.append("%s of graph=%s node=%s (corr=%s, %s %s): no %s"
+                           % (op["op"], op.get("graph"), op.get("node"), op.get("corr"),
+                              wanted[0], wanted[1], name))
+            continue
+        # The one closest in time, when a launch ran the same work twice.
+        start = number(op.get("gpu_start"), 0)
+        best = min(matches, key=lambda e: abs(number(e.get("start"), 0) - start))
+        waiting[key].remove(best)
+    tap.ok(not details, "every kernel, copy and memset a graph launch ran is one gpu_kernel, "
+           "gpu_memcpy or gpu_memset with the launch's correlation id (%d)"
+           % len(matching.graph_work), details)
 
 
 def check_live(tap, matching):
     """Running sums of delta against the ledger's live bytes."""
     ledger_series = collections.defaultdict(list)
     for op in matching.ledger_ops:
-        if op["op"] in ("alloc", "free"):
+        # Graph memory: the trace cannot count it (doc/events.md).
+        if op["op"] in ("alloc", "free") and op.get("kind") != "graph":
             ledger_series[(number(op.get("pid")), device_of(op.get("dev")),
                            op.get("kind"))].append(op)
     trace_series = collections.defaultdict(list)
     for event in matching.trace_ops:
+        if event.get("_op", {}).get("kind") == "graph":
+            continue  # memory the trace never saw allocated: delta 0
         if event["_name"] in ("mem_alloc", "mem_free", "mem_reclaim"):
             trace_series[(number(event.get("vpid")), device_of(event.get("device")),
                           enum_text("kind", event.get("kind")))].append(event)
@@ -459,7 +573,8 @@ def check_live_end(tap, ledger, trace, dump, excluded_pids):
     the events after it end where the ledger ends."""
     expected = collections.Counter()
     for op in ledger:
-        if op["op"] in ("alloc", "free") and number(op.get("pid")) not in excluded_pids:
+        if (op["op"] in ("alloc", "free") and op.get("kind") != "graph"
+                and number(op.get("pid")) not in excluded_pids):
             size = 0 if op.get("kind") == "vmm_map" else number(op.get("size"), 0)
             expected[series_of(op.get("pid"), op.get("dev"), op.get("kind"))] += (
                 size if op["op"] == "alloc" else -size)
@@ -627,10 +742,14 @@ def check_correlation(tap, trace, matching, allow_missing):
         if op in GPU_EVENT_OF:
             host_by_corr[(event.get("vpid"), GPU_EVENT_OF[op],
                           number(event.get("correlation_id")))].append(event)
+    graph_launches = {(e.get("vpid"), number(e.get("correlation_id")))
+                      for e in trace.named("graph_launch")}
     gpu_events = trace.named(*GPU_EVENT_OF.values())
     for gpu in gpu_events:
         key = (gpu.get("vpid"), gpu["_name"], number(gpu.get("correlation_id")))
         hosts = host_by_corr.get(key)
+        if not hosts and (key[0], key[2]) in graph_launches:
+            continue  # the work of a graph launch (check_graph_work)
         if not hosts:
             details.append("%s correlation_id=%s has no host event"
                            % (gpu["_name"], gpu.get("correlation_id")))
@@ -655,7 +774,7 @@ def check_correlation(tap, trace, matching, allow_missing):
 def ledger_gpu_times(matching):
     """(vpid, gpu event, corr) -> [(gpu_start, gpu_end)] from the ledger."""
     times = collections.defaultdict(list)
-    for op in matching.ledger_ops:
+    for op in matching.ledger_ops + matching.graph_work:
         if op["op"] in GPU_EVENT_OF and "gpu_start" in op:
             key = (op.get("pid"), GPU_EVENT_OF[op["op"]], number(op.get("corr")))
             times[key].append((number(op.get("gpu_start")), number(op.get("gpu_end"))))
@@ -814,6 +933,9 @@ def normalized_events(trace):
     for event in sorted(trace.events, key=lambda e: number(e.get("ts"), 0)):
         name = event["_name"]
         op = OP_OF_EVENT.get(name)
+        if name == "graph_launch":
+            result[(name, api_text(trace.api_name(event)))] += 1
+            continue
         if op is None or event["_index"] in trace.undone:
             continue
         pid = event.get("vpid")

@@ -2,17 +2,16 @@
 # SPDX-License-Identifier: MIT
 #
 # graphs.sh - trace programs/rt-graphs (stream capture, graphs built node by
-# node, host functions) on the simulator and compare the trace with the
-# ledger. check-trace.py compares the operations the program made through
-# API calls, with the checks that apply to a program using graphs:
-# readable, live, gputime and window. Not ops and corr: libcudatrace
-# reports the copies, memsets and launches made on a capturing stream as
-# operations, though they only add graph nodes (the ledger has none), and
-# the GPU work of a graph launch has no launch or copy call of its own.
-# That work is checked here (sim/check-graph-trace.py): each ledger line of a
-# graph-launched kernel, copy or memset is one gpu_kernel, gpu_memcpy or
-# gpu_memset event with the correlation id of the cudaGraphLaunch and the
-# ledger's GPU times, and that launch call is in the trace.
+# node, host functions) and programs/rt-graph-memory (graph memory nodes,
+# built and captured from cudaMallocAsync/cudaFreeAsync) on the simulator,
+# in both modes of CUDASIM_NESTED_DRIVER_CALLBACKS, and compare each trace
+# with the whole ledger (check-trace.py): the copies, memsets, launches and
+# stream-ordered allocations made on a capturing stream are no operations
+# (the ledger has none); each graph launch is one graph_launch, and the
+# kernels, copies and memsets it ran are GPU events with its correlation id
+# and the ledger's GPU times; what graph launches allocate is left out, as
+# the trace cannot see it; each host function has the call that enqueued
+# it. Then the traces of the two modes are compared with each other.
 
 trace_here=$(cd "$(dirname "$0")" && pwd)
 . "$trace_here/../lib/tap.sh"
@@ -20,29 +19,35 @@ trace_here=$(cd "$(dirname "$0")" && pwd)
 . "$trace_here/../lib/trace-run.sh"
 
 trace_setup "$@"
-program=$CUDATRACE_BUILDDIR/tests/programs/rt-graphs
-[ -x "$program" ] || tap_skip_all "programs/rt-graphs is not built (nvcc missing?)"
+for program in rt-graphs rt-graph-memory; do
+	[ -x "$CUDATRACE_BUILDDIR/tests/programs/$program" ] ||
+		tap_skip_all "programs/$program is not built (nvcc missing?)"
+done
 trace_daemon_or_fail
 
-if lttng_session_begin graphs; then
-	trace_run traced traced "$program"
-	lttng_session_end graphs
-	is "rt-graphs traced exits 0" "$trace_status" 0
-	[ "$trace_status" = 0 ] || trace_show_err traced
-	tap_relay rt-graphs "$lttng_tmp/traced.out"
-	if trace_read traced; then
-		# The operations of API calls: the ledger less the graph's work.
-		grep -v ' graph=' "$lttng_tmp/traced.ledger" >"$lttng_tmp/calls.ledger"
-		"$trace_python" "$trace_checker" --ledger "$lttng_tmp/calls.ledger" \
-			--trace "$lttng_tmp/traced.events" --checks readable,live,gputime,window,hostfunc \
-			>"$lttng_tmp/calls.tap" 2>&1
-		tap_relay calls "$lttng_tmp/calls.tap"
-		"$trace_python" "$trace_here/../sim/check-graph-trace.py" \
-			--ledger "$lttng_tmp/traced.ledger" --trace "$lttng_tmp/traced.events" \
-			>"$lttng_tmp/graph.tap" 2>&1
-		tap_relay graph "$lttng_tmp/graph.tap"
-	fi
-else
-	tap_result 1 "the LTTng session starts"
-fi
+checks=readable,ops,live,corr,gputime,window
+
+for program in rt-graphs rt-graph-memory; do
+	cmd=$trace_builddir/tests/programs/$program
+	extra=""
+	[ "$program" = rt-graphs ] && extra=,hostfunc
+	for mode in 0 1; do
+		tag="$program-nested$mode"
+		trace_session "$tag" || continue
+		CUDASIM_NESTED_DRIVER_CALLBACKS=$mode
+		export CUDASIM_NESTED_DRIVER_CALLBACKS
+		trace_run "$tag" traced "$cmd"
+		unset CUDASIM_NESTED_DRIVER_CALLBACKS
+		lttng_session_end "$tag"
+		is "$tag: exit status" "$trace_status" 0
+		[ "$trace_status" = 0 ] || trace_show_err "$tag"
+		tap_relay "$tag" "$lttng_tmp/$tag.out"
+		if trace_read "$tag"; then
+			trace_check "$tag" --checks "$checks$extra"
+		fi
+	done
+	"$trace_python" "$trace_checker" --compare "$lttng_tmp/$program-nested0.events" \
+		"$lttng_tmp/$program-nested1.events" >"$lttng_tmp/$program-compare.tap" 2>&1
+	tap_relay "$program: modes 0 and 1" "$lttng_tmp/$program-compare.tap"
+done
 tap_done
