@@ -3,7 +3,9 @@
  * rt-graphs.cu - CUDA graphs and host functions through the runtime, as
  * NVIDIA's samples use them: a stream capture of copies, a memset, kernels
  * and a host function, instantiated and launched twice (the copies replay:
- * the data arrives); a graph built node by node; host functions that run
+ * the data arrives); a graph built node by node; a capture that forks to a
+ * second stream through an event and joins back, which the second stream
+ * leaves when its origin ends it; host functions that run
  * after the preceding work in stream order and before the work after them;
  * capture status and the errors of a capture that is broken.
  *
@@ -176,6 +178,45 @@ int main(void)
 		       "its host node ran after its copy (saw %#x)", built.seen);
 		rt_ok(cudaGraphExecDestroy(exec), "cudaGraphExecDestroy");
 		rt_ok(cudaGraphDestroy(graph), "cudaGraphDestroy");
+	}
+
+	/* ---------------------------------------------------- fork and join */
+	{
+		cudaStream_t s2;
+		cudaEvent_t fork, join;
+		size_t count = 0;
+
+		rt_ok(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), "cudaStreamCreate(s2)");
+		rt_ok(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming),
+		      "cudaEventCreate(fork)");
+		rt_ok(cudaEventCreateWithFlags(&join, cudaEventDisableTiming),
+		      "cudaEventCreate(join)");
+		rt_ok(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal),
+		      "cudaStreamBeginCapture (fork and join)");
+		rt_ok(cudaEventRecord(fork, s), "cudaEventRecord(fork, s) in the capture");
+		rt_ok(cudaStreamWaitEvent(s2, fork, 0), "cudaStreamWaitEvent(s2, fork)");
+		rt_ok(cudaStreamIsCapturing(s2, &status), "cudaStreamIsCapturing(s2)");
+		tap_ok(status == cudaStreamCaptureStatusActive,
+		       "s2 joined the capture by waiting for its event");
+		rt_ok(cudaMemcpyAsync(d_b, d_a, BYTES, cudaMemcpyDeviceToDevice, s2),
+		      "captured cudaMemcpyAsync on s2");
+		graph_step<<<N / 256, 256, 0, s2>>>(d_b, N);
+		rt_ok(cudaGetLastError(), "captured graph_step<<<16, 256>>> on s2");
+		rt_ok(cudaEventRecord(join, s2), "cudaEventRecord(join, s2)");
+		rt_ok(cudaStreamWaitEvent(s, join, 0), "cudaStreamWaitEvent(s, join)");
+		rt_ok(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture of the origin");
+		rt_ok(cudaGraphGetNodes(graph, NULL, &count), "cudaGraphGetNodes");
+		tap_ok(count >= 2, "the work on s2 is in the graph (%zu nodes)", count);
+		rt_ok(cudaStreamIsCapturing(s2, &status), "cudaStreamIsCapturing(s2) after the end");
+		tap_ok(status == cudaStreamCaptureStatusNone,
+		       "s2 left the capture when its origin ended it");
+		rt_ok(cudaMemcpyAsync(d_b, d_a, BYTES, cudaMemcpyDeviceToDevice, s2),
+		      "cudaMemcpyAsync on s2 after the capture");
+		rt_ok(cudaStreamSynchronize(s2), "cudaStreamSynchronize(s2)");
+		rt_ok(cudaGraphDestroy(graph), "cudaGraphDestroy");
+		rt_ok(cudaEventDestroy(fork), "cudaEventDestroy(fork)");
+		rt_ok(cudaEventDestroy(join), "cudaEventDestroy(join)");
+		rt_ok(cudaStreamDestroy(s2), "cudaStreamDestroy(s2)");
 	}
 
 	/* ---------------------------------------------------- host functions */
