@@ -59,7 +59,14 @@ cli_fails record blocking-zero "--blocking=0: give the longest an event may wait
 	--blocking=0 -- /bin/true
 cli_fails record blocking-long "--blocking=60001: give" --blocking=60001 -- /bin/true
 CUDATRACE_MAX_STRING=4096 cli_fails record event-too-big \
-	"--subbuf-size=4096 is smaller than cudatrace's largest event .* give --subbuf-size=16K or more" \
+	"--subbuf-size=4096 is smaller than cudatrace's largest event \([0-9]+ bytes.* give --subbuf-size=[0-9]+K or more" \
 	--subbuf-size=4K -o "$lttng_tmp/too-big" -- /bin/true
+# The size it asks for: the smallest power of two that holds that event.
+largest=$(sed -n "s/.*largest event (\([0-9]*\) bytes.*/\1/p" "$lttng_tmp/event-too-big.err")
+advised=$(sed -n 's/.* give --subbuf-size=\([0-9]*\)K or more.*/\1/p' "$lttng_tmp/event-too-big.err")
+ok "event-too-big: it advises the smallest power of two that holds the event ($advised KiB for $largest bytes)" \
+	"$trace_python" -c 'import sys
+n, k = int(sys.argv[1]), int(sys.argv[2]) * 1024
+sys.exit(not (k >= n and k & (k - 1) == 0 and k // 2 < n))' "${largest:-0}" "${advised:-0}"
 ok "event-too-big: no trace directory is left" test ! -e "$lttng_tmp/too-big"
 tap_done
