@@ -174,6 +174,18 @@ int ct_event_class_resolve(struct ct_event_class_info *info, const bt_event *eve
 
 /* ------------------------------------------------------------ decoding */
 
+/*
+ * The value of string field F. babeltrace2 2.0 empties a string field by
+ * setting its length to 0 and leaves its buffer as it was, so an empty
+ * string would read as the previous event's value: its length says it is
+ * empty. For a string with no length member of its own (a text array such
+ * as the procname context, a null-terminated string).
+ */
+static const char *field_string(const bt_field *f)
+{
+	return bt_field_string_get_length(f) ? bt_field_string_get_value(f) : "";
+}
+
 void ct_decoder_init(struct ct_decoder *d, struct ct_context *ctx)
 {
 	*d = (struct ct_decoder){ .ctx = ctx };
@@ -240,7 +252,7 @@ static const char *text_value(const struct ct_event_class_info *info, uint8_t n,
 	const bt_field *length;
 
 	if (info->length_index[n] < 0)
-		return bt_field_string_get_value(f);
+		return field_string(f);
 	length = bt_field_structure_borrow_member_field_by_index_const(
 	    payload, (uint64_t)info->length_index[n]);
 	return bt_field_integer_unsigned_get_value(length) ? bt_field_string_get_value(f) : "";
@@ -307,7 +319,7 @@ struct ct_process *ct_decoder_process(struct ct_decoder *d, const struct ct_even
 		const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
 		    context, (uint64_t)info->procname_index);
 
-		snprintf(p->procname, sizeof(p->procname), "%s", bt_field_string_get_value(f));
+		snprintf(p->procname, sizeof(p->procname), "%s", field_string(f));
 	}
 	d->last_process = p;
 	d->last_vpid = vpid;

@@ -21,6 +21,9 @@ Scenarios:
   future      tracer_info of a cudatrace major version to come
   old-layout  mem_alloc without its `delta` field
   empty       metadata and a stream file without packets
+  strings     names and NVTX messages with invalid UTF-8, quotes, commas,
+              newlines and terminal escape sequences, and an empty NVTX
+              message pushed after a non-empty one
   bench N     N events of calls allocating and freeing (a live set of a
               thousand buffers), for timing the reader against babeltrace2
 """
@@ -36,26 +39,56 @@ MAGIC = 0xC1FC1FC1
 CLOCK_OFFSET = 1_700_000_000_000_000_000
 PACKET_BYTES = 4096
 
-U8, U16, U32, U64, I32, I64, STR = "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int32_t", "int64_t", "string"
+U8, U16, U32, U64, I32, I64 = "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int32_t", "int64_t"
+# A NUL-terminated string; a text sequence (a 16-bit length, then the
+# bytes: lttng_ust_field_sequence_text); a static array of 16 bytes.
+STR, TEXT, BYTES16 = "string", "text", "bytes16"
 PACK = {U8: "<B", U16: "<H", U32: "<I", U64: "<Q", I32: "<i", I64: "<q"}
+# LTTng's procname context: a text array of 17 bytes, NUL-padded.
+PROCNAME_BYTES = 17
 
 # The CTF type of each type of the event contract (enumerations written as
 # their integers, as a reader must accept).
 CTF_TYPE = {"U8": U8, "U16": U16, "U32": U32, "U64": U64, "I32": I32, "I64": I64,
-            "X32": U32, "X64": U64, "ENUM": U8, "TEXT": STR, "STRING": STR}
+            "X32": U32, "X64": U64, "ENUM": U8, "TEXT": TEXT, "STRING": STR,
+            "ARRAY_X8[16]": BYTES16}
 
 # The events the scenarios write, laid out as the contract says.
 WRITTEN = ("api_entry", "api_exit", "tracer_info", "api_name", "mem_alloc", "mem_free",
            "mem_alloc_failed", "nvml_sample", "nvtx_push", "nvtx_pop", "activity_dropped",
            "mem_reclaim", "mem_free_failed", "statedump_begin", "mem_live", "statedump_end",
            "context_create", "context_destroy", "sync", "gpu_sync", "gpu_memory",
-           "gpu_memory_pool")
+           "gpu_memory_pool", "kernel_name", "launch", "gpu_kernel", "device_info")
 EVENTS = {name: [(field, CTF_TYPE[kind])
                  for field, kind, _, _ in ct_contract.LAYOUTS[ct_contract.EVENTS[name][0]]]
           for name in WRITTEN}
 
 
-def metadata(events, provider=ct_contract.PROVIDER):
+def declaration(field, kind):
+    """The TSDL declaration of a payload member, as LTTng-UST writes it."""
+    if kind == TEXT:
+        return (f"\t\tinteger {{ size = 16; align = 8; signed = 0; encoding = none; base = 10; }} "
+                f"__{field}_length;\n"
+                f"\t\tinteger {{ size = 8; align = 8; signed = 1; encoding = UTF8; base = 10; }} "
+                f"_{field}[ __{field}_length ];")
+    if kind == BYTES16:
+        return f"\t\tuint8_t _{field}[16];"
+    return f"\t\t{kind} _{field};"
+
+
+def encode(kind, value):
+    """VALUE (an int, a str or bytes) as a member of type KIND."""
+    if kind in (STR, TEXT, BYTES16):
+        data = value if isinstance(value, bytes) else str(value).encode()
+        if kind == TEXT:
+            return struct.pack("<H", len(data)) + data
+        if kind == BYTES16:
+            return data[:16].ljust(16, b"\0")
+        return data + b"\0"
+    return struct.pack(PACK[kind], value)
+
+
+def metadata(events, provider=ct_contract.PROVIDER, hostname="synthetic"):
     trace_uuid = str(uuid.UUID(int=0x1234))
     lines = [
         "/* CTF 1.8 */",
@@ -80,7 +113,7 @@ def metadata(events, provider=ct_contract.PROVIDER):
         "};",
         "",
         "env {",
-        '\thostname = "synthetic";',
+        f'\thostname = "{hostname}";',
         '\tdomain = "ust";',
         '\ttracer_name = "lttng-ust";',
         "\ttracer_major = 2;",
@@ -116,7 +149,8 @@ def metadata(events, provider=ct_contract.PROVIDER):
         "\tevent.context := struct {",
         "\t\tint32_t _vpid;",
         "\t\tint32_t _vtid;",
-        "\t\tstring _procname;",
+        "\t\tinteger { size = 8; align = 8; signed = 1; encoding = UTF8; base = 10; } "
+        f"_procname[{PROCNAME_BYTES}];",
         "\t};",
         "};",
         "",
@@ -128,7 +162,7 @@ def metadata(events, provider=ct_contract.PROVIDER):
         lines.append("\tstream_id = 0;")
         lines.append("\tfields := struct {")
         for field, kind in fields:
-            lines.append(f"\t\t{kind} _{field};")
+            lines.append(declaration(field, kind))
         lines.append("\t};")
         lines.append("};")
         lines.append("")
@@ -146,14 +180,13 @@ class Stream:
         self.discarded = 0
         self.seq = 0
 
-    def event(self, t, event_name, pid, tid, procname, **values):
+    def event(self, t, event_name, pid, tid, comm, **values):
         body = struct.pack("<I", self.ids[event_name]) + struct.pack("<Q", t)
-        body += struct.pack("<ii", pid, tid) + procname.encode() + b"\0"
+        name = comm if isinstance(comm, bytes) else comm.encode()
+        body += struct.pack("<ii", pid, tid) + name[:PROCNAME_BYTES - 1].ljust(PROCNAME_BYTES, b"\0")
         for field, kind in self.layout[event_name]:
-            if kind == STR:
-                body += str(values.get(field, "")).encode() + b"\0"
-            else:
-                body += struct.pack(PACK[kind], values.get(field, 0))
+            default = 0 if kind in PACK else ""
+            body += encode(kind, values.get(field, default))
         if sum(len(b) for _, b in self.current) + len(body) > PACKET_BYTES - 128:
             self.flush()
         self.current.append((t, body))
@@ -186,10 +219,10 @@ class Stream:
         return b"".join(out)
 
 
-def write(directory, events, stream, provider=ct_contract.PROVIDER):
+def write(directory, events, stream, provider=ct_contract.PROVIDER, hostname="synthetic"):
     os.makedirs(directory, exist_ok=True)
     with open(os.path.join(directory, "metadata"), "w") as f:
-        f.write(metadata(events, provider))
+        f.write(metadata(events, provider, hostname))
     with open(os.path.join(directory, "cudatrace_0"), "wb") as f:
         f.write(stream.data() if stream else b"")
 
@@ -478,6 +511,73 @@ def bench(directory, count):
     out.close()
 
 
+# Bytes a traced program may put in its names and messages: terminal escape
+# sequences (clear the screen, set the title, a C1 CSI), a forged line,
+# bytes that are not UTF-8 (a lone continuation, an overlong '/', a
+# truncated sequence), a bidirectional override, CSV's separators.
+HOSTILE = {
+    "procname": b"ev\x1b[2Jil,\"q\xff",
+    "api": b"cudaMal\x1b]0;pwned\x07loc,\"x\"",
+    "range": b"train,\"a\"\r\nFAKE: 0 leaks\x1b[31m",
+    "step": b"\xff\xfestep\xc0\xaf\xc2\x9b[2J\xe2\x80\xae",
+    "kernel": b"_Z6kernel\x1b[H\x1b[2J\n,\"\x7f\xe2\x82",
+    "device": b"Sim\x08\x08\x08GPU\t\"0\",\x9b",
+}
+
+
+def strings(directory):
+    """Hostile names and messages, and an empty NVTX message after a
+    non-empty one (process 2, whose leak's range path must be "outer/")."""
+    events = list(EVENTS.items())
+    s = Stream(events)
+    pid, tid, proc = 4343, 4343, HOSTILE["procname"]
+    t = 1_000_000_000
+
+    def at(step=1000):
+        nonlocal t
+        t += step
+        return t
+
+    s.event(at(), "tracer_info", pid, tid, proc, version="0.1.0", procname=HOSTILE["procname"],
+            cupti_version=130001, driver_version=13000, api=1)
+    s.event(at(), "device_info", pid, tid, proc, device=0, name=HOSTILE["device"],
+            global_memory=4096 * MIB, memory_bandwidth=10**12)
+    s.event(at(), "api_name", pid, tid, proc, domain=2, cbid=20, name=HOSTILE["api"])
+    s.event(at(), "api_name", pid, tid, proc, domain=2, cbid=211, name="cudaLaunchKernel")
+    s.event(at(), "nvml_sample", pid, tid, proc, device=0, reason=1, free=3 * 1024 * MIB,
+            used=1024 * MIB, total=4096 * MIB)
+    s.event(at(), "nvtx_push", pid, tid, proc, domain=0, message=HOSTILE["range"])
+    s.event(at(), "nvtx_push", pid, tid, proc, domain=0, message=HOSTILE["step"])
+    for i in range(3):
+        s.event(at(), "mem_alloc", pid, tid, proc, device=0, kind=1, address=BASE + i * MIB,
+                size=MIB, delta=MIB, stream=0xFFFFFFFF, api_domain=2, api_cbid=20,
+                correlation_id=1 + i)
+    s.event(at(), "kernel_name", pid, tid, proc, kernel_id=0x1234, name=HOSTILE["kernel"])
+    s.event(at(), "launch", pid, tid, proc, kernel_id=0x1234, grid_x=1, grid_y=1, grid_z=1,
+            block_x=32, block_y=1, block_z=1, config_known=1, stream=7, device=0,
+            api_domain=2, api_cbid=211, correlation_id=10)
+    s.event(at(), "gpu_kernel", pid, tid, proc, start=t + 100, end=t + 5100, correlation_id=10,
+            kernel_id=0x1234, device=0, context=1, stream=7, grid_x=1, grid_y=1, grid_z=1,
+            block_x=32, block_y=1, block_z=1)
+    s.event(at(), "mem_alloc_failed", pid, tid, proc, device=0, kind=1, size=8192 * MIB,
+            result=2, free=1024 * MIB, total=4096 * MIB, api_domain=2, api_cbid=20,
+            correlation_id=20)
+    s.event(at(), "nvtx_pop", pid, tid, proc, domain=0)
+    s.event(at(), "nvtx_pop", pid, tid, proc, domain=0)
+    # the empty message, in a process of its own
+    pid2 = 4444
+    s.event(at(), "api_name", pid2, pid2, "empty", domain=2, cbid=20, name="cudaMalloc")
+    s.event(at(), "nvtx_push", pid2, pid2, "empty", domain=0, message="outer")
+    s.event(at(), "nvtx_push", pid2, pid2, "empty", domain=0, message="")
+    s.event(at(), "mem_alloc", pid2, pid2, "empty", device=0, kind=1, address=BASE, size=MIB,
+            delta=MIB, stream=0xFFFFFFFF, api_domain=2, api_cbid=20, correlation_id=1)
+    s.event(at(), "nvtx_pop", pid2, pid2, "empty", domain=0)
+    s.event(at(), "nvtx_pop", pid2, pid2, "empty", domain=0)
+    write(directory, events, s, hostname="synthetic, \\\"quoted\\\" h\u00f4te")
+    return {"pid": pid, "empty_pid": pid2, "empty_nvtx_path": "outer/",
+            "hostile": {k: v.decode("utf-8", "replace") for k, v in HOSTILE.items()}}
+
+
 def empty(directory):
     write(directory, list(EVENTS.items()), None)
 
@@ -490,7 +590,7 @@ def main():
         sys.exit(__doc__)
     scenario, directory = sys.argv[1], sys.argv[2]
     makers = {"basic": basic, "accounting": accounting, "foreign": foreign, "future": future,
-              "old-layout": old_layout, "empty": empty}
+              "old-layout": old_layout, "empty": empty, "strings": strings}
     if scenario not in makers:
         sys.exit(f"make-ctf.py: unknown scenario {scenario}")
     truth = makers[scenario](directory)
