@@ -10,6 +10,11 @@
  * columns (values with unit CT_UNIT_ID: pid, device, ...) of the elements
  * they belong to. Tables are separated by a blank line and introduced by
  * "# name".
+ *
+ * Fields holding a comma, a quote, a line break or a leading blank are
+ * quoted, quotes doubled. Strings are written as the document holds them:
+ * valid UTF-8 (document.h), control characters included, which a CSV
+ * reader takes as data.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -123,9 +128,13 @@ static const struct ct_node *lookup(const struct ct_node *object, const char *na
 
 static void write_value(FILE *out, const struct ct_node *node, int first)
 {
-	char buf[1024];
+	char buf[64];
 
-	put_field(out, node ? ct_format_raw(node, buf, sizeof(buf)) : "", first);
+	/* a string whole (a buffer could cut it inside a character): the document keeps it UTF-8 */
+	if (node && node->type == CT_NODE_STRING)
+		put_field(out, node->value.str, first);
+	else
+		put_field(out, node ? ct_format_raw(node, buf, sizeof(buf)) : "", first);
 }
 
 static void ids_of(const struct ids *parent, const struct ct_node *element, struct ids *ids)

@@ -184,7 +184,7 @@ void ct_doc_string(struct ct_doc *doc, const char *key, const char *value)
 	}
 	node = add(doc, key, CT_NODE_STRING, CT_UNIT_NONE);
 	if (node)
-		node->value.str = g_strdup(value);
+		node->value.str = g_utf8_make_valid(value, -1);
 }
 
 void ct_doc_bool(struct ct_doc *doc, const char *key, bool value)

@@ -98,7 +98,12 @@ void ct_doc_end(struct ct_doc *doc);
 void ct_doc_u64(struct ct_doc *doc, const char *key, uint64_t value, enum ct_unit unit);
 void ct_doc_i64(struct ct_doc *doc, const char *key, int64_t value, enum ct_unit unit);
 void ct_doc_double(struct ct_doc *doc, const char *key, double value, enum ct_unit unit);
-/* VALUE NULL writes null. */
+/*
+ * VALUE NULL writes null. Strings often come from the traced program and
+ * may hold any bytes: the document keeps them as valid UTF-8, each byte
+ * that is not part of a valid sequence replaced by U+FFFD, so that every
+ * writer can rely on it (JSON and CSV must be UTF-8).
+ */
 void ct_doc_string(struct ct_doc *doc, const char *key, const char *value);
 void ct_doc_bool(struct ct_doc *doc, const char *key, bool value);
 void ct_doc_null(struct ct_doc *doc, const char *key);

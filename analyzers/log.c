@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "log.h"
+#include "writer.h"
 
 /* Longest message kept; longer ones are cut. */
 #define LOG_LINE_MAX 1024
@@ -21,13 +22,14 @@ void ct_log_set_handler(ct_log_handler handler, void *data)
 
 void ct_log(enum ct_log_level level, const char *fmt, ...)
 {
-	char message[LOG_LINE_MAX];
+	char raw[LOG_LINE_MAX], message[LOG_LINE_MAX];
 	va_list ap;
 
 	if (!log_handler)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	log_handler(level, message, log_data);
+	/* messages name traces and what is in them: one line, safe for a terminal */
+	log_handler(level, ct_format_text(raw, message, sizeof(message)), log_data);
 }

@@ -22,7 +22,10 @@ enum ct_log_level {
 	CT_LOG_ERROR,
 };
 
-/* MESSAGE is one line without its newline, valid during the call only. */
+/*
+ * MESSAGE is one line without its newline, valid during the call only,
+ * its control characters escaped (ct_format_text, writer.h).
+ */
 typedef void (*ct_log_handler)(enum ct_log_level level, const char *message, void *data);
 
 /* Sends the messages to HANDLER (NULL: drop them), with DATA. */

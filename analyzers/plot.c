@@ -155,14 +155,20 @@ static void font(cairo_t *cr, double size, bool bold)
 	cairo_set_font_size(cr, size);
 }
 
-/* Text at (X, Y): ALIGN 0 left, 0.5 centred, 1 right; Y is the baseline. */
+/*
+ * Text at (X, Y): ALIGN 0 left, 0.5 centred, 1 right; Y is the baseline.
+ * cairo stops drawing for good at a string that is not UTF-8: S is made
+ * valid first (the report's strings are, a label cut short may not be).
+ */
 static void text(cairo_t *cr, double x, double y, double align, const char *s)
 {
+	char *valid = g_utf8_make_valid(s, -1);
 	cairo_text_extents_t ext;
 
-	cairo_text_extents(cr, s, &ext);
+	cairo_text_extents(cr, valid, &ext);
 	cairo_move_to(cr, x - align * ext.x_advance, y);
-	cairo_show_text(cr, s);
+	cairo_show_text(cr, valid);
+	g_free(valid);
 }
 
 static double fx(const struct frame *f, double t)
@@ -444,15 +450,18 @@ static unsigned host_color(const char *host)
 	return 0x8a8a8a;
 }
 
-/* BUF = PREFIX then as much of S as fits in LEN (LEN > 0). */
+/* BUF = PREFIX then as much of S as fits in LEN (LEN > 0), cut between characters. */
 static void join_cut(char *buf, size_t len, const char *prefix, const char *s)
 {
 	size_t p = strlen(prefix), n = strlen(s);
 
 	if (p > len - 1)
 		p = len - 1;
-	if (n > len - 1 - p)
+	if (n > len - 1 - p) {
 		n = len - 1 - p;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
 	memcpy(buf, prefix, p);
 	memcpy(buf + p, s, n);
 	buf[p + n] = '\0';

@@ -32,6 +32,7 @@
 #include "reader.h"
 #include "trace-graph.h"
 #include "trace-section.h"
+#include "writer.h"
 
 #define MAX_ANALYSES 16
 
@@ -165,6 +166,34 @@ const struct ct_reader_stats *ct_reader_stats(const struct ct_reader *r)
 static void set_fatal(struct ct_reader *r, enum ct_reader_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/*
+ * The stats' error, from FMT: it names traces and what is in them (a
+ * version string), so it is made one line, safe for a terminal.
+ */
+static void set_error(struct ct_reader *r, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static void set_error(struct ct_reader *r, const char *fmt, va_list ap)
+{
+	char raw[sizeof(r->stats.error)];
+
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	ct_format_text(raw, r->stats.error, sizeof(r->stats.error));
+}
+
+static void set_note(struct ct_reader *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Why the pass read less than all: the error of a pass that goes on. */
+static void set_note(struct ct_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_error(r, fmt, ap);
+	va_end(ap);
+}
+
 static void set_fatal(struct ct_reader *r, enum ct_reader_status status, const char *fmt, ...)
 {
 	va_list ap;
@@ -174,7 +203,7 @@ static void set_fatal(struct ct_reader *r, enum ct_reader_status status, const c
 	r->fatal = 1;
 	r->fatal_status = status;
 	va_start(ap, fmt);
-	vsnprintf(r->stats.error, sizeof(r->stats.error), fmt, ap);
+	set_error(r, fmt, ap);
 	va_end(ap);
 }
 
@@ -439,8 +468,8 @@ static enum ct_reader_status run_failed(struct ct_reader *r, enum ct_trace_graph
 	}
 	/* events were read: a trace cut short, analysed up to its last good event */
 	r->stats.truncated = true;
-	snprintf(
-	    r->stats.error, sizeof(r->stats.error),
+	set_note(
+	    r,
 	    "the trace ends in an unreadable packet (truncated or corrupt: %.380s); analysed up "
 	    "to its last readable event",
 	    why);
@@ -463,8 +492,7 @@ static enum ct_reader_status run_pass(struct ct_reader *r)
 	r->stats.traces = ct_trace_graph_source_count(graph);
 	if (ct_trace_graph_repair_note(graph)[0]) {
 		r->stats.truncated = true;
-		snprintf(r->stats.error, sizeof(r->stats.error), "%s",
-		         ct_trace_graph_repair_note(graph));
+		set_note(r, "%s", ct_trace_graph_repair_note(graph));
 	}
 	status = ct_trace_graph_run(graph, why, sizeof(why));
 	ct_trace_graph_destroy(graph);
@@ -566,8 +594,7 @@ int ct_reader_report(struct ct_reader *r, struct ct_doc *doc)
 			section->write(doc, results, r->instance_count);
 	}
 	if (ct_doc_error(doc)) {
-		snprintf(r->stats.error, sizeof(r->stats.error), "cannot build the report: %s",
-		         ct_doc_error(doc));
+		set_note(r, "cannot build the report: %s", ct_doc_error(doc));
 		return -1;
 	}
 	return 0;

@@ -4,9 +4,15 @@
  * "key: value" lines with sizes and durations in units and times relative
  * to the start of the trace, arrays of a few scalar columns as aligned
  * tables, other arrays as lists of blocks; long arrays cut at max_rows.
+ *
+ * Strings go through ct_format_text() (ct_format_value does it): what the
+ * traced program named can never reach the terminal as a control
+ * character. Columns are aligned by characters, not bytes.
  */
 #include <stdlib.h>
 #include <string.h>
+
+#include <glib.h>
 
 #include "assert.h"
 #include "writer.h"
@@ -14,6 +20,8 @@
 /* Arrays of objects with at most this many scalar fields are tables. */
 #define TABLE_MAX_COLUMNS 9
 #define CELL_MAX          160
+/* A "key: value" line's value, at most (an error message, a long NVTX path). */
+#define SCALAR_MAX 2048
 
 struct text {
 	FILE *out;
@@ -50,7 +58,7 @@ static size_t key_width(const struct ct_node *object)
 static void write_scalars(struct text *t, const struct ct_node *object, int indent)
 {
 	size_t width = key_width(object);
-	char buf[CELL_MAX * 4];
+	char buf[SCALAR_MAX];
 
 	for (size_t i = 0; i < ct_node_count(object); i++) {
 		const struct ct_node *c = ct_node_child(object, i);
@@ -98,6 +106,21 @@ static int right_aligned(const struct ct_node *n)
 	return n->type != CT_NODE_STRING && n->type != CT_NODE_BOOL;
 }
 
+/* Characters of TEXT (valid UTF-8: ct_format_value's), as a terminal shows them. */
+static size_t text_width(const char *text)
+{
+	return (size_t)g_utf8_strlen(text, -1);
+}
+
+/* TEXT in a column of WIDTH characters, padded on the left when RIGHT, then AFTER. */
+static void put_cell(FILE *out, const char *text, size_t width, int right, const char *after)
+{
+	size_t w = text_width(text);
+	size_t pad = width > w ? width - w : 0;
+
+	fprintf(out, "%*s%s%*s%s", right ? (int)pad : 0, "", text, right ? 0 : (int)pad, "", after);
+}
+
 /* Table columns are the first element's keys. */
 static void write_table(struct text *t, const struct ct_node *array, int indent)
 {
@@ -110,13 +133,14 @@ static void write_table(struct text *t, const struct ct_node *array, int indent)
 	/* table_shaped() saw to it */
 	CT_ASSERT(ncols <= TABLE_MAX_COLUMNS);
 	for (size_t col = 0; col < ncols; col++)
-		width[col] = strlen(ct_node_child(first, col)->key);
+		width[col] = text_width(ct_node_child(first, col)->key);
 	for (size_t row = 0; row < shown; row++)
 		for (size_t col = 0; col < ncols; col++) {
 			const struct ct_node *v =
 			    ct_node_get(ct_node_child(array, row), ct_node_child(first, col)->key);
 			size_t w =
-			    v ? strlen(ct_format_value(v, t->origin_ns, cell, sizeof(cell))) : 1;
+			    v ? text_width(ct_format_value(v, t->origin_ns, cell, sizeof(cell)))
+			      : 1;
 
 			width[col] = w > width[col] ? w : width[col];
 		}
@@ -124,8 +148,9 @@ static void write_table(struct text *t, const struct ct_node *array, int indent)
 	for (size_t col = 0; col < ncols; col++) {
 		const struct ct_node *c = ct_node_child(first, col);
 
-		fprintf(t->out, right_aligned(c) ? "%*s%s" : "%-*s%s", (int)width[col], c->key,
-		        col + 1 < ncols ? "  " : "\n");
+		/* the last column is not padded: no trailing blanks */
+		put_cell(t->out, c->key, col + 1 < ncols || right_aligned(c) ? width[col] : 0,
+		         right_aligned(c), col + 1 < ncols ? "  " : "\n");
 	}
 	for (size_t row = 0; row < shown; row++) {
 		fprintf(t->out, "%*s", indent, "");
@@ -135,13 +160,8 @@ static void write_table(struct text *t, const struct ct_node *array, int indent)
 			const char *text =
 			    v ? ct_format_value(v, t->origin_ns, cell, sizeof(cell)) : "-";
 
-			/* the last column is not padded: no trailing blanks */
-			if (col + 1 == ncols)
-				fprintf(t->out, "%*s\n", right_aligned(c) ? (int)width[col] : 0,
-				        text);
-			else
-				fprintf(t->out, right_aligned(c) ? "%*s  " : "%-*s  ",
-				        (int)width[col], text);
+			put_cell(t->out, text, col + 1 < ncols || right_aligned(c) ? width[col] : 0,
+			         right_aligned(c), col + 1 < ncols ? "  " : "\n");
 		}
 	}
 	write_more(t, array, shown, indent);

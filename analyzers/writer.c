@@ -8,6 +8,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "log.h"
 #include "writer.h"
 
@@ -32,6 +34,69 @@ int ct_writer_done(FILE *out, int failed)
 		return 0;
 	ct_log_error("cannot write the report: %s", strerror(failed ? failed : errno));
 	return -1;
+}
+
+/* Whether C must not reach a terminal as it is (see ct_format_text). */
+static bool is_control(gunichar c)
+{
+	return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
+	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+/*
+ * The character at S in *C and its length in bytes, or 0 when S does not
+ * start with a valid UTF-8 sequence (overlong forms, surrogates and a
+ * sequence cut by the end of the string are not valid).
+ */
+static size_t next_char(const char *s, gunichar *c)
+{
+	size_t n = (size_t)g_utf8_skip[(unsigned char)*s];
+
+	if ((unsigned char)*s < 0x80) {
+		*c = (unsigned char)*s;
+		return 1;
+	}
+	if (n < 2 || strnlen(s, n) < n || !g_utf8_validate(s, (gssize)n, NULL))
+		return 0;
+	*c = g_utf8_get_char(s);
+	return n;
+}
+
+char *ct_format_text(const char *s, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!len)
+		return buf;
+	while (*s) {
+		char escape[16];
+		const char *piece = escape;
+		gunichar c = 0;
+		size_t n = next_char(s, &c), piece_len;
+
+		if (!n) {
+			snprintf(escape, sizeof(escape), "\\x%02x", (unsigned char)*s);
+			n = 1;
+		} else if (c == '\n' || c == '\r' || c == '\t') {
+			snprintf(escape, sizeof(escape), "\\%c",
+			         c == '\n'   ? 'n'
+			         : c == '\r' ? 'r'
+			                     : 't');
+		} else if (is_control(c)) {
+			snprintf(escape, sizeof(escape), c < 0x80 ? "\\x%02x" : "\\u%04x",
+			         (unsigned)c);
+		} else {
+			piece = s;
+		}
+		piece_len = piece == s ? n : strlen(escape);
+		if (used + piece_len >= len)
+			break;
+		memcpy(buf + used, piece, piece_len);
+		used += piece_len;
+		s += n;
+	}
+	buf[used] = '\0';
+	return buf;
 }
 
 static double node_number(const struct ct_node *node)
@@ -133,7 +198,9 @@ char *ct_format_value(const struct ct_node *node, int64_t origin_ns, char *buf, 
 		snprintf(buf, len, "-");
 		return buf;
 	}
-	if (node->type == CT_NODE_STRING || node->type == CT_NODE_BOOL)
+	if (node->type == CT_NODE_STRING)
+		return ct_format_text(node->value.str, buf, len);
+	if (node->type == CT_NODE_BOOL)
 		return ct_format_raw(node, buf, len);
 	switch (node->unit) {
 	case CT_UNIT_BYTES:

@@ -47,11 +47,31 @@ int ct_writer_done(FILE *out, int failed);
 /*
  * A value as text for people, per its unit ("1.50 MiB", "2.31 ms",
  * "37.5 %"); times are shown relative to ORIGIN_NS as seconds when
- * ORIGIN_NS is not INT64_MIN. Returns BUF.
+ * ORIGIN_NS is not INT64_MIN; strings as ct_format_text() makes them safe
+ * for a terminal. Returns BUF.
  */
 char *ct_format_value(const struct ct_node *node, int64_t origin_ns, char *buf, size_t len);
-/* A value as CSV and JSON carry it: raw numbers, "" for null. Returns BUF. */
+/* A value as CSV and JSON carry it: raw numbers, strings as they are, "" for null. Returns BUF. */
 char *ct_format_raw(const struct ct_node *node, char *buf, size_t len);
+
+/*
+ * S, a string that may come from a traced program (a process, kernel or
+ * device name, an NVTX message, a path), as text safe to show on a
+ * terminal: control characters, which could move the cursor, clear the
+ * screen or start a line that looks like the report's own, are escaped
+ * (\n, \r, \t; \xHH for the other C0 characters and DEL; \uHHHH for the
+ * C1 characters, the line and paragraph separators and the bidirectional
+ * embeddings, overrides and isolates), and each byte that is not part of
+ * valid UTF-8 is written \xHH. Other characters are copied. The result is
+ * cut to fit LEN bytes (NUL included), never inside a character or an
+ * escape. Returns BUF.
+ *
+ * Every string from a trace that is printed for people goes through it:
+ * the text writer does so for the report; a program that prints such
+ * strings itself (the record summary, the list of traces) calls it on
+ * each one.
+ */
+char *ct_format_text(const char *s, char *buf, size_t len);
 
 /*
  * The same formats for values held outside a document: bytes ("1.50 MiB"),

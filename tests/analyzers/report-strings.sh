@@ -2,9 +2,16 @@
 # SPDX-License-Identifier: MIT
 #
 # Strings that come from the traced program (process, API, kernel and
-# device names, NVTX messages) through `cudatrace report`: an empty NVTX
-# message pushed after a non-empty one stays empty (make-ctf.py's
-# "strings" trace, which writes them as LTTng does: text sequences).
+# device names, NVTX messages, the host name) through `cudatrace report`,
+# from make-ctf.py's "strings" trace, which writes them as LTTng does (text
+# sequences) with terminal escape sequences, forged lines, bytes that are
+# not UTF-8, quotes and commas in them:
+#   - JSON and CSV are valid UTF-8, and parse (Python's json and csv), the
+#     strings coming back as they were but for the invalid bytes;
+#   - text holds no control character at all but its line ends, and no
+#     line that the program wrote;
+#   - the plots are drawn;
+#   - an empty NVTX message pushed after a non-empty one stays empty.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -21,18 +28,111 @@ report_run csv --format=csv "$trace"
 report_exits csv 0
 report_run text "$trace"
 report_exits text 0
+report_run plot --plot="$report_tmp/plots" "$trace"
+report_exits plot 0
+ok "plot: the memory plot of the process with the hostile names is drawn" \
+	test -s "$report_tmp/plots/memory-4343-dev0.png"
 
-# The leak of the process whose innermost range has an empty message.
-empty_path=$("$report_python" - "$report_tmp/json.out" "$report_tmp/truth.json" <<'EOF'
-import json, sys
-report = json.load(open(sys.argv[1], encoding="utf-8", errors="replace"))
-truth = json.load(open(sys.argv[2]))
-for d in report["memory"]["devices"]:
-    if d["pid"] == truth["empty_pid"]:
-        print(d["leaks"][0]["nvtx_path"])
+# What each format holds, as TAP from Python.
+"$report_python" - "$report_tmp" >"$report_tmp/check.tap" 2>&1 <<'EOF'
+import csv
+import io
+import json
+import sys
+import unicodedata
+
+tmp = sys.argv[1]
+truth = json.load(open(f"{tmp}/truth.json"))
+hostile = truth["hostile"]
+n = 0
+
+
+def check(name, cond, why=""):
+    global n
+    n += 1
+    print(f"{'ok' if cond else 'not ok'} {n} - {name}")
+    if not cond and why:
+        print("# " + str(why)[:400])
+
+
+def utf8(fmt):
+    data = open(f"{tmp}/{fmt}.out", "rb").read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        check(f"{fmt}: valid UTF-8", False, e)
+        return None
+    check(f"{fmt}: valid UTF-8", True)
+    return text
+
+
+# JSON
+text = utf8("json")
+report = None
+try:
+    report = json.loads(text or "")
+    check("json: parses", True)
+except ValueError as e:
+    check("json: parses", False, e)
+if report:
+    procs = {p["pid"]: p for p in report["trace"]["processes"]}
+    check("json: the process name, its invalid byte replaced",
+          procs.get(truth["pid"], {}).get("process") == 'ev\x1b[2Jil,"q\ufffd',
+          procs.get(truth["pid"]))
+    check("json: the host name with its quotes",
+          procs.get(truth["pid"], {}).get("hostname") == 'synthetic, "quoted" h\u00f4te')
+    leaks = {d["pid"]: d["leaks"] for d in report["memory"]["devices"]}
+    leak = leaks.get(truth["pid"], [{}])[0]
+    check("json: the NVTX path keeps the message's quotes, comma, line breaks, escape",
+          leak.get("nvtx_path", "").startswith(hostile["range"] + "/"), leak)
+    check("json: the API name keeps its escape sequence and quotes",
+          leak.get("api") == hostile["api"], leak)
+    check("json: an empty NVTX message stays empty",
+          leaks.get(truth["empty_pid"], [{}])[0].get("nvtx_path") == truth["empty_nvtx_path"],
+          leaks.get(truth["empty_pid"]))
+    devices = report["trace"]["devices"]
+    check("json: the device name", devices and devices[0]["name"].startswith("Sim\b\b\bGPU\t"),
+          devices)
+
+# CSV
+text = utf8("csv")
+tables = {}
+if text is not None:
+    try:
+        name = None
+        for row in csv.reader(io.StringIO(text, newline="")):
+            if row and row[0].startswith("# "):
+                name = row[0][2:]
+                tables[name] = []
+            elif row and name:
+                tables[name].append(row)
+        check("csv: parses", True)
+    except csv.Error as e:
+        check("csv: parses", False, e)
+sites = tables.get("memory.devices.leak_sites", [])
+rows = [dict(zip(sites[0], r)) for r in sites[1:]] if sites else []
+site = [r["site"] for r in rows if r["pid"] == str(truth["pid"])]
+check("csv: a site with commas, quotes and line breaks comes back whole",
+      site and site[0].startswith(hostile["range"] + "/") and site[0].endswith(":" + hostile["api"]),
+      site)
+check("csv: an empty NVTX message stays empty",
+      [r["site"] for r in rows if r["pid"] == str(truth["empty_pid"])] == ["outer/:cudaMalloc"],
+      rows)
+
+# text
+text = utf8("text")
+if text is not None:
+    controls = sorted({f"U+{ord(c):04X}" for c in text
+                       if c != "\n" and (unicodedata.category(c) == "Cc"
+                                         or c in "\u2028\u2029\u202a\u202b\u202c\u202d\u202e"
+                                         "\u2066\u2067\u2068\u2069")})
+    check("text: no control character but the line ends", not controls, controls)
+    check("text: no line forged by a message",
+          not any(line.startswith("FAKE") for line in text.split("\n")))
+    check("text: escape sequences shown escaped",
+          "ev\\x1b[2Jil" in text and "\\x1b]0;pwned\\x07" in text and "\\r\\nFAKE" in text)
+    check("text: an empty NVTX message stays empty", "outer/:cudaMalloc" in text)
+print(f"1..{n}")
 EOF
-)
-is "json: an empty NVTX message stays empty" "$empty_path" "outer/"
-ok "csv: an empty NVTX message stays empty" grep -q "^4444,0,outer/:cudaMalloc," "$report_tmp/csv.out"
-ok "text: an empty NVTX message stays empty" grep -q "outer/:cudaMalloc" "$report_tmp/text.out"
+tap_relay strings "$report_tmp/check.tap"
 tap_done
