@@ -45,17 +45,24 @@ void ct_filter_init(struct ct_filter *filter, const struct ct_options *opts)
 	    !(opts->has_from && opts->from_relative) && !(opts->has_to && opts->to_relative);
 }
 
-void ct_filter_start(struct ct_filter *filter, int64_t first_ns)
+/* FIRST_NS + OFFSET_NS (>= 0), INT64_MAX when beyond the clock. */
+static int64_t after(int64_t first_ns, int64_t offset_ns)
+{
+	return first_ns > 0 && offset_ns > INT64_MAX - first_ns ? INT64_MAX : first_ns + offset_ns;
+}
+
+int ct_filter_start(struct ct_filter *filter, int64_t first_ns)
 {
 	const struct ct_options *opts = filter->opts;
 
 	if (filter->window_resolved)
-		return;
+		return 0;
 	if (opts->has_from && opts->from_relative)
-		filter->from_ns = first_ns + opts->from_ns;
+		filter->from_ns = after(first_ns, opts->from_ns);
 	if (opts->has_to && opts->to_relative)
-		filter->to_ns = first_ns + opts->to_ns;
+		filter->to_ns = after(first_ns, opts->to_ns);
 	filter->window_resolved = true;
+	return filter->from_ns > filter->to_ns ? -1 : 0;
 }
 
 int ct_filter_is_empty(const struct ct_filter *filter)

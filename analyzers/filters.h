@@ -26,8 +26,12 @@ struct ct_filter {
 };
 
 void ct_filter_init(struct ct_filter *filter, const struct ct_options *opts);
-/* Makes relative bounds absolute from the first event's time; called once, by the reader. */
-void ct_filter_start(struct ct_filter *filter, int64_t first_ns);
+/*
+ * Makes relative bounds absolute from the first event's time; called once,
+ * by the reader. 0, or -1 when the window then ends before it starts (an
+ * absolute bound and a relative one: the command line could not tell).
+ */
+int ct_filter_start(struct ct_filter *filter, int64_t first_ns);
 /* The verdict for EV (its process, thread and site already set). */
 enum ct_filter_verdict ct_filter_event(struct ct_filter *filter, const struct ct_context *ctx,
                                        const struct ct_event *ev);

@@ -4,6 +4,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "log.h"
 #include "writer.h"
@@ -32,4 +33,28 @@ void ct_log(enum ct_log_level level, const char *fmt, ...)
 	va_end(ap);
 	/* messages name traces and what is in them: one line, safe for a terminal */
 	log_handler(level, ct_format_text(raw, message, sizeof(message)), log_data);
+}
+
+/* The length of the longest start of S of at most N bytes that ends between characters. */
+static size_t whole_chars(const char *s, size_t n)
+{
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+const char *ct_shown_path(const char *path, char *buf, size_t len)
+{
+	size_t n = strlen(path), half = len > 8 ? (len - 4) / 2 : 0, head, tail;
+
+	if (n < len || !half) {
+		snprintf(buf, len, "%s", path);
+		return buf;
+	}
+	head = whole_chars(path, half - 1);
+	tail = n - half + 1;
+	while (tail < n && ((unsigned char)path[tail] & 0xc0) == 0x80)
+		tail++;
+	snprintf(buf, len, "%.*s...%s", (int)head, path, path + tail);
+	return buf;
 }

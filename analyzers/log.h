@@ -17,6 +17,8 @@
 #ifndef CUDATRACE_ANALYZERS_LOG_H
 #define CUDATRACE_ANALYZERS_LOG_H
 
+#include <stddef.h>
+
 enum ct_log_level {
 	CT_LOG_WARNING,
 	CT_LOG_ERROR,
@@ -32,6 +34,16 @@ typedef void (*ct_log_handler)(enum ct_log_level level, const char *message, voi
 void ct_log_set_handler(ct_log_handler handler, void *data);
 
 void ct_log(enum ct_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The size of a buffer for ct_shown_path(). */
+#define CT_SHOWN_PATH_MAX 256
+
+/*
+ * PATH as messages show it, in BUF (LEN bytes): whole when it fits, else
+ * its beginning and its end around "...", so that a message about a very
+ * long path still says what happened to it. Returns BUF.
+ */
+const char *ct_shown_path(const char *path, char *buf, size_t len);
 
 #define ct_log_warning(...) ct_log(CT_LOG_WARNING, __VA_ARGS__)
 #define ct_log_error(...)   ct_log(CT_LOG_ERROR, __VA_ARGS__)

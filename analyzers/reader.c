@@ -12,6 +12,7 @@
  *
  * Types nobody wants are counted, not decoded.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -249,7 +250,12 @@ void ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 	ev->seq = ++r->seq;
 	if (!r->started) {
 		r->started = true;
-		ct_filter_start(&r->filter, ev->time_ns);
+		if (ct_filter_start(&r->filter, ev->time_ns) < 0)
+			set_fatal(r, CT_READER_INPUT_ERROR,
+			          "the window ends before it starts: --from is at %" PRId64
+			          " ns and --to at %" PRId64 " ns on the trace clock (its first "
+			          "event is at %" PRId64 " ns)",
+			          r->filter.from_ns, r->filter.to_ns, ev->time_ns);
 	}
 	note_time(r, ev->time_ns);
 	r->stats.events++;

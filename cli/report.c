@@ -105,41 +105,82 @@ static int parse_long(const char *text, long min, long max, long *value)
 	return errno || end == text || *end || *value < min || *value > max ? -1 : 0;
 }
 
-/* TIME: an absolute ns count, or +N[unit] from the first event. */
+/*
+ * TIME: an absolute ns count (digits only), or +N[unit] from the first
+ * event, N digits with at most one decimal point. strtod alone would take
+ * "nan", "inf", "0x1p3", blanks and signs; those are not times. -1 when
+ * TEXT is not a time, -2 when it is one too large for the trace clock.
+ */
 static int parse_time(const char *text, int64_t *ns, bool *relative)
 {
 	static const struct {
 		const char *suffix;
 		double scale;
 	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 } };
-	char *end;
+	const char *number = text;
+	size_t digits = 0, len;
 	double value;
 
 	*relative = text[0] == '+';
+	if (*relative)
+		number++;
+	len = strspn(number, "0123456789.");
+	for (size_t i = 0; i < len; i++)
+		digits += number[i] != '.';
+	if (!digits || len - digits > 1)
+		return -1;
 	if (!*relative) {
-		long long abs_ns;
+		unsigned long long abs_ns;
 
-		errno = 0;
-		abs_ns = strtoll(text, &end, 10);
-		if (errno || end == text || *end || abs_ns < 0)
+		if (number[len] || len != digits)
 			return -1;
-		*ns = abs_ns;
+		errno = 0;
+		abs_ns = strtoull(number, NULL, 10);
+		if (errno || abs_ns > INT64_MAX)
+			return -2;
+		*ns = (int64_t)abs_ns;
 		return 0;
 	}
-	errno = 0;
-	value = strtod(text + 1, &end);
-	if (errno || end == text + 1 || value < 0)
-		return -1;
+	value = strtod(number, NULL);
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].suffix)) {
+		if (!strcmp(number + len, units[i].suffix)) {
 			double scaled = value * units[i].scale;
 
-			if (scaled > 9.2e18)
-				return -1;
+			/* 2^63 ns is about 9.22e18 */
+			if (!(scaled < 9.2e18))
+				return -2;
 			*ns = (int64_t)scaled;
 			return 0;
 		}
 	return -1;
+}
+
+/* One --from or --to. 0, or EXIT_USAGE after a message naming it. */
+static int time_option(const char *name, const char *arg, bool *has, int64_t *ns, bool *relative)
+{
+	int ret = parse_time(arg, ns, relative);
+
+	*has = true;
+	if (ret == -2)
+		return usage_error("--%s=%s: too far (at most 9200000000000000000 ns, 292 years)",
+		                   name, arg);
+	if (ret < 0)
+		return usage_error("--%s=%s is not a time: nanoseconds on the trace clock, or "
+		                   "+N[ns|us|ms|s] from the first event (e.g. +1.5s)",
+		                   name, arg);
+	return 0;
+}
+
+/* " memory fragmentation ...": the analyses' names, for messages. */
+static const char *analysis_names(void)
+{
+	static char names[256];
+
+	if (!names[0])
+		for (size_t i = 0; ct_analyses[i]; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), " %s",
+			         ct_analyses[i]->name);
+	return names;
 }
 
 static int add_filter(const char *what, size_t *count, const char *arg)
@@ -148,6 +189,32 @@ static int add_filter(const char *what, size_t *count, const char *arg)
 		return usage_error("too many %s filters", what);
 	(*count)++;
 	return 0;
+}
+
+/*
+ * LIST of --analysis: names of analyses, comma-separated, none empty. 0,
+ * or EXIT_USAGE after a message naming what is wrong.
+ */
+static int check_analyses(const char *list)
+{
+	const char *name = list;
+
+	if (!*list)
+		return usage_error("%s", "--analysis needs at least one analysis");
+	for (;;) {
+		size_t n = strcspn(name, ",");
+		char one[64];
+
+		if (!n)
+			return usage_error("--analysis=%s: an empty name in the list", list);
+		snprintf(one, sizeof(one), "%.*s", (int)n, name);
+		if (n >= sizeof(one) || !ct_analysis_find(one))
+			return usage_error("unknown analysis '%.*s' (one of:%s)", (int)n, name,
+			                   analysis_names());
+		if (!name[n])
+			return 0;
+		name += n + 1;
+	}
 }
 
 enum { OPT_FROM = 256, OPT_TO, OPT_NVTX, OPT_LIVE /* --live: record's issue */, OPT_PLOT };
@@ -183,7 +250,7 @@ static int parse_option(struct report_args *a, int c, const char *arg)
 		           : usage_error("unknown format '%s' (text, csv, json)", arg);
 	case 'o':
 		a->output = arg;
-		return 0;
+		return *arg ? 0 : usage_error("%s", "--output needs a file name");
 	case 'p':
 		if (parse_long(arg, 0, LONG_MAX, &value) < 0)
 			return usage_error("'%s' is not a process id", arg);
@@ -204,21 +271,15 @@ static int parse_option(struct report_args *a, int c, const char *arg)
 		o->devices[o->device_count - 1] = (uint8_t)value;
 		return 0;
 	case OPT_FROM:
-		o->has_from = true;
-		return parse_time(arg, &o->from_ns, &o->from_relative) < 0
-		           ? usage_error("'%s' is not a time (ns, or +N[ns|us|ms|s])", arg)
-		           : 0;
+		return time_option("from", arg, &o->has_from, &o->from_ns, &o->from_relative);
 	case OPT_TO:
-		o->has_to = true;
-		return parse_time(arg, &o->to_ns, &o->to_relative) < 0
-		           ? usage_error("'%s' is not a time (ns, or +N[ns|us|ms|s])", arg)
-		           : 0;
+		return time_option("to", arg, &o->has_to, &o->to_ns, &o->to_relative);
 	case OPT_NVTX:
 		o->nvtx_range = arg;
 		return 0;
 	case 'a':
 		a->analyses = arg;
-		return 0;
+		return check_analyses(arg);
 	case 'n':
 		if (parse_long(arg, 0, 1000000000, &value) < 0)
 			return usage_error("'%s' is not a row count", arg);
@@ -234,7 +295,7 @@ static int parse_option(struct report_args *a, int c, const char *arg)
 		return 0;
 	case OPT_PLOT:
 		a->plot_dir = arg;
-		return 0;
+		return *arg ? 0 : usage_error("%s", "--plot needs a directory");
 	case 'h':
 		return -1;
 	default:
@@ -245,6 +306,7 @@ static int parse_option(struct report_args *a, int c, const char *arg)
 /* Parses argv. 0, -1 for --help, or EXIT_USAGE. */
 static int parse_args(struct report_args *a, int argc, char **argv)
 {
+	const char *from_arg = NULL, *to_arg = NULL;
 	int c;
 
 	ct_options_init(&a->opts);
@@ -259,15 +321,27 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		if (c == ':')
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		if (c == OPT_FROM)
+			from_arg = optarg;
+		else if (c == OPT_TO)
+			to_arg = optarg;
 		ret = parse_option(a, c, optarg);
 		if (ret)
 			return ret;
 	}
+	/* a window of both kinds is checked by the reader, once it knows the first event */
 	if (a->opts.has_from && a->opts.has_to && a->opts.from_relative == a->opts.to_relative &&
 	    a->opts.from_ns > a->opts.to_ns)
-		return usage_error("%s", "--from is after --to");
+		return usage_error("the window ends before it starts: --from=%s is after --to=%s",
+		                   from_arg, to_arg);
 	a->paths = argv + optind;
 	a->path_count = (size_t)(argc - optind);
+	for (size_t i = 0; i < a->path_count; i++)
+		if (strlen(a->paths[i]) >= PATH_MAX)
+			return usage_error(
+			    "'%.60s...%s' is too long for a path (%zu bytes, at most %d)",
+			    a->paths[i], a->paths[i] + strlen(a->paths[i]) - 60,
+			    strlen(a->paths[i]), PATH_MAX - 1);
 	/* --live (record's issue): the URL is the only input. */
 	if (a->live_url && a->path_count)
 		return usage_error("%s",
@@ -308,12 +382,15 @@ static int add_analyses(struct ct_reader *reader, const char *list)
 		fprintf(stderr, "cudatrace report: out of memory\n");
 		return 1;
 	}
+	/* check_analyses() made sure each name is one; one named twice is added once */
 	for (name = strtok_r(copy, ",", &save); name && !ret; name = strtok_r(NULL, ",", &save)) {
 		const struct ct_analysis_class *cls = ct_analysis_find(name);
+		bool seen = false;
 
-		if (!cls)
-			ret = usage_error("unknown analysis '%s'", name);
-		else if (ct_reader_add(reader, cls) < 0)
+		for (const char *p = list; p < list + (name - copy) && !seen;
+		     p += strcspn(p, ",") + 1)
+			seen = strcspn(p, ",") == strlen(name) && !strncmp(p, name, strlen(name));
+		if (!seen && ct_reader_add(reader, cls) < 0)
 			ret = reader_error(reader);
 	}
 	free(copy);

@@ -39,16 +39,56 @@ report_run bad-time --from=yesterday "$report_tmp"
 report_exits bad-time 2
 report_says bad-time "not a time"
 
+# what strtod would take, and is not a time
+for time in +nan +inf nan -5 +-1s +0x10s +1e3s " +5" "+1.5.2s" "+" "+s" "5ms"; do
+	tag=time-$(printf '%s' "$time" | tr -c 'a-z0-9.' '_')
+	report_run "$tag" --from="$time" "$report_tmp"
+	report_exits "$tag" 2
+	report_says "$tag" "from=$time is not a time"
+done
+report_run time-too-far --to=+10000000000s "$report_tmp"
+report_exits time-too-far 2
+report_says time-too-far "to=+10000000000s: too far"
+report_run time-beyond-clock --from=99999999999999999999 "$report_tmp"
+report_exits time-beyond-clock 2
+report_says time-beyond-clock "too far"
+
 report_run bad-window --from=+2s --to=+1s "$report_tmp"
 report_exits bad-window 2
-report_says bad-window "is after"
+report_says bad-window "from=+2s is after --to=+1s"
 
 report_run bad-analysis --analysis=memory,astrology "$report_tmp"
 report_exits bad-analysis 2
 report_says bad-analysis "unknown analysis 'astrology'"
 
+report_run no-analysis --analysis= "$report_tmp"
+report_exits no-analysis 2
+report_says no-analysis "needs at least one analysis"
+
+report_run empty-analysis --analysis=memory, "$report_tmp"
+report_exits empty-analysis 2
+report_says empty-analysis "analysis=memory,: an empty name"
+
+report_run empty-output --output= "$report_tmp"
+report_exits empty-output 2
+report_says empty-output "output needs a file name"
+
+report_run empty-plot --plot= "$report_tmp"
+report_exits empty-plot 2
+report_says empty-plot "plot needs a directory"
+
 report_run missing-value --format
 report_exits missing-value 2
+
+# a path longer than a path may be, and one longer than a message: named all the same
+long=$("$report_python" -c 'print("/nowhere/" + "x" * 5000)')
+report_run long-path "$long"
+report_exits long-path 2
+report_says long-path "/nowhere/xxx.*xxx' is too long for a path"
+long=$("$report_python" -c 'print("/nowhere/" + "/".join(["y" * 200] * 12))')
+report_run long-missing "$long"
+report_exits long-missing 2
+report_says long-missing "cannot open '/nowhere/yyy.*yyy': No such file or directory"
 
 # --- input that is not a trace
 report_run missing "$report_tmp/nowhere"
@@ -64,6 +104,35 @@ mkdir "$report_tmp/empty"
 report_run empty-dir "$report_tmp/empty"
 report_exits empty-dir 2
 report_says empty-dir "no trace in"
+
+# a trace nested deeper than the search goes
+deep="$report_tmp/deep/1/2/3/4/5/6/7/8/9/10/11/12/13"
+mkdir -p "$deep" && ctf basic "$deep/trace"
+report_run too-deep "$report_tmp/deep"
+report_exits too-deep 2
+report_says too-deep "no trace in '.*/deep' within 12 directory levels"
+report_run deep-trace "$deep/trace"
+report_exits deep-trace 0
+
+# a trace named twice, or found twice, is read once
+events() { # TAG
+	"$report_python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["trace"]["events"])' \
+		"$report_tmp/$1.out" 2>/dev/null
+}
+report_run once --format=json "$deep/trace"
+report_run named-twice --format=json "$deep/trace" "$deep/trace"
+report_exits named-twice 0
+report_says named-twice "is named twice: it is read once"
+is "named twice: its events count once" "$(events named-twice)" "$(events once)"
+report_run found-twice --format=json "$report_tmp/deep/1/2/3/4/5/6/7/8/9/10/11" "$deep/trace"
+report_exits found-twice 0
+report_says found-twice "is named twice: it is read once"
+is "found twice: its events count once" "$(events found-twice)" "$(events once)"
+ln -s "$deep/trace" "$report_tmp/link"
+report_run linked-twice --format=json "$deep" "$report_tmp/link"
+report_exits linked-twice 0
+report_says linked-twice "'.*/link' is the same trace as '.*/13/trace'"
+is "linked twice: its events count once" "$(events linked-twice)" "$(events once)"
 
 mkdir "$report_tmp/garbage"
 head -c 3000 /dev/urandom >"$report_tmp/garbage/metadata"

@@ -106,7 +106,9 @@ is "--from/--to: the allocation before the window counts as live, not as allocat
 	"$(field window "d['memory']['devices'][0]['allocations']")" 5
 report_run device --format=json --device=1 "$trace"
 is "--device=1: nothing on device 0" "$(field device "len(d['memory']['devices'])")" 0
-report_run several --format=json "$trace" "$trace"
+# two traces (a copy of the first: the same trace named twice is read once)
+cp -r "$trace" "$report_tmp/second"
+report_run several --format=json "$trace" "$report_tmp/second"
 report_exits several 0
 is "two traces: both read" "$(field several "d['trace']['events']")" \
 	"$(field json "d['trace']['events'] * 2")"
