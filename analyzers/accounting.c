@@ -32,6 +32,7 @@
 
 #include "accounting.h"
 #include "assert.h"
+#include "saturate.h"
 
 _Static_assert(CT_ACCT_KINDS <= UINT8_MAX, "memory kinds are kept in 8 bits");
 
@@ -142,7 +143,7 @@ enum ct_acct_space ct_acct_space_of(unsigned kind)
 /* The bytes A counts for: a mapping is not memory of its own. */
 static int64_t bytes_of(const struct ct_acct_alloc *a)
 {
-	return a->kind == CT_MEM_VMM_MAP ? 0 : (int64_t)a->size;
+	return a->kind == CT_MEM_VMM_MAP ? 0 : ct_sat_i64(a->size);
 }
 
 static guint alloc_hash(gconstpointer key)
@@ -249,9 +250,9 @@ static void note_released(struct ct_acct *acct, const struct ct_acct_alloc *a,
 /* A, now live, is counted in DEV's bytes. */
 static void add_bytes(struct ct_acct_device *dev, const struct ct_acct_alloc *a)
 {
-	dev->live[a->kind] += bytes_of(a);
+	dev->live[a->kind] = ct_sat_add(dev->live[a->kind], bytes_of(a));
 	if (ct_mem_kind_on_device(a->kind))
-		dev->on_device += bytes_of(a);
+		dev->on_device = ct_sat_add(dev->on_device, bytes_of(a));
 }
 
 /* Puts A (owned by the caller) in the table and in its device's bytes. */
@@ -272,9 +273,9 @@ static void insert(struct ct_acct *acct, struct ct_acct_device *dev, struct ct_a
 static void release(struct ct_acct *acct, struct ct_acct_device *dev, struct ct_acct_alloc *a,
                     const struct ct_event *ev)
 {
-	dev->live[a->kind] -= bytes_of(a);
+	dev->live[a->kind] = ct_bytes_sub(dev->live[a->kind], (uint64_t)bytes_of(a));
 	if (ct_mem_kind_on_device(a->kind))
-		dev->on_device -= bytes_of(a);
+		dev->on_device = ct_bytes_sub(dev->on_device, (uint64_t)bytes_of(a));
 	/* only what was added is taken away */
 	CT_ASSERT_DBG(dev->live[a->kind] >= 0 && dev->on_device >= 0);
 	if (acct->hooks.removed)
@@ -348,17 +349,17 @@ static void reveal(struct ct_acct *acct, struct ct_acct_device *dev, struct ct_a
 	if (kind == CT_MEM_VMM_MAP)
 		return;
 	dev->before_window_count++;
-	dev->before_window[kind] += bytes;
+	dev->before_window[kind] = ct_sat_add(dev->before_window[kind], bytes);
 	if (ev->before_window)
 		return;
 	/* the maxima over the window so far rise by its bytes */
-	dev->kind_peak[kind] += bytes;
+	dev->kind_peak[kind] = ct_sat_add(dev->kind_peak[kind], bytes);
 	if (dev->live[kind] > dev->kind_peak[kind])
 		dev->kind_peak[kind] = dev->live[kind];
 	if (ct_mem_kind_on_device(kind)) {
 		if (dev->has_peak) {
-			dev->peak_bytes += bytes;
-			dev->peak_kinds[kind] += bytes;
+			dev->peak_bytes = ct_sat_add(dev->peak_bytes, bytes);
+			dev->peak_kinds[kind] = ct_sat_add(dev->peak_kinds[kind], bytes);
 		} else {
 			/* the first peak: the window's start, where all of those were live */
 			dev->has_peak = true;
@@ -451,7 +452,7 @@ static bool merge_dumped(struct ct_acct *acct, struct ct_acct_device *dev,
 		acct->hooks.added(acct->data, dev, old, ev);
 	if (!ev->before_window && old->kind != CT_MEM_VMM_MAP) {
 		dev->allocations++;
-		dev->bytes_allocated += old->size;
+		dev->bytes_allocated = ct_sat_add_u64(dev->bytes_allocated, old->size);
 	}
 	return true;
 }
@@ -477,7 +478,7 @@ static void on_alloc(struct ct_acct *acct, const struct ct_event *ev)
 	if (ev->before_window || kind == CT_MEM_VMM_MAP)
 		return;
 	dev->allocations++;
-	dev->bytes_allocated += e->size;
+	dev->bytes_allocated = ct_sat_add_u64(dev->bytes_allocated, e->size);
 	check_peaks(acct, dev, a, ev);
 	changed(acct, dev, ev);
 }
@@ -556,7 +557,7 @@ static void on_reclaim(struct ct_acct *acct, const struct ct_event *ev)
 	a->end_api = e->api;
 	if (!ev->before_window) {
 		dev->reclaimed_count++;
-		dev->reclaimed_bytes += a->size;
+		dev->reclaimed_bytes = ct_sat_add_u64(dev->reclaimed_bytes, a->size);
 	}
 	if (dev->reclaimed && !ev->before_window)
 		g_ptr_array_add(dev->reclaimed, a);
@@ -988,7 +989,7 @@ int64_t ct_acct_before_window_on_device(const struct ct_acct_device *dev)
 
 	for (unsigned k = 0; k < CT_ACCT_KINDS; k++)
 		if (ct_mem_kind_on_device(k))
-			bytes += dev->before_window[k];
+			bytes = ct_sat_add(bytes, dev->before_window[k]);
 	return bytes;
 }
 

@@ -16,6 +16,7 @@
 #include "analysis.h"
 #include "assert.h"
 #include "memory.h"
+#include "saturate.h"
 #include "series.h"
 
 /* One (process, device): the accountant's state, and live bytes over time. */
@@ -77,7 +78,10 @@ static struct range_stat *range_stat_of(struct memory *m, struct ct_process *pro
 static void range_hold(struct memory *m, struct ct_process *process, uint32_t path, int64_t delta)
 {
 	for (; path != CT_PATH_NONE; path = ct_path_parent(m->ctx, path)) {
-		range_stat_of(m, process, path)->held += delta;
+		int64_t *held = &range_stat_of(m, process, path)->held;
+
+		*held = delta >= 0 ? ct_bytes_add(*held, (uint64_t)delta)
+		                   : ct_bytes_sub(*held, (uint64_t)-delta);
 	}
 }
 
@@ -102,7 +106,7 @@ static void hook_added(void *data, struct ct_acct_device *dev, const struct ct_a
 
 	/* a mapping is not memory of its own: vmm_physical carries the bytes */
 	if (a->kind != CT_MEM_VMM_MAP)
-		range_hold(m, dev->process, a->path, (int64_t)a->size);
+		range_hold(m, dev->process, a->path, ct_sat_i64(a->size));
 }
 
 static void hook_removed(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
@@ -111,7 +115,7 @@ static void hook_removed(void *data, struct ct_acct_device *dev, const struct ct
 	struct memory *m = data;
 
 	if (a->kind != CT_MEM_VMM_MAP)
-		range_hold(m, dev->process, a->path, -(int64_t)a->size);
+		range_hold(m, dev->process, a->path, -ct_sat_i64(a->size));
 }
 
 static void hook_changed(void *data, struct ct_acct_device *dev, const struct ct_event *ev)
@@ -131,7 +135,7 @@ static void hook_revealed(void *data, struct ct_acct_device *dev, const struct c
 
 	/* made before the window: live at every moment the series has */
 	if (ct_mem_kind_on_device(a->kind))
-		ct_series_shift(&md->series, (int64_t)a->size);
+		ct_series_shift(&md->series, ct_sat_i64(a->size));
 }
 
 static void hook_device_release(void *data, struct ct_acct_device *dev)
@@ -305,7 +309,7 @@ static GArray *leak_sites(struct memory *m, const GPtrArray *leaks)
 		}
 		s = &g_array_index(sites, struct ct_memory_leak_site, at - 1);
 		s->count++;
-		s->bytes += a->size;
+		s->bytes = ct_sat_add_u64(s->bytes, a->size);
 	}
 	g_hash_table_destroy(index);
 	g_array_sort(sites, by_bytes);
@@ -464,8 +468,9 @@ static void add_device(struct memory *m, const struct mem_device *mem)
 	d.peak_allocations = alloc_list(m, g.peak, md->peak_ns);
 	d.leak_count = g.leaks->len;
 	for (guint i = 0; i < g.leaks->len; i++)
-		d.leaked_bytes +=
-		    ((const struct ct_acct_alloc *)g_ptr_array_index(g.leaks, i))->size;
+		d.leaked_bytes = ct_sat_add_u64(
+		    d.leaked_bytes,
+		    ((const struct ct_acct_alloc *)g_ptr_array_index(g.leaks, i))->size);
 	/* the end of a process is its last event (a killed one has no exit) */
 	d.leaks = alloc_list(m, g.leaks, md->process->events ? md->process->last_ns : m->end_ns);
 	d.leak_sites = leak_sites(m, g.leaks);

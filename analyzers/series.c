@@ -3,6 +3,7 @@
  * series.c - bounded time series by bucket merging (see series.h).
  */
 #include "assert.h"
+#include "saturate.h"
 #include "series.h"
 
 void ct_series_init(struct ct_series *series, size_t capacity)
@@ -105,8 +106,8 @@ void ct_series_shift(struct ct_series *series, int64_t delta)
 	for (guint i = 0; series->points && i < series->points->len; i++) {
 		struct ct_series_point *p = point_at(series, i);
 
-		p->min += delta;
-		p->max += delta;
-		p->last += delta;
+		p->min = ct_sat_add(p->min, delta);
+		p->max = ct_sat_add(p->max, delta);
+		p->last = ct_sat_add(p->last, delta);
 	}
 }
