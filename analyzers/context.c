@@ -13,6 +13,7 @@
 
 #include "assert.h"
 #include "context.h"
+#include "saturate.h"
 
 _Static_assert(sizeof(((struct ct_process *)0)->devices) == 256 * sizeof(struct ct_device *),
                "devices are indexed by their 8-bit ordinal");
@@ -250,8 +251,8 @@ void ct_context_note_loss(struct ct_context *ctx, int64_t time_ns, uint64_t even
 {
 	if (!events && !packets)
 		return;
-	ctx->losses.events += events;
-	ctx->losses.packets += packets;
+	ctx->losses.events = ct_sat_add_u64(ctx->losses.events, events);
+	ctx->losses.packets = ct_sat_add_u64(ctx->losses.packets, packets);
 	if (time_ns < ctx->losses.first_ns)
 		ctx->losses.first_ns = time_ns;
 }

@@ -258,6 +258,67 @@ static const char *text_value(const struct ct_event_class_info *info, uint8_t n,
 	return bt_field_integer_unsigned_get_value(length) ? bt_field_string_get_value(f) : "";
 }
 
+/*
+ * Values no trace can mean, read as unknown. A GPU time (ns on
+ * CLOCK_MONOTONIC) beyond 2^63 - 1 is not one: it reads as 0, which CUPTI
+ * writes when it could not time the work, so that the analyses can take
+ * GPU times as int64_t.
+ */
+static void gpu_time(uint64_t *ns)
+{
+	if (*ns > (uint64_t)INT64_MAX)
+		*ns = 0;
+}
+
+static void unknown_values(struct ct_event *ev)
+{
+	switch (ev->type) {
+	case CT_EV_GPU_KERNEL:
+		gpu_time(&ev->u.gpu_kernel.start);
+		gpu_time(&ev->u.gpu_kernel.end);
+		break;
+	case CT_EV_GPU_MEMCPY:
+		gpu_time(&ev->u.gpu_memcpy.start);
+		gpu_time(&ev->u.gpu_memcpy.end);
+		break;
+	case CT_EV_GPU_MEMSET:
+		gpu_time(&ev->u.gpu_memset.start);
+		gpu_time(&ev->u.gpu_memset.end);
+		break;
+	case CT_EV_GPU_SYNC:
+		gpu_time(&ev->u.gpu_sync.start);
+		gpu_time(&ev->u.gpu_sync.end);
+		break;
+	case CT_EV_GPU_OVERHEAD:
+		gpu_time(&ev->u.gpu_overhead.start);
+		gpu_time(&ev->u.gpu_overhead.end);
+		break;
+	case CT_EV_GPU_MEMORY:
+		gpu_time(&ev->u.gpu_memory.timestamp);
+		break;
+	case CT_EV_GPU_MEMORY_POOL:
+		gpu_time(&ev->u.gpu_memory_pool.timestamp);
+		break;
+	/* NVML readings that contradict each other read as none (0, as when unknown) */
+	case CT_EV_NVML_SAMPLE:
+		if (ev->u.nvml_sample.free > ev->u.nvml_sample.total ||
+		    ev->u.nvml_sample.used > ev->u.nvml_sample.total) {
+			ev->u.nvml_sample.free = 0;
+			ev->u.nvml_sample.used = 0;
+			ev->u.nvml_sample.total = 0;
+		}
+		break;
+	case CT_EV_MEM_ALLOC_FAILED:
+		if (ev->u.mem_alloc_failed.free > ev->u.mem_alloc_failed.total) {
+			ev->u.mem_alloc_failed.free = 0;
+			ev->u.mem_alloc_failed.total = 0;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *event,
                         struct ct_event *ev)
 {
@@ -287,6 +348,7 @@ void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *
 			break;
 		}
 	}
+	unknown_values(ev);
 }
 
 static int64_t context_int(const bt_field *context, int64_t index, bool is_signed)
@@ -340,23 +402,28 @@ struct ct_thread *ct_decoder_thread(struct ct_decoder *d, const struct ct_event_
 	return d->last_thread;
 }
 
+int64_t ct_clock_ns(uint64_t cycles, uint64_t frequency)
+{
+	unsigned __int128 ns;
+
+	if (!frequency)
+		return INT64_MIN;
+	/* 128 bits: any clock value at any frequency, without overflow */
+	ns = (unsigned __int128)cycles * UINT64_C(1000000000) / frequency;
+	return ns > INT64_MAX ? INT64_MIN : (int64_t)ns;
+}
+
 int64_t ct_decoder_time(struct ct_decoder *d, const struct ct_event_class_info *info,
                         const bt_message *msg)
 {
-	const bt_clock_snapshot *cs;
-	uint64_t cycles, ns;
+	int64_t ns;
 
 	if (!info->frequency)
 		return d->last_time;
-	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
-	cycles = bt_clock_snapshot_get_value(cs);
-	if (info->frequency == UINT64_C(1000000000))
-		ns = cycles;
-	else
-		ns = cycles / info->frequency * UINT64_C(1000000000) +
-		     cycles % info->frequency * UINT64_C(1000000000) / info->frequency;
-	if (ns > INT64_MAX)
-		return d->last_time;
-	d->last_time = (int64_t)ns;
+	ns = ct_clock_ns(
+	    bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg)),
+	    info->frequency);
+	if (ns != INT64_MIN)
+		d->last_time = ns;
 	return d->last_time;
 }

@@ -81,6 +81,12 @@ void ct_decoder_init(struct ct_decoder *decoder, struct ct_context *ctx);
 int64_t ct_decoder_time(struct ct_decoder *decoder, const struct ct_event_class_info *info,
                         const bt_message *msg);
 
+/*
+ * CYCLES of a clock of FREQUENCY Hz in ns, computed without overflow;
+ * INT64_MIN when the frequency is 0 or the result beyond INT64_MAX.
+ */
+int64_t ct_clock_ns(uint64_t cycles, uint64_t frequency);
+
 /* The process of an event with common context CONTEXT, created on first sight. */
 struct ct_process *ct_decoder_process(struct ct_decoder *decoder,
                                       const struct ct_event_class_info *info,

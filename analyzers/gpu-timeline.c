@@ -13,6 +13,7 @@
 
 #include "assert.h"
 #include "gpu-timeline.h"
+#include "saturate.h"
 
 /* Entries left behind the head before they are dropped. */
 #define DROP_MIN 256u
@@ -69,7 +70,8 @@ static void series_add(struct ct_busy_series *s, int64_t start, int64_t end)
 	for (int64_t k = first; k <= last; k++) {
 		int64_t bucket_start = s->origin_ns + k * s->width_ns;
 		int64_t from = start > bucket_start ? start : bucket_start;
-		int64_t to = end < bucket_start + s->width_ns ? end : bucket_start + s->width_ns;
+		int64_t bucket_end = ct_sat_add(bucket_start, s->width_ns);
+		int64_t to = end < bucket_end ? end : bucket_end;
 
 		*bucket(s, (guint)k) += to - from;
 	}
@@ -278,12 +280,13 @@ void ct_gpu_timeline_add(struct ct_gpu_timeline *tl, int64_t start, int64_t end)
 		return;
 	if (!tl->intervals || start > tl->newest_start)
 		tl->newest_start = start;
-	else if (2 * (tl->newest_start - start) > tl->window_ns)
-		tl->window_ns = 2 * (tl->newest_start - start);
+	else if (ct_sat_mul(2, tl->newest_start - start) > tl->window_ns)
+		tl->window_ns = ct_sat_mul(2, tl->newest_start - start);
 	tl->intervals++;
 	waiting_push(tl, start, end);
 	while (waiting_count(tl) > CT_GPU_REORDER_MAX ||
-	       (waiting_count(tl) && waiting_at(tl, 0)->start < tl->newest_start - tl->window_ns))
+	       (waiting_count(tl) &&
+	        waiting_at(tl, 0)->start < ct_sat_sub(tl->newest_start, tl->window_ns)))
 		merge_earliest(tl);
 }
 

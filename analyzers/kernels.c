@@ -26,6 +26,7 @@
 #include "assert.h"
 #include "corr-map.h"
 #include "gpu-activity.h"
+#include "saturate.h"
 #include "stats.h"
 
 /* Distinct launch configurations counted per kernel; more are only counted. */
@@ -324,7 +325,7 @@ static void write_kernels(const struct kernels *k, struct ct_doc *doc)
 	size_t shown;
 
 	for (guint r = 0; r < k->rows->len; r++)
-		total_ns += row_at(k, r)->gpu.sum;
+		total_ns = ct_sat_add(total_ns, row_at(k, r)->gpu.sum);
 	shown = k->rows->len < k->opts->max_rows ? k->rows->len : k->opts->max_rows;
 	if (shown)
 		demangler_open(&demangler);

@@ -31,6 +31,7 @@
 #include "filters.h"
 #include "gpu-activity.h"
 #include "reader.h"
+#include "saturate.h"
 #include "trace-graph.h"
 #include "trace-section.h"
 #include "writer.h"
@@ -264,7 +265,8 @@ void ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 		return;
 	}
 	if (ev->type == CT_EV_ACTIVITY_DROPPED)
-		r->stats.dropped_records += ev->u.activity_dropped.count;
+		r->stats.dropped_records =
+		    ct_sat_add_u64(r->stats.dropped_records, ev->u.activity_dropped.count);
 	else if (ev->type == CT_EV_TRACER_INFO)
 		check_tracer_version(r, ev);
 	if (r->filtering) {
@@ -359,24 +361,17 @@ static void handle_event(struct ct_reader *r, const bt_message *msg)
 
 void ct_reader_note_loss(struct ct_reader *r, int64_t time_ns, uint64_t events, uint64_t packets)
 {
-	r->stats.discarded_events += events;
-	r->stats.discarded_packets += packets;
+	r->stats.discarded_events = ct_sat_add_u64(r->stats.discarded_events, events);
+	r->stats.discarded_packets = ct_sat_add_u64(r->stats.discarded_packets, packets);
 	ct_context_note_loss(r->ctx, time_ns, events, packets);
 }
 
 /* CS in ns on the trace clock, as event times are (ct_decoder_time); INT64_MIN if unknown. */
 static int64_t snapshot_ns(const bt_clock_snapshot *cs)
 {
-	uint64_t cycles = bt_clock_snapshot_get_value(cs);
-	uint64_t frequency =
-	    bt_clock_class_get_frequency(bt_clock_snapshot_borrow_clock_class_const(cs));
-	uint64_t ns;
-
-	if (!frequency)
-		return INT64_MIN;
-	ns = cycles / frequency * UINT64_C(1000000000) +
-	     cycles % frequency * UINT64_C(1000000000) / frequency;
-	return ns > INT64_MAX ? INT64_MIN : (int64_t)ns;
+	return ct_clock_ns(
+	    bt_clock_snapshot_get_value(cs),
+	    bt_clock_class_get_frequency(bt_clock_snapshot_borrow_clock_class_const(cs)));
 }
 
 /* When the loss MSG reports began; INT64_MIN when its stream gives no time. */

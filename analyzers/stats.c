@@ -10,6 +10,7 @@
 
 #include "assert.h"
 #include "stats.h"
+#include "saturate.h"
 
 /*
  * The bucket of MAGNITUDE (>= 1): its highest set bit E and the
@@ -111,7 +112,7 @@ void ct_stat_add(struct ct_stat *stat, int64_t value)
 		stat->min = value;
 	if (stat->count == 0 || value > stat->max)
 		stat->max = value;
-	stat->sum += value;
+	stat->sum = ct_sat_add(stat->sum, value);
 	stat->sum_squares += (double)value * (double)value;
 	if (stat->count < CT_STAT_EXACT) {
 		stat->exact[stat->count++] = value;
@@ -160,7 +161,7 @@ static double exact_quantile(const struct ct_stat *stat, double q)
 	memcpy(sorted, stat->exact, stat->count * sizeof(*sorted));
 	qsort(sorted, stat->count, sizeof(*sorted), by_value);
 	return (double)sorted[below] +
-	       (rank - (double)below) * (double)(sorted[above] - sorted[below]);
+	       (rank - (double)below) * ((double)sorted[above] - (double)sorted[below]);
 }
 
 /*

@@ -32,6 +32,7 @@
 #include "assert.h"
 #include "corr-map.h"
 #include "gpu-activity.h"
+#include "saturate.h"
 #include "transfers.h"
 
 /* Size classes: < 4 KiB, then ×16 each, the last open-ended. */
@@ -275,16 +276,18 @@ static int64_t copy_cost(int64_t host_ns, int64_t gpu_ns)
 static void set_host_time(struct transfers *t, struct xfer_pending *p, int64_t host_ns)
 {
 	CT_ASSERT_DBG(p->group < t->groups->len);
-	group_at(t, p->group)->cost_ns +=
-	    copy_cost(host_ns, p->gpu_ns) - copy_cost(p->host_ns, p->gpu_ns);
+	group_at(t, p->group)->cost_ns =
+	    ct_sat_add(group_at(t, p->group)->cost_ns,
+	               copy_cost(host_ns, p->gpu_ns) - copy_cost(p->host_ns, p->gpu_ns));
 	p->host_ns = host_ns;
 }
 
 static void set_gpu_time(struct transfers *t, struct xfer_pending *p, int64_t gpu_ns)
 {
 	CT_ASSERT_DBG(p->group < t->groups->len);
-	group_at(t, p->group)->cost_ns +=
-	    copy_cost(p->host_ns, gpu_ns) - copy_cost(p->host_ns, p->gpu_ns);
+	group_at(t, p->group)->cost_ns =
+	    ct_sat_add(group_at(t, p->group)->cost_ns,
+	               copy_cost(p->host_ns, gpu_ns) - copy_cost(p->host_ns, p->gpu_ns));
 	p->gpu_ns = gpu_ns;
 }
 
@@ -352,7 +355,8 @@ static void check_round_trip(struct transfers *t, struct xfer_process *xp,
 	if (!d->bytes || d->address != e->src || d->bytes != e->bytes)
 		return;
 	group_at(t, group)->round_trips++;
-	group_at(t, group)->round_trip_bytes += e->bytes;
+	group_at(t, group)->round_trip_bytes =
+	    ct_sat_add_u64(group_at(t, group)->round_trip_bytes, e->bytes);
 	group_at(t, group)->round_trip_from = d->group;
 	d->bytes = 0;
 }
@@ -368,7 +372,7 @@ static void close_copy(struct transfers *t, struct ct_process *process, struct x
 	struct xfer_pending *p = xp ? ct_corr_map_find(&xp->pending, xt->copy_corr) : NULL;
 
 	xt->copy_open = false;
-	g->host_ns += exit_ns - xt->copy_event_ns;
+	g->host_ns = ct_sat_add(g->host_ns, exit_ns - xt->copy_event_ns);
 	if (p && p->group == xt->copy_group) {
 		set_host_time(t, p, exit_ns - xt->copy_entry_ns);
 		p->awaiting_exit = 0;
@@ -429,7 +433,7 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 	if (!g->count)
 		g->first_ns = ev->time_ns;
 	g->count++;
-	g->bytes += e->bytes;
+	g->bytes = ct_sat_add_u64(g->bytes, e->bytes);
 	g->last_ns = ev->time_ns;
 	t->copies++;
 	call = ev->has_call ? &ev->call : NULL;
@@ -440,7 +444,7 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 	if (call) {
 		/* timed up to now; api_exit, just after, adds the rest */
 		g->host_count++;
-		g->host_ns += ev->time_ns - call->entry_ns;
+		g->host_ns = ct_sat_add(g->host_ns, ev->time_ns - call->entry_ns);
 		set_host_time(t, p, ev->time_ns - call->entry_ns);
 		p->awaiting_exit = 1;
 		xt->copy_open = true;
@@ -490,8 +494,8 @@ static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
 	}
 	g = group_at(t, p->group);
 	g->gpu_count++;
-	g->gpu_bytes += r->bytes;
-	g->gpu_ns += gpu_ns;
+	g->gpu_bytes = ct_sat_add_u64(g->gpu_bytes, r->bytes);
+	g->gpu_ns = ct_sat_add(g->gpu_ns, gpu_ns);
 	set_gpu_time(t, p, gpu_ns);
 	if (!p->awaiting_exit)
 		ct_corr_map_remove(&xp->pending, p);
@@ -529,8 +533,9 @@ static void answer_probe(void *data, const struct ct_gpu_probe *probe)
 	if (probe->busy_ns <= 0)
 		return;
 	g->probed++;
-	g->blocked_ns += window;
-	g->gpu_idle_ns += window > probe->busy_ns ? window - probe->busy_ns : 0;
+	g->blocked_ns = ct_sat_add(g->blocked_ns, window);
+	g->gpu_idle_ns =
+	    ct_sat_add(g->gpu_idle_ns, window > probe->busy_ns ? window - probe->busy_ns : 0);
 }
 
 /* ------------------------------------------------------------ finish */
@@ -687,11 +692,11 @@ static void add_by_direction(struct transfers *t)
 				                                .host = g->key.host,
 				                                .sync = g->key.sync };
 		rows[r].count += g->count;
-		rows[r].bytes += g->bytes;
-		rows[r].gpu_bytes += g->gpu_bytes;
-		rows[r].gpu_ns += g->gpu_ns;
-		rows[r].host_ns += g->host_ns;
-		rows[r].cost_ns += g->cost_ns;
+		rows[r].bytes = ct_sat_add_u64(rows[r].bytes, g->bytes);
+		rows[r].gpu_bytes = ct_sat_add_u64(rows[r].gpu_bytes, g->gpu_bytes);
+		rows[r].gpu_ns = ct_sat_add(rows[r].gpu_ns, g->gpu_ns);
+		rows[r].host_ns = ct_sat_add(rows[r].host_ns, g->host_ns);
+		rows[r].cost_ns = ct_sat_add(rows[r].cost_ns, g->cost_ns);
 		if (best_of(t, &g->key) > rows[r].best)
 			rows[r].best = best_of(t, &g->key);
 	}
@@ -828,8 +833,8 @@ static void find_storms(struct transfers *t, GArray *list)
 			if (!is_small_class(h->key.size_class) || !same_site(&h->key, &g->key))
 				continue;
 			count += h->count;
-			bytes += h->bytes;
-			cost += h->cost_ns;
+			bytes = ct_sat_add_u64(bytes, h->bytes);
+			cost = ct_sat_add(cost, h->cost_ns);
 			first = h->first_ns < first ? h->first_ns : first;
 			last = h->last_ns > last ? h->last_ns : last;
 		}
@@ -868,9 +873,12 @@ static void find_repeated_uploads(struct transfers *t, GArray *list)
 			*f = (struct finding){ .kind = "repeated_upload",
 				               .group = u->group,
 				               .count = u->count,
-				               .bytes = u->bytes * u->count,
-				               .time_ns = mean_cost(group_at(t, u->group)) *
-				                          (int64_t)(u->count - 1),
+				               .bytes = u->bytes > UINT64_MAX / u->count
+				                            ? UINT64_MAX
+				                            : u->bytes * u->count,
+				               .time_ns =
+				                   ct_sat_mul(mean_cost(group_at(t, u->group)),
+				                              (int64_t)(u->count - 1)),
 				               .address = u->address };
 			snprintf(f->message, sizeof(f->message),
 			         "the host buffer at 0x%" PRIx64 " (%s) was uploaded %" PRIu64
@@ -1001,9 +1009,9 @@ static void add_totals(struct transfers *t, int64_t total_cost)
 	uint64_t waiting = 0, evicted = 0;
 
 	for (uint32_t i = 0; i < t->groups->len; i++) {
-		r->bytes += group_at(t, i)->bytes;
-		r->gpu_time_ns += group_at(t, i)->gpu_ns;
-		r->host_time_ns += group_at(t, i)->host_ns;
+		r->bytes = ct_sat_add_u64(r->bytes, group_at(t, i)->bytes);
+		r->gpu_time_ns = ct_sat_add(r->gpu_time_ns, group_at(t, i)->gpu_ns);
+		r->host_time_ns = ct_sat_add(r->host_time_ns, group_at(t, i)->host_ns);
 	}
 	for (size_t p = 0; p < ct_context_process_count(t->ctx); p++) {
 		struct xfer_process *xp = ct_context_process_at(t->ctx, p)->slot[t->slot];
@@ -1033,7 +1041,7 @@ static enum ct_analysis_status transfers_result(void *state, const void **result
 	t->result.findings = g_array_new(FALSE, FALSE, sizeof(struct ct_transfers_finding));
 	t->result.strings = g_string_chunk_new(4096);
 	for (uint32_t i = 0; i < t->groups->len; i++)
-		total_cost += group_at(t, i)->cost_ns;
+		total_cost = ct_sat_add(total_cost, group_at(t, i)->cost_ns);
 	add_totals(t, total_cost);
 	add_by_direction(t);
 	/* group indices, by what they cost, then bytes */

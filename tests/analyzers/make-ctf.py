@@ -24,11 +24,15 @@ Scenarios:
   strings     names and NVTX messages with invalid UTF-8, quotes, commas,
               newlines and terminal escape sequences, and an empty NVTX
               message pushed after a non-empty one
+  extremes S  every event, its fields at the ends of their types' ranges
+              (sizes of 2^64 - 1, deltas of -2^63, GPU intervals that end
+              before they start or at 2^64 - 1), chosen with seed S
   bench N     N events of calls allocating and freeing (a live set of a
               thousand buffers), for timing the reader against babeltrace2
 """
 import json
 import os
+import random
 import struct
 import sys
 import uuid
@@ -58,7 +62,8 @@ WRITTEN = ("api_entry", "api_exit", "tracer_info", "api_name", "mem_alloc", "mem
            "mem_alloc_failed", "nvml_sample", "nvtx_push", "nvtx_pop", "activity_dropped",
            "mem_reclaim", "mem_free_failed", "statedump_begin", "mem_live", "statedump_end",
            "context_create", "context_destroy", "sync", "gpu_sync", "gpu_memory",
-           "gpu_memory_pool", "kernel_name", "launch", "gpu_kernel", "device_info")
+           "gpu_memory_pool", "kernel_name", "launch", "gpu_kernel", "device_info", "memcpy",
+           "gpu_memcpy", "memset", "gpu_memset", "gpu_overhead")
 EVENTS = {name: [(field, CTF_TYPE[kind])
                  for field, kind, _, _ in ct_contract.LAYOUTS[ct_contract.EVENTS[name][0]]]
           for name in WRITTEN}
@@ -578,6 +583,41 @@ def strings(directory):
             "hostile": {k: v.decode("utf-8", "replace") for k, v in HOSTILE.items()}}
 
 
+# Values at the ends of each type's range, and a few plain ones.
+EXTREMES = {
+    U8: [0, 1, 254, 255], U16: [0, 1, 0xFFFF], U32: [0, 1, 0x7FFFFFFF, 0xFFFFFFFF],
+    U64: [0, 1, 4096, 2**31, 2**32 - 1, 2**62, 2**63 - 1, 2**63, 2**64 - 2, 2**64 - 1],
+    I32: [-2**31, -1, 0, 2, 2**31 - 1], I64: [-2**63, -2**62, -1, 0, 1, 2**62, 2**63 - 1],
+}
+
+
+def extremes(directory, seed):
+    """Events of every type written, each field at the ends of its range."""
+    rng = random.Random(seed)
+    events = list(EVENTS.items())
+    s = Stream(events)
+    t = 1_000_000_000
+    pids = [(1, 1), (1, 2), (2, 2), (2**31 - 1, -2**31)]
+    addresses = [BASE, BASE + MIB, 0, 2**64 - 1, 2**63]
+    for i in range(600):
+        name, fields = events[rng.randrange(len(events))]
+        values = {}
+        for field, kind in fields:
+            if kind in (STR, TEXT):
+                values[field] = rng.choice(["", "x", "cudaMalloc", "a/b"])
+            elif kind == BYTES16:
+                values[field] = bytes(rng.randrange(256) for _ in range(16))
+            elif field in ("address", "src", "dst"):
+                values[field] = rng.choice(addresses)
+            else:
+                values[field] = rng.choice(EXTREMES[kind])
+        pid, tid = rng.choice(pids)
+        # the trace clock goes forward, by steps of all sizes
+        t += rng.choice([0, 1, 1000, 10**9, 2**40])
+        s.event(t, name, pid, tid, "extreme", **values)
+    write(directory, events, s)
+
+
 def empty(directory):
     write(directory, list(EVENTS.items()), None)
 
@@ -585,6 +625,9 @@ def empty(directory):
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "bench":
         bench(sys.argv[3], int(sys.argv[2]))
+        return
+    if len(sys.argv) == 4 and sys.argv[1] == "extremes":
+        extremes(sys.argv[3], int(sys.argv[2]))
         return
     if len(sys.argv) != 3:
         sys.exit(__doc__)
