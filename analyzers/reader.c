@@ -414,6 +414,27 @@ static void handle_message(struct ct_reader *r, const bt_message *msg)
 	}
 }
 
+/*
+ * src.ctf.fs gives the events decoded before a packet that cannot be
+ * decoded (a partial or corrupt one) with its error recorded for the
+ * thread, where no API function may be called: the error is taken, and
+ * the trace counted as cut short there.
+ */
+static void decoding_stopped(struct ct_reader *r)
+{
+	const bt_error *error = bt_current_thread_take_error();
+
+	if (!error)
+		return;
+	bt_error_release(error);
+	/* a repaired copy's cut ends so: what was repaired is said already */
+	if (r->stats.truncated)
+		return;
+	r->stats.truncated = true;
+	set_note(r, "event data that cannot be decoded (corrupt, or cut short) ends a stream: "
+	            "analysed up to the last event read there");
+}
+
 static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
                                                                        void *data)
 {
@@ -423,6 +444,7 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 
 	switch (bt_message_iterator_next(it, &msgs, &count)) {
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		decoding_stopped(r);
 		break;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
@@ -451,10 +473,17 @@ static enum ct_reader_status graph_failed(enum ct_trace_graph_status status)
 	return status == CT_TRACE_GRAPH_INPUT_ERROR ? CT_READER_INPUT_ERROR : CT_READER_ERROR;
 }
 
-/* What a run that stopped in an error means, now that the events read are counted. */
+/*
+ * What a run that stopped in an error means, now that the events read are
+ * counted. babeltrace2's own message (WHY) names its internals, not the
+ * trace's: it is not shown.
+ */
 static enum ct_reader_status run_failed(struct ct_reader *r, enum ct_trace_graph_status status,
                                         const char *why)
 {
+	char damage[sizeof(r->stats.error)] = "";
+
+	(void)why;
 	if (r->fatal) {
 		/* our own reason: babeltrace2's error only says the sink failed */
 		return r->fatal_status;
@@ -463,17 +492,20 @@ static enum ct_reader_status run_failed(struct ct_reader *r, enum ct_trace_graph
 		set_fatal(r, CT_READER_ERROR, "out of memory");
 		return CT_READER_ERROR;
 	}
+	if (r->stats.truncated)
+		snprintf(damage, sizeof(damage), "%s", r->stats.error);
 	if (r->stats.events == 0 && r->stats.foreign_events == 0) {
-		set_fatal(r, CT_READER_INPUT_ERROR, "cannot read the trace: %s", why);
+		set_fatal(r, CT_READER_INPUT_ERROR,
+		          "cannot read the trace: its first events cannot be decoded (corrupt "
+		          "data)%s%.300s",
+		          damage[0] ? "; " : "", damage);
 		return CT_READER_INPUT_ERROR;
 	}
-	/* events were read: a trace cut short, analysed up to its last good event */
+	/* events were read: a trace cut short or corrupt, analysed up to its last good event */
+	if (!r->stats.truncated)
+		set_note(r, "event data that cannot be decoded (corrupt, or cut short) ends the "
+		            "trace: analysed up to the last event read");
 	r->stats.truncated = true;
-	set_note(
-	    r,
-	    "the trace ends in an unreadable packet (truncated or corrupt: %.380s); analysed up "
-	    "to its last readable event",
-	    why);
 	return CT_READER_TRUNCATED;
 }
 
@@ -491,9 +523,9 @@ static enum ct_reader_status run_pass(struct ct_reader *r)
 		return graph_failed(status);
 	}
 	r->stats.traces = ct_trace_graph_source_count(graph);
-	if (ct_trace_graph_repair_note(graph)[0]) {
+	if (ct_trace_graph_damage(graph)[0]) {
 		r->stats.truncated = true;
-		set_note(r, "%s", ct_trace_graph_repair_note(graph));
+		set_note(r, "%s", ct_trace_graph_damage(graph));
 	}
 	status = ct_trace_graph_run(graph, why, sizeof(why));
 	ct_trace_graph_destroy(graph);
@@ -513,7 +545,10 @@ enum ct_reader_status ct_reader_read(struct ct_reader *r, const char *const *pat
 	}
 	status = run_pass(r);
 	if ((status == CT_READER_OK || status == CT_READER_TRUNCATED) && r->stats.events == 0) {
-		if (r->stats.foreign_events)
+		if (r->stats.truncated)
+			set_fatal(r, CT_READER_INPUT_ERROR, "no event could be read: %s",
+			          r->stats.error);
+		else if (r->stats.foreign_events)
 			set_fatal(r, CT_READER_INPUT_ERROR,
 			          "the trace has no cudatrace events (%llu events of other "
 			          "providers): was the program run under cudatrace record?",

@@ -3,6 +3,7 @@
  * trace-graph.c - the babeltrace2 graph of a pass, its sources repaired or
  * skipped (see trace-graph.h).
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "live.h"
 #include "log.h"
+#include "trace-check.h"
 #include "trace-graph.h"
 #include "trace-repair.h"
 
@@ -27,7 +29,7 @@ struct ct_trace_graph {
 	GPtrArray *read_from;
 	GPtrArray *repairs; /* owned: repaired copies' paths, removed with the graph */
 	bool live;          /* the first trace is a relay daemon's URL */
-	char repair_note[512];
+	GString *damage;    /* owned: what the repaired copies leave out, "" if nothing */
 };
 
 /* The root cause babeltrace2 recorded for the current thread's error; clears it. */
@@ -72,6 +74,7 @@ void ct_trace_graph_destroy(struct ct_trace_graph *g)
 	g_ptr_array_free(g->sources, TRUE);
 	g_ptr_array_free(g->read_from, TRUE);
 	g_ptr_array_free(g->repairs, TRUE);
+	g_string_free(g->damage, TRUE);
 	g_free(g);
 }
 
@@ -122,30 +125,48 @@ end:
 	return comp;
 }
 
+/* Trace I is not read, for WHY (the first reason is kept in FIRST_ERROR). */
+static void skip(struct ct_trace_graph *g, size_t i, const char *why, char *first_error, size_t len)
+{
+	char shown[CT_SHOWN_PATH_MAX];
+
+	ct_shown_path(g->traces[i], shown, sizeof(shown));
+	if (!first_error[0])
+		snprintf(first_error, len, "'%s': %s", shown, why);
+	ct_log_warning("skipping '%s': %s", shown, why);
+	g_ptr_array_index(g->read_from, i) = NULL;
+}
+
 /*
- * Reads trace I from a repaired copy when its stream files end in a partial
- * packet (see trace-repair.h). 0, or -1 when that is not the trouble or no
- * copy can be made.
+ * Checks trace I before babeltrace2 sees it (trace-check.h): it is read as
+ * it is, from a repaired copy, or not at all (a warning, and the first
+ * such reason in FIRST_ERROR).
  */
-static int use_repaired_copy(struct ct_trace_graph *g, size_t i)
+static void check_trace(struct ct_trace_graph *g, size_t i, char *first_error, size_t len)
 {
 	const char *trace = g->traces[i];
-	char copy[4096], why[512];
-	int repaired;
+	char copy[PATH_MAX], why[512], shown[CT_SHOWN_PATH_MAX];
+	struct ct_trace_check check;
 
 	if (ct_live_is_url(trace))
-		return -1;
-	repaired = ct_trace_repair(trace, copy, sizeof(copy), why, sizeof(why));
-	if (repaired <= 0)
-		return -1;
-	g_ptr_array_add(g->repairs, g_strdup(copy));
-	g_ptr_array_index(g->read_from, i) = g_ptr_array_index(g->repairs, g->repairs->len - 1);
-	snprintf(
-	    g->repair_note, sizeof(g->repair_note),
-	    "%d stream file%s of '%.300s' end%s in a partial packet (the trace was cut short): "
-	    "read up to the last event there",
-	    repaired, repaired > 1 ? "s" : "", trace, repaired > 1 ? "" : "s");
-	return 0;
+		return;
+	ct_shown_path(trace, shown, sizeof(shown));
+	ct_trace_check(trace, shown, &check);
+	if (check.status == CT_TRACE_CHECK_REPAIR &&
+	    ct_trace_repair(trace, &check, copy, sizeof(copy), check.why, sizeof(check.why)) == 0) {
+		g_ptr_array_add(g->repairs, g_strdup(copy));
+		g_ptr_array_index(g->read_from, i) =
+		    g_ptr_array_index(g->repairs, g->repairs->len - 1);
+		if (check.damage->len)
+			g_string_append_printf(g->damage, "%s%s", g->damage->len ? "; " : "",
+			                       check.damage->str);
+		if (check.warnings->len)
+			ct_log_warning("%s", check.warnings->str);
+	} else if (check.status != CT_TRACE_CHECK_OK) {
+		snprintf(why, sizeof(why), "%s", check.why);
+		skip(g, i, why, first_error, len);
+	}
+	ct_trace_check_release(&check);
 }
 
 /* Adds a source per trace still read; the index of the first that fails, or SIZE_MAX. */
@@ -167,17 +188,17 @@ static size_t add_sources(struct ct_trace_graph *g, char *why, size_t len)
 }
 
 /*
- * A graph with a source per readable trace. A source that fails leaves the
- * graph unusable (babeltrace2 marks it faulty), so the graph is made again
- * without it: with a repaired copy of the trace if that helps, else
- * skipping it with a warning.
+ * A graph with a source per readable trace. Each trace is checked first,
+ * and read as it is, from a repaired copy, or not at all. A source that
+ * babeltrace2 still refuses leaves the graph unusable (it marks it
+ * faulty), so the graph is made again without it.
  */
 static enum ct_trace_graph_status build(struct ct_trace_graph *g,
                                         bt_graph_simple_sink_component_consume_func consume,
                                         void *data, char *error, size_t len)
 {
 	const bt_component_class_filter *muxer_cls;
-	char first_error[512] = "";
+	char first_error[640] = "";
 	enum ct_trace_graph_status status = find_plugins(g, error, len);
 	size_t failed = 0;
 
@@ -188,6 +209,8 @@ static enum ct_trace_graph_status build(struct ct_trace_graph *g,
 		snprintf(error, len, "out of memory");
 		return CT_TRACE_GRAPH_MEMORY_ERROR;
 	}
+	for (size_t i = 0; i < g->trace_count; i++)
+		check_trace(g, i, first_error, sizeof(first_error));
 	while (failed != SIZE_MAX) {
 		char why[512];
 
@@ -201,15 +224,13 @@ static enum ct_trace_graph_status build(struct ct_trace_graph *g,
 			break;
 		bt_graph_put_ref(g->graph);
 		g->graph = NULL;
-		if (g_ptr_array_index(g->read_from, failed) == g->traces[failed] &&
-		    use_repaired_copy(g, failed) == 0)
-			continue;
-		if (!first_error[0])
-			snprintf(first_error, sizeof(first_error), "'%.200s': %.280s",
-			         g->traces[failed], why);
-		ct_log_warning("skipping '%s': not a readable CTF trace: %s", g->traces[failed],
-		               why);
-		g_ptr_array_index(g->read_from, failed) = NULL;
+		skip(
+		    g, failed,
+		    ct_live_is_url(g->traces[failed])
+		        ? "cannot read from the relay daemon"
+		        : "its metadata or its packets are not valid CTF (declarations that do not "
+		          "parse, or packet headers that do not match them)",
+		    first_error, sizeof(first_error));
 	}
 	if (!g->sources->len) {
 		snprintf(error, len, "not a readable trace: %s", first_error);
@@ -274,6 +295,7 @@ ct_trace_graph_create(const char *const *traces, size_t count,
 	g->sources = g_ptr_array_new();
 	g->read_from = g_ptr_array_new();
 	g->repairs = g_ptr_array_new_with_free_func(repair_free);
+	g->damage = g_string_new(NULL);
 	for (size_t i = 0; i < count; i++)
 		g_ptr_array_add(g->read_from, (gpointer)traces[i]);
 	status = build(g, consume, data, error, len);
@@ -321,7 +343,7 @@ size_t ct_trace_graph_source_count(const struct ct_trace_graph *g)
 	return g->sources->len;
 }
 
-const char *ct_trace_graph_repair_note(const struct ct_trace_graph *g)
+const char *ct_trace_graph_damage(const struct ct_trace_graph *g)
 {
-	return g->repair_note;
+	return g->damage->str;
 }

@@ -5,10 +5,12 @@
  * daemon's URL, live.h), flt.utils.muxer to merge their streams in time
  * order, and a simple sink whose consume function is the caller's.
  *
- * A trace babeltrace2 cannot open leaves the graph unusable, so the graph
- * is made again without it: from a repaired copy when its stream files end
- * in a partial packet (trace-repair.h), else skipping it with a warning
- * (log.h). Only when no trace is left does building fail.
+ * Each trace directory is checked first (trace-check.h): babeltrace2 2.0
+ * loops, aborts or exhausts memory on some damaged traces. A damaged one
+ * is read from a repaired copy (trace-repair.h) or, when nothing of it
+ * can be read, skipped with a warning (log.h); so is one babeltrace2
+ * still refuses, which leaves the graph unusable: the graph is made again
+ * without it. Only when no trace is left does building fail.
  *
  *	status = ct_trace_graph_create(traces, n, consume, data, &graph, err, len);
  *	status = ct_trace_graph_run(graph, err, len);
@@ -52,11 +54,10 @@ enum ct_trace_graph_status ct_trace_graph_run(struct ct_trace_graph *graph, char
 size_t ct_trace_graph_source_count(const struct ct_trace_graph *graph);
 
 /*
- * What reading repaired copies means for the report ("2 stream files of
- * 'T' end in a partial packet ..."), of the last trace repaired; "" when
- * none was.
+ * What the repaired copies leave out, for the report ("stream file 'F' of
+ * 'T' ends in a partial packet ...", joined by "; "); "" when nothing.
  */
-const char *ct_trace_graph_repair_note(const struct ct_trace_graph *graph);
+const char *ct_trace_graph_damage(const struct ct_trace_graph *graph);
 
 /* Releases the graph, then removes the repaired copies. NULL is fine. */
 void ct_trace_graph_destroy(struct ct_trace_graph *graph);

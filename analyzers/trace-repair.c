@@ -1,15 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace-repair.c - cut CTF stream files to whole packets (see
+ * trace-repair.c - the repaired copy of a trace directory (see
  * trace-repair.h).
- *
- * Packets start with the CTF magic 0xc1fc1fc1 and carry their size in bits
- * in a 64-bit field of the packet context, after the content size. The
- * field's offset depends on the metadata; rather than parse it, the offset
- * is learnt from a complete packet (the one at which the next packet's
- * magic starts, or the file ends) and then used for every packet of the
- * trace. A partial last packet gets packet_size and content_size set to
- * the bytes present.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,222 +18,152 @@
 
 #include "trace-repair.h"
 
-#define CTF_MAGIC UINT32_C(0xc1fc1fc1)
-#define PATH_LEN  4352
-/* Where the packet_size field may be: after magic, uuid, stream ids and two timestamps. */
-#define FIELD_MIN 24
-#define FIELD_MAX 128
-
-/* DIR/NAME into BUF (PATH_LEN bytes); -1 if it does not fit. */
+/* DIR/NAME into BUF (PATH_MAX bytes); -1 if it does not fit. */
 static int join_path(char *buf, const char *dir, const char *name)
 {
-	int n = snprintf(buf, PATH_LEN, "%s/%s", dir, name);
+	int n = snprintf(buf, PATH_MAX, "%s/%s", dir, name);
 
-	return n < 0 || n >= PATH_LEN ? -1 : 0;
+	return n < 0 || n >= PATH_MAX ? -1 : 0;
 }
 
-/* An open stream file. */
-struct stream_file {
-	int fd;
-	uint64_t size;
-	int big_endian;
-};
-
-static int read_at(const struct stream_file *f, uint64_t at, void *buf, size_t len)
-{
-	return at + len <= f->size && pread(f->fd, buf, len, (off_t)at) == (ssize_t)len ? 0 : -1;
-}
-
-static uint64_t decode(const struct stream_file *f, const uint8_t *b, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)b[f->big_endian ? n - 1 - i : i] << (8 * i);
-	return v;
-}
-
-static void encode(const struct stream_file *f, uint8_t *b, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		b[f->big_endian ? 7 - i : i] = (uint8_t)(v >> (8 * i));
-}
-
-/* The 64-bit field at AT; 0 if it is not in the file. */
-static uint64_t read_u64(const struct stream_file *f, uint64_t at)
-{
-	uint8_t b[8];
-
-	return read_at(f, at, b, 8) == 0 ? decode(f, b, 8) : 0;
-}
-
-/* 1 if a packet starts at AT: the magic. */
-static int packet_at(const struct stream_file *f, uint64_t at)
-{
-	uint8_t b[4];
-
-	return read_at(f, at, b, 4) == 0 && decode(f, b, 4) == CTF_MAGIC;
-}
-
-static int open_stream(const char *path, struct stream_file *f)
-{
-	struct stat st;
-	uint8_t b[2];
-
-	*f = (struct stream_file){ .fd = open(path, O_RDONLY) };
-	if (f->fd < 0)
-		return -1;
-	if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(f->fd);
-		return -1;
-	}
-	f->size = (uint64_t)st.st_size;
-	f->big_endian = read_at(f, 0, b, 2) == 0 && b[0] == 0xc1 && b[1] == 0xfc;
-	return 0;
-}
-
-/*
- * The offset of packet_size learnt from the first packet of F, or 0: the
- * field whose value in bytes ends the packet where another one starts (or
- * where the file ends), preceded by a content size no larger.
- */
-static size_t learn_size_offset(const struct stream_file *f)
-{
-	if (!packet_at(f, 0))
-		return 0;
-	for (size_t o = FIELD_MIN; o <= FIELD_MAX && o + 8 <= f->size; o += 8) {
-		uint64_t bits = read_u64(f, o);
-		uint64_t content = read_u64(f, o - 8);
-		uint64_t bytes = bits / 8;
-
-		if (bits % 8 || bytes < o + 8 || content > bits || content < (o + 8) * 8)
-			continue;
-		if (bytes == f->size || (bytes < f->size && packet_at(f, bytes)))
-			return o;
-	}
-	return 0;
-}
-
-/* Where F must be cut, and the partial packet made whole there. */
-struct cut {
-	uint64_t keep;   /* bytes kept */
-	uint64_t packet; /* start of the partial packet made whole, UINT64_MAX if none */
-};
-
-/* Walks F's packets (packet_size at OFFSET). Returns 1 if F needs a repair, 0 if not. */
-static int find_cut(const struct stream_file *f, size_t offset, struct cut *cut)
-{
-	uint64_t at = 0;
-
-	*cut = (struct cut){ .keep = f->size, .packet = UINT64_MAX };
-	while (at < f->size) {
-		uint64_t left = f->size - at;
-		uint64_t bytes;
-
-		if (!packet_at(f, at) || left < offset + 8) {
-			cut->keep = at;
-			return 1;
-		}
-		bytes = read_u64(f, at + offset) / 8;
-		if (bytes < offset + 8) {
-			cut->keep = at;
-			return 1;
-		}
-		if (bytes > left) {
-			cut->packet = at;
-			return 1;
-		}
-		at += bytes;
-	}
-	return 0;
-}
-
-static int copy_bytes(const struct stream_file *f, int out, uint64_t count)
+static int copy_bytes(int in, int out, uint64_t count)
 {
 	char buf[1 << 16];
 	uint64_t done = 0;
 
 	while (done < count) {
 		size_t chunk = count - done < sizeof(buf) ? (size_t)(count - done) : sizeof(buf);
+		ssize_t got = pread(in, buf, chunk, (off_t)done);
 
-		if (read_at(f, done, buf, chunk) < 0 || write(out, buf, chunk) != (ssize_t)chunk)
+		if (got <= 0 || write(out, buf, (size_t)got) != got)
 			return -1;
-		done += chunk;
+		done += (uint64_t)got;
 	}
 	return 0;
 }
 
-/* Writes F cut at CUT to PATH, the partial packet's sizes set to what is there. */
-static int write_cut(const struct stream_file *f, const char *path, size_t offset,
-                     const struct cut *cut)
+static uint64_t get_field(const uint8_t *b, const struct ct_packet_field *f)
 {
-	int out = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	int ret = -1;
+	unsigned bytes = f->size / 8;
+	uint64_t v = 0;
 
-	if (out < 0)
+	for (unsigned i = 0; i < bytes; i++)
+		v |= (uint64_t)b[f->big_endian ? bytes - 1 - i : i] << (8 * i);
+	return v;
+}
+
+static void put_field(uint8_t *b, const struct ct_packet_field *f, uint64_t v)
+{
+	unsigned bytes = f->size / 8;
+
+	for (unsigned i = 0; i < bytes; i++)
+		b[f->big_endian ? bytes - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+/* FIELD of the packet at PACKET in OUT set to VALUE, or to the smaller of it and VALUE when MIN. */
+static int set_field(int out, uint64_t packet, const struct ct_packet_field *field, uint64_t value,
+                     int min)
+{
+	off_t at = (off_t)(packet + field->offset / 8);
+	uint8_t b[8];
+
+	if (!field->present)
+		return 0;
+	if (pread(out, b, field->size / 8, at) != field->size / 8)
 		return -1;
-	if (copy_bytes(f, out, cut->keep) < 0)
-		goto end;
-	if (cut->packet != UINT64_MAX) {
-		uint64_t bits = (f->size - cut->packet) * 8;
-		uint8_t b[8];
+	if (min && get_field(b, field) <= value)
+		return 0;
+	put_field(b, field, value);
+	return pwrite(out, b, field->size / 8, at) == field->size / 8 ? 0 : -1;
+}
 
-		encode(f, b, bits);
-		if (pwrite(out, b, 8, (off_t)(cut->packet + offset)) != 8)
-			goto end;
-		if (read_u64(f, cut->packet + offset - 8) > bits &&
-		    pwrite(out, b, 8, (off_t)(cut->packet + offset - 8)) != 8)
+/* Writes stream R of DIR into COPY, cut, its partial packet made whole. */
+static int write_stream(const char *dir, const char *copy, const struct ct_stream_repair *r)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+	int in, out, ret = -1;
+
+	if (join_path(from, dir, r->name) < 0 || join_path(to, copy, r->name) < 0)
+		return -1;
+	in = open(from, O_RDONLY);
+	if (in < 0)
+		return -1;
+	out = open(to, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (out < 0)
+		goto end;
+	if (copy_bytes(in, out, r->keep) < 0)
+		goto end;
+	if (r->partial != UINT64_MAX) {
+		uint64_t bits = (r->keep - r->partial) * 8;
+
+		if (set_field(out, r->partial, &r->packet_size, bits, 0) < 0 ||
+		    set_field(out, r->partial, &r->content_size, bits, 1) < 0)
 			goto end;
 	}
 	ret = 0;
 end:
-	if (close(out) != 0)
+	if (out >= 0 && close(out) != 0)
+		ret = -1;
+	close(in);
+	return ret;
+}
+
+static int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	size_t len = strlen(text);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, text, len) == (ssize_t)len ? 0 : -1;
+	if (close(fd) != 0)
 		ret = -1;
 	return ret;
 }
 
-/* The stream files of DIR, regular files other than metadata: a GPtrArray of names, NULL if DIR cannot be read. */
-static GPtrArray *list_streams(const char *dir)
+static const struct ct_stream_repair *repair_of(const struct ct_trace_check *check,
+                                                const char *name)
+{
+	for (guint i = 0; i < check->streams->len; i++) {
+		const struct ct_stream_repair *r = g_ptr_array_index(check->streams, i);
+
+		if (!strcmp(r->name, name))
+			return r;
+	}
+	return NULL;
+}
+
+/* Each entry of DIR in COPY: the metadata, stream files cut or linked, the index linked. */
+static int fill(const char *dir, const struct ct_trace_check *check, const char *copy)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	GPtrArray *names;
+	int ret = 0;
 
 	if (!d)
-		return NULL;
-	names = g_ptr_array_new_with_free_func(g_free);
-	while ((e = readdir(d))) {
-		char path[PATH_LEN];
+		return -1;
+	while (ret == 0 && (e = readdir(d))) {
+		char from[PATH_MAX], to[PATH_MAX];
+		const struct ct_stream_repair *r;
 		struct stat st;
 
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, "metadata"))
+		if (e->d_name[0] == '.' || join_path(from, dir, e->d_name) < 0 ||
+		    join_path(to, copy, e->d_name) < 0 || stat(from, &st) != 0)
 			continue;
-		if (join_path(path, dir, e->d_name) < 0 || stat(path, &st) != 0 ||
-		    !S_ISREG(st.st_mode))
-			continue;
-		g_ptr_array_add(names, g_strdup(e->d_name));
+		if (!strcmp(e->d_name, "metadata")) {
+			ret = check->metadata ? write_text(to, check->metadata) : symlink(from, to);
+		} else if (!strcmp(e->d_name, "index") && S_ISDIR(st.st_mode)) {
+			/* a cut stream's index no longer matches it */
+			if (!check->drop_index && !check->streams->len)
+				ret = symlink(from, to);
+		} else if (S_ISREG(st.st_mode)) {
+			r = repair_of(check, e->d_name);
+			ret = r ? write_stream(dir, copy, r) : symlink(from, to);
+		}
 	}
 	closedir(d);
-	return names;
-}
-
-/* The packet_size offset of the trace: learnt from the first stream file that shows it. */
-static size_t trace_size_offset(const char *dir, const GPtrArray *streams)
-{
-	for (guint i = 0; i < streams->len; i++) {
-		char path[PATH_LEN];
-		struct stream_file f;
-		size_t offset;
-
-		if (join_path(path, dir, g_ptr_array_index(streams, i)) < 0 ||
-		    open_stream(path, &f) < 0)
-			continue;
-		offset = learn_size_offset(&f);
-		close(f.fd);
-		if (offset)
-			return offset;
-	}
-	return 0;
+	return ret;
 }
 
 void ct_trace_repair_remove(const char *copy)
@@ -252,7 +174,7 @@ void ct_trace_repair_remove(const char *copy)
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		char path[PATH_LEN];
+		char path[PATH_MAX];
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
@@ -263,66 +185,27 @@ void ct_trace_repair_remove(const char *copy)
 	rmdir(copy);
 }
 
-/* Links or writes stream NAME of DIR into COPY, repaired; 1 if repaired, 0 if linked, -1. */
-static int copy_stream(const char *dir, const char *copy, const char *name, size_t offset)
+int ct_trace_repair(const char *dir, const struct ct_trace_check *check, char *out, size_t len,
+                    char *why, size_t why_len)
 {
-	char from[PATH_LEN], to[PATH_LEN];
-	struct stream_file f;
-	struct cut cut;
-	int ret;
+	char absolute[PATH_MAX];
+	const char *tmp = getenv("TMPDIR");
 
-	if (join_path(from, dir, name) < 0 || join_path(to, copy, name) < 0 ||
-	    open_stream(from, &f) < 0)
-		return -1;
-	if (find_cut(&f, offset, &cut))
-		ret = write_cut(&f, to, offset, &cut) < 0 ? -1 : 1;
-	else
-		ret = symlink(from, to) < 0 ? -1 : 0;
-	close(f.fd);
-	return ret;
-}
-
-int ct_trace_repair(const char *dir, char *out, size_t len, char *why, size_t why_len)
-{
-	GPtrArray *streams = NULL;
-	char absolute[PATH_MAX], link_to[PATH_LEN], link_from[PATH_LEN];
-	size_t offset;
-	int repaired = 0;
-
-	if (!realpath(dir, absolute) || !(streams = list_streams(absolute))) {
-		snprintf(why, why_len, "cannot list '%s': %s", dir, strerror(errno));
+	if (!realpath(dir, absolute)) {
+		snprintf(why, why_len, "cannot open it: %s", strerror(errno));
 		return -1;
 	}
-	offset = trace_size_offset(absolute, streams);
-	if (!offset) {
-		g_ptr_array_free(streams, TRUE);
-		snprintf(why, why_len, "no complete packet to learn the packet layout from");
+	if (snprintf(out, len, "%s/cudatrace-repair.XXXXXX", tmp && *tmp ? tmp : "/tmp") >=
+	        (int)len ||
+	    !mkdtemp(out)) {
+		snprintf(why, why_len, "cannot make a temporary directory for a repaired copy: %s",
+		         strerror(errno));
 		return -1;
 	}
-	snprintf(out, len, "%s/cudatrace-repair.XXXXXX",
-	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(out)) {
-		g_ptr_array_free(streams, TRUE);
-		snprintf(why, why_len, "cannot make a temporary directory: %s", strerror(errno));
-		return -1;
-	}
-	if (join_path(link_from, absolute, "metadata") < 0 ||
-	    join_path(link_to, out, "metadata") < 0 || symlink(link_from, link_to) < 0)
-		goto error;
-	for (guint i = 0; i < streams->len; i++) {
-		int ret = copy_stream(absolute, out, g_ptr_array_index(streams, i), offset);
-
-		if (ret < 0)
-			goto error;
-		repaired += ret;
-	}
-	g_ptr_array_free(streams, TRUE);
-	if (!repaired)
+	if (fill(absolute, check, out) < 0) {
+		snprintf(why, why_len, "cannot write a repaired copy: %s", strerror(errno));
 		ct_trace_repair_remove(out);
-	return repaired;
-error:
-	snprintf(why, why_len, "cannot write the repaired copy: %s", strerror(errno));
-	g_ptr_array_free(streams, TRUE);
-	ct_trace_repair_remove(out);
-	return -1;
+		return -1;
+	}
+	return 0;
 }

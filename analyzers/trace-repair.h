@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace-repair.h - a readable copy of a CTF trace whose stream files end in
- * a partial packet (a trace copied while being written, a consumer killed,
- * a full disk). babeltrace2 2.0 refuses such a stream file as a whole; the
- * copy keeps every complete packet and turns the partial last one into a
- * packet of the bytes that are there, so the reader gets every event up to
- * the cut and stops with a decoding error there, which it reports as a
- * truncated trace.
+ * trace-repair.h - a readable copy of a damaged trace directory, as
+ * trace-check.h found it: the metadata's complete declarations, each
+ * stream file cut before its damage, a partial last packet (a trace
+ * copied while it was written, a consumer killed, a full disk) made a
+ * packet of the bytes that are there, so that babeltrace2 reads every
+ * event up to the cut and stops with a decoding error there; the index
+ * files left out when they do not match.
  *
  * The original is never modified: unchanged files are symbolic links to
  * it, repaired ones copies.
@@ -16,13 +16,15 @@
 
 #include <stddef.h>
 
+#include "trace-check.h"
+
 /*
- * Makes a repaired copy of trace directory DIR under a new temporary
- * directory, whose path goes to OUT (LEN bytes). Returns the number of
- * stream files repaired (> 0), 0 when none needed it (nothing is left
- * behind), or -1 with a reason in WHY.
+ * Makes the copy CHECK describes of trace directory DIR under a new
+ * temporary directory, whose path goes to OUT (LEN bytes). Returns 0, or
+ * -1 with a reason in WHY (nothing is left behind).
  */
-int ct_trace_repair(const char *dir, char *out, size_t len, char *why, size_t why_len);
+int ct_trace_repair(const char *dir, const struct ct_trace_check *check, char *out, size_t len,
+                    char *why, size_t why_len);
 
 /* Removes a copy made by ct_trace_repair() (its files, then the directory). */
 void ct_trace_repair_remove(const char *copy);

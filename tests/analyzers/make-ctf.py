@@ -24,6 +24,8 @@ Scenarios:
   strings     names and NVTX messages with invalid UTF-8, quotes, commas,
               newlines and terminal escape sequences, and an empty NVTX
               message pushed after a non-empty one
+  lttng       the basic trace laid out on disk as LTTng writes it:
+              packetized metadata and an index file per stream
   extremes S  every event, its fields at the ends of their types' ranges
               (sizes of 2^64 - 1, deltas of -2^63, GPU intervals that end
               before they start or at 2^64 - 1), chosen with seed S
@@ -452,6 +454,57 @@ def accounting(directory):
     return truth
 
 
+METADATA_MAGIC = 0x75D11D57
+METADATA_PACKET_BYTES = 4096
+METADATA_HEADER = 37
+INDEX_MAGIC = 0xC1F1DCC1
+
+
+def packetize(text):
+    """TEXT as LTTng's packetized metadata: 4 KiB packets, each a 37-byte header
+    (magic, UUID, checksum, content and packet sizes in bits, schemes, version
+    1.8), the last one padded."""
+    data = text.encode()
+    room = METADATA_PACKET_BYTES - METADATA_HEADER
+    out = b""
+    for at in range(0, len(data), room):
+        chunk = data[at:at + room]
+        header = struct.pack("<I", METADATA_MAGIC) + uuid.UUID(int=0x1234).bytes
+        header += struct.pack("<III", 0, (METADATA_HEADER + len(chunk)) * 8,
+                              METADATA_PACKET_BYTES * 8)
+        header += bytes([0, 0, 0, 1, 8])
+        out += (header + chunk).ljust(METADATA_PACKET_BYTES, b"\0")
+    return out
+
+
+def index(stream_data):
+    """LTTng's index of a stream file: a big-endian header (magic, version 1.1,
+    entry size), then per packet its offset, packet and content sizes (bits),
+    first and last times, events discarded, stream id, instance id and
+    sequence number."""
+    out = struct.pack(">IIII", INDEX_MAGIC, 1, 1, 72)
+    for n, at in enumerate(range(0, len(stream_data), PACKET_BYTES)):
+        begin, end, content, size, discarded, seq = struct.unpack_from("<QQQQQQ", stream_data,
+                                                                       at + 24)
+        out += struct.pack(">QQQQQQQQQ", at, size, content, begin, end, discarded, 0, 0, seq)
+    return out
+
+
+def lttng(directory):
+    """The basic trace, on disk as LTTng writes it."""
+    truth = basic(directory)
+    with open(os.path.join(directory, "metadata")) as f:
+        text = f.read()
+    with open(os.path.join(directory, "metadata"), "wb") as f:
+        f.write(packetize(text))
+    with open(os.path.join(directory, "cudatrace_0"), "rb") as f:
+        data = f.read()
+    os.makedirs(os.path.join(directory, "index"), exist_ok=True)
+    with open(os.path.join(directory, "index", "cudatrace_0.idx"), "wb") as f:
+        f.write(index(data))
+    return truth
+
+
 def foreign(directory):
     events = [("thing", [("value", U32)])]
     s = Stream(events)
@@ -632,7 +685,8 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     scenario, directory = sys.argv[1], sys.argv[2]
-    makers = {"basic": basic, "accounting": accounting, "foreign": foreign, "future": future,
+    makers = {"basic": basic, "accounting": accounting, "lttng": lttng, "foreign": foreign,
+              "future": future,
               "old-layout": old_layout, "empty": empty, "strings": strings}
     if scenario not in makers:
         sys.exit(f"make-ctf.py: unknown scenario {scenario}")

@@ -147,7 +147,7 @@ head -c 1500 "$report_tmp/cut-metadata/metadata" >"$report_tmp/m" &&
 	mv "$report_tmp/m" "$report_tmp/cut-metadata/metadata"
 report_run_damaged cut-metadata "$report_tmp/cut-metadata"
 report_exits cut-metadata 2
-report_says cut-metadata "not a readable trace"
+report_says cut-metadata "the metadata of '.*cut-metadata' is cut short"
 
 # metadata made invalid (a type that does not exist)
 ctf basic "$report_tmp/bad-metadata"

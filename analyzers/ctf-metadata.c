@@ -1,0 +1,1066 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctf-metadata.c - a trace's metadata checked, its packet layout computed
+ * (see ctf-metadata.h).
+ *
+ * The packetized form (CTF 1.8, "Metadata"): packets of a 37-byte header
+ * (magic 0x75d11d57, UUID, checksum, content and packet sizes in bits as
+ * 32-bit integers, compression, encryption and checksum schemes, major
+ * and minor version) then the text. The text form starts with a
+ * "/" "* CTF 1.8" comment.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctf-metadata.h"
+
+#define TSDL_MAGIC    UINT32_C(0x75d11d57)
+#define PACKET_HEADER 37
+#define SIGNATURE     "/* CTF 1.8 */\n"
+
+/* ------------------------------------------------------------ tokens */
+
+enum token_type {
+	TOK_END,
+	TOK_IDENT,
+	TOK_NUMBER,
+	TOK_STRING,
+	TOK_PUNCT,
+	TOK_BAD, /* an unterminated comment, string or character */
+};
+
+struct token {
+	enum token_type type;
+	const char *text; /* its characters (TOK_IDENT, TOK_PUNCT) */
+	size_t len;
+	uint64_t value; /* TOK_NUMBER, saturated */
+};
+
+struct lexer {
+	const char *p, *end;
+};
+
+static bool is_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Skips blanks and comments; false at an unterminated comment. */
+static bool skip_blank(struct lexer *lx)
+{
+	while (lx->p < lx->end) {
+		if (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\n' || *lx->p == '\r' ||
+		    *lx->p == '\f' || *lx->p == '\v') {
+			lx->p++;
+		} else if (lx->end - lx->p >= 2 && lx->p[0] == '/' && lx->p[1] == '*') {
+			const char *close = g_strstr_len(lx->p + 2, lx->end - lx->p - 2, "*/");
+
+			if (!close)
+				return false;
+			lx->p = close + 2;
+		} else if (lx->end - lx->p >= 2 && lx->p[0] == '/' && lx->p[1] == '/') {
+			while (lx->p < lx->end && *lx->p != '\n')
+				lx->p++;
+		} else {
+			break;
+		}
+	}
+	return true;
+}
+
+static uint64_t digit_value(char c)
+{
+	if (is_digit(c))
+		return (uint64_t)(c - '0');
+	return (uint64_t)((c | 0x20) - 'a' + 10);
+}
+
+static void number(struct lexer *lx, struct token *tk)
+{
+	unsigned base = 10;
+
+	if (lx->end - lx->p >= 2 && lx->p[0] == '0' && (lx->p[1] | 0x20) == 'x') {
+		base = 16;
+		lx->p += 2;
+	} else if (*lx->p == '0') {
+		base = 8;
+	}
+	tk->value = 0;
+	while (lx->p < lx->end && (is_digit(*lx->p) || (base == 16 && g_ascii_isxdigit(*lx->p)))) {
+		uint64_t d = digit_value(*lx->p);
+
+		tk->value = tk->value > (UINT64_MAX - d) / base ? UINT64_MAX : tk->value * base + d;
+		lx->p++;
+	}
+	while (lx->p < lx->end && strchr("uUlL", *lx->p))
+		lx->p++;
+}
+
+/* A string or character literal ending with QUOTE; false when unterminated. */
+static bool literal(struct lexer *lx, char quote)
+{
+	for (lx->p++; lx->p < lx->end; lx->p++) {
+		if (*lx->p == '\\' && lx->p + 1 < lx->end)
+			lx->p++;
+		else if (*lx->p == quote)
+			return ++lx->p, true;
+	}
+	return false;
+}
+
+static void next_token(struct lexer *lx, struct token *tk)
+{
+	*tk = (struct token){ .type = TOK_END };
+	if (!skip_blank(lx)) {
+		tk->type = TOK_BAD;
+		return;
+	}
+	if (lx->p >= lx->end)
+		return;
+	tk->text = lx->p;
+	if (is_ident_start(*lx->p)) {
+		while (lx->p < lx->end && (is_ident_start(*lx->p) || is_digit(*lx->p)))
+			lx->p++;
+		tk->type = TOK_IDENT;
+	} else if (is_digit(*lx->p)) {
+		number(lx, tk);
+		tk->type = TOK_NUMBER;
+	} else if (*lx->p == '"' || *lx->p == '\'') {
+		tk->type = literal(lx, *lx->p) ? TOK_STRING : TOK_BAD;
+	} else if (lx->end - lx->p >= 2 && lx->p[0] == ':' && lx->p[1] == '=') {
+		lx->p += 2;
+		tk->type = TOK_PUNCT;
+	} else if (lx->end - lx->p >= 3 && !strncmp(lx->p, "...", 3)) {
+		lx->p += 3;
+		tk->type = TOK_PUNCT;
+	} else {
+		lx->p++;
+		tk->type = TOK_PUNCT;
+	}
+	tk->len = (size_t)(lx->p - tk->text);
+}
+
+static bool token_is(const struct token *tk, const char *text)
+{
+	return (tk->type == TOK_IDENT || tk->type == TOK_PUNCT) && tk->len == strlen(text) &&
+	       !memcmp(tk->text, text, tk->len);
+}
+
+/* ------------------------------------------------------------ the text */
+
+/*
+ * The length of TEXT's complete top-level declarations (up to the ';' that
+ * ends the last one at depth 0); -1 when it nests deeper than
+ * CT_METADATA_MAX_DEPTH. *CLEAN is set when nothing follows them but
+ * blanks and comments.
+ */
+static long complete_length(const char *text, size_t n, bool *clean)
+{
+	struct lexer lx = { text, text + n };
+	bool pending = false; /* tokens since the last complete declaration */
+	long complete = 0;
+	int depth = 0;
+
+	*clean = false;
+	for (;;) {
+		struct token tk;
+
+		next_token(&lx, &tk);
+		if (tk.type == TOK_END) {
+			*clean = !pending;
+			break;
+		}
+		if (tk.type == TOK_BAD)
+			break;
+		pending = true;
+		if (tk.type != TOK_PUNCT || tk.len != 1)
+			continue;
+		if (strchr("{[(", tk.text[0]) && ++depth > CT_METADATA_MAX_DEPTH)
+			return -1;
+		if (strchr("}])", tk.text[0]) && --depth < 0)
+			break; /* malformed from here on */
+		if (tk.text[0] == ';' && depth == 0) {
+			complete = lx.p - text;
+			pending = false;
+		}
+	}
+	return complete;
+}
+
+/* Whether TEXT starts with the signature babeltrace2 looks for ("/" "* CTF 1.8"). */
+static bool has_signature(const char *text, size_t n)
+{
+	const char *p = text, *end = text + n;
+
+	if (n < 2 || p[0] != '/' || p[1] != '*')
+		return false;
+	for (p += 2; p < end && g_ascii_isspace(*p); p++)
+		;
+	if (end - p < 3 || strncmp(p, "CTF", 3))
+		return false;
+	for (p += 3; p < end && g_ascii_isspace(*p); p++)
+		;
+	return end - p >= 3 && !strncmp(p, "1.8", 3) && (end - p == 3 || !is_digit(p[3]));
+}
+
+/* ------------------------------------------------------------ the file */
+
+static uint32_t get_u32(const uint8_t *b, bool big_endian)
+{
+	return big_endian
+	           ? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]
+	           : (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+}
+
+/* Sets MD's damage (the first found is kept). */
+static void damaged(struct ct_metadata *md, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void damaged(struct ct_metadata *md, const char *fmt, ...)
+{
+	va_list ap;
+
+	md->rewritten = true;
+	if (md->damage[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(md->damage, sizeof(md->damage), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The text of the packets of DATA (SIZE bytes) into MD; 0, or -1 with WHY
+ * when not even the first packet can be read.
+ */
+static int read_packets(const uint8_t *data, size_t size, struct ct_metadata *md, char *why,
+                        size_t len)
+{
+	bool big = get_u32(data, true) == TSDL_MAGIC;
+	uint8_t uuid[16];
+
+	for (size_t at = 0; at < size;) {
+		const uint8_t *h = data + at;
+		uint32_t content, packet;
+
+		if (size - at < PACKET_HEADER) {
+			damaged(md, "ends in a partial packet header (at byte %zu)", at);
+			break;
+		}
+		content = get_u32(h + 24, big);
+		packet = get_u32(h + 28, big);
+		if (get_u32(h, big) != TSDL_MAGIC || (at && memcmp(uuid, h + 4, 16))) {
+			damaged(md, "has a corrupt packet at byte %zu (magic number or UUID)", at);
+			break;
+		}
+		if (get_u32(h + 20, big) || h[32] || h[33] || h[34] || h[35] != 1 || h[36] != 8) {
+			if (!at) {
+				snprintf(
+				    why, len,
+				    "its metadata is not plain CTF 1.8 (checksum, compression, "
+				    "encryption or version %u.%u)",
+				    h[35], h[36]);
+				return -1;
+			}
+			damaged(md, "has a corrupt packet at byte %zu (version or scheme)", at);
+			break;
+		}
+		if (content % 8 || packet % 8 || content / 8 < PACKET_HEADER || content > packet) {
+			if (!at) {
+				snprintf(
+				    why, len,
+				    "its first metadata packet is corrupt (content size %u bits, "
+				    "packet size %u bits)",
+				    content, packet);
+				return -1;
+			}
+			damaged(md, "has a corrupt packet at byte %zu (sizes)", at);
+			break;
+		}
+		if (!at)
+			memcpy(uuid, h + 4, 16);
+		if (content / 8 > size - at) {
+			g_string_append_len(md->text, (const char *)h + PACKET_HEADER,
+			                    (gssize)(size - at - PACKET_HEADER));
+			damaged(md, "is cut short inside its packet at byte %zu", at);
+			break;
+		}
+		g_string_append_len(md->text, (const char *)h + PACKET_HEADER,
+		                    (gssize)(content / 8 - PACKET_HEADER));
+		at += packet / 8;
+	}
+	return 0;
+}
+
+/* The file's bytes, at most CT_METADATA_MAX_BYTES + 1; NULL with WHY. */
+static uint8_t *read_file(const char *path, size_t *size, char *why, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	uint8_t *data;
+	size_t n = 0;
+
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, len, "cannot read its metadata: %s",
+		         fd < 0 || errno ? strerror(errno) : "not a file");
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > CT_METADATA_MAX_BYTES) {
+		snprintf(why, len,
+		         "its metadata is %.1f MiB, more than the %u MiB cudatrace reads (the "
+		         "declarations of a trace are much smaller: the file is not one)",
+		         (double)st.st_size / (1 << 20), CT_METADATA_MAX_BYTES >> 20);
+		close(fd);
+		return NULL;
+	}
+	data = g_malloc((size_t)st.st_size + 1);
+	while (n < (size_t)st.st_size) {
+		ssize_t got = read(fd, data + n, (size_t)st.st_size - n);
+
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	*size = n;
+	return data;
+}
+
+enum ct_metadata_status ct_metadata_read(const char *path, struct ct_metadata *md, char *why,
+                                         size_t len)
+{
+	size_t size = 0, nul;
+	uint8_t *data;
+	bool clean;
+	long complete;
+
+	*md = (struct ct_metadata){ .text = g_string_new(NULL) };
+	data = read_file(path, &size, why, len);
+	if (!data)
+		return CT_METADATA_UNREADABLE;
+	md->packetized =
+	    size >= 4 && (get_u32(data, false) == TSDL_MAGIC || get_u32(data, true) == TSDL_MAGIC);
+	if (md->packetized) {
+		if (read_packets(data, size, md, why, len) < 0) {
+			g_free(data);
+			return CT_METADATA_UNREADABLE;
+		}
+	} else if (!has_signature((const char *)data, size)) {
+		snprintf(why, len,
+		         "its metadata is not CTF 1.8 (no packet header, no \"/* CTF "
+		         "1.8\" signature)");
+		g_free(data);
+		return CT_METADATA_UNREADABLE;
+	} else {
+		g_string_append_len(md->text, (const char *)data, (gssize)size);
+	}
+	g_free(data);
+	/* babeltrace2 reads the text up to a NUL */
+	nul = strlen(md->text->str);
+	if (nul < md->text->len) {
+		g_string_truncate(md->text, nul);
+		damaged(md, "holds a NUL byte after %zu bytes of text", nul);
+		md->rewritten = false;
+	}
+	complete = complete_length(md->text->str, md->text->len, &clean);
+	if (complete < 0) {
+		snprintf(why, len, "its metadata nests declarations more than %d deep",
+		         CT_METADATA_MAX_DEPTH);
+		return CT_METADATA_UNREADABLE;
+	}
+	if (!clean) {
+		g_string_truncate(md->text, (gsize)complete);
+		damaged(md, "is cut short or corrupt after %ld bytes of text", complete);
+	}
+	if (!complete) {
+		snprintf(why, len, "its metadata holds no complete declaration%s%s%s",
+		         md->damage[0] ? " (it " : "", md->damage, md->damage[0] ? ")" : "");
+		return CT_METADATA_UNREADABLE;
+	}
+	if (md->rewritten && !has_signature(md->text->str, md->text->len))
+		g_string_prepend(md->text, SIGNATURE);
+	return md->damage[0] ? CT_METADATA_DAMAGED : CT_METADATA_OK;
+}
+
+void ct_metadata_release(struct ct_metadata *md)
+{
+	if (md->text)
+		g_string_free(md->text, TRUE);
+	md->text = NULL;
+}
+
+/* ------------------------------------------------------------ layout */
+
+enum type_kind {
+	T_INT,    /* an integer, or an enumeration of one */
+	T_STRUCT, /* a structure */
+	T_OTHER,  /* a float, an array: a size, no field of interest */
+};
+
+enum byte_order { ORDER_TRACE, ORDER_LE, ORDER_BE };
+
+/* A declared type. Sizes and offsets in bits; VARIABLE when not fixed. */
+#define VARIABLE UINT64_MAX
+
+struct type {
+	enum type_kind kind;
+	uint64_t size;
+	uint64_t align;
+	enum byte_order order; /* T_INT */
+	GArray *members;       /* T_STRUCT: struct member, owned */
+};
+
+struct member {
+	char name[64];
+	uint64_t offset; /* from the structure's start, VARIABLE when not fixed */
+	const struct type *type;
+};
+
+struct stream_decl {
+	bool has_id;
+	uint64_t id;
+	const struct type *context; /* NULL: none */
+};
+
+struct parser {
+	const char *text; /* the metadata text, borrowed */
+	struct lexer lx;
+	struct token tk;
+	GHashTable *aliases; /* owned name -> const struct type *: typealiases, typedefs */
+	GHashTable *structs; /* owned name -> const struct type * */
+	GHashTable *enums;   /* owned name -> const struct type *: the container */
+	GPtrArray *types;    /* struct type *, owned */
+	enum byte_order trace_order;
+	const struct type *header; /* NULL: none */
+	bool has_trace;
+	GArray *streams; /* struct stream_decl */
+	int depth;
+	bool failed;
+	char why[160];
+};
+
+static const struct type variable_type = { .kind = T_OTHER, .size = VARIABLE, .align = 1 };
+
+static void fail(struct parser *p, const char *why)
+{
+	if (!p->failed)
+		snprintf(p->why, sizeof(p->why), "its metadata has %s at byte %zu", why,
+		         (size_t)((p->tk.text ? p->tk.text : p->lx.p) - p->text));
+	p->failed = true;
+}
+
+static void advance(struct parser *p)
+{
+	next_token(&p->lx, &p->tk);
+	if (p->tk.type == TOK_BAD)
+		fail(p, "an unterminated comment or string");
+}
+
+static bool at(const struct parser *p, const char *text)
+{
+	return token_is(&p->tk, text);
+}
+
+static bool accept(struct parser *p, const char *text)
+{
+	if (!at(p, text))
+		return false;
+	advance(p);
+	return true;
+}
+
+static void expect(struct parser *p, const char *text)
+{
+	if (!accept(p, text))
+		fail(p, "an unexpected token");
+}
+
+static bool usable(const struct parser *p)
+{
+	return !p->failed && p->tk.type != TOK_END;
+}
+
+/* Skips a balanced group starting at the current '{', '[', '(' or '<'. */
+static void skip_group(struct parser *p)
+{
+	int depth = 0;
+
+	do {
+		if (p->tk.type == TOK_PUNCT && p->tk.len == 1 && strchr("{[(<", p->tk.text[0]))
+			depth++;
+		else if (p->tk.type == TOK_PUNCT && p->tk.len == 1 && strchr("}])>", p->tk.text[0]))
+			depth--;
+		advance(p);
+	} while (depth > 0 && usable(p));
+}
+
+/* Skips up to and past the ';' that ends the current entry. */
+static void skip_entry(struct parser *p)
+{
+	while (usable(p) && !at(p, ";") && !at(p, "}")) {
+		if (at(p, "{") || at(p, "[") || at(p, "("))
+			skip_group(p);
+		else
+			advance(p);
+	}
+	accept(p, ";");
+}
+
+static struct type *new_type(struct parser *p, enum type_kind kind)
+{
+	struct type *t = g_new0(struct type, 1);
+
+	t->kind = kind;
+	t->align = 1;
+	g_ptr_array_add(p->types, t);
+	return t;
+}
+
+static uint64_t align_up(uint64_t offset, uint64_t align)
+{
+	if (offset == VARIABLE || align <= 1)
+		return offset;
+	return offset > VARIABLE - align ? VARIABLE : (offset + align - 1) / align * align;
+}
+
+static bool power_of_two(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* "name = value;" entries of an integer or floating_point block, the current token its '{'. */
+static void number_block(struct parser *p, uint64_t *size, uint64_t *align, uint64_t *exp,
+                         enum byte_order *order)
+{
+	expect(p, "{");
+	while (usable(p) && !at(p, "}")) {
+		struct token name = p->tk;
+
+		advance(p);
+		if (!accept(p, "=")) {
+			fail(p, "an attribute without a value");
+			return;
+		}
+		if (token_is(&name, "size") && p->tk.type == TOK_NUMBER)
+			*size = p->tk.value;
+		else if ((token_is(&name, "mant_dig")) && p->tk.type == TOK_NUMBER)
+			*size = p->tk.value;
+		else if (token_is(&name, "exp_dig") && p->tk.type == TOK_NUMBER)
+			*exp = p->tk.value;
+		else if (token_is(&name, "align") && p->tk.type == TOK_NUMBER)
+			*align = p->tk.value;
+		else if (token_is(&name, "byte_order"))
+			*order = at(p, "be") || at(p, "network") ? ORDER_BE
+			         : at(p, "le")                   ? ORDER_LE
+			                                         : ORDER_TRACE;
+		skip_entry(p);
+	}
+	expect(p, "}");
+}
+
+static const struct type *integer_type(struct parser *p, bool floating)
+{
+	uint64_t size = 0, align = 0, exp = 0;
+	enum byte_order order = ORDER_TRACE;
+	struct type *t;
+
+	number_block(p, &size, &align, &exp, &order);
+	size += floating ? exp : 0;
+	if (!size || size > 64 || (align && !power_of_two(align))) {
+		fail(p, "an integer or float of a size or alignment babeltrace2 does not take");
+		return &variable_type;
+	}
+	t = new_type(p, floating ? T_OTHER : T_INT);
+	t->size = size;
+	t->align = align ? align : (size % 8 ? 1 : 8);
+	t->order = order;
+	return t;
+}
+
+static const struct type *type_spec(struct parser *p);
+
+/*
+ * Identifiers as a type's name ("unsigned long") into BUF, the last one in
+ * LAST: a declaration "unsigned long events_discarded;" names its member
+ * last.
+ */
+static void words(struct parser *p, char *buf, size_t len, char *last, size_t last_len)
+{
+	buf[0] = '\0';
+	last[0] = '\0';
+	while (p->tk.type == TOK_IDENT && usable(p)) {
+		if (last[0]) {
+			g_strlcat(buf, buf[0] ? " " : "", len);
+			g_strlcat(buf, last, len);
+		}
+		snprintf(last, last_len, "%.*s", (int)p->tk.len, p->tk.text);
+		advance(p);
+	}
+}
+
+static const struct type *lookup(GHashTable *table, const char *name)
+{
+	const struct type *t = g_hash_table_lookup(table, name);
+
+	return t ? t : &variable_type;
+}
+
+/* The dimensions of a declarator, [N] (an array) or [field] (a sequence), after its name. */
+static const struct type *dimensions(struct parser *p, const struct type *type)
+{
+	while (at(p, "[") && usable(p)) {
+		struct type *array = new_type(p, T_OTHER);
+
+		advance(p);
+		array->align = type->align;
+		if (p->tk.type == TOK_NUMBER && type->size != VARIABLE &&
+		    (!p->tk.value || type->size <= VARIABLE / 2 / p->tk.value)) {
+			array->size = type->size * p->tk.value;
+			advance(p);
+		} else {
+			array->size = VARIABLE; /* a sequence */
+			while (usable(p) && !at(p, "]"))
+				advance(p);
+		}
+		expect(p, "]");
+		type = array;
+	}
+	return type;
+}
+
+/* A declarator after its type: NAME (into NAME_BUF), then its dimensions. */
+static const struct type *declarator(struct parser *p, const struct type *type, char *name,
+                                     size_t len)
+{
+	if (p->tk.type != TOK_IDENT) {
+		fail(p, "a declaration without a name");
+		return type;
+	}
+	snprintf(name, len, "%.*s", (int)p->tk.len, p->tk.text);
+	advance(p);
+	return dimensions(p, type);
+}
+
+/* Adds member NAME of TYPE to structure T, whose members end at *OFFSET. */
+static void add_member(struct type *t, uint64_t *offset, const char *name, const struct type *type)
+{
+	struct member m = { .type = type };
+
+	snprintf(m.name, sizeof(m.name), "%s", name);
+	m.offset = align_up(*offset, type->align);
+	*offset = m.offset == VARIABLE || type->size == VARIABLE || type->size > VARIABLE - m.offset
+	              ? VARIABLE
+	              : m.offset + type->size;
+	if (type->align > t->align)
+		t->align = type->align;
+	g_array_append_val(t->members, m);
+}
+
+static bool is_type_keyword(const struct parser *p)
+{
+	return at(p, "struct") || at(p, "enum") || at(p, "variant") || at(p, "integer") ||
+	       at(p, "floating_point") || at(p, "string");
+}
+
+static void typealias(struct parser *p);
+
+/* The members of a structure, the current token its '{'. */
+static void struct_body(struct parser *p, struct type *t)
+{
+	uint64_t offset = 0;
+
+	expect(p, "{");
+	while (usable(p) && !at(p, "}")) {
+		const struct type *type;
+		char name[64];
+
+		if (at(p, "typealias")) {
+			typealias(p);
+			continue;
+		}
+		if (p->tk.type == TOK_IDENT && !is_type_keyword(p)) {
+			char type_name[256];
+
+			words(p, type_name, sizeof(type_name), name, sizeof(name));
+			if (!type_name[0]) {
+				fail(p, "a member without a type");
+				return;
+			}
+			type = lookup(p->aliases, type_name);
+			add_member(t, &offset, name, dimensions(p, type));
+		} else {
+			type = type_spec(p);
+			if (accept(p, ";")) /* a type defined in the structure, no member */
+				continue;
+			add_member(t, &offset, name, declarator(p, type, name, sizeof(name)));
+		}
+		while (accept(p, ",") && usable(p))
+			add_member(t, &offset, name, declarator(p, type, name, sizeof(name)));
+		expect(p, ";");
+	}
+	expect(p, "}");
+	t->size = offset;
+}
+
+static const struct type *struct_type(struct parser *p)
+{
+	char name[128] = "";
+	struct type *t;
+
+	if (p->tk.type == TOK_IDENT) {
+		snprintf(name, sizeof(name), "%.*s", (int)p->tk.len, p->tk.text);
+		advance(p);
+	}
+	if (!at(p, "{"))
+		return lookup(p->structs, name);
+	if (++p->depth > CT_METADATA_MAX_DEPTH) {
+		fail(p, "structures nested too deep");
+		return &variable_type;
+	}
+	t = new_type(p, T_STRUCT);
+	t->members = g_array_new(FALSE, TRUE, sizeof(struct member));
+	struct_body(p, t);
+	p->depth--;
+	if (accept(p, "align")) {
+		expect(p, "(");
+		if (p->tk.type == TOK_NUMBER && power_of_two(p->tk.value) && p->tk.value > t->align)
+			t->align = p->tk.value;
+		advance(p);
+		expect(p, ")");
+	}
+	if (name[0])
+		g_hash_table_replace(p->structs, g_strdup(name), t);
+	return t;
+}
+
+static const struct type *enum_type(struct parser *p)
+{
+	const struct type *container = NULL;
+	char name[128] = "";
+
+	if (p->tk.type == TOK_IDENT) {
+		snprintf(name, sizeof(name), "%.*s", (int)p->tk.len, p->tk.text);
+		advance(p);
+	}
+	if (accept(p, ":")) {
+		if (at(p, "integer")) {
+			advance(p);
+			container = integer_type(p, false);
+		} else {
+			char type_name[256] = "", word[64] = "";
+
+			while (p->tk.type == TOK_IDENT && usable(p)) {
+				snprintf(word, sizeof(word), "%.*s", (int)p->tk.len, p->tk.text);
+				g_strlcat(type_name, type_name[0] ? " " : "", sizeof(type_name));
+				g_strlcat(type_name, word, sizeof(type_name));
+				advance(p);
+			}
+			container = lookup(p->aliases, type_name);
+		}
+	}
+	if (!at(p, "{"))
+		return container ? container : lookup(p->enums, name);
+	skip_group(p);
+	if (!container)
+		container = lookup(p->aliases, "int");
+	if (name[0])
+		g_hash_table_replace(p->enums, g_strdup(name), (gpointer)container);
+	return container;
+}
+
+/* A type that starts with a keyword; an alias's name is read by the caller. */
+static const struct type *type_spec(struct parser *p)
+{
+	if (accept(p, "integer"))
+		return integer_type(p, false);
+	if (accept(p, "floating_point"))
+		return integer_type(p, true);
+	if (accept(p, "struct"))
+		return struct_type(p);
+	if (accept(p, "enum"))
+		return enum_type(p);
+	if (accept(p, "string") || accept(p, "variant")) {
+		while (usable(p) && p->tk.type == TOK_IDENT)
+			advance(p);
+		if (at(p, "<"))
+			skip_group(p);
+		if (at(p, "{"))
+			skip_group(p);
+		return &variable_type;
+	}
+	fail(p, "a type that is not one");
+	return &variable_type;
+}
+
+/* A type, a keyword's or a name's (all the identifiers that follow). */
+static const struct type *any_type(struct parser *p)
+{
+	char name[256] = "", word[64];
+
+	if (p->tk.type != TOK_IDENT || is_type_keyword(p))
+		return type_spec(p);
+	while (p->tk.type == TOK_IDENT && usable(p)) {
+		snprintf(word, sizeof(word), "%.*s", (int)p->tk.len, p->tk.text);
+		g_strlcat(name, name[0] ? " " : "", sizeof(name));
+		g_strlcat(name, word, sizeof(name));
+		advance(p);
+	}
+	return lookup(p->aliases, name);
+}
+
+/* typealias TYPE := NAME; (the current token "typealias") */
+static void typealias(struct parser *p)
+{
+	const struct type *type;
+	char name[256] = "", word[64];
+
+	advance(p);
+	type = any_type(p);
+	while (usable(p) && !at(p, ":=") && !at(p, ";"))
+		advance(p); /* a declarator of the abstract type: not needed */
+	expect(p, ":=");
+	while (p->tk.type == TOK_IDENT && usable(p)) {
+		snprintf(word, sizeof(word), "%.*s", (int)p->tk.len, p->tk.text);
+		g_strlcat(name, name[0] ? " " : "", sizeof(name));
+		g_strlcat(name, word, sizeof(name));
+		advance(p);
+	}
+	if (name[0])
+		g_hash_table_replace(p->aliases, g_strdup(name), (gpointer)type);
+	skip_entry(p);
+}
+
+/* typedef TYPE NAME; (the current token "typedef") */
+static void type_def(struct parser *p)
+{
+	const struct type *type;
+	char name[64] = "";
+
+	advance(p);
+	if (p->tk.type == TOK_IDENT && !is_type_keyword(p)) {
+		char type_name[256];
+
+		words(p, type_name, sizeof(type_name), name, sizeof(name));
+		type = dimensions(p, lookup(p->aliases, type_name));
+	} else {
+		type = declarator(p, type_spec(p), name, sizeof(name));
+	}
+	if (name[0])
+		g_hash_table_replace(p->aliases, g_strdup(name), (gpointer)type);
+	skip_entry(p);
+}
+
+/* trace { ... }; */
+static void trace_block(struct parser *p)
+{
+	p->has_trace = true;
+	expect(p, "{");
+	while (usable(p) && !at(p, "}")) {
+		if (accept(p, "packet")) {
+			expect(p, ".");
+			if (accept(p, "header")) {
+				expect(p, ":=");
+				p->header = any_type(p);
+			}
+		} else if (accept(p, "byte_order")) {
+			expect(p, "=");
+			p->trace_order = at(p, "be") || at(p, "network") ? ORDER_BE : ORDER_LE;
+		} else if (at(p, "typealias")) {
+			typealias(p);
+			continue;
+		}
+		skip_entry(p);
+	}
+	expect(p, "}");
+	skip_entry(p);
+}
+
+/* stream { ... }; */
+static void stream_block(struct parser *p)
+{
+	struct stream_decl s = { 0 };
+
+	expect(p, "{");
+	while (usable(p) && !at(p, "}")) {
+		if (accept(p, "id")) {
+			expect(p, "=");
+			if (p->tk.type == TOK_NUMBER) {
+				s.has_id = true;
+				s.id = p->tk.value;
+			}
+		} else if (accept(p, "packet")) {
+			expect(p, ".");
+			if (accept(p, "context")) {
+				expect(p, ":=");
+				s.context = any_type(p);
+			}
+		} else if (at(p, "typealias")) {
+			typealias(p);
+			continue;
+		}
+		skip_entry(p);
+	}
+	expect(p, "}");
+	skip_entry(p);
+	g_array_append_val(p->streams, s);
+}
+
+static void declarations(struct parser *p)
+{
+	advance(p);
+	while (usable(p)) {
+		if (at(p, "typealias")) {
+			typealias(p);
+		} else if (at(p, "typedef")) {
+			type_def(p);
+		} else if (accept(p, "trace")) {
+			trace_block(p);
+		} else if (accept(p, "stream")) {
+			stream_block(p);
+		} else if (at(p, "struct") || at(p, "enum") || at(p, "variant")) {
+			type_spec(p);
+			skip_entry(p);
+		} else {
+			skip_entry(p);
+		}
+	}
+}
+
+/* ------------------------------------------------------------ the result */
+
+/* FIELD of STRUCTURE at BASE bits into OUT; false when it is there but cannot be read. */
+static bool field(const struct parser *p, const struct type *structure, uint64_t base,
+                  const char *name, struct ct_packet_field *out)
+{
+	*out = (struct ct_packet_field){ 0 };
+	if (!structure || structure->kind != T_STRUCT)
+		return true;
+	for (guint i = 0; i < structure->members->len; i++) {
+		const struct member *m = &g_array_index(structure->members, struct member, i);
+
+		if (strcmp(m->name, name))
+			continue;
+		if (m->type->kind != T_INT || m->offset == VARIABLE || (base + m->offset) % 8 ||
+		    (m->type->size != 8 && m->type->size != 16 && m->type->size != 32 &&
+		     m->type->size != 64))
+			return false;
+		out->present = true;
+		out->size = (uint8_t)m->type->size;
+		out->offset = base + m->offset;
+		out->big_endian =
+		    (m->type->order == ORDER_TRACE ? p->trace_order : m->type->order) == ORDER_BE;
+		return true;
+	}
+	return true;
+}
+
+static int layout_of(const struct parser *p, struct ct_packet_layout *layout, char *why, size_t len)
+{
+	uint64_t header_size = p->header ? p->header->size : 0;
+
+	if (!p->has_trace || !p->streams->len) {
+		snprintf(why, len, "its metadata declares no trace or no stream");
+		return -1;
+	}
+	if (header_size == VARIABLE || !field(p, p->header, 0, "magic", &layout->magic) ||
+	    !field(p, p->header, 0, "stream_id", &layout->stream_id) ||
+	    (layout->magic.present && layout->magic.size != 32)) {
+		snprintf(why, len, "its packet header has no fixed layout");
+		return -1;
+	}
+	if (p->streams->len > 1 && !layout->stream_id.present) {
+		snprintf(why, len, "its stream classes have no stream id in the packet header");
+		return -1;
+	}
+	for (guint i = 0; i < p->streams->len; i++) {
+		const struct stream_decl *d = &g_array_index(p->streams, struct stream_decl, i);
+		struct ct_stream_layout s = { .id = d->has_id ? d->id : 0 };
+		uint64_t start = align_up(header_size, d->context ? d->context->align : 1);
+
+		if (d->context && (d->context->kind != T_STRUCT || d->context->size == VARIABLE ||
+		                   start == VARIABLE || d->context->size > VARIABLE - start)) {
+			snprintf(why, len, "its packet context has no fixed layout");
+			return -1;
+		}
+		s.context_end = start + (d->context ? d->context->size : 0);
+		if (!field(p, d->context, start, "content_size", &s.content_size) ||
+		    !field(p, d->context, start, "packet_size", &s.packet_size) ||
+		    !field(p, d->context, start, "timestamp_begin", &s.timestamp_begin) ||
+		    !field(p, d->context, start, "timestamp_end", &s.timestamp_end)) {
+			snprintf(why, len, "its packet context's sizes have no fixed layout");
+			return -1;
+		}
+		g_array_append_val(layout->streams, s);
+	}
+	return 0;
+}
+
+int ct_packet_layout_parse(const char *text, struct ct_packet_layout *layout, char *why, size_t len)
+{
+	struct parser p = {
+		.text = text,
+		.lx = { text, text + strlen(text) },
+		.aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+		.structs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+		.enums = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+		.types = g_ptr_array_new(),
+		.trace_order = ORDER_LE,
+		.streams = g_array_new(FALSE, TRUE, sizeof(struct stream_decl)),
+	};
+	int ret;
+
+	*layout = (struct ct_packet_layout){ .streams = g_array_new(
+		                                 FALSE, TRUE, sizeof(struct ct_stream_layout)) };
+	declarations(&p);
+	if (p.failed) {
+		snprintf(why, len, "%s", p.why);
+		ret = -1;
+	} else {
+		ret = layout_of(&p, layout, why, len);
+	}
+	layout->known = ret == 0;
+	for (guint i = 0; i < p.types->len; i++) {
+		struct type *t = g_ptr_array_index(p.types, i);
+
+		if (t->members)
+			g_array_free(t->members, TRUE);
+		g_free(t);
+	}
+	g_ptr_array_free(p.types, TRUE);
+	g_hash_table_destroy(p.aliases);
+	g_hash_table_destroy(p.structs);
+	g_hash_table_destroy(p.enums);
+	g_array_free(p.streams, TRUE);
+	return ret;
+}
+
+void ct_packet_layout_release(struct ct_packet_layout *layout)
+{
+	if (layout->streams)
+		g_array_free(layout->streams, TRUE);
+	layout->streams = NULL;
+}
+
+const struct ct_stream_layout *ct_packet_layout_stream(const struct ct_packet_layout *layout,
+                                                       uint64_t id)
+{
+	for (guint i = 0; i < layout->streams->len; i++) {
+		const struct ct_stream_layout *s =
+		    &g_array_index(layout->streams, struct ct_stream_layout, i);
+
+		if (s->id == id)
+			return s;
+	}
+	return NULL;
+}

@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# `cudatrace report` on damaged traces made from make-ctf.py's: the trace
+# laid out as LTTng writes it (packetized metadata, index files) and the
+# plain one (text metadata, no index), each cut, bit-flipped and zeroed in
+# every file by damage.py; metadata too large, nested too deep, or not
+# CTF; a damaged trace read with a good one. Each run ends in bounded time
+# with exit status 0 (a report that says what was lost) or 2 (a message
+# in cudatrace's terms), never a crash: in a sanitizer build, an error
+# report aborts, which fails the run.
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/report-lib.sh"
+
+report_locate
+ctf() { # SCENARIO DIR
+	"$report_python" "$report_here/make-ctf.py" "$1" "$2" >/dev/null ||
+		tap_fail_all "make-ctf.py makes the $1 trace"
+}
+
+# --- every file of a trace damaged in many ways
+ctf lttng "$report_tmp/lttng"
+ctf basic "$report_tmp/basic"
+for trace in lttng basic; do
+	"$report_python" "$report_here/damage.py" "$report_cmd" "$report_tmp/$trace" \
+		"$report_tmp/work-$trace" 1 >"$report_tmp/$trace.tap" 2>&1
+	tap_relay "$trace" "$report_tmp/$trace.tap"
+done
+
+# --- the metadata cut inside a packet: babeltrace2 alone never ends there
+cp -r "$report_tmp/lttng" "$report_tmp/metadata-cut"
+head -c 6000 "$report_tmp/lttng/metadata" >"$report_tmp/metadata-cut/metadata"
+report_run_damaged metadata-cut --format=json "$report_tmp/metadata-cut"
+report_exits metadata-cut 0
+report_says metadata-cut "metadata of '.*metadata-cut' is cut short inside its packet at byte 4096"
+field() { # TAG EXPRESSION
+	"$report_python" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" \
+		"$report_tmp/$1.out" 2>/dev/null
+}
+is "metadata cut: reported as incomplete" "$(field metadata-cut "d['trace']['complete']")" False
+
+# --- a packet size and an index entry beyond the file: babeltrace2 alone aborts
+cp -r "$report_tmp/lttng" "$report_tmp/sizes"
+cp -r "$report_tmp/lttng" "$report_tmp/index"
+"$report_python" - "$report_tmp" <<'PY'
+import struct, sys
+d = sys.argv[1]
+with open(f"{d}/sizes/cudatrace_0", "r+b") as f:      # the second packet: 2^63 bits
+    f.seek(4096 + 48)
+    f.write(struct.pack("<Q", 1 << 63))
+with open(f"{d}/index/index/cudatrace_0.idx", "r+b") as f:  # the first entry's offset: 1 MiB
+    f.seek(16)
+    f.write(struct.pack(">Q", 1 << 20))
+PY
+report_run_damaged sizes --format=json "$report_tmp/sizes"
+report_exits sizes 0
+report_says sizes "stream file 'cudatrace_0' of '.*sizes' has a corrupt packet (its size) at byte 4096"
+ok "sizes: the events of the first packet are analysed" test "$(field sizes "d['trace']['events']")" -gt 5
+is "sizes: reported as incomplete" "$(field sizes "d['trace']['complete']")" False
+report_run_damaged index --format=json "$report_tmp/index"
+report_exits index 0
+report_says index "the index of stream file 'cudatrace_0' of '.*index' does not match it"
+is "index: every event is read without it" "$(field index "d['trace']['events']")" 25
+is "index: reported as complete" "$(field index "d['trace']['complete']")" True
+
+# --- metadata that cudatrace does not hand to babeltrace2
+cp -r "$report_tmp/basic" "$report_tmp/huge"
+"$report_python" - "$report_tmp/huge/metadata" <<'PY'
+import sys
+# 5 MiB: declarations that never end, as a file that is not metadata may look
+with open(sys.argv[1], "a") as f:
+    f.write("/* " + "x" * (5 << 20) + " */\n")
+PY
+report_run_damaged huge "$report_tmp/huge"
+report_exits huge 2
+report_says huge "its metadata is 5.0 MiB, more than the 4 MiB cudatrace reads"
+
+cp -r "$report_tmp/basic" "$report_tmp/deep"
+"$report_python" -c 'import sys; open(sys.argv[1], "a").write("struct s " + "{ " * 100 + "}" * 100 + ";\n")' \
+	"$report_tmp/deep/metadata"
+report_run_damaged deep "$report_tmp/deep"
+report_exits deep 2
+report_says deep "its metadata nests declarations more than 32 deep"
+
+cp -r "$report_tmp/basic" "$report_tmp/not-ctf"
+echo "hello, this is not a trace" >"$report_tmp/not-ctf/metadata"
+report_run_damaged not-ctf "$report_tmp/not-ctf"
+report_exits not-ctf 2
+report_says not-ctf "its metadata is not CTF 1.8"
+
+# --- a damaged trace and a good one: the good one is read, the other said
+ctf foreign "$report_tmp/foreign"
+report_run_damaged mixed --format=json "$report_tmp/not-ctf" "$report_tmp/foreign" \
+	"$report_tmp/basic"
+report_exits mixed 0
+report_says mixed "skipping '.*not-ctf': its metadata is not CTF 1.8"
+is "mixed: the good trace's events and the other provider's are counted" \
+	"$(field mixed "d['trace']['events'], d['trace']['other_events']")" "25 10"
+tap_done
