@@ -675,6 +675,8 @@ static void on_mem_live(struct ct_acct *acct, const struct ct_event *ev)
 	struct ct_acct_alloc probe = { .address = e->address,
 		                       .process = ev->process->index,
 		                       .space = (uint8_t)space };
+	/* a time beyond INT64_MAX is none a clock gives: when it was made is unknown */
+	bool known = e->alloc_time <= (uint64_t)INT64_MAX;
 	struct ct_acct_device *dev;
 	struct ct_acct_alloc *a;
 
@@ -692,8 +694,8 @@ static void on_mem_live(struct ct_acct *acct, const struct ct_event *ev)
 		.id = ++acct->next_id,
 		.address = e->address,
 		.size = e->size,
-		.time_ns = (int64_t)e->alloc_time,
-		.time_known = true,
+		.time_ns = known ? (int64_t)e->alloc_time : 0,
+		.time_known = known,
 		.origin = CT_ACCT_DUMPED,
 		.seen_ns = ev->time_ns,
 		.seq = ev->seq,
@@ -704,7 +706,7 @@ static void on_mem_live(struct ct_acct *acct, const struct ct_event *ev)
 		.kind = (uint8_t)kind,
 		.space = (uint8_t)space,
 	};
-	if ((int64_t)e->alloc_time < ev->process->first_ns) {
+	if (!known || (int64_t)e->alloc_time < ev->process->first_ns) {
 		ap->window.evidence |= CT_ACCT_LATE_DUMP;
 		reveal(acct, dev, a, ev);
 		return;

@@ -250,7 +250,8 @@ static struct ct_memory_alloc alloc_of(struct memory *m, const struct ct_acct_al
 		.kind = a->kind,
 		.time_known = a->time_known,
 		.alloc_time_ns = a->time_ns,
-		.age_ns = at_ns - a->time_ns,
+		/* a corrupt trace may date it after AT_NS, or at either end of the clock */
+		.age_ns = a->time_known ? MAX(0, ct_sat_sub(at_ns, a->time_ns)) : 0,
 		.site = site_of(m, a),
 		.nvtx_path =
 		    known ? intern(m, ct_path_format(m->ctx, a->path, path, sizeof(path))) : NULL,
