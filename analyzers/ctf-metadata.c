@@ -213,6 +213,104 @@ static bool has_signature(const char *text, size_t n)
 	return end - p >= 3 && !strncmp(p, "1.8", 3) && (end - p == 3 || !is_digit(p[3]));
 }
 
+/* A brace's scope, for unique_members(). */
+struct scope {
+	bool compound;       /* a structure's or a variant's body */
+	GHashTable *names;   /* compound: the member names so far, owned */
+	struct token last;   /* the last identifier of the current member at this depth */
+	bool named;          /* the member's name is known (a '[' followed it) */
+	bool declaration;    /* the current statement is a typealias or typedef */
+	const char *keyword; /* the last type keyword of the current statement */
+};
+
+static bool is_keyword(const struct token *tk, const char **which)
+{
+	static const char *const keywords[] = { "struct",  "variant",        "enum",
+		                                "integer", "floating_point", "string" };
+
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+		if (token_is(tk, keywords[i]))
+			return *which = keywords[i], true;
+	return false;
+}
+
+/* Adds the member name SC holds to its structure's; -1 with WHY when it is there already. */
+static int add_name(struct scope *sc, char *why, size_t len)
+{
+	/* CTF drops one leading underscore */
+	size_t under = sc->last.len > 1 && sc->last.text[0] == '_';
+	char *name = g_strndup(sc->last.text + under, sc->last.len - under);
+
+	if (g_hash_table_add(sc->names, name))
+		return 0;
+	snprintf(why, len,
+	         "its metadata is not valid CTF: a structure or variant has two members "
+	         "named '%.64s'",
+	         name);
+	return -1;
+}
+
+/*
+ * Whether every structure and variant of TEXT names its members once:
+ * babeltrace2 aborts on a name given twice, and it takes "_x" for "x"
+ * (CTF drops one leading underscore). 0, or -1 with WHY.
+ */
+static int unique_members(const char *text, size_t n, char *why, size_t len)
+{
+	struct scope scopes[CT_METADATA_MAX_DEPTH + 2] = { { 0 } };
+	struct lexer lx = { text, text + n };
+	int depth = 0, ret = 0;
+	struct token tk;
+
+	for (next_token(&lx, &tk); tk.type != TOK_END && tk.type != TOK_BAD && !ret;
+	     next_token(&lx, &tk)) {
+		struct scope *sc = &scopes[depth];
+		const char *keyword;
+
+		if (token_is(&tk, "{") || token_is(&tk, "[") || token_is(&tk, "(")) {
+			if (token_is(&tk, "[") && sc->last.len)
+				sc->named = true;
+			if (depth + 1 >= (int)G_N_ELEMENTS(scopes))
+				break;
+			depth++;
+			scopes[depth] = (struct scope){ 0 };
+			scopes[depth].compound =
+			    token_is(&tk, "{") && sc->keyword &&
+			    (!strcmp(sc->keyword, "struct") || !strcmp(sc->keyword, "variant"));
+			if (scopes[depth].compound)
+				scopes[depth].names =
+				    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+			sc->keyword = NULL;
+		} else if (token_is(&tk, "}") || token_is(&tk, "]") || token_is(&tk, ")")) {
+			if (!depth)
+				break;
+			if (sc->names)
+				g_hash_table_destroy(sc->names);
+			depth--;
+		} else if (token_is(&tk, ";") || token_is(&tk, ",")) {
+			if (sc->compound && !sc->declaration && sc->last.len)
+				ret = add_name(sc, why, len);
+			sc->last = (struct token){ 0 };
+			sc->named = false;
+			if (token_is(&tk, ";")) {
+				sc->declaration = false;
+				sc->keyword = NULL;
+			}
+		} else if (tk.type == TOK_IDENT) {
+			if (token_is(&tk, "typealias") || token_is(&tk, "typedef"))
+				sc->declaration = true;
+			if (is_keyword(&tk, &keyword))
+				sc->keyword = keyword;
+			else if (!sc->named)
+				sc->last = tk;
+		}
+	}
+	for (; depth >= 0; depth--)
+		if (scopes[depth].names)
+			g_hash_table_destroy(scopes[depth].names);
+	return ret;
+}
+
 /* ------------------------------------------------------------ the file */
 
 static uint32_t get_u32(const uint8_t *b, bool big_endian)
@@ -388,6 +486,8 @@ enum ct_metadata_status ct_metadata_read(const char *path, struct ct_metadata *m
 		         md->damage[0] ? " (it " : "", md->damage, md->damage[0] ? ")" : "");
 		return CT_METADATA_UNREADABLE;
 	}
+	if (unique_members(md->text->str, md->text->len, why, len) < 0)
+		return CT_METADATA_UNREADABLE;
 	if (md->rewritten && !has_signature(md->text->str, md->text->len))
 		g_string_prepend(md->text, SIGNATURE);
 	return md->damage[0] ? CT_METADATA_DAMAGED : CT_METADATA_OK;

@@ -9,8 +9,9 @@
  * at most CT_METADATA_MAX_BYTES; each packet header checked (magic, UUID,
  * version, no compression, encryption or checksum, sizes within the
  * file); the text cut after its last complete top-level declaration (a
- * file written while it was cut short ends inside one), and declarations
- * nested at most CT_METADATA_MAX_DEPTH deep.
+ * file written while it was cut short ends inside one), declarations
+ * nested at most CT_METADATA_MAX_DEPTH deep, and no structure or variant
+ * that names a member twice (babeltrace2 aborts on one).
  *
  * The layout is what the packets of the data streams start with: the
  * packet header (magic, stream id) and each stream class's packet context

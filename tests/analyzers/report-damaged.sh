@@ -90,6 +90,19 @@ report_run_damaged not-ctf "$report_tmp/not-ctf"
 report_exits not-ctf 2
 report_says not-ctf "its metadata is not CTF 1.8"
 
+# a member named twice ("_x" is "x" in CTF 1.8): babeltrace2 alone aborts
+cp -r "$report_tmp/basic" "$report_tmp/member-twice"
+"$report_python" - "$report_tmp/member-twice/metadata" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+# the first structure with a _cbid member gets a second one, without its underscore
+text = text.replace("uint16_t _cbid;", "uint16_t _cbid;\n\t\tuint16_t cbid;", 1)
+open(sys.argv[1], "w").write(text)
+PY
+report_run_damaged member-twice "$report_tmp/member-twice"
+report_exits member-twice 2
+report_says member-twice "a structure or variant has two members named 'cbid'"
+
 # --- a damaged trace and a good one: the good one is read, the other said
 ctf foreign "$report_tmp/foreign"
 report_run_damaged mixed --format=json "$report_tmp/not-ctf" "$report_tmp/foreign" \
