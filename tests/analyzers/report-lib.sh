@@ -12,11 +12,14 @@
 #                            $report_tmp/TAG.out, stderr in TAG.err, exit
 #                            status in $report_status
 #   report_run_damaged TAG ARGS...
-#                            the same on damaged input: babeltrace2 2.0
-#                            leaks on its own error paths (the event it was
-#                            decoding when a packet ends, the metadata
-#                            parser's state), so a sanitizer build checks
-#                            those runs for memory errors but not leaks
+#                            the same on damaged input, killed after
+#                            $report_time_limit seconds (exit status 124:
+#                            babeltrace2 alone loops forever on some);
+#                            babeltrace2 2.0 leaks on its own error paths
+#                            (the event it was decoding when a packet ends,
+#                            the metadata parser's state), so a sanitizer
+#                            build checks those runs for memory errors but
+#                            not leaks
 #   report_use_dir DIR       keep the scratch files in DIR instead (a test
 #                            whose other cleanup replaces the EXIT trap)
 #   report_exits TAG STATUS  the run exited with STATUS: a crash (a signal,
@@ -52,15 +55,21 @@ report_run() {
 	report_tag=$1
 	shift
 	report_status=0
-	"$report_cmd" report "$@" >"$report_tmp/$report_tag.out" 2>"$report_tmp/$report_tag.err" ||
-		report_status=$?
+	$report_limit "$report_cmd" report "$@" >"$report_tmp/$report_tag.out" \
+		2>"$report_tmp/$report_tag.err" || report_status=$?
 }
+
+# Seconds a run on damaged input may take: a sanitizer build, on a loaded machine.
+report_time_limit=120
+report_limit=
 
 report_run_damaged() {
 	report_asan=${ASAN_OPTIONS:-}
 	ASAN_OPTIONS="${report_asan:+$report_asan:}detect_leaks=0"
 	export ASAN_OPTIONS
+	report_limit="timeout -k 10 $report_time_limit"
 	report_run "$@"
+	report_limit=
 	ASAN_OPTIONS=$report_asan
 }
 
@@ -70,6 +79,7 @@ report_exits() {
 		return 0
 	fi
 	tap_result 1 "$1: exits $2"
+	[ "$report_status" = 124 ] && diag "  still running after $report_time_limit s: killed"
 	diag "  exit status $report_status; stderr:"
 	head -n 10 "$report_tmp/$1.err" | sed 's/^/#   /'
 	return 1
