@@ -591,15 +591,22 @@ static bool usable(const struct parser *p)
 	return !p->failed && p->tk.type != TOK_END;
 }
 
-/* Skips a balanced group starting at the current '{', '[', '(' or '<'. */
+/*
+ * Skips a balanced group starting at the current '{', '[', '(' or '<'. A
+ * '<' holds a variant's tag and ends at the next '>'; the others nest as
+ * complete_length() counts them, so that a stray '>' elsewhere (in
+ * corrupt metadata) cannot end a group early.
+ */
 static void skip_group(struct parser *p)
 {
+	bool tag = at(p, "<");
+	const char *open = tag ? "<" : "{[(", *close = tag ? ">" : "}])";
 	int depth = 0;
 
 	do {
-		if (p->tk.type == TOK_PUNCT && p->tk.len == 1 && strchr("{[(<", p->tk.text[0]))
+		if (p->tk.type == TOK_PUNCT && p->tk.len == 1 && strchr(open, p->tk.text[0]))
 			depth++;
-		else if (p->tk.type == TOK_PUNCT && p->tk.len == 1 && strchr("}])>", p->tk.text[0]))
+		else if (p->tk.type == TOK_PUNCT && p->tk.len == 1 && strchr(close, p->tk.text[0]))
 			depth--;
 		advance(p);
 	} while (depth > 0 && usable(p));
@@ -1031,6 +1038,9 @@ static void declarations(struct parser *p)
 		} else if (at(p, "struct") || at(p, "enum") || at(p, "variant")) {
 			type_spec(p);
 			skip_entry(p);
+		} else if (at(p, "}")) {
+			/* skip_entry() stops there: the loop would never end */
+			fail(p, "a '}' that closes nothing");
 		} else {
 			skip_entry(p);
 		}
