@@ -464,12 +464,14 @@ enum ct_metadata_status ct_metadata_read(const char *path, struct ct_metadata *m
 		g_string_append_len(md->text, (const char *)data, (gssize)size);
 	}
 	g_free(data);
-	/* babeltrace2 reads the text up to a NUL */
+	/* babeltrace2 reads the text up to a NUL: that alone needs no copy */
 	nul = strlen(md->text->str);
 	if (nul < md->text->len) {
+		bool rewritten = md->rewritten;
+
 		g_string_truncate(md->text, nul);
 		damaged(md, "holds a NUL byte after %zu bytes of text", nul);
-		md->rewritten = false;
+		md->rewritten = rewritten;
 	}
 	complete = complete_length(md->text->str, md->text->len, &clean);
 	if (complete < 0) {
