@@ -311,6 +311,29 @@ static int unique_members(const char *text, size_t n, char *why, size_t len)
 	return ret;
 }
 
+/*
+ * Whether TEXT declares no pointer: babeltrace2 aborts on a pointer
+ * declarator after a type of its own ("integer { ... } *x"), and no
+ * tracer writes one. A '*' outside comments and strings is one. 0, or -1
+ * with WHY.
+ */
+static int no_pointers(const char *text, size_t n, char *why, size_t len)
+{
+	struct lexer lx = { text, text + n };
+	struct token tk;
+
+	for (next_token(&lx, &tk); tk.type != TOK_END && tk.type != TOK_BAD; next_token(&lx, &tk)) {
+		if (token_is(&tk, "*")) {
+			snprintf(why, len,
+			         "its metadata is not valid CTF: it declares a pointer (the '*' at "
+			         "byte %zu of its text)",
+			         (size_t)(tk.text - text));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------ the file */
 
 static uint32_t get_u32(const uint8_t *b, bool big_endian)
@@ -488,7 +511,8 @@ enum ct_metadata_status ct_metadata_read(const char *path, struct ct_metadata *m
 		         md->damage[0] ? " (it " : "", md->damage, md->damage[0] ? ")" : "");
 		return CT_METADATA_UNREADABLE;
 	}
-	if (unique_members(md->text->str, md->text->len, why, len) < 0)
+	if (unique_members(md->text->str, md->text->len, why, len) < 0 ||
+	    no_pointers(md->text->str, md->text->len, why, len) < 0)
 		return CT_METADATA_UNREADABLE;
 	if (md->rewritten && !has_signature(md->text->str, md->text->len))
 		g_string_prepend(md->text, SIGNATURE);

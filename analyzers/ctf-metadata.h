@@ -10,8 +10,8 @@
  * version, no compression, encryption or checksum, sizes within the
  * file); the text cut after its last complete top-level declaration (a
  * file written while it was cut short ends inside one), declarations
- * nested at most CT_METADATA_MAX_DEPTH deep, and no structure or variant
- * that names a member twice (babeltrace2 aborts on one).
+ * nested at most CT_METADATA_MAX_DEPTH deep, no structure or variant
+ * that names a member twice and no pointer (babeltrace2 aborts on both).
  *
  * The layout is what the packets of the data streams start with: the
  * packet header (magic, stream id) and each stream class's packet context

@@ -4,11 +4,12 @@
 # `cudatrace report` on damaged traces made from make-ctf.py's: the trace
 # laid out as LTTng writes it (packetized metadata, index files) and the
 # plain one (text metadata, no index), each cut, bit-flipped and zeroed in
-# every file by damage.py; metadata too large, nested too deep, or not
-# CTF; a damaged trace read with a good one. Each run ends in bounded time
-# with exit status 0 (a report that says what was lost) or 2 (a message
-# in cudatrace's terms), never a crash: in a sanitizer build, an error
-# report aborts, which fails the run.
+# every file by damage.py; metadata too large, nested too deep, not CTF,
+# naming a member twice or declaring a pointer; a damaged trace read with
+# a good one. Each run ends in bounded time with exit status 0 (a report
+# that says what was lost) or 2 (a message in cudatrace's terms), never a
+# crash: in a sanitizer build, an error report aborts, which fails the
+# run.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -102,6 +103,18 @@ PY
 report_run_damaged member-twice "$report_tmp/member-twice"
 report_exits member-twice 2
 report_says member-twice "a structure or variant has two members named 'cbid'"
+
+# a pointer after a type of its own: babeltrace2 alone aborts
+cp -r "$report_tmp/basic" "$report_tmp/pointer"
+"$report_python" - "$report_tmp/pointer/metadata" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+text = text.replace("uint16_t _cbid;", "integer { size = 16; align = 8; } *_cbid;", 1)
+open(sys.argv[1], "w").write(text)
+PY
+report_run_damaged pointer "$report_tmp/pointer"
+report_exits pointer 2
+report_says pointer "its metadata is not valid CTF: it declares a pointer"
 
 # --- a damaged trace and a good one: the good one is read, the other said
 ctf foreign "$report_tmp/foreign"
