@@ -268,7 +268,7 @@ static void from_trace(struct entry *e, const char *path)
 /* A trace too deep to be listed: said once, and the exit status is 2. */
 static void too_deep(const char *entry, const char *metadata)
 {
-	char trace[4096];
+	char trace[4096], shown_entry[4 * PATH_MAX], shown_trace[4 * PATH_MAX];
 	const char *slash = strrchr(metadata, '/');
 	int depth = 0;
 
@@ -277,7 +277,8 @@ static void too_deep(const char *entry, const char *metadata)
 		depth += *p == '/';
 	diag_error("%s holds a trace %d directories down, deeper than the %d that list and "
 	           "report look: give the trace's own directory, %s",
-	           entry, depth, MAX_TRACE_DEPTH, trace);
+	           ct_format_text(entry, shown_entry, sizeof(shown_entry)), depth, MAX_TRACE_DEPTH,
+	           ct_format_text(trace, shown_trace, sizeof(shown_trace)));
 }
 
 /*
@@ -333,6 +334,19 @@ static char *format_bytes(uint64_t bytes, char *buf, size_t len)
 	return ct_format_value(&node, INT64_MIN, buf, len);
 }
 
+/*
+ * S, a name from the file system or the trace (a directory, a program),
+ * escaped for a terminal (ct_format_text), then blanks up to WIDTH
+ * characters, then a blank.
+ */
+static void print_name(const char *s, long width)
+{
+	char buf[4 * NAME_MAX];
+	long shown = g_utf8_strlen(ct_format_text(s, buf, sizeof(buf)), -1);
+
+	printf("%s%*s ", buf, shown < width ? (int)(width - shown) : 0, "");
+}
+
 static void print_entry(const struct entry *e)
 {
 	char date[32] = "?", duration[32] = "?", peak[32] = "?", failures[32] = "?";
@@ -350,8 +364,10 @@ static void print_entry(const struct entry *e)
 		format_bytes(e->peak_bytes, peak, sizeof(peak));
 		snprintf(failures, sizeof(failures), "%" PRIu64, e->failures);
 	}
-	printf("%-32s %-16s %-19s %10s %12s %8s  %s\n", e->name, e->program[0] ? e->program : "?",
-	       date, duration, peak, failures, e->end[0] ? e->end : "-");
+	print_name(e->name, 32);
+	print_name(e->program[0] ? e->program : "?", 16);
+	printf("%-19s %10s %12s %8s  %s\n", date, duration, peak, failures,
+	       e->end[0] ? e->end : "-");
 }
 
 static int grow(struct entry **entries, size_t n, size_t *cap)
@@ -460,7 +476,9 @@ int cmd_list(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (count == 0 && !deep) {
-		printf("No cudatrace traces in %s.\n", dir);
+		char shown[4 * PATH_MAX];
+
+		printf("No cudatrace traces in %s.\n", ct_format_text(dir, shown, sizeof(shown)));
 	} else if (count > 0) {
 		printf("%-32s %-16s %-19s %10s %12s %8s  %s\n", "TRACE", "PROGRAM", "DATE",
 		       "DURATION", "PEAK", "FAILURES", "END");

@@ -8,7 +8,9 @@
  * fragmentation.h, transfers.h), which are what the report says, caveats
  * included: a figure the trace cannot give exactly says so ("at least"),
  * and what the trace lost (LTTng's discarded events, CUPTI's dropped
- * records) is stated with what it makes uncertain.
+ * records) is stated with what it makes uncertain. The strings among them
+ * come from the traced program (process, site and API names): each is
+ * printed escaped for a terminal, as the text report prints them.
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -136,10 +138,25 @@ const struct summary_numbers *summary_numbers(const struct summary *s)
 
 /* ----------------------------------------------------------------- printing */
 
+/* The most bytes of a string from the trace shown, once escaped. */
+#define SHOWN_MAX 512
+
+/*
+ * S, a string from the trace (a process, site or API name, or a message
+ * that quotes one), safe for a terminal (ct_format_text). Returns BUF.
+ */
+static const char *shown(const char *s, char *buf, size_t len)
+{
+	return ct_format_text(s ? s : "", buf, len);
+}
+
 /* "python3 (pid 42) device 0" */
 static void who(const char *process, int64_t pid, unsigned device, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s (pid %" PRId64 ") device %u", process ? process : "", pid, device);
+	char p[SHOWN_MAX];
+
+	snprintf(buf, len, "%s (pid %" PRId64 ") device %u", shown(process, p, sizeof(p)), pid,
+	         device);
 }
 
 static const char *bytes(double value, char *buf, size_t len)
@@ -163,7 +180,7 @@ static const char *peak_time(const struct summary *s, const struct ct_memory_dev
 static void print_reclaimed(const struct ct_memory_device *d, FILE *out)
 {
 	const struct ct_memory_reclaimed *first;
-	char a[32];
+	char a[32], by[SHOWN_MAX];
 
 	if (!d->reclaimed_count)
 		return;
@@ -173,13 +190,13 @@ static void print_reclaimed(const struct ct_memory_device *d, FILE *out)
 	        "      %" PRIu64 " allocations (%s) never freed by the program: reclaimed %s%s\n",
 	        d->reclaimed_count, bytes((double)d->reclaimed_bytes, a, sizeof(a)),
 	        first && first->reclaimed_by ? "by " : "at context teardown",
-	        first && first->reclaimed_by ? first->reclaimed_by : "");
+	        shown(first ? first->reclaimed_by : NULL, by, sizeof(by)));
 }
 
 static void print_peaks(const struct summary *s, FILE *out)
 {
 	const GArray *devices = s->memory->devices;
-	char name[128], a[32], b[32], c[32];
+	char name[SHOWN_MAX + 64], a[32], b[32], c[32];
 
 	if (!devices->len) {
 		fprintf(out, "  No GPU memory was allocated.\n");
@@ -205,7 +222,7 @@ static void print_peaks(const struct summary *s, FILE *out)
 static void print_failures(const struct summary *s, FILE *out)
 {
 	const GArray *failures = s->fragmentation->failures;
-	char name[128], t[32], req[32];
+	char name[SHOWN_MAX + 64], t[32], req[32], site[SHOWN_MAX], text[SHOWN_MAX];
 
 	if (s->numbers.failures == 0)
 		return;
@@ -216,21 +233,22 @@ static void print_failures(const struct summary *s, FILE *out)
 
 		who(f->process, f->pid, f->device, name, sizeof(name));
 		fprintf(out, "    at %s, %s: %s of %s: %s\n", time_of(s, f->time_ns, t, sizeof(t)),
-		        name, f->site[0] ? f->site : (f->api ? f->api : ""),
+		        name, shown(f->site[0] ? f->site : f->api, site, sizeof(site)),
 		        bytes((double)f->requested_bytes, req, sizeof(req)), f->verdict);
 		if (f->explanation[0])
-			fprintf(out, "      %s\n", f->explanation);
+			fprintf(out, "      %s\n", shown(f->explanation, text, sizeof(text)));
 	}
 }
 
 /* "train/step:cudaMemcpy HtoD pageable sync: 3 copies, 192.00 KiB, cost 24.16 us" */
 static void print_hotspot(const struct ct_transfers_hotspot *h, size_t rank, FILE *out)
 {
-	char size[32], cost[32];
+	char size[32], cost[32], site[SHOWN_MAX];
 
-	fprintf(out, "    %zu. %s %s %s%s: %" PRIu64 " copies, %s, cost %s\n", rank, h->where.site,
-	        ct_direction_label(h->direction), ct_host_mem_label(h->host),
-	        h->sync ? " sync" : " async", h->count, bytes((double)h->bytes, size, sizeof(size)),
+	fprintf(out, "    %zu. %s %s %s%s: %" PRIu64 " copies, %s, cost %s\n", rank,
+	        shown(h->where.site, site, sizeof(site)), ct_direction_label(h->direction),
+	        ct_host_mem_label(h->host), h->sync ? " sync" : " async", h->count,
+	        bytes((double)h->bytes, size, sizeof(size)),
 	        ct_format_duration((double)h->cost_ns, cost, sizeof(cost)));
 }
 
@@ -238,6 +256,7 @@ static void print_hotspots(const struct summary *s, FILE *out)
 {
 	const GArray *hotspots = s->transfers->hotspots;
 	const GArray *findings = s->transfers->findings;
+	char text[SHOWN_MAX];
 
 	if (!hotspots->len)
 		return;
@@ -246,7 +265,8 @@ static void print_hotspots(const struct summary *s, FILE *out)
 		print_hotspot(&g_array_index(hotspots, struct ct_transfers_hotspot, i), i + 1, out);
 	for (guint i = 0; i < findings->len && i < SUMMARY_ROWS; i++)
 		fprintf(out, "    ! %s\n",
-		        g_array_index(findings, struct ct_transfers_finding, i).message);
+		        shown(g_array_index(findings, struct ct_transfers_finding, i).message, text,
+		              sizeof(text)));
 }
 
 /*
@@ -301,7 +321,7 @@ void summary_print_report(const struct summary *s, FILE *out)
 static void print_state_at_end(const struct summary *s, FILE *out)
 {
 	const GArray *devices = s->memory->devices;
-	char name[128], a[32], b[32], c[32];
+	char name[SHOWN_MAX + 64], a[32], b[32], c[32], site[SHOWN_MAX];
 
 	for (guint i = 0; i < devices->len; i++) {
 		const struct ct_memory_device *d =
@@ -320,7 +340,8 @@ static void print_state_at_end(const struct summary *s, FILE *out)
 			    &g_array_index(d->leak_sites, struct ct_memory_leak_site, j);
 
 			fprintf(out, "      %s in %" PRIu64 " allocations from %s\n",
-			        bytes((double)l->bytes, a, sizeof(a)), l->count, l->site);
+			        bytes((double)l->bytes, a, sizeof(a)), l->count,
+			        shown(l->site, site, sizeof(site)));
 		}
 	}
 }
@@ -328,12 +349,12 @@ static void print_state_at_end(const struct summary *s, FILE *out)
 void summary_print_postmortem(const struct summary *s, int signal, FILE *out)
 {
 	const struct summary_numbers *n = &s->numbers;
-	char last[32] = "?";
+	char last[32] = "?", program[SHOWN_MAX];
 
 	if (n->first_ns <= n->last_ns)
 		snprintf(last, sizeof(last), "%.3f s", (double)(n->last_ns - n->first_ns) / 1e9);
 	fprintf(out, "Post-mortem: %s (pid %" PRId64 ") was killed by SIG%s.\n",
-	        n->program[0] ? n->program : "the program", n->pid,
+	        n->program[0] ? shown(n->program, program, sizeof(program)) : "the program", n->pid,
 	        sigabbrev_np(signal) ? sigabbrev_np(signal) : "?");
 	fprintf(out, "  Its last event is at %s%s.\n", last,
 	        n->truncated ? " (the trace ends in a cut packet)" : "");

@@ -620,7 +620,13 @@ def strings(directory):
     s.event(at(), "mem_alloc_failed", pid, tid, proc, device=0, kind=1, size=8192 * MIB,
             result=2, free=1024 * MIB, total=4096 * MIB, api_domain=2, api_cbid=20,
             correlation_id=20)
-    s.event(at(), "nvtx_pop", pid, tid, proc, domain=0)
+    # a copy in the hostile ranges, through the hostile API: a transfer hotspot
+    s.event(at(), "memcpy", pid, tid, proc, direction=1, src=0x7000_0000, dst=BASE,
+            bytes=MIB, host=1, sync=1, stream=0, src_device=0, dst_device=0, api_domain=2,
+            api_cbid=20, correlation_id=30)
+    s.event(at(), "gpu_memcpy", pid, tid, proc, start=t + 100, end=t + 90100, correlation_id=30,
+            direction=1, src_kind=1, dst_kind=2, bytes=MIB, device=0, context=1, stream=0)
+    s.event(at(100_000), "nvtx_pop", pid, tid, proc, domain=0)
     s.event(at(), "nvtx_pop", pid, tid, proc, domain=0)
     # the empty message, in a process of its own
     pid2 = 4444

@@ -11,7 +11,12 @@
 #   - text holds no control character at all but its line ends, and no
 #     line that the program wrote;
 #   - the plots are drawn;
-#   - an empty NVTX message pushed after a non-empty one stays empty.
+#   - an empty NVTX message pushed after a non-empty one stays empty;
+# and through what `cudatrace record` prints (cli/summary.c: the short
+# report and the post-mortem, by analyzers/summary-print) and `cudatrace
+# list` (the trace in a directory whose name holds an escape sequence and
+# a line break): no control character but the line ends, no forged line,
+# the names shown escaped.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -30,6 +35,21 @@ report_run text "$trace"
 report_exits text 0
 report_run plot --plot="$report_tmp/plots" "$trace"
 report_exits plot 0
+
+# The record summary and the post-mortem of a program killed by SIGKILL.
+summary_print=${TESTS_BUILDDIR:-$report_builddir/tests}/analyzers/summary-print
+[ -x "$summary_print" ] || tap_fail_all "analyzers/summary-print is not built ($summary_print)"
+"$summary_print" "$trace" >"$report_tmp/summary.out" 2>&1
+is "summary: reads the trace" "$?" 0
+"$summary_print" "$trace" 9 >"$report_tmp/postmortem.out" 2>&1
+is "post-mortem: reads the trace" "$?" 0
+
+# `cudatrace list` of a directory holding the trace (no cudatrace.info: read from the trace).
+listed="$report_tmp/listed/$(printf 'tr\033[2Jace\nFAKE: listed')"
+mkdir -p "$listed" && cp -r "$trace"/. "$listed"/ ||
+	tap_fail_all "cannot copy the trace for cudatrace list"
+"$report_cmd" list "$report_tmp/listed" >"$report_tmp/list.out" 2>"$report_tmp/list.err"
+is "list: exits 0" "$?" 0
 ok "plot: the memory plot of the process with the hostile names is drawn" \
 	test -s "$report_tmp/plots/memory-4343-dev0.png"
 
@@ -119,19 +139,42 @@ check("csv: an empty NVTX message stays empty",
       [r["site"] for r in rows if r["pid"] == str(truth["empty_pid"])] == ["outer/:cudaMalloc"],
       rows)
 
-# text
-text = utf8("text")
-if text is not None:
+def safe_for_terminal(name, text):
+    """No control character in TEXT but its line ends, and no line a string began."""
     controls = sorted({f"U+{ord(c):04X}" for c in text
                        if c != "\n" and (unicodedata.category(c) == "Cc"
                                          or c in "\u2028\u2029\u202a\u202b\u202c\u202d\u202e"
                                          "\u2066\u2067\u2068\u2069")})
-    check("text: no control character but the line ends", not controls, controls)
-    check("text: no line forged by a message",
-          not any(line.startswith("FAKE") for line in text.split("\n")))
+    check(f"{name}: no control character but the line ends", not controls, controls)
+    check(f"{name}: no line forged by a string of the trace",
+          not any(line.startswith("FAKE") for line in text.split("\n")), text[:400])
+
+
+# text
+text = utf8("text")
+if text is not None:
+    safe_for_terminal("text", text)
     check("text: escape sequences shown escaped",
           "ev\\x1b[2Jil" in text and "\\x1b]0;pwned\\x07" in text and "\\r\\nFAKE" in text)
     check("text: an empty NVTX message stays empty", "outer/:cudaMalloc" in text)
+
+
+# What record and list print for people: as the text report
+def for_people(name, shows):
+    text = utf8(name)
+    if text is None:
+        return
+    safe_for_terminal(name, text)
+    for what in shows:
+        check(f"{name}: shows {what} escaped", what in text, text[:400])
+
+
+process = 'ev\\x1b[2Jil,"q\\xff'
+site = 'train,"a"\\r\\nFAKE: 0 leaks\\x1b[31m'
+api = 'cudaMal\\x1b]0;pwned\\x07loc,"x"'
+for_people("summary", [process, site, api])
+for_people("postmortem", [process, site])
+for_people("list", ["tr\\x1b[2Jace\\nFAKE: listed", process])
 print(f"1..{n}")
 EOF
 tap_relay strings "$report_tmp/check.tap"
