@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""damage.py CUDATRACE TRACE WORK [SEED] - `cudatrace report` on damaged
-copies of the CTF trace directory TRACE (a directory holding a metadata
-file), made in WORK; prints TAP, one test point per copy.
+"""damage.py CUDATRACE TRACE WORK [SEED] - `cudatrace report` and
+`cudatrace list` on damaged copies of the CTF trace directory TRACE (a
+directory holding a metadata file), made in WORK; prints TAP, two test
+points per copy.
 
 The copies: each stream, metadata and index file cut at many places
 (inside and at the edges of packet headers, packets and entries), bits
 flipped and ranges zeroed in the packet headers and contexts, in the
 metadata's packet headers and in the index entries (chosen with SEED).
-Each must end within the time limit with exit status 0 (a report, the
-damage said) or 2 (a message), no sanitizer report, no internal error
-and no message of babeltrace2's own (addresses, states, source files);
-a copy whose damage costs events must say which file is damaged.
+Each report must end within the time limit with exit status 0 (a
+report, the damage said) or 2 (a message), no sanitizer report, no
+internal error and no message of babeltrace2's own (addresses, states,
+source files); a copy whose damage costs events must say which file is
+damaged. Each list must end in time with exit status 0 and a line for
+the copy, under the same rules for its messages.
 """
 import os
 import random
@@ -142,30 +145,62 @@ def damage(path, how, rng):
     open(path, "wb").write(bytes(data))
 
 
-def run(cmd, trace, work, name, target, how, names, rng):
-    copy = os.path.join(work, "copy")
-    shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(trace.path, copy)
-    damage(os.path.join(copy, target), how, rng)
+def cudatrace(cmd, args):
+    """`cudatrace ARGS...`: its result and how long it took, or None past the time limit."""
     env = dict(os.environ)
     # babeltrace2 2.0 leaks on its own error paths: memory errors are checked, not leaks
     env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
     start = time.monotonic()
     try:
-        r = subprocess.run([cmd, "report", "--format=json", copy], capture_output=True,
-                           timeout=TIMEOUT, env=env)
+        r = subprocess.run([cmd] + args, capture_output=True, timeout=TIMEOUT, env=env)
     except subprocess.TimeoutExpired:
-        result(False, f"{name}: ends within {TIMEOUT} s")
-        return
-    took = time.monotonic() - start
-    err = r.stderr.decode("utf-8", "replace")
+        return None, TIMEOUT
+    return r, time.monotonic() - start
+
+
+def message_problems(err):
+    """What a command's standard error must not hold."""
     problems = []
-    if r.returncode not in (0, 2):
-        problems.append(f"exit status {r.returncode}")
     if CRASHES.search(err):
         problems.append("a crash or sanitizer report")
     if INTERNALS.search(err):
         problems.append("a message of babeltrace2's own")
+    return problems
+
+
+def run_list(cmd, work, name):
+    r, took = cudatrace(cmd, ["list", work])
+    if r is None:
+        result(False, f"{name}: list ends within {TIMEOUT} s")
+        return
+    err = r.stderr.decode("utf-8", "replace")
+    problems = message_problems(err)
+    if r.returncode != 0:
+        problems.append(f"exit status {r.returncode}")
+    if not any(line.startswith("copy ") for line in r.stdout.decode("utf-8", "replace").split("\n")):
+        problems.append("no line for the copy")
+    result(not problems, f"{name}: list exits {r.returncode} in {took:.1f} s",
+           "\n".join(problems + [err]))
+
+
+def run(cmd, trace, work, name, target, how, names, rng):
+    copy = os.path.join(work, "copy")
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(trace.path, copy)
+    damage(os.path.join(copy, target), how, rng)
+    r, took = cudatrace(cmd, ["report", "--format=json", copy])
+    if r is None:
+        result(False, f"{name}: ends within {TIMEOUT} s")
+    else:
+        check_report(r, took, name, names)
+    run_list(cmd, work, name)
+
+
+def check_report(r, took, name, names):
+    err = r.stderr.decode("utf-8", "replace")
+    problems = message_problems(err)
+    if r.returncode not in (0, 2):
+        problems.append(f"exit status {r.returncode}")
     if r.returncode == 0:
         try:
             import json

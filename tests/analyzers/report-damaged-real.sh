@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# `cudatrace report` on damaged copies of a real trace: memory-workload
-# traced on the simulated GPU into a private LTTng session (packetized
-# metadata, two stream files, index files), then each file cut,
-# bit-flipped and zeroed by damage.py. Each run ends in bounded time with
-# exit status 0 (a report that says what was lost) or 2 (a message in
-# cudatrace's terms), never a crash (a sanitizer build aborts on an error
-# report, which fails the run).
+# `cudatrace report` and `cudatrace list` on damaged copies of a real
+# trace: memory-workload traced on the simulated GPU into a private LTTng
+# session (packetized metadata, two stream files, index files), then each
+# file cut, bit-flipped and zeroed by damage.py. Each report ends in
+# bounded time with exit status 0 (a report that says what was lost) or 2
+# (a message in cudatrace's terms), each list with exit status 0, never a
+# crash (a sanitizer build aborts on an error report, which fails the
+# run).
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"

@@ -4,7 +4,7 @@
 # `cudatrace report` on damaged traces made from make-ctf.py's: the trace
 # laid out as LTTng writes it (packetized metadata, index files) and the
 # plain one (text metadata, no index), each cut, bit-flipped and zeroed in
-# every file by damage.py; metadata too large, nested too deep, not CTF,
+# every file by damage.py (which runs `cudatrace list` on each too); metadata too large, nested too deep, not CTF,
 # naming a member twice or declaring a pointer; a damaged trace read with
 # a good one. Each run ends in bounded time with exit status 0 (a report
 # that says what was lost) or 2 (a message in cudatrace's terms), never a
