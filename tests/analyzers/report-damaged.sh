@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: MIT
 #
 # `cudatrace report` on damaged traces made from make-ctf.py's: the trace
-# laid out as LTTng writes it (packetized metadata, index files) and the
-# plain one (text metadata, no index), each cut, bit-flipped and zeroed in
-# every file by damage.py (which runs `cudatrace list` on each too); metadata too large, nested too deep, not CTF,
-# naming a member twice or declaring a pointer; a damaged trace read with
-# a good one. Each run ends in bounded time with exit status 0 (a report
-# that says what was lost) or 2 (a message in cudatrace's terms), never a
-# crash: in a sanitizer build, an error report aborts, which fails the
-# run.
+# laid out as LTTng writes it (packetized metadata, index files), the
+# plain one (text metadata, no index) and the plain one as babeltrace2's
+# own CTF writer writes it, each cut, bit-flipped and zeroed in every file
+# by damage.py (which runs `cudatrace list` on each copy too); metadata
+# too large, nested too deep, not CTF, naming a member twice or declaring
+# a pointer; a damaged trace read with a good one. Each run ends in
+# bounded time with exit status 0 (a report that says what was lost) or 2
+# (a message in cudatrace's terms), never a crash: in a sanitizer build,
+# an error report aborts, which fails the run.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -29,6 +30,17 @@ for trace in lttng basic; do
 		"$report_tmp/work-$trace" 1 >"$report_tmp/$trace.tap" 2>&1
 	tap_relay "$trace" "$report_tmp/$trace.tap"
 done
+
+# --- a trace of another CTF writer (babeltrace2's sink.ctf.fs: its own packet
+# header and context, clock and stream class), damaged the same ways
+if babeltrace2 "$report_tmp/basic" -o ctf -w "$report_tmp/other-writer" >/dev/null 2>&1; then
+	metadata=$(find "$report_tmp/other-writer" -name metadata -type f | head -n 1)
+	"$report_python" "$report_here/damage.py" "$report_cmd" "$(dirname "$metadata")" \
+		"$report_tmp/work-other-writer" 1 >"$report_tmp/other-writer.tap" 2>&1
+	tap_relay other-writer "$report_tmp/other-writer.tap"
+else
+	tap_result 1 "babeltrace2 writes a CTF trace with sink.ctf.fs (Debian: babeltrace2)"
+fi
 
 # --- the metadata cut inside a packet: babeltrace2 alone never ends there
 cp -r "$report_tmp/lttng" "$report_tmp/metadata-cut"
