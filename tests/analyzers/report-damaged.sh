@@ -103,27 +103,26 @@ report_run_damaged not-ctf "$report_tmp/not-ctf"
 report_exits not-ctf 2
 report_says not-ctf "its metadata is not CTF 1.8"
 
-# a member named twice ("_x" is "x" in CTF 1.8): babeltrace2 alone aborts
-cp -r "$report_tmp/basic" "$report_tmp/member-twice"
-"$report_python" - "$report_tmp/member-twice/metadata" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-# the first structure with a _cbid member gets a second one, without its underscore
-text = text.replace("uint16_t _cbid;", "uint16_t _cbid;\n\t\tuint16_t cbid;", 1)
-open(sys.argv[1], "w").write(text)
+# A copy TAG of the plain trace, the first OLD of its metadata replaced by NEW.
+edited() { # TAG OLD NEW
+	cp -r "$report_tmp/basic" "$report_tmp/$1"
+	"$report_python" - "$report_tmp/$1/metadata" "$2" "$3" <<'PY' ||
+import sys
+path, old, new = sys.argv[1:4]
+text = open(path).read()
+open(path, "w").write(text.replace(old, new, 1))
 PY
+		tap_fail_all "cannot edit the metadata of $1"
+}
+
+# a member named twice ("_x" is "x" in CTF 1.8): babeltrace2 alone aborts
+edited member-twice "uint16_t _cbid;" "$(printf 'uint16_t _cbid;\n\t\tuint16_t cbid;')"
 report_run_damaged member-twice "$report_tmp/member-twice"
 report_exits member-twice 2
 report_says member-twice "a structure or variant has two members named 'cbid'"
 
 # a pointer after a type of its own: babeltrace2 alone aborts
-cp -r "$report_tmp/basic" "$report_tmp/pointer"
-"$report_python" - "$report_tmp/pointer/metadata" <<'PY'
-import sys
-text = open(sys.argv[1]).read()
-text = text.replace("uint16_t _cbid;", "integer { size = 16; align = 8; } *_cbid;", 1)
-open(sys.argv[1], "w").write(text)
-PY
+edited pointer "uint16_t _cbid;" "integer { size = 16; align = 8; } *_cbid;"
 report_run_damaged pointer "$report_tmp/pointer"
 report_exits pointer 2
 report_says pointer "its metadata is not valid CTF: it declares a pointer"
