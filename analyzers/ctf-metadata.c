@@ -994,59 +994,60 @@ static void type_def(struct parser *p)
 	skip_entry(p);
 }
 
-/* trace { ... }; */
-static void trace_block(struct parser *p)
+/*
+ * A block "{ ENTRY; ... };", the current token its '{': ENTRY reads the
+ * start of each entry (with DATA), whose rest is skipped; typealiases
+ * are read wherever they are.
+ */
+static void block(struct parser *p, void (*entry)(struct parser *p, void *data), void *data)
 {
-	p->has_trace = true;
 	expect(p, "{");
 	while (usable(p) && !at(p, "}")) {
-		if (accept(p, "packet")) {
-			expect(p, ".");
-			if (accept(p, "header")) {
-				expect(p, ":=");
-				p->header = any_type(p);
-			}
-		} else if (accept(p, "byte_order")) {
-			expect(p, "=");
-			p->trace_order = at(p, "be") || at(p, "network") ? ORDER_BE : ORDER_LE;
-		} else if (at(p, "typealias")) {
+		if (at(p, "typealias")) {
 			typealias(p);
 			continue;
 		}
+		entry(p, data);
 		skip_entry(p);
 	}
 	expect(p, "}");
 	skip_entry(p);
 }
 
-/* stream { ... }; */
-static void stream_block(struct parser *p)
+/* An entry of trace { ... }: the packet header and the byte order. */
+static void trace_entry(struct parser *p, void *data)
 {
-	struct stream_decl s = { 0 };
-
-	expect(p, "{");
-	while (usable(p) && !at(p, "}")) {
-		if (accept(p, "id")) {
-			expect(p, "=");
-			if (p->tk.type == TOK_NUMBER) {
-				s.has_id = true;
-				s.id = p->tk.value;
-			}
-		} else if (accept(p, "packet")) {
-			expect(p, ".");
-			if (accept(p, "context")) {
-				expect(p, ":=");
-				s.context = any_type(p);
-			}
-		} else if (at(p, "typealias")) {
-			typealias(p);
-			continue;
+	(void)data;
+	if (accept(p, "packet")) {
+		expect(p, ".");
+		if (accept(p, "header")) {
+			expect(p, ":=");
+			p->header = any_type(p);
 		}
-		skip_entry(p);
+	} else if (accept(p, "byte_order")) {
+		expect(p, "=");
+		p->trace_order = at(p, "be") || at(p, "network") ? ORDER_BE : ORDER_LE;
 	}
-	expect(p, "}");
-	skip_entry(p);
-	g_array_append_val(p->streams, s);
+}
+
+/* An entry of stream { ... } into DATA, a struct stream_decl: its id and packet context. */
+static void stream_entry(struct parser *p, void *data)
+{
+	struct stream_decl *s = data;
+
+	if (accept(p, "id")) {
+		expect(p, "=");
+		if (p->tk.type == TOK_NUMBER) {
+			s->has_id = true;
+			s->id = p->tk.value;
+		}
+	} else if (accept(p, "packet")) {
+		expect(p, ".");
+		if (accept(p, "context")) {
+			expect(p, ":=");
+			s->context = any_type(p);
+		}
+	}
 }
 
 static void declarations(struct parser *p)
@@ -1058,9 +1059,13 @@ static void declarations(struct parser *p)
 		} else if (at(p, "typedef")) {
 			type_def(p);
 		} else if (accept(p, "trace")) {
-			trace_block(p);
+			p->has_trace = true;
+			block(p, trace_entry, NULL);
 		} else if (accept(p, "stream")) {
-			stream_block(p);
+			struct stream_decl s = { 0 };
+
+			block(p, stream_entry, &s);
+			g_array_append_val(p->streams, s);
 		} else if (at(p, "struct") || at(p, "enum") || at(p, "variant")) {
 			type_spec(p);
 			skip_entry(p);
