@@ -48,7 +48,15 @@ struct pid_record {
 	size_t traced_count;
 };
 
-/* Start time of PID, 0 when it does not exist or has ended (a zombie). */
+/* The kernel's PF_EXITING (include/linux/sched.h): the task is in do_exit(). */
+#define TASK_EXITING 0x4u
+
+/*
+ * Start time of PID, 0 when it does not exist or has ended: a zombie, or
+ * a task already exiting (killed, say, with the recorder that dies at the
+ * same moment, as a Jupyter server kills a kernel's process group; tearing
+ * down a large address space can take a while).
+ */
 static unsigned long long process_start(long pid)
 {
 	char path[64], buf[1024];
@@ -74,7 +82,11 @@ static unsigned long long process_start(long pid)
 	/* A zombie's program has ended: it only waits for its parent to reap it. */
 	if (p[1] == 'Z' || p[1] == 'X')
 		return 0;
-	for (int field = 3; field < 22 && p; field++)
+	for (int field = 3; field < 9 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || (strtoul(p + 1, NULL, 10) & TASK_EXITING))
+		return 0;
+	for (int field = 9; field < 22 && p; field++)
 		p = strchr(p + 1, ' ');
 	if (p)
 		start = strtoull(p + 1, NULL, 10);
@@ -266,7 +278,7 @@ static long tree_member_alive(const char *name)
 
 		if (*end || pid <= 0 || pid == self)
 			continue;
-		if (environ_holds(pid, needle, (size_t)len))
+		if (environ_holds(pid, needle, (size_t)len) && process_start(pid))
 			found = pid;
 	}
 	closedir(d);
