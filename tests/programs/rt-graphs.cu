@@ -186,7 +186,8 @@ int main(void)
 		cudaEvent_t fork, join;
 		size_t count = 0;
 
-		rt_ok(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), "cudaStreamCreate(s2)");
+		rt_ok(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking),
+		      "cudaStreamCreate(s2)");
 		rt_ok(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming),
 		      "cudaEventCreate(fork)");
 		rt_ok(cudaEventCreateWithFlags(&join, cudaEventDisableTiming),
@@ -207,7 +208,8 @@ int main(void)
 		rt_ok(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture of the origin");
 		rt_ok(cudaGraphGetNodes(graph, NULL, &count), "cudaGraphGetNodes");
 		tap_ok(count >= 2, "the work on s2 is in the graph (%zu nodes)", count);
-		rt_ok(cudaStreamIsCapturing(s2, &status), "cudaStreamIsCapturing(s2) after the end");
+		rt_ok(cudaStreamIsCapturing(s2, &status),
+		      "cudaStreamIsCapturing(s2) after the end");
 		tap_ok(status == cudaStreamCaptureStatusNone,
 		       "s2 left the capture when its origin ended it");
 		rt_ok(cudaMemcpyAsync(d_b, d_a, BYTES, cudaMemcpyDeviceToDevice, s2),
