@@ -149,7 +149,7 @@ int main(void)
 		mp.height = 1;
 		rt_ok(cudaGraphAddMemsetNode(&memset_node, graph, NULL, 0, &mp),
 		      "cudaGraphAddMemsetNode");
-		memset(&kp, 0, sizeof(kp));
+		kp = cudaKernelNodeParams{};
 		kp.func = (void *)graph_step;
 		kp.gridDim = dim3(N / 256);
 		kp.blockDim = dim3(256);
