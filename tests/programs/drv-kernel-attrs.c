@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "tap-cuda.h"
 
 static const char module_ptx[] = ".version 8.0\n"
                                  ".target sm_90\n"
@@ -111,26 +112,6 @@ static const char module_ptx[] = ".version 8.0\n"
                                  "{\n"
                                  "\tret;\n"
                                  "}\n";
-
-static int cu_ok(CUresult r, const char *what)
-{
-	const char *name = NULL;
-
-	if (cuGetErrorName(r, &name) != CUDA_SUCCESS || !name)
-		name = "an unknown error";
-	return tap_ok(r == CUDA_SUCCESS, "%s (%s)", what, name);
-}
-
-/* r is the error want; the ledger has its line. */
-static int cu_fails(CUresult r, CUresult want, const char *api, const char *what)
-{
-	const char *name = NULL;
-
-	cuGetErrorName(want, &name);
-	if (r != CUDA_SUCCESS)
-		tap_expect("op=error api=%s result=%s", api, name ? name : "?");
-	return tap_ok(r == want, "%s returns %s (got %d)", what, name ? name : "?", (int)r);
-}
 
 static int attr(CUfunction f, CUfunction_attribute a)
 {

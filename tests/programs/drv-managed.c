@@ -25,28 +25,10 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "tap-cuda.h"
 
 #define MANAGED_BYTES ((size_t)1 << 20) /* 2 MiB aligned: whole pages */
 #define HALF          (MANAGED_BYTES / 2)
-
-static int cu_ok(CUresult r, const char *what)
-{
-	const char *name = NULL;
-
-	if (cuGetErrorName(r, &name) != CUDA_SUCCESS || !name)
-		name = "an unknown error";
-	return tap_ok(r == CUDA_SUCCESS, "%s (%s)", what, name);
-}
-
-static int cu_fails(CUresult r, CUresult want, const char *api, const char *what)
-{
-	const char *name = NULL;
-
-	cuGetErrorName(want, &name);
-	if (r != CUDA_SUCCESS)
-		tap_expect("op=error api=%s result=%s", api, name ? name : "?");
-	return tap_ok(r == want, "%s returns %s (got %d)", what, name ? name : "?", (int)r);
-}
 
 static CUmemLocation device_location(int id)
 {

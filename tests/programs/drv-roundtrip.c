@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "tap-cuda.h"
 
 #define MIB          ((size_t)1 << 20)
 #define BIG_BYTES    (3 * MIB) /* reserved as 4 MiB */
@@ -49,15 +50,6 @@ struct state {
 static unsigned long long haddr(const void *p)
 {
 	return (unsigned long long)(uintptr_t)p;
-}
-
-static int cu_ok(CUresult r, const char *what)
-{
-	const char *name = NULL;
-
-	if (cuGetErrorName(r, &name) != CUDA_SUCCESS || !name)
-		name = "an unknown error";
-	return tap_ok(r == CUDA_SUCCESS, "%s (%s)", what, name);
 }
 
 static int cu_is(CUresult r, CUresult want, const char *what)
