@@ -326,14 +326,20 @@ void ct_trace_check(const char *dir, const char *shown, struct ct_trace_check *c
 	if (md.rewritten)
 		c->metadata = g_strdup(md.text->str);
 	names = stream_names(dir);
-	if (ct_packet_layout_parse(md.text->str, &layout, why, sizeof(why)) == 0) {
-		for (guint i = 0; i < names->len; i++)
-			check_stream(c, dir, shown, g_ptr_array_index(names, i), &layout);
-	} else if (snprintf(path, sizeof(path), "%s/index", dir) < (int)sizeof(path) &&
-	           access(path, F_OK) == 0) {
-		/* the packets cannot be checked: neither can the index, which babeltrace2 trusts */
-		c->drop_index = true;
+	if (ct_packet_layout_parse(md.text->str, &layout, why, sizeof(why)) < 0) {
+		/*
+		 * Packets whose sizes cannot be found cannot be checked, and
+		 * babeltrace2 aborts on sizes it reads as negative: refused.
+		 */
+		snprintf(c->why, sizeof(c->why), "%s", why);
+		c->status = CT_TRACE_CHECK_UNREADABLE;
+		ct_packet_layout_release(&layout);
+		g_ptr_array_free(names, TRUE);
+		ct_metadata_release(&md);
+		return;
 	}
+	for (guint i = 0; i < names->len; i++)
+		check_stream(c, dir, shown, g_ptr_array_index(names, i), &layout);
 	ct_packet_layout_release(&layout);
 	g_ptr_array_free(names, TRUE);
 	ct_metadata_release(&md);
