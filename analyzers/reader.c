@@ -113,22 +113,29 @@ static void analysis_failed(struct ct_reader *r, const struct ct_analysis_class 
 int ct_reader_add(struct ct_reader *r, const struct ct_analysis_class *cls)
 {
 	enum ct_analysis_status status;
+	void *state = NULL;
+
+	status = cls->create(r->ctx, r->opts, &state);
+	if (status != CT_ANALYSIS_OK) {
+		analysis_failed(r, cls, status);
+		cls->destroy(state);
+		return -1;
+	}
+	return ct_reader_attach(r, cls, state);
+}
+
+int ct_reader_attach(struct ct_reader *r, const struct ct_analysis_class *cls, void *state)
+{
 	struct instance *in;
 
 	if (r->instance_count == MAX_ANALYSES) {
 		snprintf(r->stats.error, sizeof(r->stats.error), "too many analyses");
+		cls->destroy(state);
 		return -1;
 	}
 	in = &r->instances[r->instance_count];
 	in->cls = cls;
-	in->state = NULL;
-	status = cls->create(r->ctx, r->opts, &in->state);
-	if (status != CT_ANALYSIS_OK) {
-		analysis_failed(r, cls, status);
-		cls->destroy(in->state);
-		in->state = NULL;
-		return -1;
-	}
+	in->state = state;
 	r->instance_count++;
 	for (unsigned t = 1; t < CT_EV_COUNT; t++) {
 		size_t n = 0;

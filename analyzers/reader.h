@@ -53,6 +53,13 @@ void ct_reader_destroy(struct ct_reader *reader);
 
 /* Creates an instance of CLS and subscribes it to its events. 0, or -1 (why: stats' error). */
 int ct_reader_add(struct ct_reader *reader, const struct ct_analysis_class *cls);
+/*
+ * Subscribes CLS with a STATE its caller made (an analysis whose create
+ * needs more than the context and options: an exporter and its output);
+ * the reader owns STATE from then on, even on failure. 0, or -1 (why:
+ * stats' error).
+ */
+int ct_reader_attach(struct ct_reader *reader, const struct ct_analysis_class *cls, void *state);
 
 /*
  * Reads the traces under PATHS (trace directories, or directories holding
