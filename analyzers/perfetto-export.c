@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfetto-export.c - the Perfetto export (see perfetto-export.h): each
+ * event read becomes the packets that show it, written at once.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "accounting.h"
+#include "perfetto-export.h"
+#include "perfetto-writer.h"
+
+/* The kinds of track, for their uuids (ct_pf_uuid). */
+enum track_kind {
+	TRACK_PROCESS = 1,
+	TRACK_THREAD,
+	TRACK_DEVICE,
+	TRACK_STREAM,
+	TRACK_RANGE,
+	TRACK_MEMORY, /* live bytes: 0 for the device kinds, 1 + kind for one kind */
+	TRACK_POOL,
+};
+
+/* Longest name written: longer kernel names and NVTX messages are cut. */
+#define NAME_MAX_BYTES 4096
+
+/* The accountant's per-device state, with the values the counters last showed. */
+struct pf_device {
+	struct ct_acct_device acct; /* first: the accountant's */
+	bool shown;
+	int64_t on_device;
+	int64_t live[CT_ACCT_KINDS];
+};
+
+struct ct_perfetto {
+	struct ct_context *ctx;
+	struct ct_pf_writer *w; /* NULL once closed */
+	struct ct_acct *acct;
+	int slot;
+	char name[NAME_MAX_BYTES];
+};
+
+/* ------------------------------------------------------------ tracks */
+
+static uint64_t process_track(struct ct_perfetto *p, const struct ct_process *process)
+{
+	uint64_t uuid = ct_pf_uuid(TRACK_PROCESS, process->index, 0, 0);
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s", process->procname[0] ? process->procname : "process");
+	ct_pf_track(
+	    p->w, &(struct ct_pf_track){
+	              .uuid = uuid, .name = name, .has_pid = true, .pid = (int32_t)process->pid });
+	return uuid;
+}
+
+static uint64_t thread_track(struct ct_perfetto *p, const struct ct_thread *thread)
+{
+	const struct ct_process *process = thread->process;
+	uint64_t uuid = ct_pf_uuid(TRACK_THREAD, process->index, (uint64_t)thread->tid, 0);
+	char name[64];
+
+	snprintf(name, sizeof(name), "thread %" PRId64, thread->tid);
+	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
+	                                         .parent = process_track(p, process),
+	                                         .name = name,
+	                                         .has_pid = true,
+	                                         .pid = (int32_t)process->pid,
+	                                         .tid = (int32_t)thread->tid });
+	return uuid;
+}
+
+/* The track of DEVICE on the host of PROCESS, shared by the processes there. */
+static uint64_t device_track(struct ct_perfetto *p, const struct ct_process *process,
+                             unsigned device)
+{
+	uint64_t host = g_str_hash(process->hostname);
+	uint64_t uuid = ct_pf_uuid(TRACK_DEVICE, host, device, 0);
+	const struct ct_device *d = process->devices[device];
+	char name[128];
+
+	if (d && d->name[0])
+		snprintf(name, sizeof(name), "GPU %u (%s)", device, d->name);
+	else
+		snprintf(name, sizeof(name), "GPU %u", device);
+	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid, .name = name });
+	return uuid;
+}
+
+static uint64_t stream_track(struct ct_perfetto *p, const struct ct_process *process,
+                             unsigned device, uint32_t stream)
+{
+	uint64_t uuid = ct_pf_uuid(TRACK_STREAM, process->index, device, stream);
+	char name[96];
+
+	snprintf(name, sizeof(name), "stream %" PRIu32 " (pid %" PRId64 ")", stream, process->pid);
+	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
+	                                         .parent = device_track(p, process, device),
+	                                         .name = name });
+	return uuid;
+}
+
+/* A counter of PROCESS's bytes on DEVICE: KIND + 1, or 0 for the device kinds together. */
+static uint64_t memory_track(struct ct_perfetto *p, const struct ct_process *process,
+                             unsigned device, unsigned kind)
+{
+	uint64_t uuid = ct_pf_uuid(TRACK_MEMORY, process->index, device, kind);
+	char name[96];
+
+	if (kind)
+		snprintf(name, sizeof(name), "GPU %u memory: %s", device,
+		         ct_mem_kind_label(kind - 1));
+	else
+		snprintf(name, sizeof(name), "GPU %u memory", device);
+	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
+	                                         .parent = process_track(p, process),
+	                                         .name = name,
+	                                         .counter = true });
+	return uuid;
+}
+
+static uint64_t pool_track(struct ct_perfetto *p, const struct ct_process *process, unsigned device,
+                           uint64_t pool)
+{
+	uint64_t uuid = ct_pf_uuid(TRACK_POOL, process->index, device, pool);
+	char name[96];
+
+	snprintf(name, sizeof(name), "GPU %u memory pool 0x%" PRIx64 " reserved", device, pool);
+	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
+	                                         .parent = process_track(p, process),
+	                                         .name = name,
+	                                         .counter = true });
+	return uuid;
+}
+
+/* ------------------------------------------------------------ events */
+
+static void put(struct ct_perfetto *p, enum ct_pf_type type, int64_t time_ns, uint64_t track,
+                const char *name)
+{
+	ct_pf_event(p->w, &(struct ct_pf_event){
+	                      .type = type, .time_ns = time_ns, .track = track, .name = name });
+}
+
+/* A flow id unique in the export: the process and the correlation id. */
+static uint64_t flow_id(const struct ct_process *process, uint32_t correlation_id)
+{
+	return ((uint64_t)process->index + 1) << 32 | correlation_id;
+}
+
+static const char *kernel_name(struct ct_perfetto *p, const struct ct_process *process,
+                               uint64_t kernel_id)
+{
+	const char *name = ct_context_kernel_name(process, kernel_id);
+
+	if (name)
+		return name;
+	snprintf(p->name, sizeof(p->name), "kernel 0x%" PRIx64, kernel_id);
+	return p->name;
+}
+
+static const char *copy_name(struct ct_perfetto *p, unsigned direction, uint64_t bytes)
+{
+	snprintf(p->name, sizeof(p->name), "memcpy %s %" PRIu64 " bytes",
+	         ct_direction_label(direction), bytes);
+	return p->name;
+}
+
+static const char *memset_name(struct ct_perfetto *p, uint64_t bytes)
+{
+	snprintf(p->name, sizeof(p->name), "memset %" PRIu64 " bytes", bytes);
+	return p->name;
+}
+
+static const char *text(struct ct_perfetto *p, const char *s, size_t len)
+{
+	snprintf(p->name, sizeof(p->name), "%.*s", (int)len, s ? s : "");
+	return p->name;
+}
+
+/* An API call opens (api_entry) or closes (api_exit) a slice on its thread. */
+static void api_call(struct ct_perfetto *p, const struct ct_event *ev, bool entry)
+{
+	uint64_t track = thread_track(p, ev->thread);
+	const char *name;
+
+	if (!entry) {
+		put(p, CT_PF_END, ev->time_ns, track, NULL);
+		return;
+	}
+	name = ct_context_api_name(ev->process, ev->u.api_entry.domain, ev->u.api_entry.cbid);
+	if (!name) {
+		snprintf(p->name, sizeof(p->name), "%s call %u",
+		         ct_domain_label(ev->u.api_entry.domain), ev->u.api_entry.cbid);
+		name = p->name;
+	}
+	put(p, CT_PF_BEGIN, ev->time_ns, track, name);
+}
+
+/* The host side of GPU work: an instant inside its call, where its flow starts. */
+static void host_work(struct ct_perfetto *p, const struct ct_event *ev, const char *name,
+                      uint32_t correlation_id)
+{
+	ct_pf_event(p->w, &(struct ct_pf_event){ .type = CT_PF_INSTANT,
+	                                         .time_ns = ev->time_ns,
+	                                         .track = thread_track(p, ev->thread),
+	                                         .name = name,
+	                                         .flow = flow_id(ev->process, correlation_id) });
+}
+
+/* GPU work: a slice on its stream's track, where its flow ends. */
+static void gpu_work(struct ct_perfetto *p, const struct ct_event *ev, unsigned device,
+                     uint32_t stream, uint64_t start, uint64_t end, const char *name,
+                     uint32_t correlation_id)
+{
+	uint64_t track;
+
+	if (!start) /* CUPTI could not time it (event-decoder.c): it has no place on the track */
+		return;
+	track = stream_track(p, ev->process, device, stream);
+	ct_pf_event(p->w, &(struct ct_pf_event){ .type = CT_PF_BEGIN,
+	                                         .time_ns = (int64_t)start,
+	                                         .track = track,
+	                                         .name = name,
+	                                         .terminating_flow =
+	                                             flow_id(ev->process, correlation_id) });
+	put(p, CT_PF_END, (int64_t)(end > start ? end : start), track, NULL);
+}
+
+/* An NVTX start/end range: a slice on a track of its own, under its process. */
+static void nvtx_range(struct ct_perfetto *p, const struct ct_event *ev, bool start)
+{
+	uint64_t id = start ? ev->u.nvtx_range_start.range_id : ev->u.nvtx_range_end.range_id;
+	uint64_t uuid = ct_pf_uuid(TRACK_RANGE, ev->process->index, id, 0);
+	char name[64];
+
+	snprintf(name, sizeof(name), "NVTX range %" PRIu64, id);
+	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
+	                                         .parent = process_track(p, ev->process),
+	                                         .name = name });
+	if (start)
+		put(p, CT_PF_BEGIN, ev->time_ns, uuid,
+		    text(p, ev->u.nvtx_range_start.message, ev->u.nvtx_range_start.message_len));
+	else
+		put(p, CT_PF_END, ev->time_ns, uuid, NULL);
+}
+
+static void pool_reserved(struct ct_perfetto *p, const struct ct_event *ev, unsigned device,
+                          uint64_t pool, uint64_t bytes, uint64_t time_ns)
+{
+	ct_pf_event(p->w, &(struct ct_pf_event){ .type = CT_PF_COUNTER,
+	                                         .time_ns = (int64_t)time_ns,
+	                                         .track = pool_track(p, ev->process, device, pool),
+	                                         .value = (int64_t)bytes });
+}
+
+static void host_event(struct ct_perfetto *p, const struct ct_event *ev)
+{
+	switch (ev->type) {
+	case CT_EV_API_ENTRY:
+	case CT_EV_API_EXIT:
+		/* NVTX calls are shown as the ranges and marks they make */
+		if (ev->u.api_entry.domain != CT_DOMAIN_NVTX)
+			api_call(p, ev, ev->type == CT_EV_API_ENTRY);
+		break;
+	case CT_EV_NVTX_PUSH:
+		put(p, CT_PF_BEGIN, ev->time_ns, thread_track(p, ev->thread),
+		    ct_path_message(p->ctx, ev->nvtx.path));
+		break;
+	case CT_EV_NVTX_POP:
+		put(p, CT_PF_END, ev->time_ns, thread_track(p, ev->thread), NULL);
+		break;
+	case CT_EV_NVTX_MARK:
+		put(p, CT_PF_INSTANT, ev->time_ns, thread_track(p, ev->thread),
+		    text(p, ev->u.nvtx_message.message, ev->u.nvtx_message.message_len));
+		break;
+	case CT_EV_NVTX_RANGE_START:
+	case CT_EV_NVTX_RANGE_END:
+		nvtx_range(p, ev, ev->type == CT_EV_NVTX_RANGE_START);
+		break;
+	case CT_EV_LAUNCH:
+		host_work(p, ev, kernel_name(p, ev->process, ev->u.launch.kernel_id),
+		          ev->u.launch.api.correlation_id);
+		break;
+	case CT_EV_MEMCPY:
+		host_work(p, ev, copy_name(p, ev->u.memcpy.direction, ev->u.memcpy.bytes),
+		          ev->u.memcpy.api.correlation_id);
+		break;
+	case CT_EV_MEMSET:
+		host_work(p, ev, memset_name(p, ev->u.memset.bytes),
+		          ev->u.memset.api.correlation_id);
+		break;
+	default:
+		break;
+	}
+}
+
+static void gpu_event(struct ct_perfetto *p, const struct ct_event *ev)
+{
+	switch (ev->type) {
+	case CT_EV_GPU_KERNEL: {
+		const struct ct_ev_gpu_kernel *k = &ev->u.gpu_kernel;
+
+		gpu_work(p, ev, k->device, k->stream, k->start, k->end,
+		         kernel_name(p, ev->process, k->kernel_id), k->correlation_id);
+		break;
+	}
+	case CT_EV_GPU_MEMCPY: {
+		const struct ct_ev_gpu_memcpy *c = &ev->u.gpu_memcpy;
+
+		/* a runtime call's copy is known by the runtime's id (as the memcpy event has it) */
+		gpu_work(p, ev, c->device, c->stream, c->start, c->end,
+		         copy_name(p, c->direction, c->bytes),
+		         c->runtime_correlation_id ? c->runtime_correlation_id : c->correlation_id);
+		break;
+	}
+	case CT_EV_GPU_MEMSET: {
+		const struct ct_ev_gpu_memset *s = &ev->u.gpu_memset;
+
+		gpu_work(p, ev, s->device, s->stream, s->start, s->end, memset_name(p, s->bytes),
+		         s->correlation_id);
+		break;
+	}
+	case CT_EV_GPU_MEMORY_POOL: {
+		const struct ct_ev_gpu_memory_pool *m = &ev->u.gpu_memory_pool;
+
+		pool_reserved(p, ev, m->device, m->address, m->size, m->timestamp);
+		break;
+	}
+	case CT_EV_GPU_MEMORY: {
+		const struct ct_ev_gpu_memory *m = &ev->u.gpu_memory;
+
+		if (m->pool_address)
+			pool_reserved(p, ev, m->device, m->pool_address, m->pool_size,
+			              m->timestamp);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------ the live-memory counters */
+
+static void counter(struct ct_perfetto *p, const struct ct_event *ev, uint64_t track, int64_t value)
+{
+	ct_pf_event(p->w, &(struct ct_pf_event){ .type = CT_PF_COUNTER,
+	                                         .time_ns = ev->time_ns,
+	                                         .track = track,
+	                                         .value = value });
+}
+
+/* Live bytes of DEV changed: the counters whose value is new. */
+static void hook_changed(void *data, struct ct_acct_device *dev, const struct ct_event *ev)
+{
+	struct ct_perfetto *p = data;
+	struct pf_device *d = (struct pf_device *)dev;
+
+	if (!p->w)
+		return;
+	if (!d->shown || d->on_device != dev->on_device)
+		counter(p, ev, memory_track(p, dev->process, dev->device, 0), dev->on_device);
+	for (unsigned k = 0; k < CT_ACCT_KINDS; k++)
+		if (d->live[k] != dev->live[k] || (!d->shown && dev->live[k]))
+			counter(p, ev, memory_track(p, dev->process, dev->device, k + 1),
+			        dev->live[k]);
+	d->shown = true;
+	d->on_device = dev->on_device;
+	memcpy(d->live, dev->live, sizeof(d->live));
+}
+
+static const struct ct_acct_hooks hooks = {
+	.device_size = sizeof(struct pf_device),
+	.changed = hook_changed,
+};
+
+/* ------------------------------------------------------------ the class */
+
+struct ct_perfetto *ct_perfetto_create(struct ct_context *ctx, const struct ct_options *opts,
+                                       FILE *out)
+{
+	struct ct_perfetto *p = g_new0(struct ct_perfetto, 1);
+
+	p->ctx = ctx;
+	p->slot = ct_analysis_slot(ctx);
+	if (p->slot < 0) {
+		g_free(p);
+		return NULL;
+	}
+	p->w = ct_pf_writer_create(out);
+	p->acct = ct_acct_create(ctx, opts, p->slot, &(struct ct_acct_config){ 0 }, &hooks, p);
+	return p;
+}
+
+static void perfetto_event(void *state, const struct ct_event *ev)
+{
+	struct ct_perfetto *p = state;
+
+	if (CT_ACCT_EVENTS & CT_EV_BIT(ev->type))
+		ct_acct_event(p->acct, ev);
+	if (ev->before_window || !p->w)
+		return;
+	if (ct_event_type_group(ev->type) == CT_GROUP_GPU)
+		gpu_event(p, ev);
+	else
+		host_event(p, ev);
+}
+
+static enum ct_analysis_status perfetto_finish(void *state, int64_t end_ns)
+{
+	ct_acct_finish(((struct ct_perfetto *)state)->acct);
+	return CT_ANALYSIS_OK;
+}
+
+static enum ct_analysis_status perfetto_result(void *state, const void **result)
+{
+	*result = state;
+	return CT_ANALYSIS_OK;
+}
+
+/* The process called PID, NULL if the trace has none. */
+static struct ct_process *process_of(struct ct_context *ctx, int64_t pid)
+{
+	for (size_t i = 0; i < ct_context_process_count(ctx); i++)
+		if (ct_context_process_at(ctx, i)->pid == pid)
+			return ct_context_process_at(ctx, i);
+	return NULL;
+}
+
+void ct_perfetto_failures(struct ct_perfetto *p, const struct ct_fragmentation_result *frag)
+{
+	if (!frag || !frag->failures || !p->w)
+		return;
+	for (guint i = 0; i < frag->failures->len; i++) {
+		const struct ct_frag_failure *f =
+		    &g_array_index(frag->failures, struct ct_frag_failure, i);
+		struct ct_process *process = process_of(p->ctx, f->pid);
+
+		if (!process)
+			continue;
+		snprintf(p->name, sizeof(p->name),
+		         "%s failed: %" PRIu64 " bytes of %s on GPU %u: %s",
+		         f->api ? f->api : "allocation", f->requested_bytes,
+		         ct_mem_kind_label(f->kind), f->device, f->verdict);
+		put(p, CT_PF_INSTANT, f->time_ns, process_track(p, process), p->name);
+	}
+}
+
+int ct_perfetto_close(struct ct_perfetto *p)
+{
+	int ret = ct_pf_writer_close(p->w);
+
+	p->w = NULL;
+	return ret;
+}
+
+static void perfetto_destroy(void *state)
+{
+	struct ct_perfetto *p = state;
+
+	if (!p)
+		return;
+	ct_pf_writer_close(p->w);
+	ct_acct_destroy(p->acct);
+	g_free(p);
+}
+
+const struct ct_analysis_class ct_perfetto_export = {
+	.name = "perfetto",
+	.wants = CT_ACCT_EVENTS | CT_EV_BIT(CT_EV_API_ENTRY) | CT_EV_BIT(CT_EV_API_EXIT) |
+	         CT_EV_BIT(CT_EV_NVTX_PUSH) | CT_EV_BIT(CT_EV_NVTX_POP) |
+	         CT_EV_BIT(CT_EV_NVTX_MARK) | CT_EV_BIT(CT_EV_NVTX_RANGE_START) |
+	         CT_EV_BIT(CT_EV_NVTX_RANGE_END) | CT_EV_BIT(CT_EV_LAUNCH) |
+	         CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_MEMSET) | CT_EV_BIT(CT_EV_GPU_KERNEL) |
+	         CT_EV_BIT(CT_EV_GPU_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMSET) |
+	         CT_EV_BIT(CT_EV_GPU_MEMORY) | CT_EV_BIT(CT_EV_GPU_MEMORY_POOL),
+	.event = perfetto_event,
+	.finish = perfetto_finish,
+	.result = perfetto_result,
+	.destroy = perfetto_destroy,
+};

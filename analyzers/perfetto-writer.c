@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfetto-writer.c - Perfetto packets, encoded by the protobuf-c code
+ * generated from perfetto-trace.proto, written one at a time (see
+ * perfetto-writer.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "perfetto-trace.pb-c.h"
+#include "perfetto-writer.h"
+
+/* The one packet sequence of the file. */
+#define SEQUENCE_ID 1u
+
+/* Field 1 of Trace (repeated TracePacket packet), length-delimited: (1 << 3) | 2. */
+#define TRACE_PACKET_TAG 0x0au
+
+struct ct_pf_writer {
+	FILE *out;          /* borrowed */
+	GHashTable *tracks; /* uuids described (uint64 keys, owned) */
+	GHashTable *names;  /* interned name (owned) -> iid */
+	uint8_t *buf;       /* one packed packet */
+	size_t cap;
+	uint64_t packets;
+	bool started; /* the first packet, which clears the incremental state, is out */
+	int error;    /* errno of the first failed write, 0: none */
+};
+
+struct ct_pf_writer *ct_pf_writer_create(FILE *out)
+{
+	struct ct_pf_writer *w = g_new0(struct ct_pf_writer, 1);
+
+	w->out = out;
+	w->tracks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	w->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	return w;
+}
+
+int ct_pf_writer_close(struct ct_pf_writer *w)
+{
+	int error;
+
+	if (!w)
+		return 0;
+	if (fflush(w->out) != 0 && !w->error)
+		w->error = errno ? errno : EIO;
+	error = w->error;
+	g_hash_table_destroy(w->tracks);
+	g_hash_table_destroy(w->names);
+	g_free(w->buf);
+	g_free(w);
+	if (error) {
+		errno = error;
+		return -1;
+	}
+	return 0;
+}
+
+uint64_t ct_pf_packets(const struct ct_pf_writer *w)
+{
+	return w->packets;
+}
+
+/* splitmix64's finaliser: spreads the inputs over the 64 bits. */
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+uint64_t ct_pf_uuid(unsigned kind, uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t u = mix(mix(mix(mix(kind) ^ a) ^ b) ^ c);
+
+	return u ? u : 1;
+}
+
+/* Records the first write error; later packets are not written. */
+static void failed(struct ct_pf_writer *w)
+{
+	if (!w->error)
+		w->error = errno ? errno : EIO;
+}
+
+/* Writes PACKET as one field of the Trace: tag, varint length, bytes. */
+static void put_packet(struct ct_pf_writer *w, Perfetto__Protos__TracePacket *packet)
+{
+	uint8_t head[1 + 10];
+	size_t size, len = 0;
+
+	if (w->error)
+		return;
+	packet->has_trusted_packet_sequence_id = 1;
+	packet->trusted_packet_sequence_id = SEQUENCE_ID;
+	if (!w->started) {
+		/* Perfetto's readers ignore interned references before a packet clears the state */
+		packet->has_sequence_flags = 1;
+		packet->sequence_flags |=
+		    PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
+		w->started = true;
+	}
+	size = perfetto__protos__trace_packet__get_packed_size(packet);
+	if (size > w->cap) {
+		w->cap = size * 2;
+		w->buf = g_realloc(w->buf, w->cap);
+	}
+	perfetto__protos__trace_packet__pack(packet, w->buf);
+	head[len++] = TRACE_PACKET_TAG;
+	for (uint64_t v = size;; v >>= 7) {
+		head[len++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+		if (v < 0x80)
+			break;
+	}
+	if (fwrite(head, 1, len, w->out) != len || fwrite(w->buf, 1, size, w->out) != size) {
+		failed(w);
+		return;
+	}
+	w->packets++;
+}
+
+void ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
+{
+	Perfetto__Protos__TracePacket packet = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	Perfetto__Protos__TrackDescriptor desc = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	Perfetto__Protos__ProcessDescriptor process = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
+	Perfetto__Protos__ThreadDescriptor thread = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+	Perfetto__Protos__CounterDescriptor counter = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
+	uint64_t uuid = t->uuid;
+
+	if (g_hash_table_contains(w->tracks, &uuid))
+		return;
+	g_hash_table_add(w->tracks, g_memdup2(&uuid, sizeof(uuid)));
+	desc.has_uuid = 1;
+	desc.uuid = uuid;
+	desc.has_parent_uuid = t->parent != 0;
+	desc.parent_uuid = t->parent;
+	desc.name = (char *)t->name;
+	if (t->has_pid && t->tid) {
+		thread.has_pid = thread.has_tid = 1;
+		thread.pid = t->pid;
+		thread.tid = t->tid;
+		thread.thread_name = (char *)t->name;
+		desc.thread = &thread;
+	} else if (t->has_pid) {
+		process.has_pid = 1;
+		process.pid = t->pid;
+		process.process_name = (char *)t->name;
+		desc.process = &process;
+	}
+	if (t->counter) {
+		counter.has_unit = 1;
+		counter.unit = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_SIZE_BYTES;
+		desc.counter = &counter;
+	}
+	packet.track_descriptor = &desc;
+	put_packet(w, &packet);
+}
+
+/*
+ * The iid of NAME, interning it (into ENTRY, for the packet) when it is
+ * new; 0 when the table is full and NAME must be written in full.
+ */
+static uint64_t intern(struct ct_pf_writer *w, const char *name, Perfetto__Protos__EventName *entry)
+{
+	gpointer iid;
+
+	if (g_hash_table_lookup_extended(w->names, name, NULL, &iid))
+		return GPOINTER_TO_SIZE(iid);
+	if (g_hash_table_size(w->names) >= CT_PF_INTERN_MAX)
+		return 0;
+	iid = GSIZE_TO_POINTER(g_hash_table_size(w->names) + 1);
+	g_hash_table_insert(w->names, g_strdup(name), iid);
+	entry->has_iid = 1;
+	entry->iid = GPOINTER_TO_SIZE(iid);
+	entry->name = (char *)name;
+	return entry->iid;
+}
+
+void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev)
+{
+	Perfetto__Protos__TracePacket packet = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	Perfetto__Protos__TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	Perfetto__Protos__InternedData interned = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+	Perfetto__Protos__EventName entry = PERFETTO__PROTOS__EVENT_NAME__INIT;
+	Perfetto__Protos__EventName *entries[1] = { &entry };
+	uint64_t flow = ev->flow, terminating = ev->terminating_flow;
+
+	packet.has_timestamp = 1;
+	packet.timestamp = ev->time_ns > 0 ? (uint64_t)ev->time_ns : 0;
+	te.has_type = 1;
+	te.type = (Perfetto__Protos__TrackEvent__Type)ev->type;
+	te.has_track_uuid = 1;
+	te.track_uuid = ev->track;
+	if (ev->name) {
+		te.name_iid = intern(w, ev->name, &entry);
+		te.has_name_iid = te.name_iid != 0;
+		if (!te.has_name_iid)
+			te.name = (char *)ev->name;
+		packet.has_sequence_flags = 1;
+		packet.sequence_flags =
+		    PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
+	}
+	if (entry.has_iid) {
+		interned.n_event_names = 1;
+		interned.event_names = entries;
+		packet.interned_data = &interned;
+	}
+	if (ev->type == CT_PF_COUNTER) {
+		te.has_counter_value = 1;
+		te.counter_value = ev->value;
+	}
+	if (flow) {
+		te.n_flow_ids = 1;
+		te.flow_ids = &flow;
+	}
+	if (terminating) {
+		te.n_terminating_flow_ids = 1;
+		te.terminating_flow_ids = &terminating;
+	}
+	packet.track_event = &te;
+	put_packet(w, &packet);
+}

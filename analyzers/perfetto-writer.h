@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfetto-writer.h - writes a Perfetto trace (Perfetto's protobuf Trace
+ * of TracePackets, perfetto-trace.proto) one packet at a time: track
+ * descriptors, slices, instants, counter values and flows, on one packet
+ * sequence whose event names are interned.
+ *
+ *	w = ct_pf_writer_create(out);
+ *	ct_pf_track(w, &(struct ct_pf_track){ .uuid = u, .name = "stream 7" });
+ *	ct_pf_event(w, &(struct ct_pf_event){ .type = CT_PF_BEGIN, .time_ns = t,
+ *	                                      .track = u, .name = "kernel" });
+ *	ct_pf_writer_close(w);       (0, or -1 when a write failed: errno)
+ *
+ * Each packet goes to the file as it is made (a Trace's packet field:
+ * tag, length, bytes), so memory does not grow with the trace: the state
+ * is the tracks described (one uuid each) and the interned names, of
+ * which at most CT_PF_INTERN_MAX are kept (names beyond are written in
+ * full).
+ */
+#ifndef CUDATRACE_ANALYZERS_PERFETTO_WRITER_H
+#define CUDATRACE_ANALYZERS_PERFETTO_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Distinct event names interned; later ones are written in full each time. */
+#define CT_PF_INTERN_MAX 65536u
+
+struct ct_pf_writer;
+
+/* A track; a field left 0 or NULL is not written. */
+struct ct_pf_track {
+	uint64_t uuid;
+	uint64_t parent; /* parent track's uuid, 0: none */
+	const char *name;
+	/* A process track (pid set, tid 0) or a thread track (both set). */
+	bool has_pid;
+	int32_t pid;
+	int32_t tid;
+	bool counter; /* a counter track, in bytes */
+};
+
+enum ct_pf_type {
+	CT_PF_BEGIN = 1, /* Perfetto's TrackEvent.Type values */
+	CT_PF_END = 2,
+	CT_PF_INSTANT = 3,
+	CT_PF_COUNTER = 4,
+};
+
+/* One track event; flow ids of 0 are not written. */
+struct ct_pf_event {
+	enum ct_pf_type type;
+	int64_t time_ns;
+	uint64_t track;
+	const char *name;          /* BEGIN and INSTANT */
+	int64_t value;             /* COUNTER */
+	uint64_t flow;             /* a flow going on from this event */
+	uint64_t terminating_flow; /* a flow that ends at this event */
+};
+
+/* A writer to OUT (borrowed, opened for writing), NULL when out of memory. */
+struct ct_pf_writer *ct_pf_writer_create(FILE *out);
+/* Flushes OUT and frees the writer: 0, or -1 when a write failed (errno says why). */
+int ct_pf_writer_close(struct ct_pf_writer *w);
+
+/* Describes TRACK, once per uuid (later calls for the same uuid write nothing). */
+void ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *track);
+/* Writes EV, on a track described before. */
+void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev);
+
+/* A track uuid for KIND and up to three numbers, the same for the same inputs, never 0. */
+uint64_t ct_pf_uuid(unsigned kind, uint64_t a, uint64_t b, uint64_t c);
+
+/* Packets written so far. */
+uint64_t ct_pf_packets(const struct ct_pf_writer *w);
+
+#endif
