@@ -11,6 +11,8 @@
 #define EXIT_USAGE 2
 
 int cmd_report(int argc, char **argv);
+/* export.c: traces in another tool's format (Perfetto). */
+int cmd_export(int argc, char **argv);
 
 /*
  * record, list and jupyter (record.c, list.c, jupyter.c). record exits

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * export.c - `cudatrace export`: reads one or more traces in one pass and
+ * writes them in another tool's format. The formats are a table: each
+ * names the function that writes it.
+ *
+ * Exit status: 0 (also for a trace cut short, exported up to its last
+ * event, with a warning), 1 when the export cannot be written, 2 for
+ * wrong arguments and input that is not a usable cudatrace trace.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "options.h"
+#include "perfetto-export.h"
+#include "reader.h"
+#include "verbs.h"
+
+/* What the command line asked for. Strings are borrowed from argv. */
+struct export_args {
+	struct ct_options opts;
+	const struct export_format *format;
+	const char *output;
+	const char *const *paths;
+	size_t path_count;
+};
+
+/* A format: its name and what writes it (NULL: not supported yet). */
+struct export_format {
+	const char *name;
+	int (*write)(const struct export_args *a, FILE *out);
+	const char *summary;
+};
+
+static int export_perfetto(const struct export_args *a, FILE *out);
+
+static const struct export_format formats[] = {
+	{ "perfetto", export_perfetto, "Perfetto's protobuf trace (TracePacket, TrackEvent)" },
+	{ "ctf", NULL, "a CTF trace (not supported yet)" },
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: cudatrace export [--format=FORMAT] --output=FILE TRACE...\n"
+	             "\n"
+	             "Reads the traces (directories made by `cudatrace record`, or any directory\n"
+	             "holding them) in one pass and writes them as one file of another format.\n"
+	             "\n"
+	             "Options:\n"
+	             "  -f, --format=FORMAT     the format (default perfetto):\n");
+	for (const struct export_format *f = formats; f->name; f++)
+		fprintf(out, "                            %-9s %s\n", f->name, f->summary);
+	fprintf(out, "  -o, --output=FILE       the file to write (required)\n"
+	             "  -h, --help              this help\n"
+	             "\n"
+	             "Exit status: 0 success, 1 failure, 2 wrong arguments or unusable input.\n");
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cudatrace export: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'cudatrace export --help'.\n");
+	return EXIT_USAGE;
+}
+
+static const struct export_format *format_find(const char *name)
+{
+	for (const struct export_format *f = formats; f->name; f++)
+		if (!strcmp(f->name, name))
+			return f;
+	return NULL;
+}
+
+static const struct option long_options[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Parses argv. 0, -1 for --help, or EXIT_USAGE. */
+static int parse_args(struct export_args *a, int argc, char **argv)
+{
+	int c;
+
+	ct_options_init(&a->opts);
+	a->format = &formats[0];
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			a->format = format_find(optarg);
+			if (!a->format)
+				return usage_error("unknown format '%s' (perfetto, ctf)", optarg);
+			break;
+		case 'o':
+			a->output = optarg;
+			if (!*optarg)
+				return usage_error("%s", "--output needs a file name");
+			break;
+		case 'h':
+			return -1;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	a->paths = (const char *const *)argv + optind;
+	a->path_count = (size_t)(argc - optind);
+	if (!a->path_count)
+		return usage_error("%s", "no trace given");
+	if (!a->output)
+		return usage_error("%s", "no output file given (--output=FILE)");
+	if (!a->format->write)
+		return usage_error("the %s format is not supported yet", a->format->name);
+	/* every failed allocation gets its instant: none is left out of the list */
+	a->opts.max_rows = SIZE_MAX;
+	return 0;
+}
+
+/*
+ * The Perfetto export: the exporter and the fragmentation analysis (for
+ * the verdict of each failed allocation) on one reader. 0, 1 or EXIT_USAGE.
+ */
+static int export_perfetto(const struct export_args *a, FILE *out)
+{
+	struct ct_reader *reader = ct_reader_create(&a->opts);
+	struct ct_perfetto *p = ct_perfetto_create(ct_reader_context(reader), &a->opts, out);
+	enum ct_reader_status status;
+	int ret = 0;
+
+	if (!p || ct_reader_attach(reader, &ct_perfetto_export, p) < 0 ||
+	    ct_reader_add(reader, &ct_fragmentation_analysis) < 0) {
+		fprintf(stderr, "cudatrace export: %s\n",
+		        p ? ct_reader_stats(reader)->error : "no context slot left");
+		ct_reader_destroy(reader);
+		return 1;
+	}
+	status = ct_reader_read(reader, a->paths, a->path_count);
+	if (status == CT_READER_INPUT_ERROR || status == CT_READER_ERROR) {
+		fprintf(stderr, "cudatrace export: %s\n", ct_reader_stats(reader)->error);
+		ret = status == CT_READER_INPUT_ERROR ? EXIT_USAGE : 1;
+		goto end;
+	}
+	if (status == CT_READER_TRUNCATED)
+		fprintf(stderr, "cudatrace export: warning: %s\n", ct_reader_stats(reader)->error);
+	if (ct_reader_finish(reader) < 0) {
+		fprintf(stderr, "cudatrace export: %s\n", ct_reader_stats(reader)->error);
+		ret = 1;
+		goto end;
+	}
+	ct_perfetto_failures(p, ct_reader_result(reader, &ct_fragmentation_analysis));
+	if (ct_perfetto_close(p) < 0) {
+		fprintf(stderr, "cudatrace export: cannot write '%s': %s\n", a->output,
+		        strerror(errno));
+		ret = 1;
+	}
+end:
+	ct_reader_destroy(reader);
+	return ret;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_args a = { 0 };
+	int ret = parse_args(&a, argc, argv);
+	struct stat st;
+	bool regular;
+	FILE *out;
+
+	if (ret < 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (ret)
+		return ret;
+	out = fopen(a.output, "wb");
+	if (!out) {
+		fprintf(stderr, "cudatrace export: cannot write '%s': %s\n", a.output,
+		        strerror(errno));
+		return 1;
+	}
+	/* only a regular file is removed after a failure: never a device such as /dev/full */
+	regular = fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode);
+	ret = a.format->write(&a, out);
+	if (fclose(out) != 0 && !ret) {
+		fprintf(stderr, "cudatrace export: cannot write '%s': %s\n", a.output,
+		        strerror(errno));
+		ret = 1;
+	}
+	/* no half-written file is left to be taken for an export */
+	if (ret && regular)
+		unlink(a.output);
+	return ret;
+}
