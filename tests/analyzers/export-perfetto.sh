@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# `cudatrace export --format perfetto` of a program traced on the simulated
+# GPU (tests/programs/export-workload: kernels on two streams, copies of
+# each direction, memsets, NVTX ranges, a failed allocation), decoded with
+# Perfetto's own protos (check-perfetto.py, in a virtual environment with
+# PyPI's perfetto) and compared with the simulator's ledger, the program's
+# printout and the report; then the export's answers to wrong arguments
+# and unusable input.
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/../lib/lttng-session.sh"
+. "$here/../lib/trace-run.sh"
+. "$here/../lib/perfetto-venv.sh"
+. "$here/report-lib.sh"
+
+report_traced_setup "$@"
+trace_require_program export-workload
+perfetto_python "${TESTS_BUILDDIR:-$report_builddir/tests}"
+
+# export_run TAG ARGS...: `cudatrace export ARGS...`, as report_run runs report.
+export_run() {
+	export_tag=$1
+	shift
+	report_status=0
+	"$report_cmd" export "$@" >"$report_tmp/$export_tag.out" 2>"$report_tmp/$export_tag.err" ||
+		report_status=$?
+}
+
+if trace_session ex; then
+	trace_run ex traced "$trace_cmd"
+	lttng_session_end ex
+	is "ex: the workload ran" "$trace_status" 0
+	[ "$trace_status" = 0 ] || trace_show_err ex
+	export_run ex --format=perfetto -o "$report_tmp/ex.pftrace" "$lttng_trace"
+	report_exits ex 0
+	report_run ex-report --format=json "$lttng_trace"
+	report_exits ex-report 0
+	"$perfetto_python" "$report_here/check-perfetto.py" "$report_tmp/ex.pftrace" \
+		"$lttng_tmp/ex.ledger" "$lttng_tmp/ex.out" "$report_tmp/ex-report.out" \
+		>"$report_tmp/ex.tap" 2>&1
+	tap_relay ex "$report_tmp/ex.tap"
+
+	# the format is the default one, and the command is the same on the same trace
+	export_run ex-default -o "$report_tmp/ex-default.pftrace" "$lttng_trace"
+	report_exits ex-default 0
+	cmp -s "$report_tmp/ex.pftrace" "$report_tmp/ex-default.pftrace"
+	is "perfetto is the default format, and the export is reproducible" $? 0
+
+	export_run ex-full --format=perfetto -o /dev/full "$lttng_trace"
+	report_exits ex-full 1
+	report_says ex-full "cannot write '/dev/full'"
+	[ -c /dev/full ]
+	is "ex-full: a device written to is not removed" $? 0
+fi
+
+export_run ctf --format=ctf -o "$report_tmp/x.ctf" "$report_tmp"
+report_exits ctf 2
+report_says ctf "the ctf format is not supported yet"
+[ ! -e "$report_tmp/x.ctf" ]
+is "ctf: no file is written" $? 0
+
+export_run unknown --format=json -o "$report_tmp/x" "$report_tmp"
+report_exits unknown 2
+report_says unknown "unknown format 'json'"
+
+export_run no-output "$report_tmp"
+report_exits no-output 2
+report_says no-output "no output file given"
+
+mkdir "$report_tmp/empty"
+export_run not-a-trace -o "$report_tmp/empty.pftrace" "$report_tmp/empty"
+report_exits not-a-trace 2
+[ ! -e "$report_tmp/empty.pftrace" ]
+is "not-a-trace: no file is left" $? 0
+
+tap_done
