@@ -1,0 +1,33 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# export-bench.sh [EVENTS] - `cudatrace export --format perfetto` against
+# Babeltrace itself, in one run, on the same synthetic traces
+# (bench-lib.sh):
+#   - time: the export over `babeltrace2 -o dummy` on a trace of EVENTS
+#     events (default 10 million);
+#   - memory: the export's peak RSS on that trace over its peak RSS on a
+#     trace a tenth as long; target 1.2 at most (packets are written as
+#     events are read: memory follows tracks and live allocations, not
+#     trace length);
+#   - the size of the Perfetto file per event.
+# Each command runs three times; the medians are compared. Prints ratios,
+# asserts nothing.
+set -eu
+
+. "$(cd "$(dirname "$0")" && pwd)/bench-lib.sh"
+bench_traces
+
+dummy=$(median3 babeltrace2 -o dummy "$work/large")
+export=$(median3 "$cudatrace" export --format perfetto -o "$work/large.pftrace" "$work/large")
+export_small=$(median3 "$cudatrace" export --format perfetto -o "$work/small.pftrace" "$work/small")
+bytes=$(wc -c <"$work/large.pftrace")
+
+echo "$dummy $export $export_small $bytes" | awk -v n="$events" '{
+	printf "babeltrace2 -o dummy:        %6.2f s  %7d KB  (%d events)\n", $1, $2, n
+	printf "cudatrace export (perfetto): %6.2f s  %7d KB\n", $3, $4
+	printf "cudatrace export, 1/10:      %6.2f s  %7d KB\n", $5, $6
+	printf "time   export / dummy:          %.2f\n", $3 / $1
+	printf "memory 10x events / 1x:         %.2f  (target <= 1.2)\n", $4 / $6
+	printf "Perfetto bytes per event:       %.1f\n", $7 / n
+}'
