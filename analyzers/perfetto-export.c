@@ -22,6 +22,7 @@ enum track_kind {
 	TRACK_RANGE,
 	TRACK_MEMORY, /* live bytes: 0 for the device kinds, 1 + kind for one kind */
 	TRACK_POOL,
+	TRACK_LOSSES, /* what LTTng discarded, for the whole trace */
 };
 
 /* Longest name written: longer kernel names and NVTX messages are cut. */
@@ -260,11 +261,21 @@ static void pool_reserved(struct ct_perfetto *p, const struct ct_event *ev, unsi
 static void host_event(struct ct_perfetto *p, const struct ct_event *ev)
 {
 	switch (ev->type) {
+	/* NVTX calls are shown as the ranges and marks they make */
 	case CT_EV_API_ENTRY:
-	case CT_EV_API_EXIT:
-		/* NVTX calls are shown as the ranges and marks they make */
 		if (ev->u.api_entry.domain != CT_DOMAIN_NVTX)
-			api_call(p, ev, ev->type == CT_EV_API_ENTRY);
+			api_call(p, ev, true);
+		break;
+	case CT_EV_API_EXIT:
+		if (ev->u.api_exit.domain != CT_DOMAIN_NVTX)
+			api_call(p, ev, false);
+		break;
+	case CT_EV_ACTIVITY_DROPPED:
+		/* nothing lost silently: the stream tracks lack this many slices */
+		snprintf(p->name, sizeof(p->name),
+		         "CUPTI dropped %" PRIu64 " activity records: GPU work missing",
+		         ev->u.activity_dropped.count);
+		put(p, CT_PF_INSTANT, ev->time_ns, process_track(p, ev->process), p->name);
 		break;
 	case CT_EV_NVTX_PUSH:
 		put(p, CT_PF_BEGIN, ev->time_ns, thread_track(p, ev->thread),
@@ -409,9 +420,29 @@ static void perfetto_event(void *state, const struct ct_event *ev)
 		host_event(p, ev);
 }
 
+/* What LTTng discarded: an instant where the loss began, on a track of its own. */
+static void lttng_losses(struct ct_perfetto *p)
+{
+	const struct ct_losses *loss = ct_context_losses(p->ctx);
+	uint64_t uuid = ct_pf_uuid(TRACK_LOSSES, 0, 0, 0);
+
+	if (!loss->events && !loss->packets)
+		return;
+	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid, .name = "LTTng losses" });
+	snprintf(p->name, sizeof(p->name),
+	         "LTTng discarded %" PRIu64 " events and %" PRIu64
+	         " packets from here on: slices and counters may be missing",
+	         loss->events, loss->packets);
+	put(p, CT_PF_INSTANT, loss->first_ns == INT64_MIN ? 0 : loss->first_ns, uuid, p->name);
+}
+
 static enum ct_analysis_status perfetto_finish(void *state, int64_t end_ns)
 {
-	ct_acct_finish(((struct ct_perfetto *)state)->acct);
+	struct ct_perfetto *p = state;
+
+	ct_acct_finish(p->acct);
+	if (p->w)
+		lttng_losses(p);
 	return CT_ANALYSIS_OK;
 }
 
@@ -476,7 +507,8 @@ const struct ct_analysis_class ct_perfetto_export = {
 	         CT_EV_BIT(CT_EV_NVTX_RANGE_END) | CT_EV_BIT(CT_EV_LAUNCH) |
 	         CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_MEMSET) | CT_EV_BIT(CT_EV_GPU_KERNEL) |
 	         CT_EV_BIT(CT_EV_GPU_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMSET) |
-	         CT_EV_BIT(CT_EV_GPU_MEMORY) | CT_EV_BIT(CT_EV_GPU_MEMORY_POOL),
+	         CT_EV_BIT(CT_EV_GPU_MEMORY) | CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) |
+	         CT_EV_BIT(CT_EV_ACTIVITY_DROPPED),
 	.event = perfetto_event,
 	.finish = perfetto_finish,
 	.result = perfetto_result,

@@ -16,7 +16,10 @@
  *     kinds and of each kind, from the accounting the report uses
  *     (accounting.h); the reserved bytes of each memory pool;
  *   - failed allocations as instants on their process's track, named with
- *     the fragmentation analysis's verdict (ct_perfetto_failures).
+ *     the fragmentation analysis's verdict (ct_perfetto_failures);
+ *   - what was lost, as instants: the activity records CUPTI dropped on
+ *     their process's track, the events LTTng discarded on a track of
+ *     their own.
  *
  * Every packet is written when its event is read: state grows with the
  * tracks and the live allocations, never with the trace's length.

@@ -5,6 +5,7 @@ with Perfetto's own protos (the PyPI package `perfetto`), against the
 simulator's ledger, the traced program's printout and the report.
 
     check-perfetto.py TRACE.pftrace LEDGER PROGRAM.out REPORT.json
+    check-perfetto.py --drops TRACE.pftrace LEDGER
 
 Checks, as TAP: the track structure (the process and its threads; a GPU
 track whose children are the streams, named "stream"); every kernel, copy
@@ -15,6 +16,10 @@ thread to its kernel; the NVTX ranges the program pushed, as slices on its
 thread; the failed allocation as an instant with the report's verdict;
 the live-memory counter's maximum equal to the ledger's peak and to the
 report's, and its last value the ledger's live bytes at the end.
+
+With --drops (a run whose activity records the simulator dropped): the
+instants that say so count as many records as the ledger's cupti_drop
+lines, and the stream tracks hold no more slices than the ledger has work.
 """
 import importlib.util
 import json
@@ -244,11 +249,29 @@ def check(args):
        "the pinned-memory counter rises to the pinned buffer's size and falls to 0", pinned)
 
 
+def check_drops(args):
+    export_path, ledger_path = args
+    with open(ledger_path) as f:
+        lines = [dict(i.split("=", 1) for i in line.split() if "=" in i) for line in f]
+    dropped = sum(int(kv["count"]) for kv in lines if kv.get("op") == "cupti_drop")
+    work = sum(1 for kv in lines if "gpu_start" in kv)
+    x = Export(export_path)
+    told = [name for u in x.instants for name, _, _ in x.instants[u]
+            if name.startswith("CUPTI dropped ")]
+    ok(dropped > 0, "the simulator dropped activity records", dropped)
+    ok(sum(int(n.split()[2]) for n in told) == dropped,
+       f"the instants count the {dropped} records dropped", told)
+    slices = sum(len(x.slices[u]) for u, t in x.tracks.items() if "stream" in t.name)
+    ok(slices <= work, "the stream tracks hold no more slices than the ledger has work",
+       f"{slices} slices, {work} operations")
+
+
 def main():
-    if len(sys.argv) != 5:
+    drops = sys.argv[1:2] == ["--drops"]
+    if len(sys.argv) != (4 if drops else 5):
         sys.exit(__doc__)
     try:
-        check(sys.argv[1:])
+        check_drops(sys.argv[2:]) if drops else check(sys.argv[1:])
     except Exception as e:  # a file that does not decode fails, it does not skip
         ok(False, f"the export decodes and checks: {type(e).__name__}: {e}")
     print(f"1..{tests}")

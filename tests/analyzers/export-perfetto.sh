@@ -6,7 +6,8 @@
 # each direction, memsets, NVTX ranges, a failed allocation), decoded with
 # Perfetto's own protos (check-perfetto.py, in a virtual environment with
 # PyPI's perfetto) and compared with the simulator's ledger, the program's
-# printout and the report; then the export's answers to wrong arguments
+# printout and the report; the same run with activity records dropped,
+# which the export says it misses; then its answers to wrong arguments
 # and unusable input.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,6 +56,21 @@ if trace_session ex; then
 	[ -c /dev/full ]
 	is "ex-full: a device written to is not removed" $? 0
 fi
+
+# activity records the simulator drops are said to be missing
+CUDASIM_CUPTI_DROP_EVERY=4
+export CUDASIM_CUPTI_DROP_EVERY
+if trace_session drops; then
+	trace_run drops traced "$trace_cmd"
+	lttng_session_end drops
+	is "drops: the workload ran" "$trace_status" 0
+	export_run drops -o "$report_tmp/drops.pftrace" "$lttng_trace"
+	report_exits drops 0
+	"$perfetto_python" "$report_here/check-perfetto.py" --drops "$report_tmp/drops.pftrace" \
+		"$lttng_tmp/drops.ledger" >"$report_tmp/drops.tap" 2>&1
+	tap_relay drops "$report_tmp/drops.tap"
+fi
+unset CUDASIM_CUPTI_DROP_EVERY
 
 export_run ctf --format=ctf -o "$report_tmp/x.ctf" "$report_tmp"
 report_exits ctf 2
