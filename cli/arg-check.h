@@ -23,4 +23,11 @@ int arg_check_path(const char *option, const char *path, size_t reserve);
  */
 const char *arg_shorten(const char *s, char *buf, size_t len);
 
+/*
+ * A wrong command line of VERB ("report"): "cudatrace VERB: " and the
+ * message from FMT on stderr, then where the usage is. Returns
+ * EXIT_USAGE (verbs.h).
+ */
+int arg_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

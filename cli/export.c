@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "arg-check.h"
 #include "options.h"
 #include "perfetto-export.h"
 #include "reader.h"
@@ -64,19 +64,7 @@ static void usage(FILE *out)
 	             "Exit status: 0 success, 1 failure, 2 wrong arguments or unusable input.\n");
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "cudatrace export: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'cudatrace export --help'.\n");
-	return EXIT_USAGE;
-}
+#define usage_error(...) arg_usage_error("export", __VA_ARGS__)
 
 static const struct export_format *format_find(const char *name)
 {
