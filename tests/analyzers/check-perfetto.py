@@ -31,25 +31,14 @@ from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 TE = pb.TrackEvent
 
-# The ledger as check-memory-report.py reads it: allocations and failures.
+# The ledger as check-memory-report.py reads it (allocations and failures).
 _spec = importlib.util.spec_from_file_location(
     "check_memory_report", os.path.join(os.path.dirname(__file__), "check-memory-report.py"))
 memory_report = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(memory_report)
 
-tests = 0
-failures = 0
-
-
-def ok(cond, desc, *details):
-    global tests, failures
-    tests += 1
-    if not cond:
-        failures += 1
-    print(f"{'ok' if cond else 'not ok'} {tests} - {desc}")
-    if not cond:
-        for d in details:
-            print(f"#   {d}")
+# Its TAP lines and their count, too.
+ok = memory_report.ok
 
 
 def ledger_work(path, pid):
@@ -274,8 +263,8 @@ def main():
         check_drops(sys.argv[2:]) if drops else check(sys.argv[1:])
     except Exception as e:  # a file that does not decode fails, it does not skip
         ok(False, f"the export decodes and checks: {type(e).__name__}: {e}")
-    print(f"1..{tests}")
-    sys.exit(1 if failures else 0)
+    print(f"1..{memory_report.tests}")
+    sys.exit(1 if memory_report.failures else 0)
 
 
 if __name__ == "__main__":
