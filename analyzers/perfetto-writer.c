@@ -82,6 +82,21 @@ uint64_t ct_pf_uuid(unsigned kind, uint64_t a, uint64_t b, uint64_t c)
 	return u ? u : 1;
 }
 
+/*
+ * NAME as a protobuf string must be: UTF-8. A name from the trace (a
+ * kernel, an NVTX message, a process) may hold any bytes; those that are
+ * not UTF-8 become U+FFFD in a copy put in *COPY (freed by the caller),
+ * so that every reader decodes the packet.
+ */
+static char *utf8(const char *name, char **copy)
+{
+	*copy = NULL;
+	if (!name || g_utf8_validate(name, -1, NULL))
+		return (char *)name;
+	*copy = g_utf8_make_valid(name, -1);
+	return *copy;
+}
+
 /* Records the first write error; later packets are not written. */
 static void failed(struct ct_pf_writer *w)
 {
@@ -133,6 +148,7 @@ void ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
 	Perfetto__Protos__ThreadDescriptor thread = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
 	Perfetto__Protos__CounterDescriptor counter = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
 	uint64_t uuid = t->uuid;
+	char *copy;
 
 	if (g_hash_table_contains(w->tracks, &uuid))
 		return;
@@ -141,17 +157,17 @@ void ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
 	desc.uuid = uuid;
 	desc.has_parent_uuid = t->parent != 0;
 	desc.parent_uuid = t->parent;
-	desc.name = (char *)t->name;
+	desc.name = utf8(t->name, &copy);
 	if (t->has_pid && t->tid) {
 		thread.has_pid = thread.has_tid = 1;
 		thread.pid = t->pid;
 		thread.tid = t->tid;
-		thread.thread_name = (char *)t->name;
+		thread.thread_name = desc.name;
 		desc.thread = &thread;
 	} else if (t->has_pid) {
 		process.has_pid = 1;
 		process.pid = t->pid;
-		process.process_name = (char *)t->name;
+		process.process_name = desc.name;
 		desc.process = &process;
 	}
 	if (t->counter) {
@@ -161,6 +177,7 @@ void ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
 	}
 	packet.track_descriptor = &desc;
 	put_packet(w, &packet);
+	g_free(copy);
 }
 
 /*
@@ -191,6 +208,8 @@ void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev)
 	Perfetto__Protos__EventName entry = PERFETTO__PROTOS__EVENT_NAME__INIT;
 	Perfetto__Protos__EventName *entries[1] = { &entry };
 	uint64_t flow = ev->flow, terminating = ev->terminating_flow;
+	char *copy;
+	const char *name = utf8(ev->name, &copy);
 
 	packet.has_timestamp = 1;
 	packet.timestamp = ev->time_ns > 0 ? (uint64_t)ev->time_ns : 0;
@@ -198,11 +217,11 @@ void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev)
 	te.type = (Perfetto__Protos__TrackEvent__Type)ev->type;
 	te.has_track_uuid = 1;
 	te.track_uuid = ev->track;
-	if (ev->name) {
-		te.name_iid = intern(w, ev->name, &entry);
+	if (name) {
+		te.name_iid = intern(w, name, &entry);
 		te.has_name_iid = te.name_iid != 0;
 		if (!te.has_name_iid)
-			te.name = (char *)ev->name;
+			te.name = (char *)name;
 		packet.has_sequence_flags = 1;
 		packet.sequence_flags =
 		    PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
@@ -226,4 +245,5 @@ void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev)
 	}
 	packet.track_event = &te;
 	put_packet(w, &packet);
+	g_free(copy);
 }

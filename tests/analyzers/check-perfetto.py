@@ -6,6 +6,7 @@ simulator's ledger, the traced program's printout and the report.
 
     check-perfetto.py TRACE.pftrace LEDGER PROGRAM.out REPORT.json
     check-perfetto.py --drops TRACE.pftrace LEDGER
+    check-perfetto.py --decodes TRACE.pftrace
 
 Checks, as TAP: the track structure (the process and its threads; a GPU
 track whose children are the streams, named "stream"); every kernel, copy
@@ -20,6 +21,9 @@ report's, and its last value the ledger's live bytes at the end.
 With --drops (a run whose activity records the simulator dropped): the
 instants that say so count as many records as the ledger's cupti_drop
 lines, and the stream tracks hold no more slices than the ledger has work.
+
+With --decodes (a trace of hostile names or extreme values): the export
+decodes, its names included (protobuf strings are UTF-8), and has events.
 """
 import importlib.util
 import json
@@ -78,17 +82,21 @@ class Export:
         self.cleared_first = bool(trace.packet) and bool(
             trace.packet[0].sequence_flags & pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED)
         names = {}
+        self.strings = []  # every name: decoded to bytes, not str, when it is not UTF-8
         open_slices = defaultdict(list)
         for packet in trace.packet:
             if packet.HasField("interned_data"):
                 for e in packet.interned_data.event_names:
                     names[e.iid] = e.name
+                    self.strings.append(e.name)
             if packet.HasField("track_descriptor"):
                 self.tracks[packet.track_descriptor.uuid] = packet.track_descriptor
+                self.strings.append(packet.track_descriptor.name)
             if not packet.HasField("track_event"):
                 continue
             ev = packet.track_event
             name = names.get(ev.name_iid) if ev.HasField("name_iid") else ev.name
+            self.strings.append(ev.name)
             ts = packet.timestamp
             if ev.type == TE.TYPE_SLICE_BEGIN:
                 open_slices[ev.track_uuid].append(
@@ -255,12 +263,26 @@ def check_drops(args):
        f"{slices} slices, {work} operations")
 
 
+def check_decodes(path):
+    x = Export(path)
+    events = sum(len(v) for d in (x.slices, x.instants, x.counters) for v in d.values())
+    ok(x.tracks and events, f"it decodes with Perfetto's protos: {len(x.tracks)} tracks, "
+       f"{events} slices, instants and counter values")
+    bad = [n for n in x.strings if not isinstance(n, str)]
+    ok(not bad, "every name is UTF-8", *bad[:5])
+
+
 def main():
-    drops = sys.argv[1:2] == ["--drops"]
-    if len(sys.argv) != (4 if drops else 5):
+    mode = sys.argv[1] if sys.argv[1:2] in (["--drops"], ["--decodes"]) else None
+    if len(sys.argv) != {"--drops": 4, "--decodes": 3, None: 5}[mode]:
         sys.exit(__doc__)
     try:
-        check_drops(sys.argv[2:]) if drops else check(sys.argv[1:])
+        if mode == "--drops":
+            check_drops(sys.argv[2:])
+        elif mode == "--decodes":
+            check_decodes(sys.argv[2])
+        else:
+            check(sys.argv[1:])
     except Exception as e:  # a file that does not decode fails, it does not skip
         ok(False, f"the export decodes and checks: {type(e).__name__}: {e}")
     print(f"1..{memory_report.tests}")

@@ -7,8 +7,9 @@
 # Perfetto's own protos (check-perfetto.py, in a virtual environment with
 # PyPI's perfetto) and compared with the simulator's ledger, the program's
 # printout and the report; the same run with activity records dropped,
-# which the export says it misses; then its answers to wrong arguments
-# and unusable input.
+# which the export says it misses; traces of hostile names and extreme
+# values (make-ctf.py); then its answers to wrong arguments and unusable
+# input.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -71,6 +72,19 @@ if trace_session drops; then
 	tap_relay drops "$report_tmp/drops.tap"
 fi
 unset CUDASIM_CUPTI_DROP_EVERY
+
+# names that are not UTF-8, control characters, values at the ends of their ranges
+for case in strings "extremes 1"; do
+	tag=${case%% *}
+	# shellcheck disable=SC2086
+	"$report_python" "$report_here/make-ctf.py" $case "$report_tmp/$tag" >/dev/null ||
+		tap_fail_all "make-ctf.py makes the $tag trace"
+	export_run "$tag" -o "$report_tmp/$tag.pftrace" "$report_tmp/$tag"
+	report_exits "$tag" 0
+	"$perfetto_python" "$report_here/check-perfetto.py" --decodes "$report_tmp/$tag.pftrace" \
+		>"$report_tmp/$tag.tap" 2>&1
+	tap_relay "$tag" "$report_tmp/$tag.tap"
+done
 
 export_run ctf --format=ctf -o "$report_tmp/x.ctf" "$report_tmp"
 report_exits ctf 2
