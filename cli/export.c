@@ -116,6 +116,11 @@ static int parse_args(struct export_args *a, int argc, char **argv)
 		return usage_error("%s", "no trace given");
 	if (!a->output)
 		return usage_error("%s", "no output file given (--output=FILE)");
+	if (arg_check_path("-o", a->output, 0) < 0)
+		return EXIT_USAGE;
+	for (size_t i = 0; i < a->path_count; i++)
+		if (arg_check_path("the trace", a->paths[i], 0) < 0)
+			return EXIT_USAGE;
 	if (!a->format->write)
 		return usage_error("the %s format is not supported yet", a->format->name);
 	/* every failed allocation gets its instant: none is left out of the list */

@@ -6,7 +6,8 @@
 # longer than the system takes (and longer than a message line), a
 # --library that is not a tracing library CUDA can inject, session names
 # that cannot be file names, empty or unknown lists, buffer sizes out of
-# range, traces nested deeper than list and report look. And
+# range, traces nested deeper than list and report look, export paths
+# longer than the system takes. And
 # `cudatrace jupyter install` writes a valid kernel.json whatever the
 # display name holds.
 
@@ -82,6 +83,12 @@ rm -r "$deep/nested"
 "$cli_bin" list "$deep" >"$lttng_tmp/list-12.out" 2>"$lttng_tmp/list-12.err"
 is "a trace 11 directories down is listed: exit 0" "$?" 0
 ok "a trace 11 directories down is listed" grep -q '^ok ' "$lttng_tmp/list-12.out"
+
+# ---- export
+fails_short export export-long-output "-o 'a*\\.\\.\\.': the path is 5000 bytes long" \
+	-o "$long" "$lttng_tmp"
+fails_short export export-long-trace "the trace 'a*\\.\\.\\.': the path is 5000 bytes long" \
+	-o "$lttng_tmp/x.pftrace" "$long"
 
 # ---- jupyter
 fails_short jupyter jupyter-long-prefix "--prefix 'a*\\.\\.\\.': the path is 5000 bytes long" \
