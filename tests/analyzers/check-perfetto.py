@@ -244,6 +244,13 @@ def check(args):
     pinned = [v for _, v in x.counters.get(counters.get("GPU 0 memory: host_pinned"), [])]
     ok(pinned and max(pinned) == 1 << 20 and pinned[-1] == 0,
        "the pinned-memory counter rises to the pinned buffer's size and falls to 0", pinned)
+    pooled = [v for _, v in x.counters.get(counters.get("GPU 0 memory: async"), [])]
+    ok(pooled and max(pooled) == 1 << 20 and pooled[-1] == 0,
+       "the async-memory counter rises to the pooled buffer's size and falls to 0", pooled)
+    pools = [u for n, u in counters.items() if n.startswith("GPU 0 memory pool ")]
+    reserved = [v for u in pools for _, v in x.counters[u]]
+    ok(len(pools) == 1 and reserved and max(reserved) >= 1 << 20,
+       "one pool's reserved bytes, at least the pooled buffer", list(counters), reserved)
 
 
 def check_drops(args):

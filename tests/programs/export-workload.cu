@@ -2,8 +2,9 @@
 /*
  * export-workload.cu - the workload of the export tests
  * (tests/analyzers/export-perfetto.sh): kernels on two streams, copies of
- * each direction (HtoD, DtoH, DtoD), memsets, NVTX push/pop ranges and
- * one allocation that fails, all on device 0.
+ * each direction (HtoD, DtoH, DtoD), memsets, NVTX push/pop ranges, an
+ * allocation from the stream-ordered pool and one allocation that fails,
+ * all on device 0.
  *
  * Prints TAP, "# fact pid=N" and, for what the simulator's ledger does not
  * record, one "# nvtx NAME N" line per NVTX range name pushed N times.
@@ -83,6 +84,11 @@ int main(void)
 	for (int r = 0; r < ROUNDS; r++)
 		round_of_work(s1, s2, host, d_a, d_b);
 	nvtxRangePop();
+	/* from the device's default memory pool, which CUPTI reports */
+	void *pooled = NULL;
+	if (rt_ok(cudaMallocAsync(&pooled, BYTES, s1), "cudaMallocAsync on s1"))
+		rt_ok(cudaFreeAsync(pooled, s1), "cudaFreeAsync on s1");
+	rt_ok(cudaStreamSynchronize(s1), "s1 synchronised");
 	/* more than any device has: fails with cudaErrorMemoryAllocation */
 	tap_ok(cudaMalloc(&impossible, (size_t)1 << 50) == cudaErrorMemoryAllocation,
 	       "cudaMalloc(1 PiB) fails");
