@@ -51,6 +51,8 @@ static uint64_t process_track(struct ct_perfetto *p, const struct ct_process *pr
 	uint64_t uuid = ct_pf_uuid(TRACK_PROCESS, process->index, 0, 0);
 	char name[64];
 
+	if (ct_pf_track_known(p->w, uuid))
+		return uuid;
 	snprintf(name, sizeof(name), "%s", process->procname[0] ? process->procname : "process");
 	ct_pf_track(
 	    p->w, &(struct ct_pf_track){
@@ -64,6 +66,8 @@ static uint64_t thread_track(struct ct_perfetto *p, const struct ct_thread *thre
 	uint64_t uuid = ct_pf_uuid(TRACK_THREAD, process->index, (uint64_t)thread->tid, 0);
 	char name[64];
 
+	if (ct_pf_track_known(p->w, uuid))
+		return uuid;
 	snprintf(name, sizeof(name), "thread %" PRId64, thread->tid);
 	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
 	                                         .parent = process_track(p, process),
@@ -83,6 +87,8 @@ static uint64_t device_track(struct ct_perfetto *p, const struct ct_process *pro
 	const struct ct_device *d = process->devices[device];
 	char name[128];
 
+	if (ct_pf_track_known(p->w, uuid))
+		return uuid;
 	if (d && d->name[0])
 		snprintf(name, sizeof(name), "GPU %u (%s)", device, d->name);
 	else
@@ -97,6 +103,8 @@ static uint64_t stream_track(struct ct_perfetto *p, const struct ct_process *pro
 	uint64_t uuid = ct_pf_uuid(TRACK_STREAM, process->index, device, stream);
 	char name[96];
 
+	if (ct_pf_track_known(p->w, uuid))
+		return uuid;
 	snprintf(name, sizeof(name), "stream %" PRIu32 " (pid %" PRId64 ")", stream, process->pid);
 	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
 	                                         .parent = device_track(p, process, device),
@@ -111,6 +119,8 @@ static uint64_t memory_track(struct ct_perfetto *p, const struct ct_process *pro
 	uint64_t uuid = ct_pf_uuid(TRACK_MEMORY, process->index, device, kind);
 	char name[96];
 
+	if (ct_pf_track_known(p->w, uuid))
+		return uuid;
 	if (kind)
 		snprintf(name, sizeof(name), "GPU %u memory: %s", device,
 		         ct_mem_kind_label(kind - 1));
@@ -129,6 +139,8 @@ static uint64_t pool_track(struct ct_perfetto *p, const struct ct_process *proce
 	uint64_t uuid = ct_pf_uuid(TRACK_POOL, process->index, device, pool);
 	char name[96];
 
+	if (ct_pf_track_known(p->w, uuid))
+		return uuid;
 	snprintf(name, sizeof(name), "GPU %u memory pool 0x%" PRIx64 " reserved", device, pool);
 	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
 	                                         .parent = process_track(p, process),

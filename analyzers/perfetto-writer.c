@@ -140,6 +140,11 @@ static void put_packet(struct ct_pf_writer *w, Perfetto__Protos__TracePacket *pa
 	w->packets++;
 }
 
+bool ct_pf_track_known(const struct ct_pf_writer *w, uint64_t uuid)
+{
+	return g_hash_table_contains(w->tracks, &uuid);
+}
+
 void ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
 {
 	Perfetto__Protos__TracePacket packet = PERFETTO__PROTOS__TRACE_PACKET__INIT;
@@ -150,7 +155,7 @@ void ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
 	uint64_t uuid = t->uuid;
 	char *copy;
 
-	if (g_hash_table_contains(w->tracks, &uuid))
+	if (ct_pf_track_known(w, uuid))
 		return;
 	g_hash_table_add(w->tracks, g_memdup2(&uuid, sizeof(uuid)));
 	desc.has_uuid = 1;

@@ -66,6 +66,8 @@ int ct_pf_writer_close(struct ct_pf_writer *w);
 
 /* Describes TRACK, once per uuid (later calls for the same uuid write nothing). */
 void ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *track);
+/* Whether the track UUID is described already (to skip making its name again). */
+bool ct_pf_track_known(const struct ct_pf_writer *w, uint64_t uuid);
 /* Writes EV, on a track described before. */
 void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev);
 
