@@ -90,10 +90,11 @@ struct ct_section_class {
 };
 
 struct ct_analysis_class {
-	const char *name;                       /* "memory": also what --analysis selects */
-	const struct ct_section_class *section; /* the section its result goes into */
-	uint64_t wants;                         /* CT_EV_BIT() of every event type it wants */
-	unsigned uses;                          /* enum ct_shared bits */
+	const char *name; /* "memory": also what --analysis selects */
+	/* the section its result goes into; NULL for one that writes elsewhere (an exporter) */
+	const struct ct_section_class *section;
+	uint64_t wants; /* CT_EV_BIT() of every event type it wants */
+	unsigned uses;  /* enum ct_shared bits */
 	enum ct_analysis_status (*create)(struct ct_context *ctx, const struct ct_options *opts,
 	                                  void **state);
 	void (*event)(void *state, const struct ct_event *ev);

@@ -629,11 +629,12 @@ int ct_reader_report(struct ct_reader *r, struct ct_doc *doc)
 		results[i] = (struct ct_result){ r->instances[i].cls, r->instances[i].result };
 	ct_trace_section_write(doc, &r->stats, (const char *const *)r->paths->pdata, r->paths->len,
 	                       r->ctx);
-	/* each section once, where the first analysis that feeds it was added */
+	/* each section once, where the first analysis that feeds it was added; none for
+	 * an analysis that writes elsewhere (an exporter) */
 	for (size_t i = 0; i < r->instance_count; i++) {
 		const struct ct_section_class *section = r->instances[i].cls->section;
 
-		if (!written_before(r, i, section))
+		if (section && !written_before(r, i, section))
 			section->write(doc, results, r->instance_count);
 	}
 	if (ct_doc_error(doc)) {
