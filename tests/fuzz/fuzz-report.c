@@ -2,8 +2,9 @@
 /*
  * fuzz-report.c - a coverage-guided fuzz target (libFuzzer's entry point)
  * for `cudatrace report`'s way through a trace: the input is a trace
- * directory, written to a temporary directory, read with every analysis,
- * and the report written in every format and drawn.
+ * directory, written to a temporary directory, read with every analysis
+ * and exported as a Perfetto trace in the same pass, and the report
+ * written in every format and drawn.
  *
  * The input is a list of records, each a kind byte, a 16-bit
  * little-endian length and that many bytes (cut to what is left), appended
@@ -31,6 +32,7 @@
 
 #include "analysis.h"
 #include "document.h"
+#include "perfetto-export.h"
 #include "plot.h"
 #include "reader.h"
 #include "writer.h"
@@ -184,7 +186,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ct_options opts;
 	struct ct_reader *reader;
 	struct ct_doc *doc = NULL;
+	struct ct_perfetto *perfetto;
 	enum ct_reader_status status;
+	FILE *export_out;
 
 	setup();
 	clear_dir(trace_dir, 0);
@@ -195,16 +199,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; ct_analyses[i]; i++)
 		if (ct_reader_add(reader, ct_analyses[i]) < 0)
 			abort();
+	export_out = fopen("/dev/null", "w");
+	perfetto = ct_perfetto_create(ct_reader_context(reader), &opts, export_out);
+	if (!export_out || !perfetto || ct_reader_attach(reader, &ct_perfetto_export, perfetto) < 0)
+		abort();
 	status = ct_reader_read(reader, paths, 1);
 	if (status != CT_READER_OK && status != CT_READER_TRUNCATED)
 		goto end;
 	if (ct_reader_finish(reader) < 0)
 		goto end;
+	ct_perfetto_failures(perfetto, ct_reader_result(reader, &ct_fragmentation_analysis));
 	doc = ct_doc_create();
 	if (ct_reader_report(reader, doc) == 0 && ct_doc_root(doc))
 		write_all(ct_doc_root(doc));
 end:
 	ct_doc_destroy(doc);
-	ct_reader_destroy(reader);
+	ct_reader_destroy(reader); /* the exporter with it */
+	fclose(export_out);
 	return 0;
 }
