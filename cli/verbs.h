@@ -11,6 +11,8 @@
 #define EXIT_USAGE 2
 
 int cmd_report(int argc, char **argv);
+/* export.c: the traces in another format (--format). */
+int cmd_export(int argc, char **argv);
 
 /*
  * record, list and jupyter (record.c, list.c, jupyter.c). record exits

@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu-time-filter.c - the "gpu-time" filter component class (see
+ * gpu-time-filter.h).
+ *
+ * Each call of the iterator's next method pulls messages from upstream
+ * until some GPU-time messages are ready: GPU records become operations
+ * in the reorder queue, kernel_name events name kernels, the drops and
+ * discards are counted, the rest is let go. What the queue releases
+ * becomes messages in a queue of its own (a stream's beginning and a
+ * packet's beginning before its first event; a packet ends every
+ * PACKET_EVENTS events, at its last event's time, so that every message
+ * out is in time order). When upstream ends, the queue is flushed and
+ * every packet and stream ended, at the last time out.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "class-cache.h"
+#include "context.h"
+#include "event-decoder.h"
+#include "gpu-reorder.h"
+#include "gpu-time-filter.h"
+#include "gpu-time-schema.h"
+
+/* Events per packet: packets small enough for readers to seek in. */
+#define PACKET_EVENTS 4096u
+
+/* The event types read: those the GPU-time trace is made of or needs. */
+#define DECODED                                                                                    \
+	(CT_EV_BIT(CT_EV_GPU_KERNEL) | CT_EV_BIT(CT_EV_GPU_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMSET) | \
+	 CT_EV_BIT(CT_EV_KERNEL_NAME) | CT_EV_BIT(CT_EV_ACTIVITY_DROPPED))
+
+/* The component's data. */
+struct component {
+	bt_self_component_filter *self;
+	struct ct_gpu_time_stats *stats; /* the caller's */
+};
+
+/* One stream of the GPU-time trace: a process, a device, a CUDA stream. */
+struct out_stream {
+	struct ct_process *process; /* borrowed from the context */
+	uint8_t device;
+	uint32_t stream;
+	bt_stream *bt;     /* owned; NULL until its first event leaves */
+	bt_packet *packet; /* owned; NULL between packets */
+	uint64_t in_packet;
+};
+
+/* An operation in the reorder queue: its two points share it. */
+struct pending {
+	struct ct_gpu_op op;
+	struct out_stream *out; /* borrowed */
+	bool begun;             /* its begin left: its end frees it */
+};
+
+struct iter {
+	bt_self_message_iterator *self;
+	bt_message_iterator *upstream; /* owned */
+	struct ct_gpu_time_stats *stats;
+	struct ct_context *ctx;       /* owned: processes by vpid */
+	struct ct_class_cache *cache; /* owned */
+	struct ct_decoder decoder;
+	GHashTable *kernel_names; /* "process:kernel_id" -> name, owned strings */
+	GHashTable *by_key;       /* "process:device:stream" -> struct out_stream, borrowed */
+	GPtrArray *streams;       /* struct out_stream, owned, in order of creation */
+	struct ct_gpu_reorder reorder;
+	struct ct_gpu_schema schema;
+	bool has_schema;
+	GQueue *out; /* bt_message, owned: ready to go */
+	bool upstream_ended;
+	bool closed; /* every packet and stream ended */
+	int64_t last_ns;
+};
+
+/* ------------------------------------------------------------ streams */
+
+static void out_stream_free(gpointer data)
+{
+	struct out_stream *s = data;
+
+	bt_packet_put_ref(s->packet);
+	bt_stream_put_ref(s->bt);
+	g_free(s);
+}
+
+static struct out_stream *out_stream_of(struct iter *it, struct ct_process *process, uint8_t device,
+                                        uint32_t stream)
+{
+	char key[64];
+	struct out_stream *s;
+
+	snprintf(key, sizeof(key), "%p:%u:%u", (void *)process, (unsigned)device, (unsigned)stream);
+	s = g_hash_table_lookup(it->by_key, key);
+	if (s)
+		return s;
+	s = g_new0(struct out_stream, 1);
+	s->process = process;
+	s->device = device;
+	s->stream = stream;
+	g_ptr_array_add(it->streams, s);
+	g_hash_table_insert(it->by_key, g_strdup(key), s);
+	return s;
+}
+
+/* ------------------------------------------------------------ output */
+
+static int queue(struct iter *it, bt_message *msg)
+{
+	if (!msg)
+		return -1;
+	g_queue_push_tail(it->out, msg);
+	return 0;
+}
+
+static int packet_end(struct iter *it, struct out_stream *s)
+{
+	int status =
+	    queue(it, bt_message_packet_end_create_with_default_clock_snapshot(
+	                  it->self, s->packet, ct_gpu_schema_cycles(&it->schema, it->last_ns)));
+
+	bt_packet_put_ref(s->packet);
+	s->packet = NULL;
+	s->in_packet = 0;
+	return status;
+}
+
+/* The stream and packet of S, begun at TIME when they are not. */
+static int stream_ready(struct iter *it, struct out_stream *s, const struct ct_gpu_op *op,
+                        int64_t time)
+{
+	if (!s->bt) {
+		s->bt = ct_gpu_schema_stream(&it->schema, op);
+		if (!s->bt || queue(it, bt_message_stream_beginning_create(it->self, s->bt)) < 0)
+			return -1;
+		it->stats->streams++;
+	}
+	if (!s->packet) {
+		s->packet = bt_packet_create(s->bt);
+		if (!s->packet ||
+		    queue(it, bt_message_packet_beginning_create_with_default_clock_snapshot(
+		                  it->self, s->packet, ct_gpu_schema_cycles(&it->schema, time))) <
+		        0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The event of POINT, in its stream's packet. */
+static int emit(struct iter *it, const struct ct_gpu_point *point)
+{
+	struct pending *p = point->op;
+	struct out_stream *s = p->out;
+	int status;
+
+	it->last_ns = point->time;
+	if (stream_ready(it, s, &p->op, point->time) < 0 ||
+	    queue(it, ct_gpu_schema_event(&it->schema, it->self, &p->op, point->begin, s->packet)) <
+	        0)
+		status = -1;
+	else if (++s->in_packet >= PACKET_EVENTS)
+		status = packet_end(it, s);
+	else
+		status = 0;
+	if (point->begin) {
+		p->begun = true;
+	} else {
+		it->stats->operations++;
+		g_free(p->op.name);
+		g_free(p);
+	}
+	return status;
+}
+
+/* Everything the reorder queue lets go (everything, with FLUSH). */
+static int drain(struct iter *it, bool flush)
+{
+	struct ct_gpu_point point;
+
+	while (ct_gpu_reorder_next(&it->reorder, flush, &point))
+		if (emit(it, &point) < 0)
+			return -1;
+	return 0;
+}
+
+/* Upstream ended: every packet and stream ends at the last time out. */
+static int close_streams(struct iter *it)
+{
+	for (guint i = 0; i < it->streams->len; i++) {
+		struct out_stream *s = g_ptr_array_index(it->streams, i);
+
+		if (!s->bt)
+			continue;
+		if (s->packet && packet_end(it, s) < 0)
+			return -1;
+		if (queue(it, bt_message_stream_end_create(it->self, s->bt)) < 0)
+			return -1;
+	}
+	it->closed = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------ input */
+
+static char *kernel_name(struct iter *it, struct ct_process *process, uint64_t kernel_id)
+{
+	char key[64];
+	const char *name;
+
+	snprintf(key, sizeof(key), "%p:%llx", (void *)process, (unsigned long long)kernel_id);
+	name = g_hash_table_lookup(it->kernel_names, key);
+	return name ? g_strdup(name)
+	            : g_strdup_printf("kernel 0x%llx", (unsigned long long)kernel_id);
+}
+
+static void name_kernel(struct iter *it, struct ct_process *process, const struct ct_event *ev)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "%p:%llx", (void *)process,
+	         (unsigned long long)ev->u.kernel_name.kernel_id);
+	g_hash_table_replace(it->kernel_names, g_strdup(key),
+	                     g_strndup(ev->u.kernel_name.name ? ev->u.kernel_name.name : "",
+	                               ev->u.kernel_name.name_len));
+}
+
+/* The operation of a GPU record EV, in P. */
+static void describe(struct iter *it, struct ct_process *process, const struct ct_event *ev,
+                     struct pending *p)
+{
+	struct ct_gpu_op *op = &p->op;
+
+	op->vpid = (int32_t)process->pid;
+	op->procname = process->procname;
+	switch (ev->type) {
+	case CT_EV_GPU_KERNEL:
+		op->kind = CT_GPU_OP_KERNEL;
+		op->start = (int64_t)ev->u.gpu_kernel.start;
+		op->end = (int64_t)ev->u.gpu_kernel.end;
+		op->correlation_id = ev->u.gpu_kernel.correlation_id;
+		op->device = ev->u.gpu_kernel.device;
+		op->context = ev->u.gpu_kernel.context;
+		op->stream = ev->u.gpu_kernel.stream;
+		op->name = kernel_name(it, process, ev->u.gpu_kernel.kernel_id);
+		op->grid_x = ev->u.gpu_kernel.grid_x;
+		op->grid_y = ev->u.gpu_kernel.grid_y;
+		op->grid_z = ev->u.gpu_kernel.grid_z;
+		op->block_x = ev->u.gpu_kernel.block_x;
+		op->block_y = ev->u.gpu_kernel.block_y;
+		op->block_z = ev->u.gpu_kernel.block_z;
+		break;
+	case CT_EV_GPU_MEMCPY:
+		op->kind = CT_GPU_OP_MEMCPY;
+		op->start = (int64_t)ev->u.gpu_memcpy.start;
+		op->end = (int64_t)ev->u.gpu_memcpy.end;
+		op->correlation_id = ev->u.gpu_memcpy.correlation_id;
+		op->device = ev->u.gpu_memcpy.device;
+		op->context = ev->u.gpu_memcpy.context;
+		op->stream = ev->u.gpu_memcpy.stream;
+		op->direction = ct_direction_label(ev->u.gpu_memcpy.direction);
+		op->name = g_strdup_printf("memcpy %s", op->direction);
+		op->bytes = ev->u.gpu_memcpy.bytes;
+		break;
+	default:
+		op->kind = CT_GPU_OP_MEMSET;
+		op->start = (int64_t)ev->u.gpu_memset.start;
+		op->end = (int64_t)ev->u.gpu_memset.end;
+		op->correlation_id = ev->u.gpu_memset.correlation_id;
+		op->device = ev->u.gpu_memset.device;
+		op->context = ev->u.gpu_memset.context;
+		op->stream = ev->u.gpu_memset.stream;
+		op->name = g_strdup("memset");
+		op->bytes = ev->u.gpu_memset.bytes;
+		op->value = ev->u.gpu_memset.value;
+		break;
+	}
+	p->out = out_stream_of(it, process, op->device, op->stream);
+}
+
+/* The schema, made from the trace and clock of the first GPU record, MSG. */
+static int schema_ready(struct iter *it, const bt_message *msg)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	const bt_stream *stream = bt_event_borrow_stream_const(event);
+	char why[256];
+
+	if (it->has_schema)
+		return 0;
+	if (ct_gpu_schema_create(&it->schema, bt_self_message_iterator_borrow_component(it->self),
+	                         bt_stream_borrow_trace_const(stream),
+	                         bt_stream_class_borrow_default_clock_class_const(
+	                             bt_stream_borrow_class_const(stream)),
+	                         why, sizeof(why)) < 0) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self, "%s", why);
+		return -1;
+	}
+	it->has_schema = true;
+	return 0;
+}
+
+static const struct ct_event_class_info *class_info(struct iter *it, const bt_event *event)
+{
+	const bt_event_class *cls = bt_event_borrow_class_const(event);
+	struct ct_event_class_info *info = ct_class_cache_find(it->cache, cls);
+	char why[256];
+
+	if (info)
+		return info;
+	info = ct_class_cache_add(it->cache, cls);
+	if (!info) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+		                                                           "out of memory");
+		return NULL;
+	}
+	if (ct_event_class_resolve(info, event, DECODED, why, sizeof(why)) < 0) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self, "%s", why);
+		return NULL;
+	}
+	return info;
+}
+
+static int take_event(struct iter *it, const bt_message *msg)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	const struct ct_event_class_info *info = class_info(it, event);
+	struct ct_event ev = { 0 };
+	struct ct_process *process;
+	struct pending *p;
+
+	if (!info)
+		return -1;
+	if (info->type == CT_EV_NONE || !info->decode)
+		return 0;
+	ev.type = info->type;
+	ct_decoder_payload(info, event, &ev);
+	process = ct_decoder_process(&it->decoder, info,
+	                             bt_event_borrow_common_context_field_const(event));
+	if (ev.type == CT_EV_KERNEL_NAME) {
+		name_kernel(it, process, &ev);
+		return 0;
+	}
+	if (ev.type == CT_EV_ACTIVITY_DROPPED) {
+		it->stats->dropped_records += ev.u.activity_dropped.count;
+		return 0;
+	}
+	if (schema_ready(it, msg) < 0)
+		return -1;
+	p = g_new0(struct pending, 1);
+	describe(it, process, &ev, p);
+	/* CUPTI leaves the times 0 when it could not take them */
+	if (!p->op.start || !p->op.end ||
+	    !ct_gpu_reorder_add(&it->reorder, p->op.start, p->op.end, p)) {
+		if (!p->op.start || !p->op.end)
+			it->stats->untimed++;
+		g_free(p->op.name);
+		g_free(p);
+	}
+	return 0;
+}
+
+static int take(struct iter *it, const bt_message *msg)
+{
+	uint64_t count;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		return take_event(it, msg);
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		if (bt_message_discarded_events_get_count(msg, &count) ==
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			it->stats->discarded_events += count;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Pulls from upstream until messages are ready or it ends. */
+static bt_message_iterator_class_next_method_status pull(struct iter *it)
+{
+	while (g_queue_is_empty(it->out) && !it->upstream_ended) {
+		bt_message_array_const msgs;
+		uint64_t n = 0;
+		int failed = 0;
+
+		switch (bt_message_iterator_next(it->upstream, &msgs, &n)) {
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+			break;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+			it->upstream_ended = true;
+			if (drain(it, true) < 0 || close_streams(it) < 0)
+				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+			continue;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+		default:
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
+		for (uint64_t i = 0; i < n; i++) {
+			if (!failed && take(it, msgs[i]) < 0)
+				failed = 1;
+			bt_message_put_ref(msgs[i]);
+		}
+		if (failed)
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		if (drain(it, false) < 0)
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+	}
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+static bt_message_iterator_class_next_method_status next(bt_self_message_iterator *self,
+                                                         bt_message_array_const msgs,
+                                                         uint64_t capacity, uint64_t *count)
+{
+	struct iter *it = bt_self_message_iterator_get_data(self);
+	bt_message_iterator_class_next_method_status status = pull(it);
+
+	it->stats->late = it->reorder.late;
+	it->stats->window_ns = it->reorder.window_ns;
+	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK)
+		return status;
+	*count = 0;
+	while (*count < capacity && !g_queue_is_empty(it->out))
+		msgs[(*count)++] = g_queue_pop_head(it->out);
+	return *count ? BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK
+	              : BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void free_pending(struct iter *it)
+{
+	struct ct_gpu_point point;
+
+	/* what the queue still holds: each operation once, at its end */
+	while (ct_gpu_reorder_next(&it->reorder, true, &point)) {
+		struct pending *p = point.op;
+
+		if (!point.begin) {
+			g_free(p->op.name);
+			g_free(p);
+		}
+	}
+}
+
+static void iter_finalize(bt_self_message_iterator *self)
+{
+	struct iter *it = bt_self_message_iterator_get_data(self);
+
+	if (!it)
+		return;
+	free_pending(it);
+	ct_gpu_reorder_release(&it->reorder);
+	while (!g_queue_is_empty(it->out))
+		bt_message_put_ref(g_queue_pop_head(it->out));
+	g_queue_free(it->out);
+	g_ptr_array_free(it->streams, TRUE);
+	g_hash_table_destroy(it->by_key);
+	g_hash_table_destroy(it->kernel_names);
+	if (it->has_schema)
+		ct_gpu_schema_release(&it->schema);
+	ct_class_cache_destroy(it->cache);
+	ct_context_destroy(it->ctx);
+	bt_message_iterator_put_ref(it->upstream);
+	g_free(it);
+}
+
+static bt_message_iterator_class_initialize_method_status
+iter_initialize(bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
+                bt_self_component_port_output *port)
+{
+	struct component *comp =
+	    bt_self_component_get_data(bt_self_message_iterator_borrow_component(self));
+	struct iter *it = g_new0(struct iter, 1);
+
+	(void)config;
+	(void)port;
+	it->self = self;
+	it->stats = comp->stats;
+	it->ctx = ct_context_create();
+	it->cache = ct_class_cache_create();
+	ct_decoder_init(&it->decoder, it->ctx);
+	it->kernel_names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	it->by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	it->streams = g_ptr_array_new_with_free_func(out_stream_free);
+	it->out = g_queue_new();
+	ct_gpu_reorder_init(&it->reorder, 0);
+	bt_self_message_iterator_set_data(self, it);
+	if (bt_message_iterator_create_from_message_iterator(
+	        self, bt_self_component_filter_borrow_input_port_by_index(comp->self, 0),
+	        &it->upstream) != BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
+		iter_finalize(self);
+		bt_self_message_iterator_set_data(self, NULL);
+		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	}
+	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+static bt_component_class_initialize_method_status
+initialize(bt_self_component_filter *self, bt_self_component_filter_configuration *config,
+           const bt_value *params, void *data)
+{
+	struct component *comp = g_new0(struct component, 1);
+
+	(void)config;
+	(void)params;
+	comp->self = self;
+	comp->stats = data;
+	bt_self_component_set_data(bt_self_component_filter_as_self_component(self), comp);
+	if (bt_self_component_filter_add_input_port(self, "in", NULL, NULL) !=
+	        BT_SELF_COMPONENT_ADD_PORT_STATUS_OK ||
+	    bt_self_component_filter_add_output_port(self, "out", NULL, NULL) !=
+	        BT_SELF_COMPONENT_ADD_PORT_STATUS_OK)
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+static void finalize(bt_self_component_filter *self)
+{
+	g_free(bt_self_component_get_data(bt_self_component_filter_as_self_component(self)));
+}
+
+bt_component_class_filter *ct_gpu_time_filter_class(void)
+{
+	bt_message_iterator_class *iter_cls = bt_message_iterator_class_create(next);
+	bt_component_class_filter *cls = NULL;
+
+	if (!iter_cls)
+		return NULL;
+	if (bt_message_iterator_class_set_initialize_method(iter_cls, iter_initialize) ==
+	        BT_MESSAGE_ITERATOR_CLASS_SET_METHOD_STATUS_OK &&
+	    bt_message_iterator_class_set_finalize_method(iter_cls, iter_finalize) ==
+	        BT_MESSAGE_ITERATOR_CLASS_SET_METHOD_STATUS_OK)
+		cls = bt_component_class_filter_create("gpu-time", iter_cls);
+	bt_message_iterator_class_put_ref(iter_cls);
+	if (cls && (bt_component_class_filter_set_initialize_method(cls, initialize) !=
+	                BT_COMPONENT_CLASS_SET_METHOD_STATUS_OK ||
+	            bt_component_class_filter_set_finalize_method(cls, finalize) !=
+	                BT_COMPONENT_CLASS_SET_METHOD_STATUS_OK)) {
+		bt_component_class_filter_put_ref(cls);
+		cls = NULL;
+	}
+	return cls;
+}
