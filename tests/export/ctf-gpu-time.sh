@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Trace examples/cuda/transfers (copies of every direction, memsets,
+# kernels on the legacy stream and on a stream of its own; two rounds),
+# then `cudatrace export --format ctf` it and compare the GPU-time trace
+# with the simulator's ledger and with the trace it was made from
+# (check-ctf-export.py). Then what export refuses: an output directory
+# that is not empty, an unknown format, a path that holds no trace.
+workload=transfers
+workload_args=2
+
+workload_extra_checks() {
+	export_cmd=${CUDATRACE:-$trace_builddir/cli/cudatrace}
+	export_out=$lttng_tmp/gpu-time
+	export_status=0
+	"$export_cmd" export --format ctf -o "$export_out" "$lttng_trace" \
+		>"$lttng_tmp/export.out" 2>"$lttng_tmp/export.err" || export_status=$?
+	is "export --format ctf exits 0" "$export_status" 0
+	[ "$export_status" = 0 ] || sed 's/^/#   /' "$lttng_tmp/export.err"
+	ok "export --format ctf warns of nothing (nothing dropped or late)" \
+		test ! -s "$lttng_tmp/export.err"
+	"$trace_python_bt2" "$trace_srcdir/tests/trace/check-ctf-export.py" \
+		--ledger "$lttng_tmp/$1.ledger" --trace "$lttng_trace" --export "$export_out" \
+		>"$lttng_tmp/export.tap" 2>&1
+	tap_relay "GPU-time trace" "$lttng_tmp/export.tap"
+
+	export_status=0
+	"$export_cmd" export --format ctf -o "$export_out" "$lttng_trace" \
+		>/dev/null 2>"$lttng_tmp/again.err" || export_status=$?
+	is "export into a directory that is not empty exits 1" "$export_status" 1
+	ok "... and says so" grep -q "is not empty" "$lttng_tmp/again.err"
+	export_status=0
+	"$export_cmd" export --format perfetto-none -o "$lttng_tmp/x" "$lttng_trace" \
+		>/dev/null 2>"$lttng_tmp/format.err" || export_status=$?
+	is "an unknown format exits 2" "$export_status" 2
+	ok "... and names it" grep -q "unknown format 'perfetto-none'" "$lttng_tmp/format.err"
+	export_status=0
+	"$export_cmd" export --format ctf -o "$lttng_tmp/y" "$lttng_tmp/no-such-trace" \
+		>/dev/null 2>"$lttng_tmp/missing.err" || export_status=$?
+	is "a path without a trace exits 2" "$export_status" 2
+	ok "... and nothing is written" test ! -e "$lttng_tmp/y"
+}
+
+. "$(dirname "$0")/../trace/workload.sh"
