@@ -4,8 +4,11 @@
 # kernels on the legacy stream and on a stream of its own; two rounds),
 # then `cudatrace export --format ctf` it and compare the GPU-time trace
 # with the simulator's ledger and with the trace it was made from
-# (check-ctf-export.py). Then what export refuses: an output directory
-# that is not empty, an unknown format, a path that holds no trace.
+# (check-ctf-export.py). The Trace Compass analyses of doc/tracecompass/
+# name only events and fields of these two traces' metadata
+# (check-tracecompass-xml.py), and the check catches one that does not.
+# Then what export refuses: an output directory that is not empty, an
+# unknown format, a path that holds no trace.
 workload=transfers
 workload_args=2
 
@@ -23,6 +26,16 @@ workload_extra_checks() {
 		--ledger "$lttng_tmp/$1.ledger" --trace "$lttng_trace" --export "$export_out" \
 		>"$lttng_tmp/export.tap" 2>&1
 	tap_relay "GPU-time trace" "$lttng_tmp/export.tap"
+
+	export_checker=$trace_srcdir/tests/export/check-tracecompass-xml.py
+	"$trace_python_bt2" "$export_checker" --trace "$lttng_trace" --trace "$export_out" \
+		"$trace_srcdir"/doc/tracecompass/*.xml >"$lttng_tmp/xml.tap" 2>&1
+	tap_relay "Trace Compass analyses" "$lttng_tmp/xml.tap"
+	sed 's/value="delta"/value="deltas"/' "$trace_srcdir/doc/tracecompass/cudatrace-memory.xml" \
+		>"$lttng_tmp/misnamed.xml"
+	ok "Trace Compass analyses: the check fails one that reads a field no event has" \
+		sh -c '! "$1" "$2" --trace "$3" "$4" >/dev/null 2>&1' sh "$trace_python_bt2" \
+		"$export_checker" "$lttng_trace" "$lttng_tmp/misnamed.xml"
 
 	export_status=0
 	"$export_cmd" export --format ctf -o "$export_out" "$lttng_trace" \
