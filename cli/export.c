@@ -50,8 +50,8 @@ static int export_ctf(const char *const *paths, size_t count, const char *output
 		        "left out\n",
 		        stats.untimed);
 	printf("cudatrace export: %" PRIu64 " GPU operations in %" PRIu64
-	       " streams written to %s\n",
-	       stats.operations, stats.streams, output);
+	       " stream%s written to %s\n",
+	       stats.operations, stats.streams, stats.streams == 1 ? "" : "s", output);
 	return 0;
 }
 
