@@ -302,23 +302,20 @@ static int schema_ready(struct iter *it, const bt_message *msg)
 
 static const struct ct_event_class_info *class_info(struct iter *it, const bt_event *event)
 {
-	const bt_event_class *cls = bt_event_borrow_class_const(event);
-	struct ct_event_class_info *info = ct_class_cache_find(it->cache, cls);
+	struct ct_event_class_info *info;
 	char why[256];
 
-	if (info)
-		return info;
-	info = ct_class_cache_add(it->cache, cls);
-	if (!info) {
+	switch (ct_class_cache_lookup(it->cache, event, DECODED, &info, why, sizeof(why))) {
+	case CT_CLASS_CACHE_MEMORY_ERROR:
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
 		                                                           "out of memory");
 		return NULL;
-	}
-	if (ct_event_class_resolve(info, event, DECODED, why, sizeof(why)) < 0) {
+	case CT_CLASS_CACHE_UNKNOWN:
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self, "%s", why);
 		return NULL;
+	default:
+		return info;
 	}
-	return info;
 }
 
 static int take_event(struct iter *it, const bt_message *msg)
