@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arg-check.c - path arguments the system cannot take, refused by name.
+ * arg-check.c - path arguments the system cannot take, refused by name;
+ * the message of a wrong command line.
  */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "arg-check.h"
 #include "diag.h"
+#include "verbs.h"
 
 /* How much of an argument a message quotes. */
 #define QUOTED 48
@@ -55,4 +58,16 @@ int arg_check_path(const char *option, const char *path, size_t reserve)
 		name += strspn(name, "/");
 	}
 	return 0;
+}
+
+int arg_usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cudatrace %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'cudatrace %s --help'.\n", verb);
+	return EXIT_USAGE;
 }

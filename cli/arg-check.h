@@ -3,7 +3,8 @@
  * arg-check.h - checks shared by the verbs' command lines: a path that
  * cannot be used as one (longer than the system takes, or with a name in
  * it longer than a file name may be) is refused at once, with a message
- * that names the option, rather than later with a message about a file.
+ * that names the option, rather than later with a message about a file;
+ * and the message of a command line that is wrong.
  */
 #ifndef CUDATRACE_CLI_ARG_CHECK_H
 #define CUDATRACE_CLI_ARG_CHECK_H
@@ -22,5 +23,11 @@ int arg_check_path(const char *option, const char *path, size_t reserve);
  * followed by "...". Returns BUF.
  */
 const char *arg_shorten(const char *s, char *buf, size_t len);
+
+/*
+ * "cudatrace VERB: " and the message of FMT, then the line that points to
+ * `cudatrace VERB --help`, on stderr. Returns EXIT_USAGE (verbs.h).
+ */
+int arg_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -10,10 +10,11 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "arg-check.h"
+#include "diag.h"
 #include "export-ctf.h"
 #include "log.h"
 #include "verbs.h"
@@ -86,19 +87,7 @@ static void usage(FILE *out)
 	        "Exit status: 0 success, 1 failure, 2 wrong arguments or nothing to export.\n");
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "cudatrace export: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'cudatrace export --help'.\n");
-	return EXIT_USAGE;
-}
+#define usage_error(...) arg_usage_error("export", __VA_ARGS__)
 
 int cmd_export(int argc, char **argv)
 {
@@ -111,6 +100,7 @@ int cmd_export(int argc, char **argv)
 	const char *format = NULL, *output = NULL;
 	int c;
 
+	diag_set_prefix("cudatrace export");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+f:o:h", options, NULL)) != -1) {
 		switch (c) {
@@ -131,6 +121,9 @@ int cmd_export(int argc, char **argv)
 		return usage_error("name a format with --format");
 	if (!output || !output[0])
 		return usage_error("name where to write with -o");
+	/* room for the stream files under it */
+	if (arg_check_path("-o", output, 128) < 0)
+		return EXIT_USAGE;
 	if (optind >= argc)
 		return usage_error("name at least one trace");
 	for (const struct format *f = formats; f->name; f++)

@@ -11,12 +11,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "arg-check.h"
 #include "document.h"
 #include "filters.h"
 #include "options.h"
@@ -82,19 +82,7 @@ static void usage(FILE *out)
 	        DEFAULT_TEXT_ROWS, DEFAULT_DATA_ROWS);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "cudatrace report: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'cudatrace report --help'.\n");
-	return EXIT_USAGE;
-}
+#define usage_error(...) arg_usage_error("report", __VA_ARGS__)
 
 static int parse_long(const char *text, long min, long max, long *value)
 {
