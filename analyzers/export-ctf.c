@@ -6,8 +6,10 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <babeltrace2/babeltrace.h>
 #include <glib.h>
@@ -73,14 +75,18 @@ end:
 	return status;
 }
 
-/* OUTPUT does not exist, or is an empty directory: 0; else -1 with why. */
-static int output_usable(const char *output, char *error, size_t len)
+/*
+ * OUTPUT does not exist (*CREATED: the export makes it), or is an empty
+ * directory: 0; else -1 with why.
+ */
+static int output_usable(const char *output, bool *created, char *error, size_t len)
 {
 	DIR *dir = opendir(output);
 	struct dirent *d;
 
+	*created = !dir && errno == ENOENT;
 	if (!dir) {
-		if (errno == ENOENT)
+		if (*created)
 			return 0;
 		snprintf(error, len, "cannot write into '%s': %s", output, strerror(errno));
 		return -1;
@@ -95,6 +101,25 @@ static int output_usable(const char *output, char *error, size_t len)
 	return 0;
 }
 
+/*
+ * An export that failed or wrote nothing takes back the directory it made,
+ * with what sink.ctf.fs wrote in it (files only: it makes no directory
+ * there with assume-single-trace), so that no half trace is left.
+ */
+static void remove_output(const char *output)
+{
+	DIR *dir = opendir(output);
+	struct dirent *d;
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir)))
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, ".."))
+			unlinkat(dirfd(dir), d->d_name, 0);
+	closedir(dir);
+	rmdir(output);
+}
+
 enum ct_export_status ct_export_ctf(const char *const *paths, size_t count, const char *output,
                                     struct ct_gpu_time_stats *stats, char *error, size_t len)
 {
@@ -104,11 +129,12 @@ enum ct_export_status ct_export_ctf(const char *const *paths, size_t count, cons
 	struct ct_trace_graph *graph = NULL;
 	enum ct_trace_graph_status gs;
 	enum ct_export_status status = CT_EXPORT_INPUT_ERROR;
+	bool created = false;
 
 	*stats = (struct ct_gpu_time_stats){ 0 };
 	if (ct_discover_traces(paths, count, traces, error, len) != CT_DISCOVERY_OK)
 		goto end;
-	if (output_usable(output, error, len) < 0) {
+	if (output_usable(output, &created, error, len) < 0) {
 		status = CT_EXPORT_ERROR;
 		goto end;
 	}
@@ -117,7 +143,9 @@ enum ct_export_status ct_export_ctf(const char *const *paths, size_t count, cons
 	if (gs == CT_TRACE_GRAPH_OK)
 		gs = ct_trace_graph_run(graph, error, len);
 	if (gs != CT_TRACE_GRAPH_OK) {
-		status = gs == CT_TRACE_GRAPH_INPUT_ERROR ? CT_EXPORT_INPUT_ERROR : CT_EXPORT_ERROR;
+		status = gs == CT_TRACE_GRAPH_INPUT_ERROR || stats->unknown_version
+		             ? CT_EXPORT_INPUT_ERROR
+		             : CT_EXPORT_ERROR;
 		goto end;
 	}
 	if (!stats->operations) {
@@ -129,7 +157,10 @@ enum ct_export_status ct_export_ctf(const char *const *paths, size_t count, cons
 	}
 	status = CT_EXPORT_OK;
 end:
+	/* the sink writes its last packets and the metadata as the graph goes */
 	ct_trace_graph_destroy(graph);
+	if (status != CT_EXPORT_OK && created)
+		remove_output(output);
 	g_ptr_array_free(traces, TRUE);
 	return status;
 }

@@ -311,6 +311,7 @@ static const struct ct_event_class_info *class_info(struct iter *it, const bt_ev
 		                                                           "out of memory");
 		return NULL;
 	case CT_CLASS_CACHE_UNKNOWN:
+		it->stats->unknown_version = true;
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self, "%s", why);
 		return NULL;
 	default:
@@ -346,14 +347,15 @@ static int take_event(struct iter *it, const bt_message *msg)
 		return -1;
 	p = g_new0(struct pending, 1);
 	describe(it, process, &ev, p);
-	/* CUPTI leaves the times 0 when it could not take them */
-	if (!p->op.start || !p->op.end ||
-	    !ct_gpu_reorder_add(&it->reorder, p->op.start, p->op.end, p)) {
-		if (!p->op.start || !p->op.end)
-			it->stats->untimed++;
-		g_free(p->op.name);
-		g_free(p);
+	/* an end before the start is no time either */
+	if (!ct_gpu_schema_time_ok(&it->schema, (uint64_t)p->op.start) ||
+	    !ct_gpu_schema_time_ok(&it->schema, (uint64_t)p->op.end) || p->op.end < p->op.start) {
+		it->stats->untimed++;
+	} else if (ct_gpu_reorder_add(&it->reorder, p->op.start, p->op.end, p)) {
+		return 0;
 	}
+	g_free(p->op.name);
+	g_free(p);
 	return 0;
 }
 

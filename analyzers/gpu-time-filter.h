@@ -16,18 +16,21 @@
 #ifndef CUDATRACE_ANALYZERS_GPU_TIME_FILTER_H
 #define CUDATRACE_ANALYZERS_GPU_TIME_FILTER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <babeltrace2/babeltrace.h>
 
 struct ct_gpu_time_stats {
-	uint64_t operations;       /* written, each a begin and an end event */
-	uint64_t streams;          /* streams written */
-	uint64_t late;             /* left out: later than the reorder window */
-	uint64_t untimed;          /* left out: records without GPU times (0) */
+	uint64_t operations; /* written, each a begin and an end event */
+	uint64_t streams;    /* streams written */
+	uint64_t late;       /* left out: later than the reorder window */
+	uint64_t
+	    untimed; /* left out: GPU times 0 (unknown), out of the clock's range, or ending before they start */
 	uint64_t dropped_records;  /* activity_dropped: records CUPTI dropped */
 	uint64_t discarded_events; /* events LTTng discarded */
 	int64_t window_ns;         /* the reorder window reached */
+	bool unknown_version; /* an event of a cudatrace this reader does not know stopped it */
 };
 
 /* A new filter component class named "gpu-time"; NULL: out of memory. */

@@ -300,6 +300,21 @@ uint64_t ct_gpu_schema_cycles(const struct ct_gpu_schema *s, int64_t ns)
 	return whole * s->frequency + part * s->frequency / 1000000000u;
 }
 
+bool ct_gpu_schema_time_ok(const struct ct_gpu_schema *s, uint64_t ns)
+{
+	int64_t from_origin;
+
+	if (!ns || ns > INT64_MAX)
+		return false;
+	if (bt_clock_class_cycles_to_ns_from_origin(
+	        s->clock_class, ct_gpu_schema_cycles(s, (int64_t)ns), &from_origin) ==
+	    BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK)
+		return true;
+	/* the overflow is recorded as the thread's error: no API call may follow it */
+	bt_current_thread_clear_error();
+	return false;
+}
+
 /* ------------------------------------------------------------ events */
 
 static uint64_t unsigned_value(const struct ct_gpu_op *op, enum field_id id)

@@ -79,6 +79,13 @@ bt_stream *ct_gpu_schema_stream(struct ct_gpu_schema *schema, const struct ct_gp
 /* NS on the clock, in cycles of the clock (saturated). */
 uint64_t ct_gpu_schema_cycles(const struct ct_gpu_schema *schema, int64_t ns);
 
+/*
+ * NS (a GPU time field, CLOCK_MONOTONIC ns) can be a timestamp of the
+ * trace: not 0 (CUPTI's "unknown"), and within what readers convert to ns
+ * from the clock's origin without overflow.
+ */
+bool ct_gpu_schema_time_ok(const struct ct_gpu_schema *schema, uint64_t ns);
+
 /* The event message of OP's begin (BEGIN) or end, in PACKET, at its time; NULL: out of memory. */
 bt_message *ct_gpu_schema_event(struct ct_gpu_schema *schema, bt_self_message_iterator *self,
                                 const struct ct_gpu_op *op, bool begin, bt_packet *packet);

@@ -45,11 +45,12 @@ static int export_ctf(const char *const *paths, size_t count, const char *output
 		        "reorder window (%.3f ms) and are left out\n",
 		        stats.late, (double)stats.window_ns / 1e6);
 	if (stats.untimed)
-		fprintf(stderr,
-		        "cudatrace export: warning: %" PRIu64
-		        " GPU records have no GPU times and are "
-		        "left out\n",
-		        stats.untimed);
+		fprintf(
+		    stderr,
+		    "cudatrace export: warning: %" PRIu64
+		    " GPU records have no GPU times, or times out of the clock's range, and are "
+		    "left out\n",
+		    stats.untimed);
 	printf("cudatrace export: %" PRIu64 " GPU operations in %" PRIu64
 	       " stream%s written to %s\n",
 	       stats.operations, stats.streams, stats.streams == 1 ? "" : "s", output);
