@@ -13,19 +13,7 @@ workload=transfers
 workload_args=2
 
 workload_extra_checks() {
-	export_cmd=${CUDATRACE:-$trace_builddir/cli/cudatrace}
-	export_out=$lttng_tmp/gpu-time
-	export_status=0
-	"$export_cmd" export --format ctf -o "$export_out" "$lttng_trace" \
-		>"$lttng_tmp/export.out" 2>"$lttng_tmp/export.err" || export_status=$?
-	is "export --format ctf exits 0" "$export_status" 0
-	[ "$export_status" = 0 ] || sed 's/^/#   /' "$lttng_tmp/export.err"
-	ok "export --format ctf warns of nothing (nothing dropped or late)" \
-		test ! -s "$lttng_tmp/export.err"
-	"$trace_python_bt2" "$trace_srcdir/tests/trace/check-ctf-export.py" \
-		--ledger "$lttng_tmp/$1.ledger" --trace "$lttng_trace" --export "$export_out" \
-		>"$lttng_tmp/export.tap" 2>&1
-	tap_relay "GPU-time trace" "$lttng_tmp/export.tap"
+	export_gpu_time "$1"
 
 	export_checker=$trace_srcdir/tests/export/check-tracecompass-xml.py
 	"$trace_python_bt2" "$export_checker" --trace "$lttng_trace" --trace "$export_out" \
@@ -54,4 +42,5 @@ workload_extra_checks() {
 	ok "... and nothing is written" test ! -e "$lttng_tmp/y"
 }
 
+. "$(dirname "$0")/export-checks.sh"
 . "$(dirname "$0")/../trace/workload.sh"
