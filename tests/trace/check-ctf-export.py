@@ -39,6 +39,24 @@ except ImportError:
 KIND_OF_OP = {"launch": "kernel", "memcpy": "memcpy", "memset": "memset"}
 
 
+def disorder(path):
+    """(GPU records of the trace under PATH, how many came after one that
+    starts later): how far from GPU-time order the export's input was."""
+    count, late, newest = 0, 0, None
+    for msg in bt2.TraceCollectionMessageIterator(path):
+        if type(msg) is not bt2._EventMessageConst:
+            continue
+        if msg.event.name not in ("cudatrace:gpu_kernel", "cudatrace:gpu_memcpy",
+                                  "cudatrace:gpu_memset"):
+            continue
+        start = int(msg.event.payload_field["start"])
+        count += 1
+        if newest is not None and start < newest:
+            late += 1
+        newest = start if newest is None else max(newest, start)
+    return count, late
+
+
 def read(path):
     """(events, clock classes, environments) of the trace(s) under PATH.
     Each event: name, ts (raw clock value), stream (name, id), payload and
@@ -94,6 +112,8 @@ def main():
     tap.ok(read_error is None and events, "babeltrace2 reads the export (%d events)"
            % len(events), [str(read_error)] if read_error else [])
     _, orig_clocks, orig_envs = read(args.trace)
+    tap.diag("the trace's GPU records: %d, of which %d came after one that starts later"
+             % disorder(args.trace))
 
     ledger = [op for op in load_ledger(args.ledger)
               if op["op"] in KIND_OF_OP and "gpu_start" in op]
