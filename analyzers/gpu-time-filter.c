@@ -13,6 +13,7 @@
  * out is in time order). When upstream ends, the queue is flushed and
  * every packet and stream ended, at the last time out.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,9 +64,10 @@ struct iter {
 	struct ct_context *ctx;       /* owned: processes by vpid */
 	struct ct_class_cache *cache; /* owned */
 	struct ct_decoder decoder;
-	GHashTable *kernel_names; /* "process:kernel_id" -> name, owned strings */
-	GHashTable *by_key;       /* "process:device:stream" -> struct out_stream, borrowed */
-	GPtrArray *streams;       /* struct out_stream, owned, in order of creation */
+	GHashTable *names;  /* "process:kernel_id", "memcpy:HtoD" -> name; owned strings */
+	GPtrArray *retired; /* names replaced while operations may borrow them; owned */
+	GHashTable *by_key; /* "process:device:stream" -> struct out_stream, borrowed */
+	GPtrArray *streams; /* struct out_stream, owned, in order of creation */
 	struct ct_gpu_reorder reorder;
 	struct ct_gpu_schema schema;
 	bool has_schema;
@@ -168,7 +170,6 @@ static int emit(struct iter *it, const struct ct_gpu_point *point)
 		p->begun = true;
 	} else {
 		it->stats->operations++;
-		g_free(p->op.name);
 		g_free(p);
 	}
 	return status;
@@ -204,26 +205,54 @@ static int close_streams(struct iter *it)
 
 /* ------------------------------------------------------------ input */
 
-static char *kernel_name(struct iter *it, struct ct_process *process, uint64_t kernel_id)
-{
-	char key[64];
-	const char *name;
+/*
+ * The name of KEY in the names table, made by FMT when it has none yet.
+ * Names live as long as the iterator: operations borrow them, so that an
+ * operation held for reordering costs no string of its own.
+ */
+static const char *name_of(struct iter *it, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-	snprintf(key, sizeof(key), "%p:%llx", (void *)process, (unsigned long long)kernel_id);
-	name = g_hash_table_lookup(it->kernel_names, key);
-	return name ? g_strdup(name)
-	            : g_strdup_printf("kernel 0x%llx", (unsigned long long)kernel_id);
+static const char *name_of(struct iter *it, const char *key, const char *fmt, ...)
+{
+	char *name = g_hash_table_lookup(it->names, key);
+	va_list ap;
+
+	if (name)
+		return name;
+	va_start(ap, fmt);
+	name = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	g_hash_table_insert(it->names, g_strdup(key), name);
+	return name;
 }
 
+static const char *kernel_name(struct iter *it, struct ct_process *process, uint64_t kernel_id)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "%p:%llx", (void *)process, (unsigned long long)kernel_id);
+	return name_of(it, key, "kernel 0x%llx", (unsigned long long)kernel_id);
+}
+
+/*
+ * A kernel_name event. A kernel named "kernel 0x..." before its name came
+ * keeps that string alive for the operations that borrow it.
+ */
 static void name_kernel(struct iter *it, struct ct_process *process, const struct ct_event *ev)
 {
 	char key[64];
+	gpointer old_key, old_name;
 
 	snprintf(key, sizeof(key), "%p:%llx", (void *)process,
 	         (unsigned long long)ev->u.kernel_name.kernel_id);
-	g_hash_table_replace(it->kernel_names, g_strdup(key),
-	                     g_strndup(ev->u.kernel_name.name ? ev->u.kernel_name.name : "",
-	                               ev->u.kernel_name.name_len));
+	if (g_hash_table_steal_extended(it->names, key, &old_key, &old_name)) {
+		g_free(old_key);
+		g_ptr_array_add(it->retired, old_name);
+	}
+	g_hash_table_insert(it->names, g_strdup(key),
+	                    g_strndup(ev->u.kernel_name.name ? ev->u.kernel_name.name : "",
+	                              ev->u.kernel_name.name_len));
 }
 
 /* The operation of a GPU record EV, in P. */
@@ -231,6 +260,7 @@ static void describe(struct iter *it, struct ct_process *process, const struct c
                      struct pending *p)
 {
 	struct ct_gpu_op *op = &p->op;
+	char key[32];
 
 	op->vpid = (int32_t)process->pid;
 	op->procname = process->procname;
@@ -260,7 +290,8 @@ static void describe(struct iter *it, struct ct_process *process, const struct c
 		op->context = ev->u.gpu_memcpy.context;
 		op->stream = ev->u.gpu_memcpy.stream;
 		op->direction = ct_direction_label(ev->u.gpu_memcpy.direction);
-		op->name = g_strdup_printf("memcpy %s", op->direction);
+		snprintf(key, sizeof(key), "memcpy:%s", op->direction);
+		op->name = name_of(it, key, "memcpy %s", op->direction);
 		op->bytes = ev->u.gpu_memcpy.bytes;
 		break;
 	default:
@@ -271,7 +302,7 @@ static void describe(struct iter *it, struct ct_process *process, const struct c
 		op->device = ev->u.gpu_memset.device;
 		op->context = ev->u.gpu_memset.context;
 		op->stream = ev->u.gpu_memset.stream;
-		op->name = g_strdup("memset");
+		op->name = "memset";
 		op->bytes = ev->u.gpu_memset.bytes;
 		op->value = ev->u.gpu_memset.value;
 		break;
@@ -354,7 +385,6 @@ static int take_event(struct iter *it, const bt_message *msg)
 	} else if (ct_gpu_reorder_add(&it->reorder, p->op.start, p->op.end, p)) {
 		return 0;
 	}
-	g_free(p->op.name);
 	g_free(p);
 	return 0;
 }
@@ -441,7 +471,6 @@ static void free_pending(struct iter *it)
 		struct pending *p = point.op;
 
 		if (!point.begin) {
-			g_free(p->op.name);
 			g_free(p);
 		}
 	}
@@ -460,7 +489,8 @@ static void iter_finalize(bt_self_message_iterator *self)
 	g_queue_free(it->out);
 	g_ptr_array_free(it->streams, TRUE);
 	g_hash_table_destroy(it->by_key);
-	g_hash_table_destroy(it->kernel_names);
+	g_hash_table_destroy(it->names);
+	g_ptr_array_free(it->retired, TRUE);
 	if (it->has_schema)
 		ct_gpu_schema_release(&it->schema);
 	ct_class_cache_destroy(it->cache);
@@ -484,7 +514,8 @@ iter_initialize(bt_self_message_iterator *self, bt_self_message_iterator_configu
 	it->ctx = ct_context_create();
 	it->cache = ct_class_cache_create();
 	ct_decoder_init(&it->decoder, it->ctx);
-	it->kernel_names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	it->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	it->retired = g_ptr_array_new_with_free_func(g_free);
 	it->by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	it->streams = g_ptr_array_new_with_free_func(out_stream_free);
 	it->out = g_queue_new();

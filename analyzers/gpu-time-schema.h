@@ -44,7 +44,7 @@ struct ct_gpu_op {
 	int32_t vpid;
 	uint8_t device;
 	uint32_t context, stream, correlation_id;
-	char *name;            /* owned by the op's owner */
+	const char *name;      /* borrowed from the op's owner */
 	const char *procname;  /* borrowed from the op's owner */
 	const char *direction; /* copies: "HtoD", ...; static */
 	uint64_t bytes;
