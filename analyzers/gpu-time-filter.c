@@ -7,11 +7,11 @@
  * until some GPU-time messages are ready: GPU records become operations
  * in the reorder queue, kernel_name events name kernels, the drops and
  * discards are counted, the rest is let go. What the queue releases
- * becomes messages in a queue of its own (a stream's beginning and a
- * packet's beginning before its first event; a packet ends every
- * PACKET_EVENTS events, at its last event's time, so that every message
- * out is in time order). When upstream ends, the queue is flushed and
- * every packet and stream ended, at the last time out.
+ * becomes messages in a queue of its own, OUT_BATCH at a time (a stream's
+ * beginning and a packet's beginning before its first event; a packet
+ * ends every PACKET_EVENTS events, at its last event's time, so that every
+ * message out is in time order). When upstream ends, the reorder queue is
+ * flushed and every packet and stream ended, at the last time out.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,7 +27,9 @@
 #include "gpu-time-schema.h"
 
 /* Events per packet: packets small enough for readers to seek in. */
-#define PACKET_EVENTS 4096u
+#define PACKET_EVENTS 1024u
+/* Messages made ready at a time, at most (and a point's few more). */
+#define OUT_BATCH 256u
 
 /* The event types read: those the GPU-time trace is made of or needs. */
 #define DECODED                                                                                    \
@@ -175,12 +177,17 @@ static int emit(struct iter *it, const struct ct_gpu_point *point)
 	return status;
 }
 
-/* Everything the reorder queue lets go (everything, with FLUSH). */
+/*
+ * What the reorder queue lets go (anything, with FLUSH), until OUT_BATCH
+ * messages wait: the rest stays in the queue, whose size is bounded, and
+ * leaves at the next call.
+ */
 static int drain(struct iter *it, bool flush)
 {
 	struct ct_gpu_point point;
 
-	while (ct_gpu_reorder_next(&it->reorder, flush, &point))
+	while (g_queue_get_length(it->out) < OUT_BATCH &&
+	       ct_gpu_reorder_next(&it->reorder, flush, &point))
 		if (emit(it, &point) < 0)
 			return -1;
 	return 0;
@@ -406,21 +413,29 @@ static int take(struct iter *it, const bt_message *msg)
 	}
 }
 
-/* Pulls from upstream until messages are ready or it ends. */
+/* Pulls from upstream until messages are ready, or nothing more will be. */
 static bt_message_iterator_class_next_method_status pull(struct iter *it)
 {
-	while (g_queue_is_empty(it->out) && !it->upstream_ended) {
+	for (;;) {
 		bt_message_array_const msgs;
 		uint64_t n = 0;
 		int failed = 0;
 
+		if (drain(it, it->upstream_ended) < 0)
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+		if (!g_queue_is_empty(it->out) || it->closed)
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+		if (it->upstream_ended) {
+			/* the queue is empty: flushing took everything */
+			if (close_streams(it) < 0)
+				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+			continue;
+		}
 		switch (bt_message_iterator_next(it->upstream, &msgs, &n)) {
 		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
 			break;
 		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
 			it->upstream_ended = true;
-			if (drain(it, true) < 0 || close_streams(it) < 0)
-				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
 			continue;
 		case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
@@ -436,10 +451,7 @@ static bt_message_iterator_class_next_method_status pull(struct iter *it)
 		}
 		if (failed)
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-		if (drain(it, false) < 0)
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
 	}
-	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 
 static bt_message_iterator_class_next_method_status next(bt_self_message_iterator *self,
