@@ -262,6 +262,17 @@ static void name_kernel(struct iter *it, struct ct_process *process, const struc
 	                              ev->u.kernel_name.name_len));
 }
 
+/* What every GPU record says of its operation: its GPU times, call, device, context, stream. */
+#define WHERE_AND_WHEN(op, rec)                              \
+	do {                                                 \
+		(op)->start = (int64_t)(rec).start;          \
+		(op)->end = (int64_t)(rec).end;              \
+		(op)->correlation_id = (rec).correlation_id; \
+		(op)->device = (rec).device;                 \
+		(op)->context = (rec).context;               \
+		(op)->stream = (rec).stream;                 \
+	} while (0)
+
 /* The operation of a GPU record EV, in P. */
 static void describe(struct iter *it, struct ct_process *process, const struct ct_event *ev,
                      struct pending *p)
@@ -274,12 +285,7 @@ static void describe(struct iter *it, struct ct_process *process, const struct c
 	switch (ev->type) {
 	case CT_EV_GPU_KERNEL:
 		op->kind = CT_GPU_OP_KERNEL;
-		op->start = (int64_t)ev->u.gpu_kernel.start;
-		op->end = (int64_t)ev->u.gpu_kernel.end;
-		op->correlation_id = ev->u.gpu_kernel.correlation_id;
-		op->device = ev->u.gpu_kernel.device;
-		op->context = ev->u.gpu_kernel.context;
-		op->stream = ev->u.gpu_kernel.stream;
+		WHERE_AND_WHEN(op, ev->u.gpu_kernel);
 		op->name = kernel_name(it, process, ev->u.gpu_kernel.kernel_id);
 		op->grid_x = ev->u.gpu_kernel.grid_x;
 		op->grid_y = ev->u.gpu_kernel.grid_y;
@@ -290,12 +296,7 @@ static void describe(struct iter *it, struct ct_process *process, const struct c
 		break;
 	case CT_EV_GPU_MEMCPY:
 		op->kind = CT_GPU_OP_MEMCPY;
-		op->start = (int64_t)ev->u.gpu_memcpy.start;
-		op->end = (int64_t)ev->u.gpu_memcpy.end;
-		op->correlation_id = ev->u.gpu_memcpy.correlation_id;
-		op->device = ev->u.gpu_memcpy.device;
-		op->context = ev->u.gpu_memcpy.context;
-		op->stream = ev->u.gpu_memcpy.stream;
+		WHERE_AND_WHEN(op, ev->u.gpu_memcpy);
 		op->direction = ct_direction_label(ev->u.gpu_memcpy.direction);
 		snprintf(key, sizeof(key), "memcpy:%s", op->direction);
 		op->name = name_of(it, key, "memcpy %s", op->direction);
@@ -303,12 +304,7 @@ static void describe(struct iter *it, struct ct_process *process, const struct c
 		break;
 	default:
 		op->kind = CT_GPU_OP_MEMSET;
-		op->start = (int64_t)ev->u.gpu_memset.start;
-		op->end = (int64_t)ev->u.gpu_memset.end;
-		op->correlation_id = ev->u.gpu_memset.correlation_id;
-		op->device = ev->u.gpu_memset.device;
-		op->context = ev->u.gpu_memset.context;
-		op->stream = ev->u.gpu_memset.stream;
+		WHERE_AND_WHEN(op, ev->u.gpu_memset);
 		op->name = "memset";
 		op->bytes = ev->u.gpu_memset.bytes;
 		op->value = ev->u.gpu_memset.value;
