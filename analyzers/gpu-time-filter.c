@@ -52,11 +52,10 @@ struct out_stream {
 	uint64_t in_packet;
 };
 
-/* An operation in the reorder queue: its two points share it. */
+/* An operation in the reorder queue: its two points share it, and its end frees it. */
 struct pending {
 	struct ct_gpu_op op;
 	struct out_stream *out; /* borrowed */
-	bool begun;             /* its begin left: its end frees it */
 };
 
 struct iter {
@@ -168,9 +167,7 @@ static int emit(struct iter *it, const struct ct_gpu_point *point)
 		status = packet_end(it, s);
 	else
 		status = 0;
-	if (point->begin) {
-		p->begun = true;
-	} else {
+	if (!point->begin) {
 		it->stats->operations++;
 		g_free(p);
 	}
