@@ -62,9 +62,7 @@ static const struct format {
 	int (*run)(const char *const *paths, size_t count, const char *output);
 	const char *summary;
 } formats[] = {
-	{ "ctf", export_ctf,
-	  "a CTF trace of the GPU operations at their GPU times, a stream per device and CUDA "
-	  "stream (OUTPUT: a new directory)" },
+	{ "ctf", export_ctf, "GPU operations at their GPU times, as CTF" },
 	{ NULL, NULL, NULL },
 };
 
@@ -82,7 +80,7 @@ static void usage(FILE *out)
 	for (const struct format *f = formats; f->name; f++)
 		fprintf(out, "                            %s: %s\n", f->name, f->summary);
 	fprintf(out,
-	        "  -o, --output=OUTPUT     where to write\n"
+	        "  -o, --output=OUTPUT     where to write (ctf: a new or empty directory)\n"
 	        "  -h, --help              this help\n"
 	        "\n"
 	        "Exit status: 0 success, 1 failure, 2 wrong arguments or nothing to export.\n");
