@@ -100,3 +100,20 @@ struct ct_event_class_info *ct_class_cache_add(struct ct_class_cache *cache,
 	g_hash_table_insert(cache->events, (gpointer)event_class, info);
 	return info;
 }
+
+enum ct_class_cache_status ct_class_cache_lookup(struct ct_class_cache *cache,
+                                                 const bt_event *event, uint64_t decoded,
+                                                 struct ct_event_class_info **info, char *why,
+                                                 size_t len)
+{
+	const bt_event_class *ec = bt_event_borrow_class_const(event);
+
+	*info = ct_class_cache_find(cache, ec);
+	if (*info)
+		return CT_CLASS_CACHE_OK;
+	*info = ct_class_cache_add(cache, ec);
+	if (!*info)
+		return CT_CLASS_CACHE_MEMORY_ERROR;
+	return ct_event_class_resolve(*info, event, decoded, why, len) < 0 ? CT_CLASS_CACHE_UNKNOWN
+	                                                                   : CT_CLASS_CACHE_OK;
+}

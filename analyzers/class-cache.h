@@ -34,4 +34,21 @@ struct ct_event_class_info *ct_class_cache_find(struct ct_class_cache *cache,
 struct ct_event_class_info *ct_class_cache_add(struct ct_class_cache *cache,
                                                const bt_event_class *event_class);
 
+enum ct_class_cache_status {
+	CT_CLASS_CACHE_OK = 0,
+	CT_CLASS_CACHE_MEMORY_ERROR, /* no entry: babeltrace2 could not add the listener */
+	CT_CLASS_CACHE_UNKNOWN,      /* an entry, but its class does not resolve: see WHY */
+};
+
+/*
+ * The entry of EVENT's class in *INFO, resolved from EVENT when it is the
+ * first of its class (ct_event_class_resolve, with DECODED); on
+ * CT_CLASS_CACHE_UNKNOWN, why the class does not resolve is in WHY (LEN
+ * bytes).
+ */
+enum ct_class_cache_status ct_class_cache_lookup(struct ct_class_cache *cache,
+                                                 const bt_event *event, uint64_t decoded,
+                                                 struct ct_event_class_info **info, char *why,
+                                                 size_t len);
+
 #endif

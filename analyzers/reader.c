@@ -309,20 +309,20 @@ static uint64_t decoded_types(const struct ct_reader *r)
 /* The resolved class of EVENT, resolved now if it is the first of its class; NULL on error. */
 static const struct ct_event_class_info *class_of(struct ct_reader *r, const bt_event *event)
 {
-	const bt_event_class *ec = bt_event_borrow_class_const(event);
-	struct ct_event_class_info *info = ct_class_cache_find(r->cache, ec);
+	struct ct_event_class_info *info;
 	char why[512];
 
-	if (info)
-		return info;
-	info = ct_class_cache_add(r->cache, ec);
-	if (!info) {
+	switch (ct_class_cache_lookup(r->cache, event, decoded_types(r), &info, why, sizeof(why))) {
+	case CT_CLASS_CACHE_MEMORY_ERROR:
 		bt_current_thread_clear_error();
 		set_fatal(r, CT_READER_ERROR, "out of memory");
 		return NULL;
-	}
-	if (ct_event_class_resolve(info, event, decoded_types(r), why, sizeof(why)) < 0)
+	case CT_CLASS_CACHE_UNKNOWN:
 		set_fatal(r, CT_READER_INPUT_ERROR, "%s", why);
+		break;
+	default:
+		break;
+	}
 	return info;
 }
 

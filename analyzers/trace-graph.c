@@ -21,9 +21,10 @@ struct ct_trace_graph {
 	const bt_plugin *ctf;             /* owned */
 	const bt_plugin *utils;           /* owned */
 	const bt_component_filter *muxer; /* borrowed from the graph */
-	const bt_component_sink *sink;    /* borrowed from the graph */
-	GPtrArray *sources;               /* const bt_component_source *, borrowed from the graph */
-	const char *const *traces;        /* borrowed */
+	const bt_port_input
+	    *tail_input;           /* where the muxer's messages go; borrowed from the graph */
+	GPtrArray *sources;        /* const bt_component_source *, borrowed from the graph */
+	const char *const *traces; /* borrowed */
 	size_t trace_count;
 	/* What each trace is read from: itself, its repaired copy, NULL (skipped); borrowed. */
 	GPtrArray *read_from;
@@ -193,9 +194,8 @@ static size_t add_sources(struct ct_trace_graph *g, char *why, size_t len)
  * babeltrace2 still refuses leaves the graph unusable (it marks it
  * faulty), so the graph is made again without it.
  */
-static enum ct_trace_graph_status build(struct ct_trace_graph *g,
-                                        bt_graph_simple_sink_component_consume_func consume,
-                                        void *data, char *error, size_t len)
+static enum ct_trace_graph_status
+build(struct ct_trace_graph *g, const struct ct_trace_graph_tail *tail, char *error, size_t len)
 {
 	const bt_component_class_filter *muxer_cls;
 	char first_error[640] = "";
@@ -237,10 +237,13 @@ static enum ct_trace_graph_status build(struct ct_trace_graph *g,
 		return CT_TRACE_GRAPH_INPUT_ERROR;
 	}
 	if (bt_graph_add_filter_component(g->graph, muxer_cls, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
-	                                  &g->muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
-	    bt_graph_add_simple_sink_component(g->graph, "cudatrace", NULL, consume, NULL, data,
-	                                       &g->sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+	                                  &g->muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		take_error(first_error, sizeof(first_error));
+		snprintf(error, len, "cannot build the trace reader: %s", first_error);
+		return CT_TRACE_GRAPH_ERROR;
+	}
+	if (tail->add(g->graph, tail->data, &g->tail_input, first_error, sizeof(first_error)) < 0) {
+		bt_current_thread_clear_error();
 		snprintf(error, len, "cannot build the trace reader: %s", first_error);
 		return CT_TRACE_GRAPH_ERROR;
 	}
@@ -271,8 +274,7 @@ static enum ct_trace_graph_status connect(struct ct_trace_graph *g, char *error,
 	}
 	if (bt_graph_connect_ports(
 	        g->graph, bt_component_filter_borrow_output_port_by_index_const(g->muxer, 0),
-	        bt_component_sink_borrow_input_port_by_index_const(g->sink, 0),
-	        NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+	        g->tail_input, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
 		goto error;
 	return CT_TRACE_GRAPH_OK;
 error:
@@ -281,10 +283,43 @@ error:
 	return CT_TRACE_GRAPH_ERROR;
 }
 
+/* The simple sink of ct_trace_graph_create: its consume function and data. */
+struct simple_sink {
+	bt_graph_simple_sink_component_consume_func consume;
+	void *data;
+};
+
+static int add_simple_sink(bt_graph *graph, void *data, const bt_port_input **input, char *error,
+                           size_t len)
+{
+	const struct simple_sink *sink = data;
+	const bt_component_sink *comp;
+
+	if (bt_graph_add_simple_sink_component(graph, "cudatrace", NULL, sink->consume, NULL,
+	                                       sink->data,
+	                                       &comp) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		take_error(error, len);
+		return -1;
+	}
+	*input = bt_component_sink_borrow_input_port_by_index_const(comp, 0);
+	return 0;
+}
+
 enum ct_trace_graph_status
 ct_trace_graph_create(const char *const *traces, size_t count,
                       bt_graph_simple_sink_component_consume_func consume, void *data,
                       struct ct_trace_graph **graph, char *error, size_t len)
+{
+	struct simple_sink sink = { consume, data };
+	const struct ct_trace_graph_tail tail = { add_simple_sink, &sink };
+
+	return ct_trace_graph_create_with_tail(traces, count, &tail, graph, error, len);
+}
+
+enum ct_trace_graph_status ct_trace_graph_create_with_tail(const char *const *traces, size_t count,
+                                                           const struct ct_trace_graph_tail *tail,
+                                                           struct ct_trace_graph **graph,
+                                                           char *error, size_t len)
 {
 	struct ct_trace_graph *g = g_new0(struct ct_trace_graph, 1);
 	enum ct_trace_graph_status status;
@@ -298,7 +333,7 @@ ct_trace_graph_create(const char *const *traces, size_t count,
 	g->damage = g_string_new(NULL);
 	for (size_t i = 0; i < count; i++)
 		g_ptr_array_add(g->read_from, (gpointer)traces[i]);
-	status = build(g, consume, data, error, len);
+	status = build(g, tail, error, len);
 	if (status == CT_TRACE_GRAPH_OK)
 		status = connect(g, error, len);
 	if (status != CT_TRACE_GRAPH_OK) {

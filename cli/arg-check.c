@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arg-check.c - path arguments the system cannot take, refused by name.
+ * arg-check.c - path arguments the system cannot take, refused by name;
+ * the message of a wrong command line.
  */
 #include <limits.h>
 #include <stdarg.h>

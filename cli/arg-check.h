@@ -3,7 +3,8 @@
  * arg-check.h - checks shared by the verbs' command lines: a path that
  * cannot be used as one (longer than the system takes, or with a name in
  * it longer than a file name may be) is refused at once, with a message
- * that names the option, rather than later with a message about a file.
+ * that names the option, rather than later with a message about a file;
+ * and the message of a command line that is wrong.
  */
 #ifndef CUDATRACE_CLI_ARG_CHECK_H
 #define CUDATRACE_CLI_ARG_CHECK_H

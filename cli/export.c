@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * export.c - `cudatrace export`: reads one or more traces in one pass and
- * writes them in another tool's format. The formats are a table: each
- * names the function that writes it.
+ * export.c - `cudatrace export`: reads one or more traces and writes them
+ * in another tool's format. The formats are a table: each row names the
+ * function that writes it, its writer in the analyzers.
  *
  * Exit status: 0 (also for a trace cut short, exported up to its last
- * event, with a warning), 1 when the export cannot be written, 2 for
- * wrong arguments and input that is not a usable cudatrace trace.
+ * event, with a warning), 1 when the export cannot be written (out of
+ * memory, babeltrace2 plugins missing, a directory not writable or not
+ * empty), 2 for wrong arguments and input that is not a usable cudatrace
+ * trace or holds nothing to export.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +21,8 @@
 
 #include "analysis.h"
 #include "arg-check.h"
+#include "diag.h"
+#include "export-ctf.h"
 #include "options.h"
 #include "perfetto-export.h"
 #include "reader.h"
@@ -32,33 +37,42 @@ struct export_args {
 	size_t path_count;
 };
 
-/* A format: its name and what writes it (NULL: not supported yet). */
+/*
+ * A format: its name, what writes it, and the room its output needs under
+ * the -o path (a directory's files) beyond the path itself.
+ */
 struct export_format {
 	const char *name;
-	int (*write)(const struct export_args *a, FILE *out);
+	int (*run)(const struct export_args *a);
+	size_t output_room;
 	const char *summary;
 };
 
-static int export_perfetto(const struct export_args *a, FILE *out);
+static int export_perfetto(const struct export_args *a);
+static int export_ctf(const struct export_args *a);
 
 static const struct export_format formats[] = {
-	{ "perfetto", export_perfetto, "Perfetto's protobuf trace (TracePacket, TrackEvent)" },
-	{ "ctf", NULL, "a CTF trace (not supported yet)" },
-	{ NULL, NULL, NULL },
+	{ "perfetto", export_perfetto, 0, "Perfetto's protobuf trace (TracePacket, TrackEvent)" },
+	/* room for the stream files under the directory */
+	{ "ctf", export_ctf, 128, "GPU operations at their GPU times, as CTF (a directory)" },
+	{ NULL, NULL, 0, NULL },
 };
+
+/* ------------------------------------------------------------ arguments */
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: cudatrace export [--format=FORMAT] --output=FILE TRACE...\n"
+	fprintf(out, "usage: cudatrace export [--format=FORMAT] --output=OUTPUT TRACE...\n"
 	             "\n"
 	             "Reads the traces (directories made by `cudatrace record`, or any directory\n"
-	             "holding them) in one pass and writes them as one file of another format.\n"
+	             "holding them) and writes them in another tool's format.\n"
 	             "\n"
 	             "Options:\n"
 	             "  -f, --format=FORMAT     the format (default perfetto):\n");
 	for (const struct export_format *f = formats; f->name; f++)
 		fprintf(out, "                            %-9s %s\n", f->name, f->summary);
-	fprintf(out, "  -o, --output=FILE       the file to write (required)\n"
+	fprintf(out, "  -o, --output=OUTPUT     where to write (perfetto: a file; ctf: a new or\n"
+	             "                          empty directory); required\n"
 	             "  -h, --help              this help\n"
 	             "\n"
 	             "Exit status: 0 success, 1 failure, 2 wrong arguments or unusable input.\n");
@@ -115,24 +129,24 @@ static int parse_args(struct export_args *a, int argc, char **argv)
 	if (!a->path_count)
 		return usage_error("%s", "no trace given");
 	if (!a->output)
-		return usage_error("%s", "no output file given (--output=FILE)");
-	if (arg_check_path("-o", a->output, 0) < 0)
+		return usage_error("%s", "no output given (--output=OUTPUT)");
+	if (arg_check_path("-o", a->output, a->format->output_room) < 0)
 		return EXIT_USAGE;
 	for (size_t i = 0; i < a->path_count; i++)
 		if (arg_check_path("the trace", a->paths[i], 0) < 0)
 			return EXIT_USAGE;
-	if (!a->format->write)
-		return usage_error("the %s format is not supported yet", a->format->name);
 	/* every failed allocation gets its instant: none is left out of the list */
 	a->opts.max_rows = SIZE_MAX;
 	return 0;
 }
 
+/* -------------------------------------------------------------- perfetto */
+
 /*
- * The Perfetto export: the exporter and the fragmentation analysis (for
- * the verdict of each failed allocation) on one reader. 0, 1 or EXIT_USAGE.
+ * The exporter and the fragmentation analysis (for the verdict of each
+ * failed allocation) on one reader, writing to OUT. 0, 1 or EXIT_USAGE.
  */
-static int export_perfetto(const struct export_args *a, FILE *out)
+static int perfetto_write(const struct export_args *a, FILE *out)
 {
 	struct ct_reader *reader = ct_reader_create(&a->opts);
 	struct ct_perfetto *p = ct_perfetto_create(ct_reader_context(reader), &a->opts, out);
@@ -170,36 +184,84 @@ end:
 	return ret;
 }
 
-int cmd_export(int argc, char **argv)
+/* --format perfetto: one file, removed again when the export fails. */
+static int export_perfetto(const struct export_args *a)
 {
-	struct export_args a = { 0 };
-	int ret = parse_args(&a, argc, argv);
 	struct stat st;
 	bool regular;
 	FILE *out;
+	int ret;
 
+	out = fopen(a->output, "wb");
+	if (!out) {
+		fprintf(stderr, "cudatrace export: cannot write '%s': %s\n", a->output,
+		        strerror(errno));
+		return 1;
+	}
+	/* only a regular file is removed after a failure: never a device such as /dev/full */
+	regular = fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode);
+	ret = perfetto_write(a, out);
+	if (fclose(out) != 0 && !ret) {
+		fprintf(stderr, "cudatrace export: cannot write '%s': %s\n", a->output,
+		        strerror(errno));
+		ret = 1;
+	}
+	/* no half-written file is left to be taken for an export */
+	if (ret && regular)
+		unlink(a->output);
+	return ret;
+}
+
+/* ------------------------------------------------------------------- ctf */
+
+/* --format ctf: the GPU-time trace (export-ctf.h). */
+static int export_ctf(const struct export_args *a)
+{
+	struct ct_gpu_time_stats stats;
+	char error[1024];
+	enum ct_export_status status =
+	    ct_export_ctf(a->paths, a->path_count, a->output, &stats, error, sizeof(error));
+
+	if (status != CT_EXPORT_OK) {
+		fprintf(stderr, "cudatrace export: %s\n", error);
+		return status == CT_EXPORT_INPUT_ERROR ? EXIT_USAGE : 1;
+	}
+	if (stats.dropped_records || stats.discarded_events)
+		fprintf(stderr,
+		        "cudatrace export: warning: CUPTI dropped %" PRIu64 " activity records and "
+		        "LTTng discarded %" PRIu64
+		        " events: the GPU-time trace misses what they held\n",
+		        stats.dropped_records, stats.discarded_events);
+	if (stats.late)
+		fprintf(stderr,
+		        "cudatrace export: warning: %" PRIu64 " GPU operations came later than the "
+		        "reorder window (%.3f ms) and are left out\n",
+		        stats.late, (double)stats.window_ns / 1e6);
+	if (stats.untimed)
+		fprintf(
+		    stderr,
+		    "cudatrace export: warning: %" PRIu64
+		    " GPU records have no GPU times, or times out of the clock's range, and are "
+		    "left out\n",
+		    stats.untimed);
+	printf("cudatrace export: %" PRIu64 " GPU operations in %" PRIu64
+	       " stream%s written to %s\n",
+	       stats.operations, stats.streams, stats.streams == 1 ? "" : "s", a->output);
+	return 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_args a = { 0 };
+	int ret;
+
+	diag_set_prefix("cudatrace export");
+	ret = parse_args(&a, argc, argv);
 	if (ret < 0) {
 		usage(stdout);
 		return 0;
 	}
 	if (ret)
 		return ret;
-	out = fopen(a.output, "wb");
-	if (!out) {
-		fprintf(stderr, "cudatrace export: cannot write '%s': %s\n", a.output,
-		        strerror(errno));
-		return 1;
-	}
-	/* only a regular file is removed after a failure: never a device such as /dev/full */
-	regular = fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode);
-	ret = a.format->write(&a, out);
-	if (fclose(out) != 0 && !ret) {
-		fprintf(stderr, "cudatrace export: cannot write '%s': %s\n", a.output,
-		        strerror(errno));
-		ret = 1;
-	}
-	/* no half-written file is left to be taken for an export */
-	if (ret && regular)
-		unlink(a.output);
-	return ret;
+	return a.format->run(&a);
 }

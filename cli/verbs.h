@@ -11,7 +11,7 @@
 #define EXIT_USAGE 2
 
 int cmd_report(int argc, char **argv);
-/* export.c: traces in another tool's format (Perfetto). */
+/* export.c: traces in another tool's format (--format perfetto, ctf). */
 int cmd_export(int argc, char **argv);
 
 /*

@@ -69,6 +69,13 @@ cli_fails record activity-empty-kind "--activity=kernel,,memcpy: give" --activit
 cli_fails record subbuf-huge "--subbuf-size=2G: give a power of 2 from 4K to 1G" --subbuf-size=2G -- /bin/true
 cli_fails record num-subbuf-huge "--num-subbuf=8192: give a power of 2 from 2 to 4096" --num-subbuf=8192 -- /bin/true
 
+# ---- export
+fails_short export export-long-output "-o 'a*\\.\\.\\.': the path is 5000 bytes long" \
+	--format ctf -o "$long" "$lttng_tmp"
+fails_short export export-long-name "-o '.*': it holds a name of 300 bytes" \
+	--format ctf -o "$long_name" "$lttng_tmp"
+cli_fails export export-no-output "no output given" --format ctf "$lttng_tmp"
+
 # ---- list
 fails_short list list-long "the directory 'a*\\.\\.\\.': the path is 5000 bytes long" "$long"
 deep="$lttng_tmp/listing"
@@ -84,9 +91,6 @@ rm -r "$deep/nested"
 is "a trace 11 directories down is listed: exit 0" "$?" 0
 ok "a trace 11 directories down is listed" grep -q '^ok ' "$lttng_tmp/list-12.out"
 
-# ---- export
-fails_short export export-long-output "-o 'a*\\.\\.\\.': the path is 5000 bytes long" \
-	-o "$long" "$lttng_tmp"
 fails_short export export-long-trace "the trace 'a*\\.\\.\\.': the path is 5000 bytes long" \
 	-o "$lttng_tmp/x.pftrace" "$long"
 

@@ -13,6 +13,8 @@
 #   cudatrace report ...   the report's sections (text, the default), a
 #                          JSON or CSV report, the plots of --plot DIR
 #   cudatrace list         a line for every trace recorded before it
+#   cudatrace export ...   with --format ctf, a CTF trace babeltrace2
+#                          reads, of cudatrace_gpu begin and end events
 #   cudatrace jupyter install
 #                          a kernelspec that runs the installed cudatrace
 #
@@ -183,6 +185,30 @@ sys.exit(0 if all(k in report for k in ("trace", "memory", "transfers")) else 1)
 	fi
 }
 
+check_export() { # TAG WORDS...
+	tag=$1
+	shift
+	format=$(option_value -f --format "$@") || format=""
+	output=$(option_value -o --output "$@") || output=""
+	case $output in
+	/*) ;;
+	*) output="$tree/$output" ;;
+	esac
+	if [ "$format" != ctf ]; then
+		tap_result 1 "$tag: an export format this test does not check ($format)"
+		return
+	fi
+	ok "$tag: it writes a CTF trace ($output)" test -s "$output/metadata"
+	if trace_read "$tag" "$output"; then
+		begins=$(grep -c '^event=cudatrace_gpu:[a-z]*_begin ' "$lttng_tmp/$tag.events")
+		ends=$(grep -c '^event=cudatrace_gpu:[a-z]*_end ' "$lttng_tmp/$tag.events")
+		ok "$tag: it holds GPU operations, a begin and an end each ($begins)" \
+			test "$begins" -gt 0 -a "$begins" = "$ends"
+	else
+		tap_result 1 "$tag: it holds GPU operations, a begin and an end each"
+	fi
+}
+
 check_list() { # TAG
 	ok "$1: it lists traces ($(echo $traces))" test -n "$traces"
 	for trace in $traces; do
@@ -231,6 +257,7 @@ while IFS= read -r line; do
 	"cudatrace record") shift 2 && check_record "$tag" "$@" ;;
 	"cudatrace report") shift 2 && check_report "$tag" "$@" ;;
 	"cudatrace list") check_list "$tag" ;;
+	"cudatrace export") shift 2 && check_export "$tag" "$@" ;;
 	"cudatrace jupyter")
 		if [ "${3:-}" = install ]; then
 			shift 3 && check_jupyter "$tag" "$@"

@@ -16,6 +16,11 @@ import ct_contract
 # Details printed under a test at the most.
 MAX_DIAGS = 12
 
+# CUPTI maps GPU times to the host clock through an offset it samples (the
+# simulator too, cupti-clock.c): a few ns of error are expected; a wrong
+# clock is off by seconds or by the epoch.
+GPU_TIME_TOLERANCE_NS = 1000
+
 
 def _field_enums():
     """{field: {value: label}} for the enumerated fields of the events the

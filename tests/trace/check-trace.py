@@ -90,8 +90,8 @@ import sys
 from urllib.parse import unquote
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from tracecheck import (Tap, api_text, enum_text, load_events, load_ledger,  # noqa: E402
-                        number)
+from tracecheck import (GPU_TIME_TOLERANCE_NS, Tap, api_text, enum_text,  # noqa: E402
+                        load_events, load_ledger, number)
 
 EVENT_OF_OP = {
     "alloc": "mem_alloc",
@@ -115,10 +115,6 @@ GPU_EVENT_OF = {"launch": "gpu_kernel", "memcpy": "gpu_memcpy", "memset": "gpu_m
 # The kind of a free of memory the trace never saw allocated (size 0).
 UNSEEN = "unseen"
 
-# CUPTI maps GPU times to the host clock through an offset it samples (the
-# simulator too, cupti-clock.c): a few ns of error are expected; a wrong
-# clock is off by seconds or by the epoch.
-GPU_TIME_TOLERANCE_NS = 1000
 NO_DEVICE = 255
 
 # Result names the ledger prints, as the numbers the trace carries.

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * export-ctf.h - the GPU-time trace of cudatrace traces, written as CTF
+ * (`cudatrace export --format ctf`): a babeltrace2 graph of the traces'
+ * sources and muxer (trace-graph.h), the "gpu-time" filter
+ * (gpu-time-filter.h) and babeltrace2's sink.ctf.fs, writing one CTF 1.8
+ * trace into a directory. See gpu-time-schema.h for what it holds.
+ */
+#ifndef CUDATRACE_ANALYZERS_EXPORT_CTF_H
+#define CUDATRACE_ANALYZERS_EXPORT_CTF_H
+
+#include <stddef.h>
+
+#include "gpu-time-filter.h"
+
+enum ct_export_status {
+	CT_EXPORT_OK = 0,
+	CT_EXPORT_ERROR = 1,       /* out of memory, babeltrace2 plugins missing, cannot write */
+	CT_EXPORT_INPUT_ERROR = 2, /* no readable trace, or no GPU operation in it */
+};
+
+/*
+ * Writes the GPU-time trace of the traces under the COUNT PATHS (as
+ * `cudatrace report` finds them) into directory OUTPUT, which must not
+ * exist or be empty; STATS says what it holds and left out. On an error
+ * the reason is in ERROR (LEN bytes).
+ */
+enum ct_export_status ct_export_ctf(const char *const *paths, size_t count, const char *output,
+                                    struct ct_gpu_time_stats *stats, char *error, size_t len);
+
+#endif

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu-reorder.h - GPU operations, which arrive out of GPU-time order, put
+ * back in order as begin and end points, in bounded memory.
+ *
+ * CUPTI hands activity records back in buffers, late and unsorted across
+ * buffers (the records of one stream are in order). Each operation added
+ * gives two points, its begin at its start and its end at its end; a point
+ * leaves the queue once operations starting a reorder window after it
+ * have arrived. The window is twice the worst disorder seen so far between
+ * operation starts, and at least CT_GPU_OPS_WINDOW_MIN_NS, so it adapts to
+ * how the records come (the same rule as gpu-timeline.h). The queue never
+ * holds more than CT_GPU_OPS_HELD_MAX operations: past that, the earliest
+ * point leaves whatever the window says. That is the memory bound (two
+ * heap entries of 32 bytes per operation here, and the caller's operation:
+ * gpu-time-filter.c holds some 250 bytes per operation in all).
+ *
+ * Points leave in time order. An operation that starts before the last
+ * point that left cannot be put in order: ct_gpu_reorder_add refuses it
+ * and counts it in `late`, for the caller to report.
+ *
+ * At equal times, the end of an operation leaves before the begin of
+ * another (one operation ends as the next on its stream begins), and an
+ * operation of no duration ends after it begins.
+ */
+#ifndef CUDATRACE_ANALYZERS_GPU_REORDER_H
+#define CUDATRACE_ANALYZERS_GPU_REORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+/* Operations held for reordering at most. */
+#define CT_GPU_OPS_HELD_MAX 65536u
+/* The smallest reorder window, ns. */
+#define CT_GPU_OPS_WINDOW_MIN_NS 1000000
+
+/* One point in time of an operation. */
+struct ct_gpu_point {
+	int64_t time;
+	bool begin; /* the operation's begin, else its end */
+	void *op;   /* the caller's */
+};
+
+struct ct_gpu_reorder {
+	GArray *heap; /* struct entry (gpu-reorder.c), a binary min-heap; owned */
+	size_t max_ops;
+	size_t ops;           /* operations with a point still held */
+	uint64_t seq;         /* operations added */
+	bool started;         /* an operation was added */
+	int64_t newest_start; /* largest start added */
+	int64_t window_ns;
+	bool released; /* a point left */
+	int64_t released_until;
+	uint64_t late; /* operations refused: they start before released_until */
+};
+
+/* MAX_OPS: the operations held at most (0: CT_GPU_OPS_HELD_MAX). */
+void ct_gpu_reorder_init(struct ct_gpu_reorder *q, size_t max_ops);
+/* Frees what the queue holds (the caller's OPs are not touched). */
+void ct_gpu_reorder_release(struct ct_gpu_reorder *q);
+
+/*
+ * Adds OP, from START to END (ns; END before START is taken as START).
+ * False when it starts before a point that already left: it is counted
+ * in late and not held.
+ */
+bool ct_gpu_reorder_add(struct ct_gpu_reorder *q, int64_t start, int64_t end, void *op);
+
+/*
+ * The next point that may leave, in *POINT: its time is a window before
+ * the newest start, or the queue holds too many operations; with FLUSH,
+ * any point (the input ended). False when none may leave yet.
+ */
+bool ct_gpu_reorder_next(struct ct_gpu_reorder *q, bool flush, struct ct_gpu_point *point);
+
+#endif
