@@ -8,8 +8,9 @@
  *   csv   one table per array of objects, separated by a "# path" line
  *         and a blank line; nested objects become dotted columns, nested
  *         arrays tables of their own that repeat their parents' ids;
- *   text  for people: sections, aligned tables, sizes and times in units,
- *         long lists cut at max_rows.
+ *   text  for people: the first page (first-page.h), then sections,
+ *         aligned tables with units in their headers, sizes and times in
+ *         units, long lists cut at max_rows; how much per detail.
  */
 #ifndef CUDATRACE_ANALYZERS_WRITER_H
 #define CUDATRACE_ANALYZERS_WRITER_H
@@ -20,8 +21,16 @@
 
 #include "document.h"
 
+/* How much of the report the text writer shows. */
+enum ct_text_detail {
+	CT_TEXT_MAIN = 0, /* the first page, then the main tables */
+	CT_TEXT_BRIEF,    /* the first page alone */
+	CT_TEXT_DETAILS,  /* the first page, then every section and list */
+};
+
 struct ct_writer_options {
-	size_t max_rows; /* text: rows shown per list; 0: all */
+	size_t max_rows;            /* text: rows shown per list; 0: all */
+	enum ct_text_detail detail; /* text only */
 };
 
 struct ct_writer_class {

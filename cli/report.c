@@ -41,6 +41,7 @@ struct report_args {
 	size_t path_count;
 	const char *live_url; /* --live (record's issue): a relay daemon's session, read live */
 	const char *plot_dir; /* --plot: where the plots go, NULL: none */
+	enum ct_text_detail detail; /* --brief, --details: how much text */
 };
 
 static void usage(FILE *out)
@@ -71,6 +72,10 @@ static void usage(FILE *out)
 	        "      --live=URL          read a session while it is recorded, from an\n"
 	        "                          lttng-relayd (URL: net://HOST/host/HOSTNAME/SESSION,\n"
 	        "                          as `cudatrace record --live` prints it)\n"
+	        "      --brief             text: the first page alone (the diagnosis: what\n"
+	        "                          happened, where, what to do)\n"
+	        "      --details           text: the first page, then every section and list\n"
+	        "                          (default: the first page, then the main tables)\n"
 	        "  -n, --max-rows=N        entries per list (default %d for text, %d for csv\n"
 	        "                          and json; 0: all)\n"
 	        "      --plot=DIR          also draw plots into DIR (created if missing): memory\n"
@@ -217,7 +222,15 @@ static int check_analyses(const char *list)
 	}
 }
 
-enum { OPT_FROM = 256, OPT_TO, OPT_NVTX, OPT_LIVE /* --live: record's issue */, OPT_PLOT };
+enum {
+	OPT_FROM = 256,
+	OPT_TO,
+	OPT_NVTX,
+	OPT_LIVE /* --live: record's issue */,
+	OPT_PLOT,
+	OPT_BRIEF,
+	OPT_DETAILS,
+};
 
 static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -233,6 +246,8 @@ static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "live", required_argument, NULL, OPT_LIVE },
 	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "brief", no_argument, NULL, OPT_BRIEF },
+	{ "details", no_argument, NULL, OPT_DETAILS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -296,6 +311,13 @@ static int parse_option(struct report_args *a, int c, const char *arg)
 	case OPT_PLOT:
 		a->plot_dir = arg;
 		return *arg ? 0 : usage_error("%s", "--plot needs a directory");
+	case OPT_BRIEF:
+	case OPT_DETAILS:
+		if (a->detail != CT_TEXT_MAIN &&
+		    a->detail != (c == OPT_BRIEF ? CT_TEXT_BRIEF : CT_TEXT_DETAILS))
+			return usage_error("%s", "--brief and --details contradict each other");
+		a->detail = c == OPT_BRIEF ? CT_TEXT_BRIEF : CT_TEXT_DETAILS;
+		return 0;
 	case 'h':
 		return -1;
 	default:
@@ -352,6 +374,9 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	}
 	if (!a->path_count)
 		return usage_error("%s", "no trace given");
+	if (a->detail != CT_TEXT_MAIN && strcmp(a->format, "text"))
+		return usage_error("--%s is for the text report, not %s",
+		                   a->detail == CT_TEXT_BRIEF ? "brief" : "details", a->format);
 	if (a->max_rows < 0)
 		a->max_rows = !strcmp(a->format, "text") ? DEFAULT_TEXT_ROWS : DEFAULT_DATA_ROWS;
 	a->opts.max_rows = a->max_rows ? (size_t)a->max_rows : SIZE_MAX;
@@ -400,7 +425,7 @@ static int add_analyses(struct ct_reader *reader, const char *list)
 static int write_report(const struct report_args *a, const struct ct_doc *doc)
 {
 	const struct ct_writer_class *writer = ct_writer_find(a->format);
-	struct ct_writer_options wopts = { .max_rows = (size_t)a->max_rows };
+	struct ct_writer_options wopts = { .max_rows = (size_t)a->max_rows, .detail = a->detail };
 	FILE *out = stdout;
 	int ret;
 
