@@ -52,7 +52,7 @@ then
 	"$report_python" "$report_here/check-memory-report.py" accounting \
 		"$report_tmp/acct-truth.json" "$report_tmp/acct-json.out" >"$report_tmp/acct.tap" 2>&1
 	tap_relay accounting "$report_tmp/acct.tap"
-	report_run acct-text "$acct"
+	report_run acct-text --details "$acct"
 	ok "accounting, text: the reclaimed allocations, never freed by the program" \
 		grep -q "reclaimed by cudaDeviceReset, never freed by the program" \
 		"$report_tmp/acct-text.out"
