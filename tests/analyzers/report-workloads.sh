@@ -12,6 +12,10 @@
 #   elsewhere  other processes hold the device           -> held_elsewhere
 #   leak       1 MiB kept per step, inside NVTX train/step: exactly those
 #              leaks, at train/step:cudaMalloc, and a range that grows
+#
+# For each, the first page of the text report (--brief) names the
+# situation with the ledger's numbers (check-first-page.py), and the
+# default text report starts with that page.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -43,14 +47,32 @@ check() {
 	tap_relay "$tag" "$report_tmp/$tag.tap"
 }
 
+# first_page TAG ARGS...: check-first-page.py on the --brief report of TAG's trace.
+first_page() {
+	tag=$1
+	shift
+	report_run "$tag-brief" --brief "$lttng_trace"
+	report_exits "$tag-brief" 0
+	"$report_python" "$report_here/check-first-page.py" "$lttng_tmp/$tag.ledger" \
+		"$report_tmp/$tag-brief.out" "$@" >"$report_tmp/$tag-brief.tap" 2>&1
+	tap_relay "$tag first page" "$report_tmp/$tag-brief.tap"
+	report_run "$tag-text" "$lttng_trace"
+	head -n "$(wc -l <"$report_tmp/$tag-brief.out")" "$report_tmp/$tag-text.out" \
+		>"$report_tmp/$tag-head.out"
+	ok "$tag: the text report starts with the first page" \
+		cmp -s "$report_tmp/$tag-brief.out" "$report_tmp/$tag-head.out"
+}
+
 # A small device keeps the fills short; the context takes 300 MiB of it.
 CUDASIM_DEVICE_MEMORY=1G
 export CUDASIM_DEVICE_MEMORY
 if traced_report fragment fragment; then
 	check fragment --verdict out_of_memory --verdict fragmented
+	first_page fragment --failure out_of_memory --failure fragmented
 fi
 if traced_report exhaust exhaust; then
 	check exhaust --verdict out_of_memory
+	first_page exhaust --failure out_of_memory
 fi
 unset CUDASIM_DEVICE_MEMORY
 
@@ -58,10 +80,12 @@ CUDASIM_OTHER_PROCESSES=0:4242:2684354560
 export CUDASIM_OTHER_PROCESSES
 if traced_report elsewhere elsewhere; then
 	check elsewhere --verdict held_elsewhere
+	first_page elsewhere --failure held_elsewhere
 fi
 unset CUDASIM_OTHER_PROCESSES
 
 if traced_report leak leak 4; then
 	check leak --leak-site train/step:cudaMalloc --growing train/step
+	first_page leak --growth train/step
 fi
 tap_done
