@@ -17,6 +17,7 @@ static const struct ct_writer_class *const writers[] = {
 	&ct_text_writer,
 	&ct_csv_writer,
 	&ct_json_writer,
+	&ct_html_writer,
 	NULL,
 };
 

@@ -10,7 +10,9 @@
  *         arrays tables of their own that repeat their parents' ids;
  *   text  for people: the first page (first-page.h), then sections,
  *         aligned tables with units in their headers, sizes and times in
- *         units, long lists cut at max_rows; how much per detail.
+ *         units, long lists cut at max_rows; how much per detail;
+ *   html  one self-contained page to share: the first page, the plots
+ *         inline as SVG, the sections as the text report shows them.
  */
 #ifndef CUDATRACE_ANALYZERS_WRITER_H
 #define CUDATRACE_ANALYZERS_WRITER_H
@@ -30,11 +32,11 @@ enum ct_text_detail {
 
 struct ct_writer_options {
 	size_t max_rows;            /* text: rows shown per list; 0: all */
-	enum ct_text_detail detail; /* text only */
+	enum ct_text_detail detail; /* text and html */
 };
 
 struct ct_writer_class {
-	const char *name; /* "text", "csv", "json" */
+	const char *name; /* "text", "csv", "json", "html" */
 	/* Returns 0, or -1 (after an error message to the log) when OUT cannot be written. */
 	int (*write)(const struct ct_node *root, const struct ct_writer_options *opts, FILE *out);
 };
@@ -42,6 +44,7 @@ struct ct_writer_class {
 extern const struct ct_writer_class ct_json_writer;
 extern const struct ct_writer_class ct_csv_writer;
 extern const struct ct_writer_class ct_text_writer;
+extern const struct ct_writer_class ct_html_writer;
 
 /* The writer called NAME, NULL if none. */
 const struct ct_writer_class *ct_writer_find(const char *name);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report.c - `cudatrace report`: reads one or more traces in one pass,
- * runs the analyses and writes the report as text, CSV or JSON.
+ * runs the analyses and writes the report as text, CSV, JSON or HTML.
  *
  * Exit status: 0 (also for a trace cut short, analysed up to its last
  * event, with a warning), 1 when the report cannot be made or written
@@ -54,7 +54,8 @@ static void usage(FILE *out)
 	        "what was live at it, leaks, fragmentation and every failed allocation.\n"
 	        "\n"
 	        "Options:\n"
-	        "  -f, --format=FORMAT     text (default), csv or json\n"
+	        "  -f, --format=FORMAT     text (default), csv, json or html (one page to share,\n"
+	        "                          plots included)\n"
 	        "  -o, --output=FILE       write the report to FILE instead of stdout\n"
 	        "  -p, --pid=PID           only this process (repeatable)\n"
 	        "  -P, --process=NAME      only processes with this name (repeatable)\n"
@@ -72,9 +73,9 @@ static void usage(FILE *out)
 	        "      --live=URL          read a session while it is recorded, from an\n"
 	        "                          lttng-relayd (URL: net://HOST/host/HOSTNAME/SESSION,\n"
 	        "                          as `cudatrace record --live` prints it)\n"
-	        "      --brief             text: the first page alone (the diagnosis: what\n"
+	        "      --brief             text, html: the first page alone (the diagnosis: what\n"
 	        "                          happened, where, what to do)\n"
-	        "      --details           text: the first page, then every section and list\n"
+	        "      --details           text, html: the first page, then every section and list\n"
 	        "                          (default: the first page, then the main tables)\n"
 	        "  -n, --max-rows=N        entries per list (default %d for text, %d for csv\n"
 	        "                          and json; 0: all)\n"
@@ -262,7 +263,7 @@ static int parse_option(struct report_args *a, int c, const char *arg)
 		a->format = arg;
 		return ct_writer_find(arg)
 		           ? 0
-		           : usage_error("unknown format '%s' (text, csv, json)", arg);
+		           : usage_error("unknown format '%s' (text, csv, json, html)", arg);
 	case 'o':
 		a->output = arg;
 		return *arg ? 0 : usage_error("%s", "--output needs a file name");
@@ -374,11 +375,13 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	}
 	if (!a->path_count)
 		return usage_error("%s", "no trace given");
-	if (a->detail != CT_TEXT_MAIN && strcmp(a->format, "text"))
-		return usage_error("--%s is for the text report, not %s",
+	if (a->detail != CT_TEXT_MAIN && strcmp(a->format, "text") && strcmp(a->format, "html"))
+		return usage_error("--%s is for the text and HTML reports, not %s",
 		                   a->detail == CT_TEXT_BRIEF ? "brief" : "details", a->format);
 	if (a->max_rows < 0)
-		a->max_rows = !strcmp(a->format, "text") ? DEFAULT_TEXT_ROWS : DEFAULT_DATA_ROWS;
+		a->max_rows = !strcmp(a->format, "text") || !strcmp(a->format, "html")
+		                  ? DEFAULT_TEXT_ROWS
+		                  : DEFAULT_DATA_ROWS;
 	a->opts.max_rows = a->max_rows ? (size_t)a->max_rows : SIZE_MAX;
 	return 0;
 }

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * table-format.c - values of the report for people (see table-format.h).
+ */
+#include <math.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "table-format.h"
+#include "writer.h"
+
+/* Lists and sections the default detail leaves to --details. */
+static const char *const details_only[] = {
+	"environment",   "timeline", "peak_allocations", "leaks",    "reclaimed",
+	"fragmentation", "kinds",    "by_direction",     "findings", "paths",
+};
+
+bool ct_table_details_only(const char *key)
+{
+	for (size_t i = 0; key && i < sizeof(details_only) / sizeof(details_only[0]); i++)
+		if (!strcmp(key, details_only[i]))
+			return true;
+	return false;
+}
+
+/* Keys whose null means there is none (for the others: the trace cannot tell). */
+static bool null_means_none(const char *key)
+{
+	static const char *const keys[] = { "error",        "withheld_verdict", "caveat",
+		                            "discarded_from_ns", "host_address", "verdict",
+		                            "explanation" };
+
+	for (size_t i = 0; key && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
+char *ct_table_value(const struct ct_node *node, int64_t origin_ns)
+{
+	/* an escape is at most 6 characters for a byte */
+	size_t len = node->type == CT_NODE_STRING ? strlen(node->value.str) * 6 + 1 : 64;
+
+	if (node->type == CT_NODE_NULL)
+		return g_strdup(null_means_none(node->key) ? "none" : "unknown");
+	if (node->type == CT_NODE_STRING && !node->value.str[0])
+		return g_strdup("none");
+	return ct_format_value(node, origin_ns, g_malloc(len), len);
+}
+
+char *ct_table_label(const char *key)
+{
+	static const char *const suffixes[] = { "_bytes_per_s", "_bytes", "_ns" };
+	char *label = g_strdup(key);
+	size_t n = strlen(label);
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t s = strlen(suffixes[i]);
+
+		if (n > s && !strcmp(label + n - s, suffixes[i])) {
+			label[n - s] = '\0';
+			break;
+		}
+	}
+	g_strdelimit(label, "_", ' ');
+	return label;
+}
+
+char *ct_table_title(const struct ct_node *node)
+{
+	return node->title ? g_strdup(node->title) : ct_table_label(node->key ? node->key : "");
+}
+
+bool ct_table_is_scalar(const struct ct_node *n)
+{
+	return n->type != CT_NODE_OBJECT && n->type != CT_NODE_ARRAY;
+}
+
+bool ct_table_shaped(const struct ct_node *array)
+{
+	if (!ct_node_count(array))
+		return false;
+	for (size_t i = 0; i < ct_node_count(array); i++) {
+		const struct ct_node *e = ct_node_child(array, i);
+
+		if (e->type != CT_NODE_OBJECT || ct_node_count(e) > CT_TABLE_MAX_COLUMNS)
+			return false;
+		for (size_t j = 0; j < ct_node_count(e); j++)
+			if (!ct_table_is_scalar(ct_node_child(e, j)))
+				return false;
+	}
+	return true;
+}
+
+bool ct_table_right_aligned(const struct ct_node *n)
+{
+	return n->type != CT_NODE_STRING && n->type != CT_NODE_BOOL && n->type != CT_NODE_NULL;
+}
+
+static double number(const struct ct_node *n)
+{
+	switch (n->type) {
+	case CT_NODE_U64:
+		return (double)n->value.u64;
+	case CT_NODE_I64:
+		return (double)n->value.i64;
+	case CT_NODE_DOUBLE:
+		return n->value.dbl;
+	default:
+		return NAN;
+	}
+}
+
+/* The unit of 1, STEP, STEP^2, ... among NAMES that shows MAX best. */
+static struct ct_column_unit scaled_unit(double max, const char *const names[], size_t count,
+                                         double step)
+{
+	struct ct_column_unit u = { names[0], 1, 0 };
+
+	for (size_t i = 1; i < count && max >= step * u.divisor; i++)
+		u = (struct ct_column_unit){ names[i], u.divisor * step, 2 };
+	return u;
+}
+
+struct ct_column_unit ct_table_column(const struct ct_node *array, const char *key, size_t rows,
+                                      int64_t origin_ns)
+{
+	static const char *const bytes[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	static const char *const times[] = { "ns", "us", "ms", "s" };
+	static const char *const rates[] = { "B/s", "KB/s", "MB/s", "GB/s", "TB/s" };
+	enum ct_unit unit = CT_UNIT_NONE;
+	double max = 0;
+
+	for (size_t row = 0; row < rows; row++) {
+		const struct ct_node *v = ct_node_get(ct_node_child(array, row), key);
+
+		if (!v || isnan(number(v)))
+			continue;
+		unit = v->unit;
+		max = fabs(number(v)) > max ? fabs(number(v)) : max;
+	}
+	switch (unit) {
+	case CT_UNIT_BYTES:
+		return scaled_unit(max, bytes, 5, 1024);
+	case CT_UNIT_DURATION:
+		return scaled_unit(max, times, 4, 1000);
+	case CT_UNIT_BANDWIDTH:
+		return scaled_unit(max, rates, 5, 1000);
+	case CT_UNIT_RATIO:
+		return (struct ct_column_unit){ "%", 0.01, 1 };
+	case CT_UNIT_TIME:
+		if (origin_ns != INT64_MIN)
+			return (struct ct_column_unit){ "s from start", 1e9, 6 };
+		return (struct ct_column_unit){ "ns", 1, 0 };
+	default:
+		return (struct ct_column_unit){ NULL, 1, 0 };
+	}
+}
+
+char *ct_table_cell(const struct ct_node *v, const struct ct_column_unit *u, int64_t origin_ns)
+{
+	double x;
+
+	if (!v)
+		return g_strdup("-");
+	x = number(v);
+	if (!u->name || isnan(x))
+		return ct_table_value(v, origin_ns);
+	if (v->unit == CT_UNIT_TIME && origin_ns != INT64_MIN)
+		x -= (double)origin_ns;
+	return g_strdup_printf("%.*f", u->decimals, x / u->divisor);
+}
+
+int64_t ct_table_origin(const struct ct_node *root)
+{
+	const struct ct_node *start = ct_node_get(ct_node_get(root, "trace"), "start_ns");
+
+	return start && start->type == CT_NODE_I64 ? start->value.i64 : INT64_MIN;
+}
