@@ -12,6 +12,7 @@
  * the first page and the tables below it can never disagree.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,27 +42,27 @@ struct number {
 /* A finding before it is written. Nodes are the document's, borrowed. */
 struct finding {
 	enum severity severity;
-	const char *kind;    /* static */
-	const char *verdict; /* borrowed, NULL if none */
-	char *summary;       /* owned */
-	char *explanation;   /* owned, NULL if none */
-	char *advice;        /* owned */
-	const char *certainty; /* "exact", "lower_bound", "uncertain"; static */
-	char *caveat;          /* owned, NULL when exact */
+	const char *kind;            /* static */
+	const char *verdict;         /* borrowed, NULL if none */
+	char *summary;               /* owned */
+	char *explanation;           /* owned, NULL if none */
+	char *advice;                /* owned */
+	const char *certainty;       /* "exact", "lower_bound", "uncertain"; static */
+	char *caveat;                /* owned, NULL when exact */
 	const struct ct_node *where; /* the object that holds pid, process, site, ... */
 	uint64_t count;              /* occurrences it stands for */
 	struct number numbers[MAX_NUMBERS];
 	size_t number_count;
-	char *source; /* owned: the path of what it quotes, "memory.failures[0]" */
+	char *source;  /* owned: the path of what it quotes, "memory.failures[0]" */
 	double weight; /* within a severity: heavier first */
 	double order;  /* then: smaller first */
 };
 
 /* What the trace lost or missed, which every finding must take into account. */
 struct losses {
-	uint64_t discarded;  /* events LTTng discarded (and packets) */
-	uint64_t dropped;    /* activity records CUPTI dropped */
-	bool complete;       /* the trace was read to the program's end */
+	uint64_t discarded; /* events LTTng discarded (and packets) */
+	uint64_t dropped;   /* activity records CUPTI dropped */
+	bool complete;      /* the trace was read to the program's end */
 };
 
 /* ---------------------------------------------------------------- reading */
@@ -84,22 +85,13 @@ static uint64_t u64_of(const struct ct_node *object, const char *key)
 	return 0;
 }
 
+/* KEY's number, 0 when absent or not a number. */
 static double number_of(const struct ct_node *object, const char *key)
 {
 	const struct ct_node *n = at(object, key);
+	double value = n ? ct_node_number(n) : NAN;
 
-	if (!n)
-		return 0;
-	switch (n->type) {
-	case CT_NODE_U64:
-		return (double)n->value.u64;
-	case CT_NODE_I64:
-		return (double)n->value.i64;
-	case CT_NODE_DOUBLE:
-		return n->value.dbl;
-	default:
-		return 0;
-	}
+	return isnan(value) ? 0 : value;
 }
 
 /* KEY's string, NULL when absent, null or empty. */
@@ -127,8 +119,9 @@ static const char *bytes_text(double value, char *buf, size_t len)
 static struct finding *finding_add(GArray *list, enum severity severity, const char *kind,
                                    const struct ct_node *where)
 {
-	struct finding f = { .severity = severity, .kind = kind, .where = where,
-		             .certainty = "exact", .count = 1 };
+	struct finding f = {
+		.severity = severity, .kind = kind, .where = where, .certainty = "exact", .count = 1
+	};
 
 	g_array_append_val(list, f);
 	return &g_array_index(list, struct finding, list->len - 1);
@@ -215,8 +208,7 @@ static const char *verdict_words(const char *verdict)
 /* Whether two failures are the same problem: process, device, site and verdict. */
 static bool same_failure(const struct ct_node *a, const struct ct_node *b)
 {
-	return u64_of(a, "pid") == u64_of(b, "pid") &&
-	       u64_of(a, "device") == u64_of(b, "device") &&
+	return u64_of(a, "pid") == u64_of(b, "pid") && u64_of(a, "device") == u64_of(b, "device") &&
 	       !g_strcmp0(str_of(a, "site"), str_of(b, "site")) &&
 	       !g_strcmp0(str_of(a, "verdict"), str_of(b, "verdict"));
 }
@@ -251,8 +243,8 @@ static void failure_caveats(struct finding *f, const struct ct_node *failure,
 	memory_losses(f, l);
 }
 
-static void add_failure(GArray *list, const struct ct_node *failure, size_t index,
-                        uint64_t count, const struct losses *l)
+static void add_failure(GArray *list, const struct ct_node *failure, size_t index, uint64_t count,
+                        const struct losses *l)
 {
 	const char *verdict = str_of(failure, "verdict");
 	const char *api = str_of(failure, "api");
@@ -367,7 +359,8 @@ static void find_growth(GArray *list, const struct ct_node *memory, const struct
 		f->summary = g_strdup_printf(
 		    "NVTX range %s keeps %s more device memory each time it runs "
 		    "(grew in %" PRIu64 " of %" PRIu64 " runs); %s held at the end",
-		    range, bytes_text(number_of(r, "growth_per_repetition_bytes"), step, sizeof(step)),
+		    range,
+		    bytes_text(number_of(r, "growth_per_repetition_bytes"), step, sizeof(step)),
 		    u64_of(r, "growing_repetitions"), u64_of(r, "repetitions"),
 		    bytes_text(number_of(r, "held_at_end_bytes"), end, sizeof(end)));
 		if (site)
@@ -443,13 +436,15 @@ static void find_copies(GArray *list, const struct ct_node *transfers, const str
 		         number_of(h, "cost_share") * 100.0);
 	f = finding_add(list, SEV_ADVICE, "transfer_hotspot", h);
 	f->count = u64_of(h, "count");
-	f->summary = g_strdup_printf(
-	    "%s: %" PRIu64 " %s %s %s cop%s (%s) cost %s%s", str_of(h, "site") ? str_of(h, "site") : "?",
-	    u64_of(h, "count"), bool_of(h, "sync") ? "synchronous" : "asynchronous",
-	    str_of(h, "direction") ? str_of(h, "direction") : "", str_of(h, "host_memory") ? str_of(h, "host_memory") : "",
-	    u64_of(h, "count") == 1 ? "y" : "ies",
-	    bytes_text(number_of(h, "bytes"), bytes, sizeof(bytes)),
-	    ct_format_duration(number_of(h, "cost_ns"), cost, sizeof(cost)), share);
+	f->summary =
+	    g_strdup_printf("%s: %" PRIu64 " %s %s %s cop%s (%s) cost %s%s",
+	                    str_of(h, "site") ? str_of(h, "site") : "?", u64_of(h, "count"),
+	                    bool_of(h, "sync") ? "synchronous" : "asynchronous",
+	                    str_of(h, "direction") ? str_of(h, "direction") : "",
+	                    str_of(h, "host_memory") ? str_of(h, "host_memory") : "",
+	                    u64_of(h, "count") == 1 ? "y" : "ies",
+	                    bytes_text(number_of(h, "bytes"), bytes, sizeof(bytes)),
+	                    ct_format_duration(number_of(h, "cost_ns"), cost, sizeof(cost)), share);
 	f->verdict = str_of(fix, "kind");
 	f->explanation = without_advice(str_of(fix, "message"), str_of(fix, "advice"));
 	f->advice = g_strdup(str_of(fix, "advice"));

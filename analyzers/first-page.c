@@ -127,9 +127,9 @@ static void where_text(GString *text, const struct ct_node *where, bool first_of
 		g_string_append(text, ", outside any NVTX range");
 	}
 	if (known(where, "time_ns") && at(where, "time_ns")->type == CT_NODE_I64)
-		g_string_append_printf(text, ", %s %s", first_of_many ? "the first at" : "at",
-		                       ct_format_time(at(where, "time_ns")->value.i64, origin_ns, t,
-		                                      sizeof(t)));
+		g_string_append_printf(
+		    text, ", %s %s", first_of_many ? "the first at" : "at",
+		    ct_format_time(at(where, "time_ns")->value.i64, origin_ns, t, sizeof(t)));
 }
 
 static const char *severity_label(const char *severity)
@@ -206,9 +206,9 @@ static void put_header(struct page *p, const struct ct_node *trace, int64_t orig
 		g_string_append(text, "No traced process");
 	}
 	if (known(trace, "duration_ns"))
-		g_string_append_printf(text, ": %s traced",
-		                       ct_format_duration((double)u64_of(trace, "duration_ns"), d,
-		                                          sizeof(d)));
+		g_string_append_printf(
+		    text, ": %s traced",
+		    ct_format_duration((double)u64_of(trace, "duration_ns"), d, sizeof(d)));
 	g_string_append_printf(text, ", %" PRIu64 " event%s", events, events == 1 ? "" : "s");
 	if (analysed == events) {
 		g_string_append(text, events ? ", all analysed" : "");
@@ -217,7 +217,8 @@ static void put_header(struct page *p, const struct ct_node *trace, int64_t orig
 
 		/* the rest: outside the filters, or of a type no analysis that ran reads */
 		g_string_append_printf(text,
-		                       ", %" PRIu64 " analysed (the others are outside the filters, "
+		                       ", %" PRIu64
+		                       " analysed (the others are outside the filters, "
 		                       "of no use to the analyses run%s)",
 		                       analysed, pops ? ", or NVTX pops without a push" : "");
 	}

@@ -94,8 +94,9 @@ static size_t shown_rows(const struct html *h, const struct ct_node *array)
 static void put_more(struct html *h, const struct ct_node *array, size_t shown)
 {
 	if (shown < ct_node_count(array))
-		fprintf(h->out, "<p class=\"more\">%zu more (--max-rows, or --format csv/json for "
-		                "all)</p>\n",
+		fprintf(h->out,
+		        "<p class=\"more\">%zu more (--max-rows, or --format csv/json for "
+		        "all)</p>\n",
 		        ct_node_count(array) - shown);
 }
 
@@ -160,7 +161,8 @@ static void put_table(struct html *h, const struct ct_node *array)
 			const struct ct_node *v =
 			    ct_node_get(ct_node_child(array, row), ct_node_child(first, col)->key);
 
-			fputs(v && ct_table_right_aligned(v) ? "<td class=\"num\">" : "<td>", h->out);
+			fputs(v && ct_table_right_aligned(v) ? "<td class=\"num\">" : "<td>",
+			      h->out);
 			put_owned(h->out, ct_table_cell(v, &units[col], h->origin_ns));
 			fputs("</td>", h->out);
 		}
@@ -242,8 +244,7 @@ static int put_first_page(struct html *h, const struct ct_node *root)
 		free(page);
 		return -1;
 	}
-	fputs("<section id=\"diagnosis\">\n<h2>Diagnosis</h2>\n<pre class=\"first-page\">",
-	      h->out);
+	fputs("<section id=\"diagnosis\">\n<h2>Diagnosis</h2>\n<pre class=\"first-page\">", h->out);
 	put_escaped(h->out, page);
 	fputs("</pre>\n</section>\n", h->out);
 	free(page);

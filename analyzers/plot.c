@@ -611,7 +611,7 @@ static int draw_png(const char *path, double width, double height, draw_fn draw,
 
 /* Where the plots go: files in a directory, or SVG documents handed to a function. */
 struct sink {
-	const char *dir;  /* DIR/BASE.svg and DIR/BASE.png; NULL: to emit */
+	const char *dir; /* DIR/BASE.svg and DIR/BASE.png; NULL: to emit */
 	ct_plot_svg_fn emit;
 	void *data;
 };
@@ -711,7 +711,8 @@ static int plot_transfers(const struct ct_node *root, const struct sink *sink)
 /* Every plot of ROOT into SINK: the number drawn, or -1. */
 static int plot_all(const struct ct_node *root, const struct sink *sink)
 {
-	int memory = plot_memory(root, sink), transfers = memory < 0 ? 0 : plot_transfers(root, sink);
+	int memory = plot_memory(root, sink),
+	    transfers = memory < 0 ? 0 : plot_transfers(root, sink);
 
 	/*
 	 * Every surface is gone: drop cairo's font caches, which would

@@ -27,8 +27,9 @@ bool ct_table_details_only(const char *key)
 /* Keys whose null means there is none (for the others: the trace cannot tell). */
 static bool null_means_none(const char *key)
 {
-	static const char *const keys[] = { "error",        "withheld_verdict", "caveat",
-		                            "discarded_from_ns", "host_address", "verdict",
+	static const char *const keys[] = { "error",        "withheld_verdict",
+		                            "caveat",       "discarded_from_ns",
+		                            "host_address", "verdict",
 		                            "explanation" };
 
 	for (size_t i = 0; key && i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -98,20 +99,6 @@ bool ct_table_right_aligned(const struct ct_node *n)
 	return n->type != CT_NODE_STRING && n->type != CT_NODE_BOOL && n->type != CT_NODE_NULL;
 }
 
-static double number(const struct ct_node *n)
-{
-	switch (n->type) {
-	case CT_NODE_U64:
-		return (double)n->value.u64;
-	case CT_NODE_I64:
-		return (double)n->value.i64;
-	case CT_NODE_DOUBLE:
-		return n->value.dbl;
-	default:
-		return NAN;
-	}
-}
-
 /* The unit of 1, STEP, STEP^2, ... among NAMES that shows MAX best. */
 static struct ct_column_unit scaled_unit(double max, const char *const names[], size_t count,
                                          double step)
@@ -135,10 +122,10 @@ struct ct_column_unit ct_table_column(const struct ct_node *array, const char *k
 	for (size_t row = 0; row < rows; row++) {
 		const struct ct_node *v = ct_node_get(ct_node_child(array, row), key);
 
-		if (!v || isnan(number(v)))
+		if (!v || isnan(ct_node_number(v)))
 			continue;
 		unit = v->unit;
-		max = fabs(number(v)) > max ? fabs(number(v)) : max;
+		max = fabs(ct_node_number(v)) > max ? fabs(ct_node_number(v)) : max;
 	}
 	switch (unit) {
 	case CT_UNIT_BYTES:
@@ -164,7 +151,7 @@ char *ct_table_cell(const struct ct_node *v, const struct ct_column_unit *u, int
 
 	if (!v)
 		return g_strdup("-");
-	x = number(v);
+	x = ct_node_number(v);
 	if (!u->name || isnan(x))
 		return ct_table_value(v, origin_ns);
 	if (v->unit == CT_UNIT_TIME && origin_ns != INT64_MIN)

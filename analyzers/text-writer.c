@@ -78,8 +78,8 @@ static void write_scalars(struct text *t, const struct ct_node *object, int inde
 			continue;
 		l = ct_table_label(c->key);
 		v = ct_table_value(c, t->origin_ns);
-		fprintf(t->out, "%*s%s:%*s %s\n", indent, "", l,
-		        (int)(width - text_width(l)), "", v);
+		fprintf(t->out, "%*s%s:%*s %s\n", indent, "", l, (int)(width - text_width(l)), "",
+		        v);
 		g_free(l);
 		g_free(v);
 	}
@@ -117,7 +117,7 @@ static void write_table(struct text *t, const struct ct_node *array, int indent)
 	size_t width[CT_TABLE_MAX_COLUMNS];
 	struct ct_column_unit units[CT_TABLE_MAX_COLUMNS];
 	char *header[CT_TABLE_MAX_COLUMNS];
-	char **cells = g_new0(char *, shown * ncols + 1);
+	char **cells = g_new0(char *, shown *ncols + 1);
 
 	/* ct_table_shaped() saw to it */
 	CT_ASSERT(ncols <= CT_TABLE_MAX_COLUMNS);
@@ -126,8 +126,8 @@ static void write_table(struct text *t, const struct ct_node *array, int indent)
 		char *l = ct_table_label(key);
 
 		units[col] = ct_table_column(array, key, shown, t->origin_ns);
-		header[col] = units[col].name ? g_strdup_printf("%s (%s)", l, units[col].name)
-		                              : g_strdup(l);
+		header[col] =
+		    units[col].name ? g_strdup_printf("%s (%s)", l, units[col].name) : g_strdup(l);
 		g_free(l);
 		width[col] = text_width(header[col]);
 		for (size_t row = 0; row < shown; row++) {
@@ -143,7 +143,8 @@ static void write_table(struct text *t, const struct ct_node *array, int indent)
 		const struct ct_node *c = ct_node_child(first, col);
 
 		/* the last column is not padded: no trailing blanks */
-		put_cell(t->out, header[col], col + 1 < ncols || ct_table_right_aligned(c) ? width[col] : 0,
+		put_cell(t->out, header[col],
+		         col + 1 < ncols || ct_table_right_aligned(c) ? width[col] : 0,
 		         ct_table_right_aligned(c), col + 1 < ncols ? "  " : "\n");
 	}
 	for (size_t row = 0; row < shown; row++) {

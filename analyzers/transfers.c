@@ -752,17 +752,17 @@ static const char *human_bytes(uint64_t bytes, char *buf, size_t len)
 }
 
 /* What each finding tells to do (the end of its message, and its advice). */
-#define ADVICE_PIN           "pin the buffer (cudaHostAlloc, cudaHostRegister) to make them asynchronous"
-#define ADVICE_GATHER        "gather the data into fewer, larger copies"
-#define ADVICE_UPLOAD_ONCE                                                                         \
+#define ADVICE_PIN    "pin the buffer (cudaHostAlloc, cudaHostRegister) to make them asynchronous"
+#define ADVICE_GATHER "gather the data into fewer, larger copies"
+#define ADVICE_UPLOAD_ONCE \
 	"if its contents do not change in between, upload it once and keep it on the device"
 #define ADVICE_KEEP_ON_DEVICE "unless the host changes the data in between, keep it on the device"
-#define ADVICE_ASYNC_PINNED                                                                        \
-	"copy asynchronously from pinned memory on a stream of its own and keep work queued "     \
+#define ADVICE_ASYNC_PINNED                                                                   \
+	"copy asynchronously from pinned memory on a stream of its own and keep work queued " \
 	"behind it"
 #define ADVICE_ASYNC "copy asynchronously on a stream of its own and keep work queued behind it"
-#define ADVICE_PIN_AND_QUEUE                                                                       \
-	"pin the host buffer (cudaHostAlloc, cudaHostRegister) so that the copies stop "          \
+#define ADVICE_PIN_AND_QUEUE                                                             \
+	"pin the host buffer (cudaHostAlloc, cudaHostRegister) so that the copies stop " \
 	"blocking the host, and keep work queued behind them"
 
 /* A finding before it is written: findings are ranked by the time they cost. */
@@ -927,12 +927,11 @@ static void find_round_trips(struct transfers *t, GArray *list)
 			               .advice = ADVICE_KEEP_ON_DEVICE };
 		api = (struct ct_api_ref){ from->key.api_domain, from->key.api_cbid, 0 };
 		ct_site_format(t->ctx, from->process, from->key.path, &api, site, sizeof(site));
-		snprintf(
-		    f->message, sizeof(f->message),
-		    "%" PRIu64 " uploads (%s) sent back to the device the host buffer a "
-		    "download at %.300s had just filled, same address and size: %s",
-		    g->round_trips, human_bytes(g->round_trip_bytes, size, sizeof(size)), site,
-		    f->advice);
+		snprintf(f->message, sizeof(f->message),
+		         "%" PRIu64 " uploads (%s) sent back to the device the host buffer a "
+		         "download at %.300s had just filled, same address and size: %s",
+		         g->round_trips, human_bytes(g->round_trip_bytes, size, sizeof(size)), site,
+		         f->advice);
 	}
 }
 

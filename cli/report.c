@@ -68,24 +68,25 @@ static void usage(FILE *out)
 	        "  -a, --analysis=LIST     only these analyses (comma-separated):");
 	for (size_t i = 0; ct_analyses[i]; i++)
 		fprintf(out, " %s", ct_analyses[i]->name);
-	fprintf(out,
-	        "\n"
-	        "      --live=URL          read a session while it is recorded, from an\n"
-	        "                          lttng-relayd (URL: net://HOST/host/HOSTNAME/SESSION,\n"
-	        "                          as `cudatrace record --live` prints it)\n"
-	        "      --brief             text, html: the first page alone (the diagnosis: what\n"
-	        "                          happened, where, what to do)\n"
-	        "      --details           text, html: the first page, then every section and list\n"
-	        "                          (default: the first page, then the main tables)\n"
-	        "  -n, --max-rows=N        entries per list (default %d for text, %d for csv\n"
-	        "                          and json; 0: all)\n"
-	        "      --plot=DIR          also draw plots into DIR (created if missing): memory\n"
-	        "                          over time per process and device, and the transfer\n"
-	        "                          hotspots, as SVG and PNG\n"
-	        "  -h, --help              this help\n"
-	        "\n"
-	        "Exit status: 0 success, 1 failure, 2 wrong arguments or unusable input.\n",
-	        DEFAULT_TEXT_ROWS, DEFAULT_DATA_ROWS);
+	fprintf(
+	    out,
+	    "\n"
+	    "      --live=URL          read a session while it is recorded, from an\n"
+	    "                          lttng-relayd (URL: net://HOST/host/HOSTNAME/SESSION,\n"
+	    "                          as `cudatrace record --live` prints it)\n"
+	    "      --brief             text, html: the first page alone (the diagnosis: what\n"
+	    "                          happened, where, what to do)\n"
+	    "      --details           text, html: the first page, then every section and list\n"
+	    "                          (default: the first page, then the main tables)\n"
+	    "  -n, --max-rows=N        entries per list (default %d for text, %d for csv\n"
+	    "                          and json; 0: all)\n"
+	    "      --plot=DIR          also draw plots into DIR (created if missing): memory\n"
+	    "                          over time per process and device, and the transfer\n"
+	    "                          hotspots, as SVG and PNG\n"
+	    "  -h, --help              this help\n"
+	    "\n"
+	    "Exit status: 0 success, 1 failure, 2 wrong arguments or unusable input.\n",
+	    DEFAULT_TEXT_ROWS, DEFAULT_DATA_ROWS);
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -251,7 +251,8 @@ static void print_hotspot(const struct ct_transfers_hotspot *h, size_t rank, FIL
 
 	if (h->has_device)
 		snprintf(device, sizeof(device), ", device %u", h->device);
-	fprintf(out, "    %zu. %s %s %s%s%s, thread %" PRId64 ", %s: %" PRIu64 " cop%s, %s, cost %s\n",
+	fprintf(out,
+	        "    %zu. %s %s %s%s%s, thread %" PRId64 ", %s: %" PRIu64 " cop%s, %s, cost %s\n",
 	        rank, shown(h->where.site, site, sizeof(site)), ct_direction_label(h->direction),
 	        ct_host_mem_label(h->host), h->sync ? " sync" : " async", device, h->where.tid,
 	        h->size_class, h->count, h->count == 1 ? "y" : "ies",
