@@ -24,8 +24,12 @@ and names each situation with its numbers, computed here from the ledger
   --nothing          no finding at all
 """
 import argparse
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import simcheck  # noqa: E402
 
 # The verdicts, as the first page words them (doc/man/cudatrace-report.1).
 VERDICT_WORDS = {
@@ -36,19 +40,7 @@ VERDICT_WORDS = {
 MAX_LINES = 24
 MAX_COLUMNS = 100
 
-tests = 0
-failures = 0
-
-
-def ok(cond, desc, *details):
-    global tests, failures
-    tests += 1
-    if not cond:
-        failures += 1
-    print(f"{'ok' if cond else 'not ok'} {tests} - {desc}")
-    if not cond:
-        for d in details:
-            print(f"#   {str(d)[:300]}")
+tap = simcheck.Tap()
 
 
 def fmt_bytes(n):
@@ -94,14 +86,14 @@ def findings(lines):
 
 def check_failure(n, verdict, failed, found):
     if n >= len(failed):
-        ok(False, f"failure {n + 1}: the ledger has it", f"{len(failed)} failures in the ledger")
+        tap.ok(False, f"failure {n + 1}: the ledger has it", f"{len(failed)} failures in the ledger")
         return
     want = failed[n]
     size = fmt_bytes(int(want["size"]))
     head = (f"{want['api']} of {size} failed on device {want['dev']}: "
             f"{VERDICT_WORDS[verdict]}")
     match = [text for line, text in found if "FAILED" in line and head in text]
-    ok(len(match) == 1, f"failure {n + 1}: FAILED {head}", *[line for line, _ in found])
+    tap.ok(len(match) == 1, f"failure {n + 1}: FAILED {head}", *[line for line, _ in found])
     if not match:
         return
     text = match[0]
@@ -109,9 +101,9 @@ def check_failure(n, verdict, failed, found):
     figure = {"out_of_memory": free,
               "fragmented": int(want.get("largest_free", free)),
               "held_elsewhere": total - free}[verdict]
-    ok(any(v in text for v in size_variants(figure)),
+    tap.ok(any(v in text for v in size_variants(figure)),
        f"failure {n + 1}: why, with the {fmt_bytes(figure)} of the ledger", text)
-    ok("Do:" in text, f"failure {n + 1}: says what to do", text)
+    tap.ok("Do:" in text, f"failure {n + 1}: says what to do", text)
 
 
 def check_growth(rng, ops, found):
@@ -123,15 +115,15 @@ def check_growth(rng, ops, found):
             live.pop(op.get("addr"), None)
     sizes = list(live.values())
     if not sizes:
-        ok(False, "growth: the ledger has allocations live at the end")
+        tap.ok(False, "growth: the ledger has allocations live at the end")
         return
     step = max(set(sizes), key=sizes.count)
     runs = sizes.count(step)
     head = f"NVTX range {rng} keeps {fmt_bytes(step)} more device memory each time it runs"
     match = [text for line, text in found if "WARNING" in line and head in text]
-    ok(len(match) == 1, f"growth: WARNING {head}", *[line for line, _ in found])
+    tap.ok(len(match) == 1, f"growth: WARNING {head}", *[line for line, _ in found])
     if match:
-        ok(f"{fmt_bytes(step * runs)} held at the end" in match[0] and
+        tap.ok(f"{fmt_bytes(step * runs)} held at the end" in match[0] and
            f"of {runs} runs" in match[0],
            f"growth: {fmt_bytes(step * runs)} held at the end, {runs} runs", match[0])
 
@@ -144,9 +136,9 @@ def check_storm(site, ops, found):
     head = (f"{site}: {len(small)} synchronous HtoD pageable copies "
             f"({fmt_bytes(sum(small))}) cost")
     match = [text for line, text in found if "ADVICE" in line and head in text]
-    ok(len(match) == 1, f"storm: ADVICE {head}", *[line for line, _ in found])
+    tap.ok(len(match) == 1, f"storm: ADVICE {head}", *[line for line, _ in found])
     if match:
-        ok("Do: gather the data into fewer, larger copies" in re.sub(r"\s+", " ", match[0]),
+        tap.ok("Do: gather the data into fewer, larger copies" in re.sub(r"\s+", " ", match[0]),
            "storm: the fix is fewer, larger copies", match[0])
 
 
@@ -164,10 +156,10 @@ def main():
         lines = f.read().split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    ok(0 < len(lines) <= MAX_LINES, f"the first page fits {MAX_LINES} lines",
+    tap.ok(0 < len(lines) <= MAX_LINES, f"the first page fits {MAX_LINES} lines",
        f"{len(lines)} lines")
     wide = [line for line in lines if len(line) > MAX_COLUMNS]
-    ok(not wide, f"its lines fit {MAX_COLUMNS} columns", *wide)
+    tap.ok(not wide, f"its lines fit {MAX_COLUMNS} columns", *wide)
     found = findings(lines)
     failed = [op for op in ops if op.get("op") == "alloc_failed"]
     for n, verdict in enumerate(args.failure):
@@ -177,10 +169,10 @@ def main():
     if args.storm:
         check_storm(args.storm, ops, found)
     if args.nothing:
-        ok(not found and any(line.startswith("Nothing found") for line in lines),
+        tap.ok(not found and any(line.startswith("Nothing found") for line in lines),
            "no finding, and the page says so", *lines)
-    print(f"1..{tests}")
-    return 1 if failures else 0
+    tap.done()
+    return 1 if tap.failed else 0
 
 
 if __name__ == "__main__":

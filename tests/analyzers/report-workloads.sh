@@ -14,8 +14,9 @@
 #              leaks, at train/step:cudaMalloc, and a range that grows
 #
 # For each, the first page of the text report (--brief) names the
-# situation with the ledger's numbers (check-first-page.py), and the
-# default text report starts with that page.
+# situation with the ledger's numbers (check-first-page.py), the default
+# text report starts with that page, and the HTML report, rendered by
+# headless Chromium (check-html.py), shows it too, with the memory plot.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -61,6 +62,16 @@ first_page() {
 		>"$report_tmp/$tag-head.out"
 	ok "$tag: the text report starts with the first page" \
 		cmp -s "$report_tmp/$tag-brief.out" "$report_tmp/$tag-head.out"
+	# the HTML report in headless Chromium: the same first page, a plot, a screenshot
+	report_run "$tag-html" --format=html "$lttng_trace"
+	report_exits "$tag-html" 0
+	mkdir -p "$report_tmp/$tag-chromium"
+	"$report_python" "$report_here/check-html.py" "$report_tmp/$tag-html.out" \
+		"$report_tmp/$tag-chromium" --plots 1 >"$report_tmp/$tag-html.tap" 2>&1
+	tap_relay "$tag html" "$report_tmp/$tag-html.tap"
+	"$report_python" "$report_here/check-first-page.py" "$lttng_tmp/$tag.ledger" \
+		"$report_tmp/$tag-chromium/first-page.txt" "$@" >"$report_tmp/$tag-html-page.tap" 2>&1
+	tap_relay "$tag html first page" "$report_tmp/$tag-html-page.tap"
 }
 
 # A small device keeps the fills short; the context takes 300 MiB of it.
