@@ -765,6 +765,12 @@ static const char *human_bytes(uint64_t bytes, char *buf, size_t len)
 	"pin the host buffer (cudaHostAlloc, cudaHostRegister) so that the copies stop " \
 	"blocking the host, and keep work queued behind them"
 
+/* "copy" or "copies", "upload" or "uploads": NOUN for COUNT of them (NOUN_ONE when 1). */
+static const char *plural(uint64_t count, const char *noun_one, const char *noun)
+{
+	return count == 1 ? noun_one : noun;
+}
+
 /* A finding before it is written: findings are ranked by the time they cost. */
 struct finding {
 	const char *kind;
@@ -806,10 +812,11 @@ static void find_pageable_async(struct transfers *t, GArray *list)
 			               .time_ns = g->cost_ns,
 			               .advice = ADVICE_PIN };
 		snprintf(f->message, sizeof(f->message),
-		         "%" PRIu64 " asynchronous %s copies (%s) %s pageable host memory: the "
+		         "%" PRIu64 " asynchronous %s %s (%s) %s pageable host memory: the "
 		         "driver stages them through a pinned buffer and the host waits, so they "
 		         "overlap nothing; %s",
 		         g->count, ct_direction_label(g->key.direction),
+		         plural(g->count, "copy", "copies"),
 		         human_bytes(g->bytes, bytes, sizeof(bytes)),
 		         g->key.direction == CT_DIR_DTOH ? "to" : "from", f->advice);
 	}
@@ -928,10 +935,10 @@ static void find_round_trips(struct transfers *t, GArray *list)
 		api = (struct ct_api_ref){ from->key.api_domain, from->key.api_cbid, 0 };
 		ct_site_format(t->ctx, from->process, from->key.path, &api, site, sizeof(site));
 		snprintf(f->message, sizeof(f->message),
-		         "%" PRIu64 " uploads (%s) sent back to the device the host buffer a "
+		         "%" PRIu64 " %s (%s) sent back to the device the host buffer a "
 		         "download at %.300s had just filled, same address and size: %s",
-		         g->round_trips, human_bytes(g->round_trip_bytes, size, sizeof(size)), site,
-		         f->advice);
+		         g->round_trips, plural(g->round_trips, "upload", "uploads"),
+		         human_bytes(g->round_trip_bytes, size, sizeof(size)), site, f->advice);
 	}
 }
 
@@ -968,11 +975,11 @@ static void find_idle_syncs(struct transfers *t, GArray *list)
 			               .time_ns = g->gpu_idle_ns,
 			               .advice = idle_advice(&g->key) };
 		snprintf(f->message, sizeof(f->message),
-		         "the host waited %s in %" PRIu64 " %s %s copies %s %s memory, and the "
+		         "the host waited %s in %" PRIu64 " %s %s %s %s %s memory, and the "
 		         "GPU sat idle for %s of it: nothing else was queued; %s",
 		         human_ns(g->blocked_ns, blocked, sizeof(blocked)), g->probed,
 		         g->key.sync ? "synchronous" : "asynchronous",
-		         ct_direction_label(g->key.direction),
+		         ct_direction_label(g->key.direction), plural(g->probed, "copy", "copies"),
 		         g->key.direction == CT_DIR_DTOH ? "to" : "from",
 		         ct_host_mem_label(g->key.host),
 		         human_ns(g->gpu_idle_ns, idle, sizeof(idle)), f->advice);

@@ -194,8 +194,9 @@ static void print_reclaimed(const struct ct_memory_device *d, FILE *out)
 	first =
 	    d->reclaimed->len ? &g_array_index(d->reclaimed, struct ct_memory_reclaimed, 0) : NULL;
 	fprintf(out,
-	        "      %" PRIu64 " allocations (%s) never freed by the program: reclaimed %s%s\n",
-	        d->reclaimed_count, bytes((double)d->reclaimed_bytes, a, sizeof(a)),
+	        "      %" PRIu64 " allocation%s (%s) never freed by the program: reclaimed %s%s\n",
+	        d->reclaimed_count, d->reclaimed_count == 1 ? "" : "s",
+	        bytes((double)d->reclaimed_bytes, a, sizeof(a)),
 	        first && first->reclaimed_by ? "by " : "at context teardown",
 	        shown(first ? first->reclaimed_by : NULL, by, sizeof(by)));
 }
@@ -318,10 +319,10 @@ static void print_state_at_end(const struct summary *s, FILE *out)
 		    &g_array_index(devices, struct ct_memory_device, i);
 
 		who(d->process, d->pid, d->device, name, sizeof(name));
-		fprintf(out, "    %s: %s%s live in %" PRIu64 " allocations (peak %s%s at %s)%s\n",
+		fprintf(out, "    %s: %s%s live in %" PRIu64 " allocation%s (peak %s%s at %s)%s\n",
 		        name, d->end_lower_bound ? "at least " : "",
 		        bytes((double)d->live_at_end_bytes, a, sizeof(a)), d->leak_count,
-		        d->peak_lower_bound ? "at least " : "",
+		        d->leak_count == 1 ? "" : "s", d->peak_lower_bound ? "at least " : "",
 		        bytes((double)d->peak_bytes, b, sizeof(b)), peak_time(s, d, c, sizeof(c)),
 		        d->leaks_possible ? " (uncertain: events were lost)" : "");
 		print_reclaimed(d, out);
@@ -329,9 +330,9 @@ static void print_state_at_end(const struct summary *s, FILE *out)
 			const struct ct_memory_leak_site *l =
 			    &g_array_index(d->leak_sites, struct ct_memory_leak_site, j);
 
-			fprintf(out, "      %s in %" PRIu64 " allocations from %s\n",
+			fprintf(out, "      %s in %" PRIu64 " allocation%s from %s\n",
 			        bytes((double)l->bytes, a, sizeof(a)), l->count,
-			        shown(l->site, site, sizeof(site)));
+			        l->count == 1 ? "" : "s", shown(l->site, site, sizeof(site)));
 		}
 	}
 }
@@ -339,10 +340,10 @@ static void print_state_at_end(const struct summary *s, FILE *out)
 void summary_print_postmortem(const struct summary *s, int signal, FILE *out)
 {
 	const struct summary_numbers *n = &s->numbers;
-	char last[32] = "?", program[SHOWN_MAX];
+	char last[48] = "an unknown time (the trace holds no event)", program[SHOWN_MAX];
 
 	if (n->first_ns <= n->last_ns)
-		snprintf(last, sizeof(last), "%.3f s", (double)(n->last_ns - n->first_ns) / 1e9);
+		snprintf(last, sizeof(last), "+%.3f s", (double)(n->last_ns - n->first_ns) / 1e9);
 	fprintf(out, "Post-mortem: %s (pid %" PRId64 ") was killed by SIG%s.\n",
 	        n->program[0] ? shown(n->program, program, sizeof(program)) : "the program", n->pid,
 	        sigabbrev_np(signal) ? sigabbrev_np(signal) : "?");
