@@ -133,20 +133,18 @@ static void put_scalars(struct html *h, const struct ct_node *object)
 		fputs("</table>\n", h->out);
 }
 
-/* Columns are the first element's keys; each header says its unit. */
-static void put_table(struct html *h, const struct ct_node *array)
+/* The NCOLS columns KEYS of ARRAY (ct_table_columns); each header says its unit. */
+static void put_table(struct html *h, const struct ct_node *array, const char *const *keys,
+                      size_t ncols)
 {
-	const struct ct_node *first = ct_node_child(array, 0);
-	size_t ncols = ct_node_count(first), shown = shown_rows(h, array);
+	size_t shown = shown_rows(h, array);
 	struct ct_column_unit units[CT_TABLE_MAX_COLUMNS];
 
 	fputs("<table>\n<thead><tr>", h->out);
 	for (size_t col = 0; col < ncols && col < CT_TABLE_MAX_COLUMNS; col++) {
-		const char *key = ct_node_child(first, col)->key;
-
-		units[col] = ct_table_column(array, key, shown, h->origin_ns);
+		units[col] = ct_table_column(array, keys[col], shown, h->origin_ns);
 		fputs("<th>", h->out);
-		put_owned(h->out, ct_table_label(key));
+		put_owned(h->out, ct_table_label(keys[col]));
 		if (units[col].name) {
 			fputs(" (", h->out);
 			put_escaped(h->out, units[col].name);
@@ -158,8 +156,7 @@ static void put_table(struct html *h, const struct ct_node *array)
 	for (size_t row = 0; row < shown; row++) {
 		fputs("<tr>", h->out);
 		for (size_t col = 0; col < ncols && col < CT_TABLE_MAX_COLUMNS; col++) {
-			const struct ct_node *v =
-			    ct_node_get(ct_node_child(array, row), ct_node_child(first, col)->key);
+			const struct ct_node *v = ct_node_get(ct_node_child(array, row), keys[col]);
 
 			fputs(v && ct_table_right_aligned(v) ? "<td class=\"num\">" : "<td>",
 			      h->out);
@@ -174,14 +171,16 @@ static void put_table(struct html *h, const struct ct_node *array)
 
 static void put_array(struct html *h, const struct ct_node *array, int level)
 {
+	const char *keys[CT_TABLE_MAX_COLUMNS];
 	size_t shown = shown_rows(h, array);
+	size_t ncols = ct_table_columns(array, h->detail == CT_TEXT_DETAILS, keys);
 
 	if (!ct_node_count(array)) {
 		fputs("<p>none</p>\n", h->out);
 		return;
 	}
-	if (ct_table_shaped(array)) {
-		put_table(h, array);
+	if (ncols) {
+		put_table(h, array, keys, ncols);
 		return;
 	}
 	fputs("<ul>\n", h->out);

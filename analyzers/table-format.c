@@ -24,6 +24,56 @@ bool ct_table_details_only(const char *key)
 	return false;
 }
 
+/*
+ * The main columns of the wide lists: who, where, how much; the rest is in
+ * --details. A list is known by its key and a key its elements have
+ * (memory.devices and gpu.devices are both "devices").
+ */
+static const struct {
+	const char *key;
+	const char *marker;
+	const char *columns[CT_TABLE_MAX_COLUMNS + 1];
+} main_columns[] = {
+	{ "hotspots",
+	  "cost_ns",
+	  { "site", "device", "tid", "direction", "host_memory", "sync", "size_class", "count",
+	    "bytes", "cost_ns", "cost_share", NULL } },
+	{ "failures",
+	  "requested_bytes",
+	  { "time_ns", "pid", "device", "site", "requested_bytes", "verdict", "free_bytes",
+	    "largest_free_bytes", "total_bytes", NULL } },
+	{ "devices",
+	  "peak_bytes",
+	  { "pid", "process", "device", "peak_bytes", "peak_time_ns", "live_at_end_bytes",
+	    "allocations", "frees", "failures", NULL } },
+	{ "devices",
+	  "busy_ns",
+	  { "pid", "process", "device", "gpu_records", "span_ns", "busy_ns", "idle_ns",
+	    "utilization", "idle_gap_count", NULL } },
+	{ "api",
+	  "calls",
+	  { "name", "calls", "total_ns", "mean_ns", "max_ns", "time_share", "errors", NULL } },
+	{ "kernels",
+	  "launches",
+	  { "name", "launches", "count", "total_ns", "mean_ns", "max_ns", "time_share", NULL } },
+	{ "growing_ranges",
+	  "range",
+	  { "pid", "process", "range", "repetitions", "growing_repetitions",
+	    "growth_per_repetition_bytes", "held_at_end_bytes", NULL } },
+};
+
+/* The main columns of ARRAY, a list of objects; NULL if it has none. */
+static const char *const *main_columns_of(const struct ct_node *array)
+{
+	const struct ct_node *first = ct_node_child(array, 0);
+
+	for (size_t i = 0; array->key && i < sizeof(main_columns) / sizeof(main_columns[0]); i++)
+		if (!strcmp(array->key, main_columns[i].key) &&
+		    ct_node_get(first, main_columns[i].marker))
+			return main_columns[i].columns;
+	return NULL;
+}
+
 /* Keys whose null means there is none (for the others: the trace cannot tell). */
 static bool null_means_none(const char *key)
 {
@@ -85,13 +135,46 @@ bool ct_table_shaped(const struct ct_node *array)
 	for (size_t i = 0; i < ct_node_count(array); i++) {
 		const struct ct_node *e = ct_node_child(array, i);
 
-		if (e->type != CT_NODE_OBJECT || ct_node_count(e) > CT_TABLE_MAX_COLUMNS)
+		if (e->type != CT_NODE_OBJECT || ct_node_count(e) > CT_TABLE_SHAPED_COLUMNS)
 			return false;
 		for (size_t j = 0; j < ct_node_count(e); j++)
 			if (!ct_table_is_scalar(ct_node_child(e, j)))
 				return false;
 	}
 	return true;
+}
+
+size_t ct_table_columns(const struct ct_node *array, bool details,
+                        const char *keys[CT_TABLE_MAX_COLUMNS])
+{
+	const char *const *main;
+	size_t n = 0;
+
+	if (ct_table_shaped(array)) {
+		const struct ct_node *first = ct_node_child(array, 0);
+
+		for (; n < ct_node_count(first); n++)
+			keys[n] = ct_node_child(first, n)->key;
+		return n;
+	}
+	if (details || !ct_node_count(array))
+		return 0;
+	for (size_t i = 0; i < ct_node_count(array); i++)
+		if (ct_node_child(array, i)->type != CT_NODE_OBJECT)
+			return 0;
+	main = main_columns_of(array);
+	if (!main)
+		return 0;
+	for (; main[n]; n++)
+		keys[n] = main[n];
+	return n;
+}
+
+bool ct_table_column_right(const struct ct_node *array, const char *key)
+{
+	const struct ct_node *v = ct_node_get(ct_node_child(array, 0), key);
+
+	return v && ct_table_right_aligned(v);
 }
 
 bool ct_table_right_aligned(const struct ct_node *n)

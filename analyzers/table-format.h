@@ -16,7 +16,9 @@
 #include "document.h"
 
 /* Arrays of objects with at most this many scalar fields are tables. */
-#define CT_TABLE_MAX_COLUMNS 9
+#define CT_TABLE_SHAPED_COLUMNS 9
+/* The most columns a table has (the main columns of a wide list included). */
+#define CT_TABLE_MAX_COLUMNS 12
 
 /* What a column's numbers are shown in: "MiB", divided by 2^20. */
 struct ct_column_unit {
@@ -37,7 +39,7 @@ char *ct_table_title(const struct ct_node *node);
 char *ct_table_value(const struct ct_node *node, int64_t origin_ns);
 
 bool ct_table_is_scalar(const struct ct_node *node);
-/* Whether every element of ARRAY is an object of at most CT_TABLE_MAX_COLUMNS scalars. */
+/* Whether every element of ARRAY is an object of at most CT_TABLE_SHAPED_COLUMNS scalars. */
 bool ct_table_shaped(const struct ct_node *array);
 /* The unit column KEY of the first ROWS rows of ARRAY is shown in, one for all its cells. */
 struct ct_column_unit ct_table_column(const struct ct_node *array, const char *key, size_t rows,
@@ -46,6 +48,18 @@ struct ct_column_unit ct_table_column(const struct ct_node *array, const char *k
 char *ct_table_cell(const struct ct_node *v, const struct ct_column_unit *unit, int64_t origin_ns);
 /* Whether a value is right-aligned in a column: numbers are. */
 bool ct_table_right_aligned(const struct ct_node *node);
+
+/*
+ * The columns of ARRAY as a table, into KEYS: the first element's keys
+ * when ct_table_shaped; else, but for DETAILS, the main columns of a wide
+ * list (the hotspots, the failures, ...: who, where, how much), whose
+ * elements --details shows whole. Returns how many, 0 when ARRAY is not
+ * shown as a table.
+ */
+size_t ct_table_columns(const struct ct_node *array, bool details,
+                        const char *keys[CT_TABLE_MAX_COLUMNS]);
+/* Whether column KEY of ARRAY is right-aligned: its first element's value is a number. */
+bool ct_table_column_right(const struct ct_node *array, const char *key);
 
 /* Whether the list or section KEY is left to --details. */
 bool ct_table_details_only(const char *key);

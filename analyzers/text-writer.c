@@ -108,54 +108,42 @@ static void put_cell(FILE *out, const char *text, size_t width, int right, const
 	fprintf(out, "%*s%s%*s%s", right ? (int)pad : 0, "", text, right ? 0 : (int)pad, "", after);
 }
 
-/* Table columns are the first element's keys; each header says its unit. */
-static void write_table(struct text *t, const struct ct_node *array, int indent)
+/* The NCOLS columns KEYS of ARRAY (ct_table_columns); each header says its unit. */
+static void write_table(struct text *t, const struct ct_node *array, const char *const *keys,
+                        size_t ncols, int indent)
 {
-	const struct ct_node *first = ct_node_child(array, 0);
-	size_t ncols = ct_node_count(first);
 	size_t shown = shown_rows(t, array);
 	size_t width[CT_TABLE_MAX_COLUMNS];
+	bool right[CT_TABLE_MAX_COLUMNS];
 	struct ct_column_unit units[CT_TABLE_MAX_COLUMNS];
 	char *header[CT_TABLE_MAX_COLUMNS];
 	char **cells = g_new0(char *, shown *ncols + 1);
 
-	/* ct_table_shaped() saw to it */
 	CT_ASSERT(ncols <= CT_TABLE_MAX_COLUMNS);
 	for (size_t col = 0; col < ncols; col++) {
-		const char *key = ct_node_child(first, col)->key;
-		char *l = ct_table_label(key);
+		char *l = ct_table_label(keys[col]);
 
-		units[col] = ct_table_column(array, key, shown, t->origin_ns);
+		units[col] = ct_table_column(array, keys[col], shown, t->origin_ns);
+		right[col] = ct_table_column_right(array, keys[col]);
 		header[col] =
 		    units[col].name ? g_strdup_printf("%s (%s)", l, units[col].name) : g_strdup(l);
 		g_free(l);
 		width[col] = text_width(header[col]);
 		for (size_t row = 0; row < shown; row++) {
-			char *c = ct_table_cell(ct_node_get(ct_node_child(array, row), key),
+			char *c = ct_table_cell(ct_node_get(ct_node_child(array, row), keys[col]),
 			                        &units[col], t->origin_ns);
 
 			cells[row * ncols + col] = c;
 			width[col] = text_width(c) > width[col] ? text_width(c) : width[col];
 		}
 	}
-	fprintf(t->out, "%*s", indent, "");
-	for (size_t col = 0; col < ncols; col++) {
-		const struct ct_node *c = ct_node_child(first, col);
-
-		/* the last column is not padded: no trailing blanks */
-		put_cell(t->out, header[col],
-		         col + 1 < ncols || ct_table_right_aligned(c) ? width[col] : 0,
-		         ct_table_right_aligned(c), col + 1 < ncols ? "  " : "\n");
-	}
-	for (size_t row = 0; row < shown; row++) {
+	for (size_t row = 0; row <= shown; row++) {
 		fprintf(t->out, "%*s", indent, "");
-		for (size_t col = 0; col < ncols; col++) {
-			const struct ct_node *c = ct_node_child(first, col);
-
-			put_cell(t->out, cells[row * ncols + col],
-			         col + 1 < ncols || ct_table_right_aligned(c) ? width[col] : 0,
-			         ct_table_right_aligned(c), col + 1 < ncols ? "  " : "\n");
-		}
+		for (size_t col = 0; col < ncols; col++)
+			/* the last column is not padded: no trailing blanks */
+			put_cell(t->out, row ? cells[(row - 1) * ncols + col] : header[col],
+			         col + 1 < ncols || right[col] ? width[col] : 0, right[col],
+			         col + 1 < ncols ? "  " : "\n");
 	}
 	write_more(t, array, shown, indent);
 	for (size_t col = 0; col < ncols; col++)
@@ -165,7 +153,8 @@ static void write_table(struct text *t, const struct ct_node *array, int indent)
 
 static void write_array(struct text *t, const struct ct_node *array, int indent)
 {
-	size_t shown = shown_rows(t, array);
+	const char *keys[CT_TABLE_MAX_COLUMNS];
+	size_t shown = shown_rows(t, array), ncols;
 	char *title = ct_table_title(array);
 
 	if (!ct_node_count(array)) {
@@ -175,8 +164,9 @@ static void write_array(struct text *t, const struct ct_node *array, int indent)
 	}
 	fprintf(t->out, "%*s%s:\n", indent, "", title);
 	g_free(title);
-	if (ct_table_shaped(array)) {
-		write_table(t, array, indent + 2);
+	ncols = ct_table_columns(array, t->detail == CT_TEXT_DETAILS, keys);
+	if (ncols) {
+		write_table(t, array, keys, ncols, indent + 2);
 		return;
 	}
 	for (size_t i = 0; i < shown; i++) {
@@ -235,10 +225,13 @@ static void write_section(struct text *t, const struct ct_node *section)
 		fprintf(t->out, "%s\n", v);
 		g_free(v);
 	} else if (section->type == CT_NODE_ARRAY) {
+		const char *keys[CT_TABLE_MAX_COLUMNS];
+		size_t ncols = ct_table_columns(section, t->detail == CT_TEXT_DETAILS, keys);
+
 		if (!ct_node_count(section))
 			fprintf(t->out, "none\n");
-		else if (ct_table_shaped(section))
-			write_table(t, section, 0);
+		else if (ncols)
+			write_table(t, section, keys, ncols, 0);
 		else
 			write_container(t, section, 0);
 	} else {
