@@ -18,6 +18,7 @@
 
 #include <glib.h>
 
+#include "caveat.h"
 #include "findings.h"
 #include "writer.h"
 
@@ -150,6 +151,8 @@ static void finding_caveat(struct finding *f, const char *certainty, const char 
 
 	if (!strcmp(f->certainty, "exact") || !strcmp(certainty, "uncertain"))
 		f->certainty = certainty;
+	if (old && strstr(old, why))
+		return;
 	f->caveat = old ? g_strdup_printf("%s; %s", old, why) : g_strdup(why);
 	g_free(old);
 }
@@ -165,13 +168,26 @@ static void finding_clear(gpointer data)
 	g_free(f->source);
 }
 
+/* Why figures are not exact, for people, by the cause the sections name (caveat.h). */
+static const char *cause_words(const char *cause)
+{
+	if (!g_strcmp0(cause, CT_CAUSE_BEFORE_WINDOW))
+		return "the trace began after the program had allocated memory it does not show";
+	if (!g_strcmp0(cause, CT_CAUSE_DISCARDED))
+		return "LTTng discarded events: memory figures from then on may be off either way";
+	if (!g_strcmp0(cause, CT_CAUSE_DROPPED))
+		return "CUPTI dropped activity records: pool figures may miss some";
+	if (!g_strcmp0(cause, CT_CAUSE_RELEASE_AT_SYNC))
+		return "a pool may have released memory at a synchronisation, which nothing "
+		       "records";
+	return "the trace does not show everything these figures need";
+}
+
 /* What lost events make of the memory figures. */
 static void memory_losses(struct finding *f, const struct losses *l)
 {
 	if (l->discarded)
-		finding_caveat(f, "uncertain",
-		               "LTTng discarded events: memory figures from then on may be off "
-		               "either way");
+		finding_caveat(f, "uncertain", cause_words(CT_CAUSE_DISCARDED));
 }
 
 /* ------------------------------------------------------ failed allocations */
@@ -214,6 +230,11 @@ static bool same_failure(const struct ct_node *a, const struct ct_node *b)
 }
 
 /* The failure's own caveats (figures not exact), and a verdict withheld. */
+/*
+ * The failure's own caveats, one reason per cause: lower bounds alone
+ * leave its figures lower bounds, anything else (an upper bound, an
+ * uncertain figure, a verdict withheld) makes them uncertain.
+ */
 static void failure_caveats(struct finding *f, const struct ct_node *failure,
                             const struct losses *l)
 {
@@ -222,21 +243,18 @@ static void failure_caveats(struct finding *f, const struct ct_node *failure,
 
 	for (size_t i = 0; caveats && i < ct_node_count(caveats); i++) {
 		const char *what = str_of(ct_node_child(caveats, i), "caveat");
-		const char *figure = str_of(ct_node_child(caveats, i), "figure");
-		char why[160];
+		const char *why = cause_words(str_of(ct_node_child(caveats, i), "cause"));
 
-		if (!what || !figure)
-			continue;
-		snprintf(why, sizeof(why), "%s is %s", figure,
-		         !strcmp(what, "lower_bound") ? "a lower bound" : what);
-		finding_caveat(f, !strcmp(what, "lower_bound") ? "lower_bound" : "uncertain", why);
+		if (what)
+			finding_caveat(
+			    f, !strcmp(what, "lower_bound") ? "lower_bound" : "uncertain", why);
 	}
 	if (withheld) {
 		char why[200];
 
 		snprintf(why, sizeof(why),
-		         "the figures alone would say %s, but the trace does not show enough to "
-		         "be sure",
+		         "so the verdict is withheld: the figures alone would say %s, but they "
+		         "cannot be trusted for it",
 		         verdict_words(withheld));
 		finding_caveat(f, "uncertain", why);
 	}

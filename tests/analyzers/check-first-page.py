@@ -5,6 +5,7 @@
 
   check-first-page.py LEDGER PAGE [--failure VERDICT ...]
                       [--growth RANGE] [--storm SITE] [--nothing]
+                      [--withheld VERDICT]
 
 The page fits one screen (at most 24 lines of at most 100 characters),
 and names each situation with its numbers, computed here from the ledger
@@ -22,6 +23,11 @@ and names each situation with its numbers, computed here from the ledger
                      the ledger's small synchronous pageable uploads, and
                      the fix: fewer, larger copies
   --nothing          no finding at all
+  --withheld VERDICT a failure whose verdict the trace cannot support
+                     (a truth of make-ctf.py; LEDGER may be "-"): the
+                     page gives no verdict as fact ("cause unknown"),
+                     says its figures are uncertain, and names VERDICT
+                     only as what the figures alone would say
 """
 import argparse
 import os
@@ -74,14 +80,14 @@ def read_ledger(path):
 
 
 def findings(lines):
-    """The findings of the page: (head line, its whole text joined)."""
+    """The findings of the page: (head line, its whole text joined, blanks folded)."""
     out = []
     for line in lines:
         if re.match(r"^\d+\. ", line):
             out.append([line])
         elif out and line.startswith(" "):
             out[-1].append(line)
-    return [(f[0], " ".join(part.strip() for part in f)) for f in out]
+    return [(f[0], re.sub(r"\s+", " ", " ".join(f))) for f in out]
 
 
 def check_failure(n, verdict, failed, found):
@@ -138,8 +144,22 @@ def check_storm(site, ops, found):
     match = [text for line, text in found if "ADVICE" in line and head in text]
     tap.ok(len(match) == 1, f"storm: ADVICE {head}", *[line for line, _ in found])
     if match:
-        tap.ok("Do: gather the data into fewer, larger copies" in re.sub(r"\s+", " ", match[0]),
+        tap.ok("Do: gather the data into fewer, larger copies" in match[0],
            "storm: the fix is fewer, larger copies", match[0])
+
+
+def check_withheld(verdict, found):
+    match = [text for line, text in found if "FAILED" in line and ": cause unknown" in line]
+    tap.ok(len(match) == 1, "withheld: FAILED ... cause unknown, no verdict given as fact",
+           *[line for line, _ in found])
+    if match:
+        tap.ok("Note: the figures are uncertain:" in match[0] and
+               f"the figures alone would say {VERDICT_WORDS[verdict]}" in match[0],
+               f"withheld: the figures are uncertain, {VERDICT_WORDS[verdict]} only what "
+               "they alone would say", match[0])
+    for word in VERDICT_WORDS.values():
+        given = [line for line, _ in found if line.endswith(": " + word)]
+        tap.ok(not given, f"withheld: no finding says {word!r} as fact", *given)
 
 
 def main():
@@ -150,8 +170,9 @@ def main():
     p.add_argument("--growth")
     p.add_argument("--storm")
     p.add_argument("--nothing", action="store_true")
+    p.add_argument("--withheld", choices=sorted(VERDICT_WORDS))
     args = p.parse_args()
-    ops = read_ledger(args.ledger)
+    ops = read_ledger(args.ledger) if args.ledger != "-" else []
     with open(args.page, encoding="utf-8") as f:
         lines = f.read().split("\n")
     if lines and lines[-1] == "":
@@ -168,6 +189,8 @@ def main():
         check_growth(args.growth, ops, found)
     if args.storm:
         check_storm(args.storm, ops, found)
+    if args.withheld:
+        check_withheld(args.withheld, found)
     if args.nothing:
         tap.ok(not found and any(line.startswith("Nothing found") for line in lines),
            "no finding, and the page says so", *lines)
