@@ -66,6 +66,25 @@ struct losses {
 	bool complete;      /* the trace was read to the program's end */
 };
 
+/* The figures each kind of finding quotes from its section (doc/report-schema.md). */
+static const char *const failure_numbers[] = {
+	"requested_bytes",      "free_bytes", "largest_free_bytes", "total_bytes", "live_bytes",
+	"held_elsewhere_bytes", NULL,
+};
+static const char *const growth_numbers[] = {
+	"growth_per_repetition_bytes", "repetitions", "growing_repetitions",
+	"held_at_end_bytes",           NULL,
+};
+static const char *const hotspot_numbers[] = {
+	"count",
+	"bytes",
+	"cost_ns",
+	"cost_share",
+	"bandwidth_bytes_per_s",
+	"gpu_idle_while_blocked_ns",
+	NULL,
+};
+
 /* ---------------------------------------------------------------- reading */
 
 static const struct ct_node *at(const struct ct_node *object, const char *key)
@@ -134,10 +153,11 @@ static void number_add(struct finding *f, const char *key, const struct ct_node 
 		f->numbers[f->number_count++] = (struct number){ key, node };
 }
 
-/* The same key of OBJECT, as a number of F. */
-static void number_from(struct finding *f, const struct ct_node *object, const char *key)
+/* The KEYS of OBJECT (NULL-terminated), as numbers of F, under the same keys. */
+static void numbers_from(struct finding *f, const struct ct_node *object, const char *const *keys)
 {
-	number_add(f, key, at(object, key));
+	for (size_t i = 0; keys[i]; i++)
+		number_add(f, keys[i], at(object, keys[i]));
 }
 
 /*
@@ -283,12 +303,7 @@ static void add_failure(GArray *list, const struct ct_node *failure, size_t inde
 	if (str_of(failure, "explanation"))
 		f->explanation = g_strdup(str_of(failure, "explanation"));
 	f->advice = g_strdup(failure_advice(verdict));
-	number_from(f, failure, "requested_bytes");
-	number_from(f, failure, "free_bytes");
-	number_from(f, failure, "largest_free_bytes");
-	number_from(f, failure, "total_bytes");
-	number_from(f, failure, "live_bytes");
-	number_from(f, failure, "held_elsewhere_bytes");
+	numbers_from(f, failure, failure_numbers);
 	f->source = g_strdup_printf("memory.failures[%zu]", index);
 	f->order = number_of(failure, "time_ns");
 	failure_caveats(f, failure, l);
@@ -389,10 +404,7 @@ static void find_growth(GArray *list, const struct ct_node *memory, const struct
 		    "free in %s what it allocates (%s), or stop keeping references to it from one "
 		    "run to the next (a list of tensors that grows, a cache without a bound)",
 		    range, site ? site : "see the leaks by site below");
-		number_from(f, r, "growth_per_repetition_bytes");
-		number_from(f, r, "repetitions");
-		number_from(f, r, "growing_repetitions");
-		number_from(f, r, "held_at_end_bytes");
+		numbers_from(f, r, growth_numbers);
 		f->source = g_strdup_printf("memory.growing_ranges[%zu]", i);
 		f->weight = number_of(r, "held_at_end_bytes");
 		if (before_window(memory, u64_of(r, "pid")))
@@ -466,12 +478,7 @@ static void find_copies(GArray *list, const struct ct_node *transfers, const str
 	f->verdict = str_of(fix, "kind");
 	f->explanation = without_advice(str_of(fix, "message"), str_of(fix, "advice"));
 	f->advice = g_strdup(str_of(fix, "advice"));
-	number_from(f, h, "count");
-	number_from(f, h, "bytes");
-	number_from(f, h, "cost_ns");
-	number_from(f, h, "cost_share");
-	number_from(f, h, "bandwidth_bytes_per_s");
-	number_from(f, h, "gpu_idle_while_blocked_ns");
+	numbers_from(f, h, hotspot_numbers);
 	f->source = g_strdup("transfers.hotspots[0]");
 	f->weight = number_of(h, "cost_ns");
 	if (l->dropped)

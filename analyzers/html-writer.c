@@ -169,6 +169,31 @@ static void put_table(struct html *h, const struct ct_node *array, const char *c
 	put_more(h, array, shown);
 }
 
+static void put_array(struct html *h, const struct ct_node *array, int level);
+
+/* The lists inside the rows of a table, as the text report shows them (text-writer.c). */
+static void put_row_lists(struct html *h, const struct ct_node *array, const char *const *keys,
+                          size_t ncols, int level)
+{
+	for (size_t row = 0; row < shown_rows(h, array); row++) {
+		const struct ct_node *e = ct_node_child(array, row);
+
+		for (size_t i = 0; i < ct_node_count(e); i++) {
+			const struct ct_node *c = ct_node_child(e, i);
+			char *title, *name;
+
+			if (c->type != CT_NODE_ARRAY || !ct_node_count(c) || !shown_at(h, c))
+				continue;
+			title = ct_table_title(c);
+			name = ct_table_row_name(e, row, keys, ncols, h->origin_ns);
+			put_heading(h, level, g_strdup_printf("%s: %s", name, title));
+			g_free(title);
+			g_free(name);
+			put_array(h, c, level + 1);
+		}
+	}
+}
+
 static void put_array(struct html *h, const struct ct_node *array, int level)
 {
 	const char *keys[CT_TABLE_MAX_COLUMNS];
@@ -181,6 +206,7 @@ static void put_array(struct html *h, const struct ct_node *array, int level)
 	}
 	if (ncols) {
 		put_table(h, array, keys, ncols);
+		put_row_lists(h, array, keys, ncols, level);
 		return;
 	}
 	fputs("<ul>\n", h->out);

@@ -170,6 +170,25 @@ size_t ct_table_columns(const struct ct_node *array, bool details,
 	return n;
 }
 
+char *ct_table_row_name(const struct ct_node *row, size_t index, const char *const *keys,
+                        size_t ncols, int64_t origin_ns)
+{
+	GString *name = g_string_new(NULL);
+
+	g_string_printf(name, "Row %zu (", index + 1);
+	for (size_t col = 0; col < ncols && col < 3; col++) {
+		const struct ct_node *v = ct_node_get(row, keys[col]);
+		char *label = ct_table_label(keys[col]);
+		char *value = v ? ct_table_value(v, origin_ns) : g_strdup("-");
+
+		g_string_append_printf(name, "%s%s %s", col ? ", " : "", label, value);
+		g_free(label);
+		g_free(value);
+	}
+	g_string_append(name, ")");
+	return g_string_free(name, FALSE);
+}
+
 bool ct_table_column_right(const struct ct_node *array, const char *key)
 {
 	const struct ct_node *v = ct_node_get(ct_node_child(array, 0), key);

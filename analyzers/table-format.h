@@ -58,6 +58,13 @@ bool ct_table_right_aligned(const struct ct_node *node);
  */
 size_t ct_table_columns(const struct ct_node *array, bool details,
                         const char *keys[CT_TABLE_MAX_COLUMNS]);
+/*
+ * Which row of a table ROW is, for what is shown below the table: "row 2
+ * (pid 42, process python3, device 0)", its first three columns KEYS (of
+ * NCOLS). g_free it.
+ */
+char *ct_table_row_name(const struct ct_node *row, size_t index, const char *const *keys,
+                        size_t ncols, int64_t origin_ns);
 /* Whether column KEY of ARRAY is right-aligned: its first element's value is a number. */
 bool ct_table_column_right(const struct ct_node *array, const char *key);
 

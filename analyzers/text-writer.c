@@ -151,6 +151,34 @@ static void write_table(struct text *t, const struct ct_node *array, const char 
 	g_strfreev(cells);
 }
 
+static void write_array(struct text *t, const struct ct_node *array, int indent);
+
+/*
+ * The lists inside the rows of a table (a wide list shown by its main
+ * columns: the leaks by site of each device, the idle gaps of each GPU),
+ * row by row, those that are not empty and not left to --details.
+ */
+static void write_row_lists(struct text *t, const struct ct_node *array, const char *const *keys,
+                            size_t ncols, int indent)
+{
+	for (size_t row = 0; row < shown_rows(t, array); row++) {
+		const struct ct_node *e = ct_node_child(array, row);
+
+		for (size_t i = 0; i < ct_node_count(e); i++) {
+			const struct ct_node *c = ct_node_child(e, i);
+			char *name;
+
+			if (c->type != CT_NODE_ARRAY || !ct_node_count(c) || !shown_at(t, c))
+				continue;
+			name = ct_table_row_name(e, row, keys, ncols, t->origin_ns);
+
+			fprintf(t->out, "%*s%s:\n", indent, "", name);
+			g_free(name);
+			write_array(t, c, indent + 2);
+		}
+	}
+}
+
 static void write_array(struct text *t, const struct ct_node *array, int indent)
 {
 	const char *keys[CT_TABLE_MAX_COLUMNS];
@@ -167,6 +195,7 @@ static void write_array(struct text *t, const struct ct_node *array, int indent)
 	ncols = ct_table_columns(array, t->detail == CT_TEXT_DETAILS, keys);
 	if (ncols) {
 		write_table(t, array, keys, ncols, indent + 2);
+		write_row_lists(t, array, keys, ncols, indent + 2);
 		return;
 	}
 	for (size_t i = 0; i < shown; i++) {
