@@ -19,6 +19,9 @@
 #define FOOTER_LINES 1
 /* Text of a finding: summary, explanation, where, advice, caveat. */
 #define TEXT_MAX 4096
+/* The most characters of a name from the trace on the page, and of a sentence quoting one. */
+#define SHOWN_NAME_MAX     200
+#define SHOWN_SENTENCE_MAX 600
 
 struct page {
 	FILE *out;    /* NULL: count only */
@@ -92,12 +95,35 @@ static bool known(const struct ct_node *object, const char *key)
 	return n && n->type != CT_NODE_NULL;
 }
 
-/* S from the trace, safe for a terminal, appended to TEXT. */
-static void append_text(GString *text, const char *s)
+/*
+ * S, which may hold strings from the trace, safe for a terminal, appended
+ * to TEXT; longer than MAX characters (a deep NVTX path in it), it is
+ * shortened to its first ones and "...", so that one finding cannot fill
+ * the page: the tables below have it whole.
+ */
+static void append_cut(GString *text, const char *s, glong max)
 {
 	char buf[TEXT_MAX];
 
-	g_string_append(text, ct_format_text(s, buf, sizeof(buf)));
+	ct_format_text(s, buf, sizeof(buf));
+	if (g_utf8_strlen(buf, -1) > max) {
+		g_string_append_len(text, buf, g_utf8_offset_to_pointer(buf, max - 3) - buf);
+		g_string_append(text, "...");
+		return;
+	}
+	g_string_append(text, buf);
+}
+
+/* A name from the trace (a process, a site, an NVTX range). */
+static void append_text(GString *text, const char *s)
+{
+	append_cut(text, s, SHOWN_NAME_MAX);
+}
+
+/* A sentence of a finding, which quotes such names. */
+static void append_sentence(GString *text, const char *s)
+{
+	append_cut(text, s, SHOWN_SENTENCE_MAX);
 }
 
 /* "memory-workload (pid 42), device 0, thread 43, in NVTX range train/step, at +1.2 s, cudaMalloc" */
@@ -148,11 +174,11 @@ static void put_finding(struct page *p, const struct ct_node *f, size_t rank, in
 	char first[64];
 
 	snprintf(first, sizeof(first), "%zu. %-8s ", rank, severity_label(str_of(f, "severity")));
-	append_text(text, str_of(f, "summary") ? str_of(f, "summary") : "?");
+	append_sentence(text, str_of(f, "summary") ? str_of(f, "summary") : "?");
 	put_wrapped(p, first, "            ", text->str);
 	if (str_of(f, "explanation")) {
 		g_string_truncate(text, 0);
-		append_text(text, str_of(f, "explanation"));
+		append_sentence(text, str_of(f, "explanation"));
 		put_wrapped(p, "   Why:    ", "           ", text->str);
 	}
 	g_string_truncate(text, 0);
@@ -161,7 +187,7 @@ static void put_finding(struct page *p, const struct ct_node *f, size_t rank, in
 		put_wrapped(p, "   Where:  ", "           ", text->str);
 	if (str_of(f, "advice")) {
 		g_string_truncate(text, 0);
-		append_text(text, str_of(f, "advice"));
+		append_sentence(text, str_of(f, "advice"));
 		put_wrapped(p, "   Do:     ", "           ", text->str);
 	}
 	if (str_of(f, "caveat")) {
@@ -169,7 +195,7 @@ static void put_finding(struct page *p, const struct ct_node *f, size_t rank, in
 		g_string_append(text, !g_strcmp0(str_of(f, "certainty"), "lower_bound")
 		                          ? "the figures are lower bounds: "
 		                          : "the figures are uncertain: ");
-		append_text(text, str_of(f, "caveat"));
+		append_sentence(text, str_of(f, "caveat"));
 		put_wrapped(p, "   Note:   ", "           ", text->str);
 	}
 	g_string_free(text, TRUE);
