@@ -15,8 +15,9 @@
 #
 # For each, the first page of the text report (--brief) names the
 # situation with the ledger's numbers (check-first-page.py), the default
-# text report starts with that page, and the HTML report, rendered by
-# headless Chromium (check-html.py), shows it too, with the memory plot.
+# text report starts with that page, the record summary (summary-print)
+# leads with its findings, and the HTML report, rendered by headless
+# Chromium (check-html.py), shows it too, with the memory plot.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -48,6 +49,9 @@ check() {
 	tap_relay "$tag" "$report_tmp/$tag.tap"
 }
 
+summary_print=${TESTS_BUILDDIR:-$report_builddir/tests}/analyzers/summary-print
+[ -x "$summary_print" ] || tap_fail_all "analyzers/summary-print is not built ($summary_print)"
+
 # first_page TAG ARGS...: check-first-page.py on the --brief report of TAG's trace.
 first_page() {
 	tag=$1
@@ -62,6 +66,22 @@ first_page() {
 		>"$report_tmp/$tag-head.out"
 	ok "$tag: the text report starts with the first page" \
 		cmp -s "$report_tmp/$tag-brief.out" "$report_tmp/$tag-head.out"
+	# what `cudatrace record` prints leads with the same findings (its
+	# header counts the events of its three analyses only)
+	if "$summary_print" "$lttng_trace" >"$report_tmp/$tag-summary.out" 2>&1; then
+		sed -n '/^1\. /,$p' "$report_tmp/$tag-brief.out" >"$report_tmp/$tag-brief-tail.out"
+		sed -n '/^1\. /,$p' "$report_tmp/$tag-summary.out" |
+			head -n "$(wc -l <"$report_tmp/$tag-brief-tail.out")" \
+			>"$report_tmp/$tag-summary-head.out"
+		first=$(grep -n '^1\. ' "$report_tmp/$tag-summary.out" | head -n 1 | cut -d: -f1)
+		peak=$(grep -n '^  Peak GPU memory' "$report_tmp/$tag-summary.out" | cut -d: -f1)
+		ok "$tag: the record summary leads with the findings, then the peaks" \
+			test "${first:-0}" -gt 0 -a "${peak:-0}" -gt "${first:-0}"
+		ok "$tag: ... the findings of the first page" \
+			cmp -s "$report_tmp/$tag-brief-tail.out" "$report_tmp/$tag-summary-head.out"
+	else
+		tap_result 1 "$tag: summary-print reads the trace"
+	fi
 	# the HTML report in headless Chromium: the same first page, a plot, a screenshot
 	report_run "$tag-html" --format=html "$lttng_trace"
 	report_exits "$tag-html" 0
