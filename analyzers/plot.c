@@ -577,20 +577,26 @@ static int check_cairo(cairo_status_t status, const char *path)
 	return -1;
 }
 
-static int draw_svg(const char *path, double width, double height, draw_fn draw, const void *data)
+/* Draws into SURFACE, an SVG surface (NAME for messages), finishes and destroys it. */
+static int draw_svg_surface(cairo_surface_t *surface, const char *name, draw_fn draw,
+                            const void *data)
 {
-	cairo_surface_t *surface = cairo_svg_surface_create(path, width, height);
 	cairo_t *cr = cairo_create(surface);
 	int ret;
 
 	draw(cr, data);
-	ret = check_cairo(cairo_status(cr), path);
+	ret = check_cairo(cairo_status(cr), name);
 	cairo_destroy(cr);
 	cairo_surface_finish(surface);
 	if (!ret)
-		ret = check_cairo(cairo_surface_status(surface), path);
+		ret = check_cairo(cairo_surface_status(surface), name);
 	cairo_surface_destroy(surface);
 	return ret;
+}
+
+static int draw_svg(const char *path, double width, double height, draw_fn draw, const void *data)
+{
+	return draw_svg_surface(cairo_svg_surface_create(path, width, height), path, draw, data);
 }
 
 static int draw_png(const char *path, double width, double height, draw_fn draw, const void *data)
@@ -643,18 +649,10 @@ static int draw_emitted(const struct sink *sink, const char *base, double width,
                         draw_fn draw, const void *data)
 {
 	GByteArray *svg = g_byte_array_new();
-	cairo_surface_t *surface =
-	    cairo_svg_surface_create_for_stream(append_bytes, svg, width, height);
-	cairo_t *cr = cairo_create(surface);
-	int ret;
+	int ret =
+	    draw_svg_surface(cairo_svg_surface_create_for_stream(append_bytes, svg, width, height),
+	                     base, draw, data);
 
-	draw(cr, data);
-	ret = check_cairo(cairo_status(cr), base);
-	cairo_destroy(cr);
-	cairo_surface_finish(surface);
-	if (!ret)
-		ret = check_cairo(cairo_surface_status(surface), base);
-	cairo_surface_destroy(surface);
 	if (!ret)
 		ret = sink->emit(base, svg->data, svg->len, sink->data);
 	g_byte_array_unref(svg);
