@@ -2,6 +2,7 @@
 /*
  * document.c - the report tree (see document.h).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,20 @@ const struct ct_node *ct_node_get(const struct ct_node *object, const char *key)
 			return c;
 	}
 	return NULL;
+}
+
+double ct_node_number(const struct ct_node *node)
+{
+	switch (node->type) {
+	case CT_NODE_U64:
+		return (double)node->value.u64;
+	case CT_NODE_I64:
+		return (double)node->value.i64;
+	case CT_NODE_DOUBLE:
+		return node->value.dbl;
+	default:
+		return NAN;
+	}
 }
 
 /* A new node appended to the innermost open container; NULL after an error. */

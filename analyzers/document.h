@@ -117,5 +117,7 @@ const struct ct_node *ct_doc_root(const struct ct_doc *doc);
 
 /* The child of OBJECT called KEY, NULL if none. */
 const struct ct_node *ct_node_get(const struct ct_node *object, const char *key);
+/* NODE's number (an integer or a double) as a double; NAN for a node that holds none. */
+double ct_node_number(const struct ct_node *node);
 
 #endif

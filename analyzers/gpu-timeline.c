@@ -13,6 +13,7 @@
 
 #include "assert.h"
 #include "gpu-timeline.h"
+#include "series.h"
 #include "saturate.h"
 
 /* Entries left behind the head before they are dropped. */
@@ -36,16 +37,22 @@ static int64_t *bucket(struct ct_busy_series *s, guint i)
 	return &g_array_index(s->busy, int64_t, i);
 }
 
-/* Doubles the bucket width: bucket i takes buckets 2i and 2i + 1. */
+/* Widens the buckets (ct_series_wider): bucket i takes buckets f*i to f*i + f - 1. */
 static void series_merge(struct ct_busy_series *s)
 {
-	guint count = (s->busy->len + 1) / 2;
+	int64_t wider = ct_series_wider(s->width_ns);
+	guint factor = (guint)(wider / s->width_ns);
+	guint count = (s->busy->len + factor - 1) / factor;
 
-	for (guint i = 0; i < count; i++)
-		*bucket(s, i) =
-		    *bucket(s, 2 * i) + (2 * i + 1 < s->busy->len ? *bucket(s, 2 * i + 1) : 0);
+	for (guint i = 0; i < count; i++) {
+		int64_t sum = 0;
+
+		for (guint j = factor * i; j < factor * (i + 1) && j < s->busy->len; j++)
+			sum += *bucket(s, j);
+		*bucket(s, i) = sum;
+	}
 	g_array_set_size(s->busy, count);
-	s->width_ns *= 2;
+	s->width_ns = wider;
 }
 
 static void series_add(struct ct_busy_series *s, int64_t start, int64_t end)

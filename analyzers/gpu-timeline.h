@@ -69,7 +69,7 @@ struct ct_busy_series {
 	GArray *busy;    /* int64_t per bucket, at most capacity; owned */
 	size_t capacity; /* buckets */
 	int64_t origin_ns;
-	int64_t width_ns; /* a power of two */
+	int64_t width_ns; /* 1 or 2 times a power of ten (ct_series_wider) */
 };
 
 struct ct_gpu_timeline {

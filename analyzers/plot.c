@@ -577,20 +577,26 @@ static int check_cairo(cairo_status_t status, const char *path)
 	return -1;
 }
 
-static int draw_svg(const char *path, double width, double height, draw_fn draw, const void *data)
+/* Draws into SURFACE, an SVG surface (NAME for messages), finishes and destroys it. */
+static int draw_svg_surface(cairo_surface_t *surface, const char *name, draw_fn draw,
+                            const void *data)
 {
-	cairo_surface_t *surface = cairo_svg_surface_create(path, width, height);
 	cairo_t *cr = cairo_create(surface);
 	int ret;
 
 	draw(cr, data);
-	ret = check_cairo(cairo_status(cr), path);
+	ret = check_cairo(cairo_status(cr), name);
 	cairo_destroy(cr);
 	cairo_surface_finish(surface);
 	if (!ret)
-		ret = check_cairo(cairo_surface_status(surface), path);
+		ret = check_cairo(cairo_surface_status(surface), name);
 	cairo_surface_destroy(surface);
 	return ret;
+}
+
+static int draw_svg(const char *path, double width, double height, draw_fn draw, const void *data)
+{
+	return draw_svg_surface(cairo_svg_surface_create(path, width, height), path, draw, data);
 }
 
 static int draw_png(const char *path, double width, double height, draw_fn draw, const void *data)
@@ -609,6 +615,13 @@ static int draw_png(const char *path, double width, double height, draw_fn draw,
 	return ret;
 }
 
+/* Where the plots go: files in a directory, or SVG documents handed to a function. */
+struct sink {
+	const char *dir; /* DIR/BASE.svg and DIR/BASE.png; NULL: to emit */
+	ct_plot_svg_fn emit;
+	void *data;
+};
+
 /* Writes DIR/BASE.svg and DIR/BASE.png. */
 static int draw_both(const char *dir, const char *base, double width, double height, draw_fn draw,
                      const void *data)
@@ -625,7 +638,36 @@ static int draw_both(const char *dir, const char *base, double width, double hei
 	return draw_png(path, width, height, draw, data);
 }
 
-static int plot_memory(const struct ct_node *root, const char *dir)
+static cairo_status_t append_bytes(void *closure, const unsigned char *data, unsigned int length)
+{
+	g_byte_array_append(closure, data, length);
+	return CAIRO_STATUS_SUCCESS;
+}
+
+/* Draws one SVG document in memory and hands it to the sink's function. */
+static int draw_emitted(const struct sink *sink, const char *base, double width, double height,
+                        draw_fn draw, const void *data)
+{
+	GByteArray *svg = g_byte_array_new();
+	int ret =
+	    draw_svg_surface(cairo_svg_surface_create_for_stream(append_bytes, svg, width, height),
+	                     base, draw, data);
+
+	if (!ret)
+		ret = sink->emit(base, svg->data, svg->len, sink->data);
+	g_byte_array_unref(svg);
+	return ret;
+}
+
+static int sink_draw(const struct sink *sink, const char *base, double width, double height,
+                     draw_fn draw, const void *data)
+{
+	if (sink->dir)
+		return draw_both(sink->dir, base, width, height, draw, data);
+	return draw_emitted(sink, base, width, height, draw, data);
+}
+
+static int plot_memory(const struct ct_node *root, const struct sink *sink)
 {
 	const struct ct_node *memory = child(root, "memory");
 	const struct ct_node *devices = child(memory, "devices");
@@ -642,7 +684,7 @@ static int plot_memory(const struct ct_node *root, const char *dir)
 
 		collect_points(&p, child(memory, "timeline"));
 		snprintf(base, sizeof(base), "memory-%" PRId64 "-dev%" PRIu64, p.pid, p.ordinal);
-		ret = p.count ? draw_both(dir, base, MEMORY_WIDTH, MEMORY_HEIGHT, draw_memory, &p)
+		ret = p.count ? sink_draw(sink, base, MEMORY_WIDTH, MEMORY_HEIGHT, draw_memory, &p)
 		              : 0;
 		g_free(p.points);
 		if (ret < 0)
@@ -652,21 +694,44 @@ static int plot_memory(const struct ct_node *root, const char *dir)
 	return drawn;
 }
 
-static int plot_transfers(const struct ct_node *root, const char *dir)
+static int plot_transfers(const struct ct_node *root, const struct sink *sink)
 {
 	const struct ct_node *hotspots = child(child(root, "transfers"), "hotspots");
 
 	if (!count_of(hotspots))
 		return 0;
-	if (draw_both(dir, "transfers", BARS_WIDTH, bars_height(hotspots), draw_transfers,
+	if (sink_draw(sink, "transfers", BARS_WIDTH, bars_height(hotspots), draw_transfers,
 	              hotspots) < 0)
 		return -1;
 	return 1;
 }
 
+/* Every plot of ROOT into SINK: the number drawn, or -1. */
+static int plot_all(const struct ct_node *root, const struct sink *sink)
+{
+	int memory = plot_memory(root, sink),
+	    transfers = memory < 0 ? 0 : plot_transfers(root, sink);
+
+	/*
+	 * Every surface is gone: drop cairo's font caches, which would
+	 * otherwise stay allocated to the end and show up in leak checks.
+	 */
+	cairo_debug_reset_static_data();
+	if (memory < 0 || transfers < 0)
+		return -1;
+	return memory + transfers;
+}
+
+int ct_plot_svgs(const struct ct_node *root, ct_plot_svg_fn emit, void *data)
+{
+	struct sink sink = { .emit = emit, .data = data };
+
+	return plot_all(root, &sink);
+}
+
 int ct_plot_write(const struct ct_node *root, const char *dir)
 {
-	int memory, transfers;
+	struct sink sink = { .dir = dir };
 	struct stat st;
 
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
@@ -677,18 +742,5 @@ int ct_plot_write(const struct ct_node *root, const char *dir)
 		ct_log_error("'%s' is not a directory", dir);
 		return -1;
 	}
-	memory = plot_memory(root, dir);
-	if (memory < 0) {
-		cairo_debug_reset_static_data();
-		return -1;
-	}
-	transfers = plot_transfers(root, dir);
-	/*
-	 * Every surface is gone: drop cairo's font caches, which would
-	 * otherwise stay allocated to the end and show up in leak checks.
-	 */
-	cairo_debug_reset_static_data();
-	if (transfers < 0)
-		return -1;
-	return memory + transfers;
+	return plot_all(root, &sink);
 }

@@ -17,6 +17,8 @@
 #ifndef CUDATRACE_ANALYZERS_PLOT_H
 #define CUDATRACE_ANALYZERS_PLOT_H
 
+#include <stddef.h>
+
 #include "document.h"
 
 /*
@@ -25,5 +27,20 @@
  * error message to the log (log.h).
  */
 int ct_plot_write(const struct ct_node *root, const char *dir);
+
+/*
+ * A plot drawn as an SVG document in memory: NAME as the file would be
+ * called without its extension ("memory-42-dev0"), SVG its LEN bytes
+ * (valid until it returns). Returns 0, or -1 after an error message to
+ * the log, which stops the drawing.
+ */
+typedef int (*ct_plot_svg_fn)(const char *name, const unsigned char *svg, size_t len, void *data);
+
+/*
+ * The same plots of ROOT as SVG documents, each handed to EMIT with DATA
+ * (a report that holds them, such as the HTML one). Returns the number
+ * drawn, or -1.
+ */
+int ct_plot_svgs(const struct ct_node *root, ct_plot_svg_fn emit, void *data);
 
 #endif

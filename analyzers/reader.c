@@ -30,6 +30,7 @@
 #include "event-decoder.h"
 #include "filters.h"
 #include "gpu-activity.h"
+#include "findings.h"
 #include "reader.h"
 #include "saturate.h"
 #include "trace-graph.h"
@@ -637,6 +638,8 @@ int ct_reader_report(struct ct_reader *r, struct ct_doc *doc)
 		if (section && !written_before(r, i, section))
 			section->write(doc, results, r->instance_count);
 	}
+	/* the diagnosis, from the sections above */
+	ct_findings_write(doc);
 	if (ct_doc_error(doc)) {
 		set_note(r, "cannot build the report: %s", ct_doc_error(doc));
 		return -1;

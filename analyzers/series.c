@@ -30,17 +30,26 @@ static struct ct_series_point *point_at(struct ct_series *series, guint i)
 	return &g_array_index(series->points, struct ct_series_point, i);
 }
 
+int64_t ct_series_wider(int64_t width_ns)
+{
+	int64_t digit = width_ns;
+
+	while (digit >= 10 && digit % 10 == 0)
+		digit /= 10;
+	return width_ns * (digit == 1 ? 2 : 5);
+}
+
 static int64_t bucket_of(const struct ct_series *series, int64_t time_ns)
 {
 	return (time_ns - series->origin_ns) / series->width_ns;
 }
 
-/* Doubles the bucket width, merging the points that now share a bucket. */
+/* Widens the buckets, merging the points that now share a bucket. */
 static void merge_buckets(struct ct_series *series)
 {
 	guint out = 0;
 
-	series->width_ns *= 2;
+	series->width_ns = ct_series_wider(series->width_ns);
 	for (guint i = 0; i < series->points->len; i++) {
 		struct ct_series_point *p = point_at(series, i);
 		int64_t start =

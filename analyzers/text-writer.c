@@ -1,13 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * text-writer.c - the report for people: one titled block per section,
- * "key: value" lines with sizes and durations in units and times relative
- * to the start of the trace, arrays of a few scalar columns as aligned
- * tables, other arrays as lists of blocks; long arrays cut at max_rows.
+ * text-writer.c - the report for people: the first page (first-page.h),
+ * then one titled block per section, "label: value" lines with sizes and
+ * durations in units and times relative to the start of the trace,
+ * arrays of a few scalar columns as aligned tables whose headers carry
+ * the column's unit, other arrays as lists of blocks; long arrays cut at
+ * max_rows. The default detail leaves out the long lists (what was live
+ * at the peak and at the end, memory over time, fragmentation, the
+ * environment) that --details shows.
+ *
+ * Labels are the schema's keys made readable: "gpu_time_ns" is "gpu
+ * time" and its unit is in the value or the column header, never a unit
+ * the value is not in. A value the trace cannot give is said in words.
  *
  * Strings go through ct_format_text() (ct_format_value does it): what the
  * traced program named can never reach the terminal as a control
- * character. Columns are aligned by characters, not bytes.
+ * character. Cells are never cut. Columns are aligned by characters, not
+ * bytes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,42 +24,44 @@
 #include <glib.h>
 
 #include "assert.h"
+#include "first-page.h"
+#include "table-format.h"
 #include "writer.h"
-
-/* Arrays of objects with at most this many scalar fields are tables. */
-#define TABLE_MAX_COLUMNS 9
-#define CELL_MAX          160
-/* A "key: value" line's value, at most (an error message, a long NVTX path). */
-#define SCALAR_MAX 2048
 
 struct text {
 	FILE *out;
 	size_t max_rows;
+	enum ct_text_detail detail;
 	int64_t origin_ns; /* trace.start_ns, INT64_MIN if absent */
 };
 
-static int is_scalar(const struct ct_node *n)
+static bool shown_at(const struct text *t, const struct ct_node *n)
 {
-	return n->type != CT_NODE_OBJECT && n->type != CT_NODE_ARRAY;
-}
-
-static const char *label(const struct ct_node *n)
-{
-	return n->title ? n->title : n->key;
+	return t->detail == CT_TEXT_DETAILS || !ct_table_details_only(n->key);
 }
 
 static void write_container(struct text *t, const struct ct_node *node, int indent);
 
-/* The longest key among the scalar children, for alignment. */
+/* Characters of TEXT (valid UTF-8), as a terminal shows them. */
+static size_t text_width(const char *text)
+{
+	return (size_t)g_utf8_strlen(text, -1);
+}
+
+/* The widest label among the scalar children, for alignment. */
 static size_t key_width(const struct ct_node *object)
 {
 	size_t width = 0;
 
 	for (size_t i = 0; i < ct_node_count(object); i++) {
 		const struct ct_node *c = ct_node_child(object, i);
+		char *l;
 
-		if (is_scalar(c) && c->key && strlen(c->key) > width)
-			width = strlen(c->key);
+		if (!ct_table_is_scalar(c) || !c->key)
+			continue;
+		l = ct_table_label(c->key);
+		width = text_width(l) > width ? text_width(l) : width;
+		g_free(l);
 	}
 	return width;
 }
@@ -58,33 +69,20 @@ static size_t key_width(const struct ct_node *object)
 static void write_scalars(struct text *t, const struct ct_node *object, int indent)
 {
 	size_t width = key_width(object);
-	char buf[SCALAR_MAX];
 
 	for (size_t i = 0; i < ct_node_count(object); i++) {
 		const struct ct_node *c = ct_node_child(object, i);
+		char *l, *v;
 
-		if (!is_scalar(c))
+		if (!ct_table_is_scalar(c))
 			continue;
-		fprintf(t->out, "%*s%-*s  %s\n", indent, "", (int)width + 1, c->key,
-		        ct_format_value(c, t->origin_ns, buf, sizeof(buf)));
+		l = ct_table_label(c->key);
+		v = ct_table_value(c, t->origin_ns);
+		fprintf(t->out, "%*s%s:%*s %s\n", indent, "", l, (int)(width - text_width(l)), "",
+		        v);
+		g_free(l);
+		g_free(v);
 	}
-}
-
-/* 1 if every element is an object of scalars only, and not too wide for a table. */
-static int table_shaped(const struct ct_node *array)
-{
-	if (!ct_node_count(array))
-		return 0;
-	for (size_t i = 0; i < ct_node_count(array); i++) {
-		const struct ct_node *e = ct_node_child(array, i);
-
-		if (e->type != CT_NODE_OBJECT || ct_node_count(e) > TABLE_MAX_COLUMNS)
-			return 0;
-		for (size_t j = 0; j < ct_node_count(e); j++)
-			if (!is_scalar(ct_node_child(e, j)))
-				return 0;
-	}
-	return 1;
 }
 
 static size_t shown_rows(const struct text *t, const struct ct_node *array)
@@ -101,17 +99,6 @@ static void write_more(struct text *t, const struct ct_node *array, size_t shown
 		        indent, "", ct_node_count(array) - shown);
 }
 
-static int right_aligned(const struct ct_node *n)
-{
-	return n->type != CT_NODE_STRING && n->type != CT_NODE_BOOL;
-}
-
-/* Characters of TEXT (valid UTF-8: ct_format_value's), as a terminal shows them. */
-static size_t text_width(const char *text)
-{
-	return (size_t)g_utf8_strlen(text, -1);
-}
-
 /* TEXT in a column of WIDTH characters, padded on the left when RIGHT, then AFTER. */
 static void put_cell(FILE *out, const char *text, size_t width, int right, const char *after)
 {
@@ -121,72 +108,104 @@ static void put_cell(FILE *out, const char *text, size_t width, int right, const
 	fprintf(out, "%*s%s%*s%s", right ? (int)pad : 0, "", text, right ? 0 : (int)pad, "", after);
 }
 
-/* Table columns are the first element's keys. */
-static void write_table(struct text *t, const struct ct_node *array, int indent)
+/* The NCOLS columns KEYS of ARRAY (ct_table_columns); each header says its unit. */
+static void write_table(struct text *t, const struct ct_node *array, const char *const *keys,
+                        size_t ncols, int indent)
 {
-	const struct ct_node *first = ct_node_child(array, 0);
-	size_t ncols = ct_node_count(first);
 	size_t shown = shown_rows(t, array);
-	size_t width[TABLE_MAX_COLUMNS];
-	char cell[CELL_MAX];
+	size_t width[CT_TABLE_MAX_COLUMNS];
+	bool right[CT_TABLE_MAX_COLUMNS];
+	struct ct_column_unit units[CT_TABLE_MAX_COLUMNS];
+	char *header[CT_TABLE_MAX_COLUMNS];
+	char **cells = g_new0(char *, shown *ncols + 1);
 
-	/* table_shaped() saw to it */
-	CT_ASSERT(ncols <= TABLE_MAX_COLUMNS);
-	for (size_t col = 0; col < ncols; col++)
-		width[col] = text_width(ct_node_child(first, col)->key);
-	for (size_t row = 0; row < shown; row++)
-		for (size_t col = 0; col < ncols; col++) {
-			const struct ct_node *v =
-			    ct_node_get(ct_node_child(array, row), ct_node_child(first, col)->key);
-			size_t w =
-			    v ? text_width(ct_format_value(v, t->origin_ns, cell, sizeof(cell)))
-			      : 1;
-
-			width[col] = w > width[col] ? w : width[col];
-		}
-	fprintf(t->out, "%*s", indent, "");
+	CT_ASSERT(ncols <= CT_TABLE_MAX_COLUMNS);
 	for (size_t col = 0; col < ncols; col++) {
-		const struct ct_node *c = ct_node_child(first, col);
+		char *l = ct_table_label(keys[col]);
 
-		/* the last column is not padded: no trailing blanks */
-		put_cell(t->out, c->key, col + 1 < ncols || right_aligned(c) ? width[col] : 0,
-		         right_aligned(c), col + 1 < ncols ? "  " : "\n");
-	}
-	for (size_t row = 0; row < shown; row++) {
-		fprintf(t->out, "%*s", indent, "");
-		for (size_t col = 0; col < ncols; col++) {
-			const struct ct_node *c = ct_node_child(first, col);
-			const struct ct_node *v = ct_node_get(ct_node_child(array, row), c->key);
-			const char *text =
-			    v ? ct_format_value(v, t->origin_ns, cell, sizeof(cell)) : "-";
+		units[col] = ct_table_column(array, keys[col], shown, t->origin_ns);
+		right[col] = ct_table_column_right(array, keys[col]);
+		header[col] =
+		    units[col].name ? g_strdup_printf("%s (%s)", l, units[col].name) : g_strdup(l);
+		g_free(l);
+		width[col] = text_width(header[col]);
+		for (size_t row = 0; row < shown; row++) {
+			char *c = ct_table_cell(ct_node_get(ct_node_child(array, row), keys[col]),
+			                        &units[col], t->origin_ns);
 
-			put_cell(t->out, text, col + 1 < ncols || right_aligned(c) ? width[col] : 0,
-			         right_aligned(c), col + 1 < ncols ? "  " : "\n");
+			cells[row * ncols + col] = c;
+			width[col] = text_width(c) > width[col] ? text_width(c) : width[col];
 		}
+	}
+	for (size_t row = 0; row <= shown; row++) {
+		fprintf(t->out, "%*s", indent, "");
+		for (size_t col = 0; col < ncols; col++)
+			/* the last column is not padded: no trailing blanks */
+			put_cell(t->out, row ? cells[(row - 1) * ncols + col] : header[col],
+			         col + 1 < ncols || right[col] ? width[col] : 0, right[col],
+			         col + 1 < ncols ? "  " : "\n");
 	}
 	write_more(t, array, shown, indent);
+	for (size_t col = 0; col < ncols; col++)
+		g_free(header[col]);
+	g_strfreev(cells);
+}
+
+static void write_array(struct text *t, const struct ct_node *array, int indent);
+
+/*
+ * The lists inside the rows of a table (a wide list shown by its main
+ * columns: the leaks by site of each device, the idle gaps of each GPU),
+ * row by row, those that are not empty and not left to --details.
+ */
+static void write_row_lists(struct text *t, const struct ct_node *array, const char *const *keys,
+                            size_t ncols, int indent)
+{
+	for (size_t row = 0; row < shown_rows(t, array); row++) {
+		const struct ct_node *e = ct_node_child(array, row);
+
+		for (size_t i = 0; i < ct_node_count(e); i++) {
+			const struct ct_node *c = ct_node_child(e, i);
+			char *name;
+
+			if (c->type != CT_NODE_ARRAY || !ct_node_count(c) || !shown_at(t, c))
+				continue;
+			name = ct_table_row_name(e, row, keys, ncols, t->origin_ns);
+
+			fprintf(t->out, "%*s%s:\n", indent, "", name);
+			g_free(name);
+			write_array(t, c, indent + 2);
+		}
+	}
 }
 
 static void write_array(struct text *t, const struct ct_node *array, int indent)
 {
-	size_t shown = shown_rows(t, array);
-	char buf[CELL_MAX];
+	const char *keys[CT_TABLE_MAX_COLUMNS];
+	size_t shown = shown_rows(t, array), ncols;
+	char *title = ct_table_title(array);
 
 	if (!ct_node_count(array)) {
-		fprintf(t->out, "%*s%s: none\n", indent, "", label(array));
+		fprintf(t->out, "%*s%s: none\n", indent, "", title);
+		g_free(title);
 		return;
 	}
-	fprintf(t->out, "%*s%s:\n", indent, "", label(array));
-	if (table_shaped(array)) {
-		write_table(t, array, indent + 2);
+	fprintf(t->out, "%*s%s:\n", indent, "", title);
+	g_free(title);
+	ncols = ct_table_columns(array, t->detail == CT_TEXT_DETAILS, keys);
+	if (ncols) {
+		write_table(t, array, keys, ncols, indent + 2);
+		write_row_lists(t, array, keys, ncols, indent + 2);
 		return;
 	}
 	for (size_t i = 0; i < shown; i++) {
 		const struct ct_node *e = ct_node_child(array, i);
 
-		if (is_scalar(e)) {
-			fprintf(t->out, "%*s- %s\n", indent + 2, "",
-			        ct_format_value(e, t->origin_ns, buf, sizeof(buf)));
+		if (ct_table_is_scalar(e)) {
+			char *v = ct_table_value(e, t->origin_ns);
+
+			fprintf(t->out, "%*s- %s\n", indent + 2, "", v);
+			g_free(v);
 			continue;
 		}
 		fprintf(t->out, "%*s[%zu]\n", indent + 2, "", i + 1);
@@ -205,10 +224,15 @@ static void write_container(struct text *t, const struct ct_node *node, int inde
 	for (size_t i = 0; i < ct_node_count(node); i++) {
 		const struct ct_node *c = ct_node_child(node, i);
 
+		if (!shown_at(t, c))
+			continue;
 		if (c->type == CT_NODE_ARRAY) {
 			write_array(t, c, indent);
 		} else if (c->type == CT_NODE_OBJECT) {
-			fprintf(t->out, "%*s%s:\n", indent, "", label(c));
+			char *title = ct_table_title(c);
+
+			fprintf(t->out, "%*s%s:\n", indent, "", title);
+			g_free(title);
 			write_container(t, c, indent + 2);
 		}
 	}
@@ -216,22 +240,27 @@ static void write_container(struct text *t, const struct ct_node *node, int inde
 
 static void write_section(struct text *t, const struct ct_node *section)
 {
-	const char *title = label(section);
-	size_t n = strlen(title);
+	char *title = ct_table_title(section);
+	size_t n = text_width(title);
 
 	fprintf(t->out, "%s\n", title);
 	for (size_t i = 0; i < n; i++)
 		fputc('=', t->out);
 	fputc('\n', t->out);
-	if (is_scalar(section)) {
-		char buf[CELL_MAX];
+	g_free(title);
+	if (ct_table_is_scalar(section)) {
+		char *v = ct_table_value(section, t->origin_ns);
 
-		fprintf(t->out, "%s\n", ct_format_value(section, t->origin_ns, buf, sizeof(buf)));
+		fprintf(t->out, "%s\n", v);
+		g_free(v);
 	} else if (section->type == CT_NODE_ARRAY) {
+		const char *keys[CT_TABLE_MAX_COLUMNS];
+		size_t ncols = ct_table_columns(section, t->detail == CT_TEXT_DETAILS, keys);
+
 		if (!ct_node_count(section))
 			fprintf(t->out, "none\n");
-		else if (table_shaped(section))
-			write_table(t, section, 0);
+		else if (ncols)
+			write_table(t, section, keys, ncols, 0);
 		else
 			write_container(t, section, 0);
 	} else {
@@ -240,20 +269,23 @@ static void write_section(struct text *t, const struct ct_node *section)
 	fputc('\n', t->out);
 }
 
-static int64_t trace_origin(const struct ct_node *root)
-{
-	const struct ct_node *start = ct_node_get(ct_node_get(root, "trace"), "start_ns");
-
-	return start && start->type == CT_NODE_I64 ? start->value.i64 : INT64_MIN;
-}
-
 static int write_text(const struct ct_node *root, const struct ct_writer_options *opts, FILE *out)
 {
-	struct text t = { .out = out, .max_rows = opts ? opts->max_rows : 0 };
+	struct text t = { .out = out,
+		          .max_rows = opts ? opts->max_rows : 0,
+		          .detail = opts ? opts->detail : CT_TEXT_MAIN };
 
-	t.origin_ns = trace_origin(root);
+	t.origin_ns = ct_table_origin(root);
+	ct_first_page_write(root, out);
+	if (t.detail == CT_TEXT_BRIEF)
+		return ct_writer_done(out, 0);
+	fprintf(out, "\n%s\n\n",
+	        t.detail == CT_TEXT_DETAILS
+	            ? "The details: every section and list (--brief: the page above alone)."
+	            : "The main tables (--brief: the page above alone; --details: every list).");
 	for (size_t i = 0; i < ct_node_count(root); i++)
-		write_section(&t, ct_node_child(root, i));
+		if (shown_at(&t, ct_node_child(root, i)))
+			write_section(&t, ct_node_child(root, i));
 	return ct_writer_done(out, 0);
 }
 

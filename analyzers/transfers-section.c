@@ -117,6 +117,7 @@ static void write_finding(struct ct_doc *doc, const struct ct_transfers_finding 
 	else
 		ct_doc_null(doc, "host_address");
 	ct_doc_string(doc, "message", f->message);
+	ct_doc_string(doc, "advice", f->advice);
 	ct_doc_end(doc);
 }
 

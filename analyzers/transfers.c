@@ -751,6 +751,26 @@ static const char *human_bytes(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+/* What each finding tells to do (the end of its message, and its advice). */
+#define ADVICE_PIN    "pin the buffer (cudaHostAlloc, cudaHostRegister) to make them asynchronous"
+#define ADVICE_GATHER "gather the data into fewer, larger copies"
+#define ADVICE_UPLOAD_ONCE \
+	"if its contents do not change in between, upload it once and keep it on the device"
+#define ADVICE_KEEP_ON_DEVICE "unless the host changes the data in between, keep it on the device"
+#define ADVICE_ASYNC_PINNED                                                                   \
+	"copy asynchronously from pinned memory on a stream of its own and keep work queued " \
+	"behind it"
+#define ADVICE_ASYNC "copy asynchronously on a stream of its own and keep work queued behind it"
+#define ADVICE_PIN_AND_QUEUE                                                             \
+	"pin the host buffer (cudaHostAlloc, cudaHostRegister) so that the copies stop " \
+	"blocking the host, and keep work queued behind them"
+
+/* "copy" or "copies", "upload" or "uploads": NOUN for COUNT of them (NOUN_ONE when 1). */
+static const char *plural(uint64_t count, const char *noun_one, const char *noun)
+{
+	return count == 1 ? noun_one : noun;
+}
+
 /* A finding before it is written: findings are ranked by the time they cost. */
 struct finding {
 	const char *kind;
@@ -758,7 +778,8 @@ struct finding {
 	uint64_t count;
 	uint64_t bytes;
 	int64_t time_ns;
-	uint64_t address; /* host buffer, 0 if none */
+	uint64_t address;   /* host buffer, 0 if none */
+	const char *advice; /* what to do, static; also the end of the message */
 	char message[768];
 };
 
@@ -788,16 +809,16 @@ static void find_pageable_async(struct transfers *t, GArray *list)
 			               .group = i,
 			               .count = g->count,
 			               .bytes = g->bytes,
-			               .time_ns = g->cost_ns };
-		snprintf(
-		    f->message, sizeof(f->message),
-		    "%" PRIu64 " asynchronous %s copies (%s) %s pageable host memory: the "
-		    "driver stages them through a pinned buffer and the host waits, so they "
-		    "overlap nothing; pin the buffer (cudaHostAlloc, cudaHostRegister) to make "
-		    "them asynchronous",
-		    g->count, ct_direction_label(g->key.direction),
-		    human_bytes(g->bytes, bytes, sizeof(bytes)),
-		    g->key.direction == CT_DIR_DTOH ? "to" : "from");
+			               .time_ns = g->cost_ns,
+			               .advice = ADVICE_PIN };
+		snprintf(f->message, sizeof(f->message),
+		         "%" PRIu64 " asynchronous %s %s (%s) %s pageable host memory: the "
+		         "driver stages them through a pinned buffer and the host waits, so they "
+		         "overlap nothing; %s",
+		         g->count, ct_direction_label(g->key.direction),
+		         plural(g->count, "copy", "copies"),
+		         human_bytes(g->bytes, bytes, sizeof(bytes)),
+		         g->key.direction == CT_DIR_DTOH ? "to" : "from", f->advice);
 	}
 }
 
@@ -846,14 +867,15 @@ static void find_storms(struct transfers *t, GArray *list)
 			               .group = i,
 			               .count = count,
 			               .bytes = bytes,
-			               .time_ns = cost };
+			               .time_ns = cost,
+			               .advice = ADVICE_GATHER };
 		snprintf(f->message, sizeof(f->message),
 		         "%" PRIu64 " %s copies of %s on average, one every %s, cost %s: each "
-		         "pays the fixed cost of a copy; gather the data into fewer, larger copies",
+		         "pays the fixed cost of a copy; %s",
 		         count, ct_direction_label(g->key.direction),
 		         human_bytes(bytes / count, mean, sizeof(mean)),
 		         human_ns((last - first) / (int64_t)(count - 1), every, sizeof(every)),
-		         human_ns(cost, total, sizeof(total)));
+		         human_ns(cost, total, sizeof(total)), f->advice);
 	}
 }
 
@@ -879,12 +901,13 @@ static void find_repeated_uploads(struct transfers *t, GArray *list)
 				               .time_ns =
 				                   ct_sat_mul(mean_cost(group_at(t, u->group)),
 				                              (int64_t)(u->count - 1)),
-				               .address = u->address };
+				               .address = u->address,
+				               .advice = ADVICE_UPLOAD_ONCE };
 			snprintf(f->message, sizeof(f->message),
 			         "the host buffer at 0x%" PRIx64 " (%s) was uploaded %" PRIu64
-			         " times: if its contents do not change in between, upload it once "
-			         "and keep it on the device",
-			         u->address, human_bytes(u->bytes, size, sizeof(size)), u->count);
+			         " times: %s",
+			         u->address, human_bytes(u->bytes, size, sizeof(size)), u->count,
+			         f->advice);
 		}
 	}
 }
@@ -907,16 +930,31 @@ static void find_round_trips(struct transfers *t, GArray *list)
 			               .count = g->round_trips,
 			               .bytes = g->round_trip_bytes,
 			               .time_ns = (mean_cost(g) + mean_cost(from)) *
-			                          (int64_t)g->round_trips };
+			                          (int64_t)g->round_trips,
+			               .advice = ADVICE_KEEP_ON_DEVICE };
 		api = (struct ct_api_ref){ from->key.api_domain, from->key.api_cbid, 0 };
 		ct_site_format(t->ctx, from->process, from->key.path, &api, site, sizeof(site));
-		snprintf(
-		    f->message, sizeof(f->message),
-		    "%" PRIu64 " uploads (%s) sent back to the device the host buffer a "
-		    "download at %.300s had just filled, same address and size: unless the host "
-		    "changes the data in between, keep it on the device",
-		    g->round_trips, human_bytes(g->round_trip_bytes, size, sizeof(size)), site);
+		snprintf(f->message, sizeof(f->message),
+		         "%" PRIu64 " %s (%s) sent back to the device the host buffer a "
+		         "download at %.300s had just filled, same address and size: %s",
+		         g->round_trips, plural(g->round_trips, "upload", "uploads"),
+		         human_bytes(g->round_trip_bytes, size, sizeof(size)), site, f->advice);
 	}
+}
+
+/*
+ * What to do about blocking copies during which the GPU sat idle. An
+ * asynchronous copy is blocking only because its host memory is pageable
+ * (pageable_async says the same for it): pinning is the whole fix, and
+ * "copy asynchronously" would tell it to do what it already does.
+ */
+static const char *idle_advice(const struct xfer_key *key)
+{
+	if (!key->sync)
+		return ADVICE_PIN_AND_QUEUE;
+	if (key->host == CT_HOST_PAGEABLE)
+		return ADVICE_ASYNC_PINNED;
+	return ADVICE_ASYNC;
 }
 
 static void find_idle_syncs(struct transfers *t, GArray *list)
@@ -934,17 +972,17 @@ static void find_idle_syncs(struct transfers *t, GArray *list)
 			               .group = i,
 			               .count = g->probed,
 			               .bytes = g->bytes,
-			               .time_ns = g->gpu_idle_ns };
+			               .time_ns = g->gpu_idle_ns,
+			               .advice = idle_advice(&g->key) };
 		snprintf(f->message, sizeof(f->message),
-		         "the host waited %s in %" PRIu64 " %s %s copies %s %s memory, and the "
-		         "GPU sat idle for %s of it: nothing else was queued; copy asynchronously "
-		         "from pinned memory on a stream of its own and keep work queued behind it",
+		         "the host waited %s in %" PRIu64 " %s %s %s %s %s memory, and the "
+		         "GPU sat idle for %s of it: nothing else was queued; %s",
 		         human_ns(g->blocked_ns, blocked, sizeof(blocked)), g->probed,
 		         g->key.sync ? "synchronous" : "asynchronous",
-		         ct_direction_label(g->key.direction),
+		         ct_direction_label(g->key.direction), plural(g->probed, "copy", "copies"),
 		         g->key.direction == CT_DIR_DTOH ? "to" : "from",
 		         ct_host_mem_label(g->key.host),
-		         human_ns(g->gpu_idle_ns, idle, sizeof(idle)));
+		         human_ns(g->gpu_idle_ns, idle, sizeof(idle)), f->advice);
 	}
 }
 
@@ -987,6 +1025,7 @@ static void add_findings(struct transfers *t)
 			.time_ns = f->time_ns,
 			.host_address = f->address,
 			.message = intern(t, f->message),
+			.advice = f->advice,
 		};
 
 		g_array_append_val(t->result.findings, out);

@@ -85,7 +85,8 @@ struct ct_transfers_finding {
 	uint64_t bytes;
 	int64_t time_ns;
 	uint64_t host_address; /* the host buffer, 0 if none */
-	const char *message;
+	const char *message;   /* what happened and what to do, for people */
+	const char *advice;    /* what to do alone (the end of the message); static */
 };
 
 struct ct_transfers_result {

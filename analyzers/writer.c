@@ -14,10 +14,7 @@
 #include "writer.h"
 
 static const struct ct_writer_class *const writers[] = {
-	&ct_text_writer,
-	&ct_csv_writer,
-	&ct_json_writer,
-	NULL,
+	&ct_text_writer, &ct_csv_writer, &ct_json_writer, &ct_html_writer, NULL,
 };
 
 const struct ct_writer_class *ct_writer_find(const char *name)
@@ -99,20 +96,6 @@ char *ct_format_text(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-static double node_number(const struct ct_node *node)
-{
-	switch (node->type) {
-	case CT_NODE_U64:
-		return (double)node->value.u64;
-	case CT_NODE_I64:
-		return (double)node->value.i64;
-	case CT_NODE_DOUBLE:
-		return node->value.dbl;
-	default:
-		return 0;
-	}
-}
-
 static char *scaled(double value, const char *const units[], size_t count, double step, char *buf,
                     size_t len)
 {
@@ -192,7 +175,7 @@ char *ct_format_raw(const struct ct_node *node, char *buf, size_t len)
 
 char *ct_format_value(const struct ct_node *node, int64_t origin_ns, char *buf, size_t len)
 {
-	double v = node_number(node);
+	double v = ct_node_number(node);
 
 	if (node->type == CT_NODE_NULL) {
 		snprintf(buf, len, "-");

@@ -8,8 +8,11 @@
  *   csv   one table per array of objects, separated by a "# path" line
  *         and a blank line; nested objects become dotted columns, nested
  *         arrays tables of their own that repeat their parents' ids;
- *   text  for people: sections, aligned tables, sizes and times in units,
- *         long lists cut at max_rows.
+ *   text  for people: the first page (first-page.h), then sections,
+ *         aligned tables with units in their headers, sizes and times in
+ *         units, long lists cut at max_rows; how much per detail;
+ *   html  one self-contained page to share: the first page, the plots
+ *         inline as SVG, the sections as the text report shows them.
  */
 #ifndef CUDATRACE_ANALYZERS_WRITER_H
 #define CUDATRACE_ANALYZERS_WRITER_H
@@ -20,12 +23,20 @@
 
 #include "document.h"
 
+/* How much of the report the text writer shows. */
+enum ct_text_detail {
+	CT_TEXT_MAIN = 0, /* the first page, then the main tables */
+	CT_TEXT_BRIEF,    /* the first page alone */
+	CT_TEXT_DETAILS,  /* the first page, then every section and list */
+};
+
 struct ct_writer_options {
-	size_t max_rows; /* text: rows shown per list; 0: all */
+	size_t max_rows;            /* text: rows shown per list; 0: all */
+	enum ct_text_detail detail; /* text and html */
 };
 
 struct ct_writer_class {
-	const char *name; /* "text", "csv", "json" */
+	const char *name; /* "text", "csv", "json", "html" */
 	/* Returns 0, or -1 (after an error message to the log) when OUT cannot be written. */
 	int (*write)(const struct ct_node *root, const struct ct_writer_options *opts, FILE *out);
 };
@@ -33,6 +44,7 @@ struct ct_writer_class {
 extern const struct ct_writer_class ct_json_writer;
 extern const struct ct_writer_class ct_csv_writer;
 extern const struct ct_writer_class ct_text_writer;
+extern const struct ct_writer_class ct_html_writer;
 
 /* The writer called NAME, NULL if none. */
 const struct ct_writer_class *ct_writer_find(const char *name);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report.c - `cudatrace report`: reads one or more traces in one pass,
- * runs the analyses and writes the report as text, CSV or JSON.
+ * runs the analyses and writes the report as text, CSV, JSON or HTML.
  *
  * Exit status: 0 (also for a trace cut short, analysed up to its last
  * event, with a warning), 1 when the report cannot be made or written
@@ -41,6 +41,7 @@ struct report_args {
 	size_t path_count;
 	const char *live_url; /* --live (record's issue): a relay daemon's session, read live */
 	const char *plot_dir; /* --plot: where the plots go, NULL: none */
+	enum ct_text_detail detail; /* --brief, --details: how much text */
 };
 
 static void usage(FILE *out)
@@ -53,7 +54,8 @@ static void usage(FILE *out)
 	        "what was live at it, leaks, fragmentation and every failed allocation.\n"
 	        "\n"
 	        "Options:\n"
-	        "  -f, --format=FORMAT     text (default), csv or json\n"
+	        "  -f, --format=FORMAT     text (default), csv, json or html (one page to share,\n"
+	        "                          plots included)\n"
 	        "  -o, --output=FILE       write the report to FILE instead of stdout\n"
 	        "  -p, --pid=PID           only this process (repeatable)\n"
 	        "  -P, --process=NAME      only processes with this name (repeatable)\n"
@@ -66,20 +68,25 @@ static void usage(FILE *out)
 	        "  -a, --analysis=LIST     only these analyses (comma-separated):");
 	for (size_t i = 0; ct_analyses[i]; i++)
 		fprintf(out, " %s", ct_analyses[i]->name);
-	fprintf(out,
-	        "\n"
-	        "      --live=URL          read a session while it is recorded, from an\n"
-	        "                          lttng-relayd (URL: net://HOST/host/HOSTNAME/SESSION,\n"
-	        "                          as `cudatrace record --live` prints it)\n"
-	        "  -n, --max-rows=N        entries per list (default %d for text, %d for csv\n"
-	        "                          and json; 0: all)\n"
-	        "      --plot=DIR          also draw plots into DIR (created if missing): memory\n"
-	        "                          over time per process and device, and the transfer\n"
-	        "                          hotspots, as SVG and PNG\n"
-	        "  -h, --help              this help\n"
-	        "\n"
-	        "Exit status: 0 success, 1 failure, 2 wrong arguments or unusable input.\n",
-	        DEFAULT_TEXT_ROWS, DEFAULT_DATA_ROWS);
+	fprintf(
+	    out,
+	    "\n"
+	    "      --live=URL          read a session while it is recorded, from an\n"
+	    "                          lttng-relayd (URL: net://HOST/host/HOSTNAME/SESSION,\n"
+	    "                          as `cudatrace record --live` prints it)\n"
+	    "      --brief             text, html: the first page alone (the diagnosis: what\n"
+	    "                          happened, where, what to do)\n"
+	    "      --details           text, html: the first page, then every section and list\n"
+	    "                          (default: the first page, then the main tables)\n"
+	    "  -n, --max-rows=N        entries per list (default %d for text, %d for csv\n"
+	    "                          and json; 0: all)\n"
+	    "      --plot=DIR          also draw plots into DIR (created if missing): memory\n"
+	    "                          over time per process and device, and the transfer\n"
+	    "                          hotspots, as SVG and PNG\n"
+	    "  -h, --help              this help\n"
+	    "\n"
+	    "Exit status: 0 success, 1 failure, 2 wrong arguments or unusable input.\n",
+	    DEFAULT_TEXT_ROWS, DEFAULT_DATA_ROWS);
 }
 
 #define usage_error(...) arg_usage_error("report", __VA_ARGS__)
@@ -205,7 +212,15 @@ static int check_analyses(const char *list)
 	}
 }
 
-enum { OPT_FROM = 256, OPT_TO, OPT_NVTX, OPT_LIVE /* --live: record's issue */, OPT_PLOT };
+enum {
+	OPT_FROM = 256,
+	OPT_TO,
+	OPT_NVTX,
+	OPT_LIVE /* --live: record's issue */,
+	OPT_PLOT,
+	OPT_BRIEF,
+	OPT_DETAILS,
+};
 
 static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -221,6 +236,8 @@ static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "live", required_argument, NULL, OPT_LIVE },
 	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "brief", no_argument, NULL, OPT_BRIEF },
+	{ "details", no_argument, NULL, OPT_DETAILS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -235,7 +252,7 @@ static int parse_option(struct report_args *a, int c, const char *arg)
 		a->format = arg;
 		return ct_writer_find(arg)
 		           ? 0
-		           : usage_error("unknown format '%s' (text, csv, json)", arg);
+		           : usage_error("unknown format '%s' (text, csv, json, html)", arg);
 	case 'o':
 		a->output = arg;
 		return *arg ? 0 : usage_error("%s", "--output needs a file name");
@@ -284,6 +301,13 @@ static int parse_option(struct report_args *a, int c, const char *arg)
 	case OPT_PLOT:
 		a->plot_dir = arg;
 		return *arg ? 0 : usage_error("%s", "--plot needs a directory");
+	case OPT_BRIEF:
+	case OPT_DETAILS:
+		if (a->detail != CT_TEXT_MAIN &&
+		    a->detail != (c == OPT_BRIEF ? CT_TEXT_BRIEF : CT_TEXT_DETAILS))
+			return usage_error("%s", "--brief and --details contradict each other");
+		a->detail = c == OPT_BRIEF ? CT_TEXT_BRIEF : CT_TEXT_DETAILS;
+		return 0;
 	case 'h':
 		return -1;
 	default:
@@ -340,8 +364,13 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	}
 	if (!a->path_count)
 		return usage_error("%s", "no trace given");
+	if (a->detail != CT_TEXT_MAIN && strcmp(a->format, "text") && strcmp(a->format, "html"))
+		return usage_error("--%s is for the text and HTML reports, not %s",
+		                   a->detail == CT_TEXT_BRIEF ? "brief" : "details", a->format);
 	if (a->max_rows < 0)
-		a->max_rows = !strcmp(a->format, "text") ? DEFAULT_TEXT_ROWS : DEFAULT_DATA_ROWS;
+		a->max_rows = !strcmp(a->format, "text") || !strcmp(a->format, "html")
+		                  ? DEFAULT_TEXT_ROWS
+		                  : DEFAULT_DATA_ROWS;
 	a->opts.max_rows = a->max_rows ? (size_t)a->max_rows : SIZE_MAX;
 	return 0;
 }
@@ -388,7 +417,7 @@ static int add_analyses(struct ct_reader *reader, const char *list)
 static int write_report(const struct report_args *a, const struct ct_doc *doc)
 {
 	const struct ct_writer_class *writer = ct_writer_find(a->format);
-	struct ct_writer_options wopts = { .max_rows = (size_t)a->max_rows };
+	struct ct_writer_options wopts = { .max_rows = (size_t)a->max_rows, .detail = a->detail };
 	FILE *out = stdout;
 	int ret;
 

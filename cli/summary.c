@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "../analyzers/analysis.h"
+#include "../analyzers/document.h"
+#include "../analyzers/first-page.h"
 #include "../analyzers/fragmentation.h"
 #include "../analyzers/memory.h"
 #include "../analyzers/reader.h"
@@ -34,6 +36,7 @@
 struct summary {
 	struct ct_options opts;
 	struct ct_reader *reader; /* owned: the results below are its */
+	struct ct_doc *doc;       /* owned: the report, whose findings lead */
 	const struct ct_memory_result *memory;
 	const struct ct_fragmentation_result *fragmentation;
 	const struct ct_transfers_result *transfers;
@@ -107,6 +110,9 @@ struct summary *summary_read(const char *dir)
 	}
 	if (ct_reader_finish(s->reader) < 0)
 		goto reader_error;
+	s->doc = ct_doc_create();
+	if (ct_reader_report(s->reader, s->doc) < 0)
+		goto reader_error;
 	s->memory = ct_reader_result(s->reader, &ct_memory_analysis);
 	s->fragmentation = ct_reader_result(s->reader, &ct_fragmentation_analysis);
 	s->transfers = ct_reader_result(s->reader, &ct_transfers_analysis);
@@ -127,6 +133,7 @@ void summary_destroy(struct summary *s)
 {
 	if (!s)
 		return;
+	ct_doc_destroy(s->doc);
 	ct_reader_destroy(s->reader);
 	free(s);
 }
@@ -187,8 +194,9 @@ static void print_reclaimed(const struct ct_memory_device *d, FILE *out)
 	first =
 	    d->reclaimed->len ? &g_array_index(d->reclaimed, struct ct_memory_reclaimed, 0) : NULL;
 	fprintf(out,
-	        "      %" PRIu64 " allocations (%s) never freed by the program: reclaimed %s%s\n",
-	        d->reclaimed_count, bytes((double)d->reclaimed_bytes, a, sizeof(a)),
+	        "      %" PRIu64 " allocation%s (%s) never freed by the program: reclaimed %s%s\n",
+	        d->reclaimed_count, d->reclaimed_count == 1 ? "" : "s",
+	        bytes((double)d->reclaimed_bytes, a, sizeof(a)),
 	        first && first->reclaimed_by ? "by " : "at context teardown",
 	        shown(first ? first->reclaimed_by : NULL, by, sizeof(by)));
 }
@@ -208,6 +216,11 @@ static void print_peaks(const struct summary *s, FILE *out)
 		    &g_array_index(devices, struct ct_memory_device, i);
 
 		who(d->process, d->pid, d->device, name, sizeof(name));
+		if (!d->has_peak) {
+			fprintf(out, "    %s: no device memory allocated in the trace\n", name);
+			print_reclaimed(d, out);
+			continue;
+		}
 		fprintf(out, "    %s: %s%s at %s, %s%s still allocated %s%s\n", name,
 		        d->peak_lower_bound ? "at least " : "",
 		        bytes((double)d->peak_bytes, a, sizeof(a)), peak_time(s, d, b, sizeof(b)),
@@ -219,35 +232,31 @@ static void print_peaks(const struct summary *s, FILE *out)
 	}
 }
 
-static void print_failures(const struct summary *s, FILE *out)
+/* How many allocations failed: the findings above give each kind of them. */
+static void print_failure_count(const struct summary *s, FILE *out)
 {
-	const GArray *failures = s->fragmentation->failures;
-	char name[SHOWN_MAX + 64], t[32], req[32], site[SHOWN_MAX], text[SHOWN_MAX];
-
 	if (s->numbers.failures == 0)
 		return;
-	fprintf(out, "  Allocation failures: %" PRIu64 "\n", s->numbers.failures);
-	for (guint i = 0; i < failures->len && i < SUMMARY_ROWS; i++) {
-		const struct ct_frag_failure *f =
-		    &g_array_index(failures, struct ct_frag_failure, i);
-
-		who(f->process, f->pid, f->device, name, sizeof(name));
-		fprintf(out, "    at %s, %s: %s of %s: %s\n", time_of(s, f->time_ns, t, sizeof(t)),
-		        name, shown(f->site[0] ? f->site : f->api, site, sizeof(site)),
-		        bytes((double)f->requested_bytes, req, sizeof(req)), f->verdict);
-		if (f->explanation[0])
-			fprintf(out, "      %s\n", shown(f->explanation, text, sizeof(text)));
-	}
+	fprintf(out, "  Allocation failures: %" PRIu64 " (the diagnosis above gives each kind)\n",
+	        s->numbers.failures);
 }
 
-/* "train/step:cudaMemcpy HtoD pageable sync: 3 copies, 192.00 KiB, cost 24.16 us" */
+/*
+ * "storm:cudaMemcpy HtoD pageable sync, device 0, thread 42, 4KiB-64KiB: 3 copies,
+ * 12.00 KiB, cost 24.16 us": every field hotspots differ by, so that no two lines
+ * read the same.
+ */
 static void print_hotspot(const struct ct_transfers_hotspot *h, size_t rank, FILE *out)
 {
-	char size[32], cost[32], site[SHOWN_MAX];
+	char size[32], cost[32], site[SHOWN_MAX], device[24] = "";
 
-	fprintf(out, "    %zu. %s %s %s%s: %" PRIu64 " copies, %s, cost %s\n", rank,
-	        shown(h->where.site, site, sizeof(site)), ct_direction_label(h->direction),
-	        ct_host_mem_label(h->host), h->sync ? " sync" : " async", h->count,
+	if (h->has_device)
+		snprintf(device, sizeof(device), ", device %u", h->device);
+	fprintf(out,
+	        "    %zu. %s %s %s%s%s, thread %" PRId64 ", %s: %" PRIu64 " cop%s, %s, cost %s\n",
+	        rank, shown(h->where.site, site, sizeof(site)), ct_direction_label(h->direction),
+	        ct_host_mem_label(h->host), h->sync ? " sync" : " async", device, h->where.tid,
+	        h->size_class, h->count, h->count == 1 ? "y" : "ies",
 	        bytes((double)h->bytes, size, sizeof(size)),
 	        ct_format_duration((double)h->cost_ns, cost, sizeof(cost)));
 }
@@ -255,27 +264,20 @@ static void print_hotspot(const struct ct_transfers_hotspot *h, size_t rank, FIL
 static void print_hotspots(const struct summary *s, FILE *out)
 {
 	const GArray *hotspots = s->transfers->hotspots;
-	const GArray *findings = s->transfers->findings;
-	char text[SHOWN_MAX];
 
 	if (!hotspots->len)
 		return;
 	fprintf(out, "  Transfer hotspots:\n");
 	for (guint i = 0; i < hotspots->len && i < SUMMARY_ROWS; i++)
 		print_hotspot(&g_array_index(hotspots, struct ct_transfers_hotspot, i), i + 1, out);
-	for (guint i = 0; i < findings->len && i < SUMMARY_ROWS; i++)
-		fprintf(out, "    ! %s\n",
-		        shown(g_array_index(findings, struct ct_transfers_finding, i).message, text,
-		              sizeof(text)));
 }
 
 /*
- * What the figures above cannot tell: allocations made before the trace,
- * events LTTng discarded, records CUPTI dropped.
+ * What the figures above cannot tell: allocations made before the trace
+ * (what the trace lost, LTTng's and CUPTI's, is on the first page).
  */
 static void print_caveats(const struct summary *s, FILE *out)
 {
-	const struct summary_numbers *n = &s->numbers;
 	const GArray *devices = s->memory->devices;
 	bool before = false;
 
@@ -290,18 +292,6 @@ static void print_caveats(const struct summary *s, FILE *out)
 		        "  The trace does not show every allocation (it began after the program "
 		        "had allocated, and no complete statedump gives what was live): the "
 		        "figures marked \"at least\" are lower bounds.\n");
-	if (n->discarded || n->discarded_packets)
-		fprintf(out,
-		        "  LTTng discarded %" PRIu64 " events and %" PRIu64
-		        " packets: memory figures from then on are uncertain and the leaks are "
-		        "possible leaks.\n",
-		        n->discarded, n->discarded_packets);
-	if (n->dropped)
-		fprintf(out,
-		        "  CUPTI dropped %" PRIu64
-		        " activity records: GPU times, transfer costs and memory pool figures may "
-		        "miss them (live bytes come from host events and do not).\n",
-		        n->dropped);
 }
 
 void summary_note_cut(struct summary *s)
@@ -311,8 +301,9 @@ void summary_note_cut(struct summary *s)
 
 void summary_print_report(const struct summary *s, FILE *out)
 {
+	ct_first_page_write(ct_doc_root(s->doc), out);
 	print_peaks(s, out);
-	print_failures(s, out);
+	print_failure_count(s, out);
 	print_hotspots(s, out);
 	print_caveats(s, out);
 }
@@ -328,10 +319,10 @@ static void print_state_at_end(const struct summary *s, FILE *out)
 		    &g_array_index(devices, struct ct_memory_device, i);
 
 		who(d->process, d->pid, d->device, name, sizeof(name));
-		fprintf(out, "    %s: %s%s live in %" PRIu64 " allocations (peak %s%s at %s)%s\n",
+		fprintf(out, "    %s: %s%s live in %" PRIu64 " allocation%s (peak %s%s at %s)%s\n",
 		        name, d->end_lower_bound ? "at least " : "",
 		        bytes((double)d->live_at_end_bytes, a, sizeof(a)), d->leak_count,
-		        d->peak_lower_bound ? "at least " : "",
+		        d->leak_count == 1 ? "" : "s", d->peak_lower_bound ? "at least " : "",
 		        bytes((double)d->peak_bytes, b, sizeof(b)), peak_time(s, d, c, sizeof(c)),
 		        d->leaks_possible ? " (uncertain: events were lost)" : "");
 		print_reclaimed(d, out);
@@ -339,9 +330,9 @@ static void print_state_at_end(const struct summary *s, FILE *out)
 			const struct ct_memory_leak_site *l =
 			    &g_array_index(d->leak_sites, struct ct_memory_leak_site, j);
 
-			fprintf(out, "      %s in %" PRIu64 " allocations from %s\n",
+			fprintf(out, "      %s in %" PRIu64 " allocation%s from %s\n",
 			        bytes((double)l->bytes, a, sizeof(a)), l->count,
-			        shown(l->site, site, sizeof(site)));
+			        l->count == 1 ? "" : "s", shown(l->site, site, sizeof(site)));
 		}
 	}
 }
@@ -349,27 +340,28 @@ static void print_state_at_end(const struct summary *s, FILE *out)
 void summary_print_postmortem(const struct summary *s, int signal, FILE *out)
 {
 	const struct summary_numbers *n = &s->numbers;
-	char last[32] = "?", program[SHOWN_MAX];
+	char last[48] = "an unknown time (the trace holds no event)", program[SHOWN_MAX];
 
 	if (n->first_ns <= n->last_ns)
-		snprintf(last, sizeof(last), "%.3f s", (double)(n->last_ns - n->first_ns) / 1e9);
+		snprintf(last, sizeof(last), "+%.3f s", (double)(n->last_ns - n->first_ns) / 1e9);
 	fprintf(out, "Post-mortem: %s (pid %" PRId64 ") was killed by SIG%s.\n",
 	        n->program[0] ? shown(n->program, program, sizeof(program)) : "the program", n->pid,
 	        sigabbrev_np(signal) ? sigabbrev_np(signal) : "?");
 	fprintf(out, "  Its last event is at %s%s.\n", last,
 	        n->truncated ? " (the trace ends in a cut packet)" : "");
+	ct_first_page_write(ct_doc_root(s->doc), out);
 	if (!s->memory->devices->len) {
 		fprintf(out, "  It had allocated no GPU memory.\n");
 	} else {
 		fprintf(out, "  GPU memory at its last event:\n");
 		print_state_at_end(s, out);
 	}
-	print_failures(s, out);
+	print_failure_count(s, out);
 	print_caveats(s, out);
 	if (n->failures)
 		fprintf(out,
-		        "  An allocation failed before it died: the verdicts above say whether "
-		        "GPU memory was full, fragmented or held elsewhere.\n");
+		        "  An allocation failed before it died: the verdicts in the diagnosis say "
+		        "whether GPU memory was full, fragmented or held elsewhere.\n");
 	else if (signal == SIGKILL)
 		fprintf(out, "  No GPU allocation failed before it died: a SIGKILL then comes from "
 		             "outside, such as the kernel's OOM killer when host memory (pinned "

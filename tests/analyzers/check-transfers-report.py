@@ -154,6 +154,18 @@ def findings(report, kind):
     return [f for f in report["transfers"]["findings"] if f["kind"] == kind]
 
 
+def check_advice(report):
+    """Asynchronous copies are never told to become asynchronous, and the
+    findings about the same copies never tell to do opposite things."""
+    every = report["transfers"]["findings"]
+    check("every finding says what to do apart from its message",
+          all(f.get("advice") and f["message"].endswith(f["advice"]) for f in every), every)
+    told = [f for f in every if not f["sync"] and "copy asynchronously" in f["advice"]]
+    check("no asynchronous copy is told to copy asynchronously", not told, told)
+    pinned_too = [f for f in every if f["host_memory"] == "pinned" and "pin " in f["advice"]]
+    check("no copy from pinned memory is told to pin it", not pinned_too, pinned_too)
+
+
 def check_transfers_workload(ops, report, rounds):
     pageable = findings(report, "pageable_async")
     check("async copies from pageable memory are a finding",
@@ -168,6 +180,7 @@ def check_transfers_workload(ops, report, rounds):
           len(repeated) == 1 and "0x%x" % repeated[0]["host_address"] in pinned,
           repeated, pinned)
     check("no storm of small copies here", not findings(report, "small_copy_storm"))
+    check_advice(report)
 
 
 def check_storm_workload(ops, report):
@@ -190,6 +203,7 @@ def check_storm_workload(ops, report):
     check("no async pageable copy, repeated upload or round trip here",
           not findings(report, "pageable_async") and not findings(report, "repeated_upload") and
           not findings(report, "round_trip"), report["transfers"]["findings"])
+    check_advice(report)
 
 
 def main():

@@ -576,7 +576,7 @@ def bench(directory, count):
 HOSTILE = {
     "procname": b"ev\x1b[2Jil,\"q\xff",
     "api": b"cudaMal\x1b]0;pwned\x07loc,\"x\"",
-    "range": b"train,\"a\"\r\nFAKE: 0 leaks\x1b[31m",
+    "range": b"train,\"a\"\r\nFAKE: 0 leaks\x1b[31m<script>x</script>",
     "step": b"\xff\xfestep\xc0\xaf\xc2\x9b[2J\xe2\x80\xae",
     "kernel": b"_Z6kernel\x1b[H\x1b[2J\n,\"\x7f\xe2\x82",
     "device": b"Sim\x08\x08\x08GPU\t\"0\",\x9b",

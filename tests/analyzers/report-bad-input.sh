@@ -77,6 +77,14 @@ report_run empty-plot --plot= "$report_tmp"
 report_exits empty-plot 2
 report_says empty-plot "plot needs a directory"
 
+report_run brief-json --brief --format=json "$report_tmp"
+report_exits brief-json 2
+report_says brief-json "brief is for the text and HTML reports, not json"
+
+report_run brief-details --brief --details "$report_tmp"
+report_exits brief-details 2
+report_says brief-details "brief and --details contradict each other"
+
 report_run missing-value --format
 report_exits missing-value 2
 

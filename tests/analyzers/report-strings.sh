@@ -11,6 +11,8 @@
 #   - text holds no control character at all but its line ends, and no
 #     line that the program wrote;
 #   - the plots are drawn;
+#   - HTML, loaded in headless Chromium, holds the markup of an NVTX
+#     range as text, and no element made of it;
 #   - an empty NVTX message pushed after a non-empty one stays empty;
 # and through what `cudatrace record` prints (cli/summary.c: the short
 # report and the post-mortem, by analyzers/summary-print) and `cudatrace
@@ -35,6 +37,8 @@ report_run text "$trace"
 report_exits text 0
 report_run plot --plot="$report_tmp/plots" "$trace"
 report_exits plot 0
+report_run html --format=html "$trace"
+report_exits html 0
 
 # The record summary and the post-mortem of a program killed by SIGKILL.
 summary_print=${TESTS_BUILDDIR:-$report_builddir/tests}/analyzers/summary-print
@@ -170,7 +174,7 @@ def for_people(name, shows):
 
 
 process = 'ev\\x1b[2Jil,"q\\xff'
-site = 'train,"a"\\r\\nFAKE: 0 leaks\\x1b[31m'
+site = 'train,"a"\\r\\nFAKE: 0 leaks\\x1b[31m<script>x</script>'
 api = 'cudaMal\\x1b]0;pwned\\x07loc,"x"'
 for_people("summary", [process, site, api])
 for_people("postmortem", [process, site])
@@ -178,4 +182,10 @@ for_people("list", ["tr\\x1b[2Jace\\nFAKE: listed", process])
 print(f"1..{n}")
 EOF
 tap_relay strings "$report_tmp/check.tap"
+
+# HTML, in a real browser: the markup in the NVTX range is text, not an element.
+mkdir -p "$report_tmp/html"
+"$report_python" "$report_here/check-html.py" "$report_tmp/html.out" "$report_tmp/html" \
+	--text "<script>x</script>" >"$report_tmp/html.tap" 2>&1
+tap_relay html "$report_tmp/html.tap"
 tap_done

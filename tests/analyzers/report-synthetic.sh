@@ -5,7 +5,8 @@
 # known, so that the reader is tested without LTTng or the tracer: the JSON
 # against the truth; what `cudatrace record` prints of it (its summary);
 # the memory accounting's cases (reclaims, failed releases, statedumps, a
-# window begun after allocations, pools), one process each;
+# window begun after allocations, pools), one process each, and the first
+# page of a failure whose verdict is withheld (given as no fact);
 # the text and CSV forms; the filters; and a corpus of
 # damaged copies (cut at every 128 bytes, bytes overwritten) that must each
 # give a report or a clear refusal, never a crash. A copy cut inside a
@@ -52,7 +53,16 @@ then
 	"$report_python" "$report_here/check-memory-report.py" accounting \
 		"$report_tmp/acct-truth.json" "$report_tmp/acct-json.out" >"$report_tmp/acct.tap" 2>&1
 	tap_relay accounting "$report_tmp/acct.tap"
-	report_run acct-text "$acct"
+	# the first page gives the withheld verdict (the truth's) as no fact
+	report_run acct-brief --brief "$acct"
+	report_exits acct-brief 0
+	withheld=$("$report_python" -c 'import json, sys
+print(*[p["failure"]["withheld_verdict"] for p in json.load(open(sys.argv[1]))["processes"].values()
+        if "failure" in p])' "$report_tmp/acct-truth.json")
+	"$report_python" "$report_here/check-first-page.py" - "$report_tmp/acct-brief.out" \
+		--withheld "$withheld" >"$report_tmp/acct-brief.tap" 2>&1
+	tap_relay "accounting, first page" "$report_tmp/acct-brief.tap"
+	report_run acct-text --details "$acct"
 	ok "accounting, text: the reclaimed allocations, never freed by the program" \
 		grep -q "reclaimed by cudaDeviceReset, never freed by the program" \
 		"$report_tmp/acct-text.out"

@@ -10,7 +10,10 @@
 #                memsets, launches; counts, bytes, GPU times, kernel
 #                statistics, busy time and the expected findings;
 #   copy-storm   tests/analyzers/copy-storm: a storm of small pageable
-#                copies ranked above one large pinned copy.
+#                copies ranked above one large pinned copy; the first
+#                page of the text report (--brief) names the storm with
+#                the ledger's count and bytes, and the fix
+#                (check-first-page.py).
 #
 # The plots of each report are drawn too (--plot). Fails when the tracer,
 # the simulator, lttng or the programs are missing.
@@ -51,7 +54,21 @@ report_case() {
 	ok "$case_tag: the transfer plot is drawn" test -s "$lttng_tmp/$case_tag.plots/transfers.png"
 }
 
+# first_page TAG ARGS...: the --brief report of TAG's trace, checked against its ledger.
+first_page() {
+	page_tag=$1
+	shift
+	page_status=0
+	"$cudatrace" report --brief "$lttng_trace" >"$lttng_tmp/$page_tag.brief" \
+		2>"$lttng_tmp/$page_tag.brief-err" || page_status=$?
+	is "$page_tag: cudatrace report --brief succeeds" "$page_status" 0
+	"$trace_python" "$here/check-first-page.py" "$lttng_tmp/$page_tag.ledger" \
+		"$lttng_tmp/$page_tag.brief" "$@" >"$lttng_tmp/$page_tag.page.tap" 2>&1
+	tap_relay "$page_tag first page" "$lttng_tmp/$page_tag.page.tap"
+}
+
 # shellcheck disable=SC2086
 report_case transfers transfers $trace_cmd 2
 report_case storm copy-storm "$storm"
+first_page storm --storm storm:cudaMemcpy
 tap_done

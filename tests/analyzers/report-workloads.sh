@@ -12,6 +12,12 @@
 #   elsewhere  other processes hold the device           -> held_elsewhere
 #   leak       1 MiB kept per step, inside NVTX train/step: exactly those
 #              leaks, at train/step:cudaMalloc, and a range that grows
+#
+# For each, the first page of the text report (--brief) names the
+# situation with the ledger's numbers (check-first-page.py), the default
+# text report starts with that page, the record summary (summary-print)
+# leads with its findings, and the HTML report, rendered by headless
+# Chromium (check-html.py), shows it too, with the memory plot.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -43,14 +49,61 @@ check() {
 	tap_relay "$tag" "$report_tmp/$tag.tap"
 }
 
+summary_print=${TESTS_BUILDDIR:-$report_builddir/tests}/analyzers/summary-print
+[ -x "$summary_print" ] || tap_fail_all "analyzers/summary-print is not built ($summary_print)"
+
+# first_page TAG ARGS...: check-first-page.py on the --brief report of TAG's trace.
+first_page() {
+	tag=$1
+	shift
+	report_run "$tag-brief" --brief "$lttng_trace"
+	report_exits "$tag-brief" 0
+	"$report_python" "$report_here/check-first-page.py" "$lttng_tmp/$tag.ledger" \
+		"$report_tmp/$tag-brief.out" "$@" >"$report_tmp/$tag-brief.tap" 2>&1
+	tap_relay "$tag first page" "$report_tmp/$tag-brief.tap"
+	report_run "$tag-text" "$lttng_trace"
+	head -n "$(wc -l <"$report_tmp/$tag-brief.out")" "$report_tmp/$tag-text.out" \
+		>"$report_tmp/$tag-head.out"
+	ok "$tag: the text report starts with the first page" \
+		cmp -s "$report_tmp/$tag-brief.out" "$report_tmp/$tag-head.out"
+	# what `cudatrace record` prints leads with the same findings (its
+	# header counts the events of its three analyses only)
+	if "$summary_print" "$lttng_trace" >"$report_tmp/$tag-summary.out" 2>&1; then
+		sed -n '/^1\. /,$p' "$report_tmp/$tag-brief.out" >"$report_tmp/$tag-brief-tail.out"
+		sed -n '/^1\. /,$p' "$report_tmp/$tag-summary.out" |
+			head -n "$(wc -l <"$report_tmp/$tag-brief-tail.out")" \
+			>"$report_tmp/$tag-summary-head.out"
+		first=$(grep -n '^1\. ' "$report_tmp/$tag-summary.out" | head -n 1 | cut -d: -f1)
+		peak=$(grep -n '^  Peak GPU memory' "$report_tmp/$tag-summary.out" | cut -d: -f1)
+		ok "$tag: the record summary leads with the findings, then the peaks" \
+			test "${first:-0}" -gt 0 -a "${peak:-0}" -gt "${first:-0}"
+		ok "$tag: ... the findings of the first page" \
+			cmp -s "$report_tmp/$tag-brief-tail.out" "$report_tmp/$tag-summary-head.out"
+	else
+		tap_result 1 "$tag: summary-print reads the trace"
+	fi
+	# the HTML report in headless Chromium: the same first page, a plot, a screenshot
+	report_run "$tag-html" --format=html "$lttng_trace"
+	report_exits "$tag-html" 0
+	mkdir -p "$report_tmp/$tag-chromium"
+	"$report_python" "$report_here/check-html.py" "$report_tmp/$tag-html.out" \
+		"$report_tmp/$tag-chromium" --plots 1 >"$report_tmp/$tag-html.tap" 2>&1
+	tap_relay "$tag html" "$report_tmp/$tag-html.tap"
+	"$report_python" "$report_here/check-first-page.py" "$lttng_tmp/$tag.ledger" \
+		"$report_tmp/$tag-chromium/first-page.txt" "$@" >"$report_tmp/$tag-html-page.tap" 2>&1
+	tap_relay "$tag html first page" "$report_tmp/$tag-html-page.tap"
+}
+
 # A small device keeps the fills short; the context takes 300 MiB of it.
 CUDASIM_DEVICE_MEMORY=1G
 export CUDASIM_DEVICE_MEMORY
 if traced_report fragment fragment; then
 	check fragment --verdict out_of_memory --verdict fragmented
+	first_page fragment --failure out_of_memory --failure fragmented
 fi
 if traced_report exhaust exhaust; then
 	check exhaust --verdict out_of_memory
+	first_page exhaust --failure out_of_memory
 fi
 unset CUDASIM_DEVICE_MEMORY
 
@@ -58,10 +111,12 @@ CUDASIM_OTHER_PROCESSES=0:4242:2684354560
 export CUDASIM_OTHER_PROCESSES
 if traced_report elsewhere elsewhere; then
 	check elsewhere --verdict held_elsewhere
+	first_page elsewhere --failure held_elsewhere
 fi
 unset CUDASIM_OTHER_PROCESSES
 
 if traced_report leak leak 4; then
 	check leak --leak-site train/step:cudaMalloc --growing train/step
+	first_page leak --growth train/step
 fi
 tap_done

@@ -246,6 +246,24 @@ static void test_series_bounded(void **state)
 	feed_release(&f);
 }
 
+/* Buckets widen to round widths, each a multiple of the one before: 1, 2, 10, 20 ns, ... */
+static void test_series_widths(void **state)
+{
+	static const int64_t widths[] = { 1, 2, 10, 20, 100, 200, 1000, 2000, 10000, 20000 };
+	struct ct_series s;
+
+	(void)state;
+	for (size_t i = 0; i + 1 < sizeof(widths) / sizeof(widths[0]); i++)
+		assert_int_equal(ct_series_wider(widths[i]), widths[i + 1]);
+	/* a series that ran out of buckets has one of those widths */
+	ct_series_init(&s, 4);
+	for (int64_t t = 0; t < 12345; t += 7)
+		ct_series_add(&s, t, t);
+	assert_int_equal(s.width_ns, 10000);
+	assert_true(s.points->len <= 4);
+	ct_series_release(&s);
+}
+
 /* The series on its own: merging keeps min, max and last. */
 static void test_series_merge(void **state)
 {
@@ -712,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_address_reuse),
 		cmocka_unit_test(test_series_bounded),
 		cmocka_unit_test(test_series_merge),
+		cmocka_unit_test(test_series_widths),
 		cmocka_unit_test(test_many_allocations),
 		cmocka_unit_test(test_asked_twice),
 		cmocka_unit_test(test_reclaimed_at_reset),

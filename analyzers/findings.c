@@ -1,0 +1,606 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * findings.c - the diagnosis (see findings.h): failed allocations and
+ * their verdict, NVTX ranges whose memory grows step after step, the
+ * costliest transfer hotspot and its fix, ranked by severity, then by
+ * what they weigh (time order for failures, bytes for growth, time for
+ * copies).
+ *
+ * Everything is read from the document, never recomputed: a finding
+ * quotes the figures of its section (the numbers are copies of its
+ * nodes, units included) and refers to them by path ("source"), so that
+ * the first page and the tables below it can never disagree.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "caveat.h"
+#include "findings.h"
+#include "writer.h"
+
+/* Findings kept per kind: the first page shows a few, the rest is in the sections. */
+#define MAX_PER_KIND 8
+#define MAX_NUMBERS  8
+
+/* Most severe first: the order of the list. */
+enum severity {
+	SEV_CRITICAL, /* the program failed: an allocation, a death */
+	SEV_WARNING,  /* it will fail: memory that grows without bound */
+	SEV_ADVICE,   /* it is slow: what costs the most, and the fix */
+};
+
+static const char *const severity_names[] = { "critical", "warning", "advice" };
+
+struct number {
+	const char *key;            /* static */
+	const struct ct_node *node; /* a scalar of the document, borrowed */
+};
+
+/* A finding before it is written. Nodes are the document's, borrowed. */
+struct finding {
+	enum severity severity;
+	const char *kind;            /* static */
+	const char *verdict;         /* borrowed, NULL if none */
+	char *summary;               /* owned */
+	char *explanation;           /* owned, NULL if none */
+	char *advice;                /* owned */
+	const char *certainty;       /* "exact", "lower_bound", "uncertain"; static */
+	char *caveat;                /* owned, NULL when exact */
+	const struct ct_node *where; /* the object that holds pid, process, site, ... */
+	uint64_t count;              /* occurrences it stands for */
+	struct number numbers[MAX_NUMBERS];
+	size_t number_count;
+	char *source;  /* owned: the path of what it quotes, "memory.failures[0]" */
+	double weight; /* within a severity: heavier first */
+	double order;  /* then: smaller first */
+};
+
+/* What the trace lost or missed, which every finding must take into account. */
+struct losses {
+	uint64_t discarded; /* events LTTng discarded (and packets) */
+	uint64_t dropped;   /* activity records CUPTI dropped */
+	bool complete;      /* the trace was read to the program's end */
+};
+
+/* The figures each kind of finding quotes from its section (doc/report-schema.md). */
+static const char *const failure_numbers[] = {
+	"requested_bytes",      "free_bytes", "largest_free_bytes", "total_bytes", "live_bytes",
+	"held_elsewhere_bytes", NULL,
+};
+static const char *const growth_numbers[] = {
+	"growth_per_repetition_bytes", "repetitions", "growing_repetitions",
+	"held_at_end_bytes",           NULL,
+};
+static const char *const hotspot_numbers[] = {
+	"count",
+	"bytes",
+	"cost_ns",
+	"cost_share",
+	"bandwidth_bytes_per_s",
+	"gpu_idle_while_blocked_ns",
+	NULL,
+};
+
+/* ---------------------------------------------------------------- reading */
+
+static const struct ct_node *at(const struct ct_node *object, const char *key)
+{
+	return ct_node_get(object, key);
+}
+
+static uint64_t u64_of(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = at(object, key);
+
+	if (!n)
+		return 0;
+	if (n->type == CT_NODE_U64)
+		return n->value.u64;
+	if (n->type == CT_NODE_I64)
+		return n->value.i64 > 0 ? (uint64_t)n->value.i64 : 0;
+	return 0;
+}
+
+/* KEY's number, 0 when absent or not a number. */
+static double number_of(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = at(object, key);
+	double value = n ? ct_node_number(n) : NAN;
+
+	return isnan(value) ? 0 : value;
+}
+
+/* KEY's string, NULL when absent, null or empty. */
+static const char *str_of(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = at(object, key);
+
+	return n && n->type == CT_NODE_STRING && n->value.str[0] ? n->value.str : NULL;
+}
+
+static bool bool_of(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = at(object, key);
+
+	return n && n->type == CT_NODE_BOOL && n->value.boolean;
+}
+
+static const char *bytes_text(double value, char *buf, size_t len)
+{
+	return ct_format_bytes(value, buf, len);
+}
+
+/* ----------------------------------------------------------------- the list */
+
+static struct finding *finding_add(GArray *list, enum severity severity, const char *kind,
+                                   const struct ct_node *where)
+{
+	struct finding f = {
+		.severity = severity, .kind = kind, .where = where, .certainty = "exact", .count = 1
+	};
+
+	g_array_append_val(list, f);
+	return &g_array_index(list, struct finding, list->len - 1);
+}
+
+static void number_add(struct finding *f, const char *key, const struct ct_node *node)
+{
+	if (node && f->number_count < MAX_NUMBERS)
+		f->numbers[f->number_count++] = (struct number){ key, node };
+}
+
+/* The KEYS of OBJECT (NULL-terminated), as numbers of F, under the same keys. */
+static void numbers_from(struct finding *f, const struct ct_node *object, const char *const *keys)
+{
+	for (size_t i = 0; keys[i]; i++)
+		number_add(f, keys[i], at(object, keys[i]));
+}
+
+/*
+ * F's figures are not exact: CERTAINTY and why. A lower bound stays one
+ * when a later cause only makes it uncertain too: uncertain wins, and the
+ * reasons add up.
+ */
+static void finding_caveat(struct finding *f, const char *certainty, const char *why)
+{
+	char *old = f->caveat;
+
+	if (!strcmp(f->certainty, "exact") || !strcmp(certainty, "uncertain"))
+		f->certainty = certainty;
+	if (old && strstr(old, why))
+		return;
+	f->caveat = old ? g_strdup_printf("%s; %s", old, why) : g_strdup(why);
+	g_free(old);
+}
+
+static void finding_clear(gpointer data)
+{
+	struct finding *f = data;
+
+	g_free(f->summary);
+	g_free(f->explanation);
+	g_free(f->advice);
+	g_free(f->caveat);
+	g_free(f->source);
+}
+
+/* Why figures are not exact, for people, by the cause the sections name (caveat.h). */
+static const char *cause_words(const char *cause)
+{
+	if (!g_strcmp0(cause, CT_CAUSE_BEFORE_WINDOW))
+		return "the trace began after the program had allocated memory it does not show";
+	if (!g_strcmp0(cause, CT_CAUSE_DISCARDED))
+		return "LTTng discarded events: memory figures from then on may be off either way";
+	if (!g_strcmp0(cause, CT_CAUSE_DROPPED))
+		return "CUPTI dropped activity records: pool figures may miss some";
+	if (!g_strcmp0(cause, CT_CAUSE_RELEASE_AT_SYNC))
+		return "a pool may have released memory at a synchronisation, which nothing "
+		       "records";
+	return "the trace does not show everything these figures need";
+}
+
+/* What lost events make of the memory figures. */
+static void memory_losses(struct finding *f, const struct losses *l)
+{
+	if (l->discarded)
+		finding_caveat(f, "uncertain", cause_words(CT_CAUSE_DISCARDED));
+}
+
+/* ------------------------------------------------------ failed allocations */
+
+static const char *failure_advice(const char *verdict)
+{
+	if (!strcmp(verdict, "out_of_memory"))
+		return "the device was full: free what is no longer needed before this point, "
+		       "or need less here (smaller batches, lower precision), or use a device "
+		       "with more memory";
+	if (!strcmp(verdict, "fragmented"))
+		return "enough memory was free, but in pieces too small: allocate the large "
+		       "buffers first and reuse them, or allocate from a pool "
+		       "(cudaMallocAsync); PyTorch: PYTORCH_CUDA_ALLOC_CONF="
+		       "expandable_segments:True";
+	if (!strcmp(verdict, "held_elsewhere"))
+		return "other processes held the memory this one needed: see which "
+		       "(nvidia-smi), stop them or run on another device (CUDA_VISIBLE_DEVICES)";
+	return "the trace cannot tell why: record the program from its start, so that the "
+	       "trace sees every allocation";
+}
+
+static const char *verdict_words(const char *verdict)
+{
+	if (!strcmp(verdict, "out_of_memory"))
+		return "out of memory";
+	if (!strcmp(verdict, "fragmented"))
+		return "memory fragmented";
+	if (!strcmp(verdict, "held_elsewhere"))
+		return "memory held by other processes";
+	return "cause unknown";
+}
+
+/* Whether two failures are the same problem: process, device, site and verdict. */
+static bool same_failure(const struct ct_node *a, const struct ct_node *b)
+{
+	return u64_of(a, "pid") == u64_of(b, "pid") && u64_of(a, "device") == u64_of(b, "device") &&
+	       !g_strcmp0(str_of(a, "site"), str_of(b, "site")) &&
+	       !g_strcmp0(str_of(a, "verdict"), str_of(b, "verdict"));
+}
+
+/* The failure's own caveats (figures not exact), and a verdict withheld. */
+/*
+ * The failure's own caveats, one reason per cause: lower bounds alone
+ * leave its figures lower bounds, anything else (an upper bound, an
+ * uncertain figure, a verdict withheld) makes them uncertain.
+ */
+static void failure_caveats(struct finding *f, const struct ct_node *failure,
+                            const struct losses *l)
+{
+	const struct ct_node *caveats = at(failure, "caveats");
+	const char *withheld = str_of(failure, "withheld_verdict");
+
+	for (size_t i = 0; caveats && i < ct_node_count(caveats); i++) {
+		const char *what = str_of(ct_node_child(caveats, i), "caveat");
+		const char *why = cause_words(str_of(ct_node_child(caveats, i), "cause"));
+
+		if (what)
+			finding_caveat(
+			    f, !strcmp(what, "lower_bound") ? "lower_bound" : "uncertain", why);
+	}
+	if (withheld) {
+		char why[200];
+
+		snprintf(why, sizeof(why),
+		         "so the verdict is withheld: the figures alone would say %s, but they "
+		         "cannot be trusted for it",
+		         verdict_words(withheld));
+		finding_caveat(f, "uncertain", why);
+	}
+	memory_losses(f, l);
+}
+
+static void add_failure(GArray *list, const struct ct_node *failure, size_t index, uint64_t count,
+                        const struct losses *l)
+{
+	const char *verdict = str_of(failure, "verdict");
+	const char *api = str_of(failure, "api");
+	char req[32], times[40] = "";
+	struct finding *f;
+
+	if (!verdict)
+		verdict = "unknown";
+	f = finding_add(list, SEV_CRITICAL, "allocation_failure", failure);
+	f->verdict = verdict;
+	f->count = count;
+	if (count > 1)
+		snprintf(times, sizeof(times), " (%" PRIu64 " times)", count);
+	f->summary = g_strdup_printf(
+	    "%s of %s failed on device %" PRIu64 ": %s%s", api ? api : "an allocation",
+	    bytes_text(number_of(failure, "requested_bytes"), req, sizeof(req)),
+	    u64_of(failure, "device"), verdict_words(verdict), times);
+	if (str_of(failure, "explanation"))
+		f->explanation = g_strdup(str_of(failure, "explanation"));
+	f->advice = g_strdup(failure_advice(verdict));
+	numbers_from(f, failure, failure_numbers);
+	f->source = g_strdup_printf("memory.failures[%zu]", index);
+	f->order = number_of(failure, "time_ns");
+	failure_caveats(f, failure, l);
+}
+
+/* One finding per kind of failure (process, device, site, verdict), in time order. */
+static void find_failures(GArray *list, const struct ct_node *memory, const struct losses *l)
+{
+	const struct ct_node *failures = at(memory, "failures");
+	size_t added = 0;
+
+	for (size_t i = 0; failures && i < ct_node_count(failures) && added < MAX_PER_KIND; i++) {
+		const struct ct_node *failure = ct_node_child(failures, i);
+		uint64_t count = 1;
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = same_failure(ct_node_child(failures, j), failure);
+		if (seen)
+			continue;
+		for (size_t j = i + 1; j < ct_node_count(failures); j++)
+			count += same_failure(ct_node_child(failures, j), failure);
+		add_failure(list, failure, i, count, l);
+		added++;
+	}
+}
+
+/* ---------------------------------------------------------- growing ranges */
+
+/*
+ * The site inside RANGE (of process PID) that holds the most of what is
+ * live at the end, from the leaks of MEMORY's devices; NULL if none.
+ */
+static const char *growing_site(const struct ct_node *memory, uint64_t pid, const char *range)
+{
+	const struct ct_node *devices = at(memory, "devices");
+	const char *best = NULL;
+	uint64_t best_bytes = 0;
+
+	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
+		const struct ct_node *d = ct_node_child(devices, i);
+		const struct ct_node *leaks = at(d, "leaks");
+
+		if (u64_of(d, "pid") != pid)
+			continue;
+		for (size_t j = 0; leaks && j < ct_node_count(leaks); j++) {
+			const struct ct_node *a = ct_node_child(leaks, j);
+
+			if (!g_strcmp0(str_of(a, "nvtx_path"), range) && str_of(a, "site") &&
+			    u64_of(a, "size") > best_bytes) {
+				best = str_of(a, "site");
+				best_bytes = u64_of(a, "size");
+			}
+		}
+	}
+	return best;
+}
+
+/* Whether MEMORY's devices of PID say the trace began after the program allocated. */
+static bool before_window(const struct ct_node *memory, uint64_t pid)
+{
+	const struct ct_node *devices = at(memory, "devices");
+
+	for (size_t i = 0; devices && i < ct_node_count(devices); i++)
+		if (u64_of(ct_node_child(devices, i), "pid") == pid &&
+		    u64_of(ct_node_child(devices, i), "before_window_allocations"))
+			return true;
+	return false;
+}
+
+static void find_growth(GArray *list, const struct ct_node *memory, const struct losses *l)
+{
+	const struct ct_node *ranges = at(memory, "growing_ranges");
+
+	for (size_t i = 0; ranges && i < ct_node_count(ranges) && i < MAX_PER_KIND; i++) {
+		const struct ct_node *r = ct_node_child(ranges, i);
+		const char *range = str_of(r, "range");
+		const char *site = growing_site(memory, u64_of(r, "pid"), range);
+		char step[32], end[32];
+		struct finding *f;
+
+		if (!range)
+			continue;
+		f = finding_add(list, SEV_WARNING, "memory_growth", r);
+		f->count = u64_of(r, "growing_repetitions");
+		f->summary = g_strdup_printf(
+		    "NVTX range %s keeps %s more device memory each time it runs "
+		    "(grew in %" PRIu64 " of %" PRIu64 " runs); %s held at the end",
+		    range,
+		    bytes_text(number_of(r, "growth_per_repetition_bytes"), step, sizeof(step)),
+		    u64_of(r, "growing_repetitions"), u64_of(r, "repetitions"),
+		    bytes_text(number_of(r, "held_at_end_bytes"), end, sizeof(end)));
+		if (site)
+			f->explanation = g_strdup_printf("what it keeps was allocated at %s and "
+			                                 "never freed",
+			                                 site);
+		f->advice = g_strdup_printf(
+		    "free in %s what it allocates (%s), or stop keeping references to it from one "
+		    "run to the next (a list of tensors that grows, a cache without a bound)",
+		    range, site ? site : "see the leaks by site below");
+		numbers_from(f, r, growth_numbers);
+		f->source = g_strdup_printf("memory.growing_ranges[%zu]", i);
+		f->weight = number_of(r, "held_at_end_bytes");
+		if (before_window(memory, u64_of(r, "pid")))
+			finding_caveat(f, "lower_bound",
+			               "the trace began after the program had allocated: what it "
+			               "held before is not counted");
+		memory_losses(f, l);
+	}
+}
+
+/* ------------------------------------------------------------------ copies */
+
+/* Whether transfer finding T is about hotspot H's copies (same process, thread, site, way). */
+static bool same_copies(const struct ct_node *t, const struct ct_node *h)
+{
+	return u64_of(t, "pid") == u64_of(h, "pid") && u64_of(t, "tid") == u64_of(h, "tid") &&
+	       !g_strcmp0(str_of(t, "site"), str_of(h, "site")) &&
+	       !g_strcmp0(str_of(t, "direction"), str_of(h, "direction")) &&
+	       !g_strcmp0(str_of(t, "host_memory"), str_of(h, "host_memory")) &&
+	       bool_of(t, "sync") == bool_of(h, "sync");
+}
+
+/* MESSAGE without its last part, "; ADVICE", which the finding gives apart. */
+static char *without_advice(const char *message, const char *advice)
+{
+	size_t m = message ? strlen(message) : 0, a = strlen(advice);
+
+	if (!message)
+		return NULL;
+	if (m > a + 2 && !strcmp(message + m - a, advice) && !strncmp(message + m - a - 2, "; ", 2))
+		return g_strndup(message, m - a - 2);
+	return g_strdup(message);
+}
+
+/*
+ * The costliest hotspot, and the fix the transfers analysis found for its
+ * copies (its costliest finding about them). Without a fix, copies that
+ * simply move data are no problem to report.
+ */
+static void find_copies(GArray *list, const struct ct_node *transfers, const struct losses *l)
+{
+	const struct ct_node *hotspots = at(transfers, "hotspots");
+	const struct ct_node *found = at(transfers, "findings");
+	const struct ct_node *h, *fix = NULL;
+	char bytes[32], cost[32], share[32] = "";
+	struct finding *f;
+
+	if (!hotspots || !ct_node_count(hotspots))
+		return;
+	h = ct_node_child(hotspots, 0);
+	for (size_t i = 0; found && i < ct_node_count(found) && !fix; i++)
+		if (same_copies(ct_node_child(found, i), h) &&
+		    str_of(ct_node_child(found, i), "advice"))
+			fix = ct_node_child(found, i);
+	if (!fix)
+		return;
+	if (at(h, "cost_share") && at(h, "cost_share")->type == CT_NODE_DOUBLE)
+		snprintf(share, sizeof(share), ", %.1f %% of all copy time",
+		         number_of(h, "cost_share") * 100.0);
+	f = finding_add(list, SEV_ADVICE, "transfer_hotspot", h);
+	f->count = u64_of(h, "count");
+	f->summary =
+	    g_strdup_printf("%s: %" PRIu64 " %s %s %s cop%s (%s) cost %s%s",
+	                    str_of(h, "site") ? str_of(h, "site") : "?", u64_of(h, "count"),
+	                    bool_of(h, "sync") ? "synchronous" : "asynchronous",
+	                    str_of(h, "direction") ? str_of(h, "direction") : "",
+	                    str_of(h, "host_memory") ? str_of(h, "host_memory") : "",
+	                    u64_of(h, "count") == 1 ? "y" : "ies",
+	                    bytes_text(number_of(h, "bytes"), bytes, sizeof(bytes)),
+	                    ct_format_duration(number_of(h, "cost_ns"), cost, sizeof(cost)), share);
+	f->verdict = str_of(fix, "kind");
+	f->explanation = without_advice(str_of(fix, "message"), str_of(fix, "advice"));
+	f->advice = g_strdup(str_of(fix, "advice"));
+	numbers_from(f, h, hotspot_numbers);
+	f->source = g_strdup("transfers.hotspots[0]");
+	f->weight = number_of(h, "cost_ns");
+	if (l->dropped)
+		finding_caveat(f, "lower_bound",
+		               "CUPTI dropped activity records: GPU times and costs may miss "
+		               "some copies");
+	if (l->discarded)
+		finding_caveat(f, "lower_bound", "LTTng discarded events: some copies are missing");
+}
+
+/* ----------------------------------------------------------------- writing */
+
+static int by_rank(gconstpointer pa, gconstpointer pb)
+{
+	const struct finding *a = pa, *b = pb;
+
+	if (a->severity != b->severity)
+		return a->severity < b->severity ? -1 : 1;
+	if (a->weight != b->weight)
+		return a->weight > b->weight ? -1 : 1;
+	if (a->order != b->order)
+		return a->order < b->order ? -1 : 1;
+	return 0;
+}
+
+/* A copy of the scalar NODE under KEY. */
+static void copy_value(struct ct_doc *doc, const char *key, const struct ct_node *node)
+{
+	switch (node ? node->type : CT_NODE_NULL) {
+	case CT_NODE_U64:
+		ct_doc_u64(doc, key, node->value.u64, node->unit);
+		break;
+	case CT_NODE_I64:
+		ct_doc_i64(doc, key, node->value.i64, node->unit);
+		break;
+	case CT_NODE_DOUBLE:
+		ct_doc_double(doc, key, node->value.dbl, node->unit);
+		break;
+	case CT_NODE_STRING:
+		ct_doc_string(doc, key, node->value.str);
+		break;
+	case CT_NODE_BOOL:
+		ct_doc_bool(doc, key, node->value.boolean);
+		break;
+	default:
+		ct_doc_null(doc, key);
+		break;
+	}
+}
+
+/* Where: what the finding's object knows of it, null for the rest. */
+static void write_where(struct ct_doc *doc, const struct ct_node *where)
+{
+	static const char *const keys[] = { "pid",       "process", "device", "tid",
+		                            "nvtx_path", "site",    "api",    "time_ns" };
+
+	ct_doc_object(doc, "where", "Where");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const struct ct_node *n = at(where, keys[i]);
+
+		if (!n && !strcmp(keys[i], "nvtx_path"))
+			n = at(where, "range");
+		if (!n && !strcmp(keys[i], "time_ns"))
+			n = at(where, "first_ns");
+		copy_value(doc, keys[i], n);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_finding(struct ct_doc *doc, const struct finding *f, size_t rank)
+{
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_u64(doc, "rank", rank, CT_UNIT_NONE);
+	ct_doc_string(doc, "severity", severity_names[f->severity]);
+	ct_doc_string(doc, "kind", f->kind);
+	ct_doc_string(doc, "verdict", f->verdict);
+	ct_doc_string(doc, "summary", f->summary);
+	ct_doc_string(doc, "explanation", f->explanation);
+	ct_doc_string(doc, "advice", f->advice);
+	ct_doc_string(doc, "certainty", f->certainty);
+	ct_doc_string(doc, "caveat", f->caveat);
+	ct_doc_u64(doc, "count", f->count, CT_UNIT_NONE);
+	write_where(doc, f->where);
+	ct_doc_object(doc, "numbers", "Numbers");
+	for (size_t i = 0; i < f->number_count; i++)
+		copy_value(doc, f->numbers[i].key, f->numbers[i].node);
+	ct_doc_end(doc);
+	ct_doc_string(doc, "source", f->source);
+	ct_doc_end(doc);
+}
+
+static void read_losses(const struct ct_node *root, struct losses *l)
+{
+	const struct ct_node *trace = at(root, "trace");
+
+	l->discarded = u64_of(trace, "discarded_events") + u64_of(trace, "discarded_packets");
+	l->dropped = u64_of(trace, "dropped_records");
+	l->complete = !at(trace, "complete") || bool_of(trace, "complete");
+}
+
+void ct_findings_write(struct ct_doc *doc)
+{
+	const struct ct_node *root = ct_doc_root(doc);
+	GArray *list;
+	struct losses losses = { 0 };
+
+	if (!root)
+		return;
+	list = g_array_new(FALSE, TRUE, sizeof(struct finding));
+	g_array_set_clear_func(list, finding_clear);
+	read_losses(root, &losses);
+	if (at(root, "memory")) {
+		find_failures(list, at(root, "memory"), &losses);
+		find_growth(list, at(root, "memory"), &losses);
+	}
+	if (at(root, "transfers"))
+		find_copies(list, at(root, "transfers"), &losses);
+	/* stable: equal findings keep the order their section gave them */
+	g_array_sort(list, by_rank);
+	ct_doc_array(doc, "findings", "Findings, most severe first");
+	for (guint i = 0; i < list->len; i++)
+		write_finding(doc, &g_array_index(list, struct finding, i), i + 1);
+	ct_doc_end(doc);
+	g_array_unref(list);
+}
