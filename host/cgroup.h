@@ -12,8 +12,8 @@
  * mounted in the caller's mount namespace; what cannot be read is said
  * unknown, never guessed.
  */
-#ifndef CUDATRACE_CLI_CGROUP_H
-#define CUDATRACE_CLI_CGROUP_H
+#ifndef CUDATRACE_HOST_CGROUP_H
+#define CUDATRACE_HOST_CGROUP_H
 
 #include <limits.h>
 #include <stdbool.h>

@@ -4,8 +4,8 @@
  * water mark, read from /proc/PID/status, and the machine's memory
  * (MemTotal of /proc/meminfo).
  */
-#ifndef CUDATRACE_CLI_HOST_MEMORY_H
-#define CUDATRACE_CLI_HOST_MEMORY_H
+#ifndef CUDATRACE_HOST_HOST_MEMORY_H
+#define CUDATRACE_HOST_HOST_MEMORY_H
 
 #include <stdint.h>
 #include <sys/types.h>
