@@ -72,8 +72,8 @@ static void ending(const struct trace_info *info, char *buf, size_t len)
 		snprintf(buf, len, "exited with status %d", info->end_code);
 }
 
-/* " Its resident host memory was last 1.9 GiB (peak 2.0 GiB) of a 2.0 GiB cgroup limit." */
-static void host_memory(const struct trace_info *info, char *buf, size_t len)
+/* " Its resident host memory was last seen at 1.9 GiB (peak 2.0 GiB) of 2.0 GiB (...)." */
+void death_describe_host(const struct trace_info *info, char *buf, size_t len)
 {
 	char rss[32], peak[32], limit[32];
 
@@ -128,7 +128,7 @@ void death_describe(const struct trace_info *info, char *buf, size_t len)
 
 	buf[0] = '\0';
 	ending(info, end, sizeof(end));
-	host_memory(info, host, sizeof(host));
+	death_describe_host(info, host, sizeof(host));
 	switch (info->death) {
 	case TRACE_DEATH_NOT_JUDGED:
 		return;

@@ -45,4 +45,7 @@ void death_judge(struct trace_info *info, const struct death_facts *facts);
  */
 void death_describe(const struct trace_info *info, char *buf, size_t len);
 
+/* What record saw of INFO's host memory, in one sentence into BUF ("" when nothing). */
+void death_describe_host(const struct trace_info *info, char *buf, size_t len);
+
 #endif

@@ -738,8 +738,14 @@ static void judge_end(struct record *r)
 		facts.failure_ns = r->end.failure_ns;
 	}
 	death_judge(&r->info, &facts);
-	if (r->info.death == TRACE_DEATH_NONE || r->opts.quiet)
+	if (r->opts.quiet)
 		return;
+	if (r->info.death == TRACE_DEATH_NONE) {
+		death_describe_host(&r->info, cause, sizeof(cause));
+		if (cause[0])
+			diag_note("%s", cause + 1); /* without its leading space */
+		return;
+	}
 	death_describe(&r->info, cause, sizeof(cause));
 	/* A post-mortem says it itself. */
 	if (r->result.exited || r->opts.no_report) {

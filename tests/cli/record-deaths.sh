@@ -81,6 +81,23 @@ ok "host: and is not far above (less than 96 MiB + 256 MiB of interpreter)" \
 ok "host: cudatrace report reads it" report_json host
 is "host: the report's host memory is the notes'" \
 	"$(json host 'd["process_end"]["host_memory"]["rss_peak_bytes"]')" "$peak"
+# The tracer's own samples (host_memory events, every 500 ms by default).
+samples=$(json host 'd["host_memory"]["processes"][0]["samples"]')
+ok "host: the tracer sampled its host memory ($samples samples)" test "${samples:-0}" -ge 2
+traced_peak=$(json host 'd["host_memory"]["processes"][0]["rss_peak_bytes"]')
+ok "host: the traced peak ($traced_peak) holds the 96 MiB it printed" \
+	test "${traced_peak:-0}" -ge $((96 * MIB)) -a "${traced_peak:-0}" -lt $(((96 + 256) * MIB))
+ok "host: the series has a point at 96 MiB or more, and one below (before it)" \
+	json host 'max(p["max_rss_bytes"] for p in d["host_memory"]["timeline"]) >= 96 << 20 > min(p["min_rss_bytes"] for p in d["host_memory"]["timeline"]) or exit(1)'
+ok "host: --plot draws its host memory beside its device memory" \
+	"$cli_bin" report --plot "$lttng_tmp/host-plots" -o /dev/null "$lttng_tmp/host"
+hpid=$(json host 'd["host_memory"]["processes"][0]["pid"]')
+ok "host: as host-memory-$hpid.svg and .png" \
+	test -s "$lttng_tmp/host-plots/host-memory-$hpid.svg" -a -s "$lttng_tmp/host-plots/host-memory-$hpid.png"
+ok "host: and the device memory plot is there too" \
+	test -s "$lttng_tmp/host-plots/memory-$hpid-dev0.svg"
+is "host: its limit is the machine's or its cgroup's" \
+	"$(json host 'd["host_memory"]["processes"][0]["limit_of"] in ("machine", "cgroup")')" True
 
 # 4. Killed by the OOM killer in a cgroup with a 160 MiB limit.
 limit=$((160 * MIB))
@@ -106,8 +123,9 @@ else
 fi
 rm -f "$lttng_tmp/oom.ledger"
 oom_status=0
-# The program moves itself into the cgroup as it starts (record follows it there).
-CUDASIM_LEDGER="$lttng_tmp/oom.ledger" timeout 120 "$cli_bin" record -o "$lttng_tmp/oom" -- \
+# The program moves itself into the cgroup as it starts (record follows it
+# there); the tracer samples its host memory every 50 ms.
+CUDATRACE_HOST_MEMORY_PERIOD_MS=50 CUDASIM_LEDGER="$lttng_tmp/oom.ledger" timeout 120 "$cli_bin" record -o "$lttng_tmp/oom" -- \
 	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" \
 	"$trace_python" "$cli_workload" --steps 3 --host-grow 8 \
 	>"$lttng_tmp/oom.out" 2>"$lttng_tmp/oom.err" || oom_status=$?
@@ -130,6 +148,12 @@ is "oom: and the notes count none" "$(info oom failures)" 0
 ok "oom: record says host memory and the OOM killer" \
 	cli_has oom 'Host memory: .* was killed by the kernel.s OOM killer'
 ok "oom: cudatrace report reads it" report_json oom
+is "oom: the tracer's samples name the cgroup's limit" \
+	"$(json oom '[(p["limit_bytes"], p["limit_of"]) for p in d["host_memory"]["processes"]][-1]')" \
+	"($limit, 'cgroup')"
+traced_peak=$(json oom 'd["host_memory"]["processes"][-1]["rss_peak_bytes"]')
+ok "oom: the traced peak ($traced_peak) nears the limit: more than half of it" \
+	test "${traced_peak:-0}" -gt $((limit / 2))
 is "oom: the report's cause, limit and kills" \
 	"$(json oom '(d["process_end"]["cause"], d["process_end"]["host_memory"]["limit_bytes"], d["process_end"]["host_memory"]["limit_of"], d["process_end"]["host_memory"]["oom_kills"] >= 1)')" \
 	"('host-oom', $limit, 'cgroup', True)"
