@@ -47,8 +47,12 @@ void death_judge(struct trace_info *info, const struct death_facts *f)
 		info->death = TRACE_DEATH_ABORT;
 	else if (!f->exited && f->jupyter && f->signal == SIGINT)
 		info->death = TRACE_DEATH_JUPYTER_INTERRUPT;
-	else if (!f->exited && f->jupyter &&
-	         (f->signal == SIGTERM || f->signal == SIGHUP || f->signal == SIGKILL))
+	/*
+	 * A server that restarts or shuts a kernel down signals its process
+	 * group: a SIGKILL that way kills record too, which then judges
+	 * nothing; one that reached the kernel alone came from elsewhere.
+	 */
+	else if (!f->exited && f->jupyter && (f->signal == SIGTERM || f->signal == SIGHUP))
 		info->death = TRACE_DEATH_JUPYTER_STOP;
 	else if (!f->exited)
 		info->death = TRACE_DEATH_KILLED;

@@ -54,7 +54,7 @@ enum trace_death {
 	TRACE_DEATH_GPU_OOM,           /* a GPU allocation failed, then its end */
 	TRACE_DEATH_ABORT,             /* it aborted itself (SIGABRT) */
 	TRACE_DEATH_JUPYTER_INTERRUPT, /* a Jupyter kernel ended by SIGINT */
-	TRACE_DEATH_JUPYTER_STOP,      /* a Jupyter kernel ended by SIGTERM, SIGHUP or SIGKILL */
+	TRACE_DEATH_JUPYTER_STOP,      /* a Jupyter kernel ended by SIGTERM or SIGHUP */
 	TRACE_DEATH_KILLED,            /* a signal from outside, sender unknown */
 	TRACE_DEATH_UNKNOWN,           /* a failure status, and no cause seen */
 };
