@@ -43,6 +43,11 @@ void host_sampler_start(uint32_t period_ms)
 	(void)periodic_start(&sampler, period_ms);
 }
 
+void host_sampler_kick(void)
+{
+	periodic_kick(&sampler);
+}
+
 void host_sampler_stop(void)
 {
 	bool was_running = sampler.running;

@@ -13,6 +13,10 @@
 /* Start sampling every period_ms, the first period_ms from now; nothing for 0. */
 void host_sampler_start(uint32_t period_ms);
 
+/* A sample now, from the sampler's thread (an allocation failed): returns
+ * at once. Nothing when the sampler does not run. */
+void host_sampler_kick(void);
+
 /* Stop sampling, with a last sample; waits for a sample in progress. */
 void host_sampler_stop(void);
 

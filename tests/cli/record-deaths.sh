@@ -68,14 +68,20 @@ is "segv: the report's cause and signal" \
 	"('fault-signal', 'SEGV', None)"
 
 # 2b. A GPU allocation that fails, and the program exits with 1 after it.
-cli_record gpuoom -o "$lttng_tmp/gpuoom" -- "$trace_python" "$cli_workload" --steps 2 \
-	--fail-alloc --exit 1
+# A period of a minute: the host memory samples are the failure's and the exit's.
+CUDATRACE_HOST_MEMORY_PERIOD_MS=60000 cli_record gpuoom -o "$lttng_tmp/gpuoom" -- \
+	"$trace_python" "$cli_workload" --steps 2 --fail-alloc --exit 1
 is "gpuoom: the program's own status comes back" "$cli_status" 1
 ok "gpuoom: the ledger has the failed allocation" grep -q 'op=alloc_failed' "$lttng_tmp/gpuoom.ledger"
 is "gpuoom: the notes say a GPU out-of-memory" "$(info gpuoom death)" gpu-oom
 is "gpuoom: with the size the ledger failed" "$(info gpuoom gpu_failed_bytes)" \
 	"$(sed -n 's/.*op=alloc_failed.* size=\([0-9]*\).*/\1/p' "$lttng_tmp/gpuoom.ledger" | tail -n 1)"
 ok "gpuoom: record says it in words" cli_has gpuoom 'GPU memory: an allocation of .* failed .*, and then python3 exited with status 1'
+ok "gpuoom: cudatrace report reads it" report_json gpuoom
+is "gpuoom: the failed allocation woke the host memory sampler, and the exit" \
+	"$(json gpuoom 'd["host_memory"]["processes"][0]["samples"]')" 2
+is "gpuoom: its first sample follows the failure within a second" \
+	"$(json gpuoom '0 <= d["host_memory"]["processes"][0]["first_time_ns"] - d["memory"]["failures"][0]["time_ns"] < 10**9')" True
 
 # 3. Host memory it holds and prints: record's samples hold at least that.
 cli_record host -o "$lttng_tmp/host" -- "$trace_python" "$cli_workload" --steps 6 --host-mib 96 --host-hold 0.5
