@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kernel-log.c - the OOM killer's line for a process in /dev/kmsg
- * (kernel-log.h). Each read() of /dev/kmsg returns one record; opened
- * non-blocking, the read after the last record fails with EAGAIN, so the
- * search ends with the log as it is, and never waits for more.
+ * (kernel-log.h). Each read() of /dev/kmsg returns one record,
+ * "PRIORITY,SEQUENCE,MICROSECONDS,FLAGS;MESSAGE"; opened non-blocking, the
+ * read after the last record fails with EAGAIN, so the search ends with
+ * the log as it is, and never waits for more.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,7 +18,36 @@
 /* Records read at most: the ring holds a few thousand; this bounds a log that keeps growing. */
 #define MAX_RECORDS 100000
 
-enum kernel_log_oom kernel_log_oom_killed(pid_t pid)
+int kernel_log_name(pid_t pid, char *name, size_t len)
+{
+	char file[64];
+	FILE *f;
+	int ok;
+
+	snprintf(file, sizeof(file), "/proc/%d/comm", (int)pid);
+	f = fopen(file, "re");
+	if (!f)
+		return -1;
+	ok = fgets(name, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	name[strcspn(name, "\n")] = '\0';
+	return 0;
+}
+
+/* Whether RECORD is the OOM killer's line for NEEDLE, stamped at or after SINCE_US. */
+static int matches(const char *record, const char *needle, uint64_t since_us)
+{
+	uint64_t stamp;
+
+	/* "Out of memory: Killed process 1234 (python3) total-vm:..." (mm/oom_kill.c) */
+	if (!strstr(record, needle) || sscanf(record, "%*u,%*u,%" SCNu64, &stamp) != 1)
+		return 0;
+	return stamp >= since_us;
+}
+
+enum kernel_log_oom kernel_log_oom_killed(pid_t pid, const char *name, uint64_t since_us)
 {
 	char record[8192], needle[64];
 	enum kernel_log_oom found = KERNEL_LOG_NOT_FOUND;
@@ -24,8 +55,7 @@ enum kernel_log_oom kernel_log_oom_killed(pid_t pid)
 
 	if (fd < 0)
 		return KERNEL_LOG_UNREADABLE;
-	/* "Out of memory: Killed process 1234 (python3) total-vm:..." (mm/oom_kill.c) */
-	snprintf(needle, sizeof(needle), "Killed process %d (", (int)pid);
+	snprintf(needle, sizeof(needle), "Killed process %d (%.16s)", (int)pid, name);
 	for (int i = 0; i < MAX_RECORDS && found == KERNEL_LOG_NOT_FOUND; i++) {
 		ssize_t n = read(fd, record, sizeof(record) - 1);
 
@@ -39,7 +69,7 @@ enum kernel_log_oom kernel_log_oom_killed(pid_t pid)
 			break;
 		}
 		record[n] = '\0';
-		if (strstr(record, needle))
+		if (matches(record, needle, since_us))
 			found = KERNEL_LOG_KILLED;
 	}
 	close(fd);

@@ -75,6 +75,9 @@ struct record {
 	struct cgroup_memory cgroup;
 	bool oom_base_known;
 	uint64_t oom_base;
+	/* Its name as the kernel has it, last seen, and when it started (CLOCK_MONOTONIC, us). */
+	char comm[32];
+	uint64_t started_us;
 	/* Trace facts of the end (summary.h), when the trace was read. */
 	bool end_known;
 	struct summary_end end;
@@ -411,24 +414,43 @@ static int sample_host(struct record *r)
 	return 0;
 }
 
+/* NOW is the memory cgroup the program is in: its OOM kills count from here. */
+static void adopt_cgroup(struct record *r, const struct cgroup_memory *now)
+{
+	r->cgroup = *now;
+	r->oom_base_known = now->oom_kills_known;
+	r->oom_base = now->oom_kills;
+}
+
 /*
- * The memory cgroup the program is in, and its OOM-kill count when it got
- * there: a program may move itself (or be moved) into another, whose
- * count then starts from there. An exiting process is moved to the root
- * cgroup once its memory is gone: a cgroup read before a look at its
- * memory that still finds it (sample_host) is the one it ran in.
+ * While it runs: its host memory, its name, and the memory cgroup it is
+ * in (a program may move itself, or be moved, into another, whose OOM
+ * kills then count from there). An exiting process is moved to the root
+ * cgroup once its memory is gone: what is read before a look at its
+ * memory that still finds it (sample_host) is of the program as it ran.
  */
-static void watch_cgroup(struct record *r, bool started)
+static void watch_program(struct record *r)
 {
 	struct cgroup_memory now;
+	char comm[sizeof(r->comm)];
 	bool moved = cgroup_memory_of(r->info.pid, &now) == 0 && strcmp(now.dir, r->cgroup.dir);
+	bool named = kernel_log_name(r->info.pid, comm, sizeof(comm)) == 0;
 
-	/* Not yet run, it is still cudatrace's copy: its memory is not the program's. */
-	if ((!started && sample_host(r) < 0) || !moved)
+	if (sample_host(r) < 0)
 		return;
-	r->cgroup = now;
-	r->oom_base_known = now.oom_kills_known;
-	r->oom_base = now.oom_kills;
+	if (named)
+		snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	if (moved)
+		adopt_cgroup(r, &now);
+}
+
+/* CLOCK_MONOTONIC in microseconds, as the kernel log stamps its lines. */
+static uint64_t monotonic_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 /*
@@ -438,10 +460,16 @@ static void watch_cgroup(struct record *r, bool started)
 static int on_started(pid_t pid, void *data)
 {
 	struct record *r = data;
+	struct cgroup_memory now;
 
 	stale_add_process(r->session, pid);
 	r->info.pid = (int)pid;
-	watch_cgroup(r, true);
+	/* Less a second: the log's clock (the scheduler's) may be a little behind this one. */
+	r->started_us = monotonic_us();
+	r->started_us = r->started_us > 1000000u ? r->started_us - 1000000u : 0;
+	/* Not yet run, it is still cudatrace's copy: its memory and name are not the program's. */
+	if (cgroup_memory_of(pid, &now) == 0)
+		adopt_cgroup(r, &now);
 	return 0;
 }
 
@@ -455,7 +483,7 @@ static void on_tick(void *data)
 	if (watch_tick(&r->watch) != TRACE_CUT_NONE)
 		fault_seen(r, true);
 	if (r->info.pid > 0)
-		watch_cgroup(r, false);
+		watch_program(r);
 }
 
 /* --------------------------------------------------------- environment */
@@ -711,7 +739,9 @@ static void observe_end(struct record *r)
 			info->oom_kills = (int)(r->cgroup.oom_kills - r->oom_base);
 	}
 	if (!r->result.exited && r->result.signal == SIGKILL)
-		info->oom_logged = (int)kernel_log_oom_killed(r->result.pid);
+		info->oom_logged =
+		    r->comm[0] ? (int)kernel_log_oom_killed(r->result.pid, r->comm, r->started_us)
+		               : -1;
 	info->host_limit_cgroup = r->cgroup.limit_known;
 	info->host_limit_bytes =
 	    r->cgroup.limit_known ? r->cgroup.limit_bytes : host_memory_total();

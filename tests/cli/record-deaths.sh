@@ -173,6 +173,9 @@ ok "oom: the traced peak ($traced_peak) nears the limit: more than half of it" \
 is "oom: the report's cause, limit and kills" \
 	"$(json oom '(d["process_end"]["cause"], d["process_end"]["host_memory"]["limit_bytes"], d["process_end"]["host_memory"]["limit_of"], d["process_end"]["host_memory"]["oom_kills"] >= 1)')" \
 	"('host-oom', $limit, 'cgroup', True)"
+# The kernel log is not readable everywhere (null then); where it is, it names the program.
+is "oom: the kernel log, where readable, names it as killed" \
+	"$(json oom 'd["process_end"]["host_memory"]["oom_in_kernel_log"] in (None, True)')" True
 is "oom: the report has no failed GPU allocation" \
 	"$(json oom 'd["process_end"]["gpu_failed_bytes"]')" None
 tap_done
