@@ -129,6 +129,12 @@ cg=${cg_parent%/}/cudatrace-deaths-$$
 if ! mkdir "$cg" 2>"$lttng_tmp/cgroup.err"; then
 	tap_fail_all "cannot create the memory cgroup $cg (cgroup v$cg_version): $(cat "$lttng_tmp/cgroup.err"); the test needs root"
 fi
+# cgroup v2: the memory controller must be on for the parent's children.
+if [ $cg_version = 2 ] && [ ! -e "$cg/memory.max" ] &&
+	! echo +memory 2>/dev/null >"$cg_parent/cgroup.subtree_control"; then
+	rmdir "$cg"
+	tap_fail_all "cannot turn the memory controller on under $cg_parent (cgroup v2: its cgroup.subtree_control); the test needs root, in a cgroup without processes of its own or the root one"
+fi
 if [ $cg_version = 1 ]; then
 	echo $limit >"$cg/memory.limit_in_bytes"
 	# With swap, the limit of memory and swap together too, or it swaps instead.
