@@ -13,6 +13,7 @@
 #include "cudatrace-tp.h"
 #include "host-sampler.h"
 #include "periodic.h"
+#include "state.h"
 
 static void sample(void);
 
@@ -45,7 +46,9 @@ void host_sampler_start(uint32_t period_ms)
 
 void host_sampler_kick(void)
 {
-	periodic_kick(&sampler);
+	/* A forked child has the sampler's state but not its thread. */
+	if (getpid() == tracer.pid)
+		periodic_kick(&sampler);
 }
 
 void host_sampler_stop(void)

@@ -29,12 +29,12 @@ static void *periodic_main(void *arg)
 	pthread_mutex_lock(&p->lock);
 	while (!p->stop) {
 		deadline_after(&deadline, p->period_ms);
-		while (!p->stop && !p->kicked &&
+		while (!p->stop && !__atomic_load_n(&p->kicked, __ATOMIC_ACQUIRE) &&
 		       pthread_cond_timedwait(&p->wake, &p->lock, &deadline) == 0)
 			;
 		if (p->stop)
 			break;
-		p->kicked = false;
+		__atomic_store_n(&p->kicked, false, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&p->lock);
 		p->tick();
 		pthread_mutex_lock(&p->lock);
@@ -69,8 +69,14 @@ void periodic_kick(struct periodic *p)
 {
 	if (!__atomic_load_n(&p->running, __ATOMIC_ACQUIRE))
 		return;
-	pthread_mutex_lock(&p->lock);
-	p->kicked = true;
+	__atomic_store_n(&p->kicked, true, __ATOMIC_RELEASE);
+	/*
+	 * Never wait for the lock on the program's path: when the thread
+	 * holds it, it is about to look at kicked, or to tick; at worst the
+	 * tick comes at its next deadline.
+	 */
+	if (pthread_mutex_trylock(&p->lock) != 0)
+		return;
 	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 }

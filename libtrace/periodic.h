@@ -34,8 +34,9 @@ struct periodic {
 int periodic_start(struct periodic *p, uint32_t period_ms);
 
 /* Have the thread tick now rather than at its next deadline (its period
- * then starts again), without waiting for the tick: what a caller on the
- * program's own path may do. Nothing when it does not run. */
+ * then starts again), without waiting for the tick nor for its lock: what
+ * a caller on the program's own path may do; when the thread holds the
+ * lock, the tick may wait for its deadline. Nothing when it does not run. */
 void periodic_kick(struct periodic *p);
 
 /* Stop the thread and wait for it (a tick in progress ends first). */
