@@ -12,13 +12,9 @@
 #include "analysis.h"
 
 const struct ct_analysis_class *const ct_analyses[] = {
-	&ct_environment_analysis,
-	&ct_memory_analysis,
-	&ct_fragmentation_analysis,
-	&ct_transfers_analysis,
-	&ct_kernels_analysis,
-	&ct_api_analysis,
-	NULL,
+	&ct_environment_analysis,   &ct_memory_analysis,      &ct_host_memory_analysis,
+	&ct_fragmentation_analysis, &ct_transfers_analysis,   &ct_kernels_analysis,
+	&ct_api_analysis,           &ct_cuda_errors_analysis, NULL,
 };
 
 const struct ct_analysis_class *ct_analysis_find(const char *name)

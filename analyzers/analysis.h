@@ -109,6 +109,8 @@ extern const struct ct_analysis_class ct_transfers_analysis;
 extern const struct ct_analysis_class ct_kernels_analysis;
 extern const struct ct_analysis_class ct_api_analysis;
 extern const struct ct_analysis_class ct_environment_analysis;
+extern const struct ct_analysis_class ct_cuda_errors_analysis;
+extern const struct ct_analysis_class ct_host_memory_analysis;
 
 /* The sections the analyses' results go into. */
 extern const struct ct_section_class ct_memory_section; /* memory and fragmentation */
@@ -116,6 +118,8 @@ extern const struct ct_section_class ct_transfers_section;
 extern const struct ct_section_class ct_kernels_section; /* "kernels" and "gpu" */
 extern const struct ct_section_class ct_api_section;
 extern const struct ct_section_class ct_environment_section;
+extern const struct ct_section_class ct_cuda_errors_section;
+extern const struct ct_section_class ct_host_memory_section;
 
 /* Every analysis, in report order, NULL-terminated (analyses.c). */
 extern const struct ct_analysis_class *const ct_analyses[];

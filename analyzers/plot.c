@@ -231,10 +231,15 @@ struct memory_point {
 	double t, last, min, max;
 };
 
-/* What one memory plot shows. Points owned; nodes borrowed from the document. */
+/*
+ * What one memory plot shows: a process's device memory on one device, or
+ * its resident host memory (host). Points owned; nodes borrowed from the
+ * document.
+ */
 struct memory_plot {
-	const struct ct_node *device;   /* memory.devices[] element */
+	const struct ct_node *device;   /* memory.devices[] or host_memory.processes[] element */
 	const struct ct_node *failures; /* memory.failures, or NULL */
+	bool host;
 	int64_t pid;
 	uint64_t ordinal;
 	struct memory_point *points;
@@ -255,15 +260,21 @@ static size_t count_of(const struct ct_node *array)
 
 static void collect_points(struct memory_plot *p, const struct ct_node *timeline)
 {
+	/* memory.timeline[] and host_memory.timeline[] name their values apart */
+	const char *last = p->host ? "rss_bytes" : "bytes";
+	const char *min = p->host ? "min_rss_bytes" : "min_bytes";
+	const char *max = p->host ? "max_rss_bytes" : "max_bytes";
+
 	p->points = g_new0(struct memory_point, count_of(timeline) ? count_of(timeline) : 1);
 	for (size_t i = 0; i < count_of(timeline); i++) {
 		const struct ct_node *n = ct_node_child(timeline, i);
 
-		if (!same_process_device(n, p->pid, p->ordinal))
+		if (p->host ? (int64_t)number(n, "pid") != p->pid
+		            : !same_process_device(n, p->pid, p->ordinal))
 			continue;
 		p->points[p->count++] =
-		    (struct memory_point){ number(n, "time_ns"), number(n, "bytes"),
-			                   number(n, "min_bytes"), number(n, "max_bytes") };
+		    (struct memory_point){ number(n, "time_ns"), number(n, last), number(n, min),
+			                   number(n, max) };
 	}
 	/* buckets start at multiples of their width, so the smallest step is one */
 	for (size_t i = 1; i < p->count; i++) {
@@ -274,10 +285,18 @@ static void collect_points(struct memory_plot *p, const struct ct_node *timeline
 	}
 }
 
+/* The cgroup limit of a host memory plot's process, 0 when none is known. */
+static double host_cgroup_limit(const struct memory_plot *p)
+{
+	if (!p->host || strcmp(text_of(p->device, "limit_of"), "cgroup"))
+		return 0;
+	return number(p->device, "limit_bytes");
+}
+
 /* The time and value range: the points, the peak and the failures. */
 static void memory_frame(const struct memory_plot *p, struct frame *f)
 {
-	double peak = number(p->device, "peak_bytes"), peak_t;
+	double peak = number(p->device, p->host ? "rss_peak_bytes" : "peak_bytes"), peak_t;
 
 	f->t0 = p->count ? p->points[0].t : 0;
 	f->t1 = p->count ? p->points[p->count - 1].t : 1;
@@ -296,6 +315,9 @@ static void memory_frame(const struct memory_plot *p, struct frame *f)
 	}
 	if (f->t1 <= f->t0)
 		f->t1 = f->t0 + 1;
+	/* a cgroup's limit is drawn (the machine's would flatten the curve) */
+	if (host_cgroup_limit(p) > f->v1)
+		f->v1 = host_cgroup_limit(p);
 	if (f->v1 <= 0)
 		f->v1 = 1;
 	/* round the top up to a tick, with room for the labels */
@@ -405,6 +427,54 @@ static void legend_entry(cairo_t *cr, double x, double y, unsigned rgb, const ch
 	text(cr, x + 24, y, 0, label);
 }
 
+/* A host memory plot's cgroup limit, as a dashed line across it. */
+static void draw_limit(cairo_t *cr, const struct memory_plot *p, const struct frame *f)
+{
+	static const double dash[] = { 8, 4 };
+	double limit = host_cgroup_limit(p);
+	char size[32], label[64];
+
+	if (limit <= 0)
+		return;
+	set_rgb(cr, 0xc0392b);
+	cairo_set_line_width(cr, 1.5);
+	cairo_set_dash(cr, dash, 2, 0);
+	cairo_move_to(cr, f->left, fy(f, limit));
+	cairo_line_to(cr, f->left + f->width, fy(f, limit));
+	cairo_stroke(cr);
+	cairo_set_dash(cr, NULL, 0, 0);
+	format_bytes(limit, size, sizeof(size));
+	snprintf(label, sizeof(label), "cgroup limit %s", size);
+	font(cr, 11, false);
+	text(cr, f->left + 4, fy(f, limit) - 4, 0, label);
+}
+
+static void draw_host(cairo_t *cr, const struct memory_plot *p, struct frame *f)
+{
+	char title[256];
+
+	font(cr, 15, true);
+	set_rgb(cr, 0x111111);
+	if (*text_of(p->device, "process"))
+		snprintf(title, sizeof(title), "Host memory (resident): %s (pid %" PRId64 ")",
+		         text_of(p->device, "process"), p->pid);
+	else
+		snprintf(title, sizeof(title), "Host memory (resident): pid %" PRId64, p->pid);
+	text(cr, f->left, 30, 0, title);
+	draw_axes(cr, f);
+	cairo_save(cr);
+	cairo_rectangle(cr, f->left, f->top, f->width, f->height);
+	cairo_clip(cr);
+	draw_series(cr, p, f);
+	cairo_restore(cr);
+	draw_limit(cr, p, f);
+	font(cr, 11, false);
+	legend_entry(cr, f->left, MEMORY_HEIGHT - 12, 0x1f5fa8, "resident host memory", 0);
+	legend_entry(cr, f->left + 200, MEMORY_HEIGHT - 12, 0xbcd4ee, "range within a time bucket",
+	             1);
+	legend_entry(cr, f->left + 430, MEMORY_HEIGHT - 12, 0xc0392b, "cgroup limit", 0);
+}
+
 static void draw_memory(cairo_t *cr, const void *data)
 {
 	const struct memory_plot *p = data;
@@ -413,6 +483,10 @@ static void draw_memory(cairo_t *cr, const void *data)
 
 	memory_frame(p, &f);
 	background(cr, MEMORY_WIDTH, MEMORY_HEIGHT);
+	if (p->host) {
+		draw_host(cr, p, &f);
+		return;
+	}
 	font(cr, 15, true);
 	set_rgb(cr, 0x111111);
 	if (*text_of(p->device, "process"))
@@ -667,6 +741,21 @@ static int sink_draw(const struct sink *sink, const char *base, double width, do
 	return draw_emitted(sink, base, width, height, draw, data);
 }
 
+/*
+ * Draws P from the points of TIMELINE as BASE in SINK, when it
+ * has any. 1 when drawn, 0 when not, -1 after an error.
+ */
+static int draw_memory_plot(struct memory_plot *p, const struct ct_node *timeline,
+                            const struct sink *sink, const char *base)
+{
+	int ret;
+
+	collect_points(p, timeline);
+	ret = p->count ? sink_draw(sink, base, MEMORY_WIDTH, MEMORY_HEIGHT, draw_memory, p) : 0;
+	g_free(p->points);
+	return ret < 0 ? -1 : p->count > 0;
+}
+
 static int plot_memory(const struct ct_node *root, const struct sink *sink)
 {
 	const struct ct_node *memory = child(root, "memory");
@@ -682,14 +771,35 @@ static int plot_memory(const struct ct_node *root, const struct sink *sink)
 		char base[96];
 		int ret;
 
-		collect_points(&p, child(memory, "timeline"));
 		snprintf(base, sizeof(base), "memory-%" PRId64 "-dev%" PRIu64, p.pid, p.ordinal);
-		ret = p.count ? sink_draw(sink, base, MEMORY_WIDTH, MEMORY_HEIGHT, draw_memory, &p)
-		              : 0;
-		g_free(p.points);
+		ret = draw_memory_plot(&p, child(memory, "timeline"), sink, base);
 		if (ret < 0)
 			return -1;
-		drawn += p.count > 0;
+		drawn += ret;
+	}
+	return drawn;
+}
+
+/* One plot per process with host memory samples, beside its device memory plots. */
+static int plot_host(const struct ct_node *root, const struct sink *sink)
+{
+	const struct ct_node *host = child(root, "host_memory");
+	const struct ct_node *processes = child(host, "processes");
+	int drawn = 0;
+
+	for (size_t i = 0; i < count_of(processes); i++) {
+		const struct ct_node *n = ct_node_child(processes, i);
+		struct memory_plot p = { .device = n,
+			                 .host = true,
+			                 .pid = (int64_t)number(n, "pid") };
+		char base[64];
+		int ret;
+
+		snprintf(base, sizeof(base), "host-memory-%" PRId64, p.pid);
+		ret = draw_memory_plot(&p, child(host, "timeline"), sink, base);
+		if (ret < 0)
+			return -1;
+		drawn += ret;
 	}
 	return drawn;
 }
@@ -709,17 +819,17 @@ static int plot_transfers(const struct ct_node *root, const struct sink *sink)
 /* Every plot of ROOT into SINK: the number drawn, or -1. */
 static int plot_all(const struct ct_node *root, const struct sink *sink)
 {
-	int memory = plot_memory(root, sink),
-	    transfers = memory < 0 ? 0 : plot_transfers(root, sink);
+	int memory = plot_memory(root, sink), host = memory < 0 ? 0 : plot_host(root, sink),
+	    transfers = memory < 0 || host < 0 ? 0 : plot_transfers(root, sink);
 
 	/*
 	 * Every surface is gone: drop cairo's font caches, which would
 	 * otherwise stay allocated to the end and show up in leak checks.
 	 */
 	cairo_debug_reset_static_data();
-	if (memory < 0 || transfers < 0)
+	if (memory < 0 || host < 0 || transfers < 0)
 		return -1;
-	return memory + transfers;
+	return memory + host + transfers;
 }
 
 int ct_plot_svgs(const struct ct_node *root, ct_plot_svg_fn emit, void *data)

@@ -8,6 +8,9 @@
  *                             each time bucket, the peak and every failed
  *                             allocation marked (memory.devices,
  *                             memory.failures);
+ *   host-memory-PID.svg/.png  resident host memory over time for one
+ *                             process (host_memory.timeline), with its
+ *                             memory cgroup's limit (host_memory.processes);
  *   transfers.svg/.png        the transfer hotspots as bars, by the time
  *                             they cost (transfers.hotspots).
  *

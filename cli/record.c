@@ -23,10 +23,14 @@
 
 #include "arg-check.h"
 #include "bounded.h"
+#include "../host/cgroup.h"
 #include "child.h"
+#include "death.h"
 #include "diag.h"
 #include "event-size.h"
 #include "exec-path.h"
+#include "../host/host-memory.h"
+#include "kernel-log.h"
 #include "make-dirs.h"
 #include "record-options.h"
 #include "session.h"
@@ -67,6 +71,17 @@ struct record {
 	bool private_daemon; /* cudatrace's own session daemon is used (sessiond.h) */
 	bool scanned;        /* scan holds what the trace's packets say */
 	struct trace_scan scan;
+	/* The program's memory cgroup, and its OOM-kill count when the program entered it. */
+	struct cgroup_memory cgroup;
+	bool oom_base_known;
+	uint64_t oom_base;
+	/* Its name as the kernel has it, last seen, and when it started (CLOCK_MONOTONIC, us). */
+	char comm[32];
+	uint64_t started_us;
+	/* Trace facts of the end (summary.h), when the trace was read. */
+	bool end_known;
+	struct summary_end end;
+	bool cause_said; /* the judgement of its end was printed */
 };
 
 static const char *mode_name(enum session_mode mode)
@@ -386,6 +401,58 @@ static int start_session(struct record *r)
 	return 0;
 }
 
+/* Its resident host memory, last and highest, while it runs (one small file of /proc). */
+static int sample_host(struct record *r)
+{
+	uint64_t rss, peak;
+
+	if (host_memory_rss(r->info.pid, &rss, &peak) < 0 || !rss)
+		return -1;
+	r->info.host_rss_bytes = rss;
+	if (peak > r->info.host_rss_peak_bytes)
+		r->info.host_rss_peak_bytes = peak;
+	return 0;
+}
+
+/* NOW is the memory cgroup the program is in: its OOM kills count from here. */
+static void adopt_cgroup(struct record *r, const struct cgroup_memory *now)
+{
+	r->cgroup = *now;
+	r->oom_base_known = now->oom_kills_known;
+	r->oom_base = now->oom_kills;
+}
+
+/*
+ * While it runs: its host memory, its name, and the memory cgroup it is
+ * in (a program may move itself, or be moved, into another, whose OOM
+ * kills then count from there). An exiting process is moved to the root
+ * cgroup once its memory is gone: what is read before a look at its
+ * memory that still finds it (sample_host) is of the program as it ran.
+ */
+static void watch_program(struct record *r)
+{
+	struct cgroup_memory now;
+	char comm[sizeof(r->comm)];
+	bool moved = cgroup_memory_of(r->info.pid, &now) == 0 && strcmp(now.dir, r->cgroup.dir);
+	bool named = kernel_log_name(r->info.pid, comm, sizeof(comm)) == 0;
+
+	if (sample_host(r) < 0)
+		return;
+	if (named)
+		snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	if (moved)
+		adopt_cgroup(r, &now);
+}
+
+/* CLOCK_MONOTONIC in microseconds, as the kernel log stamps its lines. */
+static uint64_t monotonic_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 /*
  * The program exists but has not run: noted for the stale-session
  * cleanup (its descendants are found there by their CUDATRACE_SESSION).
@@ -393,8 +460,16 @@ static int start_session(struct record *r)
 static int on_started(pid_t pid, void *data)
 {
 	struct record *r = data;
+	struct cgroup_memory now;
 
 	stale_add_process(r->session, pid);
+	r->info.pid = (int)pid;
+	/* Less a second: the log's clock (the scheduler's) may be a little behind this one. */
+	r->started_us = monotonic_us();
+	r->started_us = r->started_us > 1000000u ? r->started_us - 1000000u : 0;
+	/* Not yet run, it is still cudatrace's copy: its memory and name are not the program's. */
+	if (cgroup_memory_of(pid, &now) == 0)
+		adopt_cgroup(r, &now);
 	return 0;
 }
 
@@ -407,6 +482,8 @@ static void on_tick(void *data)
 
 	if (watch_tick(&r->watch) != TRACE_CUT_NONE)
 		fault_seen(r, true);
+	if (r->info.pid > 0)
+		watch_program(r);
 }
 
 /* --------------------------------------------------------- environment */
@@ -483,6 +560,7 @@ static void init_info(struct record *r)
 	trace_info_format_command(r->command, info->command, sizeof(info->command));
 	info->recorder_pid = (int)getpid();
 	info->end = TRACE_RUNNING;
+	info->oom_kills = info->oom_logged = -1;
 }
 
 /* ---------------------------------------------------------------- after */
@@ -645,20 +723,84 @@ static void finish_session(struct record *r, uint64_t *discarded, uint64_t *lost
 	stale_unregister(r->session);
 }
 
+/*
+ * What the kernel says of the program's end, once it has ended: the OOM
+ * kills counted in its memory cgroup since it got there, and for a
+ * SIGKILL, the kernel log; the limit its host memory had.
+ */
+static void observe_end(struct record *r)
+{
+	struct trace_info *info = &r->info;
+
+	if (r->cgroup.version) {
+		snprintf(info->cgroup, sizeof(info->cgroup), "%s", r->cgroup.dir);
+		info->cgroup_version = r->cgroup.version;
+		if (cgroup_memory_refresh(&r->cgroup) == 0 && r->oom_base_known)
+			info->oom_kills = (int)(r->cgroup.oom_kills - r->oom_base);
+	}
+	if (!r->result.exited && r->result.signal == SIGKILL)
+		info->oom_logged =
+		    r->comm[0] ? (int)kernel_log_oom_killed(r->result.pid, r->comm, r->started_us)
+		               : -1;
+	info->host_limit_cgroup = r->cgroup.limit_known;
+	info->host_limit_bytes =
+	    r->cgroup.limit_known ? r->cgroup.limit_bytes : host_memory_total();
+}
+
+/* The judgement of the program's end (death.h), into the notes, and said unless all went well. */
+static void judge_end(struct record *r)
+{
+	struct death_facts facts = {
+		.exited = r->result.exited,
+		.code = r->result.code,
+		.signal = r->result.signal,
+		.jupyter = strstr(r->info.command, "ipykernel") != NULL,
+	};
+	char cause[PATH_MAX + 1024];
+
+	if (r->end_known) {
+		snprintf(r->info.cuda_error, sizeof(r->info.cuda_error), "%s", r->end.error);
+		snprintf(r->info.cuda_error_api, sizeof(r->info.cuda_error_api), "%s",
+		         r->end.error_api);
+		r->info.gpu_failed_bytes = r->end.failed_bytes;
+		snprintf(r->info.gpu_verdict, sizeof(r->info.gpu_verdict), "%s", r->end.verdict);
+		facts.sticky_ns = r->end.error_ns;
+		facts.failure_ns = r->end.failure_ns;
+	}
+	death_judge(&r->info, &facts);
+	if (r->opts.quiet)
+		return;
+	if (r->info.death == TRACE_DEATH_NONE) {
+		death_describe_host(&r->info, cause, sizeof(cause));
+		if (cause[0])
+			diag_note("%s", cause + 1); /* without its leading space */
+		return;
+	}
+	death_describe(&r->info, cause, sizeof(cause));
+	/* A post-mortem says it itself. */
+	if (r->result.exited || r->opts.no_report) {
+		diag_note("%s", cause);
+		r->cause_said = true;
+	}
+}
+
 static void write_postmortem(struct record *r, const struct summary *s)
 {
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 32], cause[PATH_MAX + 1024];
 	FILE *f;
 
-	if (!r->opts.quiet)
-		summary_print_postmortem(s, r->result.signal, stderr);
+	death_describe(&r->info, cause, sizeof(cause));
+	if (!r->opts.quiet) {
+		summary_print_postmortem(s, r->result.signal, cause, stderr);
+		r->cause_said = true;
+	}
 	snprintf(path, sizeof(path), "%s/postmortem.txt", r->output);
 	f = open_private(path);
 	if (!f) {
 		diag_warn("cannot write %s: %s", path, strerror(errno));
 		return;
 	}
-	summary_print_postmortem(s, r->result.signal, f);
+	summary_print_postmortem(s, r->result.signal, cause, f);
 	if (fclose(f) != 0)
 		diag_warn("cannot write %s: %s", path, strerror(errno));
 	else
@@ -709,6 +851,9 @@ static void summarise(struct record *r)
 	r->info.has_summary = true;
 	r->info.peak_bytes = summary_numbers(s)->peak_bytes;
 	r->info.failures = summary_numbers(s)->failures;
+	summary_end_facts(s, &r->end);
+	r->end_known = true;
+	judge_end(r);
 	if (!r->opts.quiet && !r->opts.no_report) {
 		fflush(stdout);
 		summary_print_report(s, stderr);
@@ -817,7 +962,16 @@ static void conclude(struct record *r)
 		          (unsigned long long)r->info.lost_packets);
 	if (r->info.discarded_known)
 		snprintf(count, sizeof(count), "%llu", (unsigned long long)r->info.discarded);
+	observe_end(r);
 	summarise(r);
+	if (r->info.death == TRACE_DEATH_NOT_JUDGED)
+		judge_end(r);
+	if (!r->cause_said && r->info.death != TRACE_DEATH_NONE && !r->opts.quiet) {
+		char cause[PATH_MAX + 1024];
+
+		death_describe(&r->info, cause, sizeof(cause));
+		diag_note("%s", cause);
+	}
 	write_info(r);
 	session_set_quiet(false);
 	if (!r->output[0]) {

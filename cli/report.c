@@ -17,6 +17,7 @@
 
 #include "analysis.h"
 #include "arg-check.h"
+#include "death-section.h"
 #include "document.h"
 #include "filters.h"
 #include "options.h"
@@ -531,6 +532,9 @@ int cmd_report(int argc, char **argv)
 		ret = reader_error(reader);
 		goto end;
 	}
+	/* How the program ended, as its recorder saw it: not in the trace, beside it. */
+	if (!a.live_url)
+		death_section_write(doc, a.paths, a.path_count);
 	ret = write_report(&a, doc);
 	if (!ret && a.plot_dir && ct_plot_write(ct_doc_root(doc), a.plot_dir) < 0)
 		ret = 1;

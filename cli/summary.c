@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../analyzers/analysis.h"
+#include "../analyzers/cuda-errors.h"
 #include "../analyzers/document.h"
 #include "../analyzers/first-page.h"
 #include "../analyzers/fragmentation.h"
@@ -40,6 +41,7 @@ struct summary {
 	const struct ct_memory_result *memory;
 	const struct ct_fragmentation_result *fragmentation;
 	const struct ct_transfers_result *transfers;
+	const struct ct_cuda_errors_result *errors;
 	struct summary_numbers numbers;
 	int64_t origin_ns; /* first event: times are shown from there */
 	bool cut;          /* the trace was cut before the program ended (summary_note_cut) */
@@ -49,6 +51,7 @@ static const struct ct_analysis_class *const wanted_analyses[] = {
 	&ct_memory_analysis,
 	&ct_fragmentation_analysis,
 	&ct_transfers_analysis,
+	&ct_cuda_errors_analysis,
 };
 
 /* ------------------------------------------------------------------ reading */
@@ -116,6 +119,7 @@ struct summary *summary_read(const char *dir)
 	s->memory = ct_reader_result(s->reader, &ct_memory_analysis);
 	s->fragmentation = ct_reader_result(s->reader, &ct_fragmentation_analysis);
 	s->transfers = ct_reader_result(s->reader, &ct_transfers_analysis);
+	s->errors = ct_reader_result(s->reader, &ct_cuda_errors_analysis);
 	s->origin_ns = st->first_ns <= st->last_ns ? st->first_ns : INT64_MIN;
 	collect_numbers(s, st);
 	return s;
@@ -141,6 +145,29 @@ void summary_destroy(struct summary *s)
 const struct summary_numbers *summary_numbers(const struct summary *s)
 {
 	return &s->numbers;
+}
+
+void summary_end_facts(const struct summary *s, struct summary_end *end)
+{
+	const GArray *failures = s->fragmentation->failures;
+	const GArray *sticky = s->errors->sticky;
+
+	memset(end, 0, sizeof(*end));
+	if (sticky->len) {
+		const struct ct_cuda_sticky *e = &g_array_index(sticky, struct ct_cuda_sticky, 0);
+
+		snprintf(end->error, sizeof(end->error), "%s", e->error);
+		snprintf(end->error_api, sizeof(end->error_api), "%s", e->api);
+		end->error_ns = e->time_ns;
+	}
+	if (failures->len) {
+		const struct ct_frag_failure *f =
+		    &g_array_index(failures, struct ct_frag_failure, failures->len - 1);
+
+		end->failed_bytes = f->requested_bytes;
+		snprintf(end->verdict, sizeof(end->verdict), "%s", f->verdict);
+		end->failure_ns = f->time_ns;
+	}
 }
 
 /* ----------------------------------------------------------------- printing */
@@ -337,7 +364,7 @@ static void print_state_at_end(const struct summary *s, FILE *out)
 	}
 }
 
-void summary_print_postmortem(const struct summary *s, int signal, FILE *out)
+void summary_print_postmortem(const struct summary *s, int signal, const char *cause, FILE *out)
 {
 	const struct summary_numbers *n = &s->numbers;
 	char last[48] = "an unknown time (the trace holds no event)", program[SHOWN_MAX];
@@ -347,6 +374,8 @@ void summary_print_postmortem(const struct summary *s, int signal, FILE *out)
 	fprintf(out, "Post-mortem: %s (pid %" PRId64 ") was killed by SIG%s.\n",
 	        n->program[0] ? shown(n->program, program, sizeof(program)) : "the program", n->pid,
 	        sigabbrev_np(signal) ? sigabbrev_np(signal) : "?");
+	if (cause && *cause)
+		fprintf(out, "  %s\n", cause);
 	fprintf(out, "  Its last event is at %s%s.\n", last,
 	        n->truncated ? " (the trace ends in a cut packet)" : "");
 	ct_first_page_write(ct_doc_root(s->doc), out);
@@ -362,7 +391,7 @@ void summary_print_postmortem(const struct summary *s, int signal, FILE *out)
 		fprintf(out,
 		        "  An allocation failed before it died: the verdicts in the diagnosis say "
 		        "whether GPU memory was full, fragmented or held elsewhere.\n");
-	else if (signal == SIGKILL)
+	else if (signal == SIGKILL && !(cause && *cause))
 		fprintf(out, "  No GPU allocation failed before it died: a SIGKILL then comes from "
 		             "outside, such as the kernel's OOM killer when host memory (pinned "
 		             "buffers included) ran out, or a Jupyter restart.\n");

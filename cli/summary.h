@@ -29,6 +29,16 @@ struct summary_numbers {
 	bool truncated;             /* the trace ends in a cut packet (a killed program) */
 };
 
+/* What the trace holds last of the program's CUDA errors and failed allocations. */
+struct summary_end {
+	char error[64];        /* its first sticky CUDA error's name, "" if none */
+	char error_api[128];   /* the call that returned it */
+	int64_t error_ns;      /* trace clock */
+	uint64_t failed_bytes; /* its last failed allocation's size, 0 if none */
+	char verdict[32];      /* and its verdict */
+	int64_t failure_ns;
+};
+
 /* The trace's analysis, kept between reading and printing. */
 struct summary;
 
@@ -43,6 +53,9 @@ void summary_destroy(struct summary *s);
 
 const struct summary_numbers *summary_numbers(const struct summary *s);
 
+/* The trace's last CUDA errors and failures, for the judgement of the program's end (death.h). */
+void summary_end_facts(const struct summary *s, struct summary_end *end);
+
 /*
  * The trace was cut before the program ended (cudatrace.info's
  * complete=false): what it holds last is what was live at the cut, not at
@@ -55,8 +68,9 @@ void summary_print_report(const struct summary *s, FILE *out);
 
 /*
  * The post-mortem of a program killed by SIGNAL: the state of memory at
- * its last event, the failures before it, and what they point to.
+ * its last event, the failures before it, and what they point to; CAUSE,
+ * when not NULL, is record's judgement of its end (death.h), said first.
  */
-void summary_print_postmortem(const struct summary *s, int signal, FILE *out);
+void summary_print_postmortem(const struct summary *s, int signal, const char *cause, FILE *out);
 
 #endif

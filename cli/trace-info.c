@@ -44,6 +44,26 @@ const char *trace_info_cut_reason(enum trace_cut cut)
 	return (size_t)cut < sizeof(cut_reasons) / sizeof(cut_reasons[0]) ? cut_reasons[cut] : "";
 }
 
+static const char *const death_names[] = {
+	[TRACE_DEATH_NOT_JUDGED] = "",
+	[TRACE_DEATH_NONE] = "none",
+	[TRACE_DEATH_HOST_OOM] = "host-oom",
+	[TRACE_DEATH_FAULT_SIGNAL] = "fault-signal",
+	[TRACE_DEATH_CUDA_ERROR] = "cuda-error",
+	[TRACE_DEATH_GPU_OOM] = "gpu-oom",
+	[TRACE_DEATH_ABORT] = "abort",
+	[TRACE_DEATH_JUPYTER_INTERRUPT] = "jupyter-interrupt",
+	[TRACE_DEATH_JUPYTER_STOP] = "jupyter-stop",
+	[TRACE_DEATH_KILLED] = "killed",
+	[TRACE_DEATH_UNKNOWN] = "unknown",
+};
+
+const char *trace_info_death_name(enum trace_death death)
+{
+	return (size_t)death < sizeof(death_names) / sizeof(death_names[0]) ? death_names[death]
+	                                                                    : "";
+}
+
 static const char *const end_names[] = {
 	[TRACE_RUNNING] = "running",
 	[TRACE_EXITED] = "exited",
@@ -62,6 +82,38 @@ static void put(FILE *f, const char *key, const char *value)
 
 /* Room kept for cudatrace.info beyond its end, for a rewrite on a full disk. */
 #define INFO_ROOM 4096
+
+static void format_death(FILE *f, const struct trace_info *info)
+{
+	if (info->death == TRACE_DEATH_NOT_JUDGED)
+		return;
+	fprintf(f, "death=%s\n", trace_info_death_name(info->death));
+	if (info->cgroup_version) {
+		put(f, "cgroup", info->cgroup);
+		fprintf(f, "cgroup_version=%d\n", info->cgroup_version);
+	}
+	if (info->oom_kills >= 0)
+		fprintf(f, "oom_kills=%d\n", info->oom_kills);
+	if (info->oom_logged >= 0)
+		fprintf(f, "oom_logged=%s\n", info->oom_logged ? "true" : "false");
+	if (info->host_rss_bytes) {
+		fprintf(f, "host_rss_bytes=%llu\n", (unsigned long long)info->host_rss_bytes);
+		fprintf(f, "host_rss_peak_bytes=%llu\n",
+		        (unsigned long long)info->host_rss_peak_bytes);
+	}
+	if (info->host_limit_bytes) {
+		fprintf(f, "host_limit_bytes=%llu\n", (unsigned long long)info->host_limit_bytes);
+		fprintf(f, "host_limit=%s\n", info->host_limit_cgroup ? "cgroup" : "machine");
+	}
+	if (info->cuda_error[0]) {
+		put(f, "cuda_error", info->cuda_error);
+		put(f, "cuda_error_api", info->cuda_error_api);
+	}
+	if (info->gpu_failed_bytes) {
+		fprintf(f, "gpu_failed_bytes=%llu\n", (unsigned long long)info->gpu_failed_bytes);
+		put(f, "gpu_verdict", info->gpu_verdict);
+	}
+}
 
 /* The notes as text, into F. */
 static void format(FILE *f, const struct trace_info *info)
@@ -99,6 +151,7 @@ static void format(FILE *f, const struct trace_info *info)
 		if (info->cut_bytes)
 			fprintf(f, "partial_bytes=%llu\n", (unsigned long long)info->cut_bytes);
 	}
+	format_death(f, info);
 }
 
 static int write_all(int fd, const char *text, size_t len)
@@ -198,6 +251,39 @@ static uint64_t unsigned_number(const char *s)
 	return strtoull(s, NULL, 10);
 }
 
+static void parse_death(struct trace_info *info, const char *key, const char *value)
+{
+	if (strcmp(key, "death") == 0) {
+		for (size_t i = 1; i < sizeof(death_names) / sizeof(death_names[0]); i++)
+			if (strcmp(value, death_names[i]) == 0)
+				info->death = (enum trace_death)i;
+	} else if (strcmp(key, "cgroup") == 0) {
+		copy(info->cgroup, sizeof(info->cgroup), value);
+	} else if (strcmp(key, "cgroup_version") == 0) {
+		info->cgroup_version = (int)number(value);
+	} else if (strcmp(key, "oom_kills") == 0) {
+		info->oom_kills = (int)number(value);
+	} else if (strcmp(key, "oom_logged") == 0) {
+		info->oom_logged = strcmp(value, "true") == 0;
+	} else if (strcmp(key, "host_rss_bytes") == 0) {
+		info->host_rss_bytes = unsigned_number(value);
+	} else if (strcmp(key, "host_rss_peak_bytes") == 0) {
+		info->host_rss_peak_bytes = unsigned_number(value);
+	} else if (strcmp(key, "host_limit_bytes") == 0) {
+		info->host_limit_bytes = unsigned_number(value);
+	} else if (strcmp(key, "host_limit") == 0) {
+		info->host_limit_cgroup = strcmp(value, "cgroup") == 0;
+	} else if (strcmp(key, "cuda_error") == 0) {
+		copy(info->cuda_error, sizeof(info->cuda_error), value);
+	} else if (strcmp(key, "cuda_error_api") == 0) {
+		copy(info->cuda_error_api, sizeof(info->cuda_error_api), value);
+	} else if (strcmp(key, "gpu_failed_bytes") == 0) {
+		info->gpu_failed_bytes = unsigned_number(value);
+	} else if (strcmp(key, "gpu_verdict") == 0) {
+		copy(info->gpu_verdict, sizeof(info->gpu_verdict), value);
+	}
+}
+
 static void parse_line(struct trace_info *info, const char *key, const char *value)
 {
 	if (strcmp(key, "session") == 0) {
@@ -250,6 +336,8 @@ static void parse_line(struct trace_info *info, const char *key, const char *val
 		info->cut_ns = number(value);
 	} else if (strcmp(key, "partial_bytes") == 0) {
 		info->cut_bytes = unsigned_number(value);
+	} else {
+		parse_death(info, key, value);
 	}
 }
 
@@ -259,6 +347,7 @@ int trace_info_read(const char *dir, struct trace_info *info)
 	FILE *f;
 
 	memset(info, 0, sizeof(*info));
+	info->oom_kills = info->oom_logged = -1;
 	if (snprintf(path, sizeof(path), "%s/%s", dir, TRACE_INFO_FILE) >= (int)sizeof(path))
 		return -1;
 	f = fopen(path, "r");

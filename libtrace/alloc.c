@@ -35,6 +35,7 @@
 #include "emit.h"
 #include "invariant.h"
 #include "log.h"
+#include "host-sampler.h"
 #include "nvml.h"
 
 enum mem_event {
@@ -154,6 +155,8 @@ static void record_failure(struct api_call *call, enum ct_mem_kind kind, uint64_
 	}
 	if (have_sample)
 		EMIT(nvml_sample, &sample);
+	/* Host memory too, read on the sampler's thread, not here. */
+	host_sampler_kick();
 }
 
 /* The common end of every allocation. address is read by the caller only

@@ -182,6 +182,7 @@ void config_read(struct config *c, struct config_problems *problems)
 	uint64_t flush = CONFIG_DEFAULT_FLUSH_PERIOD_MS;
 	uint64_t max_string = CONFIG_DEFAULT_MAX_STRING;
 	uint64_t nvml = 0;
+	uint64_t host = CONFIG_DEFAULT_HOST_MEMORY_PERIOD_MS;
 	uint64_t poll = CONFIG_DEFAULT_SESSION_POLL_MS;
 	uint64_t statedump = 0;
 
@@ -196,6 +197,7 @@ void config_read(struct config *c, struct config_problems *problems)
 	load_number(problems, "CUDATRACE_MAX_STRING", CONFIG_MIN_MAX_STRING, CONFIG_MAX_MAX_STRING,
 	            &max_string);
 	load_number(problems, "CUDATRACE_NVML_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &nvml);
+	load_number(problems, "CUDATRACE_HOST_MEMORY_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &host);
 	load_number(problems, "CUDATRACE_SESSION_POLL_MS", 0, CONFIG_MAX_SESSION_POLL_MS, &poll);
 	load_number(problems, "CUDATRACE_STATEDUMP_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &statedump);
 	/* CUPTI wants 8-byte aligned buffers of a multiple of 8 bytes. */
@@ -203,6 +205,7 @@ void config_read(struct config *c, struct config_problems *problems)
 	c->flush_period_ms = (uint32_t)flush;
 	c->max_string = (uint16_t)max_string;
 	c->nvml_period_ms = (uint32_t)nvml;
+	c->host_memory_period_ms = (uint32_t)host;
 	c->session_poll_ms = (uint32_t)poll;
 	c->statedump_period_ms = (uint32_t)statedump;
 }

@@ -16,25 +16,27 @@
 #include "contract/events.h"
 
 /* Defaults and bounds (cudatrace-env(7)). */
-#define CONFIG_DEFAULT_BUFFER_SIZE     (4u << 20)
-#define CONFIG_MIN_BUFFER_SIZE         (64u << 10)
-#define CONFIG_MAX_BUFFER_SIZE         (256u << 20)
-#define CONFIG_DEFAULT_FLUSH_PERIOD_MS 1000
-#define CONFIG_DEFAULT_SESSION_POLL_MS 100
-#define CONFIG_MAX_SESSION_POLL_MS     10000u
-#define CONFIG_MAX_PERIOD_MS           3600000u
-#define CONFIG_DEFAULT_MAX_STRING      256
-#define CONFIG_MIN_MAX_STRING          16
-#define CONFIG_MAX_MAX_STRING          4096
+#define CONFIG_DEFAULT_BUFFER_SIZE           (4u << 20)
+#define CONFIG_MIN_BUFFER_SIZE               (64u << 10)
+#define CONFIG_MAX_BUFFER_SIZE               (256u << 20)
+#define CONFIG_DEFAULT_FLUSH_PERIOD_MS       1000
+#define CONFIG_DEFAULT_SESSION_POLL_MS       100
+#define CONFIG_MAX_SESSION_POLL_MS           10000u
+#define CONFIG_MAX_PERIOD_MS                 3600000u
+#define CONFIG_DEFAULT_HOST_MEMORY_PERIOD_MS 500u
+#define CONFIG_DEFAULT_MAX_STRING            256
+#define CONFIG_MIN_MAX_STRING                16
+#define CONFIG_MAX_MAX_STRING                4096
 
 struct config {
-	bool api;                     /* CUDATRACE_API: api_entry/api_exit */
-	uint32_t activity_kinds;      /* CUDATRACE_ACTIVITY: enum ct_activity_bit mask */
-	size_t buffer_size;           /* CUDATRACE_BUFFER_SIZE: bytes per activity buffer */
-	uint32_t flush_period_ms;     /* CUDATRACE_FLUSH_PERIOD_MS: 0 = no periodic flush */
-	uint16_t max_string;          /* CUDATRACE_MAX_STRING: bytes per string field */
-	uint32_t nvml_period_ms;      /* CUDATRACE_NVML_PERIOD_MS: 0 = no periodic samples */
-	uint32_t session_poll_ms;     /* CUDATRACE_SESSION_POLL_MS: 0 = all stays on */
+	bool api;                       /* CUDATRACE_API: api_entry/api_exit */
+	uint32_t activity_kinds;        /* CUDATRACE_ACTIVITY: enum ct_activity_bit mask */
+	size_t buffer_size;             /* CUDATRACE_BUFFER_SIZE: bytes per activity buffer */
+	uint32_t flush_period_ms;       /* CUDATRACE_FLUSH_PERIOD_MS: 0 = no periodic flush */
+	uint16_t max_string;            /* CUDATRACE_MAX_STRING: bytes per string field */
+	uint32_t nvml_period_ms;        /* CUDATRACE_NVML_PERIOD_MS: 0 = no periodic samples */
+	uint32_t host_memory_period_ms; /* CUDATRACE_HOST_MEMORY_PERIOD_MS: 0 = no samples */
+	uint32_t session_poll_ms;       /* CUDATRACE_SESSION_POLL_MS: 0 = all stays on */
 	uint32_t statedump_period_ms; /* CUDATRACE_STATEDUMP_PERIOD_MS: 0 = at session start only */
 	int debug;                    /* CUDATRACE_DEBUG: log level, 0..3 */
 };
@@ -52,6 +54,7 @@ _Static_assert(CONFIG_MIN_BUFFER_SIZE % 8 == 0 && CONFIG_MAX_BUFFER_SIZE % 8 == 
 		.buffer_size = CONFIG_DEFAULT_BUFFER_SIZE,                                   \
 		.flush_period_ms = CONFIG_DEFAULT_FLUSH_PERIOD_MS,                           \
 		.max_string = CONFIG_DEFAULT_MAX_STRING, .nvml_period_ms = 0,                \
+		.host_memory_period_ms = CONFIG_DEFAULT_HOST_MEMORY_PERIOD_MS,               \
 		.session_poll_ms = CONFIG_DEFAULT_SESSION_POLL_MS, .statedump_period_ms = 0, \
 		.debug = 0,                                                                  \
 	}

@@ -24,6 +24,7 @@
 #include "config.h"
 #include "driver-info.h"
 #include "log.h"
+#include "host-sampler.h"
 #include "nvml.h"
 #include "sessions.h"
 #include "shutdown.h"
@@ -126,6 +127,7 @@ static void fill_info(void)
 		.activity_kinds = config.activity_kinds,
 		.flush_period_ms = config.flush_period_ms,
 		.nvml_period_ms = config.nvml_period_ms,
+		.host_memory_period_ms = config.host_memory_period_ms,
 		.max_string = config.max_string,
 		.api = config.api,
 		.procname = tracer.procname,
@@ -173,6 +175,7 @@ static void init(void)
 	if (statedump_start(config.statedump_period_ms) < 0)
 		log_warn("cannot start the statedump thread");
 	nvml_sampler_start(config.nvml_period_ms);
+	host_sampler_start(config.host_memory_period_ms);
 	if (shutdown_register() < 0)
 		log_warn("cannot register the exit handlers: GPU events may be lost at exit");
 	pthread_atfork(NULL, NULL, in_child);

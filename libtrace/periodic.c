@@ -29,10 +29,12 @@ static void *periodic_main(void *arg)
 	pthread_mutex_lock(&p->lock);
 	while (!p->stop) {
 		deadline_after(&deadline, p->period_ms);
-		while (!p->stop && pthread_cond_timedwait(&p->wake, &p->lock, &deadline) == 0)
+		while (!p->stop && !__atomic_load_n(&p->kicked, __ATOMIC_ACQUIRE) &&
+		       pthread_cond_timedwait(&p->wake, &p->lock, &deadline) == 0)
 			;
 		if (p->stop)
 			break;
+		__atomic_store_n(&p->kicked, false, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&p->lock);
 		p->tick();
 		pthread_mutex_lock(&p->lock);
@@ -54,11 +56,29 @@ int periodic_start(struct periodic *p, uint32_t period_ms)
 	pthread_condattr_destroy(&attr);
 	p->period_ms = period_ms;
 	p->stop = false;
+	p->kicked = false;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &saved);
-	p->running = pthread_create(&p->thread, NULL, periodic_main, p) == 0;
+	__atomic_store_n(&p->running, pthread_create(&p->thread, NULL, periodic_main, p) == 0,
+	                 __ATOMIC_RELEASE);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	return p->running ? 0 : -1;
+}
+
+void periodic_kick(struct periodic *p)
+{
+	if (!__atomic_load_n(&p->running, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&p->kicked, true, __ATOMIC_RELEASE);
+	/*
+	 * Never wait for the lock on the program's path: when the thread
+	 * holds it, it is about to look at kicked, or to tick; at worst the
+	 * tick comes at its next deadline.
+	 */
+	if (pthread_mutex_trylock(&p->lock) != 0)
+		return;
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->lock);
 }
 
 void periodic_stop(struct periodic *p)
@@ -70,5 +90,5 @@ void periodic_stop(struct periodic *p)
 	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->thread, NULL);
-	p->running = false;
+	__atomic_store_n(&p->running, false, __ATOMIC_RELEASE);
 }

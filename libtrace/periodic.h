@@ -19,6 +19,7 @@ struct periodic {
 	pthread_cond_t wake;
 	bool running;
 	bool stop;
+	bool kicked; /* periodic_kick: tick now */
 };
 
 #define PERIODIC_INIT(fn)                                       \
@@ -31,6 +32,12 @@ struct periodic {
  * runs already. The thread blocks every signal: the program's signals are
  * not for it. Returns 0, or -1 when the thread cannot be created. */
 int periodic_start(struct periodic *p, uint32_t period_ms);
+
+/* Have the thread tick now rather than at its next deadline (its period
+ * then starts again), without waiting for the tick nor for its lock: what
+ * a caller on the program's own path may do; when the thread holds the
+ * lock, the tick may wait for its deadline. Nothing when it does not run. */
+void periodic_kick(struct periodic *p);
 
 /* Stop the thread and wait for it (a tick in progress ends first). */
 void periodic_stop(struct periodic *p);

@@ -29,6 +29,7 @@
 
 #include "activity.h"
 #include "log.h"
+#include "host-sampler.h"
 #include "nvml.h"
 #include "sessions.h"
 #include "shutdown.h"
@@ -120,6 +121,7 @@ static void flush(void)
 	sessions_watch_stop();
 	statedump_stop();
 	nvml_sampler_stop();
+	host_sampler_stop();
 	activity_stop();
 }
 

@@ -71,6 +71,10 @@ first=$(grep -l 'end=killed' "$traces"/*/cudatrace.info 2>/dev/null | head -n 1)
 first=${first%/cudatrace.info}
 ok "the killed kernel's trace is there" test -n "$first"
 ok "its post-mortem is beside it" grep -q '^Post-mortem' "$first/postmortem.txt"
+is "its notes: killed from outside, not by the OOM killer" \
+	"$(sed -n 's/^death=//p; s/^oom_kills=//p' "$first/cudatrace.info" | tr '\n' ' ')" "killed 0 "
+ok "its post-mortem says the sender is not known" \
+	grep -q 'who sent it is not known: the OOM killer killed no process' "$first/postmortem.txt"
 if [ -n "$first" ] && trace_read first "$first"; then
 	tap_result 0 "the killed kernel's trace reads back"
 	# The ledger holds all four kernels: compare the first one's process only.
@@ -90,7 +94,11 @@ ok "the example notebook's cells ran" grep -qx 'notebook_cells=ok,ok,ok,ok' "$lt
 ok "its last cell killed the kernel" grep -qx 'record_status_5=137' "$lttng_tmp/driver.out"
 ok "its post-mortem shows the 80 MiB it kept" grep -q '80.00 MiB live' "$lttng_tmp/kernel-5.log"
 ok "and its out-of-memory error, fragmented" \
-	grep -q 'cudaMalloc of 128.00 MiB: fragmented' "$lttng_tmp/kernel-5.log"
+	grep -q 'cudaMalloc of 128.00 MiB failed on device 0: memory fragmented' "$lttng_tmp/kernel-5.log"
+last=$(grep -l 'gpu_failed_bytes=' "$traces"/*/cudatrace.info 2>/dev/null | head -n 1)
+is "its notes: a GPU out-of-memory, fragmented, then its end" \
+	"$(sed -n 's/^death=//p; s/^gpu_failed_bytes=//p; s/^gpu_verdict=//p' "${last:-/dev/null}" | tr '\n' ' ')" \
+	"gpu-oom $((128 << 20)) fragmented "
 is "one trace per kernel start" "$(ls -d "$traces"/cudatrace-* | wc -l)" $starts
 is "no session is left in the daemon" "$(cli_sessions)" 0
 

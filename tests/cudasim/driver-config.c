@@ -163,6 +163,7 @@ static void config_read(void)
 	read_u64("CUDASIM_COPY_LATENCY_NS", &config.copy_latency_ns);
 	read_u64("CUDASIM_KERNEL_NS", &config.kernel_ns);
 	read_u64("CUDASIM_LAUNCH_LATENCY_NS", &config.launch_latency_ns);
+	read_u64("CUDASIM_KERNEL_FAULT", &config.kernel_fault);
 	read_flag("CUDASIM_NESTED_DRIVER_CALLBACKS", &config.nested_driver_callbacks);
 	read_flag("CUDASIM_NO_DEVICE", &config.no_device);
 	read_driver_version();

@@ -188,6 +188,13 @@ HIDDEN CUresult sim_ctx_require(struct sim_context **ctx)
 	 * while current, or a primary context that is not initialised. */
 	if (context_is_destroyed(top))
 		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+	/*
+	 * An illegal address "leaves the process in an inconsistent state and
+	 * any further CUDA work will return the same error" (cuda.h,
+	 * CUDA_ERROR_ILLEGAL_ADDRESS).
+	 */
+	if (__atomic_load_n(&top->faulted, __ATOMIC_ACQUIRE))
+		return CUDA_ERROR_ILLEGAL_ADDRESS;
 	*ctx = top;
 	return CUDA_SUCCESS;
 }

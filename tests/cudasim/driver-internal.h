@@ -47,6 +47,7 @@ struct sim_config {
 	uint64_t launch_latency_ns;   /* API return to kernel start */
 	bool nested_driver_callbacks; /* CUDASIM_NESTED_DRIVER_CALLBACKS */
 	bool no_device;               /* CUDASIM_NO_DEVICE: cuInit says 100 */
+	uint64_t kernel_fault;        /* CUDASIM_KERNEL_FAULT: the Nth launch faults; 0: none */
 	int driver_version;           /* CUDASIM_DRIVER_VERSION, default 13000 */
 	int cc_major, cc_minor;       /* CUDASIM_COMPUTE_CAPABILITY, default 9.0 */
 	/* CUDASIM_OTHER_PROCESSES entry by entry, as NVML lists them */
@@ -169,6 +170,9 @@ struct sim_context {
 	/* A kernel that calls malloc/free, or printf, was launched in it
 	 * (driver-module.c sets them; cuCtxSetLimit reads them). */
 	bool heap_launched, printf_launched;
+	/* A kernel of it made an illegal memory access (CUDASIM_KERNEL_FAULT):
+	 * the context is unusable from then on (driver-module.c sets it). */
+	bool faulted;
 	CUfunc_cache cache_config;
 	size_t peer_count;
 	struct sim_context *peers[64]; /* cuCtxEnablePeerAccess targets */
@@ -183,7 +187,8 @@ static inline CUcontext sim_ctx_handle(struct sim_context *ctx)
  * context was destroyed: use sim_ctx_require to tell that apart). */
 HIDDEN struct sim_context *sim_ctx_current(void);
 /* Current context, or an error: CUDA_ERROR_INVALID_CONTEXT when none,
- * CUDA_ERROR_CONTEXT_IS_DESTROYED when it was destroyed. */
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED when it was destroyed,
+ * CUDA_ERROR_ILLEGAL_ADDRESS (sticky) once a kernel of it faulted. */
 HIDDEN CUresult sim_ctx_require(struct sim_context **ctx);
 /* How most calls begin: sim_init_status(), then sim_ctx_require. */
 HIDDEN CUresult sim_ctx_enter(struct sim_context **ctx);

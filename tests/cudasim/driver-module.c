@@ -2011,6 +2011,22 @@ static void launch_activity(const struct launch *l, const struct sim_function *f
 	sim_activity((const CUpti_Activity *)&record, end);
 }
 
+/*
+ * CUDASIM_KERNEL_FAULT=N: the Nth kernel launched in the process makes an
+ * illegal memory access. The launch itself succeeds (it is asynchronous);
+ * the context is unusable from then on (sim_ctx_require).
+ */
+static void launch_maybe_fault(struct sim_context *ctx)
+{
+	static uint64_t launches;
+	uint64_t nth = sim_config()->kernel_fault;
+
+	if (nth && __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED) == nth) {
+		__atomic_store_n(&ctx->faulted, true, __ATOMIC_RELEASE);
+		sim_ledger("op=kernel_fault dev=%d result=CUDA_ERROR_ILLEGAL_ADDRESS", ctx->device);
+	}
+}
+
 static CUresult launch_kernel(CUfunction f, const struct launch *l)
 {
 	const struct sim_config *config = sim_config();
@@ -2052,6 +2068,7 @@ static CUresult launch_kernel(CUfunction f, const struct launch *l)
 		__atomic_store_n(&ctx->printf_launched, true, __ATOMIC_RELAXED);
 	sim_stream_submit_at(stream, sim_now_ns() + config->launch_latency_ns, config->kernel_ns,
 	                     &start, &end);
+	launch_maybe_fault(ctx);
 	correlation = sim_current_correlation_id();
 	launch_activity(l, &fn, ctx, stream, start, end, correlation);
 	sim_ledger("op=launch name=%s dev=%d grid=%u,%u,%u block=%u,%u,%u shmem=%u stream=%llu "

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cuda-errors.h - the sticky CUDA errors analysis: per process, the first
+ * call that returned an error after which the CUDA context cannot be used
+ * any more (an illegal address, a launch failure, ...), and how many of
+ * its calls failed from then on.
+ *
+ * NVIDIA documents these codes (cuda.h, driver_types.h) as leaving "the
+ * process in an inconsistent state": "any further CUDA work will return
+ * the same error. To continue using CUDA, the process must be terminated
+ * and relaunched." A program that hit one and then died did not die of
+ * anything the tracer can see after it.
+ */
+#ifndef CUDATRACE_ANALYZERS_CUDA_ERRORS_H
+#define CUDATRACE_ANALYZERS_CUDA_ERRORS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+/* The first sticky error of one process. */
+struct ct_cuda_sticky {
+	int64_t pid;
+	const char *process;
+	int64_t time_ns;       /* trace clock: the api_exit that returned it */
+	uint8_t domain;        /* CT_DOMAIN_DRIVER or CT_DOMAIN_RUNTIME */
+	int32_t code;          /* 700, 719, ... */
+	const char *error;     /* its name in that domain: "cudaErrorIllegalAddress" */
+	const char *api;       /* the call that returned it; "" when the trace names none */
+	uint64_t failed_after; /* calls of the process that failed after it */
+};
+
+struct ct_cuda_errors_result {
+	GArray *sticky;        /* struct ct_cuda_sticky, in order of time */
+	GStringChunk *strings; /* every string of the result */
+};
+
+/* Whether CODE, returned in DOMAIN, is one of the sticky errors. */
+bool ct_cuda_error_is_sticky(unsigned domain, int32_t code);
+
+#endif

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * death-section.c - the "process_end" section of the report, from
+ * cudatrace.info (death-section.h).
+ */
+#include <limits.h>
+#include <stdio.h>
+
+#include "death-section.h"
+#include "death.h"
+#include "trace-info.h"
+
+/* A count the notes may not know (-1): null then. */
+static void known_count(struct ct_doc *doc, const char *key, int value)
+{
+	if (value < 0)
+		ct_doc_null(doc, key);
+	else
+		ct_doc_u64(doc, key, (uint64_t)value, CT_UNIT_NONE);
+}
+
+/* Bytes the notes may not know (0): null then. */
+static void known_bytes(struct ct_doc *doc, const char *key, uint64_t value)
+{
+	if (!value)
+		ct_doc_null(doc, key);
+	else
+		ct_doc_u64(doc, key, value, CT_UNIT_BYTES);
+}
+
+static void write_host(struct ct_doc *doc, const struct trace_info *info)
+{
+	ct_doc_object(doc, "host_memory", "Host memory of the program");
+	known_bytes(doc, "rss_last_bytes", info->host_rss_bytes);
+	known_bytes(doc, "rss_peak_bytes", info->host_rss_peak_bytes);
+	known_bytes(doc, "limit_bytes", info->host_limit_bytes);
+	ct_doc_string(doc, "limit_of",
+	              !info->host_limit_bytes   ? NULL
+	              : info->host_limit_cgroup ? "cgroup"
+	                                        : "machine");
+	ct_doc_string(doc, "cgroup", info->cgroup_version ? info->cgroup : NULL);
+	if (info->cgroup_version)
+		ct_doc_u64(doc, "cgroup_version", (uint64_t)info->cgroup_version, CT_UNIT_NONE);
+	else
+		ct_doc_null(doc, "cgroup_version");
+	known_count(doc, "oom_kills", info->oom_kills);
+	if (info->oom_logged < 0)
+		ct_doc_null(doc, "oom_in_kernel_log");
+	else
+		ct_doc_bool(doc, "oom_in_kernel_log", info->oom_logged == 1);
+	ct_doc_end(doc);
+}
+
+static void write_section(struct ct_doc *doc, const struct trace_info *info)
+{
+	char text[PATH_MAX + 1024];
+
+	death_describe(info, text, sizeof(text));
+	ct_doc_object(doc, "process_end", "How the program ended");
+	ct_doc_string(doc, "cause", trace_info_death_name(info->death));
+	ct_doc_string(doc, "summary", text);
+	ct_doc_string(doc, "program", info->program);
+	ct_doc_i64(doc, "pid", info->pid, CT_UNIT_ID);
+	if (info->end == TRACE_KILLED) {
+		ct_doc_null(doc, "exit_status");
+		ct_doc_i64(doc, "signal", info->end_code, CT_UNIT_NONE);
+		ct_doc_string(doc, "signal_name", sigabbrev_np(info->end_code));
+	} else {
+		ct_doc_i64(doc, "exit_status", info->end_code, CT_UNIT_NONE);
+		ct_doc_null(doc, "signal");
+		ct_doc_null(doc, "signal_name");
+	}
+	ct_doc_string(doc, "cuda_error", info->cuda_error[0] ? info->cuda_error : NULL);
+	ct_doc_string(doc, "cuda_error_api",
+	              info->cuda_error[0] && info->cuda_error_api[0] ? info->cuda_error_api : NULL);
+	known_bytes(doc, "gpu_failed_bytes", info->gpu_failed_bytes);
+	ct_doc_string(doc, "gpu_verdict", info->gpu_failed_bytes ? info->gpu_verdict : NULL);
+	write_host(doc, info);
+	ct_doc_end(doc);
+}
+
+void death_section_write(struct ct_doc *doc, char *const *paths, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct trace_info info;
+
+		if (trace_info_read(paths[i], &info) == 0 && info.death != TRACE_DEATH_NOT_JUDGED) {
+			write_section(doc, &info);
+			return;
+		}
+	}
+}

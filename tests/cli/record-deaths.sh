@@ -1,0 +1,189 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# `cudatrace record` says why a program ended, on the simulated GPU, and
+# `cudatrace report` says it again from the record's notes:
+#   - killed by the kernel's OOM killer in a memory-limited cgroup that
+#     the test makes (cgroup v1 or v2, whichever the machine has), while
+#     its GPU memory was fine: a host-memory death, with its resident
+#     memory against the cgroup's limit;
+#   - a segfault of its own, and a sticky CUDA error (the simulator's
+#     CUDASIM_KERNEL_FAULT) it exited on: told apart;
+#   - a program that keeps host memory it prints: its resident memory, as
+#     record saw it, holds at least that.
+# Ground truth: the exit status, the program's own printout, the
+# simulator's ledger, and the limit the test wrote into the cgroup.
+
+cli_here=$(cd "$(dirname "$0")" && pwd)
+. "$cli_here/../lib/cli.sh"
+
+cli_setup "$@"
+cli_with_daemon
+
+MIB=1048576
+
+# info TAG KEY: KEY's value in TAG's cudatrace.info.
+info() {
+	sed -n "s/^$2=//p" "$lttng_tmp/$1/cudatrace.info"
+}
+
+# report_json TAG: the JSON report of TAG's trace, into TAG.json.
+report_json() {
+	"$cli_bin" report --format json -o "$lttng_tmp/$1.json" "$lttng_tmp/$1"
+}
+
+# json TAG EXPR: EXPR evaluated on TAG.json's document (d).
+json() {
+	"$trace_python" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$lttng_tmp/$1.json" "$2"
+}
+
+# 1. A sticky CUDA error: the kernel faults, the program exits with 1.
+CUDASIM_KERNEL_FAULT=1 cli_record sticky -o "$lttng_tmp/sticky" -- \
+	"$trace_python" "$cli_workload" --steps 2 --kernel
+is "sticky: the program's own status comes back" "$cli_status" 1
+ok "sticky: the simulator's ledger has the fault" grep -q 'op=kernel_fault' "$lttng_tmp/sticky.ledger"
+ok "sticky: the program printed the error it got" \
+	grep -q 'cudaDeviceSynchronize failed: 700' "$lttng_tmp/sticky.err"
+is "sticky: the notes say a CUDA error" "$(info sticky death)" cuda-error
+is "sticky: the notes name it" "$(info sticky cuda_error)" cudaErrorIllegalAddress
+is "sticky: and the call that returned it" "$(info sticky cuda_error_api)" cudaDeviceSynchronize
+ok "sticky: record says it in words" cli_has sticky 'CUDA error: .*cudaErrorIllegalAddress from cudaDeviceSynchronize'
+ok "sticky: cudatrace report reads it" report_json sticky
+is "sticky: the report's process_end cause" "$(json sticky 'd["process_end"]["cause"]')" cuda-error
+is "sticky: the report's sticky_errors section" \
+	"$(json sticky '[(e["error"], e["api"], e["code"]) for e in d["sticky_errors"]]')" \
+	"[('cudaErrorIllegalAddress', 'cudaDeviceSynchronize', 700)]"
+
+# 2. A segfault of its own, after working CUDA calls.
+# (In a sanitizer build, ASan would turn the SIGSEGV into an abort.)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0" \
+	cli_record segv -o "$lttng_tmp/segv" -- "$trace_python" "$cli_workload" --steps 2 --segfault
+is "segv: record exits with 128 + SIGSEGV" "$cli_status" 139
+is "segv: the notes say a fault signal" "$(info segv death)" fault-signal
+is "segv: no CUDA error is put on it" "$(info segv cuda_error)" ""
+ok "segv: record says it crashed" cli_has segv 'crashed: it was killed by SIGSEGV'
+ok "segv: cudatrace report reads it" report_json segv
+is "segv: the report's cause and signal" \
+	"$(json segv '(d["process_end"]["cause"], d["process_end"]["signal_name"], d["process_end"]["cuda_error"])')" \
+	"('fault-signal', 'SEGV', None)"
+
+# 2b. A GPU allocation that fails, and the program exits with 1 after it.
+# A period of a minute: the host memory samples are the failure's and the exit's.
+CUDATRACE_HOST_MEMORY_PERIOD_MS=60000 cli_record gpuoom -o "$lttng_tmp/gpuoom" -- \
+	"$trace_python" "$cli_workload" --steps 2 --fail-alloc --exit 1
+is "gpuoom: the program's own status comes back" "$cli_status" 1
+ok "gpuoom: the ledger has the failed allocation" grep -q 'op=alloc_failed' "$lttng_tmp/gpuoom.ledger"
+is "gpuoom: the notes say a GPU out-of-memory" "$(info gpuoom death)" gpu-oom
+is "gpuoom: with the size the ledger failed" "$(info gpuoom gpu_failed_bytes)" \
+	"$(sed -n 's/.*op=alloc_failed.* size=\([0-9]*\).*/\1/p' "$lttng_tmp/gpuoom.ledger" | tail -n 1)"
+ok "gpuoom: record says it in words" cli_has gpuoom 'GPU memory: an allocation of .* failed .*, and then python3 exited with status 1'
+ok "gpuoom: cudatrace report reads it" report_json gpuoom
+is "gpuoom: the failed allocation woke the host memory sampler, and the exit" \
+	"$(json gpuoom 'd["host_memory"]["processes"][0]["samples"]')" 2
+is "gpuoom: its first sample follows the failure within a second" \
+	"$(json gpuoom '0 <= d["host_memory"]["processes"][0]["first_time_ns"] - d["memory"]["failures"][0]["time_ns"] < 10**9')" True
+
+# 3. Host memory it holds and prints: record's samples hold at least that.
+cli_record host -o "$lttng_tmp/host" -- "$trace_python" "$cli_workload" --steps 6 --host-mib 96 --host-hold 0.5
+is "host: the program exits with 0" "$cli_status" 0
+held=$(sed -n 's/^host \([0-9]*\) MiB$/\1/p' "$lttng_tmp/host.out" | tail -n 1)
+is "host: the program printed what it holds" "$held" 96
+is "host: the notes say it ended well" "$(info host death)" none
+peak=$(info host host_rss_peak_bytes)
+ok "host: the peak resident memory ($peak bytes) holds the 96 MiB it printed" \
+	test "${peak:-0}" -ge $((96 * MIB))
+ok "host: and is not far above (less than 96 MiB + 256 MiB of interpreter)" \
+	test "${peak:-0}" -lt $(((96 + 256) * MIB))
+ok "host: cudatrace report reads it" report_json host
+is "host: the report's host memory is the notes'" \
+	"$(json host 'd["process_end"]["host_memory"]["rss_peak_bytes"]')" "$peak"
+# The tracer's own samples (host_memory events, every 500 ms by default).
+samples=$(json host 'd["host_memory"]["processes"][0]["samples"]')
+ok "host: the tracer sampled its host memory ($samples samples)" test "${samples:-0}" -ge 2
+traced_peak=$(json host 'd["host_memory"]["processes"][0]["rss_peak_bytes"]')
+ok "host: the traced peak ($traced_peak) holds the 96 MiB it printed" \
+	test "${traced_peak:-0}" -ge $((96 * MIB)) -a "${traced_peak:-0}" -lt $(((96 + 256) * MIB))
+ok "host: the series has a point at 96 MiB or more" \
+	json host 'max(p["max_rss_bytes"] for p in d["host_memory"]["timeline"]) >= 96 << 20 or exit(1)'
+ok "host: --plot draws its host memory beside its device memory" \
+	"$cli_bin" report --plot "$lttng_tmp/host-plots" -o /dev/null "$lttng_tmp/host"
+hpid=$(json host 'd["host_memory"]["processes"][0]["pid"]')
+ok "host: as host-memory-$hpid.svg and .png" \
+	test -s "$lttng_tmp/host-plots/host-memory-$hpid.svg" -a -s "$lttng_tmp/host-plots/host-memory-$hpid.png"
+ok "host: and the device memory plot is there too" \
+	test -s "$lttng_tmp/host-plots/memory-$hpid-dev0.svg"
+is "host: its limit is the machine's or its cgroup's" \
+	"$(json host 'd["host_memory"]["processes"][0]["limit_of"] in ("machine", "cgroup")')" True
+
+# 4. Killed by the OOM killer in a cgroup with a 160 MiB limit.
+limit=$((160 * MIB))
+cg=""
+if [ -d /sys/fs/cgroup/memory ] && grep -q '^[0-9]*:[^:]*memory[^:]*:' /proc/self/cgroup; then
+	cg_version=1
+	cg_parent=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:[^:]*memory[^:]*://p' /proc/self/cgroup)
+else
+	cg_version=2
+	cg_parent=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)
+fi
+cg=${cg_parent%/}/cudatrace-deaths-$$
+if ! mkdir "$cg" 2>"$lttng_tmp/cgroup.err"; then
+	tap_fail_all "cannot create the memory cgroup $cg (cgroup v$cg_version): $(cat "$lttng_tmp/cgroup.err"); the test needs root"
+fi
+# cgroup v2: the memory controller must be on for the parent's children.
+if [ $cg_version = 2 ] && [ ! -e "$cg/memory.max" ] &&
+	! echo +memory 2>/dev/null >"$cg_parent/cgroup.subtree_control"; then
+	rmdir "$cg"
+	tap_fail_all "cannot turn the memory controller on under $cg_parent (cgroup v2: its cgroup.subtree_control); the test needs root, in a cgroup without processes of its own or the root one"
+fi
+if [ $cg_version = 1 ]; then
+	echo $limit >"$cg/memory.limit_in_bytes"
+	# With swap, the limit of memory and swap together too, or it swaps instead.
+	[ -e "$cg/memory.memsw.limit_in_bytes" ] && echo $limit >"$cg/memory.memsw.limit_in_bytes"
+else
+	echo $limit >"$cg/memory.max"
+	[ -e "$cg/memory.swap.max" ] && echo 0 >"$cg/memory.swap.max"
+fi
+rm -f "$lttng_tmp/oom.ledger"
+oom_status=0
+# The program moves itself into the cgroup as it starts (record follows it
+# there); the tracer samples its host memory every 50 ms.
+CUDATRACE_HOST_MEMORY_PERIOD_MS=50 CUDASIM_LEDGER="$lttng_tmp/oom.ledger" timeout 120 "$cli_bin" record -o "$lttng_tmp/oom" -- \
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" \
+	"$trace_python" "$cli_workload" --steps 3 --host-grow 8 \
+	>"$lttng_tmp/oom.out" 2>"$lttng_tmp/oom.err" || oom_status=$?
+rmdir "$cg" 2>/dev/null || diag "cannot remove $cg"
+is "oom: record exits with 128 + SIGKILL" "$oom_status" 137
+held=$(sed -n 's/^host \([0-9]*\) MiB$/\1/p' "$lttng_tmp/oom.out" | tail -n 1)
+ok "oom: the program held host memory up to near the limit (${held:-0} MiB printed)" \
+	test "${held:-0}" -ge 64
+is "oom: the notes say a host-memory death" "$(info oom death)" host-oom
+ok "oom: the cgroup counted the OOM kill ($(info oom oom_kills))" test "$(info oom oom_kills)" -ge 1
+is "oom: the notes' limit is the cgroup's" "$(info oom host_limit_bytes) $(info oom host_limit)" \
+	"$limit cgroup"
+rss=$(info oom host_rss_peak_bytes)
+# The resident set counts the shared libraries' pages, which the cgroup
+# may not be charged for: it can pass the limit by those.
+ok "oom: its peak resident memory ($rss) holds what it printed" \
+	test "${rss:-0}" -ge $((held * MIB))
+ok "oom: no GPU allocation failed (the ledger)" cli_lacks "$lttng_tmp/oom.ledger" 'op=alloc_failed|result=cudaErrorMemoryAllocation'
+is "oom: and the notes count none" "$(info oom failures)" 0
+ok "oom: record says host memory and the OOM killer" \
+	cli_has oom 'Host memory: .* was killed by the kernel.s OOM killer'
+ok "oom: cudatrace report reads it" report_json oom
+is "oom: the tracer's samples name the cgroup's limit" \
+	"$(json oom '[(p["limit_bytes"], p["limit_of"]) for p in d["host_memory"]["processes"]][-1]')" \
+	"($limit, 'cgroup')"
+traced_peak=$(json oom 'd["host_memory"]["processes"][-1]["rss_peak_bytes"]')
+ok "oom: the traced peak ($traced_peak) nears the limit: more than half of it" \
+	test "${traced_peak:-0}" -gt $((limit / 2))
+is "oom: the report's cause, limit and kills" \
+	"$(json oom '(d["process_end"]["cause"], d["process_end"]["host_memory"]["limit_bytes"], d["process_end"]["host_memory"]["limit_of"], d["process_end"]["host_memory"]["oom_kills"] >= 1)')" \
+	"('host-oom', $limit, 'cgroup', True)"
+# The kernel log is not readable everywhere (null then); where it is, it names the program.
+is "oom: the kernel log, where readable, names it as killed" \
+	"$(json oom 'd["process_end"]["host_memory"]["oom_in_kernel_log"] in (None, True)')" True
+is "oom: the report has no failed GPU allocation" \
+	"$(json oom 'd["process_end"]["gpu_failed_bytes"]')" None
+tap_done
