@@ -281,12 +281,34 @@ static void failure_caveats(struct finding *f, const struct ct_node *failure,
 	memory_losses(f, l);
 }
 
-static void add_failure(GArray *list, const struct ct_node *failure, size_t index, uint64_t count,
-                        const struct losses *l)
+/* The failures of one kind: how many, and the sizes they asked for. */
+struct failure_group {
+	uint64_t count;
+	double smallest, largest;
+};
+
+/*
+ * "64.00 MiB", or "64.00 MiB to 128.00 MiB" for a group whose requests
+ * differ: a group is never shown with the size of its first alone.
+ */
+static const char *group_sizes(const struct failure_group *g, char *buf, size_t len)
+{
+	char low[32], high[32];
+
+	if (g->smallest == g->largest)
+		return bytes_text(g->smallest, buf, len);
+	snprintf(buf, len, "%s to %s", bytes_text(g->smallest, low, sizeof(low)),
+	         bytes_text(g->largest, high, sizeof(high)));
+	return buf;
+}
+
+static void add_failure(GArray *list, const struct ct_node *failure, size_t index,
+                        const struct failure_group *g, const struct losses *l)
 {
 	const char *verdict = str_of(failure, "verdict");
 	const char *api = str_of(failure, "api");
-	char req[32], times[40] = "";
+	char req[72], times[40] = "";
+	uint64_t count = g->count;
 	struct finding *f;
 
 	if (!verdict)
@@ -298,8 +320,8 @@ static void add_failure(GArray *list, const struct ct_node *failure, size_t inde
 		snprintf(times, sizeof(times), " (%" PRIu64 " times)", count);
 	f->summary = g_strdup_printf(
 	    "%s of %s failed on device %" PRIu64 ": %s%s", api ? api : "an allocation",
-	    bytes_text(number_of(failure, "requested_bytes"), req, sizeof(req)),
-	    u64_of(failure, "device"), verdict_words(verdict), times);
+	    group_sizes(g, req, sizeof(req)), u64_of(failure, "device"), verdict_words(verdict),
+	    times);
 	if (str_of(failure, "explanation"))
 		f->explanation = g_strdup(str_of(failure, "explanation"));
 	f->advice = g_strdup(failure_advice(verdict));
@@ -317,16 +339,25 @@ static void find_failures(GArray *list, const struct ct_node *memory, const stru
 
 	for (size_t i = 0; failures && i < ct_node_count(failures) && added < MAX_PER_KIND; i++) {
 		const struct ct_node *failure = ct_node_child(failures, i);
-		uint64_t count = 1;
+		double requested = number_of(failure, "requested_bytes");
+		struct failure_group g = { 1, requested, requested };
 		bool seen = false;
 
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = same_failure(ct_node_child(failures, j), failure);
 		if (seen)
 			continue;
-		for (size_t j = i + 1; j < ct_node_count(failures); j++)
-			count += same_failure(ct_node_child(failures, j), failure);
-		add_failure(list, failure, i, count, l);
+		for (size_t j = i + 1; j < ct_node_count(failures); j++) {
+			const struct ct_node *other = ct_node_child(failures, j);
+
+			if (!same_failure(other, failure))
+				continue;
+			g.count++;
+			requested = number_of(other, "requested_bytes");
+			g.smallest = MIN(g.smallest, requested);
+			g.largest = MAX(g.largest, requested);
+		}
+		add_failure(list, failure, i, &g, l);
 		added++;
 	}
 }
