@@ -791,7 +791,8 @@ static void write_postmortem(struct record *r, const struct summary *s)
 
 	death_describe(&r->info, cause, sizeof(cause));
 	if (!r->opts.quiet) {
-		summary_print_postmortem(s, r->result.signal, cause, stderr);
+		/* the diagnosis is on stderr already, in the summary just above */
+		summary_print_postmortem(s, r->result.signal, cause, !r->opts.no_report, stderr);
 		r->cause_said = true;
 	}
 	snprintf(path, sizeof(path), "%s/postmortem.txt", r->output);
@@ -800,7 +801,7 @@ static void write_postmortem(struct record *r, const struct summary *s)
 		diag_warn("cannot write %s: %s", path, strerror(errno));
 		return;
 	}
-	summary_print_postmortem(s, r->result.signal, cause, f);
+	summary_print_postmortem(s, r->result.signal, cause, false, f);
 	if (fclose(f) != 0)
 		diag_warn("cannot write %s: %s", path, strerror(errno));
 	else

@@ -364,7 +364,8 @@ static void print_state_at_end(const struct summary *s, FILE *out)
 	}
 }
 
-void summary_print_postmortem(const struct summary *s, int signal, const char *cause, FILE *out)
+void summary_print_postmortem(const struct summary *s, int signal, const char *cause,
+                              bool page_shown, FILE *out)
 {
 	const struct summary_numbers *n = &s->numbers;
 	char last[48] = "an unknown time (the trace holds no event)", program[SHOWN_MAX];
@@ -378,7 +379,8 @@ void summary_print_postmortem(const struct summary *s, int signal, const char *c
 		fprintf(out, "  %s\n", cause);
 	fprintf(out, "  Its last event is at %s%s.\n", last,
 	        n->truncated ? " (the trace ends in a cut packet)" : "");
-	ct_first_page_write(ct_doc_root(s->doc), out);
+	if (!page_shown)
+		ct_first_page_write(ct_doc_root(s->doc), out);
 	if (!s->memory->devices->len) {
 		fprintf(out, "  It had allocated no GPU memory.\n");
 	} else {

@@ -70,7 +70,10 @@ void summary_print_report(const struct summary *s, FILE *out);
  * The post-mortem of a program killed by SIGNAL: the state of memory at
  * its last event, the failures before it, and what they point to; CAUSE,
  * when not NULL, is record's judgement of its end (death.h), said first.
+ * The diagnosis (the report's first page) is in it unless PAGE_SHOWN says
+ * it was just printed on the same output, by summary_print_report.
  */
-void summary_print_postmortem(const struct summary *s, int signal, const char *cause, FILE *out);
+void summary_print_postmortem(const struct summary *s, int signal, const char *cause,
+                              bool page_shown, FILE *out);
 
 #endif

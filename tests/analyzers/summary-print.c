@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	if (!s)
 		return 1;
 	if (argc == 3)
-		summary_print_postmortem(s, atoi(argv[2]), NULL, stdout);
+		summary_print_postmortem(s, atoi(argv[2]), NULL, false, stdout);
 	else
 		summary_print_report(s, stdout);
 	summary_destroy(s);
