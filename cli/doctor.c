@@ -39,6 +39,7 @@
 #include "compat.h"
 #include "diag.h"
 #include "exec-path.h"
+#include "lib-probe.h"
 #include "sessiond.h"
 #include "tracer-lib.h"
 #include "verbs.h"
@@ -120,30 +121,6 @@ item_add(struct doctor *d, const char *name, enum state state, const char *fix, 
 	va_end(ap);
 	snprintf(it->fix, sizeof(it->fix), "%s", fix ? fix : "");
 	return it;
-}
-
-/* The file a dlopen handle was loaded from. */
-static void handle_path(void *handle, char *out, size_t size)
-{
-	struct link_map *map = NULL;
-
-	out[0] = '\0';
-	if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name)
-		snprintf(out, size, "%s", map->l_name);
-}
-
-static void *open_first(const char *const *names, const char **which, char *path, size_t size)
-{
-	for (size_t i = 0; names[i]; i++) {
-		void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-
-		if (h) {
-			*which = names[i];
-			handle_path(h, path, size);
-			return h;
-		}
-	}
-	return NULL;
 }
 
 /* "12.2" for 12020. */
@@ -235,8 +212,7 @@ static void check_devices(struct doctor *d, void *cuda)
 static void check_driver(struct doctor *d)
 {
 	const char *names[] = { "libcuda.so.1", NULL }, *which;
-	void *cuda = open_first(names, &which, d->driver_path, sizeof(d->driver_path));
-	cu_int_fn version;
+	void *cuda = lib_probe_open(names, &which, d->driver_path, sizeof(d->driver_path));
 	char v[16], err[96];
 	int r;
 
@@ -247,12 +223,11 @@ static void check_driver(struct doctor *d)
 		         "libcuda.so.1 is not found: %s", dlerror());
 		return;
 	}
-	version = (cu_int_fn)dlsym(cuda, "cuDriverGetVersion");
-	r = version ? version(&d->driver_cuda) : -1;
+	r = lib_probe_driver_version(cuda, &d->driver_cuda);
 	if (r != 0) {
 		item_add(d, "driver", STATE_FAIL, "reinstall the NVIDIA driver",
 		         "%s: cuDriverGetVersion fails (%s)", d->driver_path,
-		         version ? cu_error(cuda, r, err, sizeof(err)) : "not exported");
+		         r != -1 ? cu_error(cuda, r, err, sizeof(err)) : "not exported");
 		d->driver_cuda = 0;
 		return;
 	}
@@ -273,7 +248,7 @@ typedef int (*nvml_int_fn)(int *);
 static void check_nvml(struct doctor *d)
 {
 	const char *names[] = { "libnvidia-ml.so.1", NULL }, *which;
-	void *nvml = open_first(names, &which, d->nvml_path, sizeof(d->nvml_path));
+	void *nvml = lib_probe_open(names, &which, d->nvml_path, sizeof(d->nvml_path));
 	nvml_void_fn init, shutdown;
 	nvml_text_fn version;
 	int r;
@@ -312,7 +287,7 @@ static void check_runtime(struct doctor *d)
 	static const char *const names[] = { "libcudart.so.13", "libcudart.so.12",
 		                             "libcudart.so.11.0", NULL };
 	const char *which = NULL;
-	void *rt = open_first(names, &which, d->runtime_path, sizeof(d->runtime_path));
+	void *rt = lib_probe_open(names, &which, d->runtime_path, sizeof(d->runtime_path));
 	rt_int_fn version, count;
 	rt_name_fn name;
 	char v[16];
@@ -576,7 +551,7 @@ static void __attribute__((noreturn)) probe_tracer(const char *path, int fd)
 		char where[PATH_MAX];
 		uint32_t v = 0;
 
-		handle_path(cupti, where, sizeof(where));
+		lib_probe_path(cupti, where, sizeof(where));
 		if (version)
 			version(&v);
 		fprintf(out, "cupti %s %u\n", where, v);
