@@ -11,6 +11,7 @@
  * trace are reported, and what was recorded is kept.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "arg-check.h"
+#include "audit-lib.h"
 #include "bounded.h"
 #include "../host/cgroup.h"
 #include "child.h"
@@ -31,6 +33,7 @@
 #include "exec-path.h"
 #include "../host/host-memory.h"
 #include "kernel-log.h"
+#include "lib-probe.h"
 #include "make-dirs.h"
 #include "record-options.h"
 #include "session.h"
@@ -532,10 +535,33 @@ static int prepare_environment(struct record *r)
 	/* LTTng-UST only waits for room in a blocking channel when the program allows it. */
 	if (o->blocking && set_env("LTTNG_UST_ALLOW_BLOCKING", "1") < 0)
 		return -1;
+	/* Without the list, a runtime that refuses the driver leaves nothing: a warning. */
+	if (r->output[0])
+		(void)audit_lib_prepare(r->library, r->output);
 	return 0;
 }
 
 /* ---------------------------------------------------------------- info */
+
+/*
+ * The driver the program will find, and the CUDA version it supports
+ * (cuDriverGetVersion, no cuInit: no device is touched), for the report
+ * of a program whose runtime refuses it: that runtime fails before the
+ * driver loads the tracer. No driver is no error here: the program will
+ * say so.
+ */
+static void probe_driver(struct trace_info *info)
+{
+	static const char *const names[] = { "libcuda.so.1", NULL };
+	const char *which;
+	void *cuda = lib_probe_open(names, &which, info->driver_path, sizeof(info->driver_path));
+
+	if (!cuda)
+		return;
+	if (lib_probe_driver_version(cuda, &info->driver_cuda) != 0)
+		info->driver_cuda = 0;
+	dlclose(cuda);
+}
 
 static void write_info(struct record *r)
 {
@@ -1097,6 +1123,7 @@ static int setup(struct record *r)
 	if (ret < 0)
 		goto error;
 	init_info(r);
+	probe_driver(&r->info);
 	write_info(r);
 	if (prepare_environment(r) < 0) {
 		(void)session_destroy(r->session);

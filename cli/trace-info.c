@@ -125,6 +125,10 @@ static void format(FILE *f, const struct trace_info *info)
 	put(f, "program", info->program);
 	put(f, "command", info->command);
 	fprintf(f, "start_ns=%lld\n", info->start_ns);
+	if (info->driver_cuda > 0)
+		fprintf(f, "driver_cuda=%d\n", info->driver_cuda);
+	if (info->driver_path[0])
+		put(f, "driver_path", info->driver_path);
 	fprintf(f, "recorder_pid=%d\n", info->recorder_pid);
 	fprintf(f, "pid=%d\n", info->pid);
 	fprintf(f, "end=%s\n", end_names[info->end]);
@@ -298,6 +302,10 @@ static void parse_line(struct trace_info *info, const char *key, const char *val
 		copy(info->command, sizeof(info->command), value);
 	} else if (strcmp(key, "start_ns") == 0) {
 		info->start_ns = number(value);
+	} else if (strcmp(key, "driver_cuda") == 0) {
+		info->driver_cuda = (int)number(value);
+	} else if (strcmp(key, "driver_path") == 0) {
+		copy(info->driver_path, sizeof(info->driver_path), value);
 	} else if (strcmp(key, "end_ns") == 0) {
 		info->end_ns = number(value);
 	} else if (strcmp(key, "recorder_pid") == 0) {

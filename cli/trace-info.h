@@ -99,6 +99,11 @@ struct trace_info {
 	char cuda_error_api[128];  /* the call that returned it */
 	uint64_t gpu_failed_bytes; /* the last failed GPU allocation's size, 0 if none */
 	char gpu_verdict[32];      /* and its verdict */
+	/* The driver the program would load, as the recorder found it before
+	 * starting the program (driver_cuda=, driver_path=): a program whose
+	 * runtime refuses the driver leaves no trace that says it. */
+	int driver_cuda;        /* cuDriverGetVersion's: 12020; 0 if unknown */
+	char driver_path[1024]; /* libcuda.so.1 as the dynamic linker found it */
 };
 
 /*
