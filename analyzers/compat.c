@@ -113,6 +113,21 @@ const char *ct_cuda_version_text(int cuda_version, char *buf, size_t size)
 	return buf;
 }
 
+int ct_cuda_version_parse(const char *text)
+{
+	char *end;
+	long major = strtol(text, &end, 10), minor = 0;
+
+	if (end == text || major <= 0 || major > 1000)
+		return 0;
+	if (*end == '.') {
+		minor = strtol(end + 1, &end, 10);
+		if (minor < 0 || minor > 99)
+			minor = 0;
+	}
+	return (int)(major * 1000 + minor * 10);
+}
+
 /* ------------------------------------------------------------ findings */
 
 void ct_compat_init(struct ct_compat_findings *findings)

@@ -48,6 +48,9 @@ int ct_ptx_isa_cuda_version(int isa);
 
 /* "12.2" for 12020, into buf. */
 const char *ct_cuda_version_text(int cuda_version, char *buf, size_t size);
+/* 12040 for "12.4" or "12.4.131" (a library's file name version), 12000
+ * for "12"; 0 when text does not start with a number. */
+int ct_cuda_version_parse(const char *text);
 
 /* ------------------------------------------------------------ findings */
 

@@ -10,7 +10,14 @@
  * JIT-compiled, two copies of a library.
  *
  * The runtime is the first libcudart the process loaded, its version the
- * one that copy reported (cudaRuntimeGetVersion).
+ * one that copy reported (cudaRuntimeGetVersion), else the one in its
+ * file's name.
+ *
+ * What the recorder kept beside the trace (recorded.h) fills in what the
+ * trace lacks: the driver's CUDA version and the objects of a process
+ * that has no driver_info or library_load, and a process of its own for
+ * one that left no event at all but loaded a CUDA library (a runtime that
+ * refused the driver never loads the tracer).
  *
  * Memory: per process, one entry per distinct shared object and per
  * (API, error); the trace's other events are not looked at.
@@ -21,6 +28,7 @@
 
 #include "analysis.h"
 #include "compat.h"
+#include "recorded.h"
 
 #define MAX_CODES 64
 #define MAX_LIBS  256
@@ -28,6 +36,7 @@
 /* One shared object the process loaded. */
 struct library {
 	char *path, *soname, *build_id, *version, *device_code; /* owned */
+	char *file;    /* the file path leads to, from the recorder's list; owned, "" if unknown */
 	char name[64]; /* "libcudart" when it is one of NVIDIA's, else "" */
 	bool at_start;
 };
@@ -42,7 +51,9 @@ struct failure {
 };
 
 struct env_process {
-	struct ct_process *process; /* borrowed */
+	struct ct_process *process; /* borrowed; NULL for one known from the recorder only */
+	int64_t pid;
+	char procname[64];
 	bool has_driver;
 	int32_t driver_cuda;
 	char driver_version[96];
@@ -71,6 +82,7 @@ static void library_free(gpointer data)
 	g_free(lib->build_id);
 	g_free(lib->version);
 	g_free(lib->device_code);
+	g_free(lib->file);
 	g_free(lib);
 }
 
@@ -84,18 +96,27 @@ static void process_free(gpointer data)
 	g_free(p);
 }
 
+static struct env_process *process_new(struct environment *env, struct ct_process *process)
+{
+	struct env_process *p = g_new0(struct env_process, 1);
+
+	p->process = process;
+	p->libraries = g_ptr_array_new_with_free_func(library_free);
+	p->by_path = g_hash_table_new(g_str_hash, g_str_equal);
+	p->failures = g_array_new(FALSE, TRUE, sizeof(struct failure));
+	g_ptr_array_add(env->processes, p);
+	return p;
+}
+
 static struct env_process *process_of(struct environment *env, struct ct_process *process)
 {
 	struct env_process *p = g_hash_table_lookup(env->by_process, process);
 
 	if (p)
 		return p;
-	p = g_new0(struct env_process, 1);
-	p->process = process;
-	p->libraries = g_ptr_array_new_with_free_func(library_free);
-	p->by_path = g_hash_table_new(g_str_hash, g_str_equal);
-	p->failures = g_array_new(FALSE, TRUE, sizeof(struct failure));
-	g_ptr_array_add(env->processes, p);
+	p = process_new(env, process);
+	p->pid = process->pid;
+	snprintf(p->procname, sizeof(p->procname), "%s", process->procname);
 	g_hash_table_insert(env->by_process, process, p);
 	return p;
 }
@@ -110,26 +131,37 @@ static void on_driver(struct env_process *p, const struct ct_ev_driver_info *e)
 	         e->driver_version ? e->driver_version : "");
 }
 
-/* A library is announced again to each session that starts: kept once. */
-static void on_library(struct env_process *p, const struct ct_ev_library_load *e)
+/* The library at path, new to p (NULL when known, or the list is full). */
+static struct library *library_add(struct env_process *p, const char *path)
 {
 	struct library *lib;
 	char version[64];
 
-	if (!e->path || !*e->path || g_hash_table_contains(p->by_path, e->path) ||
+	if (!path || !*path || g_hash_table_contains(p->by_path, path) ||
 	    p->libraries->len >= MAX_LIBS)
-		return;
+		return NULL;
 	lib = g_new0(struct library, 1);
-	lib->path = g_strdup(e->path);
-	lib->soname = g_strdup(e->soname ? e->soname : "");
-	lib->build_id = g_strdup(e->build_id ? e->build_id : "");
-	lib->version = g_strdup(e->version ? e->version : "");
-	lib->device_code = g_strdup(e->device_code ? e->device_code : "");
-	lib->at_start = e->at_start;
+	lib->path = g_strdup(path);
 	if (!ct_library_identify(lib->path, lib->name, sizeof(lib->name), version, sizeof(version)))
 		lib->name[0] = '\0';
 	g_ptr_array_add(p->libraries, lib);
 	g_hash_table_insert(p->by_path, lib->path, lib);
+	return lib;
+}
+
+/* A library is announced again to each session that starts: kept once. */
+static void on_library(struct env_process *p, const struct ct_ev_library_load *e)
+{
+	struct library *lib = library_add(p, e->path);
+
+	if (!lib)
+		return;
+	lib->soname = g_strdup(e->soname ? e->soname : "");
+	lib->build_id = g_strdup(e->build_id ? e->build_id : "");
+	lib->version = g_strdup(e->version ? e->version : "");
+	lib->device_code = g_strdup(e->device_code ? e->device_code : "");
+	lib->file = g_strdup("");
+	lib->at_start = e->at_start;
 }
 
 /* The errors the compatibility rules explain, in both APIs' numbering:
@@ -189,6 +221,76 @@ static enum ct_analysis_status environment_finish(void *state, int64_t end_ns)
 	return CT_ANALYSIS_OK;
 }
 
+/* ------------------------------------------------------------ the recorder's lists */
+
+static bool pid_wanted(const struct ct_options *opts, int64_t pid, const char *procname)
+{
+	bool by_pid = !opts->pid_count, by_name = !opts->procname_count;
+
+	for (size_t i = 0; i < opts->pid_count; i++)
+		by_pid |= opts->pids[i] == pid;
+	for (size_t i = 0; i < opts->procname_count; i++)
+		by_name |= !strcmp(opts->procnames[i], procname);
+	return by_pid && by_name;
+}
+
+static struct env_process *process_by_pid(const struct environment *env, int64_t pid)
+{
+	for (guint i = 0; i < env->processes->len; i++) {
+		struct env_process *p = g_ptr_array_index(env->processes, i);
+
+		if (p->pid == pid)
+			return p;
+	}
+	return NULL;
+}
+
+static bool loaded_cuda(const struct ct_recorded_process *rp)
+{
+	char name[64], version[64];
+
+	for (size_t i = 0; i < rp->object_count; i++)
+		if (ct_library_identify(rp->objects[i].path, name, sizeof(name), version,
+		                        sizeof(version)))
+			return true;
+	return false;
+}
+
+static void add_recorded(struct environment *env, const struct ct_recorded_process *rp)
+{
+	struct env_process *p = process_by_pid(env, rp->pid);
+
+	if (!pid_wanted(env->opts, rp->pid, rp->procname))
+		return;
+	if (!p) {
+		/* Left no event: worth a word only if it loaded CUDA. */
+		if (!loaded_cuda(rp))
+			return;
+		p = process_new(env, NULL);
+		p->pid = rp->pid;
+		snprintf(p->procname, sizeof(p->procname), "%s", rp->procname);
+	}
+	if (!p->has_driver && rp->driver_cuda > 0) {
+		p->has_driver = true;
+		p->driver_cuda = rp->driver_cuda;
+	}
+	if (p->libraries->len)
+		return; /* the trace's own list, with the versions the libraries report */
+	for (size_t i = 0; i < rp->object_count; i++) {
+		const struct ct_recorded_object *o = &rp->objects[i];
+		struct library *lib = library_add(p, o->path);
+
+		if (!lib)
+			continue;
+		lib->soname = g_strdup(o->soname);
+		lib->build_id = g_strdup(o->build_id);
+		lib->version = g_strdup("");
+		lib->device_code = g_strdup("");
+		lib->file = g_strdup(o->file);
+		lib->at_start = false;
+	}
+}
+
 /* ------------------------------------------------------------ the rules */
 
 static int device_cc(const struct ct_device *d)
@@ -203,6 +305,8 @@ static void check_codes(struct env_process *p)
 	int seen[256];
 	size_t nseen = 0;
 
+	if (!p->process)
+		return;
 	for (unsigned dev = 0; dev < 256; dev++) {
 		int cc = device_cc(p->process->devices[dev]);
 		bool again = false;
@@ -224,6 +328,22 @@ static void check_codes(struct env_process *p)
 	}
 }
 
+/* The version the runtime reported, else the one its file's name holds
+ * (libcudart.so.13.0.48, where the dynamic linker's path is libcudart.so.13). */
+static int runtime_version(const struct library *lib)
+{
+	char name[64], version[64];
+
+	if (lib->version[0])
+		return atoi(lib->version);
+	if (lib->file[0] &&
+	    ct_library_identify(lib->file, name, sizeof(name), version, sizeof(version)))
+		return ct_cuda_version_parse(version);
+	if (ct_library_identify(lib->path, name, sizeof(name), version, sizeof(version)))
+		return ct_cuda_version_parse(version);
+	return 0;
+}
+
 static void check_process(struct env_process *p)
 {
 	struct ct_library libs[MAX_LIBS];
@@ -235,7 +355,7 @@ static void check_process(struct env_process *p)
 
 		if (!p->runtime && !strcmp(lib->name, "libcudart")) {
 			p->runtime = lib;
-			p->runtime_cuda = atoi(lib->version);
+			p->runtime_cuda = runtime_version(lib);
 		}
 		if (lib->name[0])
 			libs[nlibs++] = (struct ct_library){ lib->path, lib->version };
@@ -243,7 +363,7 @@ static void check_process(struct env_process *p)
 	if (p->has_driver)
 		ct_compat_check_driver(p->driver_cuda, atoi(p->driver_version), p->runtime_cuda,
 		                       &p->findings);
-	for (unsigned dev = 0; dev < 256 && p->runtime_cuda; dev++)
+	for (unsigned dev = 0; dev < 256 && p->runtime_cuda && p->process; dev++)
 		if (device_cc(p->process->devices[dev]) > 0)
 			ct_compat_check_device(device_cc(p->process->devices[dev]), p->runtime_cuda,
 			                       &p->findings);
@@ -255,7 +375,10 @@ static void check_process(struct env_process *p)
 static enum ct_analysis_status environment_result(void *state, const void **result)
 {
 	struct environment *env = state;
+	const struct ct_recorded *recorded = env->opts->recorded;
 
+	for (size_t i = 0; recorded && i < recorded->count; i++)
+		add_recorded(env, &recorded->processes[i]);
 	for (guint i = 0; i < env->processes->len; i++)
 		check_process(g_ptr_array_index(env->processes, i));
 	*result = env;
@@ -288,7 +411,7 @@ static void write_driver(struct ct_doc *doc, const struct env_process *p)
 static void write_devices(struct ct_doc *doc, const struct env_process *p)
 {
 	ct_doc_array(doc, "devices", "Devices");
-	for (unsigned dev = 0; dev < 256; dev++) {
+	for (unsigned dev = 0; dev < 256 && p->process; dev++) {
 		const struct ct_device *d = p->process->devices[dev];
 		char cc[16];
 
@@ -371,8 +494,10 @@ static void write_section(struct ct_doc *doc, const struct ct_result *results, s
 		const struct env_process *p = g_ptr_array_index(env->processes, i);
 
 		ct_doc_object(doc, NULL, NULL);
-		ct_doc_i64(doc, "pid", p->process->pid, CT_UNIT_ID);
-		ct_doc_string(doc, "procname", p->process->procname);
+		ct_doc_i64(doc, "pid", p->pid, CT_UNIT_ID);
+		ct_doc_string(doc, "procname", p->procname[0] ? p->procname : NULL);
+		/* Known from the recorder's lists only: CUDA never started in it. */
+		ct_doc_bool(doc, "traced", p->process != NULL);
 		write_driver(doc, p);
 		write_devices(doc, p);
 		write_libraries(doc, p, env->opts->max_rows);

@@ -12,6 +12,8 @@
 
 #define CT_FILTER_MAX 16
 
+struct ct_recorded;
+
 struct ct_options {
 	/* Keep only these processes: a pid, or a procname. None: all. */
 	int64_t pids[CT_FILTER_MAX];
@@ -35,6 +37,8 @@ struct ct_options {
 	size_t max_rows;
 	/* Points of a time series (each series is downsampled to this many). */
 	size_t series_points;
+	/* What the recorder kept beside the traces (recorded.h); borrowed, NULL: none. */
+	const struct ct_recorded *recorded;
 };
 
 /* Defaults: no filter, 20 rows, 512 points. */
