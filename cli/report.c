@@ -18,11 +18,13 @@
 #include "analysis.h"
 #include "arg-check.h"
 #include "death-section.h"
+#include "discovery.h"
 #include "document.h"
 #include "filters.h"
 #include "options.h"
 #include "plot.h"
 #include "reader.h"
+#include "recorded-read.h"
 #include "verbs.h"
 #include "writer.h"
 #include "snapshot.h"
@@ -492,8 +494,59 @@ static void note_cuts(struct ct_reader *reader, char *const *paths, size_t count
 	}
 }
 
+/*
+ * The inputs that hold a trace, first in INPUTS (their order kept); returns
+ * how many. A directory `cudatrace record` made for a program that left no
+ * event (its CUDA runtime refused the driver before the tracer was loaded)
+ * holds only what record kept beside it, for the environment section.
+ */
+static size_t traces_first(char **inputs, size_t count)
+{
+	GPtrArray *found = g_ptr_array_new_with_free_func(g_free);
+	size_t traces = 0;
+	char why[512];
+
+	for (size_t i = 0; i < count; i++) {
+		const char *one[] = { inputs[i] };
+		char *input = inputs[i];
+
+		g_ptr_array_set_size(found, 0);
+		if (ct_discover_traces(one, 1, found, why, sizeof(why)) != CT_DISCOVERY_OK)
+			continue;
+		memmove(inputs + traces + 1, inputs + traces, (i - traces) * sizeof(*inputs));
+		inputs[traces++] = input;
+	}
+	g_ptr_array_free(found, TRUE);
+	return traces;
+}
+
+/* Whether a recorded process loaded something: then a report can say what. */
+static bool recorded_anything(const struct ct_recorded *recorded)
+{
+	for (size_t i = 0; i < recorded->count; i++)
+		if (recorded->processes[i].object_count)
+			return true;
+	return false;
+}
+
+/*
+ * Reads the traces among INPUTS; with none, but a recorder's lists, the
+ * report is made of those alone. The reader's status.
+ */
+static enum ct_reader_status read_inputs(struct ct_reader *reader, char **inputs, size_t count,
+                                         const struct ct_recorded *recorded)
+{
+	size_t traces = traces_first(inputs, count);
+
+	if (!traces && recorded_anything(recorded))
+		return CT_READER_OK;
+	/* None: the reader says why each input is no trace. */
+	return ct_reader_read(reader, (const char *const *)inputs, traces ? traces : count);
+}
+
 int cmd_report(int argc, char **argv)
 {
+	struct ct_recorded recorded = { 0 };
 	struct report_args a = { 0 };
 	struct ct_reader *reader = NULL;
 	struct ct_doc *doc = NULL;
@@ -507,6 +560,13 @@ int cmd_report(int argc, char **argv)
 	}
 	if (ret)
 		return ret;
+	if (!a.live_url) {
+		if (recorded_read(a.paths, a.path_count, &recorded) < 0) {
+			fprintf(stderr, "cudatrace report: out of memory\n");
+			return 1;
+		}
+		a.opts.recorded = &recorded;
+	}
 	reader = ct_reader_create(&a.opts);
 	doc = ct_doc_create();
 	inputs = resolve_inputs(a.paths, a.path_count);
@@ -518,7 +578,7 @@ int cmd_report(int argc, char **argv)
 	ret = add_analyses(reader, a.analyses);
 	if (ret)
 		goto end;
-	status = ct_reader_read(reader, (const char *const *)inputs, a.path_count);
+	status = read_inputs(reader, inputs, a.path_count, &recorded);
 	if (status == CT_READER_INPUT_ERROR || status == CT_READER_ERROR) {
 		fprintf(stderr, "cudatrace report: %s\n", ct_reader_stats(reader)->error);
 		ret = status == CT_READER_INPUT_ERROR ? EXIT_USAGE : 1;
@@ -543,5 +603,6 @@ end:
 		free_inputs(inputs, a.path_count);
 	ct_doc_destroy(doc);
 	ct_reader_destroy(reader);
+	recorded_free(&recorded);
 	return ret;
 }
