@@ -65,6 +65,21 @@ static void test_release_table(void **unused)
 	assert_string_equal(ct_cuda_version_text(13000, buf, sizeof(buf)), "13.0");
 }
 
+/* The versions of libraries' file names (libcudart.so.12.4.131), as CUDA versions. */
+static void test_version_parse(void **unused)
+{
+	(void)unused;
+	assert_int_equal(ct_cuda_version_parse("12.4.131"), 12040);
+	assert_int_equal(ct_cuda_version_parse("13.0"), 13000);
+	assert_int_equal(ct_cuda_version_parse("13"), 13000);
+	assert_int_equal(ct_cuda_version_parse("11.8.89"), 11080);
+	assert_int_equal(ct_cuda_version_parse(""), 0);
+	assert_int_equal(ct_cuda_version_parse("x.1"), 0);
+	assert_int_equal(ct_cuda_version_parse("0.5"), 0);
+	/* A minor past any CUDA release is not taken for one. */
+	assert_int_equal(ct_cuda_version_parse("12.400"), 12000);
+}
+
 /* PTX ISA reference, release history. */
 static void test_ptx_isa_versions(void **unused)
 {
@@ -351,6 +366,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_release_table),
+		cmocka_unit_test(test_version_parse),
 		cmocka_unit_test(test_ptx_isa_versions),
 		cmocka_unit_test(test_driver_too_old),
 		cmocka_unit_test(test_driver_fits),
