@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# A runtime program under a driver too old for its runtime, recorded:
+# the runtime refuses to start (cudaErrorInsufficientDriver) before the
+# driver ever loads the tracer, yet the report names both versions, with
+# the rule, from what `cudatrace record` kept beside the trace: the
+# driver's CUDA version (cudatrace.info's driver_cuda) and the objects the
+# program loaded (objects-PID, from the audit library in LD_AUDIT).
+# Against the program's own printout (programs/rt-refused: the versions
+# cudaRuntimeGetVersion and cudaDriverGetVersion give, and the error) and
+# the files themselves (readelf). The same program under a driver new
+# enough has no such finding, and an LD_AUDIT of the user's stays.
+
+cli_here=$(cd "$(dirname "$0")" && pwd)
+. "$cli_here/../lib/cli.sh"
+
+cli_setup "$@"
+cli_with_daemon
+command -v readelf >/dev/null 2>&1 || tap_fail_all "readelf is not installed (Debian: binutils)"
+program="$trace_builddir/tests/programs/rt-refused"
+[ -x "$program" ] || tap_fail_all "programs/rt-refused is not built"
+
+# fact TAG NAME: the program's "# fact NAME=VALUE".
+fact() {
+	sed -n "s/^# fact $2=//p" "$lttng_tmp/$1.out" | head -n 1
+}
+
+# envjson TAG EXPRESSION: a Python expression over the report's
+# environment entry of TAG's process (p) and its findings by id (f: id ->
+# list of "what").
+envjson() {
+	"$trace_python" -c 'import json, sys
+report = json.load(open(sys.argv[1]))
+p = [e for e in report["environment"] if str(e["pid"]) == sys.argv[2]][0]
+f = {}
+for x in p["findings"]:
+    f.setdefault(x["id"], []).append(x["what"])
+print(eval(sys.argv[3]))' "$lttng_tmp/$1.json" "$(fact "$1" pid)" "$2"
+}
+
+# report TAG: the report of TAG's trace as JSON, in TAG.json; one test.
+report() {
+	report_status=0
+	"$cli_bin" report --format=json -o "$lttng_tmp/$1.json" "$lttng_tmp/$1" \
+		2>"$lttng_tmp/$1.report.err" || report_status=$?
+	is "$1: the report is made" "$report_status" 0 || sed 's/^/# /' "$lttng_tmp/$1.report.err"
+	"$cli_bin" report -o "$lttng_tmp/$1.txt" "$lttng_tmp/$1" 2>/dev/null || :
+}
+
+# ---- a driver of CUDA 12.2 under a CUDA 13 runtime
+CUDASIM_DRIVER_VERSION=12020
+export CUDASIM_DRIVER_VERSION
+cli_record old -o "$lttng_tmp/old" -- "$program"
+unset CUDASIM_DRIVER_VERSION
+is "old: record exits with the program's status" "$cli_status" 1
+is "old: the program says the runtime refused the driver" "$(fact old error)" \
+	cudaErrorInsufficientDriver
+driver=$(fact old driver)
+runtime=$(fact old runtime)
+is "old: the notes hold the driver's CUDA version the program saw" \
+	"$(sed -n 's/^driver_cuda=//p' "$lttng_tmp/old/cudatrace.info")" "$driver"
+is "old: ... and the driver's path" \
+	"$(sed -n 's/^driver_path=//p' "$lttng_tmp/old/cudatrace.info")" "$trace_simdir/libcuda.so.1"
+objects="$lttng_tmp/old/objects-$(fact old pid)"
+cudart="$trace_simdir/libcudart.so.13"
+line=$(grep "^$cudart	" "$objects" 2>/dev/null)
+ok "old: the program's list of objects names its libcudart" test -n "$line"
+is "old: with its soname" "$(echo "$line" | cut -f2)" libcudart.so.13
+is "old: with its build id (readelf -n)" "$(echo "$line" | cut -f3)" \
+	"$(readelf -n "$cudart" | sed -n 's/^ *Build ID: *//p')"
+is "old: with the file it is" "$(echo "$line" | cut -f4)" "$(readlink -f "$cudart")"
+report old
+text_driver=$(echo "$driver" | awk '{ printf "%d.%d", $1 / 1000, $1 % 1000 / 10 }')
+text_runtime=$(echo "$runtime" | awk '{ printf "%d.%d", $1 / 1000, $1 % 1000 / 10 }')
+is "old: the report has the driver's CUDA version" \
+	"$(envjson old 'p["driver"]["cuda_version"]')" "$text_driver"
+is "old: ... and the runtime's, with its path" \
+	"$(envjson old '(p["runtime"]["cuda_version"], p["runtime"]["path"])')" \
+	"('$text_runtime', '$cudart')"
+what=$(envjson old 'f.get("driver-too-old", [""])[0]')
+ok "old: a driver-too-old finding names both versions" \
+	cli_matches "$what" ".*driver supports CUDA $text_driver.*runtime is $text_runtime"
+ok "old: the text report says it too" grep -q \
+	"driver supports CUDA $text_driver; this program's runtime is $text_runtime" \
+	"$lttng_tmp/old.txt"
+ok "old: ... with NVIDIA's rule" cli_matches \
+	"$(envjson old '[x["rule"] for x in p["findings"] if x["id"] == "driver-too-old"]')" \
+	".*Minor Version Compatibility"
+
+# ---- the same program, the driver new enough; the user's LD_AUDIT stays
+user_audit="$lttng_tmp/no-such-audit.so"
+LD_AUDIT=$user_audit cli_record new -o "$lttng_tmp/new" -- "$program"
+is "new: the program ran" "$cli_status" 0
+is "new: CUDA started" "$(fact new error)" cudaSuccess
+report new
+is "new: no finding" "$(envjson new 'p["findings"]')" "[]"
+is "new: the driver's CUDA version, from the trace" "$(envjson new 'p["driver"]["cuda_version"]')" \
+	"$(fact new driver | awk '{ printf "%d.%d", $1 / 1000, $1 % 1000 / 10 }')"
+ok "new: the user's audit library was asked first (ld.so says it cannot load it)" \
+	grep -q "no-such-audit.so" "$lttng_tmp/new.err"
+tap_done
