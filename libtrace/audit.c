@@ -42,11 +42,11 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "build-id.h"
 
-#define MAX_PHDRS     64
-#define MAX_DYN       512
-#define BUILD_ID_MAX  64 /* bytes; GNU ld writes 20 (SHA-1) */
-#define LINE_MAX_LEN  (2 * 4096 + 256 + 2 * BUILD_ID_MAX + 4)
+#define MAX_PHDRS    64
+#define MAX_DYN      512
+#define LINE_MAX_LEN (2 * 4096 + 256 + BUILD_ID_TEXT + 4)
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -125,25 +125,9 @@ static void read_build_id(const struct elf_file *f, const Elf64_Phdr *note_seg, 
 {
 	unsigned char notes[4096];
 	size_t n = note_seg->p_filesz < sizeof(notes) ? note_seg->p_filesz : sizeof(notes);
-	const unsigned char *at = notes, *end = notes + n;
 
-	if (!read_at(f->fd, notes, n, note_seg->p_offset))
-		return;
-	while (at + sizeof(Elf64_Nhdr) <= end) {
-		const Elf64_Nhdr *note = (const Elf64_Nhdr *)at;
-		const unsigned char *name = at + sizeof(*note);
-		const unsigned char *desc = name + ((note->n_namesz + 3) & ~3u);
-
-		if (desc + note->n_descsz > end)
-			return;
-		if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
-		    !memcmp(name, "GNU", 4)) {
-			for (unsigned i = 0; i < note->n_descsz && i < BUILD_ID_MAX; i++)
-				snprintf(out + 2 * i, 3, "%02x", desc[i]);
-			return;
-		}
-		at = desc + ((note->n_descsz + 3) & ~3u);
-	}
+	if (read_at(f->fd, notes, n, note_seg->p_offset))
+		build_id_from_notes(notes, n, out);
 }
 
 static void describe(const char *path, char *soname, size_t soname_size, char *build_id)
@@ -179,7 +163,7 @@ static void note_object(const struct link_map *map)
 {
 	const char *dir = getenv(AUDIT_DIR_ENV);
 	char exe[4096], file[4096 + 32], line[LINE_MAX_LEN], soname[256] = "";
-	char build_id[2 * BUILD_ID_MAX + 1] = "", real[4096];
+	char build_id[BUILD_ID_TEXT] = "", real[4096];
 	const char *path;
 	int fd, n;
 

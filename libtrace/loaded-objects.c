@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build-id.h"
 #include "device-code.h"
 #include "emit.h"
 #include "loaded-objects.h"
@@ -41,14 +42,13 @@
 #include "state.h"
 #include "text.h"
 
-#define BUILD_ID_MAX 64 /* bytes; GNU ld writes 20 (SHA-1) */
-#define CODES_TEXT   512
+#define CODES_TEXT 512
 
 struct object {
 	uintptr_t base;
 	char *path;
 	char soname[128];
-	char build_id[2 * BUILD_ID_MAX + 1];
+	char build_id[BUILD_ID_TEXT];
 	char version[48];
 	char codes[CODES_TEXT];
 	bool at_start;
@@ -86,28 +86,6 @@ static void read_soname(const struct dl_phdr_info *info, const ElfW(Phdr) * ph, 
 	}
 	if (strtab && has_soname)
 		snprintf(o->soname, sizeof(o->soname), "%s", (const char *)(strtab + soname));
-}
-
-static void read_build_id(const struct dl_phdr_info *info, const ElfW(Phdr) * ph, struct object *o)
-{
-	const unsigned char *at = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
-	const unsigned char *end = at + ph->p_memsz;
-
-	while (at + sizeof(ElfW(Nhdr)) <= end) {
-		const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)at;
-		const unsigned char *name = at + sizeof(*note);
-		const unsigned char *desc = name + ((note->n_namesz + 3) & ~3u);
-
-		if (desc + note->n_descsz > end)
-			return;
-		if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
-		    !memcmp(name, "GNU", 4)) {
-			for (unsigned i = 0; i < note->n_descsz && i < BUILD_ID_MAX; i++)
-				snprintf(o->build_id + 2 * i, 3, "%02x", desc[i]);
-			return;
-		}
-		at = desc + ((note->n_descsz + 3) & ~3u);
-	}
 }
 
 static bool known(uintptr_t base, const char *path)
@@ -178,7 +156,9 @@ static int on_object(struct dl_phdr_info *info, size_t size, void *data)
 		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
 			read_soname(info, &info->dlpi_phdr[i], o);
 		else if (info->dlpi_phdr[i].p_type == PT_NOTE && !o->build_id[0])
-			read_build_id(info, &info->dlpi_phdr[i], o);
+			build_id_from_notes(
+			    (const unsigned char *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr),
+			    info->dlpi_phdr[i].p_memsz, o->build_id);
 	}
 	return 0;
 }
