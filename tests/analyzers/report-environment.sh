@@ -50,13 +50,7 @@ traced() {
 # findings by id (f: id -> list of "what").
 envjson() {
 	pid=$(sed -n 's/^# fact pid=//p' "$lttng_tmp/$1.out" | head -n 1)
-	"$report_python" -c 'import json, sys
-report = json.load(open(sys.argv[1]))
-p = [e for e in report["environment"] if str(e["pid"]) == sys.argv[2]][0]
-f = {}
-for x in p["findings"]:
-    f.setdefault(x["id"], []).append(x["what"])
-print(eval(sys.argv[3]))' "$report_tmp/$1.out" "$pid" "$2"
+	"$report_python" "$here/../lib/environment-entry.py" "$report_tmp/$1.out" "$pid" "$2"
 }
 
 # contains TEXT PART...: TEXT holds every PART.

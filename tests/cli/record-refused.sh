@@ -30,13 +30,8 @@ fact() {
 # environment entry of TAG's process (p) and its findings by id (f: id ->
 # list of "what").
 envjson() {
-	"$trace_python" -c 'import json, sys
-report = json.load(open(sys.argv[1]))
-p = [e for e in report["environment"] if str(e["pid"]) == sys.argv[2]][0]
-f = {}
-for x in p["findings"]:
-    f.setdefault(x["id"], []).append(x["what"])
-print(eval(sys.argv[3]))' "$lttng_tmp/$1.json" "$(fact "$1" pid)" "$2"
+	"$trace_python" "$cli_here/../lib/environment-entry.py" "$lttng_tmp/$1.json" \
+		"$(fact "$1" pid)" "$2"
 }
 
 # report TAG: the report of TAG's trace as JSON, in TAG.json; one test.
@@ -73,6 +68,8 @@ is "old: with the file it is" "$(echo "$line" | cut -f4)" "$(readlink -f "$cudar
 report old
 text_driver=$(echo "$driver" | awk '{ printf "%d.%d", $1 / 1000, $1 % 1000 / 10 }')
 text_runtime=$(echo "$runtime" | awk '{ printf "%d.%d", $1 / 1000, $1 % 1000 / 10 }')
+is "old: the process is listed though it left no event" "$(envjson old 'p["traced"]')" False
+is "old: ... named after its program" "$(envjson old 'p["procname"]')" rt-refused
 is "old: the report has the driver's CUDA version" \
 	"$(envjson old 'p["driver"]["cuda_version"]')" "$text_driver"
 is "old: ... and the runtime's, with its path" \
@@ -95,6 +92,7 @@ is "new: the program ran" "$cli_status" 0
 is "new: CUDA started" "$(fact new error)" cudaSuccess
 report new
 is "new: no finding" "$(envjson new 'p["findings"]')" "[]"
+is "new: the process is the trace's" "$(envjson new 'p["traced"]')" True
 is "new: the driver's CUDA version, from the trace" "$(envjson new 'p["driver"]["cuda_version"]')" \
 	"$(fact new driver | awk '{ printf "%d.%d", $1 / 1000, $1 % 1000 / 10 }')"
 ok "new: the user's audit library was asked first (ld.so says it cannot load it)" \
