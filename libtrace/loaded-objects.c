@@ -248,21 +248,6 @@ static void read_version(struct object *o)
 
 /* ------------------------------------------------------------ events */
 
-/* device_code is cut to CUDATRACE_MAX_STRING after a whole name, not in
- * the middle of one (the other strings are cut where the text ends). */
-static void bound_codes(char *codes)
-{
-	uint16_t n = text_length(codes);
-	char *comma;
-
-	if (!codes[n])
-		return;
-	codes[n] = '\0';
-	comma = strrchr(codes, ',');
-	if (comma)
-		*comma = '\0';
-}
-
 static void emit(const struct object *o)
 {
 	EMIT(library_load, &(struct ct_ev_library_load){
@@ -291,7 +276,8 @@ static void scan_locked(void)
 	for (size_t i = first_new; i < count; i++) {
 		device_code_of_file(objects[i].path, objects[i].codes, sizeof(objects[i].codes));
 		read_version(&objects[i]);
-		bound_codes(objects[i].codes);
+		/* cut after a whole name, not in the middle of one */
+		text_bound_list(objects[i].codes);
 		emit(&objects[i]);
 	}
 }

@@ -82,3 +82,16 @@ size_t text_from_wide(char *out, size_t size, const wchar_t *ws)
 		out[len] = '\0';
 	return len;
 }
+
+void text_bound_list(char *list)
+{
+	uint16_t n = text_length(list);
+	char *comma;
+
+	if (!list[n])
+		return;
+	list[n] = '\0';
+	comma = strrchr(list, ',');
+	if (comma)
+		*comma = '\0';
+}

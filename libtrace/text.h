@@ -22,6 +22,10 @@ static inline const char *text_or_empty(const char *s)
 	return s ? s : "";
 }
 
+/* Cuts list, comma-separated names, to what text_length records, after a
+ * whole name rather than in the middle of one. */
+void text_bound_list(char *list);
+
 /* Convert a wide string to UTF-8 into out (size bytes, NUL-terminated),
  * stopping before the cap; returns the length written. */
 size_t text_from_wide(char *out, size_t size, const wchar_t *ws);
