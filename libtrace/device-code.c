@@ -14,6 +14,11 @@
  * Only the headers are read (pread), never the code: a library such as
  * libtorch_cuda.so carries gigabytes of it. The file is the one on disk,
  * read after it was loaded; nothing of the process's memory is touched.
+ *
+ * A module's image, as CUPTI hands it over when the module is loaded
+ * (CUpti_ModuleResourceData's pCubin and cubinSize), is read the same
+ * way in memory, within the size given: a fat binary's entries are
+ * listed; a single cubin has no such list.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -41,9 +46,21 @@ struct code_list {
 	size_t size, used;
 };
 
-static bool read_at(int fd, void *buf, size_t size, uint64_t offset)
+/* What is read: a file (fd), or an image of size bytes in memory. */
+struct source {
+	int fd;
+	const unsigned char *image;
+	uint64_t size;
+};
+
+static bool read_at(const struct source *src, void *buf, size_t size, uint64_t offset)
 {
-	return pread(fd, buf, size, (off_t)offset) == (ssize_t)size;
+	if (!src->image)
+		return pread(src->fd, buf, size, (off_t)offset) == (ssize_t)size;
+	if (offset > src->size || size > src->size - offset)
+		return false;
+	memcpy(buf, src->image + offset, size);
+	return true;
 }
 
 /* name, unless the list has it already. */
@@ -87,15 +104,15 @@ static void entry_add(struct code_list *list, const unsigned char *header)
 
 /* The entries of the fat binary at offset; returns its end, or 0 when
  * there is none there. */
-static uint64_t fatbin_read(int fd, uint64_t offset, uint64_t end, struct code_list *list,
-                            unsigned *entries)
+static uint64_t fatbin_read(const struct source *src, uint64_t offset, uint64_t end,
+                            struct code_list *list, unsigned *entries)
 {
 	unsigned char header[FATBIN_HEADER_SIZE], entry[FATBIN_ENTRY_HEADER_MIN];
 	uint32_t magic, entry_header;
 	uint16_t header_size;
 	uint64_t size, at, payload;
 
-	if (offset + FATBIN_HEADER_SIZE > end || !read_at(fd, header, sizeof(header), offset))
+	if (offset + FATBIN_HEADER_SIZE > end || !read_at(src, header, sizeof(header), offset))
 		return 0;
 	memcpy(&magic, header, 4);
 	memcpy(&header_size, header + 6, 2);
@@ -106,7 +123,7 @@ static uint64_t fatbin_read(int fd, uint64_t offset, uint64_t end, struct code_l
 	for (at = offset + header_size;
 	     at + sizeof(entry) <= offset + header_size + size && *entries < MAX_ENTRIES;
 	     (*entries)++) {
-		if (!read_at(fd, entry, sizeof(entry), at))
+		if (!read_at(src, entry, sizeof(entry), at))
 			break;
 		memcpy(&entry_header, entry + 4, 4);
 		memcpy(&payload, entry + 8, 8);
@@ -119,25 +136,35 @@ static uint64_t fatbin_read(int fd, uint64_t offset, uint64_t end, struct code_l
 	return offset + header_size + size;
 }
 
+/* How much of a name at offset can be read, at most max (a file: max,
+ * pread stops at its end). */
+static size_t name_room(const struct source *src, uint64_t offset, size_t max)
+{
+	if (!src->image)
+		return max;
+	return offset >= src->size ? 0 : src->size - offset < max ? src->size - offset : max;
+}
+
 /* The offset and size of the section called name, false if none. */
-static bool section_find(int fd, const Elf64_Ehdr *eh, const char *name, uint64_t *offset,
-                         uint64_t *size)
+static bool section_find(const struct source *src, const Elf64_Ehdr *eh, const char *name,
+                         uint64_t *offset, uint64_t *size)
 {
 	Elf64_Shdr strings, sh;
 	char found[32];
 
 	if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum > MAX_SECTIONS ||
 	    eh->e_shstrndx >= eh->e_shnum ||
-	    !read_at(fd, &strings, sizeof(strings),
+	    !read_at(src, &strings, sizeof(strings),
 	             eh->e_shoff + (uint64_t)eh->e_shstrndx * sizeof(Elf64_Shdr)))
 		return false;
 	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		if (!read_at(fd, &sh, sizeof(sh), eh->e_shoff + (uint64_t)i * sizeof(sh)) ||
+		if (!read_at(src, &sh, sizeof(sh), eh->e_shoff + (uint64_t)i * sizeof(sh)) ||
 		    sh.sh_name >= strings.sh_size)
 			continue;
 		memset(found, 0, sizeof(found));
-		if (pread(fd, found, sizeof(found) - 1, (off_t)(strings.sh_offset + sh.sh_name)) <=
-		    0)
+		if (!read_at(src, found,
+		             name_room(src, strings.sh_offset + sh.sh_name, sizeof(found) - 1),
+		             strings.sh_offset + sh.sh_name))
 			continue;
 		if (!strcmp(found, name) && sh.sh_type != SHT_NOBITS) {
 			*offset = sh.sh_offset;
@@ -148,30 +175,51 @@ static bool section_find(int fd, const Elf64_Ehdr *eh, const char *name, uint64_
 	return false;
 }
 
+/* The fat binaries from offset to offset + length, one after another,
+ * each 8-byte aligned. */
+static void fatbins_read(const struct source *src, uint64_t offset, uint64_t length,
+                         struct code_list *list)
+{
+	unsigned entries = 0;
+
+	for (uint64_t end = offset + length; offset < end && entries < MAX_ENTRIES;) {
+		uint64_t next = fatbin_read(src, offset, end, list, &entries);
+
+		offset = next ? (next + 7) & ~(uint64_t)7 : offset + 8;
+	}
+}
+
 const char *device_code_of_file(const char *path, char *out, size_t size)
 {
 	struct code_list list = { .out = out, .size = size, .used = 0 };
-	uint64_t offset, length, end;
-	unsigned entries = 0;
+	struct source src = { .fd = -1 };
+	uint64_t offset, length;
 	Elf64_Ehdr eh;
-	int fd;
 
 	if (!size)
 		return out;
 	out[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	src.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (src.fd < 0)
 		return out;
-	if (read_at(fd, &eh, sizeof(eh), 0) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	if (read_at(&src, &eh, sizeof(eh), 0) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
 	    eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-	    section_find(fd, &eh, ".nv_fatbin", &offset, &length)) {
-		/* Fat binaries follow one another, each 8-byte aligned. */
-		for (end = offset + length; offset < end && entries < MAX_ENTRIES;) {
-			uint64_t next = fatbin_read(fd, offset, end, &list, &entries);
+	    section_find(&src, &eh, ".nv_fatbin", &offset, &length))
+		fatbins_read(&src, offset, length, &list);
+	close(src.fd);
+	return out;
+}
 
-			offset = next ? (next + 7) & ~(uint64_t)7 : offset + 8;
-		}
-	}
-	close(fd);
+const char *device_code_of_image(const void *image, size_t image_size, char *out, size_t size)
+{
+	struct code_list list = { .out = out, .size = size, .used = 0 };
+	struct source src = { .fd = -1, .image = image, .size = image_size };
+	uint32_t magic;
+
+	if (!size)
+		return out;
+	out[0] = '\0';
+	if (image && read_at(&src, &magic, sizeof(magic), 0) && magic == FATBIN_MAGIC)
+		fatbins_read(&src, 0, image_size, &list);
 	return out;
 }

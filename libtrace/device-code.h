@@ -18,4 +18,12 @@
  */
 const char *device_code_of_file(const char *path, char *out, size_t size);
 
+/*
+ * The same for a module's image of image_size bytes in memory (CUPTI's
+ * pCubin and cubinSize): the entries of the fat binaries it is made of;
+ * "" for a single cubin, or anything else. Nothing past image_size is
+ * read. Returns out.
+ */
+const char *device_code_of_image(const void *image, size_t image_size, char *out, size_t size);
+
 #endif /* CUDATRACE_DEVICE_CODE_H */
