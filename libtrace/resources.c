@@ -14,8 +14,12 @@
 
 #include "alloc.h"
 #include "api-call.h"
+#include "device-code.h"
 #include "emit.h"
 #include "loaded-objects.h"
+#include "text.h"
+
+#define MODULE_CODES_TEXT 512
 
 static bool is_ctx_create(const struct api_call *outer)
 {
@@ -100,16 +104,28 @@ static void on_stream(CUpti_CallbackId cbid, const CUpti_ResourceData *data)
 		     &(struct ct_ev_stream){ .context = ctx, .stream = id, .device = device });
 }
 
+/*
+ * The module's image is read for the architectures of its fat binary
+ * (device-code.c: headers only, within cubinSize), cut after a whole
+ * name as library_load's list is.
+ */
 static void on_module(const CUpti_ResourceData *data)
 {
 	const CUpti_ModuleResourceData *module = data->resourceDescriptor;
+	char codes[MODULE_CODES_TEXT];
 
-	if (module)
-		EMIT(module_load, &(struct ct_ev_module_load){
-		                      .context = context_id(data->context),
-		                      .module = module->moduleId,
-		                      .cubin_size = (uint64_t)module->cubinSize,
-		                  });
+	if (!module)
+		return;
+	device_code_of_image(module->pCubin, module->cubinSize, codes, sizeof(codes));
+	text_bound_list(codes);
+	EMIT(module_load, &(struct ct_ev_module_load){
+	                      .context = context_id(data->context),
+	                      .module = module->moduleId,
+	                      .cubin_size = (uint64_t)module->cubinSize,
+	                      .device = context_device(data->context),
+	                      .device_code = codes,
+	                      .device_code_len = text_length(codes),
+	                  });
 }
 
 /* A RESOURCE callback: contexts, streams, modules. */
