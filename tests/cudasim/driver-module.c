@@ -1408,7 +1408,8 @@ SIM_EXPORT CUresult sim_module_load_names(CUmodule *out, const void *image,
 	if (r != CUDA_SUCCESS)
 		return r;
 	*out = (CUmodule)module;
-	return module_announce(module, NULL, &parsed.codes);
+	/* CUPTI hands over the image the runtime registered, as for cuModuleLoadData. */
+	return module_announce(module, parsed.bytes ? &parsed : NULL, &parsed.codes);
 }
 
 static CUresult module_unload(CUmodule handle)
