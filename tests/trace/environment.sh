@@ -9,9 +9,10 @@
 #   - library_load of libcudart: its path, soname, build id (readelf -n),
 #     the version that copy reports (the ledger's runtime=), loaded at
 #     start;
-#   - library_load of the program: the architectures of its fat binary
-#     (the ledger's module_load archs=), for programs/rt-arch-sm90 on a
-#     9.0 device and programs/rt-arch-ptx80 on an 8.0 one;
+#   - library_load of the program, and module_load of its module: the
+#     architectures of its fat binary (the ledger's module_load archs=),
+#     for programs/rt-arch-sm90 on a 9.0 device and programs/rt-arch-ptx80
+#     on an 8.0 one; module_load's device;
 #   - a library a Python process loads after CUDA started
 #     (tests/trace/load-later.py: a second copy of libcudart): found later
 #     (at_start 0), with the version it reports.
@@ -86,6 +87,11 @@ if traced sm90 -- "$programs/rt-arch-sm90" runs sm_90 sm_90 0; then
 		"$(sorted "$(field sm90 library_load "path=$program" device_code)")" \
 		"$(sorted "$(trace_ledger sm90 module_load archs)")"
 	is "sm90: libcudart carries no device code" "$(field sm90 library_load "$match" device_code)" ""
+	module="module=$(trace_ledger sm90 module_load module)"
+	is "sm90: module_load has the architectures of the module's fat binary (ledger)" \
+		"$(sorted "$(field sm90 module_load "$module" device_code)")" \
+		"$(sorted "$(trace_ledger sm90 module_load archs)")"
+	is "sm90: ... and the device of its context" "$(field sm90 module_load "$module" device)" 0
 	is "sm90: NVML, which has no version function of the list, has no version" \
 		"$(field sm90 library_load "path=$trace_simdir/libnvidia-ml.so.1" version)" ""
 fi
@@ -97,6 +103,9 @@ if traced ptx80 CUDASIM_COMPUTE_CAPABILITY=8.0 -- "$programs/rt-arch-ptx80" \
 	is "ptx80: the program's device code is the module's (ledger)" \
 		"$(sorted "$(field ptx80 library_load "path=$program" device_code)")" \
 		"$(sorted "$(trace_ledger ptx80 module_load archs)")"
+	is "ptx80: module_load has the module's architectures, PTX too (ledger)" \
+		"$(sorted "$(field ptx80 module_load "module=$(trace_ledger ptx80 module_load module)" \
+			device_code)")" "$(sorted "$(trace_ledger ptx80 module_load archs)")"
 fi
 
 # ---- a library loaded after CUDA started
