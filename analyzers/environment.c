@@ -3,7 +3,8 @@
  * environment.c - the environment analysis: per process, what its CUDA
  * stood on and why CUDA may have refused it. The driver (driver_info),
  * the devices (device_info, through the context), the CUDA libraries it
- * loaded (library_load), the calls that failed with an error that
+ * loaded (library_load), the modules with the architectures of their
+ * images (module_load), the calls that failed with an error that
  * compatibility explains (api_exit), and the findings of NVIDIA's
  * compatibility rules (compat.c) on all that: a driver too old for the
  * runtime, code for no architecture the device runs, PTX that is
@@ -41,6 +42,13 @@ struct library {
 	bool at_start;
 };
 
+/* A module whose image listed its architectures. */
+struct module {
+	uint32_t module;
+	uint8_t device;
+	char *device_code; /* owned */
+};
+
 /* A call that failed with an error compatibility explains. */
 struct failure {
 	uint8_t domain;
@@ -60,6 +68,7 @@ struct env_process {
 	GPtrArray *libraries; /* struct library, in order of loading; owned */
 	GHashTable *by_path;  /* path -> its library; borrowed */
 	GArray *failures;     /* struct failure */
+	GArray *modules;      /* struct module */
 	int runtime_cuda;     /* from the first libcudart, 0 if unknown */
 	const struct library *runtime;
 	struct ct_compat_findings findings;
@@ -93,6 +102,9 @@ static void process_free(gpointer data)
 	g_hash_table_destroy(p->by_path);
 	g_ptr_array_free(p->libraries, TRUE);
 	g_array_free(p->failures, TRUE);
+	for (guint i = 0; i < p->modules->len; i++)
+		g_free(g_array_index(p->modules, struct module, i).device_code);
+	g_array_free(p->modules, TRUE);
 	g_free(p);
 }
 
@@ -104,6 +116,7 @@ static struct env_process *process_new(struct environment *env, struct ct_proces
 	p->libraries = g_ptr_array_new_with_free_func(library_free);
 	p->by_path = g_hash_table_new(g_str_hash, g_str_equal);
 	p->failures = g_array_new(FALSE, TRUE, sizeof(struct failure));
+	p->modules = g_array_new(FALSE, TRUE, sizeof(struct module));
 	g_ptr_array_add(env->processes, p);
 	return p;
 }
@@ -164,6 +177,17 @@ static void on_library(struct env_process *p, const struct ct_ev_library_load *e
 	lib->at_start = e->at_start;
 }
 
+/* Modules with a list of architectures; those of a single cubin say nothing. */
+static void on_module(struct env_process *p, const struct ct_ev_module_load *e)
+{
+	if (!e->device_code || !*e->device_code || p->modules->len >= MAX_LIBS)
+		return;
+	g_array_append_val(p->modules,
+	                   ((struct module){ .module = e->module,
+	                                     .device = e->device,
+	                                     .device_code = g_strdup(e->device_code) }));
+}
+
 /* The errors the compatibility rules explain, in both APIs' numbering:
  * cudaErrorInsufficientDriver (35), no kernel image / no binary for the
  * GPU (209), invalid PTX (218), no PTX JIT compiler (221), unsupported
@@ -205,6 +229,9 @@ static void environment_event(void *state, const struct ct_event *ev)
 		break;
 	case CT_EV_LIBRARY_LOAD:
 		on_library(p, &ev->u.library_load);
+		break;
+	case CT_EV_MODULE_LOAD:
+		on_module(p, &ev->u.module_load);
 		break;
 	case CT_EV_API_EXIT:
 		on_api_exit(p, ev);
@@ -344,6 +371,51 @@ static int runtime_version(const struct library *lib)
 	return 0;
 }
 
+/* Whether two lists of architectures name the same ones, in any order. */
+static bool same_codes(const char *a, const char *b)
+{
+	gchar **as = g_strsplit(a, ",", -1), **bs = g_strsplit(b, ",", -1);
+	bool same = g_strv_length(as) == g_strv_length(bs);
+
+	for (gchar **x = as; same && *x; x++)
+		same = g_strv_contains((const gchar *const *)bs, *x);
+	g_strfreev(as);
+	g_strfreev(bs);
+	return same;
+}
+
+/* A library whose file holds the same device code as the module (the
+ * program's own fat binary, registered by the runtime): its findings,
+ * made from the library, are the module's. */
+static bool code_of_a_library(const struct env_process *p, const char *device_code)
+{
+	for (guint i = 0; i < p->libraries->len; i++) {
+		const struct library *lib = g_ptr_array_index(p->libraries, i);
+
+		if (lib->device_code[0] && same_codes(lib->device_code, device_code))
+			return true;
+	}
+	return false;
+}
+
+/* The device code of modules loaded from memory (cuModuleLoadData, NVRTC's
+ * output, a fat binary read from a file) against their device. */
+static void check_modules(struct env_process *p)
+{
+	for (guint i = 0; p->process && i < p->modules->len; i++) {
+		const struct module *m = &g_array_index(p->modules, struct module, i);
+		int cc = device_cc(p->process->devices[m->device]);
+		struct ct_code codes[MAX_CODES];
+		size_t n = ct_code_parse_list(m->device_code, codes, MAX_CODES);
+		char name[32];
+
+		if (cc <= 0 || !n || code_of_a_library(p, m->device_code))
+			continue;
+		snprintf(name, sizeof(name), "module %u", m->module);
+		ct_compat_check_code(cc, p->driver_cuda, codes, n, name, &p->findings);
+	}
+}
+
 static void check_process(struct env_process *p)
 {
 	struct ct_library libs[MAX_LIBS];
@@ -368,6 +440,7 @@ static void check_process(struct env_process *p)
 			ct_compat_check_device(device_cc(p->process->devices[dev]), p->runtime_cuda,
 			                       &p->findings);
 	check_codes(p);
+	check_modules(p);
 	ct_compat_check_libraries(libs, nlibs, NULL, 0, p->runtime_cuda, &p->findings);
 }
 
@@ -452,6 +525,21 @@ static void write_libraries(struct ct_doc *doc, const struct env_process *p, siz
 	ct_doc_end(doc);
 }
 
+static void write_modules(struct ct_doc *doc, const struct env_process *p, size_t max_rows)
+{
+	ct_doc_array(doc, "modules", "Modules with a fat binary");
+	for (guint i = 0; i < p->modules->len && i < max_rows; i++) {
+		const struct module *m = &g_array_index(p->modules, struct module, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_u64(doc, "module", m->module, CT_UNIT_ID);
+		ct_doc_u64(doc, "device", m->device, CT_UNIT_ID);
+		ct_doc_string(doc, "device_code", m->device_code);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
 static void write_failures(struct ct_doc *doc, const struct env_process *p)
 {
 	ct_doc_array(doc, "errors", "Calls CUDA refused");
@@ -501,6 +589,7 @@ static void write_section(struct ct_doc *doc, const struct ct_result *results, s
 		write_driver(doc, p);
 		write_devices(doc, p);
 		write_libraries(doc, p, env->opts->max_rows);
+		write_modules(doc, p, env->opts->max_rows);
 		write_failures(doc, p);
 		write_findings(doc, p);
 		ct_doc_end(doc);
@@ -543,7 +632,7 @@ const struct ct_analysis_class ct_environment_analysis = {
 	.name = "environment",
 	.section = &ct_environment_section,
 	.wants = CT_EV_BIT(CT_EV_DRIVER_INFO) | CT_EV_BIT(CT_EV_LIBRARY_LOAD) |
-	         CT_EV_BIT(CT_EV_API_EXIT),
+	         CT_EV_BIT(CT_EV_MODULE_LOAD) | CT_EV_BIT(CT_EV_API_EXIT),
 	.create = environment_create,
 	.event = environment_event,
 	.finish = environment_finish,
