@@ -12,6 +12,9 @@
 #   jit        programs/rt-arch-ptx80 (compute_80 PTX beside the sm_90
 #              cubin) on 8.0: it runs, and the report notes the JIT
 #              (ptx-jit)
+#   drv-jit    programs/drv-arch on 8.0, which loads a fat binary of the
+#              same kind from memory: the module is listed with the
+#              architectures of its image, and the JIT is noted for it
 #   two        a Python process that loads two releases of a library
 #              (programs/nvrtc-12, nvrtc-13): both in the list with the
 #              versions they report, and a duplicate-library finding
@@ -33,7 +36,8 @@ for program in rt-arch-sm90 rt-arch-ptx80; do
 	[ -x "$programs/$program" ] ||
 		tap_fail_all "programs/$program is not built (configure found no nvcc? NVIDIA's cuda-nvcc-13-0)"
 done
-for lib in nvrtc-12/libnvrtc.so.12 nvrtc-13/libnvrtc.so.13; do
+for lib in nvrtc-12/libnvrtc.so.12 nvrtc-13/libnvrtc.so.13 drv-arch drv-kernels.cubin \
+	drv-arch.fatbin; do
 	[ -e "$programs/$lib" ] || tap_fail_all "programs/$lib is not built"
 done
 
@@ -99,6 +103,20 @@ if traced jit CUDASIM_COMPUTE_CAPABILITY=8.0 -- "$programs/rt-arch-ptx80" \
 		contains "$what" "its $chosen PTX will be JIT-compiled" "compute capability 8.0"
 	is "jit: a note, no error" "$(envjson jit '[x["severity"] for x in p["findings"]]')" "['note']"
 	is "jit: no call refused" "$(envjson jit 'p["errors"]')" "[]"
+fi
+
+# ---- a fat binary the program loads from memory (cuModuleLoadData), on 8.0
+if traced drv-jit CUDASIM_COMPUTE_CAPABILITY=8.0 -- "$programs/drv-arch" \
+	"$programs/drv-kernels.cubin" "$programs/drv-arch.fatbin"; then
+	module=$(trace_ledger drv-jit module_load module)
+	archs=$(trace_ledger drv-jit module_load archs)
+	is "drv-jit: the module is listed with the architectures of its image (ledger: $archs)" \
+		"$(envjson drv-jit "[(m['module'], sorted(m['device_code'].split(','))) for m in p['modules']] == [($module, sorted('$archs'.split(',')))]")" \
+		True
+	what=$(envjson drv-jit 'f.get("ptx-jit", [""])[0]')
+	ok "drv-jit: a ptx-jit note names the module, whose PTX the driver compiled" \
+		contains "$what" "module $module: " "compute capability 8.0" \
+		"its $(trace_ledger drv-jit module_load chosen) PTX will be JIT-compiled"
 fi
 
 # ---- two releases of one library in a Python process
