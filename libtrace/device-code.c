@@ -37,6 +37,11 @@
 #define FATBIN_KIND_ELF         2
 #define FATBIN_FLAG_ARCH        0x100000u
 #define FATBIN_FLAG_FAMILY      0x200000u
+/* A fat binary's size, as its header gives it, past which it is not believed. */
+#define FATBIN_SIZE_MAX (1ull << 32)
+#define EM_CUDA_MACHINE 190 /* elf.h's EM_CUDA */
+/* How far into PTX text its .target directive is looked for. */
+#define PTX_TARGET_WITHIN 4096
 /* Bounds on what a damaged file can make this read. */
 #define MAX_SECTIONS 4096
 #define MAX_ENTRIES  200000
@@ -221,5 +226,81 @@ const char *device_code_of_image(const void *image, size_t image_size, char *out
 	out[0] = '\0';
 	if (image && read_at(&src, &magic, sizeof(magic), 0) && magic == FATBIN_MAGIC)
 		fatbins_read(&src, 0, image_size, &list);
+	return out;
+}
+
+/* Whether image starts with the n bytes of magic, read one at a time: an
+ * image shorter than that (a PTX string) ends in a NUL that differs. */
+static bool starts_with(const unsigned char *image, const unsigned char *magic, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (image[i] != magic[i])
+			return false;
+	return true;
+}
+
+/* A cubin: its SM, from e_flags (ELF ABI 8 moved it up a byte). */
+static void cubin_add(const unsigned char *image, struct code_list *list)
+{
+	Elf64_Ehdr eh;
+	unsigned sm;
+	char name[32];
+
+	memcpy(&eh, image, sizeof(eh));
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_CUDA_MACHINE)
+		return;
+	sm = eh.e_ident[EI_ABIVERSION] >= 8 ? (eh.e_flags >> 8) & 0xff : eh.e_flags & 0xff;
+	if (!sm)
+		return;
+	snprintf(name, sizeof(name), "sm_%u", sm);
+	code_add(list, name);
+}
+
+/* PTX text: the architecture of its .target directive (PTX ISA, "Target
+ * Directives": ".target sm_80"), as compute_80. */
+static void ptx_add(const char *text, struct code_list *list)
+{
+	size_t n = strnlen(text, PTX_TARGET_WITHIN);
+	char head[PTX_TARGET_WITHIN + 1], name[32];
+	const char *target;
+	unsigned arch;
+	char variant[2] = "";
+
+	memcpy(head, text, n);
+	head[n] = '\0';
+	if (!strstr(head, ".version") || !(target = strstr(head, ".target")))
+		return;
+	if (sscanf(target, ".target sm_%u%1[af]", &arch, variant) < 1)
+		return;
+	snprintf(name, sizeof(name), "compute_%u%s", arch, variant);
+	code_add(list, name);
+}
+
+const char *device_code_of_load_image(const void *image, char *out, size_t size)
+{
+	static const unsigned char fatbin[] = { 0x50, 0xed, 0x55, 0xba };
+	static const unsigned char elf[] = { 0x7f, 'E', 'L', 'F' };
+	struct code_list list = { .out = out, .size = size, .used = 0 };
+	const unsigned char *bytes = image;
+
+	if (!size)
+		return out;
+	out[0] = '\0';
+	if (!image)
+		return out;
+	if (starts_with(bytes, fatbin, sizeof(fatbin))) {
+		uint16_t header_size;
+		uint64_t fat_size;
+
+		memcpy(&header_size, bytes + 6, 2);
+		memcpy(&fat_size, bytes + 8, 8);
+		if (header_size >= FATBIN_HEADER_SIZE && fat_size < FATBIN_SIZE_MAX)
+			return device_code_of_image(image, header_size + (size_t)fat_size, out,
+			                            size);
+	} else if (starts_with(bytes, elf, sizeof(elf))) {
+		cubin_add(bytes, &list);
+	} else {
+		ptx_add(image, &list);
+	}
 	return out;
 }

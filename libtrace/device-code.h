@@ -26,4 +26,12 @@ const char *device_code_of_file(const char *path, char *out, size_t size);
  */
 const char *device_code_of_image(const void *image, size_t image_size, char *out, size_t size);
 
+/*
+ * The same for an image as cuModuleLoadData takes it, with no size: a fat
+ * binary (its header gives its size), a cubin ("sm_90", from its ELF
+ * header) or PTX text ("compute_80", from its .target directive). Only
+ * as much is read as the driver must read to tell them apart. Returns out.
+ */
+const char *device_code_of_load_image(const void *image, char *out, size_t size);
+
 #endif /* CUDATRACE_DEVICE_CODE_H */
