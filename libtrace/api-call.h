@@ -126,6 +126,7 @@ extern const struct api_family graph_launch_family; /* graph-launch.c */
 extern const struct api_family host_func_family;    /* host-func.c: API calls only */
 extern const struct api_family sync_family;         /* sync.c */
 extern const struct api_family nvtx_family;         /* nvtx.c: ranges, marks, names */
+extern const struct api_family module_load_family;  /* module-load.c: refused module loads */
 
 /* Helpers for the handlers (api-call.c). */
 

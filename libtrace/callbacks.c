@@ -45,7 +45,7 @@
  */
 static const struct api_family *const families[] = {
 	&alloc_family,        &lifecycle_family, &capture_family, &copy_family, &launch_family,
-	&graph_launch_family, &host_func_family, &sync_family,    &nvtx_family,
+	&graph_launch_family, &host_func_family, &sync_family,    &nvtx_family, &module_load_family,
 };
 
 #define FAMILY_COUNT (sizeof(families) / sizeof(families[0]))
