@@ -13,6 +13,10 @@
 #     architectures of its fat binary (the ledger's module_load archs=),
 #     for programs/rt-arch-sm90 on a 9.0 device and programs/rt-arch-ptx80
 #     on an 8.0 one; module_load's device;
+#   - module_load_failed of each module the driver refused
+#     (programs/drv-arch: a cubin for sm_90 on an 8.0 device, PTX too new
+#     for the driver): its error and its image's architectures, against
+#     the ledger's module_load_failed;
 #   - a library a Python process loads after CUDA started
 #     (tests/trace/load-later.py: a second copy of libcudart): found later
 #     (at_start 0), with the version it reports.
@@ -25,8 +29,8 @@ trace_here=$(cd "$(dirname "$0")" && pwd)
 trace_setup "$@"
 command -v readelf >/dev/null 2>&1 || tap_fail_all "readelf is not installed (Debian: binutils)"
 programs="$trace_builddir/tests/programs"
-for program in rt-arch-sm90 rt-arch-ptx80; do
-	[ -x "$programs/$program" ] ||
+for program in rt-arch-sm90 rt-arch-ptx80 drv-arch drv-kernels.cubin drv-arch.fatbin; do
+	[ -e "$programs/$program" ] ||
 		tap_fail_all "programs/$program is not built (configure found no nvcc? NVIDIA's cuda-nvcc-13-0)"
 done
 trace_daemon_or_fail
@@ -106,6 +110,32 @@ if traced ptx80 CUDASIM_COMPUTE_CAPABILITY=8.0 -- "$programs/rt-arch-ptx80" \
 	is "ptx80: module_load has the module's architectures, PTX too (ledger)" \
 		"$(sorted "$(field ptx80 module_load "module=$(trace_ledger ptx80 module_load module)" \
 			device_code)")" "$(sorted "$(trace_ledger ptx80 module_load archs)")"
+fi
+
+# ---- modules the driver refuses (programs/drv-arch with the driver API):
+# each module_load_failed against the ledger's module_load_failed lines,
+# in order: the error (cuda.h's CUresult) and the image's architectures.
+cubin="$programs/drv-kernels.cubin"
+fatbin="$programs/drv-arch.fatbin"
+if traced refused CUDASIM_COMPUTE_CAPABILITY=8.0 CUDASIM_DRIVER_VERSION=12080 -- \
+	"$programs/drv-arch" "$cubin" "$fatbin"; then
+	failed=$("$trace_python" -c 'import sys, urllib.parse
+codes = {"CUDA_ERROR_NO_BINARY_FOR_GPU": 209, "CUDA_ERROR_INVALID_PTX": 218,
+         "CUDA_ERROR_JIT_COMPILER_NOT_FOUND": 221, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION": 222}
+def pairs(line):
+    return {k: urllib.parse.unquote(v) for k, v in
+            (p.split("=", 1) for p in line.split() if "=" in p)}
+ledger = [pairs(l) for l in open(sys.argv[1]) if "op=module_load_failed " in l]
+events = [pairs(l) for l in open(sys.argv[2])
+          if l.startswith("event=cudatrace:module_load_failed ")]
+want = [(codes[x["result"]], sorted(x["archs"].split(","))) for x in ledger]
+got = [(int(x["result"]), sorted(x["device_code"].split(","))) for x in events]
+print(len(want), want == got, got, want)' "$lttng_tmp/refused.ledger" "$lttng_tmp/refused.events")
+	ok "refused: the simulator refused modules (ledger: ${failed%% *})" test "${failed%% *}" -gt 1
+	is "refused: a module_load_failed for each, with its error and architectures" \
+		"$(echo "$failed" | cut -d' ' -f2)" True || diag "$failed"
+	is "refused: ... on the device of the call's context" \
+		"$(field refused module_load_failed - device)" 0
 fi
 
 # ---- a library loaded after CUDA started
