@@ -4,7 +4,8 @@
  * stood on and why CUDA may have refused it. The driver (driver_info),
  * the devices (device_info, through the context), the CUDA libraries it
  * loaded (library_load), the modules with the architectures of their
- * images (module_load), the calls that failed with an error that
+ * images (module_load, module_load_failed), the calls that failed with an
+ * error that
  * compatibility explains (api_exit), and the findings of NVIDIA's
  * compatibility rules (compat.c) on all that: a driver too old for the
  * runtime, code for no architecture the device runs, PTX that is
@@ -42,10 +43,11 @@ struct library {
 	bool at_start;
 };
 
-/* A module whose image listed its architectures. */
+/* A module whose image listed its architectures, loaded or refused. */
 struct module {
-	uint32_t module;
+	uint32_t module; /* CUPTI's id; 0 for one refused */
 	uint8_t device;
+	int32_t result;    /* 0, or the CUresult of the load that refused it */
 	char *device_code; /* owned */
 };
 
@@ -178,14 +180,15 @@ static void on_library(struct env_process *p, const struct ct_ev_library_load *e
 }
 
 /* Modules with a list of architectures; those of a single cubin say nothing. */
-static void on_module(struct env_process *p, const struct ct_ev_module_load *e)
+static void module_add(struct env_process *p, uint32_t module, uint8_t device, int32_t result,
+                       const char *device_code)
 {
-	if (!e->device_code || !*e->device_code || p->modules->len >= MAX_LIBS)
+	if (!device_code || !*device_code || p->modules->len >= MAX_LIBS)
 		return;
-	g_array_append_val(p->modules,
-	                   ((struct module){ .module = e->module,
-	                                     .device = e->device,
-	                                     .device_code = g_strdup(e->device_code) }));
+	g_array_append_val(p->modules, ((struct module){ .module = module,
+	                                                 .device = device,
+	                                                 .result = result,
+	                                                 .device_code = g_strdup(device_code) }));
 }
 
 /* The errors the compatibility rules explain, in both APIs' numbering:
@@ -231,7 +234,12 @@ static void environment_event(void *state, const struct ct_event *ev)
 		on_library(p, &ev->u.library_load);
 		break;
 	case CT_EV_MODULE_LOAD:
-		on_module(p, &ev->u.module_load);
+		module_add(p, ev->u.module_load.module, ev->u.module_load.device, 0,
+		           ev->u.module_load.device_code);
+		break;
+	case CT_EV_MODULE_LOAD_FAILED:
+		module_add(p, 0, ev->u.module_load_failed.device, ev->u.module_load_failed.result,
+		           ev->u.module_load_failed.device_code);
 		break;
 	case CT_EV_API_EXIT:
 		on_api_exit(p, ev);
@@ -398,8 +406,14 @@ static bool code_of_a_library(const struct env_process *p, const char *device_co
 	return false;
 }
 
-/* The device code of modules loaded from memory (cuModuleLoadData, NVRTC's
- * output, a fat binary read from a file) against their device. */
+/*
+ * The device code of modules loaded from memory (cuModuleLoadData, NVRTC's
+ * output, a fat binary read from a file) against their device, and of
+ * those the driver refused for having no code for it
+ * (CUDA_ERROR_NO_BINARY_FOR_GPU, 209). A refusal for PTX the driver
+ * cannot compile (218, 221, 222) is among the errors: the list of
+ * architectures does not hold the PTX ISA version that explains it.
+ */
 static void check_modules(struct env_process *p)
 {
 	for (guint i = 0; p->process && i < p->modules->len; i++) {
@@ -407,11 +421,15 @@ static void check_modules(struct env_process *p)
 		int cc = device_cc(p->process->devices[m->device]);
 		struct ct_code codes[MAX_CODES];
 		size_t n = ct_code_parse_list(m->device_code, codes, MAX_CODES);
-		char name[32];
+		char name[48];
 
-		if (cc <= 0 || !n || code_of_a_library(p, m->device_code))
+		if (cc <= 0 || !n || (m->result != 0 && m->result != 209) ||
+		    (!m->result && code_of_a_library(p, m->device_code)))
 			continue;
-		snprintf(name, sizeof(name), "module %u", m->module);
+		if (m->result)
+			snprintf(name, sizeof(name), "a module the driver refused");
+		else
+			snprintf(name, sizeof(name), "module %u", m->module);
 		ct_compat_check_code(cc, p->driver_cuda, codes, n, name, &p->findings);
 	}
 }
@@ -527,7 +545,7 @@ static void write_libraries(struct ct_doc *doc, const struct env_process *p, siz
 
 static void write_modules(struct ct_doc *doc, const struct env_process *p, size_t max_rows)
 {
-	ct_doc_array(doc, "modules", "Modules with a fat binary");
+	ct_doc_array(doc, "modules", "Modules loaded or refused, with their architectures");
 	for (guint i = 0; i < p->modules->len && i < max_rows; i++) {
 		const struct module *m = &g_array_index(p->modules, struct module, i);
 
@@ -535,6 +553,8 @@ static void write_modules(struct ct_doc *doc, const struct env_process *p, size_
 		ct_doc_u64(doc, "module", m->module, CT_UNIT_ID);
 		ct_doc_u64(doc, "device", m->device, CT_UNIT_ID);
 		ct_doc_string(doc, "device_code", m->device_code);
+		ct_doc_bool(doc, "loaded", m->result == 0);
+		ct_doc_i64(doc, "result", m->result, CT_UNIT_ID);
 		ct_doc_end(doc);
 	}
 	ct_doc_end(doc);
@@ -632,7 +652,8 @@ const struct ct_analysis_class ct_environment_analysis = {
 	.name = "environment",
 	.section = &ct_environment_section,
 	.wants = CT_EV_BIT(CT_EV_DRIVER_INFO) | CT_EV_BIT(CT_EV_LIBRARY_LOAD) |
-	         CT_EV_BIT(CT_EV_MODULE_LOAD) | CT_EV_BIT(CT_EV_API_EXIT),
+	         CT_EV_BIT(CT_EV_MODULE_LOAD) | CT_EV_BIT(CT_EV_MODULE_LOAD_FAILED) |
+	         CT_EV_BIT(CT_EV_API_EXIT),
 	.create = environment_create,
 	.event = environment_event,
 	.finish = environment_finish,
