@@ -14,7 +14,9 @@
 #              (ptx-jit)
 #   drv-jit    programs/drv-arch on 8.0, which loads a fat binary of the
 #              same kind from memory: the module is listed with the
-#              architectures of its image, and the JIT is noted for it
+#              architectures of its image, and the JIT is noted for it;
+#              the sm_90 cubin it also loads is refused: listed with its
+#              error, and explained (no-code-for-device)
 #   two        a Python process that loads two releases of a library
 #              (programs/nvrtc-12, nvrtc-13): both in the list with the
 #              versions they report, and a duplicate-library finding
@@ -111,12 +113,20 @@ if traced drv-jit CUDASIM_COMPUTE_CAPABILITY=8.0 -- "$programs/drv-arch" \
 	module=$(trace_ledger drv-jit module_load module)
 	archs=$(trace_ledger drv-jit module_load archs)
 	is "drv-jit: the module is listed with the architectures of its image (ledger: $archs)" \
-		"$(envjson drv-jit "[(m['module'], sorted(m['device_code'].split(','))) for m in p['modules']] == [($module, sorted('$archs'.split(',')))]")" \
+		"$(envjson drv-jit "[(m['module'], sorted(m['device_code'].split(','))) for m in p['modules'] if m['loaded']] == [($module, sorted('$archs'.split(',')))]")" \
 		True
 	what=$(envjson drv-jit 'f.get("ptx-jit", [""])[0]')
 	ok "drv-jit: a ptx-jit note names the module, whose PTX the driver compiled" \
 		contains "$what" "module $module: " "compute capability 8.0" \
 		"its $(trace_ledger drv-jit module_load chosen) PTX will be JIT-compiled"
+	refused=$(trace_ledger drv-jit module_load_failed archs)
+	is "drv-jit: the cubin the driver refused is listed, with its error (ledger: $refused)" \
+		"$(envjson drv-jit "[(m['device_code'], m['result']) for m in p['modules'] if not m['loaded']]")" \
+		"[('$refused', 209)]"
+	what=$(envjson drv-jit 'f.get("no-code-for-device", [""])[0]')
+	ok "drv-jit: a no-code-for-device finding names both architectures" \
+		contains "$what" "a module the driver refused: compiled for $refused only" \
+		"the device is compute capability 8.0"
 fi
 
 # ---- two releases of one library in a Python process
