@@ -37,6 +37,7 @@
 #include <json-c/json.h>
 
 #include "compat.h"
+#include "cuda-places.h"
 #include "diag.h"
 #include "exec-path.h"
 #include "lib-probe.h"
@@ -341,24 +342,18 @@ static int toolkit_version(const char *dir)
 
 static void check_toolkit(struct doctor *d)
 {
-	const char *candidates[][2] = {
-		{ getenv("CUDA_HOME"), "CUDA_HOME" },
-		{ getenv("CUDA_PATH"), "CUDA_PATH" },
-		{ "/usr/local/cuda", "the default" },
-	};
+	struct toolkit_candidate candidates[3];
+	size_t n = toolkit_candidates(candidates);
 	char nvcc[PATH_MAX], v[16];
-	struct stat st;
 
-	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
-		const char *dir = candidates[i][0];
+	for (size_t i = 0; i < n; i++) {
+		const char *dir = candidates[i].dir;
 
-		if (!dir || !*dir)
-			continue;
-		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			if (i < 2)
+		if (!toolkit_dir_usable(dir)) {
+			if (candidates[i].named)
 				item_add(d, "toolkit", STATE_WARN, "correct it or unset it",
-				         "%s names %s, which is not a directory", candidates[i][1],
-				         dir);
+				         "%s names %s, which is not a directory",
+				         candidates[i].source, dir);
 			continue;
 		}
 		if (!realpath(dir, d->toolkit_dir))
@@ -366,7 +361,7 @@ static void check_toolkit(struct doctor *d)
 		d->toolkit_cuda = toolkit_version(dir);
 		snprintf(nvcc, sizeof(nvcc), "%s/bin/nvcc", dir);
 		item_add(d, "toolkit", STATE_OK, NULL, "%s (%s): CUDA %s%s", d->toolkit_dir,
-		         candidates[i][1],
+		         candidates[i].source,
 		         d->toolkit_cuda ? cuda_text(d->toolkit_cuda, v, sizeof(v))
 		                         : "of unknown version",
 		         access(nvcc, X_OK) == 0 ? ", with nvcc" : ", without nvcc");
@@ -661,11 +656,9 @@ static void check_tracer(struct doctor *d, const char *library)
 
 static void check_rules(struct doctor *d)
 {
-	const char *expected[4];
+	const char *expected[CUDA_PLACES_MAX];
 	struct ct_library libs[MAX_LIBS] = { { 0 } };
-	size_t nlibs = 0, nexpected = 0;
-	const char *home = getenv("CUDA_HOME"), *venv = getenv("VIRTUAL_ENV");
-	const char *conda = getenv("CONDA_PREFIX");
+	size_t nlibs = 0, nexpected = cuda_places_expected(d->toolkit_dir, expected);
 
 	ct_compat_init(&d->findings);
 	if (d->driver_cuda && d->runtime_cuda)
@@ -675,14 +668,6 @@ static void check_rules(struct doctor *d)
 		ct_compat_check_device(d->devices[i].major * 10 + d->devices[i].minor,
 		                       d->runtime_cuda ? d->runtime_cuda : d->toolkit_cuda,
 		                       &d->findings);
-	if (d->toolkit_dir[0])
-		expected[nexpected++] = d->toolkit_dir;
-	if (home && *home)
-		expected[nexpected++] = home;
-	if (venv && *venv)
-		expected[nexpected++] = venv;
-	if (conda && *conda)
-		expected[nexpected++] = conda;
 	if (d->driver_path[0])
 		libs[nlibs++].path = d->driver_path;
 	if (d->runtime_path[0])
