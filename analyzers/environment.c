@@ -74,6 +74,8 @@ struct env_process {
 	int runtime_cuda;     /* from the first libcudart, 0 if unknown */
 	const struct library *runtime;
 	struct ct_compat_findings findings;
+	const struct ct_recorded_process
+	    *recorded; /* the recorder's list, NULL if none; borrowed */
 };
 
 struct environment {
@@ -305,6 +307,7 @@ static void add_recorded(struct environment *env, const struct ct_recorded_proce
 		p->pid = rp->pid;
 		snprintf(p->procname, sizeof(p->procname), "%s", rp->procname);
 	}
+	p->recorded = rp;
 	if (!p->has_driver && rp->driver_cuda > 0) {
 		p->has_driver = true;
 		p->driver_cuda = rp->driver_cuda;
@@ -459,7 +462,10 @@ static void check_process(struct env_process *p)
 			                       &p->findings);
 	check_codes(p);
 	check_modules(p);
-	ct_compat_check_libraries(libs, nlibs, NULL, 0, p->runtime_cuda, &p->findings);
+	/* Where the libraries should come from is known of a recorded program only. */
+	ct_compat_check_libraries(
+	    libs, nlibs, p->recorded ? (const char *const *)p->recorded->places : NULL,
+	    p->recorded ? p->recorded->place_count : 0, p->runtime_cuda, &p->findings);
 }
 
 /* The analysis is its own result: the section is written from its processes. */

@@ -2,7 +2,8 @@
 /*
  * recorded.h - what `cudatrace record` kept beside a trace, apart from
  * the trace: the driver's CUDA version it found before starting the
- * program (cudatrace.info), and the shared objects each process loaded,
+ * program and where CUDA's libraries are expected to come from
+ * (cudatrace.info), and the shared objects each process loaded,
  * as the dynamic linker's audit interface listed them (objects-PID,
  * libtrace/audit.c). A program whose CUDA runtime refused the driver
  * leaves no event (the runtime fails before the driver loads the
@@ -31,6 +32,10 @@ struct ct_recorded_process {
 	char *driver_path; /* libcuda.so.1 as the recorder found it; "" if unknown */
 	struct ct_recorded_object *objects; /* in the order of loading */
 	size_t object_count;
+	/* Where its CUDA libraries are expected to come from (the toolkit,
+	 * CUDA_HOME, the Python environment), as the recorder saw them. */
+	char **places;
+	size_t place_count;
 };
 
 struct ct_recorded {

@@ -28,6 +28,7 @@
 #include "../host/cgroup.h"
 #include "child.h"
 #include "death.h"
+#include "cuda-places.h"
 #include "diag.h"
 #include "event-size.h"
 #include "exec-path.h"
@@ -561,6 +562,29 @@ static void probe_driver(struct trace_info *info)
 	if (lib_probe_driver_version(cuda, &info->driver_cuda) != 0)
 		info->driver_cuda = 0;
 	dlclose(cuda);
+}
+
+/* Where the program's CUDA libraries are expected to come from, for the
+ * report's unexpected-location rule. */
+static void note_library_places(struct trace_info *info)
+{
+	const char *places[CUDA_PLACES_MAX];
+	char toolkit[PATH_MAX] = "";
+	size_t n, used = 0;
+
+	if (!toolkit_find(toolkit, sizeof(toolkit)))
+		toolkit[0] = '\0';
+	n = cuda_places_expected(toolkit, places);
+	for (size_t i = 0; i < n; i++) {
+		int len = snprintf(info->library_places + used, sizeof(info->library_places) - used,
+		                   "%s%s", used ? ":" : "", places[i]);
+
+		if (len < 0 || (size_t)len >= sizeof(info->library_places) - used) {
+			info->library_places[used] = '\0';
+			break;
+		}
+		used += (size_t)len;
+	}
 }
 
 static void write_info(struct record *r)
@@ -1124,6 +1148,7 @@ static int setup(struct record *r)
 		goto error;
 	init_info(r);
 	probe_driver(&r->info);
+	note_library_places(&r->info);
 	write_info(r);
 	if (prepare_environment(r) < 0) {
 		(void)session_destroy(r->session);

@@ -29,6 +29,9 @@ static void process_free(struct ct_recorded_process *p)
 		free(p->objects[i].file);
 	}
 	free(p->objects);
+	for (size_t i = 0; i < p->place_count; i++)
+		free(p->places[i]);
+	free(p->places);
 	free(p->procname);
 	free(p->driver_path);
 }
@@ -120,6 +123,26 @@ static int read_list(const char *file, struct ct_recorded_process *p)
 	return ret < 0 ? -1 : 0;
 }
 
+/* The ':'-separated places of cudatrace.info into P. 0, or -1 out of memory. */
+static int read_places(const char *list, struct ct_recorded_process *p)
+{
+	size_t max = 1;
+
+	for (const char *c = list; *c; c++)
+		max += *c == ':';
+	p->places = calloc(max, sizeof(*p->places));
+	if (!p->places)
+		return -1;
+	while (*list) {
+		size_t n = strcspn(list, ":");
+
+		if (n && !(p->places[p->place_count++] = strndup(list, n)))
+			return -1;
+		list += n + (list[n] == ':');
+	}
+	return 0;
+}
+
 static char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -172,6 +195,8 @@ static int read_dir(const char *dir, struct ct_recorded *out)
 		p->driver_cuda = has_info ? info.driver_cuda : 0;
 		p->driver_path = strdup(has_info ? info.driver_path : "");
 		ret = p->driver_path ? read_list(file, p) : -1;
+		if (ret == 0 && has_info)
+			ret = read_places(info.library_places, p);
 		p->procname = base_name(p->object_count ? p->objects[0].path : "");
 		if (!p->procname)
 			ret = -1;

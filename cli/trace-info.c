@@ -129,6 +129,8 @@ static void format(FILE *f, const struct trace_info *info)
 		fprintf(f, "driver_cuda=%d\n", info->driver_cuda);
 	if (info->driver_path[0])
 		put(f, "driver_path", info->driver_path);
+	if (info->library_places[0])
+		put(f, "library_places", info->library_places);
 	fprintf(f, "recorder_pid=%d\n", info->recorder_pid);
 	fprintf(f, "pid=%d\n", info->pid);
 	fprintf(f, "end=%s\n", end_names[info->end]);
@@ -306,6 +308,8 @@ static void parse_line(struct trace_info *info, const char *key, const char *val
 		info->driver_cuda = (int)number(value);
 	} else if (strcmp(key, "driver_path") == 0) {
 		copy(info->driver_path, sizeof(info->driver_path), value);
+	} else if (strcmp(key, "library_places") == 0) {
+		copy(info->library_places, sizeof(info->library_places), value);
 	} else if (strcmp(key, "end_ns") == 0) {
 		info->end_ns = number(value);
 	} else if (strcmp(key, "recorder_pid") == 0) {

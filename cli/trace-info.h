@@ -104,6 +104,9 @@ struct trace_info {
 	 * runtime refuses the driver leaves no trace that says it. */
 	int driver_cuda;        /* cuDriverGetVersion's: 12020; 0 if unknown */
 	char driver_path[1024]; /* libcuda.so.1 as the dynamic linker found it */
+	/* Where the program's CUDA libraries are expected to come from
+	 * (cuda-places.h), ':'-separated (library_places=). */
+	char library_places[4096];
 };
 
 /*
