@@ -9,8 +9,10 @@
 # program loaded (objects-PID, from the audit library in LD_AUDIT).
 # Against the program's own printout (programs/rt-refused: the versions
 # cudaRuntimeGetVersion and cudaDriverGetVersion give, and the error) and
-# the files themselves (readelf). The same program under a driver new
-# enough has no such finding, and an LD_AUDIT of the user's stays.
+# the files themselves (readelf). Its runtime comes from outside the
+# toolkit CUDA_HOME names: the report says so (unexpected-location). The
+# same program under a driver new enough, with CUDA_HOME naming where its
+# libraries are, has no finding, and an LD_AUDIT of the user's stays.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -43,11 +45,11 @@ report() {
 	"$cli_bin" report -o "$lttng_tmp/$1.txt" "$lttng_tmp/$1" 2>/dev/null || :
 }
 
-# ---- a driver of CUDA 12.2 under a CUDA 13 runtime
-CUDASIM_DRIVER_VERSION=12020
-export CUDASIM_DRIVER_VERSION
-cli_record old -o "$lttng_tmp/old" -- "$program"
-unset CUDASIM_DRIVER_VERSION
+# ---- a driver of CUDA 12.2 under a CUDA 13 runtime; a toolkit named that
+# is not where the program's runtime comes from
+toolkit="$lttng_tmp/toolkit"
+mkdir -p "$toolkit"
+CUDASIM_DRIVER_VERSION=12020 CUDA_HOME=$toolkit cli_record old -o "$lttng_tmp/old" -- "$program"
 is "old: record exits with the program's status" "$cli_status" 1
 is "old: the program says the runtime refused the driver" "$(fact old error)" \
 	cudaErrorInsufficientDriver
@@ -78,6 +80,11 @@ is "old: ... and the runtime's, with its path" \
 what=$(envjson old 'f.get("driver-too-old", [""])[0]')
 ok "old: a driver-too-old finding names both versions" \
 	cli_matches "$what" ".*driver supports CUDA $text_driver.*runtime is $text_runtime"
+is "old: the notes say where CUDA's libraries are expected (CUDA_HOME)" \
+	"$(sed -n 's/^library_places=//p' "$lttng_tmp/old/cudatrace.info")" "$(readlink -f "$toolkit")"
+what=$(envjson old 'f.get("unexpected-location", [""])[0]')
+ok "old: an unexpected-location finding names the runtime's directory and the toolkit" \
+	cli_matches "$what" "libcudart comes from $trace_simdir, outside the expected places ($(readlink -f "$toolkit"))"
 ok "old: the text report says it too" grep -q \
 	"driver supports CUDA $text_driver; this program's runtime is $text_runtime" \
 	"$lttng_tmp/old.txt"
@@ -85,9 +92,10 @@ ok "old: ... with NVIDIA's rule" cli_matches \
 	"$(envjson old '[x["rule"] for x in p["findings"] if x["id"] == "driver-too-old"]')" \
 	".*Minor Version Compatibility"
 
-# ---- the same program, the driver new enough; the user's LD_AUDIT stays
+# ---- the same program, the driver new enough, its libraries where
+# CUDA_HOME says; the user's LD_AUDIT stays
 user_audit="$lttng_tmp/no-such-audit.so"
-LD_AUDIT=$user_audit cli_record new -o "$lttng_tmp/new" -- "$program"
+CUDA_HOME=$trace_simdir LD_AUDIT=$user_audit cli_record new -o "$lttng_tmp/new" -- "$program"
 is "new: the program ran" "$cli_status" 0
 is "new: CUDA started" "$(fact new error)" cudaSuccess
 report new
