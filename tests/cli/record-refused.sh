@@ -92,6 +92,28 @@ ok "old: ... with NVIDIA's rule" cli_matches \
 	"$(envjson old '[x["rule"] for x in p["findings"] if x["id"] == "driver-too-old"]')" \
 	".*Minor Version Compatibility"
 
+# ---- the lists damaged: lines that are none, one too long to read, one
+# cut short, a list of no pid; the report reads what it can
+cp -R "$lttng_tmp/old" "$lttng_tmp/damaged"
+list="$lttng_tmp/damaged/objects-$(fact old pid)"
+{
+	printf 'not a path\tx\n\t\t\t\n'
+	head -c 20000 /dev/zero | tr '\0' /
+	printf '\n'
+	head -c 300 /dev/urandom
+	printf '/cut/short'
+} >>"$list"
+printf 'garbage' >"$lttng_tmp/damaged/objects-abc"
+cp "$lttng_tmp/old/objects-$(fact old pid)" "$lttng_tmp/damaged/objects-0"
+report_status=0
+"$cli_bin" report --format=json -o "$lttng_tmp/damaged.json" "$lttng_tmp/damaged" \
+	2>"$lttng_tmp/damaged.report.err" || report_status=$?
+is "damaged: the report is made" "$report_status" 0
+ok "damaged: it still names both versions" cli_matches \
+	"$("$trace_python" "$cli_here/../lib/environment-entry.py" "$lttng_tmp/damaged.json" \
+		"$(fact old pid)" 'f.get("driver-too-old", [""])[0]')" \
+	".*driver supports CUDA $text_driver.*runtime is $text_runtime"
+
 # ---- the same program, the driver new enough, its libraries where
 # CUDA_HOME says; the user's LD_AUDIT stays
 user_audit="$lttng_tmp/no-such-audit.so"
