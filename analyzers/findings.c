@@ -520,6 +520,44 @@ static void find_copies(GArray *list, const struct ct_node *transfers, const str
 		finding_caveat(f, "lower_bound", "LTTng discarded events: some copies are missing");
 }
 
+/* ------------------------------------------------------------- compatibility */
+
+/*
+ * What NVIDIA's compatibility rules found of each process's environment
+ * (environment[].findings[]): an error is CUDA refusing the program (a
+ * driver too old for its runtime, no code for the device), a warning what
+ * may make it fail (two copies of a library, one from an unexpected
+ * place). Notes (PTX JIT-compiled) stay in the section. At most
+ * MAX_PER_KIND a process, in the section's order.
+ */
+static void find_compatibility(GArray *list, const struct ct_node *environment)
+{
+	for (size_t i = 0; i < ct_node_count(environment); i++) {
+		const struct ct_node *p = ct_node_child(environment, i);
+		const struct ct_node *found = at(p, "findings");
+		size_t kept = 0;
+
+		for (size_t k = 0; found && k < ct_node_count(found) && kept < MAX_PER_KIND; k++) {
+			const struct ct_node *x = ct_node_child(found, k);
+			const char *severity = str_of(x, "severity");
+			struct finding *f;
+
+			if (!severity || !strcmp(severity, "note"))
+				continue;
+			f = finding_add(list,
+			                !strcmp(severity, "error") ? SEV_CRITICAL : SEV_WARNING,
+			                "compatibility", p);
+			f->verdict = str_of(x, "id");
+			f->summary = g_strdup(str_of(x, "what"));
+			f->explanation = g_strdup(str_of(x, "rule"));
+			f->advice = g_strdup(str_of(x, "action"));
+			f->source = g_strdup_printf("environment[%zu].findings[%zu]", i, k);
+			f->order = (double)i;
+			kept++;
+		}
+	}
+}
+
 /* ----------------------------------------------------------------- writing */
 
 static int by_rank(gconstpointer pa, gconstpointer pb)
@@ -627,6 +665,8 @@ void ct_findings_write(struct ct_doc *doc)
 	}
 	if (at(root, "transfers"))
 		find_copies(list, at(root, "transfers"), &losses);
+	if (at(root, "environment"))
+		find_compatibility(list, at(root, "environment"));
 	/* stable: equal findings keep the order their section gave them */
 	g_array_sort(list, by_rank);
 	ct_doc_array(doc, "findings", "Findings, most severe first");

@@ -85,7 +85,11 @@ is "old: the notes say where CUDA's libraries are expected (CUDA_HOME)" \
 what=$(envjson old 'f.get("unexpected-location", [""])[0]')
 ok "old: an unexpected-location finding names the runtime's directory and the toolkit" \
 	cli_matches "$what" "libcudart comes from $trace_simdir, outside the expected places ($(readlink -f "$toolkit"))"
-ok "old: the text report says it too" grep -q \
+is "old: the report's diagnosis leads with it" "$("$trace_python" -c 'import json, sys
+f = json.load(open(sys.argv[1]))["findings"][0]
+print(f["severity"], f["kind"], f["verdict"], f["source"])' "$lttng_tmp/old.json")" \
+	"critical compatibility driver-too-old environment[0].findings[0]"
+ok "old: the text report's first page says it" grep -q \
 	"driver supports CUDA $text_driver; this program's runtime is $text_runtime" \
 	"$lttng_tmp/old.txt"
 ok "old: ... with NVIDIA's rule" cli_matches \
