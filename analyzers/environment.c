@@ -282,17 +282,6 @@ static struct env_process *process_by_pid(const struct environment *env, int64_t
 	return NULL;
 }
 
-static bool loaded_cuda(const struct ct_recorded_process *rp)
-{
-	char name[64], version[64];
-
-	for (size_t i = 0; i < rp->object_count; i++)
-		if (ct_library_identify(rp->objects[i].path, name, sizeof(name), version,
-		                        sizeof(version)))
-			return true;
-	return false;
-}
-
 static void add_recorded(struct environment *env, const struct ct_recorded_process *rp)
 {
 	struct env_process *p = process_by_pid(env, rp->pid);
@@ -301,7 +290,7 @@ static void add_recorded(struct environment *env, const struct ct_recorded_proce
 		return;
 	if (!p) {
 		/* Left no event: worth a word only if it loaded CUDA. */
-		if (!loaded_cuda(rp))
+		if (!ct_recorded_loaded_cuda(rp))
 			return;
 		p = process_new(env, NULL);
 		p->pid = rp->pid;

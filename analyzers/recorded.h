@@ -14,6 +14,7 @@
 #ifndef CUDATRACE_ANALYZERS_RECORDED_H
 #define CUDATRACE_ANALYZERS_RECORDED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,5 +43,9 @@ struct ct_recorded {
 	struct ct_recorded_process *processes;
 	size_t count;
 };
+
+/* Whether the process loaded one of NVIDIA's CUDA libraries (compat.h's
+ * ct_library_identify): then CUDA was meant to run in it. */
+bool ct_recorded_loaded_cuda(const struct ct_recorded_process *process);
 
 #endif
