@@ -37,6 +37,7 @@
 #include "lib-probe.h"
 #include "make-dirs.h"
 #include "record-options.h"
+#include "recorded-read.h"
 #include "session.h"
 #include "sessiond.h"
 #include "stale.h"
@@ -878,6 +879,22 @@ static const char *unreadable(const struct record *r)
 	return NULL;
 }
 
+/* Whether a process of the run loaded CUDA's libraries (the audit
+ * library's lists): then CUDA may have refused it. */
+static bool loaded_cuda(const struct record *r)
+{
+	char *const paths[] = { (char *)r->output };
+	struct ct_recorded recorded;
+	bool found = false;
+
+	if (recorded_read(paths, 1, &recorded) < 0)
+		return false;
+	for (size_t i = 0; i < recorded.count && !found; i++)
+		found = ct_recorded_loaded_cuda(&recorded.processes[i]);
+	recorded_free(&recorded);
+	return found;
+}
+
 static void summarise(struct record *r)
 {
 	bool killed = !r->result.exited;
@@ -886,6 +903,15 @@ static void summarise(struct record *r)
 
 	if (!r->output[0])
 		return;
+	if (why && r->watch.fault == TRACE_CUT_NONE && loaded_cuda(r)) {
+		diag_warn(
+		    "no event was recorded, though %s loaded CUDA's libraries: it made no CUDA "
+		    "call, or CUDA refused to start before its driver loaded the tracer (as a "
+		    "runtime newer than the driver does); `cudatrace report %s` names the driver "
+		    "and the runtime",
+		    r->info.program, r->output);
+		return;
+	}
 	if (why) {
 		diag_warn("nothing can be read in the trace in %s: %s", r->output, why);
 		return;

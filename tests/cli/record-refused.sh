@@ -51,6 +51,8 @@ toolkit="$lttng_tmp/toolkit"
 mkdir -p "$toolkit"
 CUDASIM_DRIVER_VERSION=12020 CUDA_HOME=$toolkit cli_record old -o "$lttng_tmp/old" -- "$program"
 is "old: record exits with the program's status" "$cli_status" 1
+ok "old: record says CUDA may have refused it, and how to see why" \
+	cli_has old "no event was recorded, though rt-refused loaded CUDA's libraries.*cudatrace report $lttng_tmp/old"
 is "old: the program says the runtime refused the driver" "$(fact old error)" \
 	cudaErrorInsufficientDriver
 driver=$(fact old driver)
