@@ -18,7 +18,7 @@
  * A module's image, as CUPTI hands it over when the module is loaded
  * (CUpti_ModuleResourceData's pCubin and cubinSize), is read the same
  * way in memory, within the size given: a fat binary's entries are
- * listed; a single cubin has no such list.
+ * listed, a single cubin's architecture read from its ELF header.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -215,30 +215,6 @@ const char *device_code_of_file(const char *path, char *out, size_t size)
 	return out;
 }
 
-const char *device_code_of_image(const void *image, size_t image_size, char *out, size_t size)
-{
-	struct code_list list = { .out = out, .size = size, .used = 0 };
-	struct source src = { .fd = -1, .image = image, .size = image_size };
-	uint32_t magic;
-
-	if (!size)
-		return out;
-	out[0] = '\0';
-	if (image && read_at(&src, &magic, sizeof(magic), 0) && magic == FATBIN_MAGIC)
-		fatbins_read(&src, 0, image_size, &list);
-	return out;
-}
-
-/* Whether image starts with the n bytes of magic, read one at a time: an
- * image shorter than that (a PTX string) ends in a NUL that differs. */
-static bool starts_with(const unsigned char *image, const unsigned char *magic, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (image[i] != magic[i])
-			return false;
-	return true;
-}
-
 /* A cubin: its SM, from e_flags (ELF ABI 8 moved it up a byte). */
 static void cubin_add(const unsigned char *image, struct code_list *list)
 {
@@ -254,6 +230,34 @@ static void cubin_add(const unsigned char *image, struct code_list *list)
 		return;
 	snprintf(name, sizeof(name), "sm_%u", sm);
 	code_add(list, name);
+}
+
+const char *device_code_of_image(const void *image, size_t image_size, char *out, size_t size)
+{
+	struct code_list list = { .out = out, .size = size, .used = 0 };
+	struct source src = { .fd = -1, .image = image, .size = image_size };
+	uint32_t magic;
+
+	if (!size)
+		return out;
+	out[0] = '\0';
+	if (!image || !read_at(&src, &magic, sizeof(magic), 0))
+		return out;
+	if (magic == FATBIN_MAGIC)
+		fatbins_read(&src, 0, image_size, &list);
+	else if (!memcmp(&magic, ELFMAG, SELFMAG) && image_size >= sizeof(Elf64_Ehdr))
+		cubin_add(image, &list);
+	return out;
+}
+
+/* Whether image starts with the n bytes of magic, read one at a time: an
+ * image shorter than that (a PTX string) ends in a NUL that differs. */
+static bool starts_with(const unsigned char *image, const unsigned char *magic, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (image[i] != magic[i])
+			return false;
+	return true;
 }
 
 /* PTX text: the architecture of its .target directive (PTX ISA, "Target

@@ -20,9 +20,9 @@ const char *device_code_of_file(const char *path, char *out, size_t size);
 
 /*
  * The same for a module's image of image_size bytes in memory (CUPTI's
- * pCubin and cubinSize): the entries of the fat binaries it is made of;
- * "" for a single cubin, or anything else. Nothing past image_size is
- * read. Returns out.
+ * pCubin and cubinSize): the entries of the fat binaries it is made of,
+ * or the architecture of a single cubin ("sm_90"); "" for anything else.
+ * Nothing past image_size is read. Returns out.
  */
 const char *device_code_of_image(const void *image, size_t image_size, char *out, size_t size);
 
