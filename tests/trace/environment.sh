@@ -138,6 +138,25 @@ print(len(want), want == got, got, want)' "$lttng_tmp/refused.ledger" "$lttng_tm
 		"$(field refused module_load_failed - device)" 0
 fi
 
+# ---- a cubin, then a fat binary, loaded with the driver API on 9.0: each
+# module_load names its image's architectures (a single cubin's from its
+# ELF header)
+if traced loads -- "$programs/drv-arch" "$cubin" "$fatbin"; then
+	modules=$("$trace_python" -c 'import sys, urllib.parse
+def pairs(line):
+    return {k: urllib.parse.unquote(v) for k, v in
+            (p.split("=", 1) for p in line.split() if "=" in p)}
+ledger = {x["module"]: sorted(x["archs"].split(",")) for x in
+          (pairs(l) for l in open(sys.argv[1]) if "op=module_load " in l)}
+events = {x["module"]: sorted(x["device_code"].split(",")) for x in
+          (pairs(l) for l in open(sys.argv[2])
+           if l.startswith("event=cudatrace:module_load "))}
+print(" ".join(",".join(ledger[m]) + "=" + ",".join(events.get(m, ["-"]))
+               for m in sorted(ledger, key=int)[:2]))' "$lttng_tmp/loads.ledger" "$lttng_tmp/loads.events")
+	is "loads: the cubin's and the fat binary's module_load name their architectures (ledger)" \
+		"$modules" "sm_90=sm_90 compute_80,sm_90=compute_80,sm_90"
+fi
+
 # ---- a library loaded after CUDA started
 mkdir -p "$lttng_tmp/other"
 copy="$lttng_tmp/other/libcudart.so.13.0.99"
