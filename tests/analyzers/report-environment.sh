@@ -22,9 +22,10 @@
 #              versions they report, and a duplicate-library finding
 #
 # A runtime under a driver too old for it never loads the tracer (the
-# runtime fails before cuInit, which loads CUDA_INJECTION64_PATH), so no
-# trace of it can name the two versions: `cudatrace doctor` does
-# (tests/cli/doctor.sh).
+# runtime fails before cuInit, which loads CUDA_INJECTION64_PATH): its
+# report is made of what `cudatrace record` keeps beside the trace
+# (tests/cli/record-refused.sh), and `cudatrace doctor` names both
+# versions too (tests/cli/doctor.sh).
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
