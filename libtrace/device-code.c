@@ -308,3 +308,23 @@ const char *device_code_of_load_image(const void *image, char *out, size_t size)
 	}
 	return out;
 }
+
+int device_code_ptx_isa(const void *image)
+{
+	const char *text = image;
+	size_t n;
+	char head[PTX_TARGET_WITHIN + 1];
+	const char *version;
+	unsigned major, minor;
+
+	if (!image)
+		return 0;
+	n = strnlen(text, PTX_TARGET_WITHIN);
+	memcpy(head, text, n);
+	head[n] = '\0';
+	version = strstr(head, ".version");
+	if (!version || !strstr(head, ".target") ||
+	    sscanf(version, ".version %u.%u", &major, &minor) != 2 || major > 99 || minor > 9)
+		return 0;
+	return (int)(major * 10 + minor);
+}

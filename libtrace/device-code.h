@@ -34,4 +34,9 @@ const char *device_code_of_image(const void *image, size_t image_size, char *out
  */
 const char *device_code_of_load_image(const void *image, char *out, size_t size);
 
+/* The PTX ISA version of PTX text, times 10 (".version 9.0": 90), from its
+ * .version directive (PTX ISA, "PTX Module Directives"); 0 for anything
+ * else. As much is read as device_code_of_load_image reads of it. */
+int device_code_ptx_isa(const void *image);
+
 #endif /* CUDATRACE_DEVICE_CODE_H */

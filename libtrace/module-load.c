@@ -46,6 +46,7 @@ static void load_failed(const struct api_call *call, const void *image)
 	                             .result = call->result,
 	                             .device_code = codes,
 	                             .device_code_len = text_length(codes),
+	                             .ptx_isa = (uint16_t)device_code_ptx_isa(image),
 	                         });
 }
 
