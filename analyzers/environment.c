@@ -48,6 +48,7 @@ struct module {
 	uint32_t module; /* CUPTI's id; 0 for one refused */
 	uint8_t device;
 	int32_t result;    /* 0, or the CUresult of the load that refused it */
+	uint16_t ptx_isa;  /* of a refused PTX text, x 10; 0 if none */
 	char *device_code; /* owned */
 };
 
@@ -183,13 +184,14 @@ static void on_library(struct env_process *p, const struct ct_ev_library_load *e
 
 /* Modules with a list of architectures; those of a single cubin say nothing. */
 static void module_add(struct env_process *p, uint32_t module, uint8_t device, int32_t result,
-                       const char *device_code)
+                       const char *device_code, uint16_t ptx_isa)
 {
 	if (!device_code || !*device_code || p->modules->len >= MAX_LIBS)
 		return;
 	g_array_append_val(p->modules, ((struct module){ .module = module,
 	                                                 .device = device,
 	                                                 .result = result,
+	                                                 .ptx_isa = ptx_isa,
 	                                                 .device_code = g_strdup(device_code) }));
 }
 
@@ -237,11 +239,11 @@ static void environment_event(void *state, const struct ct_event *ev)
 		break;
 	case CT_EV_MODULE_LOAD:
 		module_add(p, ev->u.module_load.module, ev->u.module_load.device, 0,
-		           ev->u.module_load.device_code);
+		           ev->u.module_load.device_code, 0);
 		break;
 	case CT_EV_MODULE_LOAD_FAILED:
 		module_add(p, 0, ev->u.module_load_failed.device, ev->u.module_load_failed.result,
-		           ev->u.module_load_failed.device_code);
+		           ev->u.module_load_failed.device_code, ev->u.module_load_failed.ptx_isa);
 		break;
 	case CT_EV_API_EXIT:
 		on_api_exit(p, ev);
@@ -398,13 +400,20 @@ static bool code_of_a_library(const struct env_process *p, const char *device_co
 	return false;
 }
 
+/* The refusals the code rules explain: no code for the device (209), PTX
+ * for a later architecture (218), PTX text newer than the driver (222,
+ * with its ISA version; a fat binary's PTX has none to read). A missing
+ * JIT compiler (221) is the driver's installation, among the errors. */
+static bool explained_refusal(const struct module *m)
+{
+	return m->result == 209 || m->result == 218 || (m->result == 222 && m->ptx_isa);
+}
+
 /*
  * The device code of modules loaded from memory (cuModuleLoadData, NVRTC's
  * output, a fat binary read from a file) against their device, and of
- * those the driver refused for having no code for it
- * (CUDA_ERROR_NO_BINARY_FOR_GPU, 209). A refusal for PTX the driver
- * cannot compile (218, 221, 222) is among the errors: the list of
- * architectures does not hold the PTX ISA version that explains it.
+ * those the driver refused for their code: a refused PTX text's ISA
+ * version (module_load_failed's ptx_isa) says which driver it needs.
  */
 static void check_modules(struct env_process *p)
 {
@@ -415,9 +424,12 @@ static void check_modules(struct env_process *p)
 		size_t n = ct_code_parse_list(m->device_code, codes, MAX_CODES);
 		char name[48];
 
-		if (cc <= 0 || !n || (m->result != 0 && m->result != 209) ||
+		if (cc <= 0 || !n || (m->result && !explained_refusal(m)) ||
 		    (!m->result && code_of_a_library(p, m->device_code)))
 			continue;
+		for (size_t k = 0; k < n; k++)
+			if (codes[k].ptx)
+				codes[k].isa = m->ptx_isa;
 		if (m->result)
 			snprintf(name, sizeof(name), "a module the driver refused");
 		else
