@@ -17,6 +17,8 @@
 #              architectures of its image, and the JIT is noted for it;
 #              the sm_90 cubin it also loads is refused: listed with its
 #              error, and explained (no-code-for-device)
+#   drv-old    the same under a driver of CUDA 12.8, which refuses its PTX
+#              of ISA 9.0: explained with both versions (ptx-too-new)
 #   two        a Python process that loads two releases of a library
 #              (programs/nvrtc-12, nvrtc-13): both in the list with the
 #              versions they report, and a duplicate-library finding
@@ -128,6 +130,21 @@ if traced drv-jit CUDASIM_COMPUTE_CAPABILITY=8.0 -- "$programs/drv-arch" \
 	ok "drv-jit: a no-code-for-device finding names both architectures" \
 		contains "$what" "a module the driver refused: compiled for $refused only" \
 		"the device is compute capability 8.0"
+fi
+
+# ---- the same under a driver of CUDA 12.8: its PTX of ISA 9.0 (CUDA 13.0)
+# is refused (CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
+if traced drv-old CUDASIM_COMPUTE_CAPABILITY=8.0 CUDASIM_DRIVER_VERSION=12080 -- \
+	"$programs/drv-arch" "$programs/drv-kernels.cubin" "$programs/drv-arch.fatbin"; then
+	ok "drv-old: the simulator refused PTX as too new (ledger)" \
+		grep -q "op=module_load_failed .*result=CUDA_ERROR_UNSUPPORTED_PTX_VERSION" \
+		"$lttng_tmp/drv-old.ledger"
+	what=$(envjson drv-old 'f.get("ptx-too-new", [""])[0]')
+	ok "drv-old: a ptx-too-new finding names the PTX ISA and both CUDA versions" \
+		contains "$what" "a module the driver refused: " "PTX ISA 9.0, which came with CUDA 13.0" \
+		"the driver supports CUDA 12.8"
+	is "drv-old: no JIT is noted of a module the driver refused" \
+		"$(envjson drv-old '[w for w in f.get("ptx-jit", []) if "refused" in w]')" "[]"
 fi
 
 # ---- two releases of one library in a Python process

@@ -136,6 +136,12 @@ print(len(want), want == got, got, want)' "$lttng_tmp/refused.ledger" "$lttng_tm
 		"$(echo "$failed" | cut -d' ' -f2)" True || diag "$failed"
 	is "refused: ... on the device of the call's context" \
 		"$(field refused module_load_failed - device)" 0
+	# drv-arch loads the cubin, the fat binary, then PTX text of ISA 8.7
+	# and 9.0: under a driver of 12.8 the last is refused, and only PTX
+	# text has a PTX ISA version to give.
+	is "refused: the PTX text the driver cannot compile has its PTX ISA version, no other" \
+		"$(sed -n 's/^event=cudatrace:module_load_failed .*ptx_isa=\([0-9]*\).*$/\1/p' \
+			"$lttng_tmp/refused.events" | tr '\n' ' ')" "0 0 90 "
 fi
 
 # ---- a cubin, then a fat binary, loaded with the driver API on 9.0: each
