@@ -318,10 +318,9 @@ static void add_failure(GArray *list, const struct ct_node *failure, size_t inde
 	f->count = count;
 	if (count > 1)
 		snprintf(times, sizeof(times), " (%" PRIu64 " times)", count);
-	f->summary = g_strdup_printf(
-	    "%s of %s failed on device %" PRIu64 ": %s%s", api ? api : "an allocation",
-	    group_sizes(g, req, sizeof(req)), u64_of(failure, "device"), verdict_words(verdict),
-	    times);
+	f->summary = g_strdup_printf("%s of %s failed on device %" PRIu64 ": %s%s",
+	                             api ? api : "an allocation", group_sizes(g, req, sizeof(req)),
+	                             u64_of(failure, "device"), verdict_words(verdict), times);
 	if (str_of(failure, "explanation"))
 		f->explanation = g_strdup(str_of(failure, "explanation"));
 	f->advice = g_strdup(failure_advice(verdict));

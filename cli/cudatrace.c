@@ -20,7 +20,8 @@ struct verb {
 static const struct verb verbs[] = {
 	{ "record", cmd_record, "run a command and trace its CUDA memory, copies and launches" },
 	{ "report", cmd_report, "analyse traces: memory, leaks, fragmentation, OOMs" },
-	{ "export", cmd_export, "write traces in another tool's format: perfetto, ctf (GPU times)" },
+	{ "export", cmd_export,
+	  "write traces in another tool's format: perfetto, ctf (GPU times)" },
 	{ "list", cmd_list, "list the traces in a directory" },
 	{ "jupyter", cmd_jupyter, "install a Jupyter kernel that runs under cudatrace record" },
 	{ "doctor", cmd_doctor, "check the driver, devices, runtime, LTTng and tracer here" },
