@@ -408,6 +408,9 @@ int64_t ct_clock_ns(uint64_t cycles, uint64_t frequency)
 
 	if (!frequency)
 		return INT64_MIN;
+	/* LTTng's clock counts ns: no 128-bit division for every event */
+	if (frequency == UINT64_C(1000000000))
+		return cycles > (uint64_t)INT64_MAX ? INT64_MIN : (int64_t)cycles;
 	/* 128 bits: any clock value at any frequency, without overflow */
 	ns = (unsigned __int128)cycles * UINT64_C(1000000000) / frequency;
 	return ns > INT64_MAX ? INT64_MIN : (int64_t)ns;
