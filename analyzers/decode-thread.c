@@ -8,30 +8,75 @@
  * its current error is per thread. What the reading thread gets is plain
  * data: values, and strings copied into the batch.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "decode-thread.h"
+
+/* Batches in order, at most all of them. */
+struct batch_queue {
+	struct ct_batch *items[CT_DECODE_BATCHES];
+	size_t head, count;
+};
 
 struct ct_decode_thread {
 	struct ct_class_cache *cache; /* borrowed */
 	uint64_t types;
 	struct ct_decoder decoder;
 	struct ct_batch *batches[CT_DECODE_BATCHES]; /* owned */
-	GAsyncQueue *empty;                          /* batches to fill */
-	GAsyncQueue *full;                           /* batches filled, then the end marker */
-	struct ct_batch *filling;                    /* the decoding thread's, or NULL */
-	struct ct_trace_graph *graph;                /* borrowed */
+	/*
+	 * The hand-over, under LOCK: batches to fill, batches filled, and
+	 * whether the run is over (after the last filled batch). POSIX
+	 * primitives, which thread checkers know, rather than GLib's futexes.
+	 */
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct batch_queue empty, full;
+	bool run_over;
+	struct ct_batch *filling;     /* the decoding thread's, or NULL */
+	struct ct_trace_graph *graph; /* borrowed */
 	GThread *thread;
 	gint stop;  /* atomic: the reading thread wants the run stopped */
 	bool fatal; /* the decoding thread met an error that ends the pass */
-	bool ended; /* the reading thread took the end marker */
+	bool ended; /* the reading thread saw the run over */
 	enum ct_trace_graph_status status;
 	char error[512];
 };
 
-/* Pushed after the last batch: the run is over. */
-static char end_of_run;
+static void push(struct ct_decode_thread *dt, struct batch_queue *q, struct ct_batch *b)
+{
+	pthread_mutex_lock(&dt->lock);
+	q->items[(q->head + q->count++) % CT_DECODE_BATCHES] = b;
+	pthread_cond_broadcast(&dt->changed);
+	pthread_mutex_unlock(&dt->lock);
+}
+
+/* The first batch of Q, waiting for one; NULL when Q is empty and the run over. */
+static struct ct_batch *pop(struct ct_decode_thread *dt, struct batch_queue *q)
+{
+	struct ct_batch *b = NULL;
+
+	pthread_mutex_lock(&dt->lock);
+	while (!q->count && !dt->run_over)
+		pthread_cond_wait(&dt->changed, &dt->lock);
+	if (q->count) {
+		b = q->items[q->head];
+		q->head = (q->head + 1) % CT_DECODE_BATCHES;
+		q->count--;
+	}
+	pthread_mutex_unlock(&dt->lock);
+	return b;
+}
+
+/* The run is over: the reading thread takes what is left, then no more. */
+static void over(struct ct_decode_thread *dt)
+{
+	pthread_mutex_lock(&dt->lock);
+	dt->run_over = true;
+	pthread_cond_broadcast(&dt->changed);
+	pthread_mutex_unlock(&dt->lock);
+}
 
 struct ct_decode_thread *ct_decode_thread_create(struct ct_class_cache *cache, uint64_t types)
 {
@@ -40,13 +85,14 @@ struct ct_decode_thread *ct_decode_thread_create(struct ct_class_cache *cache, u
 	dt->cache = cache;
 	dt->types = types;
 	ct_decoder_init(&dt->decoder);
-	dt->empty = g_async_queue_new();
-	dt->full = g_async_queue_new();
+	pthread_mutex_init(&dt->lock, NULL);
+	pthread_cond_init(&dt->changed, NULL);
 	for (size_t i = 0; i < CT_DECODE_BATCHES; i++) {
 		dt->batches[i] = g_new0(struct ct_batch, 1);
 		dt->batches[i]->strings = g_string_chunk_new(4096);
-		g_async_queue_push(dt->empty, dt->batches[i]);
+		dt->empty.items[i] = dt->batches[i];
 	}
+	dt->empty.count = CT_DECODE_BATCHES;
 	return dt;
 }
 
@@ -54,8 +100,8 @@ void ct_decode_thread_destroy(struct ct_decode_thread *dt)
 {
 	if (!dt)
 		return;
-	g_async_queue_unref(dt->empty);
-	g_async_queue_unref(dt->full);
+	pthread_cond_destroy(&dt->changed);
+	pthread_mutex_destroy(&dt->lock);
 	for (size_t i = 0; i < CT_DECODE_BATCHES; i++) {
 		g_string_chunk_free(dt->batches[i]->strings);
 		g_free(dt->batches[i]);
@@ -72,7 +118,7 @@ static void flush(struct ct_decode_thread *dt)
 
 	if (!b || (!b->count && !b->foreign_events))
 		return;
-	g_async_queue_push(dt->full, b);
+	push(dt, &dt->full, b);
 	dt->filling = NULL;
 }
 
@@ -86,7 +132,8 @@ static struct ct_batch *filling(struct ct_decode_thread *dt)
 		b = NULL;
 	}
 	if (!b) {
-		b = g_async_queue_pop(dt->empty);
+		/* never NULL: the run is not over while it runs */
+		b = pop(dt, &dt->empty);
 		b->count = 0;
 		b->foreign_events = 0;
 		g_string_chunk_clear(b->strings);
@@ -277,7 +324,7 @@ static gpointer run(gpointer data)
 
 	dt->status = ct_trace_graph_run(dt->graph, dt->error, sizeof(dt->error));
 	flush(dt);
-	g_async_queue_push(dt->full, &end_of_run);
+	over(dt);
 	return NULL;
 }
 
@@ -301,21 +348,18 @@ int ct_decode_thread_start(struct ct_decode_thread *dt, struct ct_trace_graph *g
 
 struct ct_batch *ct_decode_thread_next(struct ct_decode_thread *dt)
 {
-	gpointer b;
+	struct ct_batch *b;
 
 	if (dt->ended || !dt->thread)
 		return NULL;
-	b = g_async_queue_pop(dt->full);
-	if (b == &end_of_run) {
-		dt->ended = true;
-		return NULL;
-	}
+	b = pop(dt, &dt->full);
+	dt->ended = !b;
 	return b;
 }
 
 void ct_decode_thread_release(struct ct_decode_thread *dt, struct ct_batch *batch)
 {
-	g_async_queue_push(dt->empty, batch);
+	push(dt, &dt->empty, batch);
 }
 
 void ct_decode_thread_stop(struct ct_decode_thread *dt)
