@@ -186,9 +186,9 @@ static const char *field_string(const bt_field *f)
 	return bt_field_string_get_length(f) ? bt_field_string_get_value(f) : "";
 }
 
-void ct_decoder_init(struct ct_decoder *d, struct ct_context *ctx)
+void ct_decoder_init(struct ct_decoder *d)
 {
-	*d = (struct ct_decoder){ .ctx = ctx };
+	*d = (struct ct_decoder){ .last_time = 0 };
 }
 
 static void store(struct ct_event *ev, const struct ct_field_spec *spec, uint64_t v)
@@ -221,11 +221,19 @@ static void store(struct ct_event *ev, const struct ct_field_spec *spec, uint64_
 	}
 }
 
-static void store_string(struct ct_event *ev, const struct ct_field_spec *spec, const char *s)
+/*
+ * S is copied into STRINGS when given: the event then outlives
+ * babeltrace2's message, which its decoding thread puts.
+ */
+static void store_string(struct ct_event *ev, const struct ct_field_spec *spec, const char *s,
+                         GStringChunk *strings)
 {
+	size_t len = strlen(s);
+
+	if (strings)
+		s = g_string_chunk_insert_len(strings, s, (gssize)len);
 	memcpy((char *)ev + spec->offset, &s, sizeof(s));
 	if (spec->storage == CT_STORE_TEXT) {
-		size_t len = strlen(s);
 		uint16_t len16 = len > UINT16_MAX ? UINT16_MAX : (uint16_t)len;
 
 		memcpy((char *)ev + spec->len_offset, &len16, sizeof(len16));
@@ -320,7 +328,7 @@ static void unknown_values(struct ct_event *ev)
 }
 
 void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *event,
-                        struct ct_event *ev)
+                        struct ct_event *ev, GStringChunk *strings)
 {
 	const bt_field *payload = bt_event_borrow_payload_field_const(event);
 	const struct ct_field_spec *spec = ct_event_fields(info->type);
@@ -339,7 +347,7 @@ void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *
 			store(ev, &spec[n], (uint64_t)bt_field_integer_signed_get_value(f));
 			break;
 		case CT_READ_STRING:
-			store_string(ev, &spec[n], text_value(info, n, payload, f));
+			store_string(ev, &spec[n], text_value(info, n, payload, f), strings);
 			break;
 		case CT_READ_ARRAY:
 			store_array(ev, &spec[n], f);
@@ -362,44 +370,69 @@ static int64_t context_int(const bt_field *context, int64_t index, bool is_signe
 	                 : (int64_t)bt_field_integer_unsigned_get_value(f);
 }
 
-struct ct_process *ct_decoder_process(struct ct_decoder *d, const struct ct_event_class_info *info,
-                                      const bt_field *context)
+/* A copy of S in STRINGS, or S itself without STRINGS; NULL stays NULL. */
+static const char *copy(GStringChunk *strings, const char *s)
+{
+	return s && strings ? g_string_chunk_insert(strings, s) : s;
+}
+
+void ct_decoder_origin(struct ct_decoder *d, const struct ct_event_class_info *info,
+                       const bt_field *context, bool with_thread, GStringChunk *strings,
+                       struct ct_event_origin *origin)
 {
 	int64_t vpid = context_int(context, info->vpid_index, info->vpid_signed);
+
+	origin->vtid = with_thread ? context_int(context, info->vtid_index, info->vtid_signed) : 0;
+	origin->changed =
+	    !d->has_origin || vpid != d->last_vpid || info->hostname != d->last_hostname;
+	if (!origin->changed)
+		return;
+	origin->no_vpid = info->vpid_index < 0;
+	origin->vpid = vpid;
+	origin->hostname = copy(strings, info->hostname);
+	origin->procname =
+	    info->procname_index >= 0
+	        ? copy(strings, field_string(bt_field_structure_borrow_member_field_by_index_const(
+	                            context, (uint64_t)info->procname_index)))
+	        : NULL;
+	d->has_origin = true;
+	d->last_vpid = vpid;
+	d->last_hostname = info->hostname;
+}
+
+void ct_origins_init(struct ct_origins *o, struct ct_context *ctx)
+{
+	*o = (struct ct_origins){ .ctx = ctx };
+}
+
+struct ct_process *ct_origins_process(struct ct_origins *o, const struct ct_event_origin *origin)
+{
 	struct ct_process *p;
 
-	if (d->last_process && vpid == d->last_vpid && info->hostname == d->last_hostname)
-		return d->last_process;
-	if (info->vpid_index < 0 && !d->no_vpid_warned) {
-		d->no_vpid_warned = true;
+	if (o->last_process && !origin->changed)
+		return o->last_process;
+	if (origin->no_vpid && !o->no_vpid_warned) {
+		o->no_vpid_warned = true;
 		ct_log_warning("the trace has no vpid context: all events are counted as one "
 		               "process (record with cudatrace record, or add the vpid, vtid and "
 		               "procname contexts)");
 	}
-	p = ct_context_process(d->ctx, info->hostname, vpid);
-	if (!p->procname[0] && info->procname_index >= 0) {
-		const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
-		    context, (uint64_t)info->procname_index);
-
-		snprintf(p->procname, sizeof(p->procname), "%s", field_string(f));
-	}
-	d->last_process = p;
-	d->last_vpid = vpid;
-	d->last_hostname = info->hostname;
-	d->last_thread = NULL;
+	p = ct_context_process(o->ctx, origin->hostname, origin->vpid);
+	if (!p->procname[0] && origin->procname)
+		snprintf(p->procname, sizeof(p->procname), "%s", origin->procname);
+	o->last_process = p;
+	o->last_thread = NULL;
 	return p;
 }
 
-struct ct_thread *ct_decoder_thread(struct ct_decoder *d, const struct ct_event_class_info *info,
-                                    const bt_field *context, struct ct_process *p)
+struct ct_thread *ct_origins_thread(struct ct_origins *o, const struct ct_event_origin *origin,
+                                    struct ct_process *p)
 {
-	int64_t vtid = context_int(context, info->vtid_index, info->vtid_signed);
-
-	if (d->last_thread && d->last_thread->process == p && vtid == d->last_vtid)
-		return d->last_thread;
-	d->last_thread = ct_context_thread(d->ctx, p, vtid);
-	d->last_vtid = vtid;
-	return d->last_thread;
+	if (o->last_thread && o->last_thread->process == p && origin->vtid == o->last_vtid)
+		return o->last_thread;
+	o->last_thread = ct_context_thread(o->ctx, p, origin->vtid);
+	o->last_vtid = origin->vtid;
+	return o->last_thread;
 }
 
 int64_t ct_clock_ns(uint64_t cycles, uint64_t frequency)
@@ -408,6 +441,9 @@ int64_t ct_clock_ns(uint64_t cycles, uint64_t frequency)
 
 	if (!frequency)
 		return INT64_MIN;
+	/* LTTng's clock counts ns: no 128-bit division for every event */
+	if (frequency == UINT64_C(1000000000))
+		return cycles > (uint64_t)INT64_MAX ? INT64_MIN : (int64_t)cycles;
 	/* 128 bits: any clock value at any frequency, without overflow */
 	ns = (unsigned __int128)cycles * UINT64_C(1000000000) / frequency;
 	return ns > INT64_MAX ? INT64_MIN : (int64_t)ns;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include <babeltrace2/babeltrace.h>
+#include <glib.h>
 
 #include "context.h"
 #include "event-schema.h"
@@ -58,20 +59,30 @@ struct ct_event_class_info {
 int ct_event_class_resolve(struct ct_event_class_info *info, const bt_event *event,
                            uint64_t decoded, char *error, size_t len);
 
-/* The decoding state of a pass: the last process and thread seen, the last time. */
-struct ct_decoder {
-	struct ct_context *ctx; /* borrowed */
-	/* the last process/thread seen, for the common case of runs of one thread */
-	struct ct_process *last_process;
-	const char *last_hostname;
-	int64_t last_vpid;
-	struct ct_thread *last_thread;
-	int64_t last_vtid;
-	int64_t last_time;
-	bool no_vpid_warned;
+/*
+ * Where an event comes from, as its common context says: read where
+ * babeltrace2 decodes (ct_decoder_origin), turned into a process and a
+ * thread where the analyses run (ct_origins_process, ct_origins_thread).
+ */
+struct ct_event_origin {
+	/* vpid or hostname differ from the previous event's: the members below are set */
+	bool changed;
+	bool no_vpid; /* the trace has no vpid context */
+	int64_t vpid;
+	int64_t vtid;
+	const char *hostname; /* NULL: none */
+	const char *procname; /* NULL: none */
 };
 
-void ct_decoder_init(struct ct_decoder *decoder, struct ct_context *ctx);
+/* The decoding state of a pass: the last origin seen, the last time. */
+struct ct_decoder {
+	bool has_origin;
+	int64_t last_vpid;
+	const char *last_hostname; /* borrowed from the trace */
+	int64_t last_time;
+};
+
+void ct_decoder_init(struct ct_decoder *decoder);
 
 /*
  * The time of MSG's event as the GPU fields count it, in ns: the clock's
@@ -87,18 +98,42 @@ int64_t ct_decoder_time(struct ct_decoder *decoder, const struct ct_event_class_
  */
 int64_t ct_clock_ns(uint64_t cycles, uint64_t frequency);
 
-/* The process of an event with common context CONTEXT, created on first sight. */
-struct ct_process *ct_decoder_process(struct ct_decoder *decoder,
-                                      const struct ct_event_class_info *info,
-                                      const bt_field *context);
+/*
+ * The origin of an event with common context CONTEXT into ORIGIN; its
+ * hostname and procname are set only when they changed, copied into
+ * STRINGS (borrowed from the event without STRINGS). The vtid is read
+ * only when WITH_THREAD.
+ */
+void ct_decoder_origin(struct ct_decoder *decoder, const struct ct_event_class_info *info,
+                       const bt_field *context, bool with_thread, GStringChunk *strings,
+                       struct ct_event_origin *origin);
+
+/*
+ * Stores EVENT's payload fields into EV (whose other members are the
+ * caller's), its strings copied into STRINGS (borrowed from EVENT without
+ * STRINGS).
+ */
+void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *event,
+                        struct ct_event *ev, GStringChunk *strings);
+
+/* The reading state of a pass: the last process and thread, for runs of one thread. */
+struct ct_origins {
+	struct ct_context *ctx; /* borrowed */
+	struct ct_process *last_process;
+	struct ct_thread *last_thread;
+	int64_t last_vtid;
+	bool no_vpid_warned;
+};
+
+void ct_origins_init(struct ct_origins *origins, struct ct_context *ctx);
+
+/* The process of an event from ORIGIN, created on first sight. */
+struct ct_process *ct_origins_process(struct ct_origins *origins,
+                                      const struct ct_event_origin *origin);
 
 /* Its thread in PROCESS. */
-struct ct_thread *ct_decoder_thread(struct ct_decoder *decoder,
-                                    const struct ct_event_class_info *info, const bt_field *context,
+struct ct_thread *ct_origins_thread(struct ct_origins *origins,
+                                    const struct ct_event_origin *origin,
                                     struct ct_process *process);
-
-/* Stores EVENT's payload fields into EV (whose other members are the caller's). */
-void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *event,
-                        struct ct_event *ev);
 
 #endif

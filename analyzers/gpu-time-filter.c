@@ -65,6 +65,7 @@ struct iter {
 	struct ct_context *ctx;       /* owned: processes by vpid */
 	struct ct_class_cache *cache; /* owned */
 	struct ct_decoder decoder;
+	struct ct_origins origins;
 	GHashTable *names;  /* "process:kernel_id", "memcpy:HtoD" -> name; owned strings */
 	GPtrArray *retired; /* names replaced while operations may borrow them; owned */
 	GHashTable *by_key; /* "process:device:stream" -> struct out_stream, borrowed */
@@ -355,6 +356,7 @@ static int take_event(struct iter *it, const bt_message *msg)
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	const struct ct_event_class_info *info = class_info(it, event);
 	struct ct_event ev = { 0 };
+	struct ct_event_origin origin = { 0 };
 	struct ct_process *process;
 	struct pending *p;
 
@@ -363,9 +365,10 @@ static int take_event(struct iter *it, const bt_message *msg)
 	if (info->type == CT_EV_NONE || !info->decode)
 		return 0;
 	ev.type = info->type;
-	ct_decoder_payload(info, event, &ev);
-	process = ct_decoder_process(&it->decoder, info,
-	                             bt_event_borrow_common_context_field_const(event));
+	ct_decoder_payload(info, event, &ev, NULL);
+	ct_decoder_origin(&it->decoder, info, bt_event_borrow_common_context_field_const(event),
+	                  false, NULL, &origin);
+	process = ct_origins_process(&it->origins, &origin);
 	if (ev.type == CT_EV_KERNEL_NAME) {
 		name_kernel(it, process, &ev);
 		return 0;
@@ -518,7 +521,8 @@ iter_initialize(bt_self_message_iterator *self, bt_self_message_iterator_configu
 	it->stats = comp->stats;
 	it->ctx = ct_context_create();
 	it->cache = ct_class_cache_create();
-	ct_decoder_init(&it->decoder, it->ctx);
+	ct_decoder_init(&it->decoder);
+	ct_origins_init(&it->origins, it->ctx);
 	it->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	it->retired = g_ptr_array_new_with_free_func(g_free);
 	it->by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);

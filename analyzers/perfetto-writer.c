@@ -18,6 +18,8 @@
 
 /* Field 1 of Trace (repeated TracePacket packet), length-delimited: (1 << 3) | 2. */
 #define TRACE_PACKET_TAG 0x0au
+/* The longest head of a packet: the tag and a 64-bit varint length. */
+#define HEAD_MAX (1 + 10)
 
 struct ct_pf_writer {
 	FILE *out;          /* borrowed */
@@ -104,10 +106,14 @@ static void failed(struct ct_pf_writer *w)
 		w->error = errno ? errno : EIO;
 }
 
-/* Writes PACKET as one field of the Trace: tag, varint length, bytes. */
+/*
+ * Writes PACKET as one field of the Trace: tag, varint length, bytes, in
+ * one write. The packet is packed after room for the longest head, and the
+ * head put right before it.
+ */
 static void put_packet(struct ct_pf_writer *w, Perfetto__Protos__TracePacket *packet)
 {
-	uint8_t head[1 + 10];
+	uint8_t head[HEAD_MAX];
 	size_t size, len = 0;
 
 	if (w->error)
@@ -122,18 +128,19 @@ static void put_packet(struct ct_pf_writer *w, Perfetto__Protos__TracePacket *pa
 		w->started = true;
 	}
 	size = perfetto__protos__trace_packet__get_packed_size(packet);
-	if (size > w->cap) {
-		w->cap = size * 2;
+	if (HEAD_MAX + size > w->cap) {
+		w->cap = (HEAD_MAX + size) * 2;
 		w->buf = g_realloc(w->buf, w->cap);
 	}
-	perfetto__protos__trace_packet__pack(packet, w->buf);
+	perfetto__protos__trace_packet__pack(packet, w->buf + HEAD_MAX);
 	head[len++] = TRACE_PACKET_TAG;
 	for (uint64_t v = size;; v >>= 7) {
 		head[len++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
 		if (v < 0x80)
 			break;
 	}
-	if (fwrite(head, 1, len, w->out) != len || fwrite(w->buf, 1, size, w->out) != size) {
+	memcpy(w->buf + HEAD_MAX - len, head, len);
+	if (fwrite(w->buf + HEAD_MAX - len, 1, len + size, w->out) != len + size) {
 		failed(w);
 		return;
 	}

@@ -2,9 +2,11 @@
 /*
  * reader.c - the trace pass (see reader.h). The reader orchestrates:
  * discovery.h finds the traces under the user's paths, trace-graph.h
- * builds the babeltrace2 graph that reads them, and the graph's sink below
- * turns each cudatrace event into a struct ct_event (event-decoder.h, its
- * class resolved once through class-cache.h), updates the context,
+ * builds the babeltrace2 graph that reads them, decode-thread.h runs it on
+ * a thread of its own that turns each cudatrace event into a struct
+ * ct_event (event-decoder.h, its class resolved once through
+ * class-cache.h), and this thread, in the graph's order, finds its process
+ * and thread, updates the context,
  * applies the filters, computes what the analyses share (api-calls.h,
  * gpu-activity.h) and calls the analyses. At the end it has them give
  * their results and writes the report: trace-section.h what the pass
@@ -26,6 +28,7 @@
 #include "assert.h"
 #include "class-cache.h"
 #include "config.h"
+#include "decode-thread.h"
 #include "discovery.h"
 #include "event-decoder.h"
 #include "filters.h"
@@ -63,7 +66,7 @@ struct ct_reader {
 	uint64_t wanted;              /* union of the analyses' wants */
 	unsigned uses;                /* union of the analyses' uses (enum ct_shared) */
 	struct ct_class_cache *cache; /* owned */
-	struct ct_decoder decoder;
+	struct ct_origins origins;
 	uint64_t seq;
 	bool started;
 	bool finished; /* the analyses gave their results */
@@ -83,7 +86,7 @@ struct ct_reader *ct_reader_create(const struct ct_options *opts)
 	r->ctx = ct_context_create();
 	r->cache = ct_class_cache_create();
 	r->paths = g_ptr_array_new_with_free_func(g_free);
-	ct_decoder_init(&r->decoder, r->ctx);
+	ct_origins_init(&r->origins, r->ctx);
 	ct_filter_init(&r->filter, opts);
 	r->filtering = !ct_filter_is_empty(&r->filter);
 	r->stats.first_ns = INT64_MAX;
@@ -307,26 +310,6 @@ static uint64_t decoded_types(const struct ct_reader *r)
 	return types;
 }
 
-/* The resolved class of EVENT, resolved now if it is the first of its class; NULL on error. */
-static const struct ct_event_class_info *class_of(struct ct_reader *r, const bt_event *event)
-{
-	struct ct_event_class_info *info;
-	char why[512];
-
-	switch (ct_class_cache_lookup(r->cache, event, decoded_types(r), &info, why, sizeof(why))) {
-	case CT_CLASS_CACHE_MEMORY_ERROR:
-		bt_current_thread_clear_error();
-		set_fatal(r, CT_READER_ERROR, "out of memory");
-		return NULL;
-	case CT_CLASS_CACHE_UNKNOWN:
-		set_fatal(r, CT_READER_INPUT_ERROR, "%s", why);
-		break;
-	default:
-		break;
-	}
-	return info;
-}
-
 /* An event of a type nobody wants: counted for its process and the trace, not analysed. */
 static void count_only(struct ct_reader *r, struct ct_process *p, int64_t time_ns)
 {
@@ -340,33 +323,6 @@ static void count_only(struct ct_reader *r, struct ct_process *p, int64_t time_n
 	note_time(r, time_ns);
 }
 
-static void handle_event(struct ct_reader *r, const bt_message *msg)
-{
-	const bt_event *event = bt_message_event_borrow_event_const(msg);
-	const struct ct_event_class_info *info = class_of(r, event);
-	const bt_field *context;
-	struct ct_event ev;
-
-	if (!info)
-		return;
-	if (info->type == CT_EV_NONE) {
-		r->stats.foreign_events++;
-		return;
-	}
-	context = bt_event_borrow_common_context_field_const(event);
-	memset(&ev, 0, sizeof(ev));
-	ev.type = info->type;
-	ev.time_ns = ct_decoder_time(&r->decoder, info, msg);
-	ev.process = ct_decoder_process(&r->decoder, info, context);
-	if (!info->decode) {
-		count_only(r, ev.process, ev.time_ns);
-		return;
-	}
-	ev.thread = ct_decoder_thread(&r->decoder, info, context, ev.process);
-	ct_decoder_payload(info, event, &ev);
-	ct_reader_feed(r, &ev);
-}
-
 void ct_reader_note_loss(struct ct_reader *r, int64_t time_ns, uint64_t events, uint64_t packets)
 {
 	r->stats.discarded_events = ct_sat_add_u64(r->stats.discarded_events, events);
@@ -374,67 +330,12 @@ void ct_reader_note_loss(struct ct_reader *r, int64_t time_ns, uint64_t events, 
 	ct_context_note_loss(r->ctx, time_ns, events, packets);
 }
 
-/* CS in ns on the trace clock, as event times are (ct_decoder_time); INT64_MIN if unknown. */
-static int64_t snapshot_ns(const bt_clock_snapshot *cs)
-{
-	return ct_clock_ns(
-	    bt_clock_snapshot_get_value(cs),
-	    bt_clock_class_get_frequency(bt_clock_snapshot_borrow_clock_class_const(cs)));
-}
-
-/* When the loss MSG reports began; INT64_MIN when its stream gives no time. */
-static int64_t loss_time(const bt_message *msg, bool events)
-{
-	const bt_stream *stream = events ? bt_message_discarded_events_borrow_stream_const(msg)
-	                                 : bt_message_discarded_packets_borrow_stream_const(msg);
-	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
-
-	if (events && bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
-		return snapshot_ns(
-		    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg));
-	if (!events && bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
-		return snapshot_ns(
-		    bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
-		        msg));
-	return INT64_MIN;
-}
-
-static void handle_message(struct ct_reader *r, const bt_message *msg)
-{
-	uint64_t count;
-
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		handle_event(r, msg);
-		break;
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		if (bt_message_discarded_events_get_count(msg, &count) ==
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			ct_reader_note_loss(r, loss_time(msg, true), count, 0);
-		break;
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		if (bt_message_discarded_packets_get_count(msg, &count) ==
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			ct_reader_note_loss(r, loss_time(msg, false), 0, count);
-		break;
-	default:
-		break;
-	}
-}
-
 /*
- * src.ctf.fs gives the events decoded before a packet that cannot be
- * decoded (a partial or corrupt one) with its error recorded for the
- * thread, where no API function may be called: the error is taken, and
- * the trace counted as cut short there.
+ * A stream ends in data that cannot be decoded: the trace is counted as
+ * cut short there.
  */
 static void decoding_stopped(struct ct_reader *r)
 {
-	const bt_error *error = bt_current_thread_take_error();
-
-	if (!error)
-		return;
-	bt_error_release(error);
 	/* a repaired copy's cut ends so: what was repaired is said already */
 	if (r->stats.truncated)
 		return;
@@ -443,34 +344,39 @@ static void decoding_stopped(struct ct_reader *r)
 	            "analysed up to the last event read there");
 }
 
-static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
-                                                                       void *data)
+/* One record of the decoding thread, in the graph's order. */
+static void take_record(struct ct_reader *r, struct ct_record *rec)
 {
-	struct ct_reader *r = data;
-	bt_message_array_const msgs;
-	uint64_t count = 0;
+	struct ct_event *ev = &rec->ev;
 
-	switch (bt_message_iterator_next(it, &msgs, &count)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+	switch (rec->kind) {
+	case CT_RECORD_EVENT:
+		ev->process = ct_origins_process(&r->origins, &rec->origin);
+		if (!rec->decoded) {
+			count_only(r, ev->process, ev->time_ns);
+			break;
+		}
+		ev->thread = ct_origins_thread(&r->origins, &rec->origin, ev->process);
+		ct_reader_feed(r, ev);
+		break;
+	case CT_RECORD_LOSS:
+		ct_reader_note_loss(r, rec->loss.time_ns, rec->loss.events, rec->loss.packets);
+		break;
+	case CT_RECORD_STOPPED:
 		decoding_stopped(r);
 		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
-	default:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	case CT_RECORD_FATAL:
+		set_fatal(r, rec->fatal.input ? CT_READER_INPUT_ERROR : CT_READER_ERROR, "%s",
+		          rec->fatal.why);
+		break;
 	}
-	/* every message is put, even after a fatal one */
-	for (uint64_t i = 0; i < count; i++) {
-		if (!r->fatal)
-			handle_message(r, msgs[i]);
-		bt_message_put_ref(msgs[i]);
-	}
-	return r->fatal ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR
-	                : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+static void take_batch(struct ct_reader *r, struct ct_batch *batch)
+{
+	r->stats.foreign_events += batch->foreign_events;
+	for (size_t i = 0; i < batch->count && !r->fatal; i++)
+		take_record(r, &batch->records[i]);
 }
 
 /* ------------------------------------------------------------ the pass */
@@ -517,16 +423,22 @@ static enum ct_reader_status run_failed(struct ct_reader *r, enum ct_trace_graph
 	return CT_READER_TRUNCATED;
 }
 
-/* Reads the traces in r->paths through one graph. */
+/*
+ * Reads the traces in r->paths through one graph, run on a decoding
+ * thread (decode-thread.h) while this one analyses what it decoded.
+ */
 static enum ct_reader_status run_pass(struct ct_reader *r)
 {
+	struct ct_decode_thread *dt = ct_decode_thread_create(r->cache, decoded_types(r));
 	struct ct_trace_graph *graph;
 	enum ct_trace_graph_status status;
+	struct ct_batch *batch;
 	char why[512];
 
 	status = ct_trace_graph_create((const char *const *)r->paths->pdata, r->paths->len,
-	                               sink_consume, r, &graph, why, sizeof(why));
+	                               ct_decode_thread_consume, dt, &graph, why, sizeof(why));
 	if (status != CT_TRACE_GRAPH_OK) {
+		ct_decode_thread_destroy(dt);
 		set_fatal(r, graph_failed(status), "%s", why);
 		return graph_failed(status);
 	}
@@ -535,8 +447,24 @@ static enum ct_reader_status run_pass(struct ct_reader *r)
 		r->stats.truncated = true;
 		set_note(r, "%s", ct_trace_graph_damage(graph));
 	}
-	status = ct_trace_graph_run(graph, why, sizeof(why));
+	if (ct_decode_thread_start(dt, graph, why, sizeof(why)) < 0) {
+		ct_trace_graph_destroy(graph);
+		ct_decode_thread_destroy(dt);
+		set_fatal(r, CT_READER_ERROR, "%s", why);
+		return CT_READER_ERROR;
+	}
+	while ((batch = ct_decode_thread_next(dt))) {
+		take_batch(r, batch);
+		if (r->fatal)
+			ct_decode_thread_stop(dt);
+		ct_decode_thread_release(dt, batch);
+	}
+	status = ct_decode_thread_join(dt, why, sizeof(why));
 	ct_trace_graph_destroy(graph);
+	ct_decode_thread_destroy(dt);
+	/* the run may have ended before it saw the stop */
+	if (r->fatal)
+		return r->fatal_status;
 	if (status != CT_TRACE_GRAPH_OK)
 		return run_failed(r, status, why);
 	return r->stats.truncated ? CT_READER_TRUNCATED : CT_READER_OK;

@@ -20,7 +20,7 @@ struct ct_trace_graph {
 	bt_graph *graph;                  /* owned */
 	const bt_plugin *ctf;             /* owned */
 	const bt_plugin *utils;           /* owned */
-	const bt_component_filter *muxer; /* borrowed from the graph */
+	const bt_component_filter *muxer; /* borrowed from the graph; NULL: one stream, no muxer */
 	const bt_port_input
 	    *tail_input;           /* where the muxer's messages go; borrowed from the graph */
 	GPtrArray *sources;        /* const bt_component_source *, borrowed from the graph */
@@ -189,6 +189,23 @@ static size_t add_sources(struct ct_trace_graph *g, char *why, size_t len)
 }
 
 /*
+ * Whether the streams need merging: more than one output port, or a live
+ * source (whose ports may come later). A single stream needs no muxer,
+ * which would only pass its messages on, at a cost per message.
+ */
+static bool needs_muxer(const struct ct_trace_graph *g)
+{
+	uint64_t ports = 0;
+
+	if (g->live)
+		return true;
+	for (guint s = 0; s < g->sources->len; s++)
+		ports +=
+		    bt_component_source_get_output_port_count(g_ptr_array_index(g->sources, s));
+	return ports != 1;
+}
+
+/*
  * A graph with a source per readable trace. Each trace is checked first,
  * and read as it is, from a repaired copy, or not at all. A source that
  * babeltrace2 still refuses leaves the graph unusable (it marks it
@@ -236,7 +253,8 @@ build(struct ct_trace_graph *g, const struct ct_trace_graph_tail *tail, char *er
 		snprintf(error, len, "not a readable trace: %s", first_error);
 		return CT_TRACE_GRAPH_INPUT_ERROR;
 	}
-	if (bt_graph_add_filter_component(g->graph, muxer_cls, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
+	if (needs_muxer(g) &&
+	    bt_graph_add_filter_component(g->graph, muxer_cls, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
 	                                  &g->muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		take_error(first_error, sizeof(first_error));
 		snprintf(error, len, "cannot build the trace reader: %s", first_error);
@@ -250,11 +268,23 @@ build(struct ct_trace_graph *g, const struct ct_trace_graph_tail *tail, char *er
 	return CT_TRACE_GRAPH_OK;
 }
 
-/* Every source port to a fresh muxer input (the muxer adds one per connection), muxer to sink. */
+/*
+ * Every source port to a fresh muxer input (the muxer adds one per
+ * connection), muxer to the tail; without a muxer, the one port to the
+ * tail.
+ */
 static enum ct_trace_graph_status connect(struct ct_trace_graph *g, char *error, size_t len)
 {
 	char why[512];
 
+	if (!g->muxer) {
+		if (bt_graph_connect_ports(g->graph,
+		                           bt_component_source_borrow_output_port_by_index_const(
+		                               g_ptr_array_index(g->sources, 0), 0),
+		                           g->tail_input, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+			goto error;
+		return CT_TRACE_GRAPH_OK;
+	}
 	for (guint s = 0; s < g->sources->len; s++) {
 		const bt_component_source *source = g_ptr_array_index(g->sources, s);
 		uint64_t ports = bt_component_source_get_output_port_count(source);

@@ -3,7 +3,8 @@
  * trace-graph.h - the babeltrace2 graph of a pass: one source per trace
  * (src.ctf.fs for a trace directory, src.ctf.lttng-live for a relay
  * daemon's URL, live.h), flt.utils.muxer to merge their streams in time
- * order, and a simple sink whose consume function is the caller's.
+ * order (none for a single stream), and a simple sink whose consume
+ * function is the caller's.
  *
  * Each trace directory is checked first (trace-check.h): babeltrace2 2.0
  * loops, aborts or exhausts memory on some damaged traces. A damaged one
@@ -45,8 +46,9 @@ ct_trace_graph_create(const char *const *traces, size_t count,
 /*
  * What follows the muxer in a graph of ct_trace_graph_create_with_tail:
  * ADD puts its components into GRAPH (called with DATA) and sets *INPUT
- * to the input port that takes the muxer's messages; it returns 0, or -1
- * with the reason in ERROR (LEN bytes).
+ * to the input port that takes the muxer's messages (a single stream's,
+ * when there is no muxer); it returns 0, or -1 with the reason in ERROR
+ * (LEN bytes).
  */
 struct ct_trace_graph_tail {
 	int (*add)(bt_graph *graph, void *data, const bt_port_input **input, char *error,

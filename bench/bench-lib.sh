@@ -11,6 +11,7 @@
 #                         bounded live set) $work/large and $work/small
 #   median3 CMD...        the median of three runs' "seconds kilobytes"
 #                         (elapsed time, peak RSS)
+#   bench_cores           says how many cores the ratios were measured on
 
 events=${1:-10000000}
 small=$((events / 10))
@@ -39,4 +40,11 @@ median3() {
 		/usr/bin/time -f "%e %M" -o "$work/time.$run" "$@" >/dev/null 2>&1
 	done
 	cat "$work/time.1" "$work/time.2" "$work/time.3" | sort -n | sed -n 2p
+}
+
+# The reader decodes on one thread while the analyses run on another
+# (analyzers/decode-thread.h): on one core their times add up; on two, the
+# pass takes the longer of the two, at best babeltrace2's own decoding.
+bench_cores() {
+	echo "cores: $(nproc) (decoding and analyses overlap on 2 or more; on 1 their times add)"
 }

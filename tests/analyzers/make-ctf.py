@@ -30,7 +30,10 @@ Scenarios:
               (sizes of 2^64 - 1, deltas of -2^63, GPU intervals that end
               before they start or at 2^64 - 1), chosen with seed S
   bench N     N events of calls allocating and freeing (a live set of a
-              thousand buffers), for timing the reader against babeltrace2
+              thousand buffers), for timing the reader against babeltrace2;
+              the truth is printed as JSON
+  bench-future N
+              the same after a tracer_info of a major version to come
 """
 import json
 import os
@@ -530,8 +533,10 @@ def old_layout(directory):
     write(directory, events, s)
 
 
-def bench(directory, count):
-    """Streams COUNT events to disk: the packets are written as they fill."""
+def bench(directory, count, version=None):
+    """Streams COUNT events to disk: the packets are written as they fill.
+    Returns the truth: events, allocations, frees, peak and live bytes.
+    With VERSION, a tracer_info of that version comes first."""
     events = list(EVENTS.items())
     s = Stream(events)
     os.makedirs(directory, exist_ok=True)
@@ -540,9 +545,12 @@ def bench(directory, count):
     out = open(os.path.join(directory, "cudatrace_0"), "wb")
     pid, proc = 777, "bench"
     t = 1_000_000_000
+    n, i = 2, 0
+    if version:
+        s.event(t, "tracer_info", pid, pid, proc, version=version)
+        n += 1
     s.event(t, "api_name", pid, pid, proc, domain=2, cbid=20, name="cudaMalloc")
     s.event(t, "api_name", pid, pid, proc, domain=2, cbid=22, name="cudaFree")
-    n, i = 2, 0
 
     def call(name, cbid, address, delta):
         nonlocal t
@@ -567,6 +575,9 @@ def bench(directory, count):
             out.write(s.data())
     out.write(s.data())
     out.close()
+    frees = max(i - 1000, 0)
+    return {"events": n, "allocations": i, "frees": frees,
+            "peak_bytes": min(i, 1000) * MIB, "live_at_end_bytes": (i - frees) * MIB}
 
 
 # Bytes a traced program may put in its names and messages: terminal escape
@@ -682,8 +693,10 @@ def empty(directory):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "bench":
-        bench(sys.argv[3], int(sys.argv[2]))
+    if len(sys.argv) == 4 and sys.argv[1] in ("bench", "bench-future"):
+        version = "9.0.0" if sys.argv[1] == "bench-future" else None
+        json.dump(bench(sys.argv[3], int(sys.argv[2]), version), sys.stdout)
+        print()
         return
     if len(sys.argv) == 4 and sys.argv[1] == "extremes":
         extremes(sys.argv[3], int(sys.argv[2]))

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * decode-thread.c - the graph run on a decoding thread, its messages
+ * handed over as records in batches (see decode-thread.h).
+ *
+ * Every babeltrace2 object is touched by the decoding thread only, from
+ * the start of the run to its end: babeltrace2 is not thread-safe, and
+ * its current error is per thread. What the reading thread gets is plain
+ * data: values, and strings copied into the batch.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "decode-thread.h"
+
+/* Batches in order, at most all of them. */
+struct batch_queue {
+	struct ct_batch *items[CT_DECODE_BATCHES];
+	size_t head, count;
+};
+
+struct ct_decode_thread {
+	struct ct_class_cache *cache; /* borrowed */
+	uint64_t types;
+	struct ct_decoder decoder;
+	struct ct_batch *batches[CT_DECODE_BATCHES]; /* owned */
+	/*
+	 * The hand-over, under LOCK: batches to fill, batches filled, and
+	 * whether the run is over (after the last filled batch). POSIX
+	 * primitives, which thread checkers know, rather than GLib's futexes.
+	 */
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct batch_queue empty, full;
+	bool run_over;
+	struct ct_batch *filling;     /* the decoding thread's, or NULL */
+	struct ct_trace_graph *graph; /* borrowed */
+	GThread *thread;
+	gint stop;  /* atomic: the reading thread wants the run stopped */
+	bool fatal; /* the decoding thread met an error that ends the pass */
+	bool ended; /* the reading thread saw the run over */
+	enum ct_trace_graph_status status;
+	char error[512];
+};
+
+static void push(struct ct_decode_thread *dt, struct batch_queue *q, struct ct_batch *b)
+{
+	pthread_mutex_lock(&dt->lock);
+	q->items[(q->head + q->count++) % CT_DECODE_BATCHES] = b;
+	pthread_cond_broadcast(&dt->changed);
+	pthread_mutex_unlock(&dt->lock);
+}
+
+/* The first batch of Q, waiting for one; NULL when Q is empty and the run over. */
+static struct ct_batch *pop(struct ct_decode_thread *dt, struct batch_queue *q)
+{
+	struct ct_batch *b = NULL;
+
+	pthread_mutex_lock(&dt->lock);
+	while (!q->count && !dt->run_over)
+		pthread_cond_wait(&dt->changed, &dt->lock);
+	if (q->count) {
+		b = q->items[q->head];
+		q->head = (q->head + 1) % CT_DECODE_BATCHES;
+		q->count--;
+	}
+	pthread_mutex_unlock(&dt->lock);
+	return b;
+}
+
+/* The run is over: the reading thread takes what is left, then no more. */
+static void over(struct ct_decode_thread *dt)
+{
+	pthread_mutex_lock(&dt->lock);
+	dt->run_over = true;
+	pthread_cond_broadcast(&dt->changed);
+	pthread_mutex_unlock(&dt->lock);
+}
+
+struct ct_decode_thread *ct_decode_thread_create(struct ct_class_cache *cache, uint64_t types)
+{
+	struct ct_decode_thread *dt = g_new0(struct ct_decode_thread, 1);
+
+	dt->cache = cache;
+	dt->types = types;
+	ct_decoder_init(&dt->decoder);
+	pthread_mutex_init(&dt->lock, NULL);
+	pthread_cond_init(&dt->changed, NULL);
+	for (size_t i = 0; i < CT_DECODE_BATCHES; i++) {
+		dt->batches[i] = g_new0(struct ct_batch, 1);
+		dt->batches[i]->strings = g_string_chunk_new(4096);
+		dt->empty.items[i] = dt->batches[i];
+	}
+	dt->empty.count = CT_DECODE_BATCHES;
+	return dt;
+}
+
+void ct_decode_thread_destroy(struct ct_decode_thread *dt)
+{
+	if (!dt)
+		return;
+	pthread_cond_destroy(&dt->changed);
+	pthread_mutex_destroy(&dt->lock);
+	for (size_t i = 0; i < CT_DECODE_BATCHES; i++) {
+		g_string_chunk_free(dt->batches[i]->strings);
+		g_free(dt->batches[i]);
+	}
+	g_free(dt);
+}
+
+/* ------------------------------------------------------------ the decoding thread */
+
+/* Hands the batch being filled to the reading thread, if it holds anything. */
+static void flush(struct ct_decode_thread *dt)
+{
+	struct ct_batch *b = dt->filling;
+
+	if (!b || (!b->count && !b->foreign_events))
+		return;
+	push(dt, &dt->full, b);
+	dt->filling = NULL;
+}
+
+/* The batch being filled: an empty one, waiting for it when all are in use. */
+static struct ct_batch *filling(struct ct_decode_thread *dt)
+{
+	struct ct_batch *b = dt->filling;
+
+	if (b && b->count == CT_DECODE_BATCH) {
+		flush(dt);
+		b = NULL;
+	}
+	if (!b) {
+		/* never NULL: the run is not over while it runs */
+		b = pop(dt, &dt->empty);
+		b->count = 0;
+		b->foreign_events = 0;
+		g_string_chunk_clear(b->strings);
+		dt->filling = b;
+	}
+	return b;
+}
+
+/* A new record of KIND, in the batch being filled (*BATCH, when not NULL, for its strings). */
+static struct ct_record *new_record(struct ct_decode_thread *dt, enum ct_record_kind kind,
+                                    struct ct_batch **batch)
+{
+	struct ct_batch *b = filling(dt);
+	struct ct_record *rec = &b->records[b->count++];
+
+	rec->kind = kind;
+	if (batch)
+		*batch = b;
+	return rec;
+}
+
+/* The pass cannot go on, for WHY; the messages after this one are not read. */
+static void fatal(struct ct_decode_thread *dt, bool input, const char *why)
+{
+	struct ct_batch *b;
+	struct ct_record *rec = new_record(dt, CT_RECORD_FATAL, &b);
+
+	rec->fatal.input = input;
+	rec->fatal.why = g_string_chunk_insert(b->strings, why);
+	dt->fatal = true;
+}
+
+/* The resolved class of EVENT, resolved now if it is the first of its class; NULL on error. */
+static const struct ct_event_class_info *class_of(struct ct_decode_thread *dt,
+                                                  const bt_event *event)
+{
+	struct ct_event_class_info *info;
+	char why[512];
+
+	switch (ct_class_cache_lookup(dt->cache, event, dt->types, &info, why, sizeof(why))) {
+	case CT_CLASS_CACHE_MEMORY_ERROR:
+		bt_current_thread_clear_error();
+		fatal(dt, false, "out of memory");
+		return NULL;
+	case CT_CLASS_CACHE_UNKNOWN:
+		fatal(dt, true, why);
+		return NULL;
+	default:
+		return info;
+	}
+}
+
+static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	const struct ct_event_class_info *info = class_of(dt, event);
+	struct ct_record *rec;
+	struct ct_batch *b;
+
+	if (!info)
+		return;
+	if (info->type == CT_EV_NONE) {
+		filling(dt)->foreign_events++;
+		return;
+	}
+	rec = new_record(dt, CT_RECORD_EVENT, &b);
+	rec->decoded = info->decode;
+	memset(&rec->ev, 0, sizeof(rec->ev));
+	rec->ev.type = info->type;
+	rec->ev.time_ns = ct_decoder_time(&dt->decoder, info, msg);
+	ct_decoder_origin(&dt->decoder, info, bt_event_borrow_common_context_field_const(event),
+	                  info->decode, b->strings, &rec->origin);
+	if (info->decode)
+		ct_decoder_payload(info, event, &rec->ev, b->strings);
+}
+
+/* CS in ns on the trace clock, as event times are (ct_decoder_time); INT64_MIN if unknown. */
+static int64_t snapshot_ns(const bt_clock_snapshot *cs)
+{
+	return ct_clock_ns(
+	    bt_clock_snapshot_get_value(cs),
+	    bt_clock_class_get_frequency(bt_clock_snapshot_borrow_clock_class_const(cs)));
+}
+
+/* When the loss MSG reports began; INT64_MIN when its stream gives no time. */
+static int64_t loss_time(const bt_message *msg, bool events)
+{
+	const bt_stream *stream = events ? bt_message_discarded_events_borrow_stream_const(msg)
+	                                 : bt_message_discarded_packets_borrow_stream_const(msg);
+	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
+
+	if (events && bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
+		return snapshot_ns(
+		    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg));
+	if (!events && bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
+		return snapshot_ns(
+		    bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+		        msg));
+	return INT64_MIN;
+}
+
+static void loss(struct ct_decode_thread *dt, const bt_message *msg, bool events)
+{
+	uint64_t count;
+	bt_property_availability known = events
+	                                     ? bt_message_discarded_events_get_count(msg, &count)
+	                                     : bt_message_discarded_packets_get_count(msg, &count);
+	struct ct_record *rec;
+
+	if (known != BT_PROPERTY_AVAILABILITY_AVAILABLE)
+		return;
+	rec = new_record(dt, CT_RECORD_LOSS, NULL);
+	rec->loss.time_ns = loss_time(msg, events);
+	rec->loss.events = events ? count : 0;
+	rec->loss.packets = events ? 0 : count;
+}
+
+static void decode_message(struct ct_decode_thread *dt, const bt_message *msg)
+{
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		decode_event(dt, msg);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		loss(dt, msg, true);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		loss(dt, msg, false);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * src.ctf.fs gives the events decoded before a packet that cannot be
+ * decoded (a partial or corrupt one) with its error recorded for the
+ * thread, where no API function may be called: the error is taken, and
+ * the reading thread told where in the sequence it happened.
+ */
+static void decoding_stopped(struct ct_decode_thread *dt)
+{
+	const bt_error *error = bt_current_thread_take_error();
+
+	if (!error)
+		return;
+	bt_error_release(error);
+	new_record(dt, CT_RECORD_STOPPED, NULL);
+}
+
+bt_graph_simple_sink_component_consume_func_status ct_decode_thread_consume(bt_message_iterator *it,
+                                                                            void *data)
+{
+	struct ct_decode_thread *dt = data;
+	bt_message_array_const msgs;
+	uint64_t count = 0;
+
+	if (g_atomic_int_get(&dt->stop))
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	switch (bt_message_iterator_next(it, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		decoding_stopped(dt);
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		/* a live source has nothing new yet: what was read is not held back */
+		flush(dt);
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+	default:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	}
+	/* every message is put, even after a fatal one */
+	for (uint64_t i = 0; i < count; i++) {
+		if (!dt->fatal)
+			decode_message(dt, msgs[i]);
+		bt_message_put_ref(msgs[i]);
+	}
+	return dt->fatal ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR
+	                 : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+static gpointer run(gpointer data)
+{
+	struct ct_decode_thread *dt = data;
+
+	dt->status = ct_trace_graph_run(dt->graph, dt->error, sizeof(dt->error));
+	flush(dt);
+	over(dt);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ the reading thread */
+
+int ct_decode_thread_start(struct ct_decode_thread *dt, struct ct_trace_graph *graph, char *error,
+                           size_t len)
+{
+	GError *gerror = NULL;
+
+	dt->graph = graph;
+	dt->thread = g_thread_try_new("cudatrace-decode", run, dt, &gerror);
+	if (!dt->thread) {
+		snprintf(error, len, "cannot start the decoding thread: %s",
+		         gerror ? gerror->message : "unknown error");
+		g_clear_error(&gerror);
+		return -1;
+	}
+	return 0;
+}
+
+struct ct_batch *ct_decode_thread_next(struct ct_decode_thread *dt)
+{
+	struct ct_batch *b;
+
+	if (dt->ended || !dt->thread)
+		return NULL;
+	b = pop(dt, &dt->full);
+	dt->ended = !b;
+	return b;
+}
+
+void ct_decode_thread_release(struct ct_decode_thread *dt, struct ct_batch *batch)
+{
+	push(dt, &dt->empty, batch);
+}
+
+void ct_decode_thread_stop(struct ct_decode_thread *dt)
+{
+	g_atomic_int_set(&dt->stop, 1);
+}
+
+enum ct_trace_graph_status ct_decode_thread_join(struct ct_decode_thread *dt, char *error,
+                                                 size_t len)
+{
+	struct ct_batch *b;
+
+	if (!dt->thread)
+		return CT_TRACE_GRAPH_OK;
+	/* a decoding thread waiting for an empty batch must get one to see the stop */
+	if (!dt->ended)
+		ct_decode_thread_stop(dt);
+	while ((b = ct_decode_thread_next(dt)))
+		ct_decode_thread_release(dt, b);
+	g_thread_join(dt->thread);
+	dt->thread = NULL;
+	snprintf(error, len, "%s", dt->error);
+	return dt->status;
+}
