@@ -372,13 +372,34 @@ static int check_utf8(const struct jupyter_args *a, const char *self, const char
 	return 0;
 }
 
+/* TEXT, then a newline when NEWLINE, as the file PATH; said when it cannot be. */
+static int write_text(const char *path, const char *text, bool newline)
+{
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f) {
+		diag_error("cannot write %s: %s: choose another place with --prefix", path,
+		           strerror(errno));
+		return -1;
+	}
+	ok = fputs(text, f) >= 0 && (!newline || fputc('\n', f) != EOF);
+	if (fclose(f) != 0)
+		ok = false;
+	if (!ok) {
+		diag_error("cannot write %s: %s", path, strerror(errno));
+		unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
 static int write_kernel_json(const char *path, const struct jupyter_args *a, const char *self,
                              const char *python, const char *trace_dir, const char *cells)
 {
 	struct json_object *spec;
 	const char *text;
-	FILE *f;
-	bool ok;
+	int status;
 
 	if (check_utf8(a, self, python, trace_dir, cells) < 0)
 		return -1;
@@ -392,45 +413,15 @@ static int write_kernel_json(const char *path, const struct jupyter_args *a, con
 		json_object_put(spec);
 		return -1;
 	}
-	f = fopen(path, "w");
-	if (!f) {
-		diag_error("cannot write %s: %s: choose another place with --prefix", path,
-		           strerror(errno));
-		json_object_put(spec);
-		return -1;
-	}
-	ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+	status = write_text(path, text, true);
 	json_object_put(spec);
-	if (fclose(f) != 0)
-		ok = false;
-	if (!ok) {
-		diag_error("cannot write %s: %s", path, strerror(errno));
-		unlink(path);
-		return -1;
-	}
-	return 0;
+	return status;
 }
 
 /* The script that marks the cells, at PATH. */
 static int write_cells_script(const char *path)
 {
-	FILE *f = fopen(path, "w");
-	bool ok;
-
-	if (!f) {
-		diag_error("cannot write %s: %s: choose another place with --prefix", path,
-		           strerror(errno));
-		return -1;
-	}
-	ok = fputs(cells_script, f) >= 0;
-	if (fclose(f) != 0)
-		ok = false;
-	if (!ok) {
-		diag_error("cannot write %s: %s", path, strerror(errno));
-		unlink(path);
-		return -1;
-	}
-	return 0;
+	return write_text(path, cells_script, false);
 }
 
 static int install(const struct jupyter_args *a)
