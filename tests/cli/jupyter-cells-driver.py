@@ -16,6 +16,7 @@
 # Needs ipykernel and jupyter_client (Debian: python3-ipykernel,
 # python3-jupyter-client) for this Python.
 
+import importlib.util
 import json
 import os
 import signal
@@ -23,6 +24,14 @@ import sys
 import time
 
 from jupyter_client.manager import KernelManager
+
+# What both drivers do alike, from jupyter-driver.py.
+_spec = importlib.util.spec_from_file_location(
+    "jupyter_driver", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                   "jupyter-driver.py"))
+jupyter_driver = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(jupyter_driver)
+children = jupyter_driver.children
 
 # In [1] uses no CUDA: the cells after it are marked whether or not CUDA
 # was initialised when they began.
@@ -52,14 +61,6 @@ CELLS = [
 ]
 # The kernel is killed while it runs.
 LAST = "d = alloc(6 << 20)\nprint('allocated', flush=True)\ntime.sleep(120)\n"
-
-
-def children(pid):
-    found = []
-    for task in os.listdir("/proc/%d/task" % pid):
-        with open("/proc/%d/task/%s/children" % (pid, task)) as f:
-            found += [int(p) for p in f.read().split()]
-    return found
 
 
 class Cell:

@@ -15,18 +15,7 @@
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
 
-jupyter_python=${JUPYTER_PYTHON:-/usr/bin/python3}
-cli_setup "$@"
-"$jupyter_python" -c 'import ipykernel, jupyter_client' 2>/dev/null ||
-	tap_fail_all "$jupyter_python cannot import ipykernel and jupyter_client (Debian: python3-ipykernel python3-jupyter-client)"
-cli_with_daemon
-JUPYTER_DATA_DIR="$lttng_tmp/jupyter-data"
-JUPYTER_RUNTIME_DIR="$lttng_tmp/jupyter-runtime"
-JUPYTER_PATH="$JUPYTER_DATA_DIR"
-CUDASIM_LEDGER="$lttng_tmp/cells.ledger"
-IPYTHONDIR="$lttng_tmp/ipython"
-export JUPYTER_DATA_DIR JUPYTER_RUNTIME_DIR JUPYTER_PATH CUDASIM_LEDGER IPYTHONDIR
-unset JUPYTER_CONFIG_DIR
+cli_jupyter_setup cells.ledger "$@"
 traces="$lttng_tmp/cell-traces"
 
 "$cli_bin" jupyter install --name cudatrace-cells --python "$jupyter_python" \
@@ -70,6 +59,32 @@ sed -n '/^Notebook cells/,/^$/p' "$lttng_tmp/report.txt" | sed 's/^/#   /'
 "$trace_python" "$cli_here/check-cells.py" "$lttng_tmp/cells.json" "$lttng_tmp/cells.ledger" \
 	"$lttng_tmp/report.json" "$trace/postmortem.txt" >"$lttng_tmp/check.tap" 2>&1
 tap_relay cells "$lttng_tmp/check.tap"
+
+# The script run by an IPython that cudatrace record does not trace: it
+# registers nothing, or, given a library without the functions, says so;
+# either way the cells run and the namespace is the user's.
+script="$JUPYTER_DATA_DIR/kernels/cudatrace-cells/cudatrace-cells.py"
+untraced() {
+	"$jupyter_python" - "$script" <<'PY'
+import sys
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+before = len(shell.events.callbacks["pre_run_cell"])
+shell.safe_execfile(sys.argv[1], shell.user_ns, raise_exceptions=True)
+hooks = len(shell.events.callbacks["pre_run_cell"]) - before
+result = shell.run_cell("x = 6 * 7", store_history=True)
+names = sorted(n for n in shell.user_ns if "cudatrace" in n)
+print("hooks=%d ran=%s names=%s" % (hooks, result.success and shell.user_ns["x"] == 42, names))
+PY
+}
+(unset CUDATRACE_SESSION; untraced) >"$lttng_tmp/untraced.out" 2>&1
+ok "untraced: the script hooks nothing, the cell runs" \
+	grep -qx 'hooks=0 ran=True names=\[\]' "$lttng_tmp/untraced.out"
+(CUDATRACE_SESSION=x CUDA_INJECTION64_PATH=/nonexistent/libcudatrace.so untraced) \
+	>"$lttng_tmp/nolib.out" 2>&1
+ok "no tracer library: the script says so" grep -q 'cells are not marked' "$lttng_tmp/nolib.out"
+ok "and the cell runs" grep -qx 'hooks=0 ran=True names=\[\]' "$lttng_tmp/nolib.out"
+sed 's/^/#   /' "$lttng_tmp/untraced.out" "$lttng_tmp/nolib.out"
 
 "$cli_bin" jupyter uninstall --name cudatrace-cells >/dev/null 2>&1
 ok "uninstall removes the script and the kernel's directory" \

@@ -13,19 +13,7 @@
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
 
-jupyter_python=${JUPYTER_PYTHON:-/usr/bin/python3}
-cli_setup "$@"
-"$jupyter_python" -c 'import ipykernel, jupyter_client' 2>/dev/null ||
-	tap_fail_all "$jupyter_python cannot import ipykernel and jupyter_client (Debian: python3-ipykernel python3-jupyter-client)"
-cli_with_daemon
-JUPYTER_DATA_DIR="$lttng_tmp/jupyter-data"
-JUPYTER_RUNTIME_DIR="$lttng_tmp/jupyter-runtime"
-JUPYTER_PATH="$JUPYTER_DATA_DIR"
-CUDASIM_LEDGER="$lttng_tmp/nb.ledger"
-# IPython's history and the kernels' files stay in the test's directory.
-IPYTHONDIR="$lttng_tmp/ipython"
-export JUPYTER_DATA_DIR JUPYTER_RUNTIME_DIR JUPYTER_PATH CUDASIM_LEDGER IPYTHONDIR
-unset JUPYTER_CONFIG_DIR
+cli_jupyter_setup nb.ledger "$@"
 traces="$lttng_tmp/nb-traces"
 spec="$JUPYTER_DATA_DIR/kernels/cudatrace-test/kernel.json"
 
