@@ -36,6 +36,7 @@ def _cudatrace_cells():
     end.restype = None
     shell = get_ipython()  # noqa: F821 (a builtin while IPython runs this file)
     running = []  # the execution count of the cell that runs, if any
+    broken = []  # the error that stopped the marking, if any
 
     def first_line(source):
         """The first line that is not blank, and its number from 1."""
@@ -44,20 +45,34 @@ def _cudatrace_cells():
                 return number, text.strip()[:200]
         return 0, ""
 
-    def pre_run_cell(info):
-        # Cells run without history (silent ones, the kernel's own) get no In [N].
-        if not info.store_history:
+    def guarded(hook):
+        """HOOK, whose failure is said once in the server's log (the
+        kernel's stderr), never in the notebook, and ends the marking."""
+        def run(*args):
+            if not broken:
+                try:
+                    hook(*args)
+                except Exception as error:  # noqa: BLE001 (the cell must run on)
+                    broken.append(error)
+                    print("cudatrace: cells are no longer marked in the trace: %r" % error,
+                          file=sys.__stderr__, flush=True)
+        return run
+
+    def pre_run_cell(info=None):
+        # Cells run without history (silent ones, the kernel's own) get no
+        # In [N]. IPython before 7 gives no info.
+        if not getattr(info, "store_history", True):
             return
-        number, text = first_line(info.raw_cell or "")
+        number, text = first_line(getattr(info, "raw_cell", None) or "")
         running[:] = [shell.execution_count]
         begin(shell.execution_count, number, text.encode("utf-8", "replace"))
 
-    def post_run_cell(result):
+    def post_run_cell(result=None):
         if running:
-            end(running.pop(), 0 if result.success else 1)
+            end(running.pop(), 0 if getattr(result, "success", True) else 1)
 
-    shell.events.register("pre_run_cell", pre_run_cell)
-    shell.events.register("post_run_cell", post_run_cell)
+    shell.events.register("pre_run_cell", guarded(pre_run_cell))
+    shell.events.register("post_run_cell", guarded(post_run_cell))
 
 
 _cudatrace_cells()
