@@ -406,9 +406,9 @@ static void print_process_cells(const struct ct_cells_process *p, FILE *out)
 	if (p->outside.live_bytes)
 		fprintf(out,
 		        "  Allocated outside notebook cells (the kernel's start, threads working "
-		        "between cells): %s live in %" PRIu64 " allocations\n",
+		        "between cells): %s live in %" PRIu64 " allocation%s\n",
 		        bytes((double)p->outside.live_bytes, a, sizeof(a)),
-		        p->outside.live_allocations);
+		        p->outside.live_allocations, p->outside.live_allocations == 1 ? "" : "s");
 }
 
 void summary_print_postmortem(const struct summary *s, int signal, const char *cause,
