@@ -56,22 +56,36 @@ def first_line(source):
     return 0, ""
 
 
-def truth(cells, allocations):
-    """Per execution count: allocations, allocated_bytes, freed_bytes, live_*.
-    The cells' allocations are the ledger's, in the same order."""
+def figures(allocations):
+    return {
+        "allocations": len(allocations),
+        "allocated_bytes": sum(a["size"] for a in allocations),
+        "freed_bytes": sum(a["size"] for a in allocations if a["freed"]),
+        "live_allocations": sum(1 for a in allocations if not a["freed"]),
+        "live_bytes": sum(a["size"] for a in allocations if not a["freed"]),
+    }
+
+
+def split(cells, allocations):
+    """The ledger's allocations of each cell (those it printed, in their
+    order), and the others: made while no cell ran."""
+    printed = [(c["count"], a, s) for c in cells for a, s in c["allocated"]]
+    mine, outside = {c["count"]: [] for c in cells}, []
+    for a in allocations:
+        if printed and (a["address"], a["size"]) == printed[0][1:]:
+            mine[printed.pop(0)[0]].append(a)
+        else:
+            outside.append(a)
+    return mine, outside, printed
+
+
+def truth(cells, mine):
+    """Per execution count: line, first_line, status and the figures."""
     expected = {}
-    ledger = iter(allocations)
     for cell in cells:
-        mine = [next(ledger, None) for _ in cell["allocated"]]
         line, text = first_line(cell["source"])
-        expected[cell["count"]] = {
-            "line": line, "first_line": text, "status": cell["status"],
-            "allocations": len(mine),
-            "allocated_bytes": sum(a["size"] for a in mine if a),
-            "freed_bytes": sum(a["size"] for a in mine if a and a["freed"]),
-            "live_allocations": sum(1 for a in mine if a and not a["freed"]),
-            "live_bytes": sum(a["size"] for a in mine if a and not a["freed"]),
-        }
+        expected[cell["count"]] = dict(line=line, first_line=text, status=cell["status"],
+                                       **figures(mine[cell["count"]]))
     return expected
 
 
@@ -89,18 +103,20 @@ def main():
     cells = run["cells"]
 
     # The cells' printout and the simulator agree: the cells' allocations
-    # are the ledger's, one for one, at the addresses and of the sizes the
-    # cells printed, and each free they printed released one.
-    printed = [(a, s) for c in cells for a, s in c["allocated"]]
-    ok(printed and printed == [(a["address"], a["size"]) for a in allocations],
-       "the ledger has the allocations the cells printed, in their order",
-       "printed: %s" % printed, "ledger:  %s" % allocations)
+    # are the ledger's, in their order, at the addresses and of the sizes
+    # the cells printed, and each free they printed released one. The one
+    # other allocation is the quiet thread's.
+    mine, outside, unmatched = split(cells, allocations)
+    ok(not unmatched, "the ledger has the allocations the cells printed, in their order",
+       "not in the ledger: %s" % unmatched, "ledger: %s" % allocations)
+    ok([a["size"] for a in outside] == [(3 << 20) + 512],
+       "and the one the thread made between cells", outside)
     ok(sum(len(c["freed"]) for c in cells) == sum(a["freed"] for a in allocations),
        "the ledger has the frees the cells printed")
     ok([c["count"] for c in cells] == list(range(1, len(cells) + 1)),
        "the kernel numbered the cells In [1] to In [%d]" % len(cells),
        [c["count"] for c in cells])
-    expected = truth(cells, allocations)
+    expected = truth(cells, mine)
 
     processes = [p for p in report.get("cells", []) if p["pid"] == pid]
     ok(len(processes) == 1, "the report has the kernel's cells", report.get("cells"))
@@ -121,9 +137,9 @@ def main():
     ok(order == sorted(expected, key=lambda n: (-expected[n]["live_bytes"],
                                                 -expected[n]["allocated_bytes"], n)),
        "the cells are listed most live bytes first", order)
-    outside = process["outside_cells"]
-    ok(outside["allocations"] == 0 and outside["live_bytes"] == 0,
-       "nothing was allocated outside cells", outside)
+    ok(process["outside_cells"] == figures(outside),
+       "the memory allocated outside cells is the thread's",
+       "report: %s" % process["outside_cells"], "truth:  %s" % figures(outside))
 
     # The post-mortem names every cell that held memory, with the truth's figures.
     held = {int(m.group(1)): m for m in re.finditer(
@@ -140,6 +156,13 @@ def main():
            "post-mortem: In [%d] holds %d bytes in %d allocations, from line %d"
            % (count, want["live_bytes"], want["live_allocations"], want["line"]),
            "post-mortem: %s" % (m.group(0) if m else None))
+    want = figures(outside)
+    m = re.search(r"^ *Allocated outside notebook cells .*: ([0-9.]+) MiB live in (\d+) "
+                  r"allocations?$", postmortem, re.M)
+    ok(m and (float(m.group(1)), int(m.group(2))) == (round(want["live_bytes"] / MIB, 2),
+                                                       want["live_allocations"]),
+       "post-mortem: what was allocated outside cells",
+       "post-mortem: %s" % (m.group(0) if m else None))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@
 #   jupyter-cells-driver.py KERNEL_NAME LOG CELLS.json
 #
 # The kernel's stderr (the server's log) goes to LOG. CELLS.json gets what
-# each cell did, from the cell's own printout: its execution count as the
+# each cell did, from the cell's own printout (a thread one cell starts
+# allocates once that cell ended, printing nothing): its execution count as the
 # kernel gave it, its source, whether it raised, the device pointers it
 # allocated (with their sizes) and freed; and the pids of `cudatrace
 # record` and of the kernel, and record's exit status.
@@ -58,7 +59,19 @@ CELLS = [
     "free(a.pop())\n",
     "c = alloc(4 << 20)\nraise ValueError('on purpose')\n",
     "print('no GPU memory here')\n",
+    # A thread allocates once the cell has ended (after the cells script's
+    # post_run_cell: it was registered first), quietly: memory outside cells.
+    "import threading\n"
+    "done = threading.Event()\n"
+    "get_ipython().events.register('post_run_cell', lambda result: done.set())\n"
+    "def quiet():\n"
+    "    done.wait()\n"
+    "    assert rt.cudaMalloc(ctypes.byref(ctypes.c_void_p()), (3 << 20) + 512) == 0\n"
+    "worker = threading.Thread(target=quiet)\n"
+    "worker.start()\n",
 ]
+# Run silent (no In [N], no cell marks) after the cells above.
+JOIN = "worker.join()"
 # The kernel is killed while it runs.
 LAST = "d = alloc(6 << 20)\nprint('allocated', flush=True)\ntime.sleep(120)\n"
 
@@ -119,6 +132,8 @@ def main():
         if cell.status is None:
             cell.status = "failed" if reply["content"]["status"] == "error" else "ran"
         cells.append(cell)
+    client.execute_interactive(JOIN, silent=True, store_history=False, timeout=60,
+                               output_hook=lambda msg: None)
     last = Cell(LAST)
     run_until_running(client, last)
     cells.append(last)

@@ -40,8 +40,8 @@ sed 's/^/#   /' "$trace/postmortem.txt"
 
 # The events themselves, as babeltrace2 reads them.
 if trace_read cells "$trace"; then
-	is "a cell_begin per cell run" "$(grep -c 'event=cudatrace:cell_begin' "$lttng_tmp/cells.events")" 7
-	is "a cell_end per cell that ended" "$(grep -c 'event=cudatrace:cell_end' "$lttng_tmp/cells.events")" 6
+	is "a cell_begin per cell run" "$(grep -c 'event=cudatrace:cell_begin' "$lttng_tmp/cells.events")" 8
+	is "a cell_end per cell that ended" "$(grep -c 'event=cudatrace:cell_end' "$lttng_tmp/cells.events")" 7
 	ok "In [1] began before CUDA was initialised" \
 		awk '/event=cudatrace:cell_begin/ && !b { b = NR } /event=cudatrace:context_create/ && !c { c = NR }
 		     END { exit !(b && c && b < c) }' "$lttng_tmp/cells.events"
