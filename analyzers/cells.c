@@ -143,7 +143,10 @@ static void on_begin(struct cells *c, const struct ct_event *ev)
 
 	if (!p->cells)
 		p->cells = g_array_new(FALSE, FALSE, sizeof(struct ct_cell));
-	/* A cell run from inside another (IPython's run_cell) is charged alone. */
+	if (p->running != NO_CELL)
+		g_array_index(p->cells, struct ct_cell, p->running).end_ns = ev->time_ns;
+	/* A cell run from inside another (IPython's run_cell), or one after a
+	 * lost cell_end, ends the one running: what follows is its own. */
 	g_array_append_val(p->cells, cell);
 	p->running = p->cells->len - 1;
 }
@@ -214,7 +217,7 @@ static enum ct_analysis_status cells_result(void *state, const void **result)
 		for (guint j = 0; j < p->cells->len; j++) {
 			struct ct_cell *cell = &g_array_index(p->cells, struct ct_cell, j);
 
-			if (cell->status == CT_CELL_RUNNING)
+			if (cell->end_ns == INT64_MIN)
 				cell->end_ns = c->end_ns;
 			settle(&cell->memory);
 		}

@@ -36,7 +36,8 @@ struct ct_cell_memory {
 enum ct_cell_status {
 	CT_CELL_RAN,     /* its cell_end came */
 	CT_CELL_FAILED,  /* ... saying it raised an exception */
-	CT_CELL_RUNNING, /* no cell_end: it ran when the trace ended (the kernel died in it) */
+	CT_CELL_RUNNING, /* no cell_end: it ran when the trace ended (the kernel died in it),
+	                  * or its cell_end was lost and the next cell_begin ended it */
 };
 
 /* One run of a cell. */
@@ -44,7 +45,8 @@ struct ct_cell {
 	uint64_t execution_count; /* In [N] */
 	uint32_t line;            /* of first_line in the cell, from 1; 0 if none */
 	const char *first_line;   /* owned by the result's strings */
-	int64_t begin_ns, end_ns; /* end_ns: the end of the trace while running */
+	/* end_ns of a cell without cell_end: the next cell's begin, else the trace's end */
+	int64_t begin_ns, end_ns;
 	enum ct_cell_status status;
 	struct ct_cell_memory memory;
 };
