@@ -374,11 +374,14 @@ static void print_process_cells(const struct ct_cells_process *p, FILE *out)
 	uint64_t more = 0, more_bytes = 0;
 	guint shown_cells = 0;
 
-	for (guint i = 0; i < p->cells->len; i++) {
-		const struct ct_cell *c = &g_array_index(p->cells, struct ct_cell, i);
+	/* The last cell: one before it without its cell_end lost that event. */
+	if (p->cells->len) {
+		const struct ct_cell *last =
+		    &g_array_index(p->cells, struct ct_cell, p->cells->len - 1);
 
-		if (c->status == CT_CELL_RUNNING)
-			fprintf(out, "  It died running In [%" PRIu64 "].\n", c->execution_count);
+		if (last->status == CT_CELL_RUNNING)
+			fprintf(out, "  It died running In [%" PRIu64 "].\n",
+			        last->execution_count);
 	}
 	for (guint i = 0; i < p->cells->len; i++) {
 		const struct ct_cell *c = &g_array_index(p->cells, struct ct_cell, p->order[i]);
