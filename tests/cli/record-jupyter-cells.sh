@@ -56,6 +56,10 @@ is "report exits with 0" "$?" 0
 "$cli_bin" report "$trace" >"$lttng_tmp/report.txt" 2>&1
 ok "the text report has the cells table" grep -q 'Memory charged to cells' "$lttng_tmp/report.txt"
 sed -n '/^Notebook cells/,/^$/p' "$lttng_tmp/report.txt" | sed 's/^/#   /'
+"$cli_bin" report --format csv --analysis cells "$trace" >"$lttng_tmp/report.csv" 2>&1
+ok "the CSV report has a row per cell, with its pid" \
+	test "$(sed -n '/^# cells.cells$/,/^$/p' "$lttng_tmp/report.csv" | grep -c '^[0-9]')" -eq 8
+sed -n '/^# cells.cells$/,/^$/p' "$lttng_tmp/report.csv" | sed 's/^/#   /'
 "$trace_python" "$cli_here/check-cells.py" "$lttng_tmp/cells.json" "$lttng_tmp/cells.ledger" \
 	"$lttng_tmp/report.json" "$trace/postmortem.txt" >"$lttng_tmp/check.tap" 2>&1
 tap_relay cells "$lttng_tmp/check.tap"
