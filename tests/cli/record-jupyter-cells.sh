@@ -10,12 +10,16 @@
 # The trace marks each cell (cell_begin, cell_end), and the report's
 # cells[] and the post-mortem charge the memory live at the kernel's
 # death to the right In [N], checked against what the cells printed and
-# the simulator's ledger (check-cells.py).
+# the simulator's ledger (check-cells.py). The Perfetto export shows the
+# cells as slices, decoded with Perfetto's own protos (check-cells-perfetto.py,
+# in a virtual environment with PyPI's perfetto).
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
+. "$cli_here/../lib/perfetto-venv.sh"
 
 cli_jupyter_setup cells.ledger "$@"
+perfetto_python "${TESTS_BUILDDIR:-$trace_builddir/tests}"
 traces="$lttng_tmp/cell-traces"
 
 "$cli_bin" jupyter install --name cudatrace-cells --python "$jupyter_python" \
@@ -63,6 +67,14 @@ sed -n '/^# cells.cells$/,/^$/p' "$lttng_tmp/report.csv" | sed 's/^/#   /'
 "$trace_python" "$cli_here/check-cells.py" "$lttng_tmp/cells.json" "$lttng_tmp/cells.ledger" \
 	"$lttng_tmp/report.json" "$trace/postmortem.txt" >"$lttng_tmp/check.tap" 2>&1
 tap_relay cells "$lttng_tmp/check.tap"
+
+# The cells on a timeline: the Perfetto export, decoded with Perfetto's protos.
+"$cli_bin" export --format perfetto -o "$lttng_tmp/cells.pftrace" "$trace" \
+	>"$lttng_tmp/export.out" 2>&1
+is "export exits with 0" "$?" 0
+"$perfetto_python" "$cli_here/check-cells-perfetto.py" "$lttng_tmp/cells.pftrace" \
+	"$lttng_tmp/cells.json" >"$lttng_tmp/perfetto.tap" 2>&1
+tap_relay perfetto "$lttng_tmp/perfetto.tap"
 
 # The script run by an IPython that cudatrace record does not trace: it
 # registers nothing, or, given a library without the functions, says so;
