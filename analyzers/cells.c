@@ -7,8 +7,11 @@
  * live and when it stops being live, whatever released it; the analysis
  * remembers, for each live allocation made during a cell, which cell (a
  * hash table by the accountant's allocation id), so that its release is
- * charged back to that cell. State grows with the cells run and the live
- * allocations made during them.
+ * charged back to that cell. A release that fails (mem_free_failed, at
+ * the exit of the call whose mem_free came first) gives the allocation
+ * back to its cell: the owners of each thread's releases in its last call
+ * are kept for that. State grows with the cells run, the live allocations
+ * and the threads.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +24,18 @@
 /* No cell is running. */
 #define NO_CELL UINT32_MAX
 
+/* An allocation the last call of a thread released, and its owner. */
+struct released {
+	uint64_t id;
+	guint owner; /* index of its cell + 1, 0: outside cells */
+};
+
+/* The releases of a thread's last call that released memory. */
+struct thread_releases {
+	uint32_t correlation_id;
+	GArray *released; /* struct released */
+};
+
 /* What the analysis keeps per process (the accountant's process data). */
 struct cells_process {
 	GArray *cells;    /* struct ct_cell, in the order they ran; NULL until one does */
@@ -28,6 +43,8 @@ struct cells_process {
 	struct ct_cell_memory outside;
 	/* accountant's allocation id -> index of its cell + 1; of live allocations only */
 	GHashTable *owner;
+	/* struct ct_thread * (borrowed) -> struct thread_releases (owned) */
+	GHashTable *releases;
 };
 
 struct cells {
@@ -50,7 +67,16 @@ static void process_release(void *data, void *user)
 	if (p->cells)
 		g_array_unref(p->cells);
 	g_hash_table_destroy(p->owner);
+	g_hash_table_destroy(p->releases);
 	g_free(p);
+}
+
+static void thread_releases_free(gpointer data)
+{
+	struct thread_releases *r = data;
+
+	g_array_unref(r->released);
+	g_free(r);
 }
 
 static struct cells_process *process_of(struct cells *c, struct ct_process *process)
@@ -62,6 +88,8 @@ static struct cells_process *process_of(struct cells *c, struct ct_process *proc
 		p = g_new0(struct cells_process, 1);
 		p->running = NO_CELL;
 		p->owner = g_hash_table_new(g_direct_hash, g_direct_equal);
+		p->releases = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+		                                    thread_releases_free);
 		*data = p;
 	}
 	return p;
@@ -82,6 +110,60 @@ static bool charged(const struct ct_acct_alloc *a)
 	return a->kind != CT_MEM_VMM_MAP;
 }
 
+/* Changes the figures of OWNER (cell index + 1, 0: outside) by one release of SIZE, or back. */
+static void count_release(struct cells_process *p, guint owner, uint64_t size, bool undo)
+{
+	struct ct_cell_memory *m = memory_of(p, owner == 0 ? NO_CELL : owner - 1);
+
+	if (undo) {
+		m->frees--;
+		m->freed_bytes -= size;
+	} else {
+		m->frees++;
+		m->freed_bytes += size;
+	}
+}
+
+/* The release of A (owned by OWNER) by EV, a mem_free, may fail yet: remember it. */
+static void remember_release(struct cells_process *p, const struct ct_event *ev,
+                             const struct ct_acct_alloc *a, guint owner)
+{
+	struct thread_releases *r = g_hash_table_lookup(p->releases, ev->thread);
+	struct released released = { .id = a->id, .owner = owner };
+
+	if (!r) {
+		r = g_new0(struct thread_releases, 1);
+		r->released = g_array_new(FALSE, FALSE, sizeof(struct released));
+		g_hash_table_insert(p->releases, ev->thread, r);
+	}
+	if (r->correlation_id != ev->u.mem.api.correlation_id) {
+		g_array_set_size(r->released, 0);
+		r->correlation_id = ev->u.mem.api.correlation_id;
+	}
+	g_array_append_val(r->released, released);
+}
+
+/* A is live again: its release by this thread's last call failed (EV). */
+static void release_failed(struct cells_process *p, const struct ct_event *ev,
+                           const struct ct_acct_alloc *a)
+{
+	struct thread_releases *r = g_hash_table_lookup(p->releases, ev->thread);
+
+	if (!r || r->correlation_id != ev->u.mem.api.correlation_id)
+		return;
+	for (guint i = 0; i < r->released->len; i++) {
+		struct released *released = &g_array_index(r->released, struct released, i);
+
+		if (released->id != a->id)
+			continue;
+		g_hash_table_insert(p->owner, (gpointer)(uintptr_t)a->id,
+		                    GUINT_TO_POINTER(released->owner));
+		count_release(p, released->owner, a->size, true);
+		g_array_remove_index_fast(r->released, i);
+		return;
+	}
+}
+
 static void hook_added(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
                        const struct ct_event *ev)
 {
@@ -89,6 +171,10 @@ static void hook_added(void *data, struct ct_acct_device *dev, const struct ct_a
 	struct cells_process *p;
 	struct ct_cell_memory *m;
 
+	if (ev->type == CT_EV_MEM_FREE_FAILED) {
+		release_failed(process_of(c, dev->process), ev, a);
+		return;
+	}
 	/* Only a mem_alloc the trace shows was made during a cell, or outside one. */
 	if (!charged(a) || a->origin != CT_ACCT_TRACED || ev->type != CT_EV_MEM_ALLOC ||
 	    ev->before_window)
@@ -107,15 +193,13 @@ static void hook_removed(void *data, struct ct_acct_device *dev, const struct ct
 	struct cells *c = data;
 	struct cells_process *p = process_of(c, dev->process);
 	gpointer owner;
-	struct ct_cell_memory *m;
 
-	(void)ev;
 	if (!g_hash_table_lookup_extended(p->owner, (gpointer)(uintptr_t)a->id, NULL, &owner))
 		return;
 	g_hash_table_remove(p->owner, (gpointer)(uintptr_t)a->id);
-	m = memory_of(p, GPOINTER_TO_UINT(owner) == 0 ? NO_CELL : GPOINTER_TO_UINT(owner) - 1);
-	m->frees++;
-	m->freed_bytes += a->size;
+	count_release(p, GPOINTER_TO_UINT(owner), a->size, false);
+	if (ev->type == CT_EV_MEM_FREE)
+		remember_release(p, ev, a, GPOINTER_TO_UINT(owner));
 }
 
 static const struct ct_acct_hooks hooks = {
