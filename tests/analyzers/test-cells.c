@@ -2,7 +2,8 @@
 /*
  * test-cells.c - the cells analysis fed synthetic events with known truth:
  * what each notebook cell allocated, what of it was freed (in a later
- * cell, by another thread, reclaimed by CUDA) and what it left live; what
+ * cell, by another thread, reclaimed by CUDA; a release that failed) and
+ * what it left live; what
  * was allocated while no cell ran; the kinds that count; a cell_end that
  * matches no running cell; a trace without cells.
  */
@@ -107,6 +108,32 @@ static void test_reclaimed(void **state)
 	feed_release(&f);
 }
 
+/*
+ * In [2] releases In [1]'s A and B, and A's release fails: A is In [1]'s
+ * again, live; B stays freed. The failure of a release whose mem_free is
+ * not its thread's last call's changes nothing here.
+ */
+static void test_release_failed(void **state)
+{
+	struct feed f;
+
+	(void)state;
+	feed_init(&f, cells_only);
+	feed_cell_begin(&f, PID, 1, 1, "a, b = alloc(), alloc()");
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 8 * MIB, 1 * MIB);
+	feed_cell_end(&f, PID, 1, false);
+	feed_cell_begin(&f, PID, 2, 1, "free(b); free(a)");
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 8 * MIB, 1 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_free_failed(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_cell_end(&f, PID, 2, true);
+	feed_report(&f);
+	assert_cell(&f, 0, 1, "ran", 2, 5 * MIB, 1 * MIB, 1, 4 * MIB);
+	assert_cell(&f, 1, 2, "failed", 0, 0, 0, 0, 0);
+	feed_release(&f);
+}
+
 /* A cell_end of another cell than the one running (its begin lost) ends nothing. */
 static void test_end_of_another_cell(void **state)
 {
@@ -141,9 +168,8 @@ static void test_no_cells(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_charged_to_cells),
-		cmocka_unit_test(test_reclaimed),
-		cmocka_unit_test(test_end_of_another_cell),
+		cmocka_unit_test(test_charged_to_cells), cmocka_unit_test(test_reclaimed),
+		cmocka_unit_test(test_release_failed),   cmocka_unit_test(test_end_of_another_cell),
 		cmocka_unit_test(test_no_cells),
 	};
 
