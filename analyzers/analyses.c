@@ -11,11 +11,21 @@
 
 #include "analysis.h"
 
+/* One a line, in report order. */
+/* clang-format off */
 const struct ct_analysis_class *const ct_analyses[] = {
-	&ct_environment_analysis,   &ct_memory_analysis,      &ct_host_memory_analysis,
-	&ct_fragmentation_analysis, &ct_transfers_analysis,   &ct_kernels_analysis,
-	&ct_api_analysis,           &ct_cuda_errors_analysis, NULL,
+	&ct_environment_analysis,
+	&ct_memory_analysis,
+	&ct_host_memory_analysis,
+	&ct_fragmentation_analysis,
+	&ct_cells_analysis,
+	&ct_transfers_analysis,
+	&ct_kernels_analysis,
+	&ct_api_analysis,
+	&ct_cuda_errors_analysis,
+	NULL,
 };
+/* clang-format on */
 
 const struct ct_analysis_class *ct_analysis_find(const char *name)
 {

@@ -105,6 +105,7 @@ struct ct_analysis_class {
 
 extern const struct ct_analysis_class ct_memory_analysis;
 extern const struct ct_analysis_class ct_fragmentation_analysis;
+extern const struct ct_analysis_class ct_cells_analysis;
 extern const struct ct_analysis_class ct_transfers_analysis;
 extern const struct ct_analysis_class ct_kernels_analysis;
 extern const struct ct_analysis_class ct_api_analysis;
@@ -114,6 +115,7 @@ extern const struct ct_analysis_class ct_host_memory_analysis;
 
 /* The sections the analyses' results go into. */
 extern const struct ct_section_class ct_memory_section; /* memory and fragmentation */
+extern const struct ct_section_class ct_cells_section;
 extern const struct ct_section_class ct_transfers_section;
 extern const struct ct_section_class ct_kernels_section; /* "kernels" and "gpu" */
 extern const struct ct_section_class ct_api_section;

@@ -23,6 +23,7 @@ enum track_kind {
 	TRACK_MEMORY, /* live bytes: 0 for the device kinds, 1 + kind for one kind */
 	TRACK_POOL,
 	TRACK_LOSSES, /* what LTTng discarded, for the whole trace */
+	TRACK_CELLS,  /* the notebook cells a process ran */
 };
 
 /* Longest name written: longer kernel names and NVTX messages are cut. */
@@ -149,6 +150,19 @@ static uint64_t pool_track(struct ct_perfetto *p, const struct ct_process *proce
 	return uuid;
 }
 
+/* One slice per cell a notebook kernel ran, on a track under its process. */
+static uint64_t cells_track(struct ct_perfetto *p, const struct ct_process *process)
+{
+	uint64_t uuid = ct_pf_uuid(TRACK_CELLS, process->index, 0, 0);
+
+	if (ct_pf_track_known(p->w, uuid))
+		return uuid;
+	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
+	                                         .parent = process_track(p, process),
+	                                         .name = "Notebook cells" });
+	return uuid;
+}
+
 /* ------------------------------------------------------------ events */
 
 static void put(struct ct_perfetto *p, enum ct_pf_type type, int64_t time_ns, uint64_t track,
@@ -261,6 +275,33 @@ static void nvtx_range(struct ct_perfetto *p, const struct ct_event *ev, bool st
 		put(p, CT_PF_END, ev->time_ns, uuid, NULL);
 }
 
+/*
+ * cell_begin opens the slice "In [N]: first line", the cell_end of the same
+ * cell closes it. The cell running in a process is kept as its execution
+ * count + 1 (0: none) in the accountant's per-process data: a number, never
+ * a pointer to free. A cell whose cell_end was lost ends with the next one,
+ * as in the cells analysis.
+ */
+static void cell_event(struct ct_perfetto *p, const struct ct_event *ev)
+{
+	void **running = ct_acct_process_data(p->acct, ev->process);
+	uint64_t track = cells_track(p, ev->process);
+
+	if (ev->type == CT_EV_CELL_BEGIN) {
+		const struct ct_ev_cell_begin *c = &ev->u.cell_begin;
+
+		if (*running)
+			put(p, CT_PF_END, ev->time_ns, track, NULL);
+		snprintf(p->name, sizeof(p->name), "In [%" PRIu64 "]: %.*s", c->execution_count,
+		         (int)c->first_line_len, c->first_line ? c->first_line : "");
+		put(p, CT_PF_BEGIN, ev->time_ns, track, p->name);
+		*running = (void *)(uintptr_t)(c->execution_count + 1);
+	} else if (*running && (uintptr_t)*running == ev->u.cell_end.execution_count + 1) {
+		put(p, CT_PF_END, ev->time_ns, track, NULL);
+		*running = NULL;
+	}
+}
+
 static void pool_reserved(struct ct_perfetto *p, const struct ct_event *ev, unsigned device,
                           uint64_t pool, uint64_t bytes, uint64_t time_ns)
 {
@@ -303,6 +344,10 @@ static void host_event(struct ct_perfetto *p, const struct ct_event *ev)
 	case CT_EV_NVTX_RANGE_START:
 	case CT_EV_NVTX_RANGE_END:
 		nvtx_range(p, ev, ev->type == CT_EV_NVTX_RANGE_START);
+		break;
+	case CT_EV_CELL_BEGIN:
+	case CT_EV_CELL_END:
+		cell_event(p, ev);
 		break;
 	case CT_EV_LAUNCH:
 		host_work(p, ev, kernel_name(p, ev->process, ev->u.launch.kernel_id),
@@ -520,7 +565,8 @@ const struct ct_analysis_class ct_perfetto_export = {
 	         CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_MEMSET) | CT_EV_BIT(CT_EV_GPU_KERNEL) |
 	         CT_EV_BIT(CT_EV_GPU_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMSET) |
 	         CT_EV_BIT(CT_EV_GPU_MEMORY) | CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) |
-	         CT_EV_BIT(CT_EV_ACTIVITY_DROPPED),
+	         CT_EV_BIT(CT_EV_ACTIVITY_DROPPED) | CT_EV_BIT(CT_EV_CELL_BEGIN) |
+	         CT_EV_BIT(CT_EV_CELL_END),
 	.event = perfetto_event,
 	.finish = perfetto_finish,
 	.result = perfetto_result,

@@ -7,7 +7,8 @@
  *   - a process track per traced process, a thread track per thread: API
  *     calls and NVTX push/pop ranges as slices, NVTX marks and the host
  *     side of each kernel launch, copy and memset as instants; NVTX
- *     start/end ranges as slices on a track of their own per range;
+ *     start/end ranges as slices on a track of their own per range; the
+ *     cells a notebook kernel ran as slices on a track of their own;
  *   - a track per device, with a child track per stream (of each process):
  *     kernels, copies and memsets as slices at their GPU times;
  *   - a flow from the host instant of each launch, copy and memset to its

@@ -10,6 +10,11 @@
  * itself, and the SIGINT is not also sent to `cudatrace record` by the
  * server (which signals the whole process group), so a cell is
  * interrupted once, not twice.
+ *
+ * Beside kernel.json goes the script the kernel runs at start
+ * (jupyter-cells.py, built into this command): it marks each cell in the
+ * trace, so that the report and the post-mortem name the cells that hold
+ * memory.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,6 +39,12 @@
 #define DEFAULT_KERNEL_NAME  "cudatrace-python3"
 #define DEFAULT_DISPLAY_NAME "Python 3 (cudatrace)"
 #define DEFAULT_TRACE_SUBDIR "cudatrace-traces"
+#define CELLS_SCRIPT         "cudatrace-cells.py"
+
+/* jupyter-cells.py, made a string literal at build time. */
+static const char cells_script[] =
+#include "jupyter-cells.inc"
+    ;
 
 struct jupyter_args {
 	const char *name;
@@ -279,19 +290,23 @@ static int append(struct json_object *a, const char *s)
 
 /*
  * The kernelspec as a JSON document: argv runs this cudatrace's record
- * around ipykernel. NULL when out of memory.
+ * around ipykernel, which runs the script at CELLS first. NULL when out of
+ * memory.
  */
 static struct json_object *kernel_spec(const struct jupyter_args *a, const char *self,
-                                       const char *python, const char *trace_dir)
+                                       const char *python, const char *trace_dir, const char *cells)
 {
 	const char *head[] = { self, "record", "--trace-dir", trace_dir };
+	char exec_files[PATH_MAX + 340];
 	const char *tail[] = {
-		"--", python, "-m", "ipykernel_launcher", "-f", "{connection_file}"
+		"--", python, "-m", "ipykernel_launcher", "-f", "{connection_file}", exec_files
 	};
 	struct json_object *spec = json_object_new_object(), *argv = json_object_new_array();
 	struct json_object *metadata = json_object_new_object(), *ours = json_object_new_object();
 	char *display = utf8_repair(a->display_name);
 	bool ok = spec && argv && metadata && ours && display;
+
+	snprintf(exec_files, sizeof(exec_files), "--IPKernelApp.exec_files=%s", cells);
 
 	for (size_t i = 0; ok && i < sizeof(head) / sizeof(head[0]); i++)
 		ok = append(argv, head[i]) == 0;
@@ -328,7 +343,7 @@ static struct json_object *kernel_spec(const struct jupyter_args *a, const char 
 
 /* Strings that go into argv must reach the kernel's command line as they are: UTF-8. */
 static int check_utf8(const struct jupyter_args *a, const char *self, const char *python,
-                      const char *trace_dir)
+                      const char *trace_dir, const char *cells)
 {
 	const struct {
 		const char *what, *value;
@@ -336,6 +351,7 @@ static int check_utf8(const struct jupyter_args *a, const char *self, const char
 		{ "the path of cudatrace", self },
 		{ "--python", python },
 		{ "--trace-dir", trace_dir },
+		{ "the kernel's directory", cells },
 	};
 
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
@@ -356,35 +372,18 @@ static int check_utf8(const struct jupyter_args *a, const char *self, const char
 	return 0;
 }
 
-static int write_kernel_json(const char *path, const struct jupyter_args *a, const char *self,
-                             const char *python, const char *trace_dir)
+/* TEXT, then a newline when NEWLINE, as the file PATH; said when it cannot be. */
+static int write_text(const char *path, const char *text, bool newline)
 {
-	struct json_object *spec;
-	const char *text;
-	FILE *f;
+	FILE *f = fopen(path, "w");
 	bool ok;
 
-	if (check_utf8(a, self, python, trace_dir) < 0)
-		return -1;
-	spec = kernel_spec(a, self, python, trace_dir);
-	text = spec ? json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PRETTY |
-	                                                       JSON_C_TO_STRING_SPACED |
-	                                                       JSON_C_TO_STRING_NOSLASHESCAPE)
-	            : NULL;
-	if (!text) {
-		diag_error("cannot write %s: out of memory", path);
-		json_object_put(spec);
-		return -1;
-	}
-	f = fopen(path, "w");
 	if (!f) {
 		diag_error("cannot write %s: %s: choose another place with --prefix", path,
 		           strerror(errno));
-		json_object_put(spec);
 		return -1;
 	}
-	ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-	json_object_put(spec);
+	ok = fputs(text, f) >= 0 && (!newline || fputc('\n', f) != EOF);
 	if (fclose(f) != 0)
 		ok = false;
 	if (!ok) {
@@ -395,9 +394,40 @@ static int write_kernel_json(const char *path, const struct jupyter_args *a, con
 	return 0;
 }
 
+static int write_kernel_json(const char *path, const struct jupyter_args *a, const char *self,
+                             const char *python, const char *trace_dir, const char *cells)
+{
+	struct json_object *spec;
+	const char *text;
+	int status;
+
+	if (check_utf8(a, self, python, trace_dir, cells) < 0)
+		return -1;
+	spec = kernel_spec(a, self, python, trace_dir, cells);
+	text = spec ? json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PRETTY |
+	                                                       JSON_C_TO_STRING_SPACED |
+	                                                       JSON_C_TO_STRING_NOSLASHESCAPE)
+	            : NULL;
+	if (!text) {
+		diag_error("cannot write %s: out of memory", path);
+		json_object_put(spec);
+		return -1;
+	}
+	status = write_text(path, text, true);
+	json_object_put(spec);
+	return status;
+}
+
+/* The script that marks the cells, at PATH. */
+static int write_cells_script(const char *path)
+{
+	return write_text(path, cells_script, false);
+}
+
 static int install(const struct jupyter_args *a)
 {
 	char kernels[PATH_MAX], dir[PATH_MAX + 256], file[PATH_MAX + 300];
+	char cells[PATH_MAX + 300];
 	char self[PATH_MAX], python[PATH_MAX], trace_dir[PATH_MAX];
 	char *shown;
 	int err;
@@ -424,6 +454,7 @@ static int install(const struct jupyter_args *a)
 	}
 	snprintf(dir, sizeof(dir), "%s/%s", kernels, a->name);
 	snprintf(file, sizeof(file), "%s/kernel.json", dir);
+	snprintf(cells, sizeof(cells), "%s/" CELLS_SCRIPT, dir);
 	err = make_dirs(dir);
 	if (err) {
 		diag_error("cannot create %s: %s: choose another place with --prefix", dir,
@@ -437,8 +468,12 @@ static int install(const struct jupyter_args *a)
 		           trace_dir, strerror(err));
 		return EXIT_USAGE;
 	}
-	if (write_kernel_json(file, a, self, python, trace_dir) < 0)
+	if (write_cells_script(cells) < 0)
 		return EXIT_USAGE;
+	if (write_kernel_json(file, a, self, python, trace_dir, cells) < 0) {
+		unlink(cells);
+		return EXIT_USAGE;
+	}
 	shown = utf8_repair(a->display_name);
 	for (char *p = shown; p && *p; p++) {
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -470,6 +505,10 @@ static int uninstall(const struct jupyter_args *a)
 		           a->prefix ? "" : ": give --prefix if it was installed with one");
 		return EXIT_USAGE;
 	}
+	/* A kernel installed by an older cudatrace has no script. */
+	snprintf(file, sizeof(file), "%s/" CELLS_SCRIPT, dir);
+	if (unlink(file) != 0 && errno != ENOENT)
+		diag_warn("cannot remove %s: %s", file, strerror(errno));
 	if (rmdir(dir) != 0)
 		diag_warn("%s is not empty: left in place", dir);
 	printf("Removed the Jupyter kernel %s from %s.\n", a->name, kernels);

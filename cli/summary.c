@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../analyzers/analysis.h"
+#include "../analyzers/cells.h"
 #include "../analyzers/cuda-errors.h"
 #include "../analyzers/document.h"
 #include "../analyzers/first-page.h"
@@ -33,6 +34,8 @@
 
 /* Rows shown per list: this is a summary, `cudatrace report` has the rest. */
 #define SUMMARY_ROWS 3
+/* Notebook cells named in a post-mortem: the rest are summed up in one line. */
+#define POSTMORTEM_CELLS 8
 
 struct summary {
 	struct ct_options opts;
@@ -42,16 +45,15 @@ struct summary {
 	const struct ct_fragmentation_result *fragmentation;
 	const struct ct_transfers_result *transfers;
 	const struct ct_cuda_errors_result *errors;
+	const struct ct_cells_result *cells;
 	struct summary_numbers numbers;
 	int64_t origin_ns; /* first event: times are shown from there */
 	bool cut;          /* the trace was cut before the program ended (summary_note_cut) */
 };
 
 static const struct ct_analysis_class *const wanted_analyses[] = {
-	&ct_memory_analysis,
-	&ct_fragmentation_analysis,
-	&ct_transfers_analysis,
-	&ct_cuda_errors_analysis,
+	&ct_memory_analysis,      &ct_fragmentation_analysis, &ct_transfers_analysis,
+	&ct_cuda_errors_analysis, &ct_cells_analysis,
 };
 
 /* ------------------------------------------------------------------ reading */
@@ -120,6 +122,7 @@ struct summary *summary_read(const char *dir)
 	s->fragmentation = ct_reader_result(s->reader, &ct_fragmentation_analysis);
 	s->transfers = ct_reader_result(s->reader, &ct_transfers_analysis);
 	s->errors = ct_reader_result(s->reader, &ct_cuda_errors_analysis);
+	s->cells = ct_reader_result(s->reader, &ct_cells_analysis);
 	s->origin_ns = st->first_ns <= st->last_ns ? st->first_ns : INT64_MIN;
 	collect_numbers(s, st);
 	return s;
@@ -364,6 +367,53 @@ static void print_state_at_end(const struct summary *s, FILE *out)
 	}
 }
 
+/* The notebook cells of P that held memory when it died, most first. */
+static void print_process_cells(const struct ct_cells_process *p, FILE *out)
+{
+	char a[32], line[SHOWN_MAX];
+	uint64_t more = 0, more_bytes = 0;
+	guint shown_cells = 0;
+
+	/* The last cell: one before it without its cell_end lost that event. */
+	if (p->cells->len) {
+		const struct ct_cell *last =
+		    &g_array_index(p->cells, struct ct_cell, p->cells->len - 1);
+
+		if (last->status == CT_CELL_RUNNING)
+			fprintf(out, "  It died running In [%" PRIu64 "].\n",
+			        last->execution_count);
+	}
+	for (guint i = 0; i < p->cells->len; i++) {
+		const struct ct_cell *c = &g_array_index(p->cells, struct ct_cell, p->order[i]);
+
+		if (!c->memory.live_bytes)
+			break; /* the order puts cells holding nothing last */
+		if (shown_cells == POSTMORTEM_CELLS) {
+			more++;
+			more_bytes += c->memory.live_bytes;
+			continue;
+		}
+		if (!shown_cells++)
+			fprintf(out, "  Notebook cells holding memory at its last event%s:\n",
+			        p->uncertain ? " (uncertain: events were lost)" : "");
+		fprintf(out,
+		        "    In [%" PRIu64 "] holds %s in %" PRIu64
+		        " allocation%s, from line %" PRIu32 ": %s\n",
+		        c->execution_count, bytes((double)c->memory.live_bytes, a, sizeof(a)),
+		        c->memory.live_allocations, c->memory.live_allocations == 1 ? "" : "s",
+		        c->line, shown(c->first_line, line, sizeof(line)));
+	}
+	if (more)
+		fprintf(out, "    and %" PRIu64 " more cells hold %s\n", more,
+		        bytes((double)more_bytes, a, sizeof(a)));
+	if (p->outside.live_bytes)
+		fprintf(out,
+		        "  Allocated outside notebook cells (the kernel's start, threads working "
+		        "between cells): %s live in %" PRIu64 " allocation%s\n",
+		        bytes((double)p->outside.live_bytes, a, sizeof(a)),
+		        p->outside.live_allocations, p->outside.live_allocations == 1 ? "" : "s");
+}
+
 void summary_print_postmortem(const struct summary *s, int signal, const char *cause,
                               bool page_shown, FILE *out)
 {
@@ -387,6 +437,9 @@ void summary_print_postmortem(const struct summary *s, int signal, const char *c
 		fprintf(out, "  GPU memory at its last event:\n");
 		print_state_at_end(s, out);
 	}
+	for (guint i = 0; i < s->cells->processes->len; i++)
+		print_process_cells(&g_array_index(s->cells->processes, struct ct_cells_process, i),
+		                    out);
 	print_failure_count(s, out);
 	print_caveats(s, out);
 	if (n->failures)

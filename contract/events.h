@@ -113,6 +113,7 @@ enum ct_event_group {
 	CT_GROUP_RESOURCE, /* contexts, streams, modules */
 	CT_GROUP_STATE,    /* the live set, dumped */
 	CT_GROUP_TRACER,   /* about the tracing itself */
+	CT_GROUP_CELL,     /* the cells a notebook kernel runs */
 };
 
 /* A set of event groups. */

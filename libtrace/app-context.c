@@ -17,6 +17,7 @@
  * $app.cudatrace: with the same value, since only session is defined and
  * the name would have to be read from lttng-ust's private data.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,14 +109,21 @@ static struct app_provider provider = {
 	.get_value = get_value,
 };
 
-int app_context_register(void)
+static void register_provider(void)
 {
 	const char *value = getenv(CT_SESSION_ENV);
 
-	if (value && !session)
+	if (value)
 		session = strdup(value);
-	if (!registered)
-		registered = lttng_ust_context_provider_register(&provider);
+	registered = lttng_ust_context_provider_register(&provider);
+}
+
+/* Once: the tracer's start and a notebook's first cell (cells.c) may race to it. */
+int app_context_register(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, register_provider);
 	return registered ? 0 : -1;
 }
 

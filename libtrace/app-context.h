@@ -12,8 +12,8 @@
 #define CUDATRACE_APP_CONTEXT_H
 
 /* Read CUDATRACE_SESSION and register the context provider with
- * lttng-ust, before the first event. Returns 0, or -1 when lttng-ust
- * refuses it. */
+ * lttng-ust, before the first event; done once, whoever calls first.
+ * Returns 0, or -1 when lttng-ust refused it. */
 int app_context_register(void);
 
 /* The context's value: CUDATRACE_SESSION as read, or NULL when unset. */

@@ -315,6 +315,28 @@ void feed_pop(struct feed *f, int pid, int tid)
 	feed_event(f, &ev);
 }
 
+void feed_cell_begin(struct feed *f, int pid, uint64_t count, uint32_t line, const char *text)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_CELL_BEGIN, pid, pid);
+	ev.u.cell_begin.execution_count = count;
+	ev.u.cell_begin.line = line;
+	ev.u.cell_begin.first_line = text;
+	ev.u.cell_begin.first_line_len = (uint16_t)strlen(text);
+	feed_event(f, &ev);
+}
+
+void feed_cell_end(struct feed *f, int pid, uint64_t count, bool failed)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_CELL_END, pid, pid);
+	ev.u.cell_end.execution_count = count;
+	ev.u.cell_end.failed = failed;
+	feed_event(f, &ev);
+}
+
 void feed_report(struct feed *f)
 {
 	assert_int_equal(ct_reader_finish(f->reader), 0);

@@ -81,6 +81,10 @@ void feed_sync(struct feed *f, int pid, unsigned device);
 /* The GPU's record of a synchronisation of CONTEXT of TYPE (3 stream, 4 context), ended at END. */
 void feed_gpu_sync(struct feed *f, int pid, uint32_t context, unsigned type, int64_t end);
 void feed_push(struct feed *f, int pid, int tid, const char *message);
+/* A notebook kernel begins In [COUNT], whose first line not blank is LINE, TEXT. */
+void feed_cell_begin(struct feed *f, int pid, uint64_t count, uint32_t line, const char *text);
+/* ... and ends it; FAILED: it raised. */
+void feed_cell_end(struct feed *f, int pid, uint64_t count, bool failed);
 void feed_pop(struct feed *f, int pid, int tid);
 
 /* Finishes and reports; the document is then in f->doc. */

@@ -13,19 +13,7 @@
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
 
-jupyter_python=${JUPYTER_PYTHON:-/usr/bin/python3}
-cli_setup "$@"
-"$jupyter_python" -c 'import ipykernel, jupyter_client' 2>/dev/null ||
-	tap_fail_all "$jupyter_python cannot import ipykernel and jupyter_client (Debian: python3-ipykernel python3-jupyter-client)"
-cli_with_daemon
-JUPYTER_DATA_DIR="$lttng_tmp/jupyter-data"
-JUPYTER_RUNTIME_DIR="$lttng_tmp/jupyter-runtime"
-JUPYTER_PATH="$JUPYTER_DATA_DIR"
-CUDASIM_LEDGER="$lttng_tmp/nb.ledger"
-# IPython's history and the kernels' files stay in the test's directory.
-IPYTHONDIR="$lttng_tmp/ipython"
-export JUPYTER_DATA_DIR JUPYTER_RUNTIME_DIR JUPYTER_PATH CUDASIM_LEDGER IPYTHONDIR
-unset JUPYTER_CONFIG_DIR
+cli_jupyter_setup nb.ledger "$@"
 traces="$lttng_tmp/nb-traces"
 spec="$JUPYTER_DATA_DIR/kernels/cudatrace-test/kernel.json"
 
@@ -42,7 +30,10 @@ argv = spec["argv"]
 assert os.path.realpath(argv[0]) == os.path.realpath(sys.argv[2]), argv
 assert argv[1:4] == ["record", "--trace-dir", sys.argv[4]], argv
 assert argv[4] == "--nvml-period=0", argv
-assert argv[5:] == ["--", sys.argv[3], "-m", "ipykernel_launcher", "-f", "{connection_file}"], argv
+assert argv[5:11] == ["--", sys.argv[3], "-m", "ipykernel_launcher", "-f", "{connection_file}"], argv
+cells = os.path.join(os.path.dirname(sys.argv[1]), "cudatrace-cells.py")
+assert argv[11:] == ["--IPKernelApp.exec_files=" + cells], argv
+assert os.path.isfile(cells), cells
 assert spec["interrupt_mode"] == "message"
 assert spec["language"] == "python"
 print("ok")
@@ -106,6 +97,7 @@ is "no session is left in the daemon" "$(cli_sessions)" 0
 "$cli_bin" jupyter uninstall --name cudatrace-test >"$lttng_tmp/uninstall.out" 2>&1
 is "uninstall exits with 0" "$?" 0
 ok "the kernelspec is gone" test ! -e "$spec"
+ok "and its directory, the cells script with it" test ! -e "${spec%/kernel.json}"
 cli_fails jupyter not-installed "no kernel cudatrace-test" uninstall --name cudatrace-test
 cli_fails jupyter no-action "give install or uninstall"
 cli_fails jupyter bad-action "give install or uninstall" frobnicate

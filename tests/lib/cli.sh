@@ -16,6 +16,13 @@
 #                          build tree's libcudatrace.so
 #   cli_with_daemon        a private session daemon (trace_daemon_or_fail),
 #                          then cli_env
+#   cli_jupyter_setup LEDGER "$@"
+#                          the start of a Jupyter test: cli_setup, a Python
+#                          that imports ipykernel and jupyter_client
+#                          (jupyter_python: JUPYTER_PYTHON, else
+#                          /usr/bin/python3), cli_with_daemon, Jupyter's and
+#                          IPython's directories in $lttng_tmp, the ledger
+#                          in $lttng_tmp/LEDGER
 #   cli_bare_ns            the private namespace's mounts and LTTNG_HOME, with
 #                          no session daemon (for tests where cudatrace
 #                          starts one, or must find none)
@@ -122,6 +129,24 @@ cli_with_daemon() {
 	trace_daemon_or_fail
 	cli_traps
 	cli_env
+}
+
+cli_jupyter_setup() {
+	cli_jupyter_ledger=$1
+	shift
+	jupyter_python=${JUPYTER_PYTHON:-/usr/bin/python3}
+	cli_setup "$@"
+	"$jupyter_python" -c 'import ipykernel, jupyter_client' 2>/dev/null ||
+		tap_fail_all "$jupyter_python cannot import ipykernel and jupyter_client (Debian: python3-ipykernel python3-jupyter-client)"
+	cli_with_daemon
+	JUPYTER_DATA_DIR="$lttng_tmp/jupyter-data"
+	JUPYTER_RUNTIME_DIR="$lttng_tmp/jupyter-runtime"
+	JUPYTER_PATH="$JUPYTER_DATA_DIR"
+	CUDASIM_LEDGER="$lttng_tmp/$cli_jupyter_ledger"
+	# IPython's history and the kernels' files stay in the test's directory.
+	IPYTHONDIR="$lttng_tmp/ipython"
+	export JUPYTER_DATA_DIR JUPYTER_RUNTIME_DIR JUPYTER_PATH CUDASIM_LEDGER IPYTHONDIR
+	unset JUPYTER_CONFIG_DIR
 }
 
 # The namespace without a daemon: the mounts and LTTNG_HOME of

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: MIT
+#
+# cudatrace-cells.py - run by a kernel that `cudatrace jupyter install`
+# installed (IPKernelApp.exec_files, from the kernelspec's directory): it
+# marks each cell the kernel runs in the trace, so that `cudatrace report`
+# charges memory to In [N].
+#
+# Around every cell that gets an execution count (IPython's pre_run_cell
+# and post_run_cell events) it calls cudatrace_cell_begin and
+# cudatrace_cell_end of libcudatrace through ctypes. The library is
+# CUDA_INJECTION64_PATH, which `cudatrace record` sets: opened here, it is
+# the same object the CUDA driver opens when the program first uses CUDA,
+# so cells are marked before CUDA is initialised as well as after. When the
+# kernel runs untraced (no CUDATRACE_SESSION), or the library lacks the
+# functions, nothing is registered. It defines no name in the user's
+# namespace, and an error here never stops a cell.
+
+
+def _cudatrace_cells():
+    import ctypes
+    import os
+    import sys
+
+    path = os.environ.get("CUDA_INJECTION64_PATH")
+    if not path or not os.environ.get("CUDATRACE_SESSION"):
+        return
+    try:
+        lib = ctypes.CDLL(path)
+        begin, end = lib.cudatrace_cell_begin, lib.cudatrace_cell_end
+    except (OSError, AttributeError) as error:
+        print("cudatrace: cells are not marked in the trace: %s" % error, file=sys.stderr)
+        return
+    begin.argtypes = [ctypes.c_uint64, ctypes.c_uint32, ctypes.c_char_p]
+    begin.restype = None
+    end.argtypes = [ctypes.c_uint64, ctypes.c_int]
+    end.restype = None
+    shell = get_ipython()  # noqa: F821 (a builtin while IPython runs this file)
+    running = []  # the execution count of the cell that runs, if any
+    broken = []  # the error that stopped the marking, if any
+
+    def first_line(source):
+        """The first line that is not blank, and its number from 1."""
+        for number, text in enumerate(source.splitlines(), 1):
+            if text.strip():
+                return number, text.strip()[:200]
+        return 0, ""
+
+    def guarded(hook):
+        """HOOK, whose failure is said once in the server's log (the
+        kernel's stderr), never in the notebook, and ends the marking."""
+        def run(*args):
+            if not broken:
+                try:
+                    hook(*args)
+                except Exception as error:  # noqa: BLE001 (the cell must run on)
+                    broken.append(error)
+                    print("cudatrace: cells are no longer marked in the trace: %r" % error,
+                          file=sys.__stderr__, flush=True)
+        return run
+
+    def pre_run_cell(info=None):
+        # Cells run without history (silent ones, the kernel's own) get no
+        # In [N]. IPython before 7 gives no info.
+        if not getattr(info, "store_history", True):
+            return
+        number, text = first_line(getattr(info, "raw_cell", None) or "")
+        running[:] = [shell.execution_count]
+        begin(shell.execution_count, number, text.encode("utf-8", "replace"))
+
+    def post_run_cell(result=None):
+        if running:
+            end(running.pop(), 0 if getattr(result, "success", True) else 1)
+
+    shell.events.register("pre_run_cell", guarded(pre_run_cell))
+    shell.events.register("post_run_cell", guarded(post_run_cell))
+
+
+_cudatrace_cells()
+del _cudatrace_cells

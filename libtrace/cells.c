@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cells.c - the cells of a notebook kernel: cudatrace_cell_begin and
+ * cudatrace_cell_end emit cell_begin and cell_end. The kernel that
+ * `cudatrace jupyter install` sets up calls them through ctypes around
+ * each cell it runs (its startup script, cli/jupyter-cells.py), so that
+ * the analyzers can charge memory to the cell that allocated it.
+ *
+ * The kernel may run cells long before CUDA is initialised: the script
+ * then loads this library itself (dlopen of CUDA_INJECTION64_PATH, which
+ * the driver later opens again as the same object), and InitializeInjection
+ * has not run. A session's filter only needs the application context for
+ * these events to pass, so that is all these functions set up; CUPTI and
+ * the tracer's threads still wait for the driver. They never block and
+ * never fail: the cell runs whatever happens here.
+ */
+#include <pthread.h>
+#include <stdint.h>
+
+#include "app-context.h"
+#include "emit.h"
+#include "log.h"
+#include "text.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT void cudatrace_cell_begin(uint64_t execution_count, uint32_t line, const char *first_line);
+EXPORT void cudatrace_cell_end(uint64_t execution_count, int failed);
+
+static pthread_once_t context_once = PTHREAD_ONCE_INIT;
+
+static void register_context(void)
+{
+	if (app_context_register() < 0)
+		log_warn("cannot register the LTTng context $app.cudatrace:session: cells are "
+		         "not recorded");
+}
+
+/* The context a session filters on, before the first event: said once if refused. */
+static void ensure_context(void)
+{
+	pthread_once(&context_once, register_context);
+}
+
+void cudatrace_cell_begin(uint64_t execution_count, uint32_t line, const char *first_line)
+{
+	ensure_context();
+	first_line = text_or_empty(first_line);
+	EMIT(cell_begin, &(struct ct_ev_cell_begin){
+	                     .execution_count = execution_count,
+	                     .line = line,
+	                     .first_line = first_line,
+	                     .first_line_len = text_length(first_line),
+	                 });
+}
+
+void cudatrace_cell_end(uint64_t execution_count, int failed)
+{
+	ensure_context();
+	EMIT(cell_end, &(struct ct_ev_cell_end){
+	                   .execution_count = execution_count,
+	                   .failed = failed != 0,
+	               });
+}
