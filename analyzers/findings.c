@@ -28,7 +28,7 @@
 
 /* Most severe first: the order of the list. */
 enum severity {
-	SEV_CRITICAL, /* the program failed: an allocation, a death */
+	SEV_CRITICAL, /* the program failed: a death, an allocation, a sticky error */
 	SEV_WARNING,  /* it will fail: memory that grows without bound */
 	SEV_ADVICE,   /* it is slow: what costs the most, and the fix */
 };
@@ -51,6 +51,7 @@ struct finding {
 	const char *certainty;       /* "exact", "lower_bound", "uncertain"; static */
 	char *caveat;                /* owned, NULL when exact */
 	const struct ct_node *where; /* the object that holds pid, process, site, ... */
+	const char *death;           /* the process_end cause it explains, NULL if none */
 	uint64_t count;              /* occurrences it stands for */
 	struct number numbers[MAX_NUMBERS];
 	size_t number_count;
@@ -557,6 +558,367 @@ static void find_compatibility(GArray *list, const struct ct_node *environment)
 	}
 }
 
+/* ------------------------------------------------------------ sticky errors */
+
+static const char *const sticky_numbers[] = { "code", "failed_after", NULL };
+
+/*
+ * Each process's first sticky CUDA error: its context cannot be used any
+ * more, whether or not the program went on. The call that returned it is
+ * often not the one at fault: a kernel's fault comes back from the next
+ * call that waits for it.
+ */
+static void find_sticky(GArray *list, const struct ct_node *sticky, const struct losses *l)
+{
+	for (size_t i = 0; sticky && i < ct_node_count(sticky) && i < MAX_PER_KIND; i++) {
+		const struct ct_node *e = ct_node_child(sticky, i);
+		const char *api = str_of(e, "api");
+		struct finding *f;
+
+		f = finding_add(list, SEV_CRITICAL, "sticky_error", e);
+		f->verdict = str_of(e, "error");
+		f->summary = g_strdup_printf(
+		    "%s got %s (%" PRIu64 ") from %s, a sticky CUDA error: no CUDA call can "
+		    "succeed after it (%" PRIu64 " call%s failed after it)",
+		    str_of(e, "process") ? str_of(e, "process") : "the program",
+		    f->verdict ? f->verdict : "an error", u64_of(e, "code"), api ? api : "a call",
+		    u64_of(e, "failed_after"), u64_of(e, "failed_after") == 1 ? "" : "s");
+		f->explanation = g_strdup_printf(
+		    "a kernel's fault comes back from the next call that waits for it: the kernel "
+		    "at fault was launched before %s returned it",
+		    api ? api : "the call");
+		f->advice =
+		    g_strdup("find the kernel at fault: run it with CUDA_LAUNCH_BLOCKING=1, "
+		             "so that the launch that faults returns the error, or under "
+		             "compute-sanitizer (memcheck names the kernel, thread and "
+		             "address); the process must be restarted to use CUDA again");
+		numbers_from(f, e, sticky_numbers);
+		f->source = g_strdup_printf("sticky_errors[%zu]", i);
+		f->order = number_of(e, "time_ns");
+		if (l->discarded)
+			finding_caveat(f, "uncertain",
+			               "LTTng discarded events: an earlier error, and calls that "
+			               "failed after it, may be missing");
+	}
+}
+
+/* ------------------------------------------------------- how it ended */
+
+/*
+ * How the program ended, from the "process_end" section (what `cudatrace
+ * record` judged and wrote beside the trace): the judgement is record's
+ * (its cause), the words and the advice are the diagnosis's. A death that
+ * another finding already tells (a sticky error, a failed allocation) is
+ * added to that finding instead of told twice.
+ */
+
+static const char *const host_oom_numbers[] = { "rss_peak_bytes", "rss_last_bytes", "limit_bytes",
+	                                        "oom_kills", NULL };
+
+/* "exited with status 1", "was killed by SIGSEGV", into BUF. */
+static const char *end_words(const struct ct_node *pe, char *buf, size_t len)
+{
+	if (str_of(pe, "signal_name"))
+		snprintf(buf, len, "was killed by SIG%s", str_of(pe, "signal_name"));
+	else
+		snprintf(buf, len, "exited with status %lld",
+		         (long long)number_of(pe, "exit_status"));
+	return buf;
+}
+
+/*
+ * The program's name: the traced process of its pid (the command record
+ * ran may have become it by exec), else the command's.
+ */
+static const char *program_of(const struct ct_node *root, const struct ct_node *pe)
+{
+	const struct ct_node *procs = at(at(root, "trace"), "processes");
+
+	for (size_t i = 0; procs && i < ct_node_count(procs); i++) {
+		const struct ct_node *p = ct_node_child(procs, i);
+
+		if (at(pe, "pid") && u64_of(p, "pid") == u64_of(pe, "pid") && str_of(p, "process"))
+			return str_of(p, "process");
+	}
+	return str_of(pe, "program") ? str_of(pe, "program") : "the program";
+}
+
+/* F, a finding the program did not survive: it says so, and ranks first. */
+static void mark_death(struct finding *f, const struct ct_node *root, const struct ct_node *pe,
+                       const char *cause)
+{
+	char end[64], *summary = f->summary;
+
+	f->death = cause;
+	f->summary = g_strdup_printf("%s; then %s %s", summary, program_of(root, pe),
+	                             end_words(pe, end, sizeof(end)));
+	g_free(summary);
+}
+
+/* The first finding of KIND in LIST whose object MATCHES OBJECT. */
+static struct finding *told_by(GArray *list, const char *kind, const struct ct_node *object,
+                               bool (*matches)(const struct ct_node *, const struct ct_node *))
+{
+	for (guint i = 0; object && i < list->len; i++) {
+		struct finding *f = &g_array_index(list, struct finding, i);
+
+		if (!strcmp(f->kind, kind) && matches(f->where, object))
+			return f;
+	}
+	return NULL;
+}
+
+/* Whether sticky error E is the one record judged the program died of (PE). */
+static bool is_fatal_sticky(const struct ct_node *e, const struct ct_node *pe)
+{
+	return !g_strcmp0(str_of(e, "error"), str_of(pe, "cuda_error")) &&
+	       !g_strcmp0(str_of(e, "api"), str_of(pe, "cuda_error_api"));
+}
+
+/*
+ * The failure record judged the program died of (PE): the last of
+ * MEMORY's failures, of the size and verdict PE gives. NULL if none.
+ */
+static const struct ct_node *fatal_failure(const struct ct_node *memory, const struct ct_node *pe)
+{
+	const struct ct_node *failures = at(memory, "failures");
+
+	for (size_t i = failures ? ct_node_count(failures) : 0; i-- > 0;) {
+		const struct ct_node *f = ct_node_child(failures, i);
+
+		if (u64_of(f, "requested_bytes") == u64_of(pe, "gpu_failed_bytes") &&
+		    !g_strcmp0(str_of(f, "verdict"), str_of(pe, "gpu_verdict")))
+			return f;
+	}
+	return NULL;
+}
+
+/* The highest peak of MEMORY's devices into BUF; false when it has none. */
+static bool gpu_peak(const struct ct_node *memory, char *buf, size_t len)
+{
+	const struct ct_node *devices = at(memory, "devices");
+	double peak = 0;
+
+	if (!devices || !ct_node_count(devices))
+		return false;
+	for (size_t i = 0; i < ct_node_count(devices); i++)
+		peak = MAX(peak, number_of(ct_node_child(devices, i), "peak_bytes"));
+	bytes_text(peak, buf, len);
+	return true;
+}
+
+/* What the OOM kill rests on, and what it says of GPU memory. */
+static char *host_oom_explanation(const struct ct_node *root, const struct ct_node *pe)
+{
+	const struct ct_node *host = at(pe, "host_memory");
+	const struct ct_node *memory = at(root, "memory");
+	const struct ct_node *logged = at(host, "oom_in_kernel_log");
+	GString *text = g_string_new(NULL);
+	uint64_t kills = u64_of(host, "oom_kills");
+	size_t failures = at(memory, "failures") ? ct_node_count(at(memory, "failures")) : 0;
+	char peak[32];
+
+	if (kills) {
+		g_string_append_printf(text,
+		                       "the OOM killer killed %" PRIu64
+		                       " process%s of its memory cgroup %s while it ran, and it "
+		                       "died of SIGKILL",
+		                       kills, kills == 1 ? "" : "es",
+		                       str_of(host, "cgroup") ? str_of(host, "cgroup") : "");
+		if (bool_of(host, "oom_in_kernel_log"))
+			g_string_append(text, "; the kernel log names it");
+		else if (!logged || logged->type == CT_NODE_NULL)
+			g_string_append(text,
+			                "; the kernel log, unreadable, cannot say it was this "
+			                "process");
+	} else {
+		g_string_append(text, "the kernel log names it as killed by the OOM killer");
+	}
+	if (failures)
+		g_string_append_printf(text, "; %zu GPU allocation%s failed too, see below",
+		                       failures, failures == 1 ? "" : "s");
+	else if (memory && gpu_peak(memory, peak, sizeof(peak)))
+		g_string_append_printf(text,
+		                       "; GPU memory was not the cause: no GPU allocation failed "
+		                       "(its peak: %s)",
+		                       peak);
+	else if (memory)
+		g_string_append(text, "; GPU memory was not the cause: no GPU allocation failed");
+	return g_string_free(text, FALSE);
+}
+
+static void host_oom(struct finding *f, const struct ct_node *root, const struct ct_node *pe)
+{
+	const struct ct_node *host = at(pe, "host_memory");
+	const char *limit_of = str_of(host, "limit_of");
+	char peak[32], limit[96] = "";
+
+	if (number_of(host, "limit_bytes") > 0)
+		snprintf(limit, sizeof(limit), " of %s, %s",
+		         bytes_text(number_of(host, "limit_bytes"), peak, sizeof(peak)),
+		         !g_strcmp0(limit_of, "cgroup") ? "its cgroup's limit"
+		                                        : "the machine's memory");
+	bytes_text(number_of(host, "rss_peak_bytes"), peak, sizeof(peak));
+	if (number_of(host, "rss_peak_bytes") > 0)
+		f->summary =
+		    g_strdup_printf("%s was killed by the kernel's OOM killer: host memory "
+		                    "ran out (resident peak at least %s%s)",
+		                    program_of(root, pe), peak, limit);
+	else
+		f->summary =
+		    g_strdup_printf("%s was killed by the kernel's OOM killer: host memory ran out",
+		                    program_of(root, pe));
+	f->explanation = host_oom_explanation(root, pe);
+	f->advice = g_strdup_printf(
+	    "%s, or need less host memory: fewer data loader workers (PyTorch DataLoader "
+	    "num_workers) and less prefetching, fewer or smaller pinned buffers, data read in "
+	    "pieces or memory-mapped rather than loaded whole",
+	    !g_strcmp0(limit_of, "cgroup")
+	        ? "raise the memory limit of its cgroup or container (docker run --memory, "
+	          "Kubernetes resources.limits.memory, systemd MemoryMax=)"
+	        : "run it on a machine with more memory");
+	numbers_from(f, host, host_oom_numbers);
+	if (number_of(host, "rss_peak_bytes") > 0)
+		finding_caveat(f, "lower_bound",
+		               "cudatrace record looks at its resident memory every 100 ms: its "
+		               "peak when it was killed may be higher");
+}
+
+/* What to do about fault SIGNAL (its name without SIG). */
+static const char *fault_advice(const char *signal)
+{
+	if (!g_strcmp0(signal, "BUS"))
+		return "a file mapped into memory shrank, or a shared memory file system is full: "
+		       "PyTorch DataLoader workers pass batches through /dev/shm, make it larger "
+		       "(docker run --shm-size) or use fewer workers; else run it under gdb to "
+		       "see where";
+	if (!g_strcmp0(signal, "ILL"))
+		return "an instruction this CPU does not have: a binary or library built for "
+		       "another CPU (-march=native elsewhere); run it under gdb to see which";
+	if (!g_strcmp0(signal, "FPE"))
+		return "an integer division by zero in host code: run it under gdb to see where";
+	return "an invalid memory access in host code (a native extension, a buffer used "
+	       "after it was freed): run it under gdb, or allow a core dump (ulimit -c "
+	       "unlimited); Python: python -X faulthandler prints each thread's stack";
+}
+
+/* Who sent a signal from outside, as far as is known. */
+static char *outside_explanation(const struct ct_node *pe)
+{
+	const struct ct_node *host = at(pe, "host_memory");
+	const struct ct_node *kills = at(host, "oom_kills");
+
+	if (g_strcmp0(str_of(pe, "signal_name"), "KILL"))
+		return g_strdup("who sent it is not known");
+	if (kills && kills->type != CT_NODE_NULL && !u64_of(host, "oom_kills"))
+		return g_strdup_printf("who sent it is not known: the OOM killer killed no process "
+		                       "of its memory cgroup %s while it ran",
+		                       str_of(host, "cgroup") ? str_of(host, "cgroup") : "");
+	return g_strdup("who sent it is not known: the OOM killer's count could not be read, so "
+	                "whether it was host memory cannot be told (dmesg may say)");
+}
+
+/* The finding of a death no other finding tells, by its CAUSE. */
+static void add_death(GArray *list, const struct ct_node *root, const struct ct_node *pe,
+                      const char *cause)
+{
+	struct finding *f = finding_add(list, SEV_CRITICAL, "process_death", pe);
+	const char *program = program_of(root, pe);
+	char end[64], size[32];
+
+	f->verdict = cause;
+	f->death = cause;
+	f->source = g_strdup("process_end");
+	end_words(pe, end, sizeof(end));
+	if (!strcmp(cause, "host-oom")) {
+		host_oom(f, root, pe);
+	} else if (!strcmp(cause, "fault-signal")) {
+		f->summary = g_strdup_printf("%s crashed: it %s, a fault of its own", program, end);
+		f->advice = g_strdup(fault_advice(str_of(pe, "signal_name")));
+	} else if (!strcmp(cause, "cuda-error")) {
+		f->summary = g_strdup_printf(
+		    "%s got %s from %s, a sticky CUDA error: no CUDA call can succeed after it; "
+		    "then it %s",
+		    program, str_of(pe, "cuda_error") ? str_of(pe, "cuda_error") : "an error",
+		    str_of(pe, "cuda_error_api") ? str_of(pe, "cuda_error_api") : "a call", end);
+		f->advice =
+		    g_strdup("find the kernel at fault: run it with CUDA_LAUNCH_BLOCKING=1, "
+		             "or under compute-sanitizer (memcheck)");
+	} else if (!strcmp(cause, "gpu-oom")) {
+		f->summary = g_strdup_printf(
+		    "a GPU allocation of %s failed (%s), and %s did not survive it: it %s",
+		    bytes_text(number_of(pe, "gpu_failed_bytes"), size, sizeof(size)),
+		    str_of(pe, "gpu_verdict") ? verdict_words(str_of(pe, "gpu_verdict"))
+		                              : "cause unknown",
+		    program, end);
+		f->advice = g_strdup(failure_advice(
+		    str_of(pe, "gpu_verdict") ? str_of(pe, "gpu_verdict") : "unknown"));
+	} else if (!strcmp(cause, "abort")) {
+		f->summary = g_strdup_printf("%s aborted itself (SIGABRT): a failed assertion, an "
+		                             "uncaught C++ exception or a library that gave up",
+		                             program);
+		f->explanation = g_strdup("the trace shows no CUDA error and no failed allocation "
+		                          "before it");
+		f->advice = g_strdup("its standard error says why, just before it ended; to see "
+		                     "where, run it under gdb or allow a core dump (ulimit -c "
+		                     "unlimited)");
+	} else if (!strcmp(cause, "jupyter-interrupt")) {
+		f->summary = g_strdup_printf("Jupyter: the kernel %s, as an interrupt sends it, "
+		                             "and ended",
+		                             end);
+		f->explanation = g_strdup("a kernel that dies of an interrupt rather than raising "
+		                          "KeyboardInterrupt was in native code that does not "
+		                          "handle it");
+		f->advice =
+		    g_strdup("the cell it ran did not finish: restart the kernel and run it "
+		             "again");
+	} else if (!strcmp(cause, "jupyter-stop")) {
+		f->summary = g_strdup_printf("Jupyter: the kernel %s from outside, as a restart or "
+		                             "shutdown sends it",
+		                             end);
+		f->explanation = outside_explanation(pe);
+		f->advice = g_strdup("if nobody restarted it, the Jupyter server's log says who "
+		                     "did: a shutdown, or idle culling (cull_idle_timeout)");
+	} else if (!strcmp(cause, "killed")) {
+		f->summary = g_strdup_printf("%s %s from outside", program, end);
+		f->explanation = outside_explanation(pe);
+		f->advice = g_strdup("find the sender: a job scheduler's time or memory limit "
+		                     "(Slurm, Kubernetes), a timeout, a person; the system log "
+		                     "(journalctl) may say");
+	} else {
+		f->verdict = "unknown";
+		f->summary = g_strdup_printf("%s %s; why is unknown", program, end);
+		f->explanation = g_strdup("the trace shows no sticky CUDA error and no failed "
+		                          "allocation, and no signal ended it");
+		f->advice = g_strdup("its own output (its standard error, its last lines) says why "
+		                     "it gave up");
+	}
+}
+
+/*
+ * How the program ended, when it ended badly: the finding that tells what
+ * killed it is marked so (a sticky error, a failed allocation), or one of
+ * its own is added.
+ */
+static void find_death(GArray *list, const struct ct_node *root)
+{
+	const struct ct_node *pe = at(root, "process_end");
+	const char *cause = str_of(pe, "cause");
+	struct finding *f = NULL;
+
+	if (!cause || !strcmp(cause, "none"))
+		return;
+	if (!strcmp(cause, "cuda-error"))
+		f = told_by(list, "sticky_error", pe, is_fatal_sticky);
+	else if (!strcmp(cause, "gpu-oom"))
+		f = told_by(list, "allocation_failure", fatal_failure(at(root, "memory"), pe),
+		            same_failure);
+	if (f)
+		mark_death(f, root, pe, cause);
+	else
+		add_death(list, root, pe, cause);
+}
+
 /* ----------------------------------------------------------------- writing */
 
 static int by_rank(gconstpointer pa, gconstpointer pb)
@@ -565,6 +927,9 @@ static int by_rank(gconstpointer pa, gconstpointer pb)
 
 	if (a->severity != b->severity)
 		return a->severity < b->severity ? -1 : 1;
+	/* how the program ended comes before what it met on the way */
+	if (!a->death != !b->death)
+		return a->death ? -1 : 1;
 	if (a->weight != b->weight)
 		return a->weight > b->weight ? -1 : 1;
 	if (a->order != b->order)
@@ -607,6 +972,8 @@ static void write_where(struct ct_doc *doc, const struct ct_node *where)
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const struct ct_node *n = at(where, keys[i]);
 
+		if (!n && !strcmp(keys[i], "process"))
+			n = at(where, "program");
 		if (!n && !strcmp(keys[i], "nvtx_path"))
 			n = at(where, "range");
 		if (!n && !strcmp(keys[i], "time_ns"))
@@ -623,6 +990,7 @@ static void write_finding(struct ct_doc *doc, const struct finding *f, size_t ra
 	ct_doc_string(doc, "severity", severity_names[f->severity]);
 	ct_doc_string(doc, "kind", f->kind);
 	ct_doc_string(doc, "verdict", f->verdict);
+	ct_doc_string(doc, "death", f->death);
 	ct_doc_string(doc, "summary", f->summary);
 	ct_doc_string(doc, "explanation", f->explanation);
 	ct_doc_string(doc, "advice", f->advice);
@@ -666,6 +1034,8 @@ void ct_findings_write(struct ct_doc *doc)
 		find_copies(list, at(root, "transfers"), &losses);
 	if (at(root, "environment"))
 		find_compatibility(list, at(root, "environment"));
+	find_sticky(list, at(root, "sticky_errors"), &losses);
+	find_death(list, root);
 	/* stable: equal findings keep the order their section gave them */
 	g_array_sort(list, by_rank);
 	ct_doc_array(doc, "findings", "Findings, most severe first");

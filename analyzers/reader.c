@@ -10,7 +10,9 @@
  * applies the filters, computes what the analyses share (api-calls.h,
  * gpu-activity.h) and calls the analyses. At the end it has them give
  * their results and writes the report: trace-section.h what the pass
- * counted, then each section once, from the results that feed it.
+ * counted, then each section once, from the results that feed it (the
+ * diagnosis, findings.h, is its caller's to add once the document holds
+ * every section).
  *
  * Types nobody wants are counted, not decoded.
  */
@@ -33,7 +35,6 @@
 #include "event-decoder.h"
 #include "filters.h"
 #include "gpu-activity.h"
-#include "findings.h"
 #include "reader.h"
 #include "saturate.h"
 #include "trace-graph.h"
@@ -566,8 +567,6 @@ int ct_reader_report(struct ct_reader *r, struct ct_doc *doc)
 		if (section && !written_before(r, i, section))
 			section->write(doc, results, r->instance_count);
 	}
-	/* the diagnosis, from the sections above */
-	ct_findings_write(doc);
 	if (ct_doc_error(doc)) {
 		set_note(r, "cannot build the report: %s", ct_doc_error(doc));
 		return -1;

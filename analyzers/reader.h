@@ -10,6 +10,8 @@
  *	status = ct_reader_read(r, paths, n);        (or ct_reader_feed())
  *	ct_reader_finish(r);                         (the analyses' results)
  *	ct_reader_report(r, doc);                    (trace section + analyses')
+ *	...                                          (sections from elsewhere)
+ *	ct_findings_write(doc);                      (the diagnosis, from them all)
  *	ct_reader_destroy(r);
  *
  * Field lookups are resolved once per event class (a cache keyed by the
@@ -101,6 +103,9 @@ const void *ct_reader_result(const struct ct_reader *reader, const struct ct_ana
 /*
  * Writes the "trace" section, then each section of the analyses' results,
  * in the order the analyses were added. 0, or -1 (why: stats' error).
+ * The findings are not among them: they read every section, those the
+ * caller adds after these too (how the program ended), so the caller
+ * writes them last (ct_findings_write).
  */
 int ct_reader_report(struct ct_reader *reader, struct ct_doc *doc);
 

@@ -90,3 +90,9 @@ void death_section_write(struct ct_doc *doc, char *const *paths, size_t count)
 		}
 	}
 }
+
+void death_section_write_info(struct ct_doc *doc, const struct trace_info *info)
+{
+	if (info->death != TRACE_DEATH_NOT_JUDGED)
+		write_section(doc, info);
+}

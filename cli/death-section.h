@@ -9,6 +9,7 @@
 #define CUDATRACE_CLI_DEATH_SECTION_H
 
 #include "../analyzers/document.h"
+#include "trace-info.h"
 
 /*
  * Writes the section into DOC from the notes beside the first of PATHS
@@ -16,5 +17,11 @@
  * by record, or by an older one).
  */
 void death_section_write(struct ct_doc *doc, char *const *paths, size_t count);
+
+/*
+ * Writes the section into DOC from INFO, the notes as record holds them
+ * before it writes them; nothing when INFO has no judgement.
+ */
+void death_section_write_info(struct ct_doc *doc, const struct trace_info *info);
 
 #endif

@@ -819,31 +819,22 @@ static void judge_end(struct record *r)
 		facts.failure_ns = r->end.failure_ns;
 	}
 	death_judge(&r->info, &facts);
-	if (r->opts.quiet)
+	if (r->opts.quiet || r->info.death != TRACE_DEATH_NONE)
 		return;
-	if (r->info.death == TRACE_DEATH_NONE) {
-		death_describe_host(&r->info, cause, sizeof(cause));
-		if (cause[0])
-			diag_note("%s", cause + 1); /* without its leading space */
-		return;
-	}
-	death_describe(&r->info, cause, sizeof(cause));
-	/* A post-mortem says it itself. */
-	if (r->result.exited || r->opts.no_report) {
-		diag_note("%s", cause);
-		r->cause_said = true;
-	}
+	/* a death is said by the diagnosis, or else by conclude() */
+	death_describe_host(&r->info, cause, sizeof(cause));
+	if (cause[0])
+		diag_note("%s", cause + 1); /* without its leading space */
 }
 
 static void write_postmortem(struct record *r, const struct summary *s)
 {
-	char path[PATH_MAX + 32], cause[PATH_MAX + 1024];
+	char path[PATH_MAX + 32];
 	FILE *f;
 
-	death_describe(&r->info, cause, sizeof(cause));
 	if (!r->opts.quiet) {
 		/* the diagnosis is on stderr already, in the summary just above */
-		summary_print_postmortem(s, r->result.signal, cause, !r->opts.no_report, stderr);
+		summary_print_postmortem(s, r->result.signal, !r->opts.no_report, stderr);
 		r->cause_said = true;
 	}
 	snprintf(path, sizeof(path), "%s/postmortem.txt", r->output);
@@ -852,7 +843,7 @@ static void write_postmortem(struct record *r, const struct summary *s)
 		diag_warn("cannot write %s: %s", path, strerror(errno));
 		return;
 	}
-	summary_print_postmortem(s, r->result.signal, cause, false, f);
+	summary_print_postmortem(s, r->result.signal, false, f);
 	if (fclose(f) != 0)
 		diag_warn("cannot write %s: %s", path, strerror(errno));
 	else
@@ -931,9 +922,12 @@ static void summarise(struct record *r)
 	summary_end_facts(s, &r->end);
 	r->end_known = true;
 	judge_end(r);
+	/* record's judgement of the end goes into the report: its diagnosis leads with it */
+	summary_conclude(s, &r->info);
 	if (!r->opts.quiet && !r->opts.no_report) {
 		fflush(stdout);
 		summary_print_report(s, stderr);
+		r->cause_said = true;
 	}
 	if (killed)
 		write_postmortem(r, s);

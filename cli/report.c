@@ -21,6 +21,7 @@
 #include "discovery.h"
 #include "document.h"
 #include "filters.h"
+#include "findings.h"
 #include "options.h"
 #include "plot.h"
 #include "reader.h"
@@ -595,6 +596,14 @@ int cmd_report(int argc, char **argv)
 	/* How the program ended, as its recorder saw it: not in the trace, beside it. */
 	if (!a.live_url)
 		death_section_write(doc, a.paths, a.path_count);
+	/* the diagnosis, once every section is in */
+	ct_findings_write(doc);
+	if (ct_doc_error(doc)) {
+		fprintf(stderr, "cudatrace report: cannot build the report: %s\n",
+		        ct_doc_error(doc));
+		ret = 1;
+		goto end;
+	}
 	ret = write_report(&a, doc);
 	if (!ret && a.plot_dir && ct_plot_write(ct_doc_root(doc), a.plot_dir) < 0)
 		ret = 1;

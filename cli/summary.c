@@ -21,13 +21,16 @@
 #include "../analyzers/analysis.h"
 #include "../analyzers/cells.h"
 #include "../analyzers/cuda-errors.h"
+#include "../analyzers/assert.h"
 #include "../analyzers/document.h"
+#include "../analyzers/findings.h"
 #include "../analyzers/first-page.h"
 #include "../analyzers/fragmentation.h"
 #include "../analyzers/memory.h"
 #include "../analyzers/reader.h"
 #include "../analyzers/transfers.h"
 #include "../analyzers/writer.h"
+#include "death-section.h"
 #include "diag.h"
 #include "snapshot.h"
 #include "summary.h"
@@ -49,6 +52,8 @@ struct summary {
 	struct summary_numbers numbers;
 	int64_t origin_ns; /* first event: times are shown from there */
 	bool cut;          /* the trace was cut before the program ended (summary_note_cut) */
+	bool concluded;    /* the findings are in the report (summary_conclude) */
+	bool judged;       /* and how the program ended, before them */
 };
 
 static const struct ct_analysis_class *const wanted_analyses[] = {
@@ -329,8 +334,22 @@ void summary_note_cut(struct summary *s)
 	s->cut = true;
 }
 
+void summary_conclude(struct summary *s, const struct trace_info *end)
+{
+	CT_ASSERT(!s->concluded);
+	if (end) {
+		death_section_write_info(s->doc, end);
+		s->judged = ct_node_get(ct_doc_root(s->doc), "process_end") != NULL;
+	}
+	ct_findings_write(s->doc);
+	s->concluded = true;
+	if (ct_doc_error(s->doc))
+		diag_warn("cannot make the diagnosis: %s", ct_doc_error(s->doc));
+}
+
 void summary_print_report(const struct summary *s, FILE *out)
 {
+	CT_ASSERT(s->concluded);
 	ct_first_page_write(ct_doc_root(s->doc), out);
 	print_peaks(s, out);
 	print_failure_count(s, out);
@@ -414,8 +433,7 @@ static void print_process_cells(const struct ct_cells_process *p, FILE *out)
 		        p->outside.live_allocations, p->outside.live_allocations == 1 ? "" : "s");
 }
 
-void summary_print_postmortem(const struct summary *s, int signal, const char *cause,
-                              bool page_shown, FILE *out)
+void summary_print_postmortem(const struct summary *s, int signal, bool page_shown, FILE *out)
 {
 	const struct summary_numbers *n = &s->numbers;
 	char last[48] = "an unknown time (the trace holds no event)", program[SHOWN_MAX];
@@ -425,10 +443,9 @@ void summary_print_postmortem(const struct summary *s, int signal, const char *c
 	fprintf(out, "Post-mortem: %s (pid %" PRId64 ") was killed by SIG%s.\n",
 	        n->program[0] ? shown(n->program, program, sizeof(program)) : "the program", n->pid,
 	        sigabbrev_np(signal) ? sigabbrev_np(signal) : "?");
-	if (cause && *cause)
-		fprintf(out, "  %s\n", cause);
 	fprintf(out, "  Its last event is at %s%s.\n", last,
 	        n->truncated ? " (the trace ends in a cut packet)" : "");
+	CT_ASSERT(s->concluded);
 	if (!page_shown)
 		ct_first_page_write(ct_doc_root(s->doc), out);
 	if (!s->memory->devices->len) {
@@ -446,7 +463,7 @@ void summary_print_postmortem(const struct summary *s, int signal, const char *c
 		fprintf(out,
 		        "  An allocation failed before it died: the verdicts in the diagnosis say "
 		        "whether GPU memory was full, fragmented or held elsewhere.\n");
-	else if (signal == SIGKILL && !(cause && *cause))
+	else if (signal == SIGKILL && !s->judged)
 		fprintf(out, "  No GPU allocation failed before it died: a SIGKILL then comes from "
 		             "outside, such as the kernel's OOM killer when host memory (pinned "
 		             "buffers included) ran out, or a Jupyter restart.\n");

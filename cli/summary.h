@@ -63,17 +63,26 @@ void summary_end_facts(const struct summary *s, struct summary_end *end);
  */
 void summary_note_cut(struct summary *s);
 
+struct trace_info;
+
+/*
+ * Completes the report with how the program ended, as record judged it
+ * (END; NULL when it has no judgement), then the diagnosis, made from
+ * every section: the findings lead what the functions below print. Once,
+ * before them.
+ */
+void summary_conclude(struct summary *s, const struct trace_info *end);
+
 /* The short report: peak memory per device, failures, transfer hotspots. */
 void summary_print_report(const struct summary *s, FILE *out);
 
 /*
  * The post-mortem of a program killed by SIGNAL: the state of memory at
- * its last event, the failures before it, and what they point to; CAUSE,
- * when not NULL, is record's judgement of its end (death.h), said first.
- * The diagnosis (the report's first page) is in it unless PAGE_SHOWN says
- * it was just printed on the same output, by summary_print_report.
+ * its last event, the failures before it, and what they point to. The
+ * diagnosis (the report's first page, which leads with record's judgement
+ * of its end) is in it unless PAGE_SHOWN says it was just printed on the
+ * same output, by summary_print_report.
  */
-void summary_print_postmortem(const struct summary *s, int signal, const char *cause,
-                              bool page_shown, FILE *out);
+void summary_print_postmortem(const struct summary *s, int signal, bool page_shown, FILE *out);
 
 #endif

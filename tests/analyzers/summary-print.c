@@ -24,8 +24,9 @@ int main(int argc, char **argv)
 	s = summary_read(argv[1]);
 	if (!s)
 		return 1;
+	summary_conclude(s, NULL);
 	if (argc == 3)
-		summary_print_postmortem(s, atoi(argv[2]), NULL, false, stdout);
+		summary_print_postmortem(s, atoi(argv[2]), false, stdout);
 	else
 		summary_print_report(s, stdout);
 	summary_destroy(s);

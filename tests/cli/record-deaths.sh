@@ -10,7 +10,10 @@
 #   - a segfault of its own, and a sticky CUDA error (the simulator's
 #     CUDASIM_KERNEL_FAULT) it exited on: told apart;
 #   - a program that keeps host memory it prints: its resident memory, as
-#     record saw it, holds at least that.
+#     record saw it, holds at least that;
+#   - each death is the first finding of the diagnosis, on the first page
+#     of record's summary and of `cudatrace report --brief`, with its
+#     numbers; a sticky error is one even without record's notes.
 # Ground truth: the exit status, the program's own printout, the
 # simulator's ledger, and the limit the test wrote into the cgroup.
 
@@ -32,6 +35,32 @@ report_json() {
 	"$cli_bin" report --format json -o "$lttng_tmp/$1.json" "$lttng_tmp/$1"
 }
 
+# brief TAG: the first page of TAG's report, into TAG.brief.
+brief() {
+	"$cli_bin" report --brief -o "$lttng_tmp/$1.brief" "$lttng_tmp/$1"
+}
+
+# first_finding TAG ERE: the first finding on TAG.brief's first page
+# (its lines, joined) matches ERE.
+first_finding() {
+	sed -n '/^1\. /,/^2\. /p' "$lttng_tmp/$1.brief" | grep -v '^2\. ' | tr -s '\n ' '  ' >"$lttng_tmp/$1.first"
+	if grep -Eq -- "$2" "$lttng_tmp/$1.first"; then
+		return 0
+	fi
+	diag "the first finding of $1 does not match '$2': $(cat "$lttng_tmp/$1.first")"
+	return 1
+}
+
+# summary_first TAG ERE: the same, on record's own summary (TAG.err).
+summary_first() {
+	sed -n '/^1\. /,/^\(2\. \|  [A-Z]\)/p' "$lttng_tmp/$1.err" | sed '$d' | tr -s '\n ' '  ' >"$lttng_tmp/$1.sfirst"
+	if grep -Eq -- "$2" "$lttng_tmp/$1.sfirst"; then
+		return 0
+	fi
+	diag "record's first finding for $1 does not match '$2': $(cat "$lttng_tmp/$1.sfirst")"
+	return 1
+}
+
 # json TAG EXPR: EXPR evaluated on TAG.json's document (d).
 json() {
 	"$trace_python" -c 'import json, sys
@@ -49,12 +78,31 @@ ok "sticky: the program printed the error it got" \
 is "sticky: the notes say a CUDA error" "$(info sticky death)" cuda-error
 is "sticky: the notes name it" "$(info sticky cuda_error)" cudaErrorIllegalAddress
 is "sticky: and the call that returned it" "$(info sticky cuda_error_api)" cudaDeviceSynchronize
-ok "sticky: record says it in words" cli_has sticky 'CUDA error: .*cudaErrorIllegalAddress from cudaDeviceSynchronize'
+ledger_error=$(sed -n 's/.* op=error api=\([^ ]*\) result=\(cudaError[A-Za-z]*\).*/\2 ([0-9]+) from \1/p' "$lttng_tmp/sticky.ledger" | head -n 1)
+is "sticky: the ledger's error" "$ledger_error" "cudaErrorIllegalAddress ([0-9]+) from cudaDeviceSynchronize"
+ledger_error=$(echo "$ledger_error" | sed 's/[()]/\\&/g')
+ok "sticky: record's diagnosis leads with it, and the end" summary_first sticky \
+	"^1\. FAILED python3 got $ledger_error, a sticky CUDA error.*; then python3 exited with status 1"
 ok "sticky: cudatrace report reads it" report_json sticky
 is "sticky: the report's process_end cause" "$(json sticky 'd["process_end"]["cause"]')" cuda-error
 is "sticky: the report's sticky_errors section" \
 	"$(json sticky '[(e["error"], e["api"], e["code"]) for e in d["sticky_errors"]]')" \
 	"[('cudaErrorIllegalAddress', 'cudaDeviceSynchronize', 700)]"
+is "sticky: the report's first finding is the error the program died of" \
+	"$(json sticky '(lambda f: (f["kind"], f["death"], f["verdict"], f["numbers"]["code"]))(d["findings"][0])')" \
+	"('sticky_error', 'cuda-error', 'cudaErrorIllegalAddress', 700)"
+is "sticky: told once" "$(json sticky 'len([f for f in d["findings"] if f["death"]])')" 1
+ok "sticky: report --brief" brief sticky
+ok "sticky: its first page leads with it, and what to do" first_finding sticky \
+	"^1\. FAILED python3 got $ledger_error.*; then python3 exited with status 1.*CUDA_LAUNCH_BLOCKING=1.*compute-sanitizer"
+# Without record's notes (a trace made otherwise): the trace's sticky error alone.
+mkdir "$lttng_tmp/sticky-bare"
+cp -R "$lttng_tmp/sticky/." "$lttng_tmp/sticky-bare/"
+rm -f "$lttng_tmp/sticky-bare/cudatrace.info"
+ok "sticky, no notes: cudatrace report reads it" report_json sticky-bare
+is "sticky, no notes: no process_end, and the error is still the first finding" \
+	"$(json sticky-bare '("process_end" in d, d["findings"][0]["kind"], d["findings"][0]["verdict"], d["findings"][0]["death"], d["findings"][0]["severity"])')" \
+	"(False, 'sticky_error', 'cudaErrorIllegalAddress', None, 'critical')"
 
 # 2. A segfault of its own, after working CUDA calls.
 # (In a sanitizer build, ASan would turn the SIGSEGV into an abort.)
@@ -63,11 +111,19 @@ ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0" \
 is "segv: record exits with 128 + SIGSEGV" "$cli_status" 139
 is "segv: the notes say a fault signal" "$(info segv death)" fault-signal
 is "segv: no CUDA error is put on it" "$(info segv cuda_error)" ""
-ok "segv: record says it crashed" cli_has segv 'crashed: it was killed by SIGSEGV'
+ok "segv: record's diagnosis leads with the crash" summary_first segv \
+	'^1\. FAILED python3 crashed: it was killed by SIGSEGV, a fault of its own.*gdb'
+ok "segv: record's post-mortem follows it" cli_has segv '^Post-mortem: python3 .* was killed by SIGSEGV'
 ok "segv: cudatrace report reads it" report_json segv
 is "segv: the report's cause and signal" \
 	"$(json segv '(d["process_end"]["cause"], d["process_end"]["signal_name"], d["process_end"]["cuda_error"])')" \
 	"('fault-signal', 'SEGV', None)"
+is "segv: the report's first finding is the death" \
+	"$(json segv '(d["findings"][0]["kind"], d["findings"][0]["verdict"], d["findings"][0]["death"], d["findings"][0]["source"])')" \
+	"('process_death', 'fault-signal', 'fault-signal', 'process_end')"
+ok "segv: report --brief" brief segv
+ok "segv: its first page leads with it" first_finding segv \
+	'^1\. FAILED python3 crashed: it was killed by SIGSEGV'
 
 # 2b. A GPU allocation that fails, and the program exits with 1 after it.
 # A period of a minute: the host memory samples are the failure's and the exit's.
@@ -78,8 +134,14 @@ ok "gpuoom: the ledger has the failed allocation" grep -q 'op=alloc_failed' "$lt
 is "gpuoom: the notes say a GPU out-of-memory" "$(info gpuoom death)" gpu-oom
 is "gpuoom: with the size the ledger failed" "$(info gpuoom gpu_failed_bytes)" \
 	"$(sed -n 's/.*op=alloc_failed.* size=\([0-9]*\).*/\1/p' "$lttng_tmp/gpuoom.ledger" | tail -n 1)"
-ok "gpuoom: record says it in words" cli_has gpuoom 'GPU memory: an allocation of .* failed .*, and then python3 exited with status 1'
+ok "gpuoom: record's diagnosis leads with the failure, and the end it led to" summary_first gpuoom \
+	'^1\. FAILED cudaMalloc of .* failed on device 0: out of memory; then python3 exited with status 1'
 ok "gpuoom: cudatrace report reads it" report_json gpuoom
+is "gpuoom: the failure's finding tells the death, with the size the ledger failed" \
+	"$(json gpuoom '(d["findings"][0]["kind"], d["findings"][0]["death"], d["findings"][0]["numbers"]["requested_bytes"])')" \
+	"('allocation_failure', 'gpu-oom', $(sed -n 's/.*op=alloc_failed.* size=\([0-9]*\).*/\1/p' "$lttng_tmp/gpuoom.ledger" | tail -n 1))"
+is "gpuoom: and no other finding repeats it" \
+	"$(json gpuoom 'len([f for f in d["findings"] if f["death"] or f["kind"] == "process_death"])')" 1
 is "gpuoom: the failed allocation woke the host memory sampler, and the exit" \
 	"$(json gpuoom 'd["host_memory"]["processes"][0]["samples"]')" 2
 is "gpuoom: its first sample follows the failure within a second" \
@@ -169,8 +231,9 @@ ok "oom: its peak resident memory ($rss) holds what it printed" \
 	test "${rss:-0}" -ge $((held * MIB))
 ok "oom: no GPU allocation failed (the ledger)" cli_lacks "$lttng_tmp/oom.ledger" 'op=alloc_failed|result=cudaErrorMemoryAllocation'
 is "oom: and the notes count none" "$(info oom failures)" 0
-ok "oom: record says host memory and the OOM killer" \
-	cli_has oom 'Host memory: .* was killed by the kernel.s OOM killer'
+rss_mib=$(awk -v b="${rss:-0}" 'BEGIN { printf "%.2f", b / 1048576 }')
+ok "oom: record's diagnosis leads with it: its peak against the limit, GPU memory fine" summary_first oom \
+	"^1\. FAILED python3 was killed by the kernel.s OOM killer: host memory ran out \(resident peak at least $rss_mib MiB of 160\.00 MiB, its cgroup.s limit\).*GPU memory was not the cause: no GPU allocation failed.*raise the memory limit of its cgroup"
 ok "oom: cudatrace report reads it" report_json oom
 is "oom: the tracer's samples name the cgroup's limit" \
 	"$(json oom '[(p["limit_bytes"], p["limit_of"]) for p in d["host_memory"]["processes"]][-1]')" \
@@ -186,4 +249,10 @@ is "oom: the kernel log, where readable, names it as killed" \
 	"$(json oom 'd["process_end"]["host_memory"]["oom_in_kernel_log"] in (None, True)')" True
 is "oom: the report has no failed GPU allocation" \
 	"$(json oom 'd["process_end"]["gpu_failed_bytes"]')" None
+is "oom: the report's first finding: host memory, the limit the test set, the peak record saw" \
+	"$(json oom '(d["findings"][0]["kind"], d["findings"][0]["verdict"], d["findings"][0]["numbers"]["limit_bytes"], d["findings"][0]["numbers"]["rss_peak_bytes"], d["findings"][0]["certainty"])')" \
+	"('process_death', 'host-oom', $limit, $rss, 'lower_bound')"
+ok "oom: report --brief" brief oom
+ok "oom: its first page leads with it" first_finding oom \
+	"^1\. FAILED python3 was killed by the kernel.s OOM killer: host memory ran out \(resident peak at least $rss_mib MiB of 160\.00 MiB"
 tap_done

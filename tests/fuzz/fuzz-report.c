@@ -32,6 +32,7 @@
 
 #include "analysis.h"
 #include "document.h"
+#include "findings.h"
 #include "perfetto-export.h"
 #include "plot.h"
 #include "reader.h"
@@ -210,7 +211,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto end;
 	ct_perfetto_failures(perfetto, ct_reader_result(reader, &ct_fragmentation_analysis));
 	doc = ct_doc_create();
-	if (ct_reader_report(reader, doc) == 0 && ct_doc_root(doc))
+	if (ct_reader_report(reader, doc) == 0)
+		ct_findings_write(doc);
+	if (ct_doc_root(doc))
 		write_all(ct_doc_root(doc));
 end:
 	ct_doc_destroy(doc);
