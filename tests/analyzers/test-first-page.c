@@ -5,7 +5,8 @@
  * failures alike are one finding with their count, most severe first;
  * figures the sections mark as not exact are said to be so; the page
  * stays within one screen however many findings there are and however
- * long the names from the trace, and counts what did not fit.
+ * long the names from the trace, and counts what did not fit; how the
+ * program ended comes first, told once.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,6 +85,51 @@ static void write_growth(struct ct_doc *doc)
 	ct_doc_u64(doc, "growing_repetitions", 9, CT_UNIT_NONE);
 	ct_doc_i64(doc, "growth_per_repetition_bytes", 2 * MIB, CT_UNIT_BYTES);
 	ct_doc_i64(doc, "held_at_end_bytes", 20 * MIB, CT_UNIT_BYTES);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+}
+
+/* The process_end section record writes: CAUSE, killed by SIGNAL_NAME or exited with 1. */
+static void write_end(struct ct_doc *doc, const char *cause, const char *signal_name)
+{
+	ct_doc_object(doc, "process_end", NULL);
+	ct_doc_string(doc, "cause", cause);
+	ct_doc_string(doc, "program", "train.sh");
+	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
+	if (signal_name) {
+		ct_doc_null(doc, "exit_status");
+		ct_doc_string(doc, "signal_name", signal_name);
+	} else {
+		ct_doc_i64(doc, "exit_status", 1, CT_UNIT_NONE);
+		ct_doc_null(doc, "signal_name");
+	}
+	ct_doc_string(doc, "cuda_error", "cudaErrorIllegalAddress");
+	ct_doc_string(doc, "cuda_error_api", "cudaStreamSynchronize");
+	ct_doc_u64(doc, "gpu_failed_bytes", 64 * MIB, CT_UNIT_BYTES);
+	ct_doc_string(doc, "gpu_verdict", "out_of_memory");
+	ct_doc_object(doc, "host_memory", NULL);
+	ct_doc_u64(doc, "rss_last_bytes", 150 * MIB, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "rss_peak_bytes", 155 * MIB, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "limit_bytes", 160 * MIB, CT_UNIT_BYTES);
+	ct_doc_string(doc, "limit_of", "cgroup");
+	ct_doc_string(doc, "cgroup", "/sys/fs/cgroup/job");
+	ct_doc_u64(doc, "oom_kills", 1, CT_UNIT_NONE);
+	ct_doc_bool(doc, "oom_in_kernel_log", true);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+}
+
+static void write_sticky(struct ct_doc *doc)
+{
+	ct_doc_array(doc, "sticky_errors", NULL);
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
+	ct_doc_string(doc, "process", "train");
+	ct_doc_i64(doc, "time_ns", 5000, CT_UNIT_TIME);
+	ct_doc_string(doc, "api", "cudaStreamSynchronize");
+	ct_doc_i64(doc, "code", 700, CT_UNIT_NONE);
+	ct_doc_string(doc, "error", "cudaErrorIllegalAddress");
+	ct_doc_u64(doc, "failed_after", 3, CT_UNIT_NONE);
 	ct_doc_end(doc);
 	ct_doc_end(doc);
 }
@@ -265,6 +311,173 @@ static void test_nothing_found(void **unused)
 	ct_doc_destroy(doc);
 }
 
+/* The number of findings of ROOT that tell how the program ended. */
+static size_t deaths(const struct ct_node *root)
+{
+	const struct ct_node *findings = ct_node_get(root, "findings");
+	size_t n = 0;
+
+	for (size_t i = 0; i < ct_node_count(findings); i++)
+		n += ct_node_get(ct_node_child(findings, i), "death")->type == CT_NODE_STRING;
+	return n;
+}
+
+/* A host OOM kill ranks above the failures and growth the trace shows, with its numbers. */
+static void test_host_oom_first(void **unused)
+{
+	struct ct_doc *doc = ct_doc_create();
+	const struct ct_node *root;
+	size_t lines;
+	char *page;
+
+	(void)unused;
+	write_trace(doc, 0);
+	ct_doc_object(doc, "memory", "Memory");
+	write_growth(doc);
+	ct_doc_array(doc, "failures", NULL);
+	write_failure(doc, "load:cudaMalloc", "fragmented", 2000, NULL);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	write_end(doc, "host-oom", "KILL");
+	ct_findings_write(doc);
+	assert_null(ct_doc_error(doc));
+	root = ct_doc_root(doc);
+	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 3);
+	assert_string_equal(str(finding(root, 0), "kind"), "process_death");
+	assert_string_equal(str(finding(root, 0), "death"), "host-oom");
+	assert_string_equal(str(finding(root, 0), "severity"), "critical");
+	assert_int_equal(
+	    ct_node_get(ct_node_get(finding(root, 0), "numbers"), "limit_bytes")->value.u64,
+	    160 * MIB);
+	/* sampled: the peak may have been higher */
+	assert_string_equal(str(finding(root, 0), "certainty"), "lower_bound");
+	assert_string_equal(str(finding(root, 1), "kind"), "allocation_failure");
+	assert_string_equal(str(finding(root, 2), "kind"), "memory_growth");
+	assert_int_equal(deaths(root), 1);
+	page = first_page(root, &lines);
+	assert_one_screen(page, lines);
+	/* the traced process of the pid, not the command that exec'd it */
+	assert_non_null(strstr(str(finding(root, 0), "summary"),
+	                       "train was killed by the kernel's OOM killer: host memory ran out "
+	                       "(resident peak at least 155.00 MiB of 160.00 MiB, its cgroup's "
+	                       "limit)"));
+	assert_non_null(strstr(page, "1. FAILED   train was killed by the kernel's OOM killer"));
+	assert_non_null(
+	    strstr(str(finding(root, 0), "explanation"), "1 GPU allocation failed too"));
+	assert_non_null(strstr(page, "raise the memory limit of its cgroup"));
+	free(page);
+	ct_doc_destroy(doc);
+}
+
+/* A GPU out-of-memory the program did not survive is told by its failure's finding, first. */
+static void test_gpu_oom_told_once(void **unused)
+{
+	struct ct_doc *doc = ct_doc_create();
+	const struct ct_node *root;
+
+	(void)unused;
+	write_trace(doc, 0);
+	ct_doc_object(doc, "memory", "Memory");
+	ct_doc_array(doc, "failures", NULL);
+	write_failure(doc, "step:cudaMalloc", "fragmented", 2000, NULL);
+	write_failure(doc, "load:cudaMalloc", "out_of_memory", 3000, NULL);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	write_end(doc, "gpu-oom", NULL);
+	ct_findings_write(doc);
+	root = ct_doc_root(doc);
+	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 2);
+	/* the later failure, the fatal one, before the earlier one */
+	assert_string_equal(str(finding(root, 0), "kind"), "allocation_failure");
+	assert_string_equal(str(finding(root, 0), "verdict"), "out_of_memory");
+	assert_string_equal(str(finding(root, 0), "death"), "gpu-oom");
+	assert_non_null(
+	    strstr(str(finding(root, 0), "summary"), "; then train exited with status 1"));
+	assert_string_equal(str(finding(root, 1), "verdict"), "fragmented");
+	assert_int_equal(deaths(root), 1);
+	ct_doc_destroy(doc);
+}
+
+/* A sticky error is a finding without record's notes, and with them, tells the death once. */
+static void test_sticky(void **unused)
+{
+	for (int with_end = 0; with_end < 2; with_end++) {
+		struct ct_doc *doc = ct_doc_create();
+		const struct ct_node *root;
+		size_t lines;
+		char *page;
+
+		write_trace(doc, 0);
+		write_sticky(doc);
+		if (with_end)
+			write_end(doc, "cuda-error", NULL);
+		ct_findings_write(doc);
+		root = ct_doc_root(doc);
+		assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 1);
+		assert_string_equal(str(finding(root, 0), "kind"), "sticky_error");
+		assert_string_equal(str(finding(root, 0), "severity"), "critical");
+		assert_string_equal(str(finding(root, 0), "verdict"), "cudaErrorIllegalAddress");
+		assert_int_equal(deaths(root), (size_t)with_end);
+		page = first_page(root, &lines);
+		assert_one_screen(page, lines);
+		assert_non_null(strstr(page,
+		                       "1. FAILED   train got cudaErrorIllegalAddress (700) from "
+		                       "cudaStreamSynchronize"));
+		assert_true(!strstr(str(finding(root, 0), "summary"),
+		                    "then train exited with status 1") == !with_end);
+		assert_non_null(strstr(page, "CUDA_LAUNCH_BLOCKING=1"));
+		free(page);
+		ct_doc_destroy(doc);
+	}
+}
+
+/* Each other way to end is said as what it is. */
+static void test_other_deaths(void **unused)
+{
+	static const struct {
+		const char *cause, *signal, *words;
+	} cases[] = {
+		{ "fault-signal", "SEGV",
+		  "train crashed: it was killed by SIGSEGV, a fault of its own" },
+		{ "abort", "ABRT", "train aborted itself (SIGABRT)" },
+		{ "jupyter-interrupt", "INT", "Jupyter: the kernel was killed by SIGINT" },
+		{ "jupyter-stop", "TERM",
+		  "Jupyter: the kernel was killed by SIGTERM from outside" },
+		{ "killed", "KILL", "train was killed by SIGKILL from outside" },
+		{ "unknown", NULL, "train exited with status 1; why is unknown" },
+	};
+
+	(void)unused;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ct_doc *doc = ct_doc_create();
+		const struct ct_node *root;
+
+		write_trace(doc, 0);
+		write_end(doc, cases[i].cause, cases[i].signal);
+		ct_findings_write(doc);
+		root = ct_doc_root(doc);
+		assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 1);
+		assert_string_equal(str(finding(root, 0), "kind"), "process_death");
+		assert_string_equal(str(finding(root, 0), "verdict"), cases[i].cause);
+		assert_non_null(strstr(str(finding(root, 0), "summary"), cases[i].words));
+		assert_non_null(str(finding(root, 0), "advice"));
+		ct_doc_destroy(doc);
+	}
+}
+
+/* A program that ended well is no finding. */
+static void test_ended_well(void **unused)
+{
+	struct ct_doc *doc = ct_doc_create();
+
+	(void)unused;
+	write_trace(doc, 0);
+	write_end(doc, "none", NULL);
+	ct_findings_write(doc);
+	assert_int_equal(ct_node_count(ct_node_get(ct_doc_root(doc), "findings")), 0);
+	ct_doc_destroy(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +485,11 @@ int main(void)
 		cmocka_unit_test(test_caveats_said),
 		cmocka_unit_test(test_one_screen),
 		cmocka_unit_test(test_nothing_found),
+		cmocka_unit_test(test_host_oom_first),
+		cmocka_unit_test(test_gpu_oom_told_once),
+		cmocka_unit_test(test_sticky),
+		cmocka_unit_test(test_other_deaths),
+		cmocka_unit_test(test_ended_well),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
