@@ -13,6 +13,7 @@
 #include <glib.h>
 
 #include "first-page.h"
+#include "text-wrap.h"
 #include "writer.h"
 
 /* Lines kept for the last one: what did not fit, where the rest is. */
@@ -35,34 +36,15 @@ struct page {
  */
 static void put_wrapped(struct page *p, const char *first, const char *rest, const char *text)
 {
-	const char *label = first;
-	const char *s = text;
+	char **lines = ct_text_wrap(text, CT_FIRST_PAGE_WIDTH - ct_text_width(first),
+	                            CT_FIRST_PAGE_WIDTH - ct_text_width(rest), true);
 
-	do {
-		size_t room = CT_FIRST_PAGE_WIDTH - (size_t)g_utf8_strlen(label, -1);
-		size_t chars = (size_t)g_utf8_strlen(s, -1);
-		const char *end, *cut = NULL, *next;
-
-		if (chars <= room) {
-			end = s + strlen(s);
-			next = end;
-		} else {
-			end = g_utf8_offset_to_pointer(s, (glong)room);
-			for (const char *c = s; c <= end; c = g_utf8_next_char(c))
-				if (*c == ' ')
-					cut = c;
-			if (cut && cut > s)
-				end = cut;
-			next = end;
-			while (*next == ' ')
-				next++;
-		}
+	for (size_t i = 0; lines[i]; i++) {
 		if (p->out)
-			fprintf(p->out, "%s%.*s\n", label, (int)(end - s), s);
+			fprintf(p->out, "%s%s\n", i ? rest : first, lines[i]);
 		p->lines++;
-		label = rest;
-		s = next;
-	} while (*s);
+	}
+	g_strfreev(lines);
 }
 
 static const struct ct_node *at(const struct ct_node *object, const char *key)

@@ -13,9 +13,10 @@
 #include <stdio.h>
 
 #include "document.h"
+#include "text-wrap.h"
 
 #define CT_FIRST_PAGE_LINES 24
-#define CT_FIRST_PAGE_WIDTH 100
+#define CT_FIRST_PAGE_WIDTH CT_TEXT_WIDTH
 
 /*
  * Writes the first page of the report ROOT (its "trace" and "findings"

@@ -26,6 +26,7 @@
 #include "assert.h"
 #include "first-page.h"
 #include "table-format.h"
+#include "text-wrap.h"
 #include "writer.h"
 
 struct text {
@@ -45,8 +46,11 @@ static void write_container(struct text *t, const struct ct_node *node, int inde
 /* Characters of TEXT (valid UTF-8), as a terminal shows them. */
 static size_t text_width(const char *text)
 {
-	return (size_t)g_utf8_strlen(text, -1);
+	return ct_text_width(text);
 }
+
+/* The fewest characters a line gets when a long value is wrapped under its label. */
+#define MIN_VALUE_WIDTH 40
 
 /* The widest label among the scalar children, for alignment. */
 static size_t key_width(const struct ct_node *object)
@@ -66,6 +70,24 @@ static size_t key_width(const struct ct_node *object)
 	return width;
 }
 
+/*
+ * "LABEL: VALUE", the label padded to WIDTH; a value too long for the line
+ * continues under itself, cut at blanks only (a path stays whole).
+ */
+static void write_value(struct text *t, const char *label, const char *value, int indent,
+                        size_t width)
+{
+	size_t at = (size_t)indent + width + 2;
+	size_t room = at + MIN_VALUE_WIDTH < CT_TEXT_WIDTH ? CT_TEXT_WIDTH - at : MIN_VALUE_WIDTH;
+	char **lines = ct_text_wrap(value, room, room, false);
+
+	fprintf(t->out, "%*s%s:%*s %s\n", indent, "", label, (int)(width - text_width(label)), "",
+	        lines[0]);
+	for (size_t i = 1; lines[i]; i++)
+		fprintf(t->out, "%*s%s\n", (int)at, "", lines[i]);
+	g_strfreev(lines);
+}
+
 static void write_scalars(struct text *t, const struct ct_node *object, int indent)
 {
 	size_t width = key_width(object);
@@ -78,8 +100,7 @@ static void write_scalars(struct text *t, const struct ct_node *object, int inde
 			continue;
 		l = ct_table_label(c->key);
 		v = ct_table_value(c, t->origin_ns);
-		fprintf(t->out, "%*s%s:%*s %s\n", indent, "", l, (int)(width - text_width(l)), "",
-		        v);
+		write_value(t, l, v, indent, width);
 		g_free(l);
 		g_free(v);
 	}
@@ -108,6 +129,82 @@ static void put_cell(FILE *out, const char *text, size_t width, int right, const
 	fprintf(out, "%*s%s%*s%s", right ? (int)pad : 0, "", text, right ? 0 : (int)pad, "", after);
 }
 
+/* The widest word of TEXT. */
+static size_t widest_word(const char *text)
+{
+	char **words = ct_text_wrap(text, 1, 1, false);
+	size_t widest = 0;
+
+	for (size_t i = 0; words[i]; i++)
+		widest = MAX(widest, text_width(words[i]));
+	g_strfreev(words);
+	return widest;
+}
+
+/* The characters a table of NCOLS columns of WIDTH takes, with INDENT and the gaps. */
+static size_t table_width(const size_t *width, size_t ncols, int indent)
+{
+	size_t total = (size_t)indent + 2 * (ncols - 1);
+
+	for (size_t col = 0; col < ncols; col++)
+		total += width[col];
+	return total;
+}
+
+/*
+ * A table wider than the page has headers on more lines: the header that
+ * is the widest beyond its cells first, cut at blanks to what the table
+ * must lose (at most down to its cells' width, or its widest word's),
+ * until the table fits or no header is wider than its column's cells. HEADER_LINES[col] gets the
+ * header's lines; WIDTH[col], the column's width, is narrowed to them.
+ */
+static void fit_headers(char *const *header, const size_t *cell_width, size_t *width, size_t ncols,
+                        int indent, char ***header_lines)
+{
+	for (size_t col = 0; col < ncols; col++)
+		header_lines[col] = g_strdupv((char *[]){ header[col], NULL });
+	while (table_width(width, ncols, indent) > CT_TEXT_WIDTH) {
+		size_t excess = table_width(width, ncols, indent) - CT_TEXT_WIDTH;
+		size_t best = ncols, best_gain = 0, narrow = 0;
+
+		for (size_t col = 0; col < ncols; col++) {
+			size_t least = MAX(cell_width[col], widest_word(header[col]));
+
+			if (width[col] > least && width[col] - least > best_gain) {
+				best = col;
+				best_gain = width[col] - least;
+				narrow = MAX(least, width[col] - MIN(excess, width[col]));
+			}
+		}
+		if (best == ncols)
+			return;
+		g_strfreev(header_lines[best]);
+		header_lines[best] = ct_text_wrap(header[best], narrow, narrow, false);
+		width[best] = cell_width[best];
+		for (size_t i = 0; header_lines[best][i]; i++)
+			width[best] = MAX(width[best], text_width(header_lines[best][i]));
+	}
+}
+
+/* Header line LINE of the table, without trailing blanks. */
+static void write_header_line(struct text *t, char ***header_lines, const size_t *width,
+                              const bool *right, size_t ncols, size_t line, int indent)
+{
+	GString *row = g_string_new(NULL);
+
+	g_string_append_printf(row, "%*s", indent, "");
+	for (size_t col = 0; col < ncols; col++) {
+		const char *text =
+		    g_strv_length(header_lines[col]) > line ? header_lines[col][line] : "";
+		size_t pad = width[col] > text_width(text) ? width[col] - text_width(text) : 0;
+
+		g_string_append_printf(row, "%*s%s%*s%s", right[col] ? (int)pad : 0, "", text,
+		                       right[col] ? 0 : (int)pad, "", col + 1 < ncols ? "  " : "");
+	}
+	fprintf(t->out, "%s\n", g_strchomp(row->str));
+	g_string_free(row, TRUE);
+}
+
 /* The NCOLS columns KEYS of ARRAY (ct_table_columns); each header says its unit. */
 static void write_table(struct text *t, const struct ct_node *array, const char *const *keys,
                         size_t ncols, int indent)
@@ -117,6 +214,8 @@ static void write_table(struct text *t, const struct ct_node *array, const char 
 	bool right[CT_TABLE_MAX_COLUMNS];
 	struct ct_column_unit units[CT_TABLE_MAX_COLUMNS];
 	char *header[CT_TABLE_MAX_COLUMNS];
+	char **header_lines[CT_TABLE_MAX_COLUMNS];
+	size_t cell_width[CT_TABLE_MAX_COLUMNS], header_rows = 0;
 	char **cells = g_new0(char *, shown *ncols + 1);
 
 	CT_ASSERT(ncols <= CT_TABLE_MAX_COLUMNS);
@@ -128,26 +227,34 @@ static void write_table(struct text *t, const struct ct_node *array, const char 
 		header[col] =
 		    units[col].name ? g_strdup_printf("%s (%s)", l, units[col].name) : g_strdup(l);
 		g_free(l);
-		width[col] = text_width(header[col]);
+		cell_width[col] = 0;
 		for (size_t row = 0; row < shown; row++) {
 			char *c = ct_table_cell(ct_node_get(ct_node_child(array, row), keys[col]),
 			                        &units[col], t->origin_ns);
 
 			cells[row * ncols + col] = c;
-			width[col] = text_width(c) > width[col] ? text_width(c) : width[col];
+			cell_width[col] = MAX(cell_width[col], text_width(c));
 		}
+		width[col] = MAX(cell_width[col], text_width(header[col]));
 	}
-	for (size_t row = 0; row <= shown; row++) {
+	fit_headers(header, cell_width, width, ncols, indent, header_lines);
+	for (size_t col = 0; col < ncols; col++)
+		header_rows = MAX(header_rows, g_strv_length(header_lines[col]));
+	for (size_t line = 0; line < header_rows; line++)
+		write_header_line(t, header_lines, width, right, ncols, line, indent);
+	for (size_t row = 0; row < shown; row++) {
 		fprintf(t->out, "%*s", indent, "");
 		for (size_t col = 0; col < ncols; col++)
 			/* the last column is not padded: no trailing blanks */
-			put_cell(t->out, row ? cells[(row - 1) * ncols + col] : header[col],
+			put_cell(t->out, cells[row * ncols + col],
 			         col + 1 < ncols || right[col] ? width[col] : 0, right[col],
 			         col + 1 < ncols ? "  " : "\n");
 	}
 	write_more(t, array, shown, indent);
-	for (size_t col = 0; col < ncols; col++)
+	for (size_t col = 0; col < ncols; col++) {
 		g_free(header[col]);
+		g_strfreev(header_lines[col]);
+	}
 	g_strfreev(cells);
 }
 

@@ -28,6 +28,7 @@
 #include "../analyzers/fragmentation.h"
 #include "../analyzers/memory.h"
 #include "../analyzers/reader.h"
+#include "../analyzers/text-wrap.h"
 #include "../analyzers/transfers.h"
 #include "../analyzers/writer.h"
 #include "death-section.h"
@@ -284,16 +285,28 @@ static void print_failure_count(const struct summary *s, FILE *out)
 static void print_hotspot(const struct ct_transfers_hotspot *h, size_t rank, FILE *out)
 {
 	char size[32], cost[32], site[SHOWN_MAX], device[24] = "";
+	char *which, *figures;
 
 	if (h->has_device)
 		snprintf(device, sizeof(device), ", device %u", h->device);
-	fprintf(out,
-	        "    %zu. %s %s %s%s%s, thread %" PRId64 ", %s: %" PRIu64 " cop%s, %s, cost %s\n",
-	        rank, shown(h->where.site, site, sizeof(site)), ct_direction_label(h->direction),
-	        ct_host_mem_label(h->host), h->sync ? " sync" : " async", device, h->where.tid,
-	        h->size_class, h->count, h->count == 1 ? "y" : "ies",
-	        bytes((double)h->bytes, size, sizeof(size)),
-	        ct_format_duration((double)h->cost_ns, cost, sizeof(cost)));
+	which = g_strdup_printf("%zu. %s %s %s%s%s, thread %" PRId64 ", %s:", rank,
+	                        shown(h->where.site, site, sizeof(site)),
+	                        ct_direction_label(h->direction), ct_host_mem_label(h->host),
+	                        h->sync ? " sync" : " async", device, h->where.tid, h->size_class);
+	figures =
+	    g_strdup_printf("%" PRIu64 " cop%s, %s, cost %s", h->count, h->count == 1 ? "y" : "ies",
+	                    bytes((double)h->bytes, size, sizeof(size)),
+	                    ct_format_duration((double)h->cost_ns, cost, sizeof(cost)));
+	/*
+	 * Too long for one line: the figures on the next, under the site. The
+	 * site is a name from the program: whole, even past the width.
+	 */
+	if (4 + ct_text_width(which) + 1 + ct_text_width(figures) <= CT_TEXT_WIDTH)
+		fprintf(out, "    %s %s\n", which, figures);
+	else
+		fprintf(out, "    %s\n       %s\n", which, figures);
+	g_free(which);
+	g_free(figures);
 }
 
 static void print_hotspots(const struct summary *s, FILE *out)

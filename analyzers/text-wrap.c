@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * text-wrap.c - text cut into lines (text-wrap.h).
+ */
+#include <string.h>
+
+#include <glib.h>
+
+#include "text-wrap.h"
+
+size_t ct_text_width(const char *text)
+{
+	return (size_t)g_utf8_strlen(text, -1);
+}
+
+/*
+ * Where the line that starts at S and holds at most ROOM characters ends:
+ * at the last blank that fits, else ROOM characters in (CUT_WORDS) or at
+ * the end of its first word.
+ */
+static const char *line_end(const char *s, size_t room, bool cut_words)
+{
+	const char *end, *cut = NULL;
+
+	if (ct_text_width(s) <= room)
+		return s + strlen(s);
+	end = g_utf8_offset_to_pointer(s, (glong)room);
+	for (const char *c = s; c <= end; c = g_utf8_next_char(c))
+		if (*c == ' ')
+			cut = c;
+	if (cut && cut > s)
+		return cut;
+	if (cut_words)
+		return end;
+	return s + strcspn(s, " ");
+}
+
+char **ct_text_wrap(const char *text, size_t first, size_t rest, bool cut_words)
+{
+	GPtrArray *lines = g_ptr_array_new();
+	const char *s = text;
+	size_t room = first ? first : 1;
+
+	do {
+		const char *end = line_end(s, room, cut_words);
+
+		g_ptr_array_add(lines, g_strndup(s, (gsize)(end - s)));
+		s = end;
+		while (*s == ' ')
+			s++;
+		room = rest ? rest : 1;
+	} while (*s);
+	g_ptr_array_add(lines, NULL);
+	return (char **)g_ptr_array_free(lines, FALSE);
+}

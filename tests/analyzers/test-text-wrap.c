@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-text-wrap.c - text for people within the page's width: the
+ * wrapping itself (text-wrap.c) keeps every word, in order, and no line
+ * passes its width but a word that must stay whole; the text report
+ * (text-writer.c) keeps a table wider than the page within it by putting
+ * its headers on more lines, each header whole when its lines are joined
+ * again, and wraps a long value under itself.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <glib.h>
+
+#include "document.h"
+#include "text-wrap.h"
+#include "writer.h"
+
+/* LINES joined with single blanks. g_free it. */
+static char *joined(char **lines)
+{
+	return g_strjoinv(" ", lines);
+}
+
+/* Words wrap at blanks: each line fits, nothing is lost or reordered. */
+static void test_wrap_words(void **unused)
+{
+	const char *text = "a sticky CUDA error after which no CUDA call can succeed: run it "
+	                   "with CUDA_LAUNCH_BLOCKING=1 or under compute-sanitizer to find the "
+	                   "kernel at fault, then restart the process";
+	char **lines = ct_text_wrap(text, 30, 20, false);
+	char *all = joined(lines);
+
+	(void)unused;
+	assert_true(g_strv_length(lines) > 3);
+	assert_true(ct_text_width(lines[0]) <= 30);
+	/* CUDA_LAUNCH_BLOCKING=1, longer than a line, stays whole on its own */
+	for (size_t i = 1; lines[i]; i++)
+		assert_true(ct_text_width(lines[i]) <= 20 || !strchr(lines[i], ' '));
+	assert_string_equal(all, text);
+	g_free(all);
+	g_strfreev(lines);
+}
+
+/* S without its blanks, in place. */
+static char *no_blanks(char *s)
+{
+	char *to = s;
+
+	for (const char *from = s; *from; from++)
+		if (*from != ' ')
+			*to++ = *from;
+	*to = '\0';
+	return s;
+}
+
+/* A word longer than a line: cut within when asked (and nothing lost), else whole. */
+static void test_long_word(void **unused)
+{
+	const char *path = "/sys/fs/cgroup/memory/a/very/deep/cgroup/path/of/a/container";
+	char *text = g_strdup_printf("cgroup %s while it ran", path);
+	char **cut = ct_text_wrap(text, 16, 16, true);
+	char **whole = ct_text_wrap(text, 16, 16, false);
+	char *cut_all = g_strjoinv("", cut);
+	bool found = false;
+
+	(void)unused;
+	for (size_t i = 0; cut[i]; i++)
+		assert_true(ct_text_width(cut[i]) <= 16);
+	/* blanks aside (those where lines were cut are dropped), every character kept */
+	assert_string_equal(no_blanks(cut_all), no_blanks(text));
+	for (size_t i = 0; whole[i]; i++) {
+		found |= !strcmp(whole[i], path);
+		assert_true(ct_text_width(whole[i]) <= 16 || !strchr(whole[i], ' '));
+	}
+	assert_true(found);
+	g_free(cut_all);
+	g_strfreev(cut);
+	g_strfreev(whole);
+	g_free(text);
+}
+
+/* Characters count, not bytes. */
+static void test_utf8(void **unused)
+{
+	char **lines = ct_text_wrap("héhé héhé héhé", 9, 9, false);
+
+	(void)unused;
+	assert_string_equal(lines[0], "héhé héhé");
+	assert_string_equal(lines[1], "héhé");
+	assert_null(lines[2]);
+	g_strfreev(lines);
+}
+
+/* The text report of a document with a wide table and a long value, into a string. */
+static char *text_report(void)
+{
+	static const char *const keys[] = {
+		"first_column_with_a_long_name", "second_column_with_a_long_name",
+		"third_column_with_a_long_name", "fourth_column_with_a_long_name",
+		"fifth_column_with_a_long_name",
+	};
+	struct ct_doc *doc = ct_doc_create();
+	struct ct_writer_options opts = { .max_rows = 20, .detail = CT_TEXT_DETAILS };
+	char *out_text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&out_text, &len);
+
+	ct_doc_object(doc, "trace", "Trace");
+	ct_doc_i64(doc, "start_ns", 0, CT_UNIT_TIME);
+	ct_doc_end(doc);
+	ct_doc_object(doc, "wide", "Wide");
+	ct_doc_string(doc, "summary",
+	              "a sentence long enough to need three lines of the page: it says what "
+	              "happened and why, with the figures it rests on, and what to do about it "
+	              "next time, in words anyone can read");
+	ct_doc_array(doc, "rows", "Rows");
+	for (int row = 0; row < 2; row++) {
+		ct_doc_object(doc, NULL, NULL);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			ct_doc_u64(doc, keys[k], 1000 * (uint64_t)(row + 1) + k, CT_UNIT_NONE);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	assert_null(ct_doc_error(doc));
+	assert_non_null(out);
+	assert_int_equal(ct_writer_find("text")->write(ct_doc_root(doc), &opts, out), 0);
+	assert_int_equal(fclose(out), 0);
+	ct_doc_destroy(doc);
+	return out_text;
+}
+
+/* A wide table fits the page, its headers whole again when their lines are joined. */
+static void test_report_width(void **unused)
+{
+	char *text = text_report();
+	char **lines = g_strsplit(text, "\n", -1);
+	size_t header = 0, rows = 0;
+
+	(void)unused;
+	for (size_t i = 0; lines[i]; i++) {
+		assert_true(ct_text_width(lines[i]) <= CT_TEXT_WIDTH);
+		if (strstr(lines[i], "first column"))
+			header = i;
+	}
+	assert_true(header > 0);
+	/* the header lines, then the rows: every cell there, in order */
+	for (size_t i = header; lines[i] && !rows; i++)
+		if (strstr(lines[i], "1000"))
+			rows = i;
+	assert_true(rows > header + 1);
+	assert_non_null(strstr(lines[rows], "1000"));
+	assert_true(strstr(lines[rows], "1000") < strstr(lines[rows], "1004"));
+	assert_true(strstr(lines[rows + 1], "2000") < strstr(lines[rows + 1], "2004"));
+	/* the first column's header, from its lines, whole: the column ends where its cells do */
+	{
+		size_t end = (size_t)(strstr(lines[rows], "1000") - lines[rows]) + 4;
+		GString *first = g_string_new(NULL);
+
+		for (size_t i = header; i < rows; i++) {
+			char *cell = g_strstrip(g_strndup(lines[i], MIN(end, strlen(lines[i]))));
+
+			g_string_append_printf(first, "%s%s", first->len && cell[0] ? " " : "",
+			                       cell);
+			g_free(cell);
+		}
+		assert_string_equal(first->str, "first column with a long name");
+		g_string_free(first, TRUE);
+	}
+	/* the long value, continued under itself */
+	assert_non_null(strstr(text, "summary: a sentence long enough"));
+	assert_non_null(strstr(text, "\n         "));
+	g_strfreev(lines);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wrap_words),
+		cmocka_unit_test(test_long_word),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_report_width),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
