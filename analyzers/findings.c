@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * findings.c - the diagnosis (see findings.h): failed allocations and
- * their verdict, NVTX ranges whose memory grows step after step, the
- * costliest transfer hotspot and its fix, ranked by severity, then by
- * what they weigh (time order for failures, bytes for growth, time for
+ * findings.c - the diagnosis (see findings.h): how the program ended,
+ * sticky CUDA errors, failed allocations and their verdict, NVTX ranges
+ * whose memory grows step after step, the costliest transfer hotspot and
+ * its fix, ranked by severity, the death first, then by what they weigh
+ * (time order for failures and errors, bytes for growth, time for
  * copies).
  *
  * Everything is read from the document, never recomputed: a finding

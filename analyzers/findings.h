@@ -22,8 +22,10 @@
 #include "document.h"
 
 /*
- * Reads the finished sections of DOC (ct_doc_root must be set) and adds
- * the "findings" section. Errors are the document's (ct_doc_error).
+ * Reads the finished sections of DOC (ct_doc_root must be set), those
+ * written beside the analyses' too ("process_end", how the program
+ * ended), and adds the "findings" section: once, last. Errors are the
+ * document's (ct_doc_error).
  */
 void ct_findings_write(struct ct_doc *doc);
 
