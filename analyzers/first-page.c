@@ -275,9 +275,16 @@ size_t ct_first_page_write(const struct ct_node *root, FILE *out)
 	put_header(&p, trace, origin_ns);
 	put_losses(&p, trace);
 	if (!count) {
-		put_wrapped(&p, "", "  ",
-		            "Nothing found: no allocation failed, no NVTX range grows step after "
-		            "step, no copies with a fix.");
+		/* how it ended is said only as record judged it (process_end) */
+		bool ended_well = !g_strcmp0(str_of(at(root, "process_end"), "cause"), "none");
+		char line[200];
+
+		snprintf(
+		    line, sizeof(line),
+		    "Nothing found: %sno sticky CUDA error, no allocation failed, no NVTX range "
+		    "grows step after step, no copies with a fix.",
+		    ended_well ? "the program exited with status 0; " : "");
+		put_wrapped(&p, "", "  ", line);
 		return p.lines;
 	}
 	for (; shown < count; shown++) {

@@ -306,7 +306,7 @@ static void test_nothing_found(void **unused)
 	assert_int_equal(ct_node_count(ct_node_get(ct_doc_root(doc), "findings")), 0);
 	page = first_page(ct_doc_root(doc), &lines);
 	assert_one_screen(page, lines);
-	assert_non_null(strstr(page, "Nothing found: no allocation failed"));
+	assert_non_null(strstr(page, "Nothing found: no sticky CUDA error, no allocation failed"));
 	free(page);
 	ct_doc_destroy(doc);
 }
@@ -469,12 +469,18 @@ static void test_other_deaths(void **unused)
 static void test_ended_well(void **unused)
 {
 	struct ct_doc *doc = ct_doc_create();
+	size_t lines;
+	char *page;
 
 	(void)unused;
 	write_trace(doc, 0);
 	write_end(doc, "none", NULL);
 	ct_findings_write(doc);
 	assert_int_equal(ct_node_count(ct_node_get(ct_doc_root(doc), "findings")), 0);
+	page = first_page(ct_doc_root(doc), &lines);
+	assert_one_screen(page, lines);
+	assert_non_null(strstr(page, "Nothing found: the program exited with status 0; no sticky"));
+	free(page);
 	ct_doc_destroy(doc);
 }
 
