@@ -53,6 +53,7 @@ struct finding {
 	char *caveat;                /* owned, NULL when exact */
 	const struct ct_node *where; /* the object that holds pid, process, site, ... */
 	const char *death;           /* the process_end cause it explains, NULL if none */
+	bool leads;                  /* it tells what ended the program: first of its severity */
 	uint64_t count;              /* occurrences it stands for */
 	struct number numbers[MAX_NUMBERS];
 	size_t number_count;
@@ -651,6 +652,7 @@ static void mark_death(struct finding *f, const struct ct_node *root, const stru
 	char end[64], *summary = f->summary;
 
 	f->death = cause;
+	f->leads = true;
 	f->summary = g_strdup_printf("%s; then %s %s", summary, program_of(root, pe),
 	                             end_words(pe, end, sizeof(end)));
 	g_free(summary);
@@ -823,12 +825,20 @@ static char *outside_explanation(const struct ct_node *pe)
 static void add_death(GArray *list, const struct ct_node *root, const struct ct_node *pe,
                       const char *cause)
 {
-	struct finding *f = finding_add(list, SEV_CRITICAL, "process_death", pe);
+	size_t criticals = 0;
+	struct finding *f;
 	const char *program = program_of(root, pe);
+
+	for (guint i = 0; i < list->len; i++)
+		criticals += g_array_index(list, struct finding, i).severity == SEV_CRITICAL;
+	f = finding_add(list, SEV_CRITICAL, "process_death", pe);
 	char end[64], size[32];
 
 	f->verdict = cause;
 	f->death = cause;
+	/* an end of unknown cause follows what the trace saw go wrong, which may be why */
+	f->leads = strcmp(cause, "unknown") != 0;
+	f->order = f->leads ? 0 : INFINITY;
 	f->source = g_strdup("process_end");
 	end_words(pe, end, sizeof(end));
 	if (!strcmp(cause, "host-oom")) {
@@ -889,8 +899,10 @@ static void add_death(GArray *list, const struct ct_node *root, const struct ct_
 	} else {
 		f->verdict = "unknown";
 		f->summary = g_strdup_printf("%s %s; why is unknown", program, end);
-		f->explanation = g_strdup("the trace shows no sticky CUDA error and no failed "
-		                          "allocation, and no signal ended it");
+		f->explanation = g_strdup_printf(
+		    "the trace shows no sticky CUDA error and no failed allocation, and no signal "
+		    "ended it%s",
+		    criticals ? "; what went wrong before it, above, may be why" : "");
 		f->advice = g_strdup("its own output (its standard error, its last lines) says why "
 		                     "it gave up");
 	}
@@ -928,9 +940,9 @@ static int by_rank(gconstpointer pa, gconstpointer pb)
 
 	if (a->severity != b->severity)
 		return a->severity < b->severity ? -1 : 1;
-	/* how the program ended comes before what it met on the way */
-	if (!a->death != !b->death)
-		return a->death ? -1 : 1;
+	/* what ended the program comes before what it met on the way */
+	if (a->leads != b->leads)
+		return a->leads ? -1 : 1;
 	if (a->weight != b->weight)
 		return a->weight > b->weight ? -1 : 1;
 	if (a->order != b->order)

@@ -465,6 +465,30 @@ static void test_other_deaths(void **unused)
 	}
 }
 
+/* An end of unknown cause follows what went wrong before it, which may be why. */
+static void test_unknown_after(void **unused)
+{
+	struct ct_doc *doc = ct_doc_create();
+	const struct ct_node *root;
+
+	(void)unused;
+	write_trace(doc, 0);
+	ct_doc_object(doc, "memory", "Memory");
+	ct_doc_array(doc, "failures", NULL);
+	write_failure(doc, "load:cudaMalloc", "fragmented", 2000, NULL);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	write_end(doc, "unknown", NULL);
+	ct_findings_write(doc);
+	root = ct_doc_root(doc);
+	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 2);
+	assert_string_equal(str(finding(root, 0), "kind"), "allocation_failure");
+	assert_string_equal(str(finding(root, 1), "kind"), "process_death");
+	assert_string_equal(str(finding(root, 1), "death"), "unknown");
+	assert_non_null(strstr(str(finding(root, 1), "explanation"), "above, may be why"));
+	ct_doc_destroy(doc);
+}
+
 /* A program that ended well is no finding. */
 static void test_ended_well(void **unused)
 {
@@ -495,6 +519,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_oom_told_once),
 		cmocka_unit_test(test_sticky),
 		cmocka_unit_test(test_other_deaths),
+		cmocka_unit_test(test_unknown_after),
 		cmocka_unit_test(test_ended_well),
 	};
 
