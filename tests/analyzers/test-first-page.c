@@ -89,6 +89,19 @@ static void write_growth(struct ct_doc *doc)
 	ct_doc_end(doc);
 }
 
+/* The trace, and memory with one fragmented failure, and a growing range when GROWTH. */
+static void write_memory(struct ct_doc *doc, bool growth)
+{
+	write_trace(doc, 0);
+	ct_doc_object(doc, "memory", "Memory");
+	if (growth)
+		write_growth(doc);
+	ct_doc_array(doc, "failures", NULL);
+	write_failure(doc, "load:cudaMalloc", "fragmented", 2000, NULL);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+}
+
 /* The process_end section record writes: CAUSE, killed by SIGNAL_NAME or exited with 1. */
 static void write_end(struct ct_doc *doc, const char *cause, const char *signal_name)
 {
@@ -331,13 +344,7 @@ static void test_host_oom_first(void **unused)
 	char *page;
 
 	(void)unused;
-	write_trace(doc, 0);
-	ct_doc_object(doc, "memory", "Memory");
-	write_growth(doc);
-	ct_doc_array(doc, "failures", NULL);
-	write_failure(doc, "load:cudaMalloc", "fragmented", 2000, NULL);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
+	write_memory(doc, true);
 	write_end(doc, "host-oom", "KILL");
 	ct_findings_write(doc);
 	assert_null(ct_doc_error(doc));
@@ -472,12 +479,7 @@ static void test_unknown_after(void **unused)
 	const struct ct_node *root;
 
 	(void)unused;
-	write_trace(doc, 0);
-	ct_doc_object(doc, "memory", "Memory");
-	ct_doc_array(doc, "failures", NULL);
-	write_failure(doc, "load:cudaMalloc", "fragmented", 2000, NULL);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
+	write_memory(doc, false);
 	write_end(doc, "unknown", NULL);
 	ct_findings_write(doc);
 	root = ct_doc_root(doc);
