@@ -194,10 +194,38 @@ if ! mkdir "$cg" 2>"$lttng_tmp/cgroup.err"; then
 	tap_fail_all "cannot create the memory cgroup $cg (cgroup v$cg_version): $(cat "$lttng_tmp/cgroup.err"); the test needs root"
 fi
 # cgroup v2: the memory controller must be on for the parent's children.
-if [ $cg_version = 2 ] && [ ! -e "$cg/memory.max" ] &&
-	! echo +memory 2>/dev/null >"$cg_parent/cgroup.subtree_control"; then
-	rmdir "$cg"
-	tap_fail_all "cannot turn the memory controller on under $cg_parent (cgroup v2: its cgroup.subtree_control); the test needs root, in a cgroup without processes of its own or the root one"
+# A cgroup other than the root that holds processes cannot turn it on
+# ("no internal processes", Documentation/admin-guide/cgroup-v2.rst), as
+# in a container whose processes sit in its cgroup namespace's root: then
+# they wait in a sibling leaf while the test runs, and go back after.
+cg_rest=""
+cg_enabled=""
+cg_restore() {
+	[ -n "$cg_enabled" ] && echo -memory 2>/dev/null >"$cg_parent/cgroup.subtree_control"
+	if [ -n "$cg_rest" ] && [ -d "$cg_rest" ]; then
+		while read -r pid; do
+			echo "$pid" 2>/dev/null >"$cg_parent/cgroup.procs"
+		done <"$cg_rest/cgroup.procs"
+		rmdir "$cg_rest" 2>/dev/null || diag "cannot remove $cg_rest"
+	fi
+	cg_enabled=""
+	cg_rest=""
+}
+if [ $cg_version = 2 ] && [ ! -e "$cg/memory.max" ]; then
+	if ! echo +memory 2>/dev/null >"$cg_parent/cgroup.subtree_control"; then
+		cg_rest=${cg_parent%/}/cudatrace-deaths-$$-rest
+		mkdir "$cg_rest" 2>/dev/null &&
+			while read -r pid; do
+				echo "$pid" 2>/dev/null >"$cg_rest/cgroup.procs"
+			done <"$cg_parent/cgroup.procs"
+	fi
+	if echo +memory 2>/dev/null >"$cg_parent/cgroup.subtree_control"; then
+		cg_enabled=1
+	else
+		cg_restore
+		rmdir "$cg"
+		tap_fail_all "cannot turn the memory controller on under $cg_parent (cgroup v2: its cgroup.subtree_control); the test needs root"
+	fi
 fi
 if [ $cg_version = 1 ]; then
 	echo $limit >"$cg/memory.limit_in_bytes"
@@ -216,6 +244,7 @@ CUDATRACE_HOST_MEMORY_PERIOD_MS=50 CUDASIM_LEDGER="$lttng_tmp/oom.ledger" timeou
 	"$trace_python" "$cli_workload" --steps 3 --host-grow 8 \
 	>"$lttng_tmp/oom.out" 2>"$lttng_tmp/oom.err" || oom_status=$?
 rmdir "$cg" 2>/dev/null || diag "cannot remove $cg"
+cg_restore
 is "oom: record exits with 128 + SIGKILL" "$oom_status" 137
 held=$(sed -n 's/^host \([0-9]*\) MiB$/\1/p' "$lttng_tmp/oom.out" | tail -n 1)
 ok "oom: the program held host memory up to near the limit (${held:-0} MiB printed)" \
