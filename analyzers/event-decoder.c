@@ -75,6 +75,14 @@ static enum ct_field_read read_mode(const bt_field_class *fc, const struct ct_fi
 		                   BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)
 		           ? CT_READ_ARRAY
 		           : CT_READ_NONE;
+	if (spec->storage == CT_STORE_SEQ_X64)
+		return bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY) &&
+		               bt_field_class_type_is(
+		                   bt_field_class_get_type(
+		                       bt_field_class_array_borrow_element_field_class_const(fc)),
+		                   BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)
+		           ? CT_READ_SEQ
+		           : CT_READ_NONE;
 	if (!bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_INTEGER))
 		return CT_READ_NONE;
 	return bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) ? CT_READ_SIGNED
@@ -241,6 +249,25 @@ static void store_array(struct ct_event *ev, const struct ct_field_spec *spec, c
 		    bt_field_array_borrow_element_field_by_index_const(f, i));
 }
 
+/* A sequence's elements, at most CT_STACK_FRAMES_MAX of them, copied into
+ * the decoder: babeltrace2 keeps them as fields, not as one array. */
+static void store_seq(struct ct_decoder *d, struct ct_event *ev, const struct ct_field_spec *spec,
+                      const bt_field *f)
+{
+	uint64_t n = bt_field_array_get_length(f);
+	const uint64_t *at = d->seq;
+	uint16_t count;
+
+	if (n > CT_STACK_FRAMES_MAX)
+		n = CT_STACK_FRAMES_MAX;
+	for (uint64_t i = 0; i < n; i++)
+		d->seq[i] = bt_field_integer_unsigned_get_value(
+		    bt_field_array_borrow_element_field_by_index_const(f, i));
+	count = (uint16_t)n;
+	memcpy((char *)ev + spec->offset, &at, sizeof(at));
+	memcpy((char *)ev + spec->len_offset, &count, sizeof(count));
+}
+
 /*
  * The value of string member F. Babeltrace 2.0.4 leaves the previous
  * value of a string field in place when the text sequence it decodes is
@@ -319,8 +346,8 @@ static void unknown_values(struct ct_event *ev)
 	}
 }
 
-void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *event,
-                        struct ct_event *ev)
+void ct_decoder_payload(struct ct_decoder *d, const struct ct_event_class_info *info,
+                        const bt_event *event, struct ct_event *ev)
 {
 	const bt_field *payload = bt_event_borrow_payload_field_const(event);
 	const struct ct_field_spec *spec = ct_event_fields(info->type);
@@ -343,6 +370,9 @@ void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *
 			break;
 		case CT_READ_ARRAY:
 			store_array(ev, &spec[n], f);
+			break;
+		case CT_READ_SEQ:
+			store_seq(d, ev, &spec[n], f);
 			break;
 		default:
 			break;

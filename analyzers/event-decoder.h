@@ -28,6 +28,7 @@ enum ct_field_read {
 	CT_READ_SIGNED,   /* a signed integer */
 	CT_READ_STRING,   /* a string, borrowed */
 	CT_READ_ARRAY,    /* a static array of unsigned integers */
+	CT_READ_SEQ,      /* a dynamic array of unsigned integers */
 };
 
 /* What the first event of a class taught: how to decode the others. */
@@ -69,6 +70,8 @@ struct ct_decoder {
 	int64_t last_vtid;
 	int64_t last_time;
 	bool no_vpid_warned;
+	/* The elements of the last event's sequence field (call_stack's frames). */
+	uint64_t seq[CT_STACK_FRAMES_MAX];
 };
 
 void ct_decoder_init(struct ct_decoder *decoder, struct ct_context *ctx);
@@ -97,8 +100,9 @@ struct ct_thread *ct_decoder_thread(struct ct_decoder *decoder,
                                     const struct ct_event_class_info *info, const bt_field *context,
                                     struct ct_process *process);
 
-/* Stores EVENT's payload fields into EV (whose other members are the caller's). */
-void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *event,
-                        struct ct_event *ev);
+/* Stores EVENT's payload fields into EV (whose other members are the caller's);
+ * a sequence's elements stay in DECODER until the next event. */
+void ct_decoder_payload(struct ct_decoder *decoder, const struct ct_event_class_info *info,
+                        const bt_event *event, struct ct_event *ev);
 
 #endif

@@ -355,7 +355,7 @@ static void handle_event(struct ct_reader *r, const bt_message *msg)
 		return;
 	}
 	ev.thread = ct_decoder_thread(&r->decoder, info, context, ev.process);
-	ct_decoder_payload(info, event, &ev);
+	ct_decoder_payload(&r->decoder, info, event, &ev);
 	ct_reader_feed(r, &ev);
 }
 

@@ -184,6 +184,7 @@ void config_read(struct config *c, struct config_problems *problems)
 	uint64_t nvml = 0;
 	uint64_t poll = CONFIG_DEFAULT_SESSION_POLL_MS;
 	uint64_t statedump = 0;
+	uint64_t stack_depth = CONFIG_DEFAULT_STACK_DEPTH;
 
 	*c = (struct config)CONFIG_DEFAULTS;
 	problems->count = 0;
@@ -198,6 +199,7 @@ void config_read(struct config *c, struct config_problems *problems)
 	load_number(problems, "CUDATRACE_NVML_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &nvml);
 	load_number(problems, "CUDATRACE_SESSION_POLL_MS", 0, CONFIG_MAX_SESSION_POLL_MS, &poll);
 	load_number(problems, "CUDATRACE_STATEDUMP_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &statedump);
+	load_number(problems, "CUDATRACE_STACK_DEPTH", 0, CT_STACK_FRAMES_MAX, &stack_depth);
 	/* CUPTI wants 8-byte aligned buffers of a multiple of 8 bytes. */
 	c->buffer_size = (size_t)(buffer_size & ~(uint64_t)7);
 	c->flush_period_ms = (uint32_t)flush;
@@ -205,4 +207,5 @@ void config_read(struct config *c, struct config_problems *problems)
 	c->nvml_period_ms = (uint32_t)nvml;
 	c->session_poll_ms = (uint32_t)poll;
 	c->statedump_period_ms = (uint32_t)statedump;
+	c->stack_depth = (uint16_t)stack_depth;
 }

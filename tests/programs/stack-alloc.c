@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stack-alloc - allocations made from named functions, for the call
+ * stacks the tracer records: leak_here() allocates and never frees,
+ * freed_here() allocates and frees, lib_leak() (stack-lib.c, a shared
+ * library) allocates and never frees. Built -O2 -g -fomit-frame-pointer.
+ *
+ *   stack-alloc [N]   N allocations of each (default 3)
+ *
+ * Prints one line per allocation, "leak FUNCTION FILE:LINE SIZE", the
+ * ground truth the report is compared with: the line of the cudaMalloc.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda_runtime_api.h>
+
+#include "stack-lib.h"
+
+#define SIZE_LEAK  (3u << 20)
+#define SIZE_FREED (5u << 20)
+
+static int failed(cudaError_t err, const char *what)
+{
+	if (err == cudaSuccess)
+		return 0;
+	fprintf(stderr, "stack-alloc: %s: %s\n", what, cudaGetErrorString(err));
+	return 1;
+}
+
+__attribute__((noinline)) static int leak_here(void)
+{
+	void *p;
+	int line = __LINE__ + 1;
+	cudaError_t err = cudaMalloc(&p, SIZE_LEAK);
+
+	if (failed(err, "cudaMalloc"))
+		return 1;
+	printf("leak leak_here %s:%d %u\n", __FILE__, line, SIZE_LEAK);
+	return 0;
+}
+
+__attribute__((noinline)) static int freed_here(void)
+{
+	void *p;
+	int line = __LINE__ + 1;
+	cudaError_t err = cudaMalloc(&p, SIZE_FREED);
+
+	if (failed(err, "cudaMalloc"))
+		return 1;
+	printf("freed freed_here %s:%d %u\n", __FILE__, line, SIZE_FREED);
+	return failed(cudaFree(p), "cudaFree");
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 3;
+	unsigned lib_line;
+
+	for (int i = 0; i < n; i++) {
+		if (leak_here() || freed_here())
+			return 1;
+		if (lib_leak(&lib_line))
+			return 1;
+		printf("leak lib_leak %s:%u %u\n", STACK_LIB_FILE, lib_line, STACK_LIB_SIZE);
+	}
+	fflush(stdout);
+	return failed(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
