@@ -65,6 +65,7 @@ struct ct_context {
 	uint32_t overflow_path;  /* shared by new paths beyond CT_PATH_MAX, 0 until needed */
 	int slots_used;
 	struct ct_losses losses;
+	struct ct_call_stacks *stacks; /* owned */
 };
 
 /* -------------------------------------------------------------- keys */
@@ -176,6 +177,7 @@ struct ct_context *ct_context_create(void)
 	/* id 0: not inside any range */
 	g_ptr_array_add(ctx->paths, none);
 	ctx->losses.first_ns = INT64_MAX;
+	ctx->stacks = ct_call_stacks_create();
 	return ctx;
 }
 
@@ -190,7 +192,13 @@ void ct_context_destroy(struct ct_context *ctx)
 	g_hash_table_destroy(ctx->process_ids);
 	g_ptr_array_free(ctx->processes, TRUE);
 	g_string_chunk_free(ctx->hostnames);
+	ct_call_stacks_destroy(ctx->stacks);
 	g_free(ctx);
+}
+
+struct ct_call_stacks *ct_context_call_stacks(struct ct_context *ctx)
+{
+	return ctx->stacks;
 }
 
 int ct_context_slot(struct ct_context *ctx)
@@ -568,6 +576,10 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		break;
 	case CT_EV_KERNEL_NAME:
 		set_kernel_name(p->names, ev->u.kernel_name.kernel_id, ev->u.kernel_name.name);
+		break;
+	case CT_EV_CALL_STACK:
+		ct_call_stacks_add(ctx->stacks, p->hostname, p->pid, ev->u.call_stack.stack_id,
+		                   ev->u.call_stack.frames, ev->u.call_stack.frames_count);
 		break;
 	case CT_EV_NVTX_PUSH:
 		nvtx_push(ctx, ev);

@@ -18,6 +18,7 @@
 
 #include <glib.h>
 
+#include "call-stacks.h"
 #include "event.h"
 #include "gpu-timeline.h"
 
@@ -111,6 +112,9 @@ void ct_context_destroy(struct ct_context *ctx);
 
 /* A slot index for the calling analysis, or -1 when all CT_SLOTS are taken. */
 int ct_context_slot(struct ct_context *ctx);
+
+/* The trace's call stacks and loaded objects (call-stacks.h); owned by the context. */
+struct ct_call_stacks *ct_context_call_stacks(struct ct_context *ctx);
 
 /* The process (hostname, pid), created on first use. */
 struct ct_process *ct_context_process(struct ct_context *ctx, const char *hostname, int64_t pid);

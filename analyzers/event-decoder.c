@@ -160,15 +160,16 @@ int ct_event_class_resolve(struct ct_event_class_info *info, const bt_event *eve
 
 	info->trace_class = bt_stream_class_borrow_trace_class_const(sc);
 	info->type = CT_EV_NONE;
+	info->ust_statedump = ct_ust_statedump_kind(name);
+	info->vpid_index = context_member(context, "vpid", false, &info->vpid_signed);
+	info->vtid_index = context_member(context, "vtid", false, &info->vtid_signed);
+	info->procname_index = context_member(context, "procname", true, NULL);
+	info->hostname = trace_hostname(event);
 	if (!name || strncmp(name, CT_PROVIDER_PREFIX, strlen(CT_PROVIDER_PREFIX)) != 0)
 		return 0;
 	info->type = ct_event_type_from_name(name + strlen(CT_PROVIDER_PREFIX));
 	if (info->type == CT_EV_NONE)
 		return 0; /* a cudatrace event newer than us: ignored, as a foreign one */
-	info->vpid_index = context_member(context, "vpid", false, &info->vpid_signed);
-	info->vtid_index = context_member(context, "vtid", false, &info->vtid_signed);
-	info->procname_index = context_member(context, "procname", true, NULL);
-	info->hostname = trace_hostname(event);
 	if (bt_stream_class_borrow_default_clock_class_const(sc))
 		info->frequency = bt_clock_class_get_frequency(
 		    bt_stream_class_borrow_default_clock_class_const(sc));
@@ -395,7 +396,7 @@ static int64_t context_int(const bt_field *context, int64_t index, bool is_signe
 struct ct_process *ct_decoder_process(struct ct_decoder *d, const struct ct_event_class_info *info,
                                       const bt_field *context)
 {
-	int64_t vpid = context_int(context, info->vpid_index, info->vpid_signed);
+	int64_t vpid = ct_decoder_vpid(info, context);
 	struct ct_process *p;
 
 	if (d->last_process && vpid == d->last_vpid && info->hostname == d->last_hostname)
@@ -430,6 +431,11 @@ struct ct_thread *ct_decoder_thread(struct ct_decoder *d, const struct ct_event_
 	d->last_thread = ct_context_thread(d->ctx, p, vtid);
 	d->last_vtid = vtid;
 	return d->last_thread;
+}
+
+int64_t ct_decoder_vpid(const struct ct_event_class_info *info, const bt_field *context)
+{
+	return context_int(context, info->vpid_index, info->vpid_signed);
 }
 
 int64_t ct_clock_ns(uint64_t cycles, uint64_t frequency)

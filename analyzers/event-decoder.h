@@ -20,6 +20,7 @@
 #include "context.h"
 #include "event-schema.h"
 #include "event.h"
+#include "ust-statedump.h"
 
 /* How a payload member is read. */
 enum ct_field_read {
@@ -35,7 +36,9 @@ enum ct_field_read {
 struct ct_event_class_info {
 	const bt_trace_class *trace_class; /* borrowed: its trace class */
 	enum ct_event_type type;           /* CT_EV_NONE: not ours */
-	bool decode;                       /* its payload is wanted (else it is only counted) */
+	/* Not ours, but read: one of lttng-ust's statedump events (or NONE). */
+	enum ct_ust_statedump ust_statedump;
+	bool decode; /* its payload is wanted (else it is only counted) */
 	uint8_t field_count;
 	uint64_t index[CT_FIELDS_MAX]; /* payload member index of each field spec */
 	uint8_t read[CT_FIELDS_MAX];   /* enum ct_field_read */
@@ -89,6 +92,9 @@ int64_t ct_decoder_time(struct ct_decoder *decoder, const struct ct_event_class_
  * INT64_MIN when the frequency is 0 or the result beyond INT64_MAX.
  */
 int64_t ct_clock_ns(uint64_t cycles, uint64_t frequency);
+
+/* The vpid of an event with common context CONTEXT, 0 when the trace has none. */
+int64_t ct_decoder_vpid(const struct ct_event_class_info *info, const bt_field *context);
 
 /* The process of an event with common context CONTEXT, created on first sight. */
 struct ct_process *ct_decoder_process(struct ct_decoder *decoder,

@@ -42,7 +42,8 @@
 #define ALWAYS_DECODED                                                                             \
 	(CT_EV_BIT(CT_EV_API_NAME) | CT_EV_BIT(CT_EV_KERNEL_NAME) | CT_EV_BIT(CT_EV_NVTX_PUSH) |   \
 	 CT_EV_BIT(CT_EV_NVTX_POP) | CT_EV_BIT(CT_EV_DEVICE_INFO) | CT_EV_BIT(CT_EV_NVML_SAMPLE) | \
-	 CT_EV_BIT(CT_EV_TRACER_INFO) | CT_EV_BIT(CT_EV_ACTIVITY_DROPPED))
+	 CT_EV_BIT(CT_EV_TRACER_INFO) | CT_EV_BIT(CT_EV_ACTIVITY_DROPPED) |                        \
+	 CT_EV_BIT(CT_EV_CALL_STACK))
 
 struct instance {
 	const struct ct_analysis_class *cls;
@@ -341,11 +342,15 @@ static void handle_event(struct ct_reader *r, const bt_message *msg)
 
 	if (!info)
 		return;
+	context = bt_event_borrow_common_context_field_const(event);
 	if (info->type == CT_EV_NONE) {
 		r->stats.foreign_events++;
+		if (info->ust_statedump)
+			ct_ust_statedump_read(info->ust_statedump, event,
+			                      ct_context_call_stacks(r->ctx), info->hostname,
+			                      ct_decoder_vpid(info, context));
 		return;
 	}
-	context = bt_event_borrow_common_context_field_const(event);
 	memset(&ev, 0, sizeof(ev));
 	ev.type = info->type;
 	ev.time_ns = ct_decoder_time(&r->decoder, info, msg);

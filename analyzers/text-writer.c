@@ -70,7 +70,7 @@ static void write_scalars(struct text *t, const struct ct_node *object, int inde
 	}
 }
 
-/* 1 if every element is an object of scalars only, and not too wide for a table. */
+/* 1 if every element is an object of scalars only (details aside), and not too wide for a table. */
 static int table_shaped(const struct ct_node *array)
 {
 	if (!ct_node_count(array))
@@ -81,7 +81,7 @@ static int table_shaped(const struct ct_node *array)
 		if (e->type != CT_NODE_OBJECT || ct_node_count(e) > TABLE_MAX_COLUMNS)
 			return 0;
 		for (size_t j = 0; j < ct_node_count(e); j++)
-			if (!is_scalar(ct_node_child(e, j)))
+			if (!is_scalar(ct_node_child(e, j)) && !ct_node_child(e, j)->detail)
 				return 0;
 	}
 	return 1;
@@ -121,11 +121,14 @@ static void put_cell(FILE *out, const char *text, size_t width, int right, const
 	fprintf(out, "%*s%s%*s%s", right ? (int)pad : 0, "", text, right ? 0 : (int)pad, "", after);
 }
 
-/* Table columns are the first element's keys. */
+/* Table columns are the first element's keys, its details aside (they come last). */
 static void write_table(struct text *t, const struct ct_node *array, int indent)
 {
 	const struct ct_node *first = ct_node_child(array, 0);
 	size_t ncols = ct_node_count(first);
+
+	while (ncols && ct_node_child(first, ncols - 1)->detail)
+		ncols--;
 	size_t shown = shown_rows(t, array);
 	size_t width[TABLE_MAX_COLUMNS];
 	char cell[CELL_MAX];
@@ -205,6 +208,8 @@ static void write_container(struct text *t, const struct ct_node *node, int inde
 	for (size_t i = 0; i < ct_node_count(node); i++) {
 		const struct ct_node *c = ct_node_child(node, i);
 
+		if (c->detail)
+			continue;
 		if (c->type == CT_NODE_ARRAY) {
 			write_array(t, c, indent);
 		} else if (c->type == CT_NODE_OBJECT) {
