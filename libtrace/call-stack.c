@@ -6,8 +6,8 @@
  * Programs are built with optimisation and without frame pointers, so the
  * stack is unwound from the DWARF call frame information (.eh_frame) by
  * libunwind's local unwinder: unw_backtrace() walks it with a per-thread
- * cache of the frames it has decoded, so a stack seen before costs a few
- * hundred instructions a frame (bench/stack-capture.c measures it). It
+ * cache of the frames it has decoded, so a stack seen before costs about
+ * seventy instructions a frame (bench/stack-depth.md). It
  * takes no lock of ours; libunwind looks an address it has not cached up
  * with dl_iterate_phdr(3), which holds the loader's lock only for the
  * time of the walk, as loaded-objects.c does. It is called from the
@@ -23,8 +23,8 @@
  * lost. Symbols are resolved offline by the analyzers, from the
  * addresses and the objects lttng-ust's statedump records.
  */
+#include <stdbool.h>
 #include <stddef.h>
-#include <string.h>
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -47,6 +47,15 @@ TABLE_FIXED(stacks_named, STACK_SLOTS);
  * to this object (hidden), so that no lookup is needed at run time. */
 extern const char __ehdr_start[] __attribute__((visibility("hidden")));
 extern const char __etext[] __attribute__((visibility("hidden")));
+
+/* libunwind caches what it decoded per thread rather than in one cache
+ * behind its own lock (its default): application threads allocating at
+ * once never wait on each other here. Set when the library is loaded,
+ * before any callback. */
+__attribute__((constructor)) static void per_thread_caching(void)
+{
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+}
 
 static bool own_frame(const void *ip)
 {
