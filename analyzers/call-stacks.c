@@ -196,9 +196,9 @@ static bool is_folded(const char *object)
 	return false;
 }
 
-static const char *keep(struct process_stacks *ps, const char *s)
+static const char *copy_string(GStringChunk *strings, const char *s)
 {
-	return s ? g_string_chunk_insert_const(ps->strings, s) : NULL;
+	return s ? g_string_chunk_insert_const(strings, s) : NULL;
 }
 
 static struct ct_stack *name_stack(struct process_stacks *ps, const struct raw_stack *r)
@@ -213,9 +213,9 @@ static struct ct_stack *name_stack(struct process_stacks *ps, const struct raw_s
 		bool known = ct_symbolizer_lookup(ps->symbolizer, r->frames[i], true, &f->symbol);
 
 		f->address = r->frames[i];
-		f->symbol.object = keep(ps, f->symbol.object);
-		f->symbol.function = keep(ps, f->symbol.function);
-		f->symbol.file = keep(ps, f->symbol.file);
+		f->symbol.object = copy_string(ps->strings, f->symbol.object);
+		f->symbol.function = copy_string(ps->strings, f->symbol.function);
+		f->symbol.file = copy_string(ps->strings, f->symbol.file);
 		f->folded = known && is_folded(f->symbol.object);
 		if (known && !f->folded && st->site == r->count)
 			st->site = i;
@@ -234,6 +234,24 @@ const struct ct_stack *ct_call_stacks_get(struct ct_call_stacks *cs, const char 
 	if (!r->named)
 		r->named = name_stack(ps, r);
 	return r->named;
+}
+
+GArray *ct_stack_copy(const struct ct_stack *stack, GStringChunk *strings)
+{
+	GArray *out;
+
+	if (!stack)
+		return NULL;
+	out = g_array_sized_new(FALSE, FALSE, sizeof(struct ct_stack_frame), (guint)stack->count);
+	for (size_t i = 0; i < stack->count; i++) {
+		struct ct_stack_frame f = stack->frames[i];
+
+		f.symbol.object = copy_string(strings, f.symbol.object);
+		f.symbol.function = copy_string(strings, f.symbol.function);
+		f.symbol.file = copy_string(strings, f.symbol.file);
+		g_array_append_val(out, f);
+	}
+	return out;
 }
 
 char *ct_stack_site_format(const struct ct_stack *stack, char *buf, size_t len)

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <glib.h>
+
 #include "symbolizer.h"
 
 struct ct_call_stacks;
@@ -59,6 +61,11 @@ void ct_call_stacks_set_build_id(struct ct_call_stacks *cs, const char *hostname
  * holds no such call_stack event (or STACK_ID is 0). */
 const struct ct_stack *ct_call_stacks_get(struct ct_call_stacks *cs, const char *hostname,
                                           int64_t pid, uint64_t stack_id);
+
+/* STACK's frames, a GArray of struct ct_stack_frame whose strings are
+ * copied into STRINGS, for a result that outlives the call stacks; NULL
+ * when STACK is NULL. */
+GArray *ct_stack_copy(const struct ct_stack *stack, GStringChunk *strings);
 
 /*
  * The site of STACK for people, into BUF (LEN bytes): "leak_here

@@ -425,6 +425,17 @@ char *ct_site_format(const struct ct_context *ctx, const struct ct_process *proc
 	return buf;
 }
 
+char *ct_call_site_format(struct ct_context *ctx, const struct ct_process *process, uint32_t path,
+                          const struct ct_api_ref *api, uint64_t stack_id, char *buf, size_t len)
+{
+	const struct ct_stack *stack =
+	    ct_call_stacks_get(ctx->stacks, process->hostname, process->pid, stack_id);
+
+	if (ct_stack_site_format(stack, buf, len))
+		return buf;
+	return ct_site_format(ctx, process, path, api, buf, len);
+}
+
 /* ---------------------------------------------------------------- names */
 
 static void set_api_name(struct ct_name_table *names, unsigned domain, unsigned cbid,

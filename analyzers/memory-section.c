@@ -68,14 +68,14 @@ static void write_stack(struct ct_doc *doc, const GArray *stack)
 {
 	ct_doc_detail_array(doc, "stack");
 	for (guint i = 0; i < stack->len; i++) {
-		const struct ct_memory_frame *f = &g_array_index(stack, struct ct_memory_frame, i);
+		const struct ct_stack_frame *f = &g_array_index(stack, struct ct_stack_frame, i);
 
 		ct_doc_object(doc, NULL, NULL);
 		ct_doc_u64(doc, "address", f->address, CT_UNIT_ADDRESS);
-		ct_doc_string(doc, "function", f->function);
-		ct_doc_string(doc, "file", f->file);
-		ct_doc_u64(doc, "line", f->line, CT_UNIT_ID);
-		ct_doc_string(doc, "object", f->object);
+		ct_doc_string(doc, "function", f->symbol.function);
+		ct_doc_string(doc, "file", f->symbol.file);
+		ct_doc_u64(doc, "line", f->symbol.line, CT_UNIT_ID);
+		ct_doc_string(doc, "object", f->symbol.object);
 		ct_doc_bool(doc, "folded", f->folded);
 		ct_doc_end(doc);
 	}
@@ -285,6 +285,8 @@ static void write_failure(struct ct_doc *doc, const struct ct_frag_failure *f)
 	ct_doc_string(doc, "api", f->api);
 	ct_doc_string(doc, "site", f->site);
 	ct_doc_string(doc, "nvtx_path", f->nvtx_path);
+	if (f->stack)
+		write_stack(doc, f->stack);
 	ct_doc_string(doc, "verdict", f->verdict);
 	ct_doc_string(doc, "explanation", f->explanation);
 	ct_doc_string(doc, "withheld_verdict", f->withheld_verdict);
@@ -346,6 +348,18 @@ static void write_fragmentation(struct ct_doc *doc, const struct ct_fragmentatio
 	ct_doc_array(doc, "failures", "Failed allocations");
 	for (guint i = 0; i < r->failures->len; i++)
 		write_failure(doc, &g_array_index(r->failures, struct ct_frag_failure, i));
+	ct_doc_end(doc);
+	ct_doc_array(doc, "failure_sites", "Failed allocations by site");
+	for (guint i = 0; i < r->failure_sites->len; i++) {
+		const struct ct_frag_site *s =
+		    &g_array_index(r->failure_sites, struct ct_frag_site, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_string(doc, "site", s->site);
+		ct_doc_u64(doc, "count", s->count, CT_UNIT_NONE);
+		ct_doc_u64(doc, "requested_bytes", s->requested_bytes, CT_UNIT_BYTES);
+		ct_doc_end(doc);
+	}
 	ct_doc_end(doc);
 	ct_doc_array(doc, "fragmentation", "Fragmentation by process and device");
 	for (guint i = 0; i < r->devices->len; i++)

@@ -234,21 +234,16 @@ static const struct ct_stack *stack_of(struct memory *m, const struct ct_acct_al
 	return ct_call_stacks_get(ct_context_call_stacks(m->ctx), p->hostname, p->pid, a->stack_id);
 }
 
-/*
- * Where A was made: the program's first frame of its call stack
- * ("leak_here (train.c:35)"), else its NVTX path and call; NULL when the
- * trace does not say (one known from its release only).
- */
+/* Where A was made (ct_call_site_format); NULL when the trace does not
+ * say (one known from its release only). */
 static const char *site_of(struct memory *m, const struct ct_acct_alloc *a)
 {
 	char site[512];
 
 	if (a->origin == CT_ACCT_INFERRED)
 		return NULL;
-	if (ct_stack_site_format(stack_of(m, a), site, sizeof(site)))
-		return intern(m, site);
-	return intern(m, ct_site_format(m->ctx, ct_context_process_at(m->ctx, a->process), a->path,
-	                                &a->api, site, sizeof(site)));
+	return intern(m, ct_call_site_format(m->ctx, ct_context_process_at(m->ctx, a->process),
+	                                     a->path, &a->api, a->stack_id, site, sizeof(site)));
 }
 
 static struct ct_memory_alloc alloc_of(struct memory *m, const struct ct_acct_alloc *a,
@@ -312,28 +307,12 @@ static void site_clear(gpointer p)
 /* S's function, file:line and whole stack, from STACK. */
 static void site_stack(struct memory *m, struct ct_memory_leak_site *s, const struct ct_stack *st)
 {
-	if (!st)
-		return;
-	if (st->site < st->count) {
+	if (st && st->site < st->count) {
 		s->function = intern(m, st->frames[st->site].symbol.function);
 		s->file = intern(m, st->frames[st->site].symbol.file);
 		s->line = st->frames[st->site].symbol.line;
 	}
-	s->stack =
-	    g_array_sized_new(FALSE, FALSE, sizeof(struct ct_memory_frame), (guint)st->count);
-	for (size_t i = 0; i < st->count; i++) {
-		const struct ct_stack_frame *f = &st->frames[i];
-		struct ct_memory_frame out = {
-			.address = f->address,
-			.function = intern(m, f->symbol.function),
-			.file = intern(m, f->symbol.file),
-			.line = f->symbol.line,
-			.object = intern(m, f->symbol.object),
-			.folded = f->folded,
-		};
-
-		g_array_append_val(s->stack, out);
-	}
+	s->stack = ct_stack_copy(st, m->result.strings);
 }
 
 /* ALLOCS grouped by site, the most bytes first, at most max_rows of them. */

@@ -53,16 +53,6 @@ struct ct_memory_reclaimed {
 	const char *note;         /* "reclaimed by cudaDeviceReset, never freed by the program" */
 };
 
-/* A frame of an allocation's call stack, named (call-stacks.h). */
-struct ct_memory_frame {
-	uint64_t address;
-	const char *function; /* NULL when unknown */
-	const char *file;     /* NULL when unknown */
-	uint32_t line;        /* 0 when unknown */
-	const char *object;   /* NULL when no object of the process covers it */
-	bool folded;          /* in CUDA, the tracer, the C library or a framework's allocator */
-};
-
 /* Allocations live at a moment (the end, the peak), by where they were made. */
 struct ct_memory_leak_site {
 	const char *site;
@@ -72,7 +62,7 @@ struct ct_memory_leak_site {
 	const char *function; /* NULL when unknown */
 	const char *file;
 	uint32_t line;
-	GArray *stack; /* struct ct_memory_frame, innermost first; NULL when none */
+	GArray *stack; /* struct ct_stack_frame (call-stacks.h), innermost first; NULL: none */
 };
 
 /* One kind of memory of a device: its own peak, and what it held at the device's peak and at the end. */

@@ -3,11 +3,12 @@
 #
 # Call stacks at allocations, end to end: `cudatrace record` of a C
 # program built -O2 -g -fomit-frame-pointer (tests/programs/stack-alloc)
-# that leaks from one function, allocates and frees from another, and
-# leaks from a function of a shared library it links. The program prints
-# each allocation's function and file:line (its own ground truth); the
-# report must charge the leaks to exactly those sites, and name neither
-# the function that freed nor CUDA's or the tracer's frames.
+# that leaks from one function, allocates and frees from another, leaks
+# from a function of a shared library it links, and fails once from a
+# fourth. The program prints each allocation's function and file:line (its
+# own ground truth); the report must charge the leaks and the failure to
+# exactly those sites, and name neither the function that freed nor
+# CUDA's or the tracer's frames.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -33,7 +34,7 @@ ok "and of the shared library" \
 	2>"$lttng_tmp/report.err"
 is "cudatrace report reads the trace" "$?" 0
 "$cli_bin" report -o "$lttng_tmp/stacks.txt" "$lttng_tmp/stacks" 2>>"$lttng_tmp/report.err"
-for key in leak_sites peak_sites; do
+for key in leak_sites peak_sites failures; do
 	/usr/bin/python3 "$cli_here/stack-sites.py" "$lttng_tmp/stacks.json" \
 		"$lttng_tmp/stacks.out" "$key" >"$lttng_tmp/$key.checks" 2>&1 ||
 		echo "not ok stack-sites.py $key ran: $(tail -1 "$lttng_tmp/$key.checks")" \
@@ -51,6 +52,9 @@ ok "the text report names the leaking function and its file:line" \
 lib_line=$(sed -n 's/^leak lib_leak .*:\([0-9]*\) .*/\1/p' "$lttng_tmp/stacks.out" | head -1)
 ok "... and the shared library's" grep -q "lib_leak (stack-lib.c:$lib_line)" "$lttng_tmp/stacks.txt"
 ok "... and not the function that freed" cli_lacks "$lttng_tmp/stacks.txt" 'freed_here'
+fail_line=$(sed -n 's/^failed fail_here .*:\([0-9]*\) .*/\1/p' "$lttng_tmp/stacks.out")
+ok "... and the failed allocation's function and file:line" \
+	grep -q "fail_here (stack-alloc.c:$fail_line)" "$lttng_tmp/stacks.txt"
 ok "the text report leaves the stacks to JSON" cli_lacks "$lttng_tmp/stacks.txt" 'folded'
 
 # CUDATRACE_STACK_DEPTH=0: no stack, and the sites are the calls again.

@@ -21,13 +21,13 @@ def say(passed, description, why=""):
 
 
 def expected_sites(path):
-    """{(function, file basename, line): [count, bytes]} of the leaks, and the freed functions."""
+    """{(function, file basename, line): [count, bytes]} of the leaks, and the other functions."""
     leaks, freed = {}, set()
     with open(path) as out:
         for line in out:
             what, function, where, size = line.split()
             file, lineno = where.rsplit(":", 1)
-            if what == "freed":
+            if what != "leak":
                 freed.add(function)
                 continue
             site = leaks.setdefault((function, os.path.basename(file), int(lineno)), [0, 0])
@@ -50,7 +50,7 @@ def main():
     say(found == leaks, "%s: the sites are the program's leaking functions and lines, "
         "with their counts and bytes" % key, "report %r, program %r" % (found, leaks))
     named = {function for function, _, _ in found}
-    say(not (named & freed), "%s: no site names a function that freed its memory" % key,
+    say(not (named & freed), "%s: no site names a function that freed its memory or failed" % key,
         repr(named & freed))
     for s in sites:
         stack = s.get("stack") or []
@@ -69,4 +69,27 @@ def main():
             "%s %s: the stack goes on to main" % (key, s["site"]), repr(stack))
 
 
-main()
+def failures(report, printout):
+    """The report's failure sites and stacks against the program's "failed" lines."""
+    with open(report) as f:
+        doc = json.load(f)
+    with open(printout) as out:
+        failed = [line.split() for line in out if line.startswith("failed ")]
+    want = {"%s (%s)" % (function, os.path.basename(where)): int(size)
+            for _, function, where, size in failed}
+    sites = doc["memory"].get("failure_sites", [])
+    got = {s["site"]: s["requested_bytes"] for s in sites}
+    say(got == want, "failure_sites: the failed allocation's function and line, "
+        "with the bytes it asked for", "report %r, program %r" % (got, want))
+    for fl in doc["memory"].get("failures", []):
+        stack = fl.get("stack") or []
+        names = [f.get("function") for f in stack if not f["folded"]]
+        say(names[:1] == ["fail_here"] and "main" in names,
+            "failure %s: its JSON stack starts in the program at fail_here, down to main"
+            % fl["site"], repr(stack))
+
+
+if sys.argv[3] == "failures":
+    failures(sys.argv[1], sys.argv[2])
+else:
+    main()

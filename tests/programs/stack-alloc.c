@@ -3,12 +3,14 @@
  * stack-alloc - allocations made from named functions, for the call
  * stacks the tracer records: leak_here() allocates and never frees,
  * freed_here() allocates and frees, lib_leak() (stack-lib.c, a shared
- * library) allocates and never frees. Built -O2 -g -fomit-frame-pointer.
+ * library) allocates and never frees, fail_here() asks for more than any
+ * device has, once. Built -O2 -g -fomit-frame-pointer.
  *
  *   stack-alloc [N]   N allocations of each (default 3)
  *
- * Prints one line per allocation, "leak FUNCTION FILE:LINE SIZE", the
- * ground truth the report is compared with: the line of the cudaMalloc.
+ * Prints one line per allocation, "leak FUNCTION FILE:LINE SIZE" (or
+ * "freed", or "failed"), the ground truth the report is compared with: the
+ * line of the cudaMalloc.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 
 #define SIZE_LEAK  (3u << 20)
 #define SIZE_FREED (5u << 20)
+#define SIZE_FAIL  (1ull << 50)
 
 static int failed(cudaError_t err, const char *what)
 {
@@ -52,6 +55,21 @@ __attribute__((noinline)) static int freed_here(void)
 	return failed(cudaFree(p), "cudaFree");
 }
 
+__attribute__((noinline)) static int fail_here(void)
+{
+	void *p;
+	int line = __LINE__ + 1;
+	cudaError_t err = cudaMalloc(&p, SIZE_FAIL);
+
+	if (err == cudaSuccess) {
+		fprintf(stderr, "stack-alloc: %llu bytes were allocated\n", SIZE_FAIL);
+		return 1;
+	}
+	cudaGetLastError(); /* the error is expected: clear it */
+	printf("failed fail_here %s:%d %llu\n", __FILE__, line, SIZE_FAIL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3;
@@ -64,6 +82,8 @@ int main(int argc, char **argv)
 			return 1;
 		printf("leak lib_leak %s:%u %u\n", STACK_LIB_FILE, lib_line, STACK_LIB_SIZE);
 	}
+	if (fail_here())
+		return 1;
 	fflush(stdout);
 	return failed(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
