@@ -108,6 +108,11 @@ uint64_t call_stack_id(void)
 	return id;
 }
 
+uint64_t call_stack_operation_id(void)
+{
+	return config.stack_calls ? call_stack_id() : 0;
+}
+
 void call_stack_announce_again(void)
 {
 	table_clear(&stacks_named);

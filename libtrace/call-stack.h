@@ -16,6 +16,10 @@
  */
 uint64_t call_stack_id(void);
 
+/* The same for a copy, memset or launch: 0 unless CUDATRACE_STACK_CALLS
+ * asks for their stacks too. */
+uint64_t call_stack_operation_id(void);
+
 /* Forget which stacks were emitted: each is emitted again before the next
  * event that refers to it (names_announce_again). */
 void call_stack_announce_again(void);

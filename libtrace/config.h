@@ -38,6 +38,7 @@ struct config {
 	uint32_t session_poll_ms;     /* CUDATRACE_SESSION_POLL_MS: 0 = all stays on */
 	uint32_t statedump_period_ms; /* CUDATRACE_STATEDUMP_PERIOD_MS: 0 = at session start only */
 	uint16_t stack_depth;         /* CUDATRACE_STACK_DEPTH: frames a call_stack, 0 = none */
+	bool stack_calls;             /* CUDATRACE_STACK_CALLS: stacks at copies and launches too */
 	int debug;                    /* CUDATRACE_DEBUG: log level, 0..3 */
 };
 
@@ -55,12 +56,12 @@ _Static_assert(CONFIG_MIN_BUFFER_SIZE % 8 == 0 && CONFIG_MAX_BUFFER_SIZE % 8 == 
 		.flush_period_ms = CONFIG_DEFAULT_FLUSH_PERIOD_MS,                           \
 		.max_string = CONFIG_DEFAULT_MAX_STRING, .nvml_period_ms = 0,                \
 		.session_poll_ms = CONFIG_DEFAULT_SESSION_POLL_MS, .statedump_period_ms = 0, \
-		.stack_depth = CONFIG_DEFAULT_STACK_DEPTH, .debug = 0,                       \
+		.stack_depth = CONFIG_DEFAULT_STACK_DEPTH, .stack_calls = false, .debug = 0, \
 	}
 
 /* One message per variable whose value cannot be used, e.g.
  * "CUDATRACE_API=maybe is not 1 or 0; using the default". */
-#define CONFIG_PROBLEMS_MAX 10 /* the number of variables */
+#define CONFIG_PROBLEMS_MAX 11 /* the number of variables */
 #define CONFIG_PROBLEM_LEN  256
 
 struct config_problems {

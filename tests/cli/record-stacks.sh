@@ -57,6 +57,23 @@ ok "... and the failed allocation's function and file:line" \
 	grep -q "fail_here (stack-alloc.c:$fail_line)" "$lttng_tmp/stacks.txt"
 ok "the text report leaves the stacks to JSON" cli_lacks "$lttng_tmp/stacks.txt" 'folded'
 
+# Copies and launches get no stack unless CUDATRACE_STACK_CALLS=1 asks.
+memset_stacks() {
+	sed -n 's/^event=cudatrace:memset .*stack_id=\([0-9xa-fA-F]*\).*/\1/p' "$lttng_tmp/$1.events" |
+		sort -u | tr '\n' ' '
+}
+is "by default, memsets carry no stack" "$(memset_stacks stacks)" "0x0 "
+CUDATRACE_STACK_CALLS=1 cli_record calls -o "$lttng_tmp/calls" -- "$program" 2
+is "CUDATRACE_STACK_CALLS=1: record exits with the program's status" "$cli_status" 0
+if trace_read calls "$lttng_tmp/calls"; then
+	calls_stack=$(memset_stacks calls)
+	ok "CUDATRACE_STACK_CALLS=1: both memsets carry one stack ($calls_stack)" \
+		test -n "$calls_stack" -a "$calls_stack" != "0x0 " -a "$(echo $calls_stack | wc -w)" = 1
+	ok "... which a call_stack event gives" \
+		grep -q "^event=cudatrace:call_stack .*stack_id=${calls_stack% }[ ,]" \
+		"$lttng_tmp/calls.events"
+fi
+
 # CUDATRACE_STACK_DEPTH=0: no stack, and the sites are the calls again.
 CUDATRACE_STACK_DEPTH=0 cli_record nostack -o "$lttng_tmp/nostack" -- "$program" 1
 is "CUDATRACE_STACK_DEPTH=0: record exits with the program's status" "$cli_status" 0

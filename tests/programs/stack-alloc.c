@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stack-alloc - allocations made from named functions, for the call
- * stacks the tracer records: leak_here() allocates and never frees,
+ * stacks the tracer records: leak_here() allocates, sets the start of the
+ * memory (a memset, for CUDATRACE_STACK_CALLS) and never frees,
  * freed_here() allocates and frees, lib_leak() (stack-lib.c, a shared
  * library) allocates and never frees, fail_here() asks for more than any
  * device has, once. Built -O2 -g -fomit-frame-pointer.
@@ -37,7 +38,7 @@ __attribute__((noinline)) static int leak_here(void)
 	int line = __LINE__ + 1;
 	cudaError_t err = cudaMalloc(&p, SIZE_LEAK);
 
-	if (failed(err, "cudaMalloc"))
+	if (failed(err, "cudaMalloc") || failed(cudaMemset(p, 0, 4096), "cudaMemset"))
 		return 1;
 	printf("leak leak_here %s:%d %u\n", __FILE__, line, SIZE_LEAK);
 	return 0;

@@ -28,6 +28,7 @@ static const char *const variables[] = {
 	"CUDATRACE_SESSION_POLL_MS",
 	"CUDATRACE_STATEDUMP_PERIOD_MS",
 	"CUDATRACE_STACK_DEPTH",
+	"CUDATRACE_STACK_CALLS",
 	"CUDATRACE_DEBUG",
 };
 
@@ -66,6 +67,7 @@ static void assert_defaults(const struct config *c)
 	assert_int_equal(c->session_poll_ms, defaults.session_poll_ms);
 	assert_int_equal(c->statedump_period_ms, defaults.statedump_period_ms);
 	assert_int_equal(c->stack_depth, defaults.stack_depth);
+	assert_int_equal(c->stack_calls, defaults.stack_calls);
 	assert_int_equal(c->debug, defaults.debug);
 }
 
@@ -263,6 +265,9 @@ static void test_stack_depth(void **state)
 	assert_int_equal(read_with("CUDATRACE_STACK_DEPTH", "128").stack_depth, 128);
 	refused("CUDATRACE_STACK_DEPTH", "129", range);
 	refused("CUDATRACE_STACK_DEPTH", "deep", range);
+	assert_false(read_with("CUDATRACE_STACK_CALLS", "0").stack_calls);
+	assert_true(read_with("CUDATRACE_STACK_CALLS", "1").stack_calls);
+	refused("CUDATRACE_STACK_CALLS", "yes please", "1 or 0");
 }
 
 static void test_debug(void **state)
