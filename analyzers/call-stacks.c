@@ -3,6 +3,7 @@
  * call-stacks.c - call stacks by process, named and folded (see
  * call-stacks.h).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -201,25 +202,46 @@ static const char *copy_string(GStringChunk *strings, const char *s)
 	return s ? g_string_chunk_insert_const(strings, s) : NULL;
 }
 
+/* The most functions inlined into one another at one address that are named. */
+#define INLINE_MAX 16
+
 static struct ct_stack *name_stack(struct process_stacks *ps, const struct raw_stack *r)
 {
+	GArray *frames =
+	    g_array_sized_new(FALSE, TRUE, sizeof(struct ct_stack_frame), (guint)r->count);
 	struct ct_stack *st = g_new0(struct ct_stack, 1);
 
-	st->count = r->count;
-	st->frames = g_new0(struct ct_stack_frame, r->count);
-	st->site = r->count;
+	st->site = SIZE_MAX;
 	for (size_t i = 0; i < r->count; i++) {
-		struct ct_stack_frame *f = &st->frames[i];
-		bool known = ct_symbolizer_lookup(ps->symbolizer, r->frames[i], true, &f->symbol);
+		struct ct_symbol syms[INLINE_MAX];
+		size_t n =
+		    ct_symbolizer_lookup(ps->symbolizer, r->frames[i], true, syms, INLINE_MAX);
+		bool known = n > 0;
 
-		f->address = r->frames[i];
-		f->symbol.object = copy_string(ps->strings, f->symbol.object);
-		f->symbol.function = copy_string(ps->strings, f->symbol.function);
-		f->symbol.file = copy_string(ps->strings, f->symbol.file);
-		f->folded = known && is_folded(f->symbol.object);
-		if (known && !f->folded && st->site == r->count)
-			st->site = i;
+		if (!known) {
+			syms[0] = (struct ct_symbol){ 0 };
+			n = 1;
+		}
+		for (size_t k = 0; k < n; k++) {
+			struct ct_stack_frame f = {
+				.address = r->frames[i],
+				.symbol = syms[k],
+				.folded = known && is_folded(syms[k].object),
+				.inlined = k + 1 < n,
+			};
+
+			f.symbol.object = copy_string(ps->strings, f.symbol.object);
+			f.symbol.function = copy_string(ps->strings, f.symbol.function);
+			f.symbol.file = copy_string(ps->strings, f.symbol.file);
+			if (known && !f.folded && st->site == SIZE_MAX)
+				st->site = frames->len;
+			g_array_append_val(frames, f);
+		}
 	}
+	st->count = frames->len;
+	if (st->site == SIZE_MAX)
+		st->site = st->count;
+	st->frames = (struct ct_stack_frame *)g_array_free(frames, FALSE);
 	return st;
 }
 

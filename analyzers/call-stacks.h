@@ -32,10 +32,12 @@ struct ct_call_stacks;
 struct ct_stack_frame {
 	uint64_t address;
 	struct ct_symbol symbol;
-	bool folded; /* in CUDA, the tracer, the C library or a framework's allocator */
+	bool folded;  /* in CUDA, the tracer, the C library or a framework's allocator */
+	bool inlined; /* a function inlined into the next frame, at the same address */
 };
 
-/* A stack, named: its frames innermost first, and the index of its site. */
+/* A stack, named: its frames innermost first (an address where functions
+ * were inlined gives a frame to each), and the index of its site. */
 struct ct_stack {
 	size_t count;
 	struct ct_stack_frame *frames;

@@ -77,6 +77,7 @@ static void write_stack(struct ct_doc *doc, const GArray *stack)
 		ct_doc_u64(doc, "line", f->symbol.line, CT_UNIT_ID);
 		ct_doc_string(doc, "object", f->symbol.object);
 		ct_doc_bool(doc, "folded", f->folded);
+		ct_doc_bool(doc, "inlined", f->inlined);
 		ct_doc_end(doc);
 	}
 	ct_doc_end(doc);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
@@ -164,27 +165,106 @@ static void report(struct ct_symbolizer *s)
 	dwfl_report_end(s->dwfl, NULL, NULL);
 }
 
-bool ct_symbolizer_lookup(struct ct_symbolizer *s, uint64_t address, bool return_address,
-                          struct ct_symbol *sym)
+/* File number INDEX of the line table of the compilation unit of SCOPE. */
+static const char *unit_file(Dwarf_Die *scope, Dwarf_Word index)
+{
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t count;
+
+	if (!dwarf_diecu(scope, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &count) != 0 ||
+	    index >= count)
+		return NULL;
+	return dwarf_filesrc(files, index, NULL, NULL);
+}
+
+/*
+ * The functions inlined at PC, innermost first, then the one they were
+ * inlined into, into SYMS (at most MAX, each with OBJECT and OFFSET
+ * already set): with optimisation a small function is often inlined into
+ * its caller, where the symbol table names only the caller. The innermost
+ * keeps the line table's FILE and LINE; each one out gets the call site of
+ * the one it holds (DW_AT_call_file, DW_AT_call_line). Their number; 0
+ * when the module has no DWARF for PC.
+ */
+static size_t inline_chain(Dwfl_Module *m, Dwarf_Addr pc, struct ct_symbol *syms, size_t max)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(m, pc, &bias);
+	Dwarf_Die *scopes = NULL, innermost;
+	size_t n = 0;
+	int count;
+
+	/* dwarf_getscopes follows an inlined function to its abstract
+	 * definition; the DIEs that physically hold the innermost scope, from
+	 * dwarf_getscopes_die, are the chain of callers (as eu-addr2line -i) */
+	if (!cu || dwarf_getscopes(cu, pc - bias, &scopes) <= 0)
+		return 0;
+	innermost = scopes[0];
+	free(scopes);
+	scopes = NULL;
+	if ((count = dwarf_getscopes_die(&innermost, &scopes)) <= 0)
+		return 0;
+	for (int i = 0; i < count && n < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		Dwarf_Attribute attr;
+		Dwarf_Word value;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		syms[n].object = syms[0].object;
+		syms[n].offset = syms[0].offset;
+		syms[n].function = dwarf_diename(&scopes[i]);
+		n++;
+		if (tag == DW_TAG_subprogram)
+			break;
+		/* where this inlined function was called: a line of the next one out */
+		if (n < max) {
+			syms[n] = (struct ct_symbol){ 0 };
+			if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr),
+			                    &value) == 0)
+				syms[n].file = unit_file(&scopes[i], value);
+			if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr),
+			                    &value) == 0)
+				syms[n].line = (uint32_t)value;
+		}
+	}
+	free(scopes);
+	return n;
+}
+
+size_t ct_symbolizer_lookup(struct ct_symbolizer *s, uint64_t address, bool return_address,
+                            struct ct_symbol *syms, size_t max)
 {
 	uint64_t pc = return_address && address ? address - 1 : address;
+	struct ct_symbol first = { 0 };
 	Dwfl_Module *m;
 	Dwarf_Addr low;
 	Dwfl_Line *line;
 	int lineno = 0;
+	size_t n;
 
-	*sym = (struct ct_symbol){ 0 };
+	if (!max)
+		return 0;
 	if (!s->reported)
 		report(s);
 	if (!s->dwfl || !(m = dwfl_addrmodule(s->dwfl, pc)))
-		return false;
-	sym->object = dwfl_module_info(m, NULL, &low, NULL, NULL, NULL, NULL, NULL);
-	sym->offset = address - low;
-	sym->function = dwfl_module_addrname(m, pc);
+		return 0;
+	first.object = dwfl_module_info(m, NULL, &low, NULL, NULL, NULL, NULL, NULL);
+	first.offset = address - low;
 	line = dwfl_module_getsrc(m, pc);
 	if (line) {
-		sym->file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-		sym->line = lineno > 0 ? (uint32_t)lineno : 0;
+		first.file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+		first.line = lineno > 0 ? (uint32_t)lineno : 0;
 	}
-	return true;
+	syms[0] = first;
+	n = inline_chain(m, pc, syms, max);
+	/* the call sites the chain set keep their file and line: only the innermost is FIRST's */
+	syms[0].file = first.file;
+	syms[0].line = first.line;
+	if (n == 0) {
+		syms[0].function = dwfl_module_addrname(m, pc);
+		n = 1;
+	}
+	return n;
 }

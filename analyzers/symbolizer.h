@@ -19,7 +19,7 @@ struct ct_symbolizer;
 /* What an address is. Strings belong to the symbolizer; NULL when unknown. */
 struct ct_symbol {
 	const char *object;   /* path of the object the address is in */
-	const char *function; /* the symbol that contains it */
+	const char *function; /* the function, inlined or not, that contains it */
 	const char *file;     /* source file of its line */
 	uint32_t line;        /* 0 when unknown */
 	uint64_t offset;      /* from the object's base address */
@@ -39,10 +39,12 @@ void ct_symbolizer_set_build_id(struct ct_symbolizer *s, uint64_t base, const ui
 
 /*
  * What ADDRESS is, a return address when RETURN_ADDRESS (the call is the
- * instruction before it). False when no object of the process covers it;
- * then *SYM is all NULL.
+ * instruction before it): into SYMS, at most MAX of them, the functions
+ * inlined there innermost first, then the function they were inlined into
+ * (one symbol when nothing is inlined), each with the file and line it is
+ * at. Their number; 0 when no object of the process covers ADDRESS.
  */
-bool ct_symbolizer_lookup(struct ct_symbolizer *s, uint64_t address, bool return_address,
-                          struct ct_symbol *sym);
+size_t ct_symbolizer_lookup(struct ct_symbolizer *s, uint64_t address, bool return_address,
+                            struct ct_symbol *syms, size_t max);
 
 #endif

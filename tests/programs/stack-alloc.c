@@ -3,7 +3,8 @@
  * stack-alloc - allocations made from named functions, for the call
  * stacks the tracer records: leak_here() allocates, sets the start of the
  * memory (a memset, for CUDATRACE_STACK_CALLS) and never frees,
- * freed_here() allocates and frees, lib_leak() (stack-lib.c, a shared
+ * freed_here() allocates and frees, leak_inlined() (inlined into main)
+ * allocates and never frees, lib_leak() (stack-lib.c, a shared
  * library) allocates and never frees, fail_here() asks for more than any
  * device has, once. Built -O2 -g -fomit-frame-pointer.
  *
@@ -20,9 +21,10 @@
 
 #include "stack-lib.h"
 
-#define SIZE_LEAK  (3u << 20)
-#define SIZE_FREED (5u << 20)
-#define SIZE_FAIL  (1ull << 50)
+#define SIZE_LEAK    (3u << 20)
+#define SIZE_FREED   (5u << 20)
+#define SIZE_INLINED (2u << 20)
+#define SIZE_FAIL    (1ull << 50)
 
 static int failed(cudaError_t err, const char *what)
 {
@@ -41,6 +43,19 @@ __attribute__((noinline)) static int leak_here(void)
 	if (failed(err, "cudaMalloc") || failed(cudaMemset(p, 0, 4096), "cudaMemset"))
 		return 1;
 	printf("leak leak_here %s:%d %u\n", __FILE__, line, SIZE_LEAK);
+	return 0;
+}
+
+/* Always inlined into main: the site is still this function and line. */
+static inline __attribute__((always_inline)) int leak_inlined(void)
+{
+	void *p;
+	int line = __LINE__ + 1;
+	cudaError_t err = cudaMalloc(&p, SIZE_INLINED);
+
+	if (failed(err, "cudaMalloc"))
+		return 1;
+	printf("leak leak_inlined %s:%d %u\n", __FILE__, line, SIZE_INLINED);
 	return 0;
 }
 
@@ -77,7 +92,7 @@ int main(int argc, char **argv)
 	unsigned lib_line;
 
 	for (int i = 0; i < n; i++) {
-		if (leak_here() || freed_here())
+		if (leak_here() || freed_here() || leak_inlined())
 			return 1;
 		if (lib_leak(&lib_line))
 			return 1;
