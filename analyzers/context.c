@@ -570,6 +570,28 @@ static void update_tracer_info(struct ct_event *ev)
 	p->driver_version = e->driver_version;
 }
 
+/* A loaded object, for naming call stacks: the statedump's objects, and
+ * those loaded after it (library_load of a tracer that records their range). */
+static void note_library(struct ct_context *ctx, const struct ct_process *p,
+                         const struct ct_ev_library_load *e)
+{
+	uint8_t id[64];
+	size_t n = 0;
+
+	if (!e->size)
+		return;
+	ct_call_stacks_add_object(ctx->stacks, p->hostname, p->pid, e->base, e->size, e->path);
+	for (; n < sizeof(id) && 2 * n + 1 < e->build_id_len; n++) {
+		int hi = g_ascii_xdigit_value(e->build_id[2 * n]);
+		int lo = g_ascii_xdigit_value(e->build_id[2 * n + 1]);
+
+		if (hi < 0 || lo < 0)
+			return;
+		id[n] = (uint8_t)(hi << 4 | lo);
+	}
+	ct_call_stacks_set_build_id(ctx->stacks, p->hostname, p->pid, e->base, id, n);
+}
+
 int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 {
 	struct ct_process *p = ev->process;
@@ -587,6 +609,9 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		break;
 	case CT_EV_KERNEL_NAME:
 		set_kernel_name(p->names, ev->u.kernel_name.kernel_id, ev->u.kernel_name.name);
+		break;
+	case CT_EV_LIBRARY_LOAD:
+		note_library(ctx, p, &ev->u.library_load);
 		break;
 	case CT_EV_CALL_STACK:
 		ct_call_stacks_add(ctx->stacks, p->hostname, p->pid, ev->u.call_stack.stack_id,

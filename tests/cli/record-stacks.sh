@@ -4,11 +4,13 @@
 # Call stacks at allocations, end to end: `cudatrace record` of a C
 # program built -O2 -g -fomit-frame-pointer (tests/programs/stack-alloc)
 # that leaks from one function, allocates and frees from another, leaks
-# from a function of a shared library it links, and fails once from a
-# fourth. The program prints each allocation's function and file:line (its
-# own ground truth); the report must charge the leaks and the failure to
-# exactly those sites, and name neither the function that freed nor
-# CUDA's or the tracer's frames.
+# from a function inlined into main and from a function of a shared
+# library it links, fails once from a fifth, and leaks from a library it
+# loads with dlopen after CUDA started (after lttng-ust's statedump). The
+# program prints each allocation's function and file:line (its own ground
+# truth); the report must charge the leaks and the failure to exactly
+# those sites, and name neither the function that freed nor CUDA's or the
+# tracer's frames.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -28,6 +30,9 @@ ok "the trace holds lttng-ust's statedump of the program" \
 	grep -q 'event=lttng_ust_statedump:bin_info .*stack-alloc' "$lttng_tmp/stacks.events"
 ok "and of the shared library" \
 	grep -q 'event=lttng_ust_statedump:bin_info .*libstack-lib.so' "$lttng_tmp/stacks.events"
+ok "but not of the one loaded later, which library_load gives with its range" \
+	sh -c "! grep -q 'event=lttng_ust_statedump:bin_info .*libstack-late.so' '$lttng_tmp/stacks.events' &&
+		grep -q 'event=cudatrace:library_load .*libstack-late.so.* base=0x[1-9a-f]' '$lttng_tmp/stacks.events'"
 
 # The report names the program's functions and lines, and only them.
 "$cli_bin" report --format json -o "$lttng_tmp/stacks.json" "$lttng_tmp/stacks" \

@@ -6,7 +6,8 @@
  * freed_here() allocates and frees, leak_inlined() (inlined into main)
  * allocates and never frees, lib_leak() (stack-lib.c, a shared
  * library) allocates and never frees, fail_here() asks for more than any
- * device has, once. Built -O2 -g -fomit-frame-pointer.
+ * device has, once, and late_leak() (stack-late.c, a library loaded with
+ * dlopen after CUDA started) allocates once and never frees. Built -O2 -g -fomit-frame-pointer.
  *
  *   stack-alloc [N]   N allocations of each (default 3)
  *
@@ -14,8 +15,10 @@
  * "freed", or "failed"), the ground truth the report is compared with: the
  * line of the cudaMalloc.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cuda_runtime_api.h>
 
@@ -86,6 +89,38 @@ __attribute__((noinline)) static int fail_here(void)
 	return 0;
 }
 
+/*
+ * late_leak() of libstack-late.so, loaded now that CUDA runs, from the
+ * directory of libstack-lib.so by its full path: dlopen searches the
+ * caller's run path, and the caller is the sanitizer's runtime where it
+ * intercepts dlopen.
+ */
+static int late_leak_once(void)
+{
+	char path[4096];
+	Dl_info where;
+	const char *slash;
+	void *lib = NULL;
+	late_leak_fn *leak;
+	unsigned line;
+
+	if (dladdr((void *)lib_leak, &where) && where.dli_fname &&
+	    (slash = strrchr(where.dli_fname, '/'))) {
+		snprintf(path, sizeof(path), "%.*s/libstack-late.so",
+		         (int)(slash - where.dli_fname), where.dli_fname);
+		lib = dlopen(path, RTLD_NOW);
+	}
+	leak = lib ? (late_leak_fn *)dlsym(lib, "late_leak") : NULL;
+	if (!leak) {
+		fprintf(stderr, "stack-alloc: libstack-late.so: %s\n", dlerror());
+		return 1;
+	}
+	if (leak(&line))
+		return 1;
+	printf("leak late_leak %s:%u %u\n", STACK_LATE_FILE, line, STACK_LATE_SIZE);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3;
@@ -98,7 +133,7 @@ int main(int argc, char **argv)
 			return 1;
 		printf("leak lib_leak %s:%u %u\n", STACK_LIB_FILE, lib_line, STACK_LIB_SIZE);
 	}
-	if (fail_here())
+	if (fail_here() || late_leak_once())
 		return 1;
 	fflush(stdout);
 	return failed(cudaDeviceSynchronize(), "cudaDeviceSynchronize");

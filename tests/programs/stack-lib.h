@@ -10,4 +10,10 @@
  * cudaMalloc. 0 on success. */
 int lib_leak(unsigned *line);
 
+/* libstack-late.so, loaded with dlopen: the same, STACK_LATE_SIZE bytes. */
+#define STACK_LATE_FILE "stack-late.c"
+#define STACK_LATE_SIZE (6u << 20)
+typedef int late_leak_fn(unsigned *line);
+late_leak_fn late_leak;
+
 #endif
