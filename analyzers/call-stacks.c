@@ -69,6 +69,7 @@ struct process_stacks {
 
 struct ct_call_stacks {
 	GHashTable *processes; /* struct process_key (owned) -> struct process_stacks (owned) */
+	char *debug_dirs;      /* owned; NULL: none */
 };
 
 static guint key_hash(gconstpointer p)
@@ -122,11 +123,18 @@ struct ct_call_stacks *ct_call_stacks_create(void)
 	return cs;
 }
 
+void ct_call_stacks_set_debug_dirs(struct ct_call_stacks *cs, const char *debug_dirs)
+{
+	g_free(cs->debug_dirs);
+	cs->debug_dirs = g_strdup(debug_dirs);
+}
+
 void ct_call_stacks_destroy(struct ct_call_stacks *cs)
 {
 	if (!cs)
 		return;
 	g_hash_table_destroy(cs->processes);
+	g_free(cs->debug_dirs);
 	g_free(cs);
 }
 
@@ -142,7 +150,7 @@ static struct process_stacks *process_of(struct ct_call_stacks *cs, const char *
 		return ps;
 	ps = g_new0(struct process_stacks, 1);
 	ps->stacks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, raw_free);
-	ps->symbolizer = ct_symbolizer_create();
+	ps->symbolizer = ct_symbolizer_create(cs->debug_dirs);
 	ps->strings = g_string_chunk_new(4096);
 	owned = g_new(struct process_key, 1);
 	owned->hostname = g_strdup(key.hostname);

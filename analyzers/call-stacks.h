@@ -46,6 +46,9 @@ struct ct_stack {
 };
 
 struct ct_call_stacks *ct_call_stacks_create(void);
+/* Where to look first for the objects' files (symbolizer.h): DEBUG_DIRS,
+ * copied; before the first event. */
+void ct_call_stacks_set_debug_dirs(struct ct_call_stacks *cs, const char *debug_dirs);
 /* Frees everything; NULL is fine. */
 void ct_call_stacks_destroy(struct ct_call_stacks *cs);
 

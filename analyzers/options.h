@@ -35,6 +35,10 @@ struct ct_options {
 	size_t max_rows;
 	/* Points of a time series (each series is downsampled to this many). */
 	size_t series_points;
+	/* Directories searched first for the objects of call stacks and their
+	 * debug information, by build id (DIR/.build-id/xx/...) or debug link:
+	 * colon-separated; borrowed; NULL: the standard ones only. */
+	const char *debug_dirs;
 };
 
 /* Defaults: no filter, 20 rows, 512 points. */

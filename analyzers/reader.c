@@ -81,6 +81,7 @@ struct ct_reader *ct_reader_create(const struct ct_options *opts)
 
 	r->opts = opts;
 	r->ctx = ct_context_create();
+	ct_call_stacks_set_debug_dirs(ct_context_call_stacks(r->ctx), opts->debug_dirs);
 	r->cache = ct_class_cache_create();
 	r->paths = g_ptr_array_new_with_free_func(g_free);
 	ct_decoder_init(&r->decoder, r->ctx);

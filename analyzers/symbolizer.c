@@ -34,13 +34,20 @@ struct ct_symbolizer {
 	GArray *objects; /* struct object */
 	Dwfl *dwfl;      /* NULL until the first lookup */
 	bool reported;
+	/* elfutils' search path: the given directories, then its default one
+	 * (":.debug:/usr/lib/debug": beside the object, its .debug directory,
+	 * the system's debug directory); owned */
+	char *debuginfo_path;
+	Dwfl_Callbacks callbacks;
 };
 
-struct ct_symbolizer *ct_symbolizer_create(void)
+struct ct_symbolizer *ct_symbolizer_create(const char *debug_dirs)
 {
 	struct ct_symbolizer *s = g_new0(struct ct_symbolizer, 1);
 
 	s->objects = g_array_new(FALSE, TRUE, sizeof(struct object));
+	s->debuginfo_path = g_strconcat(debug_dirs ? debug_dirs : "", debug_dirs ? ":" : "",
+	                                ":.debug:/usr/lib/debug", NULL);
 	return s;
 }
 
@@ -57,6 +64,7 @@ void ct_symbolizer_destroy(struct ct_symbolizer *s)
 	g_array_unref(s->objects);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
+	g_free(s->debuginfo_path);
 	g_free(s);
 }
 
@@ -139,15 +147,15 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	return dwfl_build_id_find_elf(mod, userdata, name, base, file_name, elfp);
 }
 
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-};
-
 static void report(struct ct_symbolizer *s)
 {
 	s->reported = true;
-	s->dwfl = dwfl_begin(&callbacks);
+	s->callbacks = (Dwfl_Callbacks){
+		.find_elf = find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.debuginfo_path = &s->debuginfo_path,
+	};
+	s->dwfl = dwfl_begin(&s->callbacks);
 	if (!s->dwfl)
 		return;
 	dwfl_report_begin(s->dwfl);

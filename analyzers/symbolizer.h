@@ -25,7 +25,9 @@ struct ct_symbol {
 	uint64_t offset;      /* from the object's base address */
 };
 
-struct ct_symbolizer *ct_symbolizer_create(void);
+/* DEBUG_DIRS: directories searched before the standard ones (colon-separated,
+ * copied), NULL for none. */
+struct ct_symbolizer *ct_symbolizer_create(const char *debug_dirs);
 /* Frees everything; NULL is fine. */
 void ct_symbolizer_destroy(struct ct_symbolizer *s);
 

@@ -76,6 +76,10 @@ static void usage(FILE *out)
 	        "      --plot=DIR          also draw plots into DIR (created if missing): memory\n"
 	        "                          over time per process and device, and the transfer\n"
 	        "                          hotspots, as SVG and PNG\n"
+	        "      --debug-dir=DIRS    look for the program's files and their debug\n"
+	        "                          information here first, by build id\n"
+	        "                          (DIR/.build-id/xx/...) or debug link\n"
+	        "                          (colon-separated directories)\n"
 	        "  -h, --help              this help\n"
 	        "\n"
 	        "Exit status: 0 success, 1 failure, 2 wrong arguments or unusable input.\n",
@@ -217,7 +221,14 @@ static int check_analyses(const char *list)
 	}
 }
 
-enum { OPT_FROM = 256, OPT_TO, OPT_NVTX, OPT_LIVE /* --live: record's issue */, OPT_PLOT };
+enum {
+	OPT_FROM = 256,
+	OPT_TO,
+	OPT_NVTX,
+	OPT_LIVE /* --live: record's issue */,
+	OPT_PLOT,
+	OPT_DEBUG_DIR
+};
 
 static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -233,6 +244,7 @@ static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "live", required_argument, NULL, OPT_LIVE },
 	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -296,6 +308,9 @@ static int parse_option(struct report_args *a, int c, const char *arg)
 	case OPT_PLOT:
 		a->plot_dir = arg;
 		return *arg ? 0 : usage_error("%s", "--plot needs a directory");
+	case OPT_DEBUG_DIR:
+		o->debug_dirs = arg;
+		return *arg ? 0 : usage_error("%s", "--debug-dir needs a directory");
 	case 'h':
 		return -1;
 	default:

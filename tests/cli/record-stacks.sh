@@ -79,6 +79,25 @@ if trace_read calls "$lttng_tmp/calls"; then
 		"$lttng_tmp/calls.events"
 fi
 
+# A trace read where the program's file is gone (another machine, a
+# rebuild) names its frames from a copy found by build id (--debug-dir).
+mkdir -p "$lttng_tmp/elsewhere"
+cp "$program" "$lttng_tmp/elsewhere/stack-alloc"
+cli_record moved -o "$lttng_tmp/moved" -- "$lttng_tmp/elsewhere/stack-alloc" 1
+is "a copy of the program: record exits with its status" "$cli_status" 0
+build_id=$(readelf -n "$lttng_tmp/elsewhere/stack-alloc" | sed -n 's/^ *Build ID: *//p')
+ok "the program has a build id ($build_id)" test -n "$build_id"
+by_id="$lttng_tmp/debug/.build-id/$(echo "$build_id" | cut -c1-2)"
+mkdir -p "$by_id"
+mv "$lttng_tmp/elsewhere/stack-alloc" "$by_id/$(echo "$build_id" | cut -c3-)"
+"$cli_bin" report -o "$lttng_tmp/moved-lost.txt" "$lttng_tmp/moved" 2>/dev/null
+ok "its file gone, the report cannot name the leaking function" \
+	cli_lacks "$lttng_tmp/moved-lost.txt" 'leak_here \('
+"$cli_bin" report --debug-dir "$lttng_tmp/debug" -o "$lttng_tmp/moved.txt" "$lttng_tmp/moved" \
+	2>/dev/null
+ok "--debug-dir: found by build id, it names it with its file:line" \
+	grep -q "leak_here (stack-alloc.c:$line)" "$lttng_tmp/moved.txt"
+
 # CUDATRACE_STACK_DEPTH=0: no stack, and the sites are the calls again.
 CUDATRACE_STACK_DEPTH=0 cli_record nostack -o "$lttng_tmp/nostack" -- "$program" 1
 is "CUDATRACE_STACK_DEPTH=0: record exits with the program's status" "$cli_status" 0
