@@ -10,6 +10,7 @@
  * reported once, at the first lookup, after every object is known.
  */
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -136,8 +137,15 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	const unsigned char *id = NULL;
 	GElf_Addr id_vaddr;
 	int len = dwfl_module_build_id(mod, &id, &id_vaddr);
-	int fd = name[0] == '/' ? open(name, O_RDONLY | O_CLOEXEC) : -1;
+	int fd = name[0] == '/' ? open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+	struct stat st;
 
+	/* the path comes from the trace: only a regular file is read (a FIFO
+	 * or a device named there would block or never end) */
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
 	if (fd >= 0 && (len <= 0 || same_build_id(fd, id, len))) {
 		*file_name = strdup(name);
 		return fd;
