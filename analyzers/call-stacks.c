@@ -15,9 +15,11 @@
  * The objects whose frames are folded, by the start of their file name:
  * the CUDA driver, runtime and libraries, CUPTI, the tracer and its
  * unwinder and tracing library, the C library and its loader (the frames
- * below main), and the allocators of PyTorch, TensorFlow, JAX/XLA and
+ * below main), the allocators of PyTorch, TensorFlow, JAX/XLA and
  * CuPy, which call cudaMalloc on behalf of the code that asked them for
- * memory.
+ * memory, and the Python interpreter with ctypes and libffi, whose
+ * frames say nothing of the Python code that runs (a stack of a Python
+ * program is all folded, and its site is its NVTX range and call).
  */
 static const char *const folded_objects[] = {
 	"libcuda.so",
@@ -33,6 +35,10 @@ static const char *const folded_objects[] = {
 	"libnccl",
 	"libnvrtc",
 	"libunwind.so",
+	"libpython",
+	"python3",
+	"_ctypes.",
+	"libffi.so",
 	"liblttng-ust",
 	"libc.so",
 	"ld-linux",

@@ -431,9 +431,15 @@ char *ct_call_site_format(struct ct_context *ctx, const struct ct_process *proce
 	const struct ct_stack *stack =
 	    ct_call_stacks_get(ctx->stacks, process->hostname, process->pid, stack_id);
 
-	if (ct_stack_site_format(stack, buf, len))
-		return buf;
-	return ct_site_format(ctx, process, path, api, buf, len);
+	char frame[512];
+	size_t used;
+
+	if (!len || !ct_stack_site_format(stack, frame, sizeof(frame)))
+		return ct_site_format(ctx, process, path, api, buf, len);
+	ct_path_format(ctx, path, buf, len);
+	used = strlen(buf);
+	snprintf(buf + used, len - used, "%s%s", used ? ":" : "", frame);
+	return buf;
 }
 
 /* ---------------------------------------------------------------- names */

@@ -190,9 +190,10 @@ char *ct_path_format(const struct ct_context *ctx, uint32_t path, char *buf, siz
 char *ct_site_format(const struct ct_context *ctx, const struct ct_process *process, uint32_t path,
                      const struct ct_api_ref *api, char *buf, size_t len);
 /*
- * Where a call was made, for people: the site of its call stack STACK_ID
- * ("leak_here (train.c:35)", ct_stack_site_format) when the trace holds
- * it and it has one, else ct_site_format's.
+ * Where a call was made, for people: its NVTX path and the site of its
+ * call stack STACK_ID ("train/step:leak_here (train.c:35)", or without a
+ * range "leak_here (train.c:35)"; ct_stack_site_format) when the trace
+ * holds it and it has one, else ct_site_format's.
  */
 char *ct_call_site_format(struct ct_context *ctx, const struct ct_process *process, uint32_t path,
                           const struct ct_api_ref *api, uint64_t stack_id, char *buf, size_t len);

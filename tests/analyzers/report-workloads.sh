@@ -11,7 +11,8 @@
 #   exhaust    the device filled by the process          -> out_of_memory
 #   elsewhere  other processes hold the device           -> held_elsewhere
 #   leak       1 MiB kept per step, inside NVTX train/step: exactly those
-#              leaks, at train/step:cudaMalloc, and a range that grows
+#              leaks, at train/step and the line that made them, and a
+#              range that grows
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -62,6 +63,6 @@ fi
 unset CUDASIM_OTHER_PROCESSES
 
 if traced_report leak leak 4; then
-	check leak --leak-site train/step:cudaMalloc --growing train/step
+	check leak --leak-site "$report_leak_site" --growing train/step
 fi
 tap_done
