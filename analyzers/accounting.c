@@ -315,6 +315,7 @@ static struct ct_acct_alloc *record_of(struct ct_acct *acct, const struct ct_eve
 		.process = ev->process->index,
 		.path = ev->site,
 		.api = e->api,
+		.stack_id = e->stack_id,
 		.device = e->device,
 		.kind = (uint8_t)kind,
 		.space = (uint8_t)ct_acct_space_of(kind),

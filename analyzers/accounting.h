@@ -85,6 +85,7 @@ struct ct_acct_alloc {
 	uint32_t process;         /* ct_process.index */
 	uint32_t path;            /* NVTX path of its allocation */
 	struct ct_api_ref api;    /* the call that allocated it */
+	uint64_t stack_id;        /* its call stack (call-stacks.h), 0: none */
 	uint8_t device;
 	uint8_t kind;  /* enum ct_mem_kind */
 	uint8_t space; /* enum ct_acct_space */

@@ -65,6 +65,7 @@ struct ct_context {
 	uint32_t overflow_path;  /* shared by new paths beyond CT_PATH_MAX, 0 until needed */
 	int slots_used;
 	struct ct_losses losses;
+	struct ct_call_stacks *stacks; /* owned */
 };
 
 /* -------------------------------------------------------------- keys */
@@ -176,6 +177,7 @@ struct ct_context *ct_context_create(void)
 	/* id 0: not inside any range */
 	g_ptr_array_add(ctx->paths, none);
 	ctx->losses.first_ns = INT64_MAX;
+	ctx->stacks = ct_call_stacks_create();
 	return ctx;
 }
 
@@ -190,7 +192,13 @@ void ct_context_destroy(struct ct_context *ctx)
 	g_hash_table_destroy(ctx->process_ids);
 	g_ptr_array_free(ctx->processes, TRUE);
 	g_string_chunk_free(ctx->hostnames);
+	ct_call_stacks_destroy(ctx->stacks);
 	g_free(ctx);
+}
+
+struct ct_call_stacks *ct_context_call_stacks(struct ct_context *ctx)
+{
+	return ctx->stacks;
 }
 
 int ct_context_slot(struct ct_context *ctx)
@@ -417,6 +425,23 @@ char *ct_site_format(const struct ct_context *ctx, const struct ct_process *proc
 	return buf;
 }
 
+char *ct_call_site_format(struct ct_context *ctx, const struct ct_process *process, uint32_t path,
+                          const struct ct_api_ref *api, uint64_t stack_id, char *buf, size_t len)
+{
+	const struct ct_stack *stack =
+	    ct_call_stacks_get(ctx->stacks, process->hostname, process->pid, stack_id);
+
+	char frame[512];
+	size_t used;
+
+	if (!len || !ct_stack_site_format(stack, frame, sizeof(frame)))
+		return ct_site_format(ctx, process, path, api, buf, len);
+	ct_path_format(ctx, path, buf, len);
+	used = strlen(buf);
+	snprintf(buf + used, len - used, "%s%s", used ? ":" : "", frame);
+	return buf;
+}
+
 /* ---------------------------------------------------------------- names */
 
 static void set_api_name(struct ct_name_table *names, unsigned domain, unsigned cbid,
@@ -551,6 +576,28 @@ static void update_tracer_info(struct ct_event *ev)
 	p->driver_version = e->driver_version;
 }
 
+/* A loaded object, for naming call stacks: the statedump's objects, and
+ * those loaded after it (library_load of a tracer that records their range). */
+static void note_library(struct ct_context *ctx, const struct ct_process *p,
+                         const struct ct_ev_library_load *e)
+{
+	uint8_t id[64];
+	size_t n = 0;
+
+	if (!e->size)
+		return;
+	ct_call_stacks_add_object(ctx->stacks, p->hostname, p->pid, e->base, e->size, e->path);
+	for (; n < sizeof(id) && 2 * n + 1 < e->build_id_len; n++) {
+		int hi = g_ascii_xdigit_value(e->build_id[2 * n]);
+		int lo = g_ascii_xdigit_value(e->build_id[2 * n + 1]);
+
+		if (hi < 0 || lo < 0)
+			return;
+		id[n] = (uint8_t)(hi << 4 | lo);
+	}
+	ct_call_stacks_set_build_id(ctx->stacks, p->hostname, p->pid, e->base, id, n);
+}
+
 int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 {
 	struct ct_process *p = ev->process;
@@ -568,6 +615,13 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		break;
 	case CT_EV_KERNEL_NAME:
 		set_kernel_name(p->names, ev->u.kernel_name.kernel_id, ev->u.kernel_name.name);
+		break;
+	case CT_EV_LIBRARY_LOAD:
+		note_library(ctx, p, &ev->u.library_load);
+		break;
+	case CT_EV_CALL_STACK:
+		ct_call_stacks_add(ctx->stacks, p->hostname, p->pid, ev->u.call_stack.stack_id,
+		                   ev->u.call_stack.frames, ev->u.call_stack.frames_count);
 		break;
 	case CT_EV_NVTX_PUSH:
 		nvtx_push(ctx, ev);

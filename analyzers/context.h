@@ -18,6 +18,7 @@
 
 #include <glib.h>
 
+#include "call-stacks.h"
 #include "event.h"
 #include "gpu-timeline.h"
 
@@ -112,6 +113,9 @@ void ct_context_destroy(struct ct_context *ctx);
 /* A slot index for the calling analysis, or -1 when all CT_SLOTS are taken. */
 int ct_context_slot(struct ct_context *ctx);
 
+/* The trace's call stacks and loaded objects (call-stacks.h); owned by the context. */
+struct ct_call_stacks *ct_context_call_stacks(struct ct_context *ctx);
+
 /* The process (hostname, pid), created on first use. */
 struct ct_process *ct_context_process(struct ct_context *ctx, const char *hostname, int64_t pid);
 /* The thread tid of PROCESS, created on first use. */
@@ -185,6 +189,14 @@ char *ct_path_format(const struct ct_context *ctx, uint32_t path, char *buf, siz
  */
 char *ct_site_format(const struct ct_context *ctx, const struct ct_process *process, uint32_t path,
                      const struct ct_api_ref *api, char *buf, size_t len);
+/*
+ * Where a call was made, for people: its NVTX path and the site of its
+ * call stack STACK_ID ("train/step:leak_here (train.c:35)", or without a
+ * range "leak_here (train.c:35)"; ct_stack_site_format) when the trace
+ * holds it and it has one, else ct_site_format's.
+ */
+char *ct_call_site_format(struct ct_context *ctx, const struct ct_process *process, uint32_t path,
+                          const struct ct_api_ref *api, uint64_t stack_id, char *buf, size_t len);
 
 /* CUPTI's callback names (generated from the CUDA headers), NULL if unknown. */
 const char *ct_cupti_cbid_name(unsigned domain, unsigned cbid);

@@ -123,11 +123,11 @@ static void flush(struct ct_decode_thread *dt)
 }
 
 /* The batch being filled: an empty one, waiting for it when all are in use. */
-static struct ct_batch *filling(struct ct_decode_thread *dt)
+static struct ct_batch *filling(struct ct_decode_thread *dt, size_t seq_room)
 {
 	struct ct_batch *b = dt->filling;
 
-	if (b && b->count == CT_DECODE_BATCH) {
+	if (b && (b->count == CT_DECODE_BATCH || b->seq_used > CT_DECODE_BATCH_SEQ - seq_room)) {
 		flush(dt);
 		b = NULL;
 	}
@@ -136,17 +136,21 @@ static struct ct_batch *filling(struct ct_decode_thread *dt)
 		b = pop(dt, &dt->empty);
 		b->count = 0;
 		b->foreign_events = 0;
+		b->seq_used = 0;
 		g_string_chunk_clear(b->strings);
 		dt->filling = b;
 	}
 	return b;
 }
 
-/* A new record of KIND, in the batch being filled (*BATCH, when not NULL, for its strings). */
+/*
+ * A new record of KIND, in the batch being filled (*BATCH, when not NULL,
+ * for its strings), one with room for SEQ_ROOM sequence elements.
+ */
 static struct ct_record *new_record(struct ct_decode_thread *dt, enum ct_record_kind kind,
-                                    struct ct_batch **batch)
+                                    size_t seq_room, struct ct_batch **batch)
 {
-	struct ct_batch *b = filling(dt);
+	struct ct_batch *b = filling(dt, seq_room);
 	struct ct_record *rec = &b->records[b->count++];
 
 	rec->kind = kind;
@@ -159,7 +163,7 @@ static struct ct_record *new_record(struct ct_decode_thread *dt, enum ct_record_
 static void fatal(struct ct_decode_thread *dt, bool input, const char *why)
 {
 	struct ct_batch *b;
-	struct ct_record *rec = new_record(dt, CT_RECORD_FATAL, &b);
+	struct ct_record *rec = new_record(dt, CT_RECORD_FATAL, 0, &b);
 
 	rec->fatal.input = input;
 	rec->fatal.why = g_string_chunk_insert(b->strings, why);
@@ -186,6 +190,29 @@ static const struct ct_event_class_info *class_of(struct ct_decode_thread *dt,
 	}
 }
 
+/*
+ * One of lttng-ust's statedump events: counted as foreign, and also handed
+ * to the reading thread, which names call stacks with it. It carries no
+ * cudatrace context, only the vpid lttng-ust's own context adds: its
+ * process is (hostname, vpid), whatever the events around it.
+ */
+static void decode_ust_statedump(struct ct_decode_thread *dt,
+                                 const struct ct_event_class_info *info, const bt_event *event)
+{
+	struct ct_batch *b;
+	struct ct_record *rec = new_record(dt, CT_RECORD_UST_STATEDUMP, 0, &b);
+	struct ct_ust_statedump_record *sd = &rec->statedump;
+
+	memset(sd, 0, sizeof(*sd));
+	if (!ct_ust_statedump_decode(info->ust_statedump, event, b->strings, sd)) {
+		b->count--; /* skipped: a member is missing */
+		return;
+	}
+	sd->hostname =
+	    info->hostname ? g_string_chunk_insert_const(b->strings, info->hostname) : NULL;
+	sd->pid = ct_decoder_vpid(info, bt_event_borrow_common_context_field_const(event));
+}
+
 static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
@@ -193,13 +220,18 @@ static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
 	struct ct_record *rec;
 	struct ct_batch *b;
 
+	size_t seq_room;
+
 	if (!info)
 		return;
 	if (info->type == CT_EV_NONE) {
-		filling(dt)->foreign_events++;
+		filling(dt, 0)->foreign_events++;
+		if (info->ust_statedump)
+			decode_ust_statedump(dt, info, event);
 		return;
 	}
-	rec = new_record(dt, CT_RECORD_EVENT, &b);
+	seq_room = info->decode ? (size_t)info->seq_fields * CT_STACK_FRAMES_MAX : 0;
+	rec = new_record(dt, CT_RECORD_EVENT, seq_room, &b);
 	rec->decoded = info->decode;
 	memset(&rec->ev, 0, sizeof(rec->ev));
 	rec->ev.type = info->type;
@@ -207,7 +239,9 @@ static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
 	ct_decoder_origin(&dt->decoder, info, bt_event_borrow_common_context_field_const(event),
 	                  info->decode, b->strings, &rec->origin);
 	if (info->decode)
-		ct_decoder_payload(info, event, &rec->ev, b->strings);
+		b->seq_used +=
+		    ct_decoder_payload(info, event, &rec->ev, b->strings, b->seq + b->seq_used,
+		                       CT_DECODE_BATCH_SEQ - b->seq_used);
 }
 
 /* CS in ns on the trace clock, as event times are (ct_decoder_time); INT64_MIN if unknown. */
@@ -245,7 +279,7 @@ static void loss(struct ct_decode_thread *dt, const bt_message *msg, bool events
 
 	if (known != BT_PROPERTY_AVAILABILITY_AVAILABLE)
 		return;
-	rec = new_record(dt, CT_RECORD_LOSS, NULL);
+	rec = new_record(dt, CT_RECORD_LOSS, 0, NULL);
 	rec->loss.time_ns = loss_time(msg, events);
 	rec->loss.events = events ? count : 0;
 	rec->loss.packets = events ? 0 : count;
@@ -281,7 +315,7 @@ static void decoding_stopped(struct ct_decode_thread *dt)
 	if (!error)
 		return;
 	bt_error_release(error);
-	new_record(dt, CT_RECORD_STOPPED, NULL);
+	new_record(dt, CT_RECORD_STOPPED, 0, NULL);
 }
 
 bt_graph_simple_sink_component_consume_func_status ct_decode_thread_consume(bt_message_iterator *it,

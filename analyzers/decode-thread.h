@@ -35,16 +35,21 @@
 #include "event-decoder.h"
 #include "event.h"
 #include "trace-graph.h"
+#include "ust-statedump.h"
 
 /* Records a batch holds, and batches in flight. */
 #define CT_DECODE_BATCH   512
 #define CT_DECODE_BATCHES 8
+/* Sequence elements (call stacks' frames) a batch holds: a batch that has
+ * no room left for a whole sequence is handed over before it is full. */
+#define CT_DECODE_BATCH_SEQ (32 * CT_STACK_FRAMES_MAX)
 
 enum ct_record_kind {
-	CT_RECORD_EVENT,   /* one of ours: ev, origin, decoded */
-	CT_RECORD_LOSS,    /* LTTng lost events or packets: loss */
-	CT_RECORD_STOPPED, /* a stream ends in data that cannot be decoded */
-	CT_RECORD_FATAL,   /* the trace cannot be read on: fatal */
+	CT_RECORD_EVENT,         /* one of ours: ev, origin, decoded */
+	CT_RECORD_UST_STATEDUMP, /* lttng-ust's statedump, for the call stacks: statedump */
+	CT_RECORD_LOSS,          /* LTTng lost events or packets: loss */
+	CT_RECORD_STOPPED,       /* a stream ends in data that cannot be decoded */
+	CT_RECORD_FATAL,         /* the trace cannot be read on: fatal */
 };
 
 /* What the decoding thread made of one message. */
@@ -53,7 +58,11 @@ struct ct_record {
 	/* CT_RECORD_EVENT: the payload was decoded (else the event is only counted) */
 	bool decoded;
 	struct ct_event_origin origin;
-	struct ct_event ev; /* type, time_ns and payload; strings in the batch's */
+	union {
+		/* type, time_ns and payload; strings and sequences in the batch's */
+		struct ct_event ev;
+		struct ct_ust_statedump_record statedump; /* its strings in the batch's */
+	};
 	struct {
 		int64_t time_ns; /* INT64_MIN when the stream does not say */
 		uint64_t events, packets;
@@ -67,8 +76,10 @@ struct ct_record {
 struct ct_batch {
 	struct ct_record records[CT_DECODE_BATCH];
 	size_t count;
-	uint64_t foreign_events; /* events of other providers, not recorded */
-	GStringChunk *strings;   /* the records' strings */
+	uint64_t foreign_events;           /* events of other providers, not recorded */
+	GStringChunk *strings;             /* the records' strings */
+	size_t seq_used;                   /* elements of seq the records hold */
+	uint64_t seq[CT_DECODE_BATCH_SEQ]; /* the elements of the records' sequences */
 };
 
 struct ct_decode_thread;

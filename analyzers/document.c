@@ -154,6 +154,13 @@ void ct_doc_array(struct ct_doc *doc, const char *key, const char *title)
 	open_container(doc, key, title, CT_NODE_ARRAY);
 }
 
+void ct_doc_detail_array(struct ct_doc *doc, const char *key)
+{
+	open_container(doc, key, NULL, CT_NODE_ARRAY);
+	if (!doc->error[0])
+		doc->open[doc->depth - 1]->detail = true;
+}
+
 void ct_doc_end(struct ct_doc *doc)
 {
 	if (doc->error[0])

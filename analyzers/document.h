@@ -60,6 +60,7 @@ struct ct_node {
 	enum ct_unit unit;
 	char *key;   /* owned; NULL for array elements and the root */
 	char *title; /* owned; for people (text), NULL if none */
+	bool detail; /* for programs only: text leaves it out (ct_doc_detail_array) */
 	union {
 		uint64_t u64;
 		int64_t i64;
@@ -92,6 +93,9 @@ void ct_doc_destroy(struct ct_doc *doc);
 void ct_doc_object(struct ct_doc *doc, const char *key, const char *title);
 /* Opens an array. */
 void ct_doc_array(struct ct_doc *doc, const char *key, const char *title);
+/* Opens an array for programs only (a call stack): JSON and CSV write it,
+ * text leaves it out. */
+void ct_doc_detail_array(struct ct_doc *doc, const char *key);
 /* Closes the innermost open object or array. */
 void ct_doc_end(struct ct_doc *doc);
 

@@ -75,6 +75,14 @@ static enum ct_field_read read_mode(const bt_field_class *fc, const struct ct_fi
 		                   BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)
 		           ? CT_READ_ARRAY
 		           : CT_READ_NONE;
+	if (spec->storage == CT_STORE_SEQ_X64)
+		return bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY) &&
+		               bt_field_class_type_is(
+		                   bt_field_class_get_type(
+		                       bt_field_class_array_borrow_element_field_class_const(fc)),
+		                   BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)
+		           ? CT_READ_SEQ
+		           : CT_READ_NONE;
 	if (!bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_INTEGER))
 		return CT_READ_NONE;
 	return bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) ? CT_READ_SIGNED
@@ -106,6 +114,7 @@ static int resolve_payload(struct ct_event_class_info *info, const bt_event_clas
 	const struct ct_field_spec *spec = ct_event_fields(info->type);
 	uint8_t n = 0;
 
+	info->seq_fields = 0;
 	for (; spec && spec->name; spec++, n++) {
 		int64_t i = member_index(payload, spec->name);
 
@@ -116,6 +125,8 @@ static int resolve_payload(struct ct_event_class_info *info, const bt_event_clas
 			info->index[n] = (uint64_t)i;
 			info->read[n] = read_mode(member_class(payload, (uint64_t)i), spec);
 		}
+		if (info->read[n] == CT_READ_SEQ)
+			info->seq_fields++;
 		if (info->read[n] == CT_READ_NONE && !spec->optional) {
 			snprintf(error, len,
 			         "event %s %s field '%s': the trace was recorded by a version of "
@@ -152,15 +163,16 @@ int ct_event_class_resolve(struct ct_event_class_info *info, const bt_event *eve
 
 	info->trace_class = bt_stream_class_borrow_trace_class_const(sc);
 	info->type = CT_EV_NONE;
+	info->ust_statedump = ct_ust_statedump_kind(name);
+	info->vpid_index = context_member(context, "vpid", false, &info->vpid_signed);
+	info->vtid_index = context_member(context, "vtid", false, &info->vtid_signed);
+	info->procname_index = context_member(context, "procname", true, NULL);
+	info->hostname = trace_hostname(event);
 	if (!name || strncmp(name, CT_PROVIDER_PREFIX, strlen(CT_PROVIDER_PREFIX)) != 0)
 		return 0;
 	info->type = ct_event_type_from_name(name + strlen(CT_PROVIDER_PREFIX));
 	if (info->type == CT_EV_NONE)
 		return 0; /* a cudatrace event newer than us: ignored, as a foreign one */
-	info->vpid_index = context_member(context, "vpid", false, &info->vpid_signed);
-	info->vtid_index = context_member(context, "vtid", false, &info->vtid_signed);
-	info->procname_index = context_member(context, "procname", true, NULL);
-	info->hostname = trace_hostname(event);
 	if (bt_stream_class_borrow_default_clock_class_const(sc))
 		info->frequency = bt_clock_class_get_frequency(
 		    bt_stream_class_borrow_default_clock_class_const(sc));
@@ -250,6 +262,33 @@ static void store_array(struct ct_event *ev, const struct ct_field_spec *spec, c
 }
 
 /*
+ * A sequence's elements, at most CT_STACK_FRAMES_MAX of them, copied into
+ * SEQ (babeltrace2 keeps them as fields, not as one array). Returns the
+ * elements used; without room, the sequence is left empty.
+ */
+static size_t store_seq(struct ct_event *ev, const struct ct_field_spec *spec, const bt_field *f,
+                        uint64_t *seq, size_t room)
+{
+	uint64_t n = bt_field_array_get_length(f);
+	const uint64_t *at = seq;
+	uint16_t count;
+
+	if (n > CT_STACK_FRAMES_MAX)
+		n = CT_STACK_FRAMES_MAX;
+	if (!seq || n > room)
+		n = 0;
+	for (uint64_t i = 0; i < n; i++)
+		seq[i] = bt_field_integer_unsigned_get_value(
+		    bt_field_array_borrow_element_field_by_index_const(f, i));
+	count = (uint16_t)n;
+	if (!n)
+		at = NULL;
+	memcpy((char *)ev + spec->offset, &at, sizeof(at));
+	memcpy((char *)ev + spec->len_offset, &count, sizeof(count));
+	return (size_t)n;
+}
+
+/*
  * The value of string member F. Babeltrace 2.0.4 leaves the previous
  * value of a string field in place when the text sequence it decodes is
  * empty: the length member says so.
@@ -327,11 +366,12 @@ static void unknown_values(struct ct_event *ev)
 	}
 }
 
-void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *event,
-                        struct ct_event *ev, GStringChunk *strings)
+size_t ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *event,
+                          struct ct_event *ev, GStringChunk *strings, uint64_t *seq, size_t room)
 {
 	const bt_field *payload = bt_event_borrow_payload_field_const(event);
 	const struct ct_field_spec *spec = ct_event_fields(info->type);
+	size_t used = 0;
 
 	for (uint8_t n = 0; n < info->field_count; n++) {
 		const bt_field *f;
@@ -352,11 +392,15 @@ void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *
 		case CT_READ_ARRAY:
 			store_array(ev, &spec[n], f);
 			break;
+		case CT_READ_SEQ:
+			used += store_seq(ev, &spec[n], f, seq ? seq + used : NULL, room - used);
+			break;
 		default:
 			break;
 		}
 	}
 	unknown_values(ev);
+	return used;
 }
 
 static int64_t context_int(const bt_field *context, int64_t index, bool is_signed)
@@ -380,7 +424,7 @@ void ct_decoder_origin(struct ct_decoder *d, const struct ct_event_class_info *i
                        const bt_field *context, bool with_thread, GStringChunk *strings,
                        struct ct_event_origin *origin)
 {
-	int64_t vpid = context_int(context, info->vpid_index, info->vpid_signed);
+	int64_t vpid = ct_decoder_vpid(info, context);
 
 	origin->vtid = with_thread ? context_int(context, info->vtid_index, info->vtid_signed) : 0;
 	origin->changed =
@@ -433,6 +477,11 @@ struct ct_thread *ct_origins_thread(struct ct_origins *o, const struct ct_event_
 	o->last_thread = ct_context_thread(o->ctx, p, origin->vtid);
 	o->last_vtid = origin->vtid;
 	return o->last_thread;
+}
+
+int64_t ct_decoder_vpid(const struct ct_event_class_info *info, const bt_field *context)
+{
+	return context_int(context, info->vpid_index, info->vpid_signed);
 }
 
 int64_t ct_clock_ns(uint64_t cycles, uint64_t frequency)

@@ -21,6 +21,7 @@
 #include "context.h"
 #include "event-schema.h"
 #include "event.h"
+#include "ust-statedump.h"
 
 /* How a payload member is read. */
 enum ct_field_read {
@@ -29,14 +30,18 @@ enum ct_field_read {
 	CT_READ_SIGNED,   /* a signed integer */
 	CT_READ_STRING,   /* a string, borrowed */
 	CT_READ_ARRAY,    /* a static array of unsigned integers */
+	CT_READ_SEQ,      /* a dynamic array of unsigned integers */
 };
 
 /* What the first event of a class taught: how to decode the others. */
 struct ct_event_class_info {
 	const bt_trace_class *trace_class; /* borrowed: its trace class */
 	enum ct_event_type type;           /* CT_EV_NONE: not ours */
-	bool decode;                       /* its payload is wanted (else it is only counted) */
+	/* Not ours, but read: one of lttng-ust's statedump events (or NONE). */
+	enum ct_ust_statedump ust_statedump;
+	bool decode; /* its payload is wanted (else it is only counted) */
 	uint8_t field_count;
+	uint8_t seq_fields;            /* members read as CT_READ_SEQ */
 	uint64_t index[CT_FIELDS_MAX]; /* payload member index of each field spec */
 	uint8_t read[CT_FIELDS_MAX];   /* enum ct_field_read */
 	/* Payload member index of each text field's length (_NAME_length), -1 if none. */
@@ -111,10 +116,15 @@ void ct_decoder_origin(struct ct_decoder *decoder, const struct ct_event_class_i
 /*
  * Stores EVENT's payload fields into EV (whose other members are the
  * caller's), its strings copied into STRINGS (borrowed from EVENT without
- * STRINGS).
+ * STRINGS), the elements of its sequences (at most CT_STACK_FRAMES_MAX
+ * each) into SEQ, which has ROOM elements: a sequence that does not fit,
+ * or any without SEQ, is left empty. Returns the elements of SEQ used.
  */
-void ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *event,
-                        struct ct_event *ev, GStringChunk *strings);
+size_t ct_decoder_payload(const struct ct_event_class_info *info, const bt_event *event,
+                          struct ct_event *ev, GStringChunk *strings, uint64_t *seq, size_t room);
+
+/* The vpid of an event with common context CONTEXT, 0 when the trace has none. */
+int64_t ct_decoder_vpid(const struct ct_event_class_info *info, const bt_field *context);
 
 /* The reading state of a pass: the last process and thread, for runs of one thread. */
 struct ct_origins {

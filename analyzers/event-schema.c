@@ -40,6 +40,8 @@ _Static_assert(CT_FIELDS_MAX <= UINT8_MAX, "field counts are kept in 8 bits");
 #define CT_STRING(name, need)                SPEC(name, AT(name), 0, CT_STORE_STRING, 0, need)
 #define CT_ARRAY(type, name, count, need) \
 	SPEC(name, AT(name), 0, CT_STORE_ARRAY_##type, count, need)
+#define CT_SEQ(type, name, max, need) \
+	SPEC(name, AT(name), AT(name##_count), CT_STORE_SEQ_##type, 0, need)
 #define CT_LAYOUT(name, fields)                                                  \
 	static const struct ct_field_spec *fields_of_##name(void)                \
 	{                                                                        \

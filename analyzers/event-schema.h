@@ -23,12 +23,13 @@ enum ct_field_storage {
 	CT_STORE_STRING,   /* const char *, borrowed from the trace */
 	CT_STORE_TEXT,     /* const char *, and its length at len_offset */
 	CT_STORE_ARRAY_X8, /* uint8_t[count] */
+	CT_STORE_SEQ_X64,  /* const uint64_t *, and its count at len_offset */
 };
 
 struct ct_field_spec {
 	const char *name;    /* as in the trace */
 	uint16_t offset;     /* in struct ct_event */
-	uint16_t len_offset; /* CT_STORE_TEXT: of the uint16_t length */
+	uint16_t len_offset; /* CT_STORE_TEXT, CT_STORE_SEQ_*: of the uint16_t length */
 	uint8_t storage;     /* enum ct_field_storage */
 	uint8_t count;       /* CT_STORE_ARRAY_X8: elements */
 	bool optional;       /* a trace may lack it: then it stays 0 */
@@ -45,6 +46,7 @@ const struct ct_field_spec *ct_event_fields(enum ct_event_type type);
 #define CT_TEXT(name, need)                  0,
 #define CT_STRING(name, need)                0,
 #define CT_ARRAY(type, name, count, need)    0,
+#define CT_SEQ(type, name, max, need)        0,
 #define CT_LAYOUT(name, fields)              char name[sizeof((const char[]){ fields 0 })];
 union ct_field_counts {
 #include "contract/events.def"

@@ -199,6 +199,7 @@ static int range_exempt(enum ct_event_type type)
 	case CT_EV_MEM_FREE_FAILED:
 	case CT_EV_API_NAME:
 	case CT_EV_KERNEL_NAME:
+	case CT_EV_CALL_STACK:
 	case CT_EV_DEVICE_INFO:
 	case CT_EV_TRACER_INFO:
 	case CT_EV_TRACER_ERROR:

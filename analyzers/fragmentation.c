@@ -36,6 +36,7 @@
 #include "assert.h"
 #include "fragmentation.h"
 #include "range-map.h"
+#include "saturate.h"
 
 #define MIB         (UINT64_C(1) << 20)
 #define ALIGNMENT   UINT64_C(512)
@@ -143,6 +144,7 @@ struct frag_failure {
 	int32_t result;
 	struct ct_api_ref api;
 	uint32_t site;
+	uint64_t stack_id;
 	struct frag_snapshot state;
 };
 
@@ -442,6 +444,7 @@ static void on_failure(struct fragmentation *f, const struct ct_event *ev)
 		.result = e->result,
 		.api = e->api,
 		.site = ev->site,
+		.stack_id = e->stack_id,
 	};
 	snapshot(f, fd, ev->time_ns, &failure->state);
 	/* the event's own NVML reading is the one taken at the failure */
@@ -1049,9 +1052,13 @@ static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 		.requested_bytes = fl->requested,
 		.result = fl->result,
 		.api = intern(f, ct_context_api_name(fl->process, fl->api.domain, fl->api.cbid)),
-		.site = intern(
-		    f, ct_site_format(f->ctx, fl->process, fl->site, &fl->api, site, sizeof(site))),
+		.site = intern(f, ct_call_site_format(f->ctx, fl->process, fl->site, &fl->api,
+		                                      fl->stack_id, site, sizeof(site))),
 		.nvtx_path = intern(f, ct_path_format(f->ctx, fl->site, path, sizeof(path))),
+		.stack = ct_stack_copy(ct_call_stacks_get(ct_context_call_stacks(f->ctx),
+		                                          fl->process->hostname, fl->process->pid,
+		                                          fl->stack_id),
+		                       f->result.strings),
 		.verdict = v.name,
 		.explanation = intern(f, v.reason),
 		.withheld_verdict = v.withheld,
@@ -1236,6 +1243,43 @@ static void add_notes(struct fragmentation *f)
 	}
 }
 
+static gint by_requested(gconstpointer pa, gconstpointer pb)
+{
+	const struct ct_frag_site *a = pa, *b = pb;
+
+	if (a->requested_bytes != b->requested_bytes)
+		return a->requested_bytes < b->requested_bytes ? 1 : -1;
+	return strcmp(a->site ? a->site : "", b->site ? b->site : "");
+}
+
+/* The failures kept, grouped by site (interned: equal sites are one pointer). */
+static GArray *failure_sites(const GArray *failures)
+{
+	GArray *sites = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_site));
+	GHashTable *index = g_hash_table_new(g_direct_hash, g_direct_equal);
+
+	for (guint i = 0; i < failures->len; i++) {
+		const struct ct_frag_failure *fl =
+		    &g_array_index(failures, struct ct_frag_failure, i);
+		guint at = GPOINTER_TO_UINT(g_hash_table_lookup(index, fl->site));
+		struct ct_frag_site *s;
+
+		if (!at) {
+			struct ct_frag_site fresh = { .site = fl->site };
+
+			g_array_append_val(sites, fresh);
+			at = sites->len;
+			g_hash_table_insert(index, (gpointer)fl->site, GUINT_TO_POINTER(at));
+		}
+		s = &g_array_index(sites, struct ct_frag_site, at - 1);
+		s->count++;
+		s->requested_bytes = ct_sat_add_u64(s->requested_bytes, fl->requested_bytes);
+	}
+	g_hash_table_destroy(index);
+	g_array_sort(sites, by_requested);
+	return sites;
+}
+
 static enum ct_analysis_status fragmentation_result(void *state, const void **result)
 {
 	struct fragmentation *f = state;
@@ -1248,6 +1292,7 @@ static enum ct_analysis_status fragmentation_result(void *state, const void **re
 	add_notes(f);
 	for (guint i = 0; i < f->failures->len; i++)
 		add_failure(f, g_ptr_array_index(f->failures, i));
+	f->result.failure_sites = failure_sites(f->result.failures);
 	for (size_t p = 0; p < ct_context_process_count(f->ctx); p++) {
 		const struct ct_process *process = ct_context_process_at(f->ctx, p);
 
@@ -1268,14 +1313,21 @@ static void result_release(struct ct_fragmentation_result *r)
 		g_array_unref(g_array_index(r->devices, struct ct_frag_device, i).pools);
 		g_array_unref(g_array_index(r->devices, struct ct_frag_device, i).caveats);
 	}
-	for (guint i = 0; r->failures && i < r->failures->len; i++)
-		g_array_unref(g_array_index(r->failures, struct ct_frag_failure, i).caveats);
+	for (guint i = 0; r->failures && i < r->failures->len; i++) {
+		struct ct_frag_failure *fl = &g_array_index(r->failures, struct ct_frag_failure, i);
+
+		g_array_unref(fl->caveats);
+		if (fl->stack)
+			g_array_unref(fl->stack);
+	}
 	if (r->notes)
 		g_array_unref(r->notes);
 	if (r->devices)
 		g_array_unref(r->devices);
 	if (r->failures)
 		g_array_unref(r->failures);
+	if (r->failure_sites)
+		g_array_unref(r->failure_sites);
 	if (r->strings)
 		g_string_chunk_free(r->strings);
 }

@@ -53,6 +53,7 @@ struct ct_frag_failure {
 	const char *api; /* NULL when the trace names none */
 	const char *site;
 	const char *nvtx_path;
+	GArray *stack; /* struct ct_stack_frame (call-stacks.h), innermost first; NULL: none */
 	const char *verdict; /* "out_of_memory", "fragmented", "held_elsewhere", "unknown" */
 	const char *explanation;
 	const char *withheld_verdict; /* the verdict the figures alone would give, when withheld */
@@ -98,9 +99,17 @@ struct ct_frag_device {
 	GArray *caveats;              /* struct ct_caveat: "at_peak.live_bytes", ... */
 };
 
+/* Failed allocations by where they were made. */
+struct ct_frag_site {
+	const char *site;
+	uint64_t count;
+	uint64_t requested_bytes;
+};
+
 struct ct_fragmentation_result {
 	uint64_t failure_count; /* all of them */
 	GArray *failures;       /* struct ct_frag_failure, the first ones kept, in time order */
+	GArray *failure_sites;  /* struct ct_frag_site of the failures kept, the most bytes first */
 	GArray *devices;        /* struct ct_frag_device, by process, then device */
 	GArray *notes;          /* struct ct_caveat_note: why figures are not exact */
 	GStringChunk *strings;  /* every string of the result */

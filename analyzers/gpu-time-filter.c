@@ -365,7 +365,7 @@ static int take_event(struct iter *it, const bt_message *msg)
 	if (info->type == CT_EV_NONE || !info->decode)
 		return 0;
 	ev.type = info->type;
-	ct_decoder_payload(info, event, &ev, NULL);
+	ct_decoder_payload(info, event, &ev, NULL, NULL, 0);
 	ct_decoder_origin(&it->decoder, info, bt_event_borrow_common_context_field_const(event),
 	                  false, NULL, &origin);
 	process = ct_origins_process(&it->origins, &origin);

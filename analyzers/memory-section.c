@@ -64,9 +64,28 @@ static void write_allocs(struct ct_doc *doc, const char *key, const char *title,
 	ct_doc_end(doc);
 }
 
-static void write_leak_sites(struct ct_doc *doc, const GArray *sites)
+static void write_stack(struct ct_doc *doc, const GArray *stack)
 {
-	ct_doc_array(doc, "leak_sites", "Live at the end, by site");
+	ct_doc_detail_array(doc, "stack");
+	for (guint i = 0; i < stack->len; i++) {
+		const struct ct_stack_frame *f = &g_array_index(stack, struct ct_stack_frame, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_u64(doc, "address", f->address, CT_UNIT_ADDRESS);
+		ct_doc_string(doc, "function", f->symbol.function);
+		ct_doc_string(doc, "file", f->symbol.file);
+		ct_doc_u64(doc, "line", f->symbol.line, CT_UNIT_ID);
+		ct_doc_string(doc, "object", f->symbol.object);
+		ct_doc_bool(doc, "folded", f->folded);
+		ct_doc_bool(doc, "inlined", f->inlined);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_sites(struct ct_doc *doc, const char *key, const char *title, const GArray *sites)
+{
+	ct_doc_array(doc, key, title);
 	for (guint i = 0; i < sites->len; i++) {
 		const struct ct_memory_leak_site *s =
 		    &g_array_index(sites, struct ct_memory_leak_site, i);
@@ -75,6 +94,12 @@ static void write_leak_sites(struct ct_doc *doc, const GArray *sites)
 		ct_doc_string(doc, "site", s->site);
 		ct_doc_u64(doc, "count", s->count, CT_UNIT_NONE);
 		ct_doc_u64(doc, "bytes", s->bytes, CT_UNIT_BYTES);
+		if (s->stack) {
+			ct_doc_string(doc, "function", s->function);
+			ct_doc_string(doc, "file", s->file);
+			ct_doc_u64(doc, "line", s->line, CT_UNIT_ID);
+			write_stack(doc, s->stack);
+		}
 		ct_doc_end(doc);
 	}
 	ct_doc_end(doc);
@@ -154,10 +179,11 @@ static void write_device(struct ct_doc *doc, const struct ct_memory_device *d)
 	write_allocs(doc, "peak_allocations",
 	             d->peak_lower_bound ? "Live at the peak (at least these)" : "Live at the peak",
 	             d->peak_allocations);
+	write_sites(doc, "peak_sites", "Live at the peak, by site", d->peak_sites);
 	ct_doc_u64(doc, "leak_count", d->leak_count, CT_UNIT_NONE);
 	ct_doc_u64(doc, "leaked_bytes", d->leaked_bytes, CT_UNIT_BYTES);
 	write_allocs(doc, "leaks", leaks_title(d), d->leaks);
-	write_leak_sites(doc, d->leak_sites);
+	write_sites(doc, "leak_sites", "Live at the end, by site", d->leak_sites);
 	ct_doc_u64(doc, "reclaimed_count", d->reclaimed_count, CT_UNIT_NONE);
 	ct_doc_u64(doc, "reclaimed_bytes", d->reclaimed_bytes, CT_UNIT_BYTES);
 	write_reclaimed(doc, d->reclaimed);
@@ -260,6 +286,8 @@ static void write_failure(struct ct_doc *doc, const struct ct_frag_failure *f)
 	ct_doc_string(doc, "api", f->api);
 	ct_doc_string(doc, "site", f->site);
 	ct_doc_string(doc, "nvtx_path", f->nvtx_path);
+	if (f->stack)
+		write_stack(doc, f->stack);
 	ct_doc_string(doc, "verdict", f->verdict);
 	ct_doc_string(doc, "explanation", f->explanation);
 	ct_doc_string(doc, "withheld_verdict", f->withheld_verdict);
@@ -321,6 +349,18 @@ static void write_fragmentation(struct ct_doc *doc, const struct ct_fragmentatio
 	ct_doc_array(doc, "failures", "Failed allocations");
 	for (guint i = 0; i < r->failures->len; i++)
 		write_failure(doc, &g_array_index(r->failures, struct ct_frag_failure, i));
+	ct_doc_end(doc);
+	ct_doc_array(doc, "failure_sites", "Failed allocations by site");
+	for (guint i = 0; i < r->failure_sites->len; i++) {
+		const struct ct_frag_site *s =
+		    &g_array_index(r->failure_sites, struct ct_frag_site, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_string(doc, "site", s->site);
+		ct_doc_u64(doc, "count", s->count, CT_UNIT_NONE);
+		ct_doc_u64(doc, "requested_bytes", s->requested_bytes, CT_UNIT_BYTES);
+		ct_doc_end(doc);
+	}
 	ct_doc_end(doc);
 	ct_doc_array(doc, "fragmentation", "Fragmentation by process and device");
 	for (guint i = 0; i < r->devices->len; i++)

@@ -226,15 +226,24 @@ static const char *intern(struct memory *m, const char *text)
 	return text ? g_string_chunk_insert_const(m->result.strings, text) : NULL;
 }
 
-/* Where A was made, "" when the trace does not say (one known from its release only). */
+/* A's call stack, named; NULL when the trace has none. */
+static const struct ct_stack *stack_of(struct memory *m, const struct ct_acct_alloc *a)
+{
+	const struct ct_process *p = ct_context_process_at(m->ctx, a->process);
+
+	return ct_call_stacks_get(ct_context_call_stacks(m->ctx), p->hostname, p->pid, a->stack_id);
+}
+
+/* Where A was made (ct_call_site_format); NULL when the trace does not
+ * say (one known from its release only). */
 static const char *site_of(struct memory *m, const struct ct_acct_alloc *a)
 {
 	char site[512];
 
 	if (a->origin == CT_ACCT_INFERRED)
 		return NULL;
-	return intern(m, ct_site_format(m->ctx, ct_context_process_at(m->ctx, a->process), a->path,
-	                                &a->api, site, sizeof(site)));
+	return intern(m, ct_call_site_format(m->ctx, ct_context_process_at(m->ctx, a->process),
+	                                     a->path, &a->api, a->stack_id, site, sizeof(site)));
 }
 
 static struct ct_memory_alloc alloc_of(struct memory *m, const struct ct_acct_alloc *a,
@@ -287,15 +296,35 @@ static gint by_bytes(gconstpointer pa, gconstpointer pb)
 	return strcmp(a->site, b->site);
 }
 
-/* LEAKS grouped by site, the most bytes first, at most max_rows of them. */
-static GArray *leak_sites(struct memory *m, const GPtrArray *leaks)
+static void site_clear(gpointer p)
+{
+	struct ct_memory_leak_site *s = p;
+
+	if (s->stack)
+		g_array_unref(s->stack);
+}
+
+/* S's function, file:line and whole stack, from STACK. */
+static void site_stack(struct memory *m, struct ct_memory_leak_site *s, const struct ct_stack *st)
+{
+	if (st && st->site < st->count) {
+		s->function = intern(m, st->frames[st->site].symbol.function);
+		s->file = intern(m, st->frames[st->site].symbol.file);
+		s->line = st->frames[st->site].symbol.line;
+	}
+	s->stack = ct_stack_copy(st, m->result.strings);
+}
+
+/* ALLOCS grouped by site, the most bytes first, at most max_rows of them. */
+static GArray *sites_of(struct memory *m, const GPtrArray *allocs)
 {
 	GArray *sites = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_leak_site));
 	/* site -> its index in SITES + 1; keys are the result's strings, "" for none */
 	GHashTable *index = g_hash_table_new(g_str_hash, g_str_equal);
 
-	for (guint i = 0; i < leaks->len; i++) {
-		const struct ct_acct_alloc *a = g_ptr_array_index(leaks, i);
+	g_array_set_clear_func(sites, site_clear);
+	for (guint i = 0; i < allocs->len; i++) {
+		const struct ct_acct_alloc *a = g_ptr_array_index(allocs, i);
 		const char *site = site_of(m, a);
 		const char *key = site ? site : "";
 		guint at = GPOINTER_TO_UINT(g_hash_table_lookup(index, key));
@@ -304,6 +333,8 @@ static GArray *leak_sites(struct memory *m, const GPtrArray *leaks)
 		if (!at) {
 			struct ct_memory_leak_site fresh = { .site = site };
 
+			if (a->origin != CT_ACCT_INFERRED)
+				site_stack(m, &fresh, stack_of(m, a));
 			g_array_append_val(sites, fresh);
 			at = sites->len;
 			g_hash_table_insert(index, (gpointer)key, GUINT_TO_POINTER(at));
@@ -474,7 +505,8 @@ static void add_device(struct memory *m, const struct mem_device *mem)
 		    ((const struct ct_acct_alloc *)g_ptr_array_index(g.leaks, i))->size);
 	/* the end of a process is its last event (a killed one has no exit) */
 	d.leaks = alloc_list(m, g.leaks, md->process->events ? md->process->last_ns : m->end_ns);
-	d.leak_sites = leak_sites(m, g.leaks);
+	d.leak_sites = sites_of(m, g.leaks);
+	d.peak_sites = sites_of(m, g.peak);
 	d.caveats = caveats_of(m, md, &d);
 	g_array_append_val(m->result.devices, d);
 	g_ptr_array_free(g.leaks, TRUE);
@@ -586,6 +618,7 @@ static void result_release(struct ct_memory_result *r)
 		g_array_unref(d->peak_allocations);
 		g_array_unref(d->leaks);
 		g_array_unref(d->leak_sites);
+		g_array_unref(d->peak_sites);
 		g_array_unref(d->reclaimed);
 		g_array_unref(d->caveats);
 	}

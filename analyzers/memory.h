@@ -53,11 +53,16 @@ struct ct_memory_reclaimed {
 	const char *note;         /* "reclaimed by cudaDeviceReset, never freed by the program" */
 };
 
-/* Allocations live at the end, by where they were made. */
+/* Allocations live at a moment (the end, the peak), by where they were made. */
 struct ct_memory_leak_site {
 	const char *site;
 	uint64_t count;
 	uint64_t bytes;
+	/* From the call stack, when the trace has one: the program's first frame. */
+	const char *function; /* NULL when unknown */
+	const char *file;
+	uint32_t line;
+	GArray *stack; /* struct ct_stack_frame (call-stacks.h), innermost first; NULL: none */
 };
 
 /* One kind of memory of a device: its own peak, and what it held at the device's peak and at the end. */
@@ -94,6 +99,7 @@ struct ct_memory_device {
 	uint64_t leaked_bytes;
 	GArray *leaks;            /* struct ct_memory_alloc, live at the end */
 	GArray *leak_sites;       /* struct ct_memory_leak_site */
+	GArray *peak_sites;       /* struct ct_memory_leak_site, of the peak's allocations */
 	uint64_t reclaimed_count; /* never freed by the program, reclaimed by CUDA */
 	uint64_t reclaimed_bytes;
 	GArray *reclaimed; /* struct ct_memory_reclaimed, largest first */

@@ -39,6 +39,10 @@ struct ct_options {
 	size_t series_points;
 	/* What the recorder kept beside the traces (recorded.h); borrowed, NULL: none. */
 	const struct ct_recorded *recorded;
+	/* Directories searched first for the objects of call stacks and their
+	 * debug information, by build id (DIR/.build-id/xx/...) or debug link:
+	 * colon-separated; borrowed; NULL: the standard ones only. */
+	const char *debug_dirs;
 };
 
 /* Defaults: no filter, 20 rows, 512 points. */

@@ -47,7 +47,8 @@
 #define ALWAYS_DECODED                                                                             \
 	(CT_EV_BIT(CT_EV_API_NAME) | CT_EV_BIT(CT_EV_KERNEL_NAME) | CT_EV_BIT(CT_EV_NVTX_PUSH) |   \
 	 CT_EV_BIT(CT_EV_NVTX_POP) | CT_EV_BIT(CT_EV_DEVICE_INFO) | CT_EV_BIT(CT_EV_NVML_SAMPLE) | \
-	 CT_EV_BIT(CT_EV_TRACER_INFO) | CT_EV_BIT(CT_EV_ACTIVITY_DROPPED))
+	 CT_EV_BIT(CT_EV_TRACER_INFO) | CT_EV_BIT(CT_EV_ACTIVITY_DROPPED) |                        \
+	 CT_EV_BIT(CT_EV_CALL_STACK) | CT_EV_BIT(CT_EV_LIBRARY_LOAD))
 
 struct instance {
 	const struct ct_analysis_class *cls;
@@ -85,6 +86,7 @@ struct ct_reader *ct_reader_create(const struct ct_options *opts)
 
 	r->opts = opts;
 	r->ctx = ct_context_create();
+	ct_call_stacks_set_debug_dirs(ct_context_call_stacks(r->ctx), opts->debug_dirs);
 	r->cache = ct_class_cache_create();
 	r->paths = g_ptr_array_new_with_free_func(g_free);
 	ct_origins_init(&r->origins, r->ctx);
@@ -359,6 +361,9 @@ static void take_record(struct ct_reader *r, struct ct_record *rec)
 		}
 		ev->thread = ct_origins_thread(&r->origins, &rec->origin, ev->process);
 		ct_reader_feed(r, ev);
+		break;
+	case CT_RECORD_UST_STATEDUMP:
+		ct_ust_statedump_apply(&rec->statedump, ct_context_call_stacks(r->ctx));
 		break;
 	case CT_RECORD_LOSS:
 		ct_reader_note_loss(r, rec->loss.time_ns, rec->loss.events, rec->loss.packets);

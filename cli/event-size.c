@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 
+#include "contract/events.h"
 #include "event-size.h"
 
 /* Per layout: its bytes besides strings (each integer counted as 8), and its strings. */
@@ -14,6 +15,7 @@
 #define CT_TEXT(name, need)                  + 2
 #define CT_STRING(name, need)                + 1
 #define CT_ARRAY(type, name, count, need)    + 8 * (count)
+#define CT_SEQ(type, name, max, need)        + 2 + 8 * (max)
 #define CT_MEMBER(ctype, member)
 #define CT_PATH(type, path, name, need)      + 8
 #define CT_ENUM_PATH(enum, path, name, need) + 1
@@ -27,6 +29,7 @@ static const unsigned layout_fixed[] = {
 #define CT_TEXT(name, need)                  + 1
 #define CT_STRING(name, need)                + 1
 #define CT_ARRAY(type, name, count, need)
+#define CT_SEQ(type, name, max, need)
 #define CT_MEMBER(ctype, member)
 #define CT_PATH(type, path, name, need)
 #define CT_ENUM_PATH(enum, path, name, need)

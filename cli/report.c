@@ -87,6 +87,10 @@ static void usage(FILE *out)
 	    "      --plot=DIR          also draw plots into DIR (created if missing): memory\n"
 	    "                          over time per process and device, and the transfer\n"
 	    "                          hotspots, as SVG and PNG\n"
+	    "      --debug-dir=DIRS    look for the program's files and their debug\n"
+	    "                          information here first, by build id\n"
+	    "                          (DIR/.build-id/xx/...) or debug link\n"
+	    "                          (colon-separated directories)\n"
 	    "  -h, --help              this help\n"
 	    "\n"
 	    "Exit status: 0 success, 1 failure, 2 wrong arguments or unusable input.\n",
@@ -224,6 +228,7 @@ enum {
 	OPT_PLOT,
 	OPT_BRIEF,
 	OPT_DETAILS,
+	OPT_DEBUG_DIR,
 };
 
 static const struct option long_options[] = {
@@ -242,6 +247,7 @@ static const struct option long_options[] = {
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "brief", no_argument, NULL, OPT_BRIEF },
 	{ "details", no_argument, NULL, OPT_DETAILS },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -312,6 +318,9 @@ static int parse_option(struct report_args *a, int c, const char *arg)
 			return usage_error("%s", "--brief and --details contradict each other");
 		a->detail = c == OPT_BRIEF ? CT_TEXT_BRIEF : CT_TEXT_DETAILS;
 		return 0;
+	case OPT_DEBUG_DIR:
+		o->debug_dirs = arg;
+		return *arg ? 0 : usage_error("%s", "--debug-dir needs a directory");
 	case 'h':
 		return -1;
 	default:

@@ -22,6 +22,9 @@
 #include "event.h"
 #include "session.h"
 
+/* lttng-ust's statedump of the loaded objects (enable_statedump). */
+#define STATEDUMP_EVENTS "lttng_ust_statedump:*"
+
 /* How often sub-buffers are pushed out to the trace even when not full. */
 #define SWITCH_TIMER_US 1000000u
 /*
@@ -300,6 +303,25 @@ static int excluded_events(uint32_t groups, char names[][LTTNG_SYMBOL_NAME_LEN],
 	return n;
 }
 
+/*
+ * lttng-ust's own statedump (lttng-ust(3)): the base address, size, path,
+ * build id and debug link of every object loaded in a process when it
+ * registers with the session, which the analyzers need to name the
+ * addresses of call_stack events. It is enabled without the tree's
+ * filter: lttng-ust emits it from its listener thread as soon as the
+ * process registers, before the tracer is loaded and has registered the
+ * context $app.cudatrace:session, so the filter would drop it. The
+ * statedumps of other processes that register with the same daemon meanwhile
+ * are recorded too (a few events each); the analyzers use only those of
+ * processes that have cudatrace events.
+ */
+static int enable_statedump(struct lttng_handle *handle, struct lttng_event *ev)
+{
+	snprintf(ev->name, sizeof(ev->name), "%s", STATEDUMP_EVENTS);
+	return lttng_enable_event_with_exclusions(handle, ev, (char *)SESSION_CHANNEL, NULL, 0,
+	                                          NULL);
+}
+
 static int enable_events(struct lttng_handle *handle, const struct session_config *cfg)
 {
 	struct lttng_event *ev = lttng_event_create();
@@ -327,6 +349,8 @@ static int enable_events(struct lttng_handle *handle, const struct session_confi
 	ret = lttng_enable_event_with_exclusions(handle, ev, (char *)SESSION_CHANNEL,
 	                                         cfg->only_tree ? filter : NULL, count,
 	                                         count ? pointers : NULL);
+	if (ret >= 0)
+		ret = enable_statedump(handle, ev);
 	lttng_event_destroy(ev);
 	if (ret < 0) {
 		session_report_error("enable the cudatrace events", ret);

@@ -29,6 +29,9 @@
 #define CT_APP_CONTEXT_SESSION  CT_APP_CONTEXT_PROVIDER ":session"
 #define CT_SESSION_ENV          "CUDATRACE_SESSION"
 
+/* The most frames a call_stack event holds (CUDATRACE_STACK_DEPTH). */
+#define CT_STACK_FRAMES_MAX 128
+
 /* Devices and streams that do not apply or are unknown. */
 #define CT_DEVICE_NONE 255u
 #define CT_STREAM_NONE UINT32_MAX
@@ -162,7 +165,10 @@ struct ct_api_ref {
 	uint16_t name##_len;
 #define CT_STRING(name, need)             const char *name;
 #define CT_ARRAY(type, name, count, need) CT_CTYPE_##type name[count];
-#define CT_MEMBER(ctype, member)          ctype member;
+#define CT_SEQ(type, name, max, need) \
+	const CT_CTYPE_##type *name;  \
+	uint16_t name##_count;
+#define CT_MEMBER(ctype, member) ctype member;
 #define CT_LAYOUT(name, fields) \
 	struct ct_ev_##name {   \
 		fields          \

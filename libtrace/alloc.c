@@ -31,6 +31,7 @@
 
 #include "alloc.h"
 #include "api-call.h"
+#include "call-stack.h"
 #include "capture.h"
 #include "emit.h"
 #include "invariant.h"
@@ -86,10 +87,11 @@ static bool mem_event_enabled(enum mem_event which)
 	return false;
 }
 
-/* One mem_* event of entry, for the call api; the caller has checked
- * that it is enabled and named the call. */
+/* One mem_* event of entry, for the call api made from stack stack_id
+ * (0: none); the caller has checked that it is enabled and named the
+ * call. */
 static void emit_mem(enum mem_event which, const struct tracker_entry *entry, uint32_t stream,
-                     const struct ct_api_ref *api)
+                     const struct ct_api_ref *api, uint64_t stack_id)
 {
 	struct ct_ev_mem e = {
 		.address = entry->start,
@@ -98,6 +100,7 @@ static void emit_mem(enum mem_event which, const struct tracker_entry *entry, ui
 		.device = entry->device,
 		.kind = entry->kind,
 		.api = *api,
+		.stack_id = stack_id,
 	};
 	bool adds = which == MEM_ALLOC || which == MEM_FREE_FAILED;
 
@@ -127,7 +130,7 @@ static bool emit_call_mem(struct api_call *call, enum mem_event which,
 	if (!mem_event_enabled(which))
 		return false;
 	call_note_name(call);
-	emit_mem(which, entry, stream, &call->ref);
+	emit_mem(which, entry, stream, &call->ref, call_stack_id());
 	return true;
 }
 
@@ -148,6 +151,7 @@ static void record_failure(struct api_call *call, enum ct_mem_kind kind, uint64_
 			.device = device,
 			.kind = (uint8_t)kind,
 			.api = call->ref,
+			.stack_id = call_stack_id(),
 		};
 
 		call_note_name(call);
@@ -302,7 +306,7 @@ static void emit_reclaims(const struct tracker_entry *entries, size_t count,
 	if (!mem_event_enabled(MEM_RECLAIM))
 		return;
 	for (size_t i = 0; i < count; i++)
-		emit_mem(MEM_RECLAIM, &entries[i], entries[i].stream, api);
+		emit_mem(MEM_RECLAIM, &entries[i], entries[i].stream, api, 0);
 }
 
 void alloc_context_destroyed(uint32_t context, struct api_call *outer)

@@ -147,6 +147,14 @@ static void load_api(struct config *c, struct config_problems *problems)
 		report_bad(problems, "CUDATRACE_API", s, "1 or 0");
 }
 
+static void load_stack_calls(struct config *c, struct config_problems *problems)
+{
+	const char *s = getenv("CUDATRACE_STACK_CALLS");
+
+	if (s && parse_bool(s, &c->stack_calls) < 0)
+		report_bad(problems, "CUDATRACE_STACK_CALLS", s, "1 or 0");
+}
+
 static void load_activity(struct config *c, struct config_problems *problems)
 {
 	const char *s = getenv("CUDATRACE_ACTIVITY");
@@ -185,6 +193,7 @@ void config_read(struct config *c, struct config_problems *problems)
 	uint64_t host = CONFIG_DEFAULT_HOST_MEMORY_PERIOD_MS;
 	uint64_t poll = CONFIG_DEFAULT_SESSION_POLL_MS;
 	uint64_t statedump = 0;
+	uint64_t stack_depth = CONFIG_DEFAULT_STACK_DEPTH;
 
 	*c = (struct config)CONFIG_DEFAULTS;
 	problems->count = 0;
@@ -200,6 +209,8 @@ void config_read(struct config *c, struct config_problems *problems)
 	load_number(problems, "CUDATRACE_HOST_MEMORY_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &host);
 	load_number(problems, "CUDATRACE_SESSION_POLL_MS", 0, CONFIG_MAX_SESSION_POLL_MS, &poll);
 	load_number(problems, "CUDATRACE_STATEDUMP_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &statedump);
+	load_number(problems, "CUDATRACE_STACK_DEPTH", 0, CT_STACK_FRAMES_MAX, &stack_depth);
+	load_stack_calls(c, problems);
 	/* CUPTI wants 8-byte aligned buffers of a multiple of 8 bytes. */
 	c->buffer_size = (size_t)(buffer_size & ~(uint64_t)7);
 	c->flush_period_ms = (uint32_t)flush;
@@ -208,4 +219,5 @@ void config_read(struct config *c, struct config_problems *problems)
 	c->host_memory_period_ms = (uint32_t)host;
 	c->session_poll_ms = (uint32_t)poll;
 	c->statedump_period_ms = (uint32_t)statedump;
+	c->stack_depth = (uint16_t)stack_depth;
 }

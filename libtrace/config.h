@@ -27,6 +27,7 @@
 #define CONFIG_DEFAULT_MAX_STRING            256
 #define CONFIG_MIN_MAX_STRING                16
 #define CONFIG_MAX_MAX_STRING                4096
+#define CONFIG_DEFAULT_STACK_DEPTH           32
 
 struct config {
 	bool api;                       /* CUDATRACE_API: api_entry/api_exit */
@@ -38,6 +39,8 @@ struct config {
 	uint32_t host_memory_period_ms; /* CUDATRACE_HOST_MEMORY_PERIOD_MS: 0 = no samples */
 	uint32_t session_poll_ms;       /* CUDATRACE_SESSION_POLL_MS: 0 = all stays on */
 	uint32_t statedump_period_ms; /* CUDATRACE_STATEDUMP_PERIOD_MS: 0 = at session start only */
+	uint16_t stack_depth;         /* CUDATRACE_STACK_DEPTH: frames a call_stack, 0 = none */
+	bool stack_calls;             /* CUDATRACE_STACK_CALLS: stacks at copies and launches too */
 	int debug;                    /* CUDATRACE_DEBUG: log level, 0..3 */
 };
 
@@ -56,12 +59,12 @@ _Static_assert(CONFIG_MIN_BUFFER_SIZE % 8 == 0 && CONFIG_MAX_BUFFER_SIZE % 8 == 
 		.max_string = CONFIG_DEFAULT_MAX_STRING, .nvml_period_ms = 0,                \
 		.host_memory_period_ms = CONFIG_DEFAULT_HOST_MEMORY_PERIOD_MS,               \
 		.session_poll_ms = CONFIG_DEFAULT_SESSION_POLL_MS, .statedump_period_ms = 0, \
-		.debug = 0,                                                                  \
+		.stack_depth = CONFIG_DEFAULT_STACK_DEPTH, .stack_calls = false, .debug = 0, \
 	}
 
 /* One message per variable whose value cannot be used, e.g.
  * "CUDATRACE_API=maybe is not 1 or 0; using the default". */
-#define CONFIG_PROBLEMS_MAX 9 /* the number of variables */
+#define CONFIG_PROBLEMS_MAX 11 /* the number of variables */
 #define CONFIG_PROBLEM_LEN  256
 
 struct config_problems {

@@ -13,6 +13,7 @@
 #include <cupti.h>
 
 #include "api-call.h"
+#include "call-stack.h"
 #include "capture.h"
 #include "cudatrace-tp.h"
 
@@ -162,6 +163,7 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 		.src_device = src.on_device ? src.device : (uint8_t)CT_DEVICE_NONE,
 		.dst_device = dst.on_device ? dst.device : (uint8_t)CT_DEVICE_NONE,
 		.api = call->ref,
+		.stack_id = call_stack_operation_id(),
 	};
 	e.host = host_of(e.direction, &src, &dst);
 	call_note_name(call);
@@ -434,6 +436,7 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 		.sync = !d->async,
 		.device = call_device(call),
 		.api = call->ref,
+		.stack_id = call_stack_operation_id(),
 	};
 	if (tracker_lookup(TRACKER_ADDRESSES, d->address, &entry) &&
 	    !ct_mem_kind_is_host(entry.kind))

@@ -44,6 +44,8 @@
 #define CT_LTTNG_X32(name, expr)             lttng_ust_field_integer_hex(uint32_t, name, expr)
 #define CT_LTTNG_X64(name, expr)             lttng_ust_field_integer_hex(uint64_t, name, expr)
 #define CT_LTTNG_ARRAY_X8(name, expr, count) lttng_ust_field_array_hex(uint8_t, name, expr, count)
+#define CT_LTTNG_SEQ_X64(name, expr, len) \
+	lttng_ust_field_sequence_hex(uint64_t, name, expr, uint16_t, len)
 
 #define CT_VALUE(ident, label, value, flags) lttng_ust_field_enum_value(#label, value)
 #define CT_ENUM(name, values) \
@@ -58,6 +60,7 @@
 	lttng_ust_field_sequence_text(char, name, e->name, uint16_t, e->name##_len)
 #define CT_STRING(name, need)             lttng_ust_field_string(name, e->name)
 #define CT_ARRAY(type, name, count, need) CT_LTTNG_ARRAY_##type(name, e->name, count)
+#define CT_SEQ(type, name, max, need)     CT_LTTNG_SEQ_##type(name, e->name, e->name##_count)
 #define CT_LAYOUT(name, fields)                                                             \
 	LTTNG_UST_TRACEPOINT_EVENT_CLASS(cudatrace, name,                                   \
 	                                 LTTNG_UST_TP_ARGS(const struct ct_ev_##name *, e), \

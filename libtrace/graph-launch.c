@@ -12,6 +12,7 @@
 #include <cupti.h>
 
 #include "api-call.h"
+#include "call-stack.h"
 #include "capture.h"
 #include "cudatrace-tp.h"
 
@@ -28,6 +29,7 @@ static void emit_graph_launch(struct api_call *call, CUgraphExec exec, CUstream 
 		.stream = call_stream(call, stream),
 		.device = call_device(call),
 		.api = call->ref,
+		.stack_id = call_stack_operation_id(),
 	};
 	call_note_name(call);
 	lttng_ust_do_tracepoint(cudatrace, graph_launch, &e);

@@ -12,6 +12,7 @@
 #include <cupti.h>
 
 #include "api-call.h"
+#include "call-stack.h"
 #include "capture.h"
 #include "cudatrace-tp.h"
 #include "names.h"
@@ -78,6 +79,7 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 		.config_known = config->known,
 		.device = call_device(call),
 		.api = call->ref,
+		.stack_id = call_stack_operation_id(),
 	};
 	if (config->known) {
 		e.grid_x = config->grid[0];

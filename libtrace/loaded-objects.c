@@ -45,7 +45,9 @@
 #define CODES_TEXT 512
 
 struct object {
-	uintptr_t base;
+	uintptr_t base; /* the load bias, dlpi_addr */
+	uint64_t start; /* the first byte of its first loadable segment */
+	uint64_t size;  /* from there to the end of its last one */
 	char *path;
 	char soname[128];
 	char build_id[BUILD_ID_TEXT];
@@ -86,6 +88,24 @@ static void read_soname(const struct dl_phdr_info *info, const ElfW(Phdr) * ph, 
 	}
 	if (strtab && has_soname)
 		snprintf(o->soname, sizeof(o->soname), "%s", (const char *)(strtab + soname));
+}
+
+/*
+ * The range the object's loadable segments span, as lttng-ust's statedump
+ * gives it (baddr, memsz): the analyzers name the addresses of call stacks
+ * with it, for the objects loaded after the statedump.
+ */
+static void note_segment(const struct dl_phdr_info *info, const ElfW(Phdr) * ph, struct object *o)
+{
+	uint64_t start = info->dlpi_addr + ph->p_vaddr;
+	uint64_t end = start + ph->p_memsz;
+
+	if (!o->size) {
+		o->start = start;
+		o->size = ph->p_memsz;
+	} else if (end > o->start + o->size) {
+		o->size = end - o->start;
+	}
 }
 
 static bool known(uintptr_t base, const char *path)
@@ -153,6 +173,8 @@ static int on_object(struct dl_phdr_info *info, size_t size, void *data)
 	o->path = path;
 	o->at_start = !scanned;
 	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type == PT_LOAD)
+			note_segment(info, &info->dlpi_phdr[i], o);
 		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
 			read_soname(info, &info->dlpi_phdr[i], o);
 		else if (info->dlpi_phdr[i].p_type == PT_NOTE && !o->build_id[0])
@@ -262,6 +284,8 @@ static void emit(const struct object *o)
 	                       .device_code = o->codes,
 	                       .device_code_len = text_length(o->codes),
 	                       .at_start = o->at_start,
+	                       .base = o->start,
+	                       .size = o->size,
 	                   });
 }
 

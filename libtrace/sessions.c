@@ -22,6 +22,7 @@
 #include "log.h"
 #include "names.h"
 #include "nvtx.h"
+#include "call-stack.h"
 #include "periodic.h"
 #include "sessions.h"
 #include "state.h"
@@ -39,6 +40,7 @@ static bool naming_wanted(void)
 {
 	return lttng_ust_tracepoint_enabled(cudatrace, api_name) ||
 	       lttng_ust_tracepoint_enabled(cudatrace, kernel_name) ||
+	       lttng_ust_tracepoint_enabled(cudatrace, call_stack) ||
 	       lttng_ust_tracepoint_enabled(cudatrace, nvtx_domain_create) ||
 	       lttng_ust_tracepoint_enabled(cudatrace, tracer_info);
 }
@@ -58,6 +60,7 @@ static void follow_naming(void)
 	}
 	if (naming_ticks < 2 && ++naming_ticks == 2) {
 		names_announce_again();
+		call_stack_announce_again();
 		nvtx_announce_again();
 		tracer_info_announce_again();
 	}

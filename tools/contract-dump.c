@@ -50,6 +50,7 @@ static void python(void)
 
 	printf("# LAYOUTS[layout] = [(field, type, need, enumeration or None), ...]\n"
 	       "# type: U8 U16 U32 U64 I32 I64 X32 X64 ENUM TEXT STRING ARRAY_<type>[count]\n"
+	       "#   SEQ_<type>[max]\n"
 	       "LAYOUTS = {\n");
 #define CT_FIELD(type, name, need)           py_field(#name, #type, #need, NULL);
 #define CT_PATH(type, path, name, need)      py_field(#name, #type, #need, NULL);
@@ -59,6 +60,8 @@ static void python(void)
 #define CT_STRING(name, need)                py_field(#name, "STRING", #need, NULL);
 #define CT_ARRAY(type, name, count, need) \
 	printf("        (\"%s\", \"ARRAY_%s[%d]\", \"%s\", None),\n", #name, #type, (count), #need);
+#define CT_SEQ(type, name, max, need) \
+	printf("        (\"%s\", \"SEQ_%s[%d]\", \"%s\", None),\n", #name, #type, (max), #need);
 #define CT_LAYOUT(name, fields)           \
 	printf("    \"%s\": [\n", #name); \
 	fields printf("    ],\n");

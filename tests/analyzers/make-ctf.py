@@ -34,6 +34,11 @@ Scenarios:
               the truth is printed as JSON
   bench-future N
               the same after a tracer_info of a major version to come
+              thousand buffers), for timing the reader against babeltrace2
+  stacks      an allocation whose call stack lies in objects that
+              lttng-ust's statedump names with hostile paths: a FIFO (made
+              in DIR), a device, a directory, a missing file, a relative
+              path; the report must name them without reading them
 """
 import json
 import os
@@ -50,8 +55,10 @@ PACKET_BYTES = 4096
 
 U8, U16, U32, U64, I32, I64 = "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int32_t", "int64_t"
 # A NUL-terminated string; a text sequence (a 16-bit length, then the
-# bytes: lttng_ust_field_sequence_text); a static array of 16 bytes.
-STR, TEXT, BYTES16 = "string", "text", "bytes16"
+# bytes: lttng_ust_field_sequence_text); a static array of 16 bytes; a
+# sequence of 64-bit integers (a 16-bit length, then the integers:
+# lttng_ust_field_sequence_hex).
+STR, TEXT, BYTES16, SEQ64 = "string", "text", "bytes16", "seq64"
 PACK = {U8: "<B", U16: "<H", U32: "<I", U64: "<Q", I32: "<i", I64: "<q"}
 # LTTng's procname context: a text array of 17 bytes, NUL-padded.
 PROCNAME_BYTES = 17
@@ -60,7 +67,7 @@ PROCNAME_BYTES = 17
 # their integers, as a reader must accept).
 CTF_TYPE = {"U8": U8, "U16": U16, "U32": U32, "U64": U64, "I32": I32, "I64": I64,
             "X32": U32, "X64": U64, "ENUM": U8, "TEXT": TEXT, "STRING": STR,
-            "ARRAY_X8[16]": BYTES16}
+            "ARRAY_X8[16]": BYTES16, "SEQ_X64[%d]" % 128: SEQ64}
 
 # The events the scenarios write, laid out as the contract says.
 WRITTEN = ("api_entry", "api_exit", "tracer_info", "api_name", "mem_alloc", "mem_free",
@@ -83,11 +90,18 @@ def declaration(field, kind):
                 f"_{field}[ __{field}_length ];")
     if kind == BYTES16:
         return f"\t\tuint8_t _{field}[16];"
+    if kind == SEQ64:
+        return (f"\t\tinteger {{ size = 16; align = 8; signed = 0; encoding = none; base = 10; }} "
+                f"__{field}_length;\n"
+                f"\t\tinteger {{ size = 64; align = 8; signed = 0; encoding = none; base = 16; }} "
+                f"_{field}[ __{field}_length ];")
     return f"\t\t{kind} _{field};"
 
 
 def encode(kind, value):
-    """VALUE (an int, a str or bytes) as a member of type KIND."""
+    """VALUE (an int, a str, bytes or a list of ints) as a member of type KIND."""
+    if kind == SEQ64:
+        return struct.pack("<H", len(value)) + b"".join(struct.pack("<Q", v) for v in value)
     if kind in (STR, TEXT, BYTES16):
         data = value if isinstance(value, bytes) else str(value).encode()
         if kind == TEXT:
@@ -167,7 +181,8 @@ def metadata(events, provider=ct_contract.PROVIDER, hostname="synthetic"):
     ]
     for event_id, (name, fields) in enumerate(events):
         lines.append("event {")
-        lines.append(f'\tname = "{provider}:{name}";')
+        # a name with its provider (lttng_ust_statedump:bin_info) is another provider's
+        lines.append(f'\tname = "{name if ":" in name else provider + ":" + name}";')
         lines.append(f"\tid = {event_id};")
         lines.append("\tstream_id = 0;")
         lines.append("\tfields := struct {")
@@ -195,7 +210,7 @@ class Stream:
         name = comm if isinstance(comm, bytes) else comm.encode()
         body += struct.pack("<ii", pid, tid) + name[:PROCNAME_BYTES - 1].ljust(PROCNAME_BYTES, b"\0")
         for field, kind in self.layout[event_name]:
-            default = 0 if kind in PACK else ""
+            default = 0 if kind in PACK else [] if kind == SEQ64 else ""
             body += encode(kind, values.get(field, default))
         if sum(len(b) for _, b in self.current) + len(body) > PACKET_BYTES - 128:
             self.flush()
@@ -688,6 +703,39 @@ def extremes(directory, seed):
     write(directory, events, s)
 
 
+# lttng-ust 2.13's lttng_ust_statedump:bin_info (lttng-ust-statedump-provider.h).
+BIN_INFO = ("lttng_ust_statedump:bin_info",
+            [("baddr", U64), ("memsz", U64), ("path", STR), ("is_pic", U8),
+             ("has_build_id", U8), ("has_debug_link", U8)])
+
+
+def stacks(directory):
+    """A leak whose stack's frames lie in objects with hostile paths."""
+    os.makedirs(directory, exist_ok=True)
+    fifo = os.path.join(os.path.abspath(directory), "fifo")
+    os.mkfifo(fifo)
+    paths = [fifo, "/dev/zero", "/", "/nonexistent/libgone.so", "relative.so"]
+    events = [(n, EVENTS[n]) for n in ("tracer_info", "api_name", "mem_alloc")]
+    events += [("call_stack", [(f, CTF_TYPE[k]) for f, k, _, _ in
+                               ct_contract.LAYOUTS["call_stack"]]), BIN_INFO]
+    s = Stream(events)
+    pid = 4242
+    t = 1_000_000_000
+    bases = [BASE + i * GIB_BYTES for i in range(len(paths))]
+    for base, path in zip(bases, paths):
+        s.event(t, BIN_INFO[0], pid, pid, "hostile", baddr=base, memsz=MIB, path=path,
+                is_pic=1)
+    s.event(t, "tracer_info", pid, pid, "hostile", version="0.1")
+    s.event(t, "api_name", pid, pid, "hostile", domain=2, cbid=20, name="cudaMalloc")
+    s.event(t + 1, "call_stack", pid, pid, "hostile", stack_id=7,
+            frames=[b + 0x1234 for b in bases] + [0, 2**64 - 1])
+    s.event(t + 2, "mem_alloc", pid, pid, "hostile", device=0, kind=1, address=BASE,
+            size=MIB, delta=MIB, stream=0xFFFFFFFF, api_domain=2, api_cbid=20,
+            correlation_id=1, stack_id=7)
+    write(directory, events, s)
+    return {"pid": pid, "site": "fifo+0x1234"}
+
+
 def empty(directory):
     write(directory, list(EVENTS.items()), None)
 
@@ -706,7 +754,7 @@ def main():
     scenario, directory = sys.argv[1], sys.argv[2]
     makers = {"basic": basic, "accounting": accounting, "lttng": lttng, "foreign": foreign,
               "future": future,
-              "old-layout": old_layout, "empty": empty, "strings": strings}
+              "old-layout": old_layout, "empty": empty, "strings": strings, "stacks": stacks}
     if scenario not in makers:
         sys.exit(f"make-ctf.py: unknown scenario {scenario}")
     truth = makers[scenario](directory)

@@ -171,6 +171,14 @@ report_run foreign "$report_tmp/foreign"
 report_exits foreign 2
 report_says foreign "no cudatrace events"
 
+# call stacks in objects whose recorded paths are a FIFO, a device, a
+# directory, a missing file, a relative path: named without reading them
+ctf stacks "$report_tmp/stacks" >/dev/null
+report_run stacks "$report_tmp/stacks"
+report_exits stacks 0
+ok "stacks: the site is named from the object's path alone" \
+	grep -q "fifo+0x1234" "$report_tmp/stacks.out"
+
 ctf future "$report_tmp/future"
 report_run future "$report_tmp/future"
 report_exits future 2

@@ -30,7 +30,11 @@
 #                            script's arguments, trace_locate, report_locate,
 #                            a private session daemon (or fail and end);
 #                            sets $report_workload and keeps the scratch
-#                            files in $lttng_tmp
+#                            files in $lttng_tmp, and $report_leak_site: the
+#                            site of the allocations memory-workload's leak
+#                            scenario keeps, its NVTX range and the line of
+#                            its source that makes them (the report names it
+#                            from their call stacks)
 
 report_locate() {
 	report_here=$(cd "$(dirname "$0")" && pwd)
@@ -103,6 +107,8 @@ report_traced_setup() {
 	report_locate
 	report_workload=${TESTS_BUILDDIR:-$report_builddir/tests}/analyzers/memory-workload
 	[ -x "$report_workload" ] || tap_fail_all "memory-workload is not built ($report_workload)"
+	report_leak_site="train/step:leak (memory-workload.c:$(grep -n 'cudaMalloc(&kept, MIB)' \
+		"$report_here/memory-workload.c" | cut -d: -f1))"
 	trace_daemon_or_fail
 	# the daemon's cleanup (its EXIT trap) removes $lttng_tmp
 	report_use_dir "$lttng_tmp"

@@ -4,8 +4,8 @@
 # The main case: a traced process killed with SIGKILL (the OOM killer, a
 # Jupyter restart) midway through a leaking loop. `cudatrace report`
 # analyses its trace up to its last event: what was live when it died is
-# what the ledger (written as the simulator works) says, at the NVTX site
-# where it was allocated. Then the same trace with its stream files cut
+# what the ledger (written as the simulator works) says, at the NVTX range
+# and the line of the program where it was allocated. Then the same trace with its stream files cut
 # inside a packet, as a copy taken while it was written: still a report,
 # marked as cut short, with the allocations up to the cut.
 
@@ -51,13 +51,13 @@ lttng_session_end killed
 report_run killed --format=json "$lttng_trace"
 report_exits killed 0
 "$report_python" "$report_here/check-memory-report.py" ledger "$lttng_tmp/killed.ledger" \
-	"$report_tmp/killed.out" --leak-site train/step:cudaMalloc --growing train/step \
+	"$report_tmp/killed.out" --leak-site "$report_leak_site" --growing train/step \
 	>"$report_tmp/killed.tap" 2>&1
 tap_relay killed "$report_tmp/killed.tap"
 report_run killed-text "$lttng_trace"
 report_exits killed-text 0
 ok "text: names the site of what was live at the death" \
-	grep -q "train/step:cudaMalloc" "$report_tmp/killed-text.out"
+	grep -qF "$report_leak_site" "$report_tmp/killed-text.out"
 
 # The same trace, each stream file cut in the middle of its last packet.
 cp -r "$lttng_trace" "$report_tmp/cut"

@@ -119,5 +119,6 @@ unset CUDASIM_OTHER_PROCESSES
 if traced_report leak leak 4; then
 	check leak --leak-site train/step:cudaMalloc --growing train/step
 	first_page leak --growth train/step
+	check leak --leak-site "$report_leak_site" --growing train/step
 fi
 tap_done

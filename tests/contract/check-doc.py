@@ -51,6 +51,9 @@ def doc_type(kind, enum):
     array = re.fullmatch(r"ARRAY_X8\[(\d+)\]", kind)
     if array:
         return "uint8[%s]" % array.group(1)
+    seq = re.fullmatch(r"SEQ_X64\[(\d+)\]", kind)
+    if seq:
+        return "uint64[≤%s]" % seq.group(1)
     return SCALAR[kind]
 
 

@@ -89,6 +89,11 @@ def field_problem(fc, kind, enum):
         if fc.length != int(array.group(2)):
             return "has %d elements, not %s" % (fc.length, array.group(2))
         return integer_problem(fc.element_field_class, False, int(array.group(1)), 16)
+    seq = re.fullmatch(r"SEQ_X(\d+)\[(\d+)\]", kind)
+    if seq:
+        if not isinstance(fc, bt2._DynamicArrayFieldClassConst):
+            return "is %s, not a dynamic array" % type(fc).__name__
+        return integer_problem(fc.element_field_class, False, int(seq.group(1)), 16)
     signed = kind[0] == "I"
     return integer_problem(fc, signed, int(kind[1:]), 16 if kind[0] == "X" else 10)
 
@@ -110,9 +115,10 @@ def main():
             problem = field_problem(payload[field].field_class, kind, enum)
             if problem:
                 problems.append("%s %s" % (field, problem))
-        # a text sequence's length is a field of its own
+        # a sequence's length is a field of its own
         allowed = {f for f, _, _, _ in contract}
-        allowed |= {"_%s_length" % f for f, kind, _, _ in contract if kind == "TEXT"}
+        allowed |= {"_%s_length" % f for f, kind, _, _ in contract
+                    if kind == "TEXT" or kind.startswith("SEQ_")}
         problems += ["%s: in the trace, not in the contract" % name
                      for name in payload if name not in allowed]
         ok(not problems, "%s: %d fields, each of the contract's type" % (event, len(contract)),

@@ -27,6 +27,8 @@ static const char *const variables[] = {
 	"CUDATRACE_NVML_PERIOD_MS",
 	"CUDATRACE_SESSION_POLL_MS",
 	"CUDATRACE_STATEDUMP_PERIOD_MS",
+	"CUDATRACE_STACK_DEPTH",
+	"CUDATRACE_STACK_CALLS",
 	"CUDATRACE_DEBUG",
 };
 
@@ -64,6 +66,8 @@ static void assert_defaults(const struct config *c)
 	assert_int_equal(c->nvml_period_ms, defaults.nvml_period_ms);
 	assert_int_equal(c->session_poll_ms, defaults.session_poll_ms);
 	assert_int_equal(c->statedump_period_ms, defaults.statedump_period_ms);
+	assert_int_equal(c->stack_depth, defaults.stack_depth);
+	assert_int_equal(c->stack_calls, defaults.stack_calls);
 	assert_int_equal(c->debug, defaults.debug);
 }
 
@@ -251,6 +255,21 @@ static void test_statedump_period(void **state)
 	refused("CUDATRACE_STATEDUMP_PERIOD_MS", "1s", range);
 }
 
+static void test_stack_depth(void **state)
+{
+	const char *range = "a number from 0 to 128";
+
+	(void)state;
+	assert_int_equal(read_with("CUDATRACE_STACK_DEPTH", "0").stack_depth, 0);
+	assert_int_equal(read_with("CUDATRACE_STACK_DEPTH", "8").stack_depth, 8);
+	assert_int_equal(read_with("CUDATRACE_STACK_DEPTH", "128").stack_depth, 128);
+	refused("CUDATRACE_STACK_DEPTH", "129", range);
+	refused("CUDATRACE_STACK_DEPTH", "deep", range);
+	assert_false(read_with("CUDATRACE_STACK_CALLS", "0").stack_calls);
+	assert_true(read_with("CUDATRACE_STACK_CALLS", "1").stack_calls);
+	refused("CUDATRACE_STACK_CALLS", "yes please", "1 or 0");
+}
+
 static void test_debug(void **state)
 {
 	(void)state;
@@ -293,11 +312,17 @@ static void test_several_problems(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),         cmocka_unit_test(test_api),
-		cmocka_unit_test(test_activity),         cmocka_unit_test(test_buffer_size),
-		cmocka_unit_test(test_flush_period),     cmocka_unit_test(test_max_string),
-		cmocka_unit_test(test_nvml_period),      cmocka_unit_test(test_session_poll),
-		cmocka_unit_test(test_statedump_period), cmocka_unit_test(test_debug),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_api),
+		cmocka_unit_test(test_activity),
+		cmocka_unit_test(test_buffer_size),
+		cmocka_unit_test(test_flush_period),
+		cmocka_unit_test(test_max_string),
+		cmocka_unit_test(test_nvml_period),
+		cmocka_unit_test(test_session_poll),
+		cmocka_unit_test(test_statedump_period),
+		cmocka_unit_test(test_stack_depth),
+		cmocka_unit_test(test_debug),
 		cmocka_unit_test(test_several_problems),
 	};
 

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * call-stacks.h - the call stacks of a trace (call_stack events) and the
+ * objects each process had loaded (lttng-ust's statedump), by process;
+ * each stack named offline (symbolizer.h) when a report asks for it, and
+ * its site found: the first frame of the program's own code.
+ *
+ * Frames inside CUDA, CUPTI, the tracer, the C library and its loader,
+ * and the allocators of the well-known frameworks are folded: the site is
+ * the first frame, innermost first, of an object not among them. The
+ * whole stack stays available (JSON reports write it).
+ *
+ * Stacks and objects are kept by (hostname, pid), not by struct
+ * ct_process: the statedump of a process comes before its first cudatrace
+ * event, and the statedumps of processes that have none are never asked
+ * for.
+ */
+#ifndef CUDATRACE_ANALYZERS_CALL_STACKS_H
+#define CUDATRACE_ANALYZERS_CALL_STACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "symbolizer.h"
+
+struct ct_call_stacks;
+
+/* One frame, named. Strings belong to the call stacks; NULL when unknown. */
+struct ct_stack_frame {
+	uint64_t address;
+	struct ct_symbol symbol;
+	bool folded;  /* in CUDA, the tracer, the C library or a framework's allocator */
+	bool inlined; /* a function inlined into the next frame, at the same address */
+};
+
+/* A stack, named: its frames innermost first (an address where functions
+ * were inlined gives a frame to each), and the index of its site. */
+struct ct_stack {
+	size_t count;
+	struct ct_stack_frame *frames;
+	/* The first frame not folded whose object is known; count when none. */
+	size_t site;
+};
+
+struct ct_call_stacks *ct_call_stacks_create(void);
+/* Where to look first for the objects' files (symbolizer.h): DEBUG_DIRS,
+ * copied; before the first event. */
+void ct_call_stacks_set_debug_dirs(struct ct_call_stacks *cs, const char *debug_dirs);
+/* Frees everything; NULL is fine. */
+void ct_call_stacks_destroy(struct ct_call_stacks *cs);
+
+/* A call_stack event of process (HOSTNAME, PID). */
+void ct_call_stacks_add(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
+                        uint64_t stack_id, const uint64_t *frames, size_t count);
+
+/* lttng_ust_statedump:bin_info and build_id of process (HOSTNAME, PID). */
+void ct_call_stacks_add_object(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
+                               uint64_t base, uint64_t size, const char *path);
+void ct_call_stacks_set_build_id(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
+                                 uint64_t base, const uint8_t *id, size_t len);
+
+/* Stack STACK_ID of process (HOSTNAME, PID), named; NULL when the trace
+ * holds no such call_stack event (or STACK_ID is 0). */
+const struct ct_stack *ct_call_stacks_get(struct ct_call_stacks *cs, const char *hostname,
+                                          int64_t pid, uint64_t stack_id);
+
+/* STACK's frames, a GArray of struct ct_stack_frame whose strings are
+ * copied into STRINGS, for a result that outlives the call stacks; NULL
+ * when STACK is NULL. */
+GArray *ct_stack_copy(const struct ct_stack *stack, GStringChunk *strings);
+
+/*
+ * The site of STACK for people, into BUF (LEN bytes): "leak_here
+ * (stack-alloc.c:35)", "leak_here (stack-alloc)" without line
+ * information, "stack-alloc+0x1234" without a symbol. NULL when STACK is
+ * NULL or has no site.
+ */
+char *ct_stack_site_format(const struct ct_stack *stack, char *buf, size_t len);
+
+#endif

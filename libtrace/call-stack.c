@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * call-stack.c - call_stack events: the calling thread's stack, unwound
+ * with libunwind, recorded once per distinct stack and process.
+ *
+ * Programs are built with optimisation and without frame pointers, so the
+ * stack is unwound from the DWARF call frame information (.eh_frame) by
+ * libunwind's local unwinder: unw_backtrace() walks it with a per-thread
+ * cache of the frames it has decoded, so a stack seen before costs about
+ * seventy instructions a frame (bench/stack-depth.md). It
+ * takes no lock of ours; libunwind looks an address it has not cached up
+ * with dl_iterate_phdr(3), which holds the loader's lock only for the
+ * time of the walk, as loaded-objects.c does. It is called from the
+ * callbacks' handler only, which a thread never re-enters (callbacks.c's
+ * busy flag): a signal handler that allocates while this thread unwinds
+ * is not traced, rather than unwinding within the unwinder. It adds no
+ * thread-local variable: the static TLS block a dlopened library may use
+ * is small, and lttng-ust's and callbacks.c's fill most of it.
+ *
+ * A stack is named by the FNV-1a hash of its addresses, claimed in a fixed
+ * lock-free set (table.h) as names.c claims kernel names: memory stays
+ * bounded, and when the set is full a stack is emitted again rather than
+ * lost. Symbols are resolved offline by the analyzers, from the
+ * addresses and the objects lttng-ust's statedump records.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "call-stack.h"
+#include "cudatrace-tp.h"
+#include "state.h"
+#include "table.h"
+
+#define STACK_SLOTS  16384
+#define STACK_PROBES 32
+
+/* Our own frames are left out: CUPTI's callback, the tracer's dispatch.
+ * At most this many of them sit above the caller's first frame. */
+#define OWN_FRAMES_MAX 16
+
+TABLE_FIXED(stacks_named, STACK_SLOTS);
+
+/* The bounds of libcudatrace's own mapping: the linker's symbols, bound
+ * to this object (hidden), so that no lookup is needed at run time. */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char __etext[] __attribute__((visibility("hidden")));
+
+/* libunwind caches what it decoded per thread rather than in one cache
+ * behind its own lock (its default): application threads allocating at
+ * once never wait on each other here. Set when the library is loaded,
+ * before any callback. */
+__attribute__((constructor)) static void per_thread_caching(void)
+{
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+}
+
+static bool own_frame(const void *ip)
+{
+	return (const char *)ip >= __ehdr_start && (const char *)ip < __etext;
+}
+
+static uint64_t stack_hash(void *const *frames, int n)
+{
+	uint64_t hash = 0xcbf29ce484222325ULL;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)frames[i];
+
+		for (int b = 0; b < 64; b += 8) {
+			hash ^= (a >> b) & 0xff;
+			hash *= 0x100000001b3ULL;
+		}
+	}
+	return hash ? hash : 1;
+}
+
+uint64_t call_stack_id(void)
+{
+	void *frames[OWN_FRAMES_MAX + CT_STACK_FRAMES_MAX];
+	unsigned depth = config.stack_depth;
+	int n, first = 0;
+	uint64_t id;
+
+	if (depth == 0 || !lttng_ust_tracepoint_enabled(cudatrace, call_stack))
+		return 0;
+	n = unw_backtrace(frames, (int)(OWN_FRAMES_MAX + depth));
+	while (first < n && own_frame(frames[first]))
+		first++;
+	n -= first;
+	if (n <= 0)
+		return 0;
+	if (n > (int)depth)
+		n = (int)depth;
+	id = stack_hash(frames + first, n);
+	if (table_claim(&stacks_named, id, STACK_PROBES) == TABLE_PRESENT)
+		return id;
+	_Static_assert(sizeof(void *) == sizeof(uint64_t),
+	               "frames are written as 64-bit addresses");
+	lttng_ust_do_tracepoint(cudatrace, call_stack,
+	                        &(struct ct_ev_call_stack){
+	                            .stack_id = id,
+	                            .frames = (const uint64_t *)(frames + first),
+	                            .frames_count = (uint16_t)n,
+	                        });
+	return id;
+}
+
+uint64_t call_stack_operation_id(void)
+{
+	return config.stack_calls ? call_stack_id() : 0;
+}
+
+void call_stack_announce_again(void)
+{
+	table_clear(&stacks_named);
+}
