@@ -81,7 +81,7 @@ static void put_owned(FILE *out, char *text)
 
 static bool shown_at(const struct html *h, const struct ct_node *n)
 {
-	return h->detail == CT_TEXT_DETAILS || !ct_table_details_only(n->key);
+	return ct_table_shown(n, h->detail == CT_TEXT_DETAILS);
 }
 
 static size_t shown_rows(const struct html *h, const struct ct_node *array)

@@ -16,12 +16,20 @@ static const char *const details_only[] = {
 	"fragmentation", "kinds",    "by_direction",     "findings", "paths",
 };
 
-bool ct_table_details_only(const char *key)
+static bool details_only_key(const char *key)
 {
 	for (size_t i = 0; key && i < sizeof(details_only) / sizeof(details_only[0]); i++)
 		if (!strcmp(key, details_only[i]))
 			return true;
 	return false;
+}
+
+bool ct_table_shown(const struct ct_node *node, bool details)
+{
+	/* a call stack is for programs (JSON, CSV): people read its site */
+	if (node->detail)
+		return false;
+	return details || !details_only_key(node->key);
 }
 
 /*
@@ -134,12 +142,19 @@ bool ct_table_shaped(const struct ct_node *array)
 		return false;
 	for (size_t i = 0; i < ct_node_count(array); i++) {
 		const struct ct_node *e = ct_node_child(array, i);
+		size_t columns = 0;
 
-		if (e->type != CT_NODE_OBJECT || ct_node_count(e) > CT_TABLE_SHAPED_COLUMNS)
+		if (e->type != CT_NODE_OBJECT)
 			return false;
-		for (size_t j = 0; j < ct_node_count(e); j++)
+		for (size_t j = 0; j < ct_node_count(e); j++) {
+			if (ct_node_child(e, j)->detail)
+				continue;
 			if (!ct_table_is_scalar(ct_node_child(e, j)))
 				return false;
+			columns++;
+		}
+		if (columns > CT_TABLE_SHAPED_COLUMNS)
+			return false;
 	}
 	return true;
 }
@@ -153,8 +168,9 @@ size_t ct_table_columns(const struct ct_node *array, bool details,
 	if (ct_table_shaped(array)) {
 		const struct ct_node *first = ct_node_child(array, 0);
 
-		for (; n < ct_node_count(first); n++)
-			keys[n] = ct_node_child(first, n)->key;
+		for (size_t i = 0; i < ct_node_count(first); i++)
+			if (!ct_node_child(first, i)->detail)
+				keys[n++] = ct_node_child(first, i)->key;
 		return n;
 	}
 	if (details || !ct_node_count(array))

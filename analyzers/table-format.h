@@ -39,7 +39,8 @@ char *ct_table_title(const struct ct_node *node);
 char *ct_table_value(const struct ct_node *node, int64_t origin_ns);
 
 bool ct_table_is_scalar(const struct ct_node *node);
-/* Whether every element of ARRAY is an object of at most CT_TABLE_SHAPED_COLUMNS scalars. */
+/* Whether every element of ARRAY is an object of at most CT_TABLE_SHAPED_COLUMNS
+ * scalars, its lists for programs only (a call stack) aside. */
 bool ct_table_shaped(const struct ct_node *array);
 /* The unit column KEY of the first ROWS rows of ARRAY is shown in, one for all its cells. */
 struct ct_column_unit ct_table_column(const struct ct_node *array, const char *key, size_t rows,
@@ -68,8 +69,12 @@ char *ct_table_row_name(const struct ct_node *row, size_t index, const char *con
 /* Whether column KEY of ARRAY is right-aligned: its first element's value is a number. */
 bool ct_table_column_right(const struct ct_node *array, const char *key);
 
-/* Whether the list or section KEY is left to --details. */
-bool ct_table_details_only(const char *key);
+/*
+ * Whether NODE, a list or section, is shown to people: not a list for
+ * programs only (ct_doc_detail_array: a call stack), and, but for
+ * DETAILS, not one left to --details.
+ */
+bool ct_table_shown(const struct ct_node *node, bool details);
 
 /* trace.start_ns of the report ROOT, what times are shown from; INT64_MIN if absent. */
 int64_t ct_table_origin(const struct ct_node *root);

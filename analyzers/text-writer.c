@@ -38,7 +38,7 @@ struct text {
 
 static bool shown_at(const struct text *t, const struct ct_node *n)
 {
-	return t->detail == CT_TEXT_DETAILS || !ct_table_details_only(n->key);
+	return ct_table_shown(n, t->detail == CT_TEXT_DETAILS);
 }
 
 static void write_container(struct text *t, const struct ct_node *node, int indent);
