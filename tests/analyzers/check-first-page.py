@@ -4,7 +4,8 @@
 (`--brief`) with the simulator's ledger, as TAP lines.
 
   check-first-page.py LEDGER PAGE [--failure VERDICT ...]
-                      [--growth RANGE] [--storm SITE] [--nothing]
+                      [--growth RANGE [--growth-site SITE]] [--storm SITE]
+                      [--nothing]
                       [--withheld VERDICT]
 
 The page fits one screen (at most 24 lines of at most 100 characters),
@@ -19,6 +20,8 @@ and names each situation with its numbers, computed here from the ledger
   --growth RANGE     a WARNING that RANGE keeps the size of the
                      allocations still live at the end more per run, and
                      holds all of them at the end
+  --growth-site SITE the WARNING says what it keeps was allocated at SITE
+                     (the program's line, from the program's source)
   --storm SITE       an ADVICE finding at SITE with the count and bytes of
                      the ledger's small synchronous pageable uploads, and
                      the fix: fewer, larger copies
@@ -112,7 +115,7 @@ def check_failure(n, verdict, failed, found):
     tap.ok("Do:" in text, f"failure {n + 1}: says what to do", text)
 
 
-def check_growth(rng, ops, found):
+def check_growth(rng, site, ops, found):
     live = {}
     for op in ops:
         if op.get("op") == "alloc" and op.get("kind") == "device":
@@ -132,6 +135,9 @@ def check_growth(rng, ops, found):
         tap.ok(f"{fmt_bytes(step * runs)} held at the end" in match[0] and
            f"of {runs} runs" in match[0],
            f"growth: {fmt_bytes(step * runs)} held at the end, {runs} runs", match[0])
+    if match and site:
+        tap.ok(f"allocated at {site} and never freed" in match[0],
+               f"growth: what it keeps was allocated at {site}", match[0])
 
 
 def check_storm(site, ops, found):
@@ -168,6 +174,7 @@ def main():
     p.add_argument("page")
     p.add_argument("--failure", action="append", default=[], choices=sorted(VERDICT_WORDS))
     p.add_argument("--growth")
+    p.add_argument("--growth-site")
     p.add_argument("--storm")
     p.add_argument("--nothing", action="store_true")
     p.add_argument("--withheld", choices=sorted(VERDICT_WORDS))
@@ -186,7 +193,7 @@ def main():
     for n, verdict in enumerate(args.failure):
         check_failure(n, verdict, failed, found)
     if args.growth:
-        check_growth(args.growth, ops, found)
+        check_growth(args.growth, args.growth_site, ops, found)
     if args.storm:
         check_storm(args.storm, ops, found)
     if args.withheld:

@@ -11,7 +11,8 @@
 #   exhaust    the device filled by the process          -> out_of_memory
 #   elsewhere  other processes hold the device           -> held_elsewhere
 #   leak       1 MiB kept per step, inside NVTX train/step: exactly those
-#              leaks, at train/step:cudaMalloc, and a range that grows
+#              leaks, at train/step and the line that made them, and a
+#              range that grows
 #
 # For each, the first page of the text report (--brief) names the
 # situation with the ledger's numbers (check-first-page.py), the default
@@ -117,8 +118,7 @@ fi
 unset CUDASIM_OTHER_PROCESSES
 
 if traced_report leak leak 4; then
-	check leak --leak-site train/step:cudaMalloc --growing train/step
-	first_page leak --growth train/step
+	first_page leak --growth train/step --growth-site "$report_leak_site"
 	check leak --leak-site "$report_leak_site" --growing train/step
 fi
 tap_done

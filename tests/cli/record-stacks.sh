@@ -61,6 +61,23 @@ fail_line=$(sed -n 's/^failed fail_here .*:\([0-9]*\) .*/\1/p' "$lttng_tmp/stack
 ok "... and the failed allocation's function and file:line" \
 	grep -q "fail_here (stack-alloc.c:$fail_line)" "$lttng_tmp/stacks.txt"
 ok "the text report leaves the stacks to JSON" cli_lacks "$lttng_tmp/stacks.txt" 'folded'
+# The first page charges the failure to its line too (its lines joined:
+# the page wraps them).
+"$cli_bin" report --brief "$lttng_tmp/stacks" 2>>"$lttng_tmp/report.err" | tr -s '\n ' '  ' \
+	>"$lttng_tmp/stacks-brief.txt"
+ok "the first page's failure is at the failed allocation's function and file:line" \
+	grep -q "at fail_here (stack-alloc.c:$fail_line)" "$lttng_tmp/stacks-brief.txt"
+# --details and HTML show every list, still without the stacks.
+"$cli_bin" report --details -o "$lttng_tmp/stacks-details.txt" "$lttng_tmp/stacks" \
+	2>>"$lttng_tmp/report.err"
+ok "--details names the leaking function and its file:line" \
+	grep -q "leak_here (stack-alloc.c:$line)" "$lttng_tmp/stacks-details.txt"
+ok "... and leaves the stacks to JSON" cli_lacks "$lttng_tmp/stacks-details.txt" 'folded'
+"$cli_bin" report --format html --details -o "$lttng_tmp/stacks.html" "$lttng_tmp/stacks" \
+	2>>"$lttng_tmp/report.err"
+ok "the HTML report names the leaking function and its file:line" \
+	grep -q "leak_here (stack-alloc.c:$line)" "$lttng_tmp/stacks.html"
+ok "... and leaves the stacks to JSON" cli_lacks "$lttng_tmp/stacks.html" 'folded'
 
 # Copies and launches get no stack unless CUDATRACE_STACK_CALLS=1 asks.
 memset_stacks() {
