@@ -22,6 +22,11 @@
  * bounded, and when the set is full a stack is emitted again rather than
  * lost. Symbols are resolved offline by the analyzers, from the
  * addresses and the objects lttng-ust's statedump records.
+ *
+ * In a Python process the thread's Python frames (python-frames.h) go
+ * with its native ones, in the same event and under the same id: the
+ * hash covers both, so one native stack reached from two Python lines
+ * is two stacks.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,6 +36,7 @@
 
 #include "call-stack.h"
 #include "cudatrace-tp.h"
+#include "python-frames.h"
 #include "state.h"
 #include "table.h"
 
@@ -40,6 +46,10 @@
 /* Our own frames are left out: CUPTI's callback, the tracer's dispatch.
  * At most this many of them sit above the caller's first frame. */
 #define OWN_FRAMES_MAX 16
+
+/* The most bytes of Python frames a stack carries, on the caller's stack:
+ * about 60 frames of usual names; the innermost that fit are kept. */
+#define PYTHON_TEXT_MAX 8192
 
 TABLE_FIXED(stacks_named, STACK_SLOTS);
 
@@ -62,7 +72,7 @@ static bool own_frame(const void *ip)
 	return (const char *)ip >= __ehdr_start && (const char *)ip < __etext;
 }
 
-static uint64_t stack_hash(void *const *frames, int n)
+static uint64_t stack_hash(void *const *frames, int n, const char *python, size_t python_len)
 {
 	uint64_t hash = 0xcbf29ce484222325ULL;
 
@@ -74,12 +84,18 @@ static uint64_t stack_hash(void *const *frames, int n)
 			hash *= 0x100000001b3ULL;
 		}
 	}
+	for (size_t i = 0; i < python_len; i++) {
+		hash ^= (unsigned char)python[i];
+		hash *= 0x100000001b3ULL;
+	}
 	return hash ? hash : 1;
 }
 
 uint64_t call_stack_id(void)
 {
 	void *frames[OWN_FRAMES_MAX + CT_STACK_FRAMES_MAX];
+	char python[PYTHON_TEXT_MAX];
+	size_t python_len;
 	unsigned depth = config.stack_depth;
 	int n, first = 0;
 	uint64_t id;
@@ -94,7 +110,8 @@ uint64_t call_stack_id(void)
 		return 0;
 	if (n > (int)depth)
 		n = (int)depth;
-	id = stack_hash(frames + first, n);
+	python_len = python_frames_format(python, sizeof(python), depth);
+	id = stack_hash(frames + first, n, python, python_len);
 	if (table_claim(&stacks_named, id, STACK_PROBES) == TABLE_PRESENT)
 		return id;
 	_Static_assert(sizeof(void *) == sizeof(uint64_t),
@@ -104,6 +121,8 @@ uint64_t call_stack_id(void)
 	                            .stack_id = id,
 	                            .frames = (const uint64_t *)(frames + first),
 	                            .frames_count = (uint16_t)n,
+	                            .python = python,
+	                            .python_len = (uint16_t)python_len,
 	                        });
 	return id;
 }
