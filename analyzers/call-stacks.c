@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
@@ -18,8 +19,8 @@
  * below main), the allocators of PyTorch, TensorFlow, JAX/XLA and
  * CuPy, which call cudaMalloc on behalf of the code that asked them for
  * memory, and the Python interpreter with ctypes and libffi, whose
- * frames say nothing of the Python code that runs (a stack of a Python
- * program is all folded, and its site is its NVTX range and call).
+ * frames say nothing of the Python code that runs: the Python frames the
+ * call_stack event carries stand in their place.
  */
 static const char *const folded_objects[] = {
 	"libcuda.so",
@@ -56,6 +57,20 @@ static const char *const folded_objects[] = {
 	"cupy_backends",
 };
 
+/* The objects of the Python interpreter: its frames' Python frames go
+ * before the innermost of them. */
+static const char *const interpreter_objects[] = {
+	"libpython",
+	"python3",
+};
+
+/* The Python packages whose frames are folded, by a part of their path:
+ * the frameworks that allocate for the code that calls them. */
+static const char *const folded_packages[] = {
+	"-packages/torch/",  "-packages/tensorflow/", "-packages/keras/",         "-packages/jax/",
+	"-packages/jaxlib/", "-packages/cupy/",       "-packages/cupy_backends/", "-packages/rmm/",
+};
+
 struct process_key {
 	char *hostname; /* owned */
 	int64_t pid;
@@ -64,6 +79,7 @@ struct process_key {
 struct raw_stack {
 	size_t count;
 	uint64_t *frames;       /* owned */
+	char *python;           /* owned; NULL: no Python frames */
 	struct ct_stack *named; /* owned; NULL until asked for */
 };
 
@@ -108,6 +124,7 @@ static void raw_free(gpointer p)
 		g_free(r->named->frames);
 	g_free(r->named);
 	g_free(r->frames);
+	g_free(r->python);
 	g_free(r);
 }
 
@@ -166,7 +183,7 @@ static struct process_stacks *process_of(struct ct_call_stacks *cs, const char *
 }
 
 void ct_call_stacks_add(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
-                        uint64_t stack_id, const uint64_t *frames, size_t count)
+                        uint64_t stack_id, const uint64_t *frames, size_t count, const char *python)
 {
 	struct process_stacks *ps = process_of(cs, hostname, pid, true);
 	struct raw_stack *r;
@@ -177,6 +194,7 @@ void ct_call_stacks_add(struct ct_call_stacks *cs, const char *hostname, int64_t
 	r = g_new0(struct raw_stack, 1);
 	r->count = count;
 	r->frames = g_memdup2(frames, count * sizeof(*frames));
+	r->python = python && *python ? g_strdup(python) : NULL;
 	g_hash_table_insert(ps->stacks, g_memdup2(&stack_id, sizeof(stack_id)), r);
 }
 
@@ -199,14 +217,31 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-static bool is_folded(const char *object)
+static bool starts_with_any(const char *name, const char *const *prefixes, size_t n)
 {
-	const char *name = base_name(object);
-
 	if (!name)
 		return false;
-	for (size_t i = 0; i < G_N_ELEMENTS(folded_objects); i++)
-		if (!strncmp(name, folded_objects[i], strlen(folded_objects[i])))
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+static bool is_folded(const char *object)
+{
+	return starts_with_any(base_name(object), folded_objects, G_N_ELEMENTS(folded_objects));
+}
+
+static bool is_interpreter(const char *object)
+{
+	return starts_with_any(base_name(object), interpreter_objects,
+	                       G_N_ELEMENTS(interpreter_objects));
+}
+
+static bool is_folded_package(const char *file)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(folded_packages); i++)
+		if (strstr(file, folded_packages[i]))
 			return true;
 	return false;
 }
@@ -219,13 +254,42 @@ static const char *copy_string(GStringChunk *strings, const char *s)
 /* The most functions inlined into one another at one address that are named. */
 #define INLINE_MAX 16
 
+/*
+ * The Python frames PYTHON ("LINE\tFUNCTION\tFILE\n" each, as
+ * libtrace/python-frames.h writes them) appended to FRAMES; a line that
+ * is not one of them ends them.
+ */
+static void add_python_frames(struct process_stacks *ps, GArray *frames, const char *python)
+{
+	gchar **lines = g_strsplit(python, "\n", -1);
+
+	for (gchar **l = lines; *l && **l; l++) {
+		gchar **parts = g_strsplit(*l, "\t", 3);
+		char *end;
+		unsigned long line = parts[0] ? strtoul(parts[0], &end, 10) : 0;
+		struct ct_stack_frame f = { .python = true };
+
+		if (g_strv_length(parts) != 3 || end == parts[0] || *end || line > UINT32_MAX) {
+			g_strfreev(parts);
+			break;
+		}
+		f.symbol.function = copy_string(ps->strings, parts[1]);
+		f.symbol.file = copy_string(ps->strings, parts[2]);
+		f.symbol.line = (uint32_t)line;
+		f.folded = is_folded_package(parts[2]);
+		g_array_append_val(frames, f);
+		g_strfreev(parts);
+	}
+	g_strfreev(lines);
+}
+
 static struct ct_stack *name_stack(struct process_stacks *ps, const struct raw_stack *r)
 {
 	GArray *frames =
 	    g_array_sized_new(FALSE, TRUE, sizeof(struct ct_stack_frame), (guint)r->count);
 	struct ct_stack *st = g_new0(struct ct_stack, 1);
+	bool python_due = r->python != NULL;
 
-	st->site = SIZE_MAX;
 	for (size_t i = 0; i < r->count; i++) {
 		struct ct_symbol syms[INLINE_MAX];
 		size_t n =
@@ -247,14 +311,27 @@ static struct ct_stack *name_stack(struct process_stacks *ps, const struct raw_s
 			f.symbol.object = copy_string(ps->strings, f.symbol.object);
 			f.symbol.function = copy_string(ps->strings, f.symbol.function);
 			f.symbol.file = copy_string(ps->strings, f.symbol.file);
-			if (known && !f.folded && st->site == SIZE_MAX)
-				st->site = frames->len;
+			if (python_due && known && is_interpreter(f.symbol.object)) {
+				add_python_frames(ps, frames, r->python);
+				python_due = false;
+			}
 			g_array_append_val(frames, f);
 		}
 	}
+	/* the interpreter's frames are beyond the depth recorded, or unnamed */
+	if (python_due)
+		add_python_frames(ps, frames, r->python);
 	st->count = frames->len;
-	if (st->site == SIZE_MAX)
-		st->site = st->count;
+	st->site = st->count;
+	for (size_t i = 0; i < frames->len; i++) {
+		const struct ct_stack_frame *f = &g_array_index(frames, struct ct_stack_frame, i);
+
+		/* a frame is known when its object is, or it is Python's */
+		if (!f->folded && (f->python || f->symbol.object)) {
+			st->site = i;
+			break;
+		}
+	}
 	st->frames = (struct ct_stack_frame *)g_array_free(frames, FALSE);
 	return st;
 }
@@ -297,7 +374,10 @@ char *ct_stack_site_format(const struct ct_stack *stack, char *buf, size_t len)
 	if (!stack || stack->site >= stack->count)
 		return NULL;
 	f = &stack->frames[stack->site];
-	if (f->symbol.function && f->symbol.file && f->symbol.line)
+	if (f->python)
+		snprintf(buf, len, "%s:%u in %s", base_name(f->symbol.file), f->symbol.line,
+		         f->symbol.function);
+	else if (f->symbol.function && f->symbol.file && f->symbol.line)
 		snprintf(buf, len, "%s (%s:%u)", f->symbol.function, base_name(f->symbol.file),
 		         f->symbol.line);
 	else if (f->symbol.function)

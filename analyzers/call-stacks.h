@@ -8,7 +8,12 @@
  * Frames inside CUDA, CUPTI, the tracer, the C library and its loader,
  * and the allocators of the well-known frameworks are folded: the site is
  * the first frame, innermost first, of an object not among them. The
- * whole stack stays available (JSON reports write it).
+ * whole stack stays available (JSON reports write it). A Python
+ * program's Python frames take the place of the interpreter's, folded:
+ * they go before its innermost frame, and the site of a CUDA call made
+ * from Python is the Python line that made it, unless it is in one of
+ * the well-known frameworks' packages, whose Python frames are folded
+ * too.
  *
  * Stacks and objects are kept by (hostname, pid), not by struct
  * ct_process: the statedump of a process comes before its first cudatrace
@@ -34,6 +39,7 @@ struct ct_stack_frame {
 	struct ct_symbol symbol;
 	bool folded;  /* in CUDA, the tracer, the C library or a framework's allocator */
 	bool inlined; /* a function inlined into the next frame, at the same address */
+	bool python;  /* a Python frame: function, file and line, no address or object */
 };
 
 /* A stack, named: its frames innermost first (an address where functions
@@ -52,9 +58,12 @@ void ct_call_stacks_set_debug_dirs(struct ct_call_stacks *cs, const char *debug_
 /* Frees everything; NULL is fine. */
 void ct_call_stacks_destroy(struct ct_call_stacks *cs);
 
-/* A call_stack event of process (HOSTNAME, PID). */
+/* A call_stack event of process (HOSTNAME, PID): its addresses, and its
+ * Python frames PYTHON ("LINE\tFUNCTION\tFILE\n" each; NULL or "" for
+ * none). */
 void ct_call_stacks_add(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
-                        uint64_t stack_id, const uint64_t *frames, size_t count);
+                        uint64_t stack_id, const uint64_t *frames, size_t count,
+                        const char *python);
 
 /* lttng_ust_statedump:bin_info and build_id of process (HOSTNAME, PID). */
 void ct_call_stacks_add_object(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
@@ -75,8 +84,8 @@ GArray *ct_stack_copy(const struct ct_stack *stack, GStringChunk *strings);
 /*
  * The site of STACK for people, into BUF (LEN bytes): "leak_here
  * (stack-alloc.c:35)", "leak_here (stack-alloc)" without line
- * information, "stack-alloc+0x1234" without a symbol. NULL when STACK is
- * NULL or has no site.
+ * information, "stack-alloc+0x1234" without a symbol, "train.py:42 in
+ * step" for a Python frame. NULL when STACK is NULL or has no site.
  */
 char *ct_stack_site_format(const struct ct_stack *stack, char *buf, size_t len);
 

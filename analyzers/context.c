@@ -621,7 +621,8 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		break;
 	case CT_EV_CALL_STACK:
 		ct_call_stacks_add(ctx->stacks, p->hostname, p->pid, ev->u.call_stack.stack_id,
-		                   ev->u.call_stack.frames, ev->u.call_stack.frames_count);
+		                   ev->u.call_stack.frames, ev->u.call_stack.frames_count,
+		                   ev->u.call_stack.python);
 		break;
 	case CT_EV_NVTX_PUSH:
 		nvtx_push(ctx, ev);

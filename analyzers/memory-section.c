@@ -78,6 +78,7 @@ static void write_stack(struct ct_doc *doc, const GArray *stack)
 		ct_doc_string(doc, "object", f->symbol.object);
 		ct_doc_bool(doc, "folded", f->folded);
 		ct_doc_bool(doc, "inlined", f->inlined);
+		ct_doc_bool(doc, "python", f->python);
 		ct_doc_end(doc);
 	}
 	ct_doc_end(doc);
