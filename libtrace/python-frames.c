@@ -22,9 +22,10 @@
  * bounded, so a layout mistaken for another stops the walk rather than
  * reading far.
  *
- * The layouts below are the offsets of CPython's own headers, checked
- * with offsetof() against each version's Include/ (tests/unit/
- * test-python-frames compares them with the installed headers):
+ * The layouts below are the offsets of CPython's own headers, taken with
+ * offsetof() from each version's Include/ (tests/unit/test-python-frames
+ * checks the frames read against the interpreter's own in the version
+ * installed):
  *  - Include/cpython/pystate.h: PyThreadState.cframe (3.11, 3.12), a
  *    _PyCFrame whose current_frame is the innermost frame;
  *    PyThreadState.current_frame (3.13).
@@ -250,8 +251,17 @@ static bool put_str(struct out *o, const void *s)
 		return false;
 	if (length > NAME_MAX_BYTES)
 		length = NAME_MAX_BYTES;
-	chars = (const char *)s +
-	        ((state & (1u << 6)) ? py.layout->ascii_size : py.layout->compact_size);
+	if (state & (1u << 6)) { /* ASCII, the usual case: copied whole */
+		char *at = o->at;
+
+		if (!put(o, (const char *)s + py.layout->ascii_size, (size_t)length))
+			return false;
+		for (; at < o->at; at++)
+			if (*at == '\t' || *at == '\n')
+				*at = '?';
+		return true;
+	}
+	chars = (const char *)s + py.layout->compact_size;
 	for (int64_t i = 0; i < length; i++) {
 		uint32_t c = 0;
 
