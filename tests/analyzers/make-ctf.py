@@ -710,7 +710,10 @@ BIN_INFO = ("lttng_ust_statedump:bin_info",
 
 
 def stacks(directory):
-    """A leak whose stack's frames lie in objects with hostile paths."""
+    """A leak whose stack's frames lie in objects with hostile paths, and
+    one whose Python frames go from a good one to lines that are not
+    frames (no tabs, a line number past 32 bits), bytes that are not
+    UTF-8 and a name of 2000 characters."""
     os.makedirs(directory, exist_ok=True)
     fifo = os.path.join(os.path.abspath(directory), "fifo")
     os.mkfifo(fifo)
@@ -732,6 +735,12 @@ def stacks(directory):
     s.event(t + 2, "mem_alloc", pid, pid, "hostile", device=0, kind=1, address=BASE,
             size=MIB, delta=MIB, stream=0xFFFFFFFF, api_domain=2, api_cbid=20,
             correlation_id=1, stack_id=7)
+    python = (b"12\tstep\t/srv/train.py\n" + b"7\t" + b"f" * 2000 + b"\t\xff\xfe.py\n" +
+              b"no tabs\n" + b"99999999999\tnever\tshown.py\n")
+    s.event(t + 3, "call_stack", pid, pid, "hostile", stack_id=8, frames=[0], python=python)
+    s.event(t + 4, "mem_alloc", pid, pid, "hostile", device=0, kind=1, address=BASE + MIB,
+            size=MIB, delta=MIB, stream=0xFFFFFFFF, api_domain=2, api_cbid=20,
+            correlation_id=2, stack_id=8)
     write(directory, events, s)
     return {"pid": pid, "site": "fifo+0x1234"}
 

@@ -178,6 +178,19 @@ report_run stacks "$report_tmp/stacks"
 report_exits stacks 0
 ok "stacks: the site is named from the object's path alone" \
 	grep -q "fifo+0x1234" "$report_tmp/stacks.out"
+ok "stacks: a Python stack's site is its first frame" \
+	grep -q "train.py:12 in step" "$report_tmp/stacks.out"
+ok "stacks: ... and the lines after one that is not a frame are left out" \
+	sh -c '! grep -q never "$1"' sh "$report_tmp/stacks.out"
+report_run stacks-json --format json -o "$report_tmp/stacks.json" "$report_tmp/stacks"
+report_exits stacks-json 0
+ok "stacks: ... and is JSON, with the Python frames kept" \
+	/usr/bin/python3 -c 'import json, sys
+doc = json.load(open(sys.argv[1]))
+sites = doc["memory"]["devices"][0]["leak_sites"]
+frames = [f for s in sites for f in s.get("stack") or [] if f["python"]]
+sys.exit(not (len(frames) == 2 and frames[0]["function"] == "step" and frames[0]["line"] == 12
+              and len(frames[1]["function"]) == 2000))' "$report_tmp/stacks.json"
 
 ctf future "$report_tmp/future"
 report_run future "$report_tmp/future"
