@@ -31,16 +31,8 @@ ok "call_stack events carry the Python frames" \
 	2>"$lttng_tmp/report.err"
 is "cudatrace report reads the trace" "$?" 0
 "$cli_bin" report -o "$lttng_tmp/pystacks.txt" "$lttng_tmp/pystacks" 2>>"$lttng_tmp/report.err"
-/usr/bin/python3 "$cli_here/python-stack-sites.py" "$lttng_tmp/pystacks.json" "$program" \
-	$rounds >"$lttng_tmp/sites.checks" 2>&1 ||
-	echo "not ok python-stack-sites.py ran: $(tail -1 "$lttng_tmp/sites.checks")" \
-		>>"$lttng_tmp/sites.checks"
-while IFS= read -r line; do
-	case $line in
-	"ok "*) ok "${line#ok }" true ;;
-	*) ok "${line#not ok }" false ;;
-	esac
-done <"$lttng_tmp/sites.checks"
+cli_checks python-stack-sites.py /usr/bin/python3 "$cli_here/python-stack-sites.py" \
+	"$lttng_tmp/pystacks.json" "$program" $rounds
 leak_line=$(grep -n '# site of leak_here$' "$program" | cut -d: -f1)
 ok "the text report names the leaking Python line and function" \
 	grep -q "python-leaks.py:$leak_line in leak_here" "$lttng_tmp/pystacks.txt"

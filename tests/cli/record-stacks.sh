@@ -40,16 +40,8 @@ ok "but not of the one loaded later, which library_load gives with its range" \
 is "cudatrace report reads the trace" "$?" 0
 "$cli_bin" report -o "$lttng_tmp/stacks.txt" "$lttng_tmp/stacks" 2>>"$lttng_tmp/report.err"
 for key in leak_sites peak_sites failures; do
-	/usr/bin/python3 "$cli_here/stack-sites.py" "$lttng_tmp/stacks.json" \
-		"$lttng_tmp/stacks.out" "$key" >"$lttng_tmp/$key.checks" 2>&1 ||
-		echo "not ok stack-sites.py $key ran: $(tail -1 "$lttng_tmp/$key.checks")" \
-			>>"$lttng_tmp/$key.checks"
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "${line#ok }" true ;;
-		*) ok "${line#not ok }" false ;;
-		esac
-	done <"$lttng_tmp/$key.checks"
+	cli_checks "stack-sites.py $key" /usr/bin/python3 "$cli_here/stack-sites.py" \
+		"$lttng_tmp/stacks.json" "$lttng_tmp/stacks.out" "$key"
 done
 line=$(sed -n 's/^leak leak_here .*:\([0-9]*\) .*/\1/p' "$lttng_tmp/stacks.out" | head -1)
 ok "the text report names the leaking function and its file:line" \

@@ -68,6 +68,9 @@
 #   cli_sessions           the number of cudatrace sessions in the daemon
 #   cli_has TAG PATTERN    TAG.err holds a line matching PATTERN (grep -E)
 #   cli_lacks FILE PATTERN FILE holds no line matching PATTERN
+#   cli_checks NAME CMD... a checker's lines ("ok WHAT", "not ok WHAT: why",
+#                          as tests/cli/stack-sites.py prints them) as test
+#                          points; its failure to run is a failed one
 #   cli_matches STRING RE  STRING matches the basic regular expression RE
 #   cli_wait_for FILE PATTERN [PID]
 #                          wait up to 60 s for a line matching PATTERN in
@@ -313,6 +316,20 @@ cli_has() {
 	diag "$1.err has no line matching '$2'; it holds:"
 	tail -n 12 "$lttng_tmp/$1.err" | sed 's/^/#   /'
 	return 1
+}
+
+cli_checks() {
+	cli_checks_name=$1
+	shift
+	"$@" >"$lttng_tmp/checks.out" 2>&1 ||
+		echo "not ok $cli_checks_name ran: $(tail -1 "$lttng_tmp/checks.out")" \
+			>>"$lttng_tmp/checks.out"
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok }" true ;;
+		*) ok "${line#not ok }" false ;;
+		esac
+	done <"$lttng_tmp/checks.out"
 }
 
 cli_lacks() {
