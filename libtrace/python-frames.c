@@ -302,14 +302,15 @@ static const uint8_t *read_varint(const uint8_t *p, const uint8_t *end, uint32_t
 static uint32_t line_of(const void *code, int64_t index)
 {
 	const void *table = load_ptr(code, py.layout->code_linetable);
-	int64_t size, addr = 0;
-	int32_t line;
+	int64_t size, addr = 0, line;
+	int32_t first_line;
 	const uint8_t *p, *end;
 
 	if (!is_a(table, py.bytes_type) || index < 0)
 		return 0;
 	memcpy(&size, (const char *)table + OB_SIZE, sizeof(size));
-	memcpy(&line, (const char *)code + py.layout->code_firstlineno, sizeof(line));
+	memcpy(&first_line, (const char *)code + py.layout->code_firstlineno, sizeof(first_line));
+	line = first_line; /* 64 bits: no sum of a corrupt table's deltas overflows */
 	if (size <= 0 || size > LINETABLE_MAX_BYTES)
 		return 0;
 	p = (const uint8_t *)table + BYTES_SVAL;
@@ -322,11 +323,11 @@ static uint32_t line_of(const void *code, int64_t index)
 		if ((kind == 13 || kind == 14) && !read_varint(p + 1, end, &delta))
 			return 0;
 		if (kind == 13 || kind == 14)
-			line += (delta & 1) ? -(int32_t)(delta >> 1) : (int32_t)(delta >> 1);
+			line += (delta & 1) ? -(int64_t)(delta >> 1) : (int64_t)(delta >> 1);
 		else if (kind >= 10 && kind <= 12)
-			line += (int32_t)kind - 10;
+			line += (int64_t)kind - 10;
 		if (index < addr + units)
-			return kind == 15 || line < 0 ? 0 : (uint32_t)line;
+			return kind == 15 || line < 0 || line > UINT32_MAX ? 0 : (uint32_t)line;
 		addr += units;
 		do
 			p++;
