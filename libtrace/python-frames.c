@@ -11,9 +11,10 @@
  * is called: the thread state comes from PyGILState_GetThisThreadState(),
  * which reads a thread-specific key, and everything else is plain loads.
  *
- * libpython is never linked: its symbols are looked up once, with
- * dlsym(RTLD_DEFAULT), where the process has them (python3 exports them,
- * or libpython is loaded globally). The running interpreter's version
+ * libpython is never linked: its symbols are looked up once, at the
+ * first stack taken, with dlsym(RTLD_DEFAULT), where the process has them
+ * (python3 exports them, or libpython is loaded globally); a program that
+ * loads libpython only after its first allocation gets native stacks. The running interpreter's version
  * comes from Py_Version (3.11 and later); an interpreter this file does
  * not know (3.10 and older, a debug, trace-refs or free-threaded build, a
  * later version) gives no Python frames and the stack stays native.
