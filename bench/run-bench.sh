@@ -55,7 +55,11 @@ CUDASIM_COPY_LATENCY_NS=200
 CUDASIM_LAUNCH_LATENCY_NS=100
 CUDATRACE_API=1
 TRACE_NO_LEDGER=1
+# The contexts `cudatrace record` adds (cli/session.c), so that the bytes
+# are those of a recorded trace.
+LTTNG_TEST_CONTEXTS="vpid vtid"
 export CUDASIM_KERNEL_NS CUDASIM_COPY_LATENCY_NS CUDASIM_LAUNCH_LATENCY_NS CUDATRACE_API
+export LTTNG_TEST_CONTEXTS
 
 if ! lttng_daemon_start; then
 	echo "run-bench: lttng-sessiond does not start" >&2

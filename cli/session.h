@@ -2,8 +2,8 @@
 /*
  * session.h - the LTTng tracing session of one `cudatrace record`, through
  * liblttng-ctl: created in one of four modes, with one userspace channel
- * ("cudatrace") holding every cudatrace event and the vpid, vtid and
- * procname contexts, started, stopped, snapshotted and destroyed.
+ * ("cudatrace") holding every cudatrace event and the vpid and vtid
+ * contexts, started, stopped, snapshotted and destroyed.
  *
  * Every function prints a message saying what to do when it fails.
  */

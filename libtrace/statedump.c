@@ -22,6 +22,7 @@
 #include "periodic.h"
 #include "state.h"
 #include "statedump.h"
+#include "tracer.h"
 #include "tracker.h"
 
 /* Room beyond the tracker's count for allocations made while the array is
@@ -130,6 +131,7 @@ void statedump_run(enum ct_statedump_reason reason)
 	dump = ++dumps;
 	EMIT(statedump_begin,
 	     &(struct ct_ev_statedump_begin){ .dump = dump, .reason = (uint8_t)reason });
+	tracer_info_emit();
 	count = take_live_set(&live, &complete);
 	if (lttng_ust_tracepoint_enabled(cudatrace, mem_live)) {
 		name_calls(live, count);

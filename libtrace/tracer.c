@@ -46,6 +46,11 @@ void tracer_info_emit_once(void)
 	loaded_objects_announce();
 }
 
+void tracer_info_emit(void)
+{
+	EMIT(tracer_info, &tracer.info);
+}
+
 void tracer_info_announce_again(void)
 {
 	__atomic_store_n(&info_emitted, false, __ATOMIC_RELAXED);

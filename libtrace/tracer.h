@@ -15,6 +15,11 @@
  * enabled session has had it yet. */
 void tracer_info_emit_once(void);
 
+/* Emit tracer_info alone, now: a statedump's, for a snapshot whose ring
+ * buffer lost the first one (the process's name is recorded nowhere else;
+ * the session has no procname context). */
+void tracer_info_emit(void);
+
 /* Let tracer_info_emit_once emit it again. */
 void tracer_info_announce_again(void);
 

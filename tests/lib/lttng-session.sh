@@ -26,7 +26,8 @@
 #                                killed on every exit path
 #   lttng_session_begin NAME     create NAME writing to $lttng_tmp/NAME,
 #                                enable cudatrace:* in one channel with the
-#                                vpid, vtid and procname contexts, start;
+#                                vpid, vtid and procname contexts (or
+#                                LTTNG_TEST_CONTEXTS), start;
 #                                sets lttng_trace to the trace directory
 #   lttng_session_end NAME       stop (waits until the data is on disk) and
 #                                destroy NAME
@@ -35,6 +36,8 @@
 # Variables read: LTTNG_TEST_SUBBUF_SIZE (default 1M) and
 # LTTNG_TEST_NUM_SUBBUF (default 8) size the channel; LTTNG_TEST_EVENTS
 # (default 'cudatrace:*') lists the events to enable, comma-separated;
+# LTTNG_TEST_CONTEXTS (default 'vpid vtid procname') the contexts to add
+# (the benchmark and the size test use `cudatrace record`'s: 'vpid vtid');
 # LTTNG_TEST_KEEP=1 keeps $lttng_tmp (traces, ledgers, logs) for a
 # post-mortem.
 
@@ -145,6 +148,7 @@ lttng_session_begin() {
 	lttng_nsubbuf=${3:-${LTTNG_TEST_NUM_SUBBUF:-8}}
 	lttng_trace="$lttng_tmp/$lttng_name"
 	lttng_log="$lttng_tmp/lttng-$lttng_name.log"
+	# shellcheck disable=SC2046,SC2086 # the contexts split into words
 	{
 		lttng_client create "$lttng_name" --output="$lttng_trace" &&
 			lttng_sessions="$lttng_sessions $lttng_name" &&
@@ -153,7 +157,7 @@ lttng_session_begin() {
 			lttng_client enable-event --userspace --session="$lttng_name" \
 				--channel=cudatrace "${LTTNG_TEST_EVENTS:-cudatrace:*}" &&
 			lttng_client add-context --userspace --session="$lttng_name" \
-				--channel=cudatrace -t vpid -t vtid -t procname &&
+				--channel=cudatrace $(printf ' -t %s' ${LTTNG_TEST_CONTEXTS:-vpid vtid procname}) &&
 			lttng_client start "$lttng_name"
 	} >"$lttng_log" 2>&1 && return 0
 	diag "cannot set up the LTTng session $lttng_name:"
