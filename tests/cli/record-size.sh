@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The size of a recorded trace per traced call: a count of bytes, not a
+# time, so it is the same on any machine. programs/copy-loop makes N small
+# cudaMemcpyAsync uploads; it is recorded twice with `cudatrace record`
+# (its contexts, its events), with N1 and N2 copies, and the bytes the
+# trace's packets hold (bench/trace-stats.py: content_bytes, from the
+# trace's index, without the padding that ends each packet) are compared:
+# (bytes2 - bytes1) / (N2 - N1) is what one more copy costs, the fixed
+# part (metadata, tracer_info, names, library_load, setup calls) taken
+# out. The number of copies is the program's own printout.
+#
+# Each copy is 4 events: api_entry, memcpy, api_exit, and gpu_memcpy from
+# CUPTI's record. Their fields take 7 + 40 + 11 + 46 = 104 bytes
+# (doc/events.md, "Size of the trace") and each event carries a 6-byte
+# header and the vpid and vtid contexts (8 bytes): 160 bytes a copy
+# today, 114 with --no-api (memcpy and gpu_memcpy only). The bounds
+# below are those figures and a quarter more, for an occasional large
+# event header and packet header: a trace that grows by an event a copy,
+# or a context on every event, fails.
+
+cli_here=$(cd "$(dirname "$0")" && pwd)
+. "$cli_here/../lib/cli.sh"
+
+cli_setup "$@"
+cli_with_daemon
+program="$trace_builddir/tests/programs/copy-loop"
+[ -x "$program" ] || tap_fail_all "programs/copy-loop is not built"
+stats="$trace_srcdir/bench/trace-stats.py"
+
+N1=1000
+N2=5000
+BOUND_API=200
+BOUND_NO_API=143
+
+# stat TAG KEY: KEY's value in TAG's trace-stats line.
+stat() {
+	tr ' ' '\n' <"$lttng_tmp/$1.stats" | sed -n "s/^$2=//p"
+}
+
+# record TAG N [RECORD OPTIONS...]: record copy-loop N into TAG; two tests.
+record() {
+	tag=$1
+	n=$2
+	shift 2
+	cli_record "$tag" -o "$lttng_tmp/$tag" "$@" -- "$program" "$n"
+	is "$tag: record exits with the program's status" "$cli_status" 0 ||
+		sed 's/^/#   /' "$lttng_tmp/$tag.err"
+	is "$tag: the program made its $n copies" \
+		"$(sed -n 's/^copies=//p' "$lttng_tmp/$tag.out")" "$n"
+	"$trace_python_bt2" "$stats" "$lttng_tmp/$tag" >"$lttng_tmp/$tag.stats" \
+		2>"$lttng_tmp/$tag.stats-err" || sed 's/^/#   /' "$lttng_tmp/$tag.stats-err"
+}
+
+# per_copy WHAT TAG1 TAG2 BOUND: bytes and events per copy between the two
+# runs; the bytes at most BOUND.
+per_copy() {
+	bytes=$((($(stat "$3" content_bytes) - $(stat "$2" content_bytes)) / (N2 - N1)))
+	events=$((($(stat "$3" events) - $(stat "$2" events)) / (N2 - N1)))
+	diag "$1: $bytes trace bytes and $events events per copy"
+	ok "$1: at most $4 trace bytes per copy ($bytes)" test "$bytes" -gt 0 -a "$bytes" -le "$4"
+}
+
+record api1 $N1
+record api2 $N2
+per_copy "API calls on" api1 api2 $BOUND_API
+is "API calls on: 4 events per copy" "$events" 4
+
+record noapi1 $N1 --no-api
+record noapi2 $N2 --no-api
+per_copy "--no-api" noapi1 noapi2 $BOUND_NO_API
+is "--no-api: 2 events per copy" "$events" 2
+tap_done
