@@ -31,13 +31,13 @@ uint32_t call_context(const struct api_call *call)
 
 uint32_t call_stream(const struct api_call *call, CUstream stream)
 {
-	uint32_t id;
-	uint8_t per_thread = stream == NULL && call->per_thread;
+	return handle_cache_stream(call->cache, call->data ? call->data->context : NULL, stream,
+	                           stream == NULL && call->per_thread);
+}
 
-	if (cuptiGetStreamIdEx(call->data ? call->data->context : NULL, stream, per_thread, &id) !=
-	    CUPTI_SUCCESS)
-		return CT_STREAM_NONE;
-	return id;
+uint64_t call_kernel_id(const struct api_call *call, const char *symbol)
+{
+	return handle_cache_kernel(call->cache, symbol);
 }
 
 void call_note_name(const struct api_call *call)

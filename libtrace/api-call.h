@@ -19,6 +19,7 @@
 #include <cupti.h>
 
 #include "field-values.h"
+#include "handle-cache.h"
 #include "tracker.h"
 
 /* Mappings a single call may unmap (cuMemUnmap over several of them),
@@ -38,8 +39,9 @@ struct launch_config {
 struct api_call {
 	const CUpti_CallbackData *data; /* the current callback's data */
 	const struct api_binding *binding;
-	const char *name;   /* static, from CUPTI */
-	const char *symbol; /* kernel name of a launch, from CUPTI */
+	const char *name;           /* static, from CUPTI */
+	const char *symbol;         /* kernel name of a launch, from CUPTI */
+	struct handle_cache *cache; /* the thread's, kept from call to call */
 	struct ct_api_ref ref;
 	int32_t result;  /* at EXIT */
 	bool per_thread; /* a _ptsz/_ptds variant */
@@ -145,6 +147,8 @@ uint32_t call_context(const struct api_call *call);
 /* CUPTI stream id of stream in the call's context (NULL: the default
  * stream of the call's variant), or CT_STREAM_NONE. */
 uint32_t call_stream(const struct api_call *call, CUstream stream);
+/* The kernel_id of the kernel named symbol (names_kernel_id). */
+uint64_t call_kernel_id(const struct api_call *call, const char *symbol);
 /* Record the call's name (api_name) before an event refers to it. */
 void call_note_name(const struct api_call *call);
 

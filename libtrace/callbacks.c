@@ -74,6 +74,7 @@ struct thread_state {
 	bool busy;      /* inside cudatrace's own handler */
 	struct frame frames[FRAMES_MAX];
 	struct api_call outer; /* frames[0]'s call */
+	struct handle_cache cache;
 };
 
 static __thread struct thread_state thread_state;
@@ -98,10 +99,11 @@ static bool is_api_domain(unsigned domain)
 
 /* ----------------------------------------------------------- API domains */
 
-static void call_begin(struct api_call *call, const struct api_binding *binding,
-                       const CUpti_CallbackData *data)
+static void call_begin(struct api_call *call, struct handle_cache *cache,
+                       const struct api_binding *binding, const CUpti_CallbackData *data)
 {
 	call->data = data;
+	call->cache = cache;
 	call->binding = binding;
 	call->name = data->functionName;
 	call->symbol = data->symbolName;
@@ -168,7 +170,7 @@ static void api_enter(struct thread_state *ts, const struct api_binding *binding
 	}
 	nested = ts->depth > 0;
 	if (!nested)
-		call_begin(&ts->outer, binding, data);
+		call_begin(&ts->outer, &ts->cache, binding, data);
 	push_frame(ts, binding, f);
 	if (config.api && lttng_ust_tracepoint_enabled(cudatrace, api_entry)) {
 		struct ct_ev_api_entry e = {

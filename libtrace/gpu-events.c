@@ -15,11 +15,12 @@
 
 #include "emit.h"
 #include "gpu-events.h"
+#include "handle-cache.h"
 #include "names.h"
 #include "nvml.h"
 #include "text.h"
 
-static void on_kernel(const CUpti_ActivityKernel10 *k)
+static void on_kernel(const CUpti_ActivityKernel10 *k, struct handle_cache *cache)
 {
 	struct ct_ev_gpu_kernel e;
 
@@ -29,7 +30,7 @@ static void on_kernel(const CUpti_ActivityKernel10 *k)
 		.start = k->start,
 		.end = k->end,
 		.correlation_id = k->correlationId,
-		.kernel_id = names_kernel_id(k->name),
+		.kernel_id = handle_cache_kernel(cache, k->name),
 		.device = device8(k->deviceId),
 		.context = k->contextId,
 		.stream = k->streamId,
@@ -248,14 +249,14 @@ RECORD_LAYOUT(CUpti_ActivitySynchronization2);
 RECORD_LAYOUT(CUpti_ActivityOverhead3);
 RECORD_LAYOUT(CUpti_ActivityDevice5);
 
-void gpu_events_record(const CUpti_Activity *record)
+void gpu_events_record(const CUpti_Activity *record, struct handle_cache *cache)
 {
 	const void *r = record;
 
 	switch (record->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-		on_kernel(r);
+		on_kernel(r, cache);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
 		on_memcpy(r);

@@ -8,8 +8,11 @@
 #include <stdbool.h>
 #include <cupti.h>
 
-/* Emit the event of one record, if a session enables it. */
-void gpu_events_record(const CUpti_Activity *record);
+#include "handle-cache.h"
+
+/* Emit the event of one record, if a session enables it; cache is the
+ * reading thread's (kernel ids by name pointer). */
+void gpu_events_record(const CUpti_Activity *record, struct handle_cache *cache);
 
 /* Whether the records of kind are wanted now: a session enables their
  * event (DEVICE records always are). */

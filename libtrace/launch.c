@@ -74,7 +74,7 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 	    launch_captured(call, config))
 		return;
 	e = (struct ct_ev_launch){
-		.kernel_id = names_kernel_id(symbol),
+		.kernel_id = call_kernel_id(call, symbol),
 		.stream = config->known ? call_stream(call, config->stream) : CT_STREAM_NONE,
 		.config_known = config->known,
 		.device = call_device(call),

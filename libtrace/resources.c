@@ -16,6 +16,7 @@
 #include "api-call.h"
 #include "device-code.h"
 #include "emit.h"
+#include "handle-cache.h"
 #include "loaded-objects.h"
 #include "text.h"
 
@@ -136,6 +137,12 @@ static void resource_callback(CUpti_CallbackId cbid, const void *cbdata, struct 
 	if (!data)
 		return;
 	loaded_objects_scan();
+	/* Before the handle (or, of a module, its kernels' names) can be
+	 * given out again: the caches of what handles map to forget. */
+	if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING ||
+	    cbid == CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING ||
+	    cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING)
+		handle_cache_forget();
 	switch (cbid) {
 	case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
 	case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * handle-cache.c - stream ids and kernel ids remembered per thread
+ * (handle-cache.h).
+ */
+#include <string.h>
+
+#include "contract/events.h"
+#include "handle-cache.h"
+#include "names.h"
+
+/* Stream, context and module ends so far. Bumped before CUDA can hand the
+ * handle out again; read with acquire, so a thread that was given the new
+ * handle sees the bump. */
+static unsigned ends;
+
+void handle_cache_forget(void)
+{
+	__atomic_add_fetch(&ends, 1, __ATOMIC_RELEASE);
+}
+
+/* Empty the cache if a handle ended since it was filled. */
+static void revalidate(struct handle_cache *cache)
+{
+	unsigned now = __atomic_load_n(&ends, __ATOMIC_ACQUIRE);
+
+	if (cache->epoch == now)
+		return;
+	memset(cache, 0, sizeof(*cache));
+	cache->epoch = now;
+}
+
+uint32_t handle_cache_stream(struct handle_cache *cache, CUcontext context, CUstream stream,
+                             bool per_thread)
+{
+	unsigned slot;
+	uint32_t id;
+
+	revalidate(cache);
+	for (unsigned i = 0; i < HANDLE_CACHE_STREAMS; i++) {
+		if (cache->streams[i].context == context && context &&
+		    cache->streams[i].stream == stream &&
+		    cache->streams[i].per_thread == per_thread)
+			return cache->streams[i].id;
+	}
+	if (cuptiGetStreamIdEx(context, stream, per_thread, &id) != CUPTI_SUCCESS)
+		return CT_STREAM_NONE;
+	if (!context)
+		return id;
+	slot = cache->next_stream++ % HANDLE_CACHE_STREAMS;
+	cache->streams[slot].context = context;
+	cache->streams[slot].stream = stream;
+	cache->streams[slot].per_thread = per_thread;
+	cache->streams[slot].id = id;
+	return id;
+}
+
+uint64_t handle_cache_kernel(struct handle_cache *cache, const char *name)
+{
+	unsigned slot;
+	uint64_t id;
+
+	if (!name)
+		return 0;
+	revalidate(cache);
+	for (unsigned i = 0; i < HANDLE_CACHE_KERNELS; i++) {
+		if (cache->kernels[i].name == name)
+			return cache->kernels[i].id;
+	}
+	id = names_kernel_id(name);
+	slot = cache->next_kernel++ % HANDLE_CACHE_KERNELS;
+	cache->kernels[slot].name = name;
+	cache->kernels[slot].id = id;
+	return id;
+}

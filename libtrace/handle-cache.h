@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * handle-cache.h - what cudatrace derives from a CUDA handle on the hot
+ * path, remembered: the CUPTI stream id of a CUstream (cuptiGetStreamIdEx
+ * on every copy and launch) and the kernel_id of a kernel's name (a hash
+ * of the whole name at every launch and every kernel record).
+ *
+ * A cache belongs to one thread (the traced call's, or the one reading an
+ * activity buffer): no lock, no atomic but one load. A stream's id never
+ * changes while the stream lives, and a kernel's name pointer is CUPTI's
+ * (or the registering module's) while the module lives, but a handle or a
+ * pointer may be given out again once its stream, context or module is
+ * gone. So every cache checks a process-wide count of such ends
+ * (handle_cache_forget, from the RESOURCE callbacks, which CUDA makes
+ * before the handle can be reused) and empties itself when it changed.
+ */
+#ifndef CUDATRACE_HANDLE_CACHE_H
+#define CUDATRACE_HANDLE_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cupti.h>
+
+/* A few streams and kernels per thread: a training step's loop uses a
+ * handful of each; a miss costs only the lookup it saves. */
+#define HANDLE_CACHE_STREAMS 4
+#define HANDLE_CACHE_KERNELS 8
+
+struct handle_cache {
+	unsigned epoch;                    /* handle_cache_forget's count it was filled under */
+	unsigned next_stream, next_kernel; /* the slot replaced next */
+	struct {
+		CUcontext context; /* NULL: the slot is empty */
+		CUstream stream;
+		bool per_thread;
+		uint32_t id;
+	} streams[HANDLE_CACHE_STREAMS];
+	struct {
+		const char *name; /* NULL: the slot is empty */
+		uint64_t id;
+	} kernels[HANDLE_CACHE_KERNELS];
+};
+
+/* CUPTI's id of stream in context (NULL: the context's default stream,
+ * per-thread or legacy), or CT_STREAM_NONE. A NULL context (the current
+ * one) is not cached. */
+uint32_t handle_cache_stream(struct handle_cache *cache, CUcontext context, CUstream stream,
+                             bool per_thread);
+
+/* names_kernel_id(name), cached by the name's address. */
+uint64_t handle_cache_kernel(struct handle_cache *cache, const char *name);
+
+/* A stream, context or module is about to go: every cache empties itself
+ * before its next use. */
+void handle_cache_forget(void);
+
+#endif /* CUDATRACE_HANDLE_CACHE_H */
