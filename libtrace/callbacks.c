@@ -77,7 +77,30 @@ struct thread_state {
 	struct handle_cache cache;
 };
 
+/*
+ * Global-dynamic TLS, as the module is dlopened by CUDA: each access to it
+ * is a call to __tls_get_addr. The initial-exec model lttng-ust uses
+ * would make it a load, but cannot be had here: lttng-ust and this library
+ * already take nearly all the static TLS glibc keeps for libraries loaded
+ * later, and one byte more of initial-exec TLS makes the dlopen fail
+ * ("cannot allocate memory in static TLS block"). So each callback reaches
+ * the thread's state once (thread_state_get) and passes the pointer on.
+ * Counted with callgrind (tools/bench-callgrind, a copy and a launch a
+ * round): cudatrace's own code made 4.5 calls to __tls_get_addr a
+ * callback (GCC recomputes a TLS address after each call rather than keep
+ * it), 1 now; lttng-ust makes about 9 more for each event it writes.
+ */
 static __thread struct thread_state thread_state;
+
+/* The thread's state, once per callback: the empty asm hides where the
+ * pointer comes from, so that GCC keeps it instead of recomputing it. */
+static struct thread_state *thread_state_get(void)
+{
+	struct thread_state *ts = &thread_state;
+
+	__asm__("" : "+r"(ts));
+	return ts;
+}
 
 /* [domain - 1][cbid] -> binding and family; filled before any callback is
  * enabled. */
@@ -258,9 +281,12 @@ static struct api_call *current_call(struct thread_state *ts)
 void CUPTIAPI callbacks_dispatch(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                  const void *cbdata)
 {
-	struct thread_state *ts = &thread_state;
+	struct thread_state *ts;
 
-	if (!tracer_active() || ts->busy)
+	if (!tracer_active())
+		return;
+	ts = thread_state_get();
+	if (ts->busy)
 		return;
 	ts->busy = true;
 	if (is_api_domain(domain))
