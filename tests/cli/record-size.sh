@@ -9,7 +9,9 @@
 # trace's index, without the padding that ends each packet) are compared:
 # (bytes2 - bytes1) / (N2 - N1) is what one more copy costs, the fixed
 # part (metadata, tracer_info, names, library_load, setup calls) taken
-# out. The number of copies is the program's own printout.
+# out. The number of copies is the program's own printout. The trace has
+# no procname context: the report still names the process after its
+# program, from tracer_info.
 #
 # Each copy is 4 events: api_entry, memcpy, api_exit, and gpu_memcpy from
 # CUPTI's record. Their fields take 7 + 40 + 11 + 46 = 104 bytes
@@ -48,7 +50,7 @@ record() {
 	is "$tag: record exits with the program's status" "$cli_status" 0 ||
 		sed 's/^/#   /' "$lttng_tmp/$tag.err"
 	is "$tag: the program made its $n copies" \
-		"$(sed -n 's/^copies=//p' "$lttng_tmp/$tag.out")" "$n"
+		"$(sed -n 's/^copies=\([0-9]*\) .*/\1/p' "$lttng_tmp/$tag.out")" "$n"
 	"$trace_python_bt2" "$stats" "$lttng_tmp/$tag" >"$lttng_tmp/$tag.stats" \
 		2>"$lttng_tmp/$tag.stats-err" || sed 's/^/#   /' "$lttng_tmp/$tag.stats-err"
 }
@@ -63,6 +65,13 @@ per_copy() {
 }
 
 record api1 $N1
+report_status=0
+"$cli_bin" report --format=json -o "$lttng_tmp/api1.json" "$lttng_tmp/api1" \
+	2>"$lttng_tmp/api1.report.err" || report_status=$?
+is "api1: the report is made" "$report_status" 0 || sed 's/^/#   /' "$lttng_tmp/api1.report.err"
+is "api1: the report names the process after its program, without a procname context" \
+	"$("$trace_python" "$cli_here/../lib/environment-entry.py" "$lttng_tmp/api1.json" \
+		"$(sed -n 's/^copies=.* pid=//p' "$lttng_tmp/api1.out")" 'p["procname"]')" copy-loop
 record api2 $N2
 per_copy "API calls on" api1 api2 $BOUND_API
 is "API calls on: 4 events per copy" "$events" 4

@@ -9,12 +9,13 @@
  * cudaMemcpyAsync uploads on a stream of its own, synchronizes and frees
  * everything. The setup and teardown are the same whatever N, so the
  * difference between two runs is N2 - N1 copies exactly. Prints
- * "copies=N", the number of copies the runtime accepted; exits 1 if any
- * call failed.
+ * "copies=N pid=PID": the number of copies the runtime accepted, and its
+ * process id; exits 1 if any call failed.
  */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define COPY_BYTES 64
 
@@ -53,6 +54,6 @@ int main(int argc, char **argv)
 	failed |= check(cudaStreamDestroy(stream), "cudaStreamDestroy");
 	failed |= check(cudaFree(device), "cudaFree");
 	failed |= check(cudaFreeHost(host), "cudaFreeHost");
-	printf("copies=%lu\n", copies);
+	printf("copies=%lu pid=%ld\n", copies, (long)getpid());
 	return failed;
 }
