@@ -80,15 +80,18 @@ struct thread_state {
 /*
  * Global-dynamic TLS, as the module is dlopened by CUDA: each access to it
  * is a call to __tls_get_addr. The initial-exec model lttng-ust uses
- * would make it a load, but cannot be had here: lttng-ust and this library
- * already take nearly all the static TLS glibc keeps for libraries loaded
- * later, and one byte more of initial-exec TLS makes the dlopen fail
- * ("cannot allocate memory in static TLS block"). So each callback reaches
- * the thread's state once (thread_state_get) and passes the pointer on.
- * Counted with callgrind (tools/bench-callgrind, a copy and a launch a
- * round): cudatrace's own code made 4.5 calls to __tls_get_addr a
- * callback (GCC recomputes a TLS address after each call rather than keep
- * it), 1 now; lttng-ust makes about 9 more for each event it writes.
+ * would make it a load, but a dlopened library's initial-exec TLS must fit
+ * in the surplus of static TLS glibc reserves at start-up, shared by every
+ * such library the process loads (lttng-ust's among them): with this
+ * state (about 2.5 KiB) initial-exec, the dlopen fails ("cannot allocate
+ * memory in static TLS block") and the program runs untraced; even a
+ * pointer would make loading the tracer depend on what else the program
+ * loaded first. So each callback reaches the thread's state once
+ * (thread_state_get) and passes the pointer on. Counted with callgrind
+ * (tools/bench-callgrind, a copy and a launch a round): cudatrace's own
+ * code made 4.5 calls to __tls_get_addr a callback (GCC recomputes a TLS
+ * address after each call rather than keep it), 1 now; lttng-ust makes
+ * about 9 more for each event it writes.
  */
 static __thread struct thread_state thread_state;
 
