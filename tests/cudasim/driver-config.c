@@ -166,6 +166,7 @@ static void config_read(void)
 	read_u64("CUDASIM_KERNEL_FAULT", &config.kernel_fault);
 	read_flag("CUDASIM_NESTED_DRIVER_CALLBACKS", &config.nested_driver_callbacks);
 	read_flag("CUDASIM_NO_DEVICE", &config.no_device);
+	read_flag("CUDASIM_REUSE_STREAM_HANDLES", &config.reuse_stream_handles);
 	read_driver_version();
 	read_compute_capability();
 }

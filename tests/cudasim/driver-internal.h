@@ -47,6 +47,7 @@ struct sim_config {
 	uint64_t launch_latency_ns;   /* API return to kernel start */
 	bool nested_driver_callbacks; /* CUDASIM_NESTED_DRIVER_CALLBACKS */
 	bool no_device;               /* CUDASIM_NO_DEVICE: cuInit says 100 */
+	bool reuse_stream_handles;    /* CUDASIM_REUSE_STREAM_HANDLES */
 	uint64_t kernel_fault;        /* CUDASIM_KERNEL_FAULT: the Nth launch faults; 0: none */
 	int driver_version;           /* CUDASIM_DRIVER_VERSION, default 13000 */
 	int cc_major, cc_minor;       /* CUDASIM_COMPUTE_CAPABILITY, default 9.0 */

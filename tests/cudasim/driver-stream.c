@@ -16,7 +16,10 @@
  * through free lists, never freed, and a destroyed object's generation no
  * longer matches, so a stale handle is detected (CUDA_ERROR_INVALID_HANDLE)
  * without touching freed memory, and a stale struct pointer still points at
- * a valid object.
+ * a valid object. With CUDASIM_REUSE_STREAM_HANDLES=1 a recycled stream
+ * keeps its generation: the next stream created gets the handle of the
+ * one destroyed last, as a real driver's freed stream pointer may be given
+ * out again (a stale handle then names the new stream).
  *
  * One mutex guards all of it; it is never held while sleeping or while
  * calling the profiler, whose callbacks may call back into the driver.
@@ -253,7 +256,8 @@ static struct sim_stream *stream_new_locked(struct stream_set *set, enum stream_
 	struct sim_stream *stream = stream_take_locked();
 	if (!stream)
 		return NULL;
-	stream->generation = next_generation(stream->generation);
+	if (!sim_config()->reuse_stream_handles || !stream->generation)
+		stream->generation = next_generation(stream->generation);
 	stream->live = true;
 	stream->kind = kind;
 	stream->flags = flags;
