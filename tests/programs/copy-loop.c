@@ -17,14 +17,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "rt-check.h"
+
 #define COPY_BYTES 64
 
+/* rt_check, naming this program. */
 static int check(cudaError_t status, const char *what)
 {
-	if (status == cudaSuccess)
-		return 0;
-	fprintf(stderr, "copy-loop: %s: %s\n", what, cudaGetErrorName(status));
-	return 1;
+	return rt_check("copy-loop", status, what);
 }
 
 int main(int argc, char **argv)

@@ -16,15 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define COPY_BYTES 64
+#include "rt-check.h"
+
+#define COPY_BYTES  64
 #define MAX_STREAMS 64
 
+/* rt_check, naming this program. */
 static int check(cudaError_t status, const char *what)
 {
-	if (status == cudaSuccess)
-		return 0;
-	fprintf(stderr, "stream-reuse: %s: %s\n", what, cudaGetErrorName(status));
-	return 1;
+	return rt_check("stream-reuse", status, what);
 }
 
 /* Whether handle was given out before, among the first count of seen. */
@@ -58,9 +58,9 @@ int main(int argc, char **argv)
 		reused += seen_before(seen, i, stream);
 		seen[i] = stream;
 		printf("stream %d %p\n", i, (void *)stream);
-		failed |= check(
-		    cudaMemcpyAsync(device, host, COPY_BYTES, cudaMemcpyHostToDevice, stream),
-		    "cudaMemcpyAsync");
+		failed |=
+		    check(cudaMemcpyAsync(device, host, COPY_BYTES, cudaMemcpyHostToDevice, stream),
+		          "cudaMemcpyAsync");
 		failed |= check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 		failed |= check(cudaStreamDestroy(stream), "cudaStreamDestroy");
 	}
