@@ -67,8 +67,16 @@ wait $alive_rec || status=$?
 is "the running record ends with its script (128+9)" "$status" 137
 # Records running at the same time each hold their own program alone.
 if trace_read alive "$lttng_tmp/alive"; then
-	pids=$(sed -n 's/.* vpid=\([0-9]*\) .*/\1/p' "$lttng_tmp/alive.events" | sort -u | tr '\n' ' ')
+	pids=$(sed -n 's/^event=cudatrace:.* vpid=\([0-9]*\) .*/\1/p' "$lttng_tmp/alive.events" |
+		sort -u | tr '\n' ' ')
 	is "the running record's trace holds its script alone" "$pids" "$alive_script "
+	# lttng-ust writes a process's statedump as the process registers,
+	# before its cudatrace session context exists, so the statedump is
+	# enabled unfiltered (cudatrace-record(1)): another process's may be
+	# there, and nothing else of it.
+	others=$(grep -v "^event=lttng_ust_statedump:" "$lttng_tmp/alive.events" |
+		sed -n 's/.* vpid=\([0-9]*\) .*/\1/p' | sort -u | tr '\n' ' ')
+	is "... and of other processes, at most their statedump" "$others" "$alive_script "
 else
 	tap_result 1 "the running record's trace reads back"
 fi
