@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""python-stack-sites.py REPORT.json PROGRAM.py ROUNDS - the sites of a
-report of tests/cli/python-leaks.py against the program's own source:
+"""python-stack-sites.py REPORT.json PROGRAM.py ROUNDS THREAD_RUN - the sites
+of a report of tests/cli/python-leaks.py against the program's own source:
 each allocating line there ends with "# site of FUNCTION", so the line
 the report must name is found in the file, not in an earlier output.
+THREAD_RUN is what the traced interpreter names threading.Thread.run's
+code (co_qualname, "Thread.run", from 3.11; co_name, "run", before).
 
 Prints one line per check, "ok DESCRIPTION" or "not ok DESCRIPTION: why",
 for tests/cli/record-python-stacks.sh to count.
@@ -35,7 +37,7 @@ def source_lines(path):
     return lines
 
 
-def check_stack(key, site, stack, function, program):
+def check_stack(key, site, stack, function, program, thread_run):
     """The site's frame is the Python one, the frames inside it folded."""
     at = [i for i, f in enumerate(stack) if f.get("python") and f.get("function") == function]
     say(bool(at) and not stack[at[0]]["folded"],
@@ -49,7 +51,7 @@ def check_stack(key, site, stack, function, program):
         "%s %s: the frames inside it are CUDA's, ctypes' and the interpreter's, folded"
         % (key, site), repr(inner))
     outer = [f for f in stack[at[0] + 1:] if f.get("python")]
-    callers = {"leak_here": "main", "fail_here": "main", "thread_leak": "Thread.run"}
+    callers = {"leak_here": "main", "fail_here": "main", "thread_leak": thread_run}
     say(any(f["function"] == callers[function] for f in outer) and
         (function == "thread_leak" or outer[-1]["function"] == "<module>") and
         all(os.path.basename(f["file"]) == os.path.basename(program)
@@ -63,7 +65,7 @@ def check_stack(key, site, stack, function, program):
 
 
 def main():
-    report, program, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    report, program, rounds, thread_run = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     with open(report) as f:
         doc = json.load(f)
     lines = source_lines(program)
@@ -81,7 +83,8 @@ def main():
             os.path.basename(s.get("file") or "") == name,
             "leak_sites %s: function, file and line are the source's" % s["site"], repr(s))
         if function in lines:
-            check_stack("leak_sites", s["site"], s.get("stack") or [], function, program)
+            check_stack("leak_sites", s["site"], s.get("stack") or [], function, program,
+                        thread_run)
     say(not any("freed_here" in s["site"] for s in sites),
         "leak_sites: no site names the function that freed its memory", repr(sites))
     failures = memory.get("failure_sites", [])
@@ -90,7 +93,8 @@ def main():
     say(got == want, "failure_sites: the failed allocation's Python line",
         "report %r, program %r" % (got, want))
     for fl in memory.get("failures", []):
-        check_stack("failures", fl["site"], fl.get("stack") or [], "fail_here", program)
+        check_stack("failures", fl["site"], fl.get("stack") or [], "fail_here", program,
+                    thread_run)
 
 
 main()

@@ -31,8 +31,12 @@ ok "call_stack events carry the Python frames" \
 	2>"$lttng_tmp/report.err"
 is "cudatrace report reads the trace" "$?" 0
 "$cli_bin" report -o "$lttng_tmp/pystacks.txt" "$lttng_tmp/pystacks" 2>>"$lttng_tmp/report.err"
+# the name the traced interpreter itself gives threading.Thread.run
+thread_run=$("$trace_python" -c 'import threading
+c = threading.Thread.run.__code__
+print(getattr(c, "co_qualname", c.co_name))')
 cli_checks python-stack-sites.py /usr/bin/python3 "$cli_here/python-stack-sites.py" \
-	"$lttng_tmp/pystacks.json" "$program" $rounds
+	"$lttng_tmp/pystacks.json" "$program" $rounds "$thread_run"
 leak_line=$(grep -n '# site of leak_here$' "$program" | cut -d: -f1)
 ok "the text report names the leaking Python line and function" \
 	grep -q "python-leaks.py:$leak_line in leak_here" "$lttng_tmp/pystacks.txt"
