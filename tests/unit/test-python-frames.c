@@ -189,6 +189,19 @@ static void test_thread_without_python(void **state)
 	assert_int_equal(n, 0);
 }
 
+/*
+ * LeakSanitizer's own suppressions, when the test is built with it:
+ * CPython keeps some of its allocations past Py_Finalize by design
+ * (interned strings, type and code caches: "Bugs and caveats" of
+ * Py_FinalizeEx in the C API reference), which are no leaks of the
+ * tracer's.
+ */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libpython\n";
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
