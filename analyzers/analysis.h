@@ -65,7 +65,7 @@ enum ct_analysis_status {
  * the analyses see an event.
  */
 enum ct_shared {
-	/* api_entry and api_exit paired per thread: ct_event.call (api-calls.h) */
+	/* the traced calls, and the open waits per thread: ct_event.call (api-calls.h) */
 	CT_SHARED_API_CALLS = 1u << 0,
 	/* each device's busy timeline, per process: ct_process.busy (gpu-activity.h) */
 	CT_SHARED_GPU_ACTIVITY = 1u << 1,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * api-calls.c - the open API calls of each thread (see api-calls.h), in a
- * GArray of struct ct_api_call per thread, innermost last.
+ * api-calls.c - the traced API calls (see api-calls.h): read from the
+ * event that records each, and the open waits of each thread in a GArray
+ * of struct ct_api_call, innermost last.
  */
 #include <glib.h>
 
@@ -13,50 +14,58 @@ static void push(struct ct_thread *thread, const struct ct_api_call *call)
 	if (!thread->calls)
 		thread->calls = g_array_sized_new(FALSE, FALSE, sizeof(struct ct_api_call), 8);
 	if (thread->calls->len == CT_API_CALLS_MAX) {
-		/* the oldest call has almost surely lost its exit */
+		/* the oldest call has almost surely lost its end */
 		g_array_remove_index(thread->calls, 0);
 	}
 	g_array_append_val(thread->calls, *call);
 	CT_ASSERT_DBG(thread->calls->len <= CT_API_CALLS_MAX);
 }
 
-/* The index of the innermost open call with CORRELATION_ID, -1 if none. */
-static gint index_of(const struct ct_thread *thread, uint32_t correlation_id)
+/* Closes the open call with CORRELATION_ID, if any, and the calls opened in it that never closed. */
+static void close_call(struct ct_thread *thread, uint32_t correlation_id)
 {
 	if (!thread->calls)
-		return -1;
-	for (guint i = thread->calls->len; i-- > 0;)
+		return;
+	for (guint i = thread->calls->len; i-- > 0;) {
 		if (g_array_index(thread->calls, struct ct_api_call, i).correlation_id ==
-		    correlation_id)
-			return (gint)i;
-	return -1;
+		    correlation_id) {
+			g_array_set_size(thread->calls, i);
+			return;
+		}
+	}
 }
 
-/* Copies the open call with CORRELATION_ID into *CALL; false if there is none. */
-static bool find(const struct ct_thread *thread, uint32_t correlation_id, struct ct_api_call *call)
+/*
+ * EV records the call API with RESULT, which began at ENTRY (ns of
+ * CLOCK_MONOTONIC, the trace clock of LTTng, as the gpu_* times). An
+ * entry no trace can mean (after the event, beyond 2^63 - 1) reads as the
+ * event's own time: a call of no length rather than a false one.
+ */
+static void record(struct ct_event *ev, uint8_t domain, uint16_t cbid, uint32_t correlation_id,
+                   int32_t result, uint64_t entry)
 {
-	gint i = index_of(thread, correlation_id);
-
-	if (i < 0)
-		return false;
-	*call = g_array_index(thread->calls, struct ct_api_call, i);
-	return true;
+	ev->has_call = true;
+	ev->call = (struct ct_api_call){
+		.correlation_id = correlation_id,
+		.domain = domain,
+		.cbid = cbid,
+		.result = result,
+		.entry_ns = entry > (uint64_t)ev->time_ns ? ev->time_ns : (int64_t)entry,
+		.exit_ns = ev->time_ns,
+	};
+	close_call(ev->thread, correlation_id);
 }
 
-/* Closes the call with CORRELATION_ID, and the calls opened in it that never closed. */
-static bool pop(struct ct_thread *thread, uint32_t correlation_id, struct ct_api_call *call)
+/* A semantic event: it records its call when its entry is not 0. */
+static void record_ref(struct ct_event *ev, const struct ct_api_ref *api)
 {
-	gint i = index_of(thread, correlation_id);
-
-	if (i < 0)
-		return false;
-	*call = g_array_index(thread->calls, struct ct_api_call, i);
-	g_array_set_size(thread->calls, (guint)i);
-	return true;
+	if (api->entry != 0)
+		record(ev, api->domain, api->cbid, api->correlation_id, 0, api->entry);
 }
 
 void ct_api_calls_update(struct ct_event *ev)
 {
+	ev->has_call = false;
 	switch (ev->type) {
 	case CT_EV_API_ENTRY: {
 		struct ct_api_call call = {
@@ -69,14 +78,27 @@ void ct_api_calls_update(struct ct_event *ev)
 		push(ev->thread, &call);
 		break;
 	}
-	case CT_EV_API_EXIT:
-		ev->has_call = pop(ev->thread, ev->u.api_exit.correlation_id, &ev->call);
+	case CT_EV_API_CALL:
+		record(ev, ev->u.api_call.domain, ev->u.api_call.cbid,
+		       ev->u.api_call.correlation_id, ev->u.api_call.result, ev->u.api_call.entry);
 		break;
 	case CT_EV_MEMCPY:
-		ev->has_call = find(ev->thread, ev->u.memcpy.api.correlation_id, &ev->call);
+		record_ref(ev, &ev->u.memcpy.api);
+		break;
+	case CT_EV_MEMSET:
+		record_ref(ev, &ev->u.memset.api);
 		break;
 	case CT_EV_LAUNCH:
-		ev->has_call = find(ev->thread, ev->u.launch.api.correlation_id, &ev->call);
+		record_ref(ev, &ev->u.launch.api);
+		break;
+	case CT_EV_GRAPH_LAUNCH:
+		record_ref(ev, &ev->u.graph_launch.api);
+		break;
+	case CT_EV_MEM_ALLOC:
+		record_ref(ev, &ev->u.mem.api);
+		break;
+	case CT_EV_SYNC:
+		record_ref(ev, &ev->u.sync.api);
 		break;
 	default:
 		break;

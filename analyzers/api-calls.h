@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * api-calls.h - the API calls open on each thread, paired once in the
- * pass for every analysis that uses them (analysis.h, CT_SHARED_API_CALLS):
- * an api_entry opens a call on its thread, the api_exit with the same
- * correlation id closes it, and the events in between that belong to the
- * call (a memcpy, a launch: they come at the call's exit, before its
- * api_exit) find it open. The event carries the call (ct_event.call), so
- * an analysis knows when the call began and how long it lasted.
+ * api-calls.h - the traced API calls, read once in the pass for every
+ * analysis that uses them (analysis.h, CT_SHARED_API_CALLS).
  *
- * Calls nest (a runtime call around its driver calls, when the driver
- * reports them). An api_exit closes the innermost open call with its
- * correlation id; calls opened above it whose exit never came (a lost
- * event) are dropped with it. The depth is capped: when a trace loses
- * exits, the oldest calls are forgotten, so memory stays bounded.
+ * Each traced call is recorded by one event at its exit (doc/events.md,
+ * "Traced calls"): its semantic event (a memcpy, a launch, ...) when that
+ * event's entry field is not 0, else an api_call. That event carries the
+ * call (ct_event.call): when it began, when it returned, its result.
+ *
+ * A call that waits for the device by design (the sync family) also has
+ * an api_entry, so that a wait the process never returned from is seen:
+ * it opens the call on its thread, and the event recording the call (same
+ * correlation id) closes it, with the calls opened in it whose end never
+ * came (a lost event). The depth is capped: when a trace loses events, the
+ * oldest open calls are forgotten, so memory stays bounded.
  */
 #ifndef CUDATRACE_ANALYZERS_API_CALLS_H
 #define CUDATRACE_ANALYZERS_API_CALLS_H
@@ -23,16 +24,16 @@
 /* Open calls kept per thread. */
 #define CT_API_CALLS_MAX 32
 
-/*
- * The event types the pairing needs decoded when an analysis uses it; a
- * memcpy or launch gets its call only when an analysis wants it.
- */
-#define CT_API_CALLS_EVENTS (CT_EV_BIT(CT_EV_API_ENTRY) | CT_EV_BIT(CT_EV_API_EXIT))
+/* The event types that record or open a call: decoded when an analysis uses the calls. */
+#define CT_API_CALLS_EVENTS                                                                  \
+	(CT_EV_BIT(CT_EV_API_ENTRY) | CT_EV_BIT(CT_EV_API_CALL) | CT_EV_BIT(CT_EV_MEMCPY) |  \
+	 CT_EV_BIT(CT_EV_MEMSET) | CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_GRAPH_LAUNCH) | \
+	 CT_EV_BIT(CT_EV_MEM_ALLOC) | CT_EV_BIT(CT_EV_SYNC))
 
-/* Opens or closes a call of EV's thread, or fills in EV->call; other events are left as they are. */
+/* Opens a wait on EV's thread (api_entry), or fills in EV->call when EV records a call. */
 void ct_api_calls_update(struct ct_event *ev);
 
-/* The calls still open on THREAD, outermost first, COUNT of them; valid until its next event. */
+/* The waits still open on THREAD, outermost first, COUNT of them; valid until its next event. */
 const struct ct_api_call *ct_api_calls_open(const struct ct_thread *thread, size_t *count);
 
 #endif

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * api.c - the API analysis: per CUDA call (driver or runtime, by CUPTI
- * callback id) the number of calls, their host time from api_entry to
- * api_exit (total, mean, median, min, max), the errors they returned by
- * code, and the calls still open when the trace ends (a process killed
- * inside cudaDeviceSynchronize shows here).
+ * callback id) the number of calls, their host time from entry to exit
+ * (total, mean, median, min, max), the errors they returned by code, and
+ * the waits still open when the trace ends (a process killed inside
+ * cudaDeviceSynchronize shows here).
  *
- * Calls are paired in the pass (api-calls.h): an api_exit comes with the
- * call it closes.
+ * Calls are read in the pass (api-calls.h): the event that records a call
+ * (an api_call, or its semantic event) comes with it.
  *
  * Memory: one row per distinct API with bounded statistics (stats.h).
  */
@@ -33,7 +33,7 @@ struct api_row {
 	uint16_t cbid;
 	struct ct_process *process; /* borrowed: the first that called it, for its name */
 	struct ct_stat time;        /* host time of the calls that returned; owned */
-	uint64_t returned;          /* api_exit events, timed or not */
+	uint64_t returned;          /* calls recorded: they returned */
 	uint64_t errors;            /* calls that returned non-zero */
 	struct error_count codes[CODES_KEPT];
 	uint32_t code_count;
@@ -47,7 +47,6 @@ struct api {
 	const struct ct_options *opts; /* borrowed */
 	GPtrArray *rows;               /* struct api_row, in order of first call; owned */
 	GHashTable *by_api;            /* (domain << 16 | cbid) -> its row; borrowed */
-	uint64_t unmatched_exits;      /* api_exit without its api_entry (trace started mid-call) */
 	int64_t end_ns;
 };
 
@@ -173,28 +172,25 @@ static void count_error(struct api_row *row, int32_t code)
 	row->codes[row->code_count++] = (struct error_count){ code, 1 };
 }
 
-static void on_api_exit(struct api *a, const struct ct_event *ev)
+static void on_call(struct api *a, const struct ct_event *ev)
 {
-	struct api_row *row = row_of(a, ev->u.api_exit.domain, ev->u.api_exit.cbid, ev->process);
+	const struct ct_api_call *call = &ev->call;
+	struct api_row *row = row_of(a, call->domain, call->cbid, ev->process);
 
 	if (!row)
 		return;
 	row->returned++;
-	if (ev->u.api_exit.result != 0)
-		count_error(row, ev->u.api_exit.result);
-	if (!ev->has_call) {
-		a->unmatched_exits++;
-		return;
-	}
-	ct_stat_add(&row->time, ev->time_ns - ev->call.entry_ns);
+	if (call->result != 0)
+		count_error(row, call->result);
+	ct_stat_add(&row->time, call->exit_ns - call->entry_ns);
 }
 
 static void api_event(void *state, const struct ct_event *ev)
 {
 	struct api *a = state;
 
-	if (ev->type == CT_EV_API_EXIT)
-		on_api_exit(a, ev);
+	if (ev->has_call)
+		on_call(a, ev);
 }
 
 /* Calls still open at the end: the process died (or the trace stopped) inside them. */
@@ -342,7 +338,7 @@ static void api_destroy(void *state)
 const struct ct_analysis_class ct_api_analysis = {
 	.name = "api",
 	.section = &ct_api_section,
-	.wants = CT_EV_BIT(CT_EV_API_EXIT),
+	.wants = CT_API_CALLS_EVENTS,
 	.uses = CT_SHARED_API_CALLS,
 	.create = api_create,
 	.event = api_event,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cuda-errors.c - the sticky CUDA errors analysis (cuda-errors.h): the
- * first api_exit of each process whose result is one of the errors that
+ * first failed call (api_call) of each process whose result is one of the errors that
  * leave its CUDA context unusable, and the failed calls after it.
  *
  * Memory: one entry per process that got such an error.
@@ -55,11 +55,11 @@ struct cuda_errors {
 	int slot; /* per process: 1 + the index of its entry in result.sticky, 0 none */
 };
 
-static void on_api_exit(struct cuda_errors *c, const struct ct_event *ev)
+static void on_api_call(struct cuda_errors *c, const struct ct_event *ev)
 {
 	uintptr_t index = (uintptr_t)ev->process->slot[c->slot];
-	unsigned domain = ev->u.api_exit.domain;
-	int32_t code = ev->u.api_exit.result;
+	unsigned domain = ev->u.api_call.domain;
+	int32_t code = ev->u.api_call.result;
 	struct ct_cuda_sticky s = { 0 };
 	const char *api;
 
@@ -71,7 +71,7 @@ static void on_api_exit(struct cuda_errors *c, const struct ct_event *ev)
 	}
 	if (!ct_cuda_error_is_sticky(domain, code))
 		return;
-	api = ct_context_api_name(ev->process, domain, ev->u.api_exit.cbid);
+	api = ct_context_api_name(ev->process, domain, ev->u.api_call.cbid);
 	s.pid = ev->process->pid;
 	s.process = g_string_chunk_insert_const(c->result.strings, ev->process->procname);
 	s.time_ns = ev->time_ns;
@@ -85,8 +85,8 @@ static void on_api_exit(struct cuda_errors *c, const struct ct_event *ev)
 
 static void cuda_errors_event(void *state, const struct ct_event *ev)
 {
-	if (ev->type == CT_EV_API_EXIT)
-		on_api_exit(state, ev);
+	if (ev->type == CT_EV_API_CALL)
+		on_api_call(state, ev);
 }
 
 static enum ct_analysis_status cuda_errors_finish(void *state, int64_t end_ns)
@@ -159,7 +159,7 @@ static void cuda_errors_destroy(void *state)
 const struct ct_analysis_class ct_cuda_errors_analysis = {
 	.name = "errors",
 	.section = &ct_cuda_errors_section,
-	.wants = CT_EV_BIT(CT_EV_API_EXIT),
+	.wants = CT_EV_BIT(CT_EV_API_CALL),
 	.create = cuda_errors_create,
 	.event = cuda_errors_event,
 	.finish = cuda_errors_finish,

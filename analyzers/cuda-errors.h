@@ -23,7 +23,7 @@
 struct ct_cuda_sticky {
 	int64_t pid;
 	const char *process;
-	int64_t time_ns;       /* trace clock: the api_exit that returned it */
+	int64_t time_ns;       /* trace clock: the api_call that returned it */
 	uint8_t domain;        /* CT_DOMAIN_DRIVER or CT_DOMAIN_RUNTIME */
 	int32_t code;          /* 700, 719, ... */
 	const char *error;     /* its name in that domain: "cudaErrorIllegalAddress" */

@@ -6,7 +6,7 @@
  * loaded (library_load), the modules with the architectures of their
  * images (module_load, module_load_failed), the calls that failed with an
  * error that
- * compatibility explains (api_exit), and the findings of NVIDIA's
+ * compatibility explains (api_call), and the findings of NVIDIA's
  * compatibility rules (compat.c) on all that: a driver too old for the
  * runtime, code for no architecture the device runs, PTX that is
  * JIT-compiled, two copies of a library.
@@ -204,9 +204,9 @@ static bool compat_error(int32_t code)
 	return code == 35 || code == 209 || code == 218 || code == 221 || code == 222;
 }
 
-static void on_api_exit(struct env_process *p, const struct ct_event *ev)
+static void on_api_call(struct env_process *p, const struct ct_event *ev)
 {
-	const struct ct_ev_api_exit *e = &ev->u.api_exit;
+	const struct ct_ev_api_call *e = &ev->u.api_call;
 	struct failure *f;
 
 	if (!compat_error(e->result))
@@ -245,8 +245,8 @@ static void environment_event(void *state, const struct ct_event *ev)
 		module_add(p, 0, ev->u.module_load_failed.device, ev->u.module_load_failed.result,
 		           ev->u.module_load_failed.device_code, ev->u.module_load_failed.ptx_isa);
 		break;
-	case CT_EV_API_EXIT:
-		on_api_exit(p, ev);
+	case CT_EV_API_CALL:
+		on_api_call(p, ev);
 		break;
 	default:
 		break;
@@ -660,7 +660,7 @@ const struct ct_analysis_class ct_environment_analysis = {
 	.section = &ct_environment_section,
 	.wants = CT_EV_BIT(CT_EV_DRIVER_INFO) | CT_EV_BIT(CT_EV_LIBRARY_LOAD) |
 	         CT_EV_BIT(CT_EV_MODULE_LOAD) | CT_EV_BIT(CT_EV_MODULE_LOAD_FAILED) |
-	         CT_EV_BIT(CT_EV_API_EXIT),
+	         CT_EV_BIT(CT_EV_API_CALL),
 	.create = environment_create,
 	.event = environment_event,
 	.finish = environment_finish,

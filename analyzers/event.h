@@ -18,12 +18,15 @@
 struct ct_process;
 struct ct_thread;
 
-/* An API call as its api_entry opened it. */
+/* A traced API call: as the event recording it gives it, or as the
+ * api_entry of a wait opened it (then exit_ns is 0 and result unknown). */
 struct ct_api_call {
 	uint32_t correlation_id;
 	uint8_t domain;
 	uint16_t cbid;
-	int64_t entry_ns; /* time of the api_entry */
+	int32_t result;   /* 0 for a call a semantic event records */
+	int64_t entry_ns; /* on the trace clock */
+	int64_t exit_ns;  /* the recording event's time */
 };
 
 /* One decoded event. */
@@ -58,12 +61,11 @@ struct ct_event {
 		uint32_t depth;
 	} nvtx;
 	/*
-	 * api_exit, memcpy, launch, when an analysis uses the pairing of API
-	 * calls (api-calls.h): the call the event belongs to, from its
-	 * thread's open calls: for api_exit the call it closes, for memcpy
-	 * and launch the open call with their correlation id. has_call is
-	 * false when the call's api_entry was not seen (the trace began
-	 * inside it, a filter dropped it, it was forgotten).
+	 * When an analysis uses the API calls (api-calls.h): has_call is set
+	 * on the event that records a traced call (an api_call, or a semantic
+	 * event whose entry is not 0), and call is that call, entry to exit.
+	 * Every traced call has exactly one such event; the others have
+	 * has_call false.
 	 */
 	bool has_call;
 	struct ct_api_call call;

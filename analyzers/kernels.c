@@ -3,11 +3,11 @@
  * kernels.c - the kernels analysis: per kernel (by name) the number of
  * runs, their GPU time (total, mean, median, min, max), the launch
  * configuration, and the launch latency (GPU start - the launching call's
- * api_entry); per process and device, when the GPU was busy (kernels,
+ * entry); per process and device, when the GPU was busy (kernels,
  * copies and memsets), its idle time and longest idle gaps, and a busy
  * series over time.
  *
- * Joins: a launch event (at the call's exit) comes with its call, paired in
+ * Joins: a launch event (at the call's exit) records its call, read in
  * the pass (api-calls.h), and waits in a correlation map for the
  * gpu_kernel record with the same correlation id. The busy timelines are
  * the pass's too (gpu-activity.h): this analysis reports them.
@@ -55,7 +55,7 @@ struct kernel_row {
 /* A launch waiting for its gpu_kernel record. */
 struct launch_pending {
 	struct ct_corr_entry head;
-	int64_t entry_ns; /* api_entry of the launching call, NO_ENTRY if not traced */
+	int64_t entry_ns; /* entry of the launching call, NO_ENTRY if not recorded */
 };
 
 #define NO_ENTRY INT64_MIN

@@ -10,6 +10,7 @@
 #include <glib.h>
 
 #include "accounting.h"
+#include "api-calls.h"
 #include "perfetto-export.h"
 #include "perfetto-writer.h"
 
@@ -208,23 +209,25 @@ static const char *text(struct ct_perfetto *p, const char *s, size_t len)
 	return p->name;
 }
 
-/* An API call opens (api_entry) or closes (api_exit) a slice on its thread. */
-static void api_call(struct ct_perfetto *p, const struct ct_event *ev, bool entry)
+/* A traced call, a slice on its thread from its entry to its exit (the
+ * event that records it, api-calls.h): the slice opens here, and closes
+ * once the event's own instant is in it (api_call_end). */
+static void api_call_begin(struct ct_perfetto *p, const struct ct_event *ev)
 {
-	uint64_t track = thread_track(p, ev->thread);
-	const char *name;
+	const struct ct_api_call *call = &ev->call;
+	const char *name = ct_context_api_name(ev->process, call->domain, call->cbid);
 
-	if (!entry) {
-		put(p, CT_PF_END, ev->time_ns, track, NULL);
-		return;
-	}
-	name = ct_context_api_name(ev->process, ev->u.api_entry.domain, ev->u.api_entry.cbid);
 	if (!name) {
-		snprintf(p->name, sizeof(p->name), "%s call %u",
-		         ct_domain_label(ev->u.api_entry.domain), ev->u.api_entry.cbid);
+		snprintf(p->name, sizeof(p->name), "%s call %u", ct_domain_label(call->domain),
+		         call->cbid);
 		name = p->name;
 	}
-	put(p, CT_PF_BEGIN, ev->time_ns, track, name);
+	put(p, CT_PF_BEGIN, call->entry_ns, thread_track(p, ev->thread), name);
+}
+
+static void api_call_end(struct ct_perfetto *p, const struct ct_event *ev)
+{
+	put(p, CT_PF_END, ev->call.exit_ns, thread_track(p, ev->thread), NULL);
 }
 
 /* The host side of GPU work: an instant inside its call, where its flow starts. */
@@ -314,15 +317,6 @@ static void pool_reserved(struct ct_perfetto *p, const struct ct_event *ev, unsi
 static void host_event(struct ct_perfetto *p, const struct ct_event *ev)
 {
 	switch (ev->type) {
-	/* NVTX calls are shown as the ranges and marks they make */
-	case CT_EV_API_ENTRY:
-		if (ev->u.api_entry.domain != CT_DOMAIN_NVTX)
-			api_call(p, ev, true);
-		break;
-	case CT_EV_API_EXIT:
-		if (ev->u.api_exit.domain != CT_DOMAIN_NVTX)
-			api_call(p, ev, false);
-		break;
 	case CT_EV_ACTIVITY_DROPPED:
 		/* nothing lost silently: the stream tracks lack this many slices */
 		snprintf(p->name, sizeof(p->name),
@@ -466,15 +460,22 @@ struct ct_perfetto *ct_perfetto_create(struct ct_context *ctx, const struct ct_o
 static void perfetto_event(void *state, const struct ct_event *ev)
 {
 	struct ct_perfetto *p = state;
+	/* NVTX calls are shown as the ranges and marks they make */
+	bool call = ev->has_call && ev->call.domain != CT_DOMAIN_NVTX;
 
 	if (CT_ACCT_EVENTS & CT_EV_BIT(ev->type))
 		ct_acct_event(p->acct, ev);
 	if (ev->before_window || !p->w)
 		return;
-	if (ct_event_type_group(ev->type) == CT_GROUP_GPU)
+	if (ct_event_type_group(ev->type) == CT_GROUP_GPU) {
 		gpu_event(p, ev);
-	else
-		host_event(p, ev);
+		return;
+	}
+	if (call)
+		api_call_begin(p, ev);
+	host_event(p, ev);
+	if (call)
+		api_call_end(p, ev);
 }
 
 /* What LTTng discarded: an instant where the loss began, on a track of its own. */
@@ -558,15 +559,15 @@ static void perfetto_destroy(void *state)
 
 const struct ct_analysis_class ct_perfetto_export = {
 	.name = "perfetto",
-	.wants = CT_ACCT_EVENTS | CT_EV_BIT(CT_EV_API_ENTRY) | CT_EV_BIT(CT_EV_API_EXIT) |
-	         CT_EV_BIT(CT_EV_NVTX_PUSH) | CT_EV_BIT(CT_EV_NVTX_POP) |
-	         CT_EV_BIT(CT_EV_NVTX_MARK) | CT_EV_BIT(CT_EV_NVTX_RANGE_START) |
-	         CT_EV_BIT(CT_EV_NVTX_RANGE_END) | CT_EV_BIT(CT_EV_LAUNCH) |
-	         CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_MEMSET) | CT_EV_BIT(CT_EV_GPU_KERNEL) |
-	         CT_EV_BIT(CT_EV_GPU_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMSET) |
-	         CT_EV_BIT(CT_EV_GPU_MEMORY) | CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) |
-	         CT_EV_BIT(CT_EV_ACTIVITY_DROPPED) | CT_EV_BIT(CT_EV_CELL_BEGIN) |
-	         CT_EV_BIT(CT_EV_CELL_END),
+	.wants = CT_ACCT_EVENTS | CT_API_CALLS_EVENTS | CT_EV_BIT(CT_EV_NVTX_PUSH) |
+	         CT_EV_BIT(CT_EV_NVTX_POP) | CT_EV_BIT(CT_EV_NVTX_MARK) |
+	         CT_EV_BIT(CT_EV_NVTX_RANGE_START) | CT_EV_BIT(CT_EV_NVTX_RANGE_END) |
+	         CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_MEMSET) |
+	         CT_EV_BIT(CT_EV_GPU_KERNEL) | CT_EV_BIT(CT_EV_GPU_MEMCPY) |
+	         CT_EV_BIT(CT_EV_GPU_MEMSET) | CT_EV_BIT(CT_EV_GPU_MEMORY) |
+	         CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) | CT_EV_BIT(CT_EV_ACTIVITY_DROPPED) |
+	         CT_EV_BIT(CT_EV_CELL_BEGIN) | CT_EV_BIT(CT_EV_CELL_END),
+	.uses = CT_SHARED_API_CALLS,
 	.event = perfetto_event,
 	.finish = perfetto_finish,
 	.result = perfetto_result,

@@ -10,8 +10,8 @@
  * buffer uploaded again and again, downloads uploaded back, synchronous
  * copies that leave the GPU idle.
  *
- * Joins: a memcpy event (at the call's exit) comes with its call, paired in
- * the pass (api-calls.h: host time = api_exit - api_entry), and waits in
+ * Joins: a memcpy event (at the call's exit) records its call, read in the
+ * pass (api-calls.h: host time = exit - entry, both on the event), and waits in
  * a correlation map for its gpu_memcpy record (GPU time). What a copy
  * costs is the longer of the two: the host's wait for a copy that blocks,
  * the copy engine's time for one that does not. How idle the device sat
@@ -100,11 +100,10 @@ struct xfer_group {
 	uint32_t round_trip_from; /* group of the download, for the finding */
 };
 
-/* A copy waiting for its GPU record or its call's exit. */
+/* A copy waiting for its GPU record. */
 struct xfer_pending {
 	struct ct_corr_entry head;
 	uint32_t group;
-	uint8_t awaiting_exit;
 	int64_t host_ns; /* -1: not timed */
 	int64_t gpu_ns;  /* -1: no record yet */
 };
@@ -131,17 +130,6 @@ struct xfer_process {
 	struct ct_corr_map pending; /* of struct xfer_pending */
 	struct upload *uploads;     /* owned, UPLOAD_SETS × UPLOAD_WAYS, or NULL */
 	struct download *downloads; /* owned, DOWNLOAD_SLOTS, or NULL */
-};
-
-/* Per-thread state, in the thread's slot. Owned by the analysis. */
-struct xfer_thread {
-	/* The copy whose call has not returned yet (memcpy comes just before api_exit). */
-	bool copy_open;
-	uint32_t copy_corr;
-	uint32_t copy_group;
-	bool copy_blocks; /* the host waits for it: probe the GPU during its window */
-	int64_t copy_entry_ns;
-	int64_t copy_event_ns;
 };
 
 struct transfers {
@@ -191,11 +179,6 @@ static struct xfer_process *xfer_process_of(struct transfers *t, struct ct_proce
 	ct_corr_map_init(&xp->pending, sizeof(struct xfer_pending));
 	process->slot[t->slot] = xp;
 	return xp;
-}
-
-static struct xfer_thread *xfer_thread_of(struct transfers *t, struct ct_thread *thread)
-{
-	return ct_slot_data(&thread->slot[t->slot], sizeof(struct xfer_thread));
 }
 
 static void answer_probe(void *data, const struct ct_gpu_probe *probe);
@@ -363,37 +346,22 @@ static void check_round_trip(struct transfers *t, struct xfer_process *xp,
 
 /* ------------------------------------------------------------ events */
 
-/* The call of the open copy returned: its host time and its window are known. */
-static void close_copy(struct transfers *t, struct ct_process *process, struct xfer_thread *xt,
-                       int64_t exit_ns)
+/* The copy's call returned: its host time and its window are known. */
+static void time_copy(struct transfers *t, struct ct_process *process, struct xfer_pending *p,
+                      const struct ct_ev_memcpy *e, const struct ct_api_call *call)
 {
-	struct xfer_process *xp = process->slot[t->slot];
-	struct xfer_group *g = group_at(t, xt->copy_group);
-	struct xfer_pending *p = xp ? ct_corr_map_find(&xp->pending, xt->copy_corr) : NULL;
+	struct xfer_group *g = group_at(t, p->group);
+	int64_t host_ns = call->exit_ns - call->entry_ns;
 
-	xt->copy_open = false;
-	g->host_ns = ct_sat_add(g->host_ns, exit_ns - xt->copy_event_ns);
-	if (p && p->group == xt->copy_group) {
-		set_host_time(t, p, exit_ns - xt->copy_entry_ns);
-		p->awaiting_exit = 0;
-		if (p->gpu_ns >= 0)
-			ct_corr_map_remove(&xp->pending, p);
-	}
-	if (xt->copy_blocks && xp && g->key.device != CT_DEVICE_NONE) {
+	g->host_count++;
+	g->host_ns = ct_sat_add(g->host_ns, host_ns);
+	set_host_time(t, p, host_ns);
+	if (blocking_copy(e->direction, e->host, e->sync) && g->key.device != CT_DEVICE_NONE) {
 		struct ct_gpu_timeline *tl =
 		    ct_gpu_activity_timeline(process, g->key.device, t->opts->series_points);
 
-		ct_gpu_timeline_probe(tl, xt->copy_entry_ns, exit_ns, answer_probe, t,
-		                      xt->copy_group);
+		ct_gpu_timeline_probe(tl, call->entry_ns, call->exit_ns, answer_probe, t, p->group);
 	}
-}
-
-static void on_api_exit(struct transfers *t, const struct ct_event *ev)
-{
-	struct xfer_thread *xt = ev->thread->slot[t->slot];
-
-	if (xt && xt->copy_open && xt->copy_corr == ev->u.api_exit.correlation_id)
-		close_copy(t, ev->process, xt, ev->time_ns);
 }
 
 static void fill_key(struct xfer_key *key, const struct ct_event *ev)
@@ -417,16 +385,11 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 {
 	const struct ct_ev_memcpy *e = &ev->u.memcpy;
 	struct xfer_process *xp = xfer_process_of(t, ev->process);
-	struct xfer_thread *xt = xfer_thread_of(t, ev->thread);
-	const struct ct_api_call *call;
 	struct xfer_pending *p;
 	struct xfer_group *g;
 	struct xfer_key key;
 	uint32_t group;
 
-	/* the previous copy's api_exit was lost: close it where it was seen last */
-	if (xt->copy_open)
-		close_copy(t, ev->process, xt, xt->copy_event_ns);
 	fill_key(&key, ev);
 	group = group_of(t, &key, ev->process);
 	g = group_at(t, group);
@@ -436,24 +399,12 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 	g->bytes = ct_sat_add_u64(g->bytes, e->bytes);
 	g->last_ns = ev->time_ns;
 	t->copies++;
-	call = ev->has_call ? &ev->call : NULL;
 	p = ct_corr_map_insert(&xp->pending, e->api.correlation_id);
 	p->group = group;
 	p->host_ns = -1;
 	p->gpu_ns = -1;
-	if (call) {
-		/* timed up to now; api_exit, just after, adds the rest */
-		g->host_count++;
-		g->host_ns = ct_sat_add(g->host_ns, ev->time_ns - call->entry_ns);
-		set_host_time(t, p, ev->time_ns - call->entry_ns);
-		p->awaiting_exit = 1;
-		xt->copy_open = true;
-		xt->copy_corr = e->api.correlation_id;
-		xt->copy_group = group;
-		xt->copy_blocks = blocking_copy(e->direction, e->host, e->sync);
-		xt->copy_entry_ns = call->entry_ns;
-		xt->copy_event_ns = ev->time_ns;
-	}
+	if (ev->has_call)
+		time_copy(t, ev->process, p, e, &ev->call);
 	if (e->direction == CT_DIR_HTOD) {
 		check_round_trip(t, xp, e, group);
 		note_upload(t, xp, ev, group);
@@ -497,8 +448,7 @@ static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
 	g->gpu_bytes = ct_sat_add_u64(g->gpu_bytes, r->bytes);
 	g->gpu_ns = ct_sat_add(g->gpu_ns, gpu_ns);
 	set_gpu_time(t, p, gpu_ns);
-	if (!p->awaiting_exit)
-		ct_corr_map_remove(&xp->pending, p);
+	ct_corr_map_remove(&xp->pending, p);
 }
 
 static void transfers_event(void *state, const struct ct_event *ev)
@@ -506,9 +456,6 @@ static void transfers_event(void *state, const struct ct_event *ev)
 	struct transfers *t = state;
 
 	switch (ev->type) {
-	case CT_EV_API_EXIT:
-		on_api_exit(t, ev);
-		break;
 	case CT_EV_MEMCPY:
 		on_memcpy(t, ev);
 		break;
@@ -540,22 +487,11 @@ static void answer_probe(void *data, const struct ct_gpu_probe *probe)
 
 /* ------------------------------------------------------------ finish */
 
-static void close_open_copy(struct ct_thread *thread, void *data)
-{
-	struct transfers *t = data;
-	struct xfer_thread *xt = thread->slot[t->slot];
-
-	/* a truncated trace: the call never returned; its window ends at its memcpy event */
-	if (xt && xt->copy_open)
-		close_copy(t, thread->process, xt, xt->copy_event_ns);
-}
-
 static enum ct_analysis_status transfers_finish(void *state, int64_t end_ns)
 {
-	struct transfers *t = state;
-
-	/* their probes are answered when the pass finishes the timelines, next */
-	ct_context_foreach_thread(t->ctx, close_open_copy, t);
+	/* the probes are answered when the pass finishes the timelines, next */
+	(void)state;
+	(void)end_ns;
 	return CT_ANALYSIS_OK;
 }
 
@@ -601,7 +537,7 @@ static const char *intern(struct transfers *t, const char *text)
 
 static struct ct_transfers_site site_of(struct transfers *t, const struct xfer_group *g)
 {
-	struct ct_api_ref api = { g->key.api_domain, g->key.api_cbid, 0 };
+	struct ct_api_ref api = { g->key.api_domain, g->key.api_cbid, 0, 0 };
 	char site[512];
 	char path[512];
 
@@ -932,7 +868,7 @@ static void find_round_trips(struct transfers *t, GArray *list)
 			               .time_ns = (mean_cost(g) + mean_cost(from)) *
 			                          (int64_t)g->round_trips,
 			               .advice = ADVICE_KEEP_ON_DEVICE };
-		api = (struct ct_api_ref){ from->key.api_domain, from->key.api_cbid, 0 };
+		api = (struct ct_api_ref){ from->key.api_domain, from->key.api_cbid, 0, 0 };
 		ct_site_format(t->ctx, from->process, from->key.path, &api, site, sizeof(site));
 		snprintf(f->message, sizeof(f->message),
 		         "%" PRIu64 " %s (%s) sent back to the device the host buffer a "
@@ -1155,7 +1091,7 @@ static void transfers_destroy(void *state)
 const struct ct_analysis_class ct_transfers_analysis = {
 	.name = "transfers",
 	.section = &ct_transfers_section,
-	.wants = CT_EV_BIT(CT_EV_API_EXIT) | CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMCPY),
+	.wants = CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMCPY),
 	.uses = CT_SHARED_API_CALLS | CT_SHARED_GPU_ACTIVITY,
 	.create = transfers_create,
 	.event = transfers_event,

@@ -108,7 +108,7 @@ _Static_assert(CT_EV_COUNT <= 64, "event sets are 64-bit masks");
 
 /* The groups of events.def. */
 enum ct_event_group {
-	CT_GROUP_API,      /* api_entry, api_exit */
+	CT_GROUP_API,      /* api_call, api_entry */
 	CT_GROUP_CALL,     /* one semantic event per operation */
 	CT_GROUP_GPU,      /* activity records */
 	CT_GROUP_NVTX,     /* NVTX ranges and marks */
@@ -150,11 +150,13 @@ static inline uint32_t ct_activity_bit(const char *name)
 /* ------------------------------------------------------------ payloads */
 
 /* The call behind a semantic host event: the outermost traced call on its
- * thread, written as the fields api_domain, api_cbid, correlation_id. */
+ * thread, written as the fields api_domain, api_cbid, correlation_id and
+ * (CT_API_REF) entry. */
 struct ct_api_ref {
 	uint8_t domain; /* enum ct_domain */
 	uint16_t cbid;
 	uint32_t correlation_id;
+	uint64_t entry; /* ns of CLOCK_MONOTONIC when the event records the call, else 0 */
 };
 
 /* struct ct_ev_<layout>: the fields of its events, in their order. */

@@ -26,7 +26,6 @@
  */
 #include <stddef.h>
 #include <stdlib.h>
-#include <time.h>
 #include <cupti.h>
 
 #include "alloc.h"
@@ -45,14 +44,6 @@ enum mem_event {
 	MEM_FREE_FAILED,
 	MEM_RECLAIM,
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-}
 
 /* The kinds a context owns and its destruction frees: cudaDeviceReset's
  * list (cuda_runtime_api.h:309-319), and registrations, undone with the
@@ -127,10 +118,14 @@ static void emit_mem(enum mem_event which, const struct tracker_entry *entry, ui
 static bool emit_call_mem(struct api_call *call, enum mem_event which,
                           const struct tracker_entry *entry, uint32_t stream)
 {
+	struct ct_api_ref api;
+
 	if (!mem_event_enabled(which))
 		return false;
+	/* An allocation records its call; the other mem_* events do not. */
+	api = which == MEM_ALLOC ? call_record(call) : call->ref;
 	call_note_name(call);
-	emit_mem(which, entry, stream, &call->ref, call_stack_id());
+	emit_mem(which, entry, stream, &api, call_stack_id());
 	return true;
 }
 
@@ -186,7 +181,7 @@ static void record_alloc_of(struct api_call *call, enum tracker_space space, enu
 		record_failure(call, kind, size, device);
 		return;
 	}
-	entry.alloc_time = now_ns();
+	entry.alloc_time = call_now_ns();
 	if (stream)
 		entry.stream = call_stream(call, *stream);
 	if (owned_by_context(kind))

@@ -3,6 +3,7 @@
  * api-call.c - what the per-family handlers share (api-call.h): the device,
  * stream and name of the traced call.
  */
+#include <time.h>
 #include <cupti.h>
 
 #include "api-call.h"
@@ -45,8 +46,28 @@ void call_note_name(const struct api_call *call)
 	names_note_api(call->ref.domain, call->ref.cbid, call->name);
 }
 
+uint64_t call_now_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+struct ct_api_ref call_record(struct api_call *call)
+{
+	struct ct_api_ref ref = call->ref;
+
+	if (!call->recorded && !call_failed(call) && call->data &&
+	    call->data->callbackSite == CUPTI_API_EXIT) {
+		ref.entry = call->entry;
+		call->recorded = true;
+	}
+	return ref;
+}
+
 bool api_events_wanted(void)
 {
-	return config.api && (lttng_ust_tracepoint_enabled(cudatrace, api_entry) ||
-	                      lttng_ust_tracepoint_enabled(cudatrace, api_exit));
+	return config.api && (lttng_ust_tracepoint_enabled(cudatrace, api_call) ||
+	                      lttng_ust_tracepoint_enabled(cudatrace, api_entry));
 }

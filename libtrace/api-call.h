@@ -42,9 +42,11 @@ struct api_call {
 	const char *name;           /* static, from CUPTI */
 	const char *symbol;         /* kernel name of a launch, from CUPTI */
 	struct handle_cache *cache; /* the thread's, kept from call to call */
-	struct ct_api_ref ref;
-	int32_t result;  /* at EXIT */
-	bool per_thread; /* a _ptsz/_ptds variant */
+	struct ct_api_ref ref;      /* entry: always 0 here (call_record) */
+	uint64_t entry;             /* ns of CLOCK_MONOTONIC at ENTER */
+	bool recorded;              /* an event recorded the call (call_record) */
+	int32_t result;             /* at EXIT */
+	bool per_thread;            /* a _ptsz/_ptds variant */
 
 	/* Launch configuration reported by a nested driver launch. */
 	struct launch_config nested_launch;
@@ -68,6 +70,7 @@ enum binding_flag {
 	BIND_PER_THREAD = 1u << 0, /* default stream is per-thread */
 	BIND_FLUSH = 1u << 1,      /* force an activity flush at ENTER */
 	BIND_SYNC = 1u << 2,       /* collects SYNCHRONIZE callbacks */
+	BIND_WAIT = 1u << 3,       /* waits for the device by design: api_entry */
 };
 
 struct api_binding {
@@ -152,7 +155,20 @@ uint64_t call_kernel_id(const struct api_call *call, const char *symbol);
 /* Record the call's name (api_name) before an event refers to it. */
 void call_note_name(const struct api_call *call);
 
-/* Whether api_entry or api_exit is recorded: every traced call is then
+/* CLOCK_MONOTONIC now, in ns: the clock of LTTng's timestamps, of the
+ * entry fields and of CUPTI's GPU times. */
+uint64_t call_now_ns(void);
+
+/*
+ * The api reference of the semantic event that records the call (doc/
+ * events.md, "Traced calls"): with the call's entry time when the call is
+ * at its EXIT, succeeded and has no recording event yet (the call is then
+ * recorded: no api_call follows), else with entry 0, as every other event
+ * of the call has it.
+ */
+struct ct_api_ref call_record(struct api_call *call);
+
+/* Whether api_call or api_entry is recorded: every traced call is then
  * wanted, whatever it does. */
 bool api_events_wanted(void);
 

@@ -11,8 +11,10 @@
  * frames) and the state of the outermost one. Semantic events are emitted
  * by the outermost call at its EXIT, so there is exactly one per operation
  * whether or not the driver reports the calls a runtime call makes
- * (doc/events.md). A reentrancy flag drops any callback caused by
- * cudatrace's own work.
+ * (doc/events.md). Each traced call is recorded once, at its EXIT: by the
+ * semantic event that carries its entry time (call_record), or else by an
+ * api_call; a call that waits for the device also has its api_entry. A
+ * reentrancy flag drops any callback caused by cudatrace's own work.
  *
  * The session watcher switches whole families of ids off and on
  * (callbacks_follow_sessions). A call whose family is switched off between
@@ -67,6 +69,7 @@ struct frame {
 	const struct api_binding *binding;
 	uint8_t family;
 	unsigned epoch; /* of its family at ENTER; one less if it was off */
+	uint64_t entry; /* ns of CLOCK_MONOTONIC at ENTER */
 };
 
 struct thread_state {
@@ -126,7 +129,8 @@ static bool is_api_domain(unsigned domain)
 /* ----------------------------------------------------------- API domains */
 
 static void call_begin(struct api_call *call, struct handle_cache *cache,
-                       const struct api_binding *binding, const CUpti_CallbackData *data)
+                       const struct api_binding *binding, const CUpti_CallbackData *data,
+                       uint64_t entry)
 {
 	call->data = data;
 	call->cache = cache;
@@ -138,6 +142,8 @@ static void call_begin(struct api_call *call, struct handle_cache *cache,
 		.cbid = binding->cbid,
 		.domain = binding->domain,
 	};
+	call->entry = entry;
+	call->recorded = false;
 	call->result = 0;
 	call->per_thread = binding->flags & BIND_PER_THREAD;
 	memset(&call->nested_launch, 0, sizeof(call->nested_launch));
@@ -170,7 +176,8 @@ static void drop_stale(struct thread_state *ts)
 	}
 }
 
-static void push_frame(struct thread_state *ts, const struct api_binding *binding, uint8_t f)
+static void push_frame(struct thread_state *ts, const struct api_binding *binding, uint8_t f,
+                       uint64_t entry)
 {
 	struct frame *frame;
 	unsigned epoch = __atomic_load_n(&switches[f].epoch, __ATOMIC_SEQ_CST);
@@ -180,12 +187,14 @@ static void push_frame(struct thread_state *ts, const struct api_binding *bindin
 
 	frame->binding = binding;
 	frame->family = f;
+	frame->entry = entry;
 	frame->epoch = __atomic_load_n(&switches[f].on, __ATOMIC_SEQ_CST) ? epoch : epoch - 1;
 }
 
 static void api_enter(struct thread_state *ts, const struct api_binding *binding, uint8_t f,
                       const CUpti_CallbackData *data)
 {
+	uint64_t entry = call_now_ns();
 	bool nested;
 
 	tracer_info_emit_once();
@@ -196,9 +205,12 @@ static void api_enter(struct thread_state *ts, const struct api_binding *binding
 	}
 	nested = ts->depth > 0;
 	if (!nested)
-		call_begin(&ts->outer, &ts->cache, binding, data);
-	push_frame(ts, binding, f);
-	if (config.api && lttng_ust_tracepoint_enabled(cudatrace, api_entry)) {
+		call_begin(&ts->outer, &ts->cache, binding, data, entry);
+	push_frame(ts, binding, f, entry);
+	/* A wait is seen while it waits: a process that dies or hangs in it
+	 * is still known to be inside it (doc/events.md, api_entry). */
+	if ((binding->flags & BIND_WAIT) && config.api &&
+	    lttng_ust_tracepoint_enabled(cudatrace, api_entry)) {
 		struct ct_ev_api_entry e = {
 			.domain = binding->domain,
 			.cbid = binding->cbid,
@@ -226,6 +238,8 @@ static void api_exit(struct thread_state *ts, const struct api_binding *binding,
 	int32_t result =
 	    data->functionReturnValue ? *(const int32_t *)data->functionReturnValue : 0;
 	unsigned i = ts->depth;
+	bool recorded = false;
+	uint64_t entry;
 
 	while (i > 0 && ts->frames[i - 1].binding != binding)
 		i--;
@@ -234,6 +248,7 @@ static void api_exit(struct thread_state *ts, const struct api_binding *binding,
 		return;
 	}
 	ts->depth = i - 1;
+	entry = ts->frames[ts->depth].entry;
 	/* The outer call's state is only valid for the frame that began it. */
 	CT_ASSERT_DBG(ts->depth > 0 || ts->outer.binding == binding);
 	if (ts->depth == 0) {
@@ -245,16 +260,20 @@ static void api_exit(struct thread_state *ts, const struct api_binding *binding,
 			call->symbol = data->symbolName;
 		if (binding->on_exit)
 			binding->on_exit(call);
+		recorded = call->recorded;
 	}
-	if (config.api && lttng_ust_tracepoint_enabled(cudatrace, api_exit)) {
-		struct ct_ev_api_exit e = {
+	/* Recorded once: by its semantic event, or else here. */
+	if (!recorded && config.api && lttng_ust_tracepoint_enabled(cudatrace, api_call)) {
+		struct ct_ev_api_call e = {
 			.domain = binding->domain,
 			.cbid = binding->cbid,
 			.correlation_id = data->correlationId,
 			.result = result,
+			.entry = entry,
 		};
 
-		lttng_ust_do_tracepoint(cudatrace, api_exit, &e);
+		names_note_api(binding->domain, binding->cbid, data->functionName);
+		lttng_ust_do_tracepoint(cudatrace, api_call, &e);
 	}
 }
 

@@ -30,7 +30,7 @@
 #define CONFIG_DEFAULT_STACK_DEPTH           32
 
 struct config {
-	bool api;                       /* CUDATRACE_API: api_entry/api_exit */
+	bool api;                       /* CUDATRACE_API: api_call, api_entry */
 	uint32_t activity_kinds;        /* CUDATRACE_ACTIVITY: enum ct_activity_bit mask */
 	size_t buffer_size;             /* CUDATRACE_BUFFER_SIZE: bytes per activity buffer */
 	uint32_t flush_period_ms;       /* CUDATRACE_FLUSH_PERIOD_MS: 0 = no periodic flush */

@@ -162,7 +162,7 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 		.sync = !d->async,
 		.src_device = src.on_device ? src.device : (uint8_t)CT_DEVICE_NONE,
 		.dst_device = dst.on_device ? dst.device : (uint8_t)CT_DEVICE_NONE,
-		.api = call->ref,
+		.api = call_record(call),
 		.stack_id = call_stack_operation_id(),
 	};
 	e.host = host_of(e.direction, &src, &dst);
@@ -435,7 +435,7 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 		.element_size = d->element_size,
 		.sync = !d->async,
 		.device = call_device(call),
-		.api = call->ref,
+		.api = call_record(call),
 		.stack_id = call_stack_operation_id(),
 	};
 	if (tracker_lookup(TRACKER_ADDRESSES, d->address, &entry) &&

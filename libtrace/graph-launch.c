@@ -28,7 +28,7 @@ static void emit_graph_launch(struct api_call *call, CUgraphExec exec, CUstream 
 		.graph_exec = PTR(exec),
 		.stream = call_stream(call, stream),
 		.device = call_device(call),
-		.api = call->ref,
+		.api = call_record(call),
 		.stack_id = call_stack_operation_id(),
 	};
 	call_note_name(call);

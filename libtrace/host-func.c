@@ -6,7 +6,7 @@
  * CUPTI has no activity kind for host functions, and when one runs, on a
  * driver thread, no callback says so: what the trace can tell is the call
  * that enqueued it, its stream order against the calls around it, and
- * its result (api_entry, api_exit). On a capturing stream the call adds a
+ * its result (api_call). On a capturing stream the call adds a
  * host node instead, which is the same call in the trace.
  */
 #include <cupti.h>

@@ -78,7 +78,7 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 		.stream = config->known ? call_stream(call, config->stream) : CT_STREAM_NONE,
 		.config_known = config->known,
 		.device = call_device(call),
-		.api = call->ref,
+		.api = call_record(call),
 		.stack_id = call_stack_operation_id(),
 	};
 	if (config->known) {

@@ -12,7 +12,7 @@
  * at or below it), CUDA_ERROR_INVALID_PTX (218), CUDA_ERROR_JIT_COMPILER_
  * NOT_FOUND (221) and CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222: PTX newer
  * than the driver), per cuda.h's CUresult. Runtime calls that fail so
- * are api_exit events; the runtime loads its modules itself, and their
+ * are api_call events; the runtime loads its modules itself, and their
  * code is the program's (library_load).
  */
 #include <cupti.h>

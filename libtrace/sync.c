@@ -18,7 +18,7 @@ static void emit_sync(struct api_call *call, enum ct_sync_kind what, uint32_t st
 		.stream = stream,
 		.what = (uint8_t)what,
 		.device = call_device(call),
-		.api = call->ref,
+		.api = call_record(call),
 	};
 
 	call_note_name(call);
@@ -95,7 +95,8 @@ static void sync_callback(CUpti_CallbackId cbid, const void *cbdata, struct api_
 	lttng_ust_do_tracepoint(cudatrace, sync, &e);
 }
 
-#define SYNC BIND_SYNC
+/* Waits for the device, by design: their api_entry is recorded. */
+#define SYNC (BIND_SYNC | BIND_WAIT)
 
 static const struct api_binding sync_bindings[] = {
 	BIND_RUNTIME(cudaDeviceSynchronize_v3020, SYNC, NULL, device_sync_exit),

@@ -70,7 +70,9 @@ static void mem_event_of(struct feed *f, enum ct_event_type type, int pid, int t
 	ev.u.mem.delta = type == CT_EV_MEM_ALLOC || type == CT_EV_MEM_FREE_FAILED ? (int64_t)size
 	                                                                          : -(int64_t)size;
 	ev.u.mem.stream = CT_STREAM_NONE;
-	ev.u.mem.api = (struct ct_api_ref){ (uint8_t)domain, (uint16_t)cbid, correlation_id };
+	ev.u.mem.api = (struct ct_api_ref){ .domain = (uint8_t)domain,
+		                            .cbid = (uint16_t)cbid,
+		                            .correlation_id = correlation_id };
 	feed_event(f, &ev);
 }
 
@@ -128,9 +130,10 @@ void feed_mem_live(struct feed *f, int pid, uint32_t dump, unsigned device, unsi
 	ev.u.mem_live.stream = CT_STREAM_NONE;
 	ev.u.mem_live.alloc_time = (uint64_t)alloc_time;
 	ev.u.mem_live.api =
-	    (struct ct_api_ref){ CT_DOMAIN_RUNTIME,
-		                 kind == CT_MEM_ASYNC ? CBID_CUDA_MALLOC_ASYNC : CBID_CUDA_MALLOC,
-		                 correlation_id };
+	    (struct ct_api_ref){ .domain = CT_DOMAIN_RUNTIME,
+		                 .cbid = kind == CT_MEM_ASYNC ? CBID_CUDA_MALLOC_ASYNC
+		                                              : CBID_CUDA_MALLOC,
+		                 .correlation_id = correlation_id };
 	feed_event(f, &ev);
 }
 
@@ -198,7 +201,9 @@ void feed_failed(struct feed *f, int pid, int tid, unsigned device, unsigned kin
 	ev.u.mem_alloc_failed.result = 2;
 	ev.u.mem_alloc_failed.free = free;
 	ev.u.mem_alloc_failed.total = total;
-	ev.u.mem_alloc_failed.api = (struct ct_api_ref){ CT_DOMAIN_RUNTIME, CBID_CUDA_MALLOC, 1 };
+	ev.u.mem_alloc_failed.api = (struct ct_api_ref){ .domain = CT_DOMAIN_RUNTIME,
+		                                         .cbid = CBID_CUDA_MALLOC,
+		                                         .correlation_id = 1 };
 	feed_event(f, &ev);
 }
 

@@ -70,7 +70,7 @@ CTF_TYPE = {"U8": U8, "U16": U16, "U32": U32, "U64": U64, "I32": I32, "I64": I64
             "ARRAY_X8[16]": BYTES16, "SEQ_X64[%d]" % 128: SEQ64}
 
 # The events the scenarios write, laid out as the contract says.
-WRITTEN = ("api_entry", "api_exit", "tracer_info", "api_name", "mem_alloc", "mem_free",
+WRITTEN = ("api_entry", "api_call", "tracer_info", "api_name", "mem_alloc", "mem_free",
            "mem_alloc_failed", "nvml_sample", "nvtx_push", "nvtx_pop", "activity_dropped",
            "mem_reclaim", "mem_free_failed", "statedump_begin", "mem_live", "statedump_end",
            "context_create", "context_destroy", "sync", "gpu_sync", "gpu_memory",
@@ -567,24 +567,30 @@ def bench(directory, count, version=None):
     s.event(t, "api_name", pid, pid, proc, domain=2, cbid=20, name="cudaMalloc")
     s.event(t, "api_name", pid, pid, proc, domain=2, cbid=22, name="cudaFree")
 
+    # One traced call (doc/events.md, "Traced calls"): an allocation is its
+    # mem_alloc, which records the call; a release is its mem_free, at its
+    # ENTER, then its api_call. Returns the number of events.
     def call(name, cbid, address, delta):
         nonlocal t
         t += 500
-        s.event(t, "api_entry", pid, pid, proc, domain=2, cbid=cbid, correlation_id=i)
+        entry = t
         t += 500
         s.event(t, name, pid, pid, proc, device=0, kind=1, address=address, size=MIB,
-                delta=delta, stream=0xFFFFFFFF, api_domain=2, api_cbid=cbid, correlation_id=i)
+                delta=delta, stream=0xFFFFFFFF, api_domain=2, api_cbid=cbid, correlation_id=i,
+                entry=entry if name == "mem_alloc" else 0)
+        if name == "mem_alloc":
+            return 1
         t += 500
-        s.event(t, "api_exit", pid, pid, proc, domain=2, cbid=cbid, correlation_id=i)
+        s.event(t, "api_call", pid, pid, proc, domain=2, cbid=cbid, correlation_id=i, result=0,
+                entry=entry)
+        return 2
 
     while n < count:
         # each slot's buffer is freed a thousand allocations later
         address = BASE + (i % 1000) * 2 * MIB
         if i >= 1000:
-            call("mem_free", 22, address, -MIB)
-            n += 3
-        call("mem_alloc", 20, address, MIB)
-        n += 3
+            n += call("mem_free", 22, address, -MIB)
+        n += call("mem_alloc", 20, address, MIB)
         i += 1
         if len(s.packets) > 64:
             out.write(s.data())

@@ -95,24 +95,18 @@ static inline void synth_api_entry(struct synth *s, int64_t t, unsigned domain, 
 	synth_feed(s, &ev);
 }
 
-static inline void synth_api_exit(struct synth *s, int64_t t, unsigned domain, unsigned cbid,
-                                  uint32_t correlation_id, int32_t result)
-{
-	struct ct_event ev = { .type = CT_EV_API_EXIT, .time_ns = t };
-
-	ev.u.api_exit.domain = (uint8_t)domain;
-	ev.u.api_exit.cbid = (uint16_t)cbid;
-	ev.u.api_exit.correlation_id = correlation_id;
-	ev.u.api_exit.result = result;
-	synth_feed(s, &ev);
-}
-
-/* A call that returns RESULT HOST_NS after it was entered at T. */
+/* A call that returns RESULT HOST_NS after it was entered at T: its api_call. */
 static inline void synth_api_call(struct synth *s, int64_t t, unsigned domain, unsigned cbid,
                                   uint32_t correlation_id, int64_t host_ns, int32_t result)
 {
-	synth_api_entry(s, t, domain, cbid, correlation_id);
-	synth_api_exit(s, t + host_ns, domain, cbid, correlation_id, result);
+	struct ct_event ev = { .type = CT_EV_API_CALL, .time_ns = t + host_ns };
+
+	ev.u.api_call.domain = (uint8_t)domain;
+	ev.u.api_call.cbid = (uint16_t)cbid;
+	ev.u.api_call.correlation_id = correlation_id;
+	ev.u.api_call.result = result;
+	ev.u.api_call.entry = (uint64_t)t;
+	synth_feed(s, &ev);
 }
 
 static inline void synth_nvtx_push(struct synth *s, int64_t t, const char *message)
@@ -140,8 +134,10 @@ struct synth_copy {
 	unsigned cbid; /* runtime API */
 };
 
+/* A memcpy event at T, the exit of the call entered at ENTRY (0: the
+ * event does not record its call). */
 static inline void synth_memcpy(struct synth *s, int64_t t, const struct synth_copy *c,
-                                uint32_t correlation_id)
+                                uint32_t correlation_id, int64_t entry)
 {
 	struct ct_event ev = { .type = CT_EV_MEMCPY, .time_ns = t };
 
@@ -157,6 +153,7 @@ static inline void synth_memcpy(struct synth *s, int64_t t, const struct synth_c
 	ev.u.memcpy.api.domain = CT_DOMAIN_RUNTIME;
 	ev.u.memcpy.api.cbid = (uint16_t)c->cbid;
 	ev.u.memcpy.api.correlation_id = correlation_id;
+	ev.u.memcpy.api.entry = (uint64_t)entry;
 	synth_feed(s, &ev);
 }
 
@@ -179,17 +176,15 @@ static inline void synth_gpu_memcpy(struct synth *s, int64_t t, const struct syn
 }
 
 /*
- * A whole copy: api_entry at T, the memcpy event and api_exit HOST_NS
- * later, and its GPU record (GPU_START .. GPU_START + GPU_NS) delivered
- * right after. GPU_NS 0: no GPU record.
+ * A whole copy entered at T: the memcpy event HOST_NS later, at its exit,
+ * and its GPU record (GPU_START .. GPU_START + GPU_NS) delivered right
+ * after. GPU_NS 0: no GPU record.
  */
 static inline void synth_copy_call(struct synth *s, int64_t t, const struct synth_copy *c,
                                    uint32_t correlation_id, int64_t host_ns, int64_t gpu_start,
                                    int64_t gpu_ns)
 {
-	synth_api_entry(s, t, CT_DOMAIN_RUNTIME, c->cbid, correlation_id);
-	synth_memcpy(s, t + host_ns, c, correlation_id);
-	synth_api_exit(s, t + host_ns, CT_DOMAIN_RUNTIME, c->cbid, correlation_id, 0);
+	synth_memcpy(s, t + host_ns, c, correlation_id, t);
 	if (gpu_ns)
 		synth_gpu_memcpy(s, t + host_ns + 1, c, correlation_id, (uint64_t)gpu_start,
 		                 (uint64_t)(gpu_start + gpu_ns));
@@ -205,8 +200,9 @@ static inline void synth_kernel_name(struct synth *s, int64_t t, uint64_t kernel
 	synth_feed(s, &ev);
 }
 
+/* A launch event at T, the exit of the call entered at ENTRY. */
 static inline void synth_launch(struct synth *s, int64_t t, uint64_t kernel_id,
-                                uint32_t correlation_id)
+                                uint32_t correlation_id, int64_t entry)
 {
 	struct ct_event ev = { .type = CT_EV_LAUNCH, .time_ns = t };
 
@@ -215,19 +211,16 @@ static inline void synth_launch(struct synth *s, int64_t t, uint64_t kernel_id,
 	ev.u.launch.api.domain = CT_DOMAIN_RUNTIME;
 	ev.u.launch.api.cbid = 211; /* cudaLaunchKernel */
 	ev.u.launch.api.correlation_id = correlation_id;
+	ev.u.launch.api.entry = (uint64_t)entry;
 	synth_feed(s, &ev);
 }
 
-/*
- * A whole launch through cudaLaunchKernel: api_entry at T, the launch
- * event LAUNCH_NS later, api_exit EXIT_NS after T.
- */
+/* A whole launch through cudaLaunchKernel entered at T: the launch event
+ * at its exit, EXIT_NS after T. */
 static inline void synth_launch_call(struct synth *s, int64_t t, uint64_t kernel_id,
-                                     uint32_t correlation_id, int64_t launch_ns, int64_t exit_ns)
+                                     uint32_t correlation_id, int64_t exit_ns)
 {
-	synth_api_entry(s, t, CT_DOMAIN_RUNTIME, 211, correlation_id);
-	synth_launch(s, t + launch_ns, kernel_id, correlation_id);
-	synth_api_exit(s, t + exit_ns, CT_DOMAIN_RUNTIME, 211, correlation_id, 0);
+	synth_launch(s, t + exit_ns, kernel_id, correlation_id, t);
 }
 
 static inline void synth_gpu_kernel(struct synth *s, int64_t t, uint64_t kernel_id,

@@ -18,11 +18,12 @@
 #define MEM_ALLOC   243 /* cuMemAlloc_v2 (driver) */
 
 /*
- * cudaMalloc: 100, 200, 600 ns, and 1100 ns returning
- * cudaErrorMemoryAllocation (count 4, total 2000, mean 500, median 400);
- * the last one made a driver cuMemAlloc_v2 of 800 ns inside it.
- * cudaDeviceSynchronize: 5000 ns, then one that never returns (entered at
- * 20 µs, the trace ends at 27 µs).
+ * cudaMalloc: 100, 200, 600, 500 ns, and 1100 ns returning
+ * cudaErrorMemoryAllocation (count 5, total 2500, mean 500, median 500);
+ * the failed one made a driver cuMemAlloc_v2 of 800 ns inside it, whose
+ * api_call comes first. cudaDeviceSynchronize, a wait, with its
+ * api_entry: 5000 ns, then one that never returns (entered at 20 µs; the
+ * trace ends at 27 µs with another thread's cudaMalloc).
  */
 static void test_api_statistics(void **unused)
 {
@@ -36,13 +37,13 @@ static void test_api_statistics(void **unused)
 	synth_api_call(&s, 1000, CT_DOMAIN_RUNTIME, MALLOC, 1, 100, 0);
 	synth_api_call(&s, 2000, CT_DOMAIN_RUNTIME, MALLOC, 2, 200, 0);
 	synth_api_call(&s, 3000, CT_DOMAIN_RUNTIME, MALLOC, 3, 600, 0);
-	synth_api_entry(&s, 4000, CT_DOMAIN_RUNTIME, MALLOC, 4);
 	synth_api_call(&s, 4100, CT_DOMAIN_DRIVER, MEM_ALLOC, 5, 800, 2);
-	synth_api_exit(&s, 5100, CT_DOMAIN_RUNTIME, MALLOC, 4, 2);
+	synth_api_call(&s, 4000, CT_DOMAIN_RUNTIME, MALLOC, 4, 1100, 2);
+	synth_api_entry(&s, 10000, CT_DOMAIN_RUNTIME, DEVICE_SYNC, 6);
 	synth_api_call(&s, 10000, CT_DOMAIN_RUNTIME, DEVICE_SYNC, 6, 5000, 0);
 	synth_api_entry(&s, 20000, CT_DOMAIN_RUNTIME, DEVICE_SYNC, 7);
-	/* an exit whose entry the trace does not have: counted, not timed */
-	synth_api_exit(&s, 27000, CT_DOMAIN_RUNTIME, MALLOC, 3999, 0);
+	synth_thread(&s, 101);
+	synth_api_call(&s, 26500, CT_DOMAIN_RUNTIME, MALLOC, 8, 500, 0);
 	api = node_path(synth_report(&s), "api");
 
 	assert_int_equal(ct_node_count(api), 3);
@@ -61,10 +62,10 @@ static void test_api_statistics(void **unused)
 
 	assert_string_equal(node_str(malloc_row, "name"), "cudaMalloc");
 	assert_int_equal(node_u64(malloc_row, "calls"), 5);
-	assert_int_equal(node_u64(malloc_row, "count"), 4);
-	assert_int_equal(node_i64(malloc_row, "total_ns"), 2000);
+	assert_int_equal(node_u64(malloc_row, "count"), 5);
+	assert_int_equal(node_i64(malloc_row, "total_ns"), 2500);
 	assert_true(node_double(malloc_row, "mean_ns") == 500);
-	assert_true(node_double(malloc_row, "median_ns") == 400);
+	assert_true(node_double(malloc_row, "median_ns") == 500);
 	assert_int_equal(node_i64(malloc_row, "min_ns"), 100);
 	assert_int_equal(node_i64(malloc_row, "max_ns"), 1100);
 	assert_int_equal(node_u64(malloc_row, "errors"), 1);

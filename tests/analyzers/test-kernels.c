@@ -46,7 +46,7 @@ static void feed_runs(struct synth *s)
 	for (size_t i = 0; i < RUNS; i++) {
 		int64_t entry = (runs[i].start_us - runs[i].latency_us) * US;
 
-		synth_launch_call(s, entry, runs[i].kernel_id, (uint32_t)(i + 1), 1000, 1500);
+		synth_launch_call(s, entry, runs[i].kernel_id, (uint32_t)(i + 1), 1500);
 	}
 	/* the records come back in one buffer, last first */
 	for (size_t i = RUNS; i-- > 0;)
@@ -170,9 +170,9 @@ static void test_nvtx_filter(void **unused)
 	synth_kernel_name(&s, 1, SAXPY, "saxpy");
 	synth_kernel_name(&s, 1, REDUCE, "reduce");
 	synth_nvtx_push(&s, 10 * US, "step");
-	synth_launch_call(&s, 11 * US, SAXPY, 1, 1 * US, 1 * US);
+	synth_launch_call(&s, 11 * US, SAXPY, 1, 1 * US);
 	synth_nvtx_pop(&s, 13 * US);
-	synth_launch_call(&s, 14 * US, REDUCE, 2, 1 * US, 1 * US);
+	synth_launch_call(&s, 14 * US, REDUCE, 2, 1 * US);
 	synth_gpu_kernel(&s, 40 * US, SAXPY, 1, 0, 20 * US, 25 * US, 1, 1);
 	synth_gpu_kernel(&s, 40 * US, REDUCE, 2, 0, 25 * US, 35 * US, 1, 1);
 	root = synth_report(&s);

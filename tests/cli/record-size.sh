@@ -13,14 +13,14 @@
 # no procname context: the report still names the process after its
 # program, from tracer_info.
 #
-# Each copy is 4 events: api_entry, memcpy, api_exit, and gpu_memcpy from
-# CUPTI's record. Their fields take 7 + 48 + 11 + 46 = 112 bytes
-# (doc/events.md, "Size of the trace") and each event carries a 6-byte
-# header and the vpid and vtid contexts (8 bytes): 168 bytes a copy
-# today, 122 with --no-api (memcpy and gpu_memcpy only). The bounds
-# below are those figures and a quarter more, for an occasional large
-# event header and packet header: a trace that grows by an event a copy,
-# or a context on every event, fails.
+# Each copy is 2 events: memcpy, which records its call (with its entry
+# time), and gpu_memcpy from CUPTI's record; --no-api leaves out only the
+# calls no semantic event records, none here. Their fields take 56 + 46 =
+# 102 bytes (doc/events.md, "Size of the trace") and each event carries a
+# 6-byte header and the vpid and vtid contexts (8 bytes): 130 bytes a
+# copy, in both modes. The bounds below are that figure and a quarter
+# more, for an occasional large event header and packet header: a trace
+# that grows by an event a copy, or a context on every event, fails.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -33,8 +33,8 @@ stats="$trace_srcdir/bench/trace-stats.py"
 
 N1=1000
 N2=5000
-BOUND_API=210
-BOUND_NO_API=152
+BOUND_API=163
+BOUND_NO_API=163
 
 # stat TAG KEY: KEY's value in TAG's trace-stats line.
 stat() {
@@ -76,7 +76,7 @@ is "api1: the report names the process after its program, without a procname con
 		"$(sed -n 's/^copies=.* pid=//p' "$lttng_tmp/api1.out")" 'p["procname"]')" copy-loop
 record api2 $N2
 per_copy "API calls on" api1 api2 $BOUND_API
-is "API calls on: 4 events per copy" "$events" 4
+is "API calls on: 2 events per copy" "$events" 2
 
 record noapi1 $N1 --no-api
 record noapi2 $N2 --no-api

@@ -48,13 +48,21 @@
 #             or launch: no gpu_* event in the trace)
 #   window    for each call that blocks the host (synchronous copies to or
 #             from the host, pageable asynchronous ones), the GPU interval
-#             lies inside the call's api_entry..api_exit window (a ledger
-#             with no such copy: none in the trace either)
+#             lies inside the call's entry..exit window, from the memcpy
+#             event that records the call (a ledger with no such copy: none
+#             in the trace either)
+#   calls     every traced call is recorded once (doc/events.md, "Traced
+#             calls"): each call of the ledger's operations (api= corr=)
+#             is exactly one event of the trace, its semantic event with
+#             an entry or its api_call, with result 0; the trace's failed
+#             calls are the ledger's errors of the calls it names, as many
+#             per thread and result; every recording event
+#             has 0 < entry <= its time; no api_exit in the trace
 #   drops     activity_dropped counts sum to the ledger's cupti_drop lines
 #   hostfunc  every host function the ledger ran (host_func) has the call
-#             that enqueued it in the trace: its api_entry and api_exit, by
-#             process and correlation id (it ran on another thread), named
-#             as the ledger's api=
+#             that enqueued it (or the graph launch that ran it) in the
+#             trace, recorded once, by process and correlation id (it ran
+#             on another thread), named as the ledger's api=
 #
 # With --after-dump, the trace starts while the program runs: only the
 # ledger's operations after --dump-ledger's are looked for (ops), the live
@@ -112,6 +120,14 @@ RECLAIMING_APIS = ("cudaDeviceReset", "cuCtxDestroy", "cuDevicePrimaryCtxRelease
                    "cuDevicePrimaryCtxReset", "-")
 MEM_EVENTS = ("mem_alloc", "mem_free", "mem_reclaim", "mem_free_failed")
 GPU_EVENT_OF = {"launch": "gpu_kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset"}
+# The semantic events that record their call when their entry is not 0.
+RECORDING_EVENTS = ("memcpy", "memset", "launch", "graph_launch", "mem_alloc", "sync")
+# The ledger's operations that name the call that made them (api= corr=).
+CALL_OPS = ("alloc", "free", "alloc_failed", "memcpy", "memset", "launch", "prefetch",
+            "host_func")
+# The ledger's operations whose call a semantic event records: the others
+# are api_call events, which CUDATRACE_API=0 leaves out.
+SEMANTIC_CALL_OPS = ("alloc", "memcpy", "memset", "launch")
 # The kind of a free of memory the trace never saw allocated (size 0).
 UNSEEN = "unseen"
 
@@ -121,6 +137,20 @@ NO_DEVICE = 255
 RESULT_CODES = {
     "CUDA_ERROR_INVALID_VALUE": 1, "cudaErrorInvalidValue": 1,
     "CUDA_ERROR_OUT_OF_MEMORY": 2, "cudaErrorMemoryAllocation": 2,
+    "CUDA_ERROR_NOT_INITIALIZED": 3, "cudaErrorInitializationError": 3,
+    "CUDA_ERROR_DEINITIALIZED": 4, "cudaErrorCudartUnloading": 4,
+    "cudaErrorInsufficientDriver": 35,
+    "CUDA_ERROR_NO_DEVICE": 100, "cudaErrorNoDevice": 100,
+    "CUDA_ERROR_INVALID_DEVICE": 101, "cudaErrorInvalidDevice": 101,
+    "CUDA_ERROR_INVALID_CONTEXT": 201,
+    "CUDA_ERROR_NO_BINARY_FOR_GPU": 209, "cudaErrorNoKernelImageForDevice": 209,
+    "CUDA_ERROR_UNSUPPORTED_PTX_VERSION": 222, "cudaErrorUnsupportedPtxVersion": 222,
+    "CUDA_ERROR_INVALID_HANDLE": 400, "cudaErrorInvalidResourceHandle": 400,
+    "CUDA_ERROR_NOT_READY": 600, "cudaErrorNotReady": 600,
+    "CUDA_ERROR_ILLEGAL_ADDRESS": 700, "cudaErrorIllegalAddress": 700,
+    "CUDA_ERROR_CONTEXT_IS_DESTROYED": 709, "cudaErrorContextIsDestroyed": 709,
+    "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED": 713, "cudaErrorHostMemoryNotRegistered": 713,
+    "CUDA_ERROR_NOT_SUPPORTED": 801, "cudaErrorNotSupported": 801,
 }
 
 
@@ -208,6 +238,25 @@ class Trace:
 
     def named(self, *names):
         return [e for e in self.events if e["_name"] in names]
+
+    def recorded_calls(self):
+        """The events that record a traced call, each as (event, domain,
+        cbid, correlation id, result, entry)."""
+        calls = []
+        for event in self.named("api_call", *RECORDING_EVENTS):
+            if event["_name"] == "api_call":
+                calls.append((event, event.get("domain"), event.get("cbid"),
+                              number(event.get("correlation_id")),
+                              number(event.get("result")), number(event.get("entry"), 0)))
+            elif number(event.get("entry"), 0):
+                calls.append((event, event.get("api_domain"), event.get("api_cbid"),
+                              number(event.get("correlation_id")), 0,
+                              number(event.get("entry"), 0)))
+        return calls
+
+    def call_name(self, event, domain, cbid):
+        return self.api_name({"vpid": event.get("vpid"), "api_domain": domain,
+                              "api_cbid": cbid})
 
     def api_name(self, event):
         key = (event.get("vpid"), enum_text("domain", event.get("api_domain")),
@@ -829,15 +878,6 @@ def event_blocks_host(event):
 
 
 def check_window(tap, trace, matching):
-    windows = {}
-    for event in trace.named("api_entry", "api_exit"):
-        key = (event.get("vpid"), event.get("vtid"), number(event.get("correlation_id")))
-        windows.setdefault(key, {})[event["_name"]] = number(event.get("ts"))
-    if not windows:
-        tap.ok(False, "the GPU interval of every synchronous copy lies inside its call's "
-               "entry/exit window", ["no api_entry/api_exit events in the trace "
-                                     "(CUDATRACE_API=0?): the window check needs them"])
-        return
     blocking = [op for op in matching.ledger_ops if op["op"] == "memcpy" and blocks_host(op)]
     if not blocking:
         traced = [e for e in trace.named("memcpy") if event_blocks_host(e)]
@@ -854,13 +894,11 @@ def check_window(tap, trace, matching):
         if event is None:
             continue
         gpu = trace.gpu_event(event, "gpu_memcpy")
-        window = windows.get((event.get("vpid"), event.get("vtid"),
-                              number(event.get("correlation_id"))), {})
-        entry, leave = window.get("api_entry"), window.get("api_exit")
-        if gpu is None or entry is None or leave is None:
+        entry, leave = number(event.get("entry"), 0), number(event.get("ts"))
+        if gpu is None or not entry:
             details.append("memcpy correlation_id=%s: no %s" % (
                 event.get("correlation_id"),
-                "gpu_memcpy" if gpu is None else "api_entry/api_exit pair"))
+                "gpu_memcpy" if gpu is None else "entry: it does not record its call"))
             continue
         checked += 1
         start, end = number(gpu.get("start")), number(gpu.get("end"))
@@ -886,29 +924,93 @@ def check_drops(tap, ledger, trace):
 
 
 def check_host_funcs(tap, ledger, trace, excluded_pids):
-    """Host functions have no event of their own: their calls are
-    api_entry/api_exit pairs (doc/events.md, "Traced calls")."""
-    calls = collections.defaultdict(set)
+    """Host functions have no event of their own: the calls that enqueue
+    them are api_call events, a graph launch that runs them its
+    graph_launch (doc/events.md, "Traced calls")."""
+    calls = collections.defaultdict(list)
     names = {}
-    for event in trace.named("api_entry", "api_exit"):
-        key = (number(event.get("vpid")), number(event.get("correlation_id")))
-        calls[key].add(event["_name"])
-        names[key] = api_text(trace.api_name({
-            "vpid": event.get("vpid"), "api_domain": event.get("domain"),
-            "api_cbid": event.get("cbid")}))
+    for event, domain, cbid, corr, _, _ in trace.recorded_calls():
+        key = (number(event.get("vpid")), corr)
+        calls[key].append(event["_name"])
+        names[key] = api_text(trace.call_name(event, domain, cbid))
     ran = [op for op in ledger if op["op"] == "host_func"
            and number(op.get("pid")) not in excluded_pids]
     details = []
     for op in ran:
         key = (number(op.get("pid")), number(op.get("corr")))
-        if calls[key] != {"api_entry", "api_exit"}:
-            details.append("host function of %s corr=%s: the trace has %s" % (
-                op.get("api"), op.get("corr"), sorted(calls[key]) or "no api_entry/api_exit"))
+        if len(calls[key]) != 1:
+            details.append("host function of %s corr=%s: the trace records its call %s" % (
+                op.get("api"), op.get("corr"), calls[key] or "nowhere"))
         elif names[key] != api_text(op.get("api")):
             details.append("host function corr=%s: the trace names its call %s, the ledger %s"
                            % (op.get("corr"), names[key], op.get("api")))
-    tap.ok(not details and ran, "every host function the ledger ran has the api_entry and "
-           "api_exit of the call that enqueued it (%d host functions)" % len(ran), details)
+    tap.ok(not details and ran, "every host function the ledger ran has the call that "
+           "enqueued it recorded once (%d host functions)" % len(ran), details)
+
+
+def api_recorded(trace):
+    """Whether the trace has the API calls (tracer_info api, CUDATRACE_API)."""
+    return all(number(e.get("api"), 1) != 0 for e in trace.named("tracer_info"))
+
+
+def check_calls(tap, ledger, trace, excluded_pids, since):
+    """Each traced call recorded once, at its exit (doc/events.md, "Traced
+    calls")."""
+    details = []
+    by_corr = collections.defaultdict(list)
+    failed = collections.Counter()
+    seen = collections.Counter()
+    for event, domain, cbid, corr, result, entry in trace.recorded_calls():
+        pid, tid = number(event.get("vpid")), number(event.get("vtid"))
+        name = api_text(trace.call_name(event, domain, cbid))
+        ts = number(event.get("ts"))
+        seen[(pid, tid, corr, domain, cbid)] += 1
+        by_corr[(pid, corr)].append((event["_name"], name, result))
+        if result:
+            failed[(pid, tid, result)] += 1
+        if not 0 < entry <= ts:
+            details.append("%s of %s pid=%s corr=%s: entry %s, exit %s"
+                           % (event["_name"], name, pid, corr, entry, ts))
+    details += ["pid=%s tid=%s corr=%s domain=%s cbid=%s: recorded %d times" % (key + (n,))
+                for key, n in seen.items() if n > 1]
+    details += ["%s in the trace" % e["_name"] for e in trace.named("api_exit")]
+    with_api = api_recorded(trace)
+    checked = set()
+    for op in ledger:
+        if op["op"] not in CALL_OPS or op["_index"] < since or op.get("api", "-") == "-" \
+                or number(op.get("pid")) in excluded_pids:
+            continue
+        if not with_api and op["op"] not in SEMANTIC_CALL_OPS:
+            continue
+        key = (number(op.get("pid")), number(op.get("corr")))
+        if key in checked:
+            continue
+        checked.add(key)
+        found = [c for c in by_corr.get(key, []) if c[1] == api_text(op.get("api"))]
+        want = RESULT_CODES.get(op.get("error"), 0) if op["op"] == "alloc_failed" else 0
+        if len(found) != 1 or found[0][2] != want:
+            details.append("%s of %s corr=%s: the trace records %s" % (
+                op["op"], op.get("api"), op.get("corr"), found or "nothing"))
+    # The ledger names a failed call after the outermost call on its thread
+    # (a nested driver call's error is its runtime call's), and has the
+    # errors of untraced calls too: those of the calls the trace names.
+    traced = collections.defaultdict(set)
+    for (pid, _, _), name in trace.api_names.items():
+        traced[number(pid)].add(api_text(name))
+    errors = collections.Counter()
+    for op in ledger:
+        pid = number(op.get("pid"))
+        if op["op"] == "error" and op["_index"] >= since and pid not in excluded_pids \
+                and api_text(op.get("api")) in traced[pid]:
+            errors[(pid, number(op.get("tid")),
+                    RESULT_CODES.get(op.get("result"), op.get("result")))] += 1
+    for key in set(failed) | set(errors):
+        if errors[key] != failed[key]:
+            details.append("pid=%s tid=%s: %d calls returned %s in the trace, %d in the "
+                           "ledger" % (key[0], key[1], failed[key], key[2], errors[key]))
+    tap.ok(not details and checked, "every call of the ledger's %d operations is recorded "
+           "once, and each of the trace's %d failed calls is an error of the ledger"
+           % (len(checked), sum(failed.values())), details)
 
 
 # ------------------------------------------------------------ compare
@@ -978,7 +1080,7 @@ def compare(tap, trace_a, trace_b, names):
 
 # ------------------------------------------------------------ main
 
-ALL_CHECKS = ("readable", "ops", "live", "addresses", "corr", "gputime", "window")
+ALL_CHECKS = ("readable", "ops", "live", "addresses", "corr", "gputime", "window", "calls")
 
 
 def main(argv):
@@ -1055,6 +1157,8 @@ def main(argv):
             check_drops(tap, ledger, trace)
         elif check == "hostfunc":
             check_host_funcs(tap, ledger, trace, set(args.exclude_pid))
+        elif check == "calls":
+            check_calls(tap, ledger, trace, set(args.exclude_pid), since)
     return tap.done()
 
 

@@ -15,9 +15,10 @@ trace_here=$(cd "$(dirname "$0")" && pwd)
 trace_setup "$@"
 trace_daemon_or_fail
 
-# api_entry events of the driver domain in TAG's events.
-driver_entries() {
-	grep -c '^event=cudatrace:api_entry .*domain=driver' "$lttng_tmp/$1.events" || :
+# api_call events of the driver domain in TAG's events: the nested driver
+# calls of mode 1 are recorded so, their runtime call by its semantic event.
+driver_calls() {
+	grep -c '^event=cudatrace:api_call .*domain=driver' "$lttng_tmp/$1.events" || :
 }
 
 for workload in allocations transfers python; do
@@ -34,13 +35,13 @@ for workload in allocations transfers python; do
 		is "$tag: exit status" "$trace_status" 0
 		[ "$trace_status" = 0 ] || trace_show_err "$tag"
 		if trace_read "$tag"; then
-			trace_check "$tag" --checks readable,ops,live,corr
+			trace_check "$tag" --checks readable,ops,live,corr,calls
 		fi
 	done
 	# The switch must have done something, or the comparison proves nothing.
-	quiet=$(driver_entries "$workload-nested0")
-	nested=$(driver_entries "$workload-nested1")
-	ok "$workload: mode 1 reports nested driver calls ($quiet driver api_entry in mode 0, $nested in mode 1)" \
+	quiet=$(driver_calls "$workload-nested0")
+	nested=$(driver_calls "$workload-nested1")
+	ok "$workload: mode 1 reports nested driver calls ($quiet driver api_call in mode 0, $nested in mode 1)" \
 		test "$nested" -gt "$quiet"
 	"$trace_python" "$trace_checker" --compare "$lttng_tmp/$workload-nested0.events" \
 		"$lttng_tmp/$workload-nested1.events" >"$lttng_tmp/$workload-compare.tap" 2>&1

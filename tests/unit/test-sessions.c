@@ -261,11 +261,11 @@ static void test_families_follow_their_events(void **state)
 	assert_always_on();
 }
 
-/* api_entry/api_exit want every call, unless CUDATRACE_API=0. */
+/* api_call and api_entry want every call, unless CUDATRACE_API=0. */
 static void test_api_events(void **state)
 {
 	(void)state;
-	TP_ENABLE(api_exit, ignore);
+	TP_ENABLE(api_call, ignore);
 	sessions_follow();
 	assert_int_equal(copies_on(), 1);
 	assert_int_equal(launches_on(), 1);
