@@ -36,16 +36,16 @@ static void close_call(struct ct_thread *thread, uint32_t correlation_id)
 }
 
 /*
- * EV records the call API with RESULT, which began at ENTRY (ns of
- * CLOCK_MONOTONIC, the trace clock of LTTng, as the gpu_* times). An
- * entry no trace can mean (after the event, beyond 2^63 - 1) reads as the
+ * The call API with RESULT, entered at ENTRY (ns of CLOCK_MONOTONIC, the
+ * trace clock of LTTng, as the gpu_* times) and recorded by EV. An entry
+ * no trace can mean (after the event, beyond 2^63 - 1) reads as the
  * event's own time: a call of no length rather than a false one.
  */
-static void record(struct ct_event *ev, uint8_t domain, uint16_t cbid, uint32_t correlation_id,
-                   int32_t result, uint64_t entry)
+static bool record(const struct ct_event *ev, uint8_t domain, uint16_t cbid,
+                   uint32_t correlation_id, int32_t result, uint64_t entry,
+                   struct ct_api_call *call)
 {
-	ev->has_call = true;
-	ev->call = (struct ct_api_call){
+	*call = (struct ct_api_call){
 		.correlation_id = correlation_id,
 		.domain = domain,
 		.cbid = cbid,
@@ -53,21 +53,45 @@ static void record(struct ct_event *ev, uint8_t domain, uint16_t cbid, uint32_t 
 		.entry_ns = entry > (uint64_t)ev->time_ns ? ev->time_ns : (int64_t)entry,
 		.exit_ns = ev->time_ns,
 	};
-	close_call(ev->thread, correlation_id);
+	return true;
 }
 
 /* A semantic event: it records its call when its entry is not 0. */
-static void record_ref(struct ct_event *ev, const struct ct_api_ref *api)
+static bool record_ref(const struct ct_event *ev, const struct ct_api_ref *api,
+                       struct ct_api_call *call)
 {
-	if (api->entry != 0)
-		record(ev, api->domain, api->cbid, api->correlation_id, 0, api->entry);
+	return api->entry != 0 &&
+	       record(ev, api->domain, api->cbid, api->correlation_id, 0, api->entry, call);
+}
+
+/* The call EV records, from its fields alone, in *CALL; false when EV records none. */
+static bool call_of(const struct ct_event *ev, struct ct_api_call *call)
+{
+	switch (ev->type) {
+	case CT_EV_API_CALL:
+		return record(ev, ev->u.api_call.domain, ev->u.api_call.cbid,
+		              ev->u.api_call.correlation_id, ev->u.api_call.result,
+		              ev->u.api_call.entry, call);
+	case CT_EV_MEMCPY:
+		return record_ref(ev, &ev->u.memcpy.api, call);
+	case CT_EV_MEMSET:
+		return record_ref(ev, &ev->u.memset.api, call);
+	case CT_EV_LAUNCH:
+		return record_ref(ev, &ev->u.launch.api, call);
+	case CT_EV_GRAPH_LAUNCH:
+		return record_ref(ev, &ev->u.graph_launch.api, call);
+	case CT_EV_MEM_ALLOC:
+		return record_ref(ev, &ev->u.mem.api, call);
+	case CT_EV_SYNC:
+		return record_ref(ev, &ev->u.sync.api, call);
+	default:
+		return false;
+	}
 }
 
 void ct_api_calls_update(struct ct_event *ev)
 {
-	ev->has_call = false;
-	switch (ev->type) {
-	case CT_EV_API_ENTRY: {
+	if (ev->type == CT_EV_API_ENTRY) {
 		struct ct_api_call call = {
 			.correlation_id = ev->u.api_entry.correlation_id,
 			.domain = ev->u.api_entry.domain,
@@ -75,34 +99,13 @@ void ct_api_calls_update(struct ct_event *ev)
 			.entry_ns = ev->time_ns,
 		};
 
+		ev->has_call = false;
 		push(ev->thread, &call);
-		break;
+		return;
 	}
-	case CT_EV_API_CALL:
-		record(ev, ev->u.api_call.domain, ev->u.api_call.cbid,
-		       ev->u.api_call.correlation_id, ev->u.api_call.result, ev->u.api_call.entry);
-		break;
-	case CT_EV_MEMCPY:
-		record_ref(ev, &ev->u.memcpy.api);
-		break;
-	case CT_EV_MEMSET:
-		record_ref(ev, &ev->u.memset.api);
-		break;
-	case CT_EV_LAUNCH:
-		record_ref(ev, &ev->u.launch.api);
-		break;
-	case CT_EV_GRAPH_LAUNCH:
-		record_ref(ev, &ev->u.graph_launch.api);
-		break;
-	case CT_EV_MEM_ALLOC:
-		record_ref(ev, &ev->u.mem.api);
-		break;
-	case CT_EV_SYNC:
-		record_ref(ev, &ev->u.sync.api);
-		break;
-	default:
-		break;
-	}
+	ev->has_call = call_of(ev, &ev->call);
+	if (ev->has_call)
+		close_call(ev->thread, ev->call.correlation_id);
 }
 
 const struct ct_api_call *ct_api_calls_open(const struct ct_thread *thread, size_t *count)
