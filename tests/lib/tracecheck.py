@@ -133,3 +133,25 @@ def enum_text(field, value):
 def api_text(name):
     """An API name without CUPTI's version suffix (cuMemAlloc_v2 -> cuMemAlloc)."""
     return re.sub(r"_v[0-9]+(?=$|_)", "", name or "")
+
+
+# The semantic events that record their call when their entry is not 0
+# (doc/events.md, "The API and the operation it performs").
+RECORDING_EVENTS = ("memcpy", "memset", "launch", "graph_launch", "mem_alloc", "sync")
+
+
+def recorded_calls(events):
+    """Each event of EVENTS that records a traced call, as (event, domain,
+    cbid, correlation id, result, entry): its api_call, or its semantic
+    event with an entry."""
+    calls = []
+    for event in events:
+        if event["_name"] == "api_call":
+            calls.append((event, event.get("domain"), event.get("cbid"),
+                          number(event.get("correlation_id")), number(event.get("result")),
+                          number(event.get("entry"), 0)))
+        elif event["_name"] in RECORDING_EVENTS and number(event.get("entry"), 0):
+            calls.append((event, event.get("api_domain"), event.get("api_cbid"),
+                          number(event.get("correlation_id")), 0,
+                          number(event.get("entry"), 0)))
+    return calls

@@ -99,7 +99,7 @@ from urllib.parse import unquote
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from tracecheck import (GPU_TIME_TOLERANCE_NS, Tap, api_text, enum_text,  # noqa: E402
-                        load_events, load_ledger, number)
+                        load_events, load_ledger, number, recorded_calls)
 
 EVENT_OF_OP = {
     "alloc": "mem_alloc",
@@ -120,8 +120,6 @@ RECLAIMING_APIS = ("cudaDeviceReset", "cuCtxDestroy", "cuDevicePrimaryCtxRelease
                    "cuDevicePrimaryCtxReset", "-")
 MEM_EVENTS = ("mem_alloc", "mem_free", "mem_reclaim", "mem_free_failed")
 GPU_EVENT_OF = {"launch": "gpu_kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset"}
-# The semantic events that record their call when their entry is not 0.
-RECORDING_EVENTS = ("memcpy", "memset", "launch", "graph_launch", "mem_alloc", "sync")
 # The ledger's operations that name the call that made them (api= corr=).
 CALL_OPS = ("alloc", "free", "alloc_failed", "memcpy", "memset", "launch", "prefetch",
             "host_func")
@@ -240,19 +238,7 @@ class Trace:
         return [e for e in self.events if e["_name"] in names]
 
     def recorded_calls(self):
-        """The events that record a traced call, each as (event, domain,
-        cbid, correlation id, result, entry)."""
-        calls = []
-        for event in self.named("api_call", *RECORDING_EVENTS):
-            if event["_name"] == "api_call":
-                calls.append((event, event.get("domain"), event.get("cbid"),
-                              number(event.get("correlation_id")),
-                              number(event.get("result")), number(event.get("entry"), 0)))
-            elif number(event.get("entry"), 0):
-                calls.append((event, event.get("api_domain"), event.get("api_cbid"),
-                              number(event.get("correlation_id")), 0,
-                              number(event.get("entry"), 0)))
-        return calls
+        return recorded_calls(self.events)
 
     def call_name(self, event, domain, cbid):
         return self.api_name({"vpid": event.get("vpid"), "api_domain": domain,
