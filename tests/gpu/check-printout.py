@@ -27,9 +27,11 @@
 #             (kernel, grid, block, shared memory); and no other semantic
 #             event is in the trace. One test each.
 #   first     the program's first runtime call that cudatrace traces is
-#             traced: it is the first runtime api_entry of the main
-#             thread, has its api_exit, and its operation is the first one
-#             of the printout
+#             traced: it is the runtime call of the main thread with the
+#             earliest entry (doc/events.md, "Traced calls": each call is
+#             recorded once, by its semantic event or its api_call),
+#             returned 0, and its operation is the first one of the
+#             printout
 #   corr      every gpu_kernel, gpu_memcpy and gpu_memset has the
 #             correlation id (and kernel or byte count) of a host launch,
 #             memcpy or memset of the process, and each of those has its
@@ -39,15 +41,16 @@
 #   window    the GPU interval of each copy that NVIDIA documents as
 #             blocking the host until it completes (device to host, pinned
 #             host to device through cudaMemcpy, host to host) lies inside
-#             its call's api_entry..api_exit window; copies from pageable
+#             its call's window, from the memcpy event's entry to its
+#             time (the memcpy records its call); copies from pageable
 #             memory to the device may return once their data is staged,
 #             so they are reported as a diagnostic only (an example with no
 #             such copy: none printed, none in the trace)
 #   extra     what only some examples print: nvtx-ranges' ranges and marks,
 #             leaky-steps' bytes never freed
-#   nesting   (diagnostics only) whether driver api_entry events come
-#             inside runtime api_entry/api_exit pairs of the same thread,
-#             and where launch configurations came from
+#   nesting   (diagnostics only) whether driver calls lie inside runtime
+#             calls of the same thread (their entry..exit windows), and
+#             where launch configurations came from
 #
 # Some operations are not printed: the checker knows them from the
 # example's source (examples/cuda/*.cu) and derives their sizes from what
@@ -129,6 +132,9 @@ class Trace:
 
     def named(self, *names):
         return [e for e in self.events if e["_name"] in names]
+
+    def recorded_calls(self):
+        return tracecheck.recorded_calls(self.events)
 
     def name_of_call(self, domain, cbid):
         return self.api_names.get((enum_text("domain", domain), number(cbid)),
@@ -788,26 +794,21 @@ def check_first_call(tap, trace, matching, example):
         description = ("the program's first runtime call that cudatrace traces (%s) is traced "
                        "(libcudatrace was loaded before it, by %s)" % (wanted, loader))
     main = trace.vpids[0] if trace.vpids else None
-    entries = [e for e in trace.named("api_entry") if number(e.get("vtid")) == main
-               and enum_text("domain", e.get("domain")) == "runtime"]
+    calls = sorted((c for c in trace.recorded_calls() if number(c[0].get("vtid")) == main
+                    and enum_text("domain", c[1]) == "runtime"), key=lambda c: c[5])
     details = []
-    if not entries:
-        details.append("no runtime api_entry on the main thread (CUDATRACE_API=0?)")
+    if not calls:
+        details.append("no runtime call recorded on the main thread")
         tap.ok(False, description, details)
         return
-    first = entries[0]
-    corr = number(first.get("correlation_id"))
-    name = api_text(trace.name_of_call(first.get("domain"), first.get("cbid")))
+    _, domain, cbid, corr, result, _ = calls[0]
+    name = api_text(trace.name_of_call(domain, cbid))
     if name not in names:
         details.append("the main thread's first traced runtime call is %s (correlation id %d): "
                        "%s is missing, its ENTER callback came before cudatrace subscribed"
                        % (name, corr, wanted))
-    exits = [e for e in trace.named("api_exit") if number(e.get("vtid")) == main
-             and number(e.get("correlation_id")) == corr]
-    if not exits:
-        details.append("%s (correlation id %d) has no api_exit" % (name, corr))
-    elif number(exits[0].get("result")) != 0:
-        details.append("%s returned %s" % (name, exits[0].get("result")))
+    if result != 0:
+        details.append("%s returned %s" % (name, result))
     first_op = matching.printout.state.get("first")
     if first_op is not None:
         if first_op.matched is None:
@@ -815,7 +816,7 @@ def check_first_call(tap, trace, matching, example):
             details.append("the main thread's first traced runtime call is %s, correlation id "
                            "%d: the program's first call is missing" % (name, corr))
         elif number(first_op.matched.get("correlation_id")) != corr:
-            details.append("its operation has correlation id %s, the first api_entry %d"
+            details.append("its operation has correlation id %s, the first call %d"
                            % (first_op.matched.get("correlation_id"), corr))
     tap.ok(not details, description, details)
 
@@ -847,7 +848,8 @@ def check_correlation(tap, trace):
         details.append("host %s has no %s" % (event_text(trace, event),
                                                GPU_OF_HOST[event["_name"]]))
     # Other GPU records: their correlation id must be a traced call's.
-    calls = {number(e.get("correlation_id")) for e in trace.named("api_entry", *SEMANTIC)}
+    calls = {c[3] for c in trace.recorded_calls()}
+    calls |= {number(e.get("correlation_id")) for e in trace.named("api_entry", *SEMANTIC)}
     others = trace.named("gpu_memory", "gpu_sync")
     unknown = 0
     for event in others:
@@ -898,10 +900,6 @@ def staged(event):
 
 
 def check_window(tap, trace, printout, slack):
-    windows = {}
-    for event in trace.named("api_entry", "api_exit"):
-        key = (event.get("vtid"), number(event.get("correlation_id")))
-        windows.setdefault(key, {}).setdefault(event["_name"], event["_ts"])
     details = []
     checked = 0
     tightest = None
@@ -915,10 +913,10 @@ def check_window(tap, trace, printout, slack):
             if enum_text("direction", event.get("direction")) != "HtoH":
                 details.append("%s: no gpu_memcpy" % event_text(trace, event))
             continue
-        window = windows.get((event.get("vtid"), number(event.get("correlation_id"))), {})
-        entry, leave = window.get("api_entry"), window.get("api_exit")
-        if entry is None or leave is None:
-            details.append("%s: no api_entry/api_exit pair" % event_text(trace, event))
+        entry, leave = number(event.get("entry"), 0), event["_ts"]
+        if not entry:
+            details.append("%s: no entry (it does not record its call)"
+                           % event_text(trace, event))
             continue
         start = min(number(r.get("start"), 0) for r in records)
         end = max(number(r.get("end"), 0) for r in records)
@@ -955,7 +953,7 @@ def check_window(tap, trace, printout, slack):
                + ["in the trace: %s" % event_text(trace, e) for e in traced])
         return
     tap.ok(not details, "the GPU interval of every copy that blocks the host until done lies "
-           "inside its api_entry..api_exit window (%d copies, tightest margin %s ns%s)"
+           "inside its call's entry..exit window (%d copies, tightest margin %s ns%s)"
            % (checked, tightest, ", slack %d ns" % slack if slack else ""), details)
 
 
@@ -1002,50 +1000,43 @@ def check_nvtx(tap, trace, printout):
 
 
 def report_nesting(tap, trace):
-    """Diagnostics: are driver calls reported inside runtime calls?"""
+    """Diagnostics: are driver calls reported inside runtime calls? Each
+    call is its entry..exit window on its thread."""
     by_thread = collections.defaultdict(list)
-    for event in trace.named("api_entry", "api_exit"):
-        by_thread[event.get("vtid")].append(event)
+    for event, domain, cbid, corr, _, entry in trace.recorded_calls():
+        by_thread[event.get("vtid")].append((entry, event["_ts"], enum_text("domain", domain),
+                                             corr, api_text(trace.name_of_call(domain, cbid))))
     runtime_calls = nested = 0
     parents = set()
     pairs = collections.Counter()
     broken = []
-    for vtid, events in by_thread.items():
+    for vtid, calls in by_thread.items():
         stack = []
-        for event in events:
-            domain = enum_text("domain", event.get("domain"))
-            corr = number(event.get("correlation_id"))
-            name = api_text(trace.name_of_call(event.get("domain"), event.get("cbid")))
-            if event["_name"] == "api_entry":
-                if domain == "runtime":
-                    runtime_calls += 1
-                elif domain == "driver":
-                    outer = [frame for frame in stack if frame[0] == "runtime"]
-                    if outer:
-                        nested += 1
-                        parents.add((vtid, outer[-1][1]))
-                        pairs[(name, outer[-1][2])] += 1
-                stack.append((domain, corr, name))
-            else:
-                if stack and stack[-1][1] == corr:
-                    stack.pop()
-                else:
-                    broken.append("thread %s: %s (correlation id %d) exits out of order"
-                                  % (vtid, name, corr))
-                    stack = [frame for frame in stack if frame[1] != corr]
-        for frame in stack:
-            broken.append("thread %s: %s (correlation id %d) never exits" % (vtid, frame[2],
-                                                                            frame[1]))
+        for entry, leave, domain, corr, name in sorted(calls, key=lambda c: (c[0], -c[1])):
+            while stack and stack[-1][1] < entry:
+                stack.pop()
+            if stack and leave > stack[-1][1]:
+                broken.append("thread %s: %s (correlation id %d) ends after %s, which it "
+                              "began in" % (vtid, name, corr, stack[-1][4]))
+            if domain == "runtime":
+                runtime_calls += 1
+            elif domain == "driver":
+                outer = [frame for frame in stack if frame[2] == "runtime"]
+                if outer:
+                    nested += 1
+                    parents.add((vtid, outer[-1][3]))
+                    pairs[(name, outer[-1][4])] += 1
+            stack.append((entry, leave, domain, corr, name))
     if nested:
         examples = ", ".join("%s inside %s (%d)" % (inner, outer, n)
                              for (inner, outer), n in pairs.most_common(4))
         tap.diag("nested driver callbacks: reported (%d driver calls inside %d of %d runtime "
                  "calls; %s)" % (nested, len(parents), runtime_calls, examples))
     else:
-        tap.diag("nested driver callbacks: not reported (no driver api_entry inside any of %d "
+        tap.diag("nested driver callbacks: not reported (no driver call inside any of %d "
                  "runtime calls)" % runtime_calls)
     for line in broken[:tracecheck.MAX_DIAGS]:
-        tap.diag("api_entry/api_exit not nested: %s" % line)
+        tap.diag("calls not nested: %s" % line)
     launches = trace.named("launch")
     known = sum(1 for e in launches if number(e.get("config_known"), 1) == 1)
     if launches:

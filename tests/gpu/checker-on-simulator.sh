@@ -94,9 +94,10 @@ if trace_on_simulator allocations --leak; then
 	rejects "allocations: a mem_alloc event twice" twice allocations \
 		"$out" "$events.doctored" 'allocations:'
 	# The first call as it would be lost: its ENTER before cudatrace
-	# subscribed, so no api_entry, api_exit or mem_alloc.
-	corr=$(first_value "$events" '/^event=cudatrace:api_entry .* domain=runtime /' correlation_id)
-	edit "$events" '/^event=cudatrace:(api_entry|api_exit|mem_alloc) / &&
+	# subscribed, so no event records it (its mem_alloc or api_call).
+	corr=$(first_value "$events" \
+		'/^event=cudatrace:(mem_alloc|api_call) .* (api_)?domain=runtime /' correlation_id)
+	edit "$events" '/^event=cudatrace:(api_entry|api_call|mem_alloc) / &&
 		index($0 " ", " correlation_id=" corr " ") { next } { print }' -v corr="$corr"
 	rejects "allocations: the first call (correlation id $corr) missing from the trace" first \
 		allocations "$out" "$events.doctored" 'the program.s first runtime call'
@@ -112,7 +113,7 @@ if trace_on_simulator transfers 2; then
 	# A blocking copy whose GPU work ends after its call returned.
 	corr=$(first_value "$events" \
 		'/^event=cudatrace:memcpy .* direction=DtoH .* host=pinned sync=1 /' correlation_id)
-	leave=$(awk -v corr="$corr" '/^event=cudatrace:api_exit / &&
+	leave=$(awk -v corr="$corr" '/^event=cudatrace:memcpy / &&
 		index($0 " ", " correlation_id=" corr " ") { sub(/^[^ ]* ts=/, ""); sub(/ .*/, "");
 		print; exit }' "$events")
 	: "${leave:=0}"

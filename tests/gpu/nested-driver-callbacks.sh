@@ -4,9 +4,10 @@
 # nested-driver-callbacks.sh - does the real stack report the driver calls a
 # runtime call makes? The simulator can do either
 # (CUDASIM_NESTED_DRIVER_CALLBACKS) and assumes that real drivers do not;
-# this records what the real driver, runtime and CUPTI do: a driver-domain
-# api_entry between a runtime api_entry/api_exit pair of the same thread is
-# a nested callback. The answer is a TAP diagnostic, not a result: what is
+# this records what the real driver, runtime and CUPTI do: a driver call
+# whose entry..exit window lies inside a runtime call's on the same thread
+# (each recorded once, with its entry: doc/events.md, "Traced calls") is a
+# nested callback. The answer is a TAP diagnostic, not a result: what is
 # asserted holds either way, that each operation the program printed is
 # exactly one semantic event (mem_alloc, mem_free, memcpy, memset, launch)
 # named after the outermost (runtime) call.
