@@ -7,7 +7,7 @@
 #
 #   - host time per call untraced, traced with no session daemon, traced
 #     with a daemon but no session (with and without activity records),
-#     and traced into a session with API entry/exit on; target: under 5 %
+#     and traced into a session with API calls on; target: under 5 %
 #     overhead without a session. The floor under the no-session cases is
 #     measured too: idle-inject attaches CUPTI and loads lttng-ust and does
 #     nothing else, so what a case costs above it is cudatrace's own;
