@@ -74,6 +74,11 @@ struct ct_event_origin {
 	bool changed;
 	bool no_vpid; /* the trace has no vpid context */
 	int64_t vpid;
+	/*
+	 * 0 when the event has no vtid context (the GPU channel of cudatrace
+	 * record, CUPTI's activity records): the event is its process's, on
+	 * the process's pseudo-thread 0, a thread id no real thread has.
+	 */
 	int64_t vtid;
 	const char *hostname; /* NULL: none */
 	const char *procname; /* NULL: none */

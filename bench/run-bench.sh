@@ -18,8 +18,9 @@
 #   - trace bytes per call, with the contexts `cudatrace record` adds;
 #     target: at most 80 on average. They are split into what the events'
 #     own fields take and what every event carries besides (LTTng's event
-#     header and the vpid and vtid contexts). tests/cli/record-size.sh
-#     bounds the same figure, on a copy loop, in every `make check`.
+#     header, the vpid context, and the vtid context on host events only).
+#     tests/cli/record-size.sh bounds the same figure, on a copy loop, in
+#     every `make check`.
 #
 # Each timing is the best of BENCH_REPS rounds (default 5) of BENCH_ROUNDS
 # iterations (default 20000, two calls each); every round measures every
@@ -55,11 +56,13 @@ CUDASIM_COPY_LATENCY_NS=200
 CUDASIM_LAUNCH_LATENCY_NS=100
 CUDATRACE_API=1
 TRACE_NO_LEDGER=1
-# The contexts `cudatrace record` adds (cli/session.c), so that the bytes
-# are those of a recorded trace.
+# The channels and contexts `cudatrace record` makes (cli/session.c), so
+# that the bytes are those of a recorded trace: the GPU events in a channel
+# of their own, without vtid.
 LTTNG_TEST_CONTEXTS="vpid vtid"
+LTTNG_TEST_GPU_CONTEXTS="vpid"
 export CUDASIM_KERNEL_NS CUDASIM_COPY_LATENCY_NS CUDASIM_LAUNCH_LATENCY_NS CUDATRACE_API
-export LTTNG_TEST_CONTEXTS
+export LTTNG_TEST_CONTEXTS LTTNG_TEST_GPU_CONTEXTS
 
 if ! lttng_daemon_start; then
 	echo "run-bench: lttng-sessiond does not start" >&2
@@ -182,8 +185,8 @@ BEGIN {
 	if (events > 0) {
 		per_event = (bytes - payload) * calls / events
 		printf "  = %.1f of the events'\'' fields + %.1f of what each event carries besides\n", payload, bytes - payload
-		printf "    (%.1f bytes an event: LTTng'\''s event header and the vpid and vtid\n", per_event
-		printf "    contexts; packet headers are a fraction of a byte)\n"
+		printf "    (%.1f bytes an event: LTTng'\''s event header, the vpid context and, on\n", per_event
+		printf "    host events, vtid; packet headers are a fraction of a byte)\n"
 		printf "  with %.2f events a call, that alone is %.1f bytes a call; see doc/events.md,\n", (host + gpu), (host + gpu) * per_event
 		printf "  \"Size of the trace\"\n"
 	}

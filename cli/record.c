@@ -318,11 +318,14 @@ static void choose_session_name(struct record *r)
 
 /* ------------------------------------------------------------- session */
 
-/* Sizes the flight recorder's ring: SIZE bytes over all CPUs, in 4 sub-buffers each. */
+/*
+ * Sizes the flight recorder's rings: SIZE bytes over all CPUs and both data
+ * channels, in 4 sub-buffers each.
+ */
 static void flight_buffers(uint64_t size, uint64_t *subbuf, uint64_t *num)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
-	uint64_t per_cpu = size / (uint64_t)(cpus > 0 ? cpus : 1) / 4;
+	uint64_t per_cpu = size / (uint64_t)(cpus > 0 ? cpus : 1) / SESSION_DATA_CHANNELS / 4;
 	uint64_t s = 4096;
 
 	while (s * 2 <= per_cpu)
@@ -1161,7 +1164,7 @@ static int setup(struct record *r)
 		ret = start_session(r);
 	}
 	if (ret == SESSION_NO_CONSUMER)
-		diag_error("cannot create the cudatrace channel: the LTTng session daemon has no "
+		diag_error("cannot create the cudatrace channels: the LTTng session daemon has no "
 		           "consumer daemon for userspace tracing: install LTTng tools built with "
 		           "LTTng-UST (Debian: lttng-tools, liblttng-ust1)");
 	if (ret < 0)

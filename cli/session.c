@@ -3,11 +3,20 @@
  * session.c - the tracing session of `cudatrace record`, through
  * liblttng-ctl.
  *
- * The channel uses per-user buffers: they belong to the session daemon's
+ * The channels use per-user buffers: they belong to the session daemon's
  * consumer, not to the program, so what a program wrote before it was
  * killed is still there to be written out. A switch timer pushes full
  * sub-buffers to disk every second, so that little is lost if the session
  * daemon itself dies.
+ *
+ * Two data channels, alike but for their contexts: the GPU group's events
+ * (CUPTI's activity records) are written by CUPTI's buffer-completion
+ * thread, or by whichever thread flushes, so a vtid would say nothing of
+ * the program; their channel has the vpid context only, 4 bytes less per
+ * event (doc/events.md, "Size of the trace"). The tracer's own threads'
+ * events (nvml_sample, host_memory, device_info, activity_dropped) stay in
+ * the host channel: a few per second at most, and one rule, a group per
+ * channel, says where every event goes.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -191,17 +200,18 @@ static int create_session(const struct session_config *cfg)
 	return 0;
 }
 
-static int enable_channel(struct lttng_handle *handle, const struct session_config *cfg)
+static int enable_channel(struct lttng_handle *handle, const struct session_config *cfg,
+                          const char *name)
 {
 	struct lttng_channel *chan = lttng_channel_create(
 	    &(struct lttng_domain){ .type = LTTNG_DOMAIN_UST, .buf_type = LTTNG_BUFFER_PER_UID });
 	int ret;
 
 	if (!chan) {
-		diag_error("cannot create the cudatrace channel: out of memory");
+		diag_error("cannot create the %s channel: out of memory", name);
 		return -1;
 	}
-	snprintf(chan->name, sizeof(chan->name), "%s", SESSION_CHANNEL);
+	snprintf(chan->name, sizeof(chan->name), "%s", name);
 	chan->attr.subbuf_size = cfg->subbuf_size;
 	chan->attr.num_subbuf = cfg->num_subbuf;
 	if (cfg->mode == SESSION_SNAPSHOT) {
@@ -233,19 +243,32 @@ static int enable_channel(struct lttng_handle *handle, const struct session_conf
 	if (ret == -LTTNG_ERR_NO_USTCONSUMERD || ret == -LTTNG_ERR_UST_CONSUMER64_FAIL)
 		return SESSION_NO_CONSUMER;
 	if (ret == -LTTNG_ERR_NOMEM) {
-		diag_error("cannot create the cudatrace channel: its buffers (%llu sub-buffers of "
-		           "%llu KiB for each of %ld CPUs) do not fit in memory: give a smaller "
-		           "--subbuf-size or --num-subbuf",
-		           (unsigned long long)cfg->num_subbuf,
+		diag_error("cannot create the %s channel: its buffers (%llu sub-buffers of "
+		           "%llu KiB for each of %ld CPUs, in each of %d channels) do not fit in "
+		           "memory: give a smaller --subbuf-size or --num-subbuf",
+		           name, (unsigned long long)cfg->num_subbuf,
 		           (unsigned long long)(cfg->subbuf_size >> 10),
-		           sysconf(_SC_NPROCESSORS_CONF));
+		           sysconf(_SC_NPROCESSORS_CONF), SESSION_DATA_CHANNELS);
 		return -1;
 	}
 	if (ret < 0) {
-		session_report_error("create the cudatrace channel", ret);
+		char what[64 + LTTNG_SYMBOL_NAME_LEN];
+
+		snprintf(what, sizeof(what), "create the %s channel", name);
+		session_report_error(what, ret);
 		return -1;
 	}
 	return 0;
+}
+
+/* Both data channels, alike; 0, SESSION_NO_CONSUMER or -1 as enable_channel(). */
+static int enable_data_channels(struct lttng_handle *handle, const struct session_config *cfg)
+{
+	int ret = enable_channel(handle, cfg, SESSION_CHANNEL);
+
+	if (ret == 0)
+		ret = enable_channel(handle, cfg, SESSION_GPU_CHANNEL);
+	return ret;
 }
 
 /*
@@ -288,7 +311,7 @@ static int enable_metadata_channel(struct lttng_handle *handle, const struct ses
 }
 
 /* "cudatrace:NAME" of each event of the groups in GROUPS, into NAMES; their number. */
-static int excluded_events(uint32_t groups, char names[][LTTNG_SYMBOL_NAME_LEN], char **pointers)
+static int group_events(uint32_t groups, char names[][LTTNG_SYMBOL_NAME_LEN], char **pointers)
 {
 	int n = 0;
 
@@ -322,12 +345,36 @@ static int enable_statedump(struct lttng_handle *handle, struct lttng_event *ev)
 	                                          NULL);
 }
 
+/*
+ * The GPU channel's events, one by one, named from the contract's GPU
+ * group: an event is enabled in one channel only, or it would be written
+ * twice.
+ */
+static int enable_gpu_events(struct lttng_handle *handle, const struct session_config *cfg,
+                             struct lttng_event *ev, char *filter)
+{
+	char names[CT_EV_COUNT][LTTNG_SYMBOL_NAME_LEN];
+	char *pointers[CT_EV_COUNT];
+	uint32_t gpu = CT_GROUP_BIT(CT_GROUP_GPU) & ~cfg->excluded_groups;
+	int count = group_events(gpu, names, pointers);
+	int ret = 0;
+
+	for (int i = 0; i < count && ret >= 0; i++) {
+		snprintf(ev->name, sizeof(ev->name), "%s", names[i]);
+		ret = lttng_enable_event_with_exclusions(handle, ev, (char *)SESSION_GPU_CHANNEL,
+		                                         filter, 0, NULL);
+	}
+	return ret;
+}
+
 static int enable_events(struct lttng_handle *handle, const struct session_config *cfg)
 {
 	struct lttng_event *ev = lttng_event_create();
 	char names[CT_EV_COUNT][LTTNG_SYMBOL_NAME_LEN];
 	char *pointers[CT_EV_COUNT];
-	int count = excluded_events(cfg->excluded_groups, names, pointers);
+	/* The host channel takes every event but the GPU group's. */
+	int count =
+	    group_events(cfg->excluded_groups | CT_GROUP_BIT(CT_GROUP_GPU), names, pointers);
 	char filter[128 + LTTNG_NAME_MAX];
 	int ret;
 
@@ -350,6 +397,8 @@ static int enable_events(struct lttng_handle *handle, const struct session_confi
 	                                         cfg->only_tree ? filter : NULL, count,
 	                                         count ? pointers : NULL);
 	if (ret >= 0)
+		ret = enable_gpu_events(handle, cfg, ev, cfg->only_tree ? filter : NULL);
+	if (ret >= 0)
 		ret = enable_statedump(handle, ev);
 	lttng_event_destroy(ev);
 	if (ret < 0) {
@@ -360,33 +409,35 @@ static int enable_events(struct lttng_handle *handle, const struct session_confi
 }
 
 /*
- * The per-event contexts: which process and thread. The process's name is
- * not among them: tracer_info and every statedump record it once per
- * process, and the analyses name a process from there, which saves 17
- * bytes on every event (a quarter of the bytes of a small copy's events;
- * doc/events.md, "Size of the trace").
+ * The per-event contexts of CHANNEL: which process, and, with WITH_THREAD,
+ * which thread. The process's name is not among them: tracer_info and
+ * every statedump record it once per process, and the analyses name a
+ * process from there, which saves 17 bytes on every event (a quarter of
+ * the bytes of a small copy's events; doc/events.md, "Size of the trace").
  */
-static int add_contexts(struct lttng_handle *handle)
+static int add_contexts(struct lttng_handle *handle, const char *channel, bool with_thread)
 {
 	static const struct {
 		enum lttng_event_context_type type;
 		const char *name;
 	} contexts[] = {
 		{ LTTNG_EVENT_CONTEXT_VPID, "vpid" },
-		{ LTTNG_EVENT_CONTEXT_VTID, "vtid" },
+		{ LTTNG_EVENT_CONTEXT_VTID, "vtid" }, /* last: left out without WITH_THREAD */
 	};
+	size_t count = with_thread ? sizeof(contexts) / sizeof(contexts[0]) : 1;
 
-	for (size_t i = 0; i < sizeof(contexts) / sizeof(contexts[0]); i++) {
+	for (size_t i = 0; i < count; i++) {
 		struct lttng_event_context ctx;
 		int ret;
 
 		memset(&ctx, 0, sizeof(ctx));
 		ctx.ctx = contexts[i].type;
-		ret = lttng_add_context(handle, &ctx, NULL, (char *)SESSION_CHANNEL);
+		ret = lttng_add_context(handle, &ctx, NULL, (char *)channel);
 		if (ret < 0) {
-			char what[64];
+			char what[64 + LTTNG_SYMBOL_NAME_LEN];
 
-			snprintf(what, sizeof(what), "add the %s context", contexts[i].name);
+			snprintf(what, sizeof(what), "add the %s context to the %s channel",
+			         contexts[i].name, channel);
 			session_report_error(what, ret);
 			return -1;
 		}
@@ -485,10 +536,12 @@ int session_setup(const struct session_config *cfg)
 		goto error;
 	ret = enable_metadata_channel(handle, cfg);
 	if (ret == 0)
-		ret = enable_channel(handle, cfg);
+		ret = enable_data_channels(handle, cfg);
 	if (ret == SESSION_NO_CONSUMER)
 		status = SESSION_NO_CONSUMER;
-	if (ret < 0 || enable_events(handle, cfg) < 0 || add_contexts(handle) < 0)
+	if (ret < 0 || enable_events(handle, cfg) < 0 ||
+	    add_contexts(handle, SESSION_CHANNEL, true) < 0 ||
+	    add_contexts(handle, SESSION_GPU_CHANNEL, false) < 0)
 		goto error;
 	if (cfg->mode == SESSION_SNAPSHOT && cfg->snapshot_on_failure)
 		add_failure_trigger(cfg->name);
@@ -550,12 +603,13 @@ int session_discarded(const char *name, uint64_t *discarded, uint64_t *lost)
 	for (int i = 0; i < count; i++) {
 		uint64_t d = 0, l = 0;
 
-		if (strcmp(channels[i].name, SESSION_CHANNEL) != 0)
+		if (strcmp(channels[i].name, SESSION_CHANNEL) != 0 &&
+		    strcmp(channels[i].name, SESSION_GPU_CHANNEL) != 0)
 			continue;
 		if (lttng_channel_get_discarded_event_count(&channels[i], &d) == 0 &&
 		    lttng_channel_get_lost_packet_count(&channels[i], &l) == 0) {
-			*discarded = d;
-			*lost = l;
+			*discarded += d;
+			*lost += l;
 			status = 0;
 		}
 	}

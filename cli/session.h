@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * session.h - the LTTng tracing session of one `cudatrace record`, through
- * liblttng-ctl: created in one of four modes, with one userspace channel
- * ("cudatrace") holding every cudatrace event and the vpid and vtid
- * contexts, started, stopped, snapshotted and destroyed.
+ * liblttng-ctl: created in one of four modes, with two userspace channels
+ * of the same sizes and timers: "cudatrace" holds the program's events
+ * with the vpid and vtid contexts, "cudatrace-gpu" the GPU group's
+ * (CUPTI's activity records, written by whichever thread CUPTI hands its
+ * buffers to, so their thread says nothing) with the vpid context only.
+ * Started, stopped, snapshotted and destroyed.
  *
  * Every function prints a message saying what to do when it fails.
  */
@@ -16,7 +19,10 @@
 
 #include "contract/events.h"
 
-#define SESSION_CHANNEL "cudatrace"
+#define SESSION_CHANNEL     "cudatrace"
+#define SESSION_GPU_CHANNEL "cudatrace-gpu"
+/* The data channels above, each with its own buffers. */
+#define SESSION_DATA_CHANNELS 2
 
 enum session_mode {
 	SESSION_LOCAL,    /* written to a local directory as it is recorded */
@@ -84,8 +90,8 @@ void session_set_quiet(bool quiet);
 int session_snapshot(const char *name);
 
 /*
- * Events the channel discarded for want of room, and packets lost, as the
- * session daemon counts them. Returns 0, or -1 (no message) when unknown.
+ * Events the data channels discarded for want of room, and packets lost,
+ * summed, as the session daemon counts them. Returns 0, or -1 (no message) when unknown.
  */
 int session_discarded(const char *name, uint64_t *discarded, uint64_t *lost);
 

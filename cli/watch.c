@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "session.h"
 #include "sessiond.h"
 #include "watch.h"
 
@@ -23,7 +24,8 @@ static long long realtime_ns(void)
 uint64_t watch_disk_margin(uint64_t subbuf_size, uint64_t num_subbuf)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
-	uint64_t buffers = subbuf_size * num_subbuf * (uint64_t)(cpus > 0 ? cpus : 1);
+	uint64_t buffers =
+	    subbuf_size * num_subbuf * (uint64_t)(cpus > 0 ? cpus : 1) * SESSION_DATA_CHANNELS;
 
 	if (buffers < MIB)
 		buffers = MIB;

@@ -36,8 +36,8 @@ struct watch {
 };
 
 /*
- * The room LTTng needs to write the last of a session whose channel has
- * NUM_SUBBUF sub-buffers of SUBBUF_SIZE bytes per CPU, and its metadata:
+ * The room LTTng needs to write the last of a session whose data channels
+ * have NUM_SUBBUF sub-buffers of SUBBUF_SIZE bytes per CPU, and its metadata:
  * its buffers, within [1 MiB, 64 MiB] (buffers are seldom all full), and
  * 1 MiB.
  */

@@ -38,6 +38,10 @@
 # (default 'cudatrace:*') lists the events to enable, comma-separated;
 # LTTNG_TEST_CONTEXTS (default 'vpid vtid procname') the contexts to add
 # (the benchmark and the size test use `cudatrace record`'s: 'vpid vtid');
+# LTTNG_TEST_GPU_CONTEXTS, when set and LTTNG_TEST_EVENTS is not, puts the
+# GPU group's events (contract/events.def, under $trace_srcdir) in a second
+# channel, cudatrace-gpu, with those contexts, as `cudatrace record` does
+# (cli/session.c; the benchmark: 'vpid');
 # LTTNG_TEST_KEEP=1 keeps $lttng_tmp (traces, ledgers, logs) for a
 # post-mortem.
 
@@ -142,6 +146,34 @@ lttng_read_pidfile() {
 }
 
 # lttng_session_begin NAME [SUBBUF_SIZE [NUM_SUBBUF]]
+# The GPU group's events, "cudatrace:NAME", comma-separated, from the contract.
+lttng_gpu_events() {
+	sed -n 's/^CT_EVENT([A-Z0-9_]*, *\([a-z0-9_]*\), *[a-z0-9_]*, *GPU)$/cudatrace:\1/p' \
+		"$trace_srcdir/contract/events.def" | paste -s -d, -
+}
+
+# lttng_gpu_channel NAME SUBBUF NUM_SUBBUF: NAME's cudatrace-gpu channel
+# (LTTNG_TEST_GPU_CONTEXTS) with the GPU events; the host channel's
+# exclusions on stdout ("--exclude=LIST", nothing without it).
+lttng_gpu_channel() {
+	[ -n "${LTTNG_TEST_GPU_CONTEXTS:-}" ] && [ -z "${LTTNG_TEST_EVENTS:-}" ] || return 0
+	lttng_gpu=$(lttng_gpu_events)
+	[ -n "$lttng_gpu" ] || {
+		echo "no GPU events in $trace_srcdir/contract/events.def" >&2
+		return 1
+	}
+	# shellcheck disable=SC2046 # the contexts split into words
+	{
+		lttng_client enable-channel --userspace --session="$1" \
+			--subbuf-size="$2" --num-subbuf="$3" cudatrace-gpu &&
+			lttng_client enable-event --userspace --session="$1" \
+				--channel=cudatrace-gpu "$lttng_gpu" &&
+			lttng_client add-context --userspace --session="$1" \
+				--channel=cudatrace-gpu $(printf ' -t %s' $LTTNG_TEST_GPU_CONTEXTS)
+	} >&2 || return 1
+	echo "--exclude=$lttng_gpu"
+}
+
 lttng_session_begin() {
 	lttng_name=$1
 	lttng_subbuf=${2:-${LTTNG_TEST_SUBBUF_SIZE:-1M}}
@@ -154,8 +186,9 @@ lttng_session_begin() {
 			lttng_sessions="$lttng_sessions $lttng_name" &&
 			lttng_client enable-channel --userspace --session="$lttng_name" \
 				--subbuf-size="$lttng_subbuf" --num-subbuf="$lttng_nsubbuf" cudatrace &&
+			lttng_exclude=$(lttng_gpu_channel "$lttng_name" "$lttng_subbuf" "$lttng_nsubbuf") &&
 			lttng_client enable-event --userspace --session="$lttng_name" \
-				--channel=cudatrace "${LTTNG_TEST_EVENTS:-cudatrace:*}" &&
+				--channel=cudatrace "${LTTNG_TEST_EVENTS:-cudatrace:*}" $lttng_exclude &&
 			lttng_client add-context --userspace --session="$lttng_name" \
 				--channel=cudatrace $(printf ' -t %s' ${LTTNG_TEST_CONTEXTS:-vpid vtid procname}) &&
 			lttng_client start "$lttng_name"
