@@ -11,6 +11,10 @@
 #                         bounded live set) $work/large and $work/small
 #   median3 CMD...        the median of three runs' "seconds kilobytes"
 #                         (elapsed time, peak RSS)
+#   bench_memory NAME M M_SMALL DUMMY DUMMY_SMALL
+#                         prints the memory figures of NAME (peak RSS in KB
+#                         on the large and the small trace) beside
+#                         babeltrace2 -o dummy's own on the same traces
 #   bench_cores           says how many cores the ratios were measured on
 
 events=${1:-10000000}
@@ -40,6 +44,24 @@ median3() {
 		/usr/bin/time -f "%e %M" -o "$work/time.$run" "$@" >/dev/null 2>&1
 	done
 	cat "$work/time.1" "$work/time.2" "$work/time.3" | sort -n | sed -n 2p
+}
+
+# Babeltrace's ctf.fs source indexes every packet of every stream file
+# before the first message (about 70 bytes a packet): its own peak RSS
+# grows with the number of packets, whoever reads the trace. It also maps
+# each stream file through a window of up to 8 MiB, whose pages count in
+# the RSS: on traces smaller than that the RSS follows the file's size.
+# The bench traces have LTTng's smallest packets (4 KiB, make-ctf.py), 256
+# times as many as `cudatrace record` writes with its default 1 MiB
+# sub-buffers, so that index is larger here than in a recorded trace. Beside the ratio of
+# the whole peak RSS, the growth of what is ours: the peak above
+# babeltrace2's own on the same trace, 10x events over 1x.
+bench_memory() {
+	echo "$2 $3 $4 $5" | awk -v name="$1" '{
+		printf "memory 10x events / 1x:         %.2f  (target <= 1.2)\n", $1 / $2
+		printf "  babeltrace2 -o dummy itself:  %.2f  (%d KB -> %d KB: its packet index, its file window)\n", $3 / $4, $4, $3
+		printf "  %s above babeltrace2:  %.2f  (%d KB -> %d KB)\n", name, ($1 - $3) / ($2 - $4), $2 - $4, $1 - $3
+	}'
 }
 
 # The reader decodes on one thread while the analyses run on another

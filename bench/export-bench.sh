@@ -9,7 +9,8 @@
 #   - memory: the export's peak RSS on that trace over its peak RSS on a
 #     trace a tenth as long; target 1.2 at most (packets are written as
 #     events are read: memory follows tracks and live allocations, not
-#     trace length);
+#     trace length); beside it babeltrace2's own ratio and the
+#     export's above babeltrace2's (bench_memory);
 #   - the size of the Perfetto file per event.
 # The cores measured on are printed (bench_cores).
 # Each command runs three times; the medians are compared. Prints ratios,
@@ -20,16 +21,19 @@ set -eu
 bench_traces
 
 dummy=$(median3 babeltrace2 -o dummy "$work/large")
+dummy_small=$(median3 babeltrace2 -o dummy "$work/small")
 export=$(median3 "$cudatrace" export --format perfetto -o "$work/large.pftrace" "$work/large")
 export_small=$(median3 "$cudatrace" export --format perfetto -o "$work/small.pftrace" "$work/small")
 bytes=$(wc -c <"$work/large.pftrace")
 
-echo "$dummy $export $export_small $bytes" | awk -v n="$events" '{
+echo "$dummy $export $export_small $bytes $dummy_small" | awk -v n="$events" '{
 	printf "babeltrace2 -o dummy:        %6.2f s  %7d KB  (%d events)\n", $1, $2, n
+	printf "babeltrace2 -o dummy, 1/10:  %6.2f s  %7d KB\n", $8, $9
 	printf "cudatrace export (perfetto): %6.2f s  %7d KB\n", $3, $4
 	printf "cudatrace export, 1/10:      %6.2f s  %7d KB\n", $5, $6
 	printf "time   export / dummy:          %.2f  (target <= 1.0)\n", $3 / $1
-	printf "memory 10x events / 1x:         %.2f  (target <= 1.2)\n", $4 / $6
 	printf "Perfetto bytes per event:       %.1f\n", $7 / n
 }'
+set -- $dummy $export $export_small $dummy_small
+bench_memory export "$4" "$6" "$2" "$8"
 bench_cores
