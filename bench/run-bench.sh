@@ -29,6 +29,8 @@
 # daemon, like the trace tests.
 
 bench_here=$(cd "$(dirname "$0")" && pwd)
+CUDATRACE_SRCDIR=$(cd "$bench_here/.." && pwd)
+export CUDATRACE_SRCDIR
 . "$bench_here/../tests/lib/tap.sh"
 . "$bench_here/../tests/lib/lttng-session.sh"
 . "$bench_here/../tests/lib/trace-run.sh"

@@ -53,7 +53,9 @@
 # calling script: set them around trace_run.
 
 trace_locate() {
-	trace_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
+	# A test lies two levels down the source tree (tests/AREA/NAME); a
+	# script elsewhere (bench/, tools/) says where the tree is.
+	trace_srcdir=${CUDATRACE_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 	if [ -n "${CUDATRACE_BUILDDIR:-}" ]; then
 		trace_builddir=$CUDATRACE_BUILDDIR
 	elif [ -f "$PWD/../config.status" ]; then
