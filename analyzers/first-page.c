@@ -222,13 +222,15 @@ static void put_header(struct page *p, const struct ct_node *trace, int64_t orig
 		g_string_append(text, events ? ", all analysed" : "");
 	} else {
 		uint64_t pops = u64_of(trace, "unmatched_nvtx_pops");
+		uint64_t kernels = u64_of(trace, "unmatched_gpu_records");
 
 		/* the rest: outside the filters, or of a type no analysis that ran reads */
 		g_string_append_printf(text,
 		                       ", %" PRIu64
 		                       " analysed (the others are outside the filters, "
-		                       "of no use to the analyses run%s)",
-		                       analysed, pops ? ", or NVTX pops without a push" : "");
+		                       "of no use to the analyses run%s%s)",
+		                       analysed, pops ? ", NVTX pops without a push" : "",
+		                       kernels ? ", kernel times without their launch" : "");
 	}
 	put_wrapped(p, "", "  ", text->str);
 	g_string_free(text, TRUE);
@@ -240,6 +242,7 @@ static void put_losses(struct page *p, const struct ct_node *trace)
 	uint64_t discarded = u64_of(trace, "discarded_events");
 	uint64_t packets = u64_of(trace, "discarded_packets");
 	uint64_t dropped = u64_of(trace, "dropped_records");
+	uint64_t unmatched = u64_of(trace, "unmatched_gpu_records");
 	const struct ct_node *complete = at(trace, "complete");
 	char line[256];
 
@@ -255,6 +258,13 @@ static void put_losses(struct page *p, const struct ct_node *trace)
 		         "CUPTI dropped %" PRIu64 " activity record%s: GPU times and copy costs "
 		         "are lower bounds",
 		         dropped, dropped == 1 ? "" : "s");
+		put_wrapped(p, "Lost: ", "      ", line);
+	}
+	if (unmatched) {
+		snprintf(line, sizeof(line),
+		         "%" PRIu64 " kernel%s ran whose launch is not in the trace (lost, or "
+		         "before it began): kernel figures are lower bounds",
+		         unmatched, unmatched == 1 ? "" : "s");
 		put_wrapped(p, "Lost: ", "      ", line);
 	}
 	if (complete && complete->type == CT_NODE_BOOL && !complete->value.boolean)

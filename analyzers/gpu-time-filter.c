@@ -20,6 +20,7 @@
 #include <glib.h>
 
 #include "class-cache.h"
+#include "compact-events.h"
 #include "context.h"
 #include "event-decoder.h"
 #include "gpu-reorder.h"
@@ -31,10 +32,12 @@
 /* Messages made ready at a time, at most (and a point's few more). */
 #define OUT_BATCH 256u
 
-/* The event types read: those the GPU-time trace is made of or needs. */
-#define DECODED                                                                                    \
+/* The event types the GPU-time trace is made of or needs; and, to read
+ * them, the compact events that stand for some (compact-events.h). */
+#define MADE_OF                                                                                    \
 	(CT_EV_BIT(CT_EV_GPU_KERNEL) | CT_EV_BIT(CT_EV_GPU_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMSET) | \
 	 CT_EV_BIT(CT_EV_KERNEL_NAME) | CT_EV_BIT(CT_EV_ACTIVITY_DROPPED))
+#define DECODED (MADE_OF | ct_compact_events_needed(MADE_OF))
 
 /* The component's data. */
 struct component {
@@ -62,8 +65,9 @@ struct iter {
 	bt_self_message_iterator *self;
 	bt_message_iterator *upstream; /* owned */
 	struct ct_gpu_time_stats *stats;
-	struct ct_context *ctx;       /* owned: processes by vpid */
-	struct ct_class_cache *cache; /* owned */
+	struct ct_context *ctx;            /* owned: processes by vpid */
+	struct ct_class_cache *cache;      /* owned */
+	struct ct_compact_events *compact; /* owned: kernels' times made whole */
 	struct ct_decoder decoder;
 	struct ct_origins origins;
 	GHashTable *names;  /* "process:kernel_id", "memcpy:HtoD" -> name; owned strings */
@@ -369,6 +373,13 @@ static int take_event(struct iter *it, const bt_message *msg)
 	ct_decoder_origin(&it->decoder, info, bt_event_borrow_common_context_field_const(event),
 	                  false, NULL, &origin);
 	process = ct_origins_process(&it->origins, &origin);
+	ev.process = process;
+	if (!ct_compact_events_take(it->compact, &ev)) {
+		it->stats->unmatched = ct_compact_events_unmatched(it->compact);
+		return 0;
+	}
+	if (!(CT_EV_BIT(ev.type) & MADE_OF))
+		return 0;
 	if (ev.type == CT_EV_KERNEL_NAME) {
 		name_kernel(it, process, &ev);
 		return 0;
@@ -502,6 +513,7 @@ static void iter_finalize(bt_self_message_iterator *self)
 	if (it->has_schema)
 		ct_gpu_schema_release(&it->schema);
 	ct_class_cache_destroy(it->cache);
+	ct_compact_events_destroy(it->compact);
 	ct_context_destroy(it->ctx);
 	bt_message_iterator_put_ref(it->upstream);
 	g_free(it);
@@ -521,6 +533,7 @@ iter_initialize(bt_self_message_iterator *self, bt_self_message_iterator_configu
 	it->stats = comp->stats;
 	it->ctx = ct_context_create();
 	it->cache = ct_class_cache_create();
+	it->compact = ct_compact_events_create();
 	ct_decoder_init(&it->decoder);
 	ct_origins_init(&it->origins, it->ctx);
 	it->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);

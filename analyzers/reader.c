@@ -29,6 +29,7 @@
 #include "api-calls.h"
 #include "assert.h"
 #include "class-cache.h"
+#include "compact-events.h"
 #include "config.h"
 #include "decode-thread.h"
 #include "discovery.h"
@@ -65,9 +66,10 @@ struct ct_reader {
 	size_t instance_count;
 	/* dispatch[type]: the instances that want it, NULL-terminated */
 	struct instance *dispatch[CT_EV_COUNT][MAX_ANALYSES + 1];
-	uint64_t wanted;              /* union of the analyses' wants */
-	unsigned uses;                /* union of the analyses' uses (enum ct_shared) */
-	struct ct_class_cache *cache; /* owned */
+	uint64_t wanted;                   /* union of the analyses' wants */
+	unsigned uses;                     /* union of the analyses' uses (enum ct_shared) */
+	struct ct_class_cache *cache;      /* owned */
+	struct ct_compact_events *compact; /* owned */
 	struct ct_origins origins;
 	uint64_t seq;
 	bool started;
@@ -88,6 +90,7 @@ struct ct_reader *ct_reader_create(const struct ct_options *opts)
 	r->ctx = ct_context_create();
 	ct_call_stacks_set_debug_dirs(ct_context_call_stacks(r->ctx), opts->debug_dirs);
 	r->cache = ct_class_cache_create();
+	r->compact = ct_compact_events_create();
 	r->paths = g_ptr_array_new_with_free_func(g_free);
 	ct_origins_init(&r->origins, r->ctx);
 	ct_filter_init(&r->filter, opts);
@@ -104,6 +107,7 @@ void ct_reader_destroy(struct ct_reader *r)
 	for (size_t i = r->instance_count; i-- > 0;)
 		r->instances[i].cls->destroy(r->instances[i].state);
 	ct_class_cache_destroy(r->cache);
+	ct_compact_events_destroy(r->compact);
 	ct_context_destroy(r->ctx);
 	g_ptr_array_free(r->paths, TRUE);
 	g_free(r);
@@ -274,6 +278,11 @@ void ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 	}
 	note_time(r, ev->time_ns);
 	r->stats.events++;
+	/* compact events are made whole before anyone sees them */
+	if (!ct_compact_events_take(r->compact, ev)) {
+		r->stats.unmatched_gpu_records = ct_compact_events_unmatched(r->compact);
+		return;
+	}
 	if (ct_context_update(r->ctx, ev) > 0) {
 		r->stats.unmatched_pops++;
 		return;
@@ -310,7 +319,7 @@ static uint64_t decoded_types(const struct ct_reader *r)
 		types |= CT_API_CALLS_EVENTS;
 	if (r->uses & CT_SHARED_GPU_ACTIVITY)
 		types |= CT_GPU_ACTIVITY_EVENTS;
-	return types;
+	return types | ct_compact_events_needed(types);
 }
 
 /* An event of a type nobody wants: counted for its process and the trace, not analysed. */

@@ -244,6 +244,12 @@ static int export_ctf(const struct export_args *a)
 		    " GPU records have no GPU times, or times out of the clock's range, and are "
 		    "left out\n",
 		    stats.untimed);
+	if (stats.unmatched)
+		fprintf(stderr,
+		        "cudatrace export: warning: %" PRIu64
+		        " kernels' GPU times have no launch in the trace (it was lost, or came "
+		        "before the trace began) and are left out\n",
+		        stats.unmatched);
 	printf("cudatrace export: %" PRIu64 " GPU operations in %" PRIu64
 	       " stream%s written to %s\n",
 	       stats.operations, stats.streams, stats.streams == 1 ? "" : "s", a->output);

@@ -18,13 +18,32 @@
 #include "handle-cache.h"
 #include "names.h"
 #include "nvml.h"
+#include "recorded-ops.h"
 #include "text.h"
+
+/* A kernel whose launch event is in the trace: what the launch did not say. */
+static bool on_recorded_kernel(const CUpti_ActivityKernel10 *k)
+{
+	if (!recorded_ops_take(k->correlationId) ||
+	    !lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_times))
+		return false;
+	lttng_ust_do_tracepoint(cudatrace, gpu_kernel_times,
+	                        &(struct ct_ev_gpu_kernel_times){
+	                            .start = k->start,
+	                            .end = k->end,
+	                            .correlation_id = k->correlationId,
+	                            .context = k->contextId,
+	                            .static_shared_mem = u16_sat(k->staticSharedMemory),
+	                            .registers = u8_sat(k->registersPerThread),
+	                        });
+	return true;
+}
 
 static void on_kernel(const CUpti_ActivityKernel10 *k, struct handle_cache *cache)
 {
 	struct ct_ev_gpu_kernel e;
 
-	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel))
+	if (on_recorded_kernel(k) || !lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel))
 		return;
 	e = (struct ct_ev_gpu_kernel){
 		.start = k->start,

@@ -5,8 +5,8 @@
  * A `<<<>>>` launch compiled for CUDA 13 calls __cudaLaunchKernel, for which
  * CUPTI gives the kernel's name but no parameters. When the driver reports
  * the cuLaunchKernel that it makes, its configuration is taken from there
- * (nested callback); otherwise the launch is recorded with its
- * configuration marked unknown, and gpu_kernel (same correlation id) has it.
+ * (nested callback); otherwise the launch is a launch_unconfigured, and
+ * gpu_kernel (same correlation id) has the configuration.
  */
 #include <stddef.h>
 #include <cupti.h>
@@ -16,6 +16,7 @@
 #include "capture.h"
 #include "cudatrace-tp.h"
 #include "names.h"
+#include "recorded-ops.h"
 
 static void config_set(struct launch_config *config, const unsigned grid[3],
                        const unsigned block[3], uint64_t shared_mem, CUstream stream)
@@ -65,34 +66,56 @@ static bool launch_captured(const struct api_call *call, const struct launch_con
 	return capture_thread_is_capturing();
 }
 
+/* A launch whose configuration is unknown: its kernel's record has it. */
+static void emit_unconfigured(struct api_call *call, const char *symbol)
+{
+	struct ct_ev_launch_unconfigured e = {
+		.kernel_id = call_kernel_id(call, symbol),
+		.device = call_device(call),
+		.api = call_record(call),
+		.stack_id = call_stack_operation_id(),
+	};
+
+	names_note_kernel(e.kernel_id, symbol);
+	call_note_name(call);
+	lttng_ust_do_tracepoint(cudatrace, launch_unconfigured, &e);
+}
+
 static void emit_launch(struct api_call *call, const struct launch_config *config)
 {
 	const char *symbol = call->symbol ? call->symbol : call->nested_launch.symbol;
 	struct ct_ev_launch e;
 
-	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, launch) ||
+	if (call_failed(call) ||
+	    !(config->known ? lttng_ust_tracepoint_enabled(cudatrace, launch)
+	                    : lttng_ust_tracepoint_enabled(cudatrace, launch_unconfigured)) ||
 	    launch_captured(call, config))
 		return;
+	if (!config->known) {
+		emit_unconfigured(call, symbol);
+		return;
+	}
 	e = (struct ct_ev_launch){
 		.kernel_id = call_kernel_id(call, symbol),
-		.stream = config->known ? call_stream(call, config->stream) : CT_STREAM_NONE,
-		.config_known = config->known,
+		.grid_x = config->grid[0],
+		.grid_y = u16_sat(config->grid[1]),
+		.grid_z = u16_sat(config->grid[2]),
+		.block_x = u16_sat(config->block[0]),
+		.block_y = u16_sat(config->block[1]),
+		.block_z = u16_sat(config->block[2]),
+		.shared_mem = config->shared_mem,
+		.config_known = 1,
+		.stream = call_stream(call, config->stream),
 		.device = call_device(call),
 		.api = call_record(call),
 		.stack_id = call_stack_operation_id(),
 	};
-	if (config->known) {
-		e.grid_x = config->grid[0];
-		e.grid_y = u16_sat(config->grid[1]);
-		e.grid_z = u16_sat(config->grid[2]);
-		e.block_x = u16_sat(config->block[0]);
-		e.block_y = u16_sat(config->block[1]);
-		e.block_z = u16_sat(config->block[2]);
-		e.shared_mem = config->shared_mem;
-	}
 	names_note_kernel(e.kernel_id, symbol);
 	call_note_name(call);
 	lttng_ust_do_tracepoint(cudatrace, launch, &e);
+	/* the event says all its kernel's record would repeat: the record need not */
+	if (e.kernel_id)
+		recorded_ops_note(e.api.correlation_id);
 }
 
 /* __cudaLaunchKernel: no parameters; a nested driver launch may tell. */

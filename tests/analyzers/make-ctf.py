@@ -29,6 +29,12 @@ Scenarios:
   extremes S  every event, its fields at the ends of their types' ranges
               (sizes of 2^64 - 1, deltas of -2^63, GPU intervals that end
               before they start or at 2^64 - 1), chosen with seed S
+  kernel-times
+              kernels whose record is gpu_kernel_times (completed from their
+              launch), one whose launch is not in the trace, one full
+              gpu_kernel after a launch with its configuration, one
+              launch_unconfigured whose configuration only its gpu_kernel
+              gives; the truth is printed as JSON
   bench N     N events of calls allocating and freeing (a live set of a
               thousand buffers), for timing the reader against babeltrace2;
               the truth is printed as JSON
@@ -74,7 +80,9 @@ WRITTEN = ("api_entry", "api_call", "tracer_info", "api_name", "mem_alloc", "mem
            "mem_alloc_failed", "nvml_sample", "nvtx_push", "nvtx_pop", "activity_dropped",
            "mem_reclaim", "mem_free_failed", "statedump_begin", "mem_live", "statedump_end",
            "context_create", "context_destroy", "sync", "gpu_sync", "gpu_memory",
-           "gpu_memory_pool", "kernel_name", "launch", "gpu_kernel", "device_info", "memcpy",
+           "gpu_memory_pool", "kernel_name", "launch", "launch_unconfigured", "gpu_kernel",
+           "gpu_kernel_times",
+           "device_info", "memcpy",
            "gpu_memcpy", "memset", "gpu_memset", "gpu_overhead")
 EVENTS = {name: [(field, CTF_TYPE[kind])
                  for field, kind, _, _ in ct_contract.LAYOUTS[ct_contract.EVENTS[name][0]]]
@@ -674,6 +682,72 @@ def strings(directory):
             "hostile": {k: v.decode("utf-8", "replace") for k, v in HOSTILE.items()}}
 
 
+def kernel_times(directory):
+    """Kernels in the forms the tracer writes (doc/events.md, gpu_kernel_times)."""
+    events = list(EVENTS.items())
+    s = Stream(events)
+    pid, tid, proc = 4545, 4545, "kernels"
+    t = 1_000_000_000
+
+    def at(step=1000):
+        nonlocal t
+        t += step
+        return t
+
+    # a process without a launch comes first: the join holds nothing for it
+    s.event(at(), "tracer_info", 4646, 4646, "idle", version="0.1.0", cupti_version=130001,
+            driver_version=13000, api=1)
+    s.event(at(), "tracer_info", pid, tid, proc, version="0.1.0", cupti_version=130001,
+            driver_version=13000, api=1)
+    s.event(at(), "api_name", pid, tid, proc, domain=2, cbid=211, name="cudaLaunchKernel")
+    s.event(at(), "kernel_name", pid, tid, proc, kernel_id=0xA1, name="gemm")
+    s.event(at(), "kernel_name", pid, tid, proc, kernel_id=0xB2, name="relu")
+    kernels = []
+
+    def launch(corr, kernel_id, grid, block, shared, stream):
+        entry = at()
+        s.event(at(), "launch", pid, tid, proc, kernel_id=kernel_id, grid_x=grid[0],
+                grid_y=grid[1], grid_z=grid[2], block_x=block[0], block_y=block[1],
+                block_z=block[2], shared_mem=shared, config_known=1, stream=stream,
+                device=0, api_domain=2, api_cbid=211, correlation_id=corr, entry=entry)
+
+    # gemm, 3 runs known only from their launch: the report must have its
+    # configuration, stream and dynamic shared memory from there
+    for i in range(3):
+        launch(100 + i, 0xA1, (64, 2, 1), (256, 1, 1), 1024, 7)
+        start = t + 500
+        s.event(at(), "gpu_kernel_times", pid, tid, proc, start=start, end=start + 2000 * (i + 1),
+                correlation_id=100 + i, context=1, static_shared_mem=512, registers=40)
+        kernels.append(("gemm", 2000 * (i + 1)))
+    # relu: a launch whose record came whole (the tracer's race), and one
+    # whose configuration only its record gives
+    launch(110, 0xB2, (8, 1, 1), (128, 1, 1), 0, 7)
+    s.event(at(), "gpu_kernel", pid, tid, proc, start=t + 500, end=t + 1500, correlation_id=110,
+            kernel_id=0xB2, device=0, context=1, stream=7, grid_x=8, grid_y=1, grid_z=1,
+            block_x=128, block_y=1, block_z=1, registers=16)
+    kernels.append(("relu", 1000))
+    entry = at()
+    s.event(at(), "launch_unconfigured", pid, tid, proc, kernel_id=0xB2, device=0,
+            api_domain=2, api_cbid=211, correlation_id=111, entry=entry)
+    s.event(at(), "gpu_kernel", pid, tid, proc, start=t + 500, end=t + 1500, correlation_id=111,
+            kernel_id=0xB2, device=0, context=1, stream=7, grid_x=8, grid_y=1, grid_z=1,
+            block_x=128, block_y=1, block_z=1, registers=16)
+    kernels.append(("relu", 1000))
+    # times whose launch is not in the trace: counted, not analysed
+    s.event(at(), "gpu_kernel_times", pid, tid, proc, start=t + 500, end=t + 99500,
+            correlation_id=99, context=1, registers=8)
+    write(directory, events, s)
+    return {"pid": pid, "unmatched_gpu_records": 1,
+            "kernels": {name: {"count": sum(1 for n, _ in kernels if n == name),
+                               "total_ns": sum(d for n, d in kernels if n == name)}
+                        for name, _ in kernels},
+            "gemm": {"grid": {"x": 64, "y": 2, "z": 1}, "block": {"x": 256, "y": 1, "z": 1},
+                     "shared_mem_bytes": 512 + 1024, "registers_per_thread": 40,
+                     "stream": 7, "launch_latency_count": 3},
+            "relu": {"launches": 2, "launch_latency_count": 2,
+                     "grid": {"x": 8, "y": 1, "z": 1}}}
+
+
 # Values at the ends of each type's range, and a few plain ones.
 EXTREMES = {
     U8: [0, 1, 254, 255], U16: [0, 1, 0xFFFF], U32: [0, 1, 0x7FFFFFFF, 0xFFFFFFFF],
@@ -769,7 +843,8 @@ def main():
     scenario, directory = sys.argv[1], sys.argv[2]
     makers = {"basic": basic, "accounting": accounting, "lttng": lttng, "foreign": foreign,
               "future": future,
-              "old-layout": old_layout, "empty": empty, "strings": strings, "stacks": stacks}
+              "old-layout": old_layout, "empty": empty, "strings": strings, "stacks": stacks,
+              "kernel-times": kernel_times}
     if scenario not in makers:
         sys.exit(f"make-ctf.py: unknown scenario {scenario}")
     truth = makers[scenario](directory)

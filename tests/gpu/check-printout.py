@@ -113,7 +113,8 @@ class Trace:
 
     def __init__(self, events, procname):
         self.discarded = [e for e in events if e["_provider"] == "lttng"]
-        ours = [e for e in events if e["_provider"] == "cudatrace"]
+        ours = tracecheck.complete_compact_events(
+            [e for e in events if e["_provider"] == "cudatrace"])
         self.others = sorted({e.get("procname") for e in ours} - {procname})
         self.events = sorted((e for e in ours if e.get("procname") == procname),
                              key=lambda e: (e["_ts"], e["_index"]))
@@ -826,6 +827,9 @@ def check_correlation(tap, trace):
     hosts = collections.defaultdict(list)
     for event in trace.named(*GPU_OF_HOST):
         hosts[(GPU_OF_HOST[event["_name"]], number(event.get("correlation_id")))].append(event)
+    for times in trace.named("gpu_kernel_times"):
+        details.append("gpu_kernel_times correlation_id=%s has no launch with its "
+                       "configuration before it" % times.get("correlation_id"))
     gpu_events = trace.named(*HOST_OF_GPU)
     for gpu in gpu_events:
         found = hosts.get((gpu["_name"], number(gpu.get("correlation_id"))))

@@ -155,3 +155,38 @@ def recorded_calls(events):
                           number(event.get("correlation_id")), 0,
                           number(event.get("entry"), 0)))
     return calls
+
+
+# What a gpu_kernel_times takes from its launch (doc/events.md): the
+# gpu_kernel field, then the launch's.
+KERNEL_FROM_LAUNCH = (("kernel_id", "kernel_id"), ("grid_x", "grid_x"), ("grid_y", "grid_y"),
+                      ("grid_z", "grid_z"), ("block_x", "block_x"), ("block_y", "block_y"),
+                      ("block_z", "block_z"), ("dynamic_shared_mem", "shared_mem"),
+                      ("stream", "stream"), ("device", "device"))
+NO_STREAM = 0xFFFFFFFF
+
+
+def complete_compact_events(events):
+    """The events with the compact ones the tracer writes made whole
+    (doc/events.md), as the reader does (analyzers/compact-events.h): a
+    launch_unconfigured is a launch with config_known=0 and no stream; a
+    gpu_kernel_times is the gpu_kernel it stands for, with the kernel,
+    grid, block, dynamic shared memory, stream and device of the launch
+    (with its configuration) of the same correlation id in the same
+    process, which the trace must hold before it. One without such a
+    launch is left as it is: the checkers' correlation checks report it."""
+    launches = {}
+    completed = []
+    for event in events:
+        if event["_name"] == "launch_unconfigured":
+            event = dict(event, _name="launch", config_known="0", stream=str(NO_STREAM))
+        elif event["_name"] == "launch" and number(event.get("config_known")) == 1:
+            launches[(event.get("vpid"), number(event.get("correlation_id")))] = event
+        elif event["_name"] == "gpu_kernel_times":
+            launch = launches.pop((event.get("vpid"), number(event.get("correlation_id"))), None)
+            if launch is not None:
+                event = dict(event, _name="gpu_kernel")
+                for field, launch_field in KERNEL_FROM_LAUNCH:
+                    event[field] = launch.get(launch_field)
+        completed.append(event)
+    return completed

@@ -98,6 +98,7 @@ import sys
 from urllib.parse import unquote
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import tracecheck  # noqa: E402
 from tracecheck import (GPU_TIME_TOLERANCE_NS, Tap, api_text, enum_text,  # noqa: E402
                         load_events, load_ledger, number, recorded_calls)
 
@@ -216,7 +217,7 @@ class Trace:
     """The events of one trace, with the names the tracer records once."""
 
     def __init__(self, events):
-        self.events = [e for e in events if e["_provider"] == "cudatrace"]
+        self.events = tracecheck.complete_compact_events([e for e in events if e["_provider"] == "cudatrace"])
         self.discarded = [e for e in events if e["_provider"] == "lttng"]
         self.api_names = {}
         self.kernel_names = {}
@@ -775,6 +776,9 @@ def check_correlation(tap, trace, matching, allow_missing):
                           number(event.get("correlation_id")))].append(event)
     graph_launches = {(e.get("vpid"), number(e.get("correlation_id")))
                       for e in trace.named("graph_launch")}
+    for times in trace.named("gpu_kernel_times"):
+        details.append("gpu_kernel_times correlation_id=%s has no launch with its "
+                       "configuration before it" % times.get("correlation_id"))
     gpu_events = trace.named(*GPU_EVENT_OF.values())
     for gpu in gpu_events:
         key = (gpu.get("vpid"), gpu["_name"], number(gpu.get("correlation_id")))

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compact-events.h - the events the tracer writes in a compact form, made
+ * whole before anything reads them (doc/events.md), so that the analyses
+ * and the exports only ever see the full ones:
+ *
+ *   - launch_unconfigured, a launch whose configuration the callback did
+ *     not give, becomes a launch with config_known 0 and no stream;
+ *   - gpu_kernel_times, the record of a kernel whose launch was written
+ *     with its configuration, becomes its gpu_kernel: it holds what only
+ *     CUPTI knows (times, context, registers, static shared memory), and
+ *     the kernel, grid, block, dynamic shared memory, stream and device
+ *     are those of the launch of the same correlation id in the same
+ *     process, kept here until the record comes.
+ *
+ * The tracer writes a gpu_kernel_times only after its launch, so a launch
+ * that is not in the trace was lost (LTTng discarded it, the session began
+ * after it, a flight recorder overwrote it): such records are counted and
+ * not analysed. What waits for a record is bounded as corr-map.h says,
+ * never by the trace's length.
+ */
+#ifndef CUDATRACE_ANALYZERS_COMPACT_EVENTS_H
+#define CUDATRACE_ANALYZERS_COMPACT_EVENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event.h"
+
+/*
+ * The event types to decode, beside TYPES (CT_EV_BIT), so that the full
+ * types among TYPES can be made whole.
+ */
+uint64_t ct_compact_events_needed(uint64_t types);
+
+struct ct_compact_events;
+
+struct ct_compact_events *ct_compact_events_create(void);
+void ct_compact_events_destroy(struct ct_compact_events *ce);
+
+/*
+ * Takes EV (its process set): a compact event is made the full one it
+ * stands for. False when EV is a gpu_kernel_times whose launch is not in
+ * the trace: it is counted, and must not be read further.
+ */
+bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev);
+
+/* The gpu_kernel_times records whose launch was not in the trace. */
+uint64_t ct_compact_events_unmatched(const struct ct_compact_events *ce);
+
+#endif

@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# Kernels in the forms the tracer writes them (doc/events.md,
+# gpu_kernel_times), from make-ctf.py's "kernel-times" trace, whose truth
+# it prints: runs known only by their times are given their launch's
+# kernel, configuration, stream and dynamic shared memory; a run whose
+# record came whole, and a launch_unconfigured (a launch whose
+# configuration only its record gives), are read as before; times whose launch is not in the trace are counted
+# and said, and left out of every figure:
+#   - `cudatrace report --format json`: the kernels table (runs, GPU time,
+#     configuration, registers, shared memory, launch latencies) and the
+#     trace section's unmatched_gpu_records are the truth's; the text
+#     report's first page says what was lost;
+#   - `cudatrace export --format ctf`: the GPU-time trace holds every run
+#     but the unmatched one, on the launch's stream, and export warns of
+#     that one.
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/report-lib.sh"
+
+report_locate
+trace="$report_tmp/kernel-times"
+"$report_python" "$report_here/make-ctf.py" kernel-times "$trace" >"$report_tmp/truth.json" ||
+	tap_fail_all "make-ctf.py makes the trace of kernel times"
+
+report_run json --format=json "$trace"
+report_exits json 0
+report_run text "$trace"
+report_exits text 0
+ok "text: the first page says a kernel ran whose launch is not in the trace" \
+	grep -q "^Lost: 1 kernel ran whose launch is not in the trace" "$report_tmp/text.out"
+
+export_status=0
+"$report_cmd" export --format ctf -o "$report_tmp/gpu-time" "$trace" \
+	>"$report_tmp/export.out" 2>"$report_tmp/export.err" || export_status=$?
+is "export: exits 0" "$export_status" 0 || sed 's/^/#   /' "$report_tmp/export.err"
+ok "export: warns of the kernel times without their launch" \
+	grep -q "warning: 1 kernels' GPU times have no launch in the trace" "$report_tmp/export.err"
+babeltrace2 "$report_tmp/gpu-time" >"$report_tmp/gpu-time.txt" 2>"$report_tmp/gpu-time.err"
+is "export: babeltrace2 reads the GPU-time trace" "$?" 0
+
+"$report_python" - "$report_tmp" >"$report_tmp/check.tap" 2>&1 <<'PY'
+import json
+import re
+import sys
+
+tmp = sys.argv[1]
+truth = json.load(open(f"{tmp}/truth.json"))
+report = json.load(open(f"{tmp}/json.out"))
+n = 0
+
+
+def check(name, cond, why=""):
+    global n
+    n += 1
+    print(f"{'ok' if cond else 'not ok'} {n} - {name}")
+    if not cond:
+        print("# " + str(why)[:600])
+
+
+check("json: unmatched_gpu_records is the truth's",
+      report["trace"]["unmatched_gpu_records"] == truth["unmatched_gpu_records"],
+      report["trace"].get("unmatched_gpu_records"))
+rows = {k["name"]: k for k in report["kernels"]}
+for name, want in truth["kernels"].items():
+    row = rows.get(name, {})
+    check(f"json: {name}: {want['count']} runs, {want['total_ns']} ns of GPU time",
+          row.get("count") == want["count"] and row.get("total_ns") == want["total_ns"], row)
+check("json: no other kernel (the unmatched run is left out)", set(rows) == set(truth["kernels"]),
+      sorted(rows))
+gemm, want = rows.get("gemm", {}), truth["gemm"]
+for field in ("grid", "block", "shared_mem_bytes", "registers_per_thread",
+              "launch_latency_count"):
+    check(f"json: gemm's {field} is the truth's (from its launch and its times)",
+          gemm.get(field) == want[field], (gemm.get(field), want[field]))
+relu, want_relu = rows.get("relu", {}), truth["relu"]
+for field in ("launches", "launch_latency_count", "grid"):
+    check(f"json: relu's {field} is the truth's (a launch_unconfigured and a launch, "
+          "their configuration from their records)",
+          relu.get(field) == want_relu[field], (relu.get(field), want_relu[field]))
+check("json: every launch has its run and every run its launch",
+      report["gpu"]["kernels_without_launch"] == 0
+      and report["gpu"]["launches_without_kernel"] == 0, report["gpu"])
+
+# The GPU-time trace: each run a begin and an end, on the launch's stream.
+begins = [line for line in open(f"{tmp}/gpu-time.txt") if "kernel_begin" in line]
+check("export: every run but the unmatched one is a kernel_begin",
+      len(begins) == sum(k["count"] for k in truth["kernels"].values()), len(begins))
+gemm_begins = [line for line in begins if '"gemm"' in line]
+check("export: gemm's runs are on the launch's stream",
+      len(gemm_begins) == 3 and all(re.search(r"stream = %d\b" % want["stream"], line)
+                                    for line in gemm_begins), gemm_begins[:1])
+print(f"1..{n}")
+PY
+tap_relay "kernel-times" "$report_tmp/check.tap"
+tap_done
