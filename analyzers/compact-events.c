@@ -10,19 +10,23 @@
 #include "corr-map.h"
 #include "saturate.h"
 
-/* A launch whose kernel's record is to come. */
-struct waiting_launch {
+/* A host event whose GPU record is to come: a launch or a memcpy. */
+struct waiting_op {
 	struct ct_corr_entry head;
-	struct ct_ev_launch launch;
+	enum ct_event_type type;
+	union {
+		struct ct_ev_launch launch;
+		struct ct_ev_memcpy memcpy;
+	} u;
 };
 
 struct ct_compact_events {
-	/* by ct_process.index: its struct ct_corr_map of struct waiting_launch; owned */
+	/* by ct_process.index: its struct ct_corr_map of struct waiting_op; owned */
 	GPtrArray *processes;
 	uint64_t unmatched;
 };
 
-/* The array's free function; it is called on the NULL of a process with no launch too. */
+/* The array's free function; it is called on the NULL of a process with no operation too. */
 static void map_free(gpointer map)
 {
 	if (!map)
@@ -47,9 +51,9 @@ void ct_compact_events_destroy(struct ct_compact_events *ce)
 	g_free(ce);
 }
 
-/* PROCESS's launches waiting for their records; created when CREATE. */
-static struct ct_corr_map *launches_of(struct ct_compact_events *ce, const struct ct_process *process,
-                                       bool create)
+/* PROCESS's operations waiting for their records; created when CREATE. */
+static struct ct_corr_map *waiting_of(struct ct_compact_events *ce,
+                                      const struct ct_process *process, bool create)
 {
 	struct ct_corr_map *map;
 
@@ -61,48 +65,73 @@ static struct ct_corr_map *launches_of(struct ct_compact_events *ce, const struc
 	map = g_ptr_array_index(ce->processes, process->index);
 	if (!map && create) {
 		map = g_new0(struct ct_corr_map, 1);
-		ct_corr_map_init(map, sizeof(struct waiting_launch));
+		ct_corr_map_init(map, sizeof(struct waiting_op));
 		g_ptr_array_index(ce->processes, process->index) = map;
 	}
 	return map;
 }
 
-/* A launch with its configuration: its record will be a gpu_kernel_times. */
-static void keep_launch(struct ct_compact_events *ce, const struct ct_event *ev)
+/* A launch with its configuration, or a memcpy: its record may be compact. */
+static void keep_op(struct ct_compact_events *ce, const struct ct_event *ev)
 {
-	const struct ct_ev_launch *l = &ev->u.launch;
-	struct waiting_launch *w;
+	struct waiting_op *w;
+	uint32_t id;
 
-	if (!l->config_known)
+	if (ev->type == CT_EV_LAUNCH && !ev->u.launch.config_known)
 		return;
-	w = ct_corr_map_insert(launches_of(ce, ev->process, true), l->api.correlation_id);
-	w->launch = *l;
+	id = ev->type == CT_EV_LAUNCH ? ev->u.launch.api.correlation_id
+	                              : ev->u.memcpy.api.correlation_id;
+	w = ct_corr_map_insert(waiting_of(ce, ev->process, true), id);
+	w->type = ev->type;
+	if (ev->type == CT_EV_LAUNCH)
+		w->u.launch = ev->u.launch;
+	else
+		w->u.memcpy = ev->u.memcpy;
 }
 
-/* A full record: its launch waits no more. */
-static void forget_launch(struct ct_compact_events *ce, const struct ct_event *ev)
+/* The operation of TYPE waiting with ID in EV's process, or NULL. */
+static struct waiting_op *find_op(struct ct_compact_events *ce, const struct ct_event *ev,
+                                  enum ct_event_type type, uint32_t id, struct ct_corr_map **map)
 {
-	struct ct_corr_map *map = launches_of(ce, ev->process, false);
-	struct waiting_launch *w;
+	struct waiting_op *w;
 
-	if (map && (w = ct_corr_map_find(map, ev->u.gpu_kernel.correlation_id)))
+	*map = waiting_of(ce, ev->process, false);
+	if (!*map || !id || !(w = ct_corr_map_find(*map, id)) || w->type != type)
+		return NULL;
+	return w;
+}
+
+/* A whole record of ID (or RUNTIME_ID): its host event waits no more. */
+static void forget_op(struct ct_compact_events *ce, const struct ct_event *ev,
+                      enum ct_event_type type, uint32_t id, uint32_t runtime_id)
+{
+	struct ct_corr_map *map;
+	struct waiting_op *w = find_op(ce, ev, type, id, &map);
+
+	if (!w)
+		w = find_op(ce, ev, type, runtime_id, &map);
+	if (w)
 		ct_corr_map_remove(map, w);
 }
 
+/* Times whose host event is not in the trace: counted, not read further. */
+static bool unmatched(struct ct_compact_events *ce)
+{
+	ce->unmatched = ct_sat_add_u64(ce->unmatched, 1);
+	return false;
+}
+
 /* A gpu_kernel_times made the gpu_kernel it stands for; false if its launch is unknown. */
-static bool complete_record(struct ct_compact_events *ce, struct ct_event *ev)
+static bool complete_kernel(struct ct_compact_events *ce, struct ct_event *ev)
 {
 	const struct ct_ev_gpu_kernel_times times = ev->u.gpu_kernel_times;
-	struct ct_corr_map *map = launches_of(ce, ev->process, false);
-	struct waiting_launch *w = map ? ct_corr_map_find(map, times.correlation_id) : NULL;
-
+	struct ct_corr_map *map;
+	struct waiting_op *w = find_op(ce, ev, CT_EV_LAUNCH, times.correlation_id, &map);
 	const struct ct_ev_launch *l;
 
-	if (!w) {
-		ce->unmatched = ct_sat_add_u64(ce->unmatched, 1);
-		return false;
-	}
-	l = &w->launch;
+	if (!w)
+		return unmatched(ce);
+	l = &w->u.launch;
 	ev->type = CT_EV_GPU_KERNEL;
 	ev->u.gpu_kernel = (struct ct_ev_gpu_kernel){
 		.start = times.start,
@@ -121,6 +150,39 @@ static bool complete_record(struct ct_compact_events *ce, struct ct_event *ev)
 		.static_shared_mem = times.static_shared_mem,
 		.dynamic_shared_mem = l->shared_mem,
 		.registers = times.registers,
+	};
+	ct_corr_map_remove(map, w);
+	return true;
+}
+
+/*
+ * A gpu_memcpy_times made the gpu_memcpy it stands for; false if its
+ * memcpy is unknown. Its correlation id is the memcpy's: that of the
+ * outermost call, which a whole record of a runtime call's copy has in
+ * runtime_correlation_id.
+ */
+static bool complete_copy(struct ct_compact_events *ce, struct ct_event *ev)
+{
+	const struct ct_ev_gpu_memcpy_times times = ev->u.gpu_memcpy_times;
+	struct ct_corr_map *map;
+	struct waiting_op *w = find_op(ce, ev, CT_EV_MEMCPY, times.correlation_id, &map);
+
+	if (!w)
+		return unmatched(ce);
+	ev->type = CT_EV_GPU_MEMCPY;
+	ev->u.gpu_memcpy = (struct ct_ev_gpu_memcpy){
+		.start = times.start,
+		.end = times.end,
+		.correlation_id = times.correlation_id,
+		.direction = times.direction,
+		.src_kind = times.src_kind,
+		.dst_kind = times.dst_kind,
+		.bytes = w->u.memcpy.bytes,
+		.device = times.device,
+		.src_device = CT_DEVICE_NONE,
+		.dst_device = CT_DEVICE_NONE,
+		.context = times.context,
+		.stream = w->u.memcpy.stream,
 	};
 	ct_corr_map_remove(map, w);
 	return true;
@@ -148,9 +210,11 @@ uint64_t ct_compact_events_needed(uint64_t types)
 
 	if (types & CT_EV_BIT(CT_EV_LAUNCH))
 		more |= CT_EV_BIT(CT_EV_LAUNCH_UNCONFIGURED);
-	/* a kernel's times need its launch */
+	/* the times of a kernel or a copy need its host event */
 	if (types & CT_EV_BIT(CT_EV_GPU_KERNEL))
 		more |= CT_EV_BIT(CT_EV_GPU_KERNEL_TIMES) | CT_EV_BIT(CT_EV_LAUNCH);
+	if (types & CT_EV_BIT(CT_EV_GPU_MEMCPY))
+		more |= CT_EV_BIT(CT_EV_GPU_MEMCPY_TIMES) | CT_EV_BIT(CT_EV_MEMCPY);
 	return more;
 }
 
@@ -161,13 +225,20 @@ bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev)
 		widen_launch(ev);
 		return true;
 	case CT_EV_LAUNCH:
-		keep_launch(ce, ev);
+	case CT_EV_MEMCPY:
+		keep_op(ce, ev);
 		return true;
 	case CT_EV_GPU_KERNEL:
-		forget_launch(ce, ev);
+		forget_op(ce, ev, CT_EV_LAUNCH, ev->u.gpu_kernel.correlation_id, 0);
+		return true;
+	case CT_EV_GPU_MEMCPY:
+		forget_op(ce, ev, CT_EV_MEMCPY, ev->u.gpu_memcpy.correlation_id,
+		          ev->u.gpu_memcpy.runtime_correlation_id);
 		return true;
 	case CT_EV_GPU_KERNEL_TIMES:
-		return complete_record(ce, ev);
+		return complete_kernel(ce, ev);
+	case CT_EV_GPU_MEMCPY_TIMES:
+		return complete_copy(ce, ev);
 	default:
 		return true;
 	}

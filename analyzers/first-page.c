@@ -230,7 +230,7 @@ static void put_header(struct page *p, const struct ct_node *trace, int64_t orig
 		                       " analysed (the others are outside the filters, "
 		                       "of no use to the analyses run%s%s)",
 		                       analysed, pops ? ", NVTX pops without a push" : "",
-		                       kernels ? ", kernel times without their launch" : "");
+		                       kernels ? ", GPU times without their call" : "");
 	}
 	put_wrapped(p, "", "  ", text->str);
 	g_string_free(text, TRUE);
@@ -262,8 +262,8 @@ static void put_losses(struct page *p, const struct ct_node *trace)
 	}
 	if (unmatched) {
 		snprintf(line, sizeof(line),
-		         "%" PRIu64 " kernel%s ran whose launch is not in the trace (lost, or "
-		         "before it began): kernel figures are lower bounds",
+		         "%" PRIu64 " GPU operation%s ran whose call is not in the trace (lost, or "
+		         "before it began): GPU figures are lower bounds",
 		         unmatched, unmatched == 1 ? "" : "s");
 		put_wrapped(p, "Lost: ", "      ", line);
 	}

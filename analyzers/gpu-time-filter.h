@@ -28,7 +28,7 @@ struct ct_gpu_time_stats {
 	uint64_t
 	    untimed; /* left out: GPU times 0 (unknown), out of the clock's range, or ending before they start */
 	uint64_t
-	    unmatched; /* left out: kernels' times whose launch is not in the trace (compact-events.h) */
+	    unmatched; /* left out: GPU times whose call is not in the trace (compact-events.h) */
 	uint64_t dropped_records;  /* activity_dropped: records CUPTI dropped */
 	uint64_t discarded_events; /* events LTTng discarded */
 	int64_t window_ns;         /* the reorder window reached */

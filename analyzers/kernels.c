@@ -177,7 +177,7 @@ static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
 	if (!row)
 		return;
 	if (r->start && r->end >= r->start)
-		ct_stat_add(&row->gpu, (int64_t)(r->end - r->start));
+		ct_stat_add(&row->gpu, ct_sat_i64(r->end - r->start));
 	note_config(row, r);
 	if (!p)
 		return;

@@ -19,7 +19,7 @@ struct ct_reader_stats {
 	uint64_t discarded_packets;
 	uint64_t dropped_records; /* lost by CUPTI (activity_dropped) */
 	uint64_t unmatched_pops;  /* nvtx_pop without a push */
-	/* gpu_kernel_times without their launch (gpu-join.h), not analysed */
+	/* gpu_*_times without their host event (compact-events.h), not analysed */
 	uint64_t unmatched_gpu_records;
 	int64_t first_ns; /* first and last event, INT64_MAX/MIN if none */
 	int64_t last_ns;

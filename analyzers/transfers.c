@@ -430,7 +430,7 @@ static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
 {
 	const struct ct_ev_gpu_memcpy *r = &ev->u.gpu_memcpy;
 	struct xfer_process *xp = xfer_process_of(t, ev->process);
-	int64_t gpu_ns = r->end > r->start && r->start ? (int64_t)(r->end - r->start) : 0;
+	int64_t gpu_ns = r->end > r->start && r->start ? ct_sat_i64(r->end - r->start) : 0;
 	struct xfer_pending *p;
 	struct xfer_group *g;
 

@@ -247,8 +247,8 @@ static int export_ctf(const struct export_args *a)
 	if (stats.unmatched)
 		fprintf(stderr,
 		        "cudatrace export: warning: %" PRIu64
-		        " kernels' GPU times have no launch in the trace (it was lost, or came "
-		        "before the trace began) and are left out\n",
+		        " GPU operations have no call in the trace (it was lost, or came before "
+		        "the trace began) and are left out\n",
 		        stats.unmatched);
 	printf("cudatrace export: %" PRIu64 " GPU operations in %" PRIu64
 	       " stream%s written to %s\n",

@@ -16,6 +16,7 @@
 #include "call-stack.h"
 #include "capture.h"
 #include "cudatrace-tp.h"
+#include "recorded-ops.h"
 
 /* One side of a copy as the tracker sees it. */
 struct side {
@@ -168,6 +169,8 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 	e.host = host_of(e.direction, &src, &dst);
 	call_note_name(call);
 	lttng_ust_do_tracepoint(cudatrace, memcpy, &e);
+	/* its bytes and stream need not be in its record (gpu_memcpy_times) */
+	recorded_ops_note(e.api.correlation_id);
 }
 
 /* ------------------------------------------------------- runtime copies */

@@ -108,11 +108,41 @@ static uint8_t direction_of_copy_kind(uint8_t copy_kind)
 	    .dst_device = CT_DEVICE_NONE,                       \
 	})
 
+/*
+ * A copy whose memcpy event is in the trace: what the memcpy did not say.
+ * The memcpy has the id of the outermost call: a runtime call's copy is
+ * known by CUPTI's runtimeCorrelationId, a driver call's by its
+ * correlationId.
+ */
+static bool on_recorded_copy(const CUpti_ActivityMemcpy6 *m)
+{
+	uint32_t id = 0;
+
+	if (recorded_ops_take(m->correlationId))
+		id = m->correlationId;
+	else if (recorded_ops_take(m->runtimeCorrelationId))
+		id = m->runtimeCorrelationId;
+	if (!id || !lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_times))
+		return false;
+	lttng_ust_do_tracepoint(cudatrace, gpu_memcpy_times,
+	                        &(struct ct_ev_gpu_memcpy_times){
+	                            .start = m->start,
+	                            .end = m->end,
+	                            .correlation_id = id,
+	                            .context = m->contextId,
+	                            .direction = direction_of_copy_kind(m->copyKind),
+	                            .src_kind = m->srcKind,
+	                            .dst_kind = m->dstKind,
+	                            .device = device8(m->deviceId),
+	                        });
+	return true;
+}
+
 static void on_memcpy(const CUpti_ActivityMemcpy6 *m)
 {
 	struct ct_ev_gpu_memcpy e;
 
-	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy))
+	if (on_recorded_copy(m) || !lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy))
 		return;
 	e = COPY_RECORD_EVENT(m);
 	e.runtime_correlation_id = m->runtimeCorrelationId;

@@ -26,6 +26,5 @@ bool recorded_ops_take(uint32_t correlation_id)
 	if (correlation_id == 0)
 		return false;
 	return __atomic_compare_exchange_n(&slots[correlation_id & (RECORDED_OPS_SLOTS - 1)],
-	                                   &expected, 0, false, __ATOMIC_ACQUIRE,
-	                                   __ATOMIC_RELAXED);
+	                                   &expected, 0, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }

@@ -29,12 +29,14 @@ Scenarios:
   extremes S  every event, its fields at the ends of their types' ranges
               (sizes of 2^64 - 1, deltas of -2^63, GPU intervals that end
               before they start or at 2^64 - 1), chosen with seed S
-  kernel-times
-              kernels whose record is gpu_kernel_times (completed from their
-              launch), one whose launch is not in the trace, one full
+  compact     the compact events the tracer writes: kernels whose record
+              is gpu_kernel_times (completed from their launch), one full
               gpu_kernel after a launch with its configuration, one
               launch_unconfigured whose configuration only its gpu_kernel
-              gives; the truth is printed as JSON
+              gives; copies whose record is gpu_memcpy_times (completed from
+              their memcpy), a runtime call's copy whose whole record has
+              its id as runtime_correlation_id; times whose host event is
+              not in the trace; the truth is printed as JSON
   bench N     N events of calls allocating and freeing (a live set of a
               thousand buffers), for timing the reader against babeltrace2;
               the truth is printed as JSON
@@ -81,7 +83,7 @@ WRITTEN = ("api_entry", "api_call", "tracer_info", "api_name", "mem_alloc", "mem
            "mem_reclaim", "mem_free_failed", "statedump_begin", "mem_live", "statedump_end",
            "context_create", "context_destroy", "sync", "gpu_sync", "gpu_memory",
            "gpu_memory_pool", "kernel_name", "launch", "launch_unconfigured", "gpu_kernel",
-           "gpu_kernel_times",
+           "gpu_kernel_times", "gpu_memcpy_times",
            "device_info", "memcpy",
            "gpu_memcpy", "memset", "gpu_memset", "gpu_overhead")
 EVENTS = {name: [(field, CTF_TYPE[kind])
@@ -682,8 +684,9 @@ def strings(directory):
             "hostile": {k: v.decode("utf-8", "replace") for k, v in HOSTILE.items()}}
 
 
-def kernel_times(directory):
-    """Kernels in the forms the tracer writes (doc/events.md, gpu_kernel_times)."""
+def compact(directory):
+    """Kernels and copies in the forms the tracer writes (doc/events.md,
+    launch_unconfigured, gpu_kernel_times, gpu_memcpy_times)."""
     events = list(EVENTS.items())
     s = Stream(events)
     pid, tid, proc = 4545, 4545, "kernels"
@@ -733,11 +736,42 @@ def kernel_times(directory):
             kernel_id=0xB2, device=0, context=1, stream=7, grid_x=8, grid_y=1, grid_z=1,
             block_x=128, block_y=1, block_z=1, registers=16)
     kernels.append(("relu", 1000))
-    # times whose launch is not in the trace: counted, not analysed
+    # copies: two whose record is their times (one on stream 7, the other on
+    # the legacy stream's id 1), one whose whole record knows it by its
+    # runtime_correlation_id
+    s.event(at(), "api_name", pid, tid, proc, domain=2, cbid=41, name="cudaMemcpyAsync")
+    copies = []
+
+    def copy(corr, size, stream, times):
+        entry = at()
+        s.event(at(), "memcpy", pid, tid, proc, direction=1, src=0x7000_0000, dst=BASE,
+                bytes=size, host=2, sync=0, stream=stream, src_device=255, dst_device=0,
+                api_domain=2, api_cbid=41, correlation_id=corr, entry=entry)
+        start = t + 300
+        if times:
+            s.event(at(), "gpu_memcpy_times", pid, tid, proc, start=start, end=start + 4000,
+                    correlation_id=corr, context=1, direction=1, src_kind=2, dst_kind=3,
+                    device=0)
+        else:
+            s.event(at(), "gpu_memcpy", pid, tid, proc, start=start, end=start + 4000,
+                    correlation_id=corr + 1000, runtime_correlation_id=corr, direction=1,
+                    src_kind=2, dst_kind=3, bytes=size, device=0, src_device=255,
+                    dst_device=255, context=1, stream=stream)
+        copies.append(size)
+
+    copy(200, 3 * MIB, 7, True)
+    copy(201, MIB, 1, True)
+    copy(202, 2 * MIB, 7, False)
+    # times whose host event is not in the trace: counted, not analysed
     s.event(at(), "gpu_kernel_times", pid, tid, proc, start=t + 500, end=t + 99500,
             correlation_id=99, context=1, registers=8)
+    s.event(at(), "gpu_memcpy_times", pid, tid, proc, start=t + 500, end=t + 99500,
+            correlation_id=98, context=1, direction=1, src_kind=2, dst_kind=3, device=0)
     write(directory, events, s)
-    return {"pid": pid, "unmatched_gpu_records": 1,
+    return {"pid": pid, "unmatched_gpu_records": 2,
+            "transfers": {"copies": len(copies), "bytes": sum(copies), "gpu_records": 3,
+                          "gpu_time_ns": 4000 * len(copies), "gpu_records_unmatched": 0,
+                          "copies_without_gpu_record": 0},
             "kernels": {name: {"count": sum(1 for n, _ in kernels if n == name),
                                "total_ns": sum(d for n, d in kernels if n == name)}
                         for name, _ in kernels},
@@ -844,7 +878,7 @@ def main():
     makers = {"basic": basic, "accounting": accounting, "lttng": lttng, "foreign": foreign,
               "future": future,
               "old-layout": old_layout, "empty": empty, "strings": strings, "stacks": stacks,
-              "kernel-times": kernel_times}
+              "compact": compact}
     if scenario not in makers:
         sys.exit(f"make-ctf.py: unknown scenario {scenario}")
     truth = makers[scenario](directory)

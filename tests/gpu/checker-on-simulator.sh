@@ -117,12 +117,12 @@ if trace_on_simulator transfers 2; then
 		index($0 " ", " correlation_id=" corr " ") { sub(/^[^ ]* ts=/, ""); sub(/ .*/, "");
 		print; exit }' "$events")
 	: "${leave:=0}"
-	edit "$events" '/^event=cudatrace:gpu_memcpy / && index($0 " ", " correlation_id=" corr " ") {
+	edit "$events" '/^event=cudatrace:gpu_memcpy(_times)? / && index($0 " ", " correlation_id=" corr " ") {
 		for (i = 1; i <= NF; i++) if ($i ~ /^end=/) $i = "end=" late } { print }' \
 		-v corr="$corr" -v late="$((leave + 5000))"
 	rejects "transfers: a synchronous DtoH copy ending 5 us after its call" window transfers \
 		"$out" "$events.doctored" 'the GPU interval'
-	edit "$events" '!done && /^event=cudatrace:gpu_kernel / {
+	edit "$events" '!done && /^event=cudatrace:gpu_kernel(_times)? / {
 		sub(/ correlation_id=[0-9]+/, " correlation_id=999999"); done = 1 } { print }'
 	rejects "transfers: a gpu_kernel with a wrong correlation id" corr transfers \
 		"$out" "$events.doctored" 'every gpu_kernel'

@@ -157,36 +157,47 @@ def recorded_calls(events):
     return calls
 
 
-# What a gpu_kernel_times takes from its launch (doc/events.md): the
-# gpu_kernel field, then the launch's.
-KERNEL_FROM_LAUNCH = (("kernel_id", "kernel_id"), ("grid_x", "grid_x"), ("grid_y", "grid_y"),
-                      ("grid_z", "grid_z"), ("block_x", "block_x"), ("block_y", "block_y"),
-                      ("block_z", "block_z"), ("dynamic_shared_mem", "shared_mem"),
-                      ("stream", "stream"), ("device", "device"))
+# What a gpu_*_times takes from its host event (doc/events.md): the GPU
+# record's field, then the host event's.
+FROM_HOST = {
+    "gpu_kernel_times": ("launch", "gpu_kernel", (
+        ("kernel_id", "kernel_id"), ("grid_x", "grid_x"), ("grid_y", "grid_y"),
+        ("grid_z", "grid_z"), ("block_x", "block_x"), ("block_y", "block_y"),
+        ("block_z", "block_z"), ("dynamic_shared_mem", "shared_mem"), ("stream", "stream"),
+        ("device", "device"))),
+    "gpu_memcpy_times": ("memcpy", "gpu_memcpy", (("bytes", "bytes"), ("stream", "stream"))),
+}
 NO_STREAM = 0xFFFFFFFF
+NO_DEVICE = 255
 
 
 def complete_compact_events(events):
     """The events with the compact ones the tracer writes made whole
     (doc/events.md), as the reader does (analyzers/compact-events.h): a
     launch_unconfigured is a launch with config_known=0 and no stream; a
-    gpu_kernel_times is the gpu_kernel it stands for, with the kernel,
-    grid, block, dynamic shared memory, stream and device of the launch
-    (with its configuration) of the same correlation id in the same
-    process, which the trace must hold before it. One without such a
-    launch is left as it is: the checkers' correlation checks report it."""
-    launches = {}
+    gpu_kernel_times or gpu_memcpy_times is the gpu_kernel or gpu_memcpy
+    it stands for, with what the launch (with its configuration) or the
+    memcpy of the same correlation id in the same process says, which the
+    trace must hold before it. One without such a host event is left as it
+    is: the checkers' correlation checks report it."""
+    hosts = {}
     completed = []
     for event in events:
-        if event["_name"] == "launch_unconfigured":
+        name = event["_name"]
+        if name == "launch_unconfigured":
             event = dict(event, _name="launch", config_known="0", stream=str(NO_STREAM))
-        elif event["_name"] == "launch" and number(event.get("config_known")) == 1:
-            launches[(event.get("vpid"), number(event.get("correlation_id")))] = event
-        elif event["_name"] == "gpu_kernel_times":
-            launch = launches.pop((event.get("vpid"), number(event.get("correlation_id"))), None)
-            if launch is not None:
-                event = dict(event, _name="gpu_kernel")
-                for field, launch_field in KERNEL_FROM_LAUNCH:
-                    event[field] = launch.get(launch_field)
+        elif name == "memcpy" or (name == "launch" and number(event.get("config_known")) == 1):
+            hosts[(event.get("vpid"), name, number(event.get("correlation_id")))] = event
+        elif name in FROM_HOST:
+            host_name, full_name, fields = FROM_HOST[name]
+            host = hosts.pop((event.get("vpid"), host_name, number(event.get("correlation_id"))),
+                             None)
+            if host is not None:
+                event = dict(event, _name=full_name)
+                for field, host_field in fields:
+                    event[field] = host.get(host_field)
+                if full_name == "gpu_memcpy":
+                    event.update(runtime_correlation_id="0", src_device=str(NO_DEVICE),
+                                 dst_device=str(NO_DEVICE))
         completed.append(event)
     return completed

@@ -1,43 +1,46 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# Kernels in the forms the tracer writes them (doc/events.md,
-# gpu_kernel_times), from make-ctf.py's "kernel-times" trace, whose truth
-# it prints: runs known only by their times are given their launch's
-# kernel, configuration, stream and dynamic shared memory; a run whose
-# record came whole, and a launch_unconfigured (a launch whose
-# configuration only its record gives), are read as before; times whose launch is not in the trace are counted
-# and said, and left out of every figure:
+# Kernels and copies in the compact forms the tracer writes them
+# (doc/events.md: launch_unconfigured, gpu_kernel_times, gpu_memcpy_times),
+# from make-ctf.py's "compact" trace, whose truth it prints: GPU records
+# that hold only their times are given what their launch or memcpy says
+# (kernel, configuration, stream, dynamic shared memory; bytes, stream); a
+# record that came whole, a launch_unconfigured (a launch whose
+# configuration only its record gives), a runtime call's copy whose whole
+# record knows it by runtime_correlation_id, are read as before; times
+# whose host event is not in the trace are counted and said, and left out
+# of every figure:
 #   - `cudatrace report --format json`: the kernels table (runs, GPU time,
-#     configuration, registers, shared memory, launch latencies) and the
-#     trace section's unmatched_gpu_records are the truth's; the text
-#     report's first page says what was lost;
+#     configuration, registers, shared memory, launch latencies), the
+#     transfers totals and the trace section's unmatched_gpu_records are
+#     the truth's; the text report's first page says what was lost;
 #   - `cudatrace export --format ctf`: the GPU-time trace holds every run
-#     but the unmatched one, on the launch's stream, and export warns of
-#     that one.
+#     and copy but the unmatched ones, on their host event's stream, and
+#     export warns of those.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 . "$here/report-lib.sh"
 
 report_locate
-trace="$report_tmp/kernel-times"
-"$report_python" "$report_here/make-ctf.py" kernel-times "$trace" >"$report_tmp/truth.json" ||
-	tap_fail_all "make-ctf.py makes the trace of kernel times"
+trace="$report_tmp/compact"
+"$report_python" "$report_here/make-ctf.py" compact "$trace" >"$report_tmp/truth.json" ||
+	tap_fail_all "make-ctf.py makes the trace of compact events"
 
 report_run json --format=json "$trace"
 report_exits json 0
 report_run text "$trace"
 report_exits text 0
-ok "text: the first page says a kernel ran whose launch is not in the trace" \
-	grep -q "^Lost: 1 kernel ran whose launch is not in the trace" "$report_tmp/text.out"
+ok "text: the first page says 2 GPU operations ran whose call is not in the trace" \
+	grep -q "^Lost: 2 GPU operations ran whose call is not in the trace" "$report_tmp/text.out"
 
 export_status=0
 "$report_cmd" export --format ctf -o "$report_tmp/gpu-time" "$trace" \
 	>"$report_tmp/export.out" 2>"$report_tmp/export.err" || export_status=$?
 is "export: exits 0" "$export_status" 0 || sed 's/^/#   /' "$report_tmp/export.err"
-ok "export: warns of the kernel times without their launch" \
-	grep -q "warning: 1 kernels' GPU times have no launch in the trace" "$report_tmp/export.err"
+ok "export: warns of the GPU times without their call" \
+	grep -q "warning: 2 GPU operations have no call in the trace" "$report_tmp/export.err"
 babeltrace2 "$report_tmp/gpu-time" >"$report_tmp/gpu-time.txt" 2>"$report_tmp/gpu-time.err"
 is "export: babeltrace2 reads the GPU-time trace" "$?" 0
 
@@ -70,6 +73,10 @@ for name, want in truth["kernels"].items():
           row.get("count") == want["count"] and row.get("total_ns") == want["total_ns"], row)
 check("json: no other kernel (the unmatched run is left out)", set(rows) == set(truth["kernels"]),
       sorted(rows))
+transfers = report["transfers"]
+for field, value in truth["transfers"].items():
+    check(f"json: transfers: {field} is the truth's ({value})", transfers.get(field) == value,
+          transfers.get(field))
 gemm, want = rows.get("gemm", {}), truth["gemm"]
 for field in ("grid", "block", "shared_mem_bytes", "registers_per_thread",
               "launch_latency_count"):
@@ -85,14 +92,20 @@ check("json: every launch has its run and every run its launch",
       and report["gpu"]["launches_without_kernel"] == 0, report["gpu"])
 
 # The GPU-time trace: each run a begin and an end, on the launch's stream.
-begins = [line for line in open(f"{tmp}/gpu-time.txt") if "kernel_begin" in line]
+lines = open(f"{tmp}/gpu-time.txt").read().splitlines()
+begins = [line for line in lines if "kernel_begin" in line]
 check("export: every run but the unmatched one is a kernel_begin",
       len(begins) == sum(k["count"] for k in truth["kernels"].values()), len(begins))
+copies = [line for line in lines if "memcpy_begin" in line]
+check("export: every copy but the unmatched one is a memcpy_begin, with its memcpy's bytes",
+      len(copies) == truth["transfers"]["copies"]
+      and sum(int(re.search(r"bytes = (\d+)", c).group(1)) for c in copies)
+      == truth["transfers"]["bytes"], copies)
 gemm_begins = [line for line in begins if '"gemm"' in line]
 check("export: gemm's runs are on the launch's stream",
       len(gemm_begins) == 3 and all(re.search(r"stream = %d\b" % want["stream"], line)
                                     for line in gemm_begins), gemm_begins[:1])
 print(f"1..{n}")
 PY
-tap_relay "kernel-times" "$report_tmp/check.tap"
+tap_relay "compact" "$report_tmp/check.tap"
 tap_done
