@@ -341,10 +341,13 @@ bool gpu_events_wanted(CUpti_ActivityKind kind)
 	switch (kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-		return lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel);
+		/* either form of the record (gpu_kernel_times: doc/events.md) */
+		return lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel) ||
+		       lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_times);
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
 	case CUPTI_ACTIVITY_KIND_MEMCPY2:
-		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy);
+		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy) ||
+		       lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_times);
 	case CUPTI_ACTIVITY_KIND_MEMSET:
 		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memset);
 	case CUPTI_ACTIVITY_KIND_MEMORY2:
