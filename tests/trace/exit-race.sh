@@ -25,7 +25,8 @@ ledger_gpu_work() {
 	grep -c " op=\(memcpy\|memset\) " "$lttng_tmp/$1.ledger" || :
 }
 trace_gpu_events() {
-	echo $(($(trace_count "$1" gpu_memcpy) + $(trace_count "$1" gpu_memset)))
+	echo $(($(trace_count "$1" gpu_memcpy) + $(trace_count "$1" gpu_memcpy_times) +
+		$(trace_count "$1" gpu_memset)))
 }
 
 for run in 1 2 3; do
