@@ -200,7 +200,6 @@ static void widen_launch(struct ct_event *ev)
 		.stream = CT_STREAM_NONE,
 		.device = l.device,
 		.api = l.api,
-		.stack_id = l.stack_id,
 	};
 }
 

@@ -182,7 +182,7 @@ static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
 	if (!p)
 		return;
 	if (r->start && p->entry_ns != NO_ENTRY) {
-		int64_t latency = (int64_t)r->start - p->entry_ns;
+		int64_t latency = ct_sat_sub(ct_sat_i64(r->start), p->entry_ns);
 
 		ct_stat_add(&row->latency, latency);
 		ct_stat_add(&k->latency, latency);

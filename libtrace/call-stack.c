@@ -127,9 +127,20 @@ uint64_t call_stack_id(void)
 	return id;
 }
 
-uint64_t call_stack_operation_id(void)
+void call_stack_note_operation(uint32_t correlation_id)
 {
-	return config.stack_calls ? call_stack_id() : 0;
+	uint64_t id;
+
+	/* most operations have no stack: their events have no stack_id field */
+	if (!config.stack_calls || !lttng_ust_tracepoint_enabled(cudatrace, call_site))
+		return;
+	id = call_stack_id();
+	if (id)
+		lttng_ust_do_tracepoint(cudatrace, call_site,
+		                        &(struct ct_ev_call_site){
+		                            .correlation_id = correlation_id,
+		                            .stack_id = id,
+		                        });
 }
 
 void call_stack_announce_again(void)

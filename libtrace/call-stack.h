@@ -16,9 +16,10 @@
  */
 uint64_t call_stack_id(void);
 
-/* The same for a copy, memset or launch: 0 unless CUDATRACE_STACK_CALLS
- * asks for their stacks too. */
-uint64_t call_stack_operation_id(void);
+/* For a copy, memset or launch, when CUDATRACE_STACK_CALLS asks for their
+ * stacks too: a call_site event that gives the stack of the call of
+ * CORRELATION_ID, to be written just before its event. */
+void call_stack_note_operation(uint32_t correlation_id);
 
 /* Forget which stacks were emitted: each is emitted again before the next
  * event that refers to it (names_announce_again). */

@@ -164,10 +164,10 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 		.src_device = src.on_device ? src.device : (uint8_t)CT_DEVICE_NONE,
 		.dst_device = dst.on_device ? dst.device : (uint8_t)CT_DEVICE_NONE,
 		.api = call_record(call),
-		.stack_id = call_stack_operation_id(),
 	};
 	e.host = host_of(e.direction, &src, &dst);
 	call_note_name(call);
+	call_stack_note_operation(e.api.correlation_id);
 	lttng_ust_do_tracepoint(cudatrace, memcpy, &e);
 	/* its bytes and stream need not be in its record (gpu_memcpy_times) */
 	recorded_ops_note(e.api.correlation_id);
@@ -439,12 +439,12 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 		.sync = !d->async,
 		.device = call_device(call),
 		.api = call_record(call),
-		.stack_id = call_stack_operation_id(),
 	};
 	if (tracker_lookup(TRACKER_ADDRESSES, d->address, &entry) &&
 	    !ct_mem_kind_is_host(entry.kind))
 		e.device = entry.device;
 	call_note_name(call);
+	call_stack_note_operation(e.api.correlation_id);
 	lttng_ust_do_tracepoint(cudatrace, memset, &e);
 }
 

@@ -29,9 +29,9 @@ static void emit_graph_launch(struct api_call *call, CUgraphExec exec, CUstream 
 		.stream = call_stream(call, stream),
 		.device = call_device(call),
 		.api = call_record(call),
-		.stack_id = call_stack_operation_id(),
 	};
 	call_note_name(call);
+	call_stack_note_operation(e.api.correlation_id);
 	lttng_ust_do_tracepoint(cudatrace, graph_launch, &e);
 }
 

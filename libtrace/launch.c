@@ -73,11 +73,11 @@ static void emit_unconfigured(struct api_call *call, const char *symbol)
 		.kernel_id = call_kernel_id(call, symbol),
 		.device = call_device(call),
 		.api = call_record(call),
-		.stack_id = call_stack_operation_id(),
 	};
 
 	names_note_kernel(e.kernel_id, symbol);
 	call_note_name(call);
+	call_stack_note_operation(e.api.correlation_id);
 	lttng_ust_do_tracepoint(cudatrace, launch_unconfigured, &e);
 }
 
@@ -108,10 +108,10 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 		.stream = call_stream(call, config->stream),
 		.device = call_device(call),
 		.api = call_record(call),
-		.stack_id = call_stack_operation_id(),
 	};
 	names_note_kernel(e.kernel_id, symbol);
 	call_note_name(call);
+	call_stack_note_operation(e.api.correlation_id);
 	lttng_ust_do_tracepoint(cudatrace, launch, &e);
 	/* the event says all its kernel's record would repeat: the record need not */
 	if (e.kernel_id)

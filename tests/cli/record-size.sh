@@ -16,11 +16,11 @@
 # Each copy is 2 events: memcpy, which records its call (with its entry
 # time), and gpu_memcpy_times from CUPTI's record (its times; the bytes and
 # the stream are the memcpy's); --no-api leaves out only the calls no
-# semantic event records, none here. Their fields take 56 + 28 = 84 bytes
+# semantic event records, none here. Their fields take 48 + 28 = 76 bytes
 # (doc/events.md, "Size of the trace") and each event carries a 6-byte
 # header and the vpid context (4 bytes), memcpy also the vtid context (4
-# bytes; gpu_memcpy_times is in the GPU channel, without it): 84 + 14 + 10
-# = 108 bytes a copy, in both modes. The bounds below are that figure and
+# bytes; gpu_memcpy_times is in the GPU channel, without it): 76 + 14 + 10
+# = 100 bytes a copy, in both modes. The bounds below are that figure and
 # a quarter more, for an occasional large event header and packet header:
 # a trace that grows by an event a copy, a context on every event, or a
 # GPU record written whole, fails.
@@ -36,8 +36,8 @@ stats="$trace_srcdir/bench/trace-stats.py"
 
 N1=1000
 N2=5000
-BOUND_API=135
-BOUND_NO_API=135
+BOUND_API=125
+BOUND_NO_API=125
 
 # stat TAG KEY: KEY's value in TAG's trace-stats line.
 stat() {

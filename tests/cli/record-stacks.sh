@@ -71,18 +71,31 @@ ok "the HTML report names the leaking function and its file:line" \
 	grep -q "leak_here (stack-alloc.c:$line)" "$lttng_tmp/stacks.html"
 ok "... and leaves the stacks to JSON" cli_lacks "$lttng_tmp/stacks.html" 'folded'
 
-# Copies and launches get no stack unless CUDATRACE_STACK_CALLS=1 asks.
+# Copies and launches get no stack unless CUDATRACE_STACK_CALLS=1 asks:
+# then a call_site before each gives its stack, with its correlation id.
 memset_stacks() {
-	sed -n 's/^event=cudatrace:memset .*stack_id=\([0-9xa-fA-F]*\).*/\1/p' "$lttng_tmp/$1.events" |
-		sort -u | tr '\n' ' '
+	awk '/^event=cudatrace:call_site / {
+		site_corr = ""; stack = ""
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^correlation_id=/) site_corr = substr($i, 16)
+			if ($i ~ /^stack_id=/) stack = substr($i, 10)
+		}
+		next
+	}
+	/^event=cudatrace:memset / {
+		corr = ""
+		for (i = 1; i <= NF; i++) if ($i ~ /^correlation_id=/) corr = substr($i, 16)
+		print (corr == site_corr ? stack : "none")
+		site_corr = ""
+	}' "$lttng_tmp/$1.events" | sort -u | tr '\n' ' '
 }
-is "by default, memsets carry no stack" "$(memset_stacks stacks)" "0x0 "
+is "by default, memsets have no call_site" "$(memset_stacks stacks)" "none "
 CUDATRACE_STACK_CALLS=1 cli_record calls -o "$lttng_tmp/calls" -- "$program" 2
 is "CUDATRACE_STACK_CALLS=1: record exits with the program's status" "$cli_status" 0
 if trace_read calls "$lttng_tmp/calls"; then
 	calls_stack=$(memset_stacks calls)
-	ok "CUDATRACE_STACK_CALLS=1: both memsets carry one stack ($calls_stack)" \
-		test -n "$calls_stack" -a "$calls_stack" != "0x0 " -a "$(echo $calls_stack | wc -w)" = 1
+	ok "CUDATRACE_STACK_CALLS=1: both memsets follow a call_site of their call, with one stack ($calls_stack)" \
+		test -n "$calls_stack" -a "$calls_stack" != "none " -a "$(echo $calls_stack | wc -w)" = 1
 	ok "... which a call_stack event gives" \
 		grep -q "^event=cudatrace:call_stack .*stack_id=${calls_stack% }[ ,]" \
 		"$lttng_tmp/calls.events"
