@@ -15,6 +15,7 @@
 #include "trace-check.h"
 #include "trace-graph.h"
 #include "trace-repair.h"
+#include "trace-view.h"
 
 struct ct_trace_graph {
 	bt_graph *graph;                  /* owned */
@@ -60,7 +61,7 @@ static void take_error(char *buf, size_t len)
 /* Removes a repaired copy and frees its path (the repairs' free function). */
 static void repair_free(gpointer copy)
 {
-	ct_trace_repair_remove(copy);
+	ct_trace_view_remove(copy);
 	g_free(copy);
 }
 
