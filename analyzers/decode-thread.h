@@ -55,6 +55,12 @@ enum ct_record_kind {
 /* What the decoding thread made of one message. */
 struct ct_record {
 	enum ct_record_kind kind;
+	/*
+	 * Its place in time, by which the records of several runs are merged
+	 * (decode-merge.h): its time (an event's, a loss's beginning), or
+	 * the record's before when it has none; never before it.
+	 */
+	int64_t at_ns;
 	/* CT_RECORD_EVENT: the payload was decoded (else the event is only counted) */
 	bool decoded;
 	struct ct_event_origin origin;
