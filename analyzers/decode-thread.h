@@ -6,8 +6,9 @@
  * resolved (class-cache.h, event-decoder.h), its time, origin and payload
  * read, its strings copied; a loss becomes a record of its own. The
  * records reach the reading thread in batches, in the graph's order (the
- * muxer's time order, ties as it breaks them): the analyses see exactly
- * the sequence a single thread would. At most CT_DECODE_BATCHES batches
+ * muxer's time order, ties as it breaks them), each with its place in
+ * time, by which the records of several such threads are merged
+ * (decode-merge.h): the analyses see the sequence a single thread would. At most CT_DECODE_BATCHES batches
  * exist, so memory does not follow the trace's length, and the decoding
  * thread waits while the reading thread is behind.
  *

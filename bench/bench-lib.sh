@@ -65,9 +65,11 @@ bench_memory() {
 	}'
 }
 
-# The reader decodes on one thread while the analyses run on another
-# (analyzers/decode-thread.h): on one core their times add up; on two, the
-# pass takes the longer of the two, at best babeltrace2's own decoding.
+# The reader decodes a group of stream files per core, each on a thread of
+# its own, while the analyses run on another (analyzers/decode-merge.h):
+# on one core their times add up; on two, the two stream files of the
+# bench traces decode in parallel, faster than babeltrace2's one thread.
 bench_cores() {
-	echo "cores: $(nproc) (decoding and analyses overlap on 2 or more; on 1 their times add)"
+	echo "cores: $(nproc) (a decoding thread per core and stream file beside the analyses';" \
+		"on 1 their times add)"
 }
