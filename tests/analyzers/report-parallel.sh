@@ -51,13 +51,6 @@ PY
 	fi
 }
 
-# TAG EXPRESSION: a value of TAG's report (d) or the truth (t)
-value() {
-	"$report_python" -c "import json,sys
-d = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
-print($2)" "$report_tmp/$1.out" "$report_tmp/truth.json" 2>/dev/null
-}
-
 # TAG ARGS...: both runs, their exit status 0 and their reports the same
 compare() {
 	compare_tag=$1
@@ -70,30 +63,30 @@ compare() {
 }
 
 compare whole "$trace"
-is "whole: every event read once" "$(value whole-2 "d['trace']['events']")" \
-	"$(value whole-2 "t['events']")"
+is "whole: every event read once" "$(report_value whole-2 "d['trace']['events']")" \
+	"$(report_value whole-2 "t['events']")"
 is "whole: every allocation counted" \
-	"$(value whole-2 "d['memory']['devices'][0]['allocations']")" \
-	"$(value whole-2 "t['allocations']")"
-is "whole: the peak of the live set" "$(value whole-2 "d['memory']['devices'][0]['peak_bytes']")" \
-	"$(value whole-2 "t['peak_bytes']")"
+	"$(report_value whole-2 "d['memory']['devices'][0]['allocations']")" \
+	"$(report_value whole-2 "t['allocations']")"
+is "whole: the peak of the live set" "$(report_value whole-2 "d['memory']['devices'][0]['peak_bytes']")" \
+	"$(report_value whole-2 "t['peak_bytes']")"
 is "whole: the bytes live at the end" \
-	"$(value whole-2 "d['memory']['devices'][0]['live_at_end_bytes']")" \
-	"$(value whole-2 "t['live_at_end_bytes']")"
-is "whole: the trace is complete" "$(value whole-2 "d['trace']['complete']")" True
+	"$(report_value whole-2 "d['memory']['devices'][0]['live_at_end_bytes']")" \
+	"$(report_value whole-2 "t['live_at_end_bytes']")"
+is "whole: the trace is complete" "$(report_value whole-2 "d['trace']['complete']")" True
 
 compare window --from=+5ms --to=+20ms "$trace"
 ok "window: fewer events delivered than read" test \
-	"$(value window-2 "d['memory']['devices'][0]['allocations']")" -lt \
-	"$(value window-2 "t['allocations']")"
+	"$(report_value window-2 "d['memory']['devices'][0]['allocations']")" -lt \
+	"$(report_value window-2 "t['allocations']")"
 
 # cut while written: the last packet of cudatrace_1 partial
 cp -r "$trace" "$report_tmp/cut"
 size=$(wc -c <"$report_tmp/cut/cudatrace_1")
 truncate -s $((size - 300000)) "$report_tmp/cut/cudatrace_1"
 compare cut "$report_tmp/cut"
-is "cut: reported as incomplete" "$(value cut-2 "d['trace']['complete']")" False
-ok "cut: the events before the cut are read" test "$(value cut-2 "d['trace']['events']")" -gt \
+is "cut: reported as incomplete" "$(report_value cut-2 "d['trace']['complete']")" False
+ok "cut: the events before the cut are read" test "$(report_value cut-2 "d['trace']['events']")" -gt \
 	$((events / 2))
 
 # a corrupt packet inside cudatrace_0: its second packet's magic zeroed
@@ -101,7 +94,7 @@ cp -r "$trace" "$report_tmp/corrupt"
 printf '\000\000\000\000' |
 	dd of="$report_tmp/corrupt/cudatrace_0" bs=1 seek=1048576 conv=notrunc 2>/dev/null
 compare corrupt "$report_tmp/corrupt"
-is "corrupt: reported as incomplete" "$(value corrupt-2 "d['trace']['complete']")" False
+is "corrupt: reported as incomplete" "$(report_value corrupt-2 "d['trace']['complete']")" False
 
 # two traces of a session (per-PID directories), of two hosts
 mkdir -p "$report_tmp/session"
@@ -110,7 +103,7 @@ cp -r "$trace" "$report_tmp/session/a"
 	>/dev/null || tap_fail_all "make-ctf.py makes the second trace"
 sed -i 's/hostname = "synthetic"/hostname = "synthetiq"/' "$report_tmp/session/b/metadata"
 compare session "$report_tmp/session"
-is "session: every event of both read once" "$(value session-2 "d['trace']['events']")" \
+is "session: every event of both read once" "$(report_value session-2 "d['trace']['events']")" \
 	$((events + events / 2))
 
 tap_done

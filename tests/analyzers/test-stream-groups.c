@@ -111,18 +111,28 @@ static const char *only_view(const struct ct_stream_groups *groups, size_t g)
 	return view;
 }
 
+/* The groups of the COUNT TRACES, WANTED wanted: EXPECTED of them. */
+static struct ct_stream_groups *groups_of(const char *const *traces, size_t count, size_t wanted,
+                                          size_t expected)
+{
+	struct ct_stream_groups *groups;
+	char why[256];
+
+	groups = ct_stream_groups_create(traces, count, wanted, why, sizeof(why));
+	assert_non_null(groups);
+	assert_int_equal(ct_stream_groups_count(groups), expected);
+	return groups;
+}
+
 static void test_two_groups_balance_bytes(void **state)
 {
 	const char *const traces[] = { trace };
-	struct ct_stream_groups *groups;
-	char why[256], real[PATH_MAX], want[PATH_MAX * 2];
+	struct ct_stream_groups *groups = groups_of(traces, 1, 2, 2);
+	char real[PATH_MAX], want[PATH_MAX * 2];
 	char *first, *second;
 
 	(void)state;
 	assert_non_null(realpath(trace, real));
-	groups = ct_stream_groups_create(traces, 1, 2, why, sizeof(why));
-	assert_non_null(groups);
-	assert_int_equal(ct_stream_groups_count(groups), 2);
 	/* 300 to the first; 200 to the second; 100 to the second (200 < 300) */
 	first = g_strdup(only_view(groups, 0));
 	second = g_strdup(only_view(groups, 1));
@@ -147,13 +157,9 @@ static void test_two_groups_balance_bytes(void **state)
 static void test_no_more_groups_than_files(void **state)
 {
 	const char *const traces[] = { trace };
-	struct ct_stream_groups *groups;
-	char why[256];
+	struct ct_stream_groups *groups = groups_of(traces, 1, 8, 3);
 
 	(void)state;
-	groups = ct_stream_groups_create(traces, 1, 8, why, sizeof(why));
-	assert_non_null(groups);
-	assert_int_equal(ct_stream_groups_count(groups), 3);
 	for (size_t g = 0; g < 3; g++)
 		only_view(groups, g);
 	ct_stream_groups_destroy(groups);
@@ -163,21 +169,15 @@ static void test_one_group_is_the_trace(void **state)
 {
 	const char *const traces[] = { trace };
 	const char *const live[] = { trace, "net://localhost/host/h/s" };
-	struct ct_stream_groups *groups;
-	char why[256];
+	struct ct_stream_groups *groups = groups_of(traces, 1, 1, 1);
 
 	(void)state;
-	groups = ct_stream_groups_create(traces, 1, 1, why, sizeof(why));
-	assert_non_null(groups);
-	assert_int_equal(ct_stream_groups_count(groups), 1);
 	assert_int_equal(ct_stream_groups_view_count(groups, 0), 1);
 	assert_string_equal(ct_stream_groups_views(groups, 0)[0], trace);
 	ct_stream_groups_destroy(groups);
 	assert_true(exists(trace, "cudatrace_0"));
 
-	groups = ct_stream_groups_create(live, 2, 4, why, sizeof(why));
-	assert_non_null(groups);
-	assert_int_equal(ct_stream_groups_count(groups), 1);
+	groups = groups_of(live, 2, 4, 1);
 	assert_int_equal(ct_stream_groups_view_count(groups, 0), 2);
 	assert_string_equal(ct_stream_groups_views(groups, 0)[1], live[1]);
 	assert_int_equal(ct_stream_groups_trace_of(groups, 0, 1), 1);
