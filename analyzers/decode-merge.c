@@ -79,6 +79,27 @@ static enum ct_trace_graph_status lane_create(struct ct_decode_merge *m, size_t 
 	return status;
 }
 
+/*
+ * Adds what a lane's repaired copies leave out (DAMAGE, "; "-joined) to
+ * the merge's, each part once: the metadata, cut or repaired, is in every
+ * group's view of a trace, and says the same in each.
+ */
+static void note_damage(struct ct_decode_merge *m, const char *damage)
+{
+	gchar **parts = g_strsplit(damage, "; ", -1);
+
+	for (gchar **part = parts; *part; part++) {
+		gchar **seen = g_strsplit(m->damage->str, "; ", -1);
+		bool again = g_strv_contains((const gchar *const *)seen, *part);
+
+		g_strfreev(seen);
+		if (**part && !again)
+			g_string_append_printf(m->damage, "%s%s", m->damage->len ? "; " : "",
+			                       *part);
+	}
+	g_strfreev(parts);
+}
+
 /* What the lanes read: the traces (in whole or in part), the damage of their copies. */
 static void note_read(struct ct_decode_merge *m, size_t trace_count)
 {
@@ -92,9 +113,7 @@ static void note_read(struct ct_decode_merge *m, size_t trace_count)
 		for (size_t v = 0; v < ct_stream_groups_view_count(m->groups, g); v++)
 			if (ct_trace_graph_reads(lane->graph, v))
 				read[ct_stream_groups_trace_of(m->groups, g, v)] = TRUE;
-		if (damage[0])
-			g_string_append_printf(m->damage, "%s%s", m->damage->len ? "; " : "",
-			                       damage);
+		note_damage(m, damage);
 	}
 	for (size_t t = 0; t < trace_count; t++)
 		m->traces += read[t] ? 1 : 0;
