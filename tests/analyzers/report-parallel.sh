@@ -8,8 +8,8 @@
 # (CUDATRACE_DECODE_GROUPS=1): the JSON reports must be the same, and
 # agree with the truth make-ctf.py prints. The traces: whole, in a time
 # window, cut while written (a partial last packet in one file), with a
-# corrupt packet inside one file, and two traces of a session read at
-# once.
+# corrupt packet inside one file, with its metadata cut, and two traces
+# of a session read at once.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -95,6 +95,17 @@ printf '\000\000\000\000' |
 	dd of="$report_tmp/corrupt/cudatrace_0" bs=1 seek=1048576 conv=notrunc 2>/dev/null
 compare corrupt "$report_tmp/corrupt"
 is "corrupt: reported as incomplete" "$(report_value corrupt-2 "d['trace']['complete']")" False
+
+# the metadata cut inside its last declaration: every group's view has it,
+# and the report says so once
+cp -r "$trace" "$report_tmp/metadata-cut"
+size=$(wc -c <"$trace/metadata")
+head -c $((size - 40)) "$trace/metadata" >"$report_tmp/metadata-cut/metadata"
+compare metadata-cut "$report_tmp/metadata-cut"
+is "metadata-cut: every event read" "$(report_value metadata-cut-2 "d['trace']['events']")" \
+	"$events"
+is "metadata-cut: the cut said once" \
+	"$(report_value metadata-cut-2 "d['trace']['error'].count('metadata of')")" 1
 
 # two traces of a session (per-PID directories), of two hosts
 mkdir -p "$report_tmp/session"
