@@ -8,8 +8,9 @@
 # (CUDATRACE_DECODE_GROUPS=1): the JSON reports must be the same, and
 # agree with the truth make-ctf.py prints. The traces: whole, in a time
 # window, cut while written (a partial last packet in one file), with a
-# corrupt packet inside one file, with its metadata cut, and two traces
-# of a session read at once.
+# corrupt packet inside one file, with its metadata cut, two traces of a
+# session read at once; and every file of a small one damaged in many
+# ways (damage.py), read in two groups.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -116,5 +117,17 @@ sed -i 's/hostname = "synthetic"/hostname = "synthetiq"/' "$report_tmp/session/b
 compare session "$report_tmp/session"
 is "session: every event of both read once" "$(report_value session-2 "d['trace']['events']")" \
 	$((events + events / 2))
+
+# every file of a small two-file trace cut, bit-flipped and zeroed
+# (damage.py), read in two groups: each run ends in bounded time with a
+# report that says what was lost, or a message, never a crash
+"$report_python" "$report_here/make-ctf.py" bench 3000 "$report_tmp/small" >/dev/null ||
+	tap_fail_all "make-ctf.py makes the small trace"
+CUDATRACE_DECODE_GROUPS=2
+export CUDATRACE_DECODE_GROUPS
+"$report_python" "$report_here/damage.py" "$report_cmd" "$report_tmp/small" \
+	"$report_tmp/work-small" 1 >"$report_tmp/small.tap" 2>&1
+unset CUDATRACE_DECODE_GROUPS
+tap_relay damaged "$report_tmp/small.tap"
 
 tap_done
