@@ -11,6 +11,7 @@
 
 #include "class-cache.h"
 #include "decode-merge.h"
+#include "log.h"
 #include "stream-groups.h"
 
 /* A group's graph and decoding thread, and the batch the merge reads of it. */
@@ -176,13 +177,16 @@ enum ct_trace_graph_status ct_decode_merge_create(const char *const *traces, siz
 {
 	struct ct_decode_merge *m = g_new0(struct ct_decode_merge, 1);
 	enum ct_trace_graph_status status;
+	char why[512];
 
 	*merge = NULL;
 	m->damage = g_string_new(NULL);
-	m->groups = ct_stream_groups_create(traces, count, ct_stream_groups_wanted(), error, len);
+	m->groups =
+	    ct_stream_groups_create(traces, count, ct_stream_groups_wanted(), why, sizeof(why));
 	if (!m->groups) {
-		ct_decode_merge_destroy(m);
-		return CT_TRACE_GRAPH_ERROR;
+		/* the views cannot be made (TMPDIR): one graph reads the traces as they are */
+		ct_log_warning("decoding the trace on one thread: %s", why);
+		m->groups = ct_stream_groups_create(traces, count, 1, why, sizeof(why));
 	}
 	status = lanes_create(m, types, error, len);
 	if (status == CT_TRACE_GRAPH_OK) {

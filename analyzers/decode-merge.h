@@ -11,7 +11,8 @@
  * the analyses see one time-ordered sequence, as from a single graph.
  *
  * One group, one graph, as before: when there is one stream file, one
- * core, or a live trace (whose streams come and go while it is read).
+ * core, a live trace (whose streams come and go while it is read), or
+ * when the views cannot be made (a warning).
  * Memory stays bounded: each group has CT_DECODE_BATCHES batches.
  *
  * What a single graph does, the merge does: a group whose run ends in an

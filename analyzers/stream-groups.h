@@ -36,8 +36,8 @@ size_t ct_stream_groups_wanted(void);
  * The stream files of the COUNT TRACES (trace directories, borrowed:
  * they must outlive the groups) in at most WANTED groups, at most one per
  * stream file. With one group, or a live URL among the traces, there is
- * one group of the traces themselves and no view. NULL, with why in WHY
- * (LEN bytes), when a view cannot be made.
+ * one group of the traces themselves and no view: that never fails. NULL,
+ * with why in WHY (LEN bytes), when a view cannot be made.
  */
 struct ct_stream_groups *ct_stream_groups_create(const char *const *traces, size_t count,
                                                  size_t wanted, char *why, size_t len);
