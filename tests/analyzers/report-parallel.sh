@@ -118,6 +118,18 @@ compare session "$report_tmp/session"
 is "session: every event of both read once" "$(report_value session-2 "d['trace']['events']")" \
 	$((events + events / 2))
 
+# no views can be made (TMPDIR missing): one graph reads the trace, with a warning
+saved_tmpdir=${TMPDIR-}
+TMPDIR=$report_tmp/missing
+export TMPDIR
+run_groups no-views 2 "$trace"
+if [ -n "$saved_tmpdir" ]; then TMPDIR=$saved_tmpdir; else unset TMPDIR; fi
+report_exits no-views 0
+report_says no-views "decoding the trace on one thread"
+cp "$report_tmp/whole-1.out" "$report_tmp/no-views-1.out"
+cp "$report_tmp/no-views.out" "$report_tmp/no-views-2.out"
+same_report no-views
+
 # every file of a small two-file trace cut, bit-flipped and zeroed
 # (damage.py), read in two groups: each run ends in bounded time with a
 # report that says what was lost, or a message, never a crash
