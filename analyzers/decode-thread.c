@@ -24,6 +24,7 @@ struct ct_decode_thread {
 	struct ct_class_cache *cache; /* borrowed */
 	uint64_t types;
 	struct ct_decoder decoder;
+	int64_t last_ns; /* the place in time of the last record (ct_record's at_ns) */
 	struct ct_batch *batches[CT_DECODE_BATCHES]; /* owned */
 	/*
 	 * The hand-over, under LOCK: batches to fill, batches filled, and
@@ -85,6 +86,7 @@ struct ct_decode_thread *ct_decode_thread_create(struct ct_class_cache *cache, u
 	dt->cache = cache;
 	dt->types = types;
 	ct_decoder_init(&dt->decoder);
+	dt->last_ns = INT64_MIN;
 	pthread_mutex_init(&dt->lock, NULL);
 	pthread_cond_init(&dt->changed, NULL);
 	for (size_t i = 0; i < CT_DECODE_BATCHES; i++) {
@@ -154,9 +156,22 @@ static struct ct_record *new_record(struct ct_decode_thread *dt, enum ct_record_
 	struct ct_record *rec = &b->records[b->count++];
 
 	rec->kind = kind;
+	rec->at_ns = dt->last_ns;
 	if (batch)
 		*batch = b;
 	return rec;
+}
+
+/*
+ * The place in time of a record at TIME_NS (INT64_MIN: unknown): never
+ * before the previous record's, so that the records of a run are in
+ * order of place, as decode-merge.h merges them.
+ */
+static int64_t place(struct ct_decode_thread *dt, int64_t time_ns)
+{
+	if (time_ns > dt->last_ns)
+		dt->last_ns = time_ns;
+	return dt->last_ns;
 }
 
 /* The pass cannot go on, for WHY; the messages after this one are not read. */
@@ -197,7 +212,8 @@ static const struct ct_event_class_info *class_of(struct ct_decode_thread *dt,
  * process is (hostname, vpid), whatever the events around it.
  */
 static void decode_ust_statedump(struct ct_decode_thread *dt,
-                                 const struct ct_event_class_info *info, const bt_event *event)
+                                 const struct ct_event_class_info *info, const bt_message *msg,
+                                 const bt_event *event)
 {
 	struct ct_batch *b;
 	struct ct_record *rec = new_record(dt, CT_RECORD_UST_STATEDUMP, 0, &b);
@@ -211,6 +227,7 @@ static void decode_ust_statedump(struct ct_decode_thread *dt,
 	sd->hostname =
 	    info->hostname ? g_string_chunk_insert_const(b->strings, info->hostname) : NULL;
 	sd->pid = ct_decoder_vpid(info, bt_event_borrow_common_context_field_const(event));
+	rec->at_ns = place(dt, ct_decoder_time(&dt->decoder, info, msg));
 }
 
 static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
@@ -227,7 +244,7 @@ static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
 	if (info->type == CT_EV_NONE) {
 		filling(dt, 0)->foreign_events++;
 		if (info->ust_statedump)
-			decode_ust_statedump(dt, info, event);
+			decode_ust_statedump(dt, info, msg, event);
 		return;
 	}
 	seq_room = info->decode ? (size_t)info->seq_fields * CT_STACK_FRAMES_MAX : 0;
@@ -236,6 +253,7 @@ static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
 	memset(&rec->ev, 0, sizeof(rec->ev));
 	rec->ev.type = info->type;
 	rec->ev.time_ns = ct_decoder_time(&dt->decoder, info, msg);
+	rec->at_ns = place(dt, rec->ev.time_ns);
 	ct_decoder_origin(&dt->decoder, info, bt_event_borrow_common_context_field_const(event),
 	                  info->decode, b->strings, &rec->origin);
 	if (info->decode)
@@ -281,6 +299,7 @@ static void loss(struct ct_decode_thread *dt, const bt_message *msg, bool events
 		return;
 	rec = new_record(dt, CT_RECORD_LOSS, 0, NULL);
 	rec->loss.time_ns = loss_time(msg, events);
+	rec->at_ns = place(dt, rec->loss.time_ns);
 	rec->loss.events = events ? count : 0;
 	rec->loss.packets = events ? 0 : count;
 }

@@ -6,8 +6,9 @@
  * resolved (class-cache.h, event-decoder.h), its time, origin and payload
  * read, its strings copied; a loss becomes a record of its own. The
  * records reach the reading thread in batches, in the graph's order (the
- * muxer's time order, ties as it breaks them): the analyses see exactly
- * the sequence a single thread would. At most CT_DECODE_BATCHES batches
+ * muxer's time order, ties as it breaks them), each with its place in
+ * time, by which the records of several such threads are merged
+ * (decode-merge.h): the analyses see the sequence a single thread would. At most CT_DECODE_BATCHES batches
  * exist, so memory does not follow the trace's length, and the decoding
  * thread waits while the reading thread is behind.
  *
@@ -55,6 +56,12 @@ enum ct_record_kind {
 /* What the decoding thread made of one message. */
 struct ct_record {
 	enum ct_record_kind kind;
+	/*
+	 * Its place in time, by which the records of several runs are merged
+	 * (decode-merge.h): its time (an event's, a loss's beginning), or
+	 * the record's before when it has none; never before it.
+	 */
+	int64_t at_ns;
 	/* CT_RECORD_EVENT: the payload was decoded (else the event is only counted) */
 	bool decoded;
 	struct ct_event_origin origin;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * reader.c - the trace pass (see reader.h). The reader orchestrates:
- * discovery.h finds the traces under the user's paths, trace-graph.h
- * builds the babeltrace2 graph that reads them, decode-thread.h runs it on
- * a thread of its own that turns each cudatrace event into a struct
- * ct_event (event-decoder.h, its class resolved once through
- * class-cache.h), and this thread, in the graph's order, finds its process
+ * discovery.h finds the traces under the user's paths, decode-merge.h
+ * splits their stream files into groups (stream-groups.h), builds a
+ * babeltrace2 graph per group (trace-graph.h) and runs each on a thread
+ * of its own (decode-thread.h) that turns each cudatrace event into a
+ * struct ct_event (event-decoder.h, its class resolved once through
+ * class-cache.h), and this thread, in time order, finds its process
  * and thread, updates the context,
  * applies the filters, computes what the analyses share (api-calls.h,
  * gpu-activity.h) and calls the analyses. At the end it has them give
@@ -28,10 +29,9 @@
 
 #include "api-calls.h"
 #include "assert.h"
-#include "class-cache.h"
 #include "compact-events.h"
 #include "config.h"
-#include "decode-thread.h"
+#include "decode-merge.h"
 #include "discovery.h"
 #include "event-decoder.h"
 #include "filters.h"
@@ -68,7 +68,6 @@ struct ct_reader {
 	struct instance *dispatch[CT_EV_COUNT][MAX_ANALYSES + 1];
 	uint64_t wanted;                   /* union of the analyses' wants */
 	unsigned uses;                     /* union of the analyses' uses (enum ct_shared) */
-	struct ct_class_cache *cache;      /* owned */
 	struct ct_compact_events *compact; /* owned */
 	struct ct_origins origins;
 	uint64_t seq;
@@ -89,7 +88,6 @@ struct ct_reader *ct_reader_create(const struct ct_options *opts)
 	r->opts = opts;
 	r->ctx = ct_context_create();
 	ct_call_stacks_set_debug_dirs(ct_context_call_stacks(r->ctx), opts->debug_dirs);
-	r->cache = ct_class_cache_create();
 	r->compact = ct_compact_events_create();
 	r->paths = g_ptr_array_new_with_free_func(g_free);
 	ct_origins_init(&r->origins, r->ctx);
@@ -106,7 +104,6 @@ void ct_reader_destroy(struct ct_reader *r)
 		return;
 	for (size_t i = r->instance_count; i-- > 0;)
 		r->instances[i].cls->destroy(r->instances[i].state);
-	ct_class_cache_destroy(r->cache);
 	ct_compact_events_destroy(r->compact);
 	ct_context_destroy(r->ctx);
 	g_ptr_array_free(r->paths, TRUE);
@@ -387,13 +384,6 @@ static void take_record(struct ct_reader *r, struct ct_record *rec)
 	}
 }
 
-static void take_batch(struct ct_reader *r, struct ct_batch *batch)
-{
-	r->stats.foreign_events += batch->foreign_events;
-	for (size_t i = 0; i < batch->count && !r->fatal; i++)
-		take_record(r, &batch->records[i]);
-}
-
 /* ------------------------------------------------------------ the pass */
 
 /* The reader's status for a graph's. */
@@ -439,44 +429,35 @@ static enum ct_reader_status run_failed(struct ct_reader *r, enum ct_trace_graph
 }
 
 /*
- * Reads the traces in r->paths through one graph, run on a decoding
- * thread (decode-thread.h) while this one analyses what it decoded.
+ * Reads the traces in r->paths through a graph per group of stream files,
+ * each run on a decoding thread (decode-merge.h), while this one analyses
+ * what they decoded, in time order.
  */
 static enum ct_reader_status run_pass(struct ct_reader *r)
 {
-	struct ct_decode_thread *dt = ct_decode_thread_create(r->cache, decoded_types(r));
-	struct ct_trace_graph *graph;
+	struct ct_decode_merge *merge;
 	enum ct_trace_graph_status status;
-	struct ct_batch *batch;
+	struct ct_record *rec;
 	char why[512];
 
-	status = ct_trace_graph_create((const char *const *)r->paths->pdata, r->paths->len,
-	                               ct_decode_thread_consume, dt, &graph, why, sizeof(why));
+	status = ct_decode_merge_create((const char *const *)r->paths->pdata, r->paths->len,
+	                                decoded_types(r), &merge, why, sizeof(why));
 	if (status != CT_TRACE_GRAPH_OK) {
-		ct_decode_thread_destroy(dt);
 		set_fatal(r, graph_failed(status), "%s", why);
 		return graph_failed(status);
 	}
-	r->stats.traces = ct_trace_graph_source_count(graph);
-	if (ct_trace_graph_damage(graph)[0]) {
+	r->stats.traces = ct_decode_merge_traces(merge);
+	if (ct_decode_merge_damage(merge)[0]) {
 		r->stats.truncated = true;
-		set_note(r, "%s", ct_trace_graph_damage(graph));
+		set_note(r, "%s", ct_decode_merge_damage(merge));
 	}
-	if (ct_decode_thread_start(dt, graph, why, sizeof(why)) < 0) {
-		ct_trace_graph_destroy(graph);
-		ct_decode_thread_destroy(dt);
-		set_fatal(r, CT_READER_ERROR, "%s", why);
-		return CT_READER_ERROR;
-	}
-	while ((batch = ct_decode_thread_next(dt))) {
-		take_batch(r, batch);
-		if (r->fatal)
-			ct_decode_thread_stop(dt);
-		ct_decode_thread_release(dt, batch);
-	}
-	status = ct_decode_thread_join(dt, why, sizeof(why));
-	ct_trace_graph_destroy(graph);
-	ct_decode_thread_destroy(dt);
+	while (!r->fatal && (rec = ct_decode_merge_next(merge)))
+		take_record(r, rec);
+	if (r->fatal)
+		ct_decode_merge_stop(merge);
+	r->stats.foreign_events += ct_decode_merge_foreign_events(merge);
+	status = ct_decode_merge_join(merge, why, sizeof(why));
+	ct_decode_merge_destroy(merge);
 	/* the run may have ended before it saw the stop */
 	if (r->fatal)
 		return r->fatal_status;

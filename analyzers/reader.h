@@ -2,8 +2,9 @@
 /*
  * reader.h - one pass over one or more cudatrace traces with
  * libbabeltrace2 (src.ctf.fs per trace directory -> flt.utils.muxer -> an
- * in-process sink), each event decoded once and handed to the analyses
- * that asked for its type.
+ * in-process sink; a graph per group of stream files, decoded in
+ * parallel and merged in time order, decode-merge.h), each event decoded
+ * once and handed to the analyses that asked for its type.
  *
  *	struct ct_reader *r = ct_reader_create(&opts);
  *	ct_reader_add(r, &ct_memory_analysis);       (for each analysis)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "trace-check.h"
+#include "trace-view.h"
 
 #define CTF_MAGIC        UINT32_C(0xc1fc1fc1)
 #define INDEX_MAGIC      UINT32_C(0xc1f1dcc1)
@@ -245,28 +246,6 @@ end:
 	return ok;
 }
 
-/* The stream files of DIR: regular files but the metadata and hidden ones, by name. */
-static GPtrArray *stream_names(const char *dir)
-{
-	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	while (d && (e = readdir(d))) {
-		char path[PATH_MAX];
-		struct stat st;
-
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, "metadata") ||
-		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
-		    stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-			continue;
-		g_ptr_array_add(names, g_strdup(e->d_name));
-	}
-	if (d)
-		closedir(d);
-	return names;
-}
-
 /* Checks stream file NAME of DIR and its index against LAYOUT. */
 static void check_stream(struct ct_trace_check *c, const char *dir, const char *shown,
                          const char *name, const struct ct_packet_layout *layout)
@@ -325,7 +304,7 @@ void ct_trace_check(const char *dir, const char *shown, struct ct_trace_check *c
 	}
 	if (md.rewritten)
 		c->metadata = g_strdup(md.text->str);
-	names = stream_names(dir);
+	names = ct_trace_view_streams(dir);
 	if (ct_packet_layout_parse(md.text->str, &layout, why, sizeof(why)) < 0) {
 		/*
 		 * Packets whose sizes cannot be found cannot be checked, and

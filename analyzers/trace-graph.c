@@ -15,6 +15,7 @@
 #include "trace-check.h"
 #include "trace-graph.h"
 #include "trace-repair.h"
+#include "trace-view.h"
 
 struct ct_trace_graph {
 	bt_graph *graph;                  /* owned */
@@ -25,6 +26,7 @@ struct ct_trace_graph {
 	    *tail_input;           /* where the muxer's messages go; borrowed from the graph */
 	GPtrArray *sources;        /* const bt_component_source *, borrowed from the graph */
 	const char *const *traces; /* borrowed */
+	const char *const *shown;  /* borrowed: the names messages give the traces */
 	size_t trace_count;
 	/* What each trace is read from: itself, its repaired copy, NULL (skipped); borrowed. */
 	GPtrArray *read_from;
@@ -60,7 +62,7 @@ static void take_error(char *buf, size_t len)
 /* Removes a repaired copy and frees its path (the repairs' free function). */
 static void repair_free(gpointer copy)
 {
-	ct_trace_repair_remove(copy);
+	ct_trace_view_remove(copy);
 	g_free(copy);
 }
 
@@ -131,7 +133,7 @@ static void skip(struct ct_trace_graph *g, size_t i, const char *why, char *firs
 {
 	char shown[CT_SHOWN_PATH_MAX];
 
-	ct_shown_path(g->traces[i], shown, sizeof(shown));
+	ct_shown_path(g->shown[i], shown, sizeof(shown));
 	if (!first_error[0])
 		snprintf(first_error, len, "'%s': %s", shown, why);
 	ct_log_warning("skipping '%s': %s", shown, why);
@@ -151,7 +153,7 @@ static void check_trace(struct ct_trace_graph *g, size_t i, char *first_error, s
 
 	if (ct_live_is_url(trace))
 		return;
-	ct_shown_path(trace, shown, sizeof(shown));
+	ct_shown_path(g->shown[i], shown, sizeof(shown));
 	ct_trace_check(trace, shown, &check);
 	if (check.status == CT_TRACE_CHECK_REPAIR &&
 	    ct_trace_repair(trace, &check, copy, sizeof(copy), check.why, sizeof(check.why)) == 0) {
@@ -335,26 +337,16 @@ static int add_simple_sink(bt_graph *graph, void *data, const bt_port_input **in
 	return 0;
 }
 
-enum ct_trace_graph_status
-ct_trace_graph_create(const char *const *traces, size_t count,
-                      bt_graph_simple_sink_component_consume_func consume, void *data,
-                      struct ct_trace_graph **graph, char *error, size_t len)
-{
-	struct simple_sink sink = { consume, data };
-	const struct ct_trace_graph_tail tail = { add_simple_sink, &sink };
-
-	return ct_trace_graph_create_with_tail(traces, count, &tail, graph, error, len);
-}
-
-enum ct_trace_graph_status ct_trace_graph_create_with_tail(const char *const *traces, size_t count,
-                                                           const struct ct_trace_graph_tail *tail,
-                                                           struct ct_trace_graph **graph,
-                                                           char *error, size_t len)
+/* The graph of the COUNT TRACES, named SHOWN in messages, with TAIL after the muxer. */
+static enum ct_trace_graph_status create(const char *const *traces, const char *const *shown,
+                                         size_t count, const struct ct_trace_graph_tail *tail,
+                                         struct ct_trace_graph **graph, char *error, size_t len)
 {
 	struct ct_trace_graph *g = g_new0(struct ct_trace_graph, 1);
 	enum ct_trace_graph_status status;
 
 	g->traces = traces;
+	g->shown = shown;
 	g->trace_count = count;
 	g->live = count && ct_live_is_url(traces[0]);
 	g->sources = g_ptr_array_new();
@@ -372,6 +364,25 @@ enum ct_trace_graph_status ct_trace_graph_create_with_tail(const char *const *tr
 	}
 	*graph = g;
 	return status;
+}
+
+enum ct_trace_graph_status
+ct_trace_graph_create(const char *const *traces, const char *const *shown, size_t count,
+                      bt_graph_simple_sink_component_consume_func consume, void *data,
+                      struct ct_trace_graph **graph, char *error, size_t len)
+{
+	struct simple_sink sink = { consume, data };
+	const struct ct_trace_graph_tail tail = { add_simple_sink, &sink };
+
+	return create(traces, shown ? shown : traces, count, &tail, graph, error, len);
+}
+
+enum ct_trace_graph_status ct_trace_graph_create_with_tail(const char *const *traces, size_t count,
+                                                           const struct ct_trace_graph_tail *tail,
+                                                           struct ct_trace_graph **graph,
+                                                           char *error, size_t len)
+{
+	return create(traces, traces, count, tail, graph, error, len);
 }
 
 enum ct_trace_graph_status ct_trace_graph_run(struct ct_trace_graph *g, char *error, size_t len)
@@ -406,6 +417,11 @@ enum ct_trace_graph_status ct_trace_graph_run(struct ct_trace_graph *g, char *er
 size_t ct_trace_graph_source_count(const struct ct_trace_graph *g)
 {
 	return g->sources->len;
+}
+
+bool ct_trace_graph_reads(const struct ct_trace_graph *g, size_t i)
+{
+	return g_ptr_array_index(g->read_from, i) != NULL;
 }
 
 const char *ct_trace_graph_damage(const struct ct_trace_graph *g)

@@ -13,13 +13,14 @@
  * still refuses, which leaves the graph unusable: the graph is made again
  * without it. Only when no trace is left does building fail.
  *
- *	status = ct_trace_graph_create(traces, n, consume, data, &graph, err, len);
+ *	status = ct_trace_graph_create(traces, NULL, n, consume, data, &graph, err, len);
  *	status = ct_trace_graph_run(graph, err, len);
  *	ct_trace_graph_destroy(graph);
  */
 #ifndef CUDATRACE_ANALYZERS_TRACE_GRAPH_H
 #define CUDATRACE_ANALYZERS_TRACE_GRAPH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <babeltrace2/babeltrace.h>
@@ -35,11 +36,13 @@ struct ct_trace_graph;
 
 /*
  * Builds and connects the graph of the COUNT TRACES (borrowed, they must
- * outlive the graph), whose sink calls CONSUME with DATA. On an error the
- * message is in ERROR (LEN bytes) and *GRAPH is NULL.
+ * outlive the graph), whose sink calls CONSUME with DATA. Warnings and
+ * errors name trace I SHOWN[I] (a view's original, stream-groups.h), or
+ * TRACES[I] when SHOWN is NULL; SHOWN too must outlive the graph. On an
+ * error the message is in ERROR (LEN bytes) and *GRAPH is NULL.
  */
 enum ct_trace_graph_status
-ct_trace_graph_create(const char *const *traces, size_t count,
+ct_trace_graph_create(const char *const *traces, const char *const *shown, size_t count,
                       bt_graph_simple_sink_component_consume_func consume, void *data,
                       struct ct_trace_graph **graph, char *error, size_t len);
 
@@ -72,6 +75,9 @@ enum ct_trace_graph_status ct_trace_graph_create_with_tail(const char *const *tr
  */
 enum ct_trace_graph_status ct_trace_graph_run(struct ct_trace_graph *graph, char *error,
                                               size_t len);
+
+/* Whether trace I is read (not skipped). */
+bool ct_trace_graph_reads(const struct ct_trace_graph *graph, size_t i);
 
 /* The traces read (those not skipped). */
 size_t ct_trace_graph_source_count(const struct ct_trace_graph *graph);

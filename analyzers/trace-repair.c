@@ -17,14 +17,7 @@
 #include <glib.h>
 
 #include "trace-repair.h"
-
-/* DIR/NAME into BUF (PATH_MAX bytes); -1 if it does not fit. */
-static int join_path(char *buf, const char *dir, const char *name)
-{
-	int n = snprintf(buf, PATH_MAX, "%s/%s", dir, name);
-
-	return n < 0 || n >= PATH_MAX ? -1 : 0;
-}
+#include "trace-view.h"
 
 static int copy_bytes(int in, int out, uint64_t count)
 {
@@ -83,7 +76,7 @@ static int write_stream(const char *dir, const char *copy, const struct ct_strea
 	char from[PATH_MAX], to[PATH_MAX];
 	int in, out, ret = -1;
 
-	if (join_path(from, dir, r->name) < 0 || join_path(to, copy, r->name) < 0)
+	if (ct_trace_view_join(from, dir, r->name) < 0 || ct_trace_view_join(to, copy, r->name) < 0)
 		return -1;
 	in = open(from, O_RDONLY);
 	if (in < 0)
@@ -148,63 +141,40 @@ static int fill(const char *dir, const struct ct_trace_check *check, const char 
 		const struct ct_stream_repair *r;
 		struct stat st;
 
-		if (e->d_name[0] == '.' || join_path(from, dir, e->d_name) < 0 ||
-		    join_path(to, copy, e->d_name) < 0 || stat(from, &st) != 0)
+		if (e->d_name[0] == '.' || ct_trace_view_join(from, dir, e->d_name) < 0 ||
+		    ct_trace_view_join(to, copy, e->d_name) < 0 || stat(from, &st) != 0)
 			continue;
 		if (!strcmp(e->d_name, "metadata")) {
-			ret = check->metadata ? write_text(to, check->metadata) : symlink(from, to);
+			ret = check->metadata ? write_text(to, check->metadata)
+			                      : ct_trace_view_link(dir, copy, e->d_name);
 		} else if (!strcmp(e->d_name, "index") && S_ISDIR(st.st_mode)) {
 			/* a cut stream's index no longer matches it */
 			if (!check->drop_index && !check->streams->len)
-				ret = symlink(from, to);
+				ret = ct_trace_view_link(dir, copy, e->d_name);
 		} else if (S_ISREG(st.st_mode)) {
 			r = repair_of(check, e->d_name);
-			ret = r ? write_stream(dir, copy, r) : symlink(from, to);
+			ret = r ? write_stream(dir, copy, r)
+			        : ct_trace_view_link(dir, copy, e->d_name);
 		}
 	}
 	closedir(d);
 	return ret;
 }
 
-void ct_trace_repair_remove(const char *copy)
-{
-	DIR *d = opendir(copy);
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char path[PATH_MAX];
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (join_path(path, copy, e->d_name) == 0)
-			unlink(path);
-	}
-	closedir(d);
-	rmdir(copy);
-}
-
 int ct_trace_repair(const char *dir, const struct ct_trace_check *check, char *out, size_t len,
                     char *why, size_t why_len)
 {
 	char absolute[PATH_MAX];
-	const char *tmp = getenv("TMPDIR");
 
 	if (!realpath(dir, absolute)) {
 		snprintf(why, why_len, "cannot open it: %s", strerror(errno));
 		return -1;
 	}
-	if (snprintf(out, len, "%s/cudatrace-repair.XXXXXX", tmp && *tmp ? tmp : "/tmp") >=
-	        (int)len ||
-	    !mkdtemp(out)) {
-		snprintf(why, why_len, "cannot make a temporary directory for a repaired copy: %s",
-		         strerror(errno));
+	if (ct_trace_view_create("repair", out, len, why, why_len) < 0)
 		return -1;
-	}
 	if (fill(absolute, check, out) < 0) {
 		snprintf(why, why_len, "cannot write a repaired copy: %s", strerror(errno));
-		ct_trace_repair_remove(out);
+		ct_trace_view_remove(out);
 		return -1;
 	}
 	return 0;

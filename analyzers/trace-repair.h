@@ -8,8 +8,9 @@
  * event up to the cut and stops with a decoding error there; the index
  * files left out when they do not match.
  *
- * The original is never modified: unchanged files are symbolic links to
- * it, repaired ones copies.
+ * The original is never modified: the copy is a view of it
+ * (trace-view.h), whose unchanged files are symbolic links to it,
+ * repaired ones copies; ct_trace_view_remove() removes it.
  */
 #ifndef CUDATRACE_ANALYZERS_TRACE_REPAIR_H
 #define CUDATRACE_ANALYZERS_TRACE_REPAIR_H
@@ -20,13 +21,10 @@
 
 /*
  * Makes the copy CHECK describes of trace directory DIR under a new
- * temporary directory, whose path goes to OUT (LEN bytes). Returns 0, or
+ * temporary directory (ct_trace_view_create), whose path goes to OUT (LEN bytes). Returns 0, or
  * -1 with a reason in WHY (nothing is left behind).
  */
 int ct_trace_repair(const char *dir, const struct ct_trace_check *check, char *out, size_t len,
                     char *why, size_t why_len);
-
-/* Removes a copy made by ct_trace_repair() (its files, then the directory). */
-void ct_trace_repair_remove(const char *copy);
 
 #endif

@@ -8,7 +8,8 @@
 #   $work                 a scratch directory, removed at exit
 #   bench_traces          writes the synthetic traces (tests/analyzers/
 #                         make-ctf.py: calls that allocate and free with a
-#                         bounded live set) $work/large and $work/small
+#                         bounded live set, in two stream files of 1 MiB
+#                         packets) $work/large and $work/small
 #   median3 CMD...        the median of three runs' "seconds kilobytes"
 #                         (elapsed time, peak RSS)
 #   bench_memory NAME M M_SMALL DUMMY DUMMY_SMALL
@@ -50,11 +51,11 @@ median3() {
 # before the first message (about 70 bytes a packet): its own peak RSS
 # grows with the number of packets, whoever reads the trace. It also maps
 # each stream file through a window of up to 8 MiB, whose pages count in
-# the RSS: on traces smaller than that the RSS follows the file's size.
-# The bench traces have LTTng's smallest packets (4 KiB, make-ctf.py), 256
-# times as many as `cudatrace record` writes with its default 1 MiB
-# sub-buffers, so that index is larger here than in a recorded trace. Beside the ratio of
-# the whole peak RSS, the growth of what is ours: the peak above
+# the RSS: on traces smaller than that the RSS follows the files' size.
+# The bench traces are laid out as `cudatrace record` writes them
+# (make-ctf.py bench): 1 MiB packets, as its default sub-buffers, so that
+# index is a recorded trace's, and a stream file per CPU (two). Beside the
+# ratio of the whole peak RSS, the growth of what is ours: the peak above
 # babeltrace2's own on the same trace, 10x events over 1x.
 bench_memory() {
 	echo "$2 $3 $4 $5" | awk -v name="$1" '{
@@ -64,9 +65,11 @@ bench_memory() {
 	}'
 }
 
-# The reader decodes on one thread while the analyses run on another
-# (analyzers/decode-thread.h): on one core their times add up; on two, the
-# pass takes the longer of the two, at best babeltrace2's own decoding.
+# The reader decodes a group of stream files per core, each on a thread of
+# its own, while the analyses run on another (analyzers/decode-merge.h):
+# on one core their times add up; on two, the two stream files of the
+# bench traces decode in parallel, faster than babeltrace2's one thread.
 bench_cores() {
-	echo "cores: $(nproc) (decoding and analyses overlap on 2 or more; on 1 their times add)"
+	echo "cores: $(nproc) (a decoding thread per core and stream file beside the analyses';" \
+		"on 1 their times add)"
 }

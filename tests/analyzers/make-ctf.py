@@ -38,8 +38,10 @@ Scenarios:
               its id as runtime_correlation_id; times whose host event is
               not in the trace; the truth is printed as JSON
   bench N     N events of calls allocating and freeing (a live set of a
-              thousand buffers), for timing the reader against babeltrace2;
-              the truth is printed as JSON
+              thousand buffers), laid out as `cudatrace record` writes
+              them (1 MiB packets, a stream file per CPU, interleaved in
+              time), for timing the reader against babeltrace2; the truth
+              is printed as JSON
   bench-future N
               the same after a tracer_info of a major version to come
               thousand buffers), for timing the reader against babeltrace2
@@ -207,7 +209,9 @@ def metadata(events, provider=ct_contract.PROVIDER, hostname="synthetic"):
 class Stream:
     """Events packed into fixed-size packets, as LTTng's sub-buffers."""
 
-    def __init__(self, events):
+    def __init__(self, events, packet_bytes=PACKET_BYTES, cpu=0):
+        self.packet_bytes = packet_bytes
+        self.cpu = cpu
         self.ids = {name: i for i, (name, _) in enumerate(events)}
         self.layout = dict(events)
         self.packets = []
@@ -222,7 +226,7 @@ class Stream:
         for field, kind in self.layout[event_name]:
             default = 0 if kind in PACK else [] if kind == SEQ64 else ""
             body += encode(kind, values.get(field, default))
-        if sum(len(b) for _, b in self.current) + len(body) > PACKET_BYTES - 128:
+        if sum(len(b) for _, b in self.current) + len(body) > self.packet_bytes - 128:
             self.flush()
         self.current.append((t, body))
 
@@ -247,9 +251,9 @@ class Stream:
             context_len = 8 * 6 + 4
             content = len(header) + context_len + len(payload)
             context = struct.pack("<QQQQQQI", events[0][0], events[-1][0], content * 8,
-                                  PACKET_BYTES * 8, discarded, seq, 0)
+                                  self.packet_bytes * 8, discarded, seq, self.cpu)
             packet = header + context + payload
-            out.append(packet + b"\0" * (PACKET_BYTES - len(packet)))
+            out.append(packet + b"\0" * (self.packet_bytes - len(packet)))
         self.packets = []
         return b"".join(out)
 
@@ -558,16 +562,29 @@ def old_layout(directory):
     write(directory, events, s)
 
 
+# What `cudatrace record` writes (cli/record-options.c, cli/session.c):
+# sub-buffers of 1 MiB, a stream file per CPU of channel `cudatrace`.
+RECORD_PACKET_BYTES = 1 << 20
+BENCH_CPUS = 2
+# Calls a thread makes on one CPU before the scheduler moves it to the other.
+BENCH_CALLS_PER_CPU = 64
+
+
 def bench(directory, count, version=None):
-    """Streams COUNT events to disk: the packets are written as they fill.
-    Returns the truth: events, allocations, frees, peak and live bytes.
-    With VERSION, a tracer_info of that version comes first."""
+    """Streams COUNT events to disk, as `cudatrace record` lays them out:
+    1 MiB packets, written as they fill, in a stream file per CPU
+    (cudatrace_0, cudatrace_1), the thread moving from one CPU to the
+    other every BENCH_CALLS_PER_CPU calls, so that the files' events
+    interleave in time. Returns the truth: events, allocations, frees,
+    peak and live bytes. With VERSION, a tracer_info of that version
+    comes first."""
     events = list(EVENTS.items())
-    s = Stream(events)
+    cpus = [Stream(events, RECORD_PACKET_BYTES, cpu) for cpu in range(BENCH_CPUS)]
     os.makedirs(directory, exist_ok=True)
     with open(os.path.join(directory, "metadata"), "w") as f:
         f.write(metadata(events))
-    out = open(os.path.join(directory, "cudatrace_0"), "wb")
+    outs = [open(os.path.join(directory, f"cudatrace_{cpu}"), "wb") for cpu in range(BENCH_CPUS)]
+    s = cpus[0]
     pid, proc = 777, "bench"
     t = 1_000_000_000
     n, i = 2, 0
@@ -596,16 +613,18 @@ def bench(directory, count, version=None):
         return 2
 
     while n < count:
+        s = cpus[(i // BENCH_CALLS_PER_CPU) % BENCH_CPUS]
         # each slot's buffer is freed a thousand allocations later
         address = BASE + (i % 1000) * 2 * MIB
         if i >= 1000:
             n += call("mem_free", 22, address, -MIB)
         n += call("mem_alloc", 20, address, MIB)
         i += 1
-        if len(s.packets) > 64:
-            out.write(s.data())
-    out.write(s.data())
-    out.close()
+        if len(s.packets) > 4:
+            outs[s.cpu].write(s.data())
+    for cpu, out in zip(cpus, outs):
+        out.write(cpu.data())
+        out.close()
     frees = max(i - 1000, 0)
     return {"events": n, "allocations": i, "frees": frees,
             "peak_bytes": min(i, 1000) * MIB, "live_at_end_bytes": (i - frees) * MIB}

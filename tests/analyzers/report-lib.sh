@@ -25,6 +25,9 @@
 #   report_exits TAG STATUS  the run exited with STATUS: a crash (a signal,
 #                            a sanitizer abort) never passes
 #   report_says TAG TEXT     its stderr contains TEXT
+#   report_value TAG EXPR    the value of the Python expression EXPR of TAG's
+#                            JSON report (d) and the truth make-ctf.py
+#                            printed into $report_tmp/truth.json (t)
 #   report_traced_setup "$@" the start of a test that traces memory-workload
 #                            on the simulator: lttng_private_ns with the
 #                            script's arguments, trace_locate, report_locate,
@@ -96,6 +99,12 @@ report_says() {
 		tap_result 1 "$1: says '$2'"
 		head -n 5 "$report_tmp/$1.err" | sed 's/^/#   /'
 	fi
+}
+
+report_value() {
+	"$report_python" -c "import json,sys
+d = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
+print($2)" "$report_tmp/$1.out" "$report_tmp/truth.json" 2>/dev/null
 }
 
 report_traced_setup() {

@@ -19,25 +19,18 @@ long=$report_tmp/long
 "$report_python" "$report_here/make-ctf.py" bench "$events" "$long" >"$report_tmp/truth.json" ||
 	tap_fail_all "make-ctf.py makes the long trace"
 
-# TAG PYTHON-EXPRESSION: the value in the report TAG (d) or the truth (t)
-value() {
-	"$report_python" -c "import json,sys
-d = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
-print($2)" "$report_tmp/$1.out" "$report_tmp/truth.json" 2>/dev/null
-}
-
 report_run long --format=json "$long"
 report_exits long 0
-is "long: every event read once" "$(value long "d['trace']['events']")" \
-	"$(value long "t['events']")"
-is "long: every allocation counted" "$(value long "d['memory']['devices'][0]['allocations']")" \
-	"$(value long "t['allocations']")"
-is "long: the peak of the live set" "$(value long "d['memory']['devices'][0]['peak_bytes']")" \
-	"$(value long "t['peak_bytes']")"
+is "long: every event read once" "$(report_value long "d['trace']['events']")" \
+	"$(report_value long "t['events']")"
+is "long: every allocation counted" "$(report_value long "d['memory']['devices'][0]['allocations']")" \
+	"$(report_value long "t['allocations']")"
+is "long: the peak of the live set" "$(report_value long "d['memory']['devices'][0]['peak_bytes']")" \
+	"$(report_value long "t['peak_bytes']")"
 is "long: the bytes live at the end" \
-	"$(value long "d['memory']['devices'][0]['live_at_end_bytes']")" \
-	"$(value long "t['live_at_end_bytes']")"
-is "long: the trace is complete" "$(value long "d['trace']['complete']")" True
+	"$(report_value long "d['memory']['devices'][0]['live_at_end_bytes']")" \
+	"$(report_value long "t['live_at_end_bytes']")"
+is "long: the trace is complete" "$(report_value long "d['trace']['complete']")" True
 
 future=$report_tmp/future
 "$report_python" "$report_here/make-ctf.py" bench-future "$events" "$future" >/dev/null ||

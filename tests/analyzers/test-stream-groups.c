@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-stream-groups.c - the groups of stream files decoded in parallel
+ * (stream-groups.c) on a trace directory made here, whose files' sizes
+ * are known: the largest file goes first, each to the group with the
+ * fewest bytes; each group's view holds the metadata, the index and its
+ * own files only, as links to the trace's; no more groups than files;
+ * one group (the trace itself, no view) when one is wanted or the trace
+ * is live; the views removed with the groups; CUDATRACE_DECODE_GROUPS
+ * read as a number from 1 on.
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <glib.h>
+
+#include "stream-groups.h"
+
+static char trace[PATH_MAX];
+
+static void write_file(const char *name, size_t bytes)
+{
+	gchar *path = g_build_filename(trace, name, NULL);
+	FILE *f = fopen(path, "wb");
+
+	g_free(path);
+	assert_non_null(f);
+	for (size_t i = 0; i < bytes; i++)
+		fputc(0, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A trace of stream files of 300, 200 and 100 bytes, an index and a hidden file. */
+static int setup(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	char index[PATH_MAX + 8];
+
+	(void)state;
+	snprintf(trace, sizeof(trace), "%s/test-stream-groups.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(trace));
+	write_file("metadata", 10);
+	write_file("cudatrace_1", 200);
+	write_file("cudatrace_0", 300);
+	write_file("cudatrace-gpu_0", 100);
+	write_file(".hidden", 1000);
+	snprintf(index, sizeof(index), "%s/index", trace);
+	assert_int_equal(mkdir(index, 0700), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", trace);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Where VIEW/NAME links to, "" when it is not a link. */
+static const char *link_of(const char *view, const char *name)
+{
+	static char target[PATH_MAX];
+	char path[PATH_MAX * 2];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", view, name);
+	n = readlink(path, target, sizeof(target) - 1);
+	target[n < 0 ? 0 : n] = '\0';
+	return target;
+}
+
+static bool exists(const char *view, const char *name)
+{
+	char path[PATH_MAX * 2];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", view, name);
+	return lstat(path, &st) == 0;
+}
+
+/* The only view of group G of GROUPS: its trace, its metadata and index. */
+static const char *only_view(const struct ct_stream_groups *groups, size_t g)
+{
+	char real[PATH_MAX], want[PATH_MAX * 2];
+	const char *view;
+
+	assert_int_equal(ct_stream_groups_view_count(groups, g), 1);
+	assert_string_equal(ct_stream_groups_shown(groups, g)[0], trace);
+	assert_int_equal(ct_stream_groups_trace_of(groups, g, 0), 0);
+	view = ct_stream_groups_views(groups, g)[0];
+	assert_string_not_equal(view, trace);
+	assert_non_null(realpath(trace, real));
+	snprintf(want, sizeof(want), "%s/metadata", real);
+	assert_string_equal(link_of(view, "metadata"), want);
+	snprintf(want, sizeof(want), "%s/index", real);
+	assert_string_equal(link_of(view, "index"), want);
+	assert_false(exists(view, ".hidden"));
+	return view;
+}
+
+/* The groups of the COUNT TRACES, WANTED wanted: EXPECTED of them. */
+static struct ct_stream_groups *groups_of(const char *const *traces, size_t count, size_t wanted,
+                                          size_t expected)
+{
+	struct ct_stream_groups *groups;
+	char why[256];
+
+	groups = ct_stream_groups_create(traces, count, wanted, why, sizeof(why));
+	assert_non_null(groups);
+	assert_int_equal(ct_stream_groups_count(groups), expected);
+	return groups;
+}
+
+static void test_two_groups_balance_bytes(void **state)
+{
+	const char *const traces[] = { trace };
+	struct ct_stream_groups *groups = groups_of(traces, 1, 2, 2);
+	char real[PATH_MAX], want[PATH_MAX * 2];
+	char *first, *second;
+
+	(void)state;
+	assert_non_null(realpath(trace, real));
+	/* 300 to the first; 200 to the second; 100 to the second (200 < 300) */
+	first = g_strdup(only_view(groups, 0));
+	second = g_strdup(only_view(groups, 1));
+	snprintf(want, sizeof(want), "%s/cudatrace_0", real);
+	assert_string_equal(link_of(first, "cudatrace_0"), want);
+	assert_false(exists(first, "cudatrace_1"));
+	assert_false(exists(first, "cudatrace-gpu_0"));
+	snprintf(want, sizeof(want), "%s/cudatrace_1", real);
+	assert_string_equal(link_of(second, "cudatrace_1"), want);
+	snprintf(want, sizeof(want), "%s/cudatrace-gpu_0", real);
+	assert_string_equal(link_of(second, "cudatrace-gpu_0"), want);
+	assert_false(exists(second, "cudatrace_0"));
+	ct_stream_groups_destroy(groups);
+	/* the views are gone, the trace is not */
+	assert_false(access(first, F_OK) == 0);
+	assert_false(access(second, F_OK) == 0);
+	assert_true(exists(trace, "cudatrace_0"));
+	g_free(first);
+	g_free(second);
+}
+
+static void test_no_more_groups_than_files(void **state)
+{
+	const char *const traces[] = { trace };
+	struct ct_stream_groups *groups = groups_of(traces, 1, 8, 3);
+
+	(void)state;
+	for (size_t g = 0; g < 3; g++)
+		only_view(groups, g);
+	ct_stream_groups_destroy(groups);
+}
+
+static void test_one_group_is_the_trace(void **state)
+{
+	const char *const traces[] = { trace };
+	const char *const live[] = { trace, "net://localhost/host/h/s" };
+	struct ct_stream_groups *groups = groups_of(traces, 1, 1, 1);
+
+	(void)state;
+	assert_int_equal(ct_stream_groups_view_count(groups, 0), 1);
+	assert_string_equal(ct_stream_groups_views(groups, 0)[0], trace);
+	ct_stream_groups_destroy(groups);
+	assert_true(exists(trace, "cudatrace_0"));
+
+	groups = groups_of(live, 2, 4, 1);
+	assert_int_equal(ct_stream_groups_view_count(groups, 0), 2);
+	assert_string_equal(ct_stream_groups_views(groups, 0)[1], live[1]);
+	assert_int_equal(ct_stream_groups_trace_of(groups, 0, 1), 1);
+	ct_stream_groups_destroy(groups);
+}
+
+static void test_wanted_from_the_environment(void **state)
+{
+	size_t cores = g_get_num_processors();
+
+	(void)state;
+	assert_int_equal(setenv("CUDATRACE_DECODE_GROUPS", "3", 1), 0);
+	assert_int_equal(ct_stream_groups_wanted(), 3);
+	assert_int_equal(setenv("CUDATRACE_DECODE_GROUPS", "1", 1), 0);
+	assert_int_equal(ct_stream_groups_wanted(), 1);
+	/* not a number from 1 on: a warning, and the cores */
+	assert_int_equal(setenv("CUDATRACE_DECODE_GROUPS", "0", 1), 0);
+	assert_int_equal(ct_stream_groups_wanted(), cores);
+	assert_int_equal(setenv("CUDATRACE_DECODE_GROUPS", "-2", 1), 0);
+	assert_int_equal(ct_stream_groups_wanted(), cores);
+	assert_int_equal(setenv("CUDATRACE_DECODE_GROUPS", "2x", 1), 0);
+	assert_int_equal(ct_stream_groups_wanted(), cores);
+	assert_int_equal(unsetenv("CUDATRACE_DECODE_GROUPS"), 0);
+	assert_int_equal(ct_stream_groups_wanted(), cores);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_two_groups_balance_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_more_groups_than_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_group_is_the_trace, setup, teardown),
+		cmocka_unit_test(test_wanted_from_the_environment),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
