@@ -139,20 +139,13 @@ static void load_debug(struct config *c, struct config_problems *problems)
 	c->debug = (int)value;
 }
 
-static void load_api(struct config *c, struct config_problems *problems)
+/* Variable NAME, 1 or 0, into *VALUE (left as it is when unset or bad). */
+static void load_bool(struct config_problems *problems, const char *name, bool *value)
 {
-	const char *s = getenv("CUDATRACE_API");
+	const char *s = getenv(name);
 
-	if (s && parse_bool(s, &c->api) < 0)
-		report_bad(problems, "CUDATRACE_API", s, "1 or 0");
-}
-
-static void load_stack_calls(struct config *c, struct config_problems *problems)
-{
-	const char *s = getenv("CUDATRACE_STACK_CALLS");
-
-	if (s && parse_bool(s, &c->stack_calls) < 0)
-		report_bad(problems, "CUDATRACE_STACK_CALLS", s, "1 or 0");
+	if (s && parse_bool(s, value) < 0)
+		report_bad(problems, name, s, "1 or 0");
 }
 
 static void load_activity(struct config *c, struct config_problems *problems)
@@ -198,7 +191,7 @@ void config_read(struct config *c, struct config_problems *problems)
 	*c = (struct config)CONFIG_DEFAULTS;
 	problems->count = 0;
 	load_debug(c, problems);
-	load_api(c, problems);
+	load_bool(problems, "CUDATRACE_API", &c->api);
 	load_activity(c, problems);
 	load_number(problems, "CUDATRACE_BUFFER_SIZE", CONFIG_MIN_BUFFER_SIZE,
 	            CONFIG_MAX_BUFFER_SIZE, &buffer_size);
@@ -210,7 +203,8 @@ void config_read(struct config *c, struct config_problems *problems)
 	load_number(problems, "CUDATRACE_SESSION_POLL_MS", 0, CONFIG_MAX_SESSION_POLL_MS, &poll);
 	load_number(problems, "CUDATRACE_STATEDUMP_PERIOD_MS", 0, CONFIG_MAX_PERIOD_MS, &statedump);
 	load_number(problems, "CUDATRACE_STACK_DEPTH", 0, CT_STACK_FRAMES_MAX, &stack_depth);
-	load_stack_calls(c, problems);
+	load_bool(problems, "CUDATRACE_STACK_CALLS", &c->stack_calls);
+	load_bool(problems, "CUDATRACE_COMPACT", &c->compact);
 	/* CUPTI wants 8-byte aligned buffers of a multiple of 8 bytes. */
 	c->buffer_size = (size_t)(buffer_size & ~(uint64_t)7);
 	c->flush_period_ms = (uint32_t)flush;

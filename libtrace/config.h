@@ -41,6 +41,7 @@ struct config {
 	uint32_t statedump_period_ms; /* CUDATRACE_STATEDUMP_PERIOD_MS: 0 = at session start only */
 	uint16_t stack_depth;         /* CUDATRACE_STACK_DEPTH: frames a call_stack, 0 = none */
 	bool stack_calls;             /* CUDATRACE_STACK_CALLS: stacks at copies and launches too */
+	bool compact;                 /* CUDATRACE_COMPACT: gpu_*_times for recorded operations */
 	int debug;                    /* CUDATRACE_DEBUG: log level, 0..3 */
 };
 
@@ -51,20 +52,21 @@ _Static_assert(CONFIG_MIN_BUFFER_SIZE % 8 == 0 && CONFIG_MAX_BUFFER_SIZE % 8 == 
                "buffer sizes are multiples of 8");
 
 /* The settings of a process whose environment sets none. */
-#define CONFIG_DEFAULTS                                                                      \
-	{                                                                                    \
-		.api = true, .activity_kinds = CT_ACT_ALL,                                   \
-		.buffer_size = CONFIG_DEFAULT_BUFFER_SIZE,                                   \
-		.flush_period_ms = CONFIG_DEFAULT_FLUSH_PERIOD_MS,                           \
-		.max_string = CONFIG_DEFAULT_MAX_STRING, .nvml_period_ms = 0,                \
-		.host_memory_period_ms = CONFIG_DEFAULT_HOST_MEMORY_PERIOD_MS,               \
-		.session_poll_ms = CONFIG_DEFAULT_SESSION_POLL_MS, .statedump_period_ms = 0, \
-		.stack_depth = CONFIG_DEFAULT_STACK_DEPTH, .stack_calls = false, .debug = 0, \
+#define CONFIG_DEFAULTS                                                                           \
+	{                                                                                         \
+		.api = true, .activity_kinds = CT_ACT_ALL,                                        \
+		.buffer_size = CONFIG_DEFAULT_BUFFER_SIZE,                                        \
+		.flush_period_ms = CONFIG_DEFAULT_FLUSH_PERIOD_MS,                                \
+		.max_string = CONFIG_DEFAULT_MAX_STRING, .nvml_period_ms = 0,                     \
+		.host_memory_period_ms = CONFIG_DEFAULT_HOST_MEMORY_PERIOD_MS,                    \
+		.session_poll_ms = CONFIG_DEFAULT_SESSION_POLL_MS, .statedump_period_ms = 0,      \
+		.stack_depth = CONFIG_DEFAULT_STACK_DEPTH, .stack_calls = false, .compact = true, \
+		.debug = 0,                                                                       \
 	}
 
 /* One message per variable whose value cannot be used, e.g.
  * "CUDATRACE_API=maybe is not 1 or 0; using the default". */
-#define CONFIG_PROBLEMS_MAX 11 /* the number of variables */
+#define CONFIG_PROBLEMS_MAX 12 /* the number of variables */
 #define CONFIG_PROBLEM_LEN  256
 
 struct config_problems {

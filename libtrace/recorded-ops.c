@@ -4,6 +4,7 @@
  * recorded-ops.h).
  */
 #include "recorded-ops.h"
+#include "state.h"
 
 /* A power of two: more calls than CUPTI holds records of at a time in
  * its usual buffers, so that a note is rarely overwritten before its
@@ -15,6 +16,9 @@ static uint32_t slots[RECORDED_OPS_SLOTS];
 
 void recorded_ops_note(uint32_t correlation_id)
 {
+	/* CUDATRACE_COMPACT=0: no note, every record whole */
+	if (!config.compact)
+		return;
 	__atomic_store_n(&slots[correlation_id & (RECORDED_OPS_SLOTS - 1)], correlation_id,
 	                 __ATOMIC_RELEASE);
 }

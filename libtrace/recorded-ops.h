@@ -19,7 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The host event of CORRELATION_ID's operation was written. */
+/* The host event of CORRELATION_ID's operation was written (noted unless
+ * CUDATRACE_COMPACT=0). */
 void recorded_ops_note(uint32_t correlation_id);
 
 /* Was it? The note is taken: a second record of the same id is told no. */

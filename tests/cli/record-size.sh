@@ -85,4 +85,23 @@ record noapi1 $N1 --no-api
 record noapi2 $N2 --no-api
 per_copy "--no-api" noapi1 noapi2 $BOUND_NO_API
 is "--no-api: 2 events per copy" "$events" 2
+
+# gpu_records TAG: "whole compact", the copies' GPU records of TAG's trace
+# in each form.
+gpu_records() {
+	echo "$(grep -c '^event=cudatrace:gpu_memcpy ' "$lttng_tmp/$1.events")" \
+		"$(grep -c '^event=cudatrace:gpu_memcpy_times ' "$lttng_tmp/$1.events")"
+}
+trace_read api1 "$lttng_tmp/api1" &&
+	is "by default, every copy's GPU record is its times ($N1)" "$(gpu_records api1)" "0 $N1"
+# CUDATRACE_COMPACT=0 writes every record whole: 18 bytes more a copy.
+CUDATRACE_COMPACT=0
+export CUDATRACE_COMPACT
+record whole1 $N1
+unset CUDATRACE_COMPACT
+trace_read whole1 "$lttng_tmp/whole1" &&
+	is "CUDATRACE_COMPACT=0: every copy's GPU record is whole ($N1)" "$(gpu_records whole1)" "$N1 0"
+ok "CUDATRACE_COMPACT=0: the trace is larger by the fields the times leave out" \
+	awk -v a="$(stat api1 content_bytes)" -v b="$(stat whole1 content_bytes)" -v n=$N1 \
+	'BEGIN { exit !(b - a >= 17 * n && b - a <= 19 * n) }'
 tap_done

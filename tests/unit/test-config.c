@@ -29,6 +29,7 @@ static const char *const variables[] = {
 	"CUDATRACE_STATEDUMP_PERIOD_MS",
 	"CUDATRACE_STACK_DEPTH",
 	"CUDATRACE_STACK_CALLS",
+	"CUDATRACE_COMPACT",
 	"CUDATRACE_DEBUG",
 };
 
@@ -68,6 +69,7 @@ static void assert_defaults(const struct config *c)
 	assert_int_equal(c->statedump_period_ms, defaults.statedump_period_ms);
 	assert_int_equal(c->stack_depth, defaults.stack_depth);
 	assert_int_equal(c->stack_calls, defaults.stack_calls);
+	assert_int_equal(c->compact, defaults.compact);
 	assert_int_equal(c->debug, defaults.debug);
 }
 
@@ -268,6 +270,9 @@ static void test_stack_depth(void **state)
 	assert_false(read_with("CUDATRACE_STACK_CALLS", "0").stack_calls);
 	assert_true(read_with("CUDATRACE_STACK_CALLS", "1").stack_calls);
 	refused("CUDATRACE_STACK_CALLS", "yes please", "1 or 0");
+	assert_true(read_with("CUDATRACE_COMPACT", "1").compact);
+	assert_false(read_with("CUDATRACE_COMPACT", "0").compact);
+	refused("CUDATRACE_COMPACT", "whole", "1 or 0");
 }
 
 static void test_debug(void **state)
