@@ -34,8 +34,10 @@
 
 /* Operations held for reordering at most. */
 #define CT_GPU_OPS_HELD_MAX 65536u
-/* The smallest reorder window, ns. */
-#define CT_GPU_OPS_WINDOW_MIN_NS 1000000
+/* The smallest reorder window, ns: longer than most single operations
+ * (16 MiB over PCIe take a few ms), whose record comes once they end,
+ * after the records of shorter ones that started later. */
+#define CT_GPU_OPS_WINDOW_MIN_NS 50000000
 
 /* One point in time of an operation. */
 struct ct_gpu_point {

@@ -139,7 +139,7 @@ static void test_late_operation_refused(void **unused)
 	(void)unused;
 	ct_gpu_reorder_init(&q, 0);
 	assert_true(ct_gpu_reorder_add(&q, 1000, 2000, &a));
-	/* 100 ms later: a leaves, the window being 1 ms */
+	/* 100 ms later: a leaves, the window being 50 ms */
 	assert_true(ct_gpu_reorder_add(&q, 100000000, 100001000, &b));
 	assert_true(ct_gpu_reorder_next(&q, false, &point));
 	assert_ptr_equal(point.op, &a);
