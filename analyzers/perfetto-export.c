@@ -14,7 +14,7 @@
 #include "perfetto-export.h"
 #include "perfetto-writer.h"
 
-/* The kinds of track, for their uuids (ct_pf_uuid). */
+/* The kinds of track, for their keys (ct_pf_uuid). */
 enum track_kind {
 	TRACK_PROCESS = 1,
 	TRACK_THREAD,
@@ -50,34 +50,34 @@ struct ct_perfetto {
 
 static uint64_t process_track(struct ct_perfetto *p, const struct ct_process *process)
 {
-	uint64_t uuid = ct_pf_uuid(TRACK_PROCESS, process->index, 0, 0);
+	uint64_t key = ct_pf_uuid(TRACK_PROCESS, process->index, 0, 0);
+	uint64_t id;
 	char name[64];
 
-	if (ct_pf_track_known(p->w, uuid))
-		return uuid;
+	if ((id = ct_pf_track_id(p->w, key)))
+		return id;
 	snprintf(name, sizeof(name), "%s", process->procname[0] ? process->procname : "process");
-	ct_pf_track(
+	return ct_pf_track(
 	    p->w, &(struct ct_pf_track){
-	              .uuid = uuid, .name = name, .has_pid = true, .pid = (int32_t)process->pid });
-	return uuid;
+	              .key = key, .name = name, .has_pid = true, .pid = (int32_t)process->pid });
 }
 
 static uint64_t thread_track(struct ct_perfetto *p, const struct ct_thread *thread)
 {
 	const struct ct_process *process = thread->process;
-	uint64_t uuid = ct_pf_uuid(TRACK_THREAD, process->index, (uint64_t)thread->tid, 0);
+	uint64_t key = ct_pf_uuid(TRACK_THREAD, process->index, (uint64_t)thread->tid, 0);
+	uint64_t id;
 	char name[64];
 
-	if (ct_pf_track_known(p->w, uuid))
-		return uuid;
+	if ((id = ct_pf_track_id(p->w, key)))
+		return id;
 	snprintf(name, sizeof(name), "thread %" PRId64, thread->tid);
-	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
-	                                         .parent = process_track(p, process),
-	                                         .name = name,
-	                                         .has_pid = true,
-	                                         .pid = (int32_t)process->pid,
-	                                         .tid = (int32_t)thread->tid });
-	return uuid;
+	return ct_pf_track(p->w, &(struct ct_pf_track){ .key = key,
+	                                                .parent = process_track(p, process),
+	                                                .name = name,
+	                                                .has_pid = true,
+	                                                .pid = (int32_t)process->pid,
+	                                                .tid = (int32_t)thread->tid });
 }
 
 /* The track of DEVICE on the host of PROCESS, shared by the processes there. */
@@ -85,83 +85,83 @@ static uint64_t device_track(struct ct_perfetto *p, const struct ct_process *pro
                              unsigned device)
 {
 	uint64_t host = g_str_hash(process->hostname);
-	uint64_t uuid = ct_pf_uuid(TRACK_DEVICE, host, device, 0);
+	uint64_t key = ct_pf_uuid(TRACK_DEVICE, host, device, 0);
+	uint64_t id;
 	const struct ct_device *d = process->devices[device];
 	char name[128];
 
-	if (ct_pf_track_known(p->w, uuid))
-		return uuid;
+	if ((id = ct_pf_track_id(p->w, key)))
+		return id;
 	if (d && d->name[0])
 		snprintf(name, sizeof(name), "GPU %u (%s)", device, d->name);
 	else
 		snprintf(name, sizeof(name), "GPU %u", device);
-	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid, .name = name });
-	return uuid;
+	return ct_pf_track(p->w, &(struct ct_pf_track){ .key = key, .name = name });
 }
 
 static uint64_t stream_track(struct ct_perfetto *p, const struct ct_process *process,
                              unsigned device, uint32_t stream)
 {
-	uint64_t uuid = ct_pf_uuid(TRACK_STREAM, process->index, device, stream);
+	uint64_t key = ct_pf_uuid(TRACK_STREAM, process->index, device, stream);
+	uint64_t id;
 	char name[96];
 
-	if (ct_pf_track_known(p->w, uuid))
-		return uuid;
+	if ((id = ct_pf_track_id(p->w, key)))
+		return id;
 	snprintf(name, sizeof(name), "stream %" PRIu32 " (pid %" PRId64 ")", stream, process->pid);
-	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
-	                                         .parent = device_track(p, process, device),
-	                                         .name = name });
-	return uuid;
+	return ct_pf_track(p->w, &(struct ct_pf_track){ .key = key,
+	                                                .parent = device_track(p, process, device),
+	                                                .name = name });
 }
 
 /* A counter of PROCESS's bytes on DEVICE: KIND + 1, or 0 for the device kinds together. */
 static uint64_t memory_track(struct ct_perfetto *p, const struct ct_process *process,
                              unsigned device, unsigned kind)
 {
-	uint64_t uuid = ct_pf_uuid(TRACK_MEMORY, process->index, device, kind);
+	uint64_t key = ct_pf_uuid(TRACK_MEMORY, process->index, device, kind);
+	uint64_t id;
 	char name[96];
 
-	if (ct_pf_track_known(p->w, uuid))
-		return uuid;
+	if ((id = ct_pf_track_id(p->w, key)))
+		return id;
 	if (kind)
 		snprintf(name, sizeof(name), "GPU %u memory: %s", device,
 		         ct_mem_kind_label(kind - 1));
 	else
 		snprintf(name, sizeof(name), "GPU %u memory", device);
-	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
-	                                         .parent = process_track(p, process),
-	                                         .name = name,
-	                                         .counter = true });
-	return uuid;
+	return ct_pf_track(p->w, &(struct ct_pf_track){ .key = key,
+	                                                .parent = process_track(p, process),
+	                                                .name = name,
+	                                                .counter = true });
 }
 
 static uint64_t pool_track(struct ct_perfetto *p, const struct ct_process *process, unsigned device,
                            uint64_t pool)
 {
-	uint64_t uuid = ct_pf_uuid(TRACK_POOL, process->index, device, pool);
+	uint64_t key = ct_pf_uuid(TRACK_POOL, process->index, device, pool);
+	uint64_t id;
 	char name[96];
 
-	if (ct_pf_track_known(p->w, uuid))
-		return uuid;
+	if ((id = ct_pf_track_id(p->w, key)))
+		return id;
 	snprintf(name, sizeof(name), "GPU %u memory pool 0x%" PRIx64 " reserved", device, pool);
-	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
-	                                         .parent = process_track(p, process),
-	                                         .name = name,
-	                                         .counter = true });
-	return uuid;
+	return ct_pf_track(p->w, &(struct ct_pf_track){ .key = key,
+	                                                .parent = process_track(p, process),
+	                                                .name = name,
+	                                                .counter = true });
 }
 
 /* One slice per cell a notebook kernel ran, on a track under its process. */
 static uint64_t cells_track(struct ct_perfetto *p, const struct ct_process *process)
 {
-	uint64_t uuid = ct_pf_uuid(TRACK_CELLS, process->index, 0, 0);
+	uint64_t key = ct_pf_uuid(TRACK_CELLS, process->index, 0, 0);
+	uint64_t id;
 
-	if (ct_pf_track_known(p->w, uuid))
-		return uuid;
-	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
-	                                         .parent = process_track(p, process),
-	                                         .name = "Notebook cells" });
-	return uuid;
+	if ((id = ct_pf_track_id(p->w, key)))
+		return id;
+	return ct_pf_track(p->w, &(struct ct_pf_track){ .key = key,
+	                                                .parent = process_track(p, process),
+	                                                .name = "Notebook cells" });
 }
 
 /* ------------------------------------------------------------ events */
@@ -263,19 +263,22 @@ static void gpu_work(struct ct_perfetto *p, const struct ct_event *ev, unsigned 
 /* An NVTX start/end range: a slice on a track of its own, under its process. */
 static void nvtx_range(struct ct_perfetto *p, const struct ct_event *ev, bool start)
 {
-	uint64_t id = start ? ev->u.nvtx_range_start.range_id : ev->u.nvtx_range_end.range_id;
-	uint64_t uuid = ct_pf_uuid(TRACK_RANGE, ev->process->index, id, 0);
+	uint64_t range = start ? ev->u.nvtx_range_start.range_id : ev->u.nvtx_range_end.range_id;
+	uint64_t key = ct_pf_uuid(TRACK_RANGE, ev->process->index, range, 0);
+	uint64_t id = ct_pf_track_id(p->w, key);
 	char name[64];
 
-	snprintf(name, sizeof(name), "NVTX range %" PRIu64, id);
-	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid,
-	                                         .parent = process_track(p, ev->process),
-	                                         .name = name });
+	if (!id) {
+		snprintf(name, sizeof(name), "NVTX range %" PRIu64, range);
+		id = ct_pf_track(
+		    p->w, &(struct ct_pf_track){
+		              .key = key, .parent = process_track(p, ev->process), .name = name });
+	}
 	if (start)
-		put(p, CT_PF_BEGIN, ev->time_ns, uuid,
+		put(p, CT_PF_BEGIN, ev->time_ns, id,
 		    text(p, ev->u.nvtx_range_start.message, ev->u.nvtx_range_start.message_len));
 	else
-		put(p, CT_PF_END, ev->time_ns, uuid, NULL);
+		put(p, CT_PF_END, ev->time_ns, id, NULL);
 }
 
 /*
@@ -407,28 +410,27 @@ static void gpu_event(struct ct_perfetto *p, const struct ct_event *ev)
 
 /* ------------------------------------------------------------ the live-memory counters */
 
-static void counter(struct ct_perfetto *p, const struct ct_event *ev, uint64_t track, int64_t value)
-{
-	ct_pf_event(p->w, &(struct ct_pf_event){ .type = CT_PF_COUNTER,
-	                                         .time_ns = ev->time_ns,
-	                                         .track = track,
-	                                         .value = value });
-}
-
-/* Live bytes of DEV changed: the counters whose value is new. */
+/* Live bytes of DEV changed: the counters whose value is new, set at once. */
 static void hook_changed(void *data, struct ct_acct_device *dev, const struct ct_event *ev)
 {
 	struct ct_perfetto *p = data;
 	struct pf_device *d = (struct pf_device *)dev;
+	uint64_t tracks[1 + CT_ACCT_KINDS];
+	int64_t values[1 + CT_ACCT_KINDS];
+	size_t n = 0;
 
 	if (!p->w)
 		return;
-	if (!d->shown || d->on_device != dev->on_device)
-		counter(p, ev, memory_track(p, dev->process, dev->device, 0), dev->on_device);
+	if (!d->shown || d->on_device != dev->on_device) {
+		tracks[n] = memory_track(p, dev->process, dev->device, 0);
+		values[n++] = dev->on_device;
+	}
 	for (unsigned k = 0; k < CT_ACCT_KINDS; k++)
-		if (d->live[k] != dev->live[k] || (!d->shown && dev->live[k]))
-			counter(p, ev, memory_track(p, dev->process, dev->device, k + 1),
-			        dev->live[k]);
+		if (d->live[k] != dev->live[k] || (!d->shown && dev->live[k])) {
+			tracks[n] = memory_track(p, dev->process, dev->device, k + 1);
+			values[n++] = dev->live[k];
+		}
+	ct_pf_counters(p->w, ev->time_ns, n, tracks, values);
 	d->shown = true;
 	d->on_device = dev->on_device;
 	memcpy(d->live, dev->live, sizeof(d->live));
@@ -482,16 +484,17 @@ static void perfetto_event(void *state, const struct ct_event *ev)
 static void lttng_losses(struct ct_perfetto *p)
 {
 	const struct ct_losses *loss = ct_context_losses(p->ctx);
-	uint64_t uuid = ct_pf_uuid(TRACK_LOSSES, 0, 0, 0);
+	uint64_t id;
 
 	if (!loss->events && !loss->packets)
 		return;
-	ct_pf_track(p->w, &(struct ct_pf_track){ .uuid = uuid, .name = "LTTng losses" });
+	id = ct_pf_track(p->w, &(struct ct_pf_track){ .key = ct_pf_uuid(TRACK_LOSSES, 0, 0, 0),
+	                                              .name = "LTTng losses" });
 	snprintf(p->name, sizeof(p->name),
 	         "LTTng discarded %" PRIu64 " events and %" PRIu64
 	         " packets from here on: slices and counters may be missing",
 	         loss->events, loss->packets);
-	put(p, CT_PF_INSTANT, loss->first_ns == INT64_MIN ? 0 : loss->first_ns, uuid, p->name);
+	put(p, CT_PF_INSTANT, loss->first_ns == INT64_MIN ? 0 : loss->first_ns, id, p->name);
 }
 
 static enum ct_analysis_status perfetto_finish(void *state, int64_t end_ns)

@@ -13,6 +13,10 @@
 #include "perfetto-trace.pb-c.h"
 #include "perfetto-writer.h"
 
+/* Extra counter values a track event may carry: Perfetto's trace processor
+ * takes at most 8 (TrackEventData::kMaxNumExtraCounters). */
+#define EXTRA_MAX 8u
+
 /* The one packet sequence of the file. */
 #define SEQUENCE_ID 1u
 
@@ -23,7 +27,7 @@
 
 struct ct_pf_writer {
 	FILE *out;          /* borrowed */
-	GHashTable *tracks; /* uuids described (uint64 keys, owned) */
+	GHashTable *tracks; /* key (uint64, owned) -> id of each track described */
 	GHashTable *names;  /* interned name (owned) -> iid */
 	uint8_t *buf;       /* one packed packet */
 	size_t cap;
@@ -147,26 +151,27 @@ static void put_packet(struct ct_pf_writer *w, Perfetto__Protos__TracePacket *pa
 	w->packets++;
 }
 
-bool ct_pf_track_known(const struct ct_pf_writer *w, uint64_t uuid)
+uint64_t ct_pf_track_id(const struct ct_pf_writer *w, uint64_t key)
 {
-	return g_hash_table_contains(w->tracks, &uuid);
+	return GPOINTER_TO_SIZE(g_hash_table_lookup(w->tracks, &key));
 }
 
-void ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
+uint64_t ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
 {
 	Perfetto__Protos__TracePacket packet = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	Perfetto__Protos__TrackDescriptor desc = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
 	Perfetto__Protos__ProcessDescriptor process = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
 	Perfetto__Protos__ThreadDescriptor thread = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
 	Perfetto__Protos__CounterDescriptor counter = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
-	uint64_t uuid = t->uuid;
+	uint64_t id = ct_pf_track_id(w, t->key);
 	char *copy;
 
-	if (ct_pf_track_known(w, uuid))
-		return;
-	g_hash_table_add(w->tracks, g_memdup2(&uuid, sizeof(uuid)));
+	if (id)
+		return id;
+	id = g_hash_table_size(w->tracks) + 1;
+	g_hash_table_insert(w->tracks, g_memdup2(&t->key, sizeof(t->key)), GSIZE_TO_POINTER(id));
 	desc.has_uuid = 1;
-	desc.uuid = uuid;
+	desc.uuid = id;
 	desc.has_parent_uuid = t->parent != 0;
 	desc.parent_uuid = t->parent;
 	desc.name = utf8(t->name, &copy);
@@ -190,6 +195,7 @@ void ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
 	packet.track_descriptor = &desc;
 	put_packet(w, &packet);
 	g_free(copy);
+	return id;
 }
 
 /*
@@ -212,7 +218,9 @@ static uint64_t intern(struct ct_pf_writer *w, const char *name, Perfetto__Proto
 	return entry->iid;
 }
 
-void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev)
+/* EV, with EXTRAS other counters set at its time (ids and values). */
+static void put_event(struct ct_pf_writer *w, const struct ct_pf_event *ev, size_t extras,
+                      uint64_t *extra_tracks, int64_t *extra_values)
 {
 	Perfetto__Protos__TracePacket packet = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	Perfetto__Protos__TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
@@ -247,6 +255,9 @@ void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev)
 		te.has_counter_value = 1;
 		te.counter_value = ev->value;
 	}
+	te.n_extra_counter_track_uuids = te.n_extra_counter_values = extras;
+	te.extra_counter_track_uuids = extra_tracks;
+	te.extra_counter_values = extra_values;
 	if (flow) {
 		te.n_flow_ids = 1;
 		te.flow_ids = &flow;
@@ -258,4 +269,51 @@ void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev)
 	packet.track_event = &te;
 	put_packet(w, &packet);
 	g_free(copy);
+}
+
+void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev)
+{
+	put_event(w, ev, 0, NULL, NULL);
+}
+
+/*
+ * Each packet sets one counter in its own field and up to EXTRA_MAX others
+ * beside it. None of those others is 0: some versions of Perfetto's trace
+ * processor count the extra values up to the first 0
+ * (TrackEventData::CountExtraCounterValues), so a counter falling to 0
+ * takes the packet's own field, one packet each.
+ */
+void ct_pf_counters(struct ct_pf_writer *w, int64_t time_ns, size_t n, const uint64_t *tracks,
+                    const int64_t *values)
+{
+	uint64_t extra_tracks[EXTRA_MAX];
+	int64_t extra_values[EXTRA_MAX];
+	size_t zero = 0, other = 0; /* the next zero, and the next other, to write */
+
+	for (;;) {
+		struct ct_pf_event ev = { .type = CT_PF_COUNTER, .time_ns = time_ns };
+		size_t extras = 0;
+
+		while (zero < n && values[zero] != 0)
+			zero++;
+		while (other < n && values[other] == 0)
+			other++;
+		if (zero < n) {
+			ev.track = tracks[zero];
+			zero++;
+		} else if (other < n) {
+			ev.track = tracks[other];
+			ev.value = values[other];
+			other++;
+		} else {
+			return;
+		}
+		for (; other < n && extras < EXTRA_MAX; other++) {
+			if (values[other] == 0)
+				continue;
+			extra_tracks[extras] = tracks[other];
+			extra_values[extras++] = values[other];
+		}
+		put_event(w, &ev, extras, extra_tracks, extra_values);
+	}
 }

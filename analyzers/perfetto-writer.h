@@ -6,14 +6,14 @@
  * sequence whose event names are interned.
  *
  *	w = ct_pf_writer_create(out);
- *	ct_pf_track(w, &(struct ct_pf_track){ .uuid = u, .name = "stream 7" });
+ *	id = ct_pf_track(w, &(struct ct_pf_track){ .key = k, .name = "stream 7" });
  *	ct_pf_event(w, &(struct ct_pf_event){ .type = CT_PF_BEGIN, .time_ns = t,
- *	                                      .track = u, .name = "kernel" });
+ *	                                      .track = id, .name = "kernel" });
  *	ct_pf_writer_close(w);       (0, or -1 when a write failed: errno)
  *
  * Each packet goes to the file as it is made (a Trace's packet field:
  * tag, length, bytes), so memory does not grow with the trace: the state
- * is the tracks described (one uuid each) and the interned names, of
+ * is the tracks described (a key and an id each) and the interned names, of
  * which at most CT_PF_INTERN_MAX are kept (names beyond are written in
  * full).
  */
@@ -31,8 +31,8 @@ struct ct_pf_writer;
 
 /* A track; a field left 0 or NULL is not written. */
 struct ct_pf_track {
-	uint64_t uuid;
-	uint64_t parent; /* parent track's uuid, 0: none */
+	uint64_t key;    /* what the caller knows it by (ct_pf_uuid), never 0 */
+	uint64_t parent; /* parent track's id (ct_pf_track), 0: none */
 	const char *name;
 	/* A process track (pid set, tid 0) or a thread track (both set). */
 	bool has_pid;
@@ -52,7 +52,7 @@ enum ct_pf_type {
 struct ct_pf_event {
 	enum ct_pf_type type;
 	int64_t time_ns;
-	uint64_t track;
+	uint64_t track;            /* its id (ct_pf_track) */
 	const char *name;          /* BEGIN and INSTANT */
 	int64_t value;             /* COUNTER */
 	uint64_t flow;             /* a flow going on from this event */
@@ -64,14 +64,26 @@ struct ct_pf_writer *ct_pf_writer_create(FILE *out);
 /* Flushes OUT and frees the writer: 0, or -1 when a write failed (errno says why). */
 int ct_pf_writer_close(struct ct_pf_writer *w);
 
-/* Describes TRACK, once per uuid (later calls for the same uuid write nothing). */
-void ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *track);
-/* Whether the track UUID is described already (to skip making its name again). */
-bool ct_pf_track_known(const struct ct_pf_writer *w, uint64_t uuid);
+/*
+ * Describes TRACK once per key, and returns its id, the uuid it has in the
+ * file: small numbers in the order tracks are described, so that the
+ * track of each event takes a byte or two (a 64-bit hash would take ten).
+ * Later calls for the same key write nothing and return the same id.
+ */
+uint64_t ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *track);
+/* The id of the track described for KEY, 0 if none is (to skip making its name again). */
+uint64_t ct_pf_track_id(const struct ct_pf_writer *w, uint64_t key);
 /* Writes EV, on a track described before. */
 void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev);
+/*
+ * Sets N counters (track ids TRACKS, described before) to VALUES at
+ * TIME_NS, in as few packets as Perfetto reads right: usually one, whose
+ * counter event carries the others as its extra counter values.
+ */
+void ct_pf_counters(struct ct_pf_writer *w, int64_t time_ns, size_t n, const uint64_t *tracks,
+                    const int64_t *values);
 
-/* A track uuid for KIND and up to three numbers, the same for the same inputs, never 0. */
+/* A track key for KIND and up to three numbers, the same for the same inputs, never 0. */
 uint64_t ct_pf_uuid(unsigned kind, uint64_t a, uint64_t b, uint64_t c);
 
 /* Packets written so far. */

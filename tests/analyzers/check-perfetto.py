@@ -79,6 +79,12 @@ class Export:
         self.instants = defaultdict(list)  # uuid -> [(name, ts, flows)]
         self.counters = defaultdict(list)  # uuid -> [(ts, value)]
         self.unmatched_ends = 0
+        # extra counter values (TrackEvent fields 31 and 12) whose track is
+        # missing, and those of 0, which some trace processors take for the
+        # end of the list
+        self.bad_extras = 0
+        self.zero_extras = 0
+        self.extra_packets = 0
         self.cleared_first = bool(trace.packet) and bool(
             trace.packet[0].sequence_flags & pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED)
         names = {}
@@ -112,6 +118,13 @@ class Export:
                 self.instants[ev.track_uuid].append((name, ts, list(ev.flow_ids)))
             elif ev.type == TE.TYPE_COUNTER:
                 self.counters[ev.track_uuid].append((ts, ev.counter_value))
+            # any event may set more counters at its time
+            if len(ev.extra_counter_track_uuids) != len(ev.extra_counter_values):
+                self.bad_extras += 1
+            self.extra_packets += len(ev.extra_counter_values) > 0
+            for uuid, value in zip(ev.extra_counter_track_uuids, ev.extra_counter_values):
+                self.counters[uuid].append((ts, value))
+                self.zero_extras += value == 0
         self.unclosed = sum(len(v) for v in open_slices.values())
 
     def children(self, parent):
@@ -130,6 +143,12 @@ def check(args):
     ok(x.cleared_first, "the first packet clears the incremental state (interned names)")
     ok(x.unmatched_ends == 0 and x.unclosed == 0, "every slice that begins ends",
        f"{x.unmatched_ends} ends without a begin, {x.unclosed} begins without an end")
+    ok(x.bad_extras == 0 and x.zero_extras == 0 and x.extra_packets > 0,
+       "an allocation's counters are set in one packet, as extra counter values (none of 0)",
+       f"{x.extra_packets} packets with extra values, {x.bad_extras} with more tracks than "
+       f"values or fewer, {x.zero_extras} values of 0")
+    ok(all(u in x.tracks for u in x.counters), "every counter value is on a track described",
+       [u for u in x.counters if u not in x.tracks])
 
     # ---- tracks
     procs = [t for t in x.tracks.values() if t.HasField("process")]
