@@ -9,7 +9,11 @@
 #   bench_traces          writes the synthetic traces (tests/analyzers/
 #                         make-ctf.py: calls that allocate and free with a
 #                         bounded live set, in two stream files of 1 MiB
-#                         packets) $work/large and $work/small
+#                         packets) $work/large and $work/small, and
+#                         $work/gpu, of $events events too, where each
+#                         allocation is followed by a copy and a kernel
+#                         launch with their GPU records, in a third stream
+#                         file (make-ctf.py bench-gpu)
 #   median3 CMD...        the median of three runs' "seconds kilobytes"
 #                         (elapsed time, peak RSS)
 #   bench_memory NAME M M_SMALL DUMMY DUMMY_SMALL
@@ -35,9 +39,10 @@ trap 'rm -rf "$work"' EXIT
 command -v babeltrace2 >/dev/null || { echo "$0: babeltrace2 is not installed" >&2; exit 2; }
 
 bench_traces() {
-	echo "$(basename "$0"): writing traces of $events and $small events"
+	echo "$(basename "$0"): writing traces of $events and $small events, and of $events with GPU work"
 	"$python" "$top_srcdir/tests/analyzers/make-ctf.py" bench "$events" "$work/large" >/dev/null
 	"$python" "$top_srcdir/tests/analyzers/make-ctf.py" bench "$small" "$work/small" >/dev/null
+	"$python" "$top_srcdir/tests/analyzers/make-ctf.py" bench-gpu "$events" "$work/gpu" >/dev/null
 }
 
 median3() {

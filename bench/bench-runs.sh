@@ -48,8 +48,11 @@ figure bench-callgrind "the instructions writing its events" "of them writing it
 run report-bench sh "$here/report-bench.sh" 50000
 figure report-bench "the report's time over babeltrace2's" "time +report / dummy:"
 figure report-bench "the report's memory ratio" "memory 10x events / 1x:"
+figure report-bench "the report's time with GPU work" "time +report / dummy, GPU work:"
 
 run export-bench sh "$here/export-bench.sh" 50000
 figure export-bench "the export's time over babeltrace2's" "time +export / dummy:"
+figure export-bench "the Perfetto export's time with GPU work" "time +perfetto / dummy, GPU work:"
+figure export-bench "the GPU-time CTF export's time" "time +ctf / dummy, GPU work:"
 
 tap_done

@@ -11,7 +11,10 @@
 #     events are read: memory follows tracks and live allocations, not
 #     trace length); beside it babeltrace2's own ratio and the
 #     export's above babeltrace2's (bench_memory);
-#   - the size of the Perfetto file per event.
+#   - the size of the Perfetto file per event;
+#   - on the trace with GPU work (bench_traces), the time of both exports,
+#     `--format perfetto` and `--format ctf` (the GPU-time trace), over
+#     babeltrace2's on it.
 # The cores measured on are printed (bench_cores).
 # Each command runs three times; the medians are compared. Prints ratios,
 # asserts nothing.
@@ -25,14 +28,23 @@ dummy_small=$(median3 babeltrace2 -o dummy "$work/small")
 export=$(median3 "$cudatrace" export --format perfetto -o "$work/large.pftrace" "$work/large")
 export_small=$(median3 "$cudatrace" export --format perfetto -o "$work/small.pftrace" "$work/small")
 bytes=$(wc -c <"$work/large.pftrace")
+dummy_gpu=$(median3 babeltrace2 -o dummy "$work/gpu")
+perfetto_gpu=$(median3 "$cudatrace" export --format perfetto -o "$work/gpu.pftrace" "$work/gpu")
+ctf_gpu=$(median3 sh -c 'rm -rf "$1" && exec "$2" export --format ctf -o "$1" "$3"' sh \
+	"$work/gpu-ctf" "$cudatrace" "$work/gpu")
 
-echo "$dummy $export $export_small $bytes $dummy_small" | awk -v n="$events" '{
+echo "$dummy $export $export_small $bytes $dummy_small $dummy_gpu $perfetto_gpu $ctf_gpu" |
+	awk -v n="$events" '{
 	printf "babeltrace2 -o dummy:        %6.2f s  %7d KB  (%d events)\n", $1, $2, n
 	printf "babeltrace2 -o dummy, 1/10:  %6.2f s  %7d KB\n", $8, $9
 	printf "cudatrace export (perfetto): %6.2f s  %7d KB\n", $3, $4
 	printf "cudatrace export, 1/10:      %6.2f s  %7d KB\n", $5, $6
 	printf "time   export / dummy:          %.2f  (target <= 1.0)\n", $3 / $1
 	printf "Perfetto bytes per event:       %.1f\n", $7 / n
+	printf "with GPU work: babeltrace2 -o dummy %.2f s, export perfetto %.2f s, ctf %.2f s\n",
+		$10, $12, $14
+	printf "time   perfetto / dummy, GPU work: %.2f  (target <= 1.0)\n", $12 / $10
+	printf "time   ctf / dummy, GPU work:      %.2f  (target <= 1.0)\n", $14 / $10
 }'
 set -- $dummy $export $export_small $dummy_small
 bench_memory export "$4" "$6" "$2" "$8"

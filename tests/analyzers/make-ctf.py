@@ -570,14 +570,18 @@ BENCH_CPUS = 2
 BENCH_CALLS_PER_CPU = 64
 
 
-def bench(directory, count, version=None):
+def bench(directory, count, version=None, gpu=False):
     """Streams COUNT events to disk, as `cudatrace record` lays them out:
     1 MiB packets, written as they fill, in a stream file per CPU
     (cudatrace_0, cudatrace_1), the thread moving from one CPU to the
     other every BENCH_CALLS_PER_CPU calls, so that the files' events
     interleave in time. Returns the truth: events, allocations, frees,
     peak and live bytes. With VERSION, a tracer_info of that version
-    comes first."""
+    comes first. With GPU, each allocation is followed by what
+    bench/call-loop's round makes: a copy (memcpy, gpu_memcpy_times) and
+    a <<<>>> launch (launch_unconfigured, gpu_kernel), the GPU events in
+    a stream file of their own (cudatrace-gpu_0) as in the record's
+    channel of GPU events."""
     events = list(EVENTS.items())
     cpus = [Stream(events, RECORD_PACKET_BYTES, cpu) for cpu in range(BENCH_CPUS)]
     os.makedirs(directory, exist_ok=True)
@@ -593,6 +597,13 @@ def bench(directory, count, version=None):
         n += 1
     s.event(t, "api_name", pid, pid, proc, domain=2, cbid=20, name="cudaMalloc")
     s.event(t, "api_name", pid, pid, proc, domain=2, cbid=22, name="cudaFree")
+    g = Stream(events, RECORD_PACKET_BYTES) if gpu else None
+    if gpu:
+        gpu_out = open(os.path.join(directory, "cudatrace-gpu_0"), "wb")
+        s.event(t, "api_name", pid, pid, proc, domain=2, cbid=41, name="cudaMemcpyAsync")
+        s.event(t, "api_name", pid, pid, proc, domain=2, cbid=505, name="__cudaLaunchKernel")
+        s.event(t, "kernel_name", pid, pid, proc, kernel_id=0xB2, name="bench_kernel")
+        n += 3
 
     # One traced call (doc/events.md, "Traced calls"): an allocation is its
     # mem_alloc, which records the call; a release is its mem_free, at its
@@ -612,6 +623,31 @@ def bench(directory, count, version=None):
                 entry=entry)
         return 2
 
+    # A copy into the new allocation and a launch, each with its record
+    # (the compact copy, the whole kernel: doc/events.md, "Size of the
+    # trace"). Correlation ids follow the calls'. Returns the number of events.
+    def work(address):
+        nonlocal t
+        for corr in (2 * i + 1_000_000, 2 * i + 1_000_001):
+            t += 500
+            entry = t
+            t += 500
+            if corr % 2 == 0:
+                s.event(t, "memcpy", pid, pid, proc, direction=1, src=0x7000_0000, dst=address,
+                        bytes=4096, host=2, sync=0, stream=7, src_device=255, dst_device=0,
+                        api_domain=2, api_cbid=41, correlation_id=corr, entry=entry)
+                g.event(t + 200, "gpu_memcpy_times", pid, pid, proc, start=t + 100,
+                        end=t + 400, correlation_id=corr, context=1, direction=1, src_kind=2,
+                        dst_kind=3, device=0)
+            else:
+                s.event(t, "launch_unconfigured", pid, pid, proc, kernel_id=0xB2, device=0,
+                        api_domain=2, api_cbid=505, correlation_id=corr, entry=entry)
+                g.event(t + 200, "gpu_kernel", pid, pid, proc, start=t + 100, end=t + 400,
+                        correlation_id=corr, kernel_id=0xB2, device=0, context=1, stream=7,
+                        grid_x=64, grid_y=1, grid_z=1, block_x=256, block_y=1, block_z=1,
+                        registers=32)
+        return 4
+
     while n < count:
         s = cpus[(i // BENCH_CALLS_PER_CPU) % BENCH_CPUS]
         # each slot's buffer is freed a thousand allocations later
@@ -619,12 +655,19 @@ def bench(directory, count, version=None):
         if i >= 1000:
             n += call("mem_free", 22, address, -MIB)
         n += call("mem_alloc", 20, address, MIB)
+        if gpu:
+            n += work(address)
         i += 1
         if len(s.packets) > 4:
             outs[s.cpu].write(s.data())
+        if gpu and len(g.packets) > 4:
+            gpu_out.write(g.data())
     for cpu, out in zip(cpus, outs):
         out.write(cpu.data())
         out.close()
+    if gpu:
+        gpu_out.write(g.data())
+        gpu_out.close()
     frees = max(i - 1000, 0)
     return {"events": n, "allocations": i, "frees": frees,
             "peak_bytes": min(i, 1000) * MIB, "live_at_end_bytes": (i - frees) * MIB}
@@ -883,9 +926,10 @@ def empty(directory):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] in ("bench", "bench-future"):
+    if len(sys.argv) == 4 and sys.argv[1] in ("bench", "bench-future", "bench-gpu"):
         version = "9.0.0" if sys.argv[1] == "bench-future" else None
-        json.dump(bench(sys.argv[3], int(sys.argv[2]), version), sys.stdout)
+        json.dump(bench(sys.argv[3], int(sys.argv[2]), version, sys.argv[1] == "bench-gpu"),
+                  sys.stdout)
         print()
         return
     if len(sys.argv) == 4 and sys.argv[1] == "extremes":
