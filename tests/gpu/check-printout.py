@@ -35,7 +35,12 @@
 #   corr      every gpu_kernel, gpu_memcpy and gpu_memset has the
 #             correlation id (and kernel or byte count) of a host launch,
 #             memcpy or memset of the process, and each of those has its
-#             GPU record (a host-to-host copy may have none); every
+#             GPU record (a host-to-host copy may have none); a record
+#             written whole agrees with its call on all that the compact
+#             forms take from the call (tracecheck.FROM_HOST: a copy's
+#             bytes and stream, a configured launch's kernel, grid, block,
+#             dynamic shared memory, stream and device): what
+#             CUDATRACE_COMPACT=0 lets a real GPU confirm; every
 #             gpu_memory and gpu_sync with a correlation id has a traced
 #             call with that id
 #   window    the GPU interval of each copy that NVIDIA documents as
@@ -822,8 +827,28 @@ def check_first_call(tap, trace, matching, example):
     tap.ok(not details, description, details)
 
 
+# The fields a whole GPU record shares with its host event: those a
+# compact form takes from there (tracecheck.FROM_HOST).
+WHOLE_FROM_HOST = {full: fields for _, full, fields in tracecheck.FROM_HOST.values()}
+
+
+def h_known(host):
+    """Whether HOST says what the record's compact form would take from it:
+    a launch only with its configuration."""
+    return host["_name"] != "launch" or number(host.get("config_known")) == 1
+
+
+def differences(gpu, host):
+    """The fields in which GPU's record and its host event differ."""
+    return ", ".join("%s %s, the call's %s %s" % (field, gpu.get(field), host_field,
+                                                  host.get(host_field))
+                     for field, host_field in WHOLE_FROM_HOST[gpu["_name"]]
+                     if number(gpu.get(field)) != number(host.get(host_field)))
+
+
 def check_correlation(tap, trace):
     details = []
+    whole = 0
     hosts = collections.defaultdict(list)
     for event in trace.named(*GPU_OF_HOST):
         hosts[(GPU_OF_HOST[event["_name"]], number(event.get("correlation_id")))].append(event)
@@ -843,6 +868,12 @@ def check_correlation(tap, trace):
             details.append("%s correlation_id=%s: %s %s, its host event %s"
                            % (gpu["_name"], gpu.get("correlation_id"), field, gpu.get(field),
                               found[0].get(field)))
+        elif not gpu.get("_completed") and gpu["_name"] in WHOLE_FROM_HOST:
+            whole += 1
+            disagree = [differences(gpu, h) for h in found if h_known(h)]
+            if disagree and all(disagree):
+                details.append("%s correlation_id=%s disagrees with its call: %s"
+                               % (gpu["_name"], gpu.get("correlation_id"), disagree[0]))
     host_to_host = 0
     for event in trace.named(*GPU_OF_HOST):
         if trace.gpu_records(event):
@@ -863,6 +894,8 @@ def check_correlation(tap, trace):
             unknown += 1
         elif corr not in calls:
             details.append("%s correlation_id=%s is no traced call's" % (event["_name"], corr))
+    if whole:
+        tap.diag("%d GPU records written whole, checked against their calls" % whole)
     if host_to_host:
         tap.diag("%d host-to-host copies have no gpu_memcpy" % host_to_host)
     if unknown:

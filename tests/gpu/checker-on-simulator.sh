@@ -65,20 +65,26 @@ first_value() {
 # trace_on_simulator NAME [ARGS...]: the example traced on the simulator,
 # with its printout in NAME.out and its events in NAME.events; then the
 # checker on both. Returns non-zero when there is nothing to check.
-trace_on_simulator() {
-	example=$1
-	shift
+# trace_tagged TAG EXAMPLE [ARGS...]: EXAMPLE traced as TAG, then checked.
+trace_tagged() {
+	tag=$1
+	example=$2
+	shift 2
 	trace_workload_or_fail "$example" || return 1
-	trace_session "$example" || return 1
+	trace_session "$tag" || return 1
 	# shellcheck disable=SC2086
-	trace_run "$example" traced $trace_cmd "$@"
-	lttng_session_end "$example"
-	is "$example runs traced on the simulator" "$trace_status" 0
-	[ "$trace_status" = 0 ] || trace_show_err "$example"
-	trace_read "$example" || return 1
-	check "$example" "$example" "$lttng_tmp/$example.out" "$lttng_tmp/$example.events"
-	tap_relay "$example" "$lttng_tmp/$example.check"
+	trace_run "$tag" traced $trace_cmd "$@"
+	lttng_session_end "$tag"
+	is "$tag runs traced on the simulator" "$trace_status" 0
+	[ "$trace_status" = 0 ] || trace_show_err "$tag"
+	trace_read "$tag" || return 1
+	check "$tag" "$example" "$lttng_tmp/$tag.out" "$lttng_tmp/$tag.events"
+	tap_relay "$tag" "$lttng_tmp/$tag.check"
 	return 0
+}
+
+trace_on_simulator() {
+	trace_tagged "$1" "$@"
 }
 
 if trace_on_simulator allocations --leak; then
@@ -136,6 +142,22 @@ if trace_on_simulator leaky-steps 6; then
 	rejects "leaky-steps: a memset missing from the trace" memset leaky-steps \
 		"$lttng_tmp/leaky-steps.out" "$lttng_tmp/leaky-steps.events.doctored" 'memsets:'
 fi
+# Every GPU record whole (CUDATRACE_COMPACT=0), as a real GPU's check of
+# the compact forms runs (trace-examples.sh): each record is checked
+# against its call on what the compact forms take from the call; a record
+# whose stream is not its call's is rejected.
+CUDATRACE_COMPACT=0
+export CUDATRACE_COMPACT
+if trace_tagged transfers-whole transfers 2; then
+	events="$lttng_tmp/transfers-whole.events"
+	ok "transfers-whole: the copies' records are whole" \
+		grep -q '^event=cudatrace:gpu_memcpy ' "$events"
+	edit "$events" '!done && /^event=cudatrace:gpu_memcpy / {
+		sub(/ stream=[0-9]+/, " stream=4242"); done = 1 } { print }'
+	rejects "transfers-whole: a whole gpu_memcpy on another stream than its call's" \
+		stream transfers "$lttng_tmp/transfers-whole.out" "$events.doctored" 'every gpu_kernel'
+fi
+unset CUDATRACE_COMPACT
 CUDASIM_DEVICES=2
 export CUDASIM_DEVICES
 trace_on_simulator two-devices || :

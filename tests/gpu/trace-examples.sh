@@ -15,6 +15,11 @@
 #
 # Each example also runs untraced: the traced run must exit and print the
 # same (addresses masked). two-devices runs when nvidia-smi lists two GPUs.
+# transfers and threads run once more with every GPU record written whole
+# (CUDATRACE_COMPACT=0): the checker compares each record with its call
+# on what the compact forms take from the call (a copy's bytes and stream,
+# a launch's configuration, stream and device), which CUPTI documents as
+# the same and only the real CUPTI can confirm.
 # Skips everything (TAP `1..0 # SKIP no GPU: ...`) without a real GPU.
 
 gpu_here=$(cd "$(dirname "$0")" && pwd)
@@ -50,6 +55,22 @@ trace_example() {
 	fi
 }
 
+# trace_whole NAME [ARGS...]: NAME traced with every GPU record whole, then checked.
+trace_whole() {
+	example=$1
+	shift
+	trace_workload_or_fail "$example" || return 0
+	trace_session "$example-whole" || return 0
+	# shellcheck disable=SC2086
+	gpu_run "$example-whole" traced env CUDATRACE_COMPACT=0 $trace_cmd "$@"
+	lttng_session_end "$example-whole"
+	is "$example traced, records whole: exits 0" "$trace_status" 0
+	[ "$trace_status" = 0 ] || trace_show_err "$example-whole"
+	if trace_read "$example-whole"; then
+		gpu_check_printout "$example-whole" "$example"
+	fi
+}
+
 # The arguments of tests/trace/workload-*.sh, and two rounds of transfers
 # (the same addresses copied again).
 trace_example allocations --leak
@@ -57,6 +78,8 @@ trace_example transfers 2
 trace_example threads 4 25
 trace_example nvtx-ranges 3
 trace_example leaky-steps 6
+trace_whole transfers 2
+trace_whole threads 4 25
 if [ "$gpu_count" -ge 2 ]; then
 	trace_example two-devices
 else

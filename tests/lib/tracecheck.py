@@ -178,8 +178,9 @@ def complete_compact_events(events):
     gpu_kernel_times or gpu_memcpy_times is the gpu_kernel or gpu_memcpy
     it stands for, with what the launch (with its configuration) or the
     memcpy of the same correlation id in the same process says, which the
-    trace must hold before it. One without such a host event is left as it
-    is: the checkers' correlation checks report it."""
+    trace must hold before it, and '_completed' set (what it took from its
+    host event cannot disagree with it). One without such a host event is
+    left as it is: the checkers' correlation checks report it."""
     hosts = {}
     completed = []
     for event in events:
@@ -193,7 +194,7 @@ def complete_compact_events(events):
             host = hosts.pop((event.get("vpid"), host_name, number(event.get("correlation_id"))),
                              None)
             if host is not None:
-                event = dict(event, _name=full_name)
+                event = dict(event, _name=full_name, _completed=True)
                 for field, host_field in fields:
                     event[field] = host.get(host_field)
                 if full_name == "gpu_memcpy":
