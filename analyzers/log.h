@@ -35,6 +35,17 @@ void ct_log_set_handler(ct_log_handler handler, void *data);
 
 void ct_log(enum ct_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * The same, but a message already sent by ct_log_once is not sent again
+ * (up to CT_LOG_ONCE_MAX distinct messages; beyond, all are sent): for
+ * what several readers of one trace find alike, such as the babeltrace2
+ * graphs of its groups of stream files (stream-groups.h) refusing its
+ * metadata. Safe from any thread.
+ */
+void ct_log_once(enum ct_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+#define CT_LOG_ONCE_MAX 1024
+
 /* The size of a buffer for ct_shown_path(). */
 #define CT_SHOWN_PATH_MAX 256
 

@@ -136,7 +136,8 @@ static void skip(struct ct_trace_graph *g, size_t i, const char *why, char *firs
 	ct_shown_path(g->shown[i], shown, sizeof(shown));
 	if (!first_error[0])
 		snprintf(first_error, len, "'%s': %s", shown, why);
-	ct_log_warning("skipping '%s': %s", shown, why);
+	/* each group's graph of the trace finds the same (stream-groups.h): said once */
+	ct_log_once(CT_LOG_WARNING, "skipping '%s': %s", shown, why);
 	g_ptr_array_index(g->read_from, i) = NULL;
 }
 
@@ -164,7 +165,7 @@ static void check_trace(struct ct_trace_graph *g, size_t i, char *first_error, s
 			g_string_append_printf(g->damage, "%s%s", g->damage->len ? "; " : "",
 			                       check.damage->str);
 		if (check.warnings->len)
-			ct_log_warning("%s", check.warnings->str);
+			ct_log_once(CT_LOG_WARNING, "%s", check.warnings->str);
 	} else if (check.status != CT_TRACE_CHECK_OK) {
 		snprintf(why, sizeof(why), "%s", check.why);
 		skip(g, i, why, first_error, len);

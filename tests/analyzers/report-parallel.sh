@@ -8,7 +8,8 @@
 # (CUDATRACE_DECODE_GROUPS=1): the JSON reports must be the same, and
 # agree with the truth make-ctf.py prints. The traces: whole, in a time
 # window, cut while written (a partial last packet in one file), with a
-# corrupt packet inside one file, with its metadata cut, two traces of a
+# corrupt packet inside one file, with its metadata cut, beside a trace
+# refused (said once), two traces of a
 # session read at once; and every file of a small one damaged in many
 # ways (damage.py), read in two groups.
 
@@ -117,6 +118,19 @@ sed -i 's/hostname = "synthetic"/hostname = "synthetiq"/' "$report_tmp/session/b
 compare session "$report_tmp/session"
 is "session: every event of both read once" "$(report_value session-2 "d['trace']['events']")" \
 	$((events + events / 2))
+
+# a trace whose metadata cannot be read, beside a good one: the graph of
+# each group finds it refused, and the warning says so once
+mkdir -p "$report_tmp/refused"
+cp -r "$trace" "$report_tmp/refused/good"
+cp -r "$trace" "$report_tmp/refused/bad"
+printf '/* CTF 1.8 */\ntrace { major = 1; minor = 8; cut here' >"$report_tmp/refused/bad/metadata"
+compare refused "$report_tmp/refused"
+is "refused: the good trace read" "$(report_value refused-2 "d['trace']['events']")" "$events"
+is "refused: one graph says the trace is skipped" \
+	"$(grep -c "skipping '.*/refused/bad'" "$report_tmp/refused-1.err")" 1
+is "refused: two groups say it once too" \
+	"$(grep -c "skipping '.*/refused/bad'" "$report_tmp/refused-2.err")" 1
 
 # no views can be made (TMPDIR missing): one graph reads the trace, with a warning
 saved_tmpdir=${TMPDIR-}
