@@ -216,6 +216,7 @@ class Stream:
         self.layout = dict(events)
         self.packets = []
         self.current = []
+        self.current_bytes = 0  # of the events in self.current
         self.discarded = 0
         self.seq = 0
 
@@ -226,9 +227,10 @@ class Stream:
         for field, kind in self.layout[event_name]:
             default = 0 if kind in PACK else [] if kind == SEQ64 else ""
             body += encode(kind, values.get(field, default))
-        if sum(len(b) for _, b in self.current) + len(body) > self.packet_bytes - 128:
+        if self.current_bytes + len(body) > self.packet_bytes - 128:
             self.flush()
         self.current.append((t, body))
+        self.current_bytes += len(body)
 
     def discard(self, count):
         """LTTng lost COUNT events before the next packet."""
@@ -239,6 +241,7 @@ class Stream:
         if self.current:
             self.packets.append((self.current, self.discarded))
             self.current = []
+            self.current_bytes = 0
 
     def data(self):
         self.flush()
