@@ -46,9 +46,10 @@ static void write_counters(struct written *out, size_t n, const int64_t *values)
 	/* described once: the same key has the same id */
 	for (unsigned i = 0; i < TRACKS; i++) {
 		assert_int_equal(ct_pf_track_id(w, ct_pf_uuid(6, i, 0, 0)), out->ids[i]);
-		assert_int_equal(ct_pf_track(w, &(struct ct_pf_track){ .key = ct_pf_uuid(6, i, 0, 0),
-		                                                       .name = "again" }),
-		                 out->ids[i]);
+		assert_int_equal(
+		    ct_pf_track(
+		        w, &(struct ct_pf_track){ .key = ct_pf_uuid(6, i, 0, 0), .name = "again" }),
+		    out->ids[i]);
 	}
 	assert_int_equal(ct_pf_track_id(w, ct_pf_uuid(6, TRACKS, 0, 0)), 0);
 	ct_pf_counters(w, 1000, n, out->ids, values);
