@@ -20,26 +20,38 @@ struct waiting_op {
 	} u;
 };
 
+/* Kernel shapes a process may name; beyond, its shaped records are unmatched. */
+#define SHAPES_MAX 65536u
+
+/* What one process's compact records need. */
+struct process_ops {
+	struct ct_corr_map waiting; /* of struct waiting_op */
+	GHashTable *shapes;         /* shape_id (owned uint64) -> its kernel_shape (owned) */
+};
+
 struct ct_compact_events {
-	/* by ct_process.index: its struct ct_corr_map of struct waiting_op; owned */
+	/* by ct_process.index: its struct process_ops, or NULL; owned */
 	GPtrArray *processes;
 	uint64_t unmatched;
 };
 
 /* The array's free function; it is called on the NULL of a process with no operation too. */
-static void map_free(gpointer map)
+static void process_ops_free(gpointer data)
 {
-	if (!map)
+	struct process_ops *ops = data;
+
+	if (!ops)
 		return;
-	ct_corr_map_release(map);
-	g_free(map);
+	ct_corr_map_release(&ops->waiting);
+	g_hash_table_destroy(ops->shapes);
+	g_free(ops);
 }
 
 struct ct_compact_events *ct_compact_events_create(void)
 {
 	struct ct_compact_events *ce = g_new0(struct ct_compact_events, 1);
 
-	ce->processes = g_ptr_array_new_with_free_func(map_free);
+	ce->processes = g_ptr_array_new_with_free_func(process_ops_free);
 	return ce;
 }
 
@@ -51,34 +63,42 @@ void ct_compact_events_destroy(struct ct_compact_events *ce)
 	g_free(ce);
 }
 
-/* PROCESS's operations waiting for their records; created when CREATE. */
-static struct ct_corr_map *waiting_of(struct ct_compact_events *ce,
-                                      const struct ct_process *process, bool create)
+/* PROCESS's operations and shapes; created when CREATE, else NULL if none. */
+static struct process_ops *ops_of(struct ct_compact_events *ce, const struct ct_process *process,
+                                  bool create)
 {
-	struct ct_corr_map *map;
+	struct process_ops *ops;
 
 	if (process->index >= ce->processes->len) {
 		if (!create)
 			return NULL;
 		g_ptr_array_set_size(ce->processes, (guint)process->index + 1);
 	}
-	map = g_ptr_array_index(ce->processes, process->index);
-	if (!map && create) {
-		map = g_new0(struct ct_corr_map, 1);
-		ct_corr_map_init(map, sizeof(struct waiting_op));
-		g_ptr_array_index(ce->processes, process->index) = map;
+	ops = g_ptr_array_index(ce->processes, process->index);
+	if (!ops && create) {
+		ops = g_new0(struct process_ops, 1);
+		ct_corr_map_init(&ops->waiting, sizeof(struct waiting_op));
+		ops->shapes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+		g_ptr_array_index(ce->processes, process->index) = ops;
 	}
-	return map;
+	return ops;
 }
 
-/* A launch with its configuration, or a memcpy: its record may be compact. */
+/* PROCESS's operations waiting for their records; created when CREATE. */
+static struct ct_corr_map *waiting_of(struct ct_compact_events *ce,
+                                      const struct ct_process *process, bool create)
+{
+	struct process_ops *ops = ops_of(ce, process, create);
+
+	return ops ? &ops->waiting : NULL;
+}
+
+/* A launch (with its configuration or not), or a memcpy: its record may be compact. */
 static void keep_op(struct ct_compact_events *ce, const struct ct_event *ev)
 {
 	struct waiting_op *w;
 	uint32_t id;
 
-	if (ev->type == CT_EV_LAUNCH && !ev->u.launch.config_known)
-		return;
 	id = ev->type == CT_EV_LAUNCH ? ev->u.launch.api.correlation_id
 	                              : ev->u.memcpy.api.correlation_id;
 	w = ct_corr_map_insert(waiting_of(ce, ev->process, true), id);
@@ -129,7 +149,7 @@ static bool complete_kernel(struct ct_compact_events *ce, struct ct_event *ev)
 	struct waiting_op *w = find_op(ce, ev, CT_EV_LAUNCH, times.correlation_id, &map);
 	const struct ct_ev_launch *l;
 
-	if (!w)
+	if (!w || !w->u.launch.config_known)
 		return unmatched(ce);
 	l = &w->u.launch;
 	ev->type = CT_EV_GPU_KERNEL;
@@ -150,6 +170,59 @@ static bool complete_kernel(struct ct_compact_events *ce, struct ct_event *ev)
 		.static_shared_mem = times.static_shared_mem,
 		.dynamic_shared_mem = l->shared_mem,
 		.registers = times.registers,
+	};
+	ct_corr_map_remove(map, w);
+	return true;
+}
+
+/* A kernel_shape: kept for the shaped records of its process that name it. */
+static void keep_shape(struct ct_compact_events *ce, const struct ct_event *ev)
+{
+	struct process_ops *ops = ops_of(ce, ev->process, true);
+	const struct ct_ev_kernel_shape *shape = &ev->u.kernel_shape;
+
+	if (g_hash_table_contains(ops->shapes, &shape->shape_id))
+		return;
+	if (g_hash_table_size(ops->shapes) >= SHAPES_MAX)
+		return;
+	g_hash_table_insert(ops->shapes, g_memdup2(&shape->shape_id, sizeof(shape->shape_id)),
+	                    g_memdup2(shape, sizeof(*shape)));
+}
+
+/*
+ * A gpu_kernel_shaped made the gpu_kernel it stands for, with the kernel
+ * and device of its launch and the configuration of its shape; false if
+ * either is unknown.
+ */
+static bool complete_shaped(struct ct_compact_events *ce, struct ct_event *ev)
+{
+	const struct ct_ev_gpu_kernel_shaped shaped = ev->u.gpu_kernel_shaped;
+	struct ct_corr_map *map;
+	struct waiting_op *w = find_op(ce, ev, CT_EV_LAUNCH, shaped.correlation_id, &map);
+	struct process_ops *ops = ops_of(ce, ev->process, false);
+	const struct ct_ev_kernel_shape *shape =
+	    ops ? g_hash_table_lookup(ops->shapes, &shaped.shape_id) : NULL;
+
+	if (!w || !shape)
+		return unmatched(ce);
+	ev->type = CT_EV_GPU_KERNEL;
+	ev->u.gpu_kernel = (struct ct_ev_gpu_kernel){
+		.start = shaped.start,
+		.end = shaped.end,
+		.correlation_id = shaped.correlation_id,
+		.kernel_id = w->u.launch.kernel_id,
+		.device = w->u.launch.device,
+		.context = shaped.context,
+		.stream = shaped.stream,
+		.grid_x = shape->grid_x,
+		.grid_y = shape->grid_y,
+		.grid_z = shape->grid_z,
+		.block_x = shape->block_x,
+		.block_y = shape->block_y,
+		.block_z = shape->block_z,
+		.static_shared_mem = shape->static_shared_mem,
+		.dynamic_shared_mem = shape->dynamic_shared_mem,
+		.registers = shape->registers,
 	};
 	ct_corr_map_remove(map, w);
 	return true;
@@ -211,7 +284,9 @@ uint64_t ct_compact_events_needed(uint64_t types)
 		more |= CT_EV_BIT(CT_EV_LAUNCH_UNCONFIGURED);
 	/* the times of a kernel or a copy need its host event */
 	if (types & CT_EV_BIT(CT_EV_GPU_KERNEL))
-		more |= CT_EV_BIT(CT_EV_GPU_KERNEL_TIMES) | CT_EV_BIT(CT_EV_LAUNCH);
+		more |= CT_EV_BIT(CT_EV_GPU_KERNEL_TIMES) | CT_EV_BIT(CT_EV_GPU_KERNEL_SHAPED) |
+		        CT_EV_BIT(CT_EV_KERNEL_SHAPE) | CT_EV_BIT(CT_EV_LAUNCH) |
+		        CT_EV_BIT(CT_EV_LAUNCH_UNCONFIGURED);
 	if (types & CT_EV_BIT(CT_EV_GPU_MEMCPY))
 		more |= CT_EV_BIT(CT_EV_GPU_MEMCPY_TIMES) | CT_EV_BIT(CT_EV_MEMCPY);
 	return more;
@@ -222,6 +297,10 @@ bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev)
 	switch (ev->type) {
 	case CT_EV_LAUNCH_UNCONFIGURED:
 		widen_launch(ev);
+		keep_op(ce, ev);
+		return true;
+	case CT_EV_KERNEL_SHAPE:
+		keep_shape(ce, ev);
 		return true;
 	case CT_EV_LAUNCH:
 	case CT_EV_MEMCPY:
@@ -236,6 +315,8 @@ bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev)
 		return true;
 	case CT_EV_GPU_KERNEL_TIMES:
 		return complete_kernel(ce, ev);
+	case CT_EV_GPU_KERNEL_SHAPED:
+		return complete_shaped(ce, ev);
 	case CT_EV_GPU_MEMCPY_TIMES:
 		return complete_copy(ce, ev);
 	default:

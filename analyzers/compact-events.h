@@ -12,15 +12,20 @@
  *     the kernel, grid, block, dynamic shared memory, stream and device
  *     are those of the launch of the same correlation id in the same
  *     process, kept here until the record comes;
+ *   - gpu_kernel_shaped, the record of a kernel whose launch_unconfigured
+ *     was written, becomes its gpu_kernel: times, context and stream from
+ *     the record, kernel and device from the launch, grid, block, shared
+ *     memory and registers from the kernel_shape of the process that the
+ *     record names (kept here, at most 65536 a process);
  *   - gpu_memcpy_times, the record of a copy whose memcpy was written,
  *     becomes its gpu_memcpy the same way: times, context, direction,
  *     memory kinds and device from the record, bytes and stream from the
  *     memcpy.
  *
- * The tracer writes those times only after their host event, so a host
- * event that is not in the trace was lost (LTTng discarded it, the session
- * began after it, a flight recorder overwrote it): such records are
- * counted and not analysed. What waits for a record is bounded as corr-map.h says,
+ * The tracer writes those records only after their host event and their
+ * shape, so a host event or a shape that is not in the trace was lost
+ * (LTTng discarded it, the session began after it, a flight recorder
+ * overwrote it): such records are counted and not analysed. What waits for a record is bounded as corr-map.h says,
  * never by the trace's length.
  */
 #ifndef CUDATRACE_ANALYZERS_COMPACT_EVENTS_H
@@ -44,12 +49,12 @@ void ct_compact_events_destroy(struct ct_compact_events *ce);
 
 /*
  * Takes EV (its process set): a compact event is made the full one it
- * stands for. False when EV is a gpu_*_times whose host event is not in
- * the trace: it is counted, and must not be read further.
+ * stands for. False when EV is a compact record whose host event or shape
+ * is not in the trace: it is counted, and must not be read further.
  */
 bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev);
 
-/* The gpu_*_times records whose host event was not in the trace. */
+/* The compact records whose host event or shape was not in the trace. */
 uint64_t ct_compact_events_unmatched(const struct ct_compact_events *ce);
 
 #endif

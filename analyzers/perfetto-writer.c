@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "contract/mix64.h"
 #include "perfetto-trace.pb-c.h"
 #include "perfetto-writer.h"
 
@@ -71,19 +72,9 @@ uint64_t ct_pf_packets(const struct ct_pf_writer *w)
 	return w->packets;
 }
 
-/* splitmix64's finaliser: spreads the inputs over the 64 bits. */
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 uint64_t ct_pf_uuid(unsigned kind, uint64_t a, uint64_t b, uint64_t c)
 {
-	uint64_t u = mix(mix(mix(mix(kind) ^ a) ^ b) ^ c);
+	uint64_t u = ct_mix64(ct_mix64(ct_mix64(ct_mix64(kind) ^ a) ^ b) ^ c);
 
 	return u ? u : 1;
 }

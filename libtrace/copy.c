@@ -170,7 +170,7 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 	call_stack_note_operation(e.api.correlation_id);
 	lttng_ust_do_tracepoint(cudatrace, memcpy, &e);
 	/* its bytes and stream need not be in its record (gpu_memcpy_times) */
-	recorded_ops_note(e.api.correlation_id);
+	recorded_ops_note(e.api.correlation_id, RECORDED_WHOLE);
 }
 
 /* ------------------------------------------------------- runtime copies */

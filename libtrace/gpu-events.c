@@ -16,16 +16,17 @@
 #include "emit.h"
 #include "gpu-events.h"
 #include "handle-cache.h"
+#include "kernel-shapes.h"
 #include "names.h"
 #include "nvml.h"
 #include "recorded-ops.h"
 #include "text.h"
 
-/* A kernel whose launch event is in the trace: what the launch did not say. */
-static bool on_recorded_kernel(const CUpti_ActivityKernel10 *k)
+/* A kernel whose launch event is in the trace with its configuration:
+ * what the launch did not say. */
+static bool on_configured_kernel(const CUpti_ActivityKernel10 *k)
 {
-	if (!recorded_ops_take(k->correlationId) ||
-	    !lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_times))
+	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_times))
 		return false;
 	lttng_ust_do_tracepoint(cudatrace, gpu_kernel_times,
 	                        &(struct ct_ev_gpu_kernel_times){
@@ -39,12 +40,48 @@ static bool on_recorded_kernel(const CUpti_ActivityKernel10 *k)
 	return true;
 }
 
+/* A kernel whose launch_unconfigured is in the trace: its times and
+ * stream, its configuration by its shape (kernel-shapes.h). */
+static bool on_unconfigured_kernel(const CUpti_ActivityKernel10 *k)
+{
+	uint64_t shape;
+
+	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_shaped) ||
+	    !(shape = kernel_shapes_note(k)))
+		return false;
+	lttng_ust_do_tracepoint(cudatrace, gpu_kernel_shaped,
+	                        &(struct ct_ev_gpu_kernel_shaped){
+	                            .start = k->start,
+	                            .end = k->end,
+	                            .correlation_id = k->correlationId,
+	                            .context = k->contextId,
+	                            .stream = k->streamId,
+	                            .shape_id = shape,
+	                        });
+	return true;
+}
+
+/* A kernel whose launch event is in the trace: what the launch did not say. */
+static bool on_recorded_kernel(const CUpti_ActivityKernel10 *k)
+{
+	switch (recorded_ops_take(k->correlationId)) {
+	case RECORDED_WHOLE:
+		return on_configured_kernel(k);
+	case RECORDED_UNCONFIGURED:
+		return on_unconfigured_kernel(k);
+	default:
+		return false;
+	}
+}
+
 static void on_kernel(const CUpti_ActivityKernel10 *k, struct handle_cache *cache)
 {
+	struct ct_ev_kernel_shape shape;
 	struct ct_ev_gpu_kernel e;
 
 	if (on_recorded_kernel(k) || !lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel))
 		return;
+	kernel_shape_of(k, &shape);
 	e = (struct ct_ev_gpu_kernel){
 		.start = k->start,
 		.end = k->end,
@@ -53,15 +90,15 @@ static void on_kernel(const CUpti_ActivityKernel10 *k, struct handle_cache *cach
 		.device = device8(k->deviceId),
 		.context = k->contextId,
 		.stream = k->streamId,
-		.grid_x = k->gridX,
-		.grid_y = u16_sat((uint32_t)k->gridY),
-		.grid_z = u16_sat((uint32_t)k->gridZ),
-		.block_x = u16_sat((uint32_t)k->blockX),
-		.block_y = u16_sat((uint32_t)k->blockY),
-		.block_z = u16_sat((uint32_t)k->blockZ),
-		.static_shared_mem = u16_sat(k->staticSharedMemory),
-		.dynamic_shared_mem = (uint32_t)k->dynamicSharedMemory,
-		.registers = u8_sat(k->registersPerThread),
+		.grid_x = shape.grid_x,
+		.grid_y = shape.grid_y,
+		.grid_z = shape.grid_z,
+		.block_x = shape.block_x,
+		.block_y = shape.block_y,
+		.block_z = shape.block_z,
+		.static_shared_mem = shape.static_shared_mem,
+		.dynamic_shared_mem = shape.dynamic_shared_mem,
+		.registers = shape.registers,
 	};
 	names_note_kernel(e.kernel_id, k->name);
 	lttng_ust_do_tracepoint(cudatrace, gpu_kernel, &e);
@@ -118,9 +155,9 @@ static bool on_recorded_copy(const CUpti_ActivityMemcpy6 *m)
 {
 	uint32_t id = 0;
 
-	if (recorded_ops_take(m->correlationId))
+	if (recorded_ops_take(m->correlationId) == RECORDED_WHOLE)
 		id = m->correlationId;
-	else if (recorded_ops_take(m->runtimeCorrelationId))
+	else if (recorded_ops_take(m->runtimeCorrelationId) == RECORDED_WHOLE)
 		id = m->runtimeCorrelationId;
 	if (!id || !lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_times))
 		return false;
@@ -341,9 +378,10 @@ bool gpu_events_wanted(CUpti_ActivityKind kind)
 	switch (kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-		/* either form of the record (gpu_kernel_times: doc/events.md) */
+		/* any form of the record (gpu_kernel_times, gpu_kernel_shaped: doc/events.md) */
 		return lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel) ||
-		       lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_times);
+		       lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_times) ||
+		       lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_shaped);
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
 	case CUPTI_ACTIVITY_KIND_MEMCPY2:
 		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy) ||

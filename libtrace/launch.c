@@ -6,7 +6,9 @@
  * CUPTI gives the kernel's name but no parameters. When the driver reports
  * the cuLaunchKernel that it makes, its configuration is taken from there
  * (nested callback); otherwise the launch is a launch_unconfigured, and
- * gpu_kernel (same correlation id) has the configuration.
+ * its kernel's record (same correlation id) has the configuration: a
+ * gpu_kernel_shaped naming a kernel_shape (kernel-shapes.h), or a whole
+ * gpu_kernel.
  */
 #include <stddef.h>
 #include <cupti.h>
@@ -79,6 +81,9 @@ static void emit_unconfigured(struct api_call *call, const char *symbol)
 	call_note_name(call);
 	call_stack_note_operation(e.api.correlation_id);
 	lttng_ust_do_tracepoint(cudatrace, launch_unconfigured, &e);
+	/* the kernel and device are said: its record need not repeat them */
+	if (e.kernel_id)
+		recorded_ops_note(e.api.correlation_id, RECORDED_UNCONFIGURED);
 }
 
 static void emit_launch(struct api_call *call, const struct launch_config *config)
@@ -115,7 +120,7 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 	lttng_ust_do_tracepoint(cudatrace, launch, &e);
 	/* the event says all its kernel's record would repeat: the record need not */
 	if (e.kernel_id)
-		recorded_ops_note(e.api.correlation_id);
+		recorded_ops_note(e.api.correlation_id, RECORDED_WHOLE);
 }
 
 /* __cudaLaunchKernel: no parameters; a nested driver launch may tell. */

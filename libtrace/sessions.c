@@ -18,6 +18,7 @@
 #include "activity.h"
 #include "callbacks.h"
 #include "cudatrace-tp.h"
+#include "kernel-shapes.h"
 #include "loaded-objects.h"
 #include "log.h"
 #include "names.h"
@@ -40,6 +41,7 @@ static bool naming_wanted(void)
 {
 	return lttng_ust_tracepoint_enabled(cudatrace, api_name) ||
 	       lttng_ust_tracepoint_enabled(cudatrace, kernel_name) ||
+	       lttng_ust_tracepoint_enabled(cudatrace, kernel_shape) ||
 	       lttng_ust_tracepoint_enabled(cudatrace, call_stack) ||
 	       lttng_ust_tracepoint_enabled(cudatrace, nvtx_domain_create) ||
 	       lttng_ust_tracepoint_enabled(cudatrace, tracer_info);
@@ -60,6 +62,7 @@ static void follow_naming(void)
 	}
 	if (naming_ticks < 2 && ++naming_ticks == 2) {
 		names_announce_again();
+		kernel_shapes_announce_again();
 		call_stack_announce_again();
 		nvtx_announce_again();
 		tracer_info_announce_again();

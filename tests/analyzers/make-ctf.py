@@ -85,7 +85,7 @@ WRITTEN = ("api_entry", "api_call", "tracer_info", "api_name", "mem_alloc", "mem
            "mem_reclaim", "mem_free_failed", "statedump_begin", "mem_live", "statedump_end",
            "context_create", "context_destroy", "sync", "gpu_sync", "gpu_memory",
            "gpu_memory_pool", "kernel_name", "launch", "launch_unconfigured", "gpu_kernel",
-           "gpu_kernel_times", "gpu_memcpy_times",
+           "gpu_kernel_times", "gpu_kernel_shaped", "kernel_shape", "gpu_memcpy_times",
            "device_info", "memcpy",
            "gpu_memcpy", "memset", "gpu_memset", "gpu_overhead")
 EVENTS = {name: [(field, CTF_TYPE[kind])
@@ -582,7 +582,8 @@ def bench(directory, count, version=None, gpu=False):
     peak and live bytes. With VERSION, a tracer_info of that version
     comes first. With GPU, each allocation is followed by what
     bench/call-loop's round makes: a copy (memcpy, gpu_memcpy_times) and
-    a <<<>>> launch (launch_unconfigured, gpu_kernel), the GPU events in
+    a <<<>>> launch (launch_unconfigured, gpu_kernel_shaped, its shape
+    written once), the GPU events in
     a stream file of their own (cudatrace-gpu_0) as in the record's
     channel of GPU events."""
     events = list(EVENTS.items())
@@ -606,7 +607,9 @@ def bench(directory, count, version=None, gpu=False):
         s.event(t, "api_name", pid, pid, proc, domain=2, cbid=41, name="cudaMemcpyAsync")
         s.event(t, "api_name", pid, pid, proc, domain=2, cbid=505, name="__cudaLaunchKernel")
         s.event(t, "kernel_name", pid, pid, proc, kernel_id=0xB2, name="bench_kernel")
-        n += 3
+        g.event(t, "kernel_shape", pid, pid, proc, shape_id=0x5E, grid_x=64, grid_y=1, grid_z=1,
+                block_x=256, block_y=1, block_z=1, registers=32)
+        n += 4
 
     # One traced call (doc/events.md, "Traced calls"): an allocation is its
     # mem_alloc, which records the call; a release is its mem_free, at its
@@ -645,10 +648,8 @@ def bench(directory, count, version=None, gpu=False):
             else:
                 s.event(t, "launch_unconfigured", pid, pid, proc, kernel_id=0xB2, device=0,
                         api_domain=2, api_cbid=505, correlation_id=corr, entry=entry)
-                g.event(t + 200, "gpu_kernel", pid, pid, proc, start=t + 100, end=t + 400,
-                        correlation_id=corr, kernel_id=0xB2, device=0, context=1, stream=7,
-                        grid_x=64, grid_y=1, grid_z=1, block_x=256, block_y=1, block_z=1,
-                        registers=32)
+                g.event(t + 200, "gpu_kernel_shaped", pid, pid, proc, start=t + 100,
+                        end=t + 400, correlation_id=corr, context=1, stream=7, shape_id=0x5E)
         return 4
 
     while n < count:
@@ -751,7 +752,8 @@ def strings(directory):
 
 def compact(directory):
     """Kernels and copies in the forms the tracer writes (doc/events.md,
-    launch_unconfigured, gpu_kernel_times, gpu_memcpy_times)."""
+    launch_unconfigured, gpu_kernel_times, gpu_kernel_shaped and its
+    kernel_shape, gpu_memcpy_times)."""
     events = list(EVENTS.items())
     s = Stream(events)
     pid, tid, proc = 4545, 4545, "kernels"
@@ -801,6 +803,22 @@ def compact(directory):
             kernel_id=0xB2, device=0, context=1, stream=7, grid_x=8, grid_y=1, grid_z=1,
             block_x=128, block_y=1, block_z=1, registers=16)
     kernels.append(("relu", 1000))
+    # and one whose record names its configuration by a kernel_shape (its
+    # kernel and device from the launch_unconfigured)
+    entry = at()
+    s.event(at(), "launch_unconfigured", pid, tid, proc, kernel_id=0xB2, device=0,
+            api_domain=2, api_cbid=211, correlation_id=112, entry=entry)
+    s.event(at(), "kernel_shape", pid, tid, proc, shape_id=0x5E, grid_x=8, grid_y=1, grid_z=1,
+            block_x=128, block_y=1, block_z=1, registers=16)
+    s.event(at(), "gpu_kernel_shaped", pid, tid, proc, start=t + 500, end=t + 1500,
+            correlation_id=112, context=1, stream=7, shape_id=0x5E)
+    kernels.append(("relu", 1000))
+    # a shaped record whose shape is not in the trace: its launch has no run
+    entry = at()
+    s.event(at(), "launch_unconfigured", pid, tid, proc, kernel_id=0xB2, device=0,
+            api_domain=2, api_cbid=211, correlation_id=113, entry=entry)
+    s.event(at(), "gpu_kernel_shaped", pid, tid, proc, start=t + 500, end=t + 77500,
+            correlation_id=113, context=1, stream=7, shape_id=0xDEAD)
     # copies: two whose record is their times (one on stream 7, the other on
     # the legacy stream's id 1), one whose whole record knows it by its
     # runtime_correlation_id
@@ -832,8 +850,10 @@ def compact(directory):
             correlation_id=99, context=1, registers=8)
     s.event(at(), "gpu_memcpy_times", pid, tid, proc, start=t + 500, end=t + 99500,
             correlation_id=98, context=1, direction=1, src_kind=2, dst_kind=3, device=0)
+    s.event(at(), "gpu_kernel_shaped", pid, tid, proc, start=t + 500, end=t + 99500,
+            correlation_id=97, context=1, stream=7, shape_id=0x5E)
     write(directory, events, s)
-    return {"pid": pid, "unmatched_gpu_records": 2,
+    return {"pid": pid, "unmatched_gpu_records": 4, "launches_without_kernel": 1,
             "transfers": {"copies": len(copies), "bytes": sum(copies), "gpu_records": 3,
                           "gpu_time_ns": 4000 * len(copies), "gpu_records_unmatched": 0,
                           "copies_without_gpu_record": 0},
@@ -843,7 +863,7 @@ def compact(directory):
             "gemm": {"grid": {"x": 64, "y": 2, "z": 1}, "block": {"x": 256, "y": 1, "z": 1},
                      "shared_mem_bytes": 512 + 1024, "registers_per_thread": 40,
                      "stream": 7, "launch_latency_count": 3},
-            "relu": {"launches": 2, "launch_latency_count": 2,
+            "relu": {"launches": 4, "launch_latency_count": 3,
                      "grid": {"x": 8, "y": 1, "z": 1}}}
 
 

@@ -852,10 +852,10 @@ def check_correlation(tap, trace):
     hosts = collections.defaultdict(list)
     for event in trace.named(*GPU_OF_HOST):
         hosts[(GPU_OF_HOST[event["_name"]], number(event.get("correlation_id")))].append(event)
-    for times in trace.named(*tracecheck.FROM_HOST):
+    for times in trace.named(*tracecheck.COMPACT_GPU):
         details.append("%s correlation_id=%s has no %s before it"
                        % (times["_name"], times.get("correlation_id"),
-                          tracecheck.FROM_HOST[times["_name"]][0]))
+                          tracecheck.COMPACT_GPU[times["_name"]]))
     gpu_events = trace.named(*HOST_OF_GPU)
     for gpu in gpu_events:
         found = hosts.get((gpu["_name"], number(gpu.get("correlation_id"))))

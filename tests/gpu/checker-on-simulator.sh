@@ -128,7 +128,7 @@ if trace_on_simulator transfers 2; then
 		-v corr="$corr" -v late="$((leave + 5000))"
 	rejects "transfers: a synchronous DtoH copy ending 5 us after its call" window transfers \
 		"$out" "$events.doctored" 'the GPU interval'
-	edit "$events" '!done && /^event=cudatrace:gpu_kernel(_times)? / {
+	edit "$events" '!done && /^event=cudatrace:gpu_kernel(_times|_shaped)? / {
 		sub(/ correlation_id=[0-9]+/, " correlation_id=999999"); done = 1 } { print }'
 	rejects "transfers: a gpu_kernel with a wrong correlation id" corr transfers \
 		"$out" "$events.doctored" 'every gpu_kernel'

@@ -169,6 +169,13 @@ FROM_HOST = {
 }
 NO_STREAM = 0xFFFFFFFF
 NO_DEVICE = 255
+# What a gpu_kernel_shaped takes from its kernel_shape (the same fields).
+SHAPE_FIELDS = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
+                "static_shared_mem", "dynamic_shared_mem", "registers")
+# The compact GPU records, and what the trace must hold before each: a
+# checker that finds one left was given a trace without it.
+COMPACT_GPU = dict({name: host for name, (host, _, _) in FROM_HOST.items()},
+                   gpu_kernel_shaped="launch_unconfigured and kernel_shape")
 
 
 def complete_compact_events(events):
@@ -179,20 +186,36 @@ def complete_compact_events(events):
     it stands for, with what the launch (with its configuration) or the
     memcpy of the same correlation id in the same process says, which the
     trace must hold before it, and '_completed' set (what it took from its
-    host event cannot disagree with it). One without such a host event is
-    left as it is: the checkers' correlation checks report it."""
+    host event cannot disagree with it); a gpu_kernel_shaped is the
+    gpu_kernel with the kernel and device of its launch_unconfigured and
+    the configuration of the kernel_shape it names in its process. One
+    without such a host event (or shape) is left as it is: the checkers'
+    correlation checks report it."""
     hosts = {}
+    shapes = {}
     completed = []
     for event in events:
         name = event["_name"]
+        vpid = event.get("vpid")
         if name == "launch_unconfigured":
             event = dict(event, _name="launch", config_known="0", stream=str(NO_STREAM))
+            hosts[(vpid, name, number(event.get("correlation_id")))] = event
+        elif name == "kernel_shape":
+            shapes.setdefault((vpid, number(event.get("shape_id"))), event)
+        elif name == "gpu_kernel_shaped":
+            host = hosts.pop((vpid, "launch_unconfigured", number(event.get("correlation_id"))),
+                             None)
+            shape = shapes.get((vpid, number(event.get("shape_id"))))
+            if host is not None and shape is not None:
+                event = dict(event, _name="gpu_kernel", _completed=True,
+                             kernel_id=host.get("kernel_id"), device=host.get("device"))
+                for field in SHAPE_FIELDS:
+                    event[field] = shape.get(field)
         elif name == "memcpy" or (name == "launch" and number(event.get("config_known")) == 1):
-            hosts[(event.get("vpid"), name, number(event.get("correlation_id")))] = event
+            hosts[(vpid, name, number(event.get("correlation_id")))] = event
         elif name in FROM_HOST:
             host_name, full_name, fields = FROM_HOST[name]
-            host = hosts.pop((event.get("vpid"), host_name, number(event.get("correlation_id"))),
-                             None)
+            host = hosts.pop((vpid, host_name, number(event.get("correlation_id"))), None)
             if host is not None:
                 event = dict(event, _name=full_name, _completed=True)
                 for field, host_field in fields:

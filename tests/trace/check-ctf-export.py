@@ -47,8 +47,8 @@ def disorder(path):
         if type(msg) is not bt2._EventMessageConst:
             continue
         if msg.event.name not in ("cudatrace:gpu_kernel", "cudatrace:gpu_kernel_times",
-                                  "cudatrace:gpu_memcpy", "cudatrace:gpu_memcpy_times",
-                                  "cudatrace:gpu_memset"):
+                                  "cudatrace:gpu_kernel_shaped", "cudatrace:gpu_memcpy",
+                                  "cudatrace:gpu_memcpy_times", "cudatrace:gpu_memset"):
             continue
         start = int(msg.event.payload_field["start"])
         count += 1

@@ -776,10 +776,10 @@ def check_correlation(tap, trace, matching, allow_missing):
                           number(event.get("correlation_id")))].append(event)
     graph_launches = {(e.get("vpid"), number(e.get("correlation_id")))
                       for e in trace.named("graph_launch")}
-    for times in trace.named(*tracecheck.FROM_HOST):
+    for times in trace.named(*tracecheck.COMPACT_GPU):
         details.append("%s correlation_id=%s has no %s before it"
                        % (times["_name"], times.get("correlation_id"),
-                          tracecheck.FROM_HOST[times["_name"]][0]))
+                          tracecheck.COMPACT_GPU[times["_name"]]))
     gpu_events = trace.named(*GPU_EVENT_OF.values())
     for gpu in gpu_events:
         key = (gpu.get("vpid"), gpu["_name"], number(gpu.get("correlation_id")))

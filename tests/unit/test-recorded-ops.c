@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-recorded-ops.c - the operations whose host event was written
- * (libtrace/recorded-ops.c): a note is taken once; a note another id
- * overwrote, an id never noted and id 0 are told no; and with a thread
- * noting while another takes, no take says yes for an id never noted.
+ * (libtrace/recorded-ops.c): a note is taken once, with what its event
+ * said; a note another id overwrote, an id never noted and id 0 are told
+ * RECORDED_NONE; and with a thread noting while another takes, no take
+ * finds a note for an id never noted, nor another note than the one made.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -22,54 +23,62 @@
 static void test_note_taken_once(void **state)
 {
 	(void)state;
-	assert_false(recorded_ops_take(7));
-	recorded_ops_note(7);
-	assert_true(recorded_ops_take(7));
-	assert_false(recorded_ops_take(7));
+	assert_int_equal(recorded_ops_take(7), RECORDED_NONE);
+	recorded_ops_note(7, RECORDED_WHOLE);
+	assert_int_equal(recorded_ops_take(7), RECORDED_WHOLE);
+	assert_int_equal(recorded_ops_take(7), RECORDED_NONE);
+	recorded_ops_note(8, RECORDED_UNCONFIGURED);
+	assert_int_equal(recorded_ops_take(8), RECORDED_UNCONFIGURED);
+	assert_int_equal(recorded_ops_take(8), RECORDED_NONE);
 }
 
 static void test_overwritten_note(void **state)
 {
 	(void)state;
-	recorded_ops_note(9);
-	recorded_ops_note(9 + SLOTS);
-	assert_false(recorded_ops_take(9));
-	assert_true(recorded_ops_take(9 + SLOTS));
+	recorded_ops_note(9, RECORDED_WHOLE);
+	recorded_ops_note(9 + SLOTS, RECORDED_UNCONFIGURED);
+	assert_int_equal(recorded_ops_take(9), RECORDED_NONE);
+	assert_int_equal(recorded_ops_take(9 + SLOTS), RECORDED_UNCONFIGURED);
 }
 
 static void test_zero_never_noted(void **state)
 {
 	(void)state;
-	recorded_ops_note(0);
-	assert_false(recorded_ops_take(0));
+	recorded_ops_note(0, RECORDED_WHOLE);
+	assert_int_equal(recorded_ops_take(0), RECORDED_NONE);
 }
 
-/* Even ids are noted by the noting thread, odd ones never. */
+/* Even ids are noted by the noting thread, as unconfigured launches; odd ones never. */
 #define RACE_IDS 200000u
 
 static void *note_even(void *arg)
 {
 	(void)arg;
 	for (uint32_t id = 2; id < RACE_IDS; id += 2)
-		recorded_ops_note(id);
+		recorded_ops_note(id, RECORDED_UNCONFIGURED);
 	return NULL;
 }
 
 static void test_race(void **state)
 {
 	pthread_t noter;
-	uint64_t false_yes = 0;
+	uint64_t false_yes = 0, other_note = 0;
 
 	(void)state;
 	assert_int_equal(pthread_create(&noter, NULL, note_even, NULL), 0);
 	for (int round = 0; round < 4; round++) {
 		for (uint32_t id = 1; id < RACE_IDS; id++) {
-			if (recorded_ops_take(id) && id % 2)
+			enum recorded_op what = recorded_ops_take(id);
+
+			if (what != RECORDED_NONE && id % 2)
 				false_yes++;
+			if (what != RECORDED_NONE && what != RECORDED_UNCONFIGURED)
+				other_note++;
 		}
 	}
 	assert_int_equal(pthread_join(noter, NULL), 0);
 	assert_int_equal(false_yes, 0);
+	assert_int_equal(other_note, 0);
 }
 
 int main(void)

@@ -304,12 +304,18 @@ static void test_activity_kinds(void **state)
 	sessions_follow();
 	for (size_t i = 0; i < GPU_KIND_COUNT; i++)
 		assert_int_equal(kind_state[gpu_kinds[i]], 0);
-	/* Either form of a record wants its kind (gpu_*_times: doc/events.md). */
+	/* Any form of a record wants its kind (gpu_*_times: doc/events.md). */
 	TP_ENABLE(gpu_kernel_times, ignore);
 	TP_ENABLE(gpu_memcpy_times, ignore);
 	sessions_follow();
 	assert_int_equal(kind_state[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL], 1);
 	assert_int_equal(kind_state[CUPTI_ACTIVITY_KIND_MEMCPY], 1);
+	end_sessions();
+	sessions_follow();
+	assert_int_equal(kind_state[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL], 0);
+	TP_ENABLE(gpu_kernel_shaped, ignore);
+	sessions_follow();
+	assert_int_equal(kind_state[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL], 1);
 	end_sessions();
 	sessions_follow();
 	assert_always_on();
