@@ -24,6 +24,11 @@
 # a quarter more, for an occasional large event header and packet header:
 # a trace that grows by an event a copy, a context on every event, or a
 # GPU record written whole, fails.
+#
+# programs/launch-loop makes N <<<>>> launches of one kernel with one
+# configuration, measured the same way: a launch_unconfigured (24 bytes of
+# fields, 14 of header and contexts) and a gpu_kernel_shaped (36 and 10)
+# naming the one kernel_shape, 84 bytes a launch; bound 105.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -31,20 +36,25 @@ cli_here=$(cd "$(dirname "$0")" && pwd)
 cli_setup "$@"
 cli_with_daemon
 program="$trace_builddir/tests/programs/copy-loop"
+unit=copies
 [ -x "$program" ] || tap_fail_all "programs/copy-loop is not built"
+launch_loop="$trace_builddir/tests/programs/launch-loop"
+[ -x "$launch_loop" ] || tap_fail_all "programs/launch-loop is not built"
 stats="$trace_srcdir/bench/trace-stats.py"
 
 N1=1000
 N2=5000
 BOUND_API=125
 BOUND_NO_API=125
+BOUND_LAUNCH=105
 
 # stat TAG KEY: KEY's value in TAG's trace-stats line.
 stat() {
 	tr ' ' '\n' <"$lttng_tmp/$1.stats" | sed -n "s/^$2=//p"
 }
 
-# record TAG N [RECORD OPTIONS...]: record copy-loop N into TAG; two tests.
+# record TAG N [RECORD OPTIONS...]: record $program N into TAG, which
+# prints how many $unit it made; two tests.
 record() {
 	tag=$1
 	n=$2
@@ -52,20 +62,20 @@ record() {
 	cli_record "$tag" -o "$lttng_tmp/$tag" "$@" -- "$program" "$n"
 	is "$tag: record exits with the program's status" "$cli_status" 0 ||
 		sed 's/^/#   /' "$lttng_tmp/$tag.err"
-	is "$tag: the program made its $n copies" \
-		"$(sed -n 's/^copies=\([0-9]*\) .*/\1/p' "$lttng_tmp/$tag.out")" "$n"
+	is "$tag: the program made its $n $unit" \
+		"$(sed -n "s/^$unit=\([0-9]*\) .*/\1/p" "$lttng_tmp/$tag.out")" "$n"
 	"$trace_python_bt2" "$stats" "$lttng_tmp/$tag" >"$lttng_tmp/$tag.stats" \
 		2>"$lttng_tmp/$tag.stats-err" || sed 's/^/#   /' "$lttng_tmp/$tag.stats-err"
 }
 
-# per_copy WHAT TAG1 TAG2 BOUND: bytes and events per copy between the two
-# runs; the bytes at most BOUND.
-per_copy() {
+# per_op WHAT TAG1 TAG2 BOUND: bytes and events per operation ($unit)
+# between the two runs; the bytes at most BOUND.
+per_op() {
 	bytes=$(awk -v a="$(stat "$2" content_bytes)" -v b="$(stat "$3" content_bytes)" \
 		-v n=$((N2 - N1)) 'BEGIN { printf "%.1f", (b - a) / n }')
 	events=$((($(stat "$3" events) - $(stat "$2" events)) / (N2 - N1)))
-	diag "$1: $bytes trace bytes and $events events per copy"
-	ok "$1: at most $4 trace bytes per copy ($bytes)" \
+	diag "$1: $bytes trace bytes and $events events per operation"
+	ok "$1: at most $4 trace bytes per operation ($bytes)" \
 		awk -v b="$bytes" -v max="$4" 'BEGIN { exit !(b > 0 && b <= max) }'
 }
 
@@ -78,12 +88,12 @@ is "api1: the report names the process after its program, without a procname con
 	"$("$trace_python" "$cli_here/../lib/environment-entry.py" "$lttng_tmp/api1.json" \
 		"$(sed -n 's/^copies=.* pid=//p' "$lttng_tmp/api1.out")" 'p["procname"]')" copy-loop
 record api2 $N2
-per_copy "API calls on" api1 api2 $BOUND_API
+per_op "API calls on" api1 api2 $BOUND_API
 is "API calls on: 2 events per copy" "$events" 2
 
 record noapi1 $N1 --no-api
 record noapi2 $N2 --no-api
-per_copy "--no-api" noapi1 noapi2 $BOUND_NO_API
+per_op "--no-api" noapi1 noapi2 $BOUND_NO_API
 is "--no-api: 2 events per copy" "$events" 2
 
 # gpu_records TAG: "whole compact", the copies' GPU records of TAG's trace
@@ -104,4 +114,19 @@ trace_read whole1 "$lttng_tmp/whole1" &&
 ok "CUDATRACE_COMPACT=0: the trace is larger by the fields the times leave out" \
 	awk -v a="$(stat api1 content_bytes)" -v b="$(stat whole1 content_bytes)" -v n=$N1 \
 	'BEGIN { exit !(b - a >= 17 * n && b - a <= 19 * n) }'
+
+# <<<>>> launches: each kernel's record names its configuration by the one
+# kernel_shape.
+program=$launch_loop
+unit=launches
+record launch1 $N1
+record launch2 $N2
+per_op "<<<>>> launches" launch1 launch2 $BOUND_LAUNCH
+is "<<<>>> launches: 2 events per launch" "$events" 2
+if trace_read launch1 "$lttng_tmp/launch1"; then
+	is "<<<>>> launches: each kernel's record is shaped ($N1), naming one kernel_shape" \
+		"$(grep -c '^event=cudatrace:gpu_kernel_shaped ' "$lttng_tmp/launch1.events") $(
+			grep -c '^event=cudatrace:kernel_shape ' "$lttng_tmp/launch1.events") $(
+			grep -c '^event=cudatrace:gpu_kernel ' "$lttng_tmp/launch1.events")" "$N1 1 0"
+fi
 tap_done
