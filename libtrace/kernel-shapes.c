@@ -12,6 +12,7 @@
  * CUPTI's buffer threads take it, never a thread of the program.
  */
 #include <pthread.h>
+#include <time.h>
 
 #include "contract/mix64.h"
 #include "cudatrace-tp.h"
@@ -30,8 +31,8 @@ static pthread_mutex_t shapes_lock = PTHREAD_MUTEX_INITIALIZER;
  * field whole), never 0 (a claim's empty key). */
 static uint64_t shape_id(const struct ct_ev_kernel_shape *s)
 {
-	uint64_t grid = (uint64_t)(uint32_t)s->grid_x | (uint64_t)s->grid_y << 32 |
-	                (uint64_t)s->grid_z << 48;
+	uint64_t grid =
+	    (uint64_t)(uint32_t)s->grid_x | (uint64_t)s->grid_y << 32 | (uint64_t)s->grid_z << 48;
 	uint64_t block = (uint64_t)s->block_x | (uint64_t)s->block_y << 16 |
 	                 (uint64_t)s->block_z << 32 | (uint64_t)s->static_shared_mem << 48;
 	uint64_t rest = (uint64_t)s->dynamic_shared_mem | (uint64_t)s->registers << 32;
@@ -78,4 +79,25 @@ uint64_t kernel_shapes_note(const CUpti_ActivityKernel10 *k)
 void kernel_shapes_announce_again(void)
 {
 	table_clear(&shapes_written);
+}
+
+/* How long a written shape counts as in the trace. */
+#define SHAPES_AGAIN_NS 1000000000ULL
+
+/* When the shapes were last forgotten (CLOCK_MONOTONIC ns); the watch's thread's. */
+static uint64_t forgotten_at;
+
+void kernel_shapes_follow(void)
+{
+	struct timespec now;
+	uint64_t ns;
+
+	if (!lttng_ust_tracepoint_enabled(cudatrace, kernel_shape))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	if (ns - forgotten_at < SHAPES_AGAIN_NS)
+		return;
+	forgotten_at = ns;
+	kernel_shapes_announce_again();
 }

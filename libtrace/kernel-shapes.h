@@ -29,4 +29,13 @@ uint64_t kernel_shapes_note(const CUpti_ActivityKernel10 *k);
  * record that names it (a session started). */
 void kernel_shapes_announce_again(void);
 
+/*
+ * Called by the session watch (sessions.c): while a session enables
+ * kernel_shape, every shape is written again a second after it last was.
+ * A shape that LTTng discarded, or that a flight recorder's ring
+ * overwrote, then costs at most a second of its runs (counted by the
+ * reader as unmatched records), not every later one.
+ */
+void kernel_shapes_follow(void);
+
 #endif /* CUDATRACE_KERNEL_SHAPES_H */

@@ -6,8 +6,9 @@
  * the record is told; another configuration (any one field) has another
  * id and its own event; none is emitted, and 0 returned, while the event
  * is disabled; after kernel_shapes_announce_again a shape is emitted once
- * more; threads racing on one shape emit it once, each told its id only
- * once it is written. The events are seen through probes of the test's
+ * more, and kernel_shapes_follow does so at most once a second; threads
+ * racing on one shape emit it once, each told its id only once it is
+ * written. The events are seen through probes of the test's
  * (libtrace-test.h).
  */
 #include <pthread.h>
@@ -134,6 +135,23 @@ static void test_announce_again(void **state)
 	assert_int_equal(shape_events, 2);
 }
 
+static void test_follow_once_a_second(void **state)
+{
+	CUpti_ActivityKernel10 k = record(8, 16);
+
+	(void)state;
+	TP_ENABLE(kernel_shape, on_kernel_shape);
+	kernel_shapes_note(&k);
+	/* the first follow forgets the shapes: a second has passed since start-up */
+	kernel_shapes_follow();
+	kernel_shapes_note(&k);
+	assert_int_equal(shape_events, 2);
+	/* not again within the second */
+	kernel_shapes_follow();
+	kernel_shapes_note(&k);
+	assert_int_equal(shape_events, 2);
+}
+
 /* Threads noting one shape at once: one event, and none is told the id
  * before the event is out. */
 #define RACERS 4
@@ -173,6 +191,7 @@ int main(void)
 		cmocka_unit_test_setup(test_another_configuration, fresh),
 		cmocka_unit_test_setup(test_disabled, fresh),
 		cmocka_unit_test_setup(test_announce_again, fresh),
+		cmocka_unit_test_setup(test_follow_once_a_second, fresh),
 		cmocka_unit_test_setup(test_race, fresh),
 	};
 
