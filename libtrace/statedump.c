@@ -128,6 +128,10 @@ void statedump_run(enum ct_statedump_reason reason)
 	if (!tracer_active() || !dump_wanted())
 		return;
 	pthread_mutex_lock(&dump_lock);
+	/* a window that misses the names' first events (a flight recorder's
+	 * ring) gets them again before their next use after each dump */
+	if (reason == CT_STATEDUMP_PERIODIC)
+		names_announce_again();
 	dump = ++dumps;
 	EMIT(statedump_begin,
 	     &(struct ct_ev_statedump_begin){ .dump = dump, .reason = (uint8_t)reason });

@@ -134,4 +134,9 @@ print(runs, d["trace"]["unmatched_gpu_records"])' "$lttng_tmp/shapes.json" 2>/de
 diag "shapes: runs read and records unmatched in the snapshot: ${shaped:-none}"
 ok "shapes: the snapshot reads runs whose shape was written again (${shaped%% *} runs)" \
 	test "${shaped%% *}" -gt 0 2>/dev/null
+# the kernel's name too, written again after each of the tracer's dumps
+is "shapes: the kernel is named in the snapshot" "$("$trace_python" -c '
+import json, sys
+print(sorted(k["name"] for k in json.load(open(sys.argv[1]))["kernels"]))' \
+	"$lttng_tmp/shapes.json" 2>/dev/null)" "['nothing(int*)']"
 tap_done
