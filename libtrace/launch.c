@@ -68,6 +68,24 @@ static bool launch_captured(const struct api_call *call, const struct launch_con
 	return capture_thread_is_capturing();
 }
 
+/* What a launch event refers to, written before it: its kernel's and its
+ * call's names, its stack. */
+static void before_launch_event(struct api_call *call, const char *symbol, uint64_t kernel_id,
+                                uint32_t correlation_id)
+{
+	names_note_kernel(kernel_id, symbol);
+	call_note_name(call);
+	call_stack_note_operation(correlation_id);
+}
+
+/* The launch event is written, saying WHAT: its kernel's record need not
+ * repeat it (a record without a kernel_id to join it by is written whole). */
+static void after_launch_event(uint64_t kernel_id, uint32_t correlation_id, enum recorded_op what)
+{
+	if (kernel_id)
+		recorded_ops_note(correlation_id, what);
+}
+
 /* A launch whose configuration is unknown: its kernel's record has it. */
 static void emit_unconfigured(struct api_call *call, const char *symbol)
 {
@@ -77,13 +95,9 @@ static void emit_unconfigured(struct api_call *call, const char *symbol)
 		.api = call_record(call),
 	};
 
-	names_note_kernel(e.kernel_id, symbol);
-	call_note_name(call);
-	call_stack_note_operation(e.api.correlation_id);
+	before_launch_event(call, symbol, e.kernel_id, e.api.correlation_id);
 	lttng_ust_do_tracepoint(cudatrace, launch_unconfigured, &e);
-	/* the kernel and device are said: its record need not repeat them */
-	if (e.kernel_id)
-		recorded_ops_note(e.api.correlation_id, RECORDED_UNCONFIGURED);
+	after_launch_event(e.kernel_id, e.api.correlation_id, RECORDED_UNCONFIGURED);
 }
 
 static void emit_launch(struct api_call *call, const struct launch_config *config)
@@ -114,13 +128,9 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 		.device = call_device(call),
 		.api = call_record(call),
 	};
-	names_note_kernel(e.kernel_id, symbol);
-	call_note_name(call);
-	call_stack_note_operation(e.api.correlation_id);
+	before_launch_event(call, symbol, e.kernel_id, e.api.correlation_id);
 	lttng_ust_do_tracepoint(cudatrace, launch, &e);
-	/* the event says all its kernel's record would repeat: the record need not */
-	if (e.kernel_id)
-		recorded_ops_note(e.api.correlation_id, RECORDED_WHOLE);
+	after_launch_event(e.kernel_id, e.api.correlation_id, RECORDED_WHOLE);
 }
 
 /* __cudaLaunchKernel: no parameters; a nested driver launch may tell. */
