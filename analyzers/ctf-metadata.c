@@ -334,6 +334,47 @@ static int no_pointers(const char *text, size_t n, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * Whether every clock of TEXT gives a frequency above 0: babeltrace2
+ * divides by it, and dies of SIGFPE on a clock without one (CTF 1.8 makes
+ * it optional; every tracer writes it). The clock blocks are the top-level
+ * "clock { ... }"; their "freq = N;" at their own depth. 0, or -1 with WHY.
+ */
+static int clocks_have_freq(const char *text, size_t n, char *why, size_t len)
+{
+	struct lexer lx = { text, text + n };
+	struct token tk, prev = { .type = TOK_END };
+	int depth = 0, clock_depth = -1;
+	bool freq = false;
+
+	for (next_token(&lx, &tk); tk.type != TOK_END && tk.type != TOK_BAD;
+	     prev = tk, next_token(&lx, &tk)) {
+		if (token_is(&tk, "{")) {
+			if (depth == 0 && token_is(&prev, "clock")) {
+				clock_depth = 1;
+				freq = false;
+			}
+			depth++;
+		} else if (token_is(&tk, "}")) {
+			if (depth == clock_depth && !freq) {
+				snprintf(
+				    why, len,
+				    "its metadata gives a clock no frequency (the clock ending at "
+				    "byte %zu of its text), which babeltrace2 cannot read",
+				    (size_t)(tk.text - text));
+				return -1;
+			}
+			if (depth == clock_depth)
+				clock_depth = -1;
+			depth = depth > 0 ? depth - 1 : 0;
+		} else if (depth == clock_depth && token_is(&prev, "freq") && token_is(&tk, "=")) {
+			next_token(&lx, &tk);
+			freq = tk.type == TOK_NUMBER && tk.value > 0;
+		}
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------ the file */
 
 static uint32_t get_u32(const uint8_t *b, bool big_endian)
@@ -512,7 +553,8 @@ enum ct_metadata_status ct_metadata_read(const char *path, struct ct_metadata *m
 		return CT_METADATA_UNREADABLE;
 	}
 	if (unique_members(md->text->str, md->text->len, why, len) < 0 ||
-	    no_pointers(md->text->str, md->text->len, why, len) < 0)
+	    no_pointers(md->text->str, md->text->len, why, len) < 0 ||
+	    clocks_have_freq(md->text->str, md->text->len, why, len) < 0)
 		return CT_METADATA_UNREADABLE;
 	if (md->rewritten && !has_signature(md->text->str, md->text->len))
 		g_string_prepend(md->text, SIGNATURE);
