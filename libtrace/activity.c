@@ -22,10 +22,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <cupti.h>
 
 #include "activity.h"
+#include "clock.h"
 #include "emit.h"
 #include "gpu-events.h"
 #include "invariant.h"
@@ -61,12 +61,10 @@ static void flush_tick(void);
 
 static struct periodic flusher = PERIODIC_INIT(flush_tick);
 
+/* CUPTI's timestamps on LTTng's clock (clock.h). */
 static uint64_t CUPTIAPI monotonic_ns(void)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	return clock_now_ns();
 }
 
 /* Buffers handed back by CUPTI and kept for its next requests: fresh

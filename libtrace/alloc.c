@@ -31,6 +31,7 @@
 #include "alloc.h"
 #include "api-call.h"
 #include "call-stack.h"
+#include "clock.h"
 #include "capture.h"
 #include "emit.h"
 #include "invariant.h"
@@ -181,7 +182,7 @@ static void record_alloc_of(struct api_call *call, enum tracker_space space, enu
 		record_failure(call, kind, size, device);
 		return;
 	}
-	entry.alloc_time = call_now_ns();
+	entry.alloc_time = clock_now_ns();
 	if (stream)
 		entry.stream = call_stream(call, *stream);
 	if (owned_by_context(kind))

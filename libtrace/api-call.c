@@ -3,7 +3,6 @@
  * api-call.c - what the per-family handlers share (api-call.h): the device,
  * stream and name of the traced call.
  */
-#include <time.h>
 #include <cupti.h>
 
 #include "api-call.h"
@@ -44,14 +43,6 @@ uint64_t call_kernel_id(const struct api_call *call, const char *symbol)
 void call_note_name(const struct api_call *call)
 {
 	names_note_api(call->ref.domain, call->ref.cbid, call->name);
-}
-
-uint64_t call_now_ns(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
 struct ct_api_ref call_record(struct api_call *call)

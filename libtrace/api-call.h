@@ -155,10 +155,6 @@ uint64_t call_kernel_id(const struct api_call *call, const char *symbol);
 /* Record the call's name (api_name) before an event refers to it. */
 void call_note_name(const struct api_call *call);
 
-/* CLOCK_MONOTONIC now, in ns: the clock of LTTng's timestamps, of the
- * entry fields and of CUPTI's GPU times. */
-uint64_t call_now_ns(void);
-
 /*
  * The api reference of the semantic event that records the call (doc/
  * events.md, "Traced calls"): with the call's entry time when the call is

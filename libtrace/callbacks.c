@@ -27,6 +27,7 @@
 
 #include "activity.h"
 #include "api-call.h"
+#include "clock.h"
 #include "callbacks.h"
 #include "cudatrace-tp.h"
 #include "invariant.h"
@@ -194,7 +195,7 @@ static void push_frame(struct thread_state *ts, const struct api_binding *bindin
 static void api_enter(struct thread_state *ts, const struct api_binding *binding, uint8_t f,
                       const CUpti_CallbackData *data)
 {
-	uint64_t entry = call_now_ns();
+	uint64_t entry = clock_now_ns();
 	bool nested;
 
 	tracer_info_emit_once();

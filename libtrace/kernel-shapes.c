@@ -12,8 +12,8 @@
  * CUPTI's buffer threads take it, never a thread of the program.
  */
 #include <pthread.h>
-#include <time.h>
 
+#include "clock.h"
 #include "contract/mix64.h"
 #include "cudatrace-tp.h"
 #include "field-values.h"
@@ -89,13 +89,11 @@ static uint64_t forgotten_at;
 
 void kernel_shapes_follow(void)
 {
-	struct timespec now;
 	uint64_t ns;
 
 	if (!lttng_ust_tracepoint_enabled(cudatrace, kernel_shape))
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	ns = clock_now_ns();
 	if (ns - forgotten_at < SHAPES_AGAIN_NS)
 		return;
 	forgotten_at = ns;
