@@ -17,7 +17,7 @@ mkdir -p "$traces/not-a-trace"
 echo notes >"$traces/not-a-trace/readme.txt"
 
 cli_record ok -o "$traces/ok" -- "$trace_python" "$cli_workload" --steps 2 --leak
-is "a first trace is recorded" "$cli_status" 0
+cli_status_is "a first trace is recorded" 0
 CUDASIM_LEDGER="$lttng_tmp/killed.ledger" "$cli_bin" record -o "$traces/killed" -- \
 	"$trace_python" "$cli_workload" --steps 1 --fail-alloc --pause \
 	>"$lttng_tmp/killed.out" 2>"$lttng_tmp/killed.err" &

@@ -23,7 +23,7 @@ info() {
 
 # ---- tiny buffers: nothing is discarded
 cli_record tiny --blocking --subbuf-size=4K --num-subbuf=2 -o "$lttng_tmp/tiny" -- "$storm"
-is "tiny: record exits with the program's status" "$cli_status" 0
+cli_status_is "tiny: record exits with the program's status" 0
 is "tiny: the trace says nothing was discarded" "$(cli_bt2_discarded "$lttng_tmp/tiny")" 0
 is "tiny: cudatrace.info says so too" "$(info "$lttng_tmp/tiny" discarded)" 0
 ok "tiny: no warning about discarded events" cli_lacks "$lttng_tmp/tiny.err" "discarded and"

@@ -18,7 +18,7 @@ trace_require_workload driver-api
 
 # 1. No daemon: record starts one.
 cli_record drv -o "$lttng_tmp/drv" -- $trace_cmd
-is "driver-api: record exits with the program's status" "$cli_status" 0
+cli_status_is "driver-api: record exits with the program's status" 0
 ok "a session daemon was started" cli_has drv "started an LTTng session daemon"
 ok "the daemon answers after record ended" cli_adopt_daemon
 ok "record says where the trace is" cli_has drv "trace in $lttng_tmp/drv"
@@ -35,7 +35,7 @@ is "no session is left in the daemon" "$(cli_sessions)" 0
 if trace_workload_or_fail allocations; then
 	mkdir -p "$lttng_tmp/traces"
 	cli_record alloc --trace-dir "$lttng_tmp/traces" -- $trace_cmd
-	is "allocations: record exits with the program's status" "$cli_status" 0
+	cli_status_is "allocations: record exits with the program's status" 0
 	ok "no second daemon was started" cli_lacks "$lttng_tmp/alloc.err" "started an LTTng"
 	dated=$(ls "$lttng_tmp/traces")
 	ok "--trace-dir: a directory named by date and time ($dated)" \
@@ -49,7 +49,7 @@ fi
 
 # 3. The program's own status comes back, and its output is untouched.
 cli_record status -o "$lttng_tmp/status" -- "$trace_python" "$cli_workload" --steps 2 --exit 7
-is "a program exiting with 7: record exits with 7" "$cli_status" 7
+cli_status_is "a program exiting with 7: record exits with 7" 7
 ok "its output is on stdout, unchanged" grep -qx 'step 1' "$lttng_tmp/status.out"
 ok "record's lines are on stderr only" cli_lacks "$lttng_tmp/status.out" 'cudatrace record'
 ok "record says how it ended" cli_has status "exited with status 7"

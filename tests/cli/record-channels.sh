@@ -18,7 +18,7 @@ cli_with_daemon
 trace_require_workload transfers
 
 cli_record ch -o "$lttng_tmp/ch" -- $trace_cmd 1
-is "transfers: record exits with the program's status" "$cli_status" 0 ||
+cli_status_is "transfers: record exits with the program's status" 0 ||
 	sed 's/^/#   /' "$lttng_tmp/ch.err"
 cli_trace_checked ch "the trace reads back with babeltrace2"
 

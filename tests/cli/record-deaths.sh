@@ -71,7 +71,7 @@ print(eval(sys.argv[2]))' "$lttng_tmp/$1.json" "$2"
 # 1. A sticky CUDA error: the kernel faults, the program exits with 1.
 CUDASIM_KERNEL_FAULT=1 cli_record sticky -o "$lttng_tmp/sticky" -- \
 	"$trace_python" "$cli_workload" --steps 2 --kernel
-is "sticky: the program's own status comes back" "$cli_status" 1
+cli_status_is "sticky: the program's own status comes back" 1
 ok "sticky: the simulator's ledger has the fault" grep -q 'op=kernel_fault' "$lttng_tmp/sticky.ledger"
 ok "sticky: the program printed the error it got" \
 	grep -q 'cudaDeviceSynchronize failed: 700' "$lttng_tmp/sticky.err"
@@ -108,7 +108,7 @@ is "sticky, no notes: no process_end, and the error is still the first finding" 
 # (In a sanitizer build, ASan would turn the SIGSEGV into an abort.)
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0" \
 	cli_record segv -o "$lttng_tmp/segv" -- "$trace_python" "$cli_workload" --steps 2 --segfault
-is "segv: record exits with 128 + SIGSEGV" "$cli_status" 139
+cli_status_is "segv: record exits with 128 + SIGSEGV" 139
 is "segv: the notes say a fault signal" "$(info segv death)" fault-signal
 is "segv: no CUDA error is put on it" "$(info segv cuda_error)" ""
 ok "segv: record's diagnosis leads with the crash" summary_first segv \
@@ -129,7 +129,7 @@ ok "segv: its first page leads with it" first_finding segv \
 # A period of a minute: the host memory samples are the failure's and the exit's.
 CUDATRACE_HOST_MEMORY_PERIOD_MS=60000 cli_record gpuoom -o "$lttng_tmp/gpuoom" -- \
 	"$trace_python" "$cli_workload" --steps 2 --fail-alloc --exit 1
-is "gpuoom: the program's own status comes back" "$cli_status" 1
+cli_status_is "gpuoom: the program's own status comes back" 1
 ok "gpuoom: the ledger has the failed allocation" grep -q 'op=alloc_failed' "$lttng_tmp/gpuoom.ledger"
 is "gpuoom: the notes say a GPU out-of-memory" "$(info gpuoom death)" gpu-oom
 is "gpuoom: with the size the ledger failed" "$(info gpuoom gpu_failed_bytes)" \
@@ -149,7 +149,7 @@ is "gpuoom: its first sample follows the failure within a second" \
 
 # 3. Host memory it holds and prints: record's samples hold at least that.
 cli_record host -o "$lttng_tmp/host" -- "$trace_python" "$cli_workload" --steps 6 --host-mib 96 --host-hold 0.5
-is "host: the program exits with 0" "$cli_status" 0
+cli_status_is "host: the program exits with 0" 0
 held=$(sed -n 's/^host \([0-9]*\) MiB$/\1/p' "$lttng_tmp/host.out" | tail -n 1)
 is "host: the program printed what it holds" "$held" 96
 is "host: the notes say it ended well" "$(info host death)" none

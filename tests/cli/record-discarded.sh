@@ -42,7 +42,7 @@ for attempt in 1 2 3; do
 	diag "small buffers: run $attempt: LTTng's consumer kept up, nothing discarded"
 done
 unset CUDASIM_COPY_LATENCY_NS CUDASIM_BW_HTOD_PAGEABLE CUDASIM_BW_HTOD_PINNED
-is "small buffers: record exits with the program's status" "$cli_status" 0
+cli_status_is "small buffers: record exits with the program's status" 0
 trace_says=$(cli_bt2_discarded "$lttng_tmp/small")
 ok "small buffers: LTTng discarded events ($trace_says, run $attempt)" \
 	test "${trace_says:-0}" -gt 0 2>/dev/null
@@ -51,7 +51,7 @@ is "small buffers: cudatrace.info holds the trace's count" "$(info small discard
 ok "small buffers: and says what to do about it" cli_has small "events were discarded .*use --blocking"
 
 cli_record roomy -o "$lttng_tmp/roomy" -- "$trace_python" "$cli_workload" --steps 3
-is "default buffers: record exits with 0" "$cli_status" 0
+cli_status_is "default buffers: record exits with 0" 0
 is "default buffers: the trace says none was discarded" "$(cli_bt2_discarded "$lttng_tmp/roomy")" 0
 is "default buffers: record says 0" "$(said roomy)" 0
 is "default buffers: cudatrace.info says 0" "$(info roomy discarded)" 0

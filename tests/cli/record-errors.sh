@@ -19,7 +19,7 @@ fails() {
 	fails_pattern=$2
 	shift 2
 	cli_record "$fails_tag" "$@"
-	is "$fails_tag: exit status 2" "$cli_status" 2
+	cli_status_is "$fails_tag: exit status 2" 2
 	ok "$fails_tag: says '$fails_pattern'" cli_has "$fails_tag" "$fails_pattern"
 }
 

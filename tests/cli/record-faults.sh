@@ -133,7 +133,7 @@ mkdir -p "$lttng_tmp/small"
 mount -t tmpfs -o size=4m cudatrace-test "$lttng_tmp/small"
 cli_record full --subbuf-size=16K --num-subbuf=4 -o "$lttng_tmp/small/full" -- \
 	"$trace_python" "$cli_workload" --steps 20000
-is "full: record exits with the program's status" "$cli_status" 0
+cli_status_is "full: record exits with the program's status" 0
 ok "full: record says the file system is full" cli_has full "the file system of $lttng_tmp/small/full is full: the trace keeps what was written until then"
 ok "full: and that the trace is incomplete" cli_has full "the trace is incomplete: .* where the file system filled up"
 ok "full: the notes say so" incomplete "$lttng_tmp/small/full" disk-full
@@ -189,7 +189,7 @@ umount "$lttng_tmp/small"
 # ---- no room at all: refused before the program runs
 mount -t tmpfs -o size=1m cudatrace-test "$lttng_tmp/small"
 cli_record tiny -o "$lttng_tmp/small/tiny" -- "$trace_python" "$cli_workload" --steps 1
-is "tiny: exit status 2" "$cli_status" 2
+cli_status_is "tiny: exit status 2" 2
 ok "tiny: says how much room a trace needs" cli_has tiny "the file system of $lttng_tmp/small/tiny has .* MiB free: a trace there needs .* MiB"
 ok "tiny: the program did not run" test ! -e "$lttng_tmp/tiny.ledger"
 ok "tiny: no trace directory is left" test ! -e "$lttng_tmp/small/tiny"

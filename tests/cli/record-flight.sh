@@ -18,7 +18,7 @@ cli_with_daemon
 # 1. A run that fails an allocation and exits with 1.
 cli_record fail --flight-recorder=4M -o "$lttng_tmp/fail" -- \
 	"$trace_python" "$cli_workload" --steps 3 --leak --fail-alloc --exit 1
-is "record exits with the program's status" "$cli_status" 1
+cli_status_is "record exits with the program's status" 1
 ok "record says it is a flight recorder" cli_has fail "flight recorder"
 ok "the notes say so too" grep -qx 'mode=snapshot' "$lttng_tmp/fail/cudatrace.info"
 snaps=$(ls -d "$lttng_tmp"/fail/snapshot-* 2>/dev/null | wc -l)
@@ -60,7 +60,7 @@ ok "cudatrace list shows the flight recorder's trace" \
 # 2. A ring smaller than the run keeps the newest events only.
 cli_record small --flight-recorder=64K -o "$lttng_tmp/small" -- \
 	"$trace_python" "$cli_workload" --steps 400
-is "small ring: record exits with the program's status" "$cli_status" 0
+cli_status_is "small ring: record exits with the program's status" 0
 snap=$(ls -d "$lttng_tmp"/small/snapshot-* 2>/dev/null | head -n 1)
 if [ -n "$snap" ] && trace_read small "$snap"; then
 	tap_result 0 "small ring: the snapshot reads back"
@@ -119,7 +119,7 @@ fi
 # as unmatched, not lost silently.
 launch_loop="$trace_builddir/tests/programs/launch-loop"
 cli_record shapes --flight-recorder=64K -o "$lttng_tmp/shapes" -- "$launch_loop" 1200 5000
-is "shapes: record exits with the program's status" "$cli_status" 0
+cli_status_is "shapes: record exits with the program's status" 0
 snap=$(ls -d "$lttng_tmp"/shapes/snapshot-* 2>/dev/null | tail -n 1)
 report_status=0
 "$cli_bin" report --format=json -o "$lttng_tmp/shapes.json" "${snap:-$lttng_tmp/none}" \

@@ -33,7 +33,7 @@ private() {
 
 # ---- the daemon that cudatrace starts, under umask 000
 cli_record started -o "$lttng_tmp/started" -- "$trace_python" "$cli_workload" --steps 2
-is "started: record exits with the program's status" "$cli_status" 0
+cli_status_is "started: record exits with the program's status" 0
 cli_adopt_daemon || tap_fail_all "record started no session daemon"
 ok "started: the trace, cudatrace.info and all LTTng made are private" private "$lttng_tmp/started" started
 ok "started: cudatrace.info is there" test -f "$lttng_tmp/started/cudatrace.info"
@@ -44,18 +44,18 @@ trace_daemon_or_fail
 mkdir -p "$lttng_tmp/existing"
 chmod 0777 "$lttng_tmp/existing"
 cli_record existing -o "$lttng_tmp/existing" -- "$trace_python" "$cli_workload" --steps 2
-is "existing: record exits with 0" "$cli_status" 0
+cli_status_is "existing: record exits with 0" 0
 ok "existing: an empty -o directory that existed becomes private, and what is in it" \
 	private "$lttng_tmp/existing" existing
 
 cli_record dated --trace-dir "$lttng_tmp/parent/traces" -- "$trace_python" "$cli_workload" --steps 1
-is "dated: record exits with 0" "$cli_status" 0
+cli_status_is "dated: record exits with 0" 0
 ok "dated: the --trace-dir parents it made are 0700" \
 	test "$(stat -c %a "$lttng_tmp/parent")" = 700 -a "$(stat -c %a "$lttng_tmp/parent/traces")" = 700
 ok "dated: the dated trace is private" private "$lttng_tmp/parent/traces" dated
 
 cli_record flight --flight-recorder=1M -o "$lttng_tmp/flight" -- "$trace_python" "$cli_workload" --steps 2
-is "flight: record exits with 0" "$cli_status" 0
+cli_status_is "flight: record exits with 0" 0
 ok "flight: the snapshots are private" private "$lttng_tmp/flight" flight
 ok "flight: a snapshot was written" test -n "$(ls -d "$lttng_tmp"/flight/snapshot-* 2>/dev/null)"
 

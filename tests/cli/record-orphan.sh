@@ -46,7 +46,7 @@ wait $orphan_rec 2>/dev/null
 ok "orphan: the program outlives its recorder" test -n "$orphan_prog" -a ! "$(gone "$orphan_prog" && echo gone)"
 
 cli_record while -o "$lttng_tmp/while" -- "$trace_python" "$cli_workload" --steps 1
-is "while: the next record runs" "$cli_status" 0
+cli_status_is "while: the next record runs" 0
 ok "while: it leaves the orphan's session alone, and says why" \
 	cli_has while "left the session cudatrace-.* of a cudatrace record that died \\(pid $orphan_rec\\) alone: it still records its program \\(pid $orphan_prog\\)"
 ok "while: it did not close it" cli_lacks "$lttng_tmp/while.err" "closed the session"
@@ -58,7 +58,7 @@ cli_open_gate orphan
 ok "orphan: the program ended" wait_gone "$orphan_prog"
 
 cli_record after -o "$lttng_tmp/after" -- "$trace_python" "$cli_workload" --steps 1
-is "after: the next record runs" "$cli_status" 0
+cli_status_is "after: the next record runs" 0
 ok "after: it closes the orphan's session, now that its program is gone" \
 	cli_has after "closed the session cudatrace-.* left by a cudatrace record that died \\(pid $orphan_rec\\); its trace is in $lttng_tmp/orphan"
 is "after: no session is left" "$(cli_sessions)" 0
@@ -78,7 +78,7 @@ cli_open_gate lost
 ok "lost: the program ended" wait_gone "$lost_prog"
 trace_daemon_or_fail
 cli_record later -o "$lttng_tmp/later" -- "$trace_python" "$cli_workload" --steps 1
-is "later: the next record runs" "$cli_status" 0
+cli_status_is "later: the next record runs" 0
 is "later: the lost session's notes say its recorder died" "$(info "$lttng_tmp/lost" end)" abandoned
 is "later: and that the trace is cut, and why" \
 	"$(info "$lttng_tmp/lost" complete) $(info "$lttng_tmp/lost" incomplete)" "false session-lost"

@@ -20,7 +20,7 @@ program="$cli_here/python-leaks.py"
 rounds=3
 
 cli_record pystacks -o "$lttng_tmp/pystacks" -- "$trace_python" "$program" $rounds
-is "python-leaks.py: record exits with the program's status" "$cli_status" 0
+cli_status_is "python-leaks.py: record exits with the program's status" 0
 ok "the program ran to its end" grep -qx "kept $((rounds + 1)) allocations" \
 	"$lttng_tmp/pystacks.out"
 cli_trace_checked pystacks "the trace reads back and holds the ledger's operations"
@@ -48,7 +48,7 @@ ok "... and the failed allocation's line" \
 # CUDATRACE_STACK_DEPTH=0: no stack, Python's neither.
 CUDATRACE_STACK_DEPTH=0 cli_record pynostack -o "$lttng_tmp/pynostack" -- \
 	"$trace_python" "$program" 1
-is "CUDATRACE_STACK_DEPTH=0: record exits with the program's status" "$cli_status" 0
+cli_status_is "CUDATRACE_STACK_DEPTH=0: record exits with the program's status" 0
 "$cli_bin" report -o "$lttng_tmp/pynostack.txt" "$lttng_tmp/pynostack" 2>/dev/null
 ok "no Python line is named" cli_lacks "$lttng_tmp/pynostack.txt" 'in leak_here'
 tap_done

@@ -17,7 +17,7 @@ cli_with_daemon
 
 # 1. A script that keeps 1 MiB per step.
 cli_record py -o "$lttng_tmp/py" -- "$trace_python" "$cli_workload" --steps 4 --leak
-is "the script: record exits with its status" "$cli_status" 0
+cli_status_is "the script: record exits with its status" 0
 ok "the script's output is on stdout" grep -qx 'step 3' "$lttng_tmp/py.out"
 ok "the short report shows what the script kept (4 MiB)" \
 	cli_has py "4.00 MiB still allocated at the end"

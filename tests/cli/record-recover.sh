@@ -17,7 +17,7 @@ cli_with_daemon
 
 # One record, so that the daemon starts its consumer daemon.
 cli_record first -o "$lttng_tmp/first" -- "$trace_python" "$cli_workload" --steps 1
-is "first: recorded with the test's daemon" "$cli_status" 0
+cli_status_is "first: recorded with the test's daemon" 0
 consumer=$(cli_consumer_pids)
 ok "the test's daemon has a consumer daemon" test -n "$consumer"
 # shellcheck disable=SC2086
@@ -47,7 +47,7 @@ is "and sees the run directory of the test's daemon, not of cudatrace's own" \
 
 # ---- the next record finds it
 cli_record next -o "$lttng_tmp/next" -- "$trace_python" "$cli_workload" --steps 2
-is "next: record exits with 0" "$cli_status" 0
+cli_status_is "next: record exits with 0" 0
 ok "next: uses cudatrace's own daemon" \
 	cli_has next "its consumer daemon \\(lttng-consumerd\\) died; using cudatrace's own session daemon, in .*/cudatrace/sessiond\$"
 is "next: the same daemon" "$(cli_private_daemon_pid)" "$private"
@@ -57,7 +57,7 @@ cli_trace_checked next "next: the trace reads back"
 # shellcheck disable=SC2046
 kill -KILL $(cli_consumer_pids "$private")
 cli_record restart -o "$lttng_tmp/restart" -- "$trace_python" "$cli_workload" --steps 2
-is "restart: record exits with 0" "$cli_status" 0
+cli_status_is "restart: record exits with 0" 0
 ok "restart: says it restarted its own daemon" \
 	cli_has restart "cudatrace's own session daemon in .* had lost its consumer daemon too: restarting it"
 ok "restart: a new daemon runs" test -n "$(cli_private_daemon_pid)" -a "$(cli_private_daemon_pid)" != "$private"

@@ -50,7 +50,7 @@ report() {
 toolkit="$lttng_tmp/toolkit"
 mkdir -p "$toolkit"
 CUDASIM_DRIVER_VERSION=12020 CUDA_HOME=$toolkit cli_record old -o "$lttng_tmp/old" -- "$program"
-is "old: record exits with the program's status" "$cli_status" 1
+cli_status_is "old: record exits with the program's status" 1
 ok "old: record says CUDA may have refused it, and how to see why" \
 	cli_has old "no event was recorded, though rt-refused loaded CUDA's libraries.*cudatrace report $lttng_tmp/old"
 is "old: the program says the runtime refused the driver" "$(fact old error)" \
@@ -124,7 +124,7 @@ ok "damaged: it still names both versions" cli_matches \
 # CUDA_HOME says; the user's LD_AUDIT stays
 user_audit="$lttng_tmp/no-such-audit.so"
 CUDA_HOME=$trace_simdir LD_AUDIT=$user_audit cli_record new -o "$lttng_tmp/new" -- "$program"
-is "new: the program ran" "$cli_status" 0
+cli_status_is "new: the program ran" 0
 is "new: CUDA started" "$(fact new error)" cudaSuccess
 report new
 is "new: no finding" "$(envjson new 'p["findings"]')" "[]"

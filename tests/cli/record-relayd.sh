@@ -57,7 +57,7 @@ host=$(hostname)
 
 # 1. Streaming: the relay daemon writes the trace.
 cli_record net --relayd net://127.0.0.1 --name net -- "$trace_python" "$cli_workload" --steps 3 --leak
-is "--relayd: record exits with the program's status" "$cli_status" 0
+cli_status_is "--relayd: record exits with the program's status" 0
 ok "--relayd: record says where the trace went" cli_has net "relay daemon at net://127.0.0.1"
 received=$(ls -d "$lttng_tmp/relay/$host"/cudatrace-net-* 2>/dev/null | head -n 1)
 ok "--relayd: the relay daemon received the trace" test -n "$received"
@@ -73,7 +73,7 @@ fi
 # 2. A flight recorder whose snapshots go to the relay daemon.
 cli_record fr --flight-recorder=1M --relayd net://127.0.0.1 --name fr -- \
 	"$trace_python" "$cli_workload" --steps 2 --fail-alloc
-is "--flight-recorder --relayd: record exits with the program's status" "$cli_status" 0
+cli_status_is "--flight-recorder --relayd: record exits with the program's status" 0
 snaps=$(ls -d "$lttng_tmp/relay/$host"/cudatrace-fr-*/snapshot-* 2>/dev/null | wc -l)
 is "--flight-recorder --relayd: the relay daemon received both snapshots" "$snaps" 2
 

@@ -60,7 +60,7 @@ record() {
 	n=$2
 	shift 2
 	cli_record "$tag" -o "$lttng_tmp/$tag" "$@" -- "$program" "$n"
-	is "$tag: record exits with the program's status" "$cli_status" 0 ||
+	cli_status_is "$tag: record exits with the program's status" 0 ||
 		sed 's/^/#   /' "$lttng_tmp/$tag.err"
 	is "$tag: the program made its $n $unit" \
 		"$(sed -n "s/^$unit=\([0-9]*\) .*/\1/p" "$lttng_tmp/$tag.out")" "$n"

@@ -21,7 +21,7 @@ trace_require_program stack-alloc
 program=$trace_cmd
 
 cli_record stacks -o "$lttng_tmp/stacks" -- "$program" 3
-is "stack-alloc: record exits with the program's status" "$cli_status" 0
+cli_status_is "stack-alloc: record exits with the program's status" 0
 cli_trace_checked stacks "the trace reads back and holds the ledger's operations"
 ok "the program printed its allocations" grep -q '^leak leak_here ' "$lttng_tmp/stacks.out"
 
@@ -91,7 +91,7 @@ memset_stacks() {
 }
 is "by default, memsets have no call_site" "$(memset_stacks stacks)" "none "
 CUDATRACE_STACK_CALLS=1 cli_record calls -o "$lttng_tmp/calls" -- "$program" 2
-is "CUDATRACE_STACK_CALLS=1: record exits with the program's status" "$cli_status" 0
+cli_status_is "CUDATRACE_STACK_CALLS=1: record exits with the program's status" 0
 if trace_read calls "$lttng_tmp/calls"; then
 	calls_stack=$(memset_stacks calls)
 	ok "CUDATRACE_STACK_CALLS=1: both memsets follow a call_site of their call, with one stack ($calls_stack)" \
@@ -106,7 +106,7 @@ fi
 mkdir -p "$lttng_tmp/elsewhere"
 cp "$program" "$lttng_tmp/elsewhere/stack-alloc"
 cli_record moved -o "$lttng_tmp/moved" -- "$lttng_tmp/elsewhere/stack-alloc" 1
-is "a copy of the program: record exits with its status" "$cli_status" 0
+cli_status_is "a copy of the program: record exits with its status" 0
 build_id=$(readelf -n "$lttng_tmp/elsewhere/stack-alloc" | sed -n 's/^ *Build ID: *//p')
 ok "the program has a build id ($build_id)" test -n "$build_id"
 by_id="$lttng_tmp/debug/.build-id/$(echo "$build_id" | cut -c1-2)"
@@ -122,7 +122,7 @@ ok "--debug-dir: found by build id, it names it with its file:line" \
 
 # CUDATRACE_STACK_DEPTH=0: no stack, and the sites are the calls again.
 CUDATRACE_STACK_DEPTH=0 cli_record nostack -o "$lttng_tmp/nostack" -- "$program" 1
-is "CUDATRACE_STACK_DEPTH=0: record exits with the program's status" "$cli_status" 0
+cli_status_is "CUDATRACE_STACK_DEPTH=0: record exits with the program's status" 0
 "$cli_bin" report -o "$lttng_tmp/nostack.txt" "$lttng_tmp/nostack" 2>/dev/null
 ok "no call_stack event is recorded" cli_lacks "$lttng_tmp/nostack.txt" 'leak_here'
 ok "the sites are the calls" grep -q 'cudaMalloc' "$lttng_tmp/nostack.txt"

@@ -39,7 +39,7 @@ is "two of them are left behind" "$(cli_sessions)" 3
 ok "the flight recorder has written nothing yet" test -z "$(ls -d "$lttng_tmp"/flight/snapshot-* 2>/dev/null)"
 
 cli_record next -o "$lttng_tmp/next" -- "$trace_python" "$cli_workload" --steps 1
-is "the next record runs" "$cli_status" 0
+cli_status_is "the next record runs" 0
 ok "it closed the local session and says where its trace is" \
 	cli_has next "closed the session cudatrace-.* left by a cudatrace record that died \\(pid $local_rec\\); its trace is in $lttng_tmp/local"
 ok "it closed the flight recorder's session" \

@@ -33,6 +33,9 @@
 #                          TAG.ledger, stdout in TAG.out, stderr in TAG.err,
 #                          the exit status in cli_status; bounded by
 #                          CLI_TIMEOUT (default 120 s)
+#   cli_status_is DESC EXPECTED
+#                          the last cli_record's exit status is EXPECTED; if
+#                          not, the end of its stderr is shown, escaped
 #   cli_start_paused TAG ARGS...
 #                          `cudatrace record ARGS` in the background on
 #                          workload.py, paused after 3 steps: sets rec_pid,
@@ -215,6 +218,14 @@ cli_record() {
 		diag "$cli_tag: timed out after ${CLI_TIMEOUT:-120} s"
 	fi
 	return 0
+}
+
+cli_status_is() {
+	is "$1" "$cli_status" "$2"
+	if [ "$cli_status" != "$2" ] && [ -f "$lttng_tmp/$cli_tag.err" ]; then
+		diag "$cli_tag: the end of its stderr:"
+		tail -n 20 "$lttng_tmp/$cli_tag.err" | cat -v | sed 's/^/#   /'
+	fi
 }
 
 cli_start_paused() {
