@@ -470,8 +470,11 @@ void summary_print_postmortem(const struct summary *s, int signal, bool page_sho
 	for (guint i = 0; i < s->cells->processes->len; i++)
 		print_process_cells(&g_array_index(s->cells->processes, struct ct_cells_process, i),
 		                    out);
-	print_failure_count(s, out);
-	print_caveats(s, out);
+	/* the report printed just above has said these */
+	if (!page_shown) {
+		print_failure_count(s, out);
+		print_caveats(s, out);
+	}
 	if (n->failures)
 		fprintf(out,
 		        "  An allocation failed before it died: the verdicts in the diagnosis say "

@@ -80,8 +80,9 @@ void summary_print_report(const struct summary *s, FILE *out);
  * The post-mortem of a program killed by SIGNAL: the state of memory at
  * its last event, the failures before it, and what they point to. The
  * diagnosis (the report's first page, which leads with record's judgement
- * of its end) is in it unless PAGE_SHOWN says it was just printed on the
- * same output, by summary_print_report.
+ * of its end), the failure count and the caveats are in it unless
+ * PAGE_SHOWN says the report was just printed on the same output, by
+ * summary_print_report.
  */
 void summary_print_postmortem(const struct summary *s, int signal, bool page_shown, FILE *out);
 

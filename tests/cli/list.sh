@@ -18,13 +18,8 @@ echo notes >"$traces/not-a-trace/readme.txt"
 
 cli_record ok -o "$traces/ok" -- "$trace_python" "$cli_workload" --steps 2 --leak
 cli_status_is "a first trace is recorded" 0
-CUDASIM_LEDGER="$lttng_tmp/killed.ledger" "$cli_bin" record -o "$traces/killed" -- \
-	"$trace_python" "$cli_workload" --steps 1 --fail-alloc --pause \
-	>"$lttng_tmp/killed.out" 2>"$lttng_tmp/killed.err" &
-rec_pid=$!
-cli_wait_for "$lttng_tmp/killed.out" '^paused' $rec_pid
-kill -KILL $(cli_children $rec_pid)
-wait $rec_pid
+cli_record_killed killed -o "$traces/killed" -- \
+	"$trace_python" "$cli_workload" --steps 1 --fail-alloc --pause
 # A trace made without cudatrace record, so without its notes.
 if lttng_session_begin byhand; then
 	trace_run byhand traced "$trace_python" "$cli_workload" --steps 1

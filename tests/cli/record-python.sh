@@ -6,8 +6,8 @@
 # script shows in the short report; when the script is killed with
 # SIGKILL (the OOM killer, a Jupyter restart), record keeps the trace,
 # exits with 128+9 and writes the post-mortem beside the trace and on
-# stderr; when record itself gets SIGTERM, it passes it on and ends the
-# same way.
+# stderr (which does not repeat what the short report above it said);
+# when record itself gets SIGTERM, it passes it on and ends the same way.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -47,5 +47,18 @@ is "SIGTERM to record: record exits with 128+15" "$status" 143
 ok "SIGTERM to record: the script got it" cli_has term "was killed by SIGTERM"
 ok "SIGTERM to record: the post-mortem is written" test -s "$lttng_tmp/term/postmortem.txt"
 cli_trace_checked term "SIGTERM to record: the trace reads back"
+
+# 4. Killed after an allocation failed: the post-mortem on stderr follows
+# the short report, which has counted the failure; it does not count it
+# again. The post-mortem file, read alone, does.
+cli_record_killed failed -o "$lttng_tmp/failed" -- \
+	"$trace_python" "$cli_workload" --steps 1 --fail-alloc --pause
+cli_status_is "failed, killed: record exits with 128+9" 137
+is "failed, killed: stderr counts the failure once" \
+	"$(grep -c 'Allocation failures: 1 ' "$lttng_tmp/failed.err")" 1
+ok "failed, killed: the post-mortem on stderr names the failure" \
+	cli_has failed "^  An allocation failed before it died"
+is "failed, killed: the post-mortem file counts it" \
+	"$(grep -c 'Allocation failures: 1 ' "$lttng_tmp/failed/postmortem.txt")" 1
 is "no session is left in the daemon" "$(cli_sessions)" 0
 tap_done

@@ -33,6 +33,10 @@
 #                          TAG.ledger, stdout in TAG.out, stderr in TAG.err,
 #                          the exit status in cli_status; bounded by
 #                          CLI_TIMEOUT (default 120 s)
+#   cli_record_killed TAG ARGS...
+#                          as cli_record, in the background, for a program
+#                          that prints "paused" and waits: once it has, it
+#                          is killed with SIGKILL and record waited for
 #   cli_status_is DESC EXPECTED
 #                          the last cli_record's exit status is EXPECTED; if
 #                          not, the end of its stderr is shown, escaped
@@ -218,6 +222,19 @@ cli_record() {
 		diag "$cli_tag: timed out after ${CLI_TIMEOUT:-120} s"
 	fi
 	return 0
+}
+
+cli_record_killed() {
+	cli_tag=$1
+	shift
+	rm -f "$lttng_tmp/$cli_tag.ledger"
+	CUDASIM_LEDGER="$lttng_tmp/$cli_tag.ledger" "$cli_bin" record "$@" \
+		>"$lttng_tmp/$cli_tag.out" 2>"$lttng_tmp/$cli_tag.err" &
+	cli_killed_rec=$!
+	cli_wait_for "$lttng_tmp/$cli_tag.out" '^paused' $cli_killed_rec
+	kill -KILL $(cli_children $cli_killed_rec)
+	cli_status=0
+	wait $cli_killed_rec || cli_status=$?
 }
 
 cli_status_is() {
