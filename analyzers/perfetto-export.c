@@ -43,6 +43,10 @@ struct ct_perfetto {
 	struct ct_pf_writer *w; /* NULL once closed */
 	struct ct_acct *acct;
 	int slot;
+	/* The last thread's track: a call's begin, its work and its end are
+	 * on it, one after another. */
+	const struct ct_thread *last_thread;
+	uint64_t last_thread_track;
 	char name[NAME_MAX_BYTES];
 };
 
@@ -62,7 +66,7 @@ static uint64_t process_track(struct ct_perfetto *p, const struct ct_process *pr
 	              .key = key, .name = name, .has_pid = true, .pid = (int32_t)process->pid });
 }
 
-static uint64_t thread_track(struct ct_perfetto *p, const struct ct_thread *thread)
+static uint64_t describe_thread(struct ct_perfetto *p, const struct ct_thread *thread)
 {
 	const struct ct_process *process = thread->process;
 	uint64_t key = ct_pf_uuid(TRACK_THREAD, process->index, (uint64_t)thread->tid, 0);
@@ -78,6 +82,16 @@ static uint64_t thread_track(struct ct_perfetto *p, const struct ct_thread *thre
 	                                                .has_pid = true,
 	                                                .pid = (int32_t)process->pid,
 	                                                .tid = (int32_t)thread->tid });
+}
+
+/* Threads live as long as the context: the pointer names one. */
+static uint64_t thread_track(struct ct_perfetto *p, const struct ct_thread *thread)
+{
+	if (thread != p->last_thread) {
+		p->last_thread_track = describe_thread(p, thread);
+		p->last_thread = thread;
+	}
+	return p->last_thread_track;
 }
 
 /* The track of DEVICE on the host of PROCESS, shared by the processes there. */

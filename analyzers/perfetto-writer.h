@@ -11,11 +11,12 @@
  *	                                      .track = id, .name = "kernel" });
  *	ct_pf_writer_close(w);       (0, or -1 when a write failed: errno)
  *
- * Each packet goes to the file as it is made (a Trace's packet field:
- * tag, length, bytes), so memory does not grow with the trace: the state
- * is the tracks described (a key and an id each) and the interned names, of
- * which at most CT_PF_INTERN_MAX are kept (names beyond are written in
- * full).
+ * Each packet is packed as it is made (a Trace's packet field: tag,
+ * length, bytes) into a block of a few hundred kilobytes that goes to the
+ * file when full, and at close; so memory does not grow with the trace:
+ * the state is that block, the tracks described (a key and an id each)
+ * and the interned names, of which at most CT_PF_INTERN_MAX are kept
+ * (names beyond are written in full).
  */
 #ifndef CUDATRACE_ANALYZERS_PERFETTO_WRITER_H
 #define CUDATRACE_ANALYZERS_PERFETTO_WRITER_H
