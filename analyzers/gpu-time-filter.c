@@ -21,6 +21,7 @@
 
 #include "class-cache.h"
 #include "compact-events.h"
+#include "contract/mix64.h"
 #include "context.h"
 #include "event-decoder.h"
 #include "gpu-reorder.h"
@@ -70,9 +71,9 @@ struct iter {
 	struct ct_compact_events *compact; /* owned: kernels' times made whole */
 	struct ct_decoder decoder;
 	struct ct_origins origins;
-	GHashTable *names;  /* "process:kernel_id", "memcpy:HtoD" -> name; owned strings */
+	GHashTable *names;  /* struct key (a kernel, a copy's direction) -> name; owned */
 	GPtrArray *retired; /* names replaced while operations may borrow them; owned */
-	GHashTable *by_key; /* "process:device:stream" -> struct out_stream, borrowed */
+	GHashTable *by_key; /* struct key (a stream) -> struct out_stream, borrowed */
 	GPtrArray *streams; /* struct out_stream, owned, in order of creation */
 	struct ct_gpu_reorder reorder;
 	struct ct_gpu_schema schema;
@@ -82,6 +83,40 @@ struct iter {
 	bool closed; /* every packet and stream ended */
 	int64_t last_ns;
 };
+
+/* ------------------------------------------------------------ keys */
+
+/*
+ * What the tables are keyed by: a kernel of a process, a copy direction,
+ * a stream of a process. Looked up for every GPU record, so a few words
+ * hashed rather than a string formatted and hashed.
+ */
+enum key_kind { KEY_KERNEL, KEY_COPY, KEY_STREAM };
+
+struct key {
+	const struct ct_process *process;
+	uint64_t id; /* kernel_id, direction, or device << 32 | stream */
+	enum key_kind kind;
+};
+
+static guint key_hash(gconstpointer data)
+{
+	const struct key *k = data;
+
+	return (guint)ct_mix64(ct_mix64((uint64_t)(uintptr_t)k->process ^ k->kind) ^ k->id);
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b)
+{
+	const struct key *x = a, *y = b;
+
+	return x->process == y->process && x->id == y->id && x->kind == y->kind;
+}
+
+static struct key *key_copy(const struct key *k)
+{
+	return g_memdup2(k, sizeof(*k));
+}
 
 /* ------------------------------------------------------------ streams */
 
@@ -97,11 +132,9 @@ static void out_stream_free(gpointer data)
 static struct out_stream *out_stream_of(struct iter *it, struct ct_process *process, uint8_t device,
                                         uint32_t stream)
 {
-	char key[64];
-	struct out_stream *s;
+	struct key key = { process, (uint64_t)device << 32 | stream, KEY_STREAM };
+	struct out_stream *s = g_hash_table_lookup(it->by_key, &key);
 
-	snprintf(key, sizeof(key), "%p:%u:%u", (void *)process, (unsigned)device, (unsigned)stream);
-	s = g_hash_table_lookup(it->by_key, key);
 	if (s)
 		return s;
 	s = g_new0(struct out_stream, 1);
@@ -109,7 +142,7 @@ static struct out_stream *out_stream_of(struct iter *it, struct ct_process *proc
 	s->device = device;
 	s->stream = stream;
 	g_ptr_array_add(it->streams, s);
-	g_hash_table_insert(it->by_key, g_strdup(key), s);
+	g_hash_table_insert(it->by_key, key_copy(&key), s);
 	return s;
 }
 
@@ -219,10 +252,10 @@ static int close_streams(struct iter *it)
  * Names live as long as the iterator: operations borrow them, so that an
  * operation held for reordering costs no string of its own.
  */
-static const char *name_of(struct iter *it, const char *key, const char *fmt, ...)
+static const char *name_of(struct iter *it, const struct key *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static const char *name_of(struct iter *it, const char *key, const char *fmt, ...)
+static const char *name_of(struct iter *it, const struct key *key, const char *fmt, ...)
 {
 	char *name = g_hash_table_lookup(it->names, key);
 	va_list ap;
@@ -232,16 +265,15 @@ static const char *name_of(struct iter *it, const char *key, const char *fmt, ..
 	va_start(ap, fmt);
 	name = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
-	g_hash_table_insert(it->names, g_strdup(key), name);
+	g_hash_table_insert(it->names, key_copy(key), name);
 	return name;
 }
 
 static const char *kernel_name(struct iter *it, struct ct_process *process, uint64_t kernel_id)
 {
-	char key[64];
+	struct key key = { process, kernel_id, KEY_KERNEL };
 
-	snprintf(key, sizeof(key), "%p:%llx", (void *)process, (unsigned long long)kernel_id);
-	return name_of(it, key, "kernel 0x%llx", (unsigned long long)kernel_id);
+	return name_of(it, &key, "kernel 0x%llx", (unsigned long long)kernel_id);
 }
 
 /*
@@ -250,16 +282,14 @@ static const char *kernel_name(struct iter *it, struct ct_process *process, uint
  */
 static void name_kernel(struct iter *it, struct ct_process *process, const struct ct_event *ev)
 {
-	char key[64];
+	struct key key = { process, ev->u.kernel_name.kernel_id, KEY_KERNEL };
 	gpointer old_key, old_name;
 
-	snprintf(key, sizeof(key), "%p:%llx", (void *)process,
-	         (unsigned long long)ev->u.kernel_name.kernel_id);
-	if (g_hash_table_steal_extended(it->names, key, &old_key, &old_name)) {
+	if (g_hash_table_steal_extended(it->names, &key, &old_key, &old_name)) {
 		g_free(old_key);
 		g_ptr_array_add(it->retired, old_name);
 	}
-	g_hash_table_insert(it->names, g_strdup(key),
+	g_hash_table_insert(it->names, key_copy(&key),
 	                    g_strndup(ev->u.kernel_name.name ? ev->u.kernel_name.name : "",
 	                              ev->u.kernel_name.name_len));
 }
@@ -280,7 +310,6 @@ static void describe(struct iter *it, struct ct_process *process, const struct c
                      struct pending *p)
 {
 	struct ct_gpu_op *op = &p->op;
-	char key[32];
 
 	op->vpid = (int32_t)process->pid;
 	op->procname = process->procname;
@@ -300,8 +329,8 @@ static void describe(struct iter *it, struct ct_process *process, const struct c
 		op->kind = CT_GPU_OP_MEMCPY;
 		WHERE_AND_WHEN(op, ev->u.gpu_memcpy);
 		op->direction = ct_direction_label(ev->u.gpu_memcpy.direction);
-		snprintf(key, sizeof(key), "memcpy:%s", op->direction);
-		op->name = name_of(it, key, "memcpy %s", op->direction);
+		op->name = name_of(it, &(struct key){ NULL, ev->u.gpu_memcpy.direction, KEY_COPY },
+		                   "memcpy %s", op->direction);
 		op->bytes = ev->u.gpu_memcpy.bytes;
 		break;
 	default:
@@ -536,9 +565,9 @@ iter_initialize(bt_self_message_iterator *self, bt_self_message_iterator_configu
 	it->compact = ct_compact_events_create();
 	ct_decoder_init(&it->decoder);
 	ct_origins_init(&it->origins, it->ctx);
-	it->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	it->names = g_hash_table_new_full(key_hash, key_equal, g_free, g_free);
 	it->retired = g_ptr_array_new_with_free_func(g_free);
-	it->by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	it->by_key = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
 	it->streams = g_ptr_array_new_with_free_func(out_stream_free);
 	it->out = g_queue_new();
 	ct_gpu_reorder_init(&it->reorder, 0);
