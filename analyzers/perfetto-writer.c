@@ -75,8 +75,8 @@ int ct_pf_writer_close(struct ct_pf_writer *w)
 	if (!w)
 		return 0;
 	write_block(w);
-	if (fflush(w->out) != 0 && !w->error)
-		w->error = errno ? errno : EIO;
+	if (fflush(w->out) != 0)
+		failed(w);
 	error = w->error;
 	g_hash_table_destroy(w->tracks);
 	g_hash_table_destroy(w->names);
