@@ -14,7 +14,6 @@
  * flushed and every packet and stream ended, at the last time out.
  */
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <glib.h>
