@@ -33,10 +33,13 @@
 #                          TAG.ledger, stdout in TAG.out, stderr in TAG.err,
 #                          the exit status in cli_status; bounded by
 #                          CLI_TIMEOUT (default 120 s)
-#   cli_record_killed TAG ARGS...
+#   cli_record_paused TAG ARGS...
 #                          as cli_record, in the background, for a program
-#                          that prints "paused" and waits: once it has, it
-#                          is killed with SIGKILL and record waited for
+#                          that prints "paused" and waits: sets rec_pid,
+#                          and script_pid once the program has paused
+#   cli_record_killed TAG ARGS...
+#                          cli_record_paused, then the program killed with
+#                          SIGKILL and record waited for (cli_status)
 #   cli_status_is DESC EXPECTED
 #                          the last cli_record's exit status is EXPECTED; if
 #                          not, the end of its stderr is shown, escaped
@@ -224,17 +227,24 @@ cli_record() {
 	return 0
 }
 
-cli_record_killed() {
+cli_record_paused() {
 	cli_tag=$1
 	shift
 	rm -f "$lttng_tmp/$cli_tag.ledger"
 	CUDASIM_LEDGER="$lttng_tmp/$cli_tag.ledger" "$cli_bin" record "$@" \
 		>"$lttng_tmp/$cli_tag.out" 2>"$lttng_tmp/$cli_tag.err" &
-	cli_killed_rec=$!
-	cli_wait_for "$lttng_tmp/$cli_tag.out" '^paused' $cli_killed_rec
-	kill -KILL $(cli_children $cli_killed_rec)
+	rec_pid=$!
+	script_pid=""
+	if cli_wait_for "$lttng_tmp/$cli_tag.out" '^paused' $rec_pid; then
+		script_pid=$(cli_children $rec_pid)
+	fi
+}
+
+cli_record_killed() {
+	cli_record_paused "$@"
+	[ -n "$script_pid" ] && kill -KILL $script_pid
 	cli_status=0
-	wait $cli_killed_rec || cli_status=$?
+	wait $rec_pid || cli_status=$?
 }
 
 cli_status_is() {
@@ -246,17 +256,10 @@ cli_status_is() {
 }
 
 cli_start_paused() {
-	cli_tag=$1
+	cli_start_tag=$1
 	shift
-	rm -f "$lttng_tmp/$cli_tag.ledger"
-	CUDASIM_LEDGER="$lttng_tmp/$cli_tag.ledger" "$cli_bin" record "$@" -- \
-		"$trace_python" "$cli_workload" --steps 3 --leak --pause \
-		>"$lttng_tmp/$cli_tag.out" 2>"$lttng_tmp/$cli_tag.err" &
-	rec_pid=$!
-	script_pid=""
-	if cli_wait_for "$lttng_tmp/$cli_tag.out" '^paused' $rec_pid; then
-		script_pid=$(cli_children $rec_pid)
-	fi
+	cli_record_paused "$cli_start_tag" "$@" -- \
+		"$trace_python" "$cli_workload" --steps 3 --leak --pause
 	ok "$cli_tag: the script paused under record" test -n "$script_pid"
 }
 
