@@ -1180,7 +1180,9 @@ static int layout_of(const struct parser *p, struct ct_packet_layout *layout, ch
 		if (!field(p, d->context, start, "content_size", &s.content_size) ||
 		    !field(p, d->context, start, "packet_size", &s.packet_size) ||
 		    !field(p, d->context, start, "timestamp_begin", &s.timestamp_begin) ||
-		    !field(p, d->context, start, "timestamp_end", &s.timestamp_end)) {
+		    !field(p, d->context, start, "timestamp_end", &s.timestamp_end) ||
+		    !field(p, d->context, start, "events_discarded", &s.events_discarded) ||
+		    !field(p, d->context, start, "packet_seq_num", &s.packet_seq_num)) {
 			snprintf(why, len, "its packet context's sizes have no fixed layout");
 			return -1;
 		}

@@ -81,6 +81,7 @@ struct ct_stream_layout {
 	uint64_t id;
 	uint64_t context_end; /* bits from the start of the packet: header and context */
 	struct ct_packet_field content_size, packet_size, timestamp_begin, timestamp_end;
+	struct ct_packet_field events_discarded, packet_seq_num;
 };
 
 struct ct_packet_layout {

@@ -99,6 +99,21 @@ static void cut(struct ct_trace_check *c, const struct stream *f, const char *sh
 	         f->name, shown, what, keep);
 }
 
+/*
+ * Whether FIELD of the packet in BUF holds 2^64 - 1. babeltrace2 2.0 takes
+ * that value of a packet's events_discarded or packet_seq_num for "the
+ * stream has none", and aborts when a packet after the first has it
+ * (msg-iter.c, check_emit_msg_discarded_events and _packets). LTTng's
+ * counts never reach it.
+ */
+static bool all_ones(const uint8_t *buf, size_t got, const struct ct_packet_field *field)
+{
+	uint64_t value;
+
+	return field->present && field->size == 64 && read_field(buf, got, field, &value) &&
+	       value == UINT64_MAX;
+}
+
 /* F ends in a partial packet at AT, whose size fields are those of S: made whole in the copy. */
 static void cut_partial(struct ct_trace_check *c, const struct stream *f, const char *shown,
                         uint64_t at, const struct ct_stream_layout *s)
@@ -192,6 +207,13 @@ static bool walk_packets(struct ct_trace_check *c, const struct stream *f, const
 				return false;
 			}
 			cut_partial(c, f, shown, at, s);
+			return false;
+		}
+		if (all_ones(buf, got, &s->events_discarded) ||
+		    all_ones(buf, got, &s->packet_seq_num)) {
+			cut(c, f, shown, at,
+			    "has a corrupt packet (its count of discarded events or its sequence "
+			    "number)");
 			return false;
 		}
 		if (pk.size > largest)

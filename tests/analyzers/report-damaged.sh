@@ -7,7 +7,8 @@
 # own CTF writer writes it, each cut, bit-flipped and zeroed in every file
 # by damage.py (which runs `cudatrace list` on each copy too); metadata
 # too large, nested too deep, not CTF, naming a member twice or declaring
-# a pointer; a damaged trace read with a good one. Each run ends in
+# a pointer; packet counts babeltrace2 aborts on; a damaged trace read
+# with a good one. Each run ends in
 # bounded time with exit status 0 (a report that says what was lost) or 2
 # (a message in cudatrace's terms), never a crash: in a sanitizer build,
 # an error report aborts, which fails the run.
@@ -77,6 +78,24 @@ report_exits index 0
 report_says index "the index of stream file 'cudatrace_0' of '.*index' does not match it"
 is "index: every event is read without it" "$(field index "d['trace']['events']")" 25
 is "index: reported as complete" "$(field index "d['trace']['complete']")" True
+
+# --- a packet after the first whose count of discarded events, or whose
+# sequence number, is 2^64 - 1: babeltrace2 alone aborts (it takes the
+# value for "none")
+for count in events-discarded:56 seq-num:64; do
+	cp -r "$report_tmp/lttng" "$report_tmp/${count%:*}"
+	"$report_python" - "$report_tmp/${count%:*}/cudatrace_0" "${count#*:}" <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:      # the second packet's context field
+    f.seek(4096 + int(sys.argv[2]))
+    f.write(struct.pack("<Q", (1 << 64) - 1))
+PY
+	report_run_damaged "${count%:*}" --format=json "$report_tmp/${count%:*}"
+	report_exits "${count%:*}" 0
+	report_says "${count%:*}" "stream file 'cudatrace_0' of '.*${count%:*}' has a corrupt packet (its count of discarded events or its sequence number) at byte 4096"
+	ok "${count%:*}: the events of the first packet are analysed" \
+		test "$(field "${count%:*}" "d['trace']['events']")" -gt 5
+done
 
 # --- metadata that cudatrace does not hand to babeltrace2
 cp -r "$report_tmp/basic" "$report_tmp/huge"
