@@ -7,7 +7,8 @@
 #include "contract/events.h"
 #include "event-size.h"
 
-/* Per layout: its bytes besides strings (each integer counted as 8), and its strings. */
+/* Per layout: its bytes besides strings (each integer field counted as 8,
+ * a sequence's elements at their size), and its strings. */
 /* clang-format off */
 #define CT_LAYOUT(name, fields)              0 fields,
 #define CT_FIELD(type, name, need)           + 8
@@ -15,7 +16,7 @@
 #define CT_TEXT(name, need)                  + 2
 #define CT_STRING(name, need)                + 1
 #define CT_ARRAY(type, name, count, need)    + 8 * (count)
-#define CT_SEQ(type, name, max, need)        + 2 + 8 * (max)
+#define CT_SEQ(type, name, max, need)        + 2 + sizeof(CT_CTYPE_##type) * (max)
 #define CT_MEMBER(ctype, member)
 #define CT_PATH(type, path, name, need)      + 8
 #define CT_ENUM_PATH(enum, path, name, need) + 1
