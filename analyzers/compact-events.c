@@ -288,7 +288,8 @@ uint64_t ct_compact_events_needed(uint64_t types)
 		        CT_EV_BIT(CT_EV_KERNEL_SHAPE) | CT_EV_BIT(CT_EV_LAUNCH) |
 		        CT_EV_BIT(CT_EV_LAUNCH_UNCONFIGURED);
 	if (types & CT_EV_BIT(CT_EV_GPU_MEMCPY))
-		more |= CT_EV_BIT(CT_EV_GPU_MEMCPY_TIMES) | CT_EV_BIT(CT_EV_MEMCPY);
+		more |= CT_EV_BIT(CT_EV_GPU_MEMCPY_TIMES) | CT_EV_BIT(CT_EV_GPU_MEMCPY_BATCH) |
+		        CT_EV_BIT(CT_EV_MEMCPY);
 	return more;
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "copy-batches.h"
 #include "decode-thread.h"
 
 /* Batches in order, at most all of them. */
@@ -230,6 +231,42 @@ static void decode_ust_statedump(struct ct_decode_thread *dt,
 	rec->at_ns = place(dt, ct_decoder_time(&dt->decoder, info, msg));
 }
 
+/*
+ * A gpu_memcpy_batch: a record for each copy it holds, the
+ * gpu_memcpy_times it stands for at the batch's time, as if the tracer
+ * had written them one by one.
+ */
+static void decode_copy_batch(struct ct_decode_thread *dt, const struct ct_event_class_info *info,
+                              const bt_message *msg, const bt_event *event)
+{
+	int64_t time = ct_decoder_time(&dt->decoder, info, msg);
+	struct ct_event_origin origin = { 0 };
+	struct ct_copy_batch batch;
+
+	ct_copy_batch_open(&batch, info, event);
+	for (uint64_t i = 0; i < batch.count; i++) {
+		struct ct_batch *b;
+		struct ct_record *rec = new_record(dt, CT_RECORD_EVENT, 0, &b);
+
+		rec->decoded = true;
+		memset(&rec->ev, 0, sizeof(rec->ev));
+		ct_copy_batch_record(&batch, i, &rec->ev);
+		rec->ev.time_ns = time;
+		rec->at_ns = place(dt, time);
+		if (i == 0) {
+			ct_decoder_origin(&dt->decoder, info,
+			                  bt_event_borrow_common_context_field_const(event), true,
+			                  b->strings, &rec->origin);
+			origin = rec->origin;
+			/* the same origin again: nothing changed, no string to copy */
+			origin.changed = false;
+			origin.hostname = origin.procname = NULL;
+		} else {
+			rec->origin = origin;
+		}
+	}
+}
+
 static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
@@ -245,6 +282,10 @@ static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
 		filling(dt, 0)->foreign_events++;
 		if (info->ust_statedump)
 			decode_ust_statedump(dt, info, msg, event);
+		return;
+	}
+	if (info->type == CT_EV_GPU_MEMCPY_BATCH && info->decode) {
+		decode_copy_batch(dt, info, msg, event);
 		return;
 	}
 	seq_room = info->decode ? (size_t)info->seq_fields * CT_STACK_FRAMES_MAX : 0;

@@ -75,14 +75,16 @@ static enum ct_field_read read_mode(const bt_field_class *fc, const struct ct_fi
 		                   BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)
 		           ? CT_READ_ARRAY
 		           : CT_READ_NONE;
-	if (spec->storage == CT_STORE_SEQ_X64)
-		return bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY) &&
-		               bt_field_class_type_is(
-		                   bt_field_class_get_type(
-		                       bt_field_class_array_borrow_element_field_class_const(fc)),
-		                   BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)
-		           ? CT_READ_SEQ
-		           : CT_READ_NONE;
+	if (spec->storage == CT_STORE_SEQ_X64 || spec->storage == CT_STORE_SEQ_U32 ||
+	    spec->storage == CT_STORE_SEQ_U8) {
+		if (!bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY) ||
+		    !bt_field_class_type_is(
+		        bt_field_class_get_type(
+		            bt_field_class_array_borrow_element_field_class_const(fc)),
+		        BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+			return CT_READ_NONE;
+		return spec->storage == CT_STORE_SEQ_X64 ? CT_READ_SEQ : CT_READ_COLUMN;
+	}
 	if (!bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_INTEGER))
 		return CT_READ_NONE;
 	return bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) ? CT_READ_SIGNED

@@ -31,6 +31,7 @@ enum ct_field_read {
 	CT_READ_STRING,   /* a string, borrowed */
 	CT_READ_ARRAY,    /* a static array of unsigned integers */
 	CT_READ_SEQ,      /* a dynamic array of unsigned integers */
+	CT_READ_COLUMN,   /* the same, a batch's column: left to copy-batches.h */
 };
 
 /* What the first event of a class taught: how to decode the others. */

@@ -22,6 +22,7 @@
 #include "compact-events.h"
 #include "contract/mix64.h"
 #include "context.h"
+#include "copy-batches.h"
 #include "event-decoder.h"
 #include "gpu-reorder.h"
 #include "gpu-time-filter.h"
@@ -383,43 +384,31 @@ static const struct ct_event_class_info *class_info(struct iter *it, const bt_ev
 	}
 }
 
-static int take_event(struct iter *it, const bt_message *msg)
+/* EV, of PROCESS, decoded from MSG's event. */
+static int take_decoded(struct iter *it, const bt_message *msg, struct ct_process *process,
+                        struct ct_event *ev)
 {
-	const bt_event *event = bt_message_event_borrow_event_const(msg);
-	const struct ct_event_class_info *info = class_info(it, event);
-	struct ct_event ev = { 0 };
-	struct ct_event_origin origin = { 0 };
-	struct ct_process *process;
 	struct pending *p;
 
-	if (!info)
-		return -1;
-	if (info->type == CT_EV_NONE || !info->decode)
-		return 0;
-	ev.type = info->type;
-	ct_decoder_payload(info, event, &ev, NULL, NULL, 0);
-	ct_decoder_origin(&it->decoder, info, bt_event_borrow_common_context_field_const(event),
-	                  false, NULL, &origin);
-	process = ct_origins_process(&it->origins, &origin);
-	ev.process = process;
-	if (!ct_compact_events_take(it->compact, &ev)) {
+	ev->process = process;
+	if (!ct_compact_events_take(it->compact, ev)) {
 		it->stats->unmatched = ct_compact_events_unmatched(it->compact);
 		return 0;
 	}
-	if (!(CT_EV_BIT(ev.type) & MADE_OF))
+	if (!(CT_EV_BIT(ev->type) & MADE_OF))
 		return 0;
-	if (ev.type == CT_EV_KERNEL_NAME) {
-		name_kernel(it, process, &ev);
+	if (ev->type == CT_EV_KERNEL_NAME) {
+		name_kernel(it, process, ev);
 		return 0;
 	}
-	if (ev.type == CT_EV_ACTIVITY_DROPPED) {
-		it->stats->dropped_records += ev.u.activity_dropped.count;
+	if (ev->type == CT_EV_ACTIVITY_DROPPED) {
+		it->stats->dropped_records += ev->u.activity_dropped.count;
 		return 0;
 	}
 	if (schema_ready(it, msg) < 0)
 		return -1;
 	p = g_new0(struct pending, 1);
-	describe(it, process, &ev, p);
+	describe(it, process, ev, p);
 	/* an end before the start is no time either */
 	if (!ct_gpu_schema_time_ok(&it->schema, (uint64_t)p->op.start) ||
 	    !ct_gpu_schema_time_ok(&it->schema, (uint64_t)p->op.end) || p->op.end < p->op.start) {
@@ -428,6 +417,38 @@ static int take_event(struct iter *it, const bt_message *msg)
 		return 0;
 	}
 	g_free(p);
+	return 0;
+}
+
+static int take_event(struct iter *it, const bt_message *msg)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	const struct ct_event_class_info *info = class_info(it, event);
+	struct ct_event ev = { 0 };
+	struct ct_event_origin origin = { 0 };
+	struct ct_process *process;
+	struct ct_copy_batch batch;
+
+	if (!info)
+		return -1;
+	if (info->type == CT_EV_NONE || !info->decode)
+		return 0;
+	ct_decoder_origin(&it->decoder, info, bt_event_borrow_common_context_field_const(event),
+	                  false, NULL, &origin);
+	process = ct_origins_process(&it->origins, &origin);
+	if (info->type != CT_EV_GPU_MEMCPY_BATCH) {
+		ev.type = info->type;
+		ct_decoder_payload(info, event, &ev, NULL, NULL, 0);
+		return take_decoded(it, msg, process, &ev);
+	}
+	/* a batch: the copies it holds, one by one */
+	ct_copy_batch_open(&batch, info, event);
+	for (uint64_t i = 0; i < batch.count; i++) {
+		ev = (struct ct_event){ 0 };
+		ct_copy_batch_record(&batch, i, &ev);
+		if (take_decoded(it, msg, process, &ev) < 0)
+			return -1;
+	}
 	return 0;
 }
 

@@ -32,6 +32,10 @@
 /* The most frames a call_stack event holds (CUDATRACE_STACK_DEPTH). */
 #define CT_STACK_FRAMES_MAX 128
 
+/* The most records a gpu_memcpy_batch holds: its event stays within a
+ * few KiB, far below a sub-buffer. */
+#define CT_GPU_BATCH_MAX 128
+
 /* Devices and streams that do not apply or are unknown. */
 #define CT_DEVICE_NONE 255u
 #define CT_STREAM_NONE UINT32_MAX

@@ -144,8 +144,9 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_
 {
 	CUpti_Activity *record = NULL;
 	/* For this buffer's records: all the kernel records of one kernel
-	 * share its name (CUPTI's), valid while the buffer is read. */
-	struct handle_cache cache = { 0 };
+	 * share its name (CUPTI's), valid while the buffer is read; copies'
+	 * times wait for a batch. */
+	struct gpu_events_reading reading = { 0 };
 
 	/* CUPTI never reports more than it was given; past that, records and
 	 * the clearing of the buffer would run off its end. */
@@ -155,7 +156,8 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_
 		goto end;
 	while (valid_size > 0 &&
 	       cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS)
-		gpu_events_record(record, &cache);
+		gpu_events_record(record, &reading);
+	gpu_events_finish(&reading);
 	report_dropped();
 end:
 	buffer_give_back(buffer, valid_size);

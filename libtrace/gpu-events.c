@@ -13,6 +13,7 @@
 
 #include <cupti.h>
 
+#include "copy-batch.h"
 #include "emit.h"
 #include "gpu-events.h"
 #include "handle-cache.h"
@@ -151,35 +152,50 @@ static uint8_t direction_of_copy_kind(uint8_t copy_kind)
  * known by CUPTI's runtimeCorrelationId, a driver call's by its
  * correlationId.
  */
-static bool on_recorded_copy(const CUpti_ActivityMemcpy6 *m)
+static bool on_recorded_copy(const CUpti_ActivityMemcpy6 *m, struct copy_batch *batch)
 {
-	uint32_t id = 0;
+	struct copy_times t;
 
 	if (recorded_ops_take(m->correlationId) == RECORDED_WHOLE)
-		id = m->correlationId;
+		t.correlation_id = m->correlationId;
 	else if (recorded_ops_take(m->runtimeCorrelationId) == RECORDED_WHOLE)
-		id = m->runtimeCorrelationId;
-	if (!id || !lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_times))
+		t.correlation_id = m->runtimeCorrelationId;
+	else
+		return false;
+	t.start = m->start;
+	t.end = m->end;
+	t.context = m->contextId;
+	t.direction = direction_of_copy_kind(m->copyKind);
+	t.src_kind = m->srcKind;
+	t.dst_kind = m->dstKind;
+	t.device = device8(m->deviceId);
+	if (copy_batch_add(batch, &t))
+		return true;
+	copy_batch_write(batch);
+	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_times))
 		return false;
 	lttng_ust_do_tracepoint(cudatrace, gpu_memcpy_times,
 	                        &(struct ct_ev_gpu_memcpy_times){
-	                            .start = m->start,
-	                            .end = m->end,
-	                            .correlation_id = id,
-	                            .context = m->contextId,
-	                            .direction = direction_of_copy_kind(m->copyKind),
-	                            .src_kind = m->srcKind,
-	                            .dst_kind = m->dstKind,
-	                            .device = device8(m->deviceId),
+	                            .start = t.start,
+	                            .end = t.end,
+	                            .correlation_id = t.correlation_id,
+	                            .context = t.context,
+	                            .direction = t.direction,
+	                            .src_kind = t.src_kind,
+	                            .dst_kind = t.dst_kind,
+	                            .device = t.device,
 	                        });
 	return true;
 }
 
-static void on_memcpy(const CUpti_ActivityMemcpy6 *m)
+static void on_memcpy(const CUpti_ActivityMemcpy6 *m, struct copy_batch *batch)
 {
 	struct ct_ev_gpu_memcpy e;
 
-	if (on_recorded_copy(m) || !lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy))
+	if (on_recorded_copy(m, batch))
+		return;
+	copy_batch_write(batch);
+	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy))
 		return;
 	e = COPY_RECORD_EVENT(m);
 	e.runtime_correlation_id = m->runtimeCorrelationId;
@@ -335,17 +351,22 @@ RECORD_LAYOUT(CUpti_ActivitySynchronization2);
 RECORD_LAYOUT(CUpti_ActivityOverhead3);
 RECORD_LAYOUT(CUpti_ActivityDevice5);
 
-void gpu_events_record(const CUpti_Activity *record, struct handle_cache *cache)
+void gpu_events_record(const CUpti_Activity *record, struct gpu_events_reading *reading)
 {
 	const void *r = record;
+
+	/* the copies before this record first, in CUPTI's order; a copy's
+	 * record writes them itself when it cannot join them */
+	if (record->kind != CUPTI_ACTIVITY_KIND_MEMCPY)
+		copy_batch_write(&reading->copies);
 
 	switch (record->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-		on_kernel(r, cache);
+		on_kernel(r, &reading->cache);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
-		on_memcpy(r);
+		on_memcpy(r, &reading->copies);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMCPY2:
 		on_peer_copy(r);
@@ -373,6 +394,11 @@ void gpu_events_record(const CUpti_Activity *record, struct handle_cache *cache)
 	}
 }
 
+void gpu_events_finish(struct gpu_events_reading *reading)
+{
+	copy_batch_write(&reading->copies);
+}
+
 bool gpu_events_wanted(CUpti_ActivityKind kind)
 {
 	switch (kind) {
@@ -385,7 +411,8 @@ bool gpu_events_wanted(CUpti_ActivityKind kind)
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
 	case CUPTI_ACTIVITY_KIND_MEMCPY2:
 		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy) ||
-		       lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_times);
+		       lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_times) ||
+		       lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_batch);
 	case CUPTI_ACTIVITY_KIND_MEMSET:
 		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memset);
 	case CUPTI_ACTIVITY_KIND_MEMORY2:

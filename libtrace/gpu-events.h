@@ -8,11 +8,21 @@
 #include <stdbool.h>
 #include <cupti.h>
 
+#include "copy-batch.h"
 #include "handle-cache.h"
 
-/* Emit the event of one record, if a session enables it; cache is the
- * reading thread's (kernel ids by name pointer). */
-void gpu_events_record(const CUpti_Activity *record, struct handle_cache *cache);
+/* What the reading of one activity buffer keeps from record to record. */
+struct gpu_events_reading {
+	struct handle_cache cache; /* kernel ids by name pointer */
+	struct copy_batch copies;  /* copies' times not yet written */
+};
+
+/* Emit the event of one record, if a session enables it, or keep it in
+ * READING (zeroed before the buffer's first record) for a batch. */
+void gpu_events_record(const CUpti_Activity *record, struct gpu_events_reading *reading);
+
+/* The buffer is read: writes what READING still holds. */
+void gpu_events_finish(struct gpu_events_reading *reading);
 
 /* Whether the records of kind are wanted now: a session enables their
  * event (DEVICE records always are). */

@@ -67,8 +67,11 @@ U8, U16, U32, U64, I32, I64 = "uint8_t", "uint16_t", "uint32_t", "uint64_t", "in
 # A NUL-terminated string; a text sequence (a 16-bit length, then the
 # bytes: lttng_ust_field_sequence_text); a static array of 16 bytes; a
 # sequence of 64-bit integers (a 16-bit length, then the integers:
-# lttng_ust_field_sequence_hex).
-STR, TEXT, BYTES16, SEQ64 = "string", "text", "bytes16", "seq64"
+# lttng_ust_field_sequence_hex), or of 32- or 8-bit ones (a batch's
+# columns: lttng_ust_field_sequence).
+STR, TEXT, BYTES16, SEQ64, SEQ32, SEQ8 = "string", "text", "bytes16", "seq64", "seq32", "seq8"
+# Each sequence's element: its size in bits, its base, its struct format.
+SEQ_ELEMENT = {SEQ64: (64, 16, "<Q"), SEQ32: (32, 10, "<I"), SEQ8: (8, 10, "<B")}
 PACK = {U8: "<B", U16: "<H", U32: "<I", U64: "<Q", I32: "<i", I64: "<q"}
 # LTTng's procname context: a text array of 17 bytes, NUL-padded.
 PROCNAME_BYTES = 17
@@ -77,7 +80,8 @@ PROCNAME_BYTES = 17
 # their integers, as a reader must accept).
 CTF_TYPE = {"U8": U8, "U16": U16, "U32": U32, "U64": U64, "I32": I32, "I64": I64,
             "X32": U32, "X64": U64, "ENUM": U8, "TEXT": TEXT, "STRING": STR,
-            "ARRAY_X8[16]": BYTES16, "SEQ_X64[%d]" % 128: SEQ64}
+            "ARRAY_X8[16]": BYTES16, "SEQ_X64[%d]" % 128: SEQ64,
+            "SEQ_U32[%d]" % 128: SEQ32, "SEQ_U8[%d]" % 128: SEQ8}
 
 # The events the scenarios write, laid out as the contract says.
 WRITTEN = ("api_entry", "api_call", "tracer_info", "api_name", "mem_alloc", "mem_free",
@@ -86,7 +90,7 @@ WRITTEN = ("api_entry", "api_call", "tracer_info", "api_name", "mem_alloc", "mem
            "context_create", "context_destroy", "sync", "gpu_sync", "gpu_memory",
            "gpu_memory_pool", "kernel_name", "launch", "launch_unconfigured", "gpu_kernel",
            "gpu_kernel_times", "gpu_kernel_shaped", "kernel_shape", "gpu_memcpy_times",
-           "device_info", "memcpy",
+           "gpu_memcpy_batch", "device_info", "memcpy",
            "gpu_memcpy", "memset", "gpu_memset", "gpu_overhead")
 EVENTS = {name: [(field, CTF_TYPE[kind])
                  for field, kind, _, _ in ct_contract.LAYOUTS[ct_contract.EVENTS[name][0]]]
@@ -102,18 +106,20 @@ def declaration(field, kind):
                 f"_{field}[ __{field}_length ];")
     if kind == BYTES16:
         return f"\t\tuint8_t _{field}[16];"
-    if kind == SEQ64:
+    if kind in SEQ_ELEMENT:
+        size, base, _ = SEQ_ELEMENT[kind]
         return (f"\t\tinteger {{ size = 16; align = 8; signed = 0; encoding = none; base = 10; }} "
                 f"__{field}_length;\n"
-                f"\t\tinteger {{ size = 64; align = 8; signed = 0; encoding = none; base = 16; }} "
-                f"_{field}[ __{field}_length ];")
+                f"\t\tinteger {{ size = {size}; align = 8; signed = 0; encoding = none; "
+                f"base = {base}; }} _{field}[ __{field}_length ];")
     return f"\t\t{kind} _{field};"
 
 
 def encode(kind, value):
     """VALUE (an int, a str, bytes or a list of ints) as a member of type KIND."""
-    if kind == SEQ64:
-        return struct.pack("<H", len(value)) + b"".join(struct.pack("<Q", v) for v in value)
+    if kind in SEQ_ELEMENT:
+        element = SEQ_ELEMENT[kind][2]
+        return struct.pack("<H", len(value)) + b"".join(struct.pack(element, v) for v in value)
     if kind in (STR, TEXT, BYTES16):
         data = value if isinstance(value, bytes) else str(value).encode()
         if kind == TEXT:
@@ -225,7 +231,7 @@ class Stream:
         name = comm if isinstance(comm, bytes) else comm.encode()
         body += struct.pack("<ii", pid, tid) + name[:PROCNAME_BYTES - 1].ljust(PROCNAME_BYTES, b"\0")
         for field, kind in self.layout[event_name]:
-            default = 0 if kind in PACK else [] if kind == SEQ64 else ""
+            default = 0 if kind in PACK else [] if kind in SEQ_ELEMENT else ""
             body += encode(kind, values.get(field, default))
         if self.current_bytes + len(body) > self.packet_bytes - 128:
             self.flush()
@@ -753,7 +759,7 @@ def strings(directory):
 def compact(directory):
     """Kernels and copies in the forms the tracer writes (doc/events.md,
     launch_unconfigured, gpu_kernel_times, gpu_kernel_shaped and its
-    kernel_shape, gpu_memcpy_times)."""
+    kernel_shape, gpu_memcpy_times, gpu_memcpy_batch)."""
     events = list(EVENTS.items())
     s = Stream(events)
     pid, tid, proc = 4545, 4545, "kernels"
@@ -831,7 +837,9 @@ def compact(directory):
                 bytes=size, host=2, sync=0, stream=stream, src_device=255, dst_device=0,
                 api_domain=2, api_cbid=41, correlation_id=corr, entry=entry)
         start = t + 300
-        if times:
+        if times is None:
+            pass  # its times come in a batch
+        elif times:
             s.event(at(), "gpu_memcpy_times", pid, tid, proc, start=start, end=start + 4000,
                     correlation_id=corr, context=1, direction=1, src_kind=2, dst_kind=3,
                     device=0)
@@ -845,6 +853,18 @@ def compact(directory):
     copy(200, 3 * MIB, 7, True)
     copy(201, MIB, 1, True)
     copy(202, 2 * MIB, 7, False)
+    # two copies whose times are one gpu_memcpy_batch, after both memcpy
+    # events as the tracer writes it (once CUPTI's buffer is read); each its
+    # own start and duration, on the two streams
+    batched = ((203, 5 * MIB, 7, 6000), (204, 7 * MIB, 1, 9000))
+    starts = []
+    for corr, size, stream, _ in batched:
+        copy(corr, size, stream, None)
+        starts.append(t + 300)
+    s.event(at(), "gpu_memcpy_batch", pid, tid, proc, base=starts[0], context=1, device=0,
+            correlation_id=[b[0] for b in batched], start=[x - starts[0] for x in starts],
+            duration=[b[3] for b in batched], direction=[1, 1], src_kind=[2, 2],
+            dst_kind=[3, 3])
     # times whose host event is not in the trace: counted, not analysed
     s.event(at(), "gpu_kernel_times", pid, tid, proc, start=t + 500, end=t + 99500,
             correlation_id=99, context=1, registers=8)
@@ -854,8 +874,9 @@ def compact(directory):
             correlation_id=97, context=1, stream=7, shape_id=0x5E)
     write(directory, events, s)
     return {"pid": pid, "unmatched_gpu_records": 4, "launches_without_kernel": 1,
-            "transfers": {"copies": len(copies), "bytes": sum(copies), "gpu_records": 3,
-                          "gpu_time_ns": 4000 * len(copies), "gpu_records_unmatched": 0,
+            "transfers": {"copies": len(copies), "bytes": sum(copies), "gpu_records": 5,
+                          "gpu_time_ns": 4000 * 3 + sum(b[3] for b in batched),
+                          "gpu_records_unmatched": 0,
                           "copies_without_gpu_record": 0},
             "kernels": {name: {"count": sum(1 for n, _ in kernels if n == name),
                                "total_ns": sum(d for n, d in kernels if n == name)}
@@ -893,6 +914,10 @@ def extremes(directory, seed):
                 values[field] = bytes(rng.randrange(256) for _ in range(16))
             elif field in ("address", "src", "dst"):
                 values[field] = rng.choice(addresses)
+            elif kind in SEQ_ELEMENT:
+                # columns of lengths of their own: a reader reads the shortest
+                element = {SEQ64: U64, SEQ32: U32, SEQ8: U8}[kind]
+                values[field] = [rng.choice(EXTREMES[element]) for _ in range(rng.randrange(4))]
             else:
                 values[field] = rng.choice(EXTREMES[kind])
         pid, tid = rng.choice(pids)

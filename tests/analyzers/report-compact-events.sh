@@ -3,10 +3,11 @@
 #
 # Kernels and copies in the compact forms the tracer writes them
 # (doc/events.md: launch_unconfigured, gpu_kernel_times, gpu_kernel_shaped
-# and kernel_shape, gpu_memcpy_times),
+# and kernel_shape, gpu_memcpy_times, gpu_memcpy_batch),
 # from make-ctf.py's "compact" trace, whose truth it prints: GPU records
 # that hold only their times are given what their launch or memcpy says
 # (kernel, configuration, stream, dynamic shared memory; bytes, stream),
+# each copy of a batch its own times,
 # a shaped one its launch's kernel and device and its shape's
 # configuration; a
 # record that came whole, a launch_unconfigured (a launch whose
@@ -105,6 +106,9 @@ check("export: every copy but the unmatched one is a memcpy_begin, with its memc
       len(copies) == truth["transfers"]["copies"]
       and sum(int(re.search(r"bytes = (\d+)", c).group(1)) for c in copies)
       == truth["transfers"]["bytes"], copies)
+check("export: each copy lasts what its record says (the batch's copies one by one)",
+      sum(int(re.search(r"duration = (\d+)", c).group(1)) for c in copies)
+      == truth["transfers"]["gpu_time_ns"], copies)
 gemm_begins = [line for line in begins if '"gemm"' in line]
 check("export: gemm's runs are on the launch's stream",
       len(gemm_begins) == 3 and all(re.search(r"stream = %d\b" % want["stream"], line)

@@ -89,11 +89,12 @@ def field_problem(fc, kind, enum):
         if fc.length != int(array.group(2)):
             return "has %d elements, not %s" % (fc.length, array.group(2))
         return integer_problem(fc.element_field_class, False, int(array.group(1)), 16)
-    seq = re.fullmatch(r"SEQ_X(\d+)\[(\d+)\]", kind)
+    seq = re.fullmatch(r"SEQ_([XU])(\d+)\[(\d+)\]", kind)
     if seq:
         if not isinstance(fc, bt2._DynamicArrayFieldClassConst):
             return "is %s, not a dynamic array" % type(fc).__name__
-        return integer_problem(fc.element_field_class, False, int(seq.group(1)), 16)
+        return integer_problem(fc.element_field_class, False, int(seq.group(2)),
+                               16 if seq.group(1) == "X" else 10)
     signed = kind[0] == "I"
     return integer_problem(fc, signed, int(kind[1:]), 16 if kind[0] == "X" else 10)
 

@@ -178,6 +178,34 @@ COMPACT_GPU = dict({name: host for name, (host, _, _) in FROM_HOST.items()},
                    gpu_kernel_shaped="launch_unconfigured and kernel_shape")
 
 
+# The columns of a gpu_memcpy_batch, one value a copy (doc/events.md).
+BATCH_COLUMNS = ("correlation_id", "start", "duration", "direction", "src_kind", "dst_kind")
+
+
+def expand_batches(events):
+    """EVENTS with each gpu_memcpy_batch replaced by the gpu_memcpy_times
+    of the copies it holds, in its place (doc/events.md): record i starts
+    at base + start[i] and ends duration[i] later."""
+    expanded = []
+    for event in events:
+        if event["_name"] != "gpu_memcpy_batch":
+            expanded.append(event)
+            continue
+        columns = [event.get(name, "").split(",") if event.get(name) else []
+                   for name in BATCH_COLUMNS]
+        base = number(event.get("base"), 0)
+        for values in zip(*columns):
+            record = dict(zip(BATCH_COLUMNS, values))
+            start = base + number(record["start"], 0)
+            expanded.append(dict(event, _name="gpu_memcpy_times", _batched=True,
+                                 correlation_id=record["correlation_id"],
+                                 start=str(start),
+                                 end=str(start + number(record["duration"], 0)),
+                                 direction=enum_text("direction", record["direction"]),
+                                 src_kind=record["src_kind"], dst_kind=record["dst_kind"]))
+    return expanded
+
+
 def complete_compact_events(events):
     """The events with the compact ones the tracer writes made whole
     (doc/events.md), as the reader does (analyzers/compact-events.h): a
@@ -190,11 +218,12 @@ def complete_compact_events(events):
     gpu_kernel with the kernel and device of its launch_unconfigured and
     the configuration of the kernel_shape it names in its process. One
     without such a host event (or shape) is left as it is: the checkers'
-    correlation checks report it."""
+    correlation checks report it. A gpu_memcpy_batch is first the
+    gpu_memcpy_times it holds (expand_batches)."""
     hosts = {}
     shapes = {}
     completed = []
-    for event in events:
+    for event in expand_batches(events):
         name = event["_name"]
         vpid = event.get("vpid")
         if name == "launch_unconfigured":

@@ -46,15 +46,21 @@ def disorder(path):
     for msg in bt2.TraceCollectionMessageIterator(path):
         if type(msg) is not bt2._EventMessageConst:
             continue
-        if msg.event.name not in ("cudatrace:gpu_kernel", "cudatrace:gpu_kernel_times",
-                                  "cudatrace:gpu_kernel_shaped", "cudatrace:gpu_memcpy",
-                                  "cudatrace:gpu_memcpy_times", "cudatrace:gpu_memset"):
+        payload = msg.event.payload_field
+        if msg.event.name == "cudatrace:gpu_memcpy_batch":
+            # a record a copy, starting base + start[i] (doc/events.md)
+            starts = [int(payload["base"]) + int(s) for s in payload["start"]]
+        elif msg.event.name in ("cudatrace:gpu_kernel", "cudatrace:gpu_kernel_times",
+                                "cudatrace:gpu_kernel_shaped", "cudatrace:gpu_memcpy",
+                                "cudatrace:gpu_memcpy_times", "cudatrace:gpu_memset"):
+            starts = [int(payload["start"])]
+        else:
             continue
-        start = int(msg.event.payload_field["start"])
-        count += 1
-        if newest is not None and start < newest:
-            late += 1
-        newest = start if newest is None else max(newest, start)
+        for start in starts:
+            count += 1
+            if newest is not None and start < newest:
+                late += 1
+            newest = start if newest is None else max(newest, start)
     return count, late
 
 
