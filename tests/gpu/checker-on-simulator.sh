@@ -123,9 +123,27 @@ if trace_on_simulator transfers 2; then
 		index($0 " ", " correlation_id=" corr " ") { sub(/^[^ ]* ts=/, ""); sub(/ .*/, "");
 		print; exit }' "$events")
 	: "${leave:=0}"
-	edit "$events" '/^event=cudatrace:gpu_memcpy(_times)? / && index($0 " ", " correlation_id=" corr " ") {
-		for (i = 1; i <= NF; i++) if ($i ~ /^end=/) $i = "end=" late } { print }' \
-		-v corr="$corr" -v late="$((leave + 5000))"
+	# its record: a gpu_memcpy(_times) line's end, or its duration in a
+	# gpu_memcpy_batch (base + start[i] + duration[i]: doc/events.md)
+	"$trace_python" - "$events" "$corr" "$((leave + 5000))" >"$events.doctored" <<'PY'
+import sys
+
+path, corr, late = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for line in open(path, encoding="ascii", errors="replace"):
+    words = line.rstrip("\n").split(" ")
+    pairs = dict(w.partition("=")[::2] for w in words)
+    if words[0] in ("event=cudatrace:gpu_memcpy", "event=cudatrace:gpu_memcpy_times") \
+            and pairs.get("correlation_id") == corr:
+        words = ["end=%d" % late if w.startswith("end=") else w for w in words]
+    elif words[0] == "event=cudatrace:gpu_memcpy_batch" \
+            and corr in pairs.get("correlation_id", "").split(","):
+        i = pairs["correlation_id"].split(",").index(corr)
+        durations = pairs["duration"].split(",")
+        durations[i] = str(late - int(pairs["base"], 0) - int(pairs["start"].split(",")[i], 0))
+        words = ["duration=" + ",".join(durations) if w.startswith("duration=") else w
+                 for w in words]
+    print(" ".join(words))
+PY
 	rejects "transfers: a synchronous DtoH copy ending 5 us after its call" window transfers \
 		"$out" "$events.doctored" 'the GPU interval'
 	edit "$events" '!done && /^event=cudatrace:gpu_kernel(_times|_shaped)? / {
