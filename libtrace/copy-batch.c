@@ -15,13 +15,41 @@ static bool fits(const struct copy_batch *batch, const struct copy_times *copy)
 	       copy->start - batch->base <= UINT32_MAX;
 }
 
+/* COPY alone, as its gpu_memcpy_times; false when no session enables it. */
+static bool write_times(const struct copy_times *copy)
+{
+	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_times))
+		return false;
+	lttng_ust_do_tracepoint(cudatrace, gpu_memcpy_times,
+	                        &(struct ct_ev_gpu_memcpy_times){
+	                            .start = copy->start,
+	                            .end = copy->end,
+	                            .correlation_id = copy->correlation_id,
+	                            .context = copy->context,
+	                            .direction = copy->direction,
+	                            .src_kind = copy->src_kind,
+	                            .dst_kind = copy->dst_kind,
+	                            .device = copy->device,
+	                        });
+	return true;
+}
+
+/* Whether COPY can be in a batch at all: a duration of 32 bits, and a
+ * session that records batches. */
+static bool batchable(const struct copy_times *copy)
+{
+	return copy->end >= copy->start && copy->end - copy->start <= UINT32_MAX &&
+	       lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_batch);
+}
+
 bool copy_batch_add(struct copy_batch *batch, const struct copy_times *copy)
 {
 	uint16_t i;
 
-	if (copy->end < copy->start || copy->end - copy->start > UINT32_MAX ||
-	    !lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_batch))
-		return false;
+	if (!batchable(copy)) {
+		copy_batch_write(batch);
+		return write_times(copy);
+	}
 	if (batch->count && !fits(batch, copy))
 		copy_batch_write(batch);
 	if (!batch->count) {
@@ -39,19 +67,21 @@ bool copy_batch_add(struct copy_batch *batch, const struct copy_times *copy)
 	return true;
 }
 
-/* A batch of one: its gpu_memcpy_times (38 bytes, a batch of one 50). */
-static void write_alone(const struct copy_batch *batch)
+/* The copy in slot I of BATCH, as copy_batch_add was given it. */
+static struct copy_times copy_at(const struct copy_batch *batch, uint16_t i)
 {
-	EMIT(gpu_memcpy_times, &(struct ct_ev_gpu_memcpy_times){
-	                           .start = batch->base + batch->start[0],
-	                           .end = batch->base + batch->start[0] + batch->duration[0],
-	                           .correlation_id = batch->correlation_id[0],
-	                           .context = batch->context,
-	                           .direction = batch->direction[0],
-	                           .src_kind = batch->src_kind[0],
-	                           .dst_kind = batch->dst_kind[0],
-	                           .device = batch->device,
-	                       });
+	uint64_t start = batch->base + batch->start[i];
+
+	return (struct copy_times){
+		.start = start,
+		.end = start + batch->duration[i],
+		.correlation_id = batch->correlation_id[i],
+		.context = batch->context,
+		.direction = batch->direction[i],
+		.src_kind = batch->src_kind[i],
+		.dst_kind = batch->dst_kind[i],
+		.device = batch->device,
+	};
 }
 
 void copy_batch_write(struct copy_batch *batch)
@@ -61,9 +91,12 @@ void copy_batch_write(struct copy_batch *batch)
 	if (!n)
 		return;
 	batch->count = 0;
-	if (n == 1 && lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_times)) {
-		write_alone(batch);
-		return;
+	/* a batch of one: its gpu_memcpy_times is smaller (38 bytes against 50) */
+	if (n == 1) {
+		struct copy_times copy = copy_at(batch, 0);
+
+		if (write_times(&copy))
+			return;
 	}
 	EMIT(gpu_memcpy_batch, &(struct ct_ev_gpu_memcpy_batch){
 	                           .base = batch->base,

@@ -12,7 +12,7 @@
  * buffer, of one context and device, whose start lies within 32 bits of
  * ns after its base (the first copy's start), and whose duration fits 32
  * bits; a copy that does not fit the batch has it written first, and a
- * copy that fits no batch is left to the caller. Before any other GPU
+ * copy that fits no batch is written alone after it. Before any other GPU
  * event, the caller writes the batch: the trace keeps the records in
  * CUPTI's order, whose disorder the reader's reorder window is sized by.
  * A batch of one copy is written as its gpu_memcpy_times, which is
@@ -20,8 +20,7 @@
  *
  *	struct copy_batch batch = { 0 };
  *	for each record:
- *		a copy: copy_batch_add(&batch, ...), or else copy_batch_write(&batch)
- *		        and its event
+ *		a copy: copy_batch_add(&batch, ...), or else its whole event
  *		other: copy_batch_write(&batch), and its event
  *	copy_batch_write(&batch);
  */
@@ -54,10 +53,11 @@ struct copy_times {
 };
 
 /*
- * Adds COPY to BATCH, written first when COPY does not fit it. False,
- * and BATCH untouched, when no session enables gpu_memcpy_batch or when
- * COPY fits no batch (its duration, or its end before its start): the
- * caller writes it alone.
+ * Adds COPY to BATCH, written first when COPY does not fit it. A copy that
+ * fits no batch (its duration, or its end before its start), or every
+ * copy when no session enables gpu_memcpy_batch, is written alone after
+ * the batch, as its gpu_memcpy_times. False when neither event is
+ * enabled: the caller writes the copy's record whole.
  */
 bool copy_batch_add(struct copy_batch *batch, const struct copy_times *copy);
 

@@ -169,23 +169,7 @@ static bool on_recorded_copy(const CUpti_ActivityMemcpy6 *m, struct copy_batch *
 	t.src_kind = m->srcKind;
 	t.dst_kind = m->dstKind;
 	t.device = device8(m->deviceId);
-	if (copy_batch_add(batch, &t))
-		return true;
-	copy_batch_write(batch);
-	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_times))
-		return false;
-	lttng_ust_do_tracepoint(cudatrace, gpu_memcpy_times,
-	                        &(struct ct_ev_gpu_memcpy_times){
-	                            .start = t.start,
-	                            .end = t.end,
-	                            .correlation_id = t.correlation_id,
-	                            .context = t.context,
-	                            .direction = t.direction,
-	                            .src_kind = t.src_kind,
-	                            .dst_kind = t.dst_kind,
-	                            .device = t.device,
-	                        });
-	return true;
+	return copy_batch_add(batch, &t);
 }
 
 static void on_memcpy(const CUpti_ActivityMemcpy6 *m, struct copy_batch *batch)
