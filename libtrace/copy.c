@@ -30,7 +30,7 @@ static struct side lookup_side(const struct api_call *call, uint64_t address)
 	struct tracker_entry entry;
 	struct side side = { .device = CT_DEVICE_NONE };
 
-	if (!tracker_lookup(TRACKER_ADDRESSES, address, &entry))
+	if (!handle_cache_range(call->cache, address, &entry))
 		return side;
 	side.on_device = !ct_mem_kind_is_host(entry.kind);
 	side.pinned = !side.on_device;
@@ -440,8 +440,7 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 		.device = call_device(call),
 		.api = call_record(call),
 	};
-	if (tracker_lookup(TRACKER_ADDRESSES, d->address, &entry) &&
-	    !ct_mem_kind_is_host(entry.kind))
+	if (handle_cache_range(call->cache, d->address, &entry) && !ct_mem_kind_is_host(entry.kind))
 		e.device = entry.device;
 	call_note_name(call);
 	call_stack_note_operation(e.api.correlation_id);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * handle-cache.c - stream ids and kernel ids remembered per thread
- * (handle-cache.h).
+ * handle-cache.c - stream ids, kernel ids and allocations remembered per
+ * thread (handle-cache.h).
  */
 #include <string.h>
 
@@ -72,4 +72,32 @@ uint64_t handle_cache_kernel(struct handle_cache *cache, const char *name)
 	cache->kernels[slot].name = name;
 	cache->kernels[slot].id = id;
 	return id;
+}
+
+bool handle_cache_range(struct handle_cache *cache, uint64_t address, struct tracker_entry *found)
+{
+	/* read before the lookup: a change after it makes the answer stale */
+	uint64_t changes = tracker_changes();
+	unsigned slot;
+	bool hit;
+
+	if (cache->changes != changes) {
+		memset(cache->ranges, 0, sizeof(cache->ranges));
+		cache->changes = changes;
+	}
+	for (unsigned i = 0; i < HANDLE_CACHE_RANGES; i++) {
+		if (cache->ranges[i].lo <= address && address < cache->ranges[i].hi) {
+			if (cache->ranges[i].found)
+				*found = cache->ranges[i].entry;
+			return cache->ranges[i].found;
+		}
+	}
+	hit = tracker_lookup(TRACKER_ADDRESSES, address, found);
+	slot = cache->next_range++ % HANDLE_CACHE_RANGES;
+	cache->ranges[slot].found = hit;
+	cache->ranges[slot].lo = hit ? found->start : address;
+	cache->ranges[slot].hi = hit ? tracker_range_end(found) : address + 1;
+	if (hit)
+		cache->ranges[slot].entry = *found;
+	return hit;
 }

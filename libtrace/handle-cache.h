@@ -2,8 +2,10 @@
 /*
  * handle-cache.h - what cudatrace derives from a CUDA handle on the hot
  * path, remembered: the CUPTI stream id of a CUstream (cuptiGetStreamIdEx
- * on every copy and launch) and the kernel_id of a kernel's name (a hash
- * of the whole name at every launch and every kernel record).
+ * on every copy and launch), the kernel_id of a kernel's name (a hash
+ * of the whole name at every launch and every kernel record), and the
+ * allocation a copy's address lies in (two lookups of the tracker at
+ * every copy, memset and their pointers).
  *
  * A cache belongs to one thread (the traced call's, or the one reading an
  * activity buffer): no lock, no atomic but one load. A stream's id never
@@ -13,6 +15,8 @@
  * gone. So every cache checks a process-wide count of such ends
  * (handle_cache_forget, from the RESOURCE callbacks, which CUDA makes
  * before the handle can be reused) and empties itself when it changed.
+ * The allocations are kept while the tracker's ranges do not change
+ * (tracker_changes), and so is an address found in none.
  */
 #ifndef CUDATRACE_HANDLE_CACHE_H
 #define CUDATRACE_HANDLE_CACHE_H
@@ -21,10 +25,13 @@
 #include <stdint.h>
 #include <cupti.h>
 
+#include "tracker.h"
+
 /* A few streams and kernels per thread: a training step's loop uses a
  * handful of each; a miss costs only the lookup it saves. */
 #define HANDLE_CACHE_STREAMS 4
 #define HANDLE_CACHE_KERNELS 8
+#define HANDLE_CACHE_RANGES  4
 
 struct handle_cache {
 	unsigned epoch;                    /* handle_cache_forget's count it was filled under */
@@ -39,6 +46,13 @@ struct handle_cache {
 		const char *name; /* NULL: the slot is empty */
 		uint64_t id;
 	} kernels[HANDLE_CACHE_KERNELS];
+	uint64_t changes; /* tracker_changes when the ranges were found */
+	unsigned next_range;
+	struct {
+		uint64_t lo, hi; /* the addresses it answers for, [lo, hi); hi 0: empty */
+		bool found;      /* an allocation, or none (lo the one address asked) */
+		struct tracker_entry entry;
+	} ranges[HANDLE_CACHE_RANGES];
 };
 
 /* CUPTI's id of stream in context (NULL: the context's default stream,
@@ -49,6 +63,10 @@ uint32_t handle_cache_stream(struct handle_cache *cache, CUcontext context, CUst
 
 /* names_kernel_id(name), cached by the name's address. */
 uint64_t handle_cache_kernel(struct handle_cache *cache, const char *name);
+
+/* tracker_lookup(TRACKER_ADDRESSES, address, found), cached by the
+ * allocation's range. */
+bool handle_cache_range(struct handle_cache *cache, uint64_t address, struct tracker_entry *found);
 
 /* A stream, context or module is about to go: every cache empties itself
  * before its next use. */

@@ -43,6 +43,12 @@
 static struct table addresses = TABLE_INIT(ENTRY_WORDS, SIZE_MAX);
 static struct table handles = TABLE_INIT(ENTRY_WORDS, SIZE_MAX);
 
+/* Changes to the address ranges so far (tracker_changes): bumped after
+ * each change, under the lock, with release; read with acquire, so that a
+ * thread that sees a count sees the ranges as they were when it was
+ * reached, or later. */
+static uint64_t address_changes;
+
 /* Ranges of each class, under addresses' lock; the classes that have
  * some, for lock-free lookups. */
 static uint32_t class_ranges[CLASS_COUNT];
@@ -70,7 +76,7 @@ static unsigned class_shift(unsigned c)
 	return 12 + 4 * c;
 }
 
-static uint64_t range_end(const struct tracker_entry *e)
+uint64_t tracker_range_end(const struct tracker_entry *e)
 {
 	uint64_t size = e->size ? e->size : 1;
 
@@ -81,7 +87,7 @@ static uint64_t range_end(const struct tracker_entry *e)
  * two granules (the last class: as many as it must). */
 static unsigned class_of(const struct tracker_entry *e)
 {
-	uint64_t size = range_end(e) - e->start;
+	uint64_t size = tracker_range_end(e) - e->start;
 	unsigned c = 0;
 
 	while (c < CLASS_COUNT - 1 && size > (UINT64_C(1) << class_shift(c)))
@@ -160,7 +166,7 @@ static bool value_contains(const uint64_t *value, const void *ctx)
 	uint64_t address = *(const uint64_t *)ctx;
 	struct tracker_entry e = { .start = value[0], .size = value[1] };
 
-	return e.start <= address && address < range_end(&e);
+	return e.start <= address && address < tracker_range_end(&e);
 }
 
 static bool value_starts_at(const uint64_t *value, const void *ctx)
@@ -227,7 +233,7 @@ static void count_range(unsigned c, bool added)
 /* Under the lock: take e (of class c) out of the granules it is under. */
 static void drop_keys(unsigned c, const struct tracker_entry *e)
 {
-	uint64_t last = (range_end(e) - 1) >> class_shift(c);
+	uint64_t last = (tracker_range_end(e) - 1) >> class_shift(c);
 
 	for (uint64_t g = e->start >> class_shift(c); g <= last; g++) {
 		bool removed =
@@ -244,7 +250,7 @@ static bool add_keys(const struct tracker_entry *e)
 {
 	unsigned c = class_of(e);
 	uint64_t first = e->start >> class_shift(c);
-	uint64_t last = (range_end(e) - 1) >> class_shift(c);
+	uint64_t last = (tracker_range_end(e) - 1) >> class_shift(c);
 	uint64_t value[ENTRY_WORDS];
 
 	pack(e, value);
@@ -363,7 +369,7 @@ static bool overlap_visit(uint64_t key, const uint64_t *value, void *ctx)
 	if (!first_key(key, value))
 		return true;
 	unpack(value, &e);
-	if (e.start < o->in.hi && o->in.lo < range_end(&e))
+	if (e.start < o->in.hi && o->in.lo < tracker_range_end(&e))
 		o->out[o->count++] = e;
 	return o->count < o->max;
 }
@@ -389,14 +395,21 @@ static void purge_overlaps(uint64_t start, uint64_t end)
 	} while (o.count == o.max);
 }
 
+/* Ends a change of the address ranges: counted, then unlocked. */
+static void unlock_changed(void)
+{
+	__atomic_add_fetch(&address_changes, 1, __ATOMIC_RELEASE);
+	table_unlock(&addresses);
+}
+
 static bool insert_address(const struct tracker_entry *entry)
 {
 	bool added;
 
 	table_lock(&addresses);
-	purge_overlaps(entry->start, range_end(entry));
+	purge_overlaps(entry->start, tracker_range_end(entry));
 	added = add_keys(entry);
-	table_unlock(&addresses);
+	unlock_changed();
 	return added;
 }
 
@@ -406,7 +419,7 @@ static bool remove_address(uint64_t start, struct tracker_entry *removed)
 
 	table_lock(&addresses);
 	hit = remove_range(start, removed);
-	table_unlock(&addresses);
+	unlock_changed();
 	return hit;
 }
 
@@ -475,6 +488,11 @@ bool tracker_lookup(enum tracker_space space, uint64_t key, struct tracker_entry
 	return find_containing(key, false, found);
 }
 
+uint64_t tracker_changes(void)
+{
+	return __atomic_load_n(&address_changes, __ATOMIC_ACQUIRE);
+}
+
 bool tracker_remove_within(uint64_t start, uint64_t end, struct tracker_entry *removed)
 {
 	struct tracker_entry e;
@@ -484,7 +502,7 @@ bool tracker_remove_within(uint64_t start, uint64_t end, struct tracker_entry *r
 		return false;
 	table_lock(&addresses);
 	hit = find_starting_within(start, end, &e) && remove_range(e.start, removed);
-	table_unlock(&addresses);
+	unlock_changed();
 	return hit;
 }
 
@@ -562,7 +580,7 @@ size_t tracker_take_context(uint32_t context, struct tracker_entry *out, size_t 
 	table_each(&addresses, collect_visit, &c);
 	for (size_t i = 0; i < c.count; i++)
 		drop_keys(class_of(&out[i]), &out[i]);
-	table_unlock(&addresses);
+	unlock_changed();
 	return c.count;
 }
 

@@ -67,6 +67,16 @@ bool tracker_remove_within(uint64_t start, uint64_t end, struct tracker_entry *r
  * CT_STREAM_NONE: a lookup copies less); of a handle, everything. */
 bool tracker_lookup(enum tracker_space space, uint64_t key, struct tracker_entry *found);
 
+/* One past the last address of E's range (a size of 0 counts as 1). */
+uint64_t tracker_range_end(const struct tracker_entry *e);
+
+/*
+ * How many times the address ranges changed (an insert, a removal):
+ * tracker_lookup's answer for an address, got after this count was read,
+ * stands while the count stays the same (handle-cache.h keeps them so).
+ */
+uint64_t tracker_changes(void);
+
 /* What tracker_vmm_adjust did. */
 enum tracker_vmm {
 	TRACKER_VMM_UNKNOWN,  /* no such handle, or it has no reference to drop */

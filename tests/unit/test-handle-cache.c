@@ -9,6 +9,10 @@
  * streams than slots still give each its own id. A kernel's id is
  * names_kernel_id of its name, computed once per name pointer until
  * something ends. CUPTI's stream lookup is this test's, counting calls.
+ * An address's allocation is the tracker's (libtrace/tracker.c) as it is
+ * now: a range freed, replaced or added after an answer was kept is seen
+ * at the next lookup, whichever call changed it, and an address found in
+ * no allocation is found in one once one is added there.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +27,7 @@
 #include "contract/events.h"
 #include "handle-cache.h"
 #include "names.h"
+#include "tracker.h"
 
 static unsigned lookups;
 static unsigned generation; /* bumped when the test "reuses" a handle */
@@ -164,6 +169,91 @@ static void test_more_kernels_than_slots(void **state)
 	}
 }
 
+/* Each range test's area, apart from the others'. */
+#define AREA(n) (UINT64_C(0x200000000000) * (n))
+
+static void insert(uint64_t start, uint64_t size, uint8_t kind, uint8_t device)
+{
+	struct tracker_entry e = { .start = start, .size = size, .kind = kind, .device = device };
+
+	assert_true(tracker_insert(TRACKER_ADDRESSES, &e));
+}
+
+static void release(uint64_t start)
+{
+	struct tracker_entry removed;
+
+	assert_true(tracker_remove(TRACKER_ADDRESSES, start, &removed));
+}
+
+/* The cache's answer for ADDRESS: the start and kind of its range, or
+ * none (start 0). */
+static void expect_range(struct handle_cache *cache, uint64_t address, uint64_t start, uint8_t kind)
+{
+	struct tracker_entry found;
+	bool hit = handle_cache_range(cache, address, &found);
+
+	assert_int_equal(hit, start != 0);
+	if (!hit)
+		return;
+	assert_int_equal(found.start, start);
+	assert_int_equal(found.kind, kind);
+}
+
+static void test_range_follows_the_tracker(void **state)
+{
+	struct handle_cache cache = { 0 };
+	struct tracker_entry removed;
+	uint64_t a = AREA(1);
+
+	(void)state;
+	insert(a, 4096, CT_MEM_DEVICE, 0);
+	for (int i = 0; i < 3; i++)
+		expect_range(&cache, a + 100, a, CT_MEM_DEVICE);
+	/* freed, and the same range allocated again as pinned host memory */
+	release(a);
+	expect_range(&cache, a + 100, 0, 0);
+	insert(a, 4096, CT_MEM_HOST_PINNED, CT_DEVICE_NONE);
+	expect_range(&cache, a + 100, a, CT_MEM_HOST_PINNED);
+	/* a range that replaces it by overlapping it (its free unseen) */
+	insert(a + 2048, 8192, CT_MEM_MANAGED, 0);
+	expect_range(&cache, a + 100, 0, 0);
+	expect_range(&cache, a + 4096, a + 2048, CT_MEM_MANAGED);
+	/* freed by a removal within bounds (a context's release) */
+	assert_true(tracker_remove_within(a, a + 4096, &removed));
+	expect_range(&cache, a + 4096, 0, 0);
+}
+
+static void test_range_none_then_added(void **state)
+{
+	struct handle_cache cache = { 0 };
+	uint64_t a = AREA(2);
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		expect_range(&cache, a + 8, 0, 0);
+	insert(a, 64, CT_MEM_HOST_REGISTERED, CT_DEVICE_NONE);
+	expect_range(&cache, a + 8, a, CT_MEM_HOST_REGISTERED);
+	release(a);
+}
+
+static void test_more_ranges_than_slots(void **state)
+{
+	struct handle_cache cache = { 0 };
+	uint64_t a = AREA(3);
+	const unsigned n = HANDLE_CACHE_RANGES * 2 + 1;
+
+	(void)state;
+	for (unsigned i = 0; i < n; i++)
+		insert(a + i * 65536, 65536, i % 2 ? CT_MEM_DEVICE : CT_MEM_HOST_PINNED, 0);
+	for (int round = 0; round < 3; round++)
+		for (unsigned i = 0; i < n; i++)
+			expect_range(&cache, a + i * 65536 + 65535, a + i * 65536,
+			             i % 2 ? CT_MEM_DEVICE : CT_MEM_HOST_PINNED);
+	for (unsigned i = 0; i < n; i++)
+		release(a + i * 65536);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +264,9 @@ int main(void)
 		cmocka_unit_test_setup(test_more_streams_than_slots, reset),
 		cmocka_unit_test_setup(test_kernel_ids, reset),
 		cmocka_unit_test_setup(test_more_kernels_than_slots, reset),
+		cmocka_unit_test_setup(test_range_follows_the_tracker, reset),
+		cmocka_unit_test_setup(test_range_none_then_added, reset),
+		cmocka_unit_test_setup(test_more_ranges_than_slots, reset),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
