@@ -285,10 +285,10 @@ uint64_t ct_compact_events_needed(uint64_t types)
 	/* the times of a kernel or a copy need its host event */
 	if (types & CT_EV_BIT(CT_EV_GPU_KERNEL))
 		more |= CT_EV_BIT(CT_EV_GPU_KERNEL_TIMES) | CT_EV_BIT(CT_EV_GPU_KERNEL_SHAPED) |
-		        CT_EV_BIT(CT_EV_KERNEL_SHAPE) | CT_EV_BIT(CT_EV_LAUNCH) |
-		        CT_EV_BIT(CT_EV_LAUNCH_UNCONFIGURED);
+		        CT_EV_BIT(CT_EV_KERNEL_SHAPE) | CT_EV_BIT(CT_EV_GPU_BATCH) |
+		        CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_LAUNCH_UNCONFIGURED);
 	if (types & CT_EV_BIT(CT_EV_GPU_MEMCPY))
-		more |= CT_EV_BIT(CT_EV_GPU_MEMCPY_TIMES) | CT_EV_BIT(CT_EV_GPU_MEMCPY_BATCH) |
+		more |= CT_EV_BIT(CT_EV_GPU_MEMCPY_TIMES) | CT_EV_BIT(CT_EV_GPU_BATCH) |
 		        CT_EV_BIT(CT_EV_MEMCPY);
 	return more;
 }

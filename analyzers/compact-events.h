@@ -20,8 +20,10 @@
  *   - gpu_memcpy_times, the record of a copy whose memcpy was written,
  *     becomes its gpu_memcpy the same way: times, context, direction,
  *     memory kinds and device from the record, bytes and stream from the
- *     memcpy; so does each record of a gpu_memcpy_batch, which the
- *     decoding reads as the gpu_memcpy_times it holds (copy-batches.h).
+ *     memcpy.
+ *
+ * A gpu_batch holds records of the last three kinds; the decoding reads
+ * it as those records, one by one (gpu-batches.h).
  *
  * The tracer writes those records only after their host event and their
  * shape, so a host event or a shape that is not in the trace was lost

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "copy-batches.h"
+#include "gpu-batches.h"
 #include "decode-thread.h"
 
 /* Batches in order, at most all of them. */
@@ -232,28 +232,30 @@ static void decode_ust_statedump(struct ct_decode_thread *dt,
 }
 
 /*
- * A gpu_memcpy_batch: a record for each copy it holds, the
- * gpu_memcpy_times it stands for at the batch's time, as if the tracer
- * had written them one by one.
+ * A gpu_batch: a record for each kernel and copy it holds, the
+ * gpu_memcpy_times, gpu_kernel_times or gpu_kernel_shaped it stands for
+ * at the batch's time, as if the tracer had written them one by one.
  */
-static void decode_copy_batch(struct ct_decode_thread *dt, const struct ct_event_class_info *info,
-                              const bt_message *msg, const bt_event *event)
+static void decode_gpu_batch(struct ct_decode_thread *dt, const struct ct_event_class_info *info,
+                             const bt_message *msg, const bt_event *event)
 {
 	int64_t time = ct_decoder_time(&dt->decoder, info, msg);
 	struct ct_event_origin origin = { 0 };
-	struct ct_copy_batch batch;
+	struct ct_gpu_batch batch;
+	struct ct_event ev = { 0 };
+	bool first = true;
 
-	ct_copy_batch_open(&batch, info, event);
-	for (uint64_t i = 0; i < batch.count; i++) {
+	ct_gpu_batch_open(&batch, info, event);
+	while (ct_gpu_batch_next(&batch, &ev)) {
 		struct ct_batch *b;
 		struct ct_record *rec = new_record(dt, CT_RECORD_EVENT, 0, &b);
 
 		rec->decoded = true;
-		memset(&rec->ev, 0, sizeof(rec->ev));
-		ct_copy_batch_record(&batch, i, &rec->ev);
+		rec->ev = ev;
 		rec->ev.time_ns = time;
 		rec->at_ns = place(dt, time);
-		if (i == 0) {
+		if (first) {
+			first = false;
 			ct_decoder_origin(&dt->decoder, info,
 			                  bt_event_borrow_common_context_field_const(event), true,
 			                  b->strings, &rec->origin);
@@ -284,8 +286,8 @@ static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
 			decode_ust_statedump(dt, info, msg, event);
 		return;
 	}
-	if (info->type == CT_EV_GPU_MEMCPY_BATCH && info->decode) {
-		decode_copy_batch(dt, info, msg, event);
+	if (info->type == CT_EV_GPU_BATCH && info->decode) {
+		decode_gpu_batch(dt, info, msg, event);
 		return;
 	}
 	seq_room = info->decode ? (size_t)info->seq_fields * CT_STACK_FRAMES_MAX : 0;

@@ -75,7 +75,8 @@ static enum ct_field_read read_mode(const bt_field_class *fc, const struct ct_fi
 		                   BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)
 		           ? CT_READ_ARRAY
 		           : CT_READ_NONE;
-	if (spec->storage == CT_STORE_SEQ_X64 || spec->storage == CT_STORE_SEQ_U32 ||
+	if (spec->storage == CT_STORE_SEQ_X64 || spec->storage == CT_STORE_SEQ_U64 ||
+	    spec->storage == CT_STORE_SEQ_U32 || spec->storage == CT_STORE_SEQ_U16 ||
 	    spec->storage == CT_STORE_SEQ_U8) {
 		if (!bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY) ||
 		    !bt_field_class_type_is(
@@ -179,6 +180,9 @@ int ct_event_class_resolve(struct ct_event_class_info *info, const bt_event *eve
 		info->frequency = bt_clock_class_get_frequency(
 		    bt_stream_class_borrow_default_clock_class_const(sc));
 	info->decode = (decoded & CT_EV_BIT(info->type)) != 0;
+	info->batch_decode =
+	    decoded & (CT_EV_BIT(CT_EV_GPU_MEMCPY_TIMES) | CT_EV_BIT(CT_EV_GPU_KERNEL_TIMES) |
+	               CT_EV_BIT(CT_EV_GPU_KERNEL_SHAPED));
 	if (resolve_payload(info, ec, name, error, len) < 0) {
 		info->type = CT_EV_NONE;
 		return -1;

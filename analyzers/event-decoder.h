@@ -31,7 +31,7 @@ enum ct_field_read {
 	CT_READ_STRING,   /* a string, borrowed */
 	CT_READ_ARRAY,    /* a static array of unsigned integers */
 	CT_READ_SEQ,      /* a dynamic array of unsigned integers */
-	CT_READ_COLUMN,   /* the same, a batch's column: left to copy-batches.h */
+	CT_READ_COLUMN,   /* the same, a batch's column: left to gpu-batches.h */
 };
 
 /* What the first event of a class taught: how to decode the others. */
@@ -41,6 +41,9 @@ struct ct_event_class_info {
 	/* Not ours, but read: one of lttng-ust's statedump events (or NONE). */
 	enum ct_ust_statedump ust_statedump;
 	bool decode; /* its payload is wanted (else it is only counted) */
+	/* Of the types a record of a batch (gpu_batch) stands for, those
+	 * whose payload is wanted (CT_EV_BIT): the others are not read. */
+	uint64_t batch_decode;
 	uint8_t field_count;
 	uint8_t seq_fields;            /* members read as CT_READ_SEQ */
 	uint64_t index[CT_FIELDS_MAX]; /* payload member index of each field spec */

@@ -24,8 +24,10 @@ enum ct_field_storage {
 	CT_STORE_TEXT,     /* const char *, and its length at len_offset */
 	CT_STORE_ARRAY_X8, /* uint8_t[count] */
 	CT_STORE_SEQ_X64,  /* const uint64_t *, and its count at len_offset */
-	/* A batch's column (gpu_memcpy_batch): read by copy-batches.h, not stored. */
+	/* A batch's column (gpu_batch): read by gpu-batches.h, not stored. */
+	CT_STORE_SEQ_U64,
 	CT_STORE_SEQ_U32,
+	CT_STORE_SEQ_U16,
 	CT_STORE_SEQ_U8,
 };
 

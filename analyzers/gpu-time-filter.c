@@ -22,7 +22,7 @@
 #include "compact-events.h"
 #include "contract/mix64.h"
 #include "context.h"
-#include "copy-batches.h"
+#include "gpu-batches.h"
 #include "event-decoder.h"
 #include "gpu-reorder.h"
 #include "gpu-time-filter.h"
@@ -427,7 +427,7 @@ static int take_event(struct iter *it, const bt_message *msg)
 	struct ct_event ev = { 0 };
 	struct ct_event_origin origin = { 0 };
 	struct ct_process *process;
-	struct ct_copy_batch batch;
+	struct ct_gpu_batch batch;
 
 	if (!info)
 		return -1;
@@ -436,19 +436,18 @@ static int take_event(struct iter *it, const bt_message *msg)
 	ct_decoder_origin(&it->decoder, info, bt_event_borrow_common_context_field_const(event),
 	                  false, NULL, &origin);
 	process = ct_origins_process(&it->origins, &origin);
-	if (info->type != CT_EV_GPU_MEMCPY_BATCH) {
+	if (info->type != CT_EV_GPU_BATCH) {
 		ev.type = info->type;
 		ct_decoder_payload(info, event, &ev, NULL, NULL, 0);
 		return take_decoded(it, msg, process, &ev);
 	}
-	/* a batch: the copies it holds, one by one */
-	ct_copy_batch_open(&batch, info, event);
-	for (uint64_t i = 0; i < batch.count; i++) {
-		ev = (struct ct_event){ 0 };
-		ct_copy_batch_record(&batch, i, &ev);
+	/* a batch: the kernels and copies it holds, one by one */
+	ct_gpu_batch_open(&batch, info, event);
+	/* each from zero: take_decoded changes it */
+	for (ev = (struct ct_event){ 0 }; ct_gpu_batch_next(&batch, &ev);
+	     ev = (struct ct_event){ 0 })
 		if (take_decoded(it, msg, process, &ev) < 0)
 			return -1;
-	}
 	return 0;
 }
 

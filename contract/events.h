@@ -32,9 +32,12 @@
 /* The most frames a call_stack event holds (CUDATRACE_STACK_DEPTH). */
 #define CT_STACK_FRAMES_MAX 128
 
-/* The most records a gpu_memcpy_batch holds: its event stays within a
- * few KiB, far below a sub-buffer. */
-#define CT_GPU_BATCH_MAX 128
+/* The most records a gpu_batch holds. Its event stays within a few KiB,
+ * far below a sub-buffer: with every column counted at this length, as
+ * cli/event-size.c counts them (a record has the columns of its kind
+ * only), the largest event still fits the smallest sub-buffer record
+ * takes (4 KiB). */
+#define CT_GPU_BATCH_MAX 96
 
 /* Devices and streams that do not apply or are unknown. */
 #define CT_DEVICE_NONE 255u

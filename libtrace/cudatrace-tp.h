@@ -46,8 +46,12 @@
 #define CT_LTTNG_ARRAY_X8(name, expr, count) lttng_ust_field_array_hex(uint8_t, name, expr, count)
 #define CT_LTTNG_SEQ_X64(name, expr, len) \
 	lttng_ust_field_sequence_hex(uint64_t, name, expr, uint16_t, len)
+#define CT_LTTNG_SEQ_U64(name, expr, len) \
+	lttng_ust_field_sequence(uint64_t, name, expr, uint16_t, len)
 #define CT_LTTNG_SEQ_U32(name, expr, len) \
 	lttng_ust_field_sequence(uint32_t, name, expr, uint16_t, len)
+#define CT_LTTNG_SEQ_U16(name, expr, len) \
+	lttng_ust_field_sequence(uint16_t, name, expr, uint16_t, len)
 #define CT_LTTNG_SEQ_U8(name, expr, len) \
 	lttng_ust_field_sequence(uint8_t, name, expr, uint16_t, len)
 

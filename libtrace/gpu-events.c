@@ -13,8 +13,8 @@
 
 #include <cupti.h>
 
-#include "copy-batch.h"
 #include "emit.h"
+#include "gpu-batch.h"
 #include "gpu-events.h"
 #include "handle-cache.h"
 #include "kernel-shapes.h"
@@ -25,62 +25,67 @@
 
 /* A kernel whose launch event is in the trace with its configuration:
  * what the launch did not say. */
-static bool on_configured_kernel(const CUpti_ActivityKernel10 *k)
+static bool on_configured_kernel(const CUpti_ActivityKernel10 *k, struct gpu_batch *batch)
 {
-	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_times))
-		return false;
-	lttng_ust_do_tracepoint(cudatrace, gpu_kernel_times,
-	                        &(struct ct_ev_gpu_kernel_times){
-	                            .start = k->start,
-	                            .end = k->end,
-	                            .correlation_id = k->correlationId,
-	                            .context = k->contextId,
-	                            .static_shared_mem = u16_sat(k->staticSharedMemory),
-	                            .registers = u8_sat(k->registersPerThread),
-	                        });
-	return true;
+	struct gpu_record r = {
+		.kind = CT_GPU_RECORD_KERNEL,
+		.start = k->start,
+		.end = k->end,
+		.correlation_id = k->correlationId,
+		.context = k->contextId,
+		.device = device8(k->deviceId),
+		.u.kernel = { .static_shared_mem = u16_sat(k->staticSharedMemory),
+		              .registers = u8_sat(k->registersPerThread) },
+	};
+
+	return gpu_batch_add(batch, &r);
 }
 
 /* A kernel whose launch_unconfigured is in the trace: its times and
  * stream, its configuration by its shape (kernel-shapes.h). */
-static bool on_unconfigured_kernel(const CUpti_ActivityKernel10 *k)
+static bool on_unconfigured_kernel(const CUpti_ActivityKernel10 *k, struct gpu_batch *batch)
 {
-	uint64_t shape;
+	struct gpu_record r = {
+		.kind = CT_GPU_RECORD_KERNEL_SHAPED,
+		.start = k->start,
+		.end = k->end,
+		.correlation_id = k->correlationId,
+		.context = k->contextId,
+		.device = device8(k->deviceId),
+		.u.shaped = { .stream = k->streamId },
+	};
 
-	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_shaped) ||
-	    !(shape = kernel_shapes_note(k)))
+	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_batch) &&
+	    !lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_shaped))
 		return false;
-	lttng_ust_do_tracepoint(cudatrace, gpu_kernel_shaped,
-	                        &(struct ct_ev_gpu_kernel_shaped){
-	                            .start = k->start,
-	                            .end = k->end,
-	                            .correlation_id = k->correlationId,
-	                            .context = k->contextId,
-	                            .stream = k->streamId,
-	                            .shape_id = shape,
-	                        });
-	return true;
+	if (!(r.u.shaped.shape_id = kernel_shapes_note(k)))
+		return false;
+	return gpu_batch_add(batch, &r);
 }
 
 /* A kernel whose launch event is in the trace: what the launch did not say. */
-static bool on_recorded_kernel(const CUpti_ActivityKernel10 *k)
+static bool on_recorded_kernel(const CUpti_ActivityKernel10 *k, struct gpu_batch *batch)
 {
 	switch (recorded_ops_take(k->correlationId)) {
 	case RECORDED_WHOLE:
-		return on_configured_kernel(k);
+		return on_configured_kernel(k, batch);
 	case RECORDED_UNCONFIGURED:
-		return on_unconfigured_kernel(k);
+		return on_unconfigured_kernel(k, batch);
 	default:
 		return false;
 	}
 }
 
-static void on_kernel(const CUpti_ActivityKernel10 *k, struct handle_cache *cache)
+static void on_kernel(const CUpti_ActivityKernel10 *k, struct gpu_events_reading *reading)
 {
+	struct handle_cache *cache = &reading->cache;
 	struct ct_ev_kernel_shape shape;
 	struct ct_ev_gpu_kernel e;
 
-	if (on_recorded_kernel(k) || !lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel))
+	if (on_recorded_kernel(k, &reading->batch))
+		return;
+	gpu_batch_write(&reading->batch);
+	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel))
 		return;
 	kernel_shape_of(k, &shape);
 	e = (struct ct_ev_gpu_kernel){
@@ -152,33 +157,35 @@ static uint8_t direction_of_copy_kind(uint8_t copy_kind)
  * known by CUPTI's runtimeCorrelationId, a driver call's by its
  * correlationId.
  */
-static bool on_recorded_copy(const CUpti_ActivityMemcpy6 *m, struct copy_batch *batch)
+static bool on_recorded_copy(const CUpti_ActivityMemcpy6 *m, struct gpu_batch *batch)
 {
-	struct copy_times t;
+	struct gpu_record r = {
+		.kind = CT_GPU_RECORD_COPY,
+		.start = m->start,
+		.end = m->end,
+		.context = m->contextId,
+		.device = device8(m->deviceId),
+		.u.copy = { .direction = direction_of_copy_kind(m->copyKind),
+		            .src_kind = m->srcKind,
+		            .dst_kind = m->dstKind },
+	};
 
 	if (recorded_ops_take(m->correlationId) == RECORDED_WHOLE)
-		t.correlation_id = m->correlationId;
+		r.correlation_id = m->correlationId;
 	else if (recorded_ops_take(m->runtimeCorrelationId) == RECORDED_WHOLE)
-		t.correlation_id = m->runtimeCorrelationId;
+		r.correlation_id = m->runtimeCorrelationId;
 	else
 		return false;
-	t.start = m->start;
-	t.end = m->end;
-	t.context = m->contextId;
-	t.direction = direction_of_copy_kind(m->copyKind);
-	t.src_kind = m->srcKind;
-	t.dst_kind = m->dstKind;
-	t.device = device8(m->deviceId);
-	return copy_batch_add(batch, &t);
+	return gpu_batch_add(batch, &r);
 }
 
-static void on_memcpy(const CUpti_ActivityMemcpy6 *m, struct copy_batch *batch)
+static void on_memcpy(const CUpti_ActivityMemcpy6 *m, struct gpu_batch *batch)
 {
 	struct ct_ev_gpu_memcpy e;
 
 	if (on_recorded_copy(m, batch))
 		return;
-	copy_batch_write(batch);
+	gpu_batch_write(batch);
 	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy))
 		return;
 	e = COPY_RECORD_EVENT(m);
@@ -339,18 +346,21 @@ void gpu_events_record(const CUpti_Activity *record, struct gpu_events_reading *
 {
 	const void *r = record;
 
-	/* the copies before this record first, in CUPTI's order; a copy's
-	 * record writes them itself when it cannot join them */
-	if (record->kind != CUPTI_ACTIVITY_KIND_MEMCPY)
-		copy_batch_write(&reading->copies);
+	/* the batched records before this one first, in CUPTI's order; a
+	 * kernel's or copy's record writes them itself when it cannot join
+	 * them */
+	if (record->kind != CUPTI_ACTIVITY_KIND_MEMCPY &&
+	    record->kind != CUPTI_ACTIVITY_KIND_KERNEL &&
+	    record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+		gpu_batch_write(&reading->batch);
 
 	switch (record->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-		on_kernel(r, &reading->cache);
+		on_kernel(r, reading);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
-		on_memcpy(r, &reading->copies);
+		on_memcpy(r, &reading->batch);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMCPY2:
 		on_peer_copy(r);
@@ -380,7 +390,7 @@ void gpu_events_record(const CUpti_Activity *record, struct gpu_events_reading *
 
 void gpu_events_finish(struct gpu_events_reading *reading)
 {
-	copy_batch_write(&reading->copies);
+	gpu_batch_write(&reading->batch);
 }
 
 bool gpu_events_wanted(CUpti_ActivityKind kind)
@@ -388,15 +398,17 @@ bool gpu_events_wanted(CUpti_ActivityKind kind)
 	switch (kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-		/* any form of the record (gpu_kernel_times, gpu_kernel_shaped: doc/events.md) */
+		/* any form of the record (gpu_kernel_times, gpu_kernel_shaped,
+		 * gpu_batch: doc/events.md) */
 		return lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel) ||
 		       lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_times) ||
-		       lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_shaped);
+		       lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_shaped) ||
+		       lttng_ust_tracepoint_enabled(cudatrace, gpu_batch);
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
 	case CUPTI_ACTIVITY_KIND_MEMCPY2:
 		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy) ||
 		       lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_times) ||
-		       lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_batch);
+		       lttng_ust_tracepoint_enabled(cudatrace, gpu_batch);
 	case CUPTI_ACTIVITY_KIND_MEMSET:
 		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memset);
 	case CUPTI_ACTIVITY_KIND_MEMORY2:

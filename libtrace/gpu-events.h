@@ -8,13 +8,13 @@
 #include <stdbool.h>
 #include <cupti.h>
 
-#include "copy-batch.h"
+#include "gpu-batch.h"
 #include "handle-cache.h"
 
 /* What the reading of one activity buffer keeps from record to record. */
 struct gpu_events_reading {
 	struct handle_cache cache; /* kernel ids by name pointer */
-	struct copy_batch copies;  /* copies' times not yet written */
+	struct gpu_batch batch;    /* kernels' and copies' records not yet written */
 };
 
 /* Emit the event of one record, if a session enables it, or keep it in

@@ -66,12 +66,15 @@ PACKET_BYTES = 4096
 U8, U16, U32, U64, I32, I64 = "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int32_t", "int64_t"
 # A NUL-terminated string; a text sequence (a 16-bit length, then the
 # bytes: lttng_ust_field_sequence_text); a static array of 16 bytes; a
-# sequence of 64-bit integers (a 16-bit length, then the integers:
-# lttng_ust_field_sequence_hex), or of 32- or 8-bit ones (a batch's
-# columns: lttng_ust_field_sequence).
-STR, TEXT, BYTES16, SEQ64, SEQ32, SEQ8 = "string", "text", "bytes16", "seq64", "seq32", "seq8"
-# Each sequence's element: its size in bits, its base, its struct format.
-SEQ_ELEMENT = {SEQ64: (64, 16, "<Q"), SEQ32: (32, 10, "<I"), SEQ8: (8, 10, "<B")}
+# sequence of 64-bit integers in hexadecimal (a 16-bit length, then the
+# integers: lttng_ust_field_sequence_hex), or of 64-, 32-, 16- or 8-bit
+# ones (a batch's columns: lttng_ust_field_sequence).
+STR, TEXT, BYTES16 = "string", "text", "bytes16"
+SEQX64, SEQ64, SEQ32, SEQ16, SEQ8 = "seqx64", "seq64", "seq32", "seq16", "seq8"
+# Each sequence's element: its size in bits, its base, its struct format,
+# its type (for the values of the extremes scenario).
+SEQ_ELEMENT = {SEQX64: (64, 16, "<Q", U64), SEQ64: (64, 10, "<Q", U64),
+               SEQ32: (32, 10, "<I", U32), SEQ16: (16, 10, "<H", U16), SEQ8: (8, 10, "<B", U8)}
 PACK = {U8: "<B", U16: "<H", U32: "<I", U64: "<Q", I32: "<i", I64: "<q"}
 # LTTng's procname context: a text array of 17 bytes, NUL-padded.
 PROCNAME_BYTES = 17
@@ -80,8 +83,8 @@ PROCNAME_BYTES = 17
 # their integers, as a reader must accept).
 CTF_TYPE = {"U8": U8, "U16": U16, "U32": U32, "U64": U64, "I32": I32, "I64": I64,
             "X32": U32, "X64": U64, "ENUM": U8, "TEXT": TEXT, "STRING": STR,
-            "ARRAY_X8[16]": BYTES16, "SEQ_X64[%d]" % 128: SEQ64,
-            "SEQ_U32[%d]" % 128: SEQ32, "SEQ_U8[%d]" % 128: SEQ8}
+            "ARRAY_X8[16]": BYTES16, "SEQ_X64": SEQX64, "SEQ_U64": SEQ64,
+            "SEQ_U32": SEQ32, "SEQ_U16": SEQ16, "SEQ_U8": SEQ8}
 
 # The events the scenarios write, laid out as the contract says.
 WRITTEN = ("api_entry", "api_call", "tracer_info", "api_name", "mem_alloc", "mem_free",
@@ -90,9 +93,16 @@ WRITTEN = ("api_entry", "api_call", "tracer_info", "api_name", "mem_alloc", "mem
            "context_create", "context_destroy", "sync", "gpu_sync", "gpu_memory",
            "gpu_memory_pool", "kernel_name", "launch", "launch_unconfigured", "gpu_kernel",
            "gpu_kernel_times", "gpu_kernel_shaped", "kernel_shape", "gpu_memcpy_times",
-           "gpu_memcpy_batch", "device_info", "memcpy",
+           "gpu_batch", "device_info", "memcpy",
            "gpu_memcpy", "memset", "gpu_memset", "gpu_overhead")
-EVENTS = {name: [(field, CTF_TYPE[kind])
+
+
+def ctf_type(kind):
+    """The CTF type of a contract type (a sequence's whatever its length)."""
+    return CTF_TYPE[kind.partition("[")[0] if kind.startswith("SEQ_") else kind]
+
+
+EVENTS = {name: [(field, ctf_type(kind))
                  for field, kind, _, _ in ct_contract.LAYOUTS[ct_contract.EVENTS[name][0]]]
           for name in WRITTEN}
 
@@ -107,7 +117,7 @@ def declaration(field, kind):
     if kind == BYTES16:
         return f"\t\tuint8_t _{field}[16];"
     if kind in SEQ_ELEMENT:
-        size, base, _ = SEQ_ELEMENT[kind]
+        size, base, _, _ = SEQ_ELEMENT[kind]
         return (f"\t\tinteger {{ size = 16; align = 8; signed = 0; encoding = none; base = 10; }} "
                 f"__{field}_length;\n"
                 f"\t\tinteger {{ size = {size}; align = 8; signed = 0; encoding = none; "
@@ -759,7 +769,7 @@ def strings(directory):
 def compact(directory):
     """Kernels and copies in the forms the tracer writes (doc/events.md,
     launch_unconfigured, gpu_kernel_times, gpu_kernel_shaped and its
-    kernel_shape, gpu_memcpy_times, gpu_memcpy_batch)."""
+    kernel_shape, gpu_memcpy_times, gpu_batch)."""
     events = list(EVENTS.items())
     s = Stream(events)
     pid, tid, proc = 4545, 4545, "kernels"
@@ -853,18 +863,29 @@ def compact(directory):
     copy(200, 3 * MIB, 7, True)
     copy(201, MIB, 1, True)
     copy(202, 2 * MIB, 7, False)
-    # two copies whose times are one gpu_memcpy_batch, after both memcpy
-    # events as the tracer writes it (once CUPTI's buffer is read); each its
-    # own start and duration, on the two streams
-    batched = ((203, 5 * MIB, 7, 6000), (204, 7 * MIB, 1, 9000))
-    starts = []
-    for corr, size, stream, _ in batched:
+    # a gpu_batch after its host events, as the tracer writes it once
+    # CUPTI's buffer is read: two copies on the two streams, a gemm run
+    # between them and a shaped relu run last, each its own start and
+    # duration, and the columns of its kind in the order of its records
+    batched = []  # (kind, correlation id, start, duration)
+    for corr, size, stream, duration in ((203, 5 * MIB, 7, 6000), (204, 7 * MIB, 1, 9000)):
         copy(corr, size, stream, None)
-        starts.append(t + 300)
-    s.event(at(), "gpu_memcpy_batch", pid, tid, proc, base=starts[0], context=1, device=0,
-            correlation_id=[b[0] for b in batched], start=[x - starts[0] for x in starts],
-            duration=[b[3] for b in batched], direction=[1, 1], src_kind=[2, 2],
-            dst_kind=[3, 3])
+        batched.append((0, corr, t + 300, duration))
+        if corr == 203:
+            launch(103, 0xA1, (64, 2, 1), (256, 1, 1), 1024, 7)
+            batched.append((1, 103, t + 500, 5000))
+            kernels.append(("gemm", 5000))
+    entry = at()
+    s.event(at(), "launch_unconfigured", pid, tid, proc, kernel_id=0xB2, device=0,
+            api_domain=2, api_cbid=211, correlation_id=114, entry=entry)
+    batched.append((2, 114, t + 500, 3000))
+    kernels.append(("relu", 3000))
+    base = batched[0][2]
+    s.event(at(), "gpu_batch", pid, tid, proc, base=base, context=1, device=0,
+            record=[b[0] for b in batched], correlation_id=[b[1] for b in batched],
+            start=[b[2] - base for b in batched], duration=[b[3] for b in batched],
+            direction=[1, 1], src_kind=[2, 2], dst_kind=[3, 3], static_shared_mem=[512],
+            registers=[40], stream=[7], shape_id=[0x5E])
     # times whose host event is not in the trace: counted, not analysed
     s.event(at(), "gpu_kernel_times", pid, tid, proc, start=t + 500, end=t + 99500,
             correlation_id=99, context=1, registers=8)
@@ -875,7 +896,7 @@ def compact(directory):
     write(directory, events, s)
     return {"pid": pid, "unmatched_gpu_records": 4, "launches_without_kernel": 1,
             "transfers": {"copies": len(copies), "bytes": sum(copies), "gpu_records": 5,
-                          "gpu_time_ns": 4000 * 3 + sum(b[3] for b in batched),
+                          "gpu_time_ns": 4000 * 3 + sum(b[3] for b in batched if b[0] == 0),
                           "gpu_records_unmatched": 0,
                           "copies_without_gpu_record": 0},
             "kernels": {name: {"count": sum(1 for n, _ in kernels if n == name),
@@ -883,8 +904,8 @@ def compact(directory):
                         for name, _ in kernels},
             "gemm": {"grid": {"x": 64, "y": 2, "z": 1}, "block": {"x": 256, "y": 1, "z": 1},
                      "shared_mem_bytes": 512 + 1024, "registers_per_thread": 40,
-                     "stream": 7, "launch_latency_count": 3},
-            "relu": {"launches": 4, "launch_latency_count": 3,
+                     "stream": 7, "launch_latency_count": 4},
+            "relu": {"launches": 5, "launch_latency_count": 4,
                      "grid": {"x": 8, "y": 1, "z": 1}}}
 
 
@@ -916,7 +937,7 @@ def extremes(directory, seed):
                 values[field] = rng.choice(addresses)
             elif kind in SEQ_ELEMENT:
                 # columns of lengths of their own: a reader reads the shortest
-                element = {SEQ64: U64, SEQ32: U32, SEQ8: U8}[kind]
+                element = SEQ_ELEMENT[kind][3]
                 values[field] = [rng.choice(EXTREMES[element]) for _ in range(rng.randrange(4))]
             else:
                 values[field] = rng.choice(EXTREMES[kind])
@@ -943,7 +964,7 @@ def stacks(directory):
     os.mkfifo(fifo)
     paths = [fifo, "/dev/zero", "/", "/nonexistent/libgone.so", "relative.so"]
     events = [(n, EVENTS[n]) for n in ("tracer_info", "api_name", "mem_alloc")]
-    events += [("call_stack", [(f, CTF_TYPE[k]) for f, k, _, _ in
+    events += [("call_stack", [(f, ctf_type(k)) for f, k, _, _ in
                                ct_contract.LAYOUTS["call_stack"]]), BIN_INFO]
     s = Stream(events)
     pid = 4242

@@ -3,11 +3,11 @@
 #
 # Kernels and copies in the compact forms the tracer writes them
 # (doc/events.md: launch_unconfigured, gpu_kernel_times, gpu_kernel_shaped
-# and kernel_shape, gpu_memcpy_times, gpu_memcpy_batch),
+# and kernel_shape, gpu_memcpy_times, gpu_batch),
 # from make-ctf.py's "compact" trace, whose truth it prints: GPU records
 # that hold only their times are given what their launch or memcpy says
 # (kernel, configuration, stream, dynamic shared memory; bytes, stream),
-# each copy of a batch its own times,
+# each kernel and copy of a batch its own times,
 # a shaped one its launch's kernel and device and its shape's
 # configuration; a
 # record that came whole, a launch_unconfigured (a launch whose
@@ -109,10 +109,17 @@ check("export: every copy but the unmatched one is a memcpy_begin, with its memc
 check("export: each copy lasts what its record says (the batch's copies one by one)",
       sum(int(re.search(r"duration = (\d+)", c).group(1)) for c in copies)
       == truth["transfers"]["gpu_time_ns"], copies)
-gemm_begins = [line for line in begins if '"gemm"' in line]
+for name, want_runs in truth["kernels"].items():
+    runs = [line for line in begins if f'name = "{name}"' in line]
+    check(f"export: each {name} run lasts what its record says (a batch's one by one)",
+          len(runs) == want_runs["count"]
+          and sum(int(re.search(r"duration = (\d+)", r).group(1)) for r in runs)
+          == want_runs["total_ns"], runs)
+gemm_begins = [line for line in begins if 'name = "gemm"' in line]
 check("export: gemm's runs are on the launch's stream",
-      len(gemm_begins) == 3 and all(re.search(r"stream = %d\b" % want["stream"], line)
-                                    for line in gemm_begins), gemm_begins[:1])
+      len(gemm_begins) == truth["kernels"]["gemm"]["count"]
+      and all(re.search(r"stream = %d\b" % want["stream"], line) for line in gemm_begins),
+      gemm_begins[:1])
 print(f"1..{n}")
 PY
 tap_relay "compact" "$report_tmp/check.tap"

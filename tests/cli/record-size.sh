@@ -14,22 +14,24 @@
 # program, from tracer_info.
 #
 # Each copy is a memcpy event, which records its call (with its entry
-# time), and a record in a gpu_memcpy_batch, which holds the times of up to
-# 128 copies from CUPTI's records (the bytes and the stream are the
-# memcpy's); --no-api leaves out only the calls no semantic event records,
-# none here. memcpy's fields take 48 bytes, its 6-byte header and its vpid
-# and vtid contexts 14 more; a copy's columns in the batch take 15 bytes,
-# and the batch's own header, context and fields (8 + 4 + 1, and a 2-byte
-# length a column) about 35 bytes shared by its copies (doc/events.md,
-# "Size of the trace"): 62 + 15 + 0.3 = 77.3 bytes a copy, in both modes.
-# The bound is the 80 bytes a call of doc/events.md's target: a trace that
-# writes an event for each copy's record again, a GPU record whole, or a
-# context more on every event, fails.
+# time), and a record in a gpu_batch, which holds the times of up to 96
+# kernels and copies from CUPTI's records (the bytes and the stream are
+# the memcpy's); --no-api leaves out only the calls no semantic event
+# records, none here. memcpy's fields take 48 bytes, its 6-byte header and
+# its vpid and vtid contexts 14 more; a copy's columns in the batch take
+# 16 bytes, and the batch's own header, context and fields (8 + 4 + 1, and
+# a 2-byte length for each of its 11 columns) about 45 bytes shared by its
+# records (doc/events.md, "Size of the trace"): 62 + 16 + 0.4 = 78.4 bytes
+# a copy, in both modes. The bound is the 80 bytes a call of
+# doc/events.md's target: a trace that writes an event for each copy's
+# record again, a GPU record whole, or a context more on every event,
+# fails.
 
 # programs/launch-loop makes N <<<>>> launches of one kernel with one
 # configuration, measured the same way: a launch_unconfigured (24 bytes of
-# fields, 14 of header and contexts) and a gpu_kernel_shaped (36 and 10)
-# naming the one kernel_shape, 84 bytes a launch; bound 105.
+# fields, 14 of header and contexts) and a shaped kernel's record in a
+# gpu_batch (25 bytes of columns) naming the one kernel_shape, 63.4 bytes
+# a launch; bound 80.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -47,7 +49,7 @@ N1=1000
 N2=5000
 BOUND_API=80
 BOUND_NO_API=80
-BOUND_LAUNCH=105
+BOUND_LAUNCH=80
 
 # stat TAG KEY: KEY's value in TAG's trace-stats line.
 stat() {
@@ -102,16 +104,17 @@ is "--no-api: 1 event per copy, and the batches" "$events" 1
 gpu_records() {
 	echo "$(grep -c '^event=cudatrace:gpu_memcpy ' "$lttng_tmp/$1.events")" \
 		"$(grep -c '^event=cudatrace:gpu_memcpy_times ' "$lttng_tmp/$1.events")" \
-		"$(trace_batched "$1")"
+		"$(trace_batched "$1" direction)"
 }
 if trace_read api1 "$lttng_tmp/api1"; then
 	is "by default, every copy's GPU record is in a batch ($N1)" "$(gpu_records api1)" "0 0 $N1"
-	batches=$(grep -c '^event=cudatrace:gpu_memcpy_batch ' "$lttng_tmp/api1.events")
-	ok "a batch holds at most 128 copies ($batches batches)" test $((batches * 128)) -ge $N1
+	batches=$(grep -c '^event=cudatrace:gpu_batch ' "$lttng_tmp/api1.events")
+	ok "a batch holds at most 96 records ($batches batches)" \
+		test "$batches" -gt 0 -a $((batches * 96)) -ge $N1
 fi
 # CUDATRACE_COMPACT=0 writes every record whole: a gpu_memcpy event (46
-# bytes of fields, 10 of header and vpid) instead of 15.3 bytes in a
-# batch, 40.7 bytes more a copy.
+# bytes of fields, 10 of header and vpid) instead of 16.4 bytes in a
+# batch, 39.6 bytes more a copy.
 CUDATRACE_COMPACT=0
 export CUDATRACE_COMPACT
 record whole1 $N1
@@ -120,7 +123,7 @@ trace_read whole1 "$lttng_tmp/whole1" &&
 	is "CUDATRACE_COMPACT=0: every copy's GPU record is whole ($N1)" "$(gpu_records whole1)" "$N1 0 0"
 ok "CUDATRACE_COMPACT=0: the trace is larger by a GPU event a copy, less its batched columns" \
 	awk -v a="$(stat api1 content_bytes)" -v b="$(stat whole1 content_bytes)" -v n=$N1 \
-	'BEGIN { exit !(b - a >= 39 * n && b - a <= 42 * n) }'
+	'BEGIN { exit !(b - a >= 38 * n && b - a <= 41 * n) }'
 
 # <<<>>> launches: each kernel's record names its configuration by the one
 # kernel_shape.
@@ -129,11 +132,13 @@ unit=launches
 record launch1 $N1
 record launch2 $N2
 per_op "<<<>>> launches" launch1 launch2 $BOUND_LAUNCH
-is "<<<>>> launches: 2 events per launch" "$events" 2
+is "<<<>>> launches: 1 event per launch, and the batches" "$events" 1
 if trace_read launch1 "$lttng_tmp/launch1"; then
-	is "<<<>>> launches: each kernel's record is shaped ($N1), naming one kernel_shape" \
-		"$(grep -c '^event=cudatrace:gpu_kernel_shaped ' "$lttng_tmp/launch1.events") $(
+	is "<<<>>> launches: each kernel's record is shaped and batched ($N1), naming one kernel_shape" \
+		"$(trace_batched launch1 shape_id) $(
 			grep -c '^event=cudatrace:kernel_shape ' "$lttng_tmp/launch1.events") $(
-			grep -c '^event=cudatrace:gpu_kernel ' "$lttng_tmp/launch1.events")" "$N1 1 0"
+			grep -c '^event=cudatrace:gpu_kernel ' "$lttng_tmp/launch1.events") $(
+			grep -c '^event=cudatrace:gpu_kernel_shaped ' "$lttng_tmp/launch1.events")" \
+		"$N1 1 0 0"
 fi
 tap_done

@@ -51,7 +51,7 @@ def doc_type(kind, enum):
     array = re.fullmatch(r"ARRAY_X8\[(\d+)\]", kind)
     if array:
         return "uint8[%s]" % array.group(1)
-    seq = re.fullmatch(r"SEQ_(X64|U32|U8)\[(\d+)\]", kind)
+    seq = re.fullmatch(r"SEQ_(X64|U64|U32|U16|U8)\[(\d+)\]", kind)
     if seq:
         return "%s[≤%s]" % (SCALAR[seq.group(1)], seq.group(2))
     return SCALAR[kind]

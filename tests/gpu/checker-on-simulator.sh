@@ -124,7 +124,7 @@ if trace_on_simulator transfers 2; then
 		print; exit }' "$events")
 	: "${leave:=0}"
 	# its record: a gpu_memcpy(_times) line's end, or its duration in a
-	# gpu_memcpy_batch (base + start[i] + duration[i]: doc/events.md)
+	# gpu_batch (base + start[i] + duration[i]: doc/events.md)
 	"$trace_python" - "$events" "$corr" "$((leave + 5000))" >"$events.doctored" <<'PY'
 import sys
 
@@ -135,7 +135,7 @@ for line in open(path, encoding="ascii", errors="replace"):
     if words[0] in ("event=cudatrace:gpu_memcpy", "event=cudatrace:gpu_memcpy_times") \
             and pairs.get("correlation_id") == corr:
         words = ["end=%d" % late if w.startswith("end=") else w for w in words]
-    elif words[0] == "event=cudatrace:gpu_memcpy_batch" \
+    elif words[0] == "event=cudatrace:gpu_batch" \
             and corr in pairs.get("correlation_id", "").split(","):
         i = pairs["correlation_id"].split(",").index(corr)
         durations = pairs["duration"].split(",")
@@ -146,8 +146,35 @@ for line in open(path, encoding="ascii", errors="replace"):
 PY
 	rejects "transfers: a synchronous DtoH copy ending 5 us after its call" window transfers \
 		"$out" "$events.doctored" 'the GPU interval'
-	edit "$events" '!done && /^event=cudatrace:gpu_kernel(_times|_shaped)? / {
-		sub(/ correlation_id=[0-9]+/, " correlation_id=999999"); done = 1 } { print }'
+	# the first kernel's record: a gpu_kernel(_times|_shaped) line, or a
+	# kernel's in a gpu_batch (record 1 or 2: doc/events.md)
+	"$trace_python" - "$events" >"$events.doctored" <<'PY'
+import sys
+
+done = False
+for line in open(sys.argv[1], encoding="ascii", errors="replace"):
+    words = line.rstrip("\n").split(" ")
+    pairs = dict(w.partition("=")[::2] for w in words)
+    column = None
+    if done:
+        pass
+    elif words[0] in ("event=cudatrace:gpu_kernel", "event=cudatrace:gpu_kernel_times",
+                      "event=cudatrace:gpu_kernel_shaped"):
+        column = ["999999"]
+    elif words[0] == "event=cudatrace:gpu_batch":
+        kinds = pairs.get("record", "").split(",")
+        column = pairs.get("correlation_id", "").split(",")
+        kernels = [i for i, kind in enumerate(kinds) if kind in ("1", "2") and i < len(column)]
+        if kernels:
+            column[kernels[0]] = "999999"
+        else:
+            column = None
+    if column is not None:
+        done = True
+        words = ["correlation_id=" + ",".join(column) if w.startswith("correlation_id=") else w
+                 for w in words]
+    print(" ".join(words))
+PY
 	rejects "transfers: a gpu_kernel with a wrong correlation id" corr transfers \
 		"$out" "$events.doctored" 'every gpu_kernel'
 fi

@@ -284,9 +284,11 @@ trace_count() {
 	grep -c "^event=cudatrace:$2 " "$lttng_tmp/$1.events" || :
 }
 
-# trace_batched TAG: the copies the gpu_memcpy_batch events of TAG's trace
-# hold (the length of their correlation_id columns: doc/events.md).
+# trace_batched TAG COLUMN: the elements of COLUMN in the gpu_batch events
+# of TAG's trace (doc/events.md): direction for the copies they hold,
+# registers for the kernels, shape_id for the shaped kernels, record for
+# all.
 trace_batched() {
-	sed -n 's/^event=cudatrace:gpu_memcpy_batch .* correlation_id=\([^ ]*\).*/\1/p' \
+	sed -n "s/^event=cudatrace:gpu_batch .* $2=\\([^ ]*\\).*/\\1/p" \
 		"$lttng_tmp/$1.events" | awk -F, '{ n += NF } END { print n + 0 }'
 }

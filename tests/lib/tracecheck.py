@@ -178,31 +178,47 @@ COMPACT_GPU = dict({name: host for name, (host, _, _) in FROM_HOST.items()},
                    gpu_kernel_shaped="launch_unconfigured and kernel_shape")
 
 
-# The columns of a gpu_memcpy_batch, one value a copy (doc/events.md).
-BATCH_COLUMNS = ("correlation_id", "start", "duration", "direction", "src_kind", "dst_kind")
+# The columns of a gpu_batch (doc/events.md): one value a record, and one a
+# record of each kind (the event it stands for), in the records' order.
+BATCH_COLUMNS = ("record", "correlation_id", "start", "duration")
+BATCH_KINDS = {0: ("gpu_memcpy_times", ("direction", "src_kind", "dst_kind")),
+               1: ("gpu_kernel_times", ("static_shared_mem", "registers")),
+               2: ("gpu_kernel_shaped", ("stream", "shape_id"))}
+
+
+def column(event, name):
+    value = event.get(name)
+    return value.split(",") if value else []
 
 
 def expand_batches(events):
-    """EVENTS with each gpu_memcpy_batch replaced by the gpu_memcpy_times
-    of the copies it holds, in its place (doc/events.md): record i starts
-    at base + start[i] and ends duration[i] later."""
+    """EVENTS with each gpu_batch replaced by the gpu_memcpy_times,
+    gpu_kernel_times and gpu_kernel_shaped it holds, in its place
+    (doc/events.md): record i starts at base + start[i] and ends
+    duration[i] later, and takes the next value of its kind's columns."""
     expanded = []
     for event in events:
-        if event["_name"] != "gpu_memcpy_batch":
+        if event["_name"] != "gpu_batch":
             expanded.append(event)
             continue
-        columns = [event.get(name, "").split(",") if event.get(name) else []
-                   for name in BATCH_COLUMNS]
         base = number(event.get("base"), 0)
-        for values in zip(*columns):
+        own = {kind: [iter(column(event, name)) for name in names]
+               for kind, (_, names) in BATCH_KINDS.items()}
+        for values in zip(*(column(event, name) for name in BATCH_COLUMNS)):
             record = dict(zip(BATCH_COLUMNS, values))
+            kind = number(record["record"])
+            if kind not in BATCH_KINDS:
+                continue
+            name, names = BATCH_KINDS[kind]
+            fields = dict(zip(names, (next(values, None) for values in own[kind])))
+            if None in fields.values():
+                break  # a short column: the rest is not read
+            if "direction" in fields:
+                fields["direction"] = enum_text("direction", fields["direction"])
             start = base + number(record["start"], 0)
-            expanded.append(dict(event, _name="gpu_memcpy_times", _batched=True,
-                                 correlation_id=record["correlation_id"],
-                                 start=str(start),
-                                 end=str(start + number(record["duration"], 0)),
-                                 direction=enum_text("direction", record["direction"]),
-                                 src_kind=record["src_kind"], dst_kind=record["dst_kind"]))
+            expanded.append(dict(event, _name=name, _batched=True,
+                                 correlation_id=record["correlation_id"], start=str(start),
+                                 end=str(start + number(record["duration"], 0)), **fields))
     return expanded
 
 
@@ -218,8 +234,8 @@ def complete_compact_events(events):
     gpu_kernel with the kernel and device of its launch_unconfigured and
     the configuration of the kernel_shape it names in its process. One
     without such a host event (or shape) is left as it is: the checkers'
-    correlation checks report it. A gpu_memcpy_batch is first the
-    gpu_memcpy_times it holds (expand_batches)."""
+    correlation checks report it. A gpu_batch is first the records it
+    holds (expand_batches)."""
     hosts = {}
     shapes = {}
     completed = []

@@ -47,8 +47,8 @@ def disorder(path):
         if type(msg) is not bt2._EventMessageConst:
             continue
         payload = msg.event.payload_field
-        if msg.event.name == "cudatrace:gpu_memcpy_batch":
-            # a record a copy, starting base + start[i] (doc/events.md)
+        if msg.event.name == "cudatrace:gpu_batch":
+            # a record a kernel or copy, starting base + start[i] (doc/events.md)
             starts = [int(payload["base"]) + int(s) for s in payload["start"]]
         elif msg.event.name in ("cudatrace:gpu_kernel", "cudatrace:gpu_kernel_times",
                                 "cudatrace:gpu_kernel_shaped", "cudatrace:gpu_memcpy",
