@@ -99,13 +99,12 @@ struct common {
 	uint32_t correlation_id, context;
 };
 
-/* Record C of kind K, the J-th of its kind, into EV's type and payload. */
+/* Record C of kind K, the J-th of its kind, into EV's payload. */
 static void read_record(const struct ct_gpu_batch *batch, enum ct_gpu_record k, uint64_t j,
                         struct common c, struct ct_event *ev)
 {
 	switch (k) {
 	case CT_GPU_RECORD_COPY:
-		ev->type = CT_EV_GPU_MEMCPY_TIMES;
 		ev->u.gpu_memcpy_times = (struct ct_ev_gpu_memcpy_times){
 			.start = c.start,
 			.end = c.end,
@@ -118,7 +117,6 @@ static void read_record(const struct ct_gpu_batch *batch, enum ct_gpu_record k, 
 		};
 		break;
 	case CT_GPU_RECORD_KERNEL:
-		ev->type = CT_EV_GPU_KERNEL_TIMES;
 		ev->u.gpu_kernel_times = (struct ct_ev_gpu_kernel_times){
 			.start = c.start,
 			.end = c.end,
@@ -130,7 +128,6 @@ static void read_record(const struct ct_gpu_batch *batch, enum ct_gpu_record k, 
 		};
 		break;
 	case CT_GPU_RECORD_KERNEL_SHAPED:
-		ev->type = CT_EV_GPU_KERNEL_SHAPED;
 		ev->u.gpu_kernel_shaped = (struct ct_ev_gpu_kernel_shaped){
 			.start = c.start,
 			.end = c.end,
@@ -167,6 +164,7 @@ bool ct_gpu_batch_next(struct ct_gpu_batch *batch, struct ct_event *ev)
 		c.end = c.start + element(batch, CT_GPU_BATCH_DURATION, i);
 		c.correlation_id = (uint32_t)element(batch, CT_GPU_BATCH_CORRELATION_ID, i);
 		c.context = batch->context;
+		ev->type = kind_event[k];
 		read_record(batch, (enum ct_gpu_record)k, j, c, ev);
 		return true;
 	}

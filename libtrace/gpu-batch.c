@@ -10,9 +10,11 @@
  * start the batch's base reaches in 32 bits, and room. */
 static bool fits(const struct gpu_batch *batch, const struct gpu_record *record)
 {
-	return batch->count < CT_GPU_BATCH_MAX && record->context == batch->context &&
-	       record->device == batch->device && record->start >= batch->base &&
-	       record->start - batch->base <= UINT32_MAX;
+	const struct gpu_record *first = &batch->first;
+
+	return batch->count < CT_GPU_BATCH_MAX && record->context == first->context &&
+	       record->device == first->device && record->start >= first->start &&
+	       record->start - first->start <= UINT32_MAX;
 }
 
 static bool write_copy(const struct gpu_record *r)
@@ -122,48 +124,15 @@ bool gpu_batch_add(struct gpu_batch *batch, const struct gpu_record *record)
 	}
 	if (batch->count && !fits(batch, record))
 		gpu_batch_write(batch);
-	if (!batch->count) {
-		batch->base = record->start;
-		batch->context = record->context;
-		batch->device = record->device;
-	}
+	if (!batch->count)
+		batch->first = *record;
 	i = batch->count++;
 	batch->record[i] = (uint8_t)record->kind;
 	batch->correlation_id[i] = record->correlation_id;
-	batch->start[i] = (uint32_t)(record->start - batch->base);
+	batch->start[i] = (uint32_t)(record->start - batch->first.start);
 	batch->duration[i] = (uint32_t)(record->end - record->start);
 	add_own_columns(batch, record);
 	return true;
-}
-
-/* The only record of BATCH, as gpu_batch_add was given it. */
-static struct gpu_record only_record(const struct gpu_batch *batch)
-{
-	struct gpu_record r = {
-		.kind = (enum ct_gpu_record)batch->record[0],
-		.start = batch->base + batch->start[0],
-		.correlation_id = batch->correlation_id[0],
-		.context = batch->context,
-		.device = batch->device,
-	};
-
-	r.end = r.start + batch->duration[0];
-	switch (r.kind) {
-	case CT_GPU_RECORD_COPY:
-		r.u.copy.direction = batch->direction[0];
-		r.u.copy.src_kind = batch->src_kind[0];
-		r.u.copy.dst_kind = batch->dst_kind[0];
-		break;
-	case CT_GPU_RECORD_KERNEL:
-		r.u.kernel.static_shared_mem = batch->static_shared_mem[0];
-		r.u.kernel.registers = batch->registers[0];
-		break;
-	case CT_GPU_RECORD_KERNEL_SHAPED:
-		r.u.shaped.stream = batch->stream[0];
-		r.u.shaped.shape_id = batch->shape_id[0];
-		break;
-	}
-	return r;
 }
 
 /* BATCH's columns as its event. */
@@ -172,9 +141,9 @@ static void write_batch(const struct gpu_batch *batch)
 	uint16_t n = batch->count;
 
 	EMIT(gpu_batch, &(struct ct_ev_gpu_batch){
-	                    .base = batch->base,
-	                    .context = batch->context,
-	                    .device = batch->device,
+	                    .base = batch->first.start,
+	                    .context = batch->first.context,
+	                    .device = batch->first.device,
 	                    .record = batch->record,
 	                    .record_count = n,
 	                    .correlation_id = batch->correlation_id,
@@ -200,20 +169,13 @@ static void write_batch(const struct gpu_batch *batch)
 	                });
 }
 
-/* A batch of one is written as its record's own event, which is smaller
- * (38 bytes against 60 for a copy); false when that is not enabled. */
-static bool write_only_record(const struct gpu_batch *batch)
-{
-	struct gpu_record only = only_record(batch);
-
-	return write_alone(&only);
-}
-
 void gpu_batch_write(struct gpu_batch *batch)
 {
 	if (!batch->count)
 		return;
-	if (batch->count > 1 || !write_only_record(batch))
+	/* a batch of one is written as its record's own event, which is
+	 * smaller (38 bytes against 60 for a copy), when that is enabled */
+	if (batch->count > 1 || !write_alone(&batch->first))
 		write_batch(batch);
 	batch->count = batch->copies = batch->kernels = batch->shaped = 0;
 }

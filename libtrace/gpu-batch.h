@@ -58,12 +58,12 @@ struct gpu_record {
 struct gpu_batch {
 	uint16_t count;                   /* records */
 	uint16_t copies, kernels, shaped; /* elements of each kind's columns */
-	uint8_t device;
-	uint32_t context;
-	uint64_t base;
+	/* The first record as it was added: the batch's base (its start),
+	 * context and device, and itself when it stays alone. */
+	struct gpu_record first;
 	uint8_t record[CT_GPU_BATCH_MAX];
 	uint32_t correlation_id[CT_GPU_BATCH_MAX];
-	uint32_t start[CT_GPU_BATCH_MAX]; /* ns after base */
+	uint32_t start[CT_GPU_BATCH_MAX]; /* ns after first.start */
 	uint32_t duration[CT_GPU_BATCH_MAX];
 	uint8_t direction[CT_GPU_BATCH_MAX];
 	uint8_t src_kind[CT_GPU_BATCH_MAX];
