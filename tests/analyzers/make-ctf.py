@@ -587,6 +587,11 @@ RECORD_PACKET_BYTES = 1 << 20
 BENCH_CPUS = 2
 # Calls a thread makes on one CPU before the scheduler moves it to the other.
 BENCH_CALLS_PER_CPU = 64
+# Records a gpu_batch holds at most (the contract's CT_GPU_BATCH_MAX, its
+# columns' length).
+BATCH_MAX = int(dict((f, k) for f, k, _, _ in
+                     ct_contract.LAYOUTS[ct_contract.EVENTS["gpu_batch"][0]])["record"]
+                .partition("[")[2].rstrip("]"))
 
 
 def bench(directory, count, version=None, gpu=False):
@@ -597,11 +602,11 @@ def bench(directory, count, version=None, gpu=False):
     interleave in time. Returns the truth: events, allocations, frees,
     peak and live bytes. With VERSION, a tracer_info of that version
     comes first. With GPU, each allocation is followed by what
-    bench/call-loop's round makes: a copy (memcpy, gpu_memcpy_times) and
-    a <<<>>> launch (launch_unconfigured, gpu_kernel_shaped, its shape
-    written once), the GPU events in
-    a stream file of their own (cudatrace-gpu_0) as in the record's
-    channel of GPU events."""
+    bench/call-loop's round makes: a copy (memcpy) and a <<<>>> launch
+    (launch_unconfigured, its shape written once), whose GPU records go,
+    as the tracer writes them, in gpu_batch events of BATCH_MAX records
+    each, in a stream file of their own (cudatrace-gpu_0) as in the
+    record's channel of GPU events."""
     events = list(EVENTS.items())
     cpus = [Stream(events, RECORD_PACKET_BYTES, cpu) for cpu in range(BENCH_CPUS)]
     os.makedirs(directory, exist_ok=True)
@@ -645,11 +650,31 @@ def bench(directory, count, version=None, gpu=False):
                 entry=entry)
         return 2
 
-    # A copy into the new allocation and a launch, each with its record
-    # (the compact copy, the whole kernel: doc/events.md, "Size of the
-    # trace"). Correlation ids follow the calls'. Returns the number of events.
+    # A copy into the new allocation and a launch, each with its record in
+    # the batch being filled (doc/events.md, "gpu_batch": a copy's, a
+    # shaped kernel's), written once full, after the calls it records, as
+    # the tracer writes it when CUPTI hands it the buffer. Correlation ids
+    # follow the calls'. Returns the number of events.
+    batch = []  # (kind, correlation id, start), of 300 ns each
+
+    def flush():
+        if not batch:
+            return 0
+        base = batch[0][2]
+        copies = sum(1 for b in batch if b[0] == 0)
+        kernels = len(batch) - copies
+        g.event(t + 1000, "gpu_batch", pid, pid, proc, base=base, context=1, device=0,
+                record=[b[0] for b in batch], correlation_id=[b[1] for b in batch],
+                start=[b[2] - base for b in batch], duration=[300] * len(batch),
+                direction=[1] * copies, src_kind=[2] * copies, dst_kind=[3] * copies,
+                static_shared_mem=[], registers=[], stream=[7] * kernels,
+                shape_id=[0x5E] * kernels)
+        batch.clear()
+        return 1
+
     def work(address):
         nonlocal t
+        n = 0
         for corr in (2 * i + 1_000_000, 2 * i + 1_000_001):
             t += 500
             entry = t
@@ -658,15 +683,15 @@ def bench(directory, count, version=None, gpu=False):
                 s.event(t, "memcpy", pid, pid, proc, direction=1, src=0x7000_0000, dst=address,
                         bytes=4096, host=2, sync=0, stream=7, src_device=255, dst_device=0,
                         api_domain=2, api_cbid=41, correlation_id=corr, entry=entry)
-                g.event(t + 200, "gpu_memcpy_times", pid, pid, proc, start=t + 100,
-                        end=t + 400, correlation_id=corr, context=1, direction=1, src_kind=2,
-                        dst_kind=3, device=0)
+                batch.append((0, corr, t + 100))
             else:
                 s.event(t, "launch_unconfigured", pid, pid, proc, kernel_id=0xB2, device=0,
                         api_domain=2, api_cbid=505, correlation_id=corr, entry=entry)
-                g.event(t + 200, "gpu_kernel_shaped", pid, pid, proc, start=t + 100,
-                        end=t + 400, correlation_id=corr, context=1, stream=7, shape_id=0x5E)
-        return 4
+                batch.append((2, corr, t + 100))
+            n += 1
+        if len(batch) >= BATCH_MAX:
+            n += flush()
+        return n
 
     while n < count:
         s = cpus[(i // BENCH_CALLS_PER_CPU) % BENCH_CPUS]
@@ -686,6 +711,7 @@ def bench(directory, count, version=None, gpu=False):
         out.write(cpu.data())
         out.close()
     if gpu:
+        n += flush()
         gpu_out.write(g.data())
         gpu_out.close()
     frees = max(i - 1000, 0)
