@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * perfetto-writer.c - Perfetto packets, encoded by the protobuf-c code
- * generated from perfetto-trace.proto, packed one after another into a
- * block that is written when full (see perfetto-writer.h).
+ * generated from perfetto-trace.proto, but for the track events and the
+ * packets' framing, written here as protobuf-c would (put_packet,
+ * track_event), packed one after another into a block that is written
+ * when full (see perfetto-writer.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 #include <glib.h>
 
+#include "assert.h"
 #include "contract/mix64.h"
 #include "perfetto-trace.pb-c.h"
 #include "perfetto-writer.h"
@@ -25,10 +28,54 @@
 #define TRACE_PACKET_TAG 0x0au
 /* The longest head of a packet: the tag and a 64-bit varint length. */
 #define HEAD_MAX (1 + 10)
+/* The longest tag of a field written here (its number below 2^11, tag_of)
+ * and a 64-bit varint: a scalar field, or a message's head. */
+#define FIELD_HEAD_MAX (2 + 10)
 /* Packets are packed into a block this large and written a block at a
  * time: one write of a few hundred kilobytes rather than one fwrite of
  * some forty bytes per packet (their cost showed in perf). */
 #define BLOCK_BYTES (256u << 10)
+
+/* The fields of a TracePacket and of a TrackEvent written here, named as
+ * in perfetto-trace.proto, in the order of their numbers: the order
+ * protobuf-c writes them in, and put_packet and track_event too. */
+enum packet_field {
+	P_TIMESTAMP,
+	P_SEQUENCE_ID,
+	P_TRACK_EVENT,
+	P_INTERNED_DATA,
+	P_SEQUENCE_FLAGS,
+	P_TRACK_DESCRIPTOR,
+	PACKET_FIELDS
+};
+static const char *const packet_fields[PACKET_FIELDS] = {
+	"timestamp",      "trusted_packet_sequence_id", "track_event", "interned_data",
+	"sequence_flags", "track_descriptor",
+};
+
+enum event_field {
+	E_TYPE,
+	E_NAME_IID,
+	E_TRACK_UUID,
+	E_EXTRA_VALUES,
+	E_NAME,
+	E_COUNTER_VALUE,
+	E_EXTRA_TRACKS,
+	E_FLOW_IDS,
+	E_TERMINATING_FLOW_IDS,
+	EVENT_FIELDS
+};
+static const char *const event_fields[EVENT_FIELDS] = {
+	"type",
+	"name_iid",
+	"track_uuid",
+	"extra_counter_values",
+	"name",
+	"counter_value",
+	"extra_counter_track_uuids",
+	"flow_ids",
+	"terminating_flow_ids",
+};
 
 struct ct_pf_writer {
 	FILE *out;          /* borrowed */
@@ -38,8 +85,46 @@ struct ct_pf_writer {
 	size_t used, cap;
 	uint64_t packets;
 	bool started; /* the first packet, which clears the incremental state, is out */
-	int error;    /* errno of the first failed write, 0: none */
+	uint64_t packet_tags[PACKET_FIELDS]; /* tag_of each, from perfetto-trace.proto */
+	uint64_t event_tags[EVENT_FIELDS];
+	uint8_t *te;   /* the track event being written */
+	size_t te_cap; /* its bytes */
+	int error;     /* errno of the first failed write, 0: none */
 };
+
+/* V as a varint at P; returns the byte after it. */
+static uint8_t *varint(uint8_t *p, uint64_t v)
+{
+	for (; v >= 0x80; v >>= 7)
+		*p++ = (uint8_t)(v | 0x80);
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* The tag of MSG's field NAME (its number and wire type), from the generated descriptor. */
+static uint64_t tag_of(const ProtobufCMessageDescriptor *msg, const char *name)
+{
+	const ProtobufCFieldDescriptor *f =
+	    protobuf_c_message_descriptor_get_field_by_name(msg, name);
+	unsigned wire;
+
+	CT_ASSERT(f && f->id < (1 << 11));
+	switch (f->type) {
+	case PROTOBUF_C_TYPE_FIXED64:
+		wire = PROTOBUF_C_WIRE_TYPE_64BIT;
+		break;
+	case PROTOBUF_C_TYPE_STRING:
+	case PROTOBUF_C_TYPE_MESSAGE:
+		wire = PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED;
+		break;
+	default: /* the integers and enumerations written here */
+		CT_ASSERT(f->type == PROTOBUF_C_TYPE_UINT64 || f->type == PROTOBUF_C_TYPE_UINT32 ||
+		          f->type == PROTOBUF_C_TYPE_INT64 || f->type == PROTOBUF_C_TYPE_ENUM);
+		wire = PROTOBUF_C_WIRE_TYPE_VARINT;
+		break;
+	}
+	return (uint64_t)f->id << 3 | wire;
+}
 
 struct ct_pf_writer *ct_pf_writer_create(FILE *out)
 {
@@ -50,6 +135,12 @@ struct ct_pf_writer *ct_pf_writer_create(FILE *out)
 	w->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	w->cap = BLOCK_BYTES;
 	w->block = g_malloc(w->cap);
+	for (size_t i = 0; i < PACKET_FIELDS; i++)
+		w->packet_tags[i] =
+		    tag_of(&perfetto__protos__trace_packet__descriptor, packet_fields[i]);
+	for (size_t i = 0; i < EVENT_FIELDS; i++)
+		w->event_tags[i] =
+		    tag_of(&perfetto__protos__track_event__descriptor, event_fields[i]);
 	return w;
 }
 
@@ -81,6 +172,7 @@ int ct_pf_writer_close(struct ct_pf_writer *w)
 	g_hash_table_destroy(w->tracks);
 	g_hash_table_destroy(w->names);
 	g_free(w->block);
+	g_free(w->te);
 	g_free(w);
 	if (error) {
 		errno = error;
@@ -116,20 +208,51 @@ static char *utf8(const char *name, char **copy)
 	return *copy;
 }
 
-/*
- * Puts PACKET in the block as one field of the Trace: tag, varint length,
- * bytes. The block is written first when the packet would not fit, and
- * grows for a packet larger than it.
- */
-static void put_packet(struct ct_pf_writer *w, Perfetto__Protos__TracePacket *packet)
+/* Makes room in the block for SIZE more bytes: writes it first, or grows it. */
+static int room(struct ct_pf_writer *w, size_t size)
 {
-	uint8_t head[HEAD_MAX];
-	size_t size, len = 0;
+	if (w->used + size <= w->cap)
+		return 0;
+	write_block(w);
+	if (w->error)
+		return -1;
+	if (size > w->cap) {
+		w->cap = size * 2;
+		w->block = g_realloc(w->block, w->cap);
+	}
+	return 0;
+}
+
+/* MSG, a message field of the packet, at P: tag, length, bytes packed by protobuf-c. */
+static uint8_t *put_message(uint8_t *p, uint64_t tag, const ProtobufCMessage *msg, size_t size)
+{
+	p = varint(p, tag);
+	p = varint(p, size);
+	return p + protobuf_c_message_pack(msg, p);
+}
+
+/*
+ * Puts PACKET in the block as one field of the Trace (tag, varint length,
+ * bytes), with the track event of EVENT_LEN bytes at EVENT (put_event),
+ * NULL for none. protobuf-c packs the packet's other messages (interned
+ * data, a track descriptor), each sized once; the packet's few scalar
+ * fields and the framings are written here, in the order of their field
+ * numbers, as protobuf-c writes them (test-perfetto-writer.c compares the
+ * bytes with protobuf-c's). The block is written first when the packet
+ * would not fit, and grows for a packet larger than it.
+ */
+static void put_packet(struct ct_pf_writer *w, Perfetto__Protos__TracePacket *packet,
+                       const uint8_t *event, size_t event_len)
+{
+	const ProtobufCMessage *interned =
+	    packet->interned_data ? &packet->interned_data->base : NULL;
+	const ProtobufCMessage *descriptor =
+	    packet->track_descriptor ? &packet->track_descriptor->base : NULL;
+	size_t interned_len = 0, descriptor_len = 0, size;
+	uint8_t *p, *start;
 
 	if (w->error)
 		return;
-	packet->has_trusted_packet_sequence_id = 1;
-	packet->trusted_packet_sequence_id = SEQUENCE_ID;
 	if (!w->started) {
 		/* Perfetto's readers ignore interned references before a packet clears the state */
 		packet->has_sequence_flags = 1;
@@ -137,25 +260,35 @@ static void put_packet(struct ct_pf_writer *w, Perfetto__Protos__TracePacket *pa
 		    PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
 		w->started = true;
 	}
-	size = perfetto__protos__trace_packet__get_packed_size(packet);
-	head[len++] = TRACE_PACKET_TAG;
-	for (uint64_t v = size;; v >>= 7) {
-		head[len++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
-		if (v < 0x80)
-			break;
+	/* three scalars, and each message's tag and length */
+	size = 6 * FIELD_HEAD_MAX + event_len;
+	if (interned)
+		size += (interned_len = protobuf_c_message_get_packed_size(interned));
+	if (descriptor)
+		size += (descriptor_len = protobuf_c_message_get_packed_size(descriptor));
+	if (room(w, HEAD_MAX + size) < 0)
+		return;
+	/* the packet after the longest head, moved back once its length is known */
+	p = start = w->block + w->used + HEAD_MAX;
+	if (packet->has_timestamp)
+		p = varint(varint(p, w->packet_tags[P_TIMESTAMP]), packet->timestamp);
+	p = varint(varint(p, w->packet_tags[P_SEQUENCE_ID]), SEQUENCE_ID);
+	if (event) {
+		p = varint(varint(p, w->packet_tags[P_TRACK_EVENT]), event_len);
+		memcpy(p, event, event_len);
+		p += event_len;
 	}
-	if (w->used + len + size > w->cap) {
-		write_block(w);
-		if (w->error)
-			return;
-		if (len + size > w->cap) {
-			w->cap = (len + size) * 2;
-			w->block = g_realloc(w->block, w->cap);
-		}
-	}
-	memcpy(w->block + w->used, head, len);
-	perfetto__protos__trace_packet__pack(packet, w->block + w->used + len);
-	w->used += len + size;
+	if (interned)
+		p = put_message(p, w->packet_tags[P_INTERNED_DATA], interned, interned_len);
+	if (packet->has_sequence_flags)
+		p = varint(varint(p, w->packet_tags[P_SEQUENCE_FLAGS]), packet->sequence_flags);
+	if (descriptor)
+		p = put_message(p, w->packet_tags[P_TRACK_DESCRIPTOR], descriptor, descriptor_len);
+	size = (size_t)(p - start);
+	w->block[w->used] = TRACE_PACKET_TAG;
+	p = varint(w->block + w->used + 1, size);
+	memmove(p, start, size);
+	w->used = (size_t)(p - w->block) + size;
 	w->packets++;
 }
 
@@ -201,7 +334,7 @@ uint64_t ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
 		desc.counter = &counter;
 	}
 	packet.track_descriptor = &desc;
-	put_packet(w, &packet);
+	put_packet(w, &packet, NULL, 0);
 	g_free(copy);
 	return id;
 }
@@ -230,29 +363,80 @@ static uint64_t intern(struct ct_pf_writer *w, const char *name, Perfetto__Proto
 	return entry->iid;
 }
 
+/* V as a fixed64 at P, little-endian as protobuf's wire format has it. */
+static uint8_t *fixed64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		*p++ = (uint8_t)v;
+	return p;
+}
+
+/*
+ * EV's TrackEvent, with EXTRAS other counters set at its time, in w->te:
+ * its length. The hot message of the export, one for each slice's begin
+ * and end, instant and counter value: written here, field by field in the
+ * order of their numbers (the generated descriptor's), rather than by
+ * protobuf-c's packer, which walks the message's descriptor for each one
+ * and took a third of the thread that runs the export, the thread that
+ * bounds its time (bench/export-bench.sh). test-perfetto-writer.c checks
+ * the bytes against protobuf-c's for the same events.
+ */
+static size_t track_event(struct ct_pf_writer *w, const struct ct_pf_event *ev, uint64_t iid,
+                          const char *name, size_t extras, const uint64_t *extra_tracks,
+                          const int64_t *extra_values)
+{
+	size_t name_len = name ? strlen(name) : 0;
+	/* each field's tag and varint; the name's bytes */
+	size_t bound = (8 + 2 * extras) * FIELD_HEAD_MAX + name_len;
+	uint8_t *p;
+
+	if (bound > w->te_cap) {
+		w->te_cap = bound * 2;
+		w->te = g_realloc(w->te, w->te_cap);
+	}
+	p = varint(varint(w->te, w->event_tags[E_TYPE]), (uint64_t)ev->type);
+	if (iid)
+		p = varint(varint(p, w->event_tags[E_NAME_IID]), iid);
+	p = varint(varint(p, w->event_tags[E_TRACK_UUID]), ev->track);
+	for (size_t i = 0; i < extras; i++) /* int64: negative values take ten bytes */
+		p = varint(varint(p, w->event_tags[E_EXTRA_VALUES]), (uint64_t)extra_values[i]);
+	if (name) {
+		p = varint(varint(p, w->event_tags[E_NAME]), name_len);
+		memcpy(p, name, name_len);
+		p += name_len;
+	}
+	if (ev->type == CT_PF_COUNTER)
+		p = varint(varint(p, w->event_tags[E_COUNTER_VALUE]), (uint64_t)ev->value);
+	for (size_t i = 0; i < extras; i++)
+		p = varint(varint(p, w->event_tags[E_EXTRA_TRACKS]), extra_tracks[i]);
+	if (ev->flow)
+		p = fixed64(varint(p, w->event_tags[E_FLOW_IDS]), ev->flow);
+	if (ev->terminating_flow)
+		p = fixed64(varint(p, w->event_tags[E_TERMINATING_FLOW_IDS]), ev->terminating_flow);
+	return (size_t)(p - w->te);
+}
+
 /* EV, with EXTRAS other counters set at its time (ids and values). */
 static void put_event(struct ct_pf_writer *w, const struct ct_pf_event *ev, size_t extras,
-                      uint64_t *extra_tracks, int64_t *extra_values)
+                      const uint64_t *extra_tracks, const int64_t *extra_values)
 {
 	Perfetto__Protos__TracePacket packet = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
 	Perfetto__Protos__InternedData interned = PERFETTO__PROTOS__INTERNED_DATA__INIT;
 	Perfetto__Protos__EventName entry = PERFETTO__PROTOS__EVENT_NAME__INIT;
 	Perfetto__Protos__EventName *entries[1] = { &entry };
-	uint64_t flow = ev->flow, terminating = ev->terminating_flow;
+	const char *name = NULL;
+	uint64_t iid = 0;
 	char *copy = NULL;
+	size_t len;
 
+	if (w->error)
+		return;
 	packet.has_timestamp = 1;
 	packet.timestamp = ev->time_ns > 0 ? (uint64_t)ev->time_ns : 0;
-	te.has_type = 1;
-	te.type = (Perfetto__Protos__TrackEvent__Type)ev->type;
-	te.has_track_uuid = 1;
-	te.track_uuid = ev->track;
 	if (ev->name) {
-		te.name_iid = intern(w, ev->name, &entry, &copy);
-		te.has_name_iid = te.name_iid != 0;
-		if (!te.has_name_iid)
-			te.name = utf8(ev->name, &copy);
+		iid = intern(w, ev->name, &entry, &copy);
+		if (!iid)
+			name = utf8(ev->name, &copy);
 		packet.has_sequence_flags = 1;
 		packet.sequence_flags =
 		    PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
@@ -262,23 +446,8 @@ static void put_event(struct ct_pf_writer *w, const struct ct_pf_event *ev, size
 		interned.event_names = entries;
 		packet.interned_data = &interned;
 	}
-	if (ev->type == CT_PF_COUNTER) {
-		te.has_counter_value = 1;
-		te.counter_value = ev->value;
-	}
-	te.n_extra_counter_track_uuids = te.n_extra_counter_values = extras;
-	te.extra_counter_track_uuids = extra_tracks;
-	te.extra_counter_values = extra_values;
-	if (flow) {
-		te.n_flow_ids = 1;
-		te.flow_ids = &flow;
-	}
-	if (terminating) {
-		te.n_terminating_flow_ids = 1;
-		te.terminating_flow_ids = &terminating;
-	}
-	packet.track_event = &te;
-	put_packet(w, &packet);
+	len = track_event(w, ev, iid, name, extras, extra_tracks, extra_values);
+	put_packet(w, &packet, w->te, len);
 	g_free(copy);
 }
 

@@ -12,8 +12,10 @@
  *	ct_pf_writer_close(w);       (0, or -1 when a write failed: errno)
  *
  * Each packet is packed as it is made (a Trace's packet field: tag,
- * length, bytes) into a block of a few hundred kilobytes that goes to the
- * file when full, and at close; so memory does not grow with the trace:
+ * length, bytes; protobuf-c packs its interned data and track descriptor,
+ * the writer its track event and framing, as protobuf-c would) into a
+ * block of a few hundred kilobytes that goes to the file when full, and
+ * at close; so memory does not grow with the trace:
  * the state is that block, the tracks described (a key and an id each)
  * and the interned names, of which at most CT_PF_INTERN_MAX are kept
  * (names beyond are written in full).

@@ -6,7 +6,9 @@
  * Perfetto's trace processor take one for the end of the list); no packet
  * carries more than 8 extra values (what the trace processor takes); and
  * with no zero among them, up to 9 counters take one packet. Track ids are
- * small numbers, the same for the same key.
+ * small numbers, the same for the same key. The writer's own encoding of
+ * packets and track events is protobuf-c's: the file, decoded and packed
+ * again by protobuf-c, is the same bytes, and says what was written.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 #include <glib.h>
@@ -152,6 +155,162 @@ static void test_track_ids(void **state)
 	perfetto__protos__trace__free_unpacked(x.trace, NULL);
 }
 
+/*
+ * The name of the I-th event (in BUF, of LEN bytes, when made): none (a
+ * slice's end), a repeated one, one not UTF-8, or a distinct one, now and
+ * then longer than a one-byte length.
+ */
+static const char *some_name(unsigned i, char *buf, size_t len)
+{
+	switch (i % 5) {
+	case 0:
+		return NULL;
+	case 1:
+		return "cudaMemcpyAsync";
+	case 3:
+		return "bad \xff\xc0\xaf utf-8";
+	default:
+		if (i % 35 == 2) {
+			memset(buf, 'k', len - 1);
+			buf[len - 1] = '\0';
+		}
+		snprintf(buf, i % 35 == 2 ? 20 : len, "name %u", i);
+		if (i % 35 == 2)
+			buf[strlen(buf)] = 'k';
+		return buf;
+	}
+}
+
+/* The type of the I-th event: a slice's end has no name. */
+static enum ct_pf_type some_type(unsigned i)
+{
+	return i % 5 == 0 ? CT_PF_END : i % 2 ? CT_PF_BEGIN : CT_PF_INSTANT;
+}
+
+/* The name EV shows in TRACE: its own, or the one interned before for its iid. */
+static const char *shown_name(const Perfetto__Protos__Trace *trace, size_t upto,
+                              const Perfetto__Protos__TrackEvent *te)
+{
+	if (!te->has_name_iid)
+		return te->name;
+	for (size_t p = 0; p <= upto; p++) {
+		const Perfetto__Protos__InternedData *in = trace->packet[p]->interned_data;
+
+		for (size_t i = 0; in && i < in->n_event_names; i++)
+			if (in->event_names[i]->iid == te->name_iid)
+				return in->event_names[i]->name;
+	}
+	return NULL;
+}
+
+/*
+ * Events of every shape (each type, names interned, repeated, long, not
+ * UTF-8, and written in full once the table is full; flows; negative and
+ * extra counter values): the bytes are what protobuf-c packs for the
+ * message they decode to, and that message is what was written.
+ */
+static void test_encoding_is_protobuf_c(void **state)
+{
+	/* two in five names are distinct: enough to fill the table, and more */
+	enum { EVENTS = CT_PF_INTERN_MAX / 2 * 5 + 1000 };
+	char *data = NULL, buf[300];
+	size_t size = 0, p, e = 0;
+	FILE *f = open_memstream(&data, &size);
+	struct ct_pf_writer *w;
+	Perfetto__Protos__Trace *trace;
+	uint8_t *again;
+	uint64_t track, tracks[8];
+	int64_t values[8];
+
+	(void)state;
+	assert_non_null(f);
+	w = ct_pf_writer_create(f);
+	track = ct_pf_track(
+	    w, &(struct ct_pf_track){ .key = 1, .name = "t", .has_pid = true, .pid = 7, .tid = 8 });
+	for (unsigned i = 0; i < 8; i++)
+		tracks[i] = ct_pf_track(
+		    w, &(struct ct_pf_track){ .key = 100 + i, .name = "c", .counter = true });
+	for (unsigned i = 0; i < EVENTS; i++) {
+		struct ct_pf_event ev = {
+			.type = some_type(i),
+			.time_ns = (int64_t)i * 977 - 5,
+			.track = track,
+			.name = some_name(i, buf, sizeof(buf)),
+			.flow = i % 4 == 1 ? UINT64_MAX - i : 0,
+			.terminating_flow = i % 6 == 1 ? (uint64_t)i << 33 : 0,
+		};
+
+		ct_pf_event(w, &ev);
+	}
+	for (unsigned i = 0; i < 8; i++)
+		values[i] = i % 2 ? -(int64_t)i * 1000003 : (int64_t)(i + 1) << 40;
+	ct_pf_counters(w, 5, 8, tracks, values);
+	assert_int_equal(ct_pf_writer_close(w), 0);
+	assert_int_equal(fclose(f), 0);
+
+	trace = perfetto__protos__trace__unpack(NULL, size, (const uint8_t *)data);
+	assert_non_null(trace);
+	assert_int_equal(perfetto__protos__trace__get_packed_size(trace), size);
+	again = malloc(size);
+	assert_non_null(again);
+	assert_int_equal(perfetto__protos__trace__pack(trace, again), size);
+	assert_memory_equal(again, data, size);
+
+	for (p = 0; p < trace->n_packet; p++) {
+		const Perfetto__Protos__TracePacket *packet = trace->packet[p];
+		const Perfetto__Protos__TrackEvent *te = packet->track_event;
+		const char *name;
+
+		assert_true(packet->has_trusted_packet_sequence_id);
+		if (!te)
+			continue;
+		if (te->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER)
+			break;
+		assert_int_equal(te->type, some_type((unsigned)e));
+		assert_int_equal(te->track_uuid, track);
+		assert_int_equal(packet->timestamp, e ? e * 977 - 5 : 0);
+		name = some_name((unsigned)e, buf, sizeof(buf));
+		if (!name) {
+			assert_false(te->has_name_iid);
+			assert_null(te->name);
+		} else if (e % 5 == 3) {
+			/* not UTF-8: each bad byte a U+FFFD */
+			assert_string_equal(shown_name(trace, p, te),
+			                    "bad \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd utf-8");
+		} else {
+			assert_string_equal(shown_name(trace, p, te), name);
+		}
+		/* names past the table's end are written in full */
+		if (e % 5 == 4 && e > CT_PF_INTERN_MAX / 2 * 5 + 10) {
+			assert_false(te->has_name_iid);
+			assert_non_null(te->name);
+		}
+		assert_int_equal(te->n_flow_ids, e % 4 == 1);
+		if (te->n_flow_ids)
+			assert_int_equal(te->flow_ids[0], UINT64_MAX - e);
+		assert_int_equal(te->n_terminating_flow_ids, e % 6 == 1);
+		if (te->n_terminating_flow_ids)
+			assert_int_equal(te->terminating_flow_ids[0], (uint64_t)e << 33);
+		e++;
+	}
+	assert_int_equal(e, EVENTS);
+	/* the counters: one packet, the first value its own, the others extra */
+	assert_true(p < trace->n_packet);
+	{
+		const Perfetto__Protos__TrackEvent *te = trace->packet[p]->track_event;
+
+		assert_int_equal(te->counter_value, values[0]);
+		assert_int_equal(te->n_extra_counter_values, 7);
+		for (unsigned i = 1; i < 8; i++) {
+			assert_int_equal(te->extra_counter_values[i - 1], values[i]);
+			assert_int_equal(te->extra_counter_track_uuids[i - 1], tracks[i]);
+		}
+	}
+	free(again);
+	free(data);
+	perfetto__protos__trace__free_unpacked(trace, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_at_most_eight_extras),
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_track_ids),
+		cmocka_unit_test(test_encoding_is_protobuf_c),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
