@@ -12,8 +12,9 @@
 #                         packets) $work/large and $work/small, and
 #                         $work/gpu, of $events events too, where each
 #                         allocation is followed by a copy and a kernel
-#                         launch with their GPU records, in a third stream
-#                         file (make-ctf.py bench-gpu)
+#                         launch with their GPU records (in gpu_batch
+#                         events, as the tracer writes them), in a third
+#                         stream file (make-ctf.py bench-gpu)
 #   median3 CMD...        the median of three runs' "seconds kilobytes"
 #                         (elapsed time, peak RSS)
 #   bench_memory NAME M M_SMALL DUMMY DUMMY_SMALL
