@@ -7,6 +7,7 @@
 
 #include "compact-events.h"
 #include "context.h"
+#include "contract/shape.h"
 #include "corr-map.h"
 #include "saturate.h"
 
@@ -29,10 +30,28 @@ struct process_ops {
 	GHashTable *shapes;         /* shape_id (owned uint64) -> its kernel_shape (owned) */
 };
 
+/* A thread's last whole event of a kind that repeats, in the slot of its
+ * shape (contract/shape.h). */
+struct repeat_slot {
+	uint64_t shape; /* 0: empty */
+	enum ct_event_type type;
+	union {
+		struct ct_ev_memcpy memcpy;
+		struct ct_ev_memset memset;
+		struct ct_ev_launch launch;
+		struct ct_ev_launch_unconfigured launch_unconfigured;
+	} u;
+};
+
 struct ct_compact_events {
 	/* by ct_process.index: its struct process_ops, or NULL; owned */
 	GPtrArray *processes;
+	/* struct ct_thread (borrowed) -> its CT_REPEAT_SLOTS struct repeat_slot (owned) */
+	GHashTable *threads;
+	const struct ct_thread *last_thread; /* the last looked up, and its slots */
+	struct repeat_slot *last_slots;
 	uint64_t unmatched;
+	uint64_t unresolved;
 };
 
 /* The array's free function; it is called on the NULL of a process with no operation too. */
@@ -52,6 +71,7 @@ struct ct_compact_events *ct_compact_events_create(void)
 	struct ct_compact_events *ce = g_new0(struct ct_compact_events, 1);
 
 	ce->processes = g_ptr_array_new_with_free_func(process_ops_free);
+	ce->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	return ce;
 }
 
@@ -60,6 +80,7 @@ void ct_compact_events_destroy(struct ct_compact_events *ce)
 	if (!ce)
 		return;
 	g_ptr_array_free(ce->processes, TRUE);
+	g_hash_table_destroy(ce->threads);
 	g_free(ce);
 }
 
@@ -261,6 +282,137 @@ static bool complete_copy(struct ct_compact_events *ce, struct ct_event *ev)
 	return true;
 }
 
+/* ------------------------------------------------------------ repeats */
+
+/* THREAD's repeat slots; created when CREATE, else NULL if it has none. */
+static struct repeat_slot *slots_of(struct ct_compact_events *ce, const struct ct_thread *thread,
+                                    bool create)
+{
+	struct repeat_slot *slots;
+
+	if (thread == ce->last_thread)
+		return ce->last_slots;
+	slots = g_hash_table_lookup(ce->threads, thread);
+	if (!slots && !create)
+		return NULL;
+	if (!slots) {
+		slots = g_new0(struct repeat_slot, CT_REPEAT_SLOTS);
+		g_hash_table_insert(ce->threads, (gpointer)thread, slots);
+	}
+	ce->last_thread = thread;
+	ce->last_slots = slots;
+	return slots;
+}
+
+/* The kinds of event a repeat stands for. */
+static bool repeats(enum ct_event_type type)
+{
+	return type == CT_EV_MEMCPY || type == CT_EV_MEMSET || type == CT_EV_LAUNCH ||
+	       type == CT_EV_LAUNCH_UNCONFIGURED;
+}
+
+/* A whole event of a kind that repeats takes its shape's slot in its thread. */
+static void keep_whole(struct ct_compact_events *ce, const struct ct_event *ev)
+{
+	struct repeat_slot *slots = ev->thread ? slots_of(ce, ev->thread, true) : NULL;
+	struct repeat_slot slot = { .type = ev->type };
+
+	if (!slots)
+		return;
+	switch (ev->type) {
+	case CT_EV_MEMCPY:
+		slot.shape = ct_shape_memcpy(&ev->u.memcpy);
+		slot.u.memcpy = ev->u.memcpy;
+		break;
+	case CT_EV_MEMSET:
+		slot.shape = ct_shape_memset(&ev->u.memset);
+		slot.u.memset = ev->u.memset;
+		break;
+	case CT_EV_LAUNCH:
+		slot.shape = ct_shape_launch(&ev->u.launch);
+		slot.u.launch = ev->u.launch;
+		break;
+	default:
+		slot.shape = ct_shape_launch_unconfigured(&ev->u.launch_unconfigured);
+		slot.u.launch_unconfigured = ev->u.launch_unconfigured;
+		break;
+	}
+	slots[ct_repeat_slot(slot.shape)] = slot;
+}
+
+/*
+ * The call's entry whose low 32 bits are LOW, the latest at or before
+ * TIME_NS (the tracer repeats calls of less than 2^31 ns), or 0 when
+ * there is none (a damaged event: an entry before the clock's origin).
+ */
+static uint64_t entry_from_low(int64_t time_ns, uint32_t low)
+{
+	uint32_t since = (uint32_t)time_ns - low;
+
+	return time_ns >= 0 && (uint64_t)time_ns > since ? (uint64_t)time_ns - since : 0;
+}
+
+/* Set the call of EV, a repeat made whole, to its correlation id and entry. */
+static void set_call(struct ct_event *ev, uint32_t correlation_id, uint64_t entry)
+{
+	struct ct_api_ref *api;
+
+	switch (ev->type) {
+	case CT_EV_MEMCPY:
+		api = &ev->u.memcpy.api;
+		break;
+	case CT_EV_MEMSET:
+		api = &ev->u.memset.api;
+		break;
+	case CT_EV_LAUNCH:
+		api = &ev->u.launch.api;
+		break;
+	default:
+		api = &ev->u.launch_unconfigured.api;
+		break;
+	}
+	api->correlation_id = correlation_id;
+	api->entry = entry;
+}
+
+/*
+ * A repeat made the event it stands for: the one its thread's slot of
+ * its shape holds, with its own call. False when the slot holds another
+ * shape, or none (that event was lost, or is before the trace), or the
+ * event has no thread to look in: counted, and not read further.
+ */
+static bool expand_repeat(struct ct_compact_events *ce, struct ct_event *ev)
+{
+	const struct ct_ev_repeat r = ev->u.repeat;
+	const struct repeat_slot *slots = ev->thread ? slots_of(ce, ev->thread, false) : NULL;
+	const struct repeat_slot *slot = slots ? &slots[ct_repeat_slot(r.shape)] : NULL;
+	uint64_t entry = entry_from_low(ev->time_ns, r.entry_low);
+
+	if (!slot || slot->shape != r.shape || !r.shape || !entry) {
+		ce->unresolved = ct_sat_add_u64(ce->unresolved, 1);
+		return false;
+	}
+	ev->type = slot->type;
+	switch (slot->type) {
+	case CT_EV_MEMCPY:
+		ev->u.memcpy = slot->u.memcpy;
+		break;
+	case CT_EV_MEMSET:
+		ev->u.memset = slot->u.memset;
+		break;
+	case CT_EV_LAUNCH:
+		ev->u.launch = slot->u.launch;
+		break;
+	default:
+		ev->u.launch_unconfigured = slot->u.launch_unconfigured;
+		break;
+	}
+	set_call(ev, r.correlation_id, entry);
+	return true;
+}
+
+/* ------------------------------------------------------------ the rest */
+
 /* A launch_unconfigured made the launch it stands for. */
 static void widen_launch(struct ct_event *ev)
 {
@@ -276,6 +428,11 @@ static void widen_launch(struct ct_event *ev)
 	};
 }
 
+/* The kinds a repeat stands for, and repeats. */
+#define REPEATING                                                                      \
+	(CT_EV_BIT(CT_EV_REPEAT) | CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_MEMSET) | \
+	 CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_LAUNCH_UNCONFIGURED))
+
 uint64_t ct_compact_events_needed(uint64_t types)
 {
 	uint64_t more = 0;
@@ -290,11 +447,20 @@ uint64_t ct_compact_events_needed(uint64_t types)
 	if (types & CT_EV_BIT(CT_EV_GPU_MEMCPY))
 		more |= CT_EV_BIT(CT_EV_GPU_MEMCPY_TIMES) | CT_EV_BIT(CT_EV_GPU_BATCH) |
 		        CT_EV_BIT(CT_EV_MEMCPY);
+	/* a repeat may stand for any of its kinds: all are read to know which */
+	if ((types | more) & REPEATING)
+		more |= REPEATING;
 	return more;
 }
 
 bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev)
 {
+	if (ev->type == CT_EV_REPEAT) {
+		if (!expand_repeat(ce, ev))
+			return false;
+	} else if (repeats(ev->type)) {
+		keep_whole(ce, ev);
+	}
 	switch (ev->type) {
 	case CT_EV_LAUNCH_UNCONFIGURED:
 		widen_launch(ev);
@@ -328,4 +494,9 @@ bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev)
 uint64_t ct_compact_events_unmatched(const struct ct_compact_events *ce)
 {
 	return ce->unmatched;
+}
+
+uint64_t ct_compact_events_unresolved(const struct ct_compact_events *ce)
+{
+	return ce->unresolved;
 }

@@ -25,6 +25,15 @@
  * A gpu_batch holds records of the last three kinds; the decoding reads
  * it as those records, one by one (gpu-batches.h).
  *
+ * A repeat becomes the event it stands for, a memcpy, memset, launch or
+ * launch_unconfigured: its thread's last whole event of its shape, kept
+ * in the thread's slots as the tracer keeps them (contract/shape.h), with
+ * the repeat's correlation id and entry. The slots hold CT_REPEAT_SLOTS
+ * events a thread, never more. A repeat whose event is not in its slot
+ * (lost: LTTng discarded it, a flight recorder overwrote it, the session
+ * began after it; or the trace has no vtid to tell threads apart) is
+ * counted apart, and its operation is not analysed.
+ *
  * The tracer writes those records only after their host event and their
  * shape, so a host event or a shape that is not in the trace was lost
  * (LTTng discarded it, the session began after it, a flight recorder
@@ -51,13 +60,17 @@ struct ct_compact_events *ct_compact_events_create(void);
 void ct_compact_events_destroy(struct ct_compact_events *ce);
 
 /*
- * Takes EV (its process set): a compact event is made the full one it
- * stands for. False when EV is a compact record whose host event or shape
- * is not in the trace: it is counted, and must not be read further.
+ * Takes EV (its process and thread set, its time read): a compact event
+ * is made the full one it stands for. False when EV is a compact record
+ * whose host event or shape is not in the trace, or a repeat whose event
+ * is not: it is counted, and must not be read further.
  */
 bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev);
 
 /* The compact records whose host event or shape was not in the trace. */
 uint64_t ct_compact_events_unmatched(const struct ct_compact_events *ce);
+
+/* The repeats whose event was not in their thread's slot. */
+uint64_t ct_compact_events_unresolved(const struct ct_compact_events *ce);
 
 #endif

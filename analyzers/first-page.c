@@ -223,14 +223,16 @@ static void put_header(struct page *p, const struct ct_node *trace, int64_t orig
 	} else {
 		uint64_t pops = u64_of(trace, "unmatched_nvtx_pops");
 		uint64_t kernels = u64_of(trace, "unmatched_gpu_records");
+		uint64_t repeats = u64_of(trace, "unmatched_repeats");
 
 		/* the rest: outside the filters, or of a type no analysis that ran reads */
 		g_string_append_printf(text,
 		                       ", %" PRIu64
 		                       " analysed (the others are outside the filters, "
-		                       "of no use to the analyses run%s%s)",
+		                       "of no use to the analyses run%s%s%s)",
 		                       analysed, pops ? ", NVTX pops without a push" : "",
-		                       kernels ? ", GPU times without their call" : "");
+		                       kernels ? ", GPU times without their call" : "",
+		                       repeats ? ", repeats of a lost call" : "");
 	}
 	put_wrapped(p, "", "  ", text->str);
 	g_string_free(text, TRUE);
@@ -243,6 +245,7 @@ static void put_losses(struct page *p, const struct ct_node *trace)
 	uint64_t packets = u64_of(trace, "discarded_packets");
 	uint64_t dropped = u64_of(trace, "dropped_records");
 	uint64_t unmatched = u64_of(trace, "unmatched_gpu_records");
+	uint64_t repeats = u64_of(trace, "unmatched_repeats");
 	const struct ct_node *complete = at(trace, "complete");
 	char line[256];
 
@@ -265,6 +268,14 @@ static void put_losses(struct page *p, const struct ct_node *trace)
 		         "%" PRIu64 " GPU operation%s ran whose call is not in the trace (lost, or "
 		         "before it began): GPU figures are lower bounds",
 		         unmatched, unmatched == 1 ? "" : "s");
+		put_wrapped(p, "Lost: ", "      ", line);
+	}
+	if (repeats) {
+		snprintf(line, sizeof(line),
+		         "%" PRIu64
+		         " call%s repeat%s a call whose event is not in the trace (lost, "
+		         "or before it began): figures are lower bounds",
+		         repeats, repeats == 1 ? "" : "s", repeats == 1 ? "s" : "");
 		put_wrapped(p, "Lost: ", "      ", line);
 	}
 	if (complete && complete->type == CT_NODE_BOOL && !complete->value.boolean)

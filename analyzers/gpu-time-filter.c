@@ -433,11 +433,14 @@ static int take_event(struct iter *it, const bt_message *msg)
 		return -1;
 	if (info->type == CT_EV_NONE || !info->decode)
 		return 0;
+	/* a repeat is made whole from its thread's slots and its time (compact-events.h) */
 	ct_decoder_origin(&it->decoder, info, bt_event_borrow_common_context_field_const(event),
-	                  false, NULL, &origin);
+	                  true, NULL, &origin);
 	process = ct_origins_process(&it->origins, &origin);
 	if (info->type != CT_EV_GPU_BATCH) {
 		ev.type = info->type;
+		ev.time_ns = ct_decoder_time(&it->decoder, info, msg);
+		ev.thread = ct_origins_thread(&it->origins, &origin, process);
 		ct_decoder_payload(info, event, &ev, NULL, NULL, 0);
 		return take_decoded(it, msg, process, &ev);
 	}

@@ -21,6 +21,8 @@ struct ct_reader_stats {
 	uint64_t unmatched_pops;  /* nvtx_pop without a push */
 	/* gpu_*_times without their host event (compact-events.h), not analysed */
 	uint64_t unmatched_gpu_records;
+	/* repeats whose event is not in the trace (compact-events.h), not analysed */
+	uint64_t unmatched_repeats;
 	int64_t first_ns; /* first and last event, INT64_MAX/MIN if none */
 	int64_t last_ns;
 	bool truncated;

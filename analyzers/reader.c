@@ -278,6 +278,7 @@ void ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 	/* compact events are made whole before anyone sees them */
 	if (!ct_compact_events_take(r->compact, ev)) {
 		r->stats.unmatched_gpu_records = ct_compact_events_unmatched(r->compact);
+		r->stats.unmatched_repeats = ct_compact_events_unresolved(r->compact);
 		return;
 	}
 	if (ct_context_update(r->ctx, ev) > 0) {

@@ -90,6 +90,7 @@ void ct_trace_section_write(struct ct_doc *doc, const struct ct_reader_stats *s,
 	ct_doc_u64(doc, "dropped_records", s->dropped_records, CT_UNIT_NONE);
 	ct_doc_u64(doc, "unmatched_nvtx_pops", s->unmatched_pops, CT_UNIT_NONE);
 	ct_doc_u64(doc, "unmatched_gpu_records", s->unmatched_gpu_records, CT_UNIT_NONE);
+	ct_doc_u64(doc, "unmatched_repeats", s->unmatched_repeats, CT_UNIT_NONE);
 	ct_doc_bool(doc, "complete", !s->truncated);
 	ct_doc_string(doc, "error", s->truncated ? s->error : NULL);
 	write_processes(doc, ctx);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "contract/events.h"
+#include "contract/shape.h"
 
 /* A field as the Python tables write it: (name, type, need, enumeration). */
 static void py_field(const char *name, const char *type, const char *need, const char *enumeration)
@@ -31,6 +32,9 @@ static void python(void)
 	printf("PROVIDER = \"%s\"\n", CT_PROVIDER_NAME);
 	printf("MEM_FLAG_HOST = %u\nMEM_FLAG_DEVICE = %u\n\n", CT_MEM_FLAG_HOST,
 	       CT_MEM_FLAG_DEVICE);
+	printf("# the shapes of repeated events (contract/shape.h)\n"
+	       "SHAPE_SEED = 0x%016llx\nREPEAT_SLOTS = %u\n\n",
+	       (unsigned long long)CT_SHAPE_SEED, CT_REPEAT_SLOTS);
 
 	printf("# ENUMS[enumeration][value] = label\nENUMS = {\n");
 #define CT_VALUE(ident, label, value, flags) printf("        %d: \"%s\",\n", value, #label);

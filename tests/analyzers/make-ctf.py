@@ -37,6 +37,12 @@ Scenarios:
               their memcpy), a runtime call's copy whose whole record has
               its id as runtime_correlation_id; times whose host event is
               not in the trace; the truth is printed as JSON
+  repeats     copies, memsets and launches that repeat their thread's
+              earlier event (doc/events.md, "repeat"), one of them across
+              a 2^32 ns boundary of the clock; repeats whose event is not
+              in their thread's slot (another shape took it, no shape of
+              theirs was ever written, or another thread wrote it); the
+              truth is printed as JSON
   bench N     N events of calls allocating and freeing (a live set of a
               thousand buffers), laid out as `cudatrace record` writes
               them (1 MiB packets, a stream file per CPU, interleaved in
@@ -58,6 +64,9 @@ import sys
 import uuid
 
 import ct_contract
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import shapes  # noqa: E402  pylint: disable=wrong-import-position
 
 MAGIC = 0xC1FC1FC1
 CLOCK_OFFSET = 1_700_000_000_000_000_000
@@ -94,7 +103,7 @@ WRITTEN = ("api_entry", "api_call", "tracer_info", "api_name", "mem_alloc", "mem
            "gpu_memory_pool", "kernel_name", "launch", "launch_unconfigured", "gpu_kernel",
            "gpu_kernel_times", "gpu_kernel_shaped", "kernel_shape", "gpu_memcpy_times",
            "gpu_batch", "device_info", "memcpy",
-           "gpu_memcpy", "memset", "gpu_memset", "gpu_overhead")
+           "gpu_memcpy", "memset", "gpu_memset", "gpu_overhead", "repeat")
 
 
 def ctf_type(kind):
@@ -935,6 +944,130 @@ def compact(directory):
                      "grid": {"x": 8, "y": 1, "z": 1}}}
 
 
+def repeats(directory):
+    """Copies, memsets and launches written whole, then repeated by their
+    thread (doc/events.md, "repeat"), and repeats that stand for nothing
+    in the trace."""
+    events = list(EVENTS.items())
+    s = Stream(events)
+    pid, proc = 5151, "repeats"
+    main_tid, other_tid = 5151, 5152
+    t = 1_000_000_000
+    truth = {"pid": pid, "copies": 0, "bytes": 0, "copy_host_ns": 0, "copy_gpu_ns": 0,
+             "unmatched_repeats": 0, "unmatched_gpu_records": 0,
+             "calls": {"cudaMemcpyAsync": 0, "cudaMemsetAsync": 0, "cudaLaunchKernel": 0,
+                       "__cudaLaunchKernel": 0},
+             "kernels": {"gemm": 0, "relu": 0}}
+    names = {"memcpy": "cudaMemcpyAsync", "memset": "cudaMemsetAsync",
+             "launch": "cudaLaunchKernel", "launch_unconfigured": "__cudaLaunchKernel"}
+    cbids = {"memcpy": 41, "memset": 48, "launch": 211, "launch_unconfigured": 430}
+
+    def at(step=1000):
+        nonlocal t
+        t += step
+        return t
+
+    s.event(at(), "tracer_info", pid, main_tid, proc, version="0.1.0", cupti_version=130001,
+            driver_version=13000, api=1)
+    for kind, cbid in cbids.items():
+        s.event(at(), "api_name", pid, main_tid, proc, domain=2, cbid=cbid, name=names[kind])
+    s.event(at(), "kernel_name", pid, main_tid, proc, kernel_id=0xA1, name="gemm")
+    s.event(at(), "kernel_name", pid, main_tid, proc, kernel_id=0xB2, name="relu")
+    s.event(at(), "kernel_shape", pid, main_tid, proc, shape_id=0x5E, grid_x=8, grid_y=1,
+            grid_z=1, block_x=128, block_y=1, block_z=1, registers=16)
+
+    def gpu_record(kind, corr, fields, counted=True):
+        """The GPU record of call CORR, in its compact form."""
+        start = t + 300
+        duration = 2000 + corr
+        if kind == "memcpy":
+            s.event(at(), "gpu_memcpy_times", pid, main_tid, proc, start=start,
+                    end=start + duration, correlation_id=corr, context=1,
+                    direction=fields["direction"], src_kind=2, dst_kind=3, device=0)
+            if counted:
+                truth["copy_gpu_ns"] += duration
+        elif kind == "launch":
+            s.event(at(), "gpu_kernel_times", pid, main_tid, proc, start=start,
+                    end=start + duration, correlation_id=corr, context=1, registers=40)
+        elif kind == "launch_unconfigured":
+            s.event(at(), "gpu_kernel_shaped", pid, main_tid, proc, start=start,
+                    end=start + duration, correlation_id=corr, context=1, stream=7,
+                    shape_id=0x5E)
+
+    def counted(kind, fields, host_ns):
+        """A call the report must have."""
+        truth["calls"][names[kind]] += 1
+        if kind == "memcpy":
+            truth["copies"] += 1
+            truth["bytes"] += fields["bytes"]
+            truth["copy_host_ns"] += host_ns
+        elif kind in ("launch", "launch_unconfigured"):
+            truth["kernels"]["gemm" if fields["kernel_id"] == 0xA1 else "relu"] += 1
+
+    def whole(kind, corr, **fields):
+        """KIND's event, whole, for call CORR: its shape."""
+        entry = at()
+        layout = ct_contract.EVENTS[kind][0]
+        values = {field: fields.get(field, 0) for field, _, _, _ in ct_contract.LAYOUTS[layout]}
+        values.update(api_domain=2, api_cbid=cbids[kind], correlation_id=corr, entry=entry)
+        s.event(at(), kind, pid, main_tid, proc, **values)
+        counted(kind, values, t - entry)
+        gpu_record(kind, corr, values)
+        return shapes.shape(layout, values), values
+
+    def repeat(kind, corr, shape, values, tid=main_tid, call_ns=700, resolved=True,
+               record=True):
+        """A repeat of SHAPE, of KIND's event VALUES, for call CORR, which took
+        CALL_NS; its GPU record after it when RECORD."""
+        entry = at()
+        s.event(at(call_ns), "repeat", pid, tid, proc, shape=shape, correlation_id=corr,
+                entry_low=entry & 0xFFFFFFFF)
+        if resolved:
+            counted(kind, values, call_ns)
+        else:
+            truth["unmatched_repeats"] += 1
+        if record:
+            gpu_record(kind, corr, values, resolved)
+            truth["unmatched_gpu_records"] += not resolved
+
+    copy = dict(direction=1, src=0x7000_0000, dst=BASE, bytes=MIB, host=2, sync=0, stream=7,
+                src_device=255, dst_device=0)
+    copy_shape, copy_values = whole("memcpy", 300, **copy)
+    for corr in (301, 302):
+        repeat("memcpy", corr, copy_shape, copy_values)
+    # a repeat whose call straddles a multiple of 2^32 ns: its entry's low
+    # bits are above its timestamp's
+    t = (5 << 32) - 400
+    repeat("memcpy", 303, copy_shape, copy_values, call_ns=5000)
+    memset_shape, memset_values = whole("memset", 310, device=0, address=BASE, bytes=4096,
+                                        value=0, element_size=1, sync=0, stream=7)
+    repeat("memset", 311, memset_shape, memset_values)
+    launch_shape, launch_values = whole("launch", 320, kernel_id=0xA1, grid_x=64, grid_y=2,
+                                        grid_z=1, block_x=256, block_y=1, block_z=1,
+                                        shared_mem=1024, config_known=1, stream=7, device=0)
+    repeat("launch", 321, launch_shape, launch_values)
+    relu_shape, relu_values = whole("launch_unconfigured", 330, kernel_id=0xB2, device=0)
+    repeat("launch_unconfigured", 331, relu_shape, relu_values)
+    # a copy of another size whose shape takes the first copy's slot: the
+    # first one's repeat that follows stands for nothing in the trace
+    other = dict(copy)
+    other["bytes"] += 1
+    while (shapes.slot(shapes.shape("memcpy", dict(other, api_domain=2, api_cbid=41)))
+           != shapes.slot(copy_shape)):
+        other["bytes"] += 1
+    other_shape, other_values = whole("memcpy", 340, **other)
+    repeat("memcpy", 341, copy_shape, copy_values, resolved=False)
+    # a shape no event of the trace has
+    repeat("memcpy", 350, copy_shape ^ (1 << 40), copy_values, resolved=False, record=False)
+    # another thread's: its slots are its own
+    repeat("memcpy", 360, other_shape, other_values, tid=other_tid, resolved=False,
+           record=False)
+    # and the one that took the slot repeats
+    repeat("memcpy", 342, other_shape, other_values)
+    write(directory, events, s)
+    return truth
+
+
 # Values at the ends of each type's range, and a few plain ones.
 EXTREMES = {
     U8: [0, 1, 254, 255], U16: [0, 1, 0xFFFF], U32: [0, 1, 0x7FFFFFFF, 0xFFFFFFFF],
@@ -1036,7 +1169,7 @@ def main():
     makers = {"basic": basic, "accounting": accounting, "lttng": lttng, "foreign": foreign,
               "future": future,
               "old-layout": old_layout, "empty": empty, "strings": strings, "stacks": stacks,
-              "compact": compact}
+              "compact": compact, "repeats": repeats}
     if scenario not in makers:
         sys.exit(f"make-ctf.py: unknown scenario {scenario}")
     truth = makers[scenario](directory)

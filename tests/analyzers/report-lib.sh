@@ -66,6 +66,26 @@ report_run() {
 		2>"$report_tmp/$report_tag.err" || report_status=$?
 }
 
+# report_synthetic SCENARIO: make-ctf.py's SCENARIO trace in $report_tmp/SCENARIO,
+# its truth in $report_tmp/truth.json; its reports "json" and "text" (4
+# tests), and its GPU-time trace exported to $report_tmp/gpu-time, read
+# back by babeltrace2 into $report_tmp/gpu-time.txt (2 tests; export's
+# stderr in $report_tmp/export.err).
+report_synthetic() {
+	"$report_python" "$report_here/make-ctf.py" "$1" "$report_tmp/$1" \
+		>"$report_tmp/truth.json" || tap_fail_all "make-ctf.py makes the trace $1"
+	report_run json --format=json "$report_tmp/$1"
+	report_exits json 0
+	report_run text "$report_tmp/$1"
+	report_exits text 0
+	report_export_status=0
+	"$report_cmd" export --format ctf -o "$report_tmp/gpu-time" "$report_tmp/$1" \
+		>"$report_tmp/export.out" 2>"$report_tmp/export.err" || report_export_status=$?
+	is "export: exits 0" "$report_export_status" 0 || sed 's/^/#   /' "$report_tmp/export.err"
+	babeltrace2 "$report_tmp/gpu-time" >"$report_tmp/gpu-time.txt" 2>"$report_tmp/gpu-time.err"
+	is "export: babeltrace2 reads the GPU-time trace" "$?" 0
+}
+
 # Seconds a run on damaged input may take: a sanitizer build, on a loaded machine.
 report_time_limit=120
 report_limit=

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shape.h - the shape of a host event: a 64-bit id of what its payload
+ * says besides the call that made it (its correlation_id and entry), the
+ * same for two events that say the same. A repeat names the event it
+ * repeats by its shape (events.def, doc/events.md "repeat"): the tracer
+ * computes it from the payload it writes, a reader from the payload it
+ * decoded, with these functions.
+ *
+ * ct_shape_<layout>(e): h starts at CT_SHAPE_SEED, and each integer field
+ * of the layout in its order, the call's correlation_id and entry left
+ * out, as a 64-bit two's complement value v, makes h = ct_mix64(h ^ v);
+ * a shape of 0 is 1. Text, sequences and arrays are not part of it: the
+ * events that repeat have none.
+ *
+ * A thread's last whole events of the kinds that repeat are kept in
+ * CT_REPEAT_SLOTS slots, a shape's slot being its low bits: the tracer
+ * keeps the shapes it may repeat there, a reader the events a repeat may
+ * stand for, each the last whole event of the thread that went there.
+ * So the slots stay the same on both sides, and a repeat whose slot holds
+ * another shape (its event was lost) is seen as such.
+ */
+#ifndef CUDATRACE_CONTRACT_SHAPE_H
+#define CUDATRACE_CONTRACT_SHAPE_H
+
+#include <stdint.h>
+
+#include "events.h"
+#include "mix64.h"
+
+/* Slots a thread keeps: a training step launches hundreds of kernels of
+ * fixed configurations; a power of two. */
+#define CT_REPEAT_SLOTS 1024u
+_Static_assert((CT_REPEAT_SLOTS & (CT_REPEAT_SLOTS - 1)) == 0, "a power of two");
+
+#define CT_SHAPE_SEED 0x7265706561747321ULL
+
+static inline unsigned ct_repeat_slot(uint64_t shape)
+{
+	return (unsigned)(shape & (CT_REPEAT_SLOTS - 1));
+}
+
+static inline uint64_t ct_shape_mix(uint64_t h, uint64_t v)
+{
+	return ct_mix64(h ^ v);
+}
+
+/* A call reference's part of a shape: which call, not which instance. */
+static inline uint64_t ct_shape_call(uint64_t h, const struct ct_api_ref *api)
+{
+	return ct_shape_mix(ct_shape_mix(h, api->domain), api->cbid);
+}
+
+/* clang-format off */
+#define CT_FIELD(type, name, need)      h = ct_shape_mix(h, (uint64_t)e->name);
+#define CT_ENUM_FIELD(enum, name, need) h = ct_shape_mix(h, e->name);
+#define CT_MEMBER(ctype, member)        h = ct_shape_call(h, &e->member);
+#define CT_LAYOUT(name, fields)                                                  \
+	static inline uint64_t ct_shape_##name(const struct ct_ev_##name *e)     \
+	{                                                                        \
+		uint64_t h = CT_SHAPE_SEED;                                      \
+		(void)e;                                                         \
+		fields                                                           \
+		return h ? h : 1;                                                \
+	}
+/* clang-format on */
+#include "events.def"
+
+#endif /* CUDATRACE_CONTRACT_SHAPE_H */
