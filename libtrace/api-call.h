@@ -20,6 +20,7 @@
 
 #include "field-values.h"
 #include "handle-cache.h"
+#include "repeats.h"
 #include "tracker.h"
 
 /* Mappings a single call may unmap (cuMemUnmap over several of them),
@@ -42,6 +43,7 @@ struct api_call {
 	const char *name;           /* static, from CUPTI */
 	const char *symbol;         /* kernel name of a launch, from CUPTI */
 	struct handle_cache *cache; /* the thread's, kept from call to call */
+	struct repeats *repeats;    /* the thread's */
 	struct ct_api_ref ref;      /* entry: always 0 here (call_record) */
 	uint64_t entry;             /* ns of CLOCK_MONOTONIC at ENTER */
 	bool recorded;              /* an event recorded the call (call_record) */

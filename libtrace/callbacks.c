@@ -79,6 +79,7 @@ struct thread_state {
 	struct frame frames[FRAMES_MAX];
 	struct api_call outer; /* frames[0]'s call */
 	struct handle_cache cache;
+	struct repeats repeats;
 };
 
 /*
@@ -87,7 +88,8 @@ struct thread_state {
  * would make it a load, but a dlopened library's initial-exec TLS must fit
  * in the surplus of static TLS glibc reserves at start-up, shared by every
  * such library the process loads (lttng-ust's among them): with this
- * state (about 2.5 KiB) initial-exec, the dlopen fails ("cannot allocate
+ * state (about 19 KiB, 16 of them the repeats' slots; 2.5 without)
+ * initial-exec, the dlopen fails ("cannot allocate
  * memory in static TLS block") and the program runs untraced; even a
  * pointer would make loading the tracer depend on what else the program
  * loaded first. So each callback reaches the thread's state once
@@ -129,12 +131,13 @@ static bool is_api_domain(unsigned domain)
 
 /* ----------------------------------------------------------- API domains */
 
-static void call_begin(struct api_call *call, struct handle_cache *cache,
+static void call_begin(struct api_call *call, struct thread_state *ts,
                        const struct api_binding *binding, const CUpti_CallbackData *data,
                        uint64_t entry)
 {
 	call->data = data;
-	call->cache = cache;
+	call->cache = &ts->cache;
+	call->repeats = &ts->repeats;
 	call->binding = binding;
 	call->name = data->functionName;
 	call->symbol = data->symbolName;
@@ -206,7 +209,7 @@ static void api_enter(struct thread_state *ts, const struct api_binding *binding
 	}
 	nested = ts->depth > 0;
 	if (!nested)
-		call_begin(&ts->outer, &ts->cache, binding, data, entry);
+		call_begin(&ts->outer, ts, binding, data, entry);
 	push_frame(ts, binding, f, entry);
 	/* A wait is seen while it waits: a process that dies or hangs in it
 	 * is still known to be inside it (doc/events.md, api_entry). */

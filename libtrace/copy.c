@@ -8,7 +8,8 @@
  * comes from the tracker's page-locked ranges. Nothing here changes the
  * tracker, so everything is skipped when the event is disabled. A copy or
  * memset on a capturing stream only adds a node to a graph: it is no
- * operation (capture.h).
+ * operation (capture.h). A copy or memset its thread recorded whole a
+ * moment before is recorded by a repeat (repeats.h).
  */
 #include <cupti.h>
 
@@ -149,6 +150,7 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 {
 	struct side src = { 0 }, dst = { 0 };
 	struct ct_ev_memcpy e;
+	uint64_t shape;
 
 	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memcpy) ||
 	    capture_stream_is_capturing(call, d->stream))
@@ -168,7 +170,11 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 	e.host = host_of(e.direction, &src, &dst);
 	call_note_name(call);
 	call_stack_note_operation(e.api.correlation_id);
-	lttng_ust_do_tracepoint(cudatrace, memcpy, &e);
+	shape = ct_shape_memcpy(&e);
+	if (!repeats_write(call, shape, &e.api)) {
+		lttng_ust_do_tracepoint(cudatrace, memcpy, &e);
+		repeats_written(call, shape);
+	}
 	/* its bytes and stream need not be in its record (gpu_memcpy_times) */
 	recorded_ops_note(e.api.correlation_id, RECORDED_WHOLE);
 }
@@ -426,6 +432,7 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 {
 	struct tracker_entry entry;
 	struct ct_ev_memset e;
+	uint64_t shape;
 
 	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memset) ||
 	    capture_stream_is_capturing(call, d->stream))
@@ -444,7 +451,11 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 		e.device = entry.device;
 	call_note_name(call);
 	call_stack_note_operation(e.api.correlation_id);
-	lttng_ust_do_tracepoint(cudatrace, memset, &e);
+	shape = ct_shape_memset(&e);
+	if (!repeats_write(call, shape, &e.api)) {
+		lttng_ust_do_tracepoint(cudatrace, memset, &e);
+		repeats_written(call, shape);
+	}
 }
 
 /* The runtime converts the value to unsigned char. */

@@ -8,7 +8,8 @@
  * (nested callback); otherwise the launch is a launch_unconfigured, and
  * its kernel's record (same correlation id) has the configuration: a
  * gpu_kernel_shaped naming a kernel_shape (kernel-shapes.h), or a whole
- * gpu_kernel.
+ * gpu_kernel. A launch its thread recorded whole a moment before is
+ * recorded by a repeat (repeats.h).
  */
 #include <stddef.h>
 #include <cupti.h>
@@ -94,9 +95,13 @@ static void emit_unconfigured(struct api_call *call, const char *symbol)
 		.device = call_device(call),
 		.api = call_record(call),
 	};
+	uint64_t shape = ct_shape_launch_unconfigured(&e);
 
 	before_launch_event(call, symbol, e.kernel_id, e.api.correlation_id);
-	lttng_ust_do_tracepoint(cudatrace, launch_unconfigured, &e);
+	if (!repeats_write(call, shape, &e.api)) {
+		lttng_ust_do_tracepoint(cudatrace, launch_unconfigured, &e);
+		repeats_written(call, shape);
+	}
 	after_launch_event(e.kernel_id, e.api.correlation_id, RECORDED_UNCONFIGURED);
 }
 
@@ -104,6 +109,7 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 {
 	const char *symbol = call->symbol ? call->symbol : call->nested_launch.symbol;
 	struct ct_ev_launch e;
+	uint64_t shape;
 
 	if (call_failed(call) ||
 	    !(config->known ? lttng_ust_tracepoint_enabled(cudatrace, launch)
@@ -128,8 +134,12 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 		.device = call_device(call),
 		.api = call_record(call),
 	};
+	shape = ct_shape_launch(&e);
 	before_launch_event(call, symbol, e.kernel_id, e.api.correlation_id);
-	lttng_ust_do_tracepoint(cudatrace, launch, &e);
+	if (!repeats_write(call, shape, &e.api)) {
+		lttng_ust_do_tracepoint(cudatrace, launch, &e);
+		repeats_written(call, shape);
+	}
 	after_launch_event(e.kernel_id, e.api.correlation_id, RECORDED_WHOLE);
 }
 

@@ -25,6 +25,7 @@
 #include "nvtx.h"
 #include "call-stack.h"
 #include "periodic.h"
+#include "repeats.h"
 #include "sessions.h"
 #include "state.h"
 #include "statedump.h"
@@ -32,8 +33,9 @@
 
 static struct periodic watcher = PERIODIC_INIT(sessions_follow);
 
-/* Ticks for which the events that name things, and those of the live
- * set, have been enabled, counted up to 2. */
+/* Ticks for which the events that name things (or, as a repeat does,
+ * refer to what was written before), and those of the live set, have
+ * been enabled, counted up to 2. */
 static unsigned naming_ticks;
 static unsigned state_ticks;
 
@@ -42,6 +44,7 @@ static bool naming_wanted(void)
 	return lttng_ust_tracepoint_enabled(cudatrace, api_name) ||
 	       lttng_ust_tracepoint_enabled(cudatrace, kernel_name) ||
 	       lttng_ust_tracepoint_enabled(cudatrace, kernel_shape) ||
+	       lttng_ust_tracepoint_enabled(cudatrace, repeat) ||
 	       lttng_ust_tracepoint_enabled(cudatrace, call_stack) ||
 	       lttng_ust_tracepoint_enabled(cudatrace, nvtx_domain_create) ||
 	       lttng_ust_tracepoint_enabled(cudatrace, tracer_info);
@@ -63,6 +66,7 @@ static void follow_naming(void)
 	if (naming_ticks < 2 && ++naming_ticks == 2) {
 		names_announce_again();
 		kernel_shapes_announce_again();
+		repeats_announce_again();
 		call_stack_announce_again();
 		nvtx_announce_again();
 		tracer_info_announce_again();

@@ -13,25 +13,28 @@
 # no procname context: the report still names the process after its
 # program, from tracer_info.
 #
-# Each copy is a memcpy event, which records its call (with its entry
-# time), and a record in a gpu_batch, which holds the times of up to 96
-# kernels and copies from CUPTI's records (the bytes and the stream are
-# the memcpy's); --no-api leaves out only the calls no semantic event
-# records, none here. memcpy's fields take 48 bytes, its 6-byte header and
-# its vpid and vtid contexts 14 more; a copy's columns in the batch take
-# 16 bytes, and the batch's own header, context and fields (8 + 4 + 1, and
-# a 2-byte length for each of its 11 columns) about 45 bytes shared by its
-# records (doc/events.md, "Size of the trace"): 62 + 16 + 0.4 = 78.4 bytes
-# a copy, in both modes. The bound is the 80 bytes a call of
-# doc/events.md's target: a trace that writes an event for each copy's
-# record again, a GPU record whole, or a context more on every event,
-# fails.
+# Each copy but the first is a repeat of the first one's memcpy event
+# (the same addresses, size and stream: doc/events.md, "repeat"), which
+# records its call (its correlation id and entry time), and a record in
+# a gpu_batch, which holds the times of up to 96 kernels and copies from
+# CUPTI's records (the bytes and the stream are the memcpy's); --no-api
+# leaves out only the calls no semantic event records, none here. A
+# repeat's fields take 16 bytes, its 6-byte header and its vpid and vtid
+# contexts 14 more; a copy's columns in the batch take 16 bytes, and the
+# batch's own header, context and fields (8 + 4 + 1, and a 2-byte length
+# for each of its 11 columns) about 45 bytes shared by its records
+# (doc/events.md, "Size of the trace"): 30 + 16 + 0.4 = 46.4 bytes a
+# copy, in both modes. The bound is the 48 bytes a call of doc/events.md's
+# target with --no-api, for both: a trace that writes the memcpy event
+# whole again (62 bytes), an event for each copy's record, a GPU record
+# whole, or a context more on every event, fails. The copies are counted
+# in the report too: as many as the program made, none lost.
 
 # programs/launch-loop makes N <<<>>> launches of one kernel with one
-# configuration, measured the same way: a launch_unconfigured (24 bytes of
-# fields, 14 of header and contexts) and a shaped kernel's record in a
-# gpu_batch (25 bytes of columns) naming the one kernel_shape, 63.4 bytes
-# a launch; bound 80.
+# configuration, measured the same way: a repeat of the first launch's
+# launch_unconfigured (16 bytes of fields, 14 of header and contexts) and
+# a shaped kernel's record in a gpu_batch (25 bytes of columns) naming
+# the one kernel_shape, 55.4 bytes a launch; bound 60.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -47,9 +50,9 @@ stats="$trace_srcdir/bench/trace-stats.py"
 
 N1=1000
 N2=5000
-BOUND_API=80
-BOUND_NO_API=80
-BOUND_LAUNCH=80
+BOUND_API=48
+BOUND_NO_API=48
+BOUND_LAUNCH=60
 
 # stat TAG KEY: KEY's value in TAG's trace-stats line.
 stat() {
@@ -90,6 +93,16 @@ is "api1: the report is made" "$report_status" 0 || sed 's/^/#   /' "$lttng_tmp/
 is "api1: the report names the process after its program, without a procname context" \
 	"$("$trace_python" "$cli_here/../lib/environment-entry.py" "$lttng_tmp/api1.json" \
 		"$(sed -n 's/^copies=.* pid=//p' "$lttng_tmp/api1.out")" 'p["procname"]')" copy-loop
+# report_entry TAG EXPRESSION: EXPRESSION over TAG's JSON report, r.
+report_entry() {
+	"$trace_python" -c 'import json, sys
+r = json.load(open(sys.argv[1], encoding="utf-8"))
+print(eval(sys.argv[2]))' "$lttng_tmp/$1.json" "$2"
+}
+is "api1: the report has every copy the program made, each with its GPU record, none lost" \
+	"$(report_entry api1 '(r["transfers"]["copies"], r["transfers"]["gpu_records"],
+		r["transfers"]["copies_without_gpu_record"], r["trace"]["unmatched_repeats"],
+		r["trace"]["unmatched_gpu_records"])')" "($N1, $N1, 0, 0, 0)"
 record api2 $N2
 per_op "API calls on" api1 api2 $BOUND_API
 is "API calls on: 1 event per copy, and the batches" "$events" 1
@@ -108,22 +121,27 @@ gpu_records() {
 }
 if trace_read api1 "$lttng_tmp/api1"; then
 	is "by default, every copy's GPU record is in a batch ($N1)" "$(gpu_records api1)" "0 0 $N1"
+	host_events=$(grep -c '^event=cudatrace:memcpy ' "$lttng_tmp/api1.events")
+	repeats=$(grep -c '^event=cudatrace:repeat ' "$lttng_tmp/api1.events")
+	ok "by default, a copy is a repeat of the first one's memcpy, written again each second ($host_events memcpy, $repeats repeats)" \
+		test "$host_events" -ge 1 -a "$host_events" -le 10 -a $((host_events + repeats)) -eq $N1
 	batches=$(grep -c '^event=cudatrace:gpu_batch ' "$lttng_tmp/api1.events")
 	ok "a batch holds at most 96 records ($batches batches)" \
 		test "$batches" -gt 0 -a $((batches * 96)) -ge $N1
 fi
 # CUDATRACE_COMPACT=0 writes every record whole: a gpu_memcpy event (46
 # bytes of fields, 10 of header and vpid) instead of 16.4 bytes in a
-# batch, 39.6 bytes more a copy.
+# batch, 39.6 bytes more a copy; and every copy's memcpy whole (62 bytes)
+# instead of a repeat (30), 32 more.
 CUDATRACE_COMPACT=0
 export CUDATRACE_COMPACT
 record whole1 $N1
 unset CUDATRACE_COMPACT
 trace_read whole1 "$lttng_tmp/whole1" &&
 	is "CUDATRACE_COMPACT=0: every copy's GPU record is whole ($N1)" "$(gpu_records whole1)" "$N1 0 0"
-ok "CUDATRACE_COMPACT=0: the trace is larger by a GPU event a copy, less its batched columns" \
+ok "CUDATRACE_COMPACT=0: the trace is larger by a GPU event a copy, less its batched columns, and a memcpy, less a repeat" \
 	awk -v a="$(stat api1 content_bytes)" -v b="$(stat whole1 content_bytes)" -v n=$N1 \
-	'BEGIN { exit !(b - a >= 38 * n && b - a <= 41 * n) }'
+	'BEGIN { exit !(b - a >= 70 * n && b - a <= 73 * n) }'
 
 # <<<>>> launches: each kernel's record names its configuration by the one
 # kernel_shape.
@@ -140,5 +158,9 @@ if trace_read launch1 "$lttng_tmp/launch1"; then
 			grep -c '^event=cudatrace:gpu_kernel ' "$lttng_tmp/launch1.events") $(
 			grep -c '^event=cudatrace:gpu_kernel_shaped ' "$lttng_tmp/launch1.events")" \
 		"$N1 1 0 0"
+	host_events=$(grep -c '^event=cudatrace:launch_unconfigured ' "$lttng_tmp/launch1.events")
+	repeats=$(grep -c '^event=cudatrace:repeat ' "$lttng_tmp/launch1.events")
+	ok "<<<>>> launches: a launch is a repeat of the first one's launch_unconfigured ($host_events launch_unconfigured, $repeats repeats)" \
+		test "$host_events" -ge 1 -a "$host_events" -le 10 -a $((host_events + repeats)) -eq $N1
 fi
 tap_done

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-repeats.c - repeat events (libtrace/repeats.c) and the shapes they
+ * name (contract/shape.h): a call whose shape its thread's slot holds, from
+ * a whole event written less than a second before, is written as a repeat
+ * with its correlation id and the low bits of its entry; the whole event is
+ * written instead when the slot holds another shape or none, a second or
+ * more has passed, a session started since, the call took 2^31 ns or
+ * more, its event does not record it (entry 0), the repeat event is
+ * disabled, or CUDATRACE_COMPACT=0. A shape follows every field of its
+ * event but the call's correlation id and entry. The events are seen
+ * through probes of the test's (libtrace-test.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "api-call.h"
+#include "clock.h"
+#include "contract/shape.h"
+#include "cudatrace-tp.h"
+#include "libtrace-test.h"
+#include "repeats.h"
+#include "state.h"
+
+static unsigned repeat_events;
+static struct ct_ev_repeat last;
+
+static void on_repeat(void *data, const struct ct_ev_repeat *e)
+{
+	(void)data;
+	repeat_events++;
+	last = *e;
+}
+
+static struct repeats slots;
+static struct api_call call;
+
+static int fresh(void **state)
+{
+	(void)state;
+	memset(&slots, 0, sizeof(slots));
+	memset(&call, 0, sizeof(call));
+	call.repeats = &slots;
+	/* entered a while ago, so that the calls after it are not in the future */
+	call.entry = clock_now_ns() - 100000000;
+	config.compact = true;
+	repeat_events = 0;
+	memset(&last, 0, sizeof(last));
+	TP_ENABLE(repeat, on_repeat);
+	return 0;
+}
+
+/* The call reference of CALL's event, recording it. */
+static struct ct_api_ref ref(uint32_t correlation_id)
+{
+	return (struct ct_api_ref){
+		.domain = CT_DOMAIN_RUNTIME,
+		.cbid = 41,
+		.correlation_id = correlation_id,
+		.entry = call.entry,
+	};
+}
+
+/* A call entered NS later than the last one. */
+static void next_call(uint64_t ns)
+{
+	call.entry += ns;
+}
+
+static void test_written_then_repeated(void **state)
+{
+	struct ct_api_ref api = ref(10);
+
+	(void)state;
+	assert_false(repeats_write(&call, 0x1234, &api));
+	assert_int_equal(repeat_events, 0);
+	repeats_written(&call, 0x1234);
+	next_call(1000);
+	api = ref(11);
+	assert_true(repeats_write(&call, 0x1234, &api));
+	assert_int_equal(repeat_events, 1);
+	assert_int_equal(last.shape, 0x1234);
+	assert_int_equal(last.correlation_id, 11);
+	assert_int_equal(last.entry_low, (uint32_t)call.entry);
+	/* and again, from the same whole event */
+	next_call(1000);
+	api = ref(12);
+	assert_true(repeats_write(&call, 0x1234, &api));
+	assert_int_equal(last.correlation_id, 12);
+}
+
+static void test_another_shape_in_the_slot(void **state)
+{
+	uint64_t a = 0x1000 + 5, b = 0x2000 + 5; /* one slot */
+	struct ct_api_ref api = ref(10);
+
+	(void)state;
+	assert_int_equal(ct_repeat_slot(a), ct_repeat_slot(b));
+	repeats_written(&call, a);
+	assert_false(repeats_write(&call, b, &api));
+	repeats_written(&call, b);
+	assert_false(repeats_write(&call, a, &api));
+	assert_true(repeats_write(&call, b, &api));
+	/* another slot is another shape's */
+	repeats_written(&call, a + 1);
+	assert_true(repeats_write(&call, a + 1, &api));
+	assert_true(repeats_write(&call, b, &api));
+	assert_int_equal(repeat_events, 3);
+}
+
+static void test_a_second_later(void **state)
+{
+	struct ct_api_ref api;
+
+	(void)state;
+	call.entry = clock_now_ns() - 1500000000;
+	repeats_written(&call, 7);
+	next_call(999999999);
+	api = ref(11);
+	assert_true(repeats_write(&call, 7, &api));
+	next_call(1);
+	api = ref(12);
+	assert_false(repeats_write(&call, 7, &api));
+	/* written whole again: it stands for its repeats a second more */
+	repeats_written(&call, 7);
+	next_call(500000000);
+	api = ref(13);
+	assert_true(repeats_write(&call, 7, &api));
+	assert_int_equal(repeat_events, 2);
+}
+
+static void test_session_started(void **state)
+{
+	struct ct_api_ref api = ref(10);
+
+	(void)state;
+	repeats_written(&call, 7);
+	assert_true(repeats_write(&call, 7, &api));
+	repeats_announce_again();
+	assert_false(repeats_write(&call, 7, &api));
+	/* a call entered after the session started writes it anew */
+	call.entry = clock_now_ns();
+	api = ref(11);
+	repeats_written(&call, 7);
+	assert_true(repeats_write(&call, 7, &api));
+	assert_int_equal(repeat_events, 2);
+}
+
+static void test_long_call(void **state)
+{
+	struct ct_api_ref api;
+
+	(void)state;
+	/* entered 2^31 ns ago, half a second after its whole event's call */
+	call.entry = clock_now_ns() - (1ULL << 31) - 500000000;
+	repeats_written(&call, 7);
+	next_call(500000000);
+	api = ref(11);
+	assert_false(repeats_write(&call, 7, &api));
+	/* a call of a moment is repeated */
+	call.entry = clock_now_ns();
+	repeats_written(&call, 7);
+	api = ref(12);
+	assert_true(repeats_write(&call, 7, &api));
+	assert_int_equal(repeat_events, 1);
+}
+
+static void test_not_recording_its_call(void **state)
+{
+	struct ct_api_ref api = ref(10);
+
+	(void)state;
+	repeats_written(&call, 7);
+	api.entry = 0;
+	assert_false(repeats_write(&call, 7, &api));
+	assert_int_equal(repeat_events, 0);
+}
+
+static void test_disabled_or_not_compact(void **state)
+{
+	struct ct_api_ref api = ref(10);
+
+	(void)state;
+	repeats_written(&call, 7);
+	TP_DISABLE(repeat);
+	assert_false(repeats_write(&call, 7, &api));
+	TP_ENABLE(repeat, on_repeat);
+	config.compact = false;
+	assert_false(repeats_write(&call, 7, &api));
+	config.compact = true;
+	assert_true(repeats_write(&call, 7, &api));
+	assert_int_equal(repeat_events, 1);
+}
+
+/* A copy's event, every field set. */
+static struct ct_ev_memcpy copy(void)
+{
+	return (struct ct_ev_memcpy){
+		.direction = CT_DIR_HTOD,
+		.src = 0x7000,
+		.dst = 0x7f0000000000,
+		.bytes = 4096,
+		.host = CT_HOST_PINNED,
+		.sync = 0,
+		.stream = 7,
+		.src_device = CT_DEVICE_NONE,
+		.dst_device = 0,
+		.api = { .domain = CT_DOMAIN_RUNTIME, .cbid = 41, .correlation_id = 5, .entry = 99 },
+	};
+}
+
+static void test_shape_of_every_field_but_the_call(void **state)
+{
+	struct ct_ev_memcpy a = copy(), b;
+	uint64_t shape = ct_shape_memcpy(&a);
+
+	(void)state;
+	assert_int_not_equal(shape, 0);
+	b = a;
+	b.api.correlation_id = 6;
+	b.api.entry = 100;
+	assert_int_equal(ct_shape_memcpy(&b), shape);
+#define DIFFERS(field, value)                                       \
+	do {                                                        \
+		b = a;                                              \
+		b.field = (value);                                  \
+		assert_int_not_equal(ct_shape_memcpy(&b), shape);   \
+	} while (0)
+	DIFFERS(direction, CT_DIR_DTOH);
+	DIFFERS(src, 0x7001);
+	DIFFERS(dst, 0x7f0000000001);
+	DIFFERS(bytes, 4097);
+	DIFFERS(host, CT_HOST_PAGEABLE);
+	DIFFERS(sync, 1);
+	DIFFERS(stream, 8);
+	DIFFERS(src_device, 1);
+	DIFFERS(dst_device, 1);
+	DIFFERS(api.domain, CT_DOMAIN_DRIVER);
+	DIFFERS(api.cbid, 42);
+#undef DIFFERS
+	/* two fields swapped are another shape too */
+	b = a;
+	b.src = a.dst;
+	b.dst = a.src;
+	assert_int_not_equal(ct_shape_memcpy(&b), shape);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_written_then_repeated, fresh),
+		cmocka_unit_test_setup(test_another_shape_in_the_slot, fresh),
+		cmocka_unit_test_setup(test_a_second_later, fresh),
+		cmocka_unit_test_setup(test_long_call, fresh),
+		cmocka_unit_test_setup(test_not_recording_its_call, fresh),
+		cmocka_unit_test_setup(test_disabled_or_not_compact, fresh),
+		cmocka_unit_test_setup(test_shape_of_every_field_but_the_call, fresh),
+		/* last: the other tests' calls entered before it, which it makes stale */
+		cmocka_unit_test_setup(test_session_started, fresh),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
