@@ -211,7 +211,10 @@ static struct ct_ev_memcpy copy(void)
 		.stream = 7,
 		.src_device = CT_DEVICE_NONE,
 		.dst_device = 0,
-		.api = { .domain = CT_DOMAIN_RUNTIME, .cbid = 41, .correlation_id = 5, .entry = 99 },
+		.api = { .domain = CT_DOMAIN_RUNTIME,
+		         .cbid = 41,
+		         .correlation_id = 5,
+		         .entry = 99 },
 	};
 }
 
@@ -226,11 +229,11 @@ static void test_shape_of_every_field_but_the_call(void **state)
 	b.api.correlation_id = 6;
 	b.api.entry = 100;
 	assert_int_equal(ct_shape_memcpy(&b), shape);
-#define DIFFERS(field, value)                                       \
-	do {                                                        \
-		b = a;                                              \
-		b.field = (value);                                  \
-		assert_int_not_equal(ct_shape_memcpy(&b), shape);   \
+#define DIFFERS(field, value)                                     \
+	do {                                                      \
+		b = a;                                            \
+		b.field = (value);                                \
+		assert_int_not_equal(ct_shape_memcpy(&b), shape); \
 	} while (0)
 	DIFFERS(direction, CT_DIR_DTOH);
 	DIFFERS(src, 0x7001);
