@@ -27,7 +27,7 @@ struct waiting_op {
 /* What one process's compact records need. */
 struct process_ops {
 	struct ct_corr_map waiting; /* of struct waiting_op */
-	GHashTable *shapes;         /* shape_id (owned uint64) -> its kernel_shape (owned) */
+	GHashTable *shapes;         /* shape_id (GUINT_TO_POINTER) -> its kernel_shape (owned) */
 };
 
 /* A thread's last whole event of a kind that repeats, in the slot of its
@@ -99,7 +99,7 @@ static struct process_ops *ops_of(struct ct_compact_events *ce, const struct ct_
 	if (!ops && create) {
 		ops = g_new0(struct process_ops, 1);
 		ct_corr_map_init(&ops->waiting, sizeof(struct waiting_op));
-		ops->shapes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+		ops->shapes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 		g_ptr_array_index(ce->processes, process->index) = ops;
 	}
 	return ops;
@@ -202,11 +202,11 @@ static void keep_shape(struct ct_compact_events *ce, const struct ct_event *ev)
 	struct process_ops *ops = ops_of(ce, ev->process, true);
 	const struct ct_ev_kernel_shape *shape = &ev->u.kernel_shape;
 
-	if (g_hash_table_contains(ops->shapes, &shape->shape_id))
+	if (g_hash_table_contains(ops->shapes, GUINT_TO_POINTER(shape->shape_id)))
 		return;
 	if (g_hash_table_size(ops->shapes) >= SHAPES_MAX)
 		return;
-	g_hash_table_insert(ops->shapes, g_memdup2(&shape->shape_id, sizeof(shape->shape_id)),
+	g_hash_table_insert(ops->shapes, GUINT_TO_POINTER(shape->shape_id),
 	                    g_memdup2(shape, sizeof(*shape)));
 }
 
@@ -222,7 +222,7 @@ static bool complete_shaped(struct ct_compact_events *ce, struct ct_event *ev)
 	struct waiting_op *w = find_op(ce, ev, CT_EV_LAUNCH, shaped.correlation_id, &map);
 	struct process_ops *ops = ops_of(ce, ev->process, false);
 	const struct ct_ev_kernel_shape *shape =
-	    ops ? g_hash_table_lookup(ops->shapes, &shaped.shape_id) : NULL;
+	    ops ? g_hash_table_lookup(ops->shapes, GUINT_TO_POINTER(shaped.shape_id)) : NULL;
 
 	if (!w || !shape)
 		return unmatched(ce);
@@ -234,7 +234,7 @@ static bool complete_shaped(struct ct_compact_events *ce, struct ct_event *ev)
 		.kernel_id = w->u.launch.kernel_id,
 		.device = w->u.launch.device,
 		.context = shaped.context,
-		.stream = shaped.stream,
+		.stream = shape->stream,
 		.grid_x = shape->grid_x,
 		.grid_y = shape->grid_y,
 		.grid_z = shape->grid_z,

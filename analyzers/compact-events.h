@@ -13,10 +13,10 @@
  *     are those of the launch of the same correlation id in the same
  *     process, kept here until the record comes;
  *   - gpu_kernel_shaped, the record of a kernel whose launch_unconfigured
- *     was written, becomes its gpu_kernel: times, context and stream from
- *     the record, kernel and device from the launch, grid, block, shared
- *     memory and registers from the kernel_shape of the process that the
- *     record names (kept here, at most 65536 a process);
+ *     was written, becomes its gpu_kernel: times and context from the
+ *     record, kernel and device from the launch, stream, grid, block,
+ *     shared memory and registers from the kernel_shape of the process
+ *     that the record names (kept here, at most 65536 a process);
  *   - gpu_memcpy_times, the record of a copy whose memcpy was written,
  *     becomes its gpu_memcpy the same way: times, context, direction,
  *     memory kinds and device from the record, bytes and stream from the

@@ -11,7 +11,7 @@
 /* The contract's name of each column, in enum ct_gpu_batch_column's order. */
 static const char *const column_names[CT_GPU_BATCH_COLUMNS] = {
 	"record",   "correlation_id",    "start",     "duration", "direction", "src_kind",
-	"dst_kind", "static_shared_mem", "registers", "stream",   "shape_id",
+	"dst_kind", "static_shared_mem", "registers", "shape_id",
 };
 
 /* The record kind whose records each column has an element for; -1: all. */
@@ -25,7 +25,6 @@ static const int column_kind[CT_GPU_BATCH_COLUMNS] = {
 	CT_GPU_RECORD_COPY,
 	CT_GPU_RECORD_KERNEL,
 	CT_GPU_RECORD_KERNEL,
-	CT_GPU_RECORD_KERNEL_SHAPED,
 	CT_GPU_RECORD_KERNEL_SHAPED,
 };
 
@@ -133,8 +132,7 @@ static void read_record(const struct ct_gpu_batch *batch, enum ct_gpu_record k, 
 			.end = c.end,
 			.correlation_id = c.correlation_id,
 			.context = c.context,
-			.stream = (uint32_t)element(batch, CT_GPU_BATCH_STREAM, j),
-			.shape_id = element(batch, CT_GPU_BATCH_SHAPE_ID, j),
+			.shape_id = (uint32_t)element(batch, CT_GPU_BATCH_SHAPE_ID, j),
 		};
 		break;
 	}

@@ -36,7 +36,6 @@ enum ct_gpu_batch_column {
 	CT_GPU_BATCH_STATIC_SHARED_MEM,
 	CT_GPU_BATCH_REGISTERS,
 	/* one element a shaped kernel */
-	CT_GPU_BATCH_STREAM,
 	CT_GPU_BATCH_SHAPE_ID,
 	CT_GPU_BATCH_COLUMNS,
 };

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mix64.h - the 64-bit mixing the contract's shape ids are made with
- * (kernel_shape, doc/events.md: libtrace/kernel-shapes.c), which readers
- * use for ids of their own too (analyzers/perfetto-writer.c's track keys):
- * splitmix64's finaliser, which spreads every bit of its input over the
- * 64 bits of its output.
+ * mix64.h - the 64-bit mixing the contract's shapes are made with (the
+ * shape a repeat names: shape.h, doc/events.md), which the tracer and the
+ * readers use for keys of their own too (libtrace/kernel-shapes.c's
+ * table, analyzers/perfetto-writer.c's track keys): splitmix64's
+ * finaliser, which spreads every bit of its input over the 64 bits of its
+ * output.
  */
 #ifndef CUDATRACE_CONTRACT_MIX64_H
 #define CUDATRACE_CONTRACT_MIX64_H

@@ -61,7 +61,6 @@ static bool write_shaped(const struct gpu_record *r)
 	                            .end = r->end,
 	                            .correlation_id = r->correlation_id,
 	                            .context = r->context,
-	                            .stream = r->u.shaped.stream,
 	                            .shape_id = r->u.shaped.shape_id,
 	                        });
 	return true;
@@ -108,7 +107,6 @@ static void add_own_columns(struct gpu_batch *batch, const struct gpu_record *re
 		break;
 	case CT_GPU_RECORD_KERNEL_SHAPED:
 		i = batch->shaped++;
-		batch->stream[i] = record->u.shaped.stream;
 		batch->shape_id[i] = record->u.shaped.shape_id;
 		break;
 	}
@@ -162,8 +160,6 @@ static void write_batch(const struct gpu_batch *batch)
 	                    .static_shared_mem_count = batch->kernels,
 	                    .registers = batch->registers,
 	                    .registers_count = batch->kernels,
-	                    .stream = batch->stream,
-	                    .stream_count = batch->shaped,
 	                    .shape_id = batch->shape_id,
 	                    .shape_id_count = batch->shaped,
 	                });

@@ -49,8 +49,7 @@ struct gpu_record {
 			uint8_t registers;
 		} kernel;
 		struct {
-			uint32_t stream;
-			uint64_t shape_id;
+			uint32_t shape_id;
 		} shaped;
 	} u;
 };
@@ -70,8 +69,7 @@ struct gpu_batch {
 	uint8_t dst_kind[CT_GPU_BATCH_MAX];
 	uint16_t static_shared_mem[CT_GPU_BATCH_MAX];
 	uint8_t registers[CT_GPU_BATCH_MAX];
-	uint32_t stream[CT_GPU_BATCH_MAX];
-	uint64_t shape_id[CT_GPU_BATCH_MAX];
+	uint32_t shape_id[CT_GPU_BATCH_MAX];
 };
 
 /*

@@ -41,8 +41,8 @@ static bool on_configured_kernel(const CUpti_ActivityKernel10 *k, struct gpu_bat
 	return gpu_batch_add(batch, &r);
 }
 
-/* A kernel whose launch_unconfigured is in the trace: its times and
- * stream, its configuration by its shape (kernel-shapes.h). */
+/* A kernel whose launch_unconfigured is in the trace: its times, its
+ * stream and configuration by its shape (kernel-shapes.h). */
 static bool on_unconfigured_kernel(const CUpti_ActivityKernel10 *k, struct gpu_batch *batch)
 {
 	struct gpu_record r = {
@@ -52,7 +52,6 @@ static bool on_unconfigured_kernel(const CUpti_ActivityKernel10 *k, struct gpu_b
 		.correlation_id = k->correlationId,
 		.context = k->contextId,
 		.device = device8(k->deviceId),
-		.u.shaped = { .stream = k->streamId },
 	};
 
 	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_batch) &&

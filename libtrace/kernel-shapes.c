@@ -2,17 +2,15 @@
 /*
  * kernel-shapes.c - kernel_shape events (see kernel-shapes.h).
  *
- * As names.c does for kernel names: a shape counts as written only if its
- * event was enabled when emitted, the shapes written are claimed in a set,
- * and when the set is full shapes are written again rather than lost.
- * Unlike a name, a shape must be in the trace before the first record
- * that names it, or the reader cannot complete the record: so a shape is
- * claimed only after its event is written, under a lock that writers of a
- * new shape take (a record of a shape already written takes none). Only
- * CUPTI's buffer threads take it, never a thread of the program.
+ * The shapes are kept in a table keyed by a hash of their fields, each
+ * with its id and when its event was last written (CLOCK_MONOTONIC ns,
+ * the clock of CUPTI's times: a record that started a second after it
+ * writes it again). A record of a shape written recently reads the table
+ * without a lock; one that must write its shape (new, a second old, or
+ * older than a session's start) takes the table's lock, which only
+ * CUPTI's buffer threads take, writes the event, and then marks it
+ * written: a record that finds it written comes after its event.
  */
-#include <pthread.h>
-
 #include "clock.h"
 #include "contract/mix64.h"
 #include "cudatrace-tp.h"
@@ -20,23 +18,31 @@
 #include "kernel-shapes.h"
 #include "table.h"
 
-/* Distinct configurations a process runs kernels with: tens to thousands. */
-#define SHAPE_SLOTS  8192
-#define SHAPE_PROBES 32
+/* Distinct streams and configurations a process runs kernels with: tens
+ * to thousands. */
+#define SHAPES_MAX 8192
+/* How long a written shape counts as in the trace, ns. */
+#define SHAPES_AGAIN_NS 1000000000ULL
 
-TABLE_FIXED(shapes_written, SHAPE_SLOTS);
-static pthread_mutex_t shapes_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Key: the hash of a shape's fields (shape_key); value: its id, and
+ * when its event was last written (0: never). */
+enum { SHAPE_ID, SHAPE_WRITTEN, SHAPE_WORDS };
+static struct table shapes = TABLE_INIT(SHAPE_WORDS, SHAPES_MAX);
+/* The last id given; under the table's lock. */
+static uint32_t last_id;
+/* When a session last started (CLOCK_MONOTONIC ns): shapes written before are written again. */
+static uint64_t announced_ns;
 
-/* The shape's id: a hash of its fields, packed in three words (every
- * field whole), never 0 (a claim's empty key). */
-static uint64_t shape_id(const struct ct_ev_kernel_shape *s)
+/* The hash of a shape's fields, packed in four words (every field
+ * whole), never 0 (a table's empty key). */
+static uint64_t shape_key(const struct ct_ev_kernel_shape *s)
 {
 	uint64_t grid =
 	    (uint64_t)(uint32_t)s->grid_x | (uint64_t)s->grid_y << 32 | (uint64_t)s->grid_z << 48;
 	uint64_t block = (uint64_t)s->block_x | (uint64_t)s->block_y << 16 |
 	                 (uint64_t)s->block_z << 32 | (uint64_t)s->static_shared_mem << 48;
 	uint64_t rest = (uint64_t)s->dynamic_shared_mem | (uint64_t)s->registers << 32;
-	uint64_t h = ct_mix64(grid ^ ct_mix64(block ^ ct_mix64(rest ^ 0x6b65726e656c73ULL)));
+	uint64_t h = ct_mix64(grid ^ ct_mix64(block ^ ct_mix64(rest ^ ct_mix64(s->stream))));
 
 	return h ? h : 1;
 }
@@ -44,6 +50,7 @@ static uint64_t shape_id(const struct ct_ev_kernel_shape *s)
 void kernel_shape_of(const CUpti_ActivityKernel10 *k, struct ct_ev_kernel_shape *shape)
 {
 	*shape = (struct ct_ev_kernel_shape){
+		.stream = k->streamId,
 		.grid_x = k->gridX,
 		.grid_y = u16_sat((uint32_t)k->gridY),
 		.grid_z = u16_sat((uint32_t)k->gridZ),
@@ -56,46 +63,59 @@ void kernel_shape_of(const CUpti_ActivityKernel10 *k, struct ct_ev_kernel_shape 
 	};
 }
 
-uint64_t kernel_shapes_note(const CUpti_ActivityKernel10 *k)
+/* A shape written at WRITTEN still stands for a record that starts at
+ * START (or before it: records come late, and out of order). */
+static bool still_written(uint64_t written, uint64_t start)
+{
+	return written && (int64_t)(start - written) < (int64_t)SHAPES_AGAIN_NS &&
+	       written >= __atomic_load_n(&announced_ns, __ATOMIC_RELAXED);
+}
+
+/* Under the lock: the id of shape E (KEY), its event written unless it
+ * still stands for a record starting at START; 0 when the table is full. */
+static uint32_t write_shape(struct ct_ev_kernel_shape *e, uint64_t key, uint64_t start)
+{
+	uint64_t value[SHAPE_WORDS];
+
+	if (!table_find(&shapes, key, NULL, NULL, value)) {
+		if (last_id == UINT32_MAX)
+			return 0;
+		value[SHAPE_ID] = last_id + 1;
+		value[SHAPE_WRITTEN] = 0;
+		if (!table_add(&shapes, key, value))
+			return 0;
+		last_id++;
+	}
+	e->shape_id = (uint32_t)value[SHAPE_ID];
+	if (still_written(value[SHAPE_WRITTEN], start))
+		return e->shape_id;
+	lttng_ust_do_tracepoint(cudatrace, kernel_shape, e);
+	value[SHAPE_WRITTEN] = clock_now_ns();
+	table_replace(&shapes, key, NULL, NULL, value);
+	return e->shape_id;
+}
+
+uint32_t kernel_shapes_note(const CUpti_ActivityKernel10 *k)
 {
 	struct ct_ev_kernel_shape e;
+	uint64_t value[SHAPE_WORDS];
+	uint64_t key;
+	uint32_t id;
 
 	if (!lttng_ust_tracepoint_enabled(cudatrace, kernel_shape))
 		return 0;
 	kernel_shape_of(k, &e);
-	e.shape_id = shape_id(&e);
-	/* a shape is claimed only once its event is written: one seen is out */
-	if (table_contains(&shapes_written, e.shape_id, SHAPE_PROBES))
-		return e.shape_id;
-	pthread_mutex_lock(&shapes_lock);
-	if (!table_contains(&shapes_written, e.shape_id, SHAPE_PROBES)) {
-		lttng_ust_do_tracepoint(cudatrace, kernel_shape, &e);
-		table_claim(&shapes_written, e.shape_id, SHAPE_PROBES);
-	}
-	pthread_mutex_unlock(&shapes_lock);
-	return e.shape_id;
+	key = shape_key(&e);
+	if (table_read(&shapes, key, NULL, NULL, value) &&
+	    still_written(value[SHAPE_WRITTEN], k->start))
+		return (uint32_t)value[SHAPE_ID];
+	table_lock(&shapes);
+	id = write_shape(&e, key, k->start);
+	table_unlock(&shapes);
+	return id;
 }
 
 void kernel_shapes_announce_again(void)
 {
-	table_clear(&shapes_written);
-}
-
-/* How long a written shape counts as in the trace. */
-#define SHAPES_AGAIN_NS 1000000000ULL
-
-/* When the shapes were last forgotten (CLOCK_MONOTONIC ns); the watch's thread's. */
-static uint64_t forgotten_at;
-
-void kernel_shapes_follow(void)
-{
-	uint64_t ns;
-
-	if (!lttng_ust_tracepoint_enabled(cudatrace, kernel_shape))
-		return;
-	ns = clock_now_ns();
-	if (ns - forgotten_at < SHAPES_AGAIN_NS)
-		return;
-	forgotten_at = ns;
-	kernel_shapes_announce_again();
+	__atomic_store_n(&announced_ns, clock_now_ns(), __ATOMIC_RELAXED);
 }

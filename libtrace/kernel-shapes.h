@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kernel-shapes.h - kernel_shape events, once per configuration and
- * process: the GPU record of a kernel whose launch_unconfigured was
- * written names its configuration (grid, block, shared memory, registers:
- * 21 bytes and 9 fields) by a shape_id instead of repeating it
- * (gpu_kernel_shaped, doc/events.md). Called on CUPTI's buffer threads.
+ * kernel-shapes.h - kernel_shape events: the GPU record of a kernel whose
+ * launch_unconfigured was written names its stream and configuration
+ * (grid, block, shared memory, registers: 25 bytes and 10 fields) by a
+ * shape_id instead of repeating them (gpu_kernel_shaped, doc/events.md).
+ * Called on CUPTI's buffer threads.
+ *
+ * A shape's id is the process's number for it, from 1, kept with it for
+ * the process's life and never given to another: a reader that lost a
+ * kernel_shape finds no shape for the id (the record is unmatched), never
+ * another one. Its kernel_shape is written before the first record that
+ * names it, again before the first record a second after it last was (a
+ * shape LTTng discarded, or that a flight recorder's ring overwrote, then
+ * costs at most a second of its runs, counted by the reader as unmatched
+ * records), and again after a session starts (kernel_shapes_announce_again).
  */
 #ifndef CUDATRACE_KERNEL_SHAPES_H
 #define CUDATRACE_KERNEL_SHAPES_H
@@ -14,28 +23,20 @@
 
 #include "cudatrace-tp.h"
 
-/* K's configuration as the events write it (saturated to their fields),
- * shape_id left 0. */
+/* K's stream and configuration as the events write them (saturated to
+ * their fields), shape_id left 0. */
 void kernel_shape_of(const CUpti_ActivityKernel10 *k, struct ct_ev_kernel_shape *shape);
 
 /*
- * The shape_id of K's configuration, its kernel_shape written first unless
- * it was already while enabled; 0 when no session enables kernel_shape
- * (the record is then written whole).
+ * The shape_id of K's stream and configuration, its kernel_shape written
+ * first when the rules above say so; 0 when no session enables
+ * kernel_shape, or the process has as many shapes as it keeps (the record
+ * is then written whole).
  */
-uint64_t kernel_shapes_note(const CUpti_ActivityKernel10 *k);
+uint32_t kernel_shapes_note(const CUpti_ActivityKernel10 *k);
 
-/* Forget which shapes were written: each is written again before the next
- * record that names it (a session started). */
+/* A session started: each shape is written again before the next record
+ * that names it. */
 void kernel_shapes_announce_again(void);
-
-/*
- * Called by the session watch (sessions.c): while a session enables
- * kernel_shape, every shape is written again a second after it last was.
- * A shape that LTTng discarded, or that a flight recorder's ring
- * overwrote, then costs at most a second of its runs (counted by the
- * reader as unmatched records), not every later one.
- */
-void kernel_shapes_follow(void);
 
 #endif /* CUDATRACE_KERNEL_SHAPES_H */

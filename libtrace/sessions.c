@@ -105,7 +105,6 @@ void sessions_follow(void)
 	activity_follow_sessions();
 	follow_naming();
 	follow_state();
-	kernel_shapes_follow();
 	/* A session started late gets tracer_info even before a call. */
 	tracer_info_emit_once();
 	/* Libraries loaded with no CUDA call since (a Python import). */

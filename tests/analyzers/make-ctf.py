@@ -637,8 +637,8 @@ def bench(directory, count, version=None, gpu=False):
         s.event(t, "api_name", pid, pid, proc, domain=2, cbid=41, name="cudaMemcpyAsync")
         s.event(t, "api_name", pid, pid, proc, domain=2, cbid=505, name="__cudaLaunchKernel")
         s.event(t, "kernel_name", pid, pid, proc, kernel_id=0xB2, name="bench_kernel")
-        g.event(t, "kernel_shape", pid, pid, proc, shape_id=0x5E, grid_x=64, grid_y=1, grid_z=1,
-                block_x=256, block_y=1, block_z=1, registers=32)
+        g.event(t, "kernel_shape", pid, pid, proc, shape_id=5, stream=7, grid_x=64, grid_y=1,
+                grid_z=1, block_x=256, block_y=1, block_z=1, registers=32)
         n += 4
 
     # One traced call (doc/events.md, "Traced calls"): an allocation is its
@@ -676,8 +676,7 @@ def bench(directory, count, version=None, gpu=False):
                 record=[b[0] for b in batch], correlation_id=[b[1] for b in batch],
                 start=[b[2] - base for b in batch], duration=[300] * len(batch),
                 direction=[1] * copies, src_kind=[2] * copies, dst_kind=[3] * copies,
-                static_shared_mem=[], registers=[], stream=[7] * kernels,
-                shape_id=[0x5E] * kernels)
+                static_shared_mem=[], registers=[], shape_id=[5] * kernels)
         batch.clear()
         return 1
 
@@ -859,17 +858,17 @@ def compact(directory):
     entry = at()
     s.event(at(), "launch_unconfigured", pid, tid, proc, kernel_id=0xB2, device=0,
             api_domain=2, api_cbid=211, correlation_id=112, entry=entry)
-    s.event(at(), "kernel_shape", pid, tid, proc, shape_id=0x5E, grid_x=8, grid_y=1, grid_z=1,
-            block_x=128, block_y=1, block_z=1, registers=16)
+    s.event(at(), "kernel_shape", pid, tid, proc, shape_id=5, stream=7, grid_x=8, grid_y=1,
+            grid_z=1, block_x=128, block_y=1, block_z=1, registers=16)
     s.event(at(), "gpu_kernel_shaped", pid, tid, proc, start=t + 500, end=t + 1500,
-            correlation_id=112, context=1, stream=7, shape_id=0x5E)
+            correlation_id=112, context=1, shape_id=5)
     kernels.append(("relu", 1000))
     # a shaped record whose shape is not in the trace: its launch has no run
     entry = at()
     s.event(at(), "launch_unconfigured", pid, tid, proc, kernel_id=0xB2, device=0,
             api_domain=2, api_cbid=211, correlation_id=113, entry=entry)
     s.event(at(), "gpu_kernel_shaped", pid, tid, proc, start=t + 500, end=t + 77500,
-            correlation_id=113, context=1, stream=7, shape_id=0xDEAD)
+            correlation_id=113, context=1, shape_id=9)
     # copies: two whose record is their times (one on stream 7, the other on
     # the legacy stream's id 1), one whose whole record knows it by its
     # runtime_correlation_id
@@ -920,14 +919,14 @@ def compact(directory):
             record=[b[0] for b in batched], correlation_id=[b[1] for b in batched],
             start=[b[2] - base for b in batched], duration=[b[3] for b in batched],
             direction=[1, 1], src_kind=[2, 2], dst_kind=[3, 3], static_shared_mem=[512],
-            registers=[40], stream=[7], shape_id=[0x5E])
+            registers=[40], shape_id=[5])
     # times whose host event is not in the trace: counted, not analysed
     s.event(at(), "gpu_kernel_times", pid, tid, proc, start=t + 500, end=t + 99500,
             correlation_id=99, context=1, registers=8)
     s.event(at(), "gpu_memcpy_times", pid, tid, proc, start=t + 500, end=t + 99500,
             correlation_id=98, context=1, direction=1, src_kind=2, dst_kind=3, device=0)
     s.event(at(), "gpu_kernel_shaped", pid, tid, proc, start=t + 500, end=t + 99500,
-            correlation_id=97, context=1, stream=7, shape_id=0x5E)
+            correlation_id=97, context=1, shape_id=5)
     write(directory, events, s)
     return {"pid": pid, "unmatched_gpu_records": 4, "launches_without_kernel": 1,
             "transfers": {"copies": len(copies), "bytes": sum(copies), "gpu_records": 5,
@@ -973,8 +972,8 @@ def repeats(directory):
         s.event(at(), "api_name", pid, main_tid, proc, domain=2, cbid=cbid, name=names[kind])
     s.event(at(), "kernel_name", pid, main_tid, proc, kernel_id=0xA1, name="gemm")
     s.event(at(), "kernel_name", pid, main_tid, proc, kernel_id=0xB2, name="relu")
-    s.event(at(), "kernel_shape", pid, main_tid, proc, shape_id=0x5E, grid_x=8, grid_y=1,
-            grid_z=1, block_x=128, block_y=1, block_z=1, registers=16)
+    s.event(at(), "kernel_shape", pid, main_tid, proc, shape_id=5, stream=7, grid_x=8,
+            grid_y=1, grid_z=1, block_x=128, block_y=1, block_z=1, registers=16)
 
     def gpu_record(kind, corr, fields, counted=True):
         """The GPU record of call CORR, in its compact form."""
@@ -991,8 +990,7 @@ def repeats(directory):
                     end=start + duration, correlation_id=corr, context=1, registers=40)
         elif kind == "launch_unconfigured":
             s.event(at(), "gpu_kernel_shaped", pid, main_tid, proc, start=start,
-                    end=start + duration, correlation_id=corr, context=1, stream=7,
-                    shape_id=0x5E)
+                    end=start + duration, correlation_id=corr, context=1, shape_id=5)
 
     def counted(kind, fields, host_ns):
         """A call the report must have."""

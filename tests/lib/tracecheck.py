@@ -171,7 +171,7 @@ FROM_HOST = {
 NO_STREAM = 0xFFFFFFFF
 NO_DEVICE = 255
 # What a gpu_kernel_shaped takes from its kernel_shape (the same fields).
-SHAPE_FIELDS = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
+SHAPE_FIELDS = ("stream", "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
                 "static_shared_mem", "dynamic_shared_mem", "registers")
 # The compact GPU records, and what the trace must hold before each: a
 # checker that finds one left was given a trace without it.
@@ -184,7 +184,7 @@ COMPACT_GPU = dict({name: host for name, (host, _, _) in FROM_HOST.items()},
 BATCH_COLUMNS = ("record", "correlation_id", "start", "duration")
 BATCH_KINDS = {0: ("gpu_memcpy_times", ("direction", "src_kind", "dst_kind")),
                1: ("gpu_kernel_times", ("static_shared_mem", "registers")),
-               2: ("gpu_kernel_shaped", ("stream", "shape_id"))}
+               2: ("gpu_kernel_shaped", ("shape_id",))}
 
 
 def column(event, name):

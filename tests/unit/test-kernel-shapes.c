@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-kernel-shapes.c - kernel shapes written once (libtrace/kernel-shapes.c):
- * a configuration's kernel_shape is emitted once while its event is
- * enabled, with the record's fields as gpu_kernel writes them and the id
- * the record is told; another configuration (any one field) has another
- * id and its own event; none is emitted, and 0 returned, while the event
- * is disabled; after kernel_shapes_announce_again a shape is emitted once
- * more, and kernel_shapes_follow does so at most once a second; threads
- * racing on one shape emit it once, each told its id only once it is
- * written. The events are seen through probes of the test's
- * (libtrace-test.h).
+ * test-kernel-shapes.c - kernel shapes (libtrace/kernel-shapes.c): a
+ * stream and configuration's kernel_shape is emitted before the first
+ * record that names it while its event is enabled, with the record's
+ * fields as gpu_kernel writes them and the id the record is told; the
+ * same shape keeps its id, and is not emitted again within a second of
+ * the records' times, nor for an older record; another stream or
+ * configuration (any one field) has another id, never one given before,
+ * and its own event; none is emitted, and 0 returned, while the event is
+ * disabled; after kernel_shapes_announce_again, or for a record a second
+ * later, a shape is emitted once more with its id; threads racing on one
+ * shape emit it once, each told its id only once it is written. The
+ * events are seen through probes of the test's (libtrace-test.h).
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -22,6 +24,7 @@
 #include <cmocka.h>
 #include <cupti.h>
 
+#include "clock.h"
 #include "cudatrace-tp.h"
 #include "kernel-shapes.h"
 #include "libtrace-test.h"
@@ -29,7 +32,7 @@
 static unsigned shape_events;
 static struct ct_ev_kernel_shape last;
 /* The ids emitted, in order (the race test's). */
-static uint64_t emitted[64];
+static uint32_t emitted[64];
 
 static void on_kernel_shape(void *data, const struct ct_ev_kernel_shape *e)
 {
@@ -41,6 +44,7 @@ static void on_kernel_shape(void *data, const struct ct_ev_kernel_shape *e)
 	last = *e;
 }
 
+/* Each test sees every shape written anew: the shapes and their ids stay. */
 static int fresh(void **state)
 {
 	(void)state;
@@ -52,12 +56,16 @@ static int fresh(void **state)
 	return 0;
 }
 
+/* A record of a kernel that started now, on stream 7. */
 static CUpti_ActivityKernel10 record(uint32_t grid_x, int32_t registers)
 {
 	CUpti_ActivityKernel10 k;
 
 	memset(&k, 0, sizeof(k));
 	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k.start = clock_now_ns();
+	k.end = k.start + 1000;
+	k.streamId = 7;
 	k.gridX = (int32_t)grid_x;
 	k.gridY = 2;
 	k.gridZ = 70000; /* saturated to 65535, as gpu_kernel writes it */
@@ -73,7 +81,7 @@ static CUpti_ActivityKernel10 record(uint32_t grid_x, int32_t registers)
 static void test_once_with_its_fields(void **state)
 {
 	CUpti_ActivityKernel10 k = record(64, 40);
-	uint64_t id;
+	uint32_t id;
 
 	(void)state;
 	TP_ENABLE(kernel_shape, on_kernel_shape);
@@ -81,6 +89,7 @@ static void test_once_with_its_fields(void **state)
 	assert_int_not_equal(id, 0);
 	assert_int_equal(shape_events, 1);
 	assert_int_equal(last.shape_id, id);
+	assert_int_equal(last.stream, 7);
 	assert_int_equal(last.grid_x, 64);
 	assert_int_equal(last.grid_y, 2);
 	assert_int_equal(last.grid_z, 65535);
@@ -95,18 +104,45 @@ static void test_once_with_its_fields(void **state)
 	assert_int_equal(shape_events, 1);
 }
 
-static void test_another_configuration(void **state)
+static void test_another_shape(void **state)
 {
 	CUpti_ActivityKernel10 a = record(64, 40), b = record(64, 41), c = record(65, 40);
-	uint64_t ia, ib, ic;
+	CUpti_ActivityKernel10 d = record(64, 40);
+	uint32_t ia, ib, ic, id;
 
 	(void)state;
+	d.streamId = 8;
 	TP_ENABLE(kernel_shape, on_kernel_shape);
 	ia = kernel_shapes_note(&a);
 	ib = kernel_shapes_note(&b);
 	ic = kernel_shapes_note(&c);
-	assert_true(ia != ib && ia != ic && ib != ic);
-	assert_int_equal(shape_events, 3);
+	id = kernel_shapes_note(&d);
+	assert_true(ia != ib && ia != ic && ia != id && ib != ic && ib != id && ic != id);
+	assert_int_equal(shape_events, 4);
+	assert_int_equal(last.stream, 8);
+	/* each keeps its id */
+	assert_int_equal(kernel_shapes_note(&b), ib);
+	assert_int_equal(kernel_shapes_note(&a), ia);
+	assert_int_equal(shape_events, 4);
+}
+
+static void test_ids_never_given_again(void **state)
+{
+	CUpti_ActivityKernel10 k = record(1, 1);
+	uint32_t first, id, highest = 0;
+
+	(void)state;
+	TP_ENABLE(kernel_shape, on_kernel_shape);
+	first = kernel_shapes_note(&k);
+	/* new shapes get ids above every earlier one, the earlier shapes theirs */
+	for (uint32_t x = 2; x < 50; x++) {
+		k = record(x, 1);
+		id = kernel_shapes_note(&k);
+		assert_true(id > first && id > highest);
+		highest = id;
+	}
+	k = record(1, 1);
+	assert_int_equal(kernel_shapes_note(&k), first);
 }
 
 static void test_disabled(void **state)
@@ -125,31 +161,37 @@ static void test_disabled(void **state)
 static void test_announce_again(void **state)
 {
 	CUpti_ActivityKernel10 k = record(8, 16);
+	uint32_t id;
 
 	(void)state;
 	TP_ENABLE(kernel_shape, on_kernel_shape);
-	kernel_shapes_note(&k);
+	id = kernel_shapes_note(&k);
 	kernel_shapes_announce_again();
-	kernel_shapes_note(&k);
-	kernel_shapes_note(&k);
+	assert_int_equal(kernel_shapes_note(&k), id);
+	assert_int_equal(kernel_shapes_note(&k), id);
 	assert_int_equal(shape_events, 2);
+	assert_int_equal(last.shape_id, id);
 }
 
-static void test_follow_once_a_second(void **state)
+static void test_a_second_later(void **state)
 {
-	CUpti_ActivityKernel10 k = record(8, 16);
+	CUpti_ActivityKernel10 k = record(8, 16), early = k;
+	uint32_t id;
 
 	(void)state;
 	TP_ENABLE(kernel_shape, on_kernel_shape);
-	kernel_shapes_note(&k);
-	/* the first follow forgets the shapes: a second has passed since start-up */
-	kernel_shapes_follow();
-	kernel_shapes_note(&k);
+	id = kernel_shapes_note(&k);
+	/* a record that started before it, or within the second: not again */
+	early.start -= 5000000000ULL;
+	assert_int_equal(kernel_shapes_note(&early), id);
+	k.start += 999000000ULL;
+	assert_int_equal(kernel_shapes_note(&k), id);
+	assert_int_equal(shape_events, 1);
+	/* a record that started a second after it was written: again, its id kept */
+	k.start += 2000000ULL;
+	assert_int_equal(kernel_shapes_note(&k), id);
 	assert_int_equal(shape_events, 2);
-	/* not again within the second */
-	kernel_shapes_follow();
-	kernel_shapes_note(&k);
-	assert_int_equal(shape_events, 2);
+	assert_int_equal(last.shape_id, id);
 }
 
 /* Threads noting one shape at once: one event, and none is told the id
@@ -161,7 +203,7 @@ static unsigned told_early;
 static void *racer(void *arg)
 {
 	CUpti_ActivityKernel10 k = record(4096, 32);
-	uint64_t id = kernel_shapes_note(&k);
+	uint32_t id = kernel_shapes_note(&k);
 
 	(void)arg;
 	if (__atomic_load_n(&emitted[0], __ATOMIC_ACQUIRE) != id)
@@ -188,10 +230,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_once_with_its_fields, fresh),
-		cmocka_unit_test_setup(test_another_configuration, fresh),
+		cmocka_unit_test_setup(test_another_shape, fresh),
+		cmocka_unit_test_setup(test_ids_never_given_again, fresh),
 		cmocka_unit_test_setup(test_disabled, fresh),
 		cmocka_unit_test_setup(test_announce_again, fresh),
-		cmocka_unit_test_setup(test_follow_once_a_second, fresh),
+		cmocka_unit_test_setup(test_a_second_later, fresh),
 		cmocka_unit_test_setup(test_race, fresh),
 	};
 
