@@ -14,7 +14,9 @@
 #                         allocation is followed by a copy and a kernel
 #                         launch with their GPU records (in gpu_batch
 #                         events, as the tracer writes them), in a third
-#                         stream file (make-ctf.py bench-gpu)
+#                         stream file, the calls that repeat their
+#                         thread's earlier one repeat events, as the
+#                         tracer writes them too (make-ctf.py bench-gpu)
 #   median3 CMD...        the median of three runs' "seconds kilobytes"
 #                         (elapsed time, peak RSS)
 #   bench_memory NAME M M_SMALL DUMMY DUMMY_SMALL

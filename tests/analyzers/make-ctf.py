@@ -50,7 +50,10 @@ Scenarios:
               is printed as JSON
   bench-future N
               the same after a tracer_info of a major version to come
-              thousand buffers), for timing the reader against babeltrace2
+  bench-gpu N the same, each allocation followed by a copy into it and a
+              <<<>>> launch, their GPU records in gpu_batch events in a
+              stream file of their own, their calls repeats where the
+              tracer writes repeats, as the tracer writes them all
   stacks      an allocation whose call stack lies in objects that
               lttng-ust's statedump names with hostile paths: a FIFO (made
               in DIR), a device, a directory, a missing file, a relative
@@ -662,9 +665,24 @@ def bench(directory, count, version=None, gpu=False):
     # A copy into the new allocation and a launch, each with its record in
     # the batch being filled (doc/events.md, "gpu_batch": a copy's, a
     # shaped kernel's), written once full, after the calls it records, as
-    # the tracer writes it when CUPTI hands it the buffer. Correlation ids
-    # follow the calls'. Returns the number of events.
+    # the tracer writes it when CUPTI hands it the buffer. A call whose
+    # shape its thread's slot holds is a repeat, as the tracer writes it
+    # (doc/events.md, "repeat"): the launch is the same each time, each
+    # copy the same as a thousand allocations before, and the copies' and
+    # the launch's shapes take each other's slots at times. Correlation
+    # ids follow the calls'. Returns the number of events.
     batch = []  # (kind, correlation id, start), of 300 ns each
+    thread = shapes.Thread()
+    launch = dict(kernel_id=0xB2, device=0, api_domain=2, api_cbid=505)
+    launch_shape = shapes.shape("launch_unconfigured", launch)
+    copy_shapes = {}  # address -> (its copy's fields, their shape)
+
+    def host_event(name, fields, value, corr, entry):
+        if thread.repeats(value, entry):
+            s.event(t, "repeat", pid, pid, proc, shape=value, correlation_id=corr,
+                    entry_low=entry & 0xFFFFFFFF)
+        else:
+            s.event(t, name, pid, pid, proc, correlation_id=corr, entry=entry, **fields)
 
     def flush():
         if not batch:
@@ -688,13 +706,15 @@ def bench(directory, count, version=None, gpu=False):
             entry = t
             t += 500
             if corr % 2 == 0:
-                s.event(t, "memcpy", pid, pid, proc, direction=1, src=0x7000_0000, dst=address,
-                        bytes=4096, host=2, sync=0, stream=7, src_device=255, dst_device=0,
-                        api_domain=2, api_cbid=41, correlation_id=corr, entry=entry)
+                if address not in copy_shapes:
+                    copy = dict(direction=1, src=0x7000_0000, dst=address, bytes=4096, host=2,
+                                sync=0, stream=7, src_device=255, dst_device=0, api_domain=2,
+                                api_cbid=41)
+                    copy_shapes[address] = (copy, shapes.shape("memcpy", copy))
+                host_event("memcpy", *copy_shapes[address], corr, entry)
                 batch.append((0, corr, t + 100))
             else:
-                s.event(t, "launch_unconfigured", pid, pid, proc, kernel_id=0xB2, device=0,
-                        api_domain=2, api_cbid=505, correlation_id=corr, entry=entry)
+                host_event("launch_unconfigured", launch, launch_shape, corr, entry)
                 batch.append((2, corr, t + 100))
             n += 1
         if len(batch) >= BATCH_MAX:

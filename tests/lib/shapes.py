@@ -47,6 +47,25 @@ def slot(value):
     return value & (ct_contract.REPEAT_SLOTS - 1)
 
 
+class Thread:
+    """A thread's slots as the tracer keeps them (libtrace/repeats.h): a
+    call is a repeat when the slot of its shape holds that shape, from a
+    whole event whose call entered less than a second before; otherwise
+    its event is written whole and takes the slot."""
+
+    def __init__(self):
+        self.slots = {}  # slot -> (shape, entry of the whole event's call)
+
+    def repeats(self, value, entry):
+        """Whether the call entered at ENTRY, of shape VALUE, is a repeat;
+        if not, its whole event takes the slot."""
+        held = self.slots.get(slot(value))
+        if held is not None and held[0] == value and entry - held[1] < 1_000_000_000:
+            return True
+        self.slots[slot(value)] = (value, entry)
+        return False
+
+
 def entry_from_low(time_ns, low):
     """The entry whose low 32 bits are LOW, the latest at or before
     TIME_NS (a repeat's timestamp)."""
