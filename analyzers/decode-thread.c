@@ -6,7 +6,9 @@
  * Every babeltrace2 object is touched by the decoding thread only, from
  * the start of the run to its end: babeltrace2 is not thread-safe, and
  * its current error is per thread. What the reading thread gets is plain
- * data: values, and strings copied into the batch.
+ * data: values, strings copied into the batch, and the descriptions of
+ * the traces (trace-desc.h), which the class cache keeps as long as the
+ * graph.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -253,6 +255,7 @@ static void decode_gpu_batch(struct ct_decode_thread *dt, const struct ct_event_
 		rec->decoded = true;
 		rec->ev = ev;
 		rec->ev.time_ns = time;
+		rec->ev.trace = info->trace;
 		rec->at_ns = place(dt, time);
 		if (first) {
 			first = false;
@@ -295,6 +298,7 @@ static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
 	rec->decoded = info->decode;
 	memset(&rec->ev, 0, sizeof(rec->ev));
 	rec->ev.type = info->type;
+	rec->ev.trace = info->trace;
 	rec->ev.time_ns = ct_decoder_time(&dt->decoder, info, msg);
 	rec->at_ns = place(dt, rec->ev.time_ns);
 	ct_decoder_origin(&dt->decoder, info, bt_event_borrow_common_context_field_const(event),
