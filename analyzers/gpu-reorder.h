@@ -13,7 +13,7 @@
  * holds more than CT_GPU_OPS_HELD_MAX operations: past that, the earliest
  * point leaves whatever the window says. That is the memory bound (two
  * heap entries of 32 bytes per operation here, and the caller's operation:
- * gpu-time-filter.c holds some 250 bytes per operation in all).
+ * gpu-time-export.c holds some 250 bytes per operation in all).
  *
  * Points leave in time order. An operation that starts before the last
  * point that left cannot be put in order: ct_gpu_reorder_add refuses it
