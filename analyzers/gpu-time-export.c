@@ -49,12 +49,16 @@ struct out_stream {
 	uint64_t in_packet;
 };
 
-/* An operation in the reorder queue: its two points share it, and its end frees it. */
+/*
+ * An operation in the reorder queue: its two points share it, and its end
+ * gives it back to the spares.
+ */
 struct pending {
 	struct ct_gpu_op op;
 	struct out_stream *out;     /* borrowed */
 	struct ct_process *process; /* borrowed: a kernel's name is looked up in it */
 	uint64_t kernel_id;
+	struct pending *next_spare;
 };
 
 /* The messages the sink could not take yet: a point makes several at once. */
@@ -68,6 +72,12 @@ struct ct_gpu_time {
 	struct ct_ctf_writer *writer;    /* owned */
 	GHashTable *by_key;              /* struct key (a stream) -> struct out_stream, borrowed */
 	GPtrArray *streams;              /* struct out_stream, owned, in order of creation */
+	struct out_stream *last_stream;  /* the last one looked up: records come in runs */
+	/*
+	 * Operations no longer held, owned, for the next ones: an operation
+	 * costs no allocation once the queue has held as many.
+	 */
+	struct pending *spares;
 	/* "memcpy HtoD" ... by direction, made on first use; owned, borrowed by operations */
 	char *copy_names[256];
 	struct ct_gpu_reorder reorder;
@@ -122,17 +132,41 @@ static struct out_stream *out_stream_of(struct ct_gpu_time *x, struct ct_process
                                         uint8_t device, uint32_t stream)
 {
 	struct key key = { process, (uint64_t)device << 32 | stream };
-	struct out_stream *s = g_hash_table_lookup(x->by_key, &key);
+	struct out_stream *s = x->last_stream;
 
+	if (s && s->process == process && s->device == device && s->stream == stream)
+		return s;
+	s = g_hash_table_lookup(x->by_key, &key);
+	x->last_stream = s;
 	if (s)
 		return s;
-	s = g_new0(struct out_stream, 1);
+	s = x->last_stream = g_new0(struct out_stream, 1);
 	s->process = process;
 	s->device = device;
 	s->stream = stream;
 	g_ptr_array_add(x->streams, s);
 	g_hash_table_insert(x->by_key, g_memdup2(&key, sizeof(key)), s);
 	return s;
+}
+
+/* ------------------------------------------------------------ operations */
+
+/* A zeroed operation, a spare when there is one. */
+static struct pending *pending_new(struct ct_gpu_time *x)
+{
+	struct pending *p = x->spares;
+
+	if (!p)
+		return g_new0(struct pending, 1);
+	x->spares = p->next_spare;
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+static void pending_free(struct ct_gpu_time *x, struct pending *p)
+{
+	p->next_spare = x->spares;
+	x->spares = p;
 }
 
 /* ------------------------------------------------------------ output */
@@ -239,7 +273,7 @@ static int emit(struct ct_gpu_time *x, struct out *out, const struct ct_gpu_poin
 		status = 0;
 	if (!point->begin) {
 		x->stats->operations++;
-		g_free(p);
+		pending_free(x, p);
 	}
 	return status;
 }
@@ -380,17 +414,17 @@ static void gpu_time_event(void *state, const struct ct_event *ev)
 		x->failed = true;
 		return;
 	}
-	p = g_new0(struct pending, 1);
+	p = pending_new(x);
 	describe(x, ev, p);
 	/* an end before the start is no time either */
 	if (!ct_gpu_schema_time_ok(&x->schema, (uint64_t)p->op.start) ||
 	    !ct_gpu_schema_time_ok(&x->schema, (uint64_t)p->op.end) || p->op.end < p->op.start) {
 		x->stats->untimed++;
-		g_free(p);
+		pending_free(x, p);
 		return;
 	}
 	if (!ct_gpu_reorder_add(&x->reorder, p->op.start, p->op.end, p)) {
-		g_free(p);
+		pending_free(x, p);
 		return;
 	}
 	if (++x->taken == RUN_EVERY)
@@ -445,14 +479,20 @@ static enum ct_analysis_status gpu_time_result(void *state, const void **result)
 	return CT_ANALYSIS_OK;
 }
 
-/* What the queue still holds: each operation once, at its end. */
+/* What the queue still holds (each operation once, at its end), then the spares. */
 static void free_pending(struct ct_gpu_time *x)
 {
 	struct ct_gpu_point point;
 
 	while (ct_gpu_reorder_next(&x->reorder, true, &point))
 		if (!point.begin)
-			g_free(point.op);
+			pending_free(x, point.op);
+	while (x->spares) {
+		struct pending *p = x->spares;
+
+		x->spares = p->next_spare;
+		g_free(p);
+	}
 }
 
 static void gpu_time_destroy(void *state)
