@@ -13,7 +13,7 @@
  * holds more than CT_GPU_OPS_HELD_MAX operations: past that, the earliest
  * point leaves whatever the window says. That is the memory bound (two
  * entries of 24 bytes per operation here, and the caller's operation:
- * gpu-time-export.c holds some 250 bytes per operation in all).
+ * gpu-time-writer.c holds some 250 bytes per operation in all).
  *
  * Most points come in order: the records of one stream are, and the
  * operations of a stream follow one another. A begin that comes after

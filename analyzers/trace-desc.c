@@ -58,6 +58,22 @@ struct ct_trace_desc *ct_trace_desc_create(const bt_trace *trace, const bt_clock
 	return d;
 }
 
+struct ct_trace_desc *ct_trace_desc_copy(const struct ct_trace_desc *desc)
+{
+	struct ct_trace_desc *d = g_memdup2(desc, sizeof(*desc));
+
+	d->name = g_strdup(desc->name);
+	d->clock.name = g_strdup(desc->clock.name);
+	d->clock.description = g_strdup(desc->clock.description);
+	d->env = g_new0(struct ct_trace_env_entry, desc->env_count ? desc->env_count : 1);
+	for (size_t i = 0; i < desc->env_count; i++) {
+		d->env[i] = desc->env[i];
+		d->env[i].name = g_strdup(desc->env[i].name);
+		d->env[i].string = g_strdup(desc->env[i].string);
+	}
+	return d;
+}
+
 void ct_trace_desc_destroy(struct ct_trace_desc *d)
 {
 	if (!d)

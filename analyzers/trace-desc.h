@@ -48,6 +48,8 @@ struct ct_trace_desc {
  * now: it holds no reference to either.
  */
 struct ct_trace_desc *ct_trace_desc_create(const bt_trace *trace, const bt_clock_class *clock);
+/* A copy of DESC, for a thread that needs it longer than DESC lives. */
+struct ct_trace_desc *ct_trace_desc_copy(const struct ct_trace_desc *desc);
 /* NULL is fine. */
 void ct_trace_desc_destroy(struct ct_trace_desc *desc);
 
