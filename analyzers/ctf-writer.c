@@ -16,7 +16,9 @@ struct ct_ctf_writer {
 	bt_self_component *source; /* borrowed from the graph */
 	ct_ctf_writer_next_func next;
 	void *data;
-	bool failed; /* a run failed: the graph may not run again */
+	char *dir;        /* owned */
+	bool next_failed; /* NEXT returned an error */
+	bool failed;      /* a run failed: the graph may not run again */
 };
 
 /* ------------------------------------------------------------ the source */
@@ -38,8 +40,12 @@ static bt_message_iterator_class_next_method_status iter_next(bt_self_message_it
                                                               uint64_t capacity, uint64_t *count)
 {
 	struct ct_ctf_writer *w = bt_self_message_iterator_get_data(self);
+	bt_message_iterator_class_next_method_status status =
+	    w->next(w->data, self, msgs, capacity, count);
 
-	return w->next(w->data, self, msgs, capacity, count);
+	if (status < 0)
+		w->next_failed = true;
+	return status;
 }
 
 /* The source's initialize method data is its writer. */
@@ -152,10 +158,11 @@ struct ct_ctf_writer *ct_ctf_writer_create(const char *dir, ct_ctf_writer_next_f
 
 	w->next = next;
 	w->data = data;
+	w->dir = g_strdup(dir);
 	w->graph = bt_graph_create(0);
 	if (!w->graph) {
 		snprintf(error, len, "out of memory");
-		g_free(w);
+		ct_ctf_writer_destroy(w);
 		return NULL;
 	}
 	if (build(w, dir, error, len) < 0) {
@@ -186,7 +193,15 @@ int ct_ctf_writer_run(struct ct_ctf_writer *w, char *error, size_t len)
 		snprintf(error, len, "out of memory");
 		break;
 	default:
-		ct_bt_take_error(error, len);
+		/* babeltrace2's own message names its internals, not what went wrong for us */
+		bt_current_thread_clear_error();
+		if (w->next_failed)
+			snprintf(error, len, "out of memory");
+		else
+			snprintf(error, len,
+			         "cannot write the GPU-time trace into '%s' (babeltrace2's "
+			         "sink.ctf.fs failed: a full disk, a quota, a file size limit?)",
+			         w->dir);
 		break;
 	}
 	w->failed = true;
@@ -197,6 +212,15 @@ void ct_ctf_writer_destroy(struct ct_ctf_writer *w)
 {
 	if (!w)
 		return;
-	bt_graph_put_ref(w->graph);
+	/*
+	 * sink.ctf.fs (babeltrace2 2.0) frees a stream's serializer twice when
+	 * it is finalized after a write failed (a file that cannot grow), and
+	 * the process aborts. The graph of a failed run is left as it is: the
+	 * caller takes the files back (their directory removed), the memory
+	 * is the process's until it ends, which it does with the failure.
+	 */
+	if (!w->failed)
+		bt_graph_put_ref(w->graph);
+	g_free(w->dir);
 	g_free(w);
 }

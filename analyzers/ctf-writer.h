@@ -11,8 +11,9 @@
  *
  * The trace IR of the messages is made with the source component
  * (ct_ctf_writer_component), the messages with the iterator NEXT is
- * given; NEXT appends a cause to the current thread's error when it fails
- * for a reason of its own.
+ * given. A run that fails says why in our words: NEXT could not make a
+ * message (out of memory), or the sink could not write into the
+ * directory; babeltrace2's own message names its internals.
  *
  *	w = ct_ctf_writer_create(dir, next, data, err, len);
  *	... trace IR: ct_ctf_writer_component(w) ...
@@ -58,7 +59,11 @@ bt_self_component *ct_ctf_writer_component(struct ct_ctf_writer *writer);
  */
 int ct_ctf_writer_run(struct ct_ctf_writer *writer, char *error, size_t len);
 
-/* Ends the graph: the sink closes its files and writes the metadata. NULL is fine. */
+/*
+ * Ends the graph: the sink closes its files and writes the metadata.
+ * After a failed run the graph is left unfinished (ctf-writer.c says
+ * why): its output is to be removed. NULL is fine.
+ */
 void ct_ctf_writer_destroy(struct ct_ctf_writer *writer);
 
 #endif

@@ -109,4 +109,21 @@ cp -r "$tmp/whole" "$tmp/corrupt"
 head -c 200 /dev/zero | tr '\000' '\377' |
 	dd of="$tmp/corrupt/cudatrace_0" bs=1 seek=1200000 conv=notrunc 2>/dev/null
 damaged corrupt "cannot be decoded"
+
+# A file size limit the GPU-time trace outgrows (SIGXFSZ ignored: the write
+# fails rather than the process): sink.ctf.fs fails; the export says so,
+# exits 1 and takes its directory back. Its graph is left unfinished
+# (ctf-writer.c): memory errors are checked, not leaks.
+asan=${ASAN_OPTIONS:-}
+status=0
+(
+	trap '' XFSZ
+	ulimit -f 1000
+	ASAN_OPTIONS="${asan:+$asan:}detect_leaks=0" exec timeout -k 10 120 "$cmd" export \
+		--format ctf -o "$tmp/full-gpu" "$tmp/whole"
+) >"$tmp/full.out" 2>"$tmp/full.err" || status=$?
+is "full: exits 1" "$status" 1
+[ "$status" = 1 ] || sed 's/^/#   /' "$tmp/full.err" | head -n 5
+ok "full: says it cannot write" grep -q "cannot write the GPU-time trace into" "$tmp/full.err"
+ok "full: leaves no output directory" test ! -e "$tmp/full-gpu"
 tap_done
