@@ -61,8 +61,7 @@ struct ct_gpu_time_writer {
 	struct ct_gpu_time_batch *batches[CT_GPU_TIME_BATCHES]; /* owned */
 	struct ct_handoff handoff;
 	GThread *thread;
-	gint failed; /* atomic: the writing failed, or the reading thread gave up */
-	bool closed;
+	gint failed;                 /* atomic: the writing failed */
 	struct ct_trace_desc *trace; /* owned: the trace the operations come from */
 	/* The writing thread's, until it ends. */
 	GHashTable *by_key;             /* struct key (a stream) -> struct out_stream, borrowed */
@@ -434,7 +433,6 @@ static void join(struct ct_gpu_time_writer *w)
 int ct_gpu_time_writer_close(struct ct_gpu_time_writer *w, char *error, size_t len)
 {
 	join(w);
-	w->closed = true;
 	if (g_atomic_int_get(&w->failed)) {
 		snprintf(error, len, "%s", w->why);
 		return -1;
@@ -462,11 +460,13 @@ void ct_gpu_time_writer_destroy(struct ct_gpu_time_writer *w)
 {
 	if (!w)
 		return;
-	if (!w->closed) {
-		/* the export failed: what is left is not written */
-		fail(w);
-		join(w);
-	}
+	/*
+	 * Not closed (the export failed): the thread still writes what it
+	 * was given and ends every stream, the directory being removed
+	 * after. sink.ctf.fs (babeltrace2 2.0) finalized with a stream still
+	 * open reads the environment of a trace it has freed.
+	 */
+	join(w);
 	free_pending(w);
 	ct_gpu_reorder_release(&w->reorder);
 	for (size_t i = 0; i < w->carried.count; i++)

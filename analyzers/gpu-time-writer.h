@@ -99,7 +99,11 @@ bool ct_gpu_time_writer_failed(struct ct_gpu_time_writer *w);
  */
 int ct_gpu_time_writer_close(struct ct_gpu_time_writer *w, char *error, size_t len);
 
-/* Stops the thread when not closed (what it holds is not written), then frees W. NULL is fine. */
+/*
+ * Frees W. When it was not closed (the export failed, its directory to be
+ * removed), the thread first writes what it was given, as at a close.
+ * NULL is fine.
+ */
 void ct_gpu_time_writer_destroy(struct ct_gpu_time_writer *w);
 
 #endif
