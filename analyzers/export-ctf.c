@@ -9,23 +9,28 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "export-ctf.h"
 #include "reader.h"
 
-/*
- * OUTPUT does not exist (*CREATED: the export makes it), or is an empty
- * directory: 0; else -1 with why.
- */
-static int output_usable(const char *output, bool *created, char *error, size_t len)
+/* What OUTPUT was before the export: nothing, or an empty directory of MODE. */
+struct output_before {
+	bool existed;
+	mode_t mode;
+};
+
+/* OUTPUT does not exist, or is an empty directory (BEFORE says which): 0; else -1 with why. */
+static int output_usable(const char *output, struct output_before *before, char *error, size_t len)
 {
 	DIR *dir = opendir(output);
 	struct dirent *d;
+	struct stat st;
 
-	*created = !dir && errno == ENOENT;
+	*before = (struct output_before){ 0 };
 	if (!dir) {
-		if (*created)
+		if (errno == ENOENT)
 			return 0;
 		snprintf(error, len, "cannot write into '%s': %s", output, strerror(errno));
 		return -1;
@@ -36,6 +41,8 @@ static int output_usable(const char *output, bool *created, char *error, size_t 
 			snprintf(error, len, "'%s' is not empty: name a new directory", output);
 			return -1;
 		}
+	before->existed = true;
+	before->mode = fstat(dirfd(dir), &st) == 0 ? st.st_mode & 07777 : 0755;
 	closedir(dir);
 	return 0;
 }
@@ -43,9 +50,10 @@ static int output_usable(const char *output, bool *created, char *error, size_t 
 /*
  * An export that failed or wrote nothing takes back the directory it made,
  * with what sink.ctf.fs wrote in it (files only: it makes no directory
- * there with assume-single-trace), so that no half trace is left.
+ * there with assume-single-trace), so that no half trace is left; the
+ * empty directory that was there before is made again, of its mode.
  */
-static void remove_output(const char *output)
+static void remove_output(const char *output, const struct output_before *before)
 {
 	DIR *dir = opendir(output);
 	struct dirent *d;
@@ -57,6 +65,8 @@ static void remove_output(const char *output)
 			unlinkat(dirfd(dir), d->d_name, 0);
 	closedir(dir);
 	rmdir(output);
+	if (before->existed && mkdir(output, before->mode) == 0)
+		chmod(output, before->mode);
 }
 
 /* The export's status for the reader's, STATUS, with why in ERROR. */
@@ -130,14 +140,19 @@ end:
 enum ct_export_status ct_export_ctf(const char *const *paths, size_t count, const char *output,
                                     struct ct_gpu_time_stats *stats, char *error, size_t len)
 {
+	struct output_before before;
 	enum ct_export_status status;
-	bool created = false;
 
 	*stats = (struct ct_gpu_time_stats){ 0 };
-	if (output_usable(output, &created, error, len) < 0)
+	if (output_usable(output, &before, error, len) < 0)
 		return CT_EXPORT_ERROR;
+	/* sink.ctf.fs writing one trace makes its directory itself, and refuses one that exists */
+	if (before.existed && rmdir(output) < 0) {
+		snprintf(error, len, "cannot write into '%s': %s", output, strerror(errno));
+		return CT_EXPORT_ERROR;
+	}
 	status = read_and_write(paths, count, output, stats, error, len);
-	if (status != CT_EXPORT_OK && created)
-		remove_output(output);
+	if (status != CT_EXPORT_OK)
+		remove_output(output, &before);
 	return status;
 }

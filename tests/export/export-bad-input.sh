@@ -84,6 +84,24 @@ run_export whole
 is "whole: exits 0" "$status" 0
 check_read whole
 whole=$written
+
+# An empty directory as the output, which the man page allows: the trace is
+# written into it; an export that fails leaves it there, empty.
+# empty_output TAG TRACE: the export of $tmp/TRACE into the empty $tmp/TAG
+empty_output() {
+	mkdir "$tmp/$1"
+	status=0
+	timeout -k 10 120 "$cmd" export --format ctf -o "$tmp/$1" "$tmp/$2" \
+		>"$tmp/$1.out" 2>"$tmp/$1.err" || status=$?
+}
+empty_output into-empty whole
+is "into an empty directory: exits 0" "$status" 0
+[ "$status" = 0 ] || sed 's/^/#   /' "$tmp/into-empty.err" | head -n 5
+ok "into an empty directory: the GPU-time trace is in it" test -s "$tmp/into-empty/metadata"
+empty_output empty-kept basic
+is "nothing to export into an empty directory: exits 2" "$status" 2
+ok "nothing to export into an empty directory: it is left there, empty" \
+	sh -c 'test -d "$1" && test -z "$(ls -A "$1")"' sh "$tmp/empty-kept"
 # damaged TAG SAYS: the export of $tmp/TAG, damaged in cudatrace_0, ends at the damage.
 # babeltrace2 2.0 leaks on its own error paths: memory errors are checked, not leaks.
 damaged() {
