@@ -8,7 +8,6 @@
 
 #include <glib.h>
 
-#include "bt-error.h"
 #include "ctf-writer.h"
 
 struct ct_ctf_writer {
@@ -136,10 +135,9 @@ static int build(struct ct_ctf_writer *w, const char *dir, char *error, size_t l
 	                           bt_component_source_borrow_output_port_by_index_const(source, 0),
 	                           bt_component_sink_borrow_input_port_by_index_const(sink, 0),
 	                           NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-		char why[256];
-
-		ct_bt_take_error(why, sizeof(why));
-		snprintf(error, len, "cannot set up the CTF writer for '%s': %s", dir, why);
+		/* babeltrace2's own message names its internals, not what went wrong for us */
+		bt_current_thread_clear_error();
+		snprintf(error, len, "cannot set up the CTF writer for '%s'", dir);
 		goto end;
 	}
 	status = 0;
