@@ -10,7 +10,6 @@
 
 #include <glib.h>
 
-#include "bt-error.h"
 #include "live.h"
 #include "log.h"
 #include "trace-check.h"
@@ -35,6 +34,30 @@ struct ct_trace_graph {
 	bool live;          /* the first trace is a relay daemon's URL */
 	GString *damage;    /* owned: what the repaired copies leave out, "" if nothing */
 };
+
+/* The root cause babeltrace2 recorded for the current thread's error; clears it. */
+static void take_error(char *buf, size_t len)
+{
+	const bt_error *error = bt_current_thread_take_error();
+	uint64_t n;
+
+	snprintf(buf, len, "unknown error");
+	if (!error)
+		return;
+	n = bt_error_get_cause_count(error);
+	if (n > 0) {
+		/* cause 0 is the first appended: the deepest, most specific one */
+		const char *msg =
+		    bt_error_cause_get_message(bt_error_borrow_cause_by_index(error, 0));
+		size_t m;
+
+		snprintf(buf, len, "%s", msg ? msg : "unknown error");
+		/* one line only */
+		m = strcspn(buf, "\n");
+		buf[m] = '\0';
+	}
+	bt_error_release(error);
+}
 
 /* Removes a repaired copy and frees its path (the repairs' free function). */
 static void repair_free(gpointer copy)
@@ -97,7 +120,7 @@ static const bt_component_source *add_source(struct ct_trace_graph *g, const cha
 	snprintf(name, sizeof(name), "source-%zu", index);
 	if (bt_graph_add_source_component(g->graph, cls, name, params, BT_LOGGING_LEVEL_NONE,
 	                                  &comp) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		ct_bt_take_error(why, len);
+		take_error(why, len);
 		comp = NULL;
 	}
 end:
@@ -193,7 +216,7 @@ static int add_sink(struct ct_trace_graph *g, bt_graph_simple_sink_component_con
 
 	if (bt_graph_add_simple_sink_component(g->graph, "cudatrace", NULL, consume, NULL, data,
 	                                       &comp) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		ct_bt_take_error(error, len);
+		take_error(error, len);
 		return -1;
 	}
 	g->sink_input = bt_component_sink_borrow_input_port_by_index_const(comp, 0);
@@ -252,7 +275,7 @@ static enum ct_trace_graph_status build(struct ct_trace_graph *g,
 	if (needs_muxer(g) &&
 	    bt_graph_add_filter_component(g->graph, muxer_cls, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
 	                                  &g->muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		ct_bt_take_error(first_error, sizeof(first_error));
+		take_error(first_error, sizeof(first_error));
 		snprintf(error, len, "cannot build the trace reader: %s", first_error);
 		return CT_TRACE_GRAPH_ERROR;
 	}
@@ -303,7 +326,7 @@ static enum ct_trace_graph_status connect(struct ct_trace_graph *g, char *error,
 		goto error;
 	return CT_TRACE_GRAPH_OK;
 error:
-	ct_bt_take_error(why, sizeof(why));
+	take_error(why, sizeof(why));
 	snprintf(error, len, "cannot connect the trace reader: %s", why);
 	return CT_TRACE_GRAPH_ERROR;
 }
@@ -361,7 +384,7 @@ enum ct_trace_graph_status ct_trace_graph_run(struct ct_trace_graph *g, char *er
 		snprintf(error, len, "out of memory");
 		return CT_TRACE_GRAPH_MEMORY_ERROR;
 	default:
-		ct_bt_take_error(error, len);
+		take_error(error, len);
 		return CT_TRACE_GRAPH_ERROR;
 	}
 }
