@@ -2,7 +2,8 @@
 /*
  * class-cache.h - the resolved event classes of a pass (event-decoder.h),
  * by event class, so that each class is resolved once however many events
- * it has.
+ * it has; and with them the description of their trace (trace-desc.h),
+ * made once per stream class, which the decoded events point to.
  *
  * The cache holds no reference to babeltrace2's objects: like babeltrace2's
  * own sinks (sink.text.details), it adds a destruction listener to each
@@ -42,7 +43,8 @@ enum ct_class_cache_status {
 
 /*
  * The entry of EVENT's class in *INFO, resolved from EVENT when it is the
- * first of its class (ct_event_class_resolve, with DECODED); on
+ * first of its class (ct_event_class_resolve, with DECODED), its trace
+ * described (the entry's trace member, valid as long as the entry); on
  * CT_CLASS_CACHE_UNKNOWN, why the class does not resolve is in WHY (LEN
  * bytes).
  */

@@ -6,20 +6,16 @@
  * Every babeltrace2 object is touched by the decoding thread only, from
  * the start of the run to its end: babeltrace2 is not thread-safe, and
  * its current error is per thread. What the reading thread gets is plain
- * data: values, and strings copied into the batch.
+ * data: values, strings copied into the batch, and the descriptions of
+ * the traces (trace-desc.h), which the class cache keeps as long as the
+ * graph.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu-batches.h"
 #include "decode-thread.h"
-
-/* Batches in order, at most all of them. */
-struct batch_queue {
-	struct ct_batch *items[CT_DECODE_BATCHES];
-	size_t head, count;
-};
+#include "gpu-batches.h"
+#include "handoff.h"
 
 struct ct_decode_thread {
 	struct ct_class_cache *cache; /* borrowed */
@@ -27,15 +23,8 @@ struct ct_decode_thread {
 	struct ct_decoder decoder;
 	int64_t last_ns; /* the place in time of the last record (ct_record's at_ns) */
 	struct ct_batch *batches[CT_DECODE_BATCHES]; /* owned */
-	/*
-	 * The hand-over, under LOCK: batches to fill, batches filled, and
-	 * whether the run is over (after the last filled batch). POSIX
-	 * primitives, which thread checkers know, rather than GLib's futexes.
-	 */
-	pthread_mutex_t lock;
-	pthread_cond_t changed;
-	struct batch_queue empty, full;
-	bool run_over;
+	/* The batches to fill and filled: ended once the run is over. */
+	struct ct_handoff handoff;
 	struct ct_batch *filling;     /* the decoding thread's, or NULL */
 	struct ct_trace_graph *graph; /* borrowed */
 	GThread *thread;
@@ -46,40 +35,6 @@ struct ct_decode_thread {
 	char error[512];
 };
 
-static void push(struct ct_decode_thread *dt, struct batch_queue *q, struct ct_batch *b)
-{
-	pthread_mutex_lock(&dt->lock);
-	q->items[(q->head + q->count++) % CT_DECODE_BATCHES] = b;
-	pthread_cond_broadcast(&dt->changed);
-	pthread_mutex_unlock(&dt->lock);
-}
-
-/* The first batch of Q, waiting for one; NULL when Q is empty and the run over. */
-static struct ct_batch *pop(struct ct_decode_thread *dt, struct batch_queue *q)
-{
-	struct ct_batch *b = NULL;
-
-	pthread_mutex_lock(&dt->lock);
-	while (!q->count && !dt->run_over)
-		pthread_cond_wait(&dt->changed, &dt->lock);
-	if (q->count) {
-		b = q->items[q->head];
-		q->head = (q->head + 1) % CT_DECODE_BATCHES;
-		q->count--;
-	}
-	pthread_mutex_unlock(&dt->lock);
-	return b;
-}
-
-/* The run is over: the reading thread takes what is left, then no more. */
-static void over(struct ct_decode_thread *dt)
-{
-	pthread_mutex_lock(&dt->lock);
-	dt->run_over = true;
-	pthread_cond_broadcast(&dt->changed);
-	pthread_mutex_unlock(&dt->lock);
-}
-
 struct ct_decode_thread *ct_decode_thread_create(struct ct_class_cache *cache, uint64_t types)
 {
 	struct ct_decode_thread *dt = g_new0(struct ct_decode_thread, 1);
@@ -88,14 +43,11 @@ struct ct_decode_thread *ct_decode_thread_create(struct ct_class_cache *cache, u
 	dt->types = types;
 	ct_decoder_init(&dt->decoder);
 	dt->last_ns = INT64_MIN;
-	pthread_mutex_init(&dt->lock, NULL);
-	pthread_cond_init(&dt->changed, NULL);
 	for (size_t i = 0; i < CT_DECODE_BATCHES; i++) {
 		dt->batches[i] = g_new0(struct ct_batch, 1);
 		dt->batches[i]->strings = g_string_chunk_new(4096);
-		dt->empty.items[i] = dt->batches[i];
 	}
-	dt->empty.count = CT_DECODE_BATCHES;
+	ct_handoff_init(&dt->handoff, (void *const *)dt->batches, CT_DECODE_BATCHES);
 	return dt;
 }
 
@@ -103,8 +55,7 @@ void ct_decode_thread_destroy(struct ct_decode_thread *dt)
 {
 	if (!dt)
 		return;
-	pthread_cond_destroy(&dt->changed);
-	pthread_mutex_destroy(&dt->lock);
+	ct_handoff_release(&dt->handoff);
 	for (size_t i = 0; i < CT_DECODE_BATCHES; i++) {
 		g_string_chunk_free(dt->batches[i]->strings);
 		g_free(dt->batches[i]);
@@ -121,7 +72,7 @@ static void flush(struct ct_decode_thread *dt)
 
 	if (!b || (!b->count && !b->foreign_events))
 		return;
-	push(dt, &dt->full, b);
+	ct_handoff_give_full(&dt->handoff, b);
 	dt->filling = NULL;
 }
 
@@ -136,7 +87,7 @@ static struct ct_batch *filling(struct ct_decode_thread *dt, size_t seq_room)
 	}
 	if (!b) {
 		/* never NULL: the run is not over while it runs */
-		b = pop(dt, &dt->empty);
+		b = ct_handoff_take_empty(&dt->handoff);
 		b->count = 0;
 		b->foreign_events = 0;
 		b->seq_used = 0;
@@ -253,6 +204,7 @@ static void decode_gpu_batch(struct ct_decode_thread *dt, const struct ct_event_
 		rec->decoded = true;
 		rec->ev = ev;
 		rec->ev.time_ns = time;
+		rec->ev.trace = info->trace;
 		rec->at_ns = place(dt, time);
 		if (first) {
 			first = false;
@@ -295,6 +247,7 @@ static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
 	rec->decoded = info->decode;
 	memset(&rec->ev, 0, sizeof(rec->ev));
 	rec->ev.type = info->type;
+	rec->ev.trace = info->trace;
 	rec->ev.time_ns = ct_decoder_time(&dt->decoder, info, msg);
 	rec->at_ns = place(dt, rec->ev.time_ns);
 	ct_decoder_origin(&dt->decoder, info, bt_event_borrow_common_context_field_const(event),
@@ -420,7 +373,7 @@ static gpointer run(gpointer data)
 
 	dt->status = ct_trace_graph_run(dt->graph, dt->error, sizeof(dt->error));
 	flush(dt);
-	over(dt);
+	ct_handoff_end(&dt->handoff);
 	return NULL;
 }
 
@@ -448,14 +401,14 @@ struct ct_batch *ct_decode_thread_next(struct ct_decode_thread *dt)
 
 	if (dt->ended || !dt->thread)
 		return NULL;
-	b = pop(dt, &dt->full);
+	b = ct_handoff_take_full(&dt->handoff);
 	dt->ended = !b;
 	return b;
 }
 
 void ct_decode_thread_release(struct ct_decode_thread *dt, struct ct_batch *batch)
 {
-	push(dt, &dt->empty, batch);
+	ct_handoff_give_empty(&dt->handoff, batch);
 }
 
 void ct_decode_thread_stop(struct ct_decode_thread *dt)

@@ -21,6 +21,7 @@
 #include "context.h"
 #include "event-schema.h"
 #include "event.h"
+#include "trace-desc.h"
 #include "ust-statedump.h"
 
 /* How a payload member is read. */
@@ -55,6 +56,8 @@ struct ct_event_class_info {
 	bool vpid_signed, vtid_signed;
 	uint64_t frequency;   /* of the stream class's default clock, 0 if none */
 	const char *hostname; /* from the trace's environment, borrowed from it */
+	/* Its trace and clock as plain data, for the decoded events (class-cache.h). */
+	const struct ct_trace_desc *trace;
 };
 
 /*

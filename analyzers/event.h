@@ -17,6 +17,7 @@
 
 struct ct_process;
 struct ct_thread;
+struct ct_trace_desc;
 
 /* A traced API call: as the event recording it gives it, or as the
  * api_entry of a wait opened it (then exit_ns is 0 and result unknown). */
@@ -39,6 +40,13 @@ struct ct_event {
 	/* The emitting process and thread; owned by the context, never NULL. */
 	struct ct_process *process;
 	struct ct_thread *thread;
+	/*
+	 * The trace it was read from: its name, clock and environment
+	 * (trace-desc.h), for what writes a trace of its own from events
+	 * (the GPU-time trace); NULL when it was not read from a trace
+	 * (ct_reader_feed's callers).
+	 */
+	const struct ct_trace_desc *trace;
 	/* The thread's NVTX push/pop range path at the event (context.h); 0: none. */
 	uint32_t site;
 	/*

@@ -1,92 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * export-ctf.c - the GPU-time trace as CTF (see export-ctf.h): the graph's
- * tail is the "gpu-time" filter, then sink.ctf.fs writing one trace into
- * the output directory.
+ * export-ctf.c - the GPU-time trace as CTF (see export-ctf.h): the reader
+ * makes its pass with the GPU-time exporter attached, which writes as it
+ * goes; then what the pass counted is added to the exporter's figures.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <babeltrace2/babeltrace.h>
-#include <glib.h>
-
-#include "discovery.h"
 #include "export-ctf.h"
-#include "trace-graph.h"
+#include "reader.h"
 
-struct tail {
-	const char *output;
-	struct ct_gpu_time_stats *stats;
+/* What OUTPUT was before the export: nothing, or an empty directory of MODE. */
+struct output_before {
+	bool existed;
+	mode_t mode;
 };
 
-/* The "gpu-time" filter and sink.ctf.fs, connected; the filter's input port in *INPUT. */
-static int add_tail(bt_graph *graph, void *data, const bt_port_input **input, char *error,
-                    size_t len)
-{
-	const struct tail *t = data;
-	bt_component_class_filter *filter_cls = ct_gpu_time_filter_class();
-	const bt_plugin *ctf = NULL;
-	const bt_component_class_sink *sink_cls;
-	const bt_component_filter *filter;
-	const bt_component_sink *sink;
-	bt_value *params = bt_value_map_create();
-	int status = -1;
-
-	snprintf(error, len, "out of memory");
-	if (!filter_cls || !params)
-		goto end;
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &ctf) !=
-	        BT_PLUGIN_FIND_STATUS_OK ||
-	    !(sink_cls = bt_plugin_borrow_sink_component_class_by_name_const(ctf, "fs"))) {
-		snprintf(error, len,
-		         "babeltrace2's ctf plugin has no sink.ctf.fs (Debian: babeltrace2)");
-		goto end;
-	}
-	if (bt_value_map_insert_string_entry(params, "path", t->output) !=
-	        BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
-	    bt_value_map_insert_bool_entry(params, "assume-single-trace", BT_TRUE) !=
-	        BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
-	    bt_value_map_insert_bool_entry(params, "quiet", BT_TRUE) !=
-	        BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK)
-		goto end;
-	if (bt_graph_add_filter_component_with_initialize_method_data(
-	        graph, filter_cls, "gpu-time", NULL, t->stats, BT_LOGGING_LEVEL_NONE, &filter) !=
-	        BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
-	    bt_graph_add_sink_component(graph, sink_cls, "ctf-writer", params,
-	                                BT_LOGGING_LEVEL_NONE,
-	                                &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
-	    bt_graph_connect_ports(graph,
-	                           bt_component_filter_borrow_output_port_by_index_const(filter, 0),
-	                           bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-	                           NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-		snprintf(error, len, "cannot set up the CTF writer for '%s'", t->output);
-		goto end;
-	}
-	*input = bt_component_filter_borrow_input_port_by_index_const(filter, 0);
-	status = 0;
-end:
-	bt_value_put_ref(params);
-	bt_plugin_put_ref(ctf);
-	bt_component_class_filter_put_ref(filter_cls);
-	return status;
-}
-
-/*
- * OUTPUT does not exist (*CREATED: the export makes it), or is an empty
- * directory: 0; else -1 with why.
- */
-static int output_usable(const char *output, bool *created, char *error, size_t len)
+/* OUTPUT does not exist, or is an empty directory (BEFORE says which): 0; else -1 with why. */
+static int output_usable(const char *output, struct output_before *before, char *error, size_t len)
 {
 	DIR *dir = opendir(output);
 	struct dirent *d;
+	struct stat st;
 
-	*created = !dir && errno == ENOENT;
+	*before = (struct output_before){ 0 };
 	if (!dir) {
-		if (*created)
+		if (errno == ENOENT)
 			return 0;
 		snprintf(error, len, "cannot write into '%s': %s", output, strerror(errno));
 		return -1;
@@ -97,6 +41,8 @@ static int output_usable(const char *output, bool *created, char *error, size_t 
 			snprintf(error, len, "'%s' is not empty: name a new directory", output);
 			return -1;
 		}
+	before->existed = true;
+	before->mode = fstat(dirfd(dir), &st) == 0 ? st.st_mode & 07777 : 0755;
 	closedir(dir);
 	return 0;
 }
@@ -104,9 +50,10 @@ static int output_usable(const char *output, bool *created, char *error, size_t 
 /*
  * An export that failed or wrote nothing takes back the directory it made,
  * with what sink.ctf.fs wrote in it (files only: it makes no directory
- * there with assume-single-trace), so that no half trace is left.
+ * there with assume-single-trace), so that no half trace is left; the
+ * empty directory that was there before is made again, of its mode.
  */
-static void remove_output(const char *output)
+static void remove_output(const char *output, const struct output_before *before)
 {
 	DIR *dir = opendir(output);
 	struct dirent *d;
@@ -118,49 +65,94 @@ static void remove_output(const char *output)
 			unlinkat(dirfd(dir), d->d_name, 0);
 	closedir(dir);
 	rmdir(output);
+	if (before->existed && mkdir(output, before->mode) == 0)
+		chmod(output, before->mode);
 }
 
-enum ct_export_status ct_export_ctf(const char *const *paths, size_t count, const char *output,
-                                    struct ct_gpu_time_stats *stats, char *error, size_t len)
+/* The export's status for the reader's, STATUS, with why in ERROR. */
+static enum ct_export_status read_failed(const struct ct_reader *reader,
+                                         enum ct_reader_status status, char *error, size_t len)
 {
-	GPtrArray *traces = g_ptr_array_new_with_free_func(g_free);
-	struct tail tail = { output, stats };
-	const struct ct_trace_graph_tail graph_tail = { add_tail, &tail };
-	struct ct_trace_graph *graph = NULL;
-	enum ct_trace_graph_status gs;
-	enum ct_export_status status = CT_EXPORT_INPUT_ERROR;
-	bool created = false;
+	snprintf(error, len, "%s", ct_reader_stats(reader)->error);
+	return status == CT_READER_INPUT_ERROR ? CT_EXPORT_INPUT_ERROR : CT_EXPORT_ERROR;
+}
 
-	*stats = (struct ct_gpu_time_stats){ 0 };
-	if (ct_discover_traces(paths, count, traces, error, len) != CT_DISCOVERY_OK)
-		goto end;
-	if (output_usable(output, &created, error, len) < 0) {
-		status = CT_EXPORT_ERROR;
+/* What the pass lost, beside what the exporter left out. */
+static void add_reader_stats(struct ct_gpu_time_stats *stats, const struct ct_reader *reader)
+{
+	const struct ct_reader_stats *rs = ct_reader_stats(reader);
+
+	stats->dropped_records = rs->dropped_records;
+	stats->discarded_events = rs->discarded_events;
+	stats->unmatched = rs->unmatched_gpu_records;
+}
+
+/* The pass over PATHS with the exporter writing into OUTPUT. */
+static enum ct_export_status read_and_write(const char *const *paths, size_t count,
+                                            const char *output, struct ct_gpu_time_stats *stats,
+                                            char *error, size_t len)
+{
+	struct ct_options opts;
+	struct ct_reader *reader;
+	struct ct_gpu_time *x;
+	enum ct_reader_status rs;
+	enum ct_export_status status = CT_EXPORT_ERROR;
+
+	ct_options_init(&opts);
+	reader = ct_reader_create(&opts);
+	x = ct_gpu_time_create(output, stats, error, len);
+	if (!x || ct_reader_attach(reader, &ct_gpu_time_export, x) < 0) {
+		if (x)
+			snprintf(error, len, "%s", ct_reader_stats(reader)->error);
 		goto end;
 	}
-	gs = ct_trace_graph_create_with_tail((const char *const *)traces->pdata, traces->len,
-	                                     &graph_tail, &graph, error, len);
-	if (gs == CT_TRACE_GRAPH_OK)
-		gs = ct_trace_graph_run(graph, error, len);
-	if (gs != CT_TRACE_GRAPH_OK) {
-		status = gs == CT_TRACE_GRAPH_INPUT_ERROR || stats->unknown_version
-		             ? CT_EXPORT_INPUT_ERROR
-		             : CT_EXPORT_ERROR;
+	rs = ct_reader_read(reader, paths, count);
+	if (rs == CT_READER_INPUT_ERROR || rs == CT_READER_ERROR) {
+		status = read_failed(reader, rs, error, len);
 		goto end;
 	}
+	if (ct_reader_finish(reader) < 0) {
+		snprintf(error, len, "%s", ct_reader_stats(reader)->error);
+		goto end;
+	}
+	if (ct_gpu_time_close(x, error, len) < 0)
+		goto end;
+	add_reader_stats(stats, reader);
 	if (!stats->operations) {
 		snprintf(error, len,
 		         "the traces hold no GPU operation (gpu_kernel, gpu_memcpy, gpu_memset): "
 		         "nothing to export (was GPU activity recorded? see cudatrace-record(1), "
 		         "--activity)");
+		status = CT_EXPORT_INPUT_ERROR;
 		goto end;
 	}
+	/* a trace cut short: exported up to its last event, and said */
+	stats->truncated = rs == CT_READER_TRUNCATED;
+	if (stats->truncated)
+		snprintf(error, len, "%s", ct_reader_stats(reader)->error);
 	status = CT_EXPORT_OK;
 end:
-	/* the sink writes its last packets and the metadata as the graph goes */
-	ct_trace_graph_destroy(graph);
-	if (status != CT_EXPORT_OK && created)
-		remove_output(output);
-	g_ptr_array_free(traces, TRUE);
+	/* the exporter's sink ends its trace and writes the metadata */
+	ct_reader_destroy(reader);
+	return status;
+}
+
+enum ct_export_status ct_export_ctf(const char *const *paths, size_t count, const char *output,
+                                    struct ct_gpu_time_stats *stats, char *error, size_t len)
+{
+	struct output_before before;
+	enum ct_export_status status;
+
+	*stats = (struct ct_gpu_time_stats){ 0 };
+	if (output_usable(output, &before, error, len) < 0)
+		return CT_EXPORT_ERROR;
+	/* sink.ctf.fs writing one trace makes its directory itself, and refuses one that exists */
+	if (before.existed && rmdir(output) < 0) {
+		snprintf(error, len, "cannot write into '%s': %s", output, strerror(errno));
+		return CT_EXPORT_ERROR;
+	}
+	status = read_and_write(paths, count, output, stats, error, len);
+	if (status != CT_EXPORT_OK)
+		remove_output(output, &before);
 	return status;
 }

@@ -12,8 +12,16 @@
  * how the records come (the same rule as gpu-timeline.h). The queue never
  * holds more than CT_GPU_OPS_HELD_MAX operations: past that, the earliest
  * point leaves whatever the window says. That is the memory bound (two
- * heap entries of 32 bytes per operation here, and the caller's operation:
- * gpu-time-filter.c holds some 250 bytes per operation in all).
+ * entries of 24 bytes per operation here, and the caller's operation:
+ * gpu-time-writer.c holds some 250 bytes per operation in all).
+ *
+ * Most points come in order: the records of one stream are, and the
+ * operations of a stream follow one another. A begin that comes after
+ * the last begin of the begins' run joins that run (an end, the ends'
+ * run): a queue in time order, where adding and taking cost the same
+ * however many points are held. Only the other points go into the heap,
+ * and the earliest of the runs' first points and the heap's top leaves
+ * first.
  *
  * Points leave in time order. An operation that starts before the last
  * point that left cannot be put in order: ct_gpu_reorder_add refuses it
@@ -46,8 +54,15 @@ struct ct_gpu_point {
 	void *op;   /* the caller's */
 };
 
+/* Points that came in order, the earliest first: a ring (gpu-reorder.c). */
+struct ct_gpu_run {
+	void *entries; /* struct entry (gpu-reorder.c), CAP of them; owned */
+	size_t head, len, cap;
+};
+
 struct ct_gpu_reorder {
-	GArray *heap; /* struct entry (gpu-reorder.c), a binary min-heap; owned */
+	GArray *heap;                   /* struct entry (gpu-reorder.c), a binary min-heap; owned */
+	struct ct_gpu_run begins, ends; /* the begin and end points that came in order */
 	size_t max_ops;
 	size_t ops;           /* operations with a point still held */
 	uint64_t seq;         /* operations added */

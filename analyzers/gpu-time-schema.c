@@ -156,28 +156,23 @@ static int event_class(struct ct_gpu_schema *s, const char *name, const enum fie
 	return ok ? 0 : -1;
 }
 
-/* The clock class of INPUT, copied: name, description, frequency, offset, origin, UUID. */
-static bt_clock_class *copy_clock(bt_self_component *self, const bt_clock_class *input)
+/* A clock class of the properties of INPUT: name, description, frequency, offset, origin, UUID. */
+static bt_clock_class *copy_clock(bt_self_component *self, const struct ct_clock_desc *input)
 {
 	bt_clock_class *cc = bt_clock_class_create(self);
-	int64_t seconds;
-	uint64_t cycles;
 
 	if (!cc)
 		return NULL;
-	bt_clock_class_set_frequency(cc, bt_clock_class_get_frequency(input));
-	bt_clock_class_get_offset(input, &seconds, &cycles);
-	bt_clock_class_set_offset(cc, seconds, cycles);
-	bt_clock_class_set_precision(cc, bt_clock_class_get_precision(input));
-	bt_clock_class_set_origin_is_unix_epoch(cc, bt_clock_class_origin_is_unix_epoch(input));
-	if (bt_clock_class_get_uuid(input))
-		bt_clock_class_set_uuid(cc, bt_clock_class_get_uuid(input));
-	if ((bt_clock_class_get_name(input) &&
-	     bt_clock_class_set_name(cc, bt_clock_class_get_name(input)) !=
-	         BT_CLOCK_CLASS_SET_NAME_STATUS_OK) ||
-	    (bt_clock_class_get_description(input) &&
-	     bt_clock_class_set_description(cc, bt_clock_class_get_description(input)) !=
-	         BT_CLOCK_CLASS_SET_DESCRIPTION_STATUS_OK)) {
+	bt_clock_class_set_frequency(cc, input->frequency);
+	bt_clock_class_set_offset(cc, input->offset_seconds, input->offset_cycles);
+	bt_clock_class_set_precision(cc, input->precision);
+	bt_clock_class_set_origin_is_unix_epoch(cc, input->origin_is_unix_epoch);
+	if (input->has_uuid)
+		bt_clock_class_set_uuid(cc, input->uuid);
+	if ((input->name &&
+	     bt_clock_class_set_name(cc, input->name) != BT_CLOCK_CLASS_SET_NAME_STATUS_OK) ||
+	    (input->description && bt_clock_class_set_description(cc, input->description) !=
+	                               BT_CLOCK_CLASS_SET_DESCRIPTION_STATUS_OK)) {
 		bt_clock_class_put_ref(cc);
 		return NULL;
 	}
@@ -185,23 +180,14 @@ static bt_clock_class *copy_clock(bt_self_component *self, const bt_clock_class 
 }
 
 /* The environment of INPUT, then cudatrace_gpu_time = 1. */
-static int copy_environment(bt_trace *trace, const bt_trace *input)
+static int copy_environment(bt_trace *trace, const struct ct_trace_desc *input)
 {
-	uint64_t n = bt_trace_get_environment_entry_count(input);
-
-	for (uint64_t i = 0; i < n; i++) {
-		const char *name;
-		const bt_value *value;
+	for (size_t i = 0; i < input->env_count; i++) {
+		const struct ct_trace_env_entry *e = &input->env[i];
 		bt_trace_set_environment_entry_status status =
-		    BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK;
+		    e->string ? bt_trace_set_environment_entry_string(trace, e->name, e->string)
+		              : bt_trace_set_environment_entry_integer(trace, e->name, e->integer);
 
-		bt_trace_borrow_environment_entry_by_index_const(input, i, &name, &value);
-		if (bt_value_is_string(value))
-			status = bt_trace_set_environment_entry_string(trace, name,
-			                                               bt_value_string_get(value));
-		else if (bt_value_is_signed_integer(value))
-			status = bt_trace_set_environment_entry_integer(
-			    trace, name, bt_value_integer_signed_get(value));
 		if (status != BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK)
 			return -1;
 	}
@@ -212,21 +198,20 @@ static int copy_environment(bt_trace *trace, const bt_trace *input)
 }
 
 int ct_gpu_schema_create(struct ct_gpu_schema *s, bt_self_component *self,
-                         const bt_trace *input_trace, const bt_clock_class *input_clock,
-                         char *error, size_t len)
+                         const struct ct_trace_desc *input, char *error, size_t len)
 {
 	bt_field_class *context = NULL;
 	int ok;
 
 	*s = (struct ct_gpu_schema){ 0 };
 	snprintf(error, len, "out of memory");
-	if (!input_clock || !bt_clock_class_get_frequency(input_clock)) {
+	if (!input || !input->clock.frequency) {
 		snprintf(error, len, "the trace's events have no clock");
 		return -1;
 	}
-	s->frequency = bt_clock_class_get_frequency(input_clock);
+	s->frequency = input->clock.frequency;
 	s->trace_class = bt_trace_class_create(self);
-	s->clock_class = copy_clock(self, input_clock);
+	s->clock_class = copy_clock(self, &input->clock);
 	if (!s->trace_class || !s->clock_class)
 		goto error;
 	s->stream_class = bt_stream_class_create(s->trace_class);
@@ -251,11 +236,9 @@ int ct_gpu_schema_create(struct ct_gpu_schema *s, bt_self_component *self,
 		    event_class(s, kinds[k].end_name, end_fields, &s->classes[k][0]) < 0)
 			goto error;
 	s->trace = bt_trace_create(s->trace_class);
-	if (!s->trace || copy_environment(s->trace, input_trace) < 0)
+	if (!s->trace || copy_environment(s->trace, input) < 0)
 		goto error;
-	if (bt_trace_get_name(input_trace) &&
-	    bt_trace_set_name(s->trace, bt_trace_get_name(input_trace)) !=
-	        BT_TRACE_SET_NAME_STATUS_OK)
+	if (input->name && bt_trace_set_name(s->trace, input->name) != BT_TRACE_SET_NAME_STATUS_OK)
 		goto error;
 	return 0;
 error:

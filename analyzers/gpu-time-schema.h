@@ -29,6 +29,8 @@
 
 #include <babeltrace2/babeltrace.h>
 
+#include "trace-desc.h"
+
 /* The kinds of GPU operation. */
 enum ct_gpu_op_kind {
 	CT_GPU_OP_KERNEL,
@@ -63,14 +65,13 @@ struct ct_gpu_schema {
 };
 
 /*
- * The trace IR of the GPU-time trace, for component SELF, with the clock
- * class and environment of INPUT_TRACE (whose streams' clock is
- * INPUT_CLOCK). 0, or -1 (out of memory, or a clock of 0 Hz) with the
- * reason in ERROR (LEN bytes).
+ * The trace IR of the GPU-time trace, for component SELF, with the name,
+ * clock class and environment of INPUT (the trace the operations were
+ * read from; NULL: unknown). 0, or -1 (out of memory, no clock or one of
+ * 0 Hz) with the reason in ERROR (LEN bytes).
  */
 int ct_gpu_schema_create(struct ct_gpu_schema *schema, bt_self_component *self,
-                         const bt_trace *input_trace, const bt_clock_class *input_clock,
-                         char *error, size_t len);
+                         const struct ct_trace_desc *input, char *error, size_t len);
 void ct_gpu_schema_release(struct ct_gpu_schema *schema);
 
 /* A new stream for OP's process, device and CUDA stream, named after them; NULL: out of memory. */

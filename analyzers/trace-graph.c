@@ -23,7 +23,7 @@ struct ct_trace_graph {
 	const bt_plugin *utils;           /* owned */
 	const bt_component_filter *muxer; /* borrowed from the graph; NULL: one stream, no muxer */
 	const bt_port_input
-	    *tail_input;           /* where the muxer's messages go; borrowed from the graph */
+	    *sink_input;           /* where the muxer's messages go; borrowed from the graph */
 	GPtrArray *sources;        /* const bt_component_source *, borrowed from the graph */
 	const char *const *traces; /* borrowed */
 	const char *const *shown;  /* borrowed: the names messages give the traces */
@@ -208,14 +208,30 @@ static bool needs_muxer(const struct ct_trace_graph *g)
 	return ports != 1;
 }
 
+/* The simple sink, whose input port is G's sink_input. 0, or -1 with why in ERROR. */
+static int add_sink(struct ct_trace_graph *g, bt_graph_simple_sink_component_consume_func consume,
+                    void *data, char *error, size_t len)
+{
+	const bt_component_sink *comp;
+
+	if (bt_graph_add_simple_sink_component(g->graph, "cudatrace", NULL, consume, NULL, data,
+	                                       &comp) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		take_error(error, len);
+		return -1;
+	}
+	g->sink_input = bt_component_sink_borrow_input_port_by_index_const(comp, 0);
+	return 0;
+}
+
 /*
  * A graph with a source per readable trace. Each trace is checked first,
  * and read as it is, from a repaired copy, or not at all. A source that
  * babeltrace2 still refuses leaves the graph unusable (it marks it
  * faulty), so the graph is made again without it.
  */
-static enum ct_trace_graph_status
-build(struct ct_trace_graph *g, const struct ct_trace_graph_tail *tail, char *error, size_t len)
+static enum ct_trace_graph_status build(struct ct_trace_graph *g,
+                                        bt_graph_simple_sink_component_consume_func consume,
+                                        void *data, char *error, size_t len)
 {
 	const bt_component_class_filter *muxer_cls;
 	char first_error[640] = "";
@@ -263,8 +279,7 @@ build(struct ct_trace_graph *g, const struct ct_trace_graph_tail *tail, char *er
 		snprintf(error, len, "cannot build the trace reader: %s", first_error);
 		return CT_TRACE_GRAPH_ERROR;
 	}
-	if (tail->add(g->graph, tail->data, &g->tail_input, first_error, sizeof(first_error)) < 0) {
-		bt_current_thread_clear_error();
+	if (add_sink(g, consume, data, first_error, sizeof(first_error)) < 0) {
 		snprintf(error, len, "cannot build the trace reader: %s", first_error);
 		return CT_TRACE_GRAPH_ERROR;
 	}
@@ -273,8 +288,8 @@ build(struct ct_trace_graph *g, const struct ct_trace_graph_tail *tail, char *er
 
 /*
  * Every source port to a fresh muxer input (the muxer adds one per
- * connection), muxer to the tail; without a muxer, the one port to the
- * tail.
+ * connection), muxer to the sink; without a muxer, the one port to the
+ * sink.
  */
 static enum ct_trace_graph_status connect(struct ct_trace_graph *g, char *error, size_t len)
 {
@@ -284,7 +299,7 @@ static enum ct_trace_graph_status connect(struct ct_trace_graph *g, char *error,
 		if (bt_graph_connect_ports(g->graph,
 		                           bt_component_source_borrow_output_port_by_index_const(
 		                               g_ptr_array_index(g->sources, 0), 0),
-		                           g->tail_input, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+		                           g->sink_input, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
 			goto error;
 		return CT_TRACE_GRAPH_OK;
 	}
@@ -307,7 +322,7 @@ static enum ct_trace_graph_status connect(struct ct_trace_graph *g, char *error,
 	}
 	if (bt_graph_connect_ports(
 	        g->graph, bt_component_filter_borrow_output_port_by_index_const(g->muxer, 0),
-	        g->tail_input, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+	        g->sink_input, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
 		goto error;
 	return CT_TRACE_GRAPH_OK;
 error:
@@ -316,38 +331,16 @@ error:
 	return CT_TRACE_GRAPH_ERROR;
 }
 
-/* The simple sink of ct_trace_graph_create: its consume function and data. */
-struct simple_sink {
-	bt_graph_simple_sink_component_consume_func consume;
-	void *data;
-};
-
-static int add_simple_sink(bt_graph *graph, void *data, const bt_port_input **input, char *error,
-                           size_t len)
-{
-	const struct simple_sink *sink = data;
-	const bt_component_sink *comp;
-
-	if (bt_graph_add_simple_sink_component(graph, "cudatrace", NULL, sink->consume, NULL,
-	                                       sink->data,
-	                                       &comp) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		take_error(error, len);
-		return -1;
-	}
-	*input = bt_component_sink_borrow_input_port_by_index_const(comp, 0);
-	return 0;
-}
-
-/* The graph of the COUNT TRACES, named SHOWN in messages, with TAIL after the muxer. */
-static enum ct_trace_graph_status create(const char *const *traces, const char *const *shown,
-                                         size_t count, const struct ct_trace_graph_tail *tail,
-                                         struct ct_trace_graph **graph, char *error, size_t len)
+enum ct_trace_graph_status
+ct_trace_graph_create(const char *const *traces, const char *const *shown, size_t count,
+                      bt_graph_simple_sink_component_consume_func consume, void *data,
+                      struct ct_trace_graph **graph, char *error, size_t len)
 {
 	struct ct_trace_graph *g = g_new0(struct ct_trace_graph, 1);
 	enum ct_trace_graph_status status;
 
 	g->traces = traces;
-	g->shown = shown;
+	g->shown = shown ? shown : traces;
 	g->trace_count = count;
 	g->live = count && ct_live_is_url(traces[0]);
 	g->sources = g_ptr_array_new();
@@ -356,7 +349,7 @@ static enum ct_trace_graph_status create(const char *const *traces, const char *
 	g->damage = g_string_new(NULL);
 	for (size_t i = 0; i < count; i++)
 		g_ptr_array_add(g->read_from, (gpointer)traces[i]);
-	status = build(g, tail, error, len);
+	status = build(g, consume, data, error, len);
 	if (status == CT_TRACE_GRAPH_OK)
 		status = connect(g, error, len);
 	if (status != CT_TRACE_GRAPH_OK) {
@@ -365,25 +358,6 @@ static enum ct_trace_graph_status create(const char *const *traces, const char *
 	}
 	*graph = g;
 	return status;
-}
-
-enum ct_trace_graph_status
-ct_trace_graph_create(const char *const *traces, const char *const *shown, size_t count,
-                      bt_graph_simple_sink_component_consume_func consume, void *data,
-                      struct ct_trace_graph **graph, char *error, size_t len)
-{
-	struct simple_sink sink = { consume, data };
-	const struct ct_trace_graph_tail tail = { add_simple_sink, &sink };
-
-	return create(traces, shown ? shown : traces, count, &tail, graph, error, len);
-}
-
-enum ct_trace_graph_status ct_trace_graph_create_with_tail(const char *const *traces, size_t count,
-                                                           const struct ct_trace_graph_tail *tail,
-                                                           struct ct_trace_graph **graph,
-                                                           char *error, size_t len)
-{
-	return create(traces, traces, count, tail, graph, error, len);
 }
 
 enum ct_trace_graph_status ct_trace_graph_run(struct ct_trace_graph *g, char *error, size_t len)

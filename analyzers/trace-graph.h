@@ -47,28 +47,6 @@ ct_trace_graph_create(const char *const *traces, const char *const *shown, size_
                       struct ct_trace_graph **graph, char *error, size_t len);
 
 /*
- * What follows the muxer in a graph of ct_trace_graph_create_with_tail:
- * ADD puts its components into GRAPH (called with DATA) and sets *INPUT
- * to the input port that takes the muxer's messages (a single stream's,
- * when there is no muxer); it returns 0, or -1 with the reason in ERROR
- * (LEN bytes).
- */
-struct ct_trace_graph_tail {
-	int (*add)(bt_graph *graph, void *data, const bt_port_input **input, char *error,
-	           size_t len);
-	void *data;
-};
-
-/*
- * The same graph, with TAIL after the muxer. ADD is called while the
- * graph is made; its DATA must last as long as the components use it.
- */
-enum ct_trace_graph_status ct_trace_graph_create_with_tail(const char *const *traces, size_t count,
-                                                           const struct ct_trace_graph_tail *tail,
-                                                           struct ct_trace_graph **graph,
-                                                           char *error, size_t len);
-
-/*
  * Runs the graph to its end (waiting while a live source has nothing
  * new). On CT_TRACE_GRAPH_ERROR, ERROR holds babeltrace2's deepest cause,
  * which says little when the sink itself stopped the run.

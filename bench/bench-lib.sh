@@ -19,10 +19,12 @@
 #                         tracer writes them too (make-ctf.py bench-gpu)
 #   median3 CMD...        the median of three runs' "seconds kilobytes"
 #                         (elapsed time, peak RSS)
-#   bench_memory NAME M M_SMALL DUMMY DUMMY_SMALL
+#   bench_memory NAME M M_SMALL DUMMY DUMMY_SMALL [WHAT]
 #                         prints the memory figures of NAME (peak RSS in KB
 #                         on the large and the small trace) beside
-#                         babeltrace2 -o dummy's own on the same traces
+#                         babeltrace2 -o dummy's own on the same traces,
+#                         the first line labelled WHAT (default "memory
+#                         10x events / 1x:")
 #   bench_cores           says how many cores the ratios were measured on
 
 events=${1:-10000000}
@@ -66,8 +68,8 @@ median3() {
 # ratio of the whole peak RSS, the growth of what is ours: the peak above
 # babeltrace2's own on the same trace, 10x events over 1x.
 bench_memory() {
-	echo "$2 $3 $4 $5" | awk -v name="$1" '{
-		printf "memory 10x events / 1x:         %.2f  (target <= 1.2)\n", $1 / $2
+	echo "$2 $3 $4 $5" | awk -v name="$1" -v what="${6:-memory 10x events / 1x:}" '{
+		printf "%-32s%.2f  (target <= 1.2)\n", what, $1 / $2
 		printf "  babeltrace2 -o dummy itself:  %.2f  (%d KB -> %d KB: its packet index, its file window)\n", $3 / $4, $4, $3
 		printf "  %s above babeltrace2:  %.2f  (%d KB -> %d KB)\n", name, ($1 - $3) / ($2 - $4), $2 - $4, $1 - $3
 	}'

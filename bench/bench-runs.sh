@@ -54,5 +54,6 @@ run export-bench sh "$here/export-bench.sh" 50000
 figure export-bench "the export's time over babeltrace2's" "time +export / dummy:"
 figure export-bench "the Perfetto export's time with GPU work" "time +perfetto / dummy, GPU work:"
 figure export-bench "the GPU-time CTF export's time" "time +ctf / dummy, GPU work:"
+figure export-bench "the GPU-time CTF export's memory ratio" "memory ctf, GPU work, 10x / 1x:"
 
 tap_done

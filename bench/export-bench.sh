@@ -14,7 +14,13 @@
 #   - the size of the Perfetto file per event;
 #   - on the trace with GPU work (bench_traces), the time of both exports,
 #     `--format perfetto` and `--format ctf` (the GPU-time trace), over
-#     babeltrace2's on it.
+#     babeltrace2's on it;
+#   - the GPU-time CTF export's peak RSS on that trace over its peak RSS on
+#     one a tenth as long (a second trace with GPU work); target 1.2 at
+#     most: both exports read as `cudatrace report` does (stream files
+#     decoded in parallel), and the CTF export writes on a thread of its
+#     own as the reading goes, its reorder queue bounded, so memory follows
+#     the operations in flight, not the trace's length.
 # The cores measured on are printed (bench_cores).
 # Each command runs three times; the medians are compared. Prints ratios,
 # asserts nothing.
@@ -22,6 +28,7 @@ set -eu
 
 . "$(cd "$(dirname "$0")" && pwd)/bench-lib.sh"
 bench_traces
+"$python" "$top_srcdir/tests/analyzers/make-ctf.py" bench-gpu "$small" "$work/gpu-small" >/dev/null
 
 dummy=$(median3 babeltrace2 -o dummy "$work/large")
 dummy_small=$(median3 babeltrace2 -o dummy "$work/small")
@@ -32,6 +39,9 @@ dummy_gpu=$(median3 babeltrace2 -o dummy "$work/gpu")
 perfetto_gpu=$(median3 "$cudatrace" export --format perfetto -o "$work/gpu.pftrace" "$work/gpu")
 ctf_gpu=$(median3 sh -c 'rm -rf "$1" && exec "$2" export --format ctf -o "$1" "$3"' sh \
 	"$work/gpu-ctf" "$cudatrace" "$work/gpu")
+dummy_gpu_small=$(median3 babeltrace2 -o dummy "$work/gpu-small")
+ctf_gpu_small=$(median3 sh -c 'rm -rf "$1" && exec "$2" export --format ctf -o "$1" "$3"' sh \
+	"$work/gpu-small-ctf" "$cudatrace" "$work/gpu-small")
 
 echo "$dummy $export $export_small $bytes $dummy_small $dummy_gpu $perfetto_gpu $ctf_gpu" |
 	awk -v n="$events" '{
@@ -48,4 +58,6 @@ echo "$dummy $export $export_small $bytes $dummy_small $dummy_gpu $perfetto_gpu 
 }'
 set -- $dummy $export $export_small $dummy_small
 bench_memory export "$4" "$6" "$2" "$8"
+set -- $dummy_gpu $ctf_gpu $ctf_gpu_small $dummy_gpu_small
+bench_memory "ctf export" "$4" "$6" "$2" "$8" "memory ctf, GPU work, 10x / 1x:"
 bench_cores

@@ -226,6 +226,8 @@ static int export_ctf(const struct export_args *a)
 		fprintf(stderr, "cudatrace export: %s\n", error);
 		return status == CT_EXPORT_INPUT_ERROR ? EXIT_USAGE : 1;
 	}
+	if (stats.truncated)
+		fprintf(stderr, "cudatrace export: warning: %s\n", error);
 	if (stats.dropped_records || stats.discarded_events)
 		fprintf(stderr,
 		        "cudatrace export: warning: CUPTI dropped %" PRIu64 " activity records and "

@@ -5,7 +5,9 @@
  * in order, delivered in shuffled buffers, come out as begin and end
  * points in time order; the queue never holds more operations than its
  * bound; an operation that starts before what already left is refused
- * and counted; ties between one operation's end and the next one's begin.
+ * and counted; ties between one operation's end and the next one's begin;
+ * points that come in order and out of it, at equal times, of operations
+ * of no duration, leave in exactly the order of time, rank and arrival.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -179,6 +181,71 @@ static void test_ties(void **unused)
 	ct_gpu_reorder_release(&q);
 }
 
+/* A point as the order defines it: time, then rank, then the operation's arrival. */
+struct ref {
+	int64_t time;
+	int rank; /* 0 end, 1 begin, 2 end of no duration */
+	size_t arrival;
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct ref *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return x->arrival < y->arrival ? -1 : x->arrival > y->arrival;
+}
+
+#define MIXED 6000
+
+/*
+ * Operations that mostly follow one another (a stream's, some back to
+ * back, some of no duration), among others anywhere in time, many at the
+ * same times: every point leaves once, in the order of a sort.
+ */
+static void test_order_in_and_out_of_runs(void **unused)
+{
+	static struct ref want[2 * MIXED];
+	static int64_t starts[MIXED], ends[MIXED];
+	struct ct_gpu_reorder q;
+	struct ct_gpu_point point;
+	int64_t t = 1000000;
+	size_t n = 0;
+
+	(void)unused;
+	srand(11);
+	ct_gpu_reorder_init(&q, 0);
+	for (size_t i = 0; i < MIXED; i++) {
+		if (rand() % 10 < 7) {
+			starts[i] = t + (rand() % 3 ? 0 : rand() % 100);
+			ends[i] = starts[i] + (rand() % 4 ? rand() % 50 : 0);
+			t = ends[i];
+		} else {
+			starts[i] = 1000000 + rand() % 200000;
+			ends[i] = starts[i] + rand() % 3000 * (rand() % 2);
+		}
+		want[n++] = (struct ref){ starts[i], 1, i };
+		want[n++] = (struct ref){ ends[i], ends[i] == starts[i] ? 2 : 0, i };
+		assert_true(ct_gpu_reorder_add(&q, starts[i], ends[i], &starts[i]));
+	}
+	qsort(want, n, sizeof(want[0]), ref_cmp);
+	for (size_t k = 0; k < n; k++) {
+		size_t i;
+
+		assert_true(ct_gpu_reorder_next(&q, true, &point));
+		i = (size_t)((int64_t *)point.op - starts);
+		assert_int_equal(i, want[k].arrival);
+		assert_int_equal(point.begin, want[k].rank == 1);
+		assert_int_equal(point.time, want[k].time);
+	}
+	assert_false(ct_gpu_reorder_next(&q, true, &point));
+	assert_int_equal(q.ops, 0);
+	ct_gpu_reorder_release(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_bound_holds),
 		cmocka_unit_test(test_late_operation_refused),
 		cmocka_unit_test(test_ties),
+		cmocka_unit_test(test_order_in_and_out_of_runs),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

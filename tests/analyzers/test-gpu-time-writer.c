@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-gpu-time-writer.c - the writing thread of the GPU-time export
+ * (analyzers/gpu-time-writer.h), fed by hand: operations of three
+ * streams, handed over in several batches, are all written, each stream
+ * in a file named after it, the metadata with the clock and environment
+ * of the trace described; operations whose GPU times cannot be
+ * timestamps are counted, not written; without a trace to take the clock
+ * from, the close fails and says why; a writer destroyed without its
+ * close (an export that failed) still ends its streams and its trace.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "gpu-time-writer.h"
+
+#define STREAMS 3
+#define OPS     3000
+
+/* Stand-ins for processes: the writer only keys streams by them. */
+static const int processes[2];
+
+/* A trace as LTTng's: a 1 GHz clock, an environment. */
+static struct ct_trace_desc *trace(void)
+{
+	static struct ct_trace_env_entry env[] = {
+		{ "domain", "ust", 0 },
+		{ "tracer_name", "lttng-ust", 0 },
+		{ "tracer_major", NULL, 2 },
+	};
+	static struct ct_trace_desc desc = {
+		.name = "test-trace",
+		.clock = { .name = "monotonic", .frequency = 1000000000, .has_uuid = true },
+		.env = env,
+		.env_count = G_N_ELEMENTS(env),
+	};
+
+	return &desc;
+}
+
+/* Operation I: a kernel, a copy or a memset, on stream I % STREAMS, back to back there. */
+static void op_at(struct ct_gpu_time_op *t, size_t i, int64_t start)
+{
+	memset(t, 0, sizeof(*t));
+	t->process = &processes[i % STREAMS == 2];
+	snprintf(t->procname, sizeof(t->procname), "proc%zu", i % STREAMS == 2);
+	t->op.kind = (enum ct_gpu_op_kind)(i % CT_GPU_OP_KINDS);
+	t->op.start = start;
+	t->op.end = start + 500;
+	t->op.vpid = 100 + (i % STREAMS == 2);
+	t->op.stream = (uint32_t)(i % STREAMS);
+	t->op.correlation_id = (uint32_t)i;
+	t->op.name = t->op.kind == CT_GPU_OP_KERNEL ? "kernel" : "memcpy HtoD";
+	t->op.direction = "HtoD";
+}
+
+/* COUNT operations from FIRST, in batches; START gives operation I's start. */
+static void give(struct ct_gpu_time_writer *w, size_t first, size_t count,
+                 int64_t (*start)(size_t i))
+{
+	struct ct_gpu_time_batch *b = NULL;
+
+	for (size_t i = first; i < first + count; i++) {
+		if (!b)
+			b = ct_gpu_time_writer_batch(w);
+		op_at(&b->ops[b->count++], i, start(i));
+		if (b->count == CT_GPU_TIME_BATCH) {
+			ct_gpu_time_writer_give(w, b);
+			b = NULL;
+		}
+	}
+	if (b)
+		ct_gpu_time_writer_give(w, b);
+}
+
+static int64_t in_order(size_t i)
+{
+	return 1000000000 + (int64_t)i * 1000;
+}
+
+static int64_t untimed_every_tenth(size_t i)
+{
+	return i % 10 ? in_order(i) : 0;
+}
+
+static char *read_file(const char *dir, const char *name)
+{
+	char *path = g_build_filename(dir, name, NULL);
+	char *text = NULL;
+
+	g_file_get_contents(path, &text, NULL, NULL);
+	g_free(path);
+	return text;
+}
+
+static bool has_file(const char *dir, const char *name)
+{
+	char *path = g_build_filename(dir, name, NULL);
+	GStatBuf st;
+	bool ok = g_stat(path, &st) == 0 && st.st_size > 0;
+
+	g_free(path);
+	return ok;
+}
+
+/* A directory for a writer to make (sink.ctf.fs makes it), in a new temporary one. */
+static char *new_dir(void)
+{
+	char *tmp = g_dir_make_tmp("gpu-time-writer.XXXXXX", NULL);
+	char *dir;
+
+	assert_non_null(tmp);
+	dir = g_build_filename(tmp, "gpu", NULL);
+	g_free(tmp);
+	return dir;
+}
+
+/* Removes DIR (files only) and the temporary directory it is in. */
+static void remove_dir(char *dir)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	char *tmp = g_path_get_dirname(dir);
+	const char *name;
+
+	while (d && (name = g_dir_read_name(d))) {
+		char *path = g_build_filename(dir, name, NULL);
+
+		g_unlink(path);
+		g_free(path);
+	}
+	if (d)
+		g_dir_close(d);
+	g_rmdir(dir);
+	g_rmdir(tmp);
+	g_free(tmp);
+	g_free(dir);
+}
+
+/* A writer into DIR, counting into STATS, given COUNT operations of TRACE: START gives their starts. */
+static struct ct_gpu_time_writer *fed(const char *dir, struct ct_gpu_time_stats *stats,
+                                      const struct ct_trace_desc *desc, size_t count,
+                                      int64_t (*start)(size_t i))
+{
+	char error[256];
+	struct ct_gpu_time_writer *w = ct_gpu_time_writer_create(dir, stats, error, sizeof(error));
+
+	assert_non_null(w);
+	ct_gpu_time_writer_set_trace(w, desc);
+	give(w, 0, count, start);
+	return w;
+}
+
+static void test_writes_every_stream_and_the_trace(void **unused)
+{
+	char *dir = new_dir();
+	struct ct_gpu_time_stats stats = { 0 };
+	struct ct_gpu_time_writer *w = fed(dir, &stats, trace(), OPS, in_order);
+	char error[256];
+	char *metadata;
+
+	(void)unused;
+	assert_int_equal(ct_gpu_time_writer_close(w, error, sizeof(error)), 0);
+	assert_int_equal(stats.operations, OPS);
+	assert_int_equal(stats.streams, STREAMS);
+	assert_int_equal(stats.late, 0);
+	assert_int_equal(stats.untimed, 0);
+	ct_gpu_time_writer_destroy(w);
+	assert_true(has_file(dir, "pid100-device0-stream0"));
+	assert_true(has_file(dir, "pid100-device0-stream1"));
+	assert_true(has_file(dir, "pid101-device0-stream2"));
+	metadata = read_file(dir, "metadata");
+	assert_non_null(metadata);
+	assert_non_null(strstr(metadata, "cudatrace_gpu_time = 1"));
+	assert_non_null(strstr(metadata, "tracer_name = \"lttng-ust\""));
+	assert_non_null(strstr(metadata, "name = monotonic;"));
+	assert_non_null(strstr(metadata, "freq = 1000000000;"));
+	assert_non_null(strstr(metadata, "cudatrace_gpu:memset_begin"));
+	g_free(metadata);
+	remove_dir(dir);
+}
+
+static void test_untimed_are_counted_and_left_out(void **unused)
+{
+	char *dir = new_dir();
+	struct ct_gpu_time_stats stats = { 0 };
+	struct ct_gpu_time_writer *w = fed(dir, &stats, trace(), OPS, untimed_every_tenth);
+	char error[256];
+
+	(void)unused;
+	assert_int_equal(ct_gpu_time_writer_close(w, error, sizeof(error)), 0);
+	assert_int_equal(stats.untimed, OPS / 10);
+	assert_int_equal(stats.operations, OPS - OPS / 10);
+	ct_gpu_time_writer_destroy(w);
+	remove_dir(dir);
+}
+
+static void test_no_clock_fails_the_close(void **unused)
+{
+	char *dir = new_dir();
+	struct ct_gpu_time_stats stats = { 0 };
+	struct ct_gpu_time_writer *w = fed(dir, &stats, NULL, 10, in_order);
+	char error[256] = "";
+
+	(void)unused;
+	assert_int_equal(ct_gpu_time_writer_close(w, error, sizeof(error)), -1);
+	assert_non_null(strstr(error, "no clock"));
+	assert_int_equal(stats.operations, 0);
+	ct_gpu_time_writer_destroy(w);
+	remove_dir(dir);
+}
+
+/* An export that fails after operations were written destroys its writer unclosed. */
+static void test_destroyed_unclosed_ends_its_trace(void **unused)
+{
+	char *dir = new_dir();
+	struct ct_gpu_time_stats stats = { 0 };
+
+	(void)unused;
+	ct_gpu_time_writer_destroy(fed(dir, &stats, trace(), OPS, in_order));
+	assert_true(has_file(dir, "metadata"));
+	assert_true(has_file(dir, "pid100-device0-stream0"));
+	remove_dir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_writes_every_stream_and_the_trace),
+		cmocka_unit_test(test_untimed_are_counted_and_left_out),
+		cmocka_unit_test(test_no_clock_fails_the_close),
+		cmocka_unit_test(test_destroyed_unclosed_ends_its_trace),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
