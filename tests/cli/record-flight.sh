@@ -112,13 +112,17 @@ else
 	tap_result 1 "live set: the snapshot reads back"
 fi
 # 4. <<<>>> kernels in a small ring over several seconds: each kernel's
-# record names its kernel_shape, written once at the first launch and
-# overwritten long before the snapshot; the tracer writes every shape
-# again a second after it last did, so the snapshot still reads the runs
-# after that (doc/events.md, kernel_shape); the runs before it are counted
-# as unmatched, not lost silently.
+# record names its kernel_shape, and each launch after the first is a
+# repeat of the first one's launch_unconfigured, both written once at the
+# first launch and overwritten long before the snapshot (12 s of
+# launches); the tracer writes each again a second after it last did
+# (doc/events.md, kernel_shape and repeat), and the ring holds seconds of
+# each channel's events (about 5 s of launches, 4 s of their records,
+# which CUPTI hands over each second), so the snapshot still reads the
+# runs after that; those before it are counted as unmatched, not lost
+# silently.
 launch_loop="$trace_builddir/tests/programs/launch-loop"
-cli_record shapes --flight-recorder=64K -o "$lttng_tmp/shapes" -- "$launch_loop" 1200 5000
+cli_record shapes --flight-recorder=256K -o "$lttng_tmp/shapes" -- "$launch_loop" 2400 5000
 cli_status_is "shapes: record exits with the program's status" 0
 snap=$(ls -d "$lttng_tmp"/shapes/snapshot-* 2>/dev/null | tail -n 1)
 report_status=0
