@@ -150,7 +150,6 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 {
 	struct side src = { 0 }, dst = { 0 };
 	struct ct_ev_memcpy e;
-	uint64_t shape;
 
 	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memcpy) ||
 	    capture_stream_is_capturing(call, d->stream))
@@ -170,11 +169,7 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 	e.host = host_of(e.direction, &src, &dst);
 	call_note_name(call);
 	call_stack_note_operation(e.api.correlation_id);
-	shape = ct_shape_memcpy(&e);
-	if (!repeats_write(call, shape, &e.api)) {
-		lttng_ust_do_tracepoint(cudatrace, memcpy, &e);
-		repeats_written(call, shape);
-	}
+	REPEAT_OR_WRITE(call, memcpy, &e);
 	/* its bytes and stream need not be in its record (gpu_memcpy_times) */
 	recorded_ops_note(e.api.correlation_id, RECORDED_WHOLE);
 }
@@ -432,7 +427,6 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 {
 	struct tracker_entry entry;
 	struct ct_ev_memset e;
-	uint64_t shape;
 
 	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memset) ||
 	    capture_stream_is_capturing(call, d->stream))
@@ -451,11 +445,7 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 		e.device = entry.device;
 	call_note_name(call);
 	call_stack_note_operation(e.api.correlation_id);
-	shape = ct_shape_memset(&e);
-	if (!repeats_write(call, shape, &e.api)) {
-		lttng_ust_do_tracepoint(cudatrace, memset, &e);
-		repeats_written(call, shape);
-	}
+	REPEAT_OR_WRITE(call, memset, &e);
 }
 
 /* The runtime converts the value to unsigned char. */

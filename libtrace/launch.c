@@ -95,13 +95,9 @@ static void emit_unconfigured(struct api_call *call, const char *symbol)
 		.device = call_device(call),
 		.api = call_record(call),
 	};
-	uint64_t shape = ct_shape_launch_unconfigured(&e);
 
 	before_launch_event(call, symbol, e.kernel_id, e.api.correlation_id);
-	if (!repeats_write(call, shape, &e.api)) {
-		lttng_ust_do_tracepoint(cudatrace, launch_unconfigured, &e);
-		repeats_written(call, shape);
-	}
+	REPEAT_OR_WRITE(call, launch_unconfigured, &e);
 	after_launch_event(e.kernel_id, e.api.correlation_id, RECORDED_UNCONFIGURED);
 }
 
@@ -109,7 +105,6 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 {
 	const char *symbol = call->symbol ? call->symbol : call->nested_launch.symbol;
 	struct ct_ev_launch e;
-	uint64_t shape;
 
 	if (call_failed(call) ||
 	    !(config->known ? lttng_ust_tracepoint_enabled(cudatrace, launch)
@@ -134,12 +129,8 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 		.device = call_device(call),
 		.api = call_record(call),
 	};
-	shape = ct_shape_launch(&e);
 	before_launch_event(call, symbol, e.kernel_id, e.api.correlation_id);
-	if (!repeats_write(call, shape, &e.api)) {
-		lttng_ust_do_tracepoint(cudatrace, launch, &e);
-		repeats_written(call, shape);
-	}
+	REPEAT_OR_WRITE(call, launch, &e);
 	after_launch_event(e.kernel_id, e.api.correlation_id, RECORDED_WHOLE);
 }
 

@@ -23,11 +23,7 @@
  *   - no session enables repeat, or CUDATRACE_COMPACT=0.
  *
  *	e = ...;                        (the whole event, as always)
- *	shape = ct_shape_memcpy(&e);
- *	if (!repeats_write(call, shape, &e.api)) {
- *		lttng_ust_do_tracepoint(cudatrace, memcpy, &e);
- *		repeats_written(call, shape);
- *	}
+ *	REPEAT_OR_WRITE(call, memcpy, &e);
  */
 #ifndef CUDATRACE_REPEATS_H
 #define CUDATRACE_REPEATS_H
@@ -60,5 +56,19 @@ void repeats_written(struct api_call *call, uint64_t shape);
 
 /* A session started: every shape is written whole again before it repeats. */
 void repeats_announce_again(void);
+
+/*
+ * CALL's event E (a struct ct_ev_EVENT *) as a repeat, or whole, its
+ * shape then taking its thread's slot. In a file that includes
+ * cudatrace-tp.h.
+ */
+#define REPEAT_OR_WRITE(call, event, e)                                 \
+	do {                                                            \
+		uint64_t shape_ = ct_shape_##event(e);                  \
+		if (!repeats_write((call), shape_, &(e)->api)) {        \
+			lttng_ust_do_tracepoint(cudatrace, event, (e)); \
+			repeats_written((call), shape_);                \
+		}                                                       \
+	} while (0)
 
 #endif /* CUDATRACE_REPEATS_H */
