@@ -3,6 +3,9 @@
  * compact-events.c - the tracer's compact events made whole (see
  * compact-events.h).
  */
+#include <stddef.h>
+#include <string.h>
+
 #include <glib.h>
 
 #include "compact-events.h"
@@ -304,40 +307,53 @@ static struct repeat_slot *slots_of(struct ct_compact_events *ce, const struct c
 	return slots;
 }
 
-/* The kinds of event a repeat stands for. */
+/* The kinds of event a repeat stands for: the size of their payload, and
+ * where in it their call is; size 0 for the other kinds. */
+#define REPEATED(type, layout) \
+	[CT_EV_##type] = { sizeof(struct ct_ev_##layout), offsetof(struct ct_ev_##layout, api) }
+static const struct {
+	size_t size, api;
+} repeated[CT_EV_COUNT] = {
+	REPEATED(MEMCPY, memcpy),
+	REPEATED(MEMSET, memset),
+	REPEATED(LAUNCH, launch),
+	REPEATED(LAUNCH_UNCONFIGURED, launch_unconfigured),
+};
+
 static bool repeats(enum ct_event_type type)
 {
-	return type == CT_EV_MEMCPY || type == CT_EV_MEMSET || type == CT_EV_LAUNCH ||
-	       type == CT_EV_LAUNCH_UNCONFIGURED;
+	return repeated[type].size != 0;
+}
+
+/* The shape of EV, of a kind that repeats. */
+static uint64_t shape_of(const struct ct_event *ev)
+{
+	switch (ev->type) {
+	case CT_EV_MEMCPY:
+		return ct_shape_memcpy(&ev->u.memcpy);
+	case CT_EV_MEMSET:
+		return ct_shape_memset(&ev->u.memset);
+	case CT_EV_LAUNCH:
+		return ct_shape_launch(&ev->u.launch);
+	default:
+		return ct_shape_launch_unconfigured(&ev->u.launch_unconfigured);
+	}
 }
 
 /* A whole event of a kind that repeats takes its shape's slot in its thread. */
 static void keep_whole(struct ct_compact_events *ce, const struct ct_event *ev)
 {
 	struct repeat_slot *slots = ev->thread ? slots_of(ce, ev->thread, true) : NULL;
-	struct repeat_slot slot = { .type = ev->type };
+	struct repeat_slot *slot;
+	uint64_t shape;
 
 	if (!slots)
 		return;
-	switch (ev->type) {
-	case CT_EV_MEMCPY:
-		slot.shape = ct_shape_memcpy(&ev->u.memcpy);
-		slot.u.memcpy = ev->u.memcpy;
-		break;
-	case CT_EV_MEMSET:
-		slot.shape = ct_shape_memset(&ev->u.memset);
-		slot.u.memset = ev->u.memset;
-		break;
-	case CT_EV_LAUNCH:
-		slot.shape = ct_shape_launch(&ev->u.launch);
-		slot.u.launch = ev->u.launch;
-		break;
-	default:
-		slot.shape = ct_shape_launch_unconfigured(&ev->u.launch_unconfigured);
-		slot.u.launch_unconfigured = ev->u.launch_unconfigured;
-		break;
-	}
-	slots[ct_repeat_slot(slot.shape)] = slot;
+	shape = shape_of(ev);
+	slot = &slots[ct_repeat_slot(shape)];
+	slot->shape = shape;
+	slot->type = ev->type;
+	memcpy(&slot->u, &ev->u, repeated[ev->type].size);
 }
 
 /*
@@ -352,29 +368,6 @@ static uint64_t entry_from_low(int64_t time_ns, uint32_t low)
 	return time_ns >= 0 && (uint64_t)time_ns > since ? (uint64_t)time_ns - since : 0;
 }
 
-/* Set the call of EV, a repeat made whole, to its correlation id and entry. */
-static void set_call(struct ct_event *ev, uint32_t correlation_id, uint64_t entry)
-{
-	struct ct_api_ref *api;
-
-	switch (ev->type) {
-	case CT_EV_MEMCPY:
-		api = &ev->u.memcpy.api;
-		break;
-	case CT_EV_MEMSET:
-		api = &ev->u.memset.api;
-		break;
-	case CT_EV_LAUNCH:
-		api = &ev->u.launch.api;
-		break;
-	default:
-		api = &ev->u.launch_unconfigured.api;
-		break;
-	}
-	api->correlation_id = correlation_id;
-	api->entry = entry;
-}
-
 /*
  * A repeat made the event it stands for: the one its thread's slot of
  * its shape holds, with its own call. False when the slot holds another
@@ -387,27 +380,18 @@ static bool expand_repeat(struct ct_compact_events *ce, struct ct_event *ev)
 	const struct repeat_slot *slots = ev->thread ? slots_of(ce, ev->thread, false) : NULL;
 	const struct repeat_slot *slot = slots ? &slots[ct_repeat_slot(r.shape)] : NULL;
 	uint64_t entry = entry_from_low(ev->time_ns, r.entry_low);
+	struct ct_api_ref *api;
 
 	if (!slot || slot->shape != r.shape || !r.shape || !entry) {
 		ce->unresolved = ct_sat_add_u64(ce->unresolved, 1);
 		return false;
 	}
+	/* the event's payload, then its own call */
 	ev->type = slot->type;
-	switch (slot->type) {
-	case CT_EV_MEMCPY:
-		ev->u.memcpy = slot->u.memcpy;
-		break;
-	case CT_EV_MEMSET:
-		ev->u.memset = slot->u.memset;
-		break;
-	case CT_EV_LAUNCH:
-		ev->u.launch = slot->u.launch;
-		break;
-	default:
-		ev->u.launch_unconfigured = slot->u.launch_unconfigured;
-		break;
-	}
-	set_call(ev, r.correlation_id, entry);
+	memcpy(&ev->u, &slot->u, repeated[slot->type].size);
+	api = (struct ct_api_ref *)((char *)&ev->u + repeated[slot->type].api);
+	api->correlation_id = r.correlation_id;
+	api->entry = entry;
 	return true;
 }
 
