@@ -412,10 +412,16 @@ static void widen_launch(struct ct_event *ev)
 	};
 }
 
-/* The kinds a repeat stands for, and repeats. */
-#define REPEATING                                                                      \
-	(CT_EV_BIT(CT_EV_REPEAT) | CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_MEMSET) | \
-	 CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_LAUNCH_UNCONFIGURED))
+/* The kinds a repeat stands for (the table's), and repeats. */
+static uint64_t repeating(void)
+{
+	uint64_t types = CT_EV_BIT(CT_EV_REPEAT);
+
+	for (int t = 0; t < CT_EV_COUNT; t++)
+		if (repeats((enum ct_event_type)t))
+			types |= CT_EV_BIT(t);
+	return types;
+}
 
 uint64_t ct_compact_events_needed(uint64_t types)
 {
@@ -432,8 +438,8 @@ uint64_t ct_compact_events_needed(uint64_t types)
 		more |= CT_EV_BIT(CT_EV_GPU_MEMCPY_TIMES) | CT_EV_BIT(CT_EV_GPU_BATCH) |
 		        CT_EV_BIT(CT_EV_MEMCPY);
 	/* a repeat may stand for any of its kinds: all are read to know which */
-	if ((types | more) & REPEATING)
-		more |= REPEATING;
+	if ((types | more) & repeating())
+		more |= repeating();
 	return more;
 }
 
