@@ -76,7 +76,7 @@ bench_memory() {
 }
 
 # The reader decodes a group of stream files per core, each on a thread of
-# its own, while the analyses run on another (analyzers/decode-merge.h):
+# its own, while the analyses run on another (analyzers/read/decode-merge.h):
 # on one core their times add up; on two, the two stream files of the
 # bench traces decode in parallel, faster than babeltrace2's one thread.
 bench_cores() {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "log.h"
+#include "common/log.h"
 #include "verbs.h"
 
 struct verb {

@@ -8,7 +8,7 @@
 #ifndef CUDATRACE_CLI_DEATH_SECTION_H
 #define CUDATRACE_CLI_DEATH_SECTION_H
 
-#include "../analyzers/document.h"
+#include "common/document.h"
 #include "trace-info.h"
 
 /*

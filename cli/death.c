@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../analyzers/writer.h"
+#include "common/format.h"
 #include "death.h"
 
 static bool is_fault(int sig)

@@ -10,7 +10,7 @@
  * directory, /dev/shm), and the tracing library (found as `cudatrace
  * record` finds it, loaded in a child process with the CUPTI it brings,
  * and its InitializeInjection). Then the findings of NVIDIA's
- * compatibility rules (analyzers/compat.c) on what was found.
+ * compatibility rules (analyzers/common/compat.c) on what was found.
  *
  * The CUDA libraries are loaded with dlopen and called through their C
  * ABI (CUresult, cudaError_t and nvmlReturn_t are ints), so that the
@@ -36,7 +36,7 @@
 
 #include <json-c/json.h>
 
-#include "compat.h"
+#include "common/compat.h"
 #include "cuda-places.h"
 #include "diag.h"
 #include "exec-path.h"

@@ -25,11 +25,11 @@
 
 #include "arg-check.h"
 #include "diag.h"
-#include "document.h"
+#include "common/document.h"
 #include "summary.h"
 #include "trace-info.h"
 #include "verbs.h"
-#include "writer.h"
+#include "report/writer.h"
 
 /*
  * How many directories down from a listed entry its CTF metadata may sit

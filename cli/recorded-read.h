@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * recorded-read.h - reads what `cudatrace record` kept beside its traces
- * (analyzers/recorded.h): cudatrace.info's driver_cuda and driver_path,
+ * (analyzers/common/recorded.h): cudatrace.info's driver_cuda and driver_path,
  * and the audit library's lists, objects-PID (libtrace/audit.c writes
  * them: PATH, SONAME, BUILD-ID and FILE, tab-separated, one object a
  * line).
@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "recorded.h"
+#include "common/recorded.h"
 
 /*
  * The processes listed beside each of PATHS (directories; one with no

@@ -15,19 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "registry/analyses.h"
 #include "arg-check.h"
 #include "death-section.h"
-#include "discovery.h"
-#include "document.h"
-#include "filters.h"
-#include "findings.h"
-#include "options.h"
-#include "plot.h"
-#include "reader.h"
+#include "read/discovery.h"
+#include "common/document.h"
+#include "read/filters.h"
+#include "findings/findings.h"
+#include "common/options.h"
+#include "report/plot.h"
+#include "pass/reader.h"
 #include "recorded-read.h"
 #include "verbs.h"
-#include "writer.h"
+#include "registry/formats.h"
 #include "snapshot.h"
 #include "trace-info.h"
 
@@ -58,8 +58,9 @@ static void usage(FILE *out)
 	        "what was live at it, leaks, fragmentation and every failed allocation.\n"
 	        "\n"
 	        "Options:\n"
-	        "  -f, --format=FORMAT     text (default), csv, json or html (one page to share,\n"
-	        "                          plots included)\n"
+	        "  -f, --format=FORMAT     the format (default text):\n");
+	ct_format_help(out, CT_FORMAT_REPORT, 28, 9);
+	fprintf(out,
 	        "  -o, --output=FILE       write the report to FILE instead of stdout\n"
 	        "  -p, --pid=PID           only this process (repeatable)\n"
 	        "  -P, --process=NAME      only processes with this name (repeatable)\n"
@@ -260,9 +261,13 @@ static int parse_option(struct report_args *a, int c, const char *arg)
 	switch (c) {
 	case 'f':
 		a->format = arg;
-		return ct_writer_find(arg)
-		           ? 0
-		           : usage_error("unknown format '%s' (text, csv, json, html)", arg);
+		if (!ct_format_find(CT_FORMAT_REPORT, arg)) {
+			char names[128];
+
+			return usage_error("unknown format '%s' (%s)", arg,
+			                   ct_format_names(CT_FORMAT_REPORT, names, sizeof(names)));
+		}
+		return 0;
 	case 'o':
 		a->output = arg;
 		return *arg ? 0 : usage_error("%s", "--output needs a file name");
@@ -429,7 +434,7 @@ static int add_analyses(struct ct_reader *reader, const char *list)
 
 static int write_report(const struct report_args *a, const struct ct_doc *doc)
 {
-	const struct ct_writer_class *writer = ct_writer_find(a->format);
+	const struct ct_writer_class *writer = ct_format_find(CT_FORMAT_REPORT, a->format)->writer;
 	struct ct_writer_options wopts = { .max_rows = (size_t)a->max_rows, .detail = a->detail };
 	FILE *out = stdout;
 	int ret;

@@ -28,7 +28,7 @@
 #include <lttng/lttng.h>
 
 #include "diag.h"
-#include "event.h"
+#include "common/event.h"
 #include "session.h"
 
 /* lttng-ust's statedump of the loaded objects (enable_statedump). */

@@ -3,7 +3,7 @@
  * mix64.h - the 64-bit mixing the contract's shapes are made with (the
  * shape a repeat names: shape.h, doc/events.md), which the tracer and the
  * readers use for keys of their own too (libtrace/kernel-shapes.c's
- * table, analyzers/perfetto-writer.c's track keys): splitmix64's
+ * table, analyzers/export/perfetto-writer.c's track keys): splitmix64's
  * finaliser, which spreads every bit of its input over the 64 bits of its
  * output.
  */

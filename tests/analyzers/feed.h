@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "analysis.h"
-#include "document.h"
-#include "reader.h"
+#include "analyses/analysis.h"
+#include "common/document.h"
+#include "pass/reader.h"
 
 #define MIB (UINT64_C(1) << 20)
 #define GIB (UINT64_C(1) << 30)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # `cudatrace report` on traces longer than the batches the decoding thread
-# hands over (analyzers/decode-thread.h: 8 of 512 records), so that every
+# hands over (analyzers/read/decode-thread.h: 8 of 512 records), so that every
 # batch is filled, handed over and reused many times: the figures against
 # the truth make-ctf.py prints (every event counted once, in order: the
 # peak and the live bytes follow from the order of allocations and frees);

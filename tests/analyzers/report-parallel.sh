@@ -4,7 +4,7 @@
 # `cudatrace report` on traces of several stream files (make-ctf.py bench:
 # one per CPU, as `cudatrace record` writes them, their events interleaved
 # in time), decoded by a graph per group of stream files in parallel
-# (analyzers/decode-merge.h), against the same traces read by one graph
+# (analyzers/read/decode-merge.h), against the same traces read by one graph
 # (CUDATRACE_DECODE_GROUPS=1): the JSON reports must be the same, and
 # agree with the truth make-ctf.py prints. The traces: whole, in a time
 # window, cut while written (a partial last packet in one file), with a

@@ -19,9 +19,9 @@
 
 #include <cmocka.h>
 
-#include "analysis.h"
-#include "document.h"
-#include "reader.h"
+#include "analyses/analysis.h"
+#include "common/document.h"
+#include "pass/reader.h"
 
 /* A reader with some analyses, the process and thread events come from, and the report. */
 struct synth {

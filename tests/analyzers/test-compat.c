@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-compat.c - NVIDIA's compatibility rules (analyzers/compat.c)
+ * test-compat.c - NVIDIA's compatibility rules (analyzers/common/compat.c)
  * against NVIDIA's tables: the driver each toolkit needs, which device
  * code a device runs, PTX ISA versions, and the libraries of a process.
  */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "compat.h"
+#include "common/compat.h"
 
 /* The one finding with this id, or NULL. */
 static const struct ct_compat_finding *find(const struct ct_compat_findings *f, const char *id)

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "cuda-errors.h"
+#include "analyses/cuda-errors.h"
 #include "synthetic-events.h"
 
 #define MALLOC      20  /* cudaMalloc */

@@ -19,9 +19,9 @@
 #include <cmocka.h>
 #include <glib.h>
 
-#include "document.h"
-#include "findings.h"
-#include "first-page.h"
+#include "common/document.h"
+#include "findings/findings.h"
+#include "report/first-page.h"
 
 #define MIB (UINT64_C(1) << 20)
 

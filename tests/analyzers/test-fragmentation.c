@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "feed.h"
-#include "range-map.h"
+#include "common/range-map.h"
 
 #define PID  200
 #define BASE UINT64_C(0x7f0000000000)

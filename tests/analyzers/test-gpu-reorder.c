@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-gpu-reorder.c - GPU operations put back in time order
- * (analyzers/gpu-reorder.h): operations of several streams, each stream
+ * (analyzers/export/gpu-reorder.h): operations of several streams, each stream
  * in order, delivered in shuffled buffers, come out as begin and end
  * points in time order; the queue never holds more operations than its
  * bound; an operation that starts before what already left is refused
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "gpu-reorder.h"
+#include "export/gpu-reorder.h"
 
 #define STREAMS    4
 #define PER_STREAM 500

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-gpu-time-writer.c - the writing thread of the GPU-time export
- * (analyzers/gpu-time-writer.h), fed by hand: operations of three
+ * (analyzers/export/gpu-time-writer.h), fed by hand: operations of three
  * streams, handed over in several batches, are all written, each stream
  * in a file named after it, the metadata with the clock and environment
  * of the trace described; operations whose GPU times cannot be
@@ -20,7 +20,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "gpu-time-writer.h"
+#include "export/gpu-time-writer.h"
 
 #define STREAMS 3
 #define OPS     3000

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "feed.h"
-#include "series.h"
+#include "common/series.h"
 
 #define PID  100
 #define BASE UINT64_C(0x7f0000000000)

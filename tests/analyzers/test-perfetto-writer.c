@@ -21,8 +21,8 @@
 #include <cmocka.h>
 #include <glib.h>
 
-#include "perfetto-trace.pb-c.h"
-#include "perfetto-writer.h"
+#include "export/perfetto-trace.pb-c.h"
+#include "export/perfetto-writer.h"
 
 #define TRACKS 12
 

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "plot.h"
+#include "report/plot.h"
 #include "synthetic-events.h"
 
 #define MIB  (UINT64_C(1) << 20)

@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "corr-map.h"
-#include "gpu-timeline.h"
-#include "stats.h"
+#include "common/corr-map.h"
+#include "model/gpu-timeline.h"
+#include "common/stats.h"
 
 static void test_exact_statistics(void **unused)
 {

@@ -24,7 +24,7 @@
 #include <cmocka.h>
 #include <glib.h>
 
-#include "stream-groups.h"
+#include "read/stream-groups.h"
 
 static char trace[PATH_MAX];
 

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "document.h"
-#include "writer.h"
+#include "common/document.h"
+#include "report/writer.h"
 
 static const char *text(const char *s, size_t len)
 {

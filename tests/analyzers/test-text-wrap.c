@@ -18,9 +18,9 @@
 #include <cmocka.h>
 #include <glib.h>
 
-#include "document.h"
-#include "text-wrap.h"
-#include "writer.h"
+#include "common/document.h"
+#include "common/text-wrap.h"
+#include "registry/formats.h"
 
 /* LINES joined with single blanks. g_free it. */
 static char *joined(char **lines)
@@ -131,7 +131,9 @@ static char *text_report(void)
 	ct_doc_end(doc);
 	assert_null(ct_doc_error(doc));
 	assert_non_null(out);
-	assert_int_equal(ct_writer_find("text")->write(ct_doc_root(doc), &opts, out), 0);
+	assert_int_equal(
+	    ct_format_find(CT_FORMAT_REPORT, "text")->writer->write(ct_doc_root(doc), &opts, out),
+	    0);
 	assert_int_equal(fclose(out), 0);
 	ct_doc_destroy(doc);
 	return out_text;

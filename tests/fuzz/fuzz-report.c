@@ -30,13 +30,13 @@
 #include <glib.h>
 #include <json-c/json.h>
 
-#include "analysis.h"
-#include "document.h"
-#include "findings.h"
-#include "perfetto-export.h"
-#include "plot.h"
-#include "reader.h"
-#include "writer.h"
+#include "registry/analyses.h"
+#include "common/document.h"
+#include "findings/findings.h"
+#include "export/perfetto-export.h"
+#include "report/plot.h"
+#include "pass/reader.h"
+#include "registry/formats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -172,7 +172,7 @@ static void write_all(const struct ct_node *root)
 
 		if (!out)
 			abort();
-		ct_writer_find(formats[i])->write(root, &wopts, out);
+		ct_format_find(CT_FORMAT_REPORT, formats[i])->writer->write(root, &wopts, out);
 		fclose(out);
 		check_output(formats[i], text, len);
 		free(text);

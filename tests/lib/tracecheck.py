@@ -280,7 +280,7 @@ def expand_repeats(events):
 
 def complete_compact_events(events):
     """The events with the compact ones the tracer writes made whole
-    (doc/events.md), as the reader does (analyzers/compact-events.h): a
+    (doc/events.md), as the reader does (analyzers/read/compact-events.h): a
     launch_unconfigured is a launch with config_known=0 and no stream; a
     gpu_kernel_times or gpu_memcpy_times is the gpu_kernel or gpu_memcpy
     it stands for, with what the launch (with its configuration) or the

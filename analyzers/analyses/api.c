@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * api.c - the API analysis: per CUDA call (driver or runtime, by CUPTI
+ * callback id) the number of calls, their host time from entry to exit
+ * (total, mean, median, min, max), the errors they returned by code, and
+ * the waits still open when the trace ends (a process killed inside
+ * cudaDeviceSynchronize shows here).
+ *
+ * Calls are read in the pass (api-calls.h): the event that records a call
+ * (an api_call, or its semantic event) comes with it.
+ *
+ * Memory: one row per distinct API with bounded statistics (stats.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "model/api-calls.h"
+#include "common/stats.h"
+
+/* Distinct error codes kept per API; more are only counted. */
+#define CODES_KEPT 8
+
+struct error_count {
+	int32_t code;
+	uint64_t count;
+};
+
+/* One API: (domain, cbid). */
+struct api_row {
+	uint8_t domain;
+	uint16_t cbid;
+	struct ct_process *process; /* borrowed: the first that called it, for its name */
+	struct ct_stat time;        /* host time of the calls that returned; owned */
+	uint64_t returned;          /* calls recorded: they returned */
+	uint64_t errors;            /* calls that returned non-zero */
+	struct error_count codes[CODES_KEPT];
+	uint32_t code_count;
+	uint64_t other_codes; /* errors whose code did not fit in codes */
+	uint64_t open_at_end; /* calls entered and never returned */
+	int64_t longest_open_ns;
+};
+
+struct api {
+	struct ct_context *ctx;        /* borrowed */
+	const struct ct_options *opts; /* borrowed */
+	GPtrArray *rows;               /* struct api_row, in order of first call; owned */
+	GHashTable *by_api;            /* (domain << 16 | cbid) -> its row; borrowed */
+	int64_t end_ns;
+};
+
+/* ----------------------------------------------------- error names */
+
+/* An error code and its name; the most common ones, others are shown by number. */
+struct error_name {
+	int32_t code;
+	const char *name;
+};
+
+/* cudaError_t (driver_types.h) */
+static const struct error_name runtime_errors[] = {
+	{ 1, "cudaErrorInvalidValue" },
+	{ 2, "cudaErrorMemoryAllocation" },
+	{ 3, "cudaErrorInitializationError" },
+	{ 4, "cudaErrorCudartUnloading" },
+	{ 35, "cudaErrorInsufficientDriver" },
+	{ 98, "cudaErrorInvalidDeviceFunction" },
+	{ 100, "cudaErrorNoDevice" },
+	{ 101, "cudaErrorInvalidDevice" },
+	{ 209, "cudaErrorNoKernelImageForDevice" },
+	{ 400, "cudaErrorInvalidResourceHandle" },
+	{ 500, "cudaErrorSymbolNotFound" },
+	{ 600, "cudaErrorNotReady" },
+	{ 700, "cudaErrorIllegalAddress" },
+	{ 701, "cudaErrorLaunchOutOfResources" },
+	{ 702, "cudaErrorLaunchTimeout" },
+	{ 719, "cudaErrorLaunchFailure" },
+	{ 999, "cudaErrorUnknown" },
+};
+
+/* CUresult (cuda.h) */
+static const struct error_name driver_errors[] = {
+	{ 1, "CUDA_ERROR_INVALID_VALUE" },       { 2, "CUDA_ERROR_OUT_OF_MEMORY" },
+	{ 3, "CUDA_ERROR_NOT_INITIALIZED" },     { 4, "CUDA_ERROR_DEINITIALIZED" },
+	{ 100, "CUDA_ERROR_NO_DEVICE" },         { 101, "CUDA_ERROR_INVALID_DEVICE" },
+	{ 200, "CUDA_ERROR_INVALID_IMAGE" },     { 201, "CUDA_ERROR_INVALID_CONTEXT" },
+	{ 209, "CUDA_ERROR_NO_BINARY_FOR_GPU" }, { 400, "CUDA_ERROR_INVALID_HANDLE" },
+	{ 500, "CUDA_ERROR_NOT_FOUND" },         { 600, "CUDA_ERROR_NOT_READY" },
+	{ 700, "CUDA_ERROR_ILLEGAL_ADDRESS" },   { 701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES" },
+	{ 702, "CUDA_ERROR_LAUNCH_TIMEOUT" },    { 719, "CUDA_ERROR_LAUNCH_FAILED" },
+	{ 999, "CUDA_ERROR_UNKNOWN" },
+};
+
+static const char *error_name(unsigned domain, int32_t code)
+{
+	const struct error_name *table =
+	    domain == CT_DOMAIN_DRIVER ? driver_errors : runtime_errors;
+	size_t count = domain == CT_DOMAIN_DRIVER
+	                   ? sizeof(driver_errors) / sizeof(*driver_errors)
+	                   : sizeof(runtime_errors) / sizeof(*runtime_errors);
+
+	for (size_t i = 0; i < count; i++)
+		if (table[i].code == code)
+			return table[i].name;
+	return NULL;
+}
+
+static const char *domain_name(unsigned domain)
+{
+	switch (domain) {
+	case CT_DOMAIN_DRIVER:
+		return "driver";
+	case CT_DOMAIN_RUNTIME:
+		return "runtime";
+	default:
+		return "other";
+	}
+}
+
+/* ------------------------------------------------------------- state */
+
+static struct api_row *row_at(const struct api *a, guint i)
+{
+	return g_ptr_array_index(a->rows, i);
+}
+
+static void row_free(gpointer data)
+{
+	struct api_row *row = data;
+
+	ct_stat_release(&row->time);
+	g_free(row);
+}
+
+/* The row of (DOMAIN, CBID), created on first use; NULL when it is not an API. */
+static struct api_row *row_of(struct api *a, unsigned domain, unsigned cbid,
+                              struct ct_process *process)
+{
+	gpointer key = GUINT_TO_POINTER(domain << 16 | (cbid & UINT16_MAX));
+	struct api_row *row;
+
+	if (domain != CT_DOMAIN_DRIVER && domain != CT_DOMAIN_RUNTIME)
+		return NULL;
+	row = g_hash_table_lookup(a->by_api, key);
+	if (row)
+		return row;
+	row = g_new0(struct api_row, 1);
+	row->domain = (uint8_t)domain;
+	row->cbid = (uint16_t)cbid;
+	row->process = process;
+	g_ptr_array_add(a->rows, row);
+	g_hash_table_insert(a->by_api, key, row);
+	return row;
+}
+
+/* ------------------------------------------------------------ events */
+
+static void count_error(struct api_row *row, int32_t code)
+{
+	row->errors++;
+	for (uint32_t i = 0; i < row->code_count; i++) {
+		if (row->codes[i].code == code) {
+			row->codes[i].count++;
+			return;
+		}
+	}
+	if (row->code_count == CODES_KEPT) {
+		row->other_codes++;
+		return;
+	}
+	row->codes[row->code_count++] = (struct error_count){ code, 1 };
+}
+
+static void on_call(struct api *a, const struct ct_event *ev)
+{
+	const struct ct_api_call *call = &ev->call;
+	struct api_row *row = row_of(a, call->domain, call->cbid, ev->process);
+
+	if (!row)
+		return;
+	row->returned++;
+	if (call->result != 0)
+		count_error(row, call->result);
+	ct_stat_add(&row->time, call->exit_ns - call->entry_ns);
+}
+
+static void api_event(void *state, const struct ct_event *ev)
+{
+	struct api *a = state;
+
+	if (ev->has_call)
+		on_call(a, ev);
+}
+
+/* Calls still open at the end: the process died (or the trace stopped) inside them. */
+static void count_open_calls(struct ct_thread *thread, void *data)
+{
+	struct api *a = data;
+	size_t count;
+	const struct ct_api_call *calls = ct_api_calls_open(thread, &count);
+
+	for (size_t i = 0; i < count; i++) {
+		const struct ct_api_call *call = &calls[i];
+		struct api_row *row = row_of(a, call->domain, call->cbid, thread->process);
+
+		if (!row)
+			continue;
+		row->open_at_end++;
+		if (a->end_ns - call->entry_ns > row->longest_open_ns)
+			row->longest_open_ns = a->end_ns - call->entry_ns;
+	}
+}
+
+static enum ct_analysis_status api_finish(void *state, int64_t end_ns)
+{
+	struct api *a = state;
+
+	a->end_ns = end_ns;
+	ct_context_foreach_thread(a->ctx, count_open_calls, a);
+	return CT_ANALYSIS_OK;
+}
+
+/* ------------------------------------------------------------ report */
+
+static int by_total_time(const void *pa, const void *pb, void *data)
+{
+	const struct api *a = data;
+	const struct api_row *x = row_at(a, *(const uint32_t *)pa);
+	const struct api_row *y = row_at(a, *(const uint32_t *)pb);
+
+	if (x->time.sum != y->time.sum)
+		return x->time.sum < y->time.sum ? 1 : -1;
+	if (x->returned != y->returned)
+		return x->returned < y->returned ? 1 : -1;
+	if (x->domain != y->domain)
+		return x->domain < y->domain ? -1 : 1;
+	return x->cbid < y->cbid ? -1 : x->cbid > y->cbid;
+}
+
+static void write_errors(struct ct_doc *doc, const struct api_row *row)
+{
+	ct_doc_array(doc, "error_codes", "Errors by code");
+	for (uint32_t i = 0; i < row->code_count; i++) {
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "code", row->codes[i].code, CT_UNIT_ID);
+		ct_doc_string(doc, "error", error_name(row->domain, row->codes[i].code));
+		ct_doc_u64(doc, "count", row->codes[i].count, CT_UNIT_NONE);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_row(struct ct_doc *doc, const struct api_row *row, int64_t total_ns)
+{
+	const char *name = ct_context_api_name(row->process, row->domain, row->cbid);
+	char unknown[32];
+
+	if (!name) {
+		snprintf(unknown, sizeof(unknown), "%s#%u", domain_name(row->domain), row->cbid);
+		name = unknown;
+	}
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_string(doc, "name", name);
+	ct_doc_string(doc, "domain", domain_name(row->domain));
+	ct_doc_u64(doc, "cbid", row->cbid, CT_UNIT_ID);
+	ct_doc_u64(doc, "calls", row->returned + row->open_at_end, CT_UNIT_NONE);
+	ct_stat_write(doc, "", &row->time, CT_UNIT_DURATION);
+	ct_doc_ratio(doc, "time_share", (double)row->time.sum, (double)total_ns);
+	ct_doc_u64(doc, "errors", row->errors, CT_UNIT_NONE);
+	ct_doc_u64(doc, "other_error_codes", row->other_codes, CT_UNIT_NONE);
+	ct_doc_u64(doc, "open_at_end", row->open_at_end, CT_UNIT_NONE);
+	if (row->open_at_end)
+		ct_doc_i64(doc, "longest_open_ns", row->longest_open_ns, CT_UNIT_DURATION);
+	else
+		ct_doc_null(doc, "longest_open_ns");
+	write_errors(doc, row);
+	ct_doc_end(doc);
+}
+
+/* The analysis is its own result: the section is written from its rows. */
+static enum ct_analysis_status api_result(void *state, const void **result)
+{
+	struct api *a = state;
+
+	*result = a;
+	return CT_ANALYSIS_OK;
+}
+
+static void write_section(struct ct_doc *doc, const struct ct_result *results, size_t count)
+{
+	const struct api *a = ct_result_of(results, count, CT_ANALYSIS_API);
+	uint32_t *order = ct_analysis_rank(a->rows->len, by_total_time, (void *)a);
+	int64_t total_ns = 0;
+	size_t shown;
+
+	for (guint r = 0; r < a->rows->len; r++)
+		total_ns += row_at(a, r)->time.sum;
+	shown = a->rows->len < a->opts->max_rows ? a->rows->len : a->opts->max_rows;
+	ct_doc_array(doc, "api", "API calls, by total host time");
+	for (size_t i = 0; i < shown; i++)
+		write_row(doc, row_at(a, order[i]), total_ns);
+	ct_doc_end(doc);
+	g_free(order);
+}
+
+const struct ct_section_class ct_api_section = {
+	.name = "api",
+	.write = write_section,
+};
+
+/* --------------------------------------------------------- lifecycle */
+
+static enum ct_analysis_status api_create(struct ct_context *ctx, const struct ct_options *opts,
+                                          void **state)
+{
+	struct api *a = g_new0(struct api, 1);
+
+	*state = a;
+	a->rows = g_ptr_array_new_with_free_func(row_free);
+	a->by_api = g_hash_table_new(g_direct_hash, g_direct_equal);
+	a->ctx = ctx;
+	a->opts = opts;
+	return CT_ANALYSIS_OK;
+}
+
+static void api_destroy(void *state)
+{
+	struct api *a = state;
+
+	if (!a)
+		return;
+	g_hash_table_destroy(a->by_api);
+	g_ptr_array_free(a->rows, TRUE);
+	g_free(a);
+}
+
+const struct ct_analysis_class ct_api_analysis = {
+	.name = "api",
+	.id = CT_ANALYSIS_API,
+	.section = &ct_api_section,
+	.wants = CT_API_CALLS_EVENTS,
+	.uses = CT_SHARED_API_CALLS,
+	.create = api_create,
+	.event = api_event,
+	.finish = api_finish,
+	.result = api_result,
+	.destroy = api_destroy,
+};

@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernels.c - the kernels analysis: per kernel (by name) the number of
+ * runs, their GPU time (total, mean, median, min, max), the launch
+ * configuration, and the launch latency (GPU start - the launching call's
+ * entry); per process and device, when the GPU was busy (kernels,
+ * copies and memsets), its idle time and longest idle gaps, and a busy
+ * series over time.
+ *
+ * Joins: a launch event (at the call's exit) records its call, read in
+ * the pass (api-calls.h), and waits in a correlation map for the
+ * gpu_kernel record with the same correlation id. The busy timelines are
+ * the pass's too (gpu-activity.h): this analysis reports them.
+ *
+ * Memory: one row per distinct kernel, with bounded statistics
+ * (stats.h); launches waiting for their record have a fixed cap. Nothing
+ * grows with the length of the trace.
+ */
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "common/assert.h"
+#include "common/corr-map.h"
+#include "model/gpu-activity.h"
+#include "common/saturate.h"
+#include "common/stats.h"
+
+/* Distinct launch configurations counted per kernel; more are only counted. */
+#define CONFIGS_KEPT 4
+
+struct launch_config {
+	int32_t grid[3];
+	int32_t block[3];
+	uint64_t count;
+};
+
+/* One kernel, by kernel_id (a hash of its name, the same in every process). */
+struct kernel_row {
+	uint64_t kernel_id;
+	struct ct_process *process; /* borrowed: the first that ran it, for its name */
+	uint64_t launches;          /* launch events */
+	struct ct_stat gpu;         /* GPU durations of its runs; owned */
+	struct ct_stat latency;     /* launch latencies; owned */
+	struct launch_config configs[CONFIGS_KEPT];
+	uint32_t config_count;
+	uint64_t other_configs; /* runs whose configuration did not fit in configs */
+	uint16_t registers;     /* per thread, the most seen */
+	uint32_t shared_mem;    /* static + dynamic, the most seen */
+};
+
+/* A launch waiting for its gpu_kernel record. */
+struct launch_pending {
+	struct ct_corr_entry head;
+	int64_t entry_ns; /* entry of the launching call, NO_ENTRY if not recorded */
+};
+
+#define NO_ENTRY INT64_MIN
+
+/* Per-process state, in the process's slot. Owned by the analysis. */
+struct kern_process {
+	struct ct_corr_map pending; /* of struct launch_pending */
+};
+
+struct kernels {
+	struct ct_context *ctx;        /* borrowed */
+	const struct ct_options *opts; /* borrowed */
+	int slot;
+	GPtrArray *rows;        /* struct kernel_row, in order of first sight; owned */
+	GHashTable *by_kernel;  /* kernel_id -> its row (the key is the row's); borrowed */
+	struct ct_stat latency; /* every launch latency; owned */
+	uint64_t unmatched;     /* gpu_kernel records without a timed launch */
+};
+
+/* ------------------------------------------------------------- state */
+
+static struct kern_process *kern_process_of(struct kernels *k, struct ct_process *process)
+{
+	struct kern_process *kp = process->slot[k->slot];
+
+	if (kp)
+		return kp;
+	kp = g_new0(struct kern_process, 1);
+	ct_corr_map_init(&kp->pending, sizeof(struct launch_pending));
+	process->slot[k->slot] = kp;
+	return kp;
+}
+
+static struct kernel_row *row_at(const struct kernels *k, guint i)
+{
+	return g_ptr_array_index(k->rows, i);
+}
+
+static void row_free(gpointer data)
+{
+	struct kernel_row *row = data;
+
+	ct_stat_release(&row->gpu);
+	ct_stat_release(&row->latency);
+	g_free(row);
+}
+
+/* The row of KERNEL_ID, created on first use. */
+static struct kernel_row *row_of(struct kernels *k, uint64_t kernel_id, struct ct_process *process)
+{
+	struct kernel_row *row = g_hash_table_lookup(k->by_kernel, &kernel_id);
+
+	if (row)
+		return row;
+	row = g_new0(struct kernel_row, 1);
+	row->kernel_id = kernel_id;
+	row->process = process;
+	g_ptr_array_add(k->rows, row);
+	g_hash_table_insert(k->by_kernel, &row->kernel_id, row);
+	return row;
+}
+
+/* ------------------------------------------------------------ events */
+
+static void on_launch(struct kernels *k, const struct ct_event *ev)
+{
+	struct kern_process *kp = kern_process_of(k, ev->process);
+	struct kernel_row *row = row_of(k, ev->u.launch.kernel_id, ev->process);
+	struct launch_pending *p;
+
+	row->launches++;
+	p = ct_corr_map_insert(&kp->pending, ev->u.launch.api.correlation_id);
+	p->entry_ns = ev->has_call ? ev->call.entry_ns : NO_ENTRY;
+}
+
+static void note_config(struct kernel_row *row, const struct ct_ev_gpu_kernel *r)
+{
+	uint32_t shared = r->static_shared_mem + r->dynamic_shared_mem;
+
+	if (r->registers > row->registers)
+		row->registers = r->registers;
+	if (shared > row->shared_mem)
+		row->shared_mem = shared;
+	for (uint32_t i = 0; i < row->config_count; i++) {
+		struct launch_config *c = &row->configs[i];
+
+		if (c->grid[0] == r->grid_x && c->grid[1] == r->grid_y && c->grid[2] == r->grid_z &&
+		    c->block[0] == r->block_x && c->block[1] == r->block_y &&
+		    c->block[2] == r->block_z) {
+			c->count++;
+			return;
+		}
+	}
+	if (row->config_count == CONFIGS_KEPT) {
+		row->other_configs++;
+		return;
+	}
+	row->configs[row->config_count++] = (struct launch_config){
+		.grid = { r->grid_x, r->grid_y, r->grid_z },
+		.block = { r->block_x, r->block_y, r->block_z },
+		.count = 1,
+	};
+}
+
+static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
+{
+	const struct ct_ev_gpu_kernel *r = &ev->u.gpu_kernel;
+	struct kern_process *kp = kern_process_of(k, ev->process);
+	struct kernel_row *row;
+	struct launch_pending *p;
+
+	p = ct_corr_map_find(&kp->pending, r->correlation_id);
+	if (!p)
+		k->unmatched++;
+	/* with an NVTX filter, only the kernels launched inside the range */
+	if (!p && k->opts->nvtx_range)
+		return;
+	row = row_of(k, r->kernel_id, ev->process);
+	if (!row)
+		return;
+	if (r->start && r->end >= r->start)
+		ct_stat_add(&row->gpu, ct_sat_i64(r->end - r->start));
+	note_config(row, r);
+	if (!p)
+		return;
+	if (r->start && p->entry_ns != NO_ENTRY) {
+		int64_t latency = ct_sat_sub(ct_sat_i64(r->start), p->entry_ns);
+
+		ct_stat_add(&row->latency, latency);
+		ct_stat_add(&k->latency, latency);
+	}
+	ct_corr_map_remove(&kp->pending, p);
+}
+
+static void kernels_event(void *state, const struct ct_event *ev)
+{
+	struct kernels *k = state;
+
+	switch (ev->type) {
+	case CT_EV_LAUNCH:
+		on_launch(k, ev);
+		break;
+	case CT_EV_GPU_KERNEL:
+		on_gpu_kernel(k, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+static enum ct_analysis_status kernels_finish(void *state, int64_t end_ns)
+{
+	return CT_ANALYSIS_OK;
+}
+
+/* ------------------------------------------------------------ report */
+
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+
+/*
+ * C++ kernel names, demangled by the C++ runtime's own demangler
+ * (__cxa_demangle), loaded only while the report is written; names stay
+ * mangled where it is missing.
+ */
+struct demangler {
+	void *library; /* owned: dlopen handle, NULL if none */
+	demangle_fn demangle;
+};
+
+static void demangler_open(struct demangler *d)
+{
+	d->library = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	d->demangle = d->library ? (demangle_fn)dlsym(d->library, "__cxa_demangle") : NULL;
+}
+
+static void demangler_close(struct demangler *d)
+{
+	if (d->library)
+		dlclose(d->library);
+}
+
+/* NAME demangled, in a string the caller frees; NULL if it is not a C++ name. */
+static char *demangle(const struct demangler *d, const char *name)
+{
+	int status = -1;
+	char *text;
+
+	if (!d->demangle || !name || strncmp(name, "_Z", 2))
+		return NULL;
+	text = d->demangle(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int by_total_time(const void *pa, const void *pb, void *data)
+{
+	const struct kernels *k = data;
+	const struct kernel_row *a = row_at(k, *(const uint32_t *)pa);
+	const struct kernel_row *b = row_at(k, *(const uint32_t *)pb);
+
+	if (a->gpu.sum != b->gpu.sum)
+		return a->gpu.sum < b->gpu.sum ? 1 : -1;
+	if (a->launches != b->launches)
+		return a->launches < b->launches ? 1 : -1;
+	return a->kernel_id < b->kernel_id ? -1 : a->kernel_id > b->kernel_id;
+}
+
+static void write_dim3(struct ct_doc *doc, const char *key, const int32_t *v, bool known)
+{
+	if (!known) {
+		ct_doc_null(doc, key);
+		return;
+	}
+	ct_doc_object(doc, key, NULL);
+	ct_doc_i64(doc, "x", v[0], CT_UNIT_NONE);
+	ct_doc_i64(doc, "y", v[1], CT_UNIT_NONE);
+	ct_doc_i64(doc, "z", v[2], CT_UNIT_NONE);
+	ct_doc_end(doc);
+}
+
+/* The configuration most runs used. */
+static const struct launch_config *main_config(const struct kernel_row *row)
+{
+	const struct launch_config *best = NULL;
+
+	for (uint32_t i = 0; i < row->config_count; i++)
+		if (!best || row->configs[i].count > best->count)
+			best = &row->configs[i];
+	return best;
+}
+
+static void write_row(struct ct_doc *doc, const struct kernel_row *row, int64_t total_ns,
+                      const struct demangler *demangler)
+{
+	const char *name = ct_context_kernel_name(row->process, row->kernel_id);
+	const struct launch_config *config = main_config(row);
+	char *demangled = demangle(demangler, name);
+	char id[32];
+
+	snprintf(id, sizeof(id), "0x%016" PRIx64, row->kernel_id);
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_string(doc, "name", demangled ? demangled : name ? name : id);
+	ct_doc_string(doc, "mangled_name", name);
+	ct_doc_string(doc, "kernel_id", id);
+	free(demangled);
+	ct_doc_u64(doc, "launches", row->launches, CT_UNIT_NONE);
+	ct_stat_write(doc, "", &row->gpu, CT_UNIT_DURATION);
+	ct_doc_ratio(doc, "time_share", (double)row->gpu.sum, (double)total_ns);
+	write_dim3(doc, "grid", config ? config->grid : NULL, config != NULL);
+	write_dim3(doc, "block", config ? config->block : NULL, config != NULL);
+	ct_doc_u64(doc, "configurations", row->config_count + (row->other_configs ? 1 : 0),
+	           CT_UNIT_NONE);
+	ct_doc_u64(doc, "registers_per_thread", row->registers, CT_UNIT_NONE);
+	ct_doc_u64(doc, "shared_mem_bytes", row->shared_mem, CT_UNIT_BYTES);
+	ct_stat_write(doc, "launch_latency_", &row->latency, CT_UNIT_DURATION);
+	ct_doc_end(doc);
+}
+
+static void write_kernels(const struct kernels *k, struct ct_doc *doc)
+{
+	uint32_t *order = ct_analysis_rank(k->rows->len, by_total_time, (void *)k);
+	struct demangler demangler = { NULL, NULL };
+	int64_t total_ns = 0;
+	size_t shown;
+
+	for (guint r = 0; r < k->rows->len; r++)
+		total_ns = ct_sat_add(total_ns, row_at(k, r)->gpu.sum);
+	shown = k->rows->len < k->opts->max_rows ? k->rows->len : k->opts->max_rows;
+	if (shown)
+		demangler_open(&demangler);
+	ct_doc_array(doc, "kernels", "Kernels, by total GPU time");
+	for (size_t i = 0; i < shown; i++)
+		write_row(doc, row_at(k, order[i]), total_ns, &demangler);
+	ct_doc_end(doc);
+	demangler_close(&demangler);
+	g_free(order);
+}
+
+static void write_gaps(struct ct_doc *doc, const struct ct_gpu_timeline *tl, size_t max_rows)
+{
+	size_t shown = tl->gaps_kept < max_rows ? tl->gaps_kept : max_rows;
+
+	ct_doc_array(doc, "idle_gaps", "Longest idle gaps");
+	for (size_t i = 0; i < shown; i++) {
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "start_ns", tl->gaps[i].start, CT_UNIT_TIME);
+		ct_doc_i64(doc, "end_ns", tl->gaps[i].end, CT_UNIT_TIME);
+		ct_doc_i64(doc, "duration_ns", tl->gaps[i].end - tl->gaps[i].start,
+		           CT_UNIT_DURATION);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_series(struct ct_doc *doc, const struct ct_busy_series *s)
+{
+	ct_doc_array(doc, "timeline", "Busy over time");
+	for (guint i = 0; i < s->busy->len; i++) {
+		int64_t busy = g_array_index(s->busy, int64_t, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "time_ns", s->origin_ns + (int64_t)i * s->width_ns, CT_UNIT_TIME);
+		ct_doc_i64(doc, "width_ns", s->width_ns, CT_UNIT_DURATION);
+		ct_doc_i64(doc, "busy_ns", busy, CT_UNIT_DURATION);
+		ct_doc_double(doc, "utilization", (double)busy / (double)s->width_ns,
+		              CT_UNIT_RATIO);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
+static void write_device(const struct kernels *k, struct ct_doc *doc,
+                         const struct ct_process *process, unsigned device,
+                         const struct ct_gpu_timeline *tl)
+{
+	int64_t span = tl->started ? tl->run_end - tl->first_ns : 0;
+
+	/* busy time is a union of intervals inside the span */
+	CT_ASSERT(tl->busy_ns >= 0 && tl->busy_ns <= span);
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "pid", process->pid, CT_UNIT_ID);
+	ct_doc_string(doc, "process", process->procname);
+	ct_doc_u64(doc, "device", device, CT_UNIT_ID);
+	ct_doc_u64(doc, "gpu_records", tl->intervals, CT_UNIT_NONE);
+	ct_doc_i64(doc, "first_ns", tl->first_ns, CT_UNIT_TIME);
+	ct_doc_i64(doc, "last_ns", tl->run_end, CT_UNIT_TIME);
+	ct_doc_i64(doc, "span_ns", span, CT_UNIT_DURATION);
+	ct_doc_i64(doc, "busy_ns", tl->busy_ns, CT_UNIT_DURATION);
+	ct_doc_i64(doc, "idle_ns", span - tl->busy_ns, CT_UNIT_DURATION);
+	ct_doc_ratio(doc, "utilization", (double)tl->busy_ns, (double)span);
+	ct_doc_u64(doc, "idle_gap_count", tl->gap_count, CT_UNIT_NONE);
+	ct_doc_u64(doc, "late_records", tl->late, CT_UNIT_NONE);
+	write_gaps(doc, tl, k->opts->max_rows);
+	write_series(doc, &tl->series);
+	ct_doc_end(doc);
+}
+
+static void write_gpu(const struct kernels *k, struct ct_doc *doc)
+{
+	uint64_t waiting = 0;
+
+	ct_doc_object(doc, "gpu", "GPU activity");
+	ct_stat_write(doc, "launch_latency_", &k->latency, CT_UNIT_DURATION);
+	for (size_t p = 0; p < ct_context_process_count(k->ctx); p++) {
+		const struct kern_process *kp = ct_context_process_at(k->ctx, p)->slot[k->slot];
+
+		if (kp)
+			waiting += ct_corr_map_waiting(&kp->pending) + kp->pending.evicted;
+	}
+	ct_doc_u64(doc, "kernels_without_launch", k->unmatched, CT_UNIT_NONE);
+	ct_doc_u64(doc, "launches_without_kernel", waiting, CT_UNIT_NONE);
+	ct_doc_array(doc, "devices", "Busy and idle, by process and device");
+	for (size_t p = 0; p < ct_context_process_count(k->ctx); p++) {
+		const struct ct_process *process = ct_context_process_at(k->ctx, p);
+
+		for (unsigned d = 0; d < 256; d++)
+			if (process->busy[d] && process->busy[d]->started)
+				write_device(k, doc, process, d, process->busy[d]);
+	}
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+}
+
+/* The analysis is its own result: the sections are written from its rows and the timelines. */
+static enum ct_analysis_status kernels_result(void *state, const void **result)
+{
+	struct kernels *k = state;
+
+	*result = k;
+	return CT_ANALYSIS_OK;
+}
+
+/* Two top-level keys, one writer: "kernels", then "gpu". */
+static void write_section(struct ct_doc *doc, const struct ct_result *results, size_t count)
+{
+	const struct kernels *k = ct_result_of(results, count, CT_ANALYSIS_KERNELS);
+
+	write_kernels(k, doc);
+	write_gpu(k, doc);
+}
+
+const struct ct_section_class ct_kernels_section = {
+	.name = "kernels",
+	.write = write_section,
+};
+
+/* --------------------------------------------------------- lifecycle */
+
+static enum ct_analysis_status kernels_create(struct ct_context *ctx, const struct ct_options *opts,
+                                              void **state)
+{
+	struct kernels *k = g_new0(struct kernels, 1);
+
+	*state = k;
+	k->rows = g_ptr_array_new_with_free_func(row_free);
+	k->by_kernel = g_hash_table_new(g_int64_hash, g_int64_equal);
+	k->ctx = ctx;
+	k->opts = opts;
+	k->slot = ct_analysis_slot(ctx);
+	return k->slot < 0 ? CT_ANALYSIS_NO_SLOT : CT_ANALYSIS_OK;
+}
+
+static void free_process_slot(struct kernels *k, struct ct_process *process)
+{
+	struct kern_process *kp = process->slot[k->slot];
+
+	if (!kp)
+		return;
+	ct_corr_map_release(&kp->pending);
+	g_free(kp);
+	process->slot[k->slot] = NULL;
+}
+
+static void kernels_destroy(void *state)
+{
+	struct kernels *k = state;
+
+	if (!k)
+		return;
+	if (k->slot >= 0) {
+		for (size_t p = 0; p < ct_context_process_count(k->ctx); p++)
+			free_process_slot(k, ct_context_process_at(k->ctx, p));
+	}
+	g_hash_table_destroy(k->by_kernel);
+	g_ptr_array_free(k->rows, TRUE);
+	ct_stat_release(&k->latency);
+	g_free(k);
+}
+
+const struct ct_analysis_class ct_kernels_analysis = {
+	.name = "kernels",
+	.id = CT_ANALYSIS_KERNELS,
+	.section = &ct_kernels_section,
+	.wants = CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_GPU_KERNEL),
+	.uses = CT_SHARED_API_CALLS | CT_SHARED_GPU_ACTIVITY,
+	.create = kernels_create,
+	.event = kernels_event,
+	.finish = kernels_finish,
+	.result = kernels_result,
+	.destroy = kernels_destroy,
+};

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memory.h - the result of the memory analysis (memory.c): per process and
+ * device the peak, the allocations live at it and at the end, where the
+ * ones left at the end were made, the ones CUDA reclaimed that the program
+ * never freed; the NVTX ranges whose memory grows from
+ * one repetition to the next; device memory over time. It is what the
+ * "memory" section of the report says (memory-section.c) and what
+ * `cudatrace record` prints (cli/summary.c).
+ *
+ * Lists are GArrays of the structs below; strings belong to the result.
+ * Lists of allocations and sites hold at most the options' max_rows, the
+ * largest first; their counts are of all of them.
+ */
+#ifndef CUDATRACE_ANALYZERS_MEMORY_H
+#define CUDATRACE_ANALYZERS_MEMORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "common/caveat.h"
+
+/* An allocation live at the peak, or at the end. */
+struct ct_memory_alloc {
+	uint64_t address;
+	uint64_t size;
+	uint8_t kind;    /* enum ct_mem_kind */
+	bool time_known; /* false for one made before the window, known from its release only */
+	int64_t alloc_time_ns;
+	int64_t age_ns;        /* at the peak, or at the end */
+	const char *site;      /* "train/step:cudaMalloc"; NULL when unknown */
+	const char *nvtx_path; /* "train/step", "" outside any range; NULL when unknown */
+	const char *api;       /* NULL when the trace names none */
+	int64_t tid;           /* -1 if unknown */
+};
+
+/*
+ * An allocation CUDA freed by itself when its context was destroyed
+ * (mem_reclaim): the program never freed it.
+ */
+struct ct_memory_reclaimed {
+	uint64_t address;
+	uint64_t size;
+	uint8_t kind;    /* enum ct_mem_kind */
+	bool time_known; /* see struct ct_memory_alloc */
+	int64_t alloc_time_ns;
+	int64_t reclaimed_ns;
+	const char *reclaimed_by; /* the call that destroyed the context; NULL: none */
+	const char *site;         /* where it was allocated; NULL when unknown */
+	int64_t tid;              /* -1 if unknown */
+	const char *note;         /* "reclaimed by cudaDeviceReset, never freed by the program" */
+};
+
+/* Allocations live at a moment (the end, the peak), by where they were made. */
+struct ct_memory_leak_site {
+	const char *site;
+	uint64_t count;
+	uint64_t bytes;
+	/* From the call stack, when the trace has one: the program's first frame. */
+	const char *function; /* NULL when unknown */
+	const char *file;
+	uint32_t line;
+	GArray *stack; /* struct ct_stack_frame (call-stacks.h), innermost first; NULL: none */
+};
+
+/* One kind of memory of a device: its own peak, and what it held at the device's peak and at the end. */
+struct ct_memory_kind {
+	uint8_t kind; /* enum ct_mem_kind */
+	int64_t peak_bytes;
+	int64_t at_device_peak_bytes;
+	int64_t live_at_end_bytes;
+};
+
+/* One process and device. */
+struct ct_memory_device {
+	int64_t pid;
+	const char *process;
+	const char *hostname;
+	uint8_t device;
+	int64_t peak_bytes; /* of the memory that counts as the device's */
+	bool has_peak;
+	int64_t peak_time_ns; /* when has_peak */
+	int64_t live_at_end_bytes;
+	uint64_t allocations;
+	uint64_t frees;
+	uint64_t bytes_allocated;
+	uint64_t unknown_frees; /* frees of addresses never seen allocated */
+	uint64_t failed_frees;  /* releases that failed, and left the memory allocated */
+	/* Allocations made before the window that the trace learned of (statedumps, releases). */
+	uint64_t before_window_allocations;
+	uint64_t before_window_bytes; /* of the device kinds */
+	uint64_t failures;
+	GArray *kinds; /* struct ct_memory_kind, the kinds it used */
+	uint64_t peak_allocation_count;
+	GArray *peak_allocations; /* struct ct_memory_alloc, live at the peak */
+	uint64_t leak_count;
+	uint64_t leaked_bytes;
+	GArray *leaks;            /* struct ct_memory_alloc, live at the end */
+	GArray *leak_sites;       /* struct ct_memory_leak_site */
+	GArray *peak_sites;       /* struct ct_memory_leak_site, of the peak's allocations */
+	uint64_t reclaimed_count; /* never freed by the program, reclaimed by CUDA */
+	uint64_t reclaimed_bytes;
+	GArray *reclaimed; /* struct ct_memory_reclaimed, largest first */
+	/* The figures above that are not exact (struct ct_caveat), and the peak's and end's flags. */
+	GArray *caveats;
+	bool peak_lower_bound; /* the trace may not show every allocation live at some moment */
+	bool end_lower_bound;  /* ... at the end */
+	bool leaks_possible;   /* events were lost: a leak's free may be among them */
+};
+
+/* An NVTX range whose allocations hold more memory at each repetition. */
+struct ct_memory_growing_range {
+	int64_t pid;
+	const char *process;
+	const char *range; /* its path, "train/step" */
+	uint64_t repetitions;
+	uint64_t growing_repetitions;
+	int64_t held_after_first_bytes;
+	int64_t held_after_last_bytes;
+	int64_t growth_per_repetition_bytes;
+	int64_t held_at_end_bytes;
+};
+
+/* Device memory of a process in one time bucket (bounded series). */
+struct ct_memory_point {
+	int64_t pid;
+	uint8_t device;
+	int64_t time_ns;   /* start of the bucket */
+	int64_t bytes;     /* at its end */
+	int64_t min_bytes; /* within it */
+	int64_t max_bytes;
+};
+
+struct ct_memory_result {
+	GArray *devices;        /* struct ct_memory_device, by process, then device */
+	GArray *growing_ranges; /* struct ct_memory_growing_range */
+	GArray *timeline;       /* struct ct_memory_point, by process, device, time */
+	GArray *notes;          /* struct ct_caveat_note: why figures are not exact */
+	GStringChunk *strings;  /* every string of the result */
+};
+
+#endif

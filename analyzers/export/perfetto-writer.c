@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfetto-writer.c - Perfetto packets, encoded by the protobuf-c code
+ * generated from perfetto-trace.proto, but for the track events and the
+ * packets' framing, written here as protobuf-c would (put_packet,
+ * track_event), packed one after another into a block that is written
+ * when full (see perfetto-writer.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "common/assert.h"
+#include "contract/mix64.h"
+#include "export/perfetto-trace.pb-c.h"
+#include "perfetto-writer.h"
+
+/* Extra counter values a track event may carry: Perfetto's trace processor
+ * takes at most 8 (TrackEventData::kMaxNumExtraCounters). */
+#define EXTRA_MAX 8u
+
+/* The one packet sequence of the file. */
+#define SEQUENCE_ID 1u
+
+/* Field 1 of Trace (repeated TracePacket packet), length-delimited: (1 << 3) | 2. */
+#define TRACE_PACKET_TAG 0x0au
+/* The longest head of a packet: the tag and a 64-bit varint length. */
+#define HEAD_MAX (1 + 10)
+/* The longest tag of a field written here (its number below 2^11, tag_of)
+ * and a 64-bit varint: a scalar field, or a message's head. */
+#define FIELD_HEAD_MAX (2 + 10)
+/* Packets are packed into a block this large and written a block at a
+ * time: one write of a few hundred kilobytes rather than one fwrite of
+ * some forty bytes per packet (their cost showed in perf). */
+#define BLOCK_BYTES (256u << 10)
+
+/* The fields of a TracePacket and of a TrackEvent written here, named as
+ * in perfetto-trace.proto, in the order of their numbers: the order
+ * protobuf-c writes them in, and put_packet and track_event too. */
+enum packet_field {
+	P_TIMESTAMP,
+	P_SEQUENCE_ID,
+	P_TRACK_EVENT,
+	P_INTERNED_DATA,
+	P_SEQUENCE_FLAGS,
+	P_TRACK_DESCRIPTOR,
+	PACKET_FIELDS
+};
+static const char *const packet_fields[PACKET_FIELDS] = {
+	"timestamp",      "trusted_packet_sequence_id", "track_event", "interned_data",
+	"sequence_flags", "track_descriptor",
+};
+
+enum event_field {
+	E_TYPE,
+	E_NAME_IID,
+	E_TRACK_UUID,
+	E_EXTRA_VALUES,
+	E_NAME,
+	E_COUNTER_VALUE,
+	E_EXTRA_TRACKS,
+	E_FLOW_IDS,
+	E_TERMINATING_FLOW_IDS,
+	EVENT_FIELDS
+};
+static const char *const event_fields[EVENT_FIELDS] = {
+	"type",
+	"name_iid",
+	"track_uuid",
+	"extra_counter_values",
+	"name",
+	"counter_value",
+	"extra_counter_track_uuids",
+	"flow_ids",
+	"terminating_flow_ids",
+};
+
+struct ct_pf_writer {
+	FILE *out;          /* borrowed */
+	GHashTable *tracks; /* key (uint64, owned) -> id of each track described */
+	GHashTable *names;  /* interned name (owned) -> iid */
+	uint8_t *block;     /* packed packets not yet written */
+	size_t used, cap;
+	uint64_t packets;
+	bool started; /* the first packet, which clears the incremental state, is out */
+	uint64_t packet_tags[PACKET_FIELDS]; /* tag_of each, from perfetto-trace.proto */
+	uint64_t event_tags[EVENT_FIELDS];
+	uint8_t *te;   /* the track event being written */
+	size_t te_cap; /* its bytes */
+	int error;     /* errno of the first failed write, 0: none */
+};
+
+/* V as a varint at P; returns the byte after it. */
+static uint8_t *varint(uint8_t *p, uint64_t v)
+{
+	for (; v >= 0x80; v >>= 7)
+		*p++ = (uint8_t)(v | 0x80);
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* The tag of MSG's field NAME (its number and wire type), from the generated descriptor. */
+static uint64_t tag_of(const ProtobufCMessageDescriptor *msg, const char *name)
+{
+	const ProtobufCFieldDescriptor *f =
+	    protobuf_c_message_descriptor_get_field_by_name(msg, name);
+	unsigned wire;
+
+	CT_ASSERT(f && f->id < (1 << 11));
+	switch (f->type) {
+	case PROTOBUF_C_TYPE_FIXED64:
+		wire = PROTOBUF_C_WIRE_TYPE_64BIT;
+		break;
+	case PROTOBUF_C_TYPE_STRING:
+	case PROTOBUF_C_TYPE_MESSAGE:
+		wire = PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED;
+		break;
+	default: /* the integers and enumerations written here */
+		CT_ASSERT(f->type == PROTOBUF_C_TYPE_UINT64 || f->type == PROTOBUF_C_TYPE_UINT32 ||
+		          f->type == PROTOBUF_C_TYPE_INT64 || f->type == PROTOBUF_C_TYPE_ENUM);
+		wire = PROTOBUF_C_WIRE_TYPE_VARINT;
+		break;
+	}
+	return (uint64_t)f->id << 3 | wire;
+}
+
+struct ct_pf_writer *ct_pf_writer_create(FILE *out)
+{
+	struct ct_pf_writer *w = g_new0(struct ct_pf_writer, 1);
+
+	w->out = out;
+	w->tracks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	w->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	w->cap = BLOCK_BYTES;
+	w->block = g_malloc(w->cap);
+	for (size_t i = 0; i < PACKET_FIELDS; i++)
+		w->packet_tags[i] =
+		    tag_of(&perfetto__protos__trace_packet__descriptor, packet_fields[i]);
+	for (size_t i = 0; i < EVENT_FIELDS; i++)
+		w->event_tags[i] =
+		    tag_of(&perfetto__protos__track_event__descriptor, event_fields[i]);
+	return w;
+}
+
+/* Records the first write error; later packets are not written. */
+static void failed(struct ct_pf_writer *w)
+{
+	if (!w->error)
+		w->error = errno ? errno : EIO;
+}
+
+/* Writes the packets packed so far. */
+static void write_block(struct ct_pf_writer *w)
+{
+	if (w->used && !w->error && fwrite(w->block, 1, w->used, w->out) != w->used)
+		failed(w);
+	w->used = 0;
+}
+
+int ct_pf_writer_close(struct ct_pf_writer *w)
+{
+	int error;
+
+	if (!w)
+		return 0;
+	write_block(w);
+	if (fflush(w->out) != 0)
+		failed(w);
+	error = w->error;
+	g_hash_table_destroy(w->tracks);
+	g_hash_table_destroy(w->names);
+	g_free(w->block);
+	g_free(w->te);
+	g_free(w);
+	if (error) {
+		errno = error;
+		return -1;
+	}
+	return 0;
+}
+
+uint64_t ct_pf_packets(const struct ct_pf_writer *w)
+{
+	return w->packets;
+}
+
+uint64_t ct_pf_uuid(unsigned kind, uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t u = ct_mix64(ct_mix64(ct_mix64(ct_mix64(kind) ^ a) ^ b) ^ c);
+
+	return u ? u : 1;
+}
+
+/*
+ * NAME as a protobuf string must be: UTF-8. A name from the trace (a
+ * kernel, an NVTX message, a process) may hold any bytes; those that are
+ * not UTF-8 become U+FFFD in a copy put in *COPY (freed by the caller),
+ * so that every reader decodes the packet.
+ */
+static char *utf8(const char *name, char **copy)
+{
+	*copy = NULL;
+	if (!name || g_utf8_validate(name, -1, NULL))
+		return (char *)name;
+	*copy = g_utf8_make_valid(name, -1);
+	return *copy;
+}
+
+/* Makes room in the block for SIZE more bytes: writes it first, or grows it. */
+static int room(struct ct_pf_writer *w, size_t size)
+{
+	if (w->used + size <= w->cap)
+		return 0;
+	write_block(w);
+	if (w->error)
+		return -1;
+	if (size > w->cap) {
+		w->cap = size * 2;
+		w->block = g_realloc(w->block, w->cap);
+	}
+	return 0;
+}
+
+/* MSG, a message field of the packet, at P: tag, length, bytes packed by protobuf-c. */
+static uint8_t *put_message(uint8_t *p, uint64_t tag, const ProtobufCMessage *msg, size_t size)
+{
+	p = varint(p, tag);
+	p = varint(p, size);
+	return p + protobuf_c_message_pack(msg, p);
+}
+
+/*
+ * Puts PACKET in the block as one field of the Trace (tag, varint length,
+ * bytes), with the track event of EVENT_LEN bytes at EVENT (put_event),
+ * NULL for none. protobuf-c packs the packet's other messages (interned
+ * data, a track descriptor), each sized once; the packet's few scalar
+ * fields and the framings are written here, in the order of their field
+ * numbers, as protobuf-c writes them (test-perfetto-writer.c compares the
+ * bytes with protobuf-c's). The block is written first when the packet
+ * would not fit, and grows for a packet larger than it.
+ */
+static void put_packet(struct ct_pf_writer *w, Perfetto__Protos__TracePacket *packet,
+                       const uint8_t *event, size_t event_len)
+{
+	const ProtobufCMessage *interned =
+	    packet->interned_data ? &packet->interned_data->base : NULL;
+	const ProtobufCMessage *descriptor =
+	    packet->track_descriptor ? &packet->track_descriptor->base : NULL;
+	size_t interned_len = 0, descriptor_len = 0, size;
+	uint8_t *p, *start;
+
+	if (w->error)
+		return;
+	if (!w->started) {
+		/* Perfetto's readers ignore interned references before a packet clears the state */
+		packet->has_sequence_flags = 1;
+		packet->sequence_flags |=
+		    PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
+		w->started = true;
+	}
+	/* three scalars, and each message's tag and length */
+	size = 6 * FIELD_HEAD_MAX + event_len;
+	if (interned)
+		size += (interned_len = protobuf_c_message_get_packed_size(interned));
+	if (descriptor)
+		size += (descriptor_len = protobuf_c_message_get_packed_size(descriptor));
+	if (room(w, HEAD_MAX + size) < 0)
+		return;
+	/* the packet after the longest head, moved back once its length is known */
+	p = start = w->block + w->used + HEAD_MAX;
+	if (packet->has_timestamp)
+		p = varint(varint(p, w->packet_tags[P_TIMESTAMP]), packet->timestamp);
+	p = varint(varint(p, w->packet_tags[P_SEQUENCE_ID]), SEQUENCE_ID);
+	if (event) {
+		p = varint(varint(p, w->packet_tags[P_TRACK_EVENT]), event_len);
+		memcpy(p, event, event_len);
+		p += event_len;
+	}
+	if (interned)
+		p = put_message(p, w->packet_tags[P_INTERNED_DATA], interned, interned_len);
+	if (packet->has_sequence_flags)
+		p = varint(varint(p, w->packet_tags[P_SEQUENCE_FLAGS]), packet->sequence_flags);
+	if (descriptor)
+		p = put_message(p, w->packet_tags[P_TRACK_DESCRIPTOR], descriptor, descriptor_len);
+	size = (size_t)(p - start);
+	w->block[w->used] = TRACE_PACKET_TAG;
+	p = varint(w->block + w->used + 1, size);
+	memmove(p, start, size);
+	w->used = (size_t)(p - w->block) + size;
+	w->packets++;
+}
+
+uint64_t ct_pf_track_id(const struct ct_pf_writer *w, uint64_t key)
+{
+	return GPOINTER_TO_SIZE(g_hash_table_lookup(w->tracks, &key));
+}
+
+uint64_t ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
+{
+	Perfetto__Protos__TracePacket packet = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	Perfetto__Protos__TrackDescriptor desc = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	Perfetto__Protos__ProcessDescriptor process = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
+	Perfetto__Protos__ThreadDescriptor thread = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+	Perfetto__Protos__CounterDescriptor counter = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
+	uint64_t id = ct_pf_track_id(w, t->key);
+	char *copy;
+
+	if (id)
+		return id;
+	id = g_hash_table_size(w->tracks) + 1;
+	g_hash_table_insert(w->tracks, g_memdup2(&t->key, sizeof(t->key)), GSIZE_TO_POINTER(id));
+	desc.has_uuid = 1;
+	desc.uuid = id;
+	desc.has_parent_uuid = t->parent != 0;
+	desc.parent_uuid = t->parent;
+	desc.name = utf8(t->name, &copy);
+	if (t->has_pid && t->tid) {
+		thread.has_pid = thread.has_tid = 1;
+		thread.pid = t->pid;
+		thread.tid = t->tid;
+		thread.thread_name = desc.name;
+		desc.thread = &thread;
+	} else if (t->has_pid) {
+		process.has_pid = 1;
+		process.pid = t->pid;
+		process.process_name = desc.name;
+		desc.process = &process;
+	}
+	if (t->counter) {
+		counter.has_unit = 1;
+		counter.unit = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_SIZE_BYTES;
+		desc.counter = &counter;
+	}
+	packet.track_descriptor = &desc;
+	put_packet(w, &packet, NULL, 0);
+	g_free(copy);
+	return id;
+}
+
+/*
+ * The iid of NAME, interning it (into ENTRY, for the packet, as UTF-8:
+ * utf8(), its copy in *COPY) when it is new; 0 when the table is full and
+ * NAME must be written in full. The table is keyed by the name as the
+ * trace has it, so that a name already interned is not checked again.
+ */
+static uint64_t intern(struct ct_pf_writer *w, const char *name, Perfetto__Protos__EventName *entry,
+                       char **copy)
+{
+	gpointer iid;
+
+	*copy = NULL;
+	if (g_hash_table_lookup_extended(w->names, name, NULL, &iid))
+		return GPOINTER_TO_SIZE(iid);
+	if (g_hash_table_size(w->names) >= CT_PF_INTERN_MAX)
+		return 0;
+	iid = GSIZE_TO_POINTER(g_hash_table_size(w->names) + 1);
+	g_hash_table_insert(w->names, g_strdup(name), iid);
+	entry->has_iid = 1;
+	entry->iid = GPOINTER_TO_SIZE(iid);
+	entry->name = utf8(name, copy);
+	return entry->iid;
+}
+
+/* V as a fixed64 at P, little-endian as protobuf's wire format has it. */
+static uint8_t *fixed64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		*p++ = (uint8_t)v;
+	return p;
+}
+
+/*
+ * EV's TrackEvent, with EXTRAS other counters set at its time, in w->te:
+ * its length. The hot message of the export, one for each slice's begin
+ * and end, instant and counter value: written here, field by field in the
+ * order of their numbers (the generated descriptor's), rather than by
+ * protobuf-c's packer, which walks the message's descriptor for each one
+ * and took a third of the thread that runs the export, the thread that
+ * bounds its time (bench/export-bench.sh). test-perfetto-writer.c checks
+ * the bytes against protobuf-c's for the same events.
+ */
+static size_t track_event(struct ct_pf_writer *w, const struct ct_pf_event *ev, uint64_t iid,
+                          const char *name, size_t extras, const uint64_t *extra_tracks,
+                          const int64_t *extra_values)
+{
+	size_t name_len = name ? strlen(name) : 0;
+	/* each field's tag and varint; the name's bytes */
+	size_t bound = (8 + 2 * extras) * FIELD_HEAD_MAX + name_len;
+	uint8_t *p;
+
+	if (bound > w->te_cap) {
+		w->te_cap = bound * 2;
+		w->te = g_realloc(w->te, w->te_cap);
+	}
+	p = varint(varint(w->te, w->event_tags[E_TYPE]), (uint64_t)ev->type);
+	if (iid)
+		p = varint(varint(p, w->event_tags[E_NAME_IID]), iid);
+	p = varint(varint(p, w->event_tags[E_TRACK_UUID]), ev->track);
+	for (size_t i = 0; i < extras; i++) /* int64: negative values take ten bytes */
+		p = varint(varint(p, w->event_tags[E_EXTRA_VALUES]), (uint64_t)extra_values[i]);
+	if (name) {
+		p = varint(varint(p, w->event_tags[E_NAME]), name_len);
+		memcpy(p, name, name_len);
+		p += name_len;
+	}
+	if (ev->type == CT_PF_COUNTER)
+		p = varint(varint(p, w->event_tags[E_COUNTER_VALUE]), (uint64_t)ev->value);
+	for (size_t i = 0; i < extras; i++)
+		p = varint(varint(p, w->event_tags[E_EXTRA_TRACKS]), extra_tracks[i]);
+	if (ev->flow)
+		p = fixed64(varint(p, w->event_tags[E_FLOW_IDS]), ev->flow);
+	if (ev->terminating_flow)
+		p = fixed64(varint(p, w->event_tags[E_TERMINATING_FLOW_IDS]), ev->terminating_flow);
+	return (size_t)(p - w->te);
+}
+
+/* EV, with EXTRAS other counters set at its time (ids and values). */
+static void put_event(struct ct_pf_writer *w, const struct ct_pf_event *ev, size_t extras,
+                      const uint64_t *extra_tracks, const int64_t *extra_values)
+{
+	Perfetto__Protos__TracePacket packet = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	Perfetto__Protos__InternedData interned = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+	Perfetto__Protos__EventName entry = PERFETTO__PROTOS__EVENT_NAME__INIT;
+	Perfetto__Protos__EventName *entries[1] = { &entry };
+	const char *name = NULL;
+	uint64_t iid = 0;
+	char *copy = NULL;
+	size_t len;
+
+	if (w->error)
+		return;
+	packet.has_timestamp = 1;
+	packet.timestamp = ev->time_ns > 0 ? (uint64_t)ev->time_ns : 0;
+	if (ev->name) {
+		iid = intern(w, ev->name, &entry, &copy);
+		if (!iid)
+			name = utf8(ev->name, &copy);
+		packet.has_sequence_flags = 1;
+		packet.sequence_flags =
+		    PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
+	}
+	if (entry.has_iid) {
+		interned.n_event_names = 1;
+		interned.event_names = entries;
+		packet.interned_data = &interned;
+	}
+	len = track_event(w, ev, iid, name, extras, extra_tracks, extra_values);
+	put_packet(w, &packet, w->te, len);
+	g_free(copy);
+}
+
+void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev)
+{
+	put_event(w, ev, 0, NULL, NULL);
+}
+
+/*
+ * Each packet sets one counter in its own field and up to EXTRA_MAX others
+ * beside it. None of those others is 0: some versions of Perfetto's trace
+ * processor count the extra values up to the first 0
+ * (TrackEventData::CountExtraCounterValues), so a counter falling to 0
+ * takes the packet's own field, one packet each.
+ */
+void ct_pf_counters(struct ct_pf_writer *w, int64_t time_ns, size_t n, const uint64_t *tracks,
+                    const int64_t *values)
+{
+	uint64_t extra_tracks[EXTRA_MAX];
+	int64_t extra_values[EXTRA_MAX];
+	size_t zero = 0, other = 0; /* the next zero, and the next other, to write */
+
+	for (;;) {
+		struct ct_pf_event ev = { .type = CT_PF_COUNTER, .time_ns = time_ns };
+		size_t extras = 0;
+
+		while (zero < n && values[zero] != 0)
+			zero++;
+		while (other < n && values[other] == 0)
+			other++;
+		if (zero < n) {
+			ev.track = tracks[zero];
+			zero++;
+		} else if (other < n) {
+			ev.track = tracks[other];
+			ev.value = values[other];
+			other++;
+		} else {
+			return;
+		}
+		for (; other < n && extras < EXTRA_MAX; other++) {
+			if (values[other] == 0)
+				continue;
+			extra_tracks[extras] = tracks[other];
+			extra_values[extras++] = values[other];
+		}
+		put_event(w, &ev, extras, extra_tracks, extra_values);
+	}
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * accounting.h - the allocations live in each process and device as the
+ * event contract defines them (doc/events.md): mem_alloc and mem_free,
+ * mem_reclaim (memory CUDA freed by itself: a free the program did not
+ * make) and mem_free_failed (a release that failed: its mem_free undone),
+ * the live set of statedumps (statedump_begin, mem_live, statedump_end);
+ * live bytes per kind, the peak of the device kinds and the allocations
+ * live at it; and what the trace cannot know: allocations made before its
+ * window that nothing in it shows. The memory and
+ * fragmentation analyses each keep one accountant, fed the same events,
+ * so that their figures agree; each sees what changes through hooks.
+ *
+ * State grows with live allocations only: a GHashTable of them by
+ * (process, address space, address). The allocations live at the peak
+ * are found without copying the live set at each new peak: an allocation
+ * made before the peak and freed after it is kept aside (a copy, never
+ * more than the allocations live at the peak), and at the end the peak
+ * set is the live allocations made before the peak plus the ones kept
+ * aside.
+ *
+ * Usage, from an analysis:
+ *
+ *	acct = ct_acct_create(ctx, opts, slot, &hooks, analysis);   (create)
+ *	ct_acct_event(acct, ev);            (event, for the CT_ACCT_EVENTS types)
+ *	dev = ct_acct_device_at(acct, process, device);            (result)
+ *	ct_acct_foreach_live(acct, fn, data);
+ *	ct_acct_destroy(acct);                                      (destroy)
+ */
+#ifndef CUDATRACE_ANALYZERS_ACCOUNTING_H
+#define CUDATRACE_ANALYZERS_ACCOUNTING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "common/caveat.h"
+#include "context.h"
+#include "common/event.h"
+#include "common/options.h"
+
+#define CT_ACCT_KINDS CT_ENUM_COUNT(mem_kind)
+
+/* The event types an accountant wants (ct_acct_event). */
+#define CT_ACCT_EVENTS                                                                           \
+	(CT_EV_BIT(CT_EV_MEM_ALLOC) | CT_EV_BIT(CT_EV_MEM_FREE) | CT_EV_BIT(CT_EV_MEM_RECLAIM) | \
+	 CT_EV_BIT(CT_EV_MEM_FREE_FAILED) | CT_EV_BIT(CT_EV_STATEDUMP_BEGIN) |                   \
+	 CT_EV_BIT(CT_EV_MEM_LIVE) | CT_EV_BIT(CT_EV_STATEDUMP_END) |                            \
+	 CT_EV_BIT(CT_EV_CONTEXT_CREATE) | CT_EV_BIT(CT_EV_CONTEXT_DESTROY))
+
+/*
+ * Address spaces: VMM physical handles are not addresses and mappings
+ * alias the memory behind them, so each has a space of its own.
+ */
+enum ct_acct_space {
+	CT_ACCT_SPACE_MEMORY = 0,
+	CT_ACCT_SPACE_VMM_HANDLE = 1,
+	CT_ACCT_SPACE_VMM_MAP = 2,
+};
+
+/* How the trace knows of an allocation. */
+enum ct_acct_origin {
+	CT_ACCT_TRACED = 0, /* its mem_alloc */
+	CT_ACCT_DUMPED,     /* a statedump's mem_live only */
+	CT_ACCT_INFERRED,   /* its release only: made before the window, when is unknown */
+};
+
+/* An allocation. */
+struct ct_acct_alloc {
+	uint64_t id; /* unique in the accountant: tells a record from its copies */
+	uint64_t address;
+	uint64_t size;
+	int64_t time_ns; /* when allocated, if time_known */
+	bool time_known; /* false when known from its release only */
+	uint8_t origin;  /* enum ct_acct_origin */
+	int64_t seen_ns; /* when the trace first showed it */
+	/*
+	 * ct_event.seq of its allocation: orders it against the peak. 0 for
+	 * one made before the window: live at every moment of it until freed.
+	 */
+	uint64_t seq;
+	struct ct_thread *thread; /* borrowed from the context; NULL if unknown */
+	uint32_t process;         /* ct_process.index */
+	uint32_t path;            /* NVTX path of its allocation */
+	struct ct_api_ref api;    /* the call that allocated it */
+	uint64_t stack_id;        /* its call stack (call-stacks.h), 0: none */
+	uint8_t device;
+	uint8_t kind;  /* enum ct_mem_kind */
+	uint8_t space; /* enum ct_acct_space */
+	/* Once reclaimed (kept for the leak report): when, and by which call (domain 0: none). */
+	int64_t end_ns;
+	struct ct_api_ref end_api;
+};
+
+/*
+ * One (process, device). An analysis that keeps its own per-device state
+ * makes it a struct whose first member is this one (hooks.device_size).
+ */
+struct ct_acct_device {
+	struct ct_process *process; /* borrowed from the context */
+	uint8_t device;
+	int64_t live[CT_ACCT_KINDS]; /* bytes live per kind */
+	int64_t on_device;           /* bytes of the device kinds */
+	int64_t kind_peak[CT_ACCT_KINDS];
+	/* The peak of the device kinds in the window, when has_peak. */
+	bool has_peak;
+	int64_t peak_bytes;
+	int64_t peak_ns;
+	uint64_t peak_seq; /* allocations with a seq up to it were live at it, if still live */
+	int64_t peak_kinds[CT_ACCT_KINDS];
+	/* Copies of allocations live at the peak and freed since; owned; NULL unless asked. */
+	GPtrArray *freed_since_peak;
+	uint64_t allocations; /* seen in the window */
+	uint64_t frees;
+	uint64_t bytes_allocated;
+	uint64_t unknown_frees; /* frees of addresses never seen allocated */
+	uint64_t failed_frees;  /* releases that failed (mem_free_failed) */
+	/*
+	 * Allocations made before the window that the trace learned of (from a
+	 * statedump, or from their release): each counts, as of the window's
+	 * start, in every figure until it was freed.
+	 */
+	uint64_t before_window_count;
+	int64_t before_window[CT_ACCT_KINDS]; /* their bytes, by kind */
+	uint64_t unsized_frees;   /* releases of memory the tracer never saw allocated: no size */
+	int64_t unknown_until_ns; /* figures before it may miss allocations; INT64_MIN: none */
+	int64_t first_event_ns;   /* its first allocation or release, INT64_MAX: none */
+	int64_t context_ns;       /* its first context_create, INT64_MAX: none */
+	/* Allocations CUDA reclaimed (mem_reclaim): never freed by the program. */
+	uint64_t reclaimed_count;
+	uint64_t reclaimed_bytes;
+	GPtrArray *reclaimed; /* struct ct_acct_alloc, in order; owned; NULL unless asked */
+};
+
+/* What an analysis hears; every hook may be NULL. DATA is the analysis's. */
+struct ct_acct_hooks {
+	/* Size of the analysis's per-device struct (struct ct_acct_device first); 0: that alone. */
+	size_t device_size;
+	/* Frees what the analysis kept for a process (ct_acct_process_data), when not NULL. */
+	void (*process_release)(void *data, void *user);
+	/* DEV was just made (zeroed, the accountant's part filled in). */
+	void (*device_init)(void *data, struct ct_acct_device *dev);
+	/* Before DEV is freed: what the analysis owns in it. */
+	void (*device_release)(void *data, struct ct_acct_device *dev);
+	/* A became live (EV: the event that says so). */
+	void (*added)(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
+	              const struct ct_event *ev);
+	/* A is live no more (freed, reclaimed, or replaced by an allocation at its address). */
+	void (*removed)(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
+	                const struct ct_event *ev);
+	/* Live bytes of DEV changed at EV, in the window (after added/removed). */
+	void (*changed)(void *data, struct ct_acct_device *dev, const struct ct_event *ev);
+	/* DEV reached a new peak at EV (before changed). */
+	void (*peak)(void *data, struct ct_acct_device *dev, const struct ct_event *ev);
+	/*
+	 * A, made before the window, was just learned of: every figure of DEV
+	 * since the window's start rises by its bytes (after added; the peak
+	 * already did).
+	 */
+	void (*revealed)(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
+	                 const struct ct_event *ev);
+};
+
+/* What shows that a process's trace began after allocations it does not show. */
+enum ct_acct_evidence {
+	CT_ACCT_LATE_SESSION = 1u << 0, /* a statedump made as the session started while it ran */
+	CT_ACCT_LATE_RELEASE = 1u << 1, /* releases of memory the trace never saw allocated */
+	CT_ACCT_LATE_DUMP = 1u << 2,    /* a statedump gave allocations made before the window */
+	CT_ACCT_LATE_CONTEXT =
+	    1u << 3, /* memory events on a device before its context's creation */
+};
+
+/* What the trace knows of a process's allocations made before its window. */
+struct ct_acct_window {
+	unsigned evidence;        /* enum ct_acct_evidence bits: 0 when the window holds them all */
+	unsigned dumps;           /* statedumps begun */
+	bool complete_dump;       /* one of them gave the whole live set */
+	int64_t complete_dump_ns; /* the first such one's statedump_begin */
+	bool context_events;      /* the trace has the process's context events */
+};
+
+/* What an accountant keeps beyond the live bytes. */
+struct ct_acct_config {
+	bool peak_set;  /* the copies of freed_since_peak, for the allocations live at the peak */
+	bool reclaimed; /* the allocations CUDA reclaimed, for the leak report */
+};
+
+struct ct_acct;
+
+/*
+ * An accountant for an analysis that took context slot SLOT: it keeps its
+ * per-process state in that slot. OPTS and CTX outlive it.
+ */
+struct ct_acct *ct_acct_create(struct ct_context *ctx, const struct ct_options *opts, int slot,
+                               const struct ct_acct_config *config,
+                               const struct ct_acct_hooks *hooks, void *data);
+/* Frees it, its devices (after device_release) and the slot's data. NULL is fine. */
+void ct_acct_destroy(struct ct_acct *acct);
+
+/* Accounts for EV, of a type of CT_ACCT_EVENTS. */
+void ct_acct_event(struct ct_acct *acct, const struct ct_event *ev);
+/* The trace ended: closes the statedump still open, weighs the evidence. Once. */
+void ct_acct_finish(struct ct_acct *acct);
+
+/* What the trace knows of PROCESS's allocations made before its window (after finish). */
+const struct ct_acct_window *ct_acct_window_of(const struct ct_acct *acct,
+                                               const struct ct_process *process);
+/*
+ * Whether figures of DEV at TIME_NS may miss allocations the trace does not
+ * show (they are lower bounds): the trace began after the program had
+ * allocated and no complete statedump gives what was live, or a release
+ * of memory of unknown size came after TIME_NS.
+ */
+bool ct_acct_partial_at(const struct ct_acct *acct, const struct ct_acct_device *dev,
+                        int64_t time_ns);
+/* ... at the end of the process. */
+bool ct_acct_partial_at_end(const struct ct_acct *acct, const struct ct_acct_device *dev);
+/* ... at some moment (so the peak, a maximum over all of them). */
+bool ct_acct_partial_ever(const struct ct_acct *acct, const struct ct_acct_device *dev);
+/*
+ * Why PROCESS's figures may miss allocations made before the window, for
+ * people, in BUF ("" when they miss none), and what shows it in NOTE's
+ * evidence (NOTE may be NULL). Returns BUF.
+ */
+char *ct_acct_explain(const struct ct_acct *acct, const struct ct_process *process, char *buf,
+                      size_t len, struct ct_caveat_note *note);
+/*
+ * Whether LTTng lost events of the trace (ct_context_losses) before
+ * TIME_NS: an allocation or a free among them would change every figure
+ * from then on.
+ */
+bool ct_acct_lost_before(const struct ct_acct *acct, int64_t time_ns);
+/* ... before PROCESS's last event: some figure of it may be wrong. */
+bool ct_acct_lost(const struct ct_acct *acct, const struct ct_process *process);
+/* What LTTng lost that PROCESS's figures may miss, for people, in BUF ("" if nothing); NOTE
+ * as for ct_acct_explain. */
+char *ct_acct_explain_loss(const struct ct_acct *acct, const struct ct_process *process, char *buf,
+                           size_t len, struct ct_caveat_note *note);
+/*
+ * Appends to NOTES (of struct ct_caveat_note) the caveats of PROCESS's
+ * figures that come from the accounting: allocations before the window
+ * (CT_CAUSE_BEFORE_WINDOW) and events LTTng lost (CT_CAUSE_DISCARDED),
+ * with their texts in STRINGS and the process's name too.
+ */
+void ct_acct_add_notes(const struct ct_acct *acct, const struct ct_process *process,
+                       GStringChunk *strings, GArray *notes);
+/* Of DEV's before_window bytes, those of the device kinds. */
+int64_t ct_acct_before_window_on_device(const struct ct_acct_device *dev);
+
+/* The (PROCESS, DEVICE) state, created on first use. */
+struct ct_acct_device *ct_acct_device_of(struct ct_acct *acct, struct ct_process *process,
+                                         unsigned device);
+/* Where the analysis may keep data of its own for PROCESS (NULL at first). */
+void **ct_acct_process_data(struct ct_acct *acct, struct ct_process *process);
+/* The state of (PROCESS, DEVICE), NULL if it has none. */
+struct ct_acct_device *ct_acct_device_at(const struct ct_acct *acct,
+                                         const struct ct_process *process, unsigned device);
+
+/* Calls FN on every live allocation, in no order. */
+void ct_acct_foreach_live(const struct ct_acct *acct,
+                          void (*fn)(const struct ct_acct_alloc *a, void *data), void *data);
+
+/* Whether A, still live, was live at DEV's peak. */
+bool ct_acct_live_at_peak(const struct ct_acct_device *dev, const struct ct_acct_alloc *a);
+
+/* The allocation space of KIND. */
+enum ct_acct_space ct_acct_space_of(unsigned kind);
+
+#endif

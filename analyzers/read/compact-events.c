@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compact-events.c - the tracer's compact events made whole (see
+ * compact-events.h).
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "compact-events.h"
+#include "model/context.h"
+#include "contract/shape.h"
+#include "common/corr-map.h"
+#include "common/saturate.h"
+
+/* A host event whose GPU record is to come: a launch or a memcpy. */
+struct waiting_op {
+	struct ct_corr_entry head;
+	enum ct_event_type type;
+	union {
+		struct ct_ev_launch launch;
+		struct ct_ev_memcpy memcpy;
+	} u;
+};
+
+/* Kernel shapes a process may name; beyond, its shaped records are unmatched. */
+#define SHAPES_MAX 65536u
+
+/* What one process's compact records need. */
+struct process_ops {
+	struct ct_corr_map waiting; /* of struct waiting_op */
+	GHashTable *shapes;         /* shape_id (GUINT_TO_POINTER) -> its kernel_shape (owned) */
+};
+
+/* A thread's last whole event of a kind that repeats, in the slot of its
+ * shape (contract/shape.h). */
+struct repeat_slot {
+	uint64_t shape; /* 0: empty */
+	enum ct_event_type type;
+	union {
+		struct ct_ev_memcpy memcpy;
+		struct ct_ev_memset memset;
+		struct ct_ev_launch launch;
+		struct ct_ev_launch_unconfigured launch_unconfigured;
+	} u;
+};
+
+struct ct_compact_events {
+	/* by ct_process.index: its struct process_ops, or NULL; owned */
+	GPtrArray *processes;
+	/* struct ct_thread (borrowed) -> its CT_REPEAT_SLOTS struct repeat_slot (owned) */
+	GHashTable *threads;
+	const struct ct_thread *last_thread; /* the last looked up, and its slots */
+	struct repeat_slot *last_slots;
+	uint64_t unmatched;
+	uint64_t unresolved;
+};
+
+/* The array's free function; it is called on the NULL of a process with no operation too. */
+static void process_ops_free(gpointer data)
+{
+	struct process_ops *ops = data;
+
+	if (!ops)
+		return;
+	ct_corr_map_release(&ops->waiting);
+	g_hash_table_destroy(ops->shapes);
+	g_free(ops);
+}
+
+struct ct_compact_events *ct_compact_events_create(void)
+{
+	struct ct_compact_events *ce = g_new0(struct ct_compact_events, 1);
+
+	ce->processes = g_ptr_array_new_with_free_func(process_ops_free);
+	ce->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	return ce;
+}
+
+void ct_compact_events_destroy(struct ct_compact_events *ce)
+{
+	if (!ce)
+		return;
+	g_ptr_array_free(ce->processes, TRUE);
+	g_hash_table_destroy(ce->threads);
+	g_free(ce);
+}
+
+/* PROCESS's operations and shapes; created when CREATE, else NULL if none. */
+static struct process_ops *ops_of(struct ct_compact_events *ce, const struct ct_process *process,
+                                  bool create)
+{
+	struct process_ops *ops;
+
+	if (process->index >= ce->processes->len) {
+		if (!create)
+			return NULL;
+		g_ptr_array_set_size(ce->processes, (guint)process->index + 1);
+	}
+	ops = g_ptr_array_index(ce->processes, process->index);
+	if (!ops && create) {
+		ops = g_new0(struct process_ops, 1);
+		ct_corr_map_init(&ops->waiting, sizeof(struct waiting_op));
+		ops->shapes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+		g_ptr_array_index(ce->processes, process->index) = ops;
+	}
+	return ops;
+}
+
+/* PROCESS's operations waiting for their records; created when CREATE. */
+static struct ct_corr_map *waiting_of(struct ct_compact_events *ce,
+                                      const struct ct_process *process, bool create)
+{
+	struct process_ops *ops = ops_of(ce, process, create);
+
+	return ops ? &ops->waiting : NULL;
+}
+
+/* A launch (with its configuration or not), or a memcpy: its record may be compact. */
+static void keep_op(struct ct_compact_events *ce, const struct ct_event *ev)
+{
+	struct waiting_op *w;
+	uint32_t id;
+
+	id = ev->type == CT_EV_LAUNCH ? ev->u.launch.api.correlation_id
+	                              : ev->u.memcpy.api.correlation_id;
+	w = ct_corr_map_insert(waiting_of(ce, ev->process, true), id);
+	w->type = ev->type;
+	if (ev->type == CT_EV_LAUNCH)
+		w->u.launch = ev->u.launch;
+	else
+		w->u.memcpy = ev->u.memcpy;
+}
+
+/* The operation of TYPE waiting with ID in EV's process, or NULL. */
+static struct waiting_op *find_op(struct ct_compact_events *ce, const struct ct_event *ev,
+                                  enum ct_event_type type, uint32_t id, struct ct_corr_map **map)
+{
+	struct waiting_op *w;
+
+	*map = waiting_of(ce, ev->process, false);
+	if (!*map || !id || !(w = ct_corr_map_find(*map, id)) || w->type != type)
+		return NULL;
+	return w;
+}
+
+/* A whole record of ID (or RUNTIME_ID): its host event waits no more. */
+static void forget_op(struct ct_compact_events *ce, const struct ct_event *ev,
+                      enum ct_event_type type, uint32_t id, uint32_t runtime_id)
+{
+	struct ct_corr_map *map;
+	struct waiting_op *w = find_op(ce, ev, type, id, &map);
+
+	if (!w)
+		w = find_op(ce, ev, type, runtime_id, &map);
+	if (w)
+		ct_corr_map_remove(map, w);
+}
+
+/* Times whose host event is not in the trace: counted, not read further. */
+static bool unmatched(struct ct_compact_events *ce)
+{
+	ce->unmatched = ct_sat_add_u64(ce->unmatched, 1);
+	return false;
+}
+
+/* A gpu_kernel_times made the gpu_kernel it stands for; false if its launch is unknown. */
+static bool complete_kernel(struct ct_compact_events *ce, struct ct_event *ev)
+{
+	const struct ct_ev_gpu_kernel_times times = ev->u.gpu_kernel_times;
+	struct ct_corr_map *map;
+	struct waiting_op *w = find_op(ce, ev, CT_EV_LAUNCH, times.correlation_id, &map);
+	const struct ct_ev_launch *l;
+
+	if (!w || !w->u.launch.config_known)
+		return unmatched(ce);
+	l = &w->u.launch;
+	ev->type = CT_EV_GPU_KERNEL;
+	ev->u.gpu_kernel = (struct ct_ev_gpu_kernel){
+		.start = times.start,
+		.end = times.end,
+		.correlation_id = times.correlation_id,
+		.kernel_id = l->kernel_id,
+		.device = l->device,
+		.context = times.context,
+		.stream = l->stream,
+		.grid_x = l->grid_x > INT32_MAX ? INT32_MAX : (int32_t)l->grid_x,
+		.grid_y = l->grid_y,
+		.grid_z = l->grid_z,
+		.block_x = l->block_x,
+		.block_y = l->block_y,
+		.block_z = l->block_z,
+		.static_shared_mem = times.static_shared_mem,
+		.dynamic_shared_mem = l->shared_mem,
+		.registers = times.registers,
+	};
+	ct_corr_map_remove(map, w);
+	return true;
+}
+
+/* A kernel_shape: kept for the shaped records of its process that name it. */
+static void keep_shape(struct ct_compact_events *ce, const struct ct_event *ev)
+{
+	struct process_ops *ops = ops_of(ce, ev->process, true);
+	const struct ct_ev_kernel_shape *shape = &ev->u.kernel_shape;
+
+	if (g_hash_table_contains(ops->shapes, GUINT_TO_POINTER(shape->shape_id)))
+		return;
+	if (g_hash_table_size(ops->shapes) >= SHAPES_MAX)
+		return;
+	g_hash_table_insert(ops->shapes, GUINT_TO_POINTER(shape->shape_id),
+	                    g_memdup2(shape, sizeof(*shape)));
+}
+
+/*
+ * A gpu_kernel_shaped made the gpu_kernel it stands for, with the kernel
+ * and device of its launch and the configuration of its shape; false if
+ * either is unknown.
+ */
+static bool complete_shaped(struct ct_compact_events *ce, struct ct_event *ev)
+{
+	const struct ct_ev_gpu_kernel_shaped shaped = ev->u.gpu_kernel_shaped;
+	struct ct_corr_map *map;
+	struct waiting_op *w = find_op(ce, ev, CT_EV_LAUNCH, shaped.correlation_id, &map);
+	struct process_ops *ops = ops_of(ce, ev->process, false);
+	const struct ct_ev_kernel_shape *shape =
+	    ops ? g_hash_table_lookup(ops->shapes, GUINT_TO_POINTER(shaped.shape_id)) : NULL;
+
+	if (!w || !shape)
+		return unmatched(ce);
+	ev->type = CT_EV_GPU_KERNEL;
+	ev->u.gpu_kernel = (struct ct_ev_gpu_kernel){
+		.start = shaped.start,
+		.end = shaped.end,
+		.correlation_id = shaped.correlation_id,
+		.kernel_id = w->u.launch.kernel_id,
+		.device = w->u.launch.device,
+		.context = shaped.context,
+		.stream = shape->stream,
+		.grid_x = shape->grid_x,
+		.grid_y = shape->grid_y,
+		.grid_z = shape->grid_z,
+		.block_x = shape->block_x,
+		.block_y = shape->block_y,
+		.block_z = shape->block_z,
+		.static_shared_mem = shape->static_shared_mem,
+		.dynamic_shared_mem = shape->dynamic_shared_mem,
+		.registers = shape->registers,
+	};
+	ct_corr_map_remove(map, w);
+	return true;
+}
+
+/*
+ * A gpu_memcpy_times made the gpu_memcpy it stands for; false if its
+ * memcpy is unknown. Its correlation id is the memcpy's: that of the
+ * outermost call, which a whole record of a runtime call's copy has in
+ * runtime_correlation_id.
+ */
+static bool complete_copy(struct ct_compact_events *ce, struct ct_event *ev)
+{
+	const struct ct_ev_gpu_memcpy_times times = ev->u.gpu_memcpy_times;
+	struct ct_corr_map *map;
+	struct waiting_op *w = find_op(ce, ev, CT_EV_MEMCPY, times.correlation_id, &map);
+
+	if (!w)
+		return unmatched(ce);
+	ev->type = CT_EV_GPU_MEMCPY;
+	ev->u.gpu_memcpy = (struct ct_ev_gpu_memcpy){
+		.start = times.start,
+		.end = times.end,
+		.correlation_id = times.correlation_id,
+		.direction = times.direction,
+		.src_kind = times.src_kind,
+		.dst_kind = times.dst_kind,
+		.bytes = w->u.memcpy.bytes,
+		.device = times.device,
+		.src_device = CT_DEVICE_NONE,
+		.dst_device = CT_DEVICE_NONE,
+		.context = times.context,
+		.stream = w->u.memcpy.stream,
+	};
+	ct_corr_map_remove(map, w);
+	return true;
+}
+
+/* ------------------------------------------------------------ repeats */
+
+/* THREAD's repeat slots; created when CREATE, else NULL if it has none. */
+static struct repeat_slot *slots_of(struct ct_compact_events *ce, const struct ct_thread *thread,
+                                    bool create)
+{
+	struct repeat_slot *slots;
+
+	if (thread == ce->last_thread)
+		return ce->last_slots;
+	slots = g_hash_table_lookup(ce->threads, thread);
+	if (!slots && !create)
+		return NULL;
+	if (!slots) {
+		slots = g_new0(struct repeat_slot, CT_REPEAT_SLOTS);
+		g_hash_table_insert(ce->threads, (gpointer)thread, slots);
+	}
+	ce->last_thread = thread;
+	ce->last_slots = slots;
+	return slots;
+}
+
+/* The kinds of event a repeat stands for: the size of their payload, and
+ * where in it their call is; size 0 for the other kinds. */
+#define REPEATED(type, layout) \
+	[CT_EV_##type] = { sizeof(struct ct_ev_##layout), offsetof(struct ct_ev_##layout, api) }
+static const struct {
+	size_t size, api;
+} repeated[CT_EV_COUNT] = {
+	REPEATED(MEMCPY, memcpy),
+	REPEATED(MEMSET, memset),
+	REPEATED(LAUNCH, launch),
+	REPEATED(LAUNCH_UNCONFIGURED, launch_unconfigured),
+};
+
+static bool repeats(enum ct_event_type type)
+{
+	return repeated[type].size != 0;
+}
+
+/* The shape of EV, of a kind that repeats. */
+static uint64_t shape_of(const struct ct_event *ev)
+{
+	switch (ev->type) {
+	case CT_EV_MEMCPY:
+		return ct_shape_memcpy(&ev->u.memcpy);
+	case CT_EV_MEMSET:
+		return ct_shape_memset(&ev->u.memset);
+	case CT_EV_LAUNCH:
+		return ct_shape_launch(&ev->u.launch);
+	default:
+		return ct_shape_launch_unconfigured(&ev->u.launch_unconfigured);
+	}
+}
+
+/* A whole event of a kind that repeats takes its shape's slot in its thread. */
+static void keep_whole(struct ct_compact_events *ce, const struct ct_event *ev)
+{
+	struct repeat_slot *slots = ev->thread ? slots_of(ce, ev->thread, true) : NULL;
+	struct repeat_slot *slot;
+	uint64_t shape;
+
+	if (!slots)
+		return;
+	shape = shape_of(ev);
+	slot = &slots[ct_repeat_slot(shape)];
+	slot->shape = shape;
+	slot->type = ev->type;
+	memcpy(&slot->u, &ev->u, repeated[ev->type].size);
+}
+
+/*
+ * The call's entry whose low 32 bits are LOW, the latest at or before
+ * TIME_NS (the tracer repeats calls of less than 2^31 ns), or 0 when
+ * there is none (a damaged event: an entry before the clock's origin).
+ */
+static uint64_t entry_from_low(int64_t time_ns, uint32_t low)
+{
+	uint32_t since = (uint32_t)time_ns - low;
+
+	return time_ns >= 0 && (uint64_t)time_ns > since ? (uint64_t)time_ns - since : 0;
+}
+
+/*
+ * A repeat made the event it stands for: the one its thread's slot of
+ * its shape holds, with its own call. False when the slot holds another
+ * shape, or none (that event was lost, or is before the trace), or the
+ * event has no thread to look in: counted, and not read further.
+ */
+static bool expand_repeat(struct ct_compact_events *ce, struct ct_event *ev)
+{
+	const struct ct_ev_repeat r = ev->u.repeat;
+	const struct repeat_slot *slots = ev->thread ? slots_of(ce, ev->thread, false) : NULL;
+	const struct repeat_slot *slot = slots ? &slots[ct_repeat_slot(r.shape)] : NULL;
+	uint64_t entry = entry_from_low(ev->time_ns, r.entry_low);
+	struct ct_api_ref *api;
+
+	if (!slot || slot->shape != r.shape || !r.shape || !entry) {
+		ce->unresolved = ct_sat_add_u64(ce->unresolved, 1);
+		return false;
+	}
+	/* the event's payload, then its own call */
+	ev->type = slot->type;
+	memcpy(&ev->u, &slot->u, repeated[slot->type].size);
+	api = (struct ct_api_ref *)((char *)&ev->u + repeated[slot->type].api);
+	api->correlation_id = r.correlation_id;
+	api->entry = entry;
+	return true;
+}
+
+/* ------------------------------------------------------------ the rest */
+
+/* A launch_unconfigured made the launch it stands for. */
+static void widen_launch(struct ct_event *ev)
+{
+	const struct ct_ev_launch_unconfigured l = ev->u.launch_unconfigured;
+
+	ev->type = CT_EV_LAUNCH;
+	ev->u.launch = (struct ct_ev_launch){
+		.kernel_id = l.kernel_id,
+		.config_known = 0,
+		.stream = CT_STREAM_NONE,
+		.device = l.device,
+		.api = l.api,
+	};
+}
+
+/* The kinds a repeat stands for (the table's), and repeats. */
+static uint64_t repeating(void)
+{
+	uint64_t types = CT_EV_BIT(CT_EV_REPEAT);
+
+	for (int t = 0; t < CT_EV_COUNT; t++)
+		if (repeats((enum ct_event_type)t))
+			types |= CT_EV_BIT(t);
+	return types;
+}
+
+uint64_t ct_compact_events_needed(uint64_t types)
+{
+	uint64_t more = 0;
+
+	if (types & CT_EV_BIT(CT_EV_LAUNCH))
+		more |= CT_EV_BIT(CT_EV_LAUNCH_UNCONFIGURED);
+	/* the times of a kernel or a copy need its host event */
+	if (types & CT_EV_BIT(CT_EV_GPU_KERNEL))
+		more |= CT_EV_BIT(CT_EV_GPU_KERNEL_TIMES) | CT_EV_BIT(CT_EV_GPU_KERNEL_SHAPED) |
+		        CT_EV_BIT(CT_EV_KERNEL_SHAPE) | CT_EV_BIT(CT_EV_GPU_BATCH) |
+		        CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_LAUNCH_UNCONFIGURED);
+	if (types & CT_EV_BIT(CT_EV_GPU_MEMCPY))
+		more |= CT_EV_BIT(CT_EV_GPU_MEMCPY_TIMES) | CT_EV_BIT(CT_EV_GPU_BATCH) |
+		        CT_EV_BIT(CT_EV_MEMCPY);
+	/* a repeat may stand for any of its kinds: all are read to know which */
+	if ((types | more) & repeating())
+		more |= repeating();
+	return more;
+}
+
+bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev)
+{
+	if (ev->type == CT_EV_REPEAT) {
+		if (!expand_repeat(ce, ev))
+			return false;
+	} else if (repeats(ev->type)) {
+		keep_whole(ce, ev);
+	}
+	switch (ev->type) {
+	case CT_EV_LAUNCH_UNCONFIGURED:
+		widen_launch(ev);
+		keep_op(ce, ev);
+		return true;
+	case CT_EV_KERNEL_SHAPE:
+		keep_shape(ce, ev);
+		return true;
+	case CT_EV_LAUNCH:
+	case CT_EV_MEMCPY:
+		keep_op(ce, ev);
+		return true;
+	case CT_EV_GPU_KERNEL:
+		forget_op(ce, ev, CT_EV_LAUNCH, ev->u.gpu_kernel.correlation_id, 0);
+		return true;
+	case CT_EV_GPU_MEMCPY:
+		forget_op(ce, ev, CT_EV_MEMCPY, ev->u.gpu_memcpy.correlation_id,
+		          ev->u.gpu_memcpy.runtime_correlation_id);
+		return true;
+	case CT_EV_GPU_KERNEL_TIMES:
+		return complete_kernel(ce, ev);
+	case CT_EV_GPU_KERNEL_SHAPED:
+		return complete_shaped(ce, ev);
+	case CT_EV_GPU_MEMCPY_TIMES:
+		return complete_copy(ce, ev);
+	default:
+		return true;
+	}
+}
+
+uint64_t ct_compact_events_unmatched(const struct ct_compact_events *ce)
+{
+	return ce->unmatched;
+}
+
+uint64_t ct_compact_events_unresolved(const struct ct_compact_events *ce)
+{
+	return ce->unresolved;
+}

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * decode-merge.c - the decoding threads of a pass's groups of stream
+ * files, their records merged in time order (see decode-merge.h).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "class-cache.h"
+#include "decode-merge.h"
+#include "common/log.h"
+#include "stream-groups.h"
+
+/* A group's graph and decoding thread, and the batch the merge reads of it. */
+struct lane {
+	size_t group;                 /* its group (stream-groups.h) */
+	struct ct_class_cache *cache; /* owned: the classes of this graph's traces */
+	struct ct_decode_thread *dt;  /* owned */
+	struct ct_trace_graph *graph; /* owned */
+	struct ct_batch *batch;       /* the decoding thread's, being read; NULL: none */
+	size_t next;                  /* its next record */
+	bool over;                    /* the run ended and was joined */
+	enum ct_trace_graph_status status;
+	char error[512];
+};
+
+struct ct_decode_merge {
+	struct ct_stream_groups *groups; /* owned */
+	struct lane *lanes;              /* owned */
+	size_t count;
+	struct lane *failed; /* the run that ended in an error, which ends the pass */
+	size_t traces;       /* read, in whole or in part */
+	GString *damage;     /* owned */
+	uint64_t foreign_events;
+};
+
+/* Frees LANE's graph, then its thread and classes. */
+static void lane_release(struct lane *lane)
+{
+	ct_trace_graph_destroy(lane->graph);
+	ct_decode_thread_destroy(lane->dt);
+	ct_class_cache_destroy(lane->cache);
+	memset(lane, 0, sizeof(*lane));
+}
+
+void ct_decode_merge_destroy(struct ct_decode_merge *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->count; i++)
+		lane_release(&m->lanes[i]);
+	g_free(m->lanes);
+	/* after the graphs: their sources read the views */
+	ct_stream_groups_destroy(m->groups);
+	g_string_free(m->damage, TRUE);
+	g_free(m);
+}
+
+/*
+ * The lane of group G: its graph (on the group's views) feeding its
+ * decoding thread. The graph's status; on an error LANE holds nothing.
+ */
+static enum ct_trace_graph_status lane_create(struct ct_decode_merge *m, size_t g, uint64_t types,
+                                              struct lane *lane, char *error, size_t len)
+{
+	enum ct_trace_graph_status status;
+
+	lane->group = g;
+	lane->cache = ct_class_cache_create();
+	lane->dt = ct_decode_thread_create(lane->cache, types);
+	status = ct_trace_graph_create(
+	    ct_stream_groups_views(m->groups, g), ct_stream_groups_shown(m->groups, g),
+	    ct_stream_groups_view_count(m->groups, g), ct_decode_thread_consume, lane->dt,
+	    &lane->graph, error, len);
+	if (status != CT_TRACE_GRAPH_OK)
+		lane_release(lane);
+	return status;
+}
+
+/*
+ * Adds what a lane's repaired copies leave out (DAMAGE, "; "-joined) to
+ * the merge's, each part once: the metadata, cut or repaired, is in every
+ * group's view of a trace, and says the same in each.
+ */
+static void note_damage(struct ct_decode_merge *m, const char *damage)
+{
+	gchar **parts = g_strsplit(damage, "; ", -1);
+
+	for (gchar **part = parts; *part; part++) {
+		gchar **seen = g_strsplit(m->damage->str, "; ", -1);
+		bool again = g_strv_contains((const gchar *const *)seen, *part);
+
+		g_strfreev(seen);
+		if (**part && !again)
+			g_string_append_printf(m->damage, "%s%s", m->damage->len ? "; " : "",
+			                       *part);
+	}
+	g_strfreev(parts);
+}
+
+/* What the lanes read: the traces (in whole or in part), the damage of their copies. */
+static void note_read(struct ct_decode_merge *m, size_t trace_count)
+{
+	gboolean *read = g_new0(gboolean, trace_count ? trace_count : 1);
+
+	for (size_t i = 0; i < m->count; i++) {
+		const struct lane *lane = &m->lanes[i];
+		const char *damage = ct_trace_graph_damage(lane->graph);
+		size_t g = lane->group;
+
+		for (size_t v = 0; v < ct_stream_groups_view_count(m->groups, g); v++)
+			if (ct_trace_graph_reads(lane->graph, v))
+				read[ct_stream_groups_trace_of(m->groups, g, v)] = TRUE;
+		note_damage(m, damage);
+	}
+	for (size_t t = 0; t < trace_count; t++)
+		m->traces += read[t] ? 1 : 0;
+	g_free(read);
+}
+
+/* The lanes, one per group with a readable trace; the status of the first that failed. */
+static enum ct_trace_graph_status lanes_create(struct ct_decode_merge *m, uint64_t types,
+                                               char *error, size_t len)
+{
+	size_t groups = ct_stream_groups_count(m->groups);
+	bool said = false;
+
+	m->lanes = g_new0(struct lane, groups);
+	for (size_t g = 0; g < groups; g++) {
+		char why[512];
+		enum ct_trace_graph_status status =
+		    lane_create(m, g, types, &m->lanes[m->count], why, sizeof(why));
+
+		if (status == CT_TRACE_GRAPH_OK) {
+			m->count++;
+			continue;
+		}
+		if (status != CT_TRACE_GRAPH_INPUT_ERROR) {
+			snprintf(error, len, "%s", why);
+			return status;
+		}
+		/* a group none of whose traces can be read is left out, the others read */
+		if (!said)
+			snprintf(error, len, "%s", why);
+		said = true;
+	}
+	return m->count ? CT_TRACE_GRAPH_OK : CT_TRACE_GRAPH_INPUT_ERROR;
+}
+
+/* Starts every lane's decoding thread. 0, or -1 with why in ERROR (those started stopped). */
+static int lanes_start(struct ct_decode_merge *m, char *error, size_t len)
+{
+	for (size_t i = 0; i < m->count; i++) {
+		struct lane *lane = &m->lanes[i];
+
+		if (ct_decode_thread_start(lane->dt, lane->graph, error, len) == 0)
+			continue;
+		lane->over = true;
+		ct_decode_merge_stop(m);
+		for (size_t j = 0; j < i; j++) {
+			char why[512];
+
+			ct_decode_thread_join(m->lanes[j].dt, why, sizeof(why));
+			m->lanes[j].over = true;
+		}
+		return -1;
+	}
+	return 0;
+}
+
+enum ct_trace_graph_status ct_decode_merge_create(const char *const *traces, size_t count,
+                                                  uint64_t types, struct ct_decode_merge **merge,
+                                                  char *error, size_t len)
+{
+	struct ct_decode_merge *m = g_new0(struct ct_decode_merge, 1);
+	enum ct_trace_graph_status status;
+	char why[512];
+
+	*merge = NULL;
+	m->damage = g_string_new(NULL);
+	m->groups =
+	    ct_stream_groups_create(traces, count, ct_stream_groups_wanted(), why, sizeof(why));
+	if (!m->groups) {
+		/* the views cannot be made (TMPDIR): one graph reads the traces as they are */
+		ct_log_warning("decoding the trace on one thread: %s", why);
+		m->groups = ct_stream_groups_create(traces, count, 1, why, sizeof(why));
+	}
+	status = lanes_create(m, types, error, len);
+	if (status == CT_TRACE_GRAPH_OK) {
+		note_read(m, count);
+		if (lanes_start(m, error, len) < 0)
+			status = CT_TRACE_GRAPH_ERROR;
+	}
+	if (status != CT_TRACE_GRAPH_OK) {
+		ct_decode_merge_destroy(m);
+		return status;
+	}
+	*merge = m;
+	return CT_TRACE_GRAPH_OK;
+}
+
+size_t ct_decode_merge_traces(const struct ct_decode_merge *m)
+{
+	return m->traces;
+}
+
+const char *ct_decode_merge_damage(const struct ct_decode_merge *m)
+{
+	return m->damage->str;
+}
+
+uint64_t ct_decode_merge_foreign_events(const struct ct_decode_merge *m)
+{
+	return m->foreign_events;
+}
+
+/*
+ * Whether LANE has a record to take, its next batch taken when the one
+ * read is done; a run that ended is joined, and if it ended in an error,
+ * it ends the pass.
+ */
+static bool ready(struct ct_decode_merge *m, struct lane *lane)
+{
+	while (!lane->over && (!lane->batch || lane->next == lane->batch->count)) {
+		if (lane->batch)
+			ct_decode_thread_release(lane->dt, lane->batch);
+		lane->batch = ct_decode_thread_next(lane->dt);
+		lane->next = 0;
+		if (lane->batch) {
+			m->foreign_events += lane->batch->foreign_events;
+			continue;
+		}
+		lane->over = true;
+		lane->status = ct_decode_thread_join(lane->dt, lane->error, sizeof(lane->error));
+		if (lane->status != CT_TRACE_GRAPH_OK && !m->failed)
+			m->failed = lane;
+	}
+	return !lane->over;
+}
+
+struct ct_record *ct_decode_merge_next(struct ct_decode_merge *m)
+{
+	struct lane *best = NULL;
+	int64_t best_ns = 0;
+
+	if (m->failed)
+		return NULL;
+	for (size_t i = 0; i < m->count; i++) {
+		struct lane *lane = &m->lanes[i];
+		int64_t at;
+
+		if (!ready(m, lane)) {
+			if (m->failed)
+				return NULL;
+			continue;
+		}
+		at = lane->batch->records[lane->next].at_ns;
+		/* strictly earlier: a tie goes to the group that comes first */
+		if (!best || at < best_ns) {
+			best = lane;
+			best_ns = at;
+		}
+	}
+	return best ? &best->batch->records[best->next++] : NULL;
+}
+
+void ct_decode_merge_stop(struct ct_decode_merge *m)
+{
+	for (size_t i = 0; i < m->count; i++)
+		ct_decode_thread_stop(m->lanes[i].dt);
+}
+
+enum ct_trace_graph_status ct_decode_merge_join(struct ct_decode_merge *m, char *error, size_t len)
+{
+	const struct lane *cause = m->failed;
+
+	for (size_t i = 0; i < m->count; i++) {
+		struct lane *lane = &m->lanes[i];
+
+		if (lane->batch && !lane->over)
+			ct_decode_thread_release(lane->dt, lane->batch);
+		lane->batch = NULL;
+		if (lane->over)
+			continue;
+		lane->over = true;
+		lane->status = ct_decode_thread_join(lane->dt, lane->error, sizeof(lane->error));
+	}
+	/* without a run that ended the pass, the first that did not end well */
+	for (size_t i = 0; !cause && i < m->count; i++)
+		if (m->lanes[i].status != CT_TRACE_GRAPH_OK)
+			cause = &m->lanes[i];
+	if (!cause)
+		return CT_TRACE_GRAPH_OK;
+	snprintf(error, len, "%s", cause->error);
+	return cause->status;
+}

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stream-groups.c - the stream files of a pass's traces in groups, each
+ * read through views of the traces (see stream-groups.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib.h>
+
+#include "live.h"
+#include "common/log.h"
+#include "stream-groups.h"
+#include "trace-view.h"
+
+/* Group G's most: a pass rarely has more cores than this, and never needs more graphs. */
+#define GROUPS_MAX 64
+
+struct group {
+	GPtrArray *views; /* char *, owned: view directories, or the traces themselves */
+	GPtrArray *shown; /* const char *, borrowed: the trace each view shows */
+	GArray *trace_of; /* size_t: the index of that trace */
+	bool owned;       /* the views are ours to remove */
+	uint64_t bytes;   /* of its stream files */
+};
+
+struct ct_stream_groups {
+	struct group groups[GROUPS_MAX];
+	size_t count;
+};
+
+/* A stream file: its trace, its name, its size. */
+struct stream_file {
+	size_t trace;
+	char *name;
+	uint64_t bytes;
+};
+
+size_t ct_stream_groups_wanted(void)
+{
+	const char *env = getenv("CUDATRACE_DECODE_GROUPS");
+	char *end;
+	unsigned long n;
+
+	if (env && *env) {
+		errno = 0;
+		n = strtoul(env, &end, 10);
+		if (!*end && !errno && n >= 1 && env[0] != '-')
+			return n > GROUPS_MAX ? GROUPS_MAX : (size_t)n;
+		ct_log_warning("CUDATRACE_DECODE_GROUPS is not a number from 1 on: ignored");
+	}
+	n = g_get_num_processors();
+	return n < 1 ? 1 : n > GROUPS_MAX ? GROUPS_MAX : (size_t)n;
+}
+
+static void group_init(struct group *g, bool owned)
+{
+	g->views = g_ptr_array_new_with_free_func(g_free);
+	g->shown = g_ptr_array_new();
+	g->trace_of = g_array_new(FALSE, FALSE, sizeof(size_t));
+	g->owned = owned;
+}
+
+void ct_stream_groups_destroy(struct ct_stream_groups *groups)
+{
+	if (!groups)
+		return;
+	for (size_t i = 0; i < groups->count; i++) {
+		struct group *g = &groups->groups[i];
+
+		for (guint v = 0; g->owned && v < g->views->len; v++)
+			ct_trace_view_remove(g_ptr_array_index(g->views, v));
+		g_ptr_array_free(g->views, TRUE);
+		g_ptr_array_free(g->shown, TRUE);
+		g_array_free(g->trace_of, TRUE);
+	}
+	g_free(groups);
+}
+
+/* One group: the traces themselves. */
+static struct ct_stream_groups *whole(const char *const *traces, size_t count)
+{
+	struct ct_stream_groups *groups = g_new0(struct ct_stream_groups, 1);
+	struct group *g = &groups->groups[0];
+
+	groups->count = 1;
+	group_init(g, false);
+	for (size_t i = 0; i < count; i++) {
+		g_ptr_array_add(g->views, g_strdup(traces[i]));
+		g_ptr_array_add(g->shown, (gpointer)traces[i]);
+		g_array_append_val(g->trace_of, i);
+	}
+	return groups;
+}
+
+static void stream_file_free(gpointer data)
+{
+	struct stream_file *f = data;
+
+	g_free(f->name);
+	g_free(f);
+}
+
+/* The largest first; ties by trace, then name. */
+static gint largest_first(gconstpointer a, gconstpointer b)
+{
+	const struct stream_file *x = *(const struct stream_file *const *)a;
+	const struct stream_file *y = *(const struct stream_file *const *)b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->trace != y->trace)
+		return x->trace < y->trace ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * The stream files of the traces, the largest first; NULL when a trace is
+ * a live URL, or has no stream file (babeltrace2 says what is wrong with
+ * it when it is read as it is).
+ */
+static GPtrArray *stream_files(const char *const *traces, size_t count)
+{
+	GPtrArray *files = g_ptr_array_new_with_free_func(stream_file_free);
+
+	for (size_t i = 0; i < count; i++) {
+		GPtrArray *names;
+
+		if (ct_live_is_url(traces[i])) {
+			g_ptr_array_free(files, TRUE);
+			return NULL;
+		}
+		names = ct_trace_view_streams(traces[i]);
+		if (!names->len) {
+			g_ptr_array_free(names, TRUE);
+			g_ptr_array_free(files, TRUE);
+			return NULL;
+		}
+		for (guint n = 0; n < names->len; n++) {
+			struct stream_file *f = g_new0(struct stream_file, 1);
+			char path[PATH_MAX];
+			struct stat st;
+
+			f->trace = i;
+			f->name = g_strdup(g_ptr_array_index(names, n));
+			if (ct_trace_view_join(path, traces[i], f->name) == 0 &&
+			    stat(path, &st) == 0)
+				f->bytes = (uint64_t)st.st_size;
+			g_ptr_array_add(files, f);
+		}
+		g_ptr_array_free(names, TRUE);
+	}
+	g_ptr_array_sort(files, largest_first);
+	return files;
+}
+
+/* The group with the fewest bytes, the first of those. */
+static struct group *lightest(struct ct_stream_groups *groups)
+{
+	struct group *best = &groups->groups[0];
+
+	for (size_t i = 1; i < groups->count; i++)
+		if (groups->groups[i].bytes < best->bytes)
+			best = &groups->groups[i];
+	return best;
+}
+
+/*
+ * The view of trace I (at absolute path DIR) in group G, made with the
+ * trace's metadata and index when it is not there yet; NULL, with why in
+ * WHY, when it cannot be made.
+ */
+static const char *view_of(struct group *g, const char *const *traces, size_t i, const char *dir,
+                           char *why, size_t len)
+{
+	char view[PATH_MAX], index[PATH_MAX];
+	struct stat st;
+
+	for (guint v = 0; v < g->trace_of->len; v++)
+		if (g_array_index(g->trace_of, size_t, v) == i)
+			return g_ptr_array_index(g->views, v);
+	if (ct_trace_view_create("group", view, sizeof(view), why, len) < 0)
+		return NULL;
+	g_ptr_array_add(g->views, g_strdup(view));
+	g_ptr_array_add(g->shown, (gpointer)traces[i]);
+	g_array_append_val(g->trace_of, i);
+	if (ct_trace_view_link(dir, view, "metadata") < 0 ||
+	    (ct_trace_view_join(index, dir, "index") == 0 && stat(index, &st) == 0 &&
+	     ct_trace_view_link(dir, view, "index") < 0)) {
+		snprintf(why, len, "cannot make a view of a trace: %s", strerror(errno));
+		return NULL;
+	}
+	return g_ptr_array_index(g->views, g->views->len - 1);
+}
+
+/* Puts each file of FILES in the lightest group, in a view of its trace. 0, or -1. */
+static int fill(struct ct_stream_groups *groups, const char *const *traces, size_t count,
+                GPtrArray *files, char *why, size_t len)
+{
+	char **absolute = g_new0(char *, count);
+	int ret = 0;
+
+	for (size_t i = 0; i < count; i++)
+		absolute[i] = realpath(traces[i], NULL);
+	for (guint n = 0; ret == 0 && n < files->len; n++) {
+		const struct stream_file *f = g_ptr_array_index(files, n);
+		struct group *g = lightest(groups);
+		const char *view;
+
+		if (!absolute[f->trace]) {
+			snprintf(why, len, "cannot open a trace: %s", strerror(errno));
+			ret = -1;
+			break;
+		}
+		view = view_of(g, traces, f->trace, absolute[f->trace], why, len);
+		if (!view || ct_trace_view_link(absolute[f->trace], view, f->name) < 0) {
+			if (view)
+				snprintf(why, len, "cannot make a view of a trace: %s",
+				         strerror(errno));
+			ret = -1;
+		}
+		/* an empty file still costs a graph its source */
+		g->bytes += f->bytes + 1;
+	}
+	for (size_t i = 0; i < count; i++)
+		free(absolute[i]);
+	g_free(absolute);
+	return ret;
+}
+
+struct ct_stream_groups *ct_stream_groups_create(const char *const *traces, size_t count,
+                                                 size_t wanted, char *why, size_t len)
+{
+	struct ct_stream_groups *groups;
+	GPtrArray *files;
+
+	if (wanted <= 1 || !(files = stream_files(traces, count)))
+		return whole(traces, count);
+	if (files->len <= 1) {
+		g_ptr_array_free(files, TRUE);
+		return whole(traces, count);
+	}
+	groups = g_new0(struct ct_stream_groups, 1);
+	groups->count = MIN(MIN(wanted, files->len), GROUPS_MAX);
+	for (size_t i = 0; i < groups->count; i++)
+		group_init(&groups->groups[i], true);
+	if (fill(groups, traces, count, files, why, len) < 0) {
+		ct_stream_groups_destroy(groups);
+		groups = NULL;
+	}
+	g_ptr_array_free(files, TRUE);
+	return groups;
+}
+
+size_t ct_stream_groups_count(const struct ct_stream_groups *groups)
+{
+	return groups->count;
+}
+
+const char *const *ct_stream_groups_views(const struct ct_stream_groups *groups, size_t g)
+{
+	return (const char *const *)groups->groups[g].views->pdata;
+}
+
+size_t ct_stream_groups_view_count(const struct ct_stream_groups *groups, size_t g)
+{
+	return groups->groups[g].views->len;
+}
+
+const char *const *ct_stream_groups_shown(const struct ct_stream_groups *groups, size_t g)
+{
+	return (const char *const *)groups->groups[g].shown->pdata;
+}
+
+size_t ct_stream_groups_trace_of(const struct ct_stream_groups *groups, size_t g, size_t v)
+{
+	return g_array_index(groups->groups[g].trace_of, size_t, v);
+}

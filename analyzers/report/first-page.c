@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * first-page.c - the diagnosis on one screen (see first-page.h).
+ *
+ * Lines are cut at word boundaries to fit the width, continued under
+ * their label. A finding is shown whole or not at all: the page ends with
+ * how many did not fit rather than with half of one.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "first-page.h"
+#include "common/text-wrap.h"
+#include "writer.h"
+
+/* Lines kept for the last one: what did not fit, where the rest is. */
+#define FOOTER_LINES 1
+/* Text of a finding: summary, explanation, where, advice, caveat. */
+#define TEXT_MAX 4096
+/* The most characters of a name from the trace on the page, and of a sentence quoting one. */
+#define SHOWN_NAME_MAX     200
+#define SHOWN_SENTENCE_MAX 600
+
+struct page {
+	FILE *out;    /* NULL: count only */
+	size_t lines; /* written (or counted) so far */
+};
+
+/*
+ * TEXT after FIRST (the label of its first line), continued under REST,
+ * each line at most CT_FIRST_PAGE_WIDTH characters: cut at the last blank
+ * that fits, or within a word longer than a line.
+ */
+static void put_wrapped(struct page *p, const char *first, const char *rest, const char *text)
+{
+	char **lines = ct_text_wrap(text, CT_FIRST_PAGE_WIDTH - ct_text_width(first),
+	                            CT_FIRST_PAGE_WIDTH - ct_text_width(rest), true);
+
+	for (size_t i = 0; lines[i]; i++) {
+		if (p->out)
+			fprintf(p->out, "%s%s\n", i ? rest : first, lines[i]);
+		p->lines++;
+	}
+	g_strfreev(lines);
+}
+
+static const struct ct_node *at(const struct ct_node *object, const char *key)
+{
+	return ct_node_get(object, key);
+}
+
+static const char *str_of(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = at(object, key);
+
+	return n && n->type == CT_NODE_STRING && n->value.str[0] ? n->value.str : NULL;
+}
+
+static uint64_t u64_of(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = at(object, key);
+
+	if (n && n->type == CT_NODE_U64)
+		return n->value.u64;
+	if (n && n->type == CT_NODE_I64 && n->value.i64 > 0)
+		return (uint64_t)n->value.i64;
+	return 0;
+}
+
+static bool known(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = at(object, key);
+
+	return n && n->type != CT_NODE_NULL;
+}
+
+/*
+ * S, which may hold strings from the trace, safe for a terminal, appended
+ * to TEXT; longer than MAX characters (a deep NVTX path in it), it is
+ * shortened to its first ones and "...", so that one finding cannot fill
+ * the page: the tables below have it whole.
+ */
+static void append_cut(GString *text, const char *s, glong max)
+{
+	char buf[TEXT_MAX];
+
+	ct_format_text(s, buf, sizeof(buf));
+	if (g_utf8_strlen(buf, -1) > max) {
+		g_string_append_len(text, buf, g_utf8_offset_to_pointer(buf, max - 3) - buf);
+		g_string_append(text, "...");
+		return;
+	}
+	g_string_append(text, buf);
+}
+
+/* A name from the trace (a process, a site, an NVTX range). */
+static void append_text(GString *text, const char *s)
+{
+	append_cut(text, s, SHOWN_NAME_MAX);
+}
+
+/* A sentence of a finding, which quotes such names. */
+static void append_sentence(GString *text, const char *s)
+{
+	append_cut(text, s, SHOWN_SENTENCE_MAX);
+}
+
+/* "memory-workload (pid 42), device 0, thread 43, in NVTX range train/step, at +1.2 s, cudaMalloc" */
+static void where_text(GString *text, const struct ct_node *where, bool first_of_many,
+                       int64_t origin_ns)
+{
+	char t[48];
+
+	if (str_of(where, "process")) {
+		append_text(text, str_of(where, "process"));
+		g_string_append(text, " ");
+	}
+	if (known(where, "pid"))
+		g_string_append_printf(text, "(pid %" PRIu64 ")", u64_of(where, "pid"));
+	if (known(where, "device"))
+		g_string_append_printf(text, ", device %" PRIu64, u64_of(where, "device"));
+	if (known(where, "tid"))
+		g_string_append_printf(text, ", thread %" PRIu64, u64_of(where, "tid"));
+	if (str_of(where, "site")) {
+		g_string_append(text, ", at ");
+		append_text(text, str_of(where, "site"));
+	}
+	if (str_of(where, "nvtx_path")) {
+		g_string_append(text, ", in NVTX range ");
+		append_text(text, str_of(where, "nvtx_path"));
+	} else if (known(where, "nvtx_path")) {
+		g_string_append(text, ", outside any NVTX range");
+	}
+	if (known(where, "time_ns") && at(where, "time_ns")->type == CT_NODE_I64)
+		g_string_append_printf(
+		    text, ", %s %s", first_of_many ? "the first at" : "at",
+		    ct_format_time(at(where, "time_ns")->value.i64, origin_ns, t, sizeof(t)));
+}
+
+static const char *severity_label(const char *severity)
+{
+	if (!g_strcmp0(severity, "critical"))
+		return "FAILED";
+	if (!g_strcmp0(severity, "warning"))
+		return "WARNING";
+	return "ADVICE";
+}
+
+/* One finding, its RANK-th: its summary, why, where, what to do, how sure. */
+static void put_finding(struct page *p, const struct ct_node *f, size_t rank, int64_t origin_ns)
+{
+	GString *text = g_string_new(NULL);
+	char first[64];
+
+	snprintf(first, sizeof(first), "%zu. %-8s ", rank, severity_label(str_of(f, "severity")));
+	append_sentence(text, str_of(f, "summary") ? str_of(f, "summary") : "?");
+	put_wrapped(p, first, "            ", text->str);
+	if (str_of(f, "explanation")) {
+		g_string_truncate(text, 0);
+		append_sentence(text, str_of(f, "explanation"));
+		put_wrapped(p, "   Why:    ", "           ", text->str);
+	}
+	g_string_truncate(text, 0);
+	where_text(text, at(f, "where"), u64_of(f, "count") > 1, origin_ns);
+	if (text->len)
+		put_wrapped(p, "   Where:  ", "           ", text->str);
+	if (str_of(f, "advice")) {
+		g_string_truncate(text, 0);
+		append_sentence(text, str_of(f, "advice"));
+		put_wrapped(p, "   Do:     ", "           ", text->str);
+	}
+	if (str_of(f, "caveat")) {
+		g_string_truncate(text, 0);
+		g_string_append(text, !g_strcmp0(str_of(f, "certainty"), "lower_bound")
+		                          ? "the figures are lower bounds: "
+		                          : "the figures are uncertain: ");
+		append_sentence(text, str_of(f, "caveat"));
+		put_wrapped(p, "   Note:   ", "           ", text->str);
+	}
+	g_string_free(text, TRUE);
+}
+
+/* Lines FINDING would take. */
+static size_t finding_lines(const struct ct_node *f, size_t rank, int64_t origin_ns)
+{
+	struct page count = { 0 };
+
+	put_finding(&count, f, rank, origin_ns);
+	return count.lines;
+}
+
+/* What was traced: the first process, how long, the events read and analysed. */
+static void put_header(struct page *p, const struct ct_node *trace, int64_t origin_ns)
+{
+	const struct ct_node *procs = at(trace, "processes");
+	GString *text = g_string_new(NULL);
+	uint64_t events = u64_of(trace, "events"), analysed = u64_of(trace, "analysed_events");
+	char d[32];
+
+	(void)origin_ns;
+	if (procs && ct_node_count(procs)) {
+		const struct ct_node *first = ct_node_child(procs, 0);
+
+		append_text(text, str_of(first, "process") ? str_of(first, "process") : "?");
+		g_string_append_printf(text, " (pid %" PRIu64 ")", u64_of(first, "pid"));
+		if (ct_node_count(procs) > 1)
+			g_string_append_printf(text, " and %zu other process%s",
+			                       ct_node_count(procs) - 1,
+			                       ct_node_count(procs) == 2 ? "" : "es");
+	} else {
+		g_string_append(text, "No traced process");
+	}
+	if (known(trace, "duration_ns"))
+		g_string_append_printf(
+		    text, ": %s traced",
+		    ct_format_duration((double)u64_of(trace, "duration_ns"), d, sizeof(d)));
+	g_string_append_printf(text, ", %" PRIu64 " event%s", events, events == 1 ? "" : "s");
+	if (analysed == events) {
+		g_string_append(text, events ? ", all analysed" : "");
+	} else {
+		uint64_t pops = u64_of(trace, "unmatched_nvtx_pops");
+		uint64_t kernels = u64_of(trace, "unmatched_gpu_records");
+		uint64_t repeats = u64_of(trace, "unmatched_repeats");
+
+		/* the rest: outside the filters, or of a type no analysis that ran reads */
+		g_string_append_printf(text,
+		                       ", %" PRIu64
+		                       " analysed (the others are outside the filters, "
+		                       "of no use to the analyses run%s%s%s)",
+		                       analysed, pops ? ", NVTX pops without a push" : "",
+		                       kernels ? ", GPU times without their call" : "",
+		                       repeats ? ", repeats of a lost call" : "");
+	}
+	put_wrapped(p, "", "  ", text->str);
+	g_string_free(text, TRUE);
+}
+
+/* What the trace lost or missed, which the figures below take into account. */
+static void put_losses(struct page *p, const struct ct_node *trace)
+{
+	uint64_t discarded = u64_of(trace, "discarded_events");
+	uint64_t packets = u64_of(trace, "discarded_packets");
+	uint64_t dropped = u64_of(trace, "dropped_records");
+	uint64_t unmatched = u64_of(trace, "unmatched_gpu_records");
+	uint64_t repeats = u64_of(trace, "unmatched_repeats");
+	const struct ct_node *complete = at(trace, "complete");
+	char line[256];
+
+	if (discarded || packets) {
+		snprintf(line, sizeof(line),
+		         "LTTng discarded %" PRIu64 " event%s and %" PRIu64
+		         " packet%s: memory figures from then on are uncertain",
+		         discarded, discarded == 1 ? "" : "s", packets, packets == 1 ? "" : "s");
+		put_wrapped(p, "Lost: ", "      ", line);
+	}
+	if (dropped) {
+		snprintf(line, sizeof(line),
+		         "CUPTI dropped %" PRIu64 " activity record%s: GPU times and copy costs "
+		         "are lower bounds",
+		         dropped, dropped == 1 ? "" : "s");
+		put_wrapped(p, "Lost: ", "      ", line);
+	}
+	if (unmatched) {
+		snprintf(line, sizeof(line),
+		         "%" PRIu64 " GPU operation%s ran whose call is not in the trace (lost, or "
+		         "before it began): GPU figures are lower bounds",
+		         unmatched, unmatched == 1 ? "" : "s");
+		put_wrapped(p, "Lost: ", "      ", line);
+	}
+	if (repeats) {
+		snprintf(line, sizeof(line),
+		         "%" PRIu64
+		         " call%s repeat%s a call whose event is not in the trace (lost, "
+		         "or before it began): figures are lower bounds",
+		         repeats, repeats == 1 ? "" : "s", repeats == 1 ? "s" : "");
+		put_wrapped(p, "Lost: ", "      ", line);
+	}
+	if (complete && complete->type == CT_NODE_BOOL && !complete->value.boolean)
+		put_wrapped(p, "Cut:  ", "      ",
+		            "the trace ends before the program did: what follows is up to its "
+		            "last event");
+}
+
+size_t ct_first_page_write(const struct ct_node *root, FILE *out)
+{
+	const struct ct_node *trace = at(root, "trace");
+	const struct ct_node *findings = at(root, "findings");
+	const struct ct_node *start = at(trace, "start_ns");
+	int64_t origin_ns = start && start->type == CT_NODE_I64 ? start->value.i64 : INT64_MIN;
+	struct page p = { .out = out };
+	size_t count = findings ? ct_node_count(findings) : 0, shown = 0;
+
+	put_header(&p, trace, origin_ns);
+	put_losses(&p, trace);
+	if (!count) {
+		/* how it ended is said only as record judged it (process_end) */
+		bool ended_well = !g_strcmp0(str_of(at(root, "process_end"), "cause"), "none");
+		char line[200];
+
+		snprintf(
+		    line, sizeof(line),
+		    "Nothing found: %sno sticky CUDA error, no allocation failed, no NVTX range "
+		    "grows step after step, no copies with a fix.",
+		    ended_well ? "the program exited with status 0; " : "");
+		put_wrapped(&p, "", "  ", line);
+		return p.lines;
+	}
+	for (; shown < count; shown++) {
+		const struct ct_node *f = ct_node_child(findings, shown);
+		size_t need = finding_lines(f, shown + 1, origin_ns);
+
+		if (p.lines + need + FOOTER_LINES > CT_FIRST_PAGE_LINES && shown > 0)
+			break;
+		put_finding(&p, f, shown + 1, origin_ns);
+	}
+	if (shown < count) {
+		char line[128];
+
+		snprintf(line, sizeof(line), "%zu more finding%s in the report's Findings table",
+		         count - shown, count - shown == 1 ? "" : "s");
+		put_wrapped(&p, "", "  ", line);
+	}
+	return p.lines;
+}
