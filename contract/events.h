@@ -126,6 +126,12 @@ enum ct_event_group {
 	CT_GROUP_CELL,     /* the cells a notebook kernel runs */
 };
 
+/* What an event keeps through the filters (CT_KEEP, events.def). */
+enum ct_keep {
+	CT_KEEP_BEFORE_WINDOW = 1u << 0, /* reaches the analyses before the time window, marked */
+	CT_KEEP_ANY_RANGE = 1u << 1,     /* never dropped by the NVTX range filter */
+};
+
 /* A set of event groups. */
 #define CT_GROUP_BIT(group) (UINT32_C(1) << (group))
 

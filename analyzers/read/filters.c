@@ -6,6 +6,11 @@
  * - process: every event of the other processes is dropped;
  * - device: events that name a device (a copy: either side) and name
  *   another one are dropped; events naming none are kept;
+ * - which fields name a device or hold a GPU time, and which events are
+ *   kept before the window or outside a range, is the contract's
+ *   (contract/events.def: CT_DEVICE_FIELD, CT_GPU_TIME_FIELD, CT_KEEP):
+ *   the code below is generated from it, so that a new event is filtered
+ *   by what its fields are;
  * - time window: host events by their own time, GPU events by their GPU
  *   start time; allocations, frees, reclaims, failed frees, statedumps and
  *   context lifecycles before the window still reach the analyses, marked,
@@ -97,144 +102,79 @@ static int device_listed(const struct ct_options *opts, unsigned device)
 	return 0;
 }
 
+/*
+ * For each layout of the contract, whether a payload E of it is kept by
+ * the device filter: its CT_DEVICE_FIELDs (events.def) name no device, or
+ * one of them is listed.
+ */
+#define CT_LAYOUT(name, fields)                                       \
+	static int devices_kept_##name(const struct ct_options *opts, \
+	                               const struct ct_ev_##name *e)  \
+	{                                                             \
+		int named = 0;                                        \
+                                                                      \
+		(void)opts;                                           \
+		(void)e;                                              \
+		fields return !named;                                 \
+	}
+#define CT_DEVICE_FIELD(type, name, need)         \
+	if (e->name != CT_DEVICE_NONE) {          \
+		if (device_listed(opts, e->name)) \
+			return 1;                 \
+		named = 1;                        \
+	}
+#define CT_GPU_TIME_FIELD(type, name, need)
+#include "contract/events.def"
+
 /* 1 if the event names no device or a listed one. */
 static int device_kept(const struct ct_options *opts, const struct ct_event *ev)
 {
-	unsigned device;
-
 	if (!opts->device_count)
 		return 1;
 	switch (ev->type) {
-	case CT_EV_MEM_ALLOC:
-	case CT_EV_MEM_FREE:
-	case CT_EV_MEM_RECLAIM:
-	case CT_EV_MEM_FREE_FAILED:
-		device = ev->u.mem.device;
-		break;
-	case CT_EV_MEM_ALLOC_FAILED:
-		device = ev->u.mem_alloc_failed.device;
-		break;
-	case CT_EV_MEM_LIVE:
-		device = ev->u.mem_live.device;
-		break;
-	case CT_EV_MEMCPY:
-		return device_listed(opts, ev->u.memcpy.src_device) ||
-		       device_listed(opts, ev->u.memcpy.dst_device);
-	case CT_EV_MEMSET:
-		device = ev->u.memset.device;
-		break;
-	case CT_EV_LAUNCH:
-		device = ev->u.launch.device;
-		break;
-	case CT_EV_GRAPH_LAUNCH:
-		device = ev->u.graph_launch.device;
-		break;
-	case CT_EV_SYNC:
-		device = ev->u.sync.device;
-		break;
-	case CT_EV_CONTEXT_CREATE:
-	case CT_EV_CONTEXT_DESTROY:
-		device = ev->u.context.device;
-		break;
-	case CT_EV_STREAM_CREATE:
-	case CT_EV_STREAM_DESTROY:
-		device = ev->u.stream.device;
-		break;
-	case CT_EV_GPU_KERNEL:
-		device = ev->u.gpu_kernel.device;
-		break;
-	case CT_EV_GPU_MEMCPY:
-		device = ev->u.gpu_memcpy.device;
-		break;
-	case CT_EV_GPU_MEMSET:
-		device = ev->u.gpu_memset.device;
-		break;
-	case CT_EV_GPU_MEMORY:
-		device = ev->u.gpu_memory.device;
-		break;
-	case CT_EV_GPU_MEMORY_POOL:
-		device = ev->u.gpu_memory_pool.device;
-		break;
-	case CT_EV_DEVICE_INFO:
-		device = ev->u.device_info.device;
-		break;
-	case CT_EV_NVML_SAMPLE:
-		device = ev->u.nvml_sample.device;
-		break;
+#define CT_EVENT(ident, name, layout, group) \
+	case CT_EV_##ident:                  \
+		return devices_kept_##layout(opts, &ev->u.layout);
+#include "contract/events.def"
 	default:
 		return 1;
 	}
-	return device == CT_DEVICE_NONE || device_listed(opts, device);
 }
 
-/* The time the window applies to: GPU work by its GPU start, else the event's time. */
+/*
+ * For each layout, the time the window applies to: its CT_GPU_TIME_FIELD
+ * (GPU work, by its GPU start), else HOST_NS, the event's own time.
+ */
+#define CT_LAYOUT(name, fields)                                                          \
+	static int64_t window_time_##name(const struct ct_ev_##name *e, int64_t host_ns) \
+	{                                                                                \
+		(void)e;                                                                 \
+		fields return host_ns;                                                   \
+	}
+#define CT_DEVICE_FIELD(type, name, need)
+#define CT_GPU_TIME_FIELD(type, name, need) return (int64_t)e->name;
+#include "contract/events.def"
+
 static int64_t window_time(const struct ct_event *ev)
 {
 	switch (ev->type) {
-	case CT_EV_GPU_KERNEL:
-		return (int64_t)ev->u.gpu_kernel.start;
-	case CT_EV_GPU_MEMCPY:
-		return (int64_t)ev->u.gpu_memcpy.start;
-	case CT_EV_GPU_MEMSET:
-		return (int64_t)ev->u.gpu_memset.start;
-	case CT_EV_GPU_MEMORY:
-		return (int64_t)ev->u.gpu_memory.timestamp;
-	case CT_EV_GPU_MEMORY_POOL:
-		return (int64_t)ev->u.gpu_memory_pool.timestamp;
-	case CT_EV_GPU_SYNC:
-		return (int64_t)ev->u.gpu_sync.start;
-	case CT_EV_GPU_OVERHEAD:
-		return (int64_t)ev->u.gpu_overhead.start;
+#define CT_EVENT(ident, name, layout, group) \
+	case CT_EV_##ident:                  \
+		return window_time_##layout(&ev->u.layout, ev->time_ns);
+#include "contract/events.def"
 	default:
 		return ev->time_ns;
 	}
 }
 
-/* Events the NVTX range filter never drops (see the top of this file). */
-static int range_exempt(enum ct_event_type type)
+/* What the event keeps through the filters (enum ct_keep; CT_KEEP, events.def). */
+static unsigned keeps(enum ct_event_type type)
 {
 	switch (type) {
-	case CT_EV_MEM_FREE:
-	case CT_EV_MEM_RECLAIM:
-	case CT_EV_MEM_FREE_FAILED:
-	case CT_EV_API_NAME:
-	case CT_EV_KERNEL_NAME:
-	case CT_EV_CALL_STACK:
-	case CT_EV_DEVICE_INFO:
-	case CT_EV_TRACER_INFO:
-	case CT_EV_TRACER_ERROR:
-	case CT_EV_NVML_SAMPLE:
-	case CT_EV_ACTIVITY_DROPPED:
-	case CT_EV_NVTX_PUSH:
-	case CT_EV_NVTX_POP:
-	case CT_EV_NVTX_DOMAIN_CREATE:
-	case CT_EV_GPU_KERNEL:
-	case CT_EV_GPU_MEMCPY:
-	case CT_EV_GPU_MEMSET:
-	case CT_EV_GPU_MEMORY:
-	case CT_EV_GPU_MEMORY_POOL:
-	case CT_EV_GPU_SYNC:
-	case CT_EV_GPU_OVERHEAD:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* Events that still reach the analyses before the window: what live bytes at its start need. */
-static int before_window_kept(enum ct_event_type type)
-{
-	switch (type) {
-	case CT_EV_MEM_ALLOC:
-	case CT_EV_MEM_FREE:
-	case CT_EV_MEM_RECLAIM:
-	case CT_EV_MEM_FREE_FAILED:
-	case CT_EV_STATEDUMP_BEGIN:
-	case CT_EV_MEM_LIVE:
-	case CT_EV_STATEDUMP_END:
-	case CT_EV_CONTEXT_CREATE:
-	case CT_EV_CONTEXT_DESTROY:
-		return 1;
+#define CT_KEEP(ident, flags) \
+	case CT_EV_##ident:   \
+		return flags;
+#include "contract/events.def"
 	default:
 		return 0;
 	}
@@ -248,14 +188,14 @@ enum ct_filter_verdict ct_filter_event(struct ct_filter *filter, const struct ct
 
 	if (!process_kept(opts, ev->process) || !device_kept(opts, ev))
 		return CT_FILTER_DROP;
-	if (opts->nvtx_range && !range_exempt(ev->type) &&
+	if (opts->nvtx_range && !(keeps(ev->type) & CT_KEEP_ANY_RANGE) &&
 	    !ct_path_contains(ctx, ev->site, opts->nvtx_range))
 		return CT_FILTER_DROP;
 	t = window_time(ev);
 	if (t > filter->to_ns)
 		return CT_FILTER_DROP;
 	if (t < filter->from_ns) {
-		return before_window_kept(ev->type) ? CT_FILTER_BEFORE : CT_FILTER_DROP;
+		return keeps(ev->type) & CT_KEEP_BEFORE_WINDOW ? CT_FILTER_BEFORE : CT_FILTER_DROP;
 	}
 	return CT_FILTER_KEEP;
 }
