@@ -21,7 +21,7 @@
 #include "analyses/analysis.h"
 #include "analyses/cells.h"
 #include "analyses/cuda-errors.h"
-#include "common/assert.h"
+#include "contract/assert.h"
 #include "common/document.h"
 #include "findings/findings.h"
 #include "report/first-page.h"

@@ -28,7 +28,7 @@
 #include "clock.h"
 #include "emit.h"
 #include "gpu-events.h"
-#include "invariant.h"
+#include "contract/assert.h"
 #include "log.h"
 #include "periodic.h"
 #include "state.h"

@@ -34,7 +34,7 @@
 #include "clock.h"
 #include "capture.h"
 #include "emit.h"
-#include "invariant.h"
+#include "contract/assert.h"
 #include "log.h"
 #include "host-sampler.h"
 #include "nvml.h"

@@ -30,7 +30,7 @@
 #include "clock.h"
 #include "callbacks.h"
 #include "cudatrace-tp.h"
-#include "invariant.h"
+#include "contract/assert.h"
 #include "log.h"
 #include "names.h"
 #include "state.h"

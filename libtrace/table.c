@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "invariant.h"
+#include "contract/assert.h"
 #include "table.h"
 
 #define MIN_CAPACITY 16

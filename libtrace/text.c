@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "invariant.h"
+#include "contract/assert.h"
 #include "state.h"
 #include "text.h"
 

@@ -25,7 +25,7 @@
  * update takes, while the lookups of copies and memsets run in parallel.
  */
 #include "contract/events.h"
-#include "invariant.h"
+#include "contract/assert.h"
 #include "table.h"
 #include "tracker.h"
 

@@ -33,7 +33,7 @@
 
 #include "model/accounting.h"
 #include "analysis.h"
-#include "common/assert.h"
+#include "contract/assert.h"
 #include "fragmentation.h"
 #include "common/range-map.h"
 #include "common/saturate.h"

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "common/assert.h"
+#include "contract/assert.h"
 #include "common/corr-map.h"
 #include "model/gpu-activity.h"
 #include "common/saturate.h"

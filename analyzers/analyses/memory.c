@@ -14,7 +14,7 @@
 
 #include "model/accounting.h"
 #include "analysis.h"
-#include "common/assert.h"
+#include "contract/assert.h"
 #include "memory.h"
 #include "common/saturate.h"
 #include "common/series.h"

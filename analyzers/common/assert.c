@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * assert.c - what a failed CT_ASSERT does (see assert.h): the program is
- * about to abort, so the internal error goes straight to stderr rather
- * than through the log handler.
+ * assert.c - what a broken assertion does in the analyzers
+ * (contract/assert.h): the internal error, with its place, straight to
+ * stderr rather than through the log handler, and abort, rather than
+ * write a report with wrong numbers.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "assert.h"
+#include "contract/assert.h"
 
-void ct_assert_failed(const char *file, int line, const char *func, const char *cond)
+bool ct_assertion_failed(const char *file, int line, const char *func, const char *cond)
 {
 	fprintf(stderr,
 	        "cudatrace: internal error: %s:%d: %s: assertion `%s' failed; no report is "

@@ -3,7 +3,7 @@
  * corr-map.c - a direct-mapped map of entries by correlation id, its slots
  * in a GHashTable (see corr-map.h).
  */
-#include "assert.h"
+#include "contract/assert.h"
 #include "corr-map.h"
 
 _Static_assert((CT_CORR_MAP_INITIAL & (CT_CORR_MAP_INITIAL - 1)) == 0 &&

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assert.h"
+#include "contract/assert.h"
 #include "document.h"
 
 #define DOC_MAX_DEPTH 32

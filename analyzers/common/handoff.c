@@ -3,7 +3,7 @@
  * handoff.c - batches handed between two threads and back (see
  * handoff.h).
  */
-#include "assert.h"
+#include "contract/assert.h"
 #include "handoff.h"
 
 void ct_handoff_init(struct ct_handoff *h, void *const *batches, size_t count)

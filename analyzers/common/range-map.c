@@ -5,7 +5,7 @@
  */
 #include <stdbool.h>
 
-#include "assert.h"
+#include "contract/assert.h"
 #include "range-map.h"
 
 struct ct_range {

@@ -2,7 +2,7 @@
 /*
  * series.c - bounded time series by bucket merging (see series.h).
  */
-#include "assert.h"
+#include "contract/assert.h"
 #include "saturate.h"
 #include "series.h"
 

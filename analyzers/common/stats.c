@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assert.h"
+#include "contract/assert.h"
 #include "stats.h"
 #include "saturate.h"
 

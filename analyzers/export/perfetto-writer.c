@@ -12,7 +12,7 @@
 
 #include <glib.h>
 
-#include "common/assert.h"
+#include "contract/assert.h"
 #include "contract/mix64.h"
 #include "export/perfetto-trace.pb-c.h"
 #include "perfetto-writer.h"

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "accounting.h"
-#include "common/assert.h"
+#include "contract/assert.h"
 #include "common/saturate.h"
 
 _Static_assert(CT_ACCT_KINDS <= UINT8_MAX, "memory kinds are kept in 8 bits");

@@ -7,7 +7,7 @@
 #include <glib.h>
 
 #include "api-calls.h"
-#include "common/assert.h"
+#include "contract/assert.h"
 
 static void push(struct ct_thread *thread, const struct ct_api_call *call)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/assert.h"
+#include "contract/assert.h"
 #include "context.h"
 #include "common/saturate.h"
 

@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "common/assert.h"
+#include "contract/assert.h"
 #include "gpu-timeline.h"
 #include "common/series.h"
 #include "common/saturate.h"

@@ -28,7 +28,7 @@
 #include <glib.h>
 
 #include "model/api-calls.h"
-#include "common/assert.h"
+#include "contract/assert.h"
 #include "read/compact-events.h"
 #include "config.h"
 #include "read/decode-merge.h"

@@ -6,7 +6,7 @@
  */
 #include <glib.h>
 
-#include "common/assert.h"
+#include "contract/assert.h"
 #include "class-cache.h"
 
 /* The description of the trace and clock of a stream class's events. */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/assert.h"
+#include "contract/assert.h"
 #include "event-decoder.h"
 #include "common/log.h"
 

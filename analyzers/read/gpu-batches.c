@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "common/assert.h"
+#include "contract/assert.h"
 #include "common/event-schema.h"
 #include "gpu-batches.h"
 

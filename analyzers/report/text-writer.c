@@ -23,7 +23,7 @@
 
 #include <glib.h>
 
-#include "common/assert.h"
+#include "contract/assert.h"
 #include "first-page.h"
 #include "table-format.h"
 #include "common/text-wrap.h"

@@ -4,7 +4,7 @@
  * test-invariant.c.
  */
 #define CT_DEBUG 1
-#include "invariant.h"
+#include "contract/assert.h"
 
 void debug_assert(bool cond);
 

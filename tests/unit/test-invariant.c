@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-invariant.c - libtrace's assertions (libtrace/invariant.h): a
+ * test-invariant.c - the tracer's assertions (contract/assert.h, libtrace/invariant.c): a
  * broken CT_ASSERT or CT_CHECK stops tracing and says so once, never more,
  * and the program goes on; CT_ASSERT_DBG costs nothing outside a debug
  * build and checks in one (invariant-debug.c is compiled as one).
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "invariant.h"
+#include "contract/assert.h"
 #include "libtrace-test.h"
 #include "state.h"
 
