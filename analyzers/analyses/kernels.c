@@ -16,7 +16,6 @@
  * (stats.h); launches waiting for their record have a fixed cap. Nothing
  * grows with the length of the trace.
  */
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "analysis.h"
 #include "contract/assert.h"
 #include "common/corr-map.h"
+#include "common/demangle.h"
 #include "model/gpu-activity.h"
 #include "common/saturate.h"
 #include "common/stats.h"
@@ -213,46 +213,6 @@ static enum ct_analysis_status kernels_finish(void *state, int64_t end_ns)
 
 /* ------------------------------------------------------------ report */
 
-typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
-
-/*
- * C++ kernel names, demangled by the C++ runtime's own demangler
- * (__cxa_demangle), loaded only while the report is written; names stay
- * mangled where it is missing.
- */
-struct demangler {
-	void *library; /* owned: dlopen handle, NULL if none */
-	demangle_fn demangle;
-};
-
-static void demangler_open(struct demangler *d)
-{
-	d->library = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-	d->demangle = d->library ? (demangle_fn)dlsym(d->library, "__cxa_demangle") : NULL;
-}
-
-static void demangler_close(struct demangler *d)
-{
-	if (d->library)
-		dlclose(d->library);
-}
-
-/* NAME demangled, in a string the caller frees; NULL if it is not a C++ name. */
-static char *demangle(const struct demangler *d, const char *name)
-{
-	int status = -1;
-	char *text;
-
-	if (!d->demangle || !name || strncmp(name, "_Z", 2))
-		return NULL;
-	text = d->demangle(name, NULL, NULL, &status);
-	if (status != 0) {
-		free(text);
-		return NULL;
-	}
-	return text;
-}
-
 static int by_total_time(const void *pa, const void *pb, void *data)
 {
 	const struct kernels *k = data;
@@ -290,12 +250,11 @@ static const struct launch_config *main_config(const struct kernel_row *row)
 	return best;
 }
 
-static void write_row(struct ct_doc *doc, const struct kernel_row *row, int64_t total_ns,
-                      const struct demangler *demangler)
+static void write_row(struct ct_doc *doc, const struct kernel_row *row, int64_t total_ns)
 {
 	const char *name = ct_context_kernel_name(row->process, row->kernel_id);
 	const struct launch_config *config = main_config(row);
-	char *demangled = demangle(demangler, name);
+	char *demangled = ct_demangle(name);
 	char id[32];
 
 	snprintf(id, sizeof(id), "0x%016" PRIx64, row->kernel_id);
@@ -320,20 +279,16 @@ static void write_row(struct ct_doc *doc, const struct kernel_row *row, int64_t 
 static void write_kernels(const struct kernels *k, struct ct_doc *doc)
 {
 	uint32_t *order = ct_analysis_rank(k->rows->len, by_total_time, (void *)k);
-	struct demangler demangler = { NULL, NULL };
 	int64_t total_ns = 0;
 	size_t shown;
 
 	for (guint r = 0; r < k->rows->len; r++)
 		total_ns = ct_sat_add(total_ns, row_at(k, r)->gpu.sum);
 	shown = k->rows->len < k->opts->max_rows ? k->rows->len : k->opts->max_rows;
-	if (shown)
-		demangler_open(&demangler);
 	ct_doc_array(doc, "kernels", "Kernels, by total GPU time");
 	for (size_t i = 0; i < shown; i++)
-		write_row(doc, row_at(k, order[i]), total_ns, &demangler);
+		write_row(doc, row_at(k, order[i]), total_ns);
 	ct_doc_end(doc);
-	demangler_close(&demangler);
 	g_free(order);
 }
 

@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "call-stacks.h"
+#include "common/demangle.h"
 
 /*
  * The objects whose frames are folded, by the start of their file name:
@@ -283,6 +284,16 @@ static void add_python_frames(struct process_stacks *ps, GArray *frames, const c
 	g_strfreev(lines);
 }
 
+/* A native frame's function as people read it: C++ names demangled. */
+static const char *function_name(GStringChunk *strings, const char *name)
+{
+	char *demangled = ct_demangle(name);
+	const char *copy = copy_string(strings, demangled ? demangled : name);
+
+	free(demangled);
+	return copy;
+}
+
 static struct ct_stack *name_stack(struct process_stacks *ps, const struct raw_stack *r)
 {
 	GArray *frames =
@@ -309,7 +320,7 @@ static struct ct_stack *name_stack(struct process_stacks *ps, const struct raw_s
 			};
 
 			f.symbol.object = copy_string(ps->strings, f.symbol.object);
-			f.symbol.function = copy_string(ps->strings, f.symbol.function);
+			f.symbol.function = function_name(ps->strings, f.symbol.function);
 			f.symbol.file = copy_string(ps->strings, f.symbol.file);
 			if (python_due && known && is_interpreter(f.symbol.object)) {
 				add_python_frames(ps, frames, r->python);
