@@ -66,10 +66,14 @@ static const char *const interpreter_objects[] = {
 };
 
 /* The Python packages whose frames are folded, by a part of their path:
- * the frameworks that allocate for the code that calls them. */
+ * the frameworks that allocate for the code that calls them, and the
+ * bindings that call CUDA for it (cuda-bindings and cuda-core, numba,
+ * PyCUDA). */
 static const char *const folded_packages[] = {
-	"-packages/torch/",  "-packages/tensorflow/", "-packages/keras/",         "-packages/jax/",
-	"-packages/jaxlib/", "-packages/cupy/",       "-packages/cupy_backends/", "-packages/rmm/",
+	"-packages/torch/",         "-packages/tensorflow/", "-packages/keras/",
+	"-packages/jax/",           "-packages/jaxlib/",     "-packages/cupy/",
+	"-packages/cupy_backends/", "-packages/rmm/",        "-packages/numba/",
+	"-packages/numba_cuda/",    "-packages/cuda/",       "-packages/pycuda/",
 };
 
 struct process_key {
@@ -284,6 +288,39 @@ static void add_python_frames(struct process_stacks *ps, GArray *frames, const c
 	g_strfreev(lines);
 }
 
+/*
+ * The site of a stack with Python frames: its innermost Python frame
+ * outside the frameworks' packages. The native frames inside it (an
+ * extension module's: cuda-bindings, numba, torch, JAX; ctypes) are
+ * folded under that Python line, which is the code that asked. COUNT
+ * when there is none.
+ */
+static size_t python_site(struct ct_stack *st)
+{
+	size_t site = st->count;
+
+	for (size_t i = 0; i < st->count && site == st->count; i++)
+		if (st->frames[i].python && !st->frames[i].folded)
+			site = i;
+	for (size_t i = 0; i < site && site < st->count; i++)
+		if (!st->frames[i].python)
+			st->frames[i].folded = true;
+	return site;
+}
+
+/* The site of a native stack: its innermost frame not folded whose object is known. */
+static size_t native_site(const struct ct_stack *st)
+{
+	for (size_t i = 0; i < st->count; i++) {
+		const struct ct_stack_frame *f = &st->frames[i];
+
+		/* a frame is known when its object is, or it is Python's */
+		if (!f->folded && (f->python || f->symbol.object))
+			return i;
+	}
+	return st->count;
+}
+
 /* A native frame's function as people read it: C++ names demangled. */
 static const char *function_name(GStringChunk *strings, const char *name)
 {
@@ -333,17 +370,10 @@ static struct ct_stack *name_stack(struct process_stacks *ps, const struct raw_s
 	if (python_due)
 		add_python_frames(ps, frames, r->python);
 	st->count = frames->len;
-	st->site = st->count;
-	for (size_t i = 0; i < frames->len; i++) {
-		const struct ct_stack_frame *f = &g_array_index(frames, struct ct_stack_frame, i);
-
-		/* a frame is known when its object is, or it is Python's */
-		if (!f->folded && (f->python || f->symbol.object)) {
-			st->site = i;
-			break;
-		}
-	}
 	st->frames = (struct ct_stack_frame *)g_array_free(frames, FALSE);
+	st->site = python_site(st);
+	if (st->site == st->count)
+		st->site = native_site(st);
 	return st;
 }
 

@@ -13,7 +13,10 @@
  * they go before its innermost frame, and the site of a CUDA call made
  * from Python is the Python line that made it, unless it is in one of
  * the well-known frameworks' packages, whose Python frames are folded
- * too.
+ * too. The native frames between that line and CUDA (an extension
+ * module's: cuda-bindings, numba, torch, JAX; ctypes) are folded under
+ * it: the Python line is the code that asked. C++ functions are named
+ * demangled (common/demangle.h).
  *
  * Stacks and objects are kept by (hostname, pid), not by struct
  * ct_process: the statedump of a process comes before its first cudatrace

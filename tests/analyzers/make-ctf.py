@@ -58,6 +58,10 @@ Scenarios:
               lttng-ust's statedump names with hostile paths: a FIFO (made
               in DIR), a device, a directory, a missing file, a relative
               path; the report must name them without reading them
+  sites       leaks from Python through an extension module (the CUDA
+              runtime's, the extension's and the interpreter's frames, with
+              the Python frames of the bindings' wrapper and the program's
+              lines); the truth, each leak's Python line, printed as JSON
 """
 import json
 import os
@@ -1167,6 +1171,48 @@ def stacks(directory):
     return {"pid": pid, "site": "fifo+0x1234"}
 
 
+def sites(directory):
+    """Leaks from Python through an extension module: cudaMalloc's frame in
+    the runtime, then the extension's (cuda-bindings' cyruntime), then the
+    interpreter's, with the Python frames: cuda-bindings' own Python
+    wrapper, then the program's lines. Two stacks alike but for the
+    program's line. The truth is each leak's site as the program's source
+    gives it: the program's Python line, never the extension's object or
+    the bindings' wrapper."""
+    os.makedirs(directory, exist_ok=True)
+    paths = ["/usr/local/cuda/lib64/libcudart.so.13",
+             "/venv/lib/python3.11/site-packages/cuda/bindings/"
+             "cyruntime.cpython-311-x86_64-linux-gnu.so",
+             "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0"]
+    events = [(n, EVENTS[n]) for n in ("tracer_info", "api_name", "mem_alloc")]
+    events += [("call_stack", [(f, ctf_type(k)) for f, k, _, _ in
+                               ct_contract.LAYOUTS["call_stack"]]), BIN_INFO]
+    s = Stream(events)
+    pid = 4343
+    t = 1_000_000_000
+    bases = [BASE + i * GIB_BYTES for i in range(len(paths))]
+    for base, path in zip(bases, paths):
+        s.event(t, BIN_INFO[0], pid, pid, "python3", baddr=base, memsz=MIB, path=path,
+                is_pic=1)
+    s.event(t, "tracer_info", pid, pid, "python3", version="0.1")
+    s.event(t, "api_name", pid, pid, "python3", domain=2, cbid=20, name="cudaMalloc")
+    wrapper = b"380\tcudaMalloc\t/venv/lib/python3.11/site-packages/cuda/bindings/runtime.py\n"
+    truth = {"pid": pid, "sites": []}
+    for i, (line, function) in enumerate([(12, "load_weights"), (27, "step")]):
+        python = (wrapper + b"%d\t%s\t/srv/train.py\n" % (line, function.encode()) +
+                  b"40\t<module>\t/srv/train.py\n")
+        s.event(t + 10 * i + 1, "call_stack", pid, pid, "python3", stack_id=10 + i,
+                frames=[b + 0x40 * (i + 1) for b in bases], python=python)
+        s.event(t + 10 * i + 2, "mem_alloc", pid, pid, "python3", device=0, kind=1,
+                address=BASE + i * MIB, size=MIB * (i + 1), delta=MIB * (i + 1),
+                stream=0xFFFFFFFF, api_domain=2, api_cbid=20, correlation_id=1 + i,
+                stack_id=10 + i)
+        truth["sites"].append({"site": "train.py:%d in %s" % (line, function),
+                               "bytes": MIB * (i + 1)})
+    write(directory, events, s)
+    return truth
+
+
 def empty(directory):
     write(directory, list(EVENTS.items()), None)
 
@@ -1187,6 +1233,7 @@ def main():
     makers = {"basic": basic, "accounting": accounting, "lttng": lttng, "foreign": foreign,
               "future": future,
               "old-layout": old_layout, "empty": empty, "strings": strings, "stacks": stacks,
+              "sites": sites,
               "compact": compact, "repeats": repeats}
     if scenario not in makers:
         sys.exit(f"make-ctf.py: unknown scenario {scenario}")
