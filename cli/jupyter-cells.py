@@ -6,8 +6,9 @@
 # charges memory to In [N].
 #
 # Around every cell that gets an execution count (IPython's pre_run_cell
-# and post_run_cell events) it calls cudatrace_cell_begin and
-# cudatrace_cell_end of libcudatrace through ctypes. The library is
+# and post_run_cell events) it calls cudatrace_cell_begin_file (with the
+# file name IPython compiles the cell under, which the Python frames of
+# its code carry) and cudatrace_cell_end of libcudatrace through ctypes. The library is
 # CUDA_INJECTION64_PATH, which `cudatrace record` sets: opened here, it is
 # the same object the CUDA driver opens when the program first uses CUDA,
 # so cells are marked before CUDA is initialised as well as after. When the
@@ -32,6 +33,12 @@ def _cudatrace_cells():
         return
     begin.argtypes = [ctypes.c_uint64, ctypes.c_uint32, ctypes.c_char_p]
     begin.restype = None
+    try:
+        begin_file = lib.cudatrace_cell_begin_file
+        begin_file.argtypes = begin.argtypes + [ctypes.c_char_p]
+        begin_file.restype = None
+    except AttributeError:  # a library older than this script
+        begin_file = None
     end.argtypes = [ctypes.c_uint64, ctypes.c_int]
     end.restype = None
     shell = get_ipython()  # noqa: F821 (a builtin while IPython runs this file)
@@ -44,6 +51,14 @@ def _cudatrace_cells():
             if text.strip():
                 return number, text.strip()[:200]
         return 0, ""
+
+    def code_file(raw):
+        """The file name IPython compiles the cell's code under (ipykernel
+        names it by a hash of the raw code), "" when it cannot say."""
+        try:
+            return str(shell.compile.get_code_name(raw, raw, shell.execution_count))
+        except Exception:  # noqa: BLE001 (an IPython without it: the cell runs on)
+            return ""
 
     def guarded(hook):
         """HOOK, whose failure is said once in the server's log (the
@@ -63,9 +78,14 @@ def _cudatrace_cells():
         # In [N]. IPython before 7 gives no info.
         if not getattr(info, "store_history", True):
             return
-        number, text = first_line(getattr(info, "raw_cell", None) or "")
+        raw = getattr(info, "raw_cell", None) or ""
+        number, text = first_line(raw)
         running[:] = [shell.execution_count]
-        begin(shell.execution_count, number, text.encode("utf-8", "replace"))
+        if begin_file:
+            begin_file(shell.execution_count, number, text.encode("utf-8", "replace"),
+                       code_file(raw).encode("utf-8", "replace"))
+        else:
+            begin(shell.execution_count, number, text.encode("utf-8", "replace"))
 
     def post_run_cell(result=None):
         if running:

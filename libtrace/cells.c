@@ -25,6 +25,8 @@
 #define EXPORT __attribute__((visibility("default")))
 
 EXPORT void cudatrace_cell_begin(uint64_t execution_count, uint32_t line, const char *first_line);
+EXPORT void cudatrace_cell_begin_file(uint64_t execution_count, uint32_t line,
+                                      const char *first_line, const char *code_file);
 EXPORT void cudatrace_cell_end(uint64_t execution_count, int failed);
 
 static pthread_once_t context_once = PTHREAD_ONCE_INIT;
@@ -42,16 +44,30 @@ static void ensure_context(void)
 	pthread_once(&context_once, register_context);
 }
 
-void cudatrace_cell_begin(uint64_t execution_count, uint32_t line, const char *first_line)
+/*
+ * CODE_FILE is the file name IPython compiles the cell under, which the
+ * Python frames of its code carry: the report names them In [N] by it.
+ */
+void cudatrace_cell_begin_file(uint64_t execution_count, uint32_t line, const char *first_line,
+                               const char *code_file)
 {
 	ensure_context();
 	first_line = text_or_empty(first_line);
+	code_file = text_or_empty(code_file);
 	EMIT(cell_begin, &(struct ct_ev_cell_begin){
 	                     .execution_count = execution_count,
 	                     .line = line,
 	                     .first_line = first_line,
 	                     .first_line_len = text_length(first_line),
+	                     .code_file = code_file,
+	                     .code_file_len = text_length(code_file),
 	                 });
+}
+
+/* What the kernels installed before code_file call: the file is unknown. */
+void cudatrace_cell_begin(uint64_t execution_count, uint32_t line, const char *first_line)
+{
+	cudatrace_cell_begin_file(execution_count, line, first_line, NULL);
 }
 
 void cudatrace_cell_end(uint64_t execution_count, int failed)

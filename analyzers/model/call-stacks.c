@@ -3,6 +3,7 @@
  * call-stacks.c - call stacks by process, named and folded (see
  * call-stacks.h).
  */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,10 +89,24 @@ struct raw_stack {
 	struct ct_stack *named; /* owned; NULL until asked for */
 };
 
+/* A notebook cell, as its code's Python frames name it. */
+struct cell {
+	uint64_t execution_count; /* In [N] */
+	uint32_t first_line;      /* the cell's line of the code's line 1 */
+};
+
 struct process_stacks {
 	GHashTable *stacks; /* uint64_t stack id (owned) -> struct raw_stack (owned) */
 	struct ct_symbolizer *symbolizer;
 	GStringChunk *strings; /* the named frames' strings */
+	/* a notebook cell's code file (owned) -> struct cell (owned) */
+	GHashTable *cells;
+	/*
+	 * Python frames called from more than one place (helper_key, owned),
+	 * as of the first HELPERS_FOR stacks: a shared helper is no site.
+	 */
+	GHashTable *helpers;
+	guint helpers_for;
 };
 
 struct ct_call_stacks {
@@ -140,6 +155,9 @@ static void process_free(gpointer p)
 	g_hash_table_destroy(ps->stacks);
 	ct_symbolizer_destroy(ps->symbolizer);
 	g_string_chunk_free(ps->strings);
+	g_hash_table_destroy(ps->cells);
+	if (ps->helpers)
+		g_hash_table_destroy(ps->helpers);
 	g_free(ps);
 }
 
@@ -180,11 +198,26 @@ static struct process_stacks *process_of(struct ct_call_stacks *cs, const char *
 	ps->stacks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, raw_free);
 	ps->symbolizer = ct_symbolizer_create(cs->debug_dirs);
 	ps->strings = g_string_chunk_new(4096);
+	ps->cells = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	owned = g_new(struct process_key, 1);
 	owned->hostname = g_strdup(key.hostname);
 	owned->pid = pid;
 	g_hash_table_insert(cs->processes, owned, ps);
 	return ps;
+}
+
+void ct_call_stacks_add_cell(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
+                             const char *code_file, uint64_t execution_count, uint32_t first_line)
+{
+	struct cell *c;
+
+	/* In [0] is no cell */
+	if (!code_file || !*code_file || !execution_count)
+		return;
+	c = g_new(struct cell, 1);
+	c->execution_count = execution_count;
+	c->first_line = first_line ? first_line : 1;
+	g_hash_table_replace(process_of(cs, hostname, pid, true)->cells, g_strdup(code_file), c);
 }
 
 void ct_call_stacks_add(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
@@ -260,27 +293,114 @@ static const char *copy_string(GStringChunk *strings, const char *s)
 #define INLINE_MAX 16
 
 /*
- * The Python frames PYTHON ("LINE\tFUNCTION\tFILE\n" each, as
- * libtrace/python-frames.h writes them) appended to FRAMES; a line that
- * is not one of them ends them.
+ * One line of a call_stack's Python frames, "LINE\tFUNCTION\tFILE" (as
+ * libtrace/python-frames.h writes them): its three parts, freed with
+ * g_strfreev, and its line in *LINE; NULL when L is not such a line.
+ */
+static gchar **python_frame_parse(const char *l, uint32_t *line)
+{
+	gchar **parts = g_strsplit(l, "\t", 3);
+	char *end = NULL;
+	unsigned long n = parts[0] ? strtoul(parts[0], &end, 10) : 0;
+
+	if (g_strv_length(parts) != 3 || end == parts[0] || *end || n > UINT32_MAX) {
+		g_strfreev(parts);
+		return NULL;
+	}
+	*line = (uint32_t)n;
+	return parts;
+}
+
+/* What tells a Python frame from another: its line, function and file. */
+static char *helper_key(uint32_t line, const char *function, const char *file)
+{
+	return g_strdup_printf("%" PRIu32 "\t%s\t%s", line, function ? function : "",
+	                       file ? file : "");
+}
+
+/*
+ * The Python frames of the process's stacks that are called from more
+ * than one place: the frame just outside them (or none) differs between
+ * two stacks. Such a frame is a helper the program shares (a wrapper of
+ * cudaMalloc, a notebook's alloc()), which would merge different call
+ * paths into one site.
+ */
+static void find_helpers(struct process_stacks *ps)
+{
+	GHashTable *callers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	GHashTableIter it;
+	gpointer value;
+
+	if (ps->helpers)
+		g_hash_table_destroy(ps->helpers);
+	ps->helpers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_hash_table_iter_init(&it, ps->stacks);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		const struct raw_stack *r = value;
+		gchar **lines = r->python ? g_strsplit(r->python, "\n", -1) : NULL;
+		char *inner = NULL;
+
+		for (gchar **l = lines; l && *l; l++) {
+			uint32_t line = 0;
+			gchar **parts = **l ? python_frame_parse(*l, &line) : NULL;
+			char *key = parts ? helper_key(line, parts[1], parts[2]) : g_strdup("");
+
+			g_strfreev(parts);
+			if (inner) {
+				const char *seen = g_hash_table_lookup(callers, inner);
+
+				if (!seen)
+					g_hash_table_insert(callers, g_strdup(inner),
+					                    g_strdup(key));
+				else if (strcmp(seen, key))
+					g_hash_table_add(ps->helpers, g_strdup(inner));
+			}
+			g_free(inner);
+			inner = *key ? key : (g_free(key), NULL);
+			if (!inner)
+				break;
+		}
+		g_free(inner);
+		g_strfreev(lines);
+	}
+	g_hash_table_destroy(callers);
+	ps->helpers_for = g_hash_table_size(ps->stacks);
+}
+
+/* Whether F, a Python frame of process PS, is a shared helper (find_helpers). */
+static bool is_helper(const struct process_stacks *ps, const struct ct_stack_frame *f)
+{
+	char *key = helper_key(f->symbol.line, f->symbol.function, f->symbol.file);
+	bool shared = g_hash_table_contains(ps->helpers, key);
+
+	g_free(key);
+	return shared;
+}
+
+/*
+ * The Python frames PYTHON ("LINE\tFUNCTION\tFILE\n" each) appended to
+ * FRAMES; a line that is not one of them ends them.
  */
 static void add_python_frames(struct process_stacks *ps, GArray *frames, const char *python)
 {
 	gchar **lines = g_strsplit(python, "\n", -1);
 
 	for (gchar **l = lines; *l && **l; l++) {
-		gchar **parts = g_strsplit(*l, "\t", 3);
-		char *end;
-		unsigned long line = parts[0] ? strtoul(parts[0], &end, 10) : 0;
+		uint32_t line = 0;
+		gchar **parts = python_frame_parse(*l, &line);
 		struct ct_stack_frame f = { .python = true };
+		const struct cell *cell;
 
-		if (g_strv_length(parts) != 3 || end == parts[0] || *end || line > UINT32_MAX) {
-			g_strfreev(parts);
+		if (!parts)
 			break;
-		}
 		f.symbol.function = copy_string(ps->strings, parts[1]);
 		f.symbol.file = copy_string(ps->strings, parts[2]);
-		f.symbol.line = (uint32_t)line;
+		f.symbol.line = line;
+		cell = g_hash_table_lookup(ps->cells, parts[2]);
+		if (cell && line <= UINT32_MAX - cell->first_line) {
+			f.cell = cell->execution_count;
+			f.cell_line = line + cell->first_line - 1;
+		}
 		f.folded = is_folded_package(parts[2]);
 		g_array_append_val(frames, f);
 		g_strfreev(parts);
@@ -290,18 +410,30 @@ static void add_python_frames(struct process_stacks *ps, GArray *frames, const c
 
 /*
  * The site of a stack with Python frames: its innermost Python frame
- * outside the frameworks' packages. The native frames inside it (an
+ * outside the frameworks' packages that is not a helper called from
+ * several places (find_helpers): so that different call paths through a
+ * shared wrapper stay apart, the site is where they differ; when every
+ * such frame is a helper, the innermost. The native frames inside it (an
  * extension module's: cuda-bindings, numba, torch, JAX; ctypes) are
  * folded under that Python line, which is the code that asked. COUNT
  * when there is none.
  */
-static size_t python_site(struct ct_stack *st)
+static size_t python_site(const struct process_stacks *ps, struct ct_stack *st)
 {
-	size_t site = st->count;
+	size_t site = st->count, first = st->count;
 
-	for (size_t i = 0; i < st->count && site == st->count; i++)
-		if (st->frames[i].python && !st->frames[i].folded)
+	for (size_t i = 0; i < st->count && site == st->count; i++) {
+		const struct ct_stack_frame *f = &st->frames[i];
+
+		if (!f->python || f->folded)
+			continue;
+		if (first == st->count)
+			first = i;
+		if (!is_helper(ps, f))
 			site = i;
+	}
+	if (site == st->count)
+		site = first;
 	for (size_t i = 0; i < site && site < st->count; i++)
 		if (!st->frames[i].python)
 			st->frames[i].folded = true;
@@ -371,7 +503,7 @@ static struct ct_stack *name_stack(struct process_stacks *ps, const struct raw_s
 		add_python_frames(ps, frames, r->python);
 	st->count = frames->len;
 	st->frames = (struct ct_stack_frame *)g_array_free(frames, FALSE);
-	st->site = python_site(st);
+	st->site = python_site(ps, st);
 	if (st->site == st->count)
 		st->site = native_site(st);
 	return st;
@@ -385,8 +517,12 @@ const struct ct_stack *ct_call_stacks_get(struct ct_call_stacks *cs, const char 
 
 	if (!ps || !stack_id || !(r = g_hash_table_lookup(ps->stacks, &stack_id)))
 		return NULL;
-	if (!r->named)
+	if (!r->named) {
+		/* stacks the pass added since: their callers may make more helpers */
+		if (!ps->helpers || ps->helpers_for != g_hash_table_size(ps->stacks))
+			find_helpers(ps);
 		r->named = name_stack(ps, r);
+	}
 	return r->named;
 }
 
@@ -415,7 +551,12 @@ char *ct_stack_site_format(const struct ct_stack *stack, char *buf, size_t len)
 	if (!stack || stack->site >= stack->count)
 		return NULL;
 	f = &stack->frames[stack->site];
-	if (f->python)
+	if (f->python && f->cell && f->symbol.function && strcmp(f->symbol.function, "<module>"))
+		snprintf(buf, len, "In [%" PRIu64 "] line %u in %s", f->cell, f->cell_line,
+		         f->symbol.function);
+	else if (f->python && f->cell)
+		snprintf(buf, len, "In [%" PRIu64 "] line %u", f->cell, f->cell_line);
+	else if (f->python)
 		snprintf(buf, len, "%s:%u in %s", base_name(f->symbol.file), f->symbol.line,
 		         f->symbol.function);
 	else if (f->symbol.function && f->symbol.file && f->symbol.line)

@@ -40,9 +40,11 @@ struct ct_call_stacks;
 struct ct_stack_frame {
 	uint64_t address;
 	struct ct_symbol symbol;
-	bool folded;  /* in CUDA, the tracer, the C library or a framework's allocator */
-	bool inlined; /* a function inlined into the next frame, at the same address */
-	bool python;  /* a Python frame: function, file and line, no address or object */
+	bool folded;        /* in CUDA, the tracer, the C library or a framework's allocator */
+	bool inlined;       /* a function inlined into the next frame, at the same address */
+	bool python;        /* a Python frame: function, file and line, no address or object */
+	uint64_t cell;      /* a Python frame of a notebook cell's code: its In [N]; 0: none */
+	uint32_t cell_line; /* and its line in the cell, as the notebook shows it */
 };
 
 /* A stack, named: its frames innermost first (an address where functions
@@ -68,6 +70,18 @@ void ct_call_stacks_add(struct ct_call_stacks *cs, const char *hostname, int64_t
                         uint64_t stack_id, const uint64_t *frames, size_t count,
                         const char *python);
 
+/*
+ * A notebook cell of process (HOSTNAME, PID) (cell_begin): the Python
+ * frames in CODE_FILE, the file IPython compiled it under, are In
+ * [EXECUTION_COUNT] (the last cell run with that code, when the same code
+ * ran twice). FIRST_LINE is the line of the cell, from 1, of its first
+ * line that is not blank: IPython compiles the cell without the blank
+ * lines before it, so a frame's line L is the cell's line L + FIRST_LINE
+ * - 1. An empty or NULL CODE_FILE is ignored.
+ */
+void ct_call_stacks_add_cell(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
+                             const char *code_file, uint64_t execution_count, uint32_t first_line);
+
 /* lttng_ust_statedump:bin_info and build_id of process (HOSTNAME, PID). */
 void ct_call_stacks_add_object(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
                                uint64_t base, uint64_t size, const char *path);
@@ -88,7 +102,9 @@ GArray *ct_stack_copy(const struct ct_stack *stack, GStringChunk *strings);
  * The site of STACK for people, into BUF (LEN bytes): "leak_here
  * (stack-alloc.c:35)", "leak_here (stack-alloc)" without line
  * information, "stack-alloc+0x1234" without a symbol, "train.py:42 in
- * step" for a Python frame. NULL when STACK is NULL or has no site.
+ * step" for a Python frame, "In [3] line 2" for a notebook cell's code
+ * ("In [3] line 5 in f" within a function it defines). NULL when STACK
+ * is NULL or has no site.
  */
 char *ct_stack_site_format(const struct ct_stack *stack, char *buf, size_t len);
 

@@ -49,7 +49,8 @@
 	(CT_EV_BIT(CT_EV_API_NAME) | CT_EV_BIT(CT_EV_KERNEL_NAME) | CT_EV_BIT(CT_EV_NVTX_PUSH) |   \
 	 CT_EV_BIT(CT_EV_NVTX_POP) | CT_EV_BIT(CT_EV_DEVICE_INFO) | CT_EV_BIT(CT_EV_NVML_SAMPLE) | \
 	 CT_EV_BIT(CT_EV_TRACER_INFO) | CT_EV_BIT(CT_EV_ACTIVITY_DROPPED) |                        \
-	 CT_EV_BIT(CT_EV_CALL_STACK) | CT_EV_BIT(CT_EV_LIBRARY_LOAD))
+	 CT_EV_BIT(CT_EV_CALL_STACK) | CT_EV_BIT(CT_EV_LIBRARY_LOAD) |                             \
+	 CT_EV_BIT(CT_EV_CELL_BEGIN))
 
 struct instance {
 	const struct ct_analysis_class *cls;

@@ -1176,17 +1176,22 @@ def sites(directory):
     the runtime, then the extension's (cuda-bindings' cyruntime), then the
     interpreter's, with the Python frames: cuda-bindings' own Python
     wrapper, then the program's lines. Two stacks alike but for the
-    program's line. The truth is each leak's site as the program's source
-    gives it: the program's Python line, never the extension's object or
-    the bindings' wrapper."""
+    program's line. Then a notebook cell, In [3], whose code IPython
+    compiled under a file of its own, leaks from its line 2 and from line
+    5, in a function it defines. Last, two allocations through the
+    program's own one-line wrapper, gpu.py's malloc, from two lines of its
+    main: one freed, one leaked. The truth is each leak's site as the
+    program's source gives it: the program's Python line (the cell's as
+    Jupyter shows it), never the extension's object or the bindings'
+    wrapper."""
     os.makedirs(directory, exist_ok=True)
     paths = ["/usr/local/cuda/lib64/libcudart.so.13",
              "/venv/lib/python3.11/site-packages/cuda/bindings/"
              "cyruntime.cpython-311-x86_64-linux-gnu.so",
              "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0"]
-    events = [(n, EVENTS[n]) for n in ("tracer_info", "api_name", "mem_alloc")]
-    events += [("call_stack", [(f, ctf_type(k)) for f, k, _, _ in
-                               ct_contract.LAYOUTS["call_stack"]]), BIN_INFO]
+    events = [(n, EVENTS[n]) for n in ("tracer_info", "api_name", "mem_alloc", "mem_free")]
+    events += [(n, [(f, ctf_type(k)) for f, k, _, _ in ct_contract.LAYOUTS[n]])
+               for n in ("call_stack", "cell_begin")] + [BIN_INFO]
     s = Stream(events)
     pid = 4343
     t = 1_000_000_000
@@ -1209,6 +1214,36 @@ def sites(directory):
                 stack_id=10 + i)
         truth["sites"].append({"site": "train.py:%d in %s" % (line, function),
                                "bytes": MIB * (i + 1)})
+    cell = "/tmp/ipykernel_%d/2776067111.py" % pid
+    t += 100
+    s.event(t, "cell_begin", pid, pid, "python3", execution_count=3, line=1,
+            first_line="def f():", code_file=cell)
+    for i, (python, site) in enumerate([
+            (b"2\t<module>\t%s\n" % cell.encode(), "In [3] line 2"),
+            (b"5\tf\t%s\n7\t<module>\t%s\n" % (cell.encode(), cell.encode()),
+             "In [3] line 5 in f")]):
+        size = 4 * MIB * (i + 1)
+        s.event(t + 10 * i + 1, "call_stack", pid, pid, "python3", stack_id=20 + i,
+                frames=[b + 0x80 * (i + 1) for b in bases], python=wrapper + python)
+        s.event(t + 10 * i + 2, "mem_alloc", pid, pid, "python3", device=0, kind=1,
+                address=BASE + (8 + 8 * i) * MIB, size=size, delta=size,
+                stream=0xFFFFFFFF, api_domain=2, api_cbid=20, correlation_id=10 + i,
+                stack_id=20 + i)
+        truth["sites"].append({"site": site, "bytes": size})
+    t += 100
+    for i, line in enumerate((50, 60)):
+        python = (wrapper + b"65\tmalloc\t/srv/gpu.py\n" +
+                  b"%d\tmain\t/srv/train.py\n" % line)
+        s.event(t + 10 * i + 1, "call_stack", pid, pid, "python3", stack_id=30 + i,
+                frames=[b + 0x100 * (i + 1) for b in bases], python=python)
+        s.event(t + 10 * i + 2, "mem_alloc", pid, pid, "python3", device=0, kind=1,
+                address=BASE + (32 + 8 * i) * MIB, size=16 * MIB, delta=16 * MIB,
+                stream=0xFFFFFFFF, api_domain=2, api_cbid=20, correlation_id=20 + i,
+                stack_id=30 + i)
+    s.event(t + 30, "mem_free", pid, pid, "python3", device=0, kind=1,
+            address=BASE + 32 * MIB, size=16 * MIB, delta=-16 * MIB, stream=0xFFFFFFFF,
+            api_domain=2, api_cbid=22, correlation_id=22, stack_id=0)
+    truth["sites"].append({"site": "train.py:60 in main", "bytes": 16 * MIB})
     write(directory, events, s)
     return truth
 

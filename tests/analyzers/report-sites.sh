@@ -6,7 +6,11 @@
 # module are charged to the program's Python lines, in the text report
 # and the JSON, never to the extension's object or the bindings' Python
 # wrapper, whose frames are folded under the program's line; two leaks
-# alike but for that line stay two sites.
+# alike but for that line stay two sites; the code of a notebook cell is
+# named as Jupyter shows it, In [N] line L, not by the file IPython
+# compiled it under; allocations through the program's own wrapper,
+# called from two lines, are charged to those lines, so that the freed
+# one and the leaked one stay apart.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -61,8 +65,12 @@ for want in truth["sites"]:
         "JSON: %s: every frame inside the Python line is folded" % want["site"], stack)
 say(len(leak_sites) == len(truth["sites"]), "one site per Python line",
     [s["site"] for s in leak_sites])
+say("gpu.py:65" not in text, "text: the wrapper called from two lines is not a site")
 say("cyruntime" not in text and "runtime.py" not in text,
     "text: neither the extension's object nor the bindings' wrapper is named")
+say(not [s for s in leak_sites if "ipykernel_" in s["site"]],
+    "JSON: no site is named by the file IPython compiled a cell under",
+    [s["site"] for s in leak_sites])
 print("1..%d" % n)
 PY
 tap_relay sites "$report_tmp/check.tap"

@@ -39,8 +39,10 @@ static void test_as_cxxfilt(void **unused)
 	static const char *const names[] = {
 		"_Z6kernelPfi",
 		"_ZN5torch8autogradL17THPVariable_emptyEP7_objectS2_S2_",
-		"_ZN3c1020CUDACachingAllocator6Native22NativeCachingAllocator6mallocEPPvamP11CUstream_st",
-		"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_",
+		"_ZN3c1020CUDACachingAllocator6Native22NativeCachingAllocator6mallocEPPvamP11CUstre"
+		"am_st",
+		"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_"
+		"11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_",
 		"_ZN3xla3gpu12_GLOBAL__N_114AllocateBufferEmi",
 	};
 	char want[4096];

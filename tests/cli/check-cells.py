@@ -11,7 +11,10 @@ printed as allocated and freed); the simulator's ledger (LEDGER, the
 kernel's lines) gives the size of every allocation and says which were
 freed. From them, per cell: what it allocated, what of that was freed (in
 any later cell) and what was live when the kernel died; the report's
-`cells[]` and the post-mortem's "In [N] holds ..." lines must say the same.
+`cells[]` and the post-mortem's "In [N] holds ..." lines must say the same,
+and each allocation live at the end is charged to the cell's line that
+made it, "In [N] line L" as Jupyter shows the cell (its Python frames
+carry the file IPython compiled the cell under).
 """
 import importlib.util
 import json
@@ -89,6 +92,33 @@ def truth(cells, mine):
     return expected
 
 
+def alloc_lines(source, count):
+    """The line of each of COUNT allocations a cell made, from its source:
+    the lines that call alloc(), in order (one line makes them all when it
+    is the only one, as a list comprehension does)."""
+    lines = [n for n, text in enumerate(source.splitlines(), 1) if "alloc(" in text]
+    if len(lines) == 1:
+        return lines * count
+    return lines[:count] if len(lines) >= count else None
+
+
+def check_sites(cells, mine, report, pid):
+    """Each allocation a cell left live is charged to its line, In [N] line L."""
+    leaks = {a["address"]: a for d in report["memory"]["devices"] if d["pid"] == pid
+             for a in d.get("leaks", [])}
+    for cell in cells:
+        lines = alloc_lines(cell["source"], len(mine[cell["count"]]))
+        if lines is None:
+            continue
+        for a, line in zip(mine[cell["count"]], lines):
+            if a["freed"]:
+                continue
+            got = leaks.get(a["address"], {}).get("site", "")
+            want = "In [%d] line %d" % (cell["count"], line)
+            ok(got == want or got.startswith(want + " in "),
+               "the leak at %#x is charged to %s" % (a["address"], want), "site: %r" % got)
+
+
 def main():
     cells_path, ledger_path, report_path, postmortem_path = sys.argv[1:5]
     with open(cells_path) as f:
@@ -117,6 +147,7 @@ def main():
        "the kernel numbered the cells In [1] to In [%d]" % len(cells),
        [c["count"] for c in cells])
     expected = truth(cells, mine)
+    check_sites(cells, mine, report, pid)
 
     processes = [p for p in report.get("cells", []) if p["pid"] == pid]
     ok(len(processes) == 1, "the report has the kernel's cells", report.get("cells"))
