@@ -327,6 +327,55 @@ static int device_cc(const struct ct_device *d)
 	return d ? d->cc_major * 10 + d->cc_minor : 0;
 }
 
+/* Whether a call of the process failed with CODE. */
+static bool failed_with(const struct env_process *p, int32_t code)
+{
+	for (guint i = 0; i < p->failures->len; i++)
+		if (g_array_index(p->failures, struct failure, i).code == code)
+			return true;
+	return false;
+}
+
+/*
+ * Whether a library's finding F stands on evidence. What the tracer reads
+ * of a library's device code is its .nv_fatbin section, and a library may
+ * keep its real code elsewhere (libcufft keeps one sm_75 cubin there and
+ * the rest in .ldata): that no code there fits the device is no failure
+ * until a call fails for it, with cudaErrorNoKernelImageForDevice (209)
+ * or cudaErrorUnsupportedPtxVersion (222). Notes stand as they are.
+ */
+static bool library_finding_stands(const struct env_process *p, const struct ct_compat_finding *f)
+{
+	if (!strcmp(f->id, "no-code-for-device"))
+		return failed_with(p, 209);
+	if (!strcmp(f->id, "ptx-too-new"))
+		return failed_with(p, 222);
+	return f->severity != CT_COMPAT_ERROR;
+}
+
+/* LIB's device code against compute capability CC: its findings that stand. */
+static void check_library_code(struct env_process *p, const struct library *lib, int cc)
+{
+	struct ct_code codes[MAX_CODES];
+	size_t n = ct_code_parse_list(lib->device_code, codes, MAX_CODES);
+	struct ct_compat_findings *found; /* 48 KiB: not on the stack */
+
+	if (!n)
+		return;
+	found = g_new(struct ct_compat_findings, 1);
+	ct_compat_init(found);
+	ct_compat_check_code(cc, p->driver_cuda, codes, n, lib->path, found);
+	for (size_t i = 0; i < found->count; i++) {
+		if (!library_finding_stands(p, &found->items[i]))
+			continue;
+		if (p->findings.count < CT_COMPAT_MAX_FINDINGS)
+			p->findings.items[p->findings.count++] = found->items[i];
+		else
+			p->findings.dropped++;
+	}
+	g_free(found);
+}
+
 /* The device code of each library against each compute capability the
  * process's devices have (once per compute capability). */
 static void check_codes(struct env_process *p)
@@ -345,15 +394,8 @@ static void check_codes(struct env_process *p)
 		if (cc <= 0 || again)
 			continue;
 		seen[nseen++] = cc;
-		for (guint i = 0; i < p->libraries->len; i++) {
-			const struct library *lib = g_ptr_array_index(p->libraries, i);
-			struct ct_code codes[MAX_CODES];
-			size_t n = ct_code_parse_list(lib->device_code, codes, MAX_CODES);
-
-			if (n)
-				ct_compat_check_code(cc, p->driver_cuda, codes, n, lib->path,
-				                     &p->findings);
-		}
+		for (guint i = 0; i < p->libraries->len; i++)
+			check_library_code(p, g_ptr_array_index(p->libraries, i), cc);
 	}
 }
 

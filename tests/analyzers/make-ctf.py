@@ -58,6 +58,9 @@ Scenarios:
               lttng-ust's statedump names with hostile paths: a FIFO (made
               in DIR), a device, a directory, a missing file, a relative
               path; the report must name them without reading them
+  codes       a library whose .nv_fatbin has no code for the device, in a
+              process that never launches a kernel of it and in one whose
+              launch fails for it: the truth, which gets a verdict, as JSON
   sites       leaks from Python through an extension module (the CUDA
               runtime's, the extension's and the interpreter's frames, with
               the Python frames of the bindings' wrapper and the program's
@@ -1248,6 +1251,40 @@ def sites(directory):
     return truth
 
 
+def codes(directory):
+    """Two processes on a compute capability 8.0 device load a library
+    whose .nv_fatbin holds an sm_75 cubin only (as libcufft's does, its
+    real code being elsewhere). The first never launches a kernel of it;
+    the second's launch fails with cudaErrorNoKernelImageForDevice (209).
+    The truth: an architecture verdict for the second only."""
+    os.makedirs(directory, exist_ok=True)
+    names = ("tracer_info", "api_name", "device_info", "driver_info", "library_load",
+             "api_call")
+    events = [(n, EVENTS[n]) if n in EVENTS else
+              (n, [(f, ctf_type(k)) for f, k, _, _ in ct_contract.LAYOUTS[
+                  ct_contract.EVENTS[n][0]]]) for n in names]
+    s = Stream(events)
+    t = 1_000_000_000
+    library = "/venv/lib/python3.11/site-packages/nvidia/cufft/lib/libcufft.so.12"
+    truth = {"unused": 5001, "failed": 5002, "library": library}
+    for pid in (5001, 5002):
+        s.event(t, "tracer_info", pid, pid, "python3", version="0.1")
+        s.event(t, "driver_info", pid, pid, "python3", cuda_version=13000,
+                driver_version="580.65.06")
+        s.event(t, "device_info", pid, pid, "python3", device=0, name="NVIDIA A100",
+                global_memory=40 << 30, cc_major=8, cc_minor=0, multiprocessors=108,
+                uuid=[0] * 16)
+        s.event(t + 1, "library_load", pid, pid, "python3", path=library,
+                soname="libcufft.so.12", version="12.0", device_code="sm_75", at_start=0,
+                base=BASE, size=MIB)
+        t += 10
+    s.event(t, "api_name", 5002, 5002, "python3", domain=2, cbid=211, name="cudaLaunchKernel")
+    s.event(t + 1, "api_call", 5002, 5002, "python3", domain=2, cbid=211, correlation_id=7,
+            result=209, entry=t)
+    write(directory, events, s)
+    return truth
+
+
 def empty(directory):
     write(directory, list(EVENTS.items()), None)
 
@@ -1268,7 +1305,7 @@ def main():
     makers = {"basic": basic, "accounting": accounting, "lttng": lttng, "foreign": foreign,
               "future": future,
               "old-layout": old_layout, "empty": empty, "strings": strings, "stacks": stacks,
-              "sites": sites,
+              "sites": sites, "codes": codes,
               "compact": compact, "repeats": repeats}
     if scenario not in makers:
         sys.exit(f"make-ctf.py: unknown scenario {scenario}")
