@@ -583,7 +583,13 @@ static void check_location(const char *path, const char *name, const char *const
 			break;
 		used += (size_t)n;
 	}
-	f = finding_add(out, CT_COMPAT_WARNING, "unexpected-location");
+	/*
+	 * Where a library lies is context, not a problem: pip's wheels, a
+	 * conda environment and the simulated GPU all keep CUDA's libraries
+	 * outside the toolkit. A note, beside the version checks that say
+	 * when a copy is at odds (library-major-mismatch, duplicate-library).
+	 */
+	f = finding_add(out, CT_COMPAT_NOTE, "unexpected-location");
 	if (!f)
 		return;
 	snprintf(f->what, sizeof(f->what), "%s comes from %s, outside the expected places (%s)",
