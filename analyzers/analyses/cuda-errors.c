@@ -6,9 +6,11 @@
  *
  * Memory: one entry per process that got such an error.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "common/demangle.h"
 #include "cuda-errors.h"
 
 /*
@@ -50,14 +52,90 @@ bool ct_cuda_error_is_sticky(unsigned domain, int32_t code)
 	       sticky_name(domain, code) != NULL;
 }
 
+/* What the analysis keeps of a process: its sticky error, its last launch. */
+struct last_launch {
+	uintptr_t sticky; /* 1 + the index of its entry in result.sticky, 0 none */
+	bool known;       /* a launch was seen */
+	bool graph;
+	uint64_t kernel_id;
+	int64_t time_ns;
+	uint32_t path; /* NVTX range path */
+	struct ct_api_ref api;
+	uint64_t stack_id;
+	/* a call_site waiting for its launch: its correlation id and stack */
+	uint32_t site_correlation_id;
+	uint64_t site_stack_id;
+};
+
 struct cuda_errors {
 	struct ct_cuda_errors_result result;
-	int slot; /* per process: 1 + the index of its entry in result.sticky, 0 none */
+	struct ct_context *ctx; /* borrowed */
+	int slot;               /* per process: its struct last_launch, owned by launches */
+	GPtrArray *launches;    /* struct last_launch (owned) */
 };
+
+static struct last_launch *launch_of(struct cuda_errors *c, struct ct_process *process)
+{
+	struct last_launch *l = process->slot[c->slot];
+
+	if (!l) {
+		l = g_new0(struct last_launch, 1);
+		g_ptr_array_add(c->launches, l);
+		process->slot[c->slot] = l;
+	}
+	return l;
+}
+
+/* A launch, a graph launch or the call site of the next launch (CUDATRACE_STACK_CALLS). */
+static void on_launch(struct cuda_errors *c, const struct ct_event *ev)
+{
+	struct last_launch *l = launch_of(c, ev->process);
+	const struct ct_api_ref *api =
+	    ev->type == CT_EV_LAUNCH ? &ev->u.launch.api : &ev->u.graph_launch.api;
+
+	if (ev->type == CT_EV_CALL_SITE) {
+		l->site_correlation_id = ev->u.call_site.correlation_id;
+		l->site_stack_id = ev->u.call_site.stack_id;
+		return;
+	}
+	l->known = true;
+	l->graph = ev->type == CT_EV_GRAPH_LAUNCH;
+	l->kernel_id = l->graph ? 0 : ev->u.launch.kernel_id;
+	l->time_ns = ev->time_ns;
+	l->path = ev->site;
+	l->api = *api;
+	l->stack_id =
+	    l->site_correlation_id == api->correlation_id ? l->site_stack_id : (uint64_t)0;
+}
+
+/* S's kernel: the last launch of PROCESS before the error, named. */
+static void kernel_of(struct cuda_errors *c, struct ct_process *process, struct ct_cuda_sticky *s)
+{
+	const struct last_launch *l = process->slot[c->slot];
+	char site[1024];
+	const char *name;
+	char *demangled;
+
+	if (!l || !l->known)
+		return;
+	s->graph = l->graph;
+	s->launch_time_ns = l->time_ns;
+	if (!l->graph) {
+		name = ct_context_kernel_name(process, l->kernel_id);
+		demangled = ct_demangle(name);
+		if (demangled || name)
+			s->kernel = g_string_chunk_insert_const(c->result.strings,
+			                                        demangled ? demangled : name);
+		free(demangled);
+	}
+	ct_call_site_format(c->ctx, process, l->path, &l->api, l->stack_id, site, sizeof(site));
+	if (site[0])
+		s->launch_site = g_string_chunk_insert_const(c->result.strings, site);
+}
 
 static void on_api_call(struct cuda_errors *c, const struct ct_event *ev)
 {
-	uintptr_t index = (uintptr_t)ev->process->slot[c->slot];
+	struct last_launch *l;
 	unsigned domain = ev->u.api_call.domain;
 	int32_t code = ev->u.api_call.result;
 	struct ct_cuda_sticky s = { 0 };
@@ -65,8 +143,10 @@ static void on_api_call(struct cuda_errors *c, const struct ct_event *ev)
 
 	if (code == 0 || ev->before_window)
 		return;
-	if (index) {
-		g_array_index(c->result.sticky, struct ct_cuda_sticky, index - 1).failed_after++;
+	l = launch_of(c, ev->process);
+	if (l->sticky) {
+		g_array_index(c->result.sticky, struct ct_cuda_sticky, l->sticky - 1)
+		    .failed_after++;
 		return;
 	}
 	if (!ct_cuda_error_is_sticky(domain, code))
@@ -79,14 +159,17 @@ static void on_api_call(struct cuda_errors *c, const struct ct_event *ev)
 	s.code = code;
 	s.error = sticky_name(domain, code);
 	s.api = g_string_chunk_insert_const(c->result.strings, api ? api : "");
+	kernel_of(c, ev->process, &s);
 	g_array_append_val(c->result.sticky, s);
-	ev->process->slot[c->slot] = (void *)(uintptr_t)c->result.sticky->len;
+	l->sticky = c->result.sticky->len;
 }
 
 static void cuda_errors_event(void *state, const struct ct_event *ev)
 {
 	if (ev->type == CT_EV_API_CALL)
 		on_api_call(state, ev);
+	else if (!ev->before_window)
+		on_launch(state, ev);
 }
 
 static enum ct_analysis_status cuda_errors_finish(void *state, int64_t end_ns)
@@ -122,6 +205,13 @@ static void write_section(struct ct_doc *doc, const struct ct_result *results, s
 		ct_doc_i64(doc, "code", s->code, CT_UNIT_NONE);
 		ct_doc_string(doc, "error", s->error);
 		ct_doc_u64(doc, "failed_after", s->failed_after, CT_UNIT_NONE);
+		ct_doc_string(doc, "kernel", s->kernel);
+		ct_doc_bool(doc, "graph", s->graph);
+		if (s->kernel || s->graph)
+			ct_doc_i64(doc, "launch_time_ns", s->launch_time_ns, CT_UNIT_TIME);
+		else
+			ct_doc_null(doc, "launch_time_ns");
+		ct_doc_string(doc, "launch_site", s->launch_site);
 		ct_doc_end(doc);
 	}
 	ct_doc_end(doc);
@@ -139,8 +229,10 @@ static enum ct_analysis_status cuda_errors_create(struct ct_context *ctx,
 
 	(void)opts;
 	*state = c;
+	c->ctx = ctx;
 	c->result.sticky = g_array_new(FALSE, TRUE, sizeof(struct ct_cuda_sticky));
 	c->result.strings = g_string_chunk_new(256);
+	c->launches = g_ptr_array_new_with_free_func(g_free);
 	c->slot = ct_analysis_slot(ctx);
 	return c->slot < 0 ? CT_ANALYSIS_NO_SLOT : CT_ANALYSIS_OK;
 }
@@ -153,6 +245,7 @@ static void cuda_errors_destroy(void *state)
 		return;
 	g_array_free(c->result.sticky, TRUE);
 	g_string_chunk_free(c->result.strings);
+	g_ptr_array_free(c->launches, TRUE);
 	g_free(c);
 }
 
@@ -160,7 +253,8 @@ const struct ct_analysis_class ct_cuda_errors_analysis = {
 	.name = "errors",
 	.id = CT_ANALYSIS_CUDA_ERRORS,
 	.section = &ct_cuda_errors_section,
-	.wants = CT_EV_BIT(CT_EV_API_CALL),
+	.wants = CT_EV_BIT(CT_EV_API_CALL) | CT_EV_BIT(CT_EV_LAUNCH) |
+	         CT_EV_BIT(CT_EV_GRAPH_LAUNCH) | CT_EV_BIT(CT_EV_CALL_SITE),
 	.create = cuda_errors_create,
 	.event = cuda_errors_event,
 	.finish = cuda_errors_finish,

@@ -10,6 +10,11 @@
  * the same error. To continue using CUDA, the process must be terminated
  * and relaunched." A program that hit one and then died did not die of
  * anything the tracer can see after it.
+ *
+ * Such an error is raised by a kernel, and returned by whatever call
+ * comes next (a synchronisation, a copy, a cudaFree): the call names no
+ * kernel. The kernel is the last the process launched before the error,
+ * named with where it was launched.
  */
 #ifndef CUDATRACE_ANALYZERS_CUDA_ERRORS_H
 #define CUDATRACE_ANALYZERS_CUDA_ERRORS_H
@@ -29,6 +34,11 @@ struct ct_cuda_sticky {
 	const char *error;     /* its name in that domain: "cudaErrorIllegalAddress" */
 	const char *api;       /* the call that returned it; "" when the trace names none */
 	uint64_t failed_after; /* calls of the process that failed after it */
+	/* The last launch of the process before it: the kernel that faulted. */
+	const char *kernel;      /* its name, demangled; NULL when none was launched */
+	bool graph;              /* a graph launch (kernel names no kernel then) */
+	int64_t launch_time_ns;  /* trace clock; when kernel or graph */
+	const char *launch_site; /* where it was launched (ct_call_site_format); NULL: unknown */
 };
 
 struct ct_cuda_errors_result {

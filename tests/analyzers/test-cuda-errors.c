@@ -4,7 +4,8 @@
  * first sticky error of each process (cuda.h and driver_types.h: the
  * errors after which "any further CUDA work will return the same error"),
  * named in its call's API, and the failed calls after it; errors that are
- * not sticky are not taken for one.
+ * not sticky are not taken for one; the kernel that faulted, the last the
+ * process launched before the error, named (demangled) with its launch.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -66,6 +67,33 @@ static void test_first_sticky_error(void **unused)
 	assert_string_equal(node_str(second, "api"), "cuCtxSynchronize");
 	assert_string_equal(node_str(second, "error"), "CUDA_ERROR_LAUNCH_FAILED");
 	assert_int_equal(node_u64(second, "failed_after"), 0);
+	/* no launch before either error: no kernel to name */
+	assert_true(node_is_null(first, "kernel"));
+	assert_true(node_is_null(first, "launch_site"));
+	synth_fini(&s);
+}
+
+/* The error names no kernel: the last launch of the process before it does. */
+static void test_faulting_kernel(void **unused)
+{
+	const struct ct_node *first;
+	struct synth s;
+
+	(void)unused;
+	synth_init(&s, &ct_cuda_errors_analysis, NULL);
+	synth_api_name(&s, 1, CT_DOMAIN_RUNTIME, DEVICE_SYNC, "cudaDeviceSynchronize");
+	synth_api_name(&s, 1, CT_DOMAIN_RUNTIME, 211, "cudaLaunchKernel");
+	synth_kernel_name(&s, 1, 0x10, "_Z5scalePfi");
+	synth_kernel_name(&s, 1, 0x20, "_Z6gatherPfPKii");
+	synth_launch_call(&s, 1000, 0x10, 1, 50);
+	synth_launch_call(&s, 2000, 0x20, 2, 50);
+	synth_api_call(&s, 3000, CT_DOMAIN_RUNTIME, DEVICE_SYNC, 3, 100, 700);
+	/* a launch after the error is not the one that faulted */
+	synth_launch_call(&s, 4000, 0x10, 4, 50);
+	first = node_at(node_path(synth_report(&s), "sticky_errors"), 0);
+	assert_string_equal(node_str(first, "kernel"), "gather(float*, int const*, int)");
+	assert_int_equal(node_i64(first, "launch_time_ns"), 2050);
+	assert_string_equal(node_str(first, "launch_site"), "cudaLaunchKernel");
 	synth_fini(&s);
 }
 
@@ -92,6 +120,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_sticky_error),
 		cmocka_unit_test(test_not_sticky),
+		cmocka_unit_test(test_faulting_kernel),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
