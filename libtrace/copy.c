@@ -87,6 +87,18 @@ static enum copy_hint hint_of_kind(enum cudaMemcpyKind kind)
 	}
 }
 
+/*
+ * A copy or memset of no bytes (a count of 0, a 2D one of no width or no
+ * height) is no operation: the call succeeds and CUDA does nothing, no GPU
+ * work and no activity record. Its call stays in the trace (api_call);
+ * an operation event would be a copy that never was, waiting for a GPU
+ * record that never comes.
+ */
+static bool no_bytes(uint64_t bytes)
+{
+	return bytes == 0;
+}
+
 struct copy_desc {
 	uint64_t dst;
 	uint64_t src;
@@ -151,7 +163,8 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 	struct side src = { 0 }, dst = { 0 };
 	struct ct_ev_memcpy e;
 
-	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memcpy) ||
+	if (call_failed(call) || no_bytes(d->bytes) ||
+	    !lttng_ust_tracepoint_enabled(cudatrace, memcpy) ||
 	    capture_stream_is_capturing(call, d->stream))
 		return;
 	resolve_sides(call, d, &src, &dst);
@@ -428,7 +441,8 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 	struct tracker_entry entry;
 	struct ct_ev_memset e;
 
-	if (call_failed(call) || !lttng_ust_tracepoint_enabled(cudatrace, memset) ||
+	if (call_failed(call) || no_bytes(d->bytes) ||
+	    !lttng_ust_tracepoint_enabled(cudatrace, memset) ||
 	    capture_stream_is_capturing(call, d->stream))
 		return;
 	e = (struct ct_ev_memset){
