@@ -94,8 +94,9 @@ static int find_metadata_in(const char *path, int depth, char *out, size_t len,
 
 		if (de->d_name[0] == '.')
 			continue;
+		/* lstat: a symbolic link (to `/`, say) is never followed out of PATH */
 		if (snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name) >= (int)sizeof(sub) ||
-		    stat(sub, &st) != 0)
+		    lstat(sub, &st) != 0)
 			continue;
 		if (S_ISREG(st.st_mode) && strcmp(de->d_name, "metadata") == 0) {
 			found = 1;
@@ -412,7 +413,13 @@ static int collect(const char *dir, struct entry **out, size_t *count, int *too_
 	if (!d)
 		return -1;
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
+		char path[4096];
+		struct stat st;
+
+		/* A symbolic link is not followed: it may lead anywhere (`/proc/1/root`). */
+		if (de->d_name[0] == '.' ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
+		    lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 			continue;
 		if (grow(&entries, n, &cap) < 0) {
 			free(entries);

@@ -5,7 +5,8 @@
 # program, date, duration, peak GPU memory, failures and how the program
 # ended, for traces of `cudatrace record` (from their notes) and for
 # traces made by hand (read); directories that hold no trace are left
-# out; bad arguments give a message and exit status 2.
+# out, and symbolic links are not followed (a link to / is not walked);
+# bad arguments give a message and exit status 2.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -50,6 +51,19 @@ mkdir -p "$lttng_tmp/empty"
 "$cli_bin" list "$lttng_tmp/empty" >"$lttng_tmp/empty.out" 2>&1
 is "an empty directory: exit 0" "$?" 0
 ok "an empty directory: says there is no trace" grep -q '^No cudatrace traces in' "$lttng_tmp/empty.out"
+
+# Symbolic links are not followed, among the entries or below them: a link
+# to / is not walked, a link to a trace does not list it twice.
+mkdir -p "$lttng_tmp/links/dir/sub"
+ln -s / "$lttng_tmp/links/dir/sub/root"
+ln -s / "$lttng_tmp/links/root"
+ln -s "$traces/ok" "$lttng_tmp/links/ok-link"
+timeout 60 "$cli_bin" list "$lttng_tmp/links" >"$lttng_tmp/links.out" 2>&1
+is "links: exit 0" "$?" 0
+ok "links: not followed, no trace listed" grep -q '^No cudatrace traces in' "$lttng_tmp/links.out"
+timeout 60 "$cli_bin" list /proc >"$lttng_tmp/proc.out" 2>&1
+is "/proc, whose links lead to / again and again: ends, with exit 0" "$?" 0
+ok "/proc: holds no trace" grep -q '^No cudatrace traces in /proc' "$lttng_tmp/proc.out"
 
 cli_fails list missing "cudatrace list: .*/nowhere: No such file or directory" "$lttng_tmp/nowhere"
 cli_fails list file "not a directory" "$traces/not-a-trace/readme.txt"
