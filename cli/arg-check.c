@@ -5,8 +5,11 @@
  */
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "arg-check.h"
 #include "diag.h"
@@ -58,6 +61,81 @@ int arg_check_path(const char *option, const char *path, size_t reserve)
 		name += strspn(name, "/");
 	}
 	return 0;
+}
+
+/* The index of the input in INPUTS that is PATH (by device and inode), or -1. */
+static long same_input(const char *path, const struct stat *inputs, size_t count)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return -1;
+	for (size_t i = 0; i < count; i++)
+		if (inputs[i].st_ino && st.st_dev == inputs[i].st_dev &&
+		    st.st_ino == inputs[i].st_ino)
+			return (long)i;
+	return -1;
+}
+
+int arg_check_output_outside(const char *option, const char *output, const char *const *inputs,
+                             size_t count)
+{
+	char path[PATH_MAX], real[PATH_MAX], shown[QUOTED + 8], input_shown[QUOTED + 8];
+	struct stat *st = calloc(count ? count : 1, sizeof(*st));
+	bool itself = false;
+	long hit = -1;
+
+	if (!st) {
+		diag_error("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < count; i++)
+		if (stat(inputs[i], &st[i]) != 0)
+			st[i].st_ino = 0; /* the reader says what is wrong with it */
+	/* the output, or the nearest directory above it that exists */
+	snprintf(path, sizeof(path), "%s", output);
+	while (!realpath(path, real)) {
+		char *slash = strrchr(path, '/');
+
+		while (slash && slash > path && slash[1] == '\0') { /* "dir/" */
+			*slash = '\0';
+			slash = strrchr(path, '/');
+		}
+		if (!slash)
+			snprintf(path, sizeof(path), ".");
+		else if (slash == path)
+			path[1] = '\0';
+		else
+			*slash = '\0';
+		if (!strcmp(path, ".") && !realpath(path, real)) {
+			free(st);
+			return 0; /* the output's own error comes when it is written */
+		}
+	}
+	/* that directory and each one above it */
+	for (bool first = true;; first = false) {
+		char *slash;
+
+		hit = same_input(real, st, count);
+		if (hit >= 0) {
+			itself = first && !strcmp(path, output);
+			break;
+		}
+		if (!strcmp(real, "/"))
+			break;
+		slash = strrchr(real, '/');
+		if (slash == real)
+			real[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	free(st);
+	if (hit < 0)
+		return 0;
+	diag_error("%s '%s' is %sthe trace '%s' that is read: write the output elsewhere", option,
+	           arg_shorten(output, shown, sizeof(shown)), itself ? "" : "inside ",
+	           arg_shorten(inputs[hit], input_shown, sizeof(input_shown)));
+	return -1;
 }
 
 int arg_usage_error(const char *verb, const char *fmt, ...)

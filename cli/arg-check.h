@@ -19,6 +19,15 @@
 int arg_check_path(const char *option, const char *path, size_t reserve);
 
 /*
+ * OUTPUT, given with OPTION, is neither one of the COUNT INPUTS nor inside
+ * one: 0, or -1 after a message. Paths are compared by device and inode,
+ * the output's through its nearest existing directory, so that another
+ * name for an input (a symbolic link, "..") is caught too.
+ */
+int arg_check_output_outside(const char *option, const char *output, const char *const *inputs,
+                             size_t count);
+
+/*
  * The first bytes of S for a message: S itself when short, else its start
  * followed by "...". Returns BUF.
  */

@@ -103,6 +103,9 @@ static int parse_args(struct export_args *a, int argc, char **argv)
 	for (size_t i = 0; i < a->path_count; i++)
 		if (arg_check_path("the trace", a->paths[i], 0) < 0)
 			return EXIT_USAGE;
+	/* a file of a trace, its cudatrace.info say, is never written over while it is read */
+	if (arg_check_output_outside("-o", a->output, a->paths, a->path_count) < 0)
+		return EXIT_USAGE;
 	/* every failed allocation gets its instant: none is left out of the list */
 	a->opts.max_rows = SIZE_MAX;
 	return 0;

@@ -11,7 +11,9 @@
 # A trace with GPU work (make-ctf.py bench-gpu) cut short in a host
 # stream, or with event data that cannot be decoded there, is exported up
 # to the damage: exit 0, a warning that says so, fewer operations than
-# the whole trace gives, a GPU-time trace that babeltrace2 reads.
+# the whole trace gives, a GPU-time trace that babeltrace2 reads. An
+# output that is, or is inside, the trace read is refused (exit 2), in
+# either format.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 
@@ -127,6 +129,26 @@ cp -r "$tmp/whole" "$tmp/corrupt"
 head -c 200 /dev/zero | tr '\000' '\377' |
 	dd of="$tmp/corrupt/cudatrace_0" bs=1 seek=1200000 conv=notrunc 2>/dev/null
 damaged corrupt "cannot be decoded"
+
+# An output that is, or is inside, the trace read (by another name too):
+# refused before anything is written, exit 2, the trace left as it was.
+echo "notes of the recorder" >"$tmp/whole/cudatrace.info"
+ln -s whole "$tmp/whole-link"
+whole_files=$(ls "$tmp/whole")
+for format in perfetto ctf; do
+	for output in whole/cudatrace.info whole whole/sub/out whole-link/metadata; do
+		status=0
+		timeout -k 10 120 "$cmd" export --format "$format" -o "$tmp/$output" "$tmp/whole" \
+			>"$tmp/inside.out" 2>"$tmp/inside.err" || status=$?
+		is "$format -o $output: exits 2" "$status" 2
+		ok "$format -o $output: says it is the trace read" \
+			grep -q "is \(inside \)\?the trace .*whole' that is read" "$tmp/inside.err"
+	done
+	ok "$format: the trace is left as it was" \
+		test "$(cat "$tmp/whole/cudatrace.info")" = "notes of the recorder" -a \
+		"$(ls "$tmp/whole")" = "$whole_files"
+done
+rm "$tmp/whole/cudatrace.info"
 
 # A file size limit the GPU-time trace outgrows (SIGXFSZ ignored: the write
 # fails rather than the process): sink.ctf.fs fails; the export says so,
