@@ -12,9 +12,9 @@
  * "# name".
  *
  * Fields holding a comma, a quote, a line break or a leading blank are
- * quoted, quotes doubled. Strings are written as the document holds them:
- * valid UTF-8 (document.h), control characters included, which a CSV
- * reader takes as data.
+ * quoted, quotes doubled. Strings are written as the text report shows
+ * them (ct_format_text): control characters, line breaks included, are
+ * escaped ("\x1b", "\n"), so that the file holds none a terminal acts on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -130,10 +130,18 @@ static void write_value(FILE *out, const struct ct_node *node, int first)
 {
 	char buf[64];
 
-	/* a string whole (a buffer could cut it inside a character): the document keeps it UTF-8 */
-	if (node && node->type == CT_NODE_STRING)
-		put_field(out, node->value.str, first);
-	else
+	/*
+	 * A string whole, its control characters escaped as the text report
+	 * shows them (a CSV file is read on terminals too): at most 4 bytes
+	 * for each of its bytes ("\x1b").
+	 */
+	if (node && node->type == CT_NODE_STRING) {
+		size_t len = 4 * strlen(node->value.str) + 1;
+		char *text = g_malloc(len);
+
+		put_field(out, ct_format_text(node->value.str, text, len), first);
+		g_free(text);
+	} else
 		put_field(out, node ? ct_format_raw(node, buf, sizeof(buf)) : "", first);
 }
 

@@ -7,7 +7,9 @@
 # sequences) with terminal escape sequences, forged lines, bytes that are
 # not UTF-8, quotes and commas in them:
 #   - JSON and CSV are valid UTF-8, and parse (Python's json and csv), the
-#     strings coming back as they were but for the invalid bytes;
+#     strings coming back as they were in JSON but for the invalid bytes,
+#     escaped as the text report shows them in CSV, which holds no control
+#     character but its line ends;
 #   - text holds no control character at all but its line ends, and no
 #     line that the program wrote;
 #   - the plots are drawn;
@@ -136,9 +138,28 @@ if text is not None:
 sites = tables.get("memory.devices.leak_sites", [])
 rows = [dict(zip(sites[0], r)) for r in sites[1:]] if sites else []
 site = [r["site"] for r in rows if r["pid"] == str(truth["pid"])]
-check("csv: a site with commas, quotes and line breaks comes back whole",
-      site and site[0].startswith(hostile["range"] + "/") and site[0].endswith(":" + hostile["api"]),
-      site)
+
+
+def escaped(s):
+    """S as ct_format_text shows it (S being valid UTF-8)."""
+    out = ""
+    for c in s:
+        o = ord(c)
+        if c in "\n\r\t":
+            out += {"\n": "\\n", "\r": "\\r", "\t": "\\t"}[c]
+        elif o < 0x20 or o == 0x7F:
+            out += f"\\x{o:02x}"
+        elif 0x80 <= o <= 0x9F or o in (0x2028, 0x2029) or 0x202A <= o <= 0x202E \
+                or 0x2066 <= o <= 0x2069:
+            out += f"\\u{o:04x}"
+        else:
+            out += c
+    return out
+
+
+check("csv: a site with commas, quotes and line breaks comes back whole, escaped",
+      site and site[0].startswith(escaped(hostile["range"]) + "/")
+      and site[0].endswith(":" + escaped(hostile["api"])), site)
 check("csv: an empty NVTX message stays empty",
       [r["site"] for r in rows if r["pid"] == str(truth["empty_pid"])] == ["outer/:cudaMalloc"],
       rows)
@@ -153,6 +174,9 @@ def safe_for_terminal(name, text):
     check(f"{name}: no line forged by a string of the trace",
           not any(line.startswith("FAKE") for line in text.split("\n")), text[:400])
 
+
+if text is not None:
+    safe_for_terminal("csv", text)
 
 # text
 text = utf8("text")
