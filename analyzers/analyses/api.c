@@ -9,15 +9,26 @@
  * Calls are read in the pass (api-calls.h): the event that records a call
  * (an api_call, or its semantic event) comes with it.
  *
+ * A call longer than a year (CT_API_IMPLAUSIBLE_NS) has a damaged time (a
+ * flipped bit in its event's timestamp makes it centuries long): it is
+ * counted as implausible, left out of the statistics, and said once.
+ * Sums saturate (saturate.h).
+ *
  * Memory: one row per distinct API with bounded statistics (stats.h).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
-#include "model/api-calls.h"
+#include "common/log.h"
+#include "common/saturate.h"
 #include "common/stats.h"
+#include "model/api-calls.h"
+
+/* A host time longer than this (a year) is a damaged one. */
+#define CT_API_IMPLAUSIBLE_NS (INT64_C(365) * 24 * 3600 * 1000000000)
 
 /* Distinct error codes kept per API; more are only counted. */
 #define CODES_KEPT 8
@@ -34,6 +45,7 @@ struct api_row {
 	struct ct_process *process; /* borrowed: the first that called it, for its name */
 	struct ct_stat time;        /* host time of the calls that returned; owned */
 	uint64_t returned;          /* calls recorded: they returned */
+	uint64_t implausible;       /* of those, the ones whose host time is damaged */
 	uint64_t errors;            /* calls that returned non-zero */
 	struct error_count codes[CODES_KEPT];
 	uint32_t code_count;
@@ -176,13 +188,18 @@ static void on_call(struct api *a, const struct ct_event *ev)
 {
 	const struct ct_api_call *call = &ev->call;
 	struct api_row *row = row_of(a, call->domain, call->cbid, ev->process);
+	int64_t duration;
 
 	if (!row)
 		return;
 	row->returned++;
 	if (call->result != 0)
 		count_error(row, call->result);
-	ct_stat_add(&row->time, call->exit_ns - call->entry_ns);
+	duration = ct_sat_sub(call->exit_ns, call->entry_ns);
+	if (duration > CT_API_IMPLAUSIBLE_NS)
+		row->implausible++;
+	else
+		ct_stat_add(&row->time, duration);
 }
 
 static void api_event(void *state, const struct ct_event *ev)
@@ -207,8 +224,8 @@ static void count_open_calls(struct ct_thread *thread, void *data)
 		if (!row)
 			continue;
 		row->open_at_end++;
-		if (a->end_ns - call->entry_ns > row->longest_open_ns)
-			row->longest_open_ns = a->end_ns - call->entry_ns;
+		if (ct_sat_sub(a->end_ns, call->entry_ns) > row->longest_open_ns)
+			row->longest_open_ns = ct_sat_sub(a->end_ns, call->entry_ns);
 	}
 }
 
@@ -269,6 +286,7 @@ static void write_row(struct ct_doc *doc, const struct api_row *row, int64_t tot
 	ct_doc_ratio(doc, "time_share", (double)row->time.sum, (double)total_ns);
 	ct_doc_u64(doc, "errors", row->errors, CT_UNIT_NONE);
 	ct_doc_u64(doc, "other_error_codes", row->other_codes, CT_UNIT_NONE);
+	ct_doc_u64(doc, "implausible_calls", row->implausible, CT_UNIT_NONE);
 	ct_doc_u64(doc, "open_at_end", row->open_at_end, CT_UNIT_NONE);
 	if (row->open_at_end)
 		ct_doc_i64(doc, "longest_open_ns", row->longest_open_ns, CT_UNIT_DURATION);
@@ -292,10 +310,18 @@ static void write_section(struct ct_doc *doc, const struct ct_result *results, s
 	const struct api *a = ct_result_of(results, count, CT_ANALYSIS_API);
 	uint32_t *order = ct_analysis_rank(a->rows->len, by_total_time, (void *)a);
 	int64_t total_ns = 0;
+	uint64_t implausible = 0;
 	size_t shown;
 
-	for (guint r = 0; r < a->rows->len; r++)
-		total_ns += row_at(a, r)->time.sum;
+	for (guint r = 0; r < a->rows->len; r++) {
+		total_ns = ct_sat_add(total_ns, row_at(a, r)->time.sum);
+		implausible += row_at(a, r)->implausible;
+	}
+	if (implausible)
+		ct_log_warning(
+		    "API calls that returned after more than a year, a damaged time: %" PRIu64
+		    ", left out of the API table (implausible_calls)",
+		    implausible);
 	shown = a->rows->len < a->opts->max_rows ? a->rows->len : a->opts->max_rows;
 	ct_doc_array(doc, "api", "API calls, by total host time");
 	for (size_t i = 0; i < shown; i++)

@@ -351,7 +351,7 @@ static void time_copy(struct transfers *t, struct ct_process *process, struct xf
                       const struct ct_ev_memcpy *e, const struct ct_api_call *call)
 {
 	struct xfer_group *g = group_at(t, p->group);
-	int64_t host_ns = call->exit_ns - call->entry_ns;
+	int64_t host_ns = ct_sat_sub(call->exit_ns, call->entry_ns);
 
 	g->host_count++;
 	g->host_ns = ct_sat_add(g->host_ns, host_ns);

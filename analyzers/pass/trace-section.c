@@ -3,6 +3,7 @@
  * trace-section.c - the report's "trace" section (see trace-section.h).
  */
 #include "config.h"
+#include "common/saturate.h"
 #include "trace-section.h"
 
 static void write_processes(struct ct_doc *doc, const struct ct_context *ctx)
@@ -65,7 +66,8 @@ void ct_trace_section_write(struct ct_doc *doc, const struct ct_reader_stats *s,
 	if (any) {
 		ct_doc_i64(doc, "start_ns", s->first_ns, CT_UNIT_TIME);
 		ct_doc_i64(doc, "end_ns", s->last_ns, CT_UNIT_TIME);
-		ct_doc_i64(doc, "duration_ns", s->last_ns - s->first_ns, CT_UNIT_DURATION);
+		ct_doc_i64(doc, "duration_ns", ct_sat_sub(s->last_ns, s->first_ns),
+		           CT_UNIT_DURATION);
 	} else {
 		ct_doc_null(doc, "start_ns");
 		ct_doc_null(doc, "end_ns");

@@ -7,8 +7,9 @@
 # own CTF writer writes it, each cut, bit-flipped and zeroed in every file
 # by damage.py (which runs `cudatrace list` on each copy too); metadata
 # too large, nested too deep, not CTF, naming a member twice or declaring
-# a pointer; packet counts babeltrace2 aborts on; a damaged trace read
-# with a good one. Each run ends in
+# a pointer; packet counts babeltrace2 aborts on; a bit flipped in an
+# event's timestamp (a call centuries long); a damaged trace read with a
+# good one. Each run ends in
 # bounded time with exit status 0 (a report that says what was lost) or 2
 # (a message in cudatrace's terms), never a crash: in a sanitizer build,
 # an error report aborts, which fails the run.
@@ -96,6 +97,40 @@ PY
 	ok "${count%:*}: the events of the first packet are analysed" \
 		test "$(field "${count%:*}" "d['trace']['events']")" -gt 5
 done
+
+# --- one flipped bit (2^62) in the timestamp of an event that records a
+# call: a call centuries long, left out of the API table and said; the
+# sums saturate rather than overflow (a sanitizer build aborts on that)
+"$report_python" "$report_here/make-ctf.py" bench-gpu 300 "$report_tmp/calls" >/dev/null ||
+	tap_fail_all "make-ctf.py makes the bench-gpu trace"
+"$report_python" - "$report_cmd" "$report_tmp/calls" "$report_tmp/flipped" <<'PY' >"$report_tmp/flip.log" 2>&1
+import json, os, shutil, struct, subprocess, sys
+cmd, trace, out = sys.argv[1:4]
+data = open(f"{trace}/cudatrace_0", "rb").read()
+# the events' 64-bit timestamps: the values of the trace's first second (make-ctf.py's clock)
+for at in range(64, 4096):
+    if not 10**9 <= struct.unpack_from("<Q", data, at)[0] < 10**9 + 10**8:
+        continue
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(trace, out)
+    flipped = bytearray(data)
+    flipped[at + 7] ^= 0x40
+    open(f"{out}/cudatrace_0", "wb").write(flipped)
+    r = subprocess.run([cmd, "report", "--format=json", out], capture_output=True)
+    if r.returncode == 0 and any(a["implausible_calls"] for a in json.loads(r.stdout)["api"]):
+        print(f"flipped at {at + 7}")
+        sys.exit(0)
+sys.exit(1)
+PY
+ok "flipped: a timestamp whose flipped bit makes a call centuries long is found" \
+	test "$?" = 0 || sed 's/^/#   /' "$report_tmp/flip.log"
+report_run_damaged flipped --format=json "$report_tmp/flipped"
+report_exits flipped 0
+report_says flipped "API calls that returned after more than a year, a damaged time: [1-9][0-9]*, left out of the API table"
+ok "flipped: no API's host time adds up to a year" \
+	test "$(field flipped "max(a['total_ns'] for a in d['api']) < 365 * 86400 * 10**9")" = True
+ok "flipped: the implausible calls are counted" \
+	test "$(field flipped "sum(a['implausible_calls'] for a in d['api'])")" -gt 0
 
 # --- metadata that cudatrace does not hand to babeltrace2
 cp -r "$report_tmp/basic" "$report_tmp/huge"
