@@ -1158,6 +1158,7 @@ static int layout_of(const struct parser *p, struct ct_packet_layout *layout, ch
 	}
 	if (header_size == VARIABLE || !field(p, p->header, 0, "magic", &layout->magic) ||
 	    !field(p, p->header, 0, "stream_id", &layout->stream_id) ||
+	    !field(p, p->header, 0, "stream_instance_id", &layout->stream_instance_id) ||
 	    (layout->magic.present && layout->magic.size != 32)) {
 		snprintf(why, len, "its packet header has no fixed layout");
 		return -1;

@@ -86,7 +86,7 @@ struct ct_stream_layout {
 
 struct ct_packet_layout {
 	bool known; /* every stream class's context has a fixed layout */
-	struct ct_packet_field magic, stream_id;
+	struct ct_packet_field magic, stream_id, stream_instance_id;
 	GArray *streams; /* struct ct_stream_layout, owned */
 };
 

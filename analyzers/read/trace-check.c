@@ -103,8 +103,11 @@ static void cut(struct ct_trace_check *c, const struct stream *f, const char *sh
  * Whether FIELD of the packet in BUF holds 2^64 - 1. babeltrace2 2.0 takes
  * that value of a packet's events_discarded or packet_seq_num for "the
  * stream has none", and aborts when a packet after the first has it
- * (msg-iter.c, check_emit_msg_discarded_events and _packets). LTTng's
- * counts never reach it.
+ * (msg-iter.c, check_emit_msg_discarded_events and _packets); of its
+ * timestamp_begin or timestamp_end, for "no time", and aborts on any
+ * packet that has it (create_msg_packet_beginning and _end); of its
+ * stream_instance_id, for "no instance". LTTng's counts, times and ids
+ * never reach it.
  */
 static bool all_ones(const uint8_t *buf, size_t got, const struct ct_packet_field *field)
 {
@@ -216,11 +219,21 @@ static bool walk_packets(struct ct_trace_check *c, const struct stream *f, const
 			    "number)");
 			return false;
 		}
-		if (pk.size > largest)
-			largest = pk.size;
+		if (all_ones(buf, got, &layout->stream_instance_id)) {
+			cut(c, f, shown, at, "has a corrupt packet (its stream instance id)");
+			return false;
+		}
 		pk.has_times = s->timestamp_begin.present && s->timestamp_end.present &&
 		               read_field(buf, got, &s->timestamp_begin, &pk.begin) &&
 		               read_field(buf, got, &s->timestamp_end, &pk.end);
+		/* a packet ends after it begins: a time out of order is a damaged one */
+		if (all_ones(buf, got, &s->timestamp_begin) ||
+		    all_ones(buf, got, &s->timestamp_end) || (pk.has_times && pk.begin > pk.end)) {
+			cut(c, f, shown, at, "has a corrupt packet (its times)");
+			return false;
+		}
+		if (pk.size > largest)
+			largest = pk.size;
 		g_array_append_val(*&packets, pk);
 		at += pk.size / 8;
 	}

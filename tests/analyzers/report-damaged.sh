@@ -132,6 +132,81 @@ ok "flipped: no API's host time adds up to a year" \
 ok "flipped: the implausible calls are counted" \
 	test "$(field flipped "sum(a['implausible_calls'] for a in d['api'])")" -gt 0
 
+# --- the GPU stream file cut inside its first packet, inside its first
+# gpu_batch: babeltrace2 alone aborts when another stream file's source is
+# read after it failed. Every verb, with one decoding group and several.
+cp -r "$report_tmp/calls" "$report_tmp/gpu-cut"
+truncate -s 1000 "$report_tmp/gpu-cut/cudatrace-gpu_0"
+cp -r "$report_tmp/calls" "$report_tmp/host-only"
+rm "$report_tmp/host-only/cudatrace-gpu_0"
+report_run_damaged host-only --format=json "$report_tmp/host-only"
+# verb_run TAG VERB ARGS...: as report_run_damaged, for another verb
+verb_run() {
+	verb_tag=$1
+	shift
+	verb_asan=${ASAN_OPTIONS:-}
+	report_status=0
+	ASAN_OPTIONS="${verb_asan:+$verb_asan:}detect_leaks=0" timeout -k 10 "$report_time_limit" \
+		"$report_cmd" "$@" >"$report_tmp/$verb_tag.out" 2>"$report_tmp/$verb_tag.err" ||
+		report_status=$?
+}
+for groups in 1 2; do
+	CUDATRACE_DECODE_GROUPS=$groups
+	export CUDATRACE_DECODE_GROUPS
+	report_run_damaged gpu-cut-$groups --format=json "$report_tmp/gpu-cut"
+	report_exits gpu-cut-$groups 0
+	report_says gpu-cut-$groups "stream file 'cudatrace-gpu_0' of '.*gpu-cut' ends in a partial packet"
+	ok "gpu-cut-$groups: the host stream files' events are analysed" \
+		test "$(field gpu-cut-$groups "d['trace']['events']")" -ge \
+		"$(field host-only "d['trace']['events']")"
+	report_run_damaged gpu-cut-text-$groups "$report_tmp/gpu-cut"
+	report_exits gpu-cut-text-$groups 0
+	verb_run gpu-cut-perfetto-$groups export -o "$report_tmp/gpu-cut.pftrace" "$report_tmp/gpu-cut"
+	report_exits gpu-cut-perfetto-$groups 0
+	rm -rf "$report_tmp/gpu-cut-ctf"
+	verb_run gpu-cut-ctf-$groups export --format ctf -o "$report_tmp/gpu-cut-ctf" \
+		"$report_tmp/gpu-cut"
+	ok "gpu-cut-ctf-$groups: exits 0 or 2 (no GPU operation left), no crash" \
+		test "$report_status" = 0 -o "$report_status" = 2
+done
+unset CUDATRACE_DECODE_GROUPS
+
+# --- 0xff bytes in a packet's timestamp_begin or timestamp_end, or a
+# packet that ends before it begins: babeltrace2 alone aborts, or reads
+# nothing of the trace. The packets before it are read.
+for case in begin:24:ffffffffffffffff end:32:ffffffffffffffff order:31:ff; do
+	tag=times-${case%%:*}
+	cp -r "$report_tmp/lttng" "$report_tmp/$tag"
+	at=${case#*:}
+	"$report_python" - "$report_tmp/$tag/cudatrace_0" "$((4096 + ${at%%:*}))" "${at#*:}" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:      # the second packet's context field
+    f.seek(int(sys.argv[2]))
+    f.write(bytes.fromhex(sys.argv[3]))
+PY
+	report_run_damaged "$tag" --format=json "$report_tmp/$tag"
+	report_exits "$tag" 0
+	report_says "$tag" "stream file 'cudatrace_0' of '.*$tag' has a corrupt packet (its times) at byte 4096"
+	ok "$tag: the events of the first packet are analysed" \
+		test "$(field "$tag" "d['trace']['events']")" -gt 5
+	is "$tag: reported as incomplete" "$(field "$tag" "d['trace']['complete']")" False
+done
+
+# --- `cudatrace list` of damaged traces beside good ones: each listed, exit 0
+mkdir -p "$report_tmp/listed"
+cp -r "$report_tmp/lttng" "$report_tmp/listed/good"
+cp -r "$report_tmp/calls" "$report_tmp/listed/good-gpu"
+cp -r "$report_tmp/gpu-cut" "$report_tmp/times-begin" "$report_tmp/listed/"
+cp -r "$report_tmp/basic" "$report_tmp/listed/not-ctf"
+echo "hello, this is not a trace" >"$report_tmp/listed/not-ctf/metadata"
+verb_run listed list "$report_tmp/listed"
+report_exits listed 0
+for name in good good-gpu gpu-cut times-begin not-ctf; do
+	ok "listed: a line for $name" grep -q "^$name " "$report_tmp/listed.out"
+done
+ok "listed: the good traces' peaks" \
+	sh -c 'grep -q "^good  .*27\.00 MiB" "$1" && grep -q "^good-gpu .*MiB" "$1"' sh "$report_tmp/listed.out"
+
 # --- metadata that cudatrace does not hand to babeltrace2
 cp -r "$report_tmp/basic" "$report_tmp/huge"
 "$report_python" - "$report_tmp/huge/metadata" <<'PY'
