@@ -8,12 +8,16 @@
  * (out of memory, babeltrace2 plugins missing), 2 for wrong arguments and
  * input that is not a usable cudatrace trace.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "registry/analyses.h"
 #include "arg-check.h"
@@ -488,24 +492,95 @@ static char **resolve_inputs(char *const *paths, size_t count)
 }
 
 /*
- * A trace its recorder noted as cut (cudatrace.info's complete=false)
- * ends where LTTng stopped writing, in whole packets: the report says it
- * is incomplete, and why, as for a trace whose last packet is damaged.
+ * Says WHY on stderr; with MARK, the report is incomplete, the first reason
+ * given its trace.error.
  */
-static void note_cuts(struct ct_reader *reader, char *const *paths, size_t count)
+static void note_loss(struct ct_reader *reader, bool mark, const char *why)
 {
+	fprintf(stderr, "cudatrace report: warning: %s\n", why);
+	if (mark)
+		ct_reader_note_cut(reader, why);
+}
+
+/*
+ * The stream files of trace directory TRACE that its index names
+ * (index/NAME.idx, which LTTng writes for each) but that are not there:
+ * each said, and the trace incomplete.
+ */
+static void note_missing_streams(struct ct_reader *reader, bool mark, const char *trace)
+{
+	char path[PATH_MAX], why[8 * PATH_MAX], shown[4 * 256], shown_trace[4 * PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (snprintf(path, sizeof(path), "%s/index", trace) >= (int)sizeof(path) ||
+	    !(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || n <= 4 || strcmp(de->d_name + n - 4, ".idx") ||
+		    snprintf(path, sizeof(path), "%s/%.*s", trace, (int)(n - 4), de->d_name) >=
+		        (int)sizeof(path) ||
+		    lstat(path, &st) == 0)
+			continue;
+		snprintf(why, sizeof(why),
+		         "stream file '%s' of '%s' is missing (its index is there): its events are "
+		         "not in the report",
+		         ct_format_text(path + strlen(trace) + 1, shown, sizeof(shown)),
+		         ct_format_text(trace, shown_trace, sizeof(shown_trace)));
+		note_loss(reader, mark, why);
+	}
+	closedir(d);
+}
+
+/*
+ * What the traces lack, said and the report incomplete: a trace its
+ * recorder noted as cut (cudatrace.info's complete=false), which ends
+ * where LTTng stopped writing, in whole packets; a stream file its index
+ * names that is not there; fewer events than the recorders counted
+ * (cudatrace.info's events=: a stream file or the metadata removed since).
+ * PATHS are the directories given, INPUTS what the reader read of them;
+ * MARK as note_loss's.
+ */
+static void note_losses(struct ct_reader *reader, bool mark, char *const *paths,
+                        char *const *inputs, size_t count)
+{
+	uint64_t counted = 0, read = ct_reader_stats(reader)->events;
+	GPtrArray *traces = g_ptr_array_new_with_free_func(g_free);
+	bool all_counted = true;
+	char why[600];
+
 	for (size_t i = 0; i < count; i++) {
 		struct trace_info info;
-		char why[600];
 
-		if (trace_info_read(paths[i], &info) < 0 || !info.has_complete || info.complete)
+		if (trace_info_read(paths[i], &info) < 0 || !info.has_counts) {
+			all_counted = false;
+			continue;
+		}
+		counted += info.events;
+		if (!info.has_complete || info.complete)
 			continue;
 		snprintf(why, sizeof(why), "the trace in %s was cut before %s ended: %s", paths[i],
 		         info.program[0] ? info.program : "its program",
 		         trace_info_cut_reason(info.cut));
-		fprintf(stderr, "cudatrace report: warning: %s\n", why);
-		ct_reader_note_cut(reader, why);
-		return;
+		note_loss(reader, mark, why);
+	}
+	if (ct_discover_traces((const char *const *)inputs, count, traces, why, sizeof(why)) ==
+	    CT_DISCOVERY_OK)
+		for (guint t = 0; t < traces->len; t++)
+			note_missing_streams(reader, mark, g_ptr_array_index(traces, t));
+	g_ptr_array_free(traces, TRUE);
+	if (all_counted && read < counted) {
+		snprintf(why, sizeof(why),
+		         "%s %" PRIu64 " of the %" PRIu64 " events %s recorder%s counted "
+		         "(cudatrace.info): %s",
+		         count == 1 ? "the trace holds" : "the traces hold", read, counted,
+		         count == 1 ? "its" : "their", count == 1 ? "" : "s",
+		         read ? "stream files are missing or damaged"
+		              : "its metadata or its stream files are missing");
+		note_loss(reader, mark, why);
 	}
 }
 
@@ -594,15 +669,17 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		goto end;
 	status = read_inputs(reader, inputs, a.path_count, &recorded);
+	if (status == CT_READER_TRUNCATED)
+		fprintf(stderr, "cudatrace report: warning: %s\n", ct_reader_stats(reader)->error);
+	/* what is lost is said also when nothing is left to report */
+	if (!a.live_url)
+		note_losses(reader, status != CT_READER_INPUT_ERROR && status != CT_READER_ERROR,
+		            a.paths, inputs, a.path_count);
 	if (status == CT_READER_INPUT_ERROR || status == CT_READER_ERROR) {
 		fprintf(stderr, "cudatrace report: %s\n", ct_reader_stats(reader)->error);
 		ret = status == CT_READER_INPUT_ERROR ? EXIT_USAGE : 1;
 		goto end;
 	}
-	if (status == CT_READER_TRUNCATED)
-		fprintf(stderr, "cudatrace report: warning: %s\n", ct_reader_stats(reader)->error);
-	else
-		note_cuts(reader, a.paths, a.path_count);
 	if (ct_reader_finish(reader) < 0 || ct_reader_report(reader, doc) < 0) {
 		ret = reader_error(reader);
 		goto end;

@@ -8,8 +8,11 @@
 # by damage.py (which runs `cudatrace list` on each copy too); metadata
 # too large, nested too deep, not CTF, naming a member twice or declaring
 # a pointer; packet counts babeltrace2 aborts on; a bit flipped in an
-# event's timestamp (a call centuries long); a damaged trace read with a
-# good one. Each run ends in
+# event's timestamp (a call centuries long); a GPU stream file cut inside
+# its first packet; 0xff packet times; `cudatrace list` of damaged traces
+# beside good ones; a recorded trace whose metadata, ust/ or a stream file
+# is gone, or that holds fewer events than its notes count (never called
+# complete); a damaged trace read with a good one. Each run ends in
 # bounded time with exit status 0 (a report that says what was lost) or 2
 # (a message in cudatrace's terms), never a crash: in a sanitizer build,
 # an error report aborts, which fails the run.
@@ -206,6 +209,54 @@ for name in good good-gpu gpu-cut times-begin not-ctf; do
 done
 ok "listed: the good traces' peaks" \
 	sh -c 'grep -q "^good  .*27\.00 MiB" "$1" && grep -q "^good-gpu .*MiB" "$1"' sh "$report_tmp/listed.out"
+
+# --- a trace laid out as `cudatrace record` leaves it (its notes, with the
+# events its recorder counted, and a loaded library's list beside ust/),
+# then its metadata, its ust/ directory or its stream file removed, or
+# fewer events in it than the notes count: never complete, said on stderr
+recorded() { # TAG
+	mkdir -p "$report_tmp/$1/ust/uid/0"
+	cp -r "$report_tmp/lttng" "$report_tmp/$1/ust/uid/0/64-bit"
+	printf 'version=1\nsession=s\nmode=local\nprogram=synthetic\nevents=%s\ncomplete=true\n' \
+		"${2:-25}" >"$report_tmp/$1/cudatrace.info"
+	printf '/usr/lib/libcuda.so.1\tlibcuda.so.1\t\t/usr/lib/libcuda.so.1\n' \
+		>"$report_tmp/$1/objects-4242"
+}
+recorded whole
+report_run_damaged whole --format=json "$report_tmp/whole"
+report_exits whole 0
+is "whole: complete, nothing said" "$(field whole "d['trace']['complete']")$(cat "$report_tmp/whole.err")" True
+recorded no-metadata
+rm "$report_tmp/no-metadata/ust/uid/0/64-bit/metadata"
+recorded no-ust
+rm -r "$report_tmp/no-ust/ust"
+recorded fewer 30
+for tag in no-metadata no-ust fewer; do
+	report_run_damaged "$tag" --format=json "$report_tmp/$tag"
+	report_exits "$tag" 0
+	is "$tag: reported as incomplete" "$(field "$tag" "d['trace']['complete']")" False
+done
+report_says no-metadata "the trace holds 0 of the 25 events its recorder counted (cudatrace.info): its metadata or its stream files are missing"
+report_says no-ust "the trace holds 0 of the 25 events its recorder counted"
+report_says fewer "the trace holds 25 of the 30 events its recorder counted (cudatrace.info): stream files are missing or damaged"
+is "fewer: why, in trace.error" "$(field fewer "'30 events' in d['trace']['error']")" True
+recorded no-stream
+rm "$report_tmp/no-stream/ust/uid/0/64-bit/cudatrace_0"
+report_run_damaged no-stream --format=json "$report_tmp/no-stream"
+report_exits no-stream 2
+report_says no-stream "stream file 'cudatrace_0' of '.*no-stream/ust/uid/0/64-bit' is missing (its index is there)"
+report_says no-stream "the trace holds 0 of the 25 events its recorder counted"
+# a trace without notes: its index names the stream file that is not there
+cp -r "$report_tmp/calls" "$report_tmp/indexed"
+mkdir "$report_tmp/indexed/index"
+for f in cudatrace_0 cudatrace_1 cudatrace-gpu_0; do
+	: >"$report_tmp/indexed/index/$f.idx"
+done
+rm "$report_tmp/indexed/cudatrace_1"
+report_run_damaged indexed --format=json "$report_tmp/indexed"
+report_exits indexed 0
+report_says indexed "stream file 'cudatrace_1' of '.*indexed' is missing (its index is there)"
+is "indexed: reported as incomplete" "$(field indexed "d['trace']['complete']")" False
 
 # --- metadata that cudatrace does not hand to babeltrace2
 cp -r "$report_tmp/basic" "$report_tmp/huge"
