@@ -17,7 +17,6 @@
 #include "live.h"
 #include "common/log.h"
 #include "stream-groups.h"
-#include "trace-check.h"
 #include "trace-view.h"
 
 /* Group G's most: a pass rarely has more cores than this, and never needs more graphs. */
@@ -41,14 +40,6 @@ struct stream_file {
 	size_t trace;
 	char *name;
 	uint64_t bytes;
-	/*
-	 * It ends in a partial packet, which babeltrace2 2.0 fails to decode
-	 * at the event cut short, leaving its error on the thread; its muxer
-	 * then calls the source of another stream file, which aborts there
-	 * ("API function called while current thread has an error"). Such a
-	 * file is decoded in a group of its own, where no other source is.
-	 */
-	bool partial;
 };
 
 size_t ct_stream_groups_wanted(void)
@@ -129,25 +120,6 @@ static gint largest_first(gconstpointer a, gconstpointer b)
 	return strcmp(x->name, y->name);
 }
 
-/* Marks the files of trace I among FILES that end in a partial packet. */
-static void mark_partial(GPtrArray *files, size_t i, const char *trace)
-{
-	struct ct_trace_check check;
-
-	ct_trace_check(trace, trace, &check);
-	for (guint r = 0; check.status == CT_TRACE_CHECK_REPAIR && r < check.streams->len; r++) {
-		const struct ct_stream_repair *repair = g_ptr_array_index(check.streams, r);
-
-		for (guint n = 0; repair->partial != UINT64_MAX && n < files->len; n++) {
-			struct stream_file *f = g_ptr_array_index(files, n);
-
-			if (f->trace == i && !strcmp(f->name, repair->name))
-				f->partial = true;
-		}
-	}
-	ct_trace_check_release(&check);
-}
-
 /*
  * The stream files of the traces, the largest first; NULL when a trace is
  * a live URL, or has no stream file (babeltrace2 says what is wrong with
@@ -183,18 +155,17 @@ static GPtrArray *stream_files(const char *const *traces, size_t count)
 			g_ptr_array_add(files, f);
 		}
 		g_ptr_array_free(names, TRUE);
-		mark_partial(files, i, traces[i]);
 	}
 	g_ptr_array_sort(files, largest_first);
 	return files;
 }
 
-/* The group with the fewest bytes among the first COUNT, the first of those. */
-static struct group *lightest(struct ct_stream_groups *groups, size_t count)
+/* The group with the fewest bytes, the first of those. */
+static struct group *lightest(struct ct_stream_groups *groups)
 {
 	struct group *best = &groups->groups[0];
 
-	for (size_t i = 1; i < count; i++)
+	for (size_t i = 1; i < groups->count; i++)
 		if (groups->groups[i].bytes < best->bytes)
 			best = &groups->groups[i];
 	return best;
@@ -228,24 +199,18 @@ static const char *view_of(struct group *g, const char *const *traces, size_t i,
 	return g_ptr_array_index(g->views, g->views->len - 1);
 }
 
-/*
- * Puts each file of FILES in a view of its trace: the first PARTIAL files
- * that end in a partial packet in the last groups, one each; the others
- * in the lightest of the groups before those. 0, or -1.
- */
+/* Puts each file of FILES in the lightest group, in a view of its trace. 0, or -1. */
 static int fill(struct ct_stream_groups *groups, const char *const *traces, size_t count,
-                GPtrArray *files, size_t partial, char *why, size_t len)
+                GPtrArray *files, char *why, size_t len)
 {
 	char **absolute = g_new0(char *, count);
-	size_t shared = groups->count - partial, alone = 0;
 	int ret = 0;
 
 	for (size_t i = 0; i < count; i++)
 		absolute[i] = realpath(traces[i], NULL);
 	for (guint n = 0; ret == 0 && n < files->len; n++) {
 		const struct stream_file *f = g_ptr_array_index(files, n);
-		struct group *g = f->partial && alone < partial ? &groups->groups[shared + alone++]
-		                                                : lightest(groups, shared);
+		struct group *g = lightest(groups);
 		const char *view;
 
 		if (!absolute[f->trace]) {
@@ -273,26 +238,19 @@ struct ct_stream_groups *ct_stream_groups_create(const char *const *traces, size
                                                  size_t wanted, char *why, size_t len)
 {
 	struct ct_stream_groups *groups;
-	size_t partial = 0, others;
 	GPtrArray *files;
 
-	if (!(files = stream_files(traces, count)))
+	if (wanted <= 1 || !(files = stream_files(traces, count)))
 		return whole(traces, count);
-	for (guint n = 0; n < files->len; n++)
-		partial += ((const struct stream_file *)g_ptr_array_index(files, n))->partial;
-	/* a file that ends in a partial packet is alone, whatever WANTED says */
-	if (files->len <= 1 || (wanted <= 1 && !partial)) {
+	if (files->len <= 1) {
 		g_ptr_array_free(files, TRUE);
 		return whole(traces, count);
 	}
-	others = files->len - partial;
 	groups = g_new0(struct ct_stream_groups, 1);
-	groups->count = MIN(MIN(wanted, others) + partial, GROUPS_MAX);
-	/* the others need a group: the partial files beyond the most share theirs */
-	partial = MIN(partial, groups->count - (others ? 1 : 0));
+	groups->count = MIN(MIN(wanted, files->len), GROUPS_MAX);
 	for (size_t i = 0; i < groups->count; i++)
 		group_init(&groups->groups[i], true);
-	if (fill(groups, traces, count, files, partial, why, len) < 0) {
+	if (fill(groups, traces, count, files, why, len) < 0) {
 		ct_stream_groups_destroy(groups);
 		groups = NULL;
 	}

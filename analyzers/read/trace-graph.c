@@ -3,6 +3,7 @@
  * trace-graph.c - the babeltrace2 graph of a pass, its sources repaired or
  * skipped (see trace-graph.h).
  */
+#include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +58,129 @@ static void take_error(char *buf, size_t len)
 		buf[m] = '\0';
 	}
 	bt_error_release(error);
+}
+
+/* ------------------------------------------------------------ the guards */
+
+/*
+ * A guard: a filter between a source's port and the muxer that passes on
+ * what the port gives. src.ctf.fs of babeltrace2 2.0 gives the messages
+ * decoded before data it cannot decode with its error left on the thread
+ * and the status OK; the muxer then reads another source, which aborts
+ * ("API function called while current thread has an error"). The guard
+ * takes that error off the thread and puts it back at its next call,
+ * before reading its port again: the source then fails as it would alone.
+ */
+struct guard {
+	bt_message_iterator *upstream; /* owned */
+	const bt_error *error;         /* owned: the error its port left, NULL if none */
+};
+
+static bt_component_class_initialize_method_status
+guard_init(bt_self_component_filter *self, bt_self_component_filter_configuration *config,
+           const bt_value *params, void *data)
+{
+	bt_self_component_port_input *in;
+
+	(void)config;
+	(void)params;
+	(void)data;
+	if (bt_self_component_filter_add_input_port(self, "in", NULL, &in) !=
+	        BT_SELF_COMPONENT_ADD_PORT_STATUS_OK ||
+	    bt_self_component_filter_add_output_port(self, "out", NULL, NULL) !=
+	        BT_SELF_COMPONENT_ADD_PORT_STATUS_OK)
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	bt_self_component_set_data(bt_self_component_filter_as_self_component(self), in);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+static bt_message_iterator_class_initialize_method_status
+guard_iterator_init(bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
+                    bt_self_component_port_output *port)
+{
+	bt_self_component_port_input *in =
+	    bt_self_component_get_data(bt_self_message_iterator_borrow_component(self));
+	struct guard *g = g_new0(struct guard, 1);
+
+	(void)config;
+	(void)port;
+	if (bt_message_iterator_create_from_message_iterator(self, in, &g->upstream) !=
+	    BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
+		g_free(g);
+		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	}
+	bt_self_message_iterator_set_data(self, g);
+	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+static void guard_iterator_finalize(bt_self_message_iterator *self)
+{
+	struct guard *g = bt_self_message_iterator_get_data(self);
+
+	if (!g)
+		return;
+	if (g->error)
+		bt_error_release(g->error);
+	bt_message_iterator_put_ref(g->upstream);
+	g_free(g);
+}
+
+static bt_message_iterator_class_next_method_status guard_next(bt_self_message_iterator *self,
+                                                               bt_message_array_const msgs,
+                                                               uint64_t capacity, uint64_t *count)
+{
+	struct guard *g = bt_self_message_iterator_get_data(self);
+	bt_message_array_const got;
+	uint64_t n = 0;
+
+	if (g->error) {
+		bt_current_thread_move_error(g->error);
+		g->error = NULL;
+	}
+	switch (bt_message_iterator_next(g->upstream, &got, &n)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+	/* every iterator of a graph is asked for as many messages at most */
+	if (n > capacity) {
+		for (uint64_t i = 0; i < n; i++)
+			bt_message_put_ref(got[i]);
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		msgs[i] = got[i];
+	*count = n;
+	g->error = bt_current_thread_take_error();
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+/* The guards' component class; NULL when out of memory. Its reference is the caller's. */
+static bt_component_class_filter *guard_class(void)
+{
+	bt_message_iterator_class *it = bt_message_iterator_class_create(guard_next);
+	bt_component_class_filter *cls = NULL;
+
+	if (it &&
+	    bt_message_iterator_class_set_initialize_method(it, guard_iterator_init) ==
+	        BT_MESSAGE_ITERATOR_CLASS_SET_METHOD_STATUS_OK &&
+	    bt_message_iterator_class_set_finalize_method(it, guard_iterator_finalize) ==
+	        BT_MESSAGE_ITERATOR_CLASS_SET_METHOD_STATUS_OK)
+		cls = bt_component_class_filter_create("cudatrace-guard", it);
+	if (cls && bt_component_class_filter_set_initialize_method(cls, guard_init) !=
+	               BT_COMPONENT_CLASS_SET_METHOD_STATUS_OK) {
+		bt_component_class_filter_put_ref(cls);
+		cls = NULL;
+	}
+	bt_message_iterator_class_put_ref(it);
+	return cls;
 }
 
 /* Removes a repaired copy and frees its path (the repairs' free function). */
@@ -287,12 +411,14 @@ static enum ct_trace_graph_status build(struct ct_trace_graph *g,
 }
 
 /*
- * Every source port to a fresh muxer input (the muxer adds one per
- * connection), muxer to the sink; without a muxer, the one port to the
- * sink.
+ * Every source port through a guard of its own to a fresh muxer input (the
+ * muxer adds one per connection), muxer to the sink; without a muxer, the
+ * one port to the sink.
  */
 static enum ct_trace_graph_status connect(struct ct_trace_graph *g, char *error, size_t len)
 {
+	bt_component_class_filter *guard_cls = NULL;
+	uint64_t guards = 0;
 	char why[512];
 
 	if (!g->muxer) {
@@ -302,6 +428,11 @@ static enum ct_trace_graph_status connect(struct ct_trace_graph *g, char *error,
 		                           g->sink_input, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
 			goto error;
 		return CT_TRACE_GRAPH_OK;
+	}
+	guard_cls = guard_class();
+	if (!guard_cls) {
+		snprintf(error, len, "out of memory");
+		return CT_TRACE_GRAPH_MEMORY_ERROR;
 	}
 	for (guint s = 0; s < g->sources->len; s++) {
 		const bt_component_source *source = g_ptr_array_index(g->sources, s);
@@ -314,18 +445,33 @@ static enum ct_trace_graph_status connect(struct ct_trace_graph *g, char *error,
 			const bt_port_input *in =
 			    bt_component_filter_borrow_input_port_by_index_const(g->muxer,
 			                                                         inputs - 1);
+			const bt_component_filter *guard;
+			char name[32];
 
-			if (bt_graph_connect_ports(g->graph, out, in, NULL) !=
-			    BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+			snprintf(name, sizeof(name), "guard-%" PRIu64, guards++);
+			if (bt_graph_add_filter_component(g->graph, guard_cls, name, NULL,
+			                                  BT_LOGGING_LEVEL_NONE, &guard) !=
+			        BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+			    bt_graph_connect_ports(
+			        g->graph, out,
+			        bt_component_filter_borrow_input_port_by_index_const(guard, 0),
+			        NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK ||
+			    bt_graph_connect_ports(
+			        g->graph,
+			        bt_component_filter_borrow_output_port_by_index_const(guard, 0), in,
+			        NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
 				goto error;
 		}
 	}
+	bt_component_class_filter_put_ref(guard_cls);
+	guard_cls = NULL;
 	if (bt_graph_connect_ports(
 	        g->graph, bt_component_filter_borrow_output_port_by_index_const(g->muxer, 0),
 	        g->sink_input, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
 		goto error;
 	return CT_TRACE_GRAPH_OK;
 error:
+	bt_component_class_filter_put_ref(guard_cls);
 	take_error(why, sizeof(why));
 	snprintf(error, len, "cannot connect the trace reader: %s", why);
 	return CT_TRACE_GRAPH_ERROR;
