@@ -372,6 +372,9 @@ static gpointer run(gpointer data)
 	struct ct_decode_thread *dt = data;
 
 	dt->status = ct_trace_graph_run(dt->graph, dt->error, sizeof(dt->error));
+	/* a stream that ended in data that cannot be decoded, as decoding_stopped says */
+	if (ct_trace_graph_ended_in_error(dt->graph))
+		new_record(dt, CT_RECORD_STOPPED, 0, NULL);
 	flush(dt);
 	ct_handoff_end(&dt->handoff);
 	return NULL;

@@ -31,9 +31,10 @@ struct ct_trace_graph {
 	size_t trace_count;
 	/* What each trace is read from: itself, its repaired copy, NULL (skipped); borrowed. */
 	GPtrArray *read_from;
-	GPtrArray *repairs; /* owned: repaired copies' paths, removed with the graph */
-	bool live;          /* the first trace is a relay daemon's URL */
-	GString *damage;    /* owned: what the repaired copies leave out, "" if nothing */
+	GPtrArray *repairs;      /* owned: repaired copies' paths, removed with the graph */
+	bool live;               /* the first trace is a relay daemon's URL */
+	uint64_t ended_in_error; /* ports whose source ended in data it could not decode */
+	GString *damage;         /* owned: what the repaired copies leave out, "" if nothing */
 };
 
 /* The root cause babeltrace2 recorded for the current thread's error; clears it. */
@@ -70,12 +71,16 @@ static void take_error(char *buf, size_t len)
  * ("API function called while current thread has an error"). The guard
  * takes that error off the thread and puts it back at its next call,
  * before reading its port again: the source then fails as it would alone.
+ * A source that ends there with its error still on the thread ends its
+ * port, the error counted (the graph's ended_in_error) and released.
  */
 struct guard {
 	bt_message_iterator *upstream; /* owned */
 	const bt_error *error;         /* owned: the error its port left, NULL if none */
+	uint64_t *ended_in_error;      /* borrowed: the graph's */
 };
 
+/* DATA: the graph's ended_in_error, kept as the input port's data. */
 static bt_component_class_initialize_method_status
 guard_init(bt_self_component_filter *self, bt_self_component_filter_configuration *config,
            const bt_value *params, void *data)
@@ -84,8 +89,7 @@ guard_init(bt_self_component_filter *self, bt_self_component_filter_configuratio
 
 	(void)config;
 	(void)params;
-	(void)data;
-	if (bt_self_component_filter_add_input_port(self, "in", NULL, &in) !=
+	if (bt_self_component_filter_add_input_port(self, "in", data, &in) !=
 	        BT_SELF_COMPONENT_ADD_PORT_STATUS_OK ||
 	    bt_self_component_filter_add_output_port(self, "out", NULL, NULL) !=
 	        BT_SELF_COMPONENT_ADD_PORT_STATUS_OK)
@@ -104,6 +108,8 @@ guard_iterator_init(bt_self_message_iterator *self, bt_self_message_iterator_con
 
 	(void)config;
 	(void)port;
+	g->ended_in_error = bt_self_component_port_get_data(
+	    bt_self_component_port_input_as_self_component_port(in));
 	if (bt_message_iterator_create_from_message_iterator(self, in, &g->upstream) !=
 	    BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
 		g_free(g);
@@ -131,6 +137,7 @@ static bt_message_iterator_class_next_method_status guard_next(bt_self_message_i
 {
 	struct guard *g = bt_self_message_iterator_get_data(self);
 	bt_message_array_const got;
+	const bt_error *error;
 	uint64_t n = 0;
 
 	if (g->error) {
@@ -141,6 +148,11 @@ static bt_message_iterator_class_next_method_status guard_next(bt_self_message_i
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
 		break;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		error = bt_current_thread_take_error();
+		if (error) {
+			bt_error_release(error);
+			(*g->ended_in_error)++;
+		}
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
@@ -449,9 +461,10 @@ static enum ct_trace_graph_status connect(struct ct_trace_graph *g, char *error,
 			char name[32];
 
 			snprintf(name, sizeof(name), "guard-%" PRIu64, guards++);
-			if (bt_graph_add_filter_component(g->graph, guard_cls, name, NULL,
-			                                  BT_LOGGING_LEVEL_NONE, &guard) !=
-			        BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+			if (bt_graph_add_filter_component_with_initialize_method_data(
+			        g->graph, guard_cls, name, NULL, &g->ended_in_error,
+			        BT_LOGGING_LEVEL_NONE,
+			        &guard) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
 			    bt_graph_connect_ports(
 			        g->graph, out,
 			        bt_component_filter_borrow_input_port_by_index_const(guard, 0),
@@ -543,6 +556,11 @@ size_t ct_trace_graph_source_count(const struct ct_trace_graph *g)
 bool ct_trace_graph_reads(const struct ct_trace_graph *g, size_t i)
 {
 	return g_ptr_array_index(g->read_from, i) != NULL;
+}
+
+bool ct_trace_graph_ended_in_error(const struct ct_trace_graph *g)
+{
+	return g->ended_in_error > 0;
 }
 
 const char *ct_trace_graph_damage(const struct ct_trace_graph *g)

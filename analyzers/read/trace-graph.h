@@ -61,6 +61,12 @@ bool ct_trace_graph_reads(const struct ct_trace_graph *graph, size_t i);
 size_t ct_trace_graph_source_count(const struct ct_trace_graph *graph);
 
 /*
+ * Whether a stream ended, during the run, in data its source could not
+ * decode (behind the muxer, where that error is taken off the thread).
+ */
+bool ct_trace_graph_ended_in_error(const struct ct_trace_graph *graph);
+
+/*
  * What the repaired copies leave out, for the report ("stream file 'F' of
  * 'T' ends in a partial packet ...", joined by "; "); "" when nothing.
  */

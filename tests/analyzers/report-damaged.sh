@@ -153,9 +153,24 @@ verb_run() {
 		"$report_cmd" "$@" >"$report_tmp/$verb_tag.out" 2>"$report_tmp/$verb_tag.err" ||
 		report_status=$?
 }
+# the same packet, its sizes made those of the bytes there (as a repair
+# makes them): no check sees it, the event cut short stops the decoding
+cp -r "$report_tmp/gpu-cut" "$report_tmp/gpu-sized"
+"$report_python" - "$report_tmp/gpu-sized/cudatrace-gpu_0" <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:      # content_size and packet_size: 1000 bytes
+    f.seek(40)
+    f.write(struct.pack("<QQ", 8000, 8000))
+PY
 for groups in 1 2; do
 	CUDATRACE_DECODE_GROUPS=$groups
 	export CUDATRACE_DECODE_GROUPS
+	report_run_damaged gpu-sized-$groups --format=json "$report_tmp/gpu-sized"
+	report_exits gpu-sized-$groups 0
+	report_says gpu-sized-$groups "event data that cannot be decoded (corrupt, or cut short) ends a stream"
+	ok "gpu-sized-$groups: the host stream files' events are analysed" \
+		test "$(field gpu-sized-$groups "d['trace']['events']")" -ge \
+		"$(field host-only "d['trace']['events']")"
 	report_run_damaged gpu-cut-$groups --format=json "$report_tmp/gpu-cut"
 	report_exits gpu-cut-$groups 0
 	report_says gpu-cut-$groups "stream file 'cudatrace-gpu_0' of '.*gpu-cut' ends in a partial packet"
