@@ -549,16 +549,24 @@ static void note_losses(struct ct_reader *reader, bool mark, char *const *paths,
 {
 	uint64_t counted = 0, read = ct_reader_stats(reader)->events;
 	GPtrArray *traces = g_ptr_array_new_with_free_func(g_free);
+	GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	bool all_counted = true;
 	char why[600];
 
 	for (size_t i = 0; i < count; i++) {
 		struct trace_info info;
+		struct stat st;
 
-		if (trace_info_read(paths[i], &info) < 0 || !info.has_counts) {
+		if (trace_info_read(paths[i], &info) < 0 || !info.has_counts ||
+		    stat(paths[i], &st) != 0) {
 			all_counted = false;
 			continue;
 		}
+		/* a directory named twice is read once: its events are counted once */
+		if (!g_hash_table_add(seen,
+		                      g_strdup_printf("recorder %ju:%ju", (uintmax_t)st.st_dev,
+		                                      (uintmax_t)st.st_ino)))
+			continue;
 		counted += info.events;
 		if (!info.has_complete || info.complete)
 			continue;
@@ -567,10 +575,18 @@ static void note_losses(struct ct_reader *reader, bool mark, char *const *paths,
 		         trace_info_cut_reason(info.cut));
 		note_loss(reader, mark, why);
 	}
-	if (ct_discover_traces((const char *const *)inputs, count, traces, why, sizeof(why)) ==
-	    CT_DISCOVERY_OK)
+	/* one input at a time, as traces_first: the reader has said what names a trace twice */
+	for (size_t i = 0; i < count; i++) {
+		const char *one[] = { inputs[i] };
+
+		g_ptr_array_set_size(traces, 0);
+		if (ct_discover_traces(one, 1, traces, why, sizeof(why)) != CT_DISCOVERY_OK)
+			continue;
 		for (guint t = 0; t < traces->len; t++)
-			note_missing_streams(reader, mark, g_ptr_array_index(traces, t));
+			if (g_hash_table_add(seen, g_strdup(g_ptr_array_index(traces, t))))
+				note_missing_streams(reader, mark, g_ptr_array_index(traces, t));
+	}
+	g_hash_table_destroy(seen);
 	g_ptr_array_free(traces, TRUE);
 	if (all_counted && read < counted) {
 		snprintf(why, sizeof(why),
@@ -578,8 +594,9 @@ static void note_losses(struct ct_reader *reader, bool mark, char *const *paths,
 		         "(cudatrace.info): %s",
 		         count == 1 ? "the trace holds" : "the traces hold", read, counted,
 		         count == 1 ? "its" : "their", count == 1 ? "" : "s",
-		         read ? "stream files are missing or damaged"
-		              : "its metadata or its stream files are missing");
+		         read         ? "stream files are missing or damaged"
+		         : count == 1 ? "its metadata or its stream files are missing"
+		                      : "their metadata or their stream files are missing");
 		note_loss(reader, mark, why);
 	}
 }

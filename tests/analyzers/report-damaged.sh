@@ -241,6 +241,11 @@ recorded whole
 report_run_damaged whole --format=json "$report_tmp/whole"
 report_exits whole 0
 is "whole: complete, nothing said" "$(field whole "d['trace']['complete']")$(cat "$report_tmp/whole.err")" True
+report_run_damaged whole-twice --format=json "$report_tmp/whole" "$report_tmp/whole"
+report_exits whole-twice 0
+is "whole named twice: complete, its events counted once" \
+	"$(field whole-twice "d['trace']['complete']") $(grep -vc 'is named twice' "$report_tmp/whole-twice.err")" \
+	"True 0"
 recorded no-metadata
 rm "$report_tmp/no-metadata/ust/uid/0/64-bit/metadata"
 recorded no-ust
