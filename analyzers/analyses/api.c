@@ -9,7 +9,7 @@
  * Calls are read in the pass (api-calls.h): the event that records a call
  * (an api_call, or its semantic event) comes with it.
  *
- * A call longer than a year (CT_API_IMPLAUSIBLE_NS) has a damaged time (a
+ * A call longer than a year (CT_IMPLAUSIBLE_NS) has a damaged time (a
  * flipped bit in its event's timestamp makes it centuries long): it is
  * counted as implausible, left out of the statistics, and said once.
  * Sums saturate (saturate.h).
@@ -26,9 +26,6 @@
 #include "common/saturate.h"
 #include "common/stats.h"
 #include "model/api-calls.h"
-
-/* A host time longer than this (a year) is a damaged one. */
-#define CT_API_IMPLAUSIBLE_NS (INT64_C(365) * 24 * 3600 * 1000000000)
 
 /* Distinct error codes kept per API; more are only counted. */
 #define CODES_KEPT 8
@@ -196,7 +193,7 @@ static void on_call(struct api *a, const struct ct_event *ev)
 	if (call->result != 0)
 		count_error(row, call->result);
 	duration = ct_sat_sub(call->exit_ns, call->entry_ns);
-	if (duration > CT_API_IMPLAUSIBLE_NS)
+	if (duration > CT_IMPLAUSIBLE_NS)
 		row->implausible++;
 	else
 		ct_stat_add(&row->time, duration);

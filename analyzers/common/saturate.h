@@ -12,6 +12,12 @@
 
 #include <stdint.h>
 
+/*
+ * A year in ns: no traced call, and no trace, lasts longer; a span beyond
+ * it comes of a damaged time (a bit flipped in an event's timestamp).
+ */
+#define CT_IMPLAUSIBLE_NS (INT64_C(365) * 24 * 3600 * 1000000000)
+
 /* V as a signed count, INT64_MAX when beyond it. */
 static inline int64_t ct_sat_i64(uint64_t v)
 {

@@ -3,6 +3,7 @@
  * trace-section.c - the report's "trace" section (see trace-section.h).
  */
 #include "config.h"
+#include "common/log.h"
 #include "common/saturate.h"
 #include "trace-section.h"
 
@@ -68,6 +69,9 @@ void ct_trace_section_write(struct ct_doc *doc, const struct ct_reader_stats *s,
 		ct_doc_i64(doc, "end_ns", s->last_ns, CT_UNIT_TIME);
 		ct_doc_i64(doc, "duration_ns", ct_sat_sub(s->last_ns, s->first_ns),
 		           CT_UNIT_DURATION);
+		if (ct_sat_sub(s->last_ns, s->first_ns) > CT_IMPLAUSIBLE_NS)
+			ct_log_warning("the trace's events span more than a year: an event's time "
+			               "is damaged, and the report's times and durations with it");
 	} else {
 		ct_doc_null(doc, "start_ns");
 		ct_doc_null(doc, "end_ns");

@@ -130,6 +130,7 @@ ok "flipped: a timestamp whose flipped bit makes a call centuries long is found"
 report_run_damaged flipped --format=json "$report_tmp/flipped"
 report_exits flipped 0
 report_says flipped "API calls that returned after more than a year, a damaged time: [1-9][0-9]*, left out of the API table"
+report_says flipped "the trace's events span more than a year: an event's time is damaged"
 ok "flipped: no API's host time adds up to a year" \
 	test "$(field flipped "max(a['total_ns'] for a in d['api']) < 365 * 86400 * 10**9")" = True
 ok "flipped: the implausible calls are counted" \
