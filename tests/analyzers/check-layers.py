@@ -71,11 +71,14 @@ def check_sizes(top):
 
 
 def objects(objdir):
-    for dp, _, names in os.walk(objdir):
-        for n in names:
-            # libtool's PIC objects are in .libs; the non-PIC ones beside them
-            if n.endswith('.o') and os.path.basename(dp) == '.libs':
-                yield os.path.join(dp, n)
+    """The library's objects, in each layer's folder (libtool's PIC objects
+    are in its .libs; the non-PIC ones beside them): nothing else, such as
+    the objects a build folder kept from before the folders were made."""
+    for layer in LAYERS:
+        libs = os.path.join(objdir, layer, '.libs')
+        for n in sorted(os.listdir(libs)) if os.path.isdir(libs) else []:
+            if n.endswith('.o'):
+                yield os.path.join(libs, n)
 
 
 def symbols(path):
