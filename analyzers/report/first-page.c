@@ -319,7 +319,9 @@ size_t ct_first_page_write(const struct ct_node *root, FILE *out)
 	if (shown < count) {
 		char line[128];
 
-		snprintf(line, sizeof(line), "%zu more finding%s in the report's Findings table",
+		/* the default report has no Findings table: --details prints it */
+		snprintf(line, sizeof(line),
+		         "%zu more finding%s: `cudatrace report --details` lists every finding",
 		         count - shown, count - shown == 1 ? "" : "s");
 		put_wrapped(&p, "", "  ", line);
 	}

@@ -300,6 +300,9 @@ static void test_one_screen(void **unused)
 	assert_true(shown >= 1 && shown < count);
 	snprintf(more, sizeof(more), "%zu more findings", count - shown);
 	assert_non_null(strstr(page, more));
+	/* the table the default report does not print is not where they are said to be */
+	assert_null(strstr(page, "Findings table"));
+	assert_non_null(strstr(page, "--details"));
 	/* each long name is shortened on the page, with "..." */
 	assert_non_null(strstr(page, "aaa..."));
 	free(page);
