@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -236,9 +237,19 @@ static int check_python(const char *python, char *path, size_t len)
 		           err == ENOENT ? "not found" : strerror(err));
 		return -1;
 	}
-	/* An unusual status proves it is a Python that ran the import. */
+	/*
+	 * An unusual status proves it is a Python that ran the import. What
+	 * it prints (ImportError's traceback) is not for the user: the error
+	 * below says what to do.
+	 */
 	pid = fork();
 	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
 		execl(path, path, "-c", "import ipykernel, sys; sys.exit(42)", (char *)NULL);
 		_exit(127);
 	}

@@ -104,6 +104,13 @@ cli_fails jupyter bad-action "give install or uninstall" frobnicate
 cli_fails jupyter bad-name "a kernel name holds" install --name 'a/b'
 cli_fails jupyter no-python "not found: name a Python 3" install --python /nonexistent/python3
 cli_fails jupyter no-ipykernel "cannot import ipykernel" install --python /bin/true
+# A real Python without ipykernel (no site directories: -S): its ImportError's
+# traceback is not shown, the one line that says what to do is.
+printf '#!/bin/sh\nexec "%s" -S "$@"\n' "$jupyter_python" >"$lttng_tmp/bare-python"
+chmod +x "$lttng_tmp/bare-python"
+cli_fails jupyter bare-python "cannot import ipykernel" install --python "$lttng_tmp/bare-python"
+ok "bare-python: no traceback" cli_lacks "$lttng_tmp/bare-python.err" 'Traceback'
+is "bare-python: one line" "$(wc -l <"$lttng_tmp/bare-python.err")" 1
 cli_fails jupyter bad-record-option "unrecognized option" install -- --bogus
 cli_fails jupyter fixed-output "use this command's --trace-dir" install -- -o /tmp/x
 cli_fails jupyter stray-word "put options for cudatrace record after --" install stray
