@@ -19,6 +19,13 @@
  * are called after dl_iterate_phdr returns, never under the loader's
  * lock.
  *
+ * One CUPTI is cudatrace's: the copy its own calls bind to. A process may
+ * load others (a framework's wheel ships its libcupti.so.13 and loads it by
+ * full path); another copy is never called, not even for its version,
+ * since it was set up for no driver it knows (a wheel's CUPTI on the
+ * simulator recurses in cuptiGetVersion until the stack overflows): its
+ * library_load says other_cupti instead.
+ *
  * The scan runs under a lock that is only ever tried: a thread that
  * would wait for it (a library's constructor starting CUDA while another
  * thread scans from inside dlopen) skips the scan instead, and the next
@@ -33,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <cupti.h>
 
 #include "build-id.h"
 #include "device-code.h"
@@ -54,6 +62,7 @@ struct object {
 	char version[48];
 	char codes[CODES_TEXT];
 	bool at_start;
+	bool other_cupti;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -248,18 +257,41 @@ static bool call_version(void *fn, enum version_kind kind, char *out, size_t siz
 	return false;
 }
 
+/* Whether the object holds the CUPTI cudatrace's own calls bind to. */
+static bool holds_bound_cupti(const struct object *o)
+{
+	uintptr_t bound = (uintptr_t)&cuptiGetVersion;
+
+	return bound >= o->start && bound - o->start < o->size;
+}
+
+/* A function the object defines itself, not one of its dependencies'. */
+static void *own_symbol(void *handle, const struct object *o, const char *name)
+{
+	void *fn = dlsym(handle, name);
+	Dl_info where;
+
+	if (!fn || !dladdr(fn, &where) || !where.dli_fname || strcmp(where.dli_fname, o->path))
+		return NULL;
+	return fn;
+}
+
 static void read_version(struct object *o)
 {
 	void *handle = dlopen(o->path, RTLD_LAZY | RTLD_NOLOAD);
 
 	if (!handle)
 		return;
+	/* A CUPTI that is not cudatrace's: none of its functions is called. */
+	if (own_symbol(handle, o, "cuptiGetVersion") && !holds_bound_cupti(o)) {
+		o->other_cupti = true;
+		dlclose(handle);
+		return;
+	}
 	for (size_t i = 0; i < sizeof(version_fns) / sizeof(version_fns[0]); i++) {
-		void *fn = dlsym(handle, version_fns[i].symbol);
-		Dl_info where;
+		void *fn = own_symbol(handle, o, version_fns[i].symbol);
 
-		if (!fn || !dladdr(fn, &where) || !where.dli_fname ||
-		    strcmp(where.dli_fname, o->path))
+		if (!fn)
 			continue;
 		if (call_version(fn, version_fns[i].kind, o->version, sizeof(o->version)))
 			break;
@@ -284,6 +316,7 @@ static void emit(const struct object *o)
 	                       .device_code = o->codes,
 	                       .device_code_len = text_length(o->codes),
 	                       .at_start = o->at_start,
+	                       .other_cupti = o->other_cupti,
 	                       .base = o->start,
 	                       .size = o->size,
 	                   });

@@ -6,13 +6,15 @@
 # later imports of other packages would, and asks each the version it
 # reports of itself.
 #
-#   load-later.py [--wait S] LIBRARY...
+#   load-later.py [--wait S] [--before] LIBRARY...
 #
-# It stays S seconds (default 0.5) after the loads, so that the tracer's
-# session watcher looks at the loaded objects again. Prints "# fact
-# pid=N", then "# fact version PATH VERSION" for the runtime and each
-# LIBRARY: cudaRuntimeGetVersion's number, or nvrtcVersion's MAJOR.MINOR,
-# or "-" when it has neither.
+# With --before it loads libcupti.so.13 from the library path, then the
+# LIBRARYs, before it starts CUDA (as a framework loads its libraries at
+# import), and asks them no version. It stays S seconds (default 0.5)
+# after the loads, so that the tracer's session watcher looks at the
+# loaded objects again. Prints "# fact pid=N", then "# fact version PATH
+# VERSION" for the runtime and each LIBRARY: cudaRuntimeGetVersion's
+# number, or nvrtcVersion's MAJOR.MINOR, or "-" when it has neither.
 
 import ctypes
 import os
@@ -49,10 +51,17 @@ def main(args):
     if args[:1] == ["--wait"] and len(args) >= 2:
         wait = float(args[1])
         args = args[2:]
+    before = args[:1] == ["--before"]
+    if before:
+        args = args[1:]
     if not args:
-        sys.stderr.write("usage: load-later.py [--wait S] LIBRARY...\n")
+        sys.stderr.write("usage: load-later.py [--wait S] [--before] LIBRARY...\n")
         return 2
     print("# fact pid=%d" % os.getpid())
+    if before:
+        for path in ["libcupti.so.13"] + args:
+            ctypes.CDLL(path)
+        args = []
     runtime = start_cuda()
     if runtime is None:
         sys.stderr.write("cudaMalloc failed\n")
