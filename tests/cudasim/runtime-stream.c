@@ -179,6 +179,58 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaStreamGetFlags_ptsz(cudaStream_t hStream, u
 	        rt_stream_get_flags(rt_per_thread(hStream), flags));
 }
 
+/* ------------------------------------------------------------ priorities */
+
+/*
+ * Stream priorities are the driver's (cuda_runtime_api.h,
+ * cudaDeviceGetStreamPriorityRange): lower numbers are greater priorities,
+ * the meaningful range is [*greatestPriority, *leastPriority], either
+ * pointer may be NULL, and a priority outside the range is clamped when
+ * the stream is created (cudaStreamCreateWithPriority), so that
+ * cudaStreamGetPriority returns the clamped value.
+ */
+static cudaError_t rt_priority_range(int *leastPriority, int *greatestPriority)
+{
+	cudaError_t result = rt_begin(true);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuCtxGetStreamPriorityRange(leastPriority, greatestPriority));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaDeviceGetStreamPriorityRange(int *leastPriority,
+                                                                  int *greatestPriority)
+{
+	cudaDeviceGetStreamPriorityRange_v5050_params params = { leastPriority, greatestPriority };
+	RT_CALL(cudaDeviceGetStreamPriorityRange_v5050, "cudaDeviceGetStreamPriorityRange", params,
+	        rt_priority_range(leastPriority, greatestPriority));
+}
+
+/* cudaErrorInvalidValue without priority, cudaErrorInvalidResourceHandle
+ * for a stream that is not one (cuda_runtime_api.h, cudaStreamGetPriority). */
+static cudaError_t rt_stream_get_priority(cudaStream_t stream, int *priority)
+{
+	cudaError_t result = rt_begin(priority != NULL);
+
+	if (result != cudaSuccess)
+		return result;
+	return rt_error_from_cu(cuStreamGetPriority(stream, priority));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamGetPriority(cudaStream_t hStream, int *priority)
+{
+	cudaStreamGetPriority_v5050_params params = { hStream, priority };
+	RT_CALL(cudaStreamGetPriority_v5050, "cudaStreamGetPriority", params,
+	        rt_stream_get_priority(hStream, priority));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority)
+{
+	cudaStreamGetPriority_ptsz_v7000_params params = { hStream, priority };
+	RT_CALL(cudaStreamGetPriority_ptsz_v7000, "cudaStreamGetPriority_ptsz", params,
+	        rt_stream_get_priority(rt_per_thread(hStream), priority));
+}
+
 /* ------------------------------------------------------------ events */
 
 #define RT_EVENT_FLAGS (cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess)
