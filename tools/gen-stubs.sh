@@ -7,8 +7,10 @@
 # library REAL_LIB exports and that the simulator does not implement
 # (IMPL_ARCHIVE does not define it), so that a program calling something
 # the simulator lacks gets a clean error instead of dying with "symbol
-# lookup error". KIND is driver, runtime or cupti. Run at build time: never
-# committed.
+# lookup error". KIND is driver, runtime, cupti or nvml; for nvml, REAL_LIB
+# is NVML's header, nvml.h, whose declarations (its unversioned names
+# included) are the functions libnvidia-ml.so.1 exports. Run at build time:
+# never committed.
 #
 # A driver or runtime stub is an API call like any other: it goes through
 # the simulator's call frame, so CUPTI reports its ENTER and EXIT with the
@@ -30,6 +32,10 @@
 # int-returning tool entry points cuptiOpenMpInitialize* and
 # InitializeInjectionNvtxExtension) and writes the ledger's error line;
 # CUPTI has no callback domain for its own API.
+#
+# An NVML stub returns NVML_ERROR_NOT_SUPPORTED (3, nvml.h: "the requested
+# operation is not available on target device"); NVML has no callbacks and
+# no ledger line.
 set -eu
 kind=$1
 real_lib=$2
@@ -40,7 +46,13 @@ tmp=${TMPDIR:-/tmp}/gen-stubs.$$
 trap 'rm -f "$tmp".*' EXIT
 
 # Exported functions, without symbol versions, less those implemented.
-nm -D --defined-only "$real_lib" | awk '$2 == "T" {sub(/@.*/, "", $3); print $3}' | sort -u >"$tmp.exported"
+if [ "$kind" = nvml ]; then
+	# "nvmlReturn_t DECLDIR nvmlInit_v2(void);", "const DECLDIR char* nvmlErrorString(..."
+	grep -oE 'DECLDIR[ A-Za-z_*]*[ *]nvml[A-Za-z0-9_]+ *\(' "$real_lib" |
+		sed -E 's/.*[ *](nvml[A-Za-z0-9_]+) *\($/\1/' | sort -u >"$tmp.exported"
+else
+	nm -D --defined-only "$real_lib" | awk '$2 == "T" {sub(/@.*/, "", $3); print $3}' | sort -u >"$tmp.exported"
+fi
 nm -g --defined-only "$impl" 2>/dev/null | awk 'NF == 3 && $2 == "T" {print $3}' | sort -u >"$tmp.implemented"
 comm -23 "$tmp.exported" "$tmp.implemented" >"$tmp.stubs"
 
@@ -63,7 +75,7 @@ runtime)
 		exit 1
 	fi
 	;;
-cupti)
+cupti | nvml)
 	cbids=/dev/null
 	meta=/dev/null
 	;;
@@ -78,6 +90,7 @@ case $kind in
 driver) echo '#include "driver-internal.h"' ;;
 runtime) echo '#include "runtime-internal.h"' ;;
 cupti) echo '#include "cupti-internal.h"' ;;
+nvml) printf '#include "nvml-api.h"\n#include "sim-hooks.h"\n' ;;
 esac
 echo '#pragma GCC diagnostic ignored "-Wmissing-prototypes"'
 echo '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"'
@@ -141,6 +154,11 @@ function member_name(decl,    n) {
 	name = $0
 	key = (name in cbid_suffix) ? cbid_suffix[name] : ""
 	id = (name in cbid) ? cbid[name] : (kind == "driver" ? "CUPTI_DRIVER_TRACE_CBID_INVALID" : "CUPTI_RUNTIME_TRACE_CBID_INVALID")
+	if (kind == "nvml") {
+		printf "SIM_EXPORT int %s_stub(void) __asm__(\"%s\");\n", name, name
+		printf "SIM_EXPORT int %s_stub(void)\n{\n\treturn NVML_ERROR_NOT_SUPPORTED;\n}\n\n", name
+		next
+	}
 	if (kind == "cupti") {
 		value = (name ~ /^cuptiOpenMpInitialize/ || name ~ /^InitializeInjection/) ? 0 : "CUPTI_ERROR_NOT_SUPPORTED"
 		printf "SIM_EXPORT int %s_stub(void) __asm__(\"%s\");\n", name, name

@@ -577,3 +577,78 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t de
 		*infoCount = 0;
 	return result;
 }
+
+/* ------------------------------------------------------------ links */
+
+/*
+ * The simulated devices sit on PCIe alone: no NVLink, no fabric. What
+ * nvml.h documents for each query then:
+ *
+ *   - nvmlDeviceGetCurrPcieLinkGeneration: the link runs at PCIe Gen 5, the
+ *     generation of the H100 the devices are modelled on;
+ *   - nvmlDeviceGetNvLinkState, nvmlDeviceGetNvLinkRemoteDeviceType,
+ *     nvmlDeviceGetNvLinkRemotePciInfo_v2: a device with no NVLink has no
+ *     link of any index, and a link that does not exist is
+ *     NVML_ERROR_INVALID_ARGUMENT ("if device or link is invalid");
+ *   - nvmlDeviceGetGpuFabricInfoV: NVML_ERROR_NOT_SUPPORTED ("if device
+ *     doesn't support gpu fabric"), once its arguments are checked: the
+ *     structure's version must be nvmlGpuFabricInfo_v2 or _v3 ("accepts a
+ *     versioned nvmlGpuFabricInfo_v2_t or later output structure"), else
+ *     NVML_ERROR_ARGUMENT_VERSION_MISMATCH.
+ */
+#define SIM_PCIE_GENERATION 5
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device,
+                                                            unsigned int *currLinkGen)
+{
+	unsigned int index;
+	nvmlReturn_t result = check_device_out(device, currLinkGen, &index);
+
+	if (result == NVML_SUCCESS)
+		*currLinkGen = SIM_PCIE_GENERATION;
+	return result;
+}
+
+/* Every link index is one the device does not have. */
+static nvmlReturn_t no_link(nvmlDevice_t device, unsigned int link, const void *out)
+{
+	unsigned int index;
+	nvmlReturn_t result = check_device_out(device, out, &index);
+
+	(void)link;
+	if (result != NVML_SUCCESS)
+		return result;
+	return NVML_ERROR_INVALID_ARGUMENT;
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
+                                                 nvmlEnableState_t *isActive)
+{
+	return no_link(device, link, isActive);
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(
+    nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)
+{
+	return no_link(device, link, pNvLinkDeviceType);
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link,
+                                                            nvmlPciInfo_t *pci)
+{
+	return no_link(device, link, pci);
+}
+
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
+                                                    nvmlGpuFabricInfoV_t *gpuFabricInfo)
+{
+	unsigned int index;
+	nvmlReturn_t result = check_device_out(device, gpuFabricInfo, &index);
+
+	if (result != NVML_SUCCESS)
+		return result;
+	if (gpuFabricInfo->version != nvmlGpuFabricInfo_v2 &&
+	    gpuFabricInfo->version != nvmlGpuFabricInfo_v3)
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	return NVML_ERROR_NOT_SUPPORTED;
+}

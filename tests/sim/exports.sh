@@ -9,6 +9,10 @@
 #   libcuda.so.1     against the toolkit's driver stub lib64/stubs/libcuda.so
 #   libcudart.so.13  against lib64/libcudart.so.13
 #   libcupti.so.13   against CUPTI's libcupti.so.13
+#   libnvidia-ml.so.1 against the toolkit's NVML stub lib64/stubs/libnvidia-ml.so
+#                    where it has one, else the functions its nvml.h declares
+#                    (unversioned names included): the real library comes
+#                    with the driver, and NVIDIA's cuda-nvml-dev ships both
 # The only symbols allowed in addition are the simulator's private sim_*
 # hooks of libcuda.so.1 (sim-hooks.h), which libcudart, libcupti and
 # libnvidia-ml use.
@@ -28,12 +32,22 @@ exported() {
 		sed 's/@@/@/' | grep -v '^sim_' | sort -u
 }
 
+# declared HEADER: the functions nvml.h declares, "nvmlReturn_t DECLDIR
+# nvmlInit_v2(void);" and "const DECLDIR char* nvmlErrorString(...".
+declared() {
+	grep -oE 'DECLDIR[ A-Za-z_*]*[ *]nvml[A-Za-z0-9_]+ *\(' "$1" |
+		sed -E 's/.*[ *](nvml[A-Za-z0-9_]+) *\($/\1/' | sort -u
+}
+
 compare() { # NAME REAL SIMULATED
 	if [ ! -e "$2" ]; then
-		tap_result 1 "$1: the real library $2 exists"
+		tap_result 1 "$1: the real library (or header) $2 exists"
 		return
 	fi
-	exported "$2" >"$sim_tmp/$1.real"
+	case $2 in
+	*.h) declared "$2" >"$sim_tmp/$1.real" ;;
+	*) exported "$2" >"$sim_tmp/$1.real" ;;
+	esac
 	exported "$3" >"$sim_tmp/$1.sim"
 	missing=$(comm -23 "$sim_tmp/$1.real" "$sim_tmp/$1.sim")
 	extra=$(comm -13 "$sim_tmp/$1.real" "$sim_tmp/$1.sim")
@@ -45,10 +59,14 @@ compare() { # NAME REAL SIMULATED
 compare libcuda.so.1 "$CUDA_HOME/lib64/stubs/libcuda.so" "$CUDASIM_LIBDIR/libcuda.so.1"
 compare libcudart.so.13 "$CUDA_HOME/lib64/libcudart.so.13" "$CUDASIM_LIBDIR/libcudart.so.13"
 compare libcupti.so.13 "$CUPTI_LIBDIR/libcupti.so.13" "$CUDASIM_LIBDIR/libcupti.so.13"
+nvml_real="$CUDA_HOME/lib64/stubs/libnvidia-ml.so"
+[ -e "$nvml_real" ] || nvml_real="$CUDA_HOME/include/nvml.h"
+compare libnvidia-ml.so.1 "$nvml_real" "$CUDASIM_LIBDIR/libnvidia-ml.so.1"
 
 # The private hooks are the only addition, and only in the driver.
 is "only libcuda.so.1 has sim_* hooks" \
-	"$(nm -D --defined-only "$CUDASIM_LIBDIR/libcudart.so.13" "$CUDASIM_LIBDIR/libcupti.so.13" |
+	"$(nm -D --defined-only "$CUDASIM_LIBDIR/libcudart.so.13" "$CUDASIM_LIBDIR/libcupti.so.13" \
+		"$CUDASIM_LIBDIR/libnvidia-ml.so.1" |
 		awk '$3 ~ /^sim_/' | wc -l | tr -d ' ')" 0
 
 tap_done
