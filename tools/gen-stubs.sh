@@ -7,10 +7,11 @@
 # library REAL_LIB exports and that the simulator does not implement
 # (IMPL_ARCHIVE does not define it), so that a program calling something
 # the simulator lacks gets a clean error instead of dying with "symbol
-# lookup error". KIND is driver, runtime, cupti or nvml; for nvml, REAL_LIB
-# is NVML's header, nvml.h, whose declarations (its unversioned names
-# included) are the functions libnvidia-ml.so.1 exports. Run at build time:
-# never committed.
+# lookup error". KIND is driver, runtime, cupti, nvml or cudnn; for nvml,
+# REAL_LIB is NVML's header, nvml.h, whose declarations (its unversioned
+# names included) are the functions libnvidia-ml.so.1 exports; for cudnn,
+# the list of the real library's symbols, NAME@VERSION a line
+# (tests/cudasim/libcudnn.exports). Run at build time: never committed.
 #
 # A driver or runtime stub is an API call like any other: it goes through
 # the simulator's call frame, so CUPTI reports its ENTER and EXIT with the
@@ -35,7 +36,8 @@
 #
 # An NVML stub returns NVML_ERROR_NOT_SUPPORTED (3, nvml.h: "the requested
 # operation is not available on target device"); NVML has no callbacks and
-# no ledger line.
+# no ledger line. A cuDNN stub returns CUDNN_STATUS_NOT_SUPPORTED (3000,
+# cudnn_graph.h).
 set -eu
 kind=$1
 real_lib=$2
@@ -46,7 +48,9 @@ tmp=${TMPDIR:-/tmp}/gen-stubs.$$
 trap 'rm -f "$tmp".*' EXIT
 
 # Exported functions, without symbol versions, less those implemented.
-if [ "$kind" = nvml ]; then
+if [ "$kind" = cudnn ]; then
+	sed -n 's/^\(cudnn[A-Za-z0-9_]*\)@.*/\1/p' "$real_lib" | sort -u >"$tmp.exported"
+elif [ "$kind" = nvml ]; then
 	# "nvmlReturn_t DECLDIR nvmlInit_v2(void);", "const DECLDIR char* nvmlErrorString(..."
 	grep -oE 'DECLDIR[ A-Za-z_*]*[ *]nvml[A-Za-z0-9_]+ *\(' "$real_lib" |
 		sed -E 's/.*[ *](nvml[A-Za-z0-9_]+) *\($/\1/' | sort -u >"$tmp.exported"
@@ -75,7 +79,7 @@ runtime)
 		exit 1
 	fi
 	;;
-cupti | nvml)
+cupti | nvml | cudnn)
 	cbids=/dev/null
 	meta=/dev/null
 	;;
@@ -91,6 +95,7 @@ driver) echo '#include "driver-internal.h"' ;;
 runtime) echo '#include "runtime-internal.h"' ;;
 cupti) echo '#include "cupti-internal.h"' ;;
 nvml) printf '#include "nvml-api.h"\n#include "sim-hooks.h"\n' ;;
+cudnn) printf '#include "cudnn-api.h"\n#include "sim-hooks.h"\n' ;;
 esac
 echo '#pragma GCC diagnostic ignored "-Wmissing-prototypes"'
 echo '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"'
@@ -154,9 +159,10 @@ function member_name(decl,    n) {
 	name = $0
 	key = (name in cbid_suffix) ? cbid_suffix[name] : ""
 	id = (name in cbid) ? cbid[name] : (kind == "driver" ? "CUPTI_DRIVER_TRACE_CBID_INVALID" : "CUPTI_RUNTIME_TRACE_CBID_INVALID")
-	if (kind == "nvml") {
+	if (kind == "nvml" || kind == "cudnn") {
+		value = kind == "nvml" ? "NVML_ERROR_NOT_SUPPORTED" : "CUDNN_STATUS_NOT_SUPPORTED"
 		printf "SIM_EXPORT int %s_stub(void) __asm__(\"%s\");\n", name, name
-		printf "SIM_EXPORT int %s_stub(void)\n{\n\treturn NVML_ERROR_NOT_SUPPORTED;\n}\n\n", name
+		printf "SIM_EXPORT int %s_stub(void)\n{\n\treturn %s;\n}\n\n", name, value
 		next
 	}
 	if (kind == "cupti") {

@@ -13,6 +13,9 @@
 #                    where it has one, else the functions its nvml.h declares
 #                    (unversioned names included): the real library comes
 #                    with the driver, and NVIDIA's cuda-nvml-dev ships both
+#   libcudnn.so.9    against cudasim/libcudnn.exports, the symbols of the
+#                    real one in PyPI's nvidia-cudnn-cu13 (the toolkit has no
+#                    cuDNN)
 # The only symbols allowed in addition are the simulator's private sim_*
 # hooks of libcuda.so.1 (sim-hooks.h), which libcudart, libcupti and
 # libnvidia-ml use.
@@ -46,6 +49,7 @@ compare() { # NAME REAL SIMULATED
 	fi
 	case $2 in
 	*.h) declared "$2" >"$sim_tmp/$1.real" ;;
+	*.exports) grep -v '^#' "$2" | sort -u >"$sim_tmp/$1.real" ;;
 	*) exported "$2" >"$sim_tmp/$1.real" ;;
 	esac
 	exported "$3" >"$sim_tmp/$1.sim"
@@ -62,11 +66,12 @@ compare libcupti.so.13 "$CUPTI_LIBDIR/libcupti.so.13" "$CUDASIM_LIBDIR/libcupti.
 nvml_real="$CUDA_HOME/lib64/stubs/libnvidia-ml.so"
 [ -e "$nvml_real" ] || nvml_real="$CUDA_HOME/include/nvml.h"
 compare libnvidia-ml.so.1 "$nvml_real" "$CUDASIM_LIBDIR/libnvidia-ml.so.1"
+compare libcudnn.so.9 "$TESTS_SRCDIR/cudasim/libcudnn.exports" "$CUDASIM_LIBDIR/libcudnn.so.9"
 
 # The private hooks are the only addition, and only in the driver.
 is "only libcuda.so.1 has sim_* hooks" \
 	"$(nm -D --defined-only "$CUDASIM_LIBDIR/libcudart.so.13" "$CUDASIM_LIBDIR/libcupti.so.13" \
-		"$CUDASIM_LIBDIR/libnvidia-ml.so.1" |
+		"$CUDASIM_LIBDIR/libnvidia-ml.so.1" "$CUDASIM_LIBDIR/libcudnn.so.9" |
 		awk '$3 ~ /^sim_/' | wc -l | tr -d ' ')" 0
 
 tap_done
