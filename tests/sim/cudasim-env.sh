@@ -3,8 +3,10 @@
 #
 # cudasim-env.sh - the cudasim-env script (tests/cudasim/cudasim-env, built
 # from cudasim-env.in): --print output, running a program through it on the
-# libraries of the build tree, VAR=VALUE pairs, and exit status 2 for a bad
-# --libdir or option.
+# libraries of the build tree, VAR=VALUE pairs, the simulator's libraries
+# loaded whatever path the program names them by (programs/rpath-cudart:
+# a DT_RPATH to the toolkit, a dlopen of a full path), and exit status 2
+# for a bad --libdir or option.
 
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/tap.sh"
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/sim.sh"
@@ -25,10 +27,19 @@ run_env() { # OUT ERR ARGS...
 	env -u CUDASIM_LIBDIR "$CUDASIM_ENV" "$@" >"$env_out" 2>"$env_err" || env_status=$?
 }
 
-# --print: one export of LD_LIBRARY_PATH with the libdir first.
+# --print: exports of LD_LIBRARY_PATH with the libdir first, and of LD_AUDIT
+# with the simulator's audit library first.
 run_env "$sim_tmp/print" "$sim_tmp/print.err" --libdir "$CUDASIM_LIBDIR" --print
 is "--print exits 0" "$env_status" 0
-is "--print prints one line" "$(wc -l <"$sim_tmp/print" | tr -d ' ')" 1
+is "--print prints two lines" "$(wc -l <"$sim_tmp/print" | tr -d ' ')" 2
+is "--print names the audit library in LD_AUDIT" \
+	"$(sed -n "s/^export LD_AUDIT='\\([^']*\\)'\$/\\1/p" "$sim_tmp/print")" \
+	"$CUDASIM_LIBDIR/libcudasim-audit.so"
+eval_audit=$(LD_AUDIT=/some/audit.so sh -c \
+	"eval \"\$(env -u CUDASIM_LIBDIR '$CUDASIM_ENV' --libdir '$CUDASIM_LIBDIR' --print)\" &&
+	echo \"\$LD_AUDIT\"")
+is "eval of --print keeps the caller's LD_AUDIT after the audit library" "$eval_audit" \
+	"$CUDASIM_LIBDIR/libcudasim-audit.so:/some/audit.so"
 printed=$(sed -n "s/^export LD_LIBRARY_PATH='\\([^']*\\)'\$/\\1/p" "$sim_tmp/print")
 case $printed in
 "$CUDASIM_LIBDIR" | "$CUDASIM_LIBDIR":*) first=yes ;;
@@ -59,6 +70,25 @@ run_env "$sim_tmp/nodev" "$sim_tmp/nodev.err" --libdir "$CUDASIM_LIBDIR" CUDASIM
 	"$program"
 is "CUDASIM_NO_DEVICE=1 through cudasim-env makes cuInit fail" \
 	"$(grep -c '^ok .*cuInit returns CUDA_SUCCESS' "$sim_tmp/nodev" | tr -d ' ')" 0
+
+# A DT_RPATH to the toolkit wins over LD_LIBRARY_PATH, and a dlopen of a full
+# path searches nothing; through cudasim-env both get the simulator's
+# libraries.
+sim_program rpath-cudart
+rpath_program=$sim_path
+real_cupti="${CUPTI_LIBDIR:-$CUDA_HOME/lib64}/libcupti.so.13"
+sim_run "$sim_tmp/rpath-plain" "$sim_tmp/rpath-plain.err" "$rpath_program" "$real_cupti"
+is "without cudasim-env the DT_RPATH loads the toolkit's runtime" \
+	"$(grep -c "^loaded $CUDASIM_LIBDIR/libcudart" "$sim_tmp/rpath-plain" | tr -d ' ')" 0
+run_env "$sim_tmp/rpath" "$sim_tmp/rpath.err" --libdir "$CUDASIM_LIBDIR" "$rpath_program" \
+	"$real_cupti"
+is "through cudasim-env it runs (exit 0)" "$env_status" 0
+ok "... on the simulator's runtime" grep -q "^loaded $CUDASIM_LIBDIR/libcudart.so.13" \
+	"$sim_tmp/rpath"
+ok "... and its CUPTI, for the dlopen of $real_cupti" \
+	grep -q "^loaded $CUDASIM_LIBDIR/libcupti.so.13" "$sim_tmp/rpath"
+is "... and no other CUDA library" \
+	"$(grep '^loaded ' "$sim_tmp/rpath" | grep -v "^loaded $CUDASIM_LIBDIR/" | tr '\n' ' ')" ""
 
 # Errors: exit 2 and a message on stderr.
 run_env "$sim_tmp/bad" "$sim_tmp/bad.err" --libdir "$sim_tmp/nowhere" "$program"
