@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# torch.sh - PyTorch (PyPI's CUDA 13 build, tools/framework-venv) on the
+# simulated GPU, traced: `cudatrace record -- cudasim-env python
+# torch-workload.py`, which allocates a tensor on the device, launches an
+# elementwise kernel, copies both ways, empties the caching allocator's
+# cache and raises torch.OutOfMemoryError. The program runs as PyTorch
+# documents, on the simulator's libraries only (not its wheels' CUDA
+# libraries, which its RPATH names), the trace holds the ledger's
+# operations, the report's peak of device memory is PyTorch's own
+# torch.cuda.max_memory_reserved(), and the report names the failed
+# allocation as out of memory. The simulator's list of cuDNN's symbols is
+# that of the wheel's libcudnn.so.9.
+
+cli_here=$(cd "$(dirname "$0")" && pwd)
+. "$cli_here/../lib/cli.sh"
+
+cli_setup "$@"
+venv=$("$trace_srcdir/tools/framework-venv" 2>"$lttng_tmp/venv.err") ||
+	tap_fail_all "the virtual environment with PyTorch and JAX installs: $(tail -n 3 "$lttng_tmp/venv.err" | tr '\n' ' ')"
+cli_with_daemon
+: "${CUDASIM_ENV:=$trace_builddir/tests/cudasim/cudasim-env}"
+python=$venv/bin/python
+# An uninstrumented interpreter loads a sanitizer build's simulator only
+# with the ASan runtime first; and with libstdc++ right after it, for ASan
+# finds the __cxa_throw it intercepts only in what is loaded when it starts
+# (Python links no libstdc++): the frameworks' C++ exceptions abort in the
+# interceptor otherwise.
+asan=$(trace_asan_runtime)
+if [ -n "$asan" ]; then
+	stdcxx=$(ldconfig -p | sed -n 's/^[[:space:]]*libstdc++\.so\.6 (libc6,x86-64) => //p' | head -n 1)
+	cli_asan="$asan${stdcxx:+:$stdcxx}"
+	cli_python_wrapper python "$python"
+fi
+
+CLI_TIMEOUT=180 cli_record torch -o "$lttng_tmp/torch" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-workload.py"
+cli_status_is "record exits with the program's status" 0
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/torch.out" | head -n 1; }
+is "PyTorch sees the simulated device" "$(fact device)" "cudasim_GPU_(simulated)"
+is "the elementwise kernel gives a tensor on the device" "$(fact kernel)" ok
+is "a tensor copied to the device and back is unchanged" "$(fact roundtrip)" ok
+is "torch.cuda.empty_cache() gives every block back" "$(fact empty_cache_reserved)" 0
+is "an allocation larger than the device raises torch.OutOfMemoryError" "$(fact oom)" caught
+cli_trace_checked torch "the trace reads back and holds the ledger's operations"
+
+# The simulator's libraries, and no others, served the CUDA calls.
+grep '^event=cudatrace:library_load ' "$lttng_tmp/torch.events" |
+	sed -n 's/.* path=\([^ ]*\).*/\1/p' | grep -E '/lib(cuda|cudart|cupti|nvidia-ml|cudnn)\.so' |
+	sort -u >"$lttng_tmp/torch.cuda-libs"
+for lib in libcudart.so.13 libcupti.so.13 libcudnn.so.9; do
+	ok "the simulator's $lib is loaded" grep -qx "$trace_simdir/$lib" "$lttng_tmp/torch.cuda-libs"
+done
+is "no CUDA library but the simulator's is loaded" \
+	"$(grep -v "^$trace_simdir/" "$lttng_tmp/torch.cuda-libs" | tr '\n' ' ')" ""
+
+# The simulator's cuDNN exports what the wheel's does (libcudnn.exports).
+wheel_cudnn=$(echo "$venv"/lib/python3*/site-packages/nvidia/cudnn/lib/libcudnn.so.9)
+nm -D --defined-only "$wheel_cudnn" 2>/dev/null |
+	awk 'NF == 3 && $2 ~ /^[TtWwViAB]$/ {print $3}' | sed 's/@@/@/' | sort -u \
+	>"$lttng_tmp/cudnn.wheel"
+grep -v '^#' "$trace_srcdir/tests/cudasim/libcudnn.exports" | sort -u >"$lttng_tmp/cudnn.list"
+ok "cudasim/libcudnn.exports lists the symbols of the wheel's libcudnn.so.9" \
+	cmp -s "$lttng_tmp/cudnn.wheel" "$lttng_tmp/cudnn.list"
+
+"$cli_bin" report --format json -o "$lttng_tmp/torch.json" "$lttng_tmp/torch" \
+	2>"$lttng_tmp/report.err"
+is "cudatrace report --format json reads the trace" "$?" 0
+report() {
+	"$trace_python" -c 'import json, sys
+memory = json.load(open(sys.argv[1]))["memory"]
+what = sys.argv[2]
+if what == "peak":
+    print(" ".join(str(d["peak_bytes"]) for d in memory["devices"]))
+elif what == "failures":
+    print(" ".join("%d:%s" % (f["requested_bytes"], f["verdict"]) for f in memory["failures"]))' \
+		"$lttng_tmp/torch.json" "$1"
+}
+is "the report's peak of device memory is torch.cuda.max_memory_reserved()" \
+	"$(report peak)" "$(fact max_reserved)"
+is "the report names the failed allocation as out of memory" \
+	"$(report failures | tr ' ' '\n' | sort -u | tr '\n' ' ')" "1099511627776:out_of_memory "
+tap_done
