@@ -584,12 +584,18 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t de
  * The simulated devices sit on PCIe alone: no NVLink, no fabric. What
  * nvml.h documents for each query then:
  *
- *   - nvmlDeviceGetCurrPcieLinkGeneration: the link runs at PCIe Gen 5, the
- *     generation of the H100 the devices are modelled on;
+ *   - nvmlDeviceGetCurrPcieLinkGeneration, nvmlDeviceGetCurrPcieLinkWidth:
+ *     the link runs at PCIe Gen 5 x16, that of the H100 the devices are
+ *     modelled on;
  *   - nvmlDeviceGetNvLinkState, nvmlDeviceGetNvLinkRemoteDeviceType,
- *     nvmlDeviceGetNvLinkRemotePciInfo_v2: a device with no NVLink has no
- *     link of any index, and a link that does not exist is
- *     NVML_ERROR_INVALID_ARGUMENT ("if device or link is invalid");
+ *     nvmlDeviceGetNvLinkRemotePciInfo_v2: NVML_ERROR_NOT_SUPPORTED, "if
+ *     NVLink is not supported" (nvmlDeviceGetNvLinkRemoteDeviceType), "if
+ *     the device doesn't support this feature" (the others), for every link
+ *     index, once the device and the out pointer are checked. A device that
+ *     has NVLink answers NVML_ERROR_INVALID_ARGUMENT for a link index it
+ *     does not have; XLA reads NVML_ERROR_NOT_SUPPORTED from
+ *     nvmlDeviceGetNvLinkState as "no NVLink" and any other error as a
+ *     failure;
  *   - nvmlDeviceGetGpuFabricInfoV: NVML_ERROR_NOT_SUPPORTED ("if device
  *     doesn't support gpu fabric"), once its arguments are checked: the
  *     structure's version must be nvmlGpuFabricInfo_v2 or _v3 ("accepts a
@@ -597,6 +603,7 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t de
  *     NVML_ERROR_ARGUMENT_VERSION_MISMATCH.
  */
 #define SIM_PCIE_GENERATION 5
+#define SIM_PCIE_WIDTH      16
 
 SIM_EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device,
                                                             unsigned int *currLinkGen)
@@ -609,7 +616,18 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device,
 	return result;
 }
 
-/* Every link index is one the device does not have. */
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device,
+                                                       unsigned int *currLinkWidth)
+{
+	unsigned int index;
+	nvmlReturn_t result = check_device_out(device, currLinkWidth, &index);
+
+	if (result == NVML_SUCCESS)
+		*currLinkWidth = SIM_PCIE_WIDTH;
+	return result;
+}
+
+/* No NVLink: no link of any index. */
 static nvmlReturn_t no_link(nvmlDevice_t device, unsigned int link, const void *out)
 {
 	unsigned int index;
@@ -618,7 +636,7 @@ static nvmlReturn_t no_link(nvmlDevice_t device, unsigned int link, const void *
 	(void)link;
 	if (result != NVML_SUCCESS)
 		return result;
-	return NVML_ERROR_INVALID_ARGUMENT;
+	return NVML_ERROR_NOT_SUPPORTED;
 }
 
 SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,

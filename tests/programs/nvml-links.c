@@ -3,10 +3,11 @@
  * nvml-links.c - what NVML says of the simulated devices' links, with the
  * toolkit's nvml.h (loaded by hand, as programs load libnvidia-ml.so.1):
  *
- *   - nvmlDeviceGetCurrPcieLinkGeneration: 5;
+ *   - nvmlDeviceGetCurrPcieLinkGeneration: 5, nvmlDeviceGetCurrPcieLinkWidth:
+ *     16;
  *   - nvmlDeviceGetNvLinkState, nvmlDeviceGetNvLinkRemoteDeviceType,
- *     nvmlDeviceGetNvLinkRemotePciInfo_v2: no link exists, of any index
- *     (NVML_ERROR_INVALID_ARGUMENT, "if device or link is invalid");
+ *     nvmlDeviceGetNvLinkRemotePciInfo_v2: the device has no NVLink, for any
+ *     link index (NVML_ERROR_NOT_SUPPORTED);
  *   - nvmlDeviceGetGpuFabricInfoV: NVML_ERROR_NOT_SUPPORTED for a v2 or v3
  *     structure, NVML_ERROR_ARGUMENT_VERSION_MISMATCH for another version;
  *   - before nvmlInit, NVML_ERROR_UNINITIALIZED; with a NULL out pointer,
@@ -28,7 +29,7 @@ int main(void)
 {
 	void *nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW);
 	nvmlDevice_t device = NULL;
-	unsigned int generation = 0, speed = 0;
+	unsigned int generation = 0, width = 0, speed = 0;
 	nvmlEnableState_t state = NVML_FEATURE_ENABLED;
 	nvmlIntNvLinkDeviceType_t type = NVML_NVLINK_DEVICE_TYPE_GPU;
 	nvmlPciInfo_t pci;
@@ -37,25 +38,27 @@ int main(void)
 	nvmlReturn_t (*init)(void);
 	__typeof__(&nvmlDeviceGetHandleByIndex_v2) handle;
 	__typeof__(&nvmlDeviceGetCurrPcieLinkGeneration) pcie;
+	__typeof__(&nvmlDeviceGetCurrPcieLinkWidth) pcie_width;
 	__typeof__(&nvmlDeviceGetNvLinkState) link_state;
 	__typeof__(&nvmlDeviceGetNvLinkRemoteDeviceType) remote_type;
 	__typeof__(&nvmlDeviceGetNvLinkRemotePciInfo_v2) remote_pci;
 	__typeof__(&nvmlDeviceGetGpuFabricInfoV) fabric_info;
 	__typeof__(&nvmlDeviceGetFanSpeed) fan;
-	int all_invalid = 1;
+	int all_unsupported = 1;
 
 	if (!tap_ok(nvml != NULL, "libnvidia-ml.so.1 loads (%s)", nvml ? "yes" : dlerror()))
 		return tap_done();
 	init = (nvmlReturn_t(*)(void))dlsym(nvml, "nvmlInit_v2");
 	handle = LOOKUP(nvml, nvmlDeviceGetHandleByIndex_v2);
 	pcie = LOOKUP(nvml, nvmlDeviceGetCurrPcieLinkGeneration);
+	pcie_width = LOOKUP(nvml, nvmlDeviceGetCurrPcieLinkWidth);
 	link_state = LOOKUP(nvml, nvmlDeviceGetNvLinkState);
 	remote_type = LOOKUP(nvml, nvmlDeviceGetNvLinkRemoteDeviceType);
 	remote_pci = LOOKUP(nvml, nvmlDeviceGetNvLinkRemotePciInfo_v2);
 	fabric_info = LOOKUP(nvml, nvmlDeviceGetGpuFabricInfoV);
 	fan = LOOKUP(nvml, nvmlDeviceGetFanSpeed);
-	if (!tap_ok(init && handle && pcie && link_state && remote_type && remote_pci &&
-	                fabric_info && fan,
+	if (!tap_ok(init && handle && pcie && pcie_width && link_state && remote_type &&
+	                remote_pci && fabric_info && fan,
 	            "NVML exports what the test calls"))
 		return tap_done();
 
@@ -66,23 +69,28 @@ int main(void)
 	if (pcie(device, &generation) != NVML_SUCCESS)
 		generation = 0;
 	tap_ok(generation == 5, "nvmlDeviceGetCurrPcieLinkGeneration: 5 (got %u)", generation);
+	if (pcie_width(device, &width) != NVML_SUCCESS)
+		width = 0;
+	tap_ok(width == 16, "nvmlDeviceGetCurrPcieLinkWidth: 16 (got %u)", width);
 	tap_ok(pcie(device, NULL) == NVML_ERROR_INVALID_ARGUMENT,
 	       "... with NULL: NVML_ERROR_INVALID_ARGUMENT");
 
 	for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
-		if (link_state(device, link, &state) != NVML_ERROR_INVALID_ARGUMENT ||
-		    remote_type(device, link, &type) != NVML_ERROR_INVALID_ARGUMENT ||
-		    remote_pci(device, link, &pci) != NVML_ERROR_INVALID_ARGUMENT)
-			all_invalid = 0;
+		if (link_state(device, link, &state) != NVML_ERROR_NOT_SUPPORTED ||
+		    remote_type(device, link, &type) != NVML_ERROR_NOT_SUPPORTED ||
+		    remote_pci(device, link, &pci) != NVML_ERROR_NOT_SUPPORTED)
+			all_unsupported = 0;
 	}
-	tap_ok(all_invalid,
-	       "links 0 to NVML_NVLINK_MAX_LINKS - 1 do not exist: nvmlDeviceGetNvLinkState, "
+	tap_ok(all_unsupported,
+	       "links 0 to NVML_NVLINK_MAX_LINKS - 1: nvmlDeviceGetNvLinkState, "
 	       "nvmlDeviceGetNvLinkRemoteDeviceType and nvmlDeviceGetNvLinkRemotePciInfo_v2 "
-	       "are NVML_ERROR_INVALID_ARGUMENT");
+	       "are NVML_ERROR_NOT_SUPPORTED");
 	tap_ok(state == NVML_FEATURE_ENABLED && type == NVML_NVLINK_DEVICE_TYPE_GPU,
 	       "... and write nothing");
-	tap_ok(link_state(NULL, 0, &state) == NVML_ERROR_INVALID_ARGUMENT,
-	       "nvmlDeviceGetNvLinkState of no device: NVML_ERROR_INVALID_ARGUMENT");
+	tap_ok(link_state(NULL, 0, &state) == NVML_ERROR_INVALID_ARGUMENT &&
+	           link_state(device, 0, NULL) == NVML_ERROR_INVALID_ARGUMENT,
+	       "nvmlDeviceGetNvLinkState of no device or without an out pointer: "
+	       "NVML_ERROR_INVALID_ARGUMENT");
 
 	tap_ok(fabric_info(device, &fabric) == NVML_ERROR_NOT_SUPPORTED,
 	       "nvmlDeviceGetGpuFabricInfoV (v3): NVML_ERROR_NOT_SUPPORTED");
