@@ -5,8 +5,8 @@
 # from cudasim-env.in): --print output, running a program through it on the
 # libraries of the build tree, VAR=VALUE pairs, the simulator's libraries
 # loaded whatever path the program names them by (programs/rpath-cudart:
-# a DT_RPATH to the toolkit, a dlopen of a full path), and exit status 2
-# for a bad --libdir or option.
+# a DT_RPATH to the toolkit, a dlopen of a full path), --device-files, and
+# exit status 2 for a bad --libdir or option.
 
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/tap.sh"
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/sim.sh"
@@ -89,6 +89,33 @@ ok "... and its CUPTI, for the dlopen of $real_cupti" \
 	grep -q "^loaded $CUDASIM_LIBDIR/libcupti.so.13" "$sim_tmp/rpath"
 is "... and no other CUDA library" \
 	"$(grep '^loaded ' "$sim_tmp/rpath" | grep -v "^loaded $CUDASIM_LIBDIR/" | tr '\n' ' ')" ""
+
+# --device-files: NVIDIA's device files, empty, in a mount namespace of the
+# command's own (what JAX looks for before it loads CUDA); the machine's
+# /dev does not change, and the rest of /dev works.
+had_ctl=no
+[ -e /dev/nvidiactl ] && had_ctl=yes
+if unshare --mount true 2>/dev/null; then
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	run_env "$sim_tmp/devfiles" "$sim_tmp/devfiles.err" --libdir "$CUDASIM_LIBDIR" \
+		--device-files CUDASIM_DEVICES=2 sh -c 'for f in nvidiactl nvidia0 nvidia1 nvidia2; do
+			[ -e "/dev/$f" ] && echo "$f"
+		done
+		echo ok >/dev/null && echo null
+		echo "$LD_AUDIT"'
+	is "--device-files: the command runs (exit 0)" "$env_status" 0
+	is "... and sees /dev/nvidiactl and one /dev/nvidiaN for each of CUDASIM_DEVICES=2" \
+		"$(head -n 3 "$sim_tmp/devfiles" | tr '\n' ' ')" "nvidiactl nvidia0 nvidia1 "
+	is "... and the rest of /dev as it is (/dev/null)" "$(sed -n 4p "$sim_tmp/devfiles")" null
+	is "... with the simulator's environment" "$(sed -n 5p "$sim_tmp/devfiles")" \
+		"$CUDASIM_LIBDIR/libcudasim-audit.so"
+	is "... while the machine's /dev keeps what it had" \
+		"$([ -e /dev/nvidiactl ] && echo yes || echo no)" "$had_ctl"
+else
+	skip "no unshare: cannot create a mount namespace for --device-files" 5
+fi
+run_env "$sim_tmp/devprint" "$sim_tmp/devprint.err" --libdir "$CUDASIM_LIBDIR" --device-files --print
+is "--device-files with --print exits 2" "$env_status" 2
 
 # Errors: exit 2 and a message on stderr.
 run_env "$sim_tmp/bad" "$sim_tmp/bad.err" --libdir "$sim_tmp/nowhere" "$program"
