@@ -9,14 +9,18 @@
  * Life of an analysis (each step called once, in this order):
  *
  *   create(ctx, opts, &state)  allocate the state. CTX outlives the state;
- *                              take slots (ct_analysis_slot) here.
+ *                              take slots (ct_analysis_slot) and subscribe
+ *                              to the pass's accountant
+ *                              (CT_SHARED_ACCOUNTING) here.
  *   event(state, ev)           for each event whose type is in `wants`, in
  *                              trace order (by time, then stream); the
  *                              context is already updated for EV. This is
  *                              the hot path: no allocation per event, no
  *                              string formatting, no output.
  *   finish(state, end_ns)      the trace ended (END_NS: time of its last
- *                              event): close what is still open.
+ *                              event): close what is still open. The
+ *                              shared accountant (CT_SHARED_ACCOUNTING)
+ *                              finished already.
  *   result(state, &result)     after every analysis finished and the
  *                              shared GPU timelines (CT_SHARED_GPU_ACTIVITY)
  *                              answered their last probes: compute what
@@ -69,6 +73,12 @@ enum ct_shared {
 	CT_SHARED_API_CALLS = 1u << 0,
 	/* each device's busy timeline, per process: ct_process.busy (gpu-activity.h) */
 	CT_SHARED_GPU_ACTIVITY = 1u << 1,
+	/*
+	 * the allocations live per process and device, fed the CT_ACCT_EVENTS
+	 * events: the pass's accountant, ct_context_accounting (accounting.h),
+	 * which the analysis subscribes to in its create
+	 */
+	CT_SHARED_ACCOUNTING = 1u << 2,
 };
 
 /*

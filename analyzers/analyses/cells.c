@@ -3,8 +3,9 @@
  * cells.c - the cells analysis (cells.h) and its section of the report,
  * `cells[]` (doc/report-schema.md).
  *
- * An accountant of its own (accounting.h) says when an allocation becomes
- * live and when it stops being live, whatever released it; the analysis
+ * The pass's accountant (accounting.h), which the analysis subscribes to,
+ * says when an allocation becomes live and when it stops being live,
+ * whatever released it; the analysis
  * remembers, for each live allocation made during a cell, which cell (a
  * hash table by the accountant's allocation id), so that its release is
  * charged back to that cell. A release that fails (mem_free_failed, at
@@ -36,7 +37,7 @@ struct thread_releases {
 	GArray *released; /* struct released */
 };
 
-/* What the analysis keeps per process (the accountant's process data). */
+/* What the analysis keeps per process (its process data in the accountant). */
 struct cells_process {
 	GArray *cells;    /* struct ct_cell, in the order they ran; NULL until one does */
 	uint32_t running; /* index of the cell running, NO_CELL */
@@ -50,8 +51,8 @@ struct cells_process {
 struct cells {
 	struct ct_context *ctx;        /* borrowed */
 	const struct ct_options *opts; /* borrowed */
-	int slot;
-	struct ct_acct *acct;          /* owned */
+	struct ct_acct *acct;          /* the pass's */
+	struct ct_acct_sub *sub;       /* its subscription to it */
 	GStringChunk *strings;         /* the cells' first lines; owned */
 	int64_t end_ns;                /* of the trace */
 	struct ct_cells_result result; /* owned, once computed */
@@ -81,7 +82,7 @@ static void thread_releases_free(gpointer data)
 
 static struct cells_process *process_of(struct cells *c, struct ct_process *process)
 {
-	void **data = ct_acct_process_data(c->acct, process);
+	void **data = ct_acct_process_data(c->sub, process);
 	struct cells_process *p = *data;
 
 	if (!p) {
@@ -164,8 +165,8 @@ static void release_failed(struct cells_process *p, const struct ct_event *ev,
 	}
 }
 
-static void hook_added(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
-                       const struct ct_event *ev)
+static void hook_added(void *data, struct ct_acct_device *dev, void *own,
+                       const struct ct_acct_alloc *a, const struct ct_event *ev)
 {
 	struct cells *c = data;
 	struct cells_process *p;
@@ -187,8 +188,8 @@ static void hook_added(void *data, struct ct_acct_device *dev, const struct ct_a
 	                    GUINT_TO_POINTER(p->running == NO_CELL ? 0u : p->running + 1));
 }
 
-static void hook_removed(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
-                         const struct ct_event *ev)
+static void hook_removed(void *data, struct ct_acct_device *dev, void *own,
+                         const struct ct_acct_alloc *a, const struct ct_event *ev)
 {
 	struct cells *c = data;
 	struct cells_process *p = process_of(c, dev->process);
@@ -259,8 +260,6 @@ static void cells_event(void *state, const struct ct_event *ev)
 		on_begin(c, ev);
 	else if (ev->type == CT_EV_CELL_END)
 		on_end(c, ev);
-	else
-		ct_acct_event(c->acct, ev);
 }
 
 /* ------------------------------------------------------------- result */
@@ -293,7 +292,7 @@ static enum ct_analysis_status cells_result(void *state, const void **result)
 	c->result.max_rows = c->opts->max_rows;
 	for (size_t i = 0; i < ct_context_process_count(c->ctx); i++) {
 		struct ct_process *process = ct_context_process_at(c->ctx, i);
-		struct cells_process *p = *ct_acct_process_data(c->acct, process);
+		struct cells_process *p = *ct_acct_process_data(c->sub, process);
 		struct ct_cells_process out = { .process = process };
 
 		if (!p || !p->cells)
@@ -397,10 +396,8 @@ static enum ct_analysis_status cells_create(struct ct_context *ctx, const struct
 	c->ctx = ctx;
 	c->opts = opts;
 	c->strings = g_string_chunk_new(1024);
-	c->slot = ct_analysis_slot(ctx);
-	if (c->slot < 0)
-		return CT_ANALYSIS_NO_SLOT;
-	c->acct = ct_acct_create(ctx, opts, c->slot, &(struct ct_acct_config){ 0 }, &hooks, c);
+	c->acct = ct_context_accounting(ctx);
+	c->sub = ct_acct_subscribe(c->acct, NULL, &hooks, c);
 	return CT_ANALYSIS_OK;
 }
 
@@ -409,7 +406,6 @@ static enum ct_analysis_status cells_finish(void *state, int64_t end_ns)
 	struct cells *c = state;
 
 	c->end_ns = end_ns;
-	ct_acct_finish(c->acct);
 	return CT_ANALYSIS_OK;
 }
 
@@ -428,7 +424,7 @@ static void cells_destroy(void *state)
 	}
 	if (c->result.processes)
 		g_array_unref(c->result.processes);
-	ct_acct_destroy(c->acct);
+	ct_acct_unsubscribe(c->sub);
 	g_string_chunk_free(c->strings);
 	g_free(c);
 }
@@ -437,7 +433,8 @@ const struct ct_analysis_class ct_cells_analysis = {
 	.name = "cells",
 	.id = CT_ANALYSIS_CELLS,
 	.section = &ct_cells_section,
-	.wants = CT_ACCT_EVENTS | CT_EV_BIT(CT_EV_CELL_BEGIN) | CT_EV_BIT(CT_EV_CELL_END),
+	.wants = CT_EV_BIT(CT_EV_CELL_BEGIN) | CT_EV_BIT(CT_EV_CELL_END),
+	.uses = CT_SHARED_ACCOUNTING,
 	.create = cells_create,
 	.event = cells_event,
 	.finish = cells_finish,

@@ -148,12 +148,12 @@ struct frag_failure {
 	struct frag_snapshot state;
 };
 
-/* One (process, device): the accountant's state and the address ranges. */
+/* What the analysis keeps of one (process, device), beside the accountant's. */
 struct frag_device {
-	struct ct_acct_device acct; /* first: the accountant allocates it */
+	struct ct_acct_device *acct; /* the accountant's state of it; borrowed */
 	struct ct_range_map regions[REGION_COUNT];
 	uint64_t heap_lo, heap_hi;         /* span ever seen, heap_hi 0: none */
-	struct frag_snapshot at_peak;      /* when acct.has_peak */
+	struct frag_snapshot at_peak;      /* when acct->has_peak */
 	GArray *pools;                     /* struct frag_pool, in order of first record; owned */
 	int64_t last_sync_ns;              /* its last synchronisation, INT64_MIN: none */
 	struct frag_failure *last_failure; /* borrowed from the failure list */
@@ -162,9 +162,9 @@ struct frag_device {
 struct fragmentation {
 	struct ct_context *ctx;        /* borrowed */
 	const struct ct_options *opts; /* borrowed */
-	int slot;
-	struct ct_acct *acct; /* owned */
-	GPtrArray *failures;  /* struct frag_failure, the first FAILURES_MAX; owned */
+	struct ct_acct *acct;          /* the pass's */
+	struct ct_acct_sub *sub;       /* its subscription to it */
+	GPtrArray *failures;           /* struct frag_failure, the first FAILURES_MAX; owned */
 	uint64_t failures_total;
 	int64_t end_ns;
 	struct ct_fragmentation_result result; /* owned, once computed */
@@ -175,22 +175,30 @@ struct fragmentation {
 static struct frag_device *device_of(struct fragmentation *f, struct ct_process *process,
                                      unsigned device)
 {
-	return (struct frag_device *)ct_acct_device_of(f->acct, process, device);
+	return ct_acct_own(f->sub, ct_acct_device_of(f->acct, process, device));
 }
 
-static void hook_device_init(void *data, struct ct_acct_device *dev)
+/* The state of (PROCESS, DEVICE), NULL if it has none. */
+static struct frag_device *frag_at(const struct fragmentation *f, const struct ct_process *process,
+                                   unsigned device)
 {
-	struct frag_device *fd = (struct frag_device *)dev;
+	return ct_acct_own(f->sub, ct_acct_device_at(f->acct, process, device));
+}
 
+static void hook_device_init(void *data, struct ct_acct_device *dev, void *own)
+{
+	struct frag_device *fd = own;
+
+	fd->acct = dev;
 	for (int r = 0; r < REGION_COUNT; r++)
 		ct_range_map_init(&fd->regions[r]);
 	fd->pools = g_array_new(FALSE, FALSE, sizeof(struct frag_pool));
 	fd->last_sync_ns = INT64_MIN;
 }
 
-static void hook_device_release(void *data, struct ct_acct_device *dev)
+static void hook_device_release(void *data, struct ct_acct_device *dev, void *own)
 {
-	struct frag_device *fd = (struct frag_device *)dev;
+	struct frag_device *fd = own;
 
 	for (int r = 0; r < REGION_COUNT; r++)
 		ct_range_map_release(&fd->regions[r]);
@@ -251,14 +259,14 @@ static void snapshot(struct fragmentation *f, const struct frag_device *fd, int6
                      struct frag_snapshot *s)
 {
 	struct ct_range_stats heap, pool, vmm, phys;
-	const struct ct_device *dev = fd->acct.process->devices[fd->acct.device];
+	const struct ct_device *dev = fd->acct->process->devices[fd->acct->device];
 
 	ct_range_map_stats(&fd->regions[REGION_HEAP], &heap);
 	ct_range_map_stats(&fd->regions[REGION_POOL], &pool);
 	ct_range_map_stats(&fd->regions[REGION_VMM], &vmm);
 	ct_range_map_stats(&fd->regions[REGION_PHYS], &phys);
 	*s = (struct frag_snapshot){ .time_ns = time_ns,
-		                     .live_bytes = (uint64_t)fd->acct.on_device };
+		                     .live_bytes = (uint64_t)fd->acct->on_device };
 	if (fd->heap_hi) {
 		s->heap_span = fd->heap_hi - fd->heap_lo;
 		s->heap_free_seen =
@@ -311,7 +319,7 @@ static void snapshot(struct fragmentation *f, const struct frag_device *fd, int6
 		s->nvml_total = dev->nvml_total;
 	}
 	s->device_total = dev ? dev->global_memory : 0;
-	memcpy(s->before_window, fd->acct.before_window, sizeof(s->before_window));
+	memcpy(s->before_window, fd->acct->before_window, sizeof(s->before_window));
 }
 
 /*
@@ -324,7 +332,7 @@ static bool as_known(const struct frag_device *fd, struct frag_snapshot *s)
 	bool heap_missed = false;
 
 	for (unsigned k = 0; k < CT_ACCT_KINDS; k++) {
-		int64_t later = fd->acct.before_window[k] - s->before_window[k];
+		int64_t later = fd->acct->before_window[k] - s->before_window[k];
 
 		if (!later)
 			continue;
@@ -336,7 +344,7 @@ static bool as_known(const struct frag_device *fd, struct frag_snapshot *s)
 			s->vmm_physical += (uint64_t)later;
 		else if (region_of(k) == REGION_HEAP)
 			heap_missed = true;
-		s->before_window[k] = fd->acct.before_window[k];
+		s->before_window[k] = fd->acct->before_window[k];
 	}
 	return heap_missed;
 }
@@ -372,19 +380,19 @@ static void free_view_of(const struct frag_snapshot *s, struct free_view *v)
 
 /* ------------------------------------------------------------ events */
 
-static void hook_peak(void *data, struct ct_acct_device *dev, const struct ct_event *ev)
+static void hook_peak(void *data, struct ct_acct_device *dev, void *own, const struct ct_event *ev)
 {
-	struct frag_device *fd = (struct frag_device *)dev;
+	struct frag_device *fd = own;
 
 	snapshot(data, fd, dev->peak_ns, &fd->at_peak);
 	/* a first peak at the window's start, from allocations made before it, holds those only */
 	fd->at_peak.live_bytes = (uint64_t)dev->peak_bytes;
 }
 
-static void hook_added(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
-                       const struct ct_event *ev)
+static void hook_added(void *data, struct ct_acct_device *dev, void *own,
+                       const struct ct_acct_alloc *a, const struct ct_event *ev)
 {
-	struct frag_device *fd = (struct frag_device *)dev;
+	struct frag_device *fd = own;
 	enum region region = region_of(a->kind);
 	uint64_t end = a->address + extent_of(region, a->size);
 
@@ -399,10 +407,10 @@ static void hook_added(void *data, struct ct_acct_device *dev, const struct ct_a
 	}
 }
 
-static void hook_removed(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
-                         const struct ct_event *ev)
+static void hook_removed(void *data, struct ct_acct_device *dev, void *own,
+                         const struct ct_acct_alloc *a, const struct ct_event *ev)
 {
-	struct frag_device *fd = (struct frag_device *)dev;
+	struct frag_device *fd = own;
 	enum region region = region_of(a->kind);
 
 	if (region != REGION_NONE)
@@ -460,8 +468,7 @@ static void on_failure(struct fragmentation *f, const struct ct_event *ev)
 static void on_nvml(struct fragmentation *f, const struct ct_event *ev)
 {
 	const struct ct_ev_nvml_sample *e = &ev->u.nvml_sample;
-	struct frag_device *fd =
-	    (struct frag_device *)ct_acct_device_at(f->acct, ev->process, e->device);
+	struct frag_device *fd = frag_at(f, ev->process, e->device);
 
 	if (!fd || !fd->last_failure || e->reason != 2 || !e->total)
 		return;
@@ -535,7 +542,7 @@ static struct pool_view *view_of(struct frag_snapshot *s, const struct frag_pool
 static void foreach_snapshot_since(struct fragmentation *f, struct frag_device *fd, int64_t time_ns,
                                    void (*fn)(struct frag_snapshot *s, void *data), void *data)
 {
-	if (fd->acct.has_peak && fd->at_peak.time_ns >= time_ns)
+	if (fd->acct->has_peak && fd->at_peak.time_ns >= time_ns)
 		fn(&fd->at_peak, data);
 	/* failures are in time order: the recent ones only */
 	for (guint i = f->failures->len; i-- > 0;) {
@@ -543,7 +550,7 @@ static void foreach_snapshot_since(struct fragmentation *f, struct frag_device *
 
 		if (fl->time_ns < time_ns)
 			break;
-		if (fl->process == fd->acct.process && fl->device == fd->acct.device)
+		if (fl->process == fd->acct->process && fl->device == fd->acct->device)
 			fn(&fl->state, data);
 	}
 }
@@ -728,7 +735,7 @@ static void device_synced(struct fragmentation *f, struct frag_device *fd, int64
 static unsigned device_of_context(struct fragmentation *f, struct ct_process *process,
                                   uint32_t context)
 {
-	GHashTable *contexts = *ct_acct_process_data(f->acct, process);
+	GHashTable *contexts = *ct_acct_process_data(f->sub, process);
 	gpointer device;
 
 	if (!contexts ||
@@ -739,7 +746,7 @@ static unsigned device_of_context(struct fragmentation *f, struct ct_process *pr
 
 static void on_context_create(struct fragmentation *f, const struct ct_event *ev)
 {
-	void **contexts = ct_acct_process_data(f->acct, ev->process);
+	void **contexts = ct_acct_process_data(f->sub, ev->process);
 
 	if (!*contexts)
 		*contexts = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -766,7 +773,7 @@ static void on_sync(struct fragmentation *f, const struct ct_event *ev)
 	}
 	if (device == CT_DEVICE_NONE)
 		return;
-	fd = (struct frag_device *)ct_acct_device_at(f->acct, ev->process, device);
+	fd = frag_at(f, ev->process, device);
 	if (fd)
 		device_synced(f, fd, time_ns);
 }
@@ -794,10 +801,8 @@ static void fragmentation_event(void *state, const struct ct_event *ev)
 		break;
 	case CT_EV_CONTEXT_CREATE:
 		on_context_create(f, ev);
-		ct_acct_event(f->acct, ev);
 		break;
 	default:
-		ct_acct_event(f->acct, ev);
 		break;
 	}
 }
@@ -984,11 +989,10 @@ static struct ct_frag_state state_of(const struct frag_snapshot *s)
 
 static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 {
-	const struct frag_device *fd =
-	    (const struct frag_device *)ct_acct_device_at(f->acct, fl->process, fl->device);
+	const struct frag_device *fd = frag_at(f, fl->process, fl->device);
 	struct frag_snapshot known = fl->state, *s = &known;
 	bool heap_missed = as_known(fd, s);
-	bool partial = ct_acct_partial_at(f->acct, &fd->acct, fl->time_ns);
+	bool partial = ct_acct_partial_at(f->acct, fd->acct, fl->time_ns);
 	bool lost = ct_acct_lost_before(f->acct, fl->time_ns);
 	bool dropped = fl->process->dropped_records > 0;
 	GArray *caveats = g_array_new(FALSE, FALSE, sizeof(struct ct_caveat));
@@ -1084,12 +1088,12 @@ static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 static void add_device(struct fragmentation *f, const struct frag_device *fd)
 {
 	struct frag_snapshot end, peak = fd->at_peak;
-	const struct ct_process *process = fd->acct.process;
+	const struct ct_process *process = fd->acct->process;
 	struct ct_frag_device out = {
 		.pid = process->pid,
 		.process = intern(f, process->procname),
-		.device = fd->acct.device,
-		.has_peak = fd->acct.has_peak,
+		.device = fd->acct->device,
+		.has_peak = fd->acct->has_peak,
 		.pools = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_pool)),
 		.caveats = g_array_new(FALSE, FALSE, sizeof(struct ct_caveat)),
 	};
@@ -1098,14 +1102,14 @@ static void add_device(struct fragmentation *f, const struct frag_device *fd)
 
 	/* the end of a process is its last event (a killed one has no exit) */
 	snapshot(f, fd, process->events ? process->last_ns : f->end_ns, &end);
-	if (fd->acct.has_peak) {
+	if (fd->acct->has_peak) {
 		bool heap_missed = as_known(fd, &peak);
 
 		out.at_peak = state_of(&peak);
-		if (ct_acct_partial_ever(f->acct, &fd->acct))
+		if (ct_acct_partial_ever(f->acct, fd->acct))
 			ct_caveat_add(out.caveats, "at_peak.live_bytes", CT_CAVEAT_LOWER_BOUND,
 			              cause);
-		if (ct_acct_partial_ever(f->acct, &fd->acct) || heap_missed) {
+		if (ct_acct_partial_ever(f->acct, fd->acct) || heap_missed) {
 			ct_caveat_add(out.caveats, "at_peak.free_seen_bytes", CT_CAVEAT_UNCERTAIN,
 			              cause);
 			ct_caveat_add(out.caveats, "at_peak.largest_free_bytes",
@@ -1117,7 +1121,7 @@ static void add_device(struct fragmentation *f, const struct frag_device *fd)
 		}
 	}
 	out.at_end = state_of(&end);
-	if (ct_acct_partial_at_end(f->acct, &fd->acct)) {
+	if (ct_acct_partial_at_end(f->acct, fd->acct)) {
 		ct_caveat_add(out.caveats, "at_end.live_bytes", CT_CAVEAT_LOWER_BOUND, cause);
 		ct_caveat_add(out.caveats, "at_end.free_seen_bytes", CT_CAVEAT_UNCERTAIN, cause);
 		ct_caveat_add(out.caveats, "at_end.largest_free_bytes", CT_CAVEAT_UNCERTAIN, cause);
@@ -1143,7 +1147,7 @@ static void add_device(struct fragmentation *f, const struct frag_device *fd)
 		g_array_append_val(out.pools, pool);
 		pools_derived |= p->derived;
 	}
-	if (fd->acct.has_peak && peak.pool_derived)
+	if (fd->acct->has_peak && peak.pool_derived)
 		ct_caveat_add(out.caveats, "at_peak.pool_reserved_bytes", CT_CAVEAT_DERIVED,
 		              CT_CAUSE_RELEASE_AT_SYNC);
 	if (end.pool_derived)
@@ -1153,14 +1157,14 @@ static void add_device(struct fragmentation *f, const struct frag_device *fd)
 		ct_caveat_add(out.caveats, "pools", CT_CAVEAT_DERIVED, CT_CAUSE_RELEASE_AT_SYNC);
 	if (ct_acct_lost(f->acct, process)) {
 		/* every figure of those states and pools */
-		if (fd->acct.has_peak)
+		if (fd->acct->has_peak)
 			ct_caveat_add(out.caveats, "at_peak", CT_CAVEAT_UNCERTAIN,
 			              CT_CAUSE_DISCARDED);
 		ct_caveat_add(out.caveats, "at_end", CT_CAVEAT_UNCERTAIN, CT_CAUSE_DISCARDED);
 		ct_caveat_add(out.caveats, "pools", CT_CAVEAT_UNCERTAIN, CT_CAUSE_DISCARDED);
 	}
 	if (process->dropped_records) {
-		if (fd->acct.has_peak) {
+		if (fd->acct->has_peak) {
 			ct_caveat_add(out.caveats, "at_peak.pool_reserved_bytes",
 			              CT_CAVEAT_UNCERTAIN, CT_CAUSE_DROPPED);
 			ct_caveat_add(out.caveats, "at_peak.pool_used_bytes", CT_CAVEAT_UNCERTAIN,
@@ -1186,8 +1190,7 @@ static bool pools_derived(struct fragmentation *f, const struct ct_process *proc
 	bool derived = false;
 
 	for (unsigned d = 0; d < 256 && !derived; d++) {
-		struct frag_device *fd =
-		    (struct frag_device *)ct_acct_device_at(f->acct, process, d);
+		struct frag_device *fd = frag_at(f, process, d);
 
 		for (guint i = 0; fd && i < fd->pools->len; i++) {
 			const struct frag_pool *p = &g_array_index(fd->pools, struct frag_pool, i);
@@ -1300,7 +1303,7 @@ static enum ct_analysis_status fragmentation_result(void *state, const void **re
 			const struct ct_acct_device *dev = ct_acct_device_at(f->acct, process, d);
 
 			if (dev)
-				add_device(f, (const struct frag_device *)dev);
+				add_device(f, ct_acct_own(f->sub, dev));
 		}
 	}
 	*result = &f->result;
@@ -1343,10 +1346,8 @@ static enum ct_analysis_status fragmentation_create(struct ct_context *ctx,
 	f->failures = g_ptr_array_new_with_free_func(g_free);
 	f->ctx = ctx;
 	f->opts = opts;
-	f->slot = ct_analysis_slot(ctx);
-	if (f->slot < 0)
-		return CT_ANALYSIS_NO_SLOT;
-	f->acct = ct_acct_create(ctx, opts, f->slot, &(struct ct_acct_config){ 0 }, &hooks, f);
+	f->acct = ct_context_accounting(ctx);
+	f->sub = ct_acct_subscribe(f->acct, NULL, &hooks, f);
 	return CT_ANALYSIS_OK;
 }
 
@@ -1355,7 +1356,6 @@ static enum ct_analysis_status fragmentation_finish(void *state, int64_t end_ns)
 	struct fragmentation *f = state;
 
 	f->end_ns = end_ns;
-	ct_acct_finish(f->acct);
 	return CT_ANALYSIS_OK;
 }
 
@@ -1365,7 +1365,7 @@ static void fragmentation_destroy(void *state)
 
 	if (!f)
 		return;
-	ct_acct_destroy(f->acct);
+	ct_acct_unsubscribe(f->sub);
 	result_release(&f->result);
 	g_ptr_array_free(f->failures, TRUE);
 	g_free(f);
@@ -1375,9 +1375,11 @@ const struct ct_analysis_class ct_fragmentation_analysis = {
 	.name = "fragmentation",
 	.id = CT_ANALYSIS_FRAGMENTATION,
 	.section = &ct_memory_section,
-	.wants = CT_ACCT_EVENTS | CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVML_SAMPLE) |
+	.wants = CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVML_SAMPLE) |
 	         CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) | CT_EV_BIT(CT_EV_GPU_MEMORY) |
-	         CT_EV_BIT(CT_EV_SYNC) | CT_EV_BIT(CT_EV_GPU_SYNC),
+	         CT_EV_BIT(CT_EV_SYNC) | CT_EV_BIT(CT_EV_GPU_SYNC) |
+	         CT_EV_BIT(CT_EV_CONTEXT_CREATE),
+	.uses = CT_SHARED_ACCOUNTING,
 	.create = fragmentation_create,
 	.event = fragmentation_event,
 	.finish = fragmentation_finish,

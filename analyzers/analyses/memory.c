@@ -5,8 +5,9 @@
  * the end (leaks); NVTX ranges whose allocations hold more memory each time they repeat;
  * a bounded time series for plots.
  *
- * The live allocations and the peak are the accountant's (accounting.h);
- * this analysis adds what they mean for people: sites, ranges, the series.
+ * The live allocations and the peak are the pass's accountant's
+ * (accounting.h), which this analysis subscribes to; it adds what they
+ * mean for people: sites, ranges, the series.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,10 +20,9 @@
 #include "common/saturate.h"
 #include "common/series.h"
 
-/* One (process, device): the accountant's state, and live bytes over time. */
+/* What the analysis keeps of one (process, device), beside the accountant's. */
 struct mem_device {
-	struct ct_acct_device acct; /* first: the accountant allocates it */
-	struct ct_series series;    /* on_device over time; points NULL until the first */
+	struct ct_series series; /* on_device over time; points NULL until the first */
 	uint64_t failures;
 };
 
@@ -44,8 +44,8 @@ struct range_stat {
 struct memory {
 	struct ct_context *ctx;        /* borrowed */
 	const struct ct_options *opts; /* borrowed */
-	int slot;
-	struct ct_acct *acct; /* owned */
+	struct ct_acct *acct;          /* the pass's */
+	struct ct_acct_sub *sub;       /* its subscription to it */
 	int64_t end_ns;
 	struct ct_memory_result result; /* owned, once computed */
 };
@@ -55,7 +55,7 @@ struct memory {
 /* The NVTX range statistics of PROCESS, struct range_stat by path id. */
 static GArray *ranges_of(struct memory *m, struct ct_process *process)
 {
-	void **data = ct_acct_process_data(m->acct, process);
+	void **data = ct_acct_process_data(m->sub, process);
 
 	if (!*data)
 		*data = g_array_new(FALSE, TRUE, sizeof(struct range_stat));
@@ -99,8 +99,8 @@ static void on_pop(struct memory *m, const struct ct_event *ev)
 
 /* ------------------------------------------------ the accountant's hooks */
 
-static void hook_added(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
-                       const struct ct_event *ev)
+static void hook_added(void *data, struct ct_acct_device *dev, void *own,
+                       const struct ct_acct_alloc *a, const struct ct_event *ev)
 {
 	struct memory *m = data;
 
@@ -109,8 +109,8 @@ static void hook_added(void *data, struct ct_acct_device *dev, const struct ct_a
 		range_hold(m, dev->process, a->path, ct_sat_i64(a->size));
 }
 
-static void hook_removed(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
-                         const struct ct_event *ev)
+static void hook_removed(void *data, struct ct_acct_device *dev, void *own,
+                         const struct ct_acct_alloc *a, const struct ct_event *ev)
 {
 	struct memory *m = data;
 
@@ -118,29 +118,30 @@ static void hook_removed(void *data, struct ct_acct_device *dev, const struct ct
 		range_hold(m, dev->process, a->path, -ct_sat_i64(a->size));
 }
 
-static void hook_changed(void *data, struct ct_acct_device *dev, const struct ct_event *ev)
+static void hook_changed(void *data, struct ct_acct_device *dev, void *own,
+                         const struct ct_event *ev)
 {
 	struct memory *m = data;
-	struct mem_device *md = (struct mem_device *)dev;
+	struct mem_device *md = own;
 
 	if (!md->series.points)
 		ct_series_init(&md->series, m->opts->series_points);
 	ct_series_add(&md->series, ev->time_ns, dev->on_device);
 }
 
-static void hook_revealed(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
-                          const struct ct_event *ev)
+static void hook_revealed(void *data, struct ct_acct_device *dev, void *own,
+                          const struct ct_acct_alloc *a, const struct ct_event *ev)
 {
-	struct mem_device *md = (struct mem_device *)dev;
+	struct mem_device *md = own;
 
 	/* made before the window: live at every moment the series has */
 	if (ct_mem_kind_on_device(a->kind))
 		ct_series_shift(&md->series, ct_sat_i64(a->size));
 }
 
-static void hook_device_release(void *data, struct ct_acct_device *dev)
+static void hook_device_release(void *data, struct ct_acct_device *dev, void *own)
 {
-	ct_series_release(&((struct mem_device *)dev)->series);
+	ct_series_release(&((struct mem_device *)own)->series);
 }
 
 static void hook_process_release(void *data, void *user)
@@ -164,15 +165,15 @@ static void memory_event(void *state, const struct ct_event *ev)
 
 	switch (ev->type) {
 	case CT_EV_MEM_ALLOC_FAILED:
-		((struct mem_device *)ct_acct_device_of(m->acct, ev->process,
-		                                        ev->u.mem_alloc_failed.device))
+		((struct mem_device *)ct_acct_own(
+		     m->sub,
+		     ct_acct_device_of(m->acct, ev->process, ev->u.mem_alloc_failed.device)))
 		    ->failures++;
 		break;
 	case CT_EV_NVTX_POP:
 		on_pop(m, ev);
 		break;
 	default:
-		ct_acct_event(m->acct, ev);
 		break;
 	}
 }
@@ -467,9 +468,9 @@ static GArray *caveats_of(struct memory *m, const struct ct_acct_device *dev,
 	return list;
 }
 
-static void add_device(struct memory *m, const struct mem_device *mem)
+static void add_device(struct memory *m, const struct ct_acct_device *md,
+                       const struct mem_device *mem)
 {
-	const struct ct_acct_device *md = &mem->acct;
 	struct device_gather g = { .dev = md };
 	struct ct_memory_device d = {
 		.pid = md->process->pid,
@@ -525,7 +526,7 @@ static void add_growing_ranges(struct memory *m)
 {
 	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
 		struct ct_process *process = ct_context_process_at(m->ctx, p);
-		GArray *ranges = *ct_acct_process_data(m->acct, process);
+		GArray *ranges = *ct_acct_process_data(m->sub, process);
 
 		for (guint path = 1; ranges && path < ranges->len; path++) {
 			const struct range_stat *s =
@@ -556,13 +557,13 @@ static void add_growing_ranges(struct memory *m)
 }
 
 static void add_timeline(struct memory *m, const struct ct_process *process,
-                         const struct mem_device *md)
+                         const struct ct_acct_device *dev, const struct mem_device *md)
 {
 	for (size_t i = 0; md->series.points && i < md->series.points->len; i++) {
 		const struct ct_series_point *pt = ct_series_at(&md->series, i);
 		struct ct_memory_point point = {
 			.pid = process->pid,
-			.device = md->acct.device,
+			.device = dev->device,
 			.time_ns = pt->time_ns,
 			.bytes = pt->last,
 			.min_bytes = pt->min,
@@ -590,7 +591,7 @@ static enum ct_analysis_status memory_result(void *state, const void **result)
 			const struct ct_acct_device *dev = ct_acct_device_at(m->acct, process, d);
 
 			if (dev)
-				add_device(m, (const struct mem_device *)dev);
+				add_device(m, dev, ct_acct_own(m->sub, dev));
 		}
 	}
 	add_growing_ranges(m);
@@ -602,7 +603,7 @@ static enum ct_analysis_status memory_result(void *state, const void **result)
 			const struct ct_acct_device *dev = ct_acct_device_at(m->acct, process, d);
 
 			if (dev)
-				add_timeline(m, process, (const struct mem_device *)dev);
+				add_timeline(m, process, dev, ct_acct_own(m->sub, dev));
 		}
 	}
 	*result = &m->result;
@@ -644,12 +645,9 @@ static enum ct_analysis_status memory_create(struct ct_context *ctx, const struc
 	*state = m;
 	m->ctx = ctx;
 	m->opts = opts;
-	m->slot = ct_analysis_slot(ctx);
-	if (m->slot < 0)
-		return CT_ANALYSIS_NO_SLOT;
-	m->acct = ct_acct_create(ctx, opts, m->slot,
-	                         &(struct ct_acct_config){ .peak_set = true, .reclaimed = true },
-	                         &hooks, m);
+	m->acct = ct_context_accounting(ctx);
+	m->sub = ct_acct_subscribe(
+	    m->acct, &(struct ct_acct_config){ .peak_set = true, .reclaimed = true }, &hooks, m);
 	return CT_ANALYSIS_OK;
 }
 
@@ -658,7 +656,6 @@ static enum ct_analysis_status memory_finish(void *state, int64_t end_ns)
 	struct memory *m = state;
 
 	m->end_ns = end_ns;
-	ct_acct_finish(m->acct);
 	return CT_ANALYSIS_OK;
 }
 
@@ -668,7 +665,7 @@ static void memory_destroy(void *state)
 
 	if (!m)
 		return;
-	ct_acct_destroy(m->acct);
+	ct_acct_unsubscribe(m->sub);
 	result_release(&m->result);
 	g_free(m);
 }
@@ -677,7 +674,8 @@ const struct ct_analysis_class ct_memory_analysis = {
 	.name = "memory",
 	.id = CT_ANALYSIS_MEMORY,
 	.section = &ct_memory_section,
-	.wants = CT_ACCT_EVENTS | CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVTX_POP),
+	.wants = CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVTX_POP),
+	.uses = CT_SHARED_ACCOUNTING,
 	.create = memory_create,
 	.event = memory_event,
 	.finish = memory_finish,

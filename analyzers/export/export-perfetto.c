@@ -25,10 +25,9 @@ static enum ct_export_status perfetto_write(const struct ct_export_request *req,
 	enum ct_export_status ret = CT_EXPORT_OK;
 	enum ct_reader_status status;
 
-	if (!p || ct_reader_attach(reader, &ct_perfetto_export, p) < 0 ||
+	if (ct_reader_attach(reader, &ct_perfetto_export, p) < 0 ||
 	    ct_reader_add(reader, &ct_fragmentation_analysis) < 0) {
-		fprintf(req->messages, "%s: %s\n", req->prefix,
-		        p ? ct_reader_stats(reader)->error : "no context slot left");
+		fprintf(req->messages, "%s: %s\n", req->prefix, ct_reader_stats(reader)->error);
 		ct_reader_destroy(reader);
 		return CT_EXPORT_ERROR;
 	}

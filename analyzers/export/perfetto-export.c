@@ -30,9 +30,8 @@ enum track_kind {
 /* Longest name written: longer kernel names and NVTX messages are cut. */
 #define NAME_MAX_BYTES 4096
 
-/* The accountant's per-device state, with the values the counters last showed. */
+/* Per device, beside the accountant's state: the values the counters last showed. */
 struct pf_device {
-	struct ct_acct_device acct; /* first: the accountant's */
 	bool shown;
 	int64_t on_device;
 	int64_t live[CT_ACCT_KINDS];
@@ -40,9 +39,8 @@ struct pf_device {
 
 struct ct_perfetto {
 	struct ct_context *ctx;
-	struct ct_pf_writer *w; /* NULL once closed */
-	struct ct_acct *acct;
-	int slot;
+	struct ct_pf_writer *w;  /* NULL once closed */
+	struct ct_acct_sub *sub; /* its subscription to the pass's accountant */
 	/* The last thread's track: a call's begin, its work and its end are
 	 * on it, one after another. */
 	const struct ct_thread *last_thread;
@@ -298,13 +296,13 @@ static void nvtx_range(struct ct_perfetto *p, const struct ct_event *ev, bool st
 /*
  * cell_begin opens the slice "In [N]: first line", the cell_end of the same
  * cell closes it. The cell running in a process is kept as its execution
- * count + 1 (0: none) in the accountant's per-process data: a number, never
+ * count + 1 (0: none) in its per-process data in the accountant: a number, never
  * a pointer to free. A cell whose cell_end was lost ends with the next one,
  * as in the cells analysis.
  */
 static void cell_event(struct ct_perfetto *p, const struct ct_event *ev)
 {
-	void **running = ct_acct_process_data(p->acct, ev->process);
+	void **running = ct_acct_process_data(p->sub, ev->process);
 	uint64_t track = cells_track(p, ev->process);
 
 	if (ev->type == CT_EV_CELL_BEGIN) {
@@ -425,10 +423,11 @@ static void gpu_event(struct ct_perfetto *p, const struct ct_event *ev)
 /* ------------------------------------------------------------ the live-memory counters */
 
 /* Live bytes of DEV changed: the counters whose value is new, set at once. */
-static void hook_changed(void *data, struct ct_acct_device *dev, const struct ct_event *ev)
+static void hook_changed(void *data, struct ct_acct_device *dev, void *own,
+                         const struct ct_event *ev)
 {
 	struct ct_perfetto *p = data;
-	struct pf_device *d = (struct pf_device *)dev;
+	struct pf_device *d = own;
 	uint64_t tracks[1 + CT_ACCT_KINDS];
 	int64_t values[1 + CT_ACCT_KINDS];
 	size_t n = 0;
@@ -462,14 +461,10 @@ struct ct_perfetto *ct_perfetto_create(struct ct_context *ctx, const struct ct_o
 {
 	struct ct_perfetto *p = g_new0(struct ct_perfetto, 1);
 
+	(void)opts;
 	p->ctx = ctx;
-	p->slot = ct_analysis_slot(ctx);
-	if (p->slot < 0) {
-		g_free(p);
-		return NULL;
-	}
 	p->w = ct_pf_writer_create(out);
-	p->acct = ct_acct_create(ctx, opts, p->slot, &(struct ct_acct_config){ 0 }, &hooks, p);
+	p->sub = ct_acct_subscribe(ct_context_accounting(ctx), NULL, &hooks, p);
 	return p;
 }
 
@@ -479,8 +474,6 @@ static void perfetto_event(void *state, const struct ct_event *ev)
 	/* NVTX calls are shown as the ranges and marks they make */
 	bool call = ev->has_call && ev->call.domain != CT_DOMAIN_NVTX;
 
-	if (CT_ACCT_EVENTS & CT_EV_BIT(ev->type))
-		ct_acct_event(p->acct, ev);
 	if (ev->before_window || !p->w)
 		return;
 	if (ct_event_type_group(ev->type) == CT_GROUP_GPU) {
@@ -515,7 +508,6 @@ static enum ct_analysis_status perfetto_finish(void *state, int64_t end_ns)
 {
 	struct ct_perfetto *p = state;
 
-	ct_acct_finish(p->acct);
 	if (p->w)
 		lttng_losses(p);
 	return CT_ANALYSIS_OK;
@@ -570,7 +562,7 @@ static void perfetto_destroy(void *state)
 	if (!p)
 		return;
 	ct_pf_writer_close(p->w);
-	ct_acct_destroy(p->acct);
+	ct_acct_unsubscribe(p->sub);
 	g_free(p);
 }
 
@@ -584,7 +576,7 @@ const struct ct_analysis_class ct_perfetto_export = {
 	         CT_EV_BIT(CT_EV_GPU_MEMSET) | CT_EV_BIT(CT_EV_GPU_MEMORY) |
 	         CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) | CT_EV_BIT(CT_EV_ACTIVITY_DROPPED) |
 	         CT_EV_BIT(CT_EV_CELL_BEGIN) | CT_EV_BIT(CT_EV_CELL_END),
-	.uses = CT_SHARED_API_CALLS,
+	.uses = CT_SHARED_API_CALLS | CT_SHARED_ACCOUNTING,
 	.event = perfetto_event,
 	.finish = perfetto_finish,
 	.result = perfetto_result,

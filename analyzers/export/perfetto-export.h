@@ -49,8 +49,8 @@ struct ct_perfetto;
 
 /*
  * An exporter writing to OUT (borrowed), with the context CTX and options
- * OPTS of the reader it will be attached to. NULL when no context slot is
- * left.
+ * OPTS of the reader it will be attached to: it subscribes to that
+ * reader's accounting of allocations (ct_context_accounting).
  */
 struct ct_perfetto *ct_perfetto_create(struct ct_context *ctx, const struct ct_options *opts,
                                        FILE *out);

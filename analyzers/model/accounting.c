@@ -27,6 +27,7 @@
  * until a complete statedump gives the whole live set.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,16 +37,15 @@
 
 _Static_assert(CT_ACCT_KINDS <= UINT8_MAX, "memory kinds are kept in 8 bits");
 
-/* Per-thread state, in the analysis's slot: the allocations its last release call freed. */
+/* Per-thread state, in the accountant's slot: the allocations its last release call freed. */
 struct acct_thread {
 	uint32_t correlation_id;
 	GPtrArray *freed; /* struct ct_acct_alloc; owned */
 };
 
-/* Per-process state, in the analysis's slot. */
+/* Per-process state, in the accountant's slot. */
 struct acct_process {
 	struct ct_acct_device *devices[256]; /* owned */
-	void *user;                          /* the analysis's (ct_acct_process_data) */
 	struct ct_acct_window window;
 	/* The statedump begun and not ended yet, if any. */
 	bool dump_open;
@@ -54,24 +54,61 @@ struct acct_process {
 	uint64_t dump_entries; /* its mem_live events */
 	/* Addresses (dump_key) released since it began; owned; NULL when none is open. */
 	GHashTable *released_in_dump;
+	void *user[]; /* each subscriber's (ct_acct_process_data), by its index */
+};
+
+/* A subscriber: hooks.device_size 0 and no hook once it left. */
+struct ct_acct_sub {
+	struct ct_acct *acct;
+	struct ct_acct_hooks hooks;
+	void *data;
+	size_t offset;  /* of its part in each device */
+	unsigned index; /* of its data in each process */
 };
 
 struct ct_acct {
 	struct ct_context *ctx;        /* borrowed */
 	const struct ct_options *opts; /* borrowed */
 	int slot;
-	struct ct_acct_config config;
-	struct ct_acct_hooks hooks;
-	void *data;
+	struct ct_acct_config config; /* what any subscriber asked */
+	struct ct_acct_sub subs[CT_ACCT_SUBSCRIBERS];
+	unsigned sub_count;
+	/* The size of each device: struct ct_acct_device, then the subscribers' parts. */
+	size_t device_bytes;
+	bool started;     /* a process or a device was made: no subscriber joins any more */
 	GHashTable *live; /* struct ct_acct_alloc, each its own key; owned */
 	uint64_t next_id;
 };
+
+/* The end of ACCT's subscribers: acct->subs on, in the order they joined. */
+static inline struct ct_acct_sub *subs_end(struct ct_acct *acct)
+{
+	return acct->subs + acct->sub_count;
+}
+
+/* The part of DEV subscriber S keeps, NULL if none. */
+static inline void *own_of(const struct ct_acct_sub *s, const struct ct_acct_device *dev)
+{
+	return s->hooks.device_size ? (char *)dev + s->offset : NULL;
+}
+
+/* SIZE rounded up so that what follows it is aligned for any type. */
+static size_t aligned(size_t size)
+{
+	size_t align = _Alignof(max_align_t);
+
+	return (size + align - 1) / align * align;
+}
 
 /* ------------------------------------------------------------- state */
 
 static struct acct_process *process_of(struct ct_acct *acct, struct ct_process *process)
 {
-	return ct_slot_data(&process->slot[acct->slot], sizeof(struct acct_process));
+	void **slot = &process->slot[acct->slot];
+
+	if (!*slot)
+		acct->started = true;
+	return ct_slot_data(slot, sizeof(struct acct_process) + acct->sub_count * sizeof(void *));
 }
 
 struct ct_acct_device *ct_acct_device_of(struct ct_acct *acct, struct ct_process *process,
@@ -79,12 +116,10 @@ struct ct_acct_device *ct_acct_device_of(struct ct_acct *acct, struct ct_process
 {
 	struct acct_process *ap = process_of(acct, process);
 	struct ct_acct_device *dev = ap->devices[device & 0xff];
-	size_t size = acct->hooks.device_size;
 
 	if (dev)
 		return dev;
-	CT_ASSERT(!size || size >= sizeof(struct ct_acct_device));
-	dev = g_malloc0(size ? size : sizeof(struct ct_acct_device));
+	dev = g_malloc0(acct->device_bytes);
 	dev->process = process;
 	dev->device = (uint8_t)device;
 	dev->unknown_until_ns = INT64_MIN;
@@ -95,14 +130,20 @@ struct ct_acct_device *ct_acct_device_of(struct ct_acct *acct, struct ct_process
 	if (acct->config.reclaimed)
 		dev->reclaimed = g_ptr_array_new_with_free_func(g_free);
 	ap->devices[device & 0xff] = dev;
-	if (acct->hooks.device_init)
-		acct->hooks.device_init(acct->data, dev);
+	for (struct ct_acct_sub *s = acct->subs; s < subs_end(acct); s++)
+		if (s->hooks.device_init)
+			s->hooks.device_init(s->data, dev, own_of(s, dev));
 	return dev;
 }
 
-void **ct_acct_process_data(struct ct_acct *acct, struct ct_process *process)
+void **ct_acct_process_data(struct ct_acct_sub *sub, struct ct_process *process)
 {
-	return &process_of(acct, process)->user;
+	return &process_of(sub->acct, process)->user[sub->index];
+}
+
+void *ct_acct_own(const struct ct_acct_sub *sub, const struct ct_acct_device *dev)
+{
+	return dev ? own_of(sub, dev) : NULL;
 }
 
 struct ct_acct_device *ct_acct_device_at(const struct ct_acct *acct,
@@ -117,8 +158,9 @@ static void device_free(struct ct_acct *acct, struct ct_acct_device *dev)
 {
 	if (!dev)
 		return;
-	if (acct->hooks.device_release)
-		acct->hooks.device_release(acct->data, dev);
+	for (struct ct_acct_sub *s = acct->subs; s < subs_end(acct); s++)
+		if (s->hooks.device_release)
+			s->hooks.device_release(s->data, dev, own_of(s, dev));
 	if (dev->freed_since_peak)
 		g_ptr_array_free(dev->freed_since_peak, TRUE);
 	if (dev->reclaimed)
@@ -199,6 +241,41 @@ void ct_acct_foreach_live(const struct ct_acct *acct,
 
 /* ------------------------------------------------------------- changes */
 
+/* The subscribers hear that A became live at EV. */
+static void tell_added(struct ct_acct *acct, struct ct_acct_device *dev,
+                       const struct ct_acct_alloc *a, const struct ct_event *ev)
+{
+	for (struct ct_acct_sub *s = acct->subs; s < subs_end(acct); s++)
+		if (s->hooks.added)
+			s->hooks.added(s->data, dev, own_of(s, dev), a, ev);
+}
+
+/* ... that A is live no more. */
+static void tell_removed(struct ct_acct *acct, struct ct_acct_device *dev,
+                         const struct ct_acct_alloc *a, const struct ct_event *ev)
+{
+	for (struct ct_acct_sub *s = acct->subs; s < subs_end(acct); s++)
+		if (s->hooks.removed)
+			s->hooks.removed(s->data, dev, own_of(s, dev), a, ev);
+}
+
+/* ... that DEV reached a new peak. */
+static void tell_peak(struct ct_acct *acct, struct ct_acct_device *dev, const struct ct_event *ev)
+{
+	for (struct ct_acct_sub *s = acct->subs; s < subs_end(acct); s++)
+		if (s->hooks.peak)
+			s->hooks.peak(s->data, dev, own_of(s, dev), ev);
+}
+
+/* ... that A, made before the window, was learned of. */
+static void tell_revealed(struct ct_acct *acct, struct ct_acct_device *dev,
+                          const struct ct_acct_alloc *a, const struct ct_event *ev)
+{
+	for (struct ct_acct_sub *s = acct->subs; s < subs_end(acct); s++)
+		if (s->hooks.revealed)
+			s->hooks.revealed(s->data, dev, own_of(s, dev), a, ev);
+}
+
 static void new_peak(struct ct_acct *acct, struct ct_acct_device *dev, const struct ct_event *ev)
 {
 	dev->has_peak = true;
@@ -209,14 +286,16 @@ static void new_peak(struct ct_acct *acct, struct ct_acct_device *dev, const str
 	/* those were freed before this new peak: not live at it */
 	if (dev->freed_since_peak)
 		g_ptr_array_set_size(dev->freed_since_peak, 0);
-	if (acct->hooks.peak)
-		acct->hooks.peak(acct->data, dev, ev);
+	tell_peak(acct, dev, ev);
 }
 
 static void changed(struct ct_acct *acct, struct ct_acct_device *dev, const struct ct_event *ev)
 {
-	if (!ev->before_window && acct->hooks.changed)
-		acct->hooks.changed(acct->data, dev, ev);
+	if (ev->before_window)
+		return;
+	for (struct ct_acct_sub *s = acct->subs; s < subs_end(acct); s++)
+		if (s->hooks.changed)
+			s->hooks.changed(s->data, dev, own_of(s, dev), ev);
 }
 
 /*
@@ -261,8 +340,7 @@ static void insert(struct ct_acct *acct, struct ct_acct_device *dev, struct ct_a
 {
 	g_hash_table_add(acct->live, a);
 	add_bytes(dev, a);
-	if (acct->hooks.added)
-		acct->hooks.added(acct->data, dev, a, ev);
+	tell_added(acct, dev, a, ev);
 }
 
 /*
@@ -278,8 +356,7 @@ static void release(struct ct_acct *acct, struct ct_acct_device *dev, struct ct_
 		dev->on_device = ct_bytes_sub(dev->on_device, (uint64_t)bytes_of(a));
 	/* only what was added is taken away */
 	CT_ASSERT_DBG(dev->live[a->kind] >= 0 && dev->on_device >= 0);
-	if (acct->hooks.removed)
-		acct->hooks.removed(acct->data, dev, a, ev);
+	tell_removed(acct, dev, a, ev);
 	/* made before the window: live at the first peak, even one not set yet */
 	if (dev->freed_since_peak &&
 	    (ct_acct_live_at_peak(dev, a) ||
@@ -370,12 +447,10 @@ static void reveal(struct ct_acct *acct, struct ct_acct_device *dev, struct ct_a
 			for (unsigned k = 0; k < CT_ACCT_KINDS; k++)
 				dev->peak_kinds[k] =
 				    ct_mem_kind_on_device(k) ? dev->before_window[k] : 0;
-			if (acct->hooks.peak)
-				acct->hooks.peak(acct->data, dev, ev);
+			tell_peak(acct, dev, ev);
 		}
 	}
-	if (acct->hooks.revealed)
-		acct->hooks.revealed(acct->data, dev, a, ev);
+	tell_revealed(acct, dev, a, ev);
 	check_peaks(acct, dev, a, ev);
 	changed(acct, dev, ev);
 }
@@ -442,15 +517,13 @@ static bool merge_dumped(struct ct_acct *acct, struct ct_acct_device *dev,
 	    old->api.correlation_id != e->api.correlation_id || old->size != e->size ||
 	    old->device != e->device)
 		return false;
-	if (acct->hooks.removed)
-		acct->hooks.removed(acct->data, dev, old, ev);
+	tell_removed(acct, dev, old, ev);
 	old->origin = CT_ACCT_TRACED;
 	old->thread = ev->thread;
 	old->path = ev->site;
 	old->api = e->api;
 	g_hash_table_add(acct->live, old);
-	if (acct->hooks.added)
-		acct->hooks.added(acct->data, dev, old, ev);
+	tell_added(acct, dev, old, ev);
 	if (!ev->before_window && old->kind != CT_MEM_VMM_MAP) {
 		dev->allocations++;
 		dev->bytes_allocated = ct_sat_add_u64(dev->bytes_allocated, old->size);
@@ -998,9 +1071,7 @@ int64_t ct_acct_before_window_on_device(const struct ct_acct_device *dev)
 
 /* ----------------------------------------------------------- lifecycle */
 
-struct ct_acct *ct_acct_create(struct ct_context *ctx, const struct ct_options *opts, int slot,
-                               const struct ct_acct_config *config,
-                               const struct ct_acct_hooks *hooks, void *data)
+struct ct_acct *ct_acct_create(struct ct_context *ctx, const struct ct_options *opts, int slot)
 {
 	struct ct_acct *acct = g_new0(struct ct_acct, 1);
 
@@ -1008,12 +1079,58 @@ struct ct_acct *ct_acct_create(struct ct_context *ctx, const struct ct_options *
 	acct->ctx = ctx;
 	acct->opts = opts;
 	acct->slot = slot;
-	acct->config = *config;
-	acct->hooks = *hooks;
-	acct->data = data;
+	acct->device_bytes = aligned(sizeof(struct ct_acct_device));
 	/* each record is its own key, and the table owns it */
 	acct->live = g_hash_table_new_full(alloc_hash, alloc_equal, g_free, NULL);
 	return acct;
+}
+
+struct ct_acct_sub *ct_acct_subscribe(struct ct_acct *acct, const struct ct_acct_config *config,
+                                      const struct ct_acct_hooks *hooks, void *data)
+{
+	struct ct_acct_sub *sub;
+
+	/* the devices and processes made are sized for the subscribers then */
+	CT_ASSERT(!acct->started);
+	CT_ASSERT(acct->sub_count < CT_ACCT_SUBSCRIBERS);
+	sub = &acct->subs[acct->sub_count];
+	*sub = (struct ct_acct_sub){
+		.acct = acct,
+		.hooks = *hooks,
+		.data = data,
+		.offset = acct->device_bytes,
+		.index = acct->sub_count,
+	};
+	acct->sub_count++;
+	acct->device_bytes += aligned(hooks->device_size);
+	if (config) {
+		acct->config.peak_set |= config->peak_set;
+		acct->config.reclaimed |= config->reclaimed;
+	}
+	return sub;
+}
+
+void ct_acct_unsubscribe(struct ct_acct_sub *sub)
+{
+	struct ct_acct *acct;
+
+	if (!sub)
+		return;
+	acct = sub->acct;
+	for (size_t p = 0; p < ct_context_process_count(acct->ctx); p++) {
+		struct acct_process *ap = ct_context_process_at(acct->ctx, p)->slot[acct->slot];
+
+		for (unsigned d = 0; ap && sub->hooks.device_release && d < 256; d++)
+			if (ap->devices[d])
+				sub->hooks.device_release(sub->data, ap->devices[d],
+				                          own_of(sub, ap->devices[d]));
+		if (ap && ap->user[sub->index] && sub->hooks.process_release)
+			sub->hooks.process_release(sub->data, ap->user[sub->index]);
+		if (ap)
+			ap->user[sub->index] = NULL;
+	}
+	sub->hooks = (struct ct_acct_hooks){ 0 };
+	sub->data = NULL;
 }
 
 static void thread_free(struct ct_thread *thread, void *data)
@@ -1032,6 +1149,8 @@ void ct_acct_destroy(struct ct_acct *acct)
 {
 	if (!acct)
 		return;
+	for (unsigned i = 0; i < acct->sub_count; i++)
+		ct_acct_unsubscribe(&acct->subs[i]);
 	for (size_t p = 0; p < ct_context_process_count(acct->ctx); p++) {
 		struct ct_process *process = ct_context_process_at(acct->ctx, p);
 		struct acct_process *ap = process->slot[acct->slot];
@@ -1040,8 +1159,6 @@ void ct_acct_destroy(struct ct_acct *acct)
 			device_free(acct, ap->devices[d]);
 		if (ap)
 			dump_close(ap);
-		if (ap && ap->user && acct->hooks.process_release)
-			acct->hooks.process_release(acct->data, ap->user);
 		g_free(ap);
 		process->slot[acct->slot] = NULL;
 	}

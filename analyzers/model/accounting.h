@@ -7,9 +7,13 @@
  * the live set of statedumps (statedump_begin, mem_live, statedump_end);
  * live bytes per kind, the peak of the device kinds and the allocations
  * live at it; and what the trace cannot know: allocations made before its
- * window that nothing in it shows. The memory and
- * fragmentation analyses each keep one accountant, fed the same events,
- * so that their figures agree; each sees what changes through hooks.
+ * window that nothing in it shows. The pass keeps one accountant
+ * (analysis.h, CT_SHARED_ACCOUNTING) and feeds it each event of the
+ * CT_ACCT_EVENTS types once, before the analyses see the event; every
+ * analysis or export that needs the allocations subscribes to it, so that
+ * their figures agree and an allocation is accounted once. Each
+ * subscriber sees what changes through its hooks, and keeps data of its
+ * own in each (process, device) and each process.
  *
  * State grows with live allocations only: a GHashTable of them by
  * (process, address space, address). The allocations live at the peak
@@ -19,13 +23,22 @@
  * set is the live allocations made before the peak plus the ones kept
  * aside.
  *
- * Usage, from an analysis:
+ * Usage, from the pass (pass/reader.c):
  *
- *	acct = ct_acct_create(ctx, opts, slot, &hooks, analysis);   (create)
- *	ct_acct_event(acct, ev);            (event, for the CT_ACCT_EVENTS types)
- *	dev = ct_acct_device_at(acct, process, device);            (result)
+ *	acct = ct_acct_create(ctx, opts, slot);                 (create)
+ *	ct_context_set_accounting(ctx, acct);
+ *	ct_acct_event(acct, ev);         (each event of the CT_ACCT_EVENTS types)
+ *	ct_acct_finish(acct);                                   (the trace ended)
+ *	ct_acct_destroy(acct);                                  (after the subscribers)
+ *
+ * from an analysis that uses CT_SHARED_ACCOUNTING:
+ *
+ *	acct = ct_context_accounting(ctx);                      (create)
+ *	sub = ct_acct_subscribe(acct, &config, &hooks, analysis);
+ *	dev = ct_acct_device_at(acct, process, device);         (result)
+ *	mine = ct_acct_own(sub, dev);
  *	ct_acct_foreach_live(acct, fn, data);
- *	ct_acct_destroy(acct);                                      (destroy)
+ *	ct_acct_unsubscribe(sub);                               (destroy)
  */
 #ifndef CUDATRACE_ANALYZERS_ACCOUNTING_H
 #define CUDATRACE_ANALYZERS_ACCOUNTING_H
@@ -95,8 +108,8 @@ struct ct_acct_alloc {
 };
 
 /*
- * One (process, device). An analysis that keeps its own per-device state
- * makes it a struct whose first member is this one (hooks.device_size).
+ * One (process, device), shared by the subscribers; each keeps its own
+ * per-device state beside it (hooks.device_size, ct_acct_own).
  */
 struct ct_acct_device {
 	struct ct_process *process; /* borrowed from the context */
@@ -134,33 +147,38 @@ struct ct_acct_device {
 	GPtrArray *reclaimed; /* struct ct_acct_alloc, in order; owned; NULL unless asked */
 };
 
-/* What an analysis hears; every hook may be NULL. DATA is the analysis's. */
+/*
+ * What a subscriber hears; every hook may be NULL. DATA is the
+ * subscriber's, OWN its part of DEV (NULL when its device_size is 0).
+ * Subscribers hear of a change in the order they subscribed.
+ */
 struct ct_acct_hooks {
-	/* Size of the analysis's per-device struct (struct ct_acct_device first); 0: that alone. */
+	/* Size of the subscriber's own per-device state (ct_acct_own); 0: none. */
 	size_t device_size;
-	/* Frees what the analysis kept for a process (ct_acct_process_data), when not NULL. */
+	/* Frees what the subscriber kept for a process (ct_acct_process_data), when not NULL. */
 	void (*process_release)(void *data, void *user);
-	/* DEV was just made (zeroed, the accountant's part filled in). */
-	void (*device_init)(void *data, struct ct_acct_device *dev);
-	/* Before DEV is freed: what the analysis owns in it. */
-	void (*device_release)(void *data, struct ct_acct_device *dev);
+	/* DEV was just made (zeroed, the accountant's part filled in; OWN zeroed). */
+	void (*device_init)(void *data, struct ct_acct_device *dev, void *own);
+	/* Before DEV is freed, or the subscriber leaves: what the subscriber owns in OWN. */
+	void (*device_release)(void *data, struct ct_acct_device *dev, void *own);
 	/* A became live (EV: the event that says so). */
-	void (*added)(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
-	              const struct ct_event *ev);
+	void (*added)(void *data, struct ct_acct_device *dev, void *own,
+	              const struct ct_acct_alloc *a, const struct ct_event *ev);
 	/* A is live no more (freed, reclaimed, or replaced by an allocation at its address). */
-	void (*removed)(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
-	                const struct ct_event *ev);
+	void (*removed)(void *data, struct ct_acct_device *dev, void *own,
+	                const struct ct_acct_alloc *a, const struct ct_event *ev);
 	/* Live bytes of DEV changed at EV, in the window (after added/removed). */
-	void (*changed)(void *data, struct ct_acct_device *dev, const struct ct_event *ev);
+	void (*changed)(void *data, struct ct_acct_device *dev, void *own,
+	                const struct ct_event *ev);
 	/* DEV reached a new peak at EV (before changed). */
-	void (*peak)(void *data, struct ct_acct_device *dev, const struct ct_event *ev);
+	void (*peak)(void *data, struct ct_acct_device *dev, void *own, const struct ct_event *ev);
 	/*
 	 * A, made before the window, was just learned of: every figure of DEV
 	 * since the window's start rises by its bytes (after added; the peak
 	 * already did).
 	 */
-	void (*revealed)(void *data, struct ct_acct_device *dev, const struct ct_acct_alloc *a,
-	                 const struct ct_event *ev);
+	void (*revealed)(void *data, struct ct_acct_device *dev, void *own,
+	                 const struct ct_acct_alloc *a, const struct ct_event *ev);
 };
 
 /* What shows that a process's trace began after allocations it does not show. */
@@ -181,25 +199,46 @@ struct ct_acct_window {
 	bool context_events;      /* the trace has the process's context events */
 };
 
-/* What an accountant keeps beyond the live bytes. */
+/* What an accountant keeps beyond the live bytes: what any of its subscribers asked. */
 struct ct_acct_config {
 	bool peak_set;  /* the copies of freed_since_peak, for the allocations live at the peak */
 	bool reclaimed; /* the allocations CUDA reclaimed, for the leak report */
 };
 
+/* At most as many subscribers as the pass has analyses. */
+#define CT_ACCT_SUBSCRIBERS 16
+
 struct ct_acct;
+struct ct_acct_sub;
 
 /*
- * An accountant for an analysis that took context slot SLOT: it keeps its
- * per-process state in that slot. OPTS and CTX outlive it.
+ * An accountant that keeps its per-process and per-thread state in
+ * context slot SLOT. OPTS and CTX outlive it.
  */
-struct ct_acct *ct_acct_create(struct ct_context *ctx, const struct ct_options *opts, int slot,
-                               const struct ct_acct_config *config,
-                               const struct ct_acct_hooks *hooks, void *data);
-/* Frees it, its devices (after device_release) and the slot's data. NULL is fine. */
+struct ct_acct *ct_acct_create(struct ct_context *ctx, const struct ct_options *opts, int slot);
+/*
+ * Frees it, its devices (after the device_release of the subscribers still
+ * there) and the slot's data. NULL is fine.
+ */
 void ct_acct_destroy(struct ct_acct *acct);
 
-/* Accounts for EV, of a type of CT_ACCT_EVENTS. */
+/*
+ * Subscribes HOOKS, with DATA, to ACCT's changes, keeping what CONFIG asks
+ * for too (NULL: nothing more). Before ACCT has a process or a device (the
+ * analyses' create); at most CT_ACCT_SUBSCRIBERS. The subscription is
+ * ACCT's, valid until it is destroyed.
+ */
+struct ct_acct_sub *ct_acct_subscribe(struct ct_acct *acct, const struct ct_acct_config *config,
+                                      const struct ct_acct_hooks *hooks, void *data);
+/*
+ * SUB hears nothing more: its device_release is called on every device,
+ * its process_release on what it kept per process. NULL is fine.
+ */
+void ct_acct_unsubscribe(struct ct_acct_sub *sub);
+/* SUB's own part of DEV (hooks.device_size bytes); NULL when DEV is NULL or SUB keeps none. */
+void *ct_acct_own(const struct ct_acct_sub *sub, const struct ct_acct_device *dev);
+
+/* Accounts for EV, of a type of CT_ACCT_EVENTS: once, whoever subscribed. */
 void ct_acct_event(struct ct_acct *acct, const struct ct_event *ev);
 /* The trace ended: closes the statedump still open, weighs the evidence. Once. */
 void ct_acct_finish(struct ct_acct *acct);
@@ -252,8 +291,8 @@ int64_t ct_acct_before_window_on_device(const struct ct_acct_device *dev);
 /* The (PROCESS, DEVICE) state, created on first use. */
 struct ct_acct_device *ct_acct_device_of(struct ct_acct *acct, struct ct_process *process,
                                          unsigned device);
-/* Where the analysis may keep data of its own for PROCESS (NULL at first). */
-void **ct_acct_process_data(struct ct_acct *acct, struct ct_process *process);
+/* Where subscriber SUB may keep data of its own for PROCESS (NULL at first). */
+void **ct_acct_process_data(struct ct_acct_sub *sub, struct ct_process *process);
 /* The state of (PROCESS, DEVICE), NULL if it has none. */
 struct ct_acct_device *ct_acct_device_at(const struct ct_acct *acct,
                                          const struct ct_process *process, unsigned device);

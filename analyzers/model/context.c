@@ -66,6 +66,7 @@ struct ct_context {
 	int slots_used;
 	struct ct_losses losses;
 	struct ct_call_stacks *stacks; /* owned */
+	struct ct_acct *accounting;    /* borrowed: the pass's */
 };
 
 /* -------------------------------------------------------------- keys */
@@ -199,6 +200,16 @@ void ct_context_destroy(struct ct_context *ctx)
 struct ct_call_stacks *ct_context_call_stacks(struct ct_context *ctx)
 {
 	return ctx->stacks;
+}
+
+struct ct_acct *ct_context_accounting(const struct ct_context *ctx)
+{
+	return ctx->accounting;
+}
+
+void ct_context_set_accounting(struct ct_context *ctx, struct ct_acct *acct)
+{
+	ctx->accounting = acct;
 }
 
 int ct_context_slot(struct ct_context *ctx)

@@ -105,6 +105,7 @@ struct ct_losses {
 };
 
 struct ct_context;
+struct ct_acct;
 
 struct ct_context *ct_context_create(void);
 /* Frees everything the context owns; NULL is fine. Slots must be freed before. */
@@ -115,6 +116,14 @@ int ct_context_slot(struct ct_context *ctx);
 
 /* The trace's call stacks and loaded objects (call-stacks.h); owned by the context. */
 struct ct_call_stacks *ct_context_call_stacks(struct ct_context *ctx);
+
+/*
+ * The pass's accountant of allocations (accounting.h), which the analyses
+ * that use it subscribe to; NULL until the pass sets it. Not the
+ * context's: its owner frees it before the context.
+ */
+struct ct_acct *ct_context_accounting(const struct ct_context *ctx);
+void ct_context_set_accounting(struct ct_context *ctx, struct ct_acct *acct);
 
 /* The process (hostname, pid), created on first use. */
 struct ct_process *ct_context_process(struct ct_context *ctx, const char *hostname, int64_t pid);

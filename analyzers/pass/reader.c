@@ -9,7 +9,8 @@
  * class-cache.h), and this thread, in time order, finds its process
  * and thread, updates the context,
  * applies the filters, computes what the analyses share (api-calls.h,
- * gpu-activity.h) and calls the analyses. At the end it has them give
+ * gpu-activity.h, the accounting of allocations: accounting.h) and calls
+ * the analyses. At the end it has them give
  * their results and writes the report: trace-section.h what the pass
  * counted, then each section once, from the results that feed it (the
  * diagnosis, findings.h, is its caller's to add once the document holds
@@ -27,6 +28,7 @@
 #include <babeltrace2/babeltrace.h>
 #include <glib.h>
 
+#include "model/accounting.h"
 #include "model/api-calls.h"
 #include "contract/assert.h"
 #include "read/compact-events.h"
@@ -43,6 +45,9 @@
 #include "common/format.h"
 
 #define MAX_ANALYSES 16
+
+_Static_assert(MAX_ANALYSES <= CT_ACCT_SUBSCRIBERS,
+               "every analysis may subscribe to the accounting");
 
 /* Types the context or the reader itself needs decoded, whoever else wants them. */
 #define ALWAYS_DECODED                                                                             \
@@ -61,6 +66,7 @@ struct instance {
 struct ct_reader {
 	const struct ct_options *opts; /* borrowed */
 	struct ct_context *ctx;        /* owned */
+	struct ct_acct *acct;          /* owned: the accounting the analyses share */
 	struct ct_filter filter;
 	bool filtering;
 	struct instance instances[MAX_ANALYSES];
@@ -88,6 +94,8 @@ struct ct_reader *ct_reader_create(const struct ct_options *opts)
 
 	r->opts = opts;
 	r->ctx = ct_context_create();
+	r->acct = ct_acct_create(r->ctx, opts, ct_context_slot(r->ctx));
+	ct_context_set_accounting(r->ctx, r->acct);
 	ct_call_stacks_set_debug_dirs(ct_context_call_stacks(r->ctx), opts->debug_dirs);
 	r->compact = ct_compact_events_create();
 	r->paths = g_ptr_array_new_with_free_func(g_free);
@@ -105,6 +113,8 @@ void ct_reader_destroy(struct ct_reader *r)
 		return;
 	for (size_t i = r->instance_count; i-- > 0;)
 		r->instances[i].cls->destroy(r->instances[i].state);
+	/* after its subscribers */
+	ct_acct_destroy(r->acct);
 	ct_compact_events_destroy(r->compact);
 	ct_context_destroy(r->ctx);
 	g_ptr_array_free(r->paths, TRUE);
@@ -303,6 +313,8 @@ void ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 		ct_api_calls_update(ev);
 	if (r->uses & CT_SHARED_GPU_ACTIVITY)
 		ct_gpu_activity_update(ev, r->opts->series_points);
+	if ((r->uses & CT_SHARED_ACCOUNTING) && (CT_ACCT_EVENTS & CT_EV_BIT(ev->type)))
+		ct_acct_event(r->acct, ev);
 	for (struct instance *const *in = r->dispatch[ev->type]; *in; in++)
 		(*in)->cls->event((*in)->state, ev);
 }
@@ -318,6 +330,8 @@ static uint64_t decoded_types(const struct ct_reader *r)
 		types |= CT_API_CALLS_EVENTS;
 	if (r->uses & CT_SHARED_GPU_ACTIVITY)
 		types |= CT_GPU_ACTIVITY_EVENTS;
+	if (r->uses & CT_SHARED_ACCOUNTING)
+		types |= CT_ACCT_EVENTS;
 	return types | ct_compact_events_needed(types);
 }
 
@@ -504,6 +518,8 @@ int ct_reader_finish(struct ct_reader *r)
 	enum ct_analysis_status status;
 	size_t i;
 
+	if (r->uses & CT_SHARED_ACCOUNTING)
+		ct_acct_finish(r->acct);
 	for (i = 0; i < r->instance_count; i++) {
 		struct instance *in = &r->instances[i];
 

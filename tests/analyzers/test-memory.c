@@ -5,7 +5,8 @@
  * named NVTX range, ranges that grow step after step, kinds, address reuse,
  * the bounded time series; memory CUDA reclaims, releases that fail; the
  * live set of statedumps, and what a trace whose window starts after
- * allocations can and cannot say.
+ * allocations can and cannot say; one accounting of the allocations for
+ * the memory, fragmentation and cells analyses of a pass.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include "feed.h"
 #include "common/series.h"
+#include "model/accounting.h"
 
 #define PID  100
 #define BASE UINT64_C(0x7f0000000000)
@@ -720,6 +722,130 @@ static void test_asked_twice(void **state)
 	feed_release(&f);
 }
 
+/* A subscriber of the pass's accountant that counts what it hears. */
+struct counter {
+	struct ct_acct *acct;
+	struct ct_acct_sub *sub;
+	unsigned added, removed, changed;
+	uint64_t last_id; /* the largest allocation id heard of */
+};
+
+static struct counter counted;
+
+static void count_added(void *data, struct ct_acct_device *dev, void *own,
+                        const struct ct_acct_alloc *a, const struct ct_event *ev)
+{
+	struct counter *c = data;
+
+	c->added++;
+	if (a->id > c->last_id)
+		c->last_id = a->id;
+}
+
+static void count_removed(void *data, struct ct_acct_device *dev, void *own,
+                          const struct ct_acct_alloc *a, const struct ct_event *ev)
+{
+	((struct counter *)data)->removed++;
+}
+
+static void count_changed(void *data, struct ct_acct_device *dev, void *own,
+                          const struct ct_event *ev)
+{
+	((struct counter *)data)->changed++;
+}
+
+static const struct ct_acct_hooks counter_hooks = {
+	.added = count_added,
+	.removed = count_removed,
+	.changed = count_changed,
+};
+
+static enum ct_analysis_status counter_create(struct ct_context *ctx, const struct ct_options *opts,
+                                              void **state)
+{
+	(void)opts;
+	counted = (struct counter){ .acct = ct_context_accounting(ctx) };
+	counted.sub = ct_acct_subscribe(counted.acct, NULL, &counter_hooks, &counted);
+	*state = &counted;
+	return CT_ANALYSIS_OK;
+}
+
+static enum ct_analysis_status counter_finish(void *state, int64_t end_ns)
+{
+	(void)state;
+	(void)end_ns;
+	return CT_ANALYSIS_OK;
+}
+
+static enum ct_analysis_status counter_result(void *state, const void **result)
+{
+	*result = state;
+	return CT_ANALYSIS_OK;
+}
+
+static void counter_destroy(void *state)
+{
+	if (state)
+		ct_acct_unsubscribe(((struct counter *)state)->sub);
+}
+
+static const struct ct_analysis_class counter_analysis = {
+	.name = "counter",
+	.uses = CT_SHARED_ACCOUNTING,
+	.create = counter_create,
+	.finish = counter_finish,
+	.result = counter_result,
+	.destroy = counter_destroy,
+};
+
+static void count_live(const struct ct_acct_alloc *a, void *data)
+{
+	(void)a;
+	(*(unsigned *)data)++;
+}
+
+/*
+ * Memory, fragmentation and cells all run, with a subscriber that counts:
+ * A (1M) and B (2M) allocated in a cell, A freed. The pass accounts for
+ * each event once: two allocations heard of, one release, three changes,
+ * two records made; and each analysis has the figures of that one
+ * accounting.
+ */
+static void test_accounted_once(void **state)
+{
+	static const struct ct_analysis_class *const all[] = { &ct_memory_analysis,
+		                                               &ct_fragmentation_analysis,
+		                                               &ct_cells_analysis,
+		                                               &counter_analysis, NULL };
+	unsigned live = 0;
+	struct feed f;
+
+	(void)state;
+	feed_init(&f, all);
+	feed_cell_begin(&f, PID, 1, 1, "x = alloc()");
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 1 * MIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 2 * MIB, 2 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 1 * MIB);
+	feed_report(&f);
+
+	assert_ptr_equal(counted.acct, ct_context_accounting(ct_reader_context(f.reader)));
+	assert_int_equal(counted.added, 2);
+	assert_int_equal(counted.removed, 1);
+	assert_int_equal(counted.changed, 3);
+	assert_int_equal(counted.last_id, 2);
+	ct_acct_foreach_live(counted.acct, count_live, &live);
+	assert_int_equal(live, 1);
+	assert_int_equal(feed_count(&f, "memory.devices"), 1);
+	assert_int_equal(feed_int(&f, "memory.devices.0.allocations"), 2);
+	assert_int_equal(feed_int(&f, "memory.devices.0.frees"), 1);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 3 * MIB);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_peak.live_bytes"), 3 * MIB);
+	assert_int_equal(feed_int(&f, "memory.fragmentation.0.at_end.live_bytes"), 2 * MIB);
+	assert_int_equal(feed_int(&f, "cells.0.cells.0.allocations"), 2);
+	assert_int_equal(feed_int(&f, "cells.0.cells.0.live_bytes"), 2 * MIB);
+	feed_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -739,6 +865,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_after_its_mem_live),
 		cmocka_unit_test(test_window_after_allocations),
 		cmocka_unit_test(test_events_discarded),
+		cmocka_unit_test(test_accounted_once),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
