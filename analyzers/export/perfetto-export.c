@@ -242,15 +242,33 @@ static void api_call_end(struct ct_perfetto *p, const struct ct_event *ev)
 	put(p, CT_PF_END, ev->call.exit_ns, thread_track(p, ev->thread), NULL);
 }
 
-/* The host side of GPU work: an instant inside its call, where its flow starts. */
+/*
+ * The host side of GPU work: an instant at its call's entry, where its flow
+ * starts; the flow ends on the GPU slice's begin (gpu_work).
+ *
+ * The flow starts at the entry, not at the exit where the event is recorded,
+ * because Perfetto's trace_processor imports the events in timestamp order
+ * (src/trace_processor/sorter/trace_sorter.h: TimestampedEvent orders by
+ * timestamp, ties in the order of the file) and draws an arrow only for a
+ * flow it saw begin first (importers/proto/track_event_parser.cc,
+ * MaybeParseTrackEventFlows; importers/common/flow_tracker.cc): an id in
+ * flow_ids begins a flow (FlowTracker::Begin), one in terminating_flow_ids
+ * ends it (FlowTracker::End) when FlowTracker::IsActive knows it, and is
+ * skipped otherwise, no arrow drawn. GPU work starts after its call's entry
+ * but often before its exit (a synchronous copy returns after its GPU end):
+ * the entry comes before its work in that order (at equal times, when the
+ * call's event is read before its work's record). A call whose entry is
+ * unknown (ev->has_call false) has only its event's time.
+ */
 static void host_work(struct ct_perfetto *p, const struct ct_event *ev, const char *name,
                       uint32_t correlation_id)
 {
-	ct_pf_event(p->w, &(struct ct_pf_event){ .type = CT_PF_INSTANT,
-	                                         .time_ns = ev->time_ns,
-	                                         .track = thread_track(p, ev->thread),
-	                                         .name = name,
-	                                         .flow = flow_id(ev->process, correlation_id) });
+	ct_pf_event(
+	    p->w, &(struct ct_pf_event){ .type = CT_PF_INSTANT,
+	                                 .time_ns = ev->has_call ? ev->call.entry_ns : ev->time_ns,
+	                                 .track = thread_track(p, ev->thread),
+	                                 .name = name,
+	                                 .flow = flow_id(ev->process, correlation_id) });
 }
 
 /* GPU work: a slice on its stream's track, where its flow ends. */

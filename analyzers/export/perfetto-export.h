@@ -6,13 +6,15 @@
  *
  *   - a process track per traced process, a thread track per thread: API
  *     calls and NVTX push/pop ranges as slices, NVTX marks and the host
- *     side of each kernel launch, copy and memset as instants; NVTX
+ *     side of each kernel launch, copy and memset as instants (at their
+ *     call's entry); NVTX
  *     start/end ranges as slices on a track of their own per range; the
  *     cells a notebook kernel ran as slices on a track of their own;
  *   - a track per device, with a child track per stream (of each process):
  *     kernels, copies and memsets as slices at their GPU times;
  *   - a flow from the host instant of each launch, copy and memset to its
- *     GPU slice, by correlation id;
+ *     GPU slice, by correlation id: begun before the GPU work starts, as
+ *     trace_processor needs to draw it (host_work);
  *   - counter tracks, per process and device: live bytes of the device
  *     kinds and of each kind, from the accounting the report uses
  *     (accounting.h); the reserved bytes of each memory pool;

@@ -7,13 +7,15 @@ simulator's ledger, the traced program's printout and the report.
     check-perfetto.py TRACE.pftrace LEDGER PROGRAM.out REPORT.json
     check-perfetto.py --drops TRACE.pftrace LEDGER
     check-perfetto.py --decodes TRACE.pftrace
+    check-perfetto.py --flows TRACE.pftrace TRUTH.json
 
 Checks, as TAP: the track structure (the process and its threads; a GPU
 track whose children are the streams, named "stream"); every kernel, copy
 and memset of the ledger as one slice on its stream's track at its GPU
 times, named by kernel name or by direction and size, and nothing more;
-every launch's flow from an instant inside its API call on the launching
-thread to its kernel; the NVTX ranges the program pushed, as slices on its
+every launch's flow from an instant at its API call's entry on the
+launching thread to its kernel; an arrow trace_processor draws for every
+operation (arrows); the NVTX ranges the program pushed, as slices on its
 thread; the failed allocation as an instant with the report's verdict;
 the live-memory counter's maximum equal to the ledger's peak and to the
 report's, and its last value the ledger's live bytes at the end.
@@ -24,6 +26,10 @@ lines, and the stream tracks hold no more slices than the ledger has work.
 
 With --decodes (a trace of hostile names or extreme values): the export
 decodes, its names included (protobuf strings are UTF-8), and has events.
+
+With --flows (make-ctf.py's flows trace and the truth it printed): an arrow
+trace_processor draws for each of its operations, most of whose GPU work
+starts before their call returns (arrows).
 """
 import importlib.util
 import json
@@ -78,6 +84,7 @@ class Export:
         self.slices = defaultdict(list)  # uuid -> [(name, start, end, flows, terminating)]
         self.instants = defaultdict(list)  # uuid -> [(name, ts, flows)]
         self.counters = defaultdict(list)  # uuid -> [(ts, value)]
+        self.events = []  # every track event in the file's order: (ts, flows, terminating)
         self.unmatched_ends = 0
         # extra counter values (TrackEvent fields 31 and 12) whose track is
         # missing, and those of 0, which some trace processors take for the
@@ -104,6 +111,7 @@ class Export:
             name = names.get(ev.name_iid) if ev.HasField("name_iid") else ev.name
             self.strings.append(ev.name)
             ts = packet.timestamp
+            self.events.append((ts, list(ev.flow_ids), list(ev.terminating_flow_ids)))
             if ev.type == TE.TYPE_SLICE_BEGIN:
                 open_slices[ev.track_uuid].append(
                     [name, ts, None, list(ev.flow_ids), list(ev.terminating_flow_ids)])
@@ -129,6 +137,52 @@ class Export:
 
     def children(self, parent):
         return [t for t in self.tracks.values() if t.parent_uuid == parent]
+
+
+def arrows(x, operations):
+    """The arrows trace_processor draws, replayed as it imports the file: its
+    sorter orders the events by timestamp, ties in the file's order (a stable
+    sort); an id in flow_ids begins a flow, one in terminating_flow_ids ends
+    it when the flow began earlier and is otherwise dropped, no arrow drawn
+    (TrackEventParser's MaybeParseTrackEventFlows, FlowTracker::End). Checks
+    that OPERATIONS operations have GPU work starting before their call
+    returns, and that each of the OPERATIONS has its arrow."""
+    active, drawn, dropped = set(), 0, []
+    for ts, flows, terminating in sorted(x.events, key=lambda e: e[0]):
+        active.update(flows)
+        for f in terminating:
+            if f in active:
+                active.discard(f)
+                drawn += 1
+            else:
+                dropped.append((f, ts))
+    # the work starting before its call returns: its GPU slice begins before
+    # the end of the innermost slice around the instant of its flow, its call
+    host = {f: (u, ts) for u in x.instants for _, ts, flows in x.instants[u] for f in flows}
+    early = 0
+    for u in list(x.slices):
+        for _, start, _, _, terminating in x.slices[u]:
+            for f in terminating:
+                track, ts = host.get(f, (None, None))
+                calls = [s for s in x.slices.get(track, []) if s[1] <= ts <= s[2]]
+                early += bool(calls) and start < max(calls, key=lambda s: s[1])[2]
+    ok(early > 0, f"GPU work of {early} of the {operations} operations starts before its call "
+       "returns")
+    ok(drawn == operations and not dropped, f"trace_processor, reading the events in time order, "
+       f"draws the {operations} operations' arrows", f"{drawn} drawn, {len(dropped)} ends "
+       "read before their beginning", *dropped[:5])
+
+
+def check_flows(args):
+    export_path, truth_path = args
+    with open(truth_path) as f:
+        truth = json.load(f)
+    x = Export(export_path)
+    arrows(x, truth["operations"])
+    terminated = [f for u in x.slices for s in x.slices[u] for f in s[4]]
+    ok(len(terminated) == truth["operations"] and truth["early"] > 0,
+       f"one flow ends on each GPU slice, {truth['early']} of them starting before their call "
+       "returns", f"{len(terminated)} flows end")
 
 
 def check(args):
@@ -191,7 +245,7 @@ def check(args):
     ok(all(not x.slices[u] or by_name.get(t.name) == u for u, t in streams.items()),
        "one track per stream")
 
-    # ---- flows: host instant inside the launch call -> its kernel
+    # ---- flows: host instant at the launch call's entry -> its kernel
     host = {}  # flow id -> (thread track, ts)
     for u in threads:
         for name, ts, flows in x.instants[u]:
@@ -222,6 +276,7 @@ def check(args):
        "every copy and memset has its flow too",
        f"{sum(1 for f in terminated if f in host)} flows, {len(copies)} copies and memsets, "
        f"{len(launches)} launches")
+    arrows(x, len(work))
 
     # ---- NVTX ranges and API calls on the thread
     thread_slices = Counter(s[0] for u in threads for s in x.slices[u])
@@ -299,12 +354,14 @@ def check_decodes(path):
 
 
 def main():
-    mode = sys.argv[1] if sys.argv[1:2] in (["--drops"], ["--decodes"]) else None
-    if len(sys.argv) != {"--drops": 4, "--decodes": 3, None: 5}[mode]:
+    mode = sys.argv[1] if sys.argv[1:2] in (["--drops"], ["--decodes"], ["--flows"]) else None
+    if len(sys.argv) != {"--drops": 4, "--decodes": 3, "--flows": 4, None: 5}[mode]:
         sys.exit(__doc__)
     try:
         if mode == "--drops":
             check_drops(sys.argv[2:])
+        elif mode == "--flows":
+            check_flows(sys.argv[2:])
         elif mode == "--decodes":
             check_decodes(sys.argv[2])
         else:

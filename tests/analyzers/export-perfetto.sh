@@ -3,13 +3,15 @@
 #
 # `cudatrace export --format perfetto` of a program traced on the simulated
 # GPU (tests/programs/export-workload: kernels on two streams, copies of
-# each direction, memsets, NVTX ranges, a failed allocation), decoded with
+# each direction, synchronous ones too, memsets, NVTX ranges, a failed
+# allocation), decoded with
 # Perfetto's own protos (check-perfetto.py, in a virtual environment with
 # PyPI's perfetto) and compared with the simulator's ledger, the program's
-# printout and the report; the same run with activity records dropped,
-# which the export says it misses; traces of hostile names and extreme
-# values (make-ctf.py); then its answers to wrong arguments and unusable
-# input.
+# printout and the report, its flows replayed in trace_processor's import
+# order; the same run with activity records dropped, which the export says
+# it misses; a trace whose GPU work starts before its calls return, traces
+# of hostile names and extreme values (make-ctf.py); then its answers to
+# wrong arguments and unusable input.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -72,6 +74,15 @@ if trace_session drops; then
 	tap_relay drops "$report_tmp/drops.tap"
 fi
 unset CUDASIM_CUPTI_DROP_EVERY
+
+# GPU work that starts before its call returns: an arrow for each operation
+"$report_python" "$report_here/make-ctf.py" flows "$report_tmp/flows" >"$report_tmp/flows.json" ||
+	tap_fail_all "make-ctf.py makes the flows trace"
+export_run flows -o "$report_tmp/flows.pftrace" "$report_tmp/flows"
+report_exits flows 0
+"$perfetto_python" "$report_here/check-perfetto.py" --flows "$report_tmp/flows.pftrace" \
+	"$report_tmp/flows.json" >"$report_tmp/flows.tap" 2>&1
+tap_relay flows "$report_tmp/flows.tap"
 
 # names that are not UTF-8, control characters, values at the ends of their ranges
 for case in strings "extremes 1"; do

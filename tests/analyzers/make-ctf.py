@@ -54,6 +54,10 @@ Scenarios:
               <<<>>> launch, their GPU records in gpu_batch events in a
               stream file of their own, their calls repeats where the
               tracer writes repeats, as the tracer writes them all
+  flows       copies, memsets and launches on two threads, most of whose
+              GPU work starts before their call returns, one at its call's
+              entry; the truth (operations, those starting early) is
+              printed as JSON
   stacks      an allocation whose call stack lies in objects that
               lttng-ust's statedump names with hostile paths: a FIFO (made
               in DIR), a device, a directory, a missing file, a relative
@@ -1285,6 +1289,69 @@ def codes(directory):
     return truth
 
 
+def flows(directory):
+    """Copies, memsets and launches whose GPU work starts before their call
+    returns (synchronous calls, a kernel that starts at once, one that starts
+    at its call's very entry), and copies whose work starts after, on two
+    threads: the flows of the Perfetto export (check-perfetto.py --flows)."""
+    events = list(EVENTS.items())
+    s = Stream(events)
+    pid, proc = 5151, "flows"
+    t = 1_000_000_000
+    early = operations = 0
+    gpu = []  # the GPU records, written after their calls' events, as CUPTI's buffer is read
+    for tid in (pid, pid + 1):
+        s.event(t, "tracer_info", pid, tid, proc, version="0.1.0", cupti_version=130001,
+                driver_version=13000, api=1)
+    s.event(t + 1, "kernel_name", pid, pid, proc, kernel_id=0xC3, name="saxpy")
+    for name, cbid in (("cudaMemcpy", 31), ("cudaMemset", 45), ("cudaLaunchKernel", 211),
+                       ("cudaMemcpyAsync", 41)):
+        s.event(t + 2, "api_name", pid, pid, proc, domain=2, cbid=cbid, name=name)
+    corr = 500
+    for round_ in range(3):
+        for tid in (pid, pid + 1):
+            # (kind, GPU start and end after the call's entry, the call's length)
+            for kind, start, end, length in (("memcpy", 200, 800, 1000), ("memset", 100, 300, 600),
+                                             ("launch", 50, 5050, 400), ("memcpy", 0, 700, 900),
+                                             ("async", 1500, 2500, 600)):
+                t += 10_000
+                corr += 1
+                entry, exit_ = t, t + length
+                api = dict(api_domain=2, correlation_id=corr, entry=entry)
+                if kind in ("memcpy", "async"):
+                    sync = kind == "memcpy"
+                    s.event(exit_, "memcpy", pid, tid, proc, direction=1, src=0x7000_0000,
+                            dst=BASE, bytes=4096, host=2, sync=int(sync), stream=tid - pid + 7,
+                            src_device=255, dst_device=0, api_cbid=31 if sync else 41, **api)
+                    gpu.append(("gpu_memcpy", dict(
+                        start=entry + start, end=entry + end, correlation_id=corr,
+                        direction=1, src_kind=2, dst_kind=3, bytes=4096, device=0,
+                        src_device=255, dst_device=255, context=1, stream=tid - pid + 7)))
+                elif kind == "memset":
+                    s.event(exit_, "memset", pid, tid, proc, device=0, address=BASE, bytes=4096,
+                            element_size=1, sync=1, stream=tid - pid + 7, api_cbid=45, **api)
+                    gpu.append(("gpu_memset", dict(
+                        start=entry + start, end=entry + end, correlation_id=corr, bytes=4096,
+                        device=0, context=1, stream=tid - pid + 7)))
+                else:
+                    s.event(exit_, "launch", pid, tid, proc, kernel_id=0xC3, grid_x=4, grid_y=1,
+                            grid_z=1, block_x=128, block_y=1, block_z=1, config_known=1,
+                            stream=tid - pid + 7, device=0, api_cbid=211, **api)
+                    gpu.append(("gpu_kernel", dict(
+                        start=entry + start, end=entry + end, correlation_id=corr,
+                        kernel_id=0xC3, device=0, context=1, stream=tid - pid + 7, grid_x=4,
+                        grid_y=1, grid_z=1, block_x=128, block_y=1, block_z=1)))
+                operations += 1
+                early += start < length
+        t += 10_000
+        for name, values in gpu:
+            t += 10
+            s.event(t, name, pid, pid, proc, **values)
+        gpu.clear()
+    write(directory, events, s)
+    return {"pid": pid, "operations": operations, "early": early}
+
+
 def empty(directory):
     write(directory, list(EVENTS.items()), None)
 
@@ -1306,7 +1373,7 @@ def main():
               "future": future,
               "old-layout": old_layout, "empty": empty, "strings": strings, "stacks": stacks,
               "sites": sites, "codes": codes,
-              "compact": compact, "repeats": repeats}
+              "compact": compact, "repeats": repeats, "flows": flows}
     if scenario not in makers:
         sys.exit(f"make-ctf.py: unknown scenario {scenario}")
     truth = makers[scenario](directory)

@@ -2,9 +2,10 @@
 /*
  * export-workload.cu - the workload of the export tests
  * (tests/analyzers/export-perfetto.sh): kernels on two streams, copies of
- * each direction (HtoD, DtoH, DtoD), memsets, NVTX push/pop ranges, an
- * allocation from the stream-ordered pool and one allocation that fails,
- * all on device 0.
+ * each direction (HtoD, DtoH, DtoD; synchronous ones too, whose GPU work
+ * starts before they return), memsets, NVTX push/pop ranges, an allocation
+ * from the stream-ordered pool and one allocation that fails, all on
+ * device 0.
  *
  * Prints TAP, "# fact pid=N" and, for what the simulator's ledger does not
  * record, one "# nvtx NAME N" line per NVTX range name pushed N times.
@@ -94,6 +95,9 @@ int main(void)
 	       "cudaMalloc(1 PiB) fails");
 	cudaGetLastError();
 	rt_ok(cudaMemset(d_a, 1, BYTES), "cudaMemset on the default stream");
+	/* synchronous: their GPU work starts, and ends, before they return */
+	rt_ok(cudaMemcpy(d_b, host, BYTES, cudaMemcpyHostToDevice), "cudaMemcpy HtoD");
+	rt_ok(cudaMemcpy(host, d_a, BYTES, cudaMemcpyDeviceToHost), "cudaMemcpy DtoH");
 	rt_ok(cudaStreamDestroy(s1), "cudaStreamDestroy(s1)");
 	rt_ok(cudaStreamDestroy(s2), "cudaStreamDestroy(s2)");
 	rt_ok(cudaFree(d_b), "cudaFree(d_b)");
