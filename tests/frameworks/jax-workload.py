@@ -7,13 +7,17 @@
 # CPU. Prints "# fact KEY VALUE" lines:
 #
 #   platform NAME (of jax.devices()[0]), devices N, roundtrip ok|bad,
-#   jit ok|bad (the result's shape, dtype and device)
+#   jit ok|bad (the result's shape, dtype and device), oom caught|none
+#   (an array larger than the device raises RESOURCE_EXHAUSTED),
+#   peak_pool_bytes, bytes_limit (the device's memory_stats(), JAX's own
+#   figures of its allocator's pool)
 #
 # and exits 0 when each step did what JAX documents.
 
 import sys
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 
@@ -35,6 +39,15 @@ def main():
     y.block_until_ready()
     good = y.shape == x.shape and y.dtype == x.dtype and y.devices() == {devices[0]}
     fact("jit", "ok" if good else "bad")
+    # More than the device has: JAX's allocator refuses it.
+    try:
+        jnp.zeros((1 << 32,), jnp.float32).block_until_ready()
+        fact("oom", "none")
+    except jax.errors.JaxRuntimeError as error:
+        fact("oom", "caught" if "RESOURCE_EXHAUSTED" in str(error) else "other")
+    stats = devices[0].memory_stats()
+    fact("peak_pool_bytes", stats["peak_pool_bytes"])
+    fact("bytes_limit", stats["bytes_limit"])
     return 0
 
 

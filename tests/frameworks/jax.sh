@@ -8,7 +8,12 @@
 # JAX finds the CUDA backend (--device-files gives it the device files it
 # looks for), the copies move real bytes, only the simulator's CUDA
 # libraries are loaded, the trace holds the ledger's operations, and the
-# jitted function's module and launch are in it.
+# jitted function's module and launch are in it. An array larger than the
+# device raises RESOURCE_EXHAUSTED. JAX preallocates 75 % of the device
+# (its memory_stats()' bytes_limit) as its pool, and the report's peak of
+# device memory is that pool (peak_pool_bytes); with
+# XLA_PYTHON_CLIENT_PREALLOCATE=false the pool grows as needed, and the
+# report's peak is still JAX's peak_pool_bytes.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -56,5 +61,36 @@ ok "the jitted function's module is loaded" \
 ok "... and its kernel launched" grep -q '^event=cudatrace:launch ' "$lttng_tmp/jax.events"
 is "the copies both ways are in the trace" \
 	"$(sed -n 's/^event=cudatrace:memcpy .* direction=\([A-Za-z]*\).*/\1/p' "$lttng_tmp/jax.events" |
-		sort -u | tr '\n' ' ')" "DtoH HtoD "
+		grep -x 'HtoD\|DtoH' | sort -u | tr '\n' ' ')" "DtoH HtoD "
+is "an array larger than the device raises RESOURCE_EXHAUSTED" "$(fact oom)" caught
+
+# The report's peak against JAX's own figures (jq-less: Python reads the JSON).
+report() { # TAG WHAT
+	"$cli_bin" report --format json -o "$lttng_tmp/$1.json" "$lttng_tmp/$1" 2>"$lttng_tmp/$1.report-err"
+	"$trace_python" -c 'import json, sys
+report = json.load(open(sys.argv[1]))
+if sys.argv[2] == "peak":
+    print(" ".join(str(d["peak_bytes"]) for d in report["memory"]["devices"]))
+else:
+    print(" ".join(str(d["memory_bytes"]) for d in report["trace"]["devices"]))' \
+		"$lttng_tmp/$1.json" "$2"
+}
+is "preallocation: the report's peak is JAX's peak_pool_bytes" "$(report jax peak)" \
+	"$(fact peak_pool_bytes)"
+device_bytes=$(report jax device)
+is "preallocation: JAX's pool is 75 % of the device's memory" \
+	"$(fact bytes_limit)" "$((device_bytes / 4 * 3))"
+
+CLI_TIMEOUT=180 cli_record lazy -o "$lttng_tmp/lazy" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" --device-files JAX_PLATFORMS=cuda \
+	XLA_PYTHON_CLIENT_PREALLOCATE=false "$python" "$cli_here/jax-workload.py"
+cli_status_is "no preallocation: record exits with the program's status" 0
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/lazy.out" | head -n 1; }
+is "no preallocation: the jitted function runs" "$(fact jit)" ok
+is "no preallocation: RESOURCE_EXHAUSTED is raised" "$(fact oom)" caught
+cli_trace_checked lazy "no preallocation: the trace reads back and holds the ledger's operations"
+is "no preallocation: the report's peak is JAX's peak_pool_bytes" "$(report lazy peak)" \
+	"$(fact peak_pool_bytes)"
+ok "no preallocation: the pool is smaller than the preallocated one" \
+	test "$(fact peak_pool_bytes)" -lt "$(fact bytes_limit)"
 tap_done

@@ -12,6 +12,14 @@
 # torch.cuda.max_memory_reserved(), and the report names the failed
 # allocation as out of memory. The simulator's list of cuDNN's symbols is
 # that of the wheel's libcudnn.so.9.
+#
+# Then the same with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True:
+# the caching allocator maps physical memory (cuMemCreate, cuMemMap) into
+# segments that grow; the trace holds the ledger's operations, the
+# allocations are VMM ones, the report's peak is again
+# torch.cuda.max_memory_reserved(), and the out-of-memory error, which
+# PyTorch raises there without a CUDA call failing, is no failed
+# allocation in the report.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -81,4 +89,26 @@ is "the report's peak of device memory is torch.cuda.max_memory_reserved()" \
 	"$(report peak)" "$(fact max_reserved)"
 is "the report names the failed allocation as out of memory" \
 	"$(report failures | tr ' ' '\n' | sort -u | tr '\n' ' ')" "1099511627776:out_of_memory "
+
+# Expandable segments.
+CLI_TIMEOUT=180 cli_record expandable -o "$lttng_tmp/expandable" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \
+	"$python" "$cli_here/torch-workload.py"
+cli_status_is "expandable segments: record exits with the program's status" 0
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/expandable.out" | head -n 1; }
+is "expandable segments: a tensor copied to the device and back is unchanged" \
+	"$(fact roundtrip)" ok
+is "expandable segments: torch.cuda.empty_cache() gives every segment back" \
+	"$(fact empty_cache_reserved)" 0
+is "expandable segments: torch.OutOfMemoryError is raised" "$(fact oom)" caught
+cli_trace_checked expandable "expandable segments: the trace reads back and holds the ledger's operations"
+ok "expandable segments: the segments are physical memory mapped (cuMemCreate, cuMemMap)" \
+	grep -q '^event=cudatrace:mem_alloc .*kind=vmm_physical' "$lttng_tmp/expandable.events"
+"$cli_bin" report --format json -o "$lttng_tmp/torch.json" "$lttng_tmp/expandable" \
+	2>"$lttng_tmp/report.err"
+is "expandable segments: cudatrace report reads the trace" "$?" 0
+is "expandable segments: the report's peak is torch.cuda.max_memory_reserved()" \
+	"$(report peak)" "$(fact max_reserved)"
+is "expandable segments: no CUDA call failed, so no failed allocation is reported" \
+	"$(report failures)" ""
 tap_done
