@@ -140,7 +140,7 @@ static void where_text(GString *text, const struct ct_node *where, bool first_of
 		    ct_format_time(at(where, "time_ns")->value.i64, origin_ns, t, sizeof(t)));
 }
 
-static const char *severity_label(const char *severity)
+const char *ct_first_page_label(const char *severity)
 {
 	if (!g_strcmp0(severity, "critical"))
 		return "FAILED";
@@ -149,13 +149,43 @@ static const char *severity_label(const char *severity)
 	return "ADVICE";
 }
 
+char *ct_first_page_sentence(const char *sentence)
+{
+	GString *text = g_string_new(NULL);
+
+	append_sentence(text, sentence ? sentence : "?");
+	return g_string_free(text, FALSE);
+}
+
+char *ct_first_page_where(const struct ct_node *finding, int64_t origin_ns)
+{
+	GString *text = g_string_new(NULL);
+
+	where_text(text, at(finding, "where"), u64_of(finding, "count") > 1, origin_ns);
+	return g_string_free(text, FALSE);
+}
+
+char *ct_first_page_caveat(const struct ct_node *finding)
+{
+	GString *text;
+
+	if (!str_of(finding, "caveat"))
+		return NULL;
+	text = g_string_new(!g_strcmp0(str_of(finding, "certainty"), "lower_bound")
+	                        ? "the figures are lower bounds: "
+	                        : "the figures are uncertain: ");
+	append_sentence(text, str_of(finding, "caveat"));
+	return g_string_free(text, FALSE);
+}
+
 /* One finding, its RANK-th: its summary, why, where, what to do, how sure. */
 static void put_finding(struct page *p, const struct ct_node *f, size_t rank, int64_t origin_ns)
 {
 	GString *text = g_string_new(NULL);
 	char first[64];
 
-	snprintf(first, sizeof(first), "%zu. %-8s ", rank, severity_label(str_of(f, "severity")));
+	snprintf(first, sizeof(first), "%zu. %-8s ", rank,
+	         ct_first_page_label(str_of(f, "severity")));
 	append_sentence(text, str_of(f, "summary") ? str_of(f, "summary") : "?");
 	put_wrapped(p, first, "            ", text->str);
 	if (str_of(f, "explanation")) {
@@ -173,12 +203,10 @@ static void put_finding(struct page *p, const struct ct_node *f, size_t rank, in
 		put_wrapped(p, "   Do:     ", "           ", text->str);
 	}
 	if (str_of(f, "caveat")) {
-		g_string_truncate(text, 0);
-		g_string_append(text, !g_strcmp0(str_of(f, "certainty"), "lower_bound")
-		                          ? "the figures are lower bounds: "
-		                          : "the figures are uncertain: ");
-		append_sentence(text, str_of(f, "caveat"));
-		put_wrapped(p, "   Note:   ", "           ", text->str);
+		char *caveat = ct_first_page_caveat(f);
+
+		put_wrapped(p, "   Note:   ", "           ", caveat);
+		g_free(caveat);
 	}
 	g_string_free(text, TRUE);
 }
@@ -192,15 +220,13 @@ static size_t finding_lines(const struct ct_node *f, size_t rank, int64_t origin
 	return count.lines;
 }
 
-/* What was traced: the first process, how long, the events read and analysed. */
-static void put_header(struct page *p, const struct ct_node *trace, int64_t origin_ns)
+char *ct_first_page_traced(const struct ct_node *trace)
 {
 	const struct ct_node *procs = at(trace, "processes");
 	GString *text = g_string_new(NULL);
 	uint64_t events = u64_of(trace, "events"), analysed = u64_of(trace, "analysed_events");
 	char d[32];
 
-	(void)origin_ns;
 	if (procs && ct_node_count(procs)) {
 		const struct ct_node *first = ct_node_child(procs, 0);
 
@@ -234,12 +260,10 @@ static void put_header(struct page *p, const struct ct_node *trace, int64_t orig
 		                       kernels ? ", GPU times without their call" : "",
 		                       repeats ? ", repeats of a lost call" : "");
 	}
-	put_wrapped(p, "", "  ", text->str);
-	g_string_free(text, TRUE);
+	return g_string_free(text, FALSE);
 }
 
-/* What the trace lost or missed, which the figures below take into account. */
-static void put_losses(struct page *p, const struct ct_node *trace)
+void ct_first_page_losses(const struct ct_node *trace, ct_first_page_loss_fn put, void *data)
 {
 	uint64_t discarded = u64_of(trace, "discarded_events");
 	uint64_t packets = u64_of(trace, "discarded_packets");
@@ -254,21 +278,21 @@ static void put_losses(struct page *p, const struct ct_node *trace)
 		         "LTTng discarded %" PRIu64 " event%s and %" PRIu64
 		         " packet%s: memory figures from then on are uncertain",
 		         discarded, discarded == 1 ? "" : "s", packets, packets == 1 ? "" : "s");
-		put_wrapped(p, "Lost: ", "      ", line);
+		put("Lost", line, data);
 	}
 	if (dropped) {
 		snprintf(line, sizeof(line),
 		         "CUPTI dropped %" PRIu64 " activity record%s: GPU times and copy costs "
 		         "are lower bounds",
 		         dropped, dropped == 1 ? "" : "s");
-		put_wrapped(p, "Lost: ", "      ", line);
+		put("Lost", line, data);
 	}
 	if (unmatched) {
 		snprintf(line, sizeof(line),
 		         "%" PRIu64 " GPU operation%s ran whose call is not in the trace (lost, or "
 		         "before it began): GPU figures are lower bounds",
 		         unmatched, unmatched == 1 ? "" : "s");
-		put_wrapped(p, "Lost: ", "      ", line);
+		put("Lost", line, data);
 	}
 	if (repeats) {
 		snprintf(line, sizeof(line),
@@ -276,12 +300,33 @@ static void put_losses(struct page *p, const struct ct_node *trace)
 		         " call%s repeat%s a call whose event is not in the trace (lost, "
 		         "or before it began): figures are lower bounds",
 		         repeats, repeats == 1 ? "" : "s", repeats == 1 ? "s" : "");
-		put_wrapped(p, "Lost: ", "      ", line);
+		put("Lost", line, data);
 	}
 	if (complete && complete->type == CT_NODE_BOOL && !complete->value.boolean)
-		put_wrapped(p, "Cut:  ", "      ",
-		            "the trace ends before the program did: what follows is up to its "
-		            "last event");
+		put("Cut",
+		    "the trace ends before the program did: what follows is up to its last event",
+		    data);
+}
+
+char *ct_first_page_nothing(const struct ct_node *root)
+{
+	/* how it ended is said only as record judged it (process_end) */
+	bool ended_well = !g_strcmp0(str_of(at(root, "process_end"), "cause"), "none");
+
+	return g_strdup_printf("Nothing found: %sno sticky CUDA error, no allocation failed, no "
+	                       "NVTX range grows step after step, no copies with a fix.",
+	                       ended_well ? "the program exited with status 0; " : "");
+}
+
+/* A loss on the page: "Lost: ...", continued under its text. */
+static void put_loss(const char *label, const char *text, void *data)
+{
+	char *first = g_strdup_printf("%s:", label);
+	char *padded = g_strdup_printf("%-6s", first);
+
+	put_wrapped(data, padded, "      ", text);
+	g_free(padded);
+	g_free(first);
 }
 
 size_t ct_first_page_write(const struct ct_node *root, FILE *out)
@@ -293,19 +338,15 @@ size_t ct_first_page_write(const struct ct_node *root, FILE *out)
 	struct page p = { .out = out };
 	size_t count = findings ? ct_node_count(findings) : 0, shown = 0;
 
-	put_header(&p, trace, origin_ns);
-	put_losses(&p, trace);
-	if (!count) {
-		/* how it ended is said only as record judged it (process_end) */
-		bool ended_well = !g_strcmp0(str_of(at(root, "process_end"), "cause"), "none");
-		char line[200];
+	char *line = ct_first_page_traced(trace);
 
-		snprintf(
-		    line, sizeof(line),
-		    "Nothing found: %sno sticky CUDA error, no allocation failed, no NVTX range "
-		    "grows step after step, no copies with a fix.",
-		    ended_well ? "the program exited with status 0; " : "");
+	put_wrapped(&p, "", "  ", line);
+	g_free(line);
+	ct_first_page_losses(trace, put_loss, &p);
+	if (!count) {
+		line = ct_first_page_nothing(root);
 		put_wrapped(&p, "", "  ", line);
+		g_free(line);
 		return p.lines;
 	}
 	for (; shown < count; shown++) {
@@ -317,13 +358,12 @@ size_t ct_first_page_write(const struct ct_node *root, FILE *out)
 		put_finding(&p, f, shown + 1, origin_ns);
 	}
 	if (shown < count) {
-		char line[128];
-
 		/* the default report has no Findings table: --details prints it */
-		snprintf(line, sizeof(line),
-		         "%zu more finding%s: `cudatrace report --details` lists every finding",
-		         count - shown, count - shown == 1 ? "" : "s");
+		line = g_strdup_printf(
+		    "%zu more finding%s: `cudatrace report --details` lists every finding",
+		    count - shown, count - shown == 1 ? "" : "s");
 		put_wrapped(&p, "", "  ", line);
+		g_free(line);
 	}
 	return p.lines;
 }

@@ -6,7 +6,7 @@
   check-first-page.py LEDGER PAGE [--failure VERDICT ...]
                       [--growth RANGE [--growth-site SITE]] [--storm SITE]
                       [--nothing]
-                      [--withheld VERDICT]
+                      [--withheld VERDICT] [--html]
 
 The page fits one screen (at most 24 lines of at most 100 characters),
 and names each situation with its numbers, computed here from the ledger
@@ -31,6 +31,11 @@ and names each situation with its numbers, computed here from the ledger
                      page gives no verdict as fact ("cause unknown"),
                      says its figures are uncertain, and names VERDICT
                      only as what the figures alone would say
+  --html             PAGE is the first page of the HTML report as
+                     check-html.py read it from the rendered page: each
+                     finding its heading, then its parts indented; it has
+                     no screen to fit but numbers every finding, in order,
+                     and says what to do as "What to do:"
 """
 import argparse
 import os
@@ -93,6 +98,11 @@ def findings(lines):
     return [(f[0], re.sub(r"\s+", " ", " ".join(f))) for f in out]
 
 
+# What a finding says to do starts with, on the text page; the HTML page's, with --html.
+ADVICE = {"text": "Do:", "html": "What to do:"}
+advice_label = ADVICE["text"]
+
+
 def check_failure(n, verdict, failed, found):
     if n >= len(failed):
         tap.ok(False, f"failure {n + 1}: the ledger has it", f"{len(failed)} failures in the ledger")
@@ -112,7 +122,7 @@ def check_failure(n, verdict, failed, found):
               "held_elsewhere": total - free}[verdict]
     tap.ok(any(v in text for v in size_variants(figure)),
        f"failure {n + 1}: why, with the {fmt_bytes(figure)} of the ledger", text)
-    tap.ok("Do:" in text, f"failure {n + 1}: says what to do", text)
+    tap.ok(advice_label in text, f"failure {n + 1}: says what to do", text)
 
 
 def check_growth(rng, site, ops, found):
@@ -150,7 +160,7 @@ def check_storm(site, ops, found):
     match = [text for line, text in found if "ADVICE" in line and head in text]
     tap.ok(len(match) == 1, f"storm: ADVICE {head}", *[line for line, _ in found])
     if match:
-        tap.ok("Do: gather the data into fewer, larger copies" in match[0],
+        tap.ok(f"{advice_label} gather the data into fewer, larger copies" in match[0],
            "storm: the fix is fewer, larger copies", match[0])
 
 
@@ -178,17 +188,25 @@ def main():
     p.add_argument("--storm")
     p.add_argument("--nothing", action="store_true")
     p.add_argument("--withheld", choices=sorted(VERDICT_WORDS))
+    p.add_argument("--html", action="store_true")
     args = p.parse_args()
+    global advice_label
+    advice_label = ADVICE["html" if args.html else "text"]
     ops = read_ledger(args.ledger) if args.ledger != "-" else []
     with open(args.page, encoding="utf-8") as f:
         lines = f.read().split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    tap.ok(0 < len(lines) <= MAX_LINES, f"the first page fits {MAX_LINES} lines",
-       f"{len(lines)} lines")
-    wide = [line for line in lines if len(line) > MAX_COLUMNS]
-    tap.ok(not wide, f"its lines fit {MAX_COLUMNS} columns", *wide)
     found = findings(lines)
+    if args.html:
+        ranks = [int(line.split(".")[0]) for line, _ in found]
+        tap.ok(lines and ranks == list(range(1, len(ranks) + 1)),
+               "the page numbers its findings 1, 2, ... in order", *lines)
+    else:
+        tap.ok(0 < len(lines) <= MAX_LINES, f"the first page fits {MAX_LINES} lines",
+               f"{len(lines)} lines")
+        wide = [line for line in lines if len(line) > MAX_COLUMNS]
+        tap.ok(not wide, f"its lines fit {MAX_COLUMNS} columns", *wide)
     failed = [op for op in ops if op.get("op") == "alloc_failed"]
     for n, verdict in enumerate(args.failure):
         check_failure(n, verdict, failed, found)

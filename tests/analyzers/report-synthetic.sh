@@ -62,6 +62,17 @@ print(*[p["failure"]["withheld_verdict"] for p in json.load(open(sys.argv[1]))["
 	"$report_python" "$report_here/check-first-page.py" - "$report_tmp/acct-brief.out" \
 		--withheld "$withheld" >"$report_tmp/acct-brief.tap" 2>&1
 	tap_relay "accounting, first page" "$report_tmp/acct-brief.tap"
+	# ... and so does the HTML page, in headless Chromium
+	report_run acct-html --brief --format=html "$acct"
+	report_exits acct-html 0
+	mkdir -p "$report_tmp/acct-chromium"
+	"$report_python" "$report_here/check-html.py" "$report_tmp/acct-html.out" \
+		"$report_tmp/acct-chromium" >"$report_tmp/acct-html.tap" 2>&1
+	tap_relay "accounting, html" "$report_tmp/acct-html.tap"
+	"$report_python" "$report_here/check-first-page.py" - \
+		"$report_tmp/acct-chromium/first-page.txt" --html --withheld "$withheld" \
+		>"$report_tmp/acct-html-page.tap" 2>&1
+	tap_relay "accounting, html first page" "$report_tmp/acct-html-page.tap"
 	report_run acct-text --details "$acct"
 	ok "accounting, text: the reclaimed allocations, never freed by the program" \
 		grep -q "reclaimed by cudaDeviceReset, never freed by the program" \

@@ -13,7 +13,9 @@
 #                copies ranked above one large pinned copy; the first
 #                page of the text report (--brief) names the storm with
 #                the ledger's count and bytes, and the fix
-#                (check-first-page.py).
+#                (check-first-page.py), and so does the HTML report in
+#                headless Chromium, with the transfers plot beside the
+#                storm's finding (check-html.py).
 #
 # The plots of each report are drawn too (--plot). Fails when the tracer,
 # the simulator, lttng or the programs are missing.
@@ -65,6 +67,19 @@ first_page() {
 	"$trace_python" "$here/check-first-page.py" "$lttng_tmp/$page_tag.ledger" \
 		"$lttng_tmp/$page_tag.brief" "$@" >"$lttng_tmp/$page_tag.page.tap" 2>&1
 	tap_relay "$page_tag first page" "$lttng_tmp/$page_tag.page.tap"
+	# the HTML report in headless Chromium: the same findings, the transfers plot beside
+	page_status=0
+	"$cudatrace" report --brief --format html "$lttng_trace" >"$lttng_tmp/$page_tag.html" \
+		2>"$lttng_tmp/$page_tag.html-err" || page_status=$?
+	is "$page_tag: cudatrace report --brief --format html succeeds" "$page_status" 0
+	mkdir -p "$lttng_tmp/$page_tag.chromium"
+	"$trace_python" "$here/check-html.py" "$lttng_tmp/$page_tag.html" \
+		"$lttng_tmp/$page_tag.chromium" >"$lttng_tmp/$page_tag.html.tap" 2>&1
+	tap_relay "$page_tag html" "$lttng_tmp/$page_tag.html.tap"
+	"$trace_python" "$here/check-first-page.py" "$lttng_tmp/$page_tag.ledger" \
+		"$lttng_tmp/$page_tag.chromium/first-page.txt" --html "$@" \
+		>"$lttng_tmp/$page_tag.html-page.tap" 2>&1
+	tap_relay "$page_tag html first page" "$lttng_tmp/$page_tag.html-page.tap"
 }
 
 # shellcheck disable=SC2086

@@ -18,8 +18,9 @@
 # situation with the ledger's numbers (check-first-page.py), the default
 # text report starts with that page, the record summary (summary-print)
 # leads with its findings, and the HTML report, rendered by headless
-# Chromium (check-html.py), shows it too, with its two plots: device
-# memory and the host memory the tracer sampled.
+# Chromium (check-html.py), shows them too, each finding a block in its
+# severity's colour, with its two plots: device memory, beside the
+# findings it belongs to, and the host memory the tracer sampled.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -92,7 +93,8 @@ first_page() {
 		"$report_tmp/$tag-chromium" --plots 2 >"$report_tmp/$tag-html.tap" 2>&1
 	tap_relay "$tag html" "$report_tmp/$tag-html.tap"
 	"$report_python" "$report_here/check-first-page.py" "$lttng_tmp/$tag.ledger" \
-		"$report_tmp/$tag-chromium/first-page.txt" "$@" >"$report_tmp/$tag-html-page.tap" 2>&1
+		"$report_tmp/$tag-chromium/first-page.txt" --html "$@" \
+		>"$report_tmp/$tag-html-page.tap" 2>&1
 	tap_relay "$tag html first page" "$report_tmp/$tag-html-page.tap"
 }
 
