@@ -3,8 +3,9 @@
  * death-section.c - the "process_end" section of the report, from
  * cudatrace.info (death-section.h).
  */
-#include <limits.h>
 #include <stdio.h>
+
+#include <glib.h>
 
 #include "death-section.h"
 #include "death.h"
@@ -51,14 +52,32 @@ static void write_host(struct ct_doc *doc, const struct trace_info *info)
 	ct_doc_end(doc);
 }
 
+/*
+ * How it ended, in the words of the diagnosis: the facts of INFO, and
+ * what the report's sections (in DOC already) add to them (g_free).
+ */
+static char *summary_of(const struct ct_doc *doc, const struct trace_info *info)
+{
+	struct ct_death_facts facts;
+	struct ct_death_words words;
+	char *text;
+
+	death_facts_of(info, &facts);
+	ct_death_facts_from_report(ct_doc_root(doc), info->pid, &facts);
+	ct_death_word(info->death, &facts, &words);
+	text = ct_death_text(&words);
+	ct_death_words_clear(&words);
+	return text;
+}
+
 static void write_section(struct ct_doc *doc, const struct trace_info *info)
 {
-	char text[PATH_MAX + 1024];
+	char *text = summary_of(doc, info);
 
-	death_describe(info, text, sizeof(text));
 	ct_doc_object(doc, "process_end", "How the program ended");
-	ct_doc_string(doc, "cause", trace_info_death_name(info->death));
+	ct_doc_string(doc, "cause", ct_death_name(info->death));
 	ct_doc_string(doc, "summary", text);
+	g_free(text);
 	ct_doc_string(doc, "program", info->program);
 	ct_doc_i64(doc, "pid", info->pid, CT_UNIT_ID);
 	if (info->end == TRACE_KILLED) {
@@ -84,7 +103,7 @@ void death_section_write(struct ct_doc *doc, char *const *paths, size_t count)
 	for (size_t i = 0; i < count; i++) {
 		struct trace_info info;
 
-		if (trace_info_read(paths[i], &info) == 0 && info.death != TRACE_DEATH_NOT_JUDGED) {
+		if (trace_info_read(paths[i], &info) == 0 && info.death != CT_DEATH_NOT_JUDGED) {
 			write_section(doc, &info);
 			return;
 		}
@@ -93,6 +112,6 @@ void death_section_write(struct ct_doc *doc, char *const *paths, size_t count)
 
 void death_section_write_info(struct ct_doc *doc, const struct trace_info *info)
 {
-	if (info->death != TRACE_DEATH_NOT_JUDGED)
+	if (info->death != CT_DEATH_NOT_JUDGED)
 		write_section(doc, info);
 }

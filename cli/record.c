@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "arg-check.h"
 #include "audit-lib.h"
 #include "bounded.h"
@@ -805,12 +807,10 @@ static void observe_end(struct record *r)
 static void judge_end(struct record *r)
 {
 	struct death_facts facts = {
-		.exited = r->result.exited,
-		.code = r->result.code,
-		.signal = r->result.signal,
 		.jupyter = strstr(r->info.command, "ipykernel") != NULL,
 	};
-	char cause[PATH_MAX + 1024];
+	struct ct_death_facts end;
+	char *host;
 
 	if (r->end_known) {
 		snprintf(r->info.cuda_error, sizeof(r->info.cuda_error), "%s", r->end.error);
@@ -822,12 +822,14 @@ static void judge_end(struct record *r)
 		facts.failure_ns = r->end.failure_ns;
 	}
 	death_judge(&r->info, &facts);
-	if (r->opts.quiet || r->info.death != TRACE_DEATH_NONE)
+	if (r->opts.quiet || r->info.death != CT_DEATH_NONE)
 		return;
 	/* a death is said by the diagnosis, or else by conclude() */
-	death_describe_host(&r->info, cause, sizeof(cause));
-	if (cause[0])
-		diag_note("%s", cause + 1); /* without its leading space */
+	death_facts_of(&r->info, &end);
+	host = ct_death_host(&end);
+	if (host)
+		diag_note("%s", host);
+	g_free(host);
 }
 
 static void write_postmortem(struct record *r, const struct summary *s)
@@ -1038,13 +1040,13 @@ static void conclude(struct record *r)
 		snprintf(count, sizeof(count), "%llu", (unsigned long long)r->info.discarded);
 	observe_end(r);
 	summarise(r);
-	if (r->info.death == TRACE_DEATH_NOT_JUDGED)
+	if (r->info.death == CT_DEATH_NOT_JUDGED)
 		judge_end(r);
-	if (!r->cause_said && r->info.death != TRACE_DEATH_NONE && !r->opts.quiet) {
-		char cause[PATH_MAX + 1024];
+	if (!r->cause_said && r->info.death != CT_DEATH_NONE && !r->opts.quiet) {
+		char *cause = death_describe(&r->info);
 
-		death_describe(&r->info, cause, sizeof(cause));
 		diag_note("%s", cause);
+		g_free(cause);
 	}
 	write_info(r);
 	session_set_quiet(false);

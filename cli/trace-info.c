@@ -44,26 +44,6 @@ const char *trace_info_cut_reason(enum trace_cut cut)
 	return (size_t)cut < sizeof(cut_reasons) / sizeof(cut_reasons[0]) ? cut_reasons[cut] : "";
 }
 
-static const char *const death_names[] = {
-	[TRACE_DEATH_NOT_JUDGED] = "",
-	[TRACE_DEATH_NONE] = "none",
-	[TRACE_DEATH_HOST_OOM] = "host-oom",
-	[TRACE_DEATH_FAULT_SIGNAL] = "fault-signal",
-	[TRACE_DEATH_CUDA_ERROR] = "cuda-error",
-	[TRACE_DEATH_GPU_OOM] = "gpu-oom",
-	[TRACE_DEATH_ABORT] = "abort",
-	[TRACE_DEATH_JUPYTER_INTERRUPT] = "jupyter-interrupt",
-	[TRACE_DEATH_JUPYTER_STOP] = "jupyter-stop",
-	[TRACE_DEATH_KILLED] = "killed",
-	[TRACE_DEATH_UNKNOWN] = "unknown",
-};
-
-const char *trace_info_death_name(enum trace_death death)
-{
-	return (size_t)death < sizeof(death_names) / sizeof(death_names[0]) ? death_names[death]
-	                                                                    : "";
-}
-
 static const char *const end_names[] = {
 	[TRACE_RUNNING] = "running",
 	[TRACE_EXITED] = "exited",
@@ -85,9 +65,9 @@ static void put(FILE *f, const char *key, const char *value)
 
 static void format_death(FILE *f, const struct trace_info *info)
 {
-	if (info->death == TRACE_DEATH_NOT_JUDGED)
+	if (info->death == CT_DEATH_NOT_JUDGED)
 		return;
-	fprintf(f, "death=%s\n", trace_info_death_name(info->death));
+	fprintf(f, "death=%s\n", ct_death_name(info->death));
 	if (info->cgroup_version) {
 		put(f, "cgroup", info->cgroup);
 		fprintf(f, "cgroup_version=%d\n", info->cgroup_version);
@@ -260,9 +240,7 @@ static uint64_t unsigned_number(const char *s)
 static void parse_death(struct trace_info *info, const char *key, const char *value)
 {
 	if (strcmp(key, "death") == 0) {
-		for (size_t i = 1; i < sizeof(death_names) / sizeof(death_names[0]); i++)
-			if (strcmp(value, death_names[i]) == 0)
-				info->death = (enum trace_death)i;
+		info->death = ct_death_of_name(value);
 	} else if (strcmp(key, "cgroup") == 0) {
 		copy(info->cgroup, sizeof(info->cgroup), value);
 	} else if (strcmp(key, "cgroup_version") == 0) {

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "findings/death.h"
+
 #define TRACE_INFO_FILE "cudatrace.info"
 
 enum trace_end {
@@ -38,25 +40,6 @@ enum trace_cut {
 	TRACE_CUT_PARTIAL,       /* the trace ended in partial packets, for a reason unknown */
 	TRACE_CUT_SESSION_LOST,  /* its recorder died, and then its session daemon: never closed */
 	TRACE_CUT_DAEMON_STUCK,  /* the session daemon stopped answering before it closed it */
-};
-
-/*
- * Why the program ended (cudatrace.info's death=...), judged by record
- * from what it saw (death.h). TRACE_DEATH_NOT_JUDGED: no judgement was
- * written (an older record, or one that did not see the end).
- */
-enum trace_death {
-	TRACE_DEATH_NOT_JUDGED = 0,
-	TRACE_DEATH_NONE,              /* it exited with status 0 */
-	TRACE_DEATH_HOST_OOM,          /* the kernel's OOM killer killed it (host memory) */
-	TRACE_DEATH_FAULT_SIGNAL,      /* a fault of its own: SIGSEGV, SIGBUS, SIGILL, SIGFPE */
-	TRACE_DEATH_CUDA_ERROR,        /* a sticky CUDA error, then its end */
-	TRACE_DEATH_GPU_OOM,           /* a GPU allocation failed, then its end */
-	TRACE_DEATH_ABORT,             /* it aborted itself (SIGABRT) */
-	TRACE_DEATH_JUPYTER_INTERRUPT, /* a Jupyter kernel ended by SIGINT */
-	TRACE_DEATH_JUPYTER_STOP,      /* a Jupyter kernel ended by SIGTERM or SIGHUP */
-	TRACE_DEATH_KILLED,            /* a signal from outside, sender unknown */
-	TRACE_DEATH_UNKNOWN,           /* a failure status, and no cause seen */
 };
 
 struct trace_info {
@@ -85,8 +68,11 @@ struct trace_info {
 	enum trace_cut cut; /* why not complete */
 	long long cut_ns;   /* CLOCK_REALTIME when the cut was seen; 0 if unknown */
 	uint64_t cut_bytes; /* bytes of partial packets removed from the trace's files */
-	/* Why it ended (death.h), and the facts the judgement rests on. */
-	enum trace_death death;
+	/*
+	 * Why it ended (death=, as findings/death.h judges it: CT_DEATH_NOT_JUDGED
+	 * when no judgement was written), and the facts the judgement rests on.
+	 */
+	enum ct_death death;
 	char cgroup[PATH_MAX]; /* its memory cgroup's directory, "" if none was found */
 	int cgroup_version;    /* 1 or 2; 0: none */
 	int oom_kills; /* processes of that cgroup the OOM killer killed while it ran; -1 unknown */
@@ -123,9 +109,6 @@ int trace_info_read(const char *dir, struct trace_info *info);
 
 /* The word for CUT in cudatrace.info ("consumer-died", ...), "" for TRACE_CUT_NONE. */
 const char *trace_info_cut_name(enum trace_cut cut);
-
-/* The word for DEATH in cudatrace.info ("host-oom", ...), "" for TRACE_DEATH_NOT_JUDGED. */
-const char *trace_info_death_name(enum trace_death death);
 
 /* What cut the trace, for people: "LTTng's consumer daemon died", ... */
 const char *trace_info_cut_reason(enum trace_cut cut);

@@ -13,6 +13,7 @@
  * the first page and the tables below it can never disagree.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,8 +21,9 @@
 #include <glib.h>
 
 #include "common/caveat.h"
-#include "findings.h"
 #include "common/format.h"
+#include "death.h"
+#include "findings.h"
 
 /* Findings kept per kind: the first page shows a few, the rest is in the sections. */
 #define MAX_PER_KIND 8
@@ -215,35 +217,6 @@ static void memory_losses(struct finding *f, const struct losses *l)
 
 /* ------------------------------------------------------ failed allocations */
 
-static const char *failure_advice(const char *verdict)
-{
-	if (!strcmp(verdict, "out_of_memory"))
-		return "the device was full: free what is no longer needed before this point, "
-		       "or need less here (smaller batches, lower precision), or use a device "
-		       "with more memory";
-	if (!strcmp(verdict, "fragmented"))
-		return "enough memory was free, but in pieces too small: allocate the large "
-		       "buffers first and reuse them, or allocate from a pool "
-		       "(cudaMallocAsync); PyTorch: PYTORCH_CUDA_ALLOC_CONF="
-		       "expandable_segments:True";
-	if (!strcmp(verdict, "held_elsewhere"))
-		return "other processes held the memory this one needed: see which "
-		       "(nvidia-smi), stop them or run on another device (CUDA_VISIBLE_DEVICES)";
-	return "the trace cannot tell why: record the program from its start, so that the "
-	       "trace sees every allocation";
-}
-
-static const char *verdict_words(const char *verdict)
-{
-	if (!strcmp(verdict, "out_of_memory"))
-		return "out of memory";
-	if (!strcmp(verdict, "fragmented"))
-		return "memory fragmented";
-	if (!strcmp(verdict, "held_elsewhere"))
-		return "memory held by other processes";
-	return "cause unknown";
-}
-
 /* Whether two failures are the same problem: process, device, site and verdict. */
 static bool same_failure(const struct ct_node *a, const struct ct_node *b)
 {
@@ -278,7 +251,7 @@ static void failure_caveats(struct finding *f, const struct ct_node *failure,
 		snprintf(why, sizeof(why),
 		         "so the verdict is withheld: the figures alone would say %s, but they "
 		         "cannot be trusted for it",
-		         verdict_words(withheld));
+		         ct_verdict_words(withheld));
 		finding_caveat(f, "uncertain", why);
 	}
 	memory_losses(f, l);
@@ -323,10 +296,10 @@ static void add_failure(GArray *list, const struct ct_node *failure, size_t inde
 		snprintf(times, sizeof(times), " (%" PRIu64 " times)", count);
 	f->summary = g_strdup_printf("%s of %s failed on device %" PRIu64 ": %s%s",
 	                             api ? api : "an allocation", group_sizes(g, req, sizeof(req)),
-	                             u64_of(failure, "device"), verdict_words(verdict), times);
+	                             u64_of(failure, "device"), ct_verdict_words(verdict), times);
 	if (str_of(failure, "explanation"))
 		f->explanation = g_strdup(str_of(failure, "explanation"));
-	f->advice = g_strdup(failure_advice(verdict));
+	f->advice = g_strdup(ct_verdict_advice(verdict));
 	numbers_from(f, failure, failure_numbers);
 	f->source = g_strdup_printf("memory.failures[%zu]", index);
 	f->order = number_of(failure, "time_ns");
@@ -609,53 +582,54 @@ static void find_sticky(GArray *list, const struct ct_node *sticky, const struct
 /*
  * How the program ended, from the "process_end" section (what `cudatrace
  * record` judged and wrote beside the trace): the judgement is record's
- * (its cause), the words and the advice are the diagnosis's. A death that
- * another finding already tells (a sticky error, a failed allocation) is
- * added to that finding instead of told twice.
+ * (its cause), the words are death.c's, from the facts of the section
+ * and of the report, as record's own words are. A death that another
+ * finding already tells (a sticky error, a failed allocation) is added to
+ * that finding instead of told twice.
  */
 
 static const char *const host_oom_numbers[] = { "rss_peak_bytes", "rss_last_bytes", "limit_bytes",
 	                                        "oom_kills", NULL };
 
-/* "exited with status 1", "was killed by SIGSEGV", into BUF. */
-static const char *end_words(const struct ct_node *pe, char *buf, size_t len)
+/* A count the notes may not know: -1 when null. */
+static int count_of(const struct ct_node *object, const char *key)
 {
-	if (str_of(pe, "signal_name"))
-		snprintf(buf, len, "was killed by SIG%s", str_of(pe, "signal_name"));
-	else
-		snprintf(buf, len, "exited with status %lld",
-		         (long long)number_of(pe, "exit_status"));
-	return buf;
+	const struct ct_node *n = at(object, key);
+
+	if (!n || (n->type != CT_NODE_U64 && n->type != CT_NODE_I64))
+		return -1;
+	return (int)MIN(u64_of(object, key), (uint64_t)INT_MAX);
 }
 
-/*
- * The program's name: the traced process of its pid (the command record
- * ran may have become it by exec), else the command's.
- */
-static const char *program_of(const struct ct_node *root, const struct ct_node *pe)
+/* The facts of process_end PE, and of the report ROOT, for death.c. */
+static void death_facts(const struct ct_node *root, const struct ct_node *pe, GArray *list,
+                        struct ct_death_facts *f)
 {
-	const struct ct_node *procs = at(at(root, "trace"), "processes");
+	const struct ct_node *host = at(pe, "host_memory");
+	const struct ct_node *logged = at(host, "oom_in_kernel_log");
+	const struct ct_node *signal = at(pe, "signal");
+	bool killed = signal && (signal->type == CT_NODE_I64 || signal->type == CT_NODE_U64);
 
-	for (size_t i = 0; procs && i < ct_node_count(procs); i++) {
-		const struct ct_node *p = ct_node_child(procs, i);
-
-		if (at(pe, "pid") && u64_of(p, "pid") == u64_of(pe, "pid") && str_of(p, "process"))
-			return str_of(p, "process");
-	}
-	return str_of(pe, "program") ? str_of(pe, "program") : "the program";
-}
-
-/* F, a finding the program did not survive: it says so, and ranks first. */
-static void mark_death(struct finding *f, const struct ct_node *root, const struct ct_node *pe,
-                       const char *cause)
-{
-	char end[64], *summary = f->summary;
-
-	f->death = cause;
-	f->leads = true;
-	f->summary = g_strdup_printf("%s; then %s %s", summary, program_of(root, pe),
-	                             end_words(pe, end, sizeof(end)));
-	g_free(summary);
+	*f = (struct ct_death_facts){
+		.program = str_of(pe, "program"),
+		.killed = killed,
+		.status = killed ? 0 : (int)number_of(pe, "exit_status"),
+		.signal = killed ? (int)number_of(pe, "signal") : 0,
+		.oom_kills = count_of(host, "oom_kills"),
+		.oom_logged = logged && logged->type == CT_NODE_BOOL ? logged->value.boolean : -1,
+		.cgroup = str_of(host, "cgroup"),
+		.rss_last_bytes = u64_of(host, "rss_last_bytes"),
+		.rss_peak_bytes = u64_of(host, "rss_peak_bytes"),
+		.limit_bytes = u64_of(host, "limit_bytes"),
+		.limit_cgroup = !g_strcmp0(str_of(host, "limit_of"), "cgroup"),
+		.cuda_error = str_of(pe, "cuda_error"),
+		.cuda_error_api = str_of(pe, "cuda_error_api"),
+		.gpu_failed_bytes = u64_of(pe, "gpu_failed_bytes"),
+		.gpu_verdict = str_of(pe, "gpu_verdict"),
+	};
+	ct_death_facts_from_report(root, (int64_t)u64_of(pe, "pid"), f);
+	for (guint i = 0; i < list->len; i++)
+		f->failures_told |= g_array_index(list, struct finding, i).severity == SEV_CRITICAL;
 }
 
 /* The first finding of KIND in LIST whose object MATCHES OBJECT. */
@@ -696,240 +670,60 @@ static const struct ct_node *fatal_failure(const struct ct_node *memory, const s
 	return NULL;
 }
 
-/* The highest peak of MEMORY's devices into BUF; false when it has none. */
-static bool gpu_peak(const struct ct_node *memory, char *buf, size_t len)
+/* The finding of a death no other finding tells, in death.c's WORDS. */
+static void add_death(GArray *list, const struct ct_node *pe, enum ct_death death,
+                      struct ct_death_words *w)
 {
-	const struct ct_node *devices = at(memory, "devices");
-	double peak = 0;
+	struct finding *f = finding_add(list, SEV_CRITICAL, "process_death", pe);
 
-	if (!devices || !ct_node_count(devices))
-		return false;
-	for (size_t i = 0; i < ct_node_count(devices); i++)
-		peak = MAX(peak, number_of(ct_node_child(devices, i), "peak_bytes"));
-	bytes_text(peak, buf, len);
-	return true;
-}
-
-/* What the OOM kill rests on, and what it says of GPU memory. */
-static char *host_oom_explanation(const struct ct_node *root, const struct ct_node *pe)
-{
-	const struct ct_node *host = at(pe, "host_memory");
-	const struct ct_node *memory = at(root, "memory");
-	const struct ct_node *logged = at(host, "oom_in_kernel_log");
-	GString *text = g_string_new(NULL);
-	uint64_t kills = u64_of(host, "oom_kills");
-	size_t failures = at(memory, "failures") ? ct_node_count(at(memory, "failures")) : 0;
-	char peak[32];
-
-	if (kills) {
-		g_string_append_printf(text,
-		                       "the OOM killer killed %" PRIu64
-		                       " process%s of its memory cgroup %s while it ran, and it "
-		                       "died of SIGKILL",
-		                       kills, kills == 1 ? "" : "es",
-		                       str_of(host, "cgroup") ? str_of(host, "cgroup") : "");
-		if (bool_of(host, "oom_in_kernel_log"))
-			g_string_append(text, "; the kernel log names it");
-		else if (!logged || logged->type == CT_NODE_NULL)
-			g_string_append(text,
-			                "; the kernel log, unreadable, cannot say it was this "
-			                "process");
-	} else {
-		g_string_append(text, "the kernel log names it as killed by the OOM killer");
-	}
-	if (failures)
-		g_string_append_printf(text, "; %zu GPU allocation%s failed too, see below",
-		                       failures, failures == 1 ? "" : "s");
-	else if (memory && gpu_peak(memory, peak, sizeof(peak)))
-		g_string_append_printf(text,
-		                       "; GPU memory was not the cause: no GPU allocation failed "
-		                       "(its peak: %s)",
-		                       peak);
-	else if (memory)
-		g_string_append(text, "; GPU memory was not the cause: no GPU allocation failed");
-	return g_string_free(text, FALSE);
-}
-
-static void host_oom(struct finding *f, const struct ct_node *root, const struct ct_node *pe)
-{
-	const struct ct_node *host = at(pe, "host_memory");
-	const char *limit_of = str_of(host, "limit_of");
-	char peak[32], limit[96] = "";
-
-	if (number_of(host, "limit_bytes") > 0)
-		snprintf(limit, sizeof(limit), " of %s, %s",
-		         bytes_text(number_of(host, "limit_bytes"), peak, sizeof(peak)),
-		         !g_strcmp0(limit_of, "cgroup") ? "its cgroup's limit"
-		                                        : "the machine's memory");
-	bytes_text(number_of(host, "rss_peak_bytes"), peak, sizeof(peak));
-	if (number_of(host, "rss_peak_bytes") > 0)
-		f->summary =
-		    g_strdup_printf("%s was killed by the kernel's OOM killer: host memory "
-		                    "ran out (resident peak at least %s%s)",
-		                    program_of(root, pe), peak, limit);
-	else
-		f->summary =
-		    g_strdup_printf("%s was killed by the kernel's OOM killer: host memory ran out",
-		                    program_of(root, pe));
-	f->explanation = host_oom_explanation(root, pe);
-	f->advice = g_strdup_printf(
-	    "%s, or need less host memory: fewer data loader workers (PyTorch DataLoader "
-	    "num_workers) and less prefetching, fewer or smaller pinned buffers, data read in "
-	    "pieces or memory-mapped rather than loaded whole",
-	    !g_strcmp0(limit_of, "cgroup")
-	        ? "raise the memory limit of its cgroup or container (docker run --memory, "
-	          "Kubernetes resources.limits.memory, systemd MemoryMax=)"
-	        : "run it on a machine with more memory");
-	numbers_from(f, host, host_oom_numbers);
-	if (number_of(host, "rss_peak_bytes") > 0)
-		finding_caveat(f, "lower_bound",
-		               "cudatrace record looks at its resident memory every 100 ms: its "
-		               "peak when it was killed may be higher");
-}
-
-/* What to do about fault SIGNAL (its name without SIG). */
-static const char *fault_advice(const char *signal)
-{
-	if (!g_strcmp0(signal, "BUS"))
-		return "a file mapped into memory shrank, or a shared memory file system is full: "
-		       "PyTorch DataLoader workers pass batches through /dev/shm, make it larger "
-		       "(docker run --shm-size) or use fewer workers; else run it under gdb to "
-		       "see where";
-	if (!g_strcmp0(signal, "ILL"))
-		return "an instruction this CPU does not have: a binary or library built for "
-		       "another CPU (-march=native elsewhere); run it under gdb to see which";
-	if (!g_strcmp0(signal, "FPE"))
-		return "an integer division by zero in host code: run it under gdb to see where";
-	return "an invalid memory access in host code (a native extension, a buffer used "
-	       "after it was freed): run it under gdb, or allow a core dump (ulimit -c "
-	       "unlimited); Python: python -X faulthandler prints each thread's stack";
-}
-
-/* Who sent a signal from outside, as far as is known. */
-static char *outside_explanation(const struct ct_node *pe)
-{
-	const struct ct_node *host = at(pe, "host_memory");
-	const struct ct_node *kills = at(host, "oom_kills");
-
-	if (g_strcmp0(str_of(pe, "signal_name"), "KILL"))
-		return g_strdup("who sent it is not known");
-	if (kills && kills->type != CT_NODE_NULL && !u64_of(host, "oom_kills"))
-		return g_strdup_printf("who sent it is not known: the OOM killer killed no process "
-		                       "of its memory cgroup %s while it ran",
-		                       str_of(host, "cgroup") ? str_of(host, "cgroup") : "");
-	return g_strdup("who sent it is not known: the OOM killer's count could not be read, so "
-	                "whether it was host memory cannot be told (dmesg may say)");
-}
-
-/* The finding of a death no other finding tells, by its CAUSE. */
-static void add_death(GArray *list, const struct ct_node *root, const struct ct_node *pe,
-                      const char *cause)
-{
-	size_t criticals = 0;
-	struct finding *f;
-	const char *program = program_of(root, pe);
-
-	for (guint i = 0; i < list->len; i++)
-		criticals += g_array_index(list, struct finding, i).severity == SEV_CRITICAL;
-	f = finding_add(list, SEV_CRITICAL, "process_death", pe);
-	char end[64], size[32];
-
-	f->verdict = cause;
-	f->death = cause;
+	f->verdict = ct_death_name(death);
+	f->death = f->verdict;
 	/* an end of unknown cause follows what the trace saw go wrong, which may be why */
-	f->leads = strcmp(cause, "unknown") != 0;
+	f->leads = death != CT_DEATH_UNKNOWN;
 	f->order = f->leads ? 0 : INFINITY;
 	f->source = g_strdup("process_end");
-	end_words(pe, end, sizeof(end));
-	if (!strcmp(cause, "host-oom")) {
-		host_oom(f, root, pe);
-	} else if (!strcmp(cause, "fault-signal")) {
-		f->summary = g_strdup_printf("%s crashed: it %s, a fault of its own", program, end);
-		f->advice = g_strdup(fault_advice(str_of(pe, "signal_name")));
-	} else if (!strcmp(cause, "cuda-error")) {
-		f->summary = g_strdup_printf(
-		    "%s got %s from %s, a sticky CUDA error: no CUDA call can succeed after it; "
-		    "then it %s",
-		    program, str_of(pe, "cuda_error") ? str_of(pe, "cuda_error") : "an error",
-		    str_of(pe, "cuda_error_api") ? str_of(pe, "cuda_error_api") : "a call", end);
-		f->advice =
-		    g_strdup("find the kernel at fault: run it with CUDA_LAUNCH_BLOCKING=1, "
-		             "or under compute-sanitizer (memcheck)");
-	} else if (!strcmp(cause, "gpu-oom")) {
-		f->summary = g_strdup_printf(
-		    "a GPU allocation of %s failed (%s), and %s did not survive it: it %s",
-		    bytes_text(number_of(pe, "gpu_failed_bytes"), size, sizeof(size)),
-		    str_of(pe, "gpu_verdict") ? verdict_words(str_of(pe, "gpu_verdict"))
-		                              : "cause unknown",
-		    program, end);
-		f->advice = g_strdup(failure_advice(
-		    str_of(pe, "gpu_verdict") ? str_of(pe, "gpu_verdict") : "unknown"));
-	} else if (!strcmp(cause, "abort")) {
-		f->summary = g_strdup_printf("%s aborted itself (SIGABRT): a failed assertion, an "
-		                             "uncaught C++ exception or a library that gave up",
-		                             program);
-		f->explanation = g_strdup("the trace shows no CUDA error and no failed allocation "
-		                          "before it");
-		f->advice = g_strdup("its standard error says why, just before it ended; to see "
-		                     "where, run it under gdb or allow a core dump (ulimit -c "
-		                     "unlimited)");
-	} else if (!strcmp(cause, "jupyter-interrupt")) {
-		f->summary = g_strdup_printf("Jupyter: the kernel %s, as an interrupt sends it, "
-		                             "and ended",
-		                             end);
-		f->explanation = g_strdup("a kernel that dies of an interrupt rather than raising "
-		                          "KeyboardInterrupt was in native code that does not "
-		                          "handle it");
-		f->advice =
-		    g_strdup("the cell it ran did not finish: restart the kernel and run it "
-		             "again");
-	} else if (!strcmp(cause, "jupyter-stop")) {
-		f->summary = g_strdup_printf("Jupyter: the kernel %s from outside, as a restart or "
-		                             "shutdown sends it",
-		                             end);
-		f->explanation = outside_explanation(pe);
-		f->advice = g_strdup("if nobody restarted it, the Jupyter server's log says who "
-		                     "did: a shutdown, or idle culling (cull_idle_timeout)");
-	} else if (!strcmp(cause, "killed")) {
-		f->summary = g_strdup_printf("%s %s from outside", program, end);
-		f->explanation = outside_explanation(pe);
-		f->advice = g_strdup("find the sender: a job scheduler's time or memory limit "
-		                     "(Slurm, Kubernetes), a timeout, a person; the system log "
-		                     "(journalctl) may say");
-	} else {
-		f->verdict = "unknown";
-		f->summary = g_strdup_printf("%s %s; why is unknown", program, end);
-		f->explanation = g_strdup_printf(
-		    "the trace shows no sticky CUDA error and no failed allocation, and no signal "
-		    "ended it%s",
-		    criticals ? "; what went wrong before it, above, may be why" : "");
-		f->advice = g_strdup("its own output (its standard error, its last lines) says why "
-		                     "it gave up");
-	}
+	f->summary = g_steal_pointer(&w->summary);
+	f->explanation = g_steal_pointer(&w->explanation);
+	f->advice = g_steal_pointer(&w->advice);
+	if (w->caveat)
+		finding_caveat(f, w->certainty, w->caveat);
+	if (death == CT_DEATH_HOST_OOM)
+		numbers_from(f, at(pe, "host_memory"), host_oom_numbers);
 }
 
 /*
  * How the program ended, when it ended badly: the finding that tells what
- * killed it is marked so (a sticky error, a failed allocation), or one of
- * its own is added.
+ * killed it is marked so (a sticky error, a failed allocation), with how
+ * it ended after it, or one of its own is added.
  */
 static void find_death(GArray *list, const struct ct_node *root)
 {
 	const struct ct_node *pe = at(root, "process_end");
-	const char *cause = str_of(pe, "cause");
+	enum ct_death death = ct_death_of_name(str_of(pe, "cause"));
+	struct ct_death_facts facts;
+	struct ct_death_words words;
 	struct finding *f = NULL;
 
-	if (!cause || !strcmp(cause, "none"))
+	if (death == CT_DEATH_NOT_JUDGED || death == CT_DEATH_NONE)
 		return;
-	if (!strcmp(cause, "cuda-error"))
+	death_facts(root, pe, list, &facts);
+	ct_death_word(death, &facts, &words);
+	if (death == CT_DEATH_CUDA_ERROR)
 		f = told_by(list, "sticky_error", pe, is_fatal_sticky);
-	else if (!strcmp(cause, "gpu-oom"))
+	else if (death == CT_DEATH_GPU_OOM)
 		f = told_by(list, "allocation_failure", fatal_failure(at(root, "memory"), pe),
 		            same_failure);
-	if (f)
-		mark_death(f, root, pe, cause);
-	else
-		add_death(list, root, pe, cause);
+	if (f) {
+		char *summary = f->summary;
+
+		f->death = ct_death_name(death);
+		f->leads = true;
+		f->summary = g_strdup_printf("%s; %s", summary, words.then);
+		g_free(summary);
+	} else {
+		add_death(list, pe, death, &words);
+	}
+	ct_death_words_clear(&words);
 }
 
 /* ----------------------------------------------------------------- writing */

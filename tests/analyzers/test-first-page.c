@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,15 +106,30 @@ static void write_memory(struct ct_doc *doc, bool growth)
 /* The process_end section record writes: CAUSE, killed by SIGNAL_NAME or exited with 1. */
 static void write_end(struct ct_doc *doc, const char *cause, const char *signal_name)
 {
+	static const struct {
+		const char *name;
+		int number;
+	} signals[] = { { "KILL", SIGKILL },
+		        { "SEGV", SIGSEGV },
+		        { "ABRT", SIGABRT },
+		        { "INT", SIGINT },
+		        { "TERM", SIGTERM } };
+
 	ct_doc_object(doc, "process_end", NULL);
 	ct_doc_string(doc, "cause", cause);
 	ct_doc_string(doc, "program", "train.sh");
 	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
 	if (signal_name) {
+		size_t i = 0;
+
+		while (strcmp(signals[i].name, signal_name))
+			i++;
 		ct_doc_null(doc, "exit_status");
+		ct_doc_i64(doc, "signal", signals[i].number, CT_UNIT_NONE);
 		ct_doc_string(doc, "signal_name", signal_name);
 	} else {
 		ct_doc_i64(doc, "exit_status", 1, CT_UNIT_NONE);
+		ct_doc_null(doc, "signal");
 		ct_doc_null(doc, "signal_name");
 	}
 	ct_doc_string(doc, "cuda_error", "cudaErrorIllegalAddress");

@@ -13,7 +13,10 @@
 #     record saw it, holds at least that;
 #   - each death is the first finding of the diagnosis, on the first page
 #     of record's summary and of `cudatrace report --brief`, with its
-#     numbers; a sticky error is one even without record's notes.
+#     numbers; a sticky error is one even without record's notes;
+#   - record's summary, its post-mortem and the report say the same
+#     findings in the same words, and the report's process_end says the
+#     death as its finding does.
 # Ground truth: the exit status, the program's own printout, the
 # simulator's ledger, and the limit the test wrote into the cgroup.
 
@@ -95,6 +98,8 @@ is "sticky: told once" "$(json sticky 'len([f for f in d["findings"] if f["death
 ok "sticky: report --brief" brief sticky
 ok "sticky: its first page leads with it, and what to do" first_finding sticky \
 	"^1\. FAILED python3 got $ledger_error.*; then python3 exited with status 1.*CUDA_LAUNCH_BLOCKING=1.*compute-sanitizer"
+ok "sticky: record's diagnosis leads with the report's first finding, word for word" \
+	cli_same_death sticky "$lttng_tmp/sticky.err"
 # Without record's notes (a trace made otherwise): the trace's sticky error alone.
 mkdir "$lttng_tmp/sticky-bare"
 cp -R "$lttng_tmp/sticky/." "$lttng_tmp/sticky-bare/"
@@ -124,6 +129,12 @@ is "segv: the report's first finding is the death" \
 ok "segv: report --brief" brief segv
 ok "segv: its first page leads with it" first_finding segv \
 	'^1\. FAILED python3 crashed: it was killed by SIGSEGV'
+ok "segv: record's diagnosis leads with the report's first finding, word for word" \
+	cli_same_death segv "$lttng_tmp/segv.err"
+ok "segv: and so does the post-mortem file" \
+	cli_same_death segv "$lttng_tmp/segv/postmortem.txt"
+is "segv: the report's process_end says it in the words of its finding" \
+	"$(json segv 'd["process_end"]["summary"] == d["findings"][0]["summary"] + "."')" True
 
 # 2b. A GPU allocation that fails, and the program exits with 1 after it.
 # A period of a minute: the host memory samples are the failure's and the exit's.
@@ -140,6 +151,8 @@ ok "gpuoom: cudatrace report reads it" report_json gpuoom
 is "gpuoom: the failure's finding tells the death, with the size the ledger failed" \
 	"$(json gpuoom '(d["findings"][0]["kind"], d["findings"][0]["death"], d["findings"][0]["numbers"]["requested_bytes"])')" \
 	"('allocation_failure', 'gpu-oom', $(sed -n 's/.*op=alloc_failed.* size=\([0-9]*\).*/\1/p' "$lttng_tmp/gpuoom.ledger" | tail -n 1))"
+ok "gpuoom: record's diagnosis leads with the report's first finding, word for word" \
+	cli_same_death gpuoom "$lttng_tmp/gpuoom.err"
 is "gpuoom: and no other finding repeats it" \
 	"$(json gpuoom 'len([f for f in d["findings"] if f["death"] or f["kind"] == "process_death"])')" 1
 is "gpuoom: the failed allocation woke the host memory sampler, and the exit" \
@@ -284,4 +297,8 @@ is "oom: the report's first finding: host memory, the limit the test set, the pe
 ok "oom: report --brief" brief oom
 ok "oom: its first page leads with it" first_finding oom \
 	"^1\. FAILED python3 was killed by the kernel.s OOM killer: host memory ran out \(resident peak at least $rss_mib MiB of 160\.00 MiB"
+ok "oom: record's diagnosis leads with the report's first finding, word for word" \
+	cli_same_death oom "$lttng_tmp/oom.err"
+ok "oom: and so does the post-mortem file" \
+	cli_same_death oom "$lttng_tmp/oom/postmortem.txt"
 tap_done

@@ -86,6 +86,13 @@
 #                          wait up to 60 s for a line matching PATTERN in
 #                          FILE; fails early when PID exits
 #   cli_children PID       the pids of PID's children
+#   cli_first_finding FILE the first finding of the first page in FILE:
+#                          the line "1. ..." and those indented under it
+#   cli_same_death TAG FILE
+#                          FILE (record's stderr, a post-mortem) leads with
+#                          the finding `cudatrace report --brief` leads with
+#                          for TAG's trace (how the program ended), word for
+#                          word
 #
 # Every test runs in a private mount namespace (lttng_private_ns): the
 # daemons it starts, or that cudatrace starts, are its own.
@@ -393,4 +400,20 @@ cli_wait_for() {
 cli_children() {
 	# shellcheck disable=SC2046
 	echo $(cat /proc/"$1"/task/*/children 2>/dev/null)
+}
+
+cli_first_finding() {
+	awk '/^1\. / { on = 1; print; next } on && !/^   / { exit } on' "$1"
+}
+
+cli_same_death() {
+	"$cli_bin" report --brief -o "$lttng_tmp/$1.brief" "$lttng_tmp/$1" || return 1
+	cli_first_finding "$2" >"$lttng_tmp/$1.said"
+	cli_first_finding "$lttng_tmp/$1.brief" >"$lttng_tmp/$1.reported"
+	if [ -s "$lttng_tmp/$1.said" ] && cmp -s "$lttng_tmp/$1.said" "$lttng_tmp/$1.reported"; then
+		return 0
+	fi
+	diag "$2 and the report of $1 lead with different findings:"
+	diff "$lttng_tmp/$1.said" "$lttng_tmp/$1.reported" | head -n 20 | sed 's/^/#   /'
+	return 1
 }

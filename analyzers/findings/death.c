@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * death.c - how a program ended, judged and worded once (death.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "common/document.h"
+#include "common/format.h"
+#include "death.h"
+
+static const char *const names[] = {
+	[CT_DEATH_NOT_JUDGED] = "",
+	[CT_DEATH_NONE] = "none",
+	[CT_DEATH_HOST_OOM] = "host-oom",
+	[CT_DEATH_FAULT_SIGNAL] = "fault-signal",
+	[CT_DEATH_CUDA_ERROR] = "cuda-error",
+	[CT_DEATH_GPU_OOM] = "gpu-oom",
+	[CT_DEATH_ABORT] = "abort",
+	[CT_DEATH_JUPYTER_INTERRUPT] = "jupyter-interrupt",
+	[CT_DEATH_JUPYTER_STOP] = "jupyter-stop",
+	[CT_DEATH_KILLED] = "killed",
+	[CT_DEATH_UNKNOWN] = "unknown",
+};
+
+const char *ct_death_name(enum ct_death death)
+{
+	return (size_t)death < G_N_ELEMENTS(names) ? names[death] : "";
+}
+
+enum ct_death ct_death_of_name(const char *word)
+{
+	for (size_t i = 1; word && i < G_N_ELEMENTS(names); i++)
+		if (!strcmp(word, names[i]))
+			return (enum ct_death)i;
+	return CT_DEATH_NOT_JUDGED;
+}
+
+/* ------------------------------------------------------------ the facts */
+
+/* KEY's number in OBJECT, NAN when absent or not a number. */
+static double number(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = ct_node_get(object, key);
+
+	return n ? ct_node_number(n) : NAN;
+}
+
+void ct_death_facts_from_report(const struct ct_node *root, int64_t pid, struct ct_death_facts *f)
+{
+	const struct ct_node *procs = ct_node_get(ct_node_get(root, "trace"), "processes");
+	const struct ct_node *memory = ct_node_get(root, "memory");
+	const struct ct_node *failures = ct_node_get(memory, "failures");
+	const struct ct_node *devices = ct_node_get(memory, "devices");
+
+	for (size_t i = 0; procs && i < ct_node_count(procs); i++) {
+		const struct ct_node *p = ct_node_child(procs, i);
+		const struct ct_node *n = ct_node_get(p, "process");
+
+		if (number(p, "pid") == (double)pid && n && n->type == CT_NODE_STRING &&
+		    n->value.str[0]) {
+			f->program = n->value.str;
+			break;
+		}
+	}
+	if (!memory)
+		return;
+	f->gpu_known = true;
+	f->gpu_failures = failures ? ct_node_count(failures) : 0;
+	f->gpu_peak_bytes = 0;
+	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
+		double peak = number(ct_node_child(devices, i), "peak_bytes");
+
+		if (!isnan(peak) && peak > (double)f->gpu_peak_bytes)
+			f->gpu_peak_bytes = (uint64_t)peak;
+	}
+}
+
+/* ------------------------------------------------------------ the judgement */
+
+static bool given(const char *s)
+{
+	return s && s[0];
+}
+
+static bool is_fault(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE;
+}
+
+/* The kernel's OOM killer killed it: a SIGKILL, and the cgroup's count or the kernel log. */
+static bool host_oom(const struct ct_death_facts *f)
+{
+	return f->killed && f->signal == SIGKILL && (f->oom_logged == 1 || f->oom_kills > 0);
+}
+
+enum ct_death ct_death_judge(const struct ct_death_facts *f)
+{
+	bool sticky = given(f->cuda_error), gpu_oom = f->gpu_failed_bytes != 0;
+
+	if (!f->killed && f->status == 0)
+		return CT_DEATH_NONE;
+	if (host_oom(f))
+		return CT_DEATH_HOST_OOM;
+	if (f->killed && is_fault(f->signal))
+		return CT_DEATH_FAULT_SIGNAL;
+	/* Of a sticky error and a failed allocation, the later one is what it last met. */
+	if (sticky && (!gpu_oom || f->cuda_error_ns >= f->gpu_failed_ns))
+		return CT_DEATH_CUDA_ERROR;
+	if (gpu_oom)
+		return CT_DEATH_GPU_OOM;
+	if (f->killed && f->signal == SIGABRT)
+		return CT_DEATH_ABORT;
+	if (f->killed && f->jupyter && f->signal == SIGINT)
+		return CT_DEATH_JUPYTER_INTERRUPT;
+	/*
+	 * A server that restarts or shuts a kernel down signals its process
+	 * group: a SIGKILL that way kills record too, which then judges
+	 * nothing; one that reached the kernel alone came from elsewhere.
+	 */
+	if (f->killed && f->jupyter && (f->signal == SIGTERM || f->signal == SIGHUP))
+		return CT_DEATH_JUPYTER_STOP;
+	if (f->killed)
+		return CT_DEATH_KILLED;
+	return CT_DEATH_UNKNOWN;
+}
+
+/* ---------------------------------------------------------------- the words */
+
+const char *ct_verdict_words(const char *verdict)
+{
+	if (!g_strcmp0(verdict, "out_of_memory"))
+		return "out of memory";
+	if (!g_strcmp0(verdict, "fragmented"))
+		return "memory fragmented";
+	if (!g_strcmp0(verdict, "held_elsewhere"))
+		return "memory held by other processes";
+	return "cause unknown";
+}
+
+const char *ct_verdict_advice(const char *verdict)
+{
+	if (!g_strcmp0(verdict, "out_of_memory"))
+		return "the device was full: free what is no longer needed before this point, "
+		       "or need less here (smaller batches, lower precision), or use a device "
+		       "with more memory";
+	if (!g_strcmp0(verdict, "fragmented"))
+		return "enough memory was free, but in pieces too small: allocate the large "
+		       "buffers first and reuse them, or allocate from a pool "
+		       "(cudaMallocAsync); PyTorch: PYTORCH_CUDA_ALLOC_CONF="
+		       "expandable_segments:True";
+	if (!g_strcmp0(verdict, "held_elsewhere"))
+		return "other processes held the memory this one needed: see which "
+		       "(nvidia-smi), stop them or run on another device (CUDA_VISIBLE_DEVICES)";
+	return "the trace cannot tell why: record the program from its start, so that the "
+	       "trace sees every allocation";
+}
+
+static const char *program_of(const struct ct_death_facts *f)
+{
+	return given(f->program) ? f->program : "the program";
+}
+
+static const char *bytes(uint64_t value, char *buf, size_t len)
+{
+	return ct_format_bytes((double)value, buf, len);
+}
+
+/* How it ended, as the status says: "was killed by SIGKILL", "exited with status 1". */
+static char *ending(const struct ct_death_facts *f)
+{
+	const char *abbrev = sigabbrev_np(f->signal);
+
+	if (f->killed)
+		return g_strdup_printf("was killed by SIG%s", abbrev ? abbrev : "?");
+	return g_strdup_printf("exited with status %d", f->status);
+}
+
+/* " of 2.00 GiB, its cgroup's limit", "" when the limit is unknown. */
+static void limit_text(const struct ct_death_facts *f, char *buf, size_t len)
+{
+	char limit[32];
+
+	buf[0] = '\0';
+	if (f->limit_bytes)
+		snprintf(buf, len, " of %s, %s", bytes(f->limit_bytes, limit, sizeof(limit)),
+		         f->limit_cgroup ? "its cgroup's limit" : "the machine's memory");
+}
+
+/* "its resident host memory was last seen at 1.90 GiB (peak 2.00 GiB) of ...", NULL if unknown. */
+static char *host_clause(const struct ct_death_facts *f)
+{
+	char rss[32], peak[32], limit[96];
+
+	if (!f->rss_last_bytes)
+		return NULL;
+	limit_text(f, limit, sizeof(limit));
+	return g_strdup_printf("its resident host memory was last seen at %s (peak %s)%s",
+	                       bytes(f->rss_last_bytes, rss, sizeof(rss)),
+	                       bytes(f->rss_peak_bytes, peak, sizeof(peak)), limit);
+}
+
+char *ct_death_host(const struct ct_death_facts *f)
+{
+	char *clause = host_clause(f), *text;
+
+	if (!clause)
+		return NULL;
+	clause[0] = g_ascii_toupper(clause[0]);
+	text = g_strdup_printf("%s.", clause);
+	g_free(clause);
+	return text;
+}
+
+/* TEXT, and "; " and MORE after it when there is MORE (both freed). */
+static char *joined(char *text, char *more)
+{
+	char *both;
+
+	if (!more)
+		return text;
+	if (!text)
+		return more;
+	both = g_strdup_printf("%s; %s", text, more);
+	g_free(text);
+	g_free(more);
+	return both;
+}
+
+/* What the OOM kill rests on, and what it says of GPU memory. */
+static char *host_oom_explanation(const struct ct_death_facts *f)
+{
+	GString *text = g_string_new(NULL);
+	char peak[32];
+
+	if (f->oom_kills > 0) {
+		g_string_append_printf(text,
+		                       "the OOM killer killed %d process%s of its memory cgroup "
+		                       "%s while it ran, and it died of SIGKILL",
+		                       f->oom_kills, f->oom_kills == 1 ? "" : "es",
+		                       given(f->cgroup) ? f->cgroup : "");
+		if (f->oom_logged == 1)
+			g_string_append(text, "; the kernel log names it");
+		else if (f->oom_logged < 0)
+			g_string_append(text,
+			                "; the kernel log, unreadable, cannot say it was this "
+			                "process");
+	} else {
+		g_string_append(text, "the kernel log names it as killed by the OOM killer");
+	}
+	if (f->gpu_known && f->gpu_failures)
+		g_string_append_printf(text, "; %" PRIu64 " GPU allocation%s failed too, see below",
+		                       f->gpu_failures, f->gpu_failures == 1 ? "" : "s");
+	else if (f->gpu_known && f->gpu_peak_bytes)
+		g_string_append_printf(text,
+		                       "; GPU memory was not the cause: no GPU allocation failed "
+		                       "(its peak: %s)",
+		                       bytes(f->gpu_peak_bytes, peak, sizeof(peak)));
+	else if (f->gpu_known)
+		g_string_append(text, "; GPU memory was not the cause: no GPU allocation failed");
+	return g_string_free(text, FALSE);
+}
+
+static void word_host_oom(const struct ct_death_facts *f, struct ct_death_words *w)
+{
+	char peak[32], limit[96];
+
+	limit_text(f, limit, sizeof(limit));
+	if (f->rss_peak_bytes)
+		w->summary = g_strdup_printf(
+		    "%s was killed by the kernel's OOM killer: host memory "
+		    "ran out (resident peak at least %s%s)",
+		    program_of(f), bytes(f->rss_peak_bytes, peak, sizeof(peak)), limit);
+	else
+		w->summary = g_strdup_printf(
+		    "%s was killed by the kernel's OOM killer: host memory ran out", program_of(f));
+	w->explanation = host_oom_explanation(f);
+	w->advice = g_strdup_printf(
+	    "%s, or need less host memory: fewer data loader workers (PyTorch DataLoader "
+	    "num_workers) and less prefetching, fewer or smaller pinned buffers, data read in "
+	    "pieces or memory-mapped rather than loaded whole",
+	    f->limit_bytes && f->limit_cgroup
+	        ? "raise the memory limit of its cgroup or container (docker run --memory, "
+	          "Kubernetes resources.limits.memory, systemd MemoryMax=)"
+	        : "run it on a machine with more memory");
+	if (f->rss_peak_bytes) {
+		w->certainty = "lower_bound";
+		w->caveat = g_strdup("cudatrace record looks at its resident memory every 100 ms: "
+		                     "its peak when it was killed may be higher");
+	}
+}
+
+/* What to do about fault SIGNAL. */
+static const char *fault_advice(int signal)
+{
+	if (signal == SIGBUS)
+		return "a file mapped into memory shrank, or a shared memory file system is full: "
+		       "PyTorch DataLoader workers pass batches through /dev/shm, make it larger "
+		       "(docker run --shm-size) or use fewer workers; else run it under gdb to "
+		       "see where";
+	if (signal == SIGILL)
+		return "an instruction this CPU does not have: a binary or library built for "
+		       "another CPU (-march=native elsewhere); run it under gdb to see which";
+	if (signal == SIGFPE)
+		return "an integer division by zero in host code: run it under gdb to see where";
+	return "an invalid memory access in host code (a native extension, a buffer used "
+	       "after it was freed): run it under gdb, or allow a core dump (ulimit -c "
+	       "unlimited); Python: python -X faulthandler prints each thread's stack";
+}
+
+/* Who sent a signal from outside, as far as is known. */
+static char *sender(const struct ct_death_facts *f)
+{
+	if (f->signal != SIGKILL)
+		return g_strdup("who sent it is not known");
+	if (f->oom_kills == 0)
+		return g_strdup_printf("who sent it is not known: the OOM killer killed no process "
+		                       "of its memory cgroup %s while it ran",
+		                       given(f->cgroup) ? f->cgroup : "");
+	if (f->oom_logged == 0)
+		return g_strdup("who sent it is not known: the OOM killer's count could not be "
+		                "read, and the kernel log does not name it as killed by the OOM "
+		                "killer");
+	return g_strdup("who sent it is not known: the OOM killer's count could not be read, so "
+	                "whether it was host memory cannot be told (dmesg may say)");
+}
+
+/* Why a signal from outside is said so: its sender, and the host memory. */
+static char *outside_explanation(const struct ct_death_facts *f)
+{
+	return joined(sender(f), host_clause(f));
+}
+
+static void word_sticky(const struct ct_death_facts *f, const char *end, struct ct_death_words *w)
+{
+	w->summary = g_strdup_printf(
+	    "%s got %s from %s, a sticky CUDA error: no CUDA call can succeed after it; then "
+	    "it %s",
+	    program_of(f), given(f->cuda_error) ? f->cuda_error : "an error",
+	    given(f->cuda_error_api) ? f->cuda_error_api : "a call", end);
+	w->advice = g_strdup("find the kernel at fault: run it with CUDA_LAUNCH_BLOCKING=1, "
+	                     "or under compute-sanitizer (memcheck)");
+}
+
+static void word_gpu_oom(const struct ct_death_facts *f, const char *end, struct ct_death_words *w)
+{
+	char size[32];
+
+	w->summary =
+	    g_strdup_printf("a GPU allocation of %s failed (%s), and %s did not survive it: it %s",
+	                    bytes(f->gpu_failed_bytes, size, sizeof(size)),
+	                    ct_verdict_words(f->gpu_verdict), program_of(f), end);
+	w->advice = g_strdup(ct_verdict_advice(f->gpu_verdict));
+}
+
+static void word_other(enum ct_death death, const struct ct_death_facts *f, const char *end,
+                       struct ct_death_words *w)
+{
+	const char *program = program_of(f);
+
+	switch (death) {
+	case CT_DEATH_FAULT_SIGNAL:
+		w->summary = g_strdup_printf("%s crashed: it %s, a fault of its own", program, end);
+		w->advice = g_strdup(fault_advice(f->signal));
+		break;
+	case CT_DEATH_ABORT:
+		w->summary = g_strdup_printf("%s aborted itself (SIGABRT): a failed assertion, an "
+		                             "uncaught C++ exception or a library that gave up",
+		                             program);
+		w->explanation = g_strdup("the trace shows no CUDA error and no failed allocation "
+		                          "before it");
+		w->advice = g_strdup("its standard error says why, just before it ended; to see "
+		                     "where, run it under gdb or allow a core dump (ulimit -c "
+		                     "unlimited)");
+		break;
+	case CT_DEATH_JUPYTER_INTERRUPT:
+		w->summary = g_strdup_printf("Jupyter: the kernel %s, as an interrupt sends it, "
+		                             "and ended",
+		                             end);
+		w->explanation = g_strdup("a kernel that dies of an interrupt rather than raising "
+		                          "KeyboardInterrupt was in native code that does not "
+		                          "handle it");
+		w->advice =
+		    g_strdup("the cell it ran did not finish: restart the kernel and run it "
+		             "again");
+		break;
+	case CT_DEATH_JUPYTER_STOP:
+		w->summary = g_strdup_printf("Jupyter: the kernel %s from outside, as a restart or "
+		                             "shutdown sends it",
+		                             end);
+		w->explanation = outside_explanation(f);
+		w->advice = g_strdup("if nobody restarted it, the Jupyter server's log says who "
+		                     "did: a shutdown, or idle culling (cull_idle_timeout)");
+		break;
+	case CT_DEATH_KILLED:
+		w->summary = g_strdup_printf("%s %s from outside", program, end);
+		w->explanation = outside_explanation(f);
+		w->advice = g_strdup("find the sender: a job scheduler's time or memory limit "
+		                     "(Slurm, Kubernetes), a timeout, a person; the system log "
+		                     "(journalctl) may say");
+		break;
+	default:
+		w->summary = g_strdup_printf("%s %s; why is unknown", program, end);
+		w->explanation = g_strdup_printf(
+		    "the trace shows no sticky CUDA error and no failed allocation, and no signal "
+		    "ended it%s",
+		    f->failures_told ? "; what went wrong before it, above, may be why" : "");
+		w->advice = g_strdup("its own output (its standard error, its last lines) says why "
+		                     "it gave up");
+		break;
+	}
+}
+
+void ct_death_word(enum ct_death death, const struct ct_death_facts *f, struct ct_death_words *w)
+{
+	char *end = ending(f);
+
+	*w = (struct ct_death_words){ .certainty = "exact" };
+	w->then = g_strdup_printf("then %s %s", program_of(f), end);
+	switch (death) {
+	case CT_DEATH_NOT_JUDGED:
+	case CT_DEATH_NONE:
+		w->summary = g_strdup_printf("%s %s", program_of(f), end);
+		w->explanation = host_clause(f);
+		break;
+	case CT_DEATH_HOST_OOM:
+		word_host_oom(f, w);
+		break;
+	case CT_DEATH_CUDA_ERROR:
+		word_sticky(f, end, w);
+		break;
+	case CT_DEATH_GPU_OOM:
+		word_gpu_oom(f, end, w);
+		break;
+	default:
+		word_other(death, f, end, w);
+		break;
+	}
+	g_free(end);
+}
+
+void ct_death_words_clear(struct ct_death_words *w)
+{
+	g_free(w->summary);
+	g_free(w->explanation);
+	g_free(w->advice);
+	g_free(w->caveat);
+	g_free(w->then);
+	*w = (struct ct_death_words){ 0 };
+}
+
+/*
+ * S as a sentence of TEXT, a full stop after it; with CAPITAL, its first
+ * letter a capital (a summary may start with a program's name, kept as is).
+ */
+static void sentence(GString *text, const char *s, bool capital)
+{
+	if (!given(s))
+		return;
+	if (text->len)
+		g_string_append_c(text, ' ');
+	g_string_append_c(text, capital ? g_ascii_toupper(s[0]) : s[0]);
+	g_string_append(text, s + 1);
+	if (s[strlen(s) - 1] != '.')
+		g_string_append_c(text, '.');
+}
+
+char *ct_death_text(const struct ct_death_words *w)
+{
+	GString *text = g_string_new(NULL);
+
+	sentence(text, w->summary, false);
+	sentence(text, w->explanation, true);
+	return g_string_free(text, FALSE);
+}

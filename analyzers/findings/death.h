@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * death.h - how a program ended: judged and worded here alone, from a
+ * typed account of the facts. `cudatrace record` judges the end it saw
+ * (cudatrace.info keeps the judgement) and words it on its own line when
+ * it prints no diagnosis; the report's process_end section and the
+ * diagnosis (findings.c), which record's summary and post-mortem print
+ * too, word it from the same facts read back: the same trace gets the
+ * same words everywhere.
+ *
+ * The order of the causes is that of their certainty: the kernel's OOM
+ * evidence and a fault signal are facts about the end itself; a sticky
+ * CUDA error or a failed allocation followed by a failure status is what
+ * the program last met before it gave up; a signal from outside is said
+ * as such, with what is known of its sender. Where nothing explains the
+ * end, it is said to be unknown.
+ */
+#ifndef CUDATRACE_FINDINGS_DEATH_H
+#define CUDATRACE_FINDINGS_DEATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Why the program ended (cudatrace.info's death=, process_end.cause). */
+enum ct_death {
+	CT_DEATH_NOT_JUDGED = 0,    /* no judgement: an older record, or none saw the end */
+	CT_DEATH_NONE,              /* it exited with status 0 */
+	CT_DEATH_HOST_OOM,          /* the kernel's OOM killer killed it (host memory) */
+	CT_DEATH_FAULT_SIGNAL,      /* a fault of its own: SIGSEGV, SIGBUS, SIGILL, SIGFPE */
+	CT_DEATH_CUDA_ERROR,        /* a sticky CUDA error, then it gave up */
+	CT_DEATH_GPU_OOM,           /* a GPU allocation failed, then it gave up */
+	CT_DEATH_ABORT,             /* it aborted itself (SIGABRT) */
+	CT_DEATH_JUPYTER_INTERRUPT, /* a Jupyter kernel ended by SIGINT */
+	CT_DEATH_JUPYTER_STOP,      /* a Jupyter kernel ended by SIGTERM or SIGHUP */
+	CT_DEATH_KILLED,            /* a signal from outside, sender unknown */
+	CT_DEATH_UNKNOWN,           /* a failure status, and no cause seen */
+};
+
+/* DEATH's word ("host-oom", ...), "" for CT_DEATH_NOT_JUDGED. */
+const char *ct_death_name(enum ct_death death);
+
+/* The death of WORD, CT_DEATH_NOT_JUDGED for a word not known (or NULL). */
+enum ct_death ct_death_of_name(const char *word);
+
+/* What a death is judged and worded from. Strings are borrowed; NULL or "" is none. */
+struct ct_death_facts {
+	const char *program; /* its name: "the program" when none */
+	bool killed;         /* killed by SIGNAL, else exited with STATUS */
+	int status, signal;
+	bool jupyter; /* it is a Jupyter kernel (ipykernel) */
+	/* The kernel's evidence of an OOM kill. */
+	int oom_kills;      /* processes of its memory cgroup the OOM killer killed; -1 unknown */
+	int oom_logged;     /* the kernel log names it as killed: 1; not found 0; unreadable -1 */
+	const char *cgroup; /* its memory cgroup's directory */
+	/* Its host memory, as record saw it: 0 when unknown. */
+	uint64_t rss_last_bytes, rss_peak_bytes, limit_bytes;
+	bool limit_cgroup; /* limit_bytes is its cgroup's, else the machine's memory */
+	/* The first sticky CUDA error and the call that got it, when (trace clock; 0 unknown). */
+	const char *cuda_error, *cuda_error_api;
+	int64_t cuda_error_ns;
+	/* The last failed GPU allocation: its size (0: none), verdict and time. */
+	uint64_t gpu_failed_bytes;
+	const char *gpu_verdict; /* "out_of_memory", "fragmented", "held_elsewhere", "unknown" */
+	int64_t gpu_failed_ns;
+	/* What the trace holds of GPU memory, when gpu_known: failures and the highest peak. */
+	bool gpu_known;
+	uint64_t gpu_failures, gpu_peak_bytes;
+	/* The diagnosis tells of other failures before it, which may be why. */
+	bool failures_told;
+};
+
+struct ct_node;
+
+/*
+ * What the report's sections (ROOT) add to FACTS: the name of PID's
+ * traced process, in place of the command's (which may have become it by
+ * exec), and, when it has a memory section, the GPU allocations that
+ * failed and the highest peak.
+ */
+void ct_death_facts_from_report(const struct ct_node *root, int64_t pid,
+                                struct ct_death_facts *facts);
+
+/* Why the program ended, from FACTS; CT_DEATH_NONE after a status of 0. */
+enum ct_death ct_death_judge(const struct ct_death_facts *facts);
+
+/* A death in words, each owned (g_free): for a finding, or a line of its own. */
+struct ct_death_words {
+	char *summary;         /* what ended it, one sentence with its numbers */
+	char *explanation;     /* what the judgement rests on; NULL if nothing more */
+	char *advice;          /* what to do */
+	const char *certainty; /* of the figures: "exact", or "lower_bound" (static) */
+	char *caveat;          /* why not exact; NULL when exact */
+	char *then;            /* "then train exited with status 1": the end after the
+	                        * finding that tells its cause (a sticky error, a failure) */
+};
+
+/*
+ * DEATH (not CT_DEATH_NOT_JUDGED) in words, from FACTS, into WORDS;
+ * CT_DEATH_NONE: the end and the host memory, no advice.
+ */
+void ct_death_word(enum ct_death death, const struct ct_death_facts *facts,
+                   struct ct_death_words *words);
+
+/* Frees what WORDS holds. */
+void ct_death_words_clear(struct ct_death_words *words);
+
+/* WORDS as one paragraph: "summary. Explanation." (g_free). */
+char *ct_death_text(const struct ct_death_words *words);
+
+/*
+ * What record saw of the host memory of FACTS, one sentence: "Its resident
+ * host memory was last seen at ... ."; NULL when nothing (g_free).
+ */
+char *ct_death_host(const struct ct_death_facts *facts);
+
+/* A failed allocation's VERDICT for people ("out of memory"), and what to do about it. */
+const char *ct_verdict_words(const char *verdict);
+const char *ct_verdict_advice(const char *verdict);
+
+#endif

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-death.c - how a program ended, judged and worded by one function
+ * (findings/death.h) for record and the report alike: each cause from the
+ * facts that make it, in the words a user reads; the report's facts (the
+ * traced process's name, GPU memory) added to record's.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <glib.h>
+
+#include "common/document.h"
+#include "findings/death.h"
+
+#define MIB (UINT64_C(1) << 20)
+
+#define HOST                                                                                     \
+	"its resident host memory was last seen at 150.00 MiB (peak 155.00 MiB) of 160.00 MiB, " \
+	"its cgroup's limit"
+
+/* train, in cgroup job with a limit of 160 MiB, that the OOM killer spared: it exited with 1. */
+static struct ct_death_facts base(void)
+{
+	return (struct ct_death_facts){
+		.program = "train",
+		.status = 1,
+		.oom_kills = 0,
+		.oom_logged = -1,
+		.cgroup = "/sys/fs/cgroup/job",
+		.rss_last_bytes = 150 * MIB,
+		.rss_peak_bytes = 155 * MIB,
+		.limit_bytes = 160 * MIB,
+		.limit_cgroup = true,
+	};
+}
+
+static void kill_by(struct ct_death_facts *f, int signal)
+{
+	f->killed = true;
+	f->status = 0;
+	f->signal = signal;
+}
+
+static void failed_alloc(struct ct_death_facts *f)
+{
+	f->gpu_failed_bytes = 64 * MIB;
+	f->gpu_verdict = "out_of_memory";
+	f->gpu_failed_ns = 2000;
+}
+
+static void sticky(struct ct_death_facts *f)
+{
+	f->cuda_error = "cudaErrorIllegalAddress";
+	f->cuda_error_api = "cudaStreamSynchronize";
+	f->cuda_error_ns = 1000;
+}
+
+/* F judged as DEATH, worded SUMMARY and EXPLANATION (NULL: none). */
+static void check(const struct ct_death_facts *f, enum ct_death death, const char *summary,
+                  const char *explanation)
+{
+	struct ct_death_words w;
+
+	assert_string_equal(ct_death_name(ct_death_judge(f)), ct_death_name(death));
+	ct_death_word(death, f, &w);
+	assert_string_equal(w.summary, summary);
+	if (explanation)
+		assert_string_equal(w.explanation, explanation);
+	else
+		assert_null(w.explanation);
+	assert_true(death == CT_DEATH_NONE || (w.advice && w.advice[0]));
+	ct_death_words_clear(&w);
+}
+
+/* The advice for F's death holds WORDS. */
+static void check_advice(const struct ct_death_facts *f, const char *words)
+{
+	struct ct_death_words w;
+
+	ct_death_word(ct_death_judge(f), f, &w);
+	assert_non_null(strstr(w.advice, words));
+	ct_death_words_clear(&w);
+}
+
+static void test_names(void **unused)
+{
+	(void)unused;
+	for (int d = CT_DEATH_NONE; d <= CT_DEATH_UNKNOWN; d++)
+		assert_int_equal(ct_death_of_name(ct_death_name((enum ct_death)d)), d);
+	assert_string_equal(ct_death_name(CT_DEATH_NOT_JUDGED), "");
+	assert_int_equal(ct_death_of_name("drowned"), CT_DEATH_NOT_JUDGED);
+	assert_int_equal(ct_death_of_name(NULL), CT_DEATH_NOT_JUDGED);
+}
+
+static void test_clean_exit(void **unused)
+{
+	struct ct_death_facts f = base();
+	char *host;
+
+	(void)unused;
+	f.status = 0;
+	check(&f, CT_DEATH_NONE, "train exited with status 0", HOST);
+	/* a clean exit after a failed allocation it survived is still one */
+	failed_alloc(&f);
+	check(&f, CT_DEATH_NONE, "train exited with status 0", HOST);
+	host = ct_death_host(&f);
+	assert_string_equal(host, "Its resident host memory was last seen at 150.00 MiB (peak "
+	                          "155.00 MiB) of 160.00 MiB, its cgroup's limit.");
+	g_free(host);
+	f.rss_last_bytes = 0;
+	assert_null(ct_death_host(&f));
+}
+
+static void test_host_oom(void **unused)
+{
+	struct ct_death_facts f = base();
+	struct ct_death_words w;
+
+	(void)unused;
+	kill_by(&f, SIGKILL);
+	f.oom_kills = 1;
+	f.oom_logged = 1;
+	f.gpu_known = true;
+	f.gpu_peak_bytes = 512 * MIB;
+	check(&f, CT_DEATH_HOST_OOM,
+	      "train was killed by the kernel's OOM killer: host memory ran out (resident peak at "
+	      "least 155.00 MiB of 160.00 MiB, its cgroup's limit)",
+	      "the OOM killer killed 1 process of its memory cgroup /sys/fs/cgroup/job while it "
+	      "ran, and it died of SIGKILL; the kernel log names it; GPU memory was not the "
+	      "cause: no GPU allocation failed (its peak: 512.00 MiB)");
+	check_advice(&f, "raise the memory limit of its cgroup");
+	ct_death_word(CT_DEATH_HOST_OOM, &f, &w);
+	assert_string_equal(w.certainty, "lower_bound");
+	assert_non_null(strstr(w.caveat, "every 100 ms"));
+	ct_death_words_clear(&w);
+	/* the kernel log alone, unreadable count; a failed allocation told apart */
+	f.oom_kills = -1;
+	f.limit_cgroup = false;
+	f.gpu_failures = 2;
+	failed_alloc(&f);
+	check(&f, CT_DEATH_HOST_OOM,
+	      "train was killed by the kernel's OOM killer: host memory ran out (resident peak at "
+	      "least 155.00 MiB of 160.00 MiB, the machine's memory)",
+	      "the kernel log names it as killed by the OOM killer; 2 GPU allocations failed "
+	      "too, see below");
+	check_advice(&f, "run it on a machine with more memory");
+	/* the count, and a kernel log that could not be read */
+	f.oom_kills = 3;
+	f.oom_logged = -1;
+	f.gpu_known = false;
+	check(&f, CT_DEATH_HOST_OOM,
+	      "train was killed by the kernel's OOM killer: host memory ran out (resident peak at "
+	      "least 155.00 MiB of 160.00 MiB, the machine's memory)",
+	      "the OOM killer killed 3 processes of its memory cgroup /sys/fs/cgroup/job while it "
+	      "ran, and it died of SIGKILL; the kernel log, unreadable, cannot say it was this "
+	      "process");
+}
+
+static void test_faults(void **unused)
+{
+	struct ct_death_facts f = base();
+
+	(void)unused;
+	kill_by(&f, SIGSEGV);
+	/* a fault is its own, whatever came before */
+	failed_alloc(&f);
+	sticky(&f);
+	check(&f, CT_DEATH_FAULT_SIGNAL,
+	      "train crashed: it was killed by SIGSEGV, a fault of its own", NULL);
+	check_advice(&f, "python -X faulthandler");
+	kill_by(&f, SIGBUS);
+	check_advice(&f, "/dev/shm");
+	kill_by(&f, SIGILL);
+	check_advice(&f, "-march=native");
+	kill_by(&f, SIGFPE);
+	check_advice(&f, "division by zero");
+}
+
+static void test_gave_up(void **unused)
+{
+	struct ct_death_facts f = base();
+	struct ct_death_words w;
+
+	(void)unused;
+	sticky(&f);
+	check(&f, CT_DEATH_CUDA_ERROR,
+	      "train got cudaErrorIllegalAddress from cudaStreamSynchronize, a sticky CUDA error: "
+	      "no CUDA call can succeed after it; then it exited with status 1",
+	      NULL);
+	check_advice(&f, "CUDA_LAUNCH_BLOCKING=1");
+	/* the later of a sticky error and a failed allocation is what it last met */
+	failed_alloc(&f);
+	check(&f, CT_DEATH_GPU_OOM,
+	      "a GPU allocation of 64.00 MiB failed (out of memory), and train did not survive "
+	      "it: it exited with status 1",
+	      NULL);
+	check_advice(&f, "the device was full");
+	ct_death_word(CT_DEATH_GPU_OOM, &f, &w);
+	assert_string_equal(w.then, "then train exited with status 1");
+	ct_death_words_clear(&w);
+	f.cuda_error_ns = 3000;
+	assert_int_equal(ct_death_judge(&f), CT_DEATH_CUDA_ERROR);
+	/* an abort after a failure is how it gave up on it */
+	kill_by(&f, SIGABRT);
+	f.cuda_error = NULL;
+	f.gpu_verdict = "fragmented";
+	check(&f, CT_DEATH_GPU_OOM,
+	      "a GPU allocation of 64.00 MiB failed (memory fragmented), and train did not "
+	      "survive it: it was killed by SIGABRT",
+	      NULL);
+	check_advice(&f, "expandable_segments:True");
+	f.gpu_failed_bytes = 0;
+	check(&f, CT_DEATH_ABORT,
+	      "train aborted itself (SIGABRT): a failed assertion, an uncaught C++ exception or a "
+	      "library that gave up",
+	      "the trace shows no CUDA error and no failed allocation before it");
+}
+
+static void test_jupyter(void **unused)
+{
+	struct ct_death_facts f = base();
+
+	(void)unused;
+	f.jupyter = true;
+	f.rss_last_bytes = 0;
+	kill_by(&f, SIGINT);
+	check(&f, CT_DEATH_JUPYTER_INTERRUPT,
+	      "Jupyter: the kernel was killed by SIGINT, as an interrupt sends it, and ended",
+	      "a kernel that dies of an interrupt rather than raising KeyboardInterrupt was in "
+	      "native code that does not handle it");
+	kill_by(&f, SIGTERM);
+	check(&f, CT_DEATH_JUPYTER_STOP,
+	      "Jupyter: the kernel was killed by SIGTERM from outside, as a restart or shutdown "
+	      "sends it",
+	      "who sent it is not known");
+	check_advice(&f, "cull_idle_timeout");
+	/* not a Jupyter kernel: from outside */
+	f.jupyter = false;
+	check(&f, CT_DEATH_KILLED, "train was killed by SIGTERM from outside",
+	      "who sent it is not known");
+}
+
+/* What is known of the sender of a SIGKILL, from the OOM killer's evidence. */
+static void test_sender(void **unused)
+{
+	struct ct_death_facts f = base();
+
+	(void)unused;
+	kill_by(&f, SIGKILL);
+	f.rss_last_bytes = 0;
+	f.oom_kills = -1;
+	check(&f, CT_DEATH_KILLED, "train was killed by SIGKILL from outside",
+	      "who sent it is not known: the OOM killer's count could not be read, so whether it "
+	      "was host memory cannot be told (dmesg may say)");
+	f.oom_logged = 0;
+	check(&f, CT_DEATH_KILLED, "train was killed by SIGKILL from outside",
+	      "who sent it is not known: the OOM killer's count could not be read, and the "
+	      "kernel log does not name it as killed by the OOM killer");
+	f.program = NULL;
+	check(&f, CT_DEATH_KILLED, "the program was killed by SIGKILL from outside",
+	      "who sent it is not known: the OOM killer's count could not be read, and the "
+	      "kernel log does not name it as killed by the OOM killer");
+}
+
+static void test_unknown(void **unused)
+{
+	struct ct_death_facts f = base();
+
+	(void)unused;
+	check(&f, CT_DEATH_UNKNOWN, "train exited with status 1; why is unknown",
+	      "the trace shows no sticky CUDA error and no failed allocation, and no signal "
+	      "ended it");
+	check_advice(&f, "its standard error");
+	f.failures_told = true;
+	check(&f, CT_DEATH_UNKNOWN, "train exited with status 1; why is unknown",
+	      "the trace shows no sticky CUDA error and no failed allocation, and no signal "
+	      "ended it; what went wrong before it, above, may be why");
+}
+
+/* The report adds the traced process's name (after an exec) and its GPU memory. */
+static void test_from_report(void **unused)
+{
+	struct ct_doc *doc = ct_doc_create();
+	struct ct_death_facts f = base();
+
+	(void)unused;
+	f.program = "train.sh";
+	ct_doc_object(doc, "trace", NULL);
+	ct_doc_array(doc, "processes", NULL);
+	for (int64_t pid = 41; pid <= 42; pid++) {
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "pid", pid, CT_UNIT_ID);
+		ct_doc_string(doc, "process", pid == 42 ? "train" : "other");
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	ct_doc_object(doc, "memory", NULL);
+	ct_doc_array(doc, "devices", NULL);
+	for (uint64_t peak = 100; peak <= 300; peak += 200) {
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_u64(doc, "peak_bytes", peak * MIB, CT_UNIT_BYTES);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+	ct_doc_array(doc, "failures", NULL);
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	assert_null(ct_doc_error(doc));
+	ct_death_facts_from_report(ct_doc_root(doc), 43, &f);
+	assert_string_equal(f.program, "train.sh");
+	ct_death_facts_from_report(ct_doc_root(doc), 42, &f);
+	assert_string_equal(f.program, "train");
+	assert_true(f.gpu_known);
+	assert_int_equal(f.gpu_failures, 1);
+	assert_int_equal(f.gpu_peak_bytes, 300 * MIB);
+	ct_doc_destroy(doc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),       cmocka_unit_test(test_clean_exit),
+		cmocka_unit_test(test_host_oom),    cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_gave_up),     cmocka_unit_test(test_jupyter),
+		cmocka_unit_test(test_sender),      cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_from_report),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
