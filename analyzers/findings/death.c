@@ -99,6 +99,15 @@ static bool host_oom(const struct ct_death_facts *f)
 	return f->killed && f->signal == SIGKILL && (f->oom_logged == 1 || f->oom_kills > 0);
 }
 
+/*
+ * It gave up by itself: a failure status, or an abort. Any other signal
+ * (SIGKILL, SIGTERM, ...) is sent from outside, whatever it met before.
+ */
+static bool gave_up(const struct ct_death_facts *f)
+{
+	return !f->killed || f->signal == SIGABRT;
+}
+
 enum ct_death ct_death_judge(const struct ct_death_facts *f)
 {
 	bool sticky = given(f->cuda_error), gpu_oom = f->gpu_failed_bytes != 0;
@@ -110,9 +119,9 @@ enum ct_death ct_death_judge(const struct ct_death_facts *f)
 	if (f->killed && is_fault(f->signal))
 		return CT_DEATH_FAULT_SIGNAL;
 	/* Of a sticky error and a failed allocation, the later one is what it last met. */
-	if (sticky && (!gpu_oom || f->cuda_error_ns >= f->gpu_failed_ns))
+	if (gave_up(f) && sticky && (!gpu_oom || f->cuda_error_ns >= f->gpu_failed_ns))
 		return CT_DEATH_CUDA_ERROR;
-	if (gpu_oom)
+	if (gave_up(f) && gpu_oom)
 		return CT_DEATH_GPU_OOM;
 	if (f->killed && f->signal == SIGABRT)
 		return CT_DEATH_ABORT;
@@ -330,10 +339,32 @@ static char *sender(const struct ct_death_facts *f)
 	                "whether it was host memory cannot be told (dmesg may say)");
 }
 
-/* Why a signal from outside is said so: its sender, and the host memory. */
+/*
+ * What it met before a signal from outside: a failed allocation or a
+ * sticky error is a fact of its own, not what ended it.
+ */
+static char *met_before(const struct ct_death_facts *f)
+{
+	char size[32];
+
+	if (f->gpu_failed_bytes)
+		return g_strdup_printf(
+		    "a GPU allocation of %s had failed before it (%s), but a program that gives up "
+		    "on a failure exits or aborts: the signal came from outside",
+		    bytes(f->gpu_failed_bytes, size, sizeof(size)),
+		    ct_verdict_words(f->gpu_verdict));
+	if (given(f->cuda_error))
+		return g_strdup_printf(
+		    "it had got %s from %s before it, a sticky CUDA error, but a program that "
+		    "gives up on an error exits or aborts: the signal came from outside",
+		    f->cuda_error, given(f->cuda_error_api) ? f->cuda_error_api : "a call");
+	return NULL;
+}
+
+/* Why a signal from outside is said so: its sender, what came before it, the host memory. */
 static char *outside_explanation(const struct ct_death_facts *f)
 {
-	return joined(sender(f), host_clause(f));
+	return joined(joined(sender(f), met_before(f)), host_clause(f));
 }
 
 static void word_sticky(const struct ct_death_facts *f, const char *end, struct ct_death_words *w)

@@ -10,10 +10,11 @@
  *
  * The order of the causes is that of their certainty: the kernel's OOM
  * evidence and a fault signal are facts about the end itself; a sticky
- * CUDA error or a failed allocation followed by a failure status is what
- * the program last met before it gave up; a signal from outside is said
- * as such, with what is known of its sender. Where nothing explains the
- * end, it is said to be unknown.
+ * CUDA error or a failed allocation is what the program last met before
+ * it gave up, when it gave up by itself (a failure status, or an abort);
+ * a signal from outside is said as such, with what is known of its
+ * sender, even after a failed allocation: a program does not send itself
+ * SIGKILL. Where nothing explains the end, it is said to be unknown.
  */
 #ifndef CUDATRACE_FINDINGS_DEATH_H
 #define CUDATRACE_FINDINGS_DEATH_H

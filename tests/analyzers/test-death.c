@@ -2,8 +2,11 @@
 /*
  * test-death.c - how a program ended, judged and worded by one function
  * (findings/death.h) for record and the report alike: each cause from the
- * facts that make it, in the words a user reads; the report's facts (the
- * traced process's name, GPU memory) added to record's.
+ * facts that make it, in the words a user reads; a signal from outside
+ * after a failed allocation or a sticky error is said as such, the
+ * failure a fact of its own, unless the OOM killer's evidence says host
+ * memory; the report's facts (the traced process's name, GPU memory)
+ * added to record's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -248,6 +251,48 @@ static void test_jupyter(void **unused)
 	      "who sent it is not known");
 }
 
+/* A kill from outside after an out-of-memory (a test driver's) is not put on it. */
+static void test_killed_after_failure(void **unused)
+{
+	struct ct_death_facts f = base();
+	struct ct_death_words w;
+	char *text;
+
+	(void)unused;
+	failed_alloc(&f);
+	kill_by(&f, SIGKILL);
+	check(&f, CT_DEATH_KILLED, "train was killed by SIGKILL from outside",
+	      "who sent it is not known: the OOM killer killed no process of its memory cgroup "
+	      "/sys/fs/cgroup/job while it ran; a GPU allocation of 64.00 MiB had failed before "
+	      "it (out of memory), but a program that gives up on a failure exits or aborts: "
+	      "the signal came from outside; " HOST);
+	check_advice(&f, "find the sender");
+	ct_death_word(CT_DEATH_KILLED, &f, &w);
+	text = ct_death_text(&w);
+	assert_string_equal(
+	    text, "train was killed by SIGKILL from outside. Who sent it is not "
+	          "known: the OOM killer killed no process of its memory cgroup "
+	          "/sys/fs/cgroup/job while it ran; a GPU allocation of 64.00 MiB "
+	          "had failed before it (out of memory), but a program that gives "
+	          "up on a failure exits or aborts: the signal came from outside; " HOST ".");
+	g_free(text);
+	ct_death_words_clear(&w);
+	/* SIGTERM, after a sticky error alone */
+	f.gpu_failed_bytes = 0;
+	sticky(&f);
+	kill_by(&f, SIGTERM);
+	f.rss_last_bytes = 0;
+	check(&f, CT_DEATH_KILLED, "train was killed by SIGTERM from outside",
+	      "who sent it is not known; it had got cudaErrorIllegalAddress from "
+	      "cudaStreamSynchronize before it, a sticky CUDA error, but a program that gives up "
+	      "on an error exits or aborts: the signal came from outside");
+	/* the OOM killer's evidence says host memory: then it is that */
+	failed_alloc(&f);
+	kill_by(&f, SIGKILL);
+	f.oom_logged = 1;
+	assert_int_equal(ct_death_judge(&f), CT_DEATH_HOST_OOM);
+}
+
 /* What is known of the sender of a SIGKILL, from the OOM killer's evidence. */
 static void test_sender(void **unused)
 {
@@ -330,10 +375,15 @@ static void test_from_report(void **unused)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),       cmocka_unit_test(test_clean_exit),
-		cmocka_unit_test(test_host_oom),    cmocka_unit_test(test_faults),
-		cmocka_unit_test(test_gave_up),     cmocka_unit_test(test_jupyter),
-		cmocka_unit_test(test_sender),      cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_clean_exit),
+		cmocka_unit_test(test_host_oom),
+		cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_gave_up),
+		cmocka_unit_test(test_jupyter),
+		cmocka_unit_test(test_killed_after_failure),
+		cmocka_unit_test(test_sender),
+		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_from_report),
 	};
 

@@ -50,10 +50,33 @@ cli_trace_checked term "SIGTERM to record: the trace reads back"
 
 # 4. Killed after an allocation failed: the post-mortem on stderr follows
 # the short report, which has counted the failure; it does not count it
-# again. The post-mortem file, read alone, does.
+# again. The post-mortem file, read alone, does. The SIGKILL came from
+# the test, not from the failure: it is said so, the failure apart, in
+# the same words by record, its post-mortem and the report.
 cli_record_killed failed -o "$lttng_tmp/failed" -- \
 	"$trace_python" "$cli_workload" --steps 1 --fail-alloc --pause
 cli_status_is "failed, killed: record exits with 128+9" 137
+ok "failed, killed: the notes say killed from outside" \
+	grep -qx 'death=killed' "$lttng_tmp/failed/cudatrace.info"
+ok "failed, killed: record's diagnosis leads with the kill from outside" \
+	cli_has failed '^1\. FAILED   python3 was killed by SIGKILL from outside$'
+ok "failed, killed: the failed allocation is a fact of its own, not what ended it" \
+	cli_has failed '^2\. FAILED   cudaMalloc of .* failed on device 0: out of memory$'
+ok "failed, killed: nothing puts the kill on the failure" \
+	cli_lacks "$lttng_tmp/failed.err" 'then python3 was killed'
+ok "failed, killed: record's diagnosis leads with the report's first finding, word for word" \
+	cli_same_death failed "$lttng_tmp/failed.err"
+ok "failed, killed: and so does the post-mortem file" \
+	cli_same_death failed "$lttng_tmp/failed/postmortem.txt"
+"$cli_bin" report --format json -o "$lttng_tmp/failed.json" "$lttng_tmp/failed"
+is "failed, killed: the report's process_end says it in the words of its finding" \
+	"$("$trace_python" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["findings"][0]
+print((d["process_end"]["cause"], f["kind"], f["death"],
+       d["process_end"]["summary"] == f["summary"] + ". " + f["explanation"][0].upper() + f["explanation"][1:] + ".",
+       [(g["kind"], g["death"]) for g in d["findings"] if g["kind"] == "allocation_failure" or g["death"]][1:]))' "$lttng_tmp/failed.json")" \
+	"('killed', 'process_death', 'killed', True, [('allocation_failure', None)])"
 is "failed, killed: stderr counts the failure once" \
 	"$(grep -c 'Allocation failures: 1 ' "$lttng_tmp/failed.err")" 1
 ok "failed, killed: the post-mortem on stderr names the failure" \
