@@ -85,10 +85,23 @@ static const char *const *main_columns_of(const struct ct_node *array)
 /* Keys whose null means there is none (for the others: the trace cannot tell). */
 static bool null_means_none(const char *key)
 {
-	static const char *const keys[] = { "error",        "withheld_verdict",
-		                            "caveat",       "discarded_from_ns",
-		                            "host_address", "verdict",
-		                            "explanation" };
+	static const char *const keys[] = {
+		"error",
+		"withheld_verdict",
+		"caveat",
+		"discarded_from_ns",
+		"host_address",
+		"verdict",
+		"explanation",
+		/* process_end: the signal of a program that exited, the error it never got */
+		"exit_status",
+		"signal",
+		"signal_name",
+		"cuda_error",
+		"cuda_error_api",
+		"gpu_failed_bytes",
+		"gpu_verdict",
+	};
 
 	for (size_t i = 0; key && i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strcmp(key, keys[i]))

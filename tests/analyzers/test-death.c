@@ -6,7 +6,7 @@
  * after a failed allocation or a sticky error is said as such, the
  * failure a fact of its own, unless the OOM killer's evidence says host
  * memory; the report's facts (the traced process's name, GPU memory)
- * added to record's.
+ * added to record's; and what process_end shows of a clean exit.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +22,7 @@
 
 #include "common/document.h"
 #include "findings/death.h"
+#include "report/table-format.h"
 
 #define MIB (UINT64_C(1) << 20)
 
@@ -372,6 +373,30 @@ static void test_from_report(void **unused)
 	ct_doc_destroy(doc);
 }
 
+/* After a clean exit, process_end shows no signal and no CUDA error as "unknown": none. */
+static void test_clean_exit_shown(void **unused)
+{
+	static const char *const none[] = { "exit_status", "signal",         "signal_name",
+		                            "cuda_error",  "cuda_error_api", "gpu_failed_bytes",
+		                            "gpu_verdict" };
+	struct ct_doc *doc = ct_doc_create();
+	const struct ct_node *pe;
+
+	(void)unused;
+	ct_doc_object(doc, "process_end", NULL);
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		ct_doc_null(doc, none[i]);
+	ct_doc_end(doc);
+	pe = ct_node_get(ct_doc_root(doc), "process_end");
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		char *value = ct_table_value(ct_node_get(pe, none[i]), 0);
+
+		assert_string_equal(value, "none");
+		g_free(value);
+	}
+	ct_doc_destroy(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_sender),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_from_report),
+		cmocka_unit_test(test_clean_exit_shown),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -16,7 +16,8 @@
 #     numbers; a sticky error is one even without record's notes;
 #   - record's summary, its post-mortem and the report say the same
 #     findings in the same words, and the report's process_end says the
-#     death as its finding does.
+#     death as its finding does; after a clean exit it shows no signal
+#     and no CUDA error as unknown.
 # Ground truth: the exit status, the program's own printout, the
 # simulator's ledger, and the limit the test wrote into the cgroup.
 
@@ -174,6 +175,13 @@ ok "host: and is not far above (less than 96 MiB + 256 MiB of interpreter)" \
 ok "host: cudatrace report reads it" report_json host
 is "host: the report's host memory is the notes'" \
 	"$(json host 'd["process_end"]["host_memory"]["rss_peak_bytes"]')" "$peak"
+# After a clean exit, no signal and no CUDA error are "unknown": there were none.
+"$cli_bin" report -o "$lttng_tmp/host.txt" "$lttng_tmp/host"
+sed -n '/^How the program ended$/,/^Host memory of the program:$/p' "$lttng_tmp/host.txt" >"$lttng_tmp/host.end"
+ok "host: the text report says how it ended" grep -q '^exit status: *0$' "$lttng_tmp/host.end"
+is "host: with no signal, no CUDA error, no failed allocation" \
+	"$(grep -E '^(signal|signal name|cuda error|cuda error api|gpu failed|gpu verdict): ' "$lttng_tmp/host.end" | sed 's/: */: /' | tr '\n' ,)" \
+	"signal: none,signal name: none,cuda error: none,cuda error api: none,gpu failed: none,gpu verdict: none,"
 # The tracer's own samples (host_memory events, every 500 ms by default).
 samples=$(json host 'd["host_memory"]["processes"][0]["samples"]')
 ok "host: the tracer sampled its host memory ($samples samples)" test "${samples:-0}" -ge 2
