@@ -543,6 +543,29 @@ static const char *const sticky_numbers[] = { "code", "failed_after", NULL };
  * often not the one at fault: a kernel's fault comes back from the next
  * call that waits for it.
  */
+/*
+ * Why E names no kernel, and which one it was: the last the process
+ * launched before the error (sticky_errors[].kernel), where it was
+ * launched, when the trace has it.
+ */
+static char *explain_sticky(const struct ct_node *e, const char *api)
+{
+	const char *kernel = str_of(e, "kernel"), *site = str_of(e, "launch_site");
+	const struct ct_node *g = at(e, "graph");
+	bool graph = g && g->type == CT_NODE_BOOL && g->value.boolean;
+
+	if (!kernel && !graph)
+		return g_strdup_printf("a kernel's fault comes back from the next call that waits "
+		                       "for it: the kernel at fault was launched before %s "
+		                       "returned it",
+		                       api ? api : "the call");
+	return g_strdup_printf("a kernel's fault comes back from the next call that waits for "
+	                       "it: the last launch before %s returned it was %s%s%s%s%s",
+	                       api ? api : "the call", graph ? "a graph's" : "kernel ",
+	                       graph ? "" : kernel, site ? ", launched at " : "", site ? site : "",
+	                       graph ? " (its kernels are not named)" : "");
+}
+
 static void find_sticky(GArray *list, const struct ct_node *sticky, const struct losses *l)
 {
 	for (size_t i = 0; sticky && i < ct_node_count(sticky) && i < MAX_PER_KIND; i++) {
@@ -558,10 +581,7 @@ static void find_sticky(GArray *list, const struct ct_node *sticky, const struct
 		    str_of(e, "process") ? str_of(e, "process") : "the program",
 		    f->verdict ? f->verdict : "an error", u64_of(e, "code"), api ? api : "a call",
 		    u64_of(e, "failed_after"), u64_of(e, "failed_after") == 1 ? "" : "s");
-		f->explanation = g_strdup_printf(
-		    "a kernel's fault comes back from the next call that waits for it: the kernel "
-		    "at fault was launched before %s returned it",
-		    api ? api : "the call");
+		f->explanation = explain_sticky(e, api);
 		f->advice =
 		    g_strdup("find the kernel at fault: run it with CUDA_LAUNCH_BLOCKING=1, "
 		             "so that the launch that faults returns the error, or under "

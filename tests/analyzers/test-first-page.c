@@ -148,7 +148,7 @@ static void write_end(struct ct_doc *doc, const char *cause, const char *signal_
 	ct_doc_end(doc);
 }
 
-static void write_sticky(struct ct_doc *doc)
+static void write_sticky_launch(struct ct_doc *doc, const char *kernel, const char *site)
 {
 	ct_doc_array(doc, "sticky_errors", NULL);
 	ct_doc_object(doc, NULL, NULL);
@@ -159,8 +159,19 @@ static void write_sticky(struct ct_doc *doc)
 	ct_doc_i64(doc, "code", 700, CT_UNIT_NONE);
 	ct_doc_string(doc, "error", "cudaErrorIllegalAddress");
 	ct_doc_u64(doc, "failed_after", 3, CT_UNIT_NONE);
+	if (kernel) {
+		ct_doc_string(doc, "kernel", kernel);
+		ct_doc_bool(doc, "graph", false);
+		ct_doc_i64(doc, "launch_time_ns", 4000, CT_UNIT_TIME);
+		ct_doc_string(doc, "launch_site", site);
+	}
 	ct_doc_end(doc);
 	ct_doc_end(doc);
+}
+
+static void write_sticky(struct ct_doc *doc)
+{
+	write_sticky_launch(doc, NULL, NULL);
 }
 
 /* The report ROOT's first page, in a string to free. */
@@ -457,6 +468,24 @@ static void test_sticky(void **unused)
 	}
 }
 
+/* The sticky error's finding names the kernel launched last before it, and where. */
+static void test_sticky_kernel(void **unused)
+{
+	struct ct_doc *doc = ct_doc_create();
+	const struct ct_node *root;
+	const char *why;
+
+	(void)unused;
+	write_trace(doc, 0);
+	write_sticky_launch(doc, "gather(float*, int const*, int)", "train/step:cudaLaunchKernel");
+	ct_findings_write(doc);
+	root = ct_doc_root(doc);
+	why = str(finding(root, 0), "explanation");
+	assert_non_null(strstr(why, "was kernel gather(float*, int const*, int)"));
+	assert_non_null(strstr(why, "launched at train/step:cudaLaunchKernel"));
+	ct_doc_destroy(doc);
+}
+
 /* Each other way to end is said as what it is. */
 static void test_other_deaths(void **unused)
 {
@@ -539,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_host_oom_first),
 		cmocka_unit_test(test_gpu_oom_told_once),
 		cmocka_unit_test(test_sticky),
+		cmocka_unit_test(test_sticky_kernel),
 		cmocka_unit_test(test_other_deaths),
 		cmocka_unit_test(test_unknown_after),
 		cmocka_unit_test(test_ended_well),
