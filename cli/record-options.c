@@ -25,6 +25,7 @@ enum {
 	OPT_FLIGHT,
 	OPT_NO_API,
 	OPT_NO_NVTX,
+	OPT_NO_PYTHON_PROBE,
 	OPT_ACTIVITY,
 	OPT_NO_ACTIVITY,
 	OPT_NVML_PERIOD,
@@ -48,6 +49,7 @@ static const struct option long_options[] = {
 	{ "flight-recorder", optional_argument, NULL, OPT_FLIGHT },
 	{ "no-api", no_argument, NULL, OPT_NO_API },
 	{ "no-nvtx", no_argument, NULL, OPT_NO_NVTX },
+	{ "no-python-probe", no_argument, NULL, OPT_NO_PYTHON_PROBE },
 	{ "activity", required_argument, NULL, OPT_ACTIVITY },
 	{ "no-activity", no_argument, NULL, OPT_NO_ACTIVITY },
 	{ "nvml-period", required_argument, NULL, OPT_NVML_PERIOD },
@@ -96,6 +98,8 @@ static void print_help(void)
 	      "                            device,overhead\n"
 	      "      --no-activity         no GPU activity (same as --activity=none)\n"
 	      "      --no-nvtx             do not trace NVTX ranges and marks\n"
+	      "      --no-python-probe     no probe in Python processes (their uncaught\n"
+	      "                            exception, their framework's memory figures)\n"
 	      "      --all-processes       record every process of the user that loads the\n"
 	      "                            tracer (other records' programs too), not only\n"
 	      "                            COMMAND and its descendants\n"
@@ -269,6 +273,9 @@ static enum record_parse_result parse_one(int c, const char *arg, struct record_
 		break;
 	case OPT_NO_NVTX:
 		o->no_nvtx = true;
+		break;
+	case OPT_NO_PYTHON_PROBE:
+		o->no_python_probe = true;
 		break;
 	case OPT_ACTIVITY:
 		if (!valid_activity(arg))

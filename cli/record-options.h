@@ -40,6 +40,7 @@ struct record_options {
 	/* What the tracer records (its CUDATRACE_* variables). */
 	bool no_api;
 	bool no_nvtx;
+	bool no_python_probe; /* no sitecustomize probe on PYTHONPATH */
 	const char *activity; /* CUDATRACE_ACTIVITY, NULL: the tracer's default */
 	const char *nvml_period_ms;
 	const char *flush_period_ms;

@@ -38,6 +38,7 @@
 #include "kernel-log.h"
 #include "lib-probe.h"
 #include "make-dirs.h"
+#include "python-probe.h"
 #include "record-options.h"
 #include "recorded-read.h"
 #include "session.h"
@@ -68,8 +69,9 @@ struct record {
 	char **command; /* argv of the command, NULL-terminated */
 	char command_path[PATH_MAX];
 	char library[PATH_MAX];
-	char output[PATH_MAX]; /* local trace directory, "" when streamed */
-	bool made_output;      /* created by this run: removed again if setup fails */
+	char python_probe[PATH_MAX]; /* the probe's directory (python-probe.h), "" none */
+	char output[PATH_MAX];       /* local trace directory, "" when streamed */
+	bool made_output;            /* created by this run: removed again if setup fails */
 	char session[256];
 	enum session_mode mode;
 	struct trace_info info;
@@ -545,6 +547,9 @@ static int prepare_environment(struct record *r)
 	/* Without the list, a runtime that refuses the driver leaves nothing: a warning. */
 	if (r->output[0])
 		(void)audit_lib_prepare(r->library, r->output);
+	/* Without the probe, Python processes are traced as any other: a warning. */
+	if (!o->no_python_probe)
+		(void)python_probe_prepare(r->python_probe, sizeof(r->python_probe));
 	return 0;
 }
 
@@ -1195,7 +1200,7 @@ int cmd_record(int argc, char **argv)
 		.tick_ms = WATCH_PERIOD_MS,
 	};
 	struct record r;
-	int err;
+	int err, ran;
 
 	memset(&r, 0, sizeof(r));
 	diag_set_prefix("cudatrace record");
@@ -1219,7 +1224,9 @@ int cmd_record(int argc, char **argv)
 	watch_init(&r.watch, r.output, r.mode == SESSION_LOCAL,
 	           watch_disk_margin(r.opts.subbuf_size, r.opts.num_subbuf));
 	hooks.data = &r;
-	if (child_run(r.command_path, r.command, &hooks, &r.result, &err) < 0) {
+	ran = child_run(r.command_path, r.command, &hooks, &r.result, &err);
+	python_probe_remove(r.python_probe);
+	if (ran < 0) {
 		/* Nothing ran: leave no trace directory behind. */
 		finish_session(&r, &(uint64_t){ 0 }, &(uint64_t){ 0 });
 		discard_output(&r);

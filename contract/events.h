@@ -124,6 +124,7 @@ enum ct_event_group {
 	CT_GROUP_STATE,    /* the live set, dumped */
 	CT_GROUP_TRACER,   /* about the tracing itself */
 	CT_GROUP_CELL,     /* the cells a notebook kernel runs */
+	CT_GROUP_PYTHON,   /* what the Python probe says */
 };
 
 /* What an event keeps through the filters (CT_KEEP, events.def). */

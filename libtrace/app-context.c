@@ -18,6 +18,8 @@
  * the name would have to be read from lttng-ust's private data.
  */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 #include <lttng/ust-ringbuffer-context.h>
 
 #include "app-context.h"
+#include "log.h"
 #include "contract/events.h"
 
 /* lttng-ust's enum lttng_ust_dynamic_type: the values used here. */
@@ -125,6 +128,16 @@ int app_context_register(void)
 
 	pthread_once(&once, register_provider);
 	return registered ? 0 : -1;
+}
+
+void app_context_ensure(const char *what)
+{
+	static atomic_bool warned;
+
+	if (app_context_register() < 0 && !atomic_exchange(&warned, true))
+		log_warn("cannot register the LTTng context $app.cudatrace:session: %s are not "
+		         "recorded",
+		         what);
 }
 
 const char *app_context_session(void)

@@ -16,6 +16,13 @@
  * Returns 0, or -1 when lttng-ust refused it. */
 int app_context_register(void);
 
+/*
+ * The same, for the functions a program calls into this library itself
+ * (cells.c, python-probe.c), perhaps before CUDA is initialised: a refusal
+ * is said once, naming WHAT ("cells") is then not recorded.
+ */
+void app_context_ensure(const char *what);
+
 /* The context's value: CUDATRACE_SESSION as read, or NULL when unset. */
 const char *app_context_session(void);
 

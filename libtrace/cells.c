@@ -14,12 +14,10 @@
  * the tracer's threads still wait for the driver. They never block and
  * never fail: the cell runs whatever happens here.
  */
-#include <pthread.h>
 #include <stdint.h>
 
 #include "app-context.h"
 #include "emit.h"
-#include "log.h"
 #include "text.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -29,19 +27,10 @@ EXPORT void cudatrace_cell_begin_file(uint64_t execution_count, uint32_t line,
                                       const char *first_line, const char *code_file);
 EXPORT void cudatrace_cell_end(uint64_t execution_count, int failed);
 
-static pthread_once_t context_once = PTHREAD_ONCE_INIT;
-
-static void register_context(void)
-{
-	if (app_context_register() < 0)
-		log_warn("cannot register the LTTng context $app.cudatrace:session: cells are "
-		         "not recorded");
-}
-
 /* The context a session filters on, before the first event: said once if refused. */
 static void ensure_context(void)
 {
-	pthread_once(&context_once, register_context);
+	app_context_ensure("cells");
 }
 
 /*

@@ -97,6 +97,7 @@ enum ct_analysis_id {
 	CT_ANALYSIS_KERNELS,
 	CT_ANALYSIS_API,
 	CT_ANALYSIS_CUDA_ERRORS,
+	CT_ANALYSIS_FRAMEWORK,
 };
 
 struct ct_analysis_class;
@@ -141,6 +142,7 @@ extern const struct ct_analysis_class ct_api_analysis;
 extern const struct ct_analysis_class ct_environment_analysis;
 extern const struct ct_analysis_class ct_cuda_errors_analysis;
 extern const struct ct_analysis_class ct_host_memory_analysis;
+extern const struct ct_analysis_class ct_framework_analysis;
 
 /* The sections the analyses' results go into. */
 extern const struct ct_section_class ct_memory_section; /* memory and fragmentation */
@@ -151,6 +153,7 @@ extern const struct ct_section_class ct_api_section;
 extern const struct ct_section_class ct_environment_section;
 extern const struct ct_section_class ct_cuda_errors_section;
 extern const struct ct_section_class ct_host_memory_section;
+extern const struct ct_section_class ct_framework_section;
 
 /* What the analyses share (analysis.c). */
 

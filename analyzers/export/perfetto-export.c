@@ -9,6 +9,7 @@
 
 #include <glib.h>
 
+#include "analyses/framework.h"
 #include "model/accounting.h"
 #include "model/api-calls.h"
 #include "perfetto-export.h"
@@ -23,8 +24,9 @@ enum track_kind {
 	TRACK_RANGE,
 	TRACK_MEMORY, /* live bytes: 0 for the device kinds, 1 + kind for one kind */
 	TRACK_POOL,
-	TRACK_LOSSES, /* what LTTng discarded, for the whole trace */
-	TRACK_CELLS,  /* the notebook cells a process ran */
+	TRACK_LOSSES,    /* what LTTng discarded, for the whole trace */
+	TRACK_CELLS,     /* the notebook cells a process ran */
+	TRACK_FRAMEWORK, /* a framework's own figures: 2 * framework + 0 in use, + 1 reserved */
 };
 
 /* Longest name written: longer kernel names and NVTX messages are cut. */
@@ -157,6 +159,26 @@ static uint64_t pool_track(struct ct_perfetto *p, const struct ct_process *proce
 	if ((id = ct_pf_track_id(p->w, key)))
 		return id;
 	snprintf(name, sizeof(name), "GPU %u memory pool 0x%" PRIx64 " reserved", device, pool);
+	return ct_pf_track(p->w, &(struct ct_pf_track){ .key = key,
+	                                                .parent = process_track(p, process),
+	                                                .name = name,
+	                                                .counter = true });
+}
+
+/* A counter of what FRAMEWORK says it holds on DEVICE: in use, or reserved by its pool. */
+static uint64_t framework_track(struct ct_perfetto *p, const struct ct_process *process,
+                                unsigned device, unsigned framework, bool reserved)
+{
+	uint64_t key =
+	    ct_pf_uuid(TRACK_FRAMEWORK, process->index, device, 2 * framework + (reserved ? 1 : 0));
+	uint64_t id;
+	char name[96];
+
+	if ((id = ct_pf_track_id(p->w, key)))
+		return id;
+	snprintf(name, sizeof(name), "GPU %u %s %s", device,
+	         ct_framework_name(ct_framework_label(framework)),
+	         reserved ? "reserved (its pool)" : "in use (its own count)");
 	return ct_pf_track(p->w, &(struct ct_pf_track){ .key = key,
 	                                                .parent = process_track(p, process),
 	                                                .name = name,
@@ -347,9 +369,54 @@ static void pool_reserved(struct ct_perfetto *p, const struct ct_event *ev, unsi
 	                                         .value = (int64_t)bytes });
 }
 
+/*
+ * What the Python probe says (doc/events.md): the framework's figures as
+ * counters beside the driver's, its out-of-memory errors and the uncaught
+ * exception the process died of as instants on the process.
+ */
+static void probe_event(struct ct_perfetto *p, const struct ct_event *ev)
+{
+	if (ev->type == CT_EV_FRAMEWORK_MEMORY) {
+		const struct ct_ev_framework_memory *m = &ev->u.framework_memory;
+		/* TensorFlow does not say what its pool holds: no counter of zeros. */
+		size_t n = m->reserved || m->peak_reserved ? 2 : 1;
+		uint64_t tracks[2] = {
+			framework_track(p, ev->process, m->device, m->framework, false),
+			n > 1 ? framework_track(p, ev->process, m->device, m->framework, true) : 0,
+		};
+		int64_t values[2] = {
+			m->in_use > INT64_MAX ? INT64_MAX : (int64_t)m->in_use,
+			m->reserved > INT64_MAX ? INT64_MAX : (int64_t)m->reserved,
+		};
+
+		ct_pf_counters(p->w, ev->time_ns, n, tracks, values);
+	} else if (ev->type == CT_EV_FRAMEWORK_OOM) {
+		const struct ct_ev_framework_oom *o = &ev->u.framework_oom;
+
+		snprintf(p->name, sizeof(p->name),
+		         "%s out of memory: %" PRIu64 " bytes requested on GPU %" PRIu32,
+		         ct_framework_name(ct_framework_label(o->framework)), o->requested,
+		         o->device);
+		put(p, CT_PF_INSTANT, ev->time_ns, process_track(p, ev->process), p->name);
+	} else if (ev->type == CT_EV_PYTHON_EXCEPTION) {
+		const struct ct_ev_python_exception *x = &ev->u.python_exception;
+
+		snprintf(p->name, sizeof(p->name), "uncaught %.*s at %.*s:%" PRIu32 ": %.*s",
+		         (int)x->type_len, x->type ? x->type : "", (int)x->file_len,
+		         x->file ? x->file : "", x->line, (int)x->message_len,
+		         x->message ? x->message : "");
+		put(p, CT_PF_INSTANT, ev->time_ns, process_track(p, ev->process), p->name);
+	}
+}
+
 static void host_event(struct ct_perfetto *p, const struct ct_event *ev)
 {
 	switch (ev->type) {
+	case CT_EV_FRAMEWORK_MEMORY:
+	case CT_EV_FRAMEWORK_OOM:
+	case CT_EV_PYTHON_EXCEPTION:
+		probe_event(p, ev);
+		break;
 	case CT_EV_ACTIVITY_DROPPED:
 		/* nothing lost silently: the stream tracks lack this many slices */
 		snprintf(p->name, sizeof(p->name),
@@ -593,7 +660,9 @@ const struct ct_analysis_class ct_perfetto_export = {
 	         CT_EV_BIT(CT_EV_GPU_KERNEL) | CT_EV_BIT(CT_EV_GPU_MEMCPY) |
 	         CT_EV_BIT(CT_EV_GPU_MEMSET) | CT_EV_BIT(CT_EV_GPU_MEMORY) |
 	         CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) | CT_EV_BIT(CT_EV_ACTIVITY_DROPPED) |
-	         CT_EV_BIT(CT_EV_CELL_BEGIN) | CT_EV_BIT(CT_EV_CELL_END),
+	         CT_EV_BIT(CT_EV_CELL_BEGIN) | CT_EV_BIT(CT_EV_CELL_END) |
+	         CT_EV_BIT(CT_EV_FRAMEWORK_MEMORY) | CT_EV_BIT(CT_EV_FRAMEWORK_OOM) |
+	         CT_EV_BIT(CT_EV_PYTHON_EXCEPTION),
 	.uses = CT_SHARED_API_CALLS | CT_SHARED_ACCOUNTING,
 	.event = perfetto_event,
 	.finish = perfetto_finish,

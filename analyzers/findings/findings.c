@@ -20,6 +20,7 @@
 
 #include <glib.h>
 
+#include "analyses/framework.h"
 #include "common/caveat.h"
 #include "common/format.h"
 #include "death.h"
@@ -306,8 +307,40 @@ static void add_failure(GArray *list, const struct ct_node *failure, size_t inde
 	failure_caveats(f, failure, l);
 }
 
+/*
+ * How long before its out-of-memory error a framework's allocator may have
+ * asked the driver in vain: PyTorch's cudaMalloc fails, it frees its cache
+ * and asks again, then tells its observers and raises, within the same call.
+ */
+#define FRAMEWORK_RETRY_NS 1000000000LL
+
+/*
+ * The device of FRAMEWORK's section whose out-of-memory errors FAILURE (of
+ * the memory section) was part of: same process and device, at most
+ * FRAMEWORK_RETRY_NS before its first error, not after its last; NULL if none.
+ */
+static const struct ct_node *framework_oom_of(const struct ct_node *framework,
+                                              const struct ct_node *failure)
+{
+	const struct ct_node *devices = at(framework, "devices");
+	double time = number_of(failure, "time_ns");
+
+	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
+		const struct ct_node *d = ct_node_child(devices, i);
+
+		if (!u64_of(d, "ooms") || number_of(d, "pid") != number_of(failure, "pid") ||
+		    u64_of(d, "device") != u64_of(failure, "device"))
+			continue;
+		if (time >= number_of(at(d, "first_oom"), "time_ns") - FRAMEWORK_RETRY_NS &&
+		    time <= number_of(d, "last_oom_time_ns"))
+			return d;
+	}
+	return NULL;
+}
+
 /* One finding per kind of failure (process, device, site, verdict), in time order. */
-static void find_failures(GArray *list, const struct ct_node *memory, const struct losses *l)
+static void find_failures(GArray *list, const struct ct_node *memory,
+                          const struct ct_node *framework, const struct losses *l)
 {
 	const struct ct_node *failures = at(memory, "failures");
 	size_t added = 0;
@@ -318,6 +351,9 @@ static void find_failures(GArray *list, const struct ct_node *memory, const stru
 		struct failure_group g = { 1, requested, requested };
 		bool seen = false;
 
+		/* The framework's finding tells it, with the framework's figures. */
+		if (framework_oom_of(framework, failure))
+			continue;
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = same_failure(ct_node_child(failures, j), failure);
 		if (seen)
@@ -325,7 +361,7 @@ static void find_failures(GArray *list, const struct ct_node *memory, const stru
 		for (size_t j = i + 1; j < ct_node_count(failures); j++) {
 			const struct ct_node *other = ct_node_child(failures, j);
 
-			if (!same_failure(other, failure))
+			if (!same_failure(other, failure) || framework_oom_of(framework, other))
 				continue;
 			g.count++;
 			requested = number_of(other, "requested_bytes");
@@ -493,6 +529,192 @@ static void find_copies(GArray *list, const struct ct_node *transfers, const str
 		               "some copies");
 	if (l->discarded)
 		finding_caveat(f, "lower_bound", "LTTng discarded events: some copies are missing");
+}
+
+/* ------------------------------------------------------------ frameworks */
+
+/* The figures a framework finding quotes from framework.devices[]. */
+static const char *const framework_oom_numbers[] = {
+	"requested_bytes",
+	"limit_bytes",
+	"device_free_bytes",
+	"in_use_bytes",
+	"reserved_bytes",
+	"reserved_unused_bytes",
+	NULL,
+};
+static const char *const preallocation_numbers[] = {
+	"first_reserved_bytes",
+	"device_total_bytes",
+	"first_reserved_share",
+	"peak_in_use_bytes",
+	NULL,
+};
+
+/*
+ * Why a framework's allocator found no room for REQUESTED bytes, from its
+ * own figures at the error (doc/report-schema.md, framework_oom):
+ * - larger than all it may use of the device: too_large;
+ * - its pool held at least as much reserved but unused: it was there, in
+ *   pieces none of which fits (PyTorch frees its cache and retries before
+ *   it gives up, so what stays reserved lies in segments partly in use):
+ *   fragmented;
+ * - else the device was full: out_of_memory.
+ */
+static const char *framework_oom_verdict(const struct ct_node *oom)
+{
+	uint64_t requested = u64_of(oom, "requested_bytes");
+	uint64_t limit = u64_of(oom, "limit_bytes");
+
+	if (limit && requested > limit)
+		return "too_large";
+	if (at(oom, "reserved_unused_bytes") &&
+	    at(oom, "reserved_unused_bytes")->type == CT_NODE_U64 &&
+	    u64_of(oom, "reserved_unused_bytes") >= requested)
+		return "fragmented";
+	return "out_of_memory";
+}
+
+static char *framework_oom_advice(const char *framework, const char *verdict)
+{
+	bool torch = !g_strcmp0(framework, "pytorch");
+
+	if (!strcmp(verdict, "too_large"))
+		return g_strdup("allocate less at once: a smaller batch or model, or split the "
+		                "tensor; no setting makes the device larger");
+	if (!strcmp(verdict, "fragmented"))
+		return g_strdup(torch ? "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, "
+		                        "which lets PyTorch's segments grow instead of leaving "
+		                        "unusable pieces; or allocate the large tensors first"
+		                      : "allocate the large buffers first, before the pool is cut "
+		                        "into pieces");
+	return g_strdup(torch ? "hold less at the peak (a smaller batch, activation "
+	                        "checkpointing, `del` what is no longer needed), or free "
+	                        "the device of other processes"
+	                      : "hold less at the peak (a smaller batch), or free the device "
+	                        "of other processes");
+}
+
+/*
+ * The driver's failures that were part of DEVICE's out-of-memory errors
+ * (framework_oom_of): their number, and the first, which knows the call
+ * site, into *FIRST (NULL when the framework asked the driver nothing).
+ */
+static uint64_t driver_refusals(const struct ct_node *memory, const struct ct_node *framework,
+                                const struct ct_node *device, const struct ct_node **first)
+{
+	const struct ct_node *failures = at(memory, "failures");
+	uint64_t count = 0;
+
+	*first = NULL;
+	for (size_t i = 0; failures && i < ct_node_count(failures); i++) {
+		const struct ct_node *failure = ct_node_child(failures, i);
+
+		if (framework_oom_of(framework, failure) != device)
+			continue;
+		if (!count++)
+			*first = failure;
+	}
+	return count;
+}
+
+static void add_framework_oom(GArray *list, const struct ct_node *device, size_t index,
+                              const struct ct_node *root)
+{
+	const struct ct_node *oom = at(device, "first_oom");
+	const struct ct_node *driver;
+	uint64_t refusals =
+	    driver_refusals(at(root, "memory"), at(root, "framework"), device, &driver);
+	const char *framework = str_of(device, "framework");
+	const char *verdict = framework_oom_verdict(oom);
+	char req[32], limit[32], free_text[32], in_use[32], reserved[32], unused[32];
+	struct finding *f = finding_add(list, SEV_CRITICAL, "framework_oom", device);
+
+	f->verdict = verdict;
+	f->count = u64_of(device, "ooms");
+	bytes_text(number_of(oom, "requested_bytes"), req, sizeof(req));
+	bytes_text(number_of(oom, "limit_bytes"), limit, sizeof(limit));
+	bytes_text(number_of(oom, "device_free_bytes"), free_text, sizeof(free_text));
+	f->summary = g_strdup_printf(
+	    "%s could not allocate %s on device %" PRIu64 ": %s", ct_framework_name(framework), req,
+	    u64_of(device, "device"),
+	    !strcmp(verdict, "too_large")    ? "more than it may use of the device"
+	    : !strcmp(verdict, "fragmented") ? "its pool had room, in pieces too small"
+	                                     : "the device was full");
+	if (at(oom, "in_use_bytes") && at(oom, "in_use_bytes")->type == CT_NODE_U64)
+		f->explanation = g_strdup_printf(
+		    "its tensors held %s and its pool %s from the driver (%s of it unused); the "
+		    "driver had %s free of the %s it may use",
+		    bytes_text(number_of(oom, "in_use_bytes"), in_use, sizeof(in_use)),
+		    bytes_text(number_of(oom, "reserved_bytes"), reserved, sizeof(reserved)),
+		    bytes_text(number_of(oom, "reserved_unused_bytes"), unused, sizeof(unused)),
+		    free_text, limit);
+	else
+		f->explanation = g_strdup_printf("the driver had %s free of the %s it may use",
+		                                 free_text, limit);
+	if (refusals) {
+		char *more = g_strdup_printf(
+		    "%s; the driver refused %s %" PRIu64 " time%s for it", f->explanation,
+		    str_of(driver, "api") ? str_of(driver, "api") : "an allocation", refusals,
+		    refusals == 1 ? "" : "s");
+
+		g_free(f->explanation);
+		f->explanation = more;
+		f->where = driver; /* it knows the call site and the time */
+	}
+	f->advice = framework_oom_advice(framework, verdict);
+	numbers_from(f, oom, framework_oom_numbers);
+	f->source = g_strdup_printf("framework.devices[%zu].first_oom", index);
+	f->order = number_of(oom, "time_ns");
+}
+
+/*
+ * JAX's pool took most of the device at its first figures: JAX
+ * preallocates 75 % of each device by default (XLA_PYTHON_CLIENT_PREALLOCATE,
+ * _MEM_FRACTION). Not a fault, but other processes on the device have
+ * only the rest, and the driver's peak says the pool, not the arrays.
+ */
+static void add_preallocation(GArray *list, const struct ct_node *device, size_t index)
+{
+	char taken[32], total[32], used[32];
+	struct finding *f = finding_add(list, SEV_ADVICE, "preallocation", device);
+
+	f->summary = g_strdup_printf(
+	    "%s took %s of device %" PRIu64 " at its start (%.0f %% of its %s); its %s used at "
+	    "most %s of it",
+	    ct_framework_name(str_of(device, "framework")),
+	    bytes_text(number_of(device, "first_reserved_bytes"), taken, sizeof(taken)),
+	    u64_of(device, "device"), number_of(device, "first_reserved_share") * 100.0,
+	    bytes_text(number_of(device, "device_total_bytes"), total, sizeof(total)), "arrays",
+	    bytes_text(number_of(device, "peak_in_use_bytes"), used, sizeof(used)));
+	f->explanation = g_strdup("the driver's peak of this process is its pool, not what "
+	                          "the program used; other processes on the device have only "
+	                          "the rest");
+	f->advice = g_strdup("XLA_PYTHON_CLIENT_PREALLOCATE=false allocates as needed; "
+	                     "XLA_PYTHON_CLIENT_MEM_FRACTION=.25 (say) takes a smaller share "
+	                     "at start");
+	numbers_from(f, device, preallocation_numbers);
+	f->source = g_strdup_printf("framework.devices[%zu]", index);
+	f->weight = number_of(device, "first_reserved_bytes");
+}
+
+/* A pool this share of the device, taken at once at its start, is preallocation. */
+#define PREALLOCATION_SHARE 0.5
+
+static void find_framework(GArray *list, const struct ct_node *root)
+{
+	const struct ct_node *devices = at(at(root, "framework"), "devices");
+
+	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
+		const struct ct_node *d = ct_node_child(devices, i);
+
+		if (u64_of(d, "ooms"))
+			add_framework_oom(list, d, i, root);
+		/* PyTorch's pool grows with its tensors: a large first one is no preallocation. */
+		if (!g_strcmp0(str_of(d, "framework"), "jax") &&
+		    number_of(d, "first_reserved_share") >= PREALLOCATION_SHARE)
+			add_preallocation(list, d, i);
+	}
 }
 
 /* ------------------------------------------------------------- compatibility */
@@ -854,13 +1076,14 @@ void ct_findings_write(struct ct_doc *doc)
 	g_array_set_clear_func(list, finding_clear);
 	read_losses(root, &losses);
 	if (at(root, "memory")) {
-		find_failures(list, at(root, "memory"), &losses);
+		find_failures(list, at(root, "memory"), at(root, "framework"), &losses);
 		find_growth(list, at(root, "memory"), &losses);
 	}
 	if (at(root, "transfers"))
 		find_copies(list, at(root, "transfers"), &losses);
 	if (at(root, "environment"))
 		find_compatibility(list, at(root, "environment"));
+	find_framework(list, root);
 	find_sticky(list, at(root, "sticky_errors"), &losses);
 	find_death(list, root);
 	/* stable: equal findings keep the order their section gave them */

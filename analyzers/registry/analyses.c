@@ -14,6 +14,7 @@ const struct ct_analysis_class *const ct_analyses[] = {
 	&ct_environment_analysis,
 	&ct_memory_analysis,
 	&ct_host_memory_analysis,
+	&ct_framework_analysis,
 	&ct_fragmentation_analysis,
 	&ct_cells_analysis,
 	&ct_transfers_analysis,

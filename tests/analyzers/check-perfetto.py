@@ -8,6 +8,7 @@ simulator's ledger, the traced program's printout and the report.
     check-perfetto.py --drops TRACE.pftrace LEDGER
     check-perfetto.py --decodes TRACE.pftrace
     check-perfetto.py --flows TRACE.pftrace TRUTH.json
+    check-perfetto.py --counters TRACE.pftrace EXPECTED.json
 
 Checks, as TAP: the track structure (the process and its threads; a GPU
 track whose children are the streams, named "stream"); every kernel, copy
@@ -26,6 +27,11 @@ lines, and the stream tracks hold no more slices than the ledger has work.
 
 With --decodes (a trace of hostile names or extreme values): the export
 decodes, its names included (protobuf strings are UTF-8), and has events.
+
+With --counters (EXPECTED: {"counters": {TRACK NAME: [VALUES]}, "instants":
+[NAME PREFIXES]}): each counter track of that name shows those values in
+that order (a value repeated in a row counts once), and an instant starts
+with each prefix.
 
 With --flows (make-ctf.py's flows trace and the truth it printed): an arrow
 trace_processor draws for each of its operations, most of whose GPU work
@@ -353,9 +359,27 @@ def check_decodes(path):
     ok(not bad, "every name is UTF-8", *bad[:5])
 
 
+def check_counters(args):
+    export_path, expected_path = args
+    with open(expected_path) as f:
+        expected = json.load(f)
+    x = Export(export_path)
+    for name, values in expected.get("counters", {}).items():
+        tracks = [u for u, t in x.tracks.items() if t.name == name]
+        seen = [v for u in tracks for _, v in sorted(x.counters[u])]
+        shown = [v for i, v in enumerate(seen) if i == 0 or seen[i - 1] != v]
+        ok(len(tracks) == 1 and shown == values, f"the counter {name!r} shows {values}",
+           f"{len(tracks)} tracks, values {shown}")
+    names = [name for u in x.instants for name, _, _ in x.instants[u]]
+    for prefix in expected.get("instants", []):
+        ok(any(n.startswith(prefix) for n in names), f"an instant says {prefix!r}", *names[:5])
+
+
 def main():
-    mode = sys.argv[1] if sys.argv[1:2] in (["--drops"], ["--decodes"], ["--flows"]) else None
-    if len(sys.argv) != {"--drops": 4, "--decodes": 3, "--flows": 4, None: 5}[mode]:
+    modes = ("--drops", "--decodes", "--flows", "--counters")
+    mode = sys.argv[1] if sys.argv[1:2] and sys.argv[1] in modes else None
+    if len(sys.argv) != {"--drops": 4, "--decodes": 3, "--flows": 4, "--counters": 4,
+                         None: 5}[mode]:
         sys.exit(__doc__)
     try:
         if mode == "--drops":
@@ -364,6 +388,8 @@ def main():
             check_flows(sys.argv[2:])
         elif mode == "--decodes":
             check_decodes(sys.argv[2])
+        elif mode == "--counters":
+            check_counters(sys.argv[2:])
         else:
             check(sys.argv[1:])
     except Exception as e:  # a file that does not decode fails, it does not skip

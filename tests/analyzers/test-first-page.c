@@ -435,6 +435,116 @@ static void test_gpu_oom_told_once(void **unused)
 	ct_doc_destroy(doc);
 }
 
+/* framework.devices[] of one PyTorch device: an out-of-memory error at OOM_NS when OOM_NS. */
+static void write_framework(struct ct_doc *doc, const char *framework, int64_t oom_ns,
+                            uint64_t unused_bytes, double first_share)
+{
+	ct_doc_object(doc, "framework", NULL);
+	ct_doc_array(doc, "devices", NULL);
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
+	ct_doc_string(doc, "process", "train");
+	ct_doc_string(doc, "framework", framework);
+	ct_doc_u64(doc, "device", 0, CT_UNIT_ID);
+	ct_doc_u64(doc, "peak_in_use_bytes", 4 * MIB, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "first_reserved_bytes", 3072 * MIB, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "device_total_bytes", 4096 * MIB, CT_UNIT_BYTES);
+	ct_doc_double(doc, "first_reserved_share", first_share, CT_UNIT_RATIO);
+	ct_doc_u64(doc, "ooms", oom_ns ? 1 : 0, CT_UNIT_NONE);
+	if (oom_ns) {
+		ct_doc_object(doc, "first_oom", NULL);
+		ct_doc_i64(doc, "time_ns", oom_ns, CT_UNIT_TIME);
+		ct_doc_u64(doc, "requested_bytes", 64 * MIB, CT_UNIT_BYTES);
+		ct_doc_u64(doc, "limit_bytes", 4096 * MIB, CT_UNIT_BYTES);
+		ct_doc_u64(doc, "device_free_bytes", 20 * MIB, CT_UNIT_BYTES);
+		ct_doc_u64(doc, "in_use_bytes", 3000 * MIB, CT_UNIT_BYTES);
+		ct_doc_u64(doc, "reserved_bytes", 3000 * MIB + unused_bytes, CT_UNIT_BYTES);
+		ct_doc_u64(doc, "reserved_unused_bytes", unused_bytes, CT_UNIT_BYTES);
+		ct_doc_end(doc);
+		ct_doc_i64(doc, "last_oom_time_ns", oom_ns, CT_UNIT_TIME);
+	} else {
+		ct_doc_null(doc, "first_oom");
+		ct_doc_null(doc, "last_oom_time_ns");
+	}
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+}
+
+static size_t count_kind(const struct ct_node *root, const char *kind)
+{
+	const struct ct_node *findings = ct_node_get(root, "findings");
+	size_t n = 0;
+
+	for (size_t i = 0; i < ct_node_count(findings); i++)
+		n += !strcmp(str(ct_node_child(findings, i), "kind"), kind);
+	return n;
+}
+
+/*
+ * A framework's out-of-memory error is one finding, PyTorch's, with the
+ * driver's refusals that were part of it (at most a second before) and
+ * their call site; a refusal long before it stays a failure of its own.
+ * Its verdict: fragmented when the pool held the request unused, else the
+ * device full.
+ */
+static void test_framework_oom(void **unused)
+{
+	for (int fragmented = 0; fragmented <= 1; fragmented++) {
+		struct ct_doc *doc = ct_doc_create();
+		const struct ct_node *root, *f;
+
+		(void)unused;
+		write_trace(doc, 0);
+		ct_doc_object(doc, "memory", "Memory");
+		ct_doc_array(doc, "failures", NULL);
+		write_failure(doc, "early:cudaMalloc", "out_of_memory", 1000, NULL);
+		write_failure(doc, "train.py:12 in step", "out_of_memory", 3000000000, NULL);
+		write_failure(doc, "train.py:12 in step", "out_of_memory", 3000001000, NULL);
+		ct_doc_end(doc);
+		ct_doc_end(doc);
+		write_framework(doc, "pytorch", 3000002000, fragmented ? 100 * MIB : 10 * MIB, 0.0);
+		ct_findings_write(doc);
+		root = ct_doc_root(doc);
+		assert_int_equal(count_kind(root, "framework_oom"), 1);
+		assert_int_equal(count_kind(root, "allocation_failure"), 1);
+		f = finding(root, 1);
+		assert_string_equal(str(f, "kind"), "framework_oom");
+		assert_string_equal(str(f, "verdict"), fragmented ? "fragmented" : "out_of_memory");
+		assert_non_null(strstr(str(f, "summary"), "PyTorch could not allocate 64.00 MiB"));
+		assert_non_null(strstr(str(f, "explanation"), "refused cudaMalloc 2 times"));
+		assert_string_equal(str(ct_node_get(f, "where"), "site"), "train.py:12 in step");
+		assert_non_null(
+		    strstr(str(f, "advice"), fragmented ? "expandable_segments" : "batch"));
+		ct_doc_destroy(doc);
+	}
+}
+
+/* JAX's pool at 75 % of the device at its start is told, PyTorch's never. */
+static void test_preallocation(void **unused)
+{
+	const char *frameworks[] = { "jax", "pytorch" };
+
+	(void)unused;
+	for (int i = 0; i < 2; i++) {
+		struct ct_doc *doc = ct_doc_create();
+		const struct ct_node *root;
+
+		write_trace(doc, 0);
+		write_framework(doc, frameworks[i], 0, 0, 0.75);
+		ct_findings_write(doc);
+		root = ct_doc_root(doc);
+		assert_int_equal(count_kind(root, "preallocation"), i == 0);
+		if (i == 0) {
+			assert_non_null(strstr(str(finding(root, 0), "summary"),
+			                       "JAX took 3.00 GiB of device 0 at its start (75 %"));
+			assert_non_null(strstr(str(finding(root, 0), "advice"),
+			                       "XLA_PYTHON_CLIENT_PREALLOCATE=false"));
+		}
+		ct_doc_destroy(doc);
+	}
+}
+
 /* A sticky error is a finding without record's notes, and with them, tells the death once. */
 static void test_sticky(void **unused)
 {
@@ -567,6 +677,8 @@ int main(void)
 		cmocka_unit_test(test_nothing_found),
 		cmocka_unit_test(test_host_oom_first),
 		cmocka_unit_test(test_gpu_oom_told_once),
+		cmocka_unit_test(test_framework_oom),
+		cmocka_unit_test(test_preallocation),
 		cmocka_unit_test(test_sticky),
 		cmocka_unit_test(test_sticky_kernel),
 		cmocka_unit_test(test_other_deaths),

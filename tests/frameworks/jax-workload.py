@@ -9,8 +9,9 @@
 #   platform NAME (of jax.devices()[0]), devices N, roundtrip ok|bad,
 #   jit ok|bad (the result's shape, dtype and device), oom caught|none
 #   (an array larger than the device raises RESOURCE_EXHAUSTED),
-#   peak_pool_bytes, bytes_limit (the device's memory_stats(), JAX's own
-#   figures of its allocator's pool)
+#   version (jax.__version__), peak_pool_bytes, bytes_limit,
+#   peak_bytes_in_use (the device's memory_stats(), JAX's own figures of
+#   its allocator)
 #
 # and exits 0 when each step did what JAX documents.
 
@@ -27,6 +28,7 @@ def fact(key, value):
 
 def main():
     devices = jax.devices()
+    fact("version", jax.__version__)
     fact("platform", devices[0].platform)
     fact("devices", len(devices))
     host = np.arange(1 << 20, dtype=np.float32)
@@ -48,6 +50,7 @@ def main():
     stats = devices[0].memory_stats()
     fact("peak_pool_bytes", stats["peak_pool_bytes"])
     fact("bytes_limit", stats["bytes_limit"])
+    fact("peak_bytes_in_use", stats["peak_bytes_in_use"])
     return 0
 
 

@@ -80,6 +80,27 @@ is "preallocation: the report's peak is JAX's peak_pool_bytes" "$(report jax pea
 device_bytes=$(report jax device)
 is "preallocation: JAX's pool is 75 % of the device's memory" \
 	"$(fact bytes_limit)" "$((device_bytes / 4 * 3))"
+# The Python probe's view (doc/events.md): JAX's own figures, and the
+# preallocation told as such on the first page.
+framework() { # TAG WHAT
+	"$trace_python" -c 'import json, sys
+report = json.load(open(sys.argv[1]))
+fw, what = report["framework"], sys.argv[2]
+d = fw["devices"][0]
+if what == "loaded":
+    print(" ".join("%s:%s" % (l["framework"], l["version"]) for l in fw["loaded"]))
+elif what == "figures":
+    print(d["framework"], d["peak_reserved_bytes"], d["limit_bytes"], d["peak_in_use_bytes"])
+elif what == "preallocation":
+    print(" ".join("%.2f" % f["numbers"]["first_reserved_share"] for f in report["findings"]
+                   if f["kind"] == "preallocation"))' "$lttng_tmp/$1.json" "$2"
+}
+is "the probe: the report names the JAX imported" "$(framework jax loaded)" "jax:$(fact version)"
+is "the probe: JAX's pool, limit and peak in use are its memory_stats()" \
+	"$(framework jax figures)" \
+	"jax $(fact peak_pool_bytes) $(fact bytes_limit) $(fact peak_bytes_in_use)"
+is "the probe: the first page says JAX took 75 % of the device at its start" \
+	"$(framework jax preallocation)" "0.75"
 
 CLI_TIMEOUT=180 cli_record lazy -o "$lttng_tmp/lazy" -- \
 	"$CUDASIM_ENV" --libdir "$trace_simdir" --device-files JAX_PLATFORMS=cuda \
@@ -93,4 +114,8 @@ is "no preallocation: the report's peak is JAX's peak_pool_bytes" "$(report lazy
 	"$(fact peak_pool_bytes)"
 ok "no preallocation: the pool is smaller than the preallocated one" \
 	test "$(fact peak_pool_bytes)" -lt "$(fact bytes_limit)"
+is "no preallocation: the probe: JAX's figures are its memory_stats()" \
+	"$(framework lazy figures)" \
+	"jax $(fact peak_pool_bytes) $(fact bytes_limit) $(fact peak_bytes_in_use)"
+is "no preallocation: no preallocation on the first page" "$(framework lazy preallocation)" ""
 tap_done

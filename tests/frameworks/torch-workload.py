@@ -7,11 +7,15 @@
 # device that raises torch.OutOfMemoryError. Prints what PyTorch itself
 # says, as "# fact KEY VALUE" lines:
 #
-#   device NAME, roundtrip ok|bad, kernel ok, empty_cache_reserved BYTES,
-#   oom caught, max_reserved BYTES (torch.cuda.max_memory_reserved()),
-#   max_allocated BYTES
+#   version (torch.__version__), device NAME, roundtrip ok|bad, kernel ok,
+#   empty_cache_reserved BYTES, oom caught, allocated_at_oom and
+#   reserved_at_oom BYTES (torch.cuda.memory_allocated() and
+#   memory_reserved() once it is caught), max_reserved BYTES
+#   (torch.cuda.max_memory_reserved()), max_allocated BYTES
 #
-# and exits 0 when each step did what PyTorch documents.
+# and exits 0 when each step did what PyTorch documents. With --die, it
+# then allocates too much again without catching the error, and dies of
+# it (after "# fact die_line N", the line that allocates).
 
 import sys
 
@@ -26,6 +30,7 @@ def main():
     if not torch.cuda.is_available():
         sys.stderr.write("torch.cuda.is_available() is False\n")
         return 1
+    fact("version", torch.__version__)
     fact("device", torch.cuda.get_device_name(0).replace(" ", "_"))
     # A tensor on the device: 64 MiB from the caching allocator.
     a = torch.empty(16 << 20, dtype=torch.float32, device="cuda")
@@ -49,8 +54,14 @@ def main():
         fact("oom", "none")
     except torch.OutOfMemoryError:
         fact("oom", "caught")
+        fact("allocated_at_oom", torch.cuda.memory_allocated())
+        fact("reserved_at_oom", torch.cuda.memory_reserved())
     fact("max_reserved", torch.cuda.max_memory_reserved())
     fact("max_allocated", torch.cuda.max_memory_allocated())
+    if "--die" in sys.argv:
+        keep = torch.ones(1 << 20, device="cuda")  # noqa: F841 (held when it dies)
+        fact("die_line", sys._getframe().f_lineno + 1)
+        torch.empty(1 << 40, dtype=torch.uint8, device="cuda")
     return 0
 
 

@@ -13,6 +13,13 @@
 # allocation as out of memory. The simulator's list of cuDNN's symbols is
 # that of the wheel's libcudnn.so.9.
 #
+# The Python probe (doc/events.md) records PyTorch's own figures: the
+# report's framework section holds torch.cuda.max_memory_allocated() and
+# max_memory_reserved(), its version, and its out-of-memory error with
+# what memory_allocated() and memory_reserved() said once it was caught;
+# the first page tells that error once, as PyTorch's, with the driver's
+# refusals that were part of it.
+#
 # Then the same with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True:
 # the caching allocator maps physical memory (cuMemCreate, cuMemMap) into
 # segments that grow; the trace holds the ledger's operations, the
@@ -89,6 +96,33 @@ is "the report's peak of device memory is torch.cuda.max_memory_reserved()" \
 	"$(report peak)" "$(fact max_reserved)"
 is "the report names the failed allocation as out of memory" \
 	"$(report failures | tr ' ' '\n' | sort -u | tr '\n' ' ')" "1099511627776:out_of_memory "
+# What the framework section and the findings say: WHAT of the report.
+framework() {
+	"$trace_python" -c 'import json, sys
+report = json.load(open(sys.argv[1]))
+fw, what = report["framework"], sys.argv[2]
+d = fw["devices"][0] if fw["devices"] else {}
+oom = d.get("first_oom") or {}
+if what == "loaded":
+    print(" ".join("%s:%s" % (l["framework"], l["version"]) for l in fw["loaded"]))
+elif what == "peaks":
+    print(d["framework"], d["peak_in_use_bytes"], d["peak_reserved_bytes"])
+elif what == "oom":
+    print(oom["requested_bytes"], oom["in_use_bytes"], oom["reserved_bytes"])
+elif what == "findings":
+    print(" ".join("%s:%s" % (f["kind"], f["verdict"]) for f in report["findings"]
+                   if f["kind"] in ("framework_oom", "allocation_failure")))
+elif what == "exception":
+    for x in fw["exceptions"]:
+        print(x["type"], x["file"].rsplit("/", 1)[-1], x["line"])' "$lttng_tmp/torch.json" "$1"
+}
+is "the probe: the report names the PyTorch imported" "$(framework loaded)" "pytorch:$(fact version)"
+is "the probe: PyTorch's peaks are max_memory_allocated() and max_memory_reserved()" \
+	"$(framework peaks)" "pytorch $(fact max_allocated) $(fact max_reserved)"
+is "the probe: its out-of-memory error, with what PyTorch held then" "$(framework oom)" \
+	"1099511627776 $(fact allocated_at_oom) $(fact reserved_at_oom)"
+is "the probe: the first page tells it once, as PyTorch's error" "$(framework findings)" \
+	"framework_oom:too_large"
 
 # Expandable segments.
 CLI_TIMEOUT=180 cli_record expandable -o "$lttng_tmp/expandable" -- \
@@ -111,4 +145,20 @@ is "expandable segments: the report's peak is torch.cuda.max_memory_reserved()" 
 	"$(report peak)" "$(fact max_reserved)"
 is "expandable segments: no CUDA call failed, so no failed allocation is reported" \
 	"$(report failures)" ""
+is "expandable segments: the probe: PyTorch's peaks are its own" "$(framework peaks)" \
+	"pytorch $(fact max_allocated) $(fact max_reserved)"
+is "expandable segments: the first page tells PyTorch's error" "$(framework findings)" \
+	"framework_oom:too_large"
+
+# Death by an uncaught torch.OutOfMemoryError: the exception, at its line.
+CLI_TIMEOUT=180 cli_record die -o "$lttng_tmp/die" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-workload.py" --die
+cli_status_is "uncaught: record exits with the program's status" 1
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/die.out" | head -n 1; }
+"$cli_bin" report --format json -o "$lttng_tmp/torch.json" "$lttng_tmp/die" \
+	2>"$lttng_tmp/report.err"
+is "uncaught: the probe records the exception at the program's line" "$(framework exception)" \
+	"torch.OutOfMemoryError torch-workload.py $(fact die_line)"
+ok "uncaught: the program's traceback still reaches its stderr" \
+	grep -q "^torch.OutOfMemoryError: CUDA out of memory" "$lttng_tmp/die.err"
 tap_done

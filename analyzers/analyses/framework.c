@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * framework.c - the framework analysis (framework.h) and its section,
+ * "framework": per process, framework and device, what the framework's
+ * allocator held as it counts it, beside what the driver held; the
+ * framework's out-of-memory errors; the frameworks imported; the uncaught
+ * exceptions processes died of.
+ *
+ * Memory: one entry per (process, framework, device) that has figures,
+ * found through a table in the process's slot; strings are copied once.
+ * What the trace says of the process later than the probe's first events
+ * (its name, its devices' memory) is taken at the end.
+ */
+#include <string.h>
+
+#include "analysis.h"
+#include "framework.h"
+#include "memory.h"
+
+struct framework {
+	struct ct_framework_result result;
+	/*
+	 * The process of each load, exception and device, in their order: a
+	 * process is named (tracer_info) after its first events, perhaps
+	 * after the probe's, so names are taken at the end.
+	 */
+	GPtrArray *load_processes, *exception_processes, *device_processes;
+	int slot;          /* per process: its table (framework << 32 | device) -> 1 + index */
+	GPtrArray *tables; /* every such table, to free */
+};
+
+const char *ct_framework_name(const char *label)
+{
+	static const struct {
+		const char *label, *name;
+	} names[] = { { "pytorch", "PyTorch" }, { "jax", "JAX" }, { "tensorflow", "TensorFlow" } };
+
+	for (size_t i = 0; label && i < G_N_ELEMENTS(names); i++)
+		if (!strcmp(label, names[i].label))
+			return names[i].name;
+	return "the framework";
+}
+
+/* A text field of an event as a string of the result ("" when absent). */
+static const char *keep(struct framework *f, const char *text, uint16_t len)
+{
+	return g_string_chunk_insert_len(f->result.strings, text ? text : "", text ? len : 0);
+}
+
+static const char *procname_of(struct framework *f, const struct ct_process *p)
+{
+	return g_string_chunk_insert_const(f->result.strings, p->procname);
+}
+
+/* The version the process's framework_load gave FRAMEWORK, "" when none was seen. */
+static const char *version_of(const struct framework *f, int64_t pid, uint8_t framework)
+{
+	for (guint i = f->result.loads->len; i-- > 0;) {
+		const struct ct_framework_load *l =
+		    &g_array_index(f->result.loads, struct ct_framework_load, i);
+
+		if (l->pid == pid && l->framework == framework)
+			return l->version;
+	}
+	return "";
+}
+
+static struct ct_framework_device *entry_of(struct framework *f, struct ct_process *p,
+                                            uint8_t framework, uint32_t device)
+{
+	GHashTable *table = p->slot[f->slot];
+	gpointer key = GSIZE_TO_POINTER(((gsize)framework << 32) | device);
+	gsize index;
+	struct ct_framework_device entry = { 0 };
+
+	if (!table) {
+		table = g_hash_table_new(g_direct_hash, g_direct_equal);
+		p->slot[f->slot] = table;
+		g_ptr_array_add(f->tables, table);
+	}
+	index = GPOINTER_TO_SIZE(g_hash_table_lookup(table, key));
+	if (index)
+		return &g_array_index(f->result.devices, struct ct_framework_device, index - 1);
+	entry.pid = p->pid;
+	g_ptr_array_add(f->device_processes, p);
+	entry.framework = framework;
+	entry.device = device;
+	entry.version = version_of(f, p->pid, framework);
+	g_array_append_val(f->result.devices, entry);
+	g_hash_table_insert(table, key, GSIZE_TO_POINTER((gsize)f->result.devices->len));
+	return &g_array_index(f->result.devices, struct ct_framework_device,
+	                      f->result.devices->len - 1);
+}
+
+static void on_load(struct framework *f, const struct ct_event *ev)
+{
+	const struct ct_ev_framework_load *e = &ev->u.framework_load;
+	struct ct_framework_load load = {
+		.pid = ev->process->pid,
+		.time_ns = ev->time_ns,
+		.framework = e->framework,
+		.version = keep(f, e->version, e->version_len),
+	};
+
+	g_array_append_val(f->result.loads, load);
+	g_ptr_array_add(f->load_processes, ev->process);
+}
+
+static void on_memory(struct framework *f, const struct ct_event *ev)
+{
+	const struct ct_ev_framework_memory *e = &ev->u.framework_memory;
+	struct ct_framework_device *d = entry_of(f, ev->process, e->framework, e->device);
+
+	if (!d->samples)
+		d->first_ns = ev->time_ns;
+	if (!d->first_reserved_ns && e->reserved) {
+		d->first_reserved_bytes = e->reserved;
+		d->first_reserved_ns = ev->time_ns;
+	}
+	d->samples++;
+	d->last_ns = ev->time_ns;
+	d->in_use_bytes = e->in_use;
+	d->reserved_bytes = e->reserved;
+	d->limit_bytes = e->limit;
+	/* The framework's marks only rise, but it may reset them (reset_peak_memory_stats). */
+	d->peak_in_use_bytes = MAX(d->peak_in_use_bytes, MAX(e->peak_in_use, e->in_use));
+	d->peak_reserved_bytes = MAX(d->peak_reserved_bytes, MAX(e->peak_reserved, e->reserved));
+	if (e->at == CT_FRAMEWORK_OOM && d->oom_count && !d->first_oom.figures_known &&
+	    d->oom_count == 1) {
+		d->first_oom.figures_known = true;
+		d->first_oom.in_use_bytes = e->in_use;
+		d->first_oom.reserved_bytes = e->reserved;
+	}
+}
+
+static void on_oom(struct framework *f, const struct ct_event *ev)
+{
+	const struct ct_ev_framework_oom *e = &ev->u.framework_oom;
+	struct ct_framework_device *d = entry_of(f, ev->process, e->framework, e->device);
+
+	d->last_oom_ns = ev->time_ns;
+	if (!d->oom_count++)
+		d->first_oom = (struct ct_framework_oom){
+			.time_ns = ev->time_ns,
+			.requested_bytes = e->requested,
+			.limit_bytes = e->limit,
+			.device_free_bytes = e->device_free,
+		};
+}
+
+static void on_exception(struct framework *f, const struct ct_event *ev)
+{
+	const struct ct_ev_python_exception *e = &ev->u.python_exception;
+	struct ct_framework_exception x = {
+		.pid = ev->process->pid,
+		.time_ns = ev->time_ns,
+		.type = keep(f, e->type, e->type_len),
+		.message = keep(f, e->message, e->message_len),
+		.file = keep(f, e->file, e->file_len),
+		.line = e->line,
+		.function = keep(f, e->function, e->function_len),
+		.raised_file = keep(f, e->raised_file, e->raised_file_len),
+		.raised_line = e->raised_line,
+	};
+
+	g_array_append_val(f->result.exceptions, x);
+	g_ptr_array_add(f->exception_processes, ev->process);
+}
+
+static void framework_event(void *state, const struct ct_event *ev)
+{
+	struct framework *f = state;
+
+	switch (ev->type) {
+	case CT_EV_FRAMEWORK_LOAD:
+		on_load(f, ev);
+		break;
+	case CT_EV_FRAMEWORK_MEMORY:
+		on_memory(f, ev);
+		break;
+	case CT_EV_FRAMEWORK_OOM:
+		on_oom(f, ev);
+		break;
+	case CT_EV_PYTHON_EXCEPTION:
+		on_exception(f, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+static enum ct_analysis_status framework_finish(void *state, int64_t end_ns)
+{
+	(void)state;
+	(void)end_ns;
+	return CT_ANALYSIS_OK;
+}
+
+static enum ct_analysis_status framework_result(void *state, const void **result)
+{
+	struct framework *f = state;
+
+	for (guint i = 0; i < f->result.loads->len; i++)
+		g_array_index(f->result.loads, struct ct_framework_load, i).process =
+		    procname_of(f, f->load_processes->pdata[i]);
+	for (guint i = 0; i < f->result.exceptions->len; i++)
+		g_array_index(f->result.exceptions, struct ct_framework_exception, i).process =
+		    procname_of(f, f->exception_processes->pdata[i]);
+	for (guint i = 0; i < f->result.devices->len; i++) {
+		struct ct_framework_device *d =
+		    &g_array_index(f->result.devices, struct ct_framework_device, i);
+		const struct ct_process *p = f->device_processes->pdata[i];
+		const struct ct_device *device =
+		    d->device < G_N_ELEMENTS(p->devices) ? p->devices[d->device] : NULL;
+
+		d->process = procname_of(f, p);
+		d->device_total_bytes = device ? device->global_memory : 0;
+	}
+	*result = &f->result;
+	return CT_ANALYSIS_OK;
+}
+
+/* ------------------------------------------------------------ section */
+
+/* The driver's peak of the device memory of PID on DEVICE, -1 when not known. */
+static int64_t driver_peak(const struct ct_memory_result *memory, int64_t pid, uint32_t device)
+{
+	for (guint i = 0; memory && i < memory->devices->len; i++) {
+		const struct ct_memory_device *d =
+		    &g_array_index(memory->devices, struct ct_memory_device, i);
+
+		if (d->pid == pid && d->device == device && d->has_peak)
+			return d->peak_bytes;
+	}
+	return -1;
+}
+
+static void write_oom(struct ct_doc *doc, const struct ct_framework_device *d)
+{
+	const struct ct_framework_oom *o = &d->first_oom;
+
+	if (!d->oom_count) {
+		ct_doc_null(doc, "first_oom");
+		return;
+	}
+	ct_doc_object(doc, "first_oom", "Its first out-of-memory error");
+	ct_doc_i64(doc, "time_ns", o->time_ns, CT_UNIT_TIME);
+	ct_doc_u64(doc, "requested_bytes", o->requested_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "limit_bytes", o->limit_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "device_free_bytes", o->device_free_bytes, CT_UNIT_BYTES);
+	if (o->figures_known) {
+		ct_doc_u64(doc, "in_use_bytes", o->in_use_bytes, CT_UNIT_BYTES);
+		ct_doc_u64(doc, "reserved_bytes", o->reserved_bytes, CT_UNIT_BYTES);
+		ct_doc_u64(doc, "reserved_unused_bytes",
+		           o->reserved_bytes > o->in_use_bytes ? o->reserved_bytes - o->in_use_bytes
+		                                               : 0,
+		           CT_UNIT_BYTES);
+	} else {
+		ct_doc_null(doc, "in_use_bytes");
+		ct_doc_null(doc, "reserved_bytes");
+		ct_doc_null(doc, "reserved_unused_bytes");
+	}
+	ct_doc_end(doc);
+}
+
+static void write_device(struct ct_doc *doc, const struct ct_framework_device *d,
+                         const struct ct_memory_result *memory)
+{
+	int64_t driver = driver_peak(memory, d->pid, d->device);
+
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "pid", d->pid, CT_UNIT_ID);
+	ct_doc_string(doc, "process", d->process);
+	ct_doc_string(doc, "framework", ct_framework_label(d->framework));
+	ct_doc_string(doc, "version", d->version);
+	ct_doc_u64(doc, "device", d->device, CT_UNIT_ID);
+	ct_doc_u64(doc, "samples", d->samples, CT_UNIT_NONE);
+	ct_doc_u64(doc, "peak_in_use_bytes", d->peak_in_use_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "peak_reserved_bytes", d->peak_reserved_bytes, CT_UNIT_BYTES);
+	if (driver >= 0)
+		ct_doc_i64(doc, "driver_peak_bytes", driver, CT_UNIT_BYTES);
+	else
+		ct_doc_null(doc, "driver_peak_bytes");
+	ct_doc_u64(doc, "in_use_bytes", d->in_use_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "reserved_bytes", d->reserved_bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "reserved_unused_bytes",
+	           d->reserved_bytes > d->in_use_bytes ? d->reserved_bytes - d->in_use_bytes : 0,
+	           CT_UNIT_BYTES);
+	ct_doc_i64(doc, "last_time_ns", d->last_ns, CT_UNIT_TIME);
+	if (d->limit_bytes)
+		ct_doc_u64(doc, "limit_bytes", d->limit_bytes, CT_UNIT_BYTES);
+	else
+		ct_doc_null(doc, "limit_bytes");
+	ct_doc_u64(doc, "first_reserved_bytes", d->first_reserved_bytes, CT_UNIT_BYTES);
+	ct_doc_i64(doc, "first_reserved_time_ns", d->first_reserved_ns, CT_UNIT_TIME);
+	if (d->device_total_bytes) {
+		ct_doc_u64(doc, "device_total_bytes", d->device_total_bytes, CT_UNIT_BYTES);
+		ct_doc_ratio(doc, "first_reserved_share", (double)d->first_reserved_bytes,
+		             (double)d->device_total_bytes);
+	} else {
+		ct_doc_null(doc, "device_total_bytes");
+		ct_doc_null(doc, "first_reserved_share");
+	}
+	ct_doc_u64(doc, "ooms", d->oom_count, CT_UNIT_NONE);
+	write_oom(doc, d);
+	if (d->oom_count)
+		ct_doc_i64(doc, "last_oom_time_ns", d->last_oom_ns, CT_UNIT_TIME);
+	else
+		ct_doc_null(doc, "last_oom_time_ns");
+	ct_doc_end(doc);
+}
+
+static void write_exception(struct ct_doc *doc, const struct ct_framework_exception *x)
+{
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "pid", x->pid, CT_UNIT_ID);
+	ct_doc_string(doc, "process", x->process);
+	ct_doc_i64(doc, "time_ns", x->time_ns, CT_UNIT_TIME);
+	ct_doc_string(doc, "type", x->type);
+	ct_doc_string(doc, "message", x->message);
+	ct_doc_string(doc, "file", x->file);
+	ct_doc_u64(doc, "line", x->line, CT_UNIT_NONE);
+	ct_doc_string(doc, "function", x->function);
+	ct_doc_string(doc, "raised_file", x->raised_file);
+	ct_doc_u64(doc, "raised_line", x->raised_line, CT_UNIT_NONE);
+	ct_doc_end(doc);
+}
+
+static void write_load(struct ct_doc *doc, const struct ct_framework_load *l)
+{
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "pid", l->pid, CT_UNIT_ID);
+	ct_doc_string(doc, "process", l->process);
+	ct_doc_string(doc, "framework", ct_framework_label(l->framework));
+	ct_doc_string(doc, "version", l->version);
+	ct_doc_i64(doc, "time_ns", l->time_ns, CT_UNIT_TIME);
+	ct_doc_end(doc);
+}
+
+static void write_section(struct ct_doc *doc, const struct ct_result *results, size_t count)
+{
+	const struct ct_framework_result *r = ct_result_of(results, count, CT_ANALYSIS_FRAMEWORK);
+	const struct ct_memory_result *memory = ct_result_of(results, count, CT_ANALYSIS_MEMORY);
+
+	ct_doc_object(doc, "framework", "What the frameworks say (the Python probe)");
+	ct_doc_array(doc, "devices",
+	             "Framework memory by process and device, beside the driver's peak");
+	for (guint i = 0; i < r->devices->len; i++)
+		write_device(doc, &g_array_index(r->devices, struct ct_framework_device, i),
+		             memory);
+	ct_doc_end(doc);
+	ct_doc_array(doc, "exceptions", "Uncaught Python exceptions");
+	for (guint i = 0; i < r->exceptions->len; i++)
+		write_exception(doc,
+		                &g_array_index(r->exceptions, struct ct_framework_exception, i));
+	ct_doc_end(doc);
+	ct_doc_array(doc, "loaded", "Frameworks imported");
+	for (guint i = 0; i < r->loads->len; i++)
+		write_load(doc, &g_array_index(r->loads, struct ct_framework_load, i));
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+}
+
+const struct ct_section_class ct_framework_section = {
+	.name = "framework",
+	.write = write_section,
+};
+
+static enum ct_analysis_status framework_create(struct ct_context *ctx,
+                                                const struct ct_options *opts, void **state)
+{
+	struct framework *f = g_new0(struct framework, 1);
+
+	(void)opts;
+	*state = f;
+	f->result.devices = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_device));
+	f->result.exceptions = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_exception));
+	f->result.loads = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_load));
+	f->result.strings = g_string_chunk_new(256);
+	f->tables = g_ptr_array_new_with_free_func((GDestroyNotify)g_hash_table_destroy);
+	f->load_processes = g_ptr_array_new();
+	f->exception_processes = g_ptr_array_new();
+	f->device_processes = g_ptr_array_new();
+	f->slot = ct_analysis_slot(ctx);
+	return f->slot < 0 ? CT_ANALYSIS_NO_SLOT : CT_ANALYSIS_OK;
+}
+
+static void framework_destroy(void *state)
+{
+	struct framework *f = state;
+
+	if (!f)
+		return;
+	g_array_free(f->result.devices, TRUE);
+	g_array_free(f->result.exceptions, TRUE);
+	g_array_free(f->result.loads, TRUE);
+	g_string_chunk_free(f->result.strings);
+	g_ptr_array_free(f->tables, TRUE);
+	g_ptr_array_free(f->load_processes, TRUE);
+	g_ptr_array_free(f->exception_processes, TRUE);
+	g_ptr_array_free(f->device_processes, TRUE);
+	g_free(f);
+}
+
+const struct ct_analysis_class ct_framework_analysis = {
+	.name = "framework",
+	.id = CT_ANALYSIS_FRAMEWORK,
+	.section = &ct_framework_section,
+	.wants = CT_EV_BIT(CT_EV_FRAMEWORK_LOAD) | CT_EV_BIT(CT_EV_FRAMEWORK_MEMORY) |
+	         CT_EV_BIT(CT_EV_FRAMEWORK_OOM) | CT_EV_BIT(CT_EV_PYTHON_EXCEPTION),
+	.create = framework_create,
+	.event = framework_event,
+	.finish = framework_finish,
+	.result = framework_result,
+	.destroy = framework_destroy,
+};

@@ -1,0 +1,323 @@
+# SPDX-License-Identifier: MIT
+#
+# sitecustomize.py - cudatrace's Python probe. `cudatrace record` writes
+# this file into a directory of its own and puts that directory first on
+# the PYTHONPATH of the traced program, so that every Python interpreter
+# of the traced tree imports it at start-up (the `site` module imports
+# `sitecustomize`). It then imports the sitecustomize the interpreter
+# would have imported without it, if any, so that one still runs.
+#
+# What it records, through libcudatrace's cudatrace_python_* functions
+# (doc/events.md, "The Python probe"), on the trace's clock:
+#
+# - in any Python process, the uncaught exception it dies of (type,
+#   message, the line of the program's own code, the line that raised);
+# - when torch, jax or tensorflow has been imported, its version, and
+#   what its allocator holds per device (in use, reserved by its pool,
+#   their peaks, its limit), read every CUDATRACE_PYTHON_PERIOD_MS
+#   (default 100) when it changed, at an out-of-memory error (PyTorch's
+#   observer), at the uncaught exception and at exit. It reads them only
+#   once the framework has initialised the GPU itself: the probe never
+#   initialises CUDA, never imports a framework, and defines no name in
+#   the program's modules.
+#
+# The library is CUDA_INJECTION64_PATH, opened on first use (the same
+# object the CUDA driver opens). Without a session (CUDATRACE_SESSION),
+# with CUDATRACE_PYTHON_PROBE=0, or when the library lacks the functions,
+# nothing is installed. An error of the probe never reaches the program:
+# it is said once on stderr and the probe stops.
+
+
+def _cudatrace_probe():
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+
+    def chain():
+        """Import the sitecustomize this one hides, as `site` would have."""
+        import importlib.machinery
+        import importlib.util
+
+        path = [p for p in sys.path if os.path.abspath(p or ".") != here]
+        sys.path[:] = path
+        spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
+        if spec is None or spec.loader is None:
+            return
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["sitecustomize"] = module
+        spec.loader.exec_module(module)
+
+    library = os.environ.get("CUDA_INJECTION64_PATH")
+    wanted = (library and os.environ.get("CUDATRACE_SESSION") and
+              os.environ.get("CUDATRACE_PYTHON_PROBE", "1") != "0")
+    if wanted:
+        try:
+            _install(library)
+        except Exception as error:  # noqa: BLE001 (the program runs on)
+            print("cudatrace: the Python probe is off: %r" % error, file=sys.stderr)
+    chain()
+
+
+# The contract's enumerations (contract/events.def): framework, framework_moment.
+_FRAMEWORKS = {"torch": 1, "jax": 2, "tensorflow": 3}
+_SAMPLE, _OOM, _EXCEPTION, _EXIT = 1, 2, 3, 4
+_TEXT_MAX = 4096
+
+
+def _install(library):
+    import os
+    import sys
+
+    state = {"lib": None, "broken": False, "readers": {}, "last": {}, "thread": None}
+
+    def lib():
+        """libcudatrace's functions, opened on first use; None once broken."""
+        if state["lib"] is None and not state["broken"]:
+            import ctypes
+
+            handle = ctypes.CDLL(library)
+            u32, u64, text = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_char_p
+            signatures = {
+                "cudatrace_python_framework_load": [u32, text],
+                "cudatrace_python_framework_memory": [u32, u32, u32] + [u64] * 5,
+                "cudatrace_python_framework_oom": [u32, u32, u64, u64, u64],
+                "cudatrace_python_exception": [text, text, text, u32, text, text, u32],
+            }
+            functions = {}
+            for name, argtypes in signatures.items():
+                function = getattr(handle, name)
+                function.argtypes = argtypes
+                function.restype = None
+                functions[name[len("cudatrace_python_"):]] = function
+            state["lib"] = functions
+        return state["lib"]
+
+    def guarded(what):
+        """WHAT, whose first failure is said once on stderr and stops the probe."""
+        def run(*args):
+            if state["broken"]:
+                return None
+            try:
+                return what(*args)
+            except Exception as error:  # noqa: BLE001 (the program runs on)
+                state["broken"] = True
+                print("cudatrace: the Python probe stopped: %r" % error, file=sys.__stderr__,
+                      flush=True)
+                return None
+        return run
+
+    def text(value):
+        return str(value)[:_TEXT_MAX].encode("utf-8", "replace")
+
+    # ---------------------------------------------------------------- memory
+
+    def emit_memory(framework, at):
+        """Each device's figures of FRAMEWORK, those that changed unless AT is not a sample."""
+        read = state["readers"].get(framework)
+        if read is None:
+            return
+        for device, figures in read():
+            key = (framework, device)
+            if at == _SAMPLE and state["last"].get(key) == figures:
+                continue
+            state["last"][key] = figures
+            lib()["framework_memory"](_FRAMEWORKS[framework], device, at, *figures)
+
+    def emit_all(at):
+        for framework in list(state["readers"]):
+            emit_memory(framework, at)
+
+    def sampler(period):
+        import threading
+
+        stop = threading.Event()
+
+        def run():
+            while not stop.wait(period):
+                guarded(emit_all)(_SAMPLE)
+        thread = threading.Thread(target=run, name="cudatrace-probe", daemon=True)
+        thread.start()
+        state["thread"] = (thread, stop)
+
+    def start_sampler():
+        if state["thread"] is not None:
+            return
+        try:
+            period = int(os.environ.get("CUDATRACE_PYTHON_PERIOD_MS", "100")) / 1000.0
+        except ValueError:
+            period = 0.1
+        if period > 0:
+            sampler(max(period, 0.001))
+
+    def at_exit():
+        if state["thread"] is not None:
+            thread, stop = state["thread"]
+            stop.set()
+            thread.join(1.0)
+        guarded(emit_all)(_EXIT)
+
+    # ------------------------------------------------------------ frameworks
+
+    def torch_reader(torch):
+        def read():
+            if not torch.cuda.is_initialized():
+                return []
+            out = []
+            for device in range(torch.cuda.device_count()):
+                s = torch.cuda.memory_stats(device)
+                figures = (s.get("allocated_bytes.all.current", 0),
+                           s.get("reserved_bytes.all.current", 0),
+                           s.get("allocated_bytes.all.peak", 0),
+                           s.get("reserved_bytes.all.peak", 0), 0)
+                if any(figures) or ("torch", device) in state["last"]:
+                    out.append((device, figures))
+            return out
+
+        def on_oom(device, requested, limit, device_free):
+            # PyTorch calls its observers before it raises, without its lock.
+            lib()["framework_oom"](_FRAMEWORKS["torch"], device, requested, limit,
+                                   device_free)
+            emit_memory("torch", _OOM)
+
+        def attach():
+            torch._C._cuda_attach_out_of_memory_observer(guarded(on_oom))
+
+        # The observer reaches only the allocators of an initialised CUDA:
+        # _lazy_call runs it now, or right after PyTorch initialises it.
+        torch.cuda._lazy_call(guarded(attach))
+        return read
+
+    def jax_reader(jax):
+        def read():
+            from jax._src import xla_bridge
+
+            if not getattr(xla_bridge, "_backends", None):
+                return []  # no backend yet: jax.devices() would make one
+            out = []
+            for device in jax.local_devices():
+                if device.platform != "gpu":
+                    continue
+                s = device.memory_stats() or {}
+                figures = (s.get("bytes_in_use", 0), s.get("pool_bytes", 0),
+                           s.get("peak_bytes_in_use", 0), s.get("peak_pool_bytes", 0),
+                           s.get("bytes_limit", 0))
+                out.append((getattr(device, "local_hardware_id", device.id), figures))
+            return out
+        return read
+
+    def tensorflow_reader(tf):
+        def read():
+            from tensorflow.python.eager import context
+
+            if not getattr(context.context(), "_initialized", False):
+                return []  # listing devices would initialise them
+            out = []
+            for device in tf.config.list_logical_devices("GPU"):
+                s = tf.config.experimental.get_memory_info(device.name)
+                index = int(device.name.rsplit(":", 1)[-1])
+                out.append((index, (s.get("current", 0), 0, s.get("peak", 0), 0, 0)))
+            return out
+        return read
+
+    makers = {"torch": torch_reader, "jax": jax_reader, "tensorflow": tensorflow_reader}
+
+    def on_import(name, module):
+        lib()["framework_load"](_FRAMEWORKS[name], text(getattr(module, "__version__", "")))
+        state["readers"][name] = makers[name](module)
+        start_sampler()
+
+    # -------------------------------------------------------------- imports
+
+    import importlib.abc
+    import importlib.util
+
+    class Loader(importlib.abc.Loader):
+        """The framework's own loader, then on_import; its spec keeps the
+        framework's loader, which answers everything else."""
+
+        def __init__(self, name, inner):
+            self.name, self.inner = name, inner
+
+        def __getattr__(self, attribute):
+            return getattr(self.inner, attribute)
+
+        def create_module(self, spec):
+            return self.inner.create_module(spec)
+
+        def exec_module(self, module):
+            module.__spec__.loader = module.__loader__ = self.inner
+            self.inner.exec_module(module)
+            guarded(on_import)(self.name, module)
+
+    class Finder(importlib.abc.MetaPathFinder):
+        """Sees the top-level import of a framework, and nothing else."""
+
+        def __init__(self):
+            self.busy = set()
+
+        def find_spec(self, name, path=None, target=None):
+            if name not in _FRAMEWORKS or name in self.busy or state["broken"]:
+                return None
+            self.busy.add(name)
+            try:
+                spec = importlib.util.find_spec(name)
+            finally:
+                self.busy.discard(name)
+            if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+                return spec
+            spec.loader = Loader(name, spec.loader)
+            return spec
+
+    # ----------------------------------------------------------- exceptions
+
+    def own_code(filename, standard):
+        """Whether FILENAME is the program's: not Python's own library (under
+        one of STANDARD), not an installed package's, not made up ("<string>")."""
+        if not filename or filename.startswith("<"):
+            return False
+        path = os.path.abspath(filename)
+        if {"site-packages", "dist-packages"} & set(path.split(os.sep)):
+            return False
+        return not any(path.startswith(os.path.join(d, "")) for d in standard)
+
+    def on_exception(kind, value, tb):
+        frames = []
+        while tb is not None:
+            frames.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno,
+                           tb.tb_frame.f_code.co_name))
+            tb = tb.tb_next
+        import sysconfig
+
+        paths = sysconfig.get_paths()
+        standard = {os.path.abspath(paths[k]) for k in ("stdlib", "platstdlib") if k in paths}
+        raised = frames[-1] if frames else ("", 0, "")
+        own = next((f for f in reversed(frames) if own_code(f[0], standard)), raised)
+        name = getattr(kind, "__qualname__", getattr(kind, "__name__", str(kind)))
+        module = getattr(kind, "__module__", "builtins")
+        if module not in ("builtins", "__main__"):
+            name = module + "." + name
+        emit_all(_EXCEPTION)
+        lib()["exception"](text(name), text(value), text(own[0]), own[1], text(own[2]),
+                           text(raised[0]), raised[1])
+
+    previous_hook = sys.excepthook
+
+    def excepthook(kind, value, tb):
+        # An interactive interpreter lives on after an uncaught exception.
+        if not hasattr(sys, "ps1") and not sys.flags.interactive:
+            guarded(on_exception)(kind, value, tb)
+        previous_hook(kind, value, tb)
+
+    import atexit
+
+    sys.excepthook = excepthook
+    sys.meta_path.insert(0, Finder())
+    atexit.register(guarded(at_exit))
+    for name in _FRAMEWORKS:  # imported already (by another sitecustomize's .pth)
+        if name in sys.modules:
+            guarded(on_import)(name, sys.modules[name])
+
+
+_cudatrace_probe()
+del _cudatrace_probe

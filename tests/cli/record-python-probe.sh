@@ -1,0 +1,227 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The Python probe `cudatrace record` puts in the traced program's Python
+# interpreters (doc/events.md, "The Python probe"), on programs whose
+# answers are known from their source:
+#
+# 1. A script that dies of an uncaught exception raised in its own code:
+#    the report's framework section names its type, message, line and
+#    function; one raised inside Python's library (json) names the
+#    script's line that called it, and where it was raised. The traceback
+#    still reaches the program's stderr, and its exit status is Python's.
+# 2. The probe changes nothing the program sees: a sitecustomize of the
+#    user's on PYTHONPATH still runs and is the one `import sitecustomize`
+#    gives; the probe's directory is not on sys.path and is gone after the
+#    run; a program that imports no framework runs no probe thread.
+# 3. SystemExit is no death by exception; --no-python-probe and
+#    CUDATRACE_PYTHON_PROBE=0 record nothing and leave PYTHONPATH alone.
+# 4. A framework (a stand-in `torch` package with PyTorch's API, whose
+#    figures the test sets): its import is seen, its figures are recorded
+#    as it gives them, only once it says CUDA is initialised, its
+#    out-of-memory observer is attached; the Perfetto export shows its
+#    figures as counters beside the driver's, and its error as an instant
+#    (decoded with Perfetto's protos, check-perfetto.py).
+
+cli_here=$(cd "$(dirname "$0")" && pwd)
+. "$cli_here/../lib/cli.sh"
+
+. "$cli_here/../lib/perfetto-venv.sh"
+
+cli_setup "$@"
+perfetto_python "${TESTS_BUILDDIR:-$trace_builddir/tests}"
+cli_with_daemon
+py=$trace_python
+dir=$lttng_tmp/progs
+mkdir -p "$dir/user-site" "$dir/fake/torch"
+
+# WHAT of the report of trace TAG (its JSON in TAG.json).
+framework() {
+	"$cli_bin" report --format json -o "$lttng_tmp/$1.json" "$lttng_tmp/$1" \
+		2>"$lttng_tmp/$1.report-err" || echo "report failed"
+	"$py" -c 'import json, os, sys
+report = json.load(open(sys.argv[1]))
+fw, what = report["framework"], sys.argv[2]
+if what == "exception":
+    for x in fw["exceptions"]:
+        print("|".join(str(v) for v in (x["type"], x["message"], os.path.basename(x["file"]),
+                                        x["line"], x["function"],
+                                        os.path.basename(x["raised_file"]), x["raised_line"])))
+elif what == "devices":
+    for d in fw["devices"]:
+        print(d["framework"], d["version"], d["device"], d["in_use_bytes"], d["reserved_bytes"],
+              d["peak_in_use_bytes"], d["peak_reserved_bytes"], d["ooms"])
+elif what == "loaded":
+    print(" ".join("%s:%s" % (l["framework"], l["version"]) for l in fw["loaded"]))
+elif what == "oom":
+    for d in fw["devices"]:
+        o = d["first_oom"]
+        if o:
+            print(o["requested_bytes"], o["limit_bytes"], o["device_free_bytes"],
+                  o["in_use_bytes"], o["reserved_bytes"])
+elif what == "findings":
+    print(" ".join("%s:%s" % (f["kind"], f["verdict"]) for f in report["findings"]))' \
+		"$lttng_tmp/$1.json" "$2"
+}
+line_of() { grep -n "$2" "$1" | head -n 1 | cut -d: -f1; }
+
+# 1. Uncaught exceptions.
+cat >"$dir/dies.py" <<'PY'
+import json
+import sys
+
+
+def load(name):
+    table = {}
+    return table[name]  # the KeyError
+
+
+def main():
+    if sys.argv[1] == "key":
+        load("weights")
+    json.loads("{")  # raised inside json
+
+
+main()
+PY
+cli_record key -o "$lttng_tmp/key" -- "$py" "$dir/dies.py" key
+cli_status_is "uncaught: record exits with Python's status" 1
+is "uncaught: its type, message, line and function, raised where it is" \
+	"$(framework key exception)" \
+	"KeyError|'weights'|dies.py|$(line_of "$dir/dies.py" 'the KeyError')|load|dies.py|$(line_of "$dir/dies.py" 'the KeyError')"
+ok "uncaught: the traceback still reaches stderr" grep -qx "KeyError: 'weights'" "$lttng_tmp/key.err"
+cli_record json -o "$lttng_tmp/json" -- "$py" "$dir/dies.py" json
+cli_status_is "raised in Python's library: record exits with Python's status" 1
+framework json exception >"$lttng_tmp/json.exception"
+is "raised in Python's library: the script's line that called it" \
+	"$(cut -d'|' -f1,3-5 "$lttng_tmp/json.exception")" \
+	"json.decoder.JSONDecodeError|dies.py|$(line_of "$dir/dies.py" 'raised inside json')|main"
+ok "raised in Python's library: where it was raised is json's" \
+	grep -q '|decoder.py|[1-9][0-9]*$' "$lttng_tmp/json.exception"
+
+# 2. What the program sees.
+cat >"$dir/user-site/sitecustomize.py" <<'PY'
+print("user sitecustomize ran")
+PY
+cat >"$dir/sees.py" <<'PY'
+import os
+import sys
+import threading
+
+import sitecustomize
+
+print("sitecustomize", sitecustomize.__file__)
+probe = os.environ["PYTHONPATH"].split(":")[0]
+print("probe dir", probe)
+print("on sys.path", probe in sys.path or os.path.abspath(probe) in sys.path)
+print("threads", " ".join(sorted(t.name for t in threading.enumerate())))
+PY
+PYTHONPATH=$dir/user-site cli_record sees -o "$lttng_tmp/sees" -- "$py" "$dir/sees.py"
+cli_status_is "sees: record exits with the program's status" 0
+ok "the user's sitecustomize still runs" grep -qx "user sitecustomize ran" "$lttng_tmp/sees.out"
+is "... and is the one the program imports" \
+	"$(sed -n 's/^sitecustomize //p' "$lttng_tmp/sees.out")" "$dir/user-site/sitecustomize.py"
+is "the probe's directory is not on sys.path" \
+	"$(sed -n 's/^on sys.path //p' "$lttng_tmp/sees.out")" False
+probe_dir=$(sed -n 's/^probe dir //p' "$lttng_tmp/sees.out")
+ok "the probe's directory is gone after the run" test -n "$probe_dir" -a ! -e "$probe_dir"
+is "without a framework, no probe thread runs" \
+	"$(sed -n 's/^threads //p' "$lttng_tmp/sees.out")" MainThread
+
+# 3. No death by exception; the probe turned off.
+cli_record exit3 -o "$lttng_tmp/exit3" -- "$py" -c 'raise SystemExit(3)'
+cli_status_is "SystemExit(3): record exits with 3" 3
+is "SystemExit is no uncaught exception" "$(framework exit3 exception)" ""
+PYTHONPATH=$dir/user-site cli_record off -o "$lttng_tmp/off" --no-python-probe -- \
+	"$py" -c 'import os; print("PYTHONPATH", os.environ["PYTHONPATH"]); {}[1]'
+is "--no-python-probe: PYTHONPATH is the user's" \
+	"$(sed -n 's/^PYTHONPATH //p' "$lttng_tmp/off.out")" "$dir/user-site"
+is "--no-python-probe: nothing recorded" "$(framework off exception)" ""
+CUDATRACE_PYTHON_PROBE=0 cli_record env0 -o "$lttng_tmp/env0" -- "$py" -c '{}[1]'
+is "CUDATRACE_PYTHON_PROBE=0: nothing recorded" "$(framework env0 exception)" ""
+
+# 4. A stand-in for PyTorch: the API the probe uses, with set figures.
+cat >"$dir/fake/torch/__init__.py" <<'PY'
+# A stand-in for PyTorch's API as the probe uses it (torch.cuda, torch._C).
+import types
+
+__version__ = "9.9.fake"
+_observers = []
+_queued = []
+_stats = {}
+_initialized = [False]
+
+
+def _lazy_call(fn):
+    if _initialized[0]:
+        fn()
+    else:
+        _queued.append(fn)
+
+
+def init(allocated, reserved):
+    _initialized[0] = True
+    set_stats(allocated, reserved)
+    for fn in _queued:
+        fn()
+
+
+def set_stats(allocated, reserved):
+    _stats["allocated_bytes.all.current"] = allocated
+    _stats["reserved_bytes.all.current"] = reserved
+    _stats["allocated_bytes.all.peak"] = max(allocated, _stats.get("allocated_bytes.all.peak", 0))
+    _stats["reserved_bytes.all.peak"] = max(reserved, _stats.get("reserved_bytes.all.peak", 0))
+
+
+def oom(requested, limit, free):
+    for fn in _observers:
+        fn(0, requested, limit, free)
+
+
+cuda = types.SimpleNamespace(
+    _lazy_call=_lazy_call,
+    is_initialized=lambda: _initialized[0],
+    device_count=lambda: 1,
+    memory_stats=lambda device: dict(_stats),
+)
+_C = types.SimpleNamespace(_cuda_attach_out_of_memory_observer=_observers.append)
+PY
+cat >"$dir/fake-train.py" <<'PY'
+import sys
+import time
+
+import torch
+
+MIB = 1 << 20
+time.sleep(0.3)  # not initialised: nothing to read
+torch.init(4 * MIB, 20 * MIB)
+time.sleep(0.3)
+torch.set_stats(12 * MIB, 20 * MIB)
+time.sleep(0.3)
+torch.set_stats(2 * MIB, 20 * MIB)
+torch.oom(16 * MIB, 256 * MIB, 8 * MIB)
+sys.exit(0)
+PY
+PYTHONPATH=$dir/fake CUDATRACE_PYTHON_PERIOD_MS=50 cli_record fake -o "$lttng_tmp/fake" -- \
+	"$py" "$dir/fake-train.py"
+cli_status_is "a framework: record exits with the program's status" 0
+is "a framework: its import is seen, with its version" "$(framework fake loaded)" \
+	"pytorch:9.9.fake"
+is "a framework: its figures as it gives them, its peaks, its error" \
+	"$(framework fake devices)" "pytorch 9.9.fake 0 2097152 20971520 12582912 20971520 1"
+is "a framework: its out-of-memory error, with its figures then" "$(framework fake oom)" \
+	"16777216 268435456 8388608 2097152 20971520"
+is "a framework: the error is on the first page, the pool fragmented" \
+	"$(framework fake findings)" "framework_oom:fragmented"
+"$cli_bin" export --format perfetto -o "$lttng_tmp/fake.pftrace" "$lttng_tmp/fake" \
+	2>"$lttng_tmp/fake.export-err"
+is "a framework: the Perfetto export is written" "$?" 0
+cat >"$lttng_tmp/fake.expected" <<'JSON'
+{"counters": {"GPU 0 PyTorch in use (its own count)": [4194304, 12582912, 2097152],
+              "GPU 0 PyTorch reserved (its pool)": [20971520]},
+ "instants": ["PyTorch out of memory: 16777216 bytes requested on GPU 0"]}
+JSON
+"$perfetto_python" "$trace_srcdir/tests/analyzers/check-perfetto.py" --counters \
+	"$lttng_tmp/fake.pftrace" "$lttng_tmp/fake.expected" >"$lttng_tmp/fake.tap" 2>&1
+tap_relay "a framework: Perfetto" "$lttng_tmp/fake.tap"
+tap_done
