@@ -137,7 +137,8 @@ struct frag_snapshot {
 /* One failed allocation with the state at that moment. */
 struct frag_failure {
 	int64_t time_ns;
-	struct ct_process *process; /* borrowed */
+	struct ct_process *process;     /* borrowed */
+	const struct ct_thread *thread; /* borrowed */
 	uint8_t device;
 	uint8_t kind;
 	uint64_t requested;
@@ -146,6 +147,9 @@ struct frag_failure {
 	uint32_t site;
 	uint64_t stack_id;
 	struct frag_snapshot state;
+	/* The allocation that made up for it (recovered_of), 0: none. */
+	uint64_t recovered_bytes;
+	int64_t recovered_ns;
 };
 
 /* What the analysis keeps of one (process, device), beside the accountant's. */
@@ -389,12 +393,35 @@ static void hook_peak(void *data, struct ct_acct_device *dev, void *own, const s
 	fd->at_peak.live_bytes = (uint64_t)dev->peak_bytes;
 }
 
+/*
+ * How soon an allocator that was refused must ask again, and get at least
+ * half of what it asked, for the refusal to be one it recovered from:
+ * PyTorch's caching allocator frees its cache and asks again for as much;
+ * XLA's BFC allocator asks again for less (its pool at 90 %, then
+ * smaller). Either way the program went on with the memory.
+ */
+#define RECOVERY_NS (1000 * 1000 * 1000LL)
+
+/* Whether A, made by EV's thread, makes up for FL, refused on the same device. */
+static bool recovered_by(const struct frag_failure *fl, const struct ct_acct_alloc *a,
+                         const struct ct_event *ev)
+{
+	return fl && !fl->recovered_bytes && fl->thread && fl->thread == ev->thread &&
+	       ev->time_ns >= fl->time_ns && ev->time_ns - fl->time_ns <= RECOVERY_NS &&
+	       a->size >= fl->requested / 2;
+}
+
 static void hook_added(void *data, struct ct_acct_device *dev, void *own,
                        const struct ct_acct_alloc *a, const struct ct_event *ev)
 {
 	struct frag_device *fd = own;
 	enum region region = region_of(a->kind);
 	uint64_t end = a->address + extent_of(region, a->size);
+
+	if (recovered_by(fd->last_failure, a, ev)) {
+		fd->last_failure->recovered_bytes = a->size;
+		fd->last_failure->recovered_ns = ev->time_ns;
+	}
 
 	if (region == REGION_NONE)
 		return;
@@ -446,6 +473,7 @@ static void on_failure(struct fragmentation *f, const struct ct_event *ev)
 	*failure = (struct frag_failure){
 		.time_ns = ev->time_ns,
 		.process = ev->process,
+		.thread = ev->thread,
 		.device = e->device,
 		.kind = e->kind,
 		.requested = e->size,
@@ -1080,6 +1108,8 @@ static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 		.granularity_waste_bytes = s->granularity_waste,
 		.pool_reserved_bytes = s->pool_reserved,
 		.pool_used_bytes = s->pool_used,
+		.recovered_bytes = fl->recovered_bytes,
+		.recovered_ns = fl->recovered_ns,
 		.caveats = caveats,
 	};
 	g_array_append_val(f->result.failures, out);

@@ -71,6 +71,13 @@ struct ct_frag_failure {
 	uint64_t granularity_waste_bytes;
 	uint64_t pool_reserved_bytes;
 	uint64_t pool_used_bytes;
+	/*
+	 * The allocation by which its thread made up for it, on the same device,
+	 * at most a second later and of at least half the request: the
+	 * allocator asked again and went on (0: none).
+	 */
+	uint64_t recovered_bytes;
+	int64_t recovered_ns;
 	GArray *caveats; /* struct ct_caveat: the figures above that are not exact */
 };
 

@@ -304,6 +304,13 @@ static void write_failure(struct ct_doc *doc, const struct ct_frag_failure *f)
 	ct_doc_u64(doc, "granularity_waste_bytes", f->granularity_waste_bytes, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "pool_reserved_bytes", f->pool_reserved_bytes, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "pool_used_bytes", f->pool_used_bytes, CT_UNIT_BYTES);
+	if (f->recovered_bytes) {
+		ct_doc_u64(doc, "recovered_bytes", f->recovered_bytes, CT_UNIT_BYTES);
+		ct_doc_i64(doc, "recovered_time_ns", f->recovered_ns, CT_UNIT_TIME);
+	} else {
+		ct_doc_null(doc, "recovered_bytes");
+		ct_doc_null(doc, "recovered_time_ns");
+	}
 	write_caveats(doc, f->caveats);
 	ct_doc_end(doc);
 }

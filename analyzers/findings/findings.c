@@ -338,6 +338,57 @@ static const struct ct_node *framework_oom_of(const struct ct_node *framework,
 	return NULL;
 }
 
+/* Whether the allocator made up for FAILURE at once (memory.failures[].recovered_bytes). */
+static bool recovered(const struct ct_node *failure)
+{
+	return u64_of(failure, "recovered_bytes") > 0;
+}
+
+static const char *const retry_numbers[] = { "requested_bytes", "recovered_bytes", NULL };
+
+/*
+ * Refusals the allocator made up for at once (an allocator that frees its
+ * cache and asks again, or asks for less): no failure of the program, but
+ * a sign it runs at the edge of the device. One finding for the first,
+ * counting the others.
+ */
+static void add_retries(GArray *list, const struct ct_node *failures, const struct losses *l)
+{
+	const struct ct_node *first = NULL;
+	size_t index = 0;
+	uint64_t count = 0;
+	char req[32], got[32], more[48] = "";
+	struct finding *f;
+
+	for (size_t i = 0; failures && i < ct_node_count(failures); i++)
+		if (recovered(ct_node_child(failures, i)) && !count++) {
+			first = ct_node_child(failures, i);
+			index = i;
+		}
+	if (!first)
+		return;
+	f = finding_add(list, SEV_ADVICE, "allocation_retry", first);
+	f->count = count;
+	if (count > 1)
+		snprintf(more, sizeof(more), " (%" PRIu64 " such refusals)", count);
+	f->summary = g_strdup_printf(
+	    "%s of %s was refused on device %" PRIu64 ", and the allocator got %s right after%s",
+	    str_of(first, "api") ? str_of(first, "api") : "an allocation",
+	    bytes_text(number_of(first, "requested_bytes"), req, sizeof(req)),
+	    u64_of(first, "device"),
+	    bytes_text(number_of(first, "recovered_bytes"), got, sizeof(got)), more);
+	f->explanation = g_strdup("the same thread asked again within a second for at least half "
+	                          "as much and went on (a caching allocator frees its cache and "
+	                          "retries; XLA's asks for less): no failure of the program, but "
+	                          "its memory runs at the edge of the device");
+	f->advice = g_strdup("if it slows the program (each refusal empties the cache), hold "
+	                     "less at the peak, or leave the device to this process alone");
+	numbers_from(f, first, retry_numbers);
+	f->source = g_strdup_printf("memory.failures[%zu]", index);
+	f->order = number_of(first, "time_ns");
+	(void)l;
+}
+
 /* One finding per kind of failure (process, device, site, verdict), in time order. */
 static void find_failures(GArray *list, const struct ct_node *memory,
                           const struct ct_node *framework, const struct losses *l)
@@ -345,14 +396,16 @@ static void find_failures(GArray *list, const struct ct_node *memory,
 	const struct ct_node *failures = at(memory, "failures");
 	size_t added = 0;
 
+	add_retries(list, failures, l);
 	for (size_t i = 0; failures && i < ct_node_count(failures) && added < MAX_PER_KIND; i++) {
 		const struct ct_node *failure = ct_node_child(failures, i);
 		double requested = number_of(failure, "requested_bytes");
 		struct failure_group g = { 1, requested, requested };
 		bool seen = false;
 
-		/* The framework's finding tells it, with the framework's figures. */
-		if (framework_oom_of(framework, failure))
+		/* The framework's finding tells it, with the framework's figures;
+		 * one the allocator made up for is no failure. */
+		if (framework_oom_of(framework, failure) || recovered(failure))
 			continue;
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = same_failure(ct_node_child(failures, j), failure);
@@ -361,7 +414,8 @@ static void find_failures(GArray *list, const struct ct_node *memory,
 		for (size_t j = i + 1; j < ct_node_count(failures); j++) {
 			const struct ct_node *other = ct_node_child(failures, j);
 
-			if (!same_failure(other, failure) || framework_oom_of(framework, other))
+			if (!same_failure(other, failure) || recovered(other) ||
+			    framework_oom_of(framework, other))
 				continue;
 			g.count++;
 			requested = number_of(other, "requested_bytes");

@@ -545,6 +545,38 @@ static void test_preallocation(void **unused)
 	}
 }
 
+/* A refusal the allocator made up for is advice, not a failure. */
+static void test_recovered_refusal(void **unused)
+{
+	struct ct_doc *doc = ct_doc_create();
+	const struct ct_node *root;
+
+	(void)unused;
+	write_trace(doc, 0);
+	ct_doc_object(doc, "memory", "Memory");
+	ct_doc_array(doc, "failures", NULL);
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "time_ns", 1000, CT_UNIT_TIME);
+	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
+	ct_doc_u64(doc, "device", 0, CT_UNIT_ID);
+	ct_doc_u64(doc, "requested_bytes", 768 * MIB, CT_UNIT_BYTES);
+	ct_doc_string(doc, "api", "cuMemCreate");
+	ct_doc_string(doc, "verdict", "out_of_memory");
+	ct_doc_u64(doc, "recovered_bytes", 692 * MIB, CT_UNIT_BYTES);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	ct_findings_write(doc);
+	root = ct_doc_root(doc);
+	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 1);
+	assert_string_equal(str(finding(root, 0), "kind"), "allocation_retry");
+	assert_string_equal(str(finding(root, 0), "severity"), "advice");
+	assert_non_null(strstr(str(finding(root, 0), "summary"),
+	                       "cuMemCreate of 768.00 MiB was refused on device 0, and the "
+	                       "allocator got 692.00 MiB right after"));
+	ct_doc_destroy(doc);
+}
+
 /* A sticky error is a finding without record's notes, and with them, tells the death once. */
 static void test_sticky(void **unused)
 {
@@ -671,19 +703,13 @@ static void test_ended_well(void **unused)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ranked_and_grouped),
-		cmocka_unit_test(test_caveats_said),
-		cmocka_unit_test(test_one_screen),
-		cmocka_unit_test(test_nothing_found),
-		cmocka_unit_test(test_host_oom_first),
-		cmocka_unit_test(test_gpu_oom_told_once),
-		cmocka_unit_test(test_framework_oom),
-		cmocka_unit_test(test_preallocation),
-		cmocka_unit_test(test_sticky),
-		cmocka_unit_test(test_sticky_kernel),
-		cmocka_unit_test(test_other_deaths),
-		cmocka_unit_test(test_unknown_after),
-		cmocka_unit_test(test_ended_well),
+		cmocka_unit_test(test_ranked_and_grouped), cmocka_unit_test(test_caveats_said),
+		cmocka_unit_test(test_one_screen),         cmocka_unit_test(test_nothing_found),
+		cmocka_unit_test(test_host_oom_first),     cmocka_unit_test(test_gpu_oom_told_once),
+		cmocka_unit_test(test_framework_oom),      cmocka_unit_test(test_preallocation),
+		cmocka_unit_test(test_recovered_refusal),  cmocka_unit_test(test_sticky),
+		cmocka_unit_test(test_sticky_kernel),      cmocka_unit_test(test_other_deaths),
+		cmocka_unit_test(test_unknown_after),      cmocka_unit_test(test_ended_well),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -591,6 +592,40 @@ static void test_range_map_overlaps(void **state)
 	ct_range_map_release(&map);
 }
 
+/*
+ * A refusal the same thread makes up for at once, with at least half the
+ * request, is recovered (a caching allocator that frees its cache and asks
+ * again; XLA's that asks for less); one followed by less, or by another
+ * thread's allocation, is not.
+ */
+static void test_recovered(void **state)
+{
+	struct feed f;
+	const struct ct_node *n;
+
+	(void)state;
+	feed_init(&f, both);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 768 * MIB, 700 * MIB, GIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 692 * MIB);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 256 * MIB, 8 * MIB, GIB);
+	feed_alloc(&f, PID, PID + 1, 0, CT_MEM_DEVICE, BASE + GIB, 256 * MIB);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 256 * MIB, 8 * MIB, GIB);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE + 2 * GIB, 64 * MIB);
+	feed_report(&f);
+
+	assert_int_equal(feed_count(&f, "memory.failures"), 3);
+	assert_int_equal(feed_int(&f, "memory.failures.0.recovered_bytes"), 692 * MIB);
+	for (int i = 1; i <= 2; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "memory.failures.%d.recovered_bytes", i);
+		n = feed_get(&f, path);
+		assert_non_null(n);
+		assert_int_equal(n->type, CT_NODE_NULL);
+	}
+	feed_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -606,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_pool_identity),
 		cmocka_unit_test(test_pool_release_at_sync),
 		cmocka_unit_test(test_losses),
+		cmocka_unit_test(test_recovered),
 		cmocka_unit_test(test_range_map),
 		cmocka_unit_test(test_range_map_overlaps),
 	};
