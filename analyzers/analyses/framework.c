@@ -86,6 +86,7 @@ static struct ct_framework_device *entry_of(struct framework *f, struct ct_proce
 	entry.framework = framework;
 	entry.device = device;
 	entry.version = version_of(f, p->pid, framework);
+	entry.ooms = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_oom));
 	g_array_append_val(f->result.devices, entry);
 	g_hash_table_insert(table, key, GSIZE_TO_POINTER((gsize)f->result.devices->len));
 	return &g_array_index(f->result.devices, struct ct_framework_device,
@@ -125,11 +126,16 @@ static void on_memory(struct framework *f, const struct ct_event *ev)
 	/* The framework's marks only rise, but it may reset them (reset_peak_memory_stats). */
 	d->peak_in_use_bytes = MAX(d->peak_in_use_bytes, MAX(e->peak_in_use, e->in_use));
 	d->peak_reserved_bytes = MAX(d->peak_reserved_bytes, MAX(e->peak_reserved, e->reserved));
-	if (e->at == CT_FRAMEWORK_OOM && d->oom_count && !d->first_oom.figures_known &&
-	    d->oom_count == 1) {
-		d->first_oom.figures_known = true;
-		d->first_oom.in_use_bytes = e->in_use;
-		d->first_oom.reserved_bytes = e->reserved;
+	/* The figures read right after an error complete it. */
+	if (e->at == CT_FRAMEWORK_OOM && d->ooms->len) {
+		struct ct_framework_oom *o =
+		    &g_array_index(d->ooms, struct ct_framework_oom, d->ooms->len - 1);
+
+		if (!o->figures_known) {
+			o->figures_known = true;
+			o->in_use_bytes = e->in_use;
+			o->reserved_bytes = e->reserved;
+		}
 	}
 }
 
@@ -138,14 +144,16 @@ static void on_oom(struct framework *f, const struct ct_event *ev)
 	const struct ct_ev_framework_oom *e = &ev->u.framework_oom;
 	struct ct_framework_device *d = entry_of(f, ev->process, e->framework, e->device);
 
-	d->last_oom_ns = ev->time_ns;
-	if (!d->oom_count++)
-		d->first_oom = (struct ct_framework_oom){
-			.time_ns = ev->time_ns,
-			.requested_bytes = e->requested,
-			.limit_bytes = e->limit,
-			.device_free_bytes = e->device_free,
-		};
+	struct ct_framework_oom oom = {
+		.time_ns = ev->time_ns,
+		.requested_bytes = e->requested,
+		.limit_bytes = e->limit,
+		.device_free_bytes = e->device_free,
+	};
+
+	d->oom_count++;
+	if (d->ooms->len < CT_FRAMEWORK_OOMS_MAX)
+		g_array_append_val(d->ooms, oom);
 }
 
 static void on_exception(struct framework *f, const struct ct_event *ev)
@@ -235,15 +243,9 @@ static int64_t driver_peak(const struct ct_memory_result *memory, int64_t pid, u
 	return -1;
 }
 
-static void write_oom(struct ct_doc *doc, const struct ct_framework_device *d)
+static void write_oom(struct ct_doc *doc, const struct ct_framework_oom *o)
 {
-	const struct ct_framework_oom *o = &d->first_oom;
-
-	if (!d->oom_count) {
-		ct_doc_null(doc, "first_oom");
-		return;
-	}
-	ct_doc_object(doc, "first_oom", "Its first out-of-memory error");
+	ct_doc_object(doc, NULL, NULL);
 	ct_doc_i64(doc, "time_ns", o->time_ns, CT_UNIT_TIME);
 	ct_doc_u64(doc, "requested_bytes", o->requested_bytes, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "limit_bytes", o->limit_bytes, CT_UNIT_BYTES);
@@ -302,11 +304,10 @@ static void write_device(struct ct_doc *doc, const struct ct_framework_device *d
 		ct_doc_null(doc, "first_reserved_share");
 	}
 	ct_doc_u64(doc, "ooms", d->oom_count, CT_UNIT_NONE);
-	write_oom(doc, d);
-	if (d->oom_count)
-		ct_doc_i64(doc, "last_oom_time_ns", d->last_oom_ns, CT_UNIT_TIME);
-	else
-		ct_doc_null(doc, "last_oom_time_ns");
+	ct_doc_array(doc, "oom_errors", "Its out-of-memory errors (the first ones)");
+	for (guint i = 0; i < d->ooms->len; i++)
+		write_oom(doc, &g_array_index(d->ooms, struct ct_framework_oom, i));
+	ct_doc_end(doc);
 	ct_doc_end(doc);
 }
 
@@ -391,6 +392,9 @@ static void framework_destroy(void *state)
 
 	if (!f)
 		return;
+	for (guint i = 0; i < f->result.devices->len; i++)
+		g_array_free(g_array_index(f->result.devices, struct ct_framework_device, i).ooms,
+		             TRUE);
 	g_array_free(f->result.devices, TRUE);
 	g_array_free(f->result.exceptions, TRUE);
 	g_array_free(f->result.loads, TRUE);

@@ -46,9 +46,11 @@ struct ct_framework_device {
 	int64_t first_reserved_ns;
 	uint64_t device_total_bytes; /* the device's memory (device_info); 0 unknown */
 	uint64_t oom_count;
-	struct ct_framework_oom first_oom; /* when oom_count */
-	int64_t last_oom_ns;               /* when oom_count */
+	GArray *ooms; /* struct ct_framework_oom: the first CT_FRAMEWORK_OOMS_MAX, in time order */
 };
+
+/* The out-of-memory errors kept per device: a program that catches them may make many. */
+#define CT_FRAMEWORK_OOMS_MAX 16
 
 /* The uncaught exception a process died of (python_exception). */
 struct ct_framework_exception {

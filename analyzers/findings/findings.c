@@ -315,9 +315,10 @@ static void add_failure(GArray *list, const struct ct_node *failure, size_t inde
 #define FRAMEWORK_RETRY_NS 1000000000LL
 
 /*
- * The device of FRAMEWORK's section whose out-of-memory errors FAILURE (of
- * the memory section) was part of: same process and device, at most
- * FRAMEWORK_RETRY_NS before its first error, not after its last; NULL if none.
+ * The out-of-memory error of FRAMEWORK's section (framework.devices[].
+ * oom_errors[]) that FAILURE (of the memory section) was part of: same
+ * process and device, at most FRAMEWORK_RETRY_NS before it and after the
+ * error before it; NULL if none.
  */
 static const struct ct_node *framework_oom_of(const struct ct_node *framework,
                                               const struct ct_node *failure)
@@ -327,13 +328,21 @@ static const struct ct_node *framework_oom_of(const struct ct_node *framework,
 
 	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
 		const struct ct_node *d = ct_node_child(devices, i);
+		const struct ct_node *errors = at(d, "oom_errors");
+		double previous = -INFINITY;
 
-		if (!u64_of(d, "ooms") || number_of(d, "pid") != number_of(failure, "pid") ||
+		if (number_of(d, "pid") != number_of(failure, "pid") ||
 		    u64_of(d, "device") != u64_of(failure, "device"))
 			continue;
-		if (time >= number_of(at(d, "first_oom"), "time_ns") - FRAMEWORK_RETRY_NS &&
-		    time <= number_of(d, "last_oom_time_ns"))
-			return d;
+		for (size_t j = 0; errors && j < ct_node_count(errors); j++) {
+			const struct ct_node *oom = ct_node_child(errors, j);
+			double oom_time = number_of(oom, "time_ns");
+
+			if (time <= oom_time && time >= oom_time - FRAMEWORK_RETRY_NS &&
+			    time > previous)
+				return oom;
+			previous = oom_time;
+		}
 	}
 	return NULL;
 }
@@ -650,12 +659,12 @@ static char *framework_oom_advice(const char *framework, const char *verdict)
 }
 
 /*
- * The driver's failures that were part of DEVICE's out-of-memory errors
+ * The driver's failures that were part of the out-of-memory error OOM
  * (framework_oom_of): their number, and the first, which knows the call
  * site, into *FIRST (NULL when the framework asked the driver nothing).
  */
 static uint64_t driver_refusals(const struct ct_node *memory, const struct ct_node *framework,
-                                const struct ct_node *device, const struct ct_node **first)
+                                const struct ct_node *oom, const struct ct_node **first)
 {
 	const struct ct_node *failures = at(memory, "failures");
 	uint64_t count = 0;
@@ -664,7 +673,7 @@ static uint64_t driver_refusals(const struct ct_node *memory, const struct ct_no
 	for (size_t i = 0; failures && i < ct_node_count(failures); i++) {
 		const struct ct_node *failure = ct_node_child(failures, i);
 
-		if (framework_oom_of(framework, failure) != device)
+		if (framework_oom_of(framework, failure) != oom)
 			continue;
 		if (!count++)
 			*first = failure;
@@ -672,53 +681,75 @@ static uint64_t driver_refusals(const struct ct_node *memory, const struct ct_no
 	return count;
 }
 
-static void add_framework_oom(GArray *list, const struct ct_node *device, size_t index,
-                              const struct ct_node *root)
+/* The call site of the driver's failures that were part of OOM, NULL when unknown. */
+static const char *oom_site(const struct ct_node *root, const struct ct_node *oom)
 {
-	const struct ct_node *oom = at(device, "first_oom");
 	const struct ct_node *driver;
-	uint64_t refusals =
-	    driver_refusals(at(root, "memory"), at(root, "framework"), device, &driver);
+
+	driver_refusals(at(root, "memory"), at(root, "framework"), oom, &driver);
+	return str_of(driver, "site");
+}
+
+/* Errors alike: the same request, the same verdict, at the same call site. */
+static bool same_oom(const struct ct_node *root, const struct ct_node *a, const struct ct_node *b)
+{
+	return u64_of(a, "requested_bytes") == u64_of(b, "requested_bytes") &&
+	       !strcmp(framework_oom_verdict(a), framework_oom_verdict(b)) &&
+	       !g_strcmp0(oom_site(root, a), oom_site(root, b));
+}
+
+/*
+ * One finding for the out-of-memory errors of DEVICE alike to its error
+ * INDEX (COUNT of them), told with the figures of the first; its where is
+ * the first driver failure that was part of it, which knows the call site.
+ */
+static void add_framework_oom(GArray *list, const struct ct_node *device, size_t d, size_t index,
+                              uint64_t count, const struct ct_node *root)
+{
+	const struct ct_node *oom = ct_node_child(at(device, "oom_errors"), index);
 	const char *framework = str_of(device, "framework");
 	const char *verdict = framework_oom_verdict(oom);
+	const struct ct_node *driver;
+	uint64_t refusals =
+	    driver_refusals(at(root, "memory"), at(root, "framework"), oom, &driver);
 	char req[32], limit[32], free_text[32], in_use[32], reserved[32], unused[32];
+	char times[40] = "", asked[160] = "";
 	struct finding *f = finding_add(list, SEV_CRITICAL, "framework_oom", device);
 
 	f->verdict = verdict;
-	f->count = u64_of(device, "ooms");
+	f->count = count;
+	if (count > 1)
+		snprintf(times, sizeof(times), " (%" PRIu64 " times)", count);
 	bytes_text(number_of(oom, "requested_bytes"), req, sizeof(req));
 	bytes_text(number_of(oom, "limit_bytes"), limit, sizeof(limit));
 	bytes_text(number_of(oom, "device_free_bytes"), free_text, sizeof(free_text));
 	f->summary = g_strdup_printf(
-	    "%s could not allocate %s on device %" PRIu64 ": %s", ct_framework_name(framework), req,
-	    u64_of(device, "device"),
+	    "%s could not allocate %s on device %" PRIu64 ": %s%s", ct_framework_name(framework),
+	    req, u64_of(device, "device"),
 	    !strcmp(verdict, "too_large")    ? "more than it may use of the device"
 	    : !strcmp(verdict, "fragmented") ? "its pool had room, in pieces too small"
-	                                     : "the device was full");
+	                                     : "the device was full",
+	    times);
+	if (refusals) {
+		snprintf(asked, sizeof(asked), "; the driver refused %s %" PRIu64 " time%s for it",
+		         str_of(driver, "api") ? str_of(driver, "api") : "an allocation", refusals,
+		         refusals == 1 ? "" : "s");
+		f->where = driver;
+	}
 	if (at(oom, "in_use_bytes") && at(oom, "in_use_bytes")->type == CT_NODE_U64)
 		f->explanation = g_strdup_printf(
 		    "its tensors held %s and its pool %s from the driver (%s of it unused); the "
-		    "driver had %s free of the %s it may use",
+		    "driver had %s free of the %s it may use%s",
 		    bytes_text(number_of(oom, "in_use_bytes"), in_use, sizeof(in_use)),
 		    bytes_text(number_of(oom, "reserved_bytes"), reserved, sizeof(reserved)),
 		    bytes_text(number_of(oom, "reserved_unused_bytes"), unused, sizeof(unused)),
-		    free_text, limit);
+		    free_text, limit, asked);
 	else
-		f->explanation = g_strdup_printf("the driver had %s free of the %s it may use",
-		                                 free_text, limit);
-	if (refusals) {
-		char *more = g_strdup_printf(
-		    "%s; the driver refused %s %" PRIu64 " time%s for it", f->explanation,
-		    str_of(driver, "api") ? str_of(driver, "api") : "an allocation", refusals,
-		    refusals == 1 ? "" : "s");
-
-		g_free(f->explanation);
-		f->explanation = more;
-		f->where = driver; /* it knows the call site and the time */
-	}
+		f->explanation = g_strdup_printf("the driver had %s free of the %s it may use%s",
+		                                 free_text, limit, asked);
 	f->advice = framework_oom_advice(framework, verdict);
 	numbers_from(f, oom, framework_oom_numbers);
-	f->source = g_strdup_printf("framework.devices[%zu].first_oom", index);
+	f->source = g_strdup_printf("framework.devices[%zu].oom_errors[%zu]", d, index);
 	f->order = number_of(oom, "time_ns");
 }
 
@@ -761,9 +792,25 @@ static void find_framework(GArray *list, const struct ct_node *root)
 
 	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
 		const struct ct_node *d = ct_node_child(devices, i);
+		const struct ct_node *errors = at(d, "oom_errors");
+		size_t added = 0;
 
-		if (u64_of(d, "ooms"))
-			add_framework_oom(list, d, i, root);
+		for (size_t j = 0; errors && j < ct_node_count(errors) && added < MAX_PER_KIND;
+		     j++) {
+			uint64_t count = 1;
+			bool seen = false;
+
+			for (size_t k = 0; k < j && !seen; k++)
+				seen = same_oom(root, ct_node_child(errors, k),
+				                ct_node_child(errors, j));
+			if (seen)
+				continue;
+			for (size_t k = j + 1; k < ct_node_count(errors); k++)
+				count += same_oom(root, ct_node_child(errors, k),
+				                  ct_node_child(errors, j));
+			add_framework_oom(list, d, i, j, count, root);
+			added++;
+		}
 		/* PyTorch's pool grows with its tensors: a large first one is no preallocation. */
 		if (!g_strcmp0(str_of(d, "framework"), "jax") &&
 		    number_of(d, "first_reserved_share") >= PREALLOCATION_SHARE)
@@ -1006,9 +1053,14 @@ static void find_death(GArray *list, const struct ct_node *root)
 	ct_death_word(death, &facts, &words);
 	if (death == CT_DEATH_CUDA_ERROR)
 		f = told_by(list, "sticky_error", pe, is_fatal_sticky);
-	else if (death == CT_DEATH_GPU_OOM)
-		f = told_by(list, "allocation_failure", fatal_failure(at(root, "memory"), pe),
-		            same_failure);
+	else if (death == CT_DEATH_GPU_OOM) {
+		const struct ct_node *fatal = fatal_failure(at(root, "memory"), pe);
+
+		/* a framework's error the failure was part of tells it */
+		f = told_by(list, "allocation_failure", fatal, same_failure);
+		if (!f)
+			f = told_by(list, "framework_oom", fatal, same_failure);
+	}
 	if (f) {
 		char *summary = f->summary;
 

@@ -435,10 +435,14 @@ static void test_gpu_oom_told_once(void **unused)
 	ct_doc_destroy(doc);
 }
 
-/* framework.devices[] of one PyTorch device: an out-of-memory error at OOM_NS when OOM_NS. */
-static void write_framework(struct ct_doc *doc, const char *framework, int64_t oom_ns,
+/* framework.devices[] of one device: out-of-memory errors at OOM_NS (0-terminated). */
+static void write_framework(struct ct_doc *doc, const char *framework, const int64_t *oom_ns,
                             uint64_t unused_bytes, double first_share)
 {
+	size_t errors = 0;
+
+	while (oom_ns[errors])
+		errors++;
 	ct_doc_object(doc, "framework", NULL);
 	ct_doc_array(doc, "devices", NULL);
 	ct_doc_object(doc, NULL, NULL);
@@ -450,10 +454,11 @@ static void write_framework(struct ct_doc *doc, const char *framework, int64_t o
 	ct_doc_u64(doc, "first_reserved_bytes", 3072 * MIB, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "device_total_bytes", 4096 * MIB, CT_UNIT_BYTES);
 	ct_doc_double(doc, "first_reserved_share", first_share, CT_UNIT_RATIO);
-	ct_doc_u64(doc, "ooms", oom_ns ? 1 : 0, CT_UNIT_NONE);
-	if (oom_ns) {
-		ct_doc_object(doc, "first_oom", NULL);
-		ct_doc_i64(doc, "time_ns", oom_ns, CT_UNIT_TIME);
+	ct_doc_u64(doc, "ooms", errors, CT_UNIT_NONE);
+	ct_doc_array(doc, "oom_errors", NULL);
+	for (size_t i = 0; i < errors; i++) {
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "time_ns", oom_ns[i], CT_UNIT_TIME);
 		ct_doc_u64(doc, "requested_bytes", 64 * MIB, CT_UNIT_BYTES);
 		ct_doc_u64(doc, "limit_bytes", 4096 * MIB, CT_UNIT_BYTES);
 		ct_doc_u64(doc, "device_free_bytes", 20 * MIB, CT_UNIT_BYTES);
@@ -461,11 +466,8 @@ static void write_framework(struct ct_doc *doc, const char *framework, int64_t o
 		ct_doc_u64(doc, "reserved_bytes", 3000 * MIB + unused_bytes, CT_UNIT_BYTES);
 		ct_doc_u64(doc, "reserved_unused_bytes", unused_bytes, CT_UNIT_BYTES);
 		ct_doc_end(doc);
-		ct_doc_i64(doc, "last_oom_time_ns", oom_ns, CT_UNIT_TIME);
-	} else {
-		ct_doc_null(doc, "first_oom");
-		ct_doc_null(doc, "last_oom_time_ns");
 	}
+	ct_doc_end(doc);
 	ct_doc_end(doc);
 	ct_doc_end(doc);
 	ct_doc_end(doc);
@@ -503,7 +505,8 @@ static void test_framework_oom(void **unused)
 		write_failure(doc, "train.py:12 in step", "out_of_memory", 3000001000, NULL);
 		ct_doc_end(doc);
 		ct_doc_end(doc);
-		write_framework(doc, "pytorch", 3000002000, fragmented ? 100 * MIB : 10 * MIB, 0.0);
+		write_framework(doc, "pytorch", (const int64_t[]){ 3000002000, 0 },
+		                fragmented ? 100 * MIB : 10 * MIB, 0.0);
 		ct_findings_write(doc);
 		root = ct_doc_root(doc);
 		assert_int_equal(count_kind(root, "framework_oom"), 1);
@@ -520,6 +523,43 @@ static void test_framework_oom(void **unused)
 	}
 }
 
+/*
+ * Two errors of the same request at two sites are two findings, each with
+ * its own driver failures; the program died of the second (record judged
+ * gpu-oom from its last failure): that finding tells it, and leads.
+ */
+static void test_framework_oom_death(void **unused)
+{
+	struct ct_doc *doc = ct_doc_create();
+	const struct ct_node *root, *f;
+
+	(void)unused;
+	write_trace(doc, 0);
+	ct_doc_object(doc, "memory", "Memory");
+	ct_doc_array(doc, "failures", NULL);
+	write_failure(doc, "train.py:53 in main", "out_of_memory", 1000000000, NULL);
+	write_failure(doc, "train.py:58 in main", "out_of_memory", 2000000000, NULL);
+	write_failure(doc, "train.py:58 in main", "out_of_memory", 2000000100, NULL);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	write_framework(doc, "pytorch", (const int64_t[]){ 1000001000, 2000001000, 0 }, 0, 0.0);
+	write_end(doc, "gpu-oom", NULL);
+	ct_findings_write(doc);
+	root = ct_doc_root(doc);
+	assert_int_equal(count_kind(root, "framework_oom"), 2);
+	assert_int_equal(count_kind(root, "process_death"), 0);
+	assert_int_equal(count_kind(root, "allocation_failure"), 0);
+	f = finding(root, 0);
+	assert_string_equal(str(f, "kind"), "framework_oom");
+	assert_string_equal(str(f, "death"), "gpu-oom");
+	assert_string_equal(str(ct_node_get(f, "where"), "site"), "train.py:58 in main");
+	assert_non_null(strstr(str(f, "summary"), "; then train exited with status 1"));
+	assert_non_null(strstr(str(f, "explanation"), "refused cudaMalloc 2 times"));
+	assert_string_equal(str(ct_node_get(finding(root, 1), "where"), "site"),
+	                    "train.py:53 in main");
+	ct_doc_destroy(doc);
+}
+
 /* JAX's pool at 75 % of the device at its start is told, PyTorch's never. */
 static void test_preallocation(void **unused)
 {
@@ -531,7 +571,7 @@ static void test_preallocation(void **unused)
 		const struct ct_node *root;
 
 		write_trace(doc, 0);
-		write_framework(doc, frameworks[i], 0, 0, 0.75);
+		write_framework(doc, frameworks[i], (const int64_t[]){ 0 }, 0, 0.75);
 		ct_findings_write(doc);
 		root = ct_doc_root(doc);
 		assert_int_equal(count_kind(root, "preallocation"), i == 0);
@@ -703,13 +743,21 @@ static void test_ended_well(void **unused)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ranked_and_grouped), cmocka_unit_test(test_caveats_said),
-		cmocka_unit_test(test_one_screen),         cmocka_unit_test(test_nothing_found),
-		cmocka_unit_test(test_host_oom_first),     cmocka_unit_test(test_gpu_oom_told_once),
-		cmocka_unit_test(test_framework_oom),      cmocka_unit_test(test_preallocation),
-		cmocka_unit_test(test_recovered_refusal),  cmocka_unit_test(test_sticky),
-		cmocka_unit_test(test_sticky_kernel),      cmocka_unit_test(test_other_deaths),
-		cmocka_unit_test(test_unknown_after),      cmocka_unit_test(test_ended_well),
+		cmocka_unit_test(test_ranked_and_grouped),
+		cmocka_unit_test(test_caveats_said),
+		cmocka_unit_test(test_one_screen),
+		cmocka_unit_test(test_nothing_found),
+		cmocka_unit_test(test_host_oom_first),
+		cmocka_unit_test(test_gpu_oom_told_once),
+		cmocka_unit_test(test_framework_oom),
+		cmocka_unit_test(test_framework_oom_death),
+		cmocka_unit_test(test_preallocation),
+		cmocka_unit_test(test_recovered_refusal),
+		cmocka_unit_test(test_sticky),
+		cmocka_unit_test(test_sticky_kernel),
+		cmocka_unit_test(test_other_deaths),
+		cmocka_unit_test(test_unknown_after),
+		cmocka_unit_test(test_ended_well),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -55,8 +55,7 @@ elif what == "loaded":
     print(" ".join("%s:%s" % (l["framework"], l["version"]) for l in fw["loaded"]))
 elif what == "oom":
     for d in fw["devices"]:
-        o = d["first_oom"]
-        if o:
+        for o in d["oom_errors"]:
             print(o["requested_bytes"], o["limit_bytes"], o["device_free_bytes"],
                   o["in_use_bytes"], o["reserved_bytes"])
 elif what == "findings":

@@ -102,7 +102,7 @@ framework() {
 report = json.load(open(sys.argv[1]))
 fw, what = report["framework"], sys.argv[2]
 d = fw["devices"][0] if fw["devices"] else {}
-oom = d.get("first_oom") or {}
+oom = d["oom_errors"][0] if d.get("oom_errors") else {}
 if what == "loaded":
     print(" ".join("%s:%s" % (l["framework"], l["version"]) for l in fw["loaded"]))
 elif what == "peaks":
@@ -112,6 +112,9 @@ elif what == "oom":
 elif what == "findings":
     print(" ".join("%s:%s" % (f["kind"], f["verdict"]) for f in report["findings"]
                    if f["kind"] in ("framework_oom", "allocation_failure")))
+elif what == "lead":
+    f = report["findings"][0]
+    print(f["kind"], f["death"], f["where"]["site"])
 elif what == "exception":
     for x in fw["exceptions"]:
         print(x["type"], x["file"].rsplit("/", 1)[-1], x["line"])' "$lttng_tmp/torch.json" "$1"
@@ -159,6 +162,8 @@ fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/die.out" | head -n 1; }
 	2>"$lttng_tmp/report.err"
 is "uncaught: the probe records the exception at the program's line" "$(framework exception)" \
 	"torch.OutOfMemoryError torch-workload.py $(fact die_line)"
+is "uncaught: the first page leads with PyTorch's error, which it died of, at its line" \
+	"$(framework lead)" "framework_oom gpu-oom torch-workload.py:$(fact die_line) in main"
 ok "uncaught: the program's traceback still reaches its stderr" \
 	grep -q "^torch.OutOfMemoryError: CUDA out of memory" "$lttng_tmp/die.err"
 tap_done
