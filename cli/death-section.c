@@ -94,6 +94,10 @@ static void write_section(struct ct_doc *doc, const struct trace_info *info)
 	              info->cuda_error[0] && info->cuda_error_api[0] ? info->cuda_error_api : NULL);
 	known_bytes(doc, "gpu_failed_bytes", info->gpu_failed_bytes);
 	ct_doc_string(doc, "gpu_verdict", info->gpu_failed_bytes ? info->gpu_verdict : NULL);
+	ct_doc_string(doc, "exception", info->exception[0] ? info->exception : NULL);
+	ct_doc_string(doc, "exception_site", info->exception[0] ? info->exception_site : NULL);
+	ct_doc_string(doc, "exception_message",
+	              info->exception[0] ? info->exception_message : NULL);
 	write_host(doc, info);
 	ct_doc_end(doc);
 }

@@ -27,6 +27,9 @@ void death_facts_of(const struct trace_info *info, struct ct_death_facts *f)
 		.cuda_error_api = info->cuda_error_api,
 		.gpu_failed_bytes = info->gpu_failed_bytes,
 		.gpu_verdict = info->gpu_verdict,
+		.exception = info->exception,
+		.exception_site = info->exception_site,
+		.exception_message = info->exception_message,
 		/* what the trace held, when record read it */
 		.gpu_known = info->has_summary,
 		.gpu_failures = info->failures,

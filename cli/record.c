@@ -825,6 +825,11 @@ static void judge_end(struct record *r)
 		snprintf(r->info.gpu_verdict, sizeof(r->info.gpu_verdict), "%s", r->end.verdict);
 		facts.sticky_ns = r->end.error_ns;
 		facts.failure_ns = r->end.failure_ns;
+		snprintf(r->info.exception, sizeof(r->info.exception), "%s", r->end.exception);
+		snprintf(r->info.exception_site, sizeof(r->info.exception_site), "%s",
+		         r->end.exception_site);
+		snprintf(r->info.exception_message, sizeof(r->info.exception_message), "%s",
+		         r->end.exception_message);
 	}
 	death_judge(&r->info, &facts);
 	if (r->opts.quiet || r->info.death != CT_DEATH_NONE)
@@ -929,7 +934,7 @@ static void summarise(struct record *r)
 	r->info.has_summary = true;
 	r->info.peak_bytes = summary_numbers(s)->peak_bytes;
 	r->info.failures = summary_numbers(s)->failures;
-	summary_end_facts(s, &r->end);
+	summary_end_facts(s, r->result.pid, &r->end);
 	r->end_known = true;
 	judge_end(r);
 	/* record's judgement of the end goes into the report: its diagnosis leads with it */

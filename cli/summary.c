@@ -3,8 +3,8 @@
  * summary.c - the few lines `cudatrace record` prints about its trace, and
  * the post-mortem of a program that was killed.
  *
- * It runs the same analyses as `cudatrace report` (memory, fragmentation,
- * transfers) and prints a few values of their results (memory.h,
+ * It runs the analyses `cudatrace report`'s diagnosis reads (memory,
+ * fragmentation, transfers, CUDA errors, environment, framework) and prints a few values of their results (memory.h,
  * fragmentation.h, transfers.h), which are what the report says, caveats
  * included: a figure the trace cannot give exactly says so ("at least"),
  * and what the trace lost (LTTng's discarded events, CUPTI's dropped
@@ -26,6 +26,7 @@
 #include "findings/findings.h"
 #include "report/first-page.h"
 #include "analyses/fragmentation.h"
+#include "analyses/framework.h"
 #include "analyses/memory.h"
 #include "pass/reader.h"
 #include "common/text-wrap.h"
@@ -50,6 +51,7 @@ struct summary {
 	const struct ct_transfers_result *transfers;
 	const struct ct_cuda_errors_result *errors;
 	const struct ct_cells_result *cells;
+	const struct ct_framework_result *framework;
 	struct summary_numbers numbers;
 	int64_t origin_ns; /* first event: times are shown from there */
 	bool cut;          /* the trace was cut before the program ended (summary_note_cut) */
@@ -57,9 +59,15 @@ struct summary {
 	bool judged;       /* and how the program ended, before them */
 };
 
+/*
+ * Every analysis whose section the diagnosis reads (findings.c), so that
+ * record prints the first page `cudatrace report` prints, and the cells
+ * for the post-mortem.
+ */
 static const struct ct_analysis_class *const wanted_analyses[] = {
 	&ct_memory_analysis,      &ct_fragmentation_analysis, &ct_transfers_analysis,
-	&ct_cuda_errors_analysis, &ct_cells_analysis,
+	&ct_cuda_errors_analysis, &ct_cells_analysis,         &ct_environment_analysis,
+	&ct_framework_analysis,
 };
 
 /* ------------------------------------------------------------------ reading */
@@ -129,6 +137,7 @@ struct summary *summary_read(const char *dir)
 	s->transfers = ct_reader_result(s->reader, &ct_transfers_analysis);
 	s->errors = ct_reader_result(s->reader, &ct_cuda_errors_analysis);
 	s->cells = ct_reader_result(s->reader, &ct_cells_analysis);
+	s->framework = ct_reader_result(s->reader, &ct_framework_analysis);
 	s->origin_ns = st->first_ns <= st->last_ns ? st->first_ns : INT64_MIN;
 	collect_numbers(s, st);
 	return s;
@@ -156,10 +165,17 @@ const struct summary_numbers *summary_numbers(const struct summary *s)
 	return &s->numbers;
 }
 
-void summary_end_facts(const struct summary *s, struct summary_end *end)
+/* The first line of TEXT into BUF (LEN bytes). */
+static void first_line(char *buf, size_t len, const char *text)
+{
+	snprintf(buf, len, "%.*s", (int)strcspn(text, "\r\n"), text);
+}
+
+void summary_end_facts(const struct summary *s, int64_t pid, struct summary_end *end)
 {
 	const GArray *failures = s->fragmentation->failures;
 	const GArray *sticky = s->errors->sticky;
+	const GArray *exceptions = s->framework->exceptions;
 
 	memset(end, 0, sizeof(*end));
 	if (sticky->len) {
@@ -176,6 +192,17 @@ void summary_end_facts(const struct summary *s, struct summary_end *end)
 		end->failed_bytes = f->requested_bytes;
 		snprintf(end->verdict, sizeof(end->verdict), "%s", f->verdict);
 		end->failure_ns = f->time_ns;
+	}
+	for (guint i = exceptions->len; i-- > 0;) {
+		const struct ct_framework_exception *x =
+		    &g_array_index(exceptions, struct ct_framework_exception, i);
+
+		if (x->pid != pid)
+			continue;
+		first_line(end->exception, sizeof(end->exception), x->type);
+		first_line(end->exception_site, sizeof(end->exception_site), x->site);
+		first_line(end->exception_message, sizeof(end->exception_message), x->message);
+		break;
 	}
 }
 

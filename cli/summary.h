@@ -37,6 +37,10 @@ struct summary_end {
 	uint64_t failed_bytes; /* its last failed allocation's size, 0 if none */
 	char verdict[32];      /* and its verdict */
 	int64_t failure_ns;
+	/* The uncaught Python exception the program died of (python_exception), "" if none. */
+	char exception[128];
+	char exception_site[256];    /* "train.py:12 in step" */
+	char exception_message[256]; /* its first line */
 };
 
 /* The trace's analysis, kept between reading and printing. */
@@ -53,8 +57,12 @@ void summary_destroy(struct summary *s);
 
 const struct summary_numbers *summary_numbers(const struct summary *s);
 
-/* The trace's last CUDA errors and failures, for the judgement of the program's end (death.h). */
-void summary_end_facts(const struct summary *s, struct summary_end *end);
+/*
+ * The trace's last CUDA errors and failures, and the uncaught Python
+ * exception process PID died of, for the judgement of the program's end
+ * (death.h).
+ */
+void summary_end_facts(const struct summary *s, int64_t pid, struct summary_end *end);
 
 /*
  * The trace was cut before the program ended (cudatrace.info's

@@ -93,6 +93,11 @@ static void format_death(FILE *f, const struct trace_info *info)
 		fprintf(f, "gpu_failed_bytes=%llu\n", (unsigned long long)info->gpu_failed_bytes);
 		put(f, "gpu_verdict", info->gpu_verdict);
 	}
+	if (info->exception[0]) {
+		put(f, "exception", info->exception);
+		put(f, "exception_site", info->exception_site);
+		put(f, "exception_message", info->exception_message);
+	}
 }
 
 /* The notes as text, into F. */
@@ -265,6 +270,12 @@ static void parse_death(struct trace_info *info, const char *key, const char *va
 		info->gpu_failed_bytes = unsigned_number(value);
 	} else if (strcmp(key, "gpu_verdict") == 0) {
 		copy(info->gpu_verdict, sizeof(info->gpu_verdict), value);
+	} else if (strcmp(key, "exception") == 0) {
+		copy(info->exception, sizeof(info->exception), value);
+	} else if (strcmp(key, "exception_site") == 0) {
+		copy(info->exception_site, sizeof(info->exception_site), value);
+	} else if (strcmp(key, "exception_message") == 0) {
+		copy(info->exception_message, sizeof(info->exception_message), value);
 	}
 }
 

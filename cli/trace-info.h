@@ -85,6 +85,9 @@ struct trace_info {
 	char cuda_error_api[128];  /* the call that returned it */
 	uint64_t gpu_failed_bytes; /* the last failed GPU allocation's size, 0 if none */
 	char gpu_verdict[32];      /* and its verdict */
+	char exception[128];       /* the uncaught Python exception it died of, "" if none */
+	char exception_site[256];  /* where: "train.py:12 in step" */
+	char exception_message[256];
 	/* The driver the program would load, as the recorder found it before
 	 * starting the program (driver_cuda=, driver_path=): a program whose
 	 * runtime refuses the driver leaves no trace that says it. */

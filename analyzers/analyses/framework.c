@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "model/call-stacks.h"
 #include "framework.h"
 #include "memory.h"
 
@@ -159,6 +160,7 @@ static void on_oom(struct framework *f, const struct ct_event *ev)
 static void on_exception(struct framework *f, const struct ct_event *ev)
 {
 	const struct ct_ev_python_exception *e = &ev->u.python_exception;
+	char site[512];
 	struct ct_framework_exception x = {
 		.pid = ev->process->pid,
 		.time_ns = ev->time_ns,
@@ -171,6 +173,8 @@ static void on_exception(struct framework *f, const struct ct_event *ev)
 		.raised_line = e->raised_line,
 	};
 
+	ct_python_site_format(x.file, x.line, x.function, site, sizeof(site));
+	x.site = g_string_chunk_insert_const(f->result.strings, site);
 	g_array_append_val(f->result.exceptions, x);
 	g_ptr_array_add(f->exception_processes, ev->process);
 }
@@ -324,6 +328,7 @@ static void write_exception(struct ct_doc *doc, const struct ct_framework_except
 	ct_doc_string(doc, "function", x->function);
 	ct_doc_string(doc, "raised_file", x->raised_file);
 	ct_doc_u64(doc, "raised_line", x->raised_line, CT_UNIT_NONE);
+	ct_doc_string(doc, "site", x->site);
 	ct_doc_end(doc);
 }
 

@@ -59,6 +59,7 @@ struct ct_framework_exception {
 	int64_t time_ns;
 	const char *type, *message, *file, *function, *raised_file;
 	uint32_t line, raised_line;
+	const char *site; /* file, line and function as sites are named: "train.py:12 in step" */
 };
 
 /* A framework a process imported (framework_load). */

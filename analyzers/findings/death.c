@@ -21,6 +21,7 @@ static const char *const names[] = {
 	[CT_DEATH_FAULT_SIGNAL] = "fault-signal",
 	[CT_DEATH_CUDA_ERROR] = "cuda-error",
 	[CT_DEATH_GPU_OOM] = "gpu-oom",
+	[CT_DEATH_EXCEPTION] = "python-exception",
 	[CT_DEATH_ABORT] = "abort",
 	[CT_DEATH_JUPYTER_INTERRUPT] = "jupyter-interrupt",
 	[CT_DEATH_JUPYTER_STOP] = "jupyter-stop",
@@ -123,6 +124,8 @@ enum ct_death ct_death_judge(const struct ct_death_facts *f)
 		return CT_DEATH_CUDA_ERROR;
 	if (gave_up(f) && gpu_oom)
 		return CT_DEATH_GPU_OOM;
+	if (!f->killed && given(f->exception))
+		return CT_DEATH_EXCEPTION;
 	if (f->killed && f->signal == SIGABRT)
 		return CT_DEATH_ABORT;
 	if (f->killed && f->jupyter && f->signal == SIGINT)
@@ -180,13 +183,22 @@ static const char *bytes(uint64_t value, char *buf, size_t len)
 	return ct_format_bytes((double)value, buf, len);
 }
 
-/* How it ended, as the status says: "was killed by SIGKILL", "exited with status 1". */
+/*
+ * How it ended, as the status says: "was killed by SIGKILL", "exited with
+ * status 1", or "died of an uncaught KeyError at train.py:12 in step
+ * (exit status 1)" when Python said why.
+ */
 static char *ending(const struct ct_death_facts *f)
 {
 	const char *abbrev = sigabbrev_np(f->signal);
 
 	if (f->killed)
 		return g_strdup_printf("was killed by SIG%s", abbrev ? abbrev : "?");
+	if (given(f->exception) && f->status != 0)
+		return g_strdup_printf("died of an uncaught %s%s%s (exit status %d)", f->exception,
+		                       given(f->exception_site) ? " at " : "",
+		                       given(f->exception_site) ? f->exception_site : "",
+		                       f->status);
 	return g_strdup_printf("exited with status %d", f->status);
 }
 
@@ -427,6 +439,16 @@ static void word_other(enum ct_death death, const struct ct_death_facts *f, cons
 		w->explanation = outside_explanation(f);
 		w->advice = g_strdup("if nobody restarted it, the Jupyter server's log says who "
 		                     "did: a shutdown, or idle culling (cull_idle_timeout)");
+		break;
+	case CT_DEATH_EXCEPTION:
+		w->summary = g_strdup_printf("%s %s", program, end);
+		w->explanation = g_strdup_printf(
+		    "%s%s%sthe trace shows no sticky CUDA error and no failed allocation before it",
+		    given(f->exception_message) ? "it said: " : "",
+		    given(f->exception_message) ? f->exception_message : "",
+		    given(f->exception_message) ? "; " : "");
+		w->advice = g_strdup("see what raised it there: the traceback Python printed on "
+		                     "its standard error shows the calls that led to it");
 		break;
 	case CT_DEATH_KILLED:
 		w->summary = g_strdup_printf("%s %s from outside", program, end);

@@ -14,7 +14,11 @@
  * it gave up, when it gave up by itself (a failure status, or an abort);
  * a signal from outside is said as such, with what is known of its
  * sender, even after a failed allocation: a program does not send itself
- * SIGKILL. Where nothing explains the end, it is said to be unknown.
+ * SIGKILL. An uncaught Python exception is what a Python program that
+ * exits with a failure status met last, unless the trace shows why it was
+ * raised (a sticky error, a failed allocation): it is then named in how
+ * the program ended. Where nothing explains the end, it is said to be
+ * unknown.
  */
 #ifndef CUDATRACE_FINDINGS_DEATH_H
 #define CUDATRACE_FINDINGS_DEATH_H
@@ -30,6 +34,7 @@ enum ct_death {
 	CT_DEATH_FAULT_SIGNAL,      /* a fault of its own: SIGSEGV, SIGBUS, SIGILL, SIGFPE */
 	CT_DEATH_CUDA_ERROR,        /* a sticky CUDA error, then it gave up */
 	CT_DEATH_GPU_OOM,           /* a GPU allocation failed, then it gave up */
+	CT_DEATH_EXCEPTION,         /* it died of an uncaught Python exception */
 	CT_DEATH_ABORT,             /* it aborted itself (SIGABRT) */
 	CT_DEATH_JUPYTER_INTERRUPT, /* a Jupyter kernel ended by SIGINT */
 	CT_DEATH_JUPYTER_STOP,      /* a Jupyter kernel ended by SIGTERM or SIGHUP */
@@ -66,6 +71,9 @@ struct ct_death_facts {
 	/* What the trace holds of GPU memory, when gpu_known: failures and the highest peak. */
 	bool gpu_known;
 	uint64_t gpu_failures, gpu_peak_bytes;
+	/* The uncaught Python exception it died of (python_exception): its type, NULL none. */
+	const char *exception, *exception_message;
+	const char *exception_site; /* "train.py:12 in step" */
 	/* The diagnosis tells of other failures before it, which may be why. */
 	bool failures_told;
 };

@@ -969,6 +969,9 @@ static void death_facts(const struct ct_node *root, const struct ct_node *pe, GA
 		.cuda_error_api = str_of(pe, "cuda_error_api"),
 		.gpu_failed_bytes = u64_of(pe, "gpu_failed_bytes"),
 		.gpu_verdict = str_of(pe, "gpu_verdict"),
+		.exception = str_of(pe, "exception"),
+		.exception_site = str_of(pe, "exception_site"),
+		.exception_message = str_of(pe, "exception_message"),
 	};
 	ct_death_facts_from_report(root, (int64_t)u64_of(pe, "pid"), f);
 	for (guint i = 0; i < list->len; i++)

@@ -544,6 +544,14 @@ GArray *ct_stack_copy(const struct ct_stack *stack, GStringChunk *strings)
 	return out;
 }
 
+char *ct_python_site_format(const char *file, unsigned line, const char *function, char *buf,
+                            size_t len)
+{
+	snprintf(buf, len, "%s:%u in %s", file ? base_name(file) : "?", line,
+	         function ? function : "?");
+	return buf;
+}
+
 char *ct_stack_site_format(const struct ct_stack *stack, char *buf, size_t len)
 {
 	const struct ct_stack_frame *f;
@@ -557,8 +565,7 @@ char *ct_stack_site_format(const struct ct_stack *stack, char *buf, size_t len)
 	else if (f->python && f->cell)
 		snprintf(buf, len, "In [%" PRIu64 "] line %u", f->cell, f->cell_line);
 	else if (f->python)
-		snprintf(buf, len, "%s:%u in %s", base_name(f->symbol.file), f->symbol.line,
-		         f->symbol.function);
+		ct_python_site_format(f->symbol.file, f->symbol.line, f->symbol.function, buf, len);
 	else if (f->symbol.function && f->symbol.file && f->symbol.line)
 		snprintf(buf, len, "%s (%s:%u)", f->symbol.function, base_name(f->symbol.file),
 		         f->symbol.line);

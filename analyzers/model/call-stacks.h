@@ -98,6 +98,10 @@ const struct ct_stack *ct_call_stacks_get(struct ct_call_stacks *cs, const char 
  * when STACK is NULL. */
 GArray *ct_stack_copy(const struct ct_stack *stack, GStringChunk *strings);
 
+/* A Python line as sites are named: "train.py:12 in step" (the file's base name). */
+char *ct_python_site_format(const char *file, unsigned line, const char *function, char *buf,
+                            size_t len);
+
 /*
  * The site of STACK for people, into BUF (LEN bytes): "leak_here
  * (stack-alloc.c:35)", "leak_here (stack-alloc)" without line

@@ -331,6 +331,46 @@ static void test_unknown(void **unused)
 	      "ended it; what went wrong before it, above, may be why");
 }
 
+/*
+ * An uncaught Python exception: the cause when nothing the trace saw
+ * explains it, named in how it ended whatever the cause; a signal is
+ * still a signal.
+ */
+static void test_exception(void **unused)
+{
+	struct ct_death_facts f = base();
+	struct ct_death_words w;
+
+	(void)unused;
+	f.exception = "KeyError";
+	f.exception_site = "train.py:12 in load";
+	f.exception_message = "'weights'";
+	check(&f, CT_DEATH_EXCEPTION,
+	      "train died of an uncaught KeyError at train.py:12 in load (exit status 1)",
+	      "it said: 'weights'; the trace shows no sticky CUDA error and no failed "
+	      "allocation before it");
+	check_advice(&f, "traceback");
+	f.exception_message = NULL;
+	f.exception_site = NULL;
+	check(&f, CT_DEATH_EXCEPTION, "train died of an uncaught KeyError (exit status 1)",
+	      "the trace shows no sticky CUDA error and no failed allocation before it");
+	/* what the trace saw comes first; the exception is how it ended */
+	f.exception = "torch.OutOfMemoryError";
+	f.exception_site = "train.py:30 in step";
+	failed_alloc(&f);
+	assert_int_equal(ct_death_judge(&f), CT_DEATH_GPU_OOM);
+	ct_death_word(CT_DEATH_GPU_OOM, &f, &w);
+	assert_string_equal(w.then, "then train died of an uncaught torch.OutOfMemoryError at "
+	                            "train.py:30 in step (exit status 1)");
+	ct_death_words_clear(&w);
+	kill_by(&f, SIGKILL);
+	assert_int_equal(ct_death_judge(&f), CT_DEATH_KILLED);
+	f = base();
+	f.status = 0;
+	f.exception = "SystemExit";
+	assert_int_equal(ct_death_judge(&f), CT_DEATH_NONE);
+}
+
 /* The report adds the traced process's name (after an exec) and its GPU memory. */
 static void test_from_report(void **unused)
 {
@@ -409,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_killed_after_failure),
 		cmocka_unit_test(test_sender),
 		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_exception),
 		cmocka_unit_test(test_from_report),
 		cmocka_unit_test(test_clean_exit_shown),
 	};

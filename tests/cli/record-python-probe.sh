@@ -7,9 +7,11 @@
 #
 # 1. A script that dies of an uncaught exception raised in its own code:
 #    the report's framework section names its type, message, line and
-#    function; one raised inside Python's library (json) names the
-#    script's line that called it, and where it was raised. The traceback
-#    still reaches the program's stderr, and its exit status is Python's.
+#    function, and how the program ended says it died of it there (record
+#    and report alike, cause python-exception); one raised inside Python's
+#    library (json) names the script's line that called it, and where it
+#    was raised. The traceback still reaches the program's stderr, and its
+#    exit status is Python's.
 # 2. The probe changes nothing the program sees: a sitecustomize of the
 #    user's on PYTHONPATH still runs and is the one `import sitecustomize`
 #    gives; the probe's directory is not on sys.path and is gone after the
@@ -89,6 +91,17 @@ is "uncaught: its type, message, line and function, raised where it is" \
 	"$(framework key exception)" \
 	"KeyError|'weights'|dies.py|$(line_of "$dir/dies.py" 'the KeyError')|load|dies.py|$(line_of "$dir/dies.py" 'the KeyError')"
 ok "uncaught: the traceback still reaches stderr" grep -qx "KeyError: 'weights'" "$lttng_tmp/key.err"
+key_line=$(line_of "$dir/dies.py" 'the KeyError')
+# (record's diagnosis wraps its lines)
+ok "uncaught: record says the program died of it, at its line" \
+	sh -c 'tr -s " \n" "  " <"$1" | grep -qF "$2"' - "$lttng_tmp/key.err" \
+	"died of an uncaught KeyError at dies.py:$key_line in load (exit status 1)"
+is "uncaught: the report's process_end says so too" \
+	"$("$py" -c 'import json, sys
+pe = json.load(open(sys.argv[1]))["process_end"]
+print(pe["cause"], pe["exception"], pe["exception_site"], pe["exception_message"])' "$lttng_tmp/key.json")" \
+	"python-exception KeyError dies.py:$key_line in load 'weights'"
+ok "uncaught: and its first finding, in the same words as record" cli_same_death key "$lttng_tmp/key.err"
 cli_record json -o "$lttng_tmp/json" -- "$py" "$dir/dies.py" json
 cli_status_is "raised in Python's library: record exits with Python's status" 1
 framework json exception >"$lttng_tmp/json.exception"

@@ -115,6 +115,8 @@ elif what == "findings":
 elif what == "lead":
     f = report["findings"][0]
     print(f["kind"], f["death"], f["where"]["site"])
+elif what == "then":
+    print(report["findings"][0]["summary"].split("; then ")[-1])
 elif what == "exception":
     for x in fw["exceptions"]:
         print(x["type"], x["file"].rsplit("/", 1)[-1], x["line"])' "$lttng_tmp/torch.json" "$1"
@@ -164,6 +166,8 @@ is "uncaught: the probe records the exception at the program's line" "$(framewor
 	"torch.OutOfMemoryError torch-workload.py $(fact die_line)"
 is "uncaught: the first page leads with PyTorch's error, which it died of, at its line" \
 	"$(framework lead)" "framework_oom gpu-oom torch-workload.py:$(fact die_line) in main"
+is "uncaught: ... and says it then died of the exception, at its line" "$(framework then)" \
+	"python died of an uncaught torch.OutOfMemoryError at torch-workload.py:$(fact die_line) in main (exit status 1)"
 ok "uncaught: the program's traceback still reaches its stderr" \
 	grep -q "^torch.OutOfMemoryError: CUDA out of memory" "$lttng_tmp/die.err"
 tap_done
