@@ -20,6 +20,7 @@
 
 struct framework {
 	struct ct_framework_result result;
+	const struct ct_options *opts; /* borrowed */
 	/*
 	 * The process of each load, exception and device, in their order: a
 	 * process is named (tracer_info) after its first events, perhaps
@@ -88,6 +89,8 @@ static struct ct_framework_device *entry_of(struct framework *f, struct ct_proce
 	entry.device = device;
 	entry.version = version_of(f, p->pid, framework);
 	entry.ooms = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_oom));
+	ct_series_init(&entry.in_use, f->opts->series_points);
+	ct_series_init(&entry.reserved, f->opts->series_points);
 	g_array_append_val(f->result.devices, entry);
 	g_hash_table_insert(table, key, GSIZE_TO_POINTER((gsize)f->result.devices->len));
 	return &g_array_index(f->result.devices, struct ct_framework_device,
@@ -108,6 +111,27 @@ static void on_load(struct framework *f, const struct ct_event *ev)
 	g_ptr_array_add(f->load_processes, ev->process);
 }
 
+/* Sizes from the trace as series values: a hostile one is capped, never wrapped. */
+static int64_t capped(uint64_t bytes)
+{
+	return bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)bytes;
+}
+
+/*
+ * VALUE at TIME_NS into SERIES. A framework's high-water mark PEAK above
+ * the one told before (*TOLD) was reached since the last figures, between
+ * two samples: the bucket's highest holds it, so that the series shows
+ * every peak however the samples fall.
+ */
+static void add_figure(struct ct_series *series, int64_t time_ns, uint64_t value, uint64_t peak,
+                       uint64_t *told)
+{
+	if (peak > *told && peak > value)
+		ct_series_add(series, time_ns, capped(peak));
+	*told = peak;
+	ct_series_add(series, time_ns, capped(value));
+}
+
 static void on_memory(struct framework *f, const struct ct_event *ev)
 {
 	const struct ct_ev_framework_memory *e = &ev->u.framework_memory;
@@ -121,6 +145,9 @@ static void on_memory(struct framework *f, const struct ct_event *ev)
 	}
 	d->samples++;
 	d->last_ns = ev->time_ns;
+	add_figure(&d->in_use, ev->time_ns, e->in_use, e->peak_in_use, &d->told_peak_in_use);
+	add_figure(&d->reserved, ev->time_ns, e->reserved, e->peak_reserved,
+	           &d->told_peak_reserved);
 	d->in_use_bytes = e->in_use;
 	d->reserved_bytes = e->reserved;
 	d->limit_bytes = e->limit;
@@ -315,6 +342,34 @@ static void write_device(struct ct_doc *doc, const struct ct_framework_device *d
 	ct_doc_end(doc);
 }
 
+/* Each device's figures over time, in time buckets as memory.timeline[]. */
+static void write_timeline(struct ct_doc *doc, const struct ct_framework_result *r)
+{
+	ct_doc_array(doc, "timeline", "Framework memory over time");
+	for (guint i = 0; i < r->devices->len; i++) {
+		const struct ct_framework_device *d =
+		    &g_array_index(r->devices, struct ct_framework_device, i);
+
+		for (size_t j = 0; j < d->in_use.points->len; j++) {
+			const struct ct_series_point *u = ct_series_at(&d->in_use, j);
+			const struct ct_series_point *v =
+			    j < d->reserved.points->len ? ct_series_at(&d->reserved, j) : u;
+
+			ct_doc_object(doc, NULL, NULL);
+			ct_doc_i64(doc, "pid", d->pid, CT_UNIT_ID);
+			ct_doc_string(doc, "framework", ct_framework_label(d->framework));
+			ct_doc_u64(doc, "device", d->device, CT_UNIT_ID);
+			ct_doc_i64(doc, "time_ns", u->time_ns, CT_UNIT_TIME);
+			ct_doc_i64(doc, "in_use_bytes", u->last, CT_UNIT_BYTES);
+			ct_doc_i64(doc, "max_in_use_bytes", u->max, CT_UNIT_BYTES);
+			ct_doc_i64(doc, "reserved_bytes", v->last, CT_UNIT_BYTES);
+			ct_doc_i64(doc, "max_reserved_bytes", v->max, CT_UNIT_BYTES);
+			ct_doc_end(doc);
+		}
+	}
+	ct_doc_end(doc);
+}
+
 static void write_exception(struct ct_doc *doc, const struct ct_framework_exception *x)
 {
 	ct_doc_object(doc, NULL, NULL);
@@ -355,6 +410,7 @@ static void write_section(struct ct_doc *doc, const struct ct_result *results, s
 		write_device(doc, &g_array_index(r->devices, struct ct_framework_device, i),
 		             memory);
 	ct_doc_end(doc);
+	write_timeline(doc, r);
 	ct_doc_array(doc, "exceptions", "Uncaught Python exceptions");
 	for (guint i = 0; i < r->exceptions->len; i++)
 		write_exception(doc,
@@ -377,8 +433,8 @@ static enum ct_analysis_status framework_create(struct ct_context *ctx,
 {
 	struct framework *f = g_new0(struct framework, 1);
 
-	(void)opts;
 	*state = f;
+	f->opts = opts;
 	f->result.devices = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_device));
 	f->result.exceptions = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_exception));
 	f->result.loads = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_load));
@@ -397,9 +453,14 @@ static void framework_destroy(void *state)
 
 	if (!f)
 		return;
-	for (guint i = 0; i < f->result.devices->len; i++)
-		g_array_free(g_array_index(f->result.devices, struct ct_framework_device, i).ooms,
-		             TRUE);
+	for (guint i = 0; i < f->result.devices->len; i++) {
+		struct ct_framework_device *d =
+		    &g_array_index(f->result.devices, struct ct_framework_device, i);
+
+		g_array_free(d->ooms, TRUE);
+		ct_series_release(&d->in_use);
+		ct_series_release(&d->reserved);
+	}
 	g_array_free(f->result.devices, TRUE);
 	g_array_free(f->result.exceptions, TRUE);
 	g_array_free(f->result.loads, TRUE);

@@ -17,6 +17,8 @@
 
 #include <glib.h>
 
+#include "common/series.h"
+
 /* An out-of-memory error of a framework's allocator (framework_oom). */
 struct ct_framework_oom {
 	int64_t time_ns;
@@ -47,6 +49,10 @@ struct ct_framework_device {
 	uint64_t device_total_bytes; /* the device's memory (device_info); 0 unknown */
 	uint64_t oom_count;
 	GArray *ooms; /* struct ct_framework_oom: the first CT_FRAMEWORK_OOMS_MAX, in time order */
+	/* In use and reserved over time, as told, their peaks between samples
+	 * included; owned (their buckets fall alike). */
+	struct ct_series in_use, reserved;
+	uint64_t told_peak_in_use, told_peak_reserved; /* the marks the last figures gave */
 };
 
 /* The out-of-memory errors kept per device: a program that catches them may make many. */

@@ -17,6 +17,7 @@
 #include <cairo-svg.h>
 #include <cairo.h>
 
+#include "analyses/framework.h"
 #include "common/log.h"
 #include "plot.h"
 
@@ -237,14 +238,20 @@ struct memory_point {
  * document.
  */
 struct memory_plot {
-	const struct ct_node *device;   /* memory.devices[] or host_memory.processes[] element */
-	const struct ct_node *failures; /* memory.failures, or NULL */
+	const struct ct_node *device;    /* memory.devices[] or host_memory.processes[] element */
+	const struct ct_node *failures;  /* memory.failures, or NULL */
+	const struct ct_node *framework; /* framework.timeline, or NULL */
 	bool host;
 	int64_t pid;
 	uint64_t ordinal;
 	struct memory_point *points;
 	size_t count;
 	double bucket_ns; /* width of a time bucket: the smallest step between points */
+	/* What the framework said it held on the device (framework.timeline[]): last
+	 * in use, last reserved, each bucket's highest in max. */
+	struct memory_point *in_use, *reserved;
+	size_t framework_count;
+	const char *framework_name; /* "PyTorch" */
 };
 
 static bool same_process_device(const struct ct_node *n, int64_t pid, uint64_t device)
@@ -285,6 +292,29 @@ static void collect_points(struct memory_plot *p, const struct ct_node *timeline
 	}
 }
 
+/* The framework's figures for the plot's process and device, when it has any. */
+static void collect_framework(struct memory_plot *p)
+{
+	size_t n = count_of(p->framework);
+
+	p->in_use = g_new0(struct memory_point, n ? n : 1);
+	p->reserved = g_new0(struct memory_point, n ? n : 1);
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_node *pt = ct_node_child(p->framework, i);
+		double t = number(pt, "time_ns");
+
+		if (!same_process_device(pt, p->pid, p->ordinal))
+			continue;
+		p->framework_name = ct_framework_name(text_of(pt, "framework"));
+		p->in_use[p->framework_count] =
+		    (struct memory_point){ t, number(pt, "in_use_bytes"), 0,
+			                   number(pt, "max_in_use_bytes") };
+		p->reserved[p->framework_count++] =
+		    (struct memory_point){ t, number(pt, "reserved_bytes"), 0,
+			                   number(pt, "max_reserved_bytes") };
+	}
+}
+
 /* The cgroup limit of a host memory plot's process, 0 when none is known. */
 static double host_cgroup_limit(const struct memory_plot *p)
 {
@@ -305,6 +335,8 @@ static void memory_frame(const struct memory_plot *p, struct frame *f)
 	f->v1 = peak;
 	for (size_t i = 0; i < p->count; i++)
 		f->v1 = p->points[i].max > f->v1 ? p->points[i].max : f->v1;
+	for (size_t i = 0; i < p->framework_count; i++)
+		f->v1 = MAX(f->v1, MAX(p->in_use[i].max, p->reserved[i].max));
 	if (number_of(p->device, "peak_time_ns", &peak_t) && peak_t > f->t1)
 		f->t1 = peak_t;
 	for (size_t i = 0; i < count_of(p->failures); i++) {
@@ -356,6 +388,30 @@ static void draw_series(cairo_t *cr, const struct memory_plot *p, const struct f
 	if (p->count)
 		cairo_line_to(cr, fx(f, f->t1), fy(f, p->points[p->count - 1].last));
 	cairo_stroke(cr);
+}
+
+/*
+ * Sampled figures POINTS (COUNT) in RGB: a dot at each sample's value, and
+ * a bar up to the highest the bucket held (a peak between samples). No
+ * line joins them: between two samples the figure is not known, and a
+ * line held until the next would show a value the framework no longer had.
+ */
+static void draw_samples(cairo_t *cr, const struct memory_point *points, size_t count,
+                         const struct frame *f, unsigned rgb)
+{
+	set_rgb(cr, rgb);
+	cairo_set_line_width(cr, 1.5);
+	for (size_t i = 0; i < count; i++) {
+		double x = fx(f, points[i].t);
+
+		if (points[i].max > points[i].last) {
+			cairo_move_to(cr, x, fy(f, points[i].last));
+			cairo_line_to(cr, x, fy(f, points[i].max));
+			cairo_stroke(cr);
+		}
+		cairo_arc(cr, x, fy(f, points[i].last), 2.8, 0, 2 * M_PI);
+		cairo_fill(cr);
+	}
 }
 
 static void draw_peak(cairo_t *cr, const struct memory_plot *p, const struct frame *f)
@@ -502,6 +558,8 @@ static void draw_memory(cairo_t *cr, const void *data)
 	cairo_rectangle(cr, f.left, f.top, f.width, f.height);
 	cairo_clip(cr);
 	draw_series(cr, p, &f);
+	draw_samples(cr, p->reserved, p->framework_count, &f, 0x8e44ad);
+	draw_samples(cr, p->in_use, p->framework_count, &f, 0x27ae60);
 	cairo_restore(cr);
 	draw_peak(cr, p, &f);
 	draw_failures(cr, p, &f);
@@ -511,6 +569,15 @@ static void draw_memory(cairo_t *cr, const void *data)
 	             1);
 	legend_entry(cr, f.left + 410, MEMORY_HEIGHT - 12, 0xd0701c, "peak", 2);
 	legend_entry(cr, f.left + 480, MEMORY_HEIGHT - 12, 0xc0392b, "failed allocation", 0);
+	if (p->framework_count) {
+		char label[96];
+
+		snprintf(label, sizeof(label), "%s in use (its count, sampled)", p->framework_name);
+		legend_entry(cr, f.left, MEMORY_HEIGHT - 30, 0x27ae60, label, 2);
+		snprintf(label, sizeof(label), "%s reserved (its pool, sampled)",
+		         p->framework_name);
+		legend_entry(cr, f.left + 270, MEMORY_HEIGHT - 30, 0x8e44ad, label, 2);
+	}
 }
 
 /* --------------------------------------------------- transfers plot */
@@ -751,8 +818,11 @@ static int draw_memory_plot(struct memory_plot *p, const struct ct_node *timelin
 	int ret;
 
 	collect_points(p, timeline);
+	collect_framework(p);
 	ret = p->count ? sink_draw(sink, base, MEMORY_WIDTH, MEMORY_HEIGHT, draw_memory, p) : 0;
 	g_free(p->points);
+	g_free(p->in_use);
+	g_free(p->reserved);
 	return ret < 0 ? -1 : p->count > 0;
 }
 
@@ -766,6 +836,7 @@ static int plot_memory(const struct ct_node *root, const struct sink *sink)
 		const struct ct_node *d = ct_node_child(devices, i);
 		struct memory_plot p = { .device = d,
 			                 .failures = child(memory, "failures"),
+			                 .framework = child(child(root, "framework"), "timeline"),
 			                 .pid = (int64_t)number(d, "pid"),
 			                 .ordinal = (uint64_t)number(d, "device") };
 		char base[96];

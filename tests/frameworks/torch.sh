@@ -112,6 +112,9 @@ elif what == "oom":
 elif what == "findings":
     print(" ".join("%s:%s" % (f["kind"], f["verdict"]) for f in report["findings"]
                    if f["kind"] in ("framework_oom", "allocation_failure")))
+elif what == "timeline":
+    print(max(t["max_in_use_bytes"] for t in fw["timeline"]),
+          max(t["max_reserved_bytes"] for t in fw["timeline"]))
 elif what == "lead":
     f = report["findings"][0]
     print(f["kind"], f["death"], f["where"]["site"])
@@ -124,6 +127,11 @@ elif what == "exception":
 is "the probe: the report names the PyTorch imported" "$(framework loaded)" "pytorch:$(fact version)"
 is "the probe: PyTorch's peaks are max_memory_allocated() and max_memory_reserved()" \
 	"$(framework peaks)" "pytorch $(fact max_allocated) $(fact max_reserved)"
+is "the probe: its figures over time reach max_memory_allocated() and max_memory_reserved()" \
+	"$(framework timeline)" "$(fact max_allocated) $(fact max_reserved)"
+"$cli_bin" report --plot "$lttng_tmp/plots" "$lttng_tmp/torch" >/dev/null 2>"$lttng_tmp/plot.err"
+ok "the probe: the device memory plot, which draws them, is drawn" \
+	test -s "$(ls "$lttng_tmp"/plots/memory-*-dev0.svg 2>/dev/null | head -n 1)"
 is "the probe: its out-of-memory error, with what PyTorch held then" "$(framework oom)" \
 	"1099511627776 $(fact allocated_at_oom) $(fact reserved_at_oom)"
 is "the probe: the first page tells it once, as PyTorch's error" "$(framework findings)" \
