@@ -153,8 +153,10 @@ static void record_failure(struct api_call *call, enum ct_mem_kind kind, uint64_
 		call_note_name(call);
 		lttng_ust_do_tracepoint(cudatrace, mem_alloc_failed, &e);
 	}
-	if (have_sample)
+	if (have_sample) {
 		EMIT(nvml_sample, &sample);
+		nvml_list_processes(device);
+	}
 	/* Host memory too, read on the sampler's thread, not here. */
 	host_sampler_kick();
 }

@@ -14,12 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cudatrace-tp.h"
+#include "emit.h"
 #include "log.h"
 #include "nvml-abi.h"
 #include "nvml.h"
 #include "periodic.h"
+#include "text.h"
 
 #define NVML_MAX_DEVICES 64
 
@@ -30,6 +33,7 @@ static struct {
 	nvmlDeviceGetHandleByIndex_v2_fn handle_by_index;
 	nvmlDeviceGetHandleByUUID_fn handle_by_uuid;
 	nvmlDeviceGetMemoryInfo_fn memory_info;
+	nvmlDeviceGetComputeRunningProcesses_v3_fn running_processes; /* NULL: none */
 } nvml;
 
 static pthread_once_t nvml_once = PTHREAD_ONCE_INIT;
@@ -74,6 +78,8 @@ static void nvml_load(void)
 	nvml.handle_by_uuid =
 	    (nvmlDeviceGetHandleByUUID_fn)symbol(lib, "nvmlDeviceGetHandleByUUID");
 	nvml.memory_info = (nvmlDeviceGetMemoryInfo_fn)symbol(lib, "nvmlDeviceGetMemoryInfo");
+	nvml.running_processes = (nvmlDeviceGetComputeRunningProcesses_v3_fn)symbol(
+	    lib, "nvmlDeviceGetComputeRunningProcesses_v3");
 	if (!init || !nvml.handle_by_index || !nvml.memory_info)
 		goto error;
 	status = init();
@@ -176,6 +182,54 @@ void nvml_sample_device(uint8_t device, enum ct_nvml_reason reason)
 		return;
 	if (nvml_read(device, reason, &sample))
 		lttng_ust_do_tracepoint(cudatrace, nvml_sample, &sample);
+}
+
+/* The processes one failure lists at most: a device shared by more is rare. */
+#define NVML_PROCESSES_MAX 64
+
+/* PID's name (/proc/PID/comm) into NAME, "" when it cannot be read (another namespace). */
+static void process_name(unsigned pid, char *name, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	name[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(name, (int)size, f))
+		name[strcspn(name, "\n")] = '\0';
+	fclose(f);
+}
+
+void nvml_list_processes(uint8_t device)
+{
+	nvmlProcessInfo_t infos[NVML_PROCESSES_MAX];
+	unsigned count = NVML_PROCESSES_MAX;
+	nvmlDevice_t handle;
+	unsigned self = (unsigned)getpid();
+
+	if (!lttng_ust_tracepoint_enabled(cudatrace, nvml_process))
+		return;
+	if (device == CT_DEVICE_NONE || !nvml_open() || !nvml.running_processes ||
+	    !device_handle(device, &handle))
+		return;
+	if (nvml.running_processes(handle, &count, infos) != NVML_SUCCESS)
+		return;
+	for (unsigned i = 0; i < count && i < NVML_PROCESSES_MAX; i++) {
+		char name[64];
+
+		process_name(infos[i].pid, name, sizeof(name));
+		EMIT(nvml_process, &(struct ct_ev_nvml_process){
+		                       .device = device,
+		                       .pid = infos[i].pid,
+		                       .used = infos[i].usedGpuMemory,
+		                       .self = infos[i].pid == self,
+		                       .name = name,
+		                       .name_len = text_length(name),
+		                   });
+	}
 }
 
 void nvml_map_device(uint8_t device, const uint8_t uuid[16])

@@ -25,6 +25,13 @@ bool nvml_driver_text(char *out, unsigned size);
 /* Read the memory of CUDA device `device` into sample; false if unknown. */
 bool nvml_read(uint8_t device, enum ct_nvml_reason reason, struct ct_ev_nvml_sample *sample);
 
+/*
+ * Emit an nvml_process for each process NVML lists on DEVICE, with the
+ * memory it uses (if the event is enabled): who holds the device, after a
+ * failed allocation.
+ */
+void nvml_list_processes(uint8_t device);
+
 /* Read and emit one nvml_sample for device (if the event is enabled). */
 void nvml_sample_device(uint8_t device, enum ct_nvml_reason reason);
 

@@ -135,6 +135,17 @@ struct frag_snapshot {
 };
 
 /* One failed allocation with the state at that moment. */
+/* The processes NVML lists on a failure's device, at most this many kept. */
+#define FRAG_HOLDERS_MAX 8
+
+/* A process NVML listed on the device right after a failure (nvml_process). */
+struct frag_holder {
+	uint32_t pid;
+	uint64_t bytes; /* UINT64_MAX: NVML could not say */
+	bool self;
+	char name[16]; /* its comm, "" when unknown */
+};
+
 struct frag_failure {
 	int64_t time_ns;
 	struct ct_process *process;     /* borrowed */
@@ -150,17 +161,22 @@ struct frag_failure {
 	/* The allocation that made up for it (recovered_of), 0: none. */
 	uint64_t recovered_bytes;
 	int64_t recovered_ns;
+	/* Who held the device then, as NVML listed it. */
+	struct frag_holder holders[FRAG_HOLDERS_MAX];
+	unsigned holder_count;
 };
 
 /* What the analysis keeps of one (process, device), beside the accountant's. */
 struct frag_device {
 	struct ct_acct_device *acct; /* the accountant's state of it; borrowed */
 	struct ct_range_map regions[REGION_COUNT];
-	uint64_t heap_lo, heap_hi;         /* span ever seen, heap_hi 0: none */
-	struct frag_snapshot at_peak;      /* when acct->has_peak */
-	GArray *pools;                     /* struct frag_pool, in order of first record; owned */
-	int64_t last_sync_ns;              /* its last synchronisation, INT64_MIN: none */
-	struct frag_failure *last_failure; /* borrowed from the failure list */
+	uint64_t heap_lo, heap_hi;    /* span ever seen, heap_hi 0: none */
+	struct frag_snapshot at_peak; /* when acct->has_peak */
+	GArray *pools;                /* struct frag_pool, in order of first record; owned */
+	int64_t last_sync_ns;         /* its last synchronisation, INT64_MIN: none */
+	struct frag_failure
+	    *last_failure;           /* borrowed from the failure list; until its NVML reading */
+	struct frag_failure *latest; /* the same, kept after it: its holders, its recovery */
 };
 
 struct fragmentation {
@@ -418,9 +434,9 @@ static void hook_added(void *data, struct ct_acct_device *dev, void *own,
 	enum region region = region_of(a->kind);
 	uint64_t end = a->address + extent_of(region, a->size);
 
-	if (recovered_by(fd->last_failure, a, ev)) {
-		fd->last_failure->recovered_bytes = a->size;
-		fd->last_failure->recovered_ns = ev->time_ns;
+	if (recovered_by(fd->latest, a, ev)) {
+		fd->latest->recovered_bytes = a->size;
+		fd->latest->recovered_ns = ev->time_ns;
 	}
 
 	if (region == REGION_NONE)
@@ -490,6 +506,30 @@ static void on_failure(struct fragmentation *f, const struct ct_event *ev)
 		failure->state.nvml_total = e->total;
 	}
 	fd->last_failure = failure;
+	fd->latest = failure;
+}
+
+/*
+ * How soon after its failure the tracer lists the device's processes: at
+ * once, on the same thread (alloc.c); a listing later is another's.
+ */
+#define HOLDERS_NS (1000 * 1000 * 1000LL)
+
+/* A process NVML listed right after the failure of its device joins the failure's holders. */
+static void on_nvml_process(struct fragmentation *f, const struct ct_event *ev)
+{
+	const struct ct_ev_nvml_process *e = &ev->u.nvml_process;
+	struct frag_device *fd = frag_at(f, ev->process, e->device);
+	struct frag_failure *fl = fd ? fd->latest : NULL;
+	struct frag_holder *h;
+
+	if (!fl || fl->holder_count == FRAG_HOLDERS_MAX || ev->time_ns < fl->time_ns ||
+	    ev->time_ns - fl->time_ns > HOLDERS_NS)
+		return;
+	h = &fl->holders[fl->holder_count++];
+	*h = (struct frag_holder){ .pid = e->pid, .bytes = e->used, .self = e->self != 0 };
+	snprintf(h->name, sizeof(h->name), "%.*s", e->name ? (int)e->name_len : 0,
+	         e->name ? e->name : "");
 }
 
 /* The nvml_sample that follows a failure completes it when the failure had no reading. */
@@ -817,6 +857,9 @@ static void fragmentation_event(void *state, const struct ct_event *ev)
 	case CT_EV_NVML_SAMPLE:
 		on_nvml(f, ev);
 		break;
+	case CT_EV_NVML_PROCESS:
+		on_nvml_process(f, ev);
+		break;
 	case CT_EV_GPU_MEMORY_POOL:
 		on_pool(f, ev);
 		break;
@@ -1015,6 +1058,27 @@ static struct ct_frag_state state_of(const struct frag_snapshot *s)
 	};
 }
 
+/* FL's holders, as the result keeps them (an array to unref). */
+static GArray *holders_of(struct fragmentation *f, const struct frag_failure *fl)
+{
+	GArray *out =
+	    g_array_sized_new(FALSE, FALSE, sizeof(struct ct_frag_holder), fl->holder_count);
+
+	for (unsigned i = 0; i < fl->holder_count; i++) {
+		const struct frag_holder *h = &fl->holders[i];
+		struct ct_frag_holder held = {
+			.pid = h->pid,
+			.process = intern(f, h->name),
+			.bytes_known = h->bytes != UINT64_MAX,
+			.bytes = h->bytes,
+			.self = h->self,
+		};
+
+		g_array_append_val(out, held);
+	}
+	return out;
+}
+
 static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 {
 	const struct frag_device *fd = frag_at(f, fl->process, fl->device);
@@ -1110,6 +1174,7 @@ static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 		.pool_used_bytes = s->pool_used,
 		.recovered_bytes = fl->recovered_bytes,
 		.recovered_ns = fl->recovered_ns,
+		.holders = holders_of(f, fl),
 		.caveats = caveats,
 	};
 	g_array_append_val(f->result.failures, out);
@@ -1350,6 +1415,8 @@ static void result_release(struct ct_fragmentation_result *r)
 		struct ct_frag_failure *fl = &g_array_index(r->failures, struct ct_frag_failure, i);
 
 		g_array_unref(fl->caveats);
+		if (fl->holders)
+			g_array_unref(fl->holders);
 		if (fl->stack)
 			g_array_unref(fl->stack);
 	}
@@ -1406,8 +1473,8 @@ const struct ct_analysis_class ct_fragmentation_analysis = {
 	.id = CT_ANALYSIS_FRAGMENTATION,
 	.section = &ct_memory_section,
 	.wants = CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVML_SAMPLE) |
-	         CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) | CT_EV_BIT(CT_EV_GPU_MEMORY) |
-	         CT_EV_BIT(CT_EV_SYNC) | CT_EV_BIT(CT_EV_GPU_SYNC) |
+	         CT_EV_BIT(CT_EV_NVML_PROCESS) | CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) |
+	         CT_EV_BIT(CT_EV_GPU_MEMORY) | CT_EV_BIT(CT_EV_SYNC) | CT_EV_BIT(CT_EV_GPU_SYNC) |
 	         CT_EV_BIT(CT_EV_CONTEXT_CREATE),
 	.uses = CT_SHARED_ACCOUNTING,
 	.create = fragmentation_create,

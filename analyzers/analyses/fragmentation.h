@@ -41,6 +41,15 @@ struct ct_frag_state {
 	uint64_t vmm_gap_bytes;
 };
 
+/* A process NVML listed on a failure's device right after it (nvml_process). */
+struct ct_frag_holder {
+	int64_t pid;         /* as NVML gives it: the host's */
+	const char *process; /* its name, "" when unknown */
+	bool bytes_known;
+	uint64_t bytes; /* the device memory it used */
+	bool self;      /* the failing process itself */
+};
+
 /* A failed allocation, the state at that moment and the verdict. */
 struct ct_frag_failure {
 	int64_t time_ns;
@@ -78,6 +87,7 @@ struct ct_frag_failure {
 	 */
 	uint64_t recovered_bytes;
 	int64_t recovered_ns;
+	GArray *holders; /* struct ct_frag_holder, as NVML listed them; empty: none listed */
 	GArray *caveats; /* struct ct_caveat: the figures above that are not exact */
 };
 

@@ -304,6 +304,19 @@ static void write_failure(struct ct_doc *doc, const struct ct_frag_failure *f)
 	ct_doc_u64(doc, "granularity_waste_bytes", f->granularity_waste_bytes, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "pool_reserved_bytes", f->pool_reserved_bytes, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "pool_used_bytes", f->pool_used_bytes, CT_UNIT_BYTES);
+	ct_doc_array(doc, "holders", "The device's processes, as NVML listed them");
+	for (guint i = 0; f->holders && i < f->holders->len; i++) {
+		const struct ct_frag_holder *h =
+		    &g_array_index(f->holders, struct ct_frag_holder, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "pid", h->pid, CT_UNIT_ID);
+		ct_doc_string(doc, "process", h->process);
+		write_known(doc, "bytes", h->bytes_known, h->bytes);
+		ct_doc_bool(doc, "self", h->self);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
 	if (f->recovered_bytes) {
 		ct_doc_u64(doc, "recovered_bytes", f->recovered_bytes, CT_UNIT_BYTES);
 		ct_doc_i64(doc, "recovered_time_ns", f->recovered_ns, CT_UNIT_TIME);

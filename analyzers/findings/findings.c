@@ -279,6 +279,40 @@ static const char *group_sizes(const struct failure_group *g, char *buf, size_t 
 	return buf;
 }
 
+/* The other processes that held FAILURE's device, as NVML listed them: who to ask. */
+#define HOLDERS_TOLD 3
+
+static char *holders_text(const struct ct_node *failure)
+{
+	const struct ct_node *holders = at(failure, "holders");
+	GString *text = g_string_new(NULL);
+	size_t told = 0, others = 0;
+
+	for (size_t i = 0; holders && i < ct_node_count(holders); i++) {
+		const struct ct_node *h = ct_node_child(holders, i);
+		char bytes[32];
+
+		if (bool_of(h, "self") || others++ >= HOLDERS_TOLD)
+			continue;
+		g_string_append_printf(text, "%s pid %" PRIu64 "%s%s%s", told++ ? "," : "",
+		                       u64_of(h, "pid"), str_of(h, "process") ? " (" : "",
+		                       str_of(h, "process") ? str_of(h, "process") : "",
+		                       str_of(h, "process") ? ")" : "");
+		if (at(h, "bytes") && at(h, "bytes")->type == CT_NODE_U64)
+			g_string_append_printf(
+			    text, " with %s",
+			    bytes_text(number_of(h, "bytes"), bytes, sizeof(bytes)));
+	}
+	if (!told) {
+		g_string_free(text, TRUE);
+		return NULL;
+	}
+	if (others > told)
+		g_string_append_printf(text, " and %zu more", others - told);
+	g_string_prepend(text, "NVML listed on the device");
+	return g_string_free(text, FALSE);
+}
+
 static void add_failure(GArray *list, const struct ct_node *failure, size_t index,
                         const struct failure_group *g, const struct losses *l)
 {
@@ -300,6 +334,19 @@ static void add_failure(GArray *list, const struct ct_node *failure, size_t inde
 	                             u64_of(failure, "device"), ct_verdict_words(verdict), times);
 	if (str_of(failure, "explanation"))
 		f->explanation = g_strdup(str_of(failure, "explanation"));
+	{
+		char *holders = holders_text(failure);
+
+		if (holders && f->explanation) {
+			char *both = g_strdup_printf("%s; %s", f->explanation, holders);
+
+			g_free(f->explanation);
+			g_free(holders);
+			f->explanation = both;
+		} else if (holders) {
+			f->explanation = holders;
+		}
+	}
 	f->advice = g_strdup(ct_verdict_advice(verdict));
 	numbers_from(f, failure, failure_numbers);
 	f->source = g_strdup_printf("memory.failures[%zu]", index);

@@ -13,12 +13,14 @@
 
   check-memory-report.py ledger LEDGER REPORT.json [--verdict V ...]
                   [--leak-site S] [--growing RANGE] [--complete yes|no]
-                  [--caveat CAUSE ...]
+                  [--caveat CAUSE ...] [--holder PID:BYTES ...]
       the simulator's ledger (tests/cudasim/README.md): per process and
       device, the peak of the device kinds and exactly the allocations live
       at it, what is live at the end, every failed allocation with its size
-      and free memory, the verdicts expected for the failures in order, and
-      the causes of the report's caveats (memory.caveats): none unless told
+      and free memory, the verdicts expected for the failures in order, the
+      causes of the report's caveats (memory.caveats): none unless told, and
+      the other processes NVML listed on the device of each failure
+      (CUDASIM_OTHER_PROCESSES), which the findings name
 """
 import argparse
 import json
@@ -151,6 +153,21 @@ def check_failures(report, failed, args):
             ok(got["verdict"] == args.verdict[i],
                f"failure {i + 1}: verdict {args.verdict[i]}",
                f"report {got['verdict']}: {got['explanation']}")
+        if args.holder:
+            others = sorted(f"{h['pid']}:{h['bytes']}" for h in got["holders"] if not h["self"])
+            ok(others == sorted(args.holder),
+               f"failure {i + 1}: NVML's other processes on the device: {args.holder}",
+               f"report {others}")
+            own = [h for h in got["holders"] if h["self"]]
+            ok(len(own) == 1 and own[0]["bytes"] > 0,
+               f"failure {i + 1}: and the failing process itself, marked so", f"report {own}")
+    if args.holder:
+        told = [f for f in report["findings"] if f["kind"] == "allocation_failure"]
+        for holder in args.holder:
+            pid = holder.split(":")[0]
+            ok(told and all(f"pid {pid}" in f["explanation"] for f in told),
+               f"the failure's finding names pid {pid}",
+               *[f["explanation"] for f in told])
 
 
 def check_ledger(args):
@@ -320,6 +337,8 @@ def main():
     led.add_argument("--complete", choices=("yes", "no"), default="yes")
     led.add_argument("--caveat", action="append", default=[],
                      help="a cause the report's memory caveats give (none when not told)")
+    led.add_argument("--holder", action="append", default=[],
+                     help="PID:BYTES another process held on the failures' device")
     args = parser.parse_args()
     try:
         if args.mode == "synthetic":

@@ -114,7 +114,7 @@ unset CUDASIM_DEVICE_MEMORY
 CUDASIM_OTHER_PROCESSES=0:4242:2684354560
 export CUDASIM_OTHER_PROCESSES
 if traced_report elsewhere elsewhere; then
-	check elsewhere --verdict held_elsewhere
+	check elsewhere --verdict held_elsewhere --holder 4242:2684354560
 	first_page elsewhere --failure held_elsewhere
 fi
 unset CUDASIM_OTHER_PROCESSES

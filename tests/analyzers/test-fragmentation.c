@@ -606,6 +606,8 @@ static void test_recovered(void **state)
 	(void)state;
 	feed_init(&f, both);
 	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 768 * MIB, 700 * MIB, GIB);
+	/* the tracer's NVML reading of the failure comes between (alloc.c) */
+	feed_nvml(&f, PID, 0, CT_NVML_ALLOC_FAILED, 700 * MIB, GIB);
 	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, BASE, 692 * MIB);
 	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 256 * MIB, 8 * MIB, GIB);
 	feed_alloc(&f, PID, PID + 1, 0, CT_MEM_DEVICE, BASE + GIB, 256 * MIB);
