@@ -215,6 +215,44 @@ static void write_growing_ranges(struct ct_doc *doc, const GArray *ranges)
 	ct_doc_end(doc);
 }
 
+static void write_growing_sites(struct ct_doc *doc, const GArray *sites)
+{
+	ct_doc_array(doc, "growing_sites", "Call sites whose memory grows over the run");
+	for (guint i = 0; i < sites->len; i++) {
+		const struct ct_memory_growing_site *s =
+		    &g_array_index(sites, struct ct_memory_growing_site, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "pid", s->pid, CT_UNIT_ID);
+		ct_doc_string(doc, "process", s->process);
+		ct_doc_u64(doc, "device", s->device, CT_UNIT_ID);
+		ct_doc_string(doc, "site", s->site);
+		ct_doc_string(doc, "function", s->function);
+		ct_doc_string(doc, "file", s->file);
+		if (s->file)
+			ct_doc_u64(doc, "line", s->line, CT_UNIT_ID);
+		else
+			ct_doc_null(doc, "line");
+		ct_doc_string(doc, "nvtx_path", s->nvtx_path);
+		ct_doc_string(doc, "api", s->api);
+		ct_doc_u64(doc, "allocations", s->allocations, CT_UNIT_NONE);
+		ct_doc_u64(doc, "freed", s->freed, CT_UNIT_NONE);
+		ct_doc_u64(doc, "reclaimed", s->reclaimed, CT_UNIT_NONE);
+		ct_doc_u64(doc, "smallest_bytes", s->smallest_bytes, CT_UNIT_BYTES);
+		ct_doc_u64(doc, "largest_bytes", s->largest_bytes, CT_UNIT_BYTES);
+		ct_doc_i64(doc, "held_at_end_bytes", s->held_at_end_bytes, CT_UNIT_BYTES);
+		ct_doc_i64(doc, "high_bytes", s->high_bytes, CT_UNIT_BYTES);
+		ct_doc_u64(doc, "rises", s->rises, CT_UNIT_NONE);
+		ct_doc_u64(doc, "steps", s->steps, CT_UNIT_NONE);
+		ct_doc_i64(doc, "growth_per_rise_bytes", s->growth_per_rise_bytes, CT_UNIT_BYTES);
+		ct_doc_i64(doc, "first_ns", s->first_ns, CT_UNIT_TIME);
+		ct_doc_i64(doc, "last_rise_ns", s->last_rise_ns, CT_UNIT_TIME);
+		ct_doc_double(doc, "peak_share", s->peak_share, CT_UNIT_RATIO);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
+}
+
 static void write_timeline(struct ct_doc *doc, const GArray *timeline)
 {
 	ct_doc_array(doc, "timeline", "Device memory over time");
@@ -241,6 +279,7 @@ static void write_memory(struct ct_doc *doc, const struct ct_memory_result *r)
 		write_device(doc, &g_array_index(r->devices, struct ct_memory_device, i));
 	ct_doc_end(doc);
 	write_growing_ranges(doc, r->growing_ranges);
+	write_growing_sites(doc, r->growing_sites);
 	write_timeline(doc, r->timeline);
 }
 

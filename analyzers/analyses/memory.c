@@ -3,7 +3,8 @@
  * memory.c - the memory analysis: live bytes over time per process, device
  * and kind; the peak and the allocations live at it; what is still live at
  * the end (leaks); NVTX ranges whose allocations hold more memory each time they repeat;
- * a bounded time series for plots.
+ * call sites whose allocations accumulate over the run (growing_site says
+ * when); a bounded time series for plots.
  *
  * The live allocations and the peak are the pass's accountant's
  * (accounting.h), which this analysis subscribes to; it adds what they
@@ -24,6 +25,44 @@
 struct mem_device {
 	struct ct_series series; /* on_device over time; points NULL until the first */
 	uint64_t failures;
+	/* struct site_key -> struct site_stat (both in one block); NULL until the first */
+	GHashTable *sites;
+	uint64_t frees; /* the program's frees of memory of the device kinds */
+	/* The program's first and last allocation or free there (not CUDA's teardown). */
+	bool active;
+	int64_t first_ns, last_ns;
+};
+
+/*
+ * Where an allocation was made, as the pass knows it: NVTX path, call and
+ * call stack. Sites are named (ct_call_site_format) at the end, when the
+ * stacks are symbolized; two keys may then name the same site.
+ */
+struct site_key {
+	uint64_t stack_id;
+	uint32_t path;
+	uint16_t cbid;
+	uint8_t domain;
+};
+
+/*
+ * The allocations of the device kinds made at one site (key), to tell
+ * memory that grows over the run from memory held once (see
+ * growing_site): what the site holds is the bytes of its allocations the
+ * program has not freed (those CUDA reclaimed with the context included:
+ * the program never gave them back); a rise, an allocation that takes it
+ * to a new high; a step, a rise with memory freed on the device since
+ * the rise before, so that the program's work went on in between.
+ */
+struct site_stat {
+	struct site_key key;
+	uint64_t allocations, freed, reclaimed;
+	uint64_t smallest, largest;
+	int64_t held, high, first_high;
+	uint64_t rises, steps;
+	uint64_t frees_seen; /* the device's frees at its last rise */
+	int64_t first_rise_ns, last_rise_ns;
+	uint64_t risen_keys; /* of a site's keys taken together, those that rose */
 };
 
 /*
@@ -97,6 +136,107 @@ static void on_pop(struct memory *m, const struct ct_event *ev)
 	stat->repetitions++;
 }
 
+/* ------------------------------------------------ growth by call site */
+
+static guint site_key_hash(gconstpointer p)
+{
+	const struct site_key *k = p;
+
+	return (guint)(k->stack_id * 0x9e3779b97f4a7c15u) ^ k->path * 31u ^ (guint)k->cbid << 8 ^
+	       k->domain;
+}
+
+static gboolean site_key_equal(gconstpointer pa, gconstpointer pb)
+{
+	const struct site_key *a = pa, *b = pb;
+
+	return a->stack_id == b->stack_id && a->path == b->path && a->cbid == b->cbid &&
+	       a->domain == b->domain;
+}
+
+/* Whether A counts for the growth of its site: seen allocated, of the device kinds. */
+static bool site_counts(const struct ct_acct_alloc *a)
+{
+	return a->origin == CT_ACCT_TRACED && ct_mem_kind_on_device(a->kind);
+}
+
+/* The statistics of A's site in MD, made on first use. */
+static struct site_stat *site_stat_of(struct mem_device *md, const struct ct_acct_alloc *a)
+{
+	struct site_key key = { .stack_id = a->stack_id,
+		                .path = a->path,
+		                .cbid = a->api.cbid,
+		                .domain = a->api.domain };
+	struct site_stat *s;
+
+	if (!md->sites)
+		md->sites = g_hash_table_new_full(site_key_hash, site_key_equal, NULL, g_free);
+	s = g_hash_table_lookup(md->sites, &key);
+	if (!s) {
+		s = g_new0(struct site_stat, 1);
+		s->key = key;
+		s->smallest = UINT64_MAX;
+		g_hash_table_insert(md->sites, &s->key, s);
+	}
+	return s;
+}
+
+/* The program allocated or freed memory of the device kinds at T_NS. */
+static void site_activity(struct mem_device *md, int64_t t_ns)
+{
+	if (!md->active)
+		md->first_ns = t_ns;
+	md->active = true;
+	md->last_ns = MAX(md->last_ns, t_ns);
+}
+
+static void site_allocated(struct mem_device *md, const struct ct_acct_alloc *a,
+                           const struct ct_event *ev)
+{
+	struct site_stat *s = site_stat_of(md, a);
+
+	if (ev->type == CT_EV_MEM_FREE_FAILED) {
+		/* its release failed: still held, as if never freed */
+		s->freed -= s->freed > 0;
+		s->held = ct_bytes_add(s->held, a->size);
+		return;
+	}
+	site_activity(md, ev->time_ns);
+	s->allocations++;
+	s->smallest = MIN(s->smallest, a->size);
+	s->largest = MAX(s->largest, a->size);
+	s->held = ct_bytes_add(s->held, a->size);
+	if (s->held <= s->high)
+		return;
+	s->high = s->held;
+	if (!s->rises++) {
+		s->first_high = s->held;
+		s->first_rise_ns = ev->time_ns;
+	}
+	if (s->rises == 1 || md->frees > s->frees_seen)
+		s->steps++;
+	s->frees_seen = md->frees;
+	s->last_rise_ns = ev->time_ns;
+}
+
+static void site_released(struct mem_device *md, const struct ct_acct_alloc *a,
+                          const struct ct_event *ev)
+{
+	struct site_stat *s = site_stat_of(md, a);
+
+	if (ev->type == CT_EV_MEM_RECLAIM) {
+		/* CUDA's teardown: the program never freed it, it held it to the end */
+		s->reclaimed++;
+		return;
+	}
+	if (ev->type == CT_EV_MEM_FREE) {
+		site_activity(md, ev->time_ns);
+		md->frees++;
+	}
+	s->freed++;
+	s->held = ct_bytes_sub(s->held, a->size);
+}
+
 /* ------------------------------------------------ the accountant's hooks */
 
 static void hook_added(void *data, struct ct_acct_device *dev, void *own,
@@ -107,6 +247,8 @@ static void hook_added(void *data, struct ct_acct_device *dev, void *own,
 	/* a mapping is not memory of its own: vmm_physical carries the bytes */
 	if (a->kind != CT_MEM_VMM_MAP)
 		range_hold(m, dev->process, a->path, ct_sat_i64(a->size));
+	if (site_counts(a))
+		site_allocated(own, a, ev);
 }
 
 static void hook_removed(void *data, struct ct_acct_device *dev, void *own,
@@ -116,6 +258,8 @@ static void hook_removed(void *data, struct ct_acct_device *dev, void *own,
 
 	if (a->kind != CT_MEM_VMM_MAP)
 		range_hold(m, dev->process, a->path, -ct_sat_i64(a->size));
+	if (site_counts(a))
+		site_released(own, a, ev);
 }
 
 static void hook_changed(void *data, struct ct_acct_device *dev, void *own,
@@ -141,7 +285,12 @@ static void hook_revealed(void *data, struct ct_acct_device *dev, void *own,
 
 static void hook_device_release(void *data, struct ct_acct_device *dev, void *own)
 {
-	ct_series_release(&((struct mem_device *)own)->series);
+	struct mem_device *md = own;
+
+	ct_series_release(&md->series);
+	if (md->sites)
+		g_hash_table_destroy(md->sites);
+	md->sites = NULL;
 }
 
 static void hook_process_release(void *data, void *user)
@@ -556,6 +705,169 @@ static void add_growing_ranges(struct memory *m)
 	}
 }
 
+/* ------------------------------------------------ growing sites */
+
+/*
+ * When the allocations of a site (its keys taken together, S) are memory
+ * that grows, not memory held once. Each test stands for one thing that
+ * is not a leak:
+ *
+ * - GROWTH_MIN_STEPS steps at least: what it holds reached a new high
+ *   that many times, each after memory was freed on the device since the
+ *   one before (the program's work went on in between, a step). A buffer
+ *   allocated once, a pool a framework takes at start-up (JAX's 75 %, a
+ *   caching allocator's first segments), weights loaded one after the
+ *   other: one step, or a few.
+ * - most of its allocations never freed, and most of its high still held
+ *   at the end: memory freed before exit is not a leak.
+ * - rising over the run: its rises span at least half of the device's
+ *   activity (the program's first allocation or free there to its last;
+ *   CUDA's teardown is not of it) and the last comes in its last quarter.
+ *   A cache that grows to a plateau in the first steps, what start-up
+ *   loads: their rises end early.
+ * - what it grew by after its first rise, still held at the end, is at
+ *   least GROWTH_MIN_PEAK_SHARE of the device's peak. Less does not weigh
+ *   on what the device holds (the leaks by site still list it); and a big
+ *   buffer held once does not make the small growth of its site (the same
+ *   site without call stacks) weigh more.
+ */
+#define GROWTH_MIN_STEPS      4
+#define GROWTH_MIN_PEAK_SHARE 0.01
+
+static bool growing_site(const struct site_stat *s, const struct mem_device *md, int64_t peak)
+{
+	int64_t span = md->last_ns - md->first_ns;
+
+	return s->steps >= GROWTH_MIN_STEPS && s->freed * 2 < s->allocations &&
+	       s->held * 2 >= s->high && span > 0 &&
+	       (double)(s->last_rise_ns - s->first_rise_ns) >= 0.5 * (double)span &&
+	       (double)(s->last_rise_ns - md->first_ns) >= 0.75 * (double)span && peak > 0 &&
+	       (double)(s->held - s->first_high) >= GROWTH_MIN_PEAK_SHARE * (double)peak;
+}
+
+/* S's figures added to SUM's: the keys of one site taken together. */
+static void site_stat_merge(struct site_stat *sum, const struct site_stat *s)
+{
+	bool first = !sum->allocations;
+
+	sum->allocations += s->allocations;
+	sum->freed += s->freed;
+	sum->reclaimed += s->reclaimed;
+	sum->smallest = first ? s->smallest : MIN(sum->smallest, s->smallest);
+	sum->largest = MAX(sum->largest, s->largest);
+	sum->held = ct_sat_add(sum->held, s->held);
+	sum->high = ct_sat_add(sum->high, s->high);
+	sum->first_high = ct_sat_add(sum->first_high, s->first_high);
+	if (s->rises) {
+		sum->first_rise_ns =
+		    sum->rises ? MIN(sum->first_rise_ns, s->first_rise_ns) : s->first_rise_ns;
+		sum->risen_keys++;
+	}
+	sum->rises += s->rises;
+	sum->steps += s->steps;
+	sum->last_rise_ns = MAX(sum->last_rise_ns, s->last_rise_ns);
+}
+
+/* The sites of MD by name (-> struct site_stat, owned): the keys of each together. */
+static GHashTable *sites_by_name(struct memory *m, struct ct_process *process,
+                                 const struct mem_device *md)
+{
+	GHashTable *named = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+	GHashTableIter it;
+	gpointer value;
+
+	g_hash_table_iter_init(&it, md->sites);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		const struct site_stat *s = value;
+		struct ct_api_ref api = { .domain = s->key.domain, .cbid = s->key.cbid };
+		char site[512];
+		const char *name =
+		    intern(m, ct_call_site_format(m->ctx, process, s->key.path, &api,
+		                                  s->key.stack_id, site, sizeof(site)));
+		struct site_stat *sum = g_hash_table_lookup(named, name);
+
+		if (!sum) {
+			sum = g_new0(struct site_stat, 1);
+			sum->key = s->key;
+			g_hash_table_insert(named, (gpointer)name, sum);
+		}
+		site_stat_merge(sum, s);
+	}
+	return named;
+}
+
+static struct ct_memory_growing_site growing_site_of(struct memory *m, struct ct_process *process,
+                                                     const struct ct_acct_device *dev,
+                                                     const char *name, const struct site_stat *s)
+{
+	struct ct_memory_leak_site where = { 0 };
+	const struct ct_stack *stack = ct_call_stacks_get(
+	    ct_context_call_stacks(m->ctx), process->hostname, process->pid, s->key.stack_id);
+	uint64_t increments = s->rises - s->risen_keys; /* rises after each key's first */
+	char path[512];
+
+	site_stack(m, &where, stack);
+	if (where.stack)
+		g_array_unref(where.stack);
+	return (struct ct_memory_growing_site){
+		.pid = process->pid,
+		.process = intern(m, process->procname),
+		.device = dev->device,
+		.site = name,
+		.function = where.function,
+		.file = where.file,
+		.line = where.line,
+		.nvtx_path = intern(m, ct_path_format(m->ctx, s->key.path, path, sizeof(path))),
+		.api = intern(m, ct_context_api_name(process, s->key.domain, s->key.cbid)),
+		.allocations = s->allocations,
+		.freed = s->freed,
+		.reclaimed = s->reclaimed,
+		.smallest_bytes = s->smallest,
+		.largest_bytes = s->largest,
+		.held_at_end_bytes = s->held,
+		.high_bytes = s->high,
+		.rises = s->rises,
+		.steps = s->steps,
+		.growth_per_rise_bytes =
+		    increments ? (s->high - s->first_high) / (int64_t)increments : 0,
+		.first_ns = s->first_rise_ns,
+		.last_rise_ns = s->last_rise_ns,
+		.peak_share = dev->peak_bytes > 0 ? (double)s->held / (double)dev->peak_bytes : 0,
+	};
+}
+
+static gint by_held(gconstpointer pa, gconstpointer pb)
+{
+	const struct ct_memory_growing_site *a = pa, *b = pb;
+
+	if (a->held_at_end_bytes != b->held_at_end_bytes)
+		return a->held_at_end_bytes < b->held_at_end_bytes ? 1 : -1;
+	return strcmp(a->site, b->site);
+}
+
+/* The sites of DEV whose memory grows over the run. */
+static void add_growing_sites(struct memory *m, struct ct_process *process,
+                              const struct ct_acct_device *dev, const struct mem_device *md)
+{
+	GHashTable *named;
+	GHashTableIter it;
+	gpointer name, value;
+
+	if (!md->sites)
+		return;
+	named = sites_by_name(m, process, md);
+	g_hash_table_iter_init(&it, named);
+	while (g_hash_table_iter_next(&it, &name, &value)) {
+		struct ct_memory_growing_site site;
+
+		if (!growing_site(value, md, dev->peak_bytes))
+			continue;
+		site = growing_site_of(m, process, dev, name, value);
+		g_array_append_val(m->result.growing_sites, site);
+	}
+	g_hash_table_destroy(named);
+}
+
 static void add_timeline(struct memory *m, const struct ct_process *process,
                          const struct ct_acct_device *dev, const struct mem_device *md)
 {
@@ -582,6 +894,7 @@ static enum ct_analysis_status memory_result(void *state, const void **result)
 	m->result.growing_ranges =
 	    g_array_new(FALSE, FALSE, sizeof(struct ct_memory_growing_range));
 	m->result.timeline = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_point));
+	m->result.growing_sites = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_growing_site));
 	m->result.notes = g_array_new(FALSE, FALSE, sizeof(struct ct_caveat_note));
 	m->result.strings = g_string_chunk_new(4096);
 	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
@@ -602,10 +915,13 @@ static enum ct_analysis_status memory_result(void *state, const void **result)
 		for (unsigned d = 0; d < 256; d++) {
 			const struct ct_acct_device *dev = ct_acct_device_at(m->acct, process, d);
 
-			if (dev)
+			if (dev) {
 				add_timeline(m, process, dev, ct_acct_own(m->sub, dev));
+				add_growing_sites(m, process, dev, ct_acct_own(m->sub, dev));
+			}
 		}
 	}
+	g_array_sort(m->result.growing_sites, by_held);
 	*result = &m->result;
 	return CT_ANALYSIS_OK;
 }
@@ -629,6 +945,8 @@ static void result_release(struct ct_memory_result *r)
 		g_array_unref(r->growing_ranges);
 	if (r->timeline)
 		g_array_unref(r->timeline);
+	if (r->growing_sites)
+		g_array_unref(r->growing_sites);
 	if (r->notes)
 		g_array_unref(r->notes);
 	if (r->strings)

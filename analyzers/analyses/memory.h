@@ -4,7 +4,8 @@
  * device the peak, the allocations live at it and at the end, where the
  * ones left at the end were made, the ones CUDA reclaimed that the program
  * never freed; the NVTX ranges whose memory grows from
- * one repetition to the next; device memory over time. It is what the
+ * one repetition to the next; the call sites whose memory grows over the
+ * run, with or without NVTX ranges; device memory over time. It is what the
  * "memory" section of the report says (memory-section.c) and what
  * `cudatrace record` prints (cli/summary.c).
  *
@@ -123,6 +124,36 @@ struct ct_memory_growing_range {
 	int64_t held_at_end_bytes;
 };
 
+/*
+ * A call site whose allocations accumulate over the run (memory.c says
+ * when): many allocations, most never freed by the program, the bytes
+ * they hold reaching a new high step after step until late in the run.
+ * Allocations of the device kinds only, seen allocated in the window.
+ */
+struct ct_memory_growing_site {
+	int64_t pid;
+	const char *process;
+	uint8_t device;
+	const char *site;     /* as the leak sites name it: "memory_growth.py:29 in step" */
+	const char *function; /* the program's first frame, NULL when the trace has no stack */
+	const char *file;
+	uint32_t line;
+	const char *nvtx_path; /* the range it allocated in, "" outside any */
+	const char *api;       /* the allocating call, NULL when the trace names none */
+	uint64_t allocations;
+	uint64_t freed;     /* of them, freed by the program */
+	uint64_t reclaimed; /* never freed by the program, reclaimed by CUDA with the context */
+	uint64_t smallest_bytes, largest_bytes; /* of its allocations */
+	int64_t held_at_end_bytes;              /* of its allocations the program never freed */
+	int64_t high_bytes;                     /* the most they held at once */
+	uint64_t rises; /* allocations that took what it holds to a new high */
+	uint64_t steps; /* rises with memory freed on the device since the rise before */
+	int64_t growth_per_rise_bytes;
+	int64_t first_ns;     /* its first rise */
+	int64_t last_rise_ns; /* ... and its last */
+	double peak_share;    /* held_at_end_bytes over the device's peak */
+};
+
 /* Device memory of a process in one time bucket (bounded series). */
 struct ct_memory_point {
 	int64_t pid;
@@ -136,6 +167,7 @@ struct ct_memory_point {
 struct ct_memory_result {
 	GArray *devices;        /* struct ct_memory_device, by process, then device */
 	GArray *growing_ranges; /* struct ct_memory_growing_range */
+	GArray *growing_sites;  /* struct ct_memory_growing_site, the most held first */
 	GArray *timeline;       /* struct ct_memory_point, by process, device, time */
 	GArray *notes;          /* struct ct_caveat_note: why figures are not exact */
 	GStringChunk *strings;  /* every string of the result */

@@ -2,10 +2,10 @@
 /*
  * findings.c - the diagnosis (see findings.h): how the program ended,
  * sticky CUDA errors, failed allocations and their verdict, NVTX ranges
- * whose memory grows step after step, the costliest transfer hotspot and
- * its fix, ranked by severity, the death first, then by what they weigh
- * (time order for failures and errors, bytes for growth, time for
- * copies).
+ * and call sites whose memory grows step after step, the costliest
+ * transfer hotspot and its fix, ranked by severity, the death first, then
+ * by what they weigh (time order for failures and errors, bytes held at
+ * the end for growth, time for copies).
  *
  * Everything is read from the document, never recomputed: a finding
  * quotes the figures of its section (the numbers are copies of its
@@ -526,6 +526,24 @@ static bool before_window(const struct ct_node *memory, uint64_t pid)
 	return false;
 }
 
+/*
+ * What growth finding F quotes of its object, element INDEX of memory's
+ * LIST: the figures KEYS, where they are, its weight (what is held at the
+ * end) and how sure they are.
+ */
+static void growth_figures(struct finding *f, const struct ct_node *memory, const char *const *keys,
+                           const char *list, size_t index, const struct losses *l)
+{
+	numbers_from(f, f->where, keys);
+	f->source = g_strdup_printf("memory.%s[%zu]", list, index);
+	f->weight = number_of(f->where, "held_at_end_bytes");
+	if (before_window(memory, u64_of(f->where, "pid")))
+		finding_caveat(f, "lower_bound",
+		               "the trace began after the program had allocated: what it "
+		               "held before is not counted");
+	memory_losses(f, l);
+}
+
 static void find_growth(GArray *list, const struct ct_node *memory, const struct losses *l)
 {
 	const struct ct_node *ranges = at(memory, "growing_ranges");
@@ -556,14 +574,110 @@ static void find_growth(GArray *list, const struct ct_node *memory, const struct
 		    "free in %s what it allocates (%s), or stop keeping references to it from one "
 		    "run to the next (a list of tensors that grows, a cache without a bound)",
 		    range, site ? site : "see the leaks by site below");
-		numbers_from(f, r, growth_numbers);
-		f->source = g_strdup_printf("memory.growing_ranges[%zu]", i);
-		f->weight = number_of(r, "held_at_end_bytes");
-		if (before_window(memory, u64_of(r, "pid")))
-			finding_caveat(f, "lower_bound",
-			               "the trace began after the program had allocated: what it "
-			               "held before is not counted");
-		memory_losses(f, l);
+		growth_figures(f, memory, growth_numbers, "growing_ranges", i, l);
+	}
+}
+
+/* ----------------------------------------------------------- growing sites */
+
+static const char *const site_growth_numbers[] = {
+	"allocations",       "freed", "largest_bytes", "growth_per_rise_bytes",
+	"held_at_end_bytes", "steps", "peak_share",    NULL,
+};
+
+/*
+ * Whether a growing range of PID holds what site S allocates: S allocated
+ * in it or in a range inside it. The range's finding names the site: the
+ * memory is told once.
+ */
+static bool range_tells(const struct ct_node *memory, const struct ct_node *s)
+{
+	const struct ct_node *ranges = at(memory, "growing_ranges");
+	const char *path = str_of(s, "nvtx_path");
+
+	for (size_t i = 0; path && ranges && i < ct_node_count(ranges); i++) {
+		const struct ct_node *r = ct_node_child(ranges, i);
+		const char *range = str_of(r, "range");
+		size_t len = range ? strlen(range) : 0;
+
+		if (u64_of(r, "pid") == u64_of(s, "pid") && range && !strncmp(path, range, len) &&
+		    (!path[len] || path[len] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* "8.00 MiB", or "1.00 MiB to 8.00 MiB" when the site's allocations differ in size. */
+static const char *site_sizes(const struct ct_node *s, char *buf, size_t len)
+{
+	struct failure_group g = { 0, number_of(s, "smallest_bytes"),
+		                   number_of(s, "largest_bytes") };
+
+	return group_sizes(&g, buf, len);
+}
+
+static char *site_growth_summary(const struct ct_node *s)
+{
+	char sizes[72], freed[40] = "none", held[32], step[32];
+
+	if (u64_of(s, "freed"))
+		snprintf(freed, sizeof(freed), "only %" PRIu64, u64_of(s, "freed"));
+	return g_strdup_printf(
+	    "%s allocated %" PRIu64 " times %s and freed %s: %s held at the end, growing %s "
+	    "each time",
+	    str_of(s, "site") ? str_of(s, "site") : "a call site", u64_of(s, "allocations"),
+	    site_sizes(s, sizes, sizeof(sizes)), freed,
+	    bytes_text(number_of(s, "held_at_end_bytes"), held, sizeof(held)),
+	    bytes_text(number_of(s, "growth_per_rise_bytes"), step, sizeof(step)));
+}
+
+static char *site_growth_explanation(const struct ct_node *s)
+{
+	char reclaimed[160] = "";
+
+	if (u64_of(s, "reclaimed"))
+		snprintf(reclaimed, sizeof(reclaimed),
+		         "; CUDA reclaimed %" PRIu64 " of them with the context, after the "
+		         "program's last use: it never freed them",
+		         u64_of(s, "reclaimed"));
+	return g_strdup_printf(
+	    "what it holds reached a new high %" PRIu64 " times, in %" PRIu64
+	    " steps with memory freed in between, until late in the run: memory that grows "
+	    "step after step, not a buffer allocated once; at the end it was %.0f %% of the "
+	    "device's peak%s",
+	    u64_of(s, "rises"), u64_of(s, "steps"), number_of(s, "peak_share") * 100.0, reclaimed);
+}
+
+/*
+ * Each call site whose memory grows over the run (memory.growing_sites[],
+ * at most MAX_PER_KIND): the growth an NVTX range does not show, or that
+ * runs in no range at all.
+ */
+static void find_site_growth(GArray *list, const struct ct_node *memory, const struct losses *l)
+{
+	const struct ct_node *sites = at(memory, "growing_sites");
+	size_t added = 0;
+
+	for (size_t i = 0; sites && i < ct_node_count(sites) && added < MAX_PER_KIND; i++) {
+		const struct ct_node *s = ct_node_child(sites, i);
+		const char *site = str_of(s, "site");
+		struct finding *f;
+
+		if (range_tells(memory, s))
+			continue;
+		f = finding_add(list, SEV_WARNING, "site_growth", s);
+		f->count =
+		    u64_of(s, "allocations") - MIN(u64_of(s, "freed"), u64_of(s, "allocations"));
+		f->summary = site_growth_summary(s);
+		f->explanation = site_growth_explanation(s);
+		f->advice = g_strdup_printf(
+		    "find what keeps the memory allocated at %s from one step to the next and "
+		    "release it when it is no longer needed (a list of tensors that grows, a loss "
+		    "kept with its graph, a cache without a bound): left so, a longer run ends in "
+		    "out of memory",
+		    site ? site : "this site");
+		growth_figures(f, memory, site_growth_numbers, "growing_sites", i, l);
+		added++;
 	}
 }
 
@@ -1234,6 +1348,7 @@ void ct_findings_write(struct ct_doc *doc)
 	if (at(root, "memory")) {
 		find_failures(list, at(root, "memory"), at(root, "framework"), &losses);
 		find_growth(list, at(root, "memory"), &losses);
+		find_site_growth(list, at(root, "memory"), &losses);
 	}
 	if (at(root, "transfers"))
 		find_copies(list, at(root, "transfers"), &losses);

@@ -68,6 +68,10 @@ static const struct {
 	  "range",
 	  { "pid", "process", "range", "repetitions", "growing_repetitions",
 	    "growth_per_repetition_bytes", "held_at_end_bytes", NULL } },
+	{ "growing_sites",
+	  "steps",
+	  { "pid", "process", "device", "site", "allocations", "freed", "steps",
+	    "growth_per_rise_bytes", "held_at_end_bytes", NULL } },
 };
 
 /* The main columns of ARRAY, a list of objects; NULL if it has none. */
