@@ -18,6 +18,10 @@
 #   cudatrace jupyter install
 #                          a kernelspec that runs the installed cudatrace
 #
+# What the README says the first example's record and report lead with
+# (the quote that starts with "memory_growth.py:", its line from the
+# program's source) is held to what they print.
+#
 # A command this test does not know how to check fails it: a README edit
 # comes with its check here.
 
@@ -79,6 +83,21 @@ diag "with PATH=$PATH"
 
 traces=""
 number=0
+# The README's quote of the growth finding of memory_growth.py, on one line.
+growth_quote=$("$trace_python" -c 'import re, sys
+m = re.search(r"\"(memory_growth\.py:[^\"]*)\"", " ".join(open(sys.argv[1]).read().split()))
+print(m.group(1) if m else "")' "$readme")
+growth_line=$(grep -n 'malloc(KEPT_PER_STEP)' "$trace_srcdir/examples/python/memory_growth.py" |
+	cut -d: -f1)
+ok "README.md quotes the growth finding of memory_growth.py" test -n "$growth_quote"
+ok "... at the line of the source that keeps the memory ($growth_line)" \
+	test "${growth_quote%% in step *}" = "memory_growth.py:$growth_line"
+growth_trace=""
+
+# says_growth FILE: the first finding of FILE, its blanks folded, is the README's quote.
+says_growth() {
+	cli_first_finding "$1" | tr -s ' \n' '  ' | grep -qF -- "1. WARNING $growth_quote"
+}
 
 # readme_words LINE: set the positional parameters to LINE's words, up to
 # a comment, without expanding them.
@@ -132,6 +151,12 @@ check_record() { # TAG WORDS...
 		grep -qx 'end_code=0' "$dir/cudatrace.info"
 	ok "$tag: ... of itself" grep -qx 'end=exited' "$dir/cudatrace.info"
 	ok "$tag: the short report is on stderr" grep -q 'Peak GPU memory' "$lttng_tmp/$tag.err"
+	case " $* " in
+	*/memory_growth.py\ *)
+		growth_trace=$dir
+		ok "$tag: it leads with the growth README.md quotes" says_growth "$lttng_tmp/$tag.err"
+		;;
+	esac
 	if trace_read "$tag" "$dir"; then
 		allocations=$(trace_count "$tag" mem_alloc)
 		ok "$tag: the trace holds the program's allocations ($allocations)" \
@@ -161,6 +186,12 @@ check_report() { # TAG WORDS...
 		for section in Trace Memory Transfers; do
 			ok "$tag: the report has its $section section" grep -q "^$section" "$report"
 		done
+		# the last word: the trace
+		for trace in "$@"; do :; done
+		if [ -n "$growth_trace" ] && [ "$tree/$trace" = "$growth_trace" ]; then
+			ok "$tag: its first page leads with the growth README.md quotes" \
+				says_growth "$report"
+		fi
 		;;
 	json)
 		ok "$tag: the report is JSON with the trace, memory and transfers sections" \
