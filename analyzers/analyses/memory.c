@@ -21,6 +21,16 @@
 #include "common/saturate.h"
 #include "common/series.h"
 
+/*
+ * What a process did, for growing sites: the kernels it launched, and its
+ * acts, the clock of the run: a launch, a copy, a memset, an allocation
+ * or free of the device kinds (CUDA's teardown is not its doing).
+ */
+struct work {
+	uint64_t launches;
+	uint64_t acts;
+};
+
 /* What the analysis keeps of one (process, device), beside the accountant's. */
 struct mem_device {
 	struct ct_series series; /* on_device over time; points NULL until the first */
@@ -28,9 +38,9 @@ struct mem_device {
 	/* struct site_key -> struct site_stat (both in one block); NULL until the first */
 	GHashTable *sites;
 	uint64_t frees; /* the program's frees of memory of the device kinds */
-	/* The program's first and last allocation or free there (not CUDA's teardown). */
+	/* The process's acts at the program's first allocation or free there. */
 	bool active;
-	int64_t first_ns, last_ns;
+	uint64_t first_act;
 };
 
 /*
@@ -51,8 +61,9 @@ struct site_key {
  * growing_site): what the site holds is the bytes of its allocations the
  * program has not freed (those CUDA reclaimed with the context included:
  * the program never gave them back); a rise, an allocation that takes it
- * to a new high; a step, a rise with memory freed on the device since
- * the rise before, so that the program's work went on in between.
+ * to a new high; a step, a rise with memory freed on the device, or a
+ * kernel launched by the process, since the rise before: the program
+ * computed in between (copies alone load data, as start-up does).
  */
 struct site_stat {
 	struct site_key key;
@@ -60,8 +71,10 @@ struct site_stat {
 	uint64_t smallest, largest;
 	int64_t held, high, first_high;
 	uint64_t rises, steps;
-	uint64_t frees_seen; /* the device's frees at its last rise */
+	uint64_t frees_seen;    /* the device's frees at its last rise */
+	uint64_t launches_seen; /* the process's launches at its last rise */
 	int64_t first_rise_ns, last_rise_ns;
+	uint64_t first_rise_act, last_rise_act; /* the process's acts then */
 	uint64_t risen_keys; /* of a site's keys taken together, those that rose */
 };
 
@@ -86,6 +99,7 @@ struct memory {
 	struct ct_acct *acct;          /* the pass's */
 	struct ct_acct_sub *sub;       /* its subscription to it */
 	int64_t end_ns;
+	GArray *work;                   /* struct work by process index */
 	struct ct_memory_result result; /* owned, once computed */
 };
 
@@ -181,19 +195,33 @@ static struct site_stat *site_stat_of(struct mem_device *md, const struct ct_acc
 	return s;
 }
 
-/* The program allocated or freed memory of the device kinds at T_NS. */
-static void site_activity(struct mem_device *md, int64_t t_ns)
+/* What PROCESS did so far. */
+static struct work *work_of(struct memory *m, const struct ct_process *process)
 {
-	if (!md->active)
-		md->first_ns = t_ns;
-	md->active = true;
-	md->last_ns = MAX(md->last_ns, t_ns);
+	if (process->index >= m->work->len)
+		g_array_set_size(m->work, process->index + 1);
+	return &g_array_index(m->work, struct work, process->index);
 }
 
-static void site_allocated(struct mem_device *md, const struct ct_acct_alloc *a,
+/* The program allocated or freed memory of the device kinds on DEV: its acts so far. */
+static uint64_t site_activity(struct memory *m, struct mem_device *md,
+                              const struct ct_acct_device *dev)
+{
+	struct work *w = work_of(m, dev->process);
+
+	w->acts++;
+	if (!md->active)
+		md->first_act = w->acts;
+	md->active = true;
+	return w->acts;
+}
+
+static void site_allocated(struct memory *m, struct mem_device *md,
+                           const struct ct_acct_device *dev, const struct ct_acct_alloc *a,
                            const struct ct_event *ev)
 {
 	struct site_stat *s = site_stat_of(md, a);
+	uint64_t launches = work_of(m, dev->process)->launches, act;
 
 	if (ev->type == CT_EV_MEM_FREE_FAILED) {
 		/* its release failed: still held, as if never freed */
@@ -201,7 +229,7 @@ static void site_allocated(struct mem_device *md, const struct ct_acct_alloc *a,
 		s->held = ct_bytes_add(s->held, a->size);
 		return;
 	}
-	site_activity(md, ev->time_ns);
+	act = site_activity(m, md, dev);
 	s->allocations++;
 	s->smallest = MIN(s->smallest, a->size);
 	s->largest = MAX(s->largest, a->size);
@@ -212,15 +240,18 @@ static void site_allocated(struct mem_device *md, const struct ct_acct_alloc *a,
 	if (!s->rises++) {
 		s->first_high = s->held;
 		s->first_rise_ns = ev->time_ns;
+		s->first_rise_act = act;
 	}
-	if (s->rises == 1 || md->frees > s->frees_seen)
+	if (s->rises == 1 || md->frees > s->frees_seen || launches > s->launches_seen)
 		s->steps++;
 	s->frees_seen = md->frees;
+	s->launches_seen = launches;
 	s->last_rise_ns = ev->time_ns;
+	s->last_rise_act = act;
 }
 
-static void site_released(struct mem_device *md, const struct ct_acct_alloc *a,
-                          const struct ct_event *ev)
+static void site_released(struct memory *m, struct mem_device *md, const struct ct_acct_device *dev,
+                          const struct ct_acct_alloc *a, const struct ct_event *ev)
 {
 	struct site_stat *s = site_stat_of(md, a);
 
@@ -230,7 +261,7 @@ static void site_released(struct mem_device *md, const struct ct_acct_alloc *a,
 		return;
 	}
 	if (ev->type == CT_EV_MEM_FREE) {
-		site_activity(md, ev->time_ns);
+		site_activity(m, md, dev);
 		md->frees++;
 	}
 	s->freed++;
@@ -248,7 +279,7 @@ static void hook_added(void *data, struct ct_acct_device *dev, void *own,
 	if (a->kind != CT_MEM_VMM_MAP)
 		range_hold(m, dev->process, a->path, ct_sat_i64(a->size));
 	if (site_counts(a))
-		site_allocated(own, a, ev);
+		site_allocated(m, own, dev, a, ev);
 }
 
 static void hook_removed(void *data, struct ct_acct_device *dev, void *own,
@@ -259,7 +290,7 @@ static void hook_removed(void *data, struct ct_acct_device *dev, void *own,
 	if (a->kind != CT_MEM_VMM_MAP)
 		range_hold(m, dev->process, a->path, -ct_sat_i64(a->size));
 	if (site_counts(a))
-		site_released(own, a, ev);
+		site_released(m, own, dev, a, ev);
 }
 
 static void hook_changed(void *data, struct ct_acct_device *dev, void *own,
@@ -322,6 +353,17 @@ static void memory_event(void *state, const struct ct_event *ev)
 	case CT_EV_NVTX_POP:
 		on_pop(m, ev);
 		break;
+	case CT_EV_LAUNCH:
+	case CT_EV_GRAPH_LAUNCH:
+	case CT_EV_MEMCPY:
+	case CT_EV_MEMSET:
+	case CT_EV_REPEAT: {
+		struct work *w = work_of(m, ev->process);
+
+		w->launches += ev->type == CT_EV_LAUNCH || ev->type == CT_EV_GRAPH_LAUNCH;
+		w->acts++;
+		break;
+	}
 	default:
 		break;
 	}
@@ -713,18 +755,22 @@ static void add_growing_ranges(struct memory *m)
  * is not a leak:
  *
  * - GROWTH_MIN_STEPS steps at least: what it holds reached a new high
- *   that many times, each after memory was freed on the device since the
- *   one before (the program's work went on in between, a step). A buffer
- *   allocated once, a pool a framework takes at start-up (JAX's 75 %, a
- *   caching allocator's first segments), weights loaded one after the
- *   other: one step, or a few.
+ *   that many times, each after memory was freed on the device, or a
+ *   kernel launched, since the one before (the program computed in
+ *   between, a step). A buffer allocated once, a pool a framework takes
+ *   at start-up (JAX's 75 %, a caching allocator's first segments),
+ *   weights allocated one after the other: one step, or a few.
  * - most of its allocations never freed, and most of its high still held
  *   at the end: memory freed before exit is not a leak.
- * - rising over the run: its rises span at least half of the device's
- *   activity (the program's first allocation or free there to its last;
- *   CUDA's teardown is not of it) and the last comes in its last quarter.
- *   A cache that grows to a plateau in the first steps, what start-up
- *   loads: their rises end early.
+ * - rising over the run: its rises span at least half of the run, from
+ *   the program's first allocation or free on the device to the end, and
+ *   the last comes in its last quarter. A cache that grows to a plateau
+ *   in the first steps, what start-up loads: their rises end early. The run is counted in what the process
+ *   did (struct work), not in time, which start-up (a framework's first
+ *   CUDA call, its compilations) makes long for little done; and it ends
+ *   with the process's work, not with its last allocation: a caching
+ *   allocator that stops asking CUDA for memory leaves no memory event
+ *   after that.
  * - what it grew by after its first rise, still held at the end, is at
  *   least GROWTH_MIN_PEAK_SHARE of the device's peak. Less does not weigh
  *   on what the device holds (the leaks by site still list it); and a big
@@ -734,14 +780,15 @@ static void add_growing_ranges(struct memory *m)
 #define GROWTH_MIN_STEPS      4
 #define GROWTH_MIN_PEAK_SHARE 0.01
 
-static bool growing_site(const struct site_stat *s, const struct mem_device *md, int64_t peak)
+static bool growing_site(const struct site_stat *s, const struct mem_device *md, uint64_t end,
+                         int64_t peak)
 {
-	int64_t span = md->last_ns - md->first_ns;
+	double span = end > md->first_act ? (double)(end - md->first_act) : 0;
 
 	return s->steps >= GROWTH_MIN_STEPS && s->freed * 2 < s->allocations &&
 	       s->held * 2 >= s->high && span > 0 &&
-	       (double)(s->last_rise_ns - s->first_rise_ns) >= 0.5 * (double)span &&
-	       (double)(s->last_rise_ns - md->first_ns) >= 0.75 * (double)span && peak > 0 &&
+	       (double)(s->last_rise_act - s->first_rise_act) >= 0.5 * span &&
+	       (double)(s->last_rise_act - md->first_act) >= 0.75 * span && peak > 0 &&
 	       (double)(s->held - s->first_high) >= GROWTH_MIN_PEAK_SHARE * (double)peak;
 }
 
@@ -761,11 +808,14 @@ static void site_stat_merge(struct site_stat *sum, const struct site_stat *s)
 	if (s->rises) {
 		sum->first_rise_ns =
 		    sum->rises ? MIN(sum->first_rise_ns, s->first_rise_ns) : s->first_rise_ns;
+		sum->first_rise_act =
+		    sum->rises ? MIN(sum->first_rise_act, s->first_rise_act) : s->first_rise_act;
 		sum->risen_keys++;
 	}
 	sum->rises += s->rises;
 	sum->steps += s->steps;
 	sum->last_rise_ns = MAX(sum->last_rise_ns, s->last_rise_ns);
+	sum->last_rise_act = MAX(sum->last_rise_act, s->last_rise_act);
 }
 
 /* The sites of MD by name (-> struct site_stat, owned): the keys of each together. */
@@ -849,6 +899,7 @@ static gint by_held(gconstpointer pa, gconstpointer pb)
 static void add_growing_sites(struct memory *m, struct ct_process *process,
                               const struct ct_acct_device *dev, const struct mem_device *md)
 {
+	uint64_t end = work_of(m, process)->acts;
 	GHashTable *named;
 	GHashTableIter it;
 	gpointer name, value;
@@ -860,7 +911,7 @@ static void add_growing_sites(struct memory *m, struct ct_process *process,
 	while (g_hash_table_iter_next(&it, &name, &value)) {
 		struct ct_memory_growing_site site;
 
-		if (!growing_site(value, md, dev->peak_bytes))
+		if (!growing_site(value, md, end, dev->peak_bytes))
 			continue;
 		site = growing_site_of(m, process, dev, name, value);
 		g_array_append_val(m->result.growing_sites, site);
@@ -963,6 +1014,7 @@ static enum ct_analysis_status memory_create(struct ct_context *ctx, const struc
 	*state = m;
 	m->ctx = ctx;
 	m->opts = opts;
+	m->work = g_array_new(FALSE, TRUE, sizeof(struct work));
 	m->acct = ct_context_accounting(ctx);
 	m->sub = ct_acct_subscribe(
 	    m->acct, &(struct ct_acct_config){ .peak_set = true, .reclaimed = true }, &hooks, m);
@@ -985,6 +1037,7 @@ static void memory_destroy(void *state)
 		return;
 	ct_acct_unsubscribe(m->sub);
 	result_release(&m->result);
+	g_array_unref(m->work);
 	g_free(m);
 }
 
@@ -992,7 +1045,9 @@ const struct ct_analysis_class ct_memory_analysis = {
 	.name = "memory",
 	.id = CT_ANALYSIS_MEMORY,
 	.section = &ct_memory_section,
-	.wants = CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVTX_POP),
+	.wants = CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVTX_POP) |
+	         CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_GRAPH_LAUNCH) | CT_EV_BIT(CT_EV_MEMCPY) |
+	         CT_EV_BIT(CT_EV_MEMSET) | CT_EV_BIT(CT_EV_REPEAT),
 	.uses = CT_SHARED_ACCOUNTING,
 	.create = memory_create,
 	.event = memory_event,

@@ -289,6 +289,19 @@ void feed_sync(struct feed *f, int pid, unsigned device)
 	feed_event(f, &ev);
 }
 
+void feed_launch(struct feed *f, int pid, unsigned device)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_LAUNCH, pid, pid);
+	ev.u.launch.kernel_id = 1;
+	ev.u.launch.grid_x = ev.u.launch.grid_y = ev.u.launch.grid_z = 1;
+	ev.u.launch.block_x = ev.u.launch.block_y = ev.u.launch.block_z = 1;
+	ev.u.launch.config_known = 1;
+	ev.u.launch.device = (uint8_t)device;
+	feed_event(f, &ev);
+}
+
 void feed_gpu_sync(struct feed *f, int pid, uint32_t context, unsigned type, int64_t end)
 {
 	struct ct_event ev;

@@ -76,6 +76,8 @@ void feed_pool_record(struct feed *f, int pid, unsigned device, unsigned operati
 void feed_gpu_memory(struct feed *f, int pid, unsigned device, unsigned operation, uint64_t address,
                      uint64_t bytes, uint64_t pool, uint64_t pool_size, uint64_t pool_utilized,
                      uint64_t threshold, int64_t timestamp);
+/* A kernel launched on DEVICE by PID (its launch event). */
+void feed_launch(struct feed *f, int pid, unsigned device);
 /* A host synchronisation of DEVICE (cudaDeviceSynchronize's sync event). */
 void feed_sync(struct feed *f, int pid, unsigned device);
 /* The GPU's record of a synchronisation of CONTEXT of TYPE (3 stream, 4 context), ended at END. */

@@ -293,6 +293,60 @@ static void test_plateau(void **state)
 }
 
 /*
+ * A caching allocator (PyTorch's) never frees: it asks CUDA for a 20 MiB
+ * segment when its cache is full. Steps KEEP_FROM to KEEP_TO of 20, each
+ * launching kernels, keep 8 MiB: a new segment every other step.
+ */
+static void caching(struct feed *f, int keep_from, int keep_to)
+{
+	int segments = 0;
+
+	activations(f); /* the cache's first segment, for the activations */
+	for (int step = 0; step < STEPS; step++) {
+		feed_launch(f, PID, 0);
+		if (step >= keep_from && step < keep_to && (step - keep_from) % 2 == 0)
+			feed_alloc(f, PID, PID, 0, CT_MEM_DEVICE,
+			           KEPT + (uint64_t)segments++ * 64 * MIB, 20 * MIB);
+		feed_launch(f, PID, 0);
+	}
+}
+
+/* Weights allocated one after the other, then the loop of a caching allocator. */
+static void caching_weights(struct feed *f)
+{
+	for (int i = 0; i < 50; i++)
+		feed_alloc(f, PID, PID, 0, CT_MEM_DEVICE, BASE + (uint64_t)i * 4 * MIB, 4 * MIB);
+	caching(f, 0, 0);
+}
+
+static void caching_plateau(struct feed *f)
+{
+	caching(f, 0, 6);
+}
+
+/*
+ * Under a caching allocator, with no free at all, the kernels launched
+ * between its segments make the steps: growth to the end is found, not
+ * the weights it loads nor a cache that stops growing.
+ */
+static void test_caching_allocator(void **state)
+{
+	struct feed f;
+
+	feed_init(&f, memory_only);
+	caching(&f, 0, STEPS);
+	report(&f);
+	assert_int_equal(feed_count(&f, "memory.growing_sites"), 1);
+	assert_int_equal(feed_int(&f, "memory.growing_sites.0.steps"), STEPS / 2);
+	assert_int_equal(feed_int(&f, "memory.growing_sites.0.held_at_end_bytes"), 200 * MIB);
+	assert_int_equal(feed_int(&f, "memory.growing_sites.0.freed"), 0);
+	feed_release(&f);
+
+	assert_not_growth(caching_weights);
+	assert_not_growth(caching_plateau);
+}
+
+/*
  * 4 KiB a step beside a 4 GiB buffer. Without call stacks both are the
  * site "cudaMalloc": the buffer, held once, is not what grew.
  */
@@ -402,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_start_up),
 		cmocka_unit_test(test_plateau),
 		cmocka_unit_test(test_too_small),
+		cmocka_unit_test(test_caching_allocator),
 		cmocka_unit_test(test_several_sites),
 		cmocka_unit_test(test_told_once),
 		cmocka_unit_test(test_ranked_after_failures),
