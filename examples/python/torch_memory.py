@@ -98,7 +98,8 @@ def loader(torch, pin_memory):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[2])
+    parser = argparse.ArgumentParser(
+        description="the GPU memory failures PyTorch users meet, for cudatrace record")
     parser.add_argument("case", choices=("growth", "fragment", "loader"))
     parser.add_argument("--fixed", action="store_true")
     parser.add_argument("--expandable", action="store_true")
