@@ -56,4 +56,13 @@ figure export-bench "the Perfetto export's time with GPU work" "time +perfetto /
 figure export-bench "the GPU-time CTF export's time" "time +ctf / dummy, GPU work:"
 figure export-bench "the GPU-time CTF export's memory ratio" "memory ctf, GPU work, 10x / 1x:"
 
+run loop-bench sh "$here/loop-bench.sh" 100 2000
+for loop in copy launch; do
+	figure loop-bench "the instructions a $loop call adds" "instructions added per call, $loop:"
+	figure loop-bench "the report's time on the $loop loop" "time report / dummy, $loop:"
+	figure loop-bench "the Perfetto export's time on the $loop loop" "time perfetto / dummy, $loop:"
+	figure loop-bench "the CTF export's time on the $loop loop" "time ctf / dummy, $loop:"
+	figure loop-bench "the report's memory on the $loop loop" "memory report 10x / 1x, $loop:"
+done
+
 tap_done

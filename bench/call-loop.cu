@@ -1,17 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * call-loop.cu - a copy- and launch-heavy workload for the benchmark: N
- * rounds of a small asynchronous upload from pinned memory and a kernel
- * launch on one stream, the pattern of a training loop feeding small
- * batches. Times the loop that issues the calls (not the final wait for
- * the GPU) and prints
+ * call-loop.cu - copy- and launch-heavy workloads for the benchmark, two
+ * calls a round, on one stream:
+ *
+ *   async   (the default) a small asynchronous upload from pinned memory
+ *           and a kernel launch, the pattern of a training loop feeding
+ *           small batches;
+ *   copy    a synchronous 4-byte cudaMemcpy host-to-device, then one
+ *           device-to-host, from pageable memory: a loop that reads back a
+ *           flag or a loss;
+ *   launch  two kernel launches, nothing else.
+ *
+ * Times the loop that issues the calls (not the final wait for the GPU)
+ * and prints
  *
  *   calls=N ns=TOTAL ns_per_call=X
  *
- *   call-loop [ROUNDS]    default 20000 (two calls a round)
+ *   call-loop [ROUNDS [async|copy|launch]]    default 20000 rounds, async
  */
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <cuda_runtime_api.h>
 
@@ -37,9 +46,49 @@ static void check(cudaError_t result, const char *what)
 	exit(1);
 }
 
+/* The loops; each round makes two calls. */
+static void async_round(cudaStream_t stream, int *host, int *batch, int *sum)
+{
+	cudaMemcpyAsync(batch, host, 256, cudaMemcpyHostToDevice, stream);
+	consume<<<1, 32, 0, stream>>>(batch, sum);
+}
+
+static void copy_round(cudaStream_t stream, int *host, int *batch, int *sum)
+{
+	static int flag;
+
+	(void)stream;
+	(void)host;
+	(void)sum;
+	cudaMemcpy(batch, &flag, sizeof(flag), cudaMemcpyHostToDevice);
+	cudaMemcpy(&flag, batch, sizeof(flag), cudaMemcpyDeviceToHost);
+}
+
+static void launch_round(cudaStream_t stream, int *host, int *batch, int *sum)
+{
+	(void)host;
+	consume<<<1, 32, 0, stream>>>(batch, sum);
+	consume<<<1, 32, 0, stream>>>(batch, sum);
+}
+
+typedef void round_fn(cudaStream_t stream, int *host, int *batch, int *sum);
+
+/* The loop MODE names, or NULL. */
+static round_fn *loop_named(const char *mode)
+{
+	if (strcmp(mode, "async") == 0)
+		return async_round;
+	if (strcmp(mode, "copy") == 0)
+		return copy_round;
+	if (strcmp(mode, "launch") == 0)
+		return launch_round;
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	long rounds = argc > 1 ? atol(argv[1]) : 20000;
+	round_fn *round = loop_named(argc > 2 ? argv[2] : "async");
 	cudaStream_t stream;
 	int *host;
 	int *batch;
@@ -47,8 +96,8 @@ int main(int argc, char **argv)
 	unsigned long long start;
 	unsigned long long elapsed;
 
-	if (rounds <= 0) {
-		fprintf(stderr, "usage: call-loop [ROUNDS]\n");
+	if (rounds <= 0 || !round || argc > 3) {
+		fprintf(stderr, "usage: call-loop [ROUNDS [async|copy|launch]]\n");
 		return 2;
 	}
 	check(cudaStreamCreate(&stream), "cudaStreamCreate");
@@ -56,14 +105,13 @@ int main(int argc, char **argv)
 	check(cudaMalloc(&batch, 256), "cudaMalloc");
 	check(cudaMalloc(&sum, sizeof(int)), "cudaMalloc");
 	/* One round before timing: first-call costs are not per-call costs. */
-	check(cudaMemcpyAsync(batch, host, 256, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+	round(stream, host, batch, sum);
+	check(cudaGetLastError(), "the first round");
 	check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 
 	start = now_ns();
-	for (long i = 0; i < rounds; i++) {
-		cudaMemcpyAsync(batch, host, 256, cudaMemcpyHostToDevice, stream);
-		consume<<<1, 32, 0, stream>>>(batch, sum);
-	}
+	for (long i = 0; i < rounds; i++)
+		round(stream, host, batch, sum);
 	elapsed = now_ns() - start;
 	check(cudaGetLastError(), "the loop");
 	check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");

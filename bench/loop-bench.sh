@@ -1,0 +1,172 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# loop-bench.sh [ROUNDS [TRACE_ROUNDS]] - what tracing and analysing cost
+# on the loops of bench/call-loop beyond its default one, each figure
+# printed against its target (`make bench`; nothing is asserted):
+#
+#   - copy: synchronous 4-byte cudaMemcpy host-to-device then
+#     device-to-host; launch: kernel launches alone (two calls a round);
+#   - instructions at the margin: the whole process (the program, the
+#     simulated CUDA and CUPTI, its dispatch included, lttng-ust, every
+#     thread) counted by callgrind, recorded with `cudatrace record`'s
+#     default options and not traced at all, at ROUNDS and 2 x ROUNDS
+#     rounds (default 10000: 20,000 and 40,000 calls); the difference
+#     between the two runs over the difference in calls is what one more
+#     call costs, start-up and teardown taken out, and the traced figure
+#     less the untraced one what tracing adds; target at most 2000;
+#   - the report and the exports: each loop recorded with TRACE_ROUNDS
+#     rounds (default 1,000,000: 2 million calls), then
+#     `cudatrace report --format json`, `export --format perfetto` and
+#     `export --format ctf` timed against `babeltrace2 -o dummy` on the
+#     same trace, best of three; target at most 1.0; and their peak RSS on
+#     it over their peak RSS on a trace of a tenth the rounds; target at
+#     most 1.2 (memory flat in the trace's size).
+#
+# ROUNDS or TRACE_ROUNDS 0 leaves that part out. LOOP_BENCH_RECORD_OPTS
+# adds options to the recordings counted by callgrind (--all-processes:
+# without the filter on the process tree); LOOP_BENCH_KEEP=DIR keeps
+# callgrind's files there, for callgrind_annotate.
+#
+# Runs in a private mount namespace with its own session daemon, like the
+# trace tests. Needs valgrind and a build with bench/call-loop.
+
+bench_here=$(cd "$(dirname "$0")" && pwd)
+CUDATRACE_SRCDIR=$(cd "$bench_here/.." && pwd)
+export CUDATRACE_SRCDIR
+cli_here=$CUDATRACE_SRCDIR/tests/cli
+. "$CUDATRACE_SRCDIR/tests/lib/cli.sh"
+
+cli_setup "$@"
+rounds=${1:-10000}
+trace_rounds=${2:-1000000}
+loop="${BENCH_BUILDDIR:-$trace_builddir/bench}/call-loop"
+[ -x "$loop" ] || { echo "loop-bench: $loop is not built" >&2; exit 2; }
+command -v valgrind >/dev/null || { echo "loop-bench: valgrind is not installed" >&2; exit 2; }
+command -v babeltrace2 >/dev/null || { echo "loop-bench: babeltrace2 is not installed" >&2; exit 2; }
+cli_with_daemon
+
+# The simulator's GPU keeps up with the host: short kernels and copies.
+CUDASIM_KERNEL_NS=200
+CUDASIM_COPY_LATENCY_NS=200
+CUDASIM_LAUNCH_LATENCY_NS=100
+export CUDASIM_KERNEL_NS CUDASIM_COPY_LATENCY_NS CUDASIM_LAUNCH_LATENCY_NS
+CLI_TIMEOUT=1800
+
+# callgrind_total TAG: the instructions callgrind counted in TAG's run.
+callgrind_total() {
+	sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$lttng_tmp/$1.callgrind"
+}
+
+# counted TAG plain|traced LOOP ROUNDS: call-loop under callgrind, not
+# traced or recorded; prints its instructions.
+counted() {
+	tag=$1
+	mode=$2
+	set -- valgrind --tool=callgrind --callgrind-out-file="$lttng_tmp/$tag.callgrind" \
+		"$loop" "$4" "$3"
+	if [ "$mode" = traced ]; then
+		set -- "$cli_bin" record ${LOOP_BENCH_RECORD_OPTS:-} -o "$lttng_tmp/$tag.trace" -- "$@"
+	fi
+	# No ledger: the simulator's own record of each call is not the
+	# program's work.
+	CUDASIM_LEDGER="" "$@" >"$lttng_tmp/$tag.out" 2>"$lttng_tmp/$tag.err"
+	status=$?
+	if [ "$status" -ne 0 ]; then
+		echo "loop-bench: $tag failed ($status)" >&2
+		cat "$lttng_tmp/$tag.err" >&2
+		exit 1
+	fi
+	callgrind_total "$tag"
+}
+
+# margin LOOP: the instructions one more call costs, untraced and traced.
+margin() {
+	p1=$(counted "$1-plain-1" plain "$1" "$rounds") || exit 1
+	p2=$(counted "$1-plain-2" plain "$1" $((2 * rounds))) || exit 1
+	t1=$(counted "$1-traced-1" traced "$1" "$rounds") || exit 1
+	t2=$(counted "$1-traced-2" traced "$1" $((2 * rounds))) || exit 1
+	echo "$p1 $p2 $t1 $t2" | awk -v calls=$((2 * rounds)) -v loop="$1" '{
+		plain = ($2 - $1) / calls
+		traced = ($4 - $3) / calls
+		printf "  %-7s untraced %7.1f Ir/call, recorded %7.1f Ir/call\n", loop, plain, traced
+		printf "instructions added per call, %s: %.1f  (target <= 2000)\n", loop, traced - plain
+	}'
+}
+
+if [ "$rounds" -gt 0 ]; then
+	echo "loop-bench: instructions at the margin, $((2 * rounds)) -> $((4 * rounds)) calls (callgrind, whole process)"
+	margin copy
+	margin launch
+fi
+
+# recorded TAG LOOP ROUNDS: the loop recorded with `cudatrace record`'s
+# default options into $lttng_tmp/TAG.
+recorded() {
+	CUDASIM_LEDGER="" "$cli_bin" record -q -o "$lttng_tmp/$1" -- "$loop" "$3" "$2" \
+		>"$lttng_tmp/$1.out" 2>"$lttng_tmp/$1.err" || {
+		echo "loop-bench: recording $1 failed" >&2
+		cat "$lttng_tmp/$1.err" >&2
+		exit 1
+	}
+}
+
+# best3 CMD...: the best elapsed time of three runs of CMD and the largest
+# peak RSS among them, "seconds kilobytes".
+best3() {
+	for run in 1 2 3; do
+		/usr/bin/time -f "%e %M" -o "$lttng_tmp/time.$run" "$@" >/dev/null 2>&1 || {
+			echo "loop-bench: $* failed" >&2
+			exit 1
+		}
+	done
+	cat "$lttng_tmp/time.1" "$lttng_tmp/time.2" "$lttng_tmp/time.3" |
+		awk 'NR == 1 || $1 < t { t = $1 } $2 > m { m = $2 } END { print t, m }'
+}
+
+# analysed TRACE: "seconds kilobytes" of babeltrace2 -o dummy, the report
+# and both exports on TRACE, on one line.
+analysed() {
+	dummy=$(best3 babeltrace2 -o dummy "$1") || exit 1
+	report=$(best3 "$cli_bin" report --format json "$1") || exit 1
+	perfetto=$(best3 "$cli_bin" export --format perfetto -o "$1.pftrace" "$1") || exit 1
+	ctf=$(best3 sh -c 'rm -rf "$1" && exec "$2" export --format ctf -o "$1" "$3"' sh \
+		"$1.ctf" "$cli_bin" "$1") || exit 1
+	echo "$dummy $report $perfetto $ctf"
+}
+
+# analysis LOOP: the loop recorded with trace_rounds rounds and with a
+# tenth of them; the report's and exports' times against babeltrace2's on
+# the first, their memory on the first against the second.
+analysis() {
+	recorded "$1-large" "$1" "$trace_rounds"
+	recorded "$1-small" "$1" $((trace_rounds / 10))
+	large=$(analysed "$lttng_tmp/$1-large") || exit 1
+	small=$(analysed "$lttng_tmp/$1-small") || exit 1
+	# Times are kept above /usr/bin/time's resolution (short runs of
+	# bench-runs.sh).
+	echo "$large $small" | awk -v loop="$1" -v calls=$((2 * trace_rounds)) '{
+		for (i = 1; i <= 15; i += 2)
+			if ($i < 0.01) $i = 0.01
+		printf "  %s, %d calls: babeltrace2 -o dummy %.2f s, report %.2f s, perfetto %.2f s, ctf %.2f s\n",
+			loop, calls, $1, $3, $5, $7
+		printf "time report / dummy, %s:   %.2f  (target <= 1.0)\n", loop, $3 / $1
+		printf "time perfetto / dummy, %s: %.2f  (target <= 1.0)\n", loop, $5 / $1
+		printf "time ctf / dummy, %s:      %.2f  (target <= 1.0)\n", loop, $7 / $1
+		printf "memory babeltrace2 -o dummy itself 10x / 1x, %s: %.2f  (%d KB -> %d KB)\n",
+			loop, $2 / $10, $10, $2
+		printf "memory report 10x / 1x, %s:   %.2f  (target <= 1.2; %d KB -> %d KB)\n",
+			loop, $4 / $12, $12, $4
+		printf "memory perfetto 10x / 1x, %s: %.2f  (target <= 1.2; %d KB -> %d KB)\n",
+			loop, $6 / $14, $14, $6
+		printf "memory ctf 10x / 1x, %s:      %.2f  (target <= 1.2; %d KB -> %d KB)\n",
+			loop, $8 / $16, $16, $8
+	}'
+	rm -rf "$lttng_tmp/$1-large" "$lttng_tmp/$1-small" "$lttng_tmp/$1-"*.pftrace "$lttng_tmp/$1-"*.ctf
+}
+
+[ "$trace_rounds" -gt 0 ] || exit 0
+echo "loop-bench: report and exports on recorded traces of $((2 * trace_rounds)) calls (best of three)"
+analysis copy
+analysis launch
+echo "cores: $(nproc)"
