@@ -391,8 +391,8 @@ static int enable_events(struct lttng_handle *handle, const struct session_confi
 	 * race against a tracker that would have to learn of it first.
 	 */
 	if (cfg->only_tree)
-		snprintf(filter, sizeof(filter), "%s == \"%s\"", CT_APP_CONTEXT_SESSION,
-		         cfg->only_tree);
+		snprintf(filter, sizeof(filter), "%s == %lld", CT_APP_CONTEXT_SESSION_KEY,
+		         (long long)ct_session_key(cfg->only_tree));
 	ret = lttng_enable_event_with_exclusions(handle, ev, (char *)SESSION_CHANNEL,
 	                                         cfg->only_tree ? filter : NULL, count,
 	                                         count ? pointers : NULL);

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <strings.h>
 
+#include "mix64.h"
+
 /* The LTTng-UST provider, and the prefix of its event names in a trace. */
 #define CT_PROVIDER_NAME   "cudatrace"
 #define CT_PROVIDER_PREFIX CT_PROVIDER_NAME ":"
@@ -28,6 +30,27 @@
 #define CT_APP_CONTEXT_PROVIDER "$app." CT_PROVIDER_NAME
 #define CT_APP_CONTEXT_SESSION  CT_APP_CONTEXT_PROVIDER ":session"
 #define CT_SESSION_ENV          "CUDATRACE_SESSION"
+
+/*
+ * $app.cudatrace_key:session, the same value as a number: ct_session_key
+ * of the string (0 when CUDATRACE_SESSION is unset). cudatrace record
+ * filters on it, since lttng-ust's filter compares a number in a few
+ * instructions but a string a character at a time, on every event: about
+ * 1,200 instructions an event for a session's name.
+ */
+#define CT_APP_CONTEXT_KEY_PROVIDER "$app." CT_PROVIDER_NAME "_key"
+#define CT_APP_CONTEXT_SESSION_KEY  CT_APP_CONTEXT_KEY_PROVIDER ":session"
+
+/* NAME's key: FNV-1a over its bytes, mixed, kept positive and non-zero
+ * (a filter's literal is a positive decimal number). */
+static inline int64_t ct_session_key(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	return (int64_t)(ct_mix64(h) >> 2) | 1;
+}
 
 /* The most frames a call_stack event holds (CUDATRACE_STACK_DEPTH). */
 #define CT_STACK_FRAMES_MAX 128

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * app-context.c - the application context $app.cudatrace:session
- * (app-context.h).
+ * app-context.c - the application contexts $app.cudatrace:session and
+ * $app.cudatrace_key:session (app-context.h).
  *
  * lttng-ust calls a context provider with the name "$app.PROVIDER" for
  * every context "$app.PROVIDER:NAME" a session uses, in a filter or added
@@ -33,6 +33,7 @@
 /* lttng-ust's enum lttng_ust_dynamic_type: the values used here. */
 enum app_value_type {
 	APP_VALUE_NONE = 0,
+	APP_VALUE_S64 = 4,
 	APP_VALUE_STRING = 11,
 };
 
@@ -67,9 +68,13 @@ lttng_ust_context_provider_register(struct app_provider *provider);
 /* CUDATRACE_SESSION, read once: owned. */
 static char *session;
 
-/* What lttng-ust gave for the provider: kept for the process's life (the
- * provider is never unregistered; the library is never unloaded). */
+/* ct_session_key of CUDATRACE_SESSION, read once; 0 when it is unset. */
+static int64_t session_key;
+
+/* What lttng-ust gave for the providers: kept for the process's life (they
+ * are never unregistered; the library is never unloaded). */
 static struct lttng_ust_registered_context_provider *registered;
+static struct lttng_ust_registered_context_provider *key_registered;
 
 static size_t get_size(void *priv, struct lttng_ust_probe_ctx *probe_ctx, size_t offset)
 {
@@ -112,13 +117,64 @@ static struct app_provider provider = {
 	.get_value = get_value,
 };
 
+/* The key's size at OFFSET: its type tag, then the number, aligned as
+ * lttng-ust aligns an int64_t. */
+static size_t key_get_size(void *priv, struct lttng_ust_probe_ctx *probe_ctx, size_t offset)
+{
+	(void)priv;
+	(void)probe_ctx;
+	if (!session_key)
+		return 1;
+	return 1 + lttng_ust_ring_buffer_align(offset + 1, lttng_ust_rb_alignof(int64_t)) +
+	       sizeof(int64_t);
+}
+
+static void key_record(void *priv, struct lttng_ust_probe_ctx *probe_ctx,
+                       struct lttng_ust_ring_buffer_ctx *ctx, struct lttng_ust_channel_buffer *chan)
+{
+	char tag = session_key ? APP_VALUE_S64 : APP_VALUE_NONE;
+
+	(void)priv;
+	(void)probe_ctx;
+	chan->ops->event_write(ctx, &tag, sizeof(tag), 1);
+	if (session_key)
+		chan->ops->event_write(ctx, &session_key, sizeof(session_key),
+		                       lttng_ust_rb_alignof(int64_t));
+}
+
+static void key_get_value(void *priv, struct lttng_ust_probe_ctx *probe_ctx,
+                          struct app_value *value)
+{
+	(void)priv;
+	(void)probe_ctx;
+	if (session_key) {
+		value->sel = APP_VALUE_S64;
+		value->u.s64 = session_key;
+	} else {
+		value->sel = APP_VALUE_NONE;
+	}
+}
+
+static struct app_provider key_provider = {
+	.struct_size = sizeof(struct app_provider),
+	.name = CT_APP_CONTEXT_KEY_PROVIDER,
+	.get_size = key_get_size,
+	.record = key_record,
+	.get_value = key_get_value,
+};
+
+/* Both providers or none: a session filters on the key, a person on the
+ * string. */
 static void register_provider(void)
 {
 	const char *value = getenv(CT_SESSION_ENV);
 
-	if (value)
+	if (value) {
 		session = strdup(value);
+		session_key = ct_session_key(value);
+	}
 	registered = lttng_ust_context_provider_register(&provider);
+	key_registered = lttng_ust_context_provider_register(&key_provider);
 }
 
 /* Once: the tracer's start and a notebook's first cell (cells.c) may race to it. */
@@ -127,7 +183,7 @@ int app_context_register(void)
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 	pthread_once(&once, register_provider);
-	return registered ? 0 : -1;
+	return registered && key_registered ? 0 : -1;
 }
 
 void app_context_ensure(const char *what)

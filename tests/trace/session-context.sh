@@ -93,9 +93,11 @@ if trace_read "$tag"; then
 		"$lttng_tmp/$tag.events" || :)" 0
 fi
 
-# The context added to a channel, as any session may: each event carries
+# The contexts added to a channel, as any session may: each event carries
 # the process's value (none without the variable), as the field
-# _app_cudatrace_session of its context.
+# _app_cudatrace_session of its context, and its number as
+# _app_cudatrace_key_session, computed here from doc/events.md's
+# description (the key `cudatrace record` filters on).
 tag=recorded
 lttng_trace="$lttng_tmp/$tag"
 if {
@@ -105,7 +107,8 @@ if {
 		lttng_client enable-event --userspace --session="$tag" --channel=cudatrace \
 			'cudatrace:*' &&
 		lttng_client add-context --userspace --session="$tag" --channel=cudatrace \
-			-t vpid -t vtid -t '$app.cudatrace:session' &&
+			-t vpid -t vtid -t '$app.cudatrace:session' \
+			-t '$app.cudatrace_key:session' &&
 		lttng_client start "$tag"
 } >"$lttng_tmp/lttng-$tag.log" 2>&1; then
 	CUDATRACE_SESSION=$name
@@ -127,6 +130,26 @@ if {
 			"$(grep -c "^event=cudatrace:.* vpid=$without " "$lttng_tmp/$tag.events")"
 		ok "both processes are in the trace" test -n "$(grep -m 1 \
 			"^event=cudatrace:.* vpid=$without " "$lttng_tmp/$tag.events")"
+		key=$("$trace_python" -c '
+import sys
+M = (1 << 64) - 1
+h = 0xcbf29ce484222325
+for b in sys.argv[1].encode():
+    h = ((h ^ b) * 0x100000001b3) & M
+h ^= h >> 30
+h = (h * 0xbf58476d1ce4e5b9) & M
+h ^= h >> 27
+h = (h * 0x94d049bb133111eb) & M
+h ^= h >> 31
+print((h >> 2) | 1)' "$name")
+		is "each event of the process with the variable carries its key" \
+			"$(grep -c "^event=cudatrace:.* vpid=$with .*_app_cudatrace_key_session=$key\( \|$\)" \
+				"$lttng_tmp/$tag.events")" \
+			"$(grep -c "^event=cudatrace:.* vpid=$with " "$lttng_tmp/$tag.events")"
+		is "no event of the other carries a key" \
+			"$(grep -c "^event=cudatrace:.* vpid=$without .*_app_cudatrace_key_session_tag=_none " \
+				"$lttng_tmp/$tag.events")" \
+			"$(grep -c "^event=cudatrace:.* vpid=$without " "$lttng_tmp/$tag.events")"
 	fi
 else
 	tap_result 1 "a session with the context added to its channel starts"
