@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * corr-map.c - a direct-mapped map of entries by correlation id, its slots
- * in a GHashTable (see corr-map.h).
+ * in an array (see corr-map.h).
  */
+#include <string.h>
+
 #include "contract/assert.h"
 #include "corr-map.h"
 
@@ -10,25 +12,33 @@ _Static_assert((CT_CORR_MAP_INITIAL & (CT_CORR_MAP_INITIAL - 1)) == 0 &&
                    (CT_CORR_MAP_MAX & (CT_CORR_MAP_MAX - 1)) == 0,
                "the map is direct-mapped by the low bits of the id");
 
-static gpointer slot_of(size_t capacity, uint32_t correlation_id)
+static size_t slot_of(size_t capacity, uint32_t correlation_id)
 {
-	return GSIZE_TO_POINTER(correlation_id & (capacity - 1));
+	return correlation_id & (capacity - 1);
 }
 
 void ct_corr_map_init(struct ct_corr_map *map, size_t entry_size)
 {
 	CT_ASSERT(entry_size >= sizeof(struct ct_corr_entry));
 	*map = (struct ct_corr_map){
-		.slots = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free),
-		.entry_size = entry_size,
+		.slots = g_new0(void *, CT_CORR_MAP_INITIAL),
+		/* room for the free list's link */
+		.entry_size = MAX(entry_size, sizeof(void *)),
 		.capacity = CT_CORR_MAP_INITIAL,
 	};
 }
 
 void ct_corr_map_release(struct ct_corr_map *map)
 {
-	if (map->slots)
-		g_hash_table_destroy(map->slots);
+	for (size_t i = 0; map->slots && i < map->capacity; i++)
+		g_free(map->slots[i]);
+	g_free(map->slots);
+	while (map->free) {
+		void *next = *(void **)map->free;
+
+		g_free(map->free);
+		map->free = next;
+	}
 	*map = (struct ct_corr_map){ 0 };
 }
 
@@ -39,47 +49,66 @@ void ct_corr_map_release(struct ct_corr_map *map)
  */
 static void grow(struct ct_corr_map *map)
 {
-	GHashTable *slots = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-	GHashTableIter iter;
-	gpointer value;
+	void **slots = g_new0(void *, map->capacity * 2);
 
-	map->capacity *= 2;
-	g_hash_table_iter_init(&iter, map->slots);
-	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		const struct ct_corr_entry *entry = value;
+	for (size_t i = 0; i < map->capacity; i++) {
+		struct ct_corr_entry *entry = map->slots[i];
 
-		g_hash_table_insert(slots, slot_of(map->capacity, entry->correlation_id), value);
-		g_hash_table_iter_steal(&iter);
+		if (entry)
+			slots[slot_of(map->capacity * 2, entry->correlation_id)] = entry;
 	}
-	g_hash_table_destroy(map->slots);
+	g_free(map->slots);
 	map->slots = slots;
+	map->capacity *= 2;
+}
+
+/* ENTRY waits no more: on the free list. */
+static void recycle(struct ct_corr_map *map, void *entry)
+{
+	*(void **)entry = map->free;
+	map->free = entry;
+}
+
+/* A zeroed entry, from the free list if it has one. */
+static struct ct_corr_entry *fresh_entry(struct ct_corr_map *map)
+{
+	void *entry = map->free;
+
+	if (!entry)
+		return g_malloc0(map->entry_size);
+	map->free = *(void **)entry;
+	memset(entry, 0, map->entry_size);
+	return entry;
 }
 
 void *ct_corr_map_insert(struct ct_corr_map *map, uint32_t correlation_id)
 {
-	struct ct_corr_entry *entry =
-	    g_hash_table_lookup(map->slots, slot_of(map->capacity, correlation_id));
+	struct ct_corr_entry *entry = map->slots[slot_of(map->capacity, correlation_id)];
 
 	while (entry && entry->correlation_id != correlation_id &&
-	       ct_corr_map_waiting(map) * 2 > map->capacity && map->capacity < CT_CORR_MAP_MAX) {
+	       map->waiting * 2 > map->capacity && map->capacity < CT_CORR_MAP_MAX) {
 		/* many calls wait at once: make room rather than lose them */
 		grow(map);
-		entry = g_hash_table_lookup(map->slots, slot_of(map->capacity, correlation_id));
+		entry = map->slots[slot_of(map->capacity, correlation_id)];
 	}
-	if (entry && entry->correlation_id != correlation_id)
-		map->evicted++;
-	entry = g_malloc0(map->entry_size);
+	if (entry) {
+		/* the entry the slot held is replaced */
+		if (entry->correlation_id != correlation_id)
+			map->evicted++;
+		recycle(map, entry);
+		map->waiting--;
+	}
+	entry = fresh_entry(map);
 	entry->correlation_id = correlation_id;
-	/* frees the entry the slot held, if any */
-	g_hash_table_replace(map->slots, slot_of(map->capacity, correlation_id), entry);
-	CT_ASSERT_DBG(ct_corr_map_waiting(map) <= map->capacity);
+	map->slots[slot_of(map->capacity, correlation_id)] = entry;
+	map->waiting++;
+	CT_ASSERT_DBG(map->waiting <= map->capacity);
 	return entry;
 }
 
 void *ct_corr_map_find(const struct ct_corr_map *map, uint32_t correlation_id)
 {
-	struct ct_corr_entry *entry =
-	    g_hash_table_lookup(map->slots, slot_of(map->capacity, correlation_id));
+	struct ct_corr_entry *entry = map->slots[slot_of(map->capacity, correlation_id)];
 
 	return entry && entry->correlation_id == correlation_id ? entry : NULL;
 }
@@ -87,22 +116,25 @@ void *ct_corr_map_find(const struct ct_corr_map *map, uint32_t correlation_id)
 void ct_corr_map_remove(struct ct_corr_map *map, void *entry)
 {
 	const struct ct_corr_entry *head = entry;
+	void **slot = &map->slots[slot_of(map->capacity, head->correlation_id)];
 
-	g_hash_table_remove(map->slots, slot_of(map->capacity, head->correlation_id));
+	if (*slot != entry)
+		return;
+	*slot = NULL;
+	map->waiting--;
+	recycle(map, entry);
 }
 
 size_t ct_corr_map_waiting(const struct ct_corr_map *map)
 {
-	return g_hash_table_size(map->slots);
+	return map->waiting;
 }
 
 void ct_corr_map_foreach(const struct ct_corr_map *map, void (*fn)(void *entry, void *data),
                          void *data)
 {
-	GHashTableIter iter;
-	gpointer value;
-
-	g_hash_table_iter_init(&iter, map->slots);
-	while (g_hash_table_iter_next(&iter, NULL, &value))
-		fn(value, data);
+	for (size_t i = 0; i < map->capacity; i++) {
+		if (map->slots[i])
+			fn(map->slots[i], data);
+	}
 }

@@ -7,12 +7,15 @@
  * or gpu_kernel record with the same correlation id arrives later, when
  * CUPTI hands its activity buffer back, or never (CUPTI dropped it).
  * Correlation ids grow by one per call, so the map is direct-mapped: an
- * entry's slot is its id modulo the capacity, and the slots in use are a
- * GHashTable by slot. The capacity doubles while more than half of it
- * waits for records, up to a maximum; a slot still taken by an entry at
- * least `capacity` calls older than the newcomer is given to the newcomer
- * (its record was lost, or never comes) and counted as evicted. So memory
- * is bounded by the work in flight, never by the length of the trace.
+ * entry's slot is its id modulo the capacity, in an array of slots. The
+ * capacity doubles while more than half of it waits for records, up to a
+ * maximum; a slot still taken by an entry at least `capacity` calls older
+ * than the newcomer is given to the newcomer (its record was lost, or
+ * never comes) and counted as evicted. Entries that no longer wait are
+ * kept on a free list for the next ones: an operation costs no
+ * allocation and no hashing, a few instructions where a GHashTable of
+ * allocated entries cost about a thousand. So memory is bounded by the
+ * work in flight, never by the length of the trace.
  *
  * Entries are structs of the caller's that begin with a struct
  * ct_corr_entry; the map owns them.
@@ -31,9 +34,11 @@ struct ct_corr_entry {
 };
 
 struct ct_corr_map {
-	GHashTable *slots; /* slot -> the entry in it; owned */
+	void **slots; /* slot -> the entry in it, or NULL; owned, as the entries */
+	void *free;   /* entries that wait no more, linked through their first bytes */
 	size_t entry_size;
 	size_t capacity;  /* slots, a power of two */
+	size_t waiting;   /* entries in the slots */
 	uint64_t evicted; /* entries given up to make room */
 };
 

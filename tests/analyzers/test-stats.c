@@ -230,6 +230,40 @@ static void test_corr_map(void **unused)
 	ct_corr_map_release(&map);
 }
 
+/* Entries that wait no more, or evicted, are used again, zeroed; the
+ * others stay put, and removing one twice changes nothing. */
+static void test_corr_map_reuse(void **unused)
+{
+	struct ct_corr_map map;
+	struct entry *a, *b, *c;
+
+	(void)unused;
+	ct_corr_map_init(&map, sizeof(struct entry));
+	a = ct_corr_map_insert(&map, 1);
+	a->value = 11;
+	b = ct_corr_map_insert(&map, 2);
+	b->value = 22;
+	ct_corr_map_remove(&map, a);
+	c = ct_corr_map_insert(&map, 3);
+	assert_ptr_equal(c, a);
+	assert_int_equal(c->value, 0);
+	assert_int_equal(c->head.correlation_id, 3);
+	assert_ptr_equal(ct_corr_map_find(&map, 2), b);
+	assert_int_equal(b->value, 22);
+	ct_corr_map_remove(&map, b);
+	ct_corr_map_remove(&map, b);
+	assert_int_equal(ct_corr_map_waiting(&map), 1);
+	/* id 3 + capacity takes slot 3: the old entry is evicted, recycled */
+	c->value = 33;
+	a = ct_corr_map_insert(&map, 3 + (uint32_t)map.capacity);
+	assert_int_equal(map.evicted, 1);
+	assert_int_equal(a->value, 0);
+	assert_null(ct_corr_map_find(&map, 3));
+	assert_ptr_equal(ct_corr_map_find(&map, 3 + (uint32_t)map.capacity), a);
+	assert_int_equal(ct_corr_map_waiting(&map), 1);
+	ct_corr_map_release(&map);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_sketch_is_bounded), cmocka_unit_test(test_sketch_signs),
 		cmocka_unit_test(test_timeline),          cmocka_unit_test(test_timeline_window),
 		cmocka_unit_test(test_timeline_disorder), cmocka_unit_test(test_corr_map),
+		cmocka_unit_test(test_corr_map_reuse),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
