@@ -48,6 +48,16 @@ struct ct_perfetto {
 	const struct ct_thread *last_thread;
 	uint64_t last_thread_track;
 	char name[NAME_MAX_BYTES];
+	/* The names of the last copy in each direction and of the last
+	 * memset, kept for the next ones of the same size: a loop's
+	 * operations repeat, and formatting each name again took more of the
+	 * export's thread than writing its packet. */
+	struct op_name {
+		bool set;
+		unsigned direction;
+		uint64_t bytes;
+		char text[96];
+	} copy_names[8], memset_name;
 };
 
 /* ------------------------------------------------------------ tracks */
@@ -224,17 +234,32 @@ static const char *kernel_name(struct ct_perfetto *p, const struct ct_process *p
 	return p->name;
 }
 
+/* N's text, once it names a copy in DIRECTION (or a memset, for
+ * MEMSET) of BYTES. */
+static const char *op_name(struct op_name *n, bool memset, unsigned direction, uint64_t bytes)
+{
+	if (n->set && n->direction == direction && n->bytes == bytes)
+		return n->text;
+	n->set = true;
+	n->direction = direction;
+	n->bytes = bytes;
+	if (memset)
+		snprintf(n->text, sizeof(n->text), "memset %" PRIu64 " bytes", bytes);
+	else
+		snprintf(n->text, sizeof(n->text), "memcpy %s %" PRIu64 " bytes",
+		         ct_direction_label(direction), bytes);
+	return n->text;
+}
+
 static const char *copy_name(struct ct_perfetto *p, unsigned direction, uint64_t bytes)
 {
-	snprintf(p->name, sizeof(p->name), "memcpy %s %" PRIu64 " bytes",
-	         ct_direction_label(direction), bytes);
-	return p->name;
+	return op_name(&p->copy_names[direction % G_N_ELEMENTS(p->copy_names)], false, direction,
+	               bytes);
 }
 
 static const char *memset_name(struct ct_perfetto *p, uint64_t bytes)
 {
-	snprintf(p->name, sizeof(p->name), "memset %" PRIu64 " bytes", bytes);
-	return p->name;
+	return op_name(&p->memset_name, true, 0, bytes);
 }
 
 static const char *text(struct ct_perfetto *p, const char *s, size_t len)

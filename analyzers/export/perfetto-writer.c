@@ -77,11 +77,21 @@ static const char *const event_fields[EVENT_FIELDS] = {
 	"terminating_flow_ids",
 };
 
+#define RECENT_NAMES 8
+
 struct ct_pf_writer {
 	FILE *out;          /* borrowed */
 	GHashTable *tracks; /* key (uint64, owned) -> id of each track described */
 	GHashTable *names;  /* interned name (owned) -> iid */
-	uint8_t *block;     /* packed packets not yet written */
+	/* The names found last, the table's keys: most events repeat one of a
+	 * few names (a loop's calls and operations), compared here rather
+	 * than hashed and looked up. */
+	struct {
+		const char *name;
+		uint64_t iid;
+	} recent[RECENT_NAMES];
+	unsigned recent_next; /* the entry to replace next */
+	uint8_t *block;       /* packed packets not yet written */
 	size_t used, cap;
 	uint64_t packets;
 	bool started; /* the first packet, which clears the incremental state, is out */
@@ -348,11 +358,19 @@ uint64_t ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
 static uint64_t intern(struct ct_pf_writer *w, const char *name, Perfetto__Protos__EventName *entry,
                        char **copy)
 {
-	gpointer iid;
+	gpointer key, iid;
 
 	*copy = NULL;
-	if (g_hash_table_lookup_extended(w->names, name, NULL, &iid))
+	for (unsigned i = 0; i < RECENT_NAMES && w->recent[i].name; i++) {
+		if (strcmp(w->recent[i].name, name) == 0)
+			return w->recent[i].iid;
+	}
+	if (g_hash_table_lookup_extended(w->names, name, &key, &iid)) {
+		w->recent[w->recent_next].name = key;
+		w->recent[w->recent_next].iid = GPOINTER_TO_SIZE(iid);
+		w->recent_next = (w->recent_next + 1) % RECENT_NAMES;
 		return GPOINTER_TO_SIZE(iid);
+	}
 	if (g_hash_table_size(w->names) >= CT_PF_INTERN_MAX)
 		return 0;
 	iid = GSIZE_TO_POINTER(g_hash_table_size(w->names) + 1);
