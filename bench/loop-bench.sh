@@ -98,6 +98,7 @@ if [ "$rounds" -gt 0 ]; then
 	echo "loop-bench: instructions at the margin, $((2 * rounds)) -> $((4 * rounds)) calls (callgrind, whole process)"
 	margin copy
 	margin launch
+	[ -z "${LOOP_BENCH_KEEP:-}" ] || cp "$lttng_tmp"/*.callgrind "$LOOP_BENCH_KEEP"/
 fi
 
 # recorded TAG LOOP ROUNDS: the loop recorded with `cudatrace record`'s
