@@ -65,4 +65,8 @@ for loop in copy launch; do
 	figure loop-bench "the report's memory on the $loop loop" "memory report 10x / 1x, $loop:"
 done
 
+# PyTorch's steps, wall time only: under callgrind it starts in minutes.
+run torch-bench sh "$here/torch-bench.sh" 5 0
+figure torch-bench "the recorded training step's time" "wall time per step, recorded / untraced:"
+
 tap_done
