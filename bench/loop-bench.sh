@@ -154,14 +154,17 @@ analysis() {
 		printf "time report / dummy, %s:   %.2f  (target <= 1.0)\n", loop, $3 / $1
 		printf "time perfetto / dummy, %s: %.2f  (target <= 1.0)\n", loop, $5 / $1
 		printf "time ctf / dummy, %s:      %.2f  (target <= 1.0)\n", loop, $7 / $1
+		# The ctf.fs source of Babeltrace grows with the trace (its
+		# packet index, its file window: bench-lib.sh, bench_memory):
+		# beside each ratio, the growth of what is ours, above it.
 		printf "memory babeltrace2 -o dummy itself 10x / 1x, %s: %.2f  (%d KB -> %d KB)\n",
 			loop, $2 / $10, $10, $2
-		printf "memory report 10x / 1x, %s:   %.2f  (target <= 1.2; %d KB -> %d KB)\n",
-			loop, $4 / $12, $12, $4
-		printf "memory perfetto 10x / 1x, %s: %.2f  (target <= 1.2; %d KB -> %d KB)\n",
-			loop, $6 / $14, $14, $6
-		printf "memory ctf 10x / 1x, %s:      %.2f  (target <= 1.2; %d KB -> %d KB)\n",
-			loop, $8 / $16, $16, $8
+		split("report perfetto ctf", name, " ")
+		for (i = 1; i <= 3; i++) {
+			big = $(2 + 2 * i); little = $(10 + 2 * i)
+			printf "memory %s 10x / 1x, %s: %.2f  (target <= 1.2; %d KB -> %d KB; above babeltrace2 %.2f)\n",
+				name[i], loop, big / little, little, big, (big - $2) / (little - $10)
+		}
 	}'
 	rm -rf "$lttng_tmp/$1-large" "$lttng_tmp/$1-small" "$lttng_tmp/$1-"*.pftrace "$lttng_tmp/$1-"*.ctf
 }
