@@ -22,6 +22,11 @@ struct ct_class_cache {
 	GHashTable *traces;
 	/* const bt_trace_class * (weak) -> its destruction listener's id, + 1 */
 	GHashTable *listeners;
+	/* The event class found last and its entry in events: a stream's
+	 * events are mostly of one class (a loop's calls), found again
+	 * without hashing. Forgotten whenever entries go. */
+	const bt_event_class *last_class;
+	struct ct_event_class_info *last_info;
 };
 
 static void trace_entry_free(gpointer data)
@@ -53,6 +58,8 @@ static void trace_class_destroyed(const bt_trace_class *trace_class, void *data)
 {
 	struct ct_class_cache *cache = data;
 
+	cache->last_class = NULL;
+	cache->last_info = NULL;
 	g_hash_table_foreach_remove(cache->events, of_trace_class, (gpointer)trace_class);
 	g_hash_table_foreach_remove(cache->traces, trace_of_trace_class, (gpointer)trace_class);
 	g_hash_table_remove(cache->listeners, trace_class);
@@ -97,7 +104,11 @@ void ct_class_cache_destroy(struct ct_class_cache *cache)
 struct ct_event_class_info *ct_class_cache_find(struct ct_class_cache *cache,
                                                 const bt_event_class *event_class)
 {
-	return g_hash_table_lookup(cache->events, event_class);
+	if (event_class != cache->last_class) {
+		cache->last_info = g_hash_table_lookup(cache->events, event_class);
+		cache->last_class = cache->last_info ? event_class : NULL;
+	}
+	return cache->last_info;
 }
 
 /* Listens to TRACE_CLASS's destruction unless the cache does already. 0, or -1. */
