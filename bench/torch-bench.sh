@@ -13,10 +13,13 @@
 #   - instructions per step at the margin: the whole process (Python,
 #     PyTorch, the simulated CUDA and CUPTI, lttng-ust, every thread)
 #     counted by callgrind at COUNTED_STEPS and 2 x COUNTED_STEPS steps
-#     (default 20), untraced and recorded; the difference between the two
+#     (default 200), untraced and recorded; the difference between the two
 #     runs over the steps more is what one step costs, PyTorch's import and
-#     start-up taken out. Under callgrind PyTorch takes minutes to start:
-#     COUNTED_STEPS 0 leaves this part out.
+#     start-up taken out. That start-up (some 9 billion instructions) varies
+#     by millions from run to run, a step costs about one: the steps must
+#     be many, and Python's string hashing is fixed (PYTHONHASHSEED=0).
+#     Under callgrind PyTorch takes minutes to start: COUNTED_STEPS 0
+#     leaves this part out.
 #
 # Runs in a private mount namespace with its own session daemon, like the
 # trace tests. Needs valgrind and the framework environment (made once
@@ -30,7 +33,7 @@ cli_here=$CUDATRACE_SRCDIR/tests/cli
 
 cli_setup "$@"
 steps=${1:-500}
-counted=${2:-20}
+counted=${2:-200}
 venv=$("$trace_srcdir/tools/framework-venv") || {
 	echo "torch-bench: the framework environment is not there (tools/framework-venv)" >&2
 	exit 2
@@ -44,6 +47,8 @@ CUDASIM_KERNEL_NS=200
 CUDASIM_COPY_LATENCY_NS=200
 CUDASIM_LAUNCH_LATENCY_NS=100
 export CUDASIM_KERNEL_NS CUDASIM_COPY_LATENCY_NS CUDASIM_LAUNCH_LATENCY_NS
+PYTHONHASHSEED=0
+export PYTHONHASHSEED
 
 # stepped TAG plain|traced STEPS [TOOL...]: torch-step.py, recorded or
 # not, under TOOL; its output in $lttng_tmp/TAG.out.
