@@ -13,6 +13,7 @@
 
 #include <cupti.h>
 
+#include "cupti-compat.h"
 #include "emit.h"
 #include "gpu-batch.h"
 #include "gpu-events.h"
@@ -25,7 +26,7 @@
 
 /* A kernel whose launch event is in the trace with its configuration:
  * what the launch did not say. */
-static bool on_configured_kernel(const CUpti_ActivityKernel10 *k, struct gpu_batch *batch)
+static bool on_configured_kernel(const ct_kernel_record *k, struct gpu_batch *batch)
 {
 	struct gpu_record r = {
 		.kind = CT_GPU_RECORD_KERNEL,
@@ -43,7 +44,7 @@ static bool on_configured_kernel(const CUpti_ActivityKernel10 *k, struct gpu_bat
 
 /* A kernel whose launch_unconfigured is in the trace: its times, its
  * stream and configuration by its shape (kernel-shapes.h). */
-static bool on_unconfigured_kernel(const CUpti_ActivityKernel10 *k, struct gpu_batch *batch)
+static bool on_unconfigured_kernel(const ct_kernel_record *k, struct gpu_batch *batch)
 {
 	struct gpu_record r = {
 		.kind = CT_GPU_RECORD_KERNEL_SHAPED,
@@ -63,7 +64,7 @@ static bool on_unconfigured_kernel(const CUpti_ActivityKernel10 *k, struct gpu_b
 }
 
 /* A kernel whose launch event is in the trace: what the launch did not say. */
-static bool on_recorded_kernel(const CUpti_ActivityKernel10 *k, struct gpu_batch *batch)
+static bool on_recorded_kernel(const ct_kernel_record *k, struct gpu_batch *batch)
 {
 	switch (recorded_ops_take(k->correlationId)) {
 	case RECORDED_WHOLE:
@@ -75,7 +76,7 @@ static bool on_recorded_kernel(const CUpti_ActivityKernel10 *k, struct gpu_batch
 	}
 }
 
-static void on_kernel(const CUpti_ActivityKernel10 *k, struct gpu_events_reading *reading)
+static void on_kernel(const ct_kernel_record *k, struct gpu_events_reading *reading)
 {
 	struct handle_cache *cache = &reading->cache;
 	struct ct_ev_kernel_shape shape;
@@ -260,7 +261,7 @@ static void on_memory(const CUpti_ActivityMemory4 *m)
 	                 });
 }
 
-static void on_memory_pool(const CUpti_ActivityMemoryPool3 *p)
+static void on_memory_pool(const ct_memory_pool_record *p)
 {
 	EMIT(gpu_memory_pool, &(struct ct_ev_gpu_memory_pool){
 	                          .timestamp = p->timestamp,
@@ -331,12 +332,12 @@ static void on_device(const CUpti_ActivityDevice5 *d)
 	                   sizeof(((type *)0)->kind) == sizeof(CUpti_ActivityKind) && \
 	                   _Alignof(type) <= 8,                                       \
 	               #type " begins with its kind")
-RECORD_LAYOUT(CUpti_ActivityKernel10);
+RECORD_LAYOUT(ct_kernel_record);
 RECORD_LAYOUT(CUpti_ActivityMemcpy6);
 RECORD_LAYOUT(CUpti_ActivityMemcpyPtoP4);
 RECORD_LAYOUT(CUpti_ActivityMemset4);
 RECORD_LAYOUT(CUpti_ActivityMemory4);
-RECORD_LAYOUT(CUpti_ActivityMemoryPool3);
+RECORD_LAYOUT(ct_memory_pool_record);
 RECORD_LAYOUT(CUpti_ActivitySynchronization2);
 RECORD_LAYOUT(CUpti_ActivityOverhead3);
 RECORD_LAYOUT(CUpti_ActivityDevice5);

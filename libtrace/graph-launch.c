@@ -5,7 +5,7 @@
  * A graph launch runs the graph's nodes on the launch stream; CUPTI gives
  * each kernel, copy and memset it runs its own record, with the graph's
  * ids and the correlation id of the launch call (cupti_activity.h,
- * CUpti_ActivityKernel10 graphId). The graph_launch event is that call:
+ * the kernel record's graphId). The graph_launch event is that call:
  * the gpu_* events with its correlation id are its work.
  */
 #include <stddef.h>

@@ -22,6 +22,7 @@
 #include "app-context.h"
 #include "callbacks.h"
 #include "config.h"
+#include "cupti-compat.h"
 #include "driver-info.h"
 #include "log.h"
 #include "host-sampler.h"
@@ -75,21 +76,14 @@ static void in_child(void)
 
 static int subscribe(void)
 {
-	char holder[256] = "";
-	CUpti_SubscriberParams params = {
-		.structSize = CUpti_SubscriberParams_STRUCT_SIZE,
-		.subscriberName = "cudatrace",
-		.oldSubscriberName = holder,
-		.oldSubscriberSize = sizeof(holder),
-	};
+	char holder[256];
 	CUptiResult status;
 	char what[320];
 
-	status = cuptiSubscribe_v2(&tracer.subscriber, callbacks_dispatch, NULL, &params);
+	status = ct_cupti_subscribe(&tracer.subscriber, callbacks_dispatch, holder, sizeof(holder));
 	if (status == CUPTI_SUCCESS)
 		return 0;
 	if (status == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-		holder[sizeof(holder) - 1] = '\0';
 		snprintf(what, sizeof(what), "CUPTI is already in use by %s",
 		         holder[0] ? holder : "another profiler");
 		give_up(CT_TRACER_ERROR_OTHER_SUBSCRIBER, status, what);

@@ -47,7 +47,7 @@ static uint64_t shape_key(const struct ct_ev_kernel_shape *s)
 	return h ? h : 1;
 }
 
-void kernel_shape_of(const CUpti_ActivityKernel10 *k, struct ct_ev_kernel_shape *shape)
+void kernel_shape_of(const ct_kernel_record *k, struct ct_ev_kernel_shape *shape)
 {
 	*shape = (struct ct_ev_kernel_shape){
 		.stream = k->streamId,
@@ -95,7 +95,7 @@ static uint32_t write_shape(struct ct_ev_kernel_shape *e, uint64_t key, uint64_t
 	return e->shape_id;
 }
 
-uint32_t kernel_shapes_note(const CUpti_ActivityKernel10 *k)
+uint32_t kernel_shapes_note(const ct_kernel_record *k)
 {
 	struct ct_ev_kernel_shape e;
 	uint64_t value[SHAPE_WORDS];

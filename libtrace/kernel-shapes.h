@@ -19,13 +19,13 @@
 #define CUDATRACE_KERNEL_SHAPES_H
 
 #include <stdint.h>
-#include <cupti.h>
 
 #include "cudatrace-tp.h"
+#include "cupti-compat.h"
 
 /* K's stream and configuration as the events write them (saturated to
  * their fields), shape_id left 0. */
-void kernel_shape_of(const CUpti_ActivityKernel10 *k, struct ct_ev_kernel_shape *shape);
+void kernel_shape_of(const ct_kernel_record *k, struct ct_ev_kernel_shape *shape);
 
 /*
  * The shape_id of K's stream and configuration, its kernel_shape written
@@ -33,7 +33,7 @@ void kernel_shape_of(const CUpti_ActivityKernel10 *k, struct ct_ev_kernel_shape 
  * kernel_shape, or the process has as many shapes as it keeps (the record
  * is then written whole).
  */
-uint32_t kernel_shapes_note(const CUpti_ActivityKernel10 *k);
+uint32_t kernel_shapes_note(const ct_kernel_record *k);
 
 /* A session started: each shape is written again before the next record
  * that names it. */

@@ -2,7 +2,8 @@
 /*
  * launch.c - kernel launches: launch events.
  *
- * A `<<<>>>` launch compiled for CUDA 13 calls __cudaLaunchKernel, for which
+ * A `<<<>>>` launch compiled for CUDA 12 calls cudaLaunchKernel, with its
+ * configuration. One compiled for CUDA 13 calls __cudaLaunchKernel, for which
  * CUPTI gives the kernel's name but no parameters. When the driver reports
  * the cuLaunchKernel that it makes, its configuration is taken from there
  * (nested callback); otherwise the launch is a launch_unconfigured, and
@@ -17,6 +18,7 @@
 #include "api-call.h"
 #include "call-stack.h"
 #include "capture.h"
+#include "cupti-compat.h"
 #include "cudatrace-tp.h"
 #include "names.h"
 #include "recorded-ops.h"
@@ -134,11 +136,13 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 	after_launch_event(e.kernel_id, e.api.correlation_id, RECORDED_WHOLE);
 }
 
+#if CT_CUPTI_HAS_REGISTERED_LAUNCH
 /* __cudaLaunchKernel: no parameters; a nested driver launch may tell. */
 static void cuda_launch_registered_exit(struct api_call *call)
 {
 	emit_launch(call, &call->nested_launch);
 }
+#endif
 
 /* cudaLaunchKernel, cudaLaunchCooperativeKernel and their _ptsz variants
  * share this layout. */
@@ -220,8 +224,10 @@ static void cu_launch_kernel_ex_exit(struct api_call *call)
 }
 
 static const struct api_binding launch_bindings[] = {
+#if CT_CUPTI_HAS_REGISTERED_LAUNCH
 	BIND_RUNTIME_PT(__cudaLaunchKernel, v13000, ptsz_v13000, 0, NULL,
 	                cuda_launch_registered_exit),
+#endif
 	BIND_RUNTIME_PT(cudaLaunchKernel, v7000, ptsz_v7000, 0, NULL, cuda_launch_kernel_exit),
 	BIND_RUNTIME_PT(cudaLaunchCooperativeKernel, v9000, ptsz_v9000, 0, NULL,
 	                cuda_launch_kernel_exit),

@@ -10,6 +10,7 @@
 #include <cupti.h>
 
 #include "api-call.h"
+#include "cupti-compat.h"
 #include "cudatrace-tp.h"
 
 static void emit_sync(struct api_call *call, enum ct_sync_kind what, uint32_t stream)
@@ -103,7 +104,9 @@ static const struct api_binding sync_bindings[] = {
 	BIND_RUNTIME_PT(cudaStreamSynchronize, v3020, ptsz_v7000, SYNC, NULL, stream_sync_exit),
 	BIND_RUNTIME(cudaEventSynchronize_v3020, SYNC, NULL, event_sync_exit),
 	BIND_DRIVER(cuCtxSynchronize, SYNC, NULL, context_sync_exit),
+#if CT_CUPTI_HAS_CTX_SYNCHRONIZE_V2
 	BIND_DRIVER(cuCtxSynchronize_v2, SYNC, NULL, context_sync_exit),
+#endif
 	BIND_DRIVER_PT(cuStreamSynchronize, ptsz, SYNC, NULL, stream_sync_exit),
 	BIND_DRIVER(cuEventSynchronize, SYNC, NULL, event_sync_exit),
 	BIND_END,

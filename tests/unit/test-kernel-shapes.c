@@ -57,9 +57,9 @@ static int fresh(void **state)
 }
 
 /* A record of a kernel that started now, on stream 7. */
-static CUpti_ActivityKernel10 record(uint32_t grid_x, int32_t registers)
+static ct_kernel_record record(uint32_t grid_x, int32_t registers)
 {
-	CUpti_ActivityKernel10 k;
+	ct_kernel_record k;
 
 	memset(&k, 0, sizeof(k));
 	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -80,7 +80,7 @@ static CUpti_ActivityKernel10 record(uint32_t grid_x, int32_t registers)
 
 static void test_once_with_its_fields(void **state)
 {
-	CUpti_ActivityKernel10 k = record(64, 40);
+	ct_kernel_record k = record(64, 40);
 	uint32_t id;
 
 	(void)state;
@@ -106,8 +106,8 @@ static void test_once_with_its_fields(void **state)
 
 static void test_another_shape(void **state)
 {
-	CUpti_ActivityKernel10 a = record(64, 40), b = record(64, 41), c = record(65, 40);
-	CUpti_ActivityKernel10 d = record(64, 40);
+	ct_kernel_record a = record(64, 40), b = record(64, 41), c = record(65, 40);
+	ct_kernel_record d = record(64, 40);
 	uint32_t ia, ib, ic, id;
 
 	(void)state;
@@ -128,7 +128,7 @@ static void test_another_shape(void **state)
 
 static void test_ids_never_given_again(void **state)
 {
-	CUpti_ActivityKernel10 k = record(1, 1);
+	ct_kernel_record k = record(1, 1);
 	uint32_t first, id, highest = 0;
 
 	(void)state;
@@ -147,7 +147,7 @@ static void test_ids_never_given_again(void **state)
 
 static void test_disabled(void **state)
 {
-	CUpti_ActivityKernel10 k = record(8, 16);
+	ct_kernel_record k = record(8, 16);
 
 	(void)state;
 	assert_int_equal(kernel_shapes_note(&k), 0);
@@ -160,7 +160,7 @@ static void test_disabled(void **state)
 
 static void test_announce_again(void **state)
 {
-	CUpti_ActivityKernel10 k = record(8, 16);
+	ct_kernel_record k = record(8, 16);
 	uint32_t id;
 
 	(void)state;
@@ -175,7 +175,7 @@ static void test_announce_again(void **state)
 
 static void test_a_second_later(void **state)
 {
-	CUpti_ActivityKernel10 k = record(8, 16), early = k;
+	ct_kernel_record k = record(8, 16), early = k;
 	uint32_t id;
 
 	(void)state;
@@ -202,7 +202,7 @@ static unsigned told_early;
 
 static void *racer(void *arg)
 {
-	CUpti_ActivityKernel10 k = record(4096, 32);
+	ct_kernel_record k = record(4096, 32);
 	uint32_t id = kernel_shapes_note(&k);
 
 	(void)arg;
