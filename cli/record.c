@@ -29,6 +29,7 @@
 #include "bounded.h"
 #include "../host/cgroup.h"
 #include "child.h"
+#include "common/compat.h"
 #include "death.h"
 #include "cuda-places.h"
 #include "diag.h"
@@ -573,6 +574,32 @@ static void probe_driver(struct trace_info *info)
 	if (lib_probe_driver_version(cuda, &info->driver_cuda) != 0)
 		info->driver_cuda = 0;
 	dlclose(cuda);
+}
+
+/*
+ * The tracer the driver can run (ct_compat_tracer_cupti): for a CUDA 12
+ * driver, the one built against CUPTI 12 beside libcudatrace.so. Where
+ * that one is not installed, libcudatrace.so is injected all the same: it
+ * says in one line that CUPTI cannot be used, and the program runs
+ * untraced. `cudatrace doctor` gives the rule in full.
+ */
+static void choose_tracer(struct record *r)
+{
+	char why[CT_COMPAT_TEXT], v[16];
+	int major = ct_compat_tracer_cupti(r->info.driver_cuda, why, sizeof(why));
+
+	if (major != 12)
+		return;
+	ct_cuda_version_text(r->info.driver_cuda, v, sizeof(v));
+	if (tracer_lib_for_cupti(r->library, sizeof(r->library), major) == 0)
+		diag_note("the driver supports CUDA %s, older than CUPTI 13 needs: tracing with "
+		          "CUPTI 12 (%s)",
+		          v, r->library);
+	else
+		diag_warn("the driver supports CUDA %s, older than CUPTI 13 needs, and the tracer "
+		          "built against CUPTI 12 (" TRACER_LIB_CUDA12_NAME ") is not beside %s: "
+		          "the program will run untraced (see cudatrace doctor)",
+		          v, r->library);
 }
 
 /* Where the program's CUDA libraries are expected to come from, for the
@@ -1183,6 +1210,7 @@ static int setup(struct record *r)
 		goto error;
 	init_info(r);
 	probe_driver(&r->info);
+	choose_tracer(r);
 	note_library_places(&r->info);
 	write_info(r);
 	if (prepare_environment(r) < 0) {

@@ -31,8 +31,6 @@
 #error "CUDATRACE_BINDIR (the directory cudatrace is installed in) must be defined"
 #endif
 
-#define TRACER_LIB_NAME "libcudatrace.so"
-
 const char *tracer_lib_installed(void)
 {
 	return CUDATRACE_PKGLIBDIR "/" TRACER_LIB_NAME;
@@ -242,6 +240,25 @@ static int check(const char *path, const char *origin, char *out, size_t len)
 		return -1;
 	}
 	strcpy(out, resolved);
+	return 0;
+}
+
+int tracer_lib_for_cupti(char *path, size_t len, int cupti_major)
+{
+	char sibling[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	struct stat st;
+	int n;
+
+	if (cupti_major != 12 || strcmp(base, TRACER_LIB_NAME) != 0)
+		return 0;
+	n = snprintf(sibling, sizeof(sibling), "%.*s" TRACER_LIB_CUDA12_NAME, (int)(base - path),
+	             path);
+	if (n < 0 || (size_t)n >= sizeof(sibling) || (size_t)n >= len || stat(sibling, &st) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return -1;
+	strcpy(path, sibling);
 	return 0;
 }
 

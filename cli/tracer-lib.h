@@ -30,6 +30,21 @@ int tracer_lib_find(const char *option, char *out, size_t len);
  */
 int tracer_lib_check(const char *path, char *why, size_t len);
 
+/* The tracer built against CUPTI 12, for drivers older than R580, lies
+ * beside libcudatrace.so (built against CUPTI 13) under this name. */
+#define TRACER_LIB_NAME        "libcudatrace.so"
+#define TRACER_LIB_CUDA12_NAME "libcudatrace-cuda12.so"
+
+/*
+ * The tracer to inject for a driver whose CUPTI is CUPTI_MAJOR
+ * (ct_compat_tracer_cupti: 13, 12, or 0 for none): PATH, found by
+ * tracer_lib_find, when it is not named libcudatrace.so or CUPTI_MAJOR is
+ * not 12; else its sibling libcudatrace-cuda12.so, written to PATH (LEN
+ * bytes). Returns 0 with PATH the one to use, or -1 when that sibling is
+ * not there (PATH unchanged).
+ */
+int tracer_lib_for_cupti(char *path, size_t len, int cupti_major);
+
 /* The path of the installed library (a build-time constant). */
 const char *tracer_lib_installed(void);
 

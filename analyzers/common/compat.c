@@ -15,7 +15,12 @@
  *    dropped compute capability 3.0, 12.0 everything below 5.0, 13.0
  *    everything below 7.5 (Maxwell, Pascal, Volta);
  *  - the PTX ISA reference's release history: which CUDA release
- *    introduced each PTX ISA version.
+ *    introduced each PTX ISA version;
+ *  - CUPTI's documentation, "CUPTI Compatibility and Requirements": CUPTI
+ *    follows its toolkit's compatibility with the driver (backward,
+ *    forward and minor version compatibility), and with a driver older
+ *    than its toolkit's minimum every CUPTI call fails with
+ *    CUPTI_ERROR_NOT_INITIALIZED.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +58,7 @@ static const struct {
 
 #define SRC_COMPAT  "NVIDIA's CUDA Compatibility guide, \"Minor Version Compatibility\""
 #define SRC_DRIVERS "CUDA Toolkit Release Notes, \"CUDA Toolkit and Corresponding Driver Versions\""
+#define SRC_CUPTI   "CUPTI's documentation, \"CUPTI Compatibility and Requirements\""
 #define SRC_BINARY  "CUDA C++ Programming Guide, \"Binary Compatibility\""
 #define SRC_PTX     "CUDA C++ Programming Guide, \"PTX Compatibility\""
 #define SRC_APP     "CUDA C++ Programming Guide, \"Application Compatibility\""
@@ -93,6 +99,50 @@ int ct_driver_branch_cuda_version(int branch)
 		if (atoi(releases[i].driver) <= branch)
 			found = releases[i].cuda_version;
 	return found;
+}
+
+/* The CUPTI majors cudatrace's tracers are built against, newest first. */
+static const int tracer_cupti_majors[] = { 13, 12 };
+#define TRACER_CUPTI_COUNT (sizeof(tracer_cupti_majors) / sizeof(tracer_cupti_majors[0]))
+
+int ct_compat_tracer_cupti(int driver_cuda, char *why, size_t size)
+{
+	int oldest = tracer_cupti_majors[TRACER_CUPTI_COUNT - 1];
+	char v[16];
+
+	if (driver_cuda <= 0) {
+		snprintf(why, size, "the driver's CUDA version is unknown");
+		return 0;
+	}
+	ct_cuda_version_text(driver_cuda, v, sizeof(v));
+	for (size_t i = 0; i < TRACER_CUPTI_COUNT; i++) {
+		int major = tracer_cupti_majors[i];
+
+		if (driver_cuda < major * 1000)
+			continue;
+		if (i == 0)
+			snprintf(why, size,
+			         "the driver supports CUDA %s, and CUPTI %d runs on any driver of "
+			         "CUDA %d.0 or later (R%d) (%s; %s)",
+			         v, major, major, ct_cuda_min_driver_branch(major * 1000),
+			         SRC_CUPTI, SRC_COMPAT);
+		else
+			snprintf(
+			    why, size,
+			    "the driver supports CUDA %s: CUPTI %d needs a driver of CUDA %d.0 "
+			    "(R%d) or later, CUPTI %d runs on any driver of CUDA %d.0 or later "
+			    "(R%d) (%s; %s)",
+			    v, tracer_cupti_majors[0], tracer_cupti_majors[0],
+			    ct_cuda_min_driver_branch(tracer_cupti_majors[0] * 1000), major, major,
+			    ct_cuda_min_driver_branch(major * 1000), SRC_CUPTI, SRC_COMPAT);
+		return major;
+	}
+	snprintf(why, size,
+	         "the driver supports CUDA %s: cudatrace's oldest CUPTI, CUPTI %d, needs a driver "
+	         "of CUDA %d.0 (R%d) or later (%s; %s)",
+	         v, oldest, oldest, ct_cuda_min_driver_branch(oldest * 1000), SRC_CUPTI,
+	         SRC_COMPAT);
+	return 0;
 }
 
 int ct_ptx_isa_cuda_version(int isa)

@@ -96,6 +96,19 @@ const char *ct_compat_severity_name(enum ct_compat_severity severity);
 void ct_compat_check_driver(int driver_cuda, int driver_branch, int runtime_cuda,
                             struct ct_compat_findings *out);
 
+/*
+ * Which of cudatrace's tracers a driver of driver_cuda can run: the one
+ * built against CUPTI 13 (returns 13) or against CUPTI 12 (12), or
+ * neither (0, also when driver_cuda is 0, unknown). A CUPTI follows its
+ * toolkit's compatibility with the driver (CUPTI's "CUPTI Compatibility
+ * and Requirements": with too old a driver every CUPTI call fails with
+ * CUPTI_ERROR_NOT_INITIALIZED), and a toolkit of major M runs on any
+ * driver of CUDA M.0 or later (CUDA Compatibility, "Minor Version
+ * Compatibility": 12.x from R525, 13.x from R580): the newest CUPTI whose
+ * major the driver supports. why (size bytes) says so, with the versions.
+ */
+int ct_compat_tracer_cupti(int driver_cuda, char *why, size_t size);
+
 /* The device against the toolkit that built the code: a compute
  * capability older than the toolkit supports ("device-unsupported"). */
 void ct_compat_check_device(int device_cc, int toolkit_cuda, struct ct_compat_findings *out);

@@ -150,6 +150,37 @@ static void test_driver_fits(void **unused)
 	assert_non_null(find(&f, "driver-too-old"));
 }
 
+/* The tracer for each driver branch, by NVIDIA's table of each toolkit's
+ * own driver: R525 to R575 drivers (CUDA 12.0 to 12.9) run the CUPTI 12
+ * one, R580 and later the CUPTI 13 one, older ones neither. */
+static void test_tracer_cupti(void **unused)
+{
+	static const struct {
+		int branch, cupti;
+	} cases[] = {
+		{ 520, 0 },  { 525, 12 }, { 535, 12 }, { 550, 12 },
+		{ 570, 12 }, { 575, 12 }, { 580, 13 },
+	};
+	char why[CT_COMPAT_TEXT], v[16];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int cuda = ct_driver_branch_cuda_version(cases[i].branch);
+
+		assert_int_equal(ct_compat_tracer_cupti(cuda, why, sizeof(why)), cases[i].cupti);
+		/* why names the driver's CUDA version and NVIDIA's two sources */
+		assert_non_null(strstr(why, ct_cuda_version_text(cuda, v, sizeof(v))));
+		assert_non_null(strstr(why, "CUPTI Compatibility and Requirements"));
+		assert_non_null(strstr(why, "Minor Version Compatibility"));
+	}
+	/* a later CUDA 13 driver, and an unknown one */
+	assert_int_equal(ct_compat_tracer_cupti(13010, why, sizeof(why)), 13);
+	assert_int_equal(ct_compat_tracer_cupti(0, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "unknown"));
+	/* the CUPTI 12 tracer says why not CUPTI 13: the R580 it needs */
+	assert_int_equal(ct_compat_tracer_cupti(12020, why, sizeof(why)), 12);
+	assert_non_null(strstr(why, "CUPTI 13 needs a driver of CUDA 13.0 (R580)"));
+}
+
 static void test_device_unsupported(void **unused)
 {
 	struct ct_compat_findings f;
@@ -372,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_ptx_isa_versions),
 		cmocka_unit_test(test_driver_too_old),
 		cmocka_unit_test(test_driver_fits),
+		cmocka_unit_test(test_tracer_cupti),
 		cmocka_unit_test(test_device_unsupported),
 		cmocka_unit_test(test_code_selection),
 		cmocka_unit_test(test_ptx_too_new),

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# `cudatrace record` injects the tracer the driver can run: under a
+# simulated CUDA 12.8 driver (an R570, older than the R580 CUPTI 13
+# needs) the one built against CUPTI 12, libcudatrace-cuda12.so beside
+# libcudatrace.so, and says so; under the simulator's own CUDA 13 driver
+# libcudatrace.so, without a word. Against ground truth: the tracer's own
+# record of the CUPTI it has (tracer_info's cupti_version) is the API
+# version of the CUPTI 12 headers the CUDA 12 tracer was built with, and
+# the simulator's under CUDA 13. The simulator has no CUPTI 12 yet: the
+# real one the tracer brings finds no driver it knows and the program runs
+# untraced, as the tracer says in one line, with its exit status and
+# output as untraced.
+
+cli_here=$(cd "$(dirname "$0")" && pwd)
+. "$cli_here/../lib/cli.sh"
+
+cli_setup "$@"
+cli_with_daemon
+program="$trace_builddir/tests/programs/drv-roundtrip"
+[ -x "$program" ] || tap_fail_all "programs/drv-roundtrip is not built"
+lib12="$(dirname "$trace_lib")/libcudatrace-cuda12.so"
+[ -e "$lib12" ] || tap_fail_all "libcudatrace-cuda12.so is not built ($lib12)"
+[ -n "${CUDA12_HOME:-}" ] || tap_fail_all "CUDA12_HOME is not set (configure --with-cuda12)"
+
+# The CUPTI API version of the CUDA 12 headers the tracer was built with.
+cupti12=$(sed -n 's/^#define CUPTI_API_VERSION \([0-9]*\).*/\1/p' \
+	"$CUDA12_HOME/include/cupti_version.h" "$CUDA12_HOME/extras/CUPTI/include/cupti_version.h" \
+	2>/dev/null | head -n 1)
+[ -n "$cupti12" ] || tap_fail_all "no cupti_version.h in $CUDA12_HOME"
+
+# cupti_version TAG: tracer_info's cupti_version in TAG's trace.
+cupti_version() {
+	sed -n 's/^event=cudatrace:tracer_info .* cupti_version=\([0-9]*\).*/\1/p' \
+		"$lttng_tmp/$1.events" | head -n 1
+}
+
+# ---- a CUDA 12.8 driver
+plain_status=0
+CUDASIM_DRIVER_VERSION=12080 "$program" >"$lttng_tmp/plain12.out" 2>&1 || plain_status=$?
+CUDASIM_DRIVER_VERSION=12080 cli_record cuda12 -o "$lttng_tmp/cuda12" -- "$program"
+cli_status_is "CUDA 12.8 driver: record exits with the program's status" "$plain_status"
+ok "CUDA 12.8 driver: record says it traces with CUPTI 12, and with which library" \
+	cli_has cuda12 "the driver supports CUDA 12\\.8, older than CUPTI 13 needs: tracing with CUPTI 12 \\($(readlink -f "$lib12")\\)"
+ok "CUDA 12.8 driver: the tracer says in one line that CUPTI cannot be used" \
+	cli_has cuda12 "^cudatrace: cannot subscribe to CUPTI .*; the program runs untraced"
+# The program's output but for its pid, timings and addresses, and the
+# tracer's line, in TAG.program.
+program_output() {
+	grep -v '^cudatrace' "$lttng_tmp/$1.out" | sed -e '/^# fact pid=/d' -e 's/([0-9.]* ms)//' \
+		-e 's/0x[0-9a-fA-F]\{1,\}/0xADDR/g' >"$lttng_tmp/$1.program"
+}
+program_output cuda12
+program_output plain12
+if cmp -s "$lttng_tmp/plain12.program" "$lttng_tmp/cuda12.program"; then
+	tap_result 0 "CUDA 12.8 driver: the program's output is as untraced"
+else
+	tap_result 1 "CUDA 12.8 driver: the program's output is as untraced"
+	diff "$lttng_tmp/plain12.program" "$lttng_tmp/cuda12.program" | head -n 20 | sed 's/^/#   /'
+fi
+if trace_read cuda12 "$lttng_tmp/cuda12"; then
+	is "CUDA 12.8 driver: the tracer has the CUPTI 12 it was built against" \
+		"$(cupti_version cuda12)" "$cupti12"
+fi
+
+# ---- the simulator's CUDA 13 driver
+plain_status=0
+"$program" >/dev/null 2>&1 || plain_status=$?
+cli_record cuda13 -o "$lttng_tmp/cuda13" -- "$program"
+cli_status_is "CUDA 13 driver: record exits with the program's status" "$plain_status"
+ok "CUDA 13 driver: record says nothing of CUPTI 12" \
+	sh -c "! grep -q 'CUPTI 12' '$lttng_tmp/cuda13.err'"
+if trace_read cuda13 "$lttng_tmp/cuda13"; then
+	is "CUDA 13 driver: the tracer has the simulator's CUPTI 13" \
+		"$(cupti_version cuda13)" \
+		"$(sed -n 's/^#define CUPTI_API_VERSION \([0-9]*\).*/\1/p' "$CUDA_HOME/include/cupti_version.h")"
+fi
+tap_done
