@@ -89,6 +89,8 @@ struct doctor {
 	char cupti_path[PATH_MAX];
 	unsigned int cupti_version;
 	char tracer_path[PATH_MAX];
+	int tracer_cupti; /* the CUPTI of the tracer the driver gets: 13, 12, 0 for none */
+	char tracer_why[TEXT];
 };
 
 /* src into dst, cut to fit. */
@@ -540,7 +542,10 @@ static void __attribute__((noreturn)) probe_tracer(const char *path, int fd)
 		_exit(1);
 	}
 	fprintf(out, "symbol %d\n", dlsym(lib, "InitializeInjection") != NULL);
+	/* the CUDA 13 tracer's, or the CUDA 12 one's */
 	cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	if (!cupti)
+		cupti = dlopen("libcupti.so.12", RTLD_NOW | RTLD_NOLOAD);
 	if (cupti) {
 		cupti_version_fn version = (cupti_version_fn)dlsym(cupti, "cuptiGetVersion");
 		char where[PATH_MAX];
@@ -574,6 +579,45 @@ static void tracer_missing(struct doctor *d, const char *library)
 		         "libcudatrace.so is not found");
 }
 
+/*
+ * Which tracer the driver gets (ct_compat_tracer_cupti), as `cudatrace
+ * record` chooses it: for a CUDA 12 driver, libcudatrace-cuda12.so beside
+ * the libcudatrace.so found. Says which and why; false, with no tracer
+ * path, when the driver gets none that is there.
+ */
+static bool choose_tracer(struct doctor *d)
+{
+	const char *base;
+
+	d->tracer_cupti =
+	    ct_compat_tracer_cupti(d->driver_cuda, d->tracer_why, sizeof(d->tracer_why));
+	if (!d->driver_cuda)
+		return true; /* the driver check says why */
+	if (!d->tracer_cupti) {
+		item_add(d, "tracer CUPTI", STATE_FAIL,
+		         "upgrade the NVIDIA driver: R525 or later for CUPTI 12, R580 or later for "
+		         "CUPTI 13",
+		         "no tracer runs on this driver: %s", d->tracer_why);
+		d->tracer_path[0] = '\0';
+		return false;
+	}
+	if (tracer_lib_for_cupti(d->tracer_path, sizeof(d->tracer_path), d->tracer_cupti) != 0) {
+		item_add(
+		    d, "tracer CUPTI", STATE_FAIL,
+		    "install cudatrace with its CUDA 12 tracer (configure --with-cuda12; "
+		    "tools/install-deps gets CUDA 12's CUPTI), or upgrade the NVIDIA driver to "
+		    "R580 or later",
+		    "CUPTI 12: " TRACER_LIB_CUDA12_NAME " is not beside %s: %s", d->tracer_path,
+		    d->tracer_why);
+		d->tracer_path[0] = '\0';
+		return false;
+	}
+	base = strrchr(d->tracer_path, '/');
+	item_add(d, "tracer CUPTI", STATE_OK, NULL, "CUPTI %d (%s): %s", d->tracer_cupti,
+	         base ? base + 1 : d->tracer_path, d->tracer_why);
+	return true;
+}
+
 static void check_tracer(struct doctor *d, const char *library)
 {
 	char line[PATH_MAX + 64], error[TEXT] = "";
@@ -587,6 +631,8 @@ static void check_tracer(struct doctor *d, const char *library)
 		tracer_missing(d, library);
 		return;
 	}
+	if (!choose_tracer(d))
+		return;
 	fflush(NULL);
 	if (pipe(fds) != 0 || (pid = fork()) < 0) {
 		item_add(d, "tracer", STATE_FAIL, NULL, "%s: cannot probe it: %s", d->tracer_path,
@@ -626,16 +672,16 @@ static void check_tracer(struct doctor *d, const char *library)
 		item_add(
 		    d, "tracer", STATE_FAIL,
 		    strstr(error, "libcupti")
-		        ? "put the directory of the toolkit's libcupti.so.13 on LD_LIBRARY_PATH "
-		          "(the toolkit's lib64, or extras/CUPTI/lib64)"
+		        ? "put the directory of the toolkit's libcupti on LD_LIBRARY_PATH (the "
+		          "toolkit's lib64, or extras/CUPTI/lib64)"
 		        : "install what it needs (ldd shows what is missing), or reinstall "
 		          "cudatrace",
 		    "%s does not load: %s", d->tracer_path, error);
 		if (strstr(error, "libcupti"))
-			item_add(
-			    d, "CUPTI", STATE_FAIL,
-			    "put the directory of the toolkit's libcupti.so.13 on LD_LIBRARY_PATH",
-			    "libcupti.so.13, which the tracer needs, is not found");
+			item_add(d, "CUPTI", STATE_FAIL,
+			         "put the directory of the toolkit's libcupti on LD_LIBRARY_PATH",
+			         "libcupti.so.%d, which the tracer needs, is not found",
+			         d->tracer_cupti == 12 ? 12 : 13);
 		return;
 	}
 	if (symbol != 1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -672,7 +718,10 @@ static void check_rules(struct doctor *d)
 		libs[nlibs++].path = d->driver_path;
 	if (d->runtime_path[0])
 		libs[nlibs++].path = d->runtime_path;
-	if (d->cupti_path[0])
+	/* The CUDA 12 tracer's CUPTI is the one it was built with (its
+	 * RUNPATH), for a driver older than the toolkit: neither the
+	 * toolkit's place nor the runtime's major apply to it. */
+	if (d->cupti_path[0] && d->tracer_cupti != 12)
 		libs[nlibs++].path = d->cupti_path;
 	if (d->nvml_path[0])
 		libs[nlibs++].path = d->nvml_path;
@@ -786,6 +835,9 @@ static int print_json(const struct doctor *d)
 	json_object_object_add(root, "toolkit", toolkit);
 	json_add_string(root, "cupti", d->cupti_path);
 	json_add_string(root, "tracer", d->tracer_path);
+	json_object_object_add(root, "tracer_cupti",
+	                       d->tracer_cupti ? json_object_new_int(d->tracer_cupti) : NULL);
+	json_add_string(root, "tracer_why", d->tracer_why);
 	json_object_object_add(root, "findings", findings);
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 	                                                JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -11,7 +11,11 @@
 #     driver's, the outcome of its initialisation) and the devices the
 #     test asked for;
 #   - a simulated CUDA 12.2 driver: the runtime fails as the ledger says,
-#     the finding names both versions, exit status 1;
+#     the finding names both versions, exit status 1; the tracer it gets
+#     is the one built against CUPTI 12 (libcudatrace-cuda12.so), whose
+#     CUPTI has the API version of the CUDA 12 headers it was built with;
+#     a copy of libcudatrace.so with no such sibling fails, and so does a
+#     CUDA 11.8 driver, which no tracer runs on;
 #   - no device, a tracing library that is not there or not one (no
 #     InitializeInjection), and usage errors.
 
@@ -116,6 +120,8 @@ is "healthy: the runtime is the simulator's" \
 is "healthy: two devices, compute capability 8.6, 2 GiB each" \
 	"$(json healthy '[(x["compute_capability"], x["memory_bytes"]) for x in d["devices"]]')" \
 	"[('8.6', 2147483648), ('8.6', 2147483648)]"
+is "healthy: the CUDA 13 driver gets the tracer built against CUPTI 13" \
+	"$(json healthy '(d["tracer_cupti"], items["tracer CUPTI"]["state"])')" "(13, 'ok')"
 is "healthy: no finding is an error" \
 	"$(json healthy '[f["id"] for f in d["findings"] if f["severity"] == "error"]')" "[]"
 show_on_failure healthy
@@ -145,6 +151,41 @@ ok "old driver, text: the runtime line says why" \
 ok "old driver, text: the finding is an error" \
 	grep -q '^  error: the driver supports CUDA' "$lttng_tmp/old-driver-text.out"
 show_on_failure old-driver-text
+
+# ---- the tracer an old driver gets
+if [ -n "${CUDA12_HOME:-}" ]; then
+	is "old driver: the tracer is the one built against CUPTI 12, beside the build's" \
+		"$(json old-driver 'd["tracer"]')" "$(dirname "$trace_lib")/libcudatrace-cuda12.so"
+	is "old driver: which and why" \
+		"$(json old-driver '(d["tracer_cupti"], items["tracer CUPTI"]["state"])')" "(12, 'ok')"
+	ok "old driver: the why names the driver's CUDA version and NVIDIA's rules" \
+		cli_matches "$(json old-driver 'items["tracer CUPTI"]["detail"]')" \
+		"CUPTI 12 (libcudatrace-cuda12.so): the driver supports CUDA $old_driver: CUPTI 13 needs a driver of CUDA 13.0 (R580).*CUPTI Compatibility and Requirements.*Minor Version Compatibility"
+	is "old driver: its CUPTI has the API version of the CUDA 12 headers" \
+		"$(json old-driver 'items["CUPTI"]["detail"].split()[-1]')" \
+		"$(sed -n 's/^#define CUPTI_API_VERSION \([0-9]*\).*/\1/p' \
+			"$CUDA12_HOME/include/cupti_version.h")"
+else
+	# configured --without-cuda12: the build has no tracer for this driver
+	ok "old driver: the tracer built against CUPTI 12 is missing, says the tracer check" \
+		state_is old-driver "tracer CUPTI" fail
+fi
+alone="$lttng_tmp/alone"
+mkdir -p "$alone"
+cp "$trace_lib" "$alone/libcudatrace.so"
+doctor alone CUDASIM_DRIVER_VERSION=12020 -- --format json --library="$alone/libcudatrace.so"
+ok "old driver, a libcudatrace.so alone: the tracer check fails" \
+	state_is alone "tracer CUPTI" fail
+ok "old driver, a libcudatrace.so alone: it says which is missing, and where" \
+	cli_matches "$(json alone 'items["tracer CUPTI"]["detail"]')" \
+	"CUPTI 12: libcudatrace-cuda12.so is not beside $alone/libcudatrace.so: the driver supports CUDA 12.2"
+doctor older-driver CUDASIM_DRIVER_VERSION=11080 -- --format json
+is "CUDA 11.8 driver: exit status 1" "$doctor_status" 1
+ok "CUDA 11.8 driver: no tracer runs on it, says the tracer check" \
+	cli_matches "$(json older-driver 'items["tracer CUPTI"]["detail"]')" \
+	"no tracer runs on this driver: the driver supports CUDA 11.8: .*CUPTI 12, needs a driver of CUDA 12.0 (R525)"
+is "CUDA 11.8 driver: no tracer in the JSON" \
+	"$(json older-driver '(d["tracer_cupti"], d["tracer"])')" "(None, None)"
 
 # ---- no device, no tracer
 doctor no-device CUDASIM_NO_DEVICE=1
