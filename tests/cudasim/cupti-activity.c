@@ -352,7 +352,7 @@ static void copy_strings(uint8_t *record, const struct cupti_record_layout *layo
  * caller's: copied too, so that it outlives the call. */
 static void copy_access_policy(uint8_t *record, CUpti_ActivityKind kind)
 {
-	CUpti_ActivityKernel10 *kernel = (CUpti_ActivityKernel10 *)record;
+	sim_kernel_record *kernel = (sim_kernel_record *)record;
 
 	if (kind != CUPTI_ACTIVITY_KIND_KERNEL && kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
 		return;
@@ -580,17 +580,21 @@ SIM_EXPORT CUptiResult CUPTIAPI cuptiActivityEnableDeviceGraph(uint8_t enable)
 	return CUPTI_SUCCESS;
 }
 
+#if SIM_CUPTI_MAJOR >= 13
+/* New in CUPTI 13.0. */
 SIM_EXPORT CUptiResult CUPTIAPI cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable)
 {
 	return CUPTI_SUCCESS;
 }
+#endif
 
-/* CUDA 13 CUPTI supports Turing (7.5) and later; the simulated device is a
- * 9.0. */
+/* CUDA 13's CUPTI supports Turing (7.5) and later, CUDA 12's Maxwell (5.0)
+ * and later (the oldest compute capability of each toolkit, its release
+ * notes); the simulated device is a 9.0. */
 SIM_EXPORT CUptiResult CUPTIAPI cuptiComputeCapabilitySupported(int major, int minor, int *support)
 {
 	if (!support)
 		return cupti_status(CUPTI_ERROR_INVALID_PARAMETER);
-	*support = major * 10 + minor >= 75;
+	*support = major * 10 + minor >= (SIM_CUPTI_MAJOR >= 13 ? 75 : 50);
 	return CUPTI_SUCCESS;
 }

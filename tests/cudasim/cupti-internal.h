@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cupti-internal.h - what the files of the simulated CUPTI (libcupti.so.13)
- * share. Not installed, not exported.
+ * cupti-internal.h - what the files of the simulated CUPTI share. It is
+ * built twice: as CUPTI 13 (libcupti.so.13) against the CUDA 13 headers,
+ * and as CUPTI 12 (cuda12/libcupti.so.12) against the CUDA 12 ones. Not
+ * installed, not exported.
  *
  *   cupti-driver.c      finding the simulated driver (dlopen, dlsym of sim_*)
  *   cupti-subscriber.c  the subscriber, the enabled callback set, and the
@@ -10,8 +12,8 @@
  *                       dropped records, attributes
  *   cupti-strings.c     CUPTI-owned copies of the strings records point to
  *   cupti-external.c    external correlation ids (push/pop, records)
- *   cupti-records.c     the CUDA 13 record layouts: sizes, timestamp and
- *                       string fields of each kind
+ *   cupti-records.c     the record layouts: sizes, timestamp and string
+ *                       fields of each kind
  *   cupti-buffers.c     the buffer request/complete protocol, the worker
  *                       thread, FlushAll and FlushPeriod
  *   cupti-clock.c       output clock: CLOCK_REALTIME or the client's callback
@@ -29,6 +31,48 @@
 
 #ifndef HIDDEN
 #define HIDDEN __attribute__((visibility("hidden")))
+#endif
+
+/* ------------------------------------------------------------ CUPTI 12 or 13 */
+
+/*
+ * What CUPTI 13.0 changed that the simulator implements (CUPTI 13.0's
+ * release notes; the two toolkits' cupti_activity.h, cupti_callbacks.h
+ * and cupti_result.h): the kernel record is CUpti_ActivityKernel10 (9 in
+ * CUPTI 12: the same, less isDeviceLaunched at the end), the memory pool
+ * record CUpti_ActivityMemoryPool3 (2: less isManagedPool at the end),
+ * the marker data record CUpti_ActivityMarkerData2 (CUpti_ActivityMarkerData:
+ * less cuptiDomainId at the end);
+ * cuptiSubscribe_v2 names the subscriber and the holder (CUPTI 12 has
+ * cuptiSubscribe only); CUPTI_ERROR_INVALID_CHIP_NAME is new.
+ *
+ * The driver hands every record over as CUDA 13's struct (sim-hooks.h);
+ * CUPTI 12 keeps the first sizeof of its own struct of the kind, which is
+ * the same record (cupti-records.c checks it against the CUDA 13 headers'
+ * copies of the CUPTI 12 structs, cupti_activity_deprecated.h).
+ */
+#if CUPTI_API_VERSION >= 130000
+#define SIM_CUPTI_MAJOR 13
+typedef CUpti_ActivityKernel10 sim_kernel_record;
+typedef CUpti_ActivityMemoryPool3 sim_memory_pool_record;
+typedef CUpti_ActivityMarkerData2 sim_marker_data_record;
+#else
+#define SIM_CUPTI_MAJOR                        12
+typedef CUpti_ActivityKernel9 sim_kernel_record;
+typedef CUpti_ActivityMemoryPool2 sim_memory_pool_record;
+typedef CUpti_ActivityMarkerData sim_marker_data_record;
+/* cuptiSubscribe_v2's parameters, which the subscriber code takes: never
+ * given by CUPTI 12's cuptiSubscribe. */
+typedef struct {
+	size_t structSize;
+	const char *subscriberName;
+	char *oldSubscriberName;
+	size_t oldSubscriberSize;
+} CUpti_SubscriberParams;
+#define CUPTI_CALLBACK_STRUCT_SIZE(type, last) (offsetof(type, last) + sizeof(((type *)0)->last))
+#define CUpti_SubscriberParams_STRUCT_SIZE \
+	CUPTI_CALLBACK_STRUCT_SIZE(CUpti_SubscriberParams, oldSubscriberSize)
+#define CUPTI_SUBSCRIBER_NAME_MAX_LEN 53
 #endif
 
 /* ------------------------------------------------------------ results */

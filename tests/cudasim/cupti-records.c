@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cupti-records.c - the CUDA 13 activity record layouts (cupti_activity.h):
+ * cupti-records.c - the activity record layouts (cupti_activity.h) of the
+ * CUPTI built (cupti-internal.h):
  * for each kind, the struct that holds it, its timestamp fields (converted
  * to the output clock), its string fields (copied into CUPTI-owned storage)
  * and its thread id field (filled as cuptiSetThreadIdType says).
@@ -22,26 +23,42 @@
 
 /* The kinds that share a struct: KERNEL and CONCURRENT_KERNEL; DRIVER,
  * RUNTIME and INTERNAL_LAUNCH_API. */
-#define KERNEL_LAYOUT                                                                         \
-	LAYOUT(CUpti_ActivityKernel10, 5, 1,                                                  \
-	       TIMESTAMPS(AT(CUpti_ActivityKernel10, start), AT(CUpti_ActivityKernel10, end), \
-	                  AT(CUpti_ActivityKernel10, completed),                              \
-	                  AT(CUpti_ActivityKernel10, queued),                                 \
-	                  AT(CUpti_ActivityKernel10, submitted)),                             \
-	       STRINGS(AT(CUpti_ActivityKernel10, name)))
+#define KERNEL_LAYOUT                                                                      \
+	LAYOUT(sim_kernel_record, 5, 1,                                                    \
+	       TIMESTAMPS(AT(sim_kernel_record, start), AT(sim_kernel_record, end),        \
+	                  AT(sim_kernel_record, completed), AT(sim_kernel_record, queued), \
+	                  AT(sim_kernel_record, submitted)),                               \
+	       STRINGS(AT(sim_kernel_record, name)))
 #define API_LAYOUT                                                                   \
 	LAYOUT(CUpti_ActivityAPI, 2, 0,                                              \
 	       TIMESTAMPS(AT(CUpti_ActivityAPI, start), AT(CUpti_ActivityAPI, end)), \
 	       .thread_id = AT(CUpti_ActivityAPI, threadId))
 
+#if SIM_CUPTI_MAJOR >= 13
+/* CUPTI 12's kernel and memory pool records (cupti_activity_deprecated.h)
+ * are the start of CUPTI 13's: CUPTI 12 keeps that much of the CUDA 13
+ * record the driver hands over (cupti-internal.h). */
+#define SAME_START(old, new, last)                                               \
+	_Static_assert(offsetof(old, last) == offsetof(new, last) &&             \
+	                   sizeof(((old *)0)->last) == sizeof(((new *)0)->last), \
+	               #old " is the start of " #new)
+SAME_START(CUpti_ActivityKernel9, CUpti_ActivityKernel10, pAccessPolicyWindow);
+SAME_START(CUpti_ActivityKernel9, CUpti_ActivityKernel10, maxActiveClusters);
+SAME_START(CUpti_ActivityMemoryPool2, CUpti_ActivityMemoryPool3, utilizedSize);
+SAME_START(CUpti_ActivityMarkerData, CUpti_ActivityMarkerData2, category);
+_Static_assert(sizeof(CUpti_ActivityKernel9) <= sizeof(CUpti_ActivityKernel10), "kernel record");
+_Static_assert(sizeof(CUpti_ActivityMemoryPool2) <= sizeof(CUpti_ActivityMemoryPool3),
+               "memory pool record");
+#endif
+
 /* Every struct CUPTI writes is 8-byte aligned and a multiple of 8 long, so
  * records follow each other in a buffer with no padding between them. */
-_Static_assert(sizeof(CUpti_ActivityKernel10) % 8 == 0, "record size");
+_Static_assert(sizeof(sim_kernel_record) % 8 == 0, "record size");
 _Static_assert(sizeof(CUpti_ActivityMemcpy6) % 8 == 0, "record size");
 _Static_assert(sizeof(CUpti_ActivityMemcpyPtoP4) % 8 == 0, "record size");
 _Static_assert(sizeof(CUpti_ActivityMemset4) % 8 == 0, "record size");
 _Static_assert(sizeof(CUpti_ActivityMemory4) % 8 == 0, "record size");
-_Static_assert(sizeof(CUpti_ActivityMemoryPool3) % 8 == 0, "record size");
+_Static_assert(sizeof(sim_memory_pool_record) % 8 == 0, "record size");
 _Static_assert(sizeof(CUpti_ActivityAPI) % 8 == 0, "record size");
 _Static_assert(sizeof(CUpti_ActivitySynchronization2) % 8 == 0, "record size");
 _Static_assert(sizeof(CUpti_ActivityOverhead3) % 8 == 0, "record size");
@@ -49,7 +66,7 @@ _Static_assert(sizeof(CUpti_ActivityDevice5) % 8 == 0, "record size");
 _Static_assert(sizeof(CUpti_ActivityContext3) % 8 == 0, "record size");
 _Static_assert(sizeof(CUpti_ActivityMarker2) % 8 == 0, "record size");
 /* cupti_activity_emit stages a record on the stack. */
-_Static_assert(sizeof(CUpti_ActivityKernel10) <= CUPTI_RECORD_MAX_SIZE, "staging size");
+_Static_assert(sizeof(sim_kernel_record) <= CUPTI_RECORD_MAX_SIZE, "staging size");
 _Static_assert(sizeof(CUpti_ActivityDevice5) <= CUPTI_RECORD_MAX_SIZE, "staging size");
 
 static const struct cupti_record_layout layouts[] = {
@@ -71,7 +88,7 @@ static const struct cupti_record_layout layouts[] = {
 	[CUPTI_ACTIVITY_KIND_MARKER] =
 	    LAYOUT(CUpti_ActivityMarker2, 1, 2, TIMESTAMPS(AT(CUpti_ActivityMarker2, timestamp)),
 	           STRINGS(AT(CUpti_ActivityMarker2, name), AT(CUpti_ActivityMarker2, domain))),
-	[CUPTI_ACTIVITY_KIND_MARKER_DATA] = LAYOUT(CUpti_ActivityMarkerData2, 0, 0, ),
+	[CUPTI_ACTIVITY_KIND_MARKER_DATA] = LAYOUT(sim_marker_data_record, 0, 0, ),
 	[CUPTI_ACTIVITY_KIND_OVERHEAD] = LAYOUT(
 	    CUpti_ActivityOverhead3, 2, 0,
 	    TIMESTAMPS(AT(CUpti_ActivityOverhead3, start), AT(CUpti_ActivityOverhead3, end))),
@@ -135,8 +152,8 @@ static const struct cupti_record_layout layouts[] = {
 	[CUPTI_ACTIVITY_KIND_MEMORY2] =
 	    LAYOUT(CUpti_ActivityMemory4, 1, 2, TIMESTAMPS(AT(CUpti_ActivityMemory4, timestamp)),
 	           STRINGS(AT(CUpti_ActivityMemory4, name), AT(CUpti_ActivityMemory4, source))),
-	[CUPTI_ACTIVITY_KIND_MEMORY_POOL] = LAYOUT(
-	    CUpti_ActivityMemoryPool3, 1, 0, TIMESTAMPS(AT(CUpti_ActivityMemoryPool3, timestamp))),
+	[CUPTI_ACTIVITY_KIND_MEMORY_POOL] =
+	    LAYOUT(sim_memory_pool_record, 1, 0, TIMESTAMPS(AT(sim_memory_pool_record, timestamp))),
 	[CUPTI_ACTIVITY_KIND_GRAPH_TRACE] = LAYOUT(
 	    CUpti_ActivityGraphTrace2, 2, 0,
 	    TIMESTAMPS(AT(CUpti_ActivityGraphTrace2, start), AT(CUpti_ActivityGraphTrace2, end))),

@@ -198,12 +198,14 @@ SIM_EXPORT CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscribe
 	return cupti_status(subscribe(subscriber_handle, callback, userdata, NULL));
 }
 
+#if SIM_CUPTI_MAJOR >= 13
 SIM_EXPORT CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber_handle,
                                                   CUpti_CallbackFunc callback, void *userdata,
                                                   CUpti_SubscriberParams *pParams)
 {
 	return cupti_status(subscribe(subscriber_handle, callback, userdata, pParams));
 }
+#endif
 
 /* Drop the subscriber and every enabled callback. Caller holds the lock. */
 static void retire_subscriber(void)
