@@ -37,9 +37,15 @@ cupti_version() {
 }
 
 # ---- a CUDA 12.8 driver
+# The real CUPTI 12 keeps a byte it allocated when it fails to initialise:
+# NVIDIA's, not the program's, and LeakSanitizer (a build configured with
+# --enable-sanitizers) would change the exit status for it.
+no_leak_check="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 plain_status=0
-CUDASIM_DRIVER_VERSION=12080 "$program" >"$lttng_tmp/plain12.out" 2>&1 || plain_status=$?
-CUDASIM_DRIVER_VERSION=12080 cli_record cuda12 -o "$lttng_tmp/cuda12" -- "$program"
+CUDASIM_DRIVER_VERSION=12080 ASAN_OPTIONS=$no_leak_check "$program" >"$lttng_tmp/plain12.out" 2>&1 ||
+	plain_status=$?
+CUDASIM_DRIVER_VERSION=12080 ASAN_OPTIONS=$no_leak_check \
+	cli_record cuda12 -o "$lttng_tmp/cuda12" -- "$program"
 cli_status_is "CUDA 12.8 driver: record exits with the program's status" "$plain_status"
 ok "CUDA 12.8 driver: record says it traces with CUPTI 12, and with which library" \
 	cli_has cuda12 "the driver supports CUDA 12\\.8, older than CUPTI 13 needs: tracing with CUPTI 12 \\($(readlink -f "$lib12")\\)"

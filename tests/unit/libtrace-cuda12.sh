@@ -44,9 +44,14 @@ for entry in InitializeInjection InitializeInjectionNvtx2; do
 done
 
 # The simulator, first on LD_LIBRARY_PATH, has no libcupti.so.12: the
-# tracer's RUNPATH finds the real one it was built against.
-if LD_BIND_NOW=1 "${PYTHON3:-python3}" -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' \
-	"$lib12" 2>"$tmp/load.err"; then
+# tracer's RUNPATH finds the real one it was built against. Python needs
+# the sanitizer's runtime first to load a library of a build configured
+# with --enable-sanitizers (trace_python_env).
+. "$here/../lib/trace-run.sh"
+trace_locate
+# shellcheck disable=SC2046
+if env $(trace_python_env) LD_BIND_NOW=1 "$trace_python" \
+	-c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$lib12" 2>"$tmp/load.err"; then
 	tap_result 0 "the CUDA 12 tracer loads against CUPTI 12 with every symbol bound"
 else
 	tap_result 1 "the CUDA 12 tracer loads against CUPTI 12 with every symbol bound"
