@@ -579,15 +579,22 @@ static void probe_driver(struct trace_info *info)
 /*
  * The tracer the driver can run (ct_compat_tracer_cupti): for a CUDA 12
  * driver, the one built against CUPTI 12 beside libcudatrace.so. Where
- * that one is not installed, libcudatrace.so is injected all the same: it
- * says in one line that CUPTI cannot be used, and the program runs
- * untraced. `cudatrace doctor` gives the rule in full.
+ * that one is not installed, or the driver is older than CUDA 12.0, a
+ * warning, and libcudatrace.so is injected all the same: it says in one
+ * line that CUPTI cannot be used, and the program runs untraced.
+ * `cudatrace doctor` gives the rule in full.
  */
 static void choose_tracer(struct record *r)
 {
 	char why[CT_COMPAT_TEXT], v[16];
 	int major = ct_compat_tracer_cupti(r->info.driver_cuda, why, sizeof(why));
 
+	/* A driver too old for every tracer (an unknown one is left to the
+	 * tracer, which says what it finds). */
+	if (major == 0 && r->info.driver_cuda > 0)
+		diag_warn("no tracer of cudatrace runs on this driver: %s: the program will run "
+		          "untraced",
+		          why);
 	if (major != 12)
 		return;
 	ct_cuda_version_text(r->info.driver_cuda, v, sizeof(v));

@@ -5,7 +5,8 @@
 # simulated CUDA 12.8 driver (an R570, older than the R580 CUPTI 13
 # needs) the one built against CUPTI 12, libcudatrace-cuda12.so beside
 # libcudatrace.so, and says so; under the simulator's own CUDA 13 driver
-# libcudatrace.so, without a word. Against ground truth: the tracer's own
+# libcudatrace.so, without a word; under a CUDA 11.8 driver, which no
+# tracer runs on, a warning that says why. Against ground truth: the tracer's own
 # record of the CUPTI it has (tracer_info's cupti_version) is the API
 # version of the CUPTI 12 headers the CUDA 12 tracer was built with, and
 # the simulator's under CUDA 13. The simulator has no CUPTI 12 yet: the
@@ -69,6 +70,14 @@ if trace_read cuda12 "$lttng_tmp/cuda12"; then
 	is "CUDA 12.8 driver: the tracer has the CUPTI 12 it was built against" \
 		"$(cupti_version cuda12)" "$cupti12"
 fi
+
+# ---- a CUDA 11.8 driver, which no tracer runs on
+plain_status=0
+CUDASIM_DRIVER_VERSION=11080 "$program" >/dev/null 2>&1 || plain_status=$?
+CUDASIM_DRIVER_VERSION=11080 cli_record cuda11 -o "$lttng_tmp/cuda11" -- "$program"
+cli_status_is "CUDA 11.8 driver: record exits with the program's status" "$plain_status"
+ok "CUDA 11.8 driver: record warns that no tracer runs on it, and why" \
+	cli_has cuda11 "warning: no tracer of cudatrace runs on this driver: the driver supports CUDA 11\.8: .*CUPTI 12, needs a driver of CUDA 12\.0 \(R525\).*: the program will run untraced"
 
 # ---- the simulator's CUDA 13 driver
 plain_status=0
