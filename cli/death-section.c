@@ -52,6 +52,13 @@ static void write_host(struct ct_doc *doc, const struct trace_info *info)
 	ct_doc_end(doc);
 }
 
+/* What its last lines on standard error said: its framework's out-of-memory message. */
+static void write_words(struct ct_doc *doc, const struct trace_info *info)
+{
+	ct_doc_string(doc, "framework_oom", info->framework_oom[0] ? info->framework_oom : NULL);
+	known_bytes(doc, "framework_oom_bytes", info->framework_oom_bytes);
+}
+
 /*
  * How it ended, in the words of the diagnosis: the facts of INFO, and
  * what the report's sections (in DOC already) add to them (g_free).
@@ -98,6 +105,7 @@ static void write_section(struct ct_doc *doc, const struct trace_info *info)
 	ct_doc_string(doc, "exception_site", info->exception[0] ? info->exception_site : NULL);
 	ct_doc_string(doc, "exception_message",
 	              info->exception[0] ? info->exception_message : NULL);
+	write_words(doc, info);
 	write_host(doc, info);
 	ct_doc_end(doc);
 }

@@ -34,6 +34,9 @@ void death_facts_of(const struct trace_info *info, struct ct_death_facts *f)
 		.gpu_known = info->has_summary,
 		.gpu_failures = info->failures,
 		.gpu_peak_bytes = info->peak_bytes,
+		/* what its last lines said */
+		.framework = info->framework_oom,
+		.framework_requested_bytes = info->framework_oom_bytes,
 	};
 }
 

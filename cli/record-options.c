@@ -38,6 +38,7 @@ enum {
 	OPT_SESSIOND_TIMEOUT,
 	OPT_NO_REPORT,
 	OPT_ALL_PROCESSES,
+	OPT_NO_STDERR,
 };
 
 static const struct option long_options[] = {
@@ -62,6 +63,7 @@ static const struct option long_options[] = {
 	{ "sessiond-timeout", required_argument, NULL, OPT_SESSIOND_TIMEOUT },
 	{ "no-report", no_argument, NULL, OPT_NO_REPORT },
 	{ "all-processes", no_argument, NULL, OPT_ALL_PROCESSES },
+	{ "no-stderr", no_argument, NULL, OPT_NO_STDERR },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -122,6 +124,8 @@ static void print_help(void)
 	      "      --sessiond-timeout=S  how long a session daemon started by cudatrace\n"
 	      "                            has to answer (default 10 s)\n"
 	      "      --no-report           do not print the short report at the end\n"
+	      "      --no-stderr           leave COMMAND's standard error alone: neither\n"
+	      "                            passed through cudatrace nor kept in DIR/stderr.log\n"
 	      "  -q, --quiet               print errors only\n"
 	      "  -h, --help                show this help\n"
 	      "\n"
@@ -340,6 +344,9 @@ static enum record_parse_result parse_one(int c, const char *arg, struct record_
 		break;
 	case OPT_ALL_PROCESSES:
 		o->all_processes = true;
+		break;
+	case OPT_NO_STDERR:
+		o->no_stderr = true;
 		break;
 	case 'q':
 		o->quiet = true;

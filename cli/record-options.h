@@ -56,6 +56,7 @@ struct record_options {
 	bool quiet;
 	bool no_report;
 	bool all_processes; /* record every process of the user, not the program's tree */
+	bool no_stderr;     /* the program's stderr is neither relayed nor kept */
 	/* The command: argv[command_index..argc-1]. */
 	int command_index;
 };

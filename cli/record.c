@@ -44,7 +44,9 @@
 #include "recorded-read.h"
 #include "session.h"
 #include "sessiond.h"
+#include "last-words-section.h"
 #include "stale.h"
+#include "stderr-relay.h"
 #include "summary.h"
 #include "trace-info.h"
 #include "trace-scan.h"
@@ -92,6 +94,8 @@ struct record {
 	bool end_known;
 	struct summary_end end;
 	bool cause_said; /* the judgement of its end was printed */
+	/* Its stderr through record, kept for the report; NULL: its own, untouched. */
+	struct stderr_relay *relay;
 };
 
 static const char *mode_name(enum session_mode mode)
@@ -477,6 +481,8 @@ static int on_started(pid_t pid, void *data)
 
 	stale_add_process(r->session, pid);
 	r->info.pid = (int)pid;
+	if (r->relay)
+		stderr_relay_started(r->relay);
 	/* Less a second: the log's clock (the scheduler's) may be a little behind this one. */
 	r->started_us = monotonic_us();
 	r->started_us = r->started_us > 1000000u ? r->started_us - 1000000u : 0;
@@ -859,11 +865,15 @@ static void judge_end(struct record *r)
 		snprintf(r->info.gpu_verdict, sizeof(r->info.gpu_verdict), "%s", r->end.verdict);
 		facts.sticky_ns = r->end.error_ns;
 		facts.failure_ns = r->end.failure_ns;
-		snprintf(r->info.exception, sizeof(r->info.exception), "%s", r->end.exception);
-		snprintf(r->info.exception_site, sizeof(r->info.exception_site), "%s",
-		         r->end.exception_site);
-		snprintf(r->info.exception_message, sizeof(r->info.exception_message), "%s",
-		         r->end.exception_message);
+		/* the probe's exception, else what its stderr said (last_words_note) */
+		if (r->end.exception[0]) {
+			snprintf(r->info.exception, sizeof(r->info.exception), "%s",
+			         r->end.exception);
+			snprintf(r->info.exception_site, sizeof(r->info.exception_site), "%s",
+			         r->end.exception_site);
+			snprintf(r->info.exception_message, sizeof(r->info.exception_message), "%s",
+			         r->end.exception_message);
+		}
 	}
 	death_judge(&r->info, &facts);
 	if (r->opts.quiet || r->info.death != CT_DEATH_NONE)
@@ -1059,6 +1069,9 @@ static void conclude(struct record *r)
 	char end[512], count[32] = "?";
 	struct stat st;
 
+	/* What it said last, before anything of record's: then what that says of its end. */
+	if (r->relay && stderr_relay_save(r->relay, r->output, r->result.pid) == 0)
+		last_words_note(&r->info, r->output);
 	/* A fault since the last look, or one the program's end revealed. */
 	if (watch_check(&r->watch) != TRACE_CUT_NONE)
 		fault_seen(r, false);
@@ -1174,10 +1187,16 @@ static int use_private_daemon(struct record *r)
 	return 0;
 }
 
-/* In the program's child: back where cudatrace was before it used its own daemon. */
+/*
+ * In the program's child: back where cudatrace was before it used its own
+ * daemon, its stderr the relay's.
+ */
 static int before_exec(void *data)
 {
-	(void)data;
+	struct record *r = data;
+
+	if (r->relay && stderr_relay_child(r->relay) < 0)
+		return -1;
 	return sessiond_before_exec();
 }
 
@@ -1264,9 +1283,13 @@ int cmd_record(int argc, char **argv)
 	watch_init(&r.watch, r.output, r.mode == SESSION_LOCAL,
 	           watch_disk_margin(r.opts.subbuf_size, r.opts.num_subbuf));
 	hooks.data = &r;
+	/* A local trace directory keeps what the program says on stderr; a relay daemon, not. */
+	if (!r.opts.no_stderr && r.output[0])
+		r.relay = stderr_relay_open();
 	ran = child_run(r.command_path, r.command, &hooks, &r.result, &err);
 	python_probe_remove(r.python_probe);
 	if (ran < 0) {
+		stderr_relay_close(r.relay);
 		/* Nothing ran: leave no trace directory behind. */
 		finish_session(&r, &(uint64_t){ 0 }, &(uint64_t){ 0 });
 		discard_output(&r);

@@ -29,6 +29,7 @@
 #include "common/options.h"
 #include "report/plot.h"
 #include "pass/reader.h"
+#include "last-words-section.h"
 #include "recorded-read.h"
 #include "verbs.h"
 #include "registry/formats.h"
@@ -702,8 +703,10 @@ int cmd_report(int argc, char **argv)
 		goto end;
 	}
 	/* How the program ended, as its recorder saw it: not in the trace, beside it. */
-	if (!a.live_url)
+	if (!a.live_url) {
+		last_words_section_write(doc, a.paths, a.path_count);
 		death_section_write(doc, a.paths, a.path_count);
+	}
 	/* the diagnosis, once every section is in */
 	ct_findings_write(doc);
 	if (ct_doc_error(doc)) {

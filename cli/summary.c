@@ -34,6 +34,7 @@
 #include "report/writer.h"
 #include "death-section.h"
 #include "diag.h"
+#include "last-words-section.h"
 #include "snapshot.h"
 #include "summary.h"
 
@@ -46,6 +47,7 @@ struct summary {
 	struct ct_options opts;
 	struct ct_reader *reader; /* owned: the results below are its */
 	struct ct_doc *doc;       /* owned: the report, whose findings lead */
+	char *dir;                /* owned: the trace directory, where record's files are */
 	const struct ct_memory_result *memory;
 	const struct ct_fragmentation_result *fragmentation;
 	const struct ct_transfers_result *transfers;
@@ -113,6 +115,7 @@ struct summary *summary_read(const char *dir)
 		goto oom;
 	ct_options_init(&s->opts);
 	s->opts.max_rows = SUMMARY_ROWS;
+	s->dir = g_strdup(dir);
 	s->reader = ct_reader_create(&s->opts);
 	if (!s->reader)
 		goto oom;
@@ -157,6 +160,7 @@ void summary_destroy(struct summary *s)
 		return;
 	ct_doc_destroy(s->doc);
 	ct_reader_destroy(s->reader);
+	g_free(s->dir);
 	free(s);
 }
 
@@ -378,6 +382,10 @@ void summary_conclude(struct summary *s, const struct trace_info *end)
 {
 	CT_ASSERT(!s->concluded);
 	if (end) {
+		char *paths[] = { s->dir };
+
+		/* its last words, then how it ended: the diagnosis reads both */
+		last_words_section_write(s->doc, paths, 1);
 		death_section_write_info(s->doc, end);
 		s->judged = ct_node_get(ct_doc_root(s->doc), "process_end") != NULL;
 	}

@@ -98,6 +98,11 @@ static void format_death(FILE *f, const struct trace_info *info)
 		put(f, "exception_site", info->exception_site);
 		put(f, "exception_message", info->exception_message);
 	}
+	if (info->framework_oom[0]) {
+		put(f, "framework_oom", info->framework_oom);
+		fprintf(f, "framework_oom_bytes=%llu\n",
+		        (unsigned long long)info->framework_oom_bytes);
+	}
 }
 
 /* The notes as text, into F. */
@@ -242,6 +247,15 @@ static uint64_t unsigned_number(const char *s)
 	return strtoull(s, NULL, 10);
 }
 
+/* What its last lines on standard error said (framework_oom=, framework_oom_bytes=). */
+static void parse_words(struct trace_info *info, const char *key, const char *value)
+{
+	if (strcmp(key, "framework_oom") == 0)
+		copy(info->framework_oom, sizeof(info->framework_oom), value);
+	else if (strcmp(key, "framework_oom_bytes") == 0)
+		info->framework_oom_bytes = unsigned_number(value);
+}
+
 static void parse_death(struct trace_info *info, const char *key, const char *value)
 {
 	if (strcmp(key, "death") == 0) {
@@ -276,6 +290,8 @@ static void parse_death(struct trace_info *info, const char *key, const char *va
 		copy(info->exception_site, sizeof(info->exception_site), value);
 	} else if (strcmp(key, "exception_message") == 0) {
 		copy(info->exception_message, sizeof(info->exception_message), value);
+	} else {
+		parse_words(info, key, value);
 	}
 }
 

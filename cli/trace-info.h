@@ -88,6 +88,13 @@ struct trace_info {
 	char exception[128];       /* the uncaught Python exception it died of, "" if none */
 	char exception_site[256];  /* where: "train.py:12 in step" */
 	char exception_message[256];
+	/*
+	 * The framework that said on its standard error that it ran out of
+	 * GPU memory (stderr.log, common/last-words.h; its label, "" if
+	 * none), and what it tried to allocate.
+	 */
+	char framework_oom[16];
+	uint64_t framework_oom_bytes;
 	/* The driver the program would load, as the recorder found it before
 	 * starting the program (driver_cuda=, driver_path=): a program whose
 	 * runtime refuses the driver leaves no trace that says it. */

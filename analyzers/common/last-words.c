@@ -88,10 +88,13 @@ static bool is_library(const char *file)
 	       strstr(file, "/lib64/python3");
 }
 
-/* `  File "PATH", line N, in F`: its path (g_free) and line; NULL when LINE is not one. */
-static char *frame_of(const char *text, int *line)
+/*
+ * `  File "PATH", line N, in F`: its path (g_free), line and function
+ * (g_free, NULL when not said); NULL when TEXT is not one.
+ */
+static char *frame_of(const char *text, int *line, char **function)
 {
-	const char *start, *end;
+	const char *start, *end, *in;
 	char *file;
 
 	if (!g_str_has_prefix(text, "  File \""))
@@ -102,13 +105,15 @@ static char *frame_of(const char *text, int *line)
 		return NULL;
 	file = g_strndup(start, (size_t)(end - start));
 	*line = atoi(end + 8);
+	in = strstr(end + 8, ", in ");
+	*function = in ? g_strdup(in + 5) : NULL;
 	return file;
 }
 
 static void read_exception(const struct ct_stderr_log *log, struct ct_last_words *w)
 {
 	size_t start = last_traceback(log), i;
-	char *user = NULL, *any = NULL;
+	char *user = NULL, *any = NULL, *user_function = NULL, *any_function = NULL;
 	int user_line = 0, any_line = 0;
 	const char *text, *colon;
 
@@ -117,19 +122,24 @@ static void read_exception(const struct ct_stderr_log *log, struct ct_last_words
 	/* frames, their source lines and carets: indented; the exception is not */
 	for (i = start + 1; i < log->count && log->lines[i].text[0] == ' '; i++) {
 		int line;
-		char *file = frame_of(log->lines[i].text, &line);
+		char *function, *file = frame_of(log->lines[i].text, &line, &function);
 
 		if (!file)
 			continue;
 		g_free(any);
+		g_free(any_function);
 		any = g_strdup(file);
+		any_function = g_strdup(function);
 		any_line = line;
 		if (!is_library(file)) {
 			g_free(user);
+			g_free(user_function);
 			user = file;
+			user_function = function;
 			user_line = line;
 		} else {
 			g_free(file);
+			g_free(function);
 		}
 	}
 	text = i < log->count ? log->lines[i].text : "";
@@ -137,6 +147,8 @@ static void read_exception(const struct ct_stderr_log *log, struct ct_last_words
 	if (!is_type_name(text, colon ? (size_t)(colon - text) : strlen(text))) {
 		g_free(user);
 		g_free(any);
+		g_free(user_function);
+		g_free(any_function);
 		return;
 	}
 	w->has_exception = true;
@@ -144,10 +156,15 @@ static void read_exception(const struct ct_stderr_log *log, struct ct_last_words
 	w->exception.message = g_strdup(colon ? colon + 2 : "");
 	w->exception.file = user ? user : any;
 	w->exception.line = user ? user_line : any_line;
+	w->exception.function = user ? user_function : any_function;
 	w->exception.first = start;
 	w->exception.last = i;
-	if (user)
+	if (user) {
 		g_free(any);
+		g_free(any_function);
+	} else {
+		g_free(user_function);
+	}
 }
 
 /* ------------------------------------------------- the frameworks' messages */
@@ -455,5 +472,6 @@ void ct_last_words_clear(struct ct_last_words *w)
 	g_free(w->exception.type);
 	g_free(w->exception.message);
 	g_free(w->exception.file);
+	g_free(w->exception.function);
 	memset(w, 0, sizeof(*w));
 }

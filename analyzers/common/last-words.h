@@ -41,11 +41,12 @@
 
 /* An uncaught Python exception, from the traceback that ends the output. */
 struct ct_exception {
-	char *type;    /* as Python prints it: "torch.OutOfMemoryError", "MemoryError" */
-	char *message; /* its message's first line; "" when none */
-	char *file;    /* the innermost frame of the program's own code, NULL if none */
-	int line;      /* its line; 0 when FILE is NULL */
-	size_t first;  /* the traceback's lines in the log: FIRST .. LAST */
+	char *type;     /* as Python prints it: "torch.OutOfMemoryError", "MemoryError" */
+	char *message;  /* its message's first line; "" when none */
+	char *file;     /* the innermost frame of the program's own code, NULL if none */
+	int line;       /* its line; 0 when FILE is NULL */
+	char *function; /* its function ("<module>"); NULL when not said */
+	size_t first;   /* the traceback's lines in the log: FIRST .. LAST */
 	size_t last;
 };
 

@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "common/document.h"
+#include "analyses/framework.h"
 #include "common/format.h"
 #include "death.h"
 
@@ -27,6 +28,7 @@ static const char *const names[] = {
 	[CT_DEATH_JUPYTER_STOP] = "jupyter-stop",
 	[CT_DEATH_KILLED] = "killed",
 	[CT_DEATH_UNKNOWN] = "unknown",
+	[CT_DEATH_FRAMEWORK_OOM] = "framework-oom",
 };
 
 const char *ct_death_name(enum ct_death death)
@@ -124,6 +126,9 @@ enum ct_death ct_death_judge(const struct ct_death_facts *f)
 		return CT_DEATH_CUDA_ERROR;
 	if (gave_up(f) && gpu_oom)
 		return CT_DEATH_GPU_OOM;
+	/* what it said last, once the trace has nothing to say */
+	if (!f->killed && given(f->framework))
+		return CT_DEATH_FRAMEWORK_OOM;
 	if (!f->killed && given(f->exception))
 		return CT_DEATH_EXCEPTION;
 	if (f->killed && f->signal == SIGABRT)
@@ -143,6 +148,36 @@ enum ct_death ct_death_judge(const struct ct_death_facts *f)
 }
 
 /* ---------------------------------------------------------------- the words */
+
+const char *ct_framework_oom_advice(const char *framework, const char *verdict)
+{
+	bool torch = !g_strcmp0(framework, "pytorch");
+
+	if (!g_strcmp0(verdict, "too_large"))
+		return "allocate less at once: a smaller batch or model, or split the tensor; no "
+		       "setting makes the device larger";
+	if (!g_strcmp0(verdict, "fragmented") && torch)
+		return "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, which lets PyTorch's "
+		       "segments grow instead of leaving unusable pieces; or allocate the large "
+		       "tensors first";
+	if (!g_strcmp0(verdict, "fragmented") && !g_strcmp0(framework, "tensorflow"))
+		return "TF_GPU_ALLOCATOR=cuda_malloc_async leaves the pool to the driver, which "
+		       "reuses freed memory better; or allocate the large buffers first";
+	if (!g_strcmp0(verdict, "fragmented"))
+		return "allocate the large buffers first, before the pool is cut into pieces";
+	if (torch)
+		return "hold less at the peak (a smaller batch, activation checkpointing, `del` "
+		       "what is no longer needed), or free the device of other processes";
+	if (!g_strcmp0(framework, "tensorflow"))
+		return "hold less at the peak (a smaller batch, mixed precision), or free the "
+		       "device of other processes; TensorFlow takes the whole device at its start "
+		       "unless TF_FORCE_GPU_ALLOW_GROWTH=true, which other processes on it need";
+	if (!g_strcmp0(framework, "jax"))
+		return "hold less at the peak (a smaller batch, jax.checkpoint); JAX's pool takes "
+		       "75 % of the device: XLA_PYTHON_CLIENT_MEM_FRACTION=.9 (say) lets it take "
+		       "more, XLA_PYTHON_CLIENT_PREALLOCATE=false takes memory only as needed";
+	return "hold less at the peak (a smaller batch), or free the device of other processes";
+}
 
 const char *ct_verdict_words(const char *verdict)
 {
@@ -401,6 +436,42 @@ static void word_gpu_oom(const struct ct_death_facts *f, const char *end, struct
 	w->advice = g_strdup(ct_verdict_advice(f->gpu_verdict));
 }
 
+/* Quoted at most: a message can hold a whole tensor. */
+#define QUOTE_MAX 300
+
+char *ct_death_quote(const char *intro, const char *text)
+{
+	bool long_text = g_utf8_strlen(text ? text : "", -1) > QUOTE_MAX;
+	char *cut = g_utf8_substring(text ? text : "", 0, QUOTE_MAX);
+	char *quote = g_strdup_printf("%s: \"%s%s\"", intro, cut, long_text ? "..." : "");
+
+	g_free(cut);
+	return quote;
+}
+
+static void word_framework_oom(const struct ct_death_facts *f, const char *end,
+                               struct ct_death_words *w)
+{
+	const char *name = ct_framework_name(f->framework);
+	char size[32];
+
+	if (f->framework_requested_bytes)
+		w->summary = g_strdup_printf(
+		    "%s ran out of GPU memory (it tried to allocate %s), and %s did not survive "
+		    "it: it %s",
+		    name, bytes(f->framework_requested_bytes, size, sizeof(size)), program_of(f),
+		    end);
+	else
+		w->summary = g_strdup_printf("%s ran out of GPU memory, and %s did not survive it: "
+		                             "it %s",
+		                             name, program_of(f), end);
+	w->explanation = g_strdup_printf("its last lines on standard error say so; the trace "
+	                                 "shows no failed allocation of its own: %s's allocator "
+	                                 "refused it from what it held, or the trace began late",
+	                                 name);
+	w->advice = g_strdup(ct_framework_oom_advice(f->framework, "out_of_memory"));
+}
+
 static void word_other(enum ct_death death, const struct ct_death_facts *f, const char *end,
                        struct ct_death_words *w)
 {
@@ -489,6 +560,9 @@ void ct_death_word(enum ct_death death, const struct ct_death_facts *f, struct c
 		break;
 	case CT_DEATH_GPU_OOM:
 		word_gpu_oom(f, end, w);
+		break;
+	case CT_DEATH_FRAMEWORK_OOM:
+		word_framework_oom(f, end, w);
 		break;
 	default:
 		word_other(death, f, end, w);

@@ -14,10 +14,12 @@
  * it gave up, when it gave up by itself (a failure status, or an abort);
  * a signal from outside is said as such, with what is known of its
  * sender, even after a failed allocation: a program does not send itself
- * SIGKILL. An uncaught Python exception is what a Python program that
- * exits with a failure status met last, unless the trace shows why it was
- * raised (a sticky error, a failed allocation): it is then named in how
- * the program ended. Where nothing explains the end, it is said to be
+ * SIGKILL. What the program said last comes after the trace's facts: a
+ * framework's out-of-memory message on its standard error, then an
+ * uncaught Python exception (the Python probe's, or its traceback on its
+ * standard error), which also says how a program that exited by itself
+ * ended ("died of an uncaught torch.OutOfMemoryError at train.py:12 in
+ * step"). Where nothing explains the end, it is said to be
  * unknown.
  */
 #ifndef CUDATRACE_FINDINGS_DEATH_H
@@ -40,6 +42,7 @@ enum ct_death {
 	CT_DEATH_JUPYTER_STOP,      /* a Jupyter kernel ended by SIGTERM or SIGHUP */
 	CT_DEATH_KILLED,            /* a signal from outside, sender unknown */
 	CT_DEATH_UNKNOWN,           /* a failure status, and no cause seen */
+	CT_DEATH_FRAMEWORK_OOM, /* its framework said it ran out of GPU memory, then it gave up */
 };
 
 /* DEATH's word ("host-oom", ...), "" for CT_DEATH_NOT_JUDGED. */
@@ -76,6 +79,13 @@ struct ct_death_facts {
 	const char *exception_site; /* "train.py:12 in step" */
 	/* The diagnosis tells of other failures before it, which may be why. */
 	bool failures_told;
+	/*
+	 * Its framework said on its standard error that it ran out of GPU
+	 * memory (common/last-words.h): the framework's label ("pytorch"; NULL
+	 * or "" none), and what it tried to allocate (0: unknown).
+	 */
+	const char *framework;
+	uint64_t framework_requested_bytes;
 };
 
 struct ct_node;
@@ -121,6 +131,17 @@ char *ct_death_text(const struct ct_death_words *words);
  * host memory was last seen at ... ."; NULL when nothing (g_free).
  */
 char *ct_death_host(const struct ct_death_facts *facts);
+
+/*
+ * What to do when FRAMEWORK ("pytorch", "tensorflow", "jax": the
+ * contract's label) ran out of GPU memory, for VERDICT: "too_large" (more
+ * than it may use of the device), "fragmented" (its pool held enough
+ * unused, in pieces too small), else the device was full.
+ */
+const char *ct_framework_oom_advice(const char *framework, const char *verdict);
+
+/* "INTRO: \"TEXT\"", TEXT cut after 300 characters (g_free). */
+char *ct_death_quote(const char *intro, const char *text);
 
 /* A failed allocation's VERDICT for people ("out of memory"), and what to do about it. */
 const char *ct_verdict_words(const char *verdict);

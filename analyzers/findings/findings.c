@@ -799,24 +799,14 @@ static const char *framework_oom_verdict(const struct ct_node *oom)
 	return "out_of_memory";
 }
 
-static char *framework_oom_advice(const char *framework, const char *verdict)
+/* Why there was no room, in words, for VERDICT (framework_oom_verdict). */
+static const char *oom_reason(const char *verdict)
 {
-	bool torch = !g_strcmp0(framework, "pytorch");
-
 	if (!strcmp(verdict, "too_large"))
-		return g_strdup("allocate less at once: a smaller batch or model, or split the "
-		                "tensor; no setting makes the device larger");
+		return "more than it may use of the device";
 	if (!strcmp(verdict, "fragmented"))
-		return g_strdup(torch ? "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, "
-		                        "which lets PyTorch's segments grow instead of leaving "
-		                        "unusable pieces; or allocate the large tensors first"
-		                      : "allocate the large buffers first, before the pool is cut "
-		                        "into pieces");
-	return g_strdup(torch ? "hold less at the peak (a smaller batch, activation "
-	                        "checkpointing, `del` what is no longer needed), or free "
-	                        "the device of other processes"
-	                      : "hold less at the peak (a smaller batch), or free the device "
-	                        "of other processes");
+		return "its pool had room, in pieces too small";
+	return "the device was full";
 }
 
 /*
@@ -884,13 +874,9 @@ static void add_framework_oom(GArray *list, const struct ct_node *device, size_t
 	bytes_text(number_of(oom, "requested_bytes"), req, sizeof(req));
 	bytes_text(number_of(oom, "limit_bytes"), limit, sizeof(limit));
 	bytes_text(number_of(oom, "device_free_bytes"), free_text, sizeof(free_text));
-	f->summary = g_strdup_printf(
-	    "%s could not allocate %s on device %" PRIu64 ": %s%s", ct_framework_name(framework),
-	    req, u64_of(device, "device"),
-	    !strcmp(verdict, "too_large")    ? "more than it may use of the device"
-	    : !strcmp(verdict, "fragmented") ? "its pool had room, in pieces too small"
-	                                     : "the device was full",
-	    times);
+	f->summary = g_strdup_printf("%s could not allocate %s on device %" PRIu64 ": %s%s",
+	                             ct_framework_name(framework), req, u64_of(device, "device"),
+	                             oom_reason(verdict), times);
 	if (refusals) {
 		snprintf(asked, sizeof(asked), "; the driver refused %s %" PRIu64 " time%s for it",
 		         str_of(driver, "api") ? str_of(driver, "api") : "an allocation", refusals,
@@ -908,7 +894,7 @@ static void add_framework_oom(GArray *list, const struct ct_node *device, size_t
 	else
 		f->explanation = g_strdup_printf("the driver had %s free of the %s it may use%s",
 		                                 free_text, limit, asked);
-	f->advice = framework_oom_advice(framework, verdict);
+	f->advice = g_strdup(ct_framework_oom_advice(framework, verdict));
 	numbers_from(f, oom, framework_oom_numbers);
 	f->source = g_strdup_printf("framework.devices[%zu].oom_errors[%zu]", d, index);
 	f->order = number_of(oom, "time_ns");
@@ -1081,6 +1067,85 @@ static void find_sticky(GArray *list, const struct ct_node *sticky, const struct
 	}
 }
 
+/* -------------------------------------- a framework's out of memory, said */
+
+/* " (704.00 MiB in use by PyTorch, 3.19 GiB reserved, 20.00 MiB free of 4.00 GiB)". */
+static char *said_figures(const struct ct_node *o, const char *name)
+{
+	static const char *const keys[] = { "in_use_bytes", "reserved_bytes", "device_free_bytes" };
+	char size[32], total[32];
+	char *in_use = g_strdup_printf(" in use by %s", name), *free_of = NULL;
+	const char *what[] = { in_use, " reserved", " free" };
+	GString *s = g_string_new(NULL);
+
+	if (u64_of(o, "device_total_bytes")) {
+		free_of =
+		    g_strdup_printf(" free of %s", bytes_text(number_of(o, "device_total_bytes"),
+		                                              total, sizeof(total)));
+		what[2] = free_of;
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+		if (u64_of(o, keys[i]))
+			g_string_append_printf(
+			    s, "%s%s%s", s->len ? ", " : " (",
+			    bytes_text(number_of(o, keys[i]), size, sizeof(size)), what[i]);
+	if (s->len)
+		g_string_append_c(s, ')');
+	g_free(in_use);
+	g_free(free_of);
+	return g_string_free(s, FALSE);
+}
+
+/* Whether the Python probe saw an out-of-memory error of process PID (framework.devices[]). */
+static bool probe_saw_oom(const struct ct_node *root, uint64_t pid)
+{
+	const struct ct_node *devices = at(at(root, "framework"), "devices");
+
+	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
+		const struct ct_node *d = ct_node_child(devices, i);
+
+		if (u64_of(d, "pid") == pid && at(d, "oom_errors") &&
+		    ct_node_count(at(d, "oom_errors")))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What a framework said on its standard error as it ran out of GPU
+ * memory (last_words.out_of_memory), when the Python probe did not tell
+ * it (turned off, TensorFlow, a framework error it does not see): the
+ * same finding as the probe's, from the message's figures.
+ */
+static void find_said_oom(GArray *list, const struct ct_node *root)
+{
+	const struct ct_node *words = at(root, "last_words");
+	const struct ct_node *o = at(words, "out_of_memory");
+	const char *framework = str_of(o, "framework"), *verdict;
+	char req[32], on[32] = "", *figures;
+	struct finding *f;
+
+	if (!framework || probe_saw_oom(root, u64_of(words, "pid")))
+		return;
+	verdict = framework_oom_verdict(o);
+	f = finding_add(list, SEV_CRITICAL, "framework_oom", words);
+	f->verdict = verdict;
+	if (at(o, "device") && at(o, "device")->type == CT_NODE_U64)
+		snprintf(on, sizeof(on), " on device %" PRIu64, u64_of(o, "device"));
+	figures = said_figures(o, ct_framework_name(framework));
+	f->summary =
+	    g_strdup_printf("%s could not allocate %s%s: %s%s", ct_framework_name(framework),
+	                    bytes_text(number_of(o, "requested_bytes"), req, sizeof(req)), on,
+	                    oom_reason(verdict), figures);
+	g_free(figures);
+	f->explanation =
+	    ct_death_quote("its last lines on standard error say so", str_of(o, "text"));
+	f->advice = g_strdup(ct_framework_oom_advice(framework, verdict));
+	numbers_from(f, o, framework_oom_numbers);
+	f->source = g_strdup("last_words.out_of_memory");
+	f->order = number_of(o, "time_ns");
+}
+
 /* ------------------------------------------------------- how it ended */
 
 /*
@@ -1133,6 +1198,8 @@ static void death_facts(const struct ct_node *root, const struct ct_node *pe, GA
 		.exception = str_of(pe, "exception"),
 		.exception_site = str_of(pe, "exception_site"),
 		.exception_message = str_of(pe, "exception_message"),
+		.framework = str_of(pe, "framework_oom"),
+		.framework_requested_bytes = u64_of(pe, "framework_oom_bytes"),
 	};
 	ct_death_facts_from_report(root, (int64_t)u64_of(pe, "pid"), f);
 	for (guint i = 0; i < list->len; i++)
@@ -1150,6 +1217,11 @@ static struct finding *told_by(GArray *list, const char *kind, const struct ct_n
 			return f;
 	}
 	return NULL;
+}
+
+static bool same_node(const struct ct_node *a, const struct ct_node *b)
+{
+	return a == b;
 }
 
 /* Whether sticky error E is the one record judged the program died of (PE). */
@@ -1224,7 +1296,8 @@ static void find_death(GArray *list, const struct ct_node *root)
 		f = told_by(list, "allocation_failure", fatal, same_failure);
 		if (!f)
 			f = told_by(list, "framework_oom", fatal, same_failure);
-	}
+	} else if (death == CT_DEATH_FRAMEWORK_OOM)
+		f = told_by(list, "framework_oom", at(root, "last_words"), same_node);
 	if (f) {
 		char *summary = f->summary;
 
@@ -1356,6 +1429,7 @@ void ct_findings_write(struct ct_doc *doc)
 		find_compatibility(list, at(root, "environment"));
 	find_framework(list, root);
 	find_sticky(list, at(root, "sticky_errors"), &losses);
+	find_said_oom(list, root);
 	find_death(list, root);
 	/* stable: equal findings keep the order their section gave them */
 	g_array_sort(list, by_rank);

@@ -97,7 +97,7 @@ static void check_advice(const struct ct_death_facts *f, const char *words)
 static void test_names(void **unused)
 {
 	(void)unused;
-	for (int d = CT_DEATH_NONE; d <= CT_DEATH_UNKNOWN; d++)
+	for (int d = CT_DEATH_NONE; d <= CT_DEATH_FRAMEWORK_OOM; d++)
 		assert_int_equal(ct_death_of_name(ct_death_name((enum ct_death)d)), d);
 	assert_string_equal(ct_death_name(CT_DEATH_NOT_JUDGED), "");
 	assert_int_equal(ct_death_of_name("drowned"), CT_DEATH_NOT_JUDGED);
@@ -437,6 +437,65 @@ static void test_clean_exit_shown(void **unused)
 	ct_doc_destroy(doc);
 }
 
+/*
+ * Its framework's out-of-memory message on its standard error: the cause
+ * once the trace has none, before an uncaught exception, which says how
+ * it ended; a signal from outside stays one.
+ */
+static void test_framework_oom(void **unused)
+{
+	struct ct_death_facts f = base();
+
+	(void)unused;
+	f.exception = "torch.OutOfMemoryError";
+	f.exception_site = "train.py:12 in step";
+	f.framework = "pytorch";
+	f.framework_requested_bytes = 64 * MIB;
+	check(&f, CT_DEATH_FRAMEWORK_OOM,
+	      "PyTorch ran out of GPU memory (it tried to allocate 64.00 MiB), and train did not "
+	      "survive it: it died of an uncaught torch.OutOfMemoryError at train.py:12 in step "
+	      "(exit status 1)",
+	      "its last lines on standard error say so; the trace shows no failed allocation of "
+	      "its own: PyTorch's allocator refused it from what it held, or the trace began late");
+	check_advice(&f, "a smaller batch");
+	f.framework = "jax";
+	check_advice(&f, "XLA_PYTHON_CLIENT_MEM_FRACTION");
+	f.framework = "tensorflow";
+	check_advice(&f, "TF_FORCE_GPU_ALLOW_GROWTH");
+	assert_non_null(
+	    strstr(ct_framework_oom_advice("pytorch", "fragmented"), "expandable_segments"));
+	assert_non_null(
+	    strstr(ct_framework_oom_advice("tensorflow", "fragmented"), "cuda_malloc_async"));
+	assert_non_null(strstr(ct_framework_oom_advice("jax", "too_large"), "no setting"));
+
+	/* the trace's failed allocation comes first */
+	failed_alloc(&f);
+	assert_int_equal(ct_death_judge(&f), CT_DEATH_GPU_OOM);
+	/* killed: whatever it said before */
+	f.gpu_failed_bytes = 0;
+	kill_by(&f, SIGTERM);
+	assert_int_equal(ct_death_judge(&f), CT_DEATH_KILLED);
+}
+
+/* A quote is cut after 300 characters, never within one. */
+static void test_quote(void **unused)
+{
+	GString *long_text = g_string_new(NULL);
+	char *quote;
+
+	(void)unused;
+	for (int i = 0; i < 400; i++)
+		g_string_append(long_text, "\xc3\xa9");
+	quote = ct_death_quote("said", long_text->str);
+	assert_true(g_utf8_validate(quote, -1, NULL));
+	assert_int_equal(g_utf8_strlen(quote, -1), strlen("said: \"") + 300 + strlen("...\""));
+	g_free(quote);
+	quote = ct_death_quote("said", "short");
+	assert_string_equal(quote, "said: \"short\"");
+	g_free(quote);
+	g_string_free(long_text, TRUE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +511,8 @@ int main(void)
 		cmocka_unit_test(test_exception),
 		cmocka_unit_test(test_from_report),
 		cmocka_unit_test(test_clean_exit_shown),
+		cmocka_unit_test(test_framework_oom),
+		cmocka_unit_test(test_quote),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

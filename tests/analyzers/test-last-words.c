@@ -254,6 +254,7 @@ static void test_exception(void **unused)
 	/* the innermost frame of the program's code, not the library's */
 	assert_string_equal(w.exception.file, "/home/u/train.py");
 	assert_int_equal(w.exception.line, 12);
+	assert_string_equal(w.exception.function, "main");
 	assert_int_equal(w.exception.first, 1);
 	assert_int_equal(w.exception.last, 9);
 	assert_false(w.has_oom);

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * last-words-section.h - what the traced program said last on its
+ * standard error, as record kept it beside the trace (stderr.log,
+ * common/stderr-log.h): the report's "last_words" section, with the last
+ * lines, the uncaught exception and a framework's out-of-memory figures
+ * (common/last-words.h; doc/report-schema.md), and the facts of them
+ * that record's judgement of the end rests on (cudatrace.info).
+ */
+#ifndef CUDATRACE_CLI_LAST_WORDS_SECTION_H
+#define CUDATRACE_CLI_LAST_WORDS_SECTION_H
+
+#include <stdbool.h>
+
+#include "common/document.h"
+#include "trace-info.h"
+
+/*
+ * Writes the section into DOC from the first of PATHS (COUNT) that has a
+ * stderr.log; nothing when none has. True when written.
+ */
+bool last_words_section_write(struct ct_doc *doc, char *const *paths, size_t count);
+
+/* INFO's exception and framework_oom facts, from DIR's stderr.log. */
+void last_words_note(struct trace_info *info, const char *dir);
+
+#endif
