@@ -27,6 +27,14 @@
 # torch.cuda.max_memory_reserved(), and the out-of-memory error, which
 # PyTorch raises there without a CUDA call failing, is no failed
 # allocation in the report.
+#
+# Then a program that dies of an uncaught torch.OutOfMemoryError
+# (torch-oom.py): the report reads PyTorch's message from its standard
+# error, and its figures are PyTorch's own (torch.cuda.memory_allocated(),
+# memory_reserved(), the device's total memory, within the rounding of its
+# message); how it ended names the exception and the line it was raised at,
+# as, for the death the probe records (torch-workload.py --die), its
+# stderr read back does the probe's.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -178,4 +186,36 @@ is "uncaught: ... and says it then died of the exception, at its line" "$(framew
 	"python died of an uncaught torch.OutOfMemoryError at torch-workload.py:$(fact die_line) in main (exit status 1)"
 ok "uncaught: the program's traceback still reaches its stderr" \
 	grep -q "^torch.OutOfMemoryError: CUDA out of memory" "$lttng_tmp/die.err"
+is "uncaught: its stderr, read back, names the same exception and line as the probe" \
+	"$("$trace_python" -c 'import json, sys
+e = json.load(open(sys.argv[1]))["last_words"]["exception"]
+print(e["type"], e["file"].rsplit("/", 1)[-1], e["line"], e["function"])' "$lttng_tmp/torch.json")" \
+	"torch.OutOfMemoryError torch-workload.py $(fact die_line) main"
+
+# An uncaught torch.OutOfMemoryError.
+CLI_TIMEOUT=180 cli_record oom -o "$lttng_tmp/oom" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-oom.py"
+cli_status_is "uncaught OOM: record exits with the program's status" 1
+ok "uncaught OOM: PyTorch's message went through record's stderr" \
+	grep -q '^torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1024.00 GiB' "$lttng_tmp/oom.err"
+"$cli_bin" report --format json -o "$lttng_tmp/oom.json" "$lttng_tmp/oom" 2>"$lttng_tmp/report.err"
+is "uncaught OOM: cudatrace report reads the trace" "$?" 0
+oom_line=$(grep -n '# OOM-HERE$' "$cli_here/torch-oom.py" | cut -d: -f1)
+is "uncaught OOM: how it ended names the exception and its line" \
+	"$("$trace_python" -c 'import json, sys
+e = json.load(open(sys.argv[1]))["process_end"]
+print(e["exception"], e["exception_site"], e["framework_oom"])' "$lttng_tmp/oom.json")" \
+	"torch.OutOfMemoryError torch-oom.py:$oom_line in <module> pytorch"
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/oom.out" | head -n 1; }
+# Each figure within half a hundredth of the unit PyTorch printed it in (format_size).
+is "uncaught OOM: the report's figures are PyTorch's own" \
+	"$("$trace_python" -c 'import json, sys
+o = json.load(open(sys.argv[1]))["last_words"]["out_of_memory"]
+def near(got, want):
+    unit = 1 if want <= 1024 else 1024 if want <= 1 << 20 else 1 << 20 if want <= 1 << 30 else 1 << 30
+    return got is not None and abs(got - want) <= unit / 200
+print(o["framework"], o["requested_bytes"] == 1 << 40, near(o["in_use_bytes"], int(sys.argv[2])),
+      near(o["reserved_bytes"], int(sys.argv[3])), near(o["device_total_bytes"], int(sys.argv[4])))' \
+		"$lttng_tmp/oom.json" "$(fact allocated)" "$(fact reserved)" "$(fact total)")" \
+	"pytorch True True True True"
 tap_done
