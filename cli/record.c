@@ -482,7 +482,7 @@ static int on_started(pid_t pid, void *data)
 	stale_add_process(r->session, pid);
 	r->info.pid = (int)pid;
 	if (r->relay)
-		stderr_relay_started(r->relay);
+		stderr_relay_started(r->relay, pid);
 	/* Less a second: the log's clock (the scheduler's) may be a little behind this one. */
 	r->started_us = monotonic_us();
 	r->started_us = r->started_us > 1000000u ? r->started_us - 1000000u : 0;
@@ -1070,7 +1070,7 @@ static void conclude(struct record *r)
 	struct stat st;
 
 	/* What it said last, before anything of record's: then what that says of its end. */
-	if (r->relay && stderr_relay_save(r->relay, r->output, r->result.pid) == 0)
+	if (r->relay && stderr_relay_save(r->relay) == 0)
 		last_words_note(&r->info, r->output);
 	/* A fault since the last look, or one the program's end revealed. */
 	if (watch_check(&r->watch) != TRACE_CUT_NONE)
@@ -1285,7 +1285,7 @@ int cmd_record(int argc, char **argv)
 	hooks.data = &r;
 	/* A local trace directory keeps what the program says on stderr; a relay daemon, not. */
 	if (!r.opts.no_stderr && r.output[0])
-		r.relay = stderr_relay_open();
+		r.relay = stderr_relay_open(r.output);
 	ran = child_run(r.command_path, r.command, &hooks, &r.result, &err);
 	python_probe_remove(r.python_probe);
 	if (ran < 0) {

@@ -5,8 +5,9 @@
  * for the report: its last words say why it gave up.
  *
  * The program is not to notice: every byte goes on unchanged, as soon as
- * it is read, by a thread of its own that only waits where record's
- * stderr makes it wait (the program would have waited there too). When
+ * it is read, by a process of its own that only waits where record's
+ * stderr makes it wait (the program would have waited there too), and
+ * that outlives record, should record be killed. When
  * record's stderr is a terminal, the program's fd 2 is a pseudo-terminal
  * whose window size is that terminal's, kept in step on SIGWINCH, and
  * whose output is not processed (no newline becomes CR LF), so that
@@ -15,7 +16,8 @@
  *
  * Once the program has ended, the relay waits a little for the rest (its
  * descendants may still hold fd 2) and the capture is written; it goes
- * on passing bytes until record exits.
+ * on passing bytes on until nothing holds the program's stderr any more.
+ * A record that dies leaves the capture written then.
  */
 #ifndef CUDATRACE_CLI_STDERR_RELAY_H
 #define CUDATRACE_CLI_STDERR_RELAY_H
@@ -26,28 +28,33 @@
 struct stderr_relay;
 
 /*
- * A relay ready for a program, its thread already reading (started before
- * the program's child is forked, so that a relay that cannot start costs
- * nothing), or NULL after one line on stderr saying why not: the program
- * then runs with record's stderr, as it would have.
+ * A relay ready for a program, its process already reading (started
+ * before the program's child is forked, so that a relay that cannot
+ * start costs nothing), keeping what it reads for DIR/stderr.log; or
+ * NULL after one line on stderr saying why not: the program then runs
+ * with record's stderr, as it would have.
  */
-struct stderr_relay *stderr_relay_open(void);
+struct stderr_relay *stderr_relay_open(const char *dir);
 
 /* In the program's child, before exec: its fd 2 becomes the relay's. -1 with errno. */
 int stderr_relay_child(const struct stderr_relay *relay);
 
-/* In record, once the program's child exists: record's copy of the program's end is closed. */
-void stderr_relay_started(struct stderr_relay *relay);
+/*
+ * In record, once the program's child PID exists: record's copies of the
+ * pipe's (or pseudo-terminal's) ends are closed, the relay told the pid.
+ */
+void stderr_relay_started(struct stderr_relay *relay, pid_t pid);
 
-/* The program never started: the relay goes (its thread ends). */
+/* The program never started: the relay ends, writing nothing, and RELAY is freed. */
 void stderr_relay_close(struct stderr_relay *relay);
 
 /*
- * The program PID has ended: waits until every holder of its fd 2 closed
- * it, or nothing came for a moment (a bounded wait), then writes what was
- * kept into DIR (stderr-log.h). 0, or -1 after a warning.
+ * The program has ended: the relay waits until every holder of its fd 2
+ * closed it, or nothing came for a moment (a bounded wait), then writes
+ * what it kept (stderr-log.h); this waits for that. 0, or -1 after a
+ * warning.
  */
-int stderr_relay_save(struct stderr_relay *relay, const char *dir, pid_t pid);
+int stderr_relay_save(struct stderr_relay *relay);
 
 /* Whether the program's fd 2 was a pseudo-terminal. */
 bool stderr_relay_tty(const struct stderr_relay *relay);

@@ -16,8 +16,10 @@
 #   tensorflow   logs TensorFlow's allocator warning and statistics
 #                (bfc_allocator.cc), then raises its ResourceExhaustedError
 #   jax          raises XlaRuntimeError with XLA's RESOURCE_EXHAUSTED message
-#   tty          prints on stdout whether fd 2 is a terminal, and its
-#                window size; a coloured line on stderr; exits 0
+#   tty [BASE]   prints on stdout whether fd 2 is a terminal, and its
+#                window size; a coloured line on stderr; with BASE, then
+#                creates BASE.ready, waits for BASE.gate and prints the
+#                window size again; exits 0
 #   bytes N      writes N bytes of every value (0-255, a fixed pattern) to
 #                stderr, without a newline at the end; exits 0
 #   killed       writes half a line to stderr, then kills itself (SIGKILL)
@@ -97,12 +99,21 @@ def jax_oom():
                 "bytes.")
 
 
-def tty():
+def print_size(what):
     size = os.get_terminal_size(2) if os.isatty(2) else None
-    print("stderr isatty: %s" % os.isatty(2), flush=True)
-    print("stderr size: %s" % (("%dx%d" % (size.columns, size.lines)) if size else "none"),
+    print("%s: %s" % (what, ("%dx%d" % (size.columns, size.lines)) if size else "none"),
           flush=True)
+
+
+def tty(base):
+    print("stderr isatty: %s" % os.isatty(2), flush=True)
+    print_size("stderr size")
     sys.stderr.write("\x1b[31mred\x1b[0m on a terminal\n")
+    sys.stderr.flush()
+    if base:
+        open(base + ".ready", "w").close()
+        workload.wait_for(base + ".gate")
+        print_size("stderr size after")
 
 
 def pattern(count):
@@ -141,7 +152,7 @@ def main():
     elif mode == "jax":
         jax_oom()
     elif mode == "tty":
-        tty()
+        tty(sys.argv[2] if len(sys.argv) > 2 else None)
     elif mode == "killed":
         sys.stderr.write("half a li")
         sys.stderr.flush()

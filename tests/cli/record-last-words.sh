@@ -15,7 +15,9 @@
 #     end, more than the capture keeps (which keeps its head and tail);
 #   - a program killed mid-line, and children and grandchildren that write
 #     to the same stderr;
-#   - --no-stderr leaves the program's stderr alone, and keeps nothing.
+#   - --no-stderr leaves the program's stderr alone, and keeps nothing;
+#   - record killed with SIGKILL: the program writes on, its lines still
+#     pass and are kept.
 # Ground truth: the program's own source (the line it raised at), the
 # sizes it printed, the bytes it wrote, os.isatty and the terminal the
 # test made.
@@ -147,9 +149,11 @@ ok "pipe: its line went through" grep -q 'red.* on a terminal' "$lttng_tmp/pipe.
 is "pipe: stderr.log says no terminal" "$(sed -n 's/^tty //p' "$lttng_tmp/pipe/stderr.log")" 0
 
 # 7. A pseudo-terminal when record's stderr is one: record runs on a
-# terminal of the test's, 111 columns by 37 lines.
+# terminal of the test's (its controlling terminal), 111 columns by 37
+# lines; once the program has said its size, the terminal becomes 93 by
+# 21 (SIGWINCH to its process group), and the program says it again.
 "$trace_python" - "$lttng_tmp/tty" "$cli_bin" "$trace_python" "$words" <<'EOF'
-import fcntl, os, pty, struct, sys, termios
+import fcntl, os, pty, select, struct, sys, termios, time
 base, argv = sys.argv[1], sys.argv[2:]
 master, slave = pty.openpty()
 fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 37, 111, 0, 0))
@@ -159,10 +163,18 @@ if pid == 0:
     out = os.open(base + ".out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(out, 1)
     os.dup2(slave, 2)
-    os.execv(argv[0], [argv[0], "record", "-o", base, "--", argv[1], argv[2], "tty"])
+    fcntl.ioctl(2, termios.TIOCSCTTY, 0)
+    os.execv(argv[0], [argv[0], "record", "-o", base, "--", argv[1], argv[2], "tty", base])
 os.close(slave)
-err = b""
-while True:
+err, resized, deadline = b"", None, time.monotonic() + 120
+while time.monotonic() < deadline:
+    if resized is None and os.path.exists(base + ".ready"):
+        fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 21, 93, 0, 0))
+        resized = time.monotonic()
+    if resized and time.monotonic() > resized + 0.5 and not os.path.exists(base + ".gate"):
+        open(base + ".gate", "w").close()
+    if not select.select([master], [], [], 0.05)[0]:
+        continue
     try:
         chunk = os.read(master, 65536)
     except OSError:
@@ -177,6 +189,7 @@ EOF
 is "tty: record exits with the program's status" $? 0
 ok "tty: fd 2 is a terminal in the program" grep -qx 'stderr isatty: True' "$lttng_tmp/tty.out"
 ok "tty: of the terminal's size" grep -qx 'stderr size: 111x37' "$lttng_tmp/tty.out"
+ok "tty: which follows the terminal's" grep -qx 'stderr size after: 93x21' "$lttng_tmp/tty.out"
 is "tty: stderr.log says a terminal" "$(sed -n 's/^tty //p' "$lttng_tmp/tty/stderr.log")" 1
 is "tty: the colours reach the terminal, newlines made CR LF once" \
 	"$("$trace_python" -c 'import sys; e = open(sys.argv[1], "rb").read()
@@ -245,5 +258,43 @@ cli_status_is "--no-stderr: the program's status comes back" 1
 ok "--no-stderr: its traceback still reaches stderr" grep -q '^ValueError: bad batch' "$lttng_tmp/nostderr.err"
 ok "--no-stderr: no stderr.log" test ! -e "$lttng_tmp/nostderr/stderr.log"
 is "--no-stderr: the cause is unknown, as before" "$(info nostderr death)" unknown
+
+# 12. Record killed with SIGKILL while the program runs: the relay, a
+# process of its own, goes on; the program writes on, unharmed, and its
+# last words are kept all the same.
+"$cli_bin" record -o "$lttng_tmp/orphan" -- "$trace_python" -c 'import os, sys, time
+sys.stderr.write("before\n")
+sys.stderr.flush()
+open(sys.argv[1] + ".ready", "w").close()
+while not os.path.exists(sys.argv[1] + ".gate"):
+    time.sleep(0.05)
+sys.stderr.write("after its recorder died\n")
+sys.stderr.flush()
+print("done", flush=True)' "$lttng_tmp/orphan" >"$lttng_tmp/orphan.out" 2>"$lttng_tmp/orphan.err" &
+orphan_rec=$!
+tries=0
+while [ ! -e "$lttng_tmp/orphan.ready" ] && [ $tries -lt 600 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+orphan_prog=$(cli_children $orphan_rec)
+ok "orphan: the program runs, record's one child" test -n "$orphan_prog" -a -e "/proc/$orphan_prog"
+kill -KILL $orphan_rec
+wait $orphan_rec 2>/dev/null
+: >"$lttng_tmp/orphan.gate"
+tries=0
+while [ -e "/proc/$orphan_prog" ] && [ $tries -lt 600 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+tries=0
+while ! grep -q '^end$' "$lttng_tmp/orphan/stderr.log" 2>/dev/null && [ $tries -lt 100 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+ok "orphan: the program wrote on and ended as it would have" grep -qx done "$lttng_tmp/orphan.out"
+ok "orphan: its line after record died went through" grep -q '^after its recorder died$' "$lttng_tmp/orphan.err"
+ok "orphan: and was kept" grep -q '^after its recorder died$' "$lttng_tmp/orphan/stderr.log"
+is "orphan: under the program's pid" "$(sed -n 's/^pid //p' "$lttng_tmp/orphan/stderr.log")" "$orphan_prog"
 
 tap_done
