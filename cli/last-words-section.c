@@ -133,18 +133,22 @@ static void write_section(struct ct_doc *doc, const struct ct_stderr_log *log)
 	ct_last_words_clear(&w);
 }
 
-bool last_words_section_write(struct ct_doc *doc, char *const *paths, size_t count)
+void last_words_section_write(struct ct_doc *doc, char *const *paths, size_t count, char **bad)
 {
+	if (bad)
+		*bad = NULL;
 	for (size_t i = 0; i < count; i++) {
 		struct ct_stderr_log log;
+		enum ct_stderr_status status = ct_stderr_log_read(paths[i], &log);
 
-		if (ct_stderr_log_read(paths[i], &log) != CT_STDERR_OK)
-			continue;
-		write_section(doc, &log);
-		ct_stderr_log_clear(&log);
-		return true;
+		if (status == CT_STDERR_OK) {
+			write_section(doc, &log);
+			ct_stderr_log_clear(&log);
+			return;
+		}
+		if (status != CT_STDERR_NONE && bad && !*bad)
+			*bad = g_build_filename(paths[i], CT_STDERR_FILE, NULL);
 	}
-	return false;
 }
 
 void last_words_note(struct trace_info *info, const char *dir)

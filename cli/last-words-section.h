@@ -17,9 +17,11 @@
 
 /*
  * Writes the section into DOC from the first of PATHS (COUNT) that has a
- * stderr.log; nothing when none has. True when written.
+ * stderr.log; nothing when none has. The path of the first stderr.log
+ * that could not be read (damaged, unreadable) into *BAD (g_free; NULL
+ * when none), when BAD is not NULL.
  */
-bool last_words_section_write(struct ct_doc *doc, char *const *paths, size_t count);
+void last_words_section_write(struct ct_doc *doc, char *const *paths, size_t count, char **bad);
 
 /* INFO's exception and framework_oom facts, from DIR's stderr.log. */
 void last_words_note(struct trace_info *info, const char *dir);

@@ -704,7 +704,15 @@ int cmd_report(int argc, char **argv)
 	}
 	/* How the program ended, as its recorder saw it: not in the trace, beside it. */
 	if (!a.live_url) {
-		last_words_section_write(doc, a.paths, a.path_count);
+		char *bad;
+
+		last_words_section_write(doc, a.paths, a.path_count, &bad);
+		if (bad)
+			fprintf(stderr,
+			        "cudatrace report: warning: %s is damaged or unreadable: the "
+			        "program's last words are not quoted\n",
+			        bad);
+		g_free(bad);
 		death_section_write(doc, a.paths, a.path_count);
 	}
 	/* the diagnosis, once every section is in */

@@ -259,6 +259,18 @@ ok "--no-stderr: its traceback still reaches stderr" grep -q '^ValueError: bad b
 ok "--no-stderr: no stderr.log" test ! -e "$lttng_tmp/nostderr/stderr.log"
 is "--no-stderr: the cause is unknown, as before" "$(info nostderr death)" unknown
 
+# A damaged stderr.log: said, and the report is made without it.
+mkdir "$lttng_tmp/damaged"
+cp -R "$lttng_tmp/raise/." "$lttng_tmp/damaged/"
+printf 'cudatrace-stderr 1\nclock monotonic\npid 1\ntty 0\nbytes 9\nskipped 0\nchunk 1 99\nabc\n' \
+	>"$lttng_tmp/damaged/stderr.log"
+"$cli_bin" report --format json -o "$lttng_tmp/damaged.json" "$lttng_tmp/damaged" 2>"$lttng_tmp/damaged.err"
+is "damaged stderr.log: the report is made" $? 0
+ok "damaged stderr.log: and says why its last words are missing" \
+	grep -q "warning: $lttng_tmp/damaged/stderr.log is damaged or unreadable" "$lttng_tmp/damaged.err"
+is "damaged stderr.log: no last_words section; record's judgement stays" \
+	"$(json damaged '("last_words" in d, d["process_end"]["cause"])')" "(False, 'python-exception')"
+
 # 12. Record killed with SIGKILL while the program runs: the relay, a
 # process of its own, goes on; the program writes on, unharmed, and its
 # last words are kept all the same.
