@@ -6,7 +6,8 @@
 # driven by jupyter-driver.py as a notebook server would): one trace per
 # kernel start; cells that allocate on the simulated GPU through ctypes;
 # a kernel killed with SIGKILL mid-session leaves its trace, and its
-# post-mortem beside it and in the server's log; a kernel killed with its
+# post-mortem beside it and in the server's log, and what it wrote on its
+# stderr beside it; a kernel killed with its
 # whole process group (record too) is cleaned up by the next start. Also
 # the install and uninstall errors.
 
@@ -66,6 +67,9 @@ is "its notes: killed from outside, not by the OOM killer" \
 	"$(sed -n 's/^death=//p; s/^oom_kills=//p' "$first/cudatrace.info" | tr '\n' ' ')" "killed 0 "
 ok "its post-mortem says the sender is not known" \
 	grep -q 'who sent it is not known: the OOM killer killed no process' "$first/postmortem.txt"
+# What the kernel wrote on its stderr went to the server's log, and is kept beside its trace.
+ok "the killed kernel's stderr is kept beside its trace, under its pid" \
+	grep -qx "pid $(sed -n 's/^pid=//p' "$first/cudatrace.info")" "$first/stderr.log"
 if [ -n "$first" ] && trace_read first "$first"; then
 	tap_result 0 "the killed kernel's trace reads back"
 	# The ledger holds all four kernels: compare the first one's process only.
