@@ -1224,6 +1224,11 @@ static bool same_node(const struct ct_node *a, const struct ct_node *b)
 	return a == b;
 }
 
+static bool same_pid(const struct ct_node *a, const struct ct_node *b)
+{
+	return at(a, "pid") && u64_of(a, "pid") == u64_of(b, "pid");
+}
+
 /* Whether sticky error E is the one record judged the program died of (PE). */
 static bool is_fatal_sticky(const struct ct_node *e, const struct ct_node *pe)
 {
@@ -1296,8 +1301,12 @@ static void find_death(GArray *list, const struct ct_node *root)
 		f = told_by(list, "allocation_failure", fatal, same_failure);
 		if (!f)
 			f = told_by(list, "framework_oom", fatal, same_failure);
-	} else if (death == CT_DEATH_FRAMEWORK_OOM)
+	} else if (death == CT_DEATH_FRAMEWORK_OOM) {
+		/* the message's finding, or the probe's of the process when it saw the error */
 		f = told_by(list, "framework_oom", at(root, "last_words"), same_node);
+		if (!f)
+			f = told_by(list, "framework_oom", pe, same_pid);
+	}
 	if (f) {
 		char *summary = f->summary;
 

@@ -560,6 +560,75 @@ static void test_framework_oom_death(void **unused)
 	ct_doc_destroy(doc);
 }
 
+/* last_words of process 42: PyTorch's message that it could not allocate 64 MiB. */
+static void write_words(struct ct_doc *doc)
+{
+	ct_doc_object(doc, "last_words", NULL);
+	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
+	ct_doc_string(doc, "process", "train");
+	ct_doc_object(doc, "out_of_memory", NULL);
+	ct_doc_string(doc, "framework", "pytorch");
+	ct_doc_i64(doc, "time_ns", 3000002000, CT_UNIT_TIME);
+	ct_doc_string(doc, "text",
+	              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+	              "64.00 MiB. GPU 0 has a total capacity of 4.00 GiB");
+	ct_doc_u64(doc, "device", 0, CT_UNIT_ID);
+	ct_doc_u64(doc, "requested_bytes", 64 * MIB, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "in_use_bytes", 3000 * MIB, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "reserved_bytes", 3100 * MIB, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "reserved_unused_bytes", 100 * MIB, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "device_free_bytes", 20 * MIB, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "device_total_bytes", 4096 * MIB, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "limit_bytes", 4096 * MIB, CT_UNIT_BYTES);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+}
+
+/*
+ * A framework's message on its standard error, which the probe did not
+ * see, is the framework_oom finding, with the message's figures; the
+ * program died of it (framework-oom): that finding tells it. When the
+ * probe saw the error too, its finding alone tells it, and the death.
+ */
+static void test_said_oom(void **unused)
+{
+	for (int probe = 0; probe <= 1; probe++) {
+		struct ct_doc *doc = ct_doc_create();
+		const struct ct_node *root, *f;
+
+		(void)unused;
+		write_trace(doc, 0);
+		if (probe)
+			write_framework(doc, "pytorch", (const int64_t[]){ 3000001000, 0 },
+			                100 * MIB, 0.0);
+		write_words(doc);
+		write_end(doc, "framework-oom", NULL);
+		ct_findings_write(doc);
+		root = ct_doc_root(doc);
+		assert_int_equal(count_kind(root, "framework_oom"), 1);
+		assert_int_equal(count_kind(root, "process_death"), 0);
+		f = finding(root, 0);
+		assert_string_equal(str(f, "kind"), "framework_oom");
+		assert_string_equal(str(f, "death"), "framework-oom");
+		assert_string_equal(str(f, "verdict"), "fragmented");
+		assert_string_equal(str(f, "source"), probe ? "framework.devices[0].oom_errors[0]"
+		                                            : "last_words.out_of_memory");
+		assert_non_null(strstr(str(f, "summary"), "PyTorch could not allocate 64.00 MiB"));
+		assert_non_null(strstr(str(f, "summary"), "; then train exited with status 1"));
+		assert_non_null(strstr(str(f, "advice"), "expandable_segments"));
+		if (!probe) {
+			assert_non_null(
+			    strstr(str(f, "summary"),
+			           "(2.93 GiB in use by PyTorch, 3.03 GiB reserved, 20.00 "
+			           "MiB free of 4.00 GiB)"));
+			assert_non_null(strstr(str(f, "explanation"),
+			                       "its last lines on standard error say so: "
+			                       "\"torch.OutOfMemoryError: CUDA out of memory."));
+		}
+		ct_doc_destroy(doc);
+	}
+}
+
 /* JAX's pool at 75 % of the device at its start is told, PyTorch's never. */
 static void test_preallocation(void **unused)
 {
@@ -751,6 +820,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_oom_told_once),
 		cmocka_unit_test(test_framework_oom),
 		cmocka_unit_test(test_framework_oom_death),
+		cmocka_unit_test(test_said_oom),
 		cmocka_unit_test(test_preallocation),
 		cmocka_unit_test(test_recovered_refusal),
 		cmocka_unit_test(test_sticky),
