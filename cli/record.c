@@ -1296,5 +1296,7 @@ int cmd_record(int argc, char **argv)
 		return EXIT_SETUP;
 	}
 	conclude(&r);
+	/* the relay runs on for the program's descendants: only record's end of it goes */
+	stderr_relay_close(r.relay);
 	return child_exit_status(&r.result);
 }

@@ -214,7 +214,7 @@ struct parser {
 /* The next header or piece line, without its newline, into LINE (at most LEN). */
 static bool next_line(struct parser *ps, char *line, size_t len)
 {
-	const char *nl = memchr(ps->p, '\n', (size_t)(ps->end - ps->p));
+	const char *nl = ps->p < ps->end ? memchr(ps->p, '\n', (size_t)(ps->end - ps->p)) : NULL;
 	size_t n;
 
 	if (!nl || (size_t)(nl - ps->p) >= len)

@@ -441,8 +441,10 @@ static void word_gpu_oom(const struct ct_death_facts *f, const char *end, struct
 
 char *ct_death_quote(const char *intro, const char *text)
 {
-	bool long_text = g_utf8_strlen(text ? text : "", -1) > QUOTE_MAX;
-	char *cut = g_utf8_substring(text ? text : "", 0, QUOTE_MAX);
+	glong length = g_utf8_strlen(text ? text : "", -1);
+	bool long_text = length > QUOTE_MAX;
+	/* g_utf8_substring copies as many bytes as END characters take: never past the text */
+	char *cut = g_utf8_substring(text ? text : "", 0, long_text ? QUOTE_MAX : length);
 	char *quote = g_strdup_printf("%s: \"%s%s\"", intro, cut, long_text ? "..." : "");
 
 	g_free(cut);
