@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "common/saturate.h"
 #include "model/call-stacks.h"
 #include "framework.h"
 #include "memory.h"
@@ -111,12 +112,6 @@ static void on_load(struct framework *f, const struct ct_event *ev)
 	g_ptr_array_add(f->load_processes, ev->process);
 }
 
-/* Sizes from the trace as series values: a hostile one is capped, never wrapped. */
-static int64_t capped(uint64_t bytes)
-{
-	return bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)bytes;
-}
-
 /*
  * VALUE at TIME_NS into SERIES. A framework's high-water mark PEAK above
  * the one told before (*TOLD) was reached since the last figures, between
@@ -127,9 +122,9 @@ static void add_figure(struct ct_series *series, int64_t time_ns, uint64_t value
                        uint64_t *told)
 {
 	if (peak > *told && peak > value)
-		ct_series_add(series, time_ns, capped(peak));
+		ct_series_add(series, time_ns, ct_sat_i64(peak));
 	*told = peak;
-	ct_series_add(series, time_ns, capped(value));
+	ct_series_add(series, time_ns, ct_sat_i64(value));
 }
 
 static void on_memory(struct framework *f, const struct ct_event *ev)

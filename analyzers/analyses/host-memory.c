@@ -9,18 +9,13 @@
  */
 #include "analysis.h"
 #include "host-memory.h"
+#include "common/saturate.h"
 
 struct host_memory {
 	struct ct_host_memory_result result;
 	const struct ct_options *opts; /* borrowed */
 	int slot;                      /* per process: 1 + the index of its entry, 0 none */
 };
-
-/* Sizes from the trace as series values: a hostile one is capped, never wrapped. */
-static int64_t capped(uint64_t bytes)
-{
-	return bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)bytes;
-}
 
 static struct ct_host_memory_process *process_of(struct host_memory *h, struct ct_process *p)
 {
@@ -59,7 +54,7 @@ static void on_sample(struct host_memory *h, const struct ct_event *ev)
 		p->rss_peak_bytes = e->rss;
 	p->limit_bytes = e->limit;
 	p->limit_of = e->limit_of;
-	ct_series_add(&p->rss, ev->time_ns, capped(e->rss));
+	ct_series_add(&p->rss, ev->time_ns, ct_sat_i64(e->rss));
 }
 
 static void host_memory_event(void *state, const struct ct_event *ev)

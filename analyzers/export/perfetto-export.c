@@ -10,6 +10,7 @@
 #include <glib.h>
 
 #include "analyses/framework.h"
+#include "common/saturate.h"
 #include "model/accounting.h"
 #include "model/api-calls.h"
 #include "perfetto-export.h"
@@ -410,8 +411,8 @@ static void probe_event(struct ct_perfetto *p, const struct ct_event *ev)
 			n > 1 ? framework_track(p, ev->process, m->device, m->framework, true) : 0,
 		};
 		int64_t values[2] = {
-			m->in_use > INT64_MAX ? INT64_MAX : (int64_t)m->in_use,
-			m->reserved > INT64_MAX ? INT64_MAX : (int64_t)m->reserved,
+			ct_sat_i64(m->in_use),
+			ct_sat_i64(m->reserved),
 		};
 
 		ct_pf_counters(p->w, ev->time_ns, n, tracks, values);
