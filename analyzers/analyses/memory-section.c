@@ -162,6 +162,8 @@ static void write_device(struct ct_doc *doc, const struct ct_memory_device *d)
 	ct_doc_string(doc, "hostname", d->hostname);
 	ct_doc_u64(doc, "device", d->device, CT_UNIT_ID);
 	ct_doc_i64(doc, "peak_bytes", d->peak_bytes, CT_UNIT_BYTES);
+	ct_doc_i64(doc, "peak_low_bytes", d->peak_low_bytes, CT_UNIT_BYTES);
+	ct_doc_i64(doc, "peak_high_bytes", d->peak_high_bytes, CT_UNIT_BYTES);
 	if (d->has_peak)
 		ct_doc_i64(doc, "peak_time_ns", d->peak_time_ns, CT_UNIT_TIME);
 	else
@@ -172,6 +174,7 @@ static void write_device(struct ct_doc *doc, const struct ct_memory_device *d)
 	ct_doc_u64(doc, "bytes_allocated", d->bytes_allocated, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "unknown_frees", d->unknown_frees, CT_UNIT_NONE);
 	ct_doc_u64(doc, "failed_frees", d->failed_frees, CT_UNIT_NONE);
+	ct_doc_u64(doc, "unfinished_frees", d->unfinished_frees, CT_UNIT_NONE);
 	ct_doc_u64(doc, "before_window_allocations", d->before_window_allocations, CT_UNIT_NONE);
 	ct_doc_u64(doc, "before_window_bytes", d->before_window_bytes, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "failures", d->failures, CT_UNIT_NONE);

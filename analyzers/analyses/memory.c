@@ -634,6 +634,21 @@ static GArray *caveats_of(struct memory *m, const struct ct_acct_device *dev,
 		ct_caveat_add(list, "leaks", CT_CAVEAT_INCOMPLETE, cause);
 		ct_caveat_add(list, "leak_sites", CT_CAVEAT_INCOMPLETE, cause);
 	}
+	if (dev->peak_high - dev->peak_low > dev->peak_bytes / 100) {
+		cause = CT_CAUSE_OVERLAPPING_CALLS;
+		ct_caveat_add(list, "peak_bytes", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "peak_time_ns", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "peak_allocations", CT_CAVEAT_UNCERTAIN, cause);
+	}
+	if (dev->unfinished_frees) {
+		cause = CT_CAUSE_UNFINISHED_CALLS;
+		ct_caveat_add(list, "allocations", CT_CAVEAT_LOWER_BOUND, cause);
+		ct_caveat_add(list, "frees", CT_CAVEAT_LOWER_BOUND, cause);
+		ct_caveat_add(list, "live_at_end_bytes", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "leak_count", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "leaked_bytes", CT_CAVEAT_UNCERTAIN, cause);
+		ct_caveat_add(list, "leaks", CT_CAVEAT_POSSIBLE, cause);
+	}
 	d->leaks_possible = ct_acct_lost(m->acct, dev->process);
 	if (d->leaks_possible) {
 		/* any event may be among the lost: every figure from the first loss on */
@@ -669,6 +684,8 @@ static void add_device(struct memory *m, const struct ct_acct_device *md,
 		.hostname = intern(m, md->process->hostname),
 		.device = md->device,
 		.peak_bytes = md->peak_bytes,
+		.peak_low_bytes = md->peak_low < md->peak_bytes ? md->peak_low : md->peak_bytes,
+		.peak_high_bytes = md->peak_high > md->peak_bytes ? md->peak_high : md->peak_bytes,
 		.has_peak = md->has_peak,
 		.peak_time_ns = md->peak_ns,
 		.live_at_end_bytes = md->on_device,
@@ -677,6 +694,8 @@ static void add_device(struct memory *m, const struct ct_acct_device *md,
 		.bytes_allocated = md->bytes_allocated,
 		.unknown_frees = md->unknown_frees,
 		.failed_frees = md->failed_frees,
+		.unfinished_frees = md->unfinished_frees,
+		.unfinished_bytes = md->unfinished_bytes,
 		.failures = mem->failures,
 		.kinds = kinds_of(md),
 		.reclaimed_count = md->reclaimed_count,

@@ -81,6 +81,9 @@ struct ct_memory_device {
 	const char *hostname;
 	uint8_t device;
 	int64_t peak_bytes; /* of the memory that counts as the device's */
+	/* What the peak can have been where threads' calls overlapped (ct_acct_device). */
+	int64_t peak_low_bytes;
+	int64_t peak_high_bytes;
 	bool has_peak;
 	int64_t peak_time_ns; /* when has_peak */
 	int64_t live_at_end_bytes;
@@ -89,6 +92,9 @@ struct ct_memory_device {
 	uint64_t bytes_allocated;
 	uint64_t unknown_frees; /* frees of addresses never seen allocated */
 	uint64_t failed_frees;  /* releases that failed, and left the memory allocated */
+	/* Releases whose call had not returned when the process ended: live at the end. */
+	uint64_t unfinished_frees;
+	uint64_t unfinished_bytes;
 	/* Allocations made before the window that the trace learned of (statedumps, releases). */
 	uint64_t before_window_allocations;
 	uint64_t before_window_bytes; /* of the device kinds */

@@ -32,6 +32,11 @@
 /* a pool's release at synchronisation, which nothing records */
 #define CT_CAUSE_RELEASE_AT_SYNC "release_at_sync"
 
+/* calls of several threads overlapped: the trace cannot order what they did */
+#define CT_CAUSE_OVERLAPPING_CALLS "overlapping_calls"
+/* the process ended while calls were under way: what they did is not known */
+#define CT_CAUSE_UNFINISHED_CALLS "unfinished_calls"
+
 /* A figure that is not exact. Strings are static. */
 struct ct_caveat {
 	const char

@@ -3,10 +3,26 @@
  * accounting.c - the live allocations of every process and device (see
  * accounting.h).
  *
- * A release's mem_free comes when the call is entered; if the call fails,
- * mem_free_failed undoes it at its exit, on the same thread, with the same
- * correlation id and address. So the records a thread's last release call
- * freed are kept on that thread until its next release call, and a
+ * A release's mem_free comes when the call is entered, and the driver
+ * frees the memory before the call returns: the release is done at the
+ * call's exit (ct_acct_call: the event that records the call, or the
+ * thread's next call), or earlier when another thread's allocation is
+ * given its address, which it can be only once freed. An allocation is
+ * dated at its call's exit, where its mem_alloc comes. So both are dated
+ * late by about the same time, the exit callback's, and the order of an
+ * allocation and a release on two threads is kept as well as the trace
+ * can keep it: dating releases at their entry would count memory of one
+ * thread freed while another's allocation is still being made, and the
+ * peak under threads would come out low. Where calls of several threads
+ * overlapped, the order is not known: the peak's bounds (peak_low,
+ * peak_high, peak-bounds.h) say how far it can be off. A release whose
+ * call never returned (its thread was inside cudaFree when the process
+ * exited) is no free, as for the driver: the allocation stays live.
+ *
+ * If the release fails, mem_free_failed undoes it at its exit, on the same
+ * thread, with the same correlation id and address: while the release is
+ * pending it is dropped; once done, the records a thread's last release
+ * call freed are kept on that thread until its next release call, and a
  * failure puts them back as they were.
  *
  * Allocations made before the trace's window (a session started while the
@@ -37,8 +53,18 @@
 
 _Static_assert(CT_ACCT_KINDS <= UINT8_MAX, "memory kinds are kept in 8 bits");
 
-/* Per-thread state, in the accountant's slot: the allocations its last release call freed. */
+/* A release entered (its mem_free, dated at the entry) whose call has not returned. */
+struct pending_release {
+	struct ct_acct_alloc *a; /* in the live table, a->releasing set */
+	struct ct_event ev;      /* the mem_free; its strings are not used */
+};
+
+/*
+ * Per-thread state, in the accountant's slot: the releases it entered and
+ * that are not done yet, and the allocations its last release call freed.
+ */
 struct acct_thread {
+	GArray *pending; /* struct pending_release, in order */
 	uint32_t correlation_id;
 	GPtrArray *freed; /* struct ct_acct_alloc; owned */
 };
@@ -54,6 +80,8 @@ struct acct_process {
 	uint64_t dump_entries; /* its mem_live events */
 	/* Addresses (dump_key) released since it began; owned; NULL when none is open. */
 	GHashTable *released_in_dump;
+	/* Its api_call events are in the trace: a call not recorded never returned. */
+	bool calls_recorded;
 	void *user[]; /* each subscriber's (ct_acct_process_data), by its index */
 };
 
@@ -129,6 +157,7 @@ struct ct_acct_device *ct_acct_device_of(struct ct_acct *acct, struct ct_process
 		dev->freed_since_peak = g_ptr_array_new_with_free_func(g_free);
 	if (acct->config.reclaimed)
 		dev->reclaimed = g_ptr_array_new_with_free_func(g_free);
+	dev->bounds = ct_peak_bounds_new();
 	ap->devices[device & 0xff] = dev;
 	for (struct ct_acct_sub *s = acct->subs; s < subs_end(acct); s++)
 		if (s->hooks.device_init)
@@ -165,6 +194,7 @@ static void device_free(struct ct_acct *acct, struct ct_acct_device *dev)
 		g_ptr_array_free(dev->freed_since_peak, TRUE);
 	if (dev->reclaimed)
 		g_ptr_array_free(dev->reclaimed, TRUE);
+	ct_peak_bounds_free(dev->bounds);
 	g_free(dev);
 }
 
@@ -207,6 +237,17 @@ static gboolean alloc_equal(gconstpointer pa, gconstpointer pb)
 	const struct ct_acct_alloc *a = pa, *b = pb;
 
 	return a->address == b->address && a->process == b->process && a->space == b->space;
+}
+
+/* The live allocation of (PROCESS, SPACE, ADDRESS), left in the table; NULL if none. */
+static struct ct_acct_alloc *find_live(struct ct_acct *acct, uint32_t process, unsigned space,
+                                       uint64_t address)
+{
+	struct ct_acct_alloc key = { .address = address,
+		                     .process = process,
+		                     .space = (uint8_t)space };
+
+	return g_hash_table_lookup(acct->live, &key);
 }
 
 /* Takes the live allocation of (PROCESS, SPACE, ADDRESS) out of the table; NULL if none. */
@@ -289,10 +330,24 @@ static void new_peak(struct ct_acct *acct, struct ct_acct_device *dev, const str
 	tell_peak(acct, dev, ev);
 }
 
+/* The live bytes of DEV changed at EV, in the window: the peak's bounds. */
+static void bound(struct ct_acct_device *dev, const struct ct_event *ev)
+{
+	int64_t surely = dev->on_device - dev->releasing;
+
+	if (surely > dev->peak_low)
+		dev->peak_low = surely;
+	ct_peak_bounds_step(dev->bounds, ev->time_ns, dev->on_device);
+	dev->peak_high = ct_peak_bounds_high(dev->bounds);
+	if (dev->peak_bytes > dev->peak_high)
+		dev->peak_high = dev->peak_bytes;
+}
+
 static void changed(struct ct_acct *acct, struct ct_acct_device *dev, const struct ct_event *ev)
 {
 	if (ev->before_window)
 		return;
+	bound(dev, ev);
 	for (struct ct_acct_sub *s = acct->subs; s < subs_end(acct); s++)
 		if (s->hooks.changed)
 			s->hooks.changed(s->data, dev, own_of(s, dev), ev);
@@ -435,6 +490,8 @@ static void reveal(struct ct_acct *acct, struct ct_acct_device *dev, struct ct_a
 	if (dev->live[kind] > dev->kind_peak[kind])
 		dev->kind_peak[kind] = dev->live[kind];
 	if (ct_mem_kind_on_device(kind)) {
+		dev->peak_low = ct_sat_add(dev->peak_low, bytes);
+		ct_peak_bounds_raise(dev->bounds, bytes);
 		if (dev->has_peak) {
 			dev->peak_bytes = ct_sat_add(dev->peak_bytes, bytes);
 			dev->peak_kinds[kind] = ct_sat_add(dev->peak_kinds[kind], bytes);
@@ -531,15 +588,22 @@ static bool merge_dumped(struct ct_acct *acct, struct ct_acct_device *dev,
 	return true;
 }
 
+static void settle(struct ct_acct *acct, struct ct_acct_alloc *a, const struct ct_event *at);
+
 static void on_alloc(struct ct_acct *acct, const struct ct_event *ev)
 {
 	const struct ct_ev_mem *e = &ev->u.mem;
 	unsigned kind = clamp_kind(e->kind);
+	unsigned space = ct_acct_space_of(kind);
 	struct ct_acct_device *dev = ct_acct_device_of(acct, ev->process, e->device);
 	struct ct_acct_alloc *a, *old;
 
 	note_event(dev, ev);
-	old = take_live(acct, ev->process->index, ct_acct_space_of(kind), e->address);
+	/* the driver gave out its address again: the release that freed it is done */
+	old = find_live(acct, ev->process->index, space, e->address);
+	if (old && old->releasing)
+		settle(acct, old, ev);
+	old = take_live(acct, ev->process->index, space, e->address);
 	if (old && merge_dumped(acct, dev, old, ev))
 		return;
 	/* the address came back without a free we saw: the old one is gone */
@@ -548,6 +612,9 @@ static void on_alloc(struct ct_acct *acct, const struct ct_event *ev)
 		g_free(old);
 	}
 	a = record_of(acct, ev);
+	/* made at the most from its call's entry on: the peak's high bound */
+	if (!ev->before_window && ev->has_call && ct_mem_kind_on_device(kind))
+		ct_peak_bounds_early(dev->bounds, ev->call.entry_ns, bytes_of(a));
 	insert(acct, dev, a, ev);
 	if (ev->before_window || kind == CT_MEM_VMM_MAP)
 		return;
@@ -563,6 +630,7 @@ static struct acct_thread *thread_of(struct ct_acct *acct, struct ct_thread *thr
 
 	if (!at) {
 		at = g_new0(struct acct_thread, 1);
+		at->pending = g_array_new(FALSE, FALSE, sizeof(struct pending_release));
 		at->freed = g_ptr_array_new_with_free_func(g_free);
 		thread->slot[acct->slot] = at;
 	}
@@ -582,15 +650,103 @@ static void keep_freed(struct ct_acct *acct, struct ct_acct_alloc *a, const stru
 	g_ptr_array_add(at->freed, a);
 }
 
+/* Whether the release entered at EV is done only when its call returns. */
+static bool deferred(struct ct_acct *acct, const struct ct_event *ev)
+{
+	/*
+	 * Calls' ends are known only where the process's api_call events are
+	 * in the trace (not under `record --no-api`), and all of them only in
+	 * the window and without an NVTX range filter: else the release is
+	 * done at once, as its mem_free says.
+	 */
+	return !ev->before_window && !acct->opts->nvtx_range &&
+	       process_of(acct, ev->process)->calls_recorded;
+}
+
+/*
+ * The pending release P of its thread is done at AT (its call returned, a
+ * later call of the thread began, or its address was given out again):
+ * the allocation is freed then, as the mem_free said.
+ */
+static void release_done(struct ct_acct *acct, const struct pending_release *p,
+                         const struct ct_event *at)
+{
+	struct ct_acct_alloc *a = p->a;
+	struct ct_event ev = p->ev;
+	struct ct_acct_device *dev;
+	struct ct_acct_alloc *taken;
+
+	ev.time_ns = at->time_ns > ev.time_ns ? at->time_ns : ev.time_ns;
+	ev.seq = at->seq;
+	a->releasing = NULL;
+	taken = take_live(acct, a->process, a->space, a->address);
+	CT_ASSERT(taken == a);
+	dev = device_of_alloc(acct, a);
+	if (ct_mem_kind_on_device(a->kind))
+		dev->releasing = ct_bytes_sub(dev->releasing, (uint64_t)bytes_of(a));
+	if (a->kind != CT_MEM_VMM_MAP)
+		dev->frees++;
+	release(acct, dev, a, &ev);
+	keep_freed(acct, a, &ev);
+	if (a->kind != CT_MEM_VMM_MAP)
+		changed(acct, dev, &ev);
+}
+
+/* The index of A's release in AT's pending ones; -1: none. */
+static int pending_index(const struct acct_thread *at, const struct ct_acct_alloc *a)
+{
+	for (guint i = 0; at && i < at->pending->len; i++)
+		if (g_array_index(at->pending, struct pending_release, i).a == a)
+			return (int)i;
+	return -1;
+}
+
+/* A's pending release is done at AT. */
+static void settle(struct ct_acct *acct, struct ct_acct_alloc *a, const struct ct_event *at)
+{
+	struct acct_thread *thread = a->releasing->slot[acct->slot];
+	int i = pending_index(thread, a);
+	struct pending_release p;
+
+	CT_ASSERT(i >= 0);
+	p = g_array_index(thread->pending, struct pending_release, (guint)i);
+	g_array_remove_index(thread->pending, (guint)i);
+	release_done(acct, &p, at);
+}
+
+/* A's release was entered at EV: done when its call returns. */
+static void release_entered(struct ct_acct *acct, struct ct_acct_device *dev,
+                            struct ct_acct_alloc *a, const struct ct_event *ev)
+{
+	struct acct_thread *at = thread_of(acct, ev->thread);
+	struct pending_release p = { .a = a, .ev = *ev };
+
+	a->releasing = ev->thread;
+	g_array_append_val(at->pending, p);
+	if (ct_mem_kind_on_device(a->kind))
+		dev->releasing = ct_sat_add(dev->releasing, bytes_of(a));
+}
+
 static void on_free(struct ct_acct *acct, const struct ct_event *ev)
 {
 	const struct ct_ev_mem *e = &ev->u.mem;
 	unsigned kind = clamp_kind(e->kind);
+	unsigned space = ct_acct_space_of(kind);
 	struct ct_acct_device *dev = ct_acct_device_of(acct, ev->process, e->device);
 	struct ct_acct_alloc *a;
 
 	note_event(dev, ev);
-	a = take_live(acct, ev->process->index, ct_acct_space_of(kind), e->address);
+	a = find_live(acct, ev->process->index, space, e->address);
+	/* released again while the last release had not returned: that one is done */
+	if (a && a->releasing) {
+		settle(acct, a, ev);
+		a = NULL;
+	}
+	if (a && deferred(acct, ev)) {
+		release_entered(acct, device_of_alloc(acct, a), a, ev);
+		return;
+	}
+	a = take_live(acct, ev->process->index, space, e->address);
 	if (a) {
 		dev = device_of_alloc(acct, a);
 		if (!ev->before_window && kind != CT_MEM_VMM_MAP)
@@ -615,6 +771,12 @@ static void on_reclaim(struct ct_acct *acct, const struct ct_event *ev)
 	struct ct_acct_alloc *a;
 
 	note_event(dev, ev);
+	a = find_live(acct, ev->process->index, ct_acct_space_of(kind), e->address);
+	/* its release was under way: the program freed it, before CUDA could */
+	if (a && a->releasing) {
+		settle(acct, a, ev);
+		return;
+	}
 	a = take_live(acct, ev->process->index, ct_acct_space_of(kind), e->address);
 	if (a)
 		dev = device_of_alloc(acct, a);
@@ -669,9 +831,27 @@ static void on_free_failed(struct ct_acct *acct, const struct ct_event *ev)
 		                     .process = ev->process->index,
 		                     .space = (uint8_t)space };
 	struct ct_acct_device *dev;
-	struct ct_acct_alloc *a = NULL;
+	struct ct_acct_alloc *a = g_hash_table_lookup(acct->live, &key);
 
-	if (g_hash_table_contains(acct->live, &key))
+	/* its release has not been done: it never is */
+	if (a && a->releasing == ev->thread) {
+		int i = pending_index(at, a);
+		const struct pending_release *p =
+		    i >= 0 ? &g_array_index(at->pending, struct pending_release, (guint)i) : NULL;
+
+		if (p && p->ev.u.mem.api.correlation_id == e->api.correlation_id) {
+			g_array_remove_index(at->pending, (guint)i);
+			a->releasing = NULL;
+			dev = device_of_alloc(acct, a);
+			if (ct_mem_kind_on_device(a->kind))
+				dev->releasing =
+				    ct_bytes_sub(dev->releasing, (uint64_t)bytes_of(a));
+			if (!ev->before_window && kind != CT_MEM_VMM_MAP)
+				dev->failed_frees++;
+			return;
+		}
+	}
+	if (a)
 		return;
 	for (guint i = 0; at && at->correlation_id == e->api.correlation_id && i < at->freed->len;
 	     i++) {
@@ -854,6 +1034,32 @@ void ct_acct_event(struct ct_acct *acct, const struct ct_event *ev)
 	}
 }
 
+void ct_acct_call(struct ct_acct *acct, const struct ct_event *ev)
+{
+	struct acct_thread *at = ev->thread->slot[acct->slot];
+	guint kept = 0;
+
+	if (ev->type == CT_EV_API_CALL)
+		process_of(acct, ev->process)->calls_recorded = true;
+	if (!at || !at->pending->len)
+		return;
+	/*
+	 * Done: the releases of this call (its id), and those entered before
+	 * this call began (the thread returned from them first).
+	 */
+	for (guint i = 0; i < at->pending->len; i++) {
+		struct pending_release p = g_array_index(at->pending, struct pending_release, i);
+
+		if (p.ev.u.mem.api.correlation_id == ev->call.correlation_id ||
+		    ev->call.entry_ns >= p.ev.time_ns) {
+			release_done(acct, &p, ev);
+			continue;
+		}
+		g_array_index(at->pending, struct pending_release, kept++) = p;
+	}
+	g_array_set_size(at->pending, kept);
+}
+
 /* ------------------------------------------------------------ what is known */
 
 static void unseen_at_end(const struct ct_acct_alloc *a, void *data)
@@ -863,8 +1069,44 @@ static void unseen_at_end(const struct ct_acct_alloc *a, void *data)
 	unseen_until(device_of_alloc(acct, a), a);
 }
 
+/*
+ * The releases THREAD had entered when its trace ended. Unless a window
+ * cut the trace short, the call never returned (the process exited or was
+ * killed inside it): it is no free, and the memory stays live, though the
+ * driver may have freed it before the process was gone. With a window,
+ * the trace cannot tell: the release is done, as its mem_free says.
+ */
+static void releases_at_end(struct ct_thread *thread, void *data)
+{
+	struct ct_acct *acct = data;
+	struct acct_thread *at = thread->slot[acct->slot];
+	bool returned = acct->opts->has_to;
+
+	for (guint i = 0; at && i < at->pending->len; i++) {
+		struct pending_release p = g_array_index(at->pending, struct pending_release, i);
+		struct ct_acct_device *dev = device_of_alloc(acct, p.a);
+		struct ct_event end = p.ev;
+
+		if (returned) {
+			end.time_ns = thread->process->last_ns;
+			release_done(acct, &p, &end);
+			continue;
+		}
+		p.a->releasing = NULL;
+		if (ct_mem_kind_on_device(p.a->kind))
+			dev->releasing = ct_bytes_sub(dev->releasing, (uint64_t)bytes_of(p.a));
+		if (p.a->kind != CT_MEM_VMM_MAP) {
+			dev->unfinished_frees++;
+			dev->unfinished_bytes = ct_sat_add_u64(dev->unfinished_bytes, p.a->size);
+		}
+	}
+	if (at)
+		g_array_set_size(at->pending, 0);
+}
+
 void ct_acct_finish(struct ct_acct *acct)
 {
+	ct_context_foreach_thread(acct->ctx, releases_at_end, acct);
 	ct_acct_foreach_live(acct, unseen_at_end, acct);
 	for (size_t p = 0; p < ct_context_process_count(acct->ctx); p++) {
 		struct acct_process *ap = ct_context_process_at(acct->ctx, p)->slot[acct->slot];
@@ -1036,6 +1278,59 @@ char *ct_acct_explain_loss(const struct ct_acct *acct, const struct ct_process *
 	return buf;
 }
 
+/* Why PROCESS's peak is a range, in BUF ("" when it is not). */
+static char *explain_overlaps(const struct ct_acct *acct, const struct ct_process *process,
+                              char *buf, size_t len, struct ct_caveat_note *note)
+{
+	const struct acct_process *ap = process->slot[acct->slot];
+
+	buf[0] = '\0';
+	for (unsigned d = 0; ap && d < 256; d++) {
+		const struct ct_acct_device *dev = ap->devices[d];
+
+		if (!dev || dev->peak_high - dev->peak_low <= dev->peak_bytes / 100)
+			continue;
+		snprintf(
+		    buf, len,
+		    "calls of several threads overlapped: an allocation or a release is "
+		    "dated at its call's end, and the driver made it somewhere between the "
+		    "call's start and end, so the peak (peak_bytes, as the trace orders calls) "
+		    "was between peak_low_bytes (each release done at its start) and "
+		    "peak_high_bytes (each allocation done at its start)");
+		ct_note_evidence(note, "overlapping_calls");
+		break;
+	}
+	return buf;
+}
+
+/* Why PROCESS's figures at its end are uncertain, in BUF ("" when they are not). */
+static char *explain_unfinished(const struct ct_acct *acct, const struct ct_process *process,
+                                char *buf, size_t len, struct ct_caveat_note *note)
+{
+	const struct acct_process *ap = process->slot[acct->slot];
+	uint64_t count = 0, bytes = 0;
+
+	buf[0] = '\0';
+	for (unsigned d = 0; ap && d < 256; d++) {
+		const struct ct_acct_device *dev = ap->devices[d];
+
+		if (dev) {
+			count += dev->unfinished_frees;
+			bytes = ct_sat_add_u64(bytes, dev->unfinished_bytes);
+		}
+	}
+	if (!count)
+		return buf;
+	snprintf(buf, len,
+	         "the process ended while %" PRIu64 " release%s of %" PRIu64
+	         " bytes had not returned (threads inside cudaFree as it exited): they are "
+	         "counted as still allocated, though the driver may have done them; an "
+	         "allocation whose call had not returned is not in the trace",
+	         count, count == 1 ? "" : "s", bytes);
+	ct_note_evidence(note, "unfinished_releases");
+	return buf;
+}
+
 void ct_acct_add_notes(const struct ct_acct *acct, const struct ct_process *process,
                        GStringChunk *strings, GArray *notes)
 {
@@ -1054,6 +1349,18 @@ void ct_acct_add_notes(const struct ct_acct *acct, const struct ct_process *proc
 	note = fresh;
 	if (ct_acct_explain_loss(acct, process, text, sizeof(text), &note)[0]) {
 		note.cause = CT_CAUSE_DISCARDED;
+		note.explanation = g_string_chunk_insert_const(strings, text);
+		g_array_append_val(notes, note);
+	}
+	note = fresh;
+	if (explain_overlaps(acct, process, text, sizeof(text), &note)[0]) {
+		note.cause = CT_CAUSE_OVERLAPPING_CALLS;
+		note.explanation = g_string_chunk_insert_const(strings, text);
+		g_array_append_val(notes, note);
+	}
+	note = fresh;
+	if (explain_unfinished(acct, process, text, sizeof(text), &note)[0]) {
+		note.cause = CT_CAUSE_UNFINISHED_CALLS;
 		note.explanation = g_string_chunk_insert_const(strings, text);
 		g_array_append_val(notes, note);
 	}
@@ -1139,6 +1446,7 @@ static void thread_free(struct ct_thread *thread, void *data)
 	struct acct_thread *at = thread->slot[slot];
 
 	if (at) {
+		g_array_free(at->pending, TRUE);
 		g_ptr_array_free(at->freed, TRUE);
 		g_free(at);
 		thread->slot[slot] = NULL;

@@ -51,6 +51,7 @@
 
 #include "common/caveat.h"
 #include "context.h"
+#include "peak-bounds.h"
 #include "common/event.h"
 #include "common/options.h"
 
@@ -105,6 +106,8 @@ struct ct_acct_alloc {
 	/* Once reclaimed (kept for the leak report): when, and by which call (domain 0: none). */
 	int64_t end_ns;
 	struct ct_api_ref end_api;
+	/* The thread whose release of it has been entered and has not returned; NULL: none. */
+	struct ct_thread *releasing;
 };
 
 /*
@@ -123,6 +126,19 @@ struct ct_acct_device {
 	int64_t peak_ns;
 	uint64_t peak_seq; /* allocations with a seq up to it were live at it, if still live */
 	int64_t peak_kinds[CT_ACCT_KINDS];
+	/*
+	 * Bounds of the peak where calls of several threads overlapped
+	 * (accounting.c): peak_low, the most bytes surely live at once (each
+	 * release done at its call's entry); peak_high, the most that can have
+	 * been (each allocation done at its call's entry). peak_low <=
+	 * peak_bytes <= peak_high; all three are equal when no allocation or
+	 * release overlapped another thread's.
+	 */
+	int64_t peak_low;
+	int64_t peak_high;
+	/* Bytes of the device kinds whose release was entered and has not returned. */
+	int64_t releasing;
+	struct ct_peak_bounds *bounds; /* owned */
 	/* Copies of allocations live at the peak and freed since; owned; NULL unless asked. */
 	GPtrArray *freed_since_peak;
 	uint64_t allocations; /* seen in the window */
@@ -130,6 +146,13 @@ struct ct_acct_device {
 	uint64_t bytes_allocated;
 	uint64_t unknown_frees; /* frees of addresses never seen allocated */
 	uint64_t failed_frees;  /* releases that failed (mem_free_failed) */
+	/*
+	 * Releases whose call had not returned when the process's trace ended
+	 * (a thread inside cudaFree as the process exited): not counted as
+	 * frees, their allocations live at the end, as the driver left them.
+	 */
+	uint64_t unfinished_frees;
+	uint64_t unfinished_bytes;
 	/*
 	 * Allocations made before the window that the trace learned of (from a
 	 * statedump, or from their release): each counts, as of the window's
@@ -240,6 +263,11 @@ void *ct_acct_own(const struct ct_acct_sub *sub, const struct ct_acct_device *de
 
 /* Accounts for EV, of a type of CT_ACCT_EVENTS: once, whoever subscribed. */
 void ct_acct_event(struct ct_acct *acct, const struct ct_event *ev);
+/*
+ * EV records a traced call (has_call; before ct_acct_event when it is of
+ * those types too): the releases its thread entered before it are done.
+ */
+void ct_acct_call(struct ct_acct *acct, const struct ct_event *ev);
 /* The trace ended: closes the statedump still open, weighs the evidence. Once. */
 void ct_acct_finish(struct ct_acct *acct);
 

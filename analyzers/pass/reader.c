@@ -168,6 +168,9 @@ int ct_reader_attach(struct ct_reader *r, const struct ct_analysis_class *cls, v
 	}
 	r->wanted |= cls->wants;
 	r->uses |= cls->uses;
+	/* the accountant dates releases at their calls' ends */
+	if (r->uses & CT_SHARED_ACCOUNTING)
+		r->uses |= CT_SHARED_API_CALLS;
 	return 0;
 }
 
@@ -313,8 +316,12 @@ void ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 		ct_api_calls_update(ev);
 	if (r->uses & CT_SHARED_GPU_ACTIVITY)
 		ct_gpu_activity_update(ev, r->opts->series_points);
-	if ((r->uses & CT_SHARED_ACCOUNTING) && (CT_ACCT_EVENTS & CT_EV_BIT(ev->type)))
-		ct_acct_event(r->acct, ev);
+	if (r->uses & CT_SHARED_ACCOUNTING) {
+		if (ev->has_call)
+			ct_acct_call(r->acct, ev);
+		if (CT_ACCT_EVENTS & CT_EV_BIT(ev->type))
+			ct_acct_event(r->acct, ev);
+	}
 	for (struct instance *const *in = r->dispatch[ev->type]; *in; in++)
 		(*in)->cls->event((*in)->state, ev);
 }

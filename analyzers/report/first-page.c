@@ -308,6 +308,81 @@ void ct_first_page_losses(const struct ct_node *trace, ct_first_page_loss_fn put
 		    data);
 }
 
+/* The I64 at KEY of OBJECT, 0 when it has none. */
+static int64_t i64_of(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = at(object, key);
+
+	return n && n->type == CT_NODE_I64 ? n->value.i64 : (int64_t)u64_of(object, key);
+}
+
+/* "accounting (pid 42), device 0" for a memory.devices[] row, in TEXT. */
+static void append_device(GString *text, const struct ct_node *d)
+{
+	append_text(text, str_of(d, "process") ? str_of(d, "process") : "?");
+	g_string_append_printf(text, " (pid %" PRId64 "), device %" PRIu64, i64_of(d, "pid"),
+	                       u64_of(d, "device"));
+}
+
+/*
+ * A peak the trace cannot order exactly: calls of several threads
+ * overlapped and the bounds are more than 1 % apart (memory.devices[]'s
+ * peak_low_bytes and peak_high_bytes).
+ */
+static void put_peak_bounds(const struct ct_node *d, ct_first_page_loss_fn put, void *data)
+{
+	int64_t peak = i64_of(d, "peak_bytes");
+	int64_t low = i64_of(d, "peak_low_bytes"), high = i64_of(d, "peak_high_bytes");
+	char a[32], b[32], c[32];
+	GString *text;
+
+	if (high - low <= peak / 100)
+		return;
+	text = g_string_new(NULL);
+	append_device(text, d);
+	g_string_append_printf(
+	    text,
+	    ": its peak was %s as the trace orders calls, and between %s and %s: its "
+	    "threads allocated and freed at the same time, and calls that overlap cannot "
+	    "be ordered",
+	    ct_format_bytes((double)peak, a, sizeof(a)), ct_format_bytes((double)low, b, sizeof(b)),
+	    ct_format_bytes((double)high, c, sizeof(c)));
+	put("Peak", text->str, data);
+	g_string_free(text, TRUE);
+}
+
+/* Releases under way when a process ended (memory.devices[]'s unfinished_frees). */
+static void put_unfinished(const struct ct_node *d, ct_first_page_loss_fn put, void *data)
+{
+	uint64_t n = u64_of(d, "unfinished_frees");
+	GString *text;
+
+	if (!n)
+		return;
+	text = g_string_new(NULL);
+	append_device(text, d);
+	g_string_append_printf(
+	    text,
+	    ": %" PRIu64 " release%s had not returned when the process ended: counted as "
+	    "still allocated, though the driver may have done %s; an allocation whose call "
+	    "had not returned is not in the trace",
+	    n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+	put("Exit", text->str, data);
+	g_string_free(text, TRUE);
+}
+
+void ct_first_page_bounds(const struct ct_node *root, ct_first_page_loss_fn put, void *data)
+{
+	const struct ct_node *devices = at(at(root, "memory"), "devices");
+
+	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
+		const struct ct_node *d = ct_node_child(devices, i);
+
+		put_peak_bounds(d, put, data);
+		put_unfinished(d, put, data);
+	}
+}
+
 char *ct_first_page_nothing(const struct ct_node *root)
 {
 	/* how it ended is said only as record judged it (process_end) */
@@ -343,6 +418,7 @@ size_t ct_first_page_write(const struct ct_node *root, FILE *out)
 	put_wrapped(&p, "", "  ", line);
 	g_free(line);
 	ct_first_page_losses(trace, put_loss, &p);
+	ct_first_page_bounds(root, put_loss, &p);
 	if (!count) {
 		line = ct_first_page_nothing(root);
 		put_wrapped(&p, "", "  ", line);

@@ -40,6 +40,13 @@ typedef void (*ct_first_page_loss_fn)(const char *label, const char *text, void 
 /* What TRACE lost or missed, each handed to PUT with DATA. */
 void ct_first_page_losses(const struct ct_node *trace, ct_first_page_loss_fn put, void *data);
 
+/*
+ * The memory figures of ROOT that are bounds rather than counts, each
+ * handed to PUT with DATA: a peak where threads' calls overlapped
+ * ("Peak"), releases that had not returned when a process ended ("Exit").
+ */
+void ct_first_page_bounds(const struct ct_node *root, ct_first_page_loss_fn put, void *data);
+
 /* The page of ROOT when it has no finding: "Nothing found: ...". */
 char *ct_first_page_nothing(const struct ct_node *root);
 

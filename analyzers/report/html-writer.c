@@ -472,6 +472,7 @@ static void put_first_page(struct html *h, const struct ct_node *root, GPtrArray
 		      "read to its end, nothing cut short</p>\n",
 		      h->out);
 	ct_first_page_losses(trace, put_loss, h);
+	ct_first_page_bounds(root, put_loss, h);
 	fputs("</header>\n", h->out);
 	if (!count) {
 		fputs("<p class=\"nothing\">", h->out);

@@ -106,6 +106,38 @@ void feed_alloc_call(struct feed *f, int pid, int tid, unsigned device, unsigned
 	             correlation_id);
 }
 
+void feed_call(struct feed *f, int pid, int tid, unsigned cbid, uint32_t correlation_id,
+               int64_t entry_ns)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_API_CALL, pid, tid);
+	ev.u.api_call.domain = CT_DOMAIN_RUNTIME;
+	ev.u.api_call.cbid = (uint16_t)cbid;
+	ev.u.api_call.correlation_id = correlation_id;
+	ev.u.api_call.entry = (uint64_t)entry_ns;
+	feed_event(f, &ev);
+}
+
+void feed_alloc_entered(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
+                        uint64_t address, uint64_t size, int64_t entry_ns)
+{
+	struct ct_event ev;
+
+	event_init(f, &ev, CT_EV_MEM_ALLOC, pid, tid);
+	ev.u.mem.device = (uint8_t)device;
+	ev.u.mem.kind = (uint8_t)kind;
+	ev.u.mem.address = address;
+	ev.u.mem.size = size;
+	ev.u.mem.delta = (int64_t)size;
+	ev.u.mem.stream = CT_STREAM_NONE;
+	ev.u.mem.api = (struct ct_api_ref){ .domain = CT_DOMAIN_RUNTIME,
+		                            .cbid = CBID_CUDA_MALLOC,
+		                            .correlation_id = ++f->correlation_id,
+		                            .entry = (uint64_t)entry_ns };
+	feed_event(f, &ev);
+}
+
 void feed_dump_begin(struct feed *f, int pid, uint32_t dump, unsigned reason)
 {
 	struct ct_event ev;

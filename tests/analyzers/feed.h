@@ -52,6 +52,15 @@ void feed_free_failed(struct feed *f, int pid, int tid, unsigned device, unsigne
 void feed_alloc_call(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
                      uint64_t address, uint64_t size, uint32_t correlation_id);
 /* A statedump of PID (from its thread PID): begin, one live allocation, end. */
+/*
+ * The event that records a call of TID that began at ENTRY_NS: its
+ * api_call (CBID, correlation id CORRELATION_ID, result 0), now.
+ */
+void feed_call(struct feed *f, int pid, int tid, unsigned cbid, uint32_t correlation_id,
+               int64_t entry_ns);
+/* A cudaMalloc of TID that began at ENTRY_NS and returns now: its mem_alloc, with its entry. */
+void feed_alloc_entered(struct feed *f, int pid, int tid, unsigned device, unsigned kind,
+                        uint64_t address, uint64_t size, int64_t entry_ns);
 void feed_dump_begin(struct feed *f, int pid, uint32_t dump, unsigned reason);
 void feed_mem_live(struct feed *f, int pid, uint32_t dump, unsigned device, unsigned kind,
                    uint64_t address, uint64_t size, int64_t alloc_time, uint32_t correlation_id);

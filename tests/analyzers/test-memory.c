@@ -846,6 +846,94 @@ static void test_accounted_once(void **state)
 	feed_release(&f);
 }
 
+/* CUDA is up on thread TID of PID: its calls are recorded (an api_call of cudaGetDevice, 98). */
+static void calls_recorded(struct feed *f, int tid)
+{
+	feed_call(f, PID, tid, 98, ++f->correlation_id, f->now - 500);
+}
+
+/*
+ * Thread 1 frees A (4M) while thread 2 allocates B (4M) in a call that
+ * began before the free was entered; the free returns after B's
+ * allocation. Ordered by the calls' ends, both were live at once: 8M.
+ * Surely live at once: 4M (the free done at its entry). Possibly: 8M.
+ */
+static void test_release_done_at_its_return(void **state)
+{
+	struct feed f;
+	int64_t b_entry;
+	uint32_t free_call;
+
+	(void)state;
+	feed_init(&f, memory_only);
+	calls_recorded(&f, 1);
+	calls_recorded(&f, 2);
+	feed_alloc(&f, PID, 1, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	b_entry = f.now;
+	f.now += 1000;
+	feed_free(&f, PID, 1, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	free_call = f.correlation_id;
+	feed_alloc_entered(&f, PID, 2, 0, CT_MEM_DEVICE, BASE + 64 * MIB, 4 * MIB, b_entry);
+	feed_call(&f, PID, 1, CBID_CUDA_FREE, free_call, f.now - 3000);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 8 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_low_bytes"), 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_high_bytes"), 8 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.frees"), 1);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 4 * MIB);
+	feed_release(&f);
+}
+
+/*
+ * The driver gives A's address to thread 2 before thread 1's free
+ * returned: A was freed by then, never live with B (the peak is 4M).
+ */
+static void test_release_done_when_address_reused(void **state)
+{
+	struct feed f;
+
+	(void)state;
+	feed_init(&f, memory_only);
+	calls_recorded(&f, 1);
+	feed_alloc(&f, PID, 1, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_free(&f, PID, 1, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_alloc_entered(&f, PID, 2, 0, CT_MEM_DEVICE, BASE, 2 * MIB, f.now - 1500);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.frees"), 1);
+	assert_int_equal(feed_int(&f, "memory.devices.0.unfinished_frees"), 0);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 2 * MIB);
+	feed_release(&f);
+}
+
+/*
+ * The process ends while thread 1 is inside cudaFree: no free, A live at
+ * the end, said to be uncertain. A later call of the thread (its next
+ * cudaMalloc) is a return: the free before it was done.
+ */
+static void test_release_unfinished_at_exit(void **state)
+{
+	struct feed f;
+
+	(void)state;
+	feed_init(&f, memory_only);
+	calls_recorded(&f, 1);
+	feed_alloc(&f, PID, 1, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_alloc(&f, PID, 1, 0, CT_MEM_DEVICE, BASE + 64 * MIB, MIB);
+	feed_free(&f, PID, 1, 0, CT_MEM_DEVICE, BASE + 64 * MIB, MIB);
+	feed_alloc_entered(&f, PID, 1, 0, CT_MEM_DEVICE, BASE + 128 * MIB, MIB, f.now - 500);
+	feed_free(&f, PID, 1, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.devices.0.frees"), 1);
+	assert_int_equal(feed_int(&f, "memory.devices.0.unfinished_frees"), 1);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 5 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.leak_count"), 2);
+	feed_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -866,6 +954,9 @@ int main(void)
 		cmocka_unit_test(test_window_after_allocations),
 		cmocka_unit_test(test_events_discarded),
 		cmocka_unit_test(test_accounted_once),
+		cmocka_unit_test(test_release_done_at_its_return),
+		cmocka_unit_test(test_release_done_when_address_reused),
+		cmocka_unit_test(test_release_unfinished_at_exit),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

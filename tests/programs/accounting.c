@@ -28,13 +28,19 @@
  *                    for its kind): it stays live, and is freed later
  *   churn T N        T threads that allocate and free N times each,
  *                    handing addresses to each other through the allocator
+ *   churn-exit T WHO T threads that churn as above without end; once each
+ *                    made 100 rounds, exit() is called while they run: by
+ *                    main (status 5) when WHO is "main", by the first
+ *                    thread (status 7) when WHO is "thread"
  *
  * Exits 0 when every call did what the situation needs (failures it makes
  * on purpose included); on stderr, what did not.
  */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -481,7 +487,11 @@ struct churner {
 	long rounds;
 	int id;
 	int errors;
+	int exit_status; /* churn-exit: this thread exits with it after 100 rounds; 0: no */
 };
+
+/* churn-exit: threads that made their first 100 rounds. */
+static int churners_warm;
 
 /* Small sizes share the simulator's 2 MiB chunks: a freed address is given
  * to whichever thread allocates next. */
@@ -498,6 +508,10 @@ static void *churn_one(void *arg)
 		c->errors += cudaMalloc(&q, sizes[(i + 2 * c->id + 1) % 6]) != cudaSuccess;
 		c->errors += cudaFree(p) != cudaSuccess;
 		c->errors += cudaFree(q) != cudaSuccess;
+		if (i == 99)
+			__atomic_add_fetch(&churners_warm, 1, __ATOMIC_RELEASE);
+		if (i == 99 && c->exit_status)
+			exit(c->exit_status);
 	}
 	return NULL;
 }
@@ -514,7 +528,7 @@ static int churn(int threads, long rounds)
 	rt_check(cudaMalloc(&warm, 512), "cudaMalloc");
 	pthread_barrier_init(&start, NULL, (unsigned)threads);
 	for (int i = 0; i < threads; i++) {
-		churners[i] = (struct churner){ &start, rounds, i, 0 };
+		churners[i] = (struct churner){ &start, rounds, i, 0, 0 };
 		if (pthread_create(&ids[i], NULL, churn_one, &churners[i]) != 0)
 			return 1;
 	}
@@ -528,6 +542,31 @@ static int churn(int threads, long rounds)
 	}
 	rt_check(cudaFree(warm), "cudaFree");
 	return failures != 0;
+}
+
+/* exit() while THREADS threads allocate and free; from main or from a thread. */
+static int churn_exit(int threads, const char *who)
+{
+	struct churner churners[64];
+	pthread_t id;
+	pthread_barrier_t start;
+	bool from_thread = !strcmp(who, "thread");
+
+	if (threads < 1 || threads > 64 || (!from_thread && strcmp(who, "main")))
+		return 2;
+	pthread_barrier_init(&start, NULL, (unsigned)threads);
+	for (int i = 0; i < threads; i++) {
+		churners[i] =
+		    (struct churner){ &start, LONG_MAX, i, 0, from_thread && i == 0 ? 7 : 0 };
+		if (pthread_create(&id, NULL, churn_one, &churners[i]) != 0)
+			return 1;
+	}
+	while (__atomic_load_n(&churners_warm, __ATOMIC_ACQUIRE) < threads)
+		usleep(1000);
+	if (!from_thread)
+		exit(5);
+	for (;;)
+		pause();
 }
 
 int main(int argc, char **argv)
@@ -554,8 +593,10 @@ int main(int argc, char **argv)
 		return release_fails();
 	if (!strcmp(mode, "churn") && argc == 4)
 		return churn(atoi(argv[2]), atol(argv[3]));
-	fprintf(stderr,
-	        "usage: accounting reset|ctx-destroy|primary|exit-live|vmm|wait FIFO|"
-	        "flight FIFO MEMSETS|exit-race ROUNDS|release-fails|churn THREADS ROUNDS\n");
+	if (!strcmp(mode, "churn-exit") && argc == 4)
+		return churn_exit(atoi(argv[2]), argv[3]);
+	fprintf(stderr, "usage: accounting reset|ctx-destroy|primary|exit-live|vmm|wait FIFO|"
+	                "flight FIFO MEMSETS|exit-race ROUNDS|release-fails|churn THREADS ROUNDS|"
+	                "churn-exit THREADS main|thread\n");
 	return 2;
 }
