@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""damage.py CUDATRACE TRACE WORK [SEED] - `cudatrace report` and
-`cudatrace list` on damaged copies of the CTF trace directory TRACE (a
-directory holding a metadata file), made in WORK; prints TAP, two test
-points per copy.
+"""damage.py CUDATRACE TRACE WORK [SEED] - `cudatrace report`, both
+exports and `cudatrace list` on damaged copies of the CTF trace directory
+TRACE (a directory holding a metadata file), made in WORK; prints TAP,
+four test points per copy.
 
 The copies: each stream, metadata and index file cut at many places
 (inside and at the edges of packet headers, packets and entries), bits
@@ -13,8 +13,11 @@ Each report must end within the time limit with exit status 0 (a
 report, the damage said) or 2 (a message), no sanitizer report, no
 internal error and no message of babeltrace2's own (addresses, states,
 source files); a copy whose damage costs events must say which file is
-damaged. Each list must end in time with exit status 0 and a line for
-the copy, under the same rules for its messages.
+damaged. Each export (Perfetto, then CTF) must end in time with exit
+status 0 or 2 under the same rules for its messages, and leave a file
+(Perfetto) or a trace directory (CTF) when it exits 0. Each list must end
+in time with exit status 0 and a line for the copy, under the same rules
+for its messages.
 """
 import os
 import random
@@ -183,6 +186,34 @@ def run_list(cmd, work, name):
            "\n".join(problems + [err]))
 
 
+def run_exports(cmd, copy, work, name):
+    """Both exports of COPY: one test point for the two."""
+    problems, statuses, took = [], [], 0.0
+    for fmt in ("perfetto", "ctf"):
+        out = os.path.join(work, "export." + fmt)
+        if os.path.isdir(out):
+            shutil.rmtree(out)
+        elif os.path.exists(out):
+            os.unlink(out)
+        r, t = cudatrace(cmd, ["export", "--format=" + fmt, "-o", out, copy])
+        took += t
+        if r is None:
+            problems.append(f"{fmt}: did not end within {TIMEOUT} s")
+            continue
+        err = r.stderr.decode("utf-8", "replace")
+        statuses.append(f"{fmt} {r.returncode}")
+        problems += [f"{fmt}: {p}" for p in message_problems(err)]
+        if r.returncode not in (0, 2):
+            problems.append(f"{fmt}: exit status {r.returncode}")
+        if r.returncode == 0 and not (os.path.isfile(out) if fmt == "perfetto"
+                                      else os.path.isfile(os.path.join(out, "metadata"))):
+            problems.append(f"{fmt}: exit 0 without its output")
+        if problems:
+            problems.append(err)
+    result(not problems, f"{name}: exports exit {', '.join(statuses)} in {took:.1f} s",
+           "\n".join(problems))
+
+
 def run(cmd, trace, work, name, target, how, names, rng):
     copy = os.path.join(work, "copy")
     shutil.rmtree(copy, ignore_errors=True)
@@ -193,6 +224,7 @@ def run(cmd, trace, work, name, target, how, names, rng):
         result(False, f"{name}: ends within {TIMEOUT} s")
     else:
         check_report(r, took, name, names)
+    run_exports(cmd, copy, work, name)
     run_list(cmd, work, name)
 
 

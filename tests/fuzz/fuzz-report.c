@@ -3,8 +3,9 @@
  * fuzz-report.c - a coverage-guided fuzz target (libFuzzer's entry point)
  * for `cudatrace report`'s way through a trace: the input is a trace
  * directory, written to a temporary directory, read with every analysis
- * and exported as a Perfetto trace in the same pass, and the report
- * written in every format and drawn.
+ * and exported as a Perfetto trace in the same pass, the report written
+ * in every format and drawn, and the trace exported as CTF (a pass of its
+ * own, as `cudatrace export --format=ctf` makes it).
  *
  * The input is a list of records, each a kind byte, a 16-bit
  * little-endian length and that many bytes (cut to what is left), appended
@@ -33,6 +34,7 @@
 #include "registry/analyses.h"
 #include "common/document.h"
 #include "findings/findings.h"
+#include "export/exporter.h"
 #include "export/perfetto-export.h"
 #include "report/plot.h"
 #include "pass/reader.h"
@@ -181,6 +183,31 @@ static void write_all(const struct ct_node *root)
 	ct_plot_write(root, plot_dir);
 }
 
+/* The CTF export of the trace directory: it may fail, never crash. */
+static void export_ctf(const struct ct_options *opts)
+{
+	const char *paths[1] = { trace_dir };
+	char out[PATH_MAX];
+	FILE *sink = fopen("/dev/null", "w");
+	struct ct_export_request req = {
+		.opts = opts,
+		.paths = paths,
+		.path_count = 1,
+		.output = out,
+		.prefix = "fuzz-report",
+		.messages = sink,
+		.summary = sink,
+	};
+
+	if (!sink)
+		abort();
+	snprintf(out, sizeof(out), "%s.ctf", trace_dir);
+	clear_dir(out, 1);
+	ct_ctf_exporter.run(&req);
+	clear_dir(out, 1);
+	fclose(sink);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *paths[1] = { trace_dir };
@@ -219,5 +246,6 @@ end:
 	ct_doc_destroy(doc);
 	ct_reader_destroy(reader); /* the exporter with it */
 	fclose(export_out);
+	export_ctf(&opts);
 	return 0;
 }
