@@ -681,6 +681,105 @@ static void find_site_growth(GArray *list, const struct ct_node *memory, const s
 	}
 }
 
+/* ------------------------------------------------------------------ leaks */
+
+/* Whether the growth findings tell site SITE of PID: a growing site, or one in a growing range. */
+static bool growth_tells(const struct ct_node *memory, uint64_t pid, const struct ct_node *site)
+{
+	const struct ct_node *sites = at(memory, "growing_sites");
+
+	for (size_t i = 0; sites && i < ct_node_count(sites); i++) {
+		const struct ct_node *g = ct_node_child(sites, i);
+
+		if (u64_of(g, "pid") == pid && !g_strcmp0(str_of(g, "site"), str_of(site, "site")))
+			return true;
+	}
+	return false;
+}
+
+/* Whether process PID ended otherwise than by exiting with 0: its death is the finding. */
+static bool ended_badly(const struct ct_node *root, uint64_t pid)
+{
+	const struct ct_node *pe = at(root, "process_end");
+
+	return pe && u64_of(pe, "pid") == pid && g_strcmp0(str_of(pe, "cause"), "none");
+}
+
+/*
+ * Memory a process never freed (memory.devices[]'s leak sites), once it
+ * ended well: CUDA frees it with the context at exit, but a notebook kernel
+ * or a server that runs on keeps it. The sites the growth findings tell
+ * are left to them.
+ */
+static void add_leak(GArray *list, const struct ct_node *memory, const struct ct_node *d,
+                     size_t index, const struct losses *l)
+{
+	const struct ct_node *sites = at(d, "leak_sites");
+	const struct ct_node *first = NULL;
+	uint64_t pid = u64_of(d, "pid"), bytes = 0, count = 0, site_count = 0;
+	char held[32], one[32];
+	struct finding *f;
+
+	for (size_t i = 0; sites && i < ct_node_count(sites); i++) {
+		const struct ct_node *s = ct_node_child(sites, i);
+
+		if (growth_tells(memory, pid, s))
+			continue;
+		first = first ? first : s;
+		bytes += u64_of(s, "bytes");
+		count += u64_of(s, "count");
+		site_count++;
+	}
+	if (!first || !bytes)
+		return;
+	f = finding_add(list, SEV_WARNING, "leak", d);
+	f->count = count;
+	f->summary = g_strdup_printf(
+	    "%s (pid %" PRIu64 ") ended with %s on device %" PRIu64 " it never freed: %" PRIu64
+	    " allocation%s at %s, %s%s",
+	    str_of(d, "process") ? str_of(d, "process") : "a process", pid,
+	    bytes_text((double)bytes, held, sizeof(held)), u64_of(d, "device"),
+	    u64_of(first, "count"), u64_of(first, "count") == 1 ? "" : "s",
+	    str_of(first, "site") ? str_of(first, "site") : "an unknown site",
+	    bytes_text(number_of(first, "bytes"), one, sizeof(one)),
+	    site_count > 1 ? " and more at other sites (the report's leak list)" : "");
+	f->explanation = g_strdup_printf(
+	    "%" PRIu64 " allocation%s still allocated when the process ended, never freed by "
+	    "the program; CUDA gives the memory back only when the context goes, at exit",
+	    count, count == 1 ? " was" : "s were");
+	f->advice = g_strdup_printf(
+	    "free it at %s once it is no longer needed, unless it is meant to live as long as the "
+	    "process (model weights, a pool): a notebook kernel or a server that runs on holds it "
+	    "until it exits",
+	    str_of(first, "site") ? str_of(first, "site") : "its site");
+	numbers_from(f, d, (const char *const[]){ "leak_count", "leaked_bytes", NULL });
+	f->source = g_strdup_printf("memory.devices[%zu]", index);
+	f->weight = (double)bytes;
+	if (before_window(memory, pid))
+		finding_caveat(f, "lower_bound",
+		               "the trace began after the program had allocated: what it "
+		               "held before is not counted");
+	memory_losses(f, l);
+}
+
+static void find_leaks(GArray *list, const struct ct_node *root, const struct losses *l)
+{
+	const struct ct_node *memory = at(root, "memory");
+	const struct ct_node *devices = at(memory, "devices");
+
+	/* a trace cut short does not show how the program ended */
+	if (!l->complete)
+		return;
+	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
+		const struct ct_node *d = ct_node_child(devices, i);
+
+		if (!u64_of(d, "leak_count") || u64_of(d, "failures") ||
+		    ended_badly(root, u64_of(d, "pid")))
+			continue;
+		add_leak(list, memory, d, i, l);
+	}
+}
+
 /* ------------------------------------------------------------------ copies */
 
 /* Whether transfer finding T is about hotspot H's copies (same process, thread, site, way). */
@@ -1431,6 +1530,7 @@ void ct_findings_write(struct ct_doc *doc)
 		find_failures(list, at(root, "memory"), at(root, "framework"), &losses);
 		find_growth(list, at(root, "memory"), &losses);
 		find_site_growth(list, at(root, "memory"), &losses);
+		find_leaks(list, root, &losses);
 	}
 	if (at(root, "transfers"))
 		find_copies(list, at(root, "transfers"), &losses);

@@ -8,7 +8,8 @@
  * weights loaded one after the other, a cache that grows to a plateau,
  * what is too small to weigh on the peak. Several sites are told apart
  * and ranked by what they hold; memory an NVTX range's growth already
- * explains is told once; failures come first.
+ * explains is told once; failures come first. Memory never freed at exit
+ * is a leak, once, when no failure tells more.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -447,6 +448,51 @@ static void test_ranked_after_failures(void **state)
 	feed_release(&f);
 }
 
+/*
+ * 78 MiB allocated once and never freed, beside temporaries freed each
+ * time: a leak at exit, told once with its size and count; the growth
+ * findings have nothing to say.
+ */
+static void test_leak_at_exit(void **state)
+{
+	struct feed f;
+
+	(void)state;
+	feed_init(&f, memory_only);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, KEPT, 78 * MIB);
+	for (int i = 0; i < 5; i++) {
+		feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, ACTIVATIONS, 4 * MIB);
+		feed_free(&f, PID, PID, 0, CT_MEM_DEVICE, ACTIVATIONS, 4 * MIB);
+	}
+	report(&f);
+
+	assert_int_equal(findings_of(&f, "site_growth"), 0);
+	assert_int_equal(findings_of(&f, "leak"), 1);
+	assert_string_equal(feed_string(&f, "findings.0.kind"), "leak");
+	assert_string_equal(feed_string(&f, "findings.0.severity"), "warning");
+	assert_string_equal(feed_string(&f, "findings.0.summary"),
+	                    "proc100 (pid 100) ended with 78.00 MiB on device 0 it never freed: 1 "
+	                    "allocation at cudaMalloc, 78.00 MiB");
+	assert_int_equal(feed_int(&f, "findings.0.count"), 1);
+	assert_int_equal(feed_int(&f, "findings.0.numbers.leaked_bytes"), 78 * MIB);
+	feed_release(&f);
+}
+
+/* A process whose allocation failed: the failure is the finding, not what it held. */
+static void test_no_leak_after_failure(void **state)
+{
+	struct feed f;
+
+	(void)state;
+	feed_init(&f, memory_only);
+	feed_alloc(&f, PID, PID, 0, CT_MEM_DEVICE, KEPT, 78 * MIB);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 8 * GIB, 2 * GIB, 4 * GIB);
+	report(&f);
+
+	assert_int_equal(findings_of(&f, "leak"), 0);
+	feed_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +506,8 @@ int main(void)
 		cmocka_unit_test(test_several_sites),
 		cmocka_unit_test(test_told_once),
 		cmocka_unit_test(test_ranked_after_failures),
+		cmocka_unit_test(test_leak_at_exit),
+		cmocka_unit_test(test_no_leak_after_failure),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
