@@ -100,60 +100,11 @@ esac
 echo '#pragma GCC diagnostic ignored "-Wmissing-prototypes"'
 echo '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"'
 
-awk -v kind="$kind" -v cbids="$cbids" -v meta="$meta" '
+# The program, after cuda-meta.awk's functions.
+cat >"$tmp.awk" <<'EOF'
 BEGIN {
-	# Callback ids: driver names are the export names; runtime names
-	# carry a _vNNNNN suffix, the highest of which is the current one.
-	while ((getline line < cbids) > 0) {
-		if (line !~ /CUPTI_(DRIVER|RUNTIME)_TRACE_CBID_[A-Za-z0-9_]+ *=/)
-			continue
-		sub(/^ */, "", line)
-		sub(/ *=.*/, "", line)
-		full = line
-		sub(/^CUPTI_(DRIVER|RUNTIME)_TRACE_CBID_/, "", line)
-		if (kind == "runtime") {
-			if (!match(line, /_v[0-9]+$/))
-				continue
-			version = substr(line, RSTART + 2) + 0
-			base = substr(line, 1, RSTART - 1)
-			if (!(base in cbid) || version > cbid_version[base]) {
-				cbid[base] = full
-				cbid_version[base] = version
-				cbid_suffix[base] = line
-			}
-		} else {
-			cbid[line] = full
-			cbid_suffix[line] = line
-		}
-	}
-	# Params structs: the member lines between "typedef struct X_params_st {"
-	# and "} X_params;", one declaration each.
-	while ((getline line < meta) > 0) {
-		if (match(line, /^typedef struct [A-Za-z0-9_]+_params_st \{/)) {
-			name = line
-			sub(/^typedef struct /, "", name)
-			sub(/_params_st.*/, "", name)
-			nmembers[name] = 0
-			current = name
-			continue
-		}
-		if (current == "")
-			continue
-		if (line ~ /^\}/) {
-			current = ""
-			continue
-		}
-		sub(/^ +/, "", line)
-		sub(/; *$/, "", line)
-		if (line == "")
-			continue
-		member[current, ++nmembers[current]] = line
-	}
-}
-function member_name(decl,    n) {
-	n = decl
-	sub(/.*[ *]/, "", n)
-	return n
+	load_cbids(cbids, kind)
+	load_params(meta)
 }
 {
 	name = $0
@@ -192,4 +143,7 @@ function member_name(decl,    n) {
 		printf "SIM_EXPORT int %s_stub(void)\n{\n", name
 		printf "\treturn (int)%s(%s, \"%s\", NULL);\n}\n\n", call, id, name
 	}
-}' "$tmp.stubs"
+}
+EOF
+awk -v kind="$kind" -v cbids="$cbids" -v meta="$meta" -f "$(dirname "$0")/cuda-meta.awk" -f "$tmp.awk" \
+	"$tmp.stubs"
