@@ -9,6 +9,8 @@
  * No lock is held while a profiler callback runs: a callback may call back
  * into the driver.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "driver-internal.h"
@@ -23,6 +25,8 @@ static __thread struct sim_api_call *thread_innermost;
 static __thread struct sim_api_call *thread_outermost;
 /* Runtime-domain frames on this thread's stack, reported or not. */
 static __thread unsigned int thread_runtime_frames;
+/* The twin announced on this thread whose frame has not opened yet. */
+static __thread struct sim_api_twin *thread_twin;
 
 static const struct sim_profiler *profiler_get(void)
 {
@@ -88,12 +92,52 @@ static void deliver_api_callback(const struct sim_profiler *p, struct sim_api_ca
 		p->callback(call->domain, call->cbid, &call->data);
 }
 
+SIM_EXPORT void sim_api_twin_begin(struct sim_api_twin *twin)
+{
+	twin->taken = 0;
+	thread_twin = twin;
+}
+
+SIM_EXPORT void sim_api_twin_end(struct sim_api_twin *twin)
+{
+	if (thread_twin == twin)
+		thread_twin = NULL;
+	if (twin->taken)
+		return;
+	fprintf(stderr, "cudasim: %s: %s opened no call frame\n", twin->name, twin->legacy);
+	abort();
+}
+
+/* The announced twin, taken by the frame its legacy function opens. */
+static struct sim_api_twin *twin_take(CUpti_CallbackDomain domain, const char *name)
+{
+	struct sim_api_twin *twin = thread_twin;
+
+	if (!twin || twin->domain != domain || strcmp(twin->legacy, name) != 0)
+		return NULL;
+	thread_twin = NULL;
+	twin->taken = 1;
+	return twin;
+}
+
+SIM_EXPORT int sim_api_per_thread(void)
+{
+	return thread_innermost && thread_innermost->per_thread;
+}
+
 SIM_EXPORT void sim_api_enter(struct sim_api_call *call, CUpti_CallbackDomain domain,
                               CUpti_CallbackId cbid, const char *name, void *params,
                               const char *symbol)
 {
 	const struct sim_profiler *p = profiler_get();
+	struct sim_api_twin *twin = thread_twin ? twin_take(domain, name) : NULL;
 
+	if (twin) {
+		cbid = twin->cbid;
+		name = twin->name;
+		params = twin->params;
+	}
+	call->per_thread = twin != NULL;
 	call->domain = domain;
 	call->cbid = cbid;
 	call->name = name;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * driver-copy.c - every memcpy and memset of the simulated driver: linear,
- * 2D, peer, synchronous, asynchronous and per-thread-stream variants.
+ * 2D, peer, synchronous and asynchronous. Their per-thread-stream twins
+ * (_ptds, _ptsz) are generated (tools/gen-twins.sh): a synchronous copy
+ * runs on sim_default_stream(), the thread's own in a _ptds twin's frame.
  *
  * Device memory is host-addressable in the simulator, so a copy moves the
  * real bytes with memmove when it is submitted; its GPU time comes from the
@@ -13,56 +15,6 @@
 #include <inttypes.h>
 #include <string.h>
 #include "driver-internal.h"
-
-/* Exported names that cuda.h declares only under per-thread compilation. */
-SIM_EXPORT CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
-SIM_EXPORT CUresult CUDAAPI cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
-                                               CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost,
-                                                 size_t ByteCount);
-SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice,
-                                                 size_t ByteCount);
-SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
-                                                 size_t ByteCount);
-SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *srcHost,
-                                                      size_t ByteCount, CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice,
-                                                      size_t ByteCount, CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
-                                                      size_t ByteCount, CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext,
-                                              CUdeviceptr srcDevice, CUcontext srcContext,
-                                              size_t ByteCount);
-SIM_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext,
-                                                   CUdeviceptr srcDevice, CUcontext srcContext,
-                                                   size_t ByteCount, CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy);
-SIM_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy);
-SIM_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N);
-SIM_EXPORT CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N);
-SIM_EXPORT CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N);
-SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
-                                                 unsigned char uc, size_t Width, size_t Height);
-SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
-                                                  unsigned short us, size_t Width, size_t Height);
-SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
-                                                  unsigned int ui, size_t Width, size_t Height);
-SIM_EXPORT CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N,
-                                                 CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us,
-                                                  size_t N, CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N,
-                                                  CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch,
-                                                   unsigned char uc, size_t Width, size_t Height,
-                                                   CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch,
-                                                    unsigned short us, size_t Width, size_t Height,
-                                                    CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch,
-                                                    unsigned int ui, size_t Width, size_t Height,
-                                                    CUstream hStream);
 
 /* Addresses below the kernel's default mmap_min_addr are never mapped: no
  * allocation or host buffer can live there. */
@@ -773,7 +725,6 @@ HIDDEN CUresult sim_memset_node_run(const struct sim_graph_node *node, CUstream 
 
 /* ------------------------------------------------------------ entry points */
 
-#define PTSZ(stream)   sim_stream_per_thread_default(stream)
 #define HOST_ADDR(ptr) ((uintptr_t)(ptr))
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
@@ -781,15 +732,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t By
 	cuMemcpy_params p = { dst, src, ByteCount };
 	SIM_DRIVER_CALL(
 	    cuMemcpy, p,
-	    copy_linear(dst, SIDE_ANY, src, SIDE_ANY, ByteCount, CU_STREAM_LEGACY, false));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
-{
-	cuMemcpy_ptds_params p = { dst, src, ByteCount };
-	SIM_DRIVER_CALL(
-	    cuMemcpy_ptds, p,
-	    copy_linear(dst, SIDE_ANY, src, SIDE_ANY, ByteCount, CU_STREAM_PER_THREAD, false));
+	    copy_linear(dst, SIDE_ANY, src, SIDE_ANY, ByteCount, sim_default_stream(), false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
@@ -800,30 +743,13 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size
 	                copy_linear(dst, SIDE_ANY, src, SIDE_ANY, ByteCount, hStream, true));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
-                                               CUstream hStream)
-{
-	cuMemcpyAsync_ptsz_params p = { dst, src, ByteCount, hStream };
-	SIM_DRIVER_CALL(cuMemcpyAsync_ptsz, p,
-	                copy_linear(dst, SIDE_ANY, src, SIDE_ANY, ByteCount, PTSZ(hStream), true));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost,
                                             size_t ByteCount)
 {
 	cuMemcpyHtoD_v2_params p = { dstDevice, srcHost, ByteCount };
 	SIM_DRIVER_CALL(cuMemcpyHtoD_v2, p,
 	                copy_linear(dstDevice, SIDE_DEVICE, HOST_ADDR(srcHost), SIDE_ANY, ByteCount,
-	                            CU_STREAM_LEGACY, false));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost,
-                                                 size_t ByteCount)
-{
-	cuMemcpyHtoD_v2_ptds_params p = { dstDevice, srcHost, ByteCount };
-	SIM_DRIVER_CALL(cuMemcpyHtoD_v2_ptds, p,
-	                copy_linear(dstDevice, SIDE_DEVICE, HOST_ADDR(srcHost), SIDE_ANY, ByteCount,
-	                            CU_STREAM_PER_THREAD, false));
+	                            sim_default_stream(), false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
@@ -831,16 +757,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice
 	cuMemcpyDtoH_v2_params p = { dstHost, srcDevice, ByteCount };
 	SIM_DRIVER_CALL(cuMemcpyDtoH_v2, p,
 	                copy_linear(HOST_ADDR(dstHost), SIDE_ANY, srcDevice, SIDE_DEVICE, ByteCount,
-	                            CU_STREAM_LEGACY, false));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice,
-                                                 size_t ByteCount)
-{
-	cuMemcpyDtoH_v2_ptds_params p = { dstHost, srcDevice, ByteCount };
-	SIM_DRIVER_CALL(cuMemcpyDtoH_v2_ptds, p,
-	                copy_linear(HOST_ADDR(dstHost), SIDE_ANY, srcDevice, SIDE_DEVICE, ByteCount,
-	                            CU_STREAM_PER_THREAD, false));
+	                            sim_default_stream(), false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
@@ -849,16 +766,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr s
 	cuMemcpyDtoD_v2_params p = { dstDevice, srcDevice, ByteCount };
 	SIM_DRIVER_CALL(cuMemcpyDtoD_v2, p,
 	                copy_linear(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount,
-	                            CU_STREAM_LEGACY, false));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
-                                                 size_t ByteCount)
-{
-	cuMemcpyDtoD_v2_ptds_params p = { dstDevice, srcDevice, ByteCount };
-	SIM_DRIVER_CALL(cuMemcpyDtoD_v2_ptds, p,
-	                copy_linear(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount,
-	                            CU_STREAM_PER_THREAD, false));
+	                            sim_default_stream(), false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost,
@@ -870,15 +778,6 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const vo
 	                            hStream, true));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *srcHost,
-                                                      size_t ByteCount, CUstream hStream)
-{
-	cuMemcpyHtoDAsync_v2_ptsz_params p = { dstDevice, srcHost, ByteCount, hStream };
-	SIM_DRIVER_CALL(cuMemcpyHtoDAsync_v2_ptsz, p,
-	                copy_linear(dstDevice, SIDE_DEVICE, HOST_ADDR(srcHost), SIDE_ANY, ByteCount,
-	                            PTSZ(hStream), true));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice,
                                                  size_t ByteCount, CUstream hStream)
 {
@@ -886,15 +785,6 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcD
 	SIM_DRIVER_CALL(cuMemcpyDtoHAsync_v2, p,
 	                copy_linear(HOST_ADDR(dstHost), SIDE_ANY, srcDevice, SIDE_DEVICE, ByteCount,
 	                            hStream, true));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice,
-                                                      size_t ByteCount, CUstream hStream)
-{
-	cuMemcpyDtoHAsync_v2_ptsz_params p = { dstHost, srcDevice, ByteCount, hStream };
-	SIM_DRIVER_CALL(cuMemcpyDtoHAsync_v2_ptsz, p,
-	                copy_linear(HOST_ADDR(dstHost), SIDE_ANY, srcDevice, SIDE_DEVICE, ByteCount,
-	                            PTSZ(hStream), true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
@@ -906,15 +796,6 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdevice
 	    copy_linear(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount, hStream, true));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
-                                                      size_t ByteCount, CUstream hStream)
-{
-	cuMemcpyDtoDAsync_v2_ptsz_params p = { dstDevice, srcDevice, ByteCount, hStream };
-	SIM_DRIVER_CALL(cuMemcpyDtoDAsync_v2_ptsz, p,
-	                copy_linear(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount,
-	                            PTSZ(hStream), true));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext,
                                          CUdeviceptr srcDevice, CUcontext srcContext,
                                          size_t ByteCount)
@@ -922,17 +803,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstCon
 	cuMemcpyPeer_params p = { dstDevice, dstContext, srcDevice, srcContext, ByteCount };
 	SIM_DRIVER_CALL(cuMemcpyPeer, p,
 	                copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount,
-	                          CU_STREAM_LEGACY, false));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext,
-                                              CUdeviceptr srcDevice, CUcontext srcContext,
-                                              size_t ByteCount)
-{
-	cuMemcpyPeer_ptds_params p = { dstDevice, dstContext, srcDevice, srcContext, ByteCount };
-	SIM_DRIVER_CALL(cuMemcpyPeer_ptds, p,
-	                copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount,
-	                          CU_STREAM_PER_THREAD, false));
+	                          sim_default_stream(), false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
@@ -946,40 +817,16 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext d
 	    copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, true));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext,
-                                                   CUdeviceptr srcDevice, CUcontext srcContext,
-                                                   size_t ByteCount, CUstream hStream)
-{
-	cuMemcpyPeerAsync_ptsz_params p = { dstDevice,  dstContext, srcDevice,
-		                            srcContext, ByteCount,  hStream };
-	SIM_DRIVER_CALL(cuMemcpyPeerAsync_ptsz, p,
-	                copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount,
-	                          PTSZ(hStream), true));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
 {
 	cuMemcpy2D_v2_params p = { pCopy };
-	SIM_DRIVER_CALL(cuMemcpy2D_v2, p, copy_2d(pCopy, CU_STREAM_LEGACY, false));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy)
-{
-	cuMemcpy2D_v2_ptds_params p = { pCopy };
-	SIM_DRIVER_CALL(cuMemcpy2D_v2_ptds, p, copy_2d(pCopy, CU_STREAM_PER_THREAD, false));
+	SIM_DRIVER_CALL(cuMemcpy2D_v2, p, copy_2d(pCopy, sim_default_stream(), false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
 {
 	cuMemcpy2DUnaligned_v2_params p = { pCopy };
-	SIM_DRIVER_CALL(cuMemcpy2DUnaligned_v2, p, copy_2d(pCopy, CU_STREAM_LEGACY, false));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy)
-{
-	cuMemcpy2DUnaligned_v2_ptds_params p = { pCopy };
-	SIM_DRIVER_CALL(cuMemcpy2DUnaligned_v2_ptds, p,
-	                copy_2d(pCopy, CU_STREAM_PER_THREAD, false));
+	SIM_DRIVER_CALL(cuMemcpy2DUnaligned_v2, p, copy_2d(pCopy, sim_default_stream(), false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
@@ -988,52 +835,25 @@ SIM_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstr
 	SIM_DRIVER_CALL(cuMemcpy2DAsync_v2, p, copy_2d(pCopy, hStream, true));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
-{
-	cuMemcpy2DAsync_v2_ptsz_params p = { pCopy, hStream };
-	SIM_DRIVER_CALL(cuMemcpy2DAsync_v2_ptsz, p, copy_2d(pCopy, PTSZ(hStream), true));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
 	cuMemsetD8_v2_params p = { dstDevice, uc, N };
 	SIM_DRIVER_CALL(cuMemsetD8_v2, p,
-	                memset_linear(dstDevice, uc, 1, N, CU_STREAM_LEGACY, false));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N)
-{
-	cuMemsetD8_v2_ptds_params p = { dstDevice, uc, N };
-	SIM_DRIVER_CALL(cuMemsetD8_v2_ptds, p,
-	                memset_linear(dstDevice, uc, 1, N, CU_STREAM_PER_THREAD, false));
+	                memset_linear(dstDevice, uc, 1, N, sim_default_stream(), false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
 	cuMemsetD16_v2_params p = { dstDevice, us, N };
 	SIM_DRIVER_CALL(cuMemsetD16_v2, p,
-	                memset_linear(dstDevice, us, 2, N, CU_STREAM_LEGACY, false));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N)
-{
-	cuMemsetD16_v2_ptds_params p = { dstDevice, us, N };
-	SIM_DRIVER_CALL(cuMemsetD16_v2_ptds, p,
-	                memset_linear(dstDevice, us, 2, N, CU_STREAM_PER_THREAD, false));
+	                memset_linear(dstDevice, us, 2, N, sim_default_stream(), false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
 	cuMemsetD32_v2_params p = { dstDevice, ui, N };
 	SIM_DRIVER_CALL(cuMemsetD32_v2, p,
-	                memset_linear(dstDevice, ui, 4, N, CU_STREAM_LEGACY, false));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N)
-{
-	cuMemsetD32_v2_ptds_params p = { dstDevice, ui, N };
-	SIM_DRIVER_CALL(cuMemsetD32_v2_ptds, p,
-	                memset_linear(dstDevice, ui, 4, N, CU_STREAM_PER_THREAD, false));
+	                memset_linear(dstDevice, ui, 4, N, sim_default_stream(), false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch,
@@ -1042,16 +862,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPit
 	cuMemsetD2D8_v2_params p = { dstDevice, dstPitch, uc, Width, Height };
 	SIM_DRIVER_CALL(
 	    cuMemsetD2D8_v2, p,
-	    memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, CU_STREAM_LEGACY, false));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
-                                                 unsigned char uc, size_t Width, size_t Height)
-{
-	cuMemsetD2D8_v2_ptds_params p = { dstDevice, dstPitch, uc, Width, Height };
-	SIM_DRIVER_CALL(
-	    cuMemsetD2D8_v2_ptds, p,
-	    memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, CU_STREAM_PER_THREAD, false));
+	    memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, sim_default_stream(), false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch,
@@ -1060,16 +871,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPi
 	cuMemsetD2D16_v2_params p = { dstDevice, dstPitch, us, Width, Height };
 	SIM_DRIVER_CALL(
 	    cuMemsetD2D16_v2, p,
-	    memset_2d(dstDevice, dstPitch, us, 2, Width, Height, CU_STREAM_LEGACY, false));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
-                                                  unsigned short us, size_t Width, size_t Height)
-{
-	cuMemsetD2D16_v2_ptds_params p = { dstDevice, dstPitch, us, Width, Height };
-	SIM_DRIVER_CALL(
-	    cuMemsetD2D16_v2_ptds, p,
-	    memset_2d(dstDevice, dstPitch, us, 2, Width, Height, CU_STREAM_PER_THREAD, false));
+	    memset_2d(dstDevice, dstPitch, us, 2, Width, Height, sim_default_stream(), false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch,
@@ -1078,16 +880,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPi
 	cuMemsetD2D32_v2_params p = { dstDevice, dstPitch, ui, Width, Height };
 	SIM_DRIVER_CALL(
 	    cuMemsetD2D32_v2, p,
-	    memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, CU_STREAM_LEGACY, false));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
-                                                  unsigned int ui, size_t Width, size_t Height)
-{
-	cuMemsetD2D32_v2_ptds_params p = { dstDevice, dstPitch, ui, Width, Height };
-	SIM_DRIVER_CALL(
-	    cuMemsetD2D32_v2_ptds, p,
-	    memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, CU_STREAM_PER_THREAD, false));
+	    memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, sim_default_stream(), false));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N,
@@ -1097,14 +890,6 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char
 	SIM_DRIVER_CALL(cuMemsetD8Async, p, memset_linear(dstDevice, uc, 1, N, hStream, true));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N,
-                                                 CUstream hStream)
-{
-	cuMemsetD8Async_ptsz_params p = { dstDevice, uc, N, hStream };
-	SIM_DRIVER_CALL(cuMemsetD8Async_ptsz, p,
-	                memset_linear(dstDevice, uc, 1, N, PTSZ(hStream), true));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N,
                                              CUstream hStream)
 {
@@ -1112,27 +897,11 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned sho
 	SIM_DRIVER_CALL(cuMemsetD16Async, p, memset_linear(dstDevice, us, 2, N, hStream, true));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us,
-                                                  size_t N, CUstream hStream)
-{
-	cuMemsetD16Async_ptsz_params p = { dstDevice, us, N, hStream };
-	SIM_DRIVER_CALL(cuMemsetD16Async_ptsz, p,
-	                memset_linear(dstDevice, us, 2, N, PTSZ(hStream), true));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N,
                                              CUstream hStream)
 {
 	cuMemsetD32Async_params p = { dstDevice, ui, N, hStream };
 	SIM_DRIVER_CALL(cuMemsetD32Async, p, memset_linear(dstDevice, ui, 4, N, hStream, true));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N,
-                                                  CUstream hStream)
-{
-	cuMemsetD32Async_ptsz_params p = { dstDevice, ui, N, hStream };
-	SIM_DRIVER_CALL(cuMemsetD32Async_ptsz, p,
-	                memset_linear(dstDevice, ui, 4, N, PTSZ(hStream), true));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch,
@@ -1144,15 +913,6 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstP
 	                memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, hStream, true));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch,
-                                                   unsigned char uc, size_t Width, size_t Height,
-                                                   CUstream hStream)
-{
-	cuMemsetD2D8Async_ptsz_params p = { dstDevice, dstPitch, uc, Width, Height, hStream };
-	SIM_DRIVER_CALL(cuMemsetD2D8Async_ptsz, p,
-	                memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, PTSZ(hStream), true));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch,
                                                unsigned short us, size_t Width, size_t Height,
                                                CUstream hStream)
@@ -1162,15 +922,6 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dst
 	                memset_2d(dstDevice, dstPitch, us, 2, Width, Height, hStream, true));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch,
-                                                    unsigned short us, size_t Width, size_t Height,
-                                                    CUstream hStream)
-{
-	cuMemsetD2D16Async_ptsz_params p = { dstDevice, dstPitch, us, Width, Height, hStream };
-	SIM_DRIVER_CALL(cuMemsetD2D16Async_ptsz, p,
-	                memset_2d(dstDevice, dstPitch, us, 2, Width, Height, PTSZ(hStream), true));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch,
                                                unsigned int ui, size_t Width, size_t Height,
                                                CUstream hStream)
@@ -1178,13 +929,4 @@ SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dst
 	cuMemsetD2D32Async_params p = { dstDevice, dstPitch, ui, Width, Height, hStream };
 	SIM_DRIVER_CALL(cuMemsetD2D32Async, p,
 	                memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, hStream, true));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch,
-                                                    unsigned int ui, size_t Width, size_t Height,
-                                                    CUstream hStream)
-{
-	cuMemsetD2D32Async_ptsz_params p = { dstDevice, dstPitch, ui, Width, Height, hStream };
-	SIM_DRIVER_CALL(cuMemsetD2D32Async_ptsz, p,
-	                memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, PTSZ(hStream), true));
 }

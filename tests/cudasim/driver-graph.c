@@ -224,15 +224,6 @@ SIM_EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCa
 	SIM_DRIVER_CALL(cuStreamBeginCapture_v2, p, capture_begin(hStream, mode));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream,
-                                                         CUstreamCaptureMode mode);
-SIM_EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
-{
-	cuStreamBeginCapture_v2_ptsz_params p = { hStream, mode };
-	SIM_DRIVER_CALL(cuStreamBeginCapture_v2_ptsz, p,
-	                capture_begin(sim_stream_per_thread_default(hStream), mode));
-}
-
 /* The first version: the mode is global. */
 #undef cuStreamBeginCapture
 SIM_EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream);
@@ -241,15 +232,6 @@ SIM_EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream)
 	cuStreamBeginCapture_params p = { hStream };
 	SIM_DRIVER_CALL(cuStreamBeginCapture, p,
 	                capture_begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream)
-{
-	cuStreamBeginCapture_ptsz_params p = { hStream };
-	SIM_DRIVER_CALL(
-	    cuStreamBeginCapture_ptsz, p,
-	    capture_begin(sim_stream_per_thread_default(hStream), CU_STREAM_CAPTURE_MODE_GLOBAL));
 }
 
 /* cuda.h cuStreamEndCapture: the graph, or
@@ -285,14 +267,6 @@ SIM_EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGrap
 {
 	cuStreamEndCapture_params p = { hStream, phGraph };
 	SIM_DRIVER_CALL(cuStreamEndCapture, p, capture_end(hStream, phGraph));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph);
-SIM_EXPORT CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
-{
-	cuStreamEndCapture_ptsz_params p = { hStream, phGraph };
-	SIM_DRIVER_CALL(cuStreamEndCapture_ptsz, p,
-	                capture_end(sim_stream_per_thread_default(hStream), phGraph));
 }
 
 static CUresult capture_info(CUstream hStream, CUstreamCaptureStatus *status, cuuint64_t *id,
@@ -334,17 +308,6 @@ SIM_EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream,
 	cuStreamIsCapturing_params p = { hStream, captureStatus };
 	SIM_DRIVER_CALL(cuStreamIsCapturing, p,
 	                capture_info(hStream, captureStatus, NULL, NULL, NULL, NULL));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream,
-                                                     CUstreamCaptureStatus *captureStatus);
-SIM_EXPORT CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream,
-                                                     CUstreamCaptureStatus *captureStatus)
-{
-	cuStreamIsCapturing_ptsz_params p = { hStream, captureStatus };
-	SIM_DRIVER_CALL(cuStreamIsCapturing_ptsz, p,
-	                capture_info(sim_stream_per_thread_default(hStream), captureStatus, NULL,
-	                             NULL, NULL, NULL));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream,
@@ -804,17 +767,6 @@ SIM_EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExe
 	                instantiate_with_params(phGraphExec, hGraph, params));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(
-    CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *params);
-SIM_EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec,
-                                                              CUgraph hGraph,
-                                                              CUDA_GRAPH_INSTANTIATE_PARAMS *params)
-{
-	cuGraphInstantiateWithParams_ptsz_params p = { phGraphExec, hGraph, params };
-	SIM_DRIVER_CALL(cuGraphInstantiateWithParams_ptsz, p,
-	                instantiate_with_params(phGraphExec, hGraph, params));
-}
-
 /* ------------------------------------------------------------ launch */
 
 static CUresult node_run(const struct sim_graph_node *node, CUstream stream)
@@ -894,14 +846,6 @@ SIM_EXPORT CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStre
 	SIM_DRIVER_CALL(cuGraphLaunch, p, graph_launch(hGraphExec, hStream));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
-{
-	cuGraphLaunch_ptsz_params p = { hGraphExec, hStream };
-	SIM_DRIVER_CALL(cuGraphLaunch_ptsz, p,
-	                graph_launch(hGraphExec, sim_stream_per_thread_default(hStream)));
-}
-
 /* Uploading has nothing to do: the graph lives in host memory here. */
 static CUresult graph_upload(CUgraphExec hGraphExec, CUstream hStream)
 {
@@ -924,14 +868,6 @@ SIM_EXPORT CUresult CUDAAPI cuGraphUpload(CUgraphExec hGraphExec, CUstream hStre
 {
 	cuGraphUpload_params p = { hGraphExec, hStream };
 	SIM_DRIVER_CALL(cuGraphUpload, p, graph_upload(hGraphExec, hStream));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream)
-{
-	cuGraphUpload_ptsz_params p = { hGraphExec, hStream };
-	SIM_DRIVER_CALL(cuGraphUpload_ptsz, p,
-	                graph_upload(hGraphExec, sim_stream_per_thread_default(hStream)));
 }
 
 /* ------------------------------------------------------------ memory nodes */

@@ -215,11 +215,17 @@ HIDDEN uint64_t sim_stream_get_id(const struct sim_stream *stream);
 /* The context id (cuptiGetContextId) and device ordinal of a stream. */
 HIDDEN uint32_t sim_stream_context_id(const struct sim_stream *stream);
 HIDDEN int sim_stream_device(const struct sim_stream *stream);
-/* The _ptsz/_ptds entry points read the NULL stream as the per-thread one:
- * resolve sim_stream_per_thread_default(handle) there. */
+/* The _ptsz/_ptds twins (sim-hooks.h, sim_api_twin) read the NULL stream
+ * as the per-thread one: they pass sim_stream_per_thread_default(handle). */
 static inline CUstream sim_stream_per_thread_default(CUstream handle)
 {
 	return handle ? handle : CU_STREAM_PER_THREAD;
+}
+/* The stream of a call that takes none (cuMemcpy, cuMemsetD8): the legacy
+ * default stream, or the thread's own in a _ptds twin's frame. */
+static inline CUstream sim_default_stream(void)
+{
+	return sim_api_per_thread() ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
 }
 /* cuCtxGetStreamPriorityRange: lower numbers are higher priorities. */
 #define SIM_STREAM_PRIORITY_LEAST    0

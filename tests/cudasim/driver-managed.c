@@ -529,26 +529,10 @@ SIM_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t cou
 	                prefetch(devPtr, count, location, flags, hStream));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count,
-                                                       CUmemLocation location, unsigned int flags,
-                                                       CUstream hStream);
-
-SIM_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count,
-                                                       CUmemLocation location, unsigned int flags,
-                                                       CUstream hStream)
-{
-	cuMemPrefetchAsync_v2_ptsz_params p = { devPtr, count, location, flags, hStream };
-	SIM_DRIVER_CALL(
-	    cuMemPrefetchAsync_v2_ptsz, p,
-	    prefetch(devPtr, count, location, flags, sim_stream_per_thread_default(hStream)));
-}
-
 /* The CUDA 8 forms, with a CUdevice (PFN_cuMemPrefetchAsync_v8000). */
 #undef cuMemPrefetchAsync
 SIM_EXPORT CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
                                                CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count,
-                                                    CUdevice dstDevice, CUstream hStream);
 
 SIM_EXPORT CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
                                                CUstream hStream)
@@ -556,15 +540,6 @@ SIM_EXPORT CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count,
 	cuMemPrefetchAsync_params p = { devPtr, count, dstDevice, hStream };
 	SIM_DRIVER_CALL(cuMemPrefetchAsync, p,
 	                prefetch(devPtr, count, location_of_device(dstDevice), 0, hStream));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count,
-                                                    CUdevice dstDevice, CUstream hStream)
-{
-	cuMemPrefetchAsync_ptsz_params p = { devPtr, count, dstDevice, hStream };
-	SIM_DRIVER_CALL(cuMemPrefetchAsync_ptsz, p,
-	                prefetch(devPtr, count, location_of_device(dstDevice), 0,
-	                         sim_stream_per_thread_default(hStream)));
 }
 
 /* ------------------------------------------------------------ attributes */

@@ -2120,7 +2120,7 @@ static void launch_enter(struct sim_api_call *call, CUpti_CallbackId cbid, const
 	sim_api_enter(call, CUPTI_CB_DOMAIN_DRIVER_API, cbid, name, params, sim_function_name(f));
 }
 
-/* cuLaunchKernel and its _ptsz twin. */
+/* cuLaunchKernel (and its generated _ptsz twin, whose frame it opens). */
 static CUresult launch_call(CUpti_CallbackId cbid, const char *name, void *params, CUfunction f,
                             const struct launch *l)
 {
@@ -2149,44 +2149,19 @@ SIM_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
 	return launch_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &p, f, &l);
 }
 
-/* The per-thread default stream variant: a NULL stream is the calling
- * thread's own (cuda.h, CUDA_API_PER_THREAD_DEFAULT_STREAM). */
-SIM_EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
-                                                unsigned int gridDimY, unsigned int gridDimZ,
-                                                unsigned int blockDimX, unsigned int blockDimY,
-                                                unsigned int blockDimZ, unsigned int sharedMemBytes,
-                                                CUstream hStream, void **kernelParams,
-                                                void **extra);
-
-SIM_EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
-                                                unsigned int gridDimY, unsigned int gridDimZ,
-                                                unsigned int blockDimX, unsigned int blockDimY,
-                                                unsigned int blockDimZ, unsigned int sharedMemBytes,
-                                                CUstream hStream, void **kernelParams, void **extra)
-{
-	cuLaunchKernel_ptsz_params p = { f,         gridDimX,     gridDimY,  gridDimZ,
-		                         blockDimX, blockDimY,    blockDimZ, sharedMemBytes,
-		                         hStream,   kernelParams, extra };
-	struct launch l;
-
-	launch_from_args(&l, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-	                 sharedMemBytes, sim_stream_per_thread_default(hStream), kernelParams,
-	                 extra);
-	return launch_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, "cuLaunchKernel_ptsz", &p,
-	                   f, &l);
-}
-
 /* The launch attributes that change what the simulator reports; the others
- * are accepted and have no effect on a kernel that does nothing. */
+ * are accepted and have no effect on a kernel that does nothing. In the
+ * frame of cuLaunchKernelEx_ptsz a NULL config->hStream is the calling
+ * thread's own stream (cuda.h, CUDA_API_PER_THREAD_DEFAULT_STREAM). */
 static CUresult launch_from_config(struct launch *l, const CUlaunchConfig *config, void **params,
-                                   void **extra, bool per_thread)
+                                   void **extra)
 {
 	if (!config || (config->numAttrs > 0 && !config->attrs))
 		return CUDA_ERROR_INVALID_VALUE;
 	launch_from_args(l, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
 	                 config->blockDimY, config->blockDimZ, config->sharedMemBytes,
-	                 per_thread ? sim_stream_per_thread_default(config->hStream)
-	                            : config->hStream,
+	                 sim_api_per_thread() ? sim_stream_per_thread_default(config->hStream)
+	                                      : config->hStream,
 	                 params, extra);
 	for (unsigned int i = 0; i < config->numAttrs; i++) {
 		const CUlaunchAttribute *attr = &config->attrs[i];
@@ -2202,10 +2177,10 @@ static CUresult launch_from_config(struct launch *l, const CUlaunchConfig *confi
 	return CUDA_SUCCESS;
 }
 
-/* cuLaunchKernelEx and its _ptsz twin. */
+/* cuLaunchKernelEx (and its generated _ptsz twin, whose frame it opens). */
 static CUresult launch_ex_call(CUpti_CallbackId cbid, const char *name, void *params,
                                const CUlaunchConfig *config, CUfunction f, void **kernelParams,
-                               void **extra, bool per_thread)
+                               void **extra)
 {
 	struct sim_api_call call;
 	struct launch l;
@@ -2214,7 +2189,7 @@ static CUresult launch_ex_call(CUpti_CallbackId cbid, const char *name, void *pa
 	launch_enter(&call, cbid, name, params, f);
 	r = sim_init_status();
 	if (r == CUDA_SUCCESS)
-		r = launch_from_config(&l, config, kernelParams, extra, per_thread);
+		r = launch_from_config(&l, config, kernelParams, extra);
 	if (r == CUDA_SUCCESS)
 		r = launch_kernel(f, &l);
 	sim_api_exit(&call, r);
@@ -2227,19 +2202,7 @@ SIM_EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfun
 	cuLaunchKernelEx_params p = { config, f, kernelParams, extra };
 
 	return launch_ex_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, "cuLaunchKernelEx", &p,
-	                      config, f, kernelParams, extra, false);
-}
-
-SIM_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
-                                                  void **kernelParams, void **extra);
-
-SIM_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
-                                                  void **kernelParams, void **extra)
-{
-	cuLaunchKernelEx_ptsz_params p = { config, f, kernelParams, extra };
-
-	return launch_ex_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-	                      "cuLaunchKernelEx_ptsz", &p, config, f, kernelParams, extra, true);
+	                      config, f, kernelParams, extra);
 }
 
 /* ------------------------------------------------------------ libraries */

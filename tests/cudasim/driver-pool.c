@@ -19,14 +19,6 @@
 
 #define POOL_MAGIC 0x4c4f4f50u /* "POOL" */
 
-/* cuda.h declares the per-thread-stream variants only for code compiled
- * with CUDA_API_PER_THREAD_DEFAULT_STREAM; the driver exports both. */
-SIM_EXPORT CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
-                                                 CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
-                                                         CUmemoryPool pool, CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream);
-
 /* A block freed on a stream whose free the GPU has not yet passed. */
 struct pool_pending {
 	uintptr_t base;
@@ -452,30 +444,12 @@ SIM_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, 
 	SIM_DRIVER_CALL(cuMemAllocAsync, params, alloc_async(dptr, bytesize, NULL, false, hStream));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
-                                                 CUstream hStream)
-{
-	cuMemAllocAsync_ptsz_params params = { dptr, bytesize, hStream };
-	SIM_DRIVER_CALL(
-	    cuMemAllocAsync_ptsz, params,
-	    alloc_async(dptr, bytesize, NULL, false, sim_stream_per_thread_default(hStream)));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
                                                     CUmemoryPool pool, CUstream hStream)
 {
 	cuMemAllocFromPoolAsync_params params = { dptr, bytesize, pool, hStream };
 	SIM_DRIVER_CALL(cuMemAllocFromPoolAsync, params,
 	                alloc_async(dptr, bytesize, pool, true, hStream));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
-                                                         CUmemoryPool pool, CUstream hStream)
-{
-	cuMemAllocFromPoolAsync_ptsz_params params = { dptr, bytesize, pool, hStream };
-	SIM_DRIVER_CALL(
-	    cuMemAllocFromPoolAsync_ptsz, params,
-	    alloc_async(dptr, bytesize, pool, true, sim_stream_per_thread_default(hStream)));
 }
 
 /* cuMemFreeAsync of memory that no pool holds: freed once the stream has
@@ -562,13 +536,6 @@ SIM_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
 	cuMemFreeAsync_params params = { dptr, hStream };
 	SIM_DRIVER_CALL(cuMemFreeAsync, params, free_async(dptr, hStream));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
-{
-	cuMemFreeAsync_ptsz_params params = { dptr, hStream };
-	SIM_DRIVER_CALL(cuMemFreeAsync_ptsz, params,
-	                free_async(dptr, sim_stream_per_thread_default(hStream)));
 }
 
 /* ------------------------------------------------------------ pools */

@@ -33,22 +33,6 @@
 #include <unistd.h>
 #include "driver-internal.h"
 
-/* Exported names that cuda.h declares only under per-thread compilation. */
-SIM_EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent,
-                                                   unsigned int Flags);
-SIM_EXPORT CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId);
-SIM_EXPORT CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags);
-SIM_EXPORT CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority);
-SIM_EXPORT CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device);
-SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx);
-SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx,
-                                                   CUgreenCtx *pGreenCtx);
-SIM_EXPORT CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream);
-SIM_EXPORT CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream,
-                                                        unsigned int flags);
-
 /*
  * The pre-_v2 names the real driver still exports (cuda.h maps the plain
  * names onto _v2 with macros); same arguments, same behaviour here.
@@ -1324,24 +1308,10 @@ SIM_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 	SIM_DRIVER_CALL(cuStreamSynchronize, p, stream_synchronize(hStream));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream)
-{
-	cuStreamSynchronize_ptsz_params p = { hStream };
-	SIM_DRIVER_CALL(cuStreamSynchronize_ptsz, p,
-	                stream_synchronize(sim_stream_per_thread_default(hStream)));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream)
 {
 	cuStreamQuery_params p = { hStream };
 	SIM_DRIVER_CALL(cuStreamQuery, p, stream_query(hStream));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream)
-{
-	cuStreamQuery_ptsz_params p = { hStream };
-	SIM_DRIVER_CALL(cuStreamQuery_ptsz, p,
-	                stream_query(sim_stream_per_thread_default(hStream)));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
@@ -1350,25 +1320,10 @@ SIM_EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, 
 	SIM_DRIVER_CALL(cuStreamWaitEvent, p, stream_wait_event(hStream, hEvent, Flags));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent,
-                                                   unsigned int Flags)
-{
-	cuStreamWaitEvent_ptsz_params p = { hStream, hEvent, Flags };
-	SIM_DRIVER_CALL(cuStreamWaitEvent_ptsz, p,
-	                stream_wait_event(sim_stream_per_thread_default(hStream), hEvent, Flags));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 {
 	cuStreamGetId_params p = { hStream, streamId };
 	SIM_DRIVER_CALL(cuStreamGetId, p, stream_get_id(hStream, streamId));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId)
-{
-	cuStreamGetId_ptsz_params p = { hStream, streamId };
-	SIM_DRIVER_CALL(cuStreamGetId_ptsz, p,
-	                stream_get_id(sim_stream_per_thread_default(hStream), streamId));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags)
@@ -1377,24 +1332,10 @@ SIM_EXPORT CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *fla
 	SIM_DRIVER_CALL(cuStreamGetFlags, p, stream_get_flags(hStream, flags));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
-{
-	cuStreamGetFlags_ptsz_params p = { hStream, flags };
-	SIM_DRIVER_CALL(cuStreamGetFlags_ptsz, p,
-	                stream_get_flags(sim_stream_per_thread_default(hStream), flags));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
 {
 	cuStreamGetPriority_params p = { hStream, priority };
 	SIM_DRIVER_CALL(cuStreamGetPriority, p, stream_get_priority(hStream, priority));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
-{
-	cuStreamGetPriority_ptsz_params p = { hStream, priority };
-	SIM_DRIVER_CALL(cuStreamGetPriority_ptsz, p,
-	                stream_get_priority(sim_stream_per_thread_default(hStream), priority));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device)
@@ -1403,24 +1344,10 @@ SIM_EXPORT CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device
 	SIM_DRIVER_CALL(cuStreamGetDevice, p, stream_get_device(hStream, device));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
-{
-	cuStreamGetDevice_ptsz_params p = { hStream, device };
-	SIM_DRIVER_CALL(cuStreamGetDevice_ptsz, p,
-	                stream_get_device(sim_stream_per_thread_default(hStream), device));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
 	cuStreamGetCtx_params p = { hStream, pctx };
 	SIM_DRIVER_CALL(cuStreamGetCtx, p, stream_get_ctx(hStream, pctx, NULL));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
-{
-	cuStreamGetCtx_ptsz_params p = { hStream, pctx };
-	SIM_DRIVER_CALL(cuStreamGetCtx_ptsz, p,
-	                stream_get_ctx(sim_stream_per_thread_default(hStream), pctx, NULL));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx,
@@ -1428,14 +1355,6 @@ SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx,
 {
 	cuStreamGetCtx_v2_params p = { hStream, pCtx, pGreenCtx };
 	SIM_DRIVER_CALL(cuStreamGetCtx_v2, p, stream_get_ctx(hStream, pCtx, pGreenCtx));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx,
-                                                   CUgreenCtx *pGreenCtx)
-{
-	cuStreamGetCtx_v2_ptsz_params p = { hStream, pCtx, pGreenCtx };
-	SIM_DRIVER_CALL(cuStreamGetCtx_v2_ptsz, p,
-	                stream_get_ctx(sim_stream_per_thread_default(hStream), pCtx, pGreenCtx));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
@@ -1450,27 +1369,11 @@ SIM_EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 	SIM_DRIVER_CALL(cuEventRecord, p, event_record(hEvent, hStream, CU_EVENT_RECORD_DEFAULT));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
-{
-	cuEventRecord_ptsz_params p = { hEvent, hStream };
-	SIM_DRIVER_CALL(
-	    cuEventRecord_ptsz, p,
-	    event_record(hEvent, sim_stream_per_thread_default(hStream), CU_EVENT_RECORD_DEFAULT));
-}
-
 SIM_EXPORT CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream,
                                                    unsigned int flags)
 {
 	cuEventRecordWithFlags_params p = { hEvent, hStream, flags };
 	SIM_DRIVER_CALL(cuEventRecordWithFlags, p, event_record(hEvent, hStream, flags));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream,
-                                                        unsigned int flags)
-{
-	cuEventRecordWithFlags_ptsz_params p = { hEvent, hStream, flags };
-	SIM_DRIVER_CALL(cuEventRecordWithFlags_ptsz, p,
-	                event_record(hEvent, sim_stream_per_thread_default(hStream), flags));
 }
 
 SIM_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
@@ -1646,14 +1549,6 @@ SIM_EXPORT CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void
 	SIM_DRIVER_CALL(cuLaunchHostFunc, p, host_enqueue(hStream, fn, NULL, userData));
 }
 
-SIM_EXPORT CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData);
-SIM_EXPORT CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData)
-{
-	cuLaunchHostFunc_ptsz_params p = { hStream, fn, userData };
-	SIM_DRIVER_CALL(cuLaunchHostFunc_ptsz, p,
-	                host_enqueue(sim_stream_per_thread_default(hStream), fn, NULL, userData));
-}
-
 /* cuda.h: "flags - Reserved for future use, must be 0". */
 static CUresult stream_add_callback(CUstream hStream, CUstreamCallback callback, void *userData,
                                     unsigned int flags)
@@ -1674,17 +1569,6 @@ SIM_EXPORT CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallba
 	cuStreamAddCallback_params p = { hStream, callback, userData, flags };
 	SIM_DRIVER_CALL(cuStreamAddCallback, p,
 	                stream_add_callback(hStream, callback, userData, flags));
-}
-
-SIM_EXPORT CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback,
-                                                     void *userData, unsigned int flags);
-SIM_EXPORT CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback,
-                                                     void *userData, unsigned int flags)
-{
-	cuStreamAddCallback_ptsz_params p = { hStream, callback, userData, flags };
-	SIM_DRIVER_CALL(
-	    cuStreamAddCallback_ptsz, p,
-	    stream_add_callback(sim_stream_per_thread_default(hStream), callback, userData, flags));
 }
 
 /* A host node of a graph being launched: a host function on the stream. */

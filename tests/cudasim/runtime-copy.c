@@ -6,8 +6,9 @@
  * from the pointers). A kind that does not match the pointers is undefined
  * behaviour (cuda_runtime_api.h:5915-5927): the stated kind wins.
  *
- * The _ptds exports use the driver's _ptds entry points (these calls take
- * no stream); the _ptsz exports turn stream 0 into cudaStreamPerThread.
+ * In a _ptds twin's frame (the twins are generated: tools/gen-twins.sh) the
+ * synchronous calls use the driver's _ptds entry points (these calls take
+ * no stream); the _ptsz twins turn stream 0 into cudaStreamPerThread.
  */
 #include <stddef.h>
 #include <string.h>
@@ -80,6 +81,12 @@ enum rt_submit {
 	RT_ASYNC,           /* cudaMemcpyAsync(_ptsz): an explicit stream */
 };
 
+/* A synchronous call's: per-thread in a _ptds twin's frame (sim-hooks.h). */
+static enum rt_submit rt_sync(void)
+{
+	return sim_api_per_thread() ? RT_SYNC_PER_THREAD : RT_SYNC_LEGACY;
+}
+
 static cudaError_t rt_memcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                              enum rt_submit submit, cudaStream_t stream)
 {
@@ -110,15 +117,7 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy(void *dst, const void *src, size_t c
 {
 	cudaMemcpy_v3020_params params = { dst, src, count, kind };
 	RT_CALL(cudaMemcpy_v3020, "cudaMemcpy", params,
-	        rt_memcpy(dst, src, count, kind, RT_SYNC_LEGACY, NULL));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy_ptds(void *dst, const void *src, size_t count,
-                                                 enum cudaMemcpyKind kind)
-{
-	cudaMemcpy_ptds_v7000_params params = { dst, src, count, kind };
-	RT_CALL(cudaMemcpy_ptds_v7000, "cudaMemcpy_ptds", params,
-	        rt_memcpy(dst, src, count, kind, RT_SYNC_PER_THREAD, NULL));
+	        rt_memcpy(dst, src, count, kind, rt_sync(), NULL));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpyAsync(void *dst, const void *src, size_t count,
@@ -127,14 +126,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpyAsync(void *dst, const void *src, siz
 	cudaMemcpyAsync_v3020_params params = { dst, src, count, kind, stream };
 	RT_CALL(cudaMemcpyAsync_v3020, "cudaMemcpyAsync", params,
 	        rt_memcpy(dst, src, count, kind, RT_ASYNC, stream));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
-                                                      enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-	cudaMemcpyAsync_ptsz_v7000_params params = { dst, src, count, kind, stream };
-	RT_CALL(cudaMemcpyAsync_ptsz_v7000, "cudaMemcpyAsync_ptsz", params,
-	        rt_memcpy(dst, src, count, kind, RT_ASYNC, rt_per_thread(stream)));
 }
 
 /* ------------------------------------------------------------ 2D */
@@ -225,17 +216,7 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy2D(void *dst, size_t dpitch, const vo
 {
 	cudaMemcpy2D_v3020_params params = { dst, dpitch, src, spitch, width, height, kind };
 	RT_CALL(cudaMemcpy2D_v3020, "cudaMemcpy2D", params,
-	        rt_memcpy_2d(dst, dpitch, src, spitch, width, height, kind, RT_SYNC_LEGACY, NULL));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src,
-                                                   size_t spitch, size_t width, size_t height,
-                                                   enum cudaMemcpyKind kind)
-{
-	cudaMemcpy2D_ptds_v7000_params params = { dst, dpitch, src, spitch, width, height, kind };
-	RT_CALL(
-	    cudaMemcpy2D_ptds_v7000, "cudaMemcpy2D_ptds", params,
-	    rt_memcpy_2d(dst, dpitch, src, spitch, width, height, kind, RT_SYNC_PER_THREAD, NULL));
+	        rt_memcpy_2d(dst, dpitch, src, spitch, width, height, kind, rt_sync(), NULL));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
@@ -246,18 +227,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, size_t dpitch, con
 		                                  width, height, kind, stream };
 	RT_CALL(cudaMemcpy2DAsync_v3020, "cudaMemcpy2DAsync", params,
 	        rt_memcpy_2d(dst, dpitch, src, spitch, width, height, kind, RT_ASYNC, stream));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src,
-                                                        size_t spitch, size_t width, size_t height,
-                                                        enum cudaMemcpyKind kind,
-                                                        cudaStream_t stream)
-{
-	cudaMemcpy2DAsync_ptsz_v7000_params params = { dst,   dpitch, src,  spitch,
-		                                       width, height, kind, stream };
-	RT_CALL(cudaMemcpy2DAsync_ptsz_v7000, "cudaMemcpy2DAsync_ptsz", params,
-	        rt_memcpy_2d(dst, dpitch, src, spitch, width, height, kind, RT_ASYNC,
-	                     rt_per_thread(stream)));
 }
 
 /* ------------------------------------------------------------ peer */
@@ -336,14 +305,7 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemset(void *devPtr, int value, size_t coun
 {
 	cudaMemset_v3020_params params = { devPtr, value, count };
 	RT_CALL(cudaMemset_v3020, "cudaMemset", params,
-	        rt_memset(devPtr, value, count, RT_SYNC_LEGACY, NULL));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaMemset_ptds(void *devPtr, int value, size_t count)
-{
-	cudaMemset_ptds_v7000_params params = { devPtr, value, count };
-	RT_CALL(cudaMemset_ptds_v7000, "cudaMemset_ptds", params,
-	        rt_memset(devPtr, value, count, RT_SYNC_PER_THREAD, NULL));
+	        rt_memset(devPtr, value, count, rt_sync(), NULL));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemsetAsync(void *devPtr, int value, size_t count,
@@ -352,14 +314,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemsetAsync(void *devPtr, int value, size_t
 	cudaMemsetAsync_v3020_params params = { devPtr, value, count, stream };
 	RT_CALL(cudaMemsetAsync_v3020, "cudaMemsetAsync", params,
 	        rt_memset(devPtr, value, count, RT_ASYNC, stream));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count,
-                                                      cudaStream_t stream)
-{
-	cudaMemsetAsync_ptsz_v7000_params params = { devPtr, value, count, stream };
-	RT_CALL(cudaMemsetAsync_ptsz_v7000, "cudaMemsetAsync_ptsz", params,
-	        rt_memset(devPtr, value, count, RT_ASYNC, rt_per_thread(stream)));
 }
 
 static cudaError_t rt_memset_2d(void *devPtr, size_t pitch, int value, size_t width, size_t height,
@@ -392,15 +346,7 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemset2D(void *devPtr, size_t pitch, int va
 {
 	cudaMemset2D_v3020_params params = { devPtr, pitch, value, width, height };
 	RT_CALL(cudaMemset2D_v3020, "cudaMemset2D", params,
-	        rt_memset_2d(devPtr, pitch, value, width, height, RT_SYNC_LEGACY, NULL));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaMemset2D_ptds(void *devPtr, size_t pitch, int value,
-                                                   size_t width, size_t height)
-{
-	cudaMemset2D_ptds_v7000_params params = { devPtr, pitch, value, width, height };
-	RT_CALL(cudaMemset2D_ptds_v7000, "cudaMemset2D_ptds", params,
-	        rt_memset_2d(devPtr, pitch, value, width, height, RT_SYNC_PER_THREAD, NULL));
+	        rt_memset_2d(devPtr, pitch, value, width, height, rt_sync(), NULL));
 }
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
@@ -409,15 +355,4 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemset2DAsync(void *devPtr, size_t pitch, i
 	cudaMemset2DAsync_v3020_params params = { devPtr, pitch, value, width, height, stream };
 	RT_CALL(cudaMemset2DAsync_v3020, "cudaMemset2DAsync", params,
 	        rt_memset_2d(devPtr, pitch, value, width, height, RT_ASYNC, stream));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value,
-                                                        size_t width, size_t height,
-                                                        cudaStream_t stream)
-{
-	cudaMemset2DAsync_ptsz_v7000_params params = {
-		devPtr, pitch, value, width, height, stream
-	};
-	RT_CALL(cudaMemset2DAsync_ptsz_v7000, "cudaMemset2DAsync_ptsz", params,
-	        rt_memset_2d(devPtr, pitch, value, width, height, RT_ASYNC, rt_per_thread(stream)));
 }

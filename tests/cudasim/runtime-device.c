@@ -688,8 +688,9 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaProfilerStop(void)
  * The driver's cuGetProcAddress (cuda_runtime_api.h: "\sa cuGetProcAddress"):
  * cudaEnable* and cudaDriverEntryPoint* have the values of the
  * CU_GET_PROC_ADDRESS_* ones (driver_types.h, cuda.h). Without a version,
- * the runtime's own, CUDART_VERSION; the _ptsz exports read the default
- * flags as per-thread.
+ * the runtime's own, CUDART_VERSION. In the frame of a _ptsz twin (the
+ * twins are generated: tools/gen-twins.sh) the default flags read as
+ * per-thread.
  */
 static cudaError_t rt_entry_point(const char *symbol, void **funcPtr, unsigned int version,
                                   unsigned long long flags, bool per_thread,
@@ -715,21 +716,10 @@ cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long f
 {
 	cudaGetDriverEntryPoint_v11030_params params = { symbol, funcPtr, flags, driverStatus };
 	RT_CALL(cudaGetDriverEntryPoint_v11030, "cudaGetDriverEntryPoint", params,
-	        rt_entry_point(symbol, funcPtr, CUDART_VERSION, flags, false, driverStatus));
+	        rt_entry_point(symbol, funcPtr, CUDART_VERSION, flags, sim_api_per_thread(),
+	                       driverStatus));
 }
 #pragma GCC diagnostic pop
-
-SIM_EXPORT cudaError_t CUDARTAPI
-cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr, unsigned long long flags,
-                             enum cudaDriverEntryPointQueryResult *driverStatus);
-SIM_EXPORT cudaError_t CUDARTAPI
-cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr, unsigned long long flags,
-                             enum cudaDriverEntryPointQueryResult *driverStatus)
-{
-	cudaGetDriverEntryPoint_v11030_params params = { symbol, funcPtr, flags, driverStatus };
-	RT_CALL(cudaGetDriverEntryPoint_ptsz_v11030, "cudaGetDriverEntryPoint_ptsz", params,
-	        rt_entry_point(symbol, funcPtr, CUDART_VERSION, flags, true, driverStatus));
-}
 
 SIM_EXPORT cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(
     const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
@@ -738,19 +728,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(
 	cudaGetDriverEntryPointByVersion_v12050_params params = { symbol, funcPtr, cudaVersion,
 		                                                  flags, driverStatus };
 	RT_CALL(cudaGetDriverEntryPointByVersion_v12050, "cudaGetDriverEntryPointByVersion", params,
-	        rt_entry_point(symbol, funcPtr, cudaVersion, flags, false, driverStatus));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(
-    const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
-    enum cudaDriverEntryPointQueryResult *driverStatus);
-SIM_EXPORT cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(
-    const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
-    enum cudaDriverEntryPointQueryResult *driverStatus)
-{
-	cudaGetDriverEntryPointByVersion_ptsz_v12050_params params = { symbol, funcPtr, cudaVersion,
-		                                                       flags, driverStatus };
-	RT_CALL(cudaGetDriverEntryPointByVersion_ptsz_v12050,
-	        "cudaGetDriverEntryPointByVersion_ptsz", params,
-	        rt_entry_point(symbol, funcPtr, cudaVersion, flags, true, driverStatus));
+	        rt_entry_point(symbol, funcPtr, cudaVersion, flags, sim_api_per_thread(),
+	                       driverStatus));
 }

@@ -30,16 +30,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaStreamBeginCapture(cudaStream_t stream,
 	        rt_capture_begin(stream, mode));
 }
 
-SIM_EXPORT cudaError_t CUDARTAPI cudaStreamBeginCapture_ptsz(cudaStream_t stream,
-                                                             enum cudaStreamCaptureMode mode);
-SIM_EXPORT cudaError_t CUDARTAPI cudaStreamBeginCapture_ptsz(cudaStream_t stream,
-                                                             enum cudaStreamCaptureMode mode)
-{
-	cudaStreamBeginCapture_ptsz_v10000_params params = { stream, mode };
-	RT_CALL(cudaStreamBeginCapture_ptsz_v10000, "cudaStreamBeginCapture_ptsz", params,
-	        rt_capture_begin(rt_per_thread(stream), mode));
-}
-
 static cudaError_t rt_capture_end(cudaStream_t stream, cudaGraph_t *pGraph)
 {
 	cudaError_t result = rt_begin(pGraph != NULL);
@@ -54,15 +44,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaStreamEndCapture(cudaStream_t stream, cudaG
 	cudaStreamEndCapture_v10000_params params = { stream, pGraph };
 	RT_CALL(cudaStreamEndCapture_v10000, "cudaStreamEndCapture", params,
 	        rt_capture_end(stream, pGraph));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaStreamEndCapture_ptsz(cudaStream_t stream,
-                                                           cudaGraph_t *pGraph);
-SIM_EXPORT cudaError_t CUDARTAPI cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph)
-{
-	cudaStreamEndCapture_ptsz_v10000_params params = { stream, pGraph };
-	RT_CALL(cudaStreamEndCapture_ptsz_v10000, "cudaStreamEndCapture_ptsz", params,
-	        rt_capture_end(rt_per_thread(stream), pGraph));
 }
 
 static cudaError_t rt_is_capturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status)
@@ -80,16 +61,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaStreamIsCapturing(cudaStream_t stream,
 	cudaStreamIsCapturing_v10000_params params = { stream, pCaptureStatus };
 	RT_CALL(cudaStreamIsCapturing_v10000, "cudaStreamIsCapturing", params,
 	        rt_is_capturing(stream, pCaptureStatus));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI
-cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus);
-SIM_EXPORT cudaError_t CUDARTAPI
-cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
-{
-	cudaStreamIsCapturing_ptsz_v10000_params params = { stream, pCaptureStatus };
-	RT_CALL(cudaStreamIsCapturing_ptsz_v10000, "cudaStreamIsCapturing_ptsz", params,
-	        rt_is_capturing(rt_per_thread(stream), pCaptureStatus));
 }
 
 static cudaError_t rt_capture_info(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
@@ -209,16 +180,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaGraphLaunch(cudaGraphExec_t graphExec, cuda
 	cudaGraphLaunch_v10000_params params = { graphExec, stream };
 	RT_CALL(cudaGraphLaunch_v10000, "cudaGraphLaunch", params,
 	        rt_graph_launch(graphExec, stream));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec,
-                                                      cudaStream_t stream);
-SIM_EXPORT cudaError_t CUDARTAPI cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec,
-                                                      cudaStream_t stream)
-{
-	cudaGraphLaunch_ptsz_v10000_params params = { graphExec, stream };
-	RT_CALL(cudaGraphLaunch_ptsz_v10000, "cudaGraphLaunch_ptsz", params,
-	        rt_graph_launch(graphExec, rt_per_thread(stream)));
 }
 
 static cudaError_t rt_graph_upload(cudaGraphExec_t exec, cudaStream_t stream)

@@ -180,46 +180,11 @@ HIDDEN cudaError_t rt_launch_config(const cudaLaunchConfig_t *config, CUlaunchCo
 
 /* ------------------------------------------------------------ exports
  *
- * Exported names that no header declares in a C translation unit: the
- * per-thread default stream variants (cuda_runtime_api.h:158-200 name
- * them only through macros) and nvcc's ABI (crt/host_runtime.h and
- * crt/device_functions.h declare it for C++ only).
+ * Exported names that no header declares in a C translation unit: nvcc's
+ * ABI (crt/host_runtime.h and crt/device_functions.h declare it for C++
+ * only). The per-thread default stream twins are generated
+ * (runtime-twins.c, tools/gen-twins.sh), but for __cudaLaunchKernel_ptsz.
  */
-cudaError_t CUDARTAPI cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream);
-cudaError_t CUDARTAPI cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t memPool,
-                                                   cudaStream_t stream);
-cudaError_t CUDARTAPI cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream);
-cudaError_t CUDARTAPI cudaMemcpy_ptds(void *dst, const void *src, size_t count,
-                                      enum cudaMemcpyKind kind);
-cudaError_t CUDARTAPI cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
-                                           enum cudaMemcpyKind kind, cudaStream_t stream);
-cudaError_t CUDARTAPI cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src, size_t spitch,
-                                        size_t width, size_t height, enum cudaMemcpyKind kind);
-cudaError_t CUDARTAPI cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src,
-                                             size_t spitch, size_t width, size_t height,
-                                             enum cudaMemcpyKind kind, cudaStream_t stream);
-cudaError_t CUDARTAPI cudaMemset_ptds(void *devPtr, int value, size_t count);
-cudaError_t CUDARTAPI cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count,
-                                           cudaStream_t stream);
-cudaError_t CUDARTAPI cudaMemset2D_ptds(void *devPtr, size_t pitch, int value, size_t width,
-                                        size_t height);
-cudaError_t CUDARTAPI cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t width,
-                                             size_t height, cudaStream_t stream);
-cudaError_t CUDARTAPI cudaStreamSynchronize_ptsz(cudaStream_t stream);
-cudaError_t CUDARTAPI cudaStreamQuery_ptsz(cudaStream_t stream);
-cudaError_t CUDARTAPI cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
-                                               unsigned int flags);
-cudaError_t CUDARTAPI cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags);
-cudaError_t CUDARTAPI cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority);
-cudaError_t CUDARTAPI cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream);
-cudaError_t CUDARTAPI cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream,
-                                                    unsigned int flags);
-cudaError_t CUDARTAPI cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
-                                                struct cudaMemLocation location, unsigned int flags,
-                                                cudaStream_t stream);
-cudaError_t CUDARTAPI cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
-                                            void **args, size_t sharedMem, cudaStream_t stream);
-
 void **CUDARTAPI __cudaRegisterFatBinary(void *fatCubin);
 void CUDARTAPI __cudaRegisterFatBinaryEnd(void **fatCubinHandle);
 void CUDARTAPI __cudaUnregisterFatBinary(void **fatCubinHandle);
@@ -247,9 +212,10 @@ cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
  *
  * The driver's per-thread-default-stream entry points. cuda.h names them
  * only through macros when CUDA_API_PER_THREAD_DEFAULT_STREAM is defined;
- * the synchronous _ptds runtime exports need them because those calls take
- * no stream. (Asynchronous _ptsz exports pass CU_STREAM_PER_THREAD to the
- * ordinary entry points instead.)
+ * the synchronous runtime copies and memsets call them in a _ptds twin's
+ * frame (sim_api_per_thread) because those calls take no stream.
+ * (Asynchronous _ptsz twins pass CU_STREAM_PER_THREAD to the ordinary
+ * entry points instead.)
  */
 CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
 CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);

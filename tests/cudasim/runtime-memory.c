@@ -294,14 +294,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMallocAsync(void **devPtr, size_t size, cud
 	        rt_malloc_async(devPtr, size, NULL, hStream));
 }
 
-SIM_EXPORT cudaError_t CUDARTAPI cudaMallocAsync_ptsz(void **devPtr, size_t size,
-                                                      cudaStream_t hStream)
-{
-	cudaMallocAsync_ptsz_v11020_params params = { devPtr, size, hStream };
-	RT_CALL(cudaMallocAsync_ptsz_v11020, "cudaMallocAsync_ptsz", params,
-	        rt_malloc_async(devPtr, size, NULL, rt_per_thread(hStream)));
-}
-
 /* A NULL pool is not "the default pool" here: it is an invalid handle. */
 static cudaError_t rt_malloc_from_pool(void **ptr, size_t size, cudaMemPool_t pool,
                                        cudaStream_t stream)
@@ -319,15 +311,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMallocFromPoolAsync(void **ptr, size_t size
 	        rt_malloc_from_pool(ptr, size, memPool, stream));
 }
 
-SIM_EXPORT cudaError_t CUDARTAPI cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size,
-                                                              cudaMemPool_t memPool,
-                                                              cudaStream_t stream)
-{
-	cudaMallocFromPoolAsync_ptsz_v11020_params params = { ptr, size, memPool, stream };
-	RT_CALL(cudaMallocFromPoolAsync_ptsz_v11020, "cudaMallocFromPoolAsync_ptsz", params,
-	        rt_malloc_from_pool(ptr, size, memPool, rt_per_thread(stream)));
-}
-
 static cudaError_t rt_free_async(void *devPtr, cudaStream_t stream)
 {
 	cudaError_t result = rt_context(NULL, NULL);
@@ -341,13 +324,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaFreeAsync(void *devPtr, cudaStream_t hStrea
 {
 	cudaFreeAsync_v11020_params params = { devPtr, hStream };
 	RT_CALL(cudaFreeAsync_v11020, "cudaFreeAsync", params, rt_free_async(devPtr, hStream));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
-{
-	cudaFreeAsync_ptsz_v11020_params params = { devPtr, hStream };
-	RT_CALL(cudaFreeAsync_ptsz_v11020, "cudaFreeAsync_ptsz", params,
-	        rt_free_async(devPtr, rt_per_thread(hStream)));
 }
 
 /* ------------------------------------------------------------ pools */
@@ -590,15 +566,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemPrefetchAsync(const void *devPtr, size_t
 	cudaMemPrefetchAsync_v12020_params params = { devPtr, count, location, flags, stream };
 	RT_CALL(cudaMemPrefetchAsync_v12020, "cudaMemPrefetchAsync", params,
 	        rt_prefetch(devPtr, count, location, flags, stream));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
-                                                           struct cudaMemLocation location,
-                                                           unsigned int flags, cudaStream_t stream)
-{
-	cudaMemPrefetchAsync_ptsz_v12020_params params = { devPtr, count, location, flags, stream };
-	RT_CALL(cudaMemPrefetchAsync_ptsz_v12020, "cudaMemPrefetchAsync_ptsz", params,
-	        rt_prefetch(devPtr, count, location, flags, rt_per_thread(stream)));
 }
 
 static cudaError_t rt_advise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,

@@ -104,25 +104,11 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream)
 	        rt_stream_op(stream, RT_STREAM_SYNC));
 }
 
-SIM_EXPORT cudaError_t CUDARTAPI cudaStreamSynchronize_ptsz(cudaStream_t stream)
-{
-	cudaStreamSynchronize_ptsz_v7000_params params = { stream };
-	RT_CALL(cudaStreamSynchronize_ptsz_v7000, "cudaStreamSynchronize_ptsz", params,
-	        rt_stream_op(rt_per_thread(stream), RT_STREAM_SYNC));
-}
-
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamQuery(cudaStream_t stream)
 {
 	cudaStreamQuery_v3020_params params = { stream };
 	RT_CALL(cudaStreamQuery_v3020, "cudaStreamQuery", params,
 	        rt_stream_op(stream, RT_STREAM_QUERY));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaStreamQuery_ptsz(cudaStream_t stream)
-{
-	cudaStreamQuery_ptsz_v7000_params params = { stream };
-	RT_CALL(cudaStreamQuery_ptsz_v7000, "cudaStreamQuery_ptsz", params,
-	        rt_stream_op(rt_per_thread(stream), RT_STREAM_QUERY));
 }
 
 /* flags: cudaEventWaitDefault (0) or cudaEventWaitExternal (1). */
@@ -148,14 +134,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t stream, cudaEv
 	        rt_stream_wait_event(stream, event, flags));
 }
 
-SIM_EXPORT cudaError_t CUDARTAPI cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
-                                                          unsigned int flags)
-{
-	cudaStreamWaitEvent_ptsz_v7000_params params = { stream, event, flags };
-	RT_CALL(cudaStreamWaitEvent_ptsz_v7000, "cudaStreamWaitEvent_ptsz", params,
-	        rt_stream_wait_event(rt_per_thread(stream), event, flags));
-}
-
 static cudaError_t rt_stream_get_flags(cudaStream_t stream, unsigned int *flags)
 {
 	cudaError_t result = rt_begin(flags != NULL);
@@ -170,13 +148,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaStreamGetFlags(cudaStream_t hStream, unsign
 	cudaStreamGetFlags_v5050_params params = { hStream, flags };
 	RT_CALL(cudaStreamGetFlags_v5050, "cudaStreamGetFlags", params,
 	        rt_stream_get_flags(hStream, flags));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags)
-{
-	cudaStreamGetFlags_ptsz_v7000_params params = { hStream, flags };
-	RT_CALL(cudaStreamGetFlags_ptsz_v7000, "cudaStreamGetFlags_ptsz", params,
-	        rt_stream_get_flags(rt_per_thread(hStream), flags));
 }
 
 /* ------------------------------------------------------------ priorities */
@@ -222,13 +193,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaStreamGetPriority(cudaStream_t hStream, int
 	cudaStreamGetPriority_v5050_params params = { hStream, priority };
 	RT_CALL(cudaStreamGetPriority_v5050, "cudaStreamGetPriority", params,
 	        rt_stream_get_priority(hStream, priority));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority)
-{
-	cudaStreamGetPriority_ptsz_v7000_params params = { hStream, priority };
-	RT_CALL(cudaStreamGetPriority_ptsz_v7000, "cudaStreamGetPriority_ptsz", params,
-	        rt_stream_get_priority(rt_per_thread(hStream), priority));
 }
 
 /* ------------------------------------------------------------ events */
@@ -290,28 +254,12 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t event, cudaStream_t
 	        rt_event_record(event, stream, 0, false));
 }
 
-SIM_EXPORT cudaError_t CUDARTAPI cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
-{
-	cudaEventRecord_ptsz_v7000_params params = { event, stream };
-	RT_CALL(cudaEventRecord_ptsz_v7000, "cudaEventRecord_ptsz", params,
-	        rt_event_record(event, rt_per_thread(stream), 0, false));
-}
-
 SIM_EXPORT cudaError_t CUDARTAPI cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
                                                           unsigned int flags)
 {
 	cudaEventRecordWithFlags_v11010_params params = { event, stream, flags };
 	RT_CALL(cudaEventRecordWithFlags_v11010, "cudaEventRecordWithFlags", params,
 	        rt_event_record(event, stream, flags, true));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaEventRecordWithFlags_ptsz(cudaEvent_t event,
-                                                               cudaStream_t stream,
-                                                               unsigned int flags)
-{
-	cudaEventRecordWithFlags_ptsz_v11010_params params = { event, stream, flags };
-	RT_CALL(cudaEventRecordWithFlags_ptsz_v11010, "cudaEventRecordWithFlags_ptsz", params,
-	        rt_event_record(event, rt_per_thread(stream), flags, true));
 }
 
 enum rt_event_op { RT_EVENT_QUERY, RT_EVENT_SYNC, RT_EVENT_DESTROY };
@@ -426,16 +374,6 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaLaunchHostFunc(cudaStream_t stream, cudaHos
 	        rt_launch_host_func(stream, fn, userData));
 }
 
-SIM_EXPORT cudaError_t CUDARTAPI cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn,
-                                                         void *userData);
-SIM_EXPORT cudaError_t CUDARTAPI cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn,
-                                                         void *userData)
-{
-	cudaLaunchHostFunc_ptsz_v10000_params params = { stream, fn, userData };
-	RT_CALL(cudaLaunchHostFunc_ptsz_v10000, "cudaLaunchHostFunc_ptsz", params,
-	        rt_launch_host_func(rt_per_thread(stream), fn, userData));
-}
-
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamAddCallback(cudaStream_t stream,
                                                        cudaStreamCallback_t callback,
                                                        void *userData, unsigned int flags)
@@ -443,16 +381,4 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaStreamAddCallback(cudaStream_t stream,
 	cudaStreamAddCallback_v5000_params params = { stream, callback, userData, flags };
 	RT_CALL(cudaStreamAddCallback_v5000, "cudaStreamAddCallback", params,
 	        rt_stream_add_callback(stream, callback, userData, flags));
-}
-
-SIM_EXPORT cudaError_t CUDARTAPI cudaStreamAddCallback_ptsz(cudaStream_t stream,
-                                                            cudaStreamCallback_t callback,
-                                                            void *userData, unsigned int flags);
-SIM_EXPORT cudaError_t CUDARTAPI cudaStreamAddCallback_ptsz(cudaStream_t stream,
-                                                            cudaStreamCallback_t callback,
-                                                            void *userData, unsigned int flags)
-{
-	cudaStreamAddCallback_ptsz_v7000_params params = { stream, callback, userData, flags };
-	RT_CALL(cudaStreamAddCallback_ptsz_v7000, "cudaStreamAddCallback_ptsz", params,
-	        rt_stream_add_callback(rt_per_thread(stream), callback, userData, flags));
 }

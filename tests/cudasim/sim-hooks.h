@@ -83,6 +83,7 @@ struct sim_api_call {
 	uint64_t correlation_data;
 	CUpti_CallbackData data;
 	struct sim_api_call *outer; /* enclosing call on this thread, or NULL */
+	int per_thread;             /* opened for a _ptds/_ptsz twin: sim_api_per_thread */
 };
 
 /*
@@ -100,6 +101,42 @@ SIM_EXPORT void sim_api_exit(struct sim_api_call *call, int result);
 /* As sim_api_exit, with the result's name for the "op=error" line:
  * libcudart passes cudaGetErrorName(result), which the driver cannot know. */
 SIM_EXPORT void sim_api_exit_named(struct sim_api_call *call, int result, const char *result_name);
+
+/*
+ * The per-thread default stream twins. cuda.h and cuda_runtime_api.h give
+ * many functions a twin, NAME_ptds or NAME_ptsz (__CUDA_API_PTDS,
+ * __CUDA_API_PTSZ, __CUDART_API_PTDS, __CUDART_API_PTSZ), that programs
+ * compiled with --default-stream per-thread (CUDA_API_PER_THREAD_DEFAULT_STREAM)
+ * call instead: the same function, but the default stream is the calling
+ * thread's own, not the legacy one ("Per-thread default stream",
+ * https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html,
+ * https://docs.nvidia.com/cuda/cuda-driver-api/stream-sync-behavior.html;
+ * cuda.h, CU_STREAM_PER_THREAD). CUPTI reports the twin under its own
+ * callback id and name, with its own params struct.
+ *
+ * The twins are generated (tools/gen-twins.sh): each announces itself with
+ * sim_api_twin_begin, then calls its legacy function NAME with a stream 0
+ * argument made CU_STREAM_PER_THREAD. The first call frame that NAME opens
+ * on the thread (sim_api_enter, same domain, same name) is the twin's: it
+ * takes the twin's callback id, name and params, and is marked per-thread
+ * (sim_api_per_thread), for what the stream arguments do not say (a
+ * synchronous copy's stream, a stream inside a struct). sim_api_twin_end
+ * closes the announcement; a twin whose legacy function opened no frame is
+ * a simulator bug, and aborts.
+ */
+struct sim_api_twin {
+	CUpti_CallbackDomain domain;
+	CUpti_CallbackId cbid;
+	const char *name;   /* the twin's, e.g. "cuMemcpyAsync_ptsz" */
+	const char *legacy; /* the frame name NAME opens, e.g. "cuMemcpyAsync" */
+	void *params;       /* the twin's *_params struct, or NULL */
+	int taken;          /* set when a frame took it */
+};
+SIM_EXPORT void sim_api_twin_begin(struct sim_api_twin *twin);
+SIM_EXPORT void sim_api_twin_end(struct sim_api_twin *twin);
+/* Non-zero when the innermost call frame on this thread is a twin's: its
+ * default stream (CU_STREAM_LEGACY otherwise) is CU_STREAM_PER_THREAD. */
+SIM_EXPORT int sim_api_per_thread(void);
 
 /* Correlation id that GPU work started now on this thread carries: the
  * outermost reported call's (0 outside any call). */
