@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cupti-seen.h"
 #include "tap.h"
 
 /* cuda_gl_interop.h needs GL/gl.h; the ABI is all the program needs. */
@@ -25,40 +26,6 @@ extern cudaError_t CUDARTAPI cudaGLGetDevices(unsigned int *pCudaDeviceCount, in
                                               unsigned int cudaDeviceCount, int deviceList);
 /* Exported by libcupti.so.13, declared by no header. */
 extern CUptiResult CUPTIAPI cuptiGetNumContexts(void);
-
-#define MAX_SEEN 64
-
-struct seen {
-	CUpti_CallbackDomain domain;
-	CUpti_CallbackId cbid;
-	CUpti_ApiCallbackSite site;
-	const void *params;
-	int has_return;
-	int result;
-	char name[64];
-};
-
-static struct seen seen[MAX_SEEN];
-static int nseen;
-
-static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                 const void *cbdata)
-{
-	const CUpti_CallbackData *data = cbdata;
-	struct seen *s;
-
-	(void)userdata;
-	if (nseen >= MAX_SEEN)
-		return;
-	s = &seen[nseen++];
-	s->domain = domain;
-	s->cbid = cbid;
-	s->site = data->callbackSite;
-	s->params = data->functionParams;
-	s->has_return = data->callbackSite == CUPTI_API_EXIT && data->functionReturnValue;
-	s->result = s->has_return ? *(const int *)data->functionReturnValue : 0;
-	snprintf(s->name, sizeof(s->name), "%s", data->functionName ? data->functionName : "");
-}
 
 /* Whether CUPTI saw ENTER then EXIT of (domain, cbid) named name, with
  * params present or not, returning result. */
