@@ -68,5 +68,7 @@ done
 # PyTorch's steps, wall time only: under callgrind it starts in minutes.
 run torch-bench sh "$here/torch-bench.sh" 5 0
 figure torch-bench "the recorded training step's time" "wall time per step, recorded / untraced:"
+figure torch-bench "the training step's time with --tensor-sites" \
+	"wall time per step, recorded with --tensor-sites / untraced:"
 
 tap_done

@@ -7,9 +7,10 @@
 # simulated GPU, in the virtual environment of tools/framework-venv, each
 # figure printed (`make bench`; nothing is asserted):
 #
-#   - wall time per step, untraced and recorded with `cudatrace record`'s
-#     default options: the best of three runs of STEPS steps (default
-#     500), timed by the script around its loop, and the ratio;
+#   - wall time per step, untraced, recorded with `cudatrace record`'s
+#     default options and recorded with --tensor-sites (PyTorch's
+#     allocation history): the best of three runs of STEPS steps (default
+#     500), timed by the script around its loop, and the ratios;
 #   - instructions per step at the margin: the whole process (Python,
 #     PyTorch, the simulated CUDA and CUPTI, lttng-ust, every thread)
 #     counted by callgrind at COUNTED_STEPS and 2 x COUNTED_STEPS steps
@@ -59,6 +60,8 @@ stepped() {
 	shift 3
 	set -- "$cudasim_env" --libdir "$trace_simdir" "$@" "$venv/bin/python" "$step_py" "$n"
 	[ "$mode" = traced ] && set -- "$cli_bin" record -q -o "$lttng_tmp/$tag.trace" -- "$@"
+	[ "$mode" = sites ] &&
+		set -- "$cli_bin" record -q --tensor-sites -o "$lttng_tmp/$tag.trace" -- "$@"
 	CUDASIM_LEDGER="" timeout 3600 "$@" >"$lttng_tmp/$tag.out" 2>"$lttng_tmp/$tag.err" || {
 		echo "torch-bench: $tag failed" >&2
 		tail -n 5 "$lttng_tmp/$tag.err" >&2
@@ -78,9 +81,12 @@ best() {
 echo "torch-bench: $steps training steps, best of three"
 plain=$(best plain) || exit 1
 traced=$(best traced) || exit 1
-echo "$plain $traced" | awk '{
-	printf "  untraced %.1f us/step, recorded %.1f us/step\n", $1 / 1000, $2 / 1000
+sites=$(best sites) || exit 1
+echo "$plain $traced $sites" | awk '{
+	printf "  untraced %.1f us/step, recorded %.1f us/step, with --tensor-sites %.1f us/step\n",
+		$1 / 1000, $2 / 1000, $3 / 1000
 	printf "wall time per step, recorded / untraced: %.2f\n", $2 / $1
+	printf "wall time per step, recorded with --tensor-sites / untraced: %.2f\n", $3 / $1
 }'
 
 [ "$counted" -gt 0 ] || exit 0

@@ -19,7 +19,12 @@
 #   observer), at the uncaught exception and at exit. It reads them only
 #   once the framework has initialised the GPU itself: the probe never
 #   initialises CUDA, never imports a framework, and defines no name in
-#   the program's modules.
+#   the program's modules;
+# - with CUDATRACE_TENSOR_SITES=1 (`record --tensor-sites`), PyTorch's
+#   allocation history (torch.cuda.memory._record_memory_history, Python
+#   stacks of the allocations only), and from its snapshot the Python
+#   lines whose tensors held the memory at the first out-of-memory error,
+#   at exit, and at the highest of what its tensors held.
 #
 # The library is CUDA_INJECTION64_PATH, opened on first use (the same
 # object the CUDA driver opens). Without a session (CUDATRACE_SESSION),
@@ -61,15 +66,20 @@ def _cudatrace_probe():
 
 # The contract's enumerations (contract/events.def): framework, framework_moment.
 _FRAMEWORKS = {"torch": 1, "jax": 2, "tensorflow": 3}
-_SAMPLE, _OOM, _EXCEPTION, _EXIT = 1, 2, 3, 4
+_SAMPLE, _OOM, _EXCEPTION, _EXIT, _PEAK = 1, 2, 3, 4, 5
 _TEXT_MAX = 4096
+# Tensor sites: the allocation history PyTorch keeps (entries), and the
+# sites told per device and moment, the most bytes first.
+_HISTORY = 100000
+_SITES_MAX = 20
 
 
 def _install(library):
     import os
     import sys
 
-    state = {"lib": None, "broken": False, "readers": {}, "last": {}, "thread": None}
+    state = {"lib": None, "broken": False, "readers": {}, "last": {}, "thread": None,
+             "sites": {}, "oom_sites": False}
 
     def lib():
         """libcudatrace's functions, opened on first use; None once broken."""
@@ -82,6 +92,7 @@ def _install(library):
                 "cudatrace_python_framework_load": [u32, text],
                 "cudatrace_python_framework_memory": [u32, u32, u32] + [u64] * 5,
                 "cudatrace_python_framework_oom": [u32, u32, u64, u64, u64],
+                "cudatrace_python_framework_site": [u32, u32, u32, u64, u64, text, u32, text],
                 "cudatrace_python_exception": [text, text, text, u32, text, text, u32],
             }
             functions = {}
@@ -156,6 +167,8 @@ def _install(library):
             stop.set()
             thread.join(1.0)
         guarded(emit_all)(_EXIT)
+        for sites in list(state["sites"].values()):
+            guarded(sites)(_EXIT)
 
     # ------------------------------------------------------------ frameworks
 
@@ -179,14 +192,94 @@ def _install(library):
             lib()["framework_oom"](_FRAMEWORKS["torch"], device, requested, limit,
                                    device_free)
             emit_memory("torch", _OOM)
+            if "torch" in state["sites"] and not state["oom_sites"]:
+                state["oom_sites"] = True
+                state["sites"]["torch"](_OOM)
 
         def attach():
             torch._C._cuda_attach_out_of_memory_observer(guarded(on_oom))
+            if os.environ.get("CUDATRACE_TENSOR_SITES", "0") not in ("", "0"):
+                torch.cuda.memory._record_memory_history(
+                    enabled="all", context="alloc", stacks="python", max_entries=_HISTORY)
+                state["sites"]["torch"] = lambda at: torch_sites(torch, at)
 
         # The observer reaches only the allocators of an initialised CUDA:
         # _lazy_call runs it now, or right after PyTorch initialises it.
         torch.cuda._lazy_call(guarded(attach))
         return read
+
+    # ---------------------------------------------------------- tensor sites
+
+    def site_of(frames, standard):
+        """(file, line, function) of an allocation's Python FRAMES (innermost
+        first): the innermost of the program's own code, else the innermost."""
+        for f in frames:
+            if own_code(f.get("filename", ""), standard):
+                return f.get("filename", ""), f.get("line", 0), f.get("name", "")
+        if frames:
+            return frames[0].get("filename", ""), frames[0].get("line", 0), frames[0].get("name", "")
+        return "", 0, ""
+
+    def emit_sites(framework, device, at, sites):
+        """SITES ({(file, line, function): [bytes, count]}) of DEVICE at AT,
+        the most bytes first."""
+        ranked = sorted(sites.items(), key=lambda item: -item[1][0])[:_SITES_MAX]
+        for (file, line, function), (nbytes, count) in ranked:
+            if nbytes > 0:
+                lib()["framework_site"](_FRAMEWORKS[framework], device, at, nbytes, count,
+                                        text(file), line, text(function))
+
+    def peak_sites(trace, standard):
+        """The sites of the tensors live at the highest of what they held,
+        replaying PyTorch's allocation history TRACE of one device (alloc and
+        free_completed, in bytes allocated as memory_allocated() counts them);
+        None when the history does not reach back to the start."""
+        if not trace or len(trace) >= _HISTORY:
+            return None
+        total, top, top_at = 0, 0, -1
+        for index, e in enumerate(trace):
+            if e.get("action") == "alloc":
+                total += e.get("size", 0)
+            elif e.get("action") == "free_completed":
+                total -= e.get("size", 0)
+            if total > top:
+                top, top_at = total, index
+        live = {}
+        for e in trace[:top_at + 1]:
+            if e.get("action") == "alloc":
+                live[e.get("addr")] = (e.get("size", 0), site_of(e.get("frames") or [], standard))
+            elif e.get("action") == "free_completed":
+                live.pop(e.get("addr"), None)
+        sites = {}
+        for size, key in live.values():
+            entry = sites.setdefault(key, [0, 0])
+            entry[0] += size
+            entry[1] += 1
+        return sites
+
+    def torch_sites(torch, at):
+        """The Python lines whose tensors held PyTorch's memory at AT, from its
+        snapshot; at exit, at the highest of what they held too."""
+        if not torch.cuda.is_initialized():
+            return
+        standard = standard_paths()
+        snapshot = torch.cuda.memory._snapshot()
+        live = {}
+        for segment in snapshot.get("segments", []):
+            device = segment.get("device", 0)
+            for block in segment.get("blocks", []):
+                if block.get("state") != "active_allocated":
+                    continue
+                entry = live.setdefault(device, {}).setdefault(
+                    site_of(block.get("frames") or [], standard), [0, 0])
+                entry[0] += block.get("size", 0)
+                entry[1] += 1
+        for device, sites in live.items():
+            emit_sites("torch", device, at, sites)
+        for device, trace in enumerate(snapshot.get("device_traces", []) if at == _EXIT else []):
+            sites = peak_sites(trace, standard)
+            if sites:
+                emit_sites("torch", device, _PEAK, sites)
 
     def jax_reader(jax):
         def read():
@@ -281,16 +374,20 @@ def _install(library):
             return False
         return not any(path.startswith(os.path.join(d, "")) for d in standard)
 
+    def standard_paths():
+        """Where Python's own library is."""
+        import sysconfig
+
+        paths = sysconfig.get_paths()
+        return {os.path.abspath(paths[k]) for k in ("stdlib", "platstdlib") if k in paths}
+
     def on_exception(kind, value, tb):
         frames = []
         while tb is not None:
             frames.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno,
                            tb.tb_frame.f_code.co_name))
             tb = tb.tb_next
-        import sysconfig
-
-        paths = sysconfig.get_paths()
-        standard = {os.path.abspath(paths[k]) for k in ("stdlib", "platstdlib") if k in paths}
+        standard = standard_paths()
         raised = frames[-1] if frames else ("", 0, "")
         own = next((f for f in reversed(frames) if own_code(f[0], standard)), raised)
         name = getattr(kind, "__qualname__", getattr(kind, "__name__", str(kind)))

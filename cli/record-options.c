@@ -26,6 +26,7 @@ enum {
 	OPT_NO_API,
 	OPT_NO_NVTX,
 	OPT_NO_PYTHON_PROBE,
+	OPT_TENSOR_SITES,
 	OPT_ACTIVITY,
 	OPT_NO_ACTIVITY,
 	OPT_NVML_PERIOD,
@@ -51,6 +52,7 @@ static const struct option long_options[] = {
 	{ "no-api", no_argument, NULL, OPT_NO_API },
 	{ "no-nvtx", no_argument, NULL, OPT_NO_NVTX },
 	{ "no-python-probe", no_argument, NULL, OPT_NO_PYTHON_PROBE },
+	{ "tensor-sites", no_argument, NULL, OPT_TENSOR_SITES },
 	{ "activity", required_argument, NULL, OPT_ACTIVITY },
 	{ "no-activity", no_argument, NULL, OPT_NO_ACTIVITY },
 	{ "nvml-period", required_argument, NULL, OPT_NVML_PERIOD },
@@ -102,6 +104,10 @@ static void print_help(void)
 	      "      --no-nvtx             do not trace NVTX ranges and marks\n"
 	      "      --no-python-probe     no probe in Python processes (their uncaught\n"
 	      "                            exception, their framework's memory figures)\n"
+	      "      --tensor-sites        PyTorch's allocation history, for the Python\n"
+	      "                            lines its tensors were allocated at (at an\n"
+	      "                            out-of-memory error, its peak, exit); slows\n"
+	      "                            each allocation of a tensor\n"
 	      "      --all-processes       record every process of the user that loads the\n"
 	      "                            tracer (other records' programs too), not only\n"
 	      "                            COMMAND and its descendants\n"
@@ -281,6 +287,9 @@ static enum record_parse_result parse_one(int c, const char *arg, struct record_
 	case OPT_NO_PYTHON_PROBE:
 		o->no_python_probe = true;
 		break;
+	case OPT_TENSOR_SITES:
+		o->tensor_sites = true;
+		break;
 	case OPT_ACTIVITY:
 		if (!valid_activity(arg))
 			return usage("--activity=%s: give all, none, or a comma-separated list of "
@@ -386,6 +395,9 @@ static enum record_parse_result check(struct record_options *o)
 	if (o->flight_recorder && o->live)
 		return usage("--flight-recorder keeps the trace in memory: it cannot be read "
 		             "live");
+	if (o->tensor_sites && o->no_python_probe)
+		return usage("--tensor-sites asks the Python probe for PyTorch's allocation "
+		             "history: it cannot be --no-python-probe");
 	if (o->flight_recorder && o->blocking)
 		return usage("--flight-recorder overwrites the oldest events: it cannot be "
 		             "--blocking");

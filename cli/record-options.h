@@ -41,6 +41,7 @@ struct record_options {
 	bool no_api;
 	bool no_nvtx;
 	bool no_python_probe; /* no sitecustomize probe on PYTHONPATH */
+	bool tensor_sites;    /* the probe keeps PyTorch's allocation history */
 	const char *activity; /* CUDATRACE_ACTIVITY, NULL: the tracer's default */
 	const char *nvml_period_ms;
 	const char *flush_period_ms;

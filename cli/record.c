@@ -557,6 +557,8 @@ static int prepare_environment(struct record *r)
 	/* Without the probe, Python processes are traced as any other: a warning. */
 	if (!o->no_python_probe)
 		(void)python_probe_prepare(r->python_probe, sizeof(r->python_probe));
+	if (o->tensor_sites && set_env("CUDATRACE_TENSOR_SITES", "1") < 0)
+		return -1;
 	return 0;
 }
 

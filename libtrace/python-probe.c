@@ -2,7 +2,8 @@
 /*
  * python-probe.c - what the Python probe says of a Python process and its
  * framework: cudatrace_python_* emit framework_load, framework_memory,
- * framework_oom and python_exception (doc/events.md, "The Python probe").
+ * framework_oom, framework_site and python_exception (doc/events.md, "The
+ * Python probe").
  *
  * The probe is a sitecustomize module `cudatrace record` puts on the
  * PYTHONPATH of the traced tree (cli/python-probe.py); it calls these
@@ -27,6 +28,9 @@ EXPORT void cudatrace_python_framework_memory(uint32_t framework, uint32_t devic
                                               uint64_t limit);
 EXPORT void cudatrace_python_framework_oom(uint32_t framework, uint32_t device, uint64_t requested,
                                            uint64_t limit, uint64_t device_free);
+EXPORT void cudatrace_python_framework_site(uint32_t framework, uint32_t device, uint32_t at,
+                                            uint64_t bytes, uint64_t count, const char *file,
+                                            uint32_t line, const char *function);
 EXPORT void cudatrace_python_exception(const char *type, const char *message, const char *file,
                                        uint32_t line, const char *function, const char *raised_file,
                                        uint32_t raised_line);
@@ -39,7 +43,7 @@ static uint8_t framework_of(uint32_t framework)
 
 static uint8_t moment_of(uint32_t at)
 {
-	return at >= CT_FRAMEWORK_SAMPLE && at <= CT_FRAMEWORK_EXIT ? (uint8_t)at
+	return at >= CT_FRAMEWORK_SAMPLE && at <= CT_FRAMEWORK_PEAK ? (uint8_t)at
 	                                                            : CT_FRAMEWORK_SAMPLE;
 }
 
@@ -87,6 +91,27 @@ void cudatrace_python_framework_oom(uint32_t framework, uint32_t device, uint64_
 	                        .limit = limit,
 	                        .device_free = device_free,
 	                    });
+}
+
+void cudatrace_python_framework_site(uint32_t framework, uint32_t device, uint32_t at,
+                                     uint64_t bytes, uint64_t count, const char *file,
+                                     uint32_t line, const char *function)
+{
+	ensure_context();
+	file = text_or_empty(file);
+	function = text_or_empty(function);
+	EMIT(framework_site, &(struct ct_ev_framework_site){
+	                         .framework = framework_of(framework),
+	                         .device = device,
+	                         .at = moment_of(at),
+	                         .bytes = bytes,
+	                         .count = count,
+	                         .file = file,
+	                         .file_len = text_length(file),
+	                         .line = line,
+	                         .function = function,
+	                         .function_len = text_length(function),
+	                     });
 }
 
 void cudatrace_python_exception(const char *type, const char *message, const char *file,

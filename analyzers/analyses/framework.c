@@ -90,6 +90,7 @@ static struct ct_framework_device *entry_of(struct framework *f, struct ct_proce
 	entry.device = device;
 	entry.version = version_of(f, p->pid, framework);
 	entry.ooms = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_oom));
+	entry.sites = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_site));
 	ct_series_init(&entry.in_use, f->opts->series_points);
 	ct_series_init(&entry.reserved, f->opts->series_points);
 	g_array_append_val(f->result.devices, entry);
@@ -179,6 +180,32 @@ static void on_oom(struct framework *f, const struct ct_event *ev)
 		g_array_append_val(d->ooms, oom);
 }
 
+/*
+ * A site of the framework's tensors at a moment. At an out-of-memory
+ * error, those of the first only: the probe tells no other, and the first
+ * is the one the findings explain.
+ */
+static void on_site(struct framework *f, const struct ct_event *ev)
+{
+	const struct ct_ev_framework_site *e = &ev->u.framework_site;
+	struct ct_framework_device *d = entry_of(f, ev->process, e->framework, e->device);
+	char site[512];
+	struct ct_framework_site s = {
+		.at = e->at,
+		.file = keep(f, e->file, e->file_len),
+		.function = keep(f, e->function, e->function_len),
+		.line = e->line,
+		.bytes = e->bytes,
+		.count = e->count,
+	};
+
+	if (e->at == CT_FRAMEWORK_OOM && d->oom_count > 1)
+		return;
+	ct_python_site_format(s.file, s.line, s.function, site, sizeof(site));
+	s.site = g_string_chunk_insert_const(f->result.strings, site);
+	g_array_append_val(d->sites, s);
+}
+
 static void on_exception(struct framework *f, const struct ct_event *ev)
 {
 	const struct ct_ev_python_exception *e = &ev->u.python_exception;
@@ -217,6 +244,9 @@ static void framework_event(void *state, const struct ct_event *ev)
 		break;
 	case CT_EV_PYTHON_EXCEPTION:
 		on_exception(f, ev);
+		break;
+	case CT_EV_FRAMEWORK_SITE:
+		on_site(f, ev);
 		break;
 	default:
 		break;
@@ -291,6 +321,19 @@ static void write_oom(struct ct_doc *doc, const struct ct_framework_oom *o)
 	ct_doc_end(doc);
 }
 
+static void write_site(struct ct_doc *doc, const struct ct_framework_site *s)
+{
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_string(doc, "at", ct_framework_moment_label(s->at));
+	ct_doc_string(doc, "site", s->site);
+	ct_doc_string(doc, "file", s->file);
+	ct_doc_u64(doc, "line", s->line, CT_UNIT_ID);
+	ct_doc_string(doc, "function", s->function);
+	ct_doc_u64(doc, "bytes", s->bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "count", s->count, CT_UNIT_NONE);
+	ct_doc_end(doc);
+}
+
 static void write_device(struct ct_doc *doc, const struct ct_framework_device *d,
                          const struct ct_memory_result *memory)
 {
@@ -333,6 +376,10 @@ static void write_device(struct ct_doc *doc, const struct ct_framework_device *d
 	ct_doc_array(doc, "oom_errors", "Its out-of-memory errors (the first ones)");
 	for (guint i = 0; i < d->ooms->len; i++)
 		write_oom(doc, &g_array_index(d->ooms, struct ct_framework_oom, i));
+	ct_doc_end(doc);
+	ct_doc_array(doc, "tensor_sites", "Where its tensors were allocated (--tensor-sites)");
+	for (guint i = 0; i < d->sites->len; i++)
+		write_site(doc, &g_array_index(d->sites, struct ct_framework_site, i));
 	ct_doc_end(doc);
 	ct_doc_end(doc);
 }
@@ -453,6 +500,7 @@ static void framework_destroy(void *state)
 		    &g_array_index(f->result.devices, struct ct_framework_device, i);
 
 		g_array_free(d->ooms, TRUE);
+		g_array_free(d->sites, TRUE);
 		ct_series_release(&d->in_use);
 		ct_series_release(&d->reserved);
 	}
@@ -472,7 +520,8 @@ const struct ct_analysis_class ct_framework_analysis = {
 	.id = CT_ANALYSIS_FRAMEWORK,
 	.section = &ct_framework_section,
 	.wants = CT_EV_BIT(CT_EV_FRAMEWORK_LOAD) | CT_EV_BIT(CT_EV_FRAMEWORK_MEMORY) |
-	         CT_EV_BIT(CT_EV_FRAMEWORK_OOM) | CT_EV_BIT(CT_EV_PYTHON_EXCEPTION),
+	         CT_EV_BIT(CT_EV_FRAMEWORK_OOM) | CT_EV_BIT(CT_EV_PYTHON_EXCEPTION) |
+	         CT_EV_BIT(CT_EV_FRAMEWORK_SITE),
 	.create = framework_create,
 	.event = framework_event,
 	.finish = framework_finish,

@@ -5,7 +5,9 @@
  * the frameworks it imported, what each framework's allocator held per
  * device as the framework itself counts it (in use by its tensors or
  * buffers, reserved by its pool, their peaks, its limit), its
- * out-of-memory errors, and the uncaught exception the process died of.
+ * out-of-memory errors, the Python lines its tensors were allocated at
+ * (with `record --tensor-sites`), and the uncaught exception the process
+ * died of.
  * The section sets them beside what the driver held (the memory
  * analysis's peak of the same process and device).
  */
@@ -28,6 +30,19 @@ struct ct_framework_oom {
 	/* The framework's figures right after it (framework_memory at oom), when known. */
 	bool figures_known;
 	uint64_t in_use_bytes, reserved_bytes;
+};
+
+/*
+ * What a framework's tensors allocated at one Python line held at a
+ * moment (framework_site: at the first out-of-memory error, at exit, at
+ * the framework's peak), from its own allocation history.
+ */
+struct ct_framework_site {
+	uint8_t at;       /* enum ct_framework_moment: CT_FRAMEWORK_OOM, _EXIT, _PEAK */
+	const char *site; /* "train.py:12 in step" */
+	const char *file, *function;
+	uint32_t line;
+	uint64_t bytes, count;
 };
 
 /* One framework of one process on one device. */
@@ -53,6 +68,8 @@ struct ct_framework_device {
 	 * included; owned (their buckets fall alike). */
 	struct ct_series in_use, reserved;
 	uint64_t told_peak_in_use, told_peak_reserved; /* the marks the last figures gave */
+	/* Its tensors' sites (struct ct_framework_site), the most bytes first per moment; owned. */
+	GArray *sites;
 };
 
 /* The out-of-memory errors kept per device: a program that catches them may make many. */

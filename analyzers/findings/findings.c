@@ -953,6 +953,40 @@ static bool same_oom(const struct ct_node *root, const struct ct_node *a, const 
  * INDEX (COUNT of them), told with the figures of the first; its where is
  * the first driver failure that was part of it, which knows the call site.
  */
+/*
+ * "; its tensors were allocated at train.py:12 in step (3.00 GiB, 40
+ * tensors), ...": the sites of DEVICE's tensors at its first out-of-memory
+ * error (framework.devices[].tensor_sites[], with `record --tensor-sites`),
+ * the three that held the most; "" when there are none.
+ */
+static char *tensor_sites_text(const struct ct_node *device)
+{
+	const struct ct_node *sites = at(device, "tensor_sites");
+	GString *text = g_string_new(NULL);
+	size_t told = 0, more = 0;
+	char held[32];
+
+	for (size_t i = 0; sites && i < ct_node_count(sites); i++) {
+		const struct ct_node *s = ct_node_child(sites, i);
+
+		if (g_strcmp0(str_of(s, "at"), "oom"))
+			continue;
+		if (told == 3) {
+			more++;
+			continue;
+		}
+		g_string_append(text, told ? ", " : "; its tensors were allocated at ");
+		g_string_append_printf(text, "%s (%s, %" PRIu64 " tensor%s)",
+		                       str_of(s, "site") ? str_of(s, "site") : "?",
+		                       bytes_text(number_of(s, "bytes"), held, sizeof(held)),
+		                       u64_of(s, "count"), u64_of(s, "count") == 1 ? "" : "s");
+		told++;
+	}
+	if (more)
+		g_string_append_printf(text, " and %zu other line%s", more, more == 1 ? "" : "s");
+	return g_string_free(text, FALSE);
+}
+
 static void add_framework_oom(GArray *list, const struct ct_node *device, size_t d, size_t index,
                               uint64_t count, const struct ct_node *root)
 {
@@ -965,6 +999,8 @@ static void add_framework_oom(GArray *list, const struct ct_node *device, size_t
 	char req[32], limit[32], free_text[32], in_use[32], reserved[32], unused[32];
 	char times[40] = "", asked[160] = "";
 	struct finding *f = finding_add(list, SEV_CRITICAL, "framework_oom", device);
+	/* the sites are those of the first error */
+	char *sites = index == 0 ? tensor_sites_text(device) : g_strdup("");
 
 	f->verdict = verdict;
 	f->count = count;
@@ -985,14 +1021,15 @@ static void add_framework_oom(GArray *list, const struct ct_node *device, size_t
 	if (at(oom, "in_use_bytes") && at(oom, "in_use_bytes")->type == CT_NODE_U64)
 		f->explanation = g_strdup_printf(
 		    "its tensors held %s and its pool %s from the driver (%s of it unused); the "
-		    "driver had %s free of the %s it may use%s",
+		    "driver had %s free of the %s it may use%s%s",
 		    bytes_text(number_of(oom, "in_use_bytes"), in_use, sizeof(in_use)),
 		    bytes_text(number_of(oom, "reserved_bytes"), reserved, sizeof(reserved)),
 		    bytes_text(number_of(oom, "reserved_unused_bytes"), unused, sizeof(unused)),
-		    free_text, limit, asked);
+		    free_text, limit, asked, sites);
 	else
-		f->explanation = g_strdup_printf("the driver had %s free of the %s it may use%s",
-		                                 free_text, limit, asked);
+		f->explanation = g_strdup_printf("the driver had %s free of the %s it may use%s%s",
+		                                 free_text, limit, asked, sites);
+	g_free(sites);
 	f->advice = g_strdup(ct_framework_oom_advice(framework, verdict));
 	numbers_from(f, oom, framework_oom_numbers);
 	f->source = g_strdup_printf("framework.devices[%zu].oom_errors[%zu]", d, index);

@@ -35,6 +35,13 @@
 # message); how it ended names the exception and the line it was raised at,
 # as, for the death the probe records (torch-workload.py --die), its
 # stderr read back does the probe's.
+#
+# Then, with `record --tensor-sites`, a program whose tensors come from
+# known lines (torch-sites.py): the framework section gives the lines that
+# held PyTorch's memory at its out-of-memory error, at exit and at its
+# peak, each summing to what PyTorch itself said then
+# (memory_allocated(), max_memory_allocated()), and the out-of-memory
+# finding names them.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -218,4 +225,34 @@ print(o["framework"], o["requested_bytes"] == 1 << 40, near(o["in_use_bytes"], i
       near(o["reserved_bytes"], int(sys.argv[3])), near(o["device_total_bytes"], int(sys.argv[4])))' \
 		"$lttng_tmp/oom.json" "$(fact allocated)" "$(fact reserved)" "$(fact total)")" \
 	"pytorch True True True True"
+# The Python lines of PyTorch's tensors (record --tensor-sites).
+CLI_TIMEOUT=180 cli_record sites -o "$lttng_tmp/sites" --tensor-sites -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-sites.py"
+cli_status_is "tensor sites: record exits with the program's status" 0
+"$cli_bin" report --format json -o "$lttng_tmp/sites.json" "$lttng_tmp/sites" 2>"$lttng_tmp/report.err"
+is "tensor sites: cudatrace report reads the trace" "$?" 0
+line_of() { grep -n "# $1\$" "$cli_here/torch-sites.py" | cut -d: -f1; }
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/sites.out" | head -n 1; }
+# at each moment: "site bytes count" by line, and the sum against PyTorch's own figure
+"$trace_python" -c 'import json, sys
+d = [x for x in json.load(open(sys.argv[1]))["framework"]["devices"] if x["framework"] == "pytorch"][0]
+for at in ("oom", "exit", "peak"):
+    sites = [s for s in d["tensor_sites"] if s["at"] == at]
+    print(at, sum(s["bytes"] for s in sites),
+          " ".join("%s:%d:%d:%d" % (s["function"], s["line"], s["bytes"] >> 20, s["count"]) for s in sites))
+for f in json.load(open(sys.argv[1]))["findings"]:
+    if f["kind"] == "framework_oom":
+        print("finding", f["explanation"])' "$lttng_tmp/sites.json" >"$lttng_tmp/sites.txt"
+w=$(line_of WEIGHTS)
+k=$(line_of KEPT)
+a=$(line_of ACTIVATIONS)
+is "tensor sites: at the error, the weights' and the kept tensors' lines, as much as PyTorch held" \
+	"$(grep '^oom ' "$lttng_tmp/sites.txt")" "oom $(fact oom_allocated) weights:$w:64:1 step:$k:40:5"
+is "tensor sites: at exit, the same, as much as memory_allocated()" \
+	"$(grep '^exit ' "$lttng_tmp/sites.txt")" "exit $(fact allocated) weights:$w:64:1 step:$k:40:5"
+is "tensor sites: at PyTorch's peak, the activations too, as much as max_memory_allocated()" \
+	"$(grep '^peak ' "$lttng_tmp/sites.txt")" \
+	"peak $(fact max_allocated) weights:$w:64:1 step:$k:40:5 step:$a:32:1"
+ok "tensor sites: the out-of-memory finding names the lines" \
+	grep -q "^finding .*its tensors were allocated at torch-sites.py:$w in weights (64.00 MiB, 1 tensor), torch-sites.py:$k in step (40.00 MiB, 5 tensors)" "$lttng_tmp/sites.txt"
 tap_done

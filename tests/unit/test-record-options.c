@@ -93,10 +93,15 @@ static void test_what_is_traced(void **unused)
 	                       "--activity=kernel,memcpy", "--nvml-period=500", "--flush-period=0",
 	                       "true", NULL),
 	                 RECORD_PARSE_OK);
-	assert_true(o.no_nvtx && o.no_python_probe && o.all_processes);
+	assert_true(o.no_nvtx && o.no_python_probe && o.all_processes && !o.tensor_sites);
 	assert_string_equal(o.activity, "kernel,memcpy");
 	assert_string_equal(o.nvml_period_ms, "500");
 	assert_string_equal(o.flush_period_ms, "0");
+	assert_int_equal(parse(&o, "--tensor-sites", "python3", NULL), RECORD_PARSE_OK);
+	assert_true(o.tensor_sites && !o.no_python_probe);
+	/* the history is the probe's: without it, nothing would keep it */
+	assert_int_equal(parse(&o, "--tensor-sites", "--no-python-probe", "python3", NULL),
+	                 RECORD_PARSE_USAGE);
 	assert_int_equal(parse(&o, "--no-activity", "true", NULL), RECORD_PARSE_OK);
 	assert_string_equal(o.activity, "none");
 	assert_int_equal(parse(&o, "--activity=NONE", "true", NULL), RECORD_PARSE_OK);
