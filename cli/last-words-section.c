@@ -3,7 +3,9 @@
  * last-words-section.c - the program's last words on standard error, in
  * the report and in record's notes (last-words-section.h).
  */
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <glib.h>
 
@@ -113,12 +115,41 @@ static char *process_name(const struct ct_doc *doc, int pid)
 	return g_strdup(facts.program);
 }
 
+/* Whether the Python probe saw process PID import FRAMEWORK (framework.loaded[]). */
+static bool imported(const struct ct_doc *doc, int pid, enum ct_framework framework)
+{
+	const struct ct_node *root = ct_doc_root(doc);
+	const struct ct_node *loaded =
+	    root ? ct_node_get(ct_node_get(root, "framework"), "loaded") : NULL;
+
+	for (size_t i = 0; loaded && i < ct_node_count(loaded); i++) {
+		const struct ct_node *l = ct_node_child(loaded, i);
+		const struct ct_node *p = ct_node_get(l, "pid");
+		const struct ct_node *name = ct_node_get(l, "framework");
+
+		if (p && p->type == CT_NODE_I64 && p->value.i64 == pid && name &&
+		    name->type == CT_NODE_STRING &&
+		    !strcmp(name->value.str, ct_framework_label(framework)))
+			return true;
+	}
+	return false;
+}
+
 static void write_section(struct ct_doc *doc, const struct ct_stderr_log *log)
 {
 	char *process = process_name(doc, log->pid);
 	struct ct_last_words w;
 
 	ct_last_words_read(log, &w);
+	/*
+	 * XLA's allocator is TensorFlow's (TSL's BFC allocator), and says so in
+	 * the same words: a process that imported JAX and not TensorFlow heard
+	 * it from JAX.
+	 */
+	if (w.has_oom && w.oom.framework == CT_FRAMEWORK_TENSORFLOW &&
+	    imported(doc, log->pid, CT_FRAMEWORK_JAX) &&
+	    !imported(doc, log->pid, CT_FRAMEWORK_TENSORFLOW))
+		w.oom.framework = CT_FRAMEWORK_JAX;
 	ct_doc_object(doc, "last_words", "Its last words on standard error");
 	ct_doc_i64(doc, "pid", log->pid, CT_UNIT_ID);
 	ct_doc_string(doc, "process", process);

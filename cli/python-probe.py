@@ -24,7 +24,10 @@
 #   allocation history (torch.cuda.memory._record_memory_history, Python
 #   stacks of the allocations only), and from its snapshot the Python
 #   lines whose tensors held the memory at the first out-of-memory error,
-#   at exit, and at the highest of what its tensors held.
+#   at exit, and at the highest of what its tensors held;
+# - with JAX, the Python lines its live arrays were created at, from its
+#   device memory profile (jax.profiler.device_memory_profile, which costs
+#   nothing until asked), at an uncaught exception and at exit.
 #
 # The library is CUDA_INJECTION64_PATH, opened on first use (the same
 # object the CUDA driver opens). Without a session (CUDATRACE_SESSION),
@@ -281,12 +284,133 @@ def _install(library):
             if sites:
                 emit_sites("torch", device, _PEAK, sites)
 
+    def pprof_sites(data, standard, limits):
+        """{device: {(file, line, function): [bytes, count]}} of the buffers of
+        JAX's device memory profile DATA (pprof's gzipped profile.proto:
+        samples of [allocations, space] with their Python stack, innermost
+        first, and labels kind=buffer and device=cuda:N). An array whose
+        allocation failed is still in it, with its size: a sample larger
+        than what its device's pool may hold (LIMITS) is left out."""
+        import gzip
+
+        def varint(b, i):
+            value = shift = 0
+            while True:
+                c = b[i]
+                i += 1
+                value |= (c & 0x7F) << shift
+                shift += 7
+                if not c & 0x80:
+                    return value, i
+
+        def fields(b):
+            i = 0
+            while i < len(b):
+                key, i = varint(b, i)
+                wire = key & 7
+                if wire == 0:
+                    value, i = varint(b, i)
+                elif wire == 2:
+                    n, i = varint(b, i)
+                    value, i = b[i:i + n], i + n
+                elif wire in (1, 5):
+                    value, i = b[i:i + (8 if wire == 1 else 4)], i + (8 if wire == 1 else 4)
+                else:
+                    return
+                yield key >> 3, wire, value
+
+        def numbers(wire, value):
+            if wire == 0:
+                return [value]
+            out, i = [], 0
+            while i < len(value):
+                n, i = varint(value, i)
+                out.append(n)
+            return out
+
+        b = gzip.decompress(data)
+        strings, samples, locations, functions = [], [], {}, {}
+        for number, wire, value in fields(b):
+            if number == 6:
+                strings.append(value.decode("utf-8", "replace"))
+            elif number == 2:
+                samples.append(value)
+            elif number == 4:
+                loc = {"lines": []}
+                for f, w, v in fields(value):
+                    if f == 1:
+                        loc["id"] = v
+                    elif f == 4:
+                        loc["lines"].append({ff: vv for ff, ww, vv in fields(v) if ww == 0})
+                locations[loc.get("id")] = loc["lines"]
+            elif number == 5:
+                fn = {f: v for f, w, v in fields(value) if w == 0}
+                functions[fn.get(1)] = fn
+        name = lambda index: strings[index] if 0 <= index < len(strings) else ""
+        out = {}
+        for sample in samples:
+            ids, values, labels = [], [], {}
+            for f, w, v in fields(sample):
+                if f == 1:
+                    ids += numbers(w, v)
+                elif f == 2:
+                    values += numbers(w, v)
+                elif f == 3:
+                    label = {ff: vv for ff, ww, vv in fields(v) if ww == 0}
+                    labels[name(label.get(1, 0))] = name(label.get(2, 0))
+            if labels.get("kind") != "buffer" or len(values) < 2:
+                continue
+            try:
+                device = int(labels.get("device", "").rsplit(":", 1)[-1])
+            except ValueError:
+                continue
+            if limits.get(device) and values[1] > limits[device]:
+                continue
+            frames = []
+            for location in ids:
+                for line in locations.get(location, []):
+                    fn = functions.get(line.get(1), {})
+                    frames.append({"filename": name(fn.get(4, 0)), "line": line.get(2, 0),
+                                   "name": name(fn.get(2, 0))})
+            entry = out.setdefault(device, {}).setdefault(site_of(frames, standard), [0, 0])
+            entry[0] += values[1]
+            entry[1] += values[0]
+        return out
+
+    def jax_sites(jax, at):
+        """The Python lines whose arrays held JAX's memory at AT."""
+        from jax._src import xla_bridge
+
+        if not getattr(xla_bridge, "_backends", None):
+            return  # no backend: asking would make one
+        limits = {}
+        for device in jax.local_devices():
+            if device.platform == "gpu":
+                limits[getattr(device, "local_hardware_id", device.id)] = (
+                    (device.memory_stats() or {}).get("bytes_limit", 0))
+        data = jax.profiler.device_memory_profile()
+        for device, sites in pprof_sites(data, standard_paths(), limits).items():
+            emit_sites("jax", device, at, sites)
+
     def jax_reader(jax):
+        import atexit
+
+        def at_jax_exit():
+            # the figures too: by the probe's own exit handler, JAX has none
+            state["sites"].pop("jax", None)
+            emit_memory("jax", _EXIT)
+            jax_sites(jax, _EXIT)
+
         def read():
             from jax._src import xla_bridge
 
             if not getattr(xla_bridge, "_backends", None):
                 return []  # no backend yet: jax.devices() would make one
+            if "jax" not in state["sites"]:
+                # JAX's exit handler, registered as its backend started,
+                # drops the arrays: this one, registered after, runs before
+                state["sites"]["jax"] = lambda at: jax_sites(jax, at)
+                atexit.register(guarded(at_jax_exit))
             out = []
             for device in jax.local_devices():
                 if device.platform != "gpu":
@@ -397,6 +521,9 @@ def _install(library):
         emit_all(_EXCEPTION)
         lib()["exception"](text(name), text(value), text(own[0]), own[1], text(own[2]),
                            text(raised[0]), raised[1])
+        # then what held the memory, which a framework may fail to say
+        for sites in list(state["sites"].values()):
+            guarded(sites)(_EXCEPTION)
 
     previous_hook = sys.excepthook
 

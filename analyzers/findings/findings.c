@@ -955,31 +955,36 @@ static bool same_oom(const struct ct_node *root, const struct ct_node *a, const 
  */
 /*
  * "; its tensors were allocated at train.py:12 in step (3.00 GiB, 40
- * tensors), ...": the sites of DEVICE's tensors at its first out-of-memory
- * error (framework.devices[].tensor_sites[], with `record --tensor-sites`),
- * the three that held the most; "" when there are none.
+ * tensors), ...": the sites of DEVICE's tensors at moment AT ("oom": its
+ * first out-of-memory error; framework.devices[].tensor_sites[]), the
+ * three that held the most; "" when there are none.
  */
-static char *tensor_sites_text(const struct ct_node *device)
+static char *tensor_sites_text(const struct ct_node *device, const char *moment)
 {
 	const struct ct_node *sites = at(device, "tensor_sites");
 	GString *text = g_string_new(NULL);
 	size_t told = 0, more = 0;
 	char held[32];
+	/* JAX's are arrays */
+	const char *noun = g_strcmp0(str_of(device, "framework"), "jax") ? "tensor" : "array";
 
 	for (size_t i = 0; sites && i < ct_node_count(sites); i++) {
 		const struct ct_node *s = ct_node_child(sites, i);
 
-		if (g_strcmp0(str_of(s, "at"), "oom"))
+		if (g_strcmp0(str_of(s, "at"), moment))
 			continue;
 		if (told == 3) {
 			more++;
 			continue;
 		}
-		g_string_append(text, told ? ", " : "; its tensors were allocated at ");
-		g_string_append_printf(text, "%s (%s, %" PRIu64 " tensor%s)",
-		                       str_of(s, "site") ? str_of(s, "site") : "?",
-		                       bytes_text(number_of(s, "bytes"), held, sizeof(held)),
-		                       u64_of(s, "count"), u64_of(s, "count") == 1 ? "" : "s");
+		if (!told)
+			g_string_append_printf(text, "; its %ss were allocated at ", noun);
+		else
+			g_string_append(text, ", ");
+		g_string_append_printf(
+		    text, "%s (%s, %" PRIu64 " %s%s)", str_of(s, "site") ? str_of(s, "site") : "?",
+		    bytes_text(number_of(s, "bytes"), held, sizeof(held)), u64_of(s, "count"), noun,
+		    u64_of(s, "count") == 1 ? "" : "s");
 		told++;
 	}
 	if (more)
@@ -1000,7 +1005,7 @@ static void add_framework_oom(GArray *list, const struct ct_node *device, size_t
 	char times[40] = "", asked[160] = "";
 	struct finding *f = finding_add(list, SEV_CRITICAL, "framework_oom", device);
 	/* the sites are those of the first error */
-	char *sites = index == 0 ? tensor_sites_text(device) : g_strdup("");
+	char *sites = index == 0 ? tensor_sites_text(device, "oom") : g_strdup("");
 
 	f->verdict = verdict;
 	f->count = count;
@@ -1253,6 +1258,50 @@ static bool probe_saw_oom(const struct ct_node *root, uint64_t pid)
  * it (turned off, TensorFlow, a framework error it does not see): the
  * same finding as the probe's, from the message's figures.
  */
+/*
+ * The sites of what PID's FRAMEWORK held when it died of its error (at the
+ * uncaught exception), else at exit: "" when the probe gave none.
+ */
+static char *said_sites(const struct ct_node *root, uint64_t pid, const char *framework)
+{
+	const struct ct_node *devices = at(at(root, "framework"), "devices");
+
+	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
+		const struct ct_node *d = ct_node_child(devices, i);
+		char *text;
+
+		if (u64_of(d, "pid") != pid || g_strcmp0(str_of(d, "framework"), framework))
+			continue;
+		text = tensor_sites_text(d, "exception");
+		if (!*text) {
+			g_free(text);
+			text = tensor_sites_text(d, "exit");
+		}
+		if (*text)
+			return text;
+		g_free(text);
+	}
+	return g_strdup("");
+}
+
+/*
+ * What PID's FRAMEWORK may hold of its device, as the probe read it (its
+ * limit, else the device's memory); 0 when unknown.
+ */
+static uint64_t framework_limit(const struct ct_node *root, uint64_t pid, const char *framework)
+{
+	const struct ct_node *devices = at(at(root, "framework"), "devices");
+
+	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
+		const struct ct_node *d = ct_node_child(devices, i);
+
+		if (u64_of(d, "pid") == pid && !g_strcmp0(str_of(d, "framework"), framework))
+			return u64_of(d, "limit_bytes") ? u64_of(d, "limit_bytes")
+			                                : u64_of(d, "device_total_bytes");
+	}
+	return 0;
+}
+
 static void find_said_oom(GArray *list, const struct ct_node *root)
 {
 	const struct ct_node *words = at(root, "last_words");
@@ -1264,6 +1313,11 @@ static void find_said_oom(GArray *list, const struct ct_node *root)
 	if (!framework || probe_saw_oom(root, u64_of(words, "pid")))
 		return;
 	verdict = framework_oom_verdict(o);
+	/* a message without its limit: the probe's figures may know it */
+	if (!strcmp(verdict, "out_of_memory") && !u64_of(o, "limit_bytes") &&
+	    framework_limit(root, u64_of(words, "pid"), framework) &&
+	    u64_of(o, "requested_bytes") > framework_limit(root, u64_of(words, "pid"), framework))
+		verdict = "too_large";
 	f = finding_add(list, SEV_CRITICAL, "framework_oom", words);
 	f->verdict = verdict;
 	if (at(o, "device") && at(o, "device")->type == CT_NODE_U64)
@@ -1276,6 +1330,14 @@ static void find_said_oom(GArray *list, const struct ct_node *root)
 	g_free(figures);
 	f->explanation =
 	    ct_death_quote("its last lines on standard error say so", str_of(o, "text"));
+	figures = said_sites(root, u64_of(words, "pid"), framework);
+	if (*figures) {
+		char *with = g_strconcat(f->explanation, figures, NULL);
+
+		g_free(f->explanation);
+		f->explanation = with;
+	}
+	g_free(figures);
 	f->advice = g_strdup(ct_framework_oom_advice(framework, verdict));
 	numbers_from(f, o, framework_oom_numbers);
 	f->source = g_strdup("last_words.out_of_memory");

@@ -14,6 +14,10 @@
 # device memory is that pool (peak_pool_bytes); with
 # XLA_PYTHON_CLIENT_PREALLOCATE=false the pool grows as needed, and the
 # report's peak is still JAX's peak_pool_bytes.
+# The probe names the Python lines of the arrays live at exit, from JAX's
+# device memory profile, summing to what they hold. Without preallocation,
+# the program then dies of an uncaught RESOURCE_EXHAUSTED (--die): the
+# first page tells it as JAX's error, with the lines of its arrays.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -101,11 +105,19 @@ is "the probe: JAX's pool, limit and peak in use are its memory_stats()" \
 	"jax $(fact peak_pool_bytes) $(fact bytes_limit) $(fact peak_bytes_in_use)"
 is "the probe: the first page says JAX took 75 % of the device at its start" \
 	"$(framework jax preallocation)" "0.75"
+line_of() { grep -n "# $1\$" "$cli_here/jax-workload.py" | cut -d: -f1; }
+is "the probe: at exit, the lines of the arrays kept, as much as they hold" \
+	"$("$trace_python" -c 'import json, sys
+d = json.load(open(sys.argv[1]))["framework"]["devices"][0]
+sites = [s for s in d["tensor_sites"] if s["at"] == "exit"]
+print(sum(s["bytes"] for s in sites), " ".join(sorted("%s:%d:%d" % (s["file"].rsplit("/", 1)[-1], s["line"], s["count"]) for s in sites)))' \
+		"$lttng_tmp/jax.json")" \
+	"$(fact held_bytes) jax-workload.py:$(line_of PUT):1 jax-workload.py:$(line_of JIT):1"
 
 CLI_TIMEOUT=180 cli_record lazy -o "$lttng_tmp/lazy" -- \
 	"$CUDASIM_ENV" --libdir "$trace_simdir" --device-files JAX_PLATFORMS=cuda \
-	XLA_PYTHON_CLIENT_PREALLOCATE=false "$python" "$cli_here/jax-workload.py"
-cli_status_is "no preallocation: record exits with the program's status" 0
+	XLA_PYTHON_CLIENT_PREALLOCATE=false "$python" "$cli_here/jax-workload.py" --die
+cli_status_is "no preallocation: record exits with the program's status" 1
 fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/lazy.out" | head -n 1; }
 is "no preallocation: the jitted function runs" "$(fact jit)" ok
 is "no preallocation: RESOURCE_EXHAUSTED is raised" "$(fact oom)" caught
@@ -118,4 +130,16 @@ is "no preallocation: the probe: JAX's figures are its memory_stats()" \
 	"$(framework lazy figures)" \
 	"jax $(fact peak_pool_bytes) $(fact bytes_limit) $(fact peak_bytes_in_use)"
 is "no preallocation: no preallocation on the first page" "$(framework lazy preallocation)" ""
+# It died of an uncaught RESOURCE_EXHAUSTED: XLA's allocator message (in
+# TensorFlow's words) is JAX's, larger than its pool, and names the lines
+# of the arrays it held then.
+"$trace_python" -c 'import json, sys
+f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["kind"] == "framework_oom"]
+print(f[0]["summary"] if f else "none")
+print(f[0]["explanation"] if f else "none")' "$lttng_tmp/lazy.json" >"$lttng_tmp/lazy.oom"
+ok "no preallocation: the death by RESOURCE_EXHAUSTED is JAX's, larger than it may use" \
+	grep -q "^JAX could not allocate 1.00 TiB: more than it may use of the device" "$lttng_tmp/lazy.oom"
+ok "no preallocation: ... and names the lines of the arrays it held" \
+	grep -q "its arrays were allocated at jax-workload.py:$(line_of JIT) in main (4.00 MiB, 1 array), jax-workload.py:$(line_of PUT) in main (4.00 MiB, 1 array)\|its arrays were allocated at jax-workload.py:$(line_of PUT) in main (4.00 MiB, 1 array), jax-workload.py:$(line_of JIT) in main (4.00 MiB, 1 array)" \
+	"$lttng_tmp/lazy.oom"
 tap_done
