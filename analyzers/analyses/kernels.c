@@ -44,6 +44,7 @@ struct kernel_row {
 	struct ct_process *process; /* borrowed: the first that ran it, for its name */
 	uint64_t launches;          /* launch events */
 	struct ct_stat gpu;         /* GPU durations of its runs; owned */
+	uint64_t end_unknown;       /* runs still going at a forced flush: no duration */
 	struct ct_stat latency;     /* launch latencies; owned */
 	struct launch_config configs[CONFIGS_KEPT];
 	uint32_t config_count;
@@ -176,8 +177,11 @@ static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
 	row = row_of(k, r->kernel_id, ev->process);
 	if (!row)
 		return;
+	/* the reader left a run whose end is unknown without one (check_gpu_end) */
 	if (r->start && r->end >= r->start)
 		ct_stat_add(&row->gpu, ct_sat_i64(r->end - r->start));
+	else if (r->start)
+		row->end_unknown++;
 	note_config(row, r);
 	if (!p)
 		return;
@@ -265,6 +269,7 @@ static void write_row(struct ct_doc *doc, const struct kernel_row *row, int64_t 
 	free(demangled);
 	ct_doc_u64(doc, "launches", row->launches, CT_UNIT_NONE);
 	ct_stat_write(doc, "", &row->gpu, CT_UNIT_DURATION);
+	ct_doc_u64(doc, "runs_end_unknown", row->end_unknown, CT_UNIT_NONE);
 	ct_doc_ratio(doc, "time_share", (double)row->gpu.sum, (double)total_ns);
 	write_dim3(doc, "grid", config ? config->grid : NULL, config != NULL);
 	write_dim3(doc, "block", config ? config->block : NULL, config != NULL);

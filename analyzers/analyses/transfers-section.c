@@ -26,6 +26,7 @@ static void write_totals(struct ct_doc *doc, const struct ct_transfers_result *r
 	ct_doc_i64(doc, "cost_ns", r->cost_ns, CT_UNIT_DURATION);
 	ct_doc_u64(doc, "gpu_records", r->gpu_records, CT_UNIT_NONE);
 	ct_doc_u64(doc, "gpu_records_unmatched", r->gpu_records_unmatched, CT_UNIT_NONE);
+	ct_doc_u64(doc, "gpu_records_end_unknown", r->gpu_records_end_unknown, CT_UNIT_NONE);
 	ct_doc_u64(doc, "copies_without_gpu_record", r->copies_without_gpu_record, CT_UNIT_NONE);
 	ct_doc_u64(doc, "sites", r->sites, CT_UNIT_NONE);
 }

@@ -143,6 +143,7 @@ struct transfers {
 	uint64_t copies;
 	uint64_t unmatched_gpu; /* gpu_memcpy records with no memcpy event */
 	uint64_t gpu_records;
+	uint64_t end_unknown;              /* records of copies still running at a forced flush */
 	struct ct_transfers_result result; /* owned, once computed */
 };
 
@@ -441,6 +442,13 @@ static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
 		p = ct_corr_map_find(&xp->pending, r->runtime_correlation_id);
 	if (!p || p->gpu_ns >= 0) {
 		t->unmatched_gpu++;
+		return;
+	}
+	/* its record came without an end (the reader's check_gpu_end): a copy, of no known
+	 * GPU time, that neither its group's GPU time nor its bandwidth can count */
+	if (r->start && !r->end) {
+		t->end_unknown++;
+		ct_corr_map_remove(&xp->pending, p);
 		return;
 	}
 	g = group_at(t, p->group);
@@ -1000,6 +1008,7 @@ static void add_totals(struct transfers *t, int64_t total_cost)
 	r->cost_ns = total_cost;
 	r->gpu_records = t->gpu_records;
 	r->gpu_records_unmatched = t->unmatched_gpu;
+	r->gpu_records_end_unknown = t->end_unknown;
 	r->copies_without_gpu_record = waiting + evicted;
 	r->sites = t->groups->len;
 }

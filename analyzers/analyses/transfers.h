@@ -97,6 +97,7 @@ struct ct_transfers_result {
 	int64_t cost_ns;
 	uint64_t gpu_records;
 	uint64_t gpu_records_unmatched;     /* GPU records of no copy seen */
+	uint64_t gpu_records_end_unknown;   /* of copies still running at a forced flush */
 	uint64_t copies_without_gpu_record; /* still waiting for theirs, or given up */
 	uint64_t sites;                     /* hotspots in all */
 	GArray *by_direction;               /* struct ct_transfers_direction */

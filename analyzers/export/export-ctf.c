@@ -119,6 +119,14 @@ static enum ct_export_status read_and_write(const char *const *paths, size_t cou
 	if (ct_gpu_time_close(x, error, len) < 0)
 		goto end;
 	add_reader_stats(stats, reader);
+	if (!stats->operations && stats->untimed) {
+		snprintf(error, len,
+		         "the traces' %" PRIu64 " GPU operations have no GPU times (their end is "
+		         "unknown, or their times out of the clock's range): nothing to export",
+		         stats->untimed);
+		status = CT_EXPORT_INPUT_ERROR;
+		goto end;
+	}
 	if (!stats->operations) {
 		snprintf(error, len,
 		         "the traces hold no GPU operation (gpu_kernel, gpu_memcpy, gpu_memset): "
@@ -186,12 +194,11 @@ static enum ct_export_status ctf_run(const struct ct_export_request *req)
 		        "reorder window (%.3f ms) and are left out\n",
 		        p, stats.late, (double)stats.window_ns / 1e6);
 	if (stats.untimed)
-		fprintf(
-		    m,
-		    "%s: warning: %" PRIu64
-		    " GPU records have no GPU times, or times out of the clock's range, and are "
-		    "left out\n",
-		    p, stats.untimed);
+		fprintf(m,
+		        "%s: warning: %" PRIu64
+		        " GPU records have no GPU times (their end is unknown: still running at a "
+		        "forced flush), or times out of the clock's range, and are left out\n",
+		        p, stats.untimed);
 	if (stats.unmatched)
 		fprintf(m,
 		        "%s: warning: %" PRIu64

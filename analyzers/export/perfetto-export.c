@@ -326,8 +326,16 @@ static void gpu_work(struct ct_perfetto *p, const struct ct_event *ev, unsigned 
 {
 	uint64_t track;
 
+	char unended[256];
+
 	if (!start) /* CUPTI could not time it (event-decoder.c): it has no place on the track */
 		return;
+	/* still running at a forced flush (the reader's check_gpu_end): begun, its end unknown,
+	 * a slice of no length that says so */
+	if (!end) {
+		snprintf(unended, sizeof(unended), "%s (end unknown)", name);
+		name = unended;
+	}
 	track = stream_track(p, ev->process, device, stream);
 	ct_pf_event(p->w, &(struct ct_pf_event){ .type = CT_PF_BEGIN,
 	                                         .time_ns = (int64_t)start,

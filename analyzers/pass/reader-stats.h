@@ -23,6 +23,8 @@ struct ct_reader_stats {
 	uint64_t unmatched_gpu_records;
 	/* repeats whose event is not in the trace (compact-events.h), not analysed */
 	uint64_t unmatched_repeats;
+	/* GPU records with a start and no end (CUPTI's forced flush of running work) */
+	uint64_t gpu_end_unknown;
 	int64_t first_ns; /* first and last event, INT64_MAX/MIN if none */
 	int64_t last_ns;
 	bool truncated;

@@ -271,6 +271,43 @@ static void note_time(struct ct_reader *r, int64_t time_ns)
 		r->stats.last_ns = time_ns;
 }
 
+/*
+ * A GPU record's END, read as unknown (0) when CUPTI could not time it: a
+ * forced flush (cudaProfilerStop, cudaDeviceReset, cuCtxDestroy, the exit)
+ * "returns all the activity buffers including the ones which have one or
+ * more incomplete activity records" (cupti_activity.h, cuptiActivityFlushAll;
+ * CUPTI_ACTIVITY_FLAG_FLUSH_FORCED: "whether finished or not"), whose times
+ * not reached yet are CUPTI_TIMESTAMP_UNKNOWN, 0 ("an invalid/unknown
+ * timestamp for a start, end, ..."). An end before the start is no end
+ * either. Such an operation still counts, with no duration, and the trace
+ * section says how many there were. Traces of every tracer version are
+ * read so.
+ */
+static void check_gpu_end(struct ct_reader *r, uint64_t start, uint64_t *end)
+{
+	if (!start || (*end && *end >= start))
+		return;
+	*end = 0;
+	r->stats.gpu_end_unknown++;
+}
+
+static void check_gpu_times(struct ct_reader *r, struct ct_event *ev)
+{
+	switch (ev->type) {
+	case CT_EV_GPU_KERNEL:
+		check_gpu_end(r, ev->u.gpu_kernel.start, &ev->u.gpu_kernel.end);
+		break;
+	case CT_EV_GPU_MEMCPY:
+		check_gpu_end(r, ev->u.gpu_memcpy.start, &ev->u.gpu_memcpy.end);
+		break;
+	case CT_EV_GPU_MEMSET:
+		check_gpu_end(r, ev->u.gpu_memset.start, &ev->u.gpu_memset.end);
+		break;
+	default:
+		break;
+	}
+}
+
 void ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 {
 	enum ct_filter_verdict verdict = CT_FILTER_KEEP;
@@ -295,6 +332,7 @@ void ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 		r->stats.unmatched_repeats = ct_compact_events_unresolved(r->compact);
 		return;
 	}
+	check_gpu_times(r, ev);
 	if (ct_context_update(r->ctx, ev) > 0) {
 		r->stats.unmatched_pops++;
 		return;

@@ -2,6 +2,8 @@
 /*
  * trace-section.c - the report's "trace" section (see trace-section.h).
  */
+#include <inttypes.h>
+
 #include "config.h"
 #include "common/log.h"
 #include "common/saturate.h"
@@ -97,6 +99,12 @@ void ct_trace_section_write(struct ct_doc *doc, const struct ct_reader_stats *s,
 	ct_doc_u64(doc, "unmatched_nvtx_pops", s->unmatched_pops, CT_UNIT_NONE);
 	ct_doc_u64(doc, "unmatched_gpu_records", s->unmatched_gpu_records, CT_UNIT_NONE);
 	ct_doc_u64(doc, "unmatched_repeats", s->unmatched_repeats, CT_UNIT_NONE);
+	ct_doc_u64(doc, "gpu_end_unknown", s->gpu_end_unknown, CT_UNIT_NONE);
+	if (s->gpu_end_unknown)
+		ct_log_warning("%" PRIu64 " GPU operations were still running when CUPTI handed "
+		               "their records over (a forced flush): their end is unknown, and "
+		               "they count without a duration",
+		               s->gpu_end_unknown);
 	ct_doc_bool(doc, "complete", !s->truncated);
 	ct_doc_string(doc, "error", s->truncated ? s->error : NULL);
 	write_processes(doc, ctx);

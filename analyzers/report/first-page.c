@@ -270,6 +270,7 @@ void ct_first_page_losses(const struct ct_node *trace, ct_first_page_loss_fn put
 	uint64_t dropped = u64_of(trace, "dropped_records");
 	uint64_t unmatched = u64_of(trace, "unmatched_gpu_records");
 	uint64_t repeats = u64_of(trace, "unmatched_repeats");
+	uint64_t end_unknown = u64_of(trace, "gpu_end_unknown");
 	const struct ct_node *complete = at(trace, "complete");
 	char line[256];
 
@@ -292,6 +293,13 @@ void ct_first_page_losses(const struct ct_node *trace, ct_first_page_loss_fn put
 		         "%" PRIu64 " GPU operation%s ran whose call is not in the trace (lost, or "
 		         "before it began): GPU figures are lower bounds",
 		         unmatched, unmatched == 1 ? "" : "s");
+		put("Lost", line, data);
+	}
+	if (end_unknown) {
+		snprintf(line, sizeof(line),
+		         "%" PRIu64 " GPU operation%s still ran when CUPTI's records were flushed: "
+		         "counted, with no duration (end unknown)",
+		         end_unknown, end_unknown == 1 ? "" : "s");
 		put("Lost", line, data);
 	}
 	if (repeats) {

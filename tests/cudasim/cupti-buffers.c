@@ -431,8 +431,15 @@ bool cupti_buffers_append(const void *record, size_t size, uint64_t complete_ns,
 
 /* ------------------------------------------------------------ flushing */
 
-/* GPU timestamps not reached yet read 0 (CUPTI_TIMESTAMP_UNKNOWN): a forced
- * flush hands back records whose work has not finished. */
+/*
+ * GPU timestamps not reached yet read 0: a forced flush hands back records
+ * whose work has not finished. cupti_activity.h: FLUSH_FORCED flushes "all
+ * records in the buffer, whether finished or not", and cuptiActivityFlushAll
+ * then "returns all the activity buffers including the ones which have one
+ * or more incomplete activity records"; an unknown start or end time is
+ * CUPTI_TIMESTAMP_UNKNOWN (0). A copy still running has its start and no
+ * end; work not begun has neither.
+ */
 static void expire_incomplete(struct buffer *buffer, uint64_t now)
 {
 	for (size_t i = 0; i < buffer->pending_count; i++) {
