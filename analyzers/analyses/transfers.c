@@ -14,9 +14,12 @@
  * pass (api-calls.h: host time = exit - entry, both on the event), and waits in
  * a correlation map for its gpu_memcpy record (GPU time). What a copy
  * costs is the longer of the two: the host's wait for a copy that blocks,
- * the copy engine's time for one that does not. How idle the device sat
- * while the host waited for a blocking copy is asked of the pass's busy
- * timeline of that device (gpu-activity.h).
+ * the copy engine's time for one that does not. A copy a graph launch
+ * replays has no memcpy event: its record, of the graph_launch's
+ * correlation id, is a copy of the launch's site, timed by the record
+ * alone (the kernels analysis counts the kernels it replays alike). How
+ * idle the device sat while the host waited for a blocking copy is asked
+ * of the pass's busy timeline of that device (gpu-activity.h).
  *
  * Memory: groups grow with distinct call sites; copies waiting for their
  * GPU record and the upload and download tables have fixed caps. Nothing
@@ -108,6 +111,20 @@ struct xfer_pending {
 	int64_t gpu_ns;  /* -1: no record yet */
 };
 
+/*
+ * A graph launch, for the copies it replays: each has a GPU record of the
+ * launch's correlation id and no memcpy event, and is a copy of the
+ * launch's site. A launch replays any number of copies, so its entry waits
+ * until the map needs the slot (corr-map.h): bounded by CT_CORR_MAP_MAX.
+ */
+struct xfer_graph_launch {
+	struct ct_corr_entry head;
+	int64_t tid;
+	uint32_t path; /* NVTX path */
+	uint8_t api_domain;
+	uint16_t api_cbid;
+};
+
 /* A host buffer uploaded, for the repeated-upload finding. */
 struct upload {
 	uint64_t address;
@@ -128,6 +145,7 @@ struct download {
 /* Per-process state, in the process's slot. Owned by the analysis. */
 struct xfer_process {
 	struct ct_corr_map pending; /* of struct xfer_pending */
+	struct ct_corr_map graphs;  /* of struct xfer_graph_launch */
 	struct upload *uploads;     /* owned, UPLOAD_SETS × UPLOAD_WAYS, or NULL */
 	struct download *downloads; /* owned, DOWNLOAD_SLOTS, or NULL */
 };
@@ -178,6 +196,7 @@ static struct xfer_process *xfer_process_of(struct transfers *t, struct ct_proce
 		return xp;
 	xp = g_new0(struct xfer_process, 1);
 	ct_corr_map_init(&xp->pending, sizeof(struct xfer_pending));
+	ct_corr_map_init(&xp->graphs, sizeof(struct xfer_graph_launch));
 	process->slot[t->slot] = xp;
 	return xp;
 }
@@ -427,6 +446,69 @@ static void note_best(struct transfers *t, const struct ct_ev_gpu_memcpy *r, int
 		t->best[r->device][direction] = bandwidth;
 }
 
+/* The host memory of a copy CUPTI's record describes: its src_kind or dst_kind, a
+ * CUpti_ActivityMemoryKind (doc/events.md: 1 pageable, 2 pinned). */
+static uint8_t record_host(const struct ct_ev_gpu_memcpy *r)
+{
+	unsigned kind = r->direction == CT_DIR_HTOD   ? r->src_kind
+	                : r->direction == CT_DIR_DTOH ? r->dst_kind
+	                                              : 0;
+
+	return kind == 1 ? CT_HOST_PAGEABLE : kind == 2 ? CT_HOST_PINNED : CT_HOST_NONE;
+}
+
+static void on_graph_launch(struct transfers *t, const struct ct_event *ev)
+{
+	const struct ct_ev_graph_launch *e = &ev->u.graph_launch;
+	struct xfer_graph_launch *launch =
+	    ct_corr_map_insert(&xfer_process_of(t, ev->process)->graphs, e->api.correlation_id);
+
+	launch->tid = ev->thread->tid;
+	launch->path = ev->site;
+	launch->api_domain = e->api.domain;
+	launch->api_cbid = e->api.cbid;
+}
+
+/*
+ * A copy graph launch LAUNCH replayed, of GPU record EV: a copy of the
+ * launch's site, as the kernels it replays are kernels; asynchronous (the
+ * launch does not wait for it), timed by its record alone. GPU_NS < 0: its
+ * end is unknown.
+ */
+static void count_graph_copy(struct transfers *t, const struct ct_event *ev,
+                             const struct xfer_graph_launch *launch, int64_t gpu_ns)
+{
+	const struct ct_ev_gpu_memcpy *r = &ev->u.gpu_memcpy;
+	struct xfer_group *g;
+	struct xfer_key key;
+
+	memset(&key, 0, sizeof(key));
+	key.tid = launch->tid;
+	key.process = ev->process->index;
+	key.path = launch->path;
+	key.api_domain = launch->api_domain;
+	key.api_cbid = launch->api_cbid;
+	key.direction = r->direction < CT_ENUM_COUNT(direction) ? r->direction : CT_DIR_UNKNOWN;
+	key.host = record_host(r);
+	key.size_class = (uint8_t)size_class_of(r->bytes);
+	key.device = r->device;
+	g = group_at(t, group_of(t, &key, ev->process));
+	if (!g->count)
+		g->first_ns = r->start ? (int64_t)r->start : ev->time_ns;
+	g->count++;
+	g->bytes = ct_sat_add_u64(g->bytes, r->bytes);
+	g->last_ns = r->start ? (int64_t)r->start : ev->time_ns;
+	t->copies++;
+	if (gpu_ns < 0) {
+		t->end_unknown++;
+		return;
+	}
+	g->gpu_count++;
+	g->gpu_bytes = ct_sat_add_u64(g->gpu_bytes, r->bytes);
+	g->gpu_ns = ct_sat_add(g->gpu_ns, gpu_ns);
+	g->cost_ns = ct_sat_add(g->cost_ns, gpu_ns);
+}
+
 static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
 {
 	const struct ct_ev_gpu_memcpy *r = &ev->u.gpu_memcpy;
@@ -441,7 +523,13 @@ static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
 	if (!p && r->runtime_correlation_id)
 		p = ct_corr_map_find(&xp->pending, r->runtime_correlation_id);
 	if (!p || p->gpu_ns >= 0) {
-		t->unmatched_gpu++;
+		const struct xfer_graph_launch *launch =
+		    p ? NULL : ct_corr_map_find(&xp->graphs, r->correlation_id);
+
+		if (launch)
+			count_graph_copy(t, ev, launch, r->start && r->end ? gpu_ns : -1);
+		else
+			t->unmatched_gpu++;
 		return;
 	}
 	/* its record came without an end (the reader's check_gpu_end): a copy, of no known
@@ -469,6 +557,9 @@ static void transfers_event(void *state, const struct ct_event *ev)
 		break;
 	case CT_EV_GPU_MEMCPY:
 		on_gpu_memcpy(t, ev);
+		break;
+	case CT_EV_GRAPH_LAUNCH:
+		on_graph_launch(t, ev);
 		break;
 	default:
 		break;
@@ -1074,6 +1165,7 @@ static void free_process_slot(struct transfers *t, struct ct_process *process)
 	if (!xp)
 		return;
 	ct_corr_map_release(&xp->pending);
+	ct_corr_map_release(&xp->graphs);
 	g_free(xp->uploads);
 	g_free(xp->downloads);
 	g_free(xp);
@@ -1101,7 +1193,8 @@ const struct ct_analysis_class ct_transfers_analysis = {
 	.name = "transfers",
 	.id = CT_ANALYSIS_TRANSFERS,
 	.section = &ct_transfers_section,
-	.wants = CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMCPY),
+	.wants =
+	    CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMCPY) | CT_EV_BIT(CT_EV_GRAPH_LAUNCH),
 	.uses = CT_SHARED_API_CALLS | CT_SHARED_GPU_ACTIVITY,
 	.create = transfers_create,
 	.event = transfers_event,

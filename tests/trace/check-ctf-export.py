@@ -5,12 +5,15 @@
 # against the simulator's ledger and the trace it was made from, as TAP:
 #
 #   /usr/bin/python3 check-ctf-export.py --ledger LEDGER --trace TRACE --export DIR
+#                                        [--streams N]
 #
 #   - babeltrace2 reads the export;
 #   - every kernel, copy and memset of the ledger is one begin event and one
 #     end event (kernel_begin/_end, memcpy_*, memset_*) of its process and
 #     correlation id, at the ledger's GPU start and end (the events'
 #     timestamps, raw clock values in ns), and the export has nothing else;
+#     a graph launch's operations share its correlation id: those of one
+#     kind are paired with the ledger's in GPU-time order;
 #   - each stream holds the operations of one process, device and CUDA
 #     stream, those of the ledger, its file named after them, a begin and its end
 #     in turn (a CUDA stream runs one operation at a time);
@@ -108,6 +111,8 @@ def main():
     parser.add_argument("--ledger", required=True)
     parser.add_argument("--trace", required=True)
     parser.add_argument("--export", required=True)
+    parser.add_argument("--streams", type=int, default=2,
+                        help="the CUDA streams the ledger has at least (default 2)")
     args = parser.parse_args()
     tap = Tap()
 
@@ -124,39 +129,51 @@ def main():
 
     ledger = [op for op in load_ledger(args.ledger)
               if op["op"] in KIND_OF_OP and "gpu_start" in op]
-    want = {(number(op["pid"]), KIND_OF_OP[op["op"]], number(op["corr"])): op for op in ledger}
-    tap.ok(len(want) == len(ledger) and ledger,
+    # (pid, kind, corr) -> its operations, in GPU-time order: several for a graph launch
+    want = collections.defaultdict(list)
+    for op in sorted(ledger, key=lambda op: number(op["gpu_start"])):
+        want[(number(op["pid"]), KIND_OF_OP[op["op"]], number(op["corr"]))].append(op)
+    shared = [op for ops in want.values() if len(ops) > 1 for op in ops
+              if not op.get("api", "").endswith("GraphLaunch")]
+    tap.ok(not shared and ledger,
            "the ledger has kernels, copies and memsets, one per process and correlation id "
-           "(%d)" % len(ledger))
+           "but for what graph launches replay (%d)" % len(ledger),
+           ["%s corr %s shares its id" % (op["op"], op["corr"]) for op in shared])
 
-    pairs = collections.defaultdict(dict)
+    pairs = collections.defaultdict(lambda: {"begin": [], "end": []})
     details = []
     for ev in events:
         kind, _, edge = ev["name"].partition(":")[2].rpartition("_")
         key = (plain(ev["context"].get("vpid")), kind, plain(ev["payload"]["correlation_id"]))
-        if edge not in ("begin", "end") or edge in pairs[key]:
-            details.append("%s correlation_id=%s: unexpected or twice" % (ev["name"], key[2]))
-        pairs[key][edge] = ev
-    for key, op in sorted(want.items()):
-        got = pairs.get(key, {})
-        if "begin" not in got or "end" not in got:
-            details.append("%s of pid %s corr %s: no begin/end pair" % (key[1], key[0], key[2]))
+        if edge not in ("begin", "end"):
+            details.append("%s correlation_id=%s: unexpected" % (ev["name"], key[2]))
             continue
-        for edge, field in (("begin", "gpu_start"), ("end", "gpu_end")):
-            if abs(got[edge]["ts"] - number(op[field])) > GPU_TIME_TOLERANCE_NS:
-                details.append("%s corr %s: %s at %d, the ledger's %s %s"
-                               % (key[1], key[2], edge, got[edge]["ts"], field, op[field]))
+        pairs[key][edge].append(ev)
+    for got in pairs.values():
+        for edge in got.values():
+            edge.sort(key=lambda ev: ev["ts"])
+    for key, ops in sorted(want.items()):
+        got = pairs.get(key, {"begin": [], "end": []})
+        if len(got["begin"]) != len(ops) or len(got["end"]) != len(ops):
+            details.append("%s of pid %s corr %s: %d begins and %d ends for %d operations"
+                           % (key[1], key[0], key[2], len(got["begin"]), len(got["end"]),
+                              len(ops)))
+            continue
+        for i, op in enumerate(ops):
+            for edge, field in (("begin", "gpu_start"), ("end", "gpu_end")):
+                if abs(got[edge][i]["ts"] - number(op[field])) > GPU_TIME_TOLERANCE_NS:
+                    details.append("%s corr %s: %s at %d, the ledger's %s %s"
+                                   % (key[1], key[2], edge, got[edge][i]["ts"], field,
+                                      op[field]))
     extra = sorted(set(pairs) - set(want))
     details += ["%s of pid %s corr %s: not in the ledger" % (k[1], k[0], k[2]) for k in extra]
     tap.ok(not details, "every kernel, copy and memset of the ledger is a begin and an end at "
            "its GPU start and end, within %d ns, and nothing else (%d operations)"
-           % (GPU_TIME_TOLERANCE_NS, len(want)), details)
+           % (GPU_TIME_TOLERANCE_NS, len(ledger)), details)
 
     details = []
-    for key, op in sorted(want.items()):
-        begin = pairs.get(key, {}).get("begin")
-        if not begin:
-            continue
+    for key, op, begin in ((key, op, begin) for key, ops in sorted(want.items())
+                           for op, begin in zip(ops, pairs.get(key, {}).get("begin", []))):
         p = begin["payload"]
         if key[1] == "kernel" and plain(p["name"]) != op.get("name"):
             details.append("kernel corr %s: name %s, the ledger's %s"
@@ -205,7 +222,7 @@ def main():
     if seen_streams != ledger_streams:
         details.append("streams %s, the ledger's %s" % (sorted(seen_streams),
                                                         sorted(ledger_streams)))
-    tap.ok(not details and len(ledger_streams) >= 2,
+    tap.ok(not details and len(ledger_streams) >= args.streams,
            "one stream per process, device and CUDA stream, in time order, each operation's "
            "begin then its end (%d streams)" % len(by_stream), details)
 
