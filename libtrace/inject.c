@@ -24,6 +24,7 @@
 #include "config.h"
 #include "cupti-compat.h"
 #include "driver-info.h"
+#include "emit.h"
 #include "log.h"
 #include "host-sampler.h"
 #include "nvml.h"
@@ -72,6 +73,36 @@ static void give_up(enum ct_tracer_error_kind kind, CUptiResult status, const ch
 static void in_child(void)
 {
 	tracer_set_running(false);
+}
+
+/*
+ * The newest child of the calling thread: the last pid of
+ * /proc/self/task/TID/children (proc(5); the kernel adds a child at the end
+ * of its parent task's list, and the child fork() just made is not reaped
+ * yet); 0 when the file is not there (a kernel without
+ * CONFIG_PROC_CHILDREN).
+ */
+static int32_t newest_child(void)
+{
+	long pid, last = 0;
+	/* /proc/thread-self is /proc/self/task/TID of the calling thread */
+	FILE *f = fopen("/proc/thread-self/children", "re");
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%ld", &pid) == 1)
+		last = pid;
+	fclose(f);
+	return (int32_t)last;
+}
+
+/* A child forked: the trace says so, and which, for the report to name it
+ * as untraced unless it execs (then it is traced on its own). */
+static void in_parent(void)
+{
+	if (!tracer_active() || getpid() != tracer.pid)
+		return;
+	EMIT(process_fork, &(struct ct_ev_process_fork){ .child_pid = newest_child() });
 }
 
 static int subscribe(void)
@@ -172,7 +203,7 @@ static void init(void)
 	host_sampler_start(config.host_memory_period_ms);
 	if (shutdown_register() < 0)
 		log_warn("cannot register the exit handlers: GPU events may be lost at exit");
-	pthread_atfork(NULL, NULL, in_child);
+	pthread_atfork(NULL, in_parent, in_child);
 	tracer_info_emit_once();
 	log_info("tracing process %d", (int)tracer.pid);
 }

@@ -142,6 +142,8 @@ static void process_free(gpointer data)
 		ct_gpu_timeline_free(p->busy[d]);
 	}
 	name_table_free(p->names);
+	if (p->forked)
+		g_array_free(p->forked, TRUE);
 	g_free(p);
 }
 
@@ -609,6 +611,18 @@ static void note_library(struct ct_context *ctx, const struct ct_process *p,
 	ct_call_stacks_set_build_id(ctx->stacks, p->hostname, p->pid, e->base, id, n);
 }
 
+/* A child P forked (process_fork), kept for the trace section to name. */
+static void note_fork(struct ct_process *p, const struct ct_event *ev)
+{
+	struct ct_fork fork = { ev->u.process_fork.child_pid, ev->time_ns };
+
+	p->forks++;
+	if (!p->forked)
+		p->forked = g_array_new(FALSE, FALSE, sizeof(struct ct_fork));
+	if (p->forked->len < CT_FORKS_KEPT)
+		g_array_append_val(p->forked, fork);
+}
+
 int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 {
 	struct ct_process *p = ev->process;
@@ -654,6 +668,9 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		break;
 	case CT_EV_TRACER_INFO:
 		update_tracer_info(ev);
+		break;
+	case CT_EV_PROCESS_FORK:
+		note_fork(p, ev);
 		break;
 	case CT_EV_ACTIVITY_DROPPED:
 		if (ev->u.activity_dropped.count && ev->time_ns < p->first_drop_ns)

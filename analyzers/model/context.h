@@ -71,7 +71,21 @@ struct ct_process {
 	int filter_state;
 	/* Private to the context: the names it recorded. */
 	struct ct_name_table *names;
+	/*
+	 * The children it forked (process_fork), struct ct_fork in order, at
+	 * most CT_FORKS_KEPT; NULL if none. Owned. forks counts them all.
+	 */
+	GArray *forked;
+	uint64_t forks;
 };
+
+/* A child a process forked: its pid (0: unknown), and when. */
+struct ct_fork {
+	int64_t child_pid;
+	int64_t time_ns;
+};
+
+#define CT_FORKS_KEPT 256
 
 /* One frame of a thread's NVTX push/pop stack. */
 struct ct_nvtx_frame {

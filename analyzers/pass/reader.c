@@ -55,7 +55,7 @@ _Static_assert(MAX_ANALYSES <= CT_ACCT_SUBSCRIBERS,
 	 CT_EV_BIT(CT_EV_NVTX_POP) | CT_EV_BIT(CT_EV_DEVICE_INFO) | CT_EV_BIT(CT_EV_NVML_SAMPLE) | \
 	 CT_EV_BIT(CT_EV_TRACER_INFO) | CT_EV_BIT(CT_EV_ACTIVITY_DROPPED) |                        \
 	 CT_EV_BIT(CT_EV_CALL_STACK) | CT_EV_BIT(CT_EV_LIBRARY_LOAD) |                             \
-	 CT_EV_BIT(CT_EV_CELL_BEGIN))
+	 CT_EV_BIT(CT_EV_CELL_BEGIN) | CT_EV_BIT(CT_EV_PROCESS_FORK))
 
 struct instance {
 	const struct ct_analysis_class *cls;

@@ -3,6 +3,7 @@
  * trace-section.c - the report's "trace" section (see trace-section.h).
  */
 #include <inttypes.h>
+#include <string.h>
 
 #include "config.h"
 #include "common/log.h"
@@ -23,9 +24,58 @@ static void write_processes(struct ct_doc *doc, const struct ct_context *ctx)
 		ct_doc_i64(doc, "first_ns", p->events ? p->first_ns : 0, CT_UNIT_TIME);
 		ct_doc_i64(doc, "last_ns", p->events ? p->last_ns : 0, CT_UNIT_TIME);
 		ct_doc_string(doc, "tracer_version", p->tracer_version);
+		ct_doc_u64(doc, "forks", p->forks, CT_UNIT_NONE);
 		ct_doc_end(doc);
 	}
 	ct_doc_end(doc);
+}
+
+/* Whether the trace holds a process PID of HOSTNAME's. */
+static bool traced(const struct ct_context *ctx, const char *hostname, int64_t pid)
+{
+	for (size_t i = 0; i < ct_context_process_count(ctx); i++) {
+		const struct ct_process *p = ct_context_process_at(ctx, i);
+
+		if (p->pid == pid && !strcmp(p->hostname, hostname))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The children traced processes forked whose pid has no process in the
+ * trace: forked without exec, they ran untraced (doc/events.md,
+ * process_fork), and whatever CUDA work they did is not in the report. A
+ * child that exec'd is traced under its pid, and not named. The first
+ * CT_FORKS_KEPT children of each process are looked at (processes[].forks
+ * counts them all).
+ */
+static void write_untraced_children(struct ct_doc *doc, const struct ct_context *ctx)
+{
+	uint64_t count = 0;
+
+	ct_doc_array(doc, "untraced_children", "Children forked without exec, not traced");
+	for (size_t i = 0; i < ct_context_process_count(ctx); i++) {
+		const struct ct_process *p = ct_context_process_at(ctx, i);
+
+		for (guint f = 0; p->forked && f < p->forked->len; f++) {
+			const struct ct_fork *fork = &g_array_index(p->forked, struct ct_fork, f);
+
+			if (fork->child_pid && traced(ctx, p->hostname, fork->child_pid))
+				continue;
+			count++;
+			ct_doc_object(doc, NULL, NULL);
+			ct_doc_i64(doc, "pid", p->pid, CT_UNIT_ID);
+			if (fork->child_pid)
+				ct_doc_i64(doc, "child_pid", fork->child_pid, CT_UNIT_ID);
+			else
+				ct_doc_null(doc, "child_pid");
+			ct_doc_i64(doc, "time_ns", fork->time_ns, CT_UNIT_TIME);
+			ct_doc_end(doc);
+		}
+	}
+	ct_doc_end(doc);
+	ct_doc_u64(doc, "untraced_child_count", count, CT_UNIT_NONE);
 }
 
 static void write_devices(struct ct_doc *doc, const struct ct_context *ctx)
@@ -108,6 +158,7 @@ void ct_trace_section_write(struct ct_doc *doc, const struct ct_reader_stats *s,
 	ct_doc_bool(doc, "complete", !s->truncated);
 	ct_doc_string(doc, "error", s->truncated ? s->error : NULL);
 	write_processes(doc, ctx);
+	write_untraced_children(doc, ctx);
 	write_devices(doc, ctx);
 	ct_doc_end(doc);
 }

@@ -263,6 +263,43 @@ char *ct_first_page_traced(const struct ct_node *trace)
 	return g_string_free(text, FALSE);
 }
 
+/*
+ * The children forked without exec that ran untraced (trace.untraced_children):
+ * one line naming them by pid, the first few, and their parent.
+ */
+static void untraced_children(const struct ct_node *trace, ct_first_page_loss_fn put, void *data)
+{
+	const struct ct_node *children = at(trace, "untraced_children");
+	size_t count = children ? ct_node_count(children) : 0, shown = 0;
+	char line[256];
+	int used;
+
+	if (!count)
+		return;
+	used = snprintf(line, sizeof(line),
+	                "%zu child process%s forked without exec, not traced:", count,
+	                count == 1 ? "" : "es");
+	for (size_t i = 0; i < count && shown < 4 && used > 0 && (size_t)used < sizeof(line); i++) {
+		const struct ct_node *child = ct_node_child(children, i);
+
+		if (known(child, "child_pid"))
+			used += snprintf(line + used, sizeof(line) - (size_t)used,
+			                 "%s pid %" PRIu64 " (of %" PRIu64 ")", shown ? "," : "",
+			                 u64_of(child, "child_pid"), u64_of(child, "pid"));
+		else
+			used += snprintf(line + used, sizeof(line) - (size_t)used,
+			                 "%s a child of %" PRIu64 " (its pid unknown)",
+			                 shown ? "," : "", u64_of(child, "pid"));
+		shown++;
+	}
+	if (count > shown && used > 0 && (size_t)used < sizeof(line))
+		used += snprintf(line + used, sizeof(line) - (size_t)used, ", ...");
+	if (used > 0 && (size_t)used < sizeof(line))
+		snprintf(line + used, sizeof(line) - (size_t)used,
+		         "; CUDA work they did is not in the trace");
+	put("Lost", line, data);
+}
+
 void ct_first_page_losses(const struct ct_node *trace, ct_first_page_loss_fn put, void *data)
 {
 	uint64_t discarded = u64_of(trace, "discarded_events");
@@ -310,6 +347,7 @@ void ct_first_page_losses(const struct ct_node *trace, ct_first_page_loss_fn put
 		         repeats, repeats == 1 ? "" : "s", repeats == 1 ? "s" : "");
 		put("Lost", line, data);
 	}
+	untraced_children(trace, put, data);
 	if (complete && complete->type == CT_NODE_BOOL && !complete->value.boolean)
 		put("Cut",
 		    "the trace ends before the program did: what follows is up to its last event",
