@@ -19,6 +19,7 @@
 #include "common/options.h"
 #include "diag.h"
 #include "registry/formats.h"
+#include "stale.h"
 #include "verbs.h"
 
 /* What the command line asked for. Strings are borrowed from argv. */
@@ -124,6 +125,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (ret)
 		return ret;
+	stale_cleanup_before_reading();
 	return (int)a.format->export->run(&(struct ct_export_request){
 	    .opts = &a.opts,
 	    .paths = a.paths,

@@ -26,6 +26,7 @@
 #include "arg-check.h"
 #include "diag.h"
 #include "common/document.h"
+#include "stale.h"
 #include "summary.h"
 #include "trace-info.h"
 #include "verbs.h"
@@ -178,18 +179,6 @@ static long long clock_offset_ns(const char *trace)
 	return seconds * 1000000000LL + cycles;
 }
 
-static bool recorder_running(const struct trace_info *info)
-{
-	char host[256] = "";
-
-	if (info->recorder_pid <= 0)
-		return false;
-	gethostname(host, sizeof(host) - 1);
-	if (strcmp(host, info->host) != 0)
-		return true; /* another machine's: cannot tell, assume it runs */
-	return kill(info->recorder_pid, 0) == 0 || errno == EPERM;
-}
-
 static void describe_end(const struct trace_info *info, char *buf, size_t len)
 {
 	switch (info->end) {
@@ -204,7 +193,8 @@ static void describe_end(const struct trace_info *info, char *buf, size_t len)
 		snprintf(buf, len, "recorder died");
 		break;
 	case TRACE_RUNNING:
-		snprintf(buf, len, "%s", recorder_running(info) ? "running" : "recorder died");
+		snprintf(buf, len, "%s",
+		         trace_info_recorder_running(info) ? "running" : "recorder died");
 		break;
 	}
 	/* The trace lacks part of what the program did: cudatrace.info says why. */
@@ -478,6 +468,7 @@ int cmd_list(int argc, char **argv)
 		           stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
 		return EXIT_USAGE;
 	}
+	stale_cleanup_before_reading();
 	if (collect(dir, &entries, &count, &deep) < 0) {
 		diag_error("cannot read %s: %s", dir, strerror(errno));
 		return EXIT_USAGE;

@@ -34,6 +34,8 @@
 #include "verbs.h"
 #include "registry/formats.h"
 #include "snapshot.h"
+#include "diag.h"
+#include "stale.h"
 #include "trace-info.h"
 
 #define DEFAULT_TEXT_ROWS 20
@@ -537,6 +539,41 @@ static void note_missing_streams(struct ct_reader *reader, bool mark, const char
 }
 
 /*
+ * The trace in PATH, of notes INFO, whose recorder died. While its session
+ * was never closed (stale.h closes it once the programs it records are
+ * gone), LTTng may still hold some of it, or have lost it with the daemon:
+ * said, and the trace cut (true). Closed later, it is whole, but how the
+ * program ended was not recorded: said only.
+ */
+static bool note_recorder_death(struct ct_reader *reader, bool mark, const char *path,
+                                const struct trace_info *info)
+{
+	const char *program = info->program[0] ? info->program : "its program";
+	char why[600];
+
+	/* notes without a recorder's pid are not a record's that died */
+	if (info->end == TRACE_RUNNING && info->recorder_pid > 0 &&
+	    !trace_info_recorder_running(info)) {
+		snprintf(why, sizeof(why),
+		         "the trace in %s was cut: its cudatrace record (pid %d) died while it "
+		         "recorded %s, and its session was not closed (it still records a program "
+		         "that runs, or its session daemon is gone): it may lack what LTTng had "
+		         "not yet written",
+		         path, info->recorder_pid, program);
+		note_loss(reader, mark, why);
+		return true;
+	}
+	if (info->end == TRACE_ABANDONED && info->has_complete && info->complete)
+		fprintf(
+		    stderr,
+		    "cudatrace report: warning: the cudatrace record of the trace in %s (pid %d) "
+		    "died; its session was closed once %s had ended, so the trace is whole, but "
+		    "how the program ended was not recorded\n",
+		    path, info->recorder_pid, program);
+	return false;
+}
+
+/*
  * What the traces lack, said and the report incomplete: a trace its
  * recorder noted as cut (cudatrace.info's complete=false), which ends
  * where LTTng stopped writing, in whole packets; a stream file its index
@@ -558,8 +595,7 @@ static void note_losses(struct ct_reader *reader, bool mark, char *const *paths,
 		struct trace_info info;
 		struct stat st;
 
-		if (trace_info_read(paths[i], &info) < 0 || !info.has_counts ||
-		    stat(paths[i], &st) != 0) {
+		if (trace_info_read(paths[i], &info) < 0 || stat(paths[i], &st) != 0) {
 			all_counted = false;
 			continue;
 		}
@@ -568,6 +604,12 @@ static void note_losses(struct ct_reader *reader, bool mark, char *const *paths,
 		                      g_strdup_printf("recorder %ju:%ju", (uintmax_t)st.st_dev,
 		                                      (uintmax_t)st.st_ino)))
 			continue;
+		if (note_recorder_death(reader, mark, paths[i], &info))
+			continue;
+		if (!info.has_counts) {
+			all_counted = false;
+			continue;
+		}
 		counted += info.events;
 		if (!info.has_complete || info.complete)
 			continue;
@@ -669,6 +711,8 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (!a.live_url) {
+		diag_set_prefix("cudatrace report");
+		stale_cleanup_before_reading();
 		if (recorded_read(a.paths, a.path_count, &recorded) < 0) {
 			fprintf(stderr, "cudatrace report: out of memory\n");
 			return 1;

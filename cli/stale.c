@@ -366,6 +366,17 @@ static void close_stale(const char *name, const struct pid_record *rec)
 		          name, rec->pid);
 }
 
+void stale_cleanup_before_reading(void)
+{
+	char dir[4096];
+	struct stat st;
+
+	/* no pid file directory: no record ever ran here, nothing to ask the daemon */
+	if (pid_dir(dir, sizeof(dir)) < 0 || stat(dir, &st) != 0)
+		return;
+	stale_cleanup();
+}
+
 int stale_cleanup(void)
 {
 	struct lttng_session *sessions = NULL;
@@ -380,6 +391,12 @@ int stale_cleanup(void)
 	if (!d)
 		return 0;
 	count = lttng_list_sessions(&sessions);
+	/* No daemon: the sessions it held are gone with it (a command that reads traces
+	 * runs without one) */
+	if (count == -LTTNG_ERR_NO_SESSIOND) {
+		count = 0;
+		sessions = NULL;
+	}
 	if (count < 0) {
 		closedir(d);
 		return 0;
@@ -414,6 +431,8 @@ int stale_cleanup(void)
 				closed++;
 			} else {
 				/* Its daemon went away before it was closed: what it held then is lost. */
+				if (exists(rec.output))
+					make_private_tree(rec.output);
 				mark_abandoned(rec.output, TRACE_CUT_SESSION_LOST);
 			}
 			unlink(path);

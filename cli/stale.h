@@ -6,10 +6,11 @@
  * Each record names its session with the "cudatrace-" prefix and leaves a
  * pid file for it in the session daemon's run directory
  * (RUNDIR/cudatrace/NAME.pid) while it runs, with the processes the
- * session records. The next record finds sessions with that prefix whose
- * recorder is gone, and, once the processes they record are gone too,
- * closes them: a flight-recorder session gets its snapshot written first,
- * every session keeps the trace it wrote.
+ * session records. The next record, report, export or list finds sessions
+ * with that prefix whose recorder is gone, and, once the processes they
+ * record are gone too, closes them: a flight-recorder session gets its
+ * snapshot written first, every session keeps the trace it wrote, made
+ * private (LTTng's consumer makes its files 0660).
  */
 #ifndef CUDATRACE_CLI_STALE_H
 #define CUDATRACE_CLI_STALE_H
@@ -41,5 +42,13 @@ void stale_unregister(const char *name);
  * per session closed or left alone. Returns the number of sessions closed.
  */
 int stale_cleanup(void);
+
+/*
+ * stale_cleanup() for a command that reads or lists traces (report, list,
+ * export): the traces of records that died are closed, made private and
+ * marked before they are read, so that they are read whole and said to be
+ * cut when they are. Nothing to do costs a directory lookup.
+ */
+void stale_cleanup_before_reading(void);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,18 @@ const char *trace_info_cut_name(enum trace_cut cut)
 const char *trace_info_cut_reason(enum trace_cut cut)
 {
 	return (size_t)cut < sizeof(cut_reasons) / sizeof(cut_reasons[0]) ? cut_reasons[cut] : "";
+}
+
+bool trace_info_recorder_running(const struct trace_info *info)
+{
+	char host[256] = "";
+
+	if (info->recorder_pid <= 0)
+		return false;
+	gethostname(host, sizeof(host) - 1);
+	if (strcmp(host, info->host) != 0)
+		return true; /* another machine's: cannot tell, assume it runs */
+	return kill(info->recorder_pid, 0) == 0 || errno == EPERM;
 }
 
 static const char *const end_names[] = {

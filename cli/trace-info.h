@@ -123,6 +123,13 @@ const char *trace_info_cut_name(enum trace_cut cut);
 /* What cut the trace, for people: "LTTng's consumer daemon died", ... */
 const char *trace_info_cut_reason(enum trace_cut cut);
 
+/*
+ * Whether the `cudatrace record` that writes INFO's trace may still run:
+ * its pid is alive on this host, or the trace is another host's (which
+ * cannot be told, so taken as running).
+ */
+bool trace_info_recorder_running(const struct trace_info *info);
+
 /* ARGV joined into a command line for people, shell-quoted where needed, into BUF. */
 void trace_info_format_command(char *const argv[], char *buf, size_t len);
 
