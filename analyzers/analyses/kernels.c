@@ -180,7 +180,7 @@ static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
 	/* the reader left a run whose end is unknown without one (check_gpu_end) */
 	if (r->start && r->end >= r->start)
 		ct_stat_add(&row->gpu, ct_sat_i64(r->end - r->start));
-	else if (r->start)
+	else
 		row->end_unknown++;
 	note_config(row, r);
 	if (!p)

@@ -534,7 +534,7 @@ static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
 	}
 	/* its record came without an end (the reader's check_gpu_end): a copy, of no known
 	 * GPU time, that neither its group's GPU time nor its bandwidth can count */
-	if (r->start && !r->end) {
+	if (!r->start || !r->end) {
 		t->end_unknown++;
 		ct_corr_map_remove(&xp->pending, p);
 		return;

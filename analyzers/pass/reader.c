@@ -278,14 +278,15 @@ static void note_time(struct ct_reader *r, int64_t time_ns)
  * more incomplete activity records" (cupti_activity.h, cuptiActivityFlushAll;
  * CUPTI_ACTIVITY_FLAG_FLUSH_FORCED: "whether finished or not"), whose times
  * not reached yet are CUPTI_TIMESTAMP_UNKNOWN, 0 ("an invalid/unknown
- * timestamp for a start, end, ..."). An end before the start is no end
+ * timestamp for a start, end, ..."): work still running has its start
+ * and no end, work not begun neither. An end before the start is no end
  * either. Such an operation still counts, with no duration, and the trace
  * section says how many there were. Traces of every tracer version are
  * read so.
  */
 static void check_gpu_end(struct ct_reader *r, uint64_t start, uint64_t *end)
 {
-	if (!start || (*end && *end >= start))
+	if (start && *end && *end >= start)
 		return;
 	*end = 0;
 	r->stats.gpu_end_unknown++;

@@ -151,7 +151,7 @@ void ct_trace_section_write(struct ct_doc *doc, const struct ct_reader_stats *s,
 	ct_doc_u64(doc, "unmatched_repeats", s->unmatched_repeats, CT_UNIT_NONE);
 	ct_doc_u64(doc, "gpu_end_unknown", s->gpu_end_unknown, CT_UNIT_NONE);
 	if (s->gpu_end_unknown)
-		ct_log_warning("%" PRIu64 " GPU operations were still running when CUPTI handed "
+		ct_log_warning("%" PRIu64 " GPU operations had not finished when CUPTI handed "
 		               "their records over (a forced flush): their end is unknown, and "
 		               "they count without a duration",
 		               s->gpu_end_unknown);

@@ -334,7 +334,8 @@ void ct_first_page_losses(const struct ct_node *trace, ct_first_page_loss_fn put
 	}
 	if (end_unknown) {
 		snprintf(line, sizeof(line),
-		         "%" PRIu64 " GPU operation%s still ran when CUPTI's records were flushed: "
+		         "%" PRIu64 " GPU operation%s had not finished when CUPTI's records were "
+		         "flushed: "
 		         "counted, with no duration (end unknown)",
 		         end_unknown, end_unknown == 1 ? "" : "s");
 		put("Lost", line, data);

@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flush-running.c - copies still running when the tracer flushes CUPTI's
+ * flush-running.c - copies unfinished when the tracer flushes CUPTI's
  * records with CUPTI_ACTIVITY_FLAG_FLUSH_FORCED, for
  * tests/trace/flush-running.sh: a forced flush hands over the records of
- * unfinished work, whose end CUPTI does not know yet (0).
+ * unfinished work, whose times CUPTI does not know yet (0).
  *
  *   flush-running
  *
- * One upload of 4 KiB that the call waits for; then an asynchronous upload
- * of BYTES from pinned memory, then
- * cudaProfilerStop at once, then the stream synchronized; cudaProfilerStart,
- * a second upload, and cudaDeviceReset at once. Prints "copies=3 running=2":
- * the copies made, and those running when the call after them began (with
- * the bandwidth the test sets). Exits 1 if any call failed.
+ * One upload of 4 KiB that the call waits for; then two asynchronous
+ * uploads of BYTES from pinned memory on one stream (the second waits for
+ * the first), cudaProfilerStop at once, and the stream synchronized; then
+ * cudaProfilerStart, a third upload, and cudaDeviceReset at once. Prints
+ * "copies=4 unfinished=3": the copies made, and those running or waiting
+ * to run when the call after them began (with the bandwidth the test
+ * sets). Exits 1 if any call failed.
  */
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
@@ -27,6 +28,11 @@ static int check(cudaError_t status, const char *what)
 	return rt_check("flush-running", status, what);
 }
 
+static int upload(void *device, const void *host, cudaStream_t stream, const char *what)
+{
+	return check(cudaMemcpyAsync(device, host, BYTES, cudaMemcpyHostToDevice, stream), what);
+}
+
 int main(void)
 {
 	void *host = NULL, *device = NULL;
@@ -39,14 +45,13 @@ int main(void)
 	if (failed)
 		return 1;
 	failed |= check(cudaMemcpy(device, host, 4096, cudaMemcpyHostToDevice), "cudaMemcpy");
-	failed |= check(cudaMemcpyAsync(device, host, BYTES, cudaMemcpyHostToDevice, stream),
-	                "the first cudaMemcpyAsync");
+	failed |= upload(device, host, stream, "the first cudaMemcpyAsync");
+	failed |= upload(device, host, stream, "the second cudaMemcpyAsync");
 	failed |= check(cudaProfilerStop(), "cudaProfilerStop");
 	failed |= check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 	failed |= check(cudaProfilerStart(), "cudaProfilerStart");
-	failed |= check(cudaMemcpyAsync(device, host, BYTES, cudaMemcpyHostToDevice, stream),
-	                "the second cudaMemcpyAsync");
+	failed |= upload(device, host, stream, "the third cudaMemcpyAsync");
 	failed |= check(cudaDeviceReset(), "cudaDeviceReset");
-	printf("copies=3 running=2\n");
+	printf("copies=4 unfinished=3\n");
 	return failed;
 }
