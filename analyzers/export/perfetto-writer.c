@@ -5,6 +5,16 @@
  * packets' framing, written here as protobuf-c would (put_packet,
  * track_event), packed one after another into a block that is written
  * when full (see perfetto-writer.h).
+ *
+ * The timestamps are the trace's, CLOCK_MONOTONIC's. A packet that names
+ * no clock is read as BOOTTIME's, the clock Perfetto shows a trace in
+ * unless told otherwise (https://perfetto.dev/docs/concepts/clock-sync:
+ * "If omitted it refers to the default clock domain of the trace
+ * (CLOCK_BOOTTIME for Linux/Android)"); so before its first timestamp the
+ * file says MONOTONIC twice (put_clock): a ClockSnapshot whose
+ * primary_trace_clock is MONOTONIC, the clock the trace is shown in, and
+ * the sequence's TracePacketDefaults, whose timestamp_clock_id says the
+ * packets' timestamps are MONOTONIC's. Perfetto then converts nothing.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,17 +50,19 @@
  * in perfetto-trace.proto, in the order of their numbers: the order
  * protobuf-c writes them in, and put_packet and track_event too. */
 enum packet_field {
+	P_CLOCK_SNAPSHOT,
 	P_TIMESTAMP,
 	P_SEQUENCE_ID,
 	P_TRACK_EVENT,
 	P_INTERNED_DATA,
 	P_SEQUENCE_FLAGS,
+	P_DEFAULTS,
 	P_TRACK_DESCRIPTOR,
 	PACKET_FIELDS
 };
 static const char *const packet_fields[PACKET_FIELDS] = {
-	"timestamp",      "trusted_packet_sequence_id", "track_event", "interned_data",
-	"sequence_flags", "track_descriptor",
+	"clock_snapshot", "timestamp",      "trusted_packet_sequence_id", "track_event",
+	"interned_data",  "sequence_flags", "trace_packet_defaults",      "track_descriptor",
 };
 
 enum event_field {
@@ -95,6 +107,7 @@ struct ct_pf_writer {
 	size_t used, cap;
 	uint64_t packets;
 	bool started; /* the first packet, which clears the incremental state, is out */
+	bool clocked; /* the clock of the timestamps is said (put_clock) */
 	uint64_t packet_tags[PACKET_FIELDS]; /* tag_of each, from perfetto-trace.proto */
 	uint64_t event_tags[EVENT_FIELDS];
 	uint8_t *te;   /* the track event being written */
@@ -241,24 +254,31 @@ static uint8_t *put_message(uint8_t *p, uint64_t tag, const ProtobufCMessage *ms
 	return p + protobuf_c_message_pack(msg, p);
 }
 
+/* The packet's message fields protobuf-c packs, in the order of their numbers. */
+enum packet_message { M_CLOCK_SNAPSHOT, M_INTERNED, M_DEFAULTS, M_DESCRIPTOR, PACKET_MESSAGES };
+
 /*
  * Puts PACKET in the block as one field of the Trace (tag, varint length,
  * bytes), with the track event of EVENT_LEN bytes at EVENT (put_event),
- * NULL for none. protobuf-c packs the packet's other messages (interned
- * data, a track descriptor), each sized once; the packet's few scalar
- * fields and the framings are written here, in the order of their field
- * numbers, as protobuf-c writes them (test-perfetto-writer.c compares the
- * bytes with protobuf-c's). The block is written first when the packet
- * would not fit, and grows for a packet larger than it.
+ * NULL for none. protobuf-c packs the packet's other messages (a clock
+ * snapshot, interned data, defaults, a track descriptor), each sized
+ * once; the packet's few scalar fields and the framings are written here,
+ * in the order of their field numbers, as protobuf-c writes them
+ * (test-perfetto-writer.c compares the bytes with protobuf-c's). The
+ * block is written first when the packet would not fit, and grows for a
+ * packet larger than it.
  */
 static void put_packet(struct ct_pf_writer *w, Perfetto__Protos__TracePacket *packet,
                        const uint8_t *event, size_t event_len)
 {
-	const ProtobufCMessage *interned =
-	    packet->interned_data ? &packet->interned_data->base : NULL;
-	const ProtobufCMessage *descriptor =
-	    packet->track_descriptor ? &packet->track_descriptor->base : NULL;
-	size_t interned_len = 0, descriptor_len = 0, size;
+	const ProtobufCMessage *messages[PACKET_MESSAGES] = {
+		[M_CLOCK_SNAPSHOT] = packet->clock_snapshot ? &packet->clock_snapshot->base : NULL,
+		[M_INTERNED] = packet->interned_data ? &packet->interned_data->base : NULL,
+		[M_DEFAULTS] =
+		    packet->trace_packet_defaults ? &packet->trace_packet_defaults->base : NULL,
+		[M_DESCRIPTOR] = packet->track_descriptor ? &packet->track_descriptor->base : NULL,
+	};
+	size_t lens[PACKET_MESSAGES] = { 0 }, size;
 	uint8_t *p, *start;
 
 	if (w->error)
@@ -270,16 +290,18 @@ static void put_packet(struct ct_pf_writer *w, Perfetto__Protos__TracePacket *pa
 		    PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
 		w->started = true;
 	}
-	/* three scalars, and each message's tag and length */
-	size = 6 * FIELD_HEAD_MAX + event_len;
-	if (interned)
-		size += (interned_len = protobuf_c_message_get_packed_size(interned));
-	if (descriptor)
-		size += (descriptor_len = protobuf_c_message_get_packed_size(descriptor));
+	/* three scalars, the track event's tag and length, and each message's */
+	size = (4 + PACKET_MESSAGES) * FIELD_HEAD_MAX + event_len;
+	for (size_t i = 0; i < PACKET_MESSAGES; i++)
+		if (messages[i])
+			size += (lens[i] = protobuf_c_message_get_packed_size(messages[i]));
 	if (room(w, HEAD_MAX + size) < 0)
 		return;
 	/* the packet after the longest head, moved back once its length is known */
 	p = start = w->block + w->used + HEAD_MAX;
+	if (messages[M_CLOCK_SNAPSHOT])
+		p = put_message(p, w->packet_tags[P_CLOCK_SNAPSHOT], messages[M_CLOCK_SNAPSHOT],
+		                lens[M_CLOCK_SNAPSHOT]);
 	if (packet->has_timestamp)
 		p = varint(varint(p, w->packet_tags[P_TIMESTAMP]), packet->timestamp);
 	p = varint(varint(p, w->packet_tags[P_SEQUENCE_ID]), SEQUENCE_ID);
@@ -288,18 +310,53 @@ static void put_packet(struct ct_pf_writer *w, Perfetto__Protos__TracePacket *pa
 		memcpy(p, event, event_len);
 		p += event_len;
 	}
-	if (interned)
-		p = put_message(p, w->packet_tags[P_INTERNED_DATA], interned, interned_len);
+	if (messages[M_INTERNED])
+		p = put_message(p, w->packet_tags[P_INTERNED_DATA], messages[M_INTERNED],
+		                lens[M_INTERNED]);
 	if (packet->has_sequence_flags)
 		p = varint(varint(p, w->packet_tags[P_SEQUENCE_FLAGS]), packet->sequence_flags);
-	if (descriptor)
-		p = put_message(p, w->packet_tags[P_TRACK_DESCRIPTOR], descriptor, descriptor_len);
+	if (messages[M_DEFAULTS])
+		p = put_message(p, w->packet_tags[P_DEFAULTS], messages[M_DEFAULTS],
+		                lens[M_DEFAULTS]);
+	if (messages[M_DESCRIPTOR])
+		p = put_message(p, w->packet_tags[P_TRACK_DESCRIPTOR], messages[M_DESCRIPTOR],
+		                lens[M_DESCRIPTOR]);
 	size = (size_t)(p - start);
 	w->block[w->used] = TRACE_PACKET_TAG;
 	p = varint(w->block + w->used + 1, size);
 	memmove(p, start, size);
 	w->used = (size_t)(p - w->block) + size;
 	w->packets++;
+}
+
+/*
+ * Says that the timestamps are CLOCK_MONOTONIC's (see the top): one
+ * packet, before the first that has a timestamp, NOW (the first
+ * timestamp, a reading of that clock). It has no timestamp of its own.
+ */
+static void put_clock(struct ct_pf_writer *w, uint64_t now)
+{
+	Perfetto__Protos__TracePacket packet = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	Perfetto__Protos__ClockSnapshot snapshot = PERFETTO__PROTOS__CLOCK_SNAPSHOT__INIT;
+	Perfetto__Protos__ClockSnapshot__Clock clock =
+	    PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__INIT;
+	Perfetto__Protos__ClockSnapshot__Clock *clocks[1] = { &clock };
+	Perfetto__Protos__TracePacketDefaults defaults =
+	    PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
+
+	w->clocked = true;
+	clock.has_clock_id = clock.has_timestamp = 1;
+	clock.clock_id = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_MONOTONIC;
+	clock.timestamp = now;
+	snapshot.n_clocks = 1;
+	snapshot.clocks = clocks;
+	snapshot.has_primary_trace_clock = 1;
+	snapshot.primary_trace_clock = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_MONOTONIC;
+	defaults.has_timestamp_clock_id = 1;
+	defaults.timestamp_clock_id = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_MONOTONIC;
+	packet.clock_snapshot = &snapshot;
+	packet.trace_packet_defaults = &defaults;
+	put_packet(w, &packet, NULL, 0);
 }
 
 uint64_t ct_pf_track_id(const struct ct_pf_writer *w, uint64_t key)
@@ -451,6 +508,8 @@ static void put_event(struct ct_pf_writer *w, const struct ct_pf_event *ev, size
 		return;
 	packet.has_timestamp = 1;
 	packet.timestamp = ev->time_ns > 0 ? (uint64_t)ev->time_ns : 0;
+	if (!w->clocked)
+		put_clock(w, packet.timestamp);
 	if (ev->name) {
 		iid = intern(w, ev->name, &entry, &copy);
 		if (!iid)

@@ -3,7 +3,8 @@
  * perfetto-writer.h - writes a Perfetto trace (Perfetto's protobuf Trace
  * of TracePackets, perfetto-trace.proto) one packet at a time: track
  * descriptors, slices, instants, counter values and flows, on one packet
- * sequence whose event names are interned.
+ * sequence whose event names are interned, and whose timestamps are said
+ * to be CLOCK_MONOTONIC's before the first of them.
  *
  *	w = ct_pf_writer_create(out);
  *	id = ct_pf_track(w, &(struct ct_pf_track){ .key = k, .name = "stream 7" });

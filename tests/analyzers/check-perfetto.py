@@ -10,7 +10,10 @@ simulator's ledger, the traced program's printout and the report.
     check-perfetto.py --flows TRACE.pftrace TRUTH.json
     check-perfetto.py --counters TRACE.pftrace EXPECTED.json
 
-Checks, as TAP: the track structure (the process and its threads; a GPU
+Checks, as TAP: the clock of the timestamps, CLOCK_MONOTONIC's, said
+before the first (a clock snapshot whose primary clock it is, and the
+sequence's default clock of timestamps; no packet names another); the
+track structure (the process and its threads; a GPU
 track whose children are the streams, named "stream"); every kernel, copy
 and memset of the ledger as one slice on its stream's track at its GPU
 times, named by kernel name or by direction and size, and nothing more;
@@ -100,6 +103,21 @@ class Export:
         self.extra_packets = 0
         self.cleared_first = bool(trace.packet) and bool(
             trace.packet[0].sequence_flags & pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED)
+        # the clock: where the first snapshot is, its primary clock and the
+        # sequence's default one; where the first timestamp is; the clocks
+        # packets name of their own
+        self.clock_at = self.first_time = None
+        self.primary_clock = self.default_clock = None
+        self.packet_clocks = set()
+        for i, packet in enumerate(trace.packet):
+            if packet.HasField("timestamp_clock_id"):
+                self.packet_clocks.add(packet.timestamp_clock_id)
+            if packet.HasField("timestamp") and self.first_time is None:
+                self.first_time = i
+            if packet.HasField("clock_snapshot") and self.clock_at is None:
+                self.clock_at = i
+                self.primary_clock = packet.clock_snapshot.primary_trace_clock
+                self.default_clock = packet.trace_packet_defaults.timestamp_clock_id
         names = {}
         self.strings = []  # every name: decoded to bytes, not str, when it is not UTF-8
         open_slices = defaultdict(list)
@@ -201,6 +219,13 @@ def check(args):
         report = json.load(f)
     x = Export(export_path)
     ok(x.cleared_first, "the first packet clears the incremental state (interned names)")
+    monotonic = pb.BuiltinClock.Value("BUILTIN_CLOCK_MONOTONIC")
+    ok(x.clock_at is not None and x.first_time is not None and x.clock_at < x.first_time and
+       x.primary_clock == monotonic and x.default_clock == monotonic and not x.packet_clocks,
+       "before the first timestamp, the file says its timestamps are CLOCK_MONOTONIC's: the "
+       "trace's clock, and the sequence's default one",
+       f"snapshot at packet {x.clock_at}, first timestamp at {x.first_time}, primary clock "
+       f"{x.primary_clock}, default {x.default_clock}, named by packets {x.packet_clocks}")
     ok(x.unmatched_ends == 0 and x.unclosed == 0, "every slice that begins ends",
        f"{x.unmatched_ends} ends without a begin, {x.unclosed} begins without an end")
     ok(x.bad_extras == 0 and x.zero_extras == 0 and x.extra_packets > 0,

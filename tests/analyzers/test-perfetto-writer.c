@@ -9,6 +9,9 @@
  * small numbers, the same for the same key. The writer's own encoding of
  * packets and track events is protobuf-c's: the file, decoded and packed
  * again by protobuf-c, is the same bytes, and says what was written.
+ * Before its first timestamp, the file says once that its timestamps are
+ * CLOCK_MONOTONIC's: the clock Perfetto shows the trace in, and the
+ * sequence's default clock of timestamps.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -311,6 +314,77 @@ static void test_encoding_is_protobuf_c(void **state)
 	perfetto__protos__trace__free_unpacked(trace, NULL);
 }
 
+/*
+ * One packet, before the first timestamp and without one of its own, says
+ * that the timestamps are MONOTONIC's: a clock snapshot whose primary
+ * clock is MONOTONIC, read at the first timestamp, and the sequence's
+ * default clock; no packet names another. A file without timestamps says
+ * nothing of clocks.
+ */
+static void test_clock_is_monotonic(void **state)
+{
+	const unsigned monotonic = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_MONOTONIC;
+	char *data = NULL;
+	size_t size = 0, clock_at = SIZE_MAX, first_time = SIZE_MAX;
+	FILE *f = open_memstream(&data, &size);
+	struct ct_pf_writer *w;
+	Perfetto__Protos__Trace *trace;
+	uint64_t track;
+
+	(void)state;
+	assert_non_null(f);
+	w = ct_pf_writer_create(f);
+	track = ct_pf_track(w, &(struct ct_pf_track){ .key = 1, .name = "t" });
+	for (int i = 0; i < 3; i++)
+		ct_pf_event(w, &(struct ct_pf_event){ .type = CT_PF_INSTANT,
+		                                      .time_ns = 5000 + i,
+		                                      .track = track,
+		                                      .name = "i" });
+	assert_int_equal(ct_pf_writer_close(w), 0);
+	assert_int_equal(fclose(f), 0);
+	trace = perfetto__protos__trace__unpack(NULL, size, (const uint8_t *)data);
+	assert_non_null(trace);
+	for (size_t p = 0; p < trace->n_packet; p++) {
+		const Perfetto__Protos__TracePacket *packet = trace->packet[p];
+
+		assert_false(packet->has_timestamp_clock_id);
+		if (packet->has_timestamp && first_time == SIZE_MAX)
+			first_time = p;
+		if (!packet->clock_snapshot)
+			continue;
+		assert_int_equal(clock_at, SIZE_MAX);
+		clock_at = p;
+		assert_false(packet->has_timestamp);
+		assert_true(packet->clock_snapshot->has_primary_trace_clock);
+		assert_int_equal(packet->clock_snapshot->primary_trace_clock, monotonic);
+		assert_int_equal(packet->clock_snapshot->n_clocks, 1);
+		assert_int_equal(packet->clock_snapshot->clocks[0]->clock_id, monotonic);
+		assert_int_equal(packet->clock_snapshot->clocks[0]->timestamp, 5000);
+		assert_non_null(packet->trace_packet_defaults);
+		assert_true(packet->trace_packet_defaults->has_timestamp_clock_id);
+		assert_int_equal(packet->trace_packet_defaults->timestamp_clock_id, monotonic);
+		assert_true(packet->has_trusted_packet_sequence_id);
+	}
+	assert_true(clock_at < first_time && first_time < trace->n_packet);
+	perfetto__protos__trace__free_unpacked(trace, NULL);
+	free(data);
+
+	/* no timestamp, no clock */
+	data = NULL;
+	f = open_memstream(&data, &size);
+	assert_non_null(f);
+	w = ct_pf_writer_create(f);
+	ct_pf_track(w, &(struct ct_pf_track){ .key = 1, .name = "t" });
+	assert_int_equal(ct_pf_writer_close(w), 0);
+	assert_int_equal(fclose(f), 0);
+	trace = perfetto__protos__trace__unpack(NULL, size, (const uint8_t *)data);
+	assert_non_null(trace);
+	for (size_t p = 0; p < trace->n_packet; p++)
+		assert_null(trace->packet[p]->clock_snapshot);
+	perfetto__protos__trace__free_unpacked(trace, NULL);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_track_ids),
 		cmocka_unit_test(test_encoding_is_protobuf_c),
+		cmocka_unit_test(test_clock_is_monotonic),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
