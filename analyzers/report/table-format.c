@@ -105,6 +105,13 @@ static bool null_means_none(const char *key)
 		"cuda_error_api",
 		"gpu_failed_bytes",
 		"gpu_verdict",
+		/* process_end, last_words: the exception and the framework's message it never had */
+		"exception",
+		"exception_site",
+		"exception_message",
+		"framework_oom",
+		"framework_oom_bytes",
+		"out_of_memory",
 	};
 
 	for (size_t i = 0; key && i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -128,8 +135,18 @@ char *ct_table_value(const struct ct_node *node, int64_t origin_ns)
 char *ct_table_label(const char *key)
 {
 	static const char *const suffixes[] = { "_bytes_per_s", "_bytes", "_ns" };
-	char *label = g_strdup(key);
-	size_t n = strlen(label);
+	/* keys whose label without the suffix would be a neighbour's ("framework oom") */
+	static const char *const own[][2] = {
+		{ "framework_oom_bytes", "framework oom request" },
+	};
+	char *label;
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (key && !strcmp(key, own[i][0]))
+			return g_strdup(own[i][1]);
+	label = g_strdup(key);
+	n = strlen(label);
 
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
 		size_t s = strlen(suffixes[i]);

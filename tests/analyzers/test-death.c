@@ -413,12 +413,20 @@ static void test_from_report(void **unused)
 	ct_doc_destroy(doc);
 }
 
-/* After a clean exit, process_end shows no signal and no CUDA error as "unknown": none. */
+/*
+ * After a clean exit, process_end shows no signal, no CUDA error, no
+ * uncaught exception and no framework's out-of-memory message as
+ * "unknown": none; and no two of its keys share a label.
+ */
 static void test_clean_exit_shown(void **unused)
 {
-	static const char *const none[] = { "exit_status", "signal",         "signal_name",
-		                            "cuda_error",  "cuda_error_api", "gpu_failed_bytes",
-		                            "gpu_verdict" };
+	static const char *const none[] = {
+		"exit_status",       "signal",         "signal_name",
+		"cuda_error",        "cuda_error_api", "gpu_failed_bytes",
+		"gpu_verdict",       "exception",      "exception_site",
+		"exception_message", "framework_oom",  "framework_oom_bytes",
+		"out_of_memory",
+	};
 	struct ct_doc *doc = ct_doc_create();
 	const struct ct_node *pe;
 
@@ -433,6 +441,13 @@ static void test_clean_exit_shown(void **unused)
 
 		assert_string_equal(value, "none");
 		g_free(value);
+		for (size_t j = 0; j < i; j++) {
+			char *a = ct_table_label(none[i]), *b = ct_table_label(none[j]);
+
+			assert_string_not_equal(a, b);
+			g_free(a);
+			g_free(b);
+		}
 	}
 	ct_doc_destroy(doc);
 }

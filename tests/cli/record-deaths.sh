@@ -16,8 +16,8 @@
 #     numbers; a sticky error is one even without record's notes;
 #   - record's summary, its post-mortem and the report say the same
 #     findings in the same words, and the report's process_end says the
-#     death as its finding does; after a clean exit it shows no signal
-#     and no CUDA error as unknown.
+#     death as its finding does; after a clean exit it shows no signal,
+#     no CUDA error, no exception and no framework message as unknown.
 # Ground truth: the exit status, the program's own printout, the
 # simulator's ledger, and the limit the test wrote into the cgroup.
 
@@ -182,6 +182,13 @@ ok "host: the text report says how it ended" grep -q '^exit status: *0$' "$lttng
 is "host: with no signal, no CUDA error, no failed allocation" \
 	"$(grep -E '^(signal|signal name|cuda error|cuda error api|gpu failed|gpu verdict): ' "$lttng_tmp/host.end" | sed 's/: */: /' | tr '\n' ,)" \
 	"signal: none,signal name: none,cuda error: none,cuda error api: none,gpu failed: none,gpu verdict: none,"
+is "host: no uncaught exception, no framework's out-of-memory message" \
+	"$(grep -E '^(exception|exception site|exception message|framework oom|framework oom request): ' "$lttng_tmp/host.end" | sed 's/: */: /' | tr '\n' ,)" \
+	"exception: none,exception site: none,exception message: none,framework oom: none,framework oom request: none,"
+sed -n '/^Its last words on standard error$/,/^Its last lines/p' "$lttng_tmp/host.txt" >"$lttng_tmp/host.words"
+is "host: nor in its last words on standard error" \
+	"$(grep -E '^(exception|out of memory): ' "$lttng_tmp/host.words" | sed 's/: */: /' | tr '\n' ,)" \
+	"exception: none,out of memory: none,"
 # The tracer's own samples (host_memory events, every 500 ms by default).
 samples=$(json host 'd["host_memory"]["processes"][0]["samples"]')
 ok "host: the tracer sampled its host memory ($samples samples)" test "${samples:-0}" -ge 2
