@@ -110,6 +110,7 @@ static void write_finding(struct ct_doc *doc, const struct ct_transfers_finding 
 	ct_doc_string(doc, "direction", ct_direction_label(f->direction));
 	ct_doc_string(doc, "host_memory", ct_host_mem_label(f->host));
 	ct_doc_bool(doc, "sync", f->sync);
+	ct_doc_string(doc, "size_class", f->size_class);
 	ct_doc_u64(doc, "count", f->count, CT_UNIT_NONE);
 	ct_doc_u64(doc, "bytes", f->bytes, CT_UNIT_BYTES);
 	ct_doc_i64(doc, "time_ns", f->time_ns, CT_UNIT_DURATION);

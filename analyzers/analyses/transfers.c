@@ -181,6 +181,7 @@ static unsigned size_class_of(uint64_t bytes)
 	return c;
 }
 
+/* Its copies are under CT_TRANSFERS_SMALL_BYTES. */
 static bool is_small_class(unsigned size_class)
 {
 	return size_class < 2;
@@ -814,6 +815,7 @@ struct finding {
 	uint64_t bytes;
 	int64_t time_ns;
 	uint64_t address;   /* host buffer, 0 if none */
+	bool every_small;   /* of the site's small copies of every size class (a storm) */
 	const char *advice; /* what to do, static; also the end of the message */
 	char message[768];
 };
@@ -903,6 +905,7 @@ static void find_storms(struct transfers *t, GArray *list)
 			               .count = count,
 			               .bytes = bytes,
 			               .time_ns = cost,
+			               .every_small = true,
 			               .advice = ADVICE_GATHER };
 		snprintf(f->message, sizeof(f->message),
 		         "%" PRIu64 " %s copies of %s on average, one every %s, cost %s: each "
@@ -1055,6 +1058,7 @@ static void add_findings(struct transfers *t)
 			.direction = g->key.direction,
 			.host = g->key.host,
 			.sync = g->key.sync,
+			.size_class = f->every_small ? NULL : size_class_names[g->key.size_class],
 			.count = f->count,
 			.bytes = f->bytes,
 			.time_ns = f->time_ns,

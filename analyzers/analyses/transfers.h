@@ -74,6 +74,9 @@ struct ct_transfers_hotspot {
 	int64_t last_ns;
 };
 
+/* Copies under this many bytes are small: their size classes are "<4KiB" and "4KiB-64KiB". */
+#define CT_TRANSFERS_SMALL_BYTES (UINT64_C(64) << 10)
+
 /* Something to change, where, and what it costs. */
 struct ct_transfers_finding {
 	const char *kind; /* "pageable_async", "small_copy_storm", "repeated_upload", ... */
@@ -81,6 +84,8 @@ struct ct_transfers_finding {
 	uint8_t direction;
 	uint8_t host;
 	bool sync;
+	/* the size class of its copies, a hotspot's; NULL: every small one (a storm) */
+	const char *size_class;
 	uint64_t count;
 	uint64_t bytes;
 	int64_t time_ns;

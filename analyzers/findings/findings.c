@@ -21,6 +21,7 @@
 #include <glib.h>
 
 #include "analyses/framework.h"
+#include "analyses/transfers.h"
 #include "common/caveat.h"
 #include "common/format.h"
 #include "death.h"
@@ -782,26 +783,71 @@ static void find_leaks(GArray *list, const struct ct_node *root, const struct lo
 
 /* ------------------------------------------------------------------ copies */
 
-/* Whether transfer finding T is about hotspot H's copies (same process, thread, site, way). */
+/*
+ * Whether transfer finding T's copies are of hotspot H's size: of its
+ * size class, or, for a storm (no class of its own), small ones.
+ */
+static bool same_size(const struct ct_node *t, const struct ct_node *h)
+{
+	const char *size_class = str_of(t, "size_class");
+
+	if (size_class)
+		return !g_strcmp0(size_class, str_of(h, "size_class"));
+	return number_of(h, "mean_bytes") < (double)CT_TRANSFERS_SMALL_BYTES;
+}
+
+/*
+ * Whether transfer finding T is about hotspot H's copies (same process,
+ * thread, site, way, size): advice about a site's small copies is not
+ * for its large ones.
+ */
 static bool same_copies(const struct ct_node *t, const struct ct_node *h)
 {
 	return u64_of(t, "pid") == u64_of(h, "pid") && u64_of(t, "tid") == u64_of(h, "tid") &&
 	       !g_strcmp0(str_of(t, "site"), str_of(h, "site")) &&
 	       !g_strcmp0(str_of(t, "direction"), str_of(h, "direction")) &&
 	       !g_strcmp0(str_of(t, "host_memory"), str_of(h, "host_memory")) &&
-	       bool_of(t, "sync") == bool_of(h, "sync");
+	       bool_of(t, "sync") == bool_of(h, "sync") && same_size(t, h);
 }
 
-/* MESSAGE without its last part, "; ADVICE", which the finding gives apart. */
+/*
+ * MESSAGE without its last part, "; ADVICE" or ": ADVICE" (the uploads
+ * of one buffer, those sent back), which the finding gives apart.
+ */
 static char *without_advice(const char *message, const char *advice)
 {
 	size_t m = message ? strlen(message) : 0, a = strlen(advice);
 
 	if (!message)
 		return NULL;
-	if (m > a + 2 && !strcmp(message + m - a, advice) && !strncmp(message + m - a - 2, "; ", 2))
+	if (m > a + 2 && !strcmp(message + m - a, advice) &&
+	    (!strncmp(message + m - a - 2, "; ", 2) || !strncmp(message + m - a - 2, ": ", 2)))
 		return g_strndup(message, m - a - 2);
 	return g_strdup(message);
+}
+
+/*
+ * What FIX (a finding of the transfers analysis) says of HOTSPOT's copies,
+ * without its advice. The summary counts the hotspot's copies; a fix may
+ * count others: some of them (the uploads of one buffer, those sent back,
+ * those whose GPU time is known) or more (a storm merges a site's small
+ * copies of every size), which is said, so that two counts are not read
+ * as one figure that disagrees with itself.
+ */
+static char *fix_explanation(const struct ct_node *fix, const struct ct_node *hotspot)
+{
+	char *said = without_advice(str_of(fix, "message"), str_of(fix, "advice"));
+	uint64_t n = u64_of(fix, "count"), of = u64_of(hotspot, "count");
+	char *text;
+
+	if (!said || n == of)
+		return said;
+	if (n < of)
+		text = g_strdup_printf("%s (%" PRIu64 " of these %" PRIu64 " copies)", said, n, of);
+	else
+		text = g_strdup_printf("%s (these %" PRIu64 " copies among them)", said, of);
+	g_free(said);
+	return text;
 }
 
 /*
@@ -841,7 +887,7 @@ static void find_copies(GArray *list, const struct ct_node *transfers, const str
 	                    bytes_text(number_of(h, "bytes"), bytes, sizeof(bytes)),
 	                    ct_format_duration(number_of(h, "cost_ns"), cost, sizeof(cost)), share);
 	f->verdict = str_of(fix, "kind");
-	f->explanation = without_advice(str_of(fix, "message"), str_of(fix, "advice"));
+	f->explanation = fix_explanation(fix, h);
 	f->advice = g_strdup(str_of(fix, "advice"));
 	numbers_from(f, h, hotspot_numbers);
 	f->source = g_strdup("transfers.hotspots[0]");

@@ -158,12 +158,40 @@ def check_advice(report):
     """Asynchronous copies are never told to become asynchronous, and the
     findings about the same copies never tell to do opposite things."""
     every = report["transfers"]["findings"]
-    check("every finding says what to do apart from its message",
-          all(f.get("advice") and f["message"].endswith(f["advice"]) for f in every), every)
+    check("every finding says what to do apart from its message, at its end",
+          all(f.get("advice") and (f["message"].endswith("; " + f["advice"]) or
+                                   f["message"].endswith(": " + f["advice"])) for f in every),
+          every)
     told = [f for f in every if not f["sync"] and "copy asynchronously" in f["advice"]]
     check("no asynchronous copy is told to copy asynchronously", not told, told)
     pinned_too = [f for f in every if f["host_memory"] == "pinned" and "pin " in f["advice"]]
     check("no copy from pinned memory is told to pin it", not pinned_too, pinned_too)
+    # each finding's copies are a hotspot's, of its size class; a storm's every small one
+    way = ("pid", "tid", "site", "direction", "host_memory", "sync")
+    unsized = [f for f in every
+               if (f["size_class"] is None) != (f["kind"] == "small_copy_storm") or
+               (f["size_class"] is not None and
+                not any(all(h[k] == f[k] for k in way) and h["size_class"] == f["size_class"]
+                        for h in report["transfers"]["hotspots"]))]
+    check("each finding names the size class of its hotspot's copies (none for a storm)",
+          not unsized, unsized)
+    # the first page's copies: their fix is the costliest for copies of their size, and
+    # says how many of them it counts
+    for f in report["findings"]:
+        if f["kind"] != "transfer_hotspot":
+            continue
+        h = report["transfers"]["hotspots"][0]
+        fix = [t for t in every if all(h[k] == t[k] for k in way) and
+               (t["size_class"] == h["size_class"] or
+                (t["size_class"] is None and h["mean_bytes"] < 64 << 10))][:1]
+        want = None
+        if fix:
+            n, of = fix[0]["count"], h["count"]
+            want = fix[0]["message"][:-len(fix[0]["advice"]) - 2] + (
+                "" if n == of else f" ({n} of these {of} copies)" if n < of else
+                f" (these {of} copies among them)")
+        check("the costliest copies' finding gives the fix for copies of their size, and its "
+              "count beside theirs", want is not None and f["explanation"] == want, f, fix, want)
 
 
 def check_transfers_workload(ops, report, rounds):

@@ -6,7 +6,8 @@
  * figures the sections mark as not exact are said to be so; the page
  * stays within one screen however many findings there are and however
  * long the names from the trace, and counts what did not fit; how the
- * program ended comes first, told once.
+ * program ended comes first, told once; a costly copy's finding gives
+ * the fix found for its own copies, and says how many of them it counts.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -790,6 +791,133 @@ static void test_unknown_after(void **unused)
 	ct_doc_destroy(doc);
 }
 
+/* A transfers finding: KIND, of copies of SIZE_CLASS (NULL: a storm's), COUNT, costing COST_NS. */
+struct copies_fix {
+	const char *kind, *size_class, *message, *advice;
+	uint64_t count;
+	int64_t cost_ns;
+};
+
+/*
+ * A transfers section: one hotspot, COUNT synchronous pageable HtoD
+ * copies at cudaMemcpy of SIZE_CLASS, MEAN bytes each; and the findings
+ * FIXES (N of them) at the same site and way.
+ */
+static void write_transfers(struct ct_doc *doc, const char *size_class, uint64_t mean,
+                            uint64_t count, const struct copies_fix *fixes, size_t n)
+{
+	ct_doc_object(doc, "transfers", "Transfers");
+	ct_doc_array(doc, "hotspots", NULL);
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
+	ct_doc_string(doc, "process", "train");
+	ct_doc_i64(doc, "tid", 42, CT_UNIT_ID);
+	ct_doc_string(doc, "site", "cudaMemcpy");
+	ct_doc_string(doc, "direction", "HtoD");
+	ct_doc_string(doc, "host_memory", "pageable");
+	ct_doc_bool(doc, "sync", true);
+	ct_doc_string(doc, "size_class", size_class);
+	ct_doc_u64(doc, "count", count, CT_UNIT_NONE);
+	ct_doc_u64(doc, "bytes", count * mean, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "mean_bytes", mean, CT_UNIT_BYTES);
+	ct_doc_i64(doc, "cost_ns", 9000000, CT_UNIT_DURATION);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	ct_doc_array(doc, "findings", NULL);
+	for (size_t i = 0; i < n; i++) {
+		/* as transfers.c ends them: a round trip's advice after a colon */
+		char *message = g_strdup_printf("%s%s %s", fixes[i].message,
+		                                strcmp(fixes[i].kind, "round_trip") ? ";" : ":",
+		                                fixes[i].advice);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_string(doc, "kind", fixes[i].kind);
+		ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
+		ct_doc_i64(doc, "tid", 42, CT_UNIT_ID);
+		ct_doc_string(doc, "site", "cudaMemcpy");
+		ct_doc_string(doc, "direction", "HtoD");
+		ct_doc_string(doc, "host_memory", "pageable");
+		ct_doc_bool(doc, "sync", true);
+		ct_doc_string(doc, "size_class", fixes[i].size_class);
+		ct_doc_u64(doc, "count", fixes[i].count, CT_UNIT_NONE);
+		ct_doc_i64(doc, "time_ns", fixes[i].cost_ns, CT_UNIT_DURATION);
+		ct_doc_string(doc, "message", message);
+		ct_doc_string(doc, "advice", fixes[i].advice);
+		ct_doc_end(doc);
+		g_free(message);
+	}
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+}
+
+/* The explanation and advice of the transfer_hotspot finding of the copies and FIXES. */
+static void copies_finding(const char *size_class, uint64_t mean, uint64_t count,
+                           const struct copies_fix *fixes, size_t n, const char *explanation,
+                           const char *advice)
+{
+	struct ct_doc *doc = ct_doc_create();
+	const struct ct_node *f;
+
+	write_trace(doc, 0);
+	write_transfers(doc, size_class, mean, count, fixes, n);
+	ct_findings_write(doc);
+	assert_null(ct_doc_error(doc));
+	f = finding(ct_doc_root(doc), 0);
+	assert_string_equal(str(f, "kind"), "transfer_hotspot");
+	assert_string_equal(str(f, "explanation"), explanation);
+	assert_string_equal(str(f, "advice"), advice);
+	ct_doc_destroy(doc);
+}
+
+/*
+ * The fix of costly copies is one found for copies of their size (a storm
+ * of small copies at the same call is not for large ones); a fix that
+ * counts some of them, or more, says so beside the count of the summary.
+ */
+static void test_copies_fix(void **unused)
+{
+	const struct copies_fix storm = {
+		"small_copy_storm",
+		NULL,
+		"300 HtoD copies of 4.0 KiB on average, one every 3 us",
+		"gather the data into fewer, larger copies",
+		300,
+		8000000,
+	};
+	const struct copies_fix back = {
+		"round_trip",
+		"64KiB-1MiB",
+		"7 uploads (448.0 KiB) sent back to the device the host buffer a download had "
+		"just filled",
+		"keep it on the device",
+		7,
+		1000000,
+	};
+	const struct copies_fix idle = {
+		"sync_copy_gpu_idle",
+		"64KiB-1MiB",
+		"the host waited 9 ms in 8 synchronous copies",
+		"copy asynchronously",
+		8,
+		2000000,
+	};
+	const struct copies_fix both[] = { storm, back }, three[] = { storm, idle, back };
+
+	(void)unused;
+	/* large copies: the storm of small ones at the same call is not their fix */
+	copies_finding("64KiB-1MiB", 64 << 10, 8, both, 2,
+	               "7 uploads (448.0 KiB) sent back to the device the host buffer a download "
+	               "had just filled (7 of these 8 copies)",
+	               "keep it on the device");
+	copies_finding("64KiB-1MiB", 64 << 10, 8, three, 3,
+	               "the host waited 9 ms in 8 synchronous copies", "copy asynchronously");
+	/* small ones: the storm counts them and the site's others */
+	copies_finding("4KiB-64KiB", 4 << 10, 290, both, 2,
+	               "300 HtoD copies of 4.0 KiB on average, one every 3 us (these 290 copies "
+	               "among them)",
+	               "gather the data into fewer, larger copies");
+}
+
 /* A program that ended well is no finding. */
 static void test_ended_well(void **unused)
 {
@@ -828,6 +956,7 @@ int main(void)
 		cmocka_unit_test(test_other_deaths),
 		cmocka_unit_test(test_unknown_after),
 		cmocka_unit_test(test_ended_well),
+		cmocka_unit_test(test_copies_fix),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
