@@ -34,6 +34,7 @@ static void write_host(struct ct_doc *doc, const struct trace_info *info)
 	ct_doc_object(doc, "host_memory", "Host memory of the program");
 	known_bytes(doc, "rss_last_bytes", info->host_rss_bytes);
 	known_bytes(doc, "rss_peak_bytes", info->host_rss_peak_bytes);
+	known_bytes(doc, "anon_peak_bytes", info->host_anon_peak_bytes);
 	known_bytes(doc, "limit_bytes", info->host_limit_bytes);
 	ct_doc_string(doc, "limit_of",
 	              !info->host_limit_bytes   ? NULL

@@ -21,6 +21,7 @@ void death_facts_of(const struct trace_info *info, struct ct_death_facts *f)
 		.cgroup = info->cgroup,
 		.rss_last_bytes = info->host_rss_bytes,
 		.rss_peak_bytes = info->host_rss_peak_bytes,
+		.anon_peak_bytes = info->host_anon_peak_bytes,
 		.limit_bytes = info->host_limit_bytes,
 		.limit_cgroup = info->host_limit_cgroup,
 		.cuda_error = info->cuda_error,

@@ -418,16 +418,22 @@ static int start_session(struct record *r)
 	return 0;
 }
 
-/* Its resident host memory, last and highest, while it runs (one small file of /proc). */
+/*
+ * Its resident host memory, last and highest, while it runs (one small
+ * file of /proc), and the most of it that was its own (anonymous): what
+ * its cgroup's limit holds it to, which the kernel keeps no peak of.
+ */
 static int sample_host(struct record *r)
 {
-	uint64_t rss, peak;
+	uint64_t rss, peak, anon;
 
 	if (host_memory_rss(r->info.pid, &rss, &peak) < 0 || !rss)
 		return -1;
 	r->info.host_rss_bytes = rss;
 	if (peak > r->info.host_rss_peak_bytes)
 		r->info.host_rss_peak_bytes = peak;
+	if (host_memory_anon(r->info.pid, &anon) == 0 && anon > r->info.host_anon_peak_bytes)
+		r->info.host_anon_peak_bytes = anon;
 	return 0;
 }
 

@@ -94,6 +94,9 @@ static void format_death(FILE *f, const struct trace_info *info)
 		fprintf(f, "host_rss_peak_bytes=%llu\n",
 		        (unsigned long long)info->host_rss_peak_bytes);
 	}
+	if (info->host_anon_peak_bytes)
+		fprintf(f, "host_anon_peak_bytes=%llu\n",
+		        (unsigned long long)info->host_anon_peak_bytes);
 	if (info->host_limit_bytes) {
 		fprintf(f, "host_limit_bytes=%llu\n", (unsigned long long)info->host_limit_bytes);
 		fprintf(f, "host_limit=%s\n", info->host_limit_cgroup ? "cgroup" : "machine");
@@ -285,6 +288,8 @@ static void parse_death(struct trace_info *info, const char *key, const char *va
 		info->host_rss_bytes = unsigned_number(value);
 	} else if (strcmp(key, "host_rss_peak_bytes") == 0) {
 		info->host_rss_peak_bytes = unsigned_number(value);
+	} else if (strcmp(key, "host_anon_peak_bytes") == 0) {
+		info->host_anon_peak_bytes = unsigned_number(value);
 	} else if (strcmp(key, "host_limit_bytes") == 0) {
 		info->host_limit_bytes = unsigned_number(value);
 	} else if (strcmp(key, "host_limit") == 0) {

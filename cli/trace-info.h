@@ -79,6 +79,8 @@ struct trace_info {
 	int oom_logged; /* the kernel log names it as killed: 1, not found 0, unreadable -1 */
 	uint64_t host_rss_bytes; /* its last resident host memory seen; 0 unknown */
 	uint64_t host_rss_peak_bytes;
+	/* the most anonymous memory (RssAnon) seen: what its cgroup is charged; 0 unknown */
+	uint64_t host_anon_peak_bytes;
 	uint64_t host_limit_bytes; /* the cgroup's limit, else the machine's memory; 0 unknown */
 	bool host_limit_cgroup;    /* host_limit_bytes is the cgroup's */
 	char cuda_error[64];       /* the sticky error's name, "" if none */

@@ -18,6 +18,17 @@
  */
 int host_memory_rss(pid_t pid, uint64_t *rss, uint64_t *peak);
 
+/*
+ * PID's anonymous resident memory now (RssAnon, Linux 4.5: the memory it
+ * allocated itself, its heap and stacks), in bytes: what its memory
+ * cgroup is charged for it, unlike the resident set, which counts the
+ * pages of the files and the shared memory it maps (its libraries, the
+ * tracer's buffers), charged to whichever cgroup brought them in
+ * (Documentation/admin-guide/cgroup-v1/memory.rst, 2.3 "Shared Page
+ * Accounting"). 0, or -1 when it cannot be read.
+ */
+int host_memory_anon(pid_t pid, uint64_t *anon);
+
 /* The machine's memory in bytes, 0 when it cannot be read. */
 uint64_t host_memory_total(void);
 

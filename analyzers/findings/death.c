@@ -237,14 +237,14 @@ static char *ending(const struct ct_death_facts *f)
 	return g_strdup_printf("exited with status %d", f->status);
 }
 
-/* " of 2.00 GiB, its cgroup's limit", "" when the limit is unknown. */
-static void limit_text(const struct ct_death_facts *f, char *buf, size_t len)
+/* " of 2.00 GiB, its cgroup's limit" (WORD "of"), "" when the limit is unknown. */
+static void limit_text(const struct ct_death_facts *f, const char *word, char *buf, size_t len)
 {
 	char limit[32];
 
 	buf[0] = '\0';
 	if (f->limit_bytes)
-		snprintf(buf, len, " of %s, %s", bytes(f->limit_bytes, limit, sizeof(limit)),
+		snprintf(buf, len, " %s %s, %s", word, bytes(f->limit_bytes, limit, sizeof(limit)),
 		         f->limit_cgroup ? "its cgroup's limit" : "the machine's memory");
 }
 
@@ -255,7 +255,7 @@ static char *host_clause(const struct ct_death_facts *f)
 
 	if (!f->rss_last_bytes)
 		return NULL;
-	limit_text(f, limit, sizeof(limit));
+	limit_text(f, "of", limit, sizeof(limit));
 	return g_strdup_printf("its resident host memory was last seen at %s (peak %s)%s",
 	                       bytes(f->rss_last_bytes, rss, sizeof(rss)),
 	                       bytes(f->rss_peak_bytes, peak, sizeof(peak)), limit);
@@ -322,20 +322,51 @@ static char *host_oom_explanation(const struct ct_death_facts *f)
 	return g_string_free(text, FALSE);
 }
 
+/*
+ * What its resident peak counts beside its own memory, when its own is
+ * known: the pages of what it maps, which its cgroup may not be charged
+ * for, so that a resident set above the limit is not read as impossible.
+ */
+static char *resident_clause(const struct ct_death_facts *f)
+{
+	char peak[32];
+
+	if (!f->anon_peak_bytes || !f->rss_peak_bytes)
+		return NULL;
+	return g_strdup_printf(
+	    "its resident set peaked at %s: that counts the files and shared memory it maps "
+	    "(its libraries, the tracer's buffers)%s",
+	    bytes(f->rss_peak_bytes, peak, sizeof(peak)),
+	    f->limit_cgroup ? ", which its cgroup is charged for only where it brought them in"
+	                    : "");
+}
+
+/*
+ * Host memory ran out: what it held of its own (anonymous memory, what
+ * its cgroup's limit holds it to) against the limit; a record without
+ * that figure has the resident peak alone, which counts the files it
+ * maps and may pass the limit.
+ */
 static void word_host_oom(const struct ct_death_facts *f, struct ct_death_words *w)
 {
 	char peak[32], limit[96];
 
-	limit_text(f, limit, sizeof(limit));
-	if (f->rss_peak_bytes)
+	limit_text(f, f->anon_peak_bytes ? "of" : "against", limit, sizeof(limit));
+	if (f->anon_peak_bytes)
 		w->summary = g_strdup_printf(
 		    "%s was killed by the kernel's OOM killer: host memory "
-		    "ran out (resident peak at least %s%s)",
-		    program_of(f), bytes(f->rss_peak_bytes, peak, sizeof(peak)), limit);
+		    "ran out (the memory it allocated reached at least %s%s)",
+		    program_of(f), bytes(f->anon_peak_bytes, peak, sizeof(peak)), limit);
+	else if (f->rss_peak_bytes)
+		w->summary = g_strdup_printf(
+		    "%s was killed by the kernel's OOM killer: host memory "
+		    "ran out (resident peak at least %s, the files it maps included%s%s)",
+		    program_of(f), bytes(f->rss_peak_bytes, peak, sizeof(peak)),
+		    limit[0] ? "," : "", limit);
 	else
 		w->summary = g_strdup_printf(
 		    "%s was killed by the kernel's OOM killer: host memory ran out", program_of(f));
-	w->explanation = host_oom_explanation(f);
+	w->explanation = joined(host_oom_explanation(f), resident_clause(f));
 	w->advice = g_strdup_printf(
 	    "%s, or need less host memory: fewer data loader workers (PyTorch DataLoader "
 	    "num_workers) and less prefetching, fewer or smaller pinned buffers, data read in "
@@ -344,10 +375,10 @@ static void word_host_oom(const struct ct_death_facts *f, struct ct_death_words 
 	        ? "raise the memory limit of its cgroup or container (docker run --memory, "
 	          "Kubernetes resources.limits.memory, systemd MemoryMax=)"
 	        : "run it on a machine with more memory");
-	if (f->rss_peak_bytes) {
+	if (f->anon_peak_bytes || f->rss_peak_bytes) {
 		w->certainty = "lower_bound";
-		w->caveat = g_strdup("cudatrace record looks at its resident memory every 100 ms: "
-		                     "its peak when it was killed may be higher");
+		w->caveat = g_strdup("cudatrace record looks at its memory every 100 ms: what it "
+		                     "held when it was killed may be more");
 	}
 }
 

@@ -63,6 +63,13 @@ struct ct_death_facts {
 	const char *cgroup; /* its memory cgroup's directory */
 	/* Its host memory, as record saw it: 0 when unknown. */
 	uint64_t rss_last_bytes, rss_peak_bytes, limit_bytes;
+	/*
+	 * The most of it that was its own (anonymous memory), as sampled: what
+	 * its cgroup is charged for it. The resident set counts too the pages
+	 * of the files and shared memory it maps, which may be charged to
+	 * other cgroups: it can pass the cgroup's limit. 0 when unknown.
+	 */
+	uint64_t anon_peak_bytes;
 	bool limit_cgroup; /* limit_bytes is its cgroup's, else the machine's memory */
 	/* The first sticky CUDA error and the call that got it, when (trace clock; 0 unknown). */
 	const char *cuda_error, *cuda_error_api;

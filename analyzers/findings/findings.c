@@ -1401,8 +1401,9 @@ static void find_said_oom(GArray *list, const struct ct_node *root)
  * that finding instead of told twice.
  */
 
-static const char *const host_oom_numbers[] = { "rss_peak_bytes", "rss_last_bytes", "limit_bytes",
-	                                        "oom_kills", NULL };
+static const char *const host_oom_numbers[] = { "rss_peak_bytes", "anon_peak_bytes",
+	                                        "rss_last_bytes", "limit_bytes",
+	                                        "oom_kills",      NULL };
 
 /* A count the notes may not know: -1 when null. */
 static int count_of(const struct ct_node *object, const char *key)
@@ -1433,6 +1434,7 @@ static void death_facts(const struct ct_node *root, const struct ct_node *pe, GA
 		.cgroup = str_of(host, "cgroup"),
 		.rss_last_bytes = u64_of(host, "rss_last_bytes"),
 		.rss_peak_bytes = u64_of(host, "rss_peak_bytes"),
+		.anon_peak_bytes = u64_of(host, "anon_peak_bytes"),
 		.limit_bytes = u64_of(host, "limit_bytes"),
 		.limit_cgroup = !g_strcmp0(str_of(host, "limit_of"), "cgroup"),
 		.cuda_error = str_of(pe, "cuda_error"),

@@ -123,6 +123,12 @@ static void test_clean_exit(void **unused)
 	assert_null(ct_death_host(&f));
 }
 
+/*
+ * Host memory ran out: what it allocated against the limit; its resident
+ * set, which counts the files it maps, beside it (above a cgroup's limit
+ * it is not what the limit held); a record without the first says the
+ * second is so.
+ */
 static void test_host_oom(void **unused)
 {
 	struct ct_death_facts f = base();
@@ -134,12 +140,16 @@ static void test_host_oom(void **unused)
 	f.oom_logged = 1;
 	f.gpu_known = true;
 	f.gpu_peak_bytes = 512 * MIB;
+	f.anon_peak_bytes = 150 * MIB;
+	f.rss_peak_bytes = 190 * MIB;
 	check(&f, CT_DEATH_HOST_OOM,
-	      "train was killed by the kernel's OOM killer: host memory ran out (resident peak at "
-	      "least 155.00 MiB of 160.00 MiB, its cgroup's limit)",
+	      "train was killed by the kernel's OOM killer: host memory ran out (the memory it "
+	      "allocated reached at least 150.00 MiB of 160.00 MiB, its cgroup's limit)",
 	      "the OOM killer killed 1 process of its memory cgroup /sys/fs/cgroup/job while it "
 	      "ran, and it died of SIGKILL; the kernel log names it; GPU memory was not the "
-	      "cause: no GPU allocation failed (its peak: 512.00 MiB)");
+	      "cause: no GPU allocation failed (its peak: 512.00 MiB); its resident set peaked "
+	      "at 190.00 MiB: that counts the files and shared memory it maps (its libraries, the "
+	      "tracer's buffers), which its cgroup is charged for only where it brought them in");
 	check_advice(&f, "raise the memory limit of its cgroup");
 	ct_death_word(CT_DEATH_HOST_OOM, &f, &w);
 	assert_string_equal(w.certainty, "lower_bound");
@@ -151,21 +161,28 @@ static void test_host_oom(void **unused)
 	f.gpu_failures = 2;
 	failed_alloc(&f);
 	check(&f, CT_DEATH_HOST_OOM,
-	      "train was killed by the kernel's OOM killer: host memory ran out (resident peak at "
-	      "least 155.00 MiB of 160.00 MiB, the machine's memory)",
+	      "train was killed by the kernel's OOM killer: host memory ran out (the memory it "
+	      "allocated reached at least 150.00 MiB of 160.00 MiB, the machine's memory)",
 	      "the kernel log names it as killed by the OOM killer; 2 GPU allocations failed "
-	      "too, see below");
+	      "too, see below; its resident set peaked at 190.00 MiB: that counts the files and "
+	      "shared memory it maps (its libraries, the tracer's buffers)");
 	check_advice(&f, "run it on a machine with more memory");
-	/* the count, and a kernel log that could not be read */
+	/* the count, and a kernel log that could not be read; a record of the resident set alone */
 	f.oom_kills = 3;
 	f.oom_logged = -1;
 	f.gpu_known = false;
+	f.anon_peak_bytes = 0;
+	f.limit_cgroup = true;
 	check(&f, CT_DEATH_HOST_OOM,
 	      "train was killed by the kernel's OOM killer: host memory ran out (resident peak at "
-	      "least 155.00 MiB of 160.00 MiB, the machine's memory)",
+	      "least 190.00 MiB, the files it maps included, against 160.00 MiB, its cgroup's "
+	      "limit)",
 	      "the OOM killer killed 3 processes of its memory cgroup /sys/fs/cgroup/job while it "
 	      "ran, and it died of SIGKILL; the kernel log, unreadable, cannot say it was this "
 	      "process");
+	ct_death_word(CT_DEATH_HOST_OOM, &f, &w);
+	assert_string_equal(w.certainty, "lower_bound");
+	ct_death_words_clear(&w);
 }
 
 static void test_faults(void **unused)

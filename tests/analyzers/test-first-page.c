@@ -139,7 +139,8 @@ static void write_end(struct ct_doc *doc, const char *cause, const char *signal_
 	ct_doc_string(doc, "gpu_verdict", "out_of_memory");
 	ct_doc_object(doc, "host_memory", NULL);
 	ct_doc_u64(doc, "rss_last_bytes", 150 * MIB, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "rss_peak_bytes", 155 * MIB, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "rss_peak_bytes", 165 * MIB, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "anon_peak_bytes", 155 * MIB, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "limit_bytes", 160 * MIB, CT_UNIT_BYTES);
 	ct_doc_string(doc, "limit_of", "cgroup");
 	ct_doc_string(doc, "cgroup", "/sys/fs/cgroup/job");
@@ -397,8 +398,13 @@ static void test_host_oom_first(void **unused)
 	/* the traced process of the pid, not the command that exec'd it */
 	assert_non_null(strstr(str(finding(root, 0), "summary"),
 	                       "train was killed by the kernel's OOM killer: host memory ran out "
-	                       "(resident peak at least 155.00 MiB of 160.00 MiB, its cgroup's "
-	                       "limit)"));
+	                       "(the memory it allocated reached at least 155.00 MiB of 160.00 "
+	                       "MiB, its cgroup's limit)"));
+	assert_int_equal(
+	    ct_node_get(ct_node_get(finding(root, 0), "numbers"), "anon_peak_bytes")->value.u64,
+	    155 * MIB);
+	assert_non_null(strstr(str(finding(root, 0), "explanation"),
+	                       "its resident set peaked at 165.00 MiB: that counts the files"));
 	assert_non_null(strstr(page, "1. FAILED   train was killed by the kernel's OOM killer"));
 	assert_non_null(
 	    strstr(str(finding(root, 0), "explanation"), "1 GPU allocation failed too"));
