@@ -763,6 +763,23 @@ static void add_leak(GArray *list, const struct ct_node *memory, const struct ct
 	memory_losses(f, l);
 }
 
+/*
+ * Whether PID imported a framework (framework.loaded[]): its allocator
+ * keeps the segments it reserved from the driver until the process ends
+ * (PyTorch's caching allocator, JAX's and TensorFlow's pools), by design,
+ * after the program freed every tensor; the framework's own figures say
+ * what its tensors held.
+ */
+static bool framework_loaded(const struct ct_node *root, uint64_t pid)
+{
+	const struct ct_node *loaded = at(at(root, "framework"), "loaded");
+
+	for (size_t i = 0; loaded && i < ct_node_count(loaded); i++)
+		if (u64_of(ct_node_child(loaded, i), "pid") == pid)
+			return true;
+	return false;
+}
+
 static void find_leaks(GArray *list, const struct ct_node *root, const struct losses *l)
 {
 	const struct ct_node *memory = at(root, "memory");
@@ -775,7 +792,7 @@ static void find_leaks(GArray *list, const struct ct_node *root, const struct lo
 		const struct ct_node *d = ct_node_child(devices, i);
 
 		if (!u64_of(d, "leak_count") || u64_of(d, "failures") ||
-		    ended_badly(root, u64_of(d, "pid")))
+		    ended_badly(root, u64_of(d, "pid")) || framework_loaded(root, u64_of(d, "pid")))
 			continue;
 		add_leak(list, memory, d, i, l);
 	}

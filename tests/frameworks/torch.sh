@@ -42,6 +42,11 @@
 # peak, each summing to what PyTorch itself said then
 # (memory_allocated(), max_memory_allocated()), and the out-of-memory
 # finding names them.
+#
+# Last, a script that frees its tensors without emptying the cache
+# (torch-pool.py) ends with the pool still allocated, as PyTorch means
+# it: the driver's leftovers are torch.cuda.memory_reserved(), and no
+# finding calls them memory the program never freed.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -255,4 +260,24 @@ is "tensor sites: at PyTorch's peak, the activations too, as much as max_memory_
 	"peak $(fact max_allocated) weights:$w:64:1 step:$k:40:5 step:$a:32:1"
 ok "tensor sites: the out-of-memory finding names the lines" \
 	grep -q "^finding .*its tensors were allocated at torch-sites.py:$w in weights (64.00 MiB, 1 tensor), torch-sites.py:$k in step (40.00 MiB, 5 tensors)" "$lttng_tmp/sites.txt"
+
+# Every tensor freed, the cache not emptied: what PyTorch's caching allocator
+# reserved is still allocated at the end, by design, and no finding calls
+# it memory the program never freed.
+CLI_TIMEOUT=180 cli_record pool -o "$lttng_tmp/pool" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-pool.py"
+cli_status_is "pool: record exits with the program's status" 0
+"$cli_bin" report --format json -o "$lttng_tmp/pool.json" "$lttng_tmp/pool" 2>"$lttng_tmp/report.err"
+is "pool: cudatrace report reads the trace" "$?" 0
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/pool.out" | head -n 1; }
+# (its pinned host cache keeps the buffer .item() copied through, too)
+is "pool: PyTorch holds no tensor, and its pool is the device memory still allocated at the end" \
+	"$(fact allocated) $("$trace_python" -c 'import json, sys
+print(sum(a["size"] for d in json.load(open(sys.argv[1]))["memory"]["devices"]
+          for a in d["leaks"] if a["kind"] == "device"))' "$lttng_tmp/pool.json")" \
+	"0 $(fact reserved)"
+is "pool: no finding calls the pool memory never freed" \
+	"$("$trace_python" -c 'import json, sys
+print([f["summary"] for f in json.load(open(sys.argv[1]))["findings"] if f["kind"] == "leak"])' \
+		"$lttng_tmp/pool.json")" "[]"
 tap_done
