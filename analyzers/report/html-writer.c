@@ -340,8 +340,8 @@ static bool finding_int(const struct ct_node *f, const char *key, int64_t *value
 
 /*
  * The plot FINDING belongs to, as ct_plot_svgs() names it: the device
- * memory of its process and device for a failed allocation or a growth
- * (a growth of a range of the process has no device: its process's
+ * memory of its process and device for a failed allocation, a growth or
+ * a leak (a growth of a range of the process has no device: its process's
  * first; a growing site has one), the transfers for a hotspot, the host memory of its process for
  * a death; NULL for the others.
  */
@@ -356,7 +356,7 @@ static struct plot *plot_of(GPtrArray *plots, const struct ct_node *finding)
 	if (!g_strcmp0(kind, "transfer_hotspot")) {
 		snprintf(name, sizeof(name), "transfers");
 	} else if (!g_strcmp0(kind, "allocation_failure") || !g_strcmp0(kind, "memory_growth") ||
-	           !g_strcmp0(kind, "site_growth")) {
+	           !g_strcmp0(kind, "site_growth") || !g_strcmp0(kind, "leak")) {
 		if (finding_int(where, "pid", &pid) && finding_int(where, "device", &device))
 			snprintf(name, sizeof(name), "memory-%" PRId64 "-dev%" PRId64, pid, device);
 		else if ((prefix = finding_int(where, "pid", &pid)))

@@ -274,7 +274,7 @@ def check_findings(dom):
         where = " ".join(text for part, text, _ in f["parts"] if part == "where")
         m = re.search(r"\(pid (\d+)\)(, device (\d+))?", where)
         want = None
-        if f["kind"] in ("allocation_failure", "memory_growth", "site_growth") and m:
+        if f["kind"] in ("allocation_failure", "memory_growth", "site_growth", "leak") and m:
             # a range's growth is of a process: the memory of a device of it
             want = f"memory-{m.group(1)}-dev{m.group(3) or ''}"
         elif f["kind"] == "transfer_hotspot":

@@ -10,7 +10,8 @@
 #       first page (text and HTML, in headless Chromium) and of the JSON
 #       report is that line's growth, with the steps and MiB the program
 #       prints (tests/cli/check-growth.py); run for 3 steps only, its
-#       growth is too short to tell from memory held once, and is not said
+#       growth is too short to tell from memory held once, and is not said;
+#       what it kept is memory never freed, held at the end, from that line
 #   fragmentation_oom.py, small_copies.py: no growth is found
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
@@ -72,6 +73,14 @@ cli_status_is "memory_growth.py 3: record exits with its status" 0
 json short
 cli_checks check-growth.py /usr/bin/python3 "$check" --none "$lttng_tmp/short.json" \
 	"memory_growth.py 3"
+# ... but what it kept is still allocated at the end: 3 times 8 MiB, from that line
+kept=$(grep -n 'kept.append(rt.malloc(' "$program" | cut -d: -f1)
+is "memory_growth.py 3: its first finding is the memory it never freed, at its line" \
+	"$(/usr/bin/python3 -c 'import json, sys
+f = json.load(open(sys.argv[1]))["findings"][0]
+print(f["kind"], f["numbers"]["leak_count"], f["numbers"]["leaked_bytes"],
+      "at memory_growth.py:%s in step," % sys.argv[2] in f["summary"])' \
+		"$lttng_tmp/short.json" "$kept" 2>&1)" "leak 3 $((3 * 8 << 20)) True"
 
 # ---- the other examples: no growth
 for name in fragmentation_oom small_copies; do
