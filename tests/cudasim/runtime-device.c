@@ -198,6 +198,15 @@ static const struct rt_prop rt_props[] = {
 	P(ipcEventSupported, IPC_EVENT_SUPPORTED),
 	P(clusterLaunch, CLUSTER_LAUNCH),
 	P(unifiedFunctionPointers, UNIFIED_FUNCTION_POINTERS),
+/*
+ * CUDA 13.0 dropped eight members from struct cudaDeviceProp, whose
+ * values cudaDeviceGetAttribute still gives, and added seven in its
+ * reserved space (CUDA 13.0 release notes, "Deprecated and Dropped
+ * Features": https://docs.nvidia.com/cuda/archive/13.0.0/cuda-toolkit-release-notes/;
+ * cudaDeviceProp in https://docs.nvidia.com/cuda/archive/12.9.0/cuda-runtime-api/structcudaDeviceProp.html
+ * and https://docs.nvidia.com/cuda/cuda-runtime-api/structcudaDeviceProp.html).
+ */
+#if CUDART_VERSION >= 13000
 	P(deviceNumaConfig, NUMA_CONFIG),
 	P(deviceNumaId, NUMA_ID),
 	P(mpsEnabled, MPS_ENABLED),
@@ -205,6 +214,16 @@ static const struct rt_prop rt_props[] = {
 	PU(gpuPciDeviceID, GPU_PCI_DEVICE_ID),
 	PU(gpuPciSubsystemID, GPU_PCI_SUBSYSTEM_ID),
 	P(hostNumaMultinodeIpcSupported, HOST_NUMA_MULTINODE_IPC_SUPPORTED),
+#else
+	P(clockRate, CLOCK_RATE),
+	P(deviceOverlap, GPU_OVERLAP),
+	P(kernelExecTimeoutEnabled, KERNEL_EXEC_TIMEOUT),
+	P(computeMode, COMPUTE_MODE),
+	P(maxTexture1DLinear, MAXIMUM_TEXTURE1D_LINEAR_WIDTH),
+	P(memoryClockRate, MEMORY_CLOCK_RATE),
+	P(singleToDoublePrecisionPerfRatio, SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO),
+	P(cooperativeMultiDeviceLaunch, COOPERATIVE_MULTI_DEVICE_LAUNCH),
+#endif
 };
 
 #undef P
@@ -275,14 +294,32 @@ static cudaError_t rt_fill_props(struct cudaDeviceProp *prop, int device)
 	return cudaSuccess;
 }
 
-/* CUDA 13 exports this name for what CUDA 12 called _v2 (cbid 440). */
+/*
+ * CUDA 13 exports this name for what CUDA 12 called _v2 (cbid 440): CUDA
+ * 12's cuda_runtime_api.h defines cudaGetDeviceProperties as
+ * cudaGetDeviceProperties_v2, the function of CUDA 12's struct
+ * cudaDeviceProp, and CUDA 13.0 removed the _v2 name (CUDA 13.0 release
+ * notes, https://docs.nvidia.com/cuda/archive/13.0.0/cuda-toolkit-release-notes/).
+ * Here, under CUDA 12's headers, the definition below is the _v2 one; the
+ * older export of CUDA 11's layout is a stub.
+ */
+#if CUDART_VERSION >= 13000
+#define RT_GET_DEVICE_PROPERTIES    cudaGetDeviceProperties_v12000
+#define RT_GET_DEVICE_PROPERTIES_FN "cudaGetDeviceProperties"
+typedef cudaGetDeviceProperties_v12000_params rt_get_device_properties_params;
+#else
+#define RT_GET_DEVICE_PROPERTIES    cudaGetDeviceProperties_v2_v12000
+#define RT_GET_DEVICE_PROPERTIES_FN "cudaGetDeviceProperties_v2"
+typedef cudaGetDeviceProperties_v2_v12000_params rt_get_device_properties_params;
+#endif
+
 SIM_EXPORT cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
-	cudaGetDeviceProperties_v12000_params params = { prop, device };
+	rt_get_device_properties_params params = { prop, device };
 	struct sim_api_call call;
 	cudaError_t result;
 
-	RT_ENTER(call, cudaGetDeviceProperties_v12000, "cudaGetDeviceProperties", &params);
+	RT_ENTER(call, RT_GET_DEVICE_PROPERTIES, RT_GET_DEVICE_PROPERTIES_FN, &params);
 	result = rt_device_begin(prop != NULL, device);
 	if (result == cudaSuccess)
 		result = rt_fill_props(prop, device);

@@ -72,11 +72,25 @@ static cudaError_t rt_capture_info(cudaStream_t stream, enum cudaStreamCaptureSt
 
 	if (result != cudaSuccess)
 		return result;
-	return rt_error_from_cu(cuStreamGetCaptureInfo(stream, (CUstreamCaptureStatus *)status,
-	                                               (cuuint64_t *)id, graph, deps,
-	                                               (const CUgraphEdgeData **)edges, num_deps));
+	/* _v3 by name: CUDA 12's cuda.h makes cuStreamGetCaptureInfo its _v2. */
+	return rt_error_from_cu(
+	    cuStreamGetCaptureInfo_v3(stream, (CUstreamCaptureStatus *)status, (cuuint64_t *)id,
+	                              graph, deps, (const CUgraphEdgeData **)edges, num_deps));
 }
 
+/*
+ * CUDA 13.0 gave cudaStreamGetCaptureInfo the signature of CUDA 12.3's
+ * cudaStreamGetCaptureInfo_v3 (the edge data of the dependencies) and
+ * dropped the _v2 and _v3 names (CUDA 13.0 release notes,
+ * https://docs.nvidia.com/cuda/archive/13.0.0/cuda-toolkit-release-notes/).
+ * CUDA 12's cuda_runtime_api.h defines cudaStreamGetCaptureInfo as
+ * cudaStreamGetCaptureInfo_v2, CUDA 11.3's form without edge data
+ * (https://docs.nvidia.com/cuda/archive/12.9.0/cuda-runtime-api/group__CUDART__STREAM.html):
+ * under its headers the simulated libcudart.so.12 exports _v2 and _v3
+ * (their _ptsz twins are generated: gen-twins.sh); the original of CUDA
+ * 10.1 is a stub.
+ */
+#if CUDART_VERSION >= 13000
 SIM_EXPORT cudaError_t CUDARTAPI cudaStreamGetCaptureInfo(
     cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
     unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out,
@@ -90,6 +104,34 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaStreamGetCaptureInfo(
 	        rt_capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out,
 	                        edgeData_out, numDependencies_out));
 }
+#else
+SIM_EXPORT cudaError_t CUDARTAPI
+cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+                            unsigned long long *id_out, cudaGraph_t *graph_out,
+                            const cudaGraphNode_t **dependencies_out, size_t *numDependencies_out)
+{
+	cudaStreamGetCaptureInfo_v2_v11030_params params = {
+		stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out
+	};
+	RT_CALL(cudaStreamGetCaptureInfo_v2_v11030, "cudaStreamGetCaptureInfo_v2", params,
+	        rt_capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out,
+	                        NULL, numDependencies_out));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaStreamGetCaptureInfo_v3(
+    cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+    unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out,
+    const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+	cudaStreamGetCaptureInfo_v3_v12030_params params = {
+		stream,       captureStatus_out,  id_out, graph_out, dependencies_out,
+		edgeData_out, numDependencies_out
+	};
+	RT_CALL(cudaStreamGetCaptureInfo_v3_v12030, "cudaStreamGetCaptureInfo_v3", params,
+	        rt_capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out,
+	                        edgeData_out, numDependencies_out));
+}
+#endif
 
 /* ------------------------------------------------------------ graphs */
 

@@ -60,6 +60,20 @@ HIDDEN void rt_preinit(void);
 	(rt_preinit(), RT_ENTER_NOINIT(call, cbid_name, fname, params))
 
 /*
+ * CUDA 13's cupti_runtime_cbid.h has callback ids for __cudaLaunchKernel
+ * (and _ptsz) and __cudaInitModule, the entry points nvcc 13 compiles
+ * <<<>>> launches and module start-up to; CUPTI 12's has none, though
+ * libcudart.so.12 (12.9) exports them. Under CUDA 12's headers they report
+ * no runtime callback, as gen-stubs.sh's stubs of names with no id do; the
+ * driver calls they make report theirs.
+ */
+#if CUDART_VERSION < 13000
+#define CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000      CUPTI_RUNTIME_TRACE_CBID_INVALID
+#define CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000 CUPTI_RUNTIME_TRACE_CBID_INVALID
+#define CUPTI_RUNTIME_TRACE_CBID___cudaInitModule_v13000        CUPTI_RUNTIME_TRACE_CBID_INVALID
+#endif
+
+/*
  * The whole of an export whose work is one expression: open the frame,
  * evaluate body (a cudaError_t), close the frame with it (rt_exit) and
  * return it.

@@ -559,15 +559,6 @@ static cudaError_t rt_prefetch(const void *devPtr, size_t count, struct cudaMemL
 	    (CUdeviceptr)(uintptr_t)devPtr, count, rt_location(location), flags, (CUstream)stream));
 }
 
-SIM_EXPORT cudaError_t CUDARTAPI cudaMemPrefetchAsync(const void *devPtr, size_t count,
-                                                      struct cudaMemLocation location,
-                                                      unsigned int flags, cudaStream_t stream)
-{
-	cudaMemPrefetchAsync_v12020_params params = { devPtr, count, location, flags, stream };
-	RT_CALL(cudaMemPrefetchAsync_v12020, "cudaMemPrefetchAsync", params,
-	        rt_prefetch(devPtr, count, location, flags, stream));
-}
-
 static cudaError_t rt_advise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
                              struct cudaMemLocation location)
 {
@@ -579,6 +570,28 @@ static cudaError_t rt_advise(const void *devPtr, size_t count, enum cudaMemoryAd
 	                                       (CUmem_advise)advice, rt_location(location)));
 }
 
+/*
+ * The exports that differ between CUDA 12 and 13. CUDA 13.0 replaced
+ * cudaMemPrefetchAsync and cudaMemAdvise, whose destination was a device
+ * ordinal (cudaCpuDeviceId for the host), by their CUDA 12.2 _v2 forms,
+ * which take a struct cudaMemLocation (and, for the prefetch, flags), under
+ * the old names, and dropped the _v2 names (CUDA 13.0 release notes,
+ * https://docs.nvidia.com/cuda/archive/13.0.0/cuda-toolkit-release-notes/;
+ * CUDA 12.9's cudaMemPrefetchAsync(_v2) and cudaMemAdvise(_v2),
+ * https://docs.nvidia.com/cuda/archive/12.9.0/cuda-runtime-api/group__CUDART__MEMORY.html).
+ * Under CUDA 12's headers the simulated libcudart.so.12 exports both forms
+ * (their _ptsz twins are generated: gen-twins.sh).
+ */
+#if CUDART_VERSION >= 13000
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemPrefetchAsync(const void *devPtr, size_t count,
+                                                      struct cudaMemLocation location,
+                                                      unsigned int flags, cudaStream_t stream)
+{
+	cudaMemPrefetchAsync_v12020_params params = { devPtr, count, location, flags, stream };
+	RT_CALL(cudaMemPrefetchAsync_v12020, "cudaMemPrefetchAsync", params,
+	        rt_prefetch(devPtr, count, location, flags, stream));
+}
+
 SIM_EXPORT cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count,
                                                enum cudaMemoryAdvise advice,
                                                struct cudaMemLocation location)
@@ -587,6 +600,56 @@ SIM_EXPORT cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count,
 	RT_CALL(cudaMemAdvise_v12020, "cudaMemAdvise", params,
 	        rt_advise(devPtr, count, advice, location));
 }
+#else
+/*
+ * CUDA 12's device ordinal as a location: cudaCpuDeviceId is the host
+ * ("Passing in cudaCpuDeviceId for dstDevice will prefetch the data to host
+ * memory"; cudaMemAdvise: "If device is cudaCpuDeviceId ... the host"),
+ * any other a device, which the driver checks.
+ */
+static struct cudaMemLocation rt_device_location(int device)
+{
+	struct cudaMemLocation location = { cudaMemLocationTypeDevice, device };
+
+	if (device == cudaCpuDeviceId)
+		location.type = cudaMemLocationTypeHost;
+	return location;
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemPrefetchAsync(const void *devPtr, size_t count,
+                                                      int dstDevice, cudaStream_t stream)
+{
+	cudaMemPrefetchAsync_v8000_params params = { devPtr, count, dstDevice, stream };
+	RT_CALL(cudaMemPrefetchAsync_v8000, "cudaMemPrefetchAsync", params,
+	        rt_prefetch(devPtr, count, rt_device_location(dstDevice), 0, stream));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemPrefetchAsync_v2(const void *devPtr, size_t count,
+                                                         struct cudaMemLocation location,
+                                                         unsigned int flags, cudaStream_t stream)
+{
+	cudaMemPrefetchAsync_v2_v12020_params params = { devPtr, count, location, flags, stream };
+	RT_CALL(cudaMemPrefetchAsync_v2_v12020, "cudaMemPrefetchAsync_v2", params,
+	        rt_prefetch(devPtr, count, location, flags, stream));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count,
+                                               enum cudaMemoryAdvise advice, int device)
+{
+	cudaMemAdvise_v8000_params params = { devPtr, count, advice, device };
+	RT_CALL(cudaMemAdvise_v8000, "cudaMemAdvise", params,
+	        rt_advise(devPtr, count, advice, rt_device_location(device)));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaMemAdvise_v2(const void *devPtr, size_t count,
+                                                  enum cudaMemoryAdvise advice,
+                                                  struct cudaMemLocation location)
+{
+	cudaMemAdvise_v2_v12020_params params = { devPtr, count, advice, location };
+	RT_CALL(cudaMemAdvise_v2_v12020, "cudaMemAdvise_v2", params,
+	        rt_advise(devPtr, count, advice, location));
+}
+#endif
 
 static cudaError_t rt_range_attributes(void **data, size_t *sizes,
                                        enum cudaMemRangeAttribute *attributes, size_t n,

@@ -330,12 +330,40 @@ static cudaError_t rt_event_elapsed(float *ms, cudaEvent_t start, cudaEvent_t en
 	return rt_error_from_cu(cuEventElapsedTime(ms, start, end));
 }
 
+/*
+ * CUDA 12.8 added cudaEventElapsedTime_v2, which, unlike the original, is
+ * "not guaranteed to return the latest errors for pending work"; CUDA 13.0
+ * exports it as cudaEventElapsedTime (cbid 486) and dropped the _v2 name
+ * (CUDA 13.0 release notes,
+ * https://docs.nvidia.com/cuda/archive/13.0.0/cuda-toolkit-release-notes/;
+ * https://docs.nvidia.com/cuda/archive/12.9.0/cuda-runtime-api/group__CUDART__EVENT.html).
+ * Under CUDA 12's headers both are exported. The simulator does not tell
+ * the two apart: both give the driver's answer, as the driver's
+ * cuEventElapsedTime and its _v2 do (driver-stream.c).
+ */
+#if CUDART_VERSION >= 13000
 SIM_EXPORT cudaError_t CUDARTAPI cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
 	cudaEventElapsedTime_v12080_params params = { ms, start, end };
 	RT_CALL(cudaEventElapsedTime_v12080, "cudaEventElapsedTime", params,
 	        rt_event_elapsed(ms, start, end));
 }
+#else
+SIM_EXPORT cudaError_t CUDARTAPI cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+	cudaEventElapsedTime_v3020_params params = { ms, start, end };
+	RT_CALL(cudaEventElapsedTime_v3020, "cudaEventElapsedTime", params,
+	        rt_event_elapsed(ms, start, end));
+}
+
+SIM_EXPORT cudaError_t CUDARTAPI cudaEventElapsedTime_v2(float *ms, cudaEvent_t start,
+                                                         cudaEvent_t end)
+{
+	cudaEventElapsedTime_v2_v12080_params params = { ms, start, end };
+	RT_CALL(cudaEventElapsedTime_v2_v12080, "cudaEventElapsedTime_v2", params,
+	        rt_event_elapsed(ms, start, end));
+}
+#endif
 
 /* ------------------------------------------------------------ host functions */
 

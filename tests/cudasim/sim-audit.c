@@ -11,10 +11,11 @@
  * name as asked (LA_SER_ORIG) and once for each directory it tries
  * (la_objsearch). Here a name whose last component is a soname the
  * simulator has (libcuda.so.1, libcudart.so.13, libcupti.so.13,
- * libnvidia-ml.so.1, libcudnn.so.9), or that soname followed by a version
+ * libnvidia-ml.so.1, libcudnn.so.9, and the CUDA 12 flavour's
+ * libcudart.so.12 and libcupti.so.12), or that soname followed by a version
  * (libcudart.so.13.2.86), becomes the simulator's file of that soname, in
- * the directory this library was loaded from; any other name is left as it
- * is. An object already loaded under a soname is found by that name before
+ * the directory this library was loaded from (its cuda12/ subdirectory for
+ * the CUDA 12 ones); any other name is left as it is. An object already loaded under a soname is found by that name before
  * any search, so each library is loaded once, the simulator's.
  *
  * It keeps no state but the names it builds when loaded, binds no symbol
@@ -26,18 +27,31 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
 EXPORT unsigned int la_version(unsigned int version);
 EXPORT char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag);
 
-static const char *const sonames[] = {
-	"libcuda.so.1", "libcudart.so.13", "libcupti.so.13", "libnvidia-ml.so.1", "libcudnn.so.9",
+/* Each soname, and its file relative to this library's directory. */
+static const struct {
+	const char *soname;
+	const char *file;
+} sonames[] = {
+	{ "libcuda.so.1", "libcuda.so.1" },
+	{ "libcudart.so.13", "libcudart.so.13" },
+	{ "libcupti.so.13", "libcupti.so.13" },
+	{ "libnvidia-ml.so.1", "libnvidia-ml.so.1" },
+	{ "libcudnn.so.9", "libcudnn.so.9" },
+	{ "libcudart.so.12", "cuda12/libcudart.so.12" },
+	{ "libcupti.so.12", "cuda12/libcupti.so.12" },
 };
 #define COUNT (sizeof(sonames) / sizeof(sonames[0]))
 
 static char paths[COUNT][4096];
+static int present[COUNT]; /* the file is there: a simulator built without
+                             * the CUDA 12 flavour leaves those names alone */
 static int ready;
 
 unsigned int la_version(unsigned int version)
@@ -52,8 +66,10 @@ unsigned int la_version(unsigned int version)
 		ready = 1;
 		for (size_t i = 0; i < COUNT; i++)
 			if (snprintf(paths[i], sizeof(paths[i]), "%.*s/%s", dir_len, self.dli_fname,
-			             sonames[i]) >= (int)sizeof(paths[i]))
+			             sonames[i].file) >= (int)sizeof(paths[i]))
 				ready = 0;
+			else
+				present[i] = access(paths[i], F_OK) == 0;
 	}
 	/* LAV_CURRENT is the first version; an older linker's is refused. */
 	return version >= LAV_CURRENT ? LAV_CURRENT : 0;
@@ -67,9 +83,10 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
 	(void)flag;
 	base = base ? base + 1 : name;
 	for (size_t i = 0; ready && i < COUNT; i++) {
-		size_t n = strlen(sonames[i]);
+		size_t n = strlen(sonames[i].soname);
 
-		if (!strncmp(base, sonames[i], n) && (base[n] == '\0' || base[n] == '.'))
+		if (present[i] && !strncmp(base, sonames[i].soname, n) &&
+		    (base[n] == '\0' || base[n] == '.'))
 			return paths[i];
 	}
 	return (char *)name;

@@ -90,6 +90,33 @@ ok "... and its CUPTI, for the dlopen of $real_cupti" \
 is "... and no other CUDA library" \
 	"$(grep '^loaded ' "$sim_tmp/rpath" | grep -v "^loaded $CUDASIM_LIBDIR/" | tr '\n' ' ')" ""
 
+# --cuda12, where the build has the CUDA 12 flavour: a CUDA 12.9 driver
+# unless CUDASIM_DRIVER_VERSION says otherwise, the flavour after the
+# libdir, and its libraries whatever path they are asked for by (here
+# dlopens of CUDA 12's real ones).
+if [ -n "${CUDA12_HOME:-}" ]; then
+	run_env "$sim_tmp/print12" "$sim_tmp/print12.err" --libdir "$CUDASIM_LIBDIR" --cuda12 --print
+	is "--cuda12 --print sets a CUDA 12.9 driver" \
+		"$(sed -n "s/^export CUDASIM_DRIVER_VERSION='\\([0-9]*\\)'\$/\\1/p" "$sim_tmp/print12")" 12090
+	case $(sed -n "s/^export LD_LIBRARY_PATH='\\([^']*\\)'\$/\\1/p" "$sim_tmp/print12") in
+	"$CUDASIM_LIBDIR:$CUDASIM_LIBDIR/cuda12" | "$CUDASIM_LIBDIR:$CUDASIM_LIBDIR/cuda12":*) after=yes ;;
+	*) after=no ;;
+	esac
+	is "--cuda12 --print puts the CUDA 12 flavour right after the libdir" "$after" yes
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	run_env "$sim_tmp/ver12" "$sim_tmp/ver12.err" --libdir "$CUDASIM_LIBDIR" --cuda12 \
+		CUDASIM_DRIVER_VERSION=12020 sh -c 'echo "$CUDASIM_DRIVER_VERSION"'
+	is "--cuda12 keeps a CUDASIM_DRIVER_VERSION given" "$(cat "$sim_tmp/ver12")" 12020
+	run_env "$sim_tmp/rpath12" "$sim_tmp/rpath12.err" --libdir "$CUDASIM_LIBDIR" --cuda12 \
+		"$rpath_program" "${CUDART12_LIBDIR:-$CUDA12_HOME/lib64}/libcudart.so.12" \
+		"${CUPTI12_LIBDIR:-$CUDA12_HOME/lib64}/libcupti.so.12"
+	is "--cuda12: a program loading CUDA 12's libraries by full path runs (exit 0)" "$env_status" 0
+	is "... on the simulator's libcudart.so.12 and libcupti.so.12" \
+		"$(sed -n 's/^loaded \(.*\.so\.12[.0-9]*\)$/\1/p' "$sim_tmp/rpath12" | sort | tr '\n' ' ')" \
+		"$(readlink -f "$CUDASIM_LIBDIR/cuda12/libcudart.so.12") $(readlink -f \
+			"$CUDASIM_LIBDIR/cuda12/libcupti.so.12") "
+fi
+
 # --device-files: NVIDIA's device files, empty, in a mount namespace of the
 # command's own (what JAX looks for before it loads CUDA); the machine's
 # /dev does not change, and the rest of /dev works.

@@ -16,6 +16,9 @@
 #   libcudnn.so.9    against cudasim/libcudnn.exports, the symbols of the
 #                    real one in PyPI's nvidia-cudnn-cu13 (the toolkit has no
 #                    cuDNN)
+# and, where the build has the CUDA 12 flavour (CUDA12_HOME), its
+#   cuda12/libcudart.so.12 against CUDA 12's libcudart.so.12
+#   cuda12/libcupti.so.12  against CUPTI 12's libcupti.so.12
 # The only symbols allowed in addition are the simulator's private sim_*
 # hooks of libcuda.so.1 (sim-hooks.h), which libcudart, libcupti and
 # libnvidia-ml use.
@@ -67,6 +70,12 @@ nvml_real="$CUDA_HOME/lib64/stubs/libnvidia-ml.so"
 [ -e "$nvml_real" ] || nvml_real="$CUDA_HOME/include/nvml.h"
 compare libnvidia-ml.so.1 "$nvml_real" "$CUDASIM_LIBDIR/libnvidia-ml.so.1"
 compare libcudnn.so.9 "$TESTS_SRCDIR/cudasim/libcudnn.exports" "$CUDASIM_LIBDIR/libcudnn.so.9"
+if [ -n "${CUDA12_HOME:-}" ]; then
+	compare libcudart.so.12 "${CUDART12_LIBDIR:-$CUDA12_HOME/lib64}/libcudart.so.12" \
+		"$CUDASIM_LIBDIR/cuda12/libcudart.so.12"
+	compare libcupti.so.12 "${CUPTI12_LIBDIR:-$CUDA12_HOME/lib64}/libcupti.so.12" \
+		"$CUDASIM_LIBDIR/cuda12/libcupti.so.12"
+fi
 
 # The private hooks are the only addition, and only in the driver.
 is "only libcuda.so.1 has sim_* hooks" \
