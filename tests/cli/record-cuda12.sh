@@ -26,16 +26,8 @@ lib12="$(dirname "$trace_lib")/libcudatrace-cuda12.so"
 [ -n "${CUDA12_HOME:-}" ] || tap_fail_all "CUDA12_HOME is not set (configure --with-cuda12)"
 
 # The CUPTI API version of the CUDA 12 headers the tracer was built with.
-cupti12=$(sed -n 's/^#define CUPTI_API_VERSION \([0-9]*\).*/\1/p' \
-	"$CUDA12_HOME/include/cupti_version.h" "$CUDA12_HOME/extras/CUPTI/include/cupti_version.h" \
-	2>/dev/null | head -n 1)
+cupti12=$(cli_cupti12_api)
 [ -n "$cupti12" ] || tap_fail_all "no cupti_version.h in $CUDA12_HOME"
-
-# cupti_version TAG: tracer_info's cupti_version in TAG's trace.
-cupti_version() {
-	sed -n 's/^event=cudatrace:tracer_info .* cupti_version=\([0-9]*\).*/\1/p' \
-		"$lttng_tmp/$1.events" | head -n 1
-}
 
 # ---- a CUDA 12.8 driver
 # The real CUPTI 12 keeps a byte it allocated when it fails to initialise:
@@ -68,7 +60,7 @@ else
 fi
 if trace_read cuda12 "$lttng_tmp/cuda12"; then
 	is "CUDA 12.8 driver: the tracer has the CUPTI 12 it was built against" \
-		"$(cupti_version cuda12)" "$cupti12"
+		"$(cli_tracer_cupti cuda12)" "$cupti12"
 fi
 
 # ---- a CUDA 11.8 driver, which no tracer runs on
@@ -88,7 +80,7 @@ ok "CUDA 13 driver: record says nothing of CUPTI 12" \
 	sh -c "! grep -q 'CUPTI 12' '$lttng_tmp/cuda13.err'"
 if trace_read cuda13 "$lttng_tmp/cuda13"; then
 	is "CUDA 13 driver: the tracer has the simulator's CUPTI 13" \
-		"$(cupti_version cuda13)" \
+		"$(cli_tracer_cupti cuda13)" \
 		"$(sed -n 's/^#define CUPTI_API_VERSION \([0-9]*\).*/\1/p' "$CUDA_HOME/include/cupti_version.h")"
 fi
 tap_done

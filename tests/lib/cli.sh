@@ -93,6 +93,11 @@
 #                          the finding `cudatrace report --brief` leads with
 #                          for TAG's trace (how the program ended), word for
 #                          word
+#   cli_cupti12_api        the CUPTI API version of the CUDA 12 headers
+#                          (CUDA12_HOME) the CUDA 12 tracer is built with;
+#                          empty when there are none
+#   cli_tracer_cupti TAG   the CUPTI API version the tracer had, from
+#                          tracer_info in TAG's trace (trace_read first)
 #
 # Every test runs in a private mount namespace (lttng_private_ns): the
 # daemons it starts, or that cudatrace starts, are its own.
@@ -416,4 +421,15 @@ cli_same_death() {
 	diag "$2 and the report of $1 lead with different findings:"
 	diff "$lttng_tmp/$1.said" "$lttng_tmp/$1.reported" | head -n 20 | sed 's/^/#   /'
 	return 1
+}
+
+cli_cupti12_api() {
+	sed -n 's/^#define CUPTI_API_VERSION \([0-9]*\).*/\1/p' \
+		"${CUDA12_HOME:-/nonexistent}/include/cupti_version.h" \
+		"${CUDA12_HOME:-/nonexistent}/extras/CUPTI/include/cupti_version.h" 2>/dev/null | head -n 1
+}
+
+cli_tracer_cupti() {
+	sed -n 's/^event=cudatrace:tracer_info .* cupti_version=\([0-9]*\).*/\1/p' \
+		"$lttng_tmp/$1.events" | head -n 1
 }
