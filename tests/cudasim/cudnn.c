@@ -56,7 +56,9 @@ SIM_EXPORT size_t cudnnGetVersion(void)
 	return CUDNN_VERSION;
 }
 
-/* The runtime the library was built against: the simulated CUDA 13.0's. */
+/* The runtime the library was built against: the simulated CUDA 13.0's, or
+ * for the CUDA 12 flavour (cuda12/libcudnn.so.9) CUDA 12's, as NVIDIA's
+ * nvidia-cudnn-cu13 and -cu12 builds of it say theirs. */
 SIM_EXPORT size_t cudnnGetCudartVersion(void)
 {
 	return CUDART_VERSION;

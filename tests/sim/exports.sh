@@ -19,6 +19,7 @@
 # and, where the build has the CUDA 12 flavour (CUDA12_HOME), its
 #   cuda12/libcudart.so.12 against CUDA 12's libcudart.so.12
 #   cuda12/libcupti.so.12  against CUPTI 12's libcupti.so.12
+#   cuda12/libcudnn.so.9   against cudasim/libcudnn.exports
 # The only symbols allowed in addition are the simulator's private sim_*
 # hooks of libcuda.so.1 (sim-hooks.h), which libcudart, libcupti and
 # libnvidia-ml use.
@@ -75,6 +76,8 @@ if [ -n "${CUDA12_HOME:-}" ]; then
 		"$CUDASIM_LIBDIR/cuda12/libcudart.so.12"
 	compare libcupti.so.12 "${CUPTI12_LIBDIR:-$CUDA12_HOME/lib64}/libcupti.so.12" \
 		"$CUDASIM_LIBDIR/cuda12/libcupti.so.12"
+	compare "libcudnn.so.9 (CUDA 12)" "$TESTS_SRCDIR/cudasim/libcudnn.exports" \
+		"$CUDASIM_LIBDIR/cuda12/libcudnn.so.9"
 fi
 
 # The private hooks are the only addition, and only in the driver.
