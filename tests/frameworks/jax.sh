@@ -29,18 +29,7 @@ unshare --mount true 2>/dev/null ||
 	tap_skip_all "no unshare: cannot create the mount namespace of cudasim-env --device-files"
 cli_with_daemon
 : "${CUDASIM_ENV:=$trace_builddir/tests/cudasim/cudasim-env}"
-python=$venv/bin/python
-# An uninstrumented interpreter loads a sanitizer build's simulator only
-# with the ASan runtime first; and with libstdc++ right after it, for ASan
-# finds the __cxa_throw it intercepts only in what is loaded when it starts
-# (Python links no libstdc++): the frameworks' C++ exceptions abort in the
-# interceptor otherwise.
-asan=$(trace_asan_runtime)
-if [ -n "$asan" ]; then
-	stdcxx=$(ldconfig -p | sed -n 's/^[[:space:]]*libstdc++\.so\.6 (libc6,x86-64) => //p' | head -n 1)
-	cli_asan="$asan${stdcxx:+:$stdcxx}"
-	cli_python_wrapper python "$python"
-fi
+cli_framework_python "$venv/bin/python"
 
 CLI_TIMEOUT=180 cli_record jax -o "$lttng_tmp/jax" -- \
 	"$CUDASIM_ENV" --libdir "$trace_simdir" --device-files JAX_PLATFORMS=cuda \

@@ -56,18 +56,7 @@ venv=$("$trace_srcdir/tools/framework-venv" 2>"$lttng_tmp/venv.err") ||
 	tap_fail_all "the virtual environment with PyTorch and JAX installs: $(tail -n 3 "$lttng_tmp/venv.err" | tr '\n' ' ')"
 cli_with_daemon
 : "${CUDASIM_ENV:=$trace_builddir/tests/cudasim/cudasim-env}"
-python=$venv/bin/python
-# An uninstrumented interpreter loads a sanitizer build's simulator only
-# with the ASan runtime first; and with libstdc++ right after it, for ASan
-# finds the __cxa_throw it intercepts only in what is loaded when it starts
-# (Python links no libstdc++): the frameworks' C++ exceptions abort in the
-# interceptor otherwise.
-asan=$(trace_asan_runtime)
-if [ -n "$asan" ]; then
-	stdcxx=$(ldconfig -p | sed -n 's/^[[:space:]]*libstdc++\.so\.6 (libc6,x86-64) => //p' | head -n 1)
-	cli_asan="$asan${stdcxx:+:$stdcxx}"
-	cli_python_wrapper python "$python"
-fi
+cli_framework_python "$venv/bin/python"
 
 CLI_TIMEOUT=180 cli_record torch -o "$lttng_tmp/torch" -- \
 	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-workload.py"

@@ -93,6 +93,11 @@
 #                          the finding `cudatrace report --brief` leads with
 #                          for TAG's trace (how the program ended), word for
 #                          word
+#   cli_framework_python PYTHON
+#                          set python to the framework venv's interpreter
+#                          PYTHON, or in a sanitizer build to a wrapper that
+#                          runs it with the ASan runtime and libstdc++
+#                          preloaded (cli_python_wrapper)
 #   cli_cupti12_api        the CUPTI API version of the CUDA 12 headers
 #                          (CUDA12_HOME) the CUDA 12 tracer is built with;
 #                          empty when there are none
@@ -432,4 +437,20 @@ cli_cupti12_api() {
 cli_tracer_cupti() {
 	sed -n 's/^event=cudatrace:tracer_info .* cupti_version=\([0-9]*\).*/\1/p' \
 		"$lttng_tmp/$1.events" | head -n 1
+}
+
+# An uninstrumented interpreter loads a sanitizer build's simulator only
+# with the ASan runtime first; and with libstdc++ right after it, for ASan
+# finds the __cxa_throw it intercepts only in what is loaded when it starts
+# (Python links no libstdc++): the frameworks' C++ exceptions abort in the
+# interceptor otherwise.
+cli_framework_python() {
+	python=$1
+	cli_fw_asan=$(trace_asan_runtime)
+	if [ -n "$cli_fw_asan" ]; then
+		cli_fw_stdcxx=$(ldconfig -p |
+			sed -n 's/^[[:space:]]*libstdc++\.so\.6 (libc6,x86-64) => //p' | head -n 1)
+		cli_asan="$cli_fw_asan${cli_fw_stdcxx:+:$cli_fw_stdcxx}"
+		cli_python_wrapper python "$1"
+	fi
 }

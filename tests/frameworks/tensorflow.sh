@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# tensorflow.sh - TensorFlow 2.21 (PyPI's tensorflow[and-cuda], built for
+# CUDA 12: tools/framework-venv --tensorflow) on the simulator's CUDA 12
+# stack, traced: `cudatrace record -- cudasim-env --cuda12 python
+# tensorflow-workload.py`, under a CUDA 12.9 driver (record, too, asks the
+# driver, and so picks the tracer built against CUPTI 12, and says so).
+# Twice: with TF_FORCE_GPU_ALLOW_GROWTH=false and =true.
+#
+# Each run: TensorFlow lists the simulated GPU, places a tensor on it and
+# reads it back unchanged, copies it on the GPU, runs an elementwise op
+# there, and refuses a tensor larger than the device with
+# ResourceExhaustedError; the workload's facts say how far it got, and
+# the last is said in a diagnostic. The CUDA libraries are the
+# simulator's (its CUDA 12 libcudart.so.12, libcupti.so.12 and
+# libcudnn.so.9 among them, and no libcudart.so.13),
+# and the trace holds the ledger's operations. TensorFlow's BFC allocator
+# as the driver sees it: without growth, its pool is one allocation of
+# most of the device before the first tensor; with growth, it takes
+# memory in small steps as tensors need it.
+#
+# TensorFlow 2.21's libtensorflow_framework.so.2, which opens the CUDA
+# libraries, names every NVIDIA wheel's lib directory in its RUNPATH but
+# cuSOLVER's: without that directory on the library path it finds no
+# libcusolver.so.11 and lists no GPU ("Cannot dlopen some GPU
+# libraries"), on any machine. The test puts it there, as TensorFlow's
+# users must (and, in a sanitizer build, the others too: see below).
+#
+# What it does not do yet: TensorFlow's own figures of its allocator in
+# the trace (the Python probe knows PyTorch's and JAX's), so an
+# out-of-memory inside the pool is not yet explained by them.
+
+cli_here=$(cd "$(dirname "$0")" && pwd)
+. "$cli_here/../lib/cli.sh"
+
+cli_setup "$@"
+venv=$("$trace_srcdir/tools/framework-venv" --tensorflow 2>"$lttng_tmp/venv.err") ||
+	tap_fail_all "the virtual environment with TensorFlow installs: $(tail -n 3 "$lttng_tmp/venv.err" | tr '\n' ' ')"
+cli_with_daemon
+: "${CUDASIM_ENV:=$trace_builddir/tests/cudasim/cudasim-env}"
+[ -e "$trace_simdir/cuda12/libcudart.so.12" ] ||
+	tap_fail_all "the simulator's CUDA 12 flavour is not built ($trace_simdir/cuda12)"
+cli_framework_python "$venv/bin/python"
+cusolver=$(echo "$venv"/lib/python3*/site-packages/nvidia/cusolver/lib)
+[ -d "$cusolver" ] || tap_fail_all "the venv has no nvidia-cusolver-cu12 ($cusolver)"
+libpath=$cusolver
+# In a sanitizer build, ASan's interceptor of dlopen(3) is the caller the
+# dynamic linker sees, so the RUNPATH of the TensorFlow library that opens
+# the CUDA libraries is not searched: there every NVIDIA wheel's lib
+# directory goes on the library path.
+if [ -n "$(trace_asan_runtime)" ]; then
+	for dir in "$venv"/lib/python3*/site-packages/nvidia/*/lib; do
+		libpath="$libpath:$dir"
+	done
+fi
+lib12="$(dirname "$trace_lib")/libcudatrace-cuda12.so"
+CUDASIM_DRIVER_VERSION=12090
+export CUDASIM_DRIVER_VERSION
+
+for growth in false true; do
+	tag=tf-growth-$growth
+	LD_LIBRARY_PATH="$libpath:$LD_LIBRARY_PATH" CLI_TIMEOUT=300 cli_record "$tag" \
+		-o "$lttng_tmp/$tag" -- "$CUDASIM_ENV" --libdir "$trace_simdir" --cuda12 \
+		TF_FORCE_GPU_ALLOW_GROWTH=$growth "$python" "$cli_here/tensorflow-workload.py"
+	cli_status_is "$tag: record exits with the program's status" 0
+	ok "$tag: record traces with CUPTI 12 ($(basename "$lib12"))" \
+		cli_has "$tag" "tracing with CUPTI 12 \\($(readlink -f "$lib12")\\)"
+	fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/$tag.out" | head -n 1; }
+	diag "$tag: TensorFlow $(fact version) got as far as: $(grep '^# fact ' \
+		"$lttng_tmp/$tag.out" | tail -n 1 | sed 's/^# fact //')"
+	is "$tag: TensorFlow lists the simulated GPU" "$(fact gpus)" 1
+	is "$tag: a tensor made under tf.device('/GPU:0') is on it" "$(fact placed)" device:GPU:0
+	is "$tag: the tensor read back is unchanged" "$(fact roundtrip)" ok
+	is "$tag: tf.identity copies it on the GPU" "$(fact copy)" ok
+	is "$tag: an elementwise op runs on the GPU" "$(fact elementwise)" ok
+	is "$tag: a tensor larger than the device raises ResourceExhaustedError" "$(fact oom)" caught
+	cli_trace_checked "$tag" "$tag: the trace reads back and holds the ledger's operations"
+
+	# The simulator's libraries, and no others, served the CUDA calls.
+	grep '^event=cudatrace:library_load ' "$lttng_tmp/$tag.events" |
+		sed -n 's/.* path=\([^ ]*\).*/\1/p' |
+		grep -E '/lib(cuda|cudart|cupti|nvidia-ml|cudnn)\.so' | sort -u >"$lttng_tmp/$tag.cuda-libs"
+	for lib in cuda12/libcudart.so.12 cuda12/libcupti.so.12 cuda12/libcudnn.so.9 libcuda.so.1; do
+		ok "$tag: the simulator's $lib is loaded" \
+			grep -qx "$trace_simdir/$lib" "$lttng_tmp/$tag.cuda-libs"
+	done
+	is "$tag: no CUDA library but the simulator's is loaded" \
+		"$(grep -v "^$trace_simdir/" "$lttng_tmp/$tag.cuda-libs" | tr '\n' ' ')" ""
+	is "$tag: one runtime, CUDA 12's: no libcudart.so.13 is loaded" \
+		"$(grep -c 'libcudart\.so\.13' "$lttng_tmp/$tag.cuda-libs" | tr -d ' ')" 0
+
+	# The BFC allocator's device allocations, as the driver made them.
+	awk '/ op=alloc kind=device / { sub(/.* size=/, ""); sub(/ .*/, ""); print }' \
+		"$lttng_tmp/$tag.ledger" >"$lttng_tmp/$tag.sizes"
+	largest=$(sort -n "$lttng_tmp/$tag.sizes" | tail -n 1)
+	diag "$tag: device allocations (bytes): $(tr '\n' ' ' <"$lttng_tmp/$tag.sizes")"
+	if [ "$growth" = false ]; then
+		is "$tag: the pool is the first device allocation, and the largest" \
+			"$(head -n 1 "$lttng_tmp/$tag.sizes")" "${largest:-none}"
+		ok "$tag: ... of most of the device (over 1 GiB of its 4 GiB: ${largest:-none})" \
+			test "${largest:-0}" -gt 1073741824
+	else
+		is "$tag: no device allocation over 64 MiB (largest: ${largest:-none})" \
+			"$(awk '$1 > 67108864' "$lttng_tmp/$tag.sizes" | wc -l | tr -d ' ')" 0
+		ok "$tag: ... and more than one: the pool grows" \
+			test "$(wc -l <"$lttng_tmp/$tag.sizes" | tr -d ' ')" -gt 1
+	fi
+done
+tap_done
