@@ -1334,33 +1334,28 @@ static char *explain_unfinished(const struct ct_acct *acct, const struct ct_proc
 void ct_acct_add_notes(const struct ct_acct *acct, const struct ct_process *process,
                        GStringChunk *strings, GArray *notes)
 {
-	const struct ct_caveat_note fresh = {
-		.pid = process->pid,
-		.process = g_string_chunk_insert_const(strings, process->procname),
+	/* Each cause, and what explains it for people ("" when it does not apply). */
+	static const struct {
+		const char *cause;
+		char *(*explain)(const struct ct_acct *acct, const struct ct_process *process,
+		                 char *buf, size_t len, struct ct_caveat_note *note);
+	} causes[] = {
+		{ CT_CAUSE_BEFORE_WINDOW, ct_acct_explain },
+		{ CT_CAUSE_DISCARDED, ct_acct_explain_loss },
+		{ CT_CAUSE_OVERLAPPING_CALLS, explain_overlaps },
+		{ CT_CAUSE_UNFINISHED_CALLS, explain_unfinished },
 	};
-	struct ct_caveat_note note = fresh;
 	char text[1024];
 
-	if (ct_acct_explain(acct, process, text, sizeof(text), &note)[0]) {
-		note.cause = CT_CAUSE_BEFORE_WINDOW;
-		note.explanation = g_string_chunk_insert_const(strings, text);
-		g_array_append_val(notes, note);
-	}
-	note = fresh;
-	if (ct_acct_explain_loss(acct, process, text, sizeof(text), &note)[0]) {
-		note.cause = CT_CAUSE_DISCARDED;
-		note.explanation = g_string_chunk_insert_const(strings, text);
-		g_array_append_val(notes, note);
-	}
-	note = fresh;
-	if (explain_overlaps(acct, process, text, sizeof(text), &note)[0]) {
-		note.cause = CT_CAUSE_OVERLAPPING_CALLS;
-		note.explanation = g_string_chunk_insert_const(strings, text);
-		g_array_append_val(notes, note);
-	}
-	note = fresh;
-	if (explain_unfinished(acct, process, text, sizeof(text), &note)[0]) {
-		note.cause = CT_CAUSE_UNFINISHED_CALLS;
+	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++) {
+		struct ct_caveat_note note = {
+			.pid = process->pid,
+			.process = g_string_chunk_insert_const(strings, process->procname),
+			.cause = causes[i].cause,
+		};
+
+		if (!causes[i].explain(acct, process, text, sizeof(text), &note)[0])
+			continue;
 		note.explanation = g_string_chunk_insert_const(strings, text);
 		g_array_append_val(notes, note);
 	}
