@@ -18,7 +18,9 @@
 #   peak_bytes (tf.config.experimental.get_memory_info: the peak of what
 #   TensorFlow's allocator handed out)
 #
-# and exits 0 when each step did what TensorFlow documents.
+# and exits 0 when each step did what TensorFlow documents. With --die it
+# then asks for 16 GiB at the line marked DIE, and dies of the uncaught
+# ResourceExhaustedError.
 
 import sys
 
@@ -63,6 +65,9 @@ def main():
     except tf.errors.OpError as error:
         fact("oom", "other:%s" % type(error).__name__)
     fact("peak_bytes", tf.config.experimental.get_memory_info("GPU:0")["peak"])
+    if "--die" in sys.argv:
+        with tf.device("/GPU:0"):
+            tf.zeros((1 << 32,), tf.float32).numpy()  # DIE
     return 0
 
 

@@ -27,9 +27,10 @@
 # libraries"), on any machine. The test puts it there, as TensorFlow's
 # users must (and, in a sanitizer build, the others too: see below).
 #
-# What it does not do yet: TensorFlow's own figures of its allocator in
-# the trace (the Python probe knows PyTorch's and JAX's), so an
-# out-of-memory inside the pool is not yet explained by them.
+# Then a program that dies of its uncaught ResourceExhaustedError (--die):
+# the first page tells it as TensorFlow's out-of-memory error, larger than
+# the device; how it ended names the exception; the Python probe's peak of
+# TensorFlow's allocator is TensorFlow's own get_memory_info().
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -107,4 +108,29 @@ for growth in false true; do
 			test "$(wc -l <"$lttng_tmp/$tag.sizes" | tr -d ' ')" -gt 1
 	fi
 done
+
+# A program that dies of its uncaught ResourceExhaustedError: the first
+# page tells it as TensorFlow's, larger than the device, and the probe's
+# figures of TensorFlow's allocator are its own get_memory_info().
+tag=tf-dies
+LD_LIBRARY_PATH="$libpath:$LD_LIBRARY_PATH" CLI_TIMEOUT=300 cli_record "$tag" \
+	-o "$lttng_tmp/$tag" -- "$CUDASIM_ENV" --libdir "$trace_simdir" --cuda12 \
+	TF_FORCE_GPU_ALLOW_GROWTH=true "$python" "$cli_here/tensorflow-workload.py" --die
+cli_status_is "$tag: record exits with the program's status" 1
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/$tag.out" | head -n 1; }
+"$cli_bin" report --format json -o "$lttng_tmp/$tag.json" "$lttng_tmp/$tag" 2>"$lttng_tmp/$tag.report-err"
+is "$tag: cudatrace report reads the trace" "$?" 0
+"$trace_python" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+f = r["findings"][0] if r["findings"] else {}
+print(f.get("kind"), f.get("verdict"))
+print(r["process_end"]["exception"])
+d = [d for d in r["framework"]["devices"] if d["framework"] == "tensorflow"]
+print(d[0]["peak_in_use_bytes"] if d else "none")' "$lttng_tmp/$tag.json" >"$lttng_tmp/$tag.facts"
+is "$tag: the first finding is TensorFlow's out-of-memory error, larger than the device" \
+	"$(sed -n 1p "$lttng_tmp/$tag.facts")" "framework_oom too_large"
+is "$tag: how it ended names the exception" "$(sed -n 2p "$lttng_tmp/$tag.facts")" \
+	"tensorflow.python.framework.errors_impl.ResourceExhaustedError"
+is "$tag: the probe's peak of TensorFlow's allocator is its get_memory_info()" \
+	"$(sed -n 3p "$lttng_tmp/$tag.facts")" "$(fact peak_bytes)"
 tap_done
