@@ -14,7 +14,7 @@ uint8_t call_device(const struct api_call *call)
 {
 	uint32_t device;
 
-	if (cuptiGetDeviceId(call->data ? call->data->context : NULL, &device) != CUPTI_SUCCESS)
+	if (!handle_cache_device(call->cache, call->data ? call->data->context : NULL, &device))
 		return CT_DEVICE_NONE;
 	return device8(device);
 }

@@ -44,7 +44,7 @@ static bool on_configured_kernel(const ct_kernel_record *k, struct gpu_batch *ba
 
 /* A kernel whose launch_unconfigured is in the trace: its times, its
  * stream and configuration by its shape (kernel-shapes.h). */
-static bool on_unconfigured_kernel(const ct_kernel_record *k, struct gpu_batch *batch)
+static bool on_unconfigured_kernel(const ct_kernel_record *k, struct gpu_events_reading *reading)
 {
 	struct gpu_record r = {
 		.kind = CT_GPU_RECORD_KERNEL_SHAPED,
@@ -58,19 +58,19 @@ static bool on_unconfigured_kernel(const ct_kernel_record *k, struct gpu_batch *
 	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_batch) &&
 	    !lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel_shaped))
 		return false;
-	if (!(r.u.shaped.shape_id = kernel_shapes_note(k)))
+	if (!(r.u.shaped.shape_id = kernel_shapes_note(k, &reading->shape)))
 		return false;
-	return gpu_batch_add(batch, &r);
+	return gpu_batch_add(&reading->batch, &r);
 }
 
 /* A kernel whose launch event is in the trace: what the launch did not say. */
-static bool on_recorded_kernel(const ct_kernel_record *k, struct gpu_batch *batch)
+static bool on_recorded_kernel(const ct_kernel_record *k, struct gpu_events_reading *reading)
 {
 	switch (recorded_ops_take(k->correlationId)) {
 	case RECORDED_WHOLE:
-		return on_configured_kernel(k, batch);
+		return on_configured_kernel(k, &reading->batch);
 	case RECORDED_UNCONFIGURED:
-		return on_unconfigured_kernel(k, batch);
+		return on_unconfigured_kernel(k, reading);
 	default:
 		return false;
 	}
@@ -82,7 +82,7 @@ static void on_kernel(const ct_kernel_record *k, struct gpu_events_reading *read
 	struct ct_ev_kernel_shape shape;
 	struct ct_ev_gpu_kernel e;
 
-	if (on_recorded_kernel(k, &reading->batch))
+	if (on_recorded_kernel(k, reading))
 		return;
 	gpu_batch_write(&reading->batch);
 	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_kernel))

@@ -10,11 +10,13 @@
 
 #include "gpu-batch.h"
 #include "handle-cache.h"
+#include "kernel-shapes.h"
 
 /* What the reading of one activity buffer keeps from record to record. */
 struct gpu_events_reading {
-	struct handle_cache cache; /* kernel ids by name pointer */
-	struct gpu_batch batch;    /* kernels' and copies' records not yet written */
+	struct handle_cache cache;      /* kernel ids by name pointer */
+	struct gpu_batch batch;         /* kernels' and copies' records not yet written */
+	struct kernel_shape_memo shape; /* the last kernel's shape */
 };
 
 /* Emit the event of one record, if a session enables it, or keep it in

@@ -55,6 +55,24 @@ uint32_t handle_cache_stream(struct handle_cache *cache, CUcontext context, CUst
 	return id;
 }
 
+bool handle_cache_device(struct handle_cache *cache, CUcontext context, uint32_t *device)
+{
+	revalidate(cache);
+	if (context && cache->device_context == context) {
+		*device = cache->device;
+		return true;
+	}
+	if (cuptiGetDeviceId(context, device) != CUPTI_SUCCESS)
+		return false;
+	/* A context's device is fixed for its life; its handle's reuse
+	 * empties the cache (handle_cache_forget). */
+	if (context) {
+		cache->device_context = context;
+		cache->device = *device;
+	}
+	return true;
+}
+
 uint64_t handle_cache_kernel(struct handle_cache *cache, const char *name)
 {
 	unsigned slot;

@@ -2,7 +2,8 @@
 /*
  * handle-cache.h - what cudatrace derives from a CUDA handle on the hot
  * path, remembered: the CUPTI stream id of a CUstream (cuptiGetStreamIdEx
- * on every copy and launch), the kernel_id of a kernel's name (a hash
+ * on every copy and launch), the device of a context (cuptiGetDeviceId on
+ * every launch and allocation), the kernel_id of a kernel's name (a hash
  * of the whole name at every launch and every kernel record), and the
  * allocation a copy's address lies in (two lookups of the tracker at
  * every copy, memset and their pointers).
@@ -36,6 +37,8 @@
 struct handle_cache {
 	unsigned epoch;                    /* handle_cache_forget's count it was filled under */
 	unsigned next_stream, next_kernel; /* the slot replaced next */
+	CUcontext device_context;          /* NULL: no device remembered */
+	uint32_t device;                   /* device_context's, as CUPTI numbers it */
 	struct {
 		CUcontext context; /* NULL: the slot is empty */
 		CUstream stream;
@@ -60,6 +63,10 @@ struct handle_cache {
  * one) is not cached. */
 uint32_t handle_cache_stream(struct handle_cache *cache, CUcontext context, CUstream stream,
                              bool per_thread);
+
+/* CUPTI's device of CONTEXT (cuptiGetDeviceId; NULL: the current
+ * context, not cached); false when CUPTI does not know it. */
+bool handle_cache_device(struct handle_cache *cache, CUcontext context, uint32_t *device);
 
 /* names_kernel_id(name), cached by the name's address. */
 uint64_t handle_cache_kernel(struct handle_cache *cache, const char *name);

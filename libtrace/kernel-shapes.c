@@ -72,8 +72,10 @@ static bool still_written(uint64_t written, uint64_t start)
 }
 
 /* Under the lock: the id of shape E (KEY), its event written unless it
- * still stands for a record starting at START; 0 when the table is full. */
-static uint32_t write_shape(struct ct_ev_kernel_shape *e, uint64_t key, uint64_t start)
+ * still stands for a record starting at START; 0 when the table is full.
+ * *WRITTEN: when its event was last written. */
+static uint32_t write_shape(struct ct_ev_kernel_shape *e, uint64_t key, uint64_t start,
+                            uint64_t *written)
 {
 	uint64_t value[SHAPE_WORDS];
 
@@ -87,31 +89,56 @@ static uint32_t write_shape(struct ct_ev_kernel_shape *e, uint64_t key, uint64_t
 		last_id++;
 	}
 	e->shape_id = (uint32_t)value[SHAPE_ID];
+	*written = value[SHAPE_WRITTEN];
 	if (still_written(value[SHAPE_WRITTEN], start))
 		return e->shape_id;
 	lttng_ust_do_tracepoint(cudatrace, kernel_shape, e);
 	value[SHAPE_WRITTEN] = clock_now_ns();
 	table_replace(&shapes, key, NULL, NULL, value);
+	*written = value[SHAPE_WRITTEN];
 	return e->shape_id;
 }
 
-uint32_t kernel_shapes_note(const ct_kernel_record *k)
+/* Whether MEMO holds shape E (shape_id aside). */
+static bool memo_holds(const struct kernel_shape_memo *memo, const struct ct_ev_kernel_shape *e)
+{
+	const struct ct_ev_kernel_shape *m = &memo->shape;
+
+	return m->shape_id != 0 && m->stream == e->stream && m->grid_x == e->grid_x &&
+	       m->grid_y == e->grid_y && m->grid_z == e->grid_z && m->block_x == e->block_x &&
+	       m->block_y == e->block_y && m->block_z == e->block_z &&
+	       m->static_shared_mem == e->static_shared_mem &&
+	       m->dynamic_shared_mem == e->dynamic_shared_mem && m->registers == e->registers;
+}
+
+uint32_t kernel_shapes_note(const ct_kernel_record *k, struct kernel_shape_memo *memo)
 {
 	struct ct_ev_kernel_shape e;
 	uint64_t value[SHAPE_WORDS];
 	uint64_t key;
+	uint64_t written = 0;
 	uint32_t id;
 
 	if (!lttng_ust_tracepoint_enabled(cudatrace, kernel_shape))
 		return 0;
 	kernel_shape_of(k, &e);
+	if (memo && memo_holds(memo, &e) && still_written(memo->written, k->start))
+		return memo->shape.shape_id;
 	key = shape_key(&e);
 	if (table_read(&shapes, key, NULL, NULL, value) &&
-	    still_written(value[SHAPE_WRITTEN], k->start))
-		return (uint32_t)value[SHAPE_ID];
-	table_lock(&shapes);
-	id = write_shape(&e, key, k->start);
-	table_unlock(&shapes);
+	    still_written(value[SHAPE_WRITTEN], k->start)) {
+		id = (uint32_t)value[SHAPE_ID];
+		written = value[SHAPE_WRITTEN];
+	} else {
+		table_lock(&shapes);
+		id = write_shape(&e, key, k->start, &written);
+		table_unlock(&shapes);
+	}
+	if (memo && id) {
+		memo->shape = e;
+		memo->shape.shape_id = id;
+		memo->written = written;
+	}
 	return id;
 }
 

@@ -28,12 +28,23 @@
 void kernel_shape_of(const ct_kernel_record *k, struct ct_ev_kernel_shape *shape);
 
 /*
+ * The last shape one reader of records noted, and when its event was
+ * written: a loop's kernels share their shape, and finding it here costs
+ * a comparison instead of a hash and a look in the table. Zeroed: none.
+ */
+struct kernel_shape_memo {
+	struct ct_ev_kernel_shape shape; /* with its shape_id; 0: none */
+	uint64_t written;
+};
+
+/*
  * The shape_id of K's stream and configuration, its kernel_shape written
  * first when the rules above say so; 0 when no session enables
  * kernel_shape, or the process has as many shapes as it keeps (the record
- * is then written whole).
+ * is then written whole). MEMO (or NULL) is the caller's, used by one
+ * thread.
  */
-uint32_t kernel_shapes_note(const ct_kernel_record *k);
+uint32_t kernel_shapes_note(const ct_kernel_record *k, struct kernel_shape_memo *memo);
 
 /* A session started: each shape is written again before the next record
  * that names it. */

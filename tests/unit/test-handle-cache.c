@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-handle-cache.c - stream ids and kernel ids remembered per thread
+ * test-handle-cache.c - stream ids, devices and kernel ids remembered per thread
  * (libtrace/handle-cache.c): a stream's id is asked of CUPTI once while
  * the stream lives, and again once any stream, context or module ends (a
  * handle given out again maps to a new id); the default streams of two
  * contexts, and the per-thread and legacy ones, are told apart; a failed
  * lookup and the current context (NULL) are never remembered; more
- * streams than slots still give each its own id. A kernel's id is
+ * streams than slots still give each its own id. A context's device is
+ * asked once while the context lives, again once something ends, never
+ * kept for the current context (NULL) or a failed lookup, and a second
+ * context has its own. A kernel's id is
  * names_kernel_id of its name, computed once per name pointer until
  * something ends. CUPTI's stream lookup is this test's, counting calls.
  * An address's allocation is the tracker's (libtrace/tracker.c) as it is
@@ -50,6 +53,17 @@ CUptiResult CUPTIAPI cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint
 	return CUPTI_SUCCESS;
 }
 
+static unsigned device_lookups;
+
+CUptiResult CUPTIAPI cuptiGetDeviceId(CUcontext context, uint32_t *device)
+{
+	device_lookups++;
+	if (failing)
+		return CUPTI_ERROR_INVALID_CONTEXT;
+	*device = (uint32_t)((uintptr_t)context % 8 + generation * 10);
+	return CUPTI_SUCCESS;
+}
+
 #define CTX(n)    ((CUcontext)(uintptr_t)(n))
 #define STREAM(n) ((CUstream)(uintptr_t)(n))
 
@@ -57,6 +71,7 @@ static int reset(void **state)
 {
 	(void)state;
 	lookups = 0;
+	device_lookups = 0;
 	generation = 0;
 	failing = false;
 	handle_cache_forget(); /* no test sees another's entries */
@@ -134,6 +149,41 @@ static void test_more_streams_than_slots(void **state)
 			assert_int_equal(handle_cache_stream(&cache, CTX(1), STREAM(s), false),
 			                 expected(CTX(1), STREAM(s), 0));
 	}
+}
+
+static void test_devices(void **state)
+{
+	struct handle_cache cache = { 0 };
+	uint32_t device = 99;
+
+	(void)state;
+	for (int i = 0; i < 10; i++) {
+		assert_true(handle_cache_device(&cache, CTX(3), &device));
+		assert_int_equal(device, 3);
+	}
+	assert_int_equal(device_lookups, 1);
+	/* another context: its own device, asked */
+	assert_true(handle_cache_device(&cache, CTX(5), &device));
+	assert_int_equal(device, 5);
+	assert_int_equal(device_lookups, 2);
+	/* the current context: asked each time */
+	assert_true(handle_cache_device(&cache, NULL, &device));
+	assert_true(handle_cache_device(&cache, NULL, &device));
+	assert_int_equal(device_lookups, 4);
+	/* a context ends; its handle may be another's: asked again */
+	generation = 1;
+	handle_cache_forget();
+	assert_true(handle_cache_device(&cache, CTX(5), &device));
+	assert_int_equal(device, 15);
+	assert_int_equal(device_lookups, 5);
+	/* a failed lookup is not kept */
+	handle_cache_forget();
+	failing = true;
+	assert_false(handle_cache_device(&cache, CTX(6), &device));
+	failing = false;
+	assert_true(handle_cache_device(&cache, CTX(6), &device));
+	assert_int_equal(device, 16);
+	assert_int_equal(device_lookups, 7);
 }
 
 static void test_kernel_ids(void **state)
@@ -262,6 +312,7 @@ int main(void)
 		cmocka_unit_test_setup(test_end_forgets, reset),
 		cmocka_unit_test_setup(test_not_remembered, reset),
 		cmocka_unit_test_setup(test_more_streams_than_slots, reset),
+		cmocka_unit_test_setup(test_devices, reset),
 		cmocka_unit_test_setup(test_kernel_ids, reset),
 		cmocka_unit_test_setup(test_more_kernels_than_slots, reset),
 		cmocka_unit_test_setup(test_range_follows_the_tracker, reset),

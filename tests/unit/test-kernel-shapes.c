@@ -85,7 +85,7 @@ static void test_once_with_its_fields(void **state)
 
 	(void)state;
 	TP_ENABLE(kernel_shape, on_kernel_shape);
-	id = kernel_shapes_note(&k);
+	id = kernel_shapes_note(&k, NULL);
 	assert_int_not_equal(id, 0);
 	assert_int_equal(shape_events, 1);
 	assert_int_equal(last.shape_id, id);
@@ -99,8 +99,8 @@ static void test_once_with_its_fields(void **state)
 	assert_int_equal(last.static_shared_mem, 512);
 	assert_int_equal(last.dynamic_shared_mem, 1024);
 	assert_int_equal(last.registers, 40);
-	assert_int_equal(kernel_shapes_note(&k), id);
-	assert_int_equal(kernel_shapes_note(&k), id);
+	assert_int_equal(kernel_shapes_note(&k, NULL), id);
+	assert_int_equal(kernel_shapes_note(&k, NULL), id);
 	assert_int_equal(shape_events, 1);
 }
 
@@ -113,16 +113,16 @@ static void test_another_shape(void **state)
 	(void)state;
 	d.streamId = 8;
 	TP_ENABLE(kernel_shape, on_kernel_shape);
-	ia = kernel_shapes_note(&a);
-	ib = kernel_shapes_note(&b);
-	ic = kernel_shapes_note(&c);
-	id = kernel_shapes_note(&d);
+	ia = kernel_shapes_note(&a, NULL);
+	ib = kernel_shapes_note(&b, NULL);
+	ic = kernel_shapes_note(&c, NULL);
+	id = kernel_shapes_note(&d, NULL);
 	assert_true(ia != ib && ia != ic && ia != id && ib != ic && ib != id && ic != id);
 	assert_int_equal(shape_events, 4);
 	assert_int_equal(last.stream, 8);
 	/* each keeps its id */
-	assert_int_equal(kernel_shapes_note(&b), ib);
-	assert_int_equal(kernel_shapes_note(&a), ia);
+	assert_int_equal(kernel_shapes_note(&b, NULL), ib);
+	assert_int_equal(kernel_shapes_note(&a, NULL), ia);
 	assert_int_equal(shape_events, 4);
 }
 
@@ -133,16 +133,16 @@ static void test_ids_never_given_again(void **state)
 
 	(void)state;
 	TP_ENABLE(kernel_shape, on_kernel_shape);
-	first = kernel_shapes_note(&k);
+	first = kernel_shapes_note(&k, NULL);
 	/* new shapes get ids above every earlier one, the earlier shapes theirs */
 	for (uint32_t x = 2; x < 50; x++) {
 		k = record(x, 1);
-		id = kernel_shapes_note(&k);
+		id = kernel_shapes_note(&k, NULL);
 		assert_true(id > first && id > highest);
 		highest = id;
 	}
 	k = record(1, 1);
-	assert_int_equal(kernel_shapes_note(&k), first);
+	assert_int_equal(kernel_shapes_note(&k, NULL), first);
 }
 
 static void test_disabled(void **state)
@@ -150,11 +150,11 @@ static void test_disabled(void **state)
 	ct_kernel_record k = record(8, 16);
 
 	(void)state;
-	assert_int_equal(kernel_shapes_note(&k), 0);
+	assert_int_equal(kernel_shapes_note(&k, NULL), 0);
 	assert_int_equal(shape_events, 0);
 	/* not counted as written: a session that starts gets it */
 	TP_ENABLE(kernel_shape, on_kernel_shape);
-	assert_int_not_equal(kernel_shapes_note(&k), 0);
+	assert_int_not_equal(kernel_shapes_note(&k, NULL), 0);
 	assert_int_equal(shape_events, 1);
 }
 
@@ -165,10 +165,10 @@ static void test_announce_again(void **state)
 
 	(void)state;
 	TP_ENABLE(kernel_shape, on_kernel_shape);
-	id = kernel_shapes_note(&k);
+	id = kernel_shapes_note(&k, NULL);
 	kernel_shapes_announce_again();
-	assert_int_equal(kernel_shapes_note(&k), id);
-	assert_int_equal(kernel_shapes_note(&k), id);
+	assert_int_equal(kernel_shapes_note(&k, NULL), id);
+	assert_int_equal(kernel_shapes_note(&k, NULL), id);
 	assert_int_equal(shape_events, 2);
 	assert_int_equal(last.shape_id, id);
 }
@@ -180,18 +180,56 @@ static void test_a_second_later(void **state)
 
 	(void)state;
 	TP_ENABLE(kernel_shape, on_kernel_shape);
-	id = kernel_shapes_note(&k);
+	id = kernel_shapes_note(&k, NULL);
 	/* a record that started before it, or within the second: not again */
 	early.start -= 5000000000ULL;
-	assert_int_equal(kernel_shapes_note(&early), id);
+	assert_int_equal(kernel_shapes_note(&early, NULL), id);
 	k.start += 999000000ULL;
-	assert_int_equal(kernel_shapes_note(&k), id);
+	assert_int_equal(kernel_shapes_note(&k, NULL), id);
 	assert_int_equal(shape_events, 1);
 	/* a record that started a second after it was written: again, its id kept */
 	k.start += 2000000ULL;
-	assert_int_equal(kernel_shapes_note(&k), id);
+	assert_int_equal(kernel_shapes_note(&k, NULL), id);
 	assert_int_equal(shape_events, 2);
 	assert_int_equal(last.shape_id, id);
+}
+
+/* A reader's memo of its last shape answers as the table does: the same
+ * id, written again a second later and after a session starts, and
+ * another shape its own id. */
+static void test_memo(void **state)
+{
+	struct kernel_shape_memo memo = { 0 };
+	ct_kernel_record k = record(9, 16), other = record(10, 16);
+	uint32_t id, other_id;
+
+	(void)state;
+	TP_ENABLE(kernel_shape, on_kernel_shape);
+	id = kernel_shapes_note(&k, &memo);
+	assert_int_not_equal(id, 0);
+	assert_int_equal(kernel_shapes_note(&k, &memo), id);
+	assert_int_equal(kernel_shapes_note(&k, NULL), id);
+	assert_int_equal(shape_events, 1);
+	other_id = kernel_shapes_note(&other, &memo);
+	assert_int_not_equal(other_id, id);
+	assert_int_equal(kernel_shapes_note(&k, &memo), id);
+	assert_int_equal(shape_events, 2);
+	/* a second after it was written: again, through the memo too */
+	k.start += 1001000000ULL;
+	assert_int_equal(kernel_shapes_note(&k, &memo), id);
+	assert_int_equal(shape_events, 3);
+	k.start = clock_now_ns();
+	assert_int_equal(kernel_shapes_note(&k, &memo), id);
+	assert_int_equal(shape_events, 3);
+	/* a session starts: again */
+	kernel_shapes_announce_again();
+	k.start = clock_now_ns();
+	assert_int_equal(kernel_shapes_note(&k, &memo), id);
+	assert_int_equal(shape_events, 4);
+	assert_int_equal(last.shape_id, id);
+	/* disabled: 0, the memo notwithstanding */
+	TP_DISABLE(kernel_shape);
+	assert_int_equal(kernel_shapes_note(&k, &memo), 0);
 }
 
 /* Threads noting one shape at once: one event, and none is told the id
@@ -203,7 +241,7 @@ static unsigned told_early;
 static void *racer(void *arg)
 {
 	ct_kernel_record k = record(4096, 32);
-	uint32_t id = kernel_shapes_note(&k);
+	uint32_t id = kernel_shapes_note(&k, NULL);
 
 	(void)arg;
 	if (__atomic_load_n(&emitted[0], __ATOMIC_ACQUIRE) != id)
@@ -235,6 +273,7 @@ int main(void)
 		cmocka_unit_test_setup(test_disabled, fresh),
 		cmocka_unit_test_setup(test_announce_again, fresh),
 		cmocka_unit_test_setup(test_a_second_later, fresh),
+		cmocka_unit_test_setup(test_memo, fresh),
 		cmocka_unit_test_setup(test_race, fresh),
 	};
 
