@@ -9,7 +9,12 @@
  *
  * Joins: a launch event (at the call's exit) records its call, read in
  * the pass (api-calls.h), and waits in a correlation map for the
- * gpu_kernel record with the same correlation id. The busy timelines are
+ * gpu_kernel record with the same correlation id. The record can come
+ * first: the tracer writes it whole when its launch's event is not yet in
+ * the trace (a kernel that ended, and whose buffer was flushed, before
+ * its launching call returned), and the launch's event follows. Such a
+ * record waits for its launch in a map of its own, and is counted
+ * without a launch only if the trace ends first. The busy timelines are
  * the pass's too (gpu-activity.h): this analysis reports them.
  *
  * Memory: one row per distinct kernel, with bounded statistics
@@ -61,9 +66,18 @@ struct launch_pending {
 
 #define NO_ENTRY INT64_MIN
 
+/* A gpu_kernel record that came before its launch. */
+struct record_early {
+	struct ct_corr_entry head;
+	struct ct_ev_gpu_kernel record;
+};
+
 /* Per-process state, in the process's slot. Owned by the analysis. */
 struct kern_process {
+	struct kernels *kernels;    /* borrowed: the analysis */
+	struct ct_process *process; /* borrowed */
 	struct ct_corr_map pending; /* of struct launch_pending */
+	struct ct_corr_map early;   /* of struct record_early */
 };
 
 struct kernels {
@@ -85,7 +99,10 @@ static struct kern_process *kern_process_of(struct kernels *k, struct ct_process
 	if (kp)
 		return kp;
 	kp = g_new0(struct kern_process, 1);
+	kp->kernels = k;
+	kp->process = process;
 	ct_corr_map_init(&kp->pending, sizeof(struct launch_pending));
+	ct_corr_map_init(&kp->early, sizeof(struct record_early));
 	process->slot[k->slot] = kp;
 	return kp;
 }
@@ -121,17 +138,6 @@ static struct kernel_row *row_of(struct kernels *k, uint64_t kernel_id, struct c
 
 /* ------------------------------------------------------------ events */
 
-static void on_launch(struct kernels *k, const struct ct_event *ev)
-{
-	struct kern_process *kp = kern_process_of(k, ev->process);
-	struct kernel_row *row = row_of(k, ev->u.launch.kernel_id, ev->process);
-	struct launch_pending *p;
-
-	row->launches++;
-	p = ct_corr_map_insert(&kp->pending, ev->u.launch.api.correlation_id);
-	p->entry_ns = ev->has_call ? ev->call.entry_ns : NO_ENTRY;
-}
-
 static void note_config(struct kernel_row *row, const struct ct_ev_gpu_kernel *r)
 {
 	uint32_t shared = r->static_shared_mem + r->dynamic_shared_mem;
@@ -161,20 +167,22 @@ static void note_config(struct kernel_row *row, const struct ct_ev_gpu_kernel *r
 	};
 }
 
-static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
+/*
+ * The run of R in PROCESS: its GPU time and configuration, and its launch
+ * latency when its launch (entered at ENTRY_NS, NO_ENTRY if unknown) is
+ * in the trace (LAUNCHED).
+ */
+static void count_run(struct kernels *k, struct ct_process *process,
+                      const struct ct_ev_gpu_kernel *r, bool launched, int64_t entry_ns)
 {
-	const struct ct_ev_gpu_kernel *r = &ev->u.gpu_kernel;
-	struct kern_process *kp = kern_process_of(k, ev->process);
 	struct kernel_row *row;
-	struct launch_pending *p;
 
-	p = ct_corr_map_find(&kp->pending, r->correlation_id);
-	if (!p)
+	if (!launched)
 		k->unmatched++;
 	/* with an NVTX filter, only the kernels launched inside the range */
-	if (!p && k->opts->nvtx_range)
+	if (!launched && k->opts->nvtx_range)
 		return;
-	row = row_of(k, r->kernel_id, ev->process);
+	row = row_of(k, r->kernel_id, process);
 	if (!row)
 		return;
 	/* the reader left a run whose end is unknown without one (check_gpu_end) */
@@ -183,15 +191,52 @@ static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
 	else
 		row->end_unknown++;
 	note_config(row, r);
-	if (!p)
-		return;
-	if (r->start && p->entry_ns != NO_ENTRY) {
-		int64_t latency = ct_sat_sub(ct_sat_i64(r->start), p->entry_ns);
+	if (launched && r->start && entry_ns != NO_ENTRY) {
+		int64_t latency = ct_sat_sub(ct_sat_i64(r->start), entry_ns);
 
 		ct_stat_add(&row->latency, latency);
 		ct_stat_add(&k->latency, latency);
 	}
-	ct_corr_map_remove(&kp->pending, p);
+}
+
+static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
+{
+	const struct ct_ev_gpu_kernel *r = &ev->u.gpu_kernel;
+	struct kern_process *kp = kern_process_of(k, ev->process);
+	struct launch_pending *p = ct_corr_map_find(&kp->pending, r->correlation_id);
+	struct record_early *early;
+
+	if (p) {
+		count_run(k, ev->process, r, true, p->entry_ns);
+		ct_corr_map_remove(&kp->pending, p);
+		return;
+	}
+	/* a second record of one id does not wait: the first does */
+	if (ct_corr_map_find(&kp->early, r->correlation_id)) {
+		count_run(k, ev->process, r, false, NO_ENTRY);
+		return;
+	}
+	early = ct_corr_map_insert(&kp->early, r->correlation_id);
+	early->record = *r;
+}
+
+static void on_launch(struct kernels *k, const struct ct_event *ev)
+{
+	struct kern_process *kp = kern_process_of(k, ev->process);
+	struct kernel_row *row = row_of(k, ev->u.launch.kernel_id, ev->process);
+	uint32_t id = ev->u.launch.api.correlation_id;
+	int64_t entry_ns = ev->has_call ? ev->call.entry_ns : NO_ENTRY;
+	struct record_early *early = ct_corr_map_find(&kp->early, id);
+	struct launch_pending *p;
+
+	row->launches++;
+	if (early) {
+		count_run(k, ev->process, &early->record, true, entry_ns);
+		ct_corr_map_remove(&kp->early, early);
+		return;
+	}
+	p = ct_corr_map_insert(&kp->pending, id);
+	p->entry_ns = entry_ns;
 }
 
 static void kernels_event(void *state, const struct ct_event *ev)
@@ -210,8 +255,30 @@ static void kernels_event(void *state, const struct ct_event *ev)
 	}
 }
 
+static void count_unlaunched(void *entry, void *data)
+{
+	struct kern_process *kp = data;
+	const struct record_early *early = entry;
+
+	count_run(kp->kernels, kp->process, &early->record, false, NO_ENTRY);
+}
+
 static enum ct_analysis_status kernels_finish(void *state, int64_t end_ns)
 {
+	struct kernels *k = state;
+
+	(void)end_ns;
+	/* the records still waiting: their launch is not in the trace */
+	for (size_t p = 0; p < ct_context_process_count(k->ctx); p++) {
+		struct kern_process *kp = ct_context_process_at(k->ctx, p)->slot[k->slot];
+
+		if (!kp)
+			continue;
+		ct_corr_map_foreach(&kp->early, count_unlaunched, kp);
+		k->unmatched += kp->early.evicted;
+		ct_corr_map_release(&kp->early);
+		ct_corr_map_init(&kp->early, sizeof(struct record_early));
+	}
 	return CT_ANALYSIS_OK;
 }
 
@@ -428,6 +495,7 @@ static void free_process_slot(struct kernels *k, struct ct_process *process)
 	if (!kp)
 		return;
 	ct_corr_map_release(&kp->pending);
+	ct_corr_map_release(&kp->early);
 	g_free(kp);
 	process->slot[k->slot] = NULL;
 }

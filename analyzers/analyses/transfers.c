@@ -142,12 +142,28 @@ struct download {
 	uint32_t group;
 };
 
+/*
+ * A gpu_memcpy record that came before its memcpy event: the tracer
+ * writes a record whole when its copy's host event is not yet in the
+ * trace (a copy that ended, and whose buffer was flushed, before its call
+ * returned), and the event follows. It waits for the event by the id the
+ * event has (the runtime's, when the copy was a runtime call's); if the
+ * trace ends first, it is a graph launch's copy or a record without copy.
+ */
+struct xfer_early {
+	struct ct_corr_entry head;
+	struct ct_event ev; /* the record */
+};
+
 /* Per-process state, in the process's slot. Owned by the analysis. */
 struct xfer_process {
-	struct ct_corr_map pending; /* of struct xfer_pending */
-	struct ct_corr_map graphs;  /* of struct xfer_graph_launch */
-	struct upload *uploads;     /* owned, UPLOAD_SETS × UPLOAD_WAYS, or NULL */
-	struct download *downloads; /* owned, DOWNLOAD_SLOTS, or NULL */
+	struct transfers *transfers; /* borrowed: the analysis */
+	struct ct_process *process;  /* borrowed */
+	struct ct_corr_map pending;  /* of struct xfer_pending */
+	struct ct_corr_map graphs;   /* of struct xfer_graph_launch */
+	struct ct_corr_map early;    /* of struct xfer_early */
+	struct upload *uploads;      /* owned, UPLOAD_SETS × UPLOAD_WAYS, or NULL */
+	struct download *downloads;  /* owned, DOWNLOAD_SLOTS, or NULL */
 };
 
 struct transfers {
@@ -196,8 +212,11 @@ static struct xfer_process *xfer_process_of(struct transfers *t, struct ct_proce
 	if (xp)
 		return xp;
 	xp = g_new0(struct xfer_process, 1);
+	xp->transfers = t;
+	xp->process = process;
 	ct_corr_map_init(&xp->pending, sizeof(struct xfer_pending));
 	ct_corr_map_init(&xp->graphs, sizeof(struct xfer_graph_launch));
+	ct_corr_map_init(&xp->early, sizeof(struct xfer_early));
 	process->slot[t->slot] = xp;
 	return xp;
 }
@@ -402,10 +421,14 @@ static void fill_key(struct xfer_key *key, const struct ct_event *ev)
 	key->device = copy_device(e);
 }
 
+static void join_record(struct transfers *t, struct xfer_process *xp, struct xfer_pending *p,
+                        const struct ct_ev_gpu_memcpy *r);
+
 static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 {
 	const struct ct_ev_memcpy *e = &ev->u.memcpy;
 	struct xfer_process *xp = xfer_process_of(t, ev->process);
+	struct xfer_early *early;
 	struct xfer_pending *p;
 	struct xfer_group *g;
 	struct xfer_key key;
@@ -431,6 +454,11 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 		note_upload(t, xp, ev, group);
 	} else if (e->direction == CT_DIR_DTOH) {
 		note_download(t, xp, e, group);
+	}
+	early = ct_corr_map_find(&xp->early, e->api.correlation_id);
+	if (early) {
+		join_record(t, xp, p, &early->ev.u.gpu_memcpy);
+		ct_corr_map_remove(&xp->early, early);
 	}
 }
 
@@ -510,29 +538,13 @@ static void count_graph_copy(struct transfers *t, const struct ct_event *ev,
 	g->cost_ns = ct_sat_add(g->cost_ns, gpu_ns);
 }
 
-static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
+/* Record R of the copy P waited for (its pending entry, then freed). */
+static void join_record(struct transfers *t, struct xfer_process *xp, struct xfer_pending *p,
+                        const struct ct_ev_gpu_memcpy *r)
 {
-	const struct ct_ev_gpu_memcpy *r = &ev->u.gpu_memcpy;
-	struct xfer_process *xp = xfer_process_of(t, ev->process);
 	int64_t gpu_ns = r->end > r->start && r->start ? ct_sat_i64(r->end - r->start) : 0;
-	struct xfer_pending *p;
 	struct xfer_group *g;
 
-	t->gpu_records++;
-	note_best(t, r, gpu_ns);
-	p = ct_corr_map_find(&xp->pending, r->correlation_id);
-	if (!p && r->runtime_correlation_id)
-		p = ct_corr_map_find(&xp->pending, r->runtime_correlation_id);
-	if (!p || p->gpu_ns >= 0) {
-		const struct xfer_graph_launch *launch =
-		    p ? NULL : ct_corr_map_find(&xp->graphs, r->correlation_id);
-
-		if (launch)
-			count_graph_copy(t, ev, launch, r->start && r->end ? gpu_ns : -1);
-		else
-			t->unmatched_gpu++;
-		return;
-	}
 	/* its record came without an end (the reader's check_gpu_end): a copy, of no known
 	 * GPU time, that neither its group's GPU time nor its bandwidth can count */
 	if (!r->start || !r->end) {
@@ -546,6 +558,49 @@ static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
 	g->gpu_ns = ct_sat_add(g->gpu_ns, gpu_ns);
 	set_gpu_time(t, p, gpu_ns);
 	ct_corr_map_remove(&xp->pending, p);
+}
+
+/* Record EV, whose copy has no memcpy event (now, or at the trace's end:
+ * LAST): a graph launch's copy, or a record without copy. */
+static void record_alone(struct transfers *t, struct xfer_process *xp, const struct ct_event *ev,
+                         bool last)
+{
+	const struct ct_ev_gpu_memcpy *r = &ev->u.gpu_memcpy;
+	int64_t gpu_ns = r->end > r->start && r->start ? ct_sat_i64(r->end - r->start) : 0;
+	const struct xfer_graph_launch *launch = ct_corr_map_find(&xp->graphs, r->correlation_id);
+	uint32_t id = r->runtime_correlation_id ? r->runtime_correlation_id : r->correlation_id;
+	struct xfer_early *early;
+
+	if (launch) {
+		count_graph_copy(t, ev, launch, r->start && r->end ? gpu_ns : -1);
+		return;
+	}
+	/* a second record of one id does not wait: the first does */
+	if (last || ct_corr_map_find(&xp->early, id)) {
+		t->unmatched_gpu++;
+		return;
+	}
+	early = ct_corr_map_insert(&xp->early, id);
+	early->ev = *ev;
+}
+
+static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
+{
+	const struct ct_ev_gpu_memcpy *r = &ev->u.gpu_memcpy;
+	struct xfer_process *xp = xfer_process_of(t, ev->process);
+	int64_t gpu_ns = r->end > r->start && r->start ? ct_sat_i64(r->end - r->start) : 0;
+	struct xfer_pending *p;
+
+	t->gpu_records++;
+	note_best(t, r, gpu_ns);
+	p = ct_corr_map_find(&xp->pending, r->correlation_id);
+	if (!p && r->runtime_correlation_id)
+		p = ct_corr_map_find(&xp->pending, r->runtime_correlation_id);
+	if (!p || p->gpu_ns >= 0) {
+		record_alone(t, xp, ev, p != NULL);
+		return;
+	}
+	join_record(t, xp, p, r);
 }
 
 static void transfers_event(void *state, const struct ct_event *ev)
@@ -587,11 +642,31 @@ static void answer_probe(void *data, const struct ct_gpu_probe *probe)
 
 /* ------------------------------------------------------------ finish */
 
+static void early_alone(void *entry, void *data)
+{
+	struct xfer_process *xp = data;
+	const struct xfer_early *early = entry;
+
+	record_alone(xp->transfers, xp, &early->ev, true);
+}
+
 static enum ct_analysis_status transfers_finish(void *state, int64_t end_ns)
 {
-	/* the probes are answered when the pass finishes the timelines, next */
-	(void)state;
+	struct transfers *t = state;
+
 	(void)end_ns;
+	/* the records still waiting: their copy's event is not in the trace */
+	for (size_t p = 0; p < ct_context_process_count(t->ctx); p++) {
+		struct xfer_process *xp = ct_context_process_at(t->ctx, p)->slot[t->slot];
+
+		if (!xp)
+			continue;
+		ct_corr_map_foreach(&xp->early, early_alone, xp);
+		t->unmatched_gpu += xp->early.evicted;
+		ct_corr_map_release(&xp->early);
+		ct_corr_map_init(&xp->early, sizeof(struct xfer_early));
+	}
+	/* the probes are answered when the pass finishes the timelines, next */
 	return CT_ANALYSIS_OK;
 }
 
@@ -1170,6 +1245,7 @@ static void free_process_slot(struct transfers *t, struct ct_process *process)
 		return;
 	ct_corr_map_release(&xp->pending);
 	ct_corr_map_release(&xp->graphs);
+	ct_corr_map_release(&xp->early);
 	g_free(xp->uploads);
 	g_free(xp->downloads);
 	g_free(xp);

@@ -158,6 +158,37 @@ static void test_overlap(void **unused)
 	synth_fini(&s);
 }
 
+/*
+ * A record that comes before its launch's event (the tracer wrote it whole
+ * while its launching call had not yet returned) is joined to the launch
+ * when it comes: no kernel without launch, no launch without kernel, its
+ * latency counted. One whose launch never comes is without launch.
+ */
+static void test_record_before_launch(void **unused)
+{
+	const struct ct_node *root, *gpu, *saxpy;
+	struct synth s;
+
+	synth_init(&s, &ct_kernels_analysis, NULL);
+	synth_kernel_name(&s, 1, SAXPY, "saxpy");
+	synth_gpu_kernel(&s, 30 * US, SAXPY, 1, 0, 20 * US, 25 * US, 1, 1);
+	synth_gpu_kernel(&s, 30 * US, SAXPY, 2, 0, 25 * US, 29 * US, 1, 1);
+	synth_gpu_kernel(&s, 30 * US, SAXPY, 9, 0, 29 * US, 30 * US, 1, 1);
+	synth_launch_call(&s, 17 * US, SAXPY, 1, 14 * US);
+	synth_launch_call(&s, 22 * US, SAXPY, 2, 9 * US);
+	root = synth_report(&s);
+	gpu = node_path(root, "gpu");
+	assert_int_equal(node_u64(gpu, "kernels_without_launch"), 1);
+	assert_int_equal(node_u64(gpu, "launches_without_kernel"), 0);
+	saxpy = node_at(node_path(root, "kernels"), 0);
+	assert_int_equal(node_u64(saxpy, "launches"), 2);
+	assert_int_equal(node_u64(saxpy, "count"), 3);
+	assert_int_equal(node_u64(saxpy, "launch_latency_count"), 2);
+	assert_int_equal(node_i64(saxpy, "launch_latency_min_ns"), 3 * US);
+	assert_int_equal(node_i64(saxpy, "launch_latency_max_ns"), 3 * US);
+	synth_fini(&s);
+}
+
 /* With --nvtx step, only the kernels launched inside "step" are rows; the GPU is busy with all. */
 static void test_nvtx_filter(void **unused)
 {
@@ -191,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_statistics),
 		cmocka_unit_test(test_busy_and_idle),
 		cmocka_unit_test(test_overlap),
+		cmocka_unit_test(test_record_before_launch),
 		cmocka_unit_test(test_nvtx_filter),
 	};
 

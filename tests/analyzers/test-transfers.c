@@ -394,6 +394,42 @@ static void test_joins(void **unused)
 	synth_fini(&s);
 }
 
+/*
+ * A copy's GPU record may come before its memcpy event (the tracer wrote
+ * it whole while the call had not yet returned): joined when the event
+ * comes, timed as if it came after; one whose event never comes is a
+ * record without copy. Costs stay max(host, GPU).
+ */
+static void test_record_before_event(void **unused)
+{
+	struct synth_copy c = { CT_DIR_HTOD,    0x70000000, DEVICE_BASE, MIB,
+		                CT_HOST_PINNED, true,       0,           MEMCPY };
+	const struct ct_node *transfers, *h;
+	struct synth s;
+
+	transfers_init(&s);
+	/* GPU 42 µs, then the event: host 50 µs */
+	synth_gpu_memcpy(&s, 1049000, &c, 1, 1005000, 1047000);
+	synth_memcpy(&s, 1050000, &c, 1, 1000000);
+	/* GPU 80 µs, host 60 µs */
+	c.src += MIB;
+	synth_gpu_memcpy(&s, 2059000, &c, 2, 2000000, 2080000);
+	synth_memcpy(&s, 2060000, &c, 2, 2000000);
+	/* a record whose event never comes */
+	synth_gpu_memcpy(&s, 3000000, &c, 77, 2990000, 2995000);
+	transfers = transfers_of(synth_report(&s));
+
+	h = node_at(node_path(transfers, "hotspots"), 0);
+	assert_int_equal(node_u64(h, "count"), 2);
+	assert_int_equal(node_i64(h, "host_time_ns"), 50000 + 60000);
+	assert_int_equal(node_i64(h, "gpu_time_ns"), 42000 + 80000);
+	assert_int_equal(node_u64(h, "gpu_records"), 2);
+	assert_int_equal(node_i64(h, "cost_ns"), 50000 + 80000);
+	assert_int_equal(node_u64(transfers, "gpu_records_unmatched"), 1);
+	assert_int_equal(node_u64(transfers, "copies_without_gpu_record"), 0);
+	synth_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -405,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_sync_copy_gpu_idle),
 		cmocka_unit_test(test_busy_recorded_before_first_wait),
 		cmocka_unit_test(test_joins),
+		cmocka_unit_test(test_record_before_event),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
