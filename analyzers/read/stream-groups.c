@@ -55,8 +55,12 @@ size_t ct_stream_groups_wanted(void)
 			return n > GROUPS_MAX ? GROUPS_MAX : (size_t)n;
 		ct_log_warning("CUDATRACE_DECODE_GROUPS is not a number from 1 on: ignored");
 	}
-	n = g_get_num_processors();
-	return n < 1 ? 1 : n > GROUPS_MAX ? GROUPS_MAX : (size_t)n;
+	/* One more than the cores: the thread that merges the groups' events
+	 * and runs the analyses shares them, and a group whose decoding is
+	 * slower (the same bytes of smaller events) holds the merge back
+	 * less when the groups are smaller (bench/loop-bench.sh). */
+	n = g_get_num_processors() + 1;
+	return n > GROUPS_MAX ? GROUPS_MAX : (size_t)n;
 }
 
 static void group_init(struct group *g, bool owned)

@@ -28,7 +28,8 @@ struct ct_stream_groups;
 /*
  * How many groups to decode in parallel: the environment variable
  * CUDATRACE_DECODE_GROUPS when it is a number from 1 on (a warning, and
- * it is ignored, otherwise), else the cores this process may run on.
+ * it is ignored, otherwise), else one more than the cores this process
+ * may run on.
  */
 size_t ct_stream_groups_wanted(void);
 
