@@ -634,7 +634,7 @@ static GArray *caveats_of(struct memory *m, const struct ct_acct_device *dev,
 		ct_caveat_add(list, "leaks", CT_CAVEAT_INCOMPLETE, cause);
 		ct_caveat_add(list, "leak_sites", CT_CAVEAT_INCOMPLETE, cause);
 	}
-	if (dev->peak_high - dev->peak_low > dev->peak_bytes / 100) {
+	if (ct_peak_bounds_apart(dev->peak_bytes, dev->peak_low, dev->peak_high)) {
 		cause = CT_CAUSE_OVERLAPPING_CALLS;
 		ct_caveat_add(list, "peak_bytes", CT_CAVEAT_UNCERTAIN, cause);
 		ct_caveat_add(list, "peak_time_ns", CT_CAVEAT_UNCERTAIN, cause);

@@ -99,6 +99,31 @@ double ct_node_number(const struct ct_node *node)
 	}
 }
 
+uint64_t ct_node_u64(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = ct_node_get(object, key);
+
+	if (n && n->type == CT_NODE_U64)
+		return n->value.u64;
+	if (n && n->type == CT_NODE_I64 && n->value.i64 > 0)
+		return (uint64_t)n->value.i64;
+	return 0;
+}
+
+int64_t ct_node_i64(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = ct_node_get(object, key);
+
+	return n && n->type == CT_NODE_I64 ? n->value.i64 : (int64_t)ct_node_u64(object, key);
+}
+
+const char *ct_node_str(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = ct_node_get(object, key);
+
+	return n && n->type == CT_NODE_STRING && n->value.str[0] ? n->value.str : NULL;
+}
+
 /* A new node appended to the innermost open container; NULL after an error. */
 static struct ct_node *add(struct ct_doc *doc, const char *key, enum ct_node_type type,
                            enum ct_unit unit)

@@ -124,4 +124,11 @@ const struct ct_node *ct_node_get(const struct ct_node *object, const char *key)
 /* NODE's number (an integer or a double) as a double; NAN for a node that holds none. */
 double ct_node_number(const struct ct_node *node);
 
+/* OBJECT's integer at KEY as a uint64_t: 0 when it has none, or a negative one. */
+uint64_t ct_node_u64(const struct ct_node *object, const char *key);
+/* OBJECT's integer at KEY as an int64_t (a U64 wraps): 0 when it has none. */
+int64_t ct_node_i64(const struct ct_node *object, const char *key);
+/* OBJECT's string at KEY: NULL when it has none, or an empty one. */
+const char *ct_node_str(const struct ct_node *object, const char *key);
+
 #endif

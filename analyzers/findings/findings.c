@@ -99,19 +99,6 @@ static const struct ct_node *at(const struct ct_node *object, const char *key)
 	return ct_node_get(object, key);
 }
 
-static uint64_t u64_of(const struct ct_node *object, const char *key)
-{
-	const struct ct_node *n = at(object, key);
-
-	if (!n)
-		return 0;
-	if (n->type == CT_NODE_U64)
-		return n->value.u64;
-	if (n->type == CT_NODE_I64)
-		return n->value.i64 > 0 ? (uint64_t)n->value.i64 : 0;
-	return 0;
-}
-
 /* KEY's number, 0 when absent or not a number. */
 static double number_of(const struct ct_node *object, const char *key)
 {
@@ -119,14 +106,6 @@ static double number_of(const struct ct_node *object, const char *key)
 	double value = n ? ct_node_number(n) : NAN;
 
 	return isnan(value) ? 0 : value;
-}
-
-/* KEY's string, NULL when absent, null or empty. */
-static const char *str_of(const struct ct_node *object, const char *key)
-{
-	const struct ct_node *n = at(object, key);
-
-	return n && n->type == CT_NODE_STRING && n->value.str[0] ? n->value.str : NULL;
 }
 
 static bool bool_of(const struct ct_node *object, const char *key)
@@ -222,9 +201,10 @@ static void memory_losses(struct finding *f, const struct losses *l)
 /* Whether two failures are the same problem: process, device, site and verdict. */
 static bool same_failure(const struct ct_node *a, const struct ct_node *b)
 {
-	return u64_of(a, "pid") == u64_of(b, "pid") && u64_of(a, "device") == u64_of(b, "device") &&
-	       !g_strcmp0(str_of(a, "site"), str_of(b, "site")) &&
-	       !g_strcmp0(str_of(a, "verdict"), str_of(b, "verdict"));
+	return ct_node_u64(a, "pid") == ct_node_u64(b, "pid") &&
+	       ct_node_u64(a, "device") == ct_node_u64(b, "device") &&
+	       !g_strcmp0(ct_node_str(a, "site"), ct_node_str(b, "site")) &&
+	       !g_strcmp0(ct_node_str(a, "verdict"), ct_node_str(b, "verdict"));
 }
 
 /* The failure's own caveats (figures not exact), and a verdict withheld. */
@@ -237,11 +217,11 @@ static void failure_caveats(struct finding *f, const struct ct_node *failure,
                             const struct losses *l)
 {
 	const struct ct_node *caveats = at(failure, "caveats");
-	const char *withheld = str_of(failure, "withheld_verdict");
+	const char *withheld = ct_node_str(failure, "withheld_verdict");
 
 	for (size_t i = 0; caveats && i < ct_node_count(caveats); i++) {
-		const char *what = str_of(ct_node_child(caveats, i), "caveat");
-		const char *why = cause_words(str_of(ct_node_child(caveats, i), "cause"));
+		const char *what = ct_node_str(ct_node_child(caveats, i), "caveat");
+		const char *why = cause_words(ct_node_str(ct_node_child(caveats, i), "cause"));
 
 		if (what)
 			finding_caveat(
@@ -296,9 +276,9 @@ static char *holders_text(const struct ct_node *failure)
 		if (bool_of(h, "self") || others++ >= HOLDERS_TOLD)
 			continue;
 		g_string_append_printf(text, "%s pid %" PRIu64 "%s%s%s", told++ ? "," : "",
-		                       u64_of(h, "pid"), str_of(h, "process") ? " (" : "",
-		                       str_of(h, "process") ? str_of(h, "process") : "",
-		                       str_of(h, "process") ? ")" : "");
+		                       ct_node_u64(h, "pid"), ct_node_str(h, "process") ? " (" : "",
+		                       ct_node_str(h, "process") ? ct_node_str(h, "process") : "",
+		                       ct_node_str(h, "process") ? ")" : "");
 		if (at(h, "bytes") && at(h, "bytes")->type == CT_NODE_U64)
 			g_string_append_printf(
 			    text, " with %s",
@@ -317,8 +297,8 @@ static char *holders_text(const struct ct_node *failure)
 static void add_failure(GArray *list, const struct ct_node *failure, size_t index,
                         const struct failure_group *g, const struct losses *l)
 {
-	const char *verdict = str_of(failure, "verdict");
-	const char *api = str_of(failure, "api");
+	const char *verdict = ct_node_str(failure, "verdict");
+	const char *api = ct_node_str(failure, "api");
 	char req[72], times[40] = "";
 	uint64_t count = g->count;
 	struct finding *f;
@@ -330,11 +310,12 @@ static void add_failure(GArray *list, const struct ct_node *failure, size_t inde
 	f->count = count;
 	if (count > 1)
 		snprintf(times, sizeof(times), " (%" PRIu64 " times)", count);
-	f->summary = g_strdup_printf("%s of %s failed on device %" PRIu64 ": %s%s",
-	                             api ? api : "an allocation", group_sizes(g, req, sizeof(req)),
-	                             u64_of(failure, "device"), ct_verdict_words(verdict), times);
-	if (str_of(failure, "explanation"))
-		f->explanation = g_strdup(str_of(failure, "explanation"));
+	f->summary =
+	    g_strdup_printf("%s of %s failed on device %" PRIu64 ": %s%s",
+	                    api ? api : "an allocation", group_sizes(g, req, sizeof(req)),
+	                    ct_node_u64(failure, "device"), ct_verdict_words(verdict), times);
+	if (ct_node_str(failure, "explanation"))
+		f->explanation = g_strdup(ct_node_str(failure, "explanation"));
 	{
 		char *holders = holders_text(failure);
 
@@ -380,7 +361,7 @@ static const struct ct_node *framework_oom_of(const struct ct_node *framework,
 		double previous = -INFINITY;
 
 		if (number_of(d, "pid") != number_of(failure, "pid") ||
-		    u64_of(d, "device") != u64_of(failure, "device"))
+		    ct_node_u64(d, "device") != ct_node_u64(failure, "device"))
 			continue;
 		for (size_t j = 0; errors && j < ct_node_count(errors); j++) {
 			const struct ct_node *oom = ct_node_child(errors, j);
@@ -398,7 +379,7 @@ static const struct ct_node *framework_oom_of(const struct ct_node *framework,
 /* Whether the allocator made up for FAILURE at once (memory.failures[].recovered_bytes). */
 static bool recovered(const struct ct_node *failure)
 {
-	return u64_of(failure, "recovered_bytes") > 0;
+	return ct_node_u64(failure, "recovered_bytes") > 0;
 }
 
 static const char *const retry_numbers[] = { "requested_bytes", "recovered_bytes", NULL };
@@ -430,9 +411,9 @@ static void add_retries(GArray *list, const struct ct_node *failures, const stru
 		snprintf(more, sizeof(more), " (%" PRIu64 " such refusals)", count);
 	f->summary = g_strdup_printf(
 	    "%s of %s was refused on device %" PRIu64 ", and the allocator got %s right after%s",
-	    str_of(first, "api") ? str_of(first, "api") : "an allocation",
+	    ct_node_str(first, "api") ? ct_node_str(first, "api") : "an allocation",
 	    bytes_text(number_of(first, "requested_bytes"), req, sizeof(req)),
-	    u64_of(first, "device"),
+	    ct_node_u64(first, "device"),
 	    bytes_text(number_of(first, "recovered_bytes"), got, sizeof(got)), more);
 	f->explanation = g_strdup("the same thread asked again within a second for at least half "
 	                          "as much and went on (a caching allocator frees its cache and "
@@ -500,15 +481,15 @@ static const char *growing_site(const struct ct_node *memory, uint64_t pid, cons
 		const struct ct_node *d = ct_node_child(devices, i);
 		const struct ct_node *leaks = at(d, "leaks");
 
-		if (u64_of(d, "pid") != pid)
+		if (ct_node_u64(d, "pid") != pid)
 			continue;
 		for (size_t j = 0; leaks && j < ct_node_count(leaks); j++) {
 			const struct ct_node *a = ct_node_child(leaks, j);
 
-			if (!g_strcmp0(str_of(a, "nvtx_path"), range) && str_of(a, "site") &&
-			    u64_of(a, "size") > best_bytes) {
-				best = str_of(a, "site");
-				best_bytes = u64_of(a, "size");
+			if (!g_strcmp0(ct_node_str(a, "nvtx_path"), range) &&
+			    ct_node_str(a, "site") && ct_node_u64(a, "size") > best_bytes) {
+				best = ct_node_str(a, "site");
+				best_bytes = ct_node_u64(a, "size");
 			}
 		}
 	}
@@ -521,8 +502,8 @@ static bool before_window(const struct ct_node *memory, uint64_t pid)
 	const struct ct_node *devices = at(memory, "devices");
 
 	for (size_t i = 0; devices && i < ct_node_count(devices); i++)
-		if (u64_of(ct_node_child(devices, i), "pid") == pid &&
-		    u64_of(ct_node_child(devices, i), "before_window_allocations"))
+		if (ct_node_u64(ct_node_child(devices, i), "pid") == pid &&
+		    ct_node_u64(ct_node_child(devices, i), "before_window_allocations"))
 			return true;
 	return false;
 }
@@ -538,7 +519,7 @@ static void growth_figures(struct finding *f, const struct ct_node *memory, cons
 	numbers_from(f, f->where, keys);
 	f->source = g_strdup_printf("memory.%s[%zu]", list, index);
 	f->weight = number_of(f->where, "held_at_end_bytes");
-	if (before_window(memory, u64_of(f->where, "pid")))
+	if (before_window(memory, ct_node_u64(f->where, "pid")))
 		finding_caveat(f, "lower_bound",
 		               "the trace began after the program had allocated: what it "
 		               "held before is not counted");
@@ -551,21 +532,21 @@ static void find_growth(GArray *list, const struct ct_node *memory, const struct
 
 	for (size_t i = 0; ranges && i < ct_node_count(ranges) && i < MAX_PER_KIND; i++) {
 		const struct ct_node *r = ct_node_child(ranges, i);
-		const char *range = str_of(r, "range");
-		const char *site = growing_site(memory, u64_of(r, "pid"), range);
+		const char *range = ct_node_str(r, "range");
+		const char *site = growing_site(memory, ct_node_u64(r, "pid"), range);
 		char step[32], end[32];
 		struct finding *f;
 
 		if (!range)
 			continue;
 		f = finding_add(list, SEV_WARNING, "memory_growth", r);
-		f->count = u64_of(r, "growing_repetitions");
+		f->count = ct_node_u64(r, "growing_repetitions");
 		f->summary = g_strdup_printf(
 		    "NVTX range %s keeps %s more device memory each time it runs "
 		    "(grew in %" PRIu64 " of %" PRIu64 " runs); %s held at the end",
 		    range,
 		    bytes_text(number_of(r, "growth_per_repetition_bytes"), step, sizeof(step)),
-		    u64_of(r, "growing_repetitions"), u64_of(r, "repetitions"),
+		    ct_node_u64(r, "growing_repetitions"), ct_node_u64(r, "repetitions"),
 		    bytes_text(number_of(r, "held_at_end_bytes"), end, sizeof(end)));
 		if (site)
 			f->explanation = g_strdup_printf("what it keeps was allocated at %s and "
@@ -594,15 +575,15 @@ static const char *const site_growth_numbers[] = {
 static bool range_tells(const struct ct_node *memory, const struct ct_node *s)
 {
 	const struct ct_node *ranges = at(memory, "growing_ranges");
-	const char *path = str_of(s, "nvtx_path");
+	const char *path = ct_node_str(s, "nvtx_path");
 
 	for (size_t i = 0; path && ranges && i < ct_node_count(ranges); i++) {
 		const struct ct_node *r = ct_node_child(ranges, i);
-		const char *range = str_of(r, "range");
+		const char *range = ct_node_str(r, "range");
 		size_t len = range ? strlen(range) : 0;
 
-		if (u64_of(r, "pid") == u64_of(s, "pid") && range && !strncmp(path, range, len) &&
-		    (!path[len] || path[len] == '/'))
+		if (ct_node_u64(r, "pid") == ct_node_u64(s, "pid") && range &&
+		    !strncmp(path, range, len) && (!path[len] || path[len] == '/'))
 			return true;
 	}
 	return false;
@@ -621,13 +602,13 @@ static char *site_growth_summary(const struct ct_node *s)
 {
 	char sizes[72], freed[40] = "none", held[32], step[32];
 
-	if (u64_of(s, "freed"))
-		snprintf(freed, sizeof(freed), "only %" PRIu64, u64_of(s, "freed"));
+	if (ct_node_u64(s, "freed"))
+		snprintf(freed, sizeof(freed), "only %" PRIu64, ct_node_u64(s, "freed"));
 	return g_strdup_printf(
 	    "%s allocated %" PRIu64 " times %s and freed %s: %s held at the end, growing %s "
 	    "each time",
-	    str_of(s, "site") ? str_of(s, "site") : "a call site", u64_of(s, "allocations"),
-	    site_sizes(s, sizes, sizeof(sizes)), freed,
+	    ct_node_str(s, "site") ? ct_node_str(s, "site") : "a call site",
+	    ct_node_u64(s, "allocations"), site_sizes(s, sizes, sizeof(sizes)), freed,
 	    bytes_text(number_of(s, "held_at_end_bytes"), held, sizeof(held)),
 	    bytes_text(number_of(s, "growth_per_rise_bytes"), step, sizeof(step)));
 }
@@ -636,17 +617,18 @@ static char *site_growth_explanation(const struct ct_node *s)
 {
 	char reclaimed[160] = "";
 
-	if (u64_of(s, "reclaimed"))
+	if (ct_node_u64(s, "reclaimed"))
 		snprintf(reclaimed, sizeof(reclaimed),
 		         "; CUDA reclaimed %" PRIu64 " of them with the context, after the "
 		         "program's last use: it never freed them",
-		         u64_of(s, "reclaimed"));
+		         ct_node_u64(s, "reclaimed"));
 	return g_strdup_printf(
 	    "what it holds reached a new high %" PRIu64 " times, in %" PRIu64
 	    " steps with memory freed in between, until late in the run: memory that grows "
 	    "step after step, not a buffer allocated once; at the end it was %.0f %% of the "
 	    "device's peak%s",
-	    u64_of(s, "rises"), u64_of(s, "steps"), number_of(s, "peak_share") * 100.0, reclaimed);
+	    ct_node_u64(s, "rises"), ct_node_u64(s, "steps"), number_of(s, "peak_share") * 100.0,
+	    reclaimed);
 }
 
 /*
@@ -661,14 +643,14 @@ static void find_site_growth(GArray *list, const struct ct_node *memory, const s
 
 	for (size_t i = 0; sites && i < ct_node_count(sites) && added < MAX_PER_KIND; i++) {
 		const struct ct_node *s = ct_node_child(sites, i);
-		const char *site = str_of(s, "site");
+		const char *site = ct_node_str(s, "site");
 		struct finding *f;
 
 		if (range_tells(memory, s))
 			continue;
 		f = finding_add(list, SEV_WARNING, "site_growth", s);
-		f->count =
-		    u64_of(s, "allocations") - MIN(u64_of(s, "freed"), u64_of(s, "allocations"));
+		f->count = ct_node_u64(s, "allocations") -
+		           MIN(ct_node_u64(s, "freed"), ct_node_u64(s, "allocations"));
 		f->summary = site_growth_summary(s);
 		f->explanation = site_growth_explanation(s);
 		f->advice = g_strdup_printf(
@@ -692,7 +674,8 @@ static bool growth_tells(const struct ct_node *memory, uint64_t pid, const struc
 	for (size_t i = 0; sites && i < ct_node_count(sites); i++) {
 		const struct ct_node *g = ct_node_child(sites, i);
 
-		if (u64_of(g, "pid") == pid && !g_strcmp0(str_of(g, "site"), str_of(site, "site")))
+		if (ct_node_u64(g, "pid") == pid &&
+		    !g_strcmp0(ct_node_str(g, "site"), ct_node_str(site, "site")))
 			return true;
 	}
 	return false;
@@ -703,7 +686,7 @@ static bool ended_badly(const struct ct_node *root, uint64_t pid)
 {
 	const struct ct_node *pe = at(root, "process_end");
 
-	return pe && u64_of(pe, "pid") == pid && g_strcmp0(str_of(pe, "cause"), "none");
+	return pe && ct_node_u64(pe, "pid") == pid && g_strcmp0(ct_node_str(pe, "cause"), "none");
 }
 
 /*
@@ -717,7 +700,7 @@ static void add_leak(GArray *list, const struct ct_node *memory, const struct ct
 {
 	const struct ct_node *sites = at(d, "leak_sites");
 	const struct ct_node *first = NULL;
-	uint64_t pid = u64_of(d, "pid"), bytes = 0, count = 0, site_count = 0;
+	uint64_t pid = ct_node_u64(d, "pid"), bytes = 0, count = 0, site_count = 0;
 	char held[32], one[32];
 	struct finding *f;
 
@@ -727,8 +710,8 @@ static void add_leak(GArray *list, const struct ct_node *memory, const struct ct
 		if (growth_tells(memory, pid, s))
 			continue;
 		first = first ? first : s;
-		bytes += u64_of(s, "bytes");
-		count += u64_of(s, "count");
+		bytes += ct_node_u64(s, "bytes");
+		count += ct_node_u64(s, "count");
 		site_count++;
 	}
 	if (!first || !bytes)
@@ -738,10 +721,10 @@ static void add_leak(GArray *list, const struct ct_node *memory, const struct ct
 	f->summary = g_strdup_printf(
 	    "%s (pid %" PRIu64 ") ended with %s on device %" PRIu64 " it never freed: %" PRIu64
 	    " allocation%s at %s, %s%s",
-	    str_of(d, "process") ? str_of(d, "process") : "a process", pid,
-	    bytes_text((double)bytes, held, sizeof(held)), u64_of(d, "device"),
-	    u64_of(first, "count"), u64_of(first, "count") == 1 ? "" : "s",
-	    str_of(first, "site") ? str_of(first, "site") : "an unknown site",
+	    ct_node_str(d, "process") ? ct_node_str(d, "process") : "a process", pid,
+	    bytes_text((double)bytes, held, sizeof(held)), ct_node_u64(d, "device"),
+	    ct_node_u64(first, "count"), ct_node_u64(first, "count") == 1 ? "" : "s",
+	    ct_node_str(first, "site") ? ct_node_str(first, "site") : "an unknown site",
 	    bytes_text(number_of(first, "bytes"), one, sizeof(one)),
 	    site_count > 1 ? " and more at other sites (the report's leak list)" : "");
 	f->explanation = g_strdup_printf(
@@ -752,7 +735,7 @@ static void add_leak(GArray *list, const struct ct_node *memory, const struct ct
 	    "free it at %s once it is no longer needed, unless it is meant to live as long as the "
 	    "process (model weights, a pool): a notebook kernel or a server that runs on holds it "
 	    "until it exits",
-	    str_of(first, "site") ? str_of(first, "site") : "its site");
+	    ct_node_str(first, "site") ? ct_node_str(first, "site") : "its site");
 	numbers_from(f, d, (const char *const[]){ "leak_count", "leaked_bytes", NULL });
 	f->source = g_strdup_printf("memory.devices[%zu]", index);
 	f->weight = (double)bytes;
@@ -775,7 +758,7 @@ static bool framework_loaded(const struct ct_node *root, uint64_t pid)
 	const struct ct_node *loaded = at(at(root, "framework"), "loaded");
 
 	for (size_t i = 0; loaded && i < ct_node_count(loaded); i++)
-		if (u64_of(ct_node_child(loaded, i), "pid") == pid)
+		if (ct_node_u64(ct_node_child(loaded, i), "pid") == pid)
 			return true;
 	return false;
 }
@@ -791,8 +774,9 @@ static void find_leaks(GArray *list, const struct ct_node *root, const struct lo
 	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
 		const struct ct_node *d = ct_node_child(devices, i);
 
-		if (!u64_of(d, "leak_count") || u64_of(d, "failures") ||
-		    ended_badly(root, u64_of(d, "pid")) || framework_loaded(root, u64_of(d, "pid")))
+		if (!ct_node_u64(d, "leak_count") || ct_node_u64(d, "failures") ||
+		    ended_badly(root, ct_node_u64(d, "pid")) ||
+		    framework_loaded(root, ct_node_u64(d, "pid")))
 			continue;
 		add_leak(list, memory, d, i, l);
 	}
@@ -806,10 +790,10 @@ static void find_leaks(GArray *list, const struct ct_node *root, const struct lo
  */
 static bool same_size(const struct ct_node *t, const struct ct_node *h)
 {
-	const char *size_class = str_of(t, "size_class");
+	const char *size_class = ct_node_str(t, "size_class");
 
 	if (size_class)
-		return !g_strcmp0(size_class, str_of(h, "size_class"));
+		return !g_strcmp0(size_class, ct_node_str(h, "size_class"));
 	return number_of(h, "mean_bytes") < (double)CT_TRANSFERS_SMALL_BYTES;
 }
 
@@ -820,10 +804,11 @@ static bool same_size(const struct ct_node *t, const struct ct_node *h)
  */
 static bool same_copies(const struct ct_node *t, const struct ct_node *h)
 {
-	return u64_of(t, "pid") == u64_of(h, "pid") && u64_of(t, "tid") == u64_of(h, "tid") &&
-	       !g_strcmp0(str_of(t, "site"), str_of(h, "site")) &&
-	       !g_strcmp0(str_of(t, "direction"), str_of(h, "direction")) &&
-	       !g_strcmp0(str_of(t, "host_memory"), str_of(h, "host_memory")) &&
+	return ct_node_u64(t, "pid") == ct_node_u64(h, "pid") &&
+	       ct_node_u64(t, "tid") == ct_node_u64(h, "tid") &&
+	       !g_strcmp0(ct_node_str(t, "site"), ct_node_str(h, "site")) &&
+	       !g_strcmp0(ct_node_str(t, "direction"), ct_node_str(h, "direction")) &&
+	       !g_strcmp0(ct_node_str(t, "host_memory"), ct_node_str(h, "host_memory")) &&
 	       bool_of(t, "sync") == bool_of(h, "sync") && same_size(t, h);
 }
 
@@ -853,8 +838,8 @@ static char *without_advice(const char *message, const char *advice)
  */
 static char *fix_explanation(const struct ct_node *fix, const struct ct_node *hotspot)
 {
-	char *said = without_advice(str_of(fix, "message"), str_of(fix, "advice"));
-	uint64_t n = u64_of(fix, "count"), of = u64_of(hotspot, "count");
+	char *said = without_advice(ct_node_str(fix, "message"), ct_node_str(fix, "advice"));
+	uint64_t n = ct_node_u64(fix, "count"), of = ct_node_u64(hotspot, "count");
 	char *text;
 
 	if (!said || n == of)
@@ -885,7 +870,7 @@ static void find_copies(GArray *list, const struct ct_node *transfers, const str
 	h = ct_node_child(hotspots, 0);
 	for (size_t i = 0; found && i < ct_node_count(found) && !fix; i++)
 		if (same_copies(ct_node_child(found, i), h) &&
-		    str_of(ct_node_child(found, i), "advice"))
+		    ct_node_str(ct_node_child(found, i), "advice"))
 			fix = ct_node_child(found, i);
 	if (!fix)
 		return;
@@ -893,19 +878,19 @@ static void find_copies(GArray *list, const struct ct_node *transfers, const str
 		snprintf(share, sizeof(share), ", %.1f %% of all copy time",
 		         number_of(h, "cost_share") * 100.0);
 	f = finding_add(list, SEV_ADVICE, "transfer_hotspot", h);
-	f->count = u64_of(h, "count");
-	f->summary =
-	    g_strdup_printf("%s: %" PRIu64 " %s %s %s cop%s (%s) cost %s%s",
-	                    str_of(h, "site") ? str_of(h, "site") : "?", u64_of(h, "count"),
-	                    bool_of(h, "sync") ? "synchronous" : "asynchronous",
-	                    str_of(h, "direction") ? str_of(h, "direction") : "",
-	                    str_of(h, "host_memory") ? str_of(h, "host_memory") : "",
-	                    u64_of(h, "count") == 1 ? "y" : "ies",
-	                    bytes_text(number_of(h, "bytes"), bytes, sizeof(bytes)),
-	                    ct_format_duration(number_of(h, "cost_ns"), cost, sizeof(cost)), share);
-	f->verdict = str_of(fix, "kind");
+	f->count = ct_node_u64(h, "count");
+	f->summary = g_strdup_printf(
+	    "%s: %" PRIu64 " %s %s %s cop%s (%s) cost %s%s",
+	    ct_node_str(h, "site") ? ct_node_str(h, "site") : "?", ct_node_u64(h, "count"),
+	    bool_of(h, "sync") ? "synchronous" : "asynchronous",
+	    ct_node_str(h, "direction") ? ct_node_str(h, "direction") : "",
+	    ct_node_str(h, "host_memory") ? ct_node_str(h, "host_memory") : "",
+	    ct_node_u64(h, "count") == 1 ? "y" : "ies",
+	    bytes_text(number_of(h, "bytes"), bytes, sizeof(bytes)),
+	    ct_format_duration(number_of(h, "cost_ns"), cost, sizeof(cost)), share);
+	f->verdict = ct_node_str(fix, "kind");
 	f->explanation = fix_explanation(fix, h);
-	f->advice = g_strdup(str_of(fix, "advice"));
+	f->advice = g_strdup(ct_node_str(fix, "advice"));
 	numbers_from(f, h, hotspot_numbers);
 	f->source = g_strdup("transfers.hotspots[0]");
 	f->weight = number_of(h, "cost_ns");
@@ -949,14 +934,14 @@ static const char *const preallocation_numbers[] = {
  */
 static const char *framework_oom_verdict(const struct ct_node *oom)
 {
-	uint64_t requested = u64_of(oom, "requested_bytes");
-	uint64_t limit = u64_of(oom, "limit_bytes");
+	uint64_t requested = ct_node_u64(oom, "requested_bytes");
+	uint64_t limit = ct_node_u64(oom, "limit_bytes");
 
 	if (limit && requested > limit)
 		return "too_large";
 	if (at(oom, "reserved_unused_bytes") &&
 	    at(oom, "reserved_unused_bytes")->type == CT_NODE_U64 &&
-	    u64_of(oom, "reserved_unused_bytes") >= requested)
+	    ct_node_u64(oom, "reserved_unused_bytes") >= requested)
 		return "fragmented";
 	return "out_of_memory";
 }
@@ -1000,13 +985,13 @@ static const char *oom_site(const struct ct_node *root, const struct ct_node *oo
 	const struct ct_node *driver;
 
 	driver_refusals(at(root, "memory"), at(root, "framework"), oom, &driver);
-	return str_of(driver, "site");
+	return ct_node_str(driver, "site");
 }
 
 /* Errors alike: the same request, the same verdict, at the same call site. */
 static bool same_oom(const struct ct_node *root, const struct ct_node *a, const struct ct_node *b)
 {
-	return u64_of(a, "requested_bytes") == u64_of(b, "requested_bytes") &&
+	return ct_node_u64(a, "requested_bytes") == ct_node_u64(b, "requested_bytes") &&
 	       !strcmp(framework_oom_verdict(a), framework_oom_verdict(b)) &&
 	       !g_strcmp0(oom_site(root, a), oom_site(root, b));
 }
@@ -1029,12 +1014,12 @@ static char *tensor_sites_text(const struct ct_node *device, const char *moment)
 	size_t told = 0, more = 0;
 	char held[32];
 	/* JAX's are arrays */
-	const char *noun = g_strcmp0(str_of(device, "framework"), "jax") ? "tensor" : "array";
+	const char *noun = g_strcmp0(ct_node_str(device, "framework"), "jax") ? "tensor" : "array";
 
 	for (size_t i = 0; sites && i < ct_node_count(sites); i++) {
 		const struct ct_node *s = ct_node_child(sites, i);
 
-		if (g_strcmp0(str_of(s, "at"), moment))
+		if (g_strcmp0(ct_node_str(s, "at"), moment))
 			continue;
 		if (told == 3) {
 			more++;
@@ -1044,10 +1029,11 @@ static char *tensor_sites_text(const struct ct_node *device, const char *moment)
 			g_string_append_printf(text, "; its %ss were allocated at ", noun);
 		else
 			g_string_append(text, ", ");
-		g_string_append_printf(
-		    text, "%s (%s, %" PRIu64 " %s%s)", str_of(s, "site") ? str_of(s, "site") : "?",
-		    bytes_text(number_of(s, "bytes"), held, sizeof(held)), u64_of(s, "count"), noun,
-		    u64_of(s, "count") == 1 ? "" : "s");
+		g_string_append_printf(text, "%s (%s, %" PRIu64 " %s%s)",
+		                       ct_node_str(s, "site") ? ct_node_str(s, "site") : "?",
+		                       bytes_text(number_of(s, "bytes"), held, sizeof(held)),
+		                       ct_node_u64(s, "count"), noun,
+		                       ct_node_u64(s, "count") == 1 ? "" : "s");
 		told++;
 	}
 	if (more)
@@ -1059,7 +1045,7 @@ static void add_framework_oom(GArray *list, const struct ct_node *device, size_t
                               uint64_t count, const struct ct_node *root)
 {
 	const struct ct_node *oom = ct_node_child(at(device, "oom_errors"), index);
-	const char *framework = str_of(device, "framework");
+	const char *framework = ct_node_str(device, "framework");
 	const char *verdict = framework_oom_verdict(oom);
 	const struct ct_node *driver;
 	uint64_t refusals =
@@ -1078,12 +1064,12 @@ static void add_framework_oom(GArray *list, const struct ct_node *device, size_t
 	bytes_text(number_of(oom, "limit_bytes"), limit, sizeof(limit));
 	bytes_text(number_of(oom, "device_free_bytes"), free_text, sizeof(free_text));
 	f->summary = g_strdup_printf("%s could not allocate %s on device %" PRIu64 ": %s%s",
-	                             ct_framework_name(framework), req, u64_of(device, "device"),
-	                             oom_reason(verdict), times);
+	                             ct_framework_name(framework), req,
+	                             ct_node_u64(device, "device"), oom_reason(verdict), times);
 	if (refusals) {
 		snprintf(asked, sizeof(asked), "; the driver refused %s %" PRIu64 " time%s for it",
-		         str_of(driver, "api") ? str_of(driver, "api") : "an allocation", refusals,
-		         refusals == 1 ? "" : "s");
+		         ct_node_str(driver, "api") ? ct_node_str(driver, "api") : "an allocation",
+		         refusals, refusals == 1 ? "" : "s");
 		f->where = driver;
 	}
 	if (at(oom, "in_use_bytes") && at(oom, "in_use_bytes")->type == CT_NODE_U64)
@@ -1118,9 +1104,9 @@ static void add_preallocation(GArray *list, const struct ct_node *device, size_t
 	f->summary = g_strdup_printf(
 	    "%s took %s of device %" PRIu64 " at its start (%.0f %% of its %s); its %s used at "
 	    "most %s of it",
-	    ct_framework_name(str_of(device, "framework")),
+	    ct_framework_name(ct_node_str(device, "framework")),
 	    bytes_text(number_of(device, "first_reserved_bytes"), taken, sizeof(taken)),
-	    u64_of(device, "device"), number_of(device, "first_reserved_share") * 100.0,
+	    ct_node_u64(device, "device"), number_of(device, "first_reserved_share") * 100.0,
 	    bytes_text(number_of(device, "device_total_bytes"), total, sizeof(total)), "arrays",
 	    bytes_text(number_of(device, "peak_in_use_bytes"), used, sizeof(used)));
 	f->explanation = g_strdup("the driver's peak of this process is its pool, not what "
@@ -1163,7 +1149,7 @@ static void find_framework(GArray *list, const struct ct_node *root)
 			added++;
 		}
 		/* PyTorch's pool grows with its tensors: a large first one is no preallocation. */
-		if (!g_strcmp0(str_of(d, "framework"), "jax") &&
+		if (!g_strcmp0(ct_node_str(d, "framework"), "jax") &&
 		    number_of(d, "first_reserved_share") >= PREALLOCATION_SHARE)
 			add_preallocation(list, d, i);
 	}
@@ -1188,7 +1174,7 @@ static void find_compatibility(GArray *list, const struct ct_node *environment)
 
 		for (size_t k = 0; found && k < ct_node_count(found) && kept < MAX_PER_KIND; k++) {
 			const struct ct_node *x = ct_node_child(found, k);
-			const char *severity = str_of(x, "severity");
+			const char *severity = ct_node_str(x, "severity");
 			struct finding *f;
 
 			if (!severity || !strcmp(severity, "note"))
@@ -1196,10 +1182,10 @@ static void find_compatibility(GArray *list, const struct ct_node *environment)
 			f = finding_add(list,
 			                !strcmp(severity, "error") ? SEV_CRITICAL : SEV_WARNING,
 			                "compatibility", p);
-			f->verdict = str_of(x, "id");
-			f->summary = g_strdup(str_of(x, "what"));
-			f->explanation = g_strdup(str_of(x, "rule"));
-			f->advice = g_strdup(str_of(x, "action"));
+			f->verdict = ct_node_str(x, "id");
+			f->summary = g_strdup(ct_node_str(x, "what"));
+			f->explanation = g_strdup(ct_node_str(x, "rule"));
+			f->advice = g_strdup(ct_node_str(x, "action"));
 			f->source = g_strdup_printf("environment[%zu].findings[%zu]", i, k);
 			f->order = (double)i;
 			kept++;
@@ -1224,7 +1210,7 @@ static const char *const sticky_numbers[] = { "code", "failed_after", NULL };
  */
 static char *explain_sticky(const struct ct_node *e, const char *api)
 {
-	const char *kernel = str_of(e, "kernel"), *site = str_of(e, "launch_site");
+	const char *kernel = ct_node_str(e, "kernel"), *site = ct_node_str(e, "launch_site");
 	const struct ct_node *g = at(e, "graph");
 	bool graph = g && g->type == CT_NODE_BOOL && g->value.boolean;
 
@@ -1244,17 +1230,18 @@ static void find_sticky(GArray *list, const struct ct_node *sticky, const struct
 {
 	for (size_t i = 0; sticky && i < ct_node_count(sticky) && i < MAX_PER_KIND; i++) {
 		const struct ct_node *e = ct_node_child(sticky, i);
-		const char *api = str_of(e, "api");
+		const char *api = ct_node_str(e, "api");
 		struct finding *f;
 
 		f = finding_add(list, SEV_CRITICAL, "sticky_error", e);
-		f->verdict = str_of(e, "error");
+		f->verdict = ct_node_str(e, "error");
 		f->summary = g_strdup_printf(
 		    "%s got %s (%" PRIu64 ") from %s, a sticky CUDA error: no CUDA call can "
 		    "succeed after it (%" PRIu64 " call%s failed after it)",
-		    str_of(e, "process") ? str_of(e, "process") : "the program",
-		    f->verdict ? f->verdict : "an error", u64_of(e, "code"), api ? api : "a call",
-		    u64_of(e, "failed_after"), u64_of(e, "failed_after") == 1 ? "" : "s");
+		    ct_node_str(e, "process") ? ct_node_str(e, "process") : "the program",
+		    f->verdict ? f->verdict : "an error", ct_node_u64(e, "code"),
+		    api ? api : "a call", ct_node_u64(e, "failed_after"),
+		    ct_node_u64(e, "failed_after") == 1 ? "" : "s");
 		f->explanation = explain_sticky(e, api);
 		f->advice =
 		    g_strdup("find the kernel at fault: run it with CUDA_LAUNCH_BLOCKING=1, "
@@ -1282,14 +1269,14 @@ static char *said_figures(const struct ct_node *o, const char *name)
 	const char *what[] = { in_use, " reserved", " free" };
 	GString *s = g_string_new(NULL);
 
-	if (u64_of(o, "device_total_bytes")) {
+	if (ct_node_u64(o, "device_total_bytes")) {
 		free_of =
 		    g_strdup_printf(" free of %s", bytes_text(number_of(o, "device_total_bytes"),
 		                                              total, sizeof(total)));
 		what[2] = free_of;
 	}
 	for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
-		if (u64_of(o, keys[i]))
+		if (ct_node_u64(o, keys[i]))
 			g_string_append_printf(
 			    s, "%s%s%s", s->len ? ", " : " (",
 			    bytes_text(number_of(o, keys[i]), size, sizeof(size)), what[i]);
@@ -1308,7 +1295,7 @@ static bool probe_saw_oom(const struct ct_node *root, uint64_t pid)
 	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
 		const struct ct_node *d = ct_node_child(devices, i);
 
-		if (u64_of(d, "pid") == pid && at(d, "oom_errors") &&
+		if (ct_node_u64(d, "pid") == pid && at(d, "oom_errors") &&
 		    ct_node_count(at(d, "oom_errors")))
 			return true;
 	}
@@ -1333,7 +1320,8 @@ static char *said_sites(const struct ct_node *root, uint64_t pid, const char *fr
 		const struct ct_node *d = ct_node_child(devices, i);
 		char *text;
 
-		if (u64_of(d, "pid") != pid || g_strcmp0(str_of(d, "framework"), framework))
+		if (ct_node_u64(d, "pid") != pid ||
+		    g_strcmp0(ct_node_str(d, "framework"), framework))
 			continue;
 		text = tensor_sites_text(d, "exception");
 		if (!*text) {
@@ -1358,9 +1346,10 @@ static uint64_t framework_limit(const struct ct_node *root, uint64_t pid, const 
 	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
 		const struct ct_node *d = ct_node_child(devices, i);
 
-		if (u64_of(d, "pid") == pid && !g_strcmp0(str_of(d, "framework"), framework))
-			return u64_of(d, "limit_bytes") ? u64_of(d, "limit_bytes")
-			                                : u64_of(d, "device_total_bytes");
+		if (ct_node_u64(d, "pid") == pid &&
+		    !g_strcmp0(ct_node_str(d, "framework"), framework))
+			return ct_node_u64(d, "limit_bytes") ? ct_node_u64(d, "limit_bytes")
+			                                     : ct_node_u64(d, "device_total_bytes");
 	}
 	return 0;
 }
@@ -1369,22 +1358,23 @@ static void find_said_oom(GArray *list, const struct ct_node *root)
 {
 	const struct ct_node *words = at(root, "last_words");
 	const struct ct_node *o = at(words, "out_of_memory");
-	const char *framework = str_of(o, "framework"), *verdict;
+	const char *framework = ct_node_str(o, "framework"), *verdict;
 	char req[32], on[32] = "", *figures;
 	struct finding *f;
 
-	if (!framework || probe_saw_oom(root, u64_of(words, "pid")))
+	if (!framework || probe_saw_oom(root, ct_node_u64(words, "pid")))
 		return;
 	verdict = framework_oom_verdict(o);
 	/* a message without its limit: the probe's figures may know it */
-	if (!strcmp(verdict, "out_of_memory") && !u64_of(o, "limit_bytes") &&
-	    framework_limit(root, u64_of(words, "pid"), framework) &&
-	    u64_of(o, "requested_bytes") > framework_limit(root, u64_of(words, "pid"), framework))
+	if (!strcmp(verdict, "out_of_memory") && !ct_node_u64(o, "limit_bytes") &&
+	    framework_limit(root, ct_node_u64(words, "pid"), framework) &&
+	    ct_node_u64(o, "requested_bytes") >
+	        framework_limit(root, ct_node_u64(words, "pid"), framework))
 		verdict = "too_large";
 	f = finding_add(list, SEV_CRITICAL, "framework_oom", words);
 	f->verdict = verdict;
 	if (at(o, "device") && at(o, "device")->type == CT_NODE_U64)
-		snprintf(on, sizeof(on), " on device %" PRIu64, u64_of(o, "device"));
+		snprintf(on, sizeof(on), " on device %" PRIu64, ct_node_u64(o, "device"));
 	figures = said_figures(o, ct_framework_name(framework));
 	f->summary =
 	    g_strdup_printf("%s could not allocate %s%s: %s%s", ct_framework_name(framework),
@@ -1392,8 +1382,8 @@ static void find_said_oom(GArray *list, const struct ct_node *root)
 	                    oom_reason(verdict), figures);
 	g_free(figures);
 	f->explanation =
-	    ct_death_quote("its last lines on standard error say so", str_of(o, "text"));
-	figures = said_sites(root, u64_of(words, "pid"), framework);
+	    ct_death_quote("its last lines on standard error say so", ct_node_str(o, "text"));
+	figures = said_sites(root, ct_node_u64(words, "pid"), framework);
 	if (*figures) {
 		char *with = g_strconcat(f->explanation, figures, NULL);
 
@@ -1429,7 +1419,7 @@ static int count_of(const struct ct_node *object, const char *key)
 
 	if (!n || (n->type != CT_NODE_U64 && n->type != CT_NODE_I64))
 		return -1;
-	return (int)MIN(u64_of(object, key), (uint64_t)INT_MAX);
+	return (int)MIN(ct_node_u64(object, key), (uint64_t)INT_MAX);
 }
 
 /* The facts of process_end PE, and of the report ROOT, for death.c. */
@@ -1442,29 +1432,29 @@ static void death_facts(const struct ct_node *root, const struct ct_node *pe, GA
 	bool killed = signal && (signal->type == CT_NODE_I64 || signal->type == CT_NODE_U64);
 
 	*f = (struct ct_death_facts){
-		.program = str_of(pe, "program"),
+		.program = ct_node_str(pe, "program"),
 		.killed = killed,
 		.status = killed ? 0 : (int)number_of(pe, "exit_status"),
 		.signal = killed ? (int)number_of(pe, "signal") : 0,
 		.oom_kills = count_of(host, "oom_kills"),
 		.oom_logged = logged && logged->type == CT_NODE_BOOL ? logged->value.boolean : -1,
-		.cgroup = str_of(host, "cgroup"),
-		.rss_last_bytes = u64_of(host, "rss_last_bytes"),
-		.rss_peak_bytes = u64_of(host, "rss_peak_bytes"),
-		.anon_peak_bytes = u64_of(host, "anon_peak_bytes"),
-		.limit_bytes = u64_of(host, "limit_bytes"),
-		.limit_cgroup = !g_strcmp0(str_of(host, "limit_of"), "cgroup"),
-		.cuda_error = str_of(pe, "cuda_error"),
-		.cuda_error_api = str_of(pe, "cuda_error_api"),
-		.gpu_failed_bytes = u64_of(pe, "gpu_failed_bytes"),
-		.gpu_verdict = str_of(pe, "gpu_verdict"),
-		.exception = str_of(pe, "exception"),
-		.exception_site = str_of(pe, "exception_site"),
-		.exception_message = str_of(pe, "exception_message"),
-		.framework = str_of(pe, "framework_oom"),
-		.framework_requested_bytes = u64_of(pe, "framework_oom_bytes"),
+		.cgroup = ct_node_str(host, "cgroup"),
+		.rss_last_bytes = ct_node_u64(host, "rss_last_bytes"),
+		.rss_peak_bytes = ct_node_u64(host, "rss_peak_bytes"),
+		.anon_peak_bytes = ct_node_u64(host, "anon_peak_bytes"),
+		.limit_bytes = ct_node_u64(host, "limit_bytes"),
+		.limit_cgroup = !g_strcmp0(ct_node_str(host, "limit_of"), "cgroup"),
+		.cuda_error = ct_node_str(pe, "cuda_error"),
+		.cuda_error_api = ct_node_str(pe, "cuda_error_api"),
+		.gpu_failed_bytes = ct_node_u64(pe, "gpu_failed_bytes"),
+		.gpu_verdict = ct_node_str(pe, "gpu_verdict"),
+		.exception = ct_node_str(pe, "exception"),
+		.exception_site = ct_node_str(pe, "exception_site"),
+		.exception_message = ct_node_str(pe, "exception_message"),
+		.framework = ct_node_str(pe, "framework_oom"),
+		.framework_requested_bytes = ct_node_u64(pe, "framework_oom_bytes"),
 	};
-	ct_death_facts_from_report(root, (int64_t)u64_of(pe, "pid"), f);
+	ct_death_facts_from_report(root, (int64_t)ct_node_u64(pe, "pid"), f);
 	for (guint i = 0; i < list->len; i++)
 		f->failures_told |= g_array_index(list, struct finding, i).severity == SEV_CRITICAL;
 }
@@ -1489,14 +1479,14 @@ static bool same_node(const struct ct_node *a, const struct ct_node *b)
 
 static bool same_pid(const struct ct_node *a, const struct ct_node *b)
 {
-	return at(a, "pid") && u64_of(a, "pid") == u64_of(b, "pid");
+	return at(a, "pid") && ct_node_u64(a, "pid") == ct_node_u64(b, "pid");
 }
 
 /* Whether sticky error E is the one record judged the program died of (PE). */
 static bool is_fatal_sticky(const struct ct_node *e, const struct ct_node *pe)
 {
-	return !g_strcmp0(str_of(e, "error"), str_of(pe, "cuda_error")) &&
-	       !g_strcmp0(str_of(e, "api"), str_of(pe, "cuda_error_api"));
+	return !g_strcmp0(ct_node_str(e, "error"), ct_node_str(pe, "cuda_error")) &&
+	       !g_strcmp0(ct_node_str(e, "api"), ct_node_str(pe, "cuda_error_api"));
 }
 
 /*
@@ -1510,8 +1500,8 @@ static const struct ct_node *fatal_failure(const struct ct_node *memory, const s
 	for (size_t i = failures ? ct_node_count(failures) : 0; i-- > 0;) {
 		const struct ct_node *f = ct_node_child(failures, i);
 
-		if (u64_of(f, "requested_bytes") == u64_of(pe, "gpu_failed_bytes") &&
-		    !g_strcmp0(str_of(f, "verdict"), str_of(pe, "gpu_verdict")))
+		if (ct_node_u64(f, "requested_bytes") == ct_node_u64(pe, "gpu_failed_bytes") &&
+		    !g_strcmp0(ct_node_str(f, "verdict"), ct_node_str(pe, "gpu_verdict")))
 			return f;
 	}
 	return NULL;
@@ -1546,7 +1536,7 @@ static void add_death(GArray *list, const struct ct_node *pe, enum ct_death deat
 static void find_death(GArray *list, const struct ct_node *root)
 {
 	const struct ct_node *pe = at(root, "process_end");
-	enum ct_death death = ct_death_of_name(str_of(pe, "cause"));
+	enum ct_death death = ct_death_of_name(ct_node_str(pe, "cause"));
 	struct ct_death_facts facts;
 	struct ct_death_words words;
 	struct finding *f = NULL;
@@ -1674,8 +1664,9 @@ static void read_losses(const struct ct_node *root, struct losses *l)
 {
 	const struct ct_node *trace = at(root, "trace");
 
-	l->discarded = u64_of(trace, "discarded_events") + u64_of(trace, "discarded_packets");
-	l->dropped = u64_of(trace, "dropped_records");
+	l->discarded =
+	    ct_node_u64(trace, "discarded_events") + ct_node_u64(trace, "discarded_packets");
+	l->dropped = ct_node_u64(trace, "dropped_records");
 	l->complete = !at(trace, "complete") || bool_of(trace, "complete");
 }
 

@@ -1037,9 +1037,11 @@ void ct_acct_event(struct ct_acct *acct, const struct ct_event *ev)
 void ct_acct_call(struct ct_acct *acct, const struct ct_event *ev)
 {
 	struct acct_thread *at = ev->thread->slot[acct->slot];
+	const struct acct_process *ap = ev->process->slot[acct->slot];
 	guint kept = 0;
 
-	if (ev->type == CT_EV_API_CALL)
+	/* the process's slot made once, at its first recorded call */
+	if (ev->type == CT_EV_API_CALL && (!ap || !ap->calls_recorded))
 		process_of(acct, ev->process)->calls_recorded = true;
 	if (!at || !at->pending->len)
 		return;
@@ -1288,7 +1290,7 @@ static char *explain_overlaps(const struct ct_acct *acct, const struct ct_proces
 	for (unsigned d = 0; ap && d < 256; d++) {
 		const struct ct_acct_device *dev = ap->devices[d];
 
-		if (!dev || dev->peak_high - dev->peak_low <= dev->peak_bytes / 100)
+		if (!dev || !ct_peak_bounds_apart(dev->peak_bytes, dev->peak_low, dev->peak_high))
 			continue;
 		snprintf(
 		    buf, len,

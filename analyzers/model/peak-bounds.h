@@ -29,9 +29,21 @@
 #ifndef CUDATRACE_ANALYZERS_PEAK_BOUNDS_H
 #define CUDATRACE_ANALYZERS_PEAK_BOUNDS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ct_peak_bounds;
+
+/*
+ * Whether a peak of PEAK bytes whose bounds are LOW and HIGH is stated as
+ * a range (a caveat, a "Peak:" line on the first page): the bounds more
+ * than 1 % of it apart. Closer, the order of overlapping calls does not
+ * change what the user would do.
+ */
+static inline bool ct_peak_bounds_apart(int64_t peak, int64_t low, int64_t high)
+{
+	return high - low > peak / 100;
+}
 
 struct ct_peak_bounds *ct_peak_bounds_new(void);
 void ct_peak_bounds_free(struct ct_peak_bounds *b);

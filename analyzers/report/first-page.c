@@ -14,6 +14,7 @@
 
 #include "first-page.h"
 #include "common/text-wrap.h"
+#include "model/peak-bounds.h"
 #include "writer.h"
 
 /* Lines kept for the last one: what did not fit, where the rest is. */
@@ -50,24 +51,6 @@ static void put_wrapped(struct page *p, const char *first, const char *rest, con
 static const struct ct_node *at(const struct ct_node *object, const char *key)
 {
 	return ct_node_get(object, key);
-}
-
-static const char *str_of(const struct ct_node *object, const char *key)
-{
-	const struct ct_node *n = at(object, key);
-
-	return n && n->type == CT_NODE_STRING && n->value.str[0] ? n->value.str : NULL;
-}
-
-static uint64_t u64_of(const struct ct_node *object, const char *key)
-{
-	const struct ct_node *n = at(object, key);
-
-	if (n && n->type == CT_NODE_U64)
-		return n->value.u64;
-	if (n && n->type == CT_NODE_I64 && n->value.i64 > 0)
-		return (uint64_t)n->value.i64;
-	return 0;
 }
 
 static bool known(const struct ct_node *object, const char *key)
@@ -114,23 +97,23 @@ static void where_text(GString *text, const struct ct_node *where, bool first_of
 {
 	char t[48];
 
-	if (str_of(where, "process")) {
-		append_text(text, str_of(where, "process"));
+	if (ct_node_str(where, "process")) {
+		append_text(text, ct_node_str(where, "process"));
 		g_string_append(text, " ");
 	}
 	if (known(where, "pid"))
-		g_string_append_printf(text, "(pid %" PRIu64 ")", u64_of(where, "pid"));
+		g_string_append_printf(text, "(pid %" PRIu64 ")", ct_node_u64(where, "pid"));
 	if (known(where, "device"))
-		g_string_append_printf(text, ", device %" PRIu64, u64_of(where, "device"));
+		g_string_append_printf(text, ", device %" PRIu64, ct_node_u64(where, "device"));
 	if (known(where, "tid"))
-		g_string_append_printf(text, ", thread %" PRIu64, u64_of(where, "tid"));
-	if (str_of(where, "site")) {
+		g_string_append_printf(text, ", thread %" PRIu64, ct_node_u64(where, "tid"));
+	if (ct_node_str(where, "site")) {
 		g_string_append(text, ", at ");
-		append_text(text, str_of(where, "site"));
+		append_text(text, ct_node_str(where, "site"));
 	}
-	if (str_of(where, "nvtx_path")) {
+	if (ct_node_str(where, "nvtx_path")) {
 		g_string_append(text, ", in NVTX range ");
-		append_text(text, str_of(where, "nvtx_path"));
+		append_text(text, ct_node_str(where, "nvtx_path"));
 	} else if (known(where, "nvtx_path")) {
 		g_string_append(text, ", outside any NVTX range");
 	}
@@ -161,7 +144,7 @@ char *ct_first_page_where(const struct ct_node *finding, int64_t origin_ns)
 {
 	GString *text = g_string_new(NULL);
 
-	where_text(text, at(finding, "where"), u64_of(finding, "count") > 1, origin_ns);
+	where_text(text, at(finding, "where"), ct_node_u64(finding, "count") > 1, origin_ns);
 	return g_string_free(text, FALSE);
 }
 
@@ -169,12 +152,12 @@ char *ct_first_page_caveat(const struct ct_node *finding)
 {
 	GString *text;
 
-	if (!str_of(finding, "caveat"))
+	if (!ct_node_str(finding, "caveat"))
 		return NULL;
-	text = g_string_new(!g_strcmp0(str_of(finding, "certainty"), "lower_bound")
+	text = g_string_new(!g_strcmp0(ct_node_str(finding, "certainty"), "lower_bound")
 	                        ? "the figures are lower bounds: "
 	                        : "the figures are uncertain: ");
-	append_sentence(text, str_of(finding, "caveat"));
+	append_sentence(text, ct_node_str(finding, "caveat"));
 	return g_string_free(text, FALSE);
 }
 
@@ -185,24 +168,24 @@ static void put_finding(struct page *p, const struct ct_node *f, size_t rank, in
 	char first[64];
 
 	snprintf(first, sizeof(first), "%zu. %-8s ", rank,
-	         ct_first_page_label(str_of(f, "severity")));
-	append_sentence(text, str_of(f, "summary") ? str_of(f, "summary") : "?");
+	         ct_first_page_label(ct_node_str(f, "severity")));
+	append_sentence(text, ct_node_str(f, "summary") ? ct_node_str(f, "summary") : "?");
 	put_wrapped(p, first, "            ", text->str);
-	if (str_of(f, "explanation")) {
+	if (ct_node_str(f, "explanation")) {
 		g_string_truncate(text, 0);
-		append_sentence(text, str_of(f, "explanation"));
+		append_sentence(text, ct_node_str(f, "explanation"));
 		put_wrapped(p, "   Why:    ", "           ", text->str);
 	}
 	g_string_truncate(text, 0);
-	where_text(text, at(f, "where"), u64_of(f, "count") > 1, origin_ns);
+	where_text(text, at(f, "where"), ct_node_u64(f, "count") > 1, origin_ns);
 	if (text->len)
 		put_wrapped(p, "   Where:  ", "           ", text->str);
-	if (str_of(f, "advice")) {
+	if (ct_node_str(f, "advice")) {
 		g_string_truncate(text, 0);
-		append_sentence(text, str_of(f, "advice"));
+		append_sentence(text, ct_node_str(f, "advice"));
 		put_wrapped(p, "   Do:     ", "           ", text->str);
 	}
-	if (str_of(f, "caveat")) {
+	if (ct_node_str(f, "caveat")) {
 		char *caveat = ct_first_page_caveat(f);
 
 		put_wrapped(p, "   Note:   ", "           ", caveat);
@@ -224,14 +207,16 @@ char *ct_first_page_traced(const struct ct_node *trace)
 {
 	const struct ct_node *procs = at(trace, "processes");
 	GString *text = g_string_new(NULL);
-	uint64_t events = u64_of(trace, "events"), analysed = u64_of(trace, "analysed_events");
+	uint64_t events = ct_node_u64(trace, "events"),
+	         analysed = ct_node_u64(trace, "analysed_events");
 	char d[32];
 
 	if (procs && ct_node_count(procs)) {
 		const struct ct_node *first = ct_node_child(procs, 0);
 
-		append_text(text, str_of(first, "process") ? str_of(first, "process") : "?");
-		g_string_append_printf(text, " (pid %" PRIu64 ")", u64_of(first, "pid"));
+		append_text(text,
+		            ct_node_str(first, "process") ? ct_node_str(first, "process") : "?");
+		g_string_append_printf(text, " (pid %" PRIu64 ")", ct_node_u64(first, "pid"));
 		if (ct_node_count(procs) > 1)
 			g_string_append_printf(text, " and %zu other process%s",
 			                       ct_node_count(procs) - 1,
@@ -242,14 +227,14 @@ char *ct_first_page_traced(const struct ct_node *trace)
 	if (known(trace, "duration_ns"))
 		g_string_append_printf(
 		    text, ": %s traced",
-		    ct_format_duration((double)u64_of(trace, "duration_ns"), d, sizeof(d)));
+		    ct_format_duration((double)ct_node_u64(trace, "duration_ns"), d, sizeof(d)));
 	g_string_append_printf(text, ", %" PRIu64 " event%s", events, events == 1 ? "" : "s");
 	if (analysed == events) {
 		g_string_append(text, events ? ", all analysed" : "");
 	} else {
-		uint64_t pops = u64_of(trace, "unmatched_nvtx_pops");
-		uint64_t kernels = u64_of(trace, "unmatched_gpu_records");
-		uint64_t repeats = u64_of(trace, "unmatched_repeats");
+		uint64_t pops = ct_node_u64(trace, "unmatched_nvtx_pops");
+		uint64_t kernels = ct_node_u64(trace, "unmatched_gpu_records");
+		uint64_t repeats = ct_node_u64(trace, "unmatched_repeats");
 
 		/* the rest: outside the filters, or of a type no analysis that ran reads */
 		g_string_append_printf(text,
@@ -283,13 +268,14 @@ static void untraced_children(const struct ct_node *trace, ct_first_page_loss_fn
 		const struct ct_node *child = ct_node_child(children, i);
 
 		if (known(child, "child_pid"))
-			used += snprintf(line + used, sizeof(line) - (size_t)used,
-			                 "%s pid %" PRIu64 " (of %" PRIu64 ")", shown ? "," : "",
-			                 u64_of(child, "child_pid"), u64_of(child, "pid"));
+			used +=
+			    snprintf(line + used, sizeof(line) - (size_t)used,
+			             "%s pid %" PRIu64 " (of %" PRIu64 ")", shown ? "," : "",
+			             ct_node_u64(child, "child_pid"), ct_node_u64(child, "pid"));
 		else
 			used += snprintf(line + used, sizeof(line) - (size_t)used,
 			                 "%s a child of %" PRIu64 " (its pid unknown)",
-			                 shown ? "," : "", u64_of(child, "pid"));
+			                 shown ? "," : "", ct_node_u64(child, "pid"));
 		shown++;
 	}
 	if (count > shown && used > 0 && (size_t)used < sizeof(line))
@@ -302,12 +288,12 @@ static void untraced_children(const struct ct_node *trace, ct_first_page_loss_fn
 
 void ct_first_page_losses(const struct ct_node *trace, ct_first_page_loss_fn put, void *data)
 {
-	uint64_t discarded = u64_of(trace, "discarded_events");
-	uint64_t packets = u64_of(trace, "discarded_packets");
-	uint64_t dropped = u64_of(trace, "dropped_records");
-	uint64_t unmatched = u64_of(trace, "unmatched_gpu_records");
-	uint64_t repeats = u64_of(trace, "unmatched_repeats");
-	uint64_t end_unknown = u64_of(trace, "gpu_end_unknown");
+	uint64_t discarded = ct_node_u64(trace, "discarded_events");
+	uint64_t packets = ct_node_u64(trace, "discarded_packets");
+	uint64_t dropped = ct_node_u64(trace, "dropped_records");
+	uint64_t unmatched = ct_node_u64(trace, "unmatched_gpu_records");
+	uint64_t repeats = ct_node_u64(trace, "unmatched_repeats");
+	uint64_t end_unknown = ct_node_u64(trace, "gpu_end_unknown");
 	const struct ct_node *complete = at(trace, "complete");
 	char line[256];
 
@@ -355,20 +341,12 @@ void ct_first_page_losses(const struct ct_node *trace, ct_first_page_loss_fn put
 		    data);
 }
 
-/* The I64 at KEY of OBJECT, 0 when it has none. */
-static int64_t i64_of(const struct ct_node *object, const char *key)
-{
-	const struct ct_node *n = at(object, key);
-
-	return n && n->type == CT_NODE_I64 ? n->value.i64 : (int64_t)u64_of(object, key);
-}
-
 /* "accounting (pid 42), device 0" for a memory.devices[] row, in TEXT. */
 static void append_device(GString *text, const struct ct_node *d)
 {
-	append_text(text, str_of(d, "process") ? str_of(d, "process") : "?");
-	g_string_append_printf(text, " (pid %" PRId64 "), device %" PRIu64, i64_of(d, "pid"),
-	                       u64_of(d, "device"));
+	append_text(text, ct_node_str(d, "process") ? ct_node_str(d, "process") : "?");
+	g_string_append_printf(text, " (pid %" PRId64 "), device %" PRIu64, ct_node_i64(d, "pid"),
+	                       ct_node_u64(d, "device"));
 }
 
 /*
@@ -378,12 +356,12 @@ static void append_device(GString *text, const struct ct_node *d)
  */
 static void put_peak_bounds(const struct ct_node *d, ct_first_page_loss_fn put, void *data)
 {
-	int64_t peak = i64_of(d, "peak_bytes");
-	int64_t low = i64_of(d, "peak_low_bytes"), high = i64_of(d, "peak_high_bytes");
+	int64_t peak = ct_node_i64(d, "peak_bytes");
+	int64_t low = ct_node_i64(d, "peak_low_bytes"), high = ct_node_i64(d, "peak_high_bytes");
 	char a[32], b[32], c[32];
 	GString *text;
 
-	if (high - low <= peak / 100)
+	if (!ct_peak_bounds_apart(peak, low, high))
 		return;
 	text = g_string_new(NULL);
 	append_device(text, d);
@@ -401,7 +379,7 @@ static void put_peak_bounds(const struct ct_node *d, ct_first_page_loss_fn put, 
 /* Releases under way when a process ended (memory.devices[]'s unfinished_frees). */
 static void put_unfinished(const struct ct_node *d, ct_first_page_loss_fn put, void *data)
 {
-	uint64_t n = u64_of(d, "unfinished_frees");
+	uint64_t n = ct_node_u64(d, "unfinished_frees");
 	GString *text;
 
 	if (!n)
@@ -433,7 +411,7 @@ void ct_first_page_bounds(const struct ct_node *root, ct_first_page_loss_fn put,
 char *ct_first_page_nothing(const struct ct_node *root)
 {
 	/* how it ended is said only as record judged it (process_end) */
-	bool ended_well = !g_strcmp0(str_of(at(root, "process_end"), "cause"), "none");
+	bool ended_well = !g_strcmp0(ct_node_str(at(root, "process_end"), "cause"), "none");
 
 	return g_strdup_printf("Nothing found: %sno sticky CUDA error, no allocation failed, no "
 	                       "memory grows step after step, no copies with a fix.",
