@@ -62,6 +62,11 @@ static inline int64_t ct_session_key(const char *name)
  * takes (4 KiB). */
 #define CT_GPU_BATCH_MAX 96
 
+/* The most calls a repeat_run holds: a thread's repeats written as one
+ * event, 32 of them in about 650 bytes (cli/event-size.c), far below a
+ * sub-buffer. */
+#define CT_REPEAT_RUN_MAX 32
+
 /* Devices and streams that do not apply or are unknown. */
 #define CT_DEVICE_NONE 255u
 #define CT_STREAM_NONE UINT32_MAX

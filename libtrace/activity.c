@@ -25,6 +25,7 @@
 #include <cupti.h>
 
 #include "activity.h"
+#include "repeats.h"
 #include "clock.h"
 #include "emit.h"
 #include "gpu-events.h"
@@ -166,8 +167,11 @@ end:
 
 static void flush_tick(void)
 {
-	if (tracer_active())
-		cuptiActivityFlushAll(0);
+	if (!tracer_active())
+		return;
+	/* the calls the threads kept, so that their records can be batched */
+	repeats_flush_others();
+	cuptiActivityFlushAll(0);
 }
 
 static void report_failure(const char *what, CUptiResult status)

@@ -122,6 +122,9 @@ struct api_family {
 	CUpti_CallbackDomain domain;
 	bool domain_switched;
 	void (*on_domain)(CUpti_CallbackId cbid, const void *data, struct api_call *outer);
+	/* Its calls' events may be repeats, kept in their thread's run
+	 * (repeats.h): the run is not written at their ENTER. */
+	bool repeats;
 };
 
 extern const struct api_family alloc_family;        /* alloc.c */

@@ -202,6 +202,9 @@ static void api_enter(struct thread_state *ts, const struct api_binding *binding
 	bool nested;
 
 	tracer_info_emit_once();
+	/* what the thread kept goes first: this call may write events */
+	if (!families[f]->repeats || (binding->flags & BIND_WAIT))
+		repeats_flush(&ts->repeats);
 	drop_stale(ts);
 	if (ts->depth == FRAMES_MAX) {
 		log_debug("calls nested too deep: %s is not traced", data->functionName);
@@ -276,6 +279,7 @@ static void api_exit(struct thread_state *ts, const struct api_binding *binding,
 			.entry = entry,
 		};
 
+		repeats_flush(&ts->repeats);
 		names_note_api(binding->domain, binding->cbid, data->functionName);
 		lttng_ust_do_tracepoint(cudatrace, api_call, &e);
 	}
@@ -315,11 +319,21 @@ void CUPTIAPI callbacks_dispatch(void *userdata, CUpti_CallbackDomain domain, CU
 	if (ts->busy)
 		return;
 	ts->busy = true;
-	if (is_api_domain(domain))
+	if (is_api_domain(domain)) {
 		on_api(ts, domain, cbid, cbdata);
-	else if ((unsigned)domain < CUPTI_CB_DOMAIN_SIZE && domain_handlers[domain])
+	} else if ((unsigned)domain < CUPTI_CB_DOMAIN_SIZE && domain_handlers[domain]) {
+		repeats_flush(&ts->repeats);
 		domain_handlers[domain](cbid, cbdata, current_call(ts));
+	}
 	ts->busy = false;
+}
+
+void callbacks_flush_thread(void)
+{
+	struct thread_state *ts = thread_state_get();
+
+	if (!ts->busy)
+		repeats_flush(&ts->repeats);
 }
 
 /* ------------------------------------------------------------- enabling */

@@ -18,6 +18,10 @@ CUptiResult callbacks_enable(void);
  * time, after callbacks_enable. */
 void callbacks_follow_sessions(void);
 
+/* The calling thread is about to write an event outside a callback (the
+ * Python probe, a fork): the repeats it kept go first (repeats.h). */
+void callbacks_flush_thread(void);
+
 /* The subscriber's callback. */
 void CUPTIAPI callbacks_dispatch(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                  const void *cbdata);

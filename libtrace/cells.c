@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "app-context.h"
+#include "callbacks.h"
 #include "emit.h"
 #include "text.h"
 
@@ -30,6 +31,8 @@ EXPORT void cudatrace_cell_end(uint64_t execution_count, int failed);
 /* The context a session filters on, before the first event: said once if refused. */
 static void ensure_context(void)
 {
+	/* the calls before it are in the trace before it */
+	callbacks_flush_thread();
 	app_context_ensure("cells");
 }
 

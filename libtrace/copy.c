@@ -182,9 +182,8 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 	e.host = host_of(e.direction, &src, &dst);
 	call_note_name(call);
 	call_stack_note_operation(e.api.correlation_id);
-	REPEAT_OR_WRITE(call, memcpy, &e);
 	/* its bytes and stream need not be in its record (gpu_memcpy_times) */
-	recorded_ops_note(e.api.correlation_id, RECORDED_WHOLE);
+	REPEAT_OR_WRITE(call, memcpy, &e, RECORDED_WHOLE);
 }
 
 /* ------------------------------------------------------- runtime copies */
@@ -459,7 +458,7 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 		e.device = entry.device;
 	call_note_name(call);
 	call_stack_note_operation(e.api.correlation_id);
-	REPEAT_OR_WRITE(call, memset, &e);
+	REPEAT_OR_WRITE(call, memset, &e, RECORDED_NONE);
 }
 
 /* The runtime converts the value to unsigned char. */
@@ -665,4 +664,8 @@ static bool copies_wanted(void)
 	       lttng_ust_tracepoint_enabled(cudatrace, memset);
 }
 
-const struct api_family copy_family = { .bindings = copy_bindings, .wanted = copies_wanted };
+const struct api_family copy_family = {
+	.bindings = copy_bindings,
+	.wanted = copies_wanted,
+	.repeats = true,
+};

@@ -102,6 +102,7 @@ static void in_parent(void)
 {
 	if (!tracer_active() || getpid() != tracer.pid)
 		return;
+	callbacks_flush_thread();
 	EMIT(process_fork, &(struct ct_ev_process_fork){ .child_pid = newest_child() });
 }
 

@@ -81,12 +81,11 @@ static void before_launch_event(struct api_call *call, const char *symbol, uint6
 	call_stack_note_operation(correlation_id);
 }
 
-/* The launch event is written, saying WHAT: its kernel's record need not
- * repeat it (a record without a kernel_id to join it by is written whole). */
-static void after_launch_event(uint64_t kernel_id, uint32_t correlation_id, enum recorded_op what)
+/* What a launch event says that its kernel's record need not repeat: WHAT,
+ * unless it has no kernel_id to join the record by (written whole then). */
+static enum recorded_op launch_note(uint64_t kernel_id, enum recorded_op what)
 {
-	if (kernel_id)
-		recorded_ops_note(correlation_id, what);
+	return kernel_id ? what : RECORDED_NONE;
 }
 
 /* A launch whose configuration is unknown: its kernel's record has it. */
@@ -99,8 +98,8 @@ static void emit_unconfigured(struct api_call *call, const char *symbol)
 	};
 
 	before_launch_event(call, symbol, e.kernel_id, e.api.correlation_id);
-	REPEAT_OR_WRITE(call, launch_unconfigured, &e);
-	after_launch_event(e.kernel_id, e.api.correlation_id, RECORDED_UNCONFIGURED);
+	REPEAT_OR_WRITE(call, launch_unconfigured, &e,
+	                launch_note(e.kernel_id, RECORDED_UNCONFIGURED));
 }
 
 static void emit_launch(struct api_call *call, const struct launch_config *config)
@@ -132,8 +131,7 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 		.api = call_record(call),
 	};
 	before_launch_event(call, symbol, e.kernel_id, e.api.correlation_id);
-	REPEAT_OR_WRITE(call, launch, &e);
-	after_launch_event(e.kernel_id, e.api.correlation_id, RECORDED_WHOLE);
+	REPEAT_OR_WRITE(call, launch, &e, launch_note(e.kernel_id, RECORDED_WHOLE));
 }
 
 #if CT_CUPTI_HAS_REGISTERED_LAUNCH
@@ -246,4 +244,8 @@ static bool launches_wanted(void)
 	return api_events_wanted() || lttng_ust_tracepoint_enabled(cudatrace, launch);
 }
 
-const struct api_family launch_family = { .bindings = launch_bindings, .wanted = launches_wanted };
+const struct api_family launch_family = {
+	.bindings = launch_bindings,
+	.wanted = launches_wanted,
+	.repeats = true,
+};

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "app-context.h"
+#include "callbacks.h"
 #include "emit.h"
 #include "text.h"
 
@@ -49,6 +50,8 @@ static uint8_t moment_of(uint32_t at)
 
 static void ensure_context(void)
 {
+	/* the calls before it are in the trace before it */
+	callbacks_flush_thread();
 	app_context_ensure("the Python probe's events");
 }
 

@@ -1,42 +1,263 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * repeats.c - repeat events (see repeats.h).
+ * repeats.c - repeat events and the runs that hold them (see repeats.h).
  */
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "api-call.h"
 #include "clock.h"
 #include "cudatrace-tp.h"
+#include "recorded-ops.h"
 #include "repeats.h"
 #include "state.h"
 
-/* How long a whole event stands for its repeats, ns. */
+/* How long a whole event stands for its repeats, ns; a run spans no more. */
 #define REPEAT_FOR_NS 1000000000ULL
 /* The longest call a repeat records: entry_low is read back from the
  * event's timestamp, taken a moment after this check, within 2^32 ns. */
 #define REPEAT_CALL_MAX_NS (1ULL << 31)
+/* Threads whose runs the exit writes; a thread past them writes its
+ * repeats one by one. */
+#define RUN_THREADS_MAX 4096
+/* How many times the exit looks again at a run its thread is adding to
+ * (a few instructions' work) before it leaves it. */
+#define RUN_TAKE_TRIES 10000
+
+/* struct repeats.owner */
+enum { RUN_FREE, RUN_BUSY, RUN_CLOSED };
 
 /* When a session last started (CLOCK_MONOTONIC ns): slots written before hold nothing. */
 static uint64_t announced_ns;
 
-bool repeats_write(struct api_call *call, uint64_t shape, const struct ct_api_ref *api)
+/* The threads' runs the exit writes; under list_lock. A thread leaves the
+ * list when it ends, before its state is freed. */
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct repeats *listed[RUN_THREADS_MAX];
+static pthread_key_t thread_end;
+static pthread_once_t thread_end_once = PTHREAD_ONCE_INIT;
+static bool thread_end_made;
+
+/* ------------------------------------------------------------- the run */
+
+/* Writes RUN (of thread TID, 0: the writer) and notes its operations. */
+static void run_write(struct repeat_run *run, uint32_t tid)
+{
+	uint32_t n = run->count;
+
+	run->count = 0;
+	if (n == 0 || !lttng_ust_tracepoint_enabled(cudatrace, repeat_run))
+		return;
+	lttng_ust_do_tracepoint(cudatrace, repeat_run,
+	                        &(struct ct_ev_repeat_run){
+	                            .base = run->base,
+	                            .tid = tid,
+	                            .shape = run->shape,
+	                            .shape_count = (uint16_t)n,
+	                            .correlation_id = run->correlation_id,
+	                            .correlation_id_count = (uint16_t)n,
+	                            .exit = run->exit,
+	                            .exit_count = (uint16_t)n,
+	                            .duration = run->duration,
+	                            .duration_count = (uint16_t)n,
+	                        });
+	for (uint32_t i = 0; i < n; i++) {
+		if (run->note[i] != RECORDED_NONE)
+			recorded_ops_note(run->correlation_id[i], (enum recorded_op)run->note[i]);
+	}
+}
+
+/* The caller has R, if it was free. */
+static bool run_hold(struct repeats *r)
+{
+	int expected = RUN_FREE;
+
+	return __atomic_compare_exchange_n(&r->owner, &expected, RUN_BUSY, false, __ATOMIC_ACQUIRE,
+	                                   __ATOMIC_RELAXED);
+}
+
+/* Its thread has R, once the flush thread that may be writing it is done
+ * (one event's time): false when the exit closed it. */
+static bool run_hold_own(struct repeats *r)
+{
+	for (unsigned tries = 0; tries < RUN_TAKE_TRIES; tries++) {
+		if (run_hold(r))
+			return true;
+		if (__atomic_load_n(&r->owner, __ATOMIC_ACQUIRE) == RUN_CLOSED)
+			return false;
+		sched_yield();
+	}
+	return false;
+}
+
+static void run_release(struct repeats *r)
+{
+	__atomic_store_n(&r->owner, RUN_FREE, __ATOMIC_RELEASE);
+}
+
+void repeats_flush(struct repeats *r)
+{
+	/* listed is its thread's own; the run may be the flush thread's */
+	if (r->listed <= 0 || !run_hold_own(r))
+		return;
+	run_write(&r->run, 0);
+	run_release(r);
+}
+
+/* ------------------------------------------------------- the threads' list */
+
+/* The thread ends: its run is written, and it leaves the list. */
+static void thread_ended(void *data)
+{
+	struct repeats *r = data;
+
+	pthread_mutex_lock(&list_lock);
+	for (size_t i = 0; i < RUN_THREADS_MAX; i++) {
+		if (listed[i] == r) {
+			listed[i] = NULL;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&list_lock);
+	repeats_flush(r);
+}
+
+static void make_thread_end(void)
+{
+	thread_end_made = pthread_key_create(&thread_end, thread_ended) == 0;
+}
+
+/* R (the calling thread's) in the list, once: true if it is. */
+static bool run_listed(struct repeats *r)
+{
+	size_t i;
+
+	if (r->listed)
+		return r->listed > 0;
+	r->listed = -1;
+	if (pthread_once(&thread_end_once, make_thread_end) != 0 || !thread_end_made ||
+	    pthread_setspecific(thread_end, r) != 0)
+		return false;
+	r->tid = (uint32_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&list_lock);
+	for (i = 0; i < RUN_THREADS_MAX && listed[i]; i++)
+		;
+	if (i < RUN_THREADS_MAX) {
+		listed[i] = r;
+		r->listed = 1;
+	}
+	pthread_mutex_unlock(&list_lock);
+	if (r->listed < 0)
+		pthread_setspecific(thread_end, NULL);
+	return r->listed > 0;
+}
+
+void repeats_flush_others(void)
+{
+	uint32_t self = (uint32_t)syscall(SYS_gettid);
+
+	pthread_mutex_lock(&list_lock);
+	for (size_t i = 0; i < RUN_THREADS_MAX; i++) {
+		struct repeats *r = listed[i];
+
+		/* one its thread is adding to is written by it, or next time */
+		if (!r || r->tid == self || !run_hold(r))
+			continue;
+		run_write(&r->run, r->tid);
+		run_release(r);
+	}
+	pthread_mutex_unlock(&list_lock);
+}
+
+void repeats_flush_all(void)
+{
+	uint32_t self = (uint32_t)syscall(SYS_gettid);
+
+	pthread_mutex_lock(&list_lock);
+	for (size_t i = 0; i < RUN_THREADS_MAX; i++) {
+		struct repeats *r = listed[i];
+		unsigned tries = 0;
+		bool held;
+
+		if (!r)
+			continue;
+		/* its thread adds a call: a few instructions, then it is free */
+		while (!(held = run_hold(r)) &&
+		       __atomic_load_n(&r->owner, __ATOMIC_ACQUIRE) == RUN_BUSY &&
+		       tries++ < RUN_TAKE_TRIES)
+			sched_yield();
+		if (!held)
+			continue; /* closed already, or its thread's still */
+		run_write(&r->run, r->tid == self ? 0 : r->tid);
+		__atomic_store_n(&r->owner, RUN_CLOSED, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&list_lock);
+}
+
+/* ------------------------------------------------------------- repeats */
+
+/* A repeat alone: a thread whose run is closed, or not listed. */
+static void write_single(uint64_t shape, const struct ct_api_ref *api, enum recorded_op note)
+{
+	struct ct_ev_repeat e = {
+		.shape = shape,
+		.correlation_id = api->correlation_id,
+		.entry_low = (uint32_t)api->entry,
+	};
+
+	lttng_ust_do_tracepoint(cudatrace, repeat, &e);
+	if (note != RECORDED_NONE)
+		recorded_ops_note(api->correlation_id, note);
+}
+
+/* Adds the call of SHAPE and API, returned at EXIT, to R's run (held). */
+static void run_add(struct repeats *r, uint64_t shape, const struct ct_api_ref *api, uint64_t exit,
+                    enum recorded_op note)
+{
+	struct repeat_run *run = &r->run;
+	uint32_t i;
+
+	if (run->count > 0 && exit - run->base >= REPEAT_FOR_NS)
+		run_write(run, 0);
+	if (run->count == 0)
+		run->base = exit;
+	i = run->count++;
+	run->shape[i] = shape;
+	run->correlation_id[i] = api->correlation_id;
+	run->exit[i] = (uint32_t)(exit - run->base);
+	run->duration[i] = (uint32_t)(exit - api->entry);
+	run->note[i] = (uint8_t)note;
+	if (run->count == CT_REPEAT_RUN_MAX)
+		run_write(run, 0);
+}
+
+bool repeats_write(struct api_call *call, uint64_t shape, const struct ct_api_ref *api,
+                   enum recorded_op note)
 {
 	struct repeats *r = call->repeats;
 	unsigned slot = ct_repeat_slot(shape);
-	struct ct_ev_repeat e;
+	uint64_t now;
 
 	if (r->slots[slot].shape != shape || !api->entry || !config.compact)
 		return false;
 	if (api->entry - r->slots[slot].written_ns >= REPEAT_FOR_NS ||
 	    r->slots[slot].written_ns < __atomic_load_n(&announced_ns, __ATOMIC_RELAXED))
 		return false;
-	if (clock_now_ns() - api->entry >= REPEAT_CALL_MAX_NS ||
-	    !lttng_ust_tracepoint_enabled(cudatrace, repeat))
+	now = clock_now_ns();
+	if (now - api->entry >= REPEAT_CALL_MAX_NS)
 		return false;
-	e = (struct ct_ev_repeat){
-		.shape = shape,
-		.correlation_id = api->correlation_id,
-		.entry_low = (uint32_t)api->entry,
-	};
-	lttng_ust_do_tracepoint(cudatrace, repeat, &e);
+	/* A call_site event comes right before its call's event: no run then. */
+	if (lttng_ust_tracepoint_enabled(cudatrace, repeat_run) && !config.stack_calls &&
+	    run_listed(r) && run_hold_own(r)) {
+		run_add(r, shape, api, now, note);
+		run_release(r);
+		return true;
+	}
+	if (!lttng_ust_tracepoint_enabled(cudatrace, repeat))
+		return false;
+	write_single(shape, api, note);
 	return true;
 }
 

@@ -12,6 +12,27 @@
  * another shape there knows the event was lost. The slots belong to the
  * thread (struct repeats in its state): no lock, no atomic but one load.
  *
+ * A thread keeps its repeats and writes them together, as a repeat_run
+ * of up to CT_REPEAT_RUN_MAX calls, so that a loop's call costs its
+ * fields and not an event's header, contexts and reservation. The run is
+ * written before anything else its thread writes (repeats_flush: the
+ * callback dispatcher, the Python probe and a whole event call it), when
+ * it is full or a second old, when its thread ends, before the activity
+ * buffers are read (repeats_flush_others, by the flush thread) and at the
+ * process's exit, by the exiting thread for every thread
+ * (repeats_flush_all): the trace keeps each thread's events in order. A
+ * run another thread writes names its thread (tid). A process killed, or that
+ * crashes, loses what its threads' runs held: less than
+ * CT_REPEAT_RUN_MAX calls a thread, each a repeat of a call its thread
+ * recorded whole in the second before. The operations a run holds are
+ * noted as recorded (recorded-ops.h) only once it is written: their GPU
+ * records come after it, or are written whole.
+ *
+ * Whoever adds to a run or writes it marks it busy (one compare-and-swap)
+ * and free after; the flush thread and the exit take only a free run, and
+ * its thread waits for them (one event's time). The exit closes the runs
+ * it takes: their threads write their repeats one by one from then on.
+ *
  * A call is written whole rather than repeated when:
  *   - the shape's slot holds another shape, or none;
  *   - its slot's event is a second old or more (a flight recorder's
@@ -23,7 +44,7 @@
  *   - no session enables repeat, or CUDATRACE_COMPACT=0.
  *
  *	e = ...;                        (the whole event, as always)
- *	REPEAT_OR_WRITE(call, memcpy, &e);
+ *	REPEAT_OR_WRITE(call, memcpy, &e, RECORDED_WHOLE);
  */
 #ifndef CUDATRACE_REPEATS_H
 #define CUDATRACE_REPEATS_H
@@ -31,25 +52,56 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "contract/events.h"
 #include "contract/shape.h"
+#include "recorded-ops.h"
 
 struct api_call;
 
-/* A thread's slots; zeroed: none holds a shape. */
+/* The repeats of a thread not yet written. */
+struct repeat_run {
+	uint32_t count;
+	uint64_t base; /* when its first call returned, CLOCK_MONOTONIC ns */
+	uint64_t shape[CT_REPEAT_RUN_MAX];
+	uint32_t correlation_id[CT_REPEAT_RUN_MAX];
+	uint32_t exit[CT_REPEAT_RUN_MAX];     /* ns after base */
+	uint32_t duration[CT_REPEAT_RUN_MAX]; /* ns from entry to exit */
+	uint8_t note[CT_REPEAT_RUN_MAX];      /* enum recorded_op, noted once written */
+};
+
+/* A thread's slots and run; zeroed: none holds a shape, nothing is kept. */
 struct repeats {
 	struct {
 		uint64_t shape;      /* 0: none */
 		uint64_t written_ns; /* the entry of the call its whole event recorded */
 	} slots[CT_REPEAT_SLOTS];
+	int owner;     /* enum in repeats.c: free, busy (its thread), closed */
+	int8_t listed; /* 0 not yet, 1 in the list the exit flushes, -1 never (full) */
+	uint32_t tid;
+	struct repeat_run run;
 };
 
 /*
- * Writes a repeat for CALL, whose event has SHAPE and call reference API,
+ * Records a repeat for CALL, whose event has SHAPE and call reference API,
  * when its thread's slot holds that shape (and the rules above allow it):
- * true, nothing else is to be written. False: the caller writes the whole
- * event, then calls repeats_written.
+ * true, nothing else is to be written; its operation is noted as NOTE
+ * (RECORDED_NONE: not at all) once the repeat is written. False: the
+ * caller writes the whole event (after repeats_flush), then calls
+ * repeats_written.
  */
-bool repeats_write(struct api_call *call, uint64_t shape, const struct ct_api_ref *api);
+bool repeats_write(struct api_call *call, uint64_t shape, const struct ct_api_ref *api,
+                   enum recorded_op note);
+
+/* Writes the run R holds, if any: before anything else its thread writes. */
+void repeats_flush(struct repeats *r);
+
+/* The activity buffers are about to be read: every other thread's run is
+ * written (but one its thread is adding to), so that its operations'
+ * records can be batched (gpu-batch.h). */
+void repeats_flush_others(void);
+
+/* The process exits: every thread's run is written, and closed. */
+void repeats_flush_all(void);
 
 /* The whole event of SHAPE was written for CALL: its thread's slot holds it. */
 void repeats_written(struct api_call *call, uint64_t shape);
@@ -59,16 +111,19 @@ void repeats_announce_again(void);
 
 /*
  * CALL's event E (a struct ct_ev_EVENT *) as a repeat, or whole, its
- * shape then taking its thread's slot. In a file that includes
- * cudatrace-tp.h.
+ * shape then taking its thread's slot; its operation noted as NOTE once
+ * written (recorded-ops.h). In a file that includes cudatrace-tp.h.
  */
-#define REPEAT_OR_WRITE(call, event, e)                                 \
-	do {                                                            \
-		uint64_t shape_ = ct_shape_##event(e);                  \
-		if (!repeats_write((call), shape_, &(e)->api)) {        \
-			lttng_ust_do_tracepoint(cudatrace, event, (e)); \
-			repeats_written((call), shape_);                \
-		}                                                       \
+#define REPEAT_OR_WRITE(call, event, e, note)                                       \
+	do {                                                                        \
+		uint64_t shape_ = ct_shape_##event(e);                              \
+		if (!repeats_write((call), shape_, &(e)->api, (note))) {            \
+			repeats_flush((call)->repeats);                             \
+			lttng_ust_do_tracepoint(cudatrace, event, (e));             \
+			repeats_written((call), shape_);                            \
+			if ((note) != RECORDED_NONE)                                \
+				recorded_ops_note((e)->api.correlation_id, (note)); \
+		}                                                                   \
 	} while (0)
 
 #endif /* CUDATRACE_REPEATS_H */

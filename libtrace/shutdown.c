@@ -32,6 +32,7 @@
 #include "host-sampler.h"
 #include "nvml.h"
 #include "sessions.h"
+#include "repeats.h"
 #include "shutdown.h"
 #include "state.h"
 #include "statedump.h"
@@ -158,6 +159,8 @@ static void at_exit_flush(void)
 	state = SHUTDOWN_FLUSHING;
 	deadline_in(&deadline, SHUTDOWN_FLUSH_MS);
 	pthread_mutex_unlock(&lock);
+	/* the threads' repeats before their operations' records */
+	repeats_flush_all();
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);

@@ -412,10 +412,11 @@ static void widen_launch(struct ct_event *ev)
 	};
 }
 
-/* The kinds a repeat stands for (the table's), and repeats. */
+/* The kinds a repeat stands for (the table's), repeats, and the runs
+ * that hold repeats (read as them: repeat-runs.h). */
 static uint64_t repeating(void)
 {
-	uint64_t types = CT_EV_BIT(CT_EV_REPEAT);
+	uint64_t types = CT_EV_BIT(CT_EV_REPEAT) | CT_EV_BIT(CT_EV_REPEAT_RUN);
 
 	for (int t = 0; t < CT_EV_COUNT; t++)
 		if (repeats((enum ct_event_type)t))

@@ -15,6 +15,7 @@
 
 #include "decode-thread.h"
 #include "gpu-batches.h"
+#include "repeat-runs.h"
 #include "common/handoff.h"
 
 struct ct_decode_thread {
@@ -221,6 +222,48 @@ static void decode_gpu_batch(struct ct_decode_thread *dt, const struct ct_event_
 	}
 }
 
+/*
+ * A repeat_run as the repeats it holds, each at its call's return and of
+ * its thread (the run's tid, when another thread wrote it at the exit):
+ * earlier than the run, placed where the run is (place).
+ */
+static void decode_repeat_run(struct ct_decode_thread *dt, const struct ct_event_class_info *info,
+                              const bt_message *msg, const bt_event *event)
+{
+	int64_t run_time = ct_decoder_time(&dt->decoder, info, msg);
+	struct ct_event_origin origin = { 0 };
+	struct ct_repeat_run run;
+	struct ct_event ev;
+	int64_t time;
+	bool first = true;
+
+	ct_repeat_run_open(&run, info, event);
+	while (ct_repeat_run_next(&run, &ev, &time)) {
+		struct ct_batch *b;
+		struct ct_record *rec = new_record(dt, CT_RECORD_EVENT, 0, &b);
+
+		rec->decoded = true;
+		rec->ev = ev;
+		rec->ev.time_ns = time;
+		rec->ev.trace = info->trace;
+		rec->at_ns = place(dt, run_time);
+		if (first) {
+			first = false;
+			ct_decoder_origin(&dt->decoder, info,
+			                  bt_event_borrow_common_context_field_const(event), true,
+			                  b->strings, &rec->origin);
+			if (run.tid)
+				rec->origin.vtid = run.tid;
+			origin = rec->origin;
+			/* the same origin again: nothing changed, no string to copy */
+			origin.changed = false;
+			origin.hostname = origin.procname = NULL;
+		} else {
+			rec->origin = origin;
+		}
+	}
+}
+
 static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
@@ -240,6 +283,10 @@ static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
 	}
 	if (info->type == CT_EV_GPU_BATCH && info->decode) {
 		decode_gpu_batch(dt, info, msg, event);
+		return;
+	}
+	if (info->type == CT_EV_REPEAT_RUN && info->decode) {
+		decode_repeat_run(dt, info, msg, event);
 		return;
 	}
 	seq_room = info->decode ? (size_t)info->seq_fields * CT_STACK_FRAMES_MAX : 0;

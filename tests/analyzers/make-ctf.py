@@ -43,6 +43,9 @@ Scenarios:
               in their thread's slot (another shape took it, no shape of
               theirs was ever written, or another thread wrote it); the
               truth is printed as JSON
+  runs        the same, each thread's repeats in repeat_run events
+              (doc/events.md, "repeat_run") written before its next whole
+              event, the other thread's by the main thread, naming it
   bench N     N events of calls allocating and freeing (a live set of a
               thousand buffers), laid out as `cudatrace record` writes
               them (1 MiB packets, a stream file per CPU, interleaved in
@@ -117,7 +120,7 @@ WRITTEN = ("api_entry", "api_call", "tracer_info", "api_name", "mem_alloc", "mem
            "gpu_memory_pool", "kernel_name", "launch", "launch_unconfigured", "gpu_kernel",
            "gpu_kernel_times", "gpu_kernel_shaped", "kernel_shape", "gpu_memcpy_times",
            "gpu_batch", "device_info", "memcpy",
-           "gpu_memcpy", "memset", "gpu_memset", "gpu_overhead", "repeat")
+           "gpu_memcpy", "memset", "gpu_memset", "gpu_overhead", "repeat", "repeat_run")
 
 
 def ctf_type(kind):
@@ -259,10 +262,10 @@ class Stream:
         self.discarded = 0
         self.seq = 0
 
-    def event(self, t, event_name, pid, tid, comm, **values):
+    def event(self, t, event_name, vpid, vtid, comm, **values):
         body = struct.pack("<I", self.ids[event_name]) + struct.pack("<Q", t)
         name = comm if isinstance(comm, bytes) else comm.encode()
-        body += struct.pack("<ii", pid, tid) + name[:PROCNAME_BYTES - 1].ljust(PROCNAME_BYTES, b"\0")
+        body += struct.pack("<ii", vpid, vtid) + name[:PROCNAME_BYTES - 1].ljust(PROCNAME_BYTES, b"\0")
         for field, kind in self.layout[event_name]:
             default = 0 if kind in PACK else [] if kind in SEQ_ELEMENT else ""
             body += encode(kind, values.get(field, default))
@@ -974,10 +977,13 @@ def compact(directory):
                      "grid": {"x": 8, "y": 1, "z": 1}}}
 
 
-def repeats(directory):
+def repeats(directory, runs=False):
     """Copies, memsets and launches written whole, then repeated by their
     thread (doc/events.md, "repeat"), and repeats that stand for nothing
-    in the trace."""
+    in the trace. With RUNS, each thread's repeats are kept and written in
+    a repeat_run before the next whole event, as the tracer writes them,
+    the other thread's by the main thread (its tid in the run), their
+    records after it."""
     events = list(EVENTS.items())
     s = Stream(events)
     pid, proc = 5151, "repeats"
@@ -1033,8 +1039,26 @@ def repeats(directory):
         elif kind in ("launch", "launch_unconfigured"):
             truth["kernels"]["gemm" if fields["kernel_id"] == 0xA1 else "relu"] += 1
 
+    kept = {}  # tid -> the repeats not yet written: (shape, corr, exit, duration, record)
+
+    def flush():
+        """Each thread's kept repeats in a repeat_run, then their records."""
+        for tid, calls in kept.items():
+            if not calls:
+                continue
+            base = calls[0][2]
+            s.event(at(), "repeat_run", pid, main_tid, proc, base=base,
+                    tid=0 if tid == main_tid else tid,
+                    shape=[c[0] for c in calls], correlation_id=[c[1] for c in calls],
+                    exit=[c[2] - base for c in calls], duration=[c[3] for c in calls])
+            for call in calls:
+                if call[4]:
+                    call[4]()
+        kept.clear()
+
     def whole(kind, corr, **fields):
         """KIND's event, whole, for call CORR: its shape."""
+        flush()
         entry = at()
         layout = ct_contract.EVENTS[kind][0]
         values = {field: fields.get(field, 0) for field, _, _, _ in ct_contract.LAYOUTS[layout]}
@@ -1049,15 +1073,27 @@ def repeats(directory):
         """A repeat of SHAPE, of KIND's event VALUES, for call CORR, which took
         CALL_NS; its GPU record after it when RECORD."""
         entry = at()
-        s.event(at(call_ns), "repeat", pid, tid, proc, shape=shape, correlation_id=corr,
-                entry_low=entry & 0xFFFFFFFF)
+        exit_ns = at(call_ns)
+        if not runs:
+            s.event(exit_ns, "repeat", pid, tid, proc, shape=shape, correlation_id=corr,
+                    entry_low=entry & 0xFFFFFFFF)
         if resolved:
             counted(kind, values, call_ns)
         else:
             truth["unmatched_repeats"] += 1
         if record:
-            gpu_record(kind, corr, values, resolved)
             truth["unmatched_gpu_records"] += not resolved
+
+        def its_record():
+            gpu_record(kind, corr, values, resolved)
+        if runs:
+            # a run spans a second at most
+            if kept.get(tid) and exit_ns - kept[tid][0][2] >= 1_000_000_000:
+                flush()
+            kept.setdefault(tid, []).append((shape, corr, exit_ns, call_ns,
+                                             its_record if record else None))
+        elif record:
+            its_record()
 
     copy = dict(direction=1, src=0x7000_0000, dst=BASE, bytes=MIB, host=2, sync=0, stream=7,
                 src_device=255, dst_device=0)
@@ -1093,8 +1129,14 @@ def repeats(directory):
            record=False)
     # and the one that took the slot repeats
     repeat("memcpy", 342, other_shape, other_values)
+    flush()
     write(directory, events, s)
     return truth
+
+
+def runs(directory):
+    """The repeats of "repeats", each thread's in repeat_run events."""
+    return repeats(directory, runs=True)
 
 
 # Values at the ends of each type's range, and a few plain ones.
@@ -1373,7 +1415,7 @@ def main():
               "future": future,
               "old-layout": old_layout, "empty": empty, "strings": strings, "stacks": stacks,
               "sites": sites, "codes": codes,
-              "compact": compact, "repeats": repeats, "flows": flows}
+              "compact": compact, "repeats": repeats, "runs": runs, "flows": flows}
     if scenario not in makers:
         sys.exit(f"make-ctf.py: unknown scenario {scenario}")
     truth = makers[scenario](directory)

@@ -15,27 +15,30 @@
 #
 # Each copy but the first is a repeat of the first one's memcpy event
 # (the same addresses, size and stream: doc/events.md, "repeat"), which
-# records its call (its correlation id and entry time), and a record in
-# a gpu_batch, which holds the times of up to 96 kernels and copies from
-# CUPTI's records (the bytes and the stream are the memcpy's); --no-api
-# leaves out only the calls no semantic event records, none here. A
-# repeat's fields take 16 bytes, its 6-byte header and its vpid and vtid
-# contexts 14 more; a copy's columns in the batch take 16 bytes, and the
-# batch's own header, context and fields (8 + 4 + 1, and a 2-byte length
-# for each of its 11 columns) about 45 bytes shared by its records
-# (doc/events.md, "Size of the trace"): 30 + 16 + 0.4 = 46.4 bytes a
-# copy, in both modes. The bound is the 48 bytes a call of doc/events.md's
-# target with --no-api, for both: a trace that writes the memcpy event
-# whole again (62 bytes), an event for each copy's record, a GPU record
-# whole, or a context more on every event, fails. The copies are counted
-# in the report too: as many as the program made, none lost.
+# records its call (its correlation id and entry time); its thread keeps
+# its repeats and writes them 32 at a time in a repeat_run, and its GPU
+# record goes in a gpu_batch, which holds the times of up to 96 kernels
+# and copies from CUPTI's records (the bytes and the stream are the
+# memcpy's); --no-api leaves out only the calls no semantic event
+# records, none here. A repeat's columns in the run take 20 bytes (shape
+# 8, correlation id, exit and duration 4 each), and the run's header,
+# contexts, base, tid and the lengths of its 4 columns about 42 bytes
+# shared by its 32 calls; a copy's columns in the batch take 16 bytes,
+# and the batch's own header, context and fields (8 + 4 + 1, and a 2-byte
+# length for each of its 11 columns) about 45 bytes shared by its records
+# (doc/events.md, "Size of the trace"): 20 + 1.3 + 16 + 0.4 = 37.7 bytes a
+# copy, in both modes. The bound is 40: a trace that writes a repeat as
+# an event of its own (30 bytes), the memcpy event whole again (62 bytes),
+# an event for each copy's record, a GPU record whole, or a context more
+# on every event, fails. The copies are counted in the report too: as
+# many as the program made, none lost.
 
 # programs/launch-loop makes N <<<>>> launches of one kernel with one
 # configuration, measured the same way, with and without --no-api: a
-# repeat of the first launch's launch_unconfigured (16 bytes of fields, 14
-# of header and contexts) and a shaped kernel's record in a gpu_batch (17
-# bytes of columns: its stream and configuration are the one
-# kernel_shape's) naming that kernel_shape, 47.4 bytes a launch; bound 48.
+# repeat of the first launch's launch_unconfigured in a run (21.3 bytes)
+# and a shaped kernel's record in a gpu_batch (17 bytes of columns: its
+# stream and configuration are the one kernel_shape's) naming that
+# kernel_shape, 38.7 bytes a launch; bound 40.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -51,9 +54,9 @@ stats="$trace_srcdir/bench/trace-stats.py"
 
 N1=1000
 N2=5000
-BOUND_API=48
-BOUND_NO_API=48
-BOUND_LAUNCH=48
+BOUND_API=40
+BOUND_NO_API=40
+BOUND_LAUNCH=40
 
 # stat TAG KEY: KEY's value in TAG's trace-stats line.
 stat() {
@@ -106,12 +109,12 @@ is "api1: the report has every copy the program made, each with its GPU record, 
 		r["trace"]["unmatched_gpu_records"])')" "($N1, $N1, 0, 0, 0)"
 record api2 $N2
 per_op "API calls on" api1 api2 $BOUND_API
-is "API calls on: 1 event per copy, and the batches" "$events" 1
+is "API calls on: no event of its own per copy: runs of repeats and batches" "$events" 0
 
 record noapi1 $N1 --no-api
 record noapi2 $N2 --no-api
 per_op "--no-api" noapi1 noapi2 $BOUND_NO_API
-is "--no-api: 1 event per copy, and the batches" "$events" 1
+is "--no-api: no event of its own per copy: runs of repeats and batches" "$events" 0
 
 # gpu_records TAG: "whole times batched", the copies' GPU records of TAG's
 # trace in each form.
@@ -123,7 +126,7 @@ gpu_records() {
 if trace_read api1 "$lttng_tmp/api1"; then
 	is "by default, every copy's GPU record is in a batch ($N1)" "$(gpu_records api1)" "0 0 $N1"
 	host_events=$(grep -c '^event=cudatrace:memcpy ' "$lttng_tmp/api1.events")
-	repeats=$(grep -c '^event=cudatrace:repeat ' "$lttng_tmp/api1.events")
+	repeats=$(trace_repeats api1)
 	ok "by default, a copy is a repeat of the first one's memcpy, written again each second ($host_events memcpy, $repeats repeats)" \
 		test "$host_events" -ge 1 -a "$host_events" -le 10 -a $((host_events + repeats)) -eq $N1
 	batches=$(grep -c '^event=cudatrace:gpu_batch ' "$lttng_tmp/api1.events")
@@ -133,16 +136,16 @@ fi
 # CUDATRACE_COMPACT=0 writes every record whole: a gpu_memcpy event (46
 # bytes of fields, 10 of header and vpid) instead of 16.4 bytes in a
 # batch, 39.6 bytes more a copy; and every copy's memcpy whole (62 bytes)
-# instead of a repeat (30), 32 more.
+# instead of a repeat in a run (21.3), 40.7 more.
 CUDATRACE_COMPACT=0
 export CUDATRACE_COMPACT
 record whole1 $N1
 unset CUDATRACE_COMPACT
 trace_read whole1 "$lttng_tmp/whole1" &&
 	is "CUDATRACE_COMPACT=0: every copy's GPU record is whole ($N1)" "$(gpu_records whole1)" "$N1 0 0"
-ok "CUDATRACE_COMPACT=0: the trace is larger by a GPU event a copy, less its batched columns, and a memcpy, less a repeat" \
+ok "CUDATRACE_COMPACT=0: the trace is larger by a GPU event a copy, less its batched columns, and a memcpy, less a repeat in a run ($(awk -v a="$(stat api1 content_bytes)" -v b="$(stat whole1 content_bytes)" -v n=$N1 'BEGIN { printf "%.1f", (b - a) / n }') bytes)" \
 	awk -v a="$(stat api1 content_bytes)" -v b="$(stat whole1 content_bytes)" -v n=$N1 \
-	'BEGIN { exit !(b - a >= 70 * n && b - a <= 73 * n) }'
+	'BEGIN { exit !(b - a >= 79 * n && b - a <= 82 * n) }'
 
 # <<<>>> launches: each kernel's record names its configuration by the one
 # kernel_shape.
@@ -151,7 +154,7 @@ unit=launches
 record launch1 $N1
 record launch2 $N2
 per_op "<<<>>> launches" launch1 launch2 $BOUND_LAUNCH
-is "<<<>>> launches: 1 event per launch, and the batches" "$events" 1
+is "<<<>>> launches: no event of its own per launch: runs of repeats and batches" "$events" 0
 record launch-noapi1 $N1 --no-api
 record launch-noapi2 $N2 --no-api
 per_op "<<<>>> launches, --no-api" launch-noapi1 launch-noapi2 $BOUND_LAUNCH
@@ -163,7 +166,7 @@ if trace_read launch1 "$lttng_tmp/launch1"; then
 			grep -c '^event=cudatrace:gpu_kernel_shaped ' "$lttng_tmp/launch1.events")" \
 		"$N1 1 0 0"
 	host_events=$(grep -c '^event=cudatrace:launch_unconfigured ' "$lttng_tmp/launch1.events")
-	repeats=$(grep -c '^event=cudatrace:repeat ' "$lttng_tmp/launch1.events")
+	repeats=$(trace_repeats launch1)
 	ok "<<<>>> launches: a launch is a repeat of the first one's launch_unconfigured ($host_events launch_unconfigured, $repeats repeats)" \
 		test "$host_events" -ge 1 -a "$host_events" -le 10 -a $((host_events + repeats)) -eq $N1
 fi

@@ -292,3 +292,11 @@ trace_batched() {
 	sed -n "s/^event=cudatrace:gpu_batch .* $2=\\([^ ]*\\).*/\\1/p" \
 		"$lttng_tmp/$1.events" | awk -F, '{ n += NF } END { print n + 0 }'
 }
+
+# trace_repeats TAG: the repeats of TAG's trace, alone or in the
+# repeat_run events that hold them (doc/events.md).
+trace_repeats() {
+	echo $(($(trace_count "$1" repeat) + $(sed -n \
+		"s/^event=cudatrace:repeat_run .* correlation_id=\\([^ ]*\\).*/\\1/p" \
+		"$lttng_tmp/$1.events" | awk -F, '{ n += NF } END { print n + 0 }')))
+}

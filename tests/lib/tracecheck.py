@@ -245,6 +245,35 @@ def field_values(layout, event):
     return values
 
 
+def expand_runs(events):
+    """EVENTS with each repeat_run replaced by the repeats it holds, in its
+    place (doc/events.md, "repeat_run"): call i is a repeat of shape[i] and
+    correlation_id[i] at base + exit[i], whose entry is duration[i] before,
+    of the thread tid when it is not 0 (written by another thread at the
+    process's exit), else of the run's own."""
+    expanded = []
+    for event in events:
+        if event["_name"] != "repeat_run":
+            expanded.append(event)
+            continue
+        base = number(event.get("base"), 0)
+        tid = number(event.get("tid"), 0)
+        own = {key: value for key, value in event.items()
+               if key not in ("event", "_name", "base", "tid", "shape", "correlation_id",
+                              "exit", "duration")}
+        if tid:
+            own["vtid"] = str(tid)
+        for shape, correlation_id, exit_ns, duration in zip(
+                column(event, "shape"), column(event, "correlation_id"),
+                column(event, "exit"), column(event, "duration")):
+            ts = base + number(exit_ns, 0)
+            entry = ts - number(duration, 0)
+            expanded.append(dict(own, _name="repeat", _run=True, ts=str(ts),
+                                 shape=shape, correlation_id=correlation_id,
+                                 entry_low=str(entry & 0xFFFFFFFF)))
+    return expanded
+
+
 def expand_repeats(events):
     """EVENTS with each repeat made the event it stands for (doc/events.md,
     "repeat"), in its place: the last whole memcpy, memset, launch or
@@ -291,12 +320,12 @@ def complete_compact_events(events):
     the configuration of the kernel_shape it names in its process. One
     without such a host event (or shape) is left as it is: the checkers'
     correlation checks report it. A gpu_batch is first the records it
-    holds (expand_batches), and a repeat first the event it stands for
-    (expand_repeats)."""
+    holds (expand_batches), a repeat_run first the repeats it holds
+    (expand_runs), and a repeat the event it stands for (expand_repeats)."""
     hosts = {}
     shapes = {}
     completed = []
-    for event in expand_batches(expand_repeats(events)):
+    for event in expand_batches(expand_repeats(expand_runs(events))):
         name = event["_name"]
         vpid = event.get("vpid")
         if name == "launch_unconfigured":

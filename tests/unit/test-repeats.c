@@ -8,8 +8,12 @@
  * more has passed, a session started since, the call took 2^31 ns or
  * more, its event does not record it (entry 0), the repeat event is
  * disabled, or CUDATRACE_COMPACT=0. A shape follows every field of its
- * event but the call's correlation id and entry. The events are seen
- * through probes of the test's (libtrace-test.h).
+ * event but the call's correlation id and entry. With repeat_run enabled,
+ * a thread's repeats are kept and written together, in call order, each
+ * with its exit and duration: when the run is flushed, full, a second
+ * old, or at the exit (which closes it: repeats are written one by one
+ * after); their operations are noted as recorded only once written. The
+ * events are seen through probes of the test's (libtrace-test.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +29,7 @@
 #include "contract/shape.h"
 #include "cudatrace-tp.h"
 #include "libtrace-test.h"
+#include "recorded-ops.h"
 #include "repeats.h"
 #include "state.h"
 
@@ -36,6 +41,31 @@ static void on_repeat(void *data, const struct ct_ev_repeat *e)
 	(void)data;
 	repeat_events++;
 	last = *e;
+}
+
+/* The runs written: how many, and the last one's calls. */
+static unsigned run_events;
+static struct {
+	uint64_t base;
+	uint32_t tid, count;
+	uint64_t shape[CT_REPEAT_RUN_MAX];
+	uint32_t correlation_id[CT_REPEAT_RUN_MAX], exit[CT_REPEAT_RUN_MAX],
+	    duration[CT_REPEAT_RUN_MAX];
+} last_run;
+
+static void on_repeat_run(void *data, const struct ct_ev_repeat_run *e)
+{
+	(void)data;
+	run_events++;
+	last_run.base = e->base;
+	last_run.tid = e->tid;
+	last_run.count = e->shape_count;
+	for (uint32_t i = 0; i < e->shape_count && i < CT_REPEAT_RUN_MAX; i++) {
+		last_run.shape[i] = e->shape[i];
+		last_run.correlation_id[i] = e->correlation_id[i];
+		last_run.exit[i] = e->exit[i];
+		last_run.duration[i] = e->duration[i];
+	}
 }
 
 static struct repeats slots;
@@ -53,6 +83,9 @@ static int fresh(void **state)
 	repeat_events = 0;
 	memset(&last, 0, sizeof(last));
 	TP_ENABLE(repeat, on_repeat);
+	run_events = 0;
+	memset(&last_run, 0, sizeof(last_run));
+	TP_DISABLE(repeat_run);
 	return 0;
 }
 
@@ -78,12 +111,12 @@ static void test_written_then_repeated(void **state)
 	struct ct_api_ref api = ref(10);
 
 	(void)state;
-	assert_false(repeats_write(&call, 0x1234, &api));
+	assert_false(repeats_write(&call, 0x1234, &api, RECORDED_NONE));
 	assert_int_equal(repeat_events, 0);
 	repeats_written(&call, 0x1234);
 	next_call(1000);
 	api = ref(11);
-	assert_true(repeats_write(&call, 0x1234, &api));
+	assert_true(repeats_write(&call, 0x1234, &api, RECORDED_NONE));
 	assert_int_equal(repeat_events, 1);
 	assert_int_equal(last.shape, 0x1234);
 	assert_int_equal(last.correlation_id, 11);
@@ -91,7 +124,7 @@ static void test_written_then_repeated(void **state)
 	/* and again, from the same whole event */
 	next_call(1000);
 	api = ref(12);
-	assert_true(repeats_write(&call, 0x1234, &api));
+	assert_true(repeats_write(&call, 0x1234, &api, RECORDED_NONE));
 	assert_int_equal(last.correlation_id, 12);
 }
 
@@ -103,14 +136,14 @@ static void test_another_shape_in_the_slot(void **state)
 	(void)state;
 	assert_int_equal(ct_repeat_slot(a), ct_repeat_slot(b));
 	repeats_written(&call, a);
-	assert_false(repeats_write(&call, b, &api));
+	assert_false(repeats_write(&call, b, &api, RECORDED_NONE));
 	repeats_written(&call, b);
-	assert_false(repeats_write(&call, a, &api));
-	assert_true(repeats_write(&call, b, &api));
+	assert_false(repeats_write(&call, a, &api, RECORDED_NONE));
+	assert_true(repeats_write(&call, b, &api, RECORDED_NONE));
 	/* another slot is another shape's */
 	repeats_written(&call, a + 1);
-	assert_true(repeats_write(&call, a + 1, &api));
-	assert_true(repeats_write(&call, b, &api));
+	assert_true(repeats_write(&call, a + 1, &api, RECORDED_NONE));
+	assert_true(repeats_write(&call, b, &api, RECORDED_NONE));
 	assert_int_equal(repeat_events, 3);
 }
 
@@ -123,15 +156,15 @@ static void test_a_second_later(void **state)
 	repeats_written(&call, 7);
 	next_call(999999999);
 	api = ref(11);
-	assert_true(repeats_write(&call, 7, &api));
+	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
 	next_call(1);
 	api = ref(12);
-	assert_false(repeats_write(&call, 7, &api));
+	assert_false(repeats_write(&call, 7, &api, RECORDED_NONE));
 	/* written whole again: it stands for its repeats a second more */
 	repeats_written(&call, 7);
 	next_call(500000000);
 	api = ref(13);
-	assert_true(repeats_write(&call, 7, &api));
+	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
 	assert_int_equal(repeat_events, 2);
 }
 
@@ -141,14 +174,14 @@ static void test_session_started(void **state)
 
 	(void)state;
 	repeats_written(&call, 7);
-	assert_true(repeats_write(&call, 7, &api));
+	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
 	repeats_announce_again();
-	assert_false(repeats_write(&call, 7, &api));
+	assert_false(repeats_write(&call, 7, &api, RECORDED_NONE));
 	/* a call entered after the session started writes it anew */
 	call.entry = clock_now_ns();
 	api = ref(11);
 	repeats_written(&call, 7);
-	assert_true(repeats_write(&call, 7, &api));
+	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
 	assert_int_equal(repeat_events, 2);
 }
 
@@ -162,12 +195,12 @@ static void test_long_call(void **state)
 	repeats_written(&call, 7);
 	next_call(500000000);
 	api = ref(11);
-	assert_false(repeats_write(&call, 7, &api));
+	assert_false(repeats_write(&call, 7, &api, RECORDED_NONE));
 	/* a call of a moment is repeated */
 	call.entry = clock_now_ns();
 	repeats_written(&call, 7);
 	api = ref(12);
-	assert_true(repeats_write(&call, 7, &api));
+	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
 	assert_int_equal(repeat_events, 1);
 }
 
@@ -178,7 +211,7 @@ static void test_not_recording_its_call(void **state)
 	(void)state;
 	repeats_written(&call, 7);
 	api.entry = 0;
-	assert_false(repeats_write(&call, 7, &api));
+	assert_false(repeats_write(&call, 7, &api, RECORDED_NONE));
 	assert_int_equal(repeat_events, 0);
 }
 
@@ -189,13 +222,120 @@ static void test_disabled_or_not_compact(void **state)
 	(void)state;
 	repeats_written(&call, 7);
 	TP_DISABLE(repeat);
-	assert_false(repeats_write(&call, 7, &api));
+	assert_false(repeats_write(&call, 7, &api, RECORDED_NONE));
 	TP_ENABLE(repeat, on_repeat);
 	config.compact = false;
-	assert_false(repeats_write(&call, 7, &api));
+	assert_false(repeats_write(&call, 7, &api, RECORDED_NONE));
 	config.compact = true;
-	assert_true(repeats_write(&call, 7, &api));
+	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
 	assert_int_equal(repeat_events, 1);
+}
+
+/* Repeats kept in the thread's run, written together when it is flushed,
+ * in call order, each call with its exit and how long it took. */
+static void test_run_kept_then_written(void **state)
+{
+	struct ct_api_ref api;
+	uint64_t before = clock_now_ns();
+
+	(void)state;
+	TP_ENABLE(repeat_run, on_repeat_run);
+	repeats_written(&call, 7);
+	repeats_written(&call, 9);
+	for (uint32_t id = 20; id < 23; id++) {
+		next_call(1000);
+		api = ref(id);
+		assert_true(repeats_write(&call, id == 21 ? 9 : 7, &api, RECORDED_NONE));
+	}
+	assert_int_equal(run_events, 0);
+	assert_int_equal(repeat_events, 0);
+	repeats_flush(&slots);
+	assert_int_equal(run_events, 1);
+	assert_int_equal(repeat_events, 0);
+	assert_int_equal(last_run.count, 3);
+	assert_int_equal(last_run.tid, 0);
+	assert_true(last_run.base >= before && last_run.base <= clock_now_ns());
+	assert_int_equal(last_run.shape[0], 7);
+	assert_int_equal(last_run.shape[1], 9);
+	assert_int_equal(last_run.correlation_id[2], 22);
+	assert_int_equal(last_run.exit[0], 0);
+	assert_true(last_run.exit[1] >= last_run.exit[0] && last_run.exit[2] >= last_run.exit[1]);
+	/* each call's entry is its own: 1000 ns after the one before */
+	assert_int_equal((last_run.base + last_run.exit[1] - last_run.duration[1]) -
+	                     (last_run.base + last_run.exit[0] - last_run.duration[0]),
+	                 1000);
+	/* nothing kept: nothing written */
+	repeats_flush(&slots);
+	assert_int_equal(run_events, 1);
+}
+
+/* A full run is written at once; one a second old before the next call. */
+static void test_run_full_or_old(void **state)
+{
+	struct ct_api_ref api;
+
+	(void)state;
+	TP_ENABLE(repeat_run, on_repeat_run);
+	repeats_written(&call, 7);
+	for (uint32_t i = 0; i < CT_REPEAT_RUN_MAX; i++) {
+		api = ref(100 + i);
+		assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
+	}
+	assert_int_equal(run_events, 1);
+	assert_int_equal(last_run.count, CT_REPEAT_RUN_MAX);
+	assert_int_equal(last_run.correlation_id[CT_REPEAT_RUN_MAX - 1],
+	                 100 + CT_REPEAT_RUN_MAX - 1);
+	api = ref(200);
+	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
+	/* its first call a second ago: written before the next one is kept */
+	slots.run.base -= 1000000000;
+	api = ref(201);
+	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
+	assert_int_equal(run_events, 2);
+	assert_int_equal(last_run.count, 1);
+	assert_int_equal(last_run.correlation_id[0], 200);
+	repeats_flush(&slots);
+	assert_int_equal(run_events, 3);
+	assert_int_equal(last_run.correlation_id[0], 201);
+}
+
+/* An operation kept in a run is noted as recorded only once it is written:
+ * its GPU record, read before, is written whole. */
+static void test_run_noted_once_written(void **state)
+{
+	struct ct_api_ref api = ref(300);
+
+	(void)state;
+	TP_ENABLE(repeat_run, on_repeat_run);
+	repeats_written(&call, 7);
+	assert_true(repeats_write(&call, 7, &api, RECORDED_WHOLE));
+	assert_int_equal(recorded_ops_take(300), RECORDED_NONE);
+	api = ref(301);
+	assert_true(repeats_write(&call, 7, &api, RECORDED_WHOLE));
+	repeats_flush(&slots);
+	assert_int_equal(recorded_ops_take(301), RECORDED_WHOLE);
+}
+
+/* The exit writes every thread's run and closes it: the thread's repeats
+ * are written one by one after. */
+static void test_exit_closes_runs(void **state)
+{
+	struct ct_api_ref api = ref(400);
+
+	(void)state;
+	TP_ENABLE(repeat_run, on_repeat_run);
+	repeats_written(&call, 7);
+	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
+	repeats_flush_all();
+	assert_int_equal(run_events, 1);
+	assert_int_equal(last_run.correlation_id[0], 400);
+	assert_int_equal(last_run.tid, 0); /* its own */
+	api = ref(401);
+	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
+	assert_int_equal(repeat_events, 1);
+	assert_int_equal(last.correlation_id, 401);
+	repeats_flush(&slots);
+	assert_int_equal(run_events, 1);
 }
 
 /* A copy's event, every field set. */
@@ -264,6 +404,10 @@ int main(void)
 		cmocka_unit_test_setup(test_not_recording_its_call, fresh),
 		cmocka_unit_test_setup(test_disabled_or_not_compact, fresh),
 		cmocka_unit_test_setup(test_shape_of_every_field_but_the_call, fresh),
+		cmocka_unit_test_setup(test_run_kept_then_written, fresh),
+		cmocka_unit_test_setup(test_run_full_or_old, fresh),
+		cmocka_unit_test_setup(test_run_noted_once_written, fresh),
+		cmocka_unit_test_setup(test_exit_closes_runs, fresh),
 		/* last: the other tests' calls entered before it, which it makes stale */
 		cmocka_unit_test_setup(test_session_started, fresh),
 	};

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * repeat-runs.c - repeat_run events as their repeats (see repeat-runs.h).
+ */
+#include <string.h>
+
+#include "contract/assert.h"
+#include "common/event-schema.h"
+#include "common/saturate.h"
+#include "repeat-runs.h"
+
+/* The contract's name of each column, in enum ct_repeat_run_column's order. */
+static const char *const column_names[CT_REPEAT_RUN_COLUMNS] = {
+	"shape",
+	"correlation_id",
+	"exit",
+	"duration",
+};
+
+static uint64_t unsigned_member(const bt_field *payload, uint64_t index)
+{
+	return bt_field_integer_unsigned_get_value(
+	    bt_field_structure_borrow_member_field_by_index_const(payload, index));
+}
+
+static uint64_t element(const struct ct_repeat_run *run, int c, uint64_t i)
+{
+	return bt_field_integer_unsigned_get_value(
+	    bt_field_array_borrow_element_field_by_index_const(run->column[c], i));
+}
+
+void ct_repeat_run_open(struct ct_repeat_run *run, const struct ct_event_class_info *info,
+                        const bt_event *event)
+{
+	const bt_field *payload = bt_event_borrow_payload_field_const(event);
+	const struct ct_field_spec *spec = ct_event_fields(CT_EV_REPEAT_RUN);
+
+	CT_ASSERT(info->type == CT_EV_REPEAT_RUN);
+	*run = (struct ct_repeat_run){ .count = UINT64_MAX };
+	/* every field is required: the class resolved only with all of them */
+	for (uint8_t n = 0; n < info->field_count; n++) {
+		if (!strcmp(spec[n].name, "base")) {
+			run->base = unsigned_member(payload, info->index[n]);
+			continue;
+		}
+		if (!strcmp(spec[n].name, "tid")) {
+			run->tid = (uint32_t)unsigned_member(payload, info->index[n]);
+			continue;
+		}
+		for (int c = 0; c < CT_REPEAT_RUN_COLUMNS; c++) {
+			const bt_field *field;
+
+			if (strcmp(spec[n].name, column_names[c]))
+				continue;
+			CT_ASSERT(info->read[n] == CT_READ_COLUMN);
+			field = bt_field_structure_borrow_member_field_by_index_const(
+			    payload, info->index[n]);
+			run->column[c] = field;
+			if (bt_field_array_get_length(field) < run->count)
+				run->count = bt_field_array_get_length(field);
+		}
+	}
+	for (int c = 0; c < CT_REPEAT_RUN_COLUMNS; c++)
+		CT_ASSERT(run->column[c]);
+}
+
+bool ct_repeat_run_next(struct ct_repeat_run *run, struct ct_event *ev, int64_t *time_ns)
+{
+	uint64_t exit;
+
+	if (run->next >= run->count)
+		return false;
+	exit = ct_sat_add_u64(run->base, element(run, CT_REPEAT_RUN_EXIT, run->next));
+	memset(ev, 0, sizeof(*ev));
+	ev->type = CT_EV_REPEAT;
+	ev->u.repeat.shape = element(run, CT_REPEAT_RUN_SHAPE, run->next);
+	ev->u.repeat.correlation_id =
+	    (uint32_t)element(run, CT_REPEAT_RUN_CORRELATION_ID, run->next);
+	/* the low bits of its entry, as a repeat of its own would say */
+	ev->u.repeat.entry_low = (uint32_t)(exit - element(run, CT_REPEAT_RUN_DURATION, run->next));
+	*time_ns = ct_sat_i64(exit);
+	run->next++;
+	return true;
+}
