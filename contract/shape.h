@@ -23,6 +23,7 @@
 #ifndef CUDATRACE_CONTRACT_SHAPE_H
 #define CUDATRACE_CONTRACT_SHAPE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "events.h"
@@ -62,6 +63,28 @@ static inline uint64_t ct_shape_call(uint64_t h, const struct ct_api_ref *api)
 		(void)e;                                                         \
 		fields                                                           \
 		return h ? h : 1;                                                \
+	}
+/* clang-format on */
+#include "events.def"
+
+/*
+ * ct_same_shape_<layout>(a, b): whether A and B have one shape, field by
+ * field (the call's correlation_id and entry left out, as in the shape):
+ * a few comparisons where the shape is a mix of every field, for a loop
+ * whose calls say the same each time.
+ */
+/* clang-format off */
+#define CT_FIELD(type, name, need)      && a->name == b->name
+#define CT_ENUM_FIELD(enum, name, need) && a->name == b->name
+#define CT_MEMBER(ctype, member)        \
+	&& a->member.domain == b->member.domain && a->member.cbid == b->member.cbid
+#define CT_LAYOUT(name, fields)                                                    \
+	static inline bool ct_same_shape_##name(const struct ct_ev_##name *a,      \
+	                                        const struct ct_ev_##name *b)      \
+	{                                                                          \
+		(void)a;                                                           \
+		(void)b;                                                           \
+		return true fields;                                                \
 	}
 /* clang-format on */
 #include "events.def"

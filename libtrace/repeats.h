@@ -69,7 +69,22 @@ struct repeat_run {
 	uint8_t note[CT_REPEAT_RUN_MAX];      /* enum recorded_op, noted once written */
 };
 
-/* A thread's slots and run; zeroed: none holds a shape, nothing is kept. */
+/* The last two events of each kind that repeats whose shapes its thread
+ * computed, with those shapes (0: none): a loop's next call compares its
+ * fields rather than mix them all again (two, for loops that alternate,
+ * an upload and a download). */
+#define SHAPE_MEMO_WAYS 2
+struct shape_memo {
+	struct ct_ev_memcpy memcpy[SHAPE_MEMO_WAYS];
+	struct ct_ev_memset memset[SHAPE_MEMO_WAYS];
+	struct ct_ev_launch launch[SHAPE_MEMO_WAYS];
+	struct ct_ev_launch_unconfigured launch_unconfigured[SHAPE_MEMO_WAYS];
+	uint64_t memcpy_shape[SHAPE_MEMO_WAYS], memset_shape[SHAPE_MEMO_WAYS],
+	    launch_shape[SHAPE_MEMO_WAYS], launch_unconfigured_shape[SHAPE_MEMO_WAYS];
+	unsigned memcpy_next, memset_next, launch_next, launch_unconfigured_next;
+};
+
+/* A thread's slots, run and shapes; zeroed: none holds a shape, nothing is kept. */
 struct repeats {
 	struct {
 		uint64_t shape;      /* 0: none */
@@ -79,7 +94,35 @@ struct repeats {
 	int8_t listed; /* 0 not yet, 1 in the list the exit flushes, -1 never (full) */
 	uint32_t tid;
 	struct repeat_run run;
+	struct shape_memo memo;
 };
+
+/* The shape of E (a struct ct_ev_EVENT *), from R's memo when one of its
+ * last events of that kind had the same fields; else computed, and kept
+ * in place of the older one. */
+#define REPEAT_SHAPE(r, event, e)                                                        \
+	((r)->memo.event##_shape[0] && ct_same_shape_##event(&(r)->memo.event[0], (e))   \
+	     ? (r)->memo.event##_shape[0]                                                \
+	 : (r)->memo.event##_shape[1] && ct_same_shape_##event(&(r)->memo.event[1], (e)) \
+	     ? (r)->memo.event##_shape[1]                                                \
+	     : repeat_shape_keep_##event(&(r)->memo, (e)))
+
+/* clang-format off */
+#define SHAPE_MEMO_KEEP(event)                                                          \
+	static inline uint64_t repeat_shape_keep_##event(struct shape_memo *m,          \
+	                                                 const struct ct_ev_##event *e) \
+	{                                                                               \
+		unsigned way = m->event##_next++ % SHAPE_MEMO_WAYS;                     \
+                                                                                        \
+		m->event[way] = *e;                                                     \
+		return m->event##_shape[way] = ct_shape_##event(e);                     \
+	}
+SHAPE_MEMO_KEEP(memcpy)
+SHAPE_MEMO_KEEP(memset)
+SHAPE_MEMO_KEEP(launch)
+SHAPE_MEMO_KEEP(launch_unconfigured)
+#undef SHAPE_MEMO_KEEP
+/* clang-format on */
 
 /*
  * Records a repeat for CALL, whose event has SHAPE and call reference API,
@@ -116,7 +159,7 @@ void repeats_announce_again(void);
  */
 #define REPEAT_OR_WRITE(call, event, e, note)                                       \
 	do {                                                                        \
-		uint64_t shape_ = ct_shape_##event(e);                              \
+		uint64_t shape_ = REPEAT_SHAPE((call)->repeats, event, e);          \
 		if (!repeats_write((call), shape_, &(e)->api, (note))) {            \
 			repeats_flush((call)->repeats);                             \
 			lttng_ust_do_tracepoint(cudatrace, event, (e));             \

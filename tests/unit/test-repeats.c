@@ -8,7 +8,9 @@
  * more has passed, a session started since, the call took 2^31 ns or
  * more, its event does not record it (entry 0), the repeat event is
  * disabled, or CUDATRACE_COMPACT=0. A shape follows every field of its
- * event but the call's correlation id and entry. With repeat_run enabled,
+ * event but the call's correlation id and entry, and two events of one
+ * shape compare equal field by field (as the thread's memo of its last
+ * shapes finds them) and of two shapes not. With repeat_run enabled,
  * a thread's repeats are kept and written together, in call order, each
  * with its exit and duration: when the run is flushed, full, a second
  * old, or at the exit (which closes it: repeats are written one by one
@@ -369,11 +371,13 @@ static void test_shape_of_every_field_but_the_call(void **state)
 	b.api.correlation_id = 6;
 	b.api.entry = 100;
 	assert_int_equal(ct_shape_memcpy(&b), shape);
+	assert_true(ct_same_shape_memcpy(&a, &b));
 #define DIFFERS(field, value)                                     \
 	do {                                                      \
 		b = a;                                            \
 		b.field = (value);                                \
 		assert_int_not_equal(ct_shape_memcpy(&b), shape); \
+		assert_false(ct_same_shape_memcpy(&a, &b));       \
 	} while (0)
 	DIFFERS(direction, CT_DIR_DTOH);
 	DIFFERS(src, 0x7001);
@@ -392,6 +396,28 @@ static void test_shape_of_every_field_but_the_call(void **state)
 	b.src = a.dst;
 	b.dst = a.src;
 	assert_int_not_equal(ct_shape_memcpy(&b), shape);
+	assert_false(ct_same_shape_memcpy(&a, &b));
+}
+
+/* The thread's memo of its last shapes answers as the shape does, for two
+ * alternating events and a third that takes the older one's place. */
+static void test_shape_memo(void **state)
+{
+	struct ct_ev_memcpy up = copy(), down = copy(), other = copy();
+
+	(void)state;
+	down.direction = CT_DIR_DTOH;
+	other.bytes = 1;
+	for (int round = 0; round < 3; round++) {
+		up.api.correlation_id = (uint32_t)(10 + round);
+		down.api.correlation_id = (uint32_t)(20 + round);
+		assert_int_equal(REPEAT_SHAPE(&slots, memcpy, &up), ct_shape_memcpy(&up));
+		assert_int_equal(REPEAT_SHAPE(&slots, memcpy, &down), ct_shape_memcpy(&down));
+	}
+	assert_int_equal(REPEAT_SHAPE(&slots, memcpy, &other), ct_shape_memcpy(&other));
+	assert_int_equal(REPEAT_SHAPE(&slots, memcpy, &up), ct_shape_memcpy(&up));
+	assert_int_equal(REPEAT_SHAPE(&slots, memcpy, &down), ct_shape_memcpy(&down));
+	assert_int_equal(REPEAT_SHAPE(&slots, memcpy, &other), ct_shape_memcpy(&other));
 }
 
 int main(void)
@@ -404,6 +430,7 @@ int main(void)
 		cmocka_unit_test_setup(test_not_recording_its_call, fresh),
 		cmocka_unit_test_setup(test_disabled_or_not_compact, fresh),
 		cmocka_unit_test_setup(test_shape_of_every_field_but_the_call, fresh),
+		cmocka_unit_test_setup(test_shape_memo, fresh),
 		cmocka_unit_test_setup(test_run_kept_then_written, fresh),
 		cmocka_unit_test_setup(test_run_full_or_old, fresh),
 		cmocka_unit_test_setup(test_run_noted_once_written, fresh),
