@@ -184,6 +184,39 @@ static void decode_ust_statedump(struct ct_decode_thread *dt,
 }
 
 /*
+ * One of the events a batch-like EVENT (a gpu_batch, a repeat_run) holds:
+ * EV at TIME_NS, placed where EVENT is (AT_NS). The first one reads the
+ * origin from EVENT's context (its thread VTID when not 0), the others
+ * take it from *ORIGIN unchanged.
+ */
+static void add_held(struct ct_decode_thread *dt, const struct ct_event_class_info *info,
+                     const bt_event *event, const struct ct_event *ev, int64_t time_ns,
+                     int64_t at_ns, int64_t vtid, struct ct_event_origin *origin, bool *first)
+{
+	struct ct_batch *b;
+	struct ct_record *rec = new_record(dt, CT_RECORD_EVENT, 0, &b);
+
+	rec->decoded = true;
+	rec->ev = *ev;
+	rec->ev.time_ns = time_ns;
+	rec->ev.trace = info->trace;
+	rec->at_ns = place(dt, at_ns);
+	if (!*first) {
+		rec->origin = *origin;
+		return;
+	}
+	*first = false;
+	ct_decoder_origin(&dt->decoder, info, bt_event_borrow_common_context_field_const(event),
+	                  true, b->strings, &rec->origin);
+	if (vtid)
+		rec->origin.vtid = vtid;
+	*origin = rec->origin;
+	/* the same origin again: nothing changed, no string to copy */
+	origin->changed = false;
+	origin->hostname = origin->procname = NULL;
+}
+
+/*
  * A gpu_batch: a record for each kernel and copy it holds, the
  * gpu_memcpy_times, gpu_kernel_times or gpu_kernel_shaped it stands for
  * at the batch's time, as if the tracer had written them one by one.
@@ -198,28 +231,8 @@ static void decode_gpu_batch(struct ct_decode_thread *dt, const struct ct_event_
 	bool first = true;
 
 	ct_gpu_batch_open(&batch, info, event);
-	while (ct_gpu_batch_next(&batch, &ev)) {
-		struct ct_batch *b;
-		struct ct_record *rec = new_record(dt, CT_RECORD_EVENT, 0, &b);
-
-		rec->decoded = true;
-		rec->ev = ev;
-		rec->ev.time_ns = time;
-		rec->ev.trace = info->trace;
-		rec->at_ns = place(dt, time);
-		if (first) {
-			first = false;
-			ct_decoder_origin(&dt->decoder, info,
-			                  bt_event_borrow_common_context_field_const(event), true,
-			                  b->strings, &rec->origin);
-			origin = rec->origin;
-			/* the same origin again: nothing changed, no string to copy */
-			origin.changed = false;
-			origin.hostname = origin.procname = NULL;
-		} else {
-			rec->origin = origin;
-		}
-	}
+	while (ct_gpu_batch_next(&batch, &ev))
+		add_held(dt, info, event, &ev, time, time, 0, &origin, &first);
 }
 
 /*
@@ -238,30 +251,8 @@ static void decode_repeat_run(struct ct_decode_thread *dt, const struct ct_event
 	bool first = true;
 
 	ct_repeat_run_open(&run, info, event);
-	while (ct_repeat_run_next(&run, &ev, &time)) {
-		struct ct_batch *b;
-		struct ct_record *rec = new_record(dt, CT_RECORD_EVENT, 0, &b);
-
-		rec->decoded = true;
-		rec->ev = ev;
-		rec->ev.time_ns = time;
-		rec->ev.trace = info->trace;
-		rec->at_ns = place(dt, run_time);
-		if (first) {
-			first = false;
-			ct_decoder_origin(&dt->decoder, info,
-			                  bt_event_borrow_common_context_field_const(event), true,
-			                  b->strings, &rec->origin);
-			if (run.tid)
-				rec->origin.vtid = run.tid;
-			origin = rec->origin;
-			/* the same origin again: nothing changed, no string to copy */
-			origin.changed = false;
-			origin.hostname = origin.procname = NULL;
-		} else {
-			rec->origin = origin;
-		}
-	}
+	while (ct_repeat_run_next(&run, &ev, &time))
+		add_held(dt, info, event, &ev, time, run_time, run.tid, &origin, &first);
 }
 
 static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
