@@ -44,6 +44,7 @@ struct api_call {
 	const char *symbol;         /* kernel name of a launch, from CUPTI */
 	struct handle_cache *cache; /* the thread's, kept from call to call */
 	struct repeats *repeats;    /* the thread's */
+	struct op_site *site;       /* the thread's (call-stack.h) */
 	struct ct_api_ref ref;      /* entry: always 0 here (call_record) */
 	uint64_t entry;             /* ns of CLOCK_MONOTONIC at ENTER */
 	bool recorded;              /* an event recorded the call (call_record) */

@@ -30,13 +30,16 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "api-call.h"
 #include "call-stack.h"
 #include "cudatrace-tp.h"
 #include "python-frames.h"
+#include "repeats.h"
 #include "state.h"
 #include "table.h"
 
@@ -127,23 +130,71 @@ uint64_t call_stack_id(void)
 	return id;
 }
 
-void call_stack_note_operation(uint32_t correlation_id)
-{
-	uint64_t id;
+bool call_stack_sites_off;
 
-	/* most operations have no stack: their events have no stack_id field */
-	if (!config.stack_calls || !lttng_ust_tracepoint_enabled(cudatrace, call_site))
+/* Bumped when a session starts: each thread's site is said again. */
+static unsigned sites_generation;
+
+static void write_site(struct api_call *call, uint32_t correlation_id, uint64_t stack_id)
+{
+	repeats_flush(call->repeats); /* the thread's events stay in the order of its calls */
+	lttng_ust_do_tracepoint(cudatrace, call_site,
+	                        &(struct ct_ev_call_site){
+	                            .correlation_id = correlation_id,
+	                            .stack_id = stack_id,
+	                        });
+}
+
+/* The stack of the calling thread, whose Python frames give KEY (not 0):
+ * the one SITE remembers for them, else taken and remembered. */
+static uint64_t stack_of_frames(struct op_site *site, uint64_t key)
+{
+	struct op_site_known *known = &site->known[key % OP_SITE_KNOWN];
+
+	if (known->python_key != key) {
+		known->python_key = key;
+		known->stack_id = call_stack_id();
+	}
+	return known->stack_id;
+}
+
+void call_stack_site_note(struct api_call *call, uint32_t correlation_id)
+{
+	struct op_site *site = call->site;
+	unsigned generation = __atomic_load_n(&sites_generation, __ATOMIC_RELAXED);
+	uint64_t key, id;
+
+	if (!config.stack_calls && python_frames_absent()) {
+		__atomic_store_n(&call_stack_sites_off, true, __ATOMIC_RELAXED);
 		return;
-	id = call_stack_id();
-	if (id)
-		lttng_ust_do_tracepoint(cudatrace, call_site,
-		                        &(struct ct_ev_call_site){
-		                            .correlation_id = correlation_id,
-		                            .stack_id = id,
-		                        });
+	}
+	if (!config.stack_depth || !lttng_ust_tracepoint_enabled(cudatrace, call_site))
+		return;
+	if (config.stack_calls) {
+		if ((id = call_stack_id()))
+			write_site(call, correlation_id, id);
+		return;
+	}
+	if (site->generation != generation) {
+		/* a new session: its trace knows neither the site nor the stacks */
+		memset(site, 0, sizeof(*site));
+		site->generation = generation;
+	}
+	key = python_frames_key(config.stack_depth);
+	if (key == site->python_key)
+		return; /* the same frames, at the same instructions, as the last call */
+	/* what follows may write a call_stack: after the repeats of the calls before */
+	repeats_flush(call->repeats);
+	id = key ? stack_of_frames(site, key) : 0;
+	if (id != site->stack_id)
+		/* from native code alone (0): the thread's site is no longer known */
+		write_site(call, correlation_id, id);
+	site->python_key = key;
+	site->stack_id = id;
 }
 
 void call_stack_announce_again(void)
 {
 	table_clear(&stacks_named);
+	__atomic_add_fetch(&sites_generation, 1, __ATOMIC_RELAXED);
 }

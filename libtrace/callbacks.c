@@ -28,6 +28,7 @@
 #include "activity.h"
 #include "api-call.h"
 #include "clock.h"
+#include "call-stack.h"
 #include "callbacks.h"
 #include "cudatrace-tp.h"
 #include "contract/assert.h"
@@ -80,6 +81,7 @@ struct thread_state {
 	struct api_call outer; /* frames[0]'s call */
 	struct handle_cache cache;
 	struct repeats repeats;
+	struct op_site site;
 };
 
 /*
@@ -138,6 +140,7 @@ static void call_begin(struct api_call *call, struct thread_state *ts,
 	call->data = data;
 	call->cache = &ts->cache;
 	call->repeats = &ts->repeats;
+	call->site = &ts->site;
 	call->binding = binding;
 	call->name = data->functionName;
 	call->symbol = data->symbolName;

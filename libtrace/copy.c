@@ -181,7 +181,7 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 	};
 	e.host = host_of(e.direction, &src, &dst);
 	call_note_name(call);
-	call_stack_note_operation(e.api.correlation_id);
+	call_stack_note_operation(call, e.api.correlation_id);
 	/* its bytes and stream need not be in its record (gpu_memcpy_times) */
 	REPEAT_OR_WRITE(call, memcpy, &e, RECORDED_WHOLE);
 }
@@ -457,7 +457,7 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 	if (handle_cache_range(call->cache, d->address, &entry) && !ct_mem_kind_is_host(entry.kind))
 		e.device = entry.device;
 	call_note_name(call);
-	call_stack_note_operation(e.api.correlation_id);
+	call_stack_note_operation(call, e.api.correlation_id);
 	REPEAT_OR_WRITE(call, memset, &e, RECORDED_NONE);
 }
 

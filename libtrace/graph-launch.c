@@ -31,7 +31,7 @@ static void emit_graph_launch(struct api_call *call, CUgraphExec exec, CUstream 
 		.api = call_record(call),
 	};
 	call_note_name(call);
-	call_stack_note_operation(e.api.correlation_id);
+	call_stack_note_operation(call, e.api.correlation_id);
 	lttng_ust_do_tracepoint(cudatrace, graph_launch, &e);
 }
 

@@ -78,7 +78,7 @@ static void before_launch_event(struct api_call *call, const char *symbol, uint6
 {
 	names_note_kernel(kernel_id, symbol);
 	call_note_name(call);
-	call_stack_note_operation(correlation_id);
+	call_stack_note_operation(call, correlation_id);
 }
 
 /* What a launch event says that its kernel's record need not repeat: WHAT,

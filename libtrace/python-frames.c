@@ -191,6 +191,8 @@ static struct {
 	const void *code_type, *frame_type, *str_type, *bytes_type;
 } py;
 
+bool python_frames_none;
+
 static pthread_once_t py_once = PTHREAD_ONCE_INIT;
 
 static const struct py_layout *layout_of(unsigned long version)
@@ -246,7 +248,7 @@ static unsigned long running_version(void)
 	return *text == '.' && major < 256 && minor < 256 ? major << 24 | minor << 16 : 0;
 }
 
-static void resolve(void)
+static void find_layout(void)
 {
 	const struct py_layout *layout = layout_of(running_version());
 
@@ -262,6 +264,13 @@ static void resolve(void)
 	    (layout->frame_objects && !py.frame_type) || other_build())
 		return;
 	py.layout = layout;
+}
+
+static void resolve(void)
+{
+	find_layout();
+	if (!py.layout)
+		__atomic_store_n(&python_frames_none, true, __ATOMIC_RELAXED);
 }
 
 static const void *load_ptr(const void *base, int offset)
@@ -501,22 +510,28 @@ static bool put_frame(struct out *o, const void *code, uint32_t line)
 }
 
 /*
+ * What a walk does with each frame: CODE, its code object (checked), and
+ * INDEX, the instruction it is at in code units (-1: not started, 3.9
+ * and 3.10). False stops the walk.
+ */
+typedef bool (*frame_visit)(void *arg, const void *code, int64_t index);
+
+/*
  * 3.11 and later: the thread's _PyInterpreterFrame chain, from
  * FRAME. Shims and frames not started are skipped, at most 4 for each
- * frame written.
+ * frame visited.
  */
-static void walk_interpreter_frames(struct out *o, const void *frame, unsigned depth)
+static void walk_interpreter_frames(const void *frame, unsigned depth, frame_visit visit, void *arg)
 {
 	const struct py_layout *l = py.layout;
-	unsigned written = 0;
+	unsigned visited = 0;
 
-	for (unsigned seen = 0; plausible(frame) && written < depth && seen < 5 * depth; seen++) {
+	for (unsigned seen = 0; plausible(frame) && visited < depth && seen < 5 * depth; seen++) {
 		const void *code = load_ptr(frame, l->frame_code);
 		const char *instr = load_ptr(frame, l->frame_instr);
 		const char *units = (const char *)code + l->code_units;
 		char owner = *((const char *)frame + l->frame_owner);
 		int32_t first_traceable;
-		char *mark = o->at;
 
 		if (owner == OWNED_BY_CSTACK) { /* a shim, whose f_executable may be None */
 			frame = load_ptr(frame, l->frame_previous);
@@ -527,11 +542,9 @@ static void walk_interpreter_frames(struct out *o, const void *frame, unsigned d
 		memcpy(&first_traceable, (const char *)code + l->code_firsttraceable,
 		       sizeof(first_traceable));
 		if (owner == OWNED_BY_GENERATOR || instr >= units + 2 * (int64_t)first_traceable) {
-			if (!put_frame(o, code, line_of(code, (instr - units) / 2))) {
-				o->at = mark; /* the frames that fit, whole */
+			if (!visit(arg, code, (instr - units) / 2))
 				break;
-			}
-			written++;
+			visited++;
 		}
 		frame = load_ptr(frame, l->frame_previous);
 	}
@@ -542,45 +555,92 @@ static void walk_interpreter_frames(struct out *o, const void *frame, unsigned d
  * each frame checked to be one. f_lasti is the last instruction started,
  * -1 before the first: in bytes in 3.9, in code units in 3.10.
  */
-static void walk_frame_objects(struct out *o, const void *frame, unsigned depth)
+static void walk_frame_objects(const void *frame, unsigned depth, frame_visit visit, void *arg)
 {
 	const struct py_layout *l = py.layout;
 
-	for (unsigned written = 0; is_a(frame, py.frame_type) && written < depth; written++) {
+	for (unsigned visited = 0; is_a(frame, py.frame_type) && visited < depth; visited++) {
 		const void *code = load_ptr(frame, l->frame_code);
 		int32_t lasti;
-		int64_t index;
-		char *mark = o->at;
 
 		if (!is_a(code, py.code_type))
 			break;
 		memcpy(&lasti, (const char *)frame + l->frame_lasti, sizeof(lasti));
-		index = lasti < 0 ? -1 : l->table == LNOTAB ? lasti / 2 : lasti;
-		if (!put_frame(o, code, line_of(code, index))) {
-			o->at = mark; /* the frames that fit, whole */
+		if (!visit(arg, code, lasti < 0 ? -1 : l->table == LNOTAB ? lasti / 2 : lasti))
 			break;
-		}
 		frame = load_ptr(frame, l->frame_previous);
 	}
 }
 
-size_t python_frames_format(char *buf, size_t len, unsigned depth)
+/* Visits the calling thread's frames, innermost first, at most DEPTH;
+ * false when it runs no Python this file can read. */
+static bool walk_frames(unsigned depth, frame_visit visit, void *arg)
 {
-	struct out o = { .at = buf, .end = buf + len };
 	const struct py_layout *l;
 	const void *tstate, *frame;
 
 	pthread_once(&py_once, resolve);
 	l = py.layout;
 	if (!l || !(tstate = py.this_thread_state()))
-		return 0;
+		return false;
 	frame = tstate;
 	if (l->tstate_cframe >= 0 && !plausible(frame = load_ptr(tstate, l->tstate_cframe)))
-		return 0;
+		return false;
 	frame = load_ptr(frame, l->cframe_current);
 	if (l->frame_objects)
-		walk_frame_objects(&o, frame, depth);
+		walk_frame_objects(frame, depth, visit, arg);
 	else
-		walk_interpreter_frames(&o, frame, depth);
+		walk_interpreter_frames(frame, depth, visit, arg);
+	return true;
+}
+
+/* One frame written (walk_frames): all of it, or the walk stops. */
+static bool format_frame(void *arg, const void *code, int64_t index)
+{
+	struct out *o = arg;
+	char *mark = o->at;
+
+	if (put_frame(o, code, line_of(code, index)))
+		return true;
+	o->at = mark; /* the frames that fit, whole */
+	return false;
+}
+
+size_t python_frames_format(char *buf, size_t len, unsigned depth)
+{
+	struct out o = { .at = buf, .end = buf + len };
+
+	if (!walk_frames(depth, format_frame, &o))
+		return 0;
 	return (size_t)(o.at - buf);
+}
+
+struct frames_key {
+	uint64_t hash;
+	unsigned frames;
+};
+
+/* One frame mixed into the key (FNV-1a over its code object's address and
+ * its instruction): no line is computed. */
+static bool key_frame(void *arg, const void *code, int64_t index)
+{
+	struct frames_key *k = arg;
+	uint64_t words[2] = { (uint64_t)(uintptr_t)code, (uint64_t)index };
+	const unsigned char *b = (const unsigned char *)words;
+
+	for (size_t i = 0; i < sizeof(words); i++) {
+		k->hash ^= b[i];
+		k->hash *= 0x100000001b3ULL;
+	}
+	k->frames++;
+	return true;
+}
+
+uint64_t python_frames_key(unsigned depth)
+{
+	struct frames_key k = { .hash = 0xcbf29ce484222325ULL };
+
+	if (!walk_frames(depth, key_frame, &k) || !k.frames)
+		return 0;
+	return k.hash ? k.hash : 1;
 }

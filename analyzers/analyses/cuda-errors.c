@@ -61,10 +61,7 @@ struct last_launch {
 	int64_t time_ns;
 	uint32_t path; /* NVTX range path */
 	struct ct_api_ref api;
-	uint64_t stack_id;
-	/* a call_site waiting for its launch: its correlation id and stack */
-	uint32_t site_correlation_id;
-	uint64_t site_stack_id;
+	uint64_t stack_id; /* its thread's op_stack_id (context.h) */
 };
 
 struct cuda_errors {
@@ -86,26 +83,20 @@ static struct last_launch *launch_of(struct cuda_errors *c, struct ct_process *p
 	return l;
 }
 
-/* A launch, a graph launch or the call site of the next launch (CUDATRACE_STACK_CALLS). */
+/* A launch or a graph launch. */
 static void on_launch(struct cuda_errors *c, const struct ct_event *ev)
 {
 	struct last_launch *l = launch_of(c, ev->process);
 	const struct ct_api_ref *api =
 	    ev->type == CT_EV_LAUNCH ? &ev->u.launch.api : &ev->u.graph_launch.api;
 
-	if (ev->type == CT_EV_CALL_SITE) {
-		l->site_correlation_id = ev->u.call_site.correlation_id;
-		l->site_stack_id = ev->u.call_site.stack_id;
-		return;
-	}
 	l->known = true;
 	l->graph = ev->type == CT_EV_GRAPH_LAUNCH;
 	l->kernel_id = l->graph ? 0 : ev->u.launch.kernel_id;
 	l->time_ns = ev->time_ns;
 	l->path = ev->site;
 	l->api = *api;
-	l->stack_id =
-	    l->site_correlation_id == api->correlation_id ? l->site_stack_id : (uint64_t)0;
+	l->stack_id = ev->thread->op_stack_id;
 }
 
 /* S's kernel: the last launch of PROCESS before the error, named. */
@@ -253,8 +244,8 @@ const struct ct_analysis_class ct_cuda_errors_analysis = {
 	.name = "errors",
 	.id = CT_ANALYSIS_CUDA_ERRORS,
 	.section = &ct_cuda_errors_section,
-	.wants = CT_EV_BIT(CT_EV_API_CALL) | CT_EV_BIT(CT_EV_LAUNCH) |
-	         CT_EV_BIT(CT_EV_GRAPH_LAUNCH) | CT_EV_BIT(CT_EV_CALL_SITE),
+	.wants =
+	    CT_EV_BIT(CT_EV_API_CALL) | CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_GRAPH_LAUNCH),
 	.create = cuda_errors_create,
 	.event = cuda_errors_event,
 	.finish = cuda_errors_finish,

@@ -64,8 +64,9 @@
 /* What a hotspot groups by. Zeroed before filling, so it compares with memcmp. */
 struct xfer_key {
 	int64_t tid;
-	uint32_t process; /* ct_process.index */
-	uint32_t path;    /* NVTX path */
+	uint64_t stack_id; /* its thread's op_stack_id (context.h): its call site */
+	uint32_t process;  /* ct_process.index */
+	uint32_t path;     /* NVTX path */
 	uint8_t api_domain;
 	uint8_t direction;
 	uint16_t api_cbid;
@@ -75,7 +76,7 @@ struct xfer_key {
 	uint8_t device;
 };
 
-_Static_assert(sizeof(struct xfer_key) == 24,
+_Static_assert(sizeof(struct xfer_key) == 32,
                "a key has no padding: it is hashed and compared as bytes");
 _Static_assert(CT_ENUM_COUNT(direction) <= UINT8_MAX && CT_ENUM_COUNT(host_mem) <= UINT8_MAX,
                "directions and host memory kinds are kept in 8 bits");
@@ -120,6 +121,7 @@ struct xfer_pending {
 struct xfer_graph_launch {
 	struct ct_corr_entry head;
 	int64_t tid;
+	uint64_t stack_id;
 	uint32_t path; /* NVTX path */
 	uint8_t api_domain;
 	uint16_t api_cbid;
@@ -410,6 +412,7 @@ static void fill_key(struct xfer_key *key, const struct ct_event *ev)
 
 	memset(key, 0, sizeof(*key));
 	key->tid = ev->thread->tid;
+	key->stack_id = ev->thread->op_stack_id;
 	key->process = ev->process->index;
 	key->path = ev->site;
 	key->api_domain = e->api.domain;
@@ -493,6 +496,7 @@ static void on_graph_launch(struct transfers *t, const struct ct_event *ev)
 	    ct_corr_map_insert(&xfer_process_of(t, ev->process)->graphs, e->api.correlation_id);
 
 	launch->tid = ev->thread->tid;
+	launch->stack_id = ev->thread->op_stack_id;
 	launch->path = ev->site;
 	launch->api_domain = e->api.domain;
 	launch->api_cbid = e->api.cbid;
@@ -513,6 +517,7 @@ static void count_graph_copy(struct transfers *t, const struct ct_event *ev,
 
 	memset(&key, 0, sizeof(key));
 	key.tid = launch->tid;
+	key.stack_id = launch->stack_id;
 	key.process = ev->process->index;
 	key.path = launch->path;
 	key.api_domain = launch->api_domain;
@@ -720,8 +725,8 @@ static struct ct_transfers_site site_of(struct transfers *t, const struct xfer_g
 		.pid = g->process->pid,
 		.process = intern(t, g->process->procname),
 		.tid = g->key.tid,
-		.site = intern(
-		    t, ct_site_format(t->ctx, g->process, g->key.path, &api, site, sizeof(site))),
+		.site = intern(t, ct_call_site_format(t->ctx, g->process, g->key.path, &api,
+		                                      g->key.stack_id, site, sizeof(site))),
 		.nvtx_path = intern(t, ct_path_format(t->ctx, g->key.path, path, sizeof(path))),
 		.api =
 		    intern(t, ct_context_api_name(g->process, g->key.api_domain, g->key.api_cbid)),
@@ -938,8 +943,8 @@ static void find_pageable_async(struct transfers *t, GArray *list)
 static bool same_site(const struct xfer_key *a, const struct xfer_key *b)
 {
 	return a->process == b->process && a->path == b->path && a->tid == b->tid &&
-	       a->api_domain == b->api_domain && a->api_cbid == b->api_cbid &&
-	       a->direction == b->direction && a->device == b->device;
+	       a->stack_id == b->stack_id && a->api_domain == b->api_domain &&
+	       a->api_cbid == b->api_cbid && a->direction == b->direction && a->device == b->device;
 }
 
 static void find_storms(struct transfers *t, GArray *list)
@@ -1046,7 +1051,8 @@ static void find_round_trips(struct transfers *t, GArray *list)
 			                          (int64_t)g->round_trips,
 			               .advice = ADVICE_KEEP_ON_DEVICE };
 		api = (struct ct_api_ref){ from->key.api_domain, from->key.api_cbid, 0, 0 };
-		ct_site_format(t->ctx, from->process, from->key.path, &api, site, sizeof(site));
+		ct_call_site_format(t->ctx, from->process, from->key.path, &api, from->key.stack_id,
+		                    site, sizeof(site));
 		snprintf(f->message, sizeof(f->message),
 		         "%" PRIu64 " %s (%s) sent back to the device the host buffer a "
 		         "download at %.300s had just filled, same address and size: %s",

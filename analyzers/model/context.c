@@ -649,6 +649,9 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		                   ev->u.call_stack.frames, ev->u.call_stack.frames_count,
 		                   ev->u.call_stack.python);
 		break;
+	case CT_EV_CALL_SITE:
+		ev->thread->op_stack_id = ev->u.call_site.stack_id;
+		break;
 	case CT_EV_CELL_BEGIN:
 		ct_call_stacks_add_cell(ctx->stacks, p->hostname, p->pid,
 		                        ev->u.cell_begin.code_file,

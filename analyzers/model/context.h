@@ -103,6 +103,11 @@ struct ct_thread {
 	GArray *nvtx;
 	/* Its open API calls (api-calls.h), struct ct_api_call; NULL until the first. Owned. */
 	GArray *calls;
+	/*
+	 * The stack its copies, memsets and launches come from, from its last
+	 * call_site event on (ct_call_stacks_get); 0: not known.
+	 */
+	uint64_t op_stack_id;
 	void *slot[CT_SLOTS];
 };
 

@@ -6,7 +6,9 @@
  * CUDA call, and the frames python_frames_format() read there must be
  * the ones the interpreter itself gives (sys._getframe: f_lineno,
  * co_qualname, co_filename), from methods, generators, threads, names
- * outside ASCII, bounded by depth and by the buffer.
+ * outside ASCII, bounded by depth and by the buffer; and the keys
+ * python_frames_key() gives there: the same for the same line reached by
+ * the same path, another for another line or path.
  *
  * make check builds it against the python3-dev installed; to check
  * another version, build it against that version's headers and library,
@@ -34,10 +36,16 @@ static char captured[8192];
 static size_t captured_len;
 static size_t capture_size = sizeof(captured);
 
+/* The keys of the frames at each capture since the last reset. */
+static uint64_t keys[16];
+static size_t key_count;
+
 /* Called from Python through ctypes, without the GIL. */
 static void capture(unsigned depth)
 {
 	captured_len = python_frames_format(captured, capture_size, depth);
+	if (key_count < sizeof(keys) / sizeof(keys[0]))
+		keys[key_count++] = python_frames_key(depth);
 }
 
 /* truth(): the caller's frames as the interpreter gives them, in
@@ -68,7 +76,15 @@ static const char script[] =
     "    result = []\n"
     "    t = threading.Thread(target=lambda: result.append(leaf(depth)))\n"
     "    t.start(); t.join()\n"
-    "    return result[0]\n";
+    "    return result[0]\n"
+    "def loop(depth):\n"
+    "    for _ in range(2):\n"
+    "        cap(depth)\n"
+    "    cap(depth)\n"
+    "def two_paths(depth):\n"
+    "    loop(depth)\n"
+    "    loop(depth)\n"
+    "    return ''\n";
 
 static PyObject *globals;
 
@@ -169,11 +185,30 @@ static void test_thread(void **state)
 	free(want);
 }
 
+/* A loop's line gives one key at each turn; another line, or the same
+ * line reached from another, another key; DEPTH 1 sees the line alone. */
+static void test_keys(void **state)
+{
+	(void)state;
+
+	key_count = 0;
+	free(eval("two_paths(64)"));
+	assert_int_equal(key_count, 6);
+	for (size_t i = 0; i < key_count; i++)
+		assert_true(keys[i] != 0);
+	assert_true(keys[0] == keys[1] && keys[3] == keys[4]);
+	assert_true(keys[0] != keys[2] && keys[3] != keys[5]);
+	assert_true(keys[0] != keys[3] && keys[2] != keys[5]);
+	key_count = 0;
+	free(eval("two_paths(1)"));
+	assert_true(keys[0] == keys[3] && keys[2] == keys[5] && keys[0] != keys[2]);
+}
+
 static void *no_python(void *arg)
 {
 	char buf[256];
 
-	*(size_t *)arg = python_frames_format(buf, sizeof(buf), 32);
+	*(size_t *)arg = python_frames_format(buf, sizeof(buf), 32) + (python_frames_key(32) != 0);
 	return NULL;
 }
 
@@ -211,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_unicode),
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_thread_without_python),
+		cmocka_unit_test(test_keys),
 	};
 	char code[sizeof(script) + 32];
 	const char *at = strstr(script, "CAPTURE");
