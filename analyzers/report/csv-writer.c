@@ -4,12 +4,13 @@
  *
  * Each section's scalars make a one-row table named after the section;
  * each array of objects makes a table named by its dotted path
- * ("memory.devices"). Objects nested in an element are flattened into
- * dotted columns ("at_peak.live_bytes"); arrays nested in an element make a
- * table of their own ("memory.devices.leaks") whose rows start with the id
- * columns (values with unit CT_UNIT_ID: pid, device, ...) of the elements
- * they belong to. Tables are separated by a blank line and introduced by
- * "# name".
+ * ("memory.devices"), wherever it sits (in an object of a section too:
+ * "memory.at_peak.largest"). Objects nested in an element are flattened
+ * into dotted columns ("at_peak.live_bytes"); arrays nested in an element,
+ * or in an object in it, make a table of their own ("memory.devices.leaks")
+ * whose rows start with the id columns (values with unit CT_UNIT_ID: pid,
+ * device, ...) of the elements they belong to. Tables are separated by a
+ * blank line and introduced by "# name".
  *
  * Fields holding a comma, a quote, a line break or a leading blank are
  * quoted, quotes doubled. Strings are written as the text report shows
@@ -126,6 +127,25 @@ static const struct ct_node *lookup(const struct ct_node *object, const char *na
 	return lookup(child, dot + 1);
 }
 
+/*
+ * The arrays in OBJECT, by dotted name, and those in the objects nested in
+ * it: an array is a table wherever it sits, not only as a direct child
+ * (a list inside a nested object was left out of the CSV report).
+ */
+static void collect_arrays(struct columns *names, const struct ct_node *object, const char *prefix)
+{
+	for (size_t i = 0; i < ct_node_count(object); i++) {
+		const struct ct_node *c = ct_node_child(object, i);
+		char name[NAME_MAX_LEN];
+
+		snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "", c->key);
+		if (c->type == CT_NODE_ARRAY)
+			add_column(names, name);
+		else if (c->type == CT_NODE_OBJECT)
+			collect_arrays(names, c, name);
+	}
+}
+
 static void write_value(FILE *out, const struct ct_node *node, int first)
 {
 	char buf[64];
@@ -173,9 +193,8 @@ static void emit_nested(FILE *out, const char *name, const struct part *parts, s
 		for (size_t i = 0; i < ct_node_count(parts[p].array); i++) {
 			const struct ct_node *e = ct_node_child(parts[p].array, i);
 
-			for (size_t j = 0; e->type == CT_NODE_OBJECT && j < ct_node_count(e); j++)
-				if (ct_node_child(e, j)->type == CT_NODE_ARRAY)
-					add_column(&keys, ct_node_child(e, j)->key);
+			if (e->type == CT_NODE_OBJECT)
+				collect_arrays(&keys, e, "");
 		}
 	for (size_t k = 0; k < keys.names->len; k++) {
 		GArray *nested = g_array_new(FALSE, FALSE, sizeof(struct part));
@@ -184,9 +203,8 @@ static void emit_nested(FILE *out, const char *name, const struct part *parts, s
 		for (size_t p = 0; p < count; p++)
 			for (size_t i = 0; i < ct_node_count(parts[p].array); i++) {
 				const struct ct_node *e = ct_node_child(parts[p].array, i);
-				const struct ct_node *a = e->type == CT_NODE_OBJECT
-				                              ? ct_node_get(e, column(&keys, k))
-				                              : NULL;
+				const struct ct_node *a =
+				    e->type == CT_NODE_OBJECT ? lookup(e, column(&keys, k)) : NULL;
 				struct part part;
 
 				if (!a || a->type != CT_NODE_ARRAY)
@@ -272,16 +290,19 @@ static void emit_section(FILE *out, const struct ct_node *section)
 		fputs("\n\n", out);
 	}
 	columns_release(&cols);
-	for (size_t i = 0; i < ct_node_count(section); i++) {
-		const struct ct_node *a = ct_node_child(section, i);
+	columns_init(&cols);
+	collect_arrays(&cols, section, "");
+	for (size_t i = 0; i < cols.names->len; i++) {
 		char name[NAME_MAX_LEN * 2];
-		struct part part = { .array = a };
+		struct part part = { .array = lookup(section, column(&cols, i)) };
 
-		if (a->type != CT_NODE_ARRAY)
+		/* a name cut to NAME_MAX_LEN finds nothing */
+		if (!part.array || part.array->type != CT_NODE_ARRAY)
 			continue;
-		snprintf(name, sizeof(name), "%s.%s", section->key, a->key);
+		snprintf(name, sizeof(name), "%s.%s", section->key, column(&cols, i));
 		emit_table(out, name, &part, 1);
 	}
+	columns_release(&cols);
 }
 
 static int write_csv(const struct ct_node *root, const struct ct_writer_options *opts, FILE *out)

@@ -13,7 +13,8 @@
  *
  * The document has a "trace" section, a table of rows with units (bytes,
  * time, duration, id) and a list for programs only in each row, an empty
- * list, a nested object, and strings that need escaping: quotes, commas,
+ * list, a nested object with a list of its own (a table in CSV as any list
+ * is, wherever it sits), and strings that need escaping: quotes, commas,
  * a line break, a backslash, a control character, UTF-8 and a byte that
  * is not, a leading blank, an empty string and nulls.
  */
@@ -87,6 +88,14 @@ static void write_memory(struct ct_doc *doc)
 	ct_doc_object(doc, "at_peak", NULL);
 	ct_doc_u64(doc, "live_bytes", 2048, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "allocations", 3, CT_UNIT_NONE);
+	ct_doc_array(doc, "largest", NULL);
+	for (int i = 0; i < 2; i++) {
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "pid", 42 + i, CT_UNIT_ID);
+		ct_doc_u64(doc, "size_bytes", UINT64_C(1048576) >> i, CT_UNIT_BYTES);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
 	ct_doc_end(doc);
 	ct_doc_end(doc);
 }
@@ -204,6 +213,39 @@ static void test_text(void **state)
 	check(&ct_text_writer, "writers.txt");
 }
 
+/* A list inside an object inside a list's rows is a table too, with the rows' ids. */
+static void test_csv_nested_list(void **state)
+{
+	struct ct_writer_options opts = { 0 };
+	struct ct_doc *doc = ct_doc_create();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	(void)state;
+	ct_doc_array(doc, "runs", "Runs");
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_u64(doc, "run", 7, CT_UNIT_ID);
+	ct_doc_object(doc, "config", NULL);
+	ct_doc_string(doc, "name", "a");
+	ct_doc_array(doc, "sizes", NULL);
+	ct_doc_u64(doc, NULL, 1, CT_UNIT_BYTES);
+	ct_doc_u64(doc, NULL, 2, CT_UNIT_BYTES);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	assert_non_null(out);
+	assert_int_equal(ct_csv_writer.write(ct_doc_root(doc), &opts, out), 0);
+	assert_int_equal(fclose(out), 0);
+	assert_same_lines("runs",
+	                  "# runs\nrun,config.name\n7,a\n\n"
+	                  "# runs.config.sizes\nrun,value\n7,1\n7,2\n\n",
+	                  text);
+	free(text);
+	ct_doc_destroy(doc);
+}
+
 static void assert_has(const char *page, const char *part)
 {
 	if (!strstr(page, part))
@@ -240,6 +282,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_csv_nested_list),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_html),
 	};
