@@ -36,11 +36,22 @@
 
 /* Distinct launch configurations counted per kernel; more are only counted. */
 #define CONFIGS_KEPT 4
+/* Distinct launch sites counted per kernel; launches from more are only counted. */
+#define SITES_KEPT 4
 
 struct launch_config {
 	int32_t grid[3];
 	int32_t block[3];
 	uint64_t count;
+};
+
+/* Where a kernel was launched: its process, thread's NVTX path and call stack. */
+struct launch_site {
+	struct ct_process *process; /* borrowed */
+	uint32_t path;
+	uint64_t stack_id; /* the thread's op_stack_id (context.h), 0: none */
+	struct ct_api_ref api;
+	uint64_t launches;
 };
 
 /* One kernel, by kernel_id (a hash of its name, the same in every process). */
@@ -54,8 +65,11 @@ struct kernel_row {
 	struct launch_config configs[CONFIGS_KEPT];
 	uint32_t config_count;
 	uint64_t other_configs; /* runs whose configuration did not fit in configs */
-	uint16_t registers;     /* per thread, the most seen */
-	uint32_t shared_mem;    /* static + dynamic, the most seen */
+	struct launch_site sites[SITES_KEPT];
+	uint32_t site_count;
+	uint64_t other_site_launches; /* launches from sites that did not fit in sites */
+	uint16_t registers;           /* per thread, the most seen */
+	uint32_t shared_mem;          /* static + dynamic, the most seen */
 };
 
 /* A launch waiting for its gpu_kernel record. */
@@ -220,6 +234,32 @@ static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
 	early->record = *r;
 }
 
+static void note_site(struct kernel_row *row, const struct ct_event *ev)
+{
+	struct launch_site site = {
+		.process = ev->process,
+		.path = ev->site,
+		.stack_id = ev->thread->op_stack_id,
+		.api = ev->u.launch.api,
+		.launches = 1,
+	};
+
+	for (uint32_t i = 0; i < row->site_count; i++) {
+		struct launch_site *s = &row->sites[i];
+
+		if (s->process == site.process && s->path == site.path &&
+		    s->stack_id == site.stack_id && s->api.domain == site.api.domain &&
+		    s->api.cbid == site.api.cbid) {
+			s->launches++;
+			return;
+		}
+	}
+	if (row->site_count == SITES_KEPT)
+		row->other_site_launches++;
+	else
+		row->sites[row->site_count++] = site;
+}
+
 static void on_launch(struct kernels *k, const struct ct_event *ev)
 {
 	struct kern_process *kp = kern_process_of(k, ev->process);
@@ -230,6 +270,7 @@ static void on_launch(struct kernels *k, const struct ct_event *ev)
 	struct launch_pending *p;
 
 	row->launches++;
+	note_site(row, ev);
 	if (early) {
 		count_run(k, ev->process, &early->record, true, entry_ns);
 		ct_corr_map_remove(&kp->early, early);
@@ -321,7 +362,33 @@ static const struct launch_config *main_config(const struct kernel_row *row)
 	return best;
 }
 
-static void write_row(struct ct_doc *doc, const struct kernel_row *row, int64_t total_ns)
+/* The site of most launches of ROW, NULL when none was seen. */
+static const struct launch_site *main_site(const struct kernel_row *row)
+{
+	const struct launch_site *best = NULL;
+
+	for (uint32_t i = 0; i < row->site_count; i++)
+		if (!best || row->sites[i].launches > best->launches)
+			best = &row->sites[i];
+	return best;
+}
+
+static void write_site(const struct kernels *k, struct ct_doc *doc, const struct launch_site *s)
+{
+	char site[1024];
+
+	if (!s) {
+		ct_doc_null(doc, "launch_site");
+		ct_doc_u64(doc, "launch_site_launches", 0, CT_UNIT_NONE);
+		return;
+	}
+	ct_call_site_format(k->ctx, s->process, s->path, &s->api, s->stack_id, site, sizeof(site));
+	ct_doc_string(doc, "launch_site", site);
+	ct_doc_u64(doc, "launch_site_launches", s->launches, CT_UNIT_NONE);
+}
+
+static void write_row(const struct kernels *k, struct ct_doc *doc, const struct kernel_row *row,
+                      int64_t total_ns)
 {
 	const char *name = ct_context_kernel_name(row->process, row->kernel_id);
 	const struct launch_config *config = main_config(row);
@@ -335,6 +402,9 @@ static void write_row(struct ct_doc *doc, const struct kernel_row *row, int64_t 
 	ct_doc_string(doc, "kernel_id", id);
 	free(demangled);
 	ct_doc_u64(doc, "launches", row->launches, CT_UNIT_NONE);
+	write_site(k, doc, main_site(row));
+	ct_doc_u64(doc, "launch_sites", row->site_count + (row->other_site_launches ? 1 : 0),
+	           CT_UNIT_NONE);
 	ct_stat_write(doc, "", &row->gpu, CT_UNIT_DURATION);
 	ct_doc_u64(doc, "runs_end_unknown", row->end_unknown, CT_UNIT_NONE);
 	ct_doc_ratio(doc, "time_share", (double)row->gpu.sum, (double)total_ns);
@@ -359,7 +429,7 @@ static void write_kernels(const struct kernels *k, struct ct_doc *doc)
 	shown = k->rows->len < k->opts->max_rows ? k->rows->len : k->opts->max_rows;
 	ct_doc_array(doc, "kernels", "Kernels, by total GPU time");
 	for (size_t i = 0; i < shown; i++)
-		write_row(doc, row_at(k, order[i]), total_ns);
+		write_row(k, doc, row_at(k, order[i]), total_ns);
 	ct_doc_end(doc);
 	g_free(order);
 }

@@ -36,12 +36,12 @@ def main():
     a = torch.empty(16 << 20, dtype=torch.float32, device="cuda")
     # An elementwise kernel (kernels do nothing on the simulator: only that
     # it is launched and its result allocated is checked).
-    b = a * 2 + 1
+    b = a * 2 + 1  # KERNELS-HERE
     torch.cuda.synchronize()
     fact("kernel", "ok" if b.shape == a.shape and b.device.type == "cuda" else "bad")
     # Copies both ways move real bytes.
     host = torch.arange(1 << 20, dtype=torch.int64)
-    back = host.to("cuda").to("cpu")
+    back = host.to("cuda").to("cpu")  # COPIES-HERE
     fact("roundtrip", "ok" if torch.equal(host, back) else "bad")
     del a, b, back
     # The cached blocks go back to the driver.

@@ -129,6 +129,10 @@ elif what == "lead":
     print(f["kind"], f["death"], f["where"]["site"])
 elif what == "then":
     print(report["findings"][0]["summary"].split("; then ")[-1])
+elif what == "launch_sites":
+    print(" ".join(sorted({k["launch_site"] for k in report["kernels"]})))
+elif what == "copy_sites":
+    print(" ".join(sorted({h["site"] for h in report["transfers"]["hotspots"]})))
 elif what == "exception":
     for x in fw["exceptions"]:
         print(x["type"], x["file"].rsplit("/", 1)[-1], x["line"])' "$lttng_tmp/torch.json" "$1"
@@ -145,6 +149,12 @@ is "the probe: its out-of-memory error, with what PyTorch held then" "$(framewor
 	"1099511627776 $(fact allocated_at_oom) $(fact reserved_at_oom)"
 is "the probe: the first page tells it once, as PyTorch's error" "$(framework findings)" \
 	"framework_oom:too_large"
+# line_of PROGRAM MARK: the line of PROGRAM (in this folder) that ends with "# MARK".
+line_of() { grep -n "# $2\$" "$cli_here/$1" | cut -d: -f1; }
+is "the kernels are named by the Python line that launched them" "$(framework launch_sites)" \
+	"torch-workload.py:$(line_of torch-workload.py KERNELS-HERE) in main"
+is "the copies, by the Python line that made them" "$(framework copy_sites)" \
+	"torch-workload.py:$(line_of torch-workload.py COPIES-HERE) in main"
 
 # Expandable segments.
 CLI_TIMEOUT=180 cli_record expandable -o "$lttng_tmp/expandable" -- \
@@ -225,7 +235,6 @@ CLI_TIMEOUT=180 cli_record sites -o "$lttng_tmp/sites" --tensor-sites -- \
 cli_status_is "tensor sites: record exits with the program's status" 0
 "$cli_bin" report --format json -o "$lttng_tmp/sites.json" "$lttng_tmp/sites" 2>"$lttng_tmp/report.err"
 is "tensor sites: cudatrace report reads the trace" "$?" 0
-line_of() { grep -n "# $1\$" "$cli_here/torch-sites.py" | cut -d: -f1; }
 fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/sites.out" | head -n 1; }
 # at each moment: "site bytes count" by line, and the sum against PyTorch's own figure
 "$trace_python" -c 'import json, sys
@@ -237,9 +246,9 @@ for at in ("oom", "exit", "peak"):
 for f in json.load(open(sys.argv[1]))["findings"]:
     if f["kind"] == "framework_oom":
         print("finding", f["explanation"])' "$lttng_tmp/sites.json" >"$lttng_tmp/sites.txt"
-w=$(line_of WEIGHTS)
-k=$(line_of KEPT)
-a=$(line_of ACTIVATIONS)
+w=$(line_of torch-sites.py WEIGHTS)
+k=$(line_of torch-sites.py KEPT)
+a=$(line_of torch-sites.py ACTIVATIONS)
 is "tensor sites: at the error, the weights' and the kept tensors' lines, as much as PyTorch held" \
 	"$(grep '^oom ' "$lttng_tmp/sites.txt")" "oom $(fact oom_allocated) weights:$w:64:1 step:$k:40:5"
 is "tensor sites: at exit, the same, as much as memory_allocated()" \
