@@ -18,7 +18,7 @@
 uint64_t call_stack_id(void);
 
 /* Stacks a thread remembers by their Python frames (a power of two). */
-#define OP_SITE_KNOWN 64
+#define OP_SITE_KNOWN 256
 
 /* The stack a thread's copies, memsets and launches were last said to
  * come from (a call_site), the Python frames it was taken at, and the
