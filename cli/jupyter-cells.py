@@ -8,7 +8,9 @@
 # Around every cell that gets an execution count (IPython's pre_run_cell
 # and post_run_cell events) it calls cudatrace_cell_begin_file (with the
 # file name IPython compiles the cell under, which the Python frames of
-# its code carry) and cudatrace_cell_end of libcudatrace through ctypes. The library is
+# its code carry) and cudatrace_cell_end, or cudatrace_cell_end_error
+# with the exception a failed cell raised (its type, text and line in the
+# cell), of libcudatrace through ctypes. The library is
 # CUDA_INJECTION64_PATH, which `cudatrace record` sets: opened here, it is
 # the same object the CUDA driver opens when the program first uses CUDA,
 # so cells are marked before CUDA is initialised as well as after. When the
@@ -41,8 +43,14 @@ def _cudatrace_cells():
         begin_file = None
     end.argtypes = [ctypes.c_uint64, ctypes.c_int]
     end.restype = None
+    try:
+        end_error = lib.cudatrace_cell_end_error
+        end_error.argtypes = [ctypes.c_uint64, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint32]
+        end_error.restype = None
+    except AttributeError:  # a library older than this script
+        end_error = None
     shell = get_ipython()  # noqa: F821 (a builtin while IPython runs this file)
-    running = []  # the execution count of the cell that runs, if any
+    running = []  # the execution count and code file of the cell that runs, if any
     broken = []  # the error that stopped the marking, if any
 
     def first_line(source):
@@ -80,16 +88,39 @@ def _cudatrace_cells():
             return
         raw = getattr(info, "raw_cell", None) or ""
         number, text = first_line(raw)
-        running[:] = [shell.execution_count]
+        running[:] = [(shell.execution_count, code_file(raw))]
         if begin_file:
             begin_file(shell.execution_count, number, text.encode("utf-8", "replace"),
-                       code_file(raw).encode("utf-8", "replace"))
+                       running[0][1].encode("utf-8", "replace"))
         else:
             begin(shell.execution_count, number, text.encode("utf-8", "replace"))
 
+    def type_name(error):
+        """The exception's type as Python's traceback names it: torch.OutOfMemoryError."""
+        kind = type(error)
+        name = getattr(kind, "__qualname__", kind.__name__)
+        module = getattr(kind, "__module__", "builtins")
+        return name if module in ("builtins", "__main__") else module + "." + name
+
+    def error_line(error, cell_file):
+        """The line of the cell's own code the exception went through last, 0 if none."""
+        line, tb = 0, getattr(error, "__traceback__", None)
+        while tb is not None:
+            if cell_file and tb.tb_frame.f_code.co_filename == cell_file:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        return line
+
     def post_run_cell(result=None):
-        if running:
-            end(running.pop(), 0 if getattr(result, "success", True) else 1)
+        if not running:
+            return
+        count, cell_file = running.pop()
+        error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
+        if error is not None and end_error:
+            end_error(count, type_name(error).encode("utf-8", "replace"),
+                      str(error).encode("utf-8", "replace"), error_line(error, cell_file))
+        else:
+            end(count, 0 if getattr(result, "success", True) else 1)
 
     shell.events.register("pre_run_cell", guarded(pre_run_cell))
     shell.events.register("post_run_cell", guarded(post_run_cell))

@@ -27,6 +27,8 @@ EXPORT void cudatrace_cell_begin(uint64_t execution_count, uint32_t line, const 
 EXPORT void cudatrace_cell_begin_file(uint64_t execution_count, uint32_t line,
                                       const char *first_line, const char *code_file);
 EXPORT void cudatrace_cell_end(uint64_t execution_count, int failed);
+EXPORT void cudatrace_cell_end_error(uint64_t execution_count, const char *error_type,
+                                     const char *error_message, uint32_t error_line);
 
 /* The context a session filters on, before the first event: said once if refused. */
 static void ensure_context(void)
@@ -62,11 +64,36 @@ void cudatrace_cell_begin(uint64_t execution_count, uint32_t line, const char *f
 	cudatrace_cell_begin_file(execution_count, line, first_line, NULL);
 }
 
+/*
+ * The cell raised ERROR_TYPE (its qualified name), saying ERROR_MESSAGE,
+ * at ERROR_LINE of the cell (0: unknown). Texts longer than an event
+ * holds are cut (text.h).
+ */
+void cudatrace_cell_end_error(uint64_t execution_count, const char *error_type,
+                              const char *error_message, uint32_t error_line)
+{
+	ensure_context();
+	error_type = text_or_empty(error_type);
+	error_message = text_or_empty(error_message);
+	EMIT(cell_end, &(struct ct_ev_cell_end){
+	                   .execution_count = execution_count,
+	                   .failed = 1,
+	                   .error_type = error_type,
+	                   .error_type_len = text_length(error_type),
+	                   .error_message = error_message,
+	                   .error_message_len = text_length(error_message),
+	                   .error_line = error_line,
+	               });
+}
+
+/* What the kernels installed before cudatrace_cell_end_error call: no error's words. */
 void cudatrace_cell_end(uint64_t execution_count, int failed)
 {
 	ensure_context();
 	EMIT(cell_end, &(struct ct_ev_cell_end){
 	                   .execution_count = execution_count,
 	                   .failed = failed != 0,
+	                   .error_type = "",
+	                   .error_message = "",
 	               });
 }

@@ -14,7 +14,9 @@
  * are kept for that. State grows with the cells run, the live allocations
  * and the threads.
  */
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,7 +55,7 @@ struct cells {
 	const struct ct_options *opts; /* borrowed */
 	struct ct_acct *acct;          /* the pass's */
 	struct ct_acct_sub *sub;       /* its subscription to it */
-	GStringChunk *strings;         /* the cells' first lines; owned */
+	GStringChunk *strings;         /* the cells' first lines and errors; owned */
 	int64_t end_ns;                /* of the trace */
 	struct ct_cells_result result; /* owned, once computed */
 };
@@ -249,6 +251,16 @@ static void on_end(struct cells *c, const struct ct_event *ev)
 		return;
 	cell->end_ns = ev->time_ns;
 	cell->status = ev->u.cell_end.failed ? CT_CELL_FAILED : CT_CELL_RAN;
+	if (cell->status == CT_CELL_FAILED && ev->u.cell_end.error_type_len) {
+		const struct ct_ev_cell_end *e = &ev->u.cell_end;
+
+		cell->error_type =
+		    g_string_chunk_insert_len(c->strings, e->error_type, e->error_type_len);
+		cell->error_message =
+		    g_string_chunk_insert_len(c->strings, e->error_message ? e->error_message : "",
+		                              e->error_message ? e->error_message_len : 0);
+		cell->error_line = e->error_line;
+	}
 	p->running = NO_CELL;
 }
 
@@ -339,6 +351,24 @@ static void write_memory(struct ct_doc *doc, const struct ct_cell_memory *m)
 	ct_doc_u64(doc, "live_bytes", m->live_bytes, CT_UNIT_BYTES);
 }
 
+/* Where the cell ran, as the findings name it: its process, and In [N] with
+ * the line its error went through last, when it raised one. */
+static void write_site(struct ct_doc *doc, const struct ct_process *process,
+                       const struct ct_cell *cell)
+{
+	char site[64];
+
+	ct_doc_i64(doc, "pid", process->pid, CT_UNIT_ID);
+	ct_doc_string(doc, "process", process->procname);
+	if (cell->error_type && cell->error_line)
+		snprintf(site, sizeof(site), "In [%" PRIu64 "] line %" PRIu32,
+		         cell->execution_count, cell->error_line);
+	else
+		snprintf(site, sizeof(site), "In [%" PRIu64 "]", cell->execution_count);
+	ct_doc_string(doc, "site", site);
+	ct_doc_i64(doc, "time_ns", cell->begin_ns, CT_UNIT_TIME);
+}
+
 static void write_process(struct ct_doc *doc, const struct ct_cells_process *p, size_t max_rows)
 {
 	ct_doc_object(doc, NULL, NULL);
@@ -352,9 +382,16 @@ static void write_process(struct ct_doc *doc, const struct ct_cells_process *p, 
 
 		ct_doc_object(doc, NULL, NULL);
 		ct_doc_u64(doc, "cell", cell->execution_count, CT_UNIT_ID);
+		write_site(doc, p->process, cell);
 		ct_doc_u64(doc, "line", cell->line, CT_UNIT_ID);
 		ct_doc_string(doc, "first_line", cell->first_line);
 		ct_doc_string(doc, "status", status_name(cell->status));
+		ct_doc_string(doc, "error_type", cell->error_type);
+		ct_doc_string(doc, "error_message", cell->error_message);
+		if (cell->error_type && cell->error_line)
+			ct_doc_u64(doc, "error_line", cell->error_line, CT_UNIT_ID);
+		else
+			ct_doc_null(doc, "error_line");
 		write_memory(doc, &cell->memory);
 		ct_doc_end(doc);
 	}

@@ -48,6 +48,10 @@ struct ct_cell {
 	/* end_ns of a cell without cell_end: the next cell's begin, else the trace's end */
 	int64_t begin_ns, end_ns;
 	enum ct_cell_status status;
+	/* CT_CELL_FAILED: the exception it raised, when the kernel said (else NULL, 0) */
+	const char *error_type;    /* its qualified name, owned by the result's strings */
+	const char *error_message; /* its text, cut; idem */
+	uint32_t error_line;       /* where in the cell it went through last; 0: unknown */
 	struct ct_cell_memory memory;
 };
 

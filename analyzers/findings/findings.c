@@ -1193,6 +1193,65 @@ static void find_compatibility(GArray *list, const struct ct_node *environment)
 	}
 }
 
+/* ------------------------------------------------------------ cell errors */
+
+static const char *const cell_numbers[] = { "live_bytes", "live_allocations", NULL };
+
+/*
+ * A notebook cell that raised an exception (cells[].cells[].error_type):
+ * the kernel runs on, holding what the cell allocated and did not free. A warning: what the trace shows of the failure itself (an
+ * allocation that failed, a framework's out-of-memory error) is told
+ * above it.
+ */
+static void add_cell_error(GArray *list, const struct ct_node *cell, size_t p, size_t c)
+{
+	const char *message = ct_node_str(cell, "error_message");
+	double live = number_of(cell, "live_bytes");
+	char held[32];
+	struct finding *f = finding_add(list, SEV_WARNING, "cell_error", cell);
+
+	f->summary = g_strdup_printf("%s raised %s%s%.200s", ct_node_str(cell, "site"),
+	                             ct_node_str(cell, "error_type"),
+	                             message && *message ? ": " : "", message ? message : "");
+	if (live > 0) {
+		uint64_t count = ct_node_u64(cell, "live_allocations");
+
+		f->explanation = g_strdup_printf(
+		    "the kernel ran on after it, holding the %s the cell allocated and did not "
+		    "free, in %" PRIu64 " %s",
+		    bytes_text(live, held, sizeof(held)), count,
+		    count == 1 ? "allocation" : "allocations");
+		f->advice = g_strdup("free what the cell left (del the objects it made; PyTorch: "
+		                     "then torch.cuda.empty_cache()) or restart the kernel before "
+		                     "running it again");
+	} else {
+		f->explanation = g_strdup("the kernel ran on after it; the cell left no GPU memory "
+		                          "allocated");
+		f->advice = g_strdup("the notebook shows the error's traceback under the cell");
+	}
+	numbers_from(f, cell, cell_numbers);
+	f->source = g_strdup_printf("cells[%zu].cells[%zu]", p, c);
+	f->weight = live;
+}
+
+static void find_cell_errors(GArray *list, const struct ct_node *cells)
+{
+	size_t told = 0;
+
+	for (size_t p = 0; cells && p < ct_node_count(cells); p++) {
+		const struct ct_node *rows = at(ct_node_child(cells, p), "cells");
+
+		for (size_t c = 0; rows && c < ct_node_count(rows) && told < MAX_PER_KIND; c++) {
+			const struct ct_node *cell = ct_node_child(rows, c);
+
+			if (!ct_node_str(cell, "error_type"))
+				continue;
+			add_cell_error(list, cell, p, c);
+			told++;
+		}
+	}
+}
+
 /* ------------------------------------------------------------ sticky errors */
 
 static const char *const sticky_numbers[] = { "code", "failed_after", NULL };
@@ -1693,6 +1752,7 @@ void ct_findings_write(struct ct_doc *doc)
 		find_compatibility(list, at(root, "environment"));
 	find_framework(list, root);
 	find_sticky(list, at(root, "sticky_errors"), &losses);
+	find_cell_errors(list, at(root, "cells"));
 	find_said_oom(list, root);
 	find_death(list, root);
 	/* stable: equal findings keep the order their section gave them */

@@ -119,6 +119,30 @@ def check_sites(cells, mine, report, pid):
                "the leak at %#x is charged to %s" % (a["address"], want), "site: %r" % got)
 
 
+def check_errors(cells, rows, report):
+    """A cell that raised: its exception's type, text and line in the cell
+    (the line of its source that raises) in its row, and a cell_error
+    finding that names them, In [N] line L."""
+    for cell in cells:
+        if not cell.get("error"):
+            continue
+        ename, evalue = cell["error"]
+        line = next((n for n, text in enumerate(cell["source"].splitlines(), 1)
+                     if text.startswith("raise ")), 0)
+        row = rows.get(cell["count"], {})
+        got = [row.get(k) for k in ("error_type", "error_message", "error_line", "site")]
+        site = "In [%d] line %d" % (cell["count"], line)
+        ok(got == [ename, evalue, line, site],
+           "In [%d]: its row has the exception the kernel reported, at line %d"
+           % (cell["count"], line), "report: %s" % got, "kernel: %s" % cell["error"])
+        said = [f for f in report["findings"] if f["kind"] == "cell_error"
+                and f["where"]["site"] == site]
+        ok(len(said) == 1 and said[0]["summary"].startswith("%s raised %s: %s"
+                                                           % (site, ename, evalue)),
+           "In [%d]: a cell_error finding names it" % cell["count"],
+           [f["summary"] for f in report["findings"]])
+
+
 def main():
     cells_path, ledger_path, report_path, postmortem_path = sys.argv[1:5]
     with open(cells_path) as f:
@@ -164,6 +188,7 @@ def main():
            % (count, want["status"], want["allocated_bytes"], want["freed_bytes"],
               want["live_bytes"], want["live_allocations"]),
            "report: %s" % got, "truth:  %s" % want)
+    check_errors(cells, rows, report)
     order = [row["cell"] for row in process["cells"]]
     ok(order == sorted(expected, key=lambda n: (-expected[n]["live_bytes"],
                                                 -expected[n]["allocated_bytes"], n)),

@@ -83,6 +83,7 @@ class Cell:
         self.status = None
         self.allocated = []
         self.freed = []
+        self.error = None  # [ename, evalue] as the kernel reported the exception
 
     def output(self, msg):
         if msg["msg_type"] == "execute_input":
@@ -98,10 +99,11 @@ class Cell:
                     self.status = "running"
         elif msg["msg_type"] == "error":
             self.status = "failed"
+            self.error = [msg["content"]["ename"], msg["content"]["evalue"]]
 
     def as_dict(self):
         return {"count": self.count, "source": self.source, "status": self.status,
-                "allocated": self.allocated, "freed": self.freed}
+                "allocated": self.allocated, "freed": self.freed, "error": self.error}
 
 
 def run_until_running(client, cell, timeout=60):
