@@ -46,6 +46,14 @@ Scenarios:
   runs        the same, each thread's repeats in repeat_run events
               (doc/events.md, "repeat_run") written before its next whole
               event, the other thread's by the main thread, naming it
+  forms       a few events of one process, each field written here as a
+              literal, in each form the reader makes whole: a repeat (its
+              entry past 2^32 ns, or its call across 2^33 ns), runs of
+              repeats of the writing thread and of another, a repeat that
+              stands for nothing, a launch_unconfigured, a gpu_batch of
+              copies, a kernel and a shaped kernel, gpu_memcpy_times and
+              gpu_kernel_times; decode-expected.sh's expected file holds
+              the events they decode to
   bench N     N events of calls allocating and freeing (a live set of a
               thousand buffers), laid out as `cudatrace record` writes
               them (1 MiB packets, a stream file per CPU, interleaved in
@@ -1138,6 +1146,84 @@ def runs(directory):
     """The repeats of "repeats", each thread's in repeat_run events."""
     return repeats(directory, runs=True)
 
+def forms(directory):
+    """The trace of decode-expected.sh, whose events are written out here
+    field by field so that the expected file (expected/decode-forms.txt)
+    can be derived from this function and doc/events.md alone. Process
+    6161: the calls' thread 6161, CUPTI's buffer thread 6162, another
+    thread 6163 whose run the main thread writes. The times are past
+    2^32 ns, so that a repeat's entry_low is not its entry."""
+    events = list(EVENTS.items())
+    s = Stream(events)
+    pid, main, gpu, other, proc = 6161, 6161, 6162, 6163, "decode"
+    copy = dict(direction=1, src=0x7000_0000, dst=BASE, bytes=4096, host=2, sync=0, stream=7,
+                src_device=255, dst_device=0, api_domain=2, api_cbid=41)
+    gemm = dict(kernel_id=0xA1, grid_x=64, grid_y=2, grid_z=1, block_x=256, block_y=1,
+                block_z=1, shared_mem=1024, config_known=1, stream=7, device=0, api_domain=2,
+                api_cbid=211)
+    back = dict(direction=2, src=BASE, dst=0x7000_1000, bytes=8192, host=1, sync=1, stream=0,
+                src_device=0, dst_device=255, api_domain=2, api_cbid=31)
+    copy_shape = shapes.shape("memcpy", copy)
+    gemm_shape = shapes.shape("launch", gemm)
+    back_shape = shapes.shape("memcpy", back)
+    # the main thread's two shapes in slots of their own
+    assert shapes.slot(copy_shape) != shapes.slot(gemm_shape)
+
+    s.event(5_000_001_000, "api_name", pid, main, proc, domain=2, cbid=41,
+            name="cudaMemcpyAsync")
+    s.event(5_000_002_000, "kernel_name", pid, main, proc, kernel_id=0xA1, name="gemm")
+    s.event(5_000_003_000, "nvtx_push", pid, main, proc, domain=0, message="step")
+    s.event(5_000_004_000, "mem_alloc", pid, main, proc, device=0, kind=1, address=BASE,
+            size=MIB, delta=MIB, stream=0xFFFFFFFF, api_domain=2, api_cbid=20,
+            correlation_id=1, entry=5_000_003_500)
+    s.event(5_000_005_000, "memcpy", pid, main, proc, correlation_id=10, entry=5_000_004_600,
+            **copy)
+    s.event(5_000_006_000, "repeat", pid, main, proc, shape=copy_shape, correlation_id=11,
+            entry_low=5_000_005_400 & 0xFFFFFFFF)
+    s.event(5_000_007_000, "launch", pid, main, proc, correlation_id=20, entry=5_000_006_500,
+            **gemm)
+    # the calls: returned at base + exit, entered duration before
+    s.event(5_000_010_000, "repeat_run", pid, main, proc, base=5_000_008_000, tid=0,
+            shape=[copy_shape, gemm_shape, copy_shape], correlation_id=[12, 21, 13],
+            exit=[0, 500, 1000], duration=[300, 200, 400])
+    s.event(5_000_011_000, "launch_unconfigured", pid, main, proc, kernel_id=0xA1, device=0,
+            api_domain=2, api_cbid=505, correlation_id=40, entry=5_000_010_500)
+    s.event(5_000_012_000, "memcpy", pid, other, proc, correlation_id=30, entry=5_000_011_200,
+            **back)
+    # a copy of the main thread's shape on thread 6163, whose slots never
+    # held it: it stands for nothing in the trace
+    s.event(5_000_013_000, "repeat", pid, other, proc, shape=copy_shape, correlation_id=32,
+            entry_low=5_000_012_500 & 0xFFFFFFFF)
+    s.event(5_000_019_000, "kernel_shape", pid, gpu, proc, shape_id=5, stream=9, grid_x=8,
+            grid_y=1, grid_z=1, block_x=128, block_y=1, block_z=1, static_shared_mem=64,
+            dynamic_shared_mem=32, registers=16)
+    # copies 10 and 11, kernel 20, shaped kernel 40
+    s.event(5_000_020_000, "gpu_batch", pid, gpu, proc, base=5_000_005_100, context=1, device=0,
+            record=[0, 0, 1, 2], correlation_id=[10, 11, 20, 40], start=[0, 1000, 2000, 6000],
+            duration=[800, 800, 5000, 1500], direction=[1, 1], src_kind=[2, 2],
+            dst_kind=[3, 3], static_shared_mem=[512], registers=[40], shape_id=[5])
+    s.event(5_000_021_000, "gpu_memcpy_times", pid, gpu, proc, start=5_000_008_100,
+            end=5_000_008_900, correlation_id=12, context=1, direction=1, src_kind=2,
+            dst_kind=3, device=0)
+    s.event(5_000_022_000, "gpu_kernel_times", pid, gpu, proc, start=5_000_012_100,
+            end=5_000_017_100, correlation_id=21, context=1, static_shared_mem=256,
+            registers=32)
+    s.event(5_000_023_000, "gpu_memcpy", pid, gpu, proc, start=5_000_012_500,
+            end=5_000_014_500, correlation_id=30, runtime_correlation_id=0, direction=2,
+            src_kind=3, dst_kind=1, bytes=8192, device=0, src_device=255, dst_device=255,
+            context=1, stream=0)
+    # thread 6163's run, written by the main thread (at the process's exit)
+    s.event(5_000_030_000, "repeat_run", pid, main, proc, base=5_000_025_000, tid=other,
+            shape=[back_shape], correlation_id=[31], exit=[0], duration=[1000])
+    # a copy, then its repeat whose call enters before 2^33 ns and returns
+    # after: its entry's low bits are above its timestamp's
+    s.event(8_589_933_000, "memcpy", pid, main, proc, correlation_id=50, entry=8_589_932_500,
+            **copy)
+    s.event(8_589_935_000, "repeat", pid, main, proc, shape=copy_shape, correlation_id=51,
+            entry_low=8_589_934_000 & 0xFFFFFFFF)
+    s.event(8_589_936_000, "nvtx_pop", pid, main, proc, domain=0)
+    write(directory, events, s)
+
 
 # Values at the ends of each type's range, and a few plain ones.
 EXTREMES = {
@@ -1415,7 +1501,8 @@ def main():
               "future": future,
               "old-layout": old_layout, "empty": empty, "strings": strings, "stacks": stacks,
               "sites": sites, "codes": codes,
-              "compact": compact, "repeats": repeats, "runs": runs, "flows": flows}
+              "compact": compact, "repeats": repeats, "runs": runs, "flows": flows,
+              "forms": forms}
     if scenario not in makers:
         sys.exit(f"make-ctf.py: unknown scenario {scenario}")
     truth = makers[scenario](directory)
