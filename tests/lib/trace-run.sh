@@ -24,6 +24,8 @@
 #   trace_require_program NAME   the test program tests/programs/NAME of
 #                                the build in $trace_cmd, or fail and end
 #                                the script
+#   trace_forks                  $trace_cmd forks children that exit: no
+#                                leak check in a sanitizer build
 #   trace_run TAG traced|plain CMD...
 #                                run CMD on the simulator with the ledger in
 #                                $lttng_tmp/TAG.ledger, stdout in TAG.out,
@@ -151,13 +153,18 @@ trace_workload() {
 	esac
 	[ -x "$trace_exe" ] || return 0
 	trace_cmd=$trace_exe
-	# GCC 12's LeakSanitizer deadlocks now and then at the exit of a child
-	# forked while another thread held a lock of ASan's allocator (later
-	# runtimes take those locks around fork): no leak check in the child.
-	if [ "$1" = fork-exec ] && [ -n "$(trace_asan_runtime)" ]; then
-		trace_cmd="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 $trace_cmd"
-	fi
+	[ "$1" != fork-exec ] || trace_forks
 	return 0
+}
+
+# trace_forks: $trace_cmd forks children that exit. GCC 12's LeakSanitizer
+# deadlocks now and then at the exit of a child forked while another thread
+# (the tracer's, lttng-ust's) held a lock of ASan's allocator, in
+# LockAllocator: that runtime does not take those locks around fork (later
+# ones do). No leak check in a sanitizer build, then.
+trace_forks() {
+	[ -z "$(trace_asan_runtime)" ] ||
+		trace_cmd="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 $trace_cmd"
 }
 
 # Why an example is missing: examples/cuda needs nvcc, driver-api does not.

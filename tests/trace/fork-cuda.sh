@@ -15,6 +15,7 @@ trace_here=$(cd "$(dirname "$0")" && pwd)
 
 trace_setup "$@"
 trace_require_program fork-cuda
+trace_forks
 program=$trace_cmd
 cudatrace="$trace_builddir/cli/cudatrace"
 [ -x "$cudatrace" ] || tap_fail_all "cudatrace is not built ($cudatrace)"
@@ -22,7 +23,7 @@ trace_daemon_or_fail
 
 tag=forked
 if trace_session "$tag"; then
-	trace_run "$tag" traced "$program"
+	trace_run "$tag" traced $program
 	lttng_session_end "$tag"
 	is "$tag: exit status" "$trace_status" 0
 	[ "$trace_status" = 0 ] || trace_show_err "$tag"
