@@ -1151,10 +1151,8 @@ static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 		.site = intern(f, ct_call_site_format(f->ctx, fl->process, fl->site, &fl->api,
 		                                      fl->stack_id, site, sizeof(site))),
 		.nvtx_path = intern(f, ct_path_format(f->ctx, fl->site, path, sizeof(path))),
-		.stack = ct_stack_copy(ct_call_stacks_get(ct_context_call_stacks(f->ctx),
-		                                          fl->process->hostname, fl->process->pid,
-		                                          fl->stack_id),
-		                       f->result.strings),
+		.stack =
+		    ct_stack_copy(ct_call_stacks_get(fl->process, fl->stack_id), f->result.strings),
 		.verdict = v.name,
 		.explanation = intern(f, v.reason),
 		.withheld_verdict = v.withheld,

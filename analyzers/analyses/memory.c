@@ -423,7 +423,7 @@ static const struct ct_stack *stack_of(struct memory *m, const struct ct_acct_al
 {
 	const struct ct_process *p = ct_context_process_at(m->ctx, a->process);
 
-	return ct_call_stacks_get(ct_context_call_stacks(m->ctx), p->hostname, p->pid, a->stack_id);
+	return ct_call_stacks_get(p, a->stack_id);
 }
 
 /* Where A was made (ct_call_site_format); NULL when the trace does not
@@ -870,8 +870,7 @@ static struct ct_memory_growing_site growing_site_of(struct memory *m, struct ct
                                                      const char *name, const struct site_stat *s)
 {
 	struct ct_memory_leak_site where = { 0 };
-	const struct ct_stack *stack = ct_call_stacks_get(
-	    ct_context_call_stacks(m->ctx), process->hostname, process->pid, s->key.stack_id);
+	const struct ct_stack *stack = ct_call_stacks_get(process, s->key.stack_id);
 	uint64_t increments = s->rises - s->risen_keys; /* rises after each key's first */
 	char path[512];
 

@@ -12,6 +12,7 @@
 #include <glib.h>
 
 #include "call-stacks.h"
+#include "context.h"
 #include "common/demangle.h"
 
 /*
@@ -77,11 +78,6 @@ static const char *const folded_packages[] = {
 	"-packages/numba_cuda/",    "-packages/cuda/",       "-packages/pycuda/",
 };
 
-struct process_key {
-	char *hostname; /* owned */
-	int64_t pid;
-};
-
 struct raw_stack {
 	size_t count;
 	uint64_t *frames;       /* owned */
@@ -95,7 +91,7 @@ struct cell {
 	uint32_t first_line;      /* the cell's line of the code's line 1 */
 };
 
-struct process_stacks {
+struct ct_process_stacks {
 	GHashTable *stacks; /* uint64_t stack id (owned) -> struct raw_stack (owned) */
 	struct ct_symbolizer *symbolizer;
 	GStringChunk *strings; /* the named frames' strings */
@@ -110,31 +106,8 @@ struct process_stacks {
 };
 
 struct ct_call_stacks {
-	GHashTable *processes; /* struct process_key (owned) -> struct process_stacks (owned) */
-	char *debug_dirs;      /* owned; NULL: none */
+	char *debug_dirs; /* owned; NULL: none */
 };
-
-static guint key_hash(gconstpointer p)
-{
-	const struct process_key *k = p;
-
-	return g_str_hash(k->hostname) ^ g_int64_hash(&k->pid);
-}
-
-static gboolean key_equal(gconstpointer a, gconstpointer b)
-{
-	const struct process_key *x = a, *y = b;
-
-	return x->pid == y->pid && !strcmp(x->hostname, y->hostname);
-}
-
-static void key_free(gpointer p)
-{
-	struct process_key *k = p;
-
-	g_free(k->hostname);
-	g_free(k);
-}
 
 static void raw_free(gpointer p)
 {
@@ -148,10 +121,10 @@ static void raw_free(gpointer p)
 	g_free(r);
 }
 
-static void process_free(gpointer p)
+void ct_process_stacks_free(struct ct_process_stacks *ps)
 {
-	struct process_stacks *ps = p;
-
+	if (!ps)
+		return;
 	g_hash_table_destroy(ps->stacks);
 	ct_symbolizer_destroy(ps->symbolizer);
 	g_string_chunk_free(ps->strings);
@@ -163,10 +136,7 @@ static void process_free(gpointer p)
 
 struct ct_call_stacks *ct_call_stacks_create(void)
 {
-	struct ct_call_stacks *cs = g_new0(struct ct_call_stacks, 1);
-
-	cs->processes = g_hash_table_new_full(key_hash, key_equal, key_free, process_free);
-	return cs;
+	return g_new0(struct ct_call_stacks, 1);
 }
 
 void ct_call_stacks_set_debug_dirs(struct ct_call_stacks *cs, const char *debug_dirs)
@@ -179,34 +149,27 @@ void ct_call_stacks_destroy(struct ct_call_stacks *cs)
 {
 	if (!cs)
 		return;
-	g_hash_table_destroy(cs->processes);
 	g_free(cs->debug_dirs);
 	g_free(cs);
 }
 
-/* The process (HOSTNAME, PID), created when CREATE. */
-static struct process_stacks *process_of(struct ct_call_stacks *cs, const char *hostname,
-                                         int64_t pid, bool create)
+/* PROCESS's stacks, created on first use. */
+static struct ct_process_stacks *stacks_of(struct ct_call_stacks *cs, struct ct_process *process)
 {
-	struct process_key key = { .hostname = (char *)(hostname ? hostname : ""), .pid = pid };
-	struct process_stacks *ps = g_hash_table_lookup(cs->processes, &key);
-	struct process_key *owned;
+	struct ct_process_stacks *ps = process->stacks;
 
-	if (ps || !create)
+	if (ps)
 		return ps;
-	ps = g_new0(struct process_stacks, 1);
+	ps = g_new0(struct ct_process_stacks, 1);
 	ps->stacks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, raw_free);
 	ps->symbolizer = ct_symbolizer_create(cs->debug_dirs);
 	ps->strings = g_string_chunk_new(4096);
 	ps->cells = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	owned = g_new(struct process_key, 1);
-	owned->hostname = g_strdup(key.hostname);
-	owned->pid = pid;
-	g_hash_table_insert(cs->processes, owned, ps);
+	process->stacks = ps;
 	return ps;
 }
 
-void ct_call_stacks_add_cell(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
+void ct_call_stacks_add_cell(struct ct_call_stacks *cs, struct ct_process *process,
                              const char *code_file, uint64_t execution_count, uint32_t first_line)
 {
 	struct cell *c;
@@ -217,13 +180,13 @@ void ct_call_stacks_add_cell(struct ct_call_stacks *cs, const char *hostname, in
 	c = g_new(struct cell, 1);
 	c->execution_count = execution_count;
 	c->first_line = first_line ? first_line : 1;
-	g_hash_table_replace(process_of(cs, hostname, pid, true)->cells, g_strdup(code_file), c);
+	g_hash_table_replace(stacks_of(cs, process)->cells, g_strdup(code_file), c);
 }
 
-void ct_call_stacks_add(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
-                        uint64_t stack_id, const uint64_t *frames, size_t count, const char *python)
+void ct_call_stacks_add(struct ct_call_stacks *cs, struct ct_process *process, uint64_t stack_id,
+                        const uint64_t *frames, size_t count, const char *python)
 {
-	struct process_stacks *ps = process_of(cs, hostname, pid, true);
+	struct ct_process_stacks *ps = stacks_of(cs, process);
 	struct raw_stack *r;
 
 	/* a stack emitted again (a session that started later) is the same */
@@ -236,16 +199,16 @@ void ct_call_stacks_add(struct ct_call_stacks *cs, const char *hostname, int64_t
 	g_hash_table_insert(ps->stacks, g_memdup2(&stack_id, sizeof(stack_id)), r);
 }
 
-void ct_call_stacks_add_object(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
-                               uint64_t base, uint64_t size, const char *path)
+void ct_call_stacks_add_object(struct ct_call_stacks *cs, struct ct_process *process, uint64_t base,
+                               uint64_t size, const char *path)
 {
-	ct_symbolizer_add_object(process_of(cs, hostname, pid, true)->symbolizer, base, size, path);
+	ct_symbolizer_add_object(stacks_of(cs, process)->symbolizer, base, size, path);
 }
 
-void ct_call_stacks_set_build_id(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
+void ct_call_stacks_set_build_id(struct ct_call_stacks *cs, struct ct_process *process,
                                  uint64_t base, const uint8_t *id, size_t len)
 {
-	ct_symbolizer_set_build_id(process_of(cs, hostname, pid, true)->symbolizer, base, id, len);
+	ct_symbolizer_set_build_id(stacks_of(cs, process)->symbolizer, base, id, len);
 }
 
 static const char *base_name(const char *path)
@@ -325,7 +288,7 @@ static char *helper_key(uint32_t line, const char *function, const char *file)
  * cudaMalloc, a notebook's alloc()), which would merge different call
  * paths into one site.
  */
-static void find_helpers(struct process_stacks *ps)
+static void find_helpers(struct ct_process_stacks *ps)
 {
 	GHashTable *callers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	GHashTableIter it;
@@ -368,7 +331,7 @@ static void find_helpers(struct process_stacks *ps)
 }
 
 /* Whether F, a Python frame of process PS, is a shared helper (find_helpers). */
-static bool is_helper(const struct process_stacks *ps, const struct ct_stack_frame *f)
+static bool is_helper(const struct ct_process_stacks *ps, const struct ct_stack_frame *f)
 {
 	char *key = helper_key(f->symbol.line, f->symbol.function, f->symbol.file);
 	bool shared = g_hash_table_contains(ps->helpers, key);
@@ -381,7 +344,7 @@ static bool is_helper(const struct process_stacks *ps, const struct ct_stack_fra
  * The Python frames PYTHON ("LINE\tFUNCTION\tFILE\n" each) appended to
  * FRAMES; a line that is not one of them ends them.
  */
-static void add_python_frames(struct process_stacks *ps, GArray *frames, const char *python)
+static void add_python_frames(struct ct_process_stacks *ps, GArray *frames, const char *python)
 {
 	gchar **lines = g_strsplit(python, "\n", -1);
 
@@ -418,7 +381,7 @@ static void add_python_frames(struct process_stacks *ps, GArray *frames, const c
  * folded under that Python line, which is the code that asked. COUNT
  * when there is none.
  */
-static size_t python_site(const struct process_stacks *ps, struct ct_stack *st)
+static size_t python_site(const struct ct_process_stacks *ps, struct ct_stack *st)
 {
 	size_t site = st->count, first = st->count;
 
@@ -463,7 +426,7 @@ static const char *function_name(GStringChunk *strings, const char *name)
 	return copy;
 }
 
-static struct ct_stack *name_stack(struct process_stacks *ps, const struct raw_stack *r)
+static struct ct_stack *name_stack(struct ct_process_stacks *ps, const struct raw_stack *r)
 {
 	GArray *frames =
 	    g_array_sized_new(FALSE, TRUE, sizeof(struct ct_stack_frame), (guint)r->count);
@@ -509,10 +472,9 @@ static struct ct_stack *name_stack(struct process_stacks *ps, const struct raw_s
 	return st;
 }
 
-const struct ct_stack *ct_call_stacks_get(struct ct_call_stacks *cs, const char *hostname,
-                                          int64_t pid, uint64_t stack_id)
+const struct ct_stack *ct_call_stacks_get(const struct ct_process *process, uint64_t stack_id)
 {
-	struct process_stacks *ps = process_of(cs, hostname, pid, false);
+	struct ct_process_stacks *ps = process->stacks;
 	struct raw_stack *r;
 
 	if (!ps || !stack_id || !(r = g_hash_table_lookup(ps->stacks, &stack_id)))

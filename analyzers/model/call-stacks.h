@@ -18,10 +18,10 @@
  * it: the Python line is the code that asked. C++ functions are named
  * demangled (common/demangle.h).
  *
- * Stacks and objects are kept by (hostname, pid), not by struct
- * ct_process: the statedump of a process comes before its first cudatrace
- * event, and the statedumps of processes that have none are never asked
- * for.
+ * Each process's stacks, cells and objects are kept in its struct
+ * ct_process (model/context.h), which owns them: lttng-ust's statedump of
+ * a process, before its first cudatrace event, goes to the process the
+ * context creates unlisted for it.
  */
 #ifndef CUDATRACE_ANALYZERS_CALL_STACKS_H
 #define CUDATRACE_ANALYZERS_CALL_STACKS_H
@@ -35,6 +35,9 @@
 #include "symbolizer.h"
 
 struct ct_call_stacks;
+struct ct_process;
+/* A process's stacks, cells and objects; its struct ct_process owns them. */
+struct ct_process_stacks;
 
 /* One frame, named. Strings belong to the call stacks; NULL when unknown. */
 struct ct_stack_frame {
@@ -60,18 +63,18 @@ struct ct_call_stacks *ct_call_stacks_create(void);
 /* Where to look first for the objects' files (symbolizer.h): DEBUG_DIRS,
  * copied; before the first event. */
 void ct_call_stacks_set_debug_dirs(struct ct_call_stacks *cs, const char *debug_dirs);
-/* Frees everything; NULL is fine. */
+/* Frees what the call stacks hold themselves (not the processes'); NULL is fine. */
 void ct_call_stacks_destroy(struct ct_call_stacks *cs);
+/* For the process that owns PS; NULL is fine. */
+void ct_process_stacks_free(struct ct_process_stacks *ps);
 
-/* A call_stack event of process (HOSTNAME, PID): its addresses, and its
- * Python frames PYTHON ("LINE\tFUNCTION\tFILE\n" each; NULL or "" for
- * none). */
-void ct_call_stacks_add(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
-                        uint64_t stack_id, const uint64_t *frames, size_t count,
-                        const char *python);
+/* A call_stack event of PROCESS: its addresses, and its Python frames
+ * PYTHON ("LINE\tFUNCTION\tFILE\n" each; NULL or "" for none). */
+void ct_call_stacks_add(struct ct_call_stacks *cs, struct ct_process *process, uint64_t stack_id,
+                        const uint64_t *frames, size_t count, const char *python);
 
 /*
- * A notebook cell of process (HOSTNAME, PID) (cell_begin): the Python
+ * A notebook cell of PROCESS (cell_begin): the Python
  * frames in CODE_FILE, the file IPython compiled it under, are In
  * [EXECUTION_COUNT] (the last cell run with that code, when the same code
  * ran twice). FIRST_LINE is the line of the cell, from 1, of its first
@@ -79,19 +82,19 @@ void ct_call_stacks_add(struct ct_call_stacks *cs, const char *hostname, int64_t
  * lines before it, so a frame's line L is the cell's line L + FIRST_LINE
  * - 1. An empty or NULL CODE_FILE is ignored.
  */
-void ct_call_stacks_add_cell(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
+void ct_call_stacks_add_cell(struct ct_call_stacks *cs, struct ct_process *process,
                              const char *code_file, uint64_t execution_count, uint32_t first_line);
 
-/* lttng_ust_statedump:bin_info and build_id of process (HOSTNAME, PID). */
-void ct_call_stacks_add_object(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
-                               uint64_t base, uint64_t size, const char *path);
-void ct_call_stacks_set_build_id(struct ct_call_stacks *cs, const char *hostname, int64_t pid,
+/* lttng_ust_statedump:bin_info and build_id of PROCESS. */
+void ct_call_stacks_add_object(struct ct_call_stacks *cs, struct ct_process *process, uint64_t base,
+                               uint64_t size, const char *path);
+void ct_call_stacks_set_build_id(struct ct_call_stacks *cs, struct ct_process *process,
                                  uint64_t base, const uint8_t *id, size_t len);
 
-/* Stack STACK_ID of process (HOSTNAME, PID), named; NULL when the trace
- * holds no such call_stack event (or STACK_ID is 0). */
-const struct ct_stack *ct_call_stacks_get(struct ct_call_stacks *cs, const char *hostname,
-                                          int64_t pid, uint64_t stack_id);
+/* Stack STACK_ID of PROCESS, named (the name is kept in PROCESS's
+ * stacks); NULL when the trace holds no such call_stack event (or
+ * STACK_ID is 0). */
+const struct ct_stack *ct_call_stacks_get(const struct ct_process *process, uint64_t stack_id);
 
 /* STACK's frames, a GArray of struct ct_stack_frame whose strings are
  * copied into STRINGS, for a result that outlives the call stacks; NULL

@@ -55,7 +55,8 @@ struct thread_key {
 };
 
 struct ct_context {
-	GPtrArray *processes;    /* struct ct_process, owned, in order of appearance */
+	GPtrArray *processes;    /* struct ct_process, owned, listed, in order of appearance */
+	GPtrArray *unlisted;     /* struct ct_process, owned, named by statedumps only */
 	GHashTable *process_ids; /* struct process_key (owned) -> process (borrowed) */
 	GStringChunk *hostnames; /* interned hostnames */
 	GPtrArray *threads;      /* struct ct_thread, owned, in order of appearance */
@@ -144,6 +145,7 @@ static void process_free(gpointer data)
 	name_table_free(p->names);
 	if (p->forked)
 		g_array_free(p->forked, TRUE);
+	ct_process_stacks_free(p->stacks);
 	g_free(p);
 }
 
@@ -171,6 +173,7 @@ struct ct_context *ct_context_create(void)
 	struct path_entry *none = g_new0(struct path_entry, 1);
 
 	ctx->processes = g_ptr_array_new_with_free_func(process_free);
+	ctx->unlisted = g_ptr_array_new_with_free_func(process_free);
 	ctx->process_ids = g_hash_table_new_full(process_key_hash, process_key_equal, g_free, NULL);
 	ctx->hostnames = g_string_chunk_new(256);
 	ctx->threads = g_ptr_array_new_with_free_func(thread_free);
@@ -194,6 +197,7 @@ void ct_context_destroy(struct ct_context *ctx)
 	g_ptr_array_free(ctx->threads, TRUE);
 	g_hash_table_destroy(ctx->process_ids);
 	g_ptr_array_free(ctx->processes, TRUE);
+	g_ptr_array_free(ctx->unlisted, TRUE);
 	g_string_chunk_free(ctx->hostnames);
 	ct_call_stacks_destroy(ctx->stacks);
 	g_free(ctx);
@@ -232,17 +236,29 @@ static struct ct_process *process_new(struct ct_context *ctx, const char *hostna
 		names->api[d] = g_ptr_array_new_with_free_func(g_free);
 	names->kernels = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, kernel_name_free);
 	p->names = names;
-	p->index = ctx->processes->len;
 	p->pid = pid;
 	p->hostname = hostname;
 	p->first_ns = INT64_MAX;
 	p->last_ns = INT64_MIN;
 	p->first_drop_ns = INT64_MAX;
-	g_ptr_array_add(ctx->processes, p);
+	g_ptr_array_add(ctx->unlisted, p);
 	return p;
 }
 
-struct ct_process *ct_context_process(struct ct_context *ctx, const char *hostname, int64_t pid)
+/* P among the processes, numbered in order of its first cudatrace event. */
+static void process_list(struct ct_context *ctx, struct ct_process *p)
+{
+	guint i;
+
+	if (g_ptr_array_find(ctx->unlisted, p, &i))
+		g_ptr_array_steal_index_fast(ctx->unlisted, i);
+	p->index = ctx->processes->len;
+	p->listed = true;
+	g_ptr_array_add(ctx->processes, p);
+}
+
+/* The process (HOSTNAME, PID), created unlisted on first use. */
+static struct ct_process *process_of(struct ct_context *ctx, const char *hostname, int64_t pid)
 {
 	struct process_key key = {
 		.hostname = g_string_chunk_insert_const(ctx->hostnames, hostname ? hostname : ""),
@@ -255,6 +271,21 @@ struct ct_process *ct_context_process(struct ct_context *ctx, const char *hostna
 	p = process_new(ctx, key.hostname, pid);
 	g_hash_table_insert(ctx->process_ids, g_memdup2(&key, sizeof(key)), p);
 	return p;
+}
+
+struct ct_process *ct_context_process(struct ct_context *ctx, const char *hostname, int64_t pid)
+{
+	struct ct_process *p = process_of(ctx, hostname, pid);
+
+	if (!p->listed)
+		process_list(ctx, p);
+	return p;
+}
+
+struct ct_process *ct_context_statedump_process(struct ct_context *ctx, const char *hostname,
+                                                int64_t pid)
+{
+	return process_of(ctx, hostname, pid);
 }
 
 size_t ct_context_process_count(const struct ct_context *ctx)
@@ -441,8 +472,7 @@ char *ct_site_format(const struct ct_context *ctx, const struct ct_process *proc
 char *ct_call_site_format(struct ct_context *ctx, const struct ct_process *process, uint32_t path,
                           const struct ct_api_ref *api, uint64_t stack_id, char *buf, size_t len)
 {
-	const struct ct_stack *stack =
-	    ct_call_stacks_get(ctx->stacks, process->hostname, process->pid, stack_id);
+	const struct ct_stack *stack = ct_call_stacks_get(process, stack_id);
 
 	char frame[512];
 	size_t used;
@@ -591,7 +621,7 @@ static void update_tracer_info(struct ct_event *ev)
 
 /* A loaded object, for naming call stacks: the statedump's objects, and
  * those loaded after it (library_load of a tracer that records their range). */
-static void note_library(struct ct_context *ctx, const struct ct_process *p,
+static void note_library(struct ct_context *ctx, struct ct_process *p,
                          const struct ct_ev_library_load *e)
 {
 	uint8_t id[64];
@@ -599,7 +629,7 @@ static void note_library(struct ct_context *ctx, const struct ct_process *p,
 
 	if (!e->size)
 		return;
-	ct_call_stacks_add_object(ctx->stacks, p->hostname, p->pid, e->base, e->size, e->path);
+	ct_call_stacks_add_object(ctx->stacks, p, e->base, e->size, e->path);
 	for (; n < sizeof(id) && 2 * n + 1 < e->build_id_len; n++) {
 		int hi = g_ascii_xdigit_value(e->build_id[2 * n]);
 		int lo = g_ascii_xdigit_value(e->build_id[2 * n + 1]);
@@ -608,7 +638,7 @@ static void note_library(struct ct_context *ctx, const struct ct_process *p,
 			return;
 		id[n] = (uint8_t)(hi << 4 | lo);
 	}
-	ct_call_stacks_set_build_id(ctx->stacks, p->hostname, p->pid, e->base, id, n);
+	ct_call_stacks_set_build_id(ctx->stacks, p, e->base, id, n);
 }
 
 /* A child P forked (process_fork), kept for the trace section to name. */
@@ -645,7 +675,7 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		note_library(ctx, p, &ev->u.library_load);
 		break;
 	case CT_EV_CALL_STACK:
-		ct_call_stacks_add(ctx->stacks, p->hostname, p->pid, ev->u.call_stack.stack_id,
+		ct_call_stacks_add(ctx->stacks, p, ev->u.call_stack.stack_id,
 		                   ev->u.call_stack.frames, ev->u.call_stack.frames_count,
 		                   ev->u.call_stack.python);
 		break;
@@ -653,8 +683,7 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		ev->thread->op_stack_id = ev->u.call_site.stack_id;
 		break;
 	case CT_EV_CELL_BEGIN:
-		ct_call_stacks_add_cell(ctx->stacks, p->hostname, p->pid,
-		                        ev->u.cell_begin.code_file,
+		ct_call_stacks_add_cell(ctx->stacks, p, ev->u.cell_begin.code_file,
 		                        ev->u.cell_begin.execution_count, ev->u.cell_begin.line);
 		break;
 	case CT_EV_NVTX_PUSH:

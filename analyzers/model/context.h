@@ -45,9 +45,16 @@ struct ct_device {
 	uint64_t nvml_total;
 };
 
-/* A traced process: one (host, vpid). Owned by the context. */
+/*
+ * A traced process: one (host, vpid). Owned by the context. A process
+ * lttng-ust's statedump names before any cudatrace event of it (or
+ * without one) is unlisted: it holds its loaded objects, for its call
+ * stacks, but is not among ct_context_process_at's until a cudatrace
+ * event names it.
+ */
 struct ct_process {
-	uint32_t index;       /* 0, 1, ... in order of first event */
+	uint32_t index; /* 0, 1, ... in order of first event; unlisted: none yet */
+	bool listed;
 	int64_t pid;          /* vpid */
 	const char *hostname; /* owned by the context; "" if the trace names none */
 	char procname[32];
@@ -77,6 +84,9 @@ struct ct_process {
 	 */
 	GArray *forked;
 	uint64_t forks;
+	/* Its call stacks, cells and loaded objects (call-stacks.h); NULL until one is noted.
+	 * Owned. */
+	struct ct_process_stacks *stacks;
 };
 
 /* A child a process forked: its pid (0: unknown), and when. */
@@ -144,8 +154,12 @@ struct ct_call_stacks *ct_context_call_stacks(struct ct_context *ctx);
 struct ct_acct *ct_context_accounting(const struct ct_context *ctx);
 void ct_context_set_accounting(struct ct_context *ctx, struct ct_acct *acct);
 
-/* The process (hostname, pid), created on first use. */
+/* The process (hostname, pid), created on first use; listed if it was not. */
 struct ct_process *ct_context_process(struct ct_context *ctx, const char *hostname, int64_t pid);
+/* The process (hostname, pid) that lttng-ust's statedump names, created
+ * unlisted on first use (struct ct_process). */
+struct ct_process *ct_context_statedump_process(struct ct_context *ctx, const char *hostname,
+                                                int64_t pid);
 /* The thread tid of PROCESS, created on first use. */
 struct ct_thread *ct_context_thread(struct ct_context *ctx, struct ct_process *process,
                                     int64_t tid);

@@ -431,7 +431,7 @@ static void take_record(struct ct_reader *r, struct ct_record *rec)
 		ct_reader_feed(r, ev);
 		break;
 	case CT_RECORD_UST_STATEDUMP:
-		ct_ust_statedump_apply(&rec->statedump, ct_context_call_stacks(r->ctx));
+		ct_ust_statedump_apply(&rec->statedump, r->ctx);
 		break;
 	case CT_RECORD_LOSS:
 		ct_reader_note_loss(r, rec->loss.time_ns, rec->loss.events, rec->loss.packets);

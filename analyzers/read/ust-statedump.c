@@ -82,12 +82,13 @@ bool ct_ust_statedump_decode(enum ct_ust_statedump kind, const bt_event *event,
 	return false;
 }
 
-void ct_ust_statedump_apply(const struct ct_ust_statedump_record *rec, struct ct_call_stacks *cs)
+void ct_ust_statedump_apply(const struct ct_ust_statedump_record *rec, struct ct_context *ctx)
 {
+	struct ct_call_stacks *cs = ct_context_call_stacks(ctx);
+	struct ct_process *p = ct_context_statedump_process(ctx, rec->hostname, rec->pid);
+
 	if (rec->kind == CT_UST_STATEDUMP_BIN_INFO)
-		ct_call_stacks_add_object(cs, rec->hostname, rec->pid, rec->baddr, rec->memsz,
-		                          rec->path);
+		ct_call_stacks_add_object(cs, p, rec->baddr, rec->memsz, rec->path);
 	else if (rec->kind == CT_UST_STATEDUMP_BUILD_ID)
-		ct_call_stacks_set_build_id(cs, rec->hostname, rec->pid, rec->baddr, rec->build_id,
-		                            rec->build_id_len);
+		ct_call_stacks_set_build_id(cs, p, rec->baddr, rec->build_id, rec->build_id_len);
 }

@@ -15,7 +15,7 @@
 #include <babeltrace2/babeltrace.h>
 #include <glib.h>
 
-#include "model/call-stacks.h"
+#include "model/context.h"
 
 /* The statedump events read. */
 enum ct_ust_statedump {
@@ -53,7 +53,8 @@ struct ct_ust_statedump_record {
 bool ct_ust_statedump_decode(enum ct_ust_statedump kind, const bt_event *event,
                              GStringChunk *strings, struct ct_ust_statedump_record *rec);
 
-/* Hands REC to CS. */
-void ct_ust_statedump_apply(const struct ct_ust_statedump_record *rec, struct ct_call_stacks *cs);
+/* Hands REC to the call stacks of the process it names in CTX (created
+ * unlisted when no cudatrace event named it yet). */
+void ct_ust_statedump_apply(const struct ct_ust_statedump_record *rec, struct ct_context *ctx);
 
 #endif
