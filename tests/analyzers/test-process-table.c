@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-process-table.c - the context's one table of processes, as the call
+ * stacks use it: a process lttng-ust's statedump names before any
+ * cudatrace event of it is unlisted, keeps what is noted of it, and is
+ * listed, numbered in order of first cudatrace event, when an event names
+ * it; one that is never named stays unlisted and is freed with the
+ * context.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "model/call-stacks.h"
+#include "model/context.h"
+
+#define HOST "node1"
+
+/* Stack 5 of P: one native frame, called from Python line 12 of train.py. */
+static void add_stack(struct ct_context *ctx, struct ct_process *p)
+{
+	static const uint64_t frames[] = { 0x1000 };
+
+	ct_call_stacks_add(ct_context_call_stacks(ctx), p, 5, frames, 1, "12\tstep\t/w/train.py\n");
+}
+
+static void test_statedump_first(void **state)
+{
+	struct ct_context *ctx = ct_context_create();
+	struct ct_process *dumped, *first, *named;
+	char site[128];
+
+	(void)state;
+	dumped = ct_context_statedump_process(ctx, HOST, 200);
+	assert_false(dumped->listed);
+	assert_int_equal(ct_context_process_count(ctx), 0);
+	/* its objects and stacks are kept before it is listed */
+	ct_call_stacks_add_object(ct_context_call_stacks(ctx), dumped, 0x400000, 0x1000,
+	                          "/usr/bin/python3");
+	add_stack(ctx, dumped);
+	assert_ptr_equal(ct_context_statedump_process(ctx, HOST, 200), dumped);
+
+	first = ct_context_process(ctx, HOST, 100);
+	assert_true(first->listed);
+	assert_int_equal(first->index, 0);
+	named = ct_context_process(ctx, HOST, 200);
+	assert_ptr_equal(named, dumped);
+	assert_true(named->listed);
+	assert_int_equal(named->index, 1);
+	assert_int_equal(ct_context_process_count(ctx), 2);
+	assert_ptr_equal(ct_context_process_at(ctx, 1), dumped);
+	/* a statedump after it was listed goes to the same process */
+	assert_ptr_equal(ct_context_statedump_process(ctx, HOST, 200), named);
+
+	assert_non_null(ct_call_stacks_get(named, 5));
+	assert_string_equal(ct_stack_site_format(ct_call_stacks_get(named, 5), site, sizeof(site)),
+	                    "train.py:12 in step");
+	assert_null(ct_call_stacks_get(named, 6));
+	assert_null(ct_call_stacks_get(first, 5));
+	ct_context_destroy(ctx);
+}
+
+/* The same pid on another host is another process; one the statedump
+ * alone names is never listed, and is freed with the context. */
+static void test_unlisted_and_hosts(void **state)
+{
+	struct ct_context *ctx = ct_context_create();
+	struct ct_process *a, *b;
+
+	(void)state;
+	a = ct_context_statedump_process(ctx, HOST, 300);
+	b = ct_context_statedump_process(ctx, "node2", 300);
+	assert_ptr_not_equal(a, b);
+	add_stack(ctx, a);
+	assert_non_null(ct_call_stacks_get(a, 5));
+	assert_null(ct_call_stacks_get(b, 5));
+	assert_ptr_equal(ct_context_process(ctx, "node2", 300), b);
+	assert_int_equal(ct_context_process_count(ctx), 1);
+	assert_false(a->listed);
+	ct_context_destroy(ctx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_statedump_first),
+		cmocka_unit_test(test_unlisted_and_hosts),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
