@@ -61,18 +61,18 @@ static void write_words(struct ct_doc *doc, const struct trace_info *info)
 }
 
 /*
- * How it ended, in the words of the diagnosis: the facts of INFO, and
- * what the report's sections (in DOC already) add to them (g_free).
+ * How it ended, in the words of the diagnosis (g_free): the facts of INFO,
+ * and what the report's sections (in DOC already) add to them, in FACTS.
  */
-static char *summary_of(const struct ct_doc *doc, const struct trace_info *info)
+static char *summary_of(const struct ct_doc *doc, const struct trace_info *info,
+                        struct ct_death_facts *facts)
 {
-	struct ct_death_facts facts;
 	struct ct_death_words words;
 	char *text;
 
-	death_facts_of(info, &facts);
-	ct_death_facts_from_report(ct_doc_root(doc), info->pid, &facts);
-	ct_death_word(info->death, &facts, &words);
+	death_facts_of(info, facts);
+	ct_death_facts_from_report(ct_doc_root(doc), info->pid, facts);
+	ct_death_word(info->death, facts, &words);
 	text = ct_death_text(&words);
 	ct_death_words_clear(&words);
 	return text;
@@ -80,13 +80,17 @@ static char *summary_of(const struct ct_doc *doc, const struct trace_info *info)
 
 static void write_section(struct ct_doc *doc, const struct trace_info *info)
 {
-	char *text = summary_of(doc, info);
+	struct ct_death_facts facts;
+	char *text = summary_of(doc, info, &facts);
 
 	ct_doc_object(doc, "process_end", "How the program ended");
 	ct_doc_string(doc, "cause", ct_death_name(info->death));
 	ct_doc_string(doc, "summary", text);
 	g_free(text);
 	ct_doc_string(doc, "program", info->program);
+	/* the name the trace knows its pid by: a wrapper record ran (env, a
+	 * shell script, cudasim-env) may have exec'd the program */
+	ct_doc_string(doc, "process", facts.program);
 	ct_doc_i64(doc, "pid", info->pid, CT_UNIT_ID);
 	if (info->end == TRACE_KILLED) {
 		ct_doc_null(doc, "exit_status");

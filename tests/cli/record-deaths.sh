@@ -110,10 +110,12 @@ is "sticky, no notes: no process_end, and the error is still the first finding" 
 	"$(json sticky-bare '("process_end" in d, d["findings"][0]["kind"], d["findings"][0]["verdict"], d["findings"][0]["death"], d["findings"][0]["severity"])')" \
 	"(False, 'sticky_error', 'cudaErrorIllegalAddress', None, 'critical')"
 
-# 2. A segfault of its own, after working CUDA calls.
+# 2. A segfault of its own, after working CUDA calls, in a program a
+# wrapper (env) exec'd: it is named as the trace knows its pid.
 # (In a sanitizer build, ASan would turn the SIGSEGV into an abort.)
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0" \
-	cli_record segv -o "$lttng_tmp/segv" -- "$trace_python" "$cli_workload" --steps 2 --segfault
+	cli_record segv -o "$lttng_tmp/segv" -- env CUDATRACE_TEST_WRAPPED=1 \
+	"$trace_python" "$cli_workload" --steps 2 --segfault
 cli_status_is "segv: record exits with 128 + SIGSEGV" 139
 is "segv: the notes say a fault signal" "$(info segv death)" fault-signal
 is "segv: no CUDA error is put on it" "$(info segv cuda_error)" ""
@@ -124,6 +126,11 @@ ok "segv: cudatrace report reads it" report_json segv
 is "segv: the report's cause and signal" \
 	"$(json segv '(d["process_end"]["cause"], d["process_end"]["signal_name"], d["process_end"]["cuda_error"])')" \
 	"('fault-signal', 'SEGV', None)"
+is "segv: the report's process_end names the command run and the process it became" \
+	"$(json segv '(d["process_end"]["program"], d["process_end"]["process"])')" "('env', 'python3')"
+is "segv: the death's finding names the process where it happened" \
+	"$(json segv '(d["findings"][0]["where"]["process"], d["findings"][0]["where"]["pid"] == d["process_end"]["pid"])')" \
+	"('python3', True)"
 is "segv: the report's first finding is the death" \
 	"$(json segv '(d["findings"][0]["kind"], d["findings"][0]["verdict"], d["findings"][0]["death"], d["findings"][0]["source"])')" \
 	"('process_death', 'fault-signal', 'fault-signal', 'process_end')"
