@@ -75,6 +75,16 @@ void ct_death_facts_from_report(const struct ct_node *root, int64_t pid, struct 
 		return;
 	f->gpu_known = true;
 	f->gpu_failures = failures ? ct_node_count(failures) : 0;
+	for (size_t i = f->gpu_failures; f->gpu_failed_bytes && i-- > 0;) {
+		const struct ct_node *failure = ct_node_child(failures, i);
+
+		if (number(failure, "requested_bytes") == (double)f->gpu_failed_bytes) {
+			double total = number(failure, "total_bytes");
+
+			f->gpu_failed_total_bytes = isnan(total) ? 0 : (uint64_t)total;
+			break;
+		}
+	}
 	f->gpu_peak_bytes = 0;
 	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
 		double peak = number(ct_node_child(devices, i), "peak_bytes");
@@ -206,6 +216,16 @@ const char *ct_verdict_advice(const char *verdict)
 		       "(nvidia-smi), stop them or run on another device (CUDA_VISIBLE_DEVICES)";
 	return "the trace cannot tell why: record the program from its start, so that the "
 	       "trace sees every allocation";
+}
+
+const char *ct_failure_advice(const char *verdict, uint64_t requested, uint64_t total)
+{
+	if (!g_strcmp0(verdict, "out_of_memory") && total && requested > total)
+		return "the request alone is larger than the whole device, so no memory freed "
+		       "would make room for it: ask for less at once (smaller batches or chunks, "
+		       "lower precision), use a device with more memory, or check how its size is "
+		       "computed";
+	return ct_verdict_advice(verdict);
 }
 
 static const char *program_of(const struct ct_death_facts *f)
@@ -464,7 +484,8 @@ static void word_gpu_oom(const struct ct_death_facts *f, const char *end, struct
 	    g_strdup_printf("a GPU allocation of %s failed (%s), and %s did not survive it: it %s",
 	                    bytes(f->gpu_failed_bytes, size, sizeof(size)),
 	                    ct_verdict_words(f->gpu_verdict), program_of(f), end);
-	w->advice = g_strdup(ct_verdict_advice(f->gpu_verdict));
+	w->advice = g_strdup(
+	    ct_failure_advice(f->gpu_verdict, f->gpu_failed_bytes, f->gpu_failed_total_bytes));
 }
 
 /* Quoted at most: a message can hold a whole tensor. */

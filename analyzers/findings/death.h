@@ -81,6 +81,8 @@ struct ct_death_facts {
 	/* What the trace holds of GPU memory, when gpu_known: failures and the highest peak. */
 	bool gpu_known;
 	uint64_t gpu_failures, gpu_peak_bytes;
+	/* The size of the device of the last failure of gpu_failed_bytes (0: unknown). */
+	uint64_t gpu_failed_total_bytes;
 	/* The uncaught Python exception it died of (python_exception): its type, NULL none. */
 	const char *exception, *exception_message;
 	const char *exception_site; /* "train.py:12 in step" */
@@ -153,5 +155,12 @@ char *ct_death_quote(const char *intro, const char *text);
 /* A failed allocation's VERDICT for people ("out of memory"), and what to do about it. */
 const char *ct_verdict_words(const char *verdict);
 const char *ct_verdict_advice(const char *verdict);
+/*
+ * What to do about an allocation of REQUESTED bytes that failed with
+ * VERDICT on a device of TOTAL bytes (0: unknown): a request larger than
+ * the whole device is no device that was full, nothing freed would make
+ * room for it; else ct_verdict_advice.
+ */
+const char *ct_failure_advice(const char *verdict, uint64_t requested, uint64_t total);
 
 #endif

@@ -213,6 +213,23 @@ static bool same_failure(const struct ct_node *a, const struct ct_node *b)
  * leave its figures lower bounds, anything else (an upper bound, an
  * uncertain figure, a verdict withheld) makes them uncertain.
  */
+/* Whether FAILURE asked more than its whole device has. */
+static bool larger_than_device(const struct ct_node *failure)
+{
+	uint64_t total = ct_node_u64(failure, "total_bytes");
+
+	return total && ct_node_u64(failure, "requested_bytes") > total;
+}
+
+/* Whether KEY is among the figures a failure's finding quotes. */
+static bool quoted(const char *key)
+{
+	for (size_t i = 0; key && failure_numbers[i]; i++)
+		if (!strcmp(key, failure_numbers[i]))
+			return true;
+	return false;
+}
+
 static void failure_caveats(struct finding *f, const struct ct_node *failure,
                             const struct losses *l)
 {
@@ -220,9 +237,14 @@ static void failure_caveats(struct finding *f, const struct ct_node *failure,
 	const char *withheld = ct_node_str(failure, "withheld_verdict");
 
 	for (size_t i = 0; caveats && i < ct_node_count(caveats); i++) {
-		const char *what = ct_node_str(ct_node_child(caveats, i), "caveat");
-		const char *why = cause_words(ct_node_str(ct_node_child(caveats, i), "cause"));
+		const struct ct_node *c = ct_node_child(caveats, i);
+		const char *what = ct_node_str(c, "caveat");
+		const char *why = cause_words(ct_node_str(c, "cause"));
 
+		/* a request larger than the device is too large whatever the pools
+		 * held: a figure the finding does not quote cannot change it */
+		if (larger_than_device(failure) && !quoted(ct_node_str(c, "figure")))
+			continue;
 		if (what)
 			finding_caveat(
 			    f, !strcmp(what, "lower_bound") ? "lower_bound" : "uncertain", why);
@@ -329,7 +351,8 @@ static void add_failure(GArray *list, const struct ct_node *failure, size_t inde
 			f->explanation = holders;
 		}
 	}
-	f->advice = g_strdup(ct_verdict_advice(verdict));
+	f->advice = g_strdup(ct_failure_advice(verdict, ct_node_u64(failure, "requested_bytes"),
+	                                       ct_node_u64(failure, "total_bytes")));
 	numbers_from(f, failure, failure_numbers);
 	f->source = g_strdup_printf("memory.failures[%zu]", index);
 	f->order = number_of(failure, "time_ns");

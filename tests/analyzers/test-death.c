@@ -224,6 +224,10 @@ static void test_gave_up(void **unused)
 	      "it: it exited with status 1",
 	      NULL);
 	check_advice(&f, "the device was full");
+	/* more than the whole device: no memory freed would have made room */
+	f.gpu_failed_total_bytes = 32 * MIB;
+	check_advice(&f, "larger than the whole device");
+	f.gpu_failed_total_bytes = 0;
 	ct_death_word(CT_DEATH_GPU_OOM, &f, &w);
 	assert_string_equal(w.then, "then train exited with status 1");
 	ct_death_words_clear(&w);

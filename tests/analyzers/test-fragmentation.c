@@ -20,6 +20,7 @@
 
 #include "feed.h"
 #include "common/range-map.h"
+#include "findings/findings.h"
 
 #define PID  200
 #define BASE UINT64_C(0x7f0000000000)
@@ -81,6 +82,8 @@ static void test_out_of_memory(void **state)
 	feed_report(&f);
 
 	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "out_of_memory");
+	ct_findings_write(f.doc);
+	assert_non_null(strstr(feed_string(&f, "findings.0.advice"), "the device was full"));
 	assert_int_equal(feed_int(&f, "memory.failures.0.live_bytes"), 900 * MIB);
 	assert_int_equal(feed_int(&f, "memory.failures.0.used_bytes"), GIB - 60 * MIB);
 	assert_int_equal(feed_int(&f, "memory.failures.0.held_elsewhere_bytes"),
@@ -89,7 +92,11 @@ static void test_out_of_memory(void **state)
 	feed_release(&f);
 }
 
-/* A request larger than the whole device is out of memory, whatever is free. */
+/*
+ * A request larger than the whole device is out of memory, whatever is
+ * free, and its finding says that no memory freed would make room for it
+ * (not that the device was full).
+ */
 static void test_larger_than_device(void **state)
 {
 	struct feed f;
@@ -98,6 +105,12 @@ static void test_larger_than_device(void **state)
 	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, UINT64_C(1) << 44, 4 * GIB, 4 * GIB);
 	feed_report(&f);
 	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "out_of_memory");
+	ct_findings_write(f.doc);
+	assert_null(ct_doc_error(f.doc));
+	assert_string_equal(feed_string(&f, "findings.0.kind"), "allocation_failure");
+	assert_non_null(strstr(feed_string(&f, "findings.0.advice"),
+	                       "larger than the whole device, so no memory freed"));
+	assert_null(strstr(feed_string(&f, "findings.0.advice"), "the device was full"));
 	feed_release(&f);
 }
 
@@ -628,6 +641,50 @@ static void test_recovered(void **state)
 	feed_release(&f);
 }
 
+/*
+ * A pool's figures derived at a synchronisation (release_at_sync) make a
+ * failure that depends on them uncertain, but not one larger than the
+ * whole device: its finding has no caveat (the pool is no figure it
+ * quotes), where one of 512 MiB keeps it.
+ */
+static void test_larger_than_device_with_pool(void **state)
+{
+	struct feed f;
+	int64_t t;
+
+	(void)state;
+	feed_init(&f, both);
+	t = f.now;
+	feed_alloc(&f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 64 * MIB);
+	feed_free(&f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 64 * MIB);
+	feed_gpu_memory(&f, PID, 0, 1, POOL_BASE, 64 * MIB, POOL_BASE, 64 * MIB, 64 * MIB, 0, t);
+	feed_gpu_memory(&f, PID, 0, 2, POOL_BASE, 64 * MIB, POOL_BASE, 64 * MIB, 0, 0, t + 1000);
+	feed_sync(&f, PID, 0);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 8 * GIB, 500 * MIB, 4 * GIB);
+	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 512 * MIB, 500 * MIB, 4 * GIB);
+	feed_report(&f);
+	assert_string_equal(feed_string(&f, "memory.failures.0.caveats.0.cause"),
+	                    "release_at_sync");
+	assert_string_equal(feed_string(&f, "memory.failures.1.caveats.0.cause"),
+	                    "release_at_sync");
+	ct_findings_write(f.doc);
+	assert_null(ct_doc_error(f.doc));
+	for (int i = 0; i < 2; i++) {
+		char path[64];
+		bool large;
+
+		snprintf(path, sizeof(path), "findings.%d.numbers.requested_bytes", i);
+		large = feed_int(&f, path) == (int64_t)(8 * GIB);
+		snprintf(path, sizeof(path), "findings.%d.caveat", i);
+		if (large)
+			assert_true(!feed_get(&f, path) ||
+			            feed_get(&f, path)->type == CT_NODE_NULL);
+		else
+			assert_non_null(strstr(feed_string(&f, path), "synchronisation"));
+	}
+	feed_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -642,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_pool_at_peak_time),
 		cmocka_unit_test(test_pool_identity),
 		cmocka_unit_test(test_pool_release_at_sync),
+		cmocka_unit_test(test_larger_than_device_with_pool),
 		cmocka_unit_test(test_losses),
 		cmocka_unit_test(test_recovered),
 		cmocka_unit_test(test_range_map),
