@@ -70,12 +70,21 @@ stepped() {
 	rm -rf "$lttng_tmp/$tag.trace"
 }
 
-# best MODE: the best ns_per_step of three runs.
+# best MODE: the best ns_per_step of three runs. (Not a pipeline: a run
+# that fails must end the script, not a subshell of it.)
 best() {
+	values=""
 	for run in 1 2 3; do
 		stepped "wall-$1-$run" "$1" "$steps" || exit 1
-		sed -n 's/.*ns_per_step=\([0-9.]*\).*/\1/p' "$lttng_tmp/wall-$1-$run.out"
-	done | sort -n | head -n 1
+		value=$(sed -n 's/.*ns_per_step=\([0-9.]*\).*/\1/p' "$lttng_tmp/wall-$1-$run.out")
+		if [ -z "$value" ]; then
+			echo "torch-bench: wall-$1-$run printed no time:" >&2
+			tail -n 5 "$lttng_tmp/wall-$1-$run.out" "$lttng_tmp/wall-$1-$run.err" >&2
+			exit 1
+		fi
+		values="$values $value"
+	done
+	printf '%s\n' $values | sort -n | head -n 1
 }
 
 echo "torch-bench: $steps training steps, best of three"
