@@ -116,6 +116,7 @@ void ct_reader_destroy(struct ct_reader *r)
 	/* after its subscribers */
 	ct_acct_destroy(r->acct);
 	ct_compact_events_destroy(r->compact);
+	ct_origins_clear(&r->origins);
 	ct_context_destroy(r->ctx);
 	g_ptr_array_free(r->paths, TRUE);
 	g_free(r);
@@ -422,7 +423,7 @@ static void take_record(struct ct_reader *r, struct ct_record *rec)
 
 	switch (rec->kind) {
 	case CT_RECORD_EVENT:
-		ev->process = ct_origins_process(&r->origins, &rec->origin);
+		ev->process = ct_origins_process(&r->origins, &rec->origin, rec->lane);
 		if (!rec->decoded) {
 			count_only(r, ev->process, ev->time_ns);
 			break;

@@ -264,7 +264,10 @@ struct ct_record *ct_decode_merge_next(struct ct_decode_merge *m)
 			best_ns = at;
 		}
 	}
-	return best ? &best->batch->records[best->next++] : NULL;
+	if (!best)
+		return NULL;
+	best->batch->records[best->next].lane = (uint32_t)(best - m->lanes);
+	return &best->batch->records[best->next++];
 }
 
 void ct_decode_merge_stop(struct ct_decode_merge *m)

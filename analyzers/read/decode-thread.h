@@ -71,7 +71,13 @@ struct ct_record {
 	int64_t at_ns;
 	/* CT_RECORD_EVENT: the payload was decoded (else the event is only counted) */
 	bool decoded;
+	/*
+	 * Where the event comes from. An origin that did not change is that of
+	 * the previous record of the same group (decode-merge.c sets lane): the
+	 * groups' records interleave in the merge.
+	 */
 	struct ct_event_origin origin;
+	uint32_t lane;
 	union {
 		/* type, time_ns and payload; strings and sequences in the batch's */
 		struct ct_event ev;

@@ -452,15 +452,24 @@ void ct_decoder_origin(struct ct_decoder *d, const struct ct_event_class_info *i
 
 void ct_origins_init(struct ct_origins *o, struct ct_context *ctx)
 {
-	*o = (struct ct_origins){ .ctx = ctx };
+	*o = (struct ct_origins){ .ctx = ctx, .last_process = g_ptr_array_new() };
 }
 
-struct ct_process *ct_origins_process(struct ct_origins *o, const struct ct_event_origin *origin)
+void ct_origins_clear(struct ct_origins *o)
+{
+	if (o->last_process)
+		g_ptr_array_free(o->last_process, TRUE);
+	o->last_process = NULL;
+}
+
+struct ct_process *ct_origins_process(struct ct_origins *o, const struct ct_event_origin *origin,
+                                      uint32_t lane)
 {
 	struct ct_process *p;
 
-	if (o->last_process && !origin->changed)
-		return o->last_process;
+	if (lane < o->last_process->len && g_ptr_array_index(o->last_process, lane) &&
+	    !origin->changed)
+		return g_ptr_array_index(o->last_process, lane);
 	if (origin->no_vpid && !o->no_vpid_warned) {
 		o->no_vpid_warned = true;
 		ct_log_warning("the trace has no vpid context: all events are counted as one "
@@ -470,7 +479,9 @@ struct ct_process *ct_origins_process(struct ct_origins *o, const struct ct_even
 	p = ct_context_process(o->ctx, origin->hostname, origin->vpid);
 	if (!p->procname[0] && origin->procname)
 		snprintf(p->procname, sizeof(p->procname), "%s", origin->procname);
-	o->last_process = p;
+	if (lane >= o->last_process->len)
+		g_ptr_array_set_size(o->last_process, (guint)lane + 1);
+	g_ptr_array_index(o->last_process, lane) = p;
 	o->last_thread = NULL;
 	return p;
 }

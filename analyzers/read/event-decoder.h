@@ -141,17 +141,24 @@ int64_t ct_decoder_vpid(const struct ct_event_class_info *info, const bt_field *
 /* The reading state of a pass: the last process and thread, for runs of one thread. */
 struct ct_origins {
 	struct ct_context *ctx; /* borrowed */
-	struct ct_process *last_process;
+	/*
+	 * The process of each lane's last record, by lane (the group of stream
+	 * files it was decoded in, decode-merge.h): a decoder says whether an
+	 * event's origin changed since the previous event it decoded, and the
+	 * lanes' records interleave. Owned; NULL until a lane is seen.
+	 */
+	GPtrArray *last_process;
 	struct ct_thread *last_thread;
 	int64_t last_vtid;
 	bool no_vpid_warned;
 };
 
 void ct_origins_init(struct ct_origins *origins, struct ct_context *ctx);
+void ct_origins_clear(struct ct_origins *origins);
 
-/* The process of an event from ORIGIN, created on first sight. */
+/* The process of an event from ORIGIN, decoded in LANE, created on first sight. */
 struct ct_process *ct_origins_process(struct ct_origins *origins,
-                                      const struct ct_event_origin *origin);
+                                      const struct ct_event_origin *origin, uint32_t lane);
 
 /* Its thread in PROCESS. */
 struct ct_thread *ct_origins_thread(struct ct_origins *origins,

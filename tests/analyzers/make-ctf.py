@@ -54,6 +54,8 @@ Scenarios:
               copies, a kernel and a shaped kernel, gpu_memcpy_times and
               gpu_kernel_times; decode-expected.sh's expected file holds
               the events they decode to
+  processes   two processes, each in a stream file of its own, their
+              calls alternating in time; the truth is each one's figures
   bench N     N events of calls allocating and freeing (a live set of a
               thousand buffers), laid out as `cudatrace record` writes
               them (1 MiB packets, a stream file per CPU, interleaved in
@@ -385,6 +387,60 @@ def basic(directory):
     truth["failure"] = {"requested_bytes": 2048 * MIB, "free_bytes": 1024 * MIB,
                         "verdict": "unknown", "withheld_verdict": "held_elsewhere"}
     write(directory, events, s)
+    return truth
+
+
+def processes(directory):
+    """Two processes, each on a CPU of its own (cudatrace_0, cudatrace_1, as
+    per-user buffers lay them out), their calls alternating in time: read in
+    two groups, one per file, the records of the two interleave in the
+    merge, each file's events all of one process. The truth, per pid, is
+    what the report must say of each."""
+    events = list(EVENTS.items())
+    procs = [(101, "alpha", 2 * MIB, 8, 8), (202, "beta", 3 * MIB, 8, 7)]
+    streams = [Stream(events, RECORD_PACKET_BYTES, cpu) for cpu in range(len(procs))]
+    t = 1_000_000_000
+    for s, (pid, proc, _, _, _) in zip(streams, procs):
+        t += 100
+        s.event(t, "tracer_info", pid, pid, proc, version="0.1.0", cupti_version=130001,
+                driver_version=13000, api=1)
+        s.event(t, "api_name", pid, pid, proc, domain=2, cbid=20, name="cudaMalloc")
+        s.event(t, "api_name", pid, pid, proc, domain=2, cbid=22, name="cudaFree")
+    truth = {}
+    correlation = 0
+    for step in range(8):
+        for s, (pid, proc, size, allocs, frees) in zip(streams, procs):
+            if step >= allocs:
+                continue
+            address = BASE + pid * GIB_BYTES + step * 64 * MIB
+            t += 1000
+            correlation += 1
+            s.event(t, "mem_alloc", pid, pid, proc, device=0, kind=1, address=address,
+                    size=size, delta=size, stream=0xFFFFFFFF, api_domain=2, api_cbid=20,
+                    correlation_id=correlation, entry=t - 500)
+    for step in range(8):
+        for s, (pid, proc, size, allocs, frees) in zip(streams, procs):
+            if step >= frees:
+                continue
+            address = BASE + pid * GIB_BYTES + step * 64 * MIB
+            t += 1000
+            correlation += 1
+            s.event(t, "mem_free", pid, pid, proc, device=0, kind=1, address=address,
+                    size=size, delta=-size, stream=0xFFFFFFFF, api_domain=2, api_cbid=22,
+                    correlation_id=correlation)
+            t += 500
+            s.event(t, "api_call", pid, pid, proc, domain=2, cbid=22,
+                    correlation_id=correlation, result=0, entry=t - 1000)
+    for pid, proc, size, allocs, frees in procs:
+        truth[str(pid)] = {"process": proc, "allocations": allocs, "frees": frees,
+                           "peak_bytes": allocs * size,
+                           "live_at_end_bytes": (allocs - frees) * size, "unknown_frees": 0}
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "metadata"), "w") as f:
+        f.write(metadata(events))
+    for cpu, s in enumerate(streams):
+        with open(os.path.join(directory, f"cudatrace_{cpu}"), "wb") as f:
+            f.write(s.data())
     return truth
 
 
@@ -1502,7 +1558,7 @@ def main():
               "old-layout": old_layout, "empty": empty, "strings": strings, "stacks": stacks,
               "sites": sites, "codes": codes,
               "compact": compact, "repeats": repeats, "runs": runs, "flows": flows,
-              "forms": forms}
+              "forms": forms, "processes": processes}
     if scenario not in makers:
         sys.exit(f"make-ctf.py: unknown scenario {scenario}")
     truth = makers[scenario](directory)

@@ -10,8 +10,9 @@
 # window, cut while written (a partial last packet in one file), with a
 # corrupt packet inside one file, with its metadata cut, beside a trace
 # refused (said once), two traces of a
-# session read at once; and every file of a small one damaged in many
-# ways (damage.py), read in two groups.
+# session read at once; two processes, a stream file each, whose events
+# interleave; and every file of a small one damaged in many ways
+# (damage.py), read in two groups.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -143,6 +144,28 @@ report_says no-views "decoding the trace on one thread"
 cp "$report_tmp/whole-1.out" "$report_tmp/no-views-1.out"
 cp "$report_tmp/no-views.out" "$report_tmp/no-views-2.out"
 same_report no-views
+
+# two processes, a stream file each, their calls alternating: in two and
+# three groups each event is still its own process's (a group's events say
+# only when their process changed from the group's previous event, and the
+# groups' events interleave), as in one graph and in the truth
+"$report_python" "$report_here/make-ctf.py" processes "$report_tmp/processes" \
+	>"$report_tmp/processes.truth" || tap_fail_all "make-ctf.py makes the processes trace"
+for groups in 1 2 3; do
+	run_groups "processes-$groups" "$groups" "$report_tmp/processes"
+	report_exits "processes-$groups" 0
+	is "processes, $groups group(s): each process's allocations, frees, peak and end" \
+		"$("$report_python" - "$report_tmp/processes-$groups.out" "$report_tmp/processes.truth" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+truth = json.load(open(sys.argv[2]))
+keys = ("allocations", "frees", "peak_bytes", "live_at_end_bytes", "unknown_frees")
+got = {str(x["pid"]): dict(process=x["process"], **{k: x[k] for k in keys})
+       for x in d["memory"]["devices"]}
+print("same" if got == truth else "got %s, truth %s" % (got, truth))
+PY
+)" same
+done
 
 # every file of a small two-file trace cut, bit-flipped and zeroed
 # (damage.py), read in two groups: each run ends in bounded time with a
