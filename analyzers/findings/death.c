@@ -218,13 +218,18 @@ const char *ct_verdict_advice(const char *verdict)
 	       "trace sees every allocation";
 }
 
-const char *ct_failure_advice(const char *verdict, uint64_t requested, uint64_t total)
+const char *ct_failure_advice(const char *verdict, uint64_t requested, uint64_t total,
+                              bool holders_named)
 {
 	if (!g_strcmp0(verdict, "out_of_memory") && total && requested > total)
 		return "the request alone is larger than the whole device, so no memory freed "
 		       "would make room for it: ask for less at once (smaller batches or chunks, "
 		       "lower precision), use a device with more memory, or check how its size is "
 		       "computed";
+	if (!g_strcmp0(verdict, "held_elsewhere") && holders_named)
+		return "other processes held the memory this one needed (those NVML listed): "
+		       "stop them or have them hold less, or run on another device "
+		       "(CUDA_VISIBLE_DEVICES)";
 	return ct_verdict_advice(verdict);
 }
 
@@ -484,8 +489,8 @@ static void word_gpu_oom(const struct ct_death_facts *f, const char *end, struct
 	    g_strdup_printf("a GPU allocation of %s failed (%s), and %s did not survive it: it %s",
 	                    bytes(f->gpu_failed_bytes, size, sizeof(size)),
 	                    ct_verdict_words(f->gpu_verdict), program_of(f), end);
-	w->advice = g_strdup(
-	    ct_failure_advice(f->gpu_verdict, f->gpu_failed_bytes, f->gpu_failed_total_bytes));
+	w->advice = g_strdup(ct_failure_advice(f->gpu_verdict, f->gpu_failed_bytes,
+	                                       f->gpu_failed_total_bytes, false));
 }
 
 /* Quoted at most: a message can hold a whole tensor. */

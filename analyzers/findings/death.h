@@ -159,8 +159,11 @@ const char *ct_verdict_advice(const char *verdict);
  * What to do about an allocation of REQUESTED bytes that failed with
  * VERDICT on a device of TOTAL bytes (0: unknown): a request larger than
  * the whole device is no device that was full, nothing freed would make
- * room for it; else ct_verdict_advice.
+ * room for it; memory held by other processes that the words before it
+ * name (HOLDERS_NAMED: NVML listed them) needs no tool to find them; else
+ * ct_verdict_advice.
  */
-const char *ct_failure_advice(const char *verdict, uint64_t requested, uint64_t total);
+const char *ct_failure_advice(const char *verdict, uint64_t requested, uint64_t total,
+                              bool holders_named);
 
 #endif

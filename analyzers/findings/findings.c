@@ -321,6 +321,7 @@ static void add_failure(GArray *list, const struct ct_node *failure, size_t inde
 {
 	const char *verdict = ct_node_str(failure, "verdict");
 	const char *api = ct_node_str(failure, "api");
+	bool holders_named;
 	char req[72], times[40] = "";
 	uint64_t count = g->count;
 	struct finding *f;
@@ -341,6 +342,7 @@ static void add_failure(GArray *list, const struct ct_node *failure, size_t inde
 	{
 		char *holders = holders_text(failure);
 
+		holders_named = holders != NULL;
 		if (holders && f->explanation) {
 			char *both = g_strdup_printf("%s; %s", f->explanation, holders);
 
@@ -352,7 +354,7 @@ static void add_failure(GArray *list, const struct ct_node *failure, size_t inde
 		}
 	}
 	f->advice = g_strdup(ct_failure_advice(verdict, ct_node_u64(failure, "requested_bytes"),
-	                                       ct_node_u64(failure, "total_bytes")));
+	                                       ct_node_u64(failure, "total_bytes"), holders_named));
 	numbers_from(f, failure, failure_numbers);
 	f->source = g_strdup_printf("memory.failures[%zu]", index);
 	f->order = number_of(failure, "time_ns");

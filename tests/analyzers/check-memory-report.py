@@ -168,6 +168,10 @@ def check_failures(report, failed, args):
             ok(told and all(f"pid {pid}" in f["explanation"] for f in told),
                f"the failure's finding names pid {pid}",
                *[f["explanation"] for f in told])
+        # named already: no tool is needed to find them
+        ok(told and all("NVML listed" in f["advice"] and "nvidia-smi" not in f["advice"]
+                        for f in told),
+           "what to do points at the processes it named", *[f["advice"] for f in told])
 
 
 def check_ledger(args):
