@@ -207,12 +207,6 @@ static bool same_failure(const struct ct_node *a, const struct ct_node *b)
 	       !g_strcmp0(ct_node_str(a, "verdict"), ct_node_str(b, "verdict"));
 }
 
-/* The failure's own caveats (figures not exact), and a verdict withheld. */
-/*
- * The failure's own caveats, one reason per cause: lower bounds alone
- * leave its figures lower bounds, anything else (an upper bound, an
- * uncertain figure, a verdict withheld) makes them uncertain.
- */
 /* Whether FAILURE asked more than its whole device has. */
 static bool larger_than_device(const struct ct_node *failure)
 {
@@ -230,20 +224,26 @@ static bool quoted(const char *key)
 	return false;
 }
 
+/*
+ * The failure's own caveats, one reason per cause: lower bounds alone
+ * leave its figures lower bounds, anything else (an upper bound, an
+ * uncertain figure, a verdict withheld) makes them uncertain.
+ */
 static void failure_caveats(struct finding *f, const struct ct_node *failure,
                             const struct losses *l)
 {
 	const struct ct_node *caveats = at(failure, "caveats");
 	const char *withheld = ct_node_str(failure, "withheld_verdict");
+	/* a request larger than the device is too large whatever the pools
+	 * held: a figure the finding does not quote cannot change it */
+	bool quoted_only = larger_than_device(failure);
 
 	for (size_t i = 0; caveats && i < ct_node_count(caveats); i++) {
 		const struct ct_node *c = ct_node_child(caveats, i);
 		const char *what = ct_node_str(c, "caveat");
 		const char *why = cause_words(ct_node_str(c, "cause"));
 
-		/* a request larger than the device is too large whatever the pools
-		 * held: a figure the finding does not quote cannot change it */
-		if (larger_than_device(failure) && !quoted(ct_node_str(c, "figure")))
+		if (quoted_only && !quoted(ct_node_str(c, "figure")))
 			continue;
 		if (what)
 			finding_caveat(
