@@ -408,29 +408,33 @@ def processes(directory):
         s.event(t, "api_name", pid, pid, proc, domain=2, cbid=22, name="cudaFree")
     truth = {}
     correlation = 0
-    for step in range(8):
-        for s, (pid, proc, size, allocs, frees) in zip(streams, procs):
-            if step >= allocs:
-                continue
-            address = BASE + pid * GIB_BYTES + step * 64 * MIB
-            t += 1000
-            correlation += 1
-            s.event(t, "mem_alloc", pid, pid, proc, device=0, kind=1, address=address,
-                    size=size, delta=size, stream=0xFFFFFFFF, api_domain=2, api_cbid=20,
-                    correlation_id=correlation, entry=t - 500)
-    for step in range(8):
-        for s, (pid, proc, size, allocs, frees) in zip(streams, procs):
-            if step >= frees:
-                continue
-            address = BASE + pid * GIB_BYTES + step * 64 * MIB
-            t += 1000
-            correlation += 1
-            s.event(t, "mem_free", pid, pid, proc, device=0, kind=1, address=address,
-                    size=size, delta=-size, stream=0xFFFFFFFF, api_domain=2, api_cbid=22,
-                    correlation_id=correlation)
-            t += 500
-            s.event(t, "api_call", pid, pid, proc, domain=2, cbid=22,
-                    correlation_id=correlation, result=0, entry=t - 1000)
+
+    # Each process's call of STEP, in turn, for those that make as many:
+    # their allocations, then their releases (mem_free at the call's entry,
+    # then its api_call).
+    def calls(released):
+        nonlocal t, correlation
+        for step in range(8):
+            for s, (pid, proc, size, allocs, frees) in zip(streams, procs):
+                if step >= (frees if released else allocs):
+                    continue
+                address = BASE + pid * GIB_BYTES + step * 64 * MIB
+                t += 1000
+                correlation += 1
+                if not released:
+                    s.event(t, "mem_alloc", pid, pid, proc, device=0, kind=1, address=address,
+                            size=size, delta=size, stream=0xFFFFFFFF, api_domain=2, api_cbid=20,
+                            correlation_id=correlation, entry=t - 500)
+                    continue
+                s.event(t, "mem_free", pid, pid, proc, device=0, kind=1, address=address,
+                        size=size, delta=-size, stream=0xFFFFFFFF, api_domain=2, api_cbid=22,
+                        correlation_id=correlation)
+                t += 500
+                s.event(t, "api_call", pid, pid, proc, domain=2, cbid=22,
+                        correlation_id=correlation, result=0, entry=t - 1000)
+
+    calls(released=False)
+    calls(released=True)
     for pid, proc, size, allocs, frees in procs:
         truth[str(pid)] = {"process": proc, "allocations": allocs, "frees": frees,
                            "peak_bytes": allocs * size,

@@ -263,6 +263,21 @@ static void test_failure_after_window_start(void **state)
 #define POOL_BASE (BASE + 8 * GIB)
 
 /*
+ * 64 MiB of a pool with release threshold 0, allocated and freed, and the
+ * pool's records of both: it keeps the memory until the device is
+ * synchronised.
+ */
+static void pool_freed_unsynchronised(struct feed *f)
+{
+	int64_t t = f->now;
+
+	feed_alloc(f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 64 * MIB);
+	feed_free(f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 64 * MIB);
+	feed_gpu_memory(f, PID, 0, 1, POOL_BASE, 64 * MIB, POOL_BASE, 64 * MIB, 64 * MIB, 0, t);
+	feed_gpu_memory(f, PID, 0, 2, POOL_BASE, 64 * MIB, POOL_BASE, 64 * MIB, 0, 0, t + 1000);
+}
+
+/*
  * A pool is created, an async allocation takes 64 MiB from it, then a
  * cudaMalloc makes the peak; the pool's records come after the peak (CUPTI
  * hands them over late), with GPU times from before it. The state at the
@@ -357,11 +372,7 @@ static void test_pool_release_at_sync(void **state)
 	int64_t t;
 
 	feed_init(&f, both);
-	t = f.now;
-	feed_alloc(&f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 64 * MIB);
-	feed_free(&f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 64 * MIB);
-	feed_gpu_memory(&f, PID, 0, 1, POOL_BASE, 64 * MIB, POOL_BASE, 64 * MIB, 64 * MIB, 0, t);
-	feed_gpu_memory(&f, PID, 0, 2, POOL_BASE, 64 * MIB, POOL_BASE, 64 * MIB, 0, 0, t + 1000);
+	pool_freed_unsynchronised(&f);
 	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 512 * MIB, 500 * MIB, 4 * GIB);
 	feed_sync(&f, PID, 0);
 	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 512 * MIB, 500 * MIB, 4 * GIB);
@@ -650,15 +661,10 @@ static void test_recovered(void **state)
 static void test_larger_than_device_with_pool(void **state)
 {
 	struct feed f;
-	int64_t t;
 
 	(void)state;
 	feed_init(&f, both);
-	t = f.now;
-	feed_alloc(&f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 64 * MIB);
-	feed_free(&f, PID, PID, 0, CT_MEM_ASYNC, POOL_BASE, 64 * MIB);
-	feed_gpu_memory(&f, PID, 0, 1, POOL_BASE, 64 * MIB, POOL_BASE, 64 * MIB, 64 * MIB, 0, t);
-	feed_gpu_memory(&f, PID, 0, 2, POOL_BASE, 64 * MIB, POOL_BASE, 64 * MIB, 0, 0, t + 1000);
+	pool_freed_unsynchronised(&f);
 	feed_sync(&f, PID, 0);
 	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 8 * GIB, 500 * MIB, 4 * GIB);
 	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 512 * MIB, 500 * MIB, 4 * GIB);
