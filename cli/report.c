@@ -700,6 +700,8 @@ int cmd_report(int argc, char **argv)
 	struct report_args a = { 0 };
 	struct ct_reader *reader = NULL;
 	struct ct_doc *doc = NULL;
+	const struct ct_result *results;
+	size_t result_count;
 	char **inputs = NULL;
 	enum ct_reader_status status;
 	int ret = parse_args(&a, argc, argv);
@@ -760,7 +762,8 @@ int cmd_report(int argc, char **argv)
 		death_section_write(doc, a.paths, a.path_count);
 	}
 	/* the diagnosis, once every section is in */
-	ct_findings_write(doc);
+	results = ct_reader_results(reader, &result_count);
+	ct_findings_write(doc, results, result_count);
 	if (ct_doc_error(doc)) {
 		fprintf(stderr, "cudatrace report: cannot build the report: %s\n",
 		        ct_doc_error(doc));

@@ -380,6 +380,9 @@ void summary_note_cut(struct summary *s)
 
 void summary_conclude(struct summary *s, const struct trace_info *end)
 {
+	const struct ct_result *results;
+	size_t count;
+
 	CT_ASSERT(!s->concluded);
 	if (end) {
 		char *paths[] = { s->dir };
@@ -389,7 +392,8 @@ void summary_conclude(struct summary *s, const struct trace_info *end)
 		death_section_write_info(s->doc, end);
 		s->judged = ct_node_get(ct_doc_root(s->doc), "process_end") != NULL;
 	}
-	ct_findings_write(s->doc);
+	results = ct_reader_results(s->reader, &count);
+	ct_findings_write(s->doc, results, count);
 	s->concluded = true;
 	if (ct_doc_error(s->doc))
 		diag_warn("cannot make the diagnosis: %s", ct_doc_error(s->doc));

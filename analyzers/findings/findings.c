@@ -7,10 +7,10 @@
  * by what they weigh (time order for failures and errors, bytes held at
  * the end for growth, time for copies).
  *
- * Everything is read from the document, never recomputed: a finding
- * quotes the figures of its section (the numbers are copies of its
- * nodes, units included) and refers to them by path ("source"), so that
- * the first page and the tables below it can never disagree.
+ * Nothing is recomputed: a finding quotes the figures of its analysis's
+ * result as its section writes them (units included), or those of its
+ * section in the document, and refers to them by path ("source"), so
+ * that the first page and the tables below it can never disagree.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -40,25 +40,61 @@ enum severity {
 
 static const char *const severity_names[] = { "critical", "warning", "advice" };
 
+/*
+ * A scalar a finding writes, as its section or its analysis's result
+ * holds it: type CT_NODE_NULL for none. Strings are borrowed from the
+ * document or the result, which outlive the list.
+ */
+struct value {
+	enum ct_node_type type;
+	enum ct_unit unit;
+	union {
+		uint64_t u64;
+		int64_t i64;
+		double dbl;
+		const char *str;
+		bool boolean;
+	} v;
+};
+
 struct number {
-	const char *key;            /* static */
-	const struct ct_node *node; /* a scalar of the document, borrowed */
+	const char *key; /* static */
+	struct value value;
+};
+
+/* What a finding's "where" says, in this order (doc/report-schema.md). */
+enum where_key {
+	WHERE_PID,
+	WHERE_PROCESS,
+	WHERE_DEVICE,
+	WHERE_TID,
+	WHERE_NVTX_PATH,
+	WHERE_SITE,
+	WHERE_API,
+	WHERE_TIME,
+	WHERE_KEYS,
+};
+
+static const char *const where_names[WHERE_KEYS] = {
+	"pid", "process", "device", "tid", "nvtx_path", "site", "api", "time_ns",
 };
 
 /* A finding before it is written. Nodes are the document's, borrowed. */
 struct finding {
 	enum severity severity;
-	const char *kind;            /* static */
-	const char *verdict;         /* borrowed, NULL if none */
-	char *summary;               /* owned */
-	char *explanation;           /* owned, NULL if none */
-	char *advice;                /* owned */
-	const char *certainty;       /* "exact", "lower_bound", "uncertain"; static */
-	char *caveat;                /* owned, NULL when exact */
-	const struct ct_node *where; /* the object that holds pid, process, site, ... */
-	const char *death;           /* the process_end cause it explains, NULL if none */
-	bool leads;                  /* it tells what ended the program: first of its severity */
-	uint64_t count;              /* occurrences it stands for */
+	const char *kind;      /* static */
+	const char *verdict;   /* borrowed, NULL if none */
+	char *summary;         /* owned */
+	char *explanation;     /* owned, NULL if none */
+	char *advice;          /* owned */
+	const char *certainty; /* "exact", "lower_bound", "uncertain"; static */
+	char *caveat;          /* owned, NULL when exact */
+	/* the section's object it tells about (matched by the death's), NULL from a result */
+	const struct ct_node *object;
+	struct value where[WHERE_KEYS];
+	const char *death; /* the process_end cause it explains, NULL if none */
+	bool leads;        /* it tells what ended the program: first of its severity */
+	uint64_t count;    /* occurrences it stands for */
 	struct number numbers[MAX_NUMBERS];
 	size_t number_count;
 	char *source;  /* owned: the path of what it quotes, "memory.failures[0]" */
@@ -81,15 +117,6 @@ static const char *const failure_numbers[] = {
 static const char *const growth_numbers[] = {
 	"growth_per_repetition_bytes", "repetitions", "growing_repetitions",
 	"held_at_end_bytes",           NULL,
-};
-static const char *const hotspot_numbers[] = {
-	"count",
-	"bytes",
-	"cost_ns",
-	"cost_share",
-	"bandwidth_bytes_per_s",
-	"gpu_idle_while_blocked_ns",
-	NULL,
 };
 
 /* ---------------------------------------------------------------- reading */
@@ -122,21 +149,108 @@ static const char *bytes_text(double value, char *buf, size_t len)
 
 /* ----------------------------------------------------------------- the list */
 
-static struct finding *finding_add(GArray *list, enum severity severity, const char *kind,
-                                   const struct ct_node *where)
+/* The scalar NODE as a value; none for NULL, an object or an array. */
+static struct value value_of(const struct ct_node *node)
 {
-	struct finding f = {
-		.severity = severity, .kind = kind, .where = where, .certainty = "exact", .count = 1
+	struct value value = { .type = node ? node->type : CT_NODE_NULL };
+
+	switch (value.type) {
+	case CT_NODE_U64:
+		value.v.u64 = node->value.u64;
+		break;
+	case CT_NODE_I64:
+		value.v.i64 = node->value.i64;
+		break;
+	case CT_NODE_DOUBLE:
+		value.v.dbl = node->value.dbl;
+		break;
+	case CT_NODE_STRING:
+		value.v.str = node->value.str;
+		break;
+	case CT_NODE_BOOL:
+		value.v.boolean = node->value.boolean;
+		break;
+	default:
+		value.type = CT_NODE_NULL;
+		return value;
+	}
+	value.unit = node->unit;
+	return value;
+}
+
+static struct value value_none(void)
+{
+	return (struct value){ .type = CT_NODE_NULL };
+}
+
+static struct value value_u64(uint64_t u64, enum ct_unit unit)
+{
+	return (struct value){ .type = CT_NODE_U64, .unit = unit, .v.u64 = u64 };
+}
+
+static struct value value_i64(int64_t i64, enum ct_unit unit)
+{
+	return (struct value){ .type = CT_NODE_I64, .unit = unit, .v.i64 = i64 };
+}
+
+/* A double of a result, none when it is NAN (unknown), as its section writes it. */
+static struct value value_known(double dbl, enum ct_unit unit)
+{
+	if (isnan(dbl))
+		return value_none();
+	return (struct value){ .type = CT_NODE_DOUBLE, .unit = unit, .v.dbl = dbl };
+}
+
+static struct value value_str(const char *str)
+{
+	if (!str)
+		return value_none();
+	return (struct value){ .type = CT_NODE_STRING, .v.str = str };
+}
+
+/*
+ * F tells about OBJECT, a section's object: where it is, as OBJECT says
+ * (a growing range says "program" and "range", a hotspot "first_ns").
+ */
+static void finding_at(struct finding *f, const struct ct_node *object)
+{
+	static const char *const other_names[WHERE_KEYS] = {
+		[WHERE_PROCESS] = "program",
+		[WHERE_NVTX_PATH] = "range",
+		[WHERE_TIME] = "first_ns",
 	};
 
+	f->object = object;
+	for (size_t i = 0; i < WHERE_KEYS; i++) {
+		const struct ct_node *n = at(object, where_names[i]);
+
+		if (!n && other_names[i])
+			n = at(object, other_names[i]);
+		f->where[i] = value_of(n);
+	}
+}
+
+static struct finding *finding_add(GArray *list, enum severity severity, const char *kind,
+                                   const struct ct_node *object)
+{
+	struct finding f = { .severity = severity, .kind = kind, .certainty = "exact", .count = 1 };
+
+	finding_at(&f, object);
 	g_array_append_val(list, f);
 	return &g_array_index(list, struct finding, list->len - 1);
 }
 
+static void number_value(struct finding *f, const char *key, struct value value)
+{
+	if (f->number_count < MAX_NUMBERS)
+		f->numbers[f->number_count++] = (struct number){ key, value };
+}
+
+/* KEY's figure NODE, a scalar of the document: none when NODE is NULL. */
 static void number_add(struct finding *f, const char *key, const struct ct_node *node)
 {
-	if (node && f->number_count < MAX_NUMBERS)
-		f->numbers[f->number_count++] = (struct number){ key, node };
+	if (node)
+		number_value(f, key, value_of(node));
 }
 
 /* The KEYS of OBJECT (NULL-terminated), as numbers of F, under the same keys. */
@@ -541,10 +655,10 @@ static bool before_window(const struct ct_node *memory, uint64_t pid)
 static void growth_figures(struct finding *f, const struct ct_node *memory, const char *const *keys,
                            const char *list, size_t index, const struct losses *l)
 {
-	numbers_from(f, f->where, keys);
+	numbers_from(f, f->object, keys);
 	f->source = g_strdup_printf("memory.%s[%zu]", list, index);
-	f->weight = number_of(f->where, "held_at_end_bytes");
-	if (before_window(memory, ct_node_u64(f->where, "pid")))
+	f->weight = number_of(f->object, "held_at_end_bytes");
+	if (before_window(memory, ct_node_u64(f->object, "pid")))
 		finding_caveat(f, "lower_bound",
 		               "the trace began after the program had allocated: what it "
 		               "held before is not counted");
@@ -813,13 +927,11 @@ static void find_leaks(GArray *list, const struct ct_node *root, const struct lo
  * Whether transfer finding T's copies are of hotspot H's size: of its
  * size class, or, for a storm (no class of its own), small ones.
  */
-static bool same_size(const struct ct_node *t, const struct ct_node *h)
+static bool same_size(const struct ct_transfers_finding *t, const struct ct_transfers_hotspot *h)
 {
-	const char *size_class = ct_node_str(t, "size_class");
-
-	if (size_class)
-		return !g_strcmp0(size_class, ct_node_str(h, "size_class"));
-	return number_of(h, "mean_bytes") < (double)CT_TRANSFERS_SMALL_BYTES;
+	if (t->size_class)
+		return !g_strcmp0(t->size_class, h->size_class);
+	return h->mean_bytes < CT_TRANSFERS_SMALL_BYTES;
 }
 
 /*
@@ -827,14 +939,11 @@ static bool same_size(const struct ct_node *t, const struct ct_node *h)
  * thread, site, way, size): advice about a site's small copies is not
  * for its large ones.
  */
-static bool same_copies(const struct ct_node *t, const struct ct_node *h)
+static bool same_copies(const struct ct_transfers_finding *t, const struct ct_transfers_hotspot *h)
 {
-	return ct_node_u64(t, "pid") == ct_node_u64(h, "pid") &&
-	       ct_node_u64(t, "tid") == ct_node_u64(h, "tid") &&
-	       !g_strcmp0(ct_node_str(t, "site"), ct_node_str(h, "site")) &&
-	       !g_strcmp0(ct_node_str(t, "direction"), ct_node_str(h, "direction")) &&
-	       !g_strcmp0(ct_node_str(t, "host_memory"), ct_node_str(h, "host_memory")) &&
-	       bool_of(t, "sync") == bool_of(h, "sync") && same_size(t, h);
+	return t->where.pid == h->where.pid && t->where.tid == h->where.tid &&
+	       !g_strcmp0(t->where.site, h->where.site) && t->direction == h->direction &&
+	       t->host == h->host && t->sync == h->sync && same_size(t, h);
 }
 
 /*
@@ -861,10 +970,11 @@ static char *without_advice(const char *message, const char *advice)
  * copies of every size), which is said, so that two counts are not read
  * as one figure that disagrees with itself.
  */
-static char *fix_explanation(const struct ct_node *fix, const struct ct_node *hotspot)
+static char *fix_explanation(const struct ct_transfers_finding *fix,
+                             const struct ct_transfers_hotspot *hotspot)
 {
-	char *said = without_advice(ct_node_str(fix, "message"), ct_node_str(fix, "advice"));
-	uint64_t n = ct_node_u64(fix, "count"), of = ct_node_u64(hotspot, "count");
+	char *said = without_advice(fix->message, fix->advice);
+	uint64_t n = fix->count, of = hotspot->count;
 	char *text;
 
 	if (!said || n == of)
@@ -877,48 +987,73 @@ static char *fix_explanation(const struct ct_node *fix, const struct ct_node *ho
 	return text;
 }
 
-/*
- * The costliest hotspot, and the fix the transfers analysis found for its
- * copies (its costliest finding about them). Without a fix, copies that
- * simply move data are no problem to report.
- */
-static void find_copies(GArray *list, const struct ct_node *transfers, const struct losses *l)
+/* Where hotspot H's copies were made, as the transfers section says it. */
+static void hotspot_where(struct finding *f, const struct ct_transfers_hotspot *h)
 {
-	const struct ct_node *hotspots = at(transfers, "hotspots");
-	const struct ct_node *found = at(transfers, "findings");
-	const struct ct_node *h, *fix = NULL;
+	f->where[WHERE_PID] = value_i64(h->where.pid, CT_UNIT_ID);
+	f->where[WHERE_PROCESS] = value_str(h->where.process);
+	f->where[WHERE_DEVICE] = h->has_device ? value_u64(h->device, CT_UNIT_ID) : value_none();
+	f->where[WHERE_TID] = value_i64(h->where.tid, CT_UNIT_ID);
+	f->where[WHERE_NVTX_PATH] = value_str(h->where.nvtx_path);
+	f->where[WHERE_SITE] = value_str(h->where.site);
+	f->where[WHERE_API] = value_str(h->where.api);
+	f->where[WHERE_TIME] = value_i64(h->first_ns, CT_UNIT_TIME);
+}
+
+/* The figures of hotspot H the finding quotes (doc/report-schema.md, transfer_hotspot). */
+static void hotspot_numbers(struct finding *f, const struct ct_transfers_hotspot *h)
+{
+	number_value(f, "count", value_u64(h->count, CT_UNIT_NONE));
+	number_value(f, "bytes", value_u64(h->bytes, CT_UNIT_BYTES));
+	number_value(f, "cost_ns", value_i64(h->cost_ns, CT_UNIT_DURATION));
+	number_value(f, "cost_share", value_known(h->cost_share, CT_UNIT_RATIO));
+	number_value(f, "bandwidth_bytes_per_s",
+	             value_known(h->bandwidth_bytes_per_s, CT_UNIT_BANDWIDTH));
+	number_value(f, "gpu_idle_while_blocked_ns",
+	             value_i64(h->gpu_idle_while_blocked_ns, CT_UNIT_DURATION));
+}
+
+/*
+ * The costliest hotspot of the transfers result R, and the fix the
+ * analysis found for its copies (its costliest finding about them).
+ * Without a fix, copies that simply move data are no problem to report.
+ */
+static void find_copies(GArray *list, const struct ct_transfers_result *r, const struct losses *l)
+{
+	const struct ct_transfers_hotspot *h;
+	const struct ct_transfers_finding *fix = NULL;
 	char bytes[32], cost[32], share[32] = "";
 	struct finding *f;
 
-	if (!hotspots || !ct_node_count(hotspots))
+	if (!r->hotspots->len)
 		return;
-	h = ct_node_child(hotspots, 0);
-	for (size_t i = 0; found && i < ct_node_count(found) && !fix; i++)
-		if (same_copies(ct_node_child(found, i), h) &&
-		    ct_node_str(ct_node_child(found, i), "advice"))
-			fix = ct_node_child(found, i);
+	h = &g_array_index(r->hotspots, struct ct_transfers_hotspot, 0);
+	for (guint i = 0; i < r->findings->len && !fix; i++) {
+		const struct ct_transfers_finding *t =
+		    &g_array_index(r->findings, struct ct_transfers_finding, i);
+
+		if (same_copies(t, h) && t->advice)
+			fix = t;
+	}
 	if (!fix)
 		return;
-	if (at(h, "cost_share") && at(h, "cost_share")->type == CT_NODE_DOUBLE)
-		snprintf(share, sizeof(share), ", %.1f %% of all copy time",
-		         number_of(h, "cost_share") * 100.0);
-	f = finding_add(list, SEV_ADVICE, "transfer_hotspot", h);
-	f->count = ct_node_u64(h, "count");
+	if (!isnan(h->cost_share))
+		snprintf(share, sizeof(share), ", %.1f %% of all copy time", h->cost_share * 100.0);
+	f = finding_add(list, SEV_ADVICE, "transfer_hotspot", NULL);
+	hotspot_where(f, h);
+	f->count = h->count;
 	f->summary = g_strdup_printf(
-	    "%s: %" PRIu64 " %s %s %s cop%s (%s) cost %s%s",
-	    ct_node_str(h, "site") ? ct_node_str(h, "site") : "?", ct_node_u64(h, "count"),
-	    bool_of(h, "sync") ? "synchronous" : "asynchronous",
-	    ct_node_str(h, "direction") ? ct_node_str(h, "direction") : "",
-	    ct_node_str(h, "host_memory") ? ct_node_str(h, "host_memory") : "",
-	    ct_node_u64(h, "count") == 1 ? "y" : "ies",
-	    bytes_text(number_of(h, "bytes"), bytes, sizeof(bytes)),
-	    ct_format_duration(number_of(h, "cost_ns"), cost, sizeof(cost)), share);
-	f->verdict = ct_node_str(fix, "kind");
+	    "%s: %" PRIu64 " %s %s %s cop%s (%s) cost %s%s", h->where.site ? h->where.site : "?",
+	    h->count, h->sync ? "synchronous" : "asynchronous", ct_direction_label(h->direction),
+	    ct_host_mem_label(h->host), h->count == 1 ? "y" : "ies",
+	    bytes_text((double)h->bytes, bytes, sizeof(bytes)),
+	    ct_format_duration((double)h->cost_ns, cost, sizeof(cost)), share);
+	f->verdict = fix->kind;
 	f->explanation = fix_explanation(fix, h);
-	f->advice = g_strdup(ct_node_str(fix, "advice"));
-	numbers_from(f, h, hotspot_numbers);
+	f->advice = g_strdup(fix->advice);
+	hotspot_numbers(f, h);
 	f->source = g_strdup("transfers.hotspots[0]");
-	f->weight = number_of(h, "cost_ns");
+	f->weight = (double)h->cost_ns;
 	if (l->dropped)
 		finding_caveat(f, "lower_bound",
 		               "CUPTI dropped activity records: GPU times and costs may miss "
@@ -1095,7 +1230,7 @@ static void add_framework_oom(GArray *list, const struct ct_node *device, size_t
 		snprintf(asked, sizeof(asked), "; the driver refused %s %" PRIu64 " time%s for it",
 		         ct_node_str(driver, "api") ? ct_node_str(driver, "api") : "an allocation",
 		         refusals, refusals == 1 ? "" : "s");
-		f->where = driver;
+		finding_at(f, driver);
 	}
 	if (at(oom, "in_use_bytes") && at(oom, "in_use_bytes")->type == CT_NODE_U64)
 		f->explanation = g_strdup_printf(
@@ -1550,7 +1685,7 @@ static struct finding *told_by(GArray *list, const char *kind, const struct ct_n
 	for (guint i = 0; object && i < list->len; i++) {
 		struct finding *f = &g_array_index(list, struct finding, i);
 
-		if (!strcmp(f->kind, kind) && matches(f->where, object))
+		if (!strcmp(f->kind, kind) && matches(f->object, object))
 			return f;
 	}
 	return NULL;
@@ -1675,24 +1810,23 @@ static int by_rank(gconstpointer pa, gconstpointer pb)
 	return 0;
 }
 
-/* A copy of the scalar NODE under KEY. */
-static void copy_value(struct ct_doc *doc, const char *key, const struct ct_node *node)
+static void write_value(struct ct_doc *doc, const char *key, const struct value *value)
 {
-	switch (node ? node->type : CT_NODE_NULL) {
+	switch (value->type) {
 	case CT_NODE_U64:
-		ct_doc_u64(doc, key, node->value.u64, node->unit);
+		ct_doc_u64(doc, key, value->v.u64, value->unit);
 		break;
 	case CT_NODE_I64:
-		ct_doc_i64(doc, key, node->value.i64, node->unit);
+		ct_doc_i64(doc, key, value->v.i64, value->unit);
 		break;
 	case CT_NODE_DOUBLE:
-		ct_doc_double(doc, key, node->value.dbl, node->unit);
+		ct_doc_double(doc, key, value->v.dbl, value->unit);
 		break;
 	case CT_NODE_STRING:
-		ct_doc_string(doc, key, node->value.str);
+		ct_doc_string(doc, key, value->v.str);
 		break;
 	case CT_NODE_BOOL:
-		ct_doc_bool(doc, key, node->value.boolean);
+		ct_doc_bool(doc, key, value->v.boolean);
 		break;
 	default:
 		ct_doc_null(doc, key);
@@ -1700,24 +1834,12 @@ static void copy_value(struct ct_doc *doc, const char *key, const struct ct_node
 	}
 }
 
-/* Where: what the finding's object knows of it, null for the rest. */
-static void write_where(struct ct_doc *doc, const struct ct_node *where)
+/* Where: what the finding knows of it, null for the rest. */
+static void write_where(struct ct_doc *doc, const struct value *where)
 {
-	static const char *const keys[] = { "pid",       "process", "device", "tid",
-		                            "nvtx_path", "site",    "api",    "time_ns" };
-
 	ct_doc_object(doc, "where", "Where");
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const struct ct_node *n = at(where, keys[i]);
-
-		if (!n && !strcmp(keys[i], "process"))
-			n = at(where, "program");
-		if (!n && !strcmp(keys[i], "nvtx_path"))
-			n = at(where, "range");
-		if (!n && !strcmp(keys[i], "time_ns"))
-			n = at(where, "first_ns");
-		copy_value(doc, keys[i], n);
-	}
+	for (size_t i = 0; i < WHERE_KEYS; i++)
+		write_value(doc, where_names[i], &where[i]);
 	ct_doc_end(doc);
 }
 
@@ -1738,7 +1860,7 @@ static void write_finding(struct ct_doc *doc, const struct finding *f, size_t ra
 	write_where(doc, f->where);
 	ct_doc_object(doc, "numbers", "Numbers");
 	for (size_t i = 0; i < f->number_count; i++)
-		copy_value(doc, f->numbers[i].key, f->numbers[i].node);
+		write_value(doc, f->numbers[i].key, &f->numbers[i].value);
 	ct_doc_end(doc);
 	ct_doc_string(doc, "source", f->source);
 	ct_doc_end(doc);
@@ -1754,9 +1876,11 @@ static void read_losses(const struct ct_node *root, struct losses *l)
 	l->complete = !at(trace, "complete") || bool_of(trace, "complete");
 }
 
-void ct_findings_write(struct ct_doc *doc)
+void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size_t count)
 {
 	const struct ct_node *root = ct_doc_root(doc);
+	const struct ct_transfers_result *transfers =
+	    ct_result_of(results, count, CT_ANALYSIS_TRANSFERS);
 	GArray *list;
 	struct losses losses = { 0 };
 
@@ -1771,8 +1895,8 @@ void ct_findings_write(struct ct_doc *doc)
 		find_site_growth(list, at(root, "memory"), &losses);
 		find_leaks(list, root, &losses);
 	}
-	if (at(root, "transfers"))
-		find_copies(list, at(root, "transfers"), &losses);
+	if (transfers)
+		find_copies(list, transfers, &losses);
 	if (at(root, "environment"))
 		find_compatibility(list, at(root, "environment"));
 	find_framework(list, root);

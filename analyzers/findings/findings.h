@@ -13,20 +13,27 @@
  * only as a lower bound or that lost events make uncertain is said so.
  *
  * A finding of a new kind is a new function in findings.c that reads its
- * section and adds to the list: the list, its ranking and its writing
- * are shared.
+ * analysis's result and adds to the list: the list, its ranking and its
+ * writing are shared. Findings not yet drawn from a result read their
+ * section of the document, and those of what happened beside the trace
+ * (how the program ended) read theirs.
  */
 #ifndef CUDATRACE_ANALYZERS_FINDINGS_H
 #define CUDATRACE_ANALYZERS_FINDINGS_H
 
+#include <stddef.h>
+
+#include "analyses/analysis.h"
 #include "common/document.h"
 
 /*
- * Reads the finished sections of DOC (ct_doc_root must be set), those
- * written beside the analyses' too ("process_end", how the program
- * ended), and adds the "findings" section: once, last. Errors are the
- * document's (ct_doc_error).
+ * Draws the diagnosis from RESULTS (COUNT of them, the analyses' results
+ * whose sections DOC holds: ct_reader_results; none for a document of
+ * sections alone) and the finished sections of DOC (ct_doc_root must be
+ * set), those written beside the analyses' too ("process_end", how the
+ * program ended), and adds the "findings" section: once, last. Errors
+ * are the document's (ct_doc_error).
  */
-void ct_findings_write(struct ct_doc *doc);
+void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size_t count);
 
 #endif

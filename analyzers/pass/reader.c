@@ -60,7 +60,6 @@ _Static_assert(MAX_ANALYSES <= CT_ACCT_SUBSCRIBERS,
 struct instance {
 	const struct ct_analysis_class *cls;
 	void *state;
-	const void *result; /* owned by the state, after ct_reader_finish */
 };
 
 struct ct_reader {
@@ -71,6 +70,8 @@ struct ct_reader {
 	bool filtering;
 	struct instance instances[MAX_ANALYSES];
 	size_t instance_count;
+	/* results[i]: instance i's, owned by its state, once finished */
+	struct ct_result results[MAX_ANALYSES];
 	/* dispatch[type]: the instances that want it, NULL-terminated */
 	struct instance *dispatch[CT_EV_COUNT][MAX_ANALYSES + 1];
 	uint64_t wanted;                   /* union of the analyses' wants */
@@ -580,10 +581,11 @@ int ct_reader_finish(struct ct_reader *r)
 	for (i = 0; i < r->instance_count; i++) {
 		struct instance *in = &r->instances[i];
 
-		status = in->cls->result(in->state, &in->result);
+		r->results[i].cls = in->cls;
+		status = in->cls->result(in->state, &r->results[i].result);
 		if (status != CT_ANALYSIS_OK)
 			goto error;
-		CT_ASSERT(in->result);
+		CT_ASSERT(r->results[i].result);
 	}
 	r->finished = true;
 	return 0;
@@ -595,8 +597,8 @@ error:
 const void *ct_reader_result(const struct ct_reader *r, const struct ct_analysis_class *cls)
 {
 	for (size_t i = 0; r->finished && i < r->instance_count; i++)
-		if (r->instances[i].cls == cls)
-			return r->instances[i].result;
+		if (r->results[i].cls == cls)
+			return r->results[i].result;
 	return NULL;
 }
 
@@ -610,13 +612,15 @@ static bool written_before(const struct ct_reader *r, size_t i,
 	return false;
 }
 
+const struct ct_result *ct_reader_results(const struct ct_reader *r, size_t *count)
+{
+	*count = r->finished ? r->instance_count : 0;
+	return r->results;
+}
+
 int ct_reader_report(struct ct_reader *r, struct ct_doc *doc)
 {
-	struct ct_result results[MAX_ANALYSES];
-
 	CT_ASSERT(r->finished);
-	for (size_t i = 0; i < r->instance_count; i++)
-		results[i] = (struct ct_result){ r->instances[i].cls, r->instances[i].result };
 	ct_trace_section_write(doc, &r->stats, (const char *const *)r->paths->pdata, r->paths->len,
 	                       r->ctx);
 	/* each section once, where the first analysis that feeds it was added; none for
@@ -625,7 +629,7 @@ int ct_reader_report(struct ct_reader *r, struct ct_doc *doc)
 		const struct ct_section_class *section = r->instances[i].cls->section;
 
 		if (section && !written_before(r, i, section))
-			section->write(doc, results, r->instance_count);
+			section->write(doc, r->results, r->instance_count);
 	}
 	if (ct_doc_error(doc)) {
 		set_note(r, "cannot build the report: %s", ct_doc_error(doc));

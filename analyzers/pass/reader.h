@@ -102,6 +102,13 @@ int ct_reader_finish(struct ct_reader *reader);
 const void *ct_reader_result(const struct ct_reader *reader, const struct ct_analysis_class *cls);
 
 /*
+ * The results of every analysis (COUNT of them, in the order they were
+ * added; ct_result_of finds one), valid until the reader is destroyed;
+ * none before the reader is finished. What the findings are drawn from.
+ */
+const struct ct_result *ct_reader_results(const struct ct_reader *reader, size_t *count);
+
+/*
  * Writes the "trace" section, then each section of the analyses' results,
  * in the order the analyses were added. 0, or -1 (why: stats' error).
  * The findings are not among them: they read every section, those the

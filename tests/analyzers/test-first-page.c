@@ -9,6 +9,8 @@
  * program ended comes first, told once; a costly copy's finding gives
  * the fix found for its own copies, and says how many of them it counts.
  */
+#include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,6 +23,7 @@
 #include <cmocka.h>
 #include <glib.h>
 
+#include "analyses/transfers.h"
 #include "common/document.h"
 #include "findings/findings.h"
 #include "report/first-page.h"
@@ -241,7 +244,7 @@ static void test_ranked_and_grouped(void **unused)
 	write_failure(doc, "step:cudaMalloc", "fragmented", 3000, NULL);
 	ct_doc_end(doc);
 	ct_doc_end(doc);
-	ct_findings_write(doc);
+	ct_findings_write(doc, NULL, 0);
 	assert_null(ct_doc_error(doc));
 	root = ct_doc_root(doc);
 	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 3);
@@ -278,7 +281,7 @@ static void test_caveats_said(void **unused)
 	write_failure(doc, "cudaMalloc", "out_of_memory", 2000, "lower_bound");
 	ct_doc_end(doc);
 	ct_doc_end(doc);
-	ct_findings_write(doc);
+	ct_findings_write(doc, NULL, 0);
 	root = ct_doc_root(doc);
 	/* a lower bound, and events lost: uncertain either way */
 	assert_string_equal(str(finding(root, 0), "certainty"), "uncertain");
@@ -312,7 +315,7 @@ static void test_one_screen(void **unused)
 	}
 	ct_doc_end(doc);
 	ct_doc_end(doc);
-	ct_findings_write(doc);
+	ct_findings_write(doc, NULL, 0);
 	root = ct_doc_root(doc);
 	count = ct_node_count(ct_node_get(root, "findings"));
 	assert_int_equal(count, 8);
@@ -347,7 +350,7 @@ static void test_nothing_found(void **unused)
 
 	(void)unused;
 	write_trace(doc, 0);
-	ct_findings_write(doc);
+	ct_findings_write(doc, NULL, 0);
 	assert_int_equal(ct_node_count(ct_node_get(ct_doc_root(doc), "findings")), 0);
 	page = first_page(ct_doc_root(doc), &lines);
 	assert_one_screen(page, lines);
@@ -378,7 +381,7 @@ static void test_host_oom_first(void **unused)
 	(void)unused;
 	write_memory(doc, true);
 	write_end(doc, "host-oom", "KILL");
-	ct_findings_write(doc);
+	ct_findings_write(doc, NULL, 0);
 	assert_null(ct_doc_error(doc));
 	root = ct_doc_root(doc);
 	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 3);
@@ -428,7 +431,7 @@ static void test_gpu_oom_told_once(void **unused)
 	ct_doc_end(doc);
 	ct_doc_end(doc);
 	write_end(doc, "gpu-oom", NULL);
-	ct_findings_write(doc);
+	ct_findings_write(doc, NULL, 0);
 	root = ct_doc_root(doc);
 	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 2);
 	/* the later failure, the fatal one, before the earlier one */
@@ -514,7 +517,7 @@ static void test_framework_oom(void **unused)
 		ct_doc_end(doc);
 		write_framework(doc, "pytorch", (const int64_t[]){ 3000002000, 0 },
 		                fragmented ? 100 * MIB : 10 * MIB, 0.0);
-		ct_findings_write(doc);
+		ct_findings_write(doc, NULL, 0);
 		root = ct_doc_root(doc);
 		assert_int_equal(count_kind(root, "framework_oom"), 1);
 		assert_int_equal(count_kind(root, "allocation_failure"), 1);
@@ -551,7 +554,7 @@ static void test_framework_oom_death(void **unused)
 	ct_doc_end(doc);
 	write_framework(doc, "pytorch", (const int64_t[]){ 1000001000, 2000001000, 0 }, 0, 0.0);
 	write_end(doc, "gpu-oom", NULL);
-	ct_findings_write(doc);
+	ct_findings_write(doc, NULL, 0);
 	root = ct_doc_root(doc);
 	assert_int_equal(count_kind(root, "framework_oom"), 2);
 	assert_int_equal(count_kind(root, "process_death"), 0);
@@ -610,7 +613,7 @@ static void test_said_oom(void **unused)
 			                100 * MIB, 0.0);
 		write_words(doc);
 		write_end(doc, "framework-oom", NULL);
-		ct_findings_write(doc);
+		ct_findings_write(doc, NULL, 0);
 		root = ct_doc_root(doc);
 		assert_int_equal(count_kind(root, "framework_oom"), 1);
 		assert_int_equal(count_kind(root, "process_death"), 0);
@@ -648,7 +651,7 @@ static void test_preallocation(void **unused)
 
 		write_trace(doc, 0);
 		write_framework(doc, frameworks[i], (const int64_t[]){ 0 }, 0, 0.75);
-		ct_findings_write(doc);
+		ct_findings_write(doc, NULL, 0);
 		root = ct_doc_root(doc);
 		assert_int_equal(count_kind(root, "preallocation"), i == 0);
 		if (i == 0) {
@@ -682,7 +685,7 @@ static void test_recovered_refusal(void **unused)
 	ct_doc_end(doc);
 	ct_doc_end(doc);
 	ct_doc_end(doc);
-	ct_findings_write(doc);
+	ct_findings_write(doc, NULL, 0);
 	root = ct_doc_root(doc);
 	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 1);
 	assert_string_equal(str(finding(root, 0), "kind"), "allocation_retry");
@@ -706,7 +709,7 @@ static void test_sticky(void **unused)
 		write_sticky(doc);
 		if (with_end)
 			write_end(doc, "cuda-error", NULL);
-		ct_findings_write(doc);
+		ct_findings_write(doc, NULL, 0);
 		root = ct_doc_root(doc);
 		assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 1);
 		assert_string_equal(str(finding(root, 0), "kind"), "sticky_error");
@@ -736,7 +739,7 @@ static void test_sticky_kernel(void **unused)
 	(void)unused;
 	write_trace(doc, 0);
 	write_sticky_launch(doc, "gather(float*, int const*, int)", "train/step:cudaLaunchKernel");
-	ct_findings_write(doc);
+	ct_findings_write(doc, NULL, 0);
 	root = ct_doc_root(doc);
 	why = str(finding(root, 0), "explanation");
 	assert_non_null(strstr(why, "was kernel gather(float*, int const*, int)"));
@@ -767,7 +770,7 @@ static void test_other_deaths(void **unused)
 
 		write_trace(doc, 0);
 		write_end(doc, cases[i].cause, cases[i].signal);
-		ct_findings_write(doc);
+		ct_findings_write(doc, NULL, 0);
 		root = ct_doc_root(doc);
 		assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 1);
 		assert_string_equal(str(finding(root, 0), "kind"), "process_death");
@@ -787,7 +790,7 @@ static void test_unknown_after(void **unused)
 	(void)unused;
 	write_memory(doc, false);
 	write_end(doc, "unknown", NULL);
-	ct_findings_write(doc);
+	ct_findings_write(doc, NULL, 0);
 	root = ct_doc_root(doc);
 	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 2);
 	assert_string_equal(str(finding(root, 0), "kind"), "allocation_failure");
@@ -805,55 +808,57 @@ struct copies_fix {
 };
 
 /*
- * A transfers section: one hotspot, COUNT synchronous pageable HtoD
+ * A transfers result: one hotspot, COUNT synchronous pageable HtoD
  * copies at cudaMemcpy of SIZE_CLASS, MEAN bytes each; and the findings
- * FIXES (N of them) at the same site and way.
+ * FIXES (N of them) at the same site and way. Messages go in STRINGS.
  */
-static void write_transfers(struct ct_doc *doc, const char *size_class, uint64_t mean,
-                            uint64_t count, const struct copies_fix *fixes, size_t n)
+static struct ct_transfers_result transfers_of(const char *size_class, uint64_t mean,
+                                               uint64_t count, const struct copies_fix *fixes,
+                                               size_t n, GPtrArray *strings)
 {
-	ct_doc_object(doc, "transfers", "Transfers");
-	ct_doc_array(doc, "hotspots", NULL);
-	ct_doc_object(doc, NULL, NULL);
-	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
-	ct_doc_string(doc, "process", "train");
-	ct_doc_i64(doc, "tid", 42, CT_UNIT_ID);
-	ct_doc_string(doc, "site", "cudaMemcpy");
-	ct_doc_string(doc, "direction", "HtoD");
-	ct_doc_string(doc, "host_memory", "pageable");
-	ct_doc_bool(doc, "sync", true);
-	ct_doc_string(doc, "size_class", size_class);
-	ct_doc_u64(doc, "count", count, CT_UNIT_NONE);
-	ct_doc_u64(doc, "bytes", count * mean, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "mean_bytes", mean, CT_UNIT_BYTES);
-	ct_doc_i64(doc, "cost_ns", 9000000, CT_UNIT_DURATION);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
-	ct_doc_array(doc, "findings", NULL);
+	const struct ct_transfers_site where = { 42, "train", 42, "cudaMemcpy", "", NULL };
+	struct ct_transfers_hotspot h = {
+		.where = where,
+		.direction = CT_DIR_HTOD,
+		.host = CT_HOST_PAGEABLE,
+		.sync = true,
+		.size_class = size_class,
+		.count = count,
+		.bytes = count * mean,
+		.mean_bytes = mean,
+		.cost_ns = 9000000,
+		.cost_share = NAN,
+		.bandwidth_bytes_per_s = NAN,
+	};
+	struct ct_transfers_result r = {
+		.hotspots = g_array_new(FALSE, TRUE, sizeof(struct ct_transfers_hotspot)),
+		.findings = g_array_new(FALSE, TRUE, sizeof(struct ct_transfers_finding)),
+	};
+
+	g_array_append_val(r.hotspots, h);
 	for (size_t i = 0; i < n; i++) {
 		/* as transfers.c ends them: a round trip's advice after a colon */
 		char *message = g_strdup_printf("%s%s %s", fixes[i].message,
 		                                strcmp(fixes[i].kind, "round_trip") ? ";" : ":",
 		                                fixes[i].advice);
+		struct ct_transfers_finding t = {
+			.kind = fixes[i].kind,
+			.where = where,
+			.direction = CT_DIR_HTOD,
+			.host = CT_HOST_PAGEABLE,
+			.sync = true,
+			.size_class = fixes[i].size_class,
+			.count = fixes[i].count,
+			.time_ns = fixes[i].cost_ns,
+			.message = message,
+			.advice = fixes[i].advice,
+		};
 
-		ct_doc_object(doc, NULL, NULL);
-		ct_doc_string(doc, "kind", fixes[i].kind);
-		ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
-		ct_doc_i64(doc, "tid", 42, CT_UNIT_ID);
-		ct_doc_string(doc, "site", "cudaMemcpy");
-		ct_doc_string(doc, "direction", "HtoD");
-		ct_doc_string(doc, "host_memory", "pageable");
-		ct_doc_bool(doc, "sync", true);
-		ct_doc_string(doc, "size_class", fixes[i].size_class);
-		ct_doc_u64(doc, "count", fixes[i].count, CT_UNIT_NONE);
-		ct_doc_i64(doc, "time_ns", fixes[i].cost_ns, CT_UNIT_DURATION);
-		ct_doc_string(doc, "message", message);
-		ct_doc_string(doc, "advice", fixes[i].advice);
-		ct_doc_end(doc);
-		g_free(message);
+		g_ptr_array_add(strings, message);
+		g_array_append_val(r.findings, t);
 	}
-	ct_doc_end(doc);
-	ct_doc_end(doc);
+	r.finding_count = n;
+	return r;
 }
 
 /* The explanation and advice of the transfer_hotspot finding of the copies and FIXES. */
@@ -861,18 +866,35 @@ static void copies_finding(const char *size_class, uint64_t mean, uint64_t count
                            const struct copies_fix *fixes, size_t n, const char *explanation,
                            const char *advice)
 {
+	GPtrArray *strings = g_ptr_array_new_with_free_func(g_free);
+	struct ct_transfers_result r = transfers_of(size_class, mean, count, fixes, n, strings);
+	const struct ct_result result = { &ct_transfers_analysis, &r };
 	struct ct_doc *doc = ct_doc_create();
-	const struct ct_node *f;
+	const struct ct_node *f, *where;
+	char *summary;
 
 	write_trace(doc, 0);
-	write_transfers(doc, size_class, mean, count, fixes, n);
-	ct_findings_write(doc);
+	ct_findings_write(doc, &result, 1);
 	assert_null(ct_doc_error(doc));
 	f = finding(ct_doc_root(doc), 0);
 	assert_string_equal(str(f, "kind"), "transfer_hotspot");
+	summary =
+	    g_strdup_printf("cudaMemcpy: %" PRIu64 " synchronous HtoD pageable copies (", count);
+	assert_true(g_str_has_prefix(str(f, "summary"), summary));
+	assert_non_null(strstr(str(f, "summary"), ") cost 9"));
+	where = ct_node_get(f, "where");
+	assert_int_equal(ct_node_u64(where, "pid"), 42);
+	assert_string_equal(str(where, "site"), "cudaMemcpy");
+	assert_int_equal(ct_node_get(where, "device")->type, CT_NODE_NULL);
+	assert_int_equal(ct_node_u64(ct_node_get(f, "numbers"), "bytes"), count * mean);
+	assert_int_equal(ct_node_get(ct_node_get(f, "numbers"), "cost_share")->type, CT_NODE_NULL);
 	assert_string_equal(str(f, "explanation"), explanation);
 	assert_string_equal(str(f, "advice"), advice);
 	ct_doc_destroy(doc);
+	g_free(summary);
+	g_array_unref(r.hotspots);
+	g_array_unref(r.findings);
+	g_ptr_array_unref(strings);
 }
 
 /*
@@ -934,7 +956,7 @@ static void test_ended_well(void **unused)
 	(void)unused;
 	write_trace(doc, 0);
 	write_end(doc, "none", NULL);
-	ct_findings_write(doc);
+	ct_findings_write(doc, NULL, 0);
 	assert_int_equal(ct_node_count(ct_node_get(ct_doc_root(doc), "findings")), 0);
 	page = first_page(ct_doc_root(doc), &lines);
 	assert_one_screen(page, lines);

@@ -238,8 +238,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto end;
 	ct_perfetto_failures(perfetto, ct_reader_result(reader, &ct_fragmentation_analysis));
 	doc = ct_doc_create();
-	if (ct_reader_report(reader, doc) == 0)
-		ct_findings_write(doc);
+	if (ct_reader_report(reader, doc) == 0) {
+		size_t count;
+		const struct ct_result *results = ct_reader_results(reader, &count);
+
+		ct_findings_write(doc, results, count);
+	}
 	if (ct_doc_root(doc))
 		write_all(ct_doc_root(doc));
 end:
