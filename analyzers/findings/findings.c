@@ -20,6 +20,7 @@
 
 #include <glib.h>
 
+#include "analyses/cuda-errors.h"
 #include "analyses/framework.h"
 #include "analyses/transfers.h"
 #include "common/caveat.h"
@@ -1414,8 +1415,6 @@ static void find_cell_errors(GArray *list, const struct ct_node *cells)
 
 /* ------------------------------------------------------------ sticky errors */
 
-static const char *const sticky_numbers[] = { "code", "failed_after", NULL };
-
 /*
  * Each process's first sticky CUDA error: its context cannot be used any
  * more, whether or not the program went on. The call that returned it is
@@ -1427,49 +1426,57 @@ static const char *const sticky_numbers[] = { "code", "failed_after", NULL };
  * launched before the error (sticky_errors[].kernel), where it was
  * launched, when the trace has it.
  */
-static char *explain_sticky(const struct ct_node *e, const char *api)
+static char *explain_sticky(const struct ct_cuda_sticky *e, const char *api)
 {
-	const char *kernel = ct_node_str(e, "kernel"), *site = ct_node_str(e, "launch_site");
-	const struct ct_node *g = at(e, "graph");
-	bool graph = g && g->type == CT_NODE_BOOL && g->value.boolean;
-
-	if (!kernel && !graph)
+	if (!e->kernel && !e->graph)
 		return g_strdup_printf("a kernel's fault comes back from the next call that waits "
 		                       "for it: the kernel at fault was launched before %s "
 		                       "returned it",
 		                       api ? api : "the call");
-	return g_strdup_printf("a kernel's fault comes back from the next call that waits for "
-	                       "it: the last launch before %s returned it was %s%s%s%s%s",
-	                       api ? api : "the call", graph ? "a graph's" : "kernel ",
-	                       graph ? "" : kernel, site ? ", launched at " : "", site ? site : "",
-	                       graph ? " (its kernels are not named)" : "");
+	return g_strdup_printf(
+	    "a kernel's fault comes back from the next call that waits for it: the last launch "
+	    "before %s returned it was %s%s%s%s%s",
+	    api ? api : "the call", e->graph ? "a graph's" : "kernel ", e->graph ? "" : e->kernel,
+	    e->launch_site ? ", launched at " : "", e->launch_site ? e->launch_site : "",
+	    e->graph ? " (its kernels are not named)" : "");
 }
 
-static void find_sticky(GArray *list, const struct ct_node *sticky, const struct losses *l)
+/* Where sticky error E was returned, as the sticky_errors section says it. */
+static void sticky_where(struct finding *f, const struct ct_cuda_sticky *e, const char *api)
 {
-	for (size_t i = 0; sticky && i < ct_node_count(sticky) && i < MAX_PER_KIND; i++) {
-		const struct ct_node *e = ct_node_child(sticky, i);
-		const char *api = ct_node_str(e, "api");
+	f->where[WHERE_PID] = value_i64(e->pid, CT_UNIT_ID);
+	f->where[WHERE_PROCESS] = value_str(e->process);
+	f->where[WHERE_API] = value_str(api);
+	f->where[WHERE_TIME] = value_i64(e->time_ns, CT_UNIT_TIME);
+}
+
+static void find_sticky(GArray *list, const struct ct_cuda_errors_result *r, const struct losses *l)
+{
+	for (guint i = 0; i < r->sticky->len && i < MAX_PER_KIND; i++) {
+		const struct ct_cuda_sticky *e =
+		    &g_array_index(r->sticky, struct ct_cuda_sticky, i);
+		const char *api = e->api[0] ? e->api : NULL;
 		struct finding *f;
 
-		f = finding_add(list, SEV_CRITICAL, "sticky_error", e);
-		f->verdict = ct_node_str(e, "error");
+		f = finding_add(list, SEV_CRITICAL, "sticky_error", NULL);
+		sticky_where(f, e, api);
+		f->verdict = e->error;
 		f->summary = g_strdup_printf(
-		    "%s got %s (%" PRIu64 ") from %s, a sticky CUDA error: no CUDA call can "
+		    "%s got %s (%" PRId32 ") from %s, a sticky CUDA error: no CUDA call can "
 		    "succeed after it (%" PRIu64 " call%s failed after it)",
-		    ct_node_str(e, "process") ? ct_node_str(e, "process") : "the program",
-		    f->verdict ? f->verdict : "an error", ct_node_u64(e, "code"),
-		    api ? api : "a call", ct_node_u64(e, "failed_after"),
-		    ct_node_u64(e, "failed_after") == 1 ? "" : "s");
+		    e->process ? e->process : "the program", f->verdict ? f->verdict : "an error",
+		    e->code, api ? api : "a call", e->failed_after,
+		    e->failed_after == 1 ? "" : "s");
 		f->explanation = explain_sticky(e, api);
 		f->advice =
 		    g_strdup("find the kernel at fault: run it with CUDA_LAUNCH_BLOCKING=1, "
 		             "so that the launch that faults returns the error, or under "
 		             "compute-sanitizer (memcheck names the kernel, thread and "
 		             "address); the process must be restarted to use CUDA again");
-		numbers_from(f, e, sticky_numbers);
-		f->source = g_strdup_printf("sticky_errors[%zu]", i);
-		f->order = number_of(e, "time_ns");
+		number_value(f, "code", value_i64(e->code, CT_UNIT_NONE));
+		number_value(f, "failed_after", value_u64(e->failed_after, CT_UNIT_NONE));
+		f->source = g_strdup_printf("sticky_errors[%u]", i);
+		f->order = (double)e->time_ns;
 		if (l->discarded)
 			finding_caveat(f, "uncertain",
 			               "LTTng discarded events: an earlier error, and calls that "
@@ -1678,34 +1685,45 @@ static void death_facts(const struct ct_node *root, const struct ct_node *pe, GA
 		f->failures_told |= g_array_index(list, struct finding, i).severity == SEV_CRITICAL;
 }
 
-/* The first finding of KIND in LIST whose object MATCHES OBJECT. */
+/* The first finding of KIND in LIST that MATCHES OBJECT, a section's. */
 static struct finding *told_by(GArray *list, const char *kind, const struct ct_node *object,
-                               bool (*matches)(const struct ct_node *, const struct ct_node *))
+                               bool (*matches)(const struct finding *, const struct ct_node *))
 {
 	for (guint i = 0; object && i < list->len; i++) {
 		struct finding *f = &g_array_index(list, struct finding, i);
 
-		if (!strcmp(f->kind, kind) && matches(f->object, object))
+		if (!strcmp(f->kind, kind) && matches(f, object))
 			return f;
 	}
 	return NULL;
 }
 
-static bool same_node(const struct ct_node *a, const struct ct_node *b)
+static bool about_node(const struct finding *f, const struct ct_node *object)
 {
-	return a == b;
+	return f->object == object;
 }
 
-static bool same_pid(const struct ct_node *a, const struct ct_node *b)
+static bool about_failure(const struct finding *f, const struct ct_node *failure)
 {
-	return at(a, "pid") && ct_node_u64(a, "pid") == ct_node_u64(b, "pid");
+	return f->object && same_failure(f->object, failure);
 }
 
-/* Whether sticky error E is the one record judged the program died of (PE). */
-static bool is_fatal_sticky(const struct ct_node *e, const struct ct_node *pe)
+static bool about_pid(const struct finding *f, const struct ct_node *object)
 {
-	return !g_strcmp0(ct_node_str(e, "error"), ct_node_str(pe, "cuda_error")) &&
-	       !g_strcmp0(ct_node_str(e, "api"), ct_node_str(pe, "cuda_error_api"));
+	return at(f->object, "pid") && ct_node_u64(f->object, "pid") == ct_node_u64(object, "pid");
+}
+
+/* A finding's string at KEY of its where, NULL if none. */
+static const char *where_str(const struct finding *f, enum where_key key)
+{
+	return f->where[key].type == CT_NODE_STRING ? f->where[key].v.str : NULL;
+}
+
+/* Whether sticky error finding F tells the error record judged the program died of (PE). */
+static bool is_fatal_sticky(const struct finding *f, const struct ct_node *pe)
+{
+	return !g_strcmp0(f->verdict, ct_node_str(pe, "cuda_error")) &&
+	       !g_strcmp0(where_str(f, WHERE_API), ct_node_str(pe, "cuda_error_api"));
 }
 
 /*
@@ -1770,14 +1788,14 @@ static void find_death(GArray *list, const struct ct_node *root)
 		const struct ct_node *fatal = fatal_failure(at(root, "memory"), pe);
 
 		/* a framework's error the failure was part of tells it */
-		f = told_by(list, "allocation_failure", fatal, same_failure);
+		f = told_by(list, "allocation_failure", fatal, about_failure);
 		if (!f)
-			f = told_by(list, "framework_oom", fatal, same_failure);
+			f = told_by(list, "framework_oom", fatal, about_failure);
 	} else if (death == CT_DEATH_FRAMEWORK_OOM) {
 		/* the message's finding, or the probe's of the process when it saw the error */
-		f = told_by(list, "framework_oom", at(root, "last_words"), same_node);
+		f = told_by(list, "framework_oom", at(root, "last_words"), about_node);
 		if (!f)
-			f = told_by(list, "framework_oom", pe, same_pid);
+			f = told_by(list, "framework_oom", pe, about_pid);
 	}
 	if (f) {
 		char *summary = f->summary;
@@ -1881,6 +1899,8 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	const struct ct_node *root = ct_doc_root(doc);
 	const struct ct_transfers_result *transfers =
 	    ct_result_of(results, count, CT_ANALYSIS_TRANSFERS);
+	const struct ct_cuda_errors_result *errors =
+	    ct_result_of(results, count, CT_ANALYSIS_CUDA_ERRORS);
 	GArray *list;
 	struct losses losses = { 0 };
 
@@ -1900,7 +1920,8 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	if (at(root, "environment"))
 		find_compatibility(list, at(root, "environment"));
 	find_framework(list, root);
-	find_sticky(list, at(root, "sticky_errors"), &losses);
+	if (errors)
+		find_sticky(list, errors, &losses);
 	find_cell_errors(list, at(root, "cells"));
 	find_said_oom(list, root);
 	find_death(list, root);

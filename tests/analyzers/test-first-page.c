@@ -23,6 +23,7 @@
 #include <cmocka.h>
 #include <glib.h>
 
+#include "analyses/cuda-errors.h"
 #include "analyses/transfers.h"
 #include "common/document.h"
 #include "findings/findings.h"
@@ -153,30 +154,37 @@ static void write_end(struct ct_doc *doc, const char *cause, const char *signal_
 	ct_doc_end(doc);
 }
 
-static void write_sticky_launch(struct ct_doc *doc, const char *kernel, const char *site)
+/*
+ * The CUDA errors result of one sticky error, cudaErrorIllegalAddress
+ * from cudaStreamSynchronize, after KERNEL's launch at SITE (none when
+ * NULL); to free with sticky_free.
+ */
+static struct ct_cuda_errors_result sticky_of(const char *kernel, const char *site)
 {
-	ct_doc_array(doc, "sticky_errors", NULL);
-	ct_doc_object(doc, NULL, NULL);
-	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
-	ct_doc_string(doc, "process", "train");
-	ct_doc_i64(doc, "time_ns", 5000, CT_UNIT_TIME);
-	ct_doc_string(doc, "api", "cudaStreamSynchronize");
-	ct_doc_i64(doc, "code", 700, CT_UNIT_NONE);
-	ct_doc_string(doc, "error", "cudaErrorIllegalAddress");
-	ct_doc_u64(doc, "failed_after", 3, CT_UNIT_NONE);
-	if (kernel) {
-		ct_doc_string(doc, "kernel", kernel);
-		ct_doc_bool(doc, "graph", false);
-		ct_doc_i64(doc, "launch_time_ns", 4000, CT_UNIT_TIME);
-		ct_doc_string(doc, "launch_site", site);
-	}
-	ct_doc_end(doc);
-	ct_doc_end(doc);
+	const struct ct_cuda_sticky e = {
+		.pid = 42,
+		.process = "train",
+		.time_ns = 5000,
+		.domain = CT_DOMAIN_RUNTIME,
+		.code = 700,
+		.error = "cudaErrorIllegalAddress",
+		.api = "cudaStreamSynchronize",
+		.failed_after = 3,
+		.kernel = kernel,
+		.launch_time_ns = kernel ? 4000 : 0,
+		.launch_site = site,
+	};
+	struct ct_cuda_errors_result r = {
+		.sticky = g_array_new(FALSE, TRUE, sizeof(struct ct_cuda_sticky)),
+	};
+
+	g_array_append_val(r.sticky, e);
+	return r;
 }
 
-static void write_sticky(struct ct_doc *doc)
+static void sticky_free(struct ct_cuda_errors_result *r)
 {
-	write_sticky_launch(doc, NULL, NULL);
+	g_array_unref(r->sticky);
 }
 
 /* The report ROOT's first page, in a string to free. */
@@ -700,16 +708,18 @@ static void test_recovered_refusal(void **unused)
 static void test_sticky(void **unused)
 {
 	for (int with_end = 0; with_end < 2; with_end++) {
+		struct ct_cuda_errors_result r = sticky_of(NULL, NULL);
+		const struct ct_result result = { &ct_cuda_errors_analysis, &r };
 		struct ct_doc *doc = ct_doc_create();
 		const struct ct_node *root;
 		size_t lines;
 		char *page;
 
 		write_trace(doc, 0);
-		write_sticky(doc);
+		ct_cuda_errors_section.write(doc, &result, 1);
 		if (with_end)
 			write_end(doc, "cuda-error", NULL);
-		ct_findings_write(doc, NULL, 0);
+		ct_findings_write(doc, &result, 1);
 		root = ct_doc_root(doc);
 		assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 1);
 		assert_string_equal(str(finding(root, 0), "kind"), "sticky_error");
@@ -726,25 +736,37 @@ static void test_sticky(void **unused)
 		assert_non_null(strstr(page, "CUDA_LAUNCH_BLOCKING=1"));
 		free(page);
 		ct_doc_destroy(doc);
+		sticky_free(&r);
 	}
 }
 
 /* The sticky error's finding names the kernel launched last before it, and where. */
 static void test_sticky_kernel(void **unused)
 {
+	struct ct_cuda_errors_result r =
+	    sticky_of("gather(float*, int const*, int)", "train/step:cudaLaunchKernel");
+	const struct ct_result result = { &ct_cuda_errors_analysis, &r };
 	struct ct_doc *doc = ct_doc_create();
-	const struct ct_node *root;
+	const struct ct_node *root, *where;
 	const char *why;
 
 	(void)unused;
 	write_trace(doc, 0);
-	write_sticky_launch(doc, "gather(float*, int const*, int)", "train/step:cudaLaunchKernel");
-	ct_findings_write(doc, NULL, 0);
+	ct_cuda_errors_section.write(doc, &result, 1);
+	ct_findings_write(doc, &result, 1);
 	root = ct_doc_root(doc);
 	why = str(finding(root, 0), "explanation");
 	assert_non_null(strstr(why, "was kernel gather(float*, int const*, int)"));
 	assert_non_null(strstr(why, "launched at train/step:cudaLaunchKernel"));
+	/* where and numbers as the sticky_errors section says them */
+	where = ct_node_get(finding(root, 0), "where");
+	assert_int_equal(ct_node_i64(where, "pid"), 42);
+	assert_string_equal(str(where, "api"), "cudaStreamSynchronize");
+	assert_int_equal(ct_node_i64(where, "time_ns"), 5000);
+	assert_int_equal(ct_node_i64(ct_node_get(finding(root, 0), "numbers"), "code"), 700);
+	assert_string_equal(str(finding(root, 0), "source"), "sticky_errors[0]");
 	ct_doc_destroy(doc);
+	sticky_free(&r);
 }
 
 /* Each other way to end is said as what it is. */
