@@ -351,21 +351,25 @@ static void write_memory(struct ct_doc *doc, const struct ct_cell_memory *m)
 	ct_doc_u64(doc, "live_bytes", m->live_bytes, CT_UNIT_BYTES);
 }
 
-/* Where the cell ran, as the findings name it: its process, and In [N] with
- * the line its error went through last, when it raised one. */
+const char *ct_cell_site(const struct ct_cell *cell, char *buf, size_t len)
+{
+	if (cell->error_type && cell->error_line)
+		snprintf(buf, len, "In [%" PRIu64 "] line %" PRIu32, cell->execution_count,
+		         cell->error_line);
+	else
+		snprintf(buf, len, "In [%" PRIu64 "]", cell->execution_count);
+	return buf;
+}
+
+/* Where the cell ran, as the findings name it: its process and its site. */
 static void write_site(struct ct_doc *doc, const struct ct_process *process,
                        const struct ct_cell *cell)
 {
-	char site[64];
+	char site[CT_CELL_SITE_LEN];
 
 	ct_doc_i64(doc, "pid", process->pid, CT_UNIT_ID);
 	ct_doc_string(doc, "process", process->procname);
-	if (cell->error_type && cell->error_line)
-		snprintf(site, sizeof(site), "In [%" PRIu64 "] line %" PRIu32,
-		         cell->execution_count, cell->error_line);
-	else
-		snprintf(site, sizeof(site), "In [%" PRIu64 "]", cell->execution_count);
-	ct_doc_string(doc, "site", site);
+	ct_doc_string(doc, "site", ct_cell_site(cell, site, sizeof(site)));
 	ct_doc_i64(doc, "time_ns", cell->begin_ns, CT_UNIT_TIME);
 }
 

@@ -71,4 +71,14 @@ struct ct_cells_result {
 	size_t max_rows;   /* cells listed per process in the report (--max-rows) */
 };
 
+/* Room for a cell's site, "In [N] line L". */
+#define CT_CELL_SITE_LEN 64
+
+/*
+ * Where CELL ran, as the report names it: "In [N]", with the line its
+ * error went through last when it raised one ("In [N] line L"), in BUF
+ * (LEN bytes, CT_CELL_SITE_LEN will do). Returns BUF.
+ */
+const char *ct_cell_site(const struct ct_cell *cell, char *buf, size_t len);
+
 #endif

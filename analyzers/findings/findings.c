@@ -20,6 +20,7 @@
 
 #include <glib.h>
 
+#include "analyses/cells.h"
 #include "analyses/cuda-errors.h"
 #include "analyses/framework.h"
 #include "analyses/transfers.h"
@@ -99,6 +100,7 @@ struct finding {
 	struct number numbers[MAX_NUMBERS];
 	size_t number_count;
 	char *source;  /* owned: the path of what it quotes, "memory.failures[0]" */
+	char *site;    /* owned: its where's site, when made for it; else NULL */
 	double weight; /* within a severity: heavier first */
 	double order;  /* then: smaller first */
 };
@@ -287,6 +289,7 @@ static void finding_clear(gpointer data)
 	g_free(f->advice);
 	g_free(f->caveat);
 	g_free(f->source);
+	g_free(f->site);
 }
 
 /* Why figures are not exact, for people, by the cause the sections name (caveat.h). */
@@ -1356,31 +1359,35 @@ static void find_compatibility(GArray *list, const struct ct_node *environment)
 
 /* ------------------------------------------------------------ cell errors */
 
-static const char *const cell_numbers[] = { "live_bytes", "live_allocations", NULL };
-
 /*
- * A notebook cell that raised an exception (cells[].cells[].error_type):
- * the kernel runs on, holding what the cell allocated and did not free. A warning: what the trace shows of the failure itself (an
- * allocation that failed, a framework's out-of-memory error) is told
- * above it.
+ * A notebook cell that raised an exception (ct_cell's error_type), row
+ * ROW of process P's cells in the report: the kernel runs on, holding
+ * what the cell allocated and did not free. A warning: what the trace
+ * shows of the failure itself (an allocation that failed, a framework's
+ * out-of-memory error) is told above it.
  */
-static void add_cell_error(GArray *list, const struct ct_node *cell, size_t p, size_t c)
+static void add_cell_error(GArray *list, const struct ct_cells_process *process,
+                           const struct ct_cell *cell, guint p, guint row)
 {
-	const char *message = ct_node_str(cell, "error_message");
-	double live = number_of(cell, "live_bytes");
-	char held[32];
-	struct finding *f = finding_add(list, SEV_WARNING, "cell_error", cell);
+	const char *message = cell->error_message;
+	uint64_t live = cell->memory.live_bytes;
+	char held[32], site[CT_CELL_SITE_LEN];
+	struct finding *f = finding_add(list, SEV_WARNING, "cell_error", NULL);
 
-	f->summary = g_strdup_printf("%s raised %s%s%.200s", ct_node_str(cell, "site"),
-	                             ct_node_str(cell, "error_type"),
+	f->site = g_strdup(ct_cell_site(cell, site, sizeof(site)));
+	f->where[WHERE_PID] = value_i64(process->process->pid, CT_UNIT_ID);
+	f->where[WHERE_PROCESS] = value_str(process->process->procname);
+	f->where[WHERE_SITE] = value_str(f->site);
+	f->where[WHERE_TIME] = value_i64(cell->begin_ns, CT_UNIT_TIME);
+	f->summary = g_strdup_printf("%s raised %s%s%.200s", f->site, cell->error_type,
 	                             message && *message ? ": " : "", message ? message : "");
 	if (live > 0) {
-		uint64_t count = ct_node_u64(cell, "live_allocations");
+		uint64_t count = cell->memory.live_allocations;
 
 		f->explanation = g_strdup_printf(
 		    "the kernel ran on after it, holding the %s the cell allocated and did not "
 		    "free, in %" PRIu64 " %s",
-		    bytes_text(live, held, sizeof(held)), count,
+		    bytes_text((double)live, held, sizeof(held)), count,
 		    count == 1 ? "allocation" : "allocations");
 		f->advice = g_strdup("free what the cell left (del the objects it made; PyTorch: "
 		                     "then torch.cuda.empty_cache()) or restart the kernel before "
@@ -1390,24 +1397,29 @@ static void add_cell_error(GArray *list, const struct ct_node *cell, size_t p, s
 		                          "allocated");
 		f->advice = g_strdup("the notebook shows the error's traceback under the cell");
 	}
-	numbers_from(f, cell, cell_numbers);
-	f->source = g_strdup_printf("cells[%zu].cells[%zu]", p, c);
-	f->weight = live;
+	number_value(f, "live_bytes", value_u64(live, CT_UNIT_BYTES));
+	number_value(f, "live_allocations", value_u64(cell->memory.live_allocations, CT_UNIT_NONE));
+	f->source = g_strdup_printf("cells[%u].cells[%u]", p, row);
+	f->weight = (double)live;
 }
 
-static void find_cell_errors(GArray *list, const struct ct_node *cells)
+/* The cells that raised an exception, among those the report lists (--max-rows). */
+static void find_cell_errors(GArray *list, const struct ct_cells_result *r)
 {
 	size_t told = 0;
 
-	for (size_t p = 0; cells && p < ct_node_count(cells); p++) {
-		const struct ct_node *rows = at(ct_node_child(cells, p), "cells");
+	for (guint p = 0; p < r->processes->len; p++) {
+		const struct ct_cells_process *process =
+		    &g_array_index(r->processes, struct ct_cells_process, p);
 
-		for (size_t c = 0; rows && c < ct_node_count(rows) && told < MAX_PER_KIND; c++) {
-			const struct ct_node *cell = ct_node_child(rows, c);
+		for (guint row = 0;
+		     row < process->cells->len && row < r->max_rows && told < MAX_PER_KIND; row++) {
+			const struct ct_cell *cell =
+			    &g_array_index(process->cells, struct ct_cell, process->order[row]);
 
-			if (!ct_node_str(cell, "error_type"))
+			if (!cell->error_type || !*cell->error_type)
 				continue;
-			add_cell_error(list, cell, p, c);
+			add_cell_error(list, process, cell, p, row);
 			told++;
 		}
 	}
@@ -1901,6 +1913,7 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	    ct_result_of(results, count, CT_ANALYSIS_TRANSFERS);
 	const struct ct_cuda_errors_result *errors =
 	    ct_result_of(results, count, CT_ANALYSIS_CUDA_ERRORS);
+	const struct ct_cells_result *cells = ct_result_of(results, count, CT_ANALYSIS_CELLS);
 	GArray *list;
 	struct losses losses = { 0 };
 
@@ -1922,7 +1935,8 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	find_framework(list, root);
 	if (errors)
 		find_sticky(list, errors, &losses);
-	find_cell_errors(list, at(root, "cells"));
+	if (cells)
+		find_cell_errors(list, cells);
 	find_said_oom(list, root);
 	find_death(list, root);
 	/* stable: equal findings keep the order their section gave them */

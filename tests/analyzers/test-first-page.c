@@ -23,6 +23,7 @@
 #include <cmocka.h>
 #include <glib.h>
 
+#include "analyses/cells.h"
 #include "analyses/cuda-errors.h"
 #include "analyses/transfers.h"
 #include "common/document.h"
@@ -769,6 +770,58 @@ static void test_sticky_kernel(void **unused)
 	sticky_free(&r);
 }
 
+/*
+ * A notebook cell that raised is a warning named In [N] line L, with what
+ * it left allocated; source names its row in the cells section, which
+ * lists the cells that hold the most first.
+ */
+static void test_cell_error(void **unused)
+{
+	static struct ct_process process = { .pid = 42, .procname = "python3" };
+	struct ct_cell cells[] = {
+		{ .execution_count = 1, .status = CT_CELL_RAN },
+		{ .execution_count = 2,
+		  .status = CT_CELL_FAILED,
+		  .error_type = "ZeroDivisionError",
+		  .error_message = "division by zero",
+		  .error_line = 3,
+		  .begin_ns = 7000,
+		  .memory = { .live_allocations = 2, .live_bytes = 8 << 20 } },
+	};
+	uint32_t order[] = { 1, 0 };
+	struct ct_cells_process p = { .process = &process, .order = order };
+	struct ct_cells_result r = { .max_rows = 20 };
+	const struct ct_result result = { &ct_cells_analysis, &r };
+	struct ct_doc *doc = ct_doc_create();
+	const struct ct_node *root, *f, *row;
+
+	(void)unused;
+	p.cells = g_array_new(FALSE, TRUE, sizeof(struct ct_cell));
+	g_array_append_vals(p.cells, cells, G_N_ELEMENTS(cells));
+	r.processes = g_array_new(FALSE, TRUE, sizeof(struct ct_cells_process));
+	g_array_append_val(r.processes, p);
+	write_trace(doc, 0);
+	ct_cells_section.write(doc, &result, 1);
+	ct_findings_write(doc, &result, 1);
+	root = ct_doc_root(doc);
+	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 1);
+	f = finding(root, 0);
+	assert_string_equal(str(f, "kind"), "cell_error");
+	assert_string_equal(str(f, "severity"), "warning");
+	assert_string_equal(str(f, "summary"),
+	                    "In [2] line 3 raised ZeroDivisionError: division by zero");
+	assert_non_null(strstr(str(f, "explanation"), "holding the 8.00 MiB the cell allocated"));
+	assert_string_equal(str(ct_node_get(f, "where"), "site"), "In [2] line 3");
+	assert_int_equal(ct_node_i64(ct_node_get(f, "where"), "pid"), 42);
+	assert_int_equal(ct_node_u64(ct_node_get(f, "numbers"), "live_bytes"), 8 << 20);
+	assert_string_equal(str(f, "source"), "cells[0].cells[0]");
+	row = ct_node_child(ct_node_get(ct_node_child(ct_node_get(root, "cells"), 0), "cells"), 0);
+	assert_string_equal(str(row, "site"), "In [2] line 3");
+	ct_doc_destroy(doc);
+	g_array_unref(p.cells);
+	g_array_unref(r.processes);
+}
+
 /* Each other way to end is said as what it is. */
 static void test_other_deaths(void **unused)
 {
@@ -1003,6 +1056,7 @@ int main(void)
 		cmocka_unit_test(test_recovered_refusal),
 		cmocka_unit_test(test_sticky),
 		cmocka_unit_test(test_sticky_kernel),
+		cmocka_unit_test(test_cell_error),
 		cmocka_unit_test(test_other_deaths),
 		cmocka_unit_test(test_unknown_after),
 		cmocka_unit_test(test_ended_well),
