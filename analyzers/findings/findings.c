@@ -23,6 +23,7 @@
 #include "analyses/cells.h"
 #include "analyses/cuda-errors.h"
 #include "analyses/framework.h"
+#include "analyses/memory.h"
 #include "analyses/transfers.h"
 #include "common/caveat.h"
 #include "common/format.h"
@@ -117,10 +118,6 @@ static const char *const failure_numbers[] = {
 	"requested_bytes",      "free_bytes", "largest_free_bytes", "total_bytes", "live_bytes",
 	"held_elsewhere_bytes", NULL,
 };
-static const char *const growth_numbers[] = {
-	"growth_per_repetition_bytes", "repetitions", "growing_repetitions",
-	"held_at_end_bytes",           NULL,
-};
 
 /* ---------------------------------------------------------------- reading */
 
@@ -196,12 +193,15 @@ static struct value value_i64(int64_t i64, enum ct_unit unit)
 	return (struct value){ .type = CT_NODE_I64, .unit = unit, .v.i64 = i64 };
 }
 
+static struct value value_double(double dbl, enum ct_unit unit)
+{
+	return (struct value){ .type = CT_NODE_DOUBLE, .unit = unit, .v.dbl = dbl };
+}
+
 /* A double of a result, none when it is NAN (unknown), as its section writes it. */
 static struct value value_known(double dbl, enum ct_unit unit)
 {
-	if (isnan(dbl))
-		return value_none();
-	return (struct value){ .type = CT_NODE_DOUBLE, .unit = unit, .v.dbl = dbl };
+	return isnan(dbl) ? value_none() : value_double(dbl, unit);
 }
 
 static struct value value_str(const char *str)
@@ -611,86 +611,108 @@ static void find_failures(GArray *list, const struct ct_node *memory,
 /* ---------------------------------------------------------- growing ranges */
 
 /*
- * The site inside RANGE (of process PID) that holds the most of what is
- * live at the end, from the leaks of MEMORY's devices; NULL if none.
+ * A string of a result as the document reads it back (ct_node_str): NULL
+ * for an empty one, as the rules below were written for.
  */
-static const char *growing_site(const struct ct_node *memory, uint64_t pid, const char *range)
+static const char *text_of(const char *str)
 {
-	const struct ct_node *devices = at(memory, "devices");
+	return str && *str ? str : NULL;
+}
+
+/*
+ * The site inside RANGE (of process PID) that holds the most of what is
+ * live at the end, from the leaks of M's devices; NULL if none.
+ */
+static const char *growing_site(const struct ct_memory_result *m, int64_t pid, const char *range)
+{
 	const char *best = NULL;
 	uint64_t best_bytes = 0;
 
-	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
-		const struct ct_node *d = ct_node_child(devices, i);
-		const struct ct_node *leaks = at(d, "leaks");
+	for (guint i = 0; i < m->devices->len; i++) {
+		const struct ct_memory_device *d =
+		    &g_array_index(m->devices, struct ct_memory_device, i);
 
-		if (ct_node_u64(d, "pid") != pid)
+		if (d->pid != pid)
 			continue;
-		for (size_t j = 0; leaks && j < ct_node_count(leaks); j++) {
-			const struct ct_node *a = ct_node_child(leaks, j);
+		for (guint j = 0; j < d->leaks->len; j++) {
+			const struct ct_memory_alloc *a =
+			    &g_array_index(d->leaks, struct ct_memory_alloc, j);
 
-			if (!g_strcmp0(ct_node_str(a, "nvtx_path"), range) &&
-			    ct_node_str(a, "site") && ct_node_u64(a, "size") > best_bytes) {
-				best = ct_node_str(a, "site");
-				best_bytes = ct_node_u64(a, "size");
+			if (!g_strcmp0(text_of(a->nvtx_path), range) && text_of(a->site) &&
+			    a->size > best_bytes) {
+				best = a->site;
+				best_bytes = a->size;
 			}
 		}
 	}
 	return best;
 }
 
-/* Whether MEMORY's devices of PID say the trace began after the program allocated. */
-static bool before_window(const struct ct_node *memory, uint64_t pid)
+/* Whether M's devices of PID say the trace began after the program allocated. */
+static bool before_window(const struct ct_memory_result *m, int64_t pid)
 {
-	const struct ct_node *devices = at(memory, "devices");
+	for (guint i = 0; i < m->devices->len; i++) {
+		const struct ct_memory_device *d =
+		    &g_array_index(m->devices, struct ct_memory_device, i);
 
-	for (size_t i = 0; devices && i < ct_node_count(devices); i++)
-		if (ct_node_u64(ct_node_child(devices, i), "pid") == pid &&
-		    ct_node_u64(ct_node_child(devices, i), "before_window_allocations"))
+		if (d->pid == pid && d->before_window_allocations)
 			return true;
+	}
 	return false;
 }
 
 /*
- * What growth finding F quotes of its object, element INDEX of memory's
- * LIST: the figures KEYS, where they are, its weight (what is held at the
- * end) and how sure they are.
+ * What growth finding F of process PID quotes: its source, element INDEX
+ * of memory's LIST, its weight (HELD, what is held at the end) and how
+ * sure its figures are.
  */
-static void growth_figures(struct finding *f, const struct ct_node *memory, const char *const *keys,
-                           const char *list, size_t index, const struct losses *l)
+static void growth_figures(struct finding *f, const struct ct_memory_result *m, int64_t pid,
+                           int64_t held, const char *list, guint index, const struct losses *l)
 {
-	numbers_from(f, f->object, keys);
-	f->source = g_strdup_printf("memory.%s[%zu]", list, index);
-	f->weight = number_of(f->object, "held_at_end_bytes");
-	if (before_window(memory, ct_node_u64(f->object, "pid")))
+	f->source = g_strdup_printf("memory.%s[%u]", list, index);
+	f->weight = (double)held;
+	if (before_window(m, pid))
 		finding_caveat(f, "lower_bound",
 		               "the trace began after the program had allocated: what it "
 		               "held before is not counted");
 	memory_losses(f, l);
 }
 
-static void find_growth(GArray *list, const struct ct_node *memory, const struct losses *l)
+/* Where growing range R is and the figures its finding quotes, as memory.growing_ranges[] says. */
+static void range_figures(struct finding *f, const struct ct_memory_growing_range *r)
 {
-	const struct ct_node *ranges = at(memory, "growing_ranges");
+	f->where[WHERE_PID] = value_i64(r->pid, CT_UNIT_ID);
+	f->where[WHERE_PROCESS] = value_str(r->process);
+	f->where[WHERE_NVTX_PATH] = value_str(r->range);
+	number_value(f, "growth_per_repetition_bytes",
+	             value_i64(r->growth_per_repetition_bytes, CT_UNIT_BYTES));
+	number_value(f, "repetitions", value_u64(r->repetitions, CT_UNIT_NONE));
+	number_value(f, "growing_repetitions", value_u64(r->growing_repetitions, CT_UNIT_NONE));
+	number_value(f, "held_at_end_bytes", value_i64(r->held_at_end_bytes, CT_UNIT_BYTES));
+}
 
-	for (size_t i = 0; ranges && i < ct_node_count(ranges) && i < MAX_PER_KIND; i++) {
-		const struct ct_node *r = ct_node_child(ranges, i);
-		const char *range = ct_node_str(r, "range");
-		const char *site = growing_site(memory, ct_node_u64(r, "pid"), range);
+static void find_growth(GArray *list, const struct ct_memory_result *m, const struct losses *l)
+{
+	for (guint i = 0; i < m->growing_ranges->len && i < MAX_PER_KIND; i++) {
+		const struct ct_memory_growing_range *r =
+		    &g_array_index(m->growing_ranges, struct ct_memory_growing_range, i);
+		const char *range = text_of(r->range);
+		const char *site;
 		char step[32], end[32];
 		struct finding *f;
 
 		if (!range)
 			continue;
-		f = finding_add(list, SEV_WARNING, "memory_growth", r);
-		f->count = ct_node_u64(r, "growing_repetitions");
+		site = growing_site(m, r->pid, range);
+		f = finding_add(list, SEV_WARNING, "memory_growth", NULL);
+		range_figures(f, r);
+		f->count = r->growing_repetitions;
 		f->summary = g_strdup_printf(
 		    "NVTX range %s keeps %s more device memory each time it runs "
 		    "(grew in %" PRIu64 " of %" PRIu64 " runs); %s held at the end",
-		    range,
-		    bytes_text(number_of(r, "growth_per_repetition_bytes"), step, sizeof(step)),
-		    ct_node_u64(r, "growing_repetitions"), ct_node_u64(r, "repetitions"),
-		    bytes_text(number_of(r, "held_at_end_bytes"), end, sizeof(end)));
+		    range, bytes_text((double)r->growth_per_repetition_bytes, step, sizeof(step)),
+		    r->growing_repetitions, r->repetitions,
+		    bytes_text((double)r->held_at_end_bytes, end, sizeof(end)));
 		if (site)
 			f->explanation = g_strdup_printf("what it keeps was allocated at %s and "
 			                                 "never freed",
@@ -699,79 +721,85 @@ static void find_growth(GArray *list, const struct ct_node *memory, const struct
 		    "free in %s what it allocates (%s), or stop keeping references to it from one "
 		    "run to the next (a list of tensors that grows, a cache without a bound)",
 		    range, site ? site : "see the leaks by site below");
-		growth_figures(f, memory, growth_numbers, "growing_ranges", i, l);
+		growth_figures(f, m, r->pid, r->held_at_end_bytes, "growing_ranges", i, l);
 	}
 }
 
 /* ----------------------------------------------------------- growing sites */
 
-static const char *const site_growth_numbers[] = {
-	"allocations",       "freed", "largest_bytes", "growth_per_rise_bytes",
-	"held_at_end_bytes", "steps", "peak_share",    NULL,
-};
-
 /*
- * Whether a growing range of PID holds what site S allocates: S allocated
- * in it or in a range inside it. The range's finding names the site: the
- * memory is told once.
+ * Whether a growing range of site S's process holds what S allocates: S
+ * allocated in it or in a range inside it. The range's finding names the
+ * site: the memory is told once.
  */
-static bool range_tells(const struct ct_node *memory, const struct ct_node *s)
+static bool range_tells(const struct ct_memory_result *m, const struct ct_memory_growing_site *s)
 {
-	const struct ct_node *ranges = at(memory, "growing_ranges");
-	const char *path = ct_node_str(s, "nvtx_path");
+	const char *path = text_of(s->nvtx_path);
 
-	for (size_t i = 0; path && ranges && i < ct_node_count(ranges); i++) {
-		const struct ct_node *r = ct_node_child(ranges, i);
-		const char *range = ct_node_str(r, "range");
+	for (guint i = 0; path && i < m->growing_ranges->len; i++) {
+		const struct ct_memory_growing_range *r =
+		    &g_array_index(m->growing_ranges, struct ct_memory_growing_range, i);
+		const char *range = text_of(r->range);
 		size_t len = range ? strlen(range) : 0;
 
-		if (ct_node_u64(r, "pid") == ct_node_u64(s, "pid") && range &&
-		    !strncmp(path, range, len) && (!path[len] || path[len] == '/'))
+		if (r->pid == s->pid && range && !strncmp(path, range, len) &&
+		    (!path[len] || path[len] == '/'))
 			return true;
 	}
 	return false;
 }
 
-/* "8.00 MiB", or "1.00 MiB to 8.00 MiB" when the site's allocations differ in size. */
-static const char *site_sizes(const struct ct_node *s, char *buf, size_t len)
+static char *site_growth_summary(const struct ct_memory_growing_site *s)
 {
-	struct failure_group g = { 0, number_of(s, "smallest_bytes"),
-		                   number_of(s, "largest_bytes") };
-
-	return group_sizes(&g, buf, len);
-}
-
-static char *site_growth_summary(const struct ct_node *s)
-{
+	struct failure_group g = { 0, (double)s->smallest_bytes, (double)s->largest_bytes };
 	char sizes[72], freed[40] = "none", held[32], step[32];
 
-	if (ct_node_u64(s, "freed"))
-		snprintf(freed, sizeof(freed), "only %" PRIu64, ct_node_u64(s, "freed"));
-	return g_strdup_printf(
-	    "%s allocated %" PRIu64 " times %s and freed %s: %s held at the end, growing %s "
-	    "each time",
-	    ct_node_str(s, "site") ? ct_node_str(s, "site") : "a call site",
-	    ct_node_u64(s, "allocations"), site_sizes(s, sizes, sizeof(sizes)), freed,
-	    bytes_text(number_of(s, "held_at_end_bytes"), held, sizeof(held)),
-	    bytes_text(number_of(s, "growth_per_rise_bytes"), step, sizeof(step)));
+	if (s->freed)
+		snprintf(freed, sizeof(freed), "only %" PRIu64, s->freed);
+	return g_strdup_printf("%s allocated %" PRIu64
+	                       " times %s and freed %s: %s held at the end, growing %s "
+	                       "each time",
+	                       text_of(s->site) ? s->site : "a call site", s->allocations,
+	                       group_sizes(&g, sizes, sizeof(sizes)), freed,
+	                       bytes_text((double)s->held_at_end_bytes, held, sizeof(held)),
+	                       bytes_text((double)s->growth_per_rise_bytes, step, sizeof(step)));
 }
 
-static char *site_growth_explanation(const struct ct_node *s)
+static char *site_growth_explanation(const struct ct_memory_growing_site *s)
 {
 	char reclaimed[160] = "";
 
-	if (ct_node_u64(s, "reclaimed"))
+	if (s->reclaimed)
 		snprintf(reclaimed, sizeof(reclaimed),
 		         "; CUDA reclaimed %" PRIu64 " of them with the context, after the "
 		         "program's last use: it never freed them",
-		         ct_node_u64(s, "reclaimed"));
+		         s->reclaimed);
 	return g_strdup_printf(
 	    "what it holds reached a new high %" PRIu64 " times, in %" PRIu64
 	    " steps with memory freed in between, until late in the run: memory that grows "
 	    "step after step, not a buffer allocated once; at the end it was %.0f %% of the "
 	    "device's peak%s",
-	    ct_node_u64(s, "rises"), ct_node_u64(s, "steps"), number_of(s, "peak_share") * 100.0,
-	    reclaimed);
+	    s->rises, s->steps, s->peak_share * 100.0, reclaimed);
+}
+
+/* Where growing site S is and the figures its finding quotes, as memory.growing_sites[] says. */
+static void site_figures(struct finding *f, const struct ct_memory_growing_site *s)
+{
+	f->where[WHERE_PID] = value_i64(s->pid, CT_UNIT_ID);
+	f->where[WHERE_PROCESS] = value_str(s->process);
+	f->where[WHERE_DEVICE] = value_u64(s->device, CT_UNIT_ID);
+	f->where[WHERE_NVTX_PATH] = value_str(s->nvtx_path);
+	f->where[WHERE_SITE] = value_str(s->site);
+	f->where[WHERE_API] = value_str(s->api);
+	f->where[WHERE_TIME] = value_i64(s->first_ns, CT_UNIT_TIME);
+	number_value(f, "allocations", value_u64(s->allocations, CT_UNIT_NONE));
+	number_value(f, "freed", value_u64(s->freed, CT_UNIT_NONE));
+	number_value(f, "largest_bytes", value_u64(s->largest_bytes, CT_UNIT_BYTES));
+	number_value(f, "growth_per_rise_bytes",
+	             value_i64(s->growth_per_rise_bytes, CT_UNIT_BYTES));
+	number_value(f, "held_at_end_bytes", value_i64(s->held_at_end_bytes, CT_UNIT_BYTES));
+	number_value(f, "steps", value_u64(s->steps, CT_UNIT_NONE));
+	number_value(f, "peak_share", value_double(s->peak_share, CT_UNIT_RATIO));
 }
 
 /*
@@ -779,21 +807,20 @@ static char *site_growth_explanation(const struct ct_node *s)
  * at most MAX_PER_KIND): the growth an NVTX range does not show, or that
  * runs in no range at all.
  */
-static void find_site_growth(GArray *list, const struct ct_node *memory, const struct losses *l)
+static void find_site_growth(GArray *list, const struct ct_memory_result *m, const struct losses *l)
 {
-	const struct ct_node *sites = at(memory, "growing_sites");
 	size_t added = 0;
 
-	for (size_t i = 0; sites && i < ct_node_count(sites) && added < MAX_PER_KIND; i++) {
-		const struct ct_node *s = ct_node_child(sites, i);
-		const char *site = ct_node_str(s, "site");
+	for (guint i = 0; i < m->growing_sites->len && added < MAX_PER_KIND; i++) {
+		const struct ct_memory_growing_site *s =
+		    &g_array_index(m->growing_sites, struct ct_memory_growing_site, i);
 		struct finding *f;
 
-		if (range_tells(memory, s))
+		if (range_tells(m, s))
 			continue;
-		f = finding_add(list, SEV_WARNING, "site_growth", s);
-		f->count = ct_node_u64(s, "allocations") -
-		           MIN(ct_node_u64(s, "freed"), ct_node_u64(s, "allocations"));
+		f = finding_add(list, SEV_WARNING, "site_growth", NULL);
+		site_figures(f, s);
+		f->count = s->allocations - MIN(s->freed, s->allocations);
 		f->summary = site_growth_summary(s);
 		f->explanation = site_growth_explanation(s);
 		f->advice = g_strdup_printf(
@@ -801,35 +828,44 @@ static void find_site_growth(GArray *list, const struct ct_node *memory, const s
 		    "release it when it is no longer needed (a list of tensors that grows, a loss "
 		    "kept with its graph, a cache without a bound): left so, a longer run ends in "
 		    "out of memory",
-		    site ? site : "this site");
-		growth_figures(f, memory, site_growth_numbers, "growing_sites", i, l);
+		    text_of(s->site) ? s->site : "this site");
+		growth_figures(f, m, s->pid, s->held_at_end_bytes, "growing_sites", i, l);
 		added++;
 	}
 }
 
 /* ------------------------------------------------------------------ leaks */
 
-/* Whether the growth findings tell site SITE of PID: a growing site, or one in a growing range. */
-static bool growth_tells(const struct ct_node *memory, uint64_t pid, const struct ct_node *site)
+/* Whether the growth findings tell leak site SITE of PID: it is a growing site. */
+static bool growth_tells(const struct ct_memory_result *m, int64_t pid,
+                         const struct ct_memory_leak_site *site)
 {
-	const struct ct_node *sites = at(memory, "growing_sites");
+	for (guint i = 0; i < m->growing_sites->len; i++) {
+		const struct ct_memory_growing_site *g =
+		    &g_array_index(m->growing_sites, struct ct_memory_growing_site, i);
 
-	for (size_t i = 0; sites && i < ct_node_count(sites); i++) {
-		const struct ct_node *g = ct_node_child(sites, i);
-
-		if (ct_node_u64(g, "pid") == pid &&
-		    !g_strcmp0(ct_node_str(g, "site"), ct_node_str(site, "site")))
+		if (g->pid == pid && !g_strcmp0(text_of(g->site), text_of(site->site)))
 			return true;
 	}
 	return false;
 }
 
 /* Whether process PID ended otherwise than by exiting with 0: its death is the finding. */
-static bool ended_badly(const struct ct_node *root, uint64_t pid)
+static bool ended_badly(const struct ct_node *root, int64_t pid)
 {
 	const struct ct_node *pe = at(root, "process_end");
 
-	return pe && ct_node_u64(pe, "pid") == pid && g_strcmp0(ct_node_str(pe, "cause"), "none");
+	return pe && ct_node_i64(pe, "pid") == pid && g_strcmp0(ct_node_str(pe, "cause"), "none");
+}
+
+/* Where device D's leak is and the figures its finding quotes, as memory.devices[] says. */
+static void leak_figures(struct finding *f, const struct ct_memory_device *d)
+{
+	f->where[WHERE_PID] = value_i64(d->pid, CT_UNIT_ID);
+	f->where[WHERE_PROCESS] = value_str(d->process);
+	f->where[WHERE_DEVICE] = value_u64(d->device, CT_UNIT_ID);
+	number_value(f, "leak_count", value_u64(d->leak_count, CT_UNIT_NONE));
+	number_value(f, "leaked_bytes", value_u64(d->leaked_bytes, CT_UNIT_BYTES));
 }
 
 /*
@@ -838,37 +874,39 @@ static bool ended_badly(const struct ct_node *root, uint64_t pid)
  * or a server that runs on keeps it. The sites the growth findings tell
  * are left to them.
  */
-static void add_leak(GArray *list, const struct ct_node *memory, const struct ct_node *d,
-                     size_t index, const struct losses *l)
+static void add_leak(GArray *list, const struct ct_memory_result *m,
+                     const struct ct_memory_device *d, guint index, const struct losses *l)
 {
-	const struct ct_node *sites = at(d, "leak_sites");
-	const struct ct_node *first = NULL;
-	uint64_t pid = ct_node_u64(d, "pid"), bytes = 0, count = 0, site_count = 0;
+	const struct ct_memory_leak_site *first = NULL;
+	uint64_t bytes = 0, count = 0, site_count = 0;
+	const char *site;
 	char held[32], one[32];
 	struct finding *f;
 
-	for (size_t i = 0; sites && i < ct_node_count(sites); i++) {
-		const struct ct_node *s = ct_node_child(sites, i);
+	for (guint i = 0; i < d->leak_sites->len; i++) {
+		const struct ct_memory_leak_site *s =
+		    &g_array_index(d->leak_sites, struct ct_memory_leak_site, i);
 
-		if (growth_tells(memory, pid, s))
+		if (growth_tells(m, d->pid, s))
 			continue;
 		first = first ? first : s;
-		bytes += ct_node_u64(s, "bytes");
-		count += ct_node_u64(s, "count");
+		bytes += s->bytes;
+		count += s->count;
 		site_count++;
 	}
 	if (!first || !bytes)
 		return;
-	f = finding_add(list, SEV_WARNING, "leak", d);
+	site = text_of(first->site);
+	f = finding_add(list, SEV_WARNING, "leak", NULL);
+	leak_figures(f, d);
 	f->count = count;
 	f->summary = g_strdup_printf(
-	    "%s (pid %" PRIu64 ") ended with %s on device %" PRIu64 " it never freed: %" PRIu64
+	    "%s (pid %" PRId64 ") ended with %s on device %u it never freed: %" PRIu64
 	    " allocation%s at %s, %s%s",
-	    ct_node_str(d, "process") ? ct_node_str(d, "process") : "a process", pid,
-	    bytes_text((double)bytes, held, sizeof(held)), ct_node_u64(d, "device"),
-	    ct_node_u64(first, "count"), ct_node_u64(first, "count") == 1 ? "" : "s",
-	    ct_node_str(first, "site") ? ct_node_str(first, "site") : "an unknown site",
-	    bytes_text(number_of(first, "bytes"), one, sizeof(one)),
+	    text_of(d->process) ? d->process : "a process", d->pid,
+	    bytes_text((double)bytes, held, sizeof(held)), d->device, first->count,
+	    first->count == 1 ? "" : "s", site ? site : "an unknown site",
+	    bytes_text((double)first->bytes, one, sizeof(one)),
 	    site_count > 1 ? " and more at other sites (the report's leak list)" : "");
 	f->explanation = g_strdup_printf(
 	    "%" PRIu64 " allocation%s still allocated when the process ended, never freed by "
@@ -878,11 +916,10 @@ static void add_leak(GArray *list, const struct ct_node *memory, const struct ct
 	    "free it at %s once it is no longer needed, unless it is meant to live as long as the "
 	    "process (model weights, a pool): a notebook kernel or a server that runs on holds it "
 	    "until it exits",
-	    ct_node_str(first, "site") ? ct_node_str(first, "site") : "its site");
-	numbers_from(f, d, (const char *const[]){ "leak_count", "leaked_bytes", NULL });
-	f->source = g_strdup_printf("memory.devices[%zu]", index);
+	    site ? site : "its site");
+	f->source = g_strdup_printf("memory.devices[%u]", index);
 	f->weight = (double)bytes;
-	if (before_window(memory, pid))
+	if (before_window(m, d->pid))
 		finding_caveat(f, "lower_bound",
 		               "the trace began after the program had allocated: what it "
 		               "held before is not counted");
@@ -890,38 +927,34 @@ static void add_leak(GArray *list, const struct ct_node *memory, const struct ct
 }
 
 /*
- * Whether PID imported a framework (framework.loaded[]): its allocator
- * keeps the segments it reserved from the driver until the process ends
- * (PyTorch's caching allocator, JAX's and TensorFlow's pools), by design,
- * after the program freed every tensor; the framework's own figures say
- * what its tensors held.
+ * Whether PID imported a framework (FRAMEWORK's loads; NULL: the analysis
+ * did not run): its allocator keeps the segments it reserved from the
+ * driver until the process ends (PyTorch's caching allocator, JAX's and
+ * TensorFlow's pools), by design, after the program freed every tensor;
+ * the framework's own figures say what its tensors held.
  */
-static bool framework_loaded(const struct ct_node *root, uint64_t pid)
+static bool framework_loaded(const struct ct_framework_result *framework, int64_t pid)
 {
-	const struct ct_node *loaded = at(at(root, "framework"), "loaded");
-
-	for (size_t i = 0; loaded && i < ct_node_count(loaded); i++)
-		if (ct_node_u64(ct_node_child(loaded, i), "pid") == pid)
+	for (guint i = 0; framework && i < framework->loads->len; i++)
+		if (g_array_index(framework->loads, struct ct_framework_load, i).pid == pid)
 			return true;
 	return false;
 }
 
-static void find_leaks(GArray *list, const struct ct_node *root, const struct losses *l)
+static void find_leaks(GArray *list, const struct ct_node *root, const struct ct_memory_result *m,
+                       const struct ct_framework_result *framework, const struct losses *l)
 {
-	const struct ct_node *memory = at(root, "memory");
-	const struct ct_node *devices = at(memory, "devices");
-
 	/* a trace cut short does not show how the program ended */
 	if (!l->complete)
 		return;
-	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
-		const struct ct_node *d = ct_node_child(devices, i);
+	for (guint i = 0; i < m->devices->len; i++) {
+		const struct ct_memory_device *d =
+		    &g_array_index(m->devices, struct ct_memory_device, i);
 
-		if (!ct_node_u64(d, "leak_count") || ct_node_u64(d, "failures") ||
-		    ended_badly(root, ct_node_u64(d, "pid")) ||
-		    framework_loaded(root, ct_node_u64(d, "pid")))
+		if (!d->leak_count || d->failures || ended_badly(root, d->pid) ||
+		    framework_loaded(framework, d->pid))
 			continue;
-		add_leak(list, memory, d, i, l);
+		add_leak(list, m, d, i, l);
 	}
 }
 
@@ -1914,6 +1947,9 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	const struct ct_cuda_errors_result *errors =
 	    ct_result_of(results, count, CT_ANALYSIS_CUDA_ERRORS);
 	const struct ct_cells_result *cells = ct_result_of(results, count, CT_ANALYSIS_CELLS);
+	const struct ct_memory_result *memory = ct_result_of(results, count, CT_ANALYSIS_MEMORY);
+	const struct ct_framework_result *framework =
+	    ct_result_of(results, count, CT_ANALYSIS_FRAMEWORK);
 	GArray *list;
 	struct losses losses = { 0 };
 
@@ -1922,11 +1958,12 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	list = g_array_new(FALSE, TRUE, sizeof(struct finding));
 	g_array_set_clear_func(list, finding_clear);
 	read_losses(root, &losses);
-	if (at(root, "memory")) {
+	if (at(root, "memory"))
 		find_failures(list, at(root, "memory"), at(root, "framework"), &losses);
-		find_growth(list, at(root, "memory"), &losses);
-		find_site_growth(list, at(root, "memory"), &losses);
-		find_leaks(list, root, &losses);
+	if (memory) {
+		find_growth(list, memory, &losses);
+		find_site_growth(list, memory, &losses);
+		find_leaks(list, root, memory, framework, &losses);
 	}
 	if (transfers)
 		find_copies(list, transfers, &losses);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "feed.h"
+#include "findings/findings.h"
 
 void feed_init(struct feed *f, const struct ct_analysis_class *const *classes)
 {
@@ -395,6 +396,15 @@ void feed_report(struct feed *f)
 	assert_int_equal(ct_reader_report(f->reader, f->doc), 0);
 	assert_null(ct_doc_error(f->doc));
 	assert_non_null(ct_doc_root(f->doc));
+}
+
+void feed_findings(struct feed *f)
+{
+	size_t count;
+	const struct ct_result *results = ct_reader_results(f->reader, &count);
+
+	ct_findings_write(f->doc, results, count);
+	assert_null(ct_doc_error(f->doc));
 }
 
 const struct ct_node *feed_get(const struct feed *f, const char *path)

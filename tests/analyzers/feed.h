@@ -100,6 +100,8 @@ void feed_pop(struct feed *f, int pid, int tid);
 
 /* Finishes and reports; the document is then in f->doc. */
 void feed_report(struct feed *f);
+/* ... then adds its findings, drawn from the analyses' results and the document. */
+void feed_findings(struct feed *f);
 
 /* The node at PATH ("a.b.3.c": keys, and indexes into arrays), NULL if none. */
 const struct ct_node *feed_get(const struct feed *f, const char *path);

@@ -25,6 +25,7 @@
 
 #include "analyses/cells.h"
 #include "analyses/cuda-errors.h"
+#include "analyses/memory.h"
 #include "analyses/transfers.h"
 #include "common/document.h"
 #include "findings/findings.h"
@@ -81,6 +82,39 @@ static void write_failure(struct ct_doc *doc, const char *site, const char *verd
 	ct_doc_end(doc);
 }
 
+/*
+ * The memory result of the range write_growth writes: epoch/step keeps
+ * 2 MiB more each run; to free with memory_free.
+ */
+static struct ct_memory_result growth_of(void)
+{
+	const struct ct_memory_growing_range r = {
+		.pid = 42,
+		.process = "train",
+		.range = "epoch/step",
+		.repetitions = 10,
+		.growing_repetitions = 9,
+		.growth_per_repetition_bytes = 2 * MIB,
+		.held_at_end_bytes = 20 * MIB,
+	};
+	struct ct_memory_result m = {
+		.devices = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_device)),
+		.growing_ranges = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_growing_range)),
+		.growing_sites = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_growing_site)),
+	};
+
+	g_array_append_val(m.growing_ranges, r);
+	return m;
+}
+
+static void memory_free(struct ct_memory_result *m)
+{
+	g_array_unref(m->devices);
+	g_array_unref(m->growing_ranges);
+	g_array_unref(m->growing_sites);
+}
+
+/* The growing_ranges of the memory section, as growth_of's result makes it. */
 static void write_growth(struct ct_doc *doc)
 {
 	ct_doc_array(doc, "growing_ranges", NULL);
@@ -238,6 +272,8 @@ static const char *str(const struct ct_node *object, const char *key)
 /* Failures alike are one finding; a failure ranks above growth; growth's numbers are quoted. */
 static void test_ranked_and_grouped(void **unused)
 {
+	struct ct_memory_result m = growth_of();
+	const struct ct_result result = { &ct_memory_analysis, &m };
 	struct ct_doc *doc = ct_doc_create();
 	const struct ct_node *root;
 	size_t lines;
@@ -253,7 +289,7 @@ static void test_ranked_and_grouped(void **unused)
 	write_failure(doc, "step:cudaMalloc", "fragmented", 3000, NULL);
 	ct_doc_end(doc);
 	ct_doc_end(doc);
-	ct_findings_write(doc, NULL, 0);
+	ct_findings_write(doc, &result, 1);
 	assert_null(ct_doc_error(doc));
 	root = ct_doc_root(doc);
 	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 3);
@@ -273,6 +309,7 @@ static void test_ranked_and_grouped(void **unused)
 	assert_non_null(strstr(page, "NVTX range epoch/step keeps 2.00 MiB more"));
 	free(page);
 	ct_doc_destroy(doc);
+	memory_free(&m);
 }
 
 /* A lower bound and lost events are said, never dropped. */
@@ -382,6 +419,8 @@ static size_t deaths(const struct ct_node *root)
 /* A host OOM kill ranks above the failures and growth the trace shows, with its numbers. */
 static void test_host_oom_first(void **unused)
 {
+	struct ct_memory_result m = growth_of();
+	const struct ct_result result = { &ct_memory_analysis, &m };
 	struct ct_doc *doc = ct_doc_create();
 	const struct ct_node *root;
 	size_t lines;
@@ -390,7 +429,7 @@ static void test_host_oom_first(void **unused)
 	(void)unused;
 	write_memory(doc, true);
 	write_end(doc, "host-oom", "KILL");
-	ct_findings_write(doc, NULL, 0);
+	ct_findings_write(doc, &result, 1);
 	assert_null(ct_doc_error(doc));
 	root = ct_doc_root(doc);
 	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 3);
@@ -423,6 +462,7 @@ static void test_host_oom_first(void **unused)
 	assert_non_null(strstr(page, "raise the memory limit of its cgroup"));
 	free(page);
 	ct_doc_destroy(doc);
+	memory_free(&m);
 }
 
 /* A GPU out-of-memory the program did not survive is told by its failure's finding, first. */

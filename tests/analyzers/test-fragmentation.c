@@ -82,7 +82,7 @@ static void test_out_of_memory(void **state)
 	feed_report(&f);
 
 	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "out_of_memory");
-	ct_findings_write(f.doc, NULL, 0);
+	feed_findings(&f);
 	assert_non_null(strstr(feed_string(&f, "findings.0.advice"), "the device was full"));
 	assert_int_equal(feed_int(&f, "memory.failures.0.live_bytes"), 900 * MIB);
 	assert_int_equal(feed_int(&f, "memory.failures.0.used_bytes"), GIB - 60 * MIB);
@@ -105,7 +105,7 @@ static void test_larger_than_device(void **state)
 	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, UINT64_C(1) << 44, 4 * GIB, 4 * GIB);
 	feed_report(&f);
 	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "out_of_memory");
-	ct_findings_write(f.doc, NULL, 0);
+	feed_findings(&f);
 	assert_null(ct_doc_error(f.doc));
 	assert_string_equal(feed_string(&f, "findings.0.kind"), "allocation_failure");
 	assert_non_null(strstr(feed_string(&f, "findings.0.advice"),
@@ -673,7 +673,7 @@ static void test_larger_than_device_with_pool(void **state)
 	                    "release_at_sync");
 	assert_string_equal(feed_string(&f, "memory.failures.1.caveats.0.cause"),
 	                    "release_at_sync");
-	ct_findings_write(f.doc, NULL, 0);
+	feed_findings(&f);
 	assert_null(ct_doc_error(f.doc));
 	for (int i = 0; i < 2; i++) {
 		char path[64];
