@@ -22,6 +22,7 @@
 
 #include "analyses/cells.h"
 #include "analyses/cuda-errors.h"
+#include "analyses/fragmentation.h"
 #include "analyses/framework.h"
 #include "analyses/memory.h"
 #include "analyses/transfers.h"
@@ -94,6 +95,8 @@ struct finding {
 	char *caveat;          /* owned, NULL when exact */
 	/* the section's object it tells about (matched by the death's), NULL from a result */
 	const struct ct_node *object;
+	/* the failed allocation it tells about (its own, or one that was part of it), or NULL */
+	const struct ct_frag_failure *failure;
 	struct value where[WHERE_KEYS];
 	const char *death; /* the process_end cause it explains, NULL if none */
 	bool leads;        /* it tells what ended the program: first of its severity */
@@ -111,12 +114,6 @@ struct losses {
 	uint64_t discarded; /* events LTTng discarded (and packets) */
 	uint64_t dropped;   /* activity records CUPTI dropped */
 	bool complete;      /* the trace was read to the program's end */
-};
-
-/* The figures each kind of finding quotes from its section (doc/report-schema.md). */
-static const char *const failure_numbers[] = {
-	"requested_bytes",      "free_bytes", "largest_free_bytes", "total_bytes", "live_bytes",
-	"held_elsewhere_bytes", NULL,
 };
 
 /* ---------------------------------------------------------------- reading */
@@ -316,22 +313,35 @@ static void memory_losses(struct finding *f, const struct losses *l)
 
 /* ------------------------------------------------------ failed allocations */
 
-/* Whether two failures are the same problem: process, device, site and verdict. */
-static bool same_failure(const struct ct_node *a, const struct ct_node *b)
+/*
+ * A string of a result as the document reads it back (ct_node_str): NULL
+ * for an empty one, as the rules below were written for.
+ */
+static const char *text_of(const char *str)
 {
-	return ct_node_u64(a, "pid") == ct_node_u64(b, "pid") &&
-	       ct_node_u64(a, "device") == ct_node_u64(b, "device") &&
-	       !g_strcmp0(ct_node_str(a, "site"), ct_node_str(b, "site")) &&
-	       !g_strcmp0(ct_node_str(a, "verdict"), ct_node_str(b, "verdict"));
+	return str && *str ? str : NULL;
+}
+
+/* Whether two failures are the same problem: process, device, site and verdict. */
+static bool same_failure(const struct ct_frag_failure *a, const struct ct_frag_failure *b)
+{
+	return a->pid == b->pid && a->device == b->device &&
+	       !g_strcmp0(text_of(a->site), text_of(b->site)) &&
+	       !g_strcmp0(text_of(a->verdict), text_of(b->verdict));
 }
 
 /* Whether FAILURE asked more than its whole device has. */
-static bool larger_than_device(const struct ct_node *failure)
+static bool larger_than_device(const struct ct_frag_failure *failure)
 {
-	uint64_t total = ct_node_u64(failure, "total_bytes");
-
-	return total && ct_node_u64(failure, "requested_bytes") > total;
+	return failure->total_known && failure->total_bytes &&
+	       failure->requested_bytes > failure->total_bytes;
 }
+
+/* The figures a failure's finding quotes (doc/report-schema.md, allocation_failure). */
+static const char *const failure_numbers[] = {
+	"requested_bytes",      "free_bytes", "largest_free_bytes", "total_bytes", "live_bytes",
+	"held_elsewhere_bytes", NULL,
+};
 
 /* Whether KEY is among the figures a failure's finding quotes. */
 static bool quoted(const char *key)
@@ -342,26 +352,57 @@ static bool quoted(const char *key)
 	return false;
 }
 
+/* VALUE in bytes, none when it is not KNOWN: as the memory section writes it. */
+static struct value value_known_bytes(bool known, uint64_t value)
+{
+	return known ? value_u64(value, CT_UNIT_BYTES) : value_none();
+}
+
+/* Where FAILURE happened and the figures its finding quotes, as memory.failures[] says. */
+static void failure_figures(struct finding *f, const struct ct_frag_failure *failure)
+{
+	f->failure = failure;
+	f->where[WHERE_PID] = value_i64(failure->pid, CT_UNIT_ID);
+	f->where[WHERE_PROCESS] = value_str(failure->process);
+	f->where[WHERE_DEVICE] = value_u64(failure->device, CT_UNIT_ID);
+	f->where[WHERE_NVTX_PATH] = value_str(failure->nvtx_path);
+	f->where[WHERE_SITE] = value_str(failure->site);
+	f->where[WHERE_API] = value_str(failure->api);
+	f->where[WHERE_TIME] = value_i64(failure->time_ns, CT_UNIT_TIME);
+}
+
+static void failure_numbers_of(struct finding *f, const struct ct_frag_failure *failure)
+{
+	number_value(f, "requested_bytes", value_u64(failure->requested_bytes, CT_UNIT_BYTES));
+	number_value(f, "free_bytes", value_known_bytes(failure->free_known, failure->free_bytes));
+	number_value(f, "largest_free_bytes",
+	             value_u64(failure->largest_free_bytes, CT_UNIT_BYTES));
+	number_value(f, "total_bytes",
+	             value_known_bytes(failure->total_known, failure->total_bytes));
+	number_value(f, "live_bytes", value_u64(failure->live_bytes, CT_UNIT_BYTES));
+	number_value(f, "held_elsewhere_bytes",
+	             value_known_bytes(failure->free_known, failure->held_elsewhere_bytes));
+}
+
 /*
  * The failure's own caveats, one reason per cause: lower bounds alone
  * leave its figures lower bounds, anything else (an upper bound, an
  * uncertain figure, a verdict withheld) makes them uncertain.
  */
-static void failure_caveats(struct finding *f, const struct ct_node *failure,
+static void failure_caveats(struct finding *f, const struct ct_frag_failure *failure,
                             const struct losses *l)
 {
-	const struct ct_node *caveats = at(failure, "caveats");
-	const char *withheld = ct_node_str(failure, "withheld_verdict");
+	const char *withheld = text_of(failure->withheld_verdict);
 	/* a request larger than the device is too large whatever the pools
 	 * held: a figure the finding does not quote cannot change it */
 	bool quoted_only = larger_than_device(failure);
 
-	for (size_t i = 0; caveats && i < ct_node_count(caveats); i++) {
-		const struct ct_node *c = ct_node_child(caveats, i);
-		const char *what = ct_node_str(c, "caveat");
-		const char *why = cause_words(ct_node_str(c, "cause"));
+	for (guint i = 0; failure->caveats && i < failure->caveats->len; i++) {
+		const struct ct_caveat *c = &g_array_index(failure->caveats, struct ct_caveat, i);
+		const char *what = text_of(c->caveat);
+		const char *why = cause_words(text_of(c->cause));
 
-		if (quoted_only && !quoted(ct_node_str(c, "figure")))
+		if (quoted_only && !quoted(text_of(c->figure)))
 			continue;
 		if (what)
 			finding_caveat(
@@ -403,26 +444,25 @@ static const char *group_sizes(const struct failure_group *g, char *buf, size_t 
 /* The other processes that held FAILURE's device, as NVML listed them: who to ask. */
 #define HOLDERS_TOLD 3
 
-static char *holders_text(const struct ct_node *failure)
+static char *holders_text(const struct ct_frag_failure *failure)
 {
-	const struct ct_node *holders = at(failure, "holders");
 	GString *text = g_string_new(NULL);
 	size_t told = 0, others = 0;
 
-	for (size_t i = 0; holders && i < ct_node_count(holders); i++) {
-		const struct ct_node *h = ct_node_child(holders, i);
+	for (guint i = 0; failure->holders && i < failure->holders->len; i++) {
+		const struct ct_frag_holder *h =
+		    &g_array_index(failure->holders, struct ct_frag_holder, i);
+		const char *process = text_of(h->process);
 		char bytes[32];
 
-		if (bool_of(h, "self") || others++ >= HOLDERS_TOLD)
+		if (h->self || others++ >= HOLDERS_TOLD)
 			continue;
-		g_string_append_printf(text, "%s pid %" PRIu64 "%s%s%s", told++ ? "," : "",
-		                       ct_node_u64(h, "pid"), ct_node_str(h, "process") ? " (" : "",
-		                       ct_node_str(h, "process") ? ct_node_str(h, "process") : "",
-		                       ct_node_str(h, "process") ? ")" : "");
-		if (at(h, "bytes") && at(h, "bytes")->type == CT_NODE_U64)
-			g_string_append_printf(
-			    text, " with %s",
-			    bytes_text(number_of(h, "bytes"), bytes, sizeof(bytes)));
+		g_string_append_printf(text, "%s pid %" PRId64 "%s%s%s", told++ ? "," : "", h->pid,
+		                       process ? " (" : "", process ? process : "",
+		                       process ? ")" : "");
+		if (h->bytes_known)
+			g_string_append_printf(text, " with %s",
+			                       bytes_text((double)h->bytes, bytes, sizeof(bytes)));
 	}
 	if (!told) {
 		g_string_free(text, TRUE);
@@ -434,48 +474,40 @@ static char *holders_text(const struct ct_node *failure)
 	return g_string_free(text, FALSE);
 }
 
-static void add_failure(GArray *list, const struct ct_node *failure, size_t index,
+static void add_failure(GArray *list, const struct ct_frag_failure *failure, guint index,
                         const struct failure_group *g, const struct losses *l)
 {
-	const char *verdict = ct_node_str(failure, "verdict");
-	const char *api = ct_node_str(failure, "api");
-	bool holders_named;
+	const char *verdict = text_of(failure->verdict);
+	const char *api = text_of(failure->api);
+	char *holders = holders_text(failure);
 	char req[72], times[40] = "";
 	uint64_t count = g->count;
 	struct finding *f;
 
 	if (!verdict)
 		verdict = "unknown";
-	f = finding_add(list, SEV_CRITICAL, "allocation_failure", failure);
+	f = finding_add(list, SEV_CRITICAL, "allocation_failure", NULL);
+	failure_figures(f, failure);
 	f->verdict = verdict;
 	f->count = count;
 	if (count > 1)
 		snprintf(times, sizeof(times), " (%" PRIu64 " times)", count);
-	f->summary =
-	    g_strdup_printf("%s of %s failed on device %" PRIu64 ": %s%s",
-	                    api ? api : "an allocation", group_sizes(g, req, sizeof(req)),
-	                    ct_node_u64(failure, "device"), ct_verdict_words(verdict), times);
-	if (ct_node_str(failure, "explanation"))
-		f->explanation = g_strdup(ct_node_str(failure, "explanation"));
-	{
-		char *holders = holders_text(failure);
-
-		holders_named = holders != NULL;
-		if (holders && f->explanation) {
-			char *both = g_strdup_printf("%s; %s", f->explanation, holders);
-
-			g_free(f->explanation);
-			g_free(holders);
-			f->explanation = both;
-		} else if (holders) {
-			f->explanation = holders;
-		}
-	}
-	f->advice = g_strdup(ct_failure_advice(verdict, ct_node_u64(failure, "requested_bytes"),
-	                                       ct_node_u64(failure, "total_bytes"), holders_named));
-	numbers_from(f, failure, failure_numbers);
-	f->source = g_strdup_printf("memory.failures[%zu]", index);
-	f->order = number_of(failure, "time_ns");
+	f->summary = g_strdup_printf("%s of %s failed on device %u: %s%s",
+	                             api ? api : "an allocation", group_sizes(g, req, sizeof(req)),
+	                             failure->device, ct_verdict_words(verdict), times);
+	if (text_of(failure->explanation) && holders)
+		f->explanation = g_strdup_printf("%s; %s", failure->explanation, holders);
+	else if (text_of(failure->explanation))
+		f->explanation = g_strdup(failure->explanation);
+	else
+		f->explanation = g_strdup(holders);
+	f->advice = g_strdup(ct_failure_advice(verdict, failure->requested_bytes,
+	                                       failure->total_known ? failure->total_bytes : 0,
+	                                       holders != NULL));
+	g_free(holders);
+	failure_numbers_of(f, failure);
+	f->source = g_strdup_printf("memory.failures[%u]", index);
+	f->order = (double)failure->time_ns;
 	failure_caveats(f, failure, l);
 }
 
@@ -487,45 +519,40 @@ static void add_failure(GArray *list, const struct ct_node *failure, size_t inde
 #define FRAMEWORK_RETRY_NS 1000000000LL
 
 /*
- * The out-of-memory error of FRAMEWORK's section (framework.devices[].
- * oom_errors[]) that FAILURE (of the memory section) was part of: same
- * process and device, at most FRAMEWORK_RETRY_NS before it and after the
- * error before it; NULL if none.
+ * The out-of-memory error of FRAMEWORK (a device's ooms; NULL: the
+ * analysis did not run) that FAILURE was part of: same process and
+ * device, at most FRAMEWORK_RETRY_NS before it and after the error
+ * before it; NULL if none.
  */
-static const struct ct_node *framework_oom_of(const struct ct_node *framework,
-                                              const struct ct_node *failure)
+static const struct ct_framework_oom *framework_oom_of(const struct ct_framework_result *framework,
+                                                       const struct ct_frag_failure *failure)
 {
-	const struct ct_node *devices = at(framework, "devices");
-	double time = number_of(failure, "time_ns");
+	for (guint i = 0; framework && i < framework->devices->len; i++) {
+		const struct ct_framework_device *d =
+		    &g_array_index(framework->devices, struct ct_framework_device, i);
+		int64_t previous = INT64_MIN;
 
-	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
-		const struct ct_node *d = ct_node_child(devices, i);
-		const struct ct_node *errors = at(d, "oom_errors");
-		double previous = -INFINITY;
-
-		if (number_of(d, "pid") != number_of(failure, "pid") ||
-		    ct_node_u64(d, "device") != ct_node_u64(failure, "device"))
+		if (d->pid != failure->pid || d->device != failure->device)
 			continue;
-		for (size_t j = 0; errors && j < ct_node_count(errors); j++) {
-			const struct ct_node *oom = ct_node_child(errors, j);
-			double oom_time = number_of(oom, "time_ns");
+		for (guint j = 0; j < d->ooms->len; j++) {
+			const struct ct_framework_oom *oom =
+			    &g_array_index(d->ooms, struct ct_framework_oom, j);
 
-			if (time <= oom_time && time >= oom_time - FRAMEWORK_RETRY_NS &&
-			    time > previous)
+			if (failure->time_ns <= oom->time_ns &&
+			    failure->time_ns >= oom->time_ns - FRAMEWORK_RETRY_NS &&
+			    failure->time_ns > previous)
 				return oom;
-			previous = oom_time;
+			previous = oom->time_ns;
 		}
 	}
 	return NULL;
 }
 
 /* Whether the allocator made up for FAILURE at once (memory.failures[].recovered_bytes). */
-static bool recovered(const struct ct_node *failure)
+static bool recovered(const struct ct_frag_failure *failure)
 {
-	return ct_node_u64(failure, "recovered_bytes") > 0;
+	return failure->recovered_bytes > 0;
 }
-
-static const char *const retry_numbers[] = { "requested_bytes", "recovered_bytes", NULL };
 
 /*
  * Refusals the allocator made up for at once (an allocator that frees its
@@ -533,73 +560,85 @@ static const char *const retry_numbers[] = { "requested_bytes", "recovered_bytes
  * a sign it runs at the edge of the device. One finding for the first,
  * counting the others.
  */
-static void add_retries(GArray *list, const struct ct_node *failures, const struct losses *l)
+static void add_retries(GArray *list, const struct ct_fragmentation_result *r)
 {
-	const struct ct_node *first = NULL;
-	size_t index = 0;
+	const struct ct_frag_failure *first = NULL;
+	guint index = 0;
 	uint64_t count = 0;
 	char req[32], got[32], more[48] = "";
 	struct finding *f;
 
-	for (size_t i = 0; failures && i < ct_node_count(failures); i++)
-		if (recovered(ct_node_child(failures, i)) && !count++) {
-			first = ct_node_child(failures, i);
+	for (guint i = 0; i < r->failures->len; i++) {
+		const struct ct_frag_failure *failure =
+		    &g_array_index(r->failures, struct ct_frag_failure, i);
+
+		if (recovered(failure) && !count++) {
+			first = failure;
 			index = i;
 		}
+	}
 	if (!first)
 		return;
-	f = finding_add(list, SEV_ADVICE, "allocation_retry", first);
+	f = finding_add(list, SEV_ADVICE, "allocation_retry", NULL);
+	failure_figures(f, first);
 	f->count = count;
 	if (count > 1)
 		snprintf(more, sizeof(more), " (%" PRIu64 " such refusals)", count);
 	f->summary = g_strdup_printf(
-	    "%s of %s was refused on device %" PRIu64 ", and the allocator got %s right after%s",
-	    ct_node_str(first, "api") ? ct_node_str(first, "api") : "an allocation",
-	    bytes_text(number_of(first, "requested_bytes"), req, sizeof(req)),
-	    ct_node_u64(first, "device"),
-	    bytes_text(number_of(first, "recovered_bytes"), got, sizeof(got)), more);
+	    "%s of %s was refused on device %u, and the allocator got %s right after%s",
+	    text_of(first->api) ? first->api : "an allocation",
+	    bytes_text((double)first->requested_bytes, req, sizeof(req)), first->device,
+	    bytes_text((double)first->recovered_bytes, got, sizeof(got)), more);
 	f->explanation = g_strdup("the same thread asked again within a second for at least half "
 	                          "as much and went on (a caching allocator frees its cache and "
 	                          "retries; XLA's asks for less): no failure of the program, but "
 	                          "its memory runs at the edge of the device");
 	f->advice = g_strdup("if it slows the program (each refusal empties the cache), hold "
 	                     "less at the peak, or leave the device to this process alone");
-	numbers_from(f, first, retry_numbers);
-	f->source = g_strdup_printf("memory.failures[%zu]", index);
-	f->order = number_of(first, "time_ns");
-	(void)l;
+	number_value(f, "requested_bytes", value_u64(first->requested_bytes, CT_UNIT_BYTES));
+	number_value(f, "recovered_bytes", value_u64(first->recovered_bytes, CT_UNIT_BYTES));
+	f->source = g_strdup_printf("memory.failures[%u]", index);
+	f->order = (double)first->time_ns;
+}
+
+/* Whether failure I of R is one the findings tell as a failure of its own. */
+static bool told_as_failure(const struct ct_framework_result *framework,
+                            const struct ct_frag_failure *failure)
+{
+	/* The framework's finding tells it, with the framework's figures;
+	 * one the allocator made up for is no failure. */
+	return !framework_oom_of(framework, failure) && !recovered(failure);
 }
 
 /* One finding per kind of failure (process, device, site, verdict), in time order. */
-static void find_failures(GArray *list, const struct ct_node *memory,
-                          const struct ct_node *framework, const struct losses *l)
+static void find_failures(GArray *list, const struct ct_fragmentation_result *r,
+                          const struct ct_framework_result *framework, const struct losses *l)
 {
-	const struct ct_node *failures = at(memory, "failures");
 	size_t added = 0;
 
-	add_retries(list, failures, l);
-	for (size_t i = 0; failures && i < ct_node_count(failures) && added < MAX_PER_KIND; i++) {
-		const struct ct_node *failure = ct_node_child(failures, i);
-		double requested = number_of(failure, "requested_bytes");
+	add_retries(list, r);
+	for (guint i = 0; i < r->failures->len && added < MAX_PER_KIND; i++) {
+		const struct ct_frag_failure *failure =
+		    &g_array_index(r->failures, struct ct_frag_failure, i);
+		double requested = (double)failure->requested_bytes;
 		struct failure_group g = { 1, requested, requested };
 		bool seen = false;
 
-		/* The framework's finding tells it, with the framework's figures;
-		 * one the allocator made up for is no failure. */
-		if (framework_oom_of(framework, failure) || recovered(failure))
+		if (!told_as_failure(framework, failure))
 			continue;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = same_failure(ct_node_child(failures, j), failure);
+		for (guint j = 0; j < i && !seen; j++)
+			seen = same_failure(&g_array_index(r->failures, struct ct_frag_failure, j),
+			                    failure);
 		if (seen)
 			continue;
-		for (size_t j = i + 1; j < ct_node_count(failures); j++) {
-			const struct ct_node *other = ct_node_child(failures, j);
+		for (guint j = i + 1; j < r->failures->len; j++) {
+			const struct ct_frag_failure *other =
+			    &g_array_index(r->failures, struct ct_frag_failure, j);
 
-			if (!same_failure(other, failure) || recovered(other) ||
-			    framework_oom_of(framework, other))
+			if (!same_failure(other, failure) || !told_as_failure(framework, other))
 				continue;
 			g.count++;
-			requested = number_of(other, "requested_bytes");
+			requested = (double)other->requested_bytes;
 			g.smallest = MIN(g.smallest, requested);
 			g.largest = MAX(g.largest, requested);
 		}
@@ -609,15 +648,6 @@ static void find_failures(GArray *list, const struct ct_node *memory,
 }
 
 /* ---------------------------------------------------------- growing ranges */
-
-/*
- * A string of a result as the document reads it back (ct_node_str): NULL
- * for an empty one, as the rules below were written for.
- */
-static const char *text_of(const char *str)
-{
-	return str && *str ? str : NULL;
-}
 
 /*
  * The site inside RANGE (of process PID) that holds the most of what is
@@ -1101,27 +1131,11 @@ static void find_copies(GArray *list, const struct ct_transfers_result *r, const
 
 /* ------------------------------------------------------------ frameworks */
 
-/* The figures a framework finding quotes from framework.devices[]. */
-static const char *const framework_oom_numbers[] = {
-	"requested_bytes",
-	"limit_bytes",
-	"device_free_bytes",
-	"in_use_bytes",
-	"reserved_bytes",
-	"reserved_unused_bytes",
-	NULL,
-};
-static const char *const preallocation_numbers[] = {
-	"first_reserved_bytes",
-	"device_total_bytes",
-	"first_reserved_share",
-	"peak_in_use_bytes",
-	NULL,
-};
-
 /*
  * Why a framework's allocator found no room for REQUESTED bytes, from its
- * own figures at the error (doc/report-schema.md, framework_oom):
+ * own figures at the error (doc/report-schema.md, framework_oom): LIMIT,
+ * what it may use of the device (0: unknown), and UNUSED, what its pool
+ * held reserved but unused (when UNUSED_KNOWN):
  * - larger than all it may use of the device: too_large;
  * - its pool held at least as much reserved but unused: it was there, in
  *   pieces none of which fits (PyTorch frees its cache and retries before
@@ -1129,21 +1143,30 @@ static const char *const preallocation_numbers[] = {
  *   fragmented;
  * - else the device was full: out_of_memory.
  */
-static const char *framework_oom_verdict(const struct ct_node *oom)
+static const char *oom_verdict(uint64_t requested, uint64_t limit, bool unused_known,
+                               uint64_t unused)
 {
-	uint64_t requested = ct_node_u64(oom, "requested_bytes");
-	uint64_t limit = ct_node_u64(oom, "limit_bytes");
-
 	if (limit && requested > limit)
 		return "too_large";
-	if (at(oom, "reserved_unused_bytes") &&
-	    at(oom, "reserved_unused_bytes")->type == CT_NODE_U64 &&
-	    ct_node_u64(oom, "reserved_unused_bytes") >= requested)
+	if (unused_known && unused >= requested)
 		return "fragmented";
 	return "out_of_memory";
 }
 
-/* Why there was no room, in words, for VERDICT (framework_oom_verdict). */
+/* What the pool of OOM held reserved but unused, as framework.devices[].oom_errors[] says. */
+static uint64_t reserved_unused(const struct ct_framework_oom *oom)
+{
+	return oom->reserved_bytes > oom->in_use_bytes ? oom->reserved_bytes - oom->in_use_bytes
+	                                               : 0;
+}
+
+static const char *framework_oom_verdict(const struct ct_framework_oom *oom)
+{
+	return oom_verdict(oom->requested_bytes, oom->limit_bytes, oom->figures_known,
+	                   reserved_unused(oom));
+}
+
+/* Why there was no room, in words, for VERDICT (oom_verdict). */
 static const char *oom_reason(const char *verdict)
 {
 	if (!strcmp(verdict, "too_large"))
@@ -1153,20 +1176,36 @@ static const char *oom_reason(const char *verdict)
 	return "the device was full";
 }
 
-/*
- * The driver's failures that were part of the out-of-memory error OOM
- * (framework_oom_of): their number, and the first, which knows the call
- * site, into *FIRST (NULL when the framework asked the driver nothing).
- */
-static uint64_t driver_refusals(const struct ct_node *memory, const struct ct_node *framework,
-                                const struct ct_node *oom, const struct ct_node **first)
+/* The figures of OOM a framework_oom finding quotes, as framework.devices[].oom_errors[] says. */
+static void oom_numbers(struct finding *f, const struct ct_framework_oom *oom)
 {
-	const struct ct_node *failures = at(memory, "failures");
+	number_value(f, "requested_bytes", value_u64(oom->requested_bytes, CT_UNIT_BYTES));
+	number_value(f, "limit_bytes", value_u64(oom->limit_bytes, CT_UNIT_BYTES));
+	number_value(f, "device_free_bytes", value_u64(oom->device_free_bytes, CT_UNIT_BYTES));
+	number_value(f, "in_use_bytes", value_known_bytes(oom->figures_known, oom->in_use_bytes));
+	number_value(f, "reserved_bytes",
+	             value_known_bytes(oom->figures_known, oom->reserved_bytes));
+	number_value(f, "reserved_unused_bytes",
+	             value_known_bytes(oom->figures_known, reserved_unused(oom)));
+}
+
+/*
+ * The driver's failures (of FRAG, NULL: none) that were part of the
+ * out-of-memory error OOM (framework_oom_of): their number, and the first,
+ * which knows the call site, into *FIRST (NULL when the framework asked
+ * the driver nothing).
+ */
+static uint64_t driver_refusals(const struct ct_fragmentation_result *frag,
+                                const struct ct_framework_result *framework,
+                                const struct ct_framework_oom *oom,
+                                const struct ct_frag_failure **first)
+{
 	uint64_t count = 0;
 
 	*first = NULL;
-	for (size_t i = 0; failures && i < ct_node_count(failures); i++) {
-		const struct ct_node *failure = ct_node_child(failures, i);
+	for (guint i = 0; frag && i < frag->failures->len; i++) {
+		const struct ct_frag_failure *failure =
+		    &g_array_index(frag->failures, struct ct_frag_failure, i);
 
 		if (framework_oom_of(framework, failure) != oom)
 			continue;
@@ -1177,46 +1216,45 @@ static uint64_t driver_refusals(const struct ct_node *memory, const struct ct_no
 }
 
 /* The call site of the driver's failures that were part of OOM, NULL when unknown. */
-static const char *oom_site(const struct ct_node *root, const struct ct_node *oom)
+static const char *oom_site(const struct ct_fragmentation_result *frag,
+                            const struct ct_framework_result *framework,
+                            const struct ct_framework_oom *oom)
 {
-	const struct ct_node *driver;
+	const struct ct_frag_failure *driver;
 
-	driver_refusals(at(root, "memory"), at(root, "framework"), oom, &driver);
-	return ct_node_str(driver, "site");
+	driver_refusals(frag, framework, oom, &driver);
+	return driver ? text_of(driver->site) : NULL;
 }
 
 /* Errors alike: the same request, the same verdict, at the same call site. */
-static bool same_oom(const struct ct_node *root, const struct ct_node *a, const struct ct_node *b)
+static bool same_oom(const struct ct_fragmentation_result *frag,
+                     const struct ct_framework_result *framework, const struct ct_framework_oom *a,
+                     const struct ct_framework_oom *b)
 {
-	return ct_node_u64(a, "requested_bytes") == ct_node_u64(b, "requested_bytes") &&
+	return a->requested_bytes == b->requested_bytes &&
 	       !strcmp(framework_oom_verdict(a), framework_oom_verdict(b)) &&
-	       !g_strcmp0(oom_site(root, a), oom_site(root, b));
+	       !g_strcmp0(oom_site(frag, framework, a), oom_site(frag, framework, b));
 }
 
 /*
- * One finding for the out-of-memory errors of DEVICE alike to its error
- * INDEX (COUNT of them), told with the figures of the first; its where is
- * the first driver failure that was part of it, which knows the call site.
- */
-/*
  * "; its tensors were allocated at train.py:12 in step (3.00 GiB, 40
- * tensors), ...": the sites of DEVICE's tensors at moment AT ("oom": its
- * first out-of-memory error; framework.devices[].tensor_sites[]), the
+ * tensors), ...": the sites of DEVICE's tensors at MOMENT (CT_FRAMEWORK_OOM:
+ * its first out-of-memory error; framework.devices[].tensor_sites[]), the
  * three that held the most; "" when there are none.
  */
-static char *tensor_sites_text(const struct ct_node *device, const char *moment)
+static char *tensor_sites_text(const struct ct_framework_device *device, uint8_t moment)
 {
-	const struct ct_node *sites = at(device, "tensor_sites");
 	GString *text = g_string_new(NULL);
 	size_t told = 0, more = 0;
 	char held[32];
 	/* JAX's are arrays */
-	const char *noun = g_strcmp0(ct_node_str(device, "framework"), "jax") ? "tensor" : "array";
+	const char *noun = device->framework == CT_FRAMEWORK_JAX ? "array" : "tensor";
 
-	for (size_t i = 0; sites && i < ct_node_count(sites); i++) {
-		const struct ct_node *s = ct_node_child(sites, i);
+	for (guint i = 0; i < device->sites->len; i++) {
+		const struct ct_framework_site *s =
+		    &g_array_index(device->sites, struct ct_framework_site, i);
 
-		if (g_strcmp0(ct_node_str(s, "at"), moment))
+		if (s->at != moment)
 			continue;
 		if (told == 3) {
 			more++;
@@ -1227,10 +1265,9 @@ static char *tensor_sites_text(const struct ct_node *device, const char *moment)
 		else
 			g_string_append(text, ", ");
 		g_string_append_printf(text, "%s (%s, %" PRIu64 " %s%s)",
-		                       ct_node_str(s, "site") ? ct_node_str(s, "site") : "?",
-		                       bytes_text(number_of(s, "bytes"), held, sizeof(held)),
-		                       ct_node_u64(s, "count"), noun,
-		                       ct_node_u64(s, "count") == 1 ? "" : "s");
+		                       text_of(s->site) ? s->site : "?",
+		                       bytes_text((double)s->bytes, held, sizeof(held)), s->count,
+		                       noun, s->count == 1 ? "" : "s");
 		told++;
 	}
 	if (more)
@@ -1238,53 +1275,76 @@ static char *tensor_sites_text(const struct ct_node *device, const char *moment)
 	return g_string_free(text, FALSE);
 }
 
-static void add_framework_oom(GArray *list, const struct ct_node *device, size_t d, size_t index,
-                              uint64_t count, const struct ct_node *root)
+/* Where DEVICE's figures are, as framework.devices[] says: its process and device. */
+static void framework_where(struct finding *f, const struct ct_framework_device *device)
 {
-	const struct ct_node *oom = ct_node_child(at(device, "oom_errors"), index);
-	const char *framework = ct_node_str(device, "framework");
+	f->where[WHERE_PID] = value_i64(device->pid, CT_UNIT_ID);
+	f->where[WHERE_PROCESS] = value_str(device->process);
+	f->where[WHERE_DEVICE] = value_u64(device->device, CT_UNIT_ID);
+}
+
+/* The framework of DEVICE's figures, as the report names it ("pytorch"). */
+static const char *framework_of(const struct ct_framework_device *device)
+{
+	return ct_framework_label(device->framework);
+}
+
+/*
+ * One finding for the out-of-memory errors of DEVICE (framework.devices[D])
+ * alike to its error INDEX (COUNT of them), told with the figures of the
+ * first; its where is the first driver failure that was part of it, which
+ * knows the call site.
+ */
+static void add_framework_oom(GArray *list, const struct ct_framework_result *framework,
+                              const struct ct_fragmentation_result *frag, guint d, guint index,
+                              uint64_t count)
+{
+	const struct ct_framework_device *device =
+	    &g_array_index(framework->devices, struct ct_framework_device, d);
+	const struct ct_framework_oom *oom =
+	    &g_array_index(device->ooms, struct ct_framework_oom, index);
 	const char *verdict = framework_oom_verdict(oom);
-	const struct ct_node *driver;
-	uint64_t refusals =
-	    driver_refusals(at(root, "memory"), at(root, "framework"), oom, &driver);
+	const struct ct_frag_failure *driver;
+	uint64_t refusals = driver_refusals(frag, framework, oom, &driver);
 	char req[32], limit[32], free_text[32], in_use[32], reserved[32], unused[32];
 	char times[40] = "", asked[160] = "";
-	struct finding *f = finding_add(list, SEV_CRITICAL, "framework_oom", device);
+	struct finding *f = finding_add(list, SEV_CRITICAL, "framework_oom", NULL);
 	/* the sites are those of the first error */
-	char *sites = index == 0 ? tensor_sites_text(device, "oom") : g_strdup("");
+	char *sites = index == 0 ? tensor_sites_text(device, CT_FRAMEWORK_OOM) : g_strdup("");
 
+	framework_where(f, device);
 	f->verdict = verdict;
 	f->count = count;
 	if (count > 1)
 		snprintf(times, sizeof(times), " (%" PRIu64 " times)", count);
-	bytes_text(number_of(oom, "requested_bytes"), req, sizeof(req));
-	bytes_text(number_of(oom, "limit_bytes"), limit, sizeof(limit));
-	bytes_text(number_of(oom, "device_free_bytes"), free_text, sizeof(free_text));
-	f->summary = g_strdup_printf("%s could not allocate %s on device %" PRIu64 ": %s%s",
-	                             ct_framework_name(framework), req,
-	                             ct_node_u64(device, "device"), oom_reason(verdict), times);
+	bytes_text((double)oom->requested_bytes, req, sizeof(req));
+	bytes_text((double)oom->limit_bytes, limit, sizeof(limit));
+	bytes_text((double)oom->device_free_bytes, free_text, sizeof(free_text));
+	f->summary = g_strdup_printf("%s could not allocate %s on device %" PRIu32 ": %s%s",
+	                             ct_framework_name(framework_of(device)), req, device->device,
+	                             oom_reason(verdict), times);
 	if (refusals) {
 		snprintf(asked, sizeof(asked), "; the driver refused %s %" PRIu64 " time%s for it",
-		         ct_node_str(driver, "api") ? ct_node_str(driver, "api") : "an allocation",
-		         refusals, refusals == 1 ? "" : "s");
-		finding_at(f, driver);
+		         text_of(driver->api) ? driver->api : "an allocation", refusals,
+		         refusals == 1 ? "" : "s");
+		failure_figures(f, driver);
 	}
-	if (at(oom, "in_use_bytes") && at(oom, "in_use_bytes")->type == CT_NODE_U64)
+	if (oom->figures_known)
 		f->explanation = g_strdup_printf(
 		    "its tensors held %s and its pool %s from the driver (%s of it unused); the "
 		    "driver had %s free of the %s it may use%s%s",
-		    bytes_text(number_of(oom, "in_use_bytes"), in_use, sizeof(in_use)),
-		    bytes_text(number_of(oom, "reserved_bytes"), reserved, sizeof(reserved)),
-		    bytes_text(number_of(oom, "reserved_unused_bytes"), unused, sizeof(unused)),
-		    free_text, limit, asked, sites);
+		    bytes_text((double)oom->in_use_bytes, in_use, sizeof(in_use)),
+		    bytes_text((double)oom->reserved_bytes, reserved, sizeof(reserved)),
+		    bytes_text((double)reserved_unused(oom), unused, sizeof(unused)), free_text,
+		    limit, asked, sites);
 	else
 		f->explanation = g_strdup_printf("the driver had %s free of the %s it may use%s%s",
 		                                 free_text, limit, asked, sites);
 	g_free(sites);
-	f->advice = g_strdup(ct_framework_oom_advice(framework, verdict));
-	numbers_from(f, oom, framework_oom_numbers);
-	f->source = g_strdup_printf("framework.devices[%zu].oom_errors[%zu]", d, index);
-	f->order = number_of(oom, "time_ns");
+	f->advice = g_strdup(ct_framework_oom_advice(framework_of(device), verdict));
+	oom_numbers(f, oom);
+	f->source = g_strdup_printf("framework.devices[%u].oom_errors[%u]", d, index);
+	f->order = (double)oom->time_ns;
 }
 
 /*
@@ -1293,62 +1353,73 @@ static void add_framework_oom(GArray *list, const struct ct_node *device, size_t
  * _MEM_FRACTION). Not a fault, but other processes on the device have
  * only the rest, and the driver's peak says the pool, not the arrays.
  */
-static void add_preallocation(GArray *list, const struct ct_node *device, size_t index)
+static void add_preallocation(GArray *list, const struct ct_framework_device *device, double share,
+                              guint index)
 {
 	char taken[32], total[32], used[32];
-	struct finding *f = finding_add(list, SEV_ADVICE, "preallocation", device);
+	struct finding *f = finding_add(list, SEV_ADVICE, "preallocation", NULL);
 
+	framework_where(f, device);
 	f->summary = g_strdup_printf(
-	    "%s took %s of device %" PRIu64 " at its start (%.0f %% of its %s); its %s used at "
+	    "%s took %s of device %" PRIu32 " at its start (%.0f %% of its %s); its %s used at "
 	    "most %s of it",
-	    ct_framework_name(ct_node_str(device, "framework")),
-	    bytes_text(number_of(device, "first_reserved_bytes"), taken, sizeof(taken)),
-	    ct_node_u64(device, "device"), number_of(device, "first_reserved_share") * 100.0,
-	    bytes_text(number_of(device, "device_total_bytes"), total, sizeof(total)), "arrays",
-	    bytes_text(number_of(device, "peak_in_use_bytes"), used, sizeof(used)));
+	    ct_framework_name(framework_of(device)),
+	    bytes_text((double)device->first_reserved_bytes, taken, sizeof(taken)), device->device,
+	    share * 100.0, bytes_text((double)device->device_total_bytes, total, sizeof(total)),
+	    "arrays", bytes_text((double)device->peak_in_use_bytes, used, sizeof(used)));
 	f->explanation = g_strdup("the driver's peak of this process is its pool, not what "
 	                          "the program used; other processes on the device have only "
 	                          "the rest");
 	f->advice = g_strdup("XLA_PYTHON_CLIENT_PREALLOCATE=false allocates as needed; "
 	                     "XLA_PYTHON_CLIENT_MEM_FRACTION=.25 (say) takes a smaller share "
 	                     "at start");
-	numbers_from(f, device, preallocation_numbers);
-	f->source = g_strdup_printf("framework.devices[%zu]", index);
-	f->weight = number_of(device, "first_reserved_bytes");
+	number_value(f, "first_reserved_bytes",
+	             value_u64(device->first_reserved_bytes, CT_UNIT_BYTES));
+	number_value(f, "device_total_bytes", value_u64(device->device_total_bytes, CT_UNIT_BYTES));
+	number_value(f, "first_reserved_share", value_double(share, CT_UNIT_RATIO));
+	number_value(f, "peak_in_use_bytes", value_u64(device->peak_in_use_bytes, CT_UNIT_BYTES));
+	f->source = g_strdup_printf("framework.devices[%u]", index);
+	f->weight = (double)device->first_reserved_bytes;
 }
 
 /* A pool this share of the device, taken at once at its start, is preallocation. */
 #define PREALLOCATION_SHARE 0.5
 
-static void find_framework(GArray *list, const struct ct_node *root)
+static void find_framework(GArray *list, const struct ct_framework_result *framework,
+                           const struct ct_fragmentation_result *frag)
 {
-	const struct ct_node *devices = at(at(root, "framework"), "devices");
-
-	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
-		const struct ct_node *d = ct_node_child(devices, i);
-		const struct ct_node *errors = at(d, "oom_errors");
+	for (guint i = 0; i < framework->devices->len; i++) {
+		const struct ct_framework_device *d =
+		    &g_array_index(framework->devices, struct ct_framework_device, i);
+		const GArray *errors = d->ooms;
 		size_t added = 0;
 
-		for (size_t j = 0; errors && j < ct_node_count(errors) && added < MAX_PER_KIND;
-		     j++) {
+		for (guint j = 0; j < errors->len && added < MAX_PER_KIND; j++) {
+			const struct ct_framework_oom *oom =
+			    &g_array_index(errors, struct ct_framework_oom, j);
 			uint64_t count = 1;
 			bool seen = false;
 
-			for (size_t k = 0; k < j && !seen; k++)
-				seen = same_oom(root, ct_node_child(errors, k),
-				                ct_node_child(errors, j));
+			for (guint k = 0; k < j && !seen; k++)
+				seen = same_oom(frag, framework,
+				                &g_array_index(errors, struct ct_framework_oom, k),
+				                oom);
 			if (seen)
 				continue;
-			for (size_t k = j + 1; k < ct_node_count(errors); k++)
-				count += same_oom(root, ct_node_child(errors, k),
-				                  ct_node_child(errors, j));
-			add_framework_oom(list, d, i, j, count, root);
+			for (guint k = j + 1; k < errors->len; k++)
+				count += same_oom(
+				    frag, framework,
+				    &g_array_index(errors, struct ct_framework_oom, k), oom);
+			add_framework_oom(list, framework, frag, i, j, count);
 			added++;
 		}
 		/* PyTorch's pool grows with its tensors: a large first one is no preallocation. */
-		if (!g_strcmp0(ct_node_str(d, "framework"), "jax") &&
-		    number_of(d, "first_reserved_share") >= PREALLOCATION_SHARE)
-			add_preallocation(list, d, i);
+		if (d->framework == CT_FRAMEWORK_JAX && d->device_total_bytes &&
+		    (double)d->first_reserved_bytes / (double)d->device_total_bytes >=
+		        PREALLOCATION_SHARE)
+			add_preallocation(
+			    list, d,
+			    (double)d->first_reserved_bytes / (double)d->device_total_bytes, i);
 	}
 }
 
@@ -1559,15 +1630,13 @@ static char *said_figures(const struct ct_node *o, const char *name)
 }
 
 /* Whether the Python probe saw an out-of-memory error of process PID (framework.devices[]). */
-static bool probe_saw_oom(const struct ct_node *root, uint64_t pid)
+static bool probe_saw_oom(const struct ct_framework_result *framework, int64_t pid)
 {
-	const struct ct_node *devices = at(at(root, "framework"), "devices");
+	for (guint i = 0; framework && i < framework->devices->len; i++) {
+		const struct ct_framework_device *d =
+		    &g_array_index(framework->devices, struct ct_framework_device, i);
 
-	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
-		const struct ct_node *d = ct_node_child(devices, i);
-
-		if (ct_node_u64(d, "pid") == pid && at(d, "oom_errors") &&
-		    ct_node_count(at(d, "oom_errors")))
+		if (d->pid == pid && d->ooms->len)
 			return true;
 	}
 	return false;
@@ -1583,21 +1652,19 @@ static bool probe_saw_oom(const struct ct_node *root, uint64_t pid)
  * The sites of what PID's FRAMEWORK held when it died of its error (at the
  * uncaught exception), else at exit: "" when the probe gave none.
  */
-static char *said_sites(const struct ct_node *root, uint64_t pid, const char *framework)
+static char *said_sites(const struct ct_framework_result *fw, int64_t pid, const char *framework)
 {
-	const struct ct_node *devices = at(at(root, "framework"), "devices");
-
-	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
-		const struct ct_node *d = ct_node_child(devices, i);
+	for (guint i = 0; fw && i < fw->devices->len; i++) {
+		const struct ct_framework_device *d =
+		    &g_array_index(fw->devices, struct ct_framework_device, i);
 		char *text;
 
-		if (ct_node_u64(d, "pid") != pid ||
-		    g_strcmp0(ct_node_str(d, "framework"), framework))
+		if (d->pid != pid || g_strcmp0(framework_of(d), framework))
 			continue;
-		text = tensor_sites_text(d, "exception");
+		text = tensor_sites_text(d, CT_FRAMEWORK_EXCEPTION);
 		if (!*text) {
 			g_free(text);
-			text = tensor_sites_text(d, "exit");
+			text = tensor_sites_text(d, CT_FRAMEWORK_EXIT);
 		}
 		if (*text)
 			return text;
@@ -1610,37 +1677,57 @@ static char *said_sites(const struct ct_node *root, uint64_t pid, const char *fr
  * What PID's FRAMEWORK may hold of its device, as the probe read it (its
  * limit, else the device's memory); 0 when unknown.
  */
-static uint64_t framework_limit(const struct ct_node *root, uint64_t pid, const char *framework)
+static uint64_t framework_limit(const struct ct_framework_result *fw, int64_t pid,
+                                const char *framework)
 {
-	const struct ct_node *devices = at(at(root, "framework"), "devices");
+	for (guint i = 0; fw && i < fw->devices->len; i++) {
+		const struct ct_framework_device *d =
+		    &g_array_index(fw->devices, struct ct_framework_device, i);
 
-	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
-		const struct ct_node *d = ct_node_child(devices, i);
-
-		if (ct_node_u64(d, "pid") == pid &&
-		    !g_strcmp0(ct_node_str(d, "framework"), framework))
-			return ct_node_u64(d, "limit_bytes") ? ct_node_u64(d, "limit_bytes")
-			                                     : ct_node_u64(d, "device_total_bytes");
+		if (d->pid == pid && !g_strcmp0(framework_of(d), framework))
+			return d->limit_bytes ? d->limit_bytes : d->device_total_bytes;
 	}
 	return 0;
 }
 
-static void find_said_oom(GArray *list, const struct ct_node *root)
+/* The figures a framework_oom finding quotes (oom_numbers), as the last words give them. */
+static const char *const said_numbers[] = {
+	"requested_bytes",
+	"limit_bytes",
+	"device_free_bytes",
+	"in_use_bytes",
+	"reserved_bytes",
+	"reserved_unused_bytes",
+	NULL,
+};
+
+/* oom_verdict of the out-of-memory error the last words O quote. */
+static const char *said_verdict(const struct ct_node *o)
+{
+	const struct ct_node *unused = at(o, "reserved_unused_bytes");
+
+	return oom_verdict(ct_node_u64(o, "requested_bytes"), ct_node_u64(o, "limit_bytes"),
+	                   unused && unused->type == CT_NODE_U64,
+	                   ct_node_u64(o, "reserved_unused_bytes"));
+}
+
+static void find_said_oom(GArray *list, const struct ct_node *root,
+                          const struct ct_framework_result *fw)
 {
 	const struct ct_node *words = at(root, "last_words");
 	const struct ct_node *o = at(words, "out_of_memory");
 	const char *framework = ct_node_str(o, "framework"), *verdict;
+	int64_t pid = ct_node_i64(words, "pid");
+	uint64_t limit = framework ? framework_limit(fw, pid, framework) : 0;
 	char req[32], on[32] = "", *figures;
 	struct finding *f;
 
-	if (!framework || probe_saw_oom(root, ct_node_u64(words, "pid")))
+	if (!framework || probe_saw_oom(fw, pid))
 		return;
-	verdict = framework_oom_verdict(o);
+	verdict = said_verdict(o);
 	/* a message without its limit: the probe's figures may know it */
-	if (!strcmp(verdict, "out_of_memory") && !ct_node_u64(o, "limit_bytes") &&
-	    framework_limit(root, ct_node_u64(words, "pid"), framework) &&
-	    ct_node_u64(o, "requested_bytes") >
-	        framework_limit(root, ct_node_u64(words, "pid"), framework))
+	if (!strcmp(verdict, "out_of_memory") && !ct_node_u64(o, "limit_bytes") && limit &&
+	    ct_node_u64(o, "requested_bytes") > limit)
 		verdict = "too_large";
 	f = finding_add(list, SEV_CRITICAL, "framework_oom", words);
 	f->verdict = verdict;
@@ -1654,7 +1741,7 @@ static void find_said_oom(GArray *list, const struct ct_node *root)
 	g_free(figures);
 	f->explanation =
 	    ct_death_quote("its last lines on standard error say so", ct_node_str(o, "text"));
-	figures = said_sites(root, ct_node_u64(words, "pid"), framework);
+	figures = said_sites(fw, pid, framework);
 	if (*figures) {
 		char *with = g_strconcat(f->explanation, figures, NULL);
 
@@ -1663,7 +1750,7 @@ static void find_said_oom(GArray *list, const struct ct_node *root)
 	}
 	g_free(figures);
 	f->advice = g_strdup(ct_framework_oom_advice(framework, verdict));
-	numbers_from(f, o, framework_oom_numbers);
+	numbers_from(f, o, said_numbers);
 	f->source = g_strdup("last_words.out_of_memory");
 	f->order = number_of(o, "time_ns");
 }
@@ -1748,14 +1835,27 @@ static bool about_node(const struct finding *f, const struct ct_node *object)
 	return f->object == object;
 }
 
-static bool about_failure(const struct finding *f, const struct ct_node *failure)
+/* The first finding of KIND in LIST about a failure alike to FAILURE (same_failure). */
+static struct finding *told_failure(GArray *list, const char *kind,
+                                    const struct ct_frag_failure *failure)
 {
-	return f->object && same_failure(f->object, failure);
+	for (guint i = 0; failure && i < list->len; i++) {
+		struct finding *f = &g_array_index(list, struct finding, i);
+
+		if (!strcmp(f->kind, kind) && f->failure && same_failure(f->failure, failure))
+			return f;
+	}
+	return NULL;
 }
 
+/* Whether F is about process OBJECT's pid. */
 static bool about_pid(const struct finding *f, const struct ct_node *object)
 {
-	return at(f->object, "pid") && ct_node_u64(f->object, "pid") == ct_node_u64(object, "pid");
+	const struct value *pid = &f->where[WHERE_PID];
+
+	if (pid->type == CT_NODE_I64)
+		return pid->v.i64 == ct_node_i64(object, "pid");
+	return pid->type == CT_NODE_U64 && pid->v.u64 == ct_node_u64(object, "pid");
 }
 
 /* A finding's string at KEY of its where, NULL if none. */
@@ -1772,18 +1872,18 @@ static bool is_fatal_sticky(const struct finding *f, const struct ct_node *pe)
 }
 
 /*
- * The failure record judged the program died of (PE): the last of
- * MEMORY's failures, of the size and verdict PE gives. NULL if none.
+ * The failure record judged the program died of (PE): the last of FRAG's
+ * failures (NULL: none), of the size and verdict PE gives. NULL if none.
  */
-static const struct ct_node *fatal_failure(const struct ct_node *memory, const struct ct_node *pe)
+static const struct ct_frag_failure *fatal_failure(const struct ct_fragmentation_result *frag,
+                                                   const struct ct_node *pe)
 {
-	const struct ct_node *failures = at(memory, "failures");
+	for (guint i = frag ? frag->failures->len : 0; i-- > 0;) {
+		const struct ct_frag_failure *f =
+		    &g_array_index(frag->failures, struct ct_frag_failure, i);
 
-	for (size_t i = failures ? ct_node_count(failures) : 0; i-- > 0;) {
-		const struct ct_node *f = ct_node_child(failures, i);
-
-		if (ct_node_u64(f, "requested_bytes") == ct_node_u64(pe, "gpu_failed_bytes") &&
-		    !g_strcmp0(ct_node_str(f, "verdict"), ct_node_str(pe, "gpu_verdict")))
+		if (f->requested_bytes == ct_node_u64(pe, "gpu_failed_bytes") &&
+		    !g_strcmp0(text_of(f->verdict), ct_node_str(pe, "gpu_verdict")))
 			return f;
 	}
 	return NULL;
@@ -1815,7 +1915,8 @@ static void add_death(GArray *list, const struct ct_node *pe, enum ct_death deat
  * killed it is marked so (a sticky error, a failed allocation), with how
  * it ended after it, or one of its own is added.
  */
-static void find_death(GArray *list, const struct ct_node *root)
+static void find_death(GArray *list, const struct ct_node *root,
+                       const struct ct_fragmentation_result *frag)
 {
 	const struct ct_node *pe = at(root, "process_end");
 	enum ct_death death = ct_death_of_name(ct_node_str(pe, "cause"));
@@ -1830,12 +1931,12 @@ static void find_death(GArray *list, const struct ct_node *root)
 	if (death == CT_DEATH_CUDA_ERROR)
 		f = told_by(list, "sticky_error", pe, is_fatal_sticky);
 	else if (death == CT_DEATH_GPU_OOM) {
-		const struct ct_node *fatal = fatal_failure(at(root, "memory"), pe);
+		const struct ct_frag_failure *fatal = fatal_failure(frag, pe);
 
 		/* a framework's error the failure was part of tells it */
-		f = told_by(list, "allocation_failure", fatal, about_failure);
+		f = told_failure(list, "allocation_failure", fatal);
 		if (!f)
-			f = told_by(list, "framework_oom", fatal, about_failure);
+			f = told_failure(list, "framework_oom", fatal);
 	} else if (death == CT_DEATH_FRAMEWORK_OOM) {
 		/* the message's finding, or the probe's of the process when it saw the error */
 		f = told_by(list, "framework_oom", at(root, "last_words"), about_node);
@@ -1950,6 +2051,8 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	const struct ct_memory_result *memory = ct_result_of(results, count, CT_ANALYSIS_MEMORY);
 	const struct ct_framework_result *framework =
 	    ct_result_of(results, count, CT_ANALYSIS_FRAMEWORK);
+	const struct ct_fragmentation_result *frag =
+	    ct_result_of(results, count, CT_ANALYSIS_FRAGMENTATION);
 	GArray *list;
 	struct losses losses = { 0 };
 
@@ -1958,8 +2061,8 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	list = g_array_new(FALSE, TRUE, sizeof(struct finding));
 	g_array_set_clear_func(list, finding_clear);
 	read_losses(root, &losses);
-	if (at(root, "memory"))
-		find_failures(list, at(root, "memory"), at(root, "framework"), &losses);
+	if (frag)
+		find_failures(list, frag, framework, &losses);
 	if (memory) {
 		find_growth(list, memory, &losses);
 		find_site_growth(list, memory, &losses);
@@ -1969,13 +2072,14 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 		find_copies(list, transfers, &losses);
 	if (at(root, "environment"))
 		find_compatibility(list, at(root, "environment"));
-	find_framework(list, root);
+	if (framework)
+		find_framework(list, framework, frag);
 	if (errors)
 		find_sticky(list, errors, &losses);
 	if (cells)
 		find_cell_errors(list, cells);
-	find_said_oom(list, root);
-	find_death(list, root);
+	find_said_oom(list, root, framework);
+	find_death(list, root, frag);
 	/* stable: equal findings keep the order their section gave them */
 	g_array_sort(list, by_rank);
 	ct_doc_array(doc, "findings", "Findings, most severe first");

@@ -25,6 +25,8 @@
 
 #include "analyses/cells.h"
 #include "analyses/cuda-errors.h"
+#include "analyses/fragmentation.h"
+#include "analyses/framework.h"
 #include "analyses/memory.h"
 #include "analyses/transfers.h"
 #include "common/document.h"
@@ -53,42 +55,132 @@ static void write_trace(struct ct_doc *doc, uint64_t discarded)
 	ct_doc_end(doc);
 }
 
-/* A failure at SITE with VERDICT, at TIME_NS; CAVEAT: "lower_bound", or NULL. */
-static void write_failure(struct ct_doc *doc, const char *site, const char *verdict,
-                          int64_t time_ns, const char *caveat)
+/*
+ * The results of the memory, fragmentation and framework analyses a test
+ * fills, for their sections (written by their own writers) and for the
+ * findings, as a report draws both from the same results.
+ */
+struct results {
+	struct ct_memory_result memory;
+	struct ct_fragmentation_result frag;
+	struct ct_framework_result framework;
+	struct ct_result list[3];
+	GPtrArray *strings; /* what the results' strings point into */
+};
+
+static void results_init(struct results *r)
 {
-	ct_doc_object(doc, NULL, NULL);
-	ct_doc_i64(doc, "time_ns", time_ns, CT_UNIT_TIME);
-	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
-	ct_doc_string(doc, "process", "train");
-	ct_doc_u64(doc, "device", 0, CT_UNIT_ID);
-	ct_doc_u64(doc, "requested_bytes", 64 * MIB, CT_UNIT_BYTES);
-	ct_doc_string(doc, "api", "cudaMalloc");
-	ct_doc_string(doc, "site", site);
-	ct_doc_string(doc, "nvtx_path", "");
-	ct_doc_string(doc, "verdict", verdict);
-	ct_doc_string(doc, "explanation", "20 MiB were free and it asked 64 MiB");
-	ct_doc_null(doc, "withheld_verdict");
-	ct_doc_u64(doc, "free_bytes", 20 * MIB, CT_UNIT_BYTES);
-	ct_doc_array(doc, "caveats", NULL);
-	if (caveat) {
-		ct_doc_object(doc, NULL, NULL);
-		ct_doc_string(doc, "figure", "live_bytes");
-		ct_doc_string(doc, "caveat", caveat);
-		ct_doc_string(doc, "cause", "allocations_before_window");
-		ct_doc_end(doc);
+	*r = (struct results){
+		.memory = {
+			.devices = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_device)),
+			.growing_ranges = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_growing_range)),
+			.growing_sites = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_growing_site)),
+			.timeline = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_point)),
+			.notes = g_array_new(FALSE, TRUE, sizeof(struct ct_caveat_note)),
+		},
+		.frag = {
+			.failures = g_array_new(FALSE, TRUE, sizeof(struct ct_frag_failure)),
+			.failure_sites = g_array_new(FALSE, TRUE, sizeof(struct ct_frag_site)),
+			.devices = g_array_new(FALSE, TRUE, sizeof(struct ct_frag_device)),
+			.notes = g_array_new(FALSE, TRUE, sizeof(struct ct_caveat_note)),
+		},
+		.framework = {
+			.devices = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_device)),
+			.exceptions = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_exception)),
+			.loads = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_load)),
+		},
+		.strings = g_ptr_array_new_with_free_func(g_free),
+	};
+	r->list[0] = (struct ct_result){ &ct_memory_analysis, &r->memory };
+	r->list[1] = (struct ct_result){ &ct_fragmentation_analysis, &r->frag };
+	r->list[2] = (struct ct_result){ &ct_framework_analysis, &r->framework };
+}
+
+static void results_free(struct results *r)
+{
+	for (guint i = 0; i < r->frag.failures->len; i++)
+		g_array_unref(g_array_index(r->frag.failures, struct ct_frag_failure, i).caveats);
+	for (guint i = 0; i < r->framework.devices->len; i++) {
+		struct ct_framework_device *d =
+		    &g_array_index(r->framework.devices, struct ct_framework_device, i);
+
+		g_array_unref(d->ooms);
+		g_array_unref(d->sites);
+		ct_series_release(&d->in_use);
+		ct_series_release(&d->reserved);
 	}
-	ct_doc_end(doc);
-	ct_doc_end(doc);
+	g_array_unref(r->memory.devices);
+	g_array_unref(r->memory.growing_ranges);
+	g_array_unref(r->memory.growing_sites);
+	g_array_unref(r->memory.timeline);
+	g_array_unref(r->memory.notes);
+	g_array_unref(r->frag.failures);
+	g_array_unref(r->frag.failure_sites);
+	g_array_unref(r->frag.devices);
+	g_array_unref(r->frag.notes);
+	g_array_unref(r->framework.devices);
+	g_array_unref(r->framework.exceptions);
+	g_array_unref(r->framework.loads);
+	g_ptr_array_unref(r->strings);
+}
+
+/* The memory section of R, as its writer makes it. */
+static void write_memory_section(struct ct_doc *doc, const struct results *r)
+{
+	ct_memory_section.write(doc, r->list, G_N_ELEMENTS(r->list));
+}
+
+/* The framework section of R, as its writer makes it. */
+static void write_framework_section(struct ct_doc *doc, const struct results *r)
+{
+	ct_framework_section.write(doc, r->list, G_N_ELEMENTS(r->list));
+}
+
+/* The findings of DOC, drawn from R and DOC's sections. */
+static void write_findings(struct ct_doc *doc, const struct results *r)
+{
+	ct_findings_write(doc, r->list, G_N_ELEMENTS(r->list));
 }
 
 /*
- * The memory result of the range write_growth writes: epoch/step keeps
- * 2 MiB more each run; to free with memory_free.
+ * A failed cudaMalloc of 64 MiB by process 42 at SITE with VERDICT, at
+ * TIME_NS, with 20 MiB free; CAVEAT: its live bytes are "lower_bound",
+ * or NULL. Returns it, to add to.
  */
-static struct ct_memory_result growth_of(void)
+static struct ct_frag_failure *add_failure(struct results *r, const char *site, const char *verdict,
+                                           int64_t time_ns, const char *caveat)
 {
-	const struct ct_memory_growing_range r = {
+	struct ct_frag_failure f = {
+		.time_ns = time_ns,
+		.pid = 42,
+		.process = "train",
+		.requested_bytes = 64 * MIB,
+		.result = 2,
+		.api = "cudaMalloc",
+		.site = g_strdup(site),
+		.nvtx_path = "",
+		.verdict = verdict,
+		.explanation = "20 MiB were free and it asked 64 MiB",
+		.free_known = true,
+		.free_bytes = 20 * MIB,
+		.caveats = g_array_new(FALSE, TRUE, sizeof(struct ct_caveat)),
+	};
+
+	g_ptr_array_add(r->strings, (char *)f.site);
+	if (caveat) {
+		const struct ct_caveat c = { "live_bytes", caveat, "allocations_before_window" };
+
+		g_array_append_val(f.caveats, c);
+	}
+	g_array_append_val(r->frag.failures, f);
+	r->frag.failure_count++;
+	return &g_array_index(r->frag.failures, struct ct_frag_failure, r->frag.failures->len - 1);
+}
+
+/* A growing range of process 42: epoch/step keeps 2 MiB more each run. */
+static void add_growth(struct results *r)
+{
+	const struct ct_memory_growing_range g = {
 		.pid = 42,
 		.process = "train",
 		.range = "epoch/step",
@@ -97,50 +189,18 @@ static struct ct_memory_result growth_of(void)
 		.growth_per_repetition_bytes = 2 * MIB,
 		.held_at_end_bytes = 20 * MIB,
 	};
-	struct ct_memory_result m = {
-		.devices = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_device)),
-		.growing_ranges = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_growing_range)),
-		.growing_sites = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_growing_site)),
-	};
 
-	g_array_append_val(m.growing_ranges, r);
-	return m;
-}
-
-static void memory_free(struct ct_memory_result *m)
-{
-	g_array_unref(m->devices);
-	g_array_unref(m->growing_ranges);
-	g_array_unref(m->growing_sites);
-}
-
-/* The growing_ranges of the memory section, as growth_of's result makes it. */
-static void write_growth(struct ct_doc *doc)
-{
-	ct_doc_array(doc, "growing_ranges", NULL);
-	ct_doc_object(doc, NULL, NULL);
-	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
-	ct_doc_string(doc, "process", "train");
-	ct_doc_string(doc, "range", "epoch/step");
-	ct_doc_u64(doc, "repetitions", 10, CT_UNIT_NONE);
-	ct_doc_u64(doc, "growing_repetitions", 9, CT_UNIT_NONE);
-	ct_doc_i64(doc, "growth_per_repetition_bytes", 2 * MIB, CT_UNIT_BYTES);
-	ct_doc_i64(doc, "held_at_end_bytes", 20 * MIB, CT_UNIT_BYTES);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
+	g_array_append_val(r->memory.growing_ranges, g);
 }
 
 /* The trace, and memory with one fragmented failure, and a growing range when GROWTH. */
-static void write_memory(struct ct_doc *doc, bool growth)
+static void write_memory(struct ct_doc *doc, struct results *r, bool growth)
 {
 	write_trace(doc, 0);
-	ct_doc_object(doc, "memory", "Memory");
 	if (growth)
-		write_growth(doc);
-	ct_doc_array(doc, "failures", NULL);
-	write_failure(doc, "load:cudaMalloc", "fragmented", 2000, NULL);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
+		add_growth(r);
+	add_failure(r, "load:cudaMalloc", "fragmented", 2000, NULL);
+	write_memory_section(doc, r);
 }
 
 /* The process_end section record writes: CAUSE, killed by SIGNAL_NAME or exited with 1. */
@@ -272,24 +332,21 @@ static const char *str(const struct ct_node *object, const char *key)
 /* Failures alike are one finding; a failure ranks above growth; growth's numbers are quoted. */
 static void test_ranked_and_grouped(void **unused)
 {
-	struct ct_memory_result m = growth_of();
-	const struct ct_result result = { &ct_memory_analysis, &m };
 	struct ct_doc *doc = ct_doc_create();
 	const struct ct_node *root;
+	struct results r;
 	size_t lines;
 	char *page;
 
 	(void)unused;
+	results_init(&r);
 	write_trace(doc, 0);
-	ct_doc_object(doc, "memory", "Memory");
-	write_growth(doc);
-	ct_doc_array(doc, "failures", NULL);
+	add_growth(&r);
 	for (int i = 0; i < 3; i++)
-		write_failure(doc, "load:cudaMalloc", "out_of_memory", 2000 + i, NULL);
-	write_failure(doc, "step:cudaMalloc", "fragmented", 3000, NULL);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
-	ct_findings_write(doc, &result, 1);
+		add_failure(&r, "load:cudaMalloc", "out_of_memory", 2000 + i, NULL);
+	add_failure(&r, "step:cudaMalloc", "fragmented", 3000, NULL);
+	write_memory_section(doc, &r);
+	write_findings(doc, &r);
 	assert_null(ct_doc_error(doc));
 	root = ct_doc_root(doc);
 	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 3);
@@ -309,7 +366,7 @@ static void test_ranked_and_grouped(void **unused)
 	assert_non_null(strstr(page, "NVTX range epoch/step keeps 2.00 MiB more"));
 	free(page);
 	ct_doc_destroy(doc);
-	memory_free(&m);
+	results_free(&r);
 }
 
 /* A lower bound and lost events are said, never dropped. */
@@ -317,17 +374,16 @@ static void test_caveats_said(void **unused)
 {
 	struct ct_doc *doc = ct_doc_create();
 	const struct ct_node *root;
+	struct results r;
 	size_t lines;
 	char *page;
 
 	(void)unused;
+	results_init(&r);
 	write_trace(doc, 7);
-	ct_doc_object(doc, "memory", "Memory");
-	ct_doc_array(doc, "failures", NULL);
-	write_failure(doc, "cudaMalloc", "out_of_memory", 2000, "lower_bound");
-	ct_doc_end(doc);
-	ct_doc_end(doc);
-	ct_findings_write(doc, NULL, 0);
+	add_failure(&r, "cudaMalloc", "out_of_memory", 2000, "lower_bound");
+	write_memory_section(doc, &r);
+	write_findings(doc, &r);
 	root = ct_doc_root(doc);
 	/* a lower bound, and events lost: uncertain either way */
 	assert_string_equal(str(finding(root, 0), "certainty"), "uncertain");
@@ -339,6 +395,7 @@ static void test_caveats_said(void **unused)
 	assert_non_null(strstr(page, "Note:   the figures are uncertain"));
 	free(page);
 	ct_doc_destroy(doc);
+	results_free(&r);
 }
 
 /* Many findings and very long names: one screen still, and what did not fit is counted. */
@@ -348,20 +405,19 @@ static void test_one_screen(void **unused)
 	const struct ct_node *root;
 	char site[3000], more[64];
 	size_t lines, count, shown;
+	struct results r;
 	char *page;
 
 	(void)unused;
+	results_init(&r);
 	write_trace(doc, 0);
-	ct_doc_object(doc, "memory", "Memory");
-	ct_doc_array(doc, "failures", NULL);
 	for (int i = 0; i < 8; i++) {
 		memset(site, 'a' + i, sizeof(site) - 1);
 		site[sizeof(site) - 1] = '\0';
-		write_failure(doc, site, "out_of_memory", 2000 + i, NULL);
+		add_failure(&r, site, "out_of_memory", 2000 + i, NULL);
 	}
-	ct_doc_end(doc);
-	ct_doc_end(doc);
-	ct_findings_write(doc, NULL, 0);
+	write_memory_section(doc, &r);
+	write_findings(doc, &r);
 	root = ct_doc_root(doc);
 	count = ct_node_count(ct_node_get(root, "findings"));
 	assert_int_equal(count, 8);
@@ -385,6 +441,7 @@ static void test_one_screen(void **unused)
 	assert_non_null(strstr(page, "aaa..."));
 	free(page);
 	ct_doc_destroy(doc);
+	results_free(&r);
 }
 
 /* Nothing to say is said. */
@@ -419,17 +476,17 @@ static size_t deaths(const struct ct_node *root)
 /* A host OOM kill ranks above the failures and growth the trace shows, with its numbers. */
 static void test_host_oom_first(void **unused)
 {
-	struct ct_memory_result m = growth_of();
-	const struct ct_result result = { &ct_memory_analysis, &m };
 	struct ct_doc *doc = ct_doc_create();
 	const struct ct_node *root;
+	struct results r;
 	size_t lines;
 	char *page;
 
 	(void)unused;
-	write_memory(doc, true);
+	results_init(&r);
+	write_memory(doc, &r, true);
 	write_end(doc, "host-oom", "KILL");
-	ct_findings_write(doc, &result, 1);
+	write_findings(doc, &r);
 	assert_null(ct_doc_error(doc));
 	root = ct_doc_root(doc);
 	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 3);
@@ -462,7 +519,7 @@ static void test_host_oom_first(void **unused)
 	assert_non_null(strstr(page, "raise the memory limit of its cgroup"));
 	free(page);
 	ct_doc_destroy(doc);
-	memory_free(&m);
+	results_free(&r);
 }
 
 /* A GPU out-of-memory the program did not survive is told by its failure's finding, first. */
@@ -470,17 +527,16 @@ static void test_gpu_oom_told_once(void **unused)
 {
 	struct ct_doc *doc = ct_doc_create();
 	const struct ct_node *root;
+	struct results r;
 
 	(void)unused;
+	results_init(&r);
 	write_trace(doc, 0);
-	ct_doc_object(doc, "memory", "Memory");
-	ct_doc_array(doc, "failures", NULL);
-	write_failure(doc, "step:cudaMalloc", "fragmented", 2000, NULL);
-	write_failure(doc, "load:cudaMalloc", "out_of_memory", 3000, NULL);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
+	add_failure(&r, "step:cudaMalloc", "fragmented", 2000, NULL);
+	add_failure(&r, "load:cudaMalloc", "out_of_memory", 3000, NULL);
+	write_memory_section(doc, &r);
 	write_end(doc, "gpu-oom", NULL);
-	ct_findings_write(doc, NULL, 0);
+	write_findings(doc, &r);
 	root = ct_doc_root(doc);
 	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 2);
 	/* the later failure, the fatal one, before the earlier one */
@@ -492,44 +548,47 @@ static void test_gpu_oom_told_once(void **unused)
 	assert_string_equal(str(finding(root, 1), "verdict"), "fragmented");
 	assert_int_equal(deaths(root), 1);
 	ct_doc_destroy(doc);
+	results_free(&r);
 }
 
-/* framework.devices[] of one device: out-of-memory errors at OOM_NS (0-terminated). */
-static void write_framework(struct ct_doc *doc, const char *framework, const int64_t *oom_ns,
-                            uint64_t unused_bytes, double first_share)
+/*
+ * FRAMEWORK's figures of process 42 on device 0: a pool of 3 GiB of the
+ * device's 4 GiB at its start, 4 MiB used at most, and out-of-memory
+ * errors of 64 MiB at OOM_NS (0-terminated), its pool holding UNUSED
+ * bytes reserved but unused then.
+ */
+static void add_framework(struct results *r, uint8_t framework, const int64_t *oom_ns,
+                          uint64_t unused)
 {
-	size_t errors = 0;
+	struct ct_framework_device d = {
+		.pid = 42,
+		.process = "train",
+		.framework = framework,
+		.version = "",
+		.peak_in_use_bytes = 4 * MIB,
+		.first_reserved_bytes = 3072 * MIB,
+		.device_total_bytes = 4096 * MIB,
+		.ooms = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_oom)),
+		.sites = g_array_new(FALSE, TRUE, sizeof(struct ct_framework_site)),
+	};
 
-	while (oom_ns[errors])
-		errors++;
-	ct_doc_object(doc, "framework", NULL);
-	ct_doc_array(doc, "devices", NULL);
-	ct_doc_object(doc, NULL, NULL);
-	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
-	ct_doc_string(doc, "process", "train");
-	ct_doc_string(doc, "framework", framework);
-	ct_doc_u64(doc, "device", 0, CT_UNIT_ID);
-	ct_doc_u64(doc, "peak_in_use_bytes", 4 * MIB, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "first_reserved_bytes", 3072 * MIB, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "device_total_bytes", 4096 * MIB, CT_UNIT_BYTES);
-	ct_doc_double(doc, "first_reserved_share", first_share, CT_UNIT_RATIO);
-	ct_doc_u64(doc, "ooms", errors, CT_UNIT_NONE);
-	ct_doc_array(doc, "oom_errors", NULL);
-	for (size_t i = 0; i < errors; i++) {
-		ct_doc_object(doc, NULL, NULL);
-		ct_doc_i64(doc, "time_ns", oom_ns[i], CT_UNIT_TIME);
-		ct_doc_u64(doc, "requested_bytes", 64 * MIB, CT_UNIT_BYTES);
-		ct_doc_u64(doc, "limit_bytes", 4096 * MIB, CT_UNIT_BYTES);
-		ct_doc_u64(doc, "device_free_bytes", 20 * MIB, CT_UNIT_BYTES);
-		ct_doc_u64(doc, "in_use_bytes", 3000 * MIB, CT_UNIT_BYTES);
-		ct_doc_u64(doc, "reserved_bytes", 3000 * MIB + unused_bytes, CT_UNIT_BYTES);
-		ct_doc_u64(doc, "reserved_unused_bytes", unused_bytes, CT_UNIT_BYTES);
-		ct_doc_end(doc);
+	ct_series_init(&d.in_use, 16);
+	ct_series_init(&d.reserved, 16);
+	for (size_t i = 0; oom_ns[i]; i++) {
+		const struct ct_framework_oom oom = {
+			.time_ns = oom_ns[i],
+			.requested_bytes = 64 * MIB,
+			.limit_bytes = 4096 * MIB,
+			.device_free_bytes = 20 * MIB,
+			.figures_known = true,
+			.in_use_bytes = 3000 * MIB,
+			.reserved_bytes = 3000 * MIB + unused,
+		};
+
+		g_array_append_val(d.ooms, oom);
+		d.oom_count++;
 	}
-	ct_doc_end(doc);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
+	g_array_append_val(r->framework.devices, d);
 }
 
 static size_t count_kind(const struct ct_node *root, const char *kind)
@@ -554,19 +613,19 @@ static void test_framework_oom(void **unused)
 	for (int fragmented = 0; fragmented <= 1; fragmented++) {
 		struct ct_doc *doc = ct_doc_create();
 		const struct ct_node *root, *f;
+		struct results r;
 
 		(void)unused;
+		results_init(&r);
 		write_trace(doc, 0);
-		ct_doc_object(doc, "memory", "Memory");
-		ct_doc_array(doc, "failures", NULL);
-		write_failure(doc, "early:cudaMalloc", "out_of_memory", 1000, NULL);
-		write_failure(doc, "train.py:12 in step", "out_of_memory", 3000000000, NULL);
-		write_failure(doc, "train.py:12 in step", "out_of_memory", 3000001000, NULL);
-		ct_doc_end(doc);
-		ct_doc_end(doc);
-		write_framework(doc, "pytorch", (const int64_t[]){ 3000002000, 0 },
-		                fragmented ? 100 * MIB : 10 * MIB, 0.0);
-		ct_findings_write(doc, NULL, 0);
+		add_failure(&r, "early:cudaMalloc", "out_of_memory", 1000, NULL);
+		add_failure(&r, "train.py:12 in step", "out_of_memory", 3000000000, NULL);
+		add_failure(&r, "train.py:12 in step", "out_of_memory", 3000001000, NULL);
+		add_framework(&r, CT_FRAMEWORK_PYTORCH, (const int64_t[]){ 3000002000, 0 },
+		              fragmented ? 100 * MIB : 10 * MIB);
+		write_memory_section(doc, &r);
+		write_framework_section(doc, &r);
+		write_findings(doc, &r);
 		root = ct_doc_root(doc);
 		assert_int_equal(count_kind(root, "framework_oom"), 1);
 		assert_int_equal(count_kind(root, "allocation_failure"), 1);
@@ -579,6 +638,7 @@ static void test_framework_oom(void **unused)
 		assert_non_null(
 		    strstr(str(f, "advice"), fragmented ? "expandable_segments" : "batch"));
 		ct_doc_destroy(doc);
+		results_free(&r);
 	}
 }
 
@@ -591,19 +651,19 @@ static void test_framework_oom_death(void **unused)
 {
 	struct ct_doc *doc = ct_doc_create();
 	const struct ct_node *root, *f;
+	struct results r;
 
 	(void)unused;
+	results_init(&r);
 	write_trace(doc, 0);
-	ct_doc_object(doc, "memory", "Memory");
-	ct_doc_array(doc, "failures", NULL);
-	write_failure(doc, "train.py:53 in main", "out_of_memory", 1000000000, NULL);
-	write_failure(doc, "train.py:58 in main", "out_of_memory", 2000000000, NULL);
-	write_failure(doc, "train.py:58 in main", "out_of_memory", 2000000100, NULL);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
-	write_framework(doc, "pytorch", (const int64_t[]){ 1000001000, 2000001000, 0 }, 0, 0.0);
+	add_failure(&r, "train.py:53 in main", "out_of_memory", 1000000000, NULL);
+	add_failure(&r, "train.py:58 in main", "out_of_memory", 2000000000, NULL);
+	add_failure(&r, "train.py:58 in main", "out_of_memory", 2000000100, NULL);
+	add_framework(&r, CT_FRAMEWORK_PYTORCH, (const int64_t[]){ 1000001000, 2000001000, 0 }, 0);
+	write_memory_section(doc, &r);
+	write_framework_section(doc, &r);
 	write_end(doc, "gpu-oom", NULL);
-	ct_findings_write(doc, NULL, 0);
+	write_findings(doc, &r);
 	root = ct_doc_root(doc);
 	assert_int_equal(count_kind(root, "framework_oom"), 2);
 	assert_int_equal(count_kind(root, "process_death"), 0);
@@ -617,6 +677,7 @@ static void test_framework_oom_death(void **unused)
 	assert_string_equal(str(ct_node_get(finding(root, 1), "where"), "site"),
 	                    "train.py:53 in main");
 	ct_doc_destroy(doc);
+	results_free(&r);
 }
 
 /* last_words of process 42: PyTorch's message that it could not allocate 64 MiB. */
@@ -654,15 +715,18 @@ static void test_said_oom(void **unused)
 	for (int probe = 0; probe <= 1; probe++) {
 		struct ct_doc *doc = ct_doc_create();
 		const struct ct_node *root, *f;
+		struct results r;
 
 		(void)unused;
+		results_init(&r);
 		write_trace(doc, 0);
 		if (probe)
-			write_framework(doc, "pytorch", (const int64_t[]){ 3000001000, 0 },
-			                100 * MIB, 0.0);
+			add_framework(&r, CT_FRAMEWORK_PYTORCH, (const int64_t[]){ 3000001000, 0 },
+			              100 * MIB);
+		write_framework_section(doc, &r);
 		write_words(doc);
 		write_end(doc, "framework-oom", NULL);
-		ct_findings_write(doc, NULL, 0);
+		write_findings(doc, &r);
 		root = ct_doc_root(doc);
 		assert_int_equal(count_kind(root, "framework_oom"), 1);
 		assert_int_equal(count_kind(root, "process_death"), 0);
@@ -685,22 +749,26 @@ static void test_said_oom(void **unused)
 			                       "\"torch.OutOfMemoryError: CUDA out of memory."));
 		}
 		ct_doc_destroy(doc);
+		results_free(&r);
 	}
 }
 
 /* JAX's pool at 75 % of the device at its start is told, PyTorch's never. */
 static void test_preallocation(void **unused)
 {
-	const char *frameworks[] = { "jax", "pytorch" };
+	const uint8_t frameworks[] = { CT_FRAMEWORK_JAX, CT_FRAMEWORK_PYTORCH };
 
 	(void)unused;
 	for (int i = 0; i < 2; i++) {
 		struct ct_doc *doc = ct_doc_create();
 		const struct ct_node *root;
+		struct results r;
 
+		results_init(&r);
 		write_trace(doc, 0);
-		write_framework(doc, frameworks[i], (const int64_t[]){ 0 }, 0, 0.75);
-		ct_findings_write(doc, NULL, 0);
+		add_framework(&r, frameworks[i], (const int64_t[]){ 0 }, 0);
+		write_framework_section(doc, &r);
+		write_findings(doc, &r);
 		root = ct_doc_root(doc);
 		assert_int_equal(count_kind(root, "preallocation"), i == 0);
 		if (i == 0) {
@@ -708,8 +776,13 @@ static void test_preallocation(void **unused)
 			                       "JAX took 3.00 GiB of device 0 at its start (75 %"));
 			assert_non_null(strstr(str(finding(root, 0), "advice"),
 			                       "XLA_PYTHON_CLIENT_PREALLOCATE=false"));
+			assert_float_equal(
+			    ct_node_number(ct_node_get(ct_node_get(finding(root, 0), "numbers"),
+			                               "first_reserved_share")),
+			    0.75, 1e-9);
 		}
 		ct_doc_destroy(doc);
+		results_free(&r);
 	}
 }
 
@@ -718,23 +791,19 @@ static void test_recovered_refusal(void **unused)
 {
 	struct ct_doc *doc = ct_doc_create();
 	const struct ct_node *root;
+	struct ct_frag_failure *f;
+	struct results r;
 
 	(void)unused;
+	results_init(&r);
 	write_trace(doc, 0);
-	ct_doc_object(doc, "memory", "Memory");
-	ct_doc_array(doc, "failures", NULL);
-	ct_doc_object(doc, NULL, NULL);
-	ct_doc_i64(doc, "time_ns", 1000, CT_UNIT_TIME);
-	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
-	ct_doc_u64(doc, "device", 0, CT_UNIT_ID);
-	ct_doc_u64(doc, "requested_bytes", 768 * MIB, CT_UNIT_BYTES);
-	ct_doc_string(doc, "api", "cuMemCreate");
-	ct_doc_string(doc, "verdict", "out_of_memory");
-	ct_doc_u64(doc, "recovered_bytes", 692 * MIB, CT_UNIT_BYTES);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
-	ct_findings_write(doc, NULL, 0);
+	f = add_failure(&r, "cuMemCreate", "out_of_memory", 1000, NULL);
+	f->api = "cuMemCreate";
+	f->requested_bytes = 768 * MIB;
+	f->recovered_bytes = 692 * MIB;
+	f->recovered_ns = 2000;
+	write_memory_section(doc, &r);
+	write_findings(doc, &r);
 	root = ct_doc_root(doc);
 	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 1);
 	assert_string_equal(str(finding(root, 0), "kind"), "allocation_retry");
@@ -743,6 +812,7 @@ static void test_recovered_refusal(void **unused)
 	                       "cuMemCreate of 768.00 MiB was refused on device 0, and the "
 	                       "allocator got 692.00 MiB right after"));
 	ct_doc_destroy(doc);
+	results_free(&r);
 }
 
 /* A sticky error is a finding without record's notes, and with them, tells the death once. */
@@ -901,11 +971,13 @@ static void test_unknown_after(void **unused)
 {
 	struct ct_doc *doc = ct_doc_create();
 	const struct ct_node *root;
+	struct results r;
 
 	(void)unused;
-	write_memory(doc, false);
+	results_init(&r);
+	write_memory(doc, &r, false);
 	write_end(doc, "unknown", NULL);
-	ct_findings_write(doc, NULL, 0);
+	write_findings(doc, &r);
 	root = ct_doc_root(doc);
 	assert_int_equal(ct_node_count(ct_node_get(root, "findings")), 2);
 	assert_string_equal(str(finding(root, 0), "kind"), "allocation_failure");
@@ -913,6 +985,7 @@ static void test_unknown_after(void **unused)
 	assert_string_equal(str(finding(root, 1), "death"), "unknown");
 	assert_non_null(strstr(str(finding(root, 1), "explanation"), "above, may be why"));
 	ct_doc_destroy(doc);
+	results_free(&r);
 }
 
 /* A transfers finding: KIND, of copies of SIZE_CLASS (NULL: a storm's), COUNT, costing COST_NS. */
