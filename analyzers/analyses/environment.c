@@ -24,11 +24,13 @@
  * Memory: per process, one entry per distinct shared object and per
  * (API, error); the trace's other events are not looked at.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "environment.h"
 #include "common/compat.h"
 #include "common/recorded.h"
 
@@ -80,9 +82,10 @@ struct env_process {
 };
 
 struct environment {
-	const struct ct_options *opts; /* borrowed */
-	GPtrArray *processes;          /* struct env_process, in order of first event; owned */
-	GHashTable *by_process;        /* struct ct_process * -> its entry; borrowed */
+	struct ct_environment_result result; /* its processes' rows borrow from processes */
+	const struct ct_options *opts;       /* borrowed */
+	GPtrArray *processes;   /* struct env_process, in order of first event; owned */
+	GHashTable *by_process; /* struct ct_process * -> its entry; borrowed */
 };
 
 /* ------------------------------------------------------------ state */
@@ -511,7 +514,11 @@ static void check_process(struct env_process *p)
 	    p->recorded ? p->recorded->place_count : 0, p->runtime_cuda, &p->findings);
 }
 
-/* The analysis is its own result: the section is written from its processes. */
+/*
+ * The result is a part of the analysis's state (struct environment's
+ * result): the findings read it, the section is written from the state
+ * around it (environment_of).
+ */
 static enum ct_analysis_status environment_result(void *state, const void **result)
 {
 	struct environment *env = state;
@@ -519,10 +526,27 @@ static enum ct_analysis_status environment_result(void *state, const void **resu
 
 	for (size_t i = 0; recorded && i < recorded->count; i++)
 		add_recorded(env, &recorded->processes[i]);
-	for (guint i = 0; i < env->processes->len; i++)
-		check_process(g_ptr_array_index(env->processes, i));
-	*result = env;
+	g_array_set_size(env->result.processes, 0);
+	for (guint i = 0; i < env->processes->len; i++) {
+		struct env_process *p = g_ptr_array_index(env->processes, i);
+		const struct ct_environment_process row = {
+			.pid = p->pid,
+			.procname = p->procname[0] ? p->procname : NULL,
+			.findings = &p->findings,
+		};
+
+		check_process(p);
+		g_array_append_val(env->result.processes, row);
+	}
+	*result = &env->result;
 	return CT_ANALYSIS_OK;
+}
+
+/* The analysis whose result is RESULT. */
+static const struct environment *environment_of(const struct ct_environment_result *result)
+{
+	return (const struct environment *)((const char *)result -
+	                                    offsetof(struct environment, result));
 }
 
 /* ------------------------------------------------------------ report */
@@ -644,7 +668,8 @@ static void write_findings(struct ct_doc *doc, const struct env_process *p)
 
 static void write_section(struct ct_doc *doc, const struct ct_result *results, size_t count)
 {
-	const struct environment *env = ct_result_of(results, count, CT_ANALYSIS_ENVIRONMENT);
+	const struct environment *env =
+	    environment_of(ct_result_of(results, count, CT_ANALYSIS_ENVIRONMENT));
 
 	ct_doc_array(doc, "environment", "Environment, per process");
 	for (guint i = 0; i < env->processes->len; i++) {
@@ -682,6 +707,7 @@ static enum ct_analysis_status environment_create(struct ct_context *ctx,
 	*state = env;
 	env->opts = opts;
 	env->processes = g_ptr_array_new_with_free_func(process_free);
+	env->result.processes = g_array_new(FALSE, TRUE, sizeof(struct ct_environment_process));
 	env->by_process = g_hash_table_new(g_direct_hash, g_direct_equal);
 	return CT_ANALYSIS_OK;
 }
@@ -694,6 +720,7 @@ static void environment_destroy(void *state)
 		return;
 	g_hash_table_destroy(env->by_process);
 	g_ptr_array_free(env->processes, TRUE);
+	g_array_unref(env->result.processes);
 	g_free(env);
 }
 

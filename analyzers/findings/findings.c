@@ -22,6 +22,7 @@
 
 #include "analyses/cells.h"
 #include "analyses/cuda-errors.h"
+#include "analyses/environment.h"
 #include "analyses/fragmentation.h"
 #include "analyses/framework.h"
 #include "analyses/memory.h"
@@ -1433,28 +1434,28 @@ static void find_framework(GArray *list, const struct ct_framework_result *frame
  * place). Notes (PTX JIT-compiled) stay in the section. At most
  * MAX_PER_KIND a process, in the section's order.
  */
-static void find_compatibility(GArray *list, const struct ct_node *environment)
+static void find_compatibility(GArray *list, const struct ct_environment_result *environment)
 {
-	for (size_t i = 0; i < ct_node_count(environment); i++) {
-		const struct ct_node *p = ct_node_child(environment, i);
-		const struct ct_node *found = at(p, "findings");
+	for (guint i = 0; i < environment->processes->len; i++) {
+		const struct ct_environment_process *p =
+		    &g_array_index(environment->processes, struct ct_environment_process, i);
 		size_t kept = 0;
 
-		for (size_t k = 0; found && k < ct_node_count(found) && kept < MAX_PER_KIND; k++) {
-			const struct ct_node *x = ct_node_child(found, k);
-			const char *severity = ct_node_str(x, "severity");
+		for (size_t k = 0; k < p->findings->count && kept < MAX_PER_KIND; k++) {
+			const struct ct_compat_finding *x = &p->findings->items[k];
 			struct finding *f;
 
-			if (!severity || !strcmp(severity, "note"))
+			if (x->severity == CT_COMPAT_NOTE)
 				continue;
 			f = finding_add(list,
-			                !strcmp(severity, "error") ? SEV_CRITICAL : SEV_WARNING,
-			                "compatibility", p);
-			f->verdict = ct_node_str(x, "id");
-			f->summary = g_strdup(ct_node_str(x, "what"));
-			f->explanation = g_strdup(ct_node_str(x, "rule"));
-			f->advice = g_strdup(ct_node_str(x, "action"));
-			f->source = g_strdup_printf("environment[%zu].findings[%zu]", i, k);
+			                x->severity == CT_COMPAT_ERROR ? SEV_CRITICAL : SEV_WARNING,
+			                "compatibility", NULL);
+			f->where[WHERE_PID] = value_i64(p->pid, CT_UNIT_ID);
+			f->verdict = text_of(x->id);
+			f->summary = g_strdup(text_of(x->what));
+			f->explanation = g_strdup(text_of(x->rule));
+			f->advice = g_strdup(text_of(x->action));
+			f->source = g_strdup_printf("environment[%u].findings[%zu]", i, k);
 			f->order = (double)i;
 			kept++;
 		}
@@ -2053,6 +2054,8 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	    ct_result_of(results, count, CT_ANALYSIS_FRAMEWORK);
 	const struct ct_fragmentation_result *frag =
 	    ct_result_of(results, count, CT_ANALYSIS_FRAGMENTATION);
+	const struct ct_environment_result *environment =
+	    ct_result_of(results, count, CT_ANALYSIS_ENVIRONMENT);
 	GArray *list;
 	struct losses losses = { 0 };
 
@@ -2070,8 +2073,8 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	}
 	if (transfers)
 		find_copies(list, transfers, &losses);
-	if (at(root, "environment"))
-		find_compatibility(list, at(root, "environment"));
+	if (environment)
+		find_compatibility(list, environment);
 	if (framework)
 		find_framework(list, framework, frag);
 	if (errors)
