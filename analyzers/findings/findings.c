@@ -8,9 +8,12 @@
  * the end for growth, time for copies).
  *
  * Nothing is recomputed: a finding quotes the figures of its analysis's
- * result as its section writes them (units included), or those of its
- * section in the document, and refers to them by path ("source"), so
- * that the first page and the tables below it can never disagree.
+ * typed result as that analysis's section writes them (units included)
+ * and refers to them by path ("source"), so that the first page and the
+ * tables below it can never disagree. What no analysis computes is read
+ * from the document: the trace's losses (its "trace" section), and what
+ * the recorder kept beside the trace (how the program ended,
+ * "process_end"; its last words, "last_words").
  */
 #include <inttypes.h>
 #include <limits.h>

@@ -14,9 +14,9 @@
  *
  * A finding of a new kind is a new function in findings.c that reads its
  * analysis's result and adds to the list: the list, its ranking and its
- * writing are shared. Findings not yet drawn from a result read their
- * section of the document, and those of what happened beside the trace
- * (how the program ended) read theirs.
+ * writing are shared. Only what no analysis computes is read from the
+ * document: the trace's losses, and the sections written beside the
+ * trace (how the program ended, its last words).
  */
 #ifndef CUDATRACE_ANALYZERS_FINDINGS_H
 #define CUDATRACE_ANALYZERS_FINDINGS_H
