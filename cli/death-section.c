@@ -62,26 +62,29 @@ static void write_words(struct ct_doc *doc, const struct trace_info *info)
 
 /*
  * How it ended, in the words of the diagnosis (g_free): the facts of INFO,
- * and what the report's sections (in DOC already) add to them, in FACTS.
+ * and what the report's trace section (in DOC already) and the analyses'
+ * RESULTS (COUNT of them) add to them, in FACTS.
  */
-static char *summary_of(const struct ct_doc *doc, const struct trace_info *info,
-                        struct ct_death_facts *facts)
+static char *summary_of(const struct ct_doc *doc, const struct ct_result *results, size_t count,
+                        const struct trace_info *info, struct ct_death_facts *facts)
 {
 	struct ct_death_words words;
 	char *text;
 
 	death_facts_of(info, facts);
 	ct_death_facts_from_report(ct_doc_root(doc), info->pid, facts);
+	ct_death_facts_from_results(results, count, facts);
 	ct_death_word(info->death, facts, &words);
 	text = ct_death_text(&words);
 	ct_death_words_clear(&words);
 	return text;
 }
 
-static void write_section(struct ct_doc *doc, const struct trace_info *info)
+static void write_section(struct ct_doc *doc, const struct ct_result *results, size_t count,
+                          const struct trace_info *info)
 {
 	struct ct_death_facts facts;
-	char *text = summary_of(doc, info, &facts);
+	char *text = summary_of(doc, results, count, info, &facts);
 
 	ct_doc_object(doc, "process_end", "How the program ended");
 	ct_doc_string(doc, "cause", ct_death_name(info->death));
@@ -115,20 +118,22 @@ static void write_section(struct ct_doc *doc, const struct trace_info *info)
 	ct_doc_end(doc);
 }
 
-void death_section_write(struct ct_doc *doc, char *const *paths, size_t count)
+void death_section_write(struct ct_doc *doc, const struct ct_result *results, size_t count,
+                         char *const *paths, size_t path_count)
 {
-	for (size_t i = 0; i < count; i++) {
+	for (size_t i = 0; i < path_count; i++) {
 		struct trace_info info;
 
 		if (trace_info_read(paths[i], &info) == 0 && info.death != CT_DEATH_NOT_JUDGED) {
-			write_section(doc, &info);
+			write_section(doc, results, count, &info);
 			return;
 		}
 	}
 }
 
-void death_section_write_info(struct ct_doc *doc, const struct trace_info *info)
+void death_section_write_info(struct ct_doc *doc, const struct ct_result *results, size_t count,
+                              const struct trace_info *info)
 {
 	if (info->death != CT_DEATH_NOT_JUDGED)
-		write_section(doc, info);
+		write_section(doc, results, count, info);
 }

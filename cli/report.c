@@ -748,6 +748,7 @@ int cmd_report(int argc, char **argv)
 		ret = reader_error(reader);
 		goto end;
 	}
+	results = ct_reader_results(reader, &result_count);
 	/* How the program ended, as its recorder saw it: not in the trace, beside it. */
 	if (!a.live_url) {
 		char *bad;
@@ -759,10 +760,9 @@ int cmd_report(int argc, char **argv)
 			        "program's last words are not quoted\n",
 			        bad);
 		g_free(bad);
-		death_section_write(doc, a.paths, a.path_count);
+		death_section_write(doc, results, result_count, a.paths, a.path_count);
 	}
 	/* the diagnosis, once every section is in */
-	results = ct_reader_results(reader, &result_count);
 	ct_findings_write(doc, results, result_count);
 	if (ct_doc_error(doc)) {
 		fprintf(stderr, "cudatrace report: cannot build the report: %s\n",

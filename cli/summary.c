@@ -380,8 +380,8 @@ void summary_note_cut(struct summary *s)
 
 void summary_conclude(struct summary *s, const struct trace_info *end)
 {
-	const struct ct_result *results;
 	size_t count;
+	const struct ct_result *results = ct_reader_results(s->reader, &count);
 
 	CT_ASSERT(!s->concluded);
 	if (end) {
@@ -389,10 +389,9 @@ void summary_conclude(struct summary *s, const struct trace_info *end)
 
 		/* its last words, then how it ended: the diagnosis reads both */
 		last_words_section_write(s->doc, paths, 1, NULL);
-		death_section_write_info(s->doc, end);
+		death_section_write_info(s->doc, results, count, end);
 		s->judged = ct_node_get(ct_doc_root(s->doc), "process_end") != NULL;
 	}
-	results = ct_reader_results(s->reader, &count);
 	ct_findings_write(s->doc, results, count);
 	s->concluded = true;
 	if (ct_doc_error(s->doc))

@@ -10,8 +10,11 @@
 
 #include <glib.h>
 
-#include "common/document.h"
+#include "analyses/analysis.h"
+#include "analyses/fragmentation.h"
 #include "analyses/framework.h"
+#include "analyses/memory.h"
+#include "common/document.h"
 #include "common/format.h"
 #include "death.h"
 
@@ -57,9 +60,6 @@ static double number(const struct ct_node *object, const char *key)
 void ct_death_facts_from_report(const struct ct_node *root, int64_t pid, struct ct_death_facts *f)
 {
 	const struct ct_node *procs = ct_node_get(ct_node_get(root, "trace"), "processes");
-	const struct ct_node *memory = ct_node_get(root, "memory");
-	const struct ct_node *failures = ct_node_get(memory, "failures");
-	const struct ct_node *devices = ct_node_get(memory, "devices");
 
 	for (size_t i = 0; procs && i < ct_node_count(procs); i++) {
 		const struct ct_node *p = ct_node_child(procs, i);
@@ -71,25 +71,35 @@ void ct_death_facts_from_report(const struct ct_node *root, int64_t pid, struct 
 			break;
 		}
 	}
-	if (!memory)
+}
+
+void ct_death_facts_from_results(const struct ct_result *results, size_t count,
+                                 struct ct_death_facts *f)
+{
+	const struct ct_memory_result *memory = ct_result_of(results, count, CT_ANALYSIS_MEMORY);
+	const struct ct_fragmentation_result *frag =
+	    ct_result_of(results, count, CT_ANALYSIS_FRAGMENTATION);
+
+	if (!memory && !frag)
 		return;
 	f->gpu_known = true;
-	f->gpu_failures = failures ? ct_node_count(failures) : 0;
+	/* the failures the report lists */
+	f->gpu_failures = frag ? frag->failures->len : 0;
 	for (size_t i = f->gpu_failures; f->gpu_failed_bytes && i-- > 0;) {
-		const struct ct_node *failure = ct_node_child(failures, i);
+		const struct ct_frag_failure *failure =
+		    &g_array_index(frag->failures, struct ct_frag_failure, i);
 
-		if (number(failure, "requested_bytes") == (double)f->gpu_failed_bytes) {
-			double total = number(failure, "total_bytes");
-
-			f->gpu_failed_total_bytes = isnan(total) ? 0 : (uint64_t)total;
+		if (failure->requested_bytes == f->gpu_failed_bytes) {
+			f->gpu_failed_total_bytes = failure->total_known ? failure->total_bytes : 0;
 			break;
 		}
 	}
 	f->gpu_peak_bytes = 0;
-	for (size_t i = 0; devices && i < ct_node_count(devices); i++) {
-		double peak = number(ct_node_child(devices, i), "peak_bytes");
+	for (guint i = 0; memory && i < memory->devices->len; i++) {
+		int64_t peak =
+		    g_array_index(memory->devices, struct ct_memory_device, i).peak_bytes;
 
-		if (!isnan(peak) && peak > (double)f->gpu_peak_bytes)
+		if (peak > 0 && (uint64_t)peak > f->gpu_peak_bytes)
 			f->gpu_peak_bytes = (uint64_t)peak;
 	}
 }

@@ -98,15 +98,24 @@ struct ct_death_facts {
 };
 
 struct ct_node;
+struct ct_result;
 
 /*
- * What the report's sections (ROOT) add to FACTS: the name of PID's
- * traced process, in place of the command's (which may have become it by
- * exec), and, when it has a memory section, the GPU allocations that
- * failed and the highest peak.
+ * What the report's "trace" section (ROOT's) adds to FACTS: the name of
+ * PID's traced process, in place of the command's (which may have become
+ * it by exec).
  */
 void ct_death_facts_from_report(const struct ct_node *root, int64_t pid,
                                 struct ct_death_facts *facts);
+
+/*
+ * What the analyses' RESULTS (COUNT of them) add to FACTS, when the
+ * memory or the fragmentation analysis ran: the GPU allocations that
+ * failed, the size of the device of the last of gpu_failed_bytes, and
+ * the highest peak.
+ */
+void ct_death_facts_from_results(const struct ct_result *results, size_t count,
+                                 struct ct_death_facts *facts);
 
 /* Why the program ended, from FACTS; CT_DEATH_NONE after a status of 0. */
 enum ct_death ct_death_judge(const struct ct_death_facts *facts);

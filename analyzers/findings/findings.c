@@ -1785,8 +1785,8 @@ static int count_of(const struct ct_node *object, const char *key)
 }
 
 /* The facts of process_end PE, and of the report ROOT, for death.c. */
-static void death_facts(const struct ct_node *root, const struct ct_node *pe, GArray *list,
-                        struct ct_death_facts *f)
+static void death_facts(const struct ct_node *root, const struct ct_result *results, size_t count,
+                        const struct ct_node *pe, GArray *list, struct ct_death_facts *f)
 {
 	const struct ct_node *host = at(pe, "host_memory");
 	const struct ct_node *logged = at(host, "oom_in_kernel_log");
@@ -1816,7 +1816,8 @@ static void death_facts(const struct ct_node *root, const struct ct_node *pe, GA
 		.framework = ct_node_str(pe, "framework_oom"),
 		.framework_requested_bytes = ct_node_u64(pe, "framework_oom_bytes"),
 	};
-	ct_death_facts_from_report(root, (int64_t)ct_node_u64(pe, "pid"), f);
+	ct_death_facts_from_report(root, ct_node_i64(pe, "pid"), f);
+	ct_death_facts_from_results(results, count, f);
 	for (guint i = 0; i < list->len; i++)
 		f->failures_told |= g_array_index(list, struct finding, i).severity == SEV_CRITICAL;
 }
@@ -1919,9 +1920,11 @@ static void add_death(GArray *list, const struct ct_node *pe, enum ct_death deat
  * killed it is marked so (a sticky error, a failed allocation), with how
  * it ended after it, or one of its own is added.
  */
-static void find_death(GArray *list, const struct ct_node *root,
-                       const struct ct_fragmentation_result *frag)
+static void find_death(GArray *list, const struct ct_node *root, const struct ct_result *results,
+                       size_t count)
 {
+	const struct ct_fragmentation_result *frag =
+	    ct_result_of(results, count, CT_ANALYSIS_FRAGMENTATION);
 	const struct ct_node *pe = at(root, "process_end");
 	enum ct_death death = ct_death_of_name(ct_node_str(pe, "cause"));
 	struct ct_death_facts facts;
@@ -1930,7 +1933,7 @@ static void find_death(GArray *list, const struct ct_node *root,
 
 	if (death == CT_DEATH_NOT_JUDGED || death == CT_DEATH_NONE)
 		return;
-	death_facts(root, pe, list, &facts);
+	death_facts(root, results, count, pe, list, &facts);
 	ct_death_word(death, &facts, &words);
 	if (death == CT_DEATH_CUDA_ERROR)
 		f = told_by(list, "sticky_error", pe, is_fatal_sticky);
@@ -2085,7 +2088,7 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	if (cells)
 		find_cell_errors(list, cells);
 	find_said_oom(list, root, framework);
-	find_death(list, root, frag);
+	find_death(list, root, results, count);
 	/* stable: equal findings keep the order their section gave them */
 	g_array_sort(list, by_rank);
 	ct_doc_array(doc, "findings", "Findings, most severe first");

@@ -20,6 +20,9 @@
 #include <cmocka.h>
 #include <glib.h>
 
+#include "analyses/analysis.h"
+#include "analyses/fragmentation.h"
+#include "analyses/memory.h"
 #include "common/document.h"
 #include "findings/death.h"
 #include "report/table-format.h"
@@ -392,7 +395,7 @@ static void test_exception(void **unused)
 	assert_int_equal(ct_death_judge(&f), CT_DEATH_NONE);
 }
 
-/* The report adds the traced process's name (after an exec) and its GPU memory. */
+/* The report's trace section adds the traced process's name (after an exec). */
 static void test_from_report(void **unused)
 {
 	struct ct_doc *doc = ct_doc_create();
@@ -410,28 +413,52 @@ static void test_from_report(void **unused)
 	}
 	ct_doc_end(doc);
 	ct_doc_end(doc);
-	ct_doc_object(doc, "memory", NULL);
-	ct_doc_array(doc, "devices", NULL);
-	for (uint64_t peak = 100; peak <= 300; peak += 200) {
-		ct_doc_object(doc, NULL, NULL);
-		ct_doc_u64(doc, "peak_bytes", peak * MIB, CT_UNIT_BYTES);
-		ct_doc_end(doc);
-	}
-	ct_doc_end(doc);
-	ct_doc_array(doc, "failures", NULL);
-	ct_doc_object(doc, NULL, NULL);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
-	ct_doc_end(doc);
 	assert_null(ct_doc_error(doc));
 	ct_death_facts_from_report(ct_doc_root(doc), 43, &f);
 	assert_string_equal(f.program, "train.sh");
 	ct_death_facts_from_report(ct_doc_root(doc), 42, &f);
 	assert_string_equal(f.program, "train");
-	assert_true(f.gpu_known);
-	assert_int_equal(f.gpu_failures, 1);
-	assert_int_equal(f.gpu_peak_bytes, 300 * MIB);
+	assert_false(f.gpu_known);
 	ct_doc_destroy(doc);
+}
+
+/*
+ * The results add its GPU memory: the failures the report lists, the
+ * size of the device of the last failure of the size it died of, and the
+ * highest peak of its devices.
+ */
+static void test_from_results(void **unused)
+{
+	const struct ct_memory_device devices[] = { { .peak_bytes = 100 * MIB },
+		                                    { .peak_bytes = 300 * MIB } };
+	const struct ct_frag_failure failures[] = {
+		{ .requested_bytes = 64 * MIB, .total_known = true, .total_bytes = 1024 * MIB },
+		{ .requested_bytes = 64 * MIB, .total_known = true, .total_bytes = 2048 * MIB },
+		{ .requested_bytes = 32 * MIB },
+	};
+	struct ct_memory_result memory = {
+		.devices = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_device)),
+	};
+	struct ct_fragmentation_result frag = {
+		.failures = g_array_new(FALSE, TRUE, sizeof(struct ct_frag_failure)),
+	};
+	const struct ct_result results[] = { { &ct_memory_analysis, &memory },
+		                             { &ct_fragmentation_analysis, &frag } };
+	struct ct_death_facts f = base();
+
+	(void)unused;
+	g_array_append_vals(memory.devices, devices, G_N_ELEMENTS(devices));
+	g_array_append_vals(frag.failures, failures, G_N_ELEMENTS(failures));
+	ct_death_facts_from_results(results, 0, &f);
+	assert_false(f.gpu_known);
+	f.gpu_failed_bytes = 64 * MIB;
+	ct_death_facts_from_results(results, G_N_ELEMENTS(results), &f);
+	assert_true(f.gpu_known);
+	assert_int_equal(f.gpu_failures, 3);
+	assert_int_equal(f.gpu_failed_total_bytes, 2048 * MIB);
+	assert_int_equal(f.gpu_peak_bytes, 300 * MIB);
+	g_array_unref(memory.devices);
+	g_array_unref(frag.failures);
 }
 
 /*
@@ -546,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_exception),
 		cmocka_unit_test(test_from_report),
+		cmocka_unit_test(test_from_results),
 		cmocka_unit_test(test_clean_exit_shown),
 		cmocka_unit_test(test_framework_oom),
 		cmocka_unit_test(test_quote),
