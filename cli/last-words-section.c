@@ -9,6 +9,7 @@
 
 #include <glib.h>
 
+#include "analyses/framework.h"
 #include "common/last-words.h"
 #include "common/stderr-log.h"
 #include "findings/death.h"
@@ -115,27 +116,27 @@ static char *process_name(const struct ct_doc *doc, int pid)
 	return g_strdup(facts.program);
 }
 
-/* Whether the Python probe saw process PID import FRAMEWORK (framework.loaded[]). */
-static bool imported(const struct ct_doc *doc, int pid, enum ct_framework framework)
+/*
+ * Whether the Python probe saw process PID import FRAMEWORK (the
+ * framework analysis's loads, among RESULTS; COUNT of them).
+ */
+static bool imported(const struct ct_result *results, size_t count, int pid,
+                     enum ct_framework framework)
 {
-	const struct ct_node *root = ct_doc_root(doc);
-	const struct ct_node *loaded =
-	    root ? ct_node_get(ct_node_get(root, "framework"), "loaded") : NULL;
+	const struct ct_framework_result *r = ct_result_of(results, count, CT_ANALYSIS_FRAMEWORK);
 
-	for (size_t i = 0; loaded && i < ct_node_count(loaded); i++) {
-		const struct ct_node *l = ct_node_child(loaded, i);
-		const struct ct_node *p = ct_node_get(l, "pid");
-		const struct ct_node *name = ct_node_get(l, "framework");
+	for (guint i = 0; r && i < r->loads->len; i++) {
+		const struct ct_framework_load *l =
+		    &g_array_index(r->loads, struct ct_framework_load, i);
 
-		if (p && p->type == CT_NODE_I64 && p->value.i64 == pid && name &&
-		    name->type == CT_NODE_STRING &&
-		    !strcmp(name->value.str, ct_framework_label(framework)))
+		if (l->pid == pid && l->framework == framework)
 			return true;
 	}
 	return false;
 }
 
-static void write_section(struct ct_doc *doc, const struct ct_stderr_log *log)
+static void write_section(struct ct_doc *doc, const struct ct_result *results, size_t count,
+                          const struct ct_stderr_log *log)
 {
 	char *process = process_name(doc, log->pid);
 	struct ct_last_words w;
@@ -147,8 +148,8 @@ static void write_section(struct ct_doc *doc, const struct ct_stderr_log *log)
 	 * it from JAX.
 	 */
 	if (w.has_oom && w.oom.framework == CT_FRAMEWORK_TENSORFLOW &&
-	    imported(doc, log->pid, CT_FRAMEWORK_JAX) &&
-	    !imported(doc, log->pid, CT_FRAMEWORK_TENSORFLOW))
+	    imported(results, count, log->pid, CT_FRAMEWORK_JAX) &&
+	    !imported(results, count, log->pid, CT_FRAMEWORK_TENSORFLOW))
 		w.oom.framework = CT_FRAMEWORK_JAX;
 	ct_doc_object(doc, "last_words", "Its last words on standard error");
 	ct_doc_i64(doc, "pid", log->pid, CT_UNIT_ID);
@@ -164,16 +165,17 @@ static void write_section(struct ct_doc *doc, const struct ct_stderr_log *log)
 	ct_last_words_clear(&w);
 }
 
-void last_words_section_write(struct ct_doc *doc, char *const *paths, size_t count, char **bad)
+void last_words_section_write(struct ct_doc *doc, const struct ct_result *results, size_t count,
+                              char *const *paths, size_t path_count, char **bad)
 {
 	if (bad)
 		*bad = NULL;
-	for (size_t i = 0; i < count; i++) {
+	for (size_t i = 0; i < path_count; i++) {
 		struct ct_stderr_log log;
 		enum ct_stderr_status status = ct_stderr_log_read(paths[i], &log);
 
 		if (status == CT_STDERR_OK) {
-			write_section(doc, &log);
+			write_section(doc, results, count, &log);
 			ct_stderr_log_clear(&log);
 			return;
 		}

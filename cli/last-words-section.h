@@ -12,16 +12,19 @@
 
 #include <stdbool.h>
 
+#include "analyses/analysis.h"
 #include "common/document.h"
 #include "trace-info.h"
 
 /*
- * Writes the section into DOC from the first of PATHS (COUNT) that has a
- * stderr.log; nothing when none has. The path of the first stderr.log
- * that could not be read (damaged, unreadable) into *BAD (g_free; NULL
- * when none), when BAD is not NULL.
+ * Writes the section into DOC from the first of PATHS (PATH_COUNT) that
+ * has a stderr.log, with the analyses' RESULTS (COUNT of them:
+ * ct_reader_results) whose sections DOC holds; nothing when none has.
+ * The path of the first stderr.log that could not be read (damaged,
+ * unreadable) into *BAD (g_free; NULL when none), when BAD is not NULL.
  */
-void last_words_section_write(struct ct_doc *doc, char *const *paths, size_t count, char **bad);
+void last_words_section_write(struct ct_doc *doc, const struct ct_result *results, size_t count,
+                              char *const *paths, size_t path_count, char **bad);
 
 /* INFO's exception and framework_oom facts, from DIR's stderr.log. */
 void last_words_note(struct trace_info *info, const char *dir);

@@ -753,7 +753,7 @@ int cmd_report(int argc, char **argv)
 	if (!a.live_url) {
 		char *bad;
 
-		last_words_section_write(doc, a.paths, a.path_count, &bad);
+		last_words_section_write(doc, results, result_count, a.paths, a.path_count, &bad);
 		if (bad)
 			fprintf(stderr,
 			        "cudatrace report: warning: %s is damaged or unreadable: the "

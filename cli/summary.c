@@ -388,7 +388,7 @@ void summary_conclude(struct summary *s, const struct trace_info *end)
 		char *paths[] = { s->dir };
 
 		/* its last words, then how it ended: the diagnosis reads both */
-		last_words_section_write(s->doc, paths, 1, NULL);
+		last_words_section_write(s->doc, results, count, paths, 1, NULL);
 		death_section_write_info(s->doc, results, count, end);
 		s->judged = ct_node_get(ct_doc_root(s->doc), "process_end") != NULL;
 	}
