@@ -213,23 +213,19 @@ static struct value value_str(const char *str)
 }
 
 /*
- * F tells about OBJECT, a section's object: where it is, as OBJECT says
- * (a growing range says "program" and "range", a hotspot "first_ns").
+ * F tells about OBJECT, a section written beside the trace (process_end,
+ * last_words; NULL for a finding drawn from a result): where it is, as
+ * OBJECT says (a process_end of an older record names the command, its
+ * "program", only).
  */
 static void finding_at(struct finding *f, const struct ct_node *object)
 {
-	static const char *const other_names[WHERE_KEYS] = {
-		[WHERE_PROCESS] = "program",
-		[WHERE_NVTX_PATH] = "range",
-		[WHERE_TIME] = "first_ns",
-	};
-
 	f->object = object;
 	for (size_t i = 0; i < WHERE_KEYS; i++) {
 		const struct ct_node *n = at(object, where_names[i]);
 
-		if (!n && other_names[i])
-			n = at(object, other_names[i]);
+		if (!n && i == WHERE_PROCESS)
+			n = at(object, "program");
 		f->where[i] = value_of(n);
 	}
 }
@@ -605,7 +601,7 @@ static void add_retries(GArray *list, const struct ct_fragmentation_result *r)
 	f->order = (double)first->time_ns;
 }
 
-/* Whether failure I of R is one the findings tell as a failure of its own. */
+/* Whether FAILURE is one the findings tell as a failure of its own. */
 static bool told_as_failure(const struct ct_framework_result *framework,
                             const struct ct_frag_failure *failure)
 {
