@@ -358,13 +358,19 @@ static struct value value_known_bytes(bool known, uint64_t value)
 	return known ? value_u64(value, CT_UNIT_BYTES) : value_none();
 }
 
+/* F is about process PID (PROCESS, its name) on DEVICE, as the sections write them. */
+static void where_device(struct finding *f, int64_t pid, const char *process, uint32_t device)
+{
+	f->where[WHERE_PID] = value_i64(pid, CT_UNIT_ID);
+	f->where[WHERE_PROCESS] = value_str(process);
+	f->where[WHERE_DEVICE] = value_u64(device, CT_UNIT_ID);
+}
+
 /* Where FAILURE happened and the figures its finding quotes, as memory.failures[] says. */
 static void failure_figures(struct finding *f, const struct ct_frag_failure *failure)
 {
 	f->failure = failure;
-	f->where[WHERE_PID] = value_i64(failure->pid, CT_UNIT_ID);
-	f->where[WHERE_PROCESS] = value_str(failure->process);
-	f->where[WHERE_DEVICE] = value_u64(failure->device, CT_UNIT_ID);
+	where_device(f, failure->pid, failure->process, failure->device);
 	f->where[WHERE_NVTX_PATH] = value_str(failure->nvtx_path);
 	f->where[WHERE_SITE] = value_str(failure->site);
 	f->where[WHERE_API] = value_str(failure->api);
@@ -815,9 +821,7 @@ static char *site_growth_explanation(const struct ct_memory_growing_site *s)
 /* Where growing site S is and the figures its finding quotes, as memory.growing_sites[] says. */
 static void site_figures(struct finding *f, const struct ct_memory_growing_site *s)
 {
-	f->where[WHERE_PID] = value_i64(s->pid, CT_UNIT_ID);
-	f->where[WHERE_PROCESS] = value_str(s->process);
-	f->where[WHERE_DEVICE] = value_u64(s->device, CT_UNIT_ID);
+	where_device(f, s->pid, s->process, s->device);
 	f->where[WHERE_NVTX_PATH] = value_str(s->nvtx_path);
 	f->where[WHERE_SITE] = value_str(s->site);
 	f->where[WHERE_API] = value_str(s->api);
@@ -891,9 +895,7 @@ static bool ended_badly(const struct ct_node *root, int64_t pid)
 /* Where device D's leak is and the figures its finding quotes, as memory.devices[] says. */
 static void leak_figures(struct finding *f, const struct ct_memory_device *d)
 {
-	f->where[WHERE_PID] = value_i64(d->pid, CT_UNIT_ID);
-	f->where[WHERE_PROCESS] = value_str(d->process);
-	f->where[WHERE_DEVICE] = value_u64(d->device, CT_UNIT_ID);
+	where_device(f, d->pid, d->process, d->device);
 	number_value(f, "leak_count", value_u64(d->leak_count, CT_UNIT_NONE));
 	number_value(f, "leaked_bytes", value_u64(d->leaked_bytes, CT_UNIT_BYTES));
 }
@@ -1275,14 +1277,6 @@ static char *tensor_sites_text(const struct ct_framework_device *device, uint8_t
 	return g_string_free(text, FALSE);
 }
 
-/* Where DEVICE's figures are, as framework.devices[] says: its process and device. */
-static void framework_where(struct finding *f, const struct ct_framework_device *device)
-{
-	f->where[WHERE_PID] = value_i64(device->pid, CT_UNIT_ID);
-	f->where[WHERE_PROCESS] = value_str(device->process);
-	f->where[WHERE_DEVICE] = value_u64(device->device, CT_UNIT_ID);
-}
-
 /* The framework of DEVICE's figures, as the report names it ("pytorch"). */
 static const char *framework_of(const struct ct_framework_device *device)
 {
@@ -1312,7 +1306,7 @@ static void add_framework_oom(GArray *list, const struct ct_framework_result *fr
 	/* the sites are those of the first error */
 	char *sites = index == 0 ? tensor_sites_text(device, CT_FRAMEWORK_OOM) : g_strdup("");
 
-	framework_where(f, device);
+	where_device(f, device->pid, device->process, device->device);
 	f->verdict = verdict;
 	f->count = count;
 	if (count > 1)
@@ -1359,7 +1353,7 @@ static void add_preallocation(GArray *list, const struct ct_framework_device *de
 	char taken[32], total[32], used[32];
 	struct finding *f = finding_add(list, SEV_ADVICE, "preallocation", NULL);
 
-	framework_where(f, device);
+	where_device(f, device->pid, device->process, device->device);
 	f->summary = g_strdup_printf(
 	    "%s took %s of device %" PRIu32 " at its start (%.0f %% of its %s); its %s used at "
 	    "most %s of it",
@@ -1393,6 +1387,7 @@ static void find_framework(GArray *list, const struct ct_framework_result *frame
 		    &g_array_index(framework->devices, struct ct_framework_device, i);
 		const GArray *errors = d->ooms;
 		size_t added = 0;
+		double share;
 
 		for (guint j = 0; j < errors->len && added < MAX_PER_KIND; j++) {
 			const struct ct_framework_oom *oom =
@@ -1414,12 +1409,11 @@ static void find_framework(GArray *list, const struct ct_framework_result *frame
 			added++;
 		}
 		/* PyTorch's pool grows with its tensors: a large first one is no preallocation. */
-		if (d->framework == CT_FRAMEWORK_JAX && d->device_total_bytes &&
-		    (double)d->first_reserved_bytes / (double)d->device_total_bytes >=
-		        PREALLOCATION_SHARE)
-			add_preallocation(
-			    list, d,
-			    (double)d->first_reserved_bytes / (double)d->device_total_bytes, i);
+		share = d->device_total_bytes
+		            ? (double)d->first_reserved_bytes / (double)d->device_total_bytes
+		            : 0;
+		if (d->framework == CT_FRAMEWORK_JAX && share >= PREALLOCATION_SHARE)
+			add_preallocation(list, d, share, i);
 	}
 }
 
