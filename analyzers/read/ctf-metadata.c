@@ -213,10 +213,15 @@ static bool has_signature(const char *text, size_t n)
 	return end - p >= 3 && !strncmp(p, "1.8", 3) && (end - p == 3 || !is_digit(p[3]));
 }
 
-/* A brace's scope, for unique_members(). */
+/* A brace's scope, for screen_members(). */
 struct scope {
 	bool compound;       /* a structure's or a variant's body */
-	GHashTable *names;   /* compound: the member names so far, owned */
+	bool rooted;         /* within a scope's structure ("event.fields := struct {") */
+	bool assigned;       /* the current statement has a ':=' */
+	GHashTable *names;   /* compound: the member names so far, less one '_', owned */
+	GHashTable *written; /* compound: the same names as written, owned */
+	const char *opened;  /* '[': the text after it */
+	const char *tag;     /* the text after a variant's '<'; NULL: none open */
 	struct token last;   /* the last identifier of the current member at this depth */
 	bool named;          /* the member's name is known (a '[' followed it) */
 	bool declaration;    /* the current statement is a typealias or typedef */
@@ -234,6 +239,15 @@ static bool is_keyword(const struct token *tk, const char **which)
 	return false;
 }
 
+static void scope_free(struct scope *sc)
+{
+	if (sc->names)
+		g_hash_table_destroy(sc->names);
+	if (sc->written)
+		g_hash_table_destroy(sc->written);
+	sc->names = sc->written = NULL;
+}
+
 /* Adds the member name SC holds to its structure's; -1 with WHY when it is there already. */
 static int add_name(struct scope *sc, char *why, size_t len)
 {
@@ -241,6 +255,7 @@ static int add_name(struct scope *sc, char *why, size_t len)
 	size_t under = sc->last.len > 1 && sc->last.text[0] == '_';
 	char *name = g_strndup(sc->last.text + under, sc->last.len - under);
 
+	g_hash_table_add(sc->written, g_strndup(sc->last.text, sc->last.len));
 	if (g_hash_table_add(sc->names, name))
 		return 0;
 	snprintf(why, len,
@@ -250,12 +265,64 @@ static int add_name(struct scope *sc, char *why, size_t len)
 	return -1;
 }
 
+/* Whether REF (LEN bytes, blanks around it) is a plain identifier; its bounds in *AT, *N. */
+static bool plain_name(const char *ref, size_t len, const char **at, size_t *n)
+{
+	const char *end = ref + len;
+
+	while (ref < end && g_ascii_isspace(*ref))
+		ref++;
+	while (end > ref && g_ascii_isspace(end[-1]))
+		end--;
+	if (ref == end || !is_ident_start(*ref))
+		return false;
+	for (const char *c = ref; c < end; c++)
+		if (!is_ident_start(*c) && !is_digit(*c))
+			return false;
+	*at = ref;
+	*n = (size_t)(end - ref);
+	return true;
+}
+
 /*
- * Whether every structure and variant of TEXT names its members once:
- * babeltrace2 aborts on a name given twice, and it takes "_x" for "x"
- * (CTF drops one leading underscore). 0, or -1 with WHY.
+ * Whether the sequence length or variant tag REF (LEN bytes), met at
+ * DEPTH of SCOPES, names a member declared before it in a structure
+ * around it: 0, or -1 with WHY. CTF 1.8 (section 7.3.2, "Dynamic
+ * scope") resolves a relative name in the structures around it, among
+ * the fields before it, and babeltrace2 2.0 aborts on some that name
+ * none. Only plain names inside a scope's structure are checked: a
+ * dotted path or a named structure's body resolves where it is used.
  */
-static int unique_members(const char *text, size_t n, char *why, size_t len)
+static int declared_before(const struct scope *scopes, int depth, const char *ref, size_t len,
+                           const char *what, char *why, size_t why_len)
+{
+	const char *name;
+	size_t n;
+
+	if (!scopes[depth].rooted || !plain_name(ref, len, &name, &n))
+		return 0;
+	char *key = g_strndup(name, n);
+	bool found = false;
+
+	for (int d = depth; d >= 0 && scopes[d].rooted && !found; d--)
+		found = scopes[d].written && g_hash_table_contains(scopes[d].written, key);
+	if (!found)
+		snprintf(why, why_len,
+		         "its metadata is not valid CTF: a %s names '%.64s', which no field "
+		         "before it declares",
+		         what, key);
+	g_free(key);
+	return found ? 0 : -1;
+}
+
+/*
+ * Whether every structure and variant of TEXT names its members once,
+ * and every sequence length and variant tag names a member before it
+ * (declared_before()): babeltrace2 aborts on a name given twice, and it
+ * takes "_x" for "x" (CTF drops one leading underscore). 0, or -1 with
+ * WHY.
+ */
+static int screen_members(const char *text, size_t n, char *why, size_t len)
 {
 	struct scope scopes[CT_METADATA_MAX_DEPTH + 2] = { { 0 } };
 	struct lexer lx = { text, text + n };
@@ -267,25 +334,46 @@ static int unique_members(const char *text, size_t n, char *why, size_t len)
 		struct scope *sc = &scopes[depth];
 		const char *keyword;
 
-		if (token_is(&tk, "{") || token_is(&tk, "[") || token_is(&tk, "(")) {
+		if (sc->tag) {
+			if (token_is(&tk, ">")) {
+				ret = declared_before(scopes, depth, sc->tag,
+				                      (size_t)(tk.text - sc->tag), "variant's tag",
+				                      why, len);
+				sc->tag = NULL;
+			}
+		} else if (token_is(&tk, "<")) {
+			if (sc->keyword && !strcmp(sc->keyword, "variant"))
+				sc->tag = tk.text + tk.len;
+		} else if (token_is(&tk, ":=")) {
+			sc->assigned = true;
+		} else if (token_is(&tk, "{") || token_is(&tk, "[") || token_is(&tk, "(")) {
 			if (token_is(&tk, "[") && sc->last.len)
 				sc->named = true;
 			if (depth + 1 >= (int)G_N_ELEMENTS(scopes))
 				break;
 			depth++;
 			scopes[depth] = (struct scope){ 0 };
+			scopes[depth].rooted = !sc->declaration && (sc->rooted || sc->assigned);
 			scopes[depth].compound =
 			    token_is(&tk, "{") && sc->keyword &&
 			    (!strcmp(sc->keyword, "struct") || !strcmp(sc->keyword, "variant"));
-			if (scopes[depth].compound)
+			if (scopes[depth].compound) {
 				scopes[depth].names =
 				    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+				scopes[depth].written =
+				    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+			}
+			if (token_is(&tk, "["))
+				scopes[depth].opened = tk.text + tk.len;
 			sc->keyword = NULL;
 		} else if (token_is(&tk, "}") || token_is(&tk, "]") || token_is(&tk, ")")) {
 			if (!depth)
 				break;
-			if (sc->names)
-				g_hash_table_destroy(sc->names);
+			if (token_is(&tk, "]") && sc->opened)
+				ret = declared_before(scopes, depth - 1, sc->opened,
+				                      (size_t)(tk.text - sc->opened),
+				                      "sequence's length", why, len);
+			scope_free(sc);
 			depth--;
 		} else if (token_is(&tk, ";") || token_is(&tk, ",")) {
 			if (sc->compound && !sc->declaration && sc->last.len)
@@ -294,6 +382,7 @@ static int unique_members(const char *text, size_t n, char *why, size_t len)
 			sc->named = false;
 			if (token_is(&tk, ";")) {
 				sc->declaration = false;
+				sc->assigned = false;
 				sc->keyword = NULL;
 			}
 		} else if (tk.type == TOK_IDENT) {
@@ -306,8 +395,7 @@ static int unique_members(const char *text, size_t n, char *why, size_t len)
 		}
 	}
 	for (; depth >= 0; depth--)
-		if (scopes[depth].names)
-			g_hash_table_destroy(scopes[depth].names);
+		scope_free(&scopes[depth]);
 	return ret;
 }
 
@@ -552,7 +640,7 @@ enum ct_metadata_status ct_metadata_read(const char *path, struct ct_metadata *m
 		         md->damage[0] ? " (it " : "", md->damage, md->damage[0] ? ")" : "");
 		return CT_METADATA_UNREADABLE;
 	}
-	if (unique_members(md->text->str, md->text->len, why, len) < 0 ||
+	if (screen_members(md->text->str, md->text->len, why, len) < 0 ||
 	    no_pointers(md->text->str, md->text->len, why, len) < 0 ||
 	    clocks_have_freq(md->text->str, md->text->len, why, len) < 0)
 		return CT_METADATA_UNREADABLE;

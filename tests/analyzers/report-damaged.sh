@@ -328,6 +328,21 @@ report_run_damaged pointer "$report_tmp/pointer"
 report_exits pointer 2
 report_says pointer "its metadata is not valid CTF: it declares a pointer"
 
+# a sequence whose length names no field before it: babeltrace2 2.0 alone
+# aborts on some (its event.context is resolved per event class)
+edited length-undeclared "} __name_length;" "} __name_size;"
+report_run_damaged length-undeclared "$report_tmp/length-undeclared"
+report_exits length-undeclared 2
+report_says length-undeclared \
+	"a sequence's length names '__name_length', which no field before it declares"
+
+# a variant whose tag names no field before it
+edited tag-undeclared "uint16_t _cbid;" \
+	"$(printf 'uint16_t _cbid;\n\t\tvariant <_kind> { uint8_t a; } _choice;')"
+report_run_damaged tag-undeclared "$report_tmp/tag-undeclared"
+report_exits tag-undeclared 2
+report_says tag-undeclared "a variant's tag names '_kind', which no field before it declares"
+
 # --- a damaged trace and a good one: the good one is read, the other said
 ctf foreign "$report_tmp/foreign"
 report_run_damaged mixed --format=json "$report_tmp/not-ctf" "$report_tmp/foreign" \
