@@ -137,9 +137,10 @@ enum ct_event_type {
 	CT_EV_COUNT
 };
 
-/* A set of event types. */
-#define CT_EV_BIT(type) (UINT64_C(1) << (type))
-_Static_assert(CT_EV_COUNT <= 64, "event sets are 64-bit masks");
+/* A set of event types: a bit for each (CT_EV_BIT). */
+__extension__ typedef unsigned __int128 ct_ev_set;
+#define CT_EV_BIT(type) ((ct_ev_set)1 << (type))
+_Static_assert(CT_EV_COUNT <= 128, "event sets are 128-bit masks");
 
 /* The groups of events.def. */
 enum ct_event_group {

@@ -123,8 +123,8 @@ struct ct_analysis_class {
 	enum ct_analysis_id id;
 	/* the section its result goes into; NULL for one that writes elsewhere (an exporter) */
 	const struct ct_section_class *section;
-	uint64_t wants; /* CT_EV_BIT() of every event type it wants */
-	unsigned uses;  /* enum ct_shared bits */
+	ct_ev_set wants; /* CT_EV_BIT() of every event type it wants */
+	unsigned uses;   /* enum ct_shared bits */
 	enum ct_analysis_status (*create)(struct ct_context *ctx, const struct ct_options *opts,
 	                                  void **state);
 	void (*event)(void *state, const struct ct_event *ev);

@@ -74,7 +74,7 @@ struct ct_reader {
 	struct ct_result results[MAX_ANALYSES];
 	/* dispatch[type]: the instances that want it, NULL-terminated */
 	struct instance *dispatch[CT_EV_COUNT][MAX_ANALYSES + 1];
-	uint64_t wanted;                   /* union of the analyses' wants */
+	ct_ev_set wanted;                  /* union of the analyses' wants */
 	unsigned uses;                     /* union of the analyses' uses (enum ct_shared) */
 	struct ct_compact_events *compact; /* owned */
 	struct ct_origins origins;
@@ -370,9 +370,9 @@ void ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 /* ------------------------------------------------------------ the sink */
 
 /* The event types to decode: the analyses', the shared state's and the reader's own. */
-static uint64_t decoded_types(const struct ct_reader *r)
+static ct_ev_set decoded_types(const struct ct_reader *r)
 {
-	uint64_t types = r->wanted | ALWAYS_DECODED;
+	ct_ev_set types = r->wanted | ALWAYS_DECODED;
 
 	if (r->uses & CT_SHARED_API_CALLS)
 		types |= CT_API_CALLS_EVENTS;

@@ -164,7 +164,7 @@ static const struct ct_trace_desc *trace_of(struct ct_class_cache *cache, const 
 }
 
 enum ct_class_cache_status ct_class_cache_lookup(struct ct_class_cache *cache,
-                                                 const bt_event *event, uint64_t decoded,
+                                                 const bt_event *event, ct_ev_set decoded,
                                                  struct ct_event_class_info **info, char *why,
                                                  size_t len)
 {

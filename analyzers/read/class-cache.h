@@ -49,7 +49,7 @@ enum ct_class_cache_status {
  * bytes).
  */
 enum ct_class_cache_status ct_class_cache_lookup(struct ct_class_cache *cache,
-                                                 const bt_event *event, uint64_t decoded,
+                                                 const bt_event *event, ct_ev_set decoded,
                                                  struct ct_event_class_info **info, char *why,
                                                  size_t len);
 

@@ -414,9 +414,9 @@ static void widen_launch(struct ct_event *ev)
 
 /* The kinds a repeat stands for (the table's), repeats, and the runs
  * that hold repeats (read as them: repeat-runs.h). */
-static uint64_t repeating(void)
+static ct_ev_set repeating(void)
 {
-	uint64_t types = CT_EV_BIT(CT_EV_REPEAT) | CT_EV_BIT(CT_EV_REPEAT_RUN);
+	ct_ev_set types = CT_EV_BIT(CT_EV_REPEAT) | CT_EV_BIT(CT_EV_REPEAT_RUN);
 
 	for (int t = 0; t < CT_EV_COUNT; t++)
 		if (repeats((enum ct_event_type)t))
@@ -424,9 +424,9 @@ static uint64_t repeating(void)
 	return types;
 }
 
-uint64_t ct_compact_events_needed(uint64_t types)
+ct_ev_set ct_compact_events_needed(ct_ev_set types)
 {
-	uint64_t more = 0;
+	ct_ev_set more = 0;
 
 	if (types & CT_EV_BIT(CT_EV_LAUNCH))
 		more |= CT_EV_BIT(CT_EV_LAUNCH_UNCONFIGURED);

@@ -52,7 +52,7 @@
  * The event types to decode, beside TYPES (CT_EV_BIT), so that the full
  * types among TYPES can be made whole.
  */
-uint64_t ct_compact_events_needed(uint64_t types);
+ct_ev_set ct_compact_events_needed(ct_ev_set types);
 
 struct ct_compact_events;
 

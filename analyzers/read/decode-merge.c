@@ -63,7 +63,7 @@ void ct_decode_merge_destroy(struct ct_decode_merge *m)
  * The lane of group G: its graph (on the group's views) feeding its
  * decoding thread. The graph's status; on an error LANE holds nothing.
  */
-static enum ct_trace_graph_status lane_create(struct ct_decode_merge *m, size_t g, uint64_t types,
+static enum ct_trace_graph_status lane_create(struct ct_decode_merge *m, size_t g, ct_ev_set types,
                                               struct lane *lane, char *error, size_t len)
 {
 	enum ct_trace_graph_status status;
@@ -122,7 +122,7 @@ static void note_read(struct ct_decode_merge *m, size_t trace_count)
 }
 
 /* The lanes, one per group with a readable trace; the status of the first that failed. */
-static enum ct_trace_graph_status lanes_create(struct ct_decode_merge *m, uint64_t types,
+static enum ct_trace_graph_status lanes_create(struct ct_decode_merge *m, ct_ev_set types,
                                                char *error, size_t len)
 {
 	size_t groups = ct_stream_groups_count(m->groups);
@@ -172,7 +172,7 @@ static int lanes_start(struct ct_decode_merge *m, char *error, size_t len)
 }
 
 enum ct_trace_graph_status ct_decode_merge_create(const char *const *traces, size_t count,
-                                                  uint64_t types, struct ct_decode_merge **merge,
+                                                  ct_ev_set types, struct ct_decode_merge **merge,
                                                   char *error, size_t len)
 {
 	struct ct_decode_merge *m = g_new0(struct ct_decode_merge, 1);

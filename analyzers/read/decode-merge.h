@@ -47,7 +47,7 @@ struct ct_decode_merge;
  * the reason is in ERROR (LEN bytes) and *MERGE is NULL.
  */
 enum ct_trace_graph_status ct_decode_merge_create(const char *const *traces, size_t count,
-                                                  uint64_t types, struct ct_decode_merge **merge,
+                                                  ct_ev_set types, struct ct_decode_merge **merge,
                                                   char *error, size_t len);
 
 /* The traces read, in whole or in part. */

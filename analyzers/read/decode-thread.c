@@ -20,7 +20,7 @@
 
 struct ct_decode_thread {
 	struct ct_class_cache *cache; /* borrowed */
-	uint64_t types;
+	ct_ev_set types;
 	struct ct_decoder decoder;
 	int64_t last_ns; /* the place in time of the last record (ct_record's at_ns) */
 	struct ct_batch *batches[CT_DECODE_BATCHES]; /* owned */
@@ -36,7 +36,7 @@ struct ct_decode_thread {
 	char error[512];
 };
 
-struct ct_decode_thread *ct_decode_thread_create(struct ct_class_cache *cache, uint64_t types)
+struct ct_decode_thread *ct_decode_thread_create(struct ct_class_cache *cache, ct_ev_set types)
 {
 	struct ct_decode_thread *dt = g_new0(struct ct_decode_thread, 1);
 

@@ -105,7 +105,7 @@ struct ct_batch {
 struct ct_decode_thread;
 
 /* CACHE (borrowed) resolves classes; TYPES (CT_EV_BIT) are those whose payload is wanted. */
-struct ct_decode_thread *ct_decode_thread_create(struct ct_class_cache *cache, uint64_t types);
+struct ct_decode_thread *ct_decode_thread_create(struct ct_class_cache *cache, ct_ev_set types);
 
 /* The graph's sink (trace-graph.h): DATA is the decode thread. */
 bt_graph_simple_sink_component_consume_func_status

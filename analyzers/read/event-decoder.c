@@ -156,7 +156,7 @@ static const char *trace_hostname(const bt_event *event)
 }
 
 int ct_event_class_resolve(struct ct_event_class_info *info, const bt_event *event,
-                           uint64_t decoded, char *error, size_t len)
+                           ct_ev_set decoded, char *error, size_t len)
 {
 	const bt_event_class *ec = bt_event_borrow_class_const(event);
 	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);

@@ -44,7 +44,7 @@ struct ct_event_class_info {
 	bool decode; /* its payload is wanted (else it is only counted) */
 	/* Of the types a record of a batch (gpu_batch) stands for, those
 	 * whose payload is wanted (CT_EV_BIT): the others are not read. */
-	uint64_t batch_decode;
+	ct_ev_set batch_decode;
 	uint8_t field_count;
 	uint8_t seq_fields;            /* members read as CT_READ_SEQ */
 	uint64_t index[CT_FIELDS_MAX]; /* payload member index of each field spec */
@@ -69,7 +69,7 @@ struct ct_event_class_info {
  * newer than the reader, resolves to CT_EV_NONE.
  */
 int ct_event_class_resolve(struct ct_event_class_info *info, const bt_event *event,
-                           uint64_t decoded, char *error, size_t len);
+                           ct_ev_set decoded, char *error, size_t len);
 
 /*
  * Where an event comes from, as its common context says: read where

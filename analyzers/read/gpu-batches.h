@@ -47,8 +47,8 @@ struct ct_gpu_batch {
 	/* The records: the shortest of the record-wide columns (the tracer
 	 * writes them alike; a damaged event's extra elements are not read). */
 	uint64_t count;
-	uint64_t next;   /* the record ct_gpu_batch_next reads */
-	uint64_t wanted; /* the event types of the records read (CT_EV_BIT) */
+	uint64_t next;    /* the record ct_gpu_batch_next reads */
+	ct_ev_set wanted; /* the event types of the records read (CT_EV_BIT) */
 	/* Of each record kind (enum ct_gpu_record): the elements its columns
 	 * have (the shortest), and those read. */
 	uint64_t kind_length[CT_ENUM_COUNT(gpu_record)];

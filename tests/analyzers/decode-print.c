@@ -165,7 +165,7 @@ static void print_destroy(void *state)
 }
 
 /* Every event type. */
-#define ALL_TYPES ((UINT64_MAX >> (64 - CT_EV_COUNT)) & ~CT_EV_BIT(CT_EV_NONE))
+#define ALL_TYPES ((CT_EV_BIT(CT_EV_COUNT) - 1) & ~CT_EV_BIT(CT_EV_NONE))
 
 static const struct ct_analysis_class print_analysis = {
 	.name = "decode-print",
