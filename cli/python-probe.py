@@ -12,6 +12,9 @@
 #
 # - in any Python process, the uncaught exception it dies of (type,
 #   message, the line of the program's own code, the line that raised);
+# - in a Python process that loaded the library (it used CUDA), when its
+#   interpreter begins to exit, after the program's own atexit handlers:
+#   what it frees from then on, the interpreter's teardown frees;
 # - when torch, jax or tensorflow has been imported, its version, and
 #   what its allocator holds per device (in use, reserved by its pool,
 #   their peaks, its limit), read every CUDATRACE_PYTHON_PERIOD_MS
@@ -84,12 +87,21 @@ def _install(library):
     state = {"lib": None, "broken": False, "readers": {}, "last": {}, "thread": None,
              "sites": {}, "oom_sites": False}
 
-    def lib():
-        """libcudatrace's functions, opened on first use; None once broken."""
+    def lib(loaded_only=False):
+        """libcudatrace's functions, opened on first use; None once broken,
+        or, with LOADED_ONLY, when the process has not loaded it (it never
+        initialised CUDA): opening it would register a process with the
+        session for nothing."""
         if state["lib"] is None and not state["broken"]:
             import ctypes
 
-            handle = ctypes.CDLL(library)
+            try:
+                handle = ctypes.CDLL(library, mode=os.RTLD_NOLOAD if loaded_only
+                                     else ctypes.DEFAULT_MODE)
+            except OSError:
+                if loaded_only:
+                    return None
+                raise
             u32, u64, text = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_char_p
             signatures = {
                 "cudatrace_python_framework_load": [u32, text],
@@ -97,6 +109,7 @@ def _install(library):
                 "cudatrace_python_framework_oom": [u32, u32, u64, u64, u64],
                 "cudatrace_python_framework_site": [u32, u32, u32, u64, u64, text, u32, text],
                 "cudatrace_python_exception": [text, text, text, u32, text, text, u32],
+                "cudatrace_python_exit": [u32],
             }
             functions = {}
             for name, argtypes in signatures.items():
@@ -172,6 +185,13 @@ def _install(library):
         guarded(emit_all)(_EXIT)
         for sites in list(state["sites"].values()):
             guarded(sites)(_EXIT)
+        # Registered first, run last: the program's own handlers are done,
+        # and what is freed from here on, the interpreter's teardown frees.
+        threading = sys.modules.get("threading")
+        threads = max(threading.active_count() - 1, 0) if threading else 0
+        functions = guarded(lib)(True)
+        if functions:
+            guarded(functions["exit"])(threads)
 
     # ------------------------------------------------------------ frameworks
 

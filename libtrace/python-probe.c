@@ -2,8 +2,8 @@
 /*
  * python-probe.c - what the Python probe says of a Python process and its
  * framework: cudatrace_python_* emit framework_load, framework_memory,
- * framework_oom, framework_site and python_exception (doc/events.md, "The
- * Python probe").
+ * framework_oom, framework_site, python_exception and python_exit
+ * (doc/events.md, "The Python probe").
  *
  * The probe is a sitecustomize module `cudatrace record` puts on the
  * PYTHONPATH of the traced tree (cli/python-probe.py); it calls these
@@ -35,6 +35,7 @@ EXPORT void cudatrace_python_framework_site(uint32_t framework, uint32_t device,
 EXPORT void cudatrace_python_exception(const char *type, const char *message, const char *file,
                                        uint32_t line, const char *function, const char *raised_file,
                                        uint32_t raised_line);
+EXPORT void cudatrace_python_exit(uint32_t threads);
 
 /* The probe's enumerations arrive as ints: one the contract lacks is "unknown". */
 static uint8_t framework_of(uint32_t framework)
@@ -141,4 +142,10 @@ void cudatrace_python_exception(const char *type, const char *message, const cha
 	                           .raised_file_len = text_length(raised_file),
 	                           .raised_line = raised_line,
 	                       });
+}
+
+void cudatrace_python_exit(uint32_t threads)
+{
+	ensure_context();
+	EMIT(python_exit, &(struct ct_ev_python_exit){ .threads = threads });
 }

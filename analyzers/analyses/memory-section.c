@@ -151,6 +151,10 @@ static const char *leaks_title(const struct ct_memory_device *d)
 	if (d->leaks_possible)
 		return d->end_lower_bound ? "Possible leaks, live at the end (at least these)"
 		                          : "Possible leaks, live at the end";
+	if (d->exit_freed_count)
+		return d->end_lower_bound
+		           ? "Live at the end, or freed only as Python exited (at least these)"
+		           : "Live at the end, or freed only as Python exited";
 	return d->end_lower_bound ? "Live at the end (at least these)" : "Live at the end";
 }
 
@@ -188,6 +192,8 @@ static void write_device(struct ct_doc *doc, const struct ct_memory_device *d)
 	ct_doc_u64(doc, "leaked_bytes", d->leaked_bytes, CT_UNIT_BYTES);
 	write_allocs(doc, "leaks", leaks_title(d), d->leaks);
 	write_sites(doc, "leak_sites", "Live at the end, by site", d->leak_sites);
+	ct_doc_u64(doc, "exit_freed_count", d->exit_freed_count, CT_UNIT_NONE);
+	ct_doc_u64(doc, "exit_freed_bytes", d->exit_freed_bytes, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "reclaimed_count", d->reclaimed_count, CT_UNIT_NONE);
 	ct_doc_u64(doc, "reclaimed_bytes", d->reclaimed_bytes, CT_UNIT_BYTES);
 	write_reclaimed(doc, d->reclaimed);

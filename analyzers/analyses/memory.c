@@ -29,6 +29,9 @@
 struct work {
 	uint64_t launches;
 	uint64_t acts;
+	/* Its Python interpreter began to exit (python_exit): what is freed
+	 * from then on, the interpreter's teardown frees, not the program. */
+	bool exiting;
 };
 
 /* What the analysis keeps of one (process, device), beside the accountant's. */
@@ -38,6 +41,8 @@ struct mem_device {
 	/* struct site_key -> struct site_stat (both in one block); NULL until the first */
 	GHashTable *sites;
 	uint64_t frees; /* the program's frees of memory of the device kinds */
+	/* Copies of the allocations the interpreter freed as it exited (struct ct_acct_alloc, owned). */
+	GPtrArray *exit_freed;
 	/* The process's acts at the program's first allocation or free there. */
 	bool active;
 	uint64_t first_act;
@@ -260,6 +265,8 @@ static void site_released(struct memory *m, struct mem_device *md, const struct 
 		s->reclaimed++;
 		return;
 	}
+	if (ev->type == CT_EV_MEM_FREE && work_of(m, dev->process)->exiting)
+		return; /* the interpreter's teardown: held to the end, as above */
 	if (ev->type == CT_EV_MEM_FREE) {
 		site_activity(m, md, dev);
 		md->frees++;
@@ -282,6 +289,14 @@ static void hook_added(void *data, struct ct_acct_device *dev, void *own,
 		site_allocated(m, own, dev, a, ev);
 }
 
+/* A copy of A, which the interpreter freed as it exited, kept to be listed with the leaks. */
+static void keep_exit_freed(struct mem_device *md, const struct ct_acct_alloc *a)
+{
+	if (!md->exit_freed)
+		md->exit_freed = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(md->exit_freed, g_memdup2(a, sizeof(*a)));
+}
+
 static void hook_removed(void *data, struct ct_acct_device *dev, void *own,
                          const struct ct_acct_alloc *a, const struct ct_event *ev)
 {
@@ -291,6 +306,9 @@ static void hook_removed(void *data, struct ct_acct_device *dev, void *own,
 		range_hold(m, dev->process, a->path, -ct_sat_i64(a->size));
 	if (site_counts(a))
 		site_released(m, own, dev, a, ev);
+	if (ev->type == CT_EV_MEM_FREE && a->kind != CT_MEM_VMM_MAP &&
+	    work_of(m, dev->process)->exiting)
+		keep_exit_freed(own, a);
 }
 
 static void hook_changed(void *data, struct ct_acct_device *dev, void *own,
@@ -322,6 +340,9 @@ static void hook_device_release(void *data, struct ct_acct_device *dev, void *ow
 	if (md->sites)
 		g_hash_table_destroy(md->sites);
 	md->sites = NULL;
+	if (md->exit_freed)
+		g_ptr_array_free(md->exit_freed, TRUE);
+	md->exit_freed = NULL;
 }
 
 static void hook_process_release(void *data, void *user)
@@ -352,6 +373,9 @@ static void memory_event(void *state, const struct ct_event *ev)
 		break;
 	case CT_EV_NVTX_POP:
 		on_pop(m, ev);
+		break;
+	case CT_EV_PYTHON_EXIT:
+		work_of(m, ev->process)->exiting = true;
 		break;
 	case CT_EV_LAUNCH:
 	case CT_EV_GRAPH_LAUNCH:
@@ -384,8 +408,10 @@ static gint by_size_then_time(gconstpointer pa, gconstpointer pb)
 /* The live allocations of one (process, device) the result lists. */
 struct device_gather {
 	const struct ct_acct_device *dev;
-	GPtrArray *leaks; /* live at the end; records borrowed from the accountant */
-	GPtrArray *peak;  /* live at the peak; idem */
+	/* live at the end, or freed by the interpreter as it exited; records
+	 * borrowed from the accountant and from struct mem_device */
+	GPtrArray *leaks;
+	GPtrArray *peak; /* live at the peak; idem */
 };
 
 static void gather_one(const struct ct_acct_alloc *a, void *data)
@@ -401,12 +427,14 @@ static void gather_one(const struct ct_acct_alloc *a, void *data)
 		g_ptr_array_add(g->peak, (gpointer)a);
 }
 
-/* Both lists of DEV, largest first. */
-static void gather(struct memory *m, struct device_gather *g)
+/* Both lists of DEV (MD, this analysis's state of it), largest first. */
+static void gather(struct memory *m, const struct mem_device *md, struct device_gather *g)
 {
 	g->leaks = g_ptr_array_new();
 	g->peak = g_ptr_array_new();
 	ct_acct_foreach_live(m->acct, gather_one, g);
+	for (guint i = 0; md && md->exit_freed && i < md->exit_freed->len; i++)
+		g_ptr_array_add(g->leaks, g_ptr_array_index(md->exit_freed, i));
 	for (guint i = 0; i < g->dev->freed_since_peak->len; i++)
 		g_ptr_array_add(g->peak, g_ptr_array_index(g->dev->freed_since_peak, i));
 	g_ptr_array_sort(g->leaks, by_size_then_time);
@@ -706,7 +734,13 @@ static void add_device(struct memory *m, const struct ct_acct_device *md,
 	};
 
 	CT_ASSERT(md->on_device >= 0);
-	gather(m, &g);
+	gather(m, mem, &g);
+	for (guint i = 0; mem && mem->exit_freed && i < mem->exit_freed->len; i++) {
+		d.exit_freed_count++;
+		d.exit_freed_bytes = ct_sat_add_u64(
+		    d.exit_freed_bytes,
+		    ((const struct ct_acct_alloc *)g_ptr_array_index(mem->exit_freed, i))->size);
+	}
 	d.peak_allocation_count = g.peak->len;
 	d.peak_allocations = alloc_list(m, g.peak, md->peak_ns);
 	d.leak_count = g.leaks->len;
@@ -1065,7 +1099,7 @@ const struct ct_analysis_class ct_memory_analysis = {
 	.section = &ct_memory_section,
 	.wants = CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED) | CT_EV_BIT(CT_EV_NVTX_POP) |
 	         CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_GRAPH_LAUNCH) | CT_EV_BIT(CT_EV_MEMCPY) |
-	         CT_EV_BIT(CT_EV_MEMSET) | CT_EV_BIT(CT_EV_REPEAT),
+	         CT_EV_BIT(CT_EV_MEMSET) | CT_EV_BIT(CT_EV_REPEAT) | CT_EV_BIT(CT_EV_PYTHON_EXIT),
 	.uses = CT_SHARED_ACCOUNTING,
 	.create = memory_create,
 	.event = memory_event,

@@ -104,9 +104,13 @@ struct ct_memory_device {
 	GArray *peak_allocations; /* struct ct_memory_alloc, live at the peak */
 	uint64_t leak_count;
 	uint64_t leaked_bytes;
-	GArray *leaks;            /* struct ct_memory_alloc, live at the end */
-	GArray *leak_sites;       /* struct ct_memory_leak_site */
-	GArray *peak_sites;       /* struct ct_memory_leak_site, of the peak's allocations */
+	/* live at the end, or freed only by the Python interpreter as it exited */
+	GArray *leaks;      /* struct ct_memory_alloc */
+	GArray *leak_sites; /* struct ct_memory_leak_site */
+	GArray *peak_sites; /* struct ct_memory_leak_site, of the peak's allocations */
+	/* Of the leaks, those the Python interpreter freed as it exited (python_exit). */
+	uint64_t exit_freed_count;
+	uint64_t exit_freed_bytes;
 	uint64_t reclaimed_count; /* never freed by the program, reclaimed by CUDA */
 	uint64_t reclaimed_bytes;
 	GArray *reclaimed; /* struct ct_memory_reclaimed, largest first */

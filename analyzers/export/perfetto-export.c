@@ -440,6 +440,10 @@ static void probe_event(struct ct_perfetto *p, const struct ct_event *ev)
 		         x->file ? x->file : "", x->line, (int)x->message_len,
 		         x->message ? x->message : "");
 		put(p, CT_PF_INSTANT, ev->time_ns, process_track(p, ev->process), p->name);
+	} else if (ev->type == CT_EV_PYTHON_EXIT) {
+		/* what is freed after it, the interpreter's teardown frees */
+		put(p, CT_PF_INSTANT, ev->time_ns, process_track(p, ev->process),
+		    "Python exiting: frees from here on are its teardown's");
 	}
 }
 
@@ -449,6 +453,7 @@ static void host_event(struct ct_perfetto *p, const struct ct_event *ev)
 	case CT_EV_FRAMEWORK_MEMORY:
 	case CT_EV_FRAMEWORK_OOM:
 	case CT_EV_PYTHON_EXCEPTION:
+	case CT_EV_PYTHON_EXIT:
 		probe_event(p, ev);
 		break;
 	case CT_EV_ACTIVITY_DROPPED:
@@ -696,7 +701,7 @@ const struct ct_analysis_class ct_perfetto_export = {
 	         CT_EV_BIT(CT_EV_GPU_MEMORY_POOL) | CT_EV_BIT(CT_EV_ACTIVITY_DROPPED) |
 	         CT_EV_BIT(CT_EV_CELL_BEGIN) | CT_EV_BIT(CT_EV_CELL_END) |
 	         CT_EV_BIT(CT_EV_FRAMEWORK_MEMORY) | CT_EV_BIT(CT_EV_FRAMEWORK_OOM) |
-	         CT_EV_BIT(CT_EV_PYTHON_EXCEPTION),
+	         CT_EV_BIT(CT_EV_PYTHON_EXCEPTION) | CT_EV_BIT(CT_EV_PYTHON_EXIT),
 	.uses = CT_SHARED_API_CALLS | CT_SHARED_ACCOUNTING,
 	.event = perfetto_event,
 	.finish = perfetto_finish,

@@ -940,10 +940,20 @@ static void add_leak(GArray *list, const struct ct_memory_result *m,
 	    first->count == 1 ? "" : "s", site ? site : "an unknown site",
 	    bytes_text((double)first->bytes, one, sizeof(one)),
 	    site_count > 1 ? " and more at other sites (the report's leak list)" : "");
-	f->explanation = g_strdup_printf(
-	    "%" PRIu64 " allocation%s still allocated when the process ended, never freed by "
-	    "the program; CUDA gives the memory back only when the context goes, at exit",
-	    count, count == 1 ? " was" : "s were");
+	if (d->exit_freed_count)
+		f->explanation = g_strdup_printf(
+		    "%" PRIu64
+		    " allocation%s still held when the program's code ended, never freed "
+		    "by the program: Python freed %" PRIu64
+		    " of them only as the interpreter exited, "
+		    "tearing down the objects that still held them",
+		    count, count == 1 ? " was" : "s were", d->exit_freed_count);
+	else
+		f->explanation = g_strdup_printf(
+		    "%" PRIu64
+		    " allocation%s still allocated when the process ended, never freed by "
+		    "the program; CUDA gives the memory back only when the context goes, at exit",
+		    count, count == 1 ? " was" : "s were");
 	f->advice = g_strdup_printf(
 	    "free it at %s once it is no longer needed, unless it is meant to live as long as the "
 	    "process (model weights, a pool): a notebook kernel or a server that runs on holds it "

@@ -24,6 +24,12 @@
 #    out-of-memory observer is attached; the Perfetto export shows its
 #    figures as counters beside the driver's, and its error as an instant
 #    (decoded with Perfetto's protos, check-perfetto.py).
+# 5. Memory the program still held when its code ended, which Python
+#    frees as the interpreter tears its objects down: counted with the
+#    leaks (exit_freed_count), and on the first page; the program's own
+#    atexit handler's frees are the program's; a script that frees it
+#    all itself has no leak. The Perfetto export marks when Python began
+#    to exit.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -236,4 +242,64 @@ JSON
 "$perfetto_python" "$trace_srcdir/tests/analyzers/check-perfetto.py" --counters \
 	"$lttng_tmp/fake.pftrace" "$lttng_tmp/fake.expected" >"$lttng_tmp/fake.tap" 2>&1
 tap_relay "a framework: Perfetto" "$lttng_tmp/fake.tap"
+
+# 5. Memory held until the interpreter exits: objects still referenced
+# when the script ends free their device memory only as Python tears them
+# down; the script's own atexit handler runs before the probe's.
+cat >"$dir/held.py" <<'PY'
+import atexit
+import sys
+
+sys.path.insert(0, sys.argv[1])
+from gpu_ctypes import Runtime  # noqa: E402
+
+MIB = 1 << 20
+rt = Runtime()
+
+
+class Buffer:
+    def __init__(self, size):
+        self.ptr = rt.malloc(size)
+
+    def __del__(self):
+        rt.free(self.ptr)
+
+
+kept = [Buffer(8 * MIB) for _ in range(3)]  # held until exit
+scratch = Buffer(4 * MIB)
+del scratch  # freed by the program
+cleaned = [Buffer(2 * MIB)]
+atexit.register(cleaned.clear)  # freed by the program's own handler
+if sys.argv[2] == "tidy":
+    kept.clear()
+PY
+for mode in held tidy; do
+	cli_record "$mode" -o "$lttng_tmp/$mode" -- "$py" "$dir/held.py" \
+		"$trace_srcdir/examples/python" "$mode"
+	cli_status_is "$mode: record exits with the program's status" 0
+	"$cli_bin" report --format json -o "$lttng_tmp/$mode.json" "$lttng_tmp/$mode" \
+		2>"$lttng_tmp/$mode.report-err"
+done
+is "held: the program's five allocations were all freed (the ledger)" \
+	"$(grep -c ' op=alloc ' "$lttng_tmp/held.ledger") $(grep -c ' op=free ' "$lttng_tmp/held.ledger")" \
+	"5 5"
+leaks() {
+	"$py" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+d = r["memory"]["devices"][0]
+print(d["leak_count"], d["leaked_bytes"], d["exit_freed_count"], d["exit_freed_bytes"],
+      d["live_at_end_bytes"], " ".join(f["kind"] for f in r["findings"]))' "$lttng_tmp/$1.json"
+}
+is "held: what Python freed as it exited is held to the end, the program's frees are not" \
+	"$(leaks held)" "3 25165824 3 25165824 0 leak"
+ok "held: the first page says Python freed them as it exited" \
+	sh -c 'tr -s " \n" "  " <"$1" | grep -qF "Python freed 3 of them only as the interpreter exited"' \
+	- "$lttng_tmp/held.err"
+is "tidy: the program freed everything: nothing held, no finding" "$(leaks tidy)" "0 0 0 0 0 "
+"$cli_bin" export --format perfetto -o "$lttng_tmp/held.pftrace" "$lttng_tmp/held" \
+	2>"$lttng_tmp/held.export-err"
+echo '{"instants": ["Python exiting"]}' >"$lttng_tmp/held.expected"
+"$perfetto_python" "$trace_srcdir/tests/analyzers/check-perfetto.py" --counters \
+	"$lttng_tmp/held.pftrace" "$lttng_tmp/held.expected" >"$lttng_tmp/held.tap" 2>&1
+tap_relay "held: Perfetto" "$lttng_tmp/held.tap"
 tap_done
