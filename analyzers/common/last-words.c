@@ -198,7 +198,8 @@ static void matcher_init(struct matcher *m)
 	                    "(?: \\(rounded to ([0-9]+)\\))?");
 	m->tf_oom = compile("OOM when allocating tensor with shape ?\\[([0-9, ]*)\\] and type "
 	                    "([a-z0-9_]+) on \\S*?(?:GPU:([0-9]+))?(?:\\s|$)");
-	m->tf_stat = compile("^\\s*(Limit|InUse):\\s+([0-9]+)\\s*$");
+	/* bytes (TensorFlow 2.x), or a size (2.16 on, tsl's HumanReadableNumBytes) */
+	m->tf_stat = compile("^\\s*(Limit|InUse):\\s+(?:([0-9]+)|" SIZE ")\\s*$");
 	m->xla = compile("Out of memory (?:while trying to allocate|allocating) " SIZE);
 }
 
@@ -363,7 +364,7 @@ static bool xla(const struct matcher *m, const char *text, struct ct_said_oom *o
 	return found;
 }
 
-/* The allocator's last Limit: and InUse: lines (bytes), before its message or after. */
+/* The allocator's last Limit: and InUse: lines, before its message or after. */
 static void tf_stats(const struct matcher *m, const struct ct_stderr_log *log,
                      struct ct_said_oom *oom)
 {
@@ -376,11 +377,16 @@ static void tf_stats(const struct matcher *m, const struct ct_stderr_log *log,
 			char *key = g_match_info_fetch(info, 1),
 			     *value = g_match_info_fetch(info, 2);
 			bool is_limit = !strcmp(key, "Limit");
+			uint64_t bytes = 0;
 
+			if (value && value[0])
+				bytes = g_ascii_strtoull(value, NULL, 10);
+			else
+				size_of(info, 3, &bytes, oom);
 			if (is_limit && !limit)
-				oom->limit_bytes = g_ascii_strtoull(value, NULL, 10);
+				oom->limit_bytes = bytes;
 			else if (!is_limit && !in_use)
-				oom->in_use_bytes = g_ascii_strtoull(value, NULL, 10);
+				oom->in_use_bytes = bytes;
 			limit |= is_limit;
 			in_use |= !is_limit;
 			g_free(key);

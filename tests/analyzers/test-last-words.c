@@ -380,6 +380,28 @@ static void test_tensorflow(void **unused)
 	assert_int_equal(w.oom.requested_bytes, 1288490240u);
 	assert_int_equal(w.oom.device, 2);
 	ct_last_words_clear(&w);
+
+	/* TensorFlow 2.16 on prints its statistics as sizes (tsl's
+	 * HumanReadableNumBytes), TensorFlow 2.21's words here */
+	words_of("W0000 00:00:1796309675.446220   16485 bfc_allocator.cc:501] Allocator "
+	         "(GPU_0_bfc) ran out of memory trying to allocate 20.00MiB (rounded to 20971520)"
+	         "requested by op Fill\nIf the cause is memory fragmentation maybe the environment "
+	         "variable 'TF_GPU_ALLOCATOR=cuda_malloc_async' will improve the situation. \n"
+	         "Current allocation summary follows.\n"
+	         "Limit:                        64.00MiB\nInUse:                        24.00MiB\n"
+	         "MaxInUse:                     48.00MiB\nNumAllocs:                          10\n"
+	         "LargestFreeBlock:                   0B\n" TRACEBACK
+	         "tensorflow.python.framework.errors_impl.ResourceExhaustedError: {{function_node "
+	         "__wrapped__Fill_device_/job:localhost/replica:0/task:0/device:GPU:0}} OOM when "
+	         "allocating tensor with shape[5242880] and type float on /job:localhost/replica:0/"
+	         "task:0/device:GPU:0 by allocator GPU_0_bfc [Op:Fill] name: \n",
+	         &w);
+	assert_int_equal(w.oom.framework, CT_FRAMEWORK_TENSORFLOW);
+	assert_int_equal(w.oom.requested_bytes, 20 * MIB);
+	assert_int_equal(w.oom.limit_bytes, 64 * MIB);
+	assert_int_equal(w.oom.in_use_bytes, 24 * MIB);
+	assert_true(w.oom.rounded);
+	ct_last_words_clear(&w);
 }
 
 static void test_jax(void **unused)
