@@ -1626,6 +1626,10 @@ static char *said_figures(const struct ct_node *o, const char *name)
 			g_string_append_printf(
 			    s, "%s%s%s", s->len ? ", " : " (",
 			    bytes_text(number_of(o, keys[i]), size, sizeof(size)), what[i]);
+	/* the allocator's own limit (TensorFlow's Limit:), when no device total says more */
+	if (ct_node_u64(o, "limit_bytes") && !free_of)
+		g_string_append_printf(s, "%s%s limit", s->len ? ", of its " : " (its ",
+		                       bytes_text(number_of(o, "limit_bytes"), size, sizeof(size)));
 	if (s->len)
 		g_string_append_c(s, ')');
 	g_free(in_use);
@@ -1715,8 +1719,39 @@ static const char *said_verdict(const struct ct_node *o)
 	                   ct_node_u64(o, "reserved_unused_bytes"));
 }
 
+/*
+ * Whether the out-of-memory error the last words O quote is a BFC
+ * allocator's (TensorFlow's) whose own limit had room for the request
+ * beside what its tensors held: BFC fails only when no free chunk of its
+ * regions is large enough and it cannot extend them, so that room was in
+ * pieces; unless the driver refused the process an allocation (FRAG), when
+ * the device, not the pool, was full. Sizes printed rounded ("64.00MiB")
+ * must leave room by more than their rounding.
+ */
+static bool bfc_had_room(const struct ct_node *o, const char *framework,
+                         const struct ct_fragmentation_result *frag, int64_t pid)
+{
+	const struct ct_node *in_use = at(o, "in_use_bytes");
+	uint64_t limit = ct_node_u64(o, "limit_bytes"),
+	         requested = ct_node_u64(o, "requested_bytes");
+	uint64_t held, slack;
+
+	if (strcmp(framework, "tensorflow") || !in_use || in_use->type != CT_NODE_U64 || !limit ||
+	    !requested)
+		return false;
+	held = ct_node_u64(o, "in_use_bytes");
+	slack = !g_strcmp0(ct_node_str(o, "precision"), "exact") ? 0 : limit / 100;
+	if (held > limit || limit - held < requested || limit - held - requested < slack)
+		return false;
+	for (guint i = 0; frag && i < frag->failures->len; i++)
+		if (g_array_index(frag->failures, struct ct_frag_failure, i).pid == pid)
+			return false;
+	return true;
+}
+
 static void find_said_oom(GArray *list, const struct ct_node *root,
-                          const struct ct_framework_result *fw)
+                          const struct ct_framework_result *fw,
+                          const struct ct_fragmentation_result *frag)
 {
 	const struct ct_node *words = at(root, "last_words");
 	const struct ct_node *o = at(words, "out_of_memory");
@@ -1729,6 +1764,8 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	if (!framework || probe_saw_oom(fw, pid))
 		return;
 	verdict = said_verdict(o);
+	if (!strcmp(verdict, "out_of_memory") && bfc_had_room(o, framework, frag, pid))
+		verdict = "fragmented";
 	/* a message without its limit: the probe's figures may know it */
 	if (!strcmp(verdict, "out_of_memory") && !ct_node_u64(o, "limit_bytes") && limit &&
 	    ct_node_u64(o, "requested_bytes") > limit)
@@ -2087,7 +2124,7 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 		find_sticky(list, errors, &losses);
 	if (cells)
 		find_cell_errors(list, cells);
-	find_said_oom(list, root, framework);
+	find_said_oom(list, root, framework, frag);
 	find_death(list, root, results, count);
 	/* stable: equal findings keep the order their section gave them */
 	g_array_sort(list, by_rank);

@@ -753,6 +753,79 @@ static void test_said_oom(void **unused)
 	}
 }
 
+/* last_words of process 42: TensorFlow's BFC allocator could not allocate
+ * 20 MiB, its statistics then IN_USE of a 64 MiB limit, as sizes. */
+static void write_bfc_words(struct ct_doc *doc, uint64_t in_use)
+{
+	ct_doc_object(doc, "last_words", NULL);
+	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
+	ct_doc_string(doc, "process", "train");
+	ct_doc_object(doc, "out_of_memory", NULL);
+	ct_doc_string(doc, "framework", "tensorflow");
+	ct_doc_i64(doc, "time_ns", 3000002000, CT_UNIT_TIME);
+	ct_doc_string(doc, "text",
+	              "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when "
+	              "allocating tensor with shape[5242880] and type float");
+	ct_doc_u64(doc, "device", 0, CT_UNIT_ID);
+	ct_doc_u64(doc, "requested_bytes", 20 * MIB, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "in_use_bytes", in_use, CT_UNIT_BYTES);
+	ct_doc_null(doc, "reserved_bytes");
+	ct_doc_null(doc, "reserved_unused_bytes");
+	ct_doc_u64(doc, "limit_bytes", 64 * MIB, CT_UNIT_BYTES);
+	ct_doc_string(doc, "precision", "rounded");
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+}
+
+/*
+ * TensorFlow's BFC allocator fails only when no free chunk is large
+ * enough and it cannot grow: with room for the request under its own
+ * limit beside what it held, the room was in pieces; without, or when
+ * the driver refused the process memory (the device was full), not.
+ */
+static void test_said_bfc(void **unused)
+{
+	static const struct {
+		uint64_t in_use;
+		bool driver_refused;
+		const char *verdict;
+	} cases[] = {
+		{ 24 * MIB, false, "fragmented" },
+		{ 24 * MIB, true, "out_of_memory" },
+		{ 50 * MIB, false, "out_of_memory" },
+		/* 20 MiB left, within the printed sizes' rounding of the 20 asked */
+		{ 44 * MIB, false, "out_of_memory" },
+	};
+
+	(void)unused;
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct ct_doc *doc = ct_doc_create();
+		const struct ct_node *f;
+		struct results r;
+
+		results_init(&r);
+		write_trace(doc, 0);
+		if (cases[i].driver_refused)
+			add_failure(&r, "cuMemAlloc", "out_of_memory", 3000001000, NULL);
+		write_bfc_words(doc, cases[i].in_use);
+		write_end(doc, "framework-oom", NULL);
+		write_findings(doc, &r);
+		f = ct_node_get(ct_doc_root(doc), "findings");
+		for (size_t j = 0; j < ct_node_count(f); j++)
+			if (!strcmp(str(ct_node_child(f, j), "kind"), "framework_oom"))
+				assert_string_equal(str(ct_node_child(f, j), "verdict"),
+				                    cases[i].verdict);
+		assert_int_equal(count_kind(ct_doc_root(doc), "framework_oom"), 1);
+		if (i == 0)
+			assert_non_null(
+			    strstr(str(finding(ct_doc_root(doc), 0), "summary"),
+			           "its pool had room, in pieces too small (24.00 MiB in "
+			           "use by TensorFlow, of its 64.00 MiB limit)"));
+		ct_doc_destroy(doc);
+		results_free(&r);
+	}
+}
+
 /* JAX's pool at 75 % of the device at its start is told, PyTorch's never. */
 static void test_preallocation(void **unused)
 {
@@ -1165,6 +1238,7 @@ int main(void)
 		cmocka_unit_test(test_framework_oom),
 		cmocka_unit_test(test_framework_oom_death),
 		cmocka_unit_test(test_said_oom),
+		cmocka_unit_test(test_said_bfc),
 		cmocka_unit_test(test_preallocation),
 		cmocka_unit_test(test_recovered_refusal),
 		cmocka_unit_test(test_sticky),

@@ -31,6 +31,10 @@
 # the first page tells it as TensorFlow's out-of-memory error, larger than
 # the device; how it ended names the exception; the Python probe's peak of
 # TensorFlow's allocator is TensorFlow's own get_memory_info().
+#
+# Then one that runs out of memory with room in its pool, in pieces
+# (tensorflow-fragment.py): the first page says the pool was fragmented,
+# with the figures of TensorFlow's own summary.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -133,4 +137,33 @@ is "$tag: how it ended names the exception" "$(sed -n 2p "$lttng_tmp/$tag.facts"
 	"tensorflow.python.framework.errors_impl.ResourceExhaustedError"
 is "$tag: the probe's peak of TensorFlow's allocator is its get_memory_info()" \
 	"$(sed -n 3p "$lttng_tmp/$tag.facts")" "$(fact peak_bytes)"
+
+# Out of memory with room in the pool, in pieces (tensorflow-fragment.py):
+# the first page says so, with the figures of TensorFlow's own summary,
+# which 2.21 prints as sizes ("Limit: 64.00MiB").
+tag=tf-fragment
+LD_LIBRARY_PATH="$libpath:$LD_LIBRARY_PATH" CLI_TIMEOUT=300 cli_record "$tag" \
+	-o "$lttng_tmp/$tag" -- "$CUDASIM_ENV" --libdir "$trace_simdir" --cuda12 \
+	TF_FORCE_GPU_ALLOW_GROWTH=false "$python" "$cli_here/tensorflow-fragment.py"
+cli_status_is "$tag: record exits with the program's status" 1
+"$cli_bin" report --format json -o "$lttng_tmp/$tag.json" "$lttng_tmp/$tag" 2>"$lttng_tmp/$tag.report-err"
+is "$tag: cudatrace report reads the trace" "$?" 0
+"$trace_python" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+f = r["findings"][0] if r["findings"] else {}
+print(f.get("kind"), f.get("verdict"))
+o = r["last_words"]["out_of_memory"] or {}
+print(o.get("requested_bytes"), o.get("limit_bytes"))
+print(o.get("in_use_bytes"))
+print(f.get("summary"))' "$lttng_tmp/$tag.json" >"$lttng_tmp/$tag.facts"
+is "$tag: the first finding is TensorFlow's out-of-memory error, its pool fragmented" \
+	"$(sed -n 1p "$lttng_tmp/$tag.facts")" "framework_oom fragmented"
+is "$tag: what it asked, and its pool's limit, as the program set them" \
+	"$(sed -n 2p "$lttng_tmp/$tag.facts")" "$(fact requested_bytes) $(fact limit_bytes)"
+# TensorFlow prints what is in use rounded to hundredths of a MiB
+ok "$tag: what was in use is get_memory_info()'s, to its printed precision" \
+	"$trace_python" -c 'import sys; a, b = map(int, sys.argv[1:]); sys.exit(abs(a - b) > 10486)' \
+	"$(sed -n 3p "$lttng_tmp/$tag.facts")" "$(fact in_use_bytes)"
+ok "$tag: the first page quotes the pool's figures" \
+	grep -q "in use by TensorFlow, of its 64.00 MiB limit" "$lttng_tmp/$tag.facts"
 tap_done
