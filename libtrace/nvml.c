@@ -258,6 +258,17 @@ static unsigned device_count(void)
 	return count < NVML_MAX_DEVICES ? count : NVML_MAX_DEVICES;
 }
 
+void nvml_list_all_processes(void)
+{
+	unsigned count;
+
+	if (!lttng_ust_tracepoint_enabled(cudatrace, nvml_process) || !nvml_open())
+		return;
+	count = device_count();
+	for (unsigned device = 0; device < count; device++)
+		nvml_list_processes((uint8_t)device);
+}
+
 static void sample_all(void)
 {
 	for (unsigned d = 0, n = device_count(); d < n; d++)

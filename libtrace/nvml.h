@@ -28,9 +28,12 @@ bool nvml_read(uint8_t device, enum ct_nvml_reason reason, struct ct_ev_nvml_sam
 /*
  * Emit an nvml_process for each process NVML lists on DEVICE, with the
  * memory it uses (if the event is enabled): who holds the device, after a
- * failed allocation.
+ * failed allocation or a framework's out-of-memory error.
  */
 void nvml_list_processes(uint8_t device);
+
+/* nvml_list_processes for every device NVML has: at a death, whose device is not known. */
+void nvml_list_all_processes(void);
 
 /* Read and emit one nvml_sample for device (if the event is enabled). */
 void nvml_sample_device(uint8_t device, enum ct_nvml_reason reason);

@@ -18,6 +18,7 @@
 #include "app-context.h"
 #include "callbacks.h"
 #include "emit.h"
+#include "nvml.h"
 #include "text.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -95,6 +96,9 @@ void cudatrace_python_framework_oom(uint32_t framework, uint32_t device, uint64_
 	                        .limit = limit,
 	                        .device_free = device_free,
 	                    });
+	/* who else held the device, as for a failed allocation */
+	if (device < CT_DEVICE_NONE)
+		nvml_list_processes((uint8_t)device);
 }
 
 void cudatrace_python_framework_site(uint32_t framework, uint32_t device, uint32_t at,
@@ -142,6 +146,8 @@ void cudatrace_python_exception(const char *type, const char *message, const cha
 	                           .raised_file_len = text_length(raised_file),
 	                           .raised_line = raised_line,
 	                       });
+	/* an out-of-memory error may be what it dies of: who held the devices */
+	nvml_list_all_processes();
 }
 
 void cudatrace_python_exit(uint32_t threads)
