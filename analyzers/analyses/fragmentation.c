@@ -166,6 +166,15 @@ struct frag_failure {
 	unsigned holder_count;
 };
 
+/* A list NVML gave that is no failure's (struct ct_frag_listing). */
+struct frag_listing {
+	int64_t time_ns;
+	int64_t pid;
+	uint8_t device;
+	struct frag_holder holders[FRAG_HOLDERS_MAX];
+	unsigned holder_count;
+};
+
 /* What the analysis keeps of one (process, device), beside the accountant's. */
 struct frag_device {
 	struct ct_acct_device *acct; /* the accountant's state of it; borrowed */
@@ -185,12 +194,18 @@ struct fragmentation {
 	struct ct_acct *acct;          /* the pass's */
 	struct ct_acct_sub *sub;       /* its subscription to it */
 	GPtrArray *failures;           /* struct frag_failure, the first FAILURES_MAX; owned */
+	GArray *listings;              /* struct frag_listing, the first LISTINGS_MAX */
 	uint64_t failures_total;
 	int64_t end_ns;
 	struct ct_fragmentation_result result; /* owned, once computed */
 };
 
 /* ------------------------------------------------------------- state */
+
+static const char *intern(struct fragmentation *f, const char *text)
+{
+	return text ? g_string_chunk_insert_const(f->result.strings, text) : NULL;
+}
 
 static struct frag_device *device_of(struct fragmentation *f, struct ct_process *process,
                                      unsigned device)
@@ -515,21 +530,63 @@ static void on_failure(struct fragmentation *f, const struct ct_event *ev)
  */
 #define HOLDERS_NS (1000 * 1000 * 1000LL)
 
-/* A process NVML listed right after the failure of its device joins the failure's holders. */
+/* H: the process E says NVML listed. */
+static void holder_set(struct frag_holder *h, const struct ct_ev_nvml_process *e)
+{
+	*h = (struct frag_holder){ .pid = e->pid, .bytes = e->used, .self = e->self != 0 };
+	snprintf(h->name, sizeof(h->name), "%.*s", e->name ? (int)e->name_len : 0,
+	         e->name ? e->name : "");
+}
+
+/* NVML's lists that are no failure's, at most this many kept; one list's
+ * processes come one after the other, within LISTING_NS of its first. */
+#define LISTINGS_MAX 64
+#define LISTING_NS   (100 * 1000 * 1000LL)
+
+/* E, listed by the process of EV when no failure was: added to the last
+ * listing when it is the same one, else to a new one. */
+static void listing_add(struct fragmentation *f, const struct ct_event *ev,
+                        const struct ct_ev_nvml_process *e)
+{
+	GArray *all = f->listings;
+	struct frag_listing *last =
+	    all->len ? &g_array_index(all, struct frag_listing, all->len - 1) : NULL;
+	struct frag_holder *h;
+
+	if (!last || last->pid != ev->process->pid || last->device != e->device ||
+	    ev->time_ns < last->time_ns || ev->time_ns - last->time_ns > LISTING_NS) {
+		struct frag_listing fresh = {
+			.time_ns = ev->time_ns,
+			.pid = ev->process->pid,
+			.device = e->device,
+		};
+
+		if (all->len == LISTINGS_MAX)
+			return;
+		g_array_append_val(all, fresh);
+		last = &g_array_index(all, struct frag_listing, all->len - 1);
+	}
+	if (last->holder_count == FRAG_HOLDERS_MAX)
+		return;
+	h = &last->holders[last->holder_count++];
+	holder_set(h, e);
+}
+
+/* A process NVML listed right after the failure of its device joins the
+ * failure's holders; one listed when no failure was, a listing. */
 static void on_nvml_process(struct fragmentation *f, const struct ct_event *ev)
 {
 	const struct ct_ev_nvml_process *e = &ev->u.nvml_process;
 	struct frag_device *fd = frag_at(f, ev->process, e->device);
 	struct frag_failure *fl = fd ? fd->latest : NULL;
-	struct frag_holder *h;
 
-	if (!fl || fl->holder_count == FRAG_HOLDERS_MAX || ev->time_ns < fl->time_ns ||
-	    ev->time_ns - fl->time_ns > HOLDERS_NS)
+	if (!fl || ev->time_ns < fl->time_ns || ev->time_ns - fl->time_ns > HOLDERS_NS) {
+		listing_add(f, ev, e);
 		return;
-	h = &fl->holders[fl->holder_count++];
-	*h = (struct frag_holder){ .pid = e->pid, .bytes = e->used, .self = e->self != 0 };
-	snprintf(h->name, sizeof(h->name), "%.*s", e->name ? (int)e->name_len : 0,
-	         e->name ? e->name : "");
+	}
+	if (fl->holder_count == FRAG_HOLDERS_MAX)
+		return;
+	holder_set(&fl->holders[fl->holder_count++], e);
 }
 
 /* The nvml_sample that follows a failure completes it when the failure had no reading. */
@@ -1027,11 +1084,6 @@ static void classify(const struct frag_failure *fl, const struct frag_snapshot *
 
 /* ------------------------------------------------------------ result */
 
-static const char *intern(struct fragmentation *f, const char *text)
-{
-	return text ? g_string_chunk_insert_const(f->result.strings, text) : NULL;
-}
-
 static struct ct_frag_state state_of(const struct frag_snapshot *s)
 {
 	struct free_view v;
@@ -1058,14 +1110,14 @@ static struct ct_frag_state state_of(const struct frag_snapshot *s)
 	};
 }
 
-/* FL's holders, as the result keeps them (an array to unref). */
-static GArray *holders_of(struct fragmentation *f, const struct frag_failure *fl)
+/* The COUNT holders of HOLDERS, as the result keeps them (an array to unref). */
+static GArray *holders_of(struct fragmentation *f, const struct frag_holder *holders,
+                          unsigned count)
 {
-	GArray *out =
-	    g_array_sized_new(FALSE, FALSE, sizeof(struct ct_frag_holder), fl->holder_count);
+	GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(struct ct_frag_holder), count);
 
-	for (unsigned i = 0; i < fl->holder_count; i++) {
-		const struct frag_holder *h = &fl->holders[i];
+	for (unsigned i = 0; i < count; i++) {
+		const struct frag_holder *h = &holders[i];
 		struct ct_frag_holder held = {
 			.pid = h->pid,
 			.process = intern(f, h->name),
@@ -1172,7 +1224,7 @@ static void add_failure(struct fragmentation *f, const struct frag_failure *fl)
 		.pool_used_bytes = s->pool_used,
 		.recovered_bytes = fl->recovered_bytes,
 		.recovered_ns = fl->recovered_ns,
-		.holders = holders_of(f, fl),
+		.holders = holders_of(f, fl->holders, fl->holder_count),
 		.caveats = caveats,
 	};
 	g_array_append_val(f->result.failures, out);
@@ -1385,6 +1437,18 @@ static enum ct_analysis_status fragmentation_result(void *state, const void **re
 	f->result.devices = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_device));
 	f->result.notes = g_array_new(FALSE, FALSE, sizeof(struct ct_caveat_note));
 	f->result.strings = g_string_chunk_new(4096);
+	f->result.listings = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_listing));
+	for (guint i = 0; i < f->listings->len; i++) {
+		const struct frag_listing *l = &g_array_index(f->listings, struct frag_listing, i);
+		struct ct_frag_listing out = {
+			.time_ns = l->time_ns,
+			.pid = l->pid,
+			.device = l->device,
+			.holders = holders_of(f, l->holders, l->holder_count),
+		};
+
+		g_array_append_val(f->result.listings, out);
+	}
 	add_notes(f);
 	for (guint i = 0; i < f->failures->len; i++)
 		add_failure(f, g_ptr_array_index(f->failures, i));
@@ -1418,6 +1482,10 @@ static void result_release(struct ct_fragmentation_result *r)
 		if (fl->stack)
 			g_array_unref(fl->stack);
 	}
+	for (guint i = 0; r->listings && i < r->listings->len; i++)
+		g_array_unref(g_array_index(r->listings, struct ct_frag_listing, i).holders);
+	if (r->listings)
+		g_array_unref(r->listings);
 	if (r->notes)
 		g_array_unref(r->notes);
 	if (r->devices)
@@ -1439,6 +1507,7 @@ static enum ct_analysis_status fragmentation_create(struct ct_context *ctx,
 
 	*state = f;
 	f->failures = g_ptr_array_new_with_free_func(g_free);
+	f->listings = g_array_new(FALSE, FALSE, sizeof(struct frag_listing));
 	f->ctx = ctx;
 	f->opts = opts;
 	f->acct = ct_context_accounting(ctx);
@@ -1463,6 +1532,7 @@ static void fragmentation_destroy(void *state)
 	ct_acct_unsubscribe(f->sub);
 	result_release(&f->result);
 	g_ptr_array_free(f->failures, TRUE);
+	g_array_unref(f->listings);
 	g_free(f);
 }
 

@@ -50,6 +50,18 @@ struct ct_frag_holder {
 	bool self;      /* the failing process itself */
 };
 
+/*
+ * A list NVML gave of the processes on a device that is no failed
+ * allocation's: right after a framework's out-of-memory error, or an
+ * uncaught Python exception (doc/events.md, nvml_process).
+ */
+struct ct_frag_listing {
+	int64_t time_ns; /* of its first nvml_process */
+	int64_t pid;     /* the traced process that listed them */
+	uint8_t device;
+	GArray *holders; /* struct ct_frag_holder */
+};
+
 /* A failed allocation, the state at that moment and the verdict. */
 struct ct_frag_failure {
 	int64_t time_ns;
@@ -128,6 +140,7 @@ struct ct_fragmentation_result {
 	GArray *failures;       /* struct ct_frag_failure, the first ones kept, in time order */
 	GArray *failure_sites;  /* struct ct_frag_site of the failures kept, the most bytes first */
 	GArray *devices;        /* struct ct_frag_device, by process, then device */
+	GArray *listings;       /* struct ct_frag_listing, the first ones, in time order */
 	GArray *notes;          /* struct ct_caveat_note: why figures are not exact */
 	GStringChunk *strings;  /* every string of the result */
 };

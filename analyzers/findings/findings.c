@@ -447,17 +447,17 @@ static const char *group_sizes(const struct failure_group *g, char *buf, size_t 
 	return buf;
 }
 
-/* The other processes that held FAILURE's device, as NVML listed them: who to ask. */
+/* The other processes NVML listed on a device (HOLDERS, struct
+ * ct_frag_holder; NULL: none): who to ask. NULL when none. */
 #define HOLDERS_TOLD 3
 
-static char *holders_text(const struct ct_frag_failure *failure)
+static char *holders_text(const GArray *holders)
 {
 	GString *text = g_string_new(NULL);
 	size_t told = 0, others = 0;
 
-	for (guint i = 0; failure->holders && i < failure->holders->len; i++) {
-		const struct ct_frag_holder *h =
-		    &g_array_index(failure->holders, struct ct_frag_holder, i);
+	for (guint i = 0; holders && i < holders->len; i++) {
+		const struct ct_frag_holder *h = &g_array_index(holders, struct ct_frag_holder, i);
 		const char *process = text_of(h->process);
 		char bytes[32];
 
@@ -485,7 +485,7 @@ static void add_failure(GArray *list, const struct ct_frag_failure *failure, gui
 {
 	const char *verdict = text_of(failure->verdict);
 	const char *api = text_of(failure->api);
-	char *holders = holders_text(failure);
+	char *holders = holders_text(failure->holders);
 	char req[72], times[40] = "";
 	uint64_t count = g->count;
 	struct finding *f;
@@ -1299,6 +1299,39 @@ static const char *framework_of(const struct ct_framework_device *device)
  * first; its where is the first driver failure that was part of it, which
  * knows the call site.
  */
+/*
+ * The processes NVML listed for process PID on DEVICE (-1: any) from a
+ * second before FROM_NS to UNTIL_NS (FRAG's listings, made right after a
+ * framework's out-of-memory error or an uncaught exception), the first
+ * such list; NULL when none.
+ */
+static const GArray *listed_holders(const struct ct_fragmentation_result *frag, int64_t pid,
+                                    int64_t device, int64_t from_ns, int64_t until_ns)
+{
+	for (guint i = 0; frag && frag->listings && i < frag->listings->len; i++) {
+		const struct ct_frag_listing *l =
+		    &g_array_index(frag->listings, struct ct_frag_listing, i);
+
+		if (l->pid == pid && (device < 0 || l->device == device) &&
+		    l->time_ns >= from_ns - 1000000000LL && l->time_ns <= until_ns)
+			return l->holders;
+	}
+	return NULL;
+}
+
+/* EXPLANATION (owned, replaced) followed by the other holders of HOLDERS, if any. */
+static char *with_holders(char *explanation, const GArray *holders)
+{
+	char *others = holders_text(holders), *out;
+
+	if (!others)
+		return explanation;
+	out = g_strdup_printf("%s; %s", explanation, others);
+	g_free(explanation);
+	g_free(others);
+	return out;
+}
+
 static void add_framework_oom(GArray *list, const struct ct_framework_result *framework,
                               const struct ct_fragmentation_result *frag, guint d, guint index,
                               uint64_t count)
@@ -1345,6 +1378,10 @@ static void add_framework_oom(GArray *list, const struct ct_framework_result *fr
 		f->explanation = g_strdup_printf("the driver had %s free of the %s it may use%s%s",
 		                                 free_text, limit, asked, sites);
 	g_free(sites);
+	/* the probe's error: NVML's list comes right after it */
+	f->explanation =
+	    with_holders(f->explanation, listed_holders(frag, device->pid, device->device,
+	                                                oom->time_ns, oom->time_ns + 1000000000LL));
 	f->advice = g_strdup(ct_framework_oom_advice(framework_of(device), verdict));
 	oom_numbers(f, oom);
 	f->source = g_strdup_printf("framework.devices[%u].oom_errors[%u]", d, index);
@@ -1790,6 +1827,13 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 		f->explanation = with;
 	}
 	g_free(figures);
+	/* the message's: NVML's list comes at the uncaught exception, after it */
+	f->explanation = with_holders(
+	    f->explanation, listed_holders(frag, pid,
+	                                   at(o, "device") && at(o, "device")->type == CT_NODE_U64
+	                                       ? (int64_t)ct_node_u64(o, "device")
+	                                       : -1,
+	                                   ct_node_i64(o, "time_ns"), INT64_MAX));
 	f->advice = g_strdup(ct_framework_oom_advice(framework, verdict));
 	numbers_from(f, o, said_numbers);
 	f->source = g_strdup("last_words.out_of_memory");

@@ -118,6 +118,10 @@ static void results_free(struct results *r)
 	g_array_unref(r->frag.failure_sites);
 	g_array_unref(r->frag.devices);
 	g_array_unref(r->frag.notes);
+	for (guint i = 0; r->frag.listings && i < r->frag.listings->len; i++)
+		g_array_unref(g_array_index(r->frag.listings, struct ct_frag_listing, i).holders);
+	if (r->frag.listings)
+		g_array_unref(r->frag.listings);
 	g_array_unref(r->framework.devices);
 	g_array_unref(r->framework.exceptions);
 	g_array_unref(r->framework.loads);
@@ -777,6 +781,30 @@ static void write_bfc_words(struct ct_doc *doc, uint64_t in_use)
 	ct_doc_end(doc);
 }
 
+/* NVML's list at TIME_NS, by process 42, of device 0: itself and pid 4242 with 1 GiB. */
+static void add_listing(struct results *r, int64_t time_ns)
+{
+	const struct ct_frag_holder holders[] = {
+		{ .pid = 42,
+		  .process = "train",
+		  .bytes_known = true,
+		  .bytes = 30 * MIB,
+		  .self = true },
+		{ .pid = 4242, .process = "other", .bytes_known = true, .bytes = 1024 * MIB },
+	};
+	struct ct_frag_listing l = {
+		.time_ns = time_ns,
+		.pid = 42,
+		.device = 0,
+		.holders = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_holder)),
+	};
+
+	g_array_append_vals(l.holders, holders, G_N_ELEMENTS(holders));
+	if (!r->frag.listings)
+		r->frag.listings = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_listing));
+	g_array_append_val(r->frag.listings, l);
+}
+
 /*
  * TensorFlow's BFC allocator fails only when no free chunk is large
  * enough and it cannot grow: with room for the request under its own
@@ -807,6 +835,8 @@ static void test_said_bfc(void **unused)
 		write_trace(doc, 0);
 		if (cases[i].driver_refused)
 			add_failure(&r, "cuMemAlloc", "out_of_memory", 3000001000, NULL);
+		if (i == 0)
+			add_listing(&r, 3000005000);
 		write_bfc_words(doc, cases[i].in_use);
 		write_end(doc, "framework-oom", NULL);
 		write_findings(doc, &r);
@@ -816,11 +846,18 @@ static void test_said_bfc(void **unused)
 				assert_string_equal(str(ct_node_child(f, j), "verdict"),
 				                    cases[i].verdict);
 		assert_int_equal(count_kind(ct_doc_root(doc), "framework_oom"), 1);
-		if (i == 0)
+		if (i == 0) {
+			f = finding(ct_doc_root(doc), 0);
 			assert_non_null(
-			    strstr(str(finding(ct_doc_root(doc), 0), "summary"),
+			    strstr(str(f, "summary"),
 			           "its pool had room, in pieces too small (24.00 MiB in "
 			           "use by TensorFlow, of its 64.00 MiB limit)"));
+			/* who else held the device, NVML's list at the exception; not itself */
+			assert_non_null(strstr(str(f, "explanation"),
+			                       "; NVML listed on the device pid 4242 (other) with "
+			                       "1.00 GiB"));
+			assert_null(strstr(str(f, "explanation"), "pid 42 "));
+		}
 		ct_doc_destroy(doc);
 		results_free(&r);
 	}

@@ -21,7 +21,8 @@
 # 4. A framework (a stand-in `torch` package with PyTorch's API, whose
 #    figures the test sets): its import is seen, its figures are recorded
 #    as it gives them, only once it says CUDA is initialised, its
-#    out-of-memory observer is attached; the Perfetto export shows its
+#    out-of-memory observer is attached, and the other processes NVML
+#    lists on the device then are named; the Perfetto export shows its
 #    figures as counters beside the driver's, and its error as an instant
 #    (decoded with Perfetto's protos, check-perfetto.py).
 # 5. Memory the program still held when its code ended, which Python
@@ -220,8 +221,8 @@ torch.set_stats(2 * MIB, 20 * MIB)
 torch.oom(16 * MIB, 256 * MIB, 8 * MIB)
 sys.exit(0)
 PY
-PYTHONPATH=$dir/fake CUDATRACE_PYTHON_PERIOD_MS=50 cli_record fake -o "$lttng_tmp/fake" -- \
-	"$py" "$dir/fake-train.py"
+PYTHONPATH=$dir/fake CUDATRACE_PYTHON_PERIOD_MS=50 CUDASIM_OTHER_PROCESSES=0:4242:1073741824 \
+	cli_record fake -o "$lttng_tmp/fake" -- "$py" "$dir/fake-train.py"
 cli_status_is "a framework: record exits with the program's status" 0
 is "a framework: its import is seen, with its version" "$(framework fake loaded)" \
 	"pytorch:9.9.fake"
@@ -231,6 +232,11 @@ is "a framework: its out-of-memory error, with its figures then" "$(framework fa
 	"16777216 268435456 8388608 2097152 20971520"
 is "a framework: the error is on the first page, the pool fragmented" \
 	"$(framework fake findings)" "framework_oom:fragmented"
+ok "a framework: the error names who else held the device, as NVML listed it" \
+	"$py" -c 'import json, sys
+f = json.load(open(sys.argv[1]))["findings"][0]
+sys.exit("NVML listed on the device pid 4242 with 1.00 GiB" not in f["explanation"])' \
+	"$lttng_tmp/fake.json"
 "$cli_bin" export --format perfetto -o "$lttng_tmp/fake.pftrace" "$lttng_tmp/fake" \
 	2>"$lttng_tmp/fake.export-err"
 is "a framework: the Perfetto export is written" "$?" 0

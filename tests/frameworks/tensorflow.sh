@@ -34,7 +34,8 @@
 #
 # Then one that runs out of memory with room in its pool, in pieces
 # (tensorflow-fragment.py): the first page says the pool was fragmented,
-# with the figures of TensorFlow's own summary.
+# with the figures of TensorFlow's own summary, and names the other
+# process on the device (the simulator's CUDASIM_OTHER_PROCESSES).
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -144,7 +145,8 @@ is "$tag: the probe's peak of TensorFlow's allocator is its get_memory_info()" \
 tag=tf-fragment
 LD_LIBRARY_PATH="$libpath:$LD_LIBRARY_PATH" CLI_TIMEOUT=300 cli_record "$tag" \
 	-o "$lttng_tmp/$tag" -- "$CUDASIM_ENV" --libdir "$trace_simdir" --cuda12 \
-	TF_FORCE_GPU_ALLOW_GROWTH=false "$python" "$cli_here/tensorflow-fragment.py"
+	TF_FORCE_GPU_ALLOW_GROWTH=false CUDASIM_OTHER_PROCESSES=0:4242:1073741824 \
+	"$python" "$cli_here/tensorflow-fragment.py"
 cli_status_is "$tag: record exits with the program's status" 1
 "$cli_bin" report --format json -o "$lttng_tmp/$tag.json" "$lttng_tmp/$tag" 2>"$lttng_tmp/$tag.report-err"
 is "$tag: cudatrace report reads the trace" "$?" 0
@@ -155,7 +157,8 @@ print(f.get("kind"), f.get("verdict"))
 o = r["last_words"]["out_of_memory"] or {}
 print(o.get("requested_bytes"), o.get("limit_bytes"))
 print(o.get("in_use_bytes"))
-print(f.get("summary"))' "$lttng_tmp/$tag.json" >"$lttng_tmp/$tag.facts"
+print(f.get("summary"))
+print(f.get("explanation"))' "$lttng_tmp/$tag.json" >"$lttng_tmp/$tag.facts"
 is "$tag: the first finding is TensorFlow's out-of-memory error, its pool fragmented" \
 	"$(sed -n 1p "$lttng_tmp/$tag.facts")" "framework_oom fragmented"
 is "$tag: what it asked, and its pool's limit, as the program set them" \
@@ -166,4 +169,6 @@ ok "$tag: what was in use is get_memory_info()'s, to its printed precision" \
 	"$(sed -n 3p "$lttng_tmp/$tag.facts")" "$(fact in_use_bytes)"
 ok "$tag: the first page quotes the pool's figures" \
 	grep -q "in use by TensorFlow, of its 64.00 MiB limit" "$lttng_tmp/$tag.facts"
+ok "$tag: and who else held the device, as NVML listed it at the exception" \
+	grep -q "NVML listed on the device pid 4242 with 1.00 GiB" "$lttng_tmp/$tag.facts"
 tap_done
