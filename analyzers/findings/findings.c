@@ -1343,6 +1343,7 @@ static void add_framework_oom(GArray *list, const struct ct_framework_result *fr
 	const char *verdict = framework_oom_verdict(oom);
 	const struct ct_frag_failure *driver;
 	uint64_t refusals = driver_refusals(frag, framework, oom, &driver);
+	const GArray *holders;
 	char req[32], limit[32], free_text[32], in_use[32], reserved[32], unused[32];
 	char times[40] = "", asked[160] = "";
 	struct finding *f = finding_add(list, SEV_CRITICAL, "framework_oom", NULL);
@@ -1378,10 +1379,13 @@ static void add_framework_oom(GArray *list, const struct ct_framework_result *fr
 		f->explanation = g_strdup_printf("the driver had %s free of the %s it may use%s%s",
 		                                 free_text, limit, asked, sites);
 	g_free(sites);
-	/* the probe's error: NVML's list comes right after it */
-	f->explanation =
-	    with_holders(f->explanation, listed_holders(frag, device->pid, device->device,
-	                                                oom->time_ns, oom->time_ns + 1000000000LL));
+	/* the probe's error: NVML's list comes right after it, or after the
+	 * driver's refusal that was part of it */
+	holders = listed_holders(frag, device->pid, device->device, oom->time_ns,
+	                         oom->time_ns + 1000000000LL);
+	f->explanation = with_holders(f->explanation, holders    ? holders
+	                                              : refusals ? driver->holders
+	                                                         : NULL);
 	f->advice = g_strdup(ct_framework_oom_advice(framework_of(device), verdict));
 	oom_numbers(f, oom);
 	f->source = g_strdup_printf("framework.devices[%u].oom_errors[%u]", d, index);

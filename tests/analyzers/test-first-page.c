@@ -98,8 +98,14 @@ static void results_init(struct results *r)
 
 static void results_free(struct results *r)
 {
-	for (guint i = 0; i < r->frag.failures->len; i++)
-		g_array_unref(g_array_index(r->frag.failures, struct ct_frag_failure, i).caveats);
+	for (guint i = 0; i < r->frag.failures->len; i++) {
+		struct ct_frag_failure *f =
+		    &g_array_index(r->frag.failures, struct ct_frag_failure, i);
+
+		g_array_unref(f->caveats);
+		if (f->holders)
+			g_array_unref(f->holders);
+	}
 	for (guint i = 0; i < r->framework.devices->len; i++) {
 		struct ct_framework_device *d =
 		    &g_array_index(r->framework.devices, struct ct_framework_device, i);
@@ -605,6 +611,18 @@ static size_t count_kind(const struct ct_node *root, const char *kind)
 	return n;
 }
 
+/* NVML's list of another process on the device, pid 4242 with 1 GiB. */
+static GArray *other_holder(void)
+{
+	const struct ct_frag_holder other = {
+		.pid = 4242, .process = "other", .bytes_known = true, .bytes = 1024 * MIB
+	};
+	GArray *holders = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_holder));
+
+	g_array_append_val(holders, other);
+	return holders;
+}
+
 /*
  * A framework's out-of-memory error is one finding, PyTorch's, with the
  * driver's refusals that were part of it (at most a second before) and
@@ -617,13 +635,15 @@ static void test_framework_oom(void **unused)
 	for (int fragmented = 0; fragmented <= 1; fragmented++) {
 		struct ct_doc *doc = ct_doc_create();
 		const struct ct_node *root, *f;
+		struct ct_frag_failure *refused;
 		struct results r;
 
 		(void)unused;
 		results_init(&r);
 		write_trace(doc, 0);
 		add_failure(&r, "early:cudaMalloc", "out_of_memory", 1000, NULL);
-		add_failure(&r, "train.py:12 in step", "out_of_memory", 3000000000, NULL);
+		refused = add_failure(&r, "train.py:12 in step", "out_of_memory", 3000000000, NULL);
+		refused->holders = other_holder();
 		add_failure(&r, "train.py:12 in step", "out_of_memory", 3000001000, NULL);
 		add_framework(&r, CT_FRAMEWORK_PYTORCH, (const int64_t[]){ 3000002000, 0 },
 		              fragmented ? 100 * MIB : 10 * MIB);
@@ -638,6 +658,10 @@ static void test_framework_oom(void **unused)
 		assert_string_equal(str(f, "verdict"), fragmented ? "fragmented" : "out_of_memory");
 		assert_non_null(strstr(str(f, "summary"), "PyTorch could not allocate 64.00 MiB"));
 		assert_non_null(strstr(str(f, "explanation"), "refused cudaMalloc 2 times"));
+		/* who else held the device, NVML's list at the driver's refusal */
+		assert_non_null(
+		    strstr(str(f, "explanation"),
+		           "; NVML listed on the device pid 4242 (other) with 1.00 GiB"));
 		assert_string_equal(str(ct_node_get(f, "where"), "site"), "train.py:12 in step");
 		assert_non_null(
 		    strstr(str(f, "advice"), fragmented ? "expandable_segments" : "batch"));
