@@ -73,7 +73,7 @@ static char *summary_of(const struct ct_doc *doc, const struct ct_result *result
 
 	death_facts_of(info, facts);
 	ct_death_facts_from_report(ct_doc_root(doc), info->pid, facts);
-	ct_death_facts_from_results(results, count, facts);
+	ct_death_facts_from_results(results, count, info->pid, facts);
 	ct_death_word(info->death, facts, &words);
 	text = ct_death_text(&words);
 	ct_death_words_clear(&words);

@@ -44,6 +44,35 @@ const char *ct_framework_name(const char *label)
 	return "the framework";
 }
 
+/* A pool this share of the device, taken at once at its start, is preallocation. */
+#define PREALLOCATION_SHARE 0.5
+
+const struct ct_framework_device *ct_framework_device_of(const struct ct_framework_result *result,
+                                                         int64_t pid, const char *label)
+{
+	for (guint i = 0; result && label && i < result->devices->len; i++) {
+		const struct ct_framework_device *d =
+		    &g_array_index(result->devices, struct ct_framework_device, i);
+
+		if (d->pid == pid && !g_strcmp0(ct_framework_label(d->framework), label))
+			return d;
+	}
+	return NULL;
+}
+
+double ct_framework_first_share(const struct ct_framework_device *device)
+{
+	return device->device_total_bytes
+	           ? (double)device->first_reserved_bytes / (double)device->device_total_bytes
+	           : 0;
+}
+
+bool ct_framework_preallocated(const struct ct_framework_device *device)
+{
+	return device->framework == CT_FRAMEWORK_JAX &&
+	       ct_framework_first_share(device) >= PREALLOCATION_SHARE;
+}
+
 /* A text field of an event as a string of the result ("" when absent). */
 static const char *keep(struct framework *f, const char *text, uint16_t len)
 {

@@ -104,4 +104,24 @@ struct ct_framework_result {
 /* The framework of LABEL ("pytorch", ct_framework_label) as people name it: "PyTorch". */
 const char *ct_framework_name(const char *label);
 
+/*
+ * The first device of process PID's framework LABEL ("pytorch") in RESULT
+ * (NULL: the analysis did not run), in order of first figures; NULL when
+ * none.
+ */
+const struct ct_framework_device *ct_framework_device_of(const struct ct_framework_result *result,
+                                                         int64_t pid, const char *label);
+
+/* DEVICE's pool at its first figures as a share of the device; 0 when its size is unknown. */
+double ct_framework_first_share(const struct ct_framework_device *device);
+
+/*
+ * Whether DEVICE's framework preallocated its pool: JAX's took at least
+ * half of the device at its first figures (JAX preallocates 75 % of each
+ * device unless XLA_PYTHON_CLIENT_PREALLOCATE=false). PyTorch's pool grows
+ * with its tensors, so a large first one is no preallocation, and
+ * TensorFlow's is told by its own figures: both false.
+ */
+bool ct_framework_preallocated(const struct ct_framework_device *device);
+
 #endif

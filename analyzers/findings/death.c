@@ -73,13 +73,23 @@ void ct_death_facts_from_report(const struct ct_node *root, int64_t pid, struct 
 	}
 }
 
-void ct_death_facts_from_results(const struct ct_result *results, size_t count,
+/* How a framework's pool began, from its figures (NULL: none). */
+enum ct_pool_start ct_pool_start_of(const struct ct_framework_device *device)
+{
+	if (!device)
+		return CT_POOL_UNKNOWN;
+	return ct_framework_preallocated(device) ? CT_POOL_PREALLOCATED : CT_POOL_ON_DEMAND;
+}
+
+void ct_death_facts_from_results(const struct ct_result *results, size_t count, int64_t pid,
                                  struct ct_death_facts *f)
 {
 	const struct ct_memory_result *memory = ct_result_of(results, count, CT_ANALYSIS_MEMORY);
 	const struct ct_fragmentation_result *frag =
 	    ct_result_of(results, count, CT_ANALYSIS_FRAGMENTATION);
 
+	f->framework_pool = ct_pool_start_of(ct_framework_device_of(
+	    ct_result_of(results, count, CT_ANALYSIS_FRAMEWORK), pid, f->framework));
 	if (!memory && !frag)
 		return;
 	f->gpu_known = true;
@@ -169,7 +179,8 @@ enum ct_death ct_death_judge(const struct ct_death_facts *f)
 
 /* ---------------------------------------------------------------- the words */
 
-const char *ct_framework_oom_advice(const char *framework, const char *verdict)
+const char *ct_framework_oom_advice(const char *framework, const char *verdict,
+                                    enum ct_pool_start pool)
 {
 	bool torch = !g_strcmp0(framework, "pytorch");
 
@@ -192,10 +203,22 @@ const char *ct_framework_oom_advice(const char *framework, const char *verdict)
 		return "hold less at the peak (a smaller batch, mixed precision), or free the "
 		       "device of other processes; TensorFlow takes the whole device at its start "
 		       "unless TF_FORCE_GPU_ALLOW_GROWTH=true, which other processes on it need";
+	/* JAX's documentation, "GPU memory allocation" */
+	if (!g_strcmp0(framework, "jax") && pool == CT_POOL_ON_DEMAND)
+		return "hold less at the peak (a smaller batch, jax.checkpoint), or free the "
+		       "device "
+		       "of other processes; JAX already allocates as needed here, which leaves its "
+		       "memory in more pieces than a preallocated pool";
+	if (!g_strcmp0(framework, "jax") && pool == CT_POOL_PREALLOCATED)
+		return "hold less at the peak (a smaller batch, jax.checkpoint); JAX took its pool "
+		       "at its start, 75 % of the device unless told: "
+		       "XLA_PYTHON_CLIENT_MEM_FRACTION=.9 (say) lets it take more, when no other "
+		       "process needs the rest";
 	if (!g_strcmp0(framework, "jax"))
-		return "hold less at the peak (a smaller batch, jax.checkpoint); JAX's pool takes "
-		       "75 % of the device: XLA_PYTHON_CLIENT_MEM_FRACTION=.9 (say) lets it take "
-		       "more, XLA_PYTHON_CLIENT_PREALLOCATE=false takes memory only as needed";
+		return "hold less at the peak (a smaller batch, jax.checkpoint); unless "
+		       "XLA_PYTHON_CLIENT_PREALLOCATE=false, JAX's pool takes 75 % of the device "
+		       "at "
+		       "its start: XLA_PYTHON_CLIENT_MEM_FRACTION=.9 (say) lets it take more";
 	return "hold less at the peak (a smaller batch), or free the device of other processes";
 }
 
@@ -538,7 +561,8 @@ static void word_framework_oom(const struct ct_death_facts *f, const char *end,
 	                                 "shows no failed allocation of its own: %s's allocator "
 	                                 "refused it from what it held, or the trace began late",
 	                                 name);
-	w->advice = g_strdup(ct_framework_oom_advice(f->framework, "out_of_memory"));
+	w->advice =
+	    g_strdup(ct_framework_oom_advice(f->framework, "out_of_memory", f->framework_pool));
 }
 
 static void word_other(enum ct_death death, const struct ct_death_facts *f, const char *end,

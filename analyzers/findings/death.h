@@ -51,6 +51,22 @@ const char *ct_death_name(enum ct_death death);
 /* The death of WORD, CT_DEATH_NOT_JUDGED for a word not known (or NULL). */
 enum ct_death ct_death_of_name(const char *word);
 
+/*
+ * How a framework's pool began: preallocated (JAX takes 75 % of each
+ * device at its start unless told not to), or as its tensors needed; not
+ * known without the Python probe's figures.
+ */
+enum ct_pool_start {
+	CT_POOL_UNKNOWN = 0,
+	CT_POOL_PREALLOCATED,
+	CT_POOL_ON_DEMAND,
+};
+
+struct ct_framework_device;
+
+/* How the pool of a framework's DEVICE figures began (NULL: none known). */
+enum ct_pool_start ct_pool_start_of(const struct ct_framework_device *device);
+
 /* What a death is judged and worded from. Strings are borrowed; NULL or "" is none. */
 struct ct_death_facts {
 	const char *program; /* its name: "the program" when none */
@@ -95,6 +111,7 @@ struct ct_death_facts {
 	 */
 	const char *framework;
 	uint64_t framework_requested_bytes;
+	enum ct_pool_start framework_pool; /* how its pool began (the Python probe's figures) */
 };
 
 struct ct_node;
@@ -109,12 +126,13 @@ void ct_death_facts_from_report(const struct ct_node *root, int64_t pid,
                                 struct ct_death_facts *facts);
 
 /*
- * What the analyses' RESULTS (COUNT of them) add to FACTS, when the
- * memory or the fragmentation analysis ran: the GPU allocations that
- * failed, the size of the device of the last of gpu_failed_bytes, and
- * the highest peak.
+ * What the analyses' RESULTS (COUNT of them) add to FACTS of process PID:
+ * when the memory or the fragmentation analysis ran, the GPU allocations
+ * that failed, the size of the device of the last of gpu_failed_bytes,
+ * and the highest peak; when the framework analysis has its framework's
+ * figures, how its pool began.
  */
-void ct_death_facts_from_results(const struct ct_result *results, size_t count,
+void ct_death_facts_from_results(const struct ct_result *results, size_t count, int64_t pid,
                                  struct ct_death_facts *facts);
 
 /* Why the program ended, from FACTS; CT_DEATH_NONE after a status of 0. */
@@ -152,11 +170,13 @@ char *ct_death_host(const struct ct_death_facts *facts);
 
 /*
  * What to do when FRAMEWORK ("pytorch", "tensorflow", "jax": the
- * contract's label) ran out of GPU memory, for VERDICT: "too_large" (more
- * than it may use of the device), "fragmented" (its pool held enough
- * unused, in pieces too small), else the device was full.
+ * contract's label), whose pool began as POOL, ran out of GPU memory, for
+ * VERDICT: "too_large" (more than it may use of the device), "fragmented"
+ * (its pool held enough unused, in pieces too small), else the device was
+ * full.
  */
-const char *ct_framework_oom_advice(const char *framework, const char *verdict);
+const char *ct_framework_oom_advice(const char *framework, const char *verdict,
+                                    enum ct_pool_start pool);
 
 /* "INTRO: \"TEXT\"", TEXT cut after 300 characters (g_free). */
 char *ct_death_quote(const char *intro, const char *text);

@@ -525,6 +525,18 @@ static void add_failure(GArray *list, const struct ct_frag_failure *failure, gui
 #define FRAMEWORK_RETRY_NS 1000000000LL
 
 /*
+ * Whether the driver's FAILURE may have been part of an out-of-memory
+ * error of process PID on DEVICE (-1: any) at TIME_NS: the allocator asked
+ * the driver in vain at most FRAMEWORK_RETRY_NS before it.
+ */
+static bool refused_for(const struct ct_frag_failure *failure, int64_t pid, int64_t device,
+                        int64_t time_ns)
+{
+	return failure->pid == pid && (device < 0 || failure->device == device) &&
+	       failure->time_ns <= time_ns && failure->time_ns >= time_ns - FRAMEWORK_RETRY_NS;
+}
+
+/*
  * The out-of-memory error of FRAMEWORK (a device's ooms; NULL: the
  * analysis did not run) that FAILURE was part of: same process and
  * device, at most FRAMEWORK_RETRY_NS before it and after the error
@@ -544,8 +556,7 @@ static const struct ct_framework_oom *framework_oom_of(const struct ct_framework
 			const struct ct_framework_oom *oom =
 			    &g_array_index(d->ooms, struct ct_framework_oom, j);
 
-			if (failure->time_ns <= oom->time_ns &&
-			    failure->time_ns >= oom->time_ns - FRAMEWORK_RETRY_NS &&
+			if (refused_for(failure, d->pid, d->device, oom->time_ns) &&
 			    failure->time_ns > previous)
 				return oom;
 			previous = oom->time_ns;
@@ -1300,21 +1311,31 @@ static const char *framework_of(const struct ct_framework_device *device)
  * knows the call site.
  */
 /*
- * The processes NVML listed for process PID on DEVICE (-1: any) from a
- * second before FROM_NS to UNTIL_NS (FRAG's listings, made right after a
- * framework's out-of-memory error or an uncaught exception), the first
- * such list; NULL when none.
+ * Who else held DEVICE (-1: any) at an out-of-memory error of process PID
+ * at TIME_NS, as NVML listed them: the first list taken from a second
+ * before it until UNTIL_NS (FRAG's listings, made right after a
+ * framework's out-of-memory error or an uncaught exception), else the one
+ * taken at a refusal of the driver that was part of the error
+ * (refused_for); NULL when none.
  */
-static const GArray *listed_holders(const struct ct_fragmentation_result *frag, int64_t pid,
-                                    int64_t device, int64_t from_ns, int64_t until_ns)
+static const GArray *holders_at(const struct ct_fragmentation_result *frag, int64_t pid,
+                                int64_t device, int64_t time_ns, int64_t until_ns)
 {
 	for (guint i = 0; frag && frag->listings && i < frag->listings->len; i++) {
 		const struct ct_frag_listing *l =
 		    &g_array_index(frag->listings, struct ct_frag_listing, i);
 
 		if (l->pid == pid && (device < 0 || l->device == device) &&
-		    l->time_ns >= from_ns - 1000000000LL && l->time_ns <= until_ns)
+		    l->time_ns >= time_ns - 1000000000LL && l->time_ns <= until_ns)
 			return l->holders;
+	}
+	for (guint i = 0; frag && i < frag->failures->len; i++) {
+		const struct ct_frag_failure *failure =
+		    &g_array_index(frag->failures, struct ct_frag_failure, i);
+
+		if (refused_for(failure, pid, device, time_ns) && failure->holders &&
+		    failure->holders->len)
+			return failure->holders;
 	}
 	return NULL;
 }
@@ -1343,7 +1364,6 @@ static void add_framework_oom(GArray *list, const struct ct_framework_result *fr
 	const char *verdict = framework_oom_verdict(oom);
 	const struct ct_frag_failure *driver;
 	uint64_t refusals = driver_refusals(frag, framework, oom, &driver);
-	const GArray *holders;
 	char req[32], limit[32], free_text[32], in_use[32], reserved[32], unused[32];
 	char times[40] = "", asked[160] = "";
 	struct finding *f = finding_add(list, SEV_CRITICAL, "framework_oom", NULL);
@@ -1379,14 +1399,12 @@ static void add_framework_oom(GArray *list, const struct ct_framework_result *fr
 		f->explanation = g_strdup_printf("the driver had %s free of the %s it may use%s%s",
 		                                 free_text, limit, asked, sites);
 	g_free(sites);
-	/* the probe's error: NVML's list comes right after it, or after the
-	 * driver's refusal that was part of it */
-	holders = listed_holders(frag, device->pid, device->device, oom->time_ns,
-	                         oom->time_ns + 1000000000LL);
-	f->explanation = with_holders(f->explanation, holders    ? holders
-	                                              : refusals ? driver->holders
-	                                                         : NULL);
-	f->advice = g_strdup(ct_framework_oom_advice(framework_of(device), verdict));
+	/* the probe's error: NVML's list comes right after it */
+	f->explanation =
+	    with_holders(f->explanation, holders_at(frag, device->pid, device->device, oom->time_ns,
+	                                            oom->time_ns + 1000000000LL));
+	f->advice = g_strdup(
+	    ct_framework_oom_advice(framework_of(device), verdict, ct_pool_start_of(device)));
 	oom_numbers(f, oom);
 	f->source = g_strdup_printf("framework.devices[%u].oom_errors[%u]", d, index);
 	f->order = (double)oom->time_ns;
@@ -1427,9 +1445,6 @@ static void add_preallocation(GArray *list, const struct ct_framework_device *de
 	f->weight = (double)device->first_reserved_bytes;
 }
 
-/* A pool this share of the device, taken at once at its start, is preallocation. */
-#define PREALLOCATION_SHARE 0.5
-
 static void find_framework(GArray *list, const struct ct_framework_result *framework,
                            const struct ct_fragmentation_result *frag)
 {
@@ -1438,7 +1453,6 @@ static void find_framework(GArray *list, const struct ct_framework_result *frame
 		    &g_array_index(framework->devices, struct ct_framework_device, i);
 		const GArray *errors = d->ooms;
 		size_t added = 0;
-		double share;
 
 		for (guint j = 0; j < errors->len && added < MAX_PER_KIND; j++) {
 			const struct ct_framework_oom *oom =
@@ -1459,12 +1473,8 @@ static void find_framework(GArray *list, const struct ct_framework_result *frame
 			add_framework_oom(list, framework, frag, i, j, count);
 			added++;
 		}
-		/* PyTorch's pool grows with its tensors: a large first one is no preallocation. */
-		share = d->device_total_bytes
-		            ? (double)d->first_reserved_bytes / (double)d->device_total_bytes
-		            : 0;
-		if (d->framework == CT_FRAMEWORK_JAX && share >= PREALLOCATION_SHARE)
-			add_preallocation(list, d, share, i);
+		if (ct_framework_preallocated(d))
+			add_preallocation(list, d, ct_framework_first_share(d), i);
 	}
 }
 
@@ -1729,14 +1739,11 @@ static char *said_sites(const struct ct_framework_result *fw, int64_t pid, const
 static uint64_t framework_limit(const struct ct_framework_result *fw, int64_t pid,
                                 const char *framework)
 {
-	for (guint i = 0; fw && i < fw->devices->len; i++) {
-		const struct ct_framework_device *d =
-		    &g_array_index(fw->devices, struct ct_framework_device, i);
+	const struct ct_framework_device *d = ct_framework_device_of(fw, pid, framework);
 
-		if (d->pid == pid && !g_strcmp0(framework_of(d), framework))
-			return d->limit_bytes ? d->limit_bytes : d->device_total_bytes;
-	}
-	return 0;
+	if (!d)
+		return 0;
+	return d->limit_bytes ? d->limit_bytes : d->device_total_bytes;
 }
 
 /* The figures a framework_oom finding quotes (oom_numbers), as the last words give them. */
@@ -1770,7 +1777,7 @@ static const char *said_verdict(const struct ct_node *o)
  * must leave room by more than their rounding.
  */
 static bool bfc_had_room(const struct ct_node *o, const char *framework,
-                         const struct ct_fragmentation_result *frag, int64_t pid)
+                         const struct ct_fragmentation_result *frag, int64_t pid, int64_t device)
 {
 	const struct ct_node *in_use = at(o, "in_use_bytes");
 	uint64_t limit = ct_node_u64(o, "limit_bytes"),
@@ -1785,9 +1792,18 @@ static bool bfc_had_room(const struct ct_node *o, const char *framework,
 	if (held > limit || limit - held < requested || limit - held - requested < slack)
 		return false;
 	for (guint i = 0; frag && i < frag->failures->len; i++)
-		if (g_array_index(frag->failures, struct ct_frag_failure, i).pid == pid)
+		if (refused_for(&g_array_index(frag->failures, struct ct_frag_failure, i), pid,
+		                device, ct_node_i64(o, "time_ns")))
 			return false;
 	return true;
+}
+
+/* The device the last words O name, -1 when they name none. */
+static int64_t said_device(const struct ct_node *o)
+{
+	const struct ct_node *device = at(o, "device");
+
+	return device && device->type == CT_NODE_U64 ? (int64_t)device->value.u64 : -1;
 }
 
 static void find_said_oom(GArray *list, const struct ct_node *root,
@@ -1797,7 +1813,7 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	const struct ct_node *words = at(root, "last_words");
 	const struct ct_node *o = at(words, "out_of_memory");
 	const char *framework = ct_node_str(o, "framework"), *verdict;
-	int64_t pid = ct_node_i64(words, "pid");
+	int64_t pid = ct_node_i64(words, "pid"), device = said_device(o);
 	uint64_t limit = framework ? framework_limit(fw, pid, framework) : 0;
 	char req[32], on[32] = "", *figures;
 	struct finding *f;
@@ -1805,7 +1821,7 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	if (!framework || probe_saw_oom(fw, pid))
 		return;
 	verdict = said_verdict(o);
-	if (!strcmp(verdict, "out_of_memory") && bfc_had_room(o, framework, frag, pid))
+	if (!strcmp(verdict, "out_of_memory") && bfc_had_room(o, framework, frag, pid, device))
 		verdict = "fragmented";
 	/* a message without its limit: the probe's figures may know it */
 	if (!strcmp(verdict, "out_of_memory") && !ct_node_u64(o, "limit_bytes") && limit &&
@@ -1813,8 +1829,8 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 		verdict = "too_large";
 	f = finding_add(list, SEV_CRITICAL, "framework_oom", words);
 	f->verdict = verdict;
-	if (at(o, "device") && at(o, "device")->type == CT_NODE_U64)
-		snprintf(on, sizeof(on), " on device %" PRIu64, ct_node_u64(o, "device"));
+	if (device >= 0)
+		snprintf(on, sizeof(on), " on device %" PRId64, device);
 	figures = said_figures(o, ct_framework_name(framework));
 	f->summary =
 	    g_strdup_printf("%s could not allocate %s%s: %s%s", ct_framework_name(framework),
@@ -1833,12 +1849,9 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	g_free(figures);
 	/* the message's: NVML's list comes at the uncaught exception, after it */
 	f->explanation = with_holders(
-	    f->explanation, listed_holders(frag, pid,
-	                                   at(o, "device") && at(o, "device")->type == CT_NODE_U64
-	                                       ? (int64_t)ct_node_u64(o, "device")
-	                                       : -1,
-	                                   ct_node_i64(o, "time_ns"), INT64_MAX));
-	f->advice = g_strdup(ct_framework_oom_advice(framework, verdict));
+	    f->explanation, holders_at(frag, pid, device, ct_node_i64(o, "time_ns"), INT64_MAX));
+	f->advice = g_strdup(ct_framework_oom_advice(
+	    framework, verdict, ct_pool_start_of(ct_framework_device_of(fw, pid, framework))));
 	numbers_from(f, o, said_numbers);
 	f->source = g_strdup("last_words.out_of_memory");
 	f->order = number_of(o, "time_ns");
@@ -1902,7 +1915,7 @@ static void death_facts(const struct ct_node *root, const struct ct_result *resu
 		.framework_requested_bytes = ct_node_u64(pe, "framework_oom_bytes"),
 	};
 	ct_death_facts_from_report(root, ct_node_i64(pe, "pid"), f);
-	ct_death_facts_from_results(results, count, f);
+	ct_death_facts_from_results(results, count, ct_node_i64(pe, "pid"), f);
 	for (guint i = 0; i < list->len; i++)
 		f->failures_told |= g_array_index(list, struct finding, i).severity == SEV_CRITICAL;
 }

@@ -449,10 +449,10 @@ static void test_from_results(void **unused)
 	(void)unused;
 	g_array_append_vals(memory.devices, devices, G_N_ELEMENTS(devices));
 	g_array_append_vals(frag.failures, failures, G_N_ELEMENTS(failures));
-	ct_death_facts_from_results(results, 0, &f);
+	ct_death_facts_from_results(results, 0, 42, &f);
 	assert_false(f.gpu_known);
 	f.gpu_failed_bytes = 64 * MIB;
-	ct_death_facts_from_results(results, G_N_ELEMENTS(results), &f);
+	ct_death_facts_from_results(results, G_N_ELEMENTS(results), 42, &f);
 	assert_true(f.gpu_known);
 	assert_int_equal(f.gpu_failures, 3);
 	assert_int_equal(f.gpu_failed_total_bytes, 2048 * MIB);
@@ -525,11 +525,20 @@ static void test_framework_oom(void **unused)
 	check_advice(&f, "XLA_PYTHON_CLIENT_MEM_FRACTION");
 	f.framework = "tensorflow";
 	check_advice(&f, "TF_FORCE_GPU_ALLOW_GROWTH");
+	assert_non_null(strstr(ct_framework_oom_advice("pytorch", "fragmented", CT_POOL_UNKNOWN),
+	                       "expandable_segments"));
+	assert_non_null(strstr(ct_framework_oom_advice("tensorflow", "fragmented", CT_POOL_UNKNOWN),
+	                       "cuda_malloc_async"));
 	assert_non_null(
-	    strstr(ct_framework_oom_advice("pytorch", "fragmented"), "expandable_segments"));
+	    strstr(ct_framework_oom_advice("jax", "too_large", CT_POOL_UNKNOWN), "no setting"));
+	/* JAX's advice is for the pool it took at start only when it took one */
 	assert_non_null(
-	    strstr(ct_framework_oom_advice("tensorflow", "fragmented"), "cuda_malloc_async"));
-	assert_non_null(strstr(ct_framework_oom_advice("jax", "too_large"), "no setting"));
+	    strstr(ct_framework_oom_advice("jax", "out_of_memory", CT_POOL_PREALLOCATED),
+	           "XLA_PYTHON_CLIENT_MEM_FRACTION"));
+	assert_null(strstr(ct_framework_oom_advice("jax", "out_of_memory", CT_POOL_ON_DEMAND),
+	                   "XLA_PYTHON_CLIENT"));
+	assert_non_null(strstr(ct_framework_oom_advice("jax", "out_of_memory", CT_POOL_UNKNOWN),
+	                       "unless XLA_PYTHON_CLIENT_PREALLOCATE=false"));
 
 	/* the trace's failed allocation comes first */
 	failed_alloc(&f);

@@ -708,28 +708,58 @@ static void test_framework_oom_death(void **unused)
 	results_free(&r);
 }
 
-/* last_words of process 42: PyTorch's message that it could not allocate 64 MiB. */
-static void write_words(struct ct_doc *doc)
+/* A figure of a framework's message: KEY's bytes, or null. */
+struct said_figure {
+	const char *key;
+	uint64_t bytes;
+	bool null;
+};
+
+/*
+ * last_words of process 42: FRAMEWORK's message TEXT that it could not
+ * allocate, said at 3.000002 s on device 0, with its FIGURES (up to a
+ * NULL key) read at PRECISION (NULL: exact).
+ */
+static void write_said(struct ct_doc *doc, const char *framework, const char *text,
+                       const struct said_figure *figures, const char *precision)
 {
 	ct_doc_object(doc, "last_words", NULL);
 	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
 	ct_doc_string(doc, "process", "train");
 	ct_doc_object(doc, "out_of_memory", NULL);
-	ct_doc_string(doc, "framework", "pytorch");
+	ct_doc_string(doc, "framework", framework);
 	ct_doc_i64(doc, "time_ns", 3000002000, CT_UNIT_TIME);
-	ct_doc_string(doc, "text",
-	              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
-	              "64.00 MiB. GPU 0 has a total capacity of 4.00 GiB");
+	ct_doc_string(doc, "text", text);
 	ct_doc_u64(doc, "device", 0, CT_UNIT_ID);
-	ct_doc_u64(doc, "requested_bytes", 64 * MIB, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "in_use_bytes", 3000 * MIB, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "reserved_bytes", 3100 * MIB, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "reserved_unused_bytes", 100 * MIB, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "device_free_bytes", 20 * MIB, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "device_total_bytes", 4096 * MIB, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "limit_bytes", 4096 * MIB, CT_UNIT_BYTES);
+	for (size_t i = 0; figures[i].key; i++)
+		if (figures[i].null)
+			ct_doc_null(doc, figures[i].key);
+		else
+			ct_doc_u64(doc, figures[i].key, figures[i].bytes, CT_UNIT_BYTES);
+	if (precision)
+		ct_doc_string(doc, "precision", precision);
 	ct_doc_end(doc);
 	ct_doc_end(doc);
+}
+
+/* PyTorch's message that it could not allocate 64 MiB. */
+static void write_words(struct ct_doc *doc)
+{
+	const struct said_figure figures[] = {
+		{ .key = "requested_bytes", .bytes = 64 * MIB },
+		{ .key = "in_use_bytes", .bytes = 3000 * MIB },
+		{ .key = "reserved_bytes", .bytes = 3100 * MIB },
+		{ .key = "reserved_unused_bytes", .bytes = 100 * MIB },
+		{ .key = "device_free_bytes", .bytes = 20 * MIB },
+		{ .key = "device_total_bytes", .bytes = 4096 * MIB },
+		{ .key = "limit_bytes", .bytes = 4096 * MIB },
+		{ .key = NULL },
+	};
+
+	write_said(doc, "pytorch",
+	           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 "
+	           "has a total capacity of 4.00 GiB",
+	           figures, NULL);
 }
 
 /*
@@ -781,28 +811,23 @@ static void test_said_oom(void **unused)
 	}
 }
 
-/* last_words of process 42: TensorFlow's BFC allocator could not allocate
- * 20 MiB, its statistics then IN_USE of a 64 MiB limit, as sizes. */
+/* TensorFlow's BFC allocator could not allocate 20 MiB, its statistics
+ * then IN_USE of a 64 MiB limit, as sizes. */
 static void write_bfc_words(struct ct_doc *doc, uint64_t in_use)
 {
-	ct_doc_object(doc, "last_words", NULL);
-	ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
-	ct_doc_string(doc, "process", "train");
-	ct_doc_object(doc, "out_of_memory", NULL);
-	ct_doc_string(doc, "framework", "tensorflow");
-	ct_doc_i64(doc, "time_ns", 3000002000, CT_UNIT_TIME);
-	ct_doc_string(doc, "text",
-	              "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when "
-	              "allocating tensor with shape[5242880] and type float");
-	ct_doc_u64(doc, "device", 0, CT_UNIT_ID);
-	ct_doc_u64(doc, "requested_bytes", 20 * MIB, CT_UNIT_BYTES);
-	ct_doc_u64(doc, "in_use_bytes", in_use, CT_UNIT_BYTES);
-	ct_doc_null(doc, "reserved_bytes");
-	ct_doc_null(doc, "reserved_unused_bytes");
-	ct_doc_u64(doc, "limit_bytes", 64 * MIB, CT_UNIT_BYTES);
-	ct_doc_string(doc, "precision", "rounded");
-	ct_doc_end(doc);
-	ct_doc_end(doc);
+	const struct said_figure figures[] = {
+		{ .key = "requested_bytes", .bytes = 20 * MIB },
+		{ .key = "in_use_bytes", .bytes = in_use },
+		{ .key = "reserved_bytes", .null = true },
+		{ .key = "reserved_unused_bytes", .null = true },
+		{ .key = "limit_bytes", .bytes = 64 * MIB },
+		{ .key = NULL },
+	};
+
+	write_said(doc, "tensorflow",
+	           "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when "
+	           "allocating tensor with shape[5242880] and type float",
+	           figures, "rounded");
 }
 
 /* NVML's list at TIME_NS, by process 42, of device 0: itself and pid 4242 with 1 GiB. */
@@ -833,20 +858,22 @@ static void add_listing(struct results *r, int64_t time_ns)
  * TensorFlow's BFC allocator fails only when no free chunk is large
  * enough and it cannot grow: with room for the request under its own
  * limit beside what it held, the room was in pieces; without, or when
- * the driver refused the process memory (the device was full), not.
+ * the driver refused the process memory for it (the device was full), not.
+ * A refusal long before it (at start-up, say) was no part of it.
  */
 static void test_said_bfc(void **unused)
 {
 	static const struct {
 		uint64_t in_use;
-		bool driver_refused;
+		int64_t refused_ns; /* 0: the driver refused nothing */
 		const char *verdict;
 	} cases[] = {
-		{ 24 * MIB, false, "fragmented" },
-		{ 24 * MIB, true, "out_of_memory" },
-		{ 50 * MIB, false, "out_of_memory" },
+		{ 24 * MIB, 0, "fragmented" },
+		{ 24 * MIB, 3000001000, "out_of_memory" },
+		{ 24 * MIB, 1000, "fragmented" },
+		{ 50 * MIB, 0, "out_of_memory" },
 		/* 20 MiB left, within the printed sizes' rounding of the 20 asked */
-		{ 44 * MIB, false, "out_of_memory" },
+		{ 44 * MIB, 0, "out_of_memory" },
 	};
 
 	(void)unused;
@@ -857,8 +884,8 @@ static void test_said_bfc(void **unused)
 
 		results_init(&r);
 		write_trace(doc, 0);
-		if (cases[i].driver_refused)
-			add_failure(&r, "cuMemAlloc", "out_of_memory", 3000001000, NULL);
+		if (cases[i].refused_ns)
+			add_failure(&r, "cuMemAlloc", "out_of_memory", cases[i].refused_ns, NULL);
 		if (i == 0)
 			add_listing(&r, 3000005000);
 		write_bfc_words(doc, cases[i].in_use);
@@ -881,6 +908,53 @@ static void test_said_bfc(void **unused)
 			                       "; NVML listed on the device pid 4242 (other) with "
 			                       "1.00 GiB"));
 			assert_null(strstr(str(f, "explanation"), "pid 42 "));
+		}
+		ct_doc_destroy(doc);
+		results_free(&r);
+	}
+}
+
+/*
+ * JAX's message, with the driver's refusals for it half a second before:
+ * the finding names who else held the device, as NVML listed them at the
+ * refusal; its advice is for a pool taken at start only when JAX took one.
+ */
+static void test_said_jax(void **unused)
+{
+	const struct said_figure figures[] = { { .key = "requested_bytes", .bytes = 256 * MIB },
+		                               { .key = NULL } };
+
+	(void)unused;
+	for (int preallocated = 0; preallocated <= 1; preallocated++) {
+		struct ct_doc *doc = ct_doc_create();
+		const struct ct_node *f;
+		struct ct_frag_failure *refused;
+		struct results r;
+
+		results_init(&r);
+		write_trace(doc, 0);
+		refused = add_failure(&r, "cuMemAlloc", "held_elsewhere", 2500000000, NULL);
+		refused->holders = other_holder();
+		add_framework(&r, CT_FRAMEWORK_JAX, (const int64_t[]){ 0 }, 0);
+		g_array_index(r.framework.devices, struct ct_framework_device, 0)
+		    .first_reserved_bytes = preallocated ? 3072 * MIB : 2 * MIB;
+		write_said(
+		    doc, "jax",
+		    "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory "
+		    "while trying to allocate 268435456 bytes.",
+		    figures, NULL);
+		write_end(doc, "framework-oom", NULL);
+		write_findings(doc, &r);
+		f = finding(ct_doc_root(doc), 0);
+		assert_string_equal(str(f, "kind"), "framework_oom");
+		assert_non_null(
+		    strstr(str(f, "explanation"),
+		           "; NVML listed on the device pid 4242 (other) with 1.00 GiB"));
+		if (preallocated) {
+			assert_non_null(strstr(str(f, "advice"), "XLA_PYTHON_CLIENT_MEM_FRACTION"));
+		} else {
+			assert_non_null(strstr(str(f, "advice"), "already allocates as needed"));
+			assert_null(strstr(str(f, "advice"), "PREALLOCATE"));
 		}
 		ct_doc_destroy(doc);
 		results_free(&r);
@@ -1300,6 +1374,7 @@ int main(void)
 		cmocka_unit_test(test_framework_oom_death),
 		cmocka_unit_test(test_said_oom),
 		cmocka_unit_test(test_said_bfc),
+		cmocka_unit_test(test_said_jax),
 		cmocka_unit_test(test_preallocation),
 		cmocka_unit_test(test_recovered_refusal),
 		cmocka_unit_test(test_sticky),
