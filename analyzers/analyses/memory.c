@@ -43,6 +43,7 @@ struct mem_device {
 	uint64_t frees; /* the program's frees of memory of the device kinds */
 	/* Copies of the allocations the interpreter freed as it exited (struct ct_acct_alloc, owned). */
 	GPtrArray *exit_freed;
+	uint64_t exit_freed_bytes;
 	/* The process's acts at the program's first allocation or free there. */
 	bool active;
 	uint64_t first_act;
@@ -255,8 +256,12 @@ static void site_allocated(struct memory *m, struct mem_device *md,
 	s->last_rise_act = act;
 }
 
+/*
+ * A released A of a counted site; AT_EXIT: the interpreter's teardown
+ * freed it (python_exit), which held it to the end, as CUDA's does.
+ */
 static void site_released(struct memory *m, struct mem_device *md, const struct ct_acct_device *dev,
-                          const struct ct_acct_alloc *a, const struct ct_event *ev)
+                          const struct ct_acct_alloc *a, const struct ct_event *ev, bool at_exit)
 {
 	struct site_stat *s = site_stat_of(md, a);
 
@@ -265,8 +270,8 @@ static void site_released(struct memory *m, struct mem_device *md, const struct 
 		s->reclaimed++;
 		return;
 	}
-	if (ev->type == CT_EV_MEM_FREE && work_of(m, dev->process)->exiting)
-		return; /* the interpreter's teardown: held to the end, as above */
+	if (at_exit)
+		return;
 	if (ev->type == CT_EV_MEM_FREE) {
 		site_activity(m, md, dev);
 		md->frees++;
@@ -295,19 +300,20 @@ static void keep_exit_freed(struct mem_device *md, const struct ct_acct_alloc *a
 	if (!md->exit_freed)
 		md->exit_freed = g_ptr_array_new_with_free_func(g_free);
 	g_ptr_array_add(md->exit_freed, g_memdup2(a, sizeof(*a)));
+	md->exit_freed_bytes = ct_sat_add_u64(md->exit_freed_bytes, a->size);
 }
 
 static void hook_removed(void *data, struct ct_acct_device *dev, void *own,
                          const struct ct_acct_alloc *a, const struct ct_event *ev)
 {
 	struct memory *m = data;
+	bool at_exit = ev->type == CT_EV_MEM_FREE && work_of(m, dev->process)->exiting;
 
 	if (a->kind != CT_MEM_VMM_MAP)
 		range_hold(m, dev->process, a->path, -ct_sat_i64(a->size));
 	if (site_counts(a))
-		site_released(m, own, dev, a, ev);
-	if (ev->type == CT_EV_MEM_FREE && a->kind != CT_MEM_VMM_MAP &&
-	    work_of(m, dev->process)->exiting)
+		site_released(m, own, dev, a, ev, at_exit);
+	if (at_exit && a->kind != CT_MEM_VMM_MAP)
 		keep_exit_freed(own, a);
 }
 
@@ -735,12 +741,8 @@ static void add_device(struct memory *m, const struct ct_acct_device *md,
 
 	CT_ASSERT(md->on_device >= 0);
 	gather(m, mem, &g);
-	for (guint i = 0; mem && mem->exit_freed && i < mem->exit_freed->len; i++) {
-		d.exit_freed_count++;
-		d.exit_freed_bytes = ct_sat_add_u64(
-		    d.exit_freed_bytes,
-		    ((const struct ct_acct_alloc *)g_ptr_array_index(mem->exit_freed, i))->size);
-	}
+	d.exit_freed_count = mem && mem->exit_freed ? mem->exit_freed->len : 0;
+	d.exit_freed_bytes = mem ? mem->exit_freed_bytes : 0;
 	d.peak_allocation_count = g.peak->len;
 	d.peak_allocations = alloc_list(m, g.peak, md->peak_ns);
 	d.leak_count = g.leaks->len;
