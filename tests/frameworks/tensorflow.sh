@@ -114,24 +114,34 @@ for growth in false true; do
 	fi
 done
 
+# died_of TAG FACTS ENVIRONMENT... SCRIPT...: record `python SCRIPT...`
+# with ENVIRONMENT on the simulated CUDA 12 stack; it must exit with
+# status 1. Its JSON report goes to TAG.json, and TAG.facts gets a line
+# with the first finding's kind and verdict, then what the Python lines
+# FACTS print of the report (r) and that finding (f).
+died_of() {
+	tag=$1 facts=$2
+	shift 2
+	LD_LIBRARY_PATH="$libpath:$LD_LIBRARY_PATH" CLI_TIMEOUT=300 cli_record "$tag" \
+		-o "$lttng_tmp/$tag" -- "$CUDASIM_ENV" --libdir "$trace_simdir" --cuda12 "$@"
+	cli_status_is "$tag: record exits with the program's status" 1
+	"$cli_bin" report --format json -o "$lttng_tmp/$tag.json" "$lttng_tmp/$tag" \
+		2>"$lttng_tmp/$tag.report-err"
+	is "$tag: cudatrace report reads the trace" "$?" 0
+	"$trace_python" -c "import json, sys
+r = json.load(open(sys.argv[1]))
+f = r['findings'][0] if r['findings'] else {}
+print(f.get('kind'), f.get('verdict'))
+$facts" "$lttng_tmp/$tag.json" >"$lttng_tmp/$tag.facts"
+}
+
 # A program that dies of its uncaught ResourceExhaustedError: the first
 # page tells it as TensorFlow's, larger than the device, and the probe's
 # figures of TensorFlow's allocator are its own get_memory_info().
-tag=tf-dies
-LD_LIBRARY_PATH="$libpath:$LD_LIBRARY_PATH" CLI_TIMEOUT=300 cli_record "$tag" \
-	-o "$lttng_tmp/$tag" -- "$CUDASIM_ENV" --libdir "$trace_simdir" --cuda12 \
-	TF_FORCE_GPU_ALLOW_GROWTH=true "$python" "$cli_here/tensorflow-workload.py" --die
-cli_status_is "$tag: record exits with the program's status" 1
-fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/$tag.out" | head -n 1; }
-"$cli_bin" report --format json -o "$lttng_tmp/$tag.json" "$lttng_tmp/$tag" 2>"$lttng_tmp/$tag.report-err"
-is "$tag: cudatrace report reads the trace" "$?" 0
-"$trace_python" -c 'import json, sys
-r = json.load(open(sys.argv[1]))
-f = r["findings"][0] if r["findings"] else {}
-print(f.get("kind"), f.get("verdict"))
-print(r["process_end"]["exception"])
+died_of tf-dies 'print(r["process_end"]["exception"])
 d = [d for d in r["framework"]["devices"] if d["framework"] == "tensorflow"]
-print(d[0]["peak_in_use_bytes"] if d else "none")' "$lttng_tmp/$tag.json" >"$lttng_tmp/$tag.facts"
+print(d[0]["peak_in_use_bytes"] if d else "none")' \
+	TF_FORCE_GPU_ALLOW_GROWTH=true "$python" "$cli_here/tensorflow-workload.py" --die
 is "$tag: the first finding is TensorFlow's out-of-memory error, larger than the device" \
 	"$(sed -n 1p "$lttng_tmp/$tag.facts")" "framework_oom too_large"
 is "$tag: how it ended names the exception" "$(sed -n 2p "$lttng_tmp/$tag.facts")" \
@@ -142,23 +152,13 @@ is "$tag: the probe's peak of TensorFlow's allocator is its get_memory_info()" \
 # Out of memory with room in the pool, in pieces (tensorflow-fragment.py):
 # the first page says so, with the figures of TensorFlow's own summary,
 # which 2.21 prints as sizes ("Limit: 64.00MiB").
-tag=tf-fragment
-LD_LIBRARY_PATH="$libpath:$LD_LIBRARY_PATH" CLI_TIMEOUT=300 cli_record "$tag" \
-	-o "$lttng_tmp/$tag" -- "$CUDASIM_ENV" --libdir "$trace_simdir" --cuda12 \
-	TF_FORCE_GPU_ALLOW_GROWTH=false CUDASIM_OTHER_PROCESSES=0:4242:1073741824 \
-	"$python" "$cli_here/tensorflow-fragment.py"
-cli_status_is "$tag: record exits with the program's status" 1
-"$cli_bin" report --format json -o "$lttng_tmp/$tag.json" "$lttng_tmp/$tag" 2>"$lttng_tmp/$tag.report-err"
-is "$tag: cudatrace report reads the trace" "$?" 0
-"$trace_python" -c 'import json, sys
-r = json.load(open(sys.argv[1]))
-f = r["findings"][0] if r["findings"] else {}
-print(f.get("kind"), f.get("verdict"))
-o = r["last_words"]["out_of_memory"] or {}
+died_of tf-fragment 'o = r["last_words"]["out_of_memory"] or {}
 print(o.get("requested_bytes"), o.get("limit_bytes"))
 print(o.get("in_use_bytes"))
 print(f.get("summary"))
-print(f.get("explanation"))' "$lttng_tmp/$tag.json" >"$lttng_tmp/$tag.facts"
+print(f.get("explanation"))' \
+	TF_FORCE_GPU_ALLOW_GROWTH=false CUDASIM_OTHER_PROCESSES=0:4242:1073741824 \
+	"$python" "$cli_here/tensorflow-fragment.py"
 is "$tag: the first finding is TensorFlow's out-of-memory error, its pool fragmented" \
 	"$(sed -n 1p "$lttng_tmp/$tag.facts")" "framework_oom fragmented"
 is "$tag: what it asked, and its pool's limit, as the program set them" \
