@@ -546,12 +546,68 @@ static uint32_t innermost(const struct ct_thread *t)
 	                    : CT_PATH_NONE;
 }
 
+/*
+ * Whether TEXT (LEN bytes) is TraceMe's metadata, "key=value" pairs
+ * separated by commas (tsl/profiler/lib/traceme_encode.h), none empty.
+ */
+static bool traceme_pairs(const char *text, size_t len)
+{
+	size_t start = 0;
+
+	if (!len)
+		return false;
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && text[i] != ',')
+			continue;
+		if (!memchr(text + start, '=', i - start) || text[start] == '=')
+			return false;
+		start = i + 1;
+	}
+	return true;
+}
+
+const char *ct_nvtx_name(const char *message, char *buf, size_t size)
+{
+	const char *hash, *last;
+	size_t len, out = 0;
+
+	if (!message || !size)
+		return message;
+	len = strlen(message);
+	hash = strchr(message, '#');
+	last = len ? message + len - 1 : message;
+	if (!hash || hash == last || *last != '#' || memchr(hash + 1, '#', last - hash - 1) ||
+	    !traceme_pairs(hash + 1, (size_t)(last - hash - 1)))
+		return message;
+	if (hash > message) {
+		g_strlcpy(buf, message, MIN(size, (size_t)(hash - message) + 1));
+		return buf;
+	}
+	/* no name: its values, "copy" of "#edge_name=copy#" */
+	for (const char *p = hash + 1; p < last && out + 1 < size; p++) {
+		const char *eq = memchr(p, '=', (size_t)(last - p));
+		const char *end = memchr(eq, ',', (size_t)(last - eq));
+
+		if (!end)
+			end = last;
+		if (out && out + 1 < size)
+			buf[out++] = ',';
+		for (const char *v = eq + 1; v < end && out + 1 < size; v++)
+			buf[out++] = *v;
+		p = end;
+	}
+	buf[out] = '\0';
+	return buf;
+}
+
 static void nvtx_push(struct ct_context *ctx, struct ct_event *ev)
 {
 	struct ct_thread *t = ev->thread;
+	char name[256];
 	struct ct_nvtx_frame frame = {
 		.domain = ev->u.nvtx_message.domain,
-		.path = path_intern(ctx, innermost(t), ev->u.nvtx_message.message),
+		.path = path_intern(ctx, innermost(t),
+		                    ct_nvtx_name(ev->u.nvtx_message.message, name, sizeof(name))),
 		.open_seq = ev->seq,
 		.open_ns = ev->time_ns,
 	};

@@ -209,6 +209,14 @@ const char *ct_context_api_name(const struct ct_process *process, unsigned domai
 /* Kernel name of kernel_id in PROCESS, NULL if the trace never named it. */
 const char *ct_context_kernel_name(const struct ct_process *process, uint64_t kernel_id);
 
+/*
+ * The name of an NVTX range whose MESSAGE is in TSL's TraceMe encoding
+ * (TensorFlow's and XLA's ranges: "name#key=value,key=value#"): its name,
+ * else, when it has none ("#edge_name=copy#"), its values ("copy"); in BUF
+ * of SIZE bytes, cut to fit. Any other message is returned as it is.
+ */
+const char *ct_nvtx_name(const char *message, char *buf, size_t size);
+
 /* Path id helpers: parent (CT_PATH_NONE for a top frame), depth, innermost message. */
 uint32_t ct_path_parent(const struct ct_context *ctx, uint32_t path);
 uint32_t ct_path_depth(const struct ct_context *ctx, uint32_t path);
