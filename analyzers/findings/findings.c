@@ -1857,6 +1857,89 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	f->order = number_of(o, "time_ns");
 }
 
+/* ------------------------------------------------- growth that filled it */
+
+/* A growing site that held this share of its device's peak at the end filled the device. */
+#define GROWTH_FILLS_SHARE 0.5
+
+/*
+ * The growing site of process PID on DEVICE (-1: any) of M that had begun
+ * to grow by TIME_NS and held at the end at least GROWTH_FILLS_SHARE of
+ * the device's peak, the one that held the most; NULL if none.
+ */
+static const struct ct_memory_growing_site *
+filling_growth(const struct ct_memory_result *m, int64_t pid, int64_t device, int64_t time_ns)
+{
+	const struct ct_memory_growing_site *best = NULL;
+
+	for (guint i = 0; i < m->growing_sites->len; i++) {
+		const struct ct_memory_growing_site *s =
+		    &g_array_index(m->growing_sites, struct ct_memory_growing_site, i);
+
+		if (s->pid == pid && (device < 0 || s->device == device) &&
+		    s->first_ns <= time_ns && s->peak_share >= GROWTH_FILLS_SHARE &&
+		    (!best || s->held_at_end_bytes > best->held_at_end_bytes))
+			best = s;
+	}
+	return best;
+}
+
+/* F's where at KEY as a signed integer into *OUT; false when it has none. */
+static bool where_i64(const struct finding *f, enum where_key key, int64_t *out)
+{
+	if (f->where[key].type == CT_NODE_I64)
+		*out = f->where[key].v.i64;
+	else if (f->where[key].type == CT_NODE_U64 && f->where[key].v.u64 <= INT64_MAX)
+		*out = (int64_t)f->where[key].v.u64;
+	else
+		return false;
+	return true;
+}
+
+/*
+ * A device full, or a pool in pieces, because memory grew step after
+ * step until there was no room: the out-of-memory failure names that
+ * growth, and what to do begins with it. A larger pool, another setting
+ * or freeing what is cached only postpones such a failure.
+ */
+static void tell_filling_growth(GArray *list, const struct ct_memory_result *m)
+{
+	for (guint i = 0; i < list->len; i++) {
+		struct finding *f = &g_array_index(list, struct finding, i);
+		const struct ct_memory_growing_site *s;
+		int64_t pid, device;
+		char held[32], step[32];
+		char *text;
+
+		if ((strcmp(f->kind, "allocation_failure") && strcmp(f->kind, "framework_oom")) ||
+		    (g_strcmp0(f->verdict, "out_of_memory") &&
+		     g_strcmp0(f->verdict, "fragmented")) ||
+		    !where_i64(f, WHERE_PID, &pid))
+			continue;
+		if (!where_i64(f, WHERE_DEVICE, &device))
+			device = -1;
+		s = filling_growth(m, pid, device, (int64_t)f->order);
+		if (!s)
+			continue;
+		text = g_strdup_printf(
+		    "%s; memory allocated at %s grew step after step, %s more each time, to %s by "
+		    "the "
+		    "end (%.0f %% of the device's peak): that growth left no room",
+		    f->explanation ? f->explanation : "", s->site,
+		    bytes_text((double)s->growth_per_rise_bytes, step, sizeof(step)),
+		    bytes_text((double)s->held_at_end_bytes, held, sizeof(held)),
+		    s->peak_share * 100.0);
+		g_free(f->explanation);
+		f->explanation = text;
+		text = g_strdup_printf(
+		    "first stop what keeps the memory allocated at %s from one step "
+		    "to the next: more room only postpones this failure; then %s",
+		    s->site, f->advice ? f->advice : "");
+		g_free(f->advice);
+		f->advice = text;
+	}
+}
+
 /* ------------------------------------------------------- how it ended */
 
 /*
@@ -2186,6 +2269,9 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	if (cells)
 		find_cell_errors(list, cells);
 	find_said_oom(list, root, framework, frag);
+	/* before the death's words: it orders the finding it joins first */
+	if (memory)
+		tell_filling_growth(list, memory);
 	find_death(list, root, results, count);
 	/* stable: equal findings keep the order their section gave them */
 	g_array_sort(list, by_rank);

@@ -671,6 +671,73 @@ static void test_framework_oom(void **unused)
 }
 
 /*
+ * A device full because memory grew step after step: the failure names
+ * the growing site, and what to do begins with it; not when the growth
+ * held little of the device, began after the failure, or the request was
+ * larger than the device.
+ */
+static void test_growth_filled(void **unused)
+{
+	static const struct {
+		double peak_share;
+		int64_t first_ns;
+		const char *verdict;
+		bool told;
+	} cases[] = {
+		{ 0.9, 1000, "out_of_memory", true },  { 0.9, 1000, "fragmented", true },
+		{ 0.3, 1000, "out_of_memory", false }, { 0.9, 4000000000, "out_of_memory", false },
+		{ 0.9, 1000, "too_large", false },
+	};
+
+	(void)unused;
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct ct_doc *doc = ct_doc_create();
+		const struct ct_memory_growing_site grows = {
+			.pid = 42,
+			.process = "train",
+			.device = 0,
+			.site = "train.py:20 in step",
+			.nvtx_path = "",
+			.allocations = 90,
+			.rises = 90,
+			.steps = 90,
+			.held_at_end_bytes = 900 * MIB,
+			.high_bytes = 900 * MIB,
+			.growth_per_rise_bytes = 10 * MIB,
+			.first_ns = cases[i].first_ns,
+			.last_rise_ns = 2900000000,
+			.peak_share = cases[i].peak_share,
+		};
+		const struct ct_node *f;
+		struct results r;
+
+		results_init(&r);
+		write_trace(doc, 0);
+		g_array_append_val(r.memory.growing_sites, grows);
+		add_failure(&r, "train.py:20 in step", cases[i].verdict, 3000000000, NULL);
+		write_memory_section(doc, &r);
+		write_findings(doc, &r);
+		f = finding(ct_doc_root(doc), 0);
+		assert_string_equal(str(f, "kind"), "allocation_failure");
+		if (cases[i].told) {
+			assert_non_null(
+			    strstr(str(f, "explanation"),
+			           "; memory allocated at train.py:20 in step grew step "
+			           "after step, 10.00 MiB more each time, to 900.00 MiB by "
+			           "the end (90 % of the device's peak)"));
+			assert_true(g_str_has_prefix(
+			    str(f, "advice"), "first stop what keeps the memory allocated at "
+			                      "train.py:20 in step"));
+		} else {
+			assert_null(strstr(str(f, "explanation"), "grew step after step"));
+			assert_null(strstr(str(f, "advice"), "first stop"));
+		}
+		ct_doc_destroy(doc);
+		results_free(&r);
+	}
+}
+
+/*
  * Two errors of the same request at two sites are two findings, each with
  * its own driver failures; the program died of the second (record judged
  * gpu-oom from its last failure): that finding tells it, and leads.
@@ -1372,6 +1439,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_oom_told_once),
 		cmocka_unit_test(test_framework_oom),
 		cmocka_unit_test(test_framework_oom_death),
+		cmocka_unit_test(test_growth_filled),
 		cmocka_unit_test(test_said_oom),
 		cmocka_unit_test(test_said_bfc),
 		cmocka_unit_test(test_said_jax),
