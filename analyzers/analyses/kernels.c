@@ -230,7 +230,7 @@ static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
 		count_run(k, ev->process, r, false, NO_ENTRY);
 		return;
 	}
-	early = ct_corr_map_insert(&kp->early, r->correlation_id);
+	early = ct_corr_map_insert(&kp->early, r->correlation_id, ev->time_ns);
 	early->record = *r;
 }
 
@@ -276,7 +276,7 @@ static void on_launch(struct kernels *k, const struct ct_event *ev)
 		ct_corr_map_remove(&kp->early, early);
 		return;
 	}
-	p = ct_corr_map_insert(&kp->pending, id);
+	p = ct_corr_map_insert(&kp->pending, id, ev->time_ns);
 	p->entry_ns = entry_ns;
 }
 

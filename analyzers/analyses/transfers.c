@@ -446,7 +446,7 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 	g->bytes = ct_sat_add_u64(g->bytes, e->bytes);
 	g->last_ns = ev->time_ns;
 	t->copies++;
-	p = ct_corr_map_insert(&xp->pending, e->api.correlation_id);
+	p = ct_corr_map_insert(&xp->pending, e->api.correlation_id, ev->time_ns);
 	p->group = group;
 	p->host_ns = -1;
 	p->gpu_ns = -1;
@@ -492,8 +492,8 @@ static uint8_t record_host(const struct ct_ev_gpu_memcpy *r)
 static void on_graph_launch(struct transfers *t, const struct ct_event *ev)
 {
 	const struct ct_ev_graph_launch *e = &ev->u.graph_launch;
-	struct xfer_graph_launch *launch =
-	    ct_corr_map_insert(&xfer_process_of(t, ev->process)->graphs, e->api.correlation_id);
+	struct xfer_graph_launch *launch = ct_corr_map_insert(
+	    &xfer_process_of(t, ev->process)->graphs, e->api.correlation_id, ev->time_ns);
 
 	launch->tid = ev->thread->tid;
 	launch->stack_id = ev->thread->op_stack_id;
@@ -585,7 +585,7 @@ static void record_alone(struct transfers *t, struct xfer_process *xp, const str
 		t->unmatched_gpu++;
 		return;
 	}
-	early = ct_corr_map_insert(&xp->early, id);
+	early = ct_corr_map_insert(&xp->early, id, ev->time_ns);
 	early->ev = *ev;
 }
 

@@ -81,13 +81,21 @@ static struct ct_corr_entry *fresh_entry(struct ct_corr_map *map)
 	return entry;
 }
 
-void *ct_corr_map_insert(struct ct_corr_map *map, uint32_t correlation_id)
+/* Whether ENTRY, in the slot a newcomer of TIME_NS wants, may still get its record. */
+static bool still_waits(const struct ct_corr_map *map, const struct ct_corr_entry *entry,
+                        int64_t time_ns)
+{
+	return map->waiting * 2 > map->capacity ||
+	       time_ns - entry->time_ns < CT_CORR_MAP_PATIENCE_NS;
+}
+
+void *ct_corr_map_insert(struct ct_corr_map *map, uint32_t correlation_id, int64_t time_ns)
 {
 	struct ct_corr_entry *entry = map->slots[slot_of(map->capacity, correlation_id)];
 
 	while (entry && entry->correlation_id != correlation_id &&
-	       map->waiting * 2 > map->capacity && map->capacity < CT_CORR_MAP_MAX) {
-		/* many calls wait at once: make room rather than lose them */
+	       map->capacity < CT_CORR_MAP_MAX && still_waits(map, entry, time_ns)) {
+		/* make room rather than lose what still waits */
 		grow(map);
 		entry = map->slots[slot_of(map->capacity, correlation_id)];
 	}
@@ -100,6 +108,7 @@ void *ct_corr_map_insert(struct ct_corr_map *map, uint32_t correlation_id)
 	}
 	entry = fresh_entry(map);
 	entry->correlation_id = correlation_id;
+	entry->time_ns = time_ns;
 	map->slots[slot_of(map->capacity, correlation_id)] = entry;
 	map->waiting++;
 	CT_ASSERT_DBG(map->waiting <= map->capacity);

@@ -9,9 +9,15 @@
  * Correlation ids grow by one per call, so the map is direct-mapped: an
  * entry's slot is its id modulo the capacity, in an array of slots. The
  * capacity doubles while more than half of it waits for records, up to a
- * maximum; a slot still taken by an entry at least `capacity` calls older
- * than the newcomer is given to the newcomer (its record was lost, or
- * never comes) and counted as evicted. Entries that no longer wait are
+ * maximum. A slot still taken by another entry when a newcomer comes
+ * doubles it too, unless that entry has waited longer than
+ * CT_CORR_MAP_PATIENCE_NS, or the map is at its maximum: then it is given
+ * to the newcomer (its record was lost, or never comes) and counted as
+ * evicted. Ids do not tell how long an entry has waited: a framework
+ * makes thousands of calls between two launches (cudaGetDevice, stream
+ * queries), and CUPTI hands records over only when a buffer is full or
+ * flushed, once a second by default, so the record of a launch may come
+ * after tens of thousands of other calls. Entries that no longer wait are
  * kept on a free list for the next ones: an operation costs no
  * allocation and no hashing, a few instructions where a GHashTable of
  * allocated entries cost about a thousand. So memory is bounded by the
@@ -31,6 +37,7 @@
 /* The head of every entry. */
 struct ct_corr_entry {
 	uint32_t correlation_id;
+	int64_t time_ns; /* when it began to wait */
 };
 
 struct ct_corr_map {
@@ -46,15 +53,24 @@ struct ct_corr_map {
 #define CT_CORR_MAP_INITIAL 1024u
 #define CT_CORR_MAP_MAX     (1u << 20)
 
+/*
+ * How long an entry may wait for its record before a newcomer may take
+ * its slot: the tracer hands CUPTI's records over within a flush period
+ * (a second by default: CUDATRACE_FLUSH_PERIOD_MS, cudatrace-env(7)) of
+ * the work's end; a minute leaves room for work queued behind long
+ * kernels.
+ */
+#define CT_CORR_MAP_PATIENCE_NS (60 * 1000000000LL)
+
 /* ENTRY_SIZE: sizeof the caller's entry struct. */
 void ct_corr_map_init(struct ct_corr_map *map, size_t entry_size);
 void ct_corr_map_release(struct ct_corr_map *map);
 
 /*
- * A zeroed entry for CORRELATION_ID (its head filled in), replacing any
- * entry with the same id.
+ * A zeroed entry for CORRELATION_ID that begins to wait at TIME_NS (its
+ * head filled in), replacing any entry with the same id.
  */
-void *ct_corr_map_insert(struct ct_corr_map *map, uint32_t correlation_id);
+void *ct_corr_map_insert(struct ct_corr_map *map, uint32_t correlation_id, int64_t time_ns);
 /* The waiting entry for CORRELATION_ID, NULL if none. */
 void *ct_corr_map_find(const struct ct_corr_map *map, uint32_t correlation_id);
 /* ENTRY (from insert or find) no longer waits; it is freed. */

@@ -125,7 +125,7 @@ static void keep_op(struct ct_compact_events *ce, const struct ct_event *ev)
 
 	id = ev->type == CT_EV_LAUNCH ? ev->u.launch.api.correlation_id
 	                              : ev->u.memcpy.api.correlation_id;
-	w = ct_corr_map_insert(waiting_of(ce, ev->process, true), id);
+	w = ct_corr_map_insert(waiting_of(ce, ev->process, true), id, ev->time_ns);
 	w->type = ev->type;
 	if (ev->type == CT_EV_LAUNCH)
 		w->u.launch = ev->u.launch;

@@ -197,7 +197,7 @@ static void test_corr_map(void **unused)
 	ct_corr_map_init(&map, sizeof(struct entry));
 	/* many waiting at once: the map grows instead of losing them */
 	for (uint32_t id = 1; id <= 3000; id++) {
-		e = ct_corr_map_insert(&map, id);
+		e = ct_corr_map_insert(&map, id, 0);
 		assert_non_null(e);
 		e->value = (int)id;
 	}
@@ -213,17 +213,18 @@ static void test_corr_map(void **unused)
 	}
 	assert_null(ct_corr_map_find(&map, 3001));
 	assert_int_equal(ct_corr_map_waiting(&map), 10);
-	/* a few that never get their record are evicted by much later ids, not grown for */
+	/* a few that never get their record are evicted by much later ids, once
+	 * they have waited longer than any record takes to come; not grown for */
 	for (uint32_t id = 3001; id <= 3001 + 2 * (uint32_t)map.capacity; id++) {
-		e = ct_corr_map_insert(&map, id);
+		e = ct_corr_map_insert(&map, id, CT_CORR_MAP_PATIENCE_NS);
 		ct_corr_map_remove(&map, e);
 	}
 	assert_int_equal(map.evicted, 10);
 	assert_int_equal(ct_corr_map_waiting(&map), 0);
 	/* an id seen again replaces its entry */
-	e = ct_corr_map_insert(&map, 9000);
+	e = ct_corr_map_insert(&map, 9000, CT_CORR_MAP_PATIENCE_NS);
 	e->value = 1;
-	e = ct_corr_map_insert(&map, 9000);
+	e = ct_corr_map_insert(&map, 9000, CT_CORR_MAP_PATIENCE_NS);
 	assert_int_equal(e->value, 0);
 	assert_int_equal(ct_corr_map_waiting(&map), 1);
 	assert_int_equal(map.evicted, 10);
@@ -239,12 +240,12 @@ static void test_corr_map_reuse(void **unused)
 
 	(void)unused;
 	ct_corr_map_init(&map, sizeof(struct entry));
-	a = ct_corr_map_insert(&map, 1);
+	a = ct_corr_map_insert(&map, 1, 0);
 	a->value = 11;
-	b = ct_corr_map_insert(&map, 2);
+	b = ct_corr_map_insert(&map, 2, 0);
 	b->value = 22;
 	ct_corr_map_remove(&map, a);
-	c = ct_corr_map_insert(&map, 3);
+	c = ct_corr_map_insert(&map, 3, 0);
 	assert_ptr_equal(c, a);
 	assert_int_equal(c->value, 0);
 	assert_int_equal(c->head.correlation_id, 3);
@@ -253,14 +254,42 @@ static void test_corr_map_reuse(void **unused)
 	ct_corr_map_remove(&map, b);
 	ct_corr_map_remove(&map, b);
 	assert_int_equal(ct_corr_map_waiting(&map), 1);
-	/* id 3 + capacity takes slot 3: the old entry is evicted, recycled */
+	/* id 3 + capacity, a minute later, takes slot 3: the old entry is evicted, recycled */
 	c->value = 33;
-	a = ct_corr_map_insert(&map, 3 + (uint32_t)map.capacity);
+	a = ct_corr_map_insert(&map, 3 + (uint32_t)map.capacity, CT_CORR_MAP_PATIENCE_NS);
 	assert_int_equal(map.evicted, 1);
 	assert_int_equal(a->value, 0);
 	assert_null(ct_corr_map_find(&map, 3));
 	assert_ptr_equal(ct_corr_map_find(&map, 3 + (uint32_t)map.capacity), a);
 	assert_int_equal(ct_corr_map_waiting(&map), 1);
+	ct_corr_map_release(&map);
+}
+
+/*
+ * A framework makes thousands of calls between two launches, and CUPTI
+ * hands the records over at its next flush: launches whose ids are far
+ * apart, few of them waiting, all get their records within the patience.
+ */
+static void test_corr_map_sparse(void **unused)
+{
+	struct ct_corr_map map;
+	struct entry *e;
+
+	(void)unused;
+	ct_corr_map_init(&map, sizeof(struct entry));
+	for (uint32_t id = 75; id < 75 + 13 * 2000; id += 13) {
+		e = ct_corr_map_insert(&map, id, (int64_t)id * 1000);
+		e->value = (int)id;
+	}
+	assert_int_equal(map.evicted, 0);
+	assert_int_equal(ct_corr_map_waiting(&map), 2000);
+	for (uint32_t id = 75; id < 75 + 13 * 2000; id += 13) {
+		e = ct_corr_map_find(&map, id);
+		assert_non_null(e);
+		assert_int_equal(e->value, (int)id);
+		ct_corr_map_remove(&map, e);
+	}
+	assert_int_equal(ct_corr_map_waiting(&map), 0);
 	ct_corr_map_release(&map);
 }
 
@@ -271,7 +300,7 @@ int main(void)
 		cmocka_unit_test(test_sketch_is_bounded), cmocka_unit_test(test_sketch_signs),
 		cmocka_unit_test(test_timeline),          cmocka_unit_test(test_timeline_window),
 		cmocka_unit_test(test_timeline_disorder), cmocka_unit_test(test_corr_map),
-		cmocka_unit_test(test_corr_map_reuse),
+		cmocka_unit_test(test_corr_map_reuse),    cmocka_unit_test(test_corr_map_sparse),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

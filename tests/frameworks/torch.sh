@@ -43,6 +43,13 @@
 # (memory_allocated(), max_memory_allocated()), and the out-of-memory
 # finding names them.
 #
+# Then a training loop that keeps a tensor of every step until the device
+# is full (torch-growth.py), its GPU records handed over only at exit (a
+# flush period longer than the run), after tens of thousands of other
+# calls, some from PyTorch's backward thread: every kernel is joined to its
+# launch, as many as the ledger has; the out-of-memory error names the
+# line that kept the memory, and what to do begins with it.
+#
 # Last, a script that frees its tensors without emptying the cache
 # (torch-pool.py) ends with the pool still allocated, as PyTorch means
 # it: the driver's leftovers are torch.cuda.memory_reserved(), and no
@@ -258,6 +265,37 @@ is "tensor sites: at PyTorch's peak, the activations too, as much as max_memory_
 	"peak $(fact max_allocated) weights:$w:64:1 step:$k:40:5 step:$a:32:1"
 ok "tensor sites: the out-of-memory finding names the lines" \
 	grep -q "^finding .*its tensors were allocated at torch-sites.py:$w in weights (64.00 MiB, 1 tensor), torch-sites.py:$k in step (40.00 MiB, 5 tensors)" "$lttng_tmp/sites.txt"
+
+# A training loop whose kept tensors fill the device.
+CUDATRACE_FLUSH_PERIOD_MS=600000 CLI_TIMEOUT=180 cli_record growth -o "$lttng_tmp/growth" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-growth.py"
+cli_status_is "growth: record exits with the program's status" 1
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/growth.out" | head -n 1; }
+ok "growth: it ran steps until the device was full ($(fact steps))" test "$(fact steps)" -gt 100
+"$cli_bin" report --format json -o "$lttng_tmp/growth.json" "$lttng_tmp/growth" \
+	2>"$lttng_tmp/report.err"
+is "growth: cudatrace report reads the trace" "$?" 0
+"$trace_python" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["trace"]["unmatched_gpu_records"], r["gpu"]["launches_without_kernel"])
+print(sum(k["count"] for k in r["kernels"]), sum(k["launches"] for k in r["kernels"]))
+f = r["findings"][0]
+print(f["kind"])
+print(f["explanation"])
+print(f["advice"])' "$lttng_tmp/growth.json" >"$lttng_tmp/growth.facts"
+is "growth: every GPU record is joined to its call, every launch to its kernel" \
+	"$(sed -n 1p "$lttng_tmp/growth.facts")" "0 0"
+launches=$(grep -c ' op=launch ' "$lttng_tmp/growth.ledger")
+is "growth: the kernels and launches counted are the ledger's launches" \
+	"$(sed -n 2p "$lttng_tmp/growth.facts")" "$launches $launches"
+is "growth: the first finding is PyTorch's out-of-memory error" \
+	"$(sed -n 3p "$lttng_tmp/growth.facts")" framework_oom
+kept="torch-growth.py:$(line_of torch-growth.py KEPT) in main"
+ok "growth: ... which names the line whose memory grew step after step" \
+	grep -q "; memory allocated at $kept grew step after step" "$lttng_tmp/growth.facts"
+ok "growth: ... and what to do begins with it" \
+	grep -q "^first stop what keeps the memory allocated at $kept from one step to the next" \
+	"$lttng_tmp/growth.facts"
 
 # Every tensor freed, the cache not emptied: what PyTorch's caching allocator
 # reserved is still allocated at the end, by design, and no finding calls
