@@ -510,8 +510,13 @@ def _install(library):
 
     def own_code(filename, standard):
         """Whether FILENAME is the program's: not Python's own library (under
-        one of STANDARD), not an installed package's, not made up ("<string>")."""
+        one of STANDARD), not an installed package's, not made up ("<string>"),
+        not a compiled extension's (Cython names its frames by the path of
+        their source in the package, "cuda/core/_utils/cuda_utils.pyx": a
+        relative path that is no file)."""
         if not filename or filename.startswith("<"):
+            return False
+        if not os.path.isabs(filename) and not os.path.isfile(filename):
             return False
         path = os.path.abspath(filename)
         if {"site-packages", "dist-packages"} & set(path.split(os.sep)):

@@ -9,9 +9,10 @@
 #    the report's framework section names its type, message, line and
 #    function, and how the program ended says it died of it there (record
 #    and report alike, cause python-exception); one raised inside Python's
-#    library (json) names the script's line that called it, and where it
-#    was raised. The traceback still reaches the program's stderr, and its
-#    exit status is Python's.
+#    library (json), or in a compiled extension (a frame Cython names by a
+#    path that is no file), names the script's line that called it, and
+#    where it was raised. The traceback still reaches the program's
+#    stderr, and its exit status is Python's.
 # 2. The probe changes nothing the program sees: a sitecustomize of the
 #    user's on PYTHONPATH still runs and is the one `import sitecustomize`
 #    gives; the probe's directory is not on sys.path and is gone after the
@@ -87,6 +88,13 @@ def load(name):
 def main():
     if sys.argv[1] == "key":
         load("weights")
+    if sys.argv[1] == "compiled":
+        # a compiled extension's frame, named as Cython names it: a path that is no file
+        code = compile("def check():\n    raise RuntimeError('CUDA_ERROR_INVALID_VALUE')\n",
+                       "pkg/_utils.pyx", "exec")
+        scope = {}
+        exec(code, scope)
+        scope["check"]()  # raised in compiled code
     json.loads("{")  # raised inside json
 
 
@@ -117,6 +125,11 @@ is "raised in Python's library: the script's line that called it" \
 	"json.decoder.JSONDecodeError|dies.py|$(line_of "$dir/dies.py" 'raised inside json')|main"
 ok "raised in Python's library: where it was raised is json's" \
 	grep -q '|decoder.py|[1-9][0-9]*$' "$lttng_tmp/json.exception"
+cli_record compiled -o "$lttng_tmp/compiled" -- "$py" "$dir/dies.py" compiled
+cli_status_is "raised in a compiled extension: record exits with Python's status" 1
+is "raised in a compiled extension: the script's line that called it, raised in the extension" \
+	"$(framework compiled exception)" \
+	"RuntimeError|CUDA_ERROR_INVALID_VALUE|dies.py|$(line_of "$dir/dies.py" 'raised in compiled code')|main|_utils.pyx|2"
 
 # 2. What the program sees.
 cat >"$dir/user-site/sitecustomize.py" <<'PY'
