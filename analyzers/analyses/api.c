@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "common/cuda-error-names.h"
 #include "common/log.h"
 #include "common/saturate.h"
 #include "common/stats.h"
@@ -58,62 +59,6 @@ struct api {
 	GHashTable *by_api;            /* (domain << 16 | cbid) -> its row; borrowed */
 	int64_t end_ns;
 };
-
-/* ----------------------------------------------------- error names */
-
-/* An error code and its name; the most common ones, others are shown by number. */
-struct error_name {
-	int32_t code;
-	const char *name;
-};
-
-/* cudaError_t (driver_types.h) */
-static const struct error_name runtime_errors[] = {
-	{ 1, "cudaErrorInvalidValue" },
-	{ 2, "cudaErrorMemoryAllocation" },
-	{ 3, "cudaErrorInitializationError" },
-	{ 4, "cudaErrorCudartUnloading" },
-	{ 35, "cudaErrorInsufficientDriver" },
-	{ 98, "cudaErrorInvalidDeviceFunction" },
-	{ 100, "cudaErrorNoDevice" },
-	{ 101, "cudaErrorInvalidDevice" },
-	{ 209, "cudaErrorNoKernelImageForDevice" },
-	{ 400, "cudaErrorInvalidResourceHandle" },
-	{ 500, "cudaErrorSymbolNotFound" },
-	{ 600, "cudaErrorNotReady" },
-	{ 700, "cudaErrorIllegalAddress" },
-	{ 701, "cudaErrorLaunchOutOfResources" },
-	{ 702, "cudaErrorLaunchTimeout" },
-	{ 719, "cudaErrorLaunchFailure" },
-	{ 999, "cudaErrorUnknown" },
-};
-
-/* CUresult (cuda.h) */
-static const struct error_name driver_errors[] = {
-	{ 1, "CUDA_ERROR_INVALID_VALUE" },       { 2, "CUDA_ERROR_OUT_OF_MEMORY" },
-	{ 3, "CUDA_ERROR_NOT_INITIALIZED" },     { 4, "CUDA_ERROR_DEINITIALIZED" },
-	{ 100, "CUDA_ERROR_NO_DEVICE" },         { 101, "CUDA_ERROR_INVALID_DEVICE" },
-	{ 200, "CUDA_ERROR_INVALID_IMAGE" },     { 201, "CUDA_ERROR_INVALID_CONTEXT" },
-	{ 209, "CUDA_ERROR_NO_BINARY_FOR_GPU" }, { 400, "CUDA_ERROR_INVALID_HANDLE" },
-	{ 500, "CUDA_ERROR_NOT_FOUND" },         { 600, "CUDA_ERROR_NOT_READY" },
-	{ 700, "CUDA_ERROR_ILLEGAL_ADDRESS" },   { 701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES" },
-	{ 702, "CUDA_ERROR_LAUNCH_TIMEOUT" },    { 719, "CUDA_ERROR_LAUNCH_FAILED" },
-	{ 999, "CUDA_ERROR_UNKNOWN" },
-};
-
-static const char *error_name(unsigned domain, int32_t code)
-{
-	const struct error_name *table =
-	    domain == CT_DOMAIN_DRIVER ? driver_errors : runtime_errors;
-	size_t count = domain == CT_DOMAIN_DRIVER
-	                   ? sizeof(driver_errors) / sizeof(*driver_errors)
-	                   : sizeof(runtime_errors) / sizeof(*runtime_errors);
-
-	for (size_t i = 0; i < count; i++)
-		if (table[i].code == code)
-			return table[i].name;
-	return NULL;
-}
 
 static const char *domain_name(unsigned domain)
 {
@@ -258,7 +203,7 @@ static void write_errors(struct ct_doc *doc, const struct api_row *row)
 	for (uint32_t i = 0; i < row->code_count; i++) {
 		ct_doc_object(doc, NULL, NULL);
 		ct_doc_i64(doc, "code", row->codes[i].code, CT_UNIT_ID);
-		ct_doc_string(doc, "error", error_name(row->domain, row->codes[i].code));
+		ct_doc_string(doc, "error", ct_cuda_error_name(row->domain, row->codes[i].code));
 		ct_doc_u64(doc, "count", row->codes[i].count, CT_UNIT_NONE);
 		ct_doc_end(doc);
 	}

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "common/cuda-error-names.h"
 #include "common/demangle.h"
 #include "cuda-errors.h"
 
@@ -18,31 +19,14 @@
  * an inconsistent state, where any further CUDA work returns the same
  * error; the two enums give them the same values.
  */
-static const struct {
-	int32_t code;
-	const char *driver, *runtime;
-} sticky_codes[] = {
-	{ 226, "CUDA_ERROR_CONTAINED", "cudaErrorContained" },
-	{ 700, "CUDA_ERROR_ILLEGAL_ADDRESS", "cudaErrorIllegalAddress" },
-	{ 702, "CUDA_ERROR_LAUNCH_TIMEOUT", "cudaErrorLaunchTimeout" },
-	{ 714, "CUDA_ERROR_HARDWARE_STACK_ERROR", "cudaErrorHardwareStackError" },
-	{ 715, "CUDA_ERROR_ILLEGAL_INSTRUCTION", "cudaErrorIllegalInstruction" },
-	{ 716, "CUDA_ERROR_MISALIGNED_ADDRESS", "cudaErrorMisalignedAddress" },
-	{ 717, "CUDA_ERROR_INVALID_ADDRESS_SPACE", "cudaErrorInvalidAddressSpace" },
-	{ 718, "CUDA_ERROR_INVALID_PC", "cudaErrorInvalidPc" },
-	{ 719, "CUDA_ERROR_LAUNCH_FAILED", "cudaErrorLaunchFailure" },
-	{ 911, "CUDA_ERROR_EXTERNAL_DEVICE", "cudaErrorExternalDevice" },
-};
-
-#define N_STICKY (sizeof(sticky_codes) / sizeof(sticky_codes[0]))
+static const int32_t sticky_codes[] = { 226, 700, 702, 714, 715, 716, 717, 718, 719, 911 };
 
 /* The name of sticky CODE in DOMAIN, NULL when CODE is not one. */
 static const char *sticky_name(unsigned domain, int32_t code)
 {
-	for (size_t i = 0; i < N_STICKY; i++)
-		if (sticky_codes[i].code == code)
-			return domain == CT_DOMAIN_DRIVER ? sticky_codes[i].driver
-			                                  : sticky_codes[i].runtime;
+	for (size_t i = 0; i < sizeof(sticky_codes) / sizeof(sticky_codes[0]); i++)
+		if (sticky_codes[i] == code)
+			return ct_cuda_error_name(domain, code);
 	return NULL;
 }
 
