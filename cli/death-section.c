@@ -60,6 +60,21 @@ static void write_words(struct ct_doc *doc, const struct trace_info *info)
 	known_bytes(doc, "framework_oom_bytes", info->framework_oom_bytes);
 }
 
+/* The last CUDA call of the process that failed, as FACTS have it; null when none did. */
+static void write_failed_call(struct ct_doc *doc, const struct ct_death_facts *facts)
+{
+	if (!facts->failed_known) {
+		ct_doc_null(doc, "failed_call");
+		return;
+	}
+	ct_doc_object(doc, "failed_call", NULL);
+	ct_doc_string(doc, "api", facts->failed_api);
+	ct_doc_string(doc, "error", facts->failed_error);
+	ct_doc_i64(doc, "code", facts->failed_code, CT_UNIT_NONE);
+	ct_doc_string(doc, "site", facts->failed_site);
+	ct_doc_end(doc);
+}
+
 /*
  * How it ended, in the words of the diagnosis (g_free): the facts of INFO,
  * and what the report's trace section (in DOC already) and the analyses'
@@ -113,6 +128,7 @@ static void write_section(struct ct_doc *doc, const struct ct_result *results, s
 	ct_doc_string(doc, "exception_site", info->exception[0] ? info->exception_site : NULL);
 	ct_doc_string(doc, "exception_message",
 	              info->exception[0] ? info->exception_message : NULL);
+	write_failed_call(doc, &facts);
 	write_words(doc, info);
 	write_host(doc, info);
 	ct_doc_end(doc);

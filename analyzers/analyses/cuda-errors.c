@@ -38,8 +38,15 @@ bool ct_cuda_error_is_sticky(unsigned domain, int32_t code)
 
 /* What the analysis keeps of a process: its sticky error, its last launch. */
 struct last_launch {
+	struct ct_process *process;
 	uintptr_t sticky; /* 1 + the index of its entry in result.sticky, 0 none */
-	bool known;       /* a launch was seen */
+	/* Its last failed call: 1 + the index of its entry in result.failed_calls,
+	 * 0 none; and where it was called, formatted at the end. */
+	uintptr_t failed;
+	uint32_t failed_path;
+	struct ct_api_ref failed_api;
+	uint64_t failed_stack_id;
+	bool known; /* a launch was seen */
 	bool graph;
 	uint64_t kernel_id;
 	int64_t time_ns;
@@ -61,6 +68,7 @@ static struct last_launch *launch_of(struct cuda_errors *c, struct ct_process *p
 
 	if (!l) {
 		l = g_new0(struct last_launch, 1);
+		l->process = process;
 		g_ptr_array_add(c->launches, l);
 		process->slot[c->slot] = l;
 	}
@@ -108,6 +116,40 @@ static void kernel_of(struct cuda_errors *c, struct ct_process *process, struct 
 		s->launch_site = g_string_chunk_insert_const(c->result.strings, site);
 }
 
+/* Whether CODE says no failure: a query's "not yet", the runtime unloading at exit. */
+static bool no_failure(int32_t code)
+{
+	return code == 0 || code == 600 || code == 4;
+}
+
+/* EV, a failed call, is the last of its process (L's) so far. */
+static void note_failed(struct cuda_errors *c, struct last_launch *l, const struct ct_event *ev)
+{
+	const struct ct_ev_api_call *call = &ev->u.api_call;
+	const char *api = ct_context_api_name(ev->process, call->domain, call->cbid);
+	struct ct_cuda_failed_call *f;
+
+	if (!l->failed) {
+		g_array_set_size(c->result.failed_calls, c->result.failed_calls->len + 1);
+		l->failed = c->result.failed_calls->len;
+	}
+	f = &g_array_index(c->result.failed_calls, struct ct_cuda_failed_call, l->failed - 1);
+	*f = (struct ct_cuda_failed_call){
+		.pid = ev->process->pid,
+		.time_ns = ev->time_ns,
+		.domain = (uint8_t)call->domain,
+		.code = call->result,
+		.error = ct_cuda_error_name(call->domain, call->result),
+		.api = g_string_chunk_insert_const(c->result.strings, api ? api : ""),
+	};
+	l->failed_path = ev->site;
+	l->failed_api = (struct ct_api_ref){ .domain = (uint8_t)call->domain,
+		                             .cbid = call->cbid,
+		                             .correlation_id = call->correlation_id,
+		                             .entry = call->entry };
+	l->failed_stack_id = ev->thread->op_stack_id;
+}
+
 static void on_api_call(struct cuda_errors *c, const struct ct_event *ev)
 {
 	struct last_launch *l;
@@ -116,9 +158,10 @@ static void on_api_call(struct cuda_errors *c, const struct ct_event *ev)
 	struct ct_cuda_sticky s = { 0 };
 	const char *api;
 
-	if (code == 0 || ev->before_window)
+	if (no_failure(code) || ev->before_window)
 		return;
 	l = launch_of(c, ev->process);
+	note_failed(c, l, ev);
 	if (l->sticky) {
 		g_array_index(c->result.sticky, struct ct_cuda_sticky, l->sticky - 1)
 		    .failed_after++;
@@ -149,8 +192,24 @@ static void cuda_errors_event(void *state, const struct ct_event *ev)
 
 static enum ct_analysis_status cuda_errors_finish(void *state, int64_t end_ns)
 {
-	(void)state;
+	struct cuda_errors *c = state;
+	char site[1024];
+
 	(void)end_ns;
+	/* where each last failed call was made: once, not at every failure */
+	for (guint i = 0; i < c->launches->len; i++) {
+		const struct last_launch *l = g_ptr_array_index(c->launches, i);
+		struct ct_cuda_failed_call *f;
+
+		if (!l->failed)
+			continue;
+		f = &g_array_index(c->result.failed_calls, struct ct_cuda_failed_call,
+		                   l->failed - 1);
+		ct_call_site_format(c->ctx, l->process, l->failed_path, &l->failed_api,
+		                    l->failed_stack_id, site, sizeof(site));
+		if (site[0])
+			f->site = g_string_chunk_insert_const(c->result.strings, site);
+	}
 	return CT_ANALYSIS_OK;
 }
 
@@ -206,6 +265,7 @@ static enum ct_analysis_status cuda_errors_create(struct ct_context *ctx,
 	*state = c;
 	c->ctx = ctx;
 	c->result.sticky = g_array_new(FALSE, TRUE, sizeof(struct ct_cuda_sticky));
+	c->result.failed_calls = g_array_new(FALSE, TRUE, sizeof(struct ct_cuda_failed_call));
 	c->result.strings = g_string_chunk_new(256);
 	c->launches = g_ptr_array_new_with_free_func(g_free);
 	c->slot = ct_analysis_slot(ctx);
@@ -219,6 +279,7 @@ static void cuda_errors_destroy(void *state)
 	if (!c)
 		return;
 	g_array_free(c->result.sticky, TRUE);
+	g_array_free(c->result.failed_calls, TRUE);
 	g_string_chunk_free(c->result.strings);
 	g_ptr_array_free(c->launches, TRUE);
 	g_free(c);

@@ -15,6 +15,9 @@
  * comes next (a synchronisation, a copy, a cudaFree): the call names no
  * kernel. The kernel is the last the process launched before the error,
  * named with where it was launched.
+ * It keeps too the last call of each process that failed, of any error
+ * but those that say no failure, with where it was called: what a
+ * program that gave up by itself may have given up on.
  */
 #ifndef CUDATRACE_ANALYZERS_CUDA_ERRORS_H
 #define CUDATRACE_ANALYZERS_CUDA_ERRORS_H
@@ -41,8 +44,26 @@ struct ct_cuda_sticky {
 	const char *launch_site; /* where it was launched (ct_call_site_format); NULL: unknown */
 };
 
+/*
+ * The last call of one process that returned an error, but one that
+ * says no failure: a query's "not yet" (cudaErrorNotReady), or the
+ * runtime unloading as the process exits (cudaErrorCudartUnloading).
+ */
+struct ct_cuda_failed_call {
+	int64_t pid;
+	int64_t time_ns;
+	uint8_t domain; /* CT_DOMAIN_DRIVER or CT_DOMAIN_RUNTIME */
+	int32_t code;
+	const char *error; /* its name; NULL when CUDA's name of it is not known here */
+	const char *api;   /* the call; "" when the trace names none */
+	const char *site;  /* where it was called (ct_call_site_format); NULL: unknown */
+};
+
 struct ct_cuda_errors_result {
-	GArray *sticky;        /* struct ct_cuda_sticky, in order of time */
+	GArray *sticky; /* struct ct_cuda_sticky, in order of time */
+	/* struct ct_cuda_failed_call: the last of each process that had one,
+	 * in order of its first */
+	GArray *failed_calls;
 	GStringChunk *strings; /* every string of the result */
 };
 

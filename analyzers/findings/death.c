@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "analyses/analysis.h"
+#include "analyses/cuda-errors.h"
 #include "analyses/fragmentation.h"
 #include "analyses/framework.h"
 #include "analyses/memory.h"
@@ -81,6 +82,25 @@ enum ct_pool_start ct_pool_start_of(const struct ct_framework_device *device)
 	return ct_framework_preallocated(device) ? CT_POOL_PREALLOCATED : CT_POOL_ON_DEMAND;
 }
 
+/* The last CUDA call of PID that failed, as the errors analysis (ERRORS, NULL: none) saw it. */
+static void failed_call_of(const struct ct_cuda_errors_result *errors, int64_t pid,
+                           struct ct_death_facts *f)
+{
+	for (guint i = 0; errors && errors->failed_calls && i < errors->failed_calls->len; i++) {
+		const struct ct_cuda_failed_call *c =
+		    &g_array_index(errors->failed_calls, struct ct_cuda_failed_call, i);
+
+		if (c->pid != pid)
+			continue;
+		f->failed_known = true;
+		f->failed_api = c->api[0] ? c->api : NULL;
+		f->failed_error = c->error;
+		f->failed_code = c->code;
+		f->failed_site = c->site;
+		return;
+	}
+}
+
 void ct_death_facts_from_results(const struct ct_result *results, size_t count, int64_t pid,
                                  struct ct_death_facts *f)
 {
@@ -90,6 +110,7 @@ void ct_death_facts_from_results(const struct ct_result *results, size_t count, 
 
 	f->framework_pool = ct_pool_start_of(ct_framework_device_of(
 	    ct_result_of(results, count, CT_ANALYSIS_FRAMEWORK), pid, f->framework));
+	failed_call_of(ct_result_of(results, count, CT_ANALYSIS_CUDA_ERRORS), pid, f);
 	if (!memory && !frag)
 		return;
 	f->gpu_known = true;
@@ -565,9 +586,48 @@ static void word_framework_oom(const struct ct_death_facts *f, const char *end,
 	    g_strdup(ct_framework_oom_advice(f->framework, "out_of_memory", f->framework_pool));
 }
 
+/*
+ * "; the last CUDA call that failed: cuLaunchKernelEx returned
+ * CUDA_ERROR_INVALID_VALUE at train.py:14 in <module>" (g_free); "" when
+ * none failed. When the exception's message names that error, it is said.
+ */
+static char *failed_call_text(const struct ct_death_facts *f)
+{
+	char code[32];
+	const char *error = f->failed_error;
+	bool named;
+
+	if (!f->failed_known)
+		return g_strdup("");
+	if (!error) {
+		snprintf(code, sizeof(code), "error %d", (int)f->failed_code);
+		error = code;
+	}
+	named = f->failed_error && given(f->exception_message) &&
+	        strstr(f->exception_message, f->failed_error);
+	return g_strdup_printf("; %s: %s returned %s%s%s",
+	                       named ? "its message names the error of the last CUDA call that "
+	                               "failed"
+	                             : "the last CUDA call that failed",
+	                       given(f->failed_api) ? f->failed_api : "a CUDA call", error,
+	                       given(f->failed_site) ? " at " : "",
+	                       given(f->failed_site) ? f->failed_site : "");
+}
+
+/* What to do when the trace knows no more than ADVICE, or where a call failed. */
+static char *failed_call_advice(const struct ct_death_facts *f, const char *advice)
+{
+	if (!f->failed_known || !given(f->failed_site))
+		return g_strdup(advice);
+	return g_strdup_printf("start at %s, where %s failed; %s", f->failed_site,
+	                       given(f->failed_api) ? f->failed_api : "a CUDA call", advice);
+}
+
 static void word_other(enum ct_death death, const struct ct_death_facts *f, const char *end,
                        struct ct_death_words *w)
 {
+	char *failed = failed_call_text(f);
+
 	const char *program = program_of(f);
 
 	switch (death) {
@@ -579,11 +639,12 @@ static void word_other(enum ct_death death, const struct ct_death_facts *f, cons
 		w->summary = g_strdup_printf("%s aborted itself (SIGABRT): a failed assertion, an "
 		                             "uncaught C++ exception or a library that gave up",
 		                             program);
-		w->explanation = g_strdup("the trace shows no CUDA error and no failed allocation "
-		                          "before it");
-		w->advice = g_strdup("its standard error says why, just before it ended; to see "
-		                     "where, run it under gdb or allow a core dump (ulimit -c "
-		                     "unlimited)");
+		w->explanation = g_strdup_printf("the trace shows no %sCUDA error and no failed "
+		                                 "allocation before it%s",
+		                                 *failed ? "sticky " : "", failed);
+		w->advice = failed_call_advice(
+		    f, "its standard error says why, just before it ended; to see where, run it "
+		       "under gdb or allow a core dump (ulimit -c unlimited)");
 		break;
 	case CT_DEATH_JUPYTER_INTERRUPT:
 		w->summary = g_strdup_printf("Jupyter: the kernel %s, as an interrupt sends it, "
@@ -606,13 +667,15 @@ static void word_other(enum ct_death death, const struct ct_death_facts *f, cons
 		break;
 	case CT_DEATH_EXCEPTION:
 		w->summary = g_strdup_printf("%s %s", program, end);
-		w->explanation = g_strdup_printf(
-		    "%s%s%sthe trace shows no sticky CUDA error and no failed allocation before it",
-		    given(f->exception_message) ? "it said: " : "",
-		    given(f->exception_message) ? f->exception_message : "",
-		    given(f->exception_message) ? "; " : "");
-		w->advice = g_strdup("see what raised it there: the traceback Python printed on "
-		                     "its standard error shows the calls that led to it");
+		w->explanation =
+		    g_strdup_printf("%s%s%sthe trace shows no sticky CUDA error and no failed "
+		                    "allocation before it%s",
+		                    given(f->exception_message) ? "it said: " : "",
+		                    given(f->exception_message) ? f->exception_message : "",
+		                    given(f->exception_message) ? "; " : "", failed);
+		w->advice = failed_call_advice(f, "see what raised it there: the traceback Python "
+		                                  "printed on its standard error shows the calls "
+		                                  "that led to it");
 		break;
 	case CT_DEATH_KILLED:
 		w->summary = g_strdup_printf("%s %s from outside", program, end);
@@ -625,12 +688,14 @@ static void word_other(enum ct_death death, const struct ct_death_facts *f, cons
 		w->summary = g_strdup_printf("%s %s; why is unknown", program, end);
 		w->explanation = g_strdup_printf(
 		    "the trace shows no sticky CUDA error and no failed allocation, and no signal "
-		    "ended it%s",
-		    f->failures_told ? "; what went wrong before it, above, may be why" : "");
-		w->advice = g_strdup("its own output (its standard error, its last lines) says why "
-		                     "it gave up");
+		    "ended it%s%s",
+		    f->failures_told ? "; what went wrong before it, above, may be why" : "",
+		    failed);
+		w->advice = failed_call_advice(f, "its own output (its standard error, its last "
+		                                  "lines) says why it gave up");
 		break;
 	}
+	g_free(failed);
 }
 
 void ct_death_word(enum ct_death death, const struct ct_death_facts *f, struct ct_death_words *w)

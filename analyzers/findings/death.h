@@ -112,6 +112,15 @@ struct ct_death_facts {
 	const char *framework;
 	uint64_t framework_requested_bytes;
 	enum ct_pool_start framework_pool; /* how its pool began (the Python probe's figures) */
+	/*
+	 * The last CUDA call of the process that failed (cuda-errors.h), when
+	 * failed_known: the call (NULL: the trace names none), its error's
+	 * name (NULL: known by number only), its code, and where it was
+	 * called (NULL: unknown).
+	 */
+	bool failed_known;
+	const char *failed_api, *failed_error, *failed_site;
+	int32_t failed_code;
 };
 
 struct ct_node;
@@ -130,7 +139,8 @@ void ct_death_facts_from_report(const struct ct_node *root, int64_t pid,
  * when the memory or the fragmentation analysis ran, the GPU allocations
  * that failed, the size of the device of the last of gpu_failed_bytes,
  * and the highest peak; when the framework analysis has its framework's
- * figures, how its pool began.
+ * figures, how its pool began; when the errors analysis ran, the last
+ * CUDA call of PID that failed.
  */
 void ct_death_facts_from_results(const struct ct_result *results, size_t count, int64_t pid,
                                  struct ct_death_facts *facts);

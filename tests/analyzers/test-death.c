@@ -395,6 +395,53 @@ static void test_exception(void **unused)
 	assert_int_equal(ct_death_judge(&f), CT_DEATH_NONE);
 }
 
+/*
+ * The last CUDA call that failed is named where nothing else explains the
+ * end (an uncaught exception, which may name its error; an abort; an exit
+ * for no reason the trace shows), and what to do begins at its site.
+ */
+static void test_failed_call(void **unused)
+{
+	struct ct_death_facts f = base();
+
+	(void)unused;
+	f.failed_known = true;
+	f.failed_api = "cuLaunchKernelEx";
+	f.failed_error = "CUDA_ERROR_INVALID_VALUE";
+	f.failed_code = 1;
+	f.failed_site = "train.py:14 in <module>";
+	check(&f, CT_DEATH_UNKNOWN, "train exited with status 1; why is unknown",
+	      "the trace shows no sticky CUDA error and no failed allocation, and no signal "
+	      "ended it; the last CUDA call that failed: cuLaunchKernelEx returned "
+	      "CUDA_ERROR_INVALID_VALUE at train.py:14 in <module>");
+	check_advice(&f, "start at train.py:14 in <module>, where cuLaunchKernelEx failed; its "
+	                 "own output");
+	f.exception = "cuda.core._utils.cuda_utils.CUDAError";
+	f.exception_site = "train.py:14 in <module>";
+	f.exception_message = "CUDA_ERROR_INVALID_VALUE: This indicates that one or more of the "
+	                      "parameters passed to the API call is not within an acceptable "
+	                      "range of values.";
+	check(&f, CT_DEATH_EXCEPTION,
+	      "train died of an uncaught cuda.core._utils.cuda_utils.CUDAError at train.py:14 in "
+	      "<module> (exit status 1)",
+	      "it said: CUDA_ERROR_INVALID_VALUE: This indicates that one or more of the "
+	      "parameters passed to the API call is not within an acceptable range of values.; "
+	      "the trace shows no sticky CUDA error and no failed allocation before it; its "
+	      "message names the error of the last CUDA call that failed: cuLaunchKernelEx "
+	      "returned CUDA_ERROR_INVALID_VALUE at train.py:14 in <module>");
+	/* an error known by number only, a call the trace does not name, no site */
+	f = base();
+	kill_by(&f, SIGABRT);
+	f.failed_known = true;
+	f.failed_code = 42;
+	check(&f, CT_DEATH_ABORT,
+	      "train aborted itself (SIGABRT): a failed assertion, an uncaught C++ exception or a "
+	      "library that gave up",
+	      "the trace shows no sticky CUDA error and no failed allocation before it; the last "
+	      "CUDA call that failed: a CUDA call returned error 42");
+	check_advice(&f, "its standard error says why");
+}
+
 /* The report's trace section adds the traced process's name (after an exec). */
 static void test_from_report(void **unused)
 {
@@ -581,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_sender),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_exception),
+		cmocka_unit_test(test_failed_call),
 		cmocka_unit_test(test_from_report),
 		cmocka_unit_test(test_from_results),
 		cmocka_unit_test(test_clean_exit_shown),

@@ -32,6 +32,10 @@
 #    atexit handler's frees are the program's; a script that frees it
 #    all itself has no leak. The Perfetto export marks when Python began
 #    to exit.
+# 6. A CUDA call that fails, and the exception the program raises for
+#    it: how it ended names the call, its error and the script's line
+#    that made it, says the exception's message names that error, and
+#    what to do begins there (process_end.failed_call, the first finding).
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -321,4 +325,38 @@ echo '{"instants": ["Python exiting"]}' >"$lttng_tmp/held.expected"
 "$perfetto_python" "$trace_srcdir/tests/analyzers/check-perfetto.py" --counters \
 	"$lttng_tmp/held.pftrace" "$lttng_tmp/held.expected" >"$lttng_tmp/held.tap" 2>&1
 tap_relay "held: Perfetto" "$lttng_tmp/held.tap"
+
+# 6. A CUDA call that fails, then the exception raised for it.
+cat >"$dir/fails.py" <<'PY'
+import ctypes
+import sys
+
+sys.path.insert(0, sys.argv[1])
+from gpu_ctypes import Runtime  # noqa: E402
+
+rt = Runtime()
+ptr = rt.malloc(1 << 20)
+code = rt.lib.cudaMemcpy(ptr, None, 1 << 20, 1)  # the failing copy
+if code:
+    raise RuntimeError("copy failed: " + rt.lib.cudaGetErrorName(code).decode())
+PY
+cli_record fails -o "$lttng_tmp/fails" -- "$py" "$dir/fails.py" "$trace_srcdir/examples/python"
+cli_status_is "failed call: record exits with Python's status" 1
+"$cli_bin" report --format json -o "$lttng_tmp/fails.json" "$lttng_tmp/fails" \
+	2>"$lttng_tmp/fails.report-err"
+"$py" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["process_end"]["failed_call"] or {}
+print(c.get("api"), c.get("error"), c.get("code"), c.get("site"))
+print(r["findings"][0]["explanation"])
+print(r["findings"][0]["advice"])' "$lttng_tmp/fails.json" >"$lttng_tmp/fails.facts"
+copy_line=$(line_of "$dir/fails.py" 'the failing copy')
+is "failed call: process_end names the call, its error and the script's line" \
+	"$(sed -n 1p "$lttng_tmp/fails.facts")" \
+	"cudaMemcpy cudaErrorInvalidValue 1 fails.py:$copy_line in <module>"
+ok "failed call: how it ended says the exception's message names that error" \
+	grep -qF "its message names the error of the last CUDA call that failed: cudaMemcpy returned cudaErrorInvalidValue at fails.py:$copy_line in <module>" \
+	"$lttng_tmp/fails.facts"
+ok "failed call: what to do begins at its line" \
+	grep -q "^start at fails.py:$copy_line in <module>, where cudaMemcpy failed" "$lttng_tmp/fails.facts"
 tap_done
