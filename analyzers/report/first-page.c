@@ -250,7 +250,10 @@ char *ct_first_page_traced(const struct ct_node *trace)
 
 /*
  * The children forked without exec that ran untraced (trace.untraced_children):
- * one line naming them by pid, the first few, and their parent.
+ * one line naming them by pid, the first few, and their parent. Not
+ * "lost": NVIDIA leaves the use of CUDA between a fork and an exec
+ * undefined, and most such children never try (a data loader's workers);
+ * the trace cannot say which did.
  */
 static void untraced_children(const struct ct_node *trace, ct_first_page_loss_fn put, void *data)
 {
@@ -282,8 +285,9 @@ static void untraced_children(const struct ct_node *trace, ct_first_page_loss_fn
 		used += snprintf(line + used, sizeof(line) - (size_t)used, ", ...");
 	if (used > 0 && (size_t)used < sizeof(line))
 		snprintf(line + used, sizeof(line) - (size_t)used,
-		         "; CUDA work they did is not in the trace");
-	put("Lost", line, data);
+		         "; CUDA does not carry over a fork: any CUDA work of theirs is not in "
+		         "the trace");
+	put("Fork", line, data);
 }
 
 void ct_first_page_losses(const struct ct_node *trace, ct_first_page_loss_fn put, void *data)
