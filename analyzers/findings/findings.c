@@ -1108,7 +1108,17 @@ static void hotspot_numbers(struct finding *f, const struct ct_transfers_hotspot
  * analysis found for its copies (its costliest finding about them).
  * Without a fix, copies that simply move data are no problem to report.
  */
-static void find_copies(GArray *list, const struct ct_transfers_result *r, const struct losses *l)
+/*
+ * Copies that cost less than this share of the time traced are no finding:
+ * a fix would save the program less than that (a data loader's pinned
+ * uploads, a model's weights copied once); the hotspots table lists them.
+ */
+#define COPY_COST_WORTH_SHARE 0.01
+
+/* The costliest copies, when a fix is known for them and they cost at
+ * least COPY_COST_WORTH_SHARE of TRACED_NS (0: unknown). */
+static void find_copies(GArray *list, const struct ct_transfers_result *r, const struct losses *l,
+                        uint64_t traced_ns)
 {
 	const struct ct_transfers_hotspot *h;
 	const struct ct_transfers_finding *fix = NULL;
@@ -1118,6 +1128,8 @@ static void find_copies(GArray *list, const struct ct_transfers_result *r, const
 	if (!r->hotspots->len)
 		return;
 	h = &g_array_index(r->hotspots, struct ct_transfers_hotspot, 0);
+	if (traced_ns && (double)h->cost_ns < COPY_COST_WORTH_SHARE * (double)traced_ns)
+		return;
 	for (guint i = 0; i < r->findings->len && !fix; i++) {
 		const struct ct_transfers_finding *t =
 		    &g_array_index(r->findings, struct ct_transfers_finding, i);
@@ -2259,7 +2271,8 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 		find_leaks(list, root, memory, framework, &losses);
 	}
 	if (transfers)
-		find_copies(list, transfers, &losses);
+		find_copies(list, transfers, &losses,
+		            ct_node_u64(at(root, "trace"), "duration_ns"));
 	if (environment)
 		find_compatibility(list, environment);
 	if (framework)

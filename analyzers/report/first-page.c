@@ -418,7 +418,7 @@ char *ct_first_page_nothing(const struct ct_node *root)
 	bool ended_well = !g_strcmp0(ct_node_str(at(root, "process_end"), "cause"), "none");
 
 	return g_strdup_printf("Nothing found: %sno sticky CUDA error, no allocation failed, no "
-	                       "memory grows step after step, no copies with a fix.",
+	                       "memory grows step after step, no costly copies with a fix.",
 	                       ended_well ? "the program exited with status 0; " : "");
 }
 
