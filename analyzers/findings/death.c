@@ -208,6 +208,16 @@ const char *ct_framework_oom_advice(const char *framework, const char *verdict,
 	if (!g_strcmp0(verdict, "too_large"))
 		return "allocate less at once: a smaller batch or model, or split the tensor; no "
 		       "setting makes the device larger";
+	/* JAX's documentation, "GPU memory allocation"; torch.cuda's */
+	if (!g_strcmp0(verdict, "limit_reached") && !g_strcmp0(framework, "jax"))
+		return "hold less at the peak (a smaller batch, jax.checkpoint), or let JAX use "
+		       "more "
+		       "of the device: XLA_PYTHON_CLIENT_MEM_FRACTION (.75 unless set; .9, say), "
+		       "when no other process needs the rest";
+	if (!g_strcmp0(verdict, "limit_reached"))
+		return "hold less at the peak (a smaller batch), or give the process a larger "
+		       "share "
+		       "of the device (torch.cuda.set_per_process_memory_fraction)";
 	if (!g_strcmp0(verdict, "fragmented") && torch)
 		return "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, which lets PyTorch's "
 		       "segments grow instead of leaving unusable pieces; or allocate the large "

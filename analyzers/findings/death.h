@@ -182,8 +182,9 @@ char *ct_death_host(const struct ct_death_facts *facts);
  * What to do when FRAMEWORK ("pytorch", "tensorflow", "jax": the
  * contract's label), whose pool began as POOL, ran out of GPU memory, for
  * VERDICT: "too_large" (more than it may use of the device), "fragmented"
- * (its pool held enough unused, in pieces too small), else the device was
- * full.
+ * (its pool held enough unused, in pieces too small), "limit_reached" (it
+ * held all its own limit lets it use, below the device's memory), else
+ * the device was full.
  */
 const char *ct_framework_oom_advice(const char *framework, const char *verdict,
                                     enum ct_pool_start pool);

@@ -1208,6 +1208,8 @@ static const char *oom_reason(const char *verdict)
 		return "more than it may use of the device";
 	if (!strcmp(verdict, "fragmented"))
 		return "its pool had room, in pieces too small";
+	if (!strcmp(verdict, "limit_reached"))
+		return "it held all it may use of the device, its own limit";
 	return "the device was full";
 }
 
@@ -1818,6 +1820,36 @@ static int64_t said_device(const struct ct_node *o)
 	return device && device->type == CT_NODE_U64 ? (int64_t)device->value.u64 : -1;
 }
 
+/*
+ * Whether a framework whose figures are DEVICE's (NULL: none), asking
+ * REQUESTED more, was refused by its own limit, below the device's
+ * memory: what its tensors or arrays held at its last figures and the
+ * request pass it (JAX's pool may take XLA_PYTHON_CLIENT_MEM_FRACTION of
+ * the device, 75 % unless set, whether it preallocates or not; PyTorch's
+ * torch.cuda.set_per_process_memory_fraction), while the device had more.
+ */
+static bool limit_reached(const struct ct_framework_device *device, uint64_t requested)
+{
+	return device && device->framework != CT_FRAMEWORK_TENSORFLOW && device->limit_bytes &&
+	       device->device_total_bytes && device->limit_bytes < device->device_total_bytes &&
+	       device->in_use_bytes + requested > device->limit_bytes;
+}
+
+/* EXPLANATION (owned, replaced) followed by what DEVICE's framework held of its limit. */
+static char *with_limit(char *explanation, const struct ct_framework_device *device)
+{
+	char held[32], limit[32], total[32];
+	char *out = g_strdup_printf(
+	    "%s; its %s held %s of the %s it may use of the device's %s (its last figures)",
+	    explanation, device->framework == CT_FRAMEWORK_JAX ? "arrays" : "tensors",
+	    bytes_text((double)device->in_use_bytes, held, sizeof(held)),
+	    bytes_text((double)device->limit_bytes, limit, sizeof(limit)),
+	    bytes_text((double)device->device_total_bytes, total, sizeof(total)));
+
+	g_free(explanation);
+	return out;
+}
+
 static void find_said_oom(GArray *list, const struct ct_node *root,
                           const struct ct_framework_result *fw,
                           const struct ct_fragmentation_result *frag)
@@ -1839,6 +1871,10 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	if (!strcmp(verdict, "out_of_memory") && !ct_node_u64(o, "limit_bytes") && limit &&
 	    ct_node_u64(o, "requested_bytes") > limit)
 		verdict = "too_large";
+	if (!strcmp(verdict, "out_of_memory") && !ct_node_u64(o, "limit_bytes") &&
+	    limit_reached(ct_framework_device_of(fw, pid, framework),
+	                  ct_node_u64(o, "requested_bytes")))
+		verdict = "limit_reached";
 	f = finding_add(list, SEV_CRITICAL, "framework_oom", words);
 	f->verdict = verdict;
 	if (device >= 0)
@@ -1851,6 +1887,9 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	g_free(figures);
 	f->explanation =
 	    ct_death_quote("its last lines on standard error say so", ct_node_str(o, "text"));
+	if (!strcmp(verdict, "limit_reached"))
+		f->explanation =
+		    with_limit(f->explanation, ct_framework_device_of(fw, pid, framework));
 	figures = said_sites(fw, pid, framework);
 	if (*figures) {
 		char *with = g_strconcat(f->explanation, figures, NULL);
@@ -1925,7 +1964,8 @@ static void tell_filling_growth(GArray *list, const struct ct_memory_result *m)
 
 		if ((strcmp(f->kind, "allocation_failure") && strcmp(f->kind, "framework_oom")) ||
 		    (g_strcmp0(f->verdict, "out_of_memory") &&
-		     g_strcmp0(f->verdict, "fragmented")) ||
+		     g_strcmp0(f->verdict, "fragmented") &&
+		     g_strcmp0(f->verdict, "limit_reached")) ||
 		    !where_i64(f, WHERE_PID, &pid))
 			continue;
 		if (!where_i64(f, WHERE_DEVICE, &device))

@@ -1028,6 +1028,56 @@ static void test_said_jax(void **unused)
 	}
 }
 
+/*
+ * JAX's message without its figures, when the probe's last figures show
+ * its arrays at its own limit (75 % of the device): the limit, not the
+ * device, refused it, and what to do names the setting; below the limit,
+ * the device was full.
+ */
+static void test_said_limit(void **unused)
+{
+	const struct said_figure figures[] = { { .key = "requested_bytes", .bytes = 8 * MIB },
+		                               { .key = NULL } };
+
+	(void)unused;
+	for (int at_limit = 0; at_limit <= 1; at_limit++) {
+		struct ct_doc *doc = ct_doc_create();
+		struct ct_framework_device *d;
+		const struct ct_node *f;
+		struct results r;
+
+		results_init(&r);
+		write_trace(doc, 0);
+		add_framework(&r, CT_FRAMEWORK_JAX, (const int64_t[]){ 0 }, 0);
+		d = &g_array_index(r.framework.devices, struct ct_framework_device, 0);
+		d->first_reserved_bytes = 2 * MIB;
+		d->limit_bytes = 3072 * MIB;
+		d->in_use_bytes = at_limit ? 3066 * MIB : 1024 * MIB;
+		write_said(doc, "jax",
+		           "Allocator (GPU_0_bfc) ran out of memory trying to allocate 8.00MiB "
+		           "(rounded to 8388608)requested by op ",
+		           figures, NULL);
+		write_end(doc, "framework-oom", NULL);
+		write_findings(doc, &r);
+		f = finding(ct_doc_root(doc), 0);
+		assert_string_equal(str(f, "kind"), "framework_oom");
+		if (at_limit) {
+			assert_string_equal(str(f, "verdict"), "limit_reached");
+			assert_non_null(strstr(str(f, "summary"), "it held all it may use of the "
+			                                          "device, its own limit"));
+			assert_non_null(
+			    strstr(str(f, "explanation"),
+			           "; its arrays held 2.99 GiB of the 3.00 GiB it may use "
+			           "of the device's 4.00 GiB"));
+			assert_non_null(strstr(str(f, "advice"), "XLA_PYTHON_CLIENT_MEM_FRACTION"));
+		} else {
+			assert_string_equal(str(f, "verdict"), "out_of_memory");
+		}
+		ct_doc_destroy(doc);
+		results_free(&r);
+	}
+}
+
 /* JAX's pool at 75 % of the device at its start is told, PyTorch's never. */
 static void test_preallocation(void **unused)
 {
@@ -1443,6 +1493,7 @@ int main(void)
 		cmocka_unit_test(test_said_oom),
 		cmocka_unit_test(test_said_bfc),
 		cmocka_unit_test(test_said_jax),
+		cmocka_unit_test(test_said_limit),
 		cmocka_unit_test(test_preallocation),
 		cmocka_unit_test(test_recovered_refusal),
 		cmocka_unit_test(test_sticky),
