@@ -72,6 +72,7 @@ static void write_failed_call(struct ct_doc *doc, const struct ct_death_facts *f
 	ct_doc_string(doc, "error", facts->failed_error);
 	ct_doc_i64(doc, "code", facts->failed_code, CT_UNIT_NONE);
 	ct_doc_string(doc, "site", facts->failed_site);
+	ct_doc_i64(doc, "before_end_ns", facts->failed_before_end_ns, CT_UNIT_DURATION);
 	ct_doc_end(doc);
 }
 

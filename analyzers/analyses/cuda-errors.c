@@ -205,6 +205,7 @@ static enum ct_analysis_status cuda_errors_finish(void *state, int64_t end_ns)
 			continue;
 		f = &g_array_index(c->result.failed_calls, struct ct_cuda_failed_call,
 		                   l->failed - 1);
+		f->before_end_ns = l->process->last_ns - f->time_ns;
 		ct_call_site_format(c->ctx, l->process, l->failed_path, &l->failed_api,
 		                    l->failed_stack_id, site, sizeof(site));
 		if (site[0])

@@ -54,9 +54,10 @@ struct ct_cuda_failed_call {
 	int64_t time_ns;
 	uint8_t domain; /* CT_DOMAIN_DRIVER or CT_DOMAIN_RUNTIME */
 	int32_t code;
-	const char *error; /* its name; NULL when CUDA's name of it is not known here */
-	const char *api;   /* the call; "" when the trace names none */
-	const char *site;  /* where it was called (ct_call_site_format); NULL: unknown */
+	const char *error;     /* its name; NULL when CUDA's name of it is not known here */
+	const char *api;       /* the call; "" when the trace names none */
+	const char *site;      /* where it was called (ct_call_site_format); NULL: unknown */
+	int64_t before_end_ns; /* from it to the last event of its process */
 };
 
 struct ct_cuda_errors_result {

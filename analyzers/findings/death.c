@@ -97,6 +97,7 @@ static void failed_call_of(const struct ct_cuda_errors_result *errors, int64_t p
 		f->failed_error = c->error;
 		f->failed_code = c->code;
 		f->failed_site = c->site;
+		f->failed_before_end_ns = c->before_end_ns;
 		return;
 	}
 }
@@ -597,24 +598,44 @@ static void word_framework_oom(const struct ct_death_facts *f, const char *end,
 }
 
 /*
+ * A failed call this long before the process's last event may have been
+ * what it gave up on; one earlier, it went on after it (a library that
+ * probes what the driver offers, an error handled).
+ */
+#define FAILED_NEAR_END_NS (5 * 1000000000LL)
+
+/* Whether the exception's message names the error of the last failed call. */
+static bool message_names_failure(const struct ct_death_facts *f)
+{
+	return f->failed_known && f->failed_error && given(f->exception_message) &&
+	       strstr(f->exception_message, f->failed_error);
+}
+
+/* Whether the last failed call is one to name in how the program ended. */
+static bool failure_told(const struct ct_death_facts *f)
+{
+	return f->failed_known &&
+	       (message_names_failure(f) || f->failed_before_end_ns <= FAILED_NEAR_END_NS);
+}
+
+/*
  * "; the last CUDA call that failed: cuLaunchKernelEx returned
  * CUDA_ERROR_INVALID_VALUE at train.py:14 in <module>" (g_free); "" when
- * none failed. When the exception's message names that error, it is said.
+ * none failed near the end. When the exception's message names that
+ * error, it is said.
  */
 static char *failed_call_text(const struct ct_death_facts *f)
 {
 	char code[32];
 	const char *error = f->failed_error;
-	bool named;
+	bool named = message_names_failure(f);
 
-	if (!f->failed_known)
+	if (!failure_told(f))
 		return g_strdup("");
 	if (!error) {
 		snprintf(code, sizeof(code), "error %d", (int)f->failed_code);
 		error = code;
 	}
-	named = f->failed_error && given(f->exception_message) &&
-	        strstr(f->exception_message, f->failed_error);
 	return g_strdup_printf("; %s: %s returned %s%s%s",
 	                       named ? "its message names the error of the last CUDA call that "
 	                               "failed"
@@ -627,7 +648,7 @@ static char *failed_call_text(const struct ct_death_facts *f)
 /* What to do when the trace knows no more than ADVICE, or where a call failed. */
 static char *failed_call_advice(const struct ct_death_facts *f, const char *advice)
 {
-	if (!f->failed_known || !given(f->failed_site))
+	if (!failure_told(f) || !given(f->failed_site))
 		return g_strdup(advice);
 	return g_strdup_printf("start at %s, where %s failed; %s", f->failed_site,
 	                       given(f->failed_api) ? f->failed_api : "a CUDA call", advice);

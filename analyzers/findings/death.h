@@ -115,12 +115,13 @@ struct ct_death_facts {
 	/*
 	 * The last CUDA call of the process that failed (cuda-errors.h), when
 	 * failed_known: the call (NULL: the trace names none), its error's
-	 * name (NULL: known by number only), its code, and where it was
-	 * called (NULL: unknown).
+	 * name (NULL: known by number only), its code, where it was called
+	 * (NULL: unknown), and how long before the process's last event.
 	 */
 	bool failed_known;
 	const char *failed_api, *failed_error, *failed_site;
 	int32_t failed_code;
+	int64_t failed_before_end_ns;
 };
 
 struct ct_node;

@@ -440,6 +440,22 @@ static void test_failed_call(void **unused)
 	      "the trace shows no sticky CUDA error and no failed allocation before it; the last "
 	      "CUDA call that failed: a CUDA call returned error 42");
 	check_advice(&f, "its standard error says why");
+	/* a failure long before the end, which the program went on after, is not named */
+	f = base();
+	f.failed_known = true;
+	f.failed_api = "cuGetProcAddress_v2";
+	f.failed_error = "CUDA_ERROR_NOT_FOUND";
+	f.failed_code = 500;
+	f.failed_site = "train.py:3 in <module>";
+	f.failed_before_end_ns = 60 * 1000000000LL;
+	check(&f, CT_DEATH_UNKNOWN, "train exited with status 1; why is unknown",
+	      "the trace shows no sticky CUDA error and no failed allocation, and no signal "
+	      "ended it");
+	check_advice(&f, "its own output");
+	/* ... unless the exception's message names its error */
+	f.exception = "RuntimeError";
+	f.exception_message = "CUDA_ERROR_NOT_FOUND";
+	check_advice(&f, "start at train.py:3 in <module>, where cuGetProcAddress_v2 failed");
 }
 
 /* The report's trace section adds the traced process's name (after an exec). */
