@@ -127,6 +127,16 @@ static inline bool ct_mem_kind_on_device(unsigned kind)
 	return (ct_mem_kind_flags(kind) & CT_MEM_FLAG_DEVICE) != 0;
 }
 
+/* Whether RESULT, a traced call's return code, is a failure. Neither
+ * success (0), a query's "not yet" (600: cudaErrorNotReady,
+ * CUDA_ERROR_NOT_READY) nor the runtime unloading at exit (4:
+ * cudaErrorCudartUnloading, CUDA_ERROR_DEINITIALIZED) is one. The tracer
+ * notes the call site of exactly the failures the analyzers name. */
+static inline bool ct_result_is_failure(int32_t result)
+{
+	return result != 0 && result != 600 && result != 4;
+}
+
 /* ------------------------------------------------------------ events */
 
 /* The event types, in the order of events.def. */

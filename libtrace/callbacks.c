@@ -32,6 +32,7 @@
 #include "callbacks.h"
 #include "cudatrace-tp.h"
 #include "contract/assert.h"
+#include "contract/events.h"
 #include "log.h"
 #include "names.h"
 #include "state.h"
@@ -237,23 +238,13 @@ static void api_enter(struct thread_state *ts, const struct api_binding *binding
 		activity_flush(true);
 }
 
-/* The EXIT closes the innermost frame of its binding; frames above it
- * lost their EXIT (their family was switched off) and go with it. */
-/* The result is read as the int32 the events record. */
+/* The result is read as the int32 the events record; a CUresult and a
+ * cudaError_t share the values ct_result_is_failure() knows. */
 _Static_assert(sizeof(CUresult) == sizeof(int32_t), "a CUresult is an int32");
 _Static_assert(sizeof(cudaError_t) == sizeof(int32_t), "a cudaError_t is an int32");
 
-/*
- * Whether RESULT, a CUresult or a cudaError_t (the same values), is a
- * failure: not success, not a query's "not yet" (600, NOT_READY), not the
- * runtime unloading as the process exits (4, cudaErrorCudartUnloading and
- * CUDA_ERROR_DEINITIALIZED).
- */
-static bool result_failed(int32_t result)
-{
-	return result != 0 && result != 600 && result != 4;
-}
-
+/* The EXIT closes the innermost frame of its binding; frames above it
+ * lost their EXIT (their family was switched off) and go with it. */
 static void api_exit(struct thread_state *ts, const struct api_binding *binding,
                      const CUpti_CallbackData *data)
 {
@@ -296,7 +287,7 @@ static void api_exit(struct thread_state *ts, const struct api_binding *binding,
 
 		repeats_flush(&ts->repeats);
 		/* where a call failed is where to look: its site, as an operation's */
-		if (ts->depth == 0 && result_failed(result))
+		if (ts->depth == 0 && ct_result_is_failure(result))
 			call_stack_note_operation(&ts->outer, data->correlationId);
 		names_note_api(binding->domain, binding->cbid, data->functionName);
 		lttng_ust_do_tracepoint(cudatrace, api_call, &e);

@@ -116,12 +116,6 @@ static void kernel_of(struct cuda_errors *c, struct ct_process *process, struct 
 		s->launch_site = g_string_chunk_insert_const(c->result.strings, site);
 }
 
-/* Whether CODE says no failure: a query's "not yet", the runtime unloading at exit. */
-static bool no_failure(int32_t code)
-{
-	return code == 0 || code == 600 || code == 4;
-}
-
 /* EV, a failed call, is the last of its process (L's) so far. */
 static void note_failed(struct cuda_errors *c, struct last_launch *l, const struct ct_event *ev)
 {
@@ -158,7 +152,7 @@ static void on_api_call(struct cuda_errors *c, const struct ct_event *ev)
 	struct ct_cuda_sticky s = { 0 };
 	const char *api;
 
-	if (no_failure(code) || ev->before_window)
+	if (!ct_result_is_failure(code) || ev->before_window)
 		return;
 	l = launch_of(c, ev->process);
 	note_failed(c, l, ev);
