@@ -518,28 +518,30 @@ static void add_failure(GArray *list, const struct ct_frag_failure *failure, gui
 }
 
 /*
- * How long before its out-of-memory error a framework's allocator may have
- * asked the driver in vain: PyTorch's cudaMalloc fails, it frees its cache
- * and asks again, then tells its observers and raises, within the same call.
+ * How far apart the events of one framework out-of-memory error may lie.
+ * Its allocator may have asked the driver in vain this long before it:
+ * PyTorch's cudaMalloc fails, it frees its cache and asks again, then tells
+ * its observers and raises, within the same call. NVML's list of the
+ * device's processes, taken for the error, comes within it too.
  */
-#define FRAMEWORK_RETRY_NS 1000000000LL
+#define FRAMEWORK_OOM_WINDOW_NS 1000000000LL
 
 /*
  * Whether the driver's FAILURE may have been part of an out-of-memory
  * error of process PID on DEVICE (-1: any) at TIME_NS: the allocator asked
- * the driver in vain at most FRAMEWORK_RETRY_NS before it.
+ * the driver in vain at most FRAMEWORK_OOM_WINDOW_NS before it.
  */
 static bool refused_for(const struct ct_frag_failure *failure, int64_t pid, int64_t device,
                         int64_t time_ns)
 {
 	return failure->pid == pid && (device < 0 || failure->device == device) &&
-	       failure->time_ns <= time_ns && failure->time_ns >= time_ns - FRAMEWORK_RETRY_NS;
+	       failure->time_ns <= time_ns && failure->time_ns >= time_ns - FRAMEWORK_OOM_WINDOW_NS;
 }
 
 /*
  * The out-of-memory error of FRAMEWORK (a device's ooms; NULL: the
  * analysis did not run) that FAILURE was part of: same process and
- * device, at most FRAMEWORK_RETRY_NS before it and after the error
+ * device, at most FRAMEWORK_OOM_WINDOW_NS before it and after the error
  * before it; NULL if none.
  */
 static const struct ct_framework_oom *framework_oom_of(const struct ct_framework_result *framework,
@@ -1104,19 +1106,18 @@ static void hotspot_numbers(struct finding *f, const struct ct_transfers_hotspot
 }
 
 /*
- * The costliest hotspot of the transfers result R, and the fix the
- * analysis found for its copies (its costliest finding about them).
- * Without a fix, copies that simply move data are no problem to report.
- */
-/*
  * Copies that cost less than this share of the time traced are no finding:
  * a fix would save the program less than that (a data loader's pinned
  * uploads, a model's weights copied once); the hotspots table lists them.
  */
 #define COPY_COST_WORTH_SHARE 0.01
 
-/* The costliest copies, when a fix is known for them and they cost at
- * least COPY_COST_WORTH_SHARE of TRACED_NS (0: unknown). */
+/*
+ * The costliest hotspot of the transfers result R, with the fix the
+ * analysis found for its copies (its costliest finding about them), when
+ * they cost at least COPY_COST_WORTH_SHARE of TRACED_NS (0: unknown).
+ * Without a fix, copies that simply move data are no problem to report.
+ */
 static void find_copies(GArray *list, const struct ct_transfers_result *r, const struct losses *l,
                         uint64_t traced_ns)
 {
@@ -1340,7 +1341,7 @@ static const GArray *holders_at(const struct ct_fragmentation_result *frag, int6
 		    &g_array_index(frag->listings, struct ct_frag_listing, i);
 
 		if (l->pid == pid && (device < 0 || l->device == device) &&
-		    l->time_ns >= time_ns - 1000000000LL && l->time_ns <= until_ns)
+		    l->time_ns >= time_ns - FRAMEWORK_OOM_WINDOW_NS && l->time_ns <= until_ns)
 			return l->holders;
 	}
 	for (guint i = 0; frag && i < frag->failures->len; i++) {
@@ -1416,7 +1417,7 @@ static void add_framework_oom(GArray *list, const struct ct_framework_result *fr
 	/* the probe's error: NVML's list comes right after it */
 	f->explanation =
 	    with_holders(f->explanation, holders_at(frag, device->pid, device->device, oom->time_ns,
-	                                            oom->time_ns + 1000000000LL));
+	                                            oom->time_ns + FRAMEWORK_OOM_WINDOW_NS));
 	f->advice = g_strdup(
 	    ct_framework_oom_advice(framework_of(device), verdict, ct_pool_start_of(device)));
 	oom_numbers(f, oom);
@@ -1747,17 +1748,12 @@ static char *said_sites(const struct ct_framework_result *fw, int64_t pid, const
 }
 
 /*
- * What PID's FRAMEWORK may hold of its device, as the probe read it (its
- * limit, else the device's memory); 0 when unknown.
+ * What a framework may hold of its device D (NULL: not known), as the
+ * probe read it: its limit, else the device's memory; 0 when unknown.
  */
-static uint64_t framework_limit(const struct ct_framework_result *fw, int64_t pid,
-                                const char *framework)
+static uint64_t framework_limit(const struct ct_framework_device *d)
 {
-	const struct ct_framework_device *d = ct_framework_device_of(fw, pid, framework);
-
-	if (!d)
-		return 0;
-	return d->limit_bytes ? d->limit_bytes : d->device_total_bytes;
+	return !d ? 0 : d->limit_bytes ? d->limit_bytes : d->device_total_bytes;
 }
 
 /* The figures a framework_oom finding quotes (oom_numbers), as the last words give them. */
@@ -1858,7 +1854,9 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	const struct ct_node *o = at(words, "out_of_memory");
 	const char *framework = ct_node_str(o, "framework"), *verdict;
 	int64_t pid = ct_node_i64(words, "pid"), device = said_device(o);
-	uint64_t limit = framework ? framework_limit(fw, pid, framework) : 0;
+	const struct ct_framework_device *pool =
+	    framework ? ct_framework_device_of(fw, pid, framework) : NULL;
+	uint64_t limit = framework_limit(pool);
 	char req[32], on[32] = "", *figures;
 	struct finding *f;
 
@@ -1872,8 +1870,7 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	    ct_node_u64(o, "requested_bytes") > limit)
 		verdict = "too_large";
 	if (!strcmp(verdict, "out_of_memory") && !ct_node_u64(o, "limit_bytes") &&
-	    limit_reached(ct_framework_device_of(fw, pid, framework),
-	                  ct_node_u64(o, "requested_bytes")))
+	    limit_reached(pool, ct_node_u64(o, "requested_bytes")))
 		verdict = "limit_reached";
 	f = finding_add(list, SEV_CRITICAL, "framework_oom", words);
 	f->verdict = verdict;
@@ -1888,8 +1885,7 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	f->explanation =
 	    ct_death_quote("its last lines on standard error say so", ct_node_str(o, "text"));
 	if (!strcmp(verdict, "limit_reached"))
-		f->explanation =
-		    with_limit(f->explanation, ct_framework_device_of(fw, pid, framework));
+		f->explanation = with_limit(f->explanation, pool);
 	figures = said_sites(fw, pid, framework);
 	if (*figures) {
 		char *with = g_strconcat(f->explanation, figures, NULL);
@@ -1901,8 +1897,7 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	/* the message's: NVML's list comes at the uncaught exception, after it */
 	f->explanation = with_holders(
 	    f->explanation, holders_at(frag, pid, device, ct_node_i64(o, "time_ns"), INT64_MAX));
-	f->advice = g_strdup(ct_framework_oom_advice(
-	    framework, verdict, ct_pool_start_of(ct_framework_device_of(fw, pid, framework))));
+	f->advice = g_strdup(ct_framework_oom_advice(framework, verdict, ct_pool_start_of(pool)));
 	numbers_from(f, o, said_numbers);
 	f->source = g_strdup("last_words.out_of_memory");
 	f->order = number_of(o, "time_ns");
@@ -1974,9 +1969,8 @@ static void tell_filling_growth(GArray *list, const struct ct_memory_result *m)
 		if (!s)
 			continue;
 		text = g_strdup_printf(
-		    "%s; memory allocated at %s grew step after step, %s more each time, to %s by "
-		    "the "
-		    "end (%.0f %% of the device's peak): that growth left no room",
+		    "%s; memory allocated at %s grew step after step, %s more each time, "
+		    "to %s by the end (%.0f %% of the device's peak): that growth left no room",
 		    f->explanation ? f->explanation : "", s->site,
 		    bytes_text((double)s->growth_per_rise_bytes, step, sizeof(step)),
 		    bytes_text((double)s->held_at_end_bytes, held, sizeof(held)),
