@@ -696,18 +696,22 @@ static void word_other(enum ct_death death, const struct ct_death_facts *f, cons
 		w->advice = g_strdup("if nobody restarted it, the Jupyter server's log says who "
 		                     "did: a shutdown, or idle culling (cull_idle_timeout)");
 		break;
-	case CT_DEATH_EXCEPTION:
+	case CT_DEATH_EXCEPTION: {
+		/* its message quoted: it may end in its own period, or hold a tensor */
+		char *said = given(f->exception_message)
+		                 ? ct_death_quote("it said", f->exception_message)
+		                 : NULL;
+
 		w->summary = g_strdup_printf("%s %s", program, end);
-		w->explanation =
-		    g_strdup_printf("%s%s%sthe trace shows no sticky CUDA error and no failed "
-		                    "allocation before it%s",
-		                    given(f->exception_message) ? "it said: " : "",
-		                    given(f->exception_message) ? f->exception_message : "",
-		                    given(f->exception_message) ? "; " : "", failed);
+		w->explanation = g_strdup_printf("%s%sthe trace shows no sticky CUDA error and no "
+		                                 "failed allocation before it%s",
+		                                 said ? said : "", said ? "; " : "", failed);
+		g_free(said);
 		w->advice = failed_call_advice(f, "see what raised it there: the traceback Python "
 		                                  "printed on its standard error shows the calls "
 		                                  "that led to it");
 		break;
+	}
 	case CT_DEATH_KILLED:
 		w->summary = g_strdup_printf("%s %s from outside", program, end);
 		w->explanation = outside_explanation(f);

@@ -371,7 +371,7 @@ static void test_exception(void **unused)
 	f.exception_message = "'weights'";
 	check(&f, CT_DEATH_EXCEPTION,
 	      "train died of an uncaught KeyError at train.py:12 in load (exit status 1)",
-	      "it said: 'weights'; the trace shows no sticky CUDA error and no failed "
+	      "it said: \"'weights'\"; the trace shows no sticky CUDA error and no failed "
 	      "allocation before it");
 	check_advice(&f, "traceback");
 	f.exception_message = NULL;
@@ -424,8 +424,8 @@ static void test_failed_call(void **unused)
 	check(&f, CT_DEATH_EXCEPTION,
 	      "train died of an uncaught cuda.core._utils.cuda_utils.CUDAError at train.py:14 in "
 	      "<module> (exit status 1)",
-	      "it said: CUDA_ERROR_INVALID_VALUE: This indicates that one or more of the "
-	      "parameters passed to the API call is not within an acceptable range of values.; "
+	      "it said: \"CUDA_ERROR_INVALID_VALUE: This indicates that one or more of the "
+	      "parameters passed to the API call is not within an acceptable range of values.\"; "
 	      "the trace shows no sticky CUDA error and no failed allocation before it; its "
 	      "message names the error of the last CUDA call that failed: cuLaunchKernelEx "
 	      "returned CUDA_ERROR_INVALID_VALUE at train.py:14 in <module>");
