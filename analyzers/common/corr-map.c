@@ -33,6 +33,8 @@ void ct_corr_map_release(struct ct_corr_map *map)
 	for (size_t i = 0; map->slots && i < map->capacity; i++)
 		g_free(map->slots[i]);
 	g_free(map->slots);
+	if (map->aside)
+		g_hash_table_destroy(map->aside); /* its value destructor frees them */
 	while (map->free) {
 		void *next = *(void **)map->free;
 
@@ -42,12 +44,60 @@ void ct_corr_map_release(struct ct_corr_map *map)
 	*map = (struct ct_corr_map){ 0 };
 }
 
+/* ENTRY waits no more: on the free list. */
+static void recycle(struct ct_corr_map *map, void *entry)
+{
+	*(void **)entry = map->free;
+	map->free = entry;
+}
+
+static size_t aside_count(const struct ct_corr_map *map)
+{
+	return map->aside ? g_hash_table_size(map->aside) : 0;
+}
+
+/* Whether ENTRY has waited longer than any record takes to come, at TIME_NS. */
+static bool stale(const struct ct_corr_entry *entry, int64_t time_ns)
+{
+	return time_ns - entry->time_ns >= CT_CORR_MAP_PATIENCE_NS;
+}
+
 /*
- * Doubles the capacity. Two waiting entries cannot meet in the new slots:
- * ids equal modulo 2 × capacity are equal modulo capacity, and each old
- * slot held one entry.
+ * The entries set aside at TIME_NS: back to their slot when it is free,
+ * given up when stale, else left aside.
  */
-static void grow(struct ct_corr_map *map)
+static void settle_aside(struct ct_corr_map *map, int64_t time_ns)
+{
+	GHashTableIter iter;
+	gpointer key, value;
+
+	if (!aside_count(map))
+		return;
+	g_hash_table_iter_init(&iter, map->aside);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		struct ct_corr_entry *entry = value;
+		void **slot = &map->slots[slot_of(map->capacity, entry->correlation_id)];
+
+		if (!*slot) {
+			*slot = entry;
+		} else if (stale(entry, time_ns)) {
+			recycle(map, entry);
+			map->waiting--;
+			map->evicted++;
+		} else {
+			continue;
+		}
+		g_hash_table_iter_steal(&iter);
+	}
+}
+
+/*
+ * Doubles the capacity at TIME_NS. Two entries in the slots cannot meet
+ * in the new slots: ids equal modulo 2 × capacity are equal modulo
+ * capacity, and each old slot held one entry. Then the entries set aside
+ * settle.
+ */
+static void grow(struct ct_corr_map *map, int64_t time_ns)
 {
 	void **slots = g_new0(void *, map->capacity * 2);
 
@@ -60,13 +110,28 @@ static void grow(struct ct_corr_map *map)
 	g_free(map->slots);
 	map->slots = slots;
 	map->capacity *= 2;
+	settle_aside(map, time_ns);
 }
 
-/* ENTRY waits no more: on the free list. */
-static void recycle(struct ct_corr_map *map, void *entry)
+/* The entry set aside for ID, if any, is replaced: it waits no more. */
+static void replace_aside(struct ct_corr_map *map, uint32_t id)
 {
-	*(void **)entry = map->free;
-	map->free = entry;
+	void *before;
+
+	if (!aside_count(map) || !(before = g_hash_table_lookup(map->aside, GUINT_TO_POINTER(id))))
+		return;
+	g_hash_table_steal(map->aside, GUINT_TO_POINTER(id));
+	recycle(map, before);
+	map->waiting--;
+}
+
+/* ENTRY, waiting still, leaves its slot to a newer id: set aside. */
+static void set_aside(struct ct_corr_map *map, struct ct_corr_entry *entry)
+{
+	if (!map->aside)
+		map->aside = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	replace_aside(map, entry->correlation_id);
+	g_hash_table_insert(map->aside, GUINT_TO_POINTER(entry->correlation_id), entry);
 }
 
 /* A zeroed entry, from the free list if it has one. */
@@ -81,26 +146,23 @@ static struct ct_corr_entry *fresh_entry(struct ct_corr_map *map)
 	return entry;
 }
 
-/* Whether ENTRY, in the slot a newcomer of TIME_NS wants, may still get its record. */
-static bool still_waits(const struct ct_corr_map *map, const struct ct_corr_entry *entry,
-                        int64_t time_ns)
-{
-	return map->waiting * 2 > map->capacity ||
-	       time_ns - entry->time_ns < CT_CORR_MAP_PATIENCE_NS;
-}
-
 void *ct_corr_map_insert(struct ct_corr_map *map, uint32_t correlation_id, int64_t time_ns)
 {
 	struct ct_corr_entry *entry = map->slots[slot_of(map->capacity, correlation_id)];
 
+	if (!entry || entry->correlation_id != correlation_id)
+		replace_aside(map, correlation_id);
+	/* dense: make room rather than lose or set aside what still waits */
 	while (entry && entry->correlation_id != correlation_id &&
-	       map->capacity < CT_CORR_MAP_MAX && still_waits(map, entry, time_ns)) {
-		/* make room rather than lose what still waits */
-		grow(map);
+	       map->capacity < CT_CORR_MAP_MAX && map->waiting * 2 > map->capacity) {
+		grow(map, time_ns);
 		entry = map->slots[slot_of(map->capacity, correlation_id)];
 	}
-	if (entry) {
-		/* the entry the slot held is replaced */
+	if (entry && entry->correlation_id != correlation_id && !stale(entry, time_ns) &&
+	    (map->capacity < CT_CORR_MAP_MAX || aside_count(map) < CT_CORR_MAP_MAX / 4)) {
+		set_aside(map, entry);
+	} else if (entry) {
+		/* the same id seen again is replaced; another is given up */
 		if (entry->correlation_id != correlation_id)
 			map->evicted++;
 		recycle(map, entry);
@@ -111,7 +173,9 @@ void *ct_corr_map_insert(struct ct_corr_map *map, uint32_t correlation_id, int64
 	entry->time_ns = time_ns;
 	map->slots[slot_of(map->capacity, correlation_id)] = entry;
 	map->waiting++;
-	CT_ASSERT_DBG(map->waiting <= map->capacity);
+	/* many set aside: the ids waiting are sparse, the map grows for them */
+	if (aside_count(map) * 4 > map->capacity && map->capacity < CT_CORR_MAP_MAX)
+		grow(map, time_ns);
 	return entry;
 }
 
@@ -119,17 +183,25 @@ void *ct_corr_map_find(const struct ct_corr_map *map, uint32_t correlation_id)
 {
 	struct ct_corr_entry *entry = map->slots[slot_of(map->capacity, correlation_id)];
 
-	return entry && entry->correlation_id == correlation_id ? entry : NULL;
+	if (entry && entry->correlation_id == correlation_id)
+		return entry;
+	return aside_count(map) ? g_hash_table_lookup(map->aside, GUINT_TO_POINTER(correlation_id))
+	                        : NULL;
 }
 
 void ct_corr_map_remove(struct ct_corr_map *map, void *entry)
 {
-	const struct ct_corr_entry *head = entry;
-	void **slot = &map->slots[slot_of(map->capacity, head->correlation_id)];
+	/* an entry given up, replaced or removed before is in neither place:
+	 * its head may be the free list's link by now, and finds nothing */
+	uint32_t id = ((const struct ct_corr_entry *)entry)->correlation_id;
+	void **slot = &map->slots[slot_of(map->capacity, id)];
 
-	if (*slot != entry)
+	if (*slot == entry)
+		*slot = NULL;
+	else if (aside_count(map) && g_hash_table_lookup(map->aside, GUINT_TO_POINTER(id)) == entry)
+		g_hash_table_steal(map->aside, GUINT_TO_POINTER(id));
+	else
 		return;
-	*slot = NULL;
 	map->waiting--;
 	recycle(map, entry);
 }
@@ -142,8 +214,16 @@ size_t ct_corr_map_waiting(const struct ct_corr_map *map)
 void ct_corr_map_foreach(const struct ct_corr_map *map, void (*fn)(void *entry, void *data),
                          void *data)
 {
+	GHashTableIter iter;
+	gpointer key, value;
+
 	for (size_t i = 0; i < map->capacity; i++) {
 		if (map->slots[i])
 			fn(map->slots[i], data);
 	}
+	if (!aside_count(map))
+		return;
+	g_hash_table_iter_init(&iter, map->aside);
+	while (g_hash_table_iter_next(&iter, &key, &value))
+		fn(value, data);
 }

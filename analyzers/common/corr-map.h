@@ -7,21 +7,26 @@
  * or gpu_kernel record with the same correlation id arrives later, when
  * CUPTI hands its activity buffer back, or never (CUPTI dropped it).
  * Correlation ids grow by one per call, so the map is direct-mapped: an
- * entry's slot is its id modulo the capacity, in an array of slots. The
- * capacity doubles while more than half of it waits for records, up to a
- * maximum. A slot still taken by another entry when a newcomer comes
- * doubles it too, unless that entry has waited longer than
- * CT_CORR_MAP_PATIENCE_NS, or the map is at its maximum: then it is given
- * to the newcomer (its record was lost, or never comes) and counted as
- * evicted. Ids do not tell how long an entry has waited: a framework
- * makes thousands of calls between two launches (cudaGetDevice, stream
- * queries), and CUPTI hands records over only when a buffer is full or
- * flushed, once a second by default, so the record of a launch may come
- * after tens of thousands of other calls. Entries that no longer wait are
- * kept on a free list for the next ones: an operation costs no
- * allocation and no hashing, a few instructions where a GHashTable of
- * allocated entries cost about a thousand. So memory is bounded by the
- * work in flight, never by the length of the trace.
+ * entry's slot is its id modulo the capacity, in an array of slots, and
+ * entries waiting at the same time sit side by side. The capacity doubles
+ * while more than half of it waits for records, up to a maximum. A slot
+ * still taken by another entry when a newcomer comes: the entry is given
+ * up if it has waited longer than CT_CORR_MAP_PATIENCE_NS (its record was
+ * lost, or never comes) and counted as evicted; else it is set aside, in
+ * a hash table, for its record may still come. Ids do not tell how long
+ * an entry has waited: a framework makes thousands of calls between two
+ * launches (cudaGetDevice, stream queries), and CUPTI hands records over
+ * only when a buffer is full or flushed, once a second by default, so the
+ * record of a launch may come after tens of thousands of other calls.
+ * When a quarter of the capacity is set aside, the capacity doubles and
+ * the entries set aside go back to their slots where they can; at the
+ * maximum, the occupant is given up instead. So a few entries whose
+ * record never comes do not make the map grow, and a sparse run of ids
+ * does. Entries that no longer wait are kept on a free list for the next
+ * ones: an operation costs no allocation and no hashing, a few
+ * instructions where a GHashTable of allocated entries cost about a
+ * thousand. So memory is bounded by the work in flight, never by the
+ * length of the trace.
  *
  * Entries are structs of the caller's that begin with a struct
  * ct_corr_entry; the map owns them.
@@ -44,9 +49,10 @@ struct ct_corr_map {
 	void **slots; /* slot -> the entry in it, or NULL; owned, as the entries */
 	void *free;   /* entries that wait no more, linked through their first bytes */
 	size_t entry_size;
-	size_t capacity;  /* slots, a power of two */
-	size_t waiting;   /* entries in the slots */
-	uint64_t evicted; /* entries given up to make room */
+	size_t capacity;   /* slots, a power of two */
+	size_t waiting;    /* entries in the slots and set aside */
+	uint64_t evicted;  /* entries given up to make room */
+	GHashTable *aside; /* id -> waiting entry whose slot a newer one took; NULL: none yet */
 };
 
 /* Slots to begin with and at most. */

@@ -293,14 +293,94 @@ static void test_corr_map_sparse(void **unused)
 	ct_corr_map_release(&map);
 }
 
+/*
+ * A loop of two million copies of which a dozen never get their record:
+ * each is set aside when a newer id wants its slot, and the map stays at
+ * its first size (it grew to its maximum, 8 MiB of slots, when such
+ * stragglers kept their slots).
+ */
+static void test_corr_map_stragglers(void **unused)
+{
+	struct ct_corr_map map;
+	struct entry *e;
+
+	(void)unused;
+	ct_corr_map_init(&map, sizeof(struct entry));
+	for (uint32_t id = 1; id <= 2000000; id++) {
+		e = ct_corr_map_insert(&map, id, (int64_t)id * 5000);
+		e->value = (int)id;
+		if (id % 150000 != 0)
+			ct_corr_map_remove(&map, e);
+	}
+	assert_int_equal(ct_corr_map_waiting(&map), 13);
+	assert_int_equal(map.evicted, 0);
+	assert_int_equal(map.capacity, CT_CORR_MAP_INITIAL);
+	/* one seen again is replaced */
+	e = ct_corr_map_insert(&map, 300000, 10000000000);
+	assert_int_equal(e->value, 0);
+	assert_ptr_equal(ct_corr_map_find(&map, 300000), e);
+	assert_int_equal(ct_corr_map_waiting(&map), 13);
+	ct_corr_map_remove(&map, e);
+	assert_null(ct_corr_map_find(&map, 300000));
+	assert_int_equal(ct_corr_map_waiting(&map), 12);
+	/* their records may still come */
+	e = ct_corr_map_find(&map, 150000);
+	assert_non_null(e);
+	assert_int_equal(e->value, 150000);
+	ct_corr_map_remove(&map, e);
+	assert_null(ct_corr_map_find(&map, 150000));
+	ct_corr_map_remove(&map, e);
+	assert_int_equal(ct_corr_map_waiting(&map), 11);
+	ct_corr_map_release(&map);
+}
+
+/*
+ * At its maximum, full of entries that may still get their record, the
+ * map sets a quarter of its capacity aside, then gives up the entry in
+ * the newcomer's slot; at once if it has waited too long.
+ */
+static void test_corr_map_full(void **unused)
+{
+	const uint32_t max = CT_CORR_MAP_MAX, quarter = CT_CORR_MAP_MAX / 4;
+	struct ct_corr_map map;
+
+	(void)unused;
+	ct_corr_map_init(&map, sizeof(struct entry));
+	for (uint32_t id = 1; id <= max; id++)
+		ct_corr_map_insert(&map, id, 0);
+	assert_int_equal(map.capacity, max);
+	assert_int_equal(ct_corr_map_waiting(&map), max);
+	for (uint32_t id = max + 1; id <= max + quarter; id++)
+		ct_corr_map_insert(&map, id, 1);
+	assert_int_equal(map.evicted, 0);
+	assert_int_equal(ct_corr_map_waiting(&map), max + quarter);
+	assert_non_null(ct_corr_map_find(&map, 1));
+	ct_corr_map_insert(&map, max + quarter + 1, 2);
+	assert_int_equal(map.evicted, 1);
+	assert_null(ct_corr_map_find(&map, quarter + 1));
+	assert_int_equal(ct_corr_map_waiting(&map), max + quarter);
+	ct_corr_map_insert(&map, max + quarter + 2, CT_CORR_MAP_PATIENCE_NS);
+	assert_int_equal(map.evicted, 2);
+	assert_null(ct_corr_map_find(&map, quarter + 2));
+	assert_non_null(ct_corr_map_find(&map, max + quarter + 2));
+	ct_corr_map_release(&map);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exact_statistics),  cmocka_unit_test(test_sketch_accuracy),
-		cmocka_unit_test(test_sketch_is_bounded), cmocka_unit_test(test_sketch_signs),
-		cmocka_unit_test(test_timeline),          cmocka_unit_test(test_timeline_window),
-		cmocka_unit_test(test_timeline_disorder), cmocka_unit_test(test_corr_map),
-		cmocka_unit_test(test_corr_map_reuse),    cmocka_unit_test(test_corr_map_sparse),
+		cmocka_unit_test(test_exact_statistics),
+		cmocka_unit_test(test_sketch_accuracy),
+		cmocka_unit_test(test_sketch_is_bounded),
+		cmocka_unit_test(test_sketch_signs),
+		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_timeline_window),
+		cmocka_unit_test(test_timeline_disorder),
+		cmocka_unit_test(test_corr_map),
+		cmocka_unit_test(test_corr_map_reuse),
+		cmocka_unit_test(test_corr_map_sparse),
+		cmocka_unit_test(test_corr_map_stragglers),
+		cmocka_unit_test(test_corr_map_full),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
