@@ -31,9 +31,25 @@ struct object {
 	size_t id_len;
 };
 
+/* Symbols looked at before PC, at most, for one whose range holds it. */
+#define FUNCTION_SEARCH_BACK 64
+
+/* A symbol of a module's symbol table that may name code, at its
+ * absolute address. */
+struct function {
+	Dwarf_Addr start;
+	GElf_Xword size;
+	const char *name; /* libelf's, as long as the dwfl */
+	int binding_rank; /* the binding dwfl prefers ranks higher */
+	int index;        /* in the table: the first of equals wins, as in dwfl */
+};
+
 struct ct_symbolizer {
 	GArray *objects; /* struct object */
 	Dwfl *dwfl;      /* NULL until the first lookup */
+	/* Dwfl_Module * -> GArray of struct function by start, made at the
+	 * module's first lookup by address; owned */
+	GHashTable *functions;
 	bool reported;
 	/* elfutils' search path: the given directories, then its default one
 	 * (":.debug:/usr/lib/debug": beside the object, its .debug directory,
@@ -63,6 +79,8 @@ void ct_symbolizer_destroy(struct ct_symbolizer *s)
 		g_free(o->id);
 	}
 	g_array_unref(s->objects);
+	if (s->functions)
+		g_hash_table_destroy(s->functions);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	g_free(s->debuginfo_path);
@@ -249,6 +267,115 @@ static size_t inline_chain(Dwfl_Module *m, Dwarf_Addr pc, struct ct_symbol *syms
 	return n;
 }
 
+static int binding_rank(const GElf_Sym *sym)
+{
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL:
+		return 2;
+	case STB_WEAK:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* By start, then the preferred binding first. */
+static gint function_order(gconstpointer a, gconstpointer b)
+{
+	const struct function *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->binding_rank != y->binding_rank)
+		return y->binding_rank - x->binding_rank;
+	return x->index - y->index;
+}
+
+/* M's defined symbols by start, those dwfl_module_addrname considers
+ * (not sections, files, thread-local data or absolute values): what a
+ * lookup searches. */
+static GArray *functions_of(struct ct_symbolizer *s, Dwfl_Module *m)
+{
+	GArray *functions;
+	int count;
+
+	if (!s->functions)
+		s->functions = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+		                                     (GDestroyNotify)g_array_unref);
+	functions = g_hash_table_lookup(s->functions, m);
+	if (functions)
+		return functions;
+	functions = g_array_new(FALSE, FALSE, sizeof(struct function));
+	count = dwfl_module_getsymtab(m);
+	for (int i = 1; i < count; i++) {
+		GElf_Sym sym;
+		GElf_Addr address;
+		GElf_Word section;
+		const char *name =
+		    dwfl_module_getsym_info(m, i, &sym, &address, &section, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		/* absolute ones (version names, at 0) are no place in the code */
+		if (!name || !*name || section == SHN_UNDEF || section == SHN_ABS ||
+		    type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+			continue;
+		g_array_append_val(functions, ((struct function){
+		                                  .start = address,
+		                                  .size = sym.st_size,
+		                                  .name = name,
+		                                  .binding_rank = binding_rank(&sym),
+		                                  .index = i,
+		                              }));
+	}
+	g_array_sort(functions, function_order);
+	g_hash_table_insert(s->functions, m, functions);
+	return functions;
+}
+
+/*
+ * The function of M at PC, by its symbol table, as dwfl_module_addrname
+ * names it: the symbol whose range holds PC that starts the latest (the
+ * preferred binding among those starting there); without one, the last
+ * sizeless label before PC that no sized symbol's range passes. It reads
+ * every symbol at each call: a lookup in libtorch_cuda.so took a
+ * millisecond, and the report of a PyTorch trace a second.
+ */
+static const char *function_at(struct ct_symbolizer *s, Dwfl_Module *m, Dwarf_Addr pc)
+{
+	GArray *functions = functions_of(s, m);
+	const struct function *f = (const struct function *)(void *)functions->data;
+	const struct function *label = NULL;
+	Dwarf_Addr label_floor = 0;
+	guint low = 0, high = functions->len;
+
+	/* LOW: the first that starts after PC */
+	while (low < high) {
+		guint mid = low + (high - low) / 2;
+
+		if (f[mid].start <= pc)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	/* back from the latest start, within a few (nested symbols, aliases) */
+	for (guint i = low, seen = 0; i > 0 && seen < FUNCTION_SEARCH_BACK; i--, seen++) {
+		const struct function *candidate = &f[i - 1];
+
+		if (candidate->size && pc - candidate->start < candidate->size) {
+			/* those starting there too come first when preferred */
+			while (i > 1 && f[i - 2].start == candidate->start &&
+			       pc - f[i - 2].start < f[i - 2].size)
+				candidate = &f[--i - 1];
+			return candidate->name;
+		}
+		if (candidate->size)
+			label_floor = MAX(label_floor, candidate->start + candidate->size);
+		else if (!label || label->start == candidate->start)
+			label = candidate; /* of labels at one place, the first sorted */
+	}
+	return label && label->start >= label_floor ? label->name : NULL;
+}
+
 size_t ct_symbolizer_lookup(struct ct_symbolizer *s, uint64_t address, bool return_address,
                             struct ct_symbol *syms, size_t max)
 {
@@ -279,7 +406,7 @@ size_t ct_symbolizer_lookup(struct ct_symbolizer *s, uint64_t address, bool retu
 	syms[0].file = first.file;
 	syms[0].line = first.line;
 	if (n == 0) {
-		syms[0].function = dwfl_module_addrname(m, pc);
+		syms[0].function = function_at(s, m, pc);
 		n = 1;
 	}
 	return n;
