@@ -23,9 +23,9 @@
  * maximum, the occupant is given up instead. So a few entries whose
  * record never comes do not make the map grow, and a sparse run of ids
  * does. Entries that no longer wait are kept on a free list for the next
- * ones: an operation costs no allocation and no hashing, a few
- * instructions where a GHashTable of allocated entries cost about a
- * thousand. So memory is bounded by the work in flight, never by the
+ * ones: an operation costs no allocation, and no hashing while none is
+ * set aside, a few instructions where a GHashTable of allocated entries
+ * cost about a thousand. So memory is bounded by the work in flight, never by the
  * length of the trace.
  *
  * Entries are structs of the caller's that begin with a struct

@@ -336,9 +336,10 @@ static GArray *functions_of(struct ct_symbolizer *s, Dwfl_Module *m)
  * The function of M at PC, by its symbol table, as dwfl_module_addrname
  * names it: the symbol whose range holds PC that starts the latest (the
  * preferred binding among those starting there); without one, the last
- * sizeless label before PC that no sized symbol's range passes. It reads
- * every symbol at each call: a lookup in libtorch_cuda.so took a
- * millisecond, and the report of a PyTorch trace a second.
+ * sizeless label before PC that no sized symbol's range passes. That
+ * function itself reads every symbol at each call: a lookup in
+ * libtorch_cuda.so took a millisecond, and the report of a PyTorch trace
+ * a second.
  */
 static const char *function_at(struct ct_symbolizer *s, Dwfl_Module *m, Dwarf_Addr pc)
 {
