@@ -209,12 +209,15 @@ trace_run() {
 			LTTNG_UST_REGISTER_TIMEOUT="${LTTNG_UST_REGISTER_TIMEOUT:-20000}" "$@"
 	fi
 	trace_status=0
+	# SIGKILL 10 s after SIGTERM: a program wedged with every signal
+	# blocked (as lttng-ust blocks them across a fork) ends too.
 	LD_LIBRARY_PATH="$trace_simdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-		CUDASIM_LEDGER="$trace_ledger" timeout "${TRACE_TIMEOUT:-120}" "$@" \
+		CUDASIM_LEDGER="$trace_ledger" timeout -k 10 "${TRACE_TIMEOUT:-120}" "$@" \
 		>"$lttng_tmp/$trace_tag.out" 2>"$lttng_tmp/$trace_tag.err" || trace_status=$?
-	if [ $trace_status -eq 124 ]; then
-		diag "$trace_tag: timed out after ${TRACE_TIMEOUT:-120} s"
-	fi
+	case $trace_status in
+	124) diag "$trace_tag: timed out after ${TRACE_TIMEOUT:-120} s" ;;
+	137) diag "$trace_tag: killed (timed out after ${TRACE_TIMEOUT:-120} s, or SIGKILL)" ;;
+	esac
 	return 0
 }
 
