@@ -33,6 +33,7 @@
 #include "state.h"
 #include "statedump.h"
 #include "tracer.h"
+#include "ust-fork.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -178,6 +179,11 @@ static void init(void)
 	CUptiResult status;
 
 	load_config();
+	/* Whether the process is traced or not: lttng-ust came with the
+	 * tracer, and a fork must not leave its mutexes held. */
+	if (ust_fork_register() < 0)
+		log_warn("cannot register lttng-ust's fork handlers: a child forked without exec "
+		         "may hang at exit");
 	/* Before any event: a session's filter may select on it. */
 	if (app_context_register() < 0)
 		log_warn("cannot register the LTTng context $app.cudatrace:session");
