@@ -9,14 +9,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernel-log.h"
 
 /* Records read at most: the ring holds a few thousand; this bounds a log that keeps growing. */
 #define MAX_RECORDS 100000
+
+/* The inode of the first PID namespace, fixed since Linux 3.8. */
+#define PROC_PID_INIT_INO 0xEFFFFFFCU
 
 int kernel_log_name(pid_t pid, char *name, size_t len)
 {
@@ -47,12 +52,28 @@ static int matches(const char *record, const char *needle, uint64_t since_us)
 	return stamp >= since_us;
 }
 
+/*
+ * Whether the caller is in the first PID namespace, whose pids the kernel
+ * log gives: its inode is the kernel's fixed PROC_PID_INIT_INO
+ * (include/linux/proc_ns.h). Elsewhere, as in a container, a process's
+ * pid is not the one the log names it by.
+ */
+static bool in_first_pid_namespace(void)
+{
+	struct stat ns;
+
+	return stat("/proc/self/ns/pid", &ns) == 0 && ns.st_ino == PROC_PID_INIT_INO;
+}
+
 enum kernel_log_oom kernel_log_oom_killed(pid_t pid, const char *name, uint64_t since_us)
 {
 	char record[8192], needle[64];
 	enum kernel_log_oom found = KERNEL_LOG_NOT_FOUND;
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd;
 
+	if (!in_first_pid_namespace())
+		return KERNEL_LOG_UNREADABLE;
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return KERNEL_LOG_UNREADABLE;
 	snprintf(needle, sizeof(needle), "Killed process %d (%.16s)", (int)pid, name);

@@ -4,9 +4,10 @@
  * killer killed a process: its "Killed process PID (NAME)" line, with the
  * process's name as the kernel has it, logged since the process started.
  * The log is often unreadable (it needs CAP_SYSLOG where dmesg_restrict
- * is set) and, in a PID namespace, names the process by its pid outside
- * it: a line not found proves nothing. The name and the time keep an old
- * line of a reused pid, or another namespace's process, from counting.
+ * is set) and, in a PID namespace other than the first (a container's),
+ * names the process by its pid outside it: there it is not read, for a
+ * line not found would prove nothing. The name and the time keep an old
+ * line of a reused pid from counting.
  */
 #ifndef CUDATRACE_CLI_KERNEL_LOG_H
 #define CUDATRACE_CLI_KERNEL_LOG_H
@@ -16,7 +17,7 @@
 #include <sys/types.h>
 
 enum kernel_log_oom {
-	KERNEL_LOG_UNREADABLE = -1, /* the log could not be read */
+	KERNEL_LOG_UNREADABLE = -1, /* the log could not be read, or not for this PID namespace */
 	KERNEL_LOG_NOT_FOUND = 0,   /* read, and no such line for PID */
 	KERNEL_LOG_KILLED = 1,      /* the OOM killer killed PID */
 };

@@ -11,6 +11,8 @@
 #     CUDASIM_KERNEL_FAULT) it exited on: told apart;
 #   - a program that keeps host memory it prints: its resident memory, as
 #     record saw it, holds at least that;
+#   - one SIGKILLed in a PID namespace of its own: the kernel log, whose
+#     pids are the first namespace's, is not read for it;
 #   - each death is the first finding of the diagnosis, on the first page
 #     of record's summary and of `cudatrace report --brief`, with its
 #     numbers; a sticky error is one even without record's notes;
@@ -331,4 +333,19 @@ ok "oom: record's diagnosis leads with the report's first finding, word for word
 	cli_same_death oom "$lttng_tmp/oom.err"
 ok "oom: and so does the post-mortem file" \
 	cli_same_death oom "$lttng_tmp/oom/postmortem.txt"
+
+# 5. SIGKILLed in a PID namespace of its own, as in a container. The
+# kernel log names processes by their pids in the first namespace, so a
+# readable log without the line proves nothing there: record does not look
+# (null), where in the first namespace it says false.
+if unshare -p -f --mount-proc true 2>/dev/null; then
+	pidns_status=0
+	timeout -k 10 60 unshare -p -f --mount-proc "$cli_bin" record -o "$lttng_tmp/pidns" -- \
+		sh -c 'sleep 1; kill -9 $$' >"$lttng_tmp/pidns.out" 2>"$lttng_tmp/pidns.err" || pidns_status=$?
+	is "pidns: record exits with 128 + SIGKILL" "$pidns_status" 137
+	is "pidns: its notes say it was killed" "$(info pidns end)" killed
+	is "pidns: the kernel log is not read for it" "$(info pidns oom_logged)" ""
+else
+	skip "no unshare: cannot create a PID namespace (unshare -p)" 3
+fi
 tap_done
