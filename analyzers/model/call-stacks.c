@@ -14,6 +14,7 @@
 #include "call-stacks.h"
 #include "context.h"
 #include "common/demangle.h"
+#include "contract/mix64.h"
 
 /*
  * The objects whose frames are folded, by the start of their file name:
@@ -83,6 +84,7 @@ struct raw_stack {
 	uint64_t *frames;       /* owned */
 	char *python;           /* owned; NULL: no Python frames */
 	struct ct_stack *named; /* owned; NULL until asked for */
+	enum ct_stack_python python_kind;
 };
 
 /* A notebook cell, as its code's Python frames name it. */
@@ -183,20 +185,100 @@ void ct_call_stacks_add_cell(struct ct_call_stacks *cs, struct ct_process *proce
 	g_hash_table_replace(stacks_of(cs, process)->cells, g_strdup(code_file), c);
 }
 
+static gchar **python_frame_parse(const char *l, uint32_t *line);
+
+/* Whether S ends with SUFFIX. */
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t len = strlen(s), n = strlen(suffix);
+
+	return len >= n && !strcmp(s + len - n, suffix);
+}
+
+/*
+ * Whether a Python frame, FUNCTION in FILE, runs PyTorch's autograd
+ * engine: torch.autograd.backward or grad (Tensor.backward calls the
+ * first), or torch/autograd/graph.py's _engine_run_backward, which hands
+ * the graph to the engine's threads and waits for them.
+ */
+static bool is_autograd_frame(const char *function, const char *file)
+{
+	if (ends_with(file, "/torch/autograd/__init__.py"))
+		return !strcmp(function, "backward") || !strcmp(function, "grad");
+	return ends_with(file, "/torch/autograd/graph.py") &&
+	       !strcmp(function, "_engine_run_backward");
+}
+
+/* What the Python frames PYTHON (NULL: none) say of their thread. */
+static enum ct_stack_python python_kind_of(const char *python)
+{
+	enum ct_stack_python kind = CT_STACK_NATIVE;
+	gchar **lines = python ? g_strsplit(python, "\n", -1) : NULL;
+
+	for (gchar **l = lines; l && *l && **l && kind != CT_STACK_AUTOGRAD; l++) {
+		uint32_t line;
+		gchar **parts = python_frame_parse(*l, &line);
+
+		if (!parts)
+			break;
+		kind = is_autograd_frame(parts[1], parts[2]) ? CT_STACK_AUTOGRAD : CT_STACK_PYTHON;
+		g_strfreev(parts);
+	}
+	g_strfreev(lines);
+	return kind;
+}
+
+/* Stack STACK_ID of PS, as the trace gave it (FRAMES, COUNT, PYTHON). */
+static void raw_add(struct ct_process_stacks *ps, uint64_t stack_id, const uint64_t *frames,
+                    size_t count, const char *python)
+{
+	struct raw_stack *r = g_new0(struct raw_stack, 1);
+
+	r->count = count;
+	r->frames = g_memdup2(frames, count * sizeof(*frames));
+	r->python = python && *python ? g_strdup(python) : NULL;
+	r->python_kind = python_kind_of(r->python);
+	g_hash_table_insert(ps->stacks, g_memdup2(&stack_id, sizeof(stack_id)), r);
+}
+
 void ct_call_stacks_add(struct ct_call_stacks *cs, struct ct_process *process, uint64_t stack_id,
                         const uint64_t *frames, size_t count, const char *python)
 {
 	struct ct_process_stacks *ps = stacks_of(cs, process);
-	struct raw_stack *r;
 
 	/* a stack emitted again (a session that started later) is the same */
 	if (!stack_id || g_hash_table_contains(ps->stacks, &stack_id))
 		return;
-	r = g_new0(struct raw_stack, 1);
-	r->count = count;
-	r->frames = g_memdup2(frames, count * sizeof(*frames));
-	r->python = python && *python ? g_strdup(python) : NULL;
-	g_hash_table_insert(ps->stacks, g_memdup2(&stack_id, sizeof(stack_id)), r);
+	raw_add(ps, stack_id, frames, count, python);
+}
+
+enum ct_stack_python ct_call_stacks_python(const struct ct_process *process, uint64_t stack_id)
+{
+	const struct raw_stack *r = process->stacks && stack_id
+	                                ? g_hash_table_lookup(process->stacks->stacks, &stack_id)
+	                                : NULL;
+
+	return r ? r->python_kind : CT_STACK_UNKNOWN;
+}
+
+uint64_t ct_call_stacks_compose(struct ct_call_stacks *cs, struct ct_process *process,
+                                uint64_t native_id, uint64_t python_id)
+{
+	struct ct_process_stacks *ps = stacks_of(cs, process);
+	const struct raw_stack *native =
+	    native_id ? g_hash_table_lookup(ps->stacks, &native_id) : NULL;
+	const struct raw_stack *python =
+	    python_id ? g_hash_table_lookup(ps->stacks, &python_id) : NULL;
+	/* the tracer's ids hash a stack's frames; a composed one hashes the two */
+	uint64_t id = ct_mix64(native_id ^ ct_mix64(python_id ^ 0x636f6d706f736564ULL));
+
+	if (!native || !python || !python->python)
+		return 0;
+	if (!id)
+		id = 1;
+	if (!g_hash_table_contains(ps->stacks, &id))
+		raw_add(ps, id, native->frames, native->count, python->python);
+	return id;
 }
 
 void ct_call_stacks_add_object(struct ct_call_stacks *cs, struct ct_process *process, uint64_t base,

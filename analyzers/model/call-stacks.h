@@ -15,8 +15,10 @@
  * the well-known frameworks' packages, whose Python frames are folded
  * too. The native frames between that line and CUDA (an extension
  * module's: cuda-bindings, numba, torch, JAX; ctypes) are folded under
- * it: the Python line is the code that asked. C++ functions are named
- * demangled (common/demangle.h).
+ * it: the Python line is the code that asked. What a thread without
+ * Python frames does for one that waits for it (PyTorch's autograd
+ * engine, for backward()) gets a stack of both (ct_call_stacks_compose).
+ * C++ functions are named demangled (common/demangle.h).
  *
  * Each process's stacks, cells and objects are kept in its struct
  * ct_process (model/context.h), which owns them: lttng-ust's statedump of
@@ -72,6 +74,29 @@ void ct_process_stacks_free(struct ct_process_stacks *ps);
  * PYTHON ("LINE\tFUNCTION\tFILE\n" each; NULL or "" for none). */
 void ct_call_stacks_add(struct ct_call_stacks *cs, struct ct_process *process, uint64_t stack_id,
                         const uint64_t *frames, size_t count, const char *python);
+
+/* What a stack's Python frames say of the thread that made it. */
+enum ct_stack_python {
+	CT_STACK_UNKNOWN,  /* the trace holds no such stack */
+	CT_STACK_NATIVE,   /* no Python frames: native code alone */
+	CT_STACK_PYTHON,   /* Python frames */
+	CT_STACK_AUTOGRAD, /* Python frames inside PyTorch's backward, which waits for
+	                      the autograd engine's threads */
+};
+
+/* What stack STACK_ID of PROCESS says of its thread (enum ct_stack_python). */
+enum ct_stack_python ct_call_stacks_python(const struct ct_process *process, uint64_t stack_id);
+
+/*
+ * A stack of PROCESS made of two: the native frames of stack NATIVE_ID,
+ * from a thread that runs no Python (PyTorch's autograd threads), then
+ * the Python frames of stack PYTHON_ID, of the thread it worked for; so
+ * that the site of what the first did is the Python line that asked for
+ * it. Returns its id (the same for the same two), 0 when either is not in
+ * the trace or PYTHON_ID has no Python frames.
+ */
+uint64_t ct_call_stacks_compose(struct ct_call_stacks *cs, struct ct_process *process,
+                                uint64_t native_id, uint64_t python_id);
 
 /*
  * A notebook cell of PROCESS (cell_begin): the Python

@@ -709,6 +709,60 @@ static void note_fork(struct ct_process *p, const struct ct_event *ev)
 		g_array_append_val(p->forked, fork);
 }
 
+/*
+ * What the latest Python stack STACK_ID of EV's thread says: whether it is
+ * inside PyTorch's backward. A stack of native code alone says nothing of
+ * where the thread's Python is.
+ */
+static void note_python_stack(struct ct_process *p, const struct ct_event *ev, uint64_t stack_id)
+{
+	struct ct_thread *t = ev->thread;
+	enum ct_stack_python kind = ct_call_stacks_python(p, stack_id);
+	bool in = kind == CT_STACK_AUTOGRAD;
+
+	if (kind != CT_STACK_PYTHON && kind != CT_STACK_AUTOGRAD)
+		return;
+	if (in != t->in_backward) {
+		t->in_backward = in;
+		if (in)
+			p->threads_in_backward++;
+		else if (p->threads_in_backward)
+			p->threads_in_backward--;
+	}
+	if (in) {
+		t->backward_stack_id = stack_id;
+		p->backward_thread = t;
+	}
+}
+
+/*
+ * The stack of an allocation made with stack *STACK_ID (mem_alloc,
+ * mem_alloc_failed): when it has no Python frames and one other thread of
+ * the process waits in PyTorch's backward, the allocation is work of the
+ * autograd engine's threads (its backward pass) for that thread, and is
+ * charged to its Python line, the one that called backward
+ * (ct_call_stacks_compose). PyTorch runs a backward's CUDA work on a
+ * thread of its own per device, and the caller waits for it
+ * (torch/csrc/autograd/engine.cpp); with two threads in backward at once
+ * which one asked is not known, and nothing is borrowed.
+ */
+static void borrow_python_stack(struct ct_context *ctx, struct ct_process *p,
+                                const struct ct_event *ev, uint64_t *stack_id)
+{
+	const struct ct_thread *owner = p->backward_thread;
+	uint64_t composed;
+
+	if (ct_call_stacks_python(p, *stack_id) != CT_STACK_NATIVE) {
+		note_python_stack(p, ev, *stack_id);
+		return;
+	}
+	if (p->threads_in_backward != 1 || !owner || !owner->in_backward || owner == ev->thread)
+		return;
+	composed = ct_call_stacks_compose(ctx->stacks, p, *stack_id, owner->backward_stack_id);
+	if (composed)
+		*stack_id = composed;
+}
+
 int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 {
 	struct ct_process *p = ev->process;
@@ -737,6 +791,13 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		break;
 	case CT_EV_CALL_SITE:
 		ev->thread->op_stack_id = ev->u.call_site.stack_id;
+		note_python_stack(p, ev, ev->u.call_site.stack_id);
+		break;
+	case CT_EV_MEM_ALLOC:
+		borrow_python_stack(ctx, p, ev, &ev->u.mem.stack_id);
+		break;
+	case CT_EV_MEM_ALLOC_FAILED:
+		borrow_python_stack(ctx, p, ev, &ev->u.mem_alloc_failed.stack_id);
 		break;
 	case CT_EV_CELL_BEGIN:
 		ct_call_stacks_add_cell(ctx->stacks, p, ev->u.cell_begin.code_file,

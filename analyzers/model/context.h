@@ -87,6 +87,14 @@ struct ct_process {
 	/* Its call stacks, cells and loaded objects (call-stacks.h); NULL until one is noted.
 	 * Owned. */
 	struct ct_process_stacks *stacks;
+	/*
+	 * Its threads whose latest Python stack is inside PyTorch's backward
+	 * (ct_thread.in_backward), and the last to enter it: while it is the
+	 * only one, what a thread without Python frames allocates is charged
+	 * to its Python line (context.c's borrow_python_stack).
+	 */
+	unsigned threads_in_backward;
+	struct ct_thread *backward_thread;
 };
 
 /* A child a process forked: its pid (0: unknown), and when. */
@@ -118,6 +126,13 @@ struct ct_thread {
 	 * call_site event on (ct_call_stacks_get); 0: not known.
 	 */
 	uint64_t op_stack_id;
+	/*
+	 * Whether its latest stack with Python frames (of a call_site or an
+	 * allocation) was inside PyTorch's backward (CT_STACK_AUTOGRAD), and
+	 * that stack: what the autograd engine's threads then work for.
+	 */
+	bool in_backward;
+	uint64_t backward_stack_id;
 	void *slot[CT_SLOTS];
 };
 

@@ -1439,8 +1439,52 @@ def sites(directory):
             address=BASE + 32 * MIB, size=16 * MIB, delta=-16 * MIB, stream=0xFFFFFFFF,
             api_domain=2, api_cbid=22, correlation_id=22, stack_id=0)
     truth["sites"].append({"site": "train.py:60 in main", "bytes": 16 * MIB})
+    autograd_sites(s, pid, t + 100, bases[0], truth)
     write(directory, events, s)
     return truth
+
+
+def autograd_sites(s, pid, t, runtime, truth):
+    """PyTorch's autograd thread (tid PID + 1, no Python frames, its
+    frames in libtorch_cpu) allocates while the main thread waits in
+    loss.backward() at train.py:33: charged to that line. Then the main
+    thread's next stack is at line 34, out of backward, and the same
+    thread's allocation is its own native frames', as it is while two
+    threads (the main one and PID + 2) are in backward at once: never
+    charged to a Python line."""
+    torch = BASE + 8 * GIB_BYTES
+    backward = (b"233\t_make_grads\t/venv/lib/python3.11/site-packages/torch/autograd/"
+                b"__init__.py\n388\tbackward\t/venv/lib/python3.11/site-packages/torch/"
+                b"autograd/__init__.py\n")
+    s.event(t, BIN_INFO[0], pid, pid, "python3", baddr=torch, memsz=MIB,
+            path="/venv/lib/python3.11/site-packages/torch/lib/libtorch_cpu.so", is_pic=1)
+    stacks = {40: (pid, backward + b"33\tstep\t/srv/train.py\n40\t<module>\t/srv/train.py\n"),
+              41: (pid + 1, b""),
+              42: (pid, b"34\tstep\t/srv/train.py\n40\t<module>\t/srv/train.py\n"),
+              43: (pid + 2, backward + b"70\tworker\t/srv/train.py\n")}
+    for i, (stack, (tid, python)) in enumerate(sorted(stacks.items())):
+        s.event(t + i, "call_stack", pid, tid, "python3", stack_id=stack,
+                frames=[runtime + 0x300 + i, torch + 0x10 * (i + 1)], python=python)
+    address = BASE + 64 * MIB
+    t += 10
+    # (stack, size in MiB, freed): in the order made
+    for stack, size, freed in ((40, 1, False), (41, 2, False), (42, 1, False), (41, 4, False),
+                               (40, 1, True), (43, 1, True), (41, 8, False)):
+        tid = stacks[stack][0]
+        t += 10
+        s.event(t, "mem_alloc", pid, tid, "python3", device=0, kind=1, address=address,
+                size=size * MIB, delta=size * MIB, stream=0xFFFFFFFF, api_domain=2,
+                api_cbid=20, correlation_id=100 + stack * 10 + size, stack_id=stack)
+        if freed:
+            s.event(t + 1, "mem_free", pid, tid, "python3", device=0, kind=1,
+                    address=address, size=size * MIB, delta=-size * MIB,
+                    stream=0xFFFFFFFF, api_domain=2, api_cbid=22, correlation_id=0,
+                    stack_id=0)
+        address += 16 * MIB
+    truth["sites"] += [{"site": "train.py:33 in step", "bytes": 3 * MIB},
+                       {"site": "train.py:34 in step", "bytes": MIB},
+                       # named by the call: the library's file is not on this machine
+                       {"site": "cudaMalloc", "bytes": 12 * MIB, "native": True}]
 
 
 def codes(directory):

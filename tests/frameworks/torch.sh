@@ -50,6 +50,11 @@
 # launch, as many as the ledger has; the out-of-memory error names the
 # line that kept the memory, and what to do begins with it.
 #
+# Then a loop that keeps each step's gradient (torch-backward.py), which
+# PyTorch allocates on its autograd engine's thread, where no Python runs:
+# the growth is charged to the line that called backward(), with the
+# ledger's allocations off the main thread.
+#
 # Last, a script that frees its tensors without emptying the cache
 # (torch-pool.py) ends with the pool still allocated, as PyTorch means
 # it: the driver's leftovers are torch.cuda.memory_reserved(), and no
@@ -296,6 +301,40 @@ ok "growth: ... which names the line whose memory grew step after step" \
 ok "growth: ... and what to do begins with it" \
 	grep -q "^first stop what keeps the memory allocated at $kept from one step to the next" \
 	"$lttng_tmp/growth.facts"
+
+# A loop that keeps each step's gradient, made on PyTorch's autograd
+# thread: the memory that grows is charged to the line that called
+# backward(), as many allocations and bytes as the ledger's on threads
+# other than the main one, and the stack keeps the engine's frames.
+CLI_TIMEOUT=180 cli_record backward -o "$lttng_tmp/backward" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-backward.py"
+cli_status_is "backward: record exits with the program's status" 0
+"$cli_bin" report --format json -o "$lttng_tmp/backward.json" "$lttng_tmp/backward" \
+	2>"$lttng_tmp/report.err"
+is "backward: cudatrace report reads the trace" "$?" 0
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/backward.out" | head -n 1; }
+"$trace_python" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+f = r["findings"][0]
+print(f["kind"], f["where"]["site"])
+print(f["numbers"]["growth_per_rise_bytes"], f["numbers"]["allocations"],
+      f["numbers"]["held_at_end_bytes"])
+site = [s for d in r["memory"]["devices"] for s in d["leak_sites"]
+        if s["site"] == f["where"]["site"]]
+frames = site[0]["stack"] if site else []
+print(any("autograd::Engine::thread_main" in (x.get("function") or "") for x in frames),
+      [x["line"] for x in frames if x.get("python") and not x.get("folded")][:1])' \
+	"$lttng_tmp/backward.json" >"$lttng_tmp/backward.facts"
+b=$(line_of torch-backward.py BACKWARD)
+is "backward: the first finding is the growth, at the line that called backward()" \
+	"$(sed -n 1p "$lttng_tmp/backward.facts")" "site_growth torch-backward.py:$b in main"
+worker=$(awk '{ delete f; for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
+	f["op"] == "alloc" && f["api"] == "cudaMalloc" && f["tid"] != f["pid"] {
+		n++; bytes += f["size"] } END { print n + 0, bytes + 0 }' "$lttng_tmp/backward.ledger")
+is "backward: it grew by a gradient a step, with the ledger's allocations off the main thread" \
+	"$(sed -n 2p "$lttng_tmp/backward.facts")" "$(fact grad_bytes) $worker"
+is "backward: its stack holds the engine's native frames, then the line of backward()" \
+	"$(sed -n 3p "$lttng_tmp/backward.facts")" "True [$b]"
 
 # Every tensor freed, the cache not emptied: what PyTorch's caching allocator
 # reserved is still allocated at the end, by design, and no finding calls
