@@ -28,6 +28,7 @@
 #include "activity.h"
 #include "api-call.h"
 #include "clock.h"
+#include "exit-gate.h"
 #include "call-stack.h"
 #include "callbacks.h"
 #include "cudatrace-tp.h"
@@ -78,6 +79,7 @@ struct frame {
 struct thread_state {
 	unsigned depth; /* traced driver/runtime calls in progress */
 	bool busy;      /* inside cudatrace's own handler */
+	struct exit_gate_thread gate;
 	struct frame frames[FRAMES_MAX];
 	struct api_call outer; /* frames[0]'s call */
 	struct handle_cache cache;
@@ -203,19 +205,23 @@ static void push_frame(struct thread_state *ts, const struct api_binding *bindin
 static void api_enter(struct thread_state *ts, const struct api_binding *binding, uint8_t f,
                       const CUpti_CallbackData *data)
 {
-	uint64_t entry = clock_now_ns();
+	uint64_t entry;
 	bool nested;
 
+	drop_stale(ts);
+	nested = ts->depth > 0;
+	/* before CUDA does anything: the process may be exiting */
+	if (!nested)
+		exit_gate_enter(&ts->gate);
+	entry = clock_now_ns();
 	tracer_info_emit_once();
 	/* what the thread kept goes first: this call may write events */
 	if (!families[f]->repeats || (binding->flags & BIND_WAIT))
 		repeats_flush(&ts->repeats);
-	drop_stale(ts);
 	if (ts->depth == FRAMES_MAX) {
 		log_debug("calls nested too deep: %s is not traced", data->functionName);
 		return;
 	}
-	nested = ts->depth > 0;
 	if (!nested)
 		call_begin(&ts->outer, ts, binding, data, entry);
 	push_frame(ts, binding, f, entry);
@@ -258,6 +264,8 @@ static void api_exit(struct thread_state *ts, const struct api_binding *binding,
 		i--;
 	if (i == 0) {
 		log_debug("unmatched EXIT of %s", data->functionName);
+		if (ts->depth == 0)
+			exit_gate_leave(&ts->gate);
 		return;
 	}
 	ts->depth = i - 1;
@@ -292,6 +300,9 @@ static void api_exit(struct thread_state *ts, const struct api_binding *binding,
 		names_note_api(binding->domain, binding->cbid, data->functionName);
 		lttng_ust_do_tracepoint(cudatrace, api_call, &e);
 	}
+	/* after its events: the drain at exit waits for them */
+	if (ts->depth == 0)
+		exit_gate_leave(&ts->gate);
 }
 
 static void on_api(struct thread_state *ts, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,

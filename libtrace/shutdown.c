@@ -18,6 +18,10 @@
  * exiting. When the time runs out, that thread says so (a tracer_error);
  * the other exiting threads wait for that too, SHUTDOWN_REPORT_MS more at
  * most.
+ *
+ * Before the flush, the exit gate (exit-gate.h) lets the other threads'
+ * calls under way end and keeps them from beginning new ones, so that
+ * the process does not end inside a call the trace would miss.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -28,6 +32,7 @@
 #include <unistd.h>
 
 #include "activity.h"
+#include "exit-gate.h"
 #include "log.h"
 #include "host-sampler.h"
 #include "nvml.h"
@@ -141,6 +146,7 @@ static void at_exit_flush(void)
 	sigset_t all, saved;
 	pthread_t thread;
 	char message[160];
+	unsigned under_way;
 	int started;
 
 	/* A forked child inherits this handler but not CUPTI's threads:
@@ -159,6 +165,16 @@ static void at_exit_flush(void)
 	state = SHUTDOWN_FLUSHING;
 	deadline_in(&deadline, SHUTDOWN_FLUSH_MS);
 	pthread_mutex_unlock(&lock);
+	/* the other threads' calls ended, or kept from starting */
+	under_way = exit_gate_close();
+	if (under_way) {
+		snprintf(message, sizeof(message),
+		         "%u traced call%s of other threads had not returned %d ms after exit() "
+		         "began: what %s did may be missing from the trace",
+		         under_way, under_way == 1 ? "" : "s", EXIT_GATE_DRAIN_MS,
+		         under_way == 1 ? "it" : "they");
+		tracer_report(LOG_WARN, CT_TRACER_ERROR_EXIT_CALLS, (int32_t)under_way, message);
+	}
 	/* the threads' repeats before their operations' records */
 	repeats_flush_all();
 	pthread_attr_init(&attr);
@@ -186,8 +202,11 @@ static void at_exit_flush(void)
  * list: a second thread's exit() waits here for the first one's flush. */
 static void at_exit_wait(void)
 {
-	if (getpid() == tracer.pid)
-		wait_end();
+	if (getpid() != tracer.pid)
+		return;
+	/* the handlers this thread runs next may call CUDA */
+	exit_gate_exempt_self();
+	wait_end();
 }
 
 int shutdown_register(void)

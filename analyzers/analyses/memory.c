@@ -674,7 +674,7 @@ static GArray *caveats_of(struct memory *m, const struct ct_acct_device *dev,
 		ct_caveat_add(list, "peak_time_ns", CT_CAVEAT_UNCERTAIN, cause);
 		ct_caveat_add(list, "peak_allocations", CT_CAVEAT_UNCERTAIN, cause);
 	}
-	if (dev->unfinished_frees) {
+	if (dev->unfinished_frees || ct_acct_exit_calls(m->acct, dev->process)) {
 		cause = CT_CAUSE_UNFINISHED_CALLS;
 		ct_caveat_add(list, "allocations", CT_CAVEAT_LOWER_BOUND, cause);
 		ct_caveat_add(list, "frees", CT_CAVEAT_LOWER_BOUND, cause);

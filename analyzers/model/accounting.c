@@ -82,6 +82,8 @@ struct acct_process {
 	GHashTable *released_in_dump;
 	/* Its api_call events are in the trace: a call not recorded never returned. */
 	bool calls_recorded;
+	/* Calls its exit() gave up waiting for (ct_acct_exit_calls). */
+	uint64_t exit_calls;
 	void *user[]; /* each subscriber's (ct_acct_process_data), by its index */
 };
 
@@ -1001,9 +1003,31 @@ static void on_context(struct ct_acct *acct, const struct ct_event *ev)
 		dev->context_ns = ev->time_ns;
 }
 
+/* A tracer_error: the calls its exit() gave up waiting for. */
+static void on_tracer_error(struct ct_acct *acct, const struct ct_event *ev)
+{
+	struct acct_process *ap;
+
+	if (ev->u.tracer_error.kind != CT_TRACER_ERROR_EXIT_CALLS)
+		return;
+	ap = process_of(acct, ev->process);
+	ap->exit_calls = ct_sat_add_u64(
+	    ap->exit_calls, ev->u.tracer_error.code > 0 ? (uint64_t)ev->u.tracer_error.code : 1);
+}
+
+uint64_t ct_acct_exit_calls(const struct ct_acct *acct, const struct ct_process *process)
+{
+	const struct acct_process *ap = process->slot[acct->slot];
+
+	return ap ? ap->exit_calls : 0;
+}
+
 void ct_acct_event(struct ct_acct *acct, const struct ct_event *ev)
 {
 	switch (ev->type) {
+	case CT_EV_TRACER_ERROR:
+		on_tracer_error(acct, ev);
+		break;
 	case CT_EV_MEM_ALLOC:
 		on_alloc(acct, ev);
 		break;
@@ -1321,15 +1345,23 @@ static char *explain_unfinished(const struct ct_acct *acct, const struct ct_proc
 			bytes = ct_sat_add_u64(bytes, dev->unfinished_bytes);
 		}
 	}
-	if (!count)
-		return buf;
-	snprintf(buf, len,
-	         "the process ended while %" PRIu64 " release%s of %" PRIu64
-	         " bytes had not returned (threads inside cudaFree as it exited): they are "
-	         "counted as still allocated, though the driver may have done them; an "
-	         "allocation whose call had not returned is not in the trace",
-	         count, count == 1 ? "" : "s", bytes);
-	ct_note_evidence(note, "unfinished_releases");
+	if (count) {
+		snprintf(buf, len,
+		         "the process ended while %" PRIu64 " release%s of %" PRIu64
+		         " bytes had not returned (threads inside cudaFree as it exited): they are "
+		         "counted as still allocated, though the driver may have done them; an "
+		         "allocation whose call had not returned is not in the trace",
+		         count, count == 1 ? "" : "s", bytes);
+		ct_note_evidence(note, "unfinished_releases");
+	} else if ((count = ct_acct_exit_calls(acct, process))) {
+		snprintf(buf, len,
+		         "the process ended while %" PRIu64 " call%s of other threads had not "
+		         "returned (its exit() waited for them, then gave up): an allocation or a "
+		         "release among them may have been done by the driver and not be in the "
+		         "trace",
+		         count, count == 1 ? "" : "s");
+		ct_note_evidence(note, "exit_calls");
+	}
 	return buf;
 }
 

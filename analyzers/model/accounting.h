@@ -62,7 +62,8 @@
 	(CT_EV_BIT(CT_EV_MEM_ALLOC) | CT_EV_BIT(CT_EV_MEM_FREE) | CT_EV_BIT(CT_EV_MEM_RECLAIM) | \
 	 CT_EV_BIT(CT_EV_MEM_FREE_FAILED) | CT_EV_BIT(CT_EV_STATEDUMP_BEGIN) |                   \
 	 CT_EV_BIT(CT_EV_MEM_LIVE) | CT_EV_BIT(CT_EV_STATEDUMP_END) |                            \
-	 CT_EV_BIT(CT_EV_CONTEXT_CREATE) | CT_EV_BIT(CT_EV_CONTEXT_DESTROY))
+	 CT_EV_BIT(CT_EV_CONTEXT_CREATE) | CT_EV_BIT(CT_EV_CONTEXT_DESTROY) |                    \
+	 CT_EV_BIT(CT_EV_TRACER_ERROR))
 
 /*
  * Address spaces: VMM physical handles are not addresses and mappings
@@ -301,6 +302,12 @@ char *ct_acct_explain(const struct ct_acct *acct, const struct ct_process *proce
 bool ct_acct_lost_before(const struct ct_acct *acct, int64_t time_ns);
 /* ... before PROCESS's last event: some figure of it may be wrong. */
 bool ct_acct_lost(const struct ct_acct *acct, const struct ct_process *process);
+/*
+ * The traced calls of PROCESS's other threads that had not returned when
+ * its exit() gave up waiting for them (tracer_error exit_calls): what
+ * they did may be missing, so its counts are bounds. 0: none.
+ */
+uint64_t ct_acct_exit_calls(const struct ct_acct *acct, const struct ct_process *process);
 /* What LTTng lost that PROCESS's figures may miss, for people, in BUF ("" if nothing); NOTE
  * as for ct_acct_explain. */
 char *ct_acct_explain_loss(const struct ct_acct *acct, const struct ct_process *process, char *buf,

@@ -6,10 +6,13 @@ for a program whose threads allocate and free at once (record-threads.sh).
     check-threads.py LEDGER REPORT.json [THREADS]
 
 With THREADS, the process exited while its THREADS threads allocated and
-freed: a call under way then may have been done by the driver with its
-record lost, so the counts are bounds (each thread had at most one call
-under way): allocations at most THREADS short, frees between the report's
-and that plus its unfinished_frees, each said to be a bound.
+freed: its exit() lets the calls under way end and keeps new ones from
+starting, so the counts are the ledger's, unless the report says a call
+was cut (caveats of cause unfinished_calls): a call under way then may
+have been done by the driver with its record lost, so the counts are
+bounds (each thread had at most one call under way): allocations at most
+THREADS short, frees between the report's and that plus its
+unfinished_frees, each said to be a bound.
 
 Prints TAP: for the traced process's device 0,
 the allocations, frees and bytes live at the end against the ledger's,
@@ -60,6 +63,15 @@ def exit_bounds(ok, d, ledger, threads):
     allocs, frees, unfinished = d["allocations"], d["frees"], d["unfinished_frees"]
     print("# exit: report %d allocations, %d frees (%d unfinished); ledger %d, %d" %
           (allocs, frees, unfinished, ledger["allocations"], ledger["frees"]))
+    if not caveat(d, "allocations"):
+        # exit() let the calls under way end, and kept new ones from
+        # starting (libtrace/exit-gate.h): the trace is the ledger's
+        ok(allocs == ledger["allocations"] and frees == ledger["frees"] and
+           d["live_at_end_bytes"] == ledger["live"],
+           "exact, as no call was cut: allocations %d, frees %d, live %d (ledger %d, %d, %d)" %
+           (allocs, frees, d["live_at_end_bytes"], ledger["allocations"], ledger["frees"],
+            ledger["live"]))
+        return
     ok(allocs <= ledger["allocations"] <= allocs + threads,
        "allocations: the ledger's %d at most %d above the report's %d" %
        (ledger["allocations"], threads, allocs))

@@ -32,6 +32,14 @@
  *                    made 100 rounds, exit() is called while they run: by
  *                    main (status 5) when WHO is "main", by the first
  *                    thread (status 7) when WHO is "thread"
+ *   churn-join T     T threads that churn as above; once each made 100
+ *                    rounds, main calls exit(3), whose atexit handler
+ *                    (registered before any CUDA call, so run after
+ *                    cudatrace's) stops and joins them: their calls go on
+ *                    while the process exits
+ *   exit-waiting     a thread waits in cudaStreamSynchronize for a host
+ *                    function that sleeps 5 s; main calls exit(4) while it
+ *                    waits
  *
  * Exits 0 when every call did what the situation needs (failures it makes
  * on purpose included); on stderr, what did not.
@@ -492,6 +500,8 @@ struct churner {
 
 /* churn-exit: threads that made their first 100 rounds. */
 static int churners_warm;
+/* churn-join: set by the atexit handler, for the churners to end. */
+static int churn_stop;
 
 /* Small sizes share the simulator's 2 MiB chunks: a freed address is given
  * to whichever thread allocates next. */
@@ -501,7 +511,7 @@ static void *churn_one(void *arg)
 	struct churner *c = arg;
 
 	pthread_barrier_wait(c->start);
-	for (long i = 0; i < c->rounds; i++) {
+	for (long i = 0; i < c->rounds && !__atomic_load_n(&churn_stop, __ATOMIC_ACQUIRE); i++) {
 		void *p = NULL, *q = NULL;
 
 		c->errors += cudaMalloc(&p, sizes[(i + c->id) % 6]) != cudaSuccess;
@@ -569,6 +579,74 @@ static int churn_exit(int threads, const char *who)
 		pause();
 }
 
+static struct churner joined[64];
+static pthread_t joined_ids[64];
+static int joined_count;
+
+/* churn-join's atexit handler: the churners stopped and joined. */
+static void stop_and_join(void)
+{
+	__atomic_store_n(&churn_stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < joined_count; i++)
+		pthread_join(joined_ids[i], NULL);
+}
+
+/* exit() whose atexit handler joins THREADS threads that allocate and free. */
+static int churn_join(int threads)
+{
+	pthread_barrier_t start;
+
+	if (threads < 1 || threads > 64)
+		return 2;
+	if (atexit(stop_and_join) != 0)
+		return 1;
+	pthread_barrier_init(&start, NULL, (unsigned)threads);
+	for (int i = 0; i < threads; i++) {
+		joined[i] = (struct churner){ &start, LONG_MAX, i, 0, 0 };
+		if (pthread_create(&joined_ids[i], NULL, churn_one, &joined[i]) != 0)
+			return 1;
+		joined_count++;
+	}
+	while (__atomic_load_n(&churners_warm, __ATOMIC_ACQUIRE) < threads)
+		usleep(1000);
+	exit(3);
+}
+
+static void CUDART_CB sleep_5s(void *unused)
+{
+	(void)unused;
+	sleep(5);
+}
+
+static int waiting;
+
+static void *wait_for_host(void *unused)
+{
+	cudaStream_t stream;
+
+	(void)unused;
+	rt_check(cudaStreamCreate(&stream), "cudaStreamCreate");
+	rt_check(cudaLaunchHostFunc(stream, sleep_5s, NULL), "cudaLaunchHostFunc");
+	__atomic_store_n(&waiting, 1, __ATOMIC_RELEASE);
+	rt_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+	return NULL;
+}
+
+/* exit() while a thread is inside a call that does not return soon. */
+static int exit_waiting(void)
+{
+	void *kept = NULL;
+	pthread_t id;
+
+	rt_check(cudaMalloc(&kept, MIB), "cudaMalloc");
+	if (pthread_create(&id, NULL, wait_for_host, NULL) != 0)
+		return 1;
+	while (!__atomic_load_n(&waiting, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	usleep(100000); /* inside cudaStreamSynchronize by now */
+	exit(4);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -595,8 +673,12 @@ int main(int argc, char **argv)
 		return churn(atoi(argv[2]), atol(argv[3]));
 	if (!strcmp(mode, "churn-exit") && argc == 4)
 		return churn_exit(atoi(argv[2]), argv[3]);
+	if (!strcmp(mode, "churn-join") && argc == 3)
+		return churn_join(atoi(argv[2]));
+	if (!strcmp(mode, "exit-waiting"))
+		return exit_waiting();
 	fprintf(stderr, "usage: accounting reset|ctx-destroy|primary|exit-live|vmm|wait FIFO|"
 	                "flight FIFO MEMSETS|exit-race ROUNDS|release-fails|churn THREADS ROUNDS|"
-	                "churn-exit THREADS main|thread\n");
+	                "churn-exit THREADS main|thread|churn-join THREADS|exit-waiting\n");
 	return 2;
 }
