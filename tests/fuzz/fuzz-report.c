@@ -5,7 +5,9 @@
  * directory, written to a temporary directory, read with every analysis
  * and exported as a Perfetto trace in the same pass, the report written
  * in every format and drawn, and the trace exported as CTF (a pass of its
- * own, as `cudatrace export --format=ctf` makes it).
+ * own, as `cudatrace export --format=ctf` makes it). Then as `cudatrace
+ * list` reads it: its packets scanned, then repaired as record and list
+ * repair a trace left by a killed session, and its summary read.
  *
  * The input is a list of records, each a kind byte, a 16-bit
  * little-endian length and that many bytes (cut to what is left), appended
@@ -38,6 +40,8 @@
 #include "export/perfetto-export.h"
 #include "report/plot.h"
 #include "pass/reader.h"
+#include "summary.h"
+#include "trace-scan.h"
 #include "registry/formats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -183,6 +187,21 @@ static void write_all(const struct ct_node *root)
 	ct_plot_write(root, plot_dir);
 }
 
+/* The trace directory as `cudatrace list` reads it: scanned, repaired,
+ * and summed up. */
+static void list_view(void)
+{
+	struct trace_scan scan;
+	struct summary *s;
+
+	trace_scan(trace_dir, false, &scan);
+	trace_scan(trace_dir, true, &scan);
+	s = summary_read(trace_dir);
+	if (s)
+		summary_numbers(s);
+	summary_destroy(s);
+}
+
 /* The CTF export of the trace directory: it may fail, never crash. */
 static void export_ctf(const struct ct_options *opts)
 {
@@ -251,5 +270,6 @@ end:
 	ct_reader_destroy(reader); /* the exporter with it */
 	fclose(export_out);
 	export_ctf(&opts);
+	list_view();
 	return 0;
 }
