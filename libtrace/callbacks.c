@@ -157,7 +157,9 @@ static void call_begin(struct api_call *call, struct thread_state *ts,
 	call->recorded = false;
 	call->result = 0;
 	call->per_thread = binding->flags & BIND_PER_THREAD;
-	memset(&call->nested_launch, 0, sizeof(call->nested_launch));
+	/* what a nested launch tells: config_set fills the rest with known */
+	call->nested_launch.known = false;
+	call->nested_launch.symbol = NULL;
 	call->release.key = 0;
 	call->release.count = 0;
 	call->release.dropped_ref = false;
@@ -208,7 +210,8 @@ static void api_enter(struct thread_state *ts, const struct api_binding *binding
 	uint64_t entry;
 	bool nested;
 
-	drop_stale(ts);
+	if (ts->depth > 0)
+		drop_stale(ts);
 	nested = ts->depth > 0;
 	/* before CUDA does anything: the process may be exiting */
 	if (!nested)
