@@ -215,7 +215,8 @@ static void api_enter(struct thread_state *ts, const struct api_binding *binding
 	nested = ts->depth > 0;
 	/* before CUDA does anything: the process may be exiting */
 	if (!nested)
-		exit_gate_enter(&ts->gate);
+		exit_gate_enter(&ts->gate,
+		                binding->flags & BIND_WAIT ? EXIT_GATE_WAIT : EXIT_GATE_CALL);
 	entry = clock_now_ns();
 	tracer_info_emit_once();
 	/* what the thread kept goes first: this call may write events */

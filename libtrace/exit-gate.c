@@ -85,7 +85,7 @@ void exit_gate_list(struct exit_gate_thread *t)
 		pthread_setspecific(thread_end, NULL);
 }
 
-void exit_gate_wait(struct exit_gate_thread *t)
+void exit_gate_wait(struct exit_gate_thread *t, int kind)
 {
 	uint64_t until;
 
@@ -96,18 +96,20 @@ void exit_gate_wait(struct exit_gate_thread *t)
 	until = __atomic_load_n(&closed_ns, __ATOMIC_ACQUIRE) + EXIT_GATE_PARK_MS * 1000000ULL;
 	while (clock_now_ns() < until)
 		sleep_ns(1000000);
-	__atomic_store_n(&t->in_call, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->in_call, kind, __ATOMIC_SEQ_CST);
 }
 
-/* The listed threads but the caller with a traced call under way. */
+/* The listed threads but the caller with a traced call under way that
+ * is not a wait for the device. */
 static unsigned calls_under_way(void)
 {
 	unsigned n = 0;
 
 	pthread_mutex_lock(&list_lock);
 	for (size_t i = 0; i < GATE_THREADS_MAX; i++)
+		/* seq_cst: the other half of exit_gate_enter's Dekker */
 		if (listed[i] && listed[i] != mine &&
-		    __atomic_load_n(&listed[i]->in_call, __ATOMIC_ACQUIRE))
+		    __atomic_load_n(&listed[i]->in_call, __ATOMIC_SEQ_CST) == EXIT_GATE_CALL)
 			n++;
 	pthread_mutex_unlock(&list_lock);
 	return n;

@@ -10,7 +10,8 @@
  * counted freed at its ENTER (api-call.h) and may die before the driver
  * frees. So the first exiting thread closes the gate before its flush:
  * the calls under way on other threads are let end (EXIT_GATE_DRAIN_MS at
- * most), and a thread that begins a traced call after the gate closed
+ * most; not the waits for the device, which change no memory and may
+ * last), and a thread that begins a traced call after the gate closed
  * waits at its ENTER, before CUDA does anything, until the process is
  * gone (EXIT_GATE_PARK_MS at most: an exit that needs such a thread, an
  * atexit handler that joins it, is delayed by that much and no more; the
@@ -31,25 +32,31 @@
 
 /* A thread's part in the gate; zeroed in thread-local storage. */
 struct exit_gate_thread {
-	int in_call;   /* 1 while a traced call is under way (atomic) */
+	int in_call; /* a traced call under way (atomic): EXIT_GATE_CALL, EXIT_GATE_WAIT; 0 none */
 	int8_t listed; /* 0 not yet, 1 in the list the drain reads, -1 never (full) */
 };
+
+/* What a call under way is: the drain lets ordinary calls end; a wait
+ * for the device (a synchronize) changes no memory, and may last. */
+#define EXIT_GATE_CALL 1
+#define EXIT_GATE_WAIT 2
 
 extern bool exit_gate_closed;
 
 void exit_gate_list(struct exit_gate_thread *t);
-void exit_gate_wait(struct exit_gate_thread *t);
+void exit_gate_wait(struct exit_gate_thread *t, int kind);
 
-/* At the ENTER of a thread's outermost traced call. */
-static inline void exit_gate_enter(struct exit_gate_thread *t)
+/* At the ENTER of a thread's outermost traced call, KIND (EXIT_GATE_CALL
+ * or EXIT_GATE_WAIT). */
+static inline void exit_gate_enter(struct exit_gate_thread *t, int kind)
 {
 	if (__builtin_expect(t->listed == 0, 0))
 		exit_gate_list(t);
 	/* Dekker with exit_gate_close: either this thread sees the gate
 	 * closed, or the drain sees the call under way */
-	__atomic_store_n(&t->in_call, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->in_call, kind, __ATOMIC_SEQ_CST);
 	if (__builtin_expect(__atomic_load_n(&exit_gate_closed, __ATOMIC_SEQ_CST), 0))
-		exit_gate_wait(t);
+		exit_gate_wait(t, kind);
 }
 
 /* At the EXIT of that call. */

@@ -1353,6 +1353,8 @@ static char *explain_unfinished(const struct ct_acct *acct, const struct ct_proc
 		         "allocation whose call had not returned is not in the trace",
 		         count, count == 1 ? "" : "s", bytes);
 		ct_note_evidence(note, "unfinished_releases");
+		if (ct_acct_exit_calls(acct, process))
+			ct_note_evidence(note, "exit_calls");
 	} else if ((count = ct_acct_exit_calls(acct, process))) {
 		snprintf(buf, len,
 		         "the process ended while %" PRIu64 " call%s of other threads had not "

@@ -45,23 +45,31 @@ threads_case exit-main 5 8 churn-exit 8 main
 threads_case exit-thread 7 8 churn-exit 8 thread
 threads_case exit-join 3 8 churn-join 8
 
-# A thread inside a call that does not return for 5 s when main exits:
-# exit() waits for it a moment only, and says so; the report's counts
-# are then bounds, for that reason.
-start=$(date +%s)
-cli_record exit-waiting -o "$lttng_tmp/exit-waiting" -- $program exit-waiting
-cli_status_is "exit-waiting: record exits with the program's status" 4
-ok "exit-waiting: the program did not wait for the call ($(($(date +%s) - start)) s)" \
-	test $(($(date +%s) - start)) -lt 5
-"$cli_bin" report --format json -o "$lttng_tmp/exit-waiting.json" "$lttng_tmp/exit-waiting" \
-	2>"$lttng_tmp/exit-waiting.report.err"
-is "exit-waiting: the counts are bounds, for the call exit() gave up waiting for" \
-	"$("${PYTHON3:-python3}" -c 'import json, sys
+# A thread waiting 5 s for the device when main exits: exit() does not
+# wait for a wait, which changes no memory, and the counts are the
+# ledger's. A thread inside a cudaFree that waits as long: exit() waits
+# for it a moment only, and says so; the report's counts are then bounds.
+waiting_case() { # how caveats evidence
+	tag=exit-waiting-$1
+	start=$(date +%s)
+	cli_record $tag -o "$lttng_tmp/$tag" -- $program exit-waiting $1
+	cli_status_is "$tag: record exits with the program's status" 4
+	ok "$tag: the program did not wait for the call ($(($(date +%s) - start)) s)" \
+		test $(($(date +%s) - start)) -lt 5
+	"$cli_bin" report --format json -o "$lttng_tmp/$tag.json" "$lttng_tmp/$tag" \
+		2>"$lttng_tmp/$tag.report.err"
+	is "$tag: the caveats of the counts, and why" \
+		"$("${PYTHON3:-python3}" -c 'import json, sys
 r = json.load(open(sys.argv[1]))
 d = [d for d in r["memory"]["devices"] if d["device"] == 0][0]
 print(sorted(c["caveat"] for c in d["caveats"]
              if c["figure"] == "allocations" and c["cause"] == "unfinished_calls"),
-      [e for c in r["memory"]["caveats"] if c["cause"] == "unfinished_calls"
-       for e in c["evidence"]])' "$lttng_tmp/exit-waiting.json")" \
-	"['lower_bound'] ['exit_calls']"
+      sorted(e for c in r["memory"]["caveats"] if c["cause"] == "unfinished_calls"
+             for e in c["evidence"]))' "$lttng_tmp/$tag.json")" "$2 $3"
+	"${PYTHON3:-python3}" "$cli_here/check-threads.py" "$lttng_tmp/$tag.ledger" \
+		"$lttng_tmp/$tag.json" 1 >"$lttng_tmp/$tag.tap" 2>&1
+	tap_relay "$tag" "$lttng_tmp/$tag.tap"
+}
+waiting_case sync "[]" "[]"
+waiting_case free "['lower_bound']" "['exit_calls', 'unfinished_releases']"
 tap_done

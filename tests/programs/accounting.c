@@ -37,8 +37,10 @@
  *                    (registered before any CUDA call, so run after
  *                    cudatrace's) stops and joins them: their calls go on
  *                    while the process exits
- *   exit-waiting     a thread waits in cudaStreamSynchronize for a host
- *                    function that sleeps 5 s; main calls exit(4) while it
+ *   exit-waiting sync|free
+ *                    a thread waits for a host function that sleeps 5 s,
+ *                    in cudaStreamSynchronize, or in the cudaFree that
+ *                    waits for the device; main calls exit(4) while it
  *                    waits
  *
  * Exits 0 when every call did what the situation needs (failures it makes
@@ -620,26 +622,33 @@ static void CUDART_CB sleep_5s(void *unused)
 
 static int waiting;
 
-static void *wait_for_host(void *unused)
+/* ARG non-NULL: the memory to free while the host function runs. */
+static void *wait_for_host(void *arg)
 {
 	cudaStream_t stream;
 
-	(void)unused;
 	rt_check(cudaStreamCreate(&stream), "cudaStreamCreate");
 	rt_check(cudaLaunchHostFunc(stream, sleep_5s, NULL), "cudaLaunchHostFunc");
 	__atomic_store_n(&waiting, 1, __ATOMIC_RELEASE);
-	rt_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+	if (arg)
+		rt_check(cudaFree(arg), "cudaFree");
+	else
+		rt_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 	return NULL;
 }
 
-/* exit() while a thread is inside a call that does not return soon. */
-static int exit_waiting(void)
+/* exit() while a thread is inside a call that does not return soon: a
+ * wait (HOW "sync") or a release (HOW "free"). */
+static int exit_waiting(const char *how)
 {
-	void *kept = NULL;
+	void *kept = NULL, *freed = NULL;
 	pthread_t id;
 
+	if (strcmp(how, "sync") && strcmp(how, "free"))
+		return 2;
 	rt_check(cudaMalloc(&kept, MIB), "cudaMalloc");
-	if (pthread_create(&id, NULL, wait_for_host, NULL) != 0)
+	rt_check(cudaMalloc(&freed, MIB), "cudaMalloc");
+	if (pthread_create(&id, NULL, wait_for_host, strcmp(how, "free") ? NULL : freed) != 0)
 		return 1;
 	while (!__atomic_load_n(&waiting, __ATOMIC_ACQUIRE))
 		usleep(1000);
@@ -675,10 +684,11 @@ int main(int argc, char **argv)
 		return churn_exit(atoi(argv[2]), argv[3]);
 	if (!strcmp(mode, "churn-join") && argc == 3)
 		return churn_join(atoi(argv[2]));
-	if (!strcmp(mode, "exit-waiting"))
-		return exit_waiting();
-	fprintf(stderr, "usage: accounting reset|ctx-destroy|primary|exit-live|vmm|wait FIFO|"
-	                "flight FIFO MEMSETS|exit-race ROUNDS|release-fails|churn THREADS ROUNDS|"
-	                "churn-exit THREADS main|thread|churn-join THREADS|exit-waiting\n");
+	if (!strcmp(mode, "exit-waiting") && argc == 3)
+		return exit_waiting(argv[2]);
+	fprintf(stderr,
+	        "usage: accounting reset|ctx-destroy|primary|exit-live|vmm|wait FIFO|"
+	        "flight FIFO MEMSETS|exit-race ROUNDS|release-fails|churn THREADS ROUNDS|"
+	        "churn-exit THREADS main|thread|churn-join THREADS|exit-waiting sync|free\n");
 	return 2;
 }
