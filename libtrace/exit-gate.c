@@ -3,10 +3,10 @@
  * exit-gate.c - the traced calls of other threads kept out of CUDA while
  * the process exits (exit-gate.h).
  *
- * The threads that ever made a traced call are listed, as repeats.c lists
- * them, and unlisted when they end; the drain reads their in_call. A
- * forked child keeps only the thread that forked: the others' entries
- * are the parent's.
+ * The threads that ever made a traced call are listed (thread-list.h),
+ * and unlisted when they end; the drain reads their in_call. A forked
+ * child keeps only the thread that forked: the others' entries are the
+ * parent's.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -14,17 +14,16 @@
 
 #include "clock.h"
 #include "exit-gate.h"
-
-#define GATE_THREADS_MAX 4096
+#include "thread-list.h"
 
 bool exit_gate_closed;
 static uint64_t closed_ns; /* written before exit_gate_closed */
 
-static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct exit_gate_thread *listed[GATE_THREADS_MAX]; /* under list_lock */
-static pthread_key_t thread_end;
-static pthread_once_t list_once = PTHREAD_ONCE_INIT;
-static bool list_made;
+static void unlist(void *data);
+
+/* The threads' struct exit_gate_thread. */
+static struct thread_list gated = THREAD_LIST_INIT(unlist);
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
 /* The calling thread's entry, once listed; whether the gate lets it by. */
 static __thread struct exit_gate_thread *mine;
@@ -39,50 +38,31 @@ static void sleep_ns(long ns)
 
 static void unlist(void *data)
 {
-	pthread_mutex_lock(&list_lock);
-	for (size_t i = 0; i < GATE_THREADS_MAX; i++) {
-		if (listed[i] == data) {
-			listed[i] = NULL;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&list_lock);
+	thread_list_leave(&gated, data);
 }
 
 /* In a forked child, whose only thread is the one that forked. */
 static void after_fork_child(void)
 {
-	pthread_mutex_init(&list_lock, NULL);
-	for (size_t i = 0; i < GATE_THREADS_MAX; i++)
-		if (listed[i] != mine)
-			listed[i] = NULL;
+	pthread_mutex_init(&gated.lock, NULL);
+	for (size_t i = 0; i < THREAD_LIST_MAX; i++)
+		if (gated.entry[i] != mine)
+			gated.entry[i] = NULL;
 }
 
-static void make_list(void)
+static void register_fork_handler(void)
 {
-	list_made = pthread_key_create(&thread_end, unlist) == 0 &&
-	            pthread_atfork(NULL, NULL, after_fork_child) == 0;
+	pthread_atfork(NULL, NULL, after_fork_child);
 }
 
 void exit_gate_list(struct exit_gate_thread *t)
 {
-	size_t i;
-
 	t->listed = -1;
-	if (pthread_once(&list_once, make_list) != 0 || !list_made ||
-	    pthread_setspecific(thread_end, t) != 0)
-		return;
-	pthread_mutex_lock(&list_lock);
-	for (i = 0; i < GATE_THREADS_MAX && listed[i]; i++)
-		;
-	if (i < GATE_THREADS_MAX) {
-		listed[i] = t;
+	pthread_once(&fork_once, register_fork_handler);
+	if (thread_list_join(&gated, t)) {
 		t->listed = 1;
 		mine = t;
 	}
-	pthread_mutex_unlock(&list_lock);
-	if (t->listed < 0)
-		pthread_setspecific(thread_end, NULL);
 }
 
 void exit_gate_wait(struct exit_gate_thread *t, int kind)
@@ -105,13 +85,16 @@ static unsigned calls_under_way(void)
 {
 	unsigned n = 0;
 
-	pthread_mutex_lock(&list_lock);
-	for (size_t i = 0; i < GATE_THREADS_MAX; i++)
+	pthread_mutex_lock(&gated.lock);
+	for (size_t i = 0; i < THREAD_LIST_MAX; i++) {
+		struct exit_gate_thread *t = gated.entry[i];
+
 		/* seq_cst: the other half of exit_gate_enter's Dekker */
-		if (listed[i] && listed[i] != mine &&
-		    __atomic_load_n(&listed[i]->in_call, __ATOMIC_SEQ_CST) == EXIT_GATE_CALL)
+		if (t && t != mine &&
+		    __atomic_load_n(&t->in_call, __ATOMIC_SEQ_CST) == EXIT_GATE_CALL)
 			n++;
-	pthread_mutex_unlock(&list_lock);
+	}
+	pthread_mutex_unlock(&gated.lock);
 	return n;
 }
 

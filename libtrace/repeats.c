@@ -13,15 +13,13 @@
 #include "recorded-ops.h"
 #include "repeats.h"
 #include "state.h"
+#include "thread-list.h"
 
 /* How long a whole event stands for its repeats, ns; a run spans no more. */
 #define REPEAT_FOR_NS 1000000000ULL
 /* The longest call a repeat records: entry_low is read back from the
  * event's timestamp, taken a moment after this check, within 2^32 ns. */
 #define REPEAT_CALL_MAX_NS (1ULL << 31)
-/* Threads whose runs the exit writes; a thread past them writes its
- * repeats one by one. */
-#define RUN_THREADS_MAX 4096
 /* How many times the exit looks again at a run its thread is adding to
  * (a few instructions' work) before it leaves it. */
 #define RUN_TAKE_TRIES 10000
@@ -32,13 +30,11 @@ enum { RUN_FREE, RUN_BUSY, RUN_CLOSED };
 /* When a session last started (CLOCK_MONOTONIC ns): slots written before hold nothing. */
 static uint64_t announced_ns;
 
-/* The threads' runs the exit writes; under list_lock. A thread leaves the
- * list when it ends, before its state is freed. */
-static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct repeats *listed[RUN_THREADS_MAX];
-static pthread_key_t thread_end;
-static pthread_once_t thread_end_once = PTHREAD_ONCE_INIT;
-static bool thread_end_made;
+static void thread_ended(void *data);
+
+/* The threads' runs the exit writes (struct repeats); a thread past
+ * THREAD_LIST_MAX writes its repeats one by one. */
+static struct thread_list runs = THREAD_LIST_INIT(thread_ended);
 
 /* ------------------------------------------------------------- the run */
 
@@ -113,44 +109,19 @@ static void thread_ended(void *data)
 {
 	struct repeats *r = data;
 
-	pthread_mutex_lock(&list_lock);
-	for (size_t i = 0; i < RUN_THREADS_MAX; i++) {
-		if (listed[i] == r) {
-			listed[i] = NULL;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&list_lock);
+	thread_list_leave(&runs, r);
 	repeats_flush(r);
-}
-
-static void make_thread_end(void)
-{
-	thread_end_made = pthread_key_create(&thread_end, thread_ended) == 0;
 }
 
 /* R (the calling thread's) in the list, once: true if it is. */
 static bool run_listed(struct repeats *r)
 {
-	size_t i;
-
 	if (r->listed)
 		return r->listed > 0;
 	r->listed = -1;
-	if (pthread_once(&thread_end_once, make_thread_end) != 0 || !thread_end_made ||
-	    pthread_setspecific(thread_end, r) != 0)
-		return false;
 	r->tid = (uint32_t)syscall(SYS_gettid);
-	pthread_mutex_lock(&list_lock);
-	for (i = 0; i < RUN_THREADS_MAX && listed[i]; i++)
-		;
-	if (i < RUN_THREADS_MAX) {
-		listed[i] = r;
+	if (thread_list_join(&runs, r))
 		r->listed = 1;
-	}
-	pthread_mutex_unlock(&list_lock);
-	if (r->listed < 0)
-		pthread_setspecific(thread_end, NULL);
 	return r->listed > 0;
 }
 
@@ -158,9 +129,9 @@ void repeats_flush_others(void)
 {
 	uint32_t self = (uint32_t)syscall(SYS_gettid);
 
-	pthread_mutex_lock(&list_lock);
-	for (size_t i = 0; i < RUN_THREADS_MAX; i++) {
-		struct repeats *r = listed[i];
+	pthread_mutex_lock(&runs.lock);
+	for (size_t i = 0; i < THREAD_LIST_MAX; i++) {
+		struct repeats *r = runs.entry[i];
 
 		/* one its thread is adding to is written by it, or next time */
 		if (!r || r->tid == self || !run_hold(r))
@@ -168,16 +139,16 @@ void repeats_flush_others(void)
 		run_write(&r->run, r->tid);
 		run_release(r);
 	}
-	pthread_mutex_unlock(&list_lock);
+	pthread_mutex_unlock(&runs.lock);
 }
 
 void repeats_flush_all(void)
 {
 	uint32_t self = (uint32_t)syscall(SYS_gettid);
 
-	pthread_mutex_lock(&list_lock);
-	for (size_t i = 0; i < RUN_THREADS_MAX; i++) {
-		struct repeats *r = listed[i];
+	pthread_mutex_lock(&runs.lock);
+	for (size_t i = 0; i < THREAD_LIST_MAX; i++) {
+		struct repeats *r = runs.entry[i];
 		unsigned tries = 0;
 		bool held;
 
@@ -193,7 +164,7 @@ void repeats_flush_all(void)
 		run_write(&r->run, r->tid == self ? 0 : r->tid);
 		__atomic_store_n(&r->owner, RUN_CLOSED, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&list_lock);
+	pthread_mutex_unlock(&runs.lock);
 }
 
 /* ------------------------------------------------------------- repeats */
