@@ -710,14 +710,15 @@ static void note_fork(struct ct_process *p, const struct ct_event *ev)
 }
 
 /*
- * What the latest Python stack STACK_ID of EV's thread says: whether it is
- * inside PyTorch's backward. A stack of native code alone says nothing of
- * where the thread's Python is.
+ * What the latest stack STACK_ID of EV's thread, of KIND
+ * (ct_call_stacks_python), says: whether the thread is inside PyTorch's
+ * backward. A stack of native code alone says nothing of where the
+ * thread's Python is.
  */
-static void note_python_stack(struct ct_process *p, const struct ct_event *ev, uint64_t stack_id)
+static void note_python_stack(struct ct_process *p, const struct ct_event *ev, uint64_t stack_id,
+                              enum ct_stack_python kind)
 {
 	struct ct_thread *t = ev->thread;
-	enum ct_stack_python kind = ct_call_stacks_python(p, stack_id);
 	bool in = kind == CT_STACK_AUTOGRAD;
 
 	if (kind != CT_STACK_PYTHON && kind != CT_STACK_AUTOGRAD)
@@ -750,10 +751,11 @@ static void borrow_python_stack(struct ct_context *ctx, struct ct_process *p,
                                 const struct ct_event *ev, uint64_t *stack_id)
 {
 	const struct ct_thread *owner = p->backward_thread;
+	enum ct_stack_python kind = ct_call_stacks_python(p, *stack_id);
 	uint64_t composed;
 
-	if (ct_call_stacks_python(p, *stack_id) != CT_STACK_NATIVE) {
-		note_python_stack(p, ev, *stack_id);
+	if (kind != CT_STACK_NATIVE) {
+		note_python_stack(p, ev, *stack_id, kind);
 		return;
 	}
 	if (p->threads_in_backward != 1 || !owner || !owner->in_backward || owner == ev->thread)
@@ -791,7 +793,8 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		break;
 	case CT_EV_CALL_SITE:
 		ev->thread->op_stack_id = ev->u.call_site.stack_id;
-		note_python_stack(p, ev, ev->u.call_site.stack_id);
+		note_python_stack(p, ev, ev->u.call_site.stack_id,
+		                  ct_call_stacks_python(p, ev->u.call_site.stack_id));
 		break;
 	case CT_EV_MEM_ALLOC:
 		borrow_python_stack(ctx, p, ev, &ev->u.mem.stack_id);
