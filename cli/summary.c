@@ -189,13 +189,17 @@ void summary_end_facts(const struct summary *s, int64_t pid, struct summary_end 
 		snprintf(end->error_api, sizeof(end->error_api), "%s", e->api);
 		end->error_ns = e->time_ns;
 	}
-	if (failures->len) {
+	/* the last that failed for lack of memory: another error is no GPU out-of-memory */
+	for (guint i = failures->len; i-- > 0;) {
 		const struct ct_frag_failure *f =
-		    &g_array_index(failures, struct ct_frag_failure, failures->len - 1);
+		    &g_array_index(failures, struct ct_frag_failure, i);
 
+		if (!ct_result_is_out_of_memory(f->result))
+			continue;
 		end->failed_bytes = f->requested_bytes;
 		snprintf(end->verdict, sizeof(end->verdict), "%s", f->verdict);
 		end->failure_ns = f->time_ns;
+		break;
 	}
 	for (guint i = exceptions->len; i-- > 0;) {
 		const struct ct_framework_exception *x =

@@ -137,6 +137,15 @@ static inline bool ct_result_is_failure(int32_t result)
 	return result != 0 && result != 600 && result != 4;
 }
 
+/* Whether RESULT, an allocation's failure, says the memory could not be had:
+ * 2 in both enums (cudaErrorMemoryAllocation, CUDA_ERROR_OUT_OF_MEMORY).
+ * Any other error failed the call for another reason: an argument, or a
+ * sticky error of an earlier kernel that every later call returns. */
+static inline bool ct_result_is_out_of_memory(int32_t result)
+{
+	return result == 2;
+}
+
 /* ------------------------------------------------------------ events */
 
 /* The event types, in the order of events.def. */

@@ -15,7 +15,9 @@
  *                   memory pools (freed memory they keep cached);
  *   out_of_memory   this process's own allocations and the request do not
  *                   fit on the device;
- *   unknown         the trace has no free/total for the device.
+ *   unknown         the trace has no free/total for the device;
+ *   cuda_error      the call returned another error than out of memory
+ *                   (a sticky error, a bad argument): no memory verdict.
  *
  * Address ranges "as seen": live allocations are kept in address order per
  * (process, device) and region (the device heap: device, pitch, managed;
@@ -35,6 +37,7 @@
 #include "analysis.h"
 #include "contract/assert.h"
 #include "fragmentation.h"
+#include "common/cuda-error-names.h"
 #include "common/range-map.h"
 #include "common/saturate.h"
 
@@ -996,6 +999,16 @@ static void classify(const struct frag_failure *fl, const struct frag_snapshot *
 	*v = (struct verdict){ .request = extent_of(region_of(fl->kind), fl->requested) };
 	free_view_of(s, &v->free);
 	v->pool_cached = s->pool_reserved > s->pool_used ? s->pool_reserved - s->pool_used : 0;
+	if (fl->result && !ct_result_is_out_of_memory(fl->result)) {
+		const char *error = ct_cuda_error_name(fl->api.domain, fl->result);
+
+		/* what memory there was says nothing of why it failed */
+		v->name = "cuda_error";
+		snprintf(v->reason, sizeof(v->reason),
+		         "it returned %s (%" PRId32 "), an error that is not a lack of memory",
+		         error ? error : "an error", fl->result);
+		return;
+	}
 	if (host_kind(fl->kind)) {
 		v->name = "out_of_memory";
 		snprintf(v->reason, sizeof(v->reason),

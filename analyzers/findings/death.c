@@ -262,6 +262,8 @@ const char *ct_verdict_words(const char *verdict)
 		return "memory fragmented";
 	if (!g_strcmp0(verdict, "held_elsewhere"))
 		return "memory held by other processes";
+	if (!g_strcmp0(verdict, "cuda_error"))
+		return "a CUDA error, not a lack of memory";
 	return "cause unknown";
 }
 
@@ -279,6 +281,10 @@ const char *ct_verdict_advice(const char *verdict)
 	if (!g_strcmp0(verdict, "held_elsewhere"))
 		return "other processes held the memory this one needed: see which "
 		       "(nvidia-smi), stop them or run on another device (CUDA_VISIBLE_DEVICES)";
+	if (!g_strcmp0(verdict, "cuda_error"))
+		return "look up the error the call returned: freeing memory will not help; an "
+		       "argument the call refuses, or an earlier error that every later call "
+		       "returns (a kernel's fault), is the cause";
 	return "the trace cannot tell why: record the program from its start, so that the "
 	       "trace sees every allocation";
 }
@@ -589,10 +595,12 @@ static void word_framework_oom(const struct ct_death_facts *f, const char *end,
 		w->summary = g_strdup_printf("%s ran out of GPU memory, and %s did not survive it: "
 		                             "it %s",
 		                             name, program_of(f), end);
-	w->explanation = g_strdup_printf("its last lines on standard error say so; the trace "
-	                                 "shows no failed allocation of its own: %s's allocator "
-	                                 "refused it from what it held, or the trace began late",
-	                                 name);
+	w->explanation =
+	    g_strdup_printf("its last lines on standard error say so; the trace "
+	                    "shows no allocation of its own refused for lack of memory: "
+	                    "%s's allocator "
+	                    "refused it from what it held, or the trace began late",
+	                    name);
 	w->advice =
 	    g_strdup(ct_framework_oom_advice(f->framework, "out_of_memory", f->framework_pool));
 }
@@ -670,9 +678,10 @@ static void word_other(enum ct_death death, const struct ct_death_facts *f, cons
 		w->summary = g_strdup_printf("%s aborted itself (SIGABRT): a failed assertion, an "
 		                             "uncaught C++ exception or a library that gave up",
 		                             program);
-		w->explanation = g_strdup_printf("the trace shows no %sCUDA error and no failed "
-		                                 "allocation before it%s",
-		                                 *failed ? "sticky " : "", failed);
+		w->explanation =
+		    g_strdup_printf("the trace shows no %sCUDA error and no allocation "
+		                    "refused for lack of memory before it%s",
+		                    *failed ? "sticky " : "", failed);
 		w->advice = failed_call_advice(
 		    f, "its standard error says why, just before it ended; to see where, run it "
 		       "under gdb or allow a core dump (ulimit -c unlimited)");
@@ -703,9 +712,10 @@ static void word_other(enum ct_death death, const struct ct_death_facts *f, cons
 		                 : NULL;
 
 		w->summary = g_strdup_printf("%s %s", program, end);
-		w->explanation = g_strdup_printf("%s%sthe trace shows no sticky CUDA error and no "
-		                                 "failed allocation before it%s",
-		                                 said ? said : "", said ? "; " : "", failed);
+		w->explanation =
+		    g_strdup_printf("%s%sthe trace shows no sticky CUDA error and no "
+		                    "allocation refused for lack of memory before it%s",
+		                    said ? said : "", said ? "; " : "", failed);
 		g_free(said);
 		w->advice = failed_call_advice(f, "see what raised it there: the traceback Python "
 		                                  "printed on its standard error shows the calls "
@@ -722,7 +732,8 @@ static void word_other(enum ct_death death, const struct ct_death_facts *f, cons
 	default:
 		w->summary = g_strdup_printf("%s %s; why is unknown", program, end);
 		w->explanation = g_strdup_printf(
-		    "the trace shows no sticky CUDA error and no failed allocation, and no signal "
+		    "the trace shows no sticky CUDA error and no allocation refused for lack of "
+		    "memory, and no signal "
 		    "ended it%s%s",
 		    f->failures_told ? "; what went wrong before it, above, may be why" : "",
 		    failed);

@@ -620,18 +620,41 @@ static void add_retries(GArray *list, const struct ct_fragmentation_result *r)
 	f->order = (double)first->time_ns;
 }
 
+/*
+ * Whether FAILURE, a CUDA error other than out of memory, came after its
+ * process's sticky error (ERRORS; NULL: the analysis did not run): that
+ * error's finding tells it, among the calls that failed after it.
+ */
+static bool after_sticky(const struct ct_cuda_errors_result *errors,
+                         const struct ct_frag_failure *failure)
+{
+	if (!errors || ct_result_is_out_of_memory(failure->result))
+		return false;
+	for (guint i = 0; i < errors->sticky->len; i++) {
+		const struct ct_cuda_sticky *e =
+		    &g_array_index(errors->sticky, struct ct_cuda_sticky, i);
+
+		if (e->pid == failure->pid && e->time_ns <= failure->time_ns)
+			return true;
+	}
+	return false;
+}
+
 /* Whether FAILURE is one the findings tell as a failure of its own. */
 static bool told_as_failure(const struct ct_framework_result *framework,
+                            const struct ct_cuda_errors_result *errors,
                             const struct ct_frag_failure *failure)
 {
 	/* The framework's finding tells it, with the framework's figures;
 	 * one the allocator made up for is no failure. */
-	return !framework_oom_of(framework, failure) && !recovered(failure);
+	return !framework_oom_of(framework, failure) && !recovered(failure) &&
+	       !after_sticky(errors, failure);
 }
 
 /* One finding per kind of failure (process, device, site, verdict), in time order. */
 static void find_failures(GArray *list, const struct ct_fragmentation_result *r,
-                          const struct ct_framework_result *framework, const struct losses *l)
+                          const struct ct_framework_result *framework,
+                          const struct ct_cuda_errors_result *errors, const struct losses *l)
 {
 	size_t added = 0;
 
@@ -643,7 +666,7 @@ static void find_failures(GArray *list, const struct ct_fragmentation_result *r,
 		struct failure_group g = { 1, requested, requested };
 		bool seen = false;
 
-		if (!told_as_failure(framework, failure))
+		if (!told_as_failure(framework, errors, failure))
 			continue;
 		for (guint j = 0; j < i && !seen; j++)
 			seen = same_failure(&g_array_index(r->failures, struct ct_frag_failure, j),
@@ -654,7 +677,8 @@ static void find_failures(GArray *list, const struct ct_fragmentation_result *r,
 			const struct ct_frag_failure *other =
 			    &g_array_index(r->failures, struct ct_frag_failure, j);
 
-			if (!same_failure(other, failure) || !told_as_failure(framework, other))
+			if (!same_failure(other, failure) ||
+			    !told_as_failure(framework, errors, other))
 				continue;
 			g.count++;
 			requested = (double)other->requested_bytes;
@@ -2298,7 +2322,7 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	g_array_set_clear_func(list, finding_clear);
 	read_losses(root, &losses);
 	if (frag)
-		find_failures(list, frag, framework, &losses);
+		find_failures(list, frag, framework, errors, &losses);
 	if (memory) {
 		find_growth(list, memory, &losses);
 		find_site_growth(list, memory, &losses);

@@ -61,6 +61,27 @@ static const char *const folded_objects[] = {
 	"cupy_backends",
 };
 
+/*
+ * The functions nvcc and CUDA's headers compile into the program itself,
+ * by the start of their name as read (demangled): the launch stubs nvcc
+ * writes for each kernel (__device_stub__NAME, which calls
+ * __cudaLaunchKernel or, before CUDA 12.8, cudaLaunchKernel<char>), the
+ * module registration, and the templates of cuda_runtime.h
+ * (cudaMalloc<T>, cudaLaunchKernel<T>, ...), named with their return type.
+ * They call CUDA for the code that called them.
+ */
+static const char *const folded_functions[] = {
+	"__device_stub__", "__cudaLaunch",   "__cudaRegister",   "__sti____cudaRegisterAll",
+	"__nv_",           "cudaError cuda", "cudaError_t cuda",
+};
+
+/* The same by their source file, when the program has debugging information. */
+static const char *const folded_sources[] = {
+	".cudafe1.stub.c",
+	"cuda_runtime.h",
+	"crt/host_runtime.h",
+};
+
 /* The objects of the Python interpreter: its frames' Python frames go
  * before the innermost of them. */
 static const char *const interpreter_objects[] = {
@@ -315,6 +336,32 @@ static bool is_folded(const char *object)
 	return starts_with_any(base_name(object), folded_objects, G_N_ELEMENTS(folded_objects));
 }
 
+static bool ends_with_any(const char *name, const char *const *suffixes, size_t n)
+{
+	size_t length = name ? strlen(name) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t suffix = strlen(suffixes[i]);
+
+		if (length >= suffix && !strcmp(name + length - suffix, suffixes[i]))
+			return true;
+	}
+	return false;
+}
+
+/* Whether SYMBOL, of the program or a library of its own, is CUDA's code compiled into it. */
+static bool is_cuda_compiled_in(const struct ct_symbol *symbol)
+{
+	return starts_with_any(symbol->function, folded_functions,
+	                       G_N_ELEMENTS(folded_functions)) ||
+	       ends_with_any(symbol->file, folded_sources, G_N_ELEMENTS(folded_sources));
+}
+
+static bool is_launch_stub(const struct ct_symbol *symbol)
+{
+	return symbol->function && !strncmp(symbol->function, "__device_stub__", 15);
+}
+
 static bool is_interpreter(const char *object)
 {
 	return starts_with_any(base_name(object), interpreter_objects,
@@ -514,6 +561,8 @@ static struct ct_stack *name_stack(struct ct_process_stacks *ps, const struct ra
 	    g_array_sized_new(FALSE, TRUE, sizeof(struct ct_stack_frame), (guint)r->count);
 	struct ct_stack *st = g_new0(struct ct_stack, 1);
 	bool python_due = r->python != NULL;
+	/* nvcc's stub is called by a function of the kernel's name it writes too */
+	bool after_stub = false;
 
 	for (size_t i = 0; i < r->count; i++) {
 		struct ct_symbol syms[INLINE_MAX];
@@ -536,6 +585,10 @@ static struct ct_stack *name_stack(struct ct_process_stacks *ps, const struct ra
 			f.symbol.object = copy_string(ps->strings, f.symbol.object);
 			f.symbol.function = function_name(ps->strings, f.symbol.function);
 			f.symbol.file = copy_string(ps->strings, f.symbol.file);
+			if (known && !f.folded) {
+				f.folded = is_cuda_compiled_in(&f.symbol) || after_stub;
+				after_stub = is_launch_stub(&f.symbol);
+			}
 			if (python_due && known && is_interpreter(f.symbol.object)) {
 				add_python_frames(ps, frames, r->python);
 				python_due = false;

@@ -246,10 +246,11 @@ static void test_gave_up(void **unused)
 	      NULL);
 	check_advice(&f, "expandable_segments:True");
 	f.gpu_failed_bytes = 0;
-	check(&f, CT_DEATH_ABORT,
-	      "train aborted itself (SIGABRT): a failed assertion, an uncaught C++ exception or a "
-	      "library that gave up",
-	      "the trace shows no CUDA error and no failed allocation before it");
+	check(
+	    &f, CT_DEATH_ABORT,
+	    "train aborted itself (SIGABRT): a failed assertion, an uncaught C++ exception or a "
+	    "library that gave up",
+	    "the trace shows no CUDA error and no allocation refused for lack of memory before it");
 }
 
 static void test_jupyter(void **unused)
@@ -346,12 +347,14 @@ static void test_unknown(void **unused)
 
 	(void)unused;
 	check(&f, CT_DEATH_UNKNOWN, "train exited with status 1; why is unknown",
-	      "the trace shows no sticky CUDA error and no failed allocation, and no signal "
+	      "the trace shows no sticky CUDA error and no allocation refused for lack of memory, "
+	      "and no signal "
 	      "ended it");
 	check_advice(&f, "its standard error");
 	f.failures_told = true;
 	check(&f, CT_DEATH_UNKNOWN, "train exited with status 1; why is unknown",
-	      "the trace shows no sticky CUDA error and no failed allocation, and no signal "
+	      "the trace shows no sticky CUDA error and no allocation refused for lack of memory, "
+	      "and no signal "
 	      "ended it; what went wrong before it, above, may be why");
 }
 
@@ -371,13 +374,14 @@ static void test_exception(void **unused)
 	f.exception_message = "'weights'";
 	check(&f, CT_DEATH_EXCEPTION,
 	      "train died of an uncaught KeyError at train.py:12 in load (exit status 1)",
-	      "it said: \"'weights'\"; the trace shows no sticky CUDA error and no failed "
-	      "allocation before it");
+	      "it said: \"'weights'\"; the trace shows no sticky CUDA error and no allocation "
+	      "refused for lack of memory before it");
 	check_advice(&f, "traceback");
 	f.exception_message = NULL;
 	f.exception_site = NULL;
 	check(&f, CT_DEATH_EXCEPTION, "train died of an uncaught KeyError (exit status 1)",
-	      "the trace shows no sticky CUDA error and no failed allocation before it");
+	      "the trace shows no sticky CUDA error and no allocation refused for lack of memory "
+	      "before it");
 	/* what the trace saw comes first; the exception is how it ended */
 	f.exception = "torch.OutOfMemoryError";
 	f.exception_site = "train.py:30 in step";
@@ -411,7 +415,8 @@ static void test_failed_call(void **unused)
 	f.failed_code = 1;
 	f.failed_site = "train.py:14 in <module>";
 	check(&f, CT_DEATH_UNKNOWN, "train exited with status 1; why is unknown",
-	      "the trace shows no sticky CUDA error and no failed allocation, and no signal "
+	      "the trace shows no sticky CUDA error and no allocation refused for lack of memory, "
+	      "and no signal "
 	      "ended it; the last CUDA call that failed: cuLaunchKernelEx returned "
 	      "CUDA_ERROR_INVALID_VALUE at train.py:14 in <module>");
 	check_advice(&f, "start at train.py:14 in <module>, where cuLaunchKernelEx failed; its "
@@ -426,7 +431,8 @@ static void test_failed_call(void **unused)
 	      "<module> (exit status 1)",
 	      "it said: \"CUDA_ERROR_INVALID_VALUE: This indicates that one or more of the "
 	      "parameters passed to the API call is not within an acceptable range of values.\"; "
-	      "the trace shows no sticky CUDA error and no failed allocation before it; its "
+	      "the trace shows no sticky CUDA error and no allocation refused for lack of memory "
+	      "before it; its "
 	      "message names the error of the last CUDA call that failed: cuLaunchKernelEx "
 	      "returned CUDA_ERROR_INVALID_VALUE at train.py:14 in <module>");
 	/* an error known by number only, a call the trace does not name, no site */
@@ -437,7 +443,8 @@ static void test_failed_call(void **unused)
 	check(&f, CT_DEATH_ABORT,
 	      "train aborted itself (SIGABRT): a failed assertion, an uncaught C++ exception or a "
 	      "library that gave up",
-	      "the trace shows no sticky CUDA error and no failed allocation before it; the last "
+	      "the trace shows no sticky CUDA error and no allocation refused for lack of memory "
+	      "before it; the last "
 	      "CUDA call that failed: a CUDA call returned error 42");
 	check_advice(&f, "its standard error says why");
 	/* a failure long before the end, which the program went on after, is not named */
@@ -449,7 +456,8 @@ static void test_failed_call(void **unused)
 	f.failed_site = "train.py:3 in <module>";
 	f.failed_before_end_ns = 60 * 1000000000LL;
 	check(&f, CT_DEATH_UNKNOWN, "train exited with status 1; why is unknown",
-	      "the trace shows no sticky CUDA error and no failed allocation, and no signal "
+	      "the trace shows no sticky CUDA error and no allocation refused for lack of memory, "
+	      "and no signal "
 	      "ended it");
 	check_advice(&f, "its own output");
 	/* ... unless the exception's message names its error */
@@ -581,8 +589,9 @@ static void test_framework_oom(void **unused)
 	      "PyTorch ran out of GPU memory (it tried to allocate 64.00 MiB), and train did not "
 	      "survive it: it died of an uncaught torch.OutOfMemoryError at train.py:12 in step "
 	      "(exit status 1)",
-	      "its last lines on standard error say so; the trace shows no failed allocation of "
-	      "its own: PyTorch's allocator refused it from what it held, or the trace began late");
+	      "its last lines on standard error say so; the trace shows no allocation of its own "
+	      "refused for lack of memory: PyTorch's allocator refused it from what it held, or "
+	      "the trace began late");
 	check_advice(&f, "a smaller batch");
 	f.framework = "jax";
 	check_advice(&f, "XLA_PYTHON_CLIENT_MEM_FRACTION");

@@ -112,6 +112,48 @@ is "sticky, no notes: no process_end, and the error is still the first finding" 
 	"$(json sticky-bare '("process_end" in d, d["findings"][0]["kind"], d["findings"][0]["verdict"], d["findings"][0]["death"], d["findings"][0]["severity"])')" \
 	"(False, 'sticky_error', 'cudaErrorIllegalAddress', None, 'critical')"
 
+# 1b. The same in a program built by nvcc, with call stacks: the launch
+# site is the program's function (run_step), not nvcc's stubs
+# (__device_stub__, __cudaLaunchKernel) nor the kernel's host wrapper;
+# the cudaMalloc that fails after it, with the sticky error, is told by
+# the sticky error's finding, not as an allocation failure with a
+# memory verdict (the device had room).
+rt_sticky="$trace_builddir/tests/programs/rt-sticky"
+CUDATRACE_STACK_CALLS=1 CUDASIM_KERNEL_FAULT=1 cli_record rt-sticky -o "$lttng_tmp/rt-sticky" -- \
+	"$rt_sticky" fault
+cli_status_is "rt-sticky: the program's own status comes back" 1
+is "rt-sticky: the program got the sticky error from both calls" \
+	"$(grep -E '^(sync|malloc) ' "$lttng_tmp/rt-sticky.out" | tr '\n' ' ')" \
+	"sync cudaErrorIllegalAddress malloc cudaErrorIllegalAddress "
+is "rt-sticky: the ledger's cudaMalloc failed with it" \
+	"$(sed -n 's/.* op=error api=cudaMalloc result=\([^ ]*\).*/\1/p' "$lttng_tmp/rt-sticky.ledger")" \
+	cudaErrorIllegalAddress
+ok "rt-sticky: cudatrace report reads it" report_json rt-sticky
+is "rt-sticky: the kernel and the function that launched it" \
+	"$(json rt-sticky '(d["sticky_errors"][0]["kernel"], d["sticky_errors"][0]["launch_site"], d["sticky_errors"][0]["failed_after"])')" \
+	"('scale(float*, int)', 'run_step(float*) (rt-sticky)', 1)"
+is "rt-sticky: the failed cudaMalloc has no memory verdict, and its site" \
+	"$(json rt-sticky '[(f["verdict"], f["result"], f["site"]) for f in d["memory"]["failures"]]')" \
+	"[('cuda_error', 700, 'grow(float**, unsigned long) (rt-sticky)')]"
+is "rt-sticky: the findings: the sticky error, and no allocation failure" \
+	"$(json rt-sticky '[f["kind"] for f in d["findings"] if f["severity"] == "critical"]')" \
+	"['sticky_error']"
+is "rt-sticky: it died of the sticky error" "$(json rt-sticky 'd["process_end"]["cause"]')" cuda-error
+ok "rt-sticky: record's first finding says where the kernel was launched" summary_first rt-sticky \
+	"^1\. FAILED rt-sticky got cudaErrorIllegalAddress .* kernel scale\(float\*, int\), launched at run_step\(float\*\) \(rt-sticky\)"
+
+# 1c. An allocation refused for a bad argument: a CUDA error, told as
+# such, with no memory verdict and no out-of-memory death.
+CUDATRACE_STACK_CALLS=1 cli_record rt-argument -o "$lttng_tmp/rt-argument" -- "$rt_sticky" argument
+cli_status_is "rt-argument: the program's own status comes back" 1
+is "rt-argument: the program got cudaErrorInvalidValue" \
+	"$(sed -n 's/^malloc //p' "$lttng_tmp/rt-argument.out")" cudaErrorInvalidValue
+ok "rt-argument: cudatrace report reads it" report_json rt-argument
+is "rt-argument: its finding names the error, and no lack of memory" \
+	"$(json rt-argument '[(f["kind"], f["verdict"], "cudaErrorInvalidValue (1)" in f["explanation"]) for f in d["findings"] if f["severity"] == "critical"]')" \
+	"[('allocation_failure', 'cuda_error', True), ('process_death', 'unknown', False)]"
+is "rt-argument: not an out-of-memory death" "$(info rt-argument death)" unknown
+
 # 2. A segfault of its own, after working CUDA calls, in a program a
 # wrapper (env) exec'd: it is named as the trace knows its pid.
 # (In a sanitizer build, ASan would turn the SIGSEGV into an abort.)
