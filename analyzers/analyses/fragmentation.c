@@ -38,6 +38,7 @@
 #include "contract/assert.h"
 #include "fragmentation.h"
 #include "common/cuda-error-names.h"
+#include "common/format.h"
 #include "common/range-map.h"
 #include "common/saturate.h"
 
@@ -960,22 +961,14 @@ static const char *host_kind(unsigned kind)
 	return kind == CT_MEM_HOST_PINNED || kind == CT_MEM_HOST_REGISTERED ? "host" : NULL;
 }
 
-/* BYTES for a sentence: "704 MiB", "1.5 GiB", "512 B". Returns BUF. */
+/*
+ * BYTES for a sentence, as the rest of the report writes sizes ("704.00
+ * MiB"): with fewer digits, a request can read as large as what was free.
+ * Returns BUF.
+ */
 static char *human(char *buf, size_t len, uint64_t bytes)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double value = (double)bytes;
-	unsigned u = 0;
-
-	while (value >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		value /= 1024;
-		u++;
-	}
-	if (u == 0 || value >= 100 || value == (double)(uint64_t)value)
-		snprintf(buf, len, "%.0f %s", value, units[u]);
-	else
-		snprintf(buf, len, "%.1f %s", value, units[u]);
-	return buf;
+	return ct_format_bytes((double)bytes, buf, len);
 }
 
 /* Sizes written into one sentence. */
