@@ -322,7 +322,22 @@ static void write_state(struct ct_doc *doc, const struct ct_frag_state *s)
 	ct_doc_u64(doc, "vmm_gap_bytes", s->vmm_gap_bytes, CT_UNIT_BYTES);
 }
 
-static void write_failure(struct ct_doc *doc, const struct ct_frag_failure *f)
+static void write_holder(struct ct_doc *doc, const struct ct_memory_holder *h)
+{
+	if (!h) {
+		ct_doc_null(doc, "holder");
+		return;
+	}
+	ct_doc_object(doc, "holder", "The site that held the most of the process's memory then");
+	ct_doc_string(doc, "site", h->site);
+	ct_doc_u64(doc, "bytes", h->bytes, CT_UNIT_BYTES);
+	ct_doc_u64(doc, "count", h->count, CT_UNIT_NONE);
+	ct_doc_end(doc);
+}
+
+/* F, with the holder the memory analysis (MEMORY; NULL: not run) named at it. */
+static void write_failure(struct ct_doc *doc, const struct ct_frag_failure *f,
+                          const struct ct_memory_result *memory)
 {
 	ct_doc_object(doc, NULL, NULL);
 	ct_doc_i64(doc, "time_ns", f->time_ns, CT_UNIT_TIME);
@@ -340,6 +355,7 @@ static void write_failure(struct ct_doc *doc, const struct ct_frag_failure *f)
 	ct_doc_string(doc, "verdict", f->verdict);
 	ct_doc_string(doc, "explanation", f->explanation);
 	ct_doc_string(doc, "withheld_verdict", f->withheld_verdict);
+	write_holder(doc, ct_memory_holder_at(memory, f->pid, f->device, f->time_ns));
 	ct_doc_u64(doc, "live_bytes", f->live_bytes, CT_UNIT_BYTES);
 	write_known(doc, "free_bytes", f->free_known, f->free_bytes);
 	write_known(doc, "total_bytes", f->total_known, f->total_bytes);
@@ -412,12 +428,13 @@ static void write_frag_device(struct ct_doc *doc, const struct ct_frag_device *d
 	ct_doc_end(doc);
 }
 
-static void write_fragmentation(struct ct_doc *doc, const struct ct_fragmentation_result *r)
+static void write_fragmentation(struct ct_doc *doc, const struct ct_fragmentation_result *r,
+                                const struct ct_memory_result *memory)
 {
 	ct_doc_u64(doc, "failure_count", r->failure_count, CT_UNIT_NONE);
 	ct_doc_array(doc, "failures", "Failed allocations");
 	for (guint i = 0; i < r->failures->len; i++)
-		write_failure(doc, &g_array_index(r->failures, struct ct_frag_failure, i));
+		write_failure(doc, &g_array_index(r->failures, struct ct_frag_failure, i), memory);
 	ct_doc_end(doc);
 	ct_doc_array(doc, "failure_sites", "Failed allocations by site");
 	for (guint i = 0; i < r->failure_sites->len; i++) {
@@ -495,7 +512,7 @@ static void write_section(struct ct_doc *doc, const struct ct_result *results, s
 	if (memory && memory_first)
 		write_memory(doc, memory);
 	if (fragmentation)
-		write_fragmentation(doc, fragmentation);
+		write_fragmentation(doc, fragmentation, memory);
 	if (memory && !memory_first)
 		write_memory(doc, memory);
 	ct_doc_end(doc);

@@ -366,16 +366,64 @@ static const struct ct_acct_hooks hooks = {
 	.revealed = hook_revealed,
 };
 
+static GHashTable *sites_by_name(struct memory *m, struct ct_process *process,
+                                 const struct mem_device *md);
+
+/* The site of MD (of DEV) that holds the most as EV, an allocation, fails. */
+static void note_holder(struct memory *m, const struct ct_acct_device *dev,
+                        const struct mem_device *md, const struct ct_event *ev)
+{
+	const struct site_stat *best = NULL;
+	const char *best_name = NULL;
+	GHashTable *named;
+	GHashTableIter it;
+	gpointer name, value;
+
+	if (!md->sites || m->result.holders->len >= CT_MEMORY_HOLDERS_MAX)
+		return;
+	named = sites_by_name(m, dev->process, md);
+	g_hash_table_iter_init(&it, named);
+	while (g_hash_table_iter_next(&it, &name, &value)) {
+		const struct site_stat *s = value;
+
+		if (s->held > 0 && (!best || s->held > best->held ||
+		                    (s->held == best->held && strcmp(name, best_name) < 0))) {
+			best = s;
+			best_name = name;
+		}
+	}
+	if (best) {
+		struct ct_memory_holder holder = {
+			.pid = dev->process->pid,
+			.device = dev->device,
+			.failure_ns = ev->time_ns,
+			.site = best_name,
+			.bytes = (uint64_t)best->held,
+			.count = best->allocations - best->freed,
+		};
+
+		g_array_append_val(m->result.holders, holder);
+	}
+	g_hash_table_destroy(named);
+}
+
+static void on_failure(struct memory *m, const struct ct_event *ev)
+{
+	const struct ct_acct_device *dev =
+	    ct_acct_device_of(m->acct, ev->process, ev->u.mem_alloc_failed.device);
+	struct mem_device *md = ct_acct_own(m->sub, dev);
+
+	md->failures++;
+	note_holder(m, dev, md, ev);
+}
+
 static void memory_event(void *state, const struct ct_event *ev)
 {
 	struct memory *m = state;
 
 	switch (ev->type) {
 	case CT_EV_MEM_ALLOC_FAILED:
-		((struct mem_device *)ct_acct_own(
-		     m->sub,
-		     ct_acct_device_of(m->acct, ev->process, ev->u.mem_alloc_failed.device)))
-		    ->failures++;
+		on_failure(m, ev);
 		break;
 	case CT_EV_NVTX_POP:
 		on_pop(m, ev);
@@ -1001,7 +1049,6 @@ static enum ct_analysis_status memory_result(void *state, const void **result)
 	m->result.timeline = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_point));
 	m->result.growing_sites = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_growing_site));
 	m->result.notes = g_array_new(FALSE, FALSE, sizeof(struct ct_caveat_note));
-	m->result.strings = g_string_chunk_new(4096);
 	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
 		struct ct_process *process = ct_context_process_at(m->ctx, p);
 
@@ -1054,6 +1101,8 @@ static void result_release(struct ct_memory_result *r)
 		g_array_unref(r->growing_sites);
 	if (r->notes)
 		g_array_unref(r->notes);
+	if (r->holders)
+		g_array_unref(r->holders);
 	if (r->strings)
 		g_string_chunk_free(r->strings);
 }
@@ -1069,6 +1118,9 @@ static enum ct_analysis_status memory_create(struct ct_context *ctx, const struc
 	m->ctx = ctx;
 	m->opts = opts;
 	m->work = g_array_new(FALSE, TRUE, sizeof(struct work));
+	/* the holders at failures are named as they come */
+	m->result.holders = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_holder));
+	m->result.strings = g_string_chunk_new(4096);
 	m->acct = ct_context_accounting(ctx);
 	m->sub = ct_acct_subscribe(
 	    m->acct, &(struct ct_acct_config){ .peak_set = true, .reclaimed = true }, &hooks, m);

@@ -164,6 +164,20 @@ struct ct_memory_growing_site {
 	double peak_share;    /* held_at_end_bytes over the device's peak */
 };
 
+/*
+ * At a failed allocation, the site whose allocations then held the most
+ * of its process's memory on the device (the program's own, as the trace
+ * shows them): what to free, or to hold less of, first.
+ */
+struct ct_memory_holder {
+	int64_t pid;
+	uint8_t device;
+	int64_t failure_ns; /* the failure's time: memory.failures[].time_ns */
+	const char *site;   /* as the leak sites name it: "train.py:12 in <module>" */
+	uint64_t bytes;     /* what its allocations held then */
+	uint64_t count;     /* how many of them */
+};
+
 /* Device memory of a process in one time bucket (bounded series). */
 struct ct_memory_point {
 	int64_t pid;
@@ -180,7 +194,30 @@ struct ct_memory_result {
 	GArray *growing_sites;  /* struct ct_memory_growing_site, the most held first */
 	GArray *timeline;       /* struct ct_memory_point, by process, device, time */
 	GArray *notes;          /* struct ct_caveat_note: why figures are not exact */
-	GStringChunk *strings;  /* every string of the result */
+	/* struct ct_memory_holder, one per failure with a holder, the first
+	 * CT_MEMORY_HOLDERS_MAX of them, in time order */
+	GArray *holders;
+	GStringChunk *strings; /* every string of the result */
 };
+
+#define CT_MEMORY_HOLDERS_MAX 1024
+
+/*
+ * The holder at the failure of PID on DEVICE at TIME_NS in R (NULL: the
+ * analysis did not run); NULL when none was told. Inline: the memory
+ * section reads it, and memory.c holds that section.
+ */
+static inline const struct ct_memory_holder *
+ct_memory_holder_at(const struct ct_memory_result *r, int64_t pid, unsigned device, int64_t time_ns)
+{
+	for (guint i = 0; r && r->holders && i < r->holders->len; i++) {
+		const struct ct_memory_holder *h =
+		    &g_array_index(r->holders, struct ct_memory_holder, i);
+
+		if (h->pid == pid && h->device == device && h->failure_ns == time_ns)
+			return h;
+	}
+	return NULL;
+}
 
 #endif

@@ -2010,6 +2010,49 @@ static void tell_filling_growth(GArray *list, const struct ct_memory_result *m)
 	}
 }
 
+/*
+ * The share of what a process held at an out-of-memory failure that one
+ * site must hold for the failure to name it: less is no answer to "what
+ * holds the memory".
+ */
+#define HOLDER_MIN_SHARE 0.25
+
+/*
+ * A device full of the process's own memory: the failure names the site
+ * that held the most of it then (memory.failures[].holder), and what to do
+ * begins there. A growth that filled the device is told instead.
+ */
+static void tell_holder(GArray *list, const struct ct_memory_result *m)
+{
+	for (guint i = 0; i < list->len; i++) {
+		struct finding *f = &g_array_index(list, struct finding, i);
+		const struct ct_frag_failure *failure = f->failure;
+		const struct ct_memory_holder *h;
+		char held[32];
+		char *text;
+
+		if (strcmp(f->kind, "allocation_failure") || !failure ||
+		    g_strcmp0(f->verdict, "out_of_memory") ||
+		    filling_growth(m, failure->pid, failure->device, failure->time_ns))
+			continue;
+		h = ct_memory_holder_at(m, failure->pid, failure->device, failure->time_ns);
+		if (!h || (double)h->bytes < HOLDER_MIN_SHARE * (double)failure->live_bytes)
+			continue;
+		bytes_text((double)h->bytes, held, sizeof(held));
+		text = g_strdup_printf("%s; the most of it, %s, was held by %" PRIu64
+		                       " allocation%s made at %s",
+		                       f->explanation ? f->explanation : "", held, h->count,
+		                       h->count == 1 ? "" : "s", h->site);
+		g_free(f->explanation);
+		f->explanation = text;
+		text = g_strdup_printf("first see whether the %s allocated at %s is still needed "
+		                       "here; then %s",
+		                       held, h->site, f->advice ? f->advice : "");
+		g_free(f->advice);
+		f->advice = text;
+	}
+}
+
 /* ------------------------------------------------------- how it ended */
 
 /*
@@ -2341,8 +2384,10 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 		find_cell_errors(list, cells);
 	find_said_oom(list, root, framework, frag);
 	/* before the death's words: it orders the finding it joins first */
-	if (memory)
+	if (memory) {
 		tell_filling_growth(list, memory);
+		tell_holder(list, memory);
+	}
 	find_death(list, root, results, count);
 	/* stable: equal findings keep the order their section gave them */
 	g_array_sort(list, by_rank);

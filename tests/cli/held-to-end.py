@@ -6,11 +6,14 @@
 # scratch memory it frees each step: the examples' runtime (gpu_ctypes.py),
 # no framework.
 #
-#   held-to-end.py
+#   held-to-end.py [--fail]
 #
 # Prints, for each line that allocates what it never frees,
 # "# held LINE COUNT BYTES": the line of the call in this file, the
 # allocations made there and their bytes; then "# done". Exits 0.
+# With --fail, it then asks for 64 MiB more than the device has free,
+# prints "# failed LINE BYTES ERROR" (the line of the call, what it asked,
+# the error's name) and exits 1.
 
 import os
 import sys
@@ -18,7 +21,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "examples", "python"))
 
-from gpu_ctypes import MIB, Runtime  # noqa: E402
+from gpu_ctypes import MIB, CudaError, Runtime  # noqa: E402
 
 WEIGHTS = 3
 WEIGHT_BYTES = 16 * MIB
@@ -54,6 +57,14 @@ def main():
     print("# held %d %d %d" % (line_of("weights"), len(weights), WEIGHTS * WEIGHT_BYTES))
     print("# held %d %d %d" % (line_of("cache"), 1 if cache else 0, CACHE_BYTES))
     print("# done", flush=True)
+    if "--fail" in sys.argv[1:]:
+        free, _ = rt.mem_info()
+        try:
+            rt.malloc(free + 64 * MIB)  # too much
+        except CudaError as error:
+            print("# failed %d %d %s" % (line_of("too much"), free + 64 * MIB, error.name),
+                  flush=True)
+            sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@
 # its scratch memory each step. Held against the program's printout (the
 # lines and what each allocated) and the simulator's ledger (what is
 # left allocated at the end).
+#
+# With --fail, the program then asks more than the device has free: the
+# out-of-memory failure names the line whose allocations held the most of
+# the process's memory then (memory.failures[].holder), on the first page.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -48,5 +52,26 @@ mkdir -p "$lttng_tmp/held.chromium"
 tap_relay "held-to-end.py html" "$lttng_tmp/held.html.tap"
 ok "record's diagnosis leads with the report's first finding, word for word" \
 	cli_same_death held "$lttng_tmp/held.err"
+
+cli_record heldfail -o "$lttng_tmp/heldfail" -- "$trace_python" "$cli_here/held-to-end.py" --fail
+cli_status_is "held-to-end.py --fail: record exits with its status" 1
+ok "held-to-end.py --fail printed its failure" grep -q '^# failed [0-9]* [0-9]* cudaErrorMemoryAllocation$' \
+	"$lttng_tmp/heldfail.out"
+"$cli_bin" report --format json -o "$lttng_tmp/heldfail.json" "$lttng_tmp/heldfail" 2>/dev/null
+# the printout's weights line and bytes, its failed line and request, as the report's
+expected=$(sed -n 's/^# held \([0-9]*\) 3 \([0-9]*\)$/weights \1 3 \2/p; s/^# failed \([0-9]*\) \([0-9]*\) .*/failed \1 \2/p' \
+	"$lttng_tmp/heldfail.out" | tr '\n' ' ')
+is "the failure, and the site that held the most then, are the program's lines" \
+	"$(/usr/bin/python3 -c 'import json, re, sys
+d = json.load(open(sys.argv[1]))
+f = d["memory"]["failures"][0]
+h = f["holder"]
+line = lambda site: re.match(r"held-to-end\.py:(\d+) in ", site).group(1)
+print("weights %s %d %d failed %s %d %s" % (line(h["site"]), h["count"], h["bytes"], line(f["site"]),
+      f["requested_bytes"], f["verdict"]))' "$lttng_tmp/heldfail.json" 2>&1)" \
+	"${expected}out_of_memory"
+want_line=$(sed -n 's/^# held \([0-9]*\) 3 .*/\1/p' "$lttng_tmp/heldfail.out")
+want="^1\. FAILED cudaMalloc of .* out of memory.* the most of it, 48\.00 MiB, was held by 3 allocations made at held-to-end\.py:$want_line in "
+ok "record's summary names it in the failure's finding" leads "$lttng_tmp/heldfail.err"
 is "no session is left in the daemon" "$(cli_sessions)" 0
 tap_done
