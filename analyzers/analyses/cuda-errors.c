@@ -46,6 +46,10 @@ struct last_launch {
 	uint32_t failed_path;
 	struct ct_api_ref failed_api;
 	uint64_t failed_stack_id;
+	/* Where the call that returned its sticky error was made, formatted at the end. */
+	uint32_t sticky_path;
+	struct ct_api_ref sticky_api;
+	uint64_t sticky_stack_id;
 	bool known; /* a launch was seen */
 	bool graph;
 	uint64_t kernel_id;
@@ -174,6 +178,9 @@ static void on_api_call(struct cuda_errors *c, const struct ct_event *ev)
 	kernel_of(c, ev->process, &s);
 	g_array_append_val(c->result.sticky, s);
 	l->sticky = c->result.sticky->len;
+	l->sticky_path = l->failed_path;
+	l->sticky_api = l->failed_api;
+	l->sticky_stack_id = l->failed_stack_id;
 }
 
 static void cuda_errors_event(void *state, const struct ct_event *ev)
@@ -190,11 +197,19 @@ static enum ct_analysis_status cuda_errors_finish(void *state, int64_t end_ns)
 	char site[1024];
 
 	(void)end_ns;
-	/* where each last failed call was made: once, not at every failure */
+	/* where each last failed call, and each sticky error, was made: once */
 	for (guint i = 0; i < c->launches->len; i++) {
 		const struct last_launch *l = g_ptr_array_index(c->launches, i);
 		struct ct_cuda_failed_call *f;
 
+		if (l->sticky) {
+			ct_call_site_format(c->ctx, l->process, l->sticky_path, &l->sticky_api,
+			                    l->sticky_stack_id, site, sizeof(site));
+			if (site[0])
+				g_array_index(c->result.sticky, struct ct_cuda_sticky,
+				              l->sticky - 1)
+				    .site = g_string_chunk_insert_const(c->result.strings, site);
+		}
 		if (!l->failed)
 			continue;
 		f = &g_array_index(c->result.failed_calls, struct ct_cuda_failed_call,
@@ -231,6 +246,7 @@ static void write_section(struct ct_doc *doc, const struct ct_result *results, s
 		ct_doc_string(doc, "process", s->process);
 		ct_doc_i64(doc, "time_ns", s->time_ns, CT_UNIT_TIME);
 		ct_doc_string(doc, "api", s->api[0] ? s->api : NULL);
+		ct_doc_string(doc, "site", s->site);
 		ct_doc_i64(doc, "code", s->code, CT_UNIT_NONE);
 		ct_doc_string(doc, "error", s->error);
 		ct_doc_u64(doc, "failed_after", s->failed_after, CT_UNIT_NONE);

@@ -36,6 +36,7 @@ struct ct_cuda_sticky {
 	int32_t code;          /* 700, 719, ... */
 	const char *error;     /* its name in that domain: "cudaErrorIllegalAddress" */
 	const char *api;       /* the call that returned it; "" when the trace names none */
+	const char *site;      /* where that call was made (ct_call_site_format); NULL: unknown */
 	uint64_t failed_after; /* calls of the process that failed after it */
 	/* The last launch of the process before it: the kernel that faulted. */
 	const char *kernel;      /* its name, demangled; NULL when none was launched */

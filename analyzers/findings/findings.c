@@ -1651,12 +1651,24 @@ static char *explain_sticky(const struct ct_cuda_sticky *e, const char *api)
 	    e->graph ? " (its kernels are not named)" : "");
 }
 
+/* " (3 calls failed after it)" into BUF (LEN bytes): "" when none did. Returns BUF. */
+static const char *failed_after_text(uint64_t count, char *buf, size_t len)
+{
+	if (!count)
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, " (%" PRIu64 " call%s failed after it)", count,
+		         count == 1 ? "" : "s");
+	return buf;
+}
+
 /* Where sticky error E was returned, as the sticky_errors section says it. */
 static void sticky_where(struct finding *f, const struct ct_cuda_sticky *e, const char *api)
 {
 	f->where[WHERE_PID] = value_i64(e->pid, CT_UNIT_ID);
 	f->where[WHERE_PROCESS] = value_str(e->process);
 	f->where[WHERE_API] = value_str(api);
+	f->where[WHERE_SITE] = value_str(e->site);
 	f->where[WHERE_TIME] = value_i64(e->time_ns, CT_UNIT_TIME);
 }
 
@@ -1666,6 +1678,7 @@ static void find_sticky(GArray *list, const struct ct_cuda_errors_result *r, con
 		const struct ct_cuda_sticky *e =
 		    &g_array_index(r->sticky, struct ct_cuda_sticky, i);
 		const char *api = e->api[0] ? e->api : NULL;
+		char after[64];
 		struct finding *f;
 
 		f = finding_add(list, SEV_CRITICAL, "sticky_error", NULL);
@@ -1673,10 +1686,10 @@ static void find_sticky(GArray *list, const struct ct_cuda_errors_result *r, con
 		f->verdict = e->error;
 		f->summary = g_strdup_printf(
 		    "%s got %s (%" PRId32 ") from %s, a sticky CUDA error: no CUDA call can "
-		    "succeed after it (%" PRIu64 " call%s failed after it)",
+		    "succeed after it%s",
 		    e->process ? e->process : "the program", f->verdict ? f->verdict : "an error",
-		    e->code, api ? api : "a call", e->failed_after,
-		    e->failed_after == 1 ? "" : "s");
+		    e->code, api ? api : "a call",
+		    failed_after_text(e->failed_after, after, sizeof(after)));
 		f->explanation = explain_sticky(e, api);
 		f->advice =
 		    g_strdup("find the kernel at fault: run it with CUDA_LAUNCH_BLOCKING=1, "

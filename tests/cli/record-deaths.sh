@@ -98,6 +98,10 @@ is "sticky: the report's first finding is the error the program died of" \
 	"$(json sticky '(lambda f: (f["kind"], f["death"], f["verdict"], f["numbers"]["code"]))(d["findings"][0])')" \
 	"('sticky_error', 'cuda-error', 'cudaErrorIllegalAddress', 700)"
 is "sticky: told once" "$(json sticky 'len([f for f in d["findings"] if f["death"]])')" 1
+sync_line=$(grep -n 'check(runtime.cudaDeviceSynchronize(), "cudaDeviceSynchronize")' "$cli_workload" | cut -d: -f1)
+is "sticky: where the call that returned it was made, the program's line" \
+	"$(json sticky '(d["sticky_errors"][0]["site"], d["findings"][0]["where"]["site"])')" \
+	"('workload.py:$sync_line in main', 'workload.py:$sync_line in main')"
 ok "sticky: report --brief" brief sticky
 ok "sticky: its first page leads with it, and what to do" first_finding sticky \
 	"^1\. FAILED python3 got $ledger_error.*; then python3 exited with status 1.*CUDA_LAUNCH_BLOCKING=1.*compute-sanitizer"
@@ -130,8 +134,8 @@ is "rt-sticky: the ledger's cudaMalloc failed with it" \
 	cudaErrorIllegalAddress
 ok "rt-sticky: cudatrace report reads it" report_json rt-sticky
 is "rt-sticky: the kernel and the function that launched it" \
-	"$(json rt-sticky '(d["sticky_errors"][0]["kernel"], d["sticky_errors"][0]["launch_site"], d["sticky_errors"][0]["failed_after"])')" \
-	"('scale(float*, int)', 'run_step(float*) (rt-sticky)', 1)"
+	"$(json rt-sticky '(d["sticky_errors"][0]["kernel"], d["sticky_errors"][0]["launch_site"], d["sticky_errors"][0]["failed_after"], d["sticky_errors"][0]["site"])')" \
+	"('scale(float*, int)', 'run_step(float*) (rt-sticky)', 1, 'main (rt-sticky)')"
 is "rt-sticky: the failed cudaMalloc has no memory verdict, and its site" \
 	"$(json rt-sticky '[(f["verdict"], f["result"], f["site"]) for f in d["memory"]["failures"]]')" \
 	"[('cuda_error', 700, 'grow(float**, unsigned long) (rt-sticky)')]"
