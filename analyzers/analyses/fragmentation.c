@@ -10,9 +10,11 @@
  *
  *   fragmented      enough memory was free in total, none of it in one
  *                   block large enough;
+ *   pool_cached     the request would have fit but for what this
+ *                   process's memory pools keep cached (freed memory,
+ *                   reserved but unused);
  *   held_elsewhere  the request would have fit but for memory held by
- *                   others: other processes or contexts, or this process's
- *                   memory pools (freed memory they keep cached);
+ *                   others: other processes or contexts;
  *   out_of_memory   this process's own allocations and the request do not
  *                   fit on the device;
  *   unknown         the trace has no free/total for the device;
@@ -1040,13 +1042,13 @@ static void classify(const struct frag_failure *fl, const struct frag_snapshot *
 		         human(w.a, sizeof(w.a), s->nvml_free), human(w.b, sizeof(w.b), v->request),
 		         human(w.c, sizeof(w.c), v->free.largest));
 	} else if (v->pool_cached && s->nvml_free + v->pool_cached >= v->request) {
-		v->name = "held_elsewhere";
+		v->name = "pool_cached";
 		v->on_pools = true;
 		snprintf(
 		    v->reason, sizeof(v->reason),
-		    "this process's memory pools keep %s reserved but unused; with it, %s would "
-		    "be free for the %s asked",
-		    human(w.a, sizeof(w.a), v->pool_cached),
+		    "%s were free, and this process's memory pools keep %s reserved but unused; "
+		    "with it, %s would be free for the %s asked",
+		    human(w.d, sizeof(w.d), s->nvml_free), human(w.a, sizeof(w.a), v->pool_cached),
 		    human(w.b, sizeof(w.b), s->nvml_free + v->pool_cached),
 		    human(w.c, sizeof(w.c), v->request));
 	} else if (v->held_elsewhere > allowance &&

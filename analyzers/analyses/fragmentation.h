@@ -75,7 +75,8 @@ struct ct_frag_failure {
 	const char *site;
 	const char *nvtx_path;
 	GArray *stack; /* struct ct_stack_frame (call-stacks.h), innermost first; NULL: none */
-	/* "out_of_memory", "fragmented", "held_elsewhere", "unknown", "cuda_error" */
+	/* "out_of_memory", "fragmented", "pool_cached", "held_elsewhere", "unknown",
+	 * "cuda_error" */
 	const char *verdict;
 	const char *explanation;
 	const char *withheld_verdict; /* the verdict the figures alone would give, when withheld */

@@ -262,6 +262,8 @@ const char *ct_verdict_words(const char *verdict)
 		return "memory fragmented";
 	if (!g_strcmp0(verdict, "held_elsewhere"))
 		return "memory held by other processes";
+	if (!g_strcmp0(verdict, "pool_cached"))
+		return "memory kept cached by its own pools";
 	if (!g_strcmp0(verdict, "cuda_error"))
 		return "a CUDA error, not a lack of memory";
 	return "cause unknown";
@@ -281,6 +283,11 @@ const char *ct_verdict_advice(const char *verdict)
 	if (!g_strcmp0(verdict, "held_elsewhere"))
 		return "other processes held the memory this one needed: see which "
 		       "(nvidia-smi), stop them or run on another device (CUDA_VISIBLE_DEVICES)";
+	if (!g_strcmp0(verdict, "pool_cached"))
+		return "this process's memory pools kept freed memory reserved: release it before "
+		       "this point (cudaMemPoolTrimTo, or a lower cudaMemPoolAttrReleaseThreshold; "
+		       "PyTorch: torch.cuda.empty_cache()), or allocate this from the same pool "
+		       "(cudaMallocAsync), which reuses what it keeps";
 	if (!g_strcmp0(verdict, "cuda_error"))
 		return "look up the error the call returned: freeing memory will not help; an "
 		       "argument the call refuses, or an earlier error that every later call "

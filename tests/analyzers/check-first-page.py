@@ -50,6 +50,7 @@ VERDICT_WORDS = {
     "out_of_memory": "out of memory",
     "fragmented": "memory fragmented",
     "held_elsewhere": "memory held by other processes",
+    "pool_cached": "memory kept cached by its own pools",
 }
 MAX_LINES = 24
 MAX_COLUMNS = 100
@@ -119,7 +120,8 @@ def check_failure(n, verdict, failed, found):
     free, total = int(want["free"]), int(want["total"])
     figure = {"out_of_memory": free,
               "fragmented": int(want.get("largest_free", free)),
-              "held_elsewhere": total - free}[verdict]
+              "held_elsewhere": total - free,
+              "pool_cached": free}[verdict]
     tap.ok(any(v in text for v in size_variants(figure)),
        f"failure {n + 1}: why, with the {fmt_bytes(figure)} of the ledger", text)
     tap.ok(advice_label in text, f"failure {n + 1}: says what to do", text)

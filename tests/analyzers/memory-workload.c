@@ -9,6 +9,9 @@
  *   exhaust    fill the device with 64 MiB buffers until one fails
  *   elsewhere  hold 256 MiB and ask 1 GiB while other processes hold
  *              most of the device (CUDASIM_OTHER_PROCESSES)
+ *   pooled     allocate and free 4 x 128 MiB from the device's default
+ *              pool, which keeps them (release threshold UINT64_MAX), then
+ *              ask cudaMalloc for 512 MiB: only the pool has room
  *   leak [N]   N steps (default 4) in NVTX ranges train/step, each
  *              freeing its activations but keeping 1 MiB
  *   pause N    the leak steps, then "paused after step N" and wait to be
@@ -19,6 +22,7 @@
  */
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +80,31 @@ static int elsewhere(void)
 	return cudaFree(held) == cudaSuccess ? 0 : 1;
 }
 
+static int pooled(void)
+{
+	cudaMemPool_t pool;
+	uint64_t keep_all = UINT64_MAX;
+	void *held[4], *big = NULL;
+
+	if (cudaDeviceGetDefaultMemPool(&pool, 0) != cudaSuccess ||
+	    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all) !=
+	        cudaSuccess)
+		return 1;
+	for (int i = 0; i < 4; i++)
+		if (cudaMallocAsync(&held[i], 128 * MIB, 0) != cudaSuccess)
+			return 1;
+	for (int i = 0; i < 4; i++)
+		cudaFreeAsync(held[i], 0);
+	if (cudaStreamSynchronize(0) != cudaSuccess)
+		return 1;
+	if (cudaMalloc(&big, 512 * MIB) == cudaSuccess) {
+		fprintf(stderr, "memory-workload: the 512 MiB request should have failed\n");
+		return 1;
+	}
+	printf("failed %zu\n", 512 * MIB);
+	return 0;
+}
+
 static int leak(int steps, int pause_at)
 {
 	void *batch = NULL;
@@ -116,13 +145,16 @@ int main(int argc, char **argv)
 		ret = exhaust();
 	else if (!strcmp(mode, "elsewhere"))
 		ret = elsewhere();
+	else if (!strcmp(mode, "pooled"))
+		ret = pooled();
 	else if (!strcmp(mode, "leak"))
 		ret = leak(n, -1);
 	else if (!strcmp(mode, "pause"))
 		ret = leak(n + 10, n);
 	else {
 		fprintf(stderr,
-		        "usage: memory-workload fragment|exhaust|elsewhere|leak [N]|pause N\n");
+		        "usage: memory-workload fragment|exhaust|elsewhere|pooled|leak [N]|pause "
+		        "N\n");
 		return 2;
 	}
 	cudaDeviceSynchronize();

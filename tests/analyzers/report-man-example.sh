@@ -29,5 +29,5 @@ CUDATRACE=$report_cmd sh "$report_tmp/example.sh" >"$report_tmp/example.out" 2>"
 is "it runs as printed" "$?" 0
 sed 's/^/#   /' "$report_tmp/example.err" | head -n 5
 ok "it prints the failure's verdict and explanation" \
-	grep -Eq '^(out_of_memory|fragmented|held_elsewhere|unknown) .+' "$report_tmp/example.out"
+	grep -Eq '^(out_of_memory|fragmented|pool_cached|held_elsewhere|unknown|cuda_error) .+' "$report_tmp/example.out"
 tap_done

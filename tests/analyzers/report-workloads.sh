@@ -10,6 +10,7 @@
 #   fragment   enough memory free, no block large enough -> fragmented
 #   exhaust    the device filled by the process          -> out_of_memory
 #   elsewhere  other processes hold the device           -> held_elsewhere
+#   pooled     the process's own pool keeps what is missing -> pool_cached
 #   leak       1 MiB kept per step, inside NVTX train/step: exactly those
 #              leaks, at train/step and the line that made them, and a
 #              range that grows
@@ -108,6 +109,10 @@ fi
 if traced_report exhaust exhaust; then
 	check exhaust --verdict out_of_memory
 	first_page exhaust --failure out_of_memory
+fi
+if traced_report pooled pooled; then
+	check pooled --verdict pool_cached
+	first_page pooled --failure pool_cached
 fi
 unset CUDASIM_DEVICE_MEMORY
 

@@ -140,7 +140,8 @@ static void test_held_by_other_processes(void **state)
 
 /*
  * A stream-ordered pool keeps 768 MiB reserved with nothing in use; a
- * cudaMalloc of 512 MiB fails with 300 MiB free: the pool holds the rest.
+ * cudaMalloc of 512 MiB fails with 300 MiB free: the pool holds the rest,
+ * the process's own, not another's.
  */
 static void test_held_by_pool(void **state)
 {
@@ -151,7 +152,7 @@ static void test_held_by_pool(void **state)
 	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 512 * MIB, 300 * MIB, 4 * GIB);
 	feed_report(&f);
 
-	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "held_elsewhere");
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "pool_cached");
 	assert_int_equal(feed_int(&f, "memory.failures.0.pool_cached_bytes"), 768 * MIB);
 	assert_int_equal(feed_int(&f, "memory.failures.0.pool_reserved_bytes"), 768 * MIB);
 	assert_int_equal(feed_count(&f, "memory.fragmentation.0.pools"), 1);
@@ -377,7 +378,7 @@ static void test_pool_release_at_sync(void **state)
 	feed_sync(&f, PID, 0);
 	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 512 * MIB, 500 * MIB, 4 * GIB);
 	feed_report(&f);
-	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "held_elsewhere");
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "pool_cached");
 	assert_int_equal(feed_int(&f, "memory.failures.0.pool_cached_bytes"), 64 * MIB);
 	assert_int_equal(feed_int(&f, "memory.failures.1.pool_reserved_bytes"), 0);
 	assert_int_equal(feed_int(&f, "memory.failures.1.pool_cached_bytes"), 0);
@@ -476,7 +477,7 @@ static void test_losses(void **state)
 	feed_dropped(&f, PID, 11);
 	feed_failed(&f, PID, PID, 0, CT_MEM_DEVICE, 512 * MIB, 300 * MIB, 4 * GIB);
 	feed_report(&f);
-	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "held_elsewhere");
+	assert_string_equal(feed_string(&f, "memory.failures.0.verdict"), "pool_cached");
 	assert_string_equal(feed_string(&f, "memory.failures.0.caveats.0.figure"),
 	                    "pool_reserved_bytes");
 	assert_string_equal(feed_string(&f, "memory.failures.0.caveats.0.cause"),
