@@ -332,6 +332,7 @@ static void write_holder(struct ct_doc *doc, const struct ct_memory_holder *h)
 	ct_doc_string(doc, "site", h->site);
 	ct_doc_u64(doc, "bytes", h->bytes, CT_UNIT_BYTES);
 	ct_doc_u64(doc, "count", h->count, CT_UNIT_NONE);
+	ct_doc_u64(doc, "process_bytes", h->process_bytes, CT_UNIT_BYTES);
 	ct_doc_end(doc);
 }
 

@@ -400,6 +400,7 @@ static void note_holder(struct memory *m, const struct ct_acct_device *dev,
 			.site = best_name,
 			.bytes = (uint64_t)best->held,
 			.count = best->allocations - best->freed,
+			.process_bytes = dev->on_device > 0 ? (uint64_t)dev->on_device : 0,
 		};
 
 		g_array_append_val(m->result.holders, holder);

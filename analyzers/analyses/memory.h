@@ -172,10 +172,11 @@ struct ct_memory_growing_site {
 struct ct_memory_holder {
 	int64_t pid;
 	uint8_t device;
-	int64_t failure_ns; /* the failure's time: memory.failures[].time_ns */
-	const char *site;   /* as the leak sites name it: "train.py:12 in <module>" */
-	uint64_t bytes;     /* what its allocations held then */
-	uint64_t count;     /* how many of them */
+	int64_t failure_ns;     /* the failure's time: memory.failures[].time_ns */
+	const char *site;       /* as the leak sites name it: "train.py:12 in <module>" */
+	uint64_t bytes;         /* what its allocations held then */
+	uint64_t count;         /* how many of them */
+	uint64_t process_bytes; /* what the process held on the device then, all sites */
 };
 
 /* Device memory of a process in one time bucket (bounded series). */

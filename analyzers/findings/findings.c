@@ -2031,31 +2031,62 @@ static void tell_filling_growth(GArray *list, const struct ct_memory_result *m)
 #define HOLDER_MIN_SHARE 0.25
 
 /*
+ * The holder named at the failure finding F tells (memory.failures[].holder):
+ * an allocation failure's own; for a framework's out-of-memory error, the
+ * one at the last refusal of the driver that was part of it (its process
+ * and device, at most FRAMEWORK_OOM_WINDOW_NS before it). NULL if none.
+ */
+static const struct ct_memory_holder *holder_of(const struct ct_memory_result *m,
+                                                const struct finding *f)
+{
+	const struct ct_memory_holder *best = NULL;
+	int64_t pid, device, time_ns = (int64_t)f->order;
+
+	if (f->failure)
+		return ct_memory_holder_at(m, f->failure->pid, f->failure->device,
+		                           f->failure->time_ns);
+	if (!where_i64(f, WHERE_PID, &pid) || !where_i64(f, WHERE_DEVICE, &device))
+		return NULL;
+	for (guint i = 0; i < m->holders->len; i++) {
+		const struct ct_memory_holder *h =
+		    &g_array_index(m->holders, struct ct_memory_holder, i);
+
+		if (h->pid == pid && h->device == device && h->failure_ns <= time_ns &&
+		    h->failure_ns >= time_ns - FRAMEWORK_OOM_WINDOW_NS)
+			best = h;
+	}
+	return best;
+}
+
+/*
  * A device full of the process's own memory: the failure names the site
- * that held the most of it then (memory.failures[].holder), and what to do
- * begins there. A growth that filled the device is told instead.
+ * that held the most of it then, and what to do begins there. A growth
+ * that filled the device is told instead. A framework's pool is what its
+ * allocator had from the driver: the site is where the driver gave it,
+ * which the tensors in it now need not be.
  */
 static void tell_holder(GArray *list, const struct ct_memory_result *m)
 {
 	for (guint i = 0; i < list->len; i++) {
 		struct finding *f = &g_array_index(list, struct finding, i);
-		const struct ct_frag_failure *failure = f->failure;
+		bool framework = !strcmp(f->kind, "framework_oom");
 		const struct ct_memory_holder *h;
 		char held[32];
 		char *text;
 
-		if (strcmp(f->kind, "allocation_failure") || !failure ||
-		    g_strcmp0(f->verdict, "out_of_memory") ||
-		    filling_growth(m, failure->pid, failure->device, failure->time_ns))
-			continue;
-		h = ct_memory_holder_at(m, failure->pid, failure->device, failure->time_ns);
-		if (!h || (double)h->bytes < HOLDER_MIN_SHARE * (double)failure->live_bytes)
+		if ((strcmp(f->kind, "allocation_failure") && !framework) ||
+		    g_strcmp0(f->verdict, "out_of_memory") || !(h = holder_of(m, f)) ||
+		    (double)h->bytes < HOLDER_MIN_SHARE * (double)h->process_bytes ||
+		    filling_growth(m, h->pid, h->device, h->failure_ns))
 			continue;
 		bytes_text((double)h->bytes, held, sizeof(held));
-		text = g_strdup_printf("%s; the most of it, %s, was held by %" PRIu64
-		                       " allocation%s made at %s",
-		                       f->explanation ? f->explanation : "", held, h->count,
-		                       h->count == 1 ? "" : "s", h->site);
+		text =
+		    g_strdup_printf(framework ? "%s; the most of its pool, %s, came from %" PRIu64
+		                                " driver allocation%s made at %s"
+		                              : "%s; the most of it, %s, was held by %" PRIu64
+		                                " allocation%s made at %s",
+		                    f->explanation ? f->explanation : "", held, h->count,
+		                    h->count == 1 ? "" : "s", h->site);
 		g_free(f->explanation);
 		f->explanation = text;
 		text = g_strdup_printf("first see whether the %s allocated at %s is still needed "

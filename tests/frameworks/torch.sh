@@ -55,6 +55,10 @@
 # the growth is charged to the line that called backward(), with the
 # ledger's allocations off the main thread.
 #
+# Then a device full of a tensor made at start-up and kept
+# (torch-held.py): PyTorch's out-of-memory error names the line whose
+# driver allocation holds its pool, as much as memory_reserved() says.
+#
 # Last, a script that frees its tensors without emptying the cache
 # (torch-pool.py) ends with the pool still allocated, as PyTorch means
 # it: the driver's leftovers are torch.cuda.memory_reserved(), and no
@@ -335,6 +339,24 @@ is "backward: it grew by a gradient a step, with the ledger's allocations off th
 	"$(sed -n 2p "$lttng_tmp/backward.facts")" "$(fact grad_bytes) $worker"
 is "backward: its stack holds the engine's native frames, then the line of backward()" \
 	"$(sed -n 3p "$lttng_tmp/backward.facts")" "True [$b]"
+
+# A device full of one tensor kept from start-up: the error names its line.
+CLI_TIMEOUT=180 cli_record held -o "$lttng_tmp/held" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-held.py"
+cli_status_is "held: record exits with the program's status" 1
+"$cli_bin" report --format json -o "$lttng_tmp/held.json" "$lttng_tmp/held" 2>"$lttng_tmp/report.err"
+is "held: cudatrace report reads the trace" "$?" 0
+held_line=$(grep -n '# HELD$' "$cli_here/torch-held.py" | cut -d: -f1)
+is "held: the out-of-memory error names the line of the driver allocation that holds the pool" \
+	"$("$trace_python" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["findings"][0]
+h = d["memory"]["failures"][-1]["holder"]
+print(f["kind"], f["verdict"], h["site"], h["bytes"], h["count"],
+      "came from 1 driver allocation made at " + h["site"] in f["explanation"],
+      f["advice"].startswith("first see whether the 3.00 GiB allocated at " + h["site"]))' \
+		"$lttng_tmp/held.json")" \
+	"framework_oom out_of_memory torch-held.py:$held_line in <module> $(sed -n 's/^# fact reserved //p' "$lttng_tmp/held.out") 1 True True"
 
 # Every tensor freed, the cache not emptied: what PyTorch's caching allocator
 # reserved is still allocated at the end, by design, and no finding calls
