@@ -324,9 +324,11 @@ static void print_hotspot(const struct ct_transfers_hotspot *h, size_t rank, FIL
 
 	if (h->has_device)
 		snprintf(device, sizeof(device), ", device %u", h->device);
-	which = g_strdup_printf("%zu. %s %s %s%s%s, thread %" PRId64 ", %s:", rank,
+	/* a copy between devices has no host memory to name */
+	which = g_strdup_printf("%zu. %s %s%s%s%s%s, thread %" PRId64 ", %s:", rank,
 	                        shown(h->where.site, site, sizeof(site)),
-	                        ct_direction_label(h->direction), ct_host_mem_label(h->host),
+	                        ct_direction_label(h->direction), h->host == CT_HOST_NONE ? "" : " ",
+	                        h->host == CT_HOST_NONE ? "" : ct_host_mem_label(h->host),
 	                        h->sync ? " sync" : " async", device, h->where.tid, h->size_class);
 	figures =
 	    g_strdup_printf("%" PRIu64 " cop%s, %s, cost %s", h->count, h->count == 1 ? "y" : "ies",

@@ -8,7 +8,8 @@
 #
 #   transfers    examples/cuda/transfers, two rounds: copies of every kind,
 #                memsets, launches; counts, bytes, GPU times, kernel
-#                statistics, busy time and the expected findings;
+#                statistics, busy time and the expected findings; record's
+#                summary names each hotspot's direction and host memory;
 #   copy-storm   tests/analyzers/copy-storm: a storm of small pageable
 #                copies ranked above one large pinned copy; the first
 #                page of the text report (--brief) names the storm with
@@ -84,6 +85,16 @@ first_page() {
 
 # shellcheck disable=SC2086
 report_case transfers transfers $trace_cmd 2
+# Record's summary lists the costliest hotspots (which ones depends on
+# their timing): each names its direction and its host memory, and a copy
+# between devices, which has none, says nothing of it ("DtoD sync").
+summary_print=${TESTS_BUILDDIR:-$trace_builddir/tests}/analyzers/summary-print
+"$summary_print" "$lttng_trace" >"$lttng_tmp/transfers.summary" 2>&1
+hotspots=$(sed -n 's/^ *[0-9]*\. cudaMemcpy\(Async\)\{0,1\} \([A-Za-z]*\) \([a-z ]*\), device.*/\2 \3/p' \
+	"$lttng_tmp/transfers.summary")
+ok "transfers: the summary lists hotspots" test -n "$hotspots"
+is "transfers: each names its direction and host memory, none for a copy between devices" \
+	"$(echo "$hotspots" | grep -Evc '^((HtoD|DtoH|HtoH) (pageable|pinned)|DtoD|HtoH) (a)?sync$')" 0
 report_case storm copy-storm "$storm"
 first_page storm --storm storm:cudaMemcpy
 tap_done
