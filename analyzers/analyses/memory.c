@@ -107,6 +107,7 @@ struct memory {
 	int64_t end_ns;
 	GArray *work;                   /* struct work by process index */
 	struct ct_memory_result result; /* owned, once computed */
+	GArray *holdings;               /* struct failure_holding, in time order; owned */
 };
 
 /* ------------------------------------------------------------- state */
@@ -366,46 +367,55 @@ static const struct ct_acct_hooks hooks = {
 	.revealed = hook_revealed,
 };
 
-static GHashTable *sites_by_name(struct memory *m, struct ct_process *process,
-                                 const struct mem_device *md);
+/*
+ * At a failed allocation, what each site of its process and device held
+ * then, as the pass knows sites (struct site_key): they are named, and the
+ * one that held the most chosen, at the end (holders_of), once the stacks
+ * can be symbolized with every object the trace will say the process
+ * loaded.
+ */
+struct held_key {
+	struct site_key key;
+	int64_t held;
+	uint64_t live; /* its allocations then live */
+};
 
-/* The site of MD (of DEV) that holds the most as EV, an allocation, fails. */
-static void note_holder(struct memory *m, const struct ct_acct_device *dev,
-                        const struct mem_device *md, const struct ct_event *ev)
+struct failure_holding {
+	struct ct_process *process; /* borrowed */
+	uint8_t device;
+	int64_t failure_ns;
+	uint64_t process_bytes;
+	GArray *keys; /* struct held_key, of the sites that held anything; owned */
+};
+
+/* What the sites of MD (of DEV) held as EV, an allocation, failed. */
+static void note_holding(struct memory *m, const struct ct_acct_device *dev,
+                         const struct mem_device *md, const struct ct_event *ev)
 {
-	const struct site_stat *best = NULL;
-	const char *best_name = NULL;
-	GHashTable *named;
+	struct failure_holding h = {
+		.process = dev->process,
+		.device = dev->device,
+		.failure_ns = ev->time_ns,
+		.process_bytes = dev->on_device > 0 ? (uint64_t)dev->on_device : 0,
+	};
 	GHashTableIter it;
-	gpointer name, value;
+	gpointer value;
 
-	if (!md->sites || m->result.holders->len >= CT_MEMORY_HOLDERS_MAX)
+	if (!md->sites || m->holdings->len >= CT_MEMORY_HOLDERS_MAX)
 		return;
-	named = sites_by_name(m, dev->process, md);
-	g_hash_table_iter_init(&it, named);
-	while (g_hash_table_iter_next(&it, &name, &value)) {
+	h.keys = g_array_new(FALSE, FALSE, sizeof(struct held_key));
+	g_hash_table_iter_init(&it, md->sites);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
 		const struct site_stat *s = value;
+		struct held_key k = { s->key, s->held, s->allocations - s->freed };
 
-		if (s->held > 0 && (!best || s->held > best->held ||
-		                    (s->held == best->held && strcmp(name, best_name) < 0))) {
-			best = s;
-			best_name = name;
-		}
+		if (s->held > 0)
+			g_array_append_val(h.keys, k);
 	}
-	if (best) {
-		struct ct_memory_holder holder = {
-			.pid = dev->process->pid,
-			.device = dev->device,
-			.failure_ns = ev->time_ns,
-			.site = best_name,
-			.bytes = (uint64_t)best->held,
-			.count = best->allocations - best->freed,
-			.process_bytes = dev->on_device > 0 ? (uint64_t)dev->on_device : 0,
-		};
-
-		g_array_append_val(m->result.holders, holder);
-	}
-	g_hash_table_destroy(named);
+	if (h.keys->len)
+		g_array_append_val(m->holdings, h);
+	else
+		g_array_unref(h.keys);
 }
 
 static void on_failure(struct memory *m, const struct ct_event *ev)
@@ -415,7 +425,7 @@ static void on_failure(struct memory *m, const struct ct_event *ev)
 	struct mem_device *md = ct_acct_own(m->sub, dev);
 
 	md->failures++;
-	note_holder(m, dev, md, ev);
+	note_holding(m, dev, md, ev);
 }
 
 static void memory_event(void *state, const struct ct_event *ev)
@@ -922,6 +932,17 @@ static void site_stat_merge(struct site_stat *sum, const struct site_stat *s)
 	sum->last_rise_act = MAX(sum->last_rise_act, s->last_rise_act);
 }
 
+/* The name of the site of KEY in PROCESS, interned: at the end, when stacks are named. */
+static const char *site_name(struct memory *m, struct ct_process *process,
+                             const struct site_key *key)
+{
+	struct ct_api_ref api = { .domain = key->domain, .cbid = key->cbid };
+	char site[512];
+
+	return intern(m, ct_call_site_format(m->ctx, process, key->path, &api, key->stack_id, site,
+	                                     sizeof(site)));
+}
+
 /* The sites of MD by name (-> struct site_stat, owned): the keys of each together. */
 static GHashTable *sites_by_name(struct memory *m, struct ct_process *process,
                                  const struct mem_device *md)
@@ -933,11 +954,7 @@ static GHashTable *sites_by_name(struct memory *m, struct ct_process *process,
 	g_hash_table_iter_init(&it, md->sites);
 	while (g_hash_table_iter_next(&it, NULL, &value)) {
 		const struct site_stat *s = value;
-		struct ct_api_ref api = { .domain = s->key.domain, .cbid = s->key.cbid };
-		char site[512];
-		const char *name =
-		    intern(m, ct_call_site_format(m->ctx, process, s->key.path, &api,
-		                                  s->key.stack_id, site, sizeof(site)));
+		const char *name = site_name(m, process, &s->key);
 		struct site_stat *sum = g_hash_table_lookup(named, name);
 
 		if (!sum) {
@@ -1022,6 +1039,47 @@ static void add_growing_sites(struct memory *m, struct ct_process *process,
 	g_hash_table_destroy(named);
 }
 
+/* ------------------------------------------------ holders at failures */
+
+/* The site that held the most at failure H, its keys named and taken together. */
+static void add_holder(struct memory *m, const struct failure_holding *h)
+{
+	GHashTable *named = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+	struct ct_memory_holder best = { 0 };
+	GHashTableIter it;
+	gpointer name, value;
+
+	for (guint i = 0; i < h->keys->len; i++) {
+		const struct held_key *k = &g_array_index(h->keys, struct held_key, i);
+		const char *site = site_name(m, h->process, &k->key);
+		struct held_key *sum = g_hash_table_lookup(named, site);
+
+		if (!sum) {
+			sum = g_new0(struct held_key, 1);
+			g_hash_table_insert(named, (gpointer)site, sum);
+		}
+		sum->held = ct_sat_add(sum->held, k->held);
+		sum->live += k->live;
+	}
+	g_hash_table_iter_init(&it, named);
+	while (g_hash_table_iter_next(&it, &name, &value)) {
+		const struct held_key *sum = value;
+
+		if (!best.site || (uint64_t)sum->held > best.bytes ||
+		    ((uint64_t)sum->held == best.bytes && strcmp(name, best.site) < 0)) {
+			best.site = name;
+			best.bytes = (uint64_t)sum->held;
+			best.count = sum->live;
+		}
+	}
+	g_hash_table_destroy(named);
+	best.pid = h->process->pid;
+	best.device = h->device;
+	best.failure_ns = h->failure_ns;
+	best.process_bytes = h->process_bytes;
+	g_array_append_val(m->result.holders, best);
+}
+
 static void add_timeline(struct memory *m, const struct ct_process *process,
                          const struct ct_acct_device *dev, const struct mem_device *md)
 {
@@ -1050,6 +1108,10 @@ static enum ct_analysis_status memory_result(void *state, const void **result)
 	m->result.timeline = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_point));
 	m->result.growing_sites = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_growing_site));
 	m->result.notes = g_array_new(FALSE, FALSE, sizeof(struct ct_caveat_note));
+	m->result.holders = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_holder));
+	m->result.strings = g_string_chunk_new(4096);
+	for (guint i = 0; i < m->holdings->len; i++)
+		add_holder(m, &g_array_index(m->holdings, struct failure_holding, i));
 	for (size_t p = 0; p < ct_context_process_count(m->ctx); p++) {
 		struct ct_process *process = ct_context_process_at(m->ctx, p);
 
@@ -1119,9 +1181,7 @@ static enum ct_analysis_status memory_create(struct ct_context *ctx, const struc
 	m->ctx = ctx;
 	m->opts = opts;
 	m->work = g_array_new(FALSE, TRUE, sizeof(struct work));
-	/* the holders at failures are named as they come */
-	m->result.holders = g_array_new(FALSE, FALSE, sizeof(struct ct_memory_holder));
-	m->result.strings = g_string_chunk_new(4096);
+	m->holdings = g_array_new(FALSE, FALSE, sizeof(struct failure_holding));
 	m->acct = ct_context_accounting(ctx);
 	m->sub = ct_acct_subscribe(
 	    m->acct, &(struct ct_acct_config){ .peak_set = true, .reclaimed = true }, &hooks, m);
@@ -1144,6 +1204,9 @@ static void memory_destroy(void *state)
 		return;
 	ct_acct_unsubscribe(m->sub);
 	result_release(&m->result);
+	for (guint i = 0; i < m->holdings->len; i++)
+		g_array_unref(g_array_index(m->holdings, struct failure_holding, i).keys);
+	g_array_unref(m->holdings);
 	g_array_unref(m->work);
 	g_free(m);
 }
