@@ -69,7 +69,7 @@ struct summary {
 static const struct ct_analysis_class *const wanted_analyses[] = {
 	&ct_memory_analysis,      &ct_fragmentation_analysis, &ct_transfers_analysis,
 	&ct_cuda_errors_analysis, &ct_cells_analysis,         &ct_environment_analysis,
-	&ct_framework_analysis,
+	&ct_framework_analysis,   &ct_api_analysis,
 };
 
 /* ------------------------------------------------------------------ reading */
@@ -325,11 +325,12 @@ static void print_hotspot(const struct ct_transfers_hotspot *h, size_t rank, FIL
 	if (h->has_device)
 		snprintf(device, sizeof(device), ", device %u", h->device);
 	/* a copy between devices has no host memory to name */
-	which = g_strdup_printf("%zu. %s %s%s%s%s%s, thread %" PRId64 ", %s:", rank,
-	                        shown(h->where.site, site, sizeof(site)),
-	                        ct_direction_label(h->direction), h->host == CT_HOST_NONE ? "" : " ",
-	                        h->host == CT_HOST_NONE ? "" : ct_host_mem_label(h->host),
-	                        h->sync ? " sync" : " async", device, h->where.tid, h->size_class);
+	which =
+	    g_strdup_printf("%zu. %s %s%s%s%s%s, thread %" PRId64 ", %s:", rank,
+	                    shown(h->where.site, site, sizeof(site)),
+	                    ct_direction_label(h->direction), h->host == CT_HOST_NONE ? "" : " ",
+	                    h->host == CT_HOST_NONE ? "" : ct_host_mem_label(h->host),
+	                    h->sync ? " sync" : " async", device, h->where.tid, h->size_class);
 	figures =
 	    g_strdup_printf("%" PRIu64 " cop%s, %s, cost %s", h->count, h->count == 1 ? "y" : "ies",
 	                    bytes((double)h->bytes, size, sizeof(size)),

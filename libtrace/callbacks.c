@@ -239,6 +239,8 @@ static void api_enter(struct thread_state *ts, const struct api_binding *binding
 			.correlation_id = data->correlationId,
 		};
 
+		/* where it waits from, for a process that never returns from it */
+		call_stack_note_operation(&ts->outer, data->correlationId);
 		names_note_api(binding->domain, binding->cbid, data->functionName);
 		lttng_ust_do_tracepoint(cudatrace, api_entry, &e);
 	}

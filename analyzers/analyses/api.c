@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "api.h"
 #include "common/cuda-error-names.h"
 #include "common/log.h"
 #include "common/saturate.h"
@@ -53,10 +54,12 @@ struct api_row {
 };
 
 struct api {
+	struct ct_api_result result;   /* first: the result is the analysis (api_result) */
 	struct ct_context *ctx;        /* borrowed */
 	const struct ct_options *opts; /* borrowed */
 	GPtrArray *rows;               /* struct api_row, in order of first call; owned */
 	GHashTable *by_api;            /* (domain << 16 | cbid) -> its row; borrowed */
+	GStringChunk *strings;         /* the open waits' names and sites */
 	int64_t end_ns;
 };
 
@@ -152,15 +155,40 @@ static void api_event(void *state, const struct ct_event *ev)
 		on_call(a, ev);
 }
 
+/* THREAD's outermost open wait OPEN, for the diagnosis. */
+static void add_open_wait(struct api *a, struct ct_thread *thread, const struct ct_open_call *open)
+{
+	struct ct_process *process = thread->process;
+	const char *api = ct_context_api_name(process, open->call.domain, open->call.cbid);
+	struct ct_api_ref ref = { .domain = open->call.domain, .cbid = open->call.cbid };
+	char site[1024];
+	struct ct_api_open_wait wait = {
+		.pid = process->pid,
+		.process = g_string_chunk_insert_const(a->strings, process->procname),
+		.tid = thread->tid,
+		.api = api ? g_string_chunk_insert_const(a->strings, api) : NULL,
+		.entry_ns = open->call.entry_ns,
+		.open_ns = ct_sat_sub(process->last_ns, open->call.entry_ns),
+		.process_ns = ct_sat_sub(process->last_ns, process->first_ns),
+	};
+
+	ct_call_site_format(a->ctx, process, open->path, &ref, open->stack_id, site, sizeof(site));
+	if (site[0])
+		wait.site = g_string_chunk_insert_const(a->strings, site);
+	g_array_append_val(a->result.open_waits, wait);
+}
+
 /* Calls still open at the end: the process died (or the trace stopped) inside them. */
 static void count_open_calls(struct ct_thread *thread, void *data)
 {
 	struct api *a = data;
 	size_t count;
-	const struct ct_api_call *calls = ct_api_calls_open(thread, &count);
+	const struct ct_open_call *calls = ct_api_calls_open(thread, &count);
 
+	if (count)
+		add_open_wait(a, thread, &calls[0]);
 	for (size_t i = 0; i < count; i++) {
-		const struct ct_api_call *call = &calls[i];
+		const struct ct_api_call *call = &calls[i].call;
 		struct api_row *row = row_of(a, call->domain, call->cbid, thread->process);
 
 		if (!row)
@@ -171,12 +199,24 @@ static void count_open_calls(struct ct_thread *thread, void *data)
 	}
 }
 
+static gint by_open_time(gconstpointer pa, gconstpointer pb)
+{
+	const struct ct_api_open_wait *a = pa, *b = pb;
+
+	if (a->open_ns != b->open_ns)
+		return a->open_ns < b->open_ns ? 1 : -1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
 static enum ct_analysis_status api_finish(void *state, int64_t end_ns)
 {
 	struct api *a = state;
 
 	a->end_ns = end_ns;
 	ct_context_foreach_thread(a->ctx, count_open_calls, a);
+	g_array_sort(a->result.open_waits, by_open_time);
 	return CT_ANALYSIS_OK;
 }
 
@@ -238,13 +278,34 @@ static void write_row(struct ct_doc *doc, const struct api_row *row, int64_t tot
 	ct_doc_end(doc);
 }
 
-/* The analysis is its own result: the section is written from its rows. */
+/* The analysis is its own result (its first member): the section is written from its rows. */
 static enum ct_analysis_status api_result(void *state, const void **result)
 {
 	struct api *a = state;
 
-	*result = a;
+	*result = &a->result;
 	return CT_ANALYSIS_OK;
+}
+
+static void write_open_waits(struct ct_doc *doc, const GArray *waits)
+{
+	ct_doc_array(doc, "open_waits", "Waits entered and never returned from");
+	for (guint i = 0; i < waits->len; i++) {
+		const struct ct_api_open_wait *w =
+		    &g_array_index(waits, struct ct_api_open_wait, i);
+
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "pid", w->pid, CT_UNIT_ID);
+		ct_doc_string(doc, "process", w->process);
+		ct_doc_i64(doc, "tid", w->tid, CT_UNIT_ID);
+		ct_doc_string(doc, "api", w->api);
+		ct_doc_string(doc, "site", w->site);
+		ct_doc_i64(doc, "entry_ns", w->entry_ns, CT_UNIT_TIME);
+		ct_doc_i64(doc, "open_ns", w->open_ns, CT_UNIT_DURATION);
+		ct_doc_i64(doc, "process_ns", w->process_ns, CT_UNIT_DURATION);
+		ct_doc_end(doc);
+	}
+	ct_doc_end(doc);
 }
 
 static void write_section(struct ct_doc *doc, const struct ct_result *results, size_t count)
@@ -269,6 +330,7 @@ static void write_section(struct ct_doc *doc, const struct ct_result *results, s
 	for (size_t i = 0; i < shown; i++)
 		write_row(doc, row_at(a, order[i]), total_ns);
 	ct_doc_end(doc);
+	write_open_waits(doc, a->result.open_waits);
 	g_free(order);
 }
 
@@ -287,6 +349,8 @@ static enum ct_analysis_status api_create(struct ct_context *ctx, const struct c
 	*state = a;
 	a->rows = g_ptr_array_new_with_free_func(row_free);
 	a->by_api = g_hash_table_new(g_direct_hash, g_direct_equal);
+	a->result.open_waits = g_array_new(FALSE, FALSE, sizeof(struct ct_api_open_wait));
+	a->strings = g_string_chunk_new(1024);
 	a->ctx = ctx;
 	a->opts = opts;
 	return CT_ANALYSIS_OK;
@@ -300,6 +364,8 @@ static void api_destroy(void *state)
 		return;
 	g_hash_table_destroy(a->by_api);
 	g_ptr_array_free(a->rows, TRUE);
+	g_array_unref(a->result.open_waits);
+	g_string_chunk_free(a->strings);
 	g_free(a);
 }
 

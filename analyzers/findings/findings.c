@@ -23,6 +23,7 @@
 
 #include <glib.h>
 
+#include "analyses/api.h"
 #include "analyses/cells.h"
 #include "analyses/cuda-errors.h"
 #include "analyses/environment.h"
@@ -1623,6 +1624,78 @@ static void find_cell_errors(GArray *list, const struct ct_cells_result *r)
 	}
 }
 
+/* ------------------------------------------------------------ open waits */
+
+/*
+ * The shortest wait open at the end that is a finding: shorter, a process
+ * killed (or a trace stopped) in the middle of an ordinary
+ * synchronisation, which says nothing of why.
+ */
+#define OPEN_WAIT_MIN_NS 1000000000LL
+
+/* Whether the traced run failed: record judged it ended otherwise than by exiting with 0. */
+static bool run_failed(const struct ct_node *root)
+{
+	const struct ct_node *pe = at(root, "process_end");
+
+	return pe && g_strcmp0(ct_node_str(pe, "cause"), "none");
+}
+
+/*
+ * A thread inside a wait for the device when its process's trace ended
+ * (api.open_waits): what a hang looks like, whatever then ended the
+ * process (a timeout's signal, a person, the job's scheduler). Critical
+ * when the run failed, where it is likely why.
+ */
+static void find_open_waits(GArray *list, const struct ct_api_result *r, const struct ct_node *root)
+{
+	for (guint i = 0, told = 0; i < r->open_waits->len && told < MAX_PER_KIND; i++) {
+		const struct ct_api_open_wait *w =
+		    &g_array_index(r->open_waits, struct ct_api_open_wait, i);
+		const char *api = w->api ? w->api : "a CUDA call";
+		char open[32], ran[32];
+		struct finding *f;
+
+		if (w->open_ns < OPEN_WAIT_MIN_NS)
+			continue;
+		told++;
+		f = finding_add(list, run_failed(root) ? SEV_CRITICAL : SEV_WARNING, "open_wait",
+		                NULL);
+		f->where[WHERE_PID] = value_i64(w->pid, CT_UNIT_ID);
+		f->where[WHERE_PROCESS] = value_str(w->process);
+		f->where[WHERE_TID] = value_i64(w->tid, CT_UNIT_ID);
+		f->where[WHERE_SITE] = value_str(w->site);
+		f->where[WHERE_API] = value_str(w->api);
+		f->where[WHERE_TIME] = value_i64(w->entry_ns, CT_UNIT_TIME);
+		ct_format_duration((double)w->open_ns, open, sizeof(open));
+		ct_format_duration((double)w->process_ns, ran, sizeof(ran));
+		f->summary = g_strdup_printf("%s was waiting in %s for %s when its trace ended; it "
+		                             "never returned",
+		                             w->process ? w->process : "the program", api, open);
+		f->explanation = g_strdup_printf(
+		    "%s waits for work queued on the device, and had not returned %s after it was "
+		    "called, when the trace of its process (%s in all) ended: what it waited for "
+		    "had "
+		    "not finished, and the process died, was stopped or hung inside it, or the "
+		    "trace "
+		    "ended first",
+		    api, open, ran);
+		f->advice = g_strdup("find what it waited for: the kernels and copies queued "
+		                     "before it (a kernel that "
+		                     "never ends, blocks that wait on each other, an event never "
+		                     "recorded, a peer that "
+		                     "never joins a collective); with CUDA_LAUNCH_BLOCKING=1 the "
+		                     "launch that hangs is "
+		                     "the call that does not return, and cuda-gdb attached to the "
+		                     "hung process shows "
+		                     "where each kernel is");
+		number_value(f, "open_ns", value_i64(w->open_ns, CT_UNIT_DURATION));
+		number_value(f, "process_ns", value_i64(w->process_ns, CT_UNIT_DURATION));
+		f->source = g_strdup_printf("open_waits[%u]", i);
+		f->order = (double)w->entry_ns;
+	}
+}
+
 /* ------------------------------------------------------------ sticky errors */
 
 /*
@@ -2400,6 +2473,7 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	    ct_result_of(results, count, CT_ANALYSIS_FRAGMENTATION);
 	const struct ct_environment_result *environment =
 	    ct_result_of(results, count, CT_ANALYSIS_ENVIRONMENT);
+	const struct ct_api_result *api = ct_result_of(results, count, CT_ANALYSIS_API);
 	GArray *list;
 	struct losses losses = { 0 };
 
@@ -2424,6 +2498,8 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 		find_framework(list, framework, frag);
 	if (errors)
 		find_sticky(list, errors, &losses);
+	if (api)
+		find_open_waits(list, api, root);
 	if (cells)
 		find_cell_errors(list, cells);
 	find_said_oom(list, root, framework, frag);

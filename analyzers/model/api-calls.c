@@ -2,17 +2,17 @@
 /*
  * api-calls.c - the traced API calls (see api-calls.h): read from the
  * event that records each, and the open waits of each thread in a GArray
- * of struct ct_api_call, innermost last.
+ * of struct ct_open_call, innermost last.
  */
 #include <glib.h>
 
 #include "api-calls.h"
 #include "contract/assert.h"
 
-static void push(struct ct_thread *thread, const struct ct_api_call *call)
+static void push(struct ct_thread *thread, const struct ct_open_call *call)
 {
 	if (!thread->calls)
-		thread->calls = g_array_sized_new(FALSE, FALSE, sizeof(struct ct_api_call), 8);
+		thread->calls = g_array_sized_new(FALSE, FALSE, sizeof(struct ct_open_call), 8);
 	if (thread->calls->len == CT_API_CALLS_MAX) {
 		/* the oldest call has almost surely lost its end */
 		g_array_remove_index(thread->calls, 0);
@@ -27,7 +27,7 @@ static void close_call(struct ct_thread *thread, uint32_t correlation_id)
 	if (!thread->calls)
 		return;
 	for (guint i = thread->calls->len; i-- > 0;) {
-		if (g_array_index(thread->calls, struct ct_api_call, i).correlation_id ==
+		if (g_array_index(thread->calls, struct ct_open_call, i).call.correlation_id ==
 		    correlation_id) {
 			g_array_set_size(thread->calls, i);
 			return;
@@ -92,11 +92,13 @@ static bool call_of(const struct ct_event *ev, struct ct_api_call *call)
 void ct_api_calls_update(struct ct_event *ev)
 {
 	if (ev->type == CT_EV_API_ENTRY) {
-		struct ct_api_call call = {
-			.correlation_id = ev->u.api_entry.correlation_id,
-			.domain = ev->u.api_entry.domain,
-			.cbid = ev->u.api_entry.cbid,
-			.entry_ns = ev->time_ns,
+		struct ct_open_call call = {
+			.call = { .correlation_id = ev->u.api_entry.correlation_id,
+			          .domain = ev->u.api_entry.domain,
+			          .cbid = ev->u.api_entry.cbid,
+			          .entry_ns = ev->time_ns },
+			.path = ev->site,
+			.stack_id = ev->thread->op_stack_id,
 		};
 
 		ev->has_call = false;
@@ -108,8 +110,8 @@ void ct_api_calls_update(struct ct_event *ev)
 		close_call(ev->thread, ev->call.correlation_id);
 }
 
-const struct ct_api_call *ct_api_calls_open(const struct ct_thread *thread, size_t *count)
+const struct ct_open_call *ct_api_calls_open(const struct ct_thread *thread, size_t *count)
 {
 	*count = thread->calls ? thread->calls->len : 0;
-	return thread->calls ? &g_array_index(thread->calls, struct ct_api_call, 0) : NULL;
+	return thread->calls ? &g_array_index(thread->calls, struct ct_open_call, 0) : NULL;
 }

@@ -24,6 +24,13 @@
 /* Open calls kept per thread. */
 #define CT_API_CALLS_MAX 32
 
+/* A wait its api_entry opened, and where its thread was then. */
+struct ct_open_call {
+	struct ct_api_call call; /* exit_ns 0, result unknown */
+	uint32_t path;           /* the thread's NVTX range path at its entry */
+	uint64_t stack_id;       /* the thread's op_stack_id then: its call_site, if any */
+};
+
 /* The event types that record or open a call: decoded when an analysis uses the calls. */
 #define CT_API_CALLS_EVENTS                                                                  \
 	(CT_EV_BIT(CT_EV_API_ENTRY) | CT_EV_BIT(CT_EV_API_CALL) | CT_EV_BIT(CT_EV_MEMCPY) |  \
@@ -34,6 +41,6 @@
 void ct_api_calls_update(struct ct_event *ev);
 
 /* The waits still open on THREAD, outermost first, COUNT of them; valid until its next event. */
-const struct ct_api_call *ct_api_calls_open(const struct ct_thread *thread, size_t *count);
+const struct ct_open_call *ct_api_calls_open(const struct ct_thread *thread, size_t *count);
 
 #endif

@@ -119,7 +119,7 @@ struct ct_thread {
 	int64_t tid; /* vtid */
 	/* Its NVTX push/pop stack, struct ct_nvtx_frame, outermost first. Owned. */
 	GArray *nvtx;
-	/* Its open API calls (api-calls.h), struct ct_api_call; NULL until the first. Owned. */
+	/* Its open API calls (api-calls.h), struct ct_open_call; NULL until the first. Owned. */
 	GArray *calls;
 	/*
 	 * The stack its copies, memsets and launches come from, from its last

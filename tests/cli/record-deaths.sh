@@ -158,6 +158,24 @@ is "rt-argument: its finding names the error, and no lack of memory" \
 	"[('allocation_failure', 'cuda_error', True), ('process_death', 'unknown', False)]"
 is "rt-argument: not an out-of-memory death" "$(info rt-argument death)" unknown
 
+# 1d. A hang: the kernel runs for a minute (CUDASIM_KERNEL_NS), the
+# program waits for it in cudaDeviceSynchronize, and timeout(1) ends it
+# with SIGTERM after 6 s. The first finding is the wait it never returned
+# from, at the program's line, not the timeout's exit status.
+CUDASIM_KERNEL_NS=60000000000 cli_record hang -o "$lttng_tmp/hang" -- \
+	timeout -s TERM 6 "$trace_python" "$cli_workload" --steps 1 --kernel
+cli_status_is "hang: record exits with timeout's status" 124
+ok "hang: cudatrace report reads it" report_json hang
+# (how much of the 6 s it waited depends on how soon the program reached it)
+is "hang: the wait open at the end, where the program called it, a second or more of the 6 s" \
+	"$(json hang '[(w["process"], w["api"], w["site"], 1e9 <= w["open_ns"] <= 6.5e9) for w in d["open_waits"]]')" \
+	"[('python3', 'cudaDeviceSynchronize', 'workload.py:$sync_line in main', True)]"
+is "hang: the first finding is that wait" \
+	"$(json hang '(lambda f: (f["kind"], f["severity"], f["where"]["site"], f["where"]["api"]))(d["findings"][0])')" \
+	"('open_wait', 'critical', 'workload.py:$sync_line in main', 'cudaDeviceSynchronize')"
+ok "hang: record's summary leads with it" summary_first hang \
+	"^1\. FAILED python3 was waiting in cudaDeviceSynchronize for [0-9.]+ s when its trace ended; it never returned"
+
 # 2. A segfault of its own, after working CUDA calls, in a program a
 # wrapper (env) exec'd: it is named as the trace knows its pid.
 # (In a sanitizer build, ASan would turn the SIGSEGV into an abort.)
