@@ -7,11 +7,14 @@
 # library REAL_LIB exports and that the simulator does not implement
 # (IMPL_ARCHIVE does not define it), so that a program calling something
 # the simulator lacks gets a clean error instead of dying with "symbol
-# lookup error". KIND is driver, runtime, cupti, nvml or cudnn; for nvml,
+# lookup error". KIND is driver, runtime, cupti, nvml, cudnn, cublas or
+# cublasLt; for nvml,
 # REAL_LIB is NVML's header, nvml.h, whose declarations (its unversioned
 # names included) are the functions libnvidia-ml.so.1 exports; for cudnn,
 # the list of the real library's symbols, NAME@VERSION a line
-# (tests/cudasim/libcudnn.exports). Run at build time: never committed.
+# (tests/cudasim/libcudnn.exports), and likewise for cublas and cublasLt
+# (libcublas.exports, libcublasLt.exports). Run at build time: never
+# committed.
 #
 # A driver or runtime stub is an API call like any other: it goes through
 # the simulator's call frame, so CUPTI reports its ENTER and EXIT with the
@@ -37,7 +40,8 @@
 # An NVML stub returns NVML_ERROR_NOT_SUPPORTED (3, nvml.h: "the requested
 # operation is not available on target device"); NVML has no callbacks and
 # no ledger line. A cuDNN stub returns CUDNN_STATUS_NOT_SUPPORTED (3000,
-# cudnn_graph.h).
+# cudnn_graph.h), a cuBLAS or cuBLASLt stub CUBLAS_STATUS_NOT_SUPPORTED
+# (15, cublas_api.h): those libraries have no callbacks either.
 set -eu
 kind=$1
 real_lib=$2
@@ -48,8 +52,8 @@ tmp=${TMPDIR:-/tmp}/gen-stubs.$$
 trap 'rm -f "$tmp".*' EXIT
 
 # Exported functions, without symbol versions, less those implemented.
-if [ "$kind" = cudnn ]; then
-	sed -n 's/^\(cudnn[A-Za-z0-9_]*\)@.*/\1/p' "$real_lib" | sort -u >"$tmp.exported"
+if [ "$kind" = cudnn ] || [ "$kind" = cublas ] || [ "$kind" = cublasLt ]; then
+	sed -n "s/^\($kind[A-Za-z0-9_]*\)@.*/\1/p" "$real_lib" | sort -u >"$tmp.exported"
 elif [ "$kind" = nvml ]; then
 	# "nvmlReturn_t DECLDIR nvmlInit_v2(void);", "const DECLDIR char* nvmlErrorString(..."
 	grep -oE 'DECLDIR[ A-Za-z_*]*[ *]nvml[A-Za-z0-9_]+ *\(' "$real_lib" |
@@ -79,7 +83,7 @@ runtime)
 		exit 1
 	fi
 	;;
-cupti | nvml | cudnn)
+cupti | nvml | cudnn | cublas | cublasLt)
 	cbids=/dev/null
 	meta=/dev/null
 	;;
@@ -96,6 +100,8 @@ runtime) echo '#include "runtime-internal.h"' ;;
 cupti) echo '#include "cupti-internal.h"' ;;
 nvml) printf '#include "nvml-api.h"\n#include "sim-hooks.h"\n' ;;
 cudnn) printf '#include "cudnn-api.h"\n#include "sim-hooks.h"\n' ;;
+cublas) printf '#include <cublas_api.h>\n#include "sim-hooks.h"\n' ;;
+cublasLt) printf '#pragma GCC diagnostic ignored "-Wstrict-prototypes"\n#include <cublasLt.h>\n#include "sim-hooks.h"\n' ;;
 esac
 echo '#pragma GCC diagnostic ignored "-Wmissing-prototypes"'
 echo '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"'
@@ -110,8 +116,8 @@ BEGIN {
 	name = $0
 	key = (name in cbid_suffix) ? cbid_suffix[name] : ""
 	id = (name in cbid) ? cbid[name] : (kind == "driver" ? "CUPTI_DRIVER_TRACE_CBID_INVALID" : "CUPTI_RUNTIME_TRACE_CBID_INVALID")
-	if (kind == "nvml" || kind == "cudnn") {
-		value = kind == "nvml" ? "NVML_ERROR_NOT_SUPPORTED" : "CUDNN_STATUS_NOT_SUPPORTED"
+	if (kind == "nvml" || kind == "cudnn" || kind ~ /^cublas/) {
+		value = kind == "nvml" ? "NVML_ERROR_NOT_SUPPORTED" : kind == "cudnn" ? "CUDNN_STATUS_NOT_SUPPORTED" : "CUBLAS_STATUS_NOT_SUPPORTED"
 		printf "SIM_EXPORT int %s_stub(void) __asm__(\"%s\");\n", name, name
 		printf "SIM_EXPORT int %s_stub(void)\n{\n\treturn %s;\n}\n\n", name, value
 		next

@@ -11,7 +11,8 @@
  * name as asked (LA_SER_ORIG) and once for each directory it tries
  * (la_objsearch). Here a name whose last component is a soname the
  * simulator has (libcuda.so.1, libcudart.so.13, libcupti.so.13,
- * libnvidia-ml.so.1, libcudnn.so.9, and the CUDA 12 flavour's
+ * libnvidia-ml.so.1, libcudnn.so.9, libcublas.so.13, libcublasLt.so.13,
+ * and the CUDA 12 flavour's
  * libcudart.so.12 and libcupti.so.12), or that soname followed by a version
  * (libcudart.so.13.2.86), becomes the simulator's file of that soname, in
  * the directory this library was loaded from (its cuda12/ subdirectory for
@@ -51,6 +52,8 @@ static const struct {
 	{ "libcupti.so.13", "libcupti.so.13", NULL },
 	{ "libnvidia-ml.so.1", "libnvidia-ml.so.1", NULL },
 	{ "libcudnn.so.9", "libcudnn.so.9", "cuda12/libcudnn.so.9" },
+	{ "libcublas.so.13", "libcublas.so.13", NULL },
+	{ "libcublasLt.so.13", "libcublasLt.so.13", NULL },
 	{ "libcudart.so.12", "cuda12/libcudart.so.12", NULL },
 	{ "libcupti.so.12", "cuda12/libcupti.so.12", NULL },
 };

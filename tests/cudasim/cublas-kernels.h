@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cublas-kernels.h - the GEMM kernels of the simulated libcublas.so.13 and
+ * libcublasLt.so.13, compiled into each (hidden). Not installed.
+ */
+#ifndef CUDASIM_CUBLAS_KERNELS_H
+#define CUDASIM_CUBLAS_KERNELS_H
+
+#include <stdint.h>
+#include <cuda.h>
+#include <cublas_api.h>
+#include <library_types.h>
+
+#define HIDDEN __attribute__((visibility("hidden")))
+
+/* The wheel's cuBLAS (PyPI's nvidia-cublas 13.4.1.3), whose exports the
+ * simulated libraries carry (libcublas.exports, libcublasLt.exports); the
+ * toolkit's cublas_api.h is an older 13.x. */
+#define SIM_CUBLAS_MAJOR   13
+#define SIM_CUBLAS_MINOR   4
+#define SIM_CUBLAS_PATCH   1
+#define SIM_CUBLAS_VERSION (SIM_CUBLAS_MAJOR * 10000 + SIM_CUBLAS_MINOR * 100 + SIM_CUBLAS_PATCH)
+
+/* What the first word of a live cublasHandle_t and cublasLtHandle_t holds:
+ * "any valid cublasHandle_t can be used in place of cublasLtHandle_t with
+ * a simple cast" (https://docs.nvidia.com/cuda/cublas/#cublaslthandle-t),
+ * as PyTorch does. */
+#define SIM_CUBLAS_HANDLE_MAGIC 0x6375626c61736864ull
+
+/* One GEMM as a kernel sees it: D = alpha op(A) op(B) + beta C, batch times. */
+struct sim_gemm {
+	const char *library; /* "cublas" or "cublasLt": the kernel's prefix */
+	cudaDataType type;   /* of A and B: names the kernel */
+	int64_t m, n, k, batch;
+	const void *a, *b;
+	void *c;
+	CUstream stream;
+};
+
+/* Launch the GEMM's kernel on its stream in the current context, loading
+ * the library's kernels there first if need be. */
+HIDDEN cublasStatus_t sim_gemm_launch(const struct sim_gemm *gemm);
+
+#endif /* CUDASIM_CUBLAS_KERNELS_H */
