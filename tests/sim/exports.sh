@@ -16,6 +16,9 @@
 #   libcudnn.so.9    against cudasim/libcudnn.exports, the symbols of the
 #                    real one in PyPI's nvidia-cudnn-cu13 (the toolkit has no
 #                    cuDNN)
+#   libcublas.so.13  against cudasim/libcublas.exports, and
+#   libcublasLt.so.13 against cudasim/libcublasLt.exports, the symbols of
+#                    the real ones in PyPI's nvidia-cublas
 # and, where the build has the CUDA 12 flavour (CUDA12_HOME), its
 #   cuda12/libcudart.so.12 against CUDA 12's libcudart.so.12
 #   cuda12/libcupti.so.12  against CUPTI 12's libcupti.so.12
@@ -71,6 +74,9 @@ nvml_real="$CUDA_HOME/lib64/stubs/libnvidia-ml.so"
 [ -e "$nvml_real" ] || nvml_real="$CUDA_HOME/include/nvml.h"
 compare libnvidia-ml.so.1 "$nvml_real" "$CUDASIM_LIBDIR/libnvidia-ml.so.1"
 compare libcudnn.so.9 "$TESTS_SRCDIR/cudasim/libcudnn.exports" "$CUDASIM_LIBDIR/libcudnn.so.9"
+compare libcublas.so.13 "$TESTS_SRCDIR/cudasim/libcublas.exports" "$CUDASIM_LIBDIR/libcublas.so.13"
+compare libcublasLt.so.13 "$TESTS_SRCDIR/cudasim/libcublasLt.exports" \
+	"$CUDASIM_LIBDIR/libcublasLt.so.13"
 if [ -n "${CUDA12_HOME:-}" ]; then
 	compare libcudart.so.12 "${CUDART12_LIBDIR:-$CUDA12_HOME/lib64}/libcudart.so.12" \
 		"$CUDASIM_LIBDIR/cuda12/libcudart.so.12"
@@ -83,7 +89,8 @@ fi
 # The private hooks are the only addition, and only in the driver.
 is "only libcuda.so.1 has sim_* hooks" \
 	"$(nm -D --defined-only "$CUDASIM_LIBDIR/libcudart.so.13" "$CUDASIM_LIBDIR/libcupti.so.13" \
-		"$CUDASIM_LIBDIR/libnvidia-ml.so.1" "$CUDASIM_LIBDIR/libcudnn.so.9" |
+		"$CUDASIM_LIBDIR/libnvidia-ml.so.1" "$CUDASIM_LIBDIR/libcudnn.so.9" \
+		"$CUDASIM_LIBDIR/libcublas.so.13" "$CUDASIM_LIBDIR/libcublasLt.so.13" |
 		awk '$3 ~ /^sim_/' | wc -l | tr -d ' ')" 0
 
 tap_done
