@@ -10,8 +10,9 @@
 # libraries, which its RPATH names), the trace holds the ledger's
 # operations, the report's peak of device memory is PyTorch's own
 # torch.cuda.max_memory_reserved(), and the report names the failed
-# allocation as out of memory. The simulator's list of cuDNN's symbols is
-# that of the wheel's libcudnn.so.9.
+# allocation as out of memory. The simulator's lists of cuDNN's and
+# cuBLAS's symbols are those of the wheel's libcudnn.so.9, libcublas.so.13
+# and libcublasLt.so.13.
 #
 # The Python probe (doc/events.md) records PyTorch's own figures: the
 # report's framework section holds torch.cuda.max_memory_allocated() and
@@ -59,10 +60,17 @@
 # (torch-held.py): PyTorch's out-of-memory error names the line whose
 # driver allocation holds its pool, as much as memory_reserved() says.
 #
-# Last, a script that frees its tensors without emptying the cache
+# Then a script that frees its tensors without emptying the cache
 # (torch-pool.py) ends with the pool still allocated, as PyTorch means
 # it: the driver's leftovers are torch.cuda.memory_reserved(), and no
 # finding calls them memory the program never freed.
+#
+# Last, a small training loop of nn.Linear layers (torch-linear.py), whose
+# matrix products are the simulated cuBLAS's: it runs, PyTorch's results
+# have the shapes it says, the report counts as many launches of each
+# cuBLAS kernel as the ledger, and each launch is the library's own (a
+# driver launch whose call stack goes through libcublasLt.so.13 for the
+# forward pass, libcublas.so.13 for the backward pass and torch.mm).
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -87,9 +95,10 @@ cli_trace_checked torch "the trace reads back and holds the ledger's operations"
 
 # The simulator's libraries, and no others, served the CUDA calls.
 grep '^event=cudatrace:library_load ' "$lttng_tmp/torch.events" |
-	sed -n 's/.* path=\([^ ]*\).*/\1/p' | grep -E '/lib(cuda|cudart|cupti|nvidia-ml|cudnn)\.so' |
+	sed -n 's/.* path=\([^ ]*\).*/\1/p' |
+	grep -E '/lib(cuda|cudart|cupti|nvidia-ml|cudnn|cublas|cublasLt)\.so' |
 	sort -u >"$lttng_tmp/torch.cuda-libs"
-for lib in libcudart.so.13 libcupti.so.13 libcudnn.so.9; do
+for lib in libcudart.so.13 libcupti.so.13 libcudnn.so.9 libcublas.so.13 libcublasLt.so.13; do
 	ok "the simulator's $lib is loaded" grep -qx "$trace_simdir/$lib" "$lttng_tmp/torch.cuda-libs"
 done
 is "no CUDA library but the simulator's is loaded" \
@@ -103,6 +112,15 @@ nm -D --defined-only "$wheel_cudnn" 2>/dev/null |
 grep -v '^#' "$trace_srcdir/tests/cudasim/libcudnn.exports" | sort -u >"$lttng_tmp/cudnn.list"
 ok "cudasim/libcudnn.exports lists the symbols of the wheel's libcudnn.so.9" \
 	cmp -s "$lttng_tmp/cudnn.wheel" "$lttng_tmp/cudnn.list"
+# And its cuBLAS what the wheel's does (libcublas.exports, libcublasLt.exports).
+for lib in libcublas libcublasLt; do
+	nm -D --defined-only "$(echo "$venv"/lib/python3*/site-packages/nvidia/cu13/lib/$lib.so.13)" \
+		2>/dev/null | awk 'NF == 3 && $2 ~ /^[TtWwViAB]$/ {print $3}' | sed 's/@@/@/' |
+		sort -u >"$lttng_tmp/$lib.wheel"
+	grep -v '^#' "$trace_srcdir/tests/cudasim/$lib.exports" | sort -u >"$lttng_tmp/$lib.list"
+	ok "cudasim/$lib.exports lists the symbols of the wheel's $lib.so.13" \
+		cmp -s "$lttng_tmp/$lib.wheel" "$lttng_tmp/$lib.list"
+done
 
 "$cli_bin" report --format json -o "$lttng_tmp/torch.json" "$lttng_tmp/torch" \
 	2>"$lttng_tmp/report.err"
@@ -377,4 +395,56 @@ is "pool: no finding calls the pool memory never freed" \
 	"$("$trace_python" -c 'import json, sys
 print([f["summary"] for f in json.load(open(sys.argv[1]))["findings"] if f["kind"] == "leak"])' \
 		"$lttng_tmp/pool.json")" "[]"
+
+# nn.Linear on the simulated cuBLAS, every call's stack taken
+# (CUDATRACE_STACK_CALLS=1: the autograd thread runs no Python).
+CUDATRACE_STACK_CALLS=1 CLI_TIMEOUT=120 cli_record linear -o "$lttng_tmp/linear" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-linear.py"
+cli_status_is "linear: record exits with the program's status" 0
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/linear.out" | head -n 1; }
+is "linear: the forward pass, backward pass and torch.mm give what PyTorch says" \
+	"$(fact out) $(fact grad) $(fact mm) $(fact steps)" "(32, 10) (128, 64) (32, 32) 5"
+cli_trace_checked linear "linear: the trace reads back and holds the ledger's operations"
+"$cli_bin" report --format json -o "$lttng_tmp/linear.json" "$lttng_tmp/linear" \
+	2>"$lttng_tmp/report.err"
+is "linear: cudatrace report reads the trace" "$?" 0
+# NAME:LAUNCHES of each cuBLAS kernel, from the ledger and from the report.
+sim_gemms=$(grep ' op=launch ' "$lttng_tmp/linear.ledger" |
+	sed -n 's/.* name=\(cublas[A-Za-z]*_sim_gemm[^ ]*\) .*/\1/p' | sort | uniq -c |
+	awk '{print $2 ":" $1}' | tr '\n' ' ')
+ok "linear: the ledger has launches of cuBLAS's and cuBLASLt's kernels ($sim_gemms)" \
+	test "$(echo "$sim_gemms" | wc -w)" -ge 2
+is "linear: the report's launches of each cuBLAS kernel are the ledger's" \
+	"$("$trace_python" -c 'import json, sys
+print(" ".join("%s:%d" % (k["name"], k["launches"])
+               for k in sorted(json.load(open(sys.argv[1]))["kernels"], key=lambda k: k["name"])
+               if "_sim_gemm" in k["name"]), end=" ")' "$lttng_tmp/linear.json")" "$sim_gemms"
+is "linear: the forward pass's cuBLASLt kernel is named by its Python line" \
+	"$("$trace_python" -c 'import json, sys
+print(" ".join(k["launch_site"] for k in json.load(open(sys.argv[1]))["kernels"]
+               if k["name"].startswith("cublasLt_sim_gemm")))' "$lttng_tmp/linear.json")" \
+	"torch-linear.py:$(line_of torch-linear.py FORWARD) in main"
+# KERNEL:DOMAIN:OBJECTS of each cuBLAS launch: the API that launched it and
+# the libcublas* objects its call stack goes through (library_load's
+# base and size).
+is "linear: each cuBLAS launch is a driver launch from inside the library" \
+	"$("$trace_python" -c 'import sys
+names, sites, stacks, libs, seen = {}, {}, {}, [], set()
+for line in open(sys.argv[1]):
+    event, _, rest = line.partition(" ")
+    f = dict(kv.split("=", 1) for kv in rest.split() if "=" in kv)
+    if event == "event=cudatrace:kernel_name":
+        names[f["kernel_id"]] = f["name"]
+    elif event == "event=cudatrace:call_site":
+        sites[f["vpid"], f["correlation_id"]] = f["stack_id"]
+    elif event == "event=cudatrace:call_stack":
+        stacks[f["stack_id"]] = [int(a, 16) for a in f["frames"].split(",") if a]
+    elif event == "event=cudatrace:library_load" and f["soname"].startswith("libcublas"):
+        libs.append((int(f["base"], 16), int(f["size"]), f["soname"]))
+    elif event == "event=cudatrace:launch" and "_sim_gemm" in names.get(f["kernel_id"], ""):
+        frames = stacks.get(sites.get((f["vpid"], f["correlation_id"])), [])
+        within = sorted({s for a in frames for b, n, s in libs if b <= a < b + n})
+        seen.add("%s:%s:%s" % (names[f["kernel_id"]], f["api_domain"], ",".join(within) or "-"))
+print(" ".join(sorted(seen)))' "$lttng_tmp/linear.events")" \
+	"cublasLt_sim_gemm_f32:driver:libcublasLt.so.13 cublas_sim_gemm_f32:driver:libcublas.so.13"
 tap_done
