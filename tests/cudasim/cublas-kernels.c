@@ -9,8 +9,9 @@
  * kernels. The module is PTX whose entries do nothing: no kernel of the
  * simulator computes anything, so C is left as it was.
  *
- * One kernel per data type of A and B, "<library>_sim_gemm_<type>"
- * (cublas_sim_gemm_f32, cublasLt_sim_gemm_bf16), launched on a grid of
+ * One kernel per routine and data type of A and B,
+ * "<library>_sim_<routine>_<type>" (cublas_sim_gemm_f32,
+ * cublasLt_sim_gemm_bf16, cublas_sim_gemv_f64), launched on a grid of
  * 128 x 128 tiles of the m x n result, one grid slice per batch, with 256
  * threads a block.
  */
@@ -36,12 +37,14 @@ static const struct {
 #define TYPES (sizeof(types) / sizeof(types[0]))
 #define OTHER TYPES /* the kernel of any other type: "<library>_sim_gemm" */
 
+static const char *const routines[SIM_ROUTINES] = { "gemm", "gemv" };
+
 /* The library's kernels in one context. */
 struct loaded {
 	const char *library;
 	CUcontext context;
 	CUmodule module;
-	CUfunction functions[TYPES + 1];
+	CUfunction functions[SIM_ROUTINES][TYPES + 1];
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -55,12 +58,12 @@ static size_t type_index(cudaDataType type)
 	return OTHER;
 }
 
-static void kernel_name(char *buf, size_t size, const char *library, size_t type)
+static void kernel_name(char *buf, size_t size, const char *library, size_t routine, size_t type)
 {
 	if (type == OTHER)
-		snprintf(buf, size, "%s_sim_gemm", library);
+		snprintf(buf, size, "%s_sim_%s", library, routines[routine]);
 	else
-		snprintf(buf, size, "%s_sim_gemm_%s", library, types[type].name);
+		snprintf(buf, size, "%s_sim_%s_%s", library, routines[routine], types[type].name);
 }
 
 /* PTX 8.0 for sm_75, the oldest architecture CUDA 13 supports: any
@@ -70,31 +73,33 @@ static void module_text(char *buf, size_t size, const char *library)
 	size_t used =
 	    (size_t)snprintf(buf, size, ".version 8.0\n.target sm_75\n.address_size 64\n");
 
-	for (size_t i = 0; i <= TYPES && used < size; i++) {
-		char name[64];
+	for (size_t r = 0; r < SIM_ROUTINES; r++)
+		for (size_t i = 0; i <= TYPES && used < size; i++) {
+			char name[64];
 
-		kernel_name(name, sizeof(name), library, i);
-		used += (size_t)snprintf(buf + used, size - used,
-		                         ".visible .entry %s(.param .u64 a, .param .u64 b, "
-		                         ".param .u64 c, .param .u64 m, .param .u64 n, "
-		                         ".param .u64 k)\n{\n\tret;\n}\n",
-		                         name);
-	}
+			kernel_name(name, sizeof(name), library, r, i);
+			used += (size_t)snprintf(buf + used, size - used,
+			                         ".visible .entry %s(.param .u64 a, .param .u64 b, "
+			                         ".param .u64 c, .param .u64 m, .param .u64 n, "
+			                         ".param .u64 k)\n{\n\tret;\n}\n",
+			                         name);
+		}
 }
 
 /* Load the library's module into the current context. */
 static CUresult load(struct loaded *slot, const char *library, CUcontext context)
 {
-	static char text[8192];
+	static char text[16384];
 	CUresult r;
 
 	module_text(text, sizeof(text), library);
 	r = cuModuleLoadData(&slot->module, text);
-	for (size_t i = 0; r == CUDA_SUCCESS && i <= TYPES; i++) {
+	for (size_t k = 0; r == CUDA_SUCCESS && k < SIM_ROUTINES * (TYPES + 1); k++) {
 		char name[64];
 
-		kernel_name(name, sizeof(name), library, i);
-		r = cuModuleGetFunction(&slot->functions[i], slot->module, name);
+		kernel_name(name, sizeof(name), library, k / (TYPES + 1), k % (TYPES + 1));
+		r = cuModuleGetFunction(&slot->functions[k / (TYPES + 1)][k % (TYPES + 1)],
+		                        slot->module, name);
 	}
 	if (r == CUDA_SUCCESS) {
 		slot->library = library;
@@ -128,7 +133,7 @@ static CUresult function_for(const struct sim_gemm *gemm, bool stale, CUfunction
 		r = slot ? load(slot, gemm->library, context) : CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	if (r == CUDA_SUCCESS)
-		*out = slot->functions[type_index(gemm->type)];
+		*out = slot->functions[gemm->routine][type_index(gemm->type)];
 	pthread_mutex_unlock(&lock);
 	return r;
 }

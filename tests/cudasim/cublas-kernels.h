@@ -27,10 +27,18 @@
  * as PyTorch does. */
 #define SIM_CUBLAS_HANDLE_MAGIC 0x6375626c61736864ull
 
-/* One GEMM as a kernel sees it: D = alpha op(A) op(B) + beta C, batch times. */
+/* The routines that have kernels. */
+enum sim_routine {
+	SIM_GEMM, /* D = alpha op(A) op(B) + beta C: m x n, k deep */
+	SIM_GEMV, /* y = alpha op(A) x + beta y: m x 1, k deep */
+	SIM_ROUTINES
+};
+
+/* One GEMM (or GEMV) as a kernel sees it, batch times. */
 struct sim_gemm {
 	const char *library; /* "cublas" or "cublasLt": the kernel's prefix */
-	cudaDataType type;   /* of A and B: names the kernel */
+	enum sim_routine routine;
+	cudaDataType type; /* of A and B: names the kernel */
 	int64_t m, n, k, batch;
 	const void *a, *b;
 	void *c;

@@ -13,7 +13,9 @@
  * current device (the runtime's cudaFree(NULL) makes its primary context
  * current). A GEMM checks its arguments as the documentation says, then
  * launches the library's kernel on the handle's stream
- * (cublas-kernels.c): it computes nothing.
+ * (cublas-kernels.c): it computes nothing. cublasSgemv_v2 and
+ * cublasDgemv_v2 (PyTorch's torch.mv and addmv in single and double
+ * precision) do the same with a GEMV kernel.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -266,7 +268,7 @@ static cublasStatus_t gemm(cublasHandle_t handle, cudaDataType type, cublasOpera
                            const void *alpha, const void *a, int64_t lda, const void *b,
                            int64_t ldb, const void *beta, void *c, int64_t ldc, int64_t batch)
 {
-	struct sim_gemm g = { "cublas", type, m, n, k, batch, a, b, c, NULL };
+	struct sim_gemm g = { "cublas", SIM_GEMM, type, m, n, k, batch, a, b, c, NULL };
 	cublasStatus_t status =
 	    gemm_check(handle, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, batch);
 
@@ -376,4 +378,43 @@ cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOpera
 	(void)Btype, (void)Ctype, (void)computeType, (void)algo;
 	return gemm(handle, Atype, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta,
 	            (void *)Carray, ldc, batchCount);
+}
+
+/* ------------------------------------------------------------ GEMV */
+
+/* https://docs.nvidia.com/cuda/cublas/#cublas-t-gemv: a dead handle is
+ * NOT_INITIALIZED; m or n < 0, incx or incy 0, lda < max(1, m), an unknown
+ * operation, or alpha or beta NULL INVALID_VALUE. op(A) x has m rows for
+ * op N, n for T and C: the kernel's tiles. */
+static cublasStatus_t gemv(cublasHandle_t handle, cudaDataType type, cublasOperation_t trans, int m,
+                           int n, const void *alpha, const void *a, int lda, const void *x,
+                           int incx, const void *beta, void *y, int incy)
+{
+	struct sim_gemm g = { "cublas", SIM_GEMV, type, 0, 1, 0, 1, a, x, y, NULL };
+
+	if (!valid(handle))
+		return CUBLAS_STATUS_NOT_INITIALIZED;
+	if (m < 0 || n < 0 || incx == 0 || incy == 0 || lda < at_least_1(m) || !op_valid(trans) ||
+	    !alpha || !beta)
+		return CUBLAS_STATUS_INVALID_VALUE;
+	g.m = trans == CUBLAS_OP_N ? m : n;
+	g.k = trans == CUBLAS_OP_N ? n : m;
+	g.stream = (CUstream)handle->stream;
+	return sim_gemm_launch(&g);
+}
+
+SIM_EXPORT cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m,
+                                         int n, const float *alpha, const float *A, int lda,
+                                         const float *x, int incx, const float *beta, float *y,
+                                         int incy)
+{
+	return gemv(handle, CUDA_R_32F, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
+
+SIM_EXPORT cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m,
+                                         int n, const double *alpha, const double *A, int lda,
+                                         const double *x, int incx, const double *beta, double *y,
+                                         int incy)
+{
+	return gemv(handle, CUDA_R_64F, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }

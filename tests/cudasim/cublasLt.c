@@ -601,7 +601,8 @@ SIM_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle,
                                          const cublasLtMatmulAlgo_t *algo, void *workspace,
                                          size_t workspaceSizeInBytes, cudaStream_t stream)
 {
-	struct sim_gemm g = { "cublasLt", CUDA_R_32F, 0, 0, 0, 1, A, B, D, (CUstream)stream };
+	struct sim_gemm g = { "cublasLt", SIM_GEMM, CUDA_R_32F,      0, 0, 0, 1, A,
+		              B,          D,        (CUstream)stream };
 	cublasStatus_t status;
 
 	(void)C, (void)workspace, (void)workspaceSizeInBytes;
