@@ -41,7 +41,8 @@
 # operation is not available on target device"); NVML has no callbacks and
 # no ledger line. A cuDNN stub returns CUDNN_STATUS_NOT_SUPPORTED (3000,
 # cudnn_graph.h), a cuBLAS or cuBLASLt stub CUBLAS_STATUS_NOT_SUPPORTED
-# (15, cublas_api.h): those libraries have no callbacks either.
+# (15, cublas-api.h, from https://docs.nvidia.com/cuda/cublas/#cublasstatus-t):
+# those libraries have no callbacks either.
 set -eu
 kind=$1
 real_lib=$2
@@ -100,8 +101,7 @@ runtime) echo '#include "runtime-internal.h"' ;;
 cupti) echo '#include "cupti-internal.h"' ;;
 nvml) printf '#include "nvml-api.h"\n#include "sim-hooks.h"\n' ;;
 cudnn) printf '#include "cudnn-api.h"\n#include "sim-hooks.h"\n' ;;
-cublas) printf '#include <cublas_api.h>\n#include "sim-hooks.h"\n' ;;
-cublasLt) printf '#pragma GCC diagnostic ignored "-Wstrict-prototypes"\n#include <cublasLt.h>\n#include "sim-hooks.h"\n' ;;
+cublas | cublasLt) printf '#include "cublas-api.h"\n#include "sim-hooks.h"\n' ;;
 esac
 echo '#pragma GCC diagnostic ignored "-Wmissing-prototypes"'
 echo '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"'

@@ -8,14 +8,14 @@
 
 #include <stdint.h>
 #include <cuda.h>
-#include <cublas_api.h>
 #include <library_types.h>
+#include "cublas-api.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
 /* The wheel's cuBLAS (PyPI's nvidia-cublas 13.4.1.3), whose exports the
- * simulated libraries carry (libcublas.exports, libcublasLt.exports); the
- * toolkit's cublas_api.h is an older 13.x. */
+ * simulated libraries carry (libcublas.exports, libcublasLt.exports), not
+ * the CUDA toolkit's cuBLAS, an older 13.x. */
 #define SIM_CUBLAS_MAJOR   13
 #define SIM_CUBLAS_MINOR   4
 #define SIM_CUBLAS_PATCH   1

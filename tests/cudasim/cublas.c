@@ -3,7 +3,7 @@
  * cublas.c - the simulated libcublas.so.13: the handle, its settings, the
  * library's version and status functions, and the GEMMs PyTorch calls, as
  * NVIDIA's cuBLAS documentation (https://docs.nvidia.com/cuda/cublas/)
- * and the toolkit's cublas_api.h give them. The rest of what the real
+ * gives them (cublas-api.h declares them). The rest of what the real
  * library exports (libcublas.exports) are stubs generated at build time
  * that return CUBLAS_STATUS_NOT_SUPPORTED.
  *
@@ -21,11 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
-/* cublasLt.h declares cublasLtLoggerForceDisable() without (void). */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstrict-prototypes"
-#include <cublasLt.h>
-#pragma GCC diagnostic pop
+#include "cublas-api.h"
 #include "cublas-kernels.h"
 #include "sim-hooks.h"
 
@@ -298,8 +294,8 @@ SIM_EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_
 	            ldc, 1);
 }
 
-/* cuda_fp16.h's __half is C++ only, and cublas_api.h declares cublasHgemm
- * for C++ only: its pointers are taken as void's. */
+/* cuda_fp16.h's __half is C++ only, and NVIDIA's cublas_api.h declares
+ * cublasHgemm for C++ only: its pointers are taken as void's. */
 SIM_EXPORT cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa,
                                       cublasOperation_t transb, int m, int n, int k,
                                       const void *alpha, const void *A, int lda, const void *B,

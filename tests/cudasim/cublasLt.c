@@ -3,13 +3,13 @@
  * cublasLt.c - the simulated libcublasLt.so.13: the handle, the matmul,
  * matrix layout and preference descriptors, one algorithm from the
  * heuristic, and cublasLtMatmul, as NVIDIA's cuBLASLt documentation
- * (https://docs.nvidia.com/cuda/cublas/#using-the-cublaslt-api) and the
- * toolkit's cublasLt.h give them. PyTorch's addmm with a bias (nn.Linear)
+ * (https://docs.nvidia.com/cuda/cublas/#using-the-cublaslt-api) and
+ * NVIDIA's cublasLt.h give them (cublas-api.h declares them). PyTorch's addmm with a bias (nn.Linear)
  * goes through it. The rest of what the real library exports
  * (libcublasLt.exports) are stubs generated at build time that return
  * CUBLAS_STATUS_NOT_SUPPORTED.
  *
- * The descriptors are cublasLt.h's fixed-size opaque structs, which a
+ * The descriptors are cuBLASLt's fixed-size semi-opaque structs, which a
  * program may also allocate itself: what the simulator keeps of them is
  * inside. A matmul checks that its layouts agree (op(A) m x k, op(B) k x n,
  * C and D m x n), then launches the library's kernel on the stream given
@@ -20,11 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
-/* cublasLt.h declares cublasLtLoggerForceDisable() without (void). */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstrict-prototypes"
-#include <cublasLt.h>
-#pragma GCC diagnostic pop
+#include "cublas-api.h"
 #include "cublas-kernels.h"
 #include "sim-hooks.h"
 
