@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cublas-basics.c - the simulated libcublas.so.13 and libcublasLt.so.13,
- * loaded as a framework loads them, against the toolkit's cublas_api.h and
- * cublasLt.h (https://docs.nvidia.com/cuda/cublas/):
+ * loaded as a framework loads them, against the simulator's cublas-api.h
+ * (cuBLAS's declarations, from https://docs.nvidia.com/cuda/cublas/):
  *
  *   - cublasGetProperty is 13.4.1 (the wheel's cuBLAS), cublasGetVersion_v2
  *     and cublasLtGetVersion 130401; cublasGetStatusName names a status;
@@ -28,13 +28,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-/* cublasLt.h declares cublasLtLoggerForceDisable() without (void). */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstrict-prototypes"
-#include <cublasLt.h>
-#pragma GCC diagnostic pop
-#include <cublas_api.h>
 
+#include "cublas-api.h"
 #include "tap.h"
 
 #define LOOKUP(lib, name) ((__typeof__(&name))dlsym(lib, #name))
