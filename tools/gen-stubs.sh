@@ -54,7 +54,7 @@ trap 'rm -f "$tmp".*' EXIT
 
 # Exported functions, without symbol versions, less those implemented.
 if [ "$kind" = cudnn ] || [ "$kind" = cublas ] || [ "$kind" = cublasLt ]; then
-	sed -n "s/^\($kind[A-Za-z0-9_]*\)@.*/\1/p" "$real_lib" | sort -u >"$tmp.exported"
+	sed -n "s/^\(${kind}[A-Za-z0-9_]*\)@.*/\1/p" "$real_lib" | sort -u >"$tmp.exported"
 elif [ "$kind" = nvml ]; then
 	# "nvmlReturn_t DECLDIR nvmlInit_v2(void);", "const DECLDIR char* nvmlErrorString(..."
 	grep -oE 'DECLDIR[ A-Za-z_*]*[ *]nvml[A-Za-z0-9_]+ *\(' "$real_lib" |
