@@ -39,6 +39,24 @@ static const struct {
 
 static const char *const routines[SIM_ROUTINES] = { "gemm", "gemv" };
 
+cublasStatus_t sim_cublas_property(libraryPropertyType type, int *value)
+{
+	if (!value)
+		return CUBLAS_STATUS_INVALID_VALUE;
+	switch (type) {
+	case MAJOR_VERSION:
+		*value = SIM_CUBLAS_MAJOR;
+		return CUBLAS_STATUS_SUCCESS;
+	case MINOR_VERSION:
+		*value = SIM_CUBLAS_MINOR;
+		return CUBLAS_STATUS_SUCCESS;
+	case PATCH_LEVEL:
+		*value = SIM_CUBLAS_PATCH;
+		return CUBLAS_STATUS_SUCCESS;
+	}
+	return CUBLAS_STATUS_INVALID_VALUE;
+}
+
 /* The library's kernels in one context. */
 struct loaded {
 	const char *library;

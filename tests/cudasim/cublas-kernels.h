@@ -49,4 +49,9 @@ struct sim_gemm {
  * the library's kernels there first if need be. */
 HIDDEN cublasStatus_t sim_gemm_launch(const struct sim_gemm *gemm);
 
+/* cublasGetProperty's and cublasLtGetProperty's answer: the version's part
+ * TYPE names into *VALUE; CUBLAS_STATUS_INVALID_VALUE for no VALUE or
+ * another TYPE. */
+HIDDEN cublasStatus_t sim_cublas_property(libraryPropertyType type, int *value);
+
 #endif /* CUDASIM_CUBLAS_KERNELS_H */

@@ -146,20 +146,7 @@ SIM_EXPORT size_t cublasLtGetCudartVersion(void)
 
 SIM_EXPORT cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)
 {
-	if (!value)
-		return CUBLAS_STATUS_INVALID_VALUE;
-	switch (type) {
-	case MAJOR_VERSION:
-		*value = SIM_CUBLAS_MAJOR;
-		return CUBLAS_STATUS_SUCCESS;
-	case MINOR_VERSION:
-		*value = SIM_CUBLAS_MINOR;
-		return CUBLAS_STATUS_SUCCESS;
-	case PATCH_LEVEL:
-		*value = SIM_CUBLAS_PATCH;
-		return CUBLAS_STATUS_SUCCESS;
-	}
-	return CUBLAS_STATUS_INVALID_VALUE;
+	return sim_cublas_property(type, value);
 }
 
 /* ------------------------------------------------------------ statuses */
