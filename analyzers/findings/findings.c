@@ -1675,20 +1675,15 @@ static void find_open_waits(GArray *list, const struct ct_api_result *r, const s
 		f->explanation = g_strdup_printf(
 		    "%s waits for work queued on the device, and had not returned %s after it was "
 		    "called, when the trace of its process (%s in all) ended: what it waited for "
-		    "had "
-		    "not finished, and the process died, was stopped or hung inside it, or the "
-		    "trace "
-		    "ended first",
+		    "had not finished, and the process died, was stopped or hung inside it, or the "
+		    "trace ended first",
 		    api, open, ran);
-		f->advice = g_strdup("find what it waited for: the kernels and copies queued "
-		                     "before it (a kernel that "
-		                     "never ends, blocks that wait on each other, an event never "
-		                     "recorded, a peer that "
-		                     "never joins a collective); with CUDA_LAUNCH_BLOCKING=1 the "
-		                     "launch that hangs is "
-		                     "the call that does not return, and cuda-gdb attached to the "
-		                     "hung process shows "
-		                     "where each kernel is");
+		f->advice = g_strdup(
+		    "find what it waited for: the kernels and copies queued before it (a kernel "
+		    "that never ends, blocks that wait on each other, an event never recorded, a "
+		    "peer that never joins a collective); with CUDA_LAUNCH_BLOCKING=1 the launch "
+		    "that hangs is the call that does not return, and cuda-gdb attached to the "
+		    "hung process shows where each kernel is");
 		number_value(f, "open_ns", value_i64(w->open_ns, CT_UNIT_DURATION));
 		number_value(f, "process_ns", value_i64(w->process_ns, CT_UNIT_DURATION));
 		f->source = g_strdup_printf("open_waits[%u]", i);
