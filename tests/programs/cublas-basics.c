@@ -154,6 +154,12 @@ static void matmul(cublasHandle_t handle, cudaStream_t stream, const float *a, c
 	tap_ok(run((cublasLtHandle_t)handle, desc, &one, a, la, b, la, &zero, c, lc, c, lc,
 	           &result.algo, NULL, 0, stream) == CUBLAS_STATUS_INVALID_VALUE,
 	       "layouts that do not agree: CUBLAS_STATUS_INVALID_VALUE, and no launch");
+	tap_ok(LOOKUP(lt, cublasLtMatmulPreferenceDestroy)(pref) == CUBLAS_STATUS_SUCCESS &&
+	           LOOKUP(lt, cublasLtMatmulDescDestroy)(desc) == CUBLAS_STATUS_SUCCESS &&
+	           LOOKUP(lt, cublasLtMatrixLayoutDestroy)(la) == CUBLAS_STATUS_SUCCESS &&
+	           LOOKUP(lt, cublasLtMatrixLayoutDestroy)(lb) == CUBLAS_STATUS_SUCCESS &&
+	           LOOKUP(lt, cublasLtMatrixLayoutDestroy)(lc) == CUBLAS_STATUS_SUCCESS,
+	       "the descriptor, preference and layouts are destroyed");
 }
 
 int main(void)
