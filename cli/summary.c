@@ -194,7 +194,7 @@ void summary_end_facts(const struct summary *s, int64_t pid, struct summary_end 
 		const struct ct_frag_failure *f =
 		    &g_array_index(failures, struct ct_frag_failure, i);
 
-		if (!ct_result_is_out_of_memory(f->result))
+		if (ct_frag_failure_not_memory(f))
 			continue;
 		end->failed_bytes = f->requested_bytes;
 		snprintf(end->verdict, sizeof(end->verdict), "%s", f->verdict);

@@ -1436,6 +1436,11 @@ static GArray *failure_sites(const GArray *failures)
 	return sites;
 }
 
+bool ct_frag_failure_not_memory(const struct ct_frag_failure *f)
+{
+	return !g_strcmp0(f->verdict, "cuda_error");
+}
+
 static enum ct_analysis_status fragmentation_result(void *state, const void **result)
 {
 	struct fragmentation *f = state;

@@ -147,4 +147,7 @@ struct ct_fragmentation_result {
 	GStringChunk *strings;  /* every string of the result */
 };
 
+/* Whether F failed for another reason than memory: its verdict is cuda_error. */
+bool ct_frag_failure_not_memory(const struct ct_frag_failure *f);
+
 #endif

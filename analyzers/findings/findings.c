@@ -629,7 +629,7 @@ static void add_retries(GArray *list, const struct ct_fragmentation_result *r)
 static bool after_sticky(const struct ct_cuda_errors_result *errors,
                          const struct ct_frag_failure *failure)
 {
-	if (!errors || ct_result_is_out_of_memory(failure->result))
+	if (!errors || !ct_frag_failure_not_memory(failure))
 		return false;
 	for (guint i = 0; i < errors->sticky->len; i++) {
 		const struct ct_cuda_sticky *e =
