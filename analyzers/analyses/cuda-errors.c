@@ -36,27 +36,34 @@ bool ct_cuda_error_is_sticky(unsigned domain, int32_t code)
 	       sticky_name(domain, code) != NULL;
 }
 
+/*
+ * Where a call was made, as the pass knows it: named (site_text) at the
+ * end, when the stacks are symbolized with every object the trace will
+ * say the process loaded.
+ */
+struct call_at {
+	uint32_t path; /* NVTX range path */
+	struct ct_api_ref api;
+	uint64_t stack_id; /* its thread's op_stack_id (context.h) */
+};
+
 /* What the analysis keeps of a process: its sticky error, its last launch. */
 struct last_launch {
 	struct ct_process *process;
-	uintptr_t sticky; /* 1 + the index of its entry in result.sticky, 0 none */
+	/* 1 + the index of its entry in result.sticky, 0 none; where the call
+	 * that returned it was made, and the last launch before it, if any */
+	uintptr_t sticky;
+	struct call_at sticky_at, sticky_launch_at;
+	bool sticky_launched;
 	/* Its last failed call: 1 + the index of its entry in result.failed_calls,
-	 * 0 none; and where it was called, formatted at the end. */
+	 * 0 none; and where it was called. */
 	uintptr_t failed;
-	uint32_t failed_path;
-	struct ct_api_ref failed_api;
-	uint64_t failed_stack_id;
-	/* Where the call that returned its sticky error was made, formatted at the end. */
-	uint32_t sticky_path;
-	struct ct_api_ref sticky_api;
-	uint64_t sticky_stack_id;
+	struct call_at failed_at;
 	bool known; /* a launch was seen */
 	bool graph;
 	uint64_t kernel_id;
 	int64_t time_ns;
-	uint32_t path; /* NVTX range path */
-	struct ct_api_ref api;
-	uint64_t stack_id; /* its thread's op_stack_id (context.h) */
+	struct call_at at;
 };
 
 struct cuda_errors {
@@ -90,16 +97,23 @@ static void on_launch(struct cuda_errors *c, const struct ct_event *ev)
 	l->graph = ev->type == CT_EV_GRAPH_LAUNCH;
 	l->kernel_id = l->graph ? 0 : ev->u.launch.kernel_id;
 	l->time_ns = ev->time_ns;
-	l->path = ev->site;
-	l->api = *api;
-	l->stack_id = ev->thread->op_stack_id;
+	l->at = (struct call_at){ ev->site, *api, ev->thread->op_stack_id };
 }
 
-/* S's kernel: the last launch of PROCESS before the error, named. */
+/* Where AT was made, interned; NULL when the trace cannot say. */
+static const char *site_text(struct cuda_errors *c, struct ct_process *process,
+                             const struct call_at *at)
+{
+	char site[1024];
+
+	ct_call_site_format(c->ctx, process, at->path, &at->api, at->stack_id, site, sizeof(site));
+	return site[0] ? g_string_chunk_insert_const(c->result.strings, site) : NULL;
+}
+
+/* S's kernel: the last launch of PROCESS before the error, named (its site at the end). */
 static void kernel_of(struct cuda_errors *c, struct ct_process *process, struct ct_cuda_sticky *s)
 {
-	const struct last_launch *l = process->slot[c->slot];
-	char site[1024];
+	struct last_launch *l = process->slot[c->slot];
 	const char *name;
 	char *demangled;
 
@@ -115,9 +129,8 @@ static void kernel_of(struct cuda_errors *c, struct ct_process *process, struct 
 			                                        demangled ? demangled : name);
 		free(demangled);
 	}
-	ct_call_site_format(c->ctx, process, l->path, &l->api, l->stack_id, site, sizeof(site));
-	if (site[0])
-		s->launch_site = g_string_chunk_insert_const(c->result.strings, site);
+	l->sticky_launch_at = l->at;
+	l->sticky_launched = true;
 }
 
 /* EV, a failed call, is the last of its process (L's) so far. */
@@ -140,12 +153,12 @@ static void note_failed(struct cuda_errors *c, struct last_launch *l, const stru
 		.error = ct_cuda_error_name(call->domain, call->result),
 		.api = g_string_chunk_insert_const(c->result.strings, api ? api : ""),
 	};
-	l->failed_path = ev->site;
-	l->failed_api = (struct ct_api_ref){ .domain = (uint8_t)call->domain,
-		                             .cbid = call->cbid,
-		                             .correlation_id = call->correlation_id,
-		                             .entry = call->entry };
-	l->failed_stack_id = ev->thread->op_stack_id;
+	l->failed_at = (struct call_at){ ev->site,
+		                         { .domain = (uint8_t)call->domain,
+		                           .cbid = call->cbid,
+		                           .correlation_id = call->correlation_id,
+		                           .entry = call->entry },
+		                         ev->thread->op_stack_id };
 }
 
 static void on_api_call(struct cuda_errors *c, const struct ct_event *ev)
@@ -178,9 +191,7 @@ static void on_api_call(struct cuda_errors *c, const struct ct_event *ev)
 	kernel_of(c, ev->process, &s);
 	g_array_append_val(c->result.sticky, s);
 	l->sticky = c->result.sticky->len;
-	l->sticky_path = l->failed_path;
-	l->sticky_api = l->failed_api;
-	l->sticky_stack_id = l->failed_stack_id;
+	l->sticky_at = l->failed_at;
 }
 
 static void cuda_errors_event(void *state, const struct ct_event *ev)
@@ -194,31 +205,27 @@ static void cuda_errors_event(void *state, const struct ct_event *ev)
 static enum ct_analysis_status cuda_errors_finish(void *state, int64_t end_ns)
 {
 	struct cuda_errors *c = state;
-	char site[1024];
 
 	(void)end_ns;
-	/* where each last failed call, and each sticky error, was made: once */
+	/* where each sticky error and last failed call was made: once, at the end */
 	for (guint i = 0; i < c->launches->len; i++) {
 		const struct last_launch *l = g_ptr_array_index(c->launches, i);
 		struct ct_cuda_failed_call *f;
 
 		if (l->sticky) {
-			ct_call_site_format(c->ctx, l->process, l->sticky_path, &l->sticky_api,
-			                    l->sticky_stack_id, site, sizeof(site));
-			if (site[0])
-				g_array_index(c->result.sticky, struct ct_cuda_sticky,
-				              l->sticky - 1)
-				    .site = g_string_chunk_insert_const(c->result.strings, site);
+			struct ct_cuda_sticky *s =
+			    &g_array_index(c->result.sticky, struct ct_cuda_sticky, l->sticky - 1);
+
+			s->site = site_text(c, l->process, &l->sticky_at);
+			if (l->sticky_launched)
+				s->launch_site = site_text(c, l->process, &l->sticky_launch_at);
 		}
 		if (!l->failed)
 			continue;
 		f = &g_array_index(c->result.failed_calls, struct ct_cuda_failed_call,
 		                   l->failed - 1);
 		f->before_end_ns = l->process->last_ns - f->time_ns;
-		ct_call_site_format(c->ctx, l->process, l->failed_path, &l->failed_api,
-		                    l->failed_stack_id, site, sizeof(site));
-		if (site[0])
-			f->site = g_string_chunk_insert_const(c->result.strings, site);
+		f->site = site_text(c, l->process, &l->failed_at);
 	}
 	return CT_ANALYSIS_OK;
 }
