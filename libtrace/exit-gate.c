@@ -44,10 +44,7 @@ static void unlist(void *data)
 /* In a forked child, whose only thread is the one that forked. */
 static void after_fork_child(void)
 {
-	pthread_mutex_init(&gated.lock, NULL);
-	for (size_t i = 0; i < THREAD_LIST_MAX; i++)
-		if (gated.entry[i] != mine)
-			gated.entry[i] = NULL;
+	thread_list_after_fork_child(&gated, mine);
 }
 
 static void register_fork_handler(void)

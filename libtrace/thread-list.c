@@ -31,6 +31,14 @@ bool thread_list_join(struct thread_list *l, void *entry)
 	return i < THREAD_LIST_MAX;
 }
 
+void thread_list_after_fork_child(struct thread_list *l, const void *kept)
+{
+	pthread_mutex_init(&l->lock, NULL);
+	for (size_t i = 0; i < THREAD_LIST_MAX; i++)
+		if (l->entry[i] != kept)
+			l->entry[i] = NULL;
+}
+
 void thread_list_leave(struct thread_list *l, const void *entry)
 {
 	pthread_mutex_lock(&l->lock);

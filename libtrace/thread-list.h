@@ -38,4 +38,11 @@ bool thread_list_join(struct thread_list *l, void *entry);
 /* ENTRY out of L (from its ENDED, or another thread's). */
 void thread_list_leave(struct thread_list *l, const void *entry);
 
+/*
+ * In a forked child, whose only thread is the one that forked: L's lock
+ * made anew (another thread may have held it at the fork) and every entry
+ * but KEPT, that thread's (NULL: none), out: the others are the parent's.
+ */
+void thread_list_after_fork_child(struct thread_list *l, const void *kept);
+
 #endif /* CUDATRACE_THREAD_LIST_H */
