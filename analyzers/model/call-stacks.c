@@ -338,14 +338,9 @@ static bool is_folded(const char *object)
 
 static bool ends_with_any(const char *name, const char *const *suffixes, size_t n)
 {
-	size_t length = name ? strlen(name) : 0;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t suffix = strlen(suffixes[i]);
-
-		if (length >= suffix && !strcmp(name + length - suffix, suffixes[i]))
+	for (size_t i = 0; name && i < n; i++)
+		if (g_str_has_suffix(name, suffixes[i]))
 			return true;
-	}
 	return false;
 }
 
