@@ -16,7 +16,8 @@
  * cudatrace (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER), so that CUPTI
  * does not clear megabytes on the program's thread when it asks for one:
  * fresh ones are new anonymous mappings, reused ones are cleared where
- * records were written, on the thread that handed them back.
+ * records were written, on the thread that handed them back, each record
+ * once it is read (buffer_completed).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -102,12 +103,19 @@ static void *buffer_take(void)
 	return memory == MAP_FAILED ? NULL : memory;
 }
 
-/* CUPTI wrote records in the first used bytes only: clearing those makes
- * the buffer zero again. */
-static void buffer_give_back(void *memory, size_t used)
+/* Clears [*CLEARED, TO), bytes CUPTI wrote records in and that were read,
+ * when buffers are handed to CUPTI zeroed; *CLEARED becomes TO. */
+static void clear_read(uint8_t **cleared, uint8_t *to)
 {
-	if (buffers_zeroed)
-		memset(memory, 0, used < config.buffer_size ? used : config.buffer_size);
+	if (buffers_zeroed && to > *cleared)
+		memset(*cleared, 0, (size_t)(to - *cleared));
+	*cleared = to;
+}
+
+/* MEMORY, zero again where CUPTI wrote (clear_read), kept for CUPTI's next
+ * request. */
+static void buffer_give_back(void *memory)
+{
 	pthread_mutex_lock(&spares.lock);
 	if (spares.count < SPARE_BUFFERS) {
 		spares.buffers[spares.count++] = memory;
@@ -138,8 +146,19 @@ static void report_dropped(void)
 	EMIT(activity_dropped, &(struct ct_ev_activity_dropped){ .count = (uint64_t)dropped });
 }
 
-/* Each record is only looked at when its event is enabled (gpu-events.c):
- * records left from before a session stopped cost a walk, no more. */
+/* The records read are cleared a kilobyte or so at a time: still in the
+ * cache, and a few stores for each of their lines rather than a call for
+ * each record. */
+#define CLEAR_CHUNK 1024
+
+/*
+ * Each record is only looked at when its event is enabled (gpu-events.c):
+ * records left from before a session stopped cost a walk, no more. CUPTI
+ * wrote records in the first VALID_SIZE bytes only: those read are
+ * cleared as the next ones are found (cuptiActivityGetNextRecord reads the
+ * record it is given, none before it), while they are in the cache, rather
+ * than the whole buffer swept again at the end.
+ */
 static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t *buffer,
                                       size_t size, size_t valid_size)
 {
@@ -148,20 +167,25 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_
 	 * share its name (CUPTI's), valid while the buffer is read; copies'
 	 * times wait for a batch. */
 	struct gpu_events_reading reading = { 0 };
+	uint8_t *cleared = buffer;
 
 	/* CUPTI never reports more than it was given; past that, records and
-	 * the clearing of the buffer would run off its end. */
-	if (!CT_CHECK(valid_size <= size))
-		goto end;
-	if (!tracer_active())
-		goto end;
-	while (valid_size > 0 &&
-	       cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS)
-		gpu_events_record(record, &reading);
-	gpu_events_finish(&reading);
-	report_dropped();
-end:
-	buffer_give_back(buffer, valid_size);
+	 * the clearing of the buffer would run off its end: the buffer is
+	 * cleared whole. */
+	if (!CT_CHECK(valid_size <= size && size <= config.buffer_size))
+		valid_size = config.buffer_size;
+	else if (tracer_active()) {
+		while (valid_size > 0 &&
+		       cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) {
+			if ((uint8_t *)record - cleared >= CLEAR_CHUNK)
+				clear_read(&cleared, (uint8_t *)record);
+			gpu_events_record(record, &reading);
+		}
+		gpu_events_finish(&reading);
+		report_dropped();
+	}
+	clear_read(&cleared, buffer + valid_size);
+	buffer_give_back(buffer);
 	__atomic_sub_fetch(&buffers_out, 1, __ATOMIC_RELAXED);
 }
 

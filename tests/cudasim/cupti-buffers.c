@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -358,6 +359,32 @@ static void *worker_main(void *unused)
 
 /* ------------------------------------------------------------ intake */
 
+/*
+ * CUDASIM_CUPTI_CHECK_ZEROED=1: a client that set
+ * CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER promised buffers that are
+ * zero ("CUPTI will skip zeroing out the buffer"), and a real CUPTI's
+ * records would then carry whatever it left in them. Each buffer it hands
+ * over is read whole, and one that is not zero ends the process with a
+ * line on stderr. A test's check: reading megabytes at every request is
+ * not what CUPTI does.
+ */
+static void check_zeroed(const uint8_t *data, size_t size)
+{
+	const char *text = getenv("CUDASIM_CUPTI_CHECK_ZEROED");
+
+	if (!text || strcmp(text, "1") != 0)
+		return;
+	for (size_t i = 0; i < size; i++) {
+		if (data[i] == 0)
+			continue;
+		fprintf(stderr,
+		        "cudasim: a buffer handed to CUPTI as zeroed has byte %zu of %zu "
+		        "not zero\n",
+		        i, size);
+		abort();
+	}
+}
+
 /* Ask the client, with no lock held. NULL: no buffer, the record drops. */
 static struct buffer *request_buffer(CUpti_BuffersCallbackRequestFunc request)
 {
@@ -372,6 +399,8 @@ static struct buffer *request_buffer(CUpti_BuffersCallbackRequestFunc request)
 		return NULL;
 	if (cupti_activity_zeroes_buffers())
 		memset(data, 0, size);
+	else
+		check_zeroed(data, size);
 	buffer = calloc(1, sizeof(*buffer));
 	if (!buffer)
 		return NULL;
