@@ -99,19 +99,38 @@ static uint32_t write_shape(struct ct_ev_kernel_shape *e, uint64_t key, uint64_t
 	return e->shape_id;
 }
 
-/* Whether MEMO holds shape E (shape_id aside). */
-static bool memo_holds(const struct kernel_shape_memo *memo, const struct ct_ev_kernel_shape *e)
+/* Whether MEMO holds K's shape: the same fields, as CUPTI wrote them. */
+static bool memo_holds(const struct kernel_shape_memo *memo, const ct_kernel_record *k)
 {
-	const struct ct_ev_kernel_shape *m = &memo->shape;
-
-	return m->shape_id != 0 && m->stream == e->stream && m->grid_x == e->grid_x &&
-	       m->grid_y == e->grid_y && m->grid_z == e->grid_z && m->block_x == e->block_x &&
-	       m->block_y == e->block_y && m->block_z == e->block_z &&
-	       m->static_shared_mem == e->static_shared_mem &&
-	       m->dynamic_shared_mem == e->dynamic_shared_mem && m->registers == e->registers;
+	return memo->shape_id != 0 && memo->stream == k->streamId && memo->grid[0] == k->gridX &&
+	       memo->grid[1] == k->gridY && memo->grid[2] == k->gridZ &&
+	       memo->block[0] == k->blockX && memo->block[1] == k->blockY &&
+	       memo->block[2] == k->blockZ && memo->static_shared_mem == k->staticSharedMemory &&
+	       memo->dynamic_shared_mem == k->dynamicSharedMemory &&
+	       memo->registers == k->registersPerThread;
 }
 
-uint32_t kernel_shapes_note(const ct_kernel_record *k, struct kernel_shape_memo *memo)
+static void memo_keep(struct kernel_shape_memo *memo, const ct_kernel_record *k, uint32_t id,
+                      uint64_t written)
+{
+	*memo = (struct kernel_shape_memo){
+		.shape_id = id,
+		.stream = k->streamId,
+		.grid = { k->gridX, k->gridY, k->gridZ },
+		.block = { k->blockX, k->blockY, k->blockZ },
+		.static_shared_mem = k->staticSharedMemory,
+		.dynamic_shared_mem = k->dynamicSharedMemory,
+		.registers = k->registersPerThread,
+		.written = written,
+	};
+}
+
+/* K's shape id from the table, its event written when the rules say so,
+ * and MEMO (or NULL) filled. Kept out of kernel_shapes_note: a loop's
+ * record finds its shape in the memo, and pays neither this call nor the
+ * registers it saves. */
+static __attribute__((noinline)) uint32_t note_in_table(const ct_kernel_record *k,
+                                                        struct kernel_shape_memo *memo)
 {
 	struct ct_ev_kernel_shape e;
 	uint64_t value[SHAPE_WORDS];
@@ -119,11 +138,7 @@ uint32_t kernel_shapes_note(const ct_kernel_record *k, struct kernel_shape_memo 
 	uint64_t written = 0;
 	uint32_t id;
 
-	if (!lttng_ust_tracepoint_enabled(cudatrace, kernel_shape))
-		return 0;
 	kernel_shape_of(k, &e);
-	if (memo && memo_holds(memo, &e) && still_written(memo->written, k->start))
-		return memo->shape.shape_id;
 	key = shape_key(&e);
 	if (table_read(&shapes, key, NULL, NULL, value) &&
 	    still_written(value[SHAPE_WRITTEN], k->start)) {
@@ -134,12 +149,18 @@ uint32_t kernel_shapes_note(const ct_kernel_record *k, struct kernel_shape_memo 
 		id = write_shape(&e, key, k->start, &written);
 		table_unlock(&shapes);
 	}
-	if (memo && id) {
-		memo->shape = e;
-		memo->shape.shape_id = id;
-		memo->written = written;
-	}
+	if (memo && id)
+		memo_keep(memo, k, id, written);
 	return id;
+}
+
+uint32_t kernel_shapes_note(const ct_kernel_record *k, struct kernel_shape_memo *memo)
+{
+	if (!lttng_ust_tracepoint_enabled(cudatrace, kernel_shape))
+		return 0;
+	if (memo && memo_holds(memo, k) && still_written(memo->written, k->start))
+		return memo->shape_id;
+	return note_in_table(k, memo);
 }
 
 void kernel_shapes_announce_again(void)

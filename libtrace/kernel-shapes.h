@@ -30,10 +30,15 @@ void kernel_shape_of(const ct_kernel_record *k, struct ct_ev_kernel_shape *shape
 /*
  * The last shape one reader of records noted, and when its event was
  * written: a loop's kernels share their shape, and finding it here costs
- * a comparison instead of a hash and a look in the table. Zeroed: none.
+ * a comparison of the record's own fields (as CUPTI wrote them) instead
+ * of a conversion, a hash and a look in the table. Zeroed: none.
  */
 struct kernel_shape_memo {
-	struct ct_ev_kernel_shape shape; /* with its shape_id; 0: none */
+	uint32_t shape_id; /* 0: none */
+	uint32_t stream;
+	int32_t grid[3], block[3];
+	int32_t static_shared_mem, dynamic_shared_mem;
+	uint16_t registers;
 	uint64_t written;
 };
 
