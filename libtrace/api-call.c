@@ -42,7 +42,7 @@ uint64_t call_kernel_id(const struct api_call *call, const char *symbol)
 
 void call_note_name(const struct api_call *call)
 {
-	names_note_api(call->ref.domain, call->ref.cbid, call->name);
+	names_note_api(call->names, call->ref.domain, call->ref.cbid, call->name);
 }
 
 struct ct_api_ref call_record(struct api_call *call)

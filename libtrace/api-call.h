@@ -20,6 +20,7 @@
 
 #include "field-values.h"
 #include "handle-cache.h"
+#include "names.h"
 #include "repeats.h"
 #include "tracker.h"
 
@@ -45,6 +46,7 @@ struct api_call {
 	struct handle_cache *cache; /* the thread's, kept from call to call */
 	struct repeats *repeats;    /* the thread's */
 	struct op_site *site;       /* the thread's (call-stack.h) */
+	struct names_memo *names;   /* the thread's (names.h) */
 	struct ct_api_ref ref;      /* entry: always 0 here (call_record) */
 	uint64_t entry;             /* ns of CLOCK_MONOTONIC at ENTER */
 	bool recorded;              /* an event recorded the call (call_record) */

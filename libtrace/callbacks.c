@@ -85,6 +85,7 @@ struct thread_state {
 	struct handle_cache cache;
 	struct repeats repeats;
 	struct op_site site;
+	struct names_memo names;
 };
 
 /*
@@ -145,6 +146,7 @@ static void call_begin(struct api_call *call, struct thread_state *ts,
 	call->cache = &ts->cache;
 	call->repeats = &ts->repeats;
 	call->site = &ts->site;
+	call->names = &ts->names;
 	call->binding = binding;
 	call->name = data->functionName;
 	call->symbol = data->symbolName;
@@ -241,7 +243,7 @@ static void api_enter(struct thread_state *ts, const struct api_binding *binding
 
 		/* where it waits from, for a process that never returns from it */
 		call_stack_note_operation(&ts->outer, data->correlationId);
-		names_note_api(binding->domain, binding->cbid, data->functionName);
+		names_note_api(&ts->names, binding->domain, binding->cbid, data->functionName);
 		lttng_ust_do_tracepoint(cudatrace, api_entry, &e);
 	}
 	if (binding->on_enter)
@@ -303,7 +305,7 @@ static void api_exit(struct thread_state *ts, const struct api_binding *binding,
 		/* where a call failed is where to look: its site, as an operation's */
 		if (ts->depth == 0 && ct_result_is_failure(result))
 			call_stack_note_operation(&ts->outer, data->correlationId);
-		names_note_api(binding->domain, binding->cbid, data->functionName);
+		names_note_api(&ts->names, binding->domain, binding->cbid, data->functionName);
 		lttng_ust_do_tracepoint(cudatrace, api_call, &e);
 	}
 	/* after its events: the drain at exit waits for them */

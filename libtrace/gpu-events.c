@@ -106,7 +106,7 @@ static void on_kernel(const ct_kernel_record *k, struct gpu_events_reading *read
 		.dynamic_shared_mem = shape.dynamic_shared_mem,
 		.registers = shape.registers,
 	};
-	names_note_kernel(e.kernel_id, k->name);
+	names_note_kernel(NULL, e.kernel_id, k->name);
 	lttng_ust_do_tracepoint(cudatrace, gpu_kernel, &e);
 }
 

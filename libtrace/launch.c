@@ -76,7 +76,7 @@ static bool launch_captured(const struct api_call *call, const struct launch_con
 static void before_launch_event(struct api_call *call, const char *symbol, uint64_t kernel_id,
                                 uint32_t correlation_id)
 {
-	names_note_kernel(kernel_id, symbol);
+	names_note_kernel(call->names, kernel_id, symbol);
 	call_note_name(call);
 	call_stack_note_operation(call, correlation_id);
 }

@@ -25,6 +25,9 @@
 
 TABLE_FIXED(api_named, API_SLOTS);
 TABLE_FIXED(kernel_named, KERNEL_SLOTS);
+/* Counted up after each clearing of the sets: a memo of an older count
+ * holds nothing. */
+unsigned names_generation;
 
 /* (domain, cbid) as a key of api_named: never 0, the domain is not. */
 static uint64_t api_key(uint8_t domain, uint16_t cbid)
@@ -43,19 +46,40 @@ static void emit_api_name(uint8_t domain, uint16_t cbid, const char *name)
 	                        });
 }
 
-void names_note_api(uint8_t domain, uint16_t cbid, const char *name)
+/* The sets' generation now, read before they are looked at: a memo filled
+ * under it is stale as soon as they are cleared. */
+static unsigned generation_now(void)
+{
+	return __atomic_load_n(&names_generation, __ATOMIC_ACQUIRE);
+}
+
+void names_note_api_slow(struct names_memo *memo, uint8_t domain, uint16_t cbid, const char *name)
 {
 	uint64_t key = api_key(domain, cbid);
+	unsigned now = generation_now();
 
 	if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API)
 		return;
-	if (table_contains(&api_named, key, API_SLOTS))
+	if (!table_contains(&api_named, key, API_SLOTS)) {
+		if (!lttng_ust_tracepoint_enabled(cudatrace, api_name))
+			return;
+		switch (table_claim(&api_named, key, API_SLOTS)) {
+		case TABLE_PRESENT:
+			break;
+		case TABLE_CLAIMED:
+			emit_api_name(domain, cbid, name);
+			break;
+		case TABLE_FULL:
+			/* a name the full set does not keep is emitted again next time */
+			emit_api_name(domain, cbid, name);
+			return;
+		}
+	}
+	if (!memo)
 		return;
-	if (!lttng_ust_tracepoint_enabled(cudatrace, api_name))
-		return;
-	if (table_claim(&api_named, key, API_SLOTS) == TABLE_PRESENT)
-		return;
-	emit_api_name(domain, cbid, name);
+	if (memo->generation != now)
+		*memo = (struct names_memo){ .generation = now };
+	memo->api_key = key;
 }
 
 void names_emit_api(uint8_t domain, uint16_t cbid, const char *name)
@@ -81,22 +105,34 @@ uint64_t names_kernel_id(const char *name)
 	return hash ? hash : 1;
 }
 
-void names_note_kernel(uint64_t kernel_id, const char *name)
+void names_note_kernel_slow(struct names_memo *memo, uint64_t kernel_id, const char *name)
 {
-	if (kernel_id == 0 || !lttng_ust_tracepoint_enabled(cudatrace, kernel_name))
+	unsigned now = generation_now();
+	enum table_claim claim;
+
+	if (kernel_id == 0)
 		return;
-	if (table_claim(&kernel_named, kernel_id, KERNEL_PROBES) == TABLE_PRESENT)
+	if (!lttng_ust_tracepoint_enabled(cudatrace, kernel_name))
 		return;
-	lttng_ust_do_tracepoint(cudatrace, kernel_name,
-	                        &(struct ct_ev_kernel_name){
-	                            .kernel_id = kernel_id,
-	                            .name = text_or_empty(name),
-	                            .name_len = text_length(name),
-	                        });
+	claim = table_claim(&kernel_named, kernel_id, KERNEL_PROBES);
+	if (claim != TABLE_PRESENT)
+		lttng_ust_do_tracepoint(cudatrace, kernel_name,
+		                        &(struct ct_ev_kernel_name){
+		                            .kernel_id = kernel_id,
+		                            .name = text_or_empty(name),
+		                            .name_len = text_length(name),
+		                        });
+	/* a name the full set does not keep is emitted again next time */
+	if (!memo || claim == TABLE_FULL)
+		return;
+	if (memo->generation != now)
+		*memo = (struct names_memo){ .generation = now };
+	memo->kernel_id = kernel_id;
 }
 
 void names_announce_again(void)
 {
 	table_clear(&api_named);
 	table_clear(&kernel_named);
+	__atomic_add_fetch(&names_generation, 1, __ATOMIC_RELEASE);
 }

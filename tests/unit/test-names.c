@@ -5,8 +5,9 @@
  * after names_announce_again, never while disabled (a session started
  * later still gets it), once however many threads race to note it; the
  * kernel id is FNV-1a 64 of the name; a full kernel set emits names again
- * rather than losing them. The events are seen through probes of the
- * test's (libtrace-test.h).
+ * rather than losing them; a thread's memo of its last names changes none
+ * of this. The events are seen through probes of the test's
+ * (libtrace-test.h).
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -72,25 +73,25 @@ static void test_api_name_once(void **state)
 {
 	(void)state;
 	TP_ENABLE(api_name, on_api_name);
-	names_note_api(DRIVER, 43, "cuMemAlloc_v2");
+	names_note_api(NULL, DRIVER, 43, "cuMemAlloc_v2");
 	assert_int_equal(api_seen[DRIVER][43], 1);
 	assert_string_equal(api_last, "cuMemAlloc_v2");
-	names_note_api(DRIVER, 43, "cuMemAlloc_v2");
-	names_note_api(DRIVER, 43, "cuMemAlloc_v2");
+	names_note_api(NULL, DRIVER, 43, "cuMemAlloc_v2");
+	names_note_api(NULL, DRIVER, 43, "cuMemAlloc_v2");
 	assert_int_equal(api_seen[DRIVER][43], 1);
 	/* The same cbid in the other API is another call. */
-	names_note_api(RUNTIME, 43, "cudaSomething");
+	names_note_api(NULL, RUNTIME, 43, "cudaSomething");
 	assert_int_equal(api_seen[RUNTIME][43], 1);
 	assert_string_equal(api_last, "cudaSomething");
-	names_note_api(DRIVER, 44, "cuMemFree_v2");
+	names_note_api(NULL, DRIVER, 44, "cuMemFree_v2");
 	assert_int_equal(api_seen[DRIVER][44], 1);
 	assert_int_equal(api_events, 3);
 	/* Other domains have no api_name. */
-	names_note_api(CUPTI_CB_DOMAIN_RESOURCE, 1, "resource");
-	names_note_api(0, 1, "none");
+	names_note_api(NULL, CUPTI_CB_DOMAIN_RESOURCE, 1, "resource");
+	names_note_api(NULL, 0, 1, "none");
 	assert_int_equal(api_events, 3);
 	/* A NULL name is recorded empty. */
-	names_note_api(DRIVER, 45, NULL);
+	names_note_api(NULL, DRIVER, 45, NULL);
 	assert_string_equal(api_last, "");
 }
 
@@ -99,12 +100,12 @@ static void test_api_name_once(void **state)
 static void test_api_name_while_disabled(void **state)
 {
 	(void)state;
-	names_note_api(DRIVER, 100, "cuLaunchKernel");
-	names_note_api(DRIVER, 100, "cuLaunchKernel");
+	names_note_api(NULL, DRIVER, 100, "cuLaunchKernel");
+	names_note_api(NULL, DRIVER, 100, "cuLaunchKernel");
 	assert_int_equal(api_events, 0);
 	TP_ENABLE(api_name, on_api_name);
-	names_note_api(DRIVER, 100, "cuLaunchKernel");
-	names_note_api(DRIVER, 100, "cuLaunchKernel");
+	names_note_api(NULL, DRIVER, 100, "cuLaunchKernel");
+	names_note_api(NULL, DRIVER, 100, "cuLaunchKernel");
 	assert_int_equal(api_seen[DRIVER][100], 1);
 }
 
@@ -112,12 +113,12 @@ static void test_api_name_announced_again(void **state)
 {
 	(void)state;
 	TP_ENABLE(api_name, on_api_name);
-	names_note_api(DRIVER, 7, "cuCtxSynchronize");
-	names_note_api(RUNTIME, 20, "cudaMalloc_v3020");
+	names_note_api(NULL, DRIVER, 7, "cuCtxSynchronize");
+	names_note_api(NULL, RUNTIME, 20, "cudaMalloc_v3020");
 	names_announce_again();
-	names_note_api(DRIVER, 7, "cuCtxSynchronize");
-	names_note_api(DRIVER, 7, "cuCtxSynchronize");
-	names_note_api(RUNTIME, 20, "cudaMalloc_v3020");
+	names_note_api(NULL, DRIVER, 7, "cuCtxSynchronize");
+	names_note_api(NULL, DRIVER, 7, "cuCtxSynchronize");
+	names_note_api(NULL, RUNTIME, 20, "cudaMalloc_v3020");
 	assert_int_equal(api_seen[DRIVER][7], 2);
 	assert_int_equal(api_seen[RUNTIME][20], 2);
 }
@@ -132,7 +133,7 @@ static void *note_all(void *arg)
 	pthread_barrier_wait(&race_start);
 	for (int round = 0; round < 50; round++) {
 		for (uint16_t cbid = 1; cbid < 300; cbid++)
-			names_note_api(cbid % 2 ? DRIVER : RUNTIME, cbid, "call");
+			names_note_api(NULL, cbid % 2 ? DRIVER : RUNTIME, cbid, "call");
 	}
 	return NULL;
 }
@@ -176,26 +177,67 @@ static void test_kernel_name_once(void **state)
 	uint64_t id = names_kernel_id(name);
 
 	(void)state;
-	names_note_kernel(id, name);
+	names_note_kernel(NULL, id, name);
 	assert_int_equal(kernel_events, 0); /* disabled */
 	TP_ENABLE(kernel_name, on_kernel_name);
-	names_note_kernel(id, name);
-	names_note_kernel(id, name);
+	names_note_kernel(NULL, id, name);
+	names_note_kernel(NULL, id, name);
 	assert_int_equal(kernel_events, 1);
 	assert_int_equal(kernel_last_id, id);
 	assert_string_equal(kernel_last, name);
-	names_note_kernel(0, "no id");
+	names_note_kernel(NULL, 0, "no id");
 	assert_int_equal(kernel_events, 1);
 	names_announce_again();
-	names_note_kernel(id, name);
-	names_note_kernel(id, name);
+	names_note_kernel(NULL, id, name);
+	names_note_kernel(NULL, id, name);
 	assert_int_equal(kernel_events, 2);
 	/* Cut at max_string. */
 	config.max_string = 16;
-	names_note_kernel(names_kernel_id("a_kernel_name_longer_than_16"),
+	names_note_kernel(NULL, names_kernel_id("a_kernel_name_longer_than_16"),
 	                  "a_kernel_name_longer_than_16");
 	assert_int_equal(kernel_last_len, 16);
 	assert_string_equal(kernel_last, "a_kernel_name_lo");
+}
+
+/* A thread's memo answers for the names it noted last, in the sets'
+ * generation: not for a name noted while disabled, not after
+ * names_announce_again, and not for a name another memo's thread noted
+ * before the sets were cleared. */
+static void test_memo(void **state)
+{
+	const char *name = "_Z6kernelPf";
+	uint64_t id = names_kernel_id(name);
+	struct names_memo memo = { 0 }, other = { 0 };
+
+	(void)state;
+	names_note_api(&memo, DRIVER, 50, "cuMemcpyHtoD_v2");
+	names_note_kernel(&memo, id, name);
+	TP_ENABLE(api_name, on_api_name);
+	TP_ENABLE(kernel_name, on_kernel_name);
+	names_note_api(&memo, DRIVER, 50, "cuMemcpyHtoD_v2");
+	names_note_kernel(&memo, id, name);
+	assert_int_equal(api_seen[DRIVER][50], 1);
+	assert_int_equal(kernel_events, 1);
+	for (int i = 0; i < 3; i++) {
+		names_note_api(&memo, DRIVER, 50, "cuMemcpyHtoD_v2");
+		names_note_kernel(&memo, id, name);
+		names_note_api(&other, DRIVER, 50, "cuMemcpyHtoD_v2");
+		names_note_kernel(&other, id, name);
+	}
+	assert_int_equal(api_seen[DRIVER][50], 1);
+	assert_int_equal(kernel_events, 1);
+	/* another call in between: both are still known */
+	names_note_api(&memo, RUNTIME, 51, "cudaMemcpy_v3020");
+	names_note_api(&memo, DRIVER, 50, "cuMemcpyHtoD_v2");
+	assert_int_equal(api_seen[RUNTIME][51], 1);
+	assert_int_equal(api_seen[DRIVER][50], 1);
+	names_announce_again();
+	names_note_api(&memo, DRIVER, 50, "cuMemcpyHtoD_v2");
+	names_note_kernel(&other, id, name);
+	names_note_kernel(&memo, id, name);
+	names_note_api(&other, DRIVER, 50, "cuMemcpyHtoD_v2");
+	assert_int_equal(api_seen[DRIVER][50], 2);
+	assert_int_equal(kernel_events, 2);
 }
 
 /* More kernels than the set holds: every name is still recorded, those
@@ -208,11 +250,11 @@ static void test_kernel_set_full(void **state)
 	(void)state;
 	TP_ENABLE(kernel_name, on_kernel_name);
 	for (uint64_t k = 1; k <= KERNELS; k++)
-		names_note_kernel(k * 0x9e3779b97f4a7c15ULL, "k");
+		names_note_kernel(NULL, k * 0x9e3779b97f4a7c15ULL, "k");
 	first = kernel_events;
 	assert_int_equal(first, KERNELS);
 	for (uint64_t k = 1; k <= KERNELS; k++)
-		names_note_kernel(k * 0x9e3779b97f4a7c15ULL, "k");
+		names_note_kernel(NULL, k * 0x9e3779b97f4a7c15ULL, "k");
 	/* Some were kept (not emitted again), some could not be. */
 	assert_true(kernel_events > first);
 	assert_true(kernel_events - first < KERNELS);
@@ -228,6 +270,7 @@ int main(void)
 		cmocka_unit_test_setup(test_kernel_id, fresh),
 		cmocka_unit_test_setup(test_kernel_name_once, fresh),
 		cmocka_unit_test_setup(test_kernel_set_full, fresh),
+		cmocka_unit_test_setup(test_memo, fresh),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

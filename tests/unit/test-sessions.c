@@ -336,22 +336,22 @@ static void test_late_session_names(void **state)
 {
 	(void)state;
 	sessions_follow();
-	names_note_api(CUPTI_CB_DOMAIN_DRIVER_API, 43, "cuMemAlloc_v2");
+	names_note_api(NULL, CUPTI_CB_DOMAIN_DRIVER_API, 43, "cuMemAlloc_v2");
 	TP_ENABLE(api_name, on_api_name);
 	TP_ENABLE(tracer_info, on_tracer_info);
-	names_note_api(CUPTI_CB_DOMAIN_DRIVER_API, 43, "cuMemAlloc_v2");
+	names_note_api(NULL, CUPTI_CB_DOMAIN_DRIVER_API, 43, "cuMemAlloc_v2");
 	assert_int_equal(api_names, 1);
 	sessions_follow(); /* the naming events are on: one tick */
 	assert_int_equal(infos, 1);
-	names_note_api(CUPTI_CB_DOMAIN_DRIVER_API, 43, "cuMemAlloc_v2");
+	names_note_api(NULL, CUPTI_CB_DOMAIN_DRIVER_API, 43, "cuMemAlloc_v2");
 	assert_int_equal(api_names, 1);
 	sessions_follow(); /* two: everything named again */
 	assert_int_equal(infos, 2);
-	names_note_api(CUPTI_CB_DOMAIN_DRIVER_API, 43, "cuMemAlloc_v2");
+	names_note_api(NULL, CUPTI_CB_DOMAIN_DRIVER_API, 43, "cuMemAlloc_v2");
 	assert_int_equal(api_names, 2);
 	sessions_follow(); /* and only once */
 	sessions_follow();
-	names_note_api(CUPTI_CB_DOMAIN_DRIVER_API, 43, "cuMemAlloc_v2");
+	names_note_api(NULL, CUPTI_CB_DOMAIN_DRIVER_API, 43, "cuMemAlloc_v2");
 	assert_int_equal(api_names, 2);
 	assert_int_equal(infos, 2);
 	/* The session ends, another starts: again. */
@@ -360,7 +360,7 @@ static void test_late_session_names(void **state)
 	TP_ENABLE(api_name, on_api_name);
 	sessions_follow();
 	sessions_follow();
-	names_note_api(CUPTI_CB_DOMAIN_DRIVER_API, 43, "cuMemAlloc_v2");
+	names_note_api(NULL, CUPTI_CB_DOMAIN_DRIVER_API, 43, "cuMemAlloc_v2");
 	assert_int_equal(api_names, 3);
 }
 
@@ -372,10 +372,10 @@ static void test_session_before_start(void **state)
 	TP_ENABLE(api_name, on_api_name);
 	config.session_poll_ms = 10000;
 	sessions_watch_start();
-	names_note_api(CUPTI_CB_DOMAIN_RUNTIME_API, 20, "cudaMalloc_v3020");
+	names_note_api(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, 20, "cudaMalloc_v3020");
 	sessions_follow();
 	sessions_follow();
-	names_note_api(CUPTI_CB_DOMAIN_RUNTIME_API, 20, "cudaMalloc_v3020");
+	names_note_api(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, 20, "cudaMalloc_v3020");
 	assert_int_equal(api_names, 1);
 	sessions_watch_stop();
 	config.session_poll_ms = 0;
