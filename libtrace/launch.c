@@ -89,15 +89,14 @@ static enum recorded_op launch_note(uint64_t kernel_id, enum recorded_op what)
 }
 
 /* A launch whose configuration is unknown: its kernel's record has it. */
-static void emit_unconfigured(struct api_call *call, const char *symbol)
+static void emit_unconfigured(struct api_call *call, uint64_t kernel_id)
 {
 	struct ct_ev_launch_unconfigured e = {
-		.kernel_id = call_kernel_id(call, symbol),
+		.kernel_id = kernel_id,
 		.device = call_device(call),
 		.api = call_record(call),
 	};
 
-	before_launch_event(call, symbol, e.kernel_id, e.api.correlation_id);
 	REPEAT_OR_WRITE(call, launch_unconfigured, &e,
 	                launch_note(e.kernel_id, RECORDED_UNCONFIGURED));
 }
@@ -105,6 +104,7 @@ static void emit_unconfigured(struct api_call *call, const char *symbol)
 static void emit_launch(struct api_call *call, const struct launch_config *config)
 {
 	const char *symbol = call->symbol ? call->symbol : call->nested_launch.symbol;
+	uint64_t kernel_id;
 	struct ct_ev_launch e;
 
 	if (call_failed(call) ||
@@ -112,12 +112,14 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 	                    : lttng_ust_tracepoint_enabled(cudatrace, launch_unconfigured)) ||
 	    launch_captured(call, config))
 		return;
+	kernel_id = call_kernel_id(call, symbol);
+	before_launch_event(call, symbol, kernel_id, call->ref.correlation_id);
 	if (!config->known) {
-		emit_unconfigured(call, symbol);
+		emit_unconfigured(call, kernel_id);
 		return;
 	}
 	e = (struct ct_ev_launch){
-		.kernel_id = call_kernel_id(call, symbol),
+		.kernel_id = kernel_id,
 		.grid_x = config->grid[0],
 		.grid_y = u16_sat(config->grid[1]),
 		.grid_z = u16_sat(config->grid[2]),
@@ -130,7 +132,6 @@ static void emit_launch(struct api_call *call, const struct launch_config *confi
 		.device = call_device(call),
 		.api = call_record(call),
 	};
-	before_launch_event(call, symbol, e.kernel_id, e.api.correlation_id);
 	REPEAT_OR_WRITE(call, launch, &e, launch_note(e.kernel_id, RECORDED_WHOLE));
 }
 
