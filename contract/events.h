@@ -63,9 +63,10 @@ static inline int64_t ct_session_key(const char *name)
 #define CT_GPU_BATCH_MAX 96
 
 /* The most calls a repeat_run holds: a thread's repeats written as one
- * event, 32 of them in about 650 bytes (cli/event-size.c), far below a
- * sub-buffer. */
-#define CT_REPEAT_RUN_MAX 32
+ * event, 64 of them in about 1,320 bytes (cli/event-size.c), far below a
+ * sub-buffer. The 750 instructions lttng-ust takes to reserve and commit
+ * an event, and the writing of its fields, are shared by its calls. */
+#define CT_REPEAT_RUN_MAX 64
 
 /* Devices and streams that do not apply or are unknown. */
 #define CT_DEVICE_NONE 255u

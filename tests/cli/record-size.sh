@@ -16,17 +16,17 @@
 # Each copy but the first is a repeat of the first one's memcpy event
 # (the same addresses, size and stream: doc/events.md, "repeat"), which
 # records its call (its correlation id and entry time); its thread keeps
-# its repeats and writes them 32 at a time in a repeat_run, and its GPU
+# its repeats and writes them 64 at a time in a repeat_run, and its GPU
 # record goes in a gpu_batch, which holds the times of up to 96 kernels
 # and copies from CUPTI's records (the bytes and the stream are the
 # memcpy's); --no-api leaves out only the calls no semantic event
 # records, none here. A repeat's columns in the run take 20 bytes (shape
 # 8, correlation id, exit and duration 4 each), and the run's header,
 # contexts, base, tid and the lengths of its 4 columns about 42 bytes
-# shared by its 32 calls; a copy's columns in the batch take 16 bytes,
+# shared by its 64 calls; a copy's columns in the batch take 16 bytes,
 # and the batch's own header, context and fields (8 + 4 + 1, and a 2-byte
 # length for each of its 11 columns) about 45 bytes shared by its records
-# (doc/events.md, "Size of the trace"): 20 + 1.3 + 16 + 0.4 = 37.7 bytes a
+# (doc/events.md, "Size of the trace"): 20 + 0.7 + 16 + 0.4 = 37.1 bytes a
 # copy, in both modes. The bound is 40: a trace that writes a repeat as
 # an event of its own (30 bytes), the memcpy event whole again (62 bytes),
 # an event for each copy's record, a GPU record whole, or a context more
@@ -35,10 +35,10 @@
 
 # programs/launch-loop makes N <<<>>> launches of one kernel with one
 # configuration, measured the same way, with and without --no-api: a
-# repeat of the first launch's launch_unconfigured in a run (21.3 bytes)
+# repeat of the first launch's launch_unconfigured in a run (20.7 bytes)
 # and a shaped kernel's record in a gpu_batch (17 bytes of columns: its
 # stream and configuration are the one kernel_shape's) naming that
-# kernel_shape, 38.7 bytes a launch; bound 40.
+# kernel_shape, 38.1 bytes a launch; bound 40.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
