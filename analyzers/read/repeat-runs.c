@@ -71,7 +71,6 @@ bool ct_repeat_run_next(struct ct_repeat_run *run, struct ct_event *ev, int64_t 
 	if (run->next >= run->count)
 		return false;
 	exit = ct_sat_add_u64(run->base, element(run, CT_REPEAT_RUN_EXIT, run->next));
-	memset(ev, 0, sizeof(*ev));
 	ev->type = CT_EV_REPEAT;
 	ev->u.repeat.shape = element(run, CT_REPEAT_RUN_SHAPE, run->next);
 	ev->u.repeat.correlation_id =

@@ -42,8 +42,8 @@ struct ct_repeat_run {
 void ct_repeat_run_open(struct ct_repeat_run *run, const struct ct_event_class_info *info,
                         const bt_event *event);
 
-/* The next repeat in EV (type, payload; its time in *TIME_NS), false when
- * none is left. */
+/* The next repeat in EV (zeroed by the caller: its type and payload are
+ * set; its time in *TIME_NS), false when none is left. */
 bool ct_repeat_run_next(struct ct_repeat_run *run, struct ct_event *ev, int64_t *time_ns);
 
 #endif
