@@ -10,15 +10,6 @@
 #include "names.h"
 #include "state.h"
 
-uint8_t call_device(const struct api_call *call)
-{
-	uint32_t device;
-
-	if (!handle_cache_device(call->cache, call->data ? call->data->context : NULL, &device))
-		return CT_DEVICE_NONE;
-	return device8(device);
-}
-
 uint32_t call_context(const struct api_call *call)
 {
 	uint32_t id;
@@ -33,11 +24,6 @@ uint32_t call_stream(const struct api_call *call, CUstream stream)
 {
 	return handle_cache_stream(call->cache, call->data ? call->data->context : NULL, stream,
 	                           stream == NULL && call->per_thread);
-}
-
-uint64_t call_kernel_id(const struct api_call *call, const char *symbol)
-{
-	return handle_cache_kernel(call->cache, symbol);
 }
 
 void call_note_name(const struct api_call *call)

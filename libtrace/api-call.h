@@ -151,15 +151,26 @@ static inline const void *call_params(const struct api_call *call)
 	return call->data->functionParams;
 }
 
-/* Device of the call's context, or CT_DEVICE_NONE. */
-uint8_t call_device(const struct api_call *call);
+/* Device of the call's context, or CT_DEVICE_NONE. Inline, as the cache
+ * that answers it (handle-cache.h). */
+static inline uint8_t call_device(const struct api_call *call)
+{
+	uint32_t device;
+
+	if (!handle_cache_device(call->cache, call->data ? call->data->context : NULL, &device))
+		return CT_DEVICE_NONE;
+	return device8(device);
+}
 /* CUPTI id of the call's context, or 0. */
 uint32_t call_context(const struct api_call *call);
 /* CUPTI stream id of stream in the call's context (NULL: the default
  * stream of the call's variant), or CT_STREAM_NONE. */
 uint32_t call_stream(const struct api_call *call, CUstream stream);
 /* The kernel_id of the kernel named symbol (names_kernel_id). */
-uint64_t call_kernel_id(const struct api_call *call, const char *symbol);
+static inline uint64_t call_kernel_id(const struct api_call *call, const char *symbol)
+{
+	return handle_cache_kernel(call->cache, symbol);
+}
 /* Record the call's name (api_name) before an event refers to it. */
 void call_note_name(const struct api_call *call);
 

@@ -12,17 +12,17 @@
 /* Stream, context and module ends so far. Bumped before CUDA can hand the
  * handle out again; read with acquire, so a thread that was given the new
  * handle sees the bump. */
-static unsigned ends;
+unsigned handle_cache_ends;
 
 void handle_cache_forget(void)
 {
-	__atomic_add_fetch(&ends, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&handle_cache_ends, 1, __ATOMIC_RELEASE);
 }
 
 /* Empty the cache if a handle ended since it was filled. */
 static void revalidate(struct handle_cache *cache)
 {
-	unsigned now = __atomic_load_n(&ends, __ATOMIC_ACQUIRE);
+	unsigned now = __atomic_load_n(&handle_cache_ends, __ATOMIC_ACQUIRE);
 
 	if (cache->epoch == now)
 		return;
@@ -55,7 +55,7 @@ uint32_t handle_cache_stream(struct handle_cache *cache, CUcontext context, CUst
 	return id;
 }
 
-bool handle_cache_device(struct handle_cache *cache, CUcontext context, uint32_t *device)
+bool handle_cache_device_miss(struct handle_cache *cache, CUcontext context, uint32_t *device)
 {
 	revalidate(cache);
 	if (context && cache->device_context == context) {
@@ -73,7 +73,7 @@ bool handle_cache_device(struct handle_cache *cache, CUcontext context, uint32_t
 	return true;
 }
 
-uint64_t handle_cache_kernel(struct handle_cache *cache, const char *name)
+uint64_t handle_cache_kernel_miss(struct handle_cache *cache, const char *name)
 {
 	unsigned slot;
 	uint64_t id;

@@ -64,12 +64,45 @@ struct handle_cache {
 uint32_t handle_cache_stream(struct handle_cache *cache, CUcontext context, CUstream stream,
                              bool per_thread);
 
+/* Stream, context and module ends so far (handle_cache_forget);
+ * handle-cache.c's, read by the inline lookups below. */
+extern unsigned handle_cache_ends;
+
+/* Whether CACHE was filled since the last end: else it holds nothing. */
+static inline bool handle_cache_current(const struct handle_cache *cache)
+{
+	return cache->epoch == __atomic_load_n(&handle_cache_ends, __ATOMIC_ACQUIRE);
+}
+
+/* What handle_cache_device and handle_cache_kernel do when the cache does
+ * not answer: CUPTI asked, or the name hashed, and the answer kept. */
+bool handle_cache_device_miss(struct handle_cache *cache, CUcontext context, uint32_t *device);
+uint64_t handle_cache_kernel_miss(struct handle_cache *cache, const char *name);
+
 /* CUPTI's device of CONTEXT (cuptiGetDeviceId; NULL: the current
- * context, not cached); false when CUPTI does not know it. */
-bool handle_cache_device(struct handle_cache *cache, CUcontext context, uint32_t *device);
+ * context, not cached); false when CUPTI does not know it. Inline: a
+ * loop's call finds its context's device with a comparison. */
+static inline bool handle_cache_device(struct handle_cache *cache, CUcontext context,
+                                       uint32_t *device)
+{
+	if (context && cache->device_context == context && handle_cache_current(cache)) {
+		*device = cache->device;
+		return true;
+	}
+	return handle_cache_device_miss(cache, context, device);
+}
 
 /* names_kernel_id(name), cached by the name's address. */
-uint64_t handle_cache_kernel(struct handle_cache *cache, const char *name);
+static inline uint64_t handle_cache_kernel(struct handle_cache *cache, const char *name)
+{
+	if (name && handle_cache_current(cache)) {
+		for (unsigned i = 0; i < HANDLE_CACHE_KERNELS; i++) {
+			if (cache->kernels[i].name == name)
+				return cache->kernels[i].id;
+		}
+	}
+	return handle_cache_kernel_miss(cache, name);
+}
 
 /* tracker_lookup(TRACKER_ADDRESSES, address, found), cached by the
  * allocation's range. */
