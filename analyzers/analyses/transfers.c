@@ -180,7 +180,17 @@ struct transfers {
 	uint64_t copies;
 	uint64_t unmatched_gpu; /* gpu_memcpy records with no memcpy event */
 	uint64_t gpu_records;
-	uint64_t end_unknown;              /* records of copies still running at a forced flush */
+	uint64_t end_unknown; /* records of copies still running at a forced flush */
+	/* The groups of the last keys looked up (group_of), the older one
+	 * replaced next: a loop's copies repeat one key, or alternate an
+	 * upload's and a download's, and find their group with a comparison
+	 * rather than a hash and a look in by_key. */
+	struct {
+		struct xfer_key key;
+		uint32_t group;
+		bool used;
+	} recent[2];
+	unsigned recent_next;
 	struct ct_transfers_result result; /* owned, once computed */
 };
 
@@ -255,16 +265,25 @@ static gboolean key_equal(gconstpointer a, gconstpointer b)
 static uint32_t group_of(struct transfers *t, const struct xfer_key *key,
                          struct ct_process *process)
 {
-	struct xfer_group *g = g_hash_table_lookup(t->by_key, key);
+	struct xfer_group *g;
 
-	if (g)
-		return g->index;
-	g = g_new0(struct xfer_group, 1);
-	g->index = t->groups->len;
-	g->key = *key;
-	g->process = process;
-	g_ptr_array_add(t->groups, g);
-	g_hash_table_insert(t->by_key, &g->key, g);
+	for (size_t i = 0; i < G_N_ELEMENTS(t->recent); i++) {
+		if (t->recent[i].used && key_equal(&t->recent[i].key, key))
+			return t->recent[i].group;
+	}
+	g = g_hash_table_lookup(t->by_key, key);
+	if (!g) {
+		g = g_new0(struct xfer_group, 1);
+		g->index = t->groups->len;
+		g->key = *key;
+		g->process = process;
+		g_ptr_array_add(t->groups, g);
+		g_hash_table_insert(t->by_key, &g->key, g);
+	}
+	t->recent[t->recent_next].key = *key;
+	t->recent[t->recent_next].group = g->index;
+	t->recent[t->recent_next].used = true;
+	t->recent_next = (t->recent_next + 1) % G_N_ELEMENTS(t->recent);
 	return g->index;
 }
 
