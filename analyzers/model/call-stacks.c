@@ -550,6 +550,22 @@ static const char *function_name(GStringChunk *strings, const char *name)
 	return copy;
 }
 
+/*
+ * What frame address ADDRESS is, into SYMS (ct_symbolizer_lookup). A
+ * frame of a folded object (CUDA's libraries, the interpreter, the C
+ * library) is named by its symbol table alone: it is never the site, and
+ * its debug information, when installed, is megabytes to read (the C
+ * library's took a quarter of a billion instructions, for two frames).
+ */
+static size_t name_frame(struct ct_process_stacks *ps, uint64_t address, struct ct_symbol *syms)
+{
+	if (!ct_symbolizer_lookup_symbol(ps->symbolizer, address, true, &syms[0]))
+		return 0;
+	if (is_folded(syms[0].object))
+		return 1;
+	return ct_symbolizer_lookup(ps->symbolizer, address, true, syms, INLINE_MAX);
+}
+
 static struct ct_stack *name_stack(struct ct_process_stacks *ps, const struct raw_stack *r)
 {
 	GArray *frames =
@@ -561,8 +577,7 @@ static struct ct_stack *name_stack(struct ct_process_stacks *ps, const struct ra
 
 	for (size_t i = 0; i < r->count; i++) {
 		struct ct_symbol syms[INLINE_MAX];
-		size_t n =
-		    ct_symbolizer_lookup(ps->symbolizer, r->frames[i], true, syms, INLINE_MAX);
+		size_t n = name_frame(ps, r->frames[i], syms);
 		bool known = n > 0;
 
 		if (!known) {

@@ -377,6 +377,36 @@ static const char *function_at(struct ct_symbolizer *s, Dwfl_Module *m, Dwarf_Ad
 	return label && label->start >= label_floor ? label->name : NULL;
 }
 
+/* The module of PC, *LOW its base; NULL when none covers it. */
+static Dwfl_Module *module_at(struct ct_symbolizer *s, uint64_t pc, Dwarf_Addr *low)
+{
+	Dwfl_Module *m;
+
+	if (!s->reported)
+		report(s);
+	if (!s->dwfl || !(m = dwfl_addrmodule(s->dwfl, pc)))
+		return NULL;
+	dwfl_module_info(m, NULL, low, NULL, NULL, NULL, NULL, NULL);
+	return m;
+}
+
+bool ct_symbolizer_lookup_symbol(struct ct_symbolizer *s, uint64_t address, bool return_address,
+                                 struct ct_symbol *sym)
+{
+	uint64_t pc = return_address && address ? address - 1 : address;
+	Dwarf_Addr low;
+	Dwfl_Module *m = module_at(s, pc, &low);
+
+	if (!m)
+		return false;
+	*sym = (struct ct_symbol){
+		.object = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+		.function = function_at(s, m, pc),
+		.offset = address - low,
+	};
+	return true;
+}
+
 size_t ct_symbolizer_lookup(struct ct_symbolizer *s, uint64_t address, bool return_address,
                             struct ct_symbol *syms, size_t max)
 {
@@ -388,13 +418,9 @@ size_t ct_symbolizer_lookup(struct ct_symbolizer *s, uint64_t address, bool retu
 	int lineno = 0;
 	size_t n;
 
-	if (!max)
+	if (!max || !(m = module_at(s, pc, &low)))
 		return 0;
-	if (!s->reported)
-		report(s);
-	if (!s->dwfl || !(m = dwfl_addrmodule(s->dwfl, pc)))
-		return 0;
-	first.object = dwfl_module_info(m, NULL, &low, NULL, NULL, NULL, NULL, NULL);
+	first.object = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 	first.offset = address - low;
 	line = dwfl_module_getsrc(m, pc);
 	if (line) {

@@ -40,6 +40,14 @@ void ct_symbolizer_set_build_id(struct ct_symbolizer *s, uint64_t base, const ui
                                 size_t len);
 
 /*
+ * What ADDRESS is by its object's symbol table alone, into *SYM: its
+ * object, offset and function, no file or line (its debug information is
+ * not read); false when no object of the process covers ADDRESS.
+ */
+bool ct_symbolizer_lookup_symbol(struct ct_symbolizer *s, uint64_t address, bool return_address,
+                                 struct ct_symbol *sym);
+
+/*
  * What ADDRESS is, a return address when RETURN_ADDRESS (the call is the
  * instruction before it): into SYMS, at most MAX of them, the functions
  * inlined there innermost first, then the function they were inlined into

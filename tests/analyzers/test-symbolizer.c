@@ -7,7 +7,8 @@
  * reads every symbol at each lookup (a second for a PyTorch trace). The
  * truth here is libdw, asked through a dwfl of its own on this process:
  * every 16th byte of the code of libz (no DWARF on a system without its
- * debug package) and every 64th of GLib's.
+ * debug package) and every 64th of GLib's. A lookup by the symbol table
+ * alone (the one folded objects get) names them alike, with no line.
  */
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -89,13 +90,19 @@ static unsigned compare(const struct library *lib, uint64_t step)
 	for (uint64_t pc = lib->code_start; pc < lib->code_end; pc += step) {
 		Dwfl_Module *m = dwfl_addrmodule(dwfl, pc);
 		const char *truth = m ? dwfl_module_addrname(m, pc) : NULL;
-		struct ct_symbol syms[4];
+		struct ct_symbol syms[4], sym;
 		size_t n = ct_symbolizer_lookup(s, pc, false, syms, 4);
 
 		assert_int_equal(n, 1);
 		if (g_strcmp0(syms[0].function, truth))
 			fail_msg("%s+%#" PRIx64 ": %s, libdw says %s", lib->path, pc - lib->base,
 			         syms[0].function ? syms[0].function : "(none)",
+			         truth ? truth : "(none)");
+		assert_true(ct_symbolizer_lookup_symbol(s, pc, false, &sym));
+		if (g_strcmp0(sym.function, truth) || g_strcmp0(sym.object, syms[0].object) ||
+		    sym.offset != syms[0].offset || sym.file || sym.line)
+			fail_msg("%s+%#" PRIx64 ": by the symbol table %s, libdw says %s",
+			         lib->path, pc - lib->base, sym.function ? sym.function : "(none)",
 			         truth ? truth : "(none)");
 		named += truth != NULL;
 	}
@@ -123,6 +130,12 @@ static void test_zlib(void **unused)
 	    1);
 	assert_string_equal(sym.function, "inflate");
 	assert_string_equal(sym.object, lib.path);
+	/* a return address names the call before it; no object: nothing */
+	assert_true(ct_symbolizer_lookup_symbol(s, (uint64_t)(uintptr_t)dlsym(z, "inflate") + 9,
+	                                        true, &sym));
+	assert_string_equal(sym.function, "inflate");
+	assert_int_equal(sym.offset, (uint64_t)(uintptr_t)dlsym(z, "inflate") + 9 - lib.base);
+	assert_false(ct_symbolizer_lookup_symbol(s, 8, false, &sym));
 	ct_symbolizer_destroy(s);
 	dlclose(z);
 }
