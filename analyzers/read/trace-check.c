@@ -200,18 +200,7 @@ static bool walk_packets(struct ct_trace_check *c, const struct stream *f, const
 			cut(c, f, shown, at, "has a corrupt packet (its sizes)");
 			return false;
 		}
-		if (pk.size / 8 > left) {
-			/*
-			 * LTTng's packets have one size: a last packet that claims
-			 * more is not cut short, it is corrupt
-			 */
-			if (pk.size > (largest ? largest : PARTIAL_PACKET_MAX * 8)) {
-				cut(c, f, shown, at, "has a corrupt packet (its size)");
-				return false;
-			}
-			cut_partial(c, f, shown, at, s);
-			return false;
-		}
+		/* before a partial packet is made whole: its copy keeps these */
 		if (all_ones(buf, got, &s->events_discarded) ||
 		    all_ones(buf, got, &s->packet_seq_num)) {
 			cut(c, f, shown, at,
@@ -230,6 +219,18 @@ static bool walk_packets(struct ct_trace_check *c, const struct stream *f, const
 		if (all_ones(buf, got, &s->timestamp_begin) ||
 		    all_ones(buf, got, &s->timestamp_end) || (pk.has_times && pk.begin > pk.end)) {
 			cut(c, f, shown, at, "has a corrupt packet (its times)");
+			return false;
+		}
+		if (pk.size / 8 > left) {
+			/*
+			 * LTTng's packets have one size: a last packet that claims
+			 * more is not cut short, it is corrupt
+			 */
+			if (pk.size > (largest ? largest : PARTIAL_PACKET_MAX * 8)) {
+				cut(c, f, shown, at, "has a corrupt packet (its size)");
+				return false;
+			}
+			cut_partial(c, f, shown, at, s);
 			return false;
 		}
 		if (pk.size > largest)
