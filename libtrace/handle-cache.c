@@ -55,13 +55,11 @@ uint32_t handle_cache_stream(struct handle_cache *cache, CUcontext context, CUst
 	return id;
 }
 
+/* The inline lookup found no answer: the cache, once emptied if stale,
+ * cannot hold one either. */
 bool handle_cache_device_miss(struct handle_cache *cache, CUcontext context, uint32_t *device)
 {
 	revalidate(cache);
-	if (context && cache->device_context == context) {
-		*device = cache->device;
-		return true;
-	}
 	if (cuptiGetDeviceId(context, device) != CUPTI_SUCCESS)
 		return false;
 	/* A context's device is fixed for its life; its handle's reuse
@@ -73,6 +71,7 @@ bool handle_cache_device_miss(struct handle_cache *cache, CUcontext context, uin
 	return true;
 }
 
+/* As handle_cache_device_miss: the name is not in the cache. */
 uint64_t handle_cache_kernel_miss(struct handle_cache *cache, const char *name)
 {
 	unsigned slot;
@@ -81,10 +80,6 @@ uint64_t handle_cache_kernel_miss(struct handle_cache *cache, const char *name)
 	if (!name)
 		return 0;
 	revalidate(cache);
-	for (unsigned i = 0; i < HANDLE_CACHE_KERNELS; i++) {
-		if (cache->kernels[i].name == name)
-			return cache->kernels[i].id;
-	}
 	id = names_kernel_id(name);
 	slot = cache->next_kernel++ % HANDLE_CACHE_KERNELS;
 	cache->kernels[slot].name = name;

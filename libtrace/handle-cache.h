@@ -75,7 +75,8 @@ static inline bool handle_cache_current(const struct handle_cache *cache)
 }
 
 /* What handle_cache_device and handle_cache_kernel do when the cache does
- * not answer: CUPTI asked, or the name hashed, and the answer kept. */
+ * not answer (no search again): CUPTI asked, or the name hashed, and the
+ * answer kept. */
 bool handle_cache_device_miss(struct handle_cache *cache, CUcontext context, uint32_t *device);
 uint64_t handle_cache_kernel_miss(struct handle_cache *cache, const char *name);
 
