@@ -29,12 +29,6 @@ TABLE_FIXED(kernel_named, KERNEL_SLOTS);
  * holds nothing. */
 unsigned names_generation;
 
-/* (domain, cbid) as a key of api_named: never 0, the domain is not. */
-static uint64_t api_key(uint8_t domain, uint16_t cbid)
-{
-	return (uint64_t)domain << 16 | cbid;
-}
-
 static void emit_api_name(uint8_t domain, uint16_t cbid, const char *name)
 {
 	lttng_ust_do_tracepoint(cudatrace, api_name,
@@ -53,9 +47,17 @@ static unsigned generation_now(void)
 	return __atomic_load_n(&names_generation, __ATOMIC_ACQUIRE);
 }
 
+/* MEMO, of generation NOW: what it held of an older one is forgotten. */
+static struct names_memo *memo_of(struct names_memo *memo, unsigned now)
+{
+	if (memo->generation != now)
+		*memo = (struct names_memo){ .generation = now };
+	return memo;
+}
+
 void names_note_api_slow(struct names_memo *memo, uint8_t domain, uint16_t cbid, const char *name)
 {
-	uint64_t key = api_key(domain, cbid);
+	uint64_t key = names_api_key(domain, cbid);
 	unsigned now = generation_now();
 
 	if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API)
@@ -75,11 +77,8 @@ void names_note_api_slow(struct names_memo *memo, uint8_t domain, uint16_t cbid,
 			return;
 		}
 	}
-	if (!memo)
-		return;
-	if (memo->generation != now)
-		*memo = (struct names_memo){ .generation = now };
-	memo->api_key = key;
+	if (memo)
+		memo_of(memo, now)->api_key = key;
 }
 
 void names_emit_api(uint8_t domain, uint16_t cbid, const char *name)
@@ -88,7 +87,7 @@ void names_emit_api(uint8_t domain, uint16_t cbid, const char *name)
 		return;
 	if (!lttng_ust_tracepoint_enabled(cudatrace, api_name))
 		return;
-	table_claim(&api_named, api_key(domain, cbid), API_SLOTS);
+	table_claim(&api_named, names_api_key(domain, cbid), API_SLOTS);
 	emit_api_name(domain, cbid, name);
 }
 
@@ -123,11 +122,8 @@ void names_note_kernel_slow(struct names_memo *memo, uint64_t kernel_id, const c
 		                            .name_len = text_length(name),
 		                        });
 	/* a name the full set does not keep is emitted again next time */
-	if (!memo || claim == TABLE_FULL)
-		return;
-	if (memo->generation != now)
-		*memo = (struct names_memo){ .generation = now };
-	memo->kernel_id = kernel_id;
+	if (memo && claim != TABLE_FULL)
+		memo_of(memo, now)->kernel_id = kernel_id;
 }
 
 void names_announce_again(void)

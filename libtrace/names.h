@@ -24,6 +24,13 @@ struct names_memo {
 	uint64_t kernel_id;
 };
 
+/* (domain, cbid) as a key of the set of API names, and of a memo: never 0,
+ * the domain is not. */
+static inline uint64_t names_api_key(uint8_t domain, uint16_t cbid)
+{
+	return (uint64_t)domain << 16 | cbid;
+}
+
 /* Counted up each time the sets of names noted are cleared
  * (names_announce_again); names.c's, read by the memo's inline checks. */
 extern unsigned names_generation;
@@ -46,7 +53,7 @@ void names_note_kernel_slow(struct names_memo *memo, uint64_t kernel_id, const c
 static inline void names_note_api(struct names_memo *memo, uint8_t domain, uint16_t cbid,
                                   const char *name)
 {
-	if (memo && memo->api_key == ((uint64_t)domain << 16 | cbid) && names_memo_current(memo))
+	if (memo && memo->api_key == names_api_key(domain, cbid) && names_memo_current(memo))
 		return;
 	names_note_api_slow(memo, domain, cbid, name);
 }
