@@ -559,10 +559,12 @@ static const char *function_name(GStringChunk *strings, const char *name)
  */
 static size_t name_frame(struct ct_process_stacks *ps, uint64_t address, struct ct_symbol *syms)
 {
-	if (!ct_symbolizer_lookup_symbol(ps->symbolizer, address, true, &syms[0]))
+	const char *object = ct_symbolizer_object(ps->symbolizer, address, true);
+
+	if (!object)
 		return 0;
-	if (is_folded(syms[0].object))
-		return 1;
+	if (is_folded(object))
+		return ct_symbolizer_lookup_symbol(ps->symbolizer, address, true, &syms[0]);
 	return ct_symbolizer_lookup(ps->symbolizer, address, true, syms, INLINE_MAX);
 }
 

@@ -377,8 +377,10 @@ static const char *function_at(struct ct_symbolizer *s, Dwfl_Module *m, Dwarf_Ad
 	return label && label->start >= label_floor ? label->name : NULL;
 }
 
-/* The module of PC, *LOW its base; NULL when none covers it. */
-static Dwfl_Module *module_at(struct ct_symbolizer *s, uint64_t pc, Dwarf_Addr *low)
+/* The module of PC, *LOW its base and *OBJECT its path; NULL when none
+ * covers it. */
+static Dwfl_Module *module_at(struct ct_symbolizer *s, uint64_t pc, Dwarf_Addr *low,
+                              const char **object)
 {
 	Dwfl_Module *m;
 
@@ -386,21 +388,37 @@ static Dwfl_Module *module_at(struct ct_symbolizer *s, uint64_t pc, Dwarf_Addr *
 		report(s);
 	if (!s->dwfl || !(m = dwfl_addrmodule(s->dwfl, pc)))
 		return NULL;
-	dwfl_module_info(m, NULL, low, NULL, NULL, NULL, NULL, NULL);
+	*object = dwfl_module_info(m, NULL, low, NULL, NULL, NULL, NULL, NULL);
 	return m;
+}
+
+/* The address a lookup names: the call before a return address. */
+static uint64_t looked_up(uint64_t address, bool return_address)
+{
+	return return_address && address ? address - 1 : address;
+}
+
+const char *ct_symbolizer_object(struct ct_symbolizer *s, uint64_t address, bool return_address)
+{
+	Dwarf_Addr low;
+	const char *object = NULL;
+
+	module_at(s, looked_up(address, return_address), &low, &object);
+	return object;
 }
 
 bool ct_symbolizer_lookup_symbol(struct ct_symbolizer *s, uint64_t address, bool return_address,
                                  struct ct_symbol *sym)
 {
-	uint64_t pc = return_address && address ? address - 1 : address;
+	uint64_t pc = looked_up(address, return_address);
 	Dwarf_Addr low;
-	Dwfl_Module *m = module_at(s, pc, &low);
+	const char *object;
+	Dwfl_Module *m = module_at(s, pc, &low, &object);
 
 	if (!m)
 		return false;
 	*sym = (struct ct_symbol){
-		.object = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+		.object = object,
 		.function = function_at(s, m, pc),
 		.offset = address - low,
 	};
@@ -410,7 +428,7 @@ bool ct_symbolizer_lookup_symbol(struct ct_symbolizer *s, uint64_t address, bool
 size_t ct_symbolizer_lookup(struct ct_symbolizer *s, uint64_t address, bool return_address,
                             struct ct_symbol *syms, size_t max)
 {
-	uint64_t pc = return_address && address ? address - 1 : address;
+	uint64_t pc = looked_up(address, return_address);
 	struct ct_symbol first = { 0 };
 	Dwfl_Module *m;
 	Dwarf_Addr low;
@@ -418,9 +436,8 @@ size_t ct_symbolizer_lookup(struct ct_symbolizer *s, uint64_t address, bool retu
 	int lineno = 0;
 	size_t n;
 
-	if (!max || !(m = module_at(s, pc, &low)))
+	if (!max || !(m = module_at(s, pc, &low, &first.object)))
 		return 0;
-	first.object = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 	first.offset = address - low;
 	line = dwfl_module_getsrc(m, pc);
 	if (line) {

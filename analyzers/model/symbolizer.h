@@ -39,6 +39,10 @@ void ct_symbolizer_add_object(struct ct_symbolizer *s, uint64_t base, uint64_t s
 void ct_symbolizer_set_build_id(struct ct_symbolizer *s, uint64_t base, const uint8_t *id,
                                 size_t len);
 
+/* The path of the object ADDRESS is in (a return address when
+ * RETURN_ADDRESS), NULL when no object of the process covers it. */
+const char *ct_symbolizer_object(struct ct_symbolizer *s, uint64_t address, bool return_address);
+
 /*
  * What ADDRESS is by its object's symbol table alone, into *SYM: its
  * object, offset and function, no file or line (its debug information is

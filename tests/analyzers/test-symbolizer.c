@@ -136,6 +136,9 @@ static void test_zlib(void **unused)
 	assert_string_equal(sym.function, "inflate");
 	assert_int_equal(sym.offset, (uint64_t)(uintptr_t)dlsym(z, "inflate") + 9 - lib.base);
 	assert_false(ct_symbolizer_lookup_symbol(s, 8, false, &sym));
+	assert_string_equal(ct_symbolizer_object(s, (uint64_t)(uintptr_t)dlsym(z, "inflate"), true),
+	                    lib.path);
+	assert_null(ct_symbolizer_object(s, 8, false));
 	ct_symbolizer_destroy(s);
 	dlclose(z);
 }
