@@ -16,8 +16,8 @@
  * cudatrace (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER), so that CUPTI
  * does not clear megabytes on the program's thread when it asks for one:
  * fresh ones are new anonymous mappings, reused ones are cleared where
- * records were written, on the thread that handed them back, each record
- * once it is read (buffer_completed).
+ * records were written, on the thread that handed them back, a kilobyte or
+ * so at a time as the records are read (buffer_completed).
  */
 #include <pthread.h>
 #include <stdio.h>
