@@ -445,6 +445,9 @@ static void take_record(struct ct_reader *r, struct ct_record *rec)
 		set_fatal(r, rec->fatal.input ? CT_READER_INPUT_ERROR : CT_READER_ERROR, "%s",
 		          rec->fatal.why);
 		break;
+	case CT_RECORD_HELD:
+		CT_ASSERT(!"the merge makes held events whole");
+		break;
 	}
 }
 

@@ -12,6 +12,7 @@
 #include "class-cache.h"
 #include "decode-merge.h"
 #include "common/log.h"
+#include "contract/assert.h"
 #include "stream-groups.h"
 
 /* A group's graph and decoding thread, and the batch the merge reads of it. */
@@ -22,7 +23,11 @@ struct lane {
 	struct ct_trace_graph *graph; /* owned */
 	struct ct_batch *batch;       /* the decoding thread's, being read; NULL: none */
 	size_t next;                  /* its next record */
-	bool over;                    /* the run ended and was joined */
+	/* The CT_RECORD_HELD record of batch being taken, NULL: none; its next held event. */
+	const struct ct_record *holder;
+	uint32_t held_next;
+	struct ct_record whole; /* the held event taken last, made a record */
+	bool over;              /* the run ended and was joined */
 	enum ct_trace_graph_status status;
 	char error[512];
 };
@@ -224,7 +229,7 @@ uint64_t ct_decode_merge_foreign_events(const struct ct_decode_merge *m)
  */
 static bool ready(struct ct_decode_merge *m, struct lane *lane)
 {
-	while (!lane->over && (!lane->batch || lane->next == lane->batch->count)) {
+	while (!lane->over && !lane->holder && (!lane->batch || lane->next == lane->batch->count)) {
 		if (lane->batch)
 			ct_decode_thread_release(lane->dt, lane->batch);
 		lane->batch = ct_decode_thread_next(lane->dt);
@@ -241,8 +246,53 @@ static bool ready(struct ct_decode_merge *m, struct lane *lane)
 	return !lane->over;
 }
 
+/*
+ * The next held event of LANE's holder as the record the decoding thread
+ * would have made of it: an event of its own at the holder's place, of
+ * its trace and origin (unchanged after the first).
+ */
+static struct ct_record *take_held(struct lane *lane)
+{
+	const struct ct_record *holder = lane->holder;
+	const struct ct_held_event *h = &lane->batch->held[holder->held.first + lane->held_next];
+	struct ct_record *rec = &lane->whole;
+
+	rec->kind = CT_RECORD_EVENT;
+	rec->decoded = true;
+	rec->at_ns = holder->at_ns;
+	rec->origin = holder->origin;
+	if (lane->held_next) {
+		rec->origin.changed = false;
+		rec->origin.hostname = rec->origin.procname = NULL;
+	}
+	memset(&rec->ev, 0, sizeof(rec->ev));
+	rec->ev.type = h->type;
+	rec->ev.time_ns = h->time_ns;
+	rec->ev.trace = holder->ev.trace;
+	switch (h->type) {
+	case CT_EV_GPU_MEMCPY_TIMES:
+		rec->ev.u.gpu_memcpy_times = h->u.gpu_memcpy_times;
+		break;
+	case CT_EV_GPU_KERNEL_TIMES:
+		rec->ev.u.gpu_kernel_times = h->u.gpu_kernel_times;
+		break;
+	case CT_EV_GPU_KERNEL_SHAPED:
+		rec->ev.u.gpu_kernel_shaped = h->u.gpu_kernel_shaped;
+		break;
+	case CT_EV_REPEAT:
+		rec->ev.u.repeat = h->u.repeat;
+		break;
+	default:
+		CT_ASSERT(!"a held event of another type");
+	}
+	if (++lane->held_next == holder->held.count)
+		lane->holder = NULL;
+	return rec;
+}
+
 struct ct_record *ct_decode_merge_next(struct ct_decode_merge *m)
 {
+	struct ct_record *rec;
 	struct lane *best = NULL;
 	int64_t best_ns = 0;
 
@@ -257,7 +307,7 @@ struct ct_record *ct_decode_merge_next(struct ct_decode_merge *m)
 				return NULL;
 			continue;
 		}
-		at = lane->batch->records[lane->next].at_ns;
+		at = lane->holder ? lane->holder->at_ns : lane->batch->records[lane->next].at_ns;
 		/* strictly earlier: a tie goes to the group that comes first */
 		if (!best || at < best_ns) {
 			best = lane;
@@ -266,8 +316,16 @@ struct ct_record *ct_decode_merge_next(struct ct_decode_merge *m)
 	}
 	if (!best)
 		return NULL;
-	best->batch->records[best->next].lane = (uint32_t)(best - m->lanes);
-	return &best->batch->records[best->next++];
+	if (!best->holder) {
+		rec = &best->batch->records[best->next++];
+		rec->lane = (uint32_t)(best - m->lanes);
+		if (rec->kind != CT_RECORD_HELD)
+			return rec;
+		best->holder = rec;
+		best->held_next = 0;
+		best->whole.lane = rec->lane;
+	}
+	return take_held(best);
 }
 
 void ct_decode_merge_stop(struct ct_decode_merge *m)
@@ -286,6 +344,7 @@ enum ct_trace_graph_status ct_decode_merge_join(struct ct_decode_merge *m, char 
 		if (lane->batch && !lane->over)
 			ct_decode_thread_release(lane->dt, lane->batch);
 		lane->batch = NULL;
+		lane->holder = NULL;
 		if (lane->over)
 			continue;
 		lane->over = true;

@@ -58,7 +58,10 @@ const char *ct_decode_merge_damage(const struct ct_decode_merge *merge);
 
 /*
  * The next record in time order, waiting for it; valid until the next
- * call. NULL at the end of the pass, or once stopped.
+ * call. NULL at the end of the pass, or once stopped. Never a
+ * CT_RECORD_HELD: each of the events such a record holds is made a
+ * CT_RECORD_EVENT of its own here, on the reading thread, as the decoding
+ * thread once made them.
  */
 struct ct_record *ct_decode_merge_next(struct ct_decode_merge *merge);
 

@@ -77,12 +77,17 @@ static void flush(struct ct_decode_thread *dt)
 	dt->filling = NULL;
 }
 
-/* The batch being filled: an empty one, waiting for it when all are in use. */
-static struct ct_batch *filling(struct ct_decode_thread *dt, size_t seq_room)
+/*
+ * The batch being filled, with room for a record, SEQ_ROOM sequence
+ * elements and HELD_ROOM held events: an empty one, waiting for it when all
+ * are in use.
+ */
+static struct ct_batch *filling(struct ct_decode_thread *dt, size_t seq_room, size_t held_room)
 {
 	struct ct_batch *b = dt->filling;
 
-	if (b && (b->count == CT_DECODE_BATCH || b->seq_used > CT_DECODE_BATCH_SEQ - seq_room)) {
+	if (b && (b->count == CT_DECODE_BATCH || b->seq_used > CT_DECODE_BATCH_SEQ - seq_room ||
+	          b->held_used > CT_DECODE_BATCH_HELD - held_room)) {
 		flush(dt);
 		b = NULL;
 	}
@@ -92,6 +97,7 @@ static struct ct_batch *filling(struct ct_decode_thread *dt, size_t seq_room)
 		b->count = 0;
 		b->foreign_events = 0;
 		b->seq_used = 0;
+		b->held_used = 0;
 		g_string_chunk_clear(b->strings);
 		dt->filling = b;
 	}
@@ -105,7 +111,7 @@ static struct ct_batch *filling(struct ct_decode_thread *dt, size_t seq_room)
 static struct ct_record *new_record(struct ct_decode_thread *dt, enum ct_record_kind kind,
                                     size_t seq_room, struct ct_batch **batch)
 {
-	struct ct_batch *b = filling(dt, seq_room);
+	struct ct_batch *b = filling(dt, seq_room, 0);
 	struct ct_record *rec = &b->records[b->count++];
 
 	rec->kind = kind;
@@ -184,57 +190,80 @@ static void decode_ust_statedump(struct ct_decode_thread *dt,
 }
 
 /*
- * The record the next of the events a batch-like event holds is read
- * into, in place (an event is some hundred bytes: copying each one made
- * the decoding of a loop's runs half as fast again), with its event
- * zeroed; *BATCH is the batch it is in. held_unused gives it back when
- * there is no next event.
+ * The events a batch-like event holds, as they are read: the CT_RECORD_HELD
+ * record that takes them, in the batch being filled, and the origin they
+ * share. A batch that has no room for the next one is handed over, and a
+ * record in the next batch takes the rest.
  */
-static struct ct_record *held_record(struct ct_decode_thread *dt, struct ct_batch **batch)
-{
-	struct ct_record *rec = new_record(dt, CT_RECORD_EVENT, 0, batch);
-
-	memset(&rec->ev, 0, sizeof(rec->ev));
-	return rec;
-}
-
-static void held_unused(struct ct_batch *batch)
-{
-	batch->count--;
-}
+struct held_reading {
+	const struct ct_event_class_info *info;
+	const bt_event *event;
+	int64_t at_ns;                 /* the event's place in time */
+	int64_t vtid;                  /* the events' thread, when not 0 (a repeat_run's tid) */
+	struct ct_batch *batch;        /* rec's; NULL before the first event */
+	struct ct_record *rec;         /* in batch */
+	struct ct_event_origin origin; /* the first record's, unchanged for the next */
+};
 
 /*
- * REC, read from a batch-like EVENT (a gpu_batch, a repeat_run) as an
- * event at TIME_NS, placed where EVENT is (AT_NS). The first one reads the
- * origin from EVENT's context (its thread VTID when not 0), the others
- * take it from *ORIGIN unchanged.
+ * Where the next held event is read into: room in the batch being
+ * filled, the next record's batch when it has none. Nothing is counted
+ * until held_keep.
  */
-static void held_read(struct ct_decode_thread *dt, const struct ct_event_class_info *info,
-                      const bt_event *event, struct ct_record *rec, struct ct_batch *b,
-                      int64_t time_ns, int64_t at_ns, int64_t vtid, struct ct_event_origin *origin,
-                      bool *first)
+static struct ct_held_event *held_next(struct ct_decode_thread *dt, struct held_reading *hr)
 {
-	rec->decoded = true;
-	rec->ev.time_ns = time_ns;
-	rec->ev.trace = info->trace;
-	rec->at_ns = place(dt, at_ns);
-	if (!*first) {
-		rec->origin = *origin;
-		return;
+	struct ct_batch *b = hr->batch;
+
+	if (!b || b != dt->filling || b->held_used == CT_DECODE_BATCH_HELD) {
+		b = filling(dt, 0, 1);
+		if (b != hr->batch)
+			hr->rec = NULL;
 	}
-	*first = false;
-	ct_decoder_origin(&dt->decoder, info, bt_event_borrow_common_context_field_const(event),
-	                  true, b->strings, &rec->origin);
-	if (vtid)
-		rec->origin.vtid = vtid;
-	*origin = rec->origin;
-	/* the same origin again: nothing changed, no string to copy */
-	origin->changed = false;
-	origin->hostname = origin->procname = NULL;
+	return &b->held[b->held_used];
 }
 
 /*
- * A gpu_batch: a record for each kernel and copy it holds, the
+ * Keeps the held event just read (held_next), in a new record when the
+ * batch has none of this event's yet. The first record reads the origin
+ * from the event's context; those in the next batches have it again,
+ * unchanged. Read only now: the decoder notes every origin it reads as
+ * the last one.
+ */
+static void held_keep(struct ct_decode_thread *dt, struct held_reading *hr)
+{
+	struct ct_batch *b = dt->filling;
+	struct ct_record *rec = hr->rec;
+
+	if (!rec) {
+		rec = &b->records[b->count++];
+		rec->kind = CT_RECORD_HELD;
+		rec->decoded = true;
+		rec->at_ns = place(dt, hr->at_ns);
+		rec->ev.trace = hr->info->trace;
+		rec->held.first = (uint32_t)b->held_used;
+		rec->held.count = 0;
+		if (!hr->batch) {
+			ct_decoder_origin(&dt->decoder, hr->info,
+			                  bt_event_borrow_common_context_field_const(hr->event),
+			                  true, b->strings, &rec->origin);
+			if (hr->vtid)
+				rec->origin.vtid = hr->vtid;
+			hr->origin = rec->origin;
+			/* the same origin again: nothing changed, no string to copy */
+			hr->origin.changed = false;
+			hr->origin.hostname = hr->origin.procname = NULL;
+		} else {
+			rec->origin = hr->origin;
+		}
+		hr->batch = b;
+		hr->rec = rec;
+	}
+	b->held_used++;
+	rec->held.count++;
+}
+
+/*
+ * A gpu_batch: a held event for each kernel and copy it holds, the
  * gpu_memcpy_times, gpu_kernel_times or gpu_kernel_shaped it stands for
  * at the batch's time, as if the tracer had written them one by one.
  */
@@ -242,20 +271,14 @@ static void decode_gpu_batch(struct ct_decode_thread *dt, const struct ct_event_
                              const bt_message *msg, const bt_event *event)
 {
 	int64_t time = ct_decoder_time(&dt->decoder, info, msg);
-	struct ct_event_origin origin = { 0 };
+	struct held_reading hr = { .info = info, .event = event, .at_ns = time };
 	struct ct_gpu_batch batch;
-	bool first = true;
+	struct ct_held_event *h;
 
 	ct_gpu_batch_open(&batch, info, event);
-	for (;;) {
-		struct ct_batch *b;
-		struct ct_record *rec = held_record(dt, &b);
-
-		if (!ct_gpu_batch_next(&batch, &rec->ev)) {
-			held_unused(b);
-			return;
-		}
-		held_read(dt, info, event, rec, b, time, time, 0, &origin, &first);
+	while (ct_gpu_batch_next(&batch, (h = held_next(dt, &hr)))) {
+		h->time_ns = time;
+		held_keep(dt, &hr);
 	}
 }
 
@@ -267,23 +290,14 @@ static void decode_gpu_batch(struct ct_decode_thread *dt, const struct ct_event_
 static void decode_repeat_run(struct ct_decode_thread *dt, const struct ct_event_class_info *info,
                               const bt_message *msg, const bt_event *event)
 {
-	int64_t run_time = ct_decoder_time(&dt->decoder, info, msg);
-	struct ct_event_origin origin = { 0 };
+	struct held_reading hr = { .info = info, .event = event };
 	struct ct_repeat_run run;
-	int64_t time;
-	bool first = true;
 
+	hr.at_ns = ct_decoder_time(&dt->decoder, info, msg);
 	ct_repeat_run_open(&run, info, event);
-	for (;;) {
-		struct ct_batch *b;
-		struct ct_record *rec = held_record(dt, &b);
-
-		if (!ct_repeat_run_next(&run, &rec->ev, &time)) {
-			held_unused(b);
-			return;
-		}
-		held_read(dt, info, event, rec, b, time, run_time, run.tid, &origin, &first);
-	}
+	hr.vtid = run.tid;
+	while (ct_repeat_run_next(&run, held_next(dt, &hr)))
+		held_keep(dt, &hr);
 }
 
 static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
@@ -298,7 +312,7 @@ static void decode_event(struct ct_decode_thread *dt, const bt_message *msg)
 	if (!info)
 		return;
 	if (info->type == CT_EV_NONE) {
-		filling(dt, 0)->foreign_events++;
+		filling(dt, 0, 0)->foreign_events++;
 		if (info->ust_statedump)
 			decode_ust_statedump(dt, info, msg, event);
 		return;

@@ -34,6 +34,7 @@
 
 #include "class-cache.h"
 #include "event-decoder.h"
+#include "held-event.h"
 #include "common/event.h"
 #include "trace-graph.h"
 #include "ust-statedump.h"
@@ -48,12 +49,29 @@
  */
 #define CT_DECODE_BATCH   2048
 #define CT_DECODE_BATCHES 8
+/*
+ * Held events (held-event.h) a batch holds. A flush of a loop's GPU records
+ * is tens of thousands of them at one place in time, merged after the
+ * calls before it: while the reading thread takes those calls, the GPU
+ * records' thread runs ahead as far as its batches hold, then waits. At
+ * 48 bytes, the batches hold 64 Ki of them, about a flush of the copy
+ * loop's (bench/loop-bench.sh); with 2048 whole records a batch the
+ * decoding threads took turns.
+ */
+#define CT_DECODE_BATCH_HELD 8192
 /* Sequence elements (call stacks' frames) a batch holds: a batch that has
  * no room left for a whole sequence is handed over before it is full. */
 #define CT_DECODE_BATCH_SEQ (32 * CT_STACK_FRAMES_MAX)
 
 enum ct_record_kind {
-	CT_RECORD_EVENT,         /* one of ours: ev, origin, decoded */
+	CT_RECORD_EVENT, /* one of ours: ev, origin, decoded */
+	/*
+	 * Events a batch-like event holds, those of held in the batch's held:
+	 * ev's trace and origin are theirs, and each is an event of its own
+	 * at the record's place. The reading thread never sees one: the merge
+	 * makes each held event a CT_RECORD_EVENT (decode-merge.h).
+	 */
+	CT_RECORD_HELD,
 	CT_RECORD_UST_STATEDUMP, /* lttng-ust's statedump, for the call stacks: statedump */
 	CT_RECORD_LOSS,          /* LTTng lost events or packets: loss */
 	CT_RECORD_STOPPED,       /* a stream ends in data that cannot be decoded */
@@ -84,6 +102,9 @@ struct ct_record {
 		struct ct_ust_statedump_record statedump; /* its strings in the batch's */
 	};
 	struct {
+		uint32_t first, count; /* in the batch's held; count > 0 */
+	} held;
+	struct {
 		int64_t time_ns; /* INT64_MIN when the stream does not say */
 		uint64_t events, packets;
 	} loss;
@@ -100,6 +121,8 @@ struct ct_batch {
 	GStringChunk *strings;             /* the records' strings */
 	size_t seq_used;                   /* elements of seq the records hold */
 	uint64_t seq[CT_DECODE_BATCH_SEQ]; /* the elements of the records' sequences */
+	size_t held_used;                  /* of held */
+	struct ct_held_event held[CT_DECODE_BATCH_HELD]; /* the CT_RECORD_HELD records' */
 };
 
 struct ct_decode_thread;

@@ -98,13 +98,13 @@ struct common {
 	uint32_t correlation_id, context;
 };
 
-/* Record C of kind K, the J-th of its kind, into EV's payload. */
+/* Record C of kind K, the J-th of its kind, into H's payload. */
 static void read_record(const struct ct_gpu_batch *batch, enum ct_gpu_record k, uint64_t j,
-                        struct common c, struct ct_event *ev)
+                        struct common c, struct ct_held_event *h)
 {
 	switch (k) {
 	case CT_GPU_RECORD_COPY:
-		ev->u.gpu_memcpy_times = (struct ct_ev_gpu_memcpy_times){
+		h->u.gpu_memcpy_times = (struct ct_ev_gpu_memcpy_times){
 			.start = c.start,
 			.end = c.end,
 			.correlation_id = c.correlation_id,
@@ -116,7 +116,7 @@ static void read_record(const struct ct_gpu_batch *batch, enum ct_gpu_record k, 
 		};
 		break;
 	case CT_GPU_RECORD_KERNEL:
-		ev->u.gpu_kernel_times = (struct ct_ev_gpu_kernel_times){
+		h->u.gpu_kernel_times = (struct ct_ev_gpu_kernel_times){
 			.start = c.start,
 			.end = c.end,
 			.correlation_id = c.correlation_id,
@@ -127,7 +127,7 @@ static void read_record(const struct ct_gpu_batch *batch, enum ct_gpu_record k, 
 		};
 		break;
 	case CT_GPU_RECORD_KERNEL_SHAPED:
-		ev->u.gpu_kernel_shaped = (struct ct_ev_gpu_kernel_shaped){
+		h->u.gpu_kernel_shaped = (struct ct_ev_gpu_kernel_shaped){
 			.start = c.start,
 			.end = c.end,
 			.correlation_id = c.correlation_id,
@@ -138,7 +138,7 @@ static void read_record(const struct ct_gpu_batch *batch, enum ct_gpu_record k, 
 	}
 }
 
-bool ct_gpu_batch_next(struct ct_gpu_batch *batch, struct ct_event *ev)
+bool ct_gpu_batch_next(struct ct_gpu_batch *batch, struct ct_held_event *h)
 {
 	while (batch->next < batch->count) {
 		uint64_t i = batch->next++;
@@ -162,8 +162,8 @@ bool ct_gpu_batch_next(struct ct_gpu_batch *batch, struct ct_event *ev)
 		c.end = c.start + element(batch, CT_GPU_BATCH_DURATION, i);
 		c.correlation_id = (uint32_t)element(batch, CT_GPU_BATCH_CORRELATION_ID, i);
 		c.context = batch->context;
-		ev->type = kind_event[k];
-		read_record(batch, (enum ct_gpu_record)k, j, c, ev);
+		h->type = kind_event[k];
+		read_record(batch, (enum ct_gpu_record)k, j, c, h);
 		return true;
 	}
 	return false;

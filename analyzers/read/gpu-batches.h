@@ -8,7 +8,7 @@
  * (event-decoder.h: CT_READ_COLUMN).
  *
  *	ct_gpu_batch_open(&batch, info, event);
- *	while (ct_gpu_batch_next(&batch, &ev))
+ *	while (ct_gpu_batch_next(&batch, &held))
  *		...
  */
 #ifndef CUDATRACE_ANALYZERS_GPU_BATCHES_H
@@ -20,7 +20,7 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "event-decoder.h"
-#include "common/event.h"
+#include "held-event.h"
 
 enum ct_gpu_batch_column {
 	/* one element a record */
@@ -61,13 +61,13 @@ void ct_gpu_batch_open(struct ct_gpu_batch *batch, const struct ct_event_class_i
                        const bt_event *event);
 
 /*
- * The next record as the event it stands for, into EV: its type and
- * payload; EV's other members are left as they are. False after the last
+ * The next record as the event it stands for, into H: its type and
+ * payload; its time is the caller's (the batch's). False after the last
  * record, or at one whose columns are short (a damaged event: the rest is
  * not read). A record of a kind this reader does not know is skipped, and
  * so is one whose event the class's reader does not decode (its
  * batch_decode): its host event may not be decoded either.
  */
-bool ct_gpu_batch_next(struct ct_gpu_batch *batch, struct ct_event *ev);
+bool ct_gpu_batch_next(struct ct_gpu_batch *batch, struct ct_held_event *h);
 
 #endif

@@ -64,20 +64,20 @@ void ct_repeat_run_open(struct ct_repeat_run *run, const struct ct_event_class_i
 		CT_ASSERT(run->column[c]);
 }
 
-bool ct_repeat_run_next(struct ct_repeat_run *run, struct ct_event *ev, int64_t *time_ns)
+bool ct_repeat_run_next(struct ct_repeat_run *run, struct ct_held_event *h)
 {
 	uint64_t exit;
 
 	if (run->next >= run->count)
 		return false;
 	exit = ct_sat_add_u64(run->base, element(run, CT_REPEAT_RUN_EXIT, run->next));
-	ev->type = CT_EV_REPEAT;
-	ev->u.repeat.shape = element(run, CT_REPEAT_RUN_SHAPE, run->next);
-	ev->u.repeat.correlation_id =
+	h->type = CT_EV_REPEAT;
+	h->u.repeat.shape = element(run, CT_REPEAT_RUN_SHAPE, run->next);
+	h->u.repeat.correlation_id =
 	    (uint32_t)element(run, CT_REPEAT_RUN_CORRELATION_ID, run->next);
 	/* the low bits of its entry, as a repeat of its own would say */
-	ev->u.repeat.entry_low = (uint32_t)(exit - element(run, CT_REPEAT_RUN_DURATION, run->next));
-	*time_ns = ct_sat_i64(exit);
+	h->u.repeat.entry_low = (uint32_t)(exit - element(run, CT_REPEAT_RUN_DURATION, run->next));
+	h->time_ns = ct_sat_i64(exit);
 	run->next++;
 	return true;
 }

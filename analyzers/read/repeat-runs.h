@@ -8,7 +8,7 @@
  * event's columns of different lengths are read up to the shortest.
  *
  *	ct_repeat_run_open(&run, info, event);
- *	while (ct_repeat_run_next(&run, &ev, &time_ns))
+ *	while (ct_repeat_run_next(&run, &held))
  *		...
  */
 #ifndef CUDATRACE_ANALYZERS_REPEAT_RUNS_H
@@ -20,7 +20,7 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "event-decoder.h"
-#include "common/event.h"
+#include "held-event.h"
 
 enum ct_repeat_run_column {
 	CT_REPEAT_RUN_SHAPE,
@@ -42,8 +42,8 @@ struct ct_repeat_run {
 void ct_repeat_run_open(struct ct_repeat_run *run, const struct ct_event_class_info *info,
                         const bt_event *event);
 
-/* The next repeat in EV (zeroed by the caller: its type and payload are
- * set; its time in *TIME_NS), false when none is left. */
-bool ct_repeat_run_next(struct ct_repeat_run *run, struct ct_event *ev, int64_t *time_ns);
+/* The next repeat in H (its type, time and payload: every member), false
+ * when none is left. */
+bool ct_repeat_run_next(struct ct_repeat_run *run, struct ct_held_event *h);
 
 #endif
