@@ -37,6 +37,7 @@ struct ct_decode_merge {
 	struct lane *lanes;              /* owned */
 	size_t count;
 	struct lane *failed; /* the run that ended in an error, which ends the pass */
+	struct lane *taking; /* the lane whose held events were taken last */
 	size_t traces;       /* read, in whole or in part */
 	GString *damage;     /* owned */
 	uint64_t foreign_events;
@@ -298,6 +299,13 @@ struct ct_record *ct_decode_merge_next(struct ct_decode_merge *m)
 
 	if (m->failed)
 		return NULL;
+	/*
+	 * The lane whose held events are being taken stays the earliest
+	 * until they are all taken: they share its place in time, and the
+	 * other lanes' next records, which were not before it, did not move.
+	 */
+	if (m->taking && m->taking->holder)
+		return take_held(m->taking);
 	for (size_t i = 0; i < m->count; i++) {
 		struct lane *lane = &m->lanes[i];
 		int64_t at;
@@ -325,6 +333,7 @@ struct ct_record *ct_decode_merge_next(struct ct_decode_merge *m)
 		best->held_next = 0;
 		best->whole.lane = rec->lane;
 	}
+	m->taking = best;
 	return take_held(best);
 }
 
