@@ -3,6 +3,7 @@
  * corr-map.c - a direct-mapped map of entries by correlation id, its slots
  * in an array (see corr-map.h).
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "contract/assert.h"
@@ -22,25 +23,23 @@ void ct_corr_map_init(struct ct_corr_map *map, size_t entry_size)
 	CT_ASSERT(entry_size >= sizeof(struct ct_corr_entry));
 	*map = (struct ct_corr_map){
 		.slots = g_new0(void *, CT_CORR_MAP_INITIAL),
-		/* room for the free list's link */
-		.entry_size = MAX(entry_size, sizeof(void *)),
+		.blocks = g_ptr_array_new_with_free_func(g_free),
+		/* room for the free list's link, and each entry aligned as the first */
+		.entry_size = (MAX(entry_size, sizeof(void *)) + _Alignof(max_align_t) - 1) /
+		              _Alignof(max_align_t) * _Alignof(max_align_t),
+		.carved = CT_CORR_MAP_BLOCK,
 		.capacity = CT_CORR_MAP_INITIAL,
 	};
 }
 
 void ct_corr_map_release(struct ct_corr_map *map)
 {
-	for (size_t i = 0; map->slots && i < map->capacity; i++)
-		g_free(map->slots[i]);
 	g_free(map->slots);
 	if (map->aside)
-		g_hash_table_destroy(map->aside); /* its value destructor frees them */
-	while (map->free) {
-		void *next = *(void **)map->free;
-
-		g_free(map->free);
-		map->free = next;
-	}
+		g_hash_table_destroy(map->aside);
+	/* every entry, waiting or free, is in a block */
+	if (map->blocks)
+		g_ptr_array_free(map->blocks, TRUE);
 	*map = (struct ct_corr_map){ 0 };
 }
 
@@ -129,19 +128,26 @@ static void replace_aside(struct ct_corr_map *map, uint32_t id)
 static void set_aside(struct ct_corr_map *map, struct ct_corr_entry *entry)
 {
 	if (!map->aside)
-		map->aside = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+		map->aside = g_hash_table_new(g_direct_hash, g_direct_equal);
 	replace_aside(map, entry->correlation_id);
 	g_hash_table_insert(map->aside, GUINT_TO_POINTER(entry->correlation_id), entry);
 }
 
-/* A zeroed entry, from the free list if it has one. */
+/* A zeroed entry: from the free list if it has one, else the next of the last block. */
 static struct ct_corr_entry *fresh_entry(struct ct_corr_map *map)
 {
 	void *entry = map->free;
 
-	if (!entry)
-		return g_malloc0(map->entry_size);
-	map->free = *(void **)entry;
+	if (entry) {
+		map->free = *(void **)entry;
+	} else {
+		if (map->carved == CT_CORR_MAP_BLOCK) {
+			g_ptr_array_add(map->blocks, g_malloc(map->entry_size * CT_CORR_MAP_BLOCK));
+			map->carved = 0;
+		}
+		entry = (char *)g_ptr_array_index(map->blocks, map->blocks->len - 1) +
+		        map->entry_size * map->carved++;
+	}
 	memset(entry, 0, map->entry_size);
 	return entry;
 }

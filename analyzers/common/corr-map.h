@@ -22,11 +22,12 @@
  * the entries set aside go back to their slots where they can; at the
  * maximum, the occupant is given up instead. So a few entries whose
  * record never comes do not make the map grow, and a sparse run of ids
- * does. Entries that no longer wait are kept on a free list for the next
- * ones: an operation costs no allocation, and no hashing while none is
- * set aside, a few instructions where a GHashTable of allocated entries
- * cost about a thousand. So memory is bounded by the work in flight, never by the
- * length of the trace.
+ * does. Entries are carved from blocks of CT_CORR_MAP_BLOCK, side by side
+ * in the order they were made, and those that no longer wait are kept on a
+ * free list for the next ones: an operation costs no allocation, and no
+ * hashing while none is set aside, a few instructions where a GHashTable
+ * of allocated entries cost about a thousand. So memory is bounded by the
+ * work in flight, never by the length of the trace.
  *
  * Entries are structs of the caller's that begin with a struct
  * ct_corr_entry; the map owns them.
@@ -46,8 +47,10 @@ struct ct_corr_entry {
 };
 
 struct ct_corr_map {
-	void **slots; /* slot -> the entry in it, or NULL; owned, as the entries */
-	void *free;   /* entries that wait no more, linked through their first bytes */
+	void **slots;      /* slot -> the entry in it, or NULL; owned */
+	GPtrArray *blocks; /* the blocks the entries are carved from; owned */
+	size_t carved;     /* entries carved from the last block */
+	void *free;        /* entries that wait no more, linked through their first bytes */
 	size_t entry_size;
 	size_t capacity;   /* slots, a power of two */
 	size_t waiting;    /* entries in the slots and set aside */
@@ -58,6 +61,8 @@ struct ct_corr_map {
 /* Slots to begin with and at most. */
 #define CT_CORR_MAP_INITIAL 1024u
 #define CT_CORR_MAP_MAX     (1u << 20)
+/* Entries a block holds. */
+#define CT_CORR_MAP_BLOCK 1024u
 
 /*
  * How long an entry may wait for its record before a newcomer may take
