@@ -16,9 +16,6 @@
 #include "common/series.h"
 #include "common/saturate.h"
 
-/* Entries left behind the head before they are dropped. */
-#define DROP_MIN 256u
-
 /* ------------------------------------------------------ busy series */
 
 static void series_init(struct ct_busy_series *s, size_t capacity)
@@ -88,12 +85,12 @@ static void series_add(struct ct_busy_series *s, int64_t start, int64_t end)
 
 static size_t probe_count(const struct ct_gpu_timeline *tl)
 {
-	return tl->probes->len - tl->probe_head;
+	return ct_ring_count(&tl->probes);
 }
 
 static struct ct_gpu_probe *probe_at(const struct ct_gpu_timeline *tl, size_t i)
 {
-	return &g_array_index(tl->probes, struct ct_gpu_probe, tl->probe_head + i);
+	return ct_ring_at(&tl->probes, i);
 }
 
 static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
@@ -116,21 +113,11 @@ static void probes_credit(struct ct_gpu_timeline *tl, int64_t start, int64_t end
 	}
 }
 
-/* Drops the first HEAD entries of ARRAY, the ones already taken, once they are half of it. */
-static void drop_taken(GArray *array, size_t *head)
-{
-	if (*head >= DROP_MIN && *head * 2 >= array->len) {
-		g_array_remove_range(array, 0, (guint)*head);
-		*head = 0;
-	}
-}
-
 static void probe_answer_front(struct ct_gpu_timeline *tl)
 {
 	struct ct_gpu_probe probe = *probe_at(tl, 0);
 
-	tl->probe_head++;
-	drop_taken(tl->probes, &tl->probe_head);
+	ct_ring_drop_front(&tl->probes);
 	probe.answer(probe.data, &probe);
 }
 
@@ -213,12 +200,12 @@ static void merge(struct ct_gpu_timeline *tl, int64_t start, int64_t end)
 
 static size_t waiting_count(const struct ct_gpu_timeline *tl)
 {
-	return tl->waiting->len - tl->waiting_head;
+	return ct_ring_count(&tl->waiting);
 }
 
 static struct ct_gpu_interval *waiting_at(const struct ct_gpu_timeline *tl, size_t i)
 {
-	return &g_array_index(tl->waiting, struct ct_gpu_interval, tl->waiting_head + i);
+	return ct_ring_at(&tl->waiting, i);
 }
 
 /* Inserts in start order, from the back; equal starts keep their order of arrival. */
@@ -227,7 +214,7 @@ static void waiting_push(struct ct_gpu_timeline *tl, int64_t start, int64_t end)
 	struct ct_gpu_interval interval = { start, end };
 	size_t i;
 
-	g_array_append_val(tl->waiting, interval);
+	ct_ring_push(&tl->waiting);
 	for (i = waiting_count(tl) - 1; i > 0 && waiting_at(tl, i - 1)->start > start; i--)
 		*waiting_at(tl, i) = *waiting_at(tl, i - 1);
 	*waiting_at(tl, i) = interval;
@@ -238,8 +225,7 @@ static void merge_earliest(struct ct_gpu_timeline *tl)
 {
 	struct ct_gpu_interval next = *waiting_at(tl, 0);
 
-	tl->waiting_head++;
-	drop_taken(tl->waiting, &tl->waiting_head);
+	ct_ring_drop_front(&tl->waiting);
 	merge(tl, next.start, next.end);
 }
 
@@ -249,17 +235,15 @@ void ct_gpu_timeline_init(struct ct_gpu_timeline *tl, size_t series_points)
 {
 	memset(tl, 0, sizeof(*tl));
 	tl->window_ns = CT_GPU_REORDER_MIN_NS;
-	tl->waiting = g_array_new(FALSE, FALSE, sizeof(struct ct_gpu_interval));
-	tl->probes = g_array_new(FALSE, FALSE, sizeof(struct ct_gpu_probe));
+	ct_ring_init(&tl->waiting, sizeof(struct ct_gpu_interval));
+	ct_ring_init(&tl->probes, sizeof(struct ct_gpu_probe));
 	series_init(&tl->series, series_points);
 }
 
 void ct_gpu_timeline_release(struct ct_gpu_timeline *tl)
 {
-	if (tl->waiting)
-		g_array_unref(tl->waiting);
-	if (tl->probes)
-		g_array_unref(tl->probes);
+	ct_ring_release(&tl->waiting);
+	ct_ring_release(&tl->probes);
 	if (tl->series.busy)
 		g_array_unref(tl->series.busy);
 	memset(tl, 0, sizeof(*tl));
@@ -338,7 +322,7 @@ void ct_gpu_timeline_probe(struct ct_gpu_timeline *tl, int64_t start, int64_t en
 	/* what was merged before the probe arrived counts too */
 	probe.busy_ns = merged_busy(tl, start, end);
 	/* insertion from the back: probes arrive nearly in start order */
-	g_array_append_val(tl->probes, probe);
+	ct_ring_push(&tl->probes);
 	for (i = probe_count(tl) - 1; i > 0 && probe_at(tl, i - 1)->start > start; i--)
 		*probe_at(tl, i) = *probe_at(tl, i - 1);
 	*probe_at(tl, i) = probe;

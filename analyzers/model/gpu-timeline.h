@@ -34,6 +34,8 @@
 
 #include <glib.h>
 
+#include "common/ring.h"
+
 /* Intervals held for reordering at most. */
 #define CT_GPU_REORDER_MAX 16384u
 /* The smallest reorder window, ns. */
@@ -73,13 +75,8 @@ struct ct_busy_series {
 };
 
 struct ct_gpu_timeline {
-	/*
-	 * Waiting intervals, struct ct_gpu_interval sorted by start, from
-	 * waiting_head on (the ones before were merged, and are dropped from
-	 * time to time). Owned.
-	 */
-	GArray *waiting;
-	size_t waiting_head;
+	/* Waiting intervals, struct ct_gpu_interval sorted by start. */
+	struct ct_ring waiting;
 
 	int64_t newest_start; /* largest start added */
 	int64_t window_ns;    /* reorder window */
@@ -101,9 +98,8 @@ struct ct_gpu_timeline {
 	size_t recent_count;
 	struct ct_busy_series series;
 
-	/* Waiting probes, struct ct_gpu_probe sorted by start, from probe_head on. Owned. */
-	GArray *probes;
-	size_t probe_head;
+	/* Waiting probes, struct ct_gpu_probe sorted by start. */
+	struct ct_ring probes;
 };
 
 /* SERIES_POINTS: buckets of the busy series (>= 2). */

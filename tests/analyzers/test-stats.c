@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "common/corr-map.h"
+#include "common/ring.h"
 #include "model/gpu-timeline.h"
 #include "common/stats.h"
 
@@ -145,7 +146,7 @@ static void test_timeline_window(void **unused)
 	ct_gpu_timeline_init(&tl, 64);
 	for (int64_t i = 0; i < n; i++)
 		ct_gpu_timeline_add(&tl, 1000 + i * 100, 1000 + i * 100 + 60);
-	assert_true(tl.waiting->len - tl.waiting_head <= CT_GPU_REORDER_MAX);
+	assert_true(ct_ring_count(&tl.waiting) <= CT_GPU_REORDER_MAX);
 	ct_gpu_timeline_finish(&tl);
 	assert_int_equal(tl.busy_ns, n * 60);
 	assert_int_equal(tl.gap_count, n - 1);
@@ -182,6 +183,31 @@ static void test_timeline_disorder(void **unused)
 	assert_int_equal(tl.gap_count, 109);
 	assert_int_equal(tl.busy_ns, 110 * ms / 2 + ms / 4);
 	ct_gpu_timeline_release(&tl);
+}
+
+/* A ring keeps its items in order while it wraps round its slots and grows wrapped. */
+static void test_ring(void **unused)
+{
+	struct ct_ring ring;
+	uint64_t front = 0, back = 0;
+
+	ct_ring_init(&ring, sizeof(uint64_t));
+	/* pushes and drops interleaved, so the front moves round the slots */
+	for (int round = 0; round < 50; round++) {
+		for (int i = 0; i < 37 + round * 3; i++)
+			*(uint64_t *)ct_ring_push(&ring) = back++;
+		for (int i = 0; i < 30 + round; i++) {
+			assert_int_equal(*(uint64_t *)ct_ring_at(&ring, 0), front++);
+			ct_ring_drop_front(&ring);
+		}
+		assert_int_equal(ct_ring_count(&ring), back - front);
+		for (size_t i = 0; i < ct_ring_count(&ring); i++)
+			assert_int_equal(*(uint64_t *)ct_ring_at(&ring, i), front + i);
+	}
+	assert_true(ring.capacity >= ct_ring_count(&ring));
+	assert_int_equal(ring.capacity & (ring.capacity - 1), 0);
+	ct_ring_release(&ring);
+	(void)unused;
 }
 
 struct entry {
@@ -376,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_timeline_window),
 		cmocka_unit_test(test_timeline_disorder),
+		cmocka_unit_test(test_ring),
 		cmocka_unit_test(test_corr_map),
 		cmocka_unit_test(test_corr_map_reuse),
 		cmocka_unit_test(test_corr_map_sparse),
