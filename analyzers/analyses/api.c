@@ -59,7 +59,10 @@ struct api {
 	const struct ct_options *opts; /* borrowed */
 	GPtrArray *rows;               /* struct api_row, in order of first call; owned */
 	GHashTable *by_api;            /* (domain << 16 | cbid) -> its row; borrowed */
-	GStringChunk *strings;         /* the open waits' names and sites */
+	/* The row looked up last, and its key: a loop calls one API over and over. */
+	gpointer last_key;
+	struct api_row *last_row;
+	GStringChunk *strings; /* the open waits' names and sites */
 	int64_t end_ns;
 };
 
@@ -99,15 +102,19 @@ static struct api_row *row_of(struct api *a, unsigned domain, unsigned cbid,
 
 	if (domain != CT_DOMAIN_DRIVER && domain != CT_DOMAIN_RUNTIME)
 		return NULL;
+	if (a->last_row && key == a->last_key)
+		return a->last_row;
 	row = g_hash_table_lookup(a->by_api, key);
-	if (row)
-		return row;
-	row = g_new0(struct api_row, 1);
-	row->domain = (uint8_t)domain;
-	row->cbid = (uint16_t)cbid;
-	row->process = process;
-	g_ptr_array_add(a->rows, row);
-	g_hash_table_insert(a->by_api, key, row);
+	if (!row) {
+		row = g_new0(struct api_row, 1);
+		row->domain = (uint8_t)domain;
+		row->cbid = (uint16_t)cbid;
+		row->process = process;
+		g_ptr_array_add(a->rows, row);
+		g_hash_table_insert(a->by_api, key, row);
+	}
+	a->last_key = key;
+	a->last_row = row;
 	return row;
 }
 
