@@ -98,8 +98,10 @@ struct kernels {
 	struct ct_context *ctx;        /* borrowed */
 	const struct ct_options *opts; /* borrowed */
 	int slot;
-	GPtrArray *rows;        /* struct kernel_row, in order of first sight; owned */
-	GHashTable *by_kernel;  /* kernel_id -> its row (the key is the row's); borrowed */
+	GPtrArray *rows;       /* struct kernel_row, in order of first sight; owned */
+	GHashTable *by_kernel; /* kernel_id -> its row (the key is the row's); borrowed */
+	struct kernel_row
+	    *last_row;          /* the row looked up last: a loop runs one kernel over and over */
 	struct ct_stat latency; /* every launch latency; owned */
 	uint64_t unmatched;     /* gpu_kernel records without a timed launch */
 };
@@ -138,15 +140,19 @@ static void row_free(gpointer data)
 /* The row of KERNEL_ID, created on first use. */
 static struct kernel_row *row_of(struct kernels *k, uint64_t kernel_id, struct ct_process *process)
 {
-	struct kernel_row *row = g_hash_table_lookup(k->by_kernel, &kernel_id);
+	struct kernel_row *row = k->last_row;
 
-	if (row)
+	if (row && row->kernel_id == kernel_id)
 		return row;
-	row = g_new0(struct kernel_row, 1);
-	row->kernel_id = kernel_id;
-	row->process = process;
-	g_ptr_array_add(k->rows, row);
-	g_hash_table_insert(k->by_kernel, &row->kernel_id, row);
+	row = g_hash_table_lookup(k->by_kernel, &kernel_id);
+	if (!row) {
+		row = g_new0(struct kernel_row, 1);
+		row->kernel_id = kernel_id;
+		row->process = process;
+		g_ptr_array_add(k->rows, row);
+		g_hash_table_insert(k->by_kernel, &row->kernel_id, row);
+	}
+	k->last_row = row;
 	return row;
 }
 
