@@ -102,7 +102,9 @@ static void histogram_add(struct ct_stat *stat, int64_t value)
 	b = value > 0 ? &stat->positive : &stat->negative;
 	magnitude = value > 0 ? (uint64_t)value : -(uint64_t)value;
 	i = bucket_of(magnitude);
-	buckets_reserve(b, i);
+	/* most values fall in buckets already held */
+	if (!b->counts || i < b->first || i - b->first >= (int32_t)b->counts->len)
+		buckets_reserve(b, i);
 	(*count_at(b, i))++;
 }
 
