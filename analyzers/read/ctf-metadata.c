@@ -587,35 +587,27 @@ static uint8_t *read_file(const char *path, size_t *size, char *why, size_t len)
 	return data;
 }
 
-enum ct_metadata_status ct_metadata_read(const char *path, struct ct_metadata *md, char *why,
-                                         size_t len)
+/* The text of DATA (SIZE bytes, a metadata file's) into MD, checked. */
+static enum ct_metadata_status check_file(const uint8_t *data, size_t size, struct ct_metadata *md,
+                                          char *why, size_t len)
 {
-	size_t size = 0, nul;
-	uint8_t *data;
+	size_t nul;
 	bool clean;
 	long complete;
 
-	*md = (struct ct_metadata){ .text = g_string_new(NULL) };
-	data = read_file(path, &size, why, len);
-	if (!data)
-		return CT_METADATA_UNREADABLE;
 	md->packetized =
 	    size >= 4 && (get_u32(data, false) == TSDL_MAGIC || get_u32(data, true) == TSDL_MAGIC);
 	if (md->packetized) {
-		if (read_packets(data, size, md, why, len) < 0) {
-			g_free(data);
+		if (read_packets(data, size, md, why, len) < 0)
 			return CT_METADATA_UNREADABLE;
-		}
 	} else if (!has_signature((const char *)data, size)) {
 		snprintf(why, len,
 		         "its metadata is not CTF 1.8 (no packet header, no \"/* CTF "
 		         "1.8\" signature)");
-		g_free(data);
 		return CT_METADATA_UNREADABLE;
 	} else {
 		g_string_append_len(md->text, (const char *)data, (gssize)size);
 	}
-	g_free(data);
 	/* babeltrace2 reads the text up to a NUL: that alone needs no copy */
 	nul = strlen(md->text->str);
 	if (nul < md->text->len) {
@@ -647,6 +639,80 @@ enum ct_metadata_status ct_metadata_read(const char *path, struct ct_metadata *m
 	if (md->rewritten && !has_signature(md->text->str, md->text->len))
 		g_string_prepend(md->text, SIGNATURE);
 	return md->damage[0] ? CT_METADATA_DAMAGED : CT_METADATA_OK;
+}
+
+/*
+ * The last file checked and what was made of it. A pass reads each trace
+ * in groups of its stream files (stream-groups.h), and each group's view
+ * links to the same metadata file: checking it is some milliseconds on
+ * the pass's thread before any decoding starts, once is enough. Keyed by
+ * the file's bytes, so a file that changed (a live trace's) is checked
+ * again.
+ */
+static struct {
+	GMutex lock;
+	GBytes *data; /* NULL: none yet */
+	enum ct_metadata_status status;
+	struct ct_metadata md;
+	char why[256];
+} checked_last;
+
+/* The result of DATA (SIZE bytes) if it is the last file checked: true, MD and WHY set. */
+static bool last_take(const uint8_t *data, size_t size, struct ct_metadata *md,
+                      enum ct_metadata_status *status, char *why, size_t len)
+{
+	bool same;
+
+	g_mutex_lock(&checked_last.lock);
+	same = checked_last.data && g_bytes_get_size(checked_last.data) == size &&
+	       !memcmp(g_bytes_get_data(checked_last.data, NULL), data, size);
+	if (same) {
+		*status = checked_last.status;
+		g_string_assign(md->text, checked_last.md.text->str);
+		md->packetized = checked_last.md.packetized;
+		md->rewritten = checked_last.md.rewritten;
+		memcpy(md->damage, checked_last.md.damage, sizeof(md->damage));
+		snprintf(why, len, "%s", checked_last.why);
+	}
+	g_mutex_unlock(&checked_last.lock);
+	return same;
+}
+
+/* Keeps DATA (SIZE bytes) and what was made of it as the last file checked. */
+static void last_keep(const uint8_t *data, size_t size, const struct ct_metadata *md,
+                      enum ct_metadata_status status, const char *why)
+{
+	g_mutex_lock(&checked_last.lock);
+	if (checked_last.data)
+		g_bytes_unref(checked_last.data);
+	if (checked_last.md.text)
+		g_string_free(checked_last.md.text, TRUE);
+	checked_last.data = g_bytes_new(data, size);
+	checked_last.status = status;
+	checked_last.md = *md;
+	checked_last.md.text = g_string_new_len(md->text->str, (gssize)md->text->len);
+	snprintf(checked_last.why, sizeof(checked_last.why), "%s",
+	         status == CT_METADATA_UNREADABLE ? why : "");
+	g_mutex_unlock(&checked_last.lock);
+}
+
+enum ct_metadata_status ct_metadata_read(const char *path, struct ct_metadata *md, char *why,
+                                         size_t len)
+{
+	enum ct_metadata_status status;
+	size_t size = 0;
+	uint8_t *data;
+
+	*md = (struct ct_metadata){ .text = g_string_new(NULL) };
+	data = read_file(path, &size, why, len);
+	if (!data)
+		return CT_METADATA_UNREADABLE;
+	if (!last_take(data, size, md, &status, why, len)) {
+		status = check_file(data, size, md, why, len);
+		last_keep(data, size, md, status, why);
+	}
+	g_free(data);
+	return status;
 }
 
 void ct_metadata_release(struct ct_metadata *md)
