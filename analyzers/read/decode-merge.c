@@ -127,7 +127,12 @@ static void note_read(struct ct_decode_merge *m, size_t trace_count)
 	g_free(read);
 }
 
-/* The lanes, one per group with a readable trace; the status of the first that failed. */
+/*
+ * The lanes, one per group with a readable trace, each one's decoding
+ * started once its graph is built, so that it decodes while the next
+ * groups' graphs are built (babeltrace2 parses the metadata for each);
+ * the status of the first that failed.
+ */
 static enum ct_trace_graph_status lanes_create(struct ct_decode_merge *m, ct_ev_set types,
                                                char *error, size_t len)
 {
@@ -137,11 +142,16 @@ static enum ct_trace_graph_status lanes_create(struct ct_decode_merge *m, ct_ev_
 	m->lanes = g_new0(struct lane, groups);
 	for (size_t g = 0; g < groups; g++) {
 		char why[512];
+		struct lane *lane = &m->lanes[m->count];
 		enum ct_trace_graph_status status =
-		    lane_create(m, g, types, &m->lanes[m->count], why, sizeof(why));
+		    lane_create(m, g, types, lane, why, sizeof(why));
 
 		if (status == CT_TRACE_GRAPH_OK) {
 			m->count++;
+			if (ct_decode_thread_start(lane->dt, lane->graph, error, len) < 0) {
+				lane->over = true;
+				return CT_TRACE_GRAPH_ERROR;
+			}
 			continue;
 		}
 		if (status != CT_TRACE_GRAPH_INPUT_ERROR) {
@@ -156,25 +166,18 @@ static enum ct_trace_graph_status lanes_create(struct ct_decode_merge *m, ct_ev_
 	return m->count ? CT_TRACE_GRAPH_OK : CT_TRACE_GRAPH_INPUT_ERROR;
 }
 
-/* Starts every lane's decoding thread. 0, or -1 with why in ERROR (those started stopped). */
-static int lanes_start(struct ct_decode_merge *m, char *error, size_t len)
+/* Stops the lanes' decoding threads started, and waits for them. */
+static void lanes_join(struct ct_decode_merge *m)
 {
+	ct_decode_merge_stop(m);
 	for (size_t i = 0; i < m->count; i++) {
-		struct lane *lane = &m->lanes[i];
+		char why[512];
 
-		if (ct_decode_thread_start(lane->dt, lane->graph, error, len) == 0)
+		if (m->lanes[i].over)
 			continue;
-		lane->over = true;
-		ct_decode_merge_stop(m);
-		for (size_t j = 0; j < i; j++) {
-			char why[512];
-
-			ct_decode_thread_join(m->lanes[j].dt, why, sizeof(why));
-			m->lanes[j].over = true;
-		}
-		return -1;
+		ct_decode_thread_join(m->lanes[i].dt, why, sizeof(why));
+		m->lanes[i].over = true;
 	}
-	return 0;
 }
 
 enum ct_trace_graph_status ct_decode_merge_create(const char *const *traces, size_t count,
@@ -195,15 +198,13 @@ enum ct_trace_graph_status ct_decode_merge_create(const char *const *traces, siz
 		m->groups = ct_stream_groups_create(traces, count, 1, why, sizeof(why));
 	}
 	status = lanes_create(m, types, error, len);
-	if (status == CT_TRACE_GRAPH_OK) {
-		note_read(m, count);
-		if (lanes_start(m, error, len) < 0)
-			status = CT_TRACE_GRAPH_ERROR;
-	}
 	if (status != CT_TRACE_GRAPH_OK) {
+		lanes_join(m);
 		ct_decode_merge_destroy(m);
 		return status;
 	}
+	/* what the builds found: the graphs' runs do not change it */
+	note_read(m, count);
 	*merge = m;
 	return CT_TRACE_GRAPH_OK;
 }
