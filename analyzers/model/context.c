@@ -27,6 +27,8 @@ struct ct_name_table {
 	GPtrArray *api[API_DOMAINS];
 	/* uint64_t kernel id -> struct kernel_name (owned; the key is its id) */
 	GHashTable *kernels;
+	/* The name found last (in kernels), NULL: none; a loop names one kernel over and over. */
+	const struct kernel_name *last_kernel;
 };
 
 struct kernel_name {
@@ -524,6 +526,8 @@ static void set_kernel_name(struct ct_name_table *names, uint64_t id, const char
 	k = g_new(struct kernel_name, 1);
 	k->id = id;
 	k->name = g_strdup(name ? name : "");
+	/* the name it replaces is freed */
+	names->last_kernel = NULL;
 	g_hash_table_replace(names->kernels, &k->id, k);
 }
 
@@ -533,7 +537,12 @@ const char *ct_context_kernel_name(const struct ct_process *process, uint64_t ke
 
 	if (!process || !process->names)
 		return NULL;
+	k = process->names->last_kernel;
+	if (k && k->id == kernel_id)
+		return k->name;
 	k = g_hash_table_lookup(process->names->kernels, &kernel_id);
+	if (k)
+		process->names->last_kernel = k;
 	return k ? k->name : NULL;
 }
 
