@@ -31,6 +31,8 @@ struct waiting_op {
 struct process_ops {
 	struct ct_corr_map waiting; /* of struct waiting_op */
 	GHashTable *shapes;         /* shape_id (GUINT_TO_POINTER) -> its kernel_shape (owned) */
+	const struct ct_ev_kernel_shape
+	    *last_shape; /* found last: a loop names one over and over */
 };
 
 /* A thread's last whole event of a kind that repeats, in the slot of its
@@ -213,6 +215,23 @@ static void keep_shape(struct ct_compact_events *ce, const struct ct_event *ev)
 	                    g_memdup2(shape, sizeof(*shape)));
 }
 
+/* The kernel_shape SHAPE_ID of EV's process, NULL if it has none (shapes are never replaced). */
+static const struct ct_ev_kernel_shape *shape_of_id(struct ct_compact_events *ce,
+                                                    const struct ct_event *ev, uint32_t shape_id)
+{
+	struct process_ops *ops = ops_of(ce, ev->process, false);
+	const struct ct_ev_kernel_shape *shape;
+
+	if (!ops)
+		return NULL;
+	if (ops->last_shape && ops->last_shape->shape_id == shape_id)
+		return ops->last_shape;
+	shape = g_hash_table_lookup(ops->shapes, GUINT_TO_POINTER(shape_id));
+	if (shape)
+		ops->last_shape = shape;
+	return shape;
+}
+
 /*
  * A gpu_kernel_shaped made the gpu_kernel it stands for, with the kernel
  * and device of its launch and the configuration of its shape; false if
@@ -223,9 +242,7 @@ static bool complete_shaped(struct ct_compact_events *ce, struct ct_event *ev)
 	const struct ct_ev_gpu_kernel_shaped shaped = ev->u.gpu_kernel_shaped;
 	struct ct_corr_map *map;
 	struct waiting_op *w = find_op(ce, ev, CT_EV_LAUNCH, shaped.correlation_id, &map);
-	struct process_ops *ops = ops_of(ce, ev->process, false);
-	const struct ct_ev_kernel_shape *shape =
-	    ops ? g_hash_table_lookup(ops->shapes, GUINT_TO_POINTER(shaped.shape_id)) : NULL;
+	const struct ct_ev_kernel_shape *shape = shape_of_id(ce, ev, shaped.shape_id);
 
 	if (!w || !shape)
 		return unmatched(ce);
