@@ -90,11 +90,20 @@ static const char *const event_fields[EVENT_FIELDS] = {
 };
 
 #define RECENT_NAMES 8
+/* Tracks a writer keeps at hand (ct_pf_track_id). */
+#define TRACK_CACHE 16u
+
+struct track_cached {
+	uint64_t key, id; /* id 0: none */
+};
 
 struct ct_pf_writer {
 	FILE *out;          /* borrowed */
 	GHashTable *tracks; /* key (uint64, owned) -> id of each track described */
-	GHashTable *names;  /* interned name (owned) -> iid */
+	/* Tracks found last, by the low bits of their key (id 0: none): each
+	 * event looks its track up, and a loop's use a few over and over. */
+	struct track_cached track_cache[TRACK_CACHE];
+	GHashTable *names; /* interned name (owned) -> iid */
 	/* The names found last, the table's keys: most events repeat one of a
 	 * few names (a loop's calls and operations), compared here rather
 	 * than hashed and looked up. */
@@ -359,9 +368,17 @@ static void put_clock(struct ct_pf_writer *w, uint64_t now)
 	put_packet(w, &packet, NULL, 0);
 }
 
-uint64_t ct_pf_track_id(const struct ct_pf_writer *w, uint64_t key)
+uint64_t ct_pf_track_id(struct ct_pf_writer *w, uint64_t key)
 {
-	return GPOINTER_TO_SIZE(g_hash_table_lookup(w->tracks, &key));
+	struct track_cached *cached = &w->track_cache[key % TRACK_CACHE];
+	uint64_t id;
+
+	if (cached->id && cached->key == key)
+		return cached->id;
+	id = GPOINTER_TO_SIZE(g_hash_table_lookup(w->tracks, &key));
+	if (id)
+		*cached = (struct track_cached){ key, id };
+	return id;
 }
 
 uint64_t ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)

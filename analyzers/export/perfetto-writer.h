@@ -76,7 +76,7 @@ int ct_pf_writer_close(struct ct_pf_writer *w);
  */
 uint64_t ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *track);
 /* The id of the track described for KEY, 0 if none is (to skip making its name again). */
-uint64_t ct_pf_track_id(const struct ct_pf_writer *w, uint64_t key);
+uint64_t ct_pf_track_id(struct ct_pf_writer *w, uint64_t key);
 /* Writes EV, on a track described before. */
 void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev);
 /*
