@@ -693,15 +693,39 @@ static void find_failures(GArray *list, const struct ct_fragmentation_result *r,
 
 /* ---------------------------------------------------------- growing ranges */
 
+/* Whether NVTX path PATH is RANGE or a range inside it. */
+static bool in_range(const char *path, const char *range)
+{
+	size_t len = range ? strlen(range) : 0;
+
+	return path && range && !strncmp(path, range, len) && (!path[len] || path[len] == '/');
+}
+
 /*
- * The site inside RANGE (of process PID) that holds the most of what is
- * live at the end, from the leaks of M's devices; NULL if none.
+ * The site inside RANGE (of process PID) whose memory grows and holds the
+ * most at the end (memory.growing_sites[]); without one, the site of the
+ * largest allocation live at the end, from the leaks of M's devices; NULL
+ * if none. A growing site first: a range's largest block may be one that
+ * a framework's cache holds from its first run on, not what grows.
  */
 static const char *growing_site(const struct ct_memory_result *m, int64_t pid, const char *range)
 {
 	const char *best = NULL;
 	uint64_t best_bytes = 0;
+	int64_t best_held = 0;
 
+	for (guint i = 0; i < m->growing_sites->len; i++) {
+		const struct ct_memory_growing_site *s =
+		    &g_array_index(m->growing_sites, struct ct_memory_growing_site, i);
+
+		if (s->pid == pid && in_range(text_of(s->nvtx_path), range) && text_of(s->site) &&
+		    s->held_at_end_bytes > best_held) {
+			best = s->site;
+			best_held = s->held_at_end_bytes;
+		}
+	}
+	if (best)
+		return best;
 	for (guint i = 0; i < m->devices->len; i++) {
 		const struct ct_memory_device *d =
 		    &g_array_index(m->devices, struct ct_memory_device, i);
@@ -808,16 +832,11 @@ static void find_growth(GArray *list, const struct ct_memory_result *m, const st
  */
 static bool range_tells(const struct ct_memory_result *m, const struct ct_memory_growing_site *s)
 {
-	const char *path = text_of(s->nvtx_path);
-
-	for (guint i = 0; path && i < m->growing_ranges->len; i++) {
+	for (guint i = 0; i < m->growing_ranges->len; i++) {
 		const struct ct_memory_growing_range *r =
 		    &g_array_index(m->growing_ranges, struct ct_memory_growing_range, i);
-		const char *range = text_of(r->range);
-		size_t len = range ? strlen(range) : 0;
 
-		if (r->pid == s->pid && range && !strncmp(path, range, len) &&
-		    (!path[len] || path[len] == '/'))
+		if (r->pid == s->pid && in_range(text_of(s->nvtx_path), text_of(r->range)))
 			return true;
 	}
 	return false;
