@@ -47,7 +47,12 @@ struct ct_event {
 	 * (ct_reader_feed's callers).
 	 */
 	const struct ct_trace_desc *trace;
-	/* The thread's NVTX push/pop range path at the event (context.h); 0: none. */
+	/*
+	 * The thread's NVTX push/pop range path at the event (context.h); 0:
+	 * none. An allocation of the autograd engine's thread charged to the
+	 * thread waiting in backward (context.c) has that thread's path when
+	 * its own thread is in no range.
+	 */
 	uint32_t site;
 	/*
 	 * Set when a time window is given and the event is before it: only

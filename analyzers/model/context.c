@@ -754,10 +754,11 @@ static void note_python_stack(struct ct_process *p, const struct ct_event *ev, u
  * (ct_call_stacks_compose). PyTorch runs a backward's CUDA work on a
  * thread of its own per device, and the caller waits for it
  * (torch/csrc/autograd/engine.cpp); with two threads in backward at once
- * which one asked is not known, and nothing is borrowed.
+ * which one asked is not known, and nothing is borrowed. The thread it is
+ * charged to, NULL when none.
  */
-static void borrow_python_stack(struct ct_context *ctx, struct ct_process *p,
-                                const struct ct_event *ev, uint64_t *stack_id)
+static const struct ct_thread *borrow_python_stack(struct ct_context *ctx, struct ct_process *p,
+                                                   const struct ct_event *ev, uint64_t *stack_id)
 {
 	const struct ct_thread *owner = p->backward_thread;
 	enum ct_stack_python kind = ct_call_stacks_python(p, *stack_id);
@@ -765,18 +766,21 @@ static void borrow_python_stack(struct ct_context *ctx, struct ct_process *p,
 
 	if (kind != CT_STACK_NATIVE) {
 		note_python_stack(p, ev, *stack_id, kind);
-		return;
+		return NULL;
 	}
 	if (p->threads_in_backward != 1 || !owner || !owner->in_backward || owner == ev->thread)
-		return;
+		return NULL;
 	composed = ct_call_stacks_compose(ctx->stacks, p, *stack_id, owner->backward_stack_id);
-	if (composed)
-		*stack_id = composed;
+	if (!composed)
+		return NULL;
+	*stack_id = composed;
+	return owner;
 }
 
 int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 {
 	struct ct_process *p = ev->process;
+	const struct ct_thread *charged = NULL; /* the thread an allocation is charged to */
 	int ret = 0;
 
 	p->events++;
@@ -806,10 +810,10 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		                  ct_call_stacks_python(p, ev->u.call_site.stack_id));
 		break;
 	case CT_EV_MEM_ALLOC:
-		borrow_python_stack(ctx, p, ev, &ev->u.mem.stack_id);
+		charged = borrow_python_stack(ctx, p, ev, &ev->u.mem.stack_id);
 		break;
 	case CT_EV_MEM_ALLOC_FAILED:
-		borrow_python_stack(ctx, p, ev, &ev->u.mem_alloc_failed.stack_id);
+		charged = borrow_python_stack(ctx, p, ev, &ev->u.mem_alloc_failed.stack_id);
 		break;
 	case CT_EV_CELL_BEGIN:
 		ct_call_stacks_add_cell(ctx->stacks, p, ev->u.cell_begin.code_file,
@@ -842,6 +846,9 @@ int ct_context_update(struct ct_context *ctx, struct ct_event *ev)
 		break;
 	}
 	ev->site = innermost(ev->thread);
+	/* charged to the thread that waits in backward: made inside its range too */
+	if (charged && ev->site == CT_PATH_NONE)
+		ev->site = innermost(charged);
 	CT_ASSERT_DBG(ev->site < ctx->paths->len);
 	return ret;
 }

@@ -358,6 +358,24 @@ is "backward: it grew by a gradient a step, with the ledger's allocations off th
 is "backward: its stack holds the engine's native frames, then the line of backward()" \
 	"$(sed -n 3p "$lttng_tmp/backward.facts")" "True [$b]"
 
+# The same loop, each step an NVTX range of the main thread: the engine's
+# allocations are in the range the main thread waits in, which grows, and
+# its finding names the line of backward() as what grows in it (not the
+# larger block the cache took at the first step).
+CLI_TIMEOUT=180 cli_record backward-nvtx -o "$lttng_tmp/backward-nvtx" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-backward.py" nvtx
+cli_status_is "backward, in ranges: record exits with the program's status" 0
+"$cli_bin" report --format json -o "$lttng_tmp/backward-nvtx.json" "$lttng_tmp/backward-nvtx" \
+	2>"$lttng_tmp/report.err"
+is "backward, in ranges: cudatrace report reads the trace" "$?" 0
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/backward-nvtx.out" | head -n 1; }
+is "backward, in ranges: the first finding is range step's growth, a gradient a step, kept at the line of backward()" \
+	"$("$trace_python" -c 'import json, sys
+f = json.load(open(sys.argv[1]))["findings"][0]
+print(f["kind"], f["where"]["nvtx_path"], f["numbers"]["growth_per_repetition_bytes"],
+      f["numbers"]["repetitions"], f["explanation"])' "$lttng_tmp/backward-nvtx.json")" \
+	"memory_growth step $(fact grad_bytes) $(fact steps) what it keeps was allocated at step:torch-backward.py:$b in main and never freed"
+
 # A device full of one tensor kept from start-up: the error names its line.
 CLI_TIMEOUT=180 cli_record held -o "$lttng_tmp/held" -- \
 	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-held.py"
