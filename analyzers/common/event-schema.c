@@ -6,6 +6,8 @@
  */
 #include <stddef.h>
 
+#include <string.h>
+
 #include "event-schema.h"
 
 _Static_assert(sizeof(struct ct_event) <= UINT16_MAX, "field offsets are kept in 16 bits");
@@ -60,5 +62,18 @@ const struct ct_field_spec *ct_event_fields(enum ct_event_type type)
 #include "contract/events.def"
 	default:
 		return NULL;
+	}
+}
+
+void ct_event_field_places(enum ct_event_type type, const char *const *names, int count,
+                           int8_t *places)
+{
+	const struct ct_field_spec *spec = ct_event_fields(type);
+
+	for (size_t n = 0; spec && n < CT_FIELDS_MAX && spec[n].name; n++) {
+		places[n] = -1;
+		for (int k = 0; k < count; k++)
+			if (!strcmp(spec[n].name, names[k]))
+				places[n] = (int8_t)k;
 	}
 }

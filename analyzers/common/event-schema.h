@@ -43,6 +43,15 @@ struct ct_field_spec {
 /* The fields of TYPE, ended by one whose name is NULL; NULL for CT_EV_NONE. */
 const struct ct_field_spec *ct_event_fields(enum ct_event_type type);
 
+/*
+ * For each field of TYPE, by its place among ct_event_fields(TYPE): the
+ * index among the COUNT NAMES of its name, -1 when it is none of them.
+ * PLACES has room for CT_FIELDS_MAX. So that a reader of one event type
+ * matches its fields by name once, not at each event.
+ */
+void ct_event_field_places(enum ct_event_type type, const char *const *names, int count,
+                           int8_t *places);
+
 /* The number of fields of the event with the most. */
 #define CT_FIELD(type, name, need)           0,
 #define CT_PATH(type, path, name, need)      0,

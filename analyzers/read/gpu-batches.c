@@ -2,7 +2,7 @@
 /*
  * gpu-batches.c - gpu_batch events as their records (see gpu-batches.h).
  */
-#include <string.h>
+#include <glib.h>
 
 #include "contract/assert.h"
 #include "common/event-schema.h"
@@ -46,11 +46,33 @@ static void open_column(struct ct_gpu_batch *batch, int c, const bt_field *field
 		*shortest = length;
 }
 
+/* The fields a batch reads outside its columns, after them in field_names. */
+enum { FIELD_BASE = CT_GPU_BATCH_COLUMNS, FIELD_CONTEXT, FIELD_DEVICE, FIELDS };
+
+/* The role of each field of gpu_batch, by its place in the contract: found by name once. */
+static const int8_t *field_roles(void)
+{
+	static const char *names[FIELDS];
+	static int8_t roles[CT_FIELDS_MAX];
+	static gsize done;
+
+	if (g_once_init_enter(&done)) {
+		for (int c = 0; c < CT_GPU_BATCH_COLUMNS; c++)
+			names[c] = column_names[c];
+		names[FIELD_BASE] = "base";
+		names[FIELD_CONTEXT] = "context";
+		names[FIELD_DEVICE] = "device";
+		ct_event_field_places(CT_EV_GPU_BATCH, names, FIELDS, roles);
+		g_once_init_leave(&done, 1);
+	}
+	return roles;
+}
+
 void ct_gpu_batch_open(struct ct_gpu_batch *batch, const struct ct_event_class_info *info,
                        const bt_event *event)
 {
 	const bt_field *payload = bt_event_borrow_payload_field_const(event);
-	const struct ct_field_spec *spec = ct_event_fields(CT_EV_GPU_BATCH);
+	const int8_t *roles = field_roles();
 
 	CT_ASSERT(info->type == CT_EV_GPU_BATCH);
 	*batch = (struct ct_gpu_batch){ .count = UINT64_MAX, .wanted = info->batch_decode };
@@ -58,21 +80,24 @@ void ct_gpu_batch_open(struct ct_gpu_batch *batch, const struct ct_event_class_i
 		batch->kind_length[k] = UINT64_MAX;
 	/* every field is required: the class resolved only with all of them */
 	for (uint8_t n = 0; n < info->field_count; n++) {
-		if (!strcmp(spec[n].name, "base")) {
+		switch (roles[n]) {
+		case FIELD_BASE:
 			batch->base = unsigned_member(payload, info->index[n]);
-		} else if (!strcmp(spec[n].name, "context")) {
+			break;
+		case FIELD_CONTEXT:
 			batch->context = (uint32_t)unsigned_member(payload, info->index[n]);
-		} else if (!strcmp(spec[n].name, "device")) {
+			break;
+		case FIELD_DEVICE:
 			batch->device = (uint8_t)unsigned_member(payload, info->index[n]);
-		} else {
-			for (int c = 0; c < CT_GPU_BATCH_COLUMNS; c++) {
-				if (strcmp(spec[n].name, column_names[c]))
-					continue;
-				CT_ASSERT(info->read[n] == CT_READ_COLUMN);
-				open_column(batch, c,
-				            bt_field_structure_borrow_member_field_by_index_const(
-				                payload, info->index[n]));
-			}
+			break;
+		case -1:
+			break;
+		default:
+			CT_ASSERT(info->read[n] == CT_READ_COLUMN);
+			open_column(batch, roles[n],
+			            bt_field_structure_borrow_member_field_by_index_const(
+			                payload, info->index[n]));
+			break;
 		}
 	}
 	for (int c = 0; c < CT_GPU_BATCH_COLUMNS; c++)

@@ -2,7 +2,7 @@
 /*
  * repeat-runs.c - repeat_run events as their repeats (see repeat-runs.h).
  */
-#include <string.h>
+#include <glib.h>
 
 #include "contract/assert.h"
 #include "common/event-schema.h"
@@ -29,35 +29,56 @@ static uint64_t element(const struct ct_repeat_run *run, int c, uint64_t i)
 	    bt_field_array_borrow_element_field_by_index_const(run->column[c], i));
 }
 
+/* The fields a run reads outside its columns, after them in field_roles' names. */
+enum { FIELD_BASE = CT_REPEAT_RUN_COLUMNS, FIELD_TID, FIELDS };
+
+/* The role of each field of repeat_run, by its place in the contract: found by name once. */
+static const int8_t *field_roles(void)
+{
+	static const char *names[FIELDS];
+	static int8_t roles[CT_FIELDS_MAX];
+	static gsize done;
+
+	if (g_once_init_enter(&done)) {
+		for (int c = 0; c < CT_REPEAT_RUN_COLUMNS; c++)
+			names[c] = column_names[c];
+		names[FIELD_BASE] = "base";
+		names[FIELD_TID] = "tid";
+		ct_event_field_places(CT_EV_REPEAT_RUN, names, FIELDS, roles);
+		g_once_init_leave(&done, 1);
+	}
+	return roles;
+}
+
 void ct_repeat_run_open(struct ct_repeat_run *run, const struct ct_event_class_info *info,
                         const bt_event *event)
 {
 	const bt_field *payload = bt_event_borrow_payload_field_const(event);
-	const struct ct_field_spec *spec = ct_event_fields(CT_EV_REPEAT_RUN);
+	const int8_t *roles = field_roles();
 
 	CT_ASSERT(info->type == CT_EV_REPEAT_RUN);
 	*run = (struct ct_repeat_run){ .count = UINT64_MAX };
 	/* every field is required: the class resolved only with all of them */
 	for (uint8_t n = 0; n < info->field_count; n++) {
-		if (!strcmp(spec[n].name, "base")) {
-			run->base = unsigned_member(payload, info->index[n]);
-			continue;
-		}
-		if (!strcmp(spec[n].name, "tid")) {
-			run->tid = (uint32_t)unsigned_member(payload, info->index[n]);
-			continue;
-		}
-		for (int c = 0; c < CT_REPEAT_RUN_COLUMNS; c++) {
-			const bt_field *field;
+		const bt_field *field;
 
-			if (strcmp(spec[n].name, column_names[c]))
-				continue;
+		switch (roles[n]) {
+		case FIELD_BASE:
+			run->base = unsigned_member(payload, info->index[n]);
+			break;
+		case FIELD_TID:
+			run->tid = (uint32_t)unsigned_member(payload, info->index[n]);
+			break;
+		case -1:
+			break;
+		default:
 			CT_ASSERT(info->read[n] == CT_READ_COLUMN);
 			field = bt_field_structure_borrow_member_field_by_index_const(
 			    payload, info->index[n]);
-			run->column[c] = field;
+			run->column[roles[n]] = field;
 			if (bt_field_array_get_length(field) < run->count)
 				run->count = bt_field_array_get_length(field);
+			break;
 		}
 	}
 	for (int c = 0; c < CT_REPEAT_RUN_COLUMNS; c++)
