@@ -54,11 +54,12 @@
  * is tens of thousands of them at one place in time, merged after the
  * calls before it: while the reading thread takes those calls, the GPU
  * records' thread runs ahead as far as its batches hold, then waits. At
- * 48 bytes, the batches hold 64 Ki of them, about a flush of the copy
- * loop's (bench/loop-bench.sh); with 2048 whole records a batch the
- * decoding threads took turns.
+ * 48 bytes, the batches hold 128 Ki of them (6 MiB a decoding thread),
+ * more than a flush of the copy loop's (bench/loop-bench.sh: 44 Ki); with
+ * 2048 whole records a batch the decoding threads took turns. 8192 a
+ * batch took 3 to 6 % longer on the loops' reports, 32768 no less time.
  */
-#define CT_DECODE_BATCH_HELD 8192
+#define CT_DECODE_BATCH_HELD 16384
 /* Sequence elements (call stacks' frames) a batch holds: a batch that has
  * no room left for a whole sequence is handed over before it is full. */
 #define CT_DECODE_BATCH_SEQ (32 * CT_STACK_FRAMES_MAX)
