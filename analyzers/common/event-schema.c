@@ -65,15 +65,20 @@ const struct ct_field_spec *ct_event_fields(enum ct_event_type type)
 	}
 }
 
-void ct_event_field_places(enum ct_event_type type, const char *const *names, int count,
-                           int8_t *places)
+const int8_t *ct_event_field_places(struct ct_field_places *places, enum ct_event_type type,
+                                    const char *const *names, int count)
 {
-	const struct ct_field_spec *spec = ct_event_fields(type);
+	const struct ct_field_spec *spec;
 
+	if (!g_once_init_enter(&places->done))
+		return places->place;
+	spec = ct_event_fields(type);
 	for (size_t n = 0; spec && n < CT_FIELDS_MAX && spec[n].name; n++) {
-		places[n] = -1;
+		places->place[n] = -1;
 		for (int k = 0; k < count; k++)
 			if (!strcmp(spec[n].name, names[k]))
-				places[n] = (int8_t)k;
+				places->place[n] = (int8_t)k;
 	}
+	g_once_init_leave(&places->done, 1);
+	return places->place;
 }

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <glib.h>
+
 #include "event.h"
 
 /* How a field is stored in struct ct_event. */
@@ -43,15 +45,6 @@ struct ct_field_spec {
 /* The fields of TYPE, ended by one whose name is NULL; NULL for CT_EV_NONE. */
 const struct ct_field_spec *ct_event_fields(enum ct_event_type type);
 
-/*
- * For each field of TYPE, by its place among ct_event_fields(TYPE): the
- * index among the COUNT NAMES of its name, -1 when it is none of them.
- * PLACES has room for CT_FIELDS_MAX. So that a reader of one event type
- * matches its fields by name once, not at each event.
- */
-void ct_event_field_places(enum ct_event_type type, const char *const *names, int count,
-                           int8_t *places);
-
 /* The number of fields of the event with the most. */
 #define CT_FIELD(type, name, need)           0,
 #define CT_PATH(type, path, name, need)      0,
@@ -66,5 +59,21 @@ union ct_field_counts {
 #include "contract/events.def"
 };
 #define CT_FIELDS_MAX (sizeof(union ct_field_counts) - 1)
+
+/* Where a reader of one event type finds the fields it names (ct_event_field_places). */
+struct ct_field_places {
+	gsize done;
+	int8_t place[CT_FIELDS_MAX];
+};
+
+/*
+ * For each field of TYPE, by its place among ct_event_fields(TYPE): the
+ * index among the COUNT NAMES of its name, -1 when it is none of them.
+ * Found on the first call, into PLACES (a reader's static one), then
+ * read from it, from any thread: so that a reader matches its fields by
+ * name once, not at each event.
+ */
+const int8_t *ct_event_field_places(struct ct_field_places *places, enum ct_event_type type,
+                                    const char *const *names, int count);
 
 #endif

@@ -2,16 +2,18 @@
 /*
  * gpu-batches.c - gpu_batch events as their records (see gpu-batches.h).
  */
-#include <glib.h>
-
 #include "contract/assert.h"
 #include "common/event-schema.h"
 #include "gpu-batches.h"
 
-/* The contract's name of each column, in enum ct_gpu_batch_column's order. */
-static const char *const column_names[CT_GPU_BATCH_COLUMNS] = {
+/* The fields a batch reads outside its columns, after them in field_names. */
+enum { FIELD_BASE = CT_GPU_BATCH_COLUMNS, FIELD_CONTEXT, FIELD_DEVICE, FIELDS };
+
+/* The contract's name of each column, in enum ct_gpu_batch_column's order, then the others. */
+static const char *const field_names[FIELDS] = {
 	"record",   "correlation_id",    "start",     "duration", "direction", "src_kind",
-	"dst_kind", "static_shared_mem", "registers", "shape_id",
+	"dst_kind", "static_shared_mem", "registers", "shape_id", "base",      "context",
+	"device",
 };
 
 /* The record kind whose records each column has an element for; -1: all. */
@@ -46,33 +48,12 @@ static void open_column(struct ct_gpu_batch *batch, int c, const bt_field *field
 		*shortest = length;
 }
 
-/* The fields a batch reads outside its columns, after them in field_names. */
-enum { FIELD_BASE = CT_GPU_BATCH_COLUMNS, FIELD_CONTEXT, FIELD_DEVICE, FIELDS };
-
-/* The role of each field of gpu_batch, by its place in the contract: found by name once. */
-static const int8_t *field_roles(void)
-{
-	static const char *names[FIELDS];
-	static int8_t roles[CT_FIELDS_MAX];
-	static gsize done;
-
-	if (g_once_init_enter(&done)) {
-		for (int c = 0; c < CT_GPU_BATCH_COLUMNS; c++)
-			names[c] = column_names[c];
-		names[FIELD_BASE] = "base";
-		names[FIELD_CONTEXT] = "context";
-		names[FIELD_DEVICE] = "device";
-		ct_event_field_places(CT_EV_GPU_BATCH, names, FIELDS, roles);
-		g_once_init_leave(&done, 1);
-	}
-	return roles;
-}
-
 void ct_gpu_batch_open(struct ct_gpu_batch *batch, const struct ct_event_class_info *info,
                        const bt_event *event)
 {
 	const bt_field *payload = bt_event_borrow_payload_field_const(event);
-	const int8_t *roles = field_roles();
+	static struct ct_field_places places;
+	const int8_t *roles = ct_event_field_places(&places, CT_EV_GPU_BATCH, field_names, FIELDS);
 
 	CT_ASSERT(info->type == CT_EV_GPU_BATCH);
 	*batch = (struct ct_gpu_batch){ .count = UINT64_MAX, .wanted = info->batch_decode };

@@ -2,19 +2,17 @@
 /*
  * repeat-runs.c - repeat_run events as their repeats (see repeat-runs.h).
  */
-#include <glib.h>
-
 #include "contract/assert.h"
 #include "common/event-schema.h"
 #include "common/saturate.h"
 #include "repeat-runs.h"
 
-/* The contract's name of each column, in enum ct_repeat_run_column's order. */
-static const char *const column_names[CT_REPEAT_RUN_COLUMNS] = {
-	"shape",
-	"correlation_id",
-	"exit",
-	"duration",
+/* The fields a run reads outside its columns, after them in field_names. */
+enum { FIELD_BASE = CT_REPEAT_RUN_COLUMNS, FIELD_TID, FIELDS };
+
+/* The contract's name of each column, in enum ct_repeat_run_column's order, then the others. */
+static const char *const field_names[FIELDS] = {
+	"shape", "correlation_id", "exit", "duration", "base", "tid",
 };
 
 static uint64_t unsigned_member(const bt_field *payload, uint64_t index)
@@ -29,32 +27,12 @@ static uint64_t element(const struct ct_repeat_run *run, int c, uint64_t i)
 	    bt_field_array_borrow_element_field_by_index_const(run->column[c], i));
 }
 
-/* The fields a run reads outside its columns, after them in field_roles' names. */
-enum { FIELD_BASE = CT_REPEAT_RUN_COLUMNS, FIELD_TID, FIELDS };
-
-/* The role of each field of repeat_run, by its place in the contract: found by name once. */
-static const int8_t *field_roles(void)
-{
-	static const char *names[FIELDS];
-	static int8_t roles[CT_FIELDS_MAX];
-	static gsize done;
-
-	if (g_once_init_enter(&done)) {
-		for (int c = 0; c < CT_REPEAT_RUN_COLUMNS; c++)
-			names[c] = column_names[c];
-		names[FIELD_BASE] = "base";
-		names[FIELD_TID] = "tid";
-		ct_event_field_places(CT_EV_REPEAT_RUN, names, FIELDS, roles);
-		g_once_init_leave(&done, 1);
-	}
-	return roles;
-}
-
 void ct_repeat_run_open(struct ct_repeat_run *run, const struct ct_event_class_info *info,
                         const bt_event *event)
 {
 	const bt_field *payload = bt_event_borrow_payload_field_const(event);
-	const int8_t *roles = field_roles();
+	static struct ct_field_places places;
+	const int8_t *roles = ct_event_field_places(&places, CT_EV_REPEAT_RUN, field_names, FIELDS);
 
 	CT_ASSERT(info->type == CT_EV_REPEAT_RUN);
 	*run = (struct ct_repeat_run){ .count = UINT64_MAX };
