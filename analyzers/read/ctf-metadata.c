@@ -664,8 +664,9 @@ static bool last_take(const uint8_t *data, size_t size, struct ct_metadata *md,
 	bool same;
 
 	g_mutex_lock(&checked_last.lock);
+	/* an empty file's bytes are no pointer to compare */
 	same = checked_last.data && g_bytes_get_size(checked_last.data) == size &&
-	       !memcmp(g_bytes_get_data(checked_last.data, NULL), data, size);
+	       (!size || !memcmp(g_bytes_get_data(checked_last.data, NULL), data, size));
 	if (same) {
 		*status = checked_last.status;
 		g_string_assign(md->text, checked_last.md.text->str);
