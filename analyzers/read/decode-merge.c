@@ -23,11 +23,7 @@ struct lane {
 	struct ct_trace_graph *graph; /* owned */
 	struct ct_batch *batch;       /* the decoding thread's, being read; NULL: none */
 	size_t next;                  /* its next record */
-	/* The CT_RECORD_HELD record of batch being taken, NULL: none; its next held event. */
-	const struct ct_record *holder;
-	uint32_t held_next;
-	struct ct_record whole; /* the held event taken last, made a record */
-	bool over;              /* the run ended and was joined */
+	bool over;                    /* the run ended and was joined */
 	enum ct_trace_graph_status status;
 	char error[512];
 };
@@ -37,9 +33,17 @@ struct ct_decode_merge {
 	struct lane *lanes;              /* owned */
 	size_t count;
 	struct lane *failed; /* the run that ended in an error, which ends the pass */
-	struct lane *taking; /* the lane whose held events were taken last */
-	size_t traces;       /* read, in whole or in part */
-	GString *damage;     /* owned */
+	/*
+	 * The CT_RECORD_HELD record whose held events are being taken, NULL:
+	 * none; its lane, which stays the earliest until they are all taken,
+	 * and its next held event. One lane at a time.
+	 */
+	const struct ct_record *holder;
+	struct lane *holder_lane;
+	uint32_t held_next;
+	struct ct_record whole; /* the held event taken last, made a record */
+	size_t traces;          /* read, in whole or in part */
+	GString *damage;        /* owned */
 	uint64_t foreign_events;
 };
 
@@ -231,7 +235,7 @@ uint64_t ct_decode_merge_foreign_events(const struct ct_decode_merge *m)
  */
 static bool ready(struct ct_decode_merge *m, struct lane *lane)
 {
-	while (!lane->over && !lane->holder && (!lane->batch || lane->next == lane->batch->count)) {
+	while (!lane->over && (!lane->batch || lane->next == lane->batch->count)) {
 		if (lane->batch)
 			ct_decode_thread_release(lane->dt, lane->batch);
 		lane->batch = ct_decode_thread_next(lane->dt);
@@ -249,21 +253,22 @@ static bool ready(struct ct_decode_merge *m, struct lane *lane)
 }
 
 /*
- * The next held event of LANE's holder as the record the decoding thread
- * would have made of it: an event of its own at the holder's place, of
- * its trace and origin (unchanged after the first).
+ * The holder's next held event as the record the decoding thread would
+ * have made of it: an event of its own at the holder's place, of its
+ * trace and origin (unchanged after the first).
  */
-static struct ct_record *take_held(struct lane *lane)
+static struct ct_record *take_held(struct ct_decode_merge *m)
 {
-	const struct ct_record *holder = lane->holder;
-	const struct ct_held_event *h = &lane->batch->held[holder->held.first + lane->held_next];
-	struct ct_record *rec = &lane->whole;
+	const struct ct_record *holder = m->holder;
+	const struct ct_held_event *h =
+	    &m->holder_lane->batch->held[holder->held.first + m->held_next];
+	struct ct_record *rec = &m->whole;
 
 	rec->kind = CT_RECORD_EVENT;
 	rec->decoded = true;
 	rec->at_ns = holder->at_ns;
 	rec->origin = holder->origin;
-	if (lane->held_next) {
+	if (m->held_next) {
 		rec->origin.changed = false;
 		rec->origin.hostname = rec->origin.procname = NULL;
 	}
@@ -287,8 +292,8 @@ static struct ct_record *take_held(struct lane *lane)
 	default:
 		CT_ASSERT(!"a held event of another type");
 	}
-	if (++lane->held_next == holder->held.count)
-		lane->holder = NULL;
+	if (++m->held_next == holder->held.count)
+		m->holder = NULL;
 	return rec;
 }
 
@@ -301,12 +306,12 @@ struct ct_record *ct_decode_merge_next(struct ct_decode_merge *m)
 	if (m->failed)
 		return NULL;
 	/*
-	 * The lane whose held events are being taken stays the earliest
-	 * until they are all taken: they share its place in time, and the
-	 * other lanes' next records, which were not before it, did not move.
+	 * The holder's lane stays the earliest until its held events are all
+	 * taken: they share its place in time, and the other lanes' next
+	 * records, which were not before it, did not move.
 	 */
-	if (m->taking && m->taking->holder)
-		return take_held(m->taking);
+	if (m->holder)
+		return take_held(m);
 	for (size_t i = 0; i < m->count; i++) {
 		struct lane *lane = &m->lanes[i];
 		int64_t at;
@@ -316,7 +321,7 @@ struct ct_record *ct_decode_merge_next(struct ct_decode_merge *m)
 				return NULL;
 			continue;
 		}
-		at = lane->holder ? lane->holder->at_ns : lane->batch->records[lane->next].at_ns;
+		at = lane->batch->records[lane->next].at_ns;
 		/* strictly earlier: a tie goes to the group that comes first */
 		if (!best || at < best_ns) {
 			best = lane;
@@ -325,17 +330,15 @@ struct ct_record *ct_decode_merge_next(struct ct_decode_merge *m)
 	}
 	if (!best)
 		return NULL;
-	if (!best->holder) {
-		rec = &best->batch->records[best->next++];
-		rec->lane = (uint32_t)(best - m->lanes);
-		if (rec->kind != CT_RECORD_HELD)
-			return rec;
-		best->holder = rec;
-		best->held_next = 0;
-		best->whole.lane = rec->lane;
-	}
-	m->taking = best;
-	return take_held(best);
+	rec = &best->batch->records[best->next++];
+	rec->lane = (uint32_t)(best - m->lanes);
+	if (rec->kind != CT_RECORD_HELD)
+		return rec;
+	m->holder = rec;
+	m->holder_lane = best;
+	m->held_next = 0;
+	m->whole.lane = rec->lane;
+	return take_held(m);
 }
 
 void ct_decode_merge_stop(struct ct_decode_merge *m)
@@ -348,13 +351,13 @@ enum ct_trace_graph_status ct_decode_merge_join(struct ct_decode_merge *m, char 
 {
 	const struct lane *cause = m->failed;
 
+	m->holder = NULL;
 	for (size_t i = 0; i < m->count; i++) {
 		struct lane *lane = &m->lanes[i];
 
 		if (lane->batch && !lane->over)
 			ct_decode_thread_release(lane->dt, lane->batch);
 		lane->batch = NULL;
-		lane->holder = NULL;
 		if (lane->over)
 			continue;
 		lane->over = true;
