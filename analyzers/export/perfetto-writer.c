@@ -463,30 +463,30 @@ static uint8_t *fixed64(uint8_t *p, uint64_t v)
 	return p;
 }
 
-/*
- * EV's TrackEvent, with EXTRAS other counters set at its time, in w->te:
- * its length. The hot message of the export, one for each slice's begin
- * and end, instant and counter value: written here, field by field in the
- * order of their numbers (the generated descriptor's), rather than by
- * protobuf-c's packer, which walks the message's descriptor for each one
- * and took a third of the thread that runs the export, the thread that
- * bounds its time (bench/export-bench.sh). test-perfetto-writer.c checks
- * the bytes against protobuf-c's for the same events.
- */
-static size_t track_event(struct ct_pf_writer *w, const struct ct_pf_event *ev, uint64_t iid,
-                          const char *name, size_t extras, const uint64_t *extra_tracks,
-                          const int64_t *extra_values)
+/* The most bytes track_event writes for EV, with EXTRAS other counters
+ * and NAME_LEN bytes of a name written in full: each field's tag and
+ * varint, and the name. */
+static size_t track_event_bound(size_t extras, size_t name_len)
 {
-	size_t name_len = name ? strlen(name) : 0;
-	/* each field's tag and varint; the name's bytes */
-	size_t bound = (8 + 2 * extras) * FIELD_HEAD_MAX + name_len;
-	uint8_t *p;
+	return (8 + 2 * extras) * FIELD_HEAD_MAX + name_len;
+}
 
-	if (bound > w->te_cap) {
-		w->te_cap = bound * 2;
-		w->te = g_realloc(w->te, w->te_cap);
-	}
-	p = varint(varint(w->te, w->event_tags[E_TYPE]), (uint64_t)ev->type);
+/*
+ * EV's TrackEvent, with EXTRAS other counters set at its time, at P: the
+ * byte after it; room for track_event_bound() bytes is the caller's. The
+ * hot message of the export, one for each slice's begin and end, instant
+ * and counter value: written here, field by field in the order of their
+ * numbers (the generated descriptor's), rather than by protobuf-c's
+ * packer, which walks the message's descriptor for each one and took a
+ * third of the thread that runs the export, the thread that bounds its
+ * time (bench/export-bench.sh). test-perfetto-writer.c checks the bytes
+ * against protobuf-c's for the same events.
+ */
+static uint8_t *track_event(const struct ct_pf_writer *w, uint8_t *p, const struct ct_pf_event *ev,
+                            uint64_t iid, const char *name, size_t name_len, size_t extras,
+                            const uint64_t *extra_tracks, const int64_t *extra_values)
+{
+	p = varint(varint(p, w->event_tags[E_TYPE]), (uint64_t)ev->type);
 	if (iid)
 		p = varint(varint(p, w->event_tags[E_NAME_IID]), iid);
 	p = varint(varint(p, w->event_tags[E_TRACK_UUID]), ev->track);
@@ -505,44 +505,140 @@ static size_t track_event(struct ct_pf_writer *w, const struct ct_pf_event *ev, 
 		p = fixed64(varint(p, w->event_tags[E_FLOW_IDS]), ev->flow);
 	if (ev->terminating_flow)
 		p = fixed64(varint(p, w->event_tags[E_TERMINATING_FLOW_IDS]), ev->terminating_flow);
-	return (size_t)(p - w->te);
+	return p;
 }
 
-/* EV, with EXTRAS other counters set at its time (ids and values). */
-static void put_event(struct ct_pf_writer *w, const struct ct_pf_event *ev, size_t extras,
-                      const uint64_t *extra_tracks, const int64_t *extra_values)
+/*
+ * A length-delimited field opened at P, with TAG: its tag and one byte
+ * for its length, which close_field writes once the field's bytes are
+ * there. The field's bytes begin at the pointer returned.
+ */
+static uint8_t *open_field(uint8_t *p, uint64_t tag)
+{
+	return varint(p, tag) + 1;
+}
+
+/* close_field for a length over 127: the bytes moved on to make room for it. */
+static uint8_t *close_long_field(uint8_t *body, uint8_t *end)
+{
+	size_t len = (size_t)(end - body), n;
+	uint8_t head[10];
+
+	n = (size_t)(varint(head, len) - head);
+	memmove(body + n - 1, body, len);
+	memcpy(body - 1, head, n);
+	return end + n - 1;
+}
+
+/*
+ * Closes the field whose bytes run from BODY (open_field) to END: its
+ * length, as a varint before BODY, the bytes moved on when it takes more
+ * than the one byte kept (a length over 127, which the events of a loop
+ * do not reach). Returns the field's end.
+ */
+static inline uint8_t *close_field(uint8_t *body, uint8_t *end)
+{
+	size_t len = (size_t)(end - body);
+
+	if (len >= 0x80)
+		return close_long_field(body, end);
+	body[-1] = (uint8_t)len;
+	return end;
+}
+
+/*
+ * EV as a packet written in place in the block: its timestamp, sequence,
+ * track event (IID, NAME written in full when not interned, EXTRAS) and
+ * flags, in the order of their numbers, as put_packet would write them
+ * with no message of protobuf-c's; each length written once its bytes
+ * are there (close_field), so that nothing is packed twice or moved.
+ * The packet of every event but one that interns a new name.
+ */
+static void put_event_packet(struct ct_pf_writer *w, const struct ct_pf_event *ev, uint64_t time,
+                             uint64_t iid, const char *name, size_t extras,
+                             const uint64_t *extra_tracks, const int64_t *extra_values)
+{
+	size_t name_len = name ? strlen(name) : 0;
+	uint8_t *p, *packet, *event;
+
+	CT_ASSERT(w->started); /* put_clock's packet cleared the incremental state */
+	if (room(w, HEAD_MAX + 4 * FIELD_HEAD_MAX + track_event_bound(extras, name_len)) < 0)
+		return;
+	packet = open_field(w->block + w->used, TRACE_PACKET_TAG);
+	p = varint(varint(packet, w->packet_tags[P_TIMESTAMP]), time);
+	p = varint(varint(p, w->packet_tags[P_SEQUENCE_ID]), SEQUENCE_ID);
+	event = open_field(p, w->packet_tags[P_TRACK_EVENT]);
+	p = track_event(w, event, ev, iid, name, name_len, extras, extra_tracks, extra_values);
+	p = close_field(event, p);
+	if (ev->name)
+		p = varint(
+		    varint(p, w->packet_tags[P_SEQUENCE_FLAGS]),
+		    PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE);
+	w->used = (size_t)(close_field(packet, p) - w->block);
+	w->packets++;
+}
+
+/*
+ * EV as a packet that interns its name, ENTRY, IID: packed with the
+ * entry by protobuf-c (put_packet), the track event written in w->te.
+ */
+static void put_event_interning(struct ct_pf_writer *w, const struct ct_pf_event *ev, uint64_t time,
+                                Perfetto__Protos__EventName *entry, size_t extras,
+                                const uint64_t *extra_tracks, const int64_t *extra_values)
 {
 	Perfetto__Protos__TracePacket packet = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	Perfetto__Protos__InternedData interned = PERFETTO__PROTOS__INTERNED_DATA__INIT;
-	Perfetto__Protos__EventName entry = PERFETTO__PROTOS__EVENT_NAME__INIT;
-	Perfetto__Protos__EventName *entries[1] = { &entry };
-	const char *name = NULL;
-	uint64_t iid = 0;
-	char *copy = NULL;
+	Perfetto__Protos__EventName *entries[1] = { entry };
 	size_t len;
+
+	if (track_event_bound(extras, 0) > w->te_cap) {
+		w->te_cap = track_event_bound(extras, 0) * 2;
+		w->te = g_realloc(w->te, w->te_cap);
+	}
+	len = (size_t)(track_event(w, w->te, ev, entry->iid, NULL, 0, extras, extra_tracks,
+	                           extra_values) -
+	               w->te);
+	packet.has_timestamp = 1;
+	packet.timestamp = time;
+	packet.has_sequence_flags = 1;
+	packet.sequence_flags =
+	    PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
+	interned.n_event_names = 1;
+	interned.event_names = entries;
+	packet.interned_data = &interned;
+	put_packet(w, &packet, w->te, len);
+}
+
+/*
+ * EV, with EXTRAS other counters set at its time (ids and values): in
+ * place (put_event_packet), but when its name is new to the table, whose
+ * entry protobuf-c packs (put_event_interning).
+ */
+static void put_event(struct ct_pf_writer *w, const struct ct_pf_event *ev, size_t extras,
+                      const uint64_t *extra_tracks, const int64_t *extra_values)
+{
+	Perfetto__Protos__EventName entry = PERFETTO__PROTOS__EVENT_NAME__INIT;
+	uint64_t time = ev->time_ns > 0 ? (uint64_t)ev->time_ns : 0, iid = 0;
+	const char *name = NULL;
+	char *copy = NULL;
 
 	if (w->error)
 		return;
-	packet.has_timestamp = 1;
-	packet.timestamp = ev->time_ns > 0 ? (uint64_t)ev->time_ns : 0;
 	if (!w->clocked)
-		put_clock(w, packet.timestamp);
+		put_clock(w, time);
+	if (w->error)
+		return;
 	if (ev->name) {
 		iid = intern(w, ev->name, &entry, &copy);
 		if (!iid)
 			name = utf8(ev->name, &copy);
-		packet.has_sequence_flags = 1;
-		packet.sequence_flags =
-		    PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
 	}
-	if (entry.has_iid) {
-		interned.n_event_names = 1;
-		interned.event_names = entries;
-		packet.interned_data = &interned;
-	}
-	len = track_event(w, ev, iid, name, extras, extra_tracks, extra_values);
-	put_packet(w, &packet, w->te, len);
-	g_free(copy);
+	if (entry.has_iid)
+		put_event_interning(w, ev, time, &entry, extras, extra_tracks, extra_values);
+	else
+		put_event_packet(w, ev, time, iid, name, extras, extra_tracks, extra_values);
+	if (copy)
+		g_free(copy);
 }
 
 void ct_pf_event(struct ct_pf_writer *w, const struct ct_pf_event *ev)
