@@ -17,8 +17,14 @@
 #                         stream file, the calls that repeat their
 #                         thread's earlier one repeat events, as the
 #                         tracer writes them too (make-ctf.py bench-gpu)
-#   median3 CMD...        the median of three runs' "seconds kilobytes"
-#                         (elapsed time, peak RSS)
+#   median3 [--fresh OUT] CMD...
+#                         the median of three runs' "seconds kilobytes"
+#                         (elapsed time, peak RSS); with --fresh, OUT (the
+#                         file or directory CMD writes) is removed before
+#                         each run, outside its time: a run is timed for
+#                         its own writing, not for the kernel's dropping
+#                         of the last run's file when it is truncated or
+#                         removed
 #   bench_memory NAME M M_SMALL DUMMY DUMMY_SMALL [WHAT]
 #                         prints the memory figures of NAME (peak RSS in KB
 #                         on the large and the small trace) beside
@@ -51,7 +57,13 @@ bench_traces() {
 }
 
 median3() {
+	fresh=
+	if [ "$1" = --fresh ]; then
+		fresh=$2
+		shift 2
+	fi
 	for run in 1 2 3; do
+		[ -z "$fresh" ] || rm -rf "$fresh"
 		/usr/bin/time -f "%e %M" -o "$work/time.$run" "$@" >/dev/null 2>&1
 	done
 	cat "$work/time.1" "$work/time.2" "$work/time.3" | sort -n | sed -n 2p

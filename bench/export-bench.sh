@@ -32,16 +32,19 @@ bench_traces
 
 dummy=$(median3 babeltrace2 -o dummy "$work/large")
 dummy_small=$(median3 babeltrace2 -o dummy "$work/small")
-export=$(median3 "$cudatrace" export --format perfetto -o "$work/large.pftrace" "$work/large")
-export_small=$(median3 "$cudatrace" export --format perfetto -o "$work/small.pftrace" "$work/small")
+export=$(median3 --fresh "$work/large.pftrace" \
+	"$cudatrace" export --format perfetto -o "$work/large.pftrace" "$work/large")
+export_small=$(median3 --fresh "$work/small.pftrace" \
+	"$cudatrace" export --format perfetto -o "$work/small.pftrace" "$work/small")
 bytes=$(wc -c <"$work/large.pftrace")
 dummy_gpu=$(median3 babeltrace2 -o dummy "$work/gpu")
-perfetto_gpu=$(median3 "$cudatrace" export --format perfetto -o "$work/gpu.pftrace" "$work/gpu")
-ctf_gpu=$(median3 sh -c 'rm -rf "$1" && exec "$2" export --format ctf -o "$1" "$3"' sh \
-	"$work/gpu-ctf" "$cudatrace" "$work/gpu")
+perfetto_gpu=$(median3 --fresh "$work/gpu.pftrace" \
+	"$cudatrace" export --format perfetto -o "$work/gpu.pftrace" "$work/gpu")
+ctf_gpu=$(median3 --fresh "$work/gpu-ctf" \
+	"$cudatrace" export --format ctf -o "$work/gpu-ctf" "$work/gpu")
 dummy_gpu_small=$(median3 babeltrace2 -o dummy "$work/gpu-small")
-ctf_gpu_small=$(median3 sh -c 'rm -rf "$1" && exec "$2" export --format ctf -o "$1" "$3"' sh \
-	"$work/gpu-small-ctf" "$cudatrace" "$work/gpu-small")
+ctf_gpu_small=$(median3 --fresh "$work/gpu-small-ctf" \
+	"$cudatrace" export --format ctf -o "$work/gpu-small-ctf" "$work/gpu-small")
 
 echo "$dummy $export $export_small $bytes $dummy_small $dummy_gpu $perfetto_gpu $ctf_gpu" |
 	awk -v n="$events" '{

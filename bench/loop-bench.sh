@@ -112,10 +112,18 @@ recorded() {
 	}
 }
 
-# best3 CMD...: the best elapsed time of three runs of CMD and the largest
-# peak RSS among them, "seconds kilobytes".
+# best3 [--fresh OUT] CMD...: the best elapsed time of three runs of CMD
+# and the largest peak RSS among them, "seconds kilobytes"; with --fresh,
+# OUT, what CMD writes, is removed before each run, outside its time (as
+# median3's, bench-lib.sh).
 best3() {
+	fresh=
+	if [ "$1" = --fresh ]; then
+		fresh=$2
+		shift 2
+	fi
 	for run in 1 2 3; do
+		[ -z "$fresh" ] || rm -rf "$fresh"
 		/usr/bin/time -f "%e %M" -o "$lttng_tmp/time.$run" "$@" >/dev/null 2>&1 || {
 			echo "loop-bench: $* failed" >&2
 			exit 1
@@ -130,9 +138,9 @@ best3() {
 analysed() {
 	dummy=$(best3 babeltrace2 -o dummy "$1") || exit 1
 	report=$(best3 "$cli_bin" report --format json "$1") || exit 1
-	perfetto=$(best3 "$cli_bin" export --format perfetto -o "$1.pftrace" "$1") || exit 1
-	ctf=$(best3 sh -c 'rm -rf "$1" && exec "$2" export --format ctf -o "$1" "$3"' sh \
-		"$1.ctf" "$cli_bin" "$1") || exit 1
+	perfetto=$(best3 --fresh "$1.pftrace" \
+		"$cli_bin" export --format perfetto -o "$1.pftrace" "$1") || exit 1
+	ctf=$(best3 --fresh "$1.ctf" "$cli_bin" export --format ctf -o "$1.ctf" "$1") || exit 1
 	echo "$dummy $report $perfetto $ctf"
 }
 
