@@ -48,6 +48,14 @@ struct ct_perfetto {
 	 * on it, one after another. */
 	const struct ct_thread *last_thread;
 	uint64_t last_thread_track;
+	/* The last stream's track: a loop's GPU work is on one or a few,
+	 * and finding its key took three hashes each. */
+	struct {
+		uint64_t process; /* its index, + 1; 0: none */
+		unsigned device;
+		uint32_t stream;
+		uint64_t track;
+	} last_stream;
 	char name[NAME_MAX_BYTES];
 	/* The names of the last copy in each direction and of the last
 	 * memset, kept for the next ones of the same size: a loop's
@@ -127,16 +135,26 @@ static uint64_t device_track(struct ct_perfetto *p, const struct ct_process *pro
 static uint64_t stream_track(struct ct_perfetto *p, const struct ct_process *process,
                              unsigned device, uint32_t stream)
 {
-	uint64_t key = ct_pf_uuid(TRACK_STREAM, process->index, device, stream);
-	uint64_t id;
+	uint64_t key, id;
 	char name[96];
 
-	if ((id = ct_pf_track_id(p->w, key)))
-		return id;
-	snprintf(name, sizeof(name), "stream %" PRIu32 " (pid %" PRId64 ")", stream, process->pid);
-	return ct_pf_track(p->w, &(struct ct_pf_track){ .key = key,
-	                                                .parent = device_track(p, process, device),
-	                                                .name = name });
+	if (p->last_stream.process == (uint64_t)process->index + 1 &&
+	    p->last_stream.device == device && p->last_stream.stream == stream)
+		return p->last_stream.track;
+	key = ct_pf_uuid(TRACK_STREAM, process->index, device, stream);
+	if (!(id = ct_pf_track_id(p->w, key))) {
+		snprintf(name, sizeof(name), "stream %" PRIu32 " (pid %" PRId64 ")", stream,
+		         process->pid);
+		id = ct_pf_track(p->w,
+		                 &(struct ct_pf_track){ .key = key,
+		                                        .parent = device_track(p, process, device),
+		                                        .name = name });
+	}
+	p->last_stream.process = (uint64_t)process->index + 1;
+	p->last_stream.device = device;
+	p->last_stream.stream = stream;
+	p->last_stream.track = id;
+	return id;
 }
 
 /* A counter of PROCESS's bytes on DEVICE: KIND + 1, or 0 for the device kinds together. */
