@@ -3,8 +3,9 @@
  * perfetto-writer.c - Perfetto packets, encoded by the protobuf-c code
  * generated from perfetto-trace.proto, but for the track events and the
  * packets' framing, written here as protobuf-c would (put_packet,
- * track_event), packed one after another into a block that is written
- * when full (see perfetto-writer.h).
+ * track_event; an event's whole packet in place: put_event_packet),
+ * packed one after another into a block that is written when full (see
+ * perfetto-writer.h).
  *
  * The timestamps are the trace's, CLOCK_MONOTONIC's. A packet that names
  * no clock is read as BOOTTIME's, the clock Perfetto shows a trace in
