@@ -152,11 +152,66 @@ static void test_glib(void **unused)
 	assert_true(compare(&lib, 64) > 1000);
 }
 
+/* C++: constructors and destructors are aliases at one address, of one
+ * binding, where the first in the table is the name (the sort's last key). */
+static void test_libstdcxx(void **unused)
+{
+	struct library lib = { .want = "libstdc++.so" };
+	void *cxx = dlopen("libstdc++.so.6", RTLD_NOW);
+
+	(void)unused;
+	assert_non_null(cxx);
+	assert_int_equal(dl_iterate_phdr(find_library, &lib), 1);
+	assert_true(compare(&lib, 61) > 1000);
+	dlclose(cxx);
+}
+
+/*
+ * Names of each binding at one address (aliases.c), in a library without
+ * DWARF: the global one names the address, then the weak, as libdw has
+ * it, whatever their order in the table.
+ */
+static void test_aliases(void **unused)
+{
+	static const struct {
+		const char *symbol, *name;
+	} want[] = {
+		{ "ct_aliases_weak_first", "ct_aliases_global" },
+		{ "ct_aliases_weak", "ct_aliases_weak" },
+	};
+	struct library lib = { .want = "libaliases.so" };
+	void *aliases = dlopen(ALIASES_LIB, RTLD_NOW);
+	struct ct_symbolizer *s;
+	Dwfl *dwfl;
+
+	(void)unused;
+	assert_non_null(aliases);
+	assert_int_equal(dl_iterate_phdr(find_library, &lib), 1);
+	s = ct_symbolizer_create(NULL);
+	ct_symbolizer_add_object(s, lib.base, lib.size, lib.path);
+	dwfl = own_dwfl();
+	for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+		uint64_t pc = (uint64_t)(uintptr_t)dlsym(aliases, want[i].symbol) + 1;
+		Dwfl_Module *m = dwfl_addrmodule(dwfl, pc);
+		struct ct_symbol sym;
+
+		assert_non_null(m);
+		assert_string_equal(dwfl_module_addrname(m, pc), want[i].name);
+		assert_true(ct_symbolizer_lookup_symbol(s, pc, false, &sym));
+		assert_string_equal(sym.function, want[i].name);
+	}
+	dwfl_end(dwfl);
+	ct_symbolizer_destroy(s);
+	dlclose(aliases);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zlib),
 		cmocka_unit_test(test_glib),
+		cmocka_unit_test(test_libstdcxx),
+		cmocka_unit_test(test_aliases),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
