@@ -25,6 +25,7 @@
 #include "api.h"
 #include "common/cuda-error-names.h"
 #include "common/log.h"
+#include "common/memo.h"
 #include "common/saturate.h"
 #include "common/stats.h"
 #include "model/api-calls.h"
@@ -59,9 +60,8 @@ struct api {
 	const struct ct_options *opts; /* borrowed */
 	GPtrArray *rows;               /* struct api_row, in order of first call; owned */
 	GHashTable *by_api;            /* (domain << 16 | cbid) -> its row; borrowed */
-	/* The row looked up last, and its key: a loop calls one API over and over. */
-	gpointer last_key;
-	struct api_row *last_row;
+	/* The rows looked up last: a loop calls a few APIs over and over. */
+	struct ct_memo rows_found;
 	GStringChunk *strings; /* the open waits' names and sites */
 	int64_t end_ns;
 };
@@ -102,8 +102,8 @@ static struct api_row *row_of(struct api *a, unsigned domain, unsigned cbid,
 
 	if (domain != CT_DOMAIN_DRIVER && domain != CT_DOMAIN_RUNTIME)
 		return NULL;
-	if (a->last_row && key == a->last_key)
-		return a->last_row;
+	if ((row = ct_memo_find(&a->rows_found, GPOINTER_TO_UINT(key))))
+		return row;
 	row = g_hash_table_lookup(a->by_api, key);
 	if (!row) {
 		row = g_new0(struct api_row, 1);
@@ -113,8 +113,7 @@ static struct api_row *row_of(struct api *a, unsigned domain, unsigned cbid,
 		g_ptr_array_add(a->rows, row);
 		g_hash_table_insert(a->by_api, key, row);
 	}
-	a->last_key = key;
-	a->last_row = row;
+	ct_memo_keep(&a->rows_found, GPOINTER_TO_UINT(key), row);
 	return row;
 }
 

@@ -29,6 +29,7 @@
 #include "analysis.h"
 #include "contract/assert.h"
 #include "common/corr-map.h"
+#include "common/memo.h"
 #include "common/demangle.h"
 #include "model/gpu-activity.h"
 #include "common/saturate.h"
@@ -100,8 +101,8 @@ struct kernels {
 	int slot;
 	GPtrArray *rows;       /* struct kernel_row, in order of first sight; owned */
 	GHashTable *by_kernel; /* kernel_id -> its row (the key is the row's); borrowed */
-	struct kernel_row
-	    *last_row;          /* the row looked up last: a loop runs one kernel over and over */
+	struct ct_memo
+	    rows_found;         /* rows looked up last: a loop runs a few kernels over and over */
 	struct ct_stat latency; /* every launch latency; owned */
 	uint64_t unmatched;     /* gpu_kernel records without a timed launch */
 };
@@ -140,9 +141,9 @@ static void row_free(gpointer data)
 /* The row of KERNEL_ID, created on first use. */
 static struct kernel_row *row_of(struct kernels *k, uint64_t kernel_id, struct ct_process *process)
 {
-	struct kernel_row *row = k->last_row;
+	struct kernel_row *row = ct_memo_find(&k->rows_found, kernel_id);
 
-	if (row && row->kernel_id == kernel_id)
+	if (row)
 		return row;
 	row = g_hash_table_lookup(k->by_kernel, &kernel_id);
 	if (!row) {
@@ -152,7 +153,7 @@ static struct kernel_row *row_of(struct kernels *k, uint64_t kernel_id, struct c
 		g_ptr_array_add(k->rows, row);
 		g_hash_table_insert(k->by_kernel, &row->kernel_id, row);
 	}
-	k->last_row = row;
+	ct_memo_keep(&k->rows_found, kernel_id, row);
 	return row;
 }
 

@@ -13,6 +13,7 @@
 
 #include "contract/assert.h"
 #include "context.h"
+#include "common/memo.h"
 #include "common/saturate.h"
 
 _Static_assert(sizeof(((struct ct_process *)0)->devices) == 256 * sizeof(struct ct_device *),
@@ -27,8 +28,8 @@ struct ct_name_table {
 	GPtrArray *api[API_DOMAINS];
 	/* uint64_t kernel id -> struct kernel_name (owned; the key is its id) */
 	GHashTable *kernels;
-	/* The name found last (in kernels), NULL: none; a loop names one kernel over and over. */
-	const struct kernel_name *last_kernel;
+	/* The names found last (in kernels): a loop names a few kernels over and over. */
+	struct ct_memo kernels_found;
 };
 
 struct kernel_name {
@@ -527,7 +528,7 @@ static void set_kernel_name(struct ct_name_table *names, uint64_t id, const char
 	k->id = id;
 	k->name = g_strdup(name ? name : "");
 	/* the name it replaces is freed */
-	names->last_kernel = NULL;
+	ct_memo_clear(&names->kernels_found);
 	g_hash_table_replace(names->kernels, &k->id, k);
 }
 
@@ -537,12 +538,10 @@ const char *ct_context_kernel_name(const struct ct_process *process, uint64_t ke
 
 	if (!process || !process->names)
 		return NULL;
-	k = process->names->last_kernel;
-	if (k && k->id == kernel_id)
+	if ((k = ct_memo_find(&process->names->kernels_found, kernel_id)))
 		return k->name;
 	k = g_hash_table_lookup(process->names->kernels, &kernel_id);
-	if (k)
-		process->names->last_kernel = k;
+	ct_memo_keep(&process->names->kernels_found, kernel_id, (void *)k);
 	return k ? k->name : NULL;
 }
 

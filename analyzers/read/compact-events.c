@@ -12,6 +12,7 @@
 #include "model/context.h"
 #include "contract/shape.h"
 #include "common/corr-map.h"
+#include "common/memo.h"
 #include "common/saturate.h"
 
 /* A host event whose GPU record is to come: a launch or a memcpy. */
@@ -29,10 +30,9 @@ struct waiting_op {
 
 /* What one process's compact records need. */
 struct process_ops {
-	struct ct_corr_map waiting; /* of struct waiting_op */
-	GHashTable *shapes;         /* shape_id (GUINT_TO_POINTER) -> its kernel_shape (owned) */
-	const struct ct_ev_kernel_shape
-	    *last_shape; /* found last: a loop names one over and over */
+	struct ct_corr_map waiting;  /* of struct waiting_op */
+	GHashTable *shapes;          /* shape_id (GUINT_TO_POINTER) -> its kernel_shape (owned) */
+	struct ct_memo shapes_found; /* found last: a loop names a few over and over */
 };
 
 /* A thread's last whole event of a kind that repeats, in the slot of its
@@ -224,11 +224,10 @@ static const struct ct_ev_kernel_shape *shape_of_id(struct ct_compact_events *ce
 
 	if (!ops)
 		return NULL;
-	if (ops->last_shape && ops->last_shape->shape_id == shape_id)
-		return ops->last_shape;
+	if ((shape = ct_memo_find(&ops->shapes_found, shape_id)))
+		return shape;
 	shape = g_hash_table_lookup(ops->shapes, GUINT_TO_POINTER(shape_id));
-	if (shape)
-		ops->last_shape = shape;
+	ct_memo_keep(&ops->shapes_found, shape_id, (void *)shape);
 	return shape;
 }
 

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "common/corr-map.h"
+#include "common/memo.h"
 #include "common/ring.h"
 #include "model/gpu-timeline.h"
 #include "common/stats.h"
@@ -186,6 +187,40 @@ static void test_timeline_disorder(void **unused)
 }
 
 /* A ring keeps its items in order while it wraps round its slots and grows wrapped. */
+/* The memo keeps a value per place, the last key's; a miss is NULL. */
+static void test_memo(void **unused)
+{
+	struct ct_memo memo = { 0 };
+	int values[3];
+	uint64_t key = 7, other = 7;
+
+	(void)unused;
+	assert_null(ct_memo_find(&memo, key));
+	ct_memo_keep(&memo, key, &values[0]);
+	assert_ptr_equal(ct_memo_find(&memo, key), &values[0]);
+	/* another key of the same place replaces it */
+	do
+		other++;
+	while (ct_memo_place(other) != ct_memo_place(key));
+	assert_null(ct_memo_find(&memo, other));
+	ct_memo_keep(&memo, other, &values[1]);
+	assert_ptr_equal(ct_memo_find(&memo, other), &values[1]);
+	assert_null(ct_memo_find(&memo, key));
+	/* keys of other places stay; NULL is not kept */
+	ct_memo_keep(&memo, key + 1, &values[2]);
+	ct_memo_keep(&memo, key + 1, NULL);
+	assert_ptr_equal(ct_memo_find(&memo, key + 1), &values[2]);
+	assert_ptr_equal(ct_memo_find(&memo, other), &values[1]);
+	/* a kernel id of FNV-1a, 64 bits, is told from one that shares its place */
+	ct_memo_keep(&memo, UINT64_C(0xcbf29ce484222325), &values[0]);
+	assert_int_equal(ct_memo_place(UINT64_C(0xcbf29ce484222325)),
+	                 ct_memo_place(UINT64_C(0xcbf29ce484222325) ^ UINT64_C(1) << 46));
+	assert_null(ct_memo_find(&memo, UINT64_C(0xcbf29ce484222325) ^ UINT64_C(1) << 46));
+	ct_memo_clear(&memo);
+	assert_null(ct_memo_find(&memo, key + 1));
+	assert_null(ct_memo_find(&memo, other));
+}
+
 static void test_ring(void **unused)
 {
 	struct ct_ring ring;
@@ -403,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_timeline_window),
 		cmocka_unit_test(test_timeline_disorder),
 		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_memo),
 		cmocka_unit_test(test_corr_map),
 		cmocka_unit_test(test_corr_map_reuse),
 		cmocka_unit_test(test_corr_map_sparse),
