@@ -55,6 +55,19 @@ static size_t aside_count(const struct ct_corr_map *map)
 	return map->aside ? g_hash_table_size(map->aside) : 0;
 }
 
+/* Whether ID may be set aside: some id set aside shares its low bits. */
+static bool may_be_aside(const struct ct_corr_map *map, uint32_t id)
+{
+	return map->aside_by_bits[id % CT_CORR_MAP_ASIDE_BITS] != 0;
+}
+
+/* ENTRY is set aside no more (the table's entry is the caller's to take). */
+static void leaves_aside(struct ct_corr_map *map, const struct ct_corr_entry *entry)
+{
+	CT_ASSERT(may_be_aside(map, entry->correlation_id));
+	map->aside_by_bits[entry->correlation_id % CT_CORR_MAP_ASIDE_BITS]--;
+}
+
 /* Whether ENTRY has waited longer than any record takes to come, at TIME_NS. */
 static bool stale(const struct ct_corr_entry *entry, int64_t time_ns)
 {
@@ -86,6 +99,7 @@ static void settle_aside(struct ct_corr_map *map, int64_t time_ns)
 		} else {
 			continue;
 		}
+		leaves_aside(map, entry);
 		g_hash_table_iter_steal(&iter);
 	}
 }
@@ -117,8 +131,10 @@ static void replace_aside(struct ct_corr_map *map, uint32_t id)
 {
 	void *before;
 
-	if (!aside_count(map) || !(before = g_hash_table_lookup(map->aside, GUINT_TO_POINTER(id))))
+	if (!may_be_aside(map, id) ||
+	    !(before = g_hash_table_lookup(map->aside, GUINT_TO_POINTER(id))))
 		return;
+	leaves_aside(map, before);
 	g_hash_table_steal(map->aside, GUINT_TO_POINTER(id));
 	recycle(map, before);
 	map->waiting--;
@@ -131,6 +147,7 @@ static void set_aside(struct ct_corr_map *map, struct ct_corr_entry *entry)
 		map->aside = g_hash_table_new(g_direct_hash, g_direct_equal);
 	replace_aside(map, entry->correlation_id);
 	g_hash_table_insert(map->aside, GUINT_TO_POINTER(entry->correlation_id), entry);
+	map->aside_by_bits[entry->correlation_id % CT_CORR_MAP_ASIDE_BITS]++;
 }
 
 /* A zeroed entry: from the free list if it has one, else the next of the last block. */
@@ -191,8 +208,9 @@ void *ct_corr_map_find(const struct ct_corr_map *map, uint32_t correlation_id)
 
 	if (entry && entry->correlation_id == correlation_id)
 		return entry;
-	return aside_count(map) ? g_hash_table_lookup(map->aside, GUINT_TO_POINTER(correlation_id))
-	                        : NULL;
+	return may_be_aside(map, correlation_id)
+	           ? g_hash_table_lookup(map->aside, GUINT_TO_POINTER(correlation_id))
+	           : NULL;
 }
 
 void ct_corr_map_remove(struct ct_corr_map *map, void *entry)
@@ -204,9 +222,11 @@ void ct_corr_map_remove(struct ct_corr_map *map, void *entry)
 
 	if (*slot == entry)
 		*slot = NULL;
-	else if (aside_count(map) && g_hash_table_lookup(map->aside, GUINT_TO_POINTER(id)) == entry)
+	else if (may_be_aside(map, id) &&
+	         g_hash_table_lookup(map->aside, GUINT_TO_POINTER(id)) == entry) {
+		leaves_aside(map, entry);
 		g_hash_table_steal(map->aside, GUINT_TO_POINTER(id));
-	else
+	} else
 		return;
 	map->waiting--;
 	recycle(map, entry);

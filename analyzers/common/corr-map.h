@@ -46,6 +46,9 @@ struct ct_corr_entry {
 	int64_t time_ns; /* when it began to wait */
 };
 
+/* The values of the ids' low bits the entries set aside are counted by. */
+#define CT_CORR_MAP_ASIDE_BITS 256u
+
 struct ct_corr_map {
 	void **slots;      /* slot -> the entry in it, or NULL; owned */
 	GPtrArray *blocks; /* the blocks the entries are carved from; owned */
@@ -56,6 +59,11 @@ struct ct_corr_map {
 	size_t waiting;    /* entries in the slots and set aside */
 	uint64_t evicted;  /* entries given up to make room */
 	GHashTable *aside; /* id -> waiting entry whose slot a newer one took; NULL: none yet */
+	/* Of the ids set aside, how many fall on each value of their low
+	 * bits: an id of none is not looked up in the table. A few entries
+	 * whose records never come stay aside for good, and every newcomer
+	 * looked for its id among them (a PyTorch trace: a lookup an insert). */
+	uint32_t aside_by_bits[CT_CORR_MAP_ASIDE_BITS];
 };
 
 /* Slots to begin with and at most. */

@@ -6,9 +6,11 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -354,6 +356,22 @@ static void test_corr_map_sparse(void **unused)
 	ct_corr_map_release(&map);
 }
 
+/* Whether the map's counts of the ids set aside, by their low bits, are
+ * those of the entries set aside. */
+static bool aside_counted(const struct ct_corr_map *map)
+{
+	uint32_t counts[CT_CORR_MAP_ASIDE_BITS] = { 0 };
+	GHashTableIter iter;
+	gpointer key, value;
+
+	if (map->aside) {
+		g_hash_table_iter_init(&iter, map->aside);
+		while (g_hash_table_iter_next(&iter, &key, &value))
+			counts[GPOINTER_TO_UINT(key) % CT_CORR_MAP_ASIDE_BITS]++;
+	}
+	return memcmp(counts, map->aside_by_bits, sizeof(counts)) == 0;
+}
+
 /*
  * A loop of two million copies of which a dozen never get their record:
  * each is set aside when a newer id wants its slot, and the map stays at
@@ -392,6 +410,7 @@ static void test_corr_map_stragglers(void **unused)
 	assert_null(ct_corr_map_find(&map, 150000));
 	ct_corr_map_remove(&map, e);
 	assert_int_equal(ct_corr_map_waiting(&map), 11);
+	assert_true(aside_counted(&map));
 	ct_corr_map_release(&map);
 }
 
@@ -424,6 +443,12 @@ static void test_corr_map_full(void **unused)
 	assert_int_equal(map.evicted, 2);
 	assert_null(ct_corr_map_find(&map, quarter + 2));
 	assert_non_null(ct_corr_map_find(&map, max + quarter + 2));
+	assert_true(aside_counted(&map));
+	/* the entries set aside leave it as their records come */
+	for (uint32_t id = 1; id <= quarter; id++)
+		ct_corr_map_remove(&map, ct_corr_map_find(&map, id));
+	assert_true(aside_counted(&map));
+	assert_int_equal(g_hash_table_size(map.aside), 0);
 	ct_corr_map_release(&map);
 }
 
