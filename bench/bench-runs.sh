@@ -71,5 +71,6 @@ run torch-bench sh "$here/torch-bench.sh" 5 0
 figure torch-bench "the recorded training step's time" "wall time per step, recorded / untraced:"
 figure torch-bench "the training step's time with --tensor-sites" \
 	"wall time per step, recorded with --tensor-sites / untraced:"
+figure torch-bench "the report's time on PyTorch steps" "time report / dummy, PyTorch steps:"
 
 tap_done

@@ -11,6 +11,10 @@
 #     default options and recorded with --tensor-sites (PyTorch's
 #     allocation history): the best of three runs of STEPS steps (default
 #     500), timed by the script around its loop, and the ratios;
+#   - the report of a recorded run of 40 x STEPS steps against
+#     babeltrace2 -o dummy on its trace, best of three: reading a PyTorch
+#     trace, whose call sites name frames in PyTorch's libraries (symbol
+#     tables of hundreds of thousands of functions, read once a report);
 #   - instructions per step at the margin: the whole process (Python,
 #     PyTorch, the simulated CUDA and CUPTI, lttng-ust, every thread)
 #     counted by callgrind at COUNTED_STEPS and 2 x COUNTED_STEPS steps
@@ -59,7 +63,8 @@ stepped() {
 	n=$3
 	shift 3
 	set -- "$cudasim_env" --libdir "$trace_simdir" "$@" "$venv/bin/python" "$step_py" "$n"
-	[ "$mode" = traced ] && set -- "$cli_bin" record -q -o "$lttng_tmp/$tag.trace" -- "$@"
+	[ "$mode" = traced ] || [ "$mode" = kept ] &&
+		set -- "$cli_bin" record -q -o "$lttng_tmp/$tag.trace" -- "$@"
 	[ "$mode" = sites ] &&
 		set -- "$cli_bin" record -q --tensor-sites -o "$lttng_tmp/$tag.trace" -- "$@"
 	CUDASIM_LEDGER="" timeout 3600 "$@" >"$lttng_tmp/$tag.out" 2>"$lttng_tmp/$tag.err" || {
@@ -67,7 +72,7 @@ stepped() {
 		tail -n 5 "$lttng_tmp/$tag.err" >&2
 		exit 1
 	}
-	rm -rf "$lttng_tmp/$tag.trace"
+	[ "$mode" = kept ] || rm -rf "$lttng_tmp/$tag.trace"
 }
 
 # best MODE: the best ns_per_step of three runs. (Not a pipeline: a run
@@ -96,6 +101,27 @@ echo "$plain $traced $sites" | awk '{
 		$1 / 1000, $2 / 1000, $3 / 1000
 	printf "wall time per step, recorded / untraced: %.2f\n", $2 / $1
 	printf "wall time per step, recorded with --tensor-sites / untraced: %.2f\n", $3 / $1
+}'
+
+# best_time CMD...: the best elapsed seconds of three runs of CMD.
+best_time() {
+	for run in 1 2 3; do
+		/usr/bin/time -f %e -o "$lttng_tmp/time.$run" "$@" >/dev/null 2>&1 || {
+			echo "torch-bench: $* failed" >&2
+			exit 1
+		}
+	done
+	sort -n "$lttng_tmp/time.1" "$lttng_tmp/time.2" "$lttng_tmp/time.3" | head -n 1
+}
+
+stepped report kept $((40 * steps)) || exit 1
+dummy=$(best_time babeltrace2 -o dummy "$lttng_tmp/report.trace") || exit 1
+report=$(best_time "$cli_bin" report --format json "$lttng_tmp/report.trace") || exit 1
+rm -rf "$lttng_tmp/report.trace"
+echo "$dummy $report" | awk -v steps=$((40 * steps)) '{
+	if ($1 < 0.01) $1 = 0.01
+	printf "  %d steps recorded: babeltrace2 -o dummy %.2f s, report %.2f s\n", steps, $1, $2
+	printf "time report / dummy, PyTorch steps: %.2f\n", $2 / $1
 }'
 
 [ "$counted" -gt 0 ] || exit 0
