@@ -25,6 +25,7 @@
 
 #include "contract/assert.h"
 #include "contract/mix64.h"
+#include "common/memo.h"
 #include "export/perfetto-trace.pb-c.h"
 #include "perfetto-writer.h"
 
@@ -91,19 +92,13 @@ static const char *const event_fields[EVENT_FIELDS] = {
 };
 
 #define RECENT_NAMES 8
-/* Tracks a writer keeps at hand (ct_pf_track_id). */
-#define TRACK_CACHE 16u
-
-struct track_cached {
-	uint64_t key, id; /* id 0: none */
-};
 
 struct ct_pf_writer {
 	FILE *out;          /* borrowed */
 	GHashTable *tracks; /* key (uint64, owned) -> id of each track described */
-	/* Tracks found last, by the low bits of their key (id 0: none): each
-	 * event looks its track up, and a loop's use a few over and over. */
-	struct track_cached track_cache[TRACK_CACHE];
+	/* Tracks found last, their ids by key (as in tracks): each event
+	 * looks its track up, and a loop's use a few over and over. */
+	struct ct_memo tracks_found;
 	GHashTable *names; /* interned name (owned) -> iid */
 	/* The names found last, the table's keys: most events repeat one of a
 	 * few names (a loop's calls and operations), compared here rather
@@ -375,15 +370,13 @@ static void put_clock(struct ct_pf_writer *w, uint64_t now)
 
 uint64_t ct_pf_track_id(struct ct_pf_writer *w, uint64_t key)
 {
-	struct track_cached *cached = &w->track_cache[key % TRACK_CACHE];
-	uint64_t id;
+	void *id = ct_memo_find(&w->tracks_found, key);
 
-	if (cached->id && cached->key == key)
-		return cached->id;
-	id = GPOINTER_TO_SIZE(g_hash_table_lookup(w->tracks, &key));
 	if (id)
-		*cached = (struct track_cached){ key, id };
-	return id;
+		return GPOINTER_TO_SIZE(id);
+	id = g_hash_table_lookup(w->tracks, &key);
+	ct_memo_keep(&w->tracks_found, key, id);
+	return GPOINTER_TO_SIZE(id);
 }
 
 uint64_t ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
