@@ -38,6 +38,7 @@ cli_here=$CUDATRACE_SRCDIR/tests/cli
 . "$CUDATRACE_SRCDIR/tests/lib/cli.sh"
 
 cli_setup "$@"
+. "$bench_here/best3.sh"
 rounds=${1:-10000}
 trace_rounds=${2:-1000000}
 loop="${BENCH_BUILDDIR:-$trace_builddir/bench}/call-loop"
@@ -110,27 +111,6 @@ recorded() {
 		cat "$lttng_tmp/$1.err" >&2
 		exit 1
 	}
-}
-
-# best3 [--fresh OUT] CMD...: the best elapsed time of three runs of CMD
-# and the largest peak RSS among them, "seconds kilobytes"; with --fresh,
-# OUT, what CMD writes, is removed before each run, outside its time (as
-# median3's, bench-lib.sh).
-best3() {
-	fresh=
-	if [ "$1" = --fresh ]; then
-		fresh=$2
-		shift 2
-	fi
-	for run in 1 2 3; do
-		[ -z "$fresh" ] || rm -rf "$fresh"
-		/usr/bin/time -f "%e %M" -o "$lttng_tmp/time.$run" "$@" >/dev/null 2>&1 || {
-			echo "loop-bench: $* failed" >&2
-			exit 1
-		}
-	done
-	cat "$lttng_tmp/time.1" "$lttng_tmp/time.2" "$lttng_tmp/time.3" |
-		awk 'NR == 1 || $1 < t { t = $1 } $2 > m { m = $2 } END { print t, m }'
 }
 
 # analysed TRACE: "seconds kilobytes" of babeltrace2 -o dummy, the report

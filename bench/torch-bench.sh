@@ -37,6 +37,7 @@ cli_here=$CUDATRACE_SRCDIR/tests/cli
 . "$CUDATRACE_SRCDIR/tests/lib/cli.sh"
 
 cli_setup "$@"
+. "$bench_here/best3.sh"
 steps=${1:-500}
 counted=${2:-200}
 venv=$("$trace_srcdir/tools/framework-venv") || {
@@ -103,25 +104,14 @@ echo "$plain $traced $sites" | awk '{
 	printf "wall time per step, recorded with --tensor-sites / untraced: %.2f\n", $3 / $1
 }'
 
-# best_time CMD...: the best elapsed seconds of three runs of CMD.
-best_time() {
-	for run in 1 2 3; do
-		/usr/bin/time -f %e -o "$lttng_tmp/time.$run" "$@" >/dev/null 2>&1 || {
-			echo "torch-bench: $* failed" >&2
-			exit 1
-		}
-	done
-	sort -n "$lttng_tmp/time.1" "$lttng_tmp/time.2" "$lttng_tmp/time.3" | head -n 1
-}
-
 stepped report kept $((40 * steps)) || exit 1
-dummy=$(best_time babeltrace2 -o dummy "$lttng_tmp/report.trace") || exit 1
-report=$(best_time "$cli_bin" report --format json "$lttng_tmp/report.trace") || exit 1
+dummy=$(best3 babeltrace2 -o dummy "$lttng_tmp/report.trace") || exit 1
+report=$(best3 "$cli_bin" report --format json "$lttng_tmp/report.trace") || exit 1
 rm -rf "$lttng_tmp/report.trace"
 echo "$dummy $report" | awk -v steps=$((40 * steps)) '{
 	if ($1 < 0.01) $1 = 0.01
-	printf "  %d steps recorded: babeltrace2 -o dummy %.2f s, report %.2f s\n", steps, $1, $2
-	printf "time report / dummy, PyTorch steps: %.2f\n", $2 / $1
+	printf "  %d steps recorded: babeltrace2 -o dummy %.2f s, report %.2f s\n", steps, $1, $3
+	printf "time report / dummy, PyTorch steps: %.2f\n", $3 / $1
 }'
 
 [ "$counted" -gt 0 ] || exit 0
