@@ -63,10 +63,15 @@ static inline int64_t ct_session_key(const char *name)
 #define CT_GPU_BATCH_MAX 96
 
 /* The most calls a repeat_run holds: a thread's repeats written as one
- * event, 64 of them in about 1,320 bytes (cli/event-size.c), far below a
- * sub-buffer. The 750 instructions lttng-ust takes to reserve and commit
+ * event, 64 of them in about 1,320 bytes (3,370 when every one moved its
+ * addresses: cli/event-size.c), below a sub-buffer. The 750 instructions lttng-ust takes to reserve and commit
  * an event, and the writing of its fields, are shared by its calls. */
 #define CT_REPEAT_RUN_MAX 64
+
+/* The values a repeat_run's moved column holds for a call (its index,
+ * base, src, dst) and at most. */
+#define CT_REPEAT_RUN_MOVED_VALUES 4
+#define CT_REPEAT_RUN_MOVED_MAX    (CT_REPEAT_RUN_MOVED_VALUES * CT_REPEAT_RUN_MAX)
 
 /* Devices and streams that do not apply or are unknown. */
 #define CT_DEVICE_NONE 255u

@@ -89,4 +89,35 @@ static inline uint64_t ct_shape_call(uint64_t h, const struct ct_api_ref *api)
 /* clang-format on */
 #include "events.def"
 
+/*
+ * The kinds a repeat_moved stands for (events.def): a loop's copy or
+ * memset on successive slices of a buffer says what the last one said
+ * but for its addresses. ct_move_<layout>(e, src, dst) gives E those
+ * addresses (a memset's address is dst: it has no src);
+ * ct_moved_<layout>(e, &src, &dst) reads them.
+ */
+static inline void ct_move_memcpy(struct ct_ev_memcpy *e, uint64_t src, uint64_t dst)
+{
+	e->src = src;
+	e->dst = dst;
+}
+
+static inline void ct_moved_memcpy(const struct ct_ev_memcpy *e, uint64_t *src, uint64_t *dst)
+{
+	*src = e->src;
+	*dst = e->dst;
+}
+
+static inline void ct_move_memset(struct ct_ev_memset *e, uint64_t src, uint64_t dst)
+{
+	(void)src;
+	e->address = dst;
+}
+
+static inline void ct_moved_memset(const struct ct_ev_memset *e, uint64_t *src, uint64_t *dst)
+{
+	*src = 0;
+	*dst = e->address;
+}
+
 #endif /* CUDATRACE_CONTRACT_SHAPE_H */

@@ -24,6 +24,10 @@
  * (a few instructions' work) before it leaves it. */
 #define RUN_TAKE_TRIES 10000
 
+/* The loop's path: the helpers of repeats_write are inlined into each
+ * writer (repeats_write, repeats_write_moved), as into one. */
+#define LOOP_PATH static inline __attribute__((always_inline))
+
 /* struct repeats.owner */
 enum { RUN_FREE, RUN_BUSY, RUN_CLOSED };
 
@@ -41,9 +45,10 @@ static struct thread_list runs = THREAD_LIST_INIT(thread_ended);
 /* Writes RUN (of thread TID, 0: the writer) and notes its operations. */
 static void run_write(struct repeat_run *run, uint32_t tid)
 {
-	uint32_t n = run->count;
+	uint32_t n = run->count, moved = run->moved_count;
 
 	run->count = 0;
+	run->moved_count = 0;
 	if (n == 0 || !lttng_ust_tracepoint_enabled(cudatrace, repeat_run))
 		return;
 	lttng_ust_do_tracepoint(cudatrace, repeat_run,
@@ -58,6 +63,8 @@ static void run_write(struct repeat_run *run, uint32_t tid)
 	                            .exit_count = (uint16_t)n,
 	                            .duration = run->duration,
 	                            .duration_count = (uint16_t)n,
+	                            .moved = run->moved,
+	                            .moved_count = (uint16_t)(moved * CT_REPEAT_RUN_MOVED_VALUES),
 	                        });
 	for (uint32_t i = 0; i < n; i++) {
 		if (run->note[i] != RECORDED_NONE)
@@ -66,7 +73,7 @@ static void run_write(struct repeat_run *run, uint32_t tid)
 }
 
 /* The caller has R, if it was free. */
-static bool run_hold(struct repeats *r)
+LOOP_PATH bool run_hold(struct repeats *r)
 {
 	int expected = RUN_FREE;
 
@@ -76,7 +83,7 @@ static bool run_hold(struct repeats *r)
 
 /* Its thread has R, once the flush thread that may be writing it is done
  * (one event's time): false when the exit closed it. */
-static bool run_hold_own(struct repeats *r)
+LOOP_PATH bool run_hold_own(struct repeats *r)
 {
 	for (unsigned tries = 0; tries < RUN_TAKE_TRIES; tries++) {
 		if (run_hold(r))
@@ -114,7 +121,7 @@ static void thread_ended(void *data)
 }
 
 /* R (the calling thread's) in the list, once: true if it is. */
-static bool run_listed(struct repeats *r)
+LOOP_PATH bool run_listed(struct repeats *r)
 {
 	if (r->listed)
 		return r->listed > 0;
@@ -183,9 +190,18 @@ static void write_single(uint64_t shape, const struct ct_api_ref *api, enum reco
 		recorded_ops_note(api->correlation_id, note);
 }
 
-/* Adds the call of SHAPE and API, returned at EXIT, to R's run (held). */
-static void run_add(struct repeats *r, uint64_t shape, const struct ct_api_ref *api, uint64_t exit,
-                    enum recorded_op note)
+/* A repeat_moved alone, as write_single. */
+static void write_single_moved(const struct ct_ev_repeat_moved *e, enum recorded_op note)
+{
+	lttng_ust_do_tracepoint(cudatrace, repeat_moved, e);
+	if (note != RECORDED_NONE)
+		recorded_ops_note(e->correlation_id, note);
+}
+
+/* Adds the call of SHAPE and API, returned at EXIT, to R's run (held):
+ * its index there. */
+LOOP_PATH uint32_t run_add(struct repeats *r, uint64_t shape, const struct ct_api_ref *api,
+                           uint64_t exit, enum recorded_op note)
 {
 	struct repeat_run *run = &r->run;
 	uint32_t i;
@@ -200,35 +216,98 @@ static void run_add(struct repeats *r, uint64_t shape, const struct ct_api_ref *
 	run->exit[i] = (uint32_t)(exit - run->base);
 	run->duration[i] = (uint32_t)(exit - api->entry);
 	run->note[i] = (uint8_t)note;
-	if (run->count == CT_REPEAT_RUN_MAX)
-		run_write(run, 0);
+	return i;
+}
+
+/* R's run is full: written. */
+LOOP_PATH void run_added(struct repeats *r)
+{
+	if (r->run.count == CT_REPEAT_RUN_MAX)
+		run_write(&r->run, 0);
+}
+
+/* Whether R's slot of SHAPE holds it, from a whole event a call entered
+ * less than a second before API's (and since the last session's start),
+ * so that a repeat may name it. */
+LOOP_PATH bool slot_names(const struct repeats *r, uint64_t shape, const struct ct_api_ref *api)
+{
+	unsigned slot = ct_repeat_slot(shape);
+
+	if (r->slots[slot].shape != shape || !api->entry || !config.compact)
+		return false;
+	return api->entry - r->slots[slot].written_ns < REPEAT_FOR_NS &&
+	       r->slots[slot].written_ns >= __atomic_load_n(&announced_ns, __ATOMIC_RELAXED);
+}
+
+/* The time the call of API returns, as a repeat records it; 0 when it
+ * took too long for a repeat. */
+LOOP_PATH uint64_t repeat_exit(const struct ct_api_ref *api)
+{
+	uint64_t now = clock_now_ns();
+
+	return now - api->entry < REPEAT_CALL_MAX_NS ? now : 0;
+}
+
+/* The caller holds R's run, when its calls are kept in one. A call_site
+ * event comes right before its call's event: no run then. */
+LOOP_PATH bool run_taken(struct repeats *r)
+{
+	return lttng_ust_tracepoint_enabled(cudatrace, repeat_run) && !config.stack_calls &&
+	       run_listed(r) && run_hold_own(r);
 }
 
 bool repeats_write(struct api_call *call, uint64_t shape, const struct ct_api_ref *api,
                    enum recorded_op note)
 {
 	struct repeats *r = call->repeats;
-	unsigned slot = ct_repeat_slot(shape);
 	uint64_t now;
 
-	if (r->slots[slot].shape != shape || !api->entry || !config.compact)
+	if (!slot_names(r, shape, api) || !(now = repeat_exit(api)))
 		return false;
-	if (api->entry - r->slots[slot].written_ns >= REPEAT_FOR_NS ||
-	    r->slots[slot].written_ns < __atomic_load_n(&announced_ns, __ATOMIC_RELAXED))
-		return false;
-	now = clock_now_ns();
-	if (now - api->entry >= REPEAT_CALL_MAX_NS)
-		return false;
-	/* A call_site event comes right before its call's event: no run then. */
-	if (lttng_ust_tracepoint_enabled(cudatrace, repeat_run) && !config.stack_calls &&
-	    run_listed(r) && run_hold_own(r)) {
+	if (run_taken(r)) {
 		run_add(r, shape, api, now, note);
+		run_added(r);
 		run_release(r);
 		return true;
 	}
 	if (!lttng_ust_tracepoint_enabled(cudatrace, repeat))
 		return false;
 	write_single(shape, api, note);
+	return true;
+}
+
+bool repeats_write_moved(struct api_call *call, uint64_t shape, uint64_t base, uint64_t src,
+                         uint64_t dst, const struct ct_api_ref *api, enum recorded_op note)
+{
+	struct repeats *r = call->repeats;
+	uint64_t now;
+
+	if (!slot_names(r, base, api) || !(now = repeat_exit(api)))
+		return false;
+	if (run_taken(r)) {
+		struct repeat_run *run = &r->run;
+		uint32_t i = run_add(r, shape, api, now, note);
+		uint64_t *moved = &run->moved[run->moved_count++ * CT_REPEAT_RUN_MOVED_VALUES];
+
+		moved[0] = i;
+		moved[1] = base;
+		moved[2] = src;
+		moved[3] = dst;
+		run_added(r);
+		run_release(r);
+	} else if (lttng_ust_tracepoint_enabled(cudatrace, repeat_moved)) {
+		write_single_moved(
+		    &(struct ct_ev_repeat_moved){ .shape = shape,
+		                                  .base = base,
+		                                  .src = src,
+		                                  .dst = dst,
+		                                  .correlation_id = api->correlation_id,
+		                                  .entry_low = (uint32_t)api->entry },
+		    note);
+	} else {
+		return false;
+	}
+	repeats_written(call, shape);
 	return true;
 }
 

@@ -6,6 +6,12 @@
  * repeat naming that event's shape (contract/shape.h), 30 bytes with its
  * header and contexts instead of 38 to 61 (doc/events.md, "repeat").
  *
+ * A copy or memset that says what its thread's last or second-last one
+ * of its kind said but for its addresses (a loop over the slices of a
+ * buffer) is recorded by a repeat_moved naming that one's shape with its
+ * own addresses (doc/events.md, "repeat_moved"), and its shape takes its
+ * slot as a whole event's would.
+ *
  * Each thread keeps the shapes of its last whole events of those kinds in
  * CT_REPEAT_SLOTS slots, as a reader of the trace does: a repeat is
  * written only when the shape's slot holds it, and a reader that finds
@@ -67,6 +73,10 @@ struct repeat_run {
 	uint32_t exit[CT_REPEAT_RUN_MAX];     /* ns after base */
 	uint32_t duration[CT_REPEAT_RUN_MAX]; /* ns from entry to exit */
 	uint8_t note[CT_REPEAT_RUN_MAX];      /* enum recorded_op, noted once written */
+	/* the calls that moved their event's addresses (repeat_moved): of
+	 * each, its index in the run, base, src and dst */
+	uint32_t moved_count; /* calls */
+	uint64_t moved[CT_REPEAT_RUN_MOVED_MAX];
 };
 
 /* The last two events of each kind that repeats whose shapes its thread
@@ -97,15 +107,14 @@ struct repeats {
 	struct shape_memo memo;
 };
 
-/* The shape of E (a struct ct_ev_EVENT *), from R's memo when one of its
- * last events of that kind had the same fields; else computed, and kept
- * in place of the older one. */
-#define REPEAT_SHAPE(r, event, e)                                                        \
+/* The shape of E (a struct ct_ev_EVENT *) from R's memo, when one of its
+ * last events of that kind had the same fields; else 0. */
+#define REPEAT_SHAPE_MEMO(r, event, e)                                                   \
 	((r)->memo.event##_shape[0] && ct_same_shape_##event(&(r)->memo.event[0], (e))   \
 	     ? (r)->memo.event##_shape[0]                                                \
 	 : (r)->memo.event##_shape[1] && ct_same_shape_##event(&(r)->memo.event[1], (e)) \
 	     ? (r)->memo.event##_shape[1]                                                \
-	     : repeat_shape_keep_##event(&(r)->memo, (e)))
+	     : 0)
 
 /* clang-format off */
 #define SHAPE_MEMO_KEEP(event)                                                          \
@@ -122,6 +131,51 @@ SHAPE_MEMO_KEEP(memset)
 SHAPE_MEMO_KEEP(launch)
 SHAPE_MEMO_KEEP(launch_unconfigured)
 #undef SHAPE_MEMO_KEEP
+
+/* The shape of the memo's last event of E's kind that says what E says
+ * but for its addresses (contract/shape.h, ct_move_<layout>), 0 if none:
+ * what E's repeat_moved names as its base. Launches have no addresses. */
+#define SHAPE_MEMO_BASE(event)                                                                \
+	static inline uint64_t repeat_moved_base_##event(const struct shape_memo *m,          \
+	                                                 const struct ct_ev_##event *e)       \
+	{                                                                                     \
+		uint64_t src, dst;                                                            \
+                                                                                              \
+		ct_moved_##event(e, &src, &dst);                                              \
+		for (unsigned way = 0; way < SHAPE_MEMO_WAYS; way++) {                        \
+			struct ct_ev_##event moved = m->event[way];                           \
+                                                                                              \
+			ct_move_##event(&moved, src, dst);                                    \
+			if (m->event##_shape[way] && ct_same_shape_##event(&moved, e))        \
+				return m->event##_shape[way];                                 \
+		}                                                                             \
+		return 0;                                                                     \
+	}                                                                                     \
+	static inline void repeat_moved_to_##event(const struct ct_ev_##event *e,             \
+	                                           uint64_t *src, uint64_t *dst)              \
+	{                                                                                     \
+		ct_moved_##event(e, src, dst);                                                \
+	}
+SHAPE_MEMO_BASE(memcpy)
+SHAPE_MEMO_BASE(memset)
+#undef SHAPE_MEMO_BASE
+#define SHAPE_MEMO_NO_BASE(event)                                                          \
+	static inline uint64_t repeat_moved_base_##event(const struct shape_memo *m,       \
+	                                                 const struct ct_ev_##event *e)    \
+	{                                                                                  \
+		(void)m;                                                                   \
+		(void)e;                                                                   \
+		return 0;                                                                  \
+	}                                                                                  \
+	static inline void repeat_moved_to_##event(const struct ct_ev_##event *e,          \
+	                                           uint64_t *src, uint64_t *dst)           \
+	{                                                                                  \
+		(void)e;                                                                   \
+		*src = *dst = 0;                                                           \
+	}
+SHAPE_MEMO_NO_BASE(launch)
+SHAPE_MEMO_NO_BASE(launch_unconfigured)
+#undef SHAPE_MEMO_NO_BASE
 /* clang-format on */
 
 /*
@@ -134,6 +188,17 @@ SHAPE_MEMO_KEEP(launch_unconfigured)
  */
 bool repeats_write(struct api_call *call, uint64_t shape, const struct ct_api_ref *api,
                    enum recorded_op note);
+
+/*
+ * Records a repeat_moved for CALL, whose event has SHAPE and call
+ * reference API and is the event of shape BASE with the addresses SRC and
+ * DST, when its thread's slot holds BASE (and the rules above allow it):
+ * true, nothing else is to be written, and SHAPE takes its slot as a
+ * whole event's would; its operation is noted as NOTE once written.
+ * False: as repeats_write.
+ */
+bool repeats_write_moved(struct api_call *call, uint64_t shape, uint64_t base, uint64_t src,
+                         uint64_t dst, const struct ct_api_ref *api, enum recorded_op note);
 
 /* Writes the run R holds, if any: before anything else its thread writes. */
 void repeats_flush(struct repeats *r);
@@ -153,20 +218,31 @@ void repeats_written(struct api_call *call, uint64_t shape);
 void repeats_announce_again(void);
 
 /*
- * CALL's event E (a struct ct_ev_EVENT *) as a repeat, or whole, its
- * shape then taking its thread's slot; its operation noted as NOTE once
- * written (recorded-ops.h). In a file that includes cudatrace-tp.h.
+ * CALL's event E (a struct ct_ev_EVENT *) as a repeat, a repeat_moved of
+ * the memo's last event of its kind that differs from it by its addresses
+ * only, or whole, its shape then taking its thread's slot; its operation
+ * noted as NOTE once written (recorded-ops.h). In a file that includes
+ * cudatrace-tp.h.
  */
-#define REPEAT_OR_WRITE(call, event, e, note)                                       \
-	do {                                                                        \
-		uint64_t shape_ = REPEAT_SHAPE((call)->repeats, event, e);          \
-		if (!repeats_write((call), shape_, &(e)->api, (note))) {            \
-			repeats_flush((call)->repeats);                             \
-			lttng_ust_do_tracepoint(cudatrace, event, (e));             \
-			repeats_written((call), shape_);                            \
-			if ((note) != RECORDED_NONE)                                \
-				recorded_ops_note((e)->api.correlation_id, (note)); \
-		}                                                                   \
+#define REPEAT_OR_WRITE(call, event, e, note)                                                     \
+	do {                                                                                      \
+		struct repeats *r_ = (call)->repeats;                                             \
+		uint64_t shape_ = REPEAT_SHAPE_MEMO(r_, event, e), base_ = 0, src_ = 0, dst_ = 0; \
+		if (!shape_) {                                                                    \
+			base_ = repeat_moved_base_##event(&r_->memo, (e));                        \
+			shape_ = repeat_shape_keep_##event(&r_->memo, (e));                       \
+		}                                                                                 \
+		if (base_)                                                                        \
+			repeat_moved_to_##event((e), &src_, &dst_);                               \
+		if (!repeats_write((call), shape_, &(e)->api, (note)) &&                          \
+		    !(base_ && repeats_write_moved((call), shape_, base_, src_, dst_, &(e)->api,  \
+		                                   (note)))) {                                    \
+			repeats_flush(r_);                                                        \
+			lttng_ust_do_tracepoint(cudatrace, event, (e));                           \
+			repeats_written((call), shape_);                                          \
+			if ((note) != RECORDED_NONE)                                              \
+				recorded_ops_note((e)->api.correlation_id, (note));               \
+		}                                                                                 \
 	} while (0)
 
 #endif /* CUDATRACE_REPEATS_H */

@@ -385,29 +385,76 @@ static uint64_t entry_from_low(int64_t time_ns, uint32_t low)
 }
 
 /*
- * A repeat made the event it stands for: the one its thread's slot of
- * its shape holds, with its own call. False when the slot holds another
- * shape, or none (that event was lost, or is before the trace), or the
- * event has no thread to look in: counted, and not read further.
+ * EV made the event its thread's slot of SHAPE holds, with the call of
+ * CORRELATION_ID whose entry's low bits are ENTRY_LOW. False when the
+ * slot holds another shape, or none (that event was lost, or is before
+ * the trace), or the event has no thread to look in.
  */
-static bool expand_repeat(struct ct_compact_events *ce, struct ct_event *ev)
+static bool take_slot(struct ct_compact_events *ce, struct ct_event *ev, uint64_t shape,
+                      uint32_t correlation_id, uint32_t entry_low)
 {
-	const struct ct_ev_repeat r = ev->u.repeat;
 	const struct repeat_slot *slots = ev->thread ? slots_of(ce, ev->thread, false) : NULL;
-	const struct repeat_slot *slot = slots ? &slots[ct_repeat_slot(r.shape)] : NULL;
-	uint64_t entry = entry_from_low(ev->time_ns, r.entry_low);
+	const struct repeat_slot *slot = slots ? &slots[ct_repeat_slot(shape)] : NULL;
+	uint64_t entry = entry_from_low(ev->time_ns, entry_low);
 	struct ct_api_ref *api;
 
-	if (!slot || slot->shape != r.shape || !r.shape || !entry) {
-		ce->unresolved = ct_sat_add_u64(ce->unresolved, 1);
+	if (!slot || slot->shape != shape || !shape || !entry)
 		return false;
-	}
 	/* the event's payload, then its own call */
 	ev->type = slot->type;
 	memcpy(&ev->u, &slot->u, repeated[slot->type].size);
 	api = (struct ct_api_ref *)((char *)&ev->u + repeated[slot->type].api);
-	api->correlation_id = r.correlation_id;
+	api->correlation_id = correlation_id;
 	api->entry = entry;
+	return true;
+}
+
+/* A repeat or repeat_moved that stands for nothing: counted, and not read further. */
+static bool unresolved(struct ct_compact_events *ce)
+{
+	ce->unresolved = ct_sat_add_u64(ce->unresolved, 1);
+	return false;
+}
+
+/* A repeat made the event it stands for: the one its thread's slot of its
+ * shape holds, with its own call. */
+static bool expand_repeat(struct ct_compact_events *ce, struct ct_event *ev)
+{
+	const struct ct_ev_repeat r = ev->u.repeat;
+
+	return take_slot(ce, ev, r.shape, r.correlation_id, r.entry_low) || unresolved(ce);
+}
+
+/* Moves EV (of a kind that repeats) to the addresses SRC and DST: false
+ * for a kind that has none (a launch). */
+static bool move_addresses(struct ct_event *ev, uint64_t src, uint64_t dst)
+{
+	switch (ev->type) {
+	case CT_EV_MEMCPY:
+		ct_move_memcpy(&ev->u.memcpy, src, dst);
+		return true;
+	case CT_EV_MEMSET:
+		ct_move_memset(&ev->u.memset, src, dst);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A repeat_moved made the event it stands for: the one its thread's slot
+ * of its base holds, at its own addresses and with its own call, which
+ * then takes its shape's slot as a whole event. Unresolved also when the
+ * event made is not of the shape the tracer said (a damaged event).
+ */
+static bool expand_moved(struct ct_compact_events *ce, struct ct_event *ev)
+{
+	const struct ct_ev_repeat_moved r = ev->u.repeat_moved;
+
+	if (!take_slot(ce, ev, r.base, r.correlation_id, r.entry_low) ||
+	    !move_addresses(ev, r.src, r.dst) || shape_of(ev) != r.shape)
+		return unresolved(ce);
+	keep_whole(ce, ev);
 	return true;
 }
 
@@ -432,7 +479,8 @@ static void widen_launch(struct ct_event *ev)
  * that hold repeats (read as them: repeat-runs.h). */
 static ct_ev_set repeating(void)
 {
-	ct_ev_set types = CT_EV_BIT(CT_EV_REPEAT) | CT_EV_BIT(CT_EV_REPEAT_RUN);
+	ct_ev_set types =
+	    CT_EV_BIT(CT_EV_REPEAT) | CT_EV_BIT(CT_EV_REPEAT_MOVED) | CT_EV_BIT(CT_EV_REPEAT_RUN);
 
 	for (int t = 0; t < CT_EV_COUNT; t++)
 		if (repeats((enum ct_event_type)t))
@@ -464,6 +512,9 @@ bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev)
 {
 	if (ev->type == CT_EV_REPEAT) {
 		if (!expand_repeat(ce, ev))
+			return false;
+	} else if (ev->type == CT_EV_REPEAT_MOVED) {
+		if (!expand_moved(ce, ev))
 			return false;
 	} else if (repeats(ev->type)) {
 		keep_whole(ce, ev);

@@ -289,6 +289,9 @@ static struct ct_record *take_held(struct ct_decode_merge *m)
 	case CT_EV_REPEAT:
 		rec->ev.u.repeat = h->u.repeat;
 		break;
+	case CT_EV_REPEAT_MOVED:
+		rec->ev.u.repeat_moved = h->u.repeat_moved;
+		break;
 	default:
 		CT_ASSERT(!"a held event of another type");
 	}

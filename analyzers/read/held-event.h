@@ -23,6 +23,7 @@ struct ct_held_event {
 		struct ct_ev_gpu_kernel_times gpu_kernel_times;
 		struct ct_ev_gpu_kernel_shaped gpu_kernel_shaped;
 		struct ct_ev_repeat repeat;
+		struct ct_ev_repeat_moved repeat_moved;
 	} u;
 };
 

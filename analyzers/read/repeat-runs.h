@@ -36,14 +36,19 @@ struct ct_repeat_run {
 	uint64_t count; /* the shortest column's length */
 	uint64_t next;
 	const bt_field *column[CT_REPEAT_RUN_COLUMNS]; /* borrowed from the event */
+	/* the calls that moved their addresses (repeat_moved), four values
+	 * each; NULL in a trace of an older tracer */
+	const bt_field *moved; /* borrowed from the event */
+	uint64_t moved_count;  /* calls */
+	uint64_t moved_next;
 };
 
 /* Opens EVENT, a repeat_run whose class INFO resolved. */
 void ct_repeat_run_open(struct ct_repeat_run *run, const struct ct_event_class_info *info,
                         const bt_event *event);
 
-/* The next repeat in H (its type, time and payload: every member), false
- * when none is left. */
+/* The next repeat or repeat_moved in H (its type, time and payload: every
+ * member), false when none is left. */
 bool ct_repeat_run_next(struct ct_repeat_run *run, struct ct_held_event *h);
 
 #endif

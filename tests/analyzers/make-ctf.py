@@ -39,10 +39,13 @@ Scenarios:
               not in the trace; the truth is printed as JSON
   repeats     copies, memsets and launches that repeat their thread's
               earlier event (doc/events.md, "repeat"), one of them across
-              a 2^32 ns boundary of the clock; repeats whose event is not
-              in their thread's slot (another shape took it, no shape of
-              theirs was ever written, or another thread wrote it); the
-              truth is printed as JSON
+              a 2^32 ns boundary of the clock; copies and memsets on
+              successive slices of a buffer (repeat_moved); repeats whose
+              event is not in their thread's slot (another shape took it,
+              no shape of theirs was ever written, or another thread
+              wrote it) and repeat_moved events whose base is not, or
+              whose shape is not the event's they make; the truth is
+              printed as JSON
   runs        the same, each thread's repeats in repeat_run events
               (doc/events.md, "repeat_run") written before its next whole
               event, the other thread's by the main thread, naming it
@@ -130,7 +133,8 @@ WRITTEN = ("api_entry", "api_call", "tracer_info", "api_name", "mem_alloc", "mem
            "gpu_memory_pool", "kernel_name", "launch", "launch_unconfigured", "gpu_kernel",
            "gpu_kernel_times", "gpu_kernel_shaped", "kernel_shape", "gpu_memcpy_times",
            "gpu_batch", "device_info", "memcpy",
-           "gpu_memcpy", "memset", "gpu_memset", "gpu_overhead", "repeat", "repeat_run")
+           "gpu_memcpy", "memset", "gpu_memset", "gpu_overhead", "repeat", "repeat_run",
+           "repeat_moved")
 
 
 def ctf_type(kind):
@@ -1107,7 +1111,9 @@ def repeats(directory, runs=False):
         elif kind in ("launch", "launch_unconfigured"):
             truth["kernels"]["gemm" if fields["kernel_id"] == 0xA1 else "relu"] += 1
 
-    kept = {}  # tid -> the repeats not yet written: (shape, corr, exit, duration, record)
+    # tid -> the repeats not yet written: (shape, corr, exit, duration, record,
+    # moved: (base, src, dst) or None)
+    kept = {}
 
     def flush():
         """Each thread's kept repeats in a repeat_run, then their records."""
@@ -1115,10 +1121,12 @@ def repeats(directory, runs=False):
             if not calls:
                 continue
             base = calls[0][2]
+            moved = [(i, c[5]) for i, c in enumerate(calls) if c[5]]
             s.event(at(), "repeat_run", pid, main_tid, proc, base=base,
                     tid=0 if tid == main_tid else tid,
                     shape=[c[0] for c in calls], correlation_id=[c[1] for c in calls],
-                    exit=[c[2] - base for c in calls], duration=[c[3] for c in calls])
+                    exit=[c[2] - base for c in calls], duration=[c[3] for c in calls],
+                    moved=[v for i, m in moved for v in (i,) + m])
             for call in calls:
                 if call[4]:
                     call[4]()
@@ -1137,12 +1145,17 @@ def repeats(directory, runs=False):
         return shapes.shape(layout, values), values
 
     def repeat(kind, corr, shape, values, tid=main_tid, call_ns=700, resolved=True,
-               record=True):
+               record=True, moved=None):
         """A repeat of SHAPE, of KIND's event VALUES, for call CORR, which took
-        CALL_NS; its GPU record after it when RECORD."""
+        CALL_NS; its GPU record after it when RECORD. MOVED (base, src, dst):
+        a repeat_moved, VALUES those of the event it makes."""
         entry = at()
         exit_ns = at(call_ns)
-        if not runs:
+        if not runs and moved:
+            s.event(exit_ns, "repeat_moved", pid, tid, proc, shape=shape, base=moved[0],
+                    src=moved[1], dst=moved[2], correlation_id=corr,
+                    entry_low=entry & 0xFFFFFFFF)
+        elif not runs:
             s.event(exit_ns, "repeat", pid, tid, proc, shape=shape, correlation_id=corr,
                     entry_low=entry & 0xFFFFFFFF)
         if resolved:
@@ -1159,7 +1172,7 @@ def repeats(directory, runs=False):
             if kept.get(tid) and exit_ns - kept[tid][0][2] >= 1_000_000_000:
                 flush()
             kept.setdefault(tid, []).append((shape, corr, exit_ns, call_ns,
-                                             its_record if record else None))
+                                             its_record if record else None, moved))
         elif record:
             its_record()
 
@@ -1197,6 +1210,35 @@ def repeats(directory, runs=False):
            record=False)
     # and the one that took the slot repeats
     repeat("memcpy", 342, other_shape, other_values)
+
+    def moved(kind, corr, base_shape, base_values, src, dst, **how):
+        """A repeat_moved of BASE_SHAPE's event at SRC and DST (a memset's
+        address is DST): the shape and values of the event it makes."""
+        values = dict(base_values, correlation_id=corr)
+        if kind == "memcpy":
+            values.update(src=src, dst=dst)
+        else:
+            values.update(address=dst)
+        shape = how.pop("shape", None) or shapes.shape(kind, values)
+        repeat(kind, corr, shape, values, moved=(base_shape, src, dst), **how)
+        return shape, values
+
+    # copies on successive slices of a buffer, each a repeat_moved of the
+    # one before, and a repeat of the last one: its shape took its slot
+    slice_shape, slice_values = other_shape, other_values
+    for i, corr in enumerate((370, 371, 372)):
+        slice_shape, slice_values = moved("memcpy", corr, slice_shape, slice_values,
+                                          0x7100_0000 + i * 64, BASE + i * 64)
+    repeat("memcpy", 373, slice_shape, slice_values)
+    # memsets likewise, on their address
+    set_shape, set_values = moved("memset", 380, memset_shape, memset_values, 0, BASE + 4096)
+    repeat("memset", 381, set_shape, set_values)
+    # a repeat_moved whose base no slot holds, and one whose shape is not
+    # that of the event it makes (damaged): counted, left out
+    moved("memcpy", 390, copy_shape ^ (1 << 41), copy_values, 0x7200_0000, BASE,
+          resolved=False, record=False)
+    moved("memcpy", 391, slice_shape, slice_values, 0x7300_0000, BASE,
+          shape=slice_shape ^ 1, resolved=False, record=False)
     flush()
     write(directory, events, s)
     return truth

@@ -6,9 +6,12 @@
 # the document rather than by the C of contract/shape.h: copies, memsets
 # and launches written whole, then repeated by their thread, one repeat's
 # call across a 2^32 ns boundary of the clock (its entry read back from
-# the low bits); and repeats that stand for nothing in the trace (their
-# slot holds another shape, no event of theirs was written, another
-# thread wrote it), counted and left out:
+# the low bits); copies and memsets on successive slices of a buffer,
+# each a repeat_moved of the one before, repeated in turn; and repeats
+# that stand for nothing in the trace (their slot holds another shape, no
+# event of theirs was written, another thread wrote it, a repeat_moved's
+# base is in no slot or its shape is not the event it makes), counted and
+# left out:
 #   - `cudatrace report --format json`: the transfers' copies, bytes,
 #     host and GPU time, the api table's calls and host time, the kernels'
 #     runs, and the trace section's unmatched_repeats and
@@ -23,8 +26,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 report_locate
 report_synthetic repeats
-ok "text: the first page says 3 calls repeat a call whose event is not in the trace" \
-	grep -q "^Lost: 3 calls repeat a call whose event is not in the trace" "$report_tmp/text.out"
+ok "text: the first page says 5 calls repeat a call whose event is not in the trace" \
+	grep -q "^Lost: 5 calls repeat a call whose event is not in the trace" "$report_tmp/text.out"
 
 "$report_python" "$report_here/check-repeats.py" "$report_tmp" >"$report_tmp/check.tap" 2>&1
 tap_relay "repeats" "$report_tmp/check.tap"

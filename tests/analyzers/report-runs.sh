@@ -16,8 +16,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 report_locate
 report_synthetic runs
-ok "text: the first page says 3 calls repeat a call whose event is not in the trace" \
-	grep -q "^Lost: 3 calls repeat a call whose event is not in the trace" "$report_tmp/text.out"
+ok "text: the first page says 5 calls repeat a call whose event is not in the trace" \
+	grep -q "^Lost: 5 calls repeat a call whose event is not in the trace" "$report_tmp/text.out"
 
 "$report_python" "$report_here/check-repeats.py" "$report_tmp" >"$report_tmp/check.tap" 2>&1
 tap_relay "runs" "$report_tmp/check.tap"

@@ -22,8 +22,9 @@
 # memcpy's); --no-api leaves out only the calls no semantic event
 # records, none here. A repeat's columns in the run take 20 bytes (shape
 # 8, correlation id, exit and duration 4 each), and the run's header,
-# contexts, base, tid and the lengths of its 4 columns about 42 bytes
-# shared by its 64 calls; a copy's columns in the batch take 16 bytes,
+# contexts, base, tid and the lengths of its 5 columns (that of moved
+# calls empty: doc/events.md, "repeat_moved") about 44 bytes shared by
+# its 64 calls; a copy's columns in the batch take 16 bytes,
 # and the batch's own header, context and fields (8 + 4 + 1, and a 2-byte
 # length for each of its 11 columns) about 45 bytes shared by its records
 # (doc/events.md, "Size of the trace"): 20 + 0.7 + 16 + 0.4 = 37.1 bytes a

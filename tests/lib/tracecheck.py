@@ -250,7 +250,8 @@ def expand_runs(events):
     place (doc/events.md, "repeat_run"): call i is a repeat of shape[i] and
     correlation_id[i] at base + exit[i], whose entry is duration[i] before,
     of the thread tid when it is not 0 (written by another thread at the
-    process's exit), else of the run's own."""
+    process's exit), else of the run's own. A call listed in moved (four
+    values a call: i, base, src, dst) is a repeat_moved."""
     expanded = []
     for event in events:
         if event["_name"] != "repeat_run":
@@ -260,18 +261,46 @@ def expand_runs(events):
         tid = number(event.get("tid"), 0)
         own = {key: value for key, value in event.items()
                if key not in ("event", "_name", "base", "tid", "shape", "correlation_id",
-                              "exit", "duration")}
+                              "exit", "duration", "moved")}
         if tid:
             own["vtid"] = str(tid)
-        for shape, correlation_id, exit_ns, duration in zip(
+        values = column(event, "moved")
+        moved = {number(values[j]): tuple(values[j + 1:j + 4])
+                 for j in range(0, len(values) - 3, 4)}
+        for i, (shape, correlation_id, exit_ns, duration) in enumerate(zip(
                 column(event, "shape"), column(event, "correlation_id"),
-                column(event, "exit"), column(event, "duration")):
+                column(event, "exit"), column(event, "duration"))):
             ts = base + number(exit_ns, 0)
             entry = ts - number(duration, 0)
-            expanded.append(dict(own, _name="repeat", _run=True, ts=str(ts),
-                                 shape=shape, correlation_id=correlation_id,
-                                 entry_low=str(entry & 0xFFFFFFFF)))
+            call = dict(own, _name="repeat", _run=True, ts=str(ts), shape=shape,
+                        correlation_id=correlation_id, entry_low=str(entry & 0xFFFFFFFF))
+            if i in moved:
+                call.update(_name="repeat_moved", base=moved[i][0], src=moved[i][1],
+                            dst=moved[i][2])
+            expanded.append(call)
     return expanded
+
+
+# Where a repeat_moved puts its addresses in the event it makes
+# (doc/events.md, "repeat_moved"): a memset's address is dst.
+MOVED_FIELDS = {"memcpy": (("src", "src"), ("dst", "dst")), "memset": (("address", "dst"),)}
+
+
+def moved_event(held, event):
+    """HELD (a whole memcpy or memset) at the addresses of EVENT, a
+    repeat_moved, with EVENT's shape: None when it is of another kind or
+    shape (a damaged trace)."""
+    name = held["_name"]
+    if name not in MOVED_FIELDS:
+        return None
+    made = dict(held)
+    for field, source in MOVED_FIELDS[name]:
+        made[field] = str(number(event.get(source), 0))
+    values = field_values(ct_contract.EVENTS[name][0], made)
+    if values is None or shapes.shape(ct_contract.EVENTS[name][0], values) != number(
+            event.get("shape")):
+        return None
+    return made
 
 
 def expand_repeats(events):
@@ -281,8 +310,10 @@ def expand_repeats(events):
     shape, if that event has its shape: its fields, with the repeat's
     correlation_id and its entry read back from entry_low and the
     repeat's timestamp, the repeat's own keys (its time, contexts, place)
-    and '_repeated' set. A repeat whose slot holds another shape, or none,
-    is left as it is: the checkers report it."""
+    and '_repeated' set. A repeat_moved is the event in the slot of its
+    base at its own addresses (moved_event), which then takes the slot of
+    its shape. A repeat whose slot holds another shape, or none, is left as
+    it is: the checkers report it."""
     slots = {}
     expanded = []
     for event in events:
@@ -294,15 +325,22 @@ def expand_repeats(events):
             if values is not None:
                 value = shapes.shape(layout, values)
                 slots.setdefault(thread, {})[shapes.slot(value)] = (value, event)
-        elif name == "repeat":
+        elif name in ("repeat", "repeat_moved"):
             value = number(event.get("shape"))
-            held = slots.get(thread, {}).get(shapes.slot(value or 0))
-            if held is not None and held[0] == value:
+            base = number(event.get("base")) if name == "repeat_moved" else value
+            held = slots.get(thread, {}).get(shapes.slot(base or 0))
+            whole = None
+            if held is not None and held[0] == base:
+                whole = held[1] if name == "repeat" else moved_event(held[1], event)
+            if whole is not None:
                 entry = shapes.entry_from_low(number(event.get("ts"), 0),
                                               number(event.get("entry_low"), 0))
                 own = {key: value for key, value in event.items()
-                       if key not in ("event", "_name", "shape", "entry_low")}
-                event = dict(held[1], **own, entry=str(entry), _repeated=True)
+                       if key not in ("event", "_name", "shape", "entry_low", "base", "src",
+                                      "dst")}
+                if name == "repeat_moved":
+                    slots[thread][shapes.slot(value)] = (value, whole)
+                event = dict(whole, **own, entry=str(entry), _repeated=True)
         expanded.append(event)
     return expanded
 

@@ -53,6 +53,8 @@ static struct {
 	uint64_t shape[CT_REPEAT_RUN_MAX];
 	uint32_t correlation_id[CT_REPEAT_RUN_MAX], exit[CT_REPEAT_RUN_MAX],
 	    duration[CT_REPEAT_RUN_MAX];
+	uint32_t moved_count; /* calls */
+	uint64_t moved[CT_REPEAT_RUN_MOVED_MAX];
 } last_run;
 
 static void on_repeat_run(void *data, const struct ct_ev_repeat_run *e)
@@ -68,6 +70,21 @@ static void on_repeat_run(void *data, const struct ct_ev_repeat_run *e)
 		last_run.exit[i] = e->exit[i];
 		last_run.duration[i] = e->duration[i];
 	}
+	assert_int_equal(e->moved_count % CT_REPEAT_RUN_MOVED_VALUES, 0);
+	last_run.moved_count = e->moved_count / CT_REPEAT_RUN_MOVED_VALUES;
+	for (uint32_t i = 0; i < e->moved_count && i < CT_REPEAT_RUN_MOVED_MAX; i++)
+		last_run.moved[i] = e->moved[i];
+}
+
+/* The repeat_moved events written alone: how many, and the last one. */
+static unsigned moved_events;
+static struct ct_ev_repeat_moved last_moved;
+
+static void on_repeat_moved(void *data, const struct ct_ev_repeat_moved *e)
+{
+	(void)data;
+	moved_events++;
+	last_moved = *e;
 }
 
 static struct repeats slots;
@@ -88,6 +105,9 @@ static int fresh(void **state)
 	run_events = 0;
 	memset(&last_run, 0, sizeof(last_run));
 	TP_DISABLE(repeat_run);
+	moved_events = 0;
+	memset(&last_moved, 0, sizeof(last_moved));
+	TP_ENABLE(repeat_moved, on_repeat_moved);
 	return 0;
 }
 
@@ -399,6 +419,14 @@ static void test_shape_of_every_field_but_the_call(void **state)
 	assert_false(ct_same_shape_memcpy(&a, &b));
 }
 
+/* E's shape from R's memo, else computed and kept there, as REPEAT_OR_WRITE finds it. */
+static uint64_t memo_shape(struct repeats *r, const struct ct_ev_memcpy *e)
+{
+	uint64_t shape = REPEAT_SHAPE_MEMO(r, memcpy, e);
+
+	return shape ? shape : repeat_shape_keep_memcpy(&r->memo, e);
+}
+
 /* The thread's memo of its last shapes answers as the shape does, for two
  * alternating events and a third that takes the older one's place. */
 static void test_shape_memo(void **state)
@@ -411,13 +439,122 @@ static void test_shape_memo(void **state)
 	for (int round = 0; round < 3; round++) {
 		up.api.correlation_id = (uint32_t)(10 + round);
 		down.api.correlation_id = (uint32_t)(20 + round);
-		assert_int_equal(REPEAT_SHAPE(&slots, memcpy, &up), ct_shape_memcpy(&up));
-		assert_int_equal(REPEAT_SHAPE(&slots, memcpy, &down), ct_shape_memcpy(&down));
+		assert_int_equal(memo_shape(&slots, &up), ct_shape_memcpy(&up));
+		assert_int_equal(memo_shape(&slots, &down), ct_shape_memcpy(&down));
 	}
-	assert_int_equal(REPEAT_SHAPE(&slots, memcpy, &other), ct_shape_memcpy(&other));
-	assert_int_equal(REPEAT_SHAPE(&slots, memcpy, &up), ct_shape_memcpy(&up));
-	assert_int_equal(REPEAT_SHAPE(&slots, memcpy, &down), ct_shape_memcpy(&down));
-	assert_int_equal(REPEAT_SHAPE(&slots, memcpy, &other), ct_shape_memcpy(&other));
+	assert_int_equal(memo_shape(&slots, &other), ct_shape_memcpy(&other));
+	assert_int_equal(memo_shape(&slots, &up), ct_shape_memcpy(&up));
+	assert_int_equal(memo_shape(&slots, &down), ct_shape_memcpy(&down));
+	assert_int_equal(memo_shape(&slots, &other), ct_shape_memcpy(&other));
+}
+
+/* A call that moves the addresses of the event in its base's slot is a
+ * repeat_moved of it, whose shape then takes its slot as a whole event's:
+ * the next call of that shape repeats it. Not when the base's slot holds
+ * another shape, or no event can be written. */
+static void test_moved_alone(void **state)
+{
+	struct ct_api_ref api;
+
+	(void)state;
+	repeats_written(&call, 0x1234);
+	next_call(1000);
+	api = ref(30);
+	assert_false(repeats_write_moved(&call, 0x5678, 0x9999, 1, 2, &api, RECORDED_NONE));
+	assert_true(
+	    repeats_write_moved(&call, 0x5678, 0x1234, 0x7000, 0x8000, &api, RECORDED_NONE));
+	assert_int_equal(moved_events, 1);
+	assert_int_equal(last_moved.shape, 0x5678);
+	assert_int_equal(last_moved.base, 0x1234);
+	assert_int_equal(last_moved.src, 0x7000);
+	assert_int_equal(last_moved.dst, 0x8000);
+	assert_int_equal(last_moved.correlation_id, 30);
+	assert_int_equal(last_moved.entry_low, (uint32_t)call.entry);
+	next_call(1000);
+	api = ref(31);
+	assert_true(repeats_write(&call, 0x5678, &api, RECORDED_NONE));
+	assert_int_equal(repeat_events, 1);
+	assert_int_equal(last.shape, 0x5678);
+	/* no repeat_moved enabled, and no run: the caller writes it whole */
+	TP_DISABLE(repeat_moved);
+	next_call(1000);
+	api = ref(32);
+	assert_false(repeats_write_moved(&call, 0x4444, 0x1234, 1, 2, &api, RECORDED_NONE));
+	assert_int_equal(moved_events, 1);
+}
+
+/* In a run, a moved call is listed by its index with its base and
+ * addresses; the others are repeats as before. */
+static void test_moved_in_run(void **state)
+{
+	struct ct_api_ref api;
+
+	(void)state;
+	TP_ENABLE(repeat_run, on_repeat_run);
+	repeats_written(&call, 7);
+	next_call(1000);
+	api = ref(40);
+	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
+	next_call(1000);
+	api = ref(41);
+	assert_true(repeats_write_moved(&call, 0x21, 7, 0x100, 0x200, &api, RECORDED_NONE));
+	next_call(1000);
+	api = ref(42);
+	assert_true(repeats_write(&call, 0x21, &api, RECORDED_NONE));
+	repeats_flush(&slots);
+	assert_int_equal(moved_events, 0);
+	assert_int_equal(run_events, 1);
+	assert_int_equal(last_run.count, 3);
+	assert_int_equal(last_run.shape[1], 0x21);
+	assert_int_equal(last_run.moved_count, 1);
+	assert_int_equal(last_run.moved[0], 1);
+	assert_int_equal(last_run.moved[1], 7);
+	assert_int_equal(last_run.moved[2], 0x100);
+	assert_int_equal(last_run.moved[3], 0x200);
+	/* the next run lists none */
+	next_call(1000);
+	api = ref(43);
+	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
+	repeats_flush(&slots);
+	assert_int_equal(last_run.count, 1);
+	assert_int_equal(last_run.moved_count, 0);
+}
+
+/* The memo names as base its last copy that differs by the addresses
+ * only, and a memset that differs by its address; nothing for a copy
+ * that differs otherwise, or for a launch. */
+static void test_moved_base_of_memo(void **state)
+{
+	struct ct_ev_memcpy up = copy(), slice = copy(), bigger = copy();
+	struct ct_ev_memset clear = { .address = 0x7f0000000000, .bytes = 256, .stream = 7 };
+	struct ct_ev_memset next = clear;
+	struct ct_ev_launch launch = { .kernel_id = 1 };
+	uint64_t src, dst;
+
+	(void)state;
+	slice.src += 64;
+	slice.dst += 64;
+	slice.api.correlation_id = 6;
+	bigger.bytes *= 2;
+	assert_int_equal(repeat_moved_base_memcpy(&slots.memo, &slice), 0);
+	repeat_shape_keep_memcpy(&slots.memo, &up);
+	assert_int_equal(repeat_moved_base_memcpy(&slots.memo, &slice), ct_shape_memcpy(&up));
+	assert_int_equal(repeat_moved_base_memcpy(&slots.memo, &bigger), 0);
+	repeat_moved_to_memcpy(&slice, &src, &dst);
+	assert_int_equal(src, up.src + 64);
+	assert_int_equal(dst, up.dst + 64);
+	/* what a reader makes of it: the base moved is the slice */
+	ct_move_memcpy(&up, src, dst);
+	assert_true(ct_same_shape_memcpy(&up, &slice));
+	next.address += 256;
+	repeat_shape_keep_memset(&slots.memo, &clear);
+	assert_int_equal(repeat_moved_base_memset(&slots.memo, &next), ct_shape_memset(&clear));
+	repeat_moved_to_memset(&next, &src, &dst);
+	assert_int_equal(src, 0);
+	assert_int_equal(dst, clear.address + 256);
+	repeat_shape_keep_launch(&slots.memo, &launch);
+	launch.grid_x = 2;
+	assert_int_equal(repeat_moved_base_launch(&slots.memo, &launch), 0);
 }
 
 int main(void)
@@ -435,6 +572,9 @@ int main(void)
 		cmocka_unit_test_setup(test_run_full_or_old, fresh),
 		cmocka_unit_test_setup(test_run_noted_once_written, fresh),
 		cmocka_unit_test_setup(test_exit_closes_runs, fresh),
+		cmocka_unit_test_setup(test_moved_alone, fresh),
+		cmocka_unit_test_setup(test_moved_in_run, fresh),
+		cmocka_unit_test_setup(test_moved_base_of_memo, fresh),
 		/* last: the other tests' calls entered before it, which it makes stale */
 		cmocka_unit_test_setup(test_session_started, fresh),
 	};
