@@ -9,14 +9,24 @@
  *   copy    a synchronous 4-byte cudaMemcpy host-to-device, then one
  *           device-to-host, from pageable memory: a loop that reads back a
  *           flag or a loss;
- *   launch  two kernel launches, nothing else.
+ *   slices  copy's calls on successive 64-byte slices of a host buffer;
+ *   launch  two kernel launches, nothing else;
+ *   alloc   cudaMalloc of 4 KiB then its cudaFree: code that allocates in
+ *           its loop instead of keeping a pool;
+ *   event   cudaEventRecord then cudaEventQuery: a loop that polls for
+ *           its work's end, as frameworks do before reusing a buffer;
+ *   memset  cudaMemsetAsync of 256 bytes then cudaStreamSynchronize;
+ *   query   cudaGetDevice then cudaGetLastError: calls that do no work,
+ *           which frameworks make around every operation.
  *
  * Times the loop that issues the calls (not the final wait for the GPU)
  * and prints
  *
  *   calls=N ns=TOTAL ns_per_call=X
  *
- *   call-loop [ROUNDS [async|copy|launch]]    default 20000 rounds, async
+ *   call-loop [ROUNDS [async|copy|slices|launch|alloc|event|memset|query]]
+ *
+ * default 20000 rounds, async.
  */
 #include <cstdio>
 #include <cstdlib>
@@ -71,6 +81,64 @@ static void launch_round(cudaStream_t stream, int *host, int *batch, int *sum)
 	consume<<<1, 32, 0, stream>>>(batch, sum);
 }
 
+/* Successive 64-byte slices of a 1 MiB host buffer, uploaded and read
+ * back: no two calls in a row copy from the same address. */
+static void slices_round(cudaStream_t stream, int *host, int *batch, int *sum)
+{
+	static char slices[1 << 20];
+	static unsigned next;
+	char *slice = slices + (next++ % ((sizeof(slices) - 64) / 64)) * 64;
+
+	(void)stream;
+	(void)host;
+	(void)sum;
+	cudaMemcpy(batch, slice, 64, cudaMemcpyHostToDevice);
+	cudaMemcpy(slice, batch, 64, cudaMemcpyDeviceToHost);
+}
+
+static void alloc_round(cudaStream_t stream, int *host, int *batch, int *sum)
+{
+	void *p = NULL;
+
+	(void)stream;
+	(void)host;
+	(void)batch;
+	(void)sum;
+	cudaMalloc(&p, 4096);
+	cudaFree(p);
+}
+
+static cudaEvent_t loop_event;
+
+static void event_round(cudaStream_t stream, int *host, int *batch, int *sum)
+{
+	(void)host;
+	(void)batch;
+	(void)sum;
+	cudaEventRecord(loop_event, stream);
+	cudaEventQuery(loop_event);
+}
+
+static void memset_round(cudaStream_t stream, int *host, int *batch, int *sum)
+{
+	(void)host;
+	(void)sum;
+	cudaMemsetAsync(batch, 0, 256, stream);
+	cudaStreamSynchronize(stream);
+}
+
+static void query_round(cudaStream_t stream, int *host, int *batch, int *sum)
+{
+	int device;
+
+	(void)stream;
+	(void)host;
+	(void)batch;
+	(void)sum;
+	cudaGetDevice(&device);
+	cudaGetLastError();
+}
+
 typedef void round_fn(cudaStream_t stream, int *host, int *batch, int *sum);
 
 /* The loop MODE names, or NULL. */
@@ -82,6 +150,16 @@ static round_fn *loop_named(const char *mode)
 		return copy_round;
 	if (strcmp(mode, "launch") == 0)
 		return launch_round;
+	if (strcmp(mode, "slices") == 0)
+		return slices_round;
+	if (strcmp(mode, "alloc") == 0)
+		return alloc_round;
+	if (strcmp(mode, "event") == 0)
+		return event_round;
+	if (strcmp(mode, "memset") == 0)
+		return memset_round;
+	if (strcmp(mode, "query") == 0)
+		return query_round;
 	return NULL;
 }
 
@@ -97,13 +175,15 @@ int main(int argc, char **argv)
 	unsigned long long elapsed;
 
 	if (rounds <= 0 || !round || argc > 3) {
-		fprintf(stderr, "usage: call-loop [ROUNDS [async|copy|launch]]\n");
+		fprintf(stderr, "usage: call-loop [ROUNDS "
+		                "[async|copy|slices|launch|alloc|event|memset|query]]\n");
 		return 2;
 	}
 	check(cudaStreamCreate(&stream), "cudaStreamCreate");
 	check(cudaMallocHost(&host, 256), "cudaMallocHost");
 	check(cudaMalloc(&batch, 256), "cudaMalloc");
 	check(cudaMalloc(&sum, sizeof(int)), "cudaMalloc");
+	check(cudaEventCreateWithFlags(&loop_event, cudaEventDisableTiming), "cudaEventCreate");
 	/* One round before timing: first-call costs are not per-call costs. */
 	round(stream, host, batch, sum);
 	check(cudaGetLastError(), "the first round");
@@ -118,6 +198,7 @@ int main(int argc, char **argv)
 	printf("calls=%ld ns=%llu ns_per_call=%.1f\n", 2 * rounds, elapsed,
 	       (double)elapsed / (double)(2 * rounds));
 
+	check(cudaEventDestroy(loop_event), "cudaEventDestroy");
 	check(cudaFree(sum), "cudaFree");
 	check(cudaFree(batch), "cudaFree");
 	check(cudaFreeHost(host), "cudaFreeHost");

@@ -7,7 +7,12 @@
 #
 #   - copy: synchronous 4-byte cudaMemcpy host-to-device then
 #     device-to-host; launch: kernel launches alone (two calls a round);
-#   - instructions at the margin: the whole process (the program, the
+#   - instructions at the margin, on those two loops and on the other
+#     loops of call-loop (LOOP_BENCH_LOOPS, default all of them: slices,
+#     the copy loop on successive slices of a buffer; alloc, cudaMalloc
+#     and cudaFree; event, cudaEventRecord and cudaEventQuery; memset,
+#     cudaMemsetAsync and cudaStreamSynchronize; query, cudaGetDevice and
+#     cudaGetLastError): the whole process (the program, the
 #     simulated CUDA and CUPTI, its dispatch included, lttng-ust, every
 #     thread) counted by callgrind, recorded with `cudatrace record`'s
 #     default options and not traced at all, at ROUNDS and 2 x ROUNDS
@@ -40,6 +45,7 @@ cli_here=$CUDATRACE_SRCDIR/tests/cli
 cli_setup "$@"
 . "$bench_here/best3.sh"
 rounds=${1:-10000}
+margin_loops=${LOOP_BENCH_LOOPS:-copy slices launch alloc event memset query}
 trace_rounds=${2:-1000000}
 loop="${BENCH_BUILDDIR:-$trace_builddir/bench}/call-loop"
 [ -x "$loop" ] || { echo "loop-bench: $loop is not built" >&2; exit 2; }
@@ -97,8 +103,9 @@ margin() {
 
 if [ "$rounds" -gt 0 ]; then
 	echo "loop-bench: instructions at the margin, $((2 * rounds)) -> $((4 * rounds)) calls (callgrind, whole process)"
-	margin copy
-	margin launch
+	for each in $margin_loops; do
+		margin "$each"
+	done
 	[ -z "${LOOP_BENCH_KEEP:-}" ] || cp "$lttng_tmp"/*.callgrind "$LOOP_BENCH_KEEP"/
 fi
 
