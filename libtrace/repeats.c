@@ -276,8 +276,8 @@ bool repeats_write(struct api_call *call, uint64_t shape, const struct ct_api_re
 	return true;
 }
 
-bool repeats_write_moved(struct api_call *call, uint64_t shape, uint64_t base, uint64_t src,
-                         uint64_t dst, const struct ct_api_ref *api, enum recorded_op note)
+bool repeats_write_moved(struct api_call *call, uint64_t base, uint64_t src, uint64_t dst,
+                         const struct ct_api_ref *api, enum recorded_op note)
 {
 	struct repeats *r = call->repeats;
 	uint64_t now;
@@ -286,7 +286,9 @@ bool repeats_write_moved(struct api_call *call, uint64_t shape, uint64_t base, u
 		return false;
 	if (run_taken(r)) {
 		struct repeat_run *run = &r->run;
-		uint32_t i = run_add(r, shape, api, now, note);
+		/* shape 0 names no event: a reader that does not know moved
+		 * calls counts them lost */
+		uint32_t i = run_add(r, 0, api, now, note);
 		uint64_t *moved = &run->moved[run->moved_count++ * CT_REPEAT_RUN_MOVED_VALUES];
 
 		moved[0] = i;
@@ -295,19 +297,16 @@ bool repeats_write_moved(struct api_call *call, uint64_t shape, uint64_t base, u
 		moved[3] = dst;
 		run_added(r);
 		run_release(r);
-	} else if (lttng_ust_tracepoint_enabled(cudatrace, repeat_moved)) {
-		write_single_moved(
-		    &(struct ct_ev_repeat_moved){ .shape = shape,
-		                                  .base = base,
-		                                  .src = src,
-		                                  .dst = dst,
-		                                  .correlation_id = api->correlation_id,
-		                                  .entry_low = (uint32_t)api->entry },
-		    note);
-	} else {
-		return false;
+		return true;
 	}
-	repeats_written(call, shape);
+	if (!lttng_ust_tracepoint_enabled(cudatrace, repeat_moved))
+		return false;
+	write_single_moved(&(struct ct_ev_repeat_moved){ .base = base,
+	                                                 .src = src,
+	                                                 .dst = dst,
+	                                                 .correlation_id = api->correlation_id,
+	                                                 .entry_low = (uint32_t)api->entry },
+	                   note);
 	return true;
 }
 

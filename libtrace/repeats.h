@@ -6,11 +6,11 @@
  * repeat naming that event's shape (contract/shape.h), 30 bytes with its
  * header and contexts instead of 38 to 61 (doc/events.md, "repeat").
  *
- * A copy or memset that says what its thread's last or second-last one
- * of its kind said but for its addresses (a loop over the slices of a
+ * A copy or memset that says what its thread's last or second-last whole
+ * one of its kind said but for its addresses (a loop over the slices of a
  * buffer) is recorded by a repeat_moved naming that one's shape with its
- * own addresses (doc/events.md, "repeat_moved"), and its shape takes its
- * slot as a whole event's would.
+ * own addresses (doc/events.md, "repeat_moved"); it takes no slot, and is
+ * not kept in the memo, so that the next slice names the same event.
  *
  * Each thread keeps the shapes of its last whole events of those kinds in
  * CT_REPEAT_SLOTS slots, as a reader of the trace does: a repeat is
@@ -190,15 +190,15 @@ bool repeats_write(struct api_call *call, uint64_t shape, const struct ct_api_re
                    enum recorded_op note);
 
 /*
- * Records a repeat_moved for CALL, whose event has SHAPE and call
- * reference API and is the event of shape BASE with the addresses SRC and
- * DST, when its thread's slot holds BASE (and the rules above allow it):
- * true, nothing else is to be written, and SHAPE takes its slot as a
- * whole event's would; its operation is noted as NOTE once written.
- * False: as repeats_write.
+ * Records a repeat_moved for CALL, whose event, of call reference API, is
+ * the event of shape BASE with the addresses SRC and DST, when its
+ * thread's slot holds BASE (and the rules above allow it): true, nothing
+ * else is to be written; its operation is noted as NOTE once written. It
+ * takes no slot: the next slice names the same base. False: as
+ * repeats_write.
  */
-bool repeats_write_moved(struct api_call *call, uint64_t shape, uint64_t base, uint64_t src,
-                         uint64_t dst, const struct ct_api_ref *api, enum recorded_op note);
+bool repeats_write_moved(struct api_call *call, uint64_t base, uint64_t src, uint64_t dst,
+                         const struct ct_api_ref *api, enum recorded_op note);
 
 /* Writes the run R holds, if any: before anything else its thread writes. */
 void repeats_flush(struct repeats *r);
@@ -218,31 +218,31 @@ void repeats_written(struct api_call *call, uint64_t shape);
 void repeats_announce_again(void);
 
 /*
- * CALL's event E (a struct ct_ev_EVENT *) as a repeat, a repeat_moved of
- * the memo's last event of its kind that differs from it by its addresses
- * only, or whole, its shape then taking its thread's slot; its operation
- * noted as NOTE once written (recorded-ops.h). In a file that includes
- * cudatrace-tp.h.
+ * CALL's event E (a struct ct_ev_EVENT *) as a repeat of one of the
+ * memo's last events of its kind, else as a repeat_moved of one that
+ * differs from it by its addresses only (no shape is computed for it),
+ * else as a repeat of its shape, or whole, its shape then taking its
+ * thread's slot; its operation noted as NOTE once written
+ * (recorded-ops.h). In a file that includes cudatrace-tp.h.
  */
-#define REPEAT_OR_WRITE(call, event, e, note)                                                     \
-	do {                                                                                      \
-		struct repeats *r_ = (call)->repeats;                                             \
-		uint64_t shape_ = REPEAT_SHAPE_MEMO(r_, event, e), base_ = 0, src_ = 0, dst_ = 0; \
-		if (!shape_) {                                                                    \
-			base_ = repeat_moved_base_##event(&r_->memo, (e));                        \
-			shape_ = repeat_shape_keep_##event(&r_->memo, (e));                       \
-		}                                                                                 \
-		if (base_)                                                                        \
-			repeat_moved_to_##event((e), &src_, &dst_);                               \
-		if (!repeats_write((call), shape_, &(e)->api, (note)) &&                          \
-		    !(base_ && repeats_write_moved((call), shape_, base_, src_, dst_, &(e)->api,  \
-		                                   (note)))) {                                    \
-			repeats_flush(r_);                                                        \
-			lttng_ust_do_tracepoint(cudatrace, event, (e));                           \
-			repeats_written((call), shape_);                                          \
-			if ((note) != RECORDED_NONE)                                              \
-				recorded_ops_note((e)->api.correlation_id, (note));               \
-		}                                                                                 \
+#define REPEAT_OR_WRITE(call, event, e, note)                                                  \
+	do {                                                                                   \
+		struct repeats *r_ = (call)->repeats;                                          \
+		uint64_t shape_ = REPEAT_SHAPE_MEMO(r_, event, e), base_, src_, dst_;          \
+		if (!shape_ && (base_ = repeat_moved_base_##event(&r_->memo, (e)))) {          \
+			repeat_moved_to_##event((e), &src_, &dst_);                            \
+			if (repeats_write_moved((call), base_, src_, dst_, &(e)->api, (note))) \
+				break;                                                         \
+		}                                                                              \
+		if (!shape_)                                                                   \
+			shape_ = repeat_shape_keep_##event(&r_->memo, (e));                    \
+		if (repeats_write((call), shape_, &(e)->api, (note)))                          \
+			break;                                                                 \
+		repeats_flush(r_);                                                             \
+		lttng_ust_do_tracepoint(cudatrace, event, (e));                                \
+		repeats_written((call), shape_);                                               \
+		if ((note) != RECORDED_NONE)                                                   \
+			recorded_ops_note((e)->api.correlation_id, (note));                    \
 	} while (0)
 
 #endif /* CUDATRACE_REPEATS_H */

@@ -443,19 +443,17 @@ static bool move_addresses(struct ct_event *ev, uint64_t src, uint64_t dst)
 
 /*
  * A repeat_moved made the event it stands for: the one its thread's slot
- * of its base holds, at its own addresses and with its own call, which
- * then takes its shape's slot as a whole event. Unresolved also when the
- * event made is not of the shape the tracer said (a damaged event).
+ * of its base holds, at its own addresses and with its own call. It takes
+ * no slot (the tracer's next slice names the same base). Unresolved also
+ * when its base is a launch, which has no addresses (a damaged event).
  */
 static bool expand_moved(struct ct_compact_events *ce, struct ct_event *ev)
 {
 	const struct ct_ev_repeat_moved r = ev->u.repeat_moved;
 
-	if (!take_slot(ce, ev, r.base, r.correlation_id, r.entry_low) ||
-	    !move_addresses(ev, r.src, r.dst) || shape_of(ev) != r.shape)
-		return unresolved(ce);
-	keep_whole(ce, ev);
-	return true;
+	return (take_slot(ce, ev, r.base, r.correlation_id, r.entry_low) &&
+	        move_addresses(ev, r.src, r.dst)) ||
+	       unresolved(ce);
 }
 
 /* ------------------------------------------------------------ the rest */

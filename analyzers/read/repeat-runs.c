@@ -115,8 +115,8 @@ bool ct_repeat_run_next(struct ct_repeat_run *run, struct ct_held_event *h)
 	/* the low bits of its entry, as a repeat of its own would say */
 	entry_low = (uint32_t)(exit - element(run, CT_REPEAT_RUN_DURATION, run->next));
 	if (next_moved(run, run->next, h)) {
+		/* its shape is 0, which names no event */
 		h->type = CT_EV_REPEAT_MOVED;
-		h->u.repeat_moved.shape = shape;
 		h->u.repeat_moved.correlation_id = correlation_id;
 		h->u.repeat_moved.entry_low = entry_low;
 	} else {

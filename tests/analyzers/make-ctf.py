@@ -43,9 +43,8 @@ Scenarios:
               successive slices of a buffer (repeat_moved); repeats whose
               event is not in their thread's slot (another shape took it,
               no shape of theirs was ever written, or another thread
-              wrote it) and repeat_moved events whose base is not, or
-              whose shape is not the event's they make; the truth is
-              printed as JSON
+              wrote it) and repeat_moved events whose base is not, or is
+              a launch; the truth is printed as JSON
   runs        the same, each thread's repeats in repeat_run events
               (doc/events.md, "repeat_run") written before its next whole
               event, the other thread's by the main thread, naming it
@@ -1152,9 +1151,8 @@ def repeats(directory, runs=False):
         entry = at()
         exit_ns = at(call_ns)
         if not runs and moved:
-            s.event(exit_ns, "repeat_moved", pid, tid, proc, shape=shape, base=moved[0],
-                    src=moved[1], dst=moved[2], correlation_id=corr,
-                    entry_low=entry & 0xFFFFFFFF)
+            s.event(exit_ns, "repeat_moved", pid, tid, proc, base=moved[0], src=moved[1],
+                    dst=moved[2], correlation_id=corr, entry_low=entry & 0xFFFFFFFF)
         elif not runs:
             s.event(exit_ns, "repeat", pid, tid, proc, shape=shape, correlation_id=corr,
                     entry_low=entry & 0xFFFFFFFF)
@@ -1171,7 +1169,8 @@ def repeats(directory, runs=False):
             # a run spans a second at most
             if kept.get(tid) and exit_ns - kept[tid][0][2] >= 1_000_000_000:
                 flush()
-            kept.setdefault(tid, []).append((shape, corr, exit_ns, call_ns,
+            # a moved call's shape is 0 in a run: it names no event
+            kept.setdefault(tid, []).append((0 if moved else shape, corr, exit_ns, call_ns,
                                              its_record if record else None, moved))
         elif record:
             its_record()
@@ -1213,32 +1212,29 @@ def repeats(directory, runs=False):
 
     def moved(kind, corr, base_shape, base_values, src, dst, **how):
         """A repeat_moved of BASE_SHAPE's event at SRC and DST (a memset's
-        address is DST): the shape and values of the event it makes."""
+        address is DST)."""
         values = dict(base_values, correlation_id=corr)
         if kind == "memcpy":
             values.update(src=src, dst=dst)
         else:
             values.update(address=dst)
-        shape = how.pop("shape", None) or shapes.shape(kind, values)
-        repeat(kind, corr, shape, values, moved=(base_shape, src, dst), **how)
-        return shape, values
+        repeat(kind, corr, None, values, moved=(base_shape, src, dst), **how)
 
     # copies on successive slices of a buffer, each a repeat_moved of the
-    # one before, and a repeat of the last one: its shape took its slot
-    slice_shape, slice_values = other_shape, other_values
+    # whole copy in its slot, which stays there: the repeat after them is
+    # that copy's
     for i, corr in enumerate((370, 371, 372)):
-        slice_shape, slice_values = moved("memcpy", corr, slice_shape, slice_values,
-                                          0x7100_0000 + i * 64, BASE + i * 64)
-    repeat("memcpy", 373, slice_shape, slice_values)
+        moved("memcpy", corr, other_shape, other_values, 0x7100_0000 + i * 64, BASE + i * 64)
+    repeat("memcpy", 373, other_shape, other_values)
     # memsets likewise, on their address
-    set_shape, set_values = moved("memset", 380, memset_shape, memset_values, 0, BASE + 4096)
-    repeat("memset", 381, set_shape, set_values)
-    # a repeat_moved whose base no slot holds, and one whose shape is not
-    # that of the event it makes (damaged): counted, left out
+    moved("memset", 380, memset_shape, memset_values, 0, BASE + 4096)
+    repeat("memset", 381, memset_shape, memset_values)
+    # a repeat_moved whose base no slot holds, and one whose base is a
+    # launch, which has no addresses (damaged): counted, left out
     moved("memcpy", 390, copy_shape ^ (1 << 41), copy_values, 0x7200_0000, BASE,
           resolved=False, record=False)
-    moved("memcpy", 391, slice_shape, slice_values, 0x7300_0000, BASE,
-          shape=slice_shape ^ 1, resolved=False, record=False)
+    moved("memcpy", 391, launch_shape, copy_values, 0x7300_0000, BASE, resolved=False,
+          record=False)
     flush()
     write(directory, events, s)
     return truth

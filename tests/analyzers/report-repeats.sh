@@ -7,11 +7,11 @@
 # and launches written whole, then repeated by their thread, one repeat's
 # call across a 2^32 ns boundary of the clock (its entry read back from
 # the low bits); copies and memsets on successive slices of a buffer,
-# each a repeat_moved of the one before, repeated in turn; and repeats
-# that stand for nothing in the trace (their slot holds another shape, no
-# event of theirs was written, another thread wrote it, a repeat_moved's
-# base is in no slot or its shape is not the event it makes), counted and
-# left out:
+# each a repeat_moved of the whole one, which a repeat after them still
+# stands for; and repeats that stand for nothing in the trace (their slot
+# holds another shape, no event of theirs was written, another thread
+# wrote it, a repeat_moved's base is in no slot or is a launch), counted
+# and left out:
 #   - `cudatrace report --format json`: the transfers' copies, bytes,
 #     host and GPU time, the api table's calls and host time, the kernels'
 #     runs, and the trace section's unmatched_repeats and

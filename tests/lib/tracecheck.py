@@ -288,18 +288,13 @@ MOVED_FIELDS = {"memcpy": (("src", "src"), ("dst", "dst")), "memset": (("address
 
 def moved_event(held, event):
     """HELD (a whole memcpy or memset) at the addresses of EVENT, a
-    repeat_moved, with EVENT's shape: None when it is of another kind or
-    shape (a damaged trace)."""
+    repeat_moved: None when it is of another kind (a damaged trace)."""
     name = held["_name"]
     if name not in MOVED_FIELDS:
         return None
     made = dict(held)
     for field, source in MOVED_FIELDS[name]:
         made[field] = str(number(event.get(source), 0))
-    values = field_values(ct_contract.EVENTS[name][0], made)
-    if values is None or shapes.shape(ct_contract.EVENTS[name][0], values) != number(
-            event.get("shape")):
-        return None
     return made
 
 
@@ -311,9 +306,9 @@ def expand_repeats(events):
     correlation_id and its entry read back from entry_low and the
     repeat's timestamp, the repeat's own keys (its time, contexts, place)
     and '_repeated' set. A repeat_moved is the event in the slot of its
-    base at its own addresses (moved_event), which then takes the slot of
-    its shape. A repeat whose slot holds another shape, or none, is left as
-    it is: the checkers report it."""
+    base at its own addresses (moved_event); it takes no slot. A repeat
+    whose slot holds another shape, or none, is left as it is: the
+    checkers report it."""
     slots = {}
     expanded = []
     for event in events:
@@ -326,8 +321,7 @@ def expand_repeats(events):
                 value = shapes.shape(layout, values)
                 slots.setdefault(thread, {})[shapes.slot(value)] = (value, event)
         elif name in ("repeat", "repeat_moved"):
-            value = number(event.get("shape"))
-            base = number(event.get("base")) if name == "repeat_moved" else value
+            base = number(event.get("base" if name == "repeat_moved" else "shape"))
             held = slots.get(thread, {}).get(shapes.slot(base or 0))
             whole = None
             if held is not None and held[0] == base:
@@ -338,8 +332,6 @@ def expand_repeats(events):
                 own = {key: value for key, value in event.items()
                        if key not in ("event", "_name", "shape", "entry_low", "base", "src",
                                       "dst")}
-                if name == "repeat_moved":
-                    slots[thread][shapes.slot(value)] = (value, whole)
                 event = dict(whole, **own, entry=str(entry), _repeated=True)
         expanded.append(event)
     return expanded

@@ -449,9 +449,9 @@ static void test_shape_memo(void **state)
 }
 
 /* A call that moves the addresses of the event in its base's slot is a
- * repeat_moved of it, whose shape then takes its slot as a whole event's:
- * the next call of that shape repeats it. Not when the base's slot holds
- * another shape, or no event can be written. */
+ * repeat_moved of it, which takes no slot: the base stays there, and the
+ * next call repeats it. Not when the base's slot holds another shape, or
+ * no event can be written. */
 static void test_moved_alone(void **state)
 {
 	struct ct_api_ref api;
@@ -460,11 +460,9 @@ static void test_moved_alone(void **state)
 	repeats_written(&call, 0x1234);
 	next_call(1000);
 	api = ref(30);
-	assert_false(repeats_write_moved(&call, 0x5678, 0x9999, 1, 2, &api, RECORDED_NONE));
-	assert_true(
-	    repeats_write_moved(&call, 0x5678, 0x1234, 0x7000, 0x8000, &api, RECORDED_NONE));
+	assert_false(repeats_write_moved(&call, 0x9999, 1, 2, &api, RECORDED_NONE));
+	assert_true(repeats_write_moved(&call, 0x1234, 0x7000, 0x8000, &api, RECORDED_NONE));
 	assert_int_equal(moved_events, 1);
-	assert_int_equal(last_moved.shape, 0x5678);
 	assert_int_equal(last_moved.base, 0x1234);
 	assert_int_equal(last_moved.src, 0x7000);
 	assert_int_equal(last_moved.dst, 0x8000);
@@ -472,19 +470,20 @@ static void test_moved_alone(void **state)
 	assert_int_equal(last_moved.entry_low, (uint32_t)call.entry);
 	next_call(1000);
 	api = ref(31);
-	assert_true(repeats_write(&call, 0x5678, &api, RECORDED_NONE));
+	assert_true(repeats_write(&call, 0x1234, &api, RECORDED_NONE));
 	assert_int_equal(repeat_events, 1);
-	assert_int_equal(last.shape, 0x5678);
+	assert_int_equal(last.shape, 0x1234);
 	/* no repeat_moved enabled, and no run: the caller writes it whole */
 	TP_DISABLE(repeat_moved);
 	next_call(1000);
 	api = ref(32);
-	assert_false(repeats_write_moved(&call, 0x4444, 0x1234, 1, 2, &api, RECORDED_NONE));
+	assert_false(repeats_write_moved(&call, 0x1234, 1, 2, &api, RECORDED_NONE));
 	assert_int_equal(moved_events, 1);
 }
 
-/* In a run, a moved call is listed by its index with its base and
- * addresses; the others are repeats as before. */
+/* In a run, a moved call's shape is 0 (it names no event) and it is
+ * listed by its index with its base and addresses; the others are
+ * repeats as before. */
 static void test_moved_in_run(void **state)
 {
 	struct ct_api_ref api;
@@ -497,15 +496,18 @@ static void test_moved_in_run(void **state)
 	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
 	next_call(1000);
 	api = ref(41);
-	assert_true(repeats_write_moved(&call, 0x21, 7, 0x100, 0x200, &api, RECORDED_NONE));
+	assert_true(repeats_write_moved(&call, 7, 0x100, 0x200, &api, RECORDED_NONE));
 	next_call(1000);
 	api = ref(42);
-	assert_true(repeats_write(&call, 0x21, &api, RECORDED_NONE));
+	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
 	repeats_flush(&slots);
 	assert_int_equal(moved_events, 0);
 	assert_int_equal(run_events, 1);
 	assert_int_equal(last_run.count, 3);
-	assert_int_equal(last_run.shape[1], 0x21);
+	assert_int_equal(last_run.shape[0], 7);
+	assert_int_equal(last_run.shape[1], 0);
+	assert_int_equal(last_run.shape[2], 7);
+	assert_int_equal(last_run.correlation_id[1], 41);
 	assert_int_equal(last_run.moved_count, 1);
 	assert_int_equal(last_run.moved[0], 1);
 	assert_int_equal(last_run.moved[1], 7);
@@ -518,6 +520,53 @@ static void test_moved_in_run(void **state)
 	repeats_flush(&slots);
 	assert_int_equal(last_run.count, 1);
 	assert_int_equal(last_run.moved_count, 0);
+}
+
+/* The whole memcpy events written: how many. */
+static unsigned memcpy_events;
+
+static void on_memcpy(void *data, const struct ct_ev_memcpy *e)
+{
+	(void)data;
+	(void)e;
+	memcpy_events++;
+}
+
+/* REPEAT_OR_WRITE on a loop that uploads successive slices: the first
+ * copy whole, each next one a repeat_moved of it (not kept in the memo:
+ * the slice after names the same base), and the first slice again a
+ * repeat of it. */
+static void test_copy_loop_on_slices(void **state)
+{
+	struct ct_ev_memcpy e = copy();
+	uint64_t first = ct_shape_memcpy(&e);
+
+	(void)state;
+	memcpy_events = 0;
+	TP_ENABLE(memcpy, on_memcpy);
+	e.api = ref(50);
+	REPEAT_OR_WRITE(&call, memcpy, &e, RECORDED_NONE);
+	assert_int_equal(memcpy_events, 1);
+	for (uint32_t i = 1; i <= 3; i++) {
+		next_call(1000);
+		e = copy();
+		e.src += 64 * i;
+		e.api = ref(50 + i);
+		REPEAT_OR_WRITE(&call, memcpy, &e, RECORDED_NONE);
+		assert_int_equal(memcpy_events, 1);
+		assert_int_equal(moved_events, i);
+		assert_int_equal(last_moved.base, first);
+		assert_int_equal(last_moved.src, copy().src + 64 * i);
+		assert_int_equal(last_moved.dst, copy().dst);
+	}
+	next_call(1000);
+	e = copy();
+	e.api = ref(60);
+	REPEAT_OR_WRITE(&call, memcpy, &e, RECORDED_NONE);
+	assert_int_equal(memcpy_events, 1);
+	assert_int_equal(repeat_events, 1);
+	assert_int_equal(last.shape, first);
+	TP_DISABLE(memcpy);
 }
 
 /* The memo names as base its last copy that differs by the addresses
@@ -574,6 +623,7 @@ int main(void)
 		cmocka_unit_test_setup(test_exit_closes_runs, fresh),
 		cmocka_unit_test_setup(test_moved_alone, fresh),
 		cmocka_unit_test_setup(test_moved_in_run, fresh),
+		cmocka_unit_test_setup(test_copy_loop_on_slices, fresh),
 		cmocka_unit_test_setup(test_moved_base_of_memo, fresh),
 		/* last: the other tests' calls entered before it, which it makes stale */
 		cmocka_unit_test_setup(test_session_started, fresh),
