@@ -108,9 +108,14 @@ bool handle_cache_range(struct handle_cache *cache, uint64_t address, struct tra
 	hit = tracker_lookup(TRACKER_ADDRESSES, address, found);
 	slot = cache->next_range++ % HANDLE_CACHE_RANGES;
 	cache->ranges[slot].found = hit;
-	cache->ranges[slot].lo = hit ? found->start : address;
-	cache->ranges[slot].hi = hit ? tracker_range_end(found) : address + 1;
-	if (hit)
+	if (hit) {
+		cache->ranges[slot].lo = found->start;
+		cache->ranges[slot].hi = tracker_range_end(found);
 		cache->ranges[slot].entry = *found;
+	} else if (!tracker_free_around(address, &cache->ranges[slot].lo,
+	                                &cache->ranges[slot].hi)) {
+		cache->ranges[slot].lo = address;
+		cache->ranges[slot].hi = address + 1;
+	}
 	return hit;
 }

@@ -17,7 +17,8 @@
  * (handle_cache_forget, from the RESOURCE callbacks, which CUDA makes
  * before the handle can be reused) and empties itself when it changed.
  * The allocations are kept while the tracker's ranges do not change
- * (tracker_changes), and so is an address found in none.
+ * (tracker_changes), and so is an address found in none, with the
+ * addresses around it no range meets.
  */
 #ifndef CUDATRACE_HANDLE_CACHE_H
 #define CUDATRACE_HANDLE_CACHE_H
@@ -53,7 +54,8 @@ struct handle_cache {
 	unsigned next_range;
 	struct {
 		uint64_t lo, hi; /* the addresses it answers for, [lo, hi); hi 0: empty */
-		bool found;      /* an allocation, or none (lo the one address asked) */
+		bool found;      /* an allocation, or none (the addresses around the one
+		                  * asked that no range meets: tracker_free_around) */
 		struct tracker_entry entry;
 	} ranges[HANDLE_CACHE_RANGES];
 };

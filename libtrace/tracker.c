@@ -481,6 +481,40 @@ bool tracker_remove(enum tracker_space space, uint64_t start, struct tracker_ent
 	return remove_address(start, removed);
 }
 
+static bool value_any(const uint64_t *value, const void *ctx)
+{
+	(void)value;
+	(void)ctx;
+	return true;
+}
+
+/* A range is kept under the key of every granule of its class it meets
+ * (add_range): a granule whose key holds none meets no range of that
+ * class. */
+bool tracker_free_around(uint64_t address, uint64_t *lo, uint64_t *hi)
+{
+	uint32_t classes = __atomic_load_n(&active_classes, __ATOMIC_ACQUIRE);
+
+	*lo = 0;
+	*hi = UINT64_MAX;
+	while (classes) {
+		unsigned c = (unsigned)__builtin_ctz(classes);
+		uint64_t granule = UINT64_C(1) << class_shift(c);
+		uint64_t start = address & ~(granule - 1);
+		/* the space's last granule ends at its last address (left out) */
+		uint64_t end = start + granule ? start + granule : UINT64_MAX;
+
+		if (table_read_first(&addresses, address_key(c, address), value_any, NULL, NULL, 0))
+			return false;
+		if (start > *lo)
+			*lo = start;
+		if (end < *hi)
+			*hi = end;
+		classes &= classes - 1;
+	}
+	return true;
+}
+
 bool tracker_lookup(enum tracker_space space, uint64_t key, struct tracker_entry *found)
 {
 	if (space == TRACKER_VMM_HANDLES)

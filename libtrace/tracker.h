@@ -67,6 +67,14 @@ bool tracker_remove_within(uint64_t start, uint64_t end, struct tracker_entry *r
  * CT_STREAM_NONE: a lookup copies less); of a handle, everything. */
 bool tracker_lookup(enum tracker_space space, uint64_t key, struct tracker_entry *found);
 
+/*
+ * Whether no address range meets the granule around ADDRESS of each size
+ * class that holds ranges: then none meets [*LO, *HI), the smallest of
+ * them, which holds ADDRESS (a miss of tracker_lookup's, for the
+ * addresses around it: a loop over the slices of a pageable buffer).
+ */
+bool tracker_free_around(uint64_t address, uint64_t *lo, uint64_t *hi);
+
 /* One past the last address of E's range (a size of 0 counts as 1). */
 uint64_t tracker_range_end(const struct tracker_entry *e);
 

@@ -282,9 +282,18 @@ static void test_range_none_then_added(void **state)
 	(void)state;
 	for (int i = 0; i < 3; i++)
 		expect_range(&cache, a + 8, 0, 0);
+	/* the addresses around a miss that no range meets (a loop over the
+	 * slices of a pageable buffer), answered the same */
+	for (uint64_t i = 0; i < 64; i++)
+		expect_range(&cache, a + 8 + 64 * i, 0, 0);
 	insert(a, 64, CT_MEM_HOST_REGISTERED, CT_DEVICE_NONE);
 	expect_range(&cache, a + 8, a, CT_MEM_HOST_REGISTERED);
+	expect_range(&cache, a + 72, 0, 0);
+	/* one that lands among the addresses a miss answered for */
+	insert(a + 1024, 64, CT_MEM_HOST_PINNED, CT_DEVICE_NONE);
+	expect_range(&cache, a + 1030, a + 1024, CT_MEM_HOST_PINNED);
 	release(a);
+	release(a + 1024);
 }
 
 static void test_more_ranges_than_slots(void **state)

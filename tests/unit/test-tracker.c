@@ -717,6 +717,40 @@ static void test_handoff(void **state)
 	expect_at(HANDOFF_ADDRESS, 0);
 }
 
+/*
+ * The addresses around a miss that no range meets: the granule of the
+ * smallest class that holds ranges, when no class's granule around it
+ * holds one; none when one does, even a range that does not hold the
+ * address.
+ */
+static void test_free_around(void **state)
+{
+	uint64_t a = AREA(14), lo, hi;
+	struct tracker_entry removed;
+
+	(void)state;
+	insert(a, 1024, CT_MEM_DEVICE, 0);                /* of 4 KiB granules */
+	insert(a + 3 * MiB, 100 * KiB, CT_MEM_DEVICE, 0); /* of 1 MiB granules */
+	/* the next 4 KiB granule: nothing in it, nor in its 1 MiB one's
+	 * granules but the first 4 KiB, which is not its own */
+	assert_true(tracker_free_around(a + 4096 + 64, &lo, &hi));
+	assert_int_equal(lo, a + 4096);
+	assert_int_equal(hi, a + 8192);
+	expect_at(lo, 0);
+	expect_at(hi - 1, 0);
+	/* the 1 MiB granule of the second range holds it: no answer there,
+	 * even 200 KiB past its end */
+	assert_false(tracker_free_around(a + 3 * MiB + 300 * KiB, &lo, &hi));
+	/* nor in the first one's 4 KiB granule past its end */
+	expect_at(a + 2000, 0);
+	assert_false(tracker_free_around(a + 2000, &lo, &hi));
+	assert_true(tracker_remove(TRACKER_ADDRESSES, a, &removed));
+	assert_true(tracker_remove(TRACKER_ADDRESSES, a + 3 * MiB, &removed));
+	/* gone: the whole 1 MiB granule is free of them */
+	assert_true(tracker_free_around(a + 2000, &lo, &hi));
+	assert_true(lo <= a + 2000 && a + 2000 < hi);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -727,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_handoff),        cmocka_unit_test(test_stale_same_start),
 		cmocka_unit_test(test_entry_fields),   cmocka_unit_test(test_take_context),
 		cmocka_unit_test(test_vmm_counts),     cmocka_unit_test(test_snapshot),
+		cmocka_unit_test(test_free_around),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
