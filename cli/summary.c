@@ -23,6 +23,7 @@
 #include "analyses/cuda-errors.h"
 #include "contract/assert.h"
 #include "common/document.h"
+#include "common/format.h"
 #include "findings/findings.h"
 #include "report/first-page.h"
 #include "analyses/fragmentation.h"
@@ -231,10 +232,10 @@ static const char *shown(const char *s, char *buf, size_t len)
 /* "python3 (pid 42) device 0" */
 static void who(const char *process, int64_t pid, unsigned device, char *buf, size_t len)
 {
-	char p[SHOWN_MAX];
+	char p[SHOWN_MAX], d[32];
 
-	snprintf(buf, len, "%s (pid %" PRId64 ") device %u", shown(process, p, sizeof(p)), pid,
-	         device);
+	snprintf(buf, len, "%s (pid %" PRId64 ") %s", shown(process, p, sizeof(p)), pid,
+	         ct_format_device(device, d, sizeof(d)));
 }
 
 static const char *bytes(double value, char *buf, size_t len)

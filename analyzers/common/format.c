@@ -11,6 +11,7 @@
 
 #include <glib.h>
 
+#include "contract/events.h"
 #include "format.h"
 
 /* Whether C must not reach a terminal as it is (see ct_format_text). */
@@ -126,4 +127,13 @@ char *ct_format_bandwidth(double bytes_per_s, char *buf, size_t len)
 	static const char *const units[] = { "B/s", "KB/s", "MB/s", "GB/s", "TB/s" };
 
 	return scaled(bytes_per_s, units, 5, 1000.0, buf, len);
+}
+
+char *ct_format_device(uint64_t device, char *buf, size_t len)
+{
+	if (device == CT_DEVICE_NONE)
+		snprintf(buf, len, "no device");
+	else
+		snprintf(buf, len, "device %" PRIu64, device);
+	return buf;
 }

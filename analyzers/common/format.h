@@ -40,4 +40,11 @@ char *ct_format_duration(double ns, char *buf, size_t len);
 char *ct_format_time(int64_t ns, int64_t origin_ns, char *buf, size_t len);
 char *ct_format_bandwidth(double bytes_per_s, char *buf, size_t len);
 
+/*
+ * A device for people: "device 3", or "no device" for CT_DEVICE_NONE,
+ * which the tracer writes for a call made with no current context (an
+ * allocation refused for it: no device applies). Returns BUF.
+ */
+char *ct_format_device(uint64_t device, char *buf, size_t len);
+
 #endif

@@ -149,6 +149,16 @@ static const char *bytes_text(double value, char *buf, size_t len)
 	return ct_format_bytes(value, buf, len);
 }
 
+/* Where an allocation was asked for: "on device 0", or "with no current
+ * context" (the tracer's CT_DEVICE_NONE: no device applies). */
+static const char *on_device(unsigned device, char *buf, size_t len)
+{
+	if (device == CT_DEVICE_NONE)
+		return "with no current context";
+	snprintf(buf, len, "on device %u", device);
+	return buf;
+}
+
 /* ----------------------------------------------------------------- the list */
 
 /* The scalar NODE as a value; none for NULL, an object or an array. */
@@ -487,7 +497,7 @@ static void add_failure(GArray *list, const struct ct_frag_failure *failure, gui
 	const char *verdict = text_of(failure->verdict);
 	const char *api = text_of(failure->api);
 	char *holders = holders_text(failure->holders);
-	char req[72], times[40] = "";
+	char req[72], times[40] = "", on[32];
 	uint64_t count = g->count;
 	struct finding *f;
 
@@ -499,18 +509,27 @@ static void add_failure(GArray *list, const struct ct_frag_failure *failure, gui
 	f->count = count;
 	if (count > 1)
 		snprintf(times, sizeof(times), " (%" PRIu64 " times)", count);
-	f->summary = g_strdup_printf("%s of %s failed on device %u: %s%s",
-	                             api ? api : "an allocation", group_sizes(g, req, sizeof(req)),
-	                             failure->device, ct_verdict_words(verdict), times);
+	f->summary = g_strdup_printf("%s of %s failed %s: %s%s", api ? api : "an allocation",
+	                             group_sizes(g, req, sizeof(req)),
+	                             on_device(failure->device, on, sizeof(on)),
+	                             ct_verdict_words(verdict), times);
 	if (text_of(failure->explanation) && holders)
 		f->explanation = g_strdup_printf("%s; %s", failure->explanation, holders);
 	else if (text_of(failure->explanation))
 		f->explanation = g_strdup(failure->explanation);
 	else
 		f->explanation = g_strdup(holders);
-	f->advice = g_strdup(ct_failure_advice(verdict, failure->requested_bytes,
-	                                       failure->total_known ? failure->total_bytes : 0,
-	                                       holders != NULL));
+	if (failure->device == CT_DEVICE_NONE)
+		/* CUDA_ERROR_INVALID_CONTEXT's meaning (CUDA Driver API, "Error Handling") */
+		f->advice =
+		    g_strdup("make a context current on the thread before it allocates: "
+		             "cudaSetDevice with the runtime, cuCtxSetCurrent or "
+		             "cuCtxPushCurrent with the driver API (a context made current on "
+		             "another thread, or popped or destroyed since, is not)");
+	else
+		f->advice = g_strdup(ct_failure_advice(
+		    verdict, failure->requested_bytes,
+		    failure->total_known ? failure->total_bytes : 0, holders != NULL));
 	g_free(holders);
 	failure_numbers_of(f, failure);
 	f->source = g_strdup_printf("memory.failures[%u]", index);
@@ -585,7 +604,7 @@ static void add_retries(GArray *list, const struct ct_fragmentation_result *r)
 	const struct ct_frag_failure *first = NULL;
 	guint index = 0;
 	uint64_t count = 0;
-	char req[32], got[32], more[48] = "";
+	char req[32], got[32], more[48] = "", on[32];
 	struct finding *f;
 
 	for (guint i = 0; i < r->failures->len; i++) {
@@ -604,11 +623,12 @@ static void add_retries(GArray *list, const struct ct_fragmentation_result *r)
 	f->count = count;
 	if (count > 1)
 		snprintf(more, sizeof(more), " (%" PRIu64 " such refusals)", count);
-	f->summary = g_strdup_printf(
-	    "%s of %s was refused on device %u, and the allocator got %s right after%s",
-	    text_of(first->api) ? first->api : "an allocation",
-	    bytes_text((double)first->requested_bytes, req, sizeof(req)), first->device,
-	    bytes_text((double)first->recovered_bytes, got, sizeof(got)), more);
+	f->summary =
+	    g_strdup_printf("%s of %s was refused %s, and the allocator got %s right after%s",
+	                    text_of(first->api) ? first->api : "an allocation",
+	                    bytes_text((double)first->requested_bytes, req, sizeof(req)),
+	                    on_device(first->device, on, sizeof(on)),
+	                    bytes_text((double)first->recovered_bytes, got, sizeof(got)), more);
 	f->explanation = g_strdup("the same thread asked again within a second for at least half "
 	                          "as much and went on (a caching allocator frees its cache and "
 	                          "retries; XLA's asks for less): no failure of the program, but "

@@ -13,6 +13,7 @@
 #include <glib.h>
 
 #include "first-page.h"
+#include "common/format.h"
 #include "common/text-wrap.h"
 #include "model/peak-bounds.h"
 #include "writer.h"
@@ -95,7 +96,7 @@ static void append_sentence(GString *text, const char *s)
 static void where_text(GString *text, const struct ct_node *where, bool first_of_many,
                        int64_t origin_ns)
 {
-	char t[48];
+	char t[48], d[32];
 
 	if (ct_node_str(where, "process")) {
 		append_text(text, ct_node_str(where, "process"));
@@ -104,7 +105,8 @@ static void where_text(GString *text, const struct ct_node *where, bool first_of
 	if (known(where, "pid"))
 		g_string_append_printf(text, "(pid %" PRIu64 ")", ct_node_u64(where, "pid"));
 	if (known(where, "device"))
-		g_string_append_printf(text, ", device %" PRIu64, ct_node_u64(where, "device"));
+		g_string_append_printf(
+		    text, ", %s", ct_format_device(ct_node_u64(where, "device"), d, sizeof(d)));
 	if (known(where, "tid"))
 		g_string_append_printf(text, ", thread %" PRIu64, ct_node_u64(where, "tid"));
 	if (ct_node_str(where, "site")) {
@@ -348,9 +350,11 @@ void ct_first_page_losses(const struct ct_node *trace, ct_first_page_loss_fn put
 /* "accounting (pid 42), device 0" for a memory.devices[] row, in TEXT. */
 static void append_device(GString *text, const struct ct_node *d)
 {
+	char device[32];
+
 	append_text(text, ct_node_str(d, "process") ? ct_node_str(d, "process") : "?");
-	g_string_append_printf(text, " (pid %" PRId64 "), device %" PRIu64, ct_node_i64(d, "pid"),
-	                       ct_node_u64(d, "device"));
+	g_string_append_printf(text, " (pid %" PRId64 "), %s", ct_node_i64(d, "pid"),
+	                       ct_format_device(ct_node_u64(d, "device"), device, sizeof(device)));
 }
 
 /*
