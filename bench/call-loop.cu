@@ -9,7 +9,8 @@
  *   copy    a synchronous 4-byte cudaMemcpy host-to-device, then one
  *           device-to-host, from pageable memory: a loop that reads back a
  *           flag or a loss;
- *   slices  copy's calls on successive 64-byte slices of a host buffer;
+ *   slices  copy's calls on successive slices of a host buffer, of 64 to
+ *           160 bytes;
  *   launch  two kernel launches, nothing else;
  *   alloc   cudaMalloc of 4 KiB then its cudaFree: code that allocates in
  *           its loop instead of keeping a pool;
@@ -81,19 +82,22 @@ static void launch_round(cudaStream_t stream, int *host, int *batch, int *sum)
 	consume<<<1, 32, 0, stream>>>(batch, sum);
 }
 
-/* Successive 64-byte slices of a 1 MiB host buffer, uploaded and read
- * back: no two calls in a row copy from the same address. */
+/* Successive slices of a 1 MiB host buffer, 256 bytes apart, of 64 to
+ * 160 bytes (batches of varying length), uploaded and read back: no two
+ * rounds in a row copy the same addresses or size. */
 static void slices_round(cudaStream_t stream, int *host, int *batch, int *sum)
 {
 	static char slices[1 << 20];
 	static unsigned next;
-	char *slice = slices + (next++ % ((sizeof(slices) - 64) / 64)) * 64;
+	unsigned i = next++;
+	char *slice = slices + (i % (sizeof(slices) / 256)) * 256;
+	size_t bytes = 64 + (i % 4) * 32;
 
 	(void)stream;
 	(void)host;
 	(void)sum;
-	cudaMemcpy(batch, slice, 64, cudaMemcpyHostToDevice);
-	cudaMemcpy(slice, batch, 64, cudaMemcpyDeviceToHost);
+	cudaMemcpy(batch, slice, bytes, cudaMemcpyHostToDevice);
+	cudaMemcpy(slice, batch, bytes, cudaMemcpyDeviceToHost);
 }
 
 static void alloc_round(cudaStream_t stream, int *host, int *batch, int *sum)

@@ -9,7 +9,7 @@
 #     device-to-host; launch: kernel launches alone (two calls a round);
 #   - instructions at the margin, on those two loops and on the other
 #     loops of call-loop (LOOP_BENCH_LOOPS, default all of them: slices,
-#     the copy loop on successive slices of a buffer; alloc, cudaMalloc
+#     the copy loop on successive slices of a buffer, of varying size; alloc, cudaMalloc
 #     and cudaFree; event, cudaEventRecord and cudaEventQuery; memset,
 #     cudaMemsetAsync and cudaStreamSynchronize; query, cudaGetDevice and
 #     cudaGetLastError): the whole process (the program, the

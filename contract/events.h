@@ -63,15 +63,19 @@ static inline int64_t ct_session_key(const char *name)
 #define CT_GPU_BATCH_MAX 96
 
 /* The most calls a repeat_run holds: a thread's repeats written as one
- * event, 64 of them in about 1,320 bytes (3,370 when every one moved its
- * addresses: cli/event-size.c), below a sub-buffer. The 750 instructions lttng-ust takes to reserve and commit
+ * event, 64 of them in about 1,320 bytes (cli/event-size.c), below a
+ * sub-buffer. The 750 instructions lttng-ust takes to reserve and commit
  * an event, and the writing of its fields, are shared by its calls. */
 #define CT_REPEAT_RUN_MAX 64
 
 /* The values a repeat_run's moved column holds for a call (its index,
- * base, src, dst) and at most. */
-#define CT_REPEAT_RUN_MOVED_VALUES 4
-#define CT_REPEAT_RUN_MOVED_MAX    (CT_REPEAT_RUN_MOVED_VALUES * CT_REPEAT_RUN_MAX)
+ * base, src, dst, bytes), the moved calls a run holds at most (a run of
+ * 48 moved calls and 16 others takes about 3,500 bytes with its
+ * contexts, and fits the smallest sub-buffer record takes, 4 KiB), and
+ * the column's length at most. */
+#define CT_REPEAT_RUN_MOVED_VALUES 5
+#define CT_REPEAT_RUN_MOVED_CALLS  48
+#define CT_REPEAT_RUN_MOVED_MAX    (CT_REPEAT_RUN_MOVED_VALUES * CT_REPEAT_RUN_MOVED_CALLS)
 
 /* Devices and streams that do not apply or are unknown. */
 #define CT_DEVICE_NONE 255u

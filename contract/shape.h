@@ -91,33 +91,36 @@ static inline uint64_t ct_shape_call(uint64_t h, const struct ct_api_ref *api)
 
 /*
  * The kinds a repeat_moved stands for (events.def): a loop's copy or
- * memset on successive slices of a buffer says what the last one said
- * but for its addresses. ct_move_<layout>(e, src, dst) gives E those
- * addresses (a memset's address is dst: it has no src);
- * ct_moved_<layout>(e, &src, &dst) reads them.
+ * memset on the slices of a buffer says what the last one said but for
+ * its addresses and size. ct_move_<layout>(e, m) gives E those of M (a
+ * memset's address is dst: it has no src); ct_moved_<layout>(e) reads
+ * them.
  */
-static inline void ct_move_memcpy(struct ct_ev_memcpy *e, uint64_t src, uint64_t dst)
+struct ct_moved {
+	uint64_t src, dst, bytes;
+};
+
+static inline void ct_move_memcpy(struct ct_ev_memcpy *e, const struct ct_moved *m)
 {
-	e->src = src;
-	e->dst = dst;
+	e->src = m->src;
+	e->dst = m->dst;
+	e->bytes = m->bytes;
 }
 
-static inline void ct_moved_memcpy(const struct ct_ev_memcpy *e, uint64_t *src, uint64_t *dst)
+static inline struct ct_moved ct_moved_memcpy(const struct ct_ev_memcpy *e)
 {
-	*src = e->src;
-	*dst = e->dst;
+	return (struct ct_moved){ .src = e->src, .dst = e->dst, .bytes = e->bytes };
 }
 
-static inline void ct_move_memset(struct ct_ev_memset *e, uint64_t src, uint64_t dst)
+static inline void ct_move_memset(struct ct_ev_memset *e, const struct ct_moved *m)
 {
-	(void)src;
-	e->address = dst;
+	e->address = m->dst;
+	e->bytes = m->bytes;
 }
 
-static inline void ct_moved_memset(const struct ct_ev_memset *e, uint64_t *src, uint64_t *dst)
+static inline struct ct_moved ct_moved_memset(const struct ct_ev_memset *e)
 {
-	*src = 0;
-	*dst = e->address;
+	return (struct ct_moved){ .dst = e->address, .bytes = e->bytes };
 }
 
 #endif /* CUDATRACE_CONTRACT_SHAPE_H */

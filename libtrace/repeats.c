@@ -276,7 +276,7 @@ bool repeats_write(struct api_call *call, uint64_t shape, const struct ct_api_re
 	return true;
 }
 
-bool repeats_write_moved(struct api_call *call, uint64_t base, uint64_t src, uint64_t dst,
+bool repeats_write_moved(struct api_call *call, uint64_t base, const struct ct_moved *moved,
                          const struct ct_api_ref *api, enum recorded_op note)
 {
 	struct repeats *r = call->repeats;
@@ -286,15 +286,20 @@ bool repeats_write_moved(struct api_call *call, uint64_t base, uint64_t src, uin
 		return false;
 	if (run_taken(r)) {
 		struct repeat_run *run = &r->run;
+		uint32_t i;
+
+		if (run->moved_count == CT_REPEAT_RUN_MOVED_CALLS)
+			run_write(run, 0);
 		/* shape 0 names no event: a reader that does not know moved
 		 * calls counts them lost */
-		uint32_t i = run_add(r, 0, api, now, note);
-		uint64_t *moved = &run->moved[run->moved_count++ * CT_REPEAT_RUN_MOVED_VALUES];
+		i = run_add(r, 0, api, now, note);
+		uint64_t *values = &run->moved[run->moved_count++ * CT_REPEAT_RUN_MOVED_VALUES];
 
-		moved[0] = i;
-		moved[1] = base;
-		moved[2] = src;
-		moved[3] = dst;
+		values[0] = i;
+		values[1] = base;
+		values[2] = moved->src;
+		values[3] = moved->dst;
+		values[4] = moved->bytes;
 		run_added(r);
 		run_release(r);
 		return true;
@@ -302,8 +307,9 @@ bool repeats_write_moved(struct api_call *call, uint64_t base, uint64_t src, uin
 	if (!lttng_ust_tracepoint_enabled(cudatrace, repeat_moved))
 		return false;
 	write_single_moved(&(struct ct_ev_repeat_moved){ .base = base,
-	                                                 .src = src,
-	                                                 .dst = dst,
+	                                                 .src = moved->src,
+	                                                 .dst = moved->dst,
+	                                                 .bytes = moved->bytes,
 	                                                 .correlation_id = api->correlation_id,
 	                                                 .entry_low = (uint32_t)api->entry },
 	                   note);

@@ -7,9 +7,9 @@
  * header and contexts instead of 38 to 61 (doc/events.md, "repeat").
  *
  * A copy or memset that says what its thread's last or second-last whole
- * one of its kind said but for its addresses (a loop over the slices of a
- * buffer) is recorded by a repeat_moved naming that one's shape with its
- * own addresses (doc/events.md, "repeat_moved"); it takes no slot, and is
+ * one of its kind said but for its addresses and size (a loop over the
+ * slices of a buffer) is recorded by a repeat_moved naming that one's
+ * shape with its own addresses and size (doc/events.md, "repeat_moved"); it takes no slot, and is
  * not kept in the memo, so that the next slice names the same event.
  *
  * Each thread keeps the shapes of its last whole events of those kinds in
@@ -74,7 +74,7 @@ struct repeat_run {
 	uint32_t duration[CT_REPEAT_RUN_MAX]; /* ns from entry to exit */
 	uint8_t note[CT_REPEAT_RUN_MAX];      /* enum recorded_op, noted once written */
 	/* the calls that moved their event's addresses (repeat_moved): of
-	 * each, its index in the run, base, src and dst */
+	 * each, its index in the run, base, src, dst and bytes */
 	uint32_t moved_count; /* calls */
 	uint64_t moved[CT_REPEAT_RUN_MOVED_MAX];
 };
@@ -133,45 +133,36 @@ SHAPE_MEMO_KEEP(launch_unconfigured)
 #undef SHAPE_MEMO_KEEP
 
 /* The shape of the memo's last event of E's kind that says what E says
- * but for its addresses (contract/shape.h, ct_move_<layout>), 0 if none:
- * what E's repeat_moved names as its base. Launches have no addresses. */
-#define SHAPE_MEMO_BASE(event)                                                                \
-	static inline uint64_t repeat_moved_base_##event(const struct shape_memo *m,          \
-	                                                 const struct ct_ev_##event *e)       \
-	{                                                                                     \
-		uint64_t src, dst;                                                            \
-                                                                                              \
-		ct_moved_##event(e, &src, &dst);                                              \
-		for (unsigned way = 0; way < SHAPE_MEMO_WAYS; way++) {                        \
-			struct ct_ev_##event moved = m->event[way];                           \
-                                                                                              \
-			ct_move_##event(&moved, src, dst);                                    \
-			if (m->event##_shape[way] && ct_same_shape_##event(&moved, e))        \
-				return m->event##_shape[way];                                 \
-		}                                                                             \
-		return 0;                                                                     \
-	}                                                                                     \
-	static inline void repeat_moved_to_##event(const struct ct_ev_##event *e,             \
-	                                           uint64_t *src, uint64_t *dst)              \
-	{                                                                                     \
-		ct_moved_##event(e, src, dst);                                                \
+ * but for its addresses and size (contract/shape.h, ct_move_<layout>), 0
+ * if none: what E's repeat_moved names as its base, and E's addresses and
+ * size in *MOVED. Launches have none. */
+#define SHAPE_MEMO_BASE(event)                                                               \
+	static inline uint64_t repeat_moved_base_##event(const struct shape_memo *m,         \
+	                                                 const struct ct_ev_##event *e,      \
+	                                                 struct ct_moved *moved)             \
+	{                                                                                    \
+		*moved = ct_moved_##event(e);                                                \
+		for (unsigned way = 0; way < SHAPE_MEMO_WAYS; way++) {                       \
+			struct ct_ev_##event other = m->event[way];                          \
+                                                                                             \
+			ct_move_##event(&other, moved);                                      \
+			if (m->event##_shape[way] && ct_same_shape_##event(&other, e))       \
+				return m->event##_shape[way];                                \
+		}                                                                            \
+		return 0;                                                                    \
 	}
 SHAPE_MEMO_BASE(memcpy)
 SHAPE_MEMO_BASE(memset)
 #undef SHAPE_MEMO_BASE
-#define SHAPE_MEMO_NO_BASE(event)                                                          \
-	static inline uint64_t repeat_moved_base_##event(const struct shape_memo *m,       \
-	                                                 const struct ct_ev_##event *e)    \
-	{                                                                                  \
-		(void)m;                                                                   \
-		(void)e;                                                                   \
-		return 0;                                                                  \
-	}                                                                                  \
-	static inline void repeat_moved_to_##event(const struct ct_ev_##event *e,          \
-	                                           uint64_t *src, uint64_t *dst)           \
-	{                                                                                  \
-		(void)e;                                                                   \
-		*src = *dst = 0;                                                           \
+#define SHAPE_MEMO_NO_BASE(event)                                                       \
+	static inline uint64_t repeat_moved_base_##event(const struct shape_memo *m,    \
+	                                                 const struct ct_ev_##event *e, \
+	                                                 struct ct_moved *moved)        \
+	{                                                                               \
+		(void)m;                                                                \
+		(void)e;                                                                \
+		*moved = (struct ct_moved){ 0 };                                        \
+		return 0;                                                               \
 	}
 SHAPE_MEMO_NO_BASE(launch)
 SHAPE_MEMO_NO_BASE(launch_unconfigured)
@@ -191,13 +182,13 @@ bool repeats_write(struct api_call *call, uint64_t shape, const struct ct_api_re
 
 /*
  * Records a repeat_moved for CALL, whose event, of call reference API, is
- * the event of shape BASE with the addresses SRC and DST, when its
+ * the event of shape BASE with the addresses and size MOVED, when its
  * thread's slot holds BASE (and the rules above allow it): true, nothing
  * else is to be written; its operation is noted as NOTE once written. It
  * takes no slot: the next slice names the same base. False: as
  * repeats_write.
  */
-bool repeats_write_moved(struct api_call *call, uint64_t base, uint64_t src, uint64_t dst,
+bool repeats_write_moved(struct api_call *call, uint64_t base, const struct ct_moved *moved,
                          const struct ct_api_ref *api, enum recorded_op note);
 
 /* Writes the run R holds, if any: before anything else its thread writes. */
@@ -220,7 +211,8 @@ void repeats_announce_again(void);
 /*
  * CALL's event E (a struct ct_ev_EVENT *) as a repeat of one of the
  * memo's last events of its kind, else as a repeat_moved of one that
- * differs from it by its addresses only (no shape is computed for it),
+ * differs from it by its addresses and size only (no shape is computed
+ * for it),
  * else as a repeat of its shape, or whole, its shape then taking its
  * thread's slot; its operation noted as NOTE once written
  * (recorded-ops.h). In a file that includes cudatrace-tp.h.
@@ -228,12 +220,11 @@ void repeats_announce_again(void);
 #define REPEAT_OR_WRITE(call, event, e, note)                                                  \
 	do {                                                                                   \
 		struct repeats *r_ = (call)->repeats;                                          \
-		uint64_t shape_ = REPEAT_SHAPE_MEMO(r_, event, e), base_, src_, dst_;          \
-		if (!shape_ && (base_ = repeat_moved_base_##event(&r_->memo, (e)))) {          \
-			repeat_moved_to_##event((e), &src_, &dst_);                            \
-			if (repeats_write_moved((call), base_, src_, dst_, &(e)->api, (note))) \
-				break;                                                         \
-		}                                                                              \
+		uint64_t shape_ = REPEAT_SHAPE_MEMO(r_, event, e), base_;                      \
+		struct ct_moved moved_;                                                        \
+		if (!shape_ && (base_ = repeat_moved_base_##event(&r_->memo, (e), &moved_)) && \
+		    repeats_write_moved((call), base_, &moved_, &(e)->api, (note)))            \
+			break;                                                                 \
 		if (!shape_)                                                                   \
 			shape_ = repeat_shape_keep_##event(&r_->memo, (e));                    \
 		if (repeats_write((call), shape_, &(e)->api, (note)))                          \

@@ -425,16 +425,16 @@ static bool expand_repeat(struct ct_compact_events *ce, struct ct_event *ev)
 	return take_slot(ce, ev, r.shape, r.correlation_id, r.entry_low) || unresolved(ce);
 }
 
-/* Moves EV (of a kind that repeats) to the addresses SRC and DST: false
- * for a kind that has none (a launch). */
-static bool move_addresses(struct ct_event *ev, uint64_t src, uint64_t dst)
+/* Moves EV (of a kind that repeats) to the addresses and size MOVED:
+ * false for a kind that has none (a launch). */
+static bool move_addresses(struct ct_event *ev, const struct ct_moved *moved)
 {
 	switch (ev->type) {
 	case CT_EV_MEMCPY:
-		ct_move_memcpy(&ev->u.memcpy, src, dst);
+		ct_move_memcpy(&ev->u.memcpy, moved);
 		return true;
 	case CT_EV_MEMSET:
-		ct_move_memset(&ev->u.memset, src, dst);
+		ct_move_memset(&ev->u.memset, moved);
 		return true;
 	default:
 		return false;
@@ -443,16 +443,17 @@ static bool move_addresses(struct ct_event *ev, uint64_t src, uint64_t dst)
 
 /*
  * A repeat_moved made the event it stands for: the one its thread's slot
- * of its base holds, at its own addresses and with its own call. It takes
+ * of its base holds, at its own addresses and size and with its own call. It takes
  * no slot (the tracer's next slice names the same base). Unresolved also
  * when its base is a launch, which has no addresses (a damaged event).
  */
 static bool expand_moved(struct ct_compact_events *ce, struct ct_event *ev)
 {
 	const struct ct_ev_repeat_moved r = ev->u.repeat_moved;
+	const struct ct_moved moved = { .src = r.src, .dst = r.dst, .bytes = r.bytes };
 
 	return (take_slot(ce, ev, r.base, r.correlation_id, r.entry_low) &&
-	        move_addresses(ev, r.src, r.dst)) ||
+	        move_addresses(ev, &moved)) ||
 	       unresolved(ce);
 }
 

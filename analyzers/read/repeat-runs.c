@@ -32,7 +32,7 @@ static uint64_t element(const struct ct_repeat_run *run, int c, uint64_t i)
 	return array_element(run->column[c], i);
 }
 
-/* Value V (0: the index, 1: base, 2: src, 3: dst) of moved call J. */
+/* Value V (0: the index, 1: base, 2: src, 3: dst, 4: bytes) of moved call J. */
 static uint64_t moved_value(const struct ct_repeat_run *run, uint64_t j, unsigned v)
 {
 	return array_element(run->moved, j * CT_REPEAT_RUN_MOVED_VALUES + v);
@@ -98,6 +98,7 @@ static bool next_moved(struct ct_repeat_run *run, uint64_t i, struct ct_held_eve
 	h->u.repeat_moved.base = moved_value(run, j, 1);
 	h->u.repeat_moved.src = moved_value(run, j, 2);
 	h->u.repeat_moved.dst = moved_value(run, j, 3);
+	h->u.repeat_moved.bytes = moved_value(run, j, 4);
 	run->moved_next = j + 1;
 	return true;
 }

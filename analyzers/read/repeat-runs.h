@@ -36,7 +36,7 @@ struct ct_repeat_run {
 	uint64_t count; /* the shortest column's length */
 	uint64_t next;
 	const bt_field *column[CT_REPEAT_RUN_COLUMNS]; /* borrowed from the event */
-	/* the calls that moved their addresses (repeat_moved), four values
+	/* the calls that moved their addresses (repeat_moved), five values
 	 * each; NULL in a trace of an older tracer */
 	const bt_field *moved; /* borrowed from the event */
 	uint64_t moved_count;  /* calls */

@@ -1111,7 +1111,7 @@ def repeats(directory, runs=False):
             truth["kernels"]["gemm" if fields["kernel_id"] == 0xA1 else "relu"] += 1
 
     # tid -> the repeats not yet written: (shape, corr, exit, duration, record,
-    # moved: (base, src, dst) or None)
+    # moved: (base, src, dst, bytes) or None)
     kept = {}
 
     def flush():
@@ -1152,7 +1152,8 @@ def repeats(directory, runs=False):
         exit_ns = at(call_ns)
         if not runs and moved:
             s.event(exit_ns, "repeat_moved", pid, tid, proc, base=moved[0], src=moved[1],
-                    dst=moved[2], correlation_id=corr, entry_low=entry & 0xFFFFFFFF)
+                    dst=moved[2], bytes=moved[3], correlation_id=corr,
+                    entry_low=entry & 0xFFFFFFFF)
         elif not runs:
             s.event(exit_ns, "repeat", pid, tid, proc, shape=shape, correlation_id=corr,
                     entry_low=entry & 0xFFFFFFFF)
@@ -1210,24 +1211,27 @@ def repeats(directory, runs=False):
     # and the one that took the slot repeats
     repeat("memcpy", 342, other_shape, other_values)
 
-    def moved(kind, corr, base_shape, base_values, src, dst, **how):
+    def moved(kind, corr, base_shape, base_values, src, dst, size=None, **how):
         """A repeat_moved of BASE_SHAPE's event at SRC and DST (a memset's
-        address is DST)."""
+        address is DST), of SIZE bytes (the base's if None)."""
         values = dict(base_values, correlation_id=corr)
+        if size is not None:
+            values.update(bytes=size)
         if kind == "memcpy":
             values.update(src=src, dst=dst)
         else:
             values.update(address=dst)
-        repeat(kind, corr, None, values, moved=(base_shape, src, dst), **how)
+        repeat(kind, corr, None, values, moved=(base_shape, src, dst, values["bytes"]), **how)
 
     # copies on successive slices of a buffer, each a repeat_moved of the
     # whole copy in its slot, which stays there: the repeat after them is
-    # that copy's
+    # that copy's; the last slice is shorter
     for i, corr in enumerate((370, 371, 372)):
-        moved("memcpy", corr, other_shape, other_values, 0x7100_0000 + i * 64, BASE + i * 64)
+        moved("memcpy", corr, other_shape, other_values, 0x7100_0000 + i * 64, BASE + i * 64,
+              size=other_values["bytes"] - 100 if i == 2 else None)
     repeat("memcpy", 373, other_shape, other_values)
-    # memsets likewise, on their address
-    moved("memset", 380, memset_shape, memset_values, 0, BASE + 4096)
+    # memsets likewise, on their address, of another size
+    moved("memset", 380, memset_shape, memset_values, 0, BASE + 4096, size=1024)
     repeat("memset", 381, memset_shape, memset_values)
     # a repeat_moved whose base no slot holds, and one whose base is a
     # launch, which has no addresses (damaged): counted, left out

@@ -250,8 +250,8 @@ def expand_runs(events):
     place (doc/events.md, "repeat_run"): call i is a repeat of shape[i] and
     correlation_id[i] at base + exit[i], whose entry is duration[i] before,
     of the thread tid when it is not 0 (written by another thread at the
-    process's exit), else of the run's own. A call listed in moved (four
-    values a call: i, base, src, dst) is a repeat_moved."""
+    process's exit), else of the run's own. A call listed in moved (five
+    values a call: i, base, src, dst, bytes) is a repeat_moved."""
     expanded = []
     for event in events:
         if event["_name"] != "repeat_run":
@@ -265,8 +265,8 @@ def expand_runs(events):
         if tid:
             own["vtid"] = str(tid)
         values = column(event, "moved")
-        moved = {number(values[j]): tuple(values[j + 1:j + 4])
-                 for j in range(0, len(values) - 3, 4)}
+        moved = {number(values[j]): tuple(values[j + 1:j + 5])
+                 for j in range(0, len(values) - 4, 5)}
         for i, (shape, correlation_id, exit_ns, duration) in enumerate(zip(
                 column(event, "shape"), column(event, "correlation_id"),
                 column(event, "exit"), column(event, "duration"))):
@@ -276,14 +276,15 @@ def expand_runs(events):
                         correlation_id=correlation_id, entry_low=str(entry & 0xFFFFFFFF))
             if i in moved:
                 call.update(_name="repeat_moved", base=moved[i][0], src=moved[i][1],
-                            dst=moved[i][2])
+                            dst=moved[i][2], bytes=moved[i][3])
             expanded.append(call)
     return expanded
 
 
-# Where a repeat_moved puts its addresses in the event it makes
+# Where a repeat_moved puts its addresses and size in the event it makes
 # (doc/events.md, "repeat_moved"): a memset's address is dst.
-MOVED_FIELDS = {"memcpy": (("src", "src"), ("dst", "dst")), "memset": (("address", "dst"),)}
+MOVED_FIELDS = {"memcpy": (("src", "src"), ("dst", "dst"), ("bytes", "bytes")),
+                "memset": (("address", "dst"), ("bytes", "bytes"))}
 
 
 def moved_event(held, event):
@@ -331,7 +332,7 @@ def expand_repeats(events):
                                               number(event.get("entry_low"), 0))
                 own = {key: value for key, value in event.items()
                        if key not in ("event", "_name", "shape", "entry_low", "base", "src",
-                                      "dst")}
+                                      "dst", "bytes")}
                 event = dict(whole, **own, entry=str(entry), _repeated=True)
         expanded.append(event)
     return expanded

@@ -454,18 +454,21 @@ static void test_shape_memo(void **state)
  * no event can be written. */
 static void test_moved_alone(void **state)
 {
+	const struct ct_moved slice = { .src = 0x7000, .dst = 0x8000, .bytes = 64 };
+	const struct ct_moved some = { .src = 1, .dst = 2, .bytes = 3 };
 	struct ct_api_ref api;
 
 	(void)state;
 	repeats_written(&call, 0x1234);
 	next_call(1000);
 	api = ref(30);
-	assert_false(repeats_write_moved(&call, 0x9999, 1, 2, &api, RECORDED_NONE));
-	assert_true(repeats_write_moved(&call, 0x1234, 0x7000, 0x8000, &api, RECORDED_NONE));
+	assert_false(repeats_write_moved(&call, 0x9999, &some, &api, RECORDED_NONE));
+	assert_true(repeats_write_moved(&call, 0x1234, &slice, &api, RECORDED_NONE));
 	assert_int_equal(moved_events, 1);
 	assert_int_equal(last_moved.base, 0x1234);
 	assert_int_equal(last_moved.src, 0x7000);
 	assert_int_equal(last_moved.dst, 0x8000);
+	assert_int_equal(last_moved.bytes, 64);
 	assert_int_equal(last_moved.correlation_id, 30);
 	assert_int_equal(last_moved.entry_low, (uint32_t)call.entry);
 	next_call(1000);
@@ -477,7 +480,7 @@ static void test_moved_alone(void **state)
 	TP_DISABLE(repeat_moved);
 	next_call(1000);
 	api = ref(32);
-	assert_false(repeats_write_moved(&call, 0x1234, 1, 2, &api, RECORDED_NONE));
+	assert_false(repeats_write_moved(&call, 0x1234, &some, &api, RECORDED_NONE));
 	assert_int_equal(moved_events, 1);
 }
 
@@ -486,6 +489,7 @@ static void test_moved_alone(void **state)
  * repeats as before. */
 static void test_moved_in_run(void **state)
 {
+	const struct ct_moved slice = { .src = 0x100, .dst = 0x200, .bytes = 96 };
 	struct ct_api_ref api;
 
 	(void)state;
@@ -496,7 +500,7 @@ static void test_moved_in_run(void **state)
 	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
 	next_call(1000);
 	api = ref(41);
-	assert_true(repeats_write_moved(&call, 7, 0x100, 0x200, &api, RECORDED_NONE));
+	assert_true(repeats_write_moved(&call, 7, &slice, &api, RECORDED_NONE));
 	next_call(1000);
 	api = ref(42);
 	assert_true(repeats_write(&call, 7, &api, RECORDED_NONE));
@@ -513,6 +517,7 @@ static void test_moved_in_run(void **state)
 	assert_int_equal(last_run.moved[1], 7);
 	assert_int_equal(last_run.moved[2], 0x100);
 	assert_int_equal(last_run.moved[3], 0x200);
+	assert_int_equal(last_run.moved[4], 96);
 	/* the next run lists none */
 	next_call(1000);
 	api = ref(43);
@@ -530,6 +535,31 @@ static void on_memcpy(void *data, const struct ct_ev_memcpy *e)
 	(void)data;
 	(void)e;
 	memcpy_events++;
+}
+
+/* A run holds CT_REPEAT_RUN_MOVED_CALLS moved calls at most, so that it
+ * fits the smallest sub-buffer: the next one starts a new run. */
+static void test_moved_calls_per_run(void **state)
+{
+	const struct ct_moved slice = { .src = 0x100, .dst = 0x200, .bytes = 96 };
+	struct ct_api_ref api;
+
+	(void)state;
+	TP_ENABLE(repeat_run, on_repeat_run);
+	repeats_written(&call, 7);
+	for (uint32_t i = 0; i <= CT_REPEAT_RUN_MOVED_CALLS; i++) {
+		next_call(1000);
+		api = ref(100 + i);
+		assert_true(repeats_write_moved(&call, 7, &slice, &api, RECORDED_NONE));
+	}
+	assert_int_equal(run_events, 1);
+	assert_int_equal(last_run.count, CT_REPEAT_RUN_MOVED_CALLS);
+	assert_int_equal(last_run.moved_count, CT_REPEAT_RUN_MOVED_CALLS);
+	repeats_flush(&slots);
+	assert_int_equal(run_events, 2);
+	assert_int_equal(last_run.count, 1);
+	assert_int_equal(last_run.correlation_id[0], 100 + CT_REPEAT_RUN_MOVED_CALLS);
+	assert_int_equal(last_run.moved[0], 0);
 }
 
 /* REPEAT_OR_WRITE on a loop that uploads successive slices: the first
@@ -570,40 +600,44 @@ static void test_copy_loop_on_slices(void **state)
 }
 
 /* The memo names as base its last copy that differs by the addresses
- * only, and a memset that differs by its address; nothing for a copy
- * that differs otherwise, or for a launch. */
+ * and size only, and a memset that differs by its address and size;
+ * nothing for a copy that differs otherwise, or for a launch. */
 static void test_moved_base_of_memo(void **state)
 {
-	struct ct_ev_memcpy up = copy(), slice = copy(), bigger = copy();
+	struct ct_ev_memcpy up = copy(), slice = copy(), other = copy();
 	struct ct_ev_memset clear = { .address = 0x7f0000000000, .bytes = 256, .stream = 7 };
 	struct ct_ev_memset next = clear;
 	struct ct_ev_launch launch = { .kernel_id = 1 };
-	uint64_t src, dst;
+	struct ct_moved moved;
 
 	(void)state;
 	slice.src += 64;
 	slice.dst += 64;
+	slice.bytes -= 100;
 	slice.api.correlation_id = 6;
-	bigger.bytes *= 2;
-	assert_int_equal(repeat_moved_base_memcpy(&slots.memo, &slice), 0);
+	other.stream++;
+	assert_int_equal(repeat_moved_base_memcpy(&slots.memo, &slice, &moved), 0);
 	repeat_shape_keep_memcpy(&slots.memo, &up);
-	assert_int_equal(repeat_moved_base_memcpy(&slots.memo, &slice), ct_shape_memcpy(&up));
-	assert_int_equal(repeat_moved_base_memcpy(&slots.memo, &bigger), 0);
-	repeat_moved_to_memcpy(&slice, &src, &dst);
-	assert_int_equal(src, up.src + 64);
-	assert_int_equal(dst, up.dst + 64);
+	assert_int_equal(repeat_moved_base_memcpy(&slots.memo, &slice, &moved),
+	                 ct_shape_memcpy(&up));
+	assert_int_equal(moved.src, up.src + 64);
+	assert_int_equal(moved.dst, up.dst + 64);
+	assert_int_equal(moved.bytes, up.bytes - 100);
 	/* what a reader makes of it: the base moved is the slice */
-	ct_move_memcpy(&up, src, dst);
+	ct_move_memcpy(&up, &moved);
 	assert_true(ct_same_shape_memcpy(&up, &slice));
+	assert_int_equal(repeat_moved_base_memcpy(&slots.memo, &other, &moved), 0);
 	next.address += 256;
+	next.bytes = 64;
 	repeat_shape_keep_memset(&slots.memo, &clear);
-	assert_int_equal(repeat_moved_base_memset(&slots.memo, &next), ct_shape_memset(&clear));
-	repeat_moved_to_memset(&next, &src, &dst);
-	assert_int_equal(src, 0);
-	assert_int_equal(dst, clear.address + 256);
+	assert_int_equal(repeat_moved_base_memset(&slots.memo, &next, &moved),
+	                 ct_shape_memset(&clear));
+	assert_int_equal(moved.src, 0);
+	assert_int_equal(moved.dst, clear.address + 256);
+	assert_int_equal(moved.bytes, 64);
 	repeat_shape_keep_launch(&slots.memo, &launch);
 	launch.grid_x = 2;
-	assert_int_equal(repeat_moved_base_launch(&slots.memo, &launch), 0);
+	assert_int_equal(repeat_moved_base_launch(&slots.memo, &launch, &moved), 0);
 }
 
 int main(void)
@@ -623,6 +657,7 @@ int main(void)
 		cmocka_unit_test_setup(test_exit_closes_runs, fresh),
 		cmocka_unit_test_setup(test_moved_alone, fresh),
 		cmocka_unit_test_setup(test_moved_in_run, fresh),
+		cmocka_unit_test_setup(test_moved_calls_per_run, fresh),
 		cmocka_unit_test_setup(test_copy_loop_on_slices, fresh),
 		cmocka_unit_test_setup(test_moved_base_of_memo, fresh),
 		/* last: the other tests' calls entered before it, which it makes stale */
