@@ -59,6 +59,11 @@ struct last_launch {
 	 * 0 none; and where it was called. */
 	uintptr_t failed;
 	struct call_at failed_at;
+	/* The last allocation refused (mem_alloc_failed, written before its
+	 * call's api_call): its call and the stack it was made from, which the
+	 * thread's op stack is not. */
+	uint32_t refused_correlation_id;
+	uint64_t refused_stack_id;
 	bool known; /* a launch was seen */
 	bool graph;
 	uint64_t kernel_id;
@@ -158,7 +163,19 @@ static void note_failed(struct cuda_errors *c, struct last_launch *l, const stru
 		                           .cbid = call->cbid,
 		                           .correlation_id = call->correlation_id,
 		                           .entry = call->entry },
-		                         ev->thread->op_stack_id };
+		                         call->correlation_id == l->refused_correlation_id &&
+		                                 l->refused_stack_id
+		                             ? l->refused_stack_id
+		                             : ev->thread->op_stack_id };
+}
+
+/* An allocation refused: its stack, for its call's api_call to come. */
+static void on_refused(struct cuda_errors *c, const struct ct_event *ev)
+{
+	struct last_launch *l = launch_of(c, ev->process);
+
+	l->refused_correlation_id = ev->u.mem_alloc_failed.api.correlation_id;
+	l->refused_stack_id = ev->u.mem_alloc_failed.stack_id;
 }
 
 static void on_api_call(struct cuda_errors *c, const struct ct_event *ev)
@@ -198,6 +215,8 @@ static void cuda_errors_event(void *state, const struct ct_event *ev)
 {
 	if (ev->type == CT_EV_API_CALL)
 		on_api_call(state, ev);
+	else if (ev->type == CT_EV_MEM_ALLOC_FAILED)
+		on_refused(state, ev);
 	else if (!ev->before_window)
 		on_launch(state, ev);
 }
@@ -307,8 +326,8 @@ const struct ct_analysis_class ct_cuda_errors_analysis = {
 	.name = "errors",
 	.id = CT_ANALYSIS_CUDA_ERRORS,
 	.section = &ct_cuda_errors_section,
-	.wants =
-	    CT_EV_BIT(CT_EV_API_CALL) | CT_EV_BIT(CT_EV_LAUNCH) | CT_EV_BIT(CT_EV_GRAPH_LAUNCH),
+	.wants = CT_EV_BIT(CT_EV_API_CALL) | CT_EV_BIT(CT_EV_LAUNCH) |
+	         CT_EV_BIT(CT_EV_GRAPH_LAUNCH) | CT_EV_BIT(CT_EV_MEM_ALLOC_FAILED),
 	.create = cuda_errors_create,
 	.event = cuda_errors_event,
 	.finish = cuda_errors_finish,

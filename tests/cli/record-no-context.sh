@@ -10,7 +10,10 @@
 # lack of memory, "no device" where it was, and what to do (make a
 # context current); nowhere "device 255", neither in the report's text
 # nor in `record`'s summary. The JSON keeps the ordinal 255
-# (doc/report-schema.md). Against the program's own printout.
+# (doc/report-schema.md). When the program gives up right after the
+# refusal, how it ended names that call where it was made (its line in
+# main, from the refusal's stack), not the call's name again. Against the program's own
+# printout.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -65,4 +68,16 @@ print("ok 3 - the later allocation is on device 0" if devices == {0}
 print("1..3")
 PY
 tap_relay "json" "$lttng_tmp/json.tap"
+
+cli_record give-up -o "$lttng_tmp/t2" -- "$program" give-up
+cli_status_is "give-up: the program's status" 1
+"$cli_bin" report "$lttng_tmp/t2" >"$lttng_tmp/give-up.txt" 2>&1
+sed -n '1,/^The main tables/p' "$lttng_tmp/give-up.txt" | tr -s ' \n' '  ' >"$lttng_tmp/page2"
+# the line of the refused call, from the program's source
+line=$(grep -n 'cuMemAlloc(&p, 4 \* MIB)' "$trace_srcdir/tests/programs/drv-no-context.c" | cut -d: -f1)
+ok "give-up: how it ended names the refused call at its line" grep -q \
+	"the last CUDA call that failed: cuMemAlloc_v2 returned CUDA_ERROR_INVALID_CONTEXT at main (drv-no-context.c:$line)" \
+	"$lttng_tmp/page2"
+ok "give-up: and says where to start" \
+	grep -q "Do: start at main (drv-no-context.c:$line), where cuMemAlloc_v2 failed" "$lttng_tmp/page2"
 tap_done

@@ -4,19 +4,21 @@
  * a context current: cuMemAlloc then returns CUDA_ERROR_INVALID_CONTEXT
  * ("no context bound to the current thread", CUDA Driver API, "Error
  * Handling"). It then retains device 0's primary context, makes it
- * current, allocates and frees 1 MiB, and exits 0. Prints what each call
- * returned:
+ * current, allocates and frees 1 MiB, and exits 0; with the argument
+ * "give-up", it exits 1 right after the refusal instead. Prints what each
+ * call returned:
  *
  *   # fact no_context=RESULT
  *   # fact with_context=RESULT
  */
 #include <stdio.h>
+#include <string.h>
 
 #include <cuda.h>
 
 #define MIB (1u << 20)
 
-int main(void)
+int main(int argc, char **argv)
 {
 	CUdeviceptr p = 0;
 	CUdevice device;
@@ -29,6 +31,8 @@ int main(void)
 	}
 	result = cuMemAlloc(&p, 4 * MIB);
 	printf("# fact no_context=%d\n", (int)result);
+	if (argc > 1 && strcmp(argv[1], "give-up") == 0)
+		return 1;
 	if (cuDevicePrimaryCtxRetain(&context, device) != CUDA_SUCCESS ||
 	    cuCtxSetCurrent(context) != CUDA_SUCCESS) {
 		fprintf(stderr, "drv-no-context: no context\n");
