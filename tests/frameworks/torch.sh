@@ -65,7 +65,7 @@
 # it: the driver's leftovers are torch.cuda.memory_reserved(), and no
 # finding calls them memory the program never freed.
 #
-# Last, a small training loop of nn.Linear layers (torch-linear.py), whose
+# Then a small training loop of nn.Linear layers (torch-linear.py), whose
 # matrix products are the simulated cuBLAS's: it runs, PyTorch's results
 # have the shapes it says, the report counts as many launches of each
 # cuBLAS kernel as the ledger, and each launch is the library's own (a
@@ -465,4 +465,27 @@ for line in open(sys.argv[1]):
         seen.add("%s:%s:%s" % (names[f["kernel_id"]], f["api_domain"], ",".join(within) or "-"))
 print(" ".join(sorted(seen)))' "$lttng_tmp/linear.events")" \
 	"cublasLt_sim_gemm_f32:driver:libcublasLt.so.13 cublas_sim_gemm_f32:driver:libcublas.so.13"
+
+# Batches of varying length sliced from a dataset in host memory: each
+# copy differs from the last by its addresses and size, and is a
+# repeat_moved of the first (doc/events.md); the trace still holds every
+# copy of the ledger, and the report's transfers are what the program
+# moved by its tensors' sizes.
+CLI_TIMEOUT=120 cli_record loader -o "$lttng_tmp/loader" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-loader.py"
+cli_status_is "loader: record exits with the program's status" 0
+cli_trace_checked loader "loader: the trace reads back and holds the ledger's operations"
+ok "loader: its copies are moved repeats in runs" \
+	grep -q 'event=cudatrace:repeat_run .*moved=[0-9]' "$lttng_tmp/loader.events"
+"$cli_bin" report --format json -o "$lttng_tmp/loader.json" "$lttng_tmp/loader" \
+	2>"$lttng_tmp/report.err"
+is "loader: cudatrace report reads the trace" "$?" 0
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/loader.out" | head -n 1; }
+is "loader: the bytes and copies to the device and back are the program's" \
+	"$("$trace_python" -c 'import json, sys
+rows = json.load(open(sys.argv[1]))["transfers"]["by_direction"]
+total = lambda d, k: sum(r[k] for r in rows if r["direction"] == d)
+print(total("HtoD", "bytes"), total("HtoD", "count"), total("DtoH", "bytes"),
+      total("DtoH", "count"))' \
+		"$lttng_tmp/loader.json")" "$(fact htod) $(fact dtoh)"
 tap_done
