@@ -141,12 +141,15 @@ SHAPE_MEMO_KEEP(launch_unconfigured)
 	                                                 const struct ct_ev_##event *e,      \
 	                                                 struct ct_moved *moved)             \
 	{                                                                                    \
+		/* E at each way's addresses and size: one copy for both ways */             \
+		struct ct_ev_##event probe = *e;                                             \
+                                                                                             \
 		*moved = ct_moved_##event(e);                                                \
 		for (unsigned way = 0; way < SHAPE_MEMO_WAYS; way++) {                       \
-			struct ct_ev_##event other = m->event[way];                          \
+			struct ct_moved at = ct_moved_##event(&m->event[way]);               \
                                                                                              \
-			ct_move_##event(&other, moved);                                      \
-			if (m->event##_shape[way] && ct_same_shape_##event(&other, e))       \
+			ct_move_##event(&probe, &at);                                        \
+			if (m->event##_shape[way] && ct_same_shape_##event(&probe, &m->event[way])) \
 				return m->event##_shape[way];                                \
 		}                                                                            \
 		return 0;                                                                    \
