@@ -2112,11 +2112,14 @@ static void tell_filling_growth(GArray *list, const struct ct_memory_result *m)
 		s = filling_growth(m, pid, device, (int64_t)f->order);
 		if (!s)
 			continue;
+		/* "each time" is a new high, not a step: a caching allocator
+		 * takes its memory in segments, a few steps' worth at once */
 		text = g_strdup_printf(
-		    "%s; memory allocated at %s grew step after step, %s more each time, "
+		    "%s; memory allocated at %s grew step after step, %s more at each of "
+		    "%" PRIu64 " new highs, "
 		    "to %s by the end (%.0f %% of the device's peak): that growth left no room",
 		    f->explanation ? f->explanation : "", s->site,
-		    bytes_text((double)s->growth_per_rise_bytes, step, sizeof(step)),
+		    bytes_text((double)s->growth_per_rise_bytes, step, sizeof(step)), s->rises,
 		    bytes_text((double)s->held_at_end_bytes, held, sizeof(held)),
 		    s->peak_share * 100.0);
 		g_free(f->explanation);

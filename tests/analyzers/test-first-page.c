@@ -723,8 +723,8 @@ static void test_growth_filled(void **unused)
 			assert_non_null(
 			    strstr(str(f, "explanation"),
 			           "; memory allocated at train.py:20 in step grew step "
-			           "after step, 10.00 MiB more each time, to 900.00 MiB by "
-			           "the end (90 % of the device's peak)"));
+			           "after step, 10.00 MiB more at each of 90 new highs, to "
+			           "900.00 MiB by the end (90 % of the device's peak)"));
 			assert_true(g_str_has_prefix(
 			    str(f, "advice"), "first stop what keeps the memory allocated at "
 			                      "train.py:20 in step"));
