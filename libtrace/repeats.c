@@ -286,6 +286,7 @@ bool repeats_write_moved(struct api_call *call, uint64_t base, const struct ct_m
 		return false;
 	if (run_taken(r)) {
 		struct repeat_run *run = &r->run;
+		uint64_t *values;
 		uint32_t i;
 
 		if (run->moved_count == CT_REPEAT_RUN_MOVED_CALLS)
@@ -293,8 +294,7 @@ bool repeats_write_moved(struct api_call *call, uint64_t base, const struct ct_m
 		/* shape 0 names no event: a reader that does not know moved
 		 * calls counts them lost */
 		i = run_add(r, 0, api, now, note);
-		uint64_t *values = &run->moved[run->moved_count++ * CT_REPEAT_RUN_MOVED_VALUES];
-
+		values = &run->moved[run->moved_count++ * CT_REPEAT_RUN_MOVED_VALUES];
 		values[0] = i;
 		values[1] = base;
 		values[2] = moved->src;

@@ -9,8 +9,9 @@
  * A copy or memset that says what its thread's last or second-last whole
  * one of its kind said but for its addresses and size (a loop over the
  * slices of a buffer) is recorded by a repeat_moved naming that one's
- * shape with its own addresses and size (doc/events.md, "repeat_moved"); it takes no slot, and is
- * not kept in the memo, so that the next slice names the same event.
+ * shape with its own addresses and size (doc/events.md, "repeat_moved");
+ * it takes no slot, and is not kept in the memo, so that the next slice
+ * names the same event.
  *
  * Each thread keeps the shapes of its last whole events of those kinds in
  * CT_REPEAT_SLOTS slots, as a reader of the trace does: a repeat is

@@ -443,9 +443,10 @@ static bool move_addresses(struct ct_event *ev, const struct ct_moved *moved)
 
 /*
  * A repeat_moved made the event it stands for: the one its thread's slot
- * of its base holds, at its own addresses and size and with its own call. It takes
- * no slot (the tracer's next slice names the same base). Unresolved also
- * when its base is a launch, which has no addresses (a damaged event).
+ * of its base holds, at its own addresses and size and with its own
+ * call. It takes no slot (the tracer's next slice names the same base).
+ * Unresolved also when its base is a launch, which has no addresses (a
+ * damaged event).
  */
 static bool expand_moved(struct ct_compact_events *ce, struct ct_event *ev)
 {
