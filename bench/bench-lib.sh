@@ -19,12 +19,10 @@
 #                         tracer writes them too (make-ctf.py bench-gpu)
 #   median3 [--fresh OUT] CMD...
 #                         the median of three runs' "seconds kilobytes"
-#                         (elapsed time, peak RSS); with --fresh, OUT (the
-#                         file or directory CMD writes) is removed before
-#                         each run, outside its time: a run is timed for
-#                         its own writing, not for the kernel's dropping
-#                         of the last run's file when it is truncated or
-#                         removed
+#                         (elapsed time, peak RSS), as three-runs.sh runs
+#                         them (--fresh: OUT removed before each run,
+#                         outside its time); a run that fails ends the
+#                         caller's subshell with 1
 #   bench_memory NAME M M_SMALL DUMMY DUMMY_SMALL [WHAT]
 #                         prints the memory figures of NAME (peak RSS in KB
 #                         on the large and the small trace) beside
@@ -47,6 +45,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cudatrace-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 [ -x "$cudatrace" ] || { echo "$0: $cudatrace is not built" >&2; exit 2; }
+. "$bench_here/three-runs.sh"
 command -v babeltrace2 >/dev/null || { echo "$0: babeltrace2 is not installed" >&2; exit 2; }
 
 bench_traces() {
@@ -57,15 +56,7 @@ bench_traces() {
 }
 
 median3() {
-	fresh=
-	if [ "$1" = --fresh ]; then
-		fresh=$2
-		shift 2
-	fi
-	for run in 1 2 3; do
-		[ -z "$fresh" ] || rm -rf "$fresh"
-		/usr/bin/time -f "%e %M" -o "$work/time.$run" "$@" >/dev/null 2>&1
-	done
+	three_runs "$work" "$@"
 	cat "$work/time.1" "$work/time.2" "$work/time.3" | sort -n | sed -n 2p
 }
 

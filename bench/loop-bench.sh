@@ -9,12 +9,12 @@
 #     device-to-host; launch: kernel launches alone (two calls a round);
 #   - instructions at the margin, on those two loops and on the other
 #     loops of call-loop (LOOP_BENCH_LOOPS, default all of them: slices,
-#     the copy loop on successive slices of a buffer, of varying size; alloc, cudaMalloc
-#     and cudaFree; event, cudaEventRecord and cudaEventQuery; memset,
-#     cudaMemsetAsync and cudaStreamSynchronize; query, cudaGetDevice and
-#     cudaGetLastError): the whole process (the program, the
-#     simulated CUDA and CUPTI, its dispatch included, lttng-ust, every
-#     thread) counted by callgrind, recorded with `cudatrace record`'s
+#     the copy loop on successive slices of a buffer, of varying size;
+#     alloc, cudaMalloc and cudaFree; event, cudaEventRecord and
+#     cudaEventQuery; memset, cudaMemsetAsync and cudaStreamSynchronize;
+#     query, cudaGetDevice and cudaGetLastError): the whole process (the
+#     program, the simulated CUDA and CUPTI, its dispatch included,
+#     lttng-ust, every thread) counted by callgrind, recorded with `cudatrace record`'s
 #     default options and not traced at all, at ROUNDS and 2 x ROUNDS
 #     rounds (default 10000: 20,000 and 40,000 calls); the difference
 #     between the two runs over the difference in calls is what one more
@@ -43,7 +43,7 @@ cli_here=$CUDATRACE_SRCDIR/tests/cli
 . "$CUDATRACE_SRCDIR/tests/lib/cli.sh"
 
 cli_setup "$@"
-. "$bench_here/best3.sh"
+. "$bench_here/three-runs.sh"
 rounds=${1:-10000}
 margin_loops=${LOOP_BENCH_LOOPS:-copy slices launch alloc event memset query}
 trace_rounds=${2:-1000000}

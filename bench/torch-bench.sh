@@ -37,7 +37,7 @@ cli_here=$CUDATRACE_SRCDIR/tests/cli
 . "$CUDATRACE_SRCDIR/tests/lib/cli.sh"
 
 cli_setup "$@"
-. "$bench_here/best3.sh"
+. "$bench_here/three-runs.sh"
 steps=${1:-500}
 counted=${2:-200}
 venv=$("$trace_srcdir/tools/framework-venv") || {
