@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -753,7 +754,14 @@ struct member {
 struct stream_decl {
 	bool has_id;
 	uint64_t id;
-	const struct type *context; /* NULL: none */
+	const struct type *context;  /* NULL: none */
+	bool variable_event_context; /* its event.context has no fixed layout */
+};
+
+/* An event class's stream class: stream_id, when it names one. */
+struct event_decl {
+	bool has_stream_id;
+	uint64_t stream_id;
 };
 
 struct parser {
@@ -768,6 +776,7 @@ struct parser {
 	const struct type *header; /* NULL: none */
 	bool has_trace;
 	GArray *streams; /* struct stream_decl */
+	GArray *events;  /* struct event_decl */
 	int depth;
 	bool failed;
 	char why[160];
@@ -1227,24 +1236,50 @@ static void trace_entry(struct parser *p, void *data)
 	}
 }
 
-/* An entry of stream { ... } into DATA, a struct stream_decl: its id and packet context. */
+/* KEY = NUMBER: the number in *VALUE and *HAS set, if it is one; false at another entry. */
+static bool number_entry(struct parser *p, const char *key, bool *has, uint64_t *value)
+{
+	if (!accept(p, key))
+		return false;
+	expect(p, "=");
+	if (p->tk.type == TOK_NUMBER) {
+		*has = true;
+		*value = p->tk.value;
+	}
+	return true;
+}
+
+/*
+ * An entry of stream { ... } into DATA, a struct stream_decl: its id, its
+ * packet context, whether its event context has a fixed layout.
+ */
 static void stream_entry(struct parser *p, void *data)
 {
 	struct stream_decl *s = data;
 
-	if (accept(p, "id")) {
-		expect(p, "=");
-		if (p->tk.type == TOK_NUMBER) {
-			s->has_id = true;
-			s->id = p->tk.value;
-		}
-	} else if (accept(p, "packet")) {
+	if (number_entry(p, "id", &s->has_id, &s->id))
+		return;
+	if (accept(p, "packet")) {
 		expect(p, ".");
 		if (accept(p, "context")) {
 			expect(p, ":=");
 			s->context = any_type(p);
 		}
+	} else if (accept(p, "event")) {
+		expect(p, ".");
+		if (accept(p, "context")) {
+			expect(p, ":=");
+			s->variable_event_context = any_type(p)->size == VARIABLE;
+		}
 	}
+}
+
+/* An entry of event { ... } into DATA, a struct event_decl: its stream class. */
+static void event_entry(struct parser *p, void *data)
+{
+	struct event_decl *e = data;
+
+	number_entry(p, "stream_id", &e->has_stream_id, &e->stream_id);
 }
 
 static void declarations(struct parser *p)
@@ -1263,6 +1298,11 @@ static void declarations(struct parser *p)
 
 			block(p, stream_entry, &s);
 			g_array_append_val(p->streams, s);
+		} else if (accept(p, "event")) {
+			struct event_decl e = { 0 };
+
+			block(p, event_entry, &e);
+			g_array_append_val(p->events, e);
 		} else if (at(p, "struct") || at(p, "enum") || at(p, "variant")) {
 			type_spec(p);
 			skip_entry(p);
@@ -1301,6 +1341,21 @@ static bool field(const struct parser *p, const struct type *structure, uint64_t
 		return true;
 	}
 	return true;
+}
+
+/*
+ * Whether an event class of P is in stream class ID: one that names it, or
+ * one that names none when there is one stream class (CTF 1.8, 7.3.5).
+ */
+static bool has_event_class(const struct parser *p, uint64_t id)
+{
+	for (guint i = 0; i < p->events->len; i++) {
+		const struct event_decl *e = &g_array_index(p->events, struct event_decl, i);
+
+		if (e->has_stream_id ? e->stream_id == id : p->streams->len == 1)
+			return true;
+	}
+	return false;
 }
 
 static int layout_of(const struct parser *p, struct ct_packet_layout *layout, char *why, size_t len)
@@ -1342,6 +1397,7 @@ static int layout_of(const struct parser *p, struct ct_packet_layout *layout, ch
 			snprintf(why, len, "its packet context's sizes have no fixed layout");
 			return -1;
 		}
+		s.no_event_class = d->variable_event_context && !has_event_class(p, s.id);
 		g_array_append_val(layout->streams, s);
 	}
 	return 0;
@@ -1358,6 +1414,7 @@ int ct_packet_layout_parse(const char *text, struct ct_packet_layout *layout, ch
 		.types = g_ptr_array_new(),
 		.trace_order = ORDER_LE,
 		.streams = g_array_new(FALSE, TRUE, sizeof(struct stream_decl)),
+		.events = g_array_new(FALSE, TRUE, sizeof(struct event_decl)),
 	};
 	int ret;
 
@@ -1383,6 +1440,7 @@ int ct_packet_layout_parse(const char *text, struct ct_packet_layout *layout, ch
 	g_hash_table_destroy(p.structs);
 	g_hash_table_destroy(p.enums);
 	g_array_free(p.streams, TRUE);
+	g_array_free(p.events, TRUE);
 	return ret;
 }
 
@@ -1391,6 +1449,34 @@ void ct_packet_layout_release(struct ct_packet_layout *layout)
 	if (layout->streams)
 		g_array_free(layout->streams, TRUE);
 	layout->streams = NULL;
+}
+
+unsigned ct_metadata_add_event_classes(struct ct_metadata *md,
+                                       const struct ct_packet_layout *layout)
+{
+	unsigned added = 0;
+
+	for (guint i = 0; layout->known && i < layout->streams->len; i++) {
+		const struct ct_stream_layout *s =
+		    &g_array_index(layout->streams, struct ct_stream_layout, i);
+
+		if (!s->no_event_class)
+			continue;
+		/* babeltrace2 reads an id as a signed 64-bit number; headers hold 32 bits at most */
+		g_string_append_printf(md->text,
+		                       "\nevent {\n\tname = \"cudatrace:no_event_class\";\n"
+		                       "\tid = %" PRId64 ";\n",
+		                       INT64_MAX);
+		/* with one stream class, its own id may be implicit */
+		if (layout->streams->len > 1)
+			g_string_append_printf(md->text, "\tstream_id = %" PRIu64 ";\n", s->id);
+		g_string_append(md->text, "};\n");
+		added++;
+	}
+	if (added && !has_signature(md->text->str, md->text->len))
+		g_string_prepend(md->text, SIGNATURE);
+	md->rewritten |= added > 0;
+	return added;
 }
 
 const struct ct_stream_layout *ct_packet_layout_stream(const struct ct_packet_layout *layout,

@@ -19,7 +19,9 @@
  * computed from the declarations (integers, floats, static arrays,
  * structures, enumerations, type aliases). A field after one of variable
  * size (a string, a sequence, a variant) has no fixed offset: a layout
- * that needs one is unknown.
+ * that needs one is unknown. The layout also says which stream classes
+ * babeltrace2 would abort on for want of an event class, so that one can
+ * be added (ct_metadata_add_event_classes).
  */
 #ifndef CUDATRACE_ANALYZERS_CTF_METADATA_H
 #define CUDATRACE_ANALYZERS_CTF_METADATA_H
@@ -82,6 +84,13 @@ struct ct_stream_layout {
 	uint64_t context_end; /* bits from the start of the packet: header and context */
 	struct ct_packet_field content_size, packet_size, timestamp_begin, timestamp_end;
 	struct ct_packet_field events_discarded, packet_seq_num;
+	/*
+	 * It declares no event class and an event context of no fixed layout
+	 * (a sequence or a variant in it, maybe): babeltrace2 2.0 resolves
+	 * that context's lengths and tags per event class, and aborts on one
+	 * left unresolved (update_field_class_stored_value_index: tgt_fc).
+	 */
+	bool no_event_class;
 };
 
 struct ct_packet_layout {
@@ -98,6 +107,15 @@ struct ct_packet_layout {
 int ct_packet_layout_parse(const char *text, struct ct_packet_layout *layout, char *why,
                            size_t len);
 void ct_packet_layout_release(struct ct_packet_layout *layout);
+
+/*
+ * Appends to MD's text, which LAYOUT was parsed from, an event class for
+ * each stream class that has none and needs one (no_event_class): one
+ * whose id no event header can hold, so no event of the trace is read as
+ * one; MD is then rewritten. Returns how many it appended.
+ */
+unsigned ct_metadata_add_event_classes(struct ct_metadata *md,
+                                       const struct ct_packet_layout *layout);
 
 /* The stream class ID of LAYOUT, NULL if the metadata declares none. */
 const struct ct_stream_layout *ct_packet_layout_stream(const struct ct_packet_layout *layout,

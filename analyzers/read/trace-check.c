@@ -338,8 +338,6 @@ void ct_trace_check(const char *dir, const char *shown, struct ct_trace_check *c
 	default:
 		break;
 	}
-	if (md.rewritten)
-		c->metadata = g_strdup(md.text->str);
 	names = ct_trace_view_streams(dir);
 	if (ct_packet_layout_parse(md.text->str, &layout, why, sizeof(why)) < 0) {
 		/*
@@ -353,6 +351,9 @@ void ct_trace_check(const char *dir, const char *shown, struct ct_trace_check *c
 		ct_metadata_release(&md);
 		return;
 	}
+	ct_metadata_add_event_classes(&md, &layout);
+	if (md.rewritten)
+		c->metadata = g_strdup(md.text->str);
 	for (guint i = 0; i < names->len; i++)
 		check_stream(c, dir, shown, g_ptr_array_index(names, i), &layout);
 	ct_packet_layout_release(&layout);

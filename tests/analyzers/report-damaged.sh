@@ -343,6 +343,31 @@ report_run_damaged tag-undeclared "$report_tmp/tag-undeclared"
 report_exits tag-undeclared 2
 report_says tag-undeclared "a variant's tag names '_kind', which no field before it declares"
 
+# a second stream class with no event class, whose event context holds a
+# sequence (as an LTTng channel whose events were never declared, with a
+# context of its own): babeltrace2 2.0 alone aborts, resolving that
+# context per event class. Nothing of the trace is lost: the report is the
+# unedited trace's.
+cp -r "$report_tmp/basic" "$report_tmp/no-event-class"
+"$report_python" - "$report_tmp/no-event-class/metadata" <<'PY' ||
+import sys
+path = sys.argv[1]
+text = open(path).read()
+start = text.index("stream {")
+block = text[start:text.index("\n};\n", start) + 4].replace("id = 0;", "id = 1;", 1)
+context = block.index("event.context := struct {") + len("event.context := struct {")
+block = (block[:context] + "\n\t\tuint16_t __tag_length;\n\t\tuint8_t _tag[ __tag_length ];"
+         + block[context:])
+open(path, "w").write(text + "\n" + block)
+PY
+	tap_fail_all "cannot edit the metadata of no-event-class"
+report_run_damaged no-event-class --format=json "$report_tmp/no-event-class"
+report_exits no-event-class 0
+report_run unedited --format=json "$report_tmp/basic"
+is "no event class: the events of the unedited trace" \
+	"$(field no-event-class "d['trace']['events']")" "$(field unedited "d['trace']['events']")"
+is "no event class: reported as complete" "$(field no-event-class "d['trace']['complete']")" True
+
 # --- a damaged trace and a good one: the good one is read, the other said
 ctf foreign "$report_tmp/foreign"
 report_run_damaged mixed --format=json "$report_tmp/not-ctf" "$report_tmp/foreign" \
