@@ -227,7 +227,64 @@ struct scope {
 	bool named;          /* the member's name is known (a '[' followed it) */
 	bool declaration;    /* the current statement is a typealias or typedef */
 	const char *keyword; /* the last type keyword of the current statement */
+	int dynamic;         /* rooted: the dynamic scope (dynamic_scopes[]), -1: not known */
+	char block[8];       /* depth 1: the top-level block ("trace", "stream", "event") */
+	char target[32];     /* depth 1: the current statement's words before ':=' */
 };
+
+/*
+ * The dynamic scopes in the order CTF 1.8 reads them (section 7.3.2): a
+ * field may name one of its own scope or of one before it, never after
+ * (babeltrace2 2.0 aborts on some that do), as each block's entry and as
+ * a path's prefix.
+ */
+static const struct {
+	const char *block, *entry, *path;
+} dynamic_scopes[] = {
+	{ "trace", "packet.header", "trace.packet.header." },
+	{ "stream", "packet.context", "stream.packet.context." },
+	{ "stream", "event.header", "stream.event.header." },
+	{ "stream", "event.context", "stream.event.context." },
+	{ "event", "context", "event.context." },
+	{ "event", "fields", "event.fields." },
+};
+
+/* The dynamic scope a path of TEXT (LEN bytes) starts with, blanks ignored; -1: none. */
+static int dynamic_scope_of(const char *text, size_t len)
+{
+	char path[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < len && n + 1 < sizeof(path); i++)
+		if (!g_ascii_isspace(text[i]))
+			path[n++] = text[i];
+	path[n] = '\0';
+	for (int i = 0; i < (int)G_N_ELEMENTS(dynamic_scopes); i++)
+		if (g_str_has_prefix(path, dynamic_scopes[i].path))
+			return i;
+	return -1;
+}
+
+/* Appends TK's text to BUF (SIZE bytes), if it fits. */
+static void add_word(char *buf, size_t size, const struct token *tk)
+{
+	size_t n = strlen(buf);
+
+	if (n + tk->len < size) {
+		memcpy(buf + n, tk->text, tk->len);
+		buf[n + tk->len] = '\0';
+	}
+}
+
+/* The dynamic scope SC's statement assigns (at depth 1 of BLOCK); -1: none. */
+static int assigned_scope(const struct scope *sc)
+{
+	for (int i = 0; i < (int)G_N_ELEMENTS(dynamic_scopes); i++)
+		if (!strcmp(sc->block, dynamic_scopes[i].block) &&
+		    !strcmp(sc->target, dynamic_scopes[i].entry))
+			return i;
+	return -1;
+}
 
 static bool is_keyword(const struct token *tk, const char **which)
 {
@@ -297,9 +354,21 @@ static bool plain_name(const char *ref, size_t len, const char **at, size_t *n)
 static int declared_before(const struct scope *scopes, int depth, const char *ref, size_t len,
                            const char *what, char *why, size_t why_len)
 {
+	int later = dynamic_scope_of(ref, len);
 	const char *name;
 	size_t n;
 
+	if (scopes[depth].rooted && scopes[depth].dynamic >= 0 && later > scopes[depth].dynamic) {
+		const char *own = dynamic_scopes[scopes[depth].dynamic].path;
+		const char *other = dynamic_scopes[later].path;
+
+		/* the paths less their final '.' */
+		snprintf(why, why_len,
+		         "its metadata is not valid CTF: a %s in %.*s names a field of %.*s, a "
+		         "scope read after it",
+		         what, (int)strlen(own) - 1, own, (int)strlen(other) - 1, other);
+		return -1;
+	}
 	if (!scopes[depth].rooted || !plain_name(ref, len, &name, &n))
 		return 0;
 	char *key = g_strndup(name, n);
@@ -325,7 +394,7 @@ static int declared_before(const struct scope *scopes, int depth, const char *re
  */
 static int screen_members(const char *text, size_t n, char *why, size_t len)
 {
-	struct scope scopes[CT_METADATA_MAX_DEPTH + 2] = { { 0 } };
+	struct scope scopes[CT_METADATA_MAX_DEPTH + 2] = { { .dynamic = -1 } };
 	struct lexer lx = { text, text + n };
 	int depth = 0, ret = 0;
 	struct token tk;
@@ -347,14 +416,19 @@ static int screen_members(const char *text, size_t n, char *why, size_t len)
 				sc->tag = tk.text + tk.len;
 		} else if (token_is(&tk, ":=")) {
 			sc->assigned = true;
+			if (depth == 1)
+				sc->dynamic = assigned_scope(sc);
 		} else if (token_is(&tk, "{") || token_is(&tk, "[") || token_is(&tk, "(")) {
 			if (token_is(&tk, "[") && sc->last.len)
 				sc->named = true;
 			if (depth + 1 >= (int)G_N_ELEMENTS(scopes))
 				break;
 			depth++;
-			scopes[depth] = (struct scope){ 0 };
+			scopes[depth] = (struct scope){ .dynamic = sc->dynamic };
 			scopes[depth].rooted = !sc->declaration && (sc->rooted || sc->assigned);
+			if (depth == 1 && sc->last.len < sizeof(scopes[1].block))
+				snprintf(scopes[1].block, sizeof(scopes[1].block), "%.*s",
+				         (int)sc->last.len, sc->last.text);
 			scopes[depth].compound =
 			    token_is(&tk, "{") && sc->keyword &&
 			    (!strcmp(sc->keyword, "struct") || !strcmp(sc->keyword, "variant"));
@@ -385,8 +459,16 @@ static int screen_members(const char *text, size_t n, char *why, size_t len)
 				sc->declaration = false;
 				sc->assigned = false;
 				sc->keyword = NULL;
+				sc->target[0] = '\0';
+				if (depth == 1)
+					sc->dynamic = -1;
 			}
+		} else if (token_is(&tk, ".")) {
+			if (depth == 1 && !sc->assigned)
+				add_word(sc->target, sizeof(sc->target), &tk);
 		} else if (tk.type == TOK_IDENT) {
+			if (depth == 1 && !sc->assigned)
+				add_word(sc->target, sizeof(sc->target), &tk);
 			if (token_is(&tk, "typealias") || token_is(&tk, "typedef"))
 				sc->declaration = true;
 			if (is_keyword(&tk, &keyword))

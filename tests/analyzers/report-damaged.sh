@@ -343,6 +343,15 @@ report_run_damaged tag-undeclared "$report_tmp/tag-undeclared"
 report_exits tag-undeclared 2
 report_says tag-undeclared "a variant's tag names '_kind', which no field before it declares"
 
+# a sequence whose length names a field of a scope read after its own
+# (CTF 1.8, 7.3.2): babeltrace2 2.0 alone aborts
+edited length-later "fields := struct {" \
+	"$(printf 'context := struct {\n\t\tuint8_t _s[event.fields._x];\n\t};\n\tfields := struct {')"
+report_run_damaged length-later "$report_tmp/length-later"
+report_exits length-later 2
+report_says length-later \
+	"a sequence's length in event.context names a field of event.fields, a scope read after it"
+
 # a second stream class with no event class, whose event context holds a
 # sequence (as an LTTng channel whose events were never declared, with a
 # context of its own): babeltrace2 2.0 alone aborts, resolving that
