@@ -217,6 +217,7 @@ static bool has_signature(const char *text, size_t n)
 /* A brace's scope, for screen_members(). */
 struct scope {
 	bool compound;       /* a structure's or a variant's body */
+	bool variant;        /* a variant's body */
 	bool rooted;         /* within a scope's structure ("event.fields := struct {") */
 	bool assigned;       /* the current statement has a ':=' */
 	GHashTable *names;   /* compound: the member names so far, less one '_', owned */
@@ -323,6 +324,23 @@ static int add_name(struct scope *sc, char *why, size_t len)
 	return -1;
 }
 
+/* Whether variant option OPTION is one of LABELS: 0, or -1 with WHY. */
+static int labelled(GHashTable *labels, const struct token *option, char *why, size_t len)
+{
+	char *name = g_strndup(option->text, option->len);
+	int ret = 0;
+
+	if (!g_hash_table_contains(labels, name)) {
+		snprintf(why, len,
+		         "its metadata is not valid CTF: a variant's option '%.64s' is no label "
+		         "of an enumeration, so no tag selects it",
+		         name);
+		ret = -1;
+	}
+	g_free(name);
+	return ret;
+}
+
 /* Whether REF (LEN bytes, blanks around it) is a plain identifier; its bounds in *AT, *N. */
 static bool plain_name(const char *ref, size_t len, const char **at, size_t *n)
 {
@@ -385,14 +403,71 @@ static int declared_before(const struct scope *scopes, int depth, const char *re
 	return found ? 0 : -1;
 }
 
+/* The text of label token TK, less the quotes of a string; owned. */
+static char *label_text(const struct token *tk)
+{
+	if (tk->type == TOK_STRING && tk->len >= 2)
+		return g_strndup(tk->text + 1, tk->len - 2);
+	return g_strndup(tk->text, tk->len);
+}
+
+/*
+ * The labels of every enumeration of TEXT (owned strings), from each
+ * "enum [NAME] [: TYPE] { LABEL [= VALUE], ... }": its body is the first
+ * '{' after the keyword that does not open its container's "integer".
+ */
+static GHashTable *enum_labels(const char *text, size_t n)
+{
+	GHashTable *labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	struct lexer lx = { text, text + n };
+	struct token tk, prev = { .type = TOK_END };
+	int depth = 0, waiting = -1, body = -1, skipped = -1;
+	bool entry = false; /* the next token at the body's depth starts an entry */
+
+	for (next_token(&lx, &tk); tk.type != TOK_END && tk.type != TOK_BAD;
+	     prev = tk, next_token(&lx, &tk)) {
+		if (token_is(&tk, "{") || token_is(&tk, "[") || token_is(&tk, "(")) {
+			if (token_is(&tk, "{") && depth == waiting && skipped < 0) {
+				if (token_is(&prev, "integer")) {
+					skipped = depth; /* the container's body */
+				} else {
+					body = depth + 1;
+					waiting = -1;
+					entry = true;
+				}
+			}
+			depth++;
+		} else if (token_is(&tk, "}") || token_is(&tk, "]") || token_is(&tk, ")")) {
+			if (--depth < 0)
+				break;
+			if (depth == skipped)
+				skipped = -1;
+			if (depth + 1 == body)
+				body = -1;
+		} else if (depth == body) {
+			if (entry && (tk.type == TOK_IDENT || tk.type == TOK_STRING))
+				g_hash_table_add(labels, label_text(&tk));
+			entry = token_is(&tk, ",");
+		} else if (token_is(&tk, "enum")) {
+			waiting = depth;
+		} else if (token_is(&tk, ";") && depth == waiting) {
+			waiting = -1; /* a use of a named enumeration: no body */
+		}
+	}
+	return labels;
+}
+
 /*
  * Whether every structure and variant of TEXT names its members once,
  * and every sequence length and variant tag names a member before it
  * (declared_before()): babeltrace2 aborts on a name given twice, and it
- * takes "_x" for "x" (CTF drops one leading underscore). 0, or -1 with
- * WHY.
+ * takes "_x" for "x" (CTF drops one leading underscore). And whether each
+ * variant's option is a label of an enumeration (LABELS, enum_labels()):
+ * a tag's value selects the option its label names, and babeltrace2 2.0
+ * aborts on an option that no label names, outside the headers. 0, or -1
+ * with WHY.
  */
-static int screen_members(const char *text, size_t n, char *why, size_t len)
+static int screen_members(const char *text, size_t n, GHashTable *labels, char *why, size_t len)
 {
 	struct scope scopes[CT_METADATA_MAX_DEPTH + 2] = { { .dynamic = -1 } };
 	struct lexer lx = { text, text + n };
@@ -432,6 +507,8 @@ static int screen_members(const char *text, size_t n, char *why, size_t len)
 			scopes[depth].compound =
 			    token_is(&tk, "{") && sc->keyword &&
 			    (!strcmp(sc->keyword, "struct") || !strcmp(sc->keyword, "variant"));
+			scopes[depth].variant =
+			    scopes[depth].compound && !strcmp(sc->keyword, "variant");
 			if (scopes[depth].compound) {
 				scopes[depth].names =
 				    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -453,6 +530,8 @@ static int screen_members(const char *text, size_t n, char *why, size_t len)
 		} else if (token_is(&tk, ";") || token_is(&tk, ",")) {
 			if (sc->compound && !sc->declaration && sc->last.len)
 				ret = add_name(sc, why, len);
+			if (!ret && sc->variant && !sc->declaration && sc->last.len)
+				ret = labelled(labels, &sc->last, why, len);
 			sc->last = (struct token){ 0 };
 			sc->named = false;
 			if (token_is(&tk, ";")) {
@@ -675,7 +754,9 @@ static enum ct_metadata_status check_file(const uint8_t *data, size_t size, stru
                                           char *why, size_t len)
 {
 	size_t nul;
+	GHashTable *labels;
 	bool clean;
+	int screened;
 	long complete;
 
 	md->packetized =
@@ -715,8 +796,10 @@ static enum ct_metadata_status check_file(const uint8_t *data, size_t size, stru
 		         md->damage[0] ? " (it " : "", md->damage, md->damage[0] ? ")" : "");
 		return CT_METADATA_UNREADABLE;
 	}
-	if (screen_members(md->text->str, md->text->len, why, len) < 0 ||
-	    no_pointers(md->text->str, md->text->len, why, len) < 0 ||
+	labels = enum_labels(md->text->str, md->text->len);
+	screened = screen_members(md->text->str, md->text->len, labels, why, len);
+	g_hash_table_destroy(labels);
+	if (screened < 0 || no_pointers(md->text->str, md->text->len, why, len) < 0 ||
 	    clocks_have_freq(md->text->str, md->text->len, why, len) < 0)
 		return CT_METADATA_UNREADABLE;
 	if (md->rewritten && !has_signature(md->text->str, md->text->len))

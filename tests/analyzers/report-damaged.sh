@@ -343,6 +343,22 @@ report_run_damaged tag-undeclared "$report_tmp/tag-undeclared"
 report_exits tag-undeclared 2
 report_says tag-undeclared "a variant's tag names '_kind', which no field before it declares"
 
+# a variant's option that no label of an enumeration names (no tag value
+# selects it): babeltrace2 2.0 alone aborts; options named by labels, one
+# of them quoted, pass that screen and meet the next
+edited option-unlabelled "uint16_t _cbid;" \
+	"$(printf 'uint16_t _cbid;\n\t\tenum : uint8_t { one = 1, "two" = 2 } _kind;\n\t\tvariant <_kind> { uint8_t one; uint16_t three; } _choice;')"
+report_run_damaged option-unlabelled "$report_tmp/option-unlabelled"
+report_exits option-unlabelled 2
+report_says option-unlabelled \
+	"a variant's option 'three' is no label of an enumeration, so no tag selects it"
+edited option-labelled "uint16_t _cbid;" \
+	"$(printf 'uint16_t _cbid;\n\t\tenum : uint8_t { one = 1, "two" = 2 } _kind;\n\t\tvariant <_kind> { uint8_t one; uint16_t two; } _choice;\n\t\tuint8_t _s[_undeclared];')"
+report_run_damaged option-labelled "$report_tmp/option-labelled"
+report_exits option-labelled 2
+report_says option-labelled \
+	"a sequence's length names '_undeclared', which no field before it declares"
+
 # a sequence whose length names a field of a scope read after its own
 # (CTF 1.8, 7.3.2): babeltrace2 2.0 alone aborts
 edited length-later "fields := struct {" \
