@@ -19,143 +19,11 @@
 #include <unistd.h>
 
 #include "ctf-metadata.h"
+#include "tsdl-lexer.h"
 
 #define TSDL_MAGIC    UINT32_C(0x75d11d57)
 #define PACKET_HEADER 37
 #define SIGNATURE     "/* CTF 1.8 */\n"
-
-/* ------------------------------------------------------------ tokens */
-
-enum token_type {
-	TOK_END,
-	TOK_IDENT,
-	TOK_NUMBER,
-	TOK_STRING,
-	TOK_PUNCT,
-	TOK_BAD, /* an unterminated comment, string or character */
-};
-
-struct token {
-	enum token_type type;
-	const char *text; /* its characters (TOK_IDENT, TOK_PUNCT) */
-	size_t len;
-	uint64_t value; /* TOK_NUMBER, saturated */
-};
-
-struct lexer {
-	const char *p, *end;
-};
-
-static bool is_ident_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* Skips blanks and comments; false at an unterminated comment. */
-static bool skip_blank(struct lexer *lx)
-{
-	while (lx->p < lx->end) {
-		if (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\n' || *lx->p == '\r' ||
-		    *lx->p == '\f' || *lx->p == '\v') {
-			lx->p++;
-		} else if (lx->end - lx->p >= 2 && lx->p[0] == '/' && lx->p[1] == '*') {
-			const char *close = g_strstr_len(lx->p + 2, lx->end - lx->p - 2, "*/");
-
-			if (!close)
-				return false;
-			lx->p = close + 2;
-		} else if (lx->end - lx->p >= 2 && lx->p[0] == '/' && lx->p[1] == '/') {
-			while (lx->p < lx->end && *lx->p != '\n')
-				lx->p++;
-		} else {
-			break;
-		}
-	}
-	return true;
-}
-
-static uint64_t digit_value(char c)
-{
-	if (is_digit(c))
-		return (uint64_t)(c - '0');
-	return (uint64_t)((c | 0x20) - 'a' + 10);
-}
-
-static void number(struct lexer *lx, struct token *tk)
-{
-	unsigned base = 10;
-
-	if (lx->end - lx->p >= 2 && lx->p[0] == '0' && (lx->p[1] | 0x20) == 'x') {
-		base = 16;
-		lx->p += 2;
-	} else if (*lx->p == '0') {
-		base = 8;
-	}
-	tk->value = 0;
-	while (lx->p < lx->end && (is_digit(*lx->p) || (base == 16 && g_ascii_isxdigit(*lx->p)))) {
-		uint64_t d = digit_value(*lx->p);
-
-		tk->value = tk->value > (UINT64_MAX - d) / base ? UINT64_MAX : tk->value * base + d;
-		lx->p++;
-	}
-	while (lx->p < lx->end && strchr("uUlL", *lx->p))
-		lx->p++;
-}
-
-/* A string or character literal ending with QUOTE; false when unterminated. */
-static bool literal(struct lexer *lx, char quote)
-{
-	for (lx->p++; lx->p < lx->end; lx->p++) {
-		if (*lx->p == '\\' && lx->p + 1 < lx->end)
-			lx->p++;
-		else if (*lx->p == quote)
-			return ++lx->p, true;
-	}
-	return false;
-}
-
-static void next_token(struct lexer *lx, struct token *tk)
-{
-	*tk = (struct token){ .type = TOK_END };
-	if (!skip_blank(lx)) {
-		tk->type = TOK_BAD;
-		return;
-	}
-	if (lx->p >= lx->end)
-		return;
-	tk->text = lx->p;
-	if (is_ident_start(*lx->p)) {
-		while (lx->p < lx->end && (is_ident_start(*lx->p) || is_digit(*lx->p)))
-			lx->p++;
-		tk->type = TOK_IDENT;
-	} else if (is_digit(*lx->p)) {
-		number(lx, tk);
-		tk->type = TOK_NUMBER;
-	} else if (*lx->p == '"' || *lx->p == '\'') {
-		tk->type = literal(lx, *lx->p) ? TOK_STRING : TOK_BAD;
-	} else if (lx->end - lx->p >= 2 && lx->p[0] == ':' && lx->p[1] == '=') {
-		lx->p += 2;
-		tk->type = TOK_PUNCT;
-	} else if (lx->end - lx->p >= 3 && !strncmp(lx->p, "...", 3)) {
-		lx->p += 3;
-		tk->type = TOK_PUNCT;
-	} else {
-		lx->p++;
-		tk->type = TOK_PUNCT;
-	}
-	tk->len = (size_t)(lx->p - tk->text);
-}
-
-static bool token_is(const struct token *tk, const char *text)
-{
-	return (tk->type == TOK_IDENT || tk->type == TOK_PUNCT) && tk->len == strlen(text) &&
-	       !memcmp(tk->text, text, tk->len);
-}
 
 /* ------------------------------------------------------------ the text */
 
@@ -167,24 +35,24 @@ static bool token_is(const struct token *tk, const char *text)
  */
 static long complete_length(const char *text, size_t n, bool *clean)
 {
-	struct lexer lx = { text, text + n };
+	struct ct_tsdl_lexer lx = { text, text + n };
 	bool pending = false; /* tokens since the last complete declaration */
 	long complete = 0;
 	int depth = 0;
 
 	*clean = false;
 	for (;;) {
-		struct token tk;
+		struct ct_tsdl_token tk;
 
-		next_token(&lx, &tk);
-		if (tk.type == TOK_END) {
+		ct_tsdl_next(&lx, &tk);
+		if (tk.type == CT_TOK_END) {
 			*clean = !pending;
 			break;
 		}
-		if (tk.type == TOK_BAD)
+		if (tk.type == CT_TOK_BAD)
 			break;
 		pending = true;
-		if (tk.type != TOK_PUNCT || tk.len != 1)
+		if (tk.type != CT_TOK_PUNCT || tk.len != 1)
 			continue;
 		if (strchr("{[(", tk.text[0]) && ++depth > CT_METADATA_MAX_DEPTH)
 			return -1;
@@ -211,26 +79,26 @@ static bool has_signature(const char *text, size_t n)
 		return false;
 	for (p += 3; p < end && g_ascii_isspace(*p); p++)
 		;
-	return end - p >= 3 && !strncmp(p, "1.8", 3) && (end - p == 3 || !is_digit(p[3]));
+	return end - p >= 3 && !strncmp(p, "1.8", 3) && (end - p == 3 || !ct_tsdl_digit(p[3]));
 }
 
 /* A brace's scope, for screen_members(). */
 struct scope {
-	bool compound;       /* a structure's or a variant's body */
-	bool variant;        /* a variant's body */
-	bool rooted;         /* within a scope's structure ("event.fields := struct {") */
-	bool assigned;       /* the current statement has a ':=' */
-	GHashTable *names;   /* compound: the member names so far, less one '_', owned */
-	GHashTable *written; /* compound: the same names as written, owned */
-	const char *opened;  /* '[': the text after it */
-	const char *tag;     /* the text after a variant's '<'; NULL: none open */
-	struct token last;   /* the last identifier of the current member at this depth */
-	bool named;          /* the member's name is known (a '[' followed it) */
-	bool declaration;    /* the current statement is a typealias or typedef */
-	const char *keyword; /* the last type keyword of the current statement */
-	int dynamic;         /* rooted: the dynamic scope (dynamic_scopes[]), -1: not known */
-	char block[8];       /* depth 1: the top-level block ("trace", "stream", "event") */
-	char target[32];     /* depth 1: the current statement's words before ':=' */
+	bool compound;             /* a structure's or a variant's body */
+	bool variant;              /* a variant's body */
+	bool rooted;               /* within a scope's structure ("event.fields := struct {") */
+	bool assigned;             /* the current statement has a ':=' */
+	GHashTable *names;         /* compound: the member names so far, less one '_', owned */
+	GHashTable *written;       /* compound: the same names as written, owned */
+	const char *opened;        /* '[': the text after it */
+	const char *tag;           /* the text after a variant's '<'; NULL: none open */
+	struct ct_tsdl_token last; /* the last identifier of the current member at this depth */
+	bool named;                /* the member's name is known (a '[' followed it) */
+	bool declaration;          /* the current statement is a typealias or typedef */
+	const char *keyword;       /* the last type keyword of the current statement */
+	int dynamic;               /* rooted: the dynamic scope (dynamic_scopes[]), -1: not known */
+	char block[8];             /* depth 1: the top-level block ("trace", "stream", "event") */
+	char target[32];           /* depth 1: the current statement's words before ':=' */
 };
 
 /*
@@ -267,7 +135,7 @@ static int dynamic_scope_of(const char *text, size_t len)
 }
 
 /* Appends TK's text to BUF (SIZE bytes), if it fits. */
-static void add_word(char *buf, size_t size, const struct token *tk)
+static void add_word(char *buf, size_t size, const struct ct_tsdl_token *tk)
 {
 	size_t n = strlen(buf);
 
@@ -287,13 +155,13 @@ static int assigned_scope(const struct scope *sc)
 	return -1;
 }
 
-static bool is_keyword(const struct token *tk, const char **which)
+static bool is_keyword(const struct ct_tsdl_token *tk, const char **which)
 {
 	static const char *const keywords[] = { "struct",  "variant",        "enum",
 		                                "integer", "floating_point", "string" };
 
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
-		if (token_is(tk, keywords[i]))
+		if (ct_tsdl_is(tk, keywords[i]))
 			return *which = keywords[i], true;
 	return false;
 }
@@ -325,7 +193,7 @@ static int add_name(struct scope *sc, char *why, size_t len)
 }
 
 /* Whether variant option OPTION is one of LABELS: 0, or -1 with WHY. */
-static int labelled(GHashTable *labels, const struct token *option, char *why, size_t len)
+static int labelled(GHashTable *labels, const struct ct_tsdl_token *option, char *why, size_t len)
 {
 	char *name = g_strndup(option->text, option->len);
 	int ret = 0;
@@ -350,10 +218,10 @@ static bool plain_name(const char *ref, size_t len, const char **at, size_t *n)
 		ref++;
 	while (end > ref && g_ascii_isspace(end[-1]))
 		end--;
-	if (ref == end || !is_ident_start(*ref))
+	if (ref == end || !ct_tsdl_ident_start(*ref))
 		return false;
 	for (const char *c = ref; c < end; c++)
-		if (!is_ident_start(*c) && !is_digit(*c))
+		if (!ct_tsdl_ident_start(*c) && !ct_tsdl_digit(*c))
 			return false;
 	*at = ref;
 	*n = (size_t)(end - ref);
@@ -404,9 +272,9 @@ static int declared_before(const struct scope *scopes, int depth, const char *re
 }
 
 /* The text of label token TK, less the quotes of a string; owned. */
-static char *label_text(const struct token *tk)
+static char *label_text(const struct ct_tsdl_token *tk)
 {
-	if (tk->type == TOK_STRING && tk->len >= 2)
+	if (tk->type == CT_TOK_STRING && tk->len >= 2)
 		return g_strndup(tk->text + 1, tk->len - 2);
 	return g_strndup(tk->text, tk->len);
 }
@@ -419,16 +287,16 @@ static char *label_text(const struct token *tk)
 static GHashTable *enum_labels(const char *text, size_t n)
 {
 	GHashTable *labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	struct lexer lx = { text, text + n };
-	struct token tk, prev = { .type = TOK_END };
+	struct ct_tsdl_lexer lx = { text, text + n };
+	struct ct_tsdl_token tk, prev = { .type = CT_TOK_END };
 	int depth = 0, waiting = -1, body = -1, skipped = -1;
 	bool entry = false; /* the next token at the body's depth starts an entry */
 
-	for (next_token(&lx, &tk); tk.type != TOK_END && tk.type != TOK_BAD;
-	     prev = tk, next_token(&lx, &tk)) {
-		if (token_is(&tk, "{") || token_is(&tk, "[") || token_is(&tk, "(")) {
-			if (token_is(&tk, "{") && depth == waiting && skipped < 0) {
-				if (token_is(&prev, "integer")) {
+	for (ct_tsdl_next(&lx, &tk); tk.type != CT_TOK_END && tk.type != CT_TOK_BAD;
+	     prev = tk, ct_tsdl_next(&lx, &tk)) {
+		if (ct_tsdl_is(&tk, "{") || ct_tsdl_is(&tk, "[") || ct_tsdl_is(&tk, "(")) {
+			if (ct_tsdl_is(&tk, "{") && depth == waiting && skipped < 0) {
+				if (ct_tsdl_is(&prev, "integer")) {
 					skipped = depth; /* the container's body */
 				} else {
 					body = depth + 1;
@@ -437,7 +305,7 @@ static GHashTable *enum_labels(const char *text, size_t n)
 				}
 			}
 			depth++;
-		} else if (token_is(&tk, "}") || token_is(&tk, "]") || token_is(&tk, ")")) {
+		} else if (ct_tsdl_is(&tk, "}") || ct_tsdl_is(&tk, "]") || ct_tsdl_is(&tk, ")")) {
 			if (--depth < 0)
 				break;
 			if (depth == skipped)
@@ -445,12 +313,12 @@ static GHashTable *enum_labels(const char *text, size_t n)
 			if (depth + 1 == body)
 				body = -1;
 		} else if (depth == body) {
-			if (entry && (tk.type == TOK_IDENT || tk.type == TOK_STRING))
+			if (entry && (tk.type == CT_TOK_IDENT || tk.type == CT_TOK_STRING))
 				g_hash_table_add(labels, label_text(&tk));
-			entry = token_is(&tk, ",");
-		} else if (token_is(&tk, "enum")) {
+			entry = ct_tsdl_is(&tk, ",");
+		} else if (ct_tsdl_is(&tk, "enum")) {
 			waiting = depth;
-		} else if (token_is(&tk, ";") && depth == waiting) {
+		} else if (ct_tsdl_is(&tk, ";") && depth == waiting) {
 			waiting = -1; /* a use of a named enumeration: no body */
 		}
 	}
@@ -470,31 +338,31 @@ static GHashTable *enum_labels(const char *text, size_t n)
 static int screen_members(const char *text, size_t n, GHashTable *labels, char *why, size_t len)
 {
 	struct scope scopes[CT_METADATA_MAX_DEPTH + 2] = { { .dynamic = -1 } };
-	struct lexer lx = { text, text + n };
+	struct ct_tsdl_lexer lx = { text, text + n };
 	int depth = 0, ret = 0;
-	struct token tk;
+	struct ct_tsdl_token tk;
 
-	for (next_token(&lx, &tk); tk.type != TOK_END && tk.type != TOK_BAD && !ret;
-	     next_token(&lx, &tk)) {
+	for (ct_tsdl_next(&lx, &tk); tk.type != CT_TOK_END && tk.type != CT_TOK_BAD && !ret;
+	     ct_tsdl_next(&lx, &tk)) {
 		struct scope *sc = &scopes[depth];
 		const char *keyword;
 
 		if (sc->tag) {
-			if (token_is(&tk, ">")) {
+			if (ct_tsdl_is(&tk, ">")) {
 				ret = declared_before(scopes, depth, sc->tag,
 				                      (size_t)(tk.text - sc->tag), "variant's tag",
 				                      why, len);
 				sc->tag = NULL;
 			}
-		} else if (token_is(&tk, "<")) {
+		} else if (ct_tsdl_is(&tk, "<")) {
 			if (sc->keyword && !strcmp(sc->keyword, "variant"))
 				sc->tag = tk.text + tk.len;
-		} else if (token_is(&tk, ":=")) {
+		} else if (ct_tsdl_is(&tk, ":=")) {
 			sc->assigned = true;
 			if (depth == 1)
 				sc->dynamic = assigned_scope(sc);
-		} else if (token_is(&tk, "{") || token_is(&tk, "[") || token_is(&tk, "(")) {
-			if (token_is(&tk, "[") && sc->last.len)
+		} else if (ct_tsdl_is(&tk, "{") || ct_tsdl_is(&tk, "[") || ct_tsdl_is(&tk, "(")) {
+			if (ct_tsdl_is(&tk, "[") && sc->last.len)
 				sc->named = true;
 			if (depth + 1 >= (int)G_N_ELEMENTS(scopes))
 				break;
@@ -505,7 +373,7 @@ static int screen_members(const char *text, size_t n, GHashTable *labels, char *
 				snprintf(scopes[1].block, sizeof(scopes[1].block), "%.*s",
 				         (int)sc->last.len, sc->last.text);
 			scopes[depth].compound =
-			    token_is(&tk, "{") && sc->keyword &&
+			    ct_tsdl_is(&tk, "{") && sc->keyword &&
 			    (!strcmp(sc->keyword, "struct") || !strcmp(sc->keyword, "variant"));
 			scopes[depth].variant =
 			    scopes[depth].compound && !strcmp(sc->keyword, "variant");
@@ -515,26 +383,26 @@ static int screen_members(const char *text, size_t n, GHashTable *labels, char *
 				scopes[depth].written =
 				    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 			}
-			if (token_is(&tk, "["))
+			if (ct_tsdl_is(&tk, "["))
 				scopes[depth].opened = tk.text + tk.len;
 			sc->keyword = NULL;
-		} else if (token_is(&tk, "}") || token_is(&tk, "]") || token_is(&tk, ")")) {
+		} else if (ct_tsdl_is(&tk, "}") || ct_tsdl_is(&tk, "]") || ct_tsdl_is(&tk, ")")) {
 			if (!depth)
 				break;
-			if (token_is(&tk, "]") && sc->opened)
+			if (ct_tsdl_is(&tk, "]") && sc->opened)
 				ret = declared_before(scopes, depth - 1, sc->opened,
 				                      (size_t)(tk.text - sc->opened),
 				                      "sequence's length", why, len);
 			scope_free(sc);
 			depth--;
-		} else if (token_is(&tk, ";") || token_is(&tk, ",")) {
+		} else if (ct_tsdl_is(&tk, ";") || ct_tsdl_is(&tk, ",")) {
 			if (sc->compound && !sc->declaration && sc->last.len)
 				ret = add_name(sc, why, len);
 			if (!ret && sc->variant && !sc->declaration && sc->last.len)
 				ret = labelled(labels, &sc->last, why, len);
-			sc->last = (struct token){ 0 };
+			sc->last = (struct ct_tsdl_token){ 0 };
 			sc->named = false;
-			if (token_is(&tk, ";")) {
+			if (ct_tsdl_is(&tk, ";")) {
 				sc->declaration = false;
 				sc->assigned = false;
 				sc->keyword = NULL;
@@ -542,13 +410,13 @@ static int screen_members(const char *text, size_t n, GHashTable *labels, char *
 				if (depth == 1)
 					sc->dynamic = -1;
 			}
-		} else if (token_is(&tk, ".")) {
+		} else if (ct_tsdl_is(&tk, ".")) {
 			if (depth == 1 && !sc->assigned)
 				add_word(sc->target, sizeof(sc->target), &tk);
-		} else if (tk.type == TOK_IDENT) {
+		} else if (tk.type == CT_TOK_IDENT) {
 			if (depth == 1 && !sc->assigned)
 				add_word(sc->target, sizeof(sc->target), &tk);
-			if (token_is(&tk, "typealias") || token_is(&tk, "typedef"))
+			if (ct_tsdl_is(&tk, "typealias") || ct_tsdl_is(&tk, "typedef"))
 				sc->declaration = true;
 			if (is_keyword(&tk, &keyword))
 				sc->keyword = keyword;
@@ -569,11 +437,12 @@ static int screen_members(const char *text, size_t n, GHashTable *labels, char *
  */
 static int no_pointers(const char *text, size_t n, char *why, size_t len)
 {
-	struct lexer lx = { text, text + n };
-	struct token tk;
+	struct ct_tsdl_lexer lx = { text, text + n };
+	struct ct_tsdl_token tk;
 
-	for (next_token(&lx, &tk); tk.type != TOK_END && tk.type != TOK_BAD; next_token(&lx, &tk)) {
-		if (token_is(&tk, "*")) {
+	for (ct_tsdl_next(&lx, &tk); tk.type != CT_TOK_END && tk.type != CT_TOK_BAD;
+	     ct_tsdl_next(&lx, &tk)) {
+		if (ct_tsdl_is(&tk, "*")) {
 			snprintf(why, len,
 			         "its metadata is not valid CTF: it declares a pointer (the '*' at "
 			         "byte %zu of its text)",
@@ -592,20 +461,20 @@ static int no_pointers(const char *text, size_t n, char *why, size_t len)
  */
 static int clocks_have_freq(const char *text, size_t n, char *why, size_t len)
 {
-	struct lexer lx = { text, text + n };
-	struct token tk, prev = { .type = TOK_END };
+	struct ct_tsdl_lexer lx = { text, text + n };
+	struct ct_tsdl_token tk, prev = { .type = CT_TOK_END };
 	int depth = 0, clock_depth = -1;
 	bool freq = false;
 
-	for (next_token(&lx, &tk); tk.type != TOK_END && tk.type != TOK_BAD;
-	     prev = tk, next_token(&lx, &tk)) {
-		if (token_is(&tk, "{")) {
-			if (depth == 0 && token_is(&prev, "clock")) {
+	for (ct_tsdl_next(&lx, &tk); tk.type != CT_TOK_END && tk.type != CT_TOK_BAD;
+	     prev = tk, ct_tsdl_next(&lx, &tk)) {
+		if (ct_tsdl_is(&tk, "{")) {
+			if (depth == 0 && ct_tsdl_is(&prev, "clock")) {
 				clock_depth = 1;
 				freq = false;
 			}
 			depth++;
-		} else if (token_is(&tk, "}")) {
+		} else if (ct_tsdl_is(&tk, "}")) {
 			if (depth == clock_depth && !freq) {
 				snprintf(
 				    why, len,
@@ -617,9 +486,10 @@ static int clocks_have_freq(const char *text, size_t n, char *why, size_t len)
 			if (depth == clock_depth)
 				clock_depth = -1;
 			depth = depth > 0 ? depth - 1 : 0;
-		} else if (depth == clock_depth && token_is(&prev, "freq") && token_is(&tk, "=")) {
-			next_token(&lx, &tk);
-			freq = tk.type == TOK_NUMBER && tk.value > 0;
+		} else if (depth == clock_depth && ct_tsdl_is(&prev, "freq") &&
+		           ct_tsdl_is(&tk, "=")) {
+			ct_tsdl_next(&lx, &tk);
+			freq = tk.type == CT_TOK_NUMBER && tk.value > 0;
 		}
 	}
 	return 0;
@@ -931,8 +801,8 @@ struct event_decl {
 
 struct parser {
 	const char *text; /* the metadata text, borrowed */
-	struct lexer lx;
-	struct token tk;
+	struct ct_tsdl_lexer lx;
+	struct ct_tsdl_token tk;
 	GHashTable *aliases; /* owned name -> const struct type *: typealiases, typedefs */
 	GHashTable *structs; /* owned name -> const struct type * */
 	GHashTable *enums;   /* owned name -> const struct type *: the container */
@@ -959,14 +829,14 @@ static void fail(struct parser *p, const char *why)
 
 static void advance(struct parser *p)
 {
-	next_token(&p->lx, &p->tk);
-	if (p->tk.type == TOK_BAD)
+	ct_tsdl_next(&p->lx, &p->tk);
+	if (p->tk.type == CT_TOK_BAD)
 		fail(p, "an unterminated comment or string");
 }
 
 static bool at(const struct parser *p, const char *text)
 {
-	return token_is(&p->tk, text);
+	return ct_tsdl_is(&p->tk, text);
 }
 
 static bool accept(struct parser *p, const char *text)
@@ -985,7 +855,7 @@ static void expect(struct parser *p, const char *text)
 
 static bool usable(const struct parser *p)
 {
-	return !p->failed && p->tk.type != TOK_END;
+	return !p->failed && p->tk.type != CT_TOK_END;
 }
 
 /*
@@ -1001,9 +871,10 @@ static void skip_group(struct parser *p)
 	int depth = 0;
 
 	do {
-		if (p->tk.type == TOK_PUNCT && p->tk.len == 1 && strchr(open, p->tk.text[0]))
+		if (p->tk.type == CT_TOK_PUNCT && p->tk.len == 1 && strchr(open, p->tk.text[0]))
 			depth++;
-		else if (p->tk.type == TOK_PUNCT && p->tk.len == 1 && strchr(close, p->tk.text[0]))
+		else if (p->tk.type == CT_TOK_PUNCT && p->tk.len == 1 &&
+		         strchr(close, p->tk.text[0]))
 			depth--;
 		advance(p);
 	} while (depth > 0 && usable(p));
@@ -1049,22 +920,22 @@ static void number_block(struct parser *p, uint64_t *size, uint64_t *align, uint
 {
 	expect(p, "{");
 	while (usable(p) && !at(p, "}")) {
-		struct token name = p->tk;
+		struct ct_tsdl_token name = p->tk;
 
 		advance(p);
 		if (!accept(p, "=")) {
 			fail(p, "an attribute without a value");
 			return;
 		}
-		if (token_is(&name, "size") && p->tk.type == TOK_NUMBER)
+		if (ct_tsdl_is(&name, "size") && p->tk.type == CT_TOK_NUMBER)
 			*size = p->tk.value;
-		else if ((token_is(&name, "mant_dig")) && p->tk.type == TOK_NUMBER)
+		else if ((ct_tsdl_is(&name, "mant_dig")) && p->tk.type == CT_TOK_NUMBER)
 			*size = p->tk.value;
-		else if (token_is(&name, "exp_dig") && p->tk.type == TOK_NUMBER)
+		else if (ct_tsdl_is(&name, "exp_dig") && p->tk.type == CT_TOK_NUMBER)
 			*exp = p->tk.value;
-		else if (token_is(&name, "align") && p->tk.type == TOK_NUMBER)
+		else if (ct_tsdl_is(&name, "align") && p->tk.type == CT_TOK_NUMBER)
 			*align = p->tk.value;
-		else if (token_is(&name, "byte_order"))
+		else if (ct_tsdl_is(&name, "byte_order"))
 			*order = at(p, "be") || at(p, "network") ? ORDER_BE
 			         : at(p, "le")                   ? ORDER_LE
 			                                         : ORDER_TRACE;
@@ -1103,7 +974,7 @@ static void words(struct parser *p, char *buf, size_t len, char *last, size_t la
 {
 	buf[0] = '\0';
 	last[0] = '\0';
-	while (p->tk.type == TOK_IDENT && usable(p)) {
+	while (p->tk.type == CT_TOK_IDENT && usable(p)) {
 		if (last[0]) {
 			g_strlcat(buf, buf[0] ? " " : "", len);
 			g_strlcat(buf, last, len);
@@ -1128,7 +999,7 @@ static const struct type *dimensions(struct parser *p, const struct type *type)
 
 		advance(p);
 		array->align = type->align;
-		if (p->tk.type == TOK_NUMBER && type->size != VARIABLE &&
+		if (p->tk.type == CT_TOK_NUMBER && type->size != VARIABLE &&
 		    (!p->tk.value || type->size <= VARIABLE / 2 / p->tk.value)) {
 			array->size = type->size * p->tk.value;
 			advance(p);
@@ -1147,7 +1018,7 @@ static const struct type *dimensions(struct parser *p, const struct type *type)
 static const struct type *declarator(struct parser *p, const struct type *type, char *name,
                                      size_t len)
 {
-	if (p->tk.type != TOK_IDENT) {
+	if (p->tk.type != CT_TOK_IDENT) {
 		fail(p, "a declaration without a name");
 		return type;
 	}
@@ -1193,7 +1064,7 @@ static void struct_body(struct parser *p, struct type *t)
 			typealias(p);
 			continue;
 		}
-		if (p->tk.type == TOK_IDENT && !is_type_keyword(p)) {
+		if (p->tk.type == CT_TOK_IDENT && !is_type_keyword(p)) {
 			char type_name[256];
 
 			words(p, type_name, sizeof(type_name), name, sizeof(name));
@@ -1222,7 +1093,7 @@ static const struct type *struct_type(struct parser *p)
 	char name[128] = "";
 	struct type *t;
 
-	if (p->tk.type == TOK_IDENT) {
+	if (p->tk.type == CT_TOK_IDENT) {
 		snprintf(name, sizeof(name), "%.*s", (int)p->tk.len, p->tk.text);
 		advance(p);
 	}
@@ -1238,7 +1109,8 @@ static const struct type *struct_type(struct parser *p)
 	p->depth--;
 	if (accept(p, "align")) {
 		expect(p, "(");
-		if (p->tk.type == TOK_NUMBER && power_of_two(p->tk.value) && p->tk.value > t->align)
+		if (p->tk.type == CT_TOK_NUMBER && power_of_two(p->tk.value) &&
+		    p->tk.value > t->align)
 			t->align = p->tk.value;
 		advance(p);
 		expect(p, ")");
@@ -1253,7 +1125,7 @@ static const struct type *enum_type(struct parser *p)
 	const struct type *container = NULL;
 	char name[128] = "";
 
-	if (p->tk.type == TOK_IDENT) {
+	if (p->tk.type == CT_TOK_IDENT) {
 		snprintf(name, sizeof(name), "%.*s", (int)p->tk.len, p->tk.text);
 		advance(p);
 	}
@@ -1264,7 +1136,7 @@ static const struct type *enum_type(struct parser *p)
 		} else {
 			char type_name[256] = "", word[64] = "";
 
-			while (p->tk.type == TOK_IDENT && usable(p)) {
+			while (p->tk.type == CT_TOK_IDENT && usable(p)) {
 				snprintf(word, sizeof(word), "%.*s", (int)p->tk.len, p->tk.text);
 				g_strlcat(type_name, type_name[0] ? " " : "", sizeof(type_name));
 				g_strlcat(type_name, word, sizeof(type_name));
@@ -1295,7 +1167,7 @@ static const struct type *type_spec(struct parser *p)
 	if (accept(p, "enum"))
 		return enum_type(p);
 	if (accept(p, "string") || accept(p, "variant")) {
-		while (usable(p) && p->tk.type == TOK_IDENT)
+		while (usable(p) && p->tk.type == CT_TOK_IDENT)
 			advance(p);
 		if (at(p, "<"))
 			skip_group(p);
@@ -1312,9 +1184,9 @@ static const struct type *any_type(struct parser *p)
 {
 	char name[256] = "", word[64];
 
-	if (p->tk.type != TOK_IDENT || is_type_keyword(p))
+	if (p->tk.type != CT_TOK_IDENT || is_type_keyword(p))
 		return type_spec(p);
-	while (p->tk.type == TOK_IDENT && usable(p)) {
+	while (p->tk.type == CT_TOK_IDENT && usable(p)) {
 		snprintf(word, sizeof(word), "%.*s", (int)p->tk.len, p->tk.text);
 		g_strlcat(name, name[0] ? " " : "", sizeof(name));
 		g_strlcat(name, word, sizeof(name));
@@ -1334,7 +1206,7 @@ static void typealias(struct parser *p)
 	while (usable(p) && !at(p, ":=") && !at(p, ";"))
 		advance(p); /* a declarator of the abstract type: not needed */
 	expect(p, ":=");
-	while (p->tk.type == TOK_IDENT && usable(p)) {
+	while (p->tk.type == CT_TOK_IDENT && usable(p)) {
 		snprintf(word, sizeof(word), "%.*s", (int)p->tk.len, p->tk.text);
 		g_strlcat(name, name[0] ? " " : "", sizeof(name));
 		g_strlcat(name, word, sizeof(name));
@@ -1352,7 +1224,7 @@ static void type_def(struct parser *p)
 	char name[64] = "";
 
 	advance(p);
-	if (p->tk.type == TOK_IDENT && !is_type_keyword(p)) {
+	if (p->tk.type == CT_TOK_IDENT && !is_type_keyword(p)) {
 		char type_name[256];
 
 		words(p, type_name, sizeof(type_name), name, sizeof(name));
@@ -1407,7 +1279,7 @@ static bool number_entry(struct parser *p, const char *key, bool *has, uint64_t 
 	if (!accept(p, key))
 		return false;
 	expect(p, "=");
-	if (p->tk.type == TOK_NUMBER) {
+	if (p->tk.type == CT_TOK_NUMBER) {
 		*has = true;
 		*value = p->tk.value;
 	}

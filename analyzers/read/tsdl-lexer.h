@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tsdl-lexer.h - the tokens of a CTF 1.8 trace's metadata text (TSDL,
+ * CTF 1.8 section 7): identifiers, numbers, strings and punctuation,
+ * comments skipped, for the screens and the layout parser of
+ * ctf-metadata.c and the enumerations of tsdl-enums.c.
+ *
+ *	struct ct_tsdl_lexer lx = { text, text + n };
+ *	struct ct_tsdl_token tk;
+ *
+ *	for (ct_tsdl_next(&lx, &tk); tk.type != CT_TOK_END && tk.type != CT_TOK_BAD;
+ *	     ct_tsdl_next(&lx, &tk))
+ *		if (ct_tsdl_is(&tk, "enum"))
+ *			...
+ */
+#ifndef CUDATRACE_ANALYZERS_TSDL_LEXER_H
+#define CUDATRACE_ANALYZERS_TSDL_LEXER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum ct_tsdl_token_type {
+	CT_TOK_END,
+	CT_TOK_IDENT,
+	CT_TOK_NUMBER,
+	CT_TOK_STRING,
+	CT_TOK_PUNCT,
+	CT_TOK_BAD, /* an unterminated comment, string or character */
+};
+
+struct ct_tsdl_token {
+	enum ct_tsdl_token_type type;
+	const char *text; /* its characters (CT_TOK_IDENT, CT_TOK_PUNCT) */
+	size_t len;
+	uint64_t value; /* CT_TOK_NUMBER, saturated */
+};
+
+struct ct_tsdl_lexer {
+	const char *p, *end;
+};
+
+/* Whether C starts an identifier (a letter or '_'). */
+bool ct_tsdl_ident_start(char c);
+
+/* Whether C is a decimal digit. */
+bool ct_tsdl_digit(char c);
+
+/* The token at LX into TK, LX moved past it: CT_TOK_END at the end of the text. */
+void ct_tsdl_next(struct ct_tsdl_lexer *lx, struct ct_tsdl_token *tk);
+
+/* Whether TK is the identifier or punctuation TEXT. */
+bool ct_tsdl_is(const struct ct_tsdl_token *tk, const char *text);
+
+#endif
