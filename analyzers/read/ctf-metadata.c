@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ctf-metadata.h"
+#include "tsdl-enums.h"
 #include "tsdl-lexer.h"
 
 #define TSDL_MAGIC    UINT32_C(0x75d11d57)
@@ -192,13 +193,14 @@ static int add_name(struct scope *sc, char *why, size_t len)
 	return -1;
 }
 
-/* Whether variant option OPTION is one of LABELS: 0, or -1 with WHY. */
-static int labelled(GHashTable *labels, const struct ct_tsdl_token *option, char *why, size_t len)
+/* Whether variant option OPTION is a label of one of ENUMS: 0, or -1 with WHY. */
+static int labelled(const struct ct_tsdl_enums *enums, const struct ct_tsdl_token *option,
+                    char *why, size_t len)
 {
 	char *name = g_strndup(option->text, option->len);
 	int ret = 0;
 
-	if (!g_hash_table_contains(labels, name)) {
+	if (!ct_tsdl_enums_has_label(enums, name)) {
 		snprintf(why, len,
 		         "its metadata is not valid CTF: a variant's option '%.64s' is no label "
 		         "of an enumeration, so no tag selects it",
@@ -271,71 +273,16 @@ static int declared_before(const struct scope *scopes, int depth, const char *re
 	return found ? 0 : -1;
 }
 
-/* The text of label token TK, less the quotes of a string; owned. */
-static char *label_text(const struct ct_tsdl_token *tk)
-{
-	if (tk->type == CT_TOK_STRING && tk->len >= 2)
-		return g_strndup(tk->text + 1, tk->len - 2);
-	return g_strndup(tk->text, tk->len);
-}
-
-/*
- * The labels of every enumeration of TEXT (owned strings), from each
- * "enum [NAME] [: TYPE] { LABEL [= VALUE], ... }": its body is the first
- * '{' after the keyword that does not open its container's "integer".
- */
-static GHashTable *enum_labels(const char *text, size_t n)
-{
-	GHashTable *labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	struct ct_tsdl_lexer lx = { text, text + n };
-	struct ct_tsdl_token tk, prev = { .type = CT_TOK_END };
-	int depth = 0, waiting = -1, body = -1, skipped = -1;
-	bool entry = false; /* the next token at the body's depth starts an entry */
-
-	for (ct_tsdl_next(&lx, &tk); tk.type != CT_TOK_END && tk.type != CT_TOK_BAD;
-	     prev = tk, ct_tsdl_next(&lx, &tk)) {
-		if (ct_tsdl_is(&tk, "{") || ct_tsdl_is(&tk, "[") || ct_tsdl_is(&tk, "(")) {
-			if (ct_tsdl_is(&tk, "{") && depth == waiting && skipped < 0) {
-				if (ct_tsdl_is(&prev, "integer")) {
-					skipped = depth; /* the container's body */
-				} else {
-					body = depth + 1;
-					waiting = -1;
-					entry = true;
-				}
-			}
-			depth++;
-		} else if (ct_tsdl_is(&tk, "}") || ct_tsdl_is(&tk, "]") || ct_tsdl_is(&tk, ")")) {
-			if (--depth < 0)
-				break;
-			if (depth == skipped)
-				skipped = -1;
-			if (depth + 1 == body)
-				body = -1;
-		} else if (depth == body) {
-			if (entry && (tk.type == CT_TOK_IDENT || tk.type == CT_TOK_STRING))
-				g_hash_table_add(labels, label_text(&tk));
-			entry = ct_tsdl_is(&tk, ",");
-		} else if (ct_tsdl_is(&tk, "enum")) {
-			waiting = depth;
-		} else if (ct_tsdl_is(&tk, ";") && depth == waiting) {
-			waiting = -1; /* a use of a named enumeration: no body */
-		}
-	}
-	return labels;
-}
-
 /*
  * Whether every structure and variant of TEXT names its members once,
  * and every sequence length and variant tag names a member before it
  * (declared_before()): babeltrace2 aborts on a name given twice, and it
  * takes "_x" for "x" (CTF drops one leading underscore). And whether each
- * variant's option is a label of an enumeration (LABELS, enum_labels()):
- * a tag's value selects the option its label names, and babeltrace2 2.0
- * aborts on an option that no label names, outside the headers. 0, or -1
- * with WHY.
+ * variant's options are labels of the enumerations of ENUMS, their ranges
+ * apart (tsdl-enums.h). 0, or -1 with WHY.
  */
-static int screen_members(const char *text, size_t n, GHashTable *labels, char *why, size_t len)
+static int screen_members(const char *text, size_t n, const struct ct_tsdl_enums *enums, char *why,
+                          size_t len)
 {
 	struct scope scopes[CT_METADATA_MAX_DEPTH + 2] = { { .dynamic = -1 } };
 	struct ct_tsdl_lexer lx = { text, text + n };
@@ -393,13 +340,15 @@ static int screen_members(const char *text, size_t n, GHashTable *labels, char *
 				ret = declared_before(scopes, depth - 1, sc->opened,
 				                      (size_t)(tk.text - sc->opened),
 				                      "sequence's length", why, len);
+			if (!ret && sc->variant)
+				ret = ct_tsdl_enums_options_apart(enums, sc->written, why, len);
 			scope_free(sc);
 			depth--;
 		} else if (ct_tsdl_is(&tk, ";") || ct_tsdl_is(&tk, ",")) {
 			if (sc->compound && !sc->declaration && sc->last.len)
 				ret = add_name(sc, why, len);
 			if (!ret && sc->variant && !sc->declaration && sc->last.len)
-				ret = labelled(labels, &sc->last, why, len);
+				ret = labelled(enums, &sc->last, why, len);
 			sc->last = (struct ct_tsdl_token){ 0 };
 			sc->named = false;
 			if (ct_tsdl_is(&tk, ";")) {
@@ -624,7 +573,7 @@ static enum ct_metadata_status check_file(const uint8_t *data, size_t size, stru
                                           char *why, size_t len)
 {
 	size_t nul;
-	GHashTable *labels;
+	struct ct_tsdl_enums *enums;
 	bool clean;
 	int screened;
 	long complete;
@@ -666,9 +615,11 @@ static enum ct_metadata_status check_file(const uint8_t *data, size_t size, stru
 		         md->damage[0] ? " (it " : "", md->damage, md->damage[0] ? ")" : "");
 		return CT_METADATA_UNREADABLE;
 	}
-	labels = enum_labels(md->text->str, md->text->len);
-	screened = screen_members(md->text->str, md->text->len, labels, why, len);
-	g_hash_table_destroy(labels);
+	enums = ct_tsdl_enums_scan(md->text->str, md->text->len, why, len);
+	if (!enums)
+		return CT_METADATA_UNREADABLE;
+	screened = screen_members(md->text->str, md->text->len, enums, why, len);
+	ct_tsdl_enums_destroy(enums);
 	if (screened < 0 || no_pointers(md->text->str, md->text->len, why, len) < 0 ||
 	    clocks_have_freq(md->text->str, md->text->len, why, len) < 0)
 		return CT_METADATA_UNREADABLE;

@@ -10,8 +10,13 @@
  * version, no compression, encryption or checksum, sizes within the
  * file); the text cut after its last complete top-level declaration (a
  * file written while it was cut short ends inside one), declarations
- * nested at most CT_METADATA_MAX_DEPTH deep, no structure or variant
- * that names a member twice and no pointer (babeltrace2 aborts on both).
+ * nested at most CT_METADATA_MAX_DEPTH deep. What babeltrace2 2.0 aborts
+ * or crashes on is refused, with why: a structure or variant that names
+ * a member twice, a pointer, a sequence length or variant tag that names
+ * no field before it or one of a scope read later, a variant option that
+ * no enumeration label names or whose ranges overlap another's, a range
+ * that ends before it starts (tsdl-enums.h), a clock without a
+ * frequency.
  *
  * The layout is what the packets of the data streams start with: the
  * packet header (magic, stream id) and each stream class's packet context

@@ -305,8 +305,12 @@ report_exits not-ctf 2
 report_says not-ctf "its metadata is not CTF 1.8"
 
 # A copy TAG of the plain trace, the first OLD of its metadata replaced by NEW.
-edited() { # TAG OLD NEW
+edited() { # TAG OLD NEW: a copy of the basic trace, OLD in its metadata made NEW
 	cp -r "$report_tmp/basic" "$report_tmp/$1"
+	edited_again "$@"
+}
+
+edited_again() { # TAG OLD NEW: the same in TAG's metadata, edited before
 	"$report_python" - "$report_tmp/$1/metadata" "$2" "$3" <<'PY' ||
 import sys
 path, old, new = sys.argv[1:4]
@@ -358,6 +362,50 @@ report_run_damaged option-labelled "$report_tmp/option-labelled"
 report_exits option-labelled 2
 report_says option-labelled \
 	"a sequence's length names '_undeclared', which no field before it declares"
+
+# options whose ranges overlap in their enumeration, once written and once
+# implicit (a label without a value is the one after the entry before it),
+# and an option given two ranges that overlap: babeltrace2 2.0 alone aborts
+edited options-overlap "uint16_t _cbid;" \
+	"$(printf 'uint16_t _cbid;\n\t\tenum : uint8_t { a = 0 ... 10, b = 5 ... 20 } _kind;\n\t\tvariant <_kind> { uint8_t a; uint16_t b; } _choice;')"
+edited options-implicit "uint16_t _cbid;" \
+	"$(printf 'uint16_t _cbid;\n\t\tenum : uint8_t { a, b, c = 1 } _kind;\n\t\tvariant <_kind> { uint8_t b; uint16_t c; } _choice;')"
+edited option-twice "uint16_t _cbid;" \
+	"$(printf 'uint16_t _cbid;\n\t\tenum : uint8_t { a = 0 ... 10, a = 5 ... 20 } _kind;\n\t\tvariant <_kind> { uint8_t a; } _choice;')"
+for each in options-overlap options-implicit option-twice; do
+	report_run_damaged $each "$report_tmp/$each"
+	report_exits $each 2
+done
+report_says options-overlap \
+	"a variant's options 'a' and 'b' have ranges that overlap in one enumeration"
+report_says options-implicit \
+	"a variant's options 'b' and 'c' have ranges that overlap in one enumeration"
+report_says option-twice "a variant's option 'a' has ranges that overlap in its enumeration"
+
+# an enumeration's range that ends before it starts, in its integer's
+# signedness (its own, a typedef's, a typealias's): babeltrace2 2.0 alone
+# aborts (-1 is 2^64 - 1 unsigned, and 2^64 - 1 is -1 signed); -1 ... 5
+# signed passes that screen and meets the next
+edited range-unsigned "uint16_t _cbid;" \
+	"$(printf 'uint16_t _cbid;\n\t\tenum : uint8_t { a = -1 ... 5 } _kind;')"
+edited range-signed "uint16_t _cbid;" \
+	"$(printf 'uint16_t _cbid;\n\t\tenum : integer { size = 8; signed = true; } { a = 0 ... 18446744073709551615 } _kind;')"
+edited range-typedef "uint16_t _cbid;" \
+	"$(printf 'uint16_t _cbid;\n\t\tenum : s8_t { a = 5 ... -1 } _kind;')"
+edited_again range-typedef "stream {" \
+	"$(printf 'typedef integer { size = 8; align = 8; signed = true; } s8_t;\n\nstream {')"
+for each in range-unsigned range-signed range-typedef; do
+	report_run_damaged $each "$report_tmp/$each"
+	report_exits $each 2
+	report_says $each "the range of enumeration label 'a' ends before it starts"
+done
+edited range-ordered "uint16_t _cbid;" \
+	"$(printf 'uint16_t _cbid;\n\t\tenum : s8_t { a = -1 ... 5 } _kind;\n\t\tuint8_t _s[_undeclared];')"
+edited_again range-ordered "stream {" \
+	"$(printf 'typealias integer { size = 8; align = 8; signed = 1; } := s8_t;\n\nstream {')"
+report_run_damaged range-ordered "$report_tmp/range-ordered"
+report_exits range-ordered 2
+report_says range-ordered "a sequence's length names '_undeclared', which no field before it declares"
 
 # a sequence whose length names a field of a scope read after its own
 # (CTF 1.8, 7.3.2): babeltrace2 2.0 alone aborts
