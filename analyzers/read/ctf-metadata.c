@@ -723,12 +723,19 @@ enum byte_order { ORDER_TRACE, ORDER_LE, ORDER_BE };
 /* A declared type. Sizes and offsets in bits; VARIABLE when not fixed. */
 #define VARIABLE UINT64_MAX
 
+/* What a type holds, at any depth: babeltrace2 2.0 cannot read some scopes that hold these. */
+enum holds {
+	HOLDS_SEQUENCE = 1,
+	HOLDS_VARIANT = 2,
+};
+
 struct type {
 	enum type_kind kind;
 	uint64_t size;
 	uint64_t align;
 	enum byte_order order; /* T_INT */
 	GArray *members;       /* T_STRUCT: struct member, owned */
+	unsigned holds;        /* enum holds */
 };
 
 struct member {
@@ -769,6 +776,9 @@ struct parser {
 };
 
 static const struct type variable_type = { .kind = T_OTHER, .size = VARIABLE, .align = 1 };
+static const struct type variant_type = {
+	.kind = T_OTHER, .size = VARIABLE, .align = 1, .holds = HOLDS_VARIANT
+};
 
 static void fail(struct parser *p, const char *why)
 {
@@ -950,6 +960,7 @@ static const struct type *dimensions(struct parser *p, const struct type *type)
 
 		advance(p);
 		array->align = type->align;
+		array->holds = type->holds | (p->tk.type == CT_TOK_NUMBER ? 0 : HOLDS_SEQUENCE);
 		if (p->tk.type == CT_TOK_NUMBER && type->size != VARIABLE &&
 		    (!p->tk.value || type->size <= VARIABLE / 2 / p->tk.value)) {
 			array->size = type->size * p->tk.value;
@@ -990,6 +1001,7 @@ static void add_member(struct type *t, uint64_t *offset, const char *name, const
 	              : m.offset + type->size;
 	if (type->align > t->align)
 		t->align = type->align;
+	t->holds |= type->holds;
 	g_array_append_val(t->members, m);
 }
 
@@ -1117,14 +1129,17 @@ static const struct type *type_spec(struct parser *p)
 		return struct_type(p);
 	if (accept(p, "enum"))
 		return enum_type(p);
-	if (accept(p, "string") || accept(p, "variant")) {
+	if (at(p, "string") || at(p, "variant")) {
+		bool variant = at(p, "variant");
+
+		advance(p);
 		while (usable(p) && p->tk.type == CT_TOK_IDENT)
 			advance(p);
 		if (at(p, "<"))
 			skip_group(p);
 		if (at(p, "{"))
 			skip_group(p);
-		return &variable_type;
+		return variant ? &variant_type : &variable_type;
 	}
 	fail(p, "a type that is not one");
 	return &variable_type;
@@ -1239,7 +1254,9 @@ static bool number_entry(struct parser *p, const char *key, bool *has, uint64_t 
 
 /*
  * An entry of stream { ... } into DATA, a struct stream_decl: its id, its
- * packet context, whether its event context has a fixed layout.
+ * packet context, whether its event context has a fixed layout. An event
+ * header that holds a sequence fails: babeltrace2 2.0 dies of SIGSEGV on
+ * one (CTF 1.8 allows it).
  */
 static void stream_entry(struct parser *p, void *data)
 {
@@ -1258,16 +1275,33 @@ static void stream_entry(struct parser *p, void *data)
 		if (accept(p, "context")) {
 			expect(p, ":=");
 			s->variable_event_context = any_type(p)->size == VARIABLE;
+		} else if (accept(p, "header")) {
+			expect(p, ":=");
+			if (any_type(p)->holds & HOLDS_SEQUENCE)
+				fail(p,
+				     "an event header that holds a sequence, which babeltrace2 2.0 "
+				     "cannot read,");
 		}
 	}
 }
 
-/* An entry of event { ... } into DATA, a struct event_decl: its stream class. */
+/*
+ * An entry of event { ... } into DATA, a struct event_decl: its stream
+ * class. A context of the event class's own that holds a sequence or a
+ * variant fails: babeltrace2 2.0 aborts on one (CTF 1.8 allows it).
+ */
 static void event_entry(struct parser *p, void *data)
 {
 	struct event_decl *e = data;
 
-	number_entry(p, "stream_id", &e->has_stream_id, &e->stream_id);
+	if (number_entry(p, "stream_id", &e->has_stream_id, &e->stream_id))
+		return;
+	if (accept(p, "context")) {
+		expect(p, ":=");
+		if (any_type(p)->holds)
+			fail(p, "an event class whose context holds a sequence or a variant, which "
+			        "babeltrace2 2.0 cannot read,");
+	}
 }
 
 static void declarations(struct parser *p)

@@ -407,6 +407,28 @@ report_run_damaged range-ordered "$report_tmp/range-ordered"
 report_exits range-ordered 2
 report_says range-ordered "a sequence's length names '_undeclared', which no field before it declares"
 
+# a context of an event class's own that holds a sequence (in a structure
+# named before) or a variant: valid CTF, on which babeltrace2 2.0 alone
+# aborts; and an event header that holds a sequence, on which it dies of
+# SIGSEGV
+edited context-sequence "fields := struct {" \
+	"$(printf 'context := struct {\n\t\tstruct counted _c;\n\t};\n\tfields := struct {')"
+edited_again context-sequence "stream {" \
+	"$(printf 'struct counted { uint8_t n; uint8_t s[n]; };\n\nstream {')"
+edited context-variant "fields := struct {" \
+	"$(printf 'context := struct {\n\t\tenum : uint8_t { a = 1, b = 2 } _k;\n\t\tvariant <_k> { uint8_t a; uint16_t b; } _v;\n\t};\n\tfields := struct {')"
+for each in context-sequence context-variant; do
+	report_run_damaged $each "$report_tmp/$each"
+	report_exits $each 2
+	report_says $each \
+		"an event class whose context holds a sequence or a variant, which babeltrace2 2.0 cannot read"
+done
+edited header-sequence "clock_t timestamp;" \
+	"$(printf 'clock_t timestamp;\n\t\tuint8_t _s[stream.packet.context.cpu_id];')"
+report_run_damaged header-sequence "$report_tmp/header-sequence"
+report_exits header-sequence 2
+report_says header-sequence "an event header that holds a sequence, which babeltrace2 2.0 cannot read"
+
 # a sequence whose length names a field of a scope read after its own
 # (CTF 1.8, 7.3.2): babeltrace2 2.0 alone aborts
 edited length-later "fields := struct {" \
