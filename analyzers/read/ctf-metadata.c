@@ -402,13 +402,25 @@ static int no_pointers(const char *text, size_t n, char *why, size_t len)
 	return 0;
 }
 
+/* -1, with why in WHY: the clock at byte AT of the text has WHAT. */
+static int clock_refused(const char *what, size_t at, char *why, size_t len)
+{
+	snprintf(why, len,
+	         "its metadata gives a clock %s (the clock at byte %zu of its text), which "
+	         "babeltrace2 cannot read",
+	         what, at);
+	return -1;
+}
+
 /*
  * Whether every clock of TEXT gives a frequency above 0: babeltrace2
  * divides by it, and dies of SIGFPE on a clock without one (CTF 1.8 makes
- * it optional; every tracer writes it). The clock blocks are the top-level
- * "clock { ... }"; their "freq = N;" at their own depth. 0, or -1 with WHY.
+ * it optional; every tracer writes it). And whether none gives a
+ * precision of 2^64 - 1 (or more), babeltrace2 2.0's "unknown", on which
+ * it aborts. The clock blocks are the top-level "clock { ... }"; their
+ * "freq = N;" and "precision = N;" at their own depth. 0, or -1 with WHY.
  */
-static int clocks_have_freq(const char *text, size_t n, char *why, size_t len)
+static int clocks_readable(const char *text, size_t n, char *why, size_t len)
 {
 	struct ct_tsdl_lexer lx = { text, text + n };
 	struct ct_tsdl_token tk, prev = { .type = CT_TOK_END };
@@ -424,14 +436,9 @@ static int clocks_have_freq(const char *text, size_t n, char *why, size_t len)
 			}
 			depth++;
 		} else if (ct_tsdl_is(&tk, "}")) {
-			if (depth == clock_depth && !freq) {
-				snprintf(
-				    why, len,
-				    "its metadata gives a clock no frequency (the clock ending at "
-				    "byte %zu of its text), which babeltrace2 cannot read",
-				    (size_t)(tk.text - text));
-				return -1;
-			}
+			if (depth == clock_depth && !freq)
+				return clock_refused("no frequency", (size_t)(tk.text - text), why,
+				                     len);
 			if (depth == clock_depth)
 				clock_depth = -1;
 			depth = depth > 0 ? depth - 1 : 0;
@@ -439,6 +446,12 @@ static int clocks_have_freq(const char *text, size_t n, char *why, size_t len)
 		           ct_tsdl_is(&tk, "=")) {
 			ct_tsdl_next(&lx, &tk);
 			freq = tk.type == CT_TOK_NUMBER && tk.value > 0;
+		} else if (depth == clock_depth && ct_tsdl_is(&prev, "precision") &&
+		           ct_tsdl_is(&tk, "=")) {
+			ct_tsdl_next(&lx, &tk);
+			if (tk.type == CT_TOK_NUMBER && tk.value == UINT64_MAX)
+				return clock_refused("a precision of 2^64 - 1 or more",
+				                     (size_t)(tk.text - text), why, len);
 		}
 	}
 	return 0;
@@ -621,7 +634,7 @@ static enum ct_metadata_status check_file(const uint8_t *data, size_t size, stru
 	screened = screen_members(md->text->str, md->text->len, enums, why, len);
 	ct_tsdl_enums_destroy(enums);
 	if (screened < 0 || no_pointers(md->text->str, md->text->len, why, len) < 0 ||
-	    clocks_have_freq(md->text->str, md->text->len, why, len) < 0)
+	    clocks_readable(md->text->str, md->text->len, why, len) < 0)
 		return CT_METADATA_UNREADABLE;
 	if (md->rewritten && !has_signature(md->text->str, md->text->len))
 		g_string_prepend(md->text, SIGNATURE);

@@ -429,6 +429,12 @@ report_run_damaged header-sequence "$report_tmp/header-sequence"
 report_exits header-sequence 2
 report_says header-sequence "an event header that holds a sequence, which babeltrace2 2.0 cannot read"
 
+# a clock's precision of 2^64 - 1, babeltrace2 2.0's "unknown": it alone aborts
+edited precision-unknown "precision = 1;" "precision = 18446744073709551615;"
+report_run_damaged precision-unknown "$report_tmp/precision-unknown"
+report_exits precision-unknown 2
+report_says precision-unknown "gives a clock a precision of 2^64 - 1 or more"
+
 # a sequence whose length names a field of a scope read after its own
 # (CTF 1.8, 7.3.2): babeltrace2 2.0 alone aborts
 edited length-later "fields := struct {" \
