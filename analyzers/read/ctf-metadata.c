@@ -789,6 +789,7 @@ struct parser {
 };
 
 static const struct type variable_type = { .kind = T_OTHER, .size = VARIABLE, .align = 1 };
+static const struct type string_type = { .kind = T_OTHER, .size = VARIABLE, .align = 8 };
 static const struct type variant_type = {
 	.kind = T_OTHER, .size = VARIABLE, .align = 1, .holds = HOLDS_VARIANT
 };
@@ -1152,7 +1153,7 @@ static const struct type *type_spec(struct parser *p)
 			skip_group(p);
 		if (at(p, "{"))
 			skip_group(p);
-		return variant ? &variant_type : &variable_type;
+		return variant ? &variant_type : &string_type;
 	}
 	fail(p, "a type that is not one");
 	return &variable_type;
@@ -1236,16 +1237,32 @@ static void block(struct parser *p, void (*entry)(struct parser *p, void *data),
 	skip_entry(p);
 }
 
+/*
+ * The type a dynamic scope is given (the current token its ":="). CTF 1.8
+ * makes each a structure (section 7.3.2), and babeltrace2 2.0 dies of
+ * SIGSEGV on one that is an integer, a string or another type: that
+ * fails. A name not declared is left to babeltrace2, which says so.
+ */
+static const struct type *scope_type(struct parser *p)
+{
+	const struct type *type;
+
+	expect(p, ":=");
+	type = any_type(p);
+	if (type->kind != T_STRUCT && type != &variable_type)
+		fail(p,
+		     "a scope whose type is not a structure, which babeltrace2 2.0 cannot read,");
+	return type;
+}
+
 /* An entry of trace { ... }: the packet header and the byte order. */
 static void trace_entry(struct parser *p, void *data)
 {
 	(void)data;
 	if (accept(p, "packet")) {
 		expect(p, ".");
-		if (accept(p, "header")) {
-			expect(p, ":=");
-			p->header = any_type(p);
-		}
+		if (accept(p, "header"))
+			p->header = scope_type(p);
 	} else if (accept(p, "byte_order")) {
 		expect(p, "=");
 		p->trace_order = at(p, "be") || at(p, "network") ? ORDER_BE : ORDER_LE;
@@ -1279,18 +1296,14 @@ static void stream_entry(struct parser *p, void *data)
 		return;
 	if (accept(p, "packet")) {
 		expect(p, ".");
-		if (accept(p, "context")) {
-			expect(p, ":=");
-			s->context = any_type(p);
-		}
+		if (accept(p, "context"))
+			s->context = scope_type(p);
 	} else if (accept(p, "event")) {
 		expect(p, ".");
 		if (accept(p, "context")) {
-			expect(p, ":=");
-			s->variable_event_context = any_type(p)->size == VARIABLE;
+			s->variable_event_context = scope_type(p)->size == VARIABLE;
 		} else if (accept(p, "header")) {
-			expect(p, ":=");
-			if (any_type(p)->holds & HOLDS_SEQUENCE)
+			if (scope_type(p)->holds & HOLDS_SEQUENCE)
 				fail(p,
 				     "an event header that holds a sequence, which babeltrace2 2.0 "
 				     "cannot read,");
@@ -1310,10 +1323,11 @@ static void event_entry(struct parser *p, void *data)
 	if (number_entry(p, "stream_id", &e->has_stream_id, &e->stream_id))
 		return;
 	if (accept(p, "context")) {
-		expect(p, ":=");
-		if (any_type(p)->holds)
+		if (scope_type(p)->holds)
 			fail(p, "an event class whose context holds a sequence or a variant, which "
 			        "babeltrace2 2.0 cannot read,");
+	} else if (accept(p, "fields")) {
+		scope_type(p);
 	}
 }
 

@@ -16,8 +16,9 @@
  * no field before it or one of a scope read later, a variant option that
  * no enumeration label names or whose ranges overlap another's, a range
  * that ends before it starts (tsdl-enums.h), a clock without a frequency
- * or of precision 2^64 - 1, an event class whose own context holds a
- * sequence or a variant, an event header that holds a sequence.
+ * or of precision 2^64 - 1, a scope whose type is not a structure, an
+ * event class whose own context holds a sequence or a variant, an event
+ * header that holds a sequence.
  *
  * The layout is what the packets of the data streams start with: the
  * packet header (magic, stream id) and each stream class's packet context

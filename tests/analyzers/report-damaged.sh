@@ -429,6 +429,18 @@ report_run_damaged header-sequence "$report_tmp/header-sequence"
 report_exits header-sequence 2
 report_says header-sequence "an event header that holds a sequence, which babeltrace2 2.0 cannot read"
 
+# a scope whose type is not a structure (CTF 1.8 makes each one): an
+# event's fields an integer, an event header a string; babeltrace2 2.0
+# alone dies of SIGSEGV
+edited fields-integer "fields := struct {" "$(printf 'fields := uint32_t;\n\tunused := struct {')"
+edited header-string "event.header := struct {" \
+	"$(printf 'event.header := string;\n\tunused := struct {')"
+for each in fields-integer header-string; do
+	report_run_damaged $each "$report_tmp/$each"
+	report_exits $each 2
+	report_says $each "a scope whose type is not a structure, which babeltrace2 2.0 cannot read"
+done
+
 # a clock's precision of 2^64 - 1, babeltrace2 2.0's "unknown": it alone aborts
 edited precision-unknown "precision = 1;" "precision = 18446744073709551615;"
 report_run_damaged precision-unknown "$report_tmp/precision-unknown"
