@@ -959,6 +959,16 @@ static void words(struct parser *p, char *buf, size_t len, char *last, size_t la
 	}
 }
 
+/* The identifiers from the current token on, joined by a blank (a type's name), into BUF. */
+static void joined_name(struct parser *p, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	while (p->tk.type == CT_TOK_IDENT && usable(p)) {
+		ct_tsdl_join(buf, size, &p->tk);
+		advance(p);
+	}
+}
+
 static const struct type *lookup(GHashTable *table, const char *name)
 {
 	const struct type *t = g_hash_table_lookup(table, name);
@@ -1111,15 +1121,10 @@ static const struct type *enum_type(struct parser *p)
 			advance(p);
 			container = integer_type(p, false);
 		} else {
-			char type_name[256] = "", word[64] = "";
+			char alias[256];
 
-			while (p->tk.type == CT_TOK_IDENT && usable(p)) {
-				snprintf(word, sizeof(word), "%.*s", (int)p->tk.len, p->tk.text);
-				g_strlcat(type_name, type_name[0] ? " " : "", sizeof(type_name));
-				g_strlcat(type_name, word, sizeof(type_name));
-				advance(p);
-			}
-			container = lookup(p->aliases, type_name);
+			joined_name(p, alias, sizeof(alias));
+			container = lookup(p->aliases, alias);
 		}
 	}
 	if (!at(p, "{"))
@@ -1162,16 +1167,11 @@ static const struct type *type_spec(struct parser *p)
 /* A type, a keyword's or a name's (all the identifiers that follow). */
 static const struct type *any_type(struct parser *p)
 {
-	char name[256] = "", word[64];
+	char name[256];
 
 	if (p->tk.type != CT_TOK_IDENT || is_type_keyword(p))
 		return type_spec(p);
-	while (p->tk.type == CT_TOK_IDENT && usable(p)) {
-		snprintf(word, sizeof(word), "%.*s", (int)p->tk.len, p->tk.text);
-		g_strlcat(name, name[0] ? " " : "", sizeof(name));
-		g_strlcat(name, word, sizeof(name));
-		advance(p);
-	}
+	joined_name(p, name, sizeof(name));
 	return lookup(p->aliases, name);
 }
 
@@ -1179,19 +1179,14 @@ static const struct type *any_type(struct parser *p)
 static void typealias(struct parser *p)
 {
 	const struct type *type;
-	char name[256] = "", word[64];
+	char name[256];
 
 	advance(p);
 	type = any_type(p);
 	while (usable(p) && !at(p, ":=") && !at(p, ";"))
 		advance(p); /* a declarator of the abstract type: not needed */
 	expect(p, ":=");
-	while (p->tk.type == CT_TOK_IDENT && usable(p)) {
-		snprintf(word, sizeof(word), "%.*s", (int)p->tk.len, p->tk.text);
-		g_strlcat(name, name[0] ? " " : "", sizeof(name));
-		g_strlcat(name, word, sizeof(name));
-		advance(p);
-	}
+	joined_name(p, name, sizeof(name));
 	if (name[0])
 		g_hash_table_replace(p->aliases, g_strdup(name), (gpointer)type);
 	skip_entry(p);

@@ -85,11 +85,7 @@ static void words(struct scan *s, char *buf, size_t size)
 {
 	buf[0] = '\0';
 	while (s->tk.type == CT_TOK_IDENT && usable(s)) {
-		char word[64];
-
-		snprintf(word, sizeof(word), "%.*s", (int)s->tk.len, s->tk.text);
-		g_strlcat(buf, buf[0] ? " " : "", size);
-		g_strlcat(buf, word, size);
+		ct_tsdl_join(buf, size, &s->tk);
 		advance(s);
 	}
 }

@@ -3,6 +3,7 @@
  * tsdl-lexer.c - the tokens of a CTF 1.8 trace's metadata text (see
  * tsdl-lexer.h).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <glib.h>
@@ -119,4 +120,13 @@ bool ct_tsdl_is(const struct ct_tsdl_token *tk, const char *text)
 {
 	return (tk->type == CT_TOK_IDENT || tk->type == CT_TOK_PUNCT) && tk->len == strlen(text) &&
 	       !memcmp(tk->text, text, tk->len);
+}
+
+void ct_tsdl_join(char *buf, size_t size, const struct ct_tsdl_token *tk)
+{
+	char word[64];
+
+	snprintf(word, sizeof(word), "%.*s", (int)tk->len, tk->text);
+	g_strlcat(buf, buf[0] ? " " : "", size);
+	g_strlcat(buf, word, size);
 }

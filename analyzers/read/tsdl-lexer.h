@@ -52,4 +52,11 @@ void ct_tsdl_next(struct ct_tsdl_lexer *lx, struct ct_tsdl_token *tk);
 /* Whether TK is the identifier or punctuation TEXT. */
 bool ct_tsdl_is(const struct ct_tsdl_token *tk, const char *text);
 
+/*
+ * Appends TK's text to BUF (SIZE bytes, a string), after a blank when BUF
+ * is not empty: the words of a type's name ("unsigned long"), each cut at
+ * 63 bytes, all at what BUF holds.
+ */
+void ct_tsdl_join(char *buf, size_t size, const struct ct_tsdl_token *tk);
+
 #endif
