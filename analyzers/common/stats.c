@@ -65,7 +65,7 @@ static uint64_t *count_at(const struct ct_stat_buckets *b, int32_t i)
 }
 
 /* Widens B to hold bucket I; the new buckets are empty. */
-static void buckets_reserve(struct ct_stat_buckets *b, int32_t i)
+static G_GNUC_NO_INLINE void buckets_reserve(struct ct_stat_buckets *b, int32_t i)
 {
 	guint len;
 
@@ -88,8 +88,12 @@ static void buckets_reserve(struct ct_stat_buckets *b, int32_t i)
 	}
 }
 
-/* Counts VALUE in the histogram. */
-static void histogram_add(struct ct_stat *stat, int64_t value)
+/*
+ * Counts VALUE in the histogram. The bucket is most often one already
+ * held: that path is a few instructions, inlined in ct_stat_add, which
+ * the analyses call for every kernel and call; widening is out of line.
+ */
+static inline void histogram_add(struct ct_stat *stat, int64_t value)
 {
 	struct ct_stat_buckets *b;
 	uint64_t magnitude;
@@ -102,28 +106,34 @@ static void histogram_add(struct ct_stat *stat, int64_t value)
 	b = value > 0 ? &stat->positive : &stat->negative;
 	magnitude = value > 0 ? (uint64_t)value : -(uint64_t)value;
 	i = bucket_of(magnitude);
-	/* most values fall in buckets already held */
-	if (!b->counts || i < b->first || i - b->first >= (int32_t)b->counts->len)
+	if (G_UNLIKELY(!b->counts || i < b->first || i - b->first >= (int32_t)b->counts->len))
 		buckets_reserve(b, i);
 	(*count_at(b, i))++;
 }
 
+/* The exact values move into the histogram, once. */
+static G_GNUC_NO_INLINE void histogram_begin(struct ct_stat *stat)
+{
+	for (size_t i = 0; i < CT_STAT_EXACT; i++)
+		histogram_add(stat, stat->exact[i]);
+}
+
 void ct_stat_add(struct ct_stat *stat, int64_t value)
 {
-	if (stat->count == 0 || value < stat->min)
+	if (G_UNLIKELY(stat->count == 0))
+		stat->min = stat->max = value;
+	else if (value < stat->min)
 		stat->min = value;
-	if (stat->count == 0 || value > stat->max)
+	else if (value > stat->max)
 		stat->max = value;
 	stat->sum = ct_sat_add(stat->sum, value);
 	stat->sum_squares += (double)value * (double)value;
-	if (stat->count < CT_STAT_EXACT) {
-		stat->exact[stat->count++] = value;
-		return;
-	}
-	if (stat->count == CT_STAT_EXACT) {
-		/* the exact values move into the histogram once */
-		for (size_t i = 0; i < CT_STAT_EXACT; i++)
-			histogram_add(stat, stat->exact[i]);
+	if (G_UNLIKELY(stat->count <= CT_STAT_EXACT)) {
+		if (stat->count < CT_STAT_EXACT) {
+			stat->exact[stat->count++] = value;
+			return;
+		}
+		histogram_begin(stat);
 	}
 	stat->count++;
 	histogram_add(stat, value);
