@@ -89,25 +89,33 @@ void ct_compact_events_destroy(struct ct_compact_events *ce)
 	g_free(ce);
 }
 
-/* PROCESS's operations and shapes; created when CREATE, else NULL if none. */
-static struct process_ops *ops_of(struct ct_compact_events *ce, const struct ct_process *process,
-                                  bool create)
+/* PROCESS's operations and shapes, made: its first operation or shape. */
+static G_GNUC_NO_INLINE struct process_ops *new_ops(struct ct_compact_events *ce,
+                                                    const struct ct_process *process)
 {
 	struct process_ops *ops;
 
-	if (process->index >= ce->processes->len) {
-		if (!create)
-			return NULL;
+	if (process->index >= ce->processes->len)
 		g_ptr_array_set_size(ce->processes, (guint)process->index + 1);
-	}
-	ops = g_ptr_array_index(ce->processes, process->index);
-	if (!ops && create) {
-		ops = g_new0(struct process_ops, 1);
-		ct_corr_map_init(&ops->waiting, sizeof(struct waiting_op));
-		ops->shapes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-		g_ptr_array_index(ce->processes, process->index) = ops;
-	}
+	ops = g_new0(struct process_ops, 1);
+	ct_corr_map_init(&ops->waiting, sizeof(struct waiting_op));
+	ops->shapes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	g_ptr_array_index(ce->processes, process->index) = ops;
 	return ops;
+}
+
+/*
+ * PROCESS's operations and shapes; created when CREATE, else NULL if none.
+ * Every launch, copy and record asks: the lookup is inlined.
+ */
+static inline struct process_ops *ops_of(struct ct_compact_events *ce,
+                                         const struct ct_process *process, bool create)
+{
+	struct process_ops *ops = NULL;
+
+	if (G_LIKELY(process->index < ce->processes->len))
+		ops = g_ptr_array_index(ce->processes, process->index);
+	return ops || !create ? ops : new_ops(ce, process);
 }
 
 /* PROCESS's operations waiting for their records; created when CREATE. */
