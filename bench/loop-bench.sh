@@ -24,9 +24,16 @@
 #     rounds (default 1,000,000: 2 million calls), then
 #     `cudatrace report --format json`, `export --format perfetto` and
 #     `export --format ctf` timed against `babeltrace2 -o dummy` on the
-#     same trace, best of three; target at most 1.0; and their peak RSS on
-#     it over their peak RSS on a trace of a tenth the rounds; target at
-#     most 1.2 (memory flat in the trace's size).
+#     same trace, best of three; target at most 1.0; beside the times,
+#     the instructions each takes over babeltrace2's, all threads counted
+#     by callgrind on a recording of a tenth the rounds (a steadier figure
+#     than a time on a shared machine; no target); and their peak RSS on a
+#     recording of ten times the rounds over their peak RSS on it; target
+#     at most 1.2 (memory flat in the trace's size). Memory is compared
+#     from TRACE_ROUNDS on, not below: on smaller traces both babeltrace2's
+#     and ours still grow with the trace, as babeltrace2 maps more of each
+#     stream file and the decoding threads fill more of their batches,
+#     until both reach their bounds.
 #
 # ROUNDS or TRACE_ROUNDS 0 leaves that part out. LOOP_BENCH_RECORD_OPTS
 # adds options to the recordings counted by callgrind (--all-processes:
@@ -131,37 +138,98 @@ analysed() {
 	echo "$dummy $report $perfetto $ctf"
 }
 
-# analysis LOOP: the loop recorded with trace_rounds rounds and with a
-# tenth of them; the report's and exports' times against babeltrace2's on
-# the first, their memory on the first against the second.
+# peak TRACE CMD...: CMD's peak RSS in KB, run once (CMD's output is
+# TRACE.out, removed before and after).
+peak() {
+	out=$1.out
+	shift
+	rm -rf "$out"
+	/usr/bin/time -f "%M" -o "$lttng_tmp/peak" "$@" >/dev/null 2>&1 || {
+		echo "loop-bench: $* failed" >&2
+		exit 1
+	}
+	rm -rf "$out"
+	cat "$lttng_tmp/peak"
+}
+
+# peaks TRACE: the peak RSS of babeltrace2 -o dummy, the report and both
+# exports on TRACE, on one line.
+peaks() {
+	dummy=$(peak "$1" babeltrace2 -o dummy "$1") || exit 1
+	report=$(peak "$1" "$cli_bin" report --format json "$1") || exit 1
+	perfetto=$(peak "$1" "$cli_bin" export --format perfetto -o "$1.out" "$1") || exit 1
+	ctf=$(peak "$1" "$cli_bin" export --format ctf -o "$1.out" "$1") || exit 1
+	echo "$dummy $report $perfetto $ctf"
+}
+
+# instructions TRACE: the instructions (all threads) of babeltrace2 -o
+# dummy, the report and both exports on TRACE, counted by callgrind, on one
+# line.
+instructions() {
+	for each in dummy report perfetto ctf; do
+		rm -rf "$1.out"
+		case $each in
+		dummy) set -- "$1" babeltrace2 -o dummy "$1" ;;
+		report) set -- "$1" "$cli_bin" report --format json "$1" ;;
+		*) set -- "$1" "$cli_bin" export --format "$each" -o "$1.out" "$1" ;;
+		esac
+		trace=$1
+		shift
+		valgrind --tool=callgrind --callgrind-out-file="$lttng_tmp/$each.callgrind" \
+			"$@" >/dev/null 2>"$lttng_tmp/$each.err" || {
+			echo "loop-bench: $* failed under callgrind" >&2
+			cat "$lttng_tmp/$each.err" >&2
+			exit 1
+		}
+		set -- "$trace"
+		printf "%s " "$(callgrind_total "$each")"
+	done
+	rm -rf "$1.out"
+	echo
+}
+
+# analysis LOOP: the loop recorded with trace_rounds rounds, with a tenth
+# of them and with ten times as many; the report's and exports' times
+# against babeltrace2's on the first, their instructions on the second,
+# their memory on the third against the first.
 analysis() {
 	recorded "$1-large" "$1" "$trace_rounds"
-	recorded "$1-small" "$1" $((trace_rounds / 10))
 	large=$(analysed "$lttng_tmp/$1-large") || exit 1
-	small=$(analysed "$lttng_tmp/$1-small") || exit 1
+	rm -rf "$lttng_tmp/$1-large".*
+	recorded "$1-small" "$1" $((trace_rounds / 10))
+	counts=$(instructions "$lttng_tmp/$1-small") || exit 1
+	rm -rf "$lttng_tmp/$1-small"
+	recorded "$1-huge" "$1" $((trace_rounds * 10))
+	huge=$(peaks "$lttng_tmp/$1-huge") || exit 1
+	rm -rf "$lttng_tmp/$1-huge"
+	rm -rf "$lttng_tmp/$1-large"
 	# Times are kept above /usr/bin/time's resolution (short runs of
 	# bench-runs.sh).
-	echo "$large $small" | awk -v loop="$1" -v calls=$((2 * trace_rounds)) '{
-		for (i = 1; i <= 15; i += 2)
+	echo "$large $counts $huge" | awk -v loop="$1" -v calls=$((2 * trace_rounds)) '{
+		for (i = 1; i <= 7; i += 2)
 			if ($i < 0.01) $i = 0.01
 		printf "  %s, %d calls: babeltrace2 -o dummy %.2f s, report %.2f s, perfetto %.2f s, ctf %.2f s\n",
 			loop, calls, $1, $3, $5, $7
 		printf "time report / dummy, %s:   %.2f  (target <= 1.0)\n", loop, $3 / $1
 		printf "time perfetto / dummy, %s: %.2f  (target <= 1.0)\n", loop, $5 / $1
 		printf "time ctf / dummy, %s:      %.2f  (target <= 1.0)\n", loop, $7 / $1
-		# The ctf.fs source of Babeltrace grows with the trace (its
-		# packet index, its file window: bench-lib.sh, bench_memory):
-		# beside each ratio, the growth of what is ours, above it.
-		printf "memory babeltrace2 -o dummy itself 10x / 1x, %s: %.2f  (%d KB -> %d KB)\n",
-			loop, $2 / $10, $10, $2
+		printf "  %s, %d calls, instructions of all threads: babeltrace2 -o dummy %.0f M, report %.0f M, perfetto %.0f M, ctf %.0f M\n",
+			loop, calls / 10, $9 / 1e6, $10 / 1e6, $11 / 1e6, $12 / 1e6
 		split("report perfetto ctf", name, " ")
+		for (i = 1; i <= 3; i++)
+			printf "instructions %s / dummy, %s: %.2f\n", name[i], loop, $(9 + i) / $9
+		# The ctf.fs source of Babeltrace grows with the trace (its
+		# packet index): beside each ratio, the growth of what is ours,
+		# above it.
+		printf "  %s, %d calls -> %d: peak RSS\n", loop, calls, calls * 10
+		printf "memory babeltrace2 -o dummy itself 10x / 1x, %s: %.2f  (%d KB -> %d KB)\n",
+			loop, $13 / $2, $2, $13
 		for (i = 1; i <= 3; i++) {
-			big = $(2 + 2 * i); little = $(10 + 2 * i)
+			big = $(13 + i); little = $(2 + 2 * i)
 			printf "memory %s 10x / 1x, %s: %.2f  (target <= 1.2; %d KB -> %d KB; above babeltrace2 %.2f)\n",
-				name[i], loop, big / little, little, big, (big - $2) / (little - $10)
+				name[i], loop, big / little, little, big, (big - $13) / (little - $2)
 		}
 	}'
-	rm -rf "$lttng_tmp/$1-large" "$lttng_tmp/$1-small" "$lttng_tmp/$1-"*.pftrace "$lttng_tmp/$1-"*.ctf
 }
 
 [ "$trace_rounds" -gt 0 ] || exit 0
