@@ -188,6 +188,46 @@ static void test_timeline_disorder(void **unused)
 	ct_gpu_timeline_release(&tl);
 }
 
+/*
+ * Each bucket of the busy series holds the busy time inside it: short
+ * intervals in one bucket, others across a bucket's end, while the
+ * buckets widen, checked against the overlap of every interval with every
+ * bucket.
+ */
+static void test_timeline_series_buckets(void **unused)
+{
+	struct ct_gpu_timeline tl;
+	int64_t starts[600], ends[600];
+	size_t n = 0;
+
+	ct_gpu_timeline_init(&tl, 8);
+	for (int64_t t = 1000; n < G_N_ELEMENTS(starts); t += 13 + (int64_t)(n % 7) * 5) {
+		/* mostly 3 ns; every ninth long enough to cross a bucket */
+		int64_t length = n % 9 == 8 ? 40 + (int64_t)n : 3;
+
+		starts[n] = t;
+		ends[n] = t + length;
+		ct_gpu_timeline_add(&tl, starts[n], ends[n]);
+		t = ends[n];
+		n++;
+	}
+	ct_gpu_timeline_finish(&tl);
+	assert_true(tl.series.busy->len <= 8);
+	for (guint k = 0; k < tl.series.busy->len; k++) {
+		int64_t from = tl.series.origin_ns + (int64_t)k * tl.series.width_ns;
+		int64_t to = from + tl.series.width_ns, want = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			int64_t a = starts[i] > from ? starts[i] : from;
+			int64_t b = ends[i] < to ? ends[i] : to;
+
+			want += b > a ? b - a : 0;
+		}
+		assert_int_equal(g_array_index(tl.series.busy, int64_t, k), want);
+	}
+	ct_gpu_timeline_release(&tl);
+}
+
 /* A ring keeps its items in order while it wraps round its slots and grows wrapped. */
 /* The memo keeps a value per place, the last key's; a miss is NULL. */
 static void test_memo(void **unused)
@@ -462,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_timeline_window),
 		cmocka_unit_test(test_timeline_disorder),
+		cmocka_unit_test(test_timeline_series_buckets),
 		cmocka_unit_test(test_ring),
 		cmocka_unit_test(test_memo),
 		cmocka_unit_test(test_corr_map),
