@@ -70,6 +70,14 @@ static void merge_buckets(struct ct_series *series)
 	g_array_set_size(series->points, out);
 }
 
+/* VALUE, at a time inside POINT's bucket. */
+static void keep_in(struct ct_series_point *point, int64_t value)
+{
+	point->min = value < point->min ? value : point->min;
+	point->max = value > point->max ? value : point->max;
+	point->last = value;
+}
+
 void ct_series_add(struct ct_series *series, int64_t time_ns, int64_t value)
 {
 	struct ct_series_point *last, point;
@@ -84,14 +92,23 @@ void ct_series_add(struct ct_series *series, int64_t time_ns, int64_t value)
 	}
 	if (time_ns < series->origin_ns)
 		time_ns = series->origin_ns;
+	/*
+	 * In the last point's bucket (its time is the bucket's start): most
+	 * values are, and are kept there without the two 64-bit divisions that
+	 * place a time from the origin.
+	 */
+	last = point_at(series, series->points->len - 1);
+	if (time_ns >= last->time_ns &&
+	    (uint64_t)time_ns - (uint64_t)last->time_ns < (uint64_t)series->width_ns) {
+		keep_in(last, value);
+		return;
+	}
 	while (bucket_of(series, time_ns) >= (int64_t)series->capacity)
 		merge_buckets(series);
 	start = series->origin_ns + bucket_of(series, time_ns) * series->width_ns;
 	last = point_at(series, series->points->len - 1);
 	if (last->time_ns == start) {
-		last->min = value < last->min ? value : last->min;
-		last->max = value > last->max ? value : last->max;
-		last->last = value;
+		keep_in(last, value);
 		return;
 	}
 	if (series->points->len == series->capacity) {
