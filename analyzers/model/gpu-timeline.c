@@ -50,14 +50,13 @@ static void series_merge(struct ct_busy_series *s)
 	}
 	g_array_set_size(s->busy, count);
 	s->width_ns = wider;
-	s->last_end = 0;
 }
 
 /*
- * Adds [START, END) to the buckets. Most GPU intervals are far shorter
- * than a bucket and follow the last one: inside the bucket it ended in,
- * they are added there, without the three 64-bit divisions (tens of
- * cycles each) that place an interval from the origin.
+ * Adds [START, END) to the buckets. Intervals come in time order and most
+ * are far shorter than a bucket: one inside the highest bucket is added
+ * there, without the three 64-bit divisions (tens of cycles each) that
+ * place an interval from the origin.
  */
 static void series_add(struct ct_busy_series *s, int64_t start, int64_t end)
 {
@@ -65,9 +64,14 @@ static void series_add(struct ct_busy_series *s, int64_t start, int64_t end)
 
 	if (end <= start)
 		return;
-	if (start >= s->last_start && end <= s->last_end) {
-		*bucket(s, s->last) += end - start;
-		return;
+	if (s->busy->len > 0) {
+		guint top = s->busy->len - 1;
+		int64_t top_start = s->origin_ns + (int64_t)top * s->width_ns;
+
+		if (start >= top_start && end <= ct_sat_add(top_start, s->width_ns)) {
+			*bucket(s, top) += end - start;
+			return;
+		}
 	}
 	if (s->busy->len == 0)
 		s->origin_ns = start;
@@ -90,9 +94,6 @@ static void series_add(struct ct_busy_series *s, int64_t start, int64_t end)
 
 		*bucket(s, (guint)k) += to - from;
 	}
-	s->last = (guint)last;
-	s->last_start = s->origin_ns + last * s->width_ns;
-	s->last_end = ct_sat_add(s->last_start, s->width_ns);
 }
 
 /* ------------------------------------------------------------ probes */

@@ -72,10 +72,6 @@ struct ct_busy_series {
 	size_t capacity; /* buckets */
 	int64_t origin_ns;
 	int64_t width_ns; /* 1 or 2 times a power of ten (ct_series_wider) */
-	/* The bucket the last interval ended in, [last_start, last_end): the
-	 * next one, as short, is in it too, found without dividing. */
-	guint last;
-	int64_t last_start, last_end; /* last_end 0: none yet */
 };
 
 struct ct_gpu_timeline {
