@@ -127,65 +127,64 @@ recorded() {
 	}
 }
 
-# analysed TRACE: "seconds kilobytes" of babeltrace2 -o dummy, the report
-# and both exports on TRACE, on one line.
-analysed() {
-	dummy=$(best3 babeltrace2 -o dummy "$1") || exit 1
-	report=$(best3 "$cli_bin" report --format json "$1") || exit 1
-	perfetto=$(best3 --fresh "$1.pftrace" \
-		"$cli_bin" export --format perfetto -o "$1.pftrace" "$1") || exit 1
-	ctf=$(best3 --fresh "$1.ctf" "$cli_bin" export --format ctf -o "$1.ctf" "$1") || exit 1
-	echo "$dummy $report $perfetto $ctf"
+# each_command TRACE FN: runs FN NAME OUT CMD... for each command the
+# bench measures on TRACE (dummy: babeltrace2 -o dummy; report; perfetto
+# and ctf: the exports), OUT being the file or directory CMD writes (none
+# for the first two), removed after; prints FN's outputs on one line.
+each_command() {
+	trace=$1
+	fn=$2
+	line=
+	for name in dummy report perfetto ctf; do
+		out=$trace.$name
+		case $name in
+		dummy) set -- babeltrace2 -o dummy "$trace" ;;
+		report) set -- "$cli_bin" report --format json "$trace" ;;
+		*) set -- "$cli_bin" export --format "$name" -o "$out" "$trace" ;;
+		esac
+		figure=$("$fn" "$name" "$out" "$@") || exit 1
+		rm -rf "$out"
+		line="$line${line:+ }$figure"
+	done
+	echo "$line"
 }
 
-# peak TRACE CMD...: CMD's peak RSS in KB, run once (CMD's output is
-# TRACE.out, removed before and after).
+# timed NAME OUT CMD...: "seconds kilobytes", CMD's best of three.
+timed() {
+	out=$2
+	shift 2
+	best3 --fresh "$out" "$@"
+}
+
+# peak NAME OUT CMD...: CMD's peak RSS in KB, run once.
 peak() {
-	out=$1.out
-	shift
-	rm -rf "$out"
+	rm -rf "$2"
+	shift 2
 	/usr/bin/time -f "%M" -o "$lttng_tmp/peak" "$@" >/dev/null 2>&1 || {
 		echo "loop-bench: $* failed" >&2
 		exit 1
 	}
-	rm -rf "$out"
 	cat "$lttng_tmp/peak"
 }
 
-# peaks TRACE: the peak RSS of babeltrace2 -o dummy, the report and both
-# exports on TRACE, on one line.
-peaks() {
-	dummy=$(peak "$1" babeltrace2 -o dummy "$1") || exit 1
-	report=$(peak "$1" "$cli_bin" report --format json "$1") || exit 1
-	perfetto=$(peak "$1" "$cli_bin" export --format perfetto -o "$1.out" "$1") || exit 1
-	ctf=$(peak "$1" "$cli_bin" export --format ctf -o "$1.out" "$1") || exit 1
-	echo "$dummy $report $perfetto $ctf"
+# instructions NAME OUT CMD...: CMD's instructions, all threads, counted
+# by callgrind.
+instructions() {
+	rm -rf "$2"
+	name=$1
+	shift 2
+	valgrind --tool=callgrind --callgrind-out-file="$lttng_tmp/$name.callgrind" \
+		"$@" >/dev/null 2>"$lttng_tmp/$name.err" || {
+		echo "loop-bench: $* failed under callgrind" >&2
+		cat "$lttng_tmp/$name.err" >&2
+		exit 1
+	}
+	callgrind_total "$name"
 }
 
-# instructions TRACE: the instructions (all threads) of babeltrace2 -o
-# dummy, the report and both exports on TRACE, counted by callgrind, on one
-# line.
-instructions() {
-	for each in dummy report perfetto ctf; do
-		rm -rf "$1.out"
-		case $each in
-		dummy) set -- "$1" babeltrace2 -o dummy "$1" ;;
-		report) set -- "$1" "$cli_bin" report --format json "$1" ;;
-		*) set -- "$1" "$cli_bin" export --format "$each" -o "$1.out" "$1" ;;
-		esac
-		trace=$1
-		shift
-		valgrind --tool=callgrind --callgrind-out-file="$lttng_tmp/$each.callgrind" \
-			"$@" >/dev/null 2>"$lttng_tmp/$each.err" || {
-			echo "loop-bench: $* failed under callgrind" >&2
-			cat "$lttng_tmp/$each.err" >&2
-			exit 1
-		}
-		set -- "$trace"
-		printf "%s " "$(callgrind_total "$each")"
-	done
-	rm -rf "$1.out"
-	echo
+# discard TAG: removes the recording TAG and the files beside it.
+discard() {
+	rm -rf "$lttng_tmp/$1" "$lttng_tmp/$1".*
 }
 
 # analysis LOOP: the loop recorded with trace_rounds rounds, with a tenth
@@ -194,15 +193,14 @@ instructions() {
 # their memory on the third against the first.
 analysis() {
 	recorded "$1-large" "$1" "$trace_rounds"
-	large=$(analysed "$lttng_tmp/$1-large") || exit 1
-	rm -rf "$lttng_tmp/$1-large".*
+	large=$(each_command "$lttng_tmp/$1-large" timed) || exit 1
+	discard "$1-large"
 	recorded "$1-small" "$1" $((trace_rounds / 10))
-	counts=$(instructions "$lttng_tmp/$1-small") || exit 1
-	rm -rf "$lttng_tmp/$1-small"
+	counts=$(each_command "$lttng_tmp/$1-small" instructions) || exit 1
+	discard "$1-small"
 	recorded "$1-huge" "$1" $((trace_rounds * 10))
-	huge=$(peaks "$lttng_tmp/$1-huge") || exit 1
-	rm -rf "$lttng_tmp/$1-huge"
-	rm -rf "$lttng_tmp/$1-large"
+	huge=$(each_command "$lttng_tmp/$1-huge" peak) || exit 1
+	discard "$1-huge"
 	# Times are kept above /usr/bin/time's resolution (short runs of
 	# bench-runs.sh).
 	echo "$large $counts $huge" | awk -v loop="$1" -v calls=$((2 * trace_rounds)) '{
