@@ -20,7 +20,8 @@
 #include "diag.h"
 #include "python-probe.h"
 
-#define PROBE_MODULE "sitecustomize.py"
+#define PROBE_MODULE     "sitecustomize.py"
+#define PROBE_DIR_PREFIX "cudatrace-python-"
 
 /* python-probe.py, made a string literal at build time. */
 static const char probe_script[] =
@@ -85,7 +86,7 @@ int python_probe_prepare(char *dir, size_t size)
 	dir[0] = '\0';
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	if (snprintf(dir, size, "%s/cudatrace-python-XXXXXX", tmp) >= (int)size) {
+	if (snprintf(dir, size, "%s/" PROBE_DIR_PREFIX "XXXXXX", tmp) >= (int)size) {
 		dir[0] = '\0';
 		diag_warn("the Python probe is off: TMPDIR is too long");
 		return -1;
@@ -124,8 +125,13 @@ static void remove_flat(const char *dir)
 void python_probe_remove(const char *dir)
 {
 	char cache[PATH_MAX];
+	const char *base;
 
 	if (!dir || !*dir)
+		return;
+	/* DIR may come from a pid file (stale.c): only a directory of ours is emptied. */
+	base = strrchr(dir, '/');
+	if (strncmp(base ? base + 1 : dir, PROBE_DIR_PREFIX, strlen(PROBE_DIR_PREFIX)) != 0)
 		return;
 	/* Python may have written its bytecode cache beside the module. */
 	if (snprintf(cache, sizeof(cache), "%s/__pycache__", dir) < (int)sizeof(cache))

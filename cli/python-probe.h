@@ -18,7 +18,10 @@
  */
 int python_probe_prepare(char *dir, size_t size);
 
-/* Removes the directory python_probe_prepare made ("" : nothing). */
+/*
+ * Removes the directory python_probe_prepare made ("": nothing). A path
+ * whose last part is not such a directory's name is left alone.
+ */
 void python_probe_remove(const char *dir);
 
 #endif

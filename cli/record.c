@@ -561,8 +561,9 @@ static int prepare_environment(struct record *r)
 	if (r->output[0])
 		(void)audit_lib_prepare(r->library, r->output);
 	/* Without the probe, Python processes are traced as any other: a warning. */
-	if (!o->no_python_probe)
-		(void)python_probe_prepare(r->python_probe, sizeof(r->python_probe));
+	if (!o->no_python_probe &&
+	    python_probe_prepare(r->python_probe, sizeof(r->python_probe)) == 0)
+		stale_add_probe(r->session, r->python_probe);
 	if (o->tensor_sites && set_env("CUDATRACE_TENSOR_SITES", "1") < 0)
 		return -1;
 	return 0;
@@ -1248,6 +1249,7 @@ static int setup(struct record *r)
 	note_library_places(&r->info);
 	write_info(r);
 	if (prepare_environment(r) < 0) {
+		python_probe_remove(r->python_probe);
 		(void)session_destroy(r->session);
 		stale_unregister(r->session);
 		goto error;

@@ -27,6 +27,7 @@
 #include "contract/events.h"
 #include "diag.h"
 #include "make-dirs.h"
+#include "python-probe.h"
 #include "session.h"
 #include "sessiond.h"
 #include "stale.h"
@@ -44,6 +45,7 @@ struct pid_record {
 	unsigned long long start;
 	char mode[16];
 	char output[4096];
+	char probe[4096];       /* the Python probe's directory, "" none */
 	struct process *traced; /* owned: the processes the session records */
 	size_t traced_count;
 };
@@ -142,7 +144,8 @@ int stale_register(const char *name, const char *mode, const char *output)
 	return 0;
 }
 
-void stale_add_process(const char *name, pid_t pid)
+/* Appends "KEY=VALUE" to NAME's pid file; a note that cannot be written is lost. */
+static void note(const char *name, const char *key, const char *value)
 {
 	char path[4096];
 	FILE *f;
@@ -152,8 +155,22 @@ void stale_add_process(const char *name, pid_t pid)
 	f = fopen(path, "a");
 	if (!f)
 		return;
-	fprintf(f, "traced=%ld:%llu\n", (long)pid, process_start((long)pid));
+	fprintf(f, "%s=%s\n", key, value);
 	fclose(f);
+}
+
+void stale_add_process(const char *name, pid_t pid)
+{
+	char value[64];
+
+	snprintf(value, sizeof(value), "%ld:%llu", (long)pid, process_start((long)pid));
+	note(name, "traced", value);
+}
+
+void stale_add_probe(const char *name, const char *dir)
+{
+	if (dir[0])
+		note(name, "probe", dir);
 }
 
 void stale_unregister(const char *name)
@@ -200,6 +217,8 @@ static int read_pid_file(const char *path, struct pid_record *rec)
 			snprintf(rec->mode, sizeof(rec->mode), "%.15s", line + 5);
 		else if (strncmp(line, "output=", 7) == 0)
 			snprintf(rec->output, sizeof(rec->output), "%.4095s", line + 7);
+		else if (strncmp(line, "probe=", 6) == 0)
+			snprintf(rec->probe, sizeof(rec->probe), "%.4095s", line + 6);
 		else if (strncmp(line, "traced=", 7) == 0)
 			add_traced(rec, line + 7);
 	}
@@ -435,6 +454,8 @@ int stale_cleanup(void)
 					make_private_tree(rec.output);
 				mark_abandoned(rec.output, TRACE_CUT_SESSION_LOST);
 			}
+			/* No interpreter of its tree is left to start from it. */
+			python_probe_remove(rec.probe);
 			unlink(path);
 		}
 		free(rec.traced);

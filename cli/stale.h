@@ -30,6 +30,13 @@ int stale_register(const char *name, const char *mode, const char *output);
 /* Notes in NAME's pid file that the session records PID (the program, a descendant). */
 void stale_add_process(const char *name, pid_t pid);
 
+/*
+ * Notes in NAME's pid file the directory of its Python probe
+ * (python-probe.h), which its program's interpreters read as they start:
+ * it goes with the session, once they are all gone.
+ */
+void stale_add_probe(const char *name, const char *dir);
+
 /* Removes the pid file of NAME. */
 void stale_unregister(const char *name);
 

@@ -7,7 +7,9 @@
 # closes such a session once the programs it records are gone, makes the
 # trace private and marks its notes: `cudatrace report` then reads it
 # whole. While the program still runs, the session is left alone, and the
-# report says the trace is cut (its recorder died, its session open).
+# report says the trace is cut (its recorder died, its session open). The
+# directory of the Python probe, which record removes as it ends, goes
+# with the session.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -15,6 +17,10 @@ cli_here=$(cd "$(dirname "$0")" && pwd)
 cli_setup "$@"
 umask 000
 cli_with_daemon
+# The probe's directories, where the test can see them.
+TMPDIR=$lttng_tmp/tmp
+export TMPDIR
+mkdir "$TMPDIR"
 
 # private DIR: every directory under DIR (and DIR) 0700, every file 0600.
 private() {
@@ -54,6 +60,8 @@ else
 	is "open: with nothing readable yet, cudatrace report exits 2" "$report_status" 2
 fi
 is "open: the session is still there" "$(cli_sessions)" 1
+ok "open: and so is its Python probe, for the interpreters its program may start" \
+	test -e "$(echo "$TMPDIR"/cudatrace-python-*/sitecustomize.py)"
 
 # ---- its program ends: the next list closes the session
 kill -KILL $open_script
@@ -64,6 +72,7 @@ ok "list: it closed the session and says where its trace is" \
 	cli_has list "closed the session cudatrace-.* left by a cudatrace record that died \\(pid $open_rec\\); its trace is in $lttng_tmp/open"
 is "list: no session is left" "$(cli_sessions)" 0
 ok "list: the trace is private now" private "$lttng_tmp/open"
+is "list: the Python probe's directory went with the session" "$(ls -A "$TMPDIR")" ""
 ok "list: its notes say its recorder died" grep -qx 'end=abandoned' "$lttng_tmp/open/cudatrace.info"
 ok "list: and its line says so" grep -q "open .*recorder died" "$lttng_tmp/list.out"
 report open-closed "$lttng_tmp/open"
@@ -87,4 +96,5 @@ is "gone: the report is complete" "$(field gone-report "d['trace']['complete']")
 ok "gone: the trace is private" private "$lttng_tmp/gone"
 is "gone: no session is left" "$(cli_sessions)" 0
 ok "gone: no pid file is left" test -z "$(ls /var/run/lttng/cudatrace)"
+is "gone: nor the Python probe's directory" "$(ls -A "$TMPDIR")" ""
 tap_done
