@@ -13,9 +13,7 @@
  *
  * A metadata packet: 0 magic 0x75D11D57  4 uuid[16]  20 checksum
  * 24 content_size (bits)  28 packet_size (bits)  32..36 scheme and version
- * bytes, then the TSDL text. A packet index (index/STREAM.idx) is big
- * endian: a 16-byte header (magic 0xC1F1DCC1, major, minor, entry size),
- * then per packet its offset (bytes) and packet_size (bits) first.
+ * bytes, then the TSDL text. Packet indexes are read by packet-index.h.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,15 +25,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/read-at.h"
+#include "read/packet-index.h"
 #include "snapshot.h"
 #include "trace-scan.h"
 
 #define PACKET_MAGIC    0xC1FC1FC1u
 #define METADATA_MAGIC  0x75D11D57u
-#define INDEX_MAGIC     0xC1F1DCC1u
 #define PACKET_HEADER   88 /* up to cpu_id, with a 64-bit events_discarded */
 #define METADATA_HEADER 37
-#define INDEX_HEADER    16
 /* How deep traces are looked for under the directory (relay daemons nest most). */
 #define MAX_DEPTH 12
 /* The most metadata text kept to check the layout against. */
@@ -60,22 +58,6 @@ static uint64_t get(const unsigned char *p, unsigned bytes, bool big_endian)
 	for (unsigned i = 0; i < bytes; i++)
 		v |= (uint64_t)p[big_endian ? i : bytes - 1 - i] << (8 * (bytes - 1 - i));
 	return v;
-}
-
-static int read_at(int fd, void *buf, size_t len, off_t offset)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, offset + (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
 }
 
 /* ------------------------------------------------------------------ metadata */
@@ -104,7 +86,8 @@ static int read_metadata(const char *path, char **text, uint64_t *whole, uint64_
 		return -1;
 	}
 	*size = (uint64_t)st.st_size;
-	while (off + METADATA_HEADER <= *size && read_at(fd, head, sizeof(head), (off_t)off) == 0) {
+	while (off + METADATA_HEADER <= *size &&
+	       ct_read_at(fd, head, sizeof(head), (off_t)off) == 0) {
 		uint64_t content, packet;
 		char *grown;
 
@@ -127,8 +110,8 @@ static int read_metadata(const char *path, char **text, uint64_t *whole, uint64_
 					break;
 				buf = grown;
 			}
-			if (read_at(fd, buf + used, content - METADATA_HEADER,
-			            (off_t)(off + METADATA_HEADER)) < 0)
+			if (ct_read_at(fd, buf + used, content - METADATA_HEADER,
+			               (off_t)(off + METADATA_HEADER)) < 0)
 				break;
 			used += content - METADATA_HEADER;
 			buf[used] = '\0';
@@ -309,7 +292,8 @@ static int64_t walk_stream(const char *path, const struct layout *layout, struct
 		return -1;
 	}
 	*size = (uint64_t)st.st_size;
-	while (off + PACKET_HEADER <= *size && read_at(fd, head, sizeof(head), (off_t)off) == 0) {
+	while (off + PACKET_HEADER <= *size &&
+	       ct_read_at(fd, head, sizeof(head), (off_t)off) == 0) {
 		uint64_t content = get(head + 48, 8, layout->big_endian) / 8;
 		uint64_t packet = get(head + 56, 8, layout->big_endian) / 8;
 		uint64_t seq = get(head + 64, 8, layout->big_endian);
@@ -333,32 +317,20 @@ static int64_t walk_stream(const char *path, const struct layout *layout, struct
 /* The index file INDEX, when there is one, lists exactly PACKETS. */
 static bool index_matches(const char *index, const struct packets *packets)
 {
-	int fd = open(index, O_RDONLY | O_CLOEXEC);
-	unsigned char head[INDEX_HEADER], entry[16];
-	struct stat st;
-	uint64_t entry_len, count;
-	bool ok = false;
+	struct ct_packet_index ix;
+	bool ok;
 
-	if (fd < 0)
-		return true; /* no index: babeltrace2 indexes the stream itself */
-	if (fstat(fd, &st) != 0 || st.st_size < INDEX_HEADER ||
-	    read_at(fd, head, sizeof(head), 0) < 0 || get(head, 4, true) != INDEX_MAGIC)
-		goto end;
-	entry_len = get(head + 12, 4, true);
-	if (entry_len < 16 || ((uint64_t)st.st_size - INDEX_HEADER) % entry_len != 0)
-		goto end;
-	count = ((uint64_t)st.st_size - INDEX_HEADER) / entry_len;
-	if (count != packets->count)
-		goto end;
-	for (uint64_t i = 0; i < count; i++) {
-		if (read_at(fd, entry, sizeof(entry), (off_t)(INDEX_HEADER + i * entry_len)) < 0 ||
-		    get(entry, 8, true) != packets->offset[i] ||
-		    get(entry + 8, 8, true) / 8 != packets->size[i])
-			goto end;
+	/* none, or none this process can read: babeltrace2 indexes the stream itself */
+	if (ct_packet_index_open(&ix, index) < 0)
+		return errno != EINVAL;
+	ok = ix.count == packets->count;
+	for (size_t i = 0; ok && i < packets->count; i++) {
+		struct ct_packet_index_entry e;
+
+		ok = ct_packet_index_get(&ix, i, &e) == 0 && e.offset == packets->offset[i] &&
+		     e.size / 8 == packets->size[i];
 	}
-	ok = true;
-end:
-	close(fd);
+	ct_packet_index_close(&ix);
 	return ok;
 }
 

@@ -1,14 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trace-check.c - a trace directory checked before babeltrace2 reads it
- * (see trace-check.h).
- *
- * LTTng's index file (index/NAME.idx): a header of four big-endian 32-bit
- * integers (magic 0xc1f1dcc1, major 1, minor, the size of an entry), then
- * one entry per packet of big-endian 64-bit integers: offset in the file
- * (bytes), packet size and content size (bits), first and last times,
- * events discarded, stream class id; from minor 1 on, stream instance id
- * and packet sequence number.
+ * (see trace-check.h); LTTng's index files are read by packet-index.h.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,14 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "packet-index.h"
 #include "trace-check.h"
 #include "trace-view.h"
 
-#define CTF_MAGIC        UINT32_C(0xc1fc1fc1)
-#define INDEX_MAGIC      UINT32_C(0xc1f1dcc1)
-#define INDEX_HEADER     16
-#define INDEX_ENTRY_V1_0 56
-#define INDEX_ENTRY_V1_1 72
+#define CTF_MAGIC UINT32_C(0xc1fc1fc1)
 /* The most of a packet's start read to find its header and context fields. */
 #define PACKET_START_MAX 4096
 /*
@@ -244,41 +234,21 @@ static bool walk_packets(struct ct_trace_check *c, const struct stream *f, const
 /* Whether index file PATH describes PACKETS exactly, as babeltrace2 would use it. */
 static bool index_matches(const char *path, const GArray *packets)
 {
-	uint8_t header[INDEX_HEADER], entry[INDEX_ENTRY_V1_1];
-	uint32_t minor, entry_len;
-	bool ok = false;
-	struct stat st;
-	int fd = open(path, O_RDONLY);
+	struct ct_packet_index ix;
+	bool ok;
 
-	if (fd < 0)
+	if (ct_packet_index_open(&ix, path) < 0)
 		return errno == ENOENT; /* no index: babeltrace2 indexes the stream itself */
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    pread(fd, header, sizeof(header), 0) != (ssize_t)sizeof(header) ||
-	    get_uint(header, 4, true) != INDEX_MAGIC || get_uint(header + 4, 4, true) != 1)
-		goto end;
-	minor = (uint32_t)get_uint(header + 8, 4, true);
-	entry_len = (uint32_t)get_uint(header + 12, 4, true);
-	if (entry_len < (minor ? INDEX_ENTRY_V1_1 : INDEX_ENTRY_V1_0) ||
-	    (uint64_t)st.st_size != INDEX_HEADER + (uint64_t)entry_len * packets->len)
-		goto end;
-	for (guint i = 0; i < packets->len; i++) {
+	ok = ix.count == packets->len;
+	for (guint i = 0; ok && i < packets->len; i++) {
 		const struct packet *pk = &g_array_index(packets, struct packet, i);
-		uint64_t begin, end;
+		struct ct_packet_index_entry e;
 
-		if (pread(fd, entry, INDEX_ENTRY_V1_0,
-		          (off_t)(INDEX_HEADER + (uint64_t)entry_len * i)) != INDEX_ENTRY_V1_0)
-			goto end;
-		begin = get_uint(entry + 24, 8, true);
-		end = get_uint(entry + 32, 8, true);
-		if (get_uint(entry, 8, true) != pk->offset ||
-		    get_uint(entry + 8, 8, true) != pk->size ||
-		    get_uint(entry + 16, 8, true) != pk->content || begin > end ||
-		    (pk->has_times && (begin != pk->begin || end != pk->end)))
-			goto end;
+		ok = ct_packet_index_get(&ix, i, &e) == 0 && e.offset == pk->offset &&
+		     e.size == pk->size && e.content == pk->content && e.begin <= e.end &&
+		     (!pk->has_times || (e.begin == pk->begin && e.end == pk->end));
 	}
-	ok = true;
-end:
-	close(fd);
+	ct_packet_index_close(&ix);
 	return ok;
 }
 
