@@ -16,30 +16,44 @@
 
 #include "live.h"
 #include "common/log.h"
+#include "packet-index.h"
 #include "stream-groups.h"
 #include "trace-view.h"
 
 /* Group G's most: a pass rarely has more cores than this, and never needs more graphs. */
 #define GROUPS_MAX 64
+/* The traces' time is cut in this many windows to weigh the groups' work over it. */
+#define WINDOWS 64
+/* An index of more packets is not read: the file's bytes are spread over the windows. */
+#define INDEX_ENTRIES_MAX (UINT64_C(1) << 20)
 
 struct group {
-	GPtrArray *views; /* char *, owned: view directories, or the traces themselves */
-	GPtrArray *shown; /* const char *, borrowed: the trace each view shows */
-	GArray *trace_of; /* size_t: the index of that trace */
-	bool owned;       /* the views are ours to remove */
-	uint64_t bytes;   /* of its stream files */
+	GPtrArray *views;     /* char *, owned: view directories, or the traces themselves */
+	GPtrArray *shown;     /* const char *, borrowed: the trace each view shows */
+	GArray *trace_of;     /* size_t: the index of that trace */
+	bool owned;           /* the views are ours to remove */
+	uint64_t bytes;       /* of its stream files */
+	double load[WINDOWS]; /* its files' bytes in each window */
 };
 
 struct ct_stream_groups {
 	struct group groups[GROUPS_MAX];
 	size_t count;
+	double busiest[WINDOWS]; /* the largest load of a group in each window */
 };
 
-/* A stream file: its trace, its name, its size. */
+/* A packet's times and bytes, from the index. */
+struct span {
+	uint64_t begin, end, bytes;
+};
+
+/* A stream file: its trace, its name, its size, when its bytes were written. */
 struct stream_file {
 	size_t trace;
 	char *name;
 	uint64_t bytes;
+	GArray *spans; /* struct span, from its index; NULL without one */
+	double load[WINDOWS];
 };
 
 size_t ct_stream_groups_wanted(void)
@@ -108,6 +122,8 @@ static void stream_file_free(gpointer data)
 	struct stream_file *f = data;
 
 	g_free(f->name);
+	if (f->spans)
+		g_array_free(f->spans, TRUE);
 	g_free(f);
 }
 
@@ -122,6 +138,37 @@ static gint largest_first(gconstpointer a, gconstpointer b)
 	if (x->trace != y->trace)
 		return x->trace < y->trace ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+/* The packets' spans of stream file NAME of TRACE from its index; NULL without a usable one. */
+static GArray *spans_of(const char *trace, const char *name)
+{
+	struct ct_packet_index ix;
+	char path[PATH_MAX];
+	GArray *spans;
+
+	if (snprintf(path, sizeof(path), "%s/index/%s.idx", trace, name) >= (int)sizeof(path) ||
+	    ct_packet_index_open(&ix, path) < 0)
+		return NULL;
+	if (ix.count == 0 || ix.count > INDEX_ENTRIES_MAX) {
+		ct_packet_index_close(&ix);
+		return NULL;
+	}
+	spans = g_array_sized_new(FALSE, FALSE, sizeof(struct span), (guint)ix.count);
+	for (uint64_t i = 0; i < ix.count; i++) {
+		struct ct_packet_index_entry e;
+		struct span sp;
+
+		if (ct_packet_index_get(&ix, i, &e) < 0 || e.end < e.begin) {
+			g_array_free(spans, TRUE);
+			spans = NULL;
+			break;
+		}
+		sp = (struct span){ e.begin, e.end, e.content / 8 };
+		g_array_append_val(spans, sp);
+	}
+	ct_packet_index_close(&ix);
+	return spans;
 }
 
 /*
@@ -156,6 +203,7 @@ static GPtrArray *stream_files(const char *const *traces, size_t count)
 			if (ct_trace_view_join(path, traces[i], f->name) == 0 &&
 			    stat(path, &st) == 0)
 				f->bytes = (uint64_t)st.st_size;
+			f->spans = spans_of(traces[i], f->name);
 			g_ptr_array_add(files, f);
 		}
 		g_ptr_array_free(names, TRUE);
@@ -164,15 +212,110 @@ static GPtrArray *stream_files(const char *const *traces, size_t count)
 	return files;
 }
 
-/* The group with the fewest bytes, the first of those. */
-static struct group *lightest(struct ct_stream_groups *groups)
+/*
+ * Each file's bytes in each window of the time its indexes cover, a
+ * packet's spread evenly over its span; a file without an index has its
+ * bytes spread evenly over all of it. No index at all: no load, and the
+ * groups are weighed by their bytes alone. (The traces of one pass come
+ * from one machine's monotonic clock, so their times compare.)
+ */
+static void weigh(GPtrArray *files)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	double width;
+
+	for (guint n = 0; n < files->len; n++) {
+		const struct stream_file *f = g_ptr_array_index(files, n);
+
+		for (guint i = 0; f->spans && i < f->spans->len; i++) {
+			const struct span *sp = &g_array_index(f->spans, struct span, i);
+
+			first = MIN(first, sp->begin);
+			last = MAX(last, sp->end);
+		}
+	}
+	if (first >= last)
+		return;
+	width = (double)(last - first) / WINDOWS;
+	for (guint n = 0; n < files->len; n++) {
+		struct stream_file *f = g_ptr_array_index(files, n);
+
+		if (!f->spans) {
+			for (int w = 0; w < WINDOWS; w++)
+				f->load[w] = (double)f->bytes / WINDOWS;
+			continue;
+		}
+		for (guint i = 0; i < f->spans->len; i++) {
+			const struct span *sp = &g_array_index(f->spans, struct span, i);
+			double from = (double)(sp->begin - first), to = (double)(sp->end - first);
+			int w0 = MIN((int)(from / width), WINDOWS - 1);
+			int w1 = MIN((int)(to / width), WINDOWS - 1);
+
+			if (w0 == w1) {
+				f->load[w0] += (double)sp->bytes;
+				continue;
+			}
+			for (int w = w0; w <= w1; w++) {
+				double lo = MAX(from, w * width), hi = MIN(to, (w + 1) * width);
+
+				f->load[w] += (double)sp->bytes * (hi - lo) / (to - from);
+			}
+		}
+	}
+}
+
+/*
+ * How much F in group G adds to the sum over the windows of the busiest
+ * group's load: in each window, the group with the most to decode holds
+ * the merge back, whatever the others have done.
+ */
+static double added(const struct ct_stream_groups *groups, const struct group *g,
+                    const struct stream_file *f)
+{
+	double sum = 0;
+
+	for (int w = 0; w < WINDOWS; w++) {
+		double with = g->load[w] + f->load[w];
+
+		if (with > groups->busiest[w])
+			sum += with - groups->busiest[w];
+	}
+	return sum;
+}
+
+/*
+ * The group for F: the one it adds least to, so that files written at the
+ * same time (a process's stream and the GPU records of the same moments,
+ * on the CPU it ran on then) go to different groups and files written one
+ * after the other (the same process on another CPU later) may share one;
+ * among equals, the one with the fewest bytes, the first of those.
+ */
+static struct group *chosen(struct ct_stream_groups *groups, const struct stream_file *f)
 {
 	struct group *best = &groups->groups[0];
+	double best_added = added(groups, best, f);
 
-	for (size_t i = 1; i < groups->count; i++)
-		if (groups->groups[i].bytes < best->bytes)
-			best = &groups->groups[i];
+	for (size_t i = 1; i < groups->count; i++) {
+		struct group *g = &groups->groups[i];
+		double a = added(groups, g, f);
+
+		if (a < best_added || (a == best_added && g->bytes < best->bytes)) {
+			best = g;
+			best_added = a;
+		}
+	}
 	return best;
+}
+
+/* F goes in G. */
+static void place(struct ct_stream_groups *groups, struct group *g, const struct stream_file *f)
+{
+	for (int w = 0; w < WINDOWS; w++) {
+		g->load[w] += f->load[w];
+		groups->busiest[w] = MAX(groups->busiest[w], g->load[w]);
+	}
+	/* an empty file still costs a graph its source */
+	g->bytes += f->bytes + 1;
 }
 
 /*
@@ -203,7 +346,7 @@ static const char *view_of(struct group *g, const char *const *traces, size_t i,
 	return g_ptr_array_index(g->views, g->views->len - 1);
 }
 
-/* Puts each file of FILES in the lightest group, in a view of its trace. 0, or -1. */
+/* Puts each file of FILES in its group (chosen), in a view of its trace. 0, or -1. */
 static int fill(struct ct_stream_groups *groups, const char *const *traces, size_t count,
                 GPtrArray *files, char *why, size_t len)
 {
@@ -214,7 +357,7 @@ static int fill(struct ct_stream_groups *groups, const char *const *traces, size
 		absolute[i] = realpath(traces[i], NULL);
 	for (guint n = 0; ret == 0 && n < files->len; n++) {
 		const struct stream_file *f = g_ptr_array_index(files, n);
-		struct group *g = lightest(groups);
+		struct group *g = chosen(groups, f);
 		const char *view;
 
 		if (!absolute[f->trace]) {
@@ -229,8 +372,7 @@ static int fill(struct ct_stream_groups *groups, const char *const *traces, size
 				         strerror(errno));
 			ret = -1;
 		}
-		/* an empty file still costs a graph its source */
-		g->bytes += f->bytes + 1;
+		place(groups, g, f);
 	}
 	for (size_t i = 0; i < count; i++)
 		free(absolute[i]);
@@ -254,6 +396,7 @@ struct ct_stream_groups *ct_stream_groups_create(const char *const *traces, size
 	groups->count = MIN(MIN(wanted, files->len), GROUPS_MAX);
 	for (size_t i = 0; i < groups->count; i++)
 		group_init(&groups->groups[i], true);
+	weigh(files);
 	if (fill(groups, traces, count, files, why, len) < 0) {
 		ct_stream_groups_destroy(groups);
 		groups = NULL;

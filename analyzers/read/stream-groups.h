@@ -9,8 +9,13 @@
  * environment, its clock); a stream's events are all in its file, so no
  * group needs another's.
  *
- * Files go to the group with the fewest bytes so far, the largest first,
- * ties by trace and name: the same traces give the same groups.
+ * Files go to groups the largest first, ties by trace and name, each where
+ * it adds least to the work of the busiest group over time: the packets'
+ * times and sizes in the traces' indexes say when each file's bytes were
+ * written, so that files written at the same time are decoded apart
+ * (the one that holds all the rest back is the busiest then). Without
+ * indexes, and among equals, a file goes to the group with the fewest
+ * bytes so far. The same traces give the same groups.
  *
  *	n = ct_stream_groups_wanted();
  *	groups = ct_stream_groups_create(traces, count, n, why, len);

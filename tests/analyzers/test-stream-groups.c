@@ -3,7 +3,9 @@
  * test-stream-groups.c - the groups of stream files decoded in parallel
  * (stream-groups.c) on a trace directory made here, whose files' sizes
  * are known: the largest file goes first, each to the group with the
- * fewest bytes; each group's view holds the metadata, the index and its
+ * fewest bytes, or, where the index says when the files were written, to
+ * a group apart from the files written at the same time; each group's
+ * view holds the metadata, the index and its
  * own files only, as links to the trace's; no more groups than files;
  * one group (the trace itself, no view) when one is wanted or the trace
  * is live; the views removed with the groups; CUDATRACE_DECODE_GROUPS
@@ -56,6 +58,54 @@ static int setup(void **state)
 	write_file(".hidden", 1000);
 	snprintf(index, sizeof(index), "%s/index", trace);
 	assert_int_equal(mkdir(index, 0700), 0);
+	return 0;
+}
+
+/* Big-endian V into 8 bytes at B. */
+static void put64(unsigned char *b, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		b[i] = (unsigned char)v;
+}
+
+/* An index for stream file NAME of BYTES: one packet, from BEGIN to END (LTTng's index 1.1). */
+static void write_index(const char *name, uint64_t bytes, uint64_t begin, uint64_t end)
+{
+	static const unsigned char header[16] = { 0xc1, 0xf1, 0xdc, 0xc1, 0, 0, 0, 1,
+		                                  0,    0,    0,    1,    0, 0, 0, 72 };
+	unsigned char entry[72] = { 0 };
+	gchar *base = g_strconcat(name, ".idx", NULL);
+	gchar *path = g_build_filename(trace, "index", base, NULL);
+	FILE *f = fopen(path, "wb");
+
+	g_free(base);
+	g_free(path);
+	assert_non_null(f);
+	put64(entry + 8, bytes * 8);
+	put64(entry + 16, bytes * 8);
+	put64(entry + 24, begin);
+	put64(entry + 32, end);
+	assert_int_equal(fwrite(header, 1, sizeof(header), f), sizeof(header));
+	assert_int_equal(fwrite(entry, 1, sizeof(entry), f), sizeof(entry));
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * A trace as a process that moved to another CPU halfway leaves it: its
+ * stream (300 bytes) and the GPU records of the same moments (200) on the
+ * first CPU's files until time 2000, then on the second's from 3000 (150
+ * and 100).
+ */
+static int setup_moved(void **state)
+{
+	setup(state);
+	write_file("cudatrace-gpu_1", 200);
+	write_file("cudatrace-gpu_0", 100);
+	write_file("cudatrace_1", 150);
+	write_index("cudatrace_0", 300, 1000, 2000);
+	write_index("cudatrace-gpu_1", 200, 1000, 2000);
+	write_index("cudatrace_1", 150, 3000, 4000);
+	write_index("cudatrace-gpu_0", 100, 3000, 4000);
 	return 0;
 }
 
@@ -153,6 +203,44 @@ static void test_two_groups_balance_bytes(void **state)
 	g_free(second);
 }
 
+/* Whether view V holds exactly the stream files NAMES (NULL-terminated). */
+static bool holds(const char *view, const char *const *names)
+{
+	static const char *const all[] = { "cudatrace_0", "cudatrace_1", "cudatrace-gpu_0",
+		                           "cudatrace-gpu_1" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
+		bool wanted = false;
+
+		for (const char *const *n = names; *n; n++)
+			wanted |= strcmp(*n, all[i]) == 0;
+		if (exists(view, all[i]) != wanted)
+			return false;
+	}
+	return true;
+}
+
+static void test_files_written_together_go_apart(void **state)
+{
+	const char *const traces[] = { trace };
+	struct ct_stream_groups *groups = groups_of(traces, 1, 3, 3);
+
+	(void)state;
+	/*
+	 * By bytes alone, the files of the second CPU would share the third
+	 * group, and one thread would decode all of the second half. The
+	 * first CPU's files go apart (300, 200); the second's stream goes
+	 * where it adds least, each group as idle then, the fewest bytes;
+	 * its GPU records where nothing else is decoded then, the fewest
+	 * bytes of those.
+	 */
+	assert_true(holds(only_view(groups, 0), (const char *const[]){ "cudatrace_0", NULL }));
+	assert_true(holds(only_view(groups, 1),
+	                  (const char *const[]){ "cudatrace-gpu_1", "cudatrace-gpu_0", NULL }));
+	assert_true(holds(only_view(groups, 2), (const char *const[]){ "cudatrace_1", NULL }));
+	ct_stream_groups_destroy(groups);
+}
+
 static void test_no_more_groups_than_files(void **state)
 {
 	const char *const traces[] = { trace };
@@ -207,6 +295,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_two_groups_balance_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_files_written_together_go_apart, setup_moved,
+		                                teardown),
 		cmocka_unit_test_setup_teardown(test_no_more_groups_than_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_group_is_the_trace, setup, teardown),
 		cmocka_unit_test(test_wanted_from_the_environment),
