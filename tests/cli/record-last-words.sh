@@ -273,8 +273,11 @@ is "damaged stderr.log: no last_words section; record's judgement stays" \
 
 # 12. Record killed with SIGKILL while the program runs: the relay, a
 # process of its own, goes on; the program writes on, unharmed, and its
-# last words are kept all the same.
-"$cli_bin" record -o "$lttng_tmp/orphan" -- "$trace_python" -c 'import os, sys, time
+# last words are kept all the same. The next command that lists traces
+# closes the session and removes the Python probe's directory, made
+# where the test sees it.
+mkdir "$lttng_tmp/orphan-tmp"
+TMPDIR="$lttng_tmp/orphan-tmp" "$cli_bin" record -o "$lttng_tmp/orphan" -- "$trace_python" -c 'import os, sys, time
 sys.stderr.write("before\n")
 sys.stderr.flush()
 open(sys.argv[1] + ".ready", "w").close()
@@ -308,5 +311,9 @@ ok "orphan: the program wrote on and ended as it would have" grep -qx done "$ltt
 ok "orphan: its line after record died went through" grep -q '^after its recorder died$' "$lttng_tmp/orphan.err"
 ok "orphan: and was kept" grep -q '^after its recorder died$' "$lttng_tmp/orphan/stderr.log"
 is "orphan: under the program's pid" "$(sed -n 's/^pid //p' "$lttng_tmp/orphan/stderr.log")" "$orphan_prog"
+"$cli_bin" list "$lttng_tmp/orphan" >"$lttng_tmp/orphan-list.out" 2>"$lttng_tmp/orphan-list.err"
+ok "orphan: the next list closes its session" \
+	grep -q "closed the session cudatrace-.* left by a cudatrace record that died" "$lttng_tmp/orphan-list.err"
+is "orphan: and removes its Python probe" "$(ls -A "$lttng_tmp/orphan-tmp")" ""
 
 tap_done
