@@ -47,20 +47,40 @@ int ct_packet_index_open(struct ct_packet_index *ix, const char *path)
 	    ((uint64_t)st.st_size - INDEX_HEADER) % ix->entry_len != 0)
 		goto error;
 	ix->count = ((uint64_t)st.st_size - INDEX_HEADER) / ix->entry_len;
+	ix->first = ix->held = 0;
 	return 0;
 error:
 	ct_packet_index_close(ix);
 	return -1;
 }
 
-int ct_packet_index_get(const struct ct_packet_index *ix, uint64_t i,
-                        struct ct_packet_index_entry *e)
+/* Reads the block of entries from I on; 0, or -1 when it cannot be read. */
+static int read_block(struct ct_packet_index *ix, uint64_t i)
 {
-	uint8_t entry[ENTRY_READ];
+	uint64_t fit = ix->entry_len <= sizeof(ix->block) ? sizeof(ix->block) / ix->entry_len : 1;
+	uint64_t n = ix->count - i < fit ? ix->count - i : fit;
+	/* an entry larger than the block is read up to its last time */
+	size_t len = ix->entry_len <= sizeof(ix->block) ? (size_t)(n * ix->entry_len) : ENTRY_READ;
 
-	if (i >= ix->count || ct_read_at(ix->fd, entry, sizeof(entry),
-	                                 (off_t)(INDEX_HEADER + (uint64_t)ix->entry_len * i)) < 0)
+	ix->held = 0;
+	if (ct_read_at(ix->fd, ix->block, len,
+	               (off_t)(INDEX_HEADER + (uint64_t)ix->entry_len * i)) < 0)
 		return -1;
+	ix->first = i;
+	ix->held = n;
+	return 0;
+}
+
+int ct_packet_index_get(struct ct_packet_index *ix, uint64_t i, struct ct_packet_index_entry *e)
+{
+	const uint8_t *entry;
+
+	if (i >= ix->count)
+		return -1;
+	if ((i < ix->first || i - ix->first >= ix->held) && read_block(ix, i) < 0)
+		return -1;
+	entry =
+	    ix->block + (ix->entry_len <= sizeof(ix->block) ? (i - ix->first) * ix->entry_len : 0);
 	e->offset = big_endian(entry, 8);
 	e->size = big_endian(entry + 8, 8);
 	e->content = big_endian(entry + 16, 8);

@@ -24,11 +24,17 @@
 
 #include <stdint.h>
 
+/* The bytes of entries read at once: a large index is read a block at a time. */
+#define CT_PACKET_INDEX_BLOCK 8192
+
 /* An open index file. */
 struct ct_packet_index {
 	int fd;
 	uint32_t entry_len; /* bytes */
 	uint64_t count;     /* entries */
+	/* entries first to first + held - 1, as read */
+	uint64_t first, held;
+	uint8_t block[CT_PACKET_INDEX_BLOCK];
 };
 
 /* One packet as the index gives it. */
@@ -45,9 +51,12 @@ struct ct_packet_index_entry {
  */
 int ct_packet_index_open(struct ct_packet_index *ix, const char *path);
 
-/* Entry I (below ix->count) into *E. Returns 0, or -1 when it cannot be read. */
-int ct_packet_index_get(const struct ct_packet_index *ix, uint64_t i,
-                        struct ct_packet_index_entry *e);
+/*
+ * Entry I (below ix->count) into *E, read with the block of entries after
+ * it unless it is in the block read last. Returns 0, or -1 when it cannot
+ * be read.
+ */
+int ct_packet_index_get(struct ct_packet_index *ix, uint64_t i, struct ct_packet_index_entry *e);
 
 void ct_packet_index_close(struct ct_packet_index *ix);
 
