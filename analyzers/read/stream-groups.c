@@ -24,8 +24,6 @@
 #define GROUPS_MAX 64
 /* The traces' time is cut in this many windows to weigh the groups' work over it. */
 #define WINDOWS 64
-/* An index of more packets is not read: the file's bytes are spread over the windows. */
-#define INDEX_ENTRIES_MAX (UINT64_C(1) << 20)
 
 struct group {
 	GPtrArray *views;     /* char *, owned: view directories, or the traces themselves */
@@ -42,17 +40,13 @@ struct ct_stream_groups {
 	double busiest[WINDOWS]; /* the largest load of a group in each window */
 };
 
-/* A packet's times and bytes, from the index. */
-struct span {
-	uint64_t begin, end, bytes;
-};
-
 /* A stream file: its trace, its name, its size, when its bytes were written. */
 struct stream_file {
 	size_t trace;
 	char *name;
 	uint64_t bytes;
-	GArray *spans; /* struct span, from its index; NULL without one */
+	bool indexed;         /* its index could be read: */
+	uint64_t first, last; /* the first packet's start, the last one's end */
 	double load[WINDOWS];
 };
 
@@ -122,8 +116,6 @@ static void stream_file_free(gpointer data)
 	struct stream_file *f = data;
 
 	g_free(f->name);
-	if (f->spans)
-		g_array_free(f->spans, TRUE);
 	g_free(f);
 }
 
@@ -140,35 +132,36 @@ static gint largest_first(gconstpointer a, gconstpointer b)
 	return strcmp(x->name, y->name);
 }
 
-/* The packets' spans of stream file NAME of TRACE from its index; NULL without a usable one. */
-static GArray *spans_of(const char *trace, const char *name)
+/* Opens the index of stream file NAME of TRACE. 0, or -1 when it has none it can read. */
+static int index_open(struct ct_packet_index *ix, const char *trace, const char *name)
 {
-	struct ct_packet_index ix;
 	char path[PATH_MAX];
-	GArray *spans;
 
 	if (snprintf(path, sizeof(path), "%s/index/%s.idx", trace, name) >= (int)sizeof(path) ||
-	    ct_packet_index_open(&ix, path) < 0)
-		return NULL;
-	if (ix.count == 0 || ix.count > INDEX_ENTRIES_MAX) {
-		ct_packet_index_close(&ix);
-		return NULL;
+	    ct_packet_index_open(ix, path) < 0)
+		return -1;
+	if (ix->count == 0) {
+		ct_packet_index_close(ix);
+		return -1;
 	}
-	spans = g_array_sized_new(FALSE, FALSE, sizeof(struct span), (guint)ix.count);
-	for (uint64_t i = 0; i < ix.count; i++) {
-		struct ct_packet_index_entry e;
-		struct span sp;
+	return 0;
+}
 
-		if (ct_packet_index_get(&ix, i, &e) < 0 || e.end < e.begin) {
-			g_array_free(spans, TRUE);
-			spans = NULL;
-			break;
-		}
-		sp = (struct span){ e.begin, e.end, e.content / 8 };
-		g_array_append_val(spans, sp);
+/* F's times from its index (the packets of a stream file follow each other): f->indexed. */
+static void time_range(struct stream_file *f, const char *trace)
+{
+	struct ct_packet_index_entry head, tail;
+	struct ct_packet_index ix;
+
+	if (index_open(&ix, trace, f->name) < 0)
+		return;
+	if (ct_packet_index_get(&ix, 0, &head) == 0 &&
+	    ct_packet_index_get(&ix, ix.count - 1, &tail) == 0 && head.begin <= tail.end) {
+		f->indexed = true;
+		f->first = head.begin;
+		f->last = tail.end;
 	}
 	ct_packet_index_close(&ix);
-	return spans;
 }
 
 /*
@@ -203,7 +196,7 @@ static GPtrArray *stream_files(const char *const *traces, size_t count)
 			if (ct_trace_view_join(path, traces[i], f->name) == 0 &&
 			    stat(path, &st) == 0)
 				f->bytes = (uint64_t)st.st_size;
-			f->spans = spans_of(traces[i], f->name);
+			time_range(f, traces[i]);
 			g_ptr_array_add(files, f);
 		}
 		g_ptr_array_free(names, TRUE);
@@ -212,14 +205,69 @@ static GPtrArray *stream_files(const char *const *traces, size_t count)
 	return files;
 }
 
+/* The window of WIDTH ns time T (ns after the windows' start) is in; those outside, the nearest. */
+static int window_of(double t, double width)
+{
+	double w = t / width;
+
+	/* compared as a double: converting one beyond int's range is undefined */
+	return w <= 0 ? 0 : w >= WINDOWS - 1 ? WINDOWS - 1 : (int)w;
+}
+
+/* Adds BYTES written from FROM to TO (ns after the windows' start) to LOAD. */
+static void spread(double *load, double width, double from, double to, double bytes)
+{
+	int w0 = window_of(from, width);
+	int w1 = window_of(to, width);
+
+	if (w0 == w1 || to <= from) {
+		load[w0] += bytes;
+		return;
+	}
+	for (int w = w0; w <= w1; w++) {
+		double lo = MAX(from, w * width), hi = MIN(to, (w + 1) * width);
+
+		if (hi > lo)
+			load[w] += bytes * (hi - lo) / (to - from);
+	}
+}
+
 /*
- * Each file's bytes in each window of the time its indexes cover, a
- * packet's spread evenly over its span; a file without an index has its
- * bytes spread evenly over all of it. No index at all: no load, and the
- * groups are weighed by their bytes alone. (The traces of one pass come
- * from one machine's monotonic clock, so their times compare.)
+ * F's bytes in each window of WIDTH ns from FIRST, its packets' from its
+ * index, each spread evenly over its span. False when the index cannot be
+ * read to its end: none is then counted.
  */
-static void weigh(GPtrArray *files)
+static bool weigh_file(struct stream_file *f, const char *trace, uint64_t first, double width)
+{
+	struct ct_packet_index ix;
+	bool whole = true;
+
+	if (index_open(&ix, trace, f->name) < 0)
+		return false;
+	for (uint64_t i = 0; i < ix.count; i++) {
+		struct ct_packet_index_entry e;
+
+		if (ct_packet_index_get(&ix, i, &e) < 0 || e.end < e.begin) {
+			whole = false;
+			break;
+		}
+		spread(f->load, width, (double)e.begin - (double)first,
+		       (double)e.end - (double)first, (double)(e.content / 8));
+	}
+	ct_packet_index_close(&ix);
+	if (!whole)
+		memset(f->load, 0, sizeof(f->load));
+	return whole;
+}
+
+/*
+ * Each file's bytes in each window of the time its traces' indexes
+ * cover, a packet's spread evenly over its span; a file without an index
+ * has its bytes spread evenly over all of it. No index at all: no load,
+ * and the groups are weighed by their bytes alone. (The traces of one
+ * pass come from one machine's monotonic clock, so their times compare.)
+ */
+static void weigh(GPtrArray *files, const char *const *traces)
 {
 	uint64_t first = UINT64_MAX, last = 0;
 	double width;
@@ -227,11 +275,9 @@ static void weigh(GPtrArray *files)
 	for (guint n = 0; n < files->len; n++) {
 		const struct stream_file *f = g_ptr_array_index(files, n);
 
-		for (guint i = 0; f->spans && i < f->spans->len; i++) {
-			const struct span *sp = &g_array_index(f->spans, struct span, i);
-
-			first = MIN(first, sp->begin);
-			last = MAX(last, sp->end);
+		if (f->indexed) {
+			first = MIN(first, f->first);
+			last = MAX(last, f->last);
 		}
 	}
 	if (first >= last)
@@ -240,27 +286,9 @@ static void weigh(GPtrArray *files)
 	for (guint n = 0; n < files->len; n++) {
 		struct stream_file *f = g_ptr_array_index(files, n);
 
-		if (!f->spans) {
+		if (!f->indexed || !weigh_file(f, traces[f->trace], first, width))
 			for (int w = 0; w < WINDOWS; w++)
 				f->load[w] = (double)f->bytes / WINDOWS;
-			continue;
-		}
-		for (guint i = 0; i < f->spans->len; i++) {
-			const struct span *sp = &g_array_index(f->spans, struct span, i);
-			double from = (double)(sp->begin - first), to = (double)(sp->end - first);
-			int w0 = MIN((int)(from / width), WINDOWS - 1);
-			int w1 = MIN((int)(to / width), WINDOWS - 1);
-
-			if (w0 == w1) {
-				f->load[w0] += (double)sp->bytes;
-				continue;
-			}
-			for (int w = w0; w <= w1; w++) {
-				double lo = MAX(from, w * width), hi = MIN(to, (w + 1) * width);
-
-				f->load[w] += (double)sp->bytes * (hi - lo) / (to - from);
-			}
-		}
 	}
 }
 
@@ -396,7 +424,7 @@ struct ct_stream_groups *ct_stream_groups_create(const char *const *traces, size
 	groups->count = MIN(MIN(wanted, files->len), GROUPS_MAX);
 	for (size_t i = 0; i < groups->count; i++)
 		group_init(&groups->groups[i], true);
-	weigh(files);
+	weigh(files, traces);
 	if (fill(groups, traces, count, files, why, len) < 0) {
 		ct_stream_groups_destroy(groups);
 		groups = NULL;
