@@ -4,7 +4,8 @@
  * (stream-groups.c) on a trace directory made here, whose files' sizes
  * are known: the largest file goes first, each to the group with the
  * fewest bytes, or, where the index says when the files were written, to
- * a group apart from the files written at the same time; each group's
+ * a group apart from the files written at the same time (an index whose
+ * times are damaged is weighed all the same); each group's
  * view holds the metadata, the index and its
  * own files only, as links to the trace's; no more groups than files;
  * one group (the trace itself, no view) when one is wanted or the trace
@@ -106,6 +107,16 @@ static int setup_moved(void **state)
 	write_index("cudatrace-gpu_1", 200, 1000, 2000);
 	write_index("cudatrace_1", 150, 3000, 4000);
 	write_index("cudatrace-gpu_0", 100, 3000, 4000);
+	return 0;
+}
+
+/* An index whose times span the whole clock, and one whose packet ends before it begins. */
+static int setup_damaged(void **state)
+{
+	setup(state);
+	write_index("cudatrace_0", 300, 0, UINT64_MAX);
+	write_index("cudatrace_1", 200, UINT64_MAX / 2, UINT64_MAX / 2 - 5);
+	write_index("cudatrace-gpu_0", 100, UINT64_MAX - 1, UINT64_MAX);
 	return 0;
 }
 
@@ -241,6 +252,19 @@ static void test_files_written_together_go_apart(void **state)
 	ct_stream_groups_destroy(groups);
 }
 
+static void test_damaged_index(void **state)
+{
+	const char *const traces[] = { trace };
+	struct ct_stream_groups *groups = groups_of(traces, 1, 2, 2);
+
+	(void)state;
+	/* the groups are made, each a view of its own, the largest file in the first */
+	only_view(groups, 0);
+	only_view(groups, 1);
+	assert_true(exists(ct_stream_groups_views(groups, 0)[0], "cudatrace_0"));
+	ct_stream_groups_destroy(groups);
+}
+
 static void test_no_more_groups_than_files(void **state)
 {
 	const char *const traces[] = { trace };
@@ -297,6 +321,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_two_groups_balance_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_files_written_together_go_apart, setup_moved,
 		                                teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_index, setup_damaged, teardown),
 		cmocka_unit_test_setup_teardown(test_no_more_groups_than_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_group_is_the_trace, setup, teardown),
 		cmocka_unit_test(test_wanted_from_the_environment),
