@@ -10,16 +10,6 @@
 
 #include "tsdl-lexer.h"
 
-bool ct_tsdl_ident_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-bool ct_tsdl_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 /* Skips blanks and comments; false at an unterminated comment. */
 static bool skip_blank(struct ct_tsdl_lexer *lx)
 {
@@ -114,12 +104,6 @@ void ct_tsdl_next(struct ct_tsdl_lexer *lx, struct ct_tsdl_token *tk)
 		tk->type = CT_TOK_PUNCT;
 	}
 	tk->len = (size_t)(lx->p - tk->text);
-}
-
-bool ct_tsdl_is(const struct ct_tsdl_token *tk, const char *text)
-{
-	return (tk->type == CT_TOK_IDENT || tk->type == CT_TOK_PUNCT) && tk->len == strlen(text) &&
-	       !memcmp(tk->text, text, tk->len);
 }
 
 void ct_tsdl_join(char *buf, size_t size, const struct ct_tsdl_token *tk)

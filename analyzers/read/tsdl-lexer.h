@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum ct_tsdl_token_type {
 	CT_TOK_END,
@@ -40,17 +41,35 @@ struct ct_tsdl_lexer {
 	const char *p, *end;
 };
 
+/*
+ * The tests below are inline: the lexer and the parsers call them for
+ * every character and token, and across files a call cost more than the
+ * test (the text is read several times before babeltrace2 reads it).
+ */
+
 /* Whether C starts an identifier (a letter or '_'). */
-bool ct_tsdl_ident_start(char c);
+static inline bool ct_tsdl_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
 
 /* Whether C is a decimal digit. */
-bool ct_tsdl_digit(char c);
+static inline bool ct_tsdl_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
 
 /* The token at LX into TK, LX moved past it: CT_TOK_END at the end of the text. */
 void ct_tsdl_next(struct ct_tsdl_lexer *lx, struct ct_tsdl_token *tk);
 
-/* Whether TK is the identifier or punctuation TEXT. */
-bool ct_tsdl_is(const struct ct_tsdl_token *tk, const char *text);
+/* Whether TK is the identifier or punctuation TEXT (most often a literal, its length known). */
+static inline bool ct_tsdl_is(const struct ct_tsdl_token *tk, const char *text)
+{
+	size_t len = strlen(text);
+
+	return (tk->type == CT_TOK_IDENT || tk->type == CT_TOK_PUNCT) && tk->len == len &&
+	       !memcmp(tk->text, text, len);
+}
 
 /*
  * Appends TK's text to BUF (SIZE bytes, a string), after a blank when BUF
