@@ -28,6 +28,7 @@
 #include "findings/findings.h"
 #include "common/options.h"
 #include "report/plot.h"
+#include "model/symbolizer.h"
 #include "pass/reader.h"
 #include "last-words-section.h"
 #include "recorded-read.h"
@@ -712,6 +713,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (ret)
 		return ret;
+	/* before the decoding threads start: it may change the environment */
+	(void)ct_symbolizer_choose_servers();
 	if (!a.live_url) {
 		diag_set_prefix("cudatrace report");
 		stale_cleanup_before_reading();

@@ -6,7 +6,8 @@
  * address range, with its recorded build id; dwfl computes the load bias
  * from the range and the ELF file's first segment, and finds the ELF file
  * through find_elf below and its DWARF through the standard debuginfo
- * search (.gnu_debuglink, /usr/lib/debug/.build-id). The modules are
+ * search (.gnu_debuglink, /usr/lib/debug/.build-id; debuginfod servers
+ * only where ct_symbolizer_choose_servers allows them). The modules are
  * reported once, at the first lookup, after every object is known.
  */
 #include <fcntl.h>
@@ -57,6 +58,17 @@ struct ct_symbolizer {
 	char *debuginfo_path;
 	Dwfl_Callbacks callbacks;
 };
+
+bool ct_symbolizer_choose_servers(void)
+{
+	const char *allow = getenv("CUDATRACE_DEBUGINFOD");
+
+	if (allow && strcmp(allow, "1") == 0)
+		return true;
+	/* libdebuginfod reads it at each query (debuginfod-client.c): without, it asks none */
+	unsetenv("DEBUGINFOD_URLS");
+	return false;
+}
 
 struct ct_symbolizer *ct_symbolizer_create(const char *debug_dirs)
 {

@@ -25,6 +25,18 @@ struct ct_symbol {
 	uint64_t offset;      /* from the object's base address */
 };
 
+/*
+ * Whether libdw may ask debuginfod servers for the debug information of
+ * objects it lacks: only when CUDATRACE_DEBUGINFOD is 1. Otherwise
+ * DEBUGINFOD_URLS, which distributions set for every login, is removed
+ * from this process's environment, so that naming a trace's frames
+ * neither downloads each library's debug information nor waits
+ * DEBUGINFOD_TIMEOUT (90 s) for each where the servers cannot be reached.
+ * Call before any thread starts (it may change the environment); returns
+ * whether servers may be asked.
+ */
+bool ct_symbolizer_choose_servers(void);
+
 /* DEBUG_DIRS: directories searched before the standard ones (colon-separated,
  * copied), NULL for none. */
 struct ct_symbolizer *ct_symbolizer_create(const char *debug_dirs);

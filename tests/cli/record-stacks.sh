@@ -10,7 +10,8 @@
 # program prints each allocation's function and file:line (its own ground
 # truth); the report must charge the leaks and the failure to exactly
 # those sites, and name neither the function that freed nor CUDA's or the
-# tracer's frames.
+# tracer's frames. Debuginfod servers are asked only when the user allows
+# it.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -119,6 +120,40 @@ ok "its file gone, the report cannot name the leaking function" \
 	2>/dev/null
 ok "--debug-dir: found by build id, it names it with its file:line" \
 	grep -q "leak_here (stack-alloc.c:$line)" "$lttng_tmp/moved.txt"
+
+# debuginfod servers (DEBUGINFOD_URLS, set for every login by some
+# distributions) are asked for the debug information of the objects the
+# report lacks (here the moved program's, whose file is gone) only with
+# CUDATRACE_DEBUGINFOD=1: a server that answers 404 to all and notes what
+# it is asked.
+"$trace_python" -c 'import http.server, socketserver, sys
+log = open(sys.argv[1], "a")
+class Server(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        log.write(self.path + "\n")
+        log.flush()
+        self.send_response(404)
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+with socketserver.TCPServer(("127.0.0.1", 0), Server) as s:
+    open(sys.argv[2] + ".part", "w").write(str(s.server_address[1]))
+    __import__("os").rename(sys.argv[2] + ".part", sys.argv[2])
+    s.serve_forever()' "$lttng_tmp/asked" "$lttng_tmp/port" &
+server=$!
+ok "a debuginfod server listens" cli_wait_for "$lttng_tmp/port" '^[0-9]+$' $server
+: >>"$lttng_tmp/asked"
+urls="http://127.0.0.1:$(cat "$lttng_tmp/port")"
+DEBUGINFOD_URLS=$urls DEBUGINFOD_CACHE_PATH="$lttng_tmp/debuginfod" \
+	"$cli_bin" report -o "$lttng_tmp/unasked.txt" "$lttng_tmp/moved" 2>/dev/null
+is "DEBUGINFOD_URLS alone: the report asks no server" "$(cat "$lttng_tmp/asked")" ""
+CUDATRACE_DEBUGINFOD=1 DEBUGINFOD_URLS=$urls DEBUGINFOD_CACHE_PATH="$lttng_tmp/debuginfod" \
+	"$cli_bin" report -o "$lttng_tmp/asked.txt" "$lttng_tmp/moved" 2>/dev/null
+ok "CUDATRACE_DEBUGINFOD=1: it asks them for the program by its build id" \
+	grep -q "^/buildid/$build_id/" "$lttng_tmp/asked"
+ok "and, told nothing more, reports the same" cmp -s "$lttng_tmp/unasked.txt" "$lttng_tmp/asked.txt"
+kill $server
+wait $server 2>/dev/null
 
 # CUDATRACE_STACK_DEPTH=0: no stack, and the sites are the calls again.
 CUDATRACE_STACK_DEPTH=0 cli_record nostack -o "$lttng_tmp/nostack" -- "$program" 1
