@@ -28,15 +28,15 @@ struct side {
 
 static struct side lookup_side(const struct api_call *call, uint64_t address)
 {
-	struct tracker_entry entry;
+	const struct tracker_entry *entry = handle_cache_range(call->cache, address);
 	struct side side = { .device = CT_DEVICE_NONE };
 
-	if (!handle_cache_range(call->cache, address, &entry))
+	if (!entry)
 		return side;
-	side.on_device = !ct_mem_kind_is_host(entry.kind);
+	side.on_device = !ct_mem_kind_is_host(entry->kind);
 	side.pinned = !side.on_device;
 	if (side.on_device)
-		side.device = entry.device;
+		side.device = entry->device;
 	return side;
 }
 
@@ -437,7 +437,7 @@ struct memset_desc {
 
 static void emit_memset(struct api_call *call, const struct memset_desc *d)
 {
-	struct tracker_entry entry;
+	const struct tracker_entry *entry;
 	struct ct_ev_memset e;
 
 	if (call_failed(call) || no_bytes(d->bytes) ||
@@ -454,8 +454,9 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 		.device = call_device(call),
 		.api = call_record(call),
 	};
-	if (handle_cache_range(call->cache, d->address, &entry) && !ct_mem_kind_is_host(entry.kind))
-		e.device = entry.device;
+	entry = handle_cache_range(call->cache, d->address);
+	if (entry && !ct_mem_kind_is_host(entry->kind))
+		e.device = entry->device;
 	call_note_name(call);
 	call_stack_note_operation(call, e.api.correlation_id);
 	REPEAT_OR_WRITE(call, memset, &e, RECORDED_NONE);

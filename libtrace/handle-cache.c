@@ -87,35 +87,31 @@ uint64_t handle_cache_kernel_miss(struct handle_cache *cache, const char *name)
 	return id;
 }
 
-bool handle_cache_range(struct handle_cache *cache, uint64_t address, struct tracker_entry *found)
+const struct tracker_entry *handle_cache_range(struct handle_cache *cache, uint64_t address)
 {
 	/* read before the lookup: a change after it makes the answer stale */
 	uint64_t changes = tracker_changes();
 	unsigned slot;
-	bool hit;
 
 	if (cache->changes != changes) {
 		memset(cache->ranges, 0, sizeof(cache->ranges));
 		cache->changes = changes;
 	}
 	for (unsigned i = 0; i < HANDLE_CACHE_RANGES; i++) {
-		if (cache->ranges[i].lo <= address && address < cache->ranges[i].hi) {
-			if (cache->ranges[i].found)
-				*found = cache->ranges[i].entry;
-			return cache->ranges[i].found;
-		}
+		if (cache->ranges[i].lo <= address && address < cache->ranges[i].hi)
+			return cache->ranges[i].found ? &cache->ranges[i].entry : NULL;
 	}
-	hit = tracker_lookup(TRACKER_ADDRESSES, address, found);
 	slot = cache->next_range++ % HANDLE_CACHE_RANGES;
-	cache->ranges[slot].found = hit;
-	if (hit) {
-		cache->ranges[slot].lo = found->start;
-		cache->ranges[slot].hi = tracker_range_end(found);
-		cache->ranges[slot].entry = *found;
-	} else if (!tracker_free_around(address, &cache->ranges[slot].lo,
-	                                &cache->ranges[slot].hi)) {
+	cache->ranges[slot].found =
+	    tracker_lookup(TRACKER_ADDRESSES, address, &cache->ranges[slot].entry);
+	if (cache->ranges[slot].found) {
+		cache->ranges[slot].lo = cache->ranges[slot].entry.start;
+		cache->ranges[slot].hi = tracker_range_end(&cache->ranges[slot].entry);
+		return &cache->ranges[slot].entry;
+	}
+	if (!tracker_free_around(address, &cache->ranges[slot].lo, &cache->ranges[slot].hi)) {
 		cache->ranges[slot].lo = address;
 		cache->ranges[slot].hi = address + 1;
 	}
-	return hit;
+	return NULL;
 }

@@ -107,9 +107,11 @@ static inline uint64_t handle_cache_kernel(struct handle_cache *cache, const cha
 	return handle_cache_kernel_miss(cache, name);
 }
 
-/* tracker_lookup(TRACKER_ADDRESSES, address, found), cached by the
- * allocation's range. */
-bool handle_cache_range(struct handle_cache *cache, uint64_t address, struct tracker_entry *found);
+/* The allocation ADDRESS is in, as tracker_lookup(TRACKER_ADDRESSES)
+ * finds it, cached by its range; NULL: none. The entry is the cache's,
+ * valid until its next use: its callers read a field or two of it, not a
+ * copy of all (a copy loop asks twice a call). */
+const struct tracker_entry *handle_cache_range(struct handle_cache *cache, uint64_t address);
 
 /* A stream, context or module is about to go: every cache empties itself
  * before its next use. */

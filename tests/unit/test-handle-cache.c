@@ -240,14 +240,13 @@ static void release(uint64_t start)
  * none (start 0). */
 static void expect_range(struct handle_cache *cache, uint64_t address, uint64_t start, uint8_t kind)
 {
-	struct tracker_entry found;
-	bool hit = handle_cache_range(cache, address, &found);
+	const struct tracker_entry *found = handle_cache_range(cache, address);
 
-	assert_int_equal(hit, start != 0);
-	if (!hit)
+	assert_int_equal(found != NULL, start != 0);
+	if (!found)
 		return;
-	assert_int_equal(found.start, start);
-	assert_int_equal(found.kind, kind);
+	assert_int_equal(found->start, start);
+	assert_int_equal(found->kind, kind);
 }
 
 static void test_range_follows_the_tracker(void **state)
