@@ -31,9 +31,12 @@ GPtrArray *ct_trace_view_streams(const char *dir);
 int ct_trace_view_join(char *buf, const char *dir, const char *name);
 
 /*
- * Makes a new empty view, $TMPDIR/cudatrace-KIND.XXXXXX (/tmp without
- * TMPDIR), whose path goes to OUT (LEN bytes). 0, or -1 with a reason in
- * WHY.
+ * Makes a new empty view, $TMPDIR/cudatrace-KIND-NS-PID.XXXXXX (/tmp
+ * without TMPDIR; KIND "group" or "repair"; PID this process's, in the
+ * pid namespace NS), whose path goes to OUT (LEN bytes). 0, or -1 with a
+ * reason in WHY. The first view a process makes first removes the views
+ * there of processes of its namespace that are gone (killed before they
+ * removed theirs).
  */
 int ct_trace_view_create(const char *kind, char *out, size_t len, char *why, size_t why_len);
 
