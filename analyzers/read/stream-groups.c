@@ -232,18 +232,27 @@ static void spread(double *load, double width, double from, double to, double by
 	}
 }
 
+/* F's bytes spread evenly over all the windows. */
+static void weigh_evenly(struct stream_file *f)
+{
+	for (int w = 0; w < WINDOWS; w++)
+		f->load[w] = (double)f->bytes / WINDOWS;
+}
+
 /*
  * F's bytes in each window of WIDTH ns from FIRST, its packets' from its
- * index, each spread evenly over its span. False when the index cannot be
- * read to its end: none is then counted.
+ * index, each spread evenly over its span; evenly over all the windows
+ * when F has no index, or its index cannot be read to its end.
  */
-static bool weigh_file(struct stream_file *f, const char *trace, uint64_t first, double width)
+static void weigh_file(struct stream_file *f, const char *trace, uint64_t first, double width)
 {
 	struct ct_packet_index ix;
 	bool whole = true;
 
-	if (index_open(&ix, trace, f->name) < 0)
-		return false;
+	if (!f->indexed || index_open(&ix, trace, f->name) < 0) {
+		weigh_evenly(f);
+		return;
+	}
 	for (uint64_t i = 0; i < ix.count; i++) {
 		struct ct_packet_index_entry e;
 
@@ -256,16 +265,14 @@ static bool weigh_file(struct stream_file *f, const char *trace, uint64_t first,
 	}
 	ct_packet_index_close(&ix);
 	if (!whole)
-		memset(f->load, 0, sizeof(f->load));
-	return whole;
+		weigh_evenly(f);
 }
 
 /*
  * Each file's bytes in each window of the time its traces' indexes
- * cover, a packet's spread evenly over its span; a file without an index
- * has its bytes spread evenly over all of it. No index at all: no load,
- * and the groups are weighed by their bytes alone. (The traces of one
- * pass come from one machine's monotonic clock, so their times compare.)
+ * cover (weigh_file). No index at all: no load, and the groups are
+ * weighed by their bytes alone. (The traces of one pass come from one
+ * machine's monotonic clock, so their times compare.)
  */
 static void weigh(GPtrArray *files, const char *const *traces)
 {
@@ -286,9 +293,7 @@ static void weigh(GPtrArray *files, const char *const *traces)
 	for (guint n = 0; n < files->len; n++) {
 		struct stream_file *f = g_ptr_array_index(files, n);
 
-		if (!f->indexed || !weigh_file(f, traces[f->trace], first, width))
-			for (int w = 0; w < WINDOWS; w++)
-				f->load[w] = (double)f->bytes / WINDOWS;
+		weigh_file(f, traces[f->trace], first, width);
 	}
 }
 
