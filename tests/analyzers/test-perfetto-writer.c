@@ -11,7 +11,8 @@
  * again by protobuf-c, is the same bytes, and says what was written.
  * Before its first timestamp, the file says once that its timestamps are
  * CLOCK_MONOTONIC's: the clock Perfetto shows the trace in, and the
- * sequence's default clock of timestamps.
+ * sequence's default clock of timestamps. Timestamps of every length, in
+ * any order, are written as they are.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -315,6 +316,84 @@ static void test_encoding_is_protobuf_c(void **state)
 }
 
 /*
+ * Timestamps of every varint length, in the orders a trace has them: the
+ * writer makes only the low bytes of a time that shares its high bits
+ * with the time before, and copies the others. Each is the time written,
+ * and the file is what protobuf-c packs: times below 2^21 (three bytes or
+ * fewer), around it, a monotonic clock's after days of uptime going up
+ * by a few ns and back (a GPU's work before the call after it), across
+ * the 2^49 where its varint grows from seven bytes to eight, the largest,
+ * and negative ones (written as 0).
+ */
+static void test_times_of_every_length(void **state)
+{
+	const int64_t day = 86400LL * 1000000000LL;
+	const int64_t times[] = {
+		0,
+		5,
+		(1 << 21) - 1,
+		1 << 21,
+		(1 << 21) + 1,
+		(1 << 21) - 1,
+		3 * day,
+		3 * day + 1,
+		3 * day + 127,
+		3 * day + 128,
+		3 * day - 1000,
+		3 * day + (1 << 21),
+		3 * day,
+		(INT64_C(1) << 49) - 1,
+		INT64_C(1) << 49,
+		(INT64_C(1) << 49) - 1,
+		INT64_MAX,
+		INT64_MAX - 1,
+		-7,
+		INT64_MIN,
+		3 * day + 5,
+		1,
+	};
+	enum { N = sizeof(times) / sizeof(times[0]) };
+	char *data = NULL;
+	size_t size = 0, e = 0;
+	FILE *f = open_memstream(&data, &size);
+	struct ct_pf_writer *w;
+	Perfetto__Protos__Trace *trace;
+	uint8_t *again;
+	uint64_t track;
+
+	(void)state;
+	assert_non_null(f);
+	w = ct_pf_writer_create(f);
+	track = ct_pf_track(w, &(struct ct_pf_track){ .key = 1, .name = "t" });
+	for (size_t i = 0; i < N; i++)
+		ct_pf_event(w, &(struct ct_pf_event){ .type = i % 2 ? CT_PF_END : CT_PF_BEGIN,
+		                                      .time_ns = times[i],
+		                                      .track = track,
+		                                      .name = i % 2 ? NULL : "slice" });
+	assert_int_equal(ct_pf_writer_close(w), 0);
+	assert_int_equal(fclose(f), 0);
+
+	trace = perfetto__protos__trace__unpack(NULL, size, (const uint8_t *)data);
+	assert_non_null(trace);
+	again = malloc(size);
+	assert_non_null(again);
+	assert_int_equal(perfetto__protos__trace__pack(trace, again), size);
+	assert_memory_equal(again, data, size);
+	for (size_t p = 0; p < trace->n_packet; p++) {
+		if (!trace->packet[p]->track_event)
+			continue;
+		assert_true(e < N);
+		assert_true(trace->packet[p]->has_timestamp);
+		assert_true(trace->packet[p]->timestamp == (times[e] > 0 ? (uint64_t)times[e] : 0));
+		e++;
+	}
+	assert_int_equal(e, N);
+	free(again);
+	free(data);
+	perfetto__protos__trace__free_unpacked(trace, NULL);
+}
+
+/*
  * One packet, before the first timestamp and without one of its own, says
  * that the timestamps are MONOTONIC's: a clock snapshot whose primary
  * clock is MONOTONIC, read at the first timestamp, and the sequence's
@@ -394,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_track_ids),
 		cmocka_unit_test(test_encoding_is_protobuf_c),
+		cmocka_unit_test(test_times_of_every_length),
 		cmocka_unit_test(test_clock_is_monotonic),
 	};
 
