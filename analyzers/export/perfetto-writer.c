@@ -121,8 +121,9 @@ struct ct_pf_writer {
 	uint64_t event_tags[EVENT_FIELDS];
 	bool short_tags; /* those put_short_packet writes take a byte each (short_tags_of) */
 	/* The last time put_time encoded in full: its bits from TIME_LOW_BITS
-	 * up, and the bytes of its varint after the first TIME_LOW_BYTES (at
-	 * most 7 of the 10 a 64-bit varint takes), with their number. */
+	 * up (UINT64_MAX, which no time has, until one is), and the bytes of
+	 * its varint after the first TIME_LOW_BYTES (at most 7 of the 10 a
+	 * 64-bit varint takes), with their number. */
 	uint64_t time_high;
 	uint8_t time_tail[8];
 	uint8_t time_tail_len;
@@ -190,6 +191,7 @@ struct ct_pf_writer *ct_pf_writer_create(FILE *out)
 		w->event_tags[i] =
 		    tag_of(&perfetto__protos__track_event__descriptor, event_fields[i]);
 	w->short_tags = short_tags_of(w);
+	w->time_high = UINT64_MAX;
 	return w;
 }
 
@@ -497,6 +499,12 @@ static uint8_t *fixed64(uint8_t *p, uint64_t v)
 	return p + sizeof(le);
 }
 
+/* A fixed64 field at P: its TAG and V; returns the byte after it. */
+static inline uint8_t *put_fixed64_field(uint8_t *p, uint64_t tag, uint64_t v)
+{
+	return fixed64(varint(p, tag), v);
+}
+
 /* The most bytes track_event writes for EV, with EXTRAS other counters
  * and NAME_LEN bytes of a name written in full: each field's tag and
  * varint, and the name. */
@@ -539,9 +547,10 @@ G_ALWAYS_INLINE static inline uint8_t *track_event(const struct ct_pf_writer *w,
 	for (size_t i = 0; i < extras; i++)
 		p = varint(varint(p, w->event_tags[E_EXTRA_TRACKS]), extra_tracks[i]);
 	if (ev->flow)
-		p = fixed64(varint(p, w->event_tags[E_FLOW_IDS]), ev->flow);
+		p = put_fixed64_field(p, w->event_tags[E_FLOW_IDS], ev->flow);
 	if (ev->terminating_flow)
-		p = fixed64(varint(p, w->event_tags[E_TERMINATING_FLOW_IDS]), ev->terminating_flow);
+		p = put_fixed64_field(p, w->event_tags[E_TERMINATING_FLOW_IDS],
+		                      ev->terminating_flow);
 	return p;
 }
 
@@ -601,7 +610,7 @@ static inline uint8_t *close_field(uint8_t *body, uint8_t *end)
  */
 static inline uint8_t *put_time(struct ct_pf_writer *w, uint8_t *p, uint64_t time)
 {
-	if (G_UNLIKELY(time >> TIME_LOW_BITS != w->time_high || !w->time_tail_len)) {
+	if (G_UNLIKELY(time >> TIME_LOW_BITS != w->time_high)) {
 		uint8_t full[10];
 		size_t n = (size_t)(varint(full, time) - full);
 
@@ -625,24 +634,18 @@ static inline uint8_t *put_time(struct ct_pf_writer *w, uint8_t *p, uint64_t tim
 #define SHORT_PACKET_MAX (2 + (1 + TIME_MAX) + 2 + 2 + 2 + 2 + 2 + 2 + 2 * (2 + 8))
 
 /*
- * Whether EV, of IID (0: no name), EXTRAS other counters and NAME written
- * in full (or NULL), is written by put_short_packet: most events are (a
+ * Whether EV, of IID (0: no name, or one interned) and EXTRAS other
+ * counters, is written by put_short_packet: most events are (a
  * slice's begin or end, an instant), and their packets are under 128
  * bytes, so that every length takes one byte, known once the bytes are
  * there.
  */
 static inline bool short_packet(const struct ct_pf_writer *w, const struct ct_pf_event *ev,
-                                uint64_t iid, const char *name, size_t extras)
+                                uint64_t iid, size_t extras)
 {
 	G_STATIC_ASSERT(SHORT_PACKET_MAX < 0x80);
-	return w->short_tags && !extras && !name && ev->type != CT_PF_COUNTER && iid < 0x80 &&
+	return w->short_tags && !extras && ev->type != CT_PF_COUNTER && iid < 0x80 &&
 	       ev->track < 0x80 && (uint64_t)ev->type < 0x80;
-}
-
-/* TAG, two bytes at most (tag_of), and fixed64 V at P. */
-static inline uint8_t *put_fixed64_field(uint8_t *p, uint64_t tag, uint64_t v)
-{
-	return fixed64(varint(p, tag), v);
 }
 
 /*
@@ -794,7 +797,7 @@ static void put_event(struct ct_pf_writer *w, const struct ct_pf_event *ev, size
 	}
 	if (ev->name && !(iid = interned(w, ev->name)))
 		put_event_named(w, ev, time, extras, extra_tracks, extra_values);
-	else if (short_packet(w, ev, iid, NULL, extras))
+	else if (short_packet(w, ev, iid, extras))
 		put_short_packet(w, ev, time, iid);
 	else
 		put_event_packet(w, ev, time, iid, NULL, extras, extra_tracks, extra_values);
