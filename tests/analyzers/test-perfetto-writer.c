@@ -191,6 +191,27 @@ static enum ct_pf_type some_type(unsigned i)
 	return i % 5 == 0 ? CT_PF_END : i % 2 ? CT_PF_BEGIN : CT_PF_INSTANT;
 }
 
+/*
+ * The file of SIZE bytes at DATA decoded, after checking that it is what
+ * protobuf-c packs for the message it decodes to; freed by the caller
+ * (perfetto__protos__trace__free_unpacked).
+ */
+static Perfetto__Protos__Trace *decoded_as_protobuf_c(const char *data, size_t size)
+{
+	Perfetto__Protos__Trace *trace =
+	    perfetto__protos__trace__unpack(NULL, size, (const uint8_t *)data);
+	uint8_t *again;
+
+	assert_non_null(trace);
+	assert_int_equal(perfetto__protos__trace__get_packed_size(trace), size);
+	again = malloc(size);
+	assert_non_null(again);
+	assert_int_equal(perfetto__protos__trace__pack(trace, again), size);
+	assert_memory_equal(again, data, size);
+	free(again);
+	return trace;
+}
+
 /* The name EV shows in TRACE: its own, or the one interned before for its iid. */
 static const char *shown_name(const Perfetto__Protos__Trace *trace, size_t upto,
                               const Perfetto__Protos__TrackEvent *te)
@@ -222,7 +243,6 @@ static void test_encoding_is_protobuf_c(void **state)
 	FILE *f = open_memstream(&data, &size);
 	struct ct_pf_writer *w;
 	Perfetto__Protos__Trace *trace;
-	uint8_t *again;
 	uint64_t track, tracks[8];
 	int64_t values[8];
 
@@ -252,13 +272,7 @@ static void test_encoding_is_protobuf_c(void **state)
 	assert_int_equal(ct_pf_writer_close(w), 0);
 	assert_int_equal(fclose(f), 0);
 
-	trace = perfetto__protos__trace__unpack(NULL, size, (const uint8_t *)data);
-	assert_non_null(trace);
-	assert_int_equal(perfetto__protos__trace__get_packed_size(trace), size);
-	again = malloc(size);
-	assert_non_null(again);
-	assert_int_equal(perfetto__protos__trace__pack(trace, again), size);
-	assert_memory_equal(again, data, size);
+	trace = decoded_as_protobuf_c(data, size);
 
 	for (p = 0; p < trace->n_packet; p++) {
 		const Perfetto__Protos__TracePacket *packet = trace->packet[p];
@@ -310,7 +324,6 @@ static void test_encoding_is_protobuf_c(void **state)
 			assert_int_equal(te->extra_counter_track_uuids[i - 1], tracks[i]);
 		}
 	}
-	free(again);
 	free(data);
 	perfetto__protos__trace__free_unpacked(trace, NULL);
 }
@@ -358,7 +371,6 @@ static void test_times_of_every_length(void **state)
 	FILE *f = open_memstream(&data, &size);
 	struct ct_pf_writer *w;
 	Perfetto__Protos__Trace *trace;
-	uint8_t *again;
 	uint64_t track;
 
 	(void)state;
@@ -373,12 +385,7 @@ static void test_times_of_every_length(void **state)
 	assert_int_equal(ct_pf_writer_close(w), 0);
 	assert_int_equal(fclose(f), 0);
 
-	trace = perfetto__protos__trace__unpack(NULL, size, (const uint8_t *)data);
-	assert_non_null(trace);
-	again = malloc(size);
-	assert_non_null(again);
-	assert_int_equal(perfetto__protos__trace__pack(trace, again), size);
-	assert_memory_equal(again, data, size);
+	trace = decoded_as_protobuf_c(data, size);
 	for (size_t p = 0; p < trace->n_packet; p++) {
 		if (!trace->packet[p]->track_event)
 			continue;
@@ -388,7 +395,6 @@ static void test_times_of_every_length(void **state)
 		e++;
 	}
 	assert_int_equal(e, N);
-	free(again);
 	free(data);
 	perfetto__protos__trace__free_unpacked(trace, NULL);
 }
