@@ -5,11 +5,14 @@
  * Each object is reported to dwfl as a module spanning its recorded
  * address range, with its recorded build id; dwfl computes the load bias
  * from the range and the ELF file's first segment, and finds the ELF file
- * through find_elf below and its DWARF through the standard debuginfo
- * search (.gnu_debuglink, /usr/lib/debug/.build-id; debuginfod servers
- * only where ct_symbolizer_choose_servers allows them). The modules are
- * reported once, at the first lookup, after every object is known.
+ * through find_elf below and its DWARF by build id in the debug
+ * directories (/usr/lib/debug/.build-id), then by the name its
+ * .gnu_debuglink gives (find_debuginfo below), and from debuginfod
+ * servers only where ct_symbolizer_choose_servers allows them. The
+ * modules are reported once, at the first lookup, after every object is
+ * known.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -59,11 +62,16 @@ struct ct_symbolizer {
 	Dwfl_Callbacks callbacks;
 };
 
-bool ct_symbolizer_choose_servers(void)
+static bool servers_allowed(void)
 {
 	const char *allow = getenv("CUDATRACE_DEBUGINFOD");
 
-	if (allow && strcmp(allow, "1") == 0)
+	return allow && strcmp(allow, "1") == 0;
+}
+
+bool ct_symbolizer_choose_servers(void)
+{
+	if (servers_allowed())
 		return true;
 	/* libdebuginfod reads it at each query (debuginfod-client.c): without, it asks none */
 	unsetenv("DEBUGINFOD_URLS");
@@ -185,12 +193,141 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	return dwfl_build_id_find_elf(mod, userdata, name, base, file_name, elfp);
 }
 
+/* CRC-32 (ISO 3309, zlib's) of the file at FD, as .gnu_debuglink records it. */
+static bool file_crc32(int fd, uint32_t *out)
+{
+	static uint32_t table[256];
+	static gsize made;
+	unsigned char buf[65536];
+	uint32_t crc = 0xffffffffu;
+	off_t at = 0;
+
+	if (g_once_init_enter(&made)) {
+		for (uint32_t i = 0; i < 256; i++) {
+			uint32_t c = i;
+
+			for (int k = 0; k < 8; k++)
+				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			table[i] = c;
+		}
+		g_once_init_leave(&made, 1);
+	}
+	for (;;) {
+		ssize_t n = pread(fd, buf, sizeof(buf), at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return false;
+		if (n == 0)
+			break;
+		for (ssize_t i = 0; i < n; i++)
+			crc = table[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
+		at += n;
+	}
+	*out = crc ^ 0xffffffffu;
+	return true;
+}
+
+/* Whether the debug file at FD is MOD's: its build id when MOD has one, else the CRC its debuglink gives. */
+static bool debug_file_matches(Dwfl_Module *mod, int fd, GElf_Word crc)
+{
+	const unsigned char *id = NULL;
+	GElf_Addr id_vaddr;
+	int len = dwfl_module_build_id(mod, &id, &id_vaddr);
+	uint32_t found;
+
+	if (len > 0)
+		return same_build_id(fd, id, len);
+	return file_crc32(fd, &found) && found == crc;
+}
+
+/*
+ * The debug file named LINK of the object at FILE, by the search path
+ * (ct_symbolizer_create): an empty element is FILE's directory, a
+ * relative one a directory in it, an absolute one a tree where FILE's
+ * directory is repeated (/usr/lib/debug/usr/lib/libx.so.debug) or, for
+ * flat directories of debug files, LINK right in it. Its descriptor and
+ * path, or -1.
+ */
+static int find_by_link(struct ct_symbolizer *s, Dwfl_Module *mod, const char *file,
+                        const char *link, GElf_Word crc, char **found)
+{
+	gchar *dir = g_path_get_dirname(file);
+	gchar **elements = g_strsplit(s->debuginfo_path, ":", -1);
+	int fd = -1;
+
+	for (gchar **e = elements; *e && fd < 0; e++) {
+		gchar *tries[2] = { NULL, NULL };
+
+		if (!**e)
+			tries[0] = g_build_filename(dir, link, NULL);
+		else if (**e != '/')
+			tries[0] = g_build_filename(dir, *e, link, NULL);
+		else {
+			tries[0] = g_build_filename(*e, dir, link, NULL);
+			tries[1] = g_build_filename(*e, link, NULL);
+		}
+		for (int t = 0; t < 2 && tries[t] && fd < 0; t++) {
+			struct stat st;
+
+			/* the object itself, when it names itself */
+			if (strcmp(tries[t], file) == 0)
+				continue;
+			fd = open(tries[t], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+			if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+			                !debug_file_matches(mod, fd, crc))) {
+				close(fd);
+				fd = -1;
+			}
+			if (fd >= 0)
+				*found = strdup(tries[t]);
+		}
+		g_free(tries[0]);
+		g_free(tries[1]);
+	}
+	g_strfreev(elements);
+	g_free(dir);
+	return fd;
+}
+
+/*
+ * MOD's separate debug file on this machine: by build id in the debug
+ * directories, else by its .gnu_debuglink name next to the object (at
+ * its path, then at the path's target), as dwfl_standard_find_debuginfo
+ * searches. That one also asks libdebuginfod after a miss, which makes
+ * libdw load libdebuginfod and libcurl whether a server is named or not
+ * (elfutils 0.188): a third of a small report's instructions, for nothing
+ * where servers are not allowed. USERDATA: the module's, the symbolizer.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                          const char *file_name, const char *debuglink_file,
+                          GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+	                                      debuglink_file, debuglink_crc, debuginfo_file_name);
+	char *canonical;
+
+	/* a dwz file (no CRC) is found by its build id alone */
+	if (fd >= 0 || !file_name || !debuglink_file || !debuglink_crc ||
+	    strchr(debuglink_file, '/'))
+		return fd;
+	fd = find_by_link(*userdata, mod, file_name, debuglink_file, debuglink_crc,
+	                  debuginfo_file_name);
+	canonical = fd < 0 ? realpath(file_name, NULL) : NULL;
+	if (canonical && strcmp(canonical, file_name) != 0)
+		fd = find_by_link(*userdata, mod, canonical, debuglink_file, debuglink_crc,
+		                  debuginfo_file_name);
+	free(canonical);
+	return fd;
+}
+
 static void report(struct ct_symbolizer *s)
 {
 	s->reported = true;
 	s->callbacks = (Dwfl_Callbacks){
 		.find_elf = find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.find_debuginfo = servers_allowed() ? dwfl_standard_find_debuginfo : find_debuginfo,
 		.debuginfo_path = &s->debuginfo_path,
 	};
 	s->dwfl = dwfl_begin(&s->callbacks);
@@ -207,6 +344,13 @@ static void report(struct ct_symbolizer *s)
 		m = dwfl_report_module(s->dwfl, o->path, o->base, o->base + o->size);
 		if (m && o->id)
 			dwfl_module_report_build_id(m, o->id, o->id_len, 0);
+		if (m) {
+			void **userdata;
+
+			/* find_debuginfo's */
+			dwfl_module_info(m, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+			*userdata = s;
+		}
 	}
 	dwfl_report_end(s->dwfl, NULL, NULL);
 }

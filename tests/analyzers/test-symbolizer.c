@@ -11,6 +11,7 @@
  * alone (the one folded objects get) names them alike, with no line.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
 #include <setjmp.h>
@@ -22,8 +23,10 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "model/symbolizer.h"
 
@@ -35,14 +38,11 @@ struct library {
 	uint64_t code_start, code_end; /* its executable segment */
 };
 
-static int find_library(struct dl_phdr_info *info, size_t size, void *data)
+/* LIB's ranges and path from INFO. */
+static void take_library(struct dl_phdr_info *info, struct library *lib)
 {
-	struct library *lib = data;
 	uint64_t low = UINT64_MAX, high = 0;
 
-	(void)size;
-	if (!info->dlpi_name || !strstr(info->dlpi_name, lib->want))
-		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
@@ -58,6 +58,22 @@ static int find_library(struct dl_phdr_info *info, size_t size, void *data)
 	g_strlcpy(lib->path, info->dlpi_name, sizeof(lib->path));
 	lib->base = info->dlpi_addr + low;
 	lib->size = high - low;
+}
+
+static int find_library(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, ((struct library *)data)->want))
+		return 0;
+	take_library(info, data);
+	return 1;
+}
+
+/* This program: dl_iterate_phdr gives it first, with no name. */
+static int find_program(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	take_library(info, data);
 	return 1;
 }
 
@@ -109,6 +125,129 @@ static unsigned compare(const struct library *lib, uint64_t step)
 	dwfl_end(dwfl);
 	ct_symbolizer_destroy(s);
 	return named;
+}
+
+/* A function of this program's, looked up in its debug information. */
+static G_GNUC_NO_INLINE int looked_up(int x)
+{
+	return x * 3 + 1;
+}
+
+static void run(const char *const *argv)
+{
+	gchar *err = NULL;
+	gint status = -1;
+
+	if (!g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, &err,
+	                  &status, NULL) ||
+	    !g_spawn_check_wait_status(status, NULL))
+		fail_msg("%s failed: %s", argv[0], err ? err : "");
+	g_free(err);
+}
+
+/* This program's build id, into ID; its length. */
+static size_t own_build_id(const char *path, uint8_t *id, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	const void *found = NULL;
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	n = dwelf_elf_gnu_build_id(elf, &found);
+	assert_true(n > 0 && (size_t)n <= max);
+	memcpy(id, found, (size_t)n);
+	elf_end(elf);
+	close(fd);
+	return (size_t)n;
+}
+
+/* What this program's looked_up is, read from a copy of it at COPY, recorded WITH_ID or not. */
+static size_t look_up_in_copy(const struct library *program, const char *copy, bool with_id,
+                              struct ct_symbol *sym)
+{
+	struct ct_symbolizer *s = ct_symbolizer_create(NULL);
+	uint8_t id[64];
+	size_t len = own_build_id(program->path, id, sizeof(id)), n;
+
+	ct_symbolizer_add_object(s, program->base, program->size, copy);
+	if (with_id)
+		ct_symbolizer_set_build_id(s, program->base, id, len);
+	n = ct_symbolizer_lookup(s, (uint64_t)(uintptr_t)looked_up, false, sym, 1);
+	/* the strings are the symbolizer's: the ones checked are kept */
+	sym->function = g_strdup(sym->function);
+	sym->file = g_strdup(sym->file);
+	ct_symbolizer_destroy(s);
+	return n;
+}
+
+/*
+ * An object whose DWARF is in a separate file that its .gnu_debuglink
+ * names, in the .debug directory beside it (objcopy --only-keep-debug,
+ * --strip-debug, --add-gnu-debuglink: how packages split them), not
+ * under /usr/lib/debug/.build-id: the lines are found there. A file of
+ * that name without the object's build id is not taken; without build
+ * ids, the file is the one whose CRC the link gives. And no debuginfod server is
+ * allowed, so libdebuginfod is never loaded: libdw's standard search
+ * loads it (and libcurl) at the first miss, whatever DEBUGINFOD_URLS
+ * says. First of the tests: the others use that standard search.
+ */
+static void test_debuglink(void **unused)
+{
+	struct library program = { .want = "" };
+	gchar *dir = g_dir_make_tmp("ct-symbolizer-XXXXXX", NULL);
+	gchar *debug_dir = g_build_filename(dir, ".debug", NULL);
+	gchar *copy = g_build_filename(dir, "copy", NULL);
+	gchar *debug = g_build_filename(debug_dir, "copy.debug", NULL);
+	gchar *link = g_strconcat("--add-gnu-debuglink=", debug, NULL);
+	struct ct_symbol sym;
+
+	(void)unused;
+	g_unsetenv("CUDATRACE_DEBUGINFOD");
+	assert_null(dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_NOLOAD));
+	assert_non_null(dir);
+	assert_int_equal(g_mkdir(debug_dir, 0700), 0);
+	dl_iterate_phdr(find_program, &program);
+	assert_true(realpath("/proc/self/exe", program.path) != NULL);
+	run((const char *[]){ "objcopy", "--only-keep-debug", program.path, debug, NULL });
+	run((const char *[]){ "objcopy", "--strip-debug", link, program.path, copy, NULL });
+	assert_int_equal(look_up_in_copy(&program, copy, true, &sym), 1);
+	assert_string_equal(sym.function, "looked_up");
+	assert_non_null(sym.file);
+	assert_true(g_str_has_suffix(sym.file, "test-symbolizer.c"));
+	assert_true(sym.line > 0);
+	g_free((char *)sym.function);
+	g_free((char *)sym.file);
+	/* a debug file at that name with no build id (not the object's): the symbol table alone */
+	run((const char *[]){ "objcopy", "--remove-section=.note.gnu.build-id", debug, NULL });
+	assert_int_equal(look_up_in_copy(&program, copy, true, &sym), 1);
+	assert_string_equal(sym.function, "looked_up");
+	assert_null(sym.file);
+	assert_int_equal(sym.line, 0);
+	g_free((char *)sym.function);
+	/* no build id anywhere: the debug file whose CRC the link gives, and no other */
+	run((const char *[]){ "objcopy", "--remove-section=.note.gnu.build-id", "--strip-debug",
+	                      link, program.path, copy, NULL });
+	assert_int_equal(look_up_in_copy(&program, copy, false, &sym), 1);
+	assert_true(g_str_has_suffix(sym.file, "test-symbolizer.c"));
+	g_free((char *)sym.function);
+	g_free((char *)sym.file);
+	/* the same DWARF in a file of other bytes */
+	run((const char *[]){ "objcopy", "--add-section=.ct_other=" ALIASES_LIB, debug, NULL });
+	assert_int_equal(look_up_in_copy(&program, copy, false, &sym), 1);
+	assert_null(sym.file);
+	g_free((char *)sym.function);
+	assert_null(dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_NOLOAD));
+	g_assert(remove(debug) == 0 && remove(copy) == 0 && remove(debug_dir) == 0 &&
+	         remove(dir) == 0);
+	g_free(link);
+	g_free(debug);
+	g_free(copy);
+	g_free(debug_dir);
+	g_free(dir);
 }
 
 static void test_zlib(void **unused)
@@ -208,9 +347,8 @@ static void test_aliases(void **unused)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_zlib),
-		cmocka_unit_test(test_glib),
-		cmocka_unit_test(test_libstdcxx),
+		cmocka_unit_test(test_debuglink), cmocka_unit_test(test_zlib),
+		cmocka_unit_test(test_glib),      cmocka_unit_test(test_libstdcxx),
 		cmocka_unit_test(test_aliases),
 	};
 
