@@ -12,23 +12,6 @@
 #include "stats.h"
 #include "saturate.h"
 
-/*
- * The bucket of MAGNITUDE (>= 1): its highest set bit E and the
- * CT_STAT_SUB_BITS bits after it, i.e. E × 2^SUB + sub-bucket. Below
- * 2^SUB every integer has a bucket of its own.
- */
-static int32_t bucket_of(uint64_t magnitude)
-{
-	int e = 63 - __builtin_clzll(magnitude);
-	uint64_t sub;
-
-	if (e >= CT_STAT_SUB_BITS)
-		sub = magnitude >> (e - CT_STAT_SUB_BITS);
-	else
-		sub = magnitude << (CT_STAT_SUB_BITS - e);
-	return (int32_t)((e << CT_STAT_SUB_BITS) | (int32_t)(sub & ((1u << CT_STAT_SUB_BITS) - 1)));
-}
-
 /* The value that stands for bucket I: its midpoint. */
 static double bucket_value(int32_t i)
 {
@@ -50,53 +33,40 @@ void ct_stat_init(struct ct_stat *stat)
 
 void ct_stat_release(struct ct_stat *stat)
 {
-	if (stat->positive.counts)
-		g_array_unref(stat->positive.counts);
-	if (stat->negative.counts)
-		g_array_unref(stat->negative.counts);
+	g_free(stat->positive.counts);
+	g_free(stat->negative.counts);
 	ct_stat_init(stat);
-}
-
-/* The count of bucket I of B, which holds it. */
-static uint64_t *count_at(const struct ct_stat_buckets *b, int32_t i)
-{
-	CT_ASSERT_DBG(i >= b->first && i - b->first < (int32_t)b->counts->len);
-	return &g_array_index(b->counts, uint64_t, i - b->first);
 }
 
 /* Widens B to hold bucket I; the new buckets are empty. */
 static G_GNUC_NO_INLINE void buckets_reserve(struct ct_stat_buckets *b, int32_t i)
 {
-	guint len;
-
 	if (!b->counts) {
-		b->counts = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+		b->counts = g_new0(uint64_t, 1);
 		b->first = i;
-	}
-	len = b->counts->len;
-	if (i < b->first) {
-		guint more = (guint)(b->first - i);
+		b->len = 1;
+	} else if (i < b->first) {
+		uint32_t more = (uint32_t)(b->first - i);
 
 		/* the new ones at the front: grow, shift, clear */
-		g_array_set_size(b->counts, len + more);
-		memmove(b->counts->data + more * sizeof(uint64_t), b->counts->data,
-		        len * sizeof(uint64_t));
-		memset(b->counts->data, 0, more * sizeof(uint64_t));
+		b->counts = g_renew(uint64_t, b->counts, b->len + more);
+		memmove(b->counts + more, b->counts, b->len * sizeof(uint64_t));
+		memset(b->counts, 0, more * sizeof(uint64_t));
 		b->first = i;
-	} else if (i - b->first >= (int32_t)len) {
-		g_array_set_size(b->counts, (guint)(i - b->first) + 1);
+		b->len += more;
+	} else if ((uint32_t)(i - b->first) >= b->len) {
+		uint32_t len = (uint32_t)(i - b->first) + 1;
+
+		b->counts = g_renew(uint64_t, b->counts, len);
+		memset(b->counts + b->len, 0, (len - b->len) * sizeof(uint64_t));
+		b->len = len;
 	}
 }
 
-/*
- * Counts VALUE in the histogram. The bucket is most often one already
- * held: that path is a few instructions, inlined in ct_stat_add, which
- * the analyses call for every kernel and call; widening is out of line.
- */
-static inline void histogram_add(struct ct_stat *stat, int64_t value)
+/* Counts VALUE in the histogram. */
+static void histogram_add(struct ct_stat *stat, int64_t value)
 {
 	struct ct_stat_buckets *b;
-	uint64_t magnitude;
 	int32_t i;
 
 	if (value == 0) {
@@ -104,11 +74,11 @@ static inline void histogram_add(struct ct_stat *stat, int64_t value)
 		return;
 	}
 	b = value > 0 ? &stat->positive : &stat->negative;
-	magnitude = value > 0 ? (uint64_t)value : -(uint64_t)value;
-	i = bucket_of(magnitude);
-	if (G_UNLIKELY(!b->counts || i < b->first || i - b->first >= (int32_t)b->counts->len))
+	i = ct_stat_bucket_of(value > 0 ? (uint64_t)value : -(uint64_t)value);
+	if ((uint32_t)(i - b->first) >= b->len)
 		buckets_reserve(b, i);
-	(*count_at(b, i))++;
+	CT_ASSERT_DBG(i >= b->first && (uint32_t)(i - b->first) < b->len);
+	b->counts[i - b->first]++;
 }
 
 /* The exact values move into the histogram, once. */
@@ -118,7 +88,7 @@ static G_GNUC_NO_INLINE void histogram_begin(struct ct_stat *stat)
 		histogram_add(stat, stat->exact[i]);
 }
 
-void ct_stat_add(struct ct_stat *stat, int64_t value)
+void ct_stat_add_other(struct ct_stat *stat, int64_t value)
 {
 	if (G_UNLIKELY(stat->count == 0))
 		stat->min = stat->max = value;
@@ -128,7 +98,7 @@ void ct_stat_add(struct ct_stat *stat, int64_t value)
 		stat->max = value;
 	stat->sum = ct_sat_add(stat->sum, value);
 	stat->sum_squares += (double)value * (double)value;
-	if (G_UNLIKELY(stat->count <= CT_STAT_EXACT)) {
+	if (stat->count <= CT_STAT_EXACT) {
 		if (stat->count < CT_STAT_EXACT) {
 			stat->exact[stat->count++] = value;
 			return;
@@ -185,16 +155,16 @@ static double histogram_at(const struct ct_stat *stat, uint64_t rank)
 	const struct ct_stat_buckets *neg = &stat->negative, *pos = &stat->positive;
 	uint64_t seen = 0;
 
-	for (guint k = neg->counts ? neg->counts->len : 0; k-- > 0;) {
-		seen += g_array_index(neg->counts, uint64_t, k);
+	for (uint32_t k = neg->len; k-- > 0;) {
+		seen += neg->counts[k];
 		if (seen > rank)
 			return -bucket_value(neg->first + (int32_t)k);
 	}
 	seen += stat->zeros;
 	if (seen > rank)
 		return 0;
-	for (guint k = 0; pos->counts && k < pos->counts->len; k++) {
-		seen += g_array_index(pos->counts, uint64_t, k);
+	for (uint32_t k = 0; k < pos->len; k++) {
+		seen += pos->counts[k];
 		if (seen > rank)
 			return bucket_value(pos->first + (int32_t)k);
 	}

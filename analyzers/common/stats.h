@@ -28,6 +28,7 @@
 #include <glib.h>
 
 #include "document.h"
+#include "saturate.h"
 
 /* Values kept exactly before the histogram takes over. */
 #define CT_STAT_EXACT 64
@@ -36,10 +37,11 @@
 /* Relative accuracy of quantiles once the histogram is in use: 1/128. */
 #define CT_STAT_ACCURACY (1.0 / (2 << CT_STAT_SUB_BITS))
 
-/* Counts of the buckets first .. first + counts->len - 1 of one sign. */
+/* Counts of the buckets first .. first + len - 1 of one sign. */
 struct ct_stat_buckets {
-	GArray *counts; /* uint64_t; NULL until a value of this sign arrives; owned */
+	uint64_t *counts; /* NULL until a value of this sign arrives; owned */
 	int32_t first;
+	uint32_t len;
 };
 
 struct ct_stat {
@@ -48,11 +50,15 @@ struct ct_stat {
 	double sum_squares; /* for the standard deviation */
 	int64_t min;
 	int64_t max;
-	int64_t exact[CT_STAT_EXACT]; /* the values, while count <= CT_STAT_EXACT */
-	/* Once the histogram is in use: positive values, magnitudes of negative ones, zeros. */
+	/*
+	 * Once the histogram is in use: positive values, magnitudes of
+	 * negative ones, zeros. The positive ones beside what every value
+	 * changes: durations are.
+	 */
 	struct ct_stat_buckets positive;
 	struct ct_stat_buckets negative;
 	uint64_t zeros;
+	int64_t exact[CT_STAT_EXACT]; /* the values, while count <= CT_STAT_EXACT */
 };
 
 /* An empty statistic (or use a zeroed struct). */
@@ -61,9 +67,49 @@ void ct_stat_init(struct ct_stat *stat);
 void ct_stat_release(struct ct_stat *stat);
 
 /*
- * Adds VALUE.
+ * The bucket of MAGNITUDE (>= 1): its highest set bit E and the
+ * CT_STAT_SUB_BITS bits after it, i.e. E × 2^SUB + sub-bucket. Below
+ * 2^SUB every integer has a bucket of its own.
  */
-void ct_stat_add(struct ct_stat *stat, int64_t value);
+static inline int32_t ct_stat_bucket_of(uint64_t magnitude)
+{
+	int e = 63 - __builtin_clzll(magnitude);
+	uint64_t sub;
+
+	if (e >= CT_STAT_SUB_BITS)
+		sub = magnitude >> (e - CT_STAT_SUB_BITS);
+	else
+		sub = magnitude << (CT_STAT_SUB_BITS - e);
+	return (int32_t)((e << CT_STAT_SUB_BITS) | (int32_t)(sub & ((1u << CT_STAT_SUB_BITS) - 1)));
+}
+
+/* What ct_stat_add does but for a positive VALUE counted in a bucket that exists. */
+void ct_stat_add_other(struct ct_stat *stat, int64_t value);
+
+/*
+ * Adds VALUE. Inline: the analyses add a value or more per kernel and per
+ * call, most often a positive one in a bucket already counted, in a
+ * histogram already in use.
+ */
+static inline void ct_stat_add(struct ct_stat *stat, int64_t value)
+{
+	struct ct_stat_buckets *b = &stat->positive;
+	uint32_t k;
+
+	if (G_UNLIKELY(stat->count <= CT_STAT_EXACT || value <= 0) ||
+	    G_UNLIKELY((k = (uint32_t)(ct_stat_bucket_of((uint64_t)value) - b->first)) >= b->len)) {
+		ct_stat_add_other(stat, value);
+		return;
+	}
+	stat->count++;
+	if (value < stat->min)
+		stat->min = value;
+	if (value > stat->max)
+		stat->max = value;
+	stat->sum = ct_sat_add(stat->sum, value);
+	stat->sum_squares += (double)value * (double)value;
+	b->counts[k]++;
+}
 
 /* Mean, 0 when empty. */
 double ct_stat_mean(const struct ct_stat *stat);
