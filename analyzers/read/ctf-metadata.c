@@ -1447,7 +1447,7 @@ static int layout_of(const struct parser *p, struct ct_packet_layout *layout, ch
 	return 0;
 }
 
-int ct_packet_layout_parse(const char *text, struct ct_packet_layout *layout, char *why, size_t len)
+static int parse_layout(const char *text, struct ct_packet_layout *layout, char *why, size_t len)
 {
 	struct parser p = {
 		.text = text,
@@ -1493,6 +1493,52 @@ void ct_packet_layout_release(struct ct_packet_layout *layout)
 	if (layout->streams)
 		g_array_free(layout->streams, TRUE);
 	layout->streams = NULL;
+}
+
+/*
+ * The last text whose layout was computed, and what came of it: each
+ * group's view of a trace has the same metadata (checked_last), and
+ * parsing its declarations again took as long as checking them, for each
+ * group. Keyed by the text.
+ */
+static struct {
+	GMutex lock;
+	char *text; /* owned; NULL: none yet */
+	int ret;
+	struct ct_packet_layout layout;
+	char why[256];
+} parsed_last;
+
+static void layout_copy(struct ct_packet_layout *to, const struct ct_packet_layout *from)
+{
+	*to = *from;
+	to->streams = g_array_copy(from->streams);
+}
+
+int ct_packet_layout_parse(const char *text, struct ct_packet_layout *layout, char *why, size_t len)
+{
+	int ret;
+
+	g_mutex_lock(&parsed_last.lock);
+	if (parsed_last.text && strcmp(parsed_last.text, text) == 0) {
+		layout_copy(layout, &parsed_last.layout);
+		ret = parsed_last.ret;
+		if (ret < 0)
+			snprintf(why, len, "%s", parsed_last.why);
+		g_mutex_unlock(&parsed_last.lock);
+		return ret;
+	}
+	g_mutex_unlock(&parsed_last.lock);
+	ret = parse_layout(text, layout, why, len);
+	g_mutex_lock(&parsed_last.lock);
+	g_free(parsed_last.text);
+	ct_packet_layout_release(&parsed_last.layout);
+	parsed_last.text = g_strdup(text);
+	layout_copy(&parsed_last.layout, layout);
+	parsed_last.ret = ret;
+	snprintf(parsed_last.why, sizeof(parsed_last.why), "%s", ret < 0 ? why : "");
+	g_mutex_unlock(&parsed_last.lock);
+	return ret;
 }
 
 unsigned ct_metadata_add_event_classes(struct ct_metadata *md,
