@@ -229,7 +229,8 @@ static bool file_crc32(int fd, uint32_t *out)
 	return true;
 }
 
-/* Whether the debug file at FD is MOD's: its build id when MOD has one, else the CRC its debuglink gives. */
+/* Whether the debug file at FD is MOD's: by its build id when MOD has one,
+ * else by the CRC its debug link gives. */
 static bool debug_file_matches(Dwfl_Module *mod, int fd, GElf_Word crc)
 {
 	const unsigned char *id = NULL;
@@ -297,7 +298,7 @@ static int find_by_link(struct ct_symbolizer *s, Dwfl_Module *mod, const char *f
  * its path, then at the path's target), as dwfl_standard_find_debuginfo
  * searches. That one also asks libdebuginfod after a miss, which makes
  * libdw load libdebuginfod and libcurl whether a server is named or not
- * (elfutils 0.188): a third of a small report's instructions, for nothing
+ * (elfutils 0.188): a sixth of a small report's instructions, for nothing
  * where servers are not allowed. USERDATA: the module's, the symbolizer.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
