@@ -165,6 +165,23 @@ static bool same_build_id(int fd, const void *id, int len)
 }
 
 /*
+ * The file at PATH opened for reading if it is a regular file, else -1.
+ * The paths come from the trace, or are made from names it gives: a FIFO
+ * or a device named there would block or never end.
+ */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
  * The object's ELF file: the one at its recorded path when it is the same
  * build (the trace read where it was recorded, or a copy of the same
  * files), else the one its build id finds in the debug directories.
@@ -175,15 +192,8 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	const unsigned char *id = NULL;
 	GElf_Addr id_vaddr;
 	int len = dwfl_module_build_id(mod, &id, &id_vaddr);
-	int fd = name[0] == '/' ? open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
-	struct stat st;
+	int fd = name[0] == '/' ? open_regular(name) : -1;
 
-	/* the path comes from the trace: only a regular file is read (a FIFO
-	 * or a device named there would block or never end) */
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
-		fd = -1;
-	}
 	if (fd >= 0 && (len <= 0 || same_build_id(fd, id, len))) {
 		*file_name = strdup(name);
 		return fd;
@@ -270,14 +280,11 @@ static int find_by_link(struct ct_symbolizer *s, Dwfl_Module *mod, const char *f
 			tries[1] = g_build_filename(*e, link, NULL);
 		}
 		for (int t = 0; t < 2 && tries[t] && fd < 0; t++) {
-			struct stat st;
-
 			/* the object itself, when it names itself */
 			if (strcmp(tries[t], file) == 0)
 				continue;
-			fd = open(tries[t], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-			if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-			                !debug_file_matches(mod, fd, crc))) {
+			fd = open_regular(tries[t]);
+			if (fd >= 0 && !debug_file_matches(mod, fd, crc)) {
 				close(fd);
 				fd = -1;
 			}
