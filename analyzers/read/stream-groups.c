@@ -63,12 +63,28 @@ size_t ct_stream_groups_wanted(void)
 			return n > GROUPS_MAX ? GROUPS_MAX : (size_t)n;
 		ct_log_warning("CUDATRACE_DECODE_GROUPS is not a number from 1 on: ignored");
 	}
-	/* One more than the cores: the thread that merges the groups' events
-	 * and runs the analyses shares them, and a group whose decoding is
-	 * slower (the same bytes of smaller events) holds the merge back
-	 * less when the groups are smaller (bench/loop-bench.sh). */
-	n = g_get_num_processors() + 1;
-	return n > GROUPS_MAX ? GROUPS_MAX : (size_t)n;
+	return CT_STREAM_GROUPS_AUTO;
+}
+
+/*
+ * The groups FILES call for: one per CT_STREAM_GROUP_BYTES, at most one
+ * more than the cores. One more: the thread that merges the groups'
+ * events and runs the analyses shares them, and a group whose decoding
+ * is slower (the same bytes of smaller events) holds the merge back less
+ * when the groups are smaller (bench/loop-bench.sh).
+ */
+static size_t groups_for(const GPtrArray *files)
+{
+	uint64_t bytes = 0, n;
+	size_t most = MIN((size_t)g_get_num_processors() + 1, GROUPS_MAX);
+
+	for (guint i = 0; i < files->len; i++) {
+		const struct stream_file *f = g_ptr_array_index(files, i);
+
+		bytes += MIN(f->bytes, UINT64_MAX - bytes);
+	}
+	n = bytes / CT_STREAM_GROUP_BYTES + (bytes % CT_STREAM_GROUP_BYTES != 0);
+	return n < 1 ? 1 : n > most ? most : (size_t)n;
 }
 
 static void group_init(struct group *g, bool owned)
@@ -419,9 +435,11 @@ struct ct_stream_groups *ct_stream_groups_create(const char *const *traces, size
 	struct ct_stream_groups *groups;
 	GPtrArray *files;
 
-	if (wanted <= 1 || !(files = stream_files(traces, count)))
+	if (wanted == 1 || !(files = stream_files(traces, count)))
 		return whole(traces, count);
-	if (files->len <= 1) {
+	if (wanted == CT_STREAM_GROUPS_AUTO)
+		wanted = groups_for(files);
+	if (wanted <= 1 || files->len <= 1) {
 		g_ptr_array_free(files, TRUE);
 		return whole(traces, count);
 	}

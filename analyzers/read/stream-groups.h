@@ -27,21 +27,36 @@
 #define CUDATRACE_ANALYZERS_STREAM_GROUPS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct ct_stream_groups;
+
+/* Groups chosen by the traces' size (ct_stream_groups_create). */
+#define CT_STREAM_GROUPS_AUTO 0
+
+/*
+ * A group's share of the stream files' bytes, from which another group is
+ * made when the groups are chosen by size: a group costs a graph, for
+ * which babeltrace2 parses the metadata and makes its classes (some 20 M
+ * instructions for the tracer's metadata, as much as decoding a quarter
+ * of a MiB of its events), and a thread; on a smaller trace that is more
+ * than decoding its share apart saves.
+ */
+#define CT_STREAM_GROUP_BYTES (UINT64_C(1) << 20)
 
 /*
  * How many groups to decode in parallel: the environment variable
  * CUDATRACE_DECODE_GROUPS when it is a number from 1 on (a warning, and
- * it is ignored, otherwise), else one more than the cores this process
- * may run on.
+ * it is ignored, otherwise), else CT_STREAM_GROUPS_AUTO.
  */
 size_t ct_stream_groups_wanted(void);
 
 /*
  * The stream files of the COUNT TRACES (trace directories, borrowed:
  * they must outlive the groups) in at most WANTED groups, at most one per
- * stream file. With one group, or a live URL among the traces, there is
+ * stream file; CT_STREAM_GROUPS_AUTO: one per CT_STREAM_GROUP_BYTES of
+ * the files (rounded up), at most one more than the cores this process
+ * may run on. With one group, or a live URL among the traces, there is
  * one group of the traces themselves and no view: that never fails. NULL,
  * with why in WHY (LEN bytes), when a view cannot be made.
  */

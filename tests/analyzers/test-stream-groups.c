@@ -9,8 +9,9 @@
  * view holds the metadata, the index and its
  * own files only, as links to the trace's; no more groups than files;
  * one group (the trace itself, no view) when one is wanted or the trace
- * is live; the views removed with the groups; CUDATRACE_DECODE_GROUPS
- * read as a number from 1 on.
+ * is live; by default, a group per MiB of stream files, up to one more
+ * than the cores; the views removed with the groups;
+ * CUDATRACE_DECODE_GROUPS read as a number from 1 on.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -295,24 +296,64 @@ static void test_one_group_is_the_trace(void **state)
 	ct_stream_groups_destroy(groups);
 }
 
+/* Sets stream file NAME's size to BYTES (a sparse file: only its size is read). */
+static void resize(const char *name, off_t bytes)
+{
+	gchar *path = g_build_filename(trace, name, NULL);
+
+	assert_int_equal(truncate(path, bytes), 0);
+	g_free(path);
+}
+
+static void test_groups_by_size(void **state)
+{
+	const char *const traces[] = { trace };
+	size_t most = g_get_num_processors() + 1;
+	struct ct_stream_groups *groups;
+
+	(void)state;
+	/* 600 bytes: one group, the trace itself */
+	groups = groups_of(traces, 1, CT_STREAM_GROUPS_AUTO, 1);
+	assert_string_equal(ct_stream_groups_views(groups, 0)[0], trace);
+	ct_stream_groups_destroy(groups);
+	/* exactly one group's bytes: still one */
+	resize("cudatrace_0", (off_t)CT_STREAM_GROUP_BYTES - 300);
+	groups = groups_of(traces, 1, CT_STREAM_GROUPS_AUTO, 1);
+	ct_stream_groups_destroy(groups);
+	/* a byte more: two, each a view */
+	resize("cudatrace_0", (off_t)CT_STREAM_GROUP_BYTES - 299);
+	groups = groups_of(traces, 1, CT_STREAM_GROUPS_AUTO, 2);
+	only_view(groups, 0);
+	only_view(groups, 1);
+	ct_stream_groups_destroy(groups);
+	/* 10 groups' bytes: one a file, up to one more than the cores */
+	resize("cudatrace_0", (off_t)CT_STREAM_GROUP_BYTES * 10);
+	groups = groups_of(traces, 1, CT_STREAM_GROUPS_AUTO, MIN(most, 3));
+	ct_stream_groups_destroy(groups);
+	/* a number asked for is made, however small the files */
+	resize("cudatrace_0", 300);
+	groups = groups_of(traces, 1, 2, 2);
+	ct_stream_groups_destroy(groups);
+}
+
 static void test_wanted_from_the_environment(void **state)
 {
-	size_t cores = g_get_num_processors() + 1;
+	size_t chosen = CT_STREAM_GROUPS_AUTO;
 
 	(void)state;
 	assert_int_equal(setenv("CUDATRACE_DECODE_GROUPS", "3", 1), 0);
 	assert_int_equal(ct_stream_groups_wanted(), 3);
 	assert_int_equal(setenv("CUDATRACE_DECODE_GROUPS", "1", 1), 0);
 	assert_int_equal(ct_stream_groups_wanted(), 1);
-	/* not a number from 1 on: a warning, and the cores and one */
+	/* not a number from 1 on: a warning, and the groups chosen by size */
 	assert_int_equal(setenv("CUDATRACE_DECODE_GROUPS", "0", 1), 0);
-	assert_int_equal(ct_stream_groups_wanted(), cores);
+	assert_int_equal(ct_stream_groups_wanted(), chosen);
 	assert_int_equal(setenv("CUDATRACE_DECODE_GROUPS", "-2", 1), 0);
-	assert_int_equal(ct_stream_groups_wanted(), cores);
+	assert_int_equal(ct_stream_groups_wanted(), chosen);
 	assert_int_equal(setenv("CUDATRACE_DECODE_GROUPS", "2x", 1), 0);
-	assert_int_equal(ct_stream_groups_wanted(), cores);
+	assert_int_equal(ct_stream_groups_wanted(), chosen);
 	assert_int_equal(unsetenv("CUDATRACE_DECODE_GROUPS"), 0);
-	assert_int_equal(ct_stream_groups_wanted(), cores);
+	assert_int_equal(ct_stream_groups_wanted(), chosen);
 }
 
 int main(void)
@@ -324,6 +365,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_index, setup_damaged, teardown),
 		cmocka_unit_test_setup_teardown(test_no_more_groups_than_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_group_is_the_trace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_groups_by_size, setup, teardown),
 		cmocka_unit_test(test_wanted_from_the_environment),
 	};
 
