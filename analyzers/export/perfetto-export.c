@@ -32,6 +32,9 @@ enum track_kind {
 
 /* Longest name written: longer kernel names and NVTX messages are cut. */
 #define NAME_MAX_BYTES 4096
+/* The names of copies and memsets kept (op_name): 64. */
+#define OP_NAMES_BITS 6
+#define OP_NAMES      (1u << OP_NAMES_BITS)
 
 /* Per device, beside the accountant's state: the values the counters last showed. */
 struct pf_device {
@@ -57,16 +60,18 @@ struct ct_perfetto {
 		uint64_t track;
 	} last_stream;
 	char name[NAME_MAX_BYTES];
-	/* The names of the last copy in each direction and of the last
-	 * memset, kept for the next ones of the same size: a loop's
-	 * operations repeat, and formatting each name again took more of the
-	 * export's thread than writing its packet. */
+	/* The names of recent copies and memsets, by kind, direction and
+	 * size (op_name): a loop's operations repeat a few sizes, and
+	 * formatting each name again took more of the export's thread than
+	 * writing its packet. An entry's text stays where it is until another
+	 * operation takes its place, so the writer finds it by its pointer. */
 	struct op_name {
 		bool set;
+		bool memset;
 		unsigned direction;
 		uint64_t bytes;
 		char text[96];
-	} copy_names[8], memset_name;
+	} op_names[OP_NAMES];
 };
 
 /* ------------------------------------------------------------ tracks */
@@ -253,15 +258,19 @@ static const char *kernel_name(struct ct_perfetto *p, const struct ct_process *p
 	return p->name;
 }
 
-/* N's text, once it names a copy in DIRECTION (or a memset, for
- * MEMSET) of BYTES. */
-static const char *op_name(struct op_name *n, bool memset, unsigned direction, uint64_t bytes)
+/* The name of a copy in DIRECTION (or a memset, for MEMSET) of BYTES. */
+static const char *op_name(struct ct_perfetto *p, bool memset, unsigned direction, uint64_t bytes)
 {
-	if (n->set && n->direction == direction && n->bytes == bytes)
+	/* Fibonacci hashing: the sizes of a loop (a few, often multiples of
+	 * one another) spread over the entries */
+	uint64_t h = (bytes * 4 + direction * 2 + memset) * UINT64_C(0x9e3779b97f4a7c15);
+	struct op_name *n = &p->op_names[h >> (64 - OP_NAMES_BITS)];
+
+	if (n->set && n->memset == memset && n->direction == direction && n->bytes == bytes)
 		return n->text;
-	n->set = true;
-	n->direction = direction;
-	n->bytes = bytes;
+	*n = (struct op_name){
+		.set = true, .memset = memset, .direction = direction, .bytes = bytes
+	};
 	if (memset)
 		snprintf(n->text, sizeof(n->text), "memset %" PRIu64 " bytes", bytes);
 	else
@@ -272,13 +281,12 @@ static const char *op_name(struct op_name *n, bool memset, unsigned direction, u
 
 static const char *copy_name(struct ct_perfetto *p, unsigned direction, uint64_t bytes)
 {
-	return op_name(&p->copy_names[direction % G_N_ELEMENTS(p->copy_names)], false, direction,
-	               bytes);
+	return op_name(p, false, direction, bytes);
 }
 
 static const char *memset_name(struct ct_perfetto *p, uint64_t bytes)
 {
-	return op_name(&p->memset_name, true, 0, bytes);
+	return op_name(p, true, 0, bytes);
 }
 
 static const char *text(struct ct_perfetto *p, const char *s, size_t len)

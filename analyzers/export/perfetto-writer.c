@@ -91,7 +91,9 @@ static const char *const event_fields[EVENT_FIELDS] = {
 	"terminating_flow_ids",
 };
 
-#define RECENT_NAMES 8
+/* The names a loop repeats: its calls', its kernels', and its copies' of a
+ * few sizes each way (four sizes up and down and their call are nine). */
+#define RECENT_NAMES 16
 
 struct ct_pf_writer {
 	FILE *out;          /* borrowed */

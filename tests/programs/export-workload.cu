@@ -3,7 +3,8 @@
  * export-workload.cu - the workload of the export tests
  * (tests/analyzers/export-perfetto.sh): kernels on two streams, copies of
  * each direction (HtoD, DtoH, DtoD; synchronous ones too, whose GPU work
- * starts before they return), memsets, NVTX push/pop ranges, an allocation
+ * starts before they return; small ones of several sizes in turn),
+ * memsets, NVTX push/pop ranges, an allocation
  * from the stream-ordered pool and one allocation that fails, all on
  * device 0.
  *
@@ -98,6 +99,18 @@ int main(void)
 	/* synchronous: their GPU work starts, and ends, before they return */
 	rt_ok(cudaMemcpy(d_b, host, BYTES, cudaMemcpyHostToDevice), "cudaMemcpy HtoD");
 	rt_ok(cudaMemcpy(host, d_a, BYTES, cudaMemcpyDeviceToHost), "cudaMemcpy DtoH");
+	/* batches of varying length, as a loop over slices of a buffer copies
+	 * them: each way and cleared, sizes in turn, so that every slice is
+	 * named by its own size and direction, never a neighbour's */
+	for (int r = 0; r < 2; r++) {
+		for (size_t bytes = 64; bytes <= 160; bytes += 32) {
+			rt_ok(cudaMemcpy(d_b, host, bytes, cudaMemcpyHostToDevice),
+			      "cudaMemcpy HtoD of a batch");
+			rt_ok(cudaMemset(d_b, 0, bytes), "cudaMemset of a batch");
+			rt_ok(cudaMemcpy(host, d_a, bytes, cudaMemcpyDeviceToHost),
+			      "cudaMemcpy DtoH of a batch");
+		}
+	}
 	rt_ok(cudaStreamDestroy(s1), "cudaStreamDestroy(s1)");
 	rt_ok(cudaStreamDestroy(s2), "cudaStreamDestroy(s2)");
 	rt_ok(cudaFree(d_b), "cudaFree(d_b)");
