@@ -20,8 +20,10 @@
 #     between the two runs over the difference in calls is what one more
 #     call costs, start-up and teardown taken out, and the traced figure
 #     less the untraced one what tracing adds; target at most 2000;
-#   - the report and the exports: each loop recorded with TRACE_ROUNDS
-#     rounds (default 1,000,000: 2 million calls), then
+#   - the report and the exports: the copy and launch loops (or those
+#     of LOOP_BENCH_ANALYSIS_LOOPS, any of call-loop's that has GPU work,
+#     which the CTF export needs: not query) each recorded
+#     with TRACE_ROUNDS rounds (default 1,000,000: 2 million calls), then
 #     `cudatrace report --format json`, `export --format perfetto` and
 #     `export --format ctf` timed against `babeltrace2 -o dummy` on the
 #     same trace, best of three; target at most 1.0; beside the times,
@@ -231,7 +233,15 @@ analysis() {
 }
 
 [ "$trace_rounds" -gt 0 ] || exit 0
+analysis_loops=${LOOP_BENCH_ANALYSIS_LOOPS:-copy launch}
+case " $analysis_loops " in
+*" query "*)
+	echo "loop-bench: the query loop has no GPU work to export as CTF" >&2
+	exit 2
+	;;
+esac
 echo "loop-bench: report and exports on recorded traces of $((2 * trace_rounds)) calls (best of three)"
-analysis copy
-analysis launch
+for each in $analysis_loops; do
+	analysis "$each"
+done
 echo "cores: $(nproc)"
