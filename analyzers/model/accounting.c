@@ -80,7 +80,10 @@ struct acct_process {
 	uint64_t dump_entries; /* its mem_live events */
 	/* Addresses (dump_key) released since it began; owned; NULL when none is open. */
 	GHashTable *released_in_dump;
-	/* Its api_call events are in the trace: a call not recorded never returned. */
+	/*
+	 * An api_call of it was read: its calls' returns are in the trace
+	 * (known sooner where the reader could tell: ct_process.calls_recorded).
+	 */
 	bool calls_recorded;
 	/* Calls its exit() gave up waiting for (ct_acct_exit_calls). */
 	uint64_t exit_calls;
@@ -657,12 +660,14 @@ static bool deferred(struct ct_acct *acct, const struct ct_event *ev)
 {
 	/*
 	 * Calls' ends are known only where the process's api_call events are
-	 * in the trace (not under `record --no-api`), and all of them only in
-	 * the window and without an NVTX range filter: else the release is
-	 * done at once, as its mem_free says.
+	 * in the trace (not under `record --no-api`): from its first event
+	 * where its tracer_info and the trace's classes say so, else from its
+	 * first api_call. And all of them are known only in the window and
+	 * without an NVTX range filter. Else the release is done at once, as
+	 * its mem_free says.
 	 */
 	return !ev->before_window && !acct->opts->nvtx_range &&
-	       process_of(acct, ev->process)->calls_recorded;
+	       (ev->process->calls_recorded || process_of(acct, ev->process)->calls_recorded);
 }
 
 /*

@@ -65,6 +65,12 @@ struct ct_process {
 	char tracer_version[32];
 	uint32_t cupti_version;
 	int32_t driver_version;
+	/*
+	 * Every call's return is in the trace: its tracer_info says api_call
+	 * events are emitted and its trace declares them (the session enabled
+	 * them). Set by the reader (pass/reader.c), which sees the trace.
+	 */
+	bool calls_recorded;
 	/* Activity records CUPTI dropped (activity_dropped), and when the first drop was told. */
 	uint64_t dropped_records;
 	int64_t first_drop_ns; /* INT64_MAX: none */

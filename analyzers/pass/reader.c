@@ -37,6 +37,7 @@
 #include "read/discovery.h"
 #include "read/event-decoder.h"
 #include "read/filters.h"
+#include "read/trace-desc.h"
 #include "model/gpu-activity.h"
 #include "reader.h"
 #include "common/saturate.h"
@@ -264,6 +265,19 @@ static void check_tracer_version(struct ct_reader *r, const struct ct_event *ev)
 		          ev->u.tracer_info.version, PACKAGE_VERSION, theirs);
 }
 
+/*
+ * Whether the calls of TRACER_INFO's process all have their api_call: the
+ * tracer emits them (its `api`) and the session recorded them (the trace
+ * declares the class; `record --no-api` leaves it out). The accountant
+ * then knows from the process's first event that a release is done when
+ * its call returns, not only from its first api_call.
+ */
+static void note_calls_recorded(struct ct_event *ev)
+{
+	if (ev->u.tracer_info.api && ev->trace && ev->trace->declares_api_call)
+		ev->process->calls_recorded = true;
+}
+
 /* EV's time counts for the trace's first and last event. */
 static void note_time(struct ct_reader *r, int64_t time_ns)
 {
@@ -343,8 +357,10 @@ void ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 	if (ev->type == CT_EV_ACTIVITY_DROPPED)
 		r->stats.dropped_records =
 		    ct_sat_add_u64(r->stats.dropped_records, ev->u.activity_dropped.count);
-	else if (ev->type == CT_EV_TRACER_INFO)
+	else if (ev->type == CT_EV_TRACER_INFO) {
 		check_tracer_version(r, ev);
+		note_calls_recorded(ev);
+	}
 	if (r->filtering) {
 		verdict = ct_filter_event(&r->filter, r->ctx, ev);
 		if (verdict == CT_FILTER_DROP)

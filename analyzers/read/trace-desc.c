@@ -7,6 +7,7 @@
 
 #include <glib.h>
 
+#include "contract/events.h"
 #include "trace-desc.h"
 
 static void read_clock(struct ct_clock_desc *c, const bt_clock_class *clock)
@@ -48,6 +49,26 @@ static void read_environment(struct ct_trace_desc *d, const bt_trace *trace)
 	}
 }
 
+/* Whether one of TRACE's stream classes has an event class named NAME. */
+static bool declares(const bt_trace *trace, const char *name)
+{
+	const bt_trace_class *tc = bt_trace_borrow_class_const(trace);
+
+	for (uint64_t i = 0; i < bt_trace_class_get_stream_class_count(tc); i++) {
+		const bt_stream_class *sc =
+		    bt_trace_class_borrow_stream_class_by_index_const(tc, i);
+
+		for (uint64_t j = 0; j < bt_stream_class_get_event_class_count(sc); j++) {
+			const char *ec_name = bt_event_class_get_name(
+			    bt_stream_class_borrow_event_class_by_index_const(sc, j));
+
+			if (ec_name && strcmp(ec_name, name) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
 struct ct_trace_desc *ct_trace_desc_create(const bt_trace *trace, const bt_clock_class *clock)
 {
 	struct ct_trace_desc *d = g_new0(struct ct_trace_desc, 1);
@@ -55,6 +76,7 @@ struct ct_trace_desc *ct_trace_desc_create(const bt_trace *trace, const bt_clock
 	d->name = g_strdup(bt_trace_get_name(trace));
 	read_clock(&d->clock, clock);
 	read_environment(d, trace);
+	d->declares_api_call = declares(trace, CT_PROVIDER_PREFIX "api_call");
 	return d;
 }
 

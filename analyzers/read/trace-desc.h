@@ -41,6 +41,12 @@ struct ct_trace_desc {
 	struct ct_clock_desc clock;
 	struct ct_trace_env_entry *env; /* owned, ENV_COUNT of them, in the trace's order */
 	size_t env_count;
+	/*
+	 * Its metadata declares cudatrace:api_call. LTTng declares the events
+	 * a session enabled (and a probe registered), whether or not one was
+	 * written: where this is false, calls' returns were not recorded.
+	 */
+	bool declares_api_call;
 };
 
 /*

@@ -10,9 +10,11 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <glib.h>
 
 #include "feed.h"
 #include "findings/findings.h"
+#include "read/trace-desc.h"
 
 void feed_init(struct feed *f, const struct ct_analysis_class *const *classes)
 {
@@ -30,6 +32,7 @@ void feed_release(struct feed *f)
 {
 	ct_doc_destroy(f->doc);
 	ct_reader_destroy(f->reader);
+	ct_trace_desc_destroy(f->trace);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -49,6 +52,7 @@ static void event_init(struct feed *f, struct ct_event *ev, enum ct_event_type t
 		snprintf(ev->process->procname, sizeof(ev->process->procname), "proc%d", pid);
 	ev->thread = ct_context_thread(ctx, ev->process, tid);
 	assert_non_null(ev->thread);
+	ev->trace = f->trace;
 }
 
 static void feed_event(struct feed *f, struct ct_event *ev)
@@ -105,6 +109,20 @@ void feed_alloc_call(struct feed *f, int pid, int tid, unsigned device, unsigned
 	mem_event_of(f, CT_EV_MEM_ALLOC, pid, tid, device, kind, address, size, CT_DOMAIN_RUNTIME,
 	             kind == CT_MEM_ASYNC ? CBID_CUDA_MALLOC_ASYNC : CBID_CUDA_MALLOC,
 	             correlation_id);
+}
+
+void feed_tracer_info(struct feed *f, int pid, bool api, bool declared)
+{
+	struct ct_event ev;
+
+	if (!f->trace)
+		f->trace = g_new0(struct ct_trace_desc, 1);
+	assert_non_null(f->trace);
+	f->trace->declares_api_call = declared;
+	event_init(f, &ev, CT_EV_TRACER_INFO, pid, pid);
+	ev.u.tracer_info.version = "0.1.0";
+	ev.u.tracer_info.api = api;
+	feed_event(f, &ev);
 }
 
 void feed_call(struct feed *f, int pid, int tid, unsigned cbid, uint32_t correlation_id,

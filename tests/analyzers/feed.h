@@ -31,12 +31,19 @@ struct feed {
 	int64_t now;                  /* time of the next event; each event advances it by 1 us */
 	uint32_t correlation_id;      /* of the last call an event named; each call has its own */
 	uint32_t free_correlation_id; /* of the last feed_free */
+	struct ct_trace_desc *trace;  /* owned; the trace events are read from, once one is told */
 };
 
 /* A reader with the analyses of the NULL-terminated list CLASSES. */
 void feed_init(struct feed *f, const struct ct_analysis_class *const *classes);
 void feed_release(struct feed *f);
 
+/*
+ * The tracer_info of PID, its tracer emitting api_call events or not
+ * (API), read from a trace whose metadata declares cudatrace:api_call or
+ * not (DECLARED); the events after it are read from that trace.
+ */
+void feed_tracer_info(struct feed *f, int pid, bool api, bool declared);
 void feed_alloc(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t address,
                 uint64_t size);
 void feed_free(struct feed *f, int pid, int tid, unsigned device, unsigned kind, uint64_t address,

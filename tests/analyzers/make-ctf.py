@@ -343,7 +343,7 @@ def basic(directory):
         return t
 
     s.event(at(), "tracer_info", pid, tid, proc, version="0.1.0", cupti_version=130001,
-            driver_version=13000, api=1)
+            driver_version=13000, api=0)
     s.event(at(), "api_name", pid, tid, proc, domain=2, cbid=20, name="cudaMalloc")
     s.event(at(), "api_name", pid, tid, proc, domain=2, cbid=22, name="cudaFree")
     s.event(at(), "nvml_sample", pid, tid, proc, device=0, reason=1, free=3 * 1024 * MIB,

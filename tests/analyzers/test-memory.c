@@ -886,6 +886,60 @@ static void test_release_done_at_its_return(void **state)
 }
 
 /*
+ * Thread 1 frees A (4M); thread 2 enters a call that allocates B (4M)
+ * before the free returns; all in the process's first moments, before
+ * any call returned. Surely live at once: 4M; possibly: 8M. PEAK_HIGH is the bound the report must give when
+ * the tracer_info says API and the trace DECLARED api_call: the release is
+ * done at its return only where every call's return is known to be in the
+ * trace, else at its entry, as its mem_free says.
+ */
+static void free_before_any_return(bool api, bool declared, uint64_t peak_high)
+{
+	struct feed f;
+	int64_t free_entry, b_entry;
+	uint32_t free_call;
+
+	feed_init(&f, memory_only);
+	feed_tracer_info(&f, PID, api, declared);
+	feed_alloc(&f, PID, 1, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	free_entry = f.now;
+	feed_free(&f, PID, 1, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	free_call = f.correlation_id;
+	/* B's call entered after the free's: A may not have been freed yet */
+	b_entry = f.now;
+	f.now += 1000;
+	feed_alloc_entered(&f, PID, 2, 0, CT_MEM_DEVICE, BASE + 64 * MIB, 4 * MIB, b_entry);
+	feed_call(&f, PID, 1, CBID_CUDA_FREE, free_call, free_entry);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_low_bytes"), 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_high_bytes"), peak_high);
+	assert_int_equal(feed_int(&f, "memory.devices.0.frees"), 1);
+	assert_int_equal(feed_int(&f, "memory.devices.0.live_at_end_bytes"), 4 * MIB);
+	feed_release(&f);
+}
+
+static void test_release_at_return_before_first_call(void **state)
+{
+	(void)state;
+	free_before_any_return(true, true, 8 * MIB);
+}
+
+/* `record --no-api`: the session did not enable api_call; the tracer still says it emits it. */
+static void test_release_at_entry_without_declared_calls(void **state)
+{
+	(void)state;
+	free_before_any_return(true, false, 4 * MIB);
+}
+
+/* CUDATRACE_API=0 under a session that enabled every cudatrace event. */
+static void test_release_at_entry_without_emitted_calls(void **state)
+{
+	(void)state;
+	free_before_any_return(false, true, 4 * MIB);
+}
+
+/*
  * The driver gives A's address to thread 2 before thread 1's free
  * returned: A was freed by then, never live with B (the peak is 4M).
  */
@@ -955,6 +1009,9 @@ int main(void)
 		cmocka_unit_test(test_events_discarded),
 		cmocka_unit_test(test_accounted_once),
 		cmocka_unit_test(test_release_done_at_its_return),
+		cmocka_unit_test(test_release_at_return_before_first_call),
+		cmocka_unit_test(test_release_at_entry_without_declared_calls),
+		cmocka_unit_test(test_release_at_entry_without_emitted_calls),
 		cmocka_unit_test(test_release_done_when_address_reused),
 		cmocka_unit_test(test_release_unfinished_at_exit),
 	};
