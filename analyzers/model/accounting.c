@@ -67,6 +67,13 @@ struct acct_thread {
 	GArray *pending; /* struct pending_release, in order */
 	uint32_t correlation_id;
 	GPtrArray *freed; /* struct ct_acct_alloc; owned */
+	/*
+	 * The thread's last recorded call (its correlation id, 0: none, and
+	 * entry): a second allocation of that call, whose event does not
+	 * record it (entry 0: doc/events.md), began at that entry too.
+	 */
+	uint32_t call_id;
+	int64_t call_entry_ns;
 };
 
 /* Per-process state, in the accountant's slot. */
@@ -595,6 +602,25 @@ static bool merge_dumped(struct ct_acct *acct, struct ct_acct_device *dev,
 
 static void settle(struct ct_acct *acct, struct ct_acct_alloc *a, const struct ct_event *at);
 
+/*
+ * The entry of the call that made the allocation EV, into *ENTRY_NS:
+ * its own when EV records the call, that of the call EV's thread last
+ * recorded when EV is a second allocation of it. False: not known.
+ */
+static bool call_entry(const struct ct_acct *acct, const struct ct_event *ev, int64_t *entry_ns)
+{
+	const struct acct_thread *at = ev->thread->slot[acct->slot];
+	uint32_t id = ev->u.mem.api.correlation_id;
+
+	if (ev->has_call)
+		*entry_ns = ev->call.entry_ns;
+	else if (at && id && at->call_id == id)
+		*entry_ns = at->call_entry_ns;
+	else
+		return false;
+	return true;
+}
+
 static void on_alloc(struct ct_acct *acct, const struct ct_event *ev)
 {
 	const struct ct_ev_mem *e = &ev->u.mem;
@@ -602,6 +628,7 @@ static void on_alloc(struct ct_acct *acct, const struct ct_event *ev)
 	unsigned space = ct_acct_space_of(kind);
 	struct ct_acct_device *dev = ct_acct_device_of(acct, ev->process, e->device);
 	struct ct_acct_alloc *a, *old;
+	int64_t entry_ns;
 
 	note_event(dev, ev);
 	/* the driver gave out its address again: the release that freed it is done */
@@ -618,8 +645,8 @@ static void on_alloc(struct ct_acct *acct, const struct ct_event *ev)
 	}
 	a = record_of(acct, ev);
 	/* made at the most from its call's entry on: the peak's high bound */
-	if (!ev->before_window && ev->has_call && ct_mem_kind_on_device(kind))
-		ct_peak_bounds_early(dev->bounds, ev->call.entry_ns, bytes_of(a));
+	if (!ev->before_window && call_entry(acct, ev, &entry_ns) && ct_mem_kind_on_device(kind))
+		ct_peak_bounds_early(dev->bounds, entry_ns, bytes_of(a));
 	insert(acct, dev, a, ev);
 	if (ev->before_window || kind == CT_MEM_VMM_MAP)
 		return;
@@ -1072,7 +1099,11 @@ void ct_acct_call(struct ct_acct *acct, const struct ct_event *ev)
 	/* the process's slot made once, at its first recorded call */
 	if (ev->type == CT_EV_API_CALL && (!ap || !ap->calls_recorded))
 		process_of(acct, ev->process)->calls_recorded = true;
-	if (!at || !at->pending->len)
+	if (!at)
+		at = thread_of(acct, ev->thread);
+	at->call_id = ev->call.correlation_id;
+	at->call_entry_ns = ev->call.entry_ns;
+	if (!at->pending->len)
 		return;
 	/*
 	 * Done: the releases of this call (its id), and those entered before

@@ -940,6 +940,40 @@ static void test_release_at_entry_without_emitted_calls(void **state)
 }
 
 /*
+ * Thread 2 enters a call that allocates B1 and B2 (2M each; B2's event is
+ * the call's second and does not record it: entry 0); meanwhile thread 1
+ * frees A (4M), and its free returns before thread 2's call does. Both Bs
+ * may have been made while A was live: the high bound is 8M, not 6M.
+ */
+static void test_second_allocation_of_a_call(void **state)
+{
+	struct feed f;
+	int64_t b_entry, free_entry;
+	uint32_t free_call;
+
+	(void)state;
+	feed_init(&f, memory_only);
+	calls_recorded(&f, 1);
+	calls_recorded(&f, 2);
+	feed_alloc_entered(&f, PID, 1, 0, CT_MEM_DEVICE, BASE, 4 * MIB, f.now - 500);
+	b_entry = f.now;
+	f.now += 1000;
+	free_entry = f.now;
+	feed_free(&f, PID, 1, 0, CT_MEM_DEVICE, BASE, 4 * MIB);
+	free_call = f.correlation_id;
+	feed_call(&f, PID, 1, CBID_CUDA_FREE, free_call, free_entry);
+	feed_alloc_entered(&f, PID, 2, 0, CT_MEM_DEVICE, BASE + 64 * MIB, 2 * MIB, b_entry);
+	feed_alloc_call(&f, PID, 2, 0, CT_MEM_DEVICE, BASE + 128 * MIB, 2 * MIB, f.correlation_id);
+	feed_report(&f);
+
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_bytes"), 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_low_bytes"), 4 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.peak_high_bytes"), 8 * MIB);
+	assert_int_equal(feed_int(&f, "memory.devices.0.allocations"), 3);
+	feed_release(&f);
+}
+
+/*
  * The driver gives A's address to thread 2 before thread 1's free
  * returned: A was freed by then, never live with B (the peak is 4M).
  */
@@ -1012,6 +1046,7 @@ int main(void)
 		cmocka_unit_test(test_release_at_return_before_first_call),
 		cmocka_unit_test(test_release_at_entry_without_declared_calls),
 		cmocka_unit_test(test_release_at_entry_without_emitted_calls),
+		cmocka_unit_test(test_second_allocation_of_a_call),
 		cmocka_unit_test(test_release_done_when_address_reused),
 		cmocka_unit_test(test_release_unfinished_at_exit),
 	};
