@@ -118,6 +118,7 @@ static void write_finding(struct ct_doc *doc, const struct ct_transfers_finding 
 		ct_doc_u64(doc, "host_address", f->host_address, CT_UNIT_ADDRESS);
 	else
 		ct_doc_null(doc, "host_address");
+	ct_doc_bool(doc, "at_least", f->at_least);
 	ct_doc_string(doc, "message", f->message);
 	ct_doc_string(doc, "advice", f->advice);
 	ct_doc_end(doc);

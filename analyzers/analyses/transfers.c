@@ -136,6 +136,13 @@ struct upload {
 	uint32_t group; /* of the last upload */
 	int64_t first_ns;
 	int64_t last_ns;
+	/*
+	 * It took the way of a buffer the table forgot: uploads of it before
+	 * may have been forgotten too, and COUNT is the least it was uploaded.
+	 * (A set's ways are never freed, so one that ever forgot is full, and
+	 * every newcomer to it after that forgets another buffer.)
+	 */
+	bool at_least;
 };
 
 /* A device-to-host copy, for the round-trip finding. */
@@ -167,6 +174,9 @@ struct xfer_process {
 	struct ct_corr_map early;    /* of struct xfer_early */
 	struct upload *uploads;      /* owned, UPLOAD_SETS × UPLOAD_WAYS, or NULL */
 	struct download *downloads;  /* owned, DOWNLOAD_SLOTS, or NULL */
+	/* A download not yet sent back was forgotten for another's slot:
+	 * the process's round trips are the least there were. */
+	bool downloads_forgotten;
 };
 
 struct transfers {
@@ -374,7 +384,8 @@ static void note_upload(struct transfers *t, struct xfer_process *xp, const stru
 		if (set[w].count < least->count)
 			least = &set[w];
 	}
-	*least = (struct upload){ e->src, e->bytes, 1, group, ev->time_ns, ev->time_ns };
+	*least = (struct upload){ e->src,      e->bytes,        1, group, ev->time_ns,
+		                  ev->time_ns, least->count > 0 };
 }
 
 static struct download *download_slot(struct xfer_process *xp, uint64_t address)
@@ -385,9 +396,18 @@ static struct download *download_slot(struct xfer_process *xp, uint64_t address)
 static void note_download(struct transfers *t, struct xfer_process *xp,
                           const struct ct_ev_memcpy *e, uint32_t group)
 {
+	struct download *d;
+
 	if (!xp->downloads)
 		xp->downloads = g_new0(struct download, DOWNLOAD_SLOTS);
-	*download_slot(xp, e->dst) = (struct download){ e->dst, e->bytes, group };
+	d = download_slot(xp, e->dst);
+	/*
+	 * Another buffer's download not yet sent back is forgotten. (The same
+	 * buffer filled again is no loss: its last fill cannot come back.)
+	 */
+	if (d->bytes && d->address != e->dst)
+		xp->downloads_forgotten = true;
+	*d = (struct download){ e->dst, e->bytes, group };
 }
 
 /* An upload of exactly the bytes a download just brought to the host. */
@@ -916,8 +936,9 @@ struct finding {
 	uint64_t count;
 	uint64_t bytes;
 	int64_t time_ns;
-	uint64_t address;   /* host buffer, 0 if none */
-	bool every_small;   /* of the site's small copies of every size class (a storm) */
+	uint64_t address; /* host buffer, 0 if none */
+	bool every_small; /* of the site's small copies of every size class (a storm) */
+	bool at_least;    /* count, bytes and time are the least they were (a table forgot some) */
 	const char *advice; /* what to do, static; also the end of the message */
 	char message[768];
 };
@@ -1042,12 +1063,13 @@ static void find_repeated_uploads(struct transfers *t, GArray *list)
 				                   ct_sat_mul(mean_cost(group_at(t, u->group)),
 				                              (int64_t)(u->count - 1)),
 				               .address = u->address,
+				               .at_least = u->at_least,
 				               .advice = ADVICE_UPLOAD_ONCE };
 			snprintf(f->message, sizeof(f->message),
-			         "the host buffer at 0x%" PRIx64 " (%s) was uploaded %" PRIu64
+			         "the host buffer at 0x%" PRIx64 " (%s) was uploaded %s%" PRIu64
 			         " times: %s",
-			         u->address, human_bytes(u->bytes, size, sizeof(size)), u->count,
-			         f->advice);
+			         u->address, human_bytes(u->bytes, size, sizeof(size)),
+			         u->at_least ? "at least " : "", u->count, f->advice);
 		}
 	}
 }
@@ -1057,6 +1079,7 @@ static void find_round_trips(struct transfers *t, GArray *list)
 	for (uint32_t i = 0; i < t->groups->len; i++) {
 		const struct xfer_group *g = group_at(t, i);
 		const struct xfer_group *from;
+		const struct xfer_process *xp;
 		struct ct_api_ref api;
 		char site[512], size[32];
 		struct finding *f;
@@ -1064,6 +1087,7 @@ static void find_round_trips(struct transfers *t, GArray *list)
 		if (!g->round_trips)
 			continue;
 		from = group_at(t, g->round_trip_from);
+		xp = g->process->slot[t->slot];
 		f = finding_add(list);
 		*f = (struct finding){ .kind = "round_trip",
 			               .group = i,
@@ -1071,14 +1095,16 @@ static void find_round_trips(struct transfers *t, GArray *list)
 			               .bytes = g->round_trip_bytes,
 			               .time_ns = (mean_cost(g) + mean_cost(from)) *
 			                          (int64_t)g->round_trips,
+			               .at_least = xp->downloads_forgotten,
 			               .advice = ADVICE_KEEP_ON_DEVICE };
 		api = (struct ct_api_ref){ from->key.api_domain, from->key.api_cbid, 0, 0 };
 		ct_call_site_format(t->ctx, from->process, from->key.path, &api, from->key.stack_id,
 		                    site, sizeof(site));
 		snprintf(f->message, sizeof(f->message),
-		         "%" PRIu64 " %s (%s) sent back to the device the host buffer a "
-		         "download at %.300s had just filled, same address and size: %s",
-		         g->round_trips, plural(g->round_trips, "upload", "uploads"),
+		         "%s%" PRIu64 " %s (%s) sent back to the device the host buffer a "
+		         "download at %.300s had filled, same address and size: %s",
+		         f->at_least ? "at least " : "", g->round_trips,
+		         plural(g->round_trips, "upload", "uploads"),
 		         human_bytes(g->round_trip_bytes, size, sizeof(size)), site, f->advice);
 	}
 }
@@ -1166,6 +1192,7 @@ static void add_findings(struct transfers *t)
 			.bytes = f->bytes,
 			.time_ns = f->time_ns,
 			.host_address = f->address,
+			.at_least = f->at_least,
 			.message = intern(t, f->message),
 			.advice = f->advice,
 		};

@@ -90,8 +90,13 @@ struct ct_transfers_finding {
 	uint64_t bytes;
 	int64_t time_ns;
 	uint64_t host_address; /* the host buffer, 0 if none */
-	const char *message;   /* what happened and what to do, for people */
-	const char *advice;    /* what to do alone (the end of the message); static */
+	/*
+	 * COUNT, BYTES and TIME_NS are the least they were: a bounded table
+	 * of the analysis forgot buffers that may have added to them.
+	 */
+	bool at_least;
+	const char *message; /* what happened and what to do, for people */
+	const char *advice;  /* what to do alone (the end of the message); static */
 };
 
 struct ct_transfers_result {

@@ -1429,7 +1429,7 @@ static void test_copies_fix(void **unused)
 		"round_trip",
 		"64KiB-1MiB",
 		"7 uploads (448.0 KiB) sent back to the device the host buffer a download had "
-		"just filled",
+		"filled",
 		"keep it on the device",
 		7,
 		1000000,
@@ -1448,7 +1448,7 @@ static void test_copies_fix(void **unused)
 	/* large copies: the storm of small ones at the same call is not their fix */
 	copies_finding("64KiB-1MiB", 64 << 10, 8, both, 2,
 	               "7 uploads (448.0 KiB) sent back to the device the host buffer a download "
-	               "had just filled (7 of these 8 copies)",
+	               "had filled (7 of these 8 copies)",
 	               "keep it on the device");
 	copies_finding("64KiB-1MiB", 64 << 10, 8, three, 3,
 	               "the host waited 9 ms in 8 synchronous copies", "copy asynchronously");

@@ -37,6 +37,15 @@ static size_t findings_of_kind(const struct ct_node *transfers, const char *kind
 	return node_count(node_path(transfers, "findings"), "kind", kind);
 }
 
+/* OBJECT's KEY, a boolean. */
+static bool node_true(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = node_path(object, key);
+
+	assert_int_equal(n->type, CT_NODE_BOOL);
+	return n->value.boolean;
+}
+
 /* The finding of KIND at SITE, NULL if none. */
 static const struct ct_node *finding_at(const struct ct_node *transfers, const char *kind,
                                         const char *site)
@@ -249,7 +258,61 @@ static void test_repeated_upload(void **unused)
 	assert_int_equal(node_u64(f, "host_address"), 0xa000);
 	assert_int_equal(node_u64(f, "count"), 4);
 	assert_int_equal(node_u64(f, "bytes"), 4 * 8192);
+	assert_false(node_true(f, "at_least"));
+	assert_non_null(strstr(node_str(f, "message"), " was uploaded 4 times"));
 	assert_int_equal(findings_of_kind(transfers, "round_trip"), 0);
+	synth_fini(&s);
+}
+
+/* The repeated_upload finding of the buffer at ADDRESS, NULL if none. */
+static const struct ct_node *upload_finding(const struct ct_node *transfers, uint64_t address)
+{
+	const struct ct_node *findings = node_path(transfers, "findings");
+
+	for (size_t i = 0; i < ct_node_count(findings); i++) {
+		const struct ct_node *f = ct_node_child(findings, i);
+
+		if (!strcmp(node_str(f, "kind"), "repeated_upload") &&
+		    node_u64(f, "host_address") == address)
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * 20,000 buffers uploaded once each between buffer A's five uploads and
+ * buffer B's: the table of uploaded buffers (4,096 entries) forgets most
+ * of them. A, uploaded most, stayed all along: its count is exact. B took
+ * a forgotten buffer's entry: had it been uploaded before, those uploads
+ * would be forgotten too, so its five are the least it was.
+ */
+static void test_repeated_upload_after_table_forgot(void **unused)
+{
+	const struct ct_node *transfers, *a, *b;
+	uint32_t correlation_id = 1;
+	struct synth s;
+	int64_t t = 1000000;
+
+	transfers_init(&s);
+	for (int i = 0; i < 5; i++)
+		upload(&s, &t, 0xa000, 8192, &correlation_id);
+	for (uint64_t i = 0; i < 20000; i++)
+		upload(&s, &t, 0x10000000 + i * 8192, 8192, &correlation_id);
+	for (int i = 0; i < 5; i++)
+		upload(&s, &t, 0xb000, 8192, &correlation_id);
+	transfers = transfers_of(synth_report(&s));
+
+	assert_int_equal(findings_of_kind(transfers, "repeated_upload"), 2);
+	a = upload_finding(transfers, 0xa000);
+	b = upload_finding(transfers, 0xb000);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(node_u64(a, "count"), 5);
+	assert_false(node_true(a, "at_least"));
+	assert_non_null(strstr(node_str(a, "message"), " was uploaded 5 times"));
+	assert_int_equal(node_u64(b, "count"), 5);
+	assert_true(node_true(b, "at_least"));
+	assert_non_null(strstr(node_str(b, "message"), " was uploaded at least 5 times"));
 	synth_fini(&s);
 }
 
@@ -282,6 +345,39 @@ static void test_round_trip(void **unused)
 	assert_int_equal(node_u64(f, "count"), 1);
 	assert_int_equal(node_u64(f, "bytes"), 65536);
 	assert_string_equal(node_str(f, "direction"), "HtoD");
+	assert_false(node_true(f, "at_least"));
+	assert_ptr_equal(strstr(node_str(f, "message"), "1 upload "), node_str(f, "message"));
+	synth_fini(&s);
+}
+
+/*
+ * 5,000 buffers downloaded and not sent back, more than the table of
+ * downloads holds (4,096): it forgets some, and a round trip of one of
+ * them would not be counted. The round trip it does count is the least
+ * there were.
+ */
+static void test_round_trip_after_table_forgot(void **unused)
+{
+	const struct ct_node *transfers, *f;
+	uint32_t correlation_id = 1;
+	struct synth s;
+	int64_t t = 1000000;
+
+	transfers_init(&s);
+	for (uint64_t i = 0; i < 5000; i++)
+		download(&s, &t, 0x10000000 + i * 65536, 65536, &correlation_id);
+	synth_nvtx_push(&s, t, "trip");
+	download(&s, &t, 0x5000000, 65536, &correlation_id);
+	upload(&s, &t, 0x5000000, 65536, &correlation_id);
+	synth_nvtx_pop(&s, t);
+	transfers = transfers_of(synth_report(&s));
+
+	f = finding_at(transfers, "round_trip", "trip:cudaMemcpy");
+	assert_non_null(f);
+	assert_int_equal(node_u64(f, "count"), 1);
+	assert_true(node_true(f, "at_least"));
+	assert_ptr_equal(strstr(node_str(f, "message"), "at least 1 upload "),
+	                 node_str(f, "message"));
 	synth_fini(&s);
 }
 
@@ -438,6 +534,8 @@ int main(void)
 		cmocka_unit_test(test_storms),
 		cmocka_unit_test(test_repeated_upload),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_repeated_upload_after_table_forgot),
+		cmocka_unit_test(test_round_trip_after_table_forgot),
 		cmocka_unit_test(test_sync_copy_gpu_idle),
 		cmocka_unit_test(test_busy_recorded_before_first_wait),
 		cmocka_unit_test(test_joins),
