@@ -348,6 +348,14 @@ static inline bool node_is_null(const struct ct_node *object, const char *key)
 	return node_path(object, key)->type == CT_NODE_NULL;
 }
 
+static inline bool node_bool(const struct ct_node *object, const char *key)
+{
+	const struct ct_node *n = node_path(object, key);
+
+	assert_int_equal(n->type, CT_NODE_BOOL);
+	return n->value.boolean;
+}
+
 static inline const char *node_str(const struct ct_node *object, const char *key)
 {
 	const struct ct_node *n = node_path(object, key);

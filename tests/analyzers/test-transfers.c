@@ -37,15 +37,6 @@ static size_t findings_of_kind(const struct ct_node *transfers, const char *kind
 	return node_count(node_path(transfers, "findings"), "kind", kind);
 }
 
-/* OBJECT's KEY, a boolean. */
-static bool node_true(const struct ct_node *object, const char *key)
-{
-	const struct ct_node *n = node_path(object, key);
-
-	assert_int_equal(n->type, CT_NODE_BOOL);
-	return n->value.boolean;
-}
-
 /* The finding of KIND at SITE, NULL if none. */
 static const struct ct_node *finding_at(const struct ct_node *transfers, const char *kind,
                                         const char *site)
@@ -99,7 +90,7 @@ static void test_storm_ranked_above_large_pinned_copy(void **unused)
 	assert_string_equal(node_str(first, "direction"), "HtoD");
 	assert_string_equal(node_str(first, "host_memory"), "pageable");
 	assert_string_equal(node_str(first, "size_class"), "4KiB-64KiB");
-	assert_true(node_path(first, "sync")->value.boolean);
+	assert_true(node_bool(first, "sync"));
 	assert_int_equal(node_u64(first, "count"), 1000);
 	assert_int_equal(node_u64(first, "bytes"), 4096000);
 	assert_int_equal(node_i64(first, "gpu_time_ns"), 1900000);
@@ -109,7 +100,7 @@ static void test_storm_ranked_above_large_pinned_copy(void **unused)
 
 	assert_string_equal(node_str(second, "site"), "cudaMemcpyAsync");
 	assert_string_equal(node_str(second, "host_memory"), "pinned");
-	assert_false(node_path(second, "sync")->value.boolean);
+	assert_false(node_bool(second, "sync"));
 	assert_int_equal(node_i64(second, "cost_ns"), 2684355);
 	assert_int_equal(node_i64(second, "gpu_idle_while_blocked_ns"), 0);
 	/* the large copy set the best HtoD bandwidth: 25 GB/s */
@@ -258,7 +249,7 @@ static void test_repeated_upload(void **unused)
 	assert_int_equal(node_u64(f, "host_address"), 0xa000);
 	assert_int_equal(node_u64(f, "count"), 4);
 	assert_int_equal(node_u64(f, "bytes"), 4 * 8192);
-	assert_false(node_true(f, "at_least"));
+	assert_false(node_bool(f, "at_least"));
 	assert_non_null(strstr(node_str(f, "message"), " was uploaded 4 times"));
 	assert_int_equal(findings_of_kind(transfers, "round_trip"), 0);
 	synth_fini(&s);
@@ -308,10 +299,10 @@ static void test_repeated_upload_after_table_forgot(void **unused)
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_int_equal(node_u64(a, "count"), 5);
-	assert_false(node_true(a, "at_least"));
+	assert_false(node_bool(a, "at_least"));
 	assert_non_null(strstr(node_str(a, "message"), " was uploaded 5 times"));
 	assert_int_equal(node_u64(b, "count"), 5);
-	assert_true(node_true(b, "at_least"));
+	assert_true(node_bool(b, "at_least"));
 	assert_non_null(strstr(node_str(b, "message"), " was uploaded at least 5 times"));
 	synth_fini(&s);
 }
@@ -345,7 +336,7 @@ static void test_round_trip(void **unused)
 	assert_int_equal(node_u64(f, "count"), 1);
 	assert_int_equal(node_u64(f, "bytes"), 65536);
 	assert_string_equal(node_str(f, "direction"), "HtoD");
-	assert_false(node_true(f, "at_least"));
+	assert_false(node_bool(f, "at_least"));
 	assert_ptr_equal(strstr(node_str(f, "message"), "1 upload "), node_str(f, "message"));
 	synth_fini(&s);
 }
@@ -375,7 +366,7 @@ static void test_round_trip_after_table_forgot(void **unused)
 	f = finding_at(transfers, "round_trip", "trip:cudaMemcpy");
 	assert_non_null(f);
 	assert_int_equal(node_u64(f, "count"), 1);
-	assert_true(node_true(f, "at_least"));
+	assert_true(node_bool(f, "at_least"));
 	assert_ptr_equal(strstr(node_str(f, "message"), "at least 1 upload "),
 	                 node_str(f, "message"));
 	synth_fini(&s);
