@@ -11,11 +11,17 @@
  * operation (capture.h). A copy or memset its thread recorded whole a
  * moment before is recorded by a repeat (repeats.h).
  */
+#include <stdint.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include <cupti.h>
 
 #include "api-call.h"
 #include "call-stack.h"
 #include "capture.h"
+#include "contract/mix64.h"
 #include "cudatrace-tp.h"
 #include "recorded-ops.h"
 
@@ -23,6 +29,8 @@
 struct side {
 	bool on_device;
 	bool pinned;
+	bool device_memory; /* the tracker holds it as device or managed memory */
+	bool host_alloc;    /* ... as cudaHostAlloc's memory (not a registered range) */
 	uint8_t device;
 };
 
@@ -35,6 +43,8 @@ static struct side lookup_side(const struct api_call *call, uint64_t address)
 		return side;
 	side.on_device = !ct_mem_kind_is_host(entry->kind);
 	side.pinned = !side.on_device;
+	side.device_memory = side.on_device;
+	side.host_alloc = entry->kind == CT_MEM_HOST_PINNED;
 	if (side.on_device)
 		side.device = entry->device;
 	return side;
@@ -59,7 +69,7 @@ static struct side host_side(const struct api_call *call, uint64_t address)
 	struct side side = lookup_side(call, address);
 
 	if (side.on_device)
-		side = (struct side){ .device = CT_DEVICE_NONE };
+		side = (struct side){ .device = CT_DEVICE_NONE, .device_memory = true };
 	return side;
 }
 
@@ -158,7 +168,79 @@ static void resolve_sides(const struct api_call *call, const struct copy_desc *d
 	}
 }
 
-static void emit_copy(struct api_call *call, const struct copy_desc *d)
+/*
+ * The uploads smaller than this whose host memory the tracker does not
+ * know are not sampled: reading it takes a system call (sample_bytes),
+ * which such a copy would pay for more than once over.
+ */
+#define SAMPLE_UNKNOWN_MIN_BYTES 4096u
+
+/* The words an upload is sampled at (doc/events.md, memcpy). */
+#define SAMPLE_WORDS 8
+
+/*
+ * Reads the sampled bytes of [src, src + bytes) into WORDS: all of them
+ * when they fit (the rest 0), else SAMPLE_WORDS words spread evenly, the
+ * first and the last included. cudaHostAlloc's memory is read directly:
+ * the copy has just read it, and it is ordinary memory. Any other is read
+ * through process_vm_readv(2), which fails where the process cannot read
+ * instead of faulting: a copy that UVA ran from device memory the tracker
+ * does not know, whatever kind the program gave, or a registered range of
+ * I/O memory, must not kill the program or touch a device. False when it
+ * cannot be read, or is not worth a system call.
+ */
+static bool sample_bytes(uint64_t src, uint64_t bytes, bool host_alloc,
+                         uint64_t words[SAMPLE_WORDS])
+{
+	const size_t all = SAMPLE_WORDS * sizeof(uint64_t);
+	struct iovec local = { words, all };
+	struct iovec remote[SAMPLE_WORDS];
+	uint64_t step;
+
+	if (!host_alloc && bytes < SAMPLE_UNKNOWN_MIN_BYTES)
+		return false;
+	if (bytes <= all) {
+		memset(words, 0, all);
+		memcpy(words, (const void *)(uintptr_t)src, (size_t)bytes); /* host_alloc here */
+		return true;
+	}
+	step = (bytes - sizeof(uint64_t)) / (SAMPLE_WORDS - 1);
+	for (unsigned i = 0; i < SAMPLE_WORDS; i++) {
+		uint64_t at = i == SAMPLE_WORDS - 1 ? bytes - sizeof(uint64_t) : step * i;
+
+		if (host_alloc)
+			memcpy(&words[i], (const void *)(uintptr_t)(src + at), sizeof(uint64_t));
+		else
+			remote[i] =
+			    (struct iovec){ (void *)(uintptr_t)(src + at), sizeof(uint64_t) };
+	}
+	return host_alloc ||
+	       process_vm_readv(getpid(), &local, 1, remote, SAMPLE_WORDS, 0) == (ssize_t)all;
+}
+
+/*
+ * What an upload sent, sampled (the memcpy event's sample): a hash of its
+ * host bytes at the call's return, as sample_bytes reads them, so that a
+ * reader can tell a buffer uploaded again unchanged from one refilled in
+ * between (a data loader's pinned staging buffer). 0 when not sampled: not
+ * an upload, or host memory the tracker holds as device memory (managed
+ * memory read by the CPU would migrate) or that cannot be read.
+ */
+static uint64_t upload_sample(const struct copy_desc *d, uint8_t direction, const struct side *src)
+{
+	uint64_t words[SAMPLE_WORDS], h = UINT64_C(0x636f6e74656e7473);
+
+	if (direction != CT_DIR_HTOD || src->device_memory ||
+	    !sample_bytes(d->src, d->bytes, src->host_alloc, words))
+		return 0;
+	for (unsigned i = 0; i < SAMPLE_WORDS; i++)
+		h = (h ^ words[i]) * UINT64_C(0x9e3779b97f4a7c15);
+	h = ct_mix64(h);
+	return h ? h : 1;
+}
+
+/* A copy; SAMPLED: its bytes are side by side, so an upload is sampled. */
+static void emit_copy_of(struct api_call *call, const struct copy_desc *d, bool sampled)
 {
 	struct side src = { 0 }, dst = { 0 };
 	struct ct_ev_memcpy e;
@@ -180,10 +262,22 @@ static void emit_copy(struct api_call *call, const struct copy_desc *d)
 		.api = call_record(call),
 	};
 	e.host = host_of(e.direction, &src, &dst);
+	e.sample = sampled ? upload_sample(d, e.direction, &src) : 0;
 	call_note_name(call);
 	call_stack_note_operation(call, e.api.correlation_id);
 	/* its bytes and stream need not be in its record (gpu_memcpy_times) */
 	REPEAT_OR_WRITE(call, memcpy, &e, RECORDED_WHOLE);
+}
+
+static void emit_copy(struct api_call *call, const struct copy_desc *d)
+{
+	emit_copy_of(call, d, true);
+}
+
+/* A 2D copy, whose rows are a pitch apart: not sampled. */
+static void emit_strided_copy(struct api_call *call, const struct copy_desc *d)
+{
+	emit_copy_of(call, d, false);
 }
 
 /* ------------------------------------------------------- runtime copies */
@@ -213,7 +307,7 @@ static void cuda_memcpy_2d_exit(struct api_call *call)
 	struct copy_desc d = { PTR(p->dst),           PTR(p->src), (uint64_t)p->width * p->height,
 		               hint_of_kind(p->kind), false,       NULL };
 
-	emit_copy(call, &d);
+	emit_strided_copy(call, &d);
 }
 
 static void cuda_memcpy_2d_async_exit(struct api_call *call)
@@ -222,7 +316,7 @@ static void cuda_memcpy_2d_async_exit(struct api_call *call)
 	struct copy_desc d = { PTR(p->dst),           PTR(p->src), (uint64_t)p->width * p->height,
 		               hint_of_kind(p->kind), true,        (CUstream)p->stream };
 
-	emit_copy(call, &d);
+	emit_strided_copy(call, &d);
 }
 
 static void cuda_memcpy_peer_exit(struct api_call *call)
@@ -407,7 +501,7 @@ static void emit_copy2d(struct api_call *call, const CUDA_MEMCPY2D *c, bool asyn
 		.async = async,
 		.stream = s,
 	};
-	emit_copy(call, &d);
+	emit_strided_copy(call, &d);
 }
 
 static void cu_memcpy_2d_exit(struct api_call *call)

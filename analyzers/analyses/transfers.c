@@ -128,12 +128,22 @@ struct xfer_graph_launch {
 	uint16_t api_cbid;
 };
 
-/* A host buffer uploaded, for the repeated-upload finding. */
+/*
+ * A host buffer uploaded, for the repeated-upload finding. The tracer
+ * samples what an upload sends (the memcpy event's sample): a buffer
+ * refilled between its uploads, as a data loader's staging buffer is,
+ * sends other bytes each time, and only uploads in a row that send the
+ * same bytes, as far as known, could have been left out.
+ */
 struct upload {
 	uint64_t address;
 	uint64_t bytes;
-	uint64_t count; /* 0: free way */
-	uint32_t group; /* of the last upload */
+	uint64_t count;                 /* its uploads; 0: free way */
+	uint64_t sample;                /* of the last upload; 0: not sampled */
+	uint64_t run;                   /* the last uploads in a row that sent the same bytes */
+	uint64_t best;                  /* the longest such run */
+	bool run_sampled, best_sampled; /* every upload after a run's first had a sample */
+	uint32_t group;                 /* of the last upload */
 	int64_t first_ns;
 	int64_t last_ns;
 	/*
@@ -358,6 +368,30 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
+/* The upload of SAMPLE sends what the one of LAST sent, as far as known. */
+static bool same_bytes(uint64_t last, uint64_t sample)
+{
+	return !last || !sample || last == sample;
+}
+
+/* Counts another upload of U's buffer, which sends what SAMPLE sampled. */
+static void upload_again(struct upload *u, uint64_t sample)
+{
+	u->count++;
+	if (same_bytes(u->sample, sample)) {
+		u->run++;
+		u->run_sampled = u->run_sampled && u->sample && sample;
+	} else {
+		u->run = 1;
+		u->run_sampled = true;
+	}
+	if (u->run > u->best) {
+		u->best = u->run;
+		u->best_sampled = u->run_sampled;
+	}
+	u->sample = sample;
+}
+
 /*
  * Counts an upload of [address, address + bytes). The table keeps the
  * buffers uploaded most often: a newcomer takes the least-used way of its
@@ -376,7 +410,7 @@ static void note_upload(struct transfers *t, struct xfer_process *xp, const stru
 	least = &set[0];
 	for (unsigned w = 0; w < UPLOAD_WAYS; w++) {
 		if (set[w].count && set[w].address == e->src && set[w].bytes == e->bytes) {
-			set[w].count++;
+			upload_again(&set[w], e->sample);
 			set[w].group = group;
 			set[w].last_ns = ev->time_ns;
 			return;
@@ -384,8 +418,18 @@ static void note_upload(struct transfers *t, struct xfer_process *xp, const stru
 		if (set[w].count < least->count)
 			least = &set[w];
 	}
-	*least = (struct upload){ e->src,      e->bytes,        1, group, ev->time_ns,
-		                  ev->time_ns, least->count > 0 };
+	*least = (struct upload){ .address = e->src,
+		                  .bytes = e->bytes,
+		                  .count = 1,
+		                  .sample = e->sample,
+		                  .run = 1,
+		                  .best = 1,
+		                  .run_sampled = true,
+		                  .best_sampled = true,
+		                  .group = group,
+		                  .first_ns = ev->time_ns,
+		                  .last_ns = ev->time_ns,
+		                  .at_least = least->count > 0 };
 }
 
 static struct download *download_slot(struct xfer_process *xp, uint64_t address)
@@ -1050,26 +1094,28 @@ static void find_repeated_uploads(struct transfers *t, GArray *list)
 			char size[32];
 			struct finding *f;
 
-			if (u->count < REPEAT_MIN_UPLOADS)
+			if (!u->count || u->best < REPEAT_MIN_UPLOADS)
 				continue;
 			f = finding_add(list);
 			*f = (struct finding){ .kind = "repeated_upload",
 				               .group = u->group,
-				               .count = u->count,
-				               .bytes = u->bytes > UINT64_MAX / u->count
+				               .count = u->best,
+				               .bytes = u->bytes > UINT64_MAX / u->best
 				                            ? UINT64_MAX
-				                            : u->bytes * u->count,
+				                            : u->bytes * u->best,
 				               .time_ns =
 				                   ct_sat_mul(mean_cost(group_at(t, u->group)),
-				                              (int64_t)(u->count - 1)),
+				                              (int64_t)(u->best - 1)),
 				               .address = u->address,
 				               .at_least = u->at_least,
 				               .advice = ADVICE_UPLOAD_ONCE };
 			snprintf(f->message, sizeof(f->message),
 			         "the host buffer at 0x%" PRIx64 " (%s) was uploaded %s%" PRIu64
-			         " times: %s",
+			         " times%s: %s",
 			         u->address, human_bytes(u->bytes, size, sizeof(size)),
-			         u->at_least ? "at least " : "", u->count, f->advice);
+			         u->at_least ? "at least " : "", u->best,
+			         u->best_sampled ? " in a row with the same sampled bytes" : "",
+			         f->advice);
 		}
 	}
 }

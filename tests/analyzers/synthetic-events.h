@@ -135,9 +135,10 @@ struct synth_copy {
 };
 
 /* A memcpy event at T, the exit of the call entered at ENTRY (0: the
- * event does not record its call). */
-static inline void synth_memcpy(struct synth *s, int64_t t, const struct synth_copy *c,
-                                uint32_t correlation_id, int64_t entry)
+ * event does not record its call), whose upload the tracer sampled as
+ * SAMPLE (0: not sampled). */
+static inline void synth_sampled_memcpy(struct synth *s, int64_t t, const struct synth_copy *c,
+                                        uint32_t correlation_id, int64_t entry, uint64_t sample)
 {
 	struct ct_event ev = { .type = CT_EV_MEMCPY, .time_ns = t };
 
@@ -153,8 +154,16 @@ static inline void synth_memcpy(struct synth *s, int64_t t, const struct synth_c
 	ev.u.memcpy.api.domain = CT_DOMAIN_RUNTIME;
 	ev.u.memcpy.api.cbid = (uint16_t)c->cbid;
 	ev.u.memcpy.api.correlation_id = correlation_id;
+	ev.u.memcpy.sample = sample;
 	ev.u.memcpy.api.entry = (uint64_t)entry;
 	synth_feed(s, &ev);
+}
+
+/* A memcpy event whose upload was not sampled (synth_sampled_memcpy). */
+static inline void synth_memcpy(struct synth *s, int64_t t, const struct synth_copy *c,
+                                uint32_t correlation_id, int64_t entry)
+{
+	synth_sampled_memcpy(s, t, c, correlation_id, entry, 0);
 }
 
 /* The GPU record of a copy, emitted at time T (CUPTI hands it back late). */
@@ -180,14 +189,22 @@ static inline void synth_gpu_memcpy(struct synth *s, int64_t t, const struct syn
  * and its GPU record (GPU_START .. GPU_START + GPU_NS) delivered right
  * after. GPU_NS 0: no GPU record.
  */
+static inline void synth_sampled_copy_call(struct synth *s, int64_t t, const struct synth_copy *c,
+                                           uint32_t correlation_id, int64_t host_ns,
+                                           int64_t gpu_start, int64_t gpu_ns, uint64_t sample)
+{
+	synth_sampled_memcpy(s, t + host_ns, c, correlation_id, t, sample);
+	if (gpu_ns)
+		synth_gpu_memcpy(s, t + host_ns + 1, c, correlation_id, (uint64_t)gpu_start,
+		                 (uint64_t)(gpu_start + gpu_ns));
+}
+
+/* synth_sampled_copy_call of a copy not sampled. */
 static inline void synth_copy_call(struct synth *s, int64_t t, const struct synth_copy *c,
                                    uint32_t correlation_id, int64_t host_ns, int64_t gpu_start,
                                    int64_t gpu_ns)
 {
-	synth_memcpy(s, t + host_ns, c, correlation_id, t);
-	if (gpu_ns)
-		synth_gpu_memcpy(s, t + host_ns + 1, c, correlation_id, (uint64_t)gpu_start,
-		                 (uint64_t)(gpu_start + gpu_ns));
+	synth_sampled_copy_call(s, t, c, correlation_id, host_ns, gpu_start, gpu_ns, 0);
 }
 
 static inline void synth_kernel_name(struct synth *s, int64_t t, uint64_t kernel_id,

@@ -220,6 +220,17 @@ static void upload(struct synth *s, int64_t *t, uint64_t src, uint64_t bytes,
 	sync_copy(s, t, CT_DIR_HTOD, src, DEVICE_BASE, bytes, correlation_id);
 }
 
+/* An upload like upload()'s whose bytes the tracer sampled as SAMPLE. */
+static void sampled_upload(struct synth *s, int64_t *t, uint64_t src, uint64_t bytes,
+                           uint64_t sample, uint32_t *correlation_id)
+{
+	struct synth_copy c = { CT_DIR_HTOD,    src,  DEVICE_BASE, bytes,
+		                CT_HOST_PINNED, true, 0,           MEMCPY };
+
+	synth_sampled_copy_call(s, *t, &c, (*correlation_id)++, 5000, *t + 1000, 3000, sample);
+	*t += 10000;
+}
+
 static void download(struct synth *s, int64_t *t, uint64_t dst, uint64_t bytes,
                      uint32_t *correlation_id)
 {
@@ -304,6 +315,46 @@ static void test_repeated_upload_after_table_forgot(void **unused)
 	assert_int_equal(node_u64(b, "count"), 5);
 	assert_true(node_bool(b, "at_least"));
 	assert_non_null(strstr(node_str(b, "message"), " was uploaded at least 5 times"));
+	synth_fini(&s);
+}
+
+/*
+ * Uploads whose bytes the tracer sampled. A staging buffer refilled
+ * before each of its eight uploads (a data loader's) sends other bytes
+ * each time: nothing to leave out. A buffer sent twice, then refilled and
+ * sent five times in a row unchanged: the five are the finding's, and its
+ * message says the bytes were the same. One whose samples are partly
+ * missing (a 2D copy, an older trace) counts as before, and says nothing
+ * of its bytes.
+ */
+static void test_repeated_upload_sampled(void **unused)
+{
+	const struct ct_node *transfers, *f;
+	uint32_t correlation_id = 1;
+	struct synth s;
+	int64_t t = 1000000;
+
+	transfers_init(&s);
+	for (uint64_t i = 0; i < 8; i++)
+		sampled_upload(&s, &t, 0xa000, 8192, 100 + i, &correlation_id);
+	for (uint64_t i = 0; i < 7; i++)
+		sampled_upload(&s, &t, 0xb000, 8192, i < 2 ? 7 : 9, &correlation_id);
+	for (uint64_t i = 0; i < 4; i++)
+		sampled_upload(&s, &t, 0xc000, 8192, i == 2 ? 0 : 5, &correlation_id);
+	transfers = transfers_of(synth_report(&s));
+
+	assert_int_equal(findings_of_kind(transfers, "repeated_upload"), 2);
+	assert_null(upload_finding(transfers, 0xa000));
+	f = upload_finding(transfers, 0xb000);
+	assert_non_null(f);
+	assert_int_equal(node_u64(f, "count"), 5);
+	assert_int_equal(node_u64(f, "bytes"), 5 * 8192);
+	assert_non_null(strstr(node_str(f, "message"),
+	                       " was uploaded 5 times in a row with the same sampled bytes: "));
+	f = upload_finding(transfers, 0xc000);
+	assert_non_null(f);
+	assert_int_equal(node_u64(f, "count"), 4);
+	assert_non_null(strstr(node_str(f, "message"), " was uploaded 4 times: "));
 	synth_fini(&s);
 }
 
@@ -526,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_repeated_upload),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_repeated_upload_after_table_forgot),
+		cmocka_unit_test(test_repeated_upload_sampled),
 		cmocka_unit_test(test_round_trip_after_table_forgot),
 		cmocka_unit_test(test_sync_copy_gpu_idle),
 		cmocka_unit_test(test_busy_recorded_before_first_wait),

@@ -71,6 +71,11 @@
 # cuBLAS kernel as the ledger, and each launch is the library's own (a
 # driver launch whose call stack goes through libcublasLt.so.13 for the
 # forward pass, libcublas.so.13 for the backward pass and torch.mm).
+#
+# Then a DataLoader with pin_memory=True (torch-uploads.py), whose
+# batches go up from the same pinned block step after step, beside two
+# tensors that never change, uploaded every step: the report's repeated
+# uploads are those two tensors' lines, and not the batches'.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -488,4 +493,29 @@ total = lambda d, k: sum(r[k] for r in rows if r["direction"] == d)
 print(total("HtoD", "bytes"), total("HtoD", "count"), total("DtoH", "bytes"),
       total("DtoH", "count"))' \
 		"$lttng_tmp/loader.json")" "$(fact htod) $(fact dtoh)"
+
+# A DataLoader with pin_memory=True (torch-uploads.py): PyTorch copies
+# each batch into the pinned block its caching host allocator hands back
+# step after step, and uploads it from there, other bytes from the same
+# address each time; two tensors that never change are uploaded every
+# step too. The memcpy events' samples tell them apart: the report's
+# repeated uploads are the two unchanged tensors' lines, once a step, and
+# not the batches'.
+CLI_TIMEOUT=120 cli_record uploads -o "$lttng_tmp/uploads" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-uploads.py"
+cli_status_is "uploads: record exits with the program's status" 0
+"$cli_bin" report --format json -o "$lttng_tmp/uploads.json" "$lttng_tmp/uploads" \
+	2>"$lttng_tmp/report.err"
+is "uploads: cudatrace report reads the trace" "$?" 0
+fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/uploads.out" | head -n 1; }
+same=$(grep -n '# SAME$' "$cli_here/torch-uploads.py" | cut -d: -f1 | tr '\n' ' ')
+is "uploads: the repeated uploads are the unchanged tensors', one a step, not the batches'" \
+	"$("$trace_python" -c 'import json, sys
+found = [f for f in json.load(open(sys.argv[1]))["transfers"]["findings"]
+         if f["kind"] == "repeated_upload"]
+print(" ".join("%s:%d" % (f["site"].split(" ")[0].split(":")[1], f["count"])
+               for f in sorted(found, key=lambda f: f["site"])))' "$lttng_tmp/uploads.json")" \
+	"$(for line in $same; do printf '%s:%s ' "$line" "$(fact steps)"; done | sed 's/ $//')"
+ok "uploads: each says the same sampled bytes were sent" \
+	test "$(grep -c 'in a row with the same sampled bytes' "$lttng_tmp/uploads.json")" -ge 2
 tap_done
