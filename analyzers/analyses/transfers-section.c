@@ -118,6 +118,10 @@ static void write_finding(struct ct_doc *doc, const struct ct_transfers_finding 
 		ct_doc_u64(doc, "host_address", f->host_address, CT_UNIT_ADDRESS);
 	else
 		ct_doc_null(doc, "host_address");
+	if (f->buffers)
+		ct_doc_u64(doc, "buffers", f->buffers, CT_UNIT_NONE);
+	else
+		ct_doc_null(doc, "buffers");
 	ct_doc_bool(doc, "at_least", f->at_least);
 	ct_doc_string(doc, "message", f->message);
 	ct_doc_string(doc, "advice", f->advice);

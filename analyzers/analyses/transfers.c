@@ -958,6 +958,9 @@ static const char *human_bytes(uint64_t bytes, char *buf, size_t len)
 #define ADVICE_GATHER "gather the data into fewer, larger copies"
 #define ADVICE_UPLOAD_ONCE \
 	"if its contents do not change in between, upload it once and keep it on the device"
+#define ADVICE_UPLOAD_ONCE_EACH                                                              \
+	"if their contents do not change in between, upload each once and keep them on the " \
+	"device"
 #define ADVICE_KEEP_ON_DEVICE "unless the host changes the data in between, keep it on the device"
 #define ADVICE_ASYNC_PINNED                                                                   \
 	"copy asynchronously from pinned memory on a stream of its own and keep work queued " \
@@ -980,7 +983,8 @@ struct finding {
 	uint64_t count;
 	uint64_t bytes;
 	int64_t time_ns;
-	uint64_t address; /* host buffer, 0 if none */
+	uint64_t address; /* host buffer, 0 if none (or several) */
+	uint64_t buffers; /* host buffers (repeated_upload) */
 	bool every_small; /* of the site's small copies of every size class (a storm) */
 	bool at_least;    /* count, bytes and time are the least they were (a table forgot some) */
 	const char *advice; /* what to do, static; also the end of the message */
@@ -1084,40 +1088,94 @@ static void find_storms(struct transfers *t, GArray *list)
 	}
 }
 
+/* The buffers of one hotspot uploaded again and again, for one finding. */
+struct repeated_site {
+	uint64_t buffers;
+	uint64_t uploads; /* their runs' uploads */
+	uint64_t bytes;
+	uint64_t smallest, largest;
+	uint64_t address; /* the one buffer's, when there is one */
+	bool at_least;
+	bool sampled; /* every run was sampled throughout */
+};
+
+static void add_repeated(struct repeated_site *r, const struct upload *u)
+{
+	uint64_t bytes = u->bytes > UINT64_MAX / u->best ? UINT64_MAX : u->bytes * u->best;
+
+	if (!r->buffers) {
+		r->smallest = r->largest = u->bytes;
+		r->sampled = true;
+	}
+	r->buffers++;
+	r->uploads = ct_sat_add_u64(r->uploads, u->best);
+	r->bytes = ct_sat_add_u64(r->bytes, bytes);
+	r->smallest = u->bytes < r->smallest ? u->bytes : r->smallest;
+	r->largest = u->bytes > r->largest ? u->bytes : r->largest;
+	r->address = u->address;
+	r->at_least = r->at_least || u->at_least;
+	r->sampled = r->sampled && u->best_sampled;
+}
+
+/* The finding of the buffers R of hotspot GROUP. */
+static void repeated_finding(struct transfers *t, GArray *list, uint32_t group,
+                             const struct repeated_site *r)
+{
+	struct finding *f = finding_add(list);
+	const char *sampled = r->sampled ? " in a row with the same sampled bytes" : "";
+	char small[32], large[32];
+
+	*f = (struct finding){ .kind = "repeated_upload",
+		               .group = group,
+		               .count = r->uploads,
+		               .bytes = r->bytes,
+		               .time_ns = ct_sat_mul(mean_cost(group_at(t, group)),
+		                                     (int64_t)(r->uploads - r->buffers)),
+		               .address = r->buffers == 1 ? r->address : 0,
+		               .buffers = r->buffers,
+		               .at_least = r->at_least,
+		               .advice =
+		                   r->buffers == 1 ? ADVICE_UPLOAD_ONCE : ADVICE_UPLOAD_ONCE_EACH };
+	human_bytes(r->smallest, small, sizeof(small));
+	human_bytes(r->largest, large, sizeof(large));
+	if (r->buffers == 1)
+		snprintf(f->message, sizeof(f->message),
+		         "the host buffer at 0x%" PRIx64 " (%s) was uploaded %s%" PRIu64
+		         " times%s: %s",
+		         r->address, small, r->at_least ? "at least " : "", r->uploads, sampled,
+		         f->advice);
+	else
+		snprintf(f->message, sizeof(f->message),
+		         "%" PRIu64 " host buffers (%s%s%s each) were each uploaded %d times or "
+		         "more%s, %s%" PRIu64 " times in all: %s",
+		         r->buffers, small, r->smallest == r->largest ? "" : " to ",
+		         r->smallest == r->largest ? "" : large, REPEAT_MIN_UPLOADS, sampled,
+		         r->at_least ? "at least " : "", r->uploads, f->advice);
+}
+
+/*
+ * One finding a hotspot (its site, direction, host memory, size class):
+ * a loop over a dataset's slices or a model's tensors uploads many
+ * buffers from one line, each again and again, and that is one fix.
+ */
 static void find_repeated_uploads(struct transfers *t, GArray *list)
 {
+	struct repeated_site *sites = g_new0(struct repeated_site, t->groups->len);
+
 	for (size_t p = 0; p < ct_context_process_count(t->ctx); p++) {
 		struct xfer_process *xp = ct_context_process_at(t->ctx, p)->slot[t->slot];
 
 		for (size_t i = 0; xp && xp->uploads && i < UPLOAD_SETS * UPLOAD_WAYS; i++) {
 			const struct upload *u = &xp->uploads[i];
-			char size[32];
-			struct finding *f;
 
-			if (!u->count || u->best < REPEAT_MIN_UPLOADS)
-				continue;
-			f = finding_add(list);
-			*f = (struct finding){ .kind = "repeated_upload",
-				               .group = u->group,
-				               .count = u->best,
-				               .bytes = u->bytes > UINT64_MAX / u->best
-				                            ? UINT64_MAX
-				                            : u->bytes * u->best,
-				               .time_ns =
-				                   ct_sat_mul(mean_cost(group_at(t, u->group)),
-				                              (int64_t)(u->best - 1)),
-				               .address = u->address,
-				               .at_least = u->at_least,
-				               .advice = ADVICE_UPLOAD_ONCE };
-			snprintf(f->message, sizeof(f->message),
-			         "the host buffer at 0x%" PRIx64 " (%s) was uploaded %s%" PRIu64
-			         " times%s: %s",
-			         u->address, human_bytes(u->bytes, size, sizeof(size)),
-			         u->at_least ? "at least " : "", u->best,
-			         u->best_sampled ? " in a row with the same sampled bytes" : "",
-			         f->advice);
+			if (u->count && u->best >= REPEAT_MIN_UPLOADS)
+				add_repeated(&sites[u->group], u);
 		}
 	}
+	for (uint32_t g = 0; g < t->groups->len; g++)
+		if (sites[g].buffers)
+			repeated_finding(t, list, g, &sites[g]);
+	g_free(sites);
 }
 
 static void find_round_trips(struct transfers *t, GArray *list)
@@ -1238,6 +1296,7 @@ static void add_findings(struct transfers *t)
 			.bytes = f->bytes,
 			.time_ns = f->time_ns,
 			.host_address = f->address,
+			.buffers = f->buffers,
 			.at_least = f->at_least,
 			.message = intern(t, f->message),
 			.advice = f->advice,

@@ -89,7 +89,8 @@ struct ct_transfers_finding {
 	uint64_t count;
 	uint64_t bytes;
 	int64_t time_ns;
-	uint64_t host_address; /* the host buffer, 0 if none */
+	uint64_t host_address; /* the host buffer, 0 if none (or several) */
+	uint64_t buffers;      /* the host buffers a repeated_upload is of; 0: another kind */
 	/*
 	 * COUNT, BYTES and TIME_NS are the least they were: a bounded table
 	 * of the analysis forgot buffers that may have added to them.

@@ -95,6 +95,7 @@ static bool null_means_none(const char *key)
 		"caveat",
 		"discarded_from_ns",
 		"host_address",
+		"buffers",
 		"verdict",
 		"explanation",
 		/* process_end: the signal of a program that exited, the error it never got */

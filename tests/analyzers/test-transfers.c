@@ -259,6 +259,7 @@ static void test_repeated_upload(void **unused)
 	assert_non_null(f);
 	assert_int_equal(node_u64(f, "host_address"), 0xa000);
 	assert_int_equal(node_u64(f, "count"), 4);
+	assert_int_equal(node_u64(f, "buffers"), 1);
 	assert_int_equal(node_u64(f, "bytes"), 4 * 8192);
 	assert_false(node_bool(f, "at_least"));
 	assert_non_null(strstr(node_str(f, "message"), " was uploaded 4 times"));
@@ -283,10 +284,11 @@ static const struct ct_node *upload_finding(const struct ct_node *transfers, uin
 
 /*
  * 20,000 buffers uploaded once each between buffer A's five uploads and
- * buffer B's: the table of uploaded buffers (4,096 entries) forgets most
- * of them. A, uploaded most, stayed all along: its count is exact. B took
- * a forgotten buffer's entry: had it been uploaded before, those uploads
- * would be forgotten too, so its five are the least it was.
+ * buffer B's (of another size class, so another hotspot and finding):
+ * the table of uploaded buffers (4,096 entries) forgets most of them. A,
+ * uploaded most, stayed all along: its count is exact. B took a forgotten
+ * buffer's entry: had it been uploaded before, those uploads would be
+ * forgotten too, so its five are the least it was.
  */
 static void test_repeated_upload_after_table_forgot(void **unused)
 {
@@ -301,7 +303,7 @@ static void test_repeated_upload_after_table_forgot(void **unused)
 	for (uint64_t i = 0; i < 20000; i++)
 		upload(&s, &t, 0x10000000 + i * 8192, 8192, &correlation_id);
 	for (int i = 0; i < 5; i++)
-		upload(&s, &t, 0xb000, 8192, &correlation_id);
+		upload(&s, &t, 0xb000, 131072, &correlation_id);
 	transfers = transfers_of(synth_report(&s));
 
 	assert_int_equal(findings_of_kind(transfers, "repeated_upload"), 2);
@@ -323,9 +325,9 @@ static void test_repeated_upload_after_table_forgot(void **unused)
  * before each of its eight uploads (a data loader's) sends other bytes
  * each time: nothing to leave out. A buffer sent twice, then refilled and
  * sent five times in a row unchanged: the five are the finding's, and its
- * message says the bytes were the same. One whose samples are partly
- * missing (a 2D copy, an older trace) counts as before, and says nothing
- * of its bytes.
+ * message says the bytes were the same. One (of another size class, so
+ * another finding) whose samples are partly missing (a 2D copy, an older
+ * trace) counts as before, and says nothing of its bytes.
  */
 static void test_repeated_upload_sampled(void **unused)
 {
@@ -340,7 +342,7 @@ static void test_repeated_upload_sampled(void **unused)
 	for (uint64_t i = 0; i < 7; i++)
 		sampled_upload(&s, &t, 0xb000, 8192, i < 2 ? 7 : 9, &correlation_id);
 	for (uint64_t i = 0; i < 4; i++)
-		sampled_upload(&s, &t, 0xc000, 8192, i == 2 ? 0 : 5, &correlation_id);
+		sampled_upload(&s, &t, 0xc000, 131072, i == 2 ? 0 : 5, &correlation_id);
 	transfers = transfers_of(synth_report(&s));
 
 	assert_int_equal(findings_of_kind(transfers, "repeated_upload"), 2);
@@ -355,6 +357,46 @@ static void test_repeated_upload_sampled(void **unused)
 	assert_non_null(f);
 	assert_int_equal(node_u64(f, "count"), 4);
 	assert_non_null(strstr(node_str(f, "message"), " was uploaded 4 times: "));
+	synth_fini(&s);
+}
+
+/*
+ * A loop over a dataset's slices, from one line: 30 buffers of 64 to 160
+ * bytes, each uploaded five times, and one uploaded three times. One
+ * finding for the site, of the 30 buffers and their 150 uploads, costing
+ * the 120 after each buffer's first; it names no one buffer.
+ */
+static void test_repeated_uploads_of_one_site(void **unused)
+{
+	const struct ct_node *transfers, *f;
+	uint32_t correlation_id = 1;
+	uint64_t bytes = 0;
+	struct synth s;
+	int64_t t = 1000000;
+
+	transfers_init(&s);
+	for (int round = 0; round < 5; round++) {
+		for (uint64_t i = 0; i < 30; i++)
+			upload(&s, &t, 0x100000 + i * 256, 64 + (i % 5) * 24, &correlation_id);
+		if (round < 3)
+			upload(&s, &t, 0x200000, 64, &correlation_id);
+	}
+	for (uint64_t i = 0; i < 30; i++)
+		bytes += 5 * (64 + (i % 5) * 24);
+	transfers = transfers_of(synth_report(&s));
+
+	assert_int_equal(findings_of_kind(transfers, "repeated_upload"), 1);
+	f = finding_at(transfers, "repeated_upload", "cudaMemcpy");
+	assert_non_null(f);
+	assert_int_equal(node_u64(f, "buffers"), 30);
+	assert_int_equal(node_u64(f, "count"), 150);
+	assert_int_equal(node_u64(f, "bytes"), bytes);
+	assert_int_equal(node_u64(f, "time_ns"), 120 * 5000);
+	assert_true(node_is_null(f, "host_address"));
+	assert_string_equal(node_str(f, "message"),
+	                    "30 host buffers (64 B to 160 B each) were each uploaded 4 times or "
+	                    "more, 150 times in all: if their contents do not change in between, "
+	                    "upload each once and keep them on the device");
 	synth_fini(&s);
 }
 
@@ -578,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_repeated_upload_after_table_forgot),
 		cmocka_unit_test(test_repeated_upload_sampled),
+		cmocka_unit_test(test_repeated_uploads_of_one_site),
 		cmocka_unit_test(test_round_trip_after_table_forgot),
 		cmocka_unit_test(test_sync_copy_gpu_idle),
 		cmocka_unit_test(test_busy_recorded_before_first_wait),
