@@ -24,6 +24,7 @@
 #include "contract/mix64.h"
 #include "cudatrace-tp.h"
 #include "recorded-ops.h"
+#include "state.h"
 
 /* One side of a copy as the tracker sees it. */
 struct side {
@@ -228,7 +229,7 @@ static bool sample_bytes(uint64_t src, uint64_t bytes, bool host_alloc,
  */
 static uint64_t upload_sample(const struct copy_desc *d, uint8_t direction, const struct side *src)
 {
-	uint64_t words[SAMPLE_WORDS], h = UINT64_C(0x636f6e74656e7473);
+	uint64_t words[SAMPLE_WORDS], h = tracer.sample_key;
 
 	if (direction != CT_DIR_HTOD || src->device_memory ||
 	    !sample_bytes(d->src, d->bytes, src->host_alloc, words))

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 #include <cupti.h>
 
@@ -140,6 +142,24 @@ static void read_procname(char *name, size_t size)
 	fclose(comm);
 }
 
+/*
+ * A random start for the samples of what uploads send (copy.c), kept in
+ * memory and never written: a reader compares a process's samples with
+ * each other, and a sample of a few bytes must not let anyone who reads
+ * the trace find them by trying every value. The clock and the pid when
+ * the kernel has no random bytes to give (a sample still tells a change).
+ */
+static uint64_t sample_key(void)
+{
+	struct timespec now;
+	uint64_t key;
+
+	if (getrandom(&key, sizeof(key), GRND_NONBLOCK) == (ssize_t)sizeof(key))
+		return key;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 30) ^ (uint64_t)getpid();
+}
+
 static void fill_info(void)
 {
 	uint32_t cupti_version = 0;
@@ -188,6 +208,7 @@ static void init(void)
 	if (app_context_register() < 0)
 		log_warn("cannot register the LTTng context $app.cudatrace:session");
 	tracer.pid = getpid();
+	tracer.sample_key = sample_key();
 	fill_info();
 	if (subscribe() < 0)
 		return;

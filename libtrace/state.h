@@ -40,6 +40,7 @@ struct tracer_state {
 	CUpti_SubscriberHandle subscriber;
 	bool subscribed;
 	pid_t pid;                     /* the traced process (not a fork of it) */
+	uint64_t sample_key;           /* where an upload's sample starts (copy.c); never written */
 	struct ct_ev_tracer_info info; /* what tracer_info records */
 	char procname[17];             /* /proc/self/comm, info.procname's storage */
 };
