@@ -162,16 +162,18 @@ static void record_failure(struct api_call *call, enum ct_mem_kind kind, uint64_
 }
 
 /* The common end of every allocation. address is read by the caller only
- * when the call succeeded. handle: what a mapping maps. */
+ * when the call succeeded. handle: what a mapping maps; write_combined:
+ * host memory allocated so (the copies of it are not sampled, copy.c). */
 static void record_alloc_of(struct api_call *call, enum tracker_space space, enum ct_mem_kind kind,
                             uint64_t address, uint64_t size, uint8_t device, const CUstream *stream,
-                            uint64_t handle)
+                            uint64_t handle, bool write_combined)
 {
 	struct tracker_entry entry = {
 		.start = address,
 		.size = size,
 		.kind = (uint8_t)kind,
 		.device = device,
+		.write_combined = write_combined,
 		.handle = handle,
 		.refs = kind == CT_MEM_VMM_PHYSICAL, /* cuMemCreate's handle */
 		.api = call->ref,
@@ -198,7 +200,7 @@ static void record_alloc_of(struct api_call *call, enum tracker_space space, enu
 static void record_alloc(struct api_call *call, enum tracker_space space, enum ct_mem_kind kind,
                          uint64_t address, uint64_t size, uint8_t device, const CUstream *stream)
 {
-	record_alloc_of(call, space, kind, address, size, device, stream, 0);
+	record_alloc_of(call, space, kind, address, size, device, stream, 0, false);
 }
 
 /* ENTER of a release: keep what its EXIT needs... */
@@ -424,12 +426,18 @@ static void cuda_malloc_host_exit(struct api_call *call)
 	             call_device(call), NULL);
 }
 
+/*
+ * Write-combined host memory is "slow to read from the CPU"
+ * (cudaHostAlloc's documentation): the tracker says so, and an upload of
+ * it is not sampled.
+ */
 static void cuda_host_alloc_exit(struct api_call *call)
 {
 	const cudaHostAlloc_v3020_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_HOST_PINNED, out_ptr(call, p->pHost), p->size,
-	             call_device(call), NULL);
+	record_alloc_of(call, TRACKER_ADDRESSES, CT_MEM_HOST_PINNED, out_ptr(call, p->pHost),
+	                p->size, call_device(call), NULL, 0,
+	                (p->flags & cudaHostAllocWriteCombined) != 0);
 }
 
 static void cu_mem_alloc_host_exit(struct api_call *call)
@@ -444,8 +452,9 @@ static void cu_mem_host_alloc_exit(struct api_call *call)
 {
 	const cuMemHostAlloc_params *p = call_params(call);
 
-	record_alloc(call, TRACKER_ADDRESSES, CT_MEM_HOST_PINNED, out_ptr(call, p->pp), p->bytesize,
-	             call_device(call), NULL);
+	record_alloc_of(call, TRACKER_ADDRESSES, CT_MEM_HOST_PINNED, out_ptr(call, p->pp),
+	                p->bytesize, call_device(call), NULL, 0,
+	                (p->Flags & CU_MEMHOSTALLOC_WRITECOMBINED) != 0);
 }
 
 static void cuda_free_host_enter(struct api_call *call, const CUpti_CallbackData *data, bool nested)
@@ -615,7 +624,7 @@ static void cu_mem_map_exit(struct api_call *call)
 	if (tracker_lookup(TRACKER_VMM_HANDLES, p->handle, &physical))
 		device = physical.device;
 	record_alloc_of(call, TRACKER_ADDRESSES, CT_MEM_VMM_MAP, (uint64_t)p->ptr, p->size, device,
-	                NULL, p->handle);
+	                NULL, p->handle, false);
 	if (!call_failed(call))
 		tracker_vmm_adjust(p->handle, 0, +1, NULL);
 }

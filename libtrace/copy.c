@@ -30,8 +30,9 @@
 struct side {
 	bool on_device;
 	bool pinned;
-	bool device_memory; /* the tracker holds it as device or managed memory */
-	bool host_alloc;    /* ... as cudaHostAlloc's memory (not a registered range) */
+	bool device_memory;  /* the tracker holds it as device or managed memory */
+	bool host_alloc;     /* ... as cudaHostAlloc's memory (not a registered range) */
+	bool write_combined; /* ... as write-combined memory, slow for the CPU to read */
 	uint8_t device;
 };
 
@@ -46,6 +47,7 @@ static struct side lookup_side(const struct api_call *call, uint64_t address)
 	side.pinned = !side.on_device;
 	side.device_memory = side.on_device;
 	side.host_alloc = entry->kind == CT_MEM_HOST_PINNED;
+	side.write_combined = entry->write_combined;
 	if (side.on_device)
 		side.device = entry->device;
 	return side;
@@ -224,14 +226,15 @@ static bool sample_bytes(uint64_t src, uint64_t bytes, bool host_alloc,
  * host bytes at the call's return, as sample_bytes reads them, so that a
  * reader can tell a buffer uploaded again unchanged from one refilled in
  * between (a data loader's pinned staging buffer). 0 when not sampled: not
- * an upload, or host memory the tracker holds as device memory (managed
- * memory read by the CPU would migrate) or that cannot be read.
+ * an upload, host memory the tracker holds as device memory (managed
+ * memory read by the CPU would migrate) or as write-combined (uncached:
+ * each word read would cost more than the call), or that cannot be read.
  */
 static uint64_t upload_sample(const struct copy_desc *d, uint8_t direction, const struct side *src)
 {
 	uint64_t words[SAMPLE_WORDS], h = tracer.sample_key;
 
-	if (direction != CT_DIR_HTOD || src->device_memory ||
+	if (direction != CT_DIR_HTOD || src->device_memory || src->write_combined ||
 	    !sample_bytes(d->src, d->bytes, src->host_alloc, words))
 		return 0;
 	for (unsigned i = 0; i < SAMPLE_WORDS; i++)

@@ -111,7 +111,7 @@ static void pack(const struct tracker_entry *e, uint64_t *value)
 	value[0] = e->start;
 	value[1] = e->size;
 	value[2] = e->kind | (uint64_t)e->device << 8 | (uint64_t)e->api.domain << 16 |
-	           (uint64_t)e->api.cbid << 24;
+	           (uint64_t)e->api.cbid << 24 | (uint64_t)e->write_combined << 40;
 	value[3] = e->context | (uint64_t)e->stream << 32;
 	value[4] = e->api.correlation_id;
 	value[5] = e->alloc_time;
@@ -135,6 +135,7 @@ static void unpack_lookup(const uint64_t *value, struct tracker_entry *e)
 		.device = (uint8_t)(value[2] >> 8),
 		.api = { .domain = (uint8_t)(value[2] >> 16), .cbid = (uint16_t)(value[2] >> 24) },
 		.stream = CT_STREAM_NONE,
+		.write_combined = (value[2] >> 40) & 1,
 	};
 }
 
@@ -151,6 +152,7 @@ static void unpack(const uint64_t *value, struct tracker_entry *e)
 		.context = (uint32_t)value[3],
 		.stream = (uint32_t)(value[3] >> 32),
 		.alloc_time = value[5],
+		.write_combined = (value[2] >> 40) & 1,
 	};
 	if (e->kind == CT_MEM_VMM_MAP) {
 		e->handle = value[6];

@@ -40,6 +40,7 @@ struct tracker_entry {
 	uint32_t stream;       /* CUPTI stream id (stream-ordered memory), or CT_STREAM_NONE */
 	uint8_t kind;          /* enum ct_mem_kind */
 	uint8_t device;        /* CUDA device, or CT_DEVICE_NONE */
+	bool write_combined;   /* host memory the CPU reads slowly (cudaHostAllocWriteCombined) */
 	/* A vmm_map: the handle of the physical memory it maps (0: unknown). */
 	uint64_t handle;
 	/* A vmm_physical: handles to it not yet released (cuMemCreate's and

@@ -322,8 +322,8 @@ static void test_handles(void **state)
 /* ------------------------------------------------- what entries carry */
 
 /* Every field comes back as it went in, from a removal: a range's, a
- * mapping's handle, a physical allocation's counts (a lookup of a range
- * gives its first fields only). */
+ * host range's write-combining, a mapping's handle, a physical
+ * allocation's counts (a lookup of a range gives its first fields only). */
 static void test_entry_fields(void **state)
 {
 	struct tracker_entry e = {
@@ -355,6 +355,16 @@ static void test_entry_fields(void **state)
 	assert_int_equal(found.alloc_time, 0);
 	assert_true(tracker_remove(TRACKER_ADDRESSES, e.start, &found));
 	assert_memory_equal(&found, &e, sizeof(e));
+	/* Write-combined host memory says so to a lookup: copies of it are
+	 * not sampled (libtrace/copy.c). */
+	e.kind = CT_MEM_HOST_PINNED;
+	e.write_combined = true;
+	assert_true(tracker_insert(TRACKER_ADDRESSES, &e));
+	assert_true(tracker_lookup(TRACKER_ADDRESSES, e.start + MiB, &found));
+	assert_true(found.write_combined);
+	assert_true(tracker_remove(TRACKER_ADDRESSES, e.start, &found));
+	assert_memory_equal(&found, &e, sizeof(e));
+	e.write_combined = false;
 	/* A mapping keeps the handle it maps. */
 	e.kind = CT_MEM_VMM_MAP;
 	e.handle = UINT64_C(0x8000000000000123);
