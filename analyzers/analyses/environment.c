@@ -86,6 +86,10 @@ struct environment {
 	const struct ct_options *opts;       /* borrowed */
 	GPtrArray *processes;   /* struct env_process, in order of first event; owned */
 	GHashTable *by_process; /* struct ct_process * -> its entry; borrowed */
+	/* The process found last and its entry: every api_call comes here,
+	 * and a trace's events come in runs of one process's. */
+	const struct ct_process *last_process;
+	struct env_process *last;
 };
 
 /* ------------------------------------------------------------ state */
@@ -131,14 +135,19 @@ static struct env_process *process_new(struct environment *env, struct ct_proces
 
 static struct env_process *process_of(struct environment *env, struct ct_process *process)
 {
-	struct env_process *p = g_hash_table_lookup(env->by_process, process);
+	struct env_process *p;
 
-	if (p)
-		return p;
-	p = process_new(env, process);
-	p->pid = process->pid;
-	snprintf(p->procname, sizeof(p->procname), "%s", process->procname);
-	g_hash_table_insert(env->by_process, process, p);
+	if (process == env->last_process)
+		return env->last;
+	p = g_hash_table_lookup(env->by_process, process);
+	if (!p) {
+		p = process_new(env, process);
+		p->pid = process->pid;
+		snprintf(p->procname, sizeof(p->procname), "%s", process->procname);
+		g_hash_table_insert(env->by_process, process, p);
+	}
+	env->last_process = process;
+	env->last = p;
 	return p;
 }
 
