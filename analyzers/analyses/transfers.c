@@ -1094,7 +1094,8 @@ struct repeated_site {
 	uint64_t uploads; /* their runs' uploads */
 	uint64_t bytes;
 	uint64_t smallest, largest;
-	uint64_t address; /* the one buffer's, when there is one */
+	uint64_t fewest, most; /* uploads of a buffer's run */
+	uint64_t address;      /* the one buffer's, when there is one */
 	bool at_least;
 	bool sampled; /* every run was sampled throughout */
 };
@@ -1105,6 +1106,7 @@ static void add_repeated(struct repeated_site *r, const struct upload *u)
 
 	if (!r->buffers) {
 		r->smallest = r->largest = u->bytes;
+		r->fewest = r->most = u->best;
 		r->sampled = true;
 	}
 	r->buffers++;
@@ -1112,6 +1114,8 @@ static void add_repeated(struct repeated_site *r, const struct upload *u)
 	r->bytes = ct_sat_add_u64(r->bytes, bytes);
 	r->smallest = u->bytes < r->smallest ? u->bytes : r->smallest;
 	r->largest = u->bytes > r->largest ? u->bytes : r->largest;
+	r->fewest = u->best < r->fewest ? u->best : r->fewest;
+	r->most = u->best > r->most ? u->best : r->most;
 	r->address = u->address;
 	r->at_least = r->at_least || u->at_least;
 	r->sampled = r->sampled && u->best_sampled;
@@ -1123,7 +1127,7 @@ static void repeated_finding(struct transfers *t, GArray *list, uint32_t group,
 {
 	struct finding *f = finding_add(list);
 	const char *sampled = r->sampled ? " in a row with the same sampled bytes" : "";
-	char small[32], large[32];
+	char small[32], large[32], times[64];
 
 	*f = (struct finding){ .kind = "repeated_upload",
 		               .group = group,
@@ -1144,13 +1148,19 @@ static void repeated_finding(struct transfers *t, GArray *list, uint32_t group,
 		         " times%s: %s",
 		         r->address, small, r->at_least ? "at least " : "", r->uploads, sampled,
 		         f->advice);
-	else
+	else {
+		if (r->fewest == r->most)
+			snprintf(times, sizeof(times), "%" PRIu64, r->most);
+		else
+			snprintf(times, sizeof(times), "%" PRIu64 " to %" PRIu64, r->fewest,
+			         r->most);
 		snprintf(f->message, sizeof(f->message),
-		         "%" PRIu64 " host buffers (%s%s%s each) were each uploaded %d times or "
-		         "more%s, %s%" PRIu64 " times in all: %s",
+		         "%" PRIu64 " host buffers (%s%s%s each) were each uploaded %s times%s, "
+		         "%s%" PRIu64 " times in all: %s",
 		         r->buffers, small, r->smallest == r->largest ? "" : " to ",
-		         r->smallest == r->largest ? "" : large, REPEAT_MIN_UPLOADS, sampled,
+		         r->smallest == r->largest ? "" : large, times, sampled,
 		         r->at_least ? "at least " : "", r->uploads, f->advice);
+	}
 }
 
 /*

@@ -394,9 +394,9 @@ static void test_repeated_uploads_of_one_site(void **unused)
 	assert_int_equal(node_u64(f, "time_ns"), 120 * 5000);
 	assert_true(node_is_null(f, "host_address"));
 	assert_string_equal(node_str(f, "message"),
-	                    "30 host buffers (64 B to 160 B each) were each uploaded 4 times or "
-	                    "more, 150 times in all: if their contents do not change in between, "
-	                    "upload each once and keep them on the device");
+	                    "30 host buffers (64 B to 160 B each) were each uploaded 5 times, 150 "
+	                    "times in all: if their contents do not change in between, upload "
+	                    "each once and keep them on the device");
 	synth_fini(&s);
 }
 
