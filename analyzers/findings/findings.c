@@ -1177,16 +1177,52 @@ static void hotspot_numbers(struct finding *f, const struct ct_transfers_hotspot
 #define COPY_COST_WORTH_SHARE 0.01
 
 /*
+ * Whether transfer finding T removes copies rather than makes them
+ * cheaper: a buffer uploaded again unchanged, or sent back as it came.
+ */
+static bool removes_copies(const struct ct_transfers_finding *t)
+{
+	return !strcmp(t->kind, "repeated_upload") || !strcmp(t->kind, "round_trip");
+}
+
+/*
+ * The fix of hotspot H among the transfers result R's findings about its
+ * copies: one that removes at least half of them, since a copy not made
+ * needs no pinning, gathering or queueing (and the costs of a finding
+ * that removes copies, the ones left out, are compared with those of one
+ * that makes them cheaper, all of them: the numbers do not rank them);
+ * else the costliest. NULL: none.
+ */
+static const struct ct_transfers_finding *fix_of(const struct ct_transfers_result *r,
+                                                 const struct ct_transfers_hotspot *h)
+{
+	const struct ct_transfers_finding *costliest = NULL;
+
+	for (guint i = 0; i < r->findings->len; i++) {
+		const struct ct_transfers_finding *t =
+		    &g_array_index(r->findings, struct ct_transfers_finding, i);
+
+		if (!same_copies(t, h) || !t->advice)
+			continue;
+		if (removes_copies(t) && t->count * 2 >= h->count)
+			return t;
+		if (!costliest)
+			costliest = t;
+	}
+	return costliest;
+}
+
+/*
  * The costliest hotspot of the transfers result R, with the fix the
- * analysis found for its copies (its costliest finding about them), when
- * they cost at least COPY_COST_WORTH_SHARE of TRACED_NS (0: unknown).
- * Without a fix, copies that simply move data are no problem to report.
+ * analysis found for its copies (fix_of), when they cost at least
+ * COPY_COST_WORTH_SHARE of TRACED_NS (0: unknown). Without a fix, copies
+ * that simply move data are no problem to report.
  */
 static void find_copies(GArray *list, const struct ct_transfers_result *r, const struct losses *l,
                         uint64_t traced_ns)
 {
 	const struct ct_transfers_hotspot *h;
-	const struct ct_transfers_finding *fix = NULL;
+	const struct ct_transfers_finding *fix;
 	char bytes[32], cost[32], share[32] = "";
 	struct finding *f;
 
@@ -1195,13 +1231,7 @@ static void find_copies(GArray *list, const struct ct_transfers_result *r, const
 	h = &g_array_index(r->hotspots, struct ct_transfers_hotspot, 0);
 	if (traced_ns && (double)h->cost_ns < COPY_COST_WORTH_SHARE * (double)traced_ns)
 		return;
-	for (guint i = 0; i < r->findings->len && !fix; i++) {
-		const struct ct_transfers_finding *t =
-		    &g_array_index(r->findings, struct ct_transfers_finding, i);
-
-		if (same_copies(t, h) && t->advice)
-			fix = t;
-	}
+	fix = fix_of(r, h);
 	if (!fix)
 		return;
 	if (!isnan(h->cost_share))

@@ -175,15 +175,17 @@ def check_advice(report):
                         for h in report["transfers"]["hotspots"]))]
     check("each finding names the size class of its hotspot's copies (none for a storm)",
           not unsized, unsized)
-    # the first page's copies: their fix is the costliest for copies of their size, and
-    # says how many of them it counts
+    # the first page's copies: their fix is one for copies of their size that removes at
+    # least half of them, else the costliest, and says how many of them it counts
     for f in report["findings"]:
         if f["kind"] != "transfer_hotspot":
             continue
         h = report["transfers"]["hotspots"][0]
-        fix = [t for t in every if all(h[k] == t[k] for k in way) and
-               (t["size_class"] == h["size_class"] or
-                (t["size_class"] is None and h["mean_bytes"] < 64 << 10))][:1]
+        theirs = [t for t in every if all(h[k] == t[k] for k in way) and
+                  (t["size_class"] == h["size_class"] or
+                   (t["size_class"] is None and h["mean_bytes"] < 64 << 10))]
+        fix = [t for t in theirs if t["kind"] in ("repeated_upload", "round_trip") and
+               2 * t["count"] >= h["count"]][:1] or theirs[:1]
         want = None
         if fix:
             n, of = fix[0]["count"], h["count"]
@@ -192,6 +194,7 @@ def check_advice(report):
                 f" (these {of} copies among them)")
         check("the costliest copies' finding gives the fix for copies of their size, and its "
               "count beside theirs", want is not None and f["explanation"] == want, f, fix, want)
+        check("... and names it", f["verdict"] == fix[0]["kind"], f, fix)
 
 
 def check_transfers_workload(ops, report, rounds):
