@@ -123,6 +123,7 @@ static void write_finding(struct ct_doc *doc, const struct ct_transfers_finding 
 	else
 		ct_doc_null(doc, "buffers");
 	ct_doc_bool(doc, "at_least", f->at_least);
+	ct_doc_bool(doc, "same_bytes", f->same_bytes);
 	ct_doc_string(doc, "message", f->message);
 	ct_doc_string(doc, "advice", f->advice);
 	ct_doc_end(doc);

@@ -987,6 +987,7 @@ struct finding {
 	uint64_t buffers; /* host buffers (repeated_upload) */
 	bool every_small; /* of the site's small copies of every size class (a storm) */
 	bool at_least;    /* count, bytes and time are the least they were (a table forgot some) */
+	bool same_bytes;  /* uploads sampled, sending the same bytes in a row (repeated_upload) */
 	const char *advice; /* what to do, static; also the end of the message */
 	char message[768];
 };
@@ -1138,6 +1139,7 @@ static void repeated_finding(struct transfers *t, GArray *list, uint32_t group,
 		               .address = r->buffers == 1 ? r->address : 0,
 		               .buffers = r->buffers,
 		               .at_least = r->at_least,
+		               .same_bytes = r->sampled,
 		               .advice =
 		                   r->buffers == 1 ? ADVICE_UPLOAD_ONCE : ADVICE_UPLOAD_ONCE_EACH };
 	human_bytes(r->smallest, small, sizeof(small));
@@ -1308,6 +1310,7 @@ static void add_findings(struct transfers *t)
 			.host_address = f->address,
 			.buffers = f->buffers,
 			.at_least = f->at_least,
+			.same_bytes = f->same_bytes,
 			.message = intern(t, f->message),
 			.advice = f->advice,
 		};

@@ -96,6 +96,8 @@ struct ct_transfers_finding {
 	 * of the analysis forgot buffers that may have added to them.
 	 */
 	bool at_least;
+	/* A repeated_upload's uploads were all sampled, and sent the same bytes in a row. */
+	bool same_bytes;
 	const char *message; /* what happened and what to do, for people */
 	const char *advice;  /* what to do alone (the end of the message); static */
 };

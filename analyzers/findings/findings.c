@@ -1178,11 +1178,14 @@ static void hotspot_numbers(struct finding *f, const struct ct_transfers_hotspot
 
 /*
  * Whether transfer finding T removes copies rather than makes them
- * cheaper: a buffer uploaded again unchanged, or sent back as it came.
+ * cheaper, as far as the trace can tell: buffers uploaded again with the
+ * same bytes, as their samples say. (Without samples, or for a round
+ * trip, the host may have changed the bytes in between: its advice says
+ * so, and it is ranked by its cost.)
  */
 static bool removes_copies(const struct ct_transfers_finding *t)
 {
-	return !strcmp(t->kind, "repeated_upload") || !strcmp(t->kind, "round_trip");
+	return !strcmp(t->kind, "repeated_upload") && t->same_bytes;
 }
 
 /*

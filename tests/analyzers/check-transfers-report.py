@@ -175,8 +175,9 @@ def check_advice(report):
                         for h in report["transfers"]["hotspots"]))]
     check("each finding names the size class of its hotspot's copies (none for a storm)",
           not unsized, unsized)
-    # the first page's copies: their fix is one for copies of their size that removes at
-    # least half of them, else the costliest, and says how many of them it counts
+    # the first page's copies: their fix is one for copies of their size that leaves out
+    # at least half of them (uploads of the same sampled bytes), else the costliest, and
+    # says how many of them it counts
     for f in report["findings"]:
         if f["kind"] != "transfer_hotspot":
             continue
@@ -184,7 +185,7 @@ def check_advice(report):
         theirs = [t for t in every if all(h[k] == t[k] for k in way) and
                   (t["size_class"] == h["size_class"] or
                    (t["size_class"] is None and h["mean_bytes"] < 64 << 10))]
-        fix = [t for t in theirs if t["kind"] in ("repeated_upload", "round_trip") and
+        fix = [t for t in theirs if t["kind"] == "repeated_upload" and t["same_bytes"] and
                2 * t["count"] >= h["count"]][:1] or theirs[:1]
         want = None
         if fix:

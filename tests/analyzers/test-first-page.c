@@ -1318,6 +1318,7 @@ struct copies_fix {
 	const char *kind, *size_class, *message, *advice;
 	uint64_t count;
 	int64_t cost_ns;
+	bool same_bytes; /* a repeated_upload's, sampled */
 };
 
 /*
@@ -1363,6 +1364,7 @@ static struct ct_transfers_result transfers_of(const char *size_class, uint64_t 
 			.size_class = fixes[i].size_class,
 			.count = fixes[i].count,
 			.time_ns = fixes[i].cost_ns,
+			.same_bytes = fixes[i].same_bytes,
 			.message = message,
 			.advice = fixes[i].advice,
 		};
@@ -1414,9 +1416,10 @@ static void copies_finding(const char *size_class, uint64_t mean, uint64_t count
  * The fix of costly copies is one found for copies of their size (a storm
  * of small copies at the same call is not for large ones); a fix that
  * counts some of them, or more, says so beside the count of the summary.
- * One that removes at least half of them (the round trips, here 7 of 8)
- * goes before a costlier one that makes them cheaper (the idle GPU's);
- * one that removes fewer does not.
+ * Buffers uploaded again with the same sampled bytes, in at least half of
+ * the copies (7 of 8), go before a costlier fix that makes the copies
+ * cheaper (the idle GPU's); in fewer (3 of 8), or without samples (the
+ * host may have refilled them), they do not, nor do round trips.
  */
 static void test_copies_fix(void **unused)
 {
@@ -1427,6 +1430,7 @@ static void test_copies_fix(void **unused)
 		"gather the data into fewer, larger copies",
 		300,
 		8000000,
+		false,
 	};
 	const struct copies_fix back = {
 		"round_trip",
@@ -1436,6 +1440,7 @@ static void test_copies_fix(void **unused)
 		"keep it on the device",
 		7,
 		1000000,
+		false,
 	};
 	const struct copies_fix idle = {
 		"sync_copy_gpu_idle",
@@ -1444,30 +1449,45 @@ static void test_copies_fix(void **unused)
 		"copy asynchronously",
 		8,
 		2000000,
+		false,
 	};
-	const struct copies_fix few_back = {
-		"round_trip",
+	const struct copies_fix same = {
+		"repeated_upload",
 		"64KiB-1MiB",
-		"3 uploads (192.0 KiB) sent back to the device the host buffer a download had "
-		"filled",
-		"keep it on the device",
-		3,
-		500000,
+		"the host buffer at 0x1000 (64.0 KiB) was uploaded 7 times in a row with the same "
+		"sampled bytes",
+		"upload it once",
+		7,
+		1000000,
+		true,
 	};
+	struct copies_fix few = same, unsampled = same;
 	const struct copies_fix both[] = { storm, back }, three[] = { storm, idle, back },
-	                        few[] = { storm, idle, few_back };
+	                        removed[] = { storm, idle, same };
+	struct copies_fix fewer[] = { storm, idle, same }, refilled[] = { storm, idle, same };
 
 	(void)unused;
+	few.count = 3;
+	few.message = "the host buffer at 0x1000 (64.0 KiB) was uploaded 3 times in a row with "
+	              "the same sampled bytes";
+	unsampled.same_bytes = false;
+	fewer[2] = few;
+	refilled[2] = unsampled;
 	/* large copies: the storm of small ones at the same call is not their fix */
 	copies_finding("64KiB-1MiB", 64 << 10, 8, both, 2,
 	               "7 uploads (448.0 KiB) sent back to the device the host buffer a download "
 	               "had filled (7 of these 8 copies)",
 	               "keep it on the device");
 	copies_finding("64KiB-1MiB", 64 << 10, 8, three, 3,
-	               "7 uploads (448.0 KiB) sent back to the device the host buffer a download "
-	               "had filled (7 of these 8 copies)",
-	               "keep it on the device");
-	copies_finding("64KiB-1MiB", 64 << 10, 8, few, 3,
+	               "the host waited 9 ms in 8 synchronous copies", "copy asynchronously");
+	copies_finding(
+	    "64KiB-1MiB", 64 << 10, 8, removed, 3,
+	    "the host buffer at 0x1000 (64.0 KiB) was uploaded 7 times in a row with the "
+	    "same sampled bytes (7 of these 8 copies)",
+	    "upload it once");
+	copies_finding("64KiB-1MiB", 64 << 10, 8, fewer, 3,
+	               "the host waited 9 ms in 8 synchronous copies", "copy asynchronously");
+	copies_finding("64KiB-1MiB", 64 << 10, 8, refilled, 3,
 	               "the host waited 9 ms in 8 synchronous copies", "copy asynchronously");
 	/* small ones: the storm counts them and the site's others */
 	copies_finding("4KiB-64KiB", 4 << 10, 290, both, 2,

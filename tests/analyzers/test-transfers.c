@@ -353,10 +353,12 @@ static void test_repeated_upload_sampled(void **unused)
 	assert_int_equal(node_u64(f, "bytes"), 5 * 8192);
 	assert_non_null(strstr(node_str(f, "message"),
 	                       " was uploaded 5 times in a row with the same sampled bytes: "));
+	assert_true(node_bool(f, "same_bytes"));
 	f = upload_finding(transfers, 0xc000);
 	assert_non_null(f);
 	assert_int_equal(node_u64(f, "count"), 4);
 	assert_non_null(strstr(node_str(f, "message"), " was uploaded 4 times: "));
+	assert_false(node_bool(f, "same_bytes"));
 	synth_fini(&s);
 }
 
