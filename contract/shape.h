@@ -10,7 +10,9 @@
  * ct_shape_<layout>(e): h starts at CT_SHAPE_SEED, and each integer field
  * of the layout in its order, the call's correlation_id and entry left
  * out, as a 64-bit two's complement value v, makes h = ct_mix64(h ^ v);
- * a shape of 0 is 1. Text, sequences and arrays are not part of it: the
+ * a shape of 0 is 1. A field added later (need LATE, events.def) takes
+ * part only when it is not 0: a trace written before it has the shapes
+ * it always had. Text, sequences and arrays are not part of it: the
  * events that repeat have none.
  *
  * A thread's last whole events of the kinds that repeat are kept in
@@ -52,8 +54,13 @@ static inline uint64_t ct_shape_call(uint64_t h, const struct ct_api_ref *api)
 	return ct_shape_mix(ct_shape_mix(h, api->domain), api->cbid);
 }
 
+/* A field's part of a shape, by its need. */
+#define CT_SHAPE_REQ(h, v)  ct_shape_mix((h), (v))
+#define CT_SHAPE_OPT(h, v)  ct_shape_mix((h), (v))
+#define CT_SHAPE_LATE(h, v) ((v) ? ct_shape_mix((h), (v)) : (h))
+
 /* clang-format off */
-#define CT_FIELD(type, name, need)      h = ct_shape_mix(h, (uint64_t)e->name);
+#define CT_FIELD(type, name, need)      h = CT_SHAPE_##need(h, (uint64_t)e->name);
 #define CT_ENUM_FIELD(enum, name, need) h = ct_shape_mix(h, e->name);
 #define CT_MEMBER(ctype, member)        h = ct_shape_call(h, &e->member);
 #define CT_LAYOUT(name, fields)                                                  \

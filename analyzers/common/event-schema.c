@@ -23,6 +23,7 @@ _Static_assert(CT_FIELDS_MAX <= UINT8_MAX, "field counts are kept in 8 bits");
 #define STORE_X64 CT_STORE_U64
 #define NEED_REQ  false
 #define NEED_OPT  true
+#define NEED_LATE true
 
 /* The offset in struct ct_event of MEMBER of the layout struct L. */
 #define AT(member) (offsetof(struct ct_event, u) + offsetof(L, member))

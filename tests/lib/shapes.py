@@ -33,10 +33,15 @@ def shape(layout, values):
     """The shape of an event of LAYOUT whose fields are VALUES ({field:
     int}): from SHAPE_SEED, each integer field in the layout's order but
     the call's correlation_id and entry, as a 64-bit two's complement
-    value v, makes h = mix64(h ^ v); 0 is 1."""
+    value v, makes h = mix64(h ^ v); a field added later (need LATE) only
+    when it is not 0, and missing from VALUES it is 0; 0 is 1."""
     h = ct_contract.SHAPE_SEED
-    for field, kind, _, _ in ct_contract.LAYOUTS[layout]:
+    for field, kind, need, _ in ct_contract.LAYOUTS[layout]:
         if field in CALL_FIELDS or kind not in INTEGER_TYPES:
+            continue
+        if need == "LATE":
+            if values.get(field, 0):
+                h = mix64(h ^ (values[field] & MASK64))
             continue
         h = mix64(h ^ (values[field] & MASK64))
     return h or 1
