@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # small_copies.py - a storm of small copies from pageable memory: a data
-# loader that uploads each sample on its own, from an ordinary Python
-# buffer, 4 KiB at a time; then the same bytes uploaded at once from
+# loader that reads each sample into an ordinary Python buffer and uploads
+# it on its own, 4 KiB at a time; then as many bytes uploaded at once from
 # pinned memory. Each small synchronous copy pays the copy latency and a
 # staging copy through a driver buffer, and leaves the GPU idle between
 # copies.
@@ -31,6 +31,7 @@ def main():
     device = rt.malloc(max(total, MIB))
     pageable = ctypes.create_string_buffer(SAMPLE)
     for index in range(copies):
+        ctypes.memset(pageable, index % 256, SAMPLE)  # the next sample, read into the buffer
         rt.upload(ctypes.c_void_p(device.value + index * SAMPLE), pageable, SAMPLE)
     print("%d uploads of %d bytes from pageable memory" % (copies, SAMPLE))
     pinned = rt.malloc_host(total)
