@@ -116,10 +116,11 @@ if traced_report pooled pooled; then
 fi
 unset CUDASIM_DEVICE_MEMORY
 
-CUDASIM_OTHER_PROCESSES=0:4242:2684354560
+# a pid no process can have (every pid is below PID_MAX_LIMIT, 4194304)
+CUDASIM_OTHER_PROCESSES=0:4194304:2684354560
 export CUDASIM_OTHER_PROCESSES
 if traced_report elsewhere elsewhere; then
-	check elsewhere --verdict held_elsewhere --holder 4242:2684354560
+	check elsewhere --verdict held_elsewhere --holder 4194304:2684354560
 	first_page elsewhere --failure held_elsewhere
 fi
 unset CUDASIM_OTHER_PROCESSES

@@ -238,7 +238,9 @@ torch.set_stats(2 * MIB, 20 * MIB)
 torch.oom(16 * MIB, 256 * MIB, 8 * MIB)
 sys.exit(0)
 PY
-PYTHONPATH=$dir/fake CUDATRACE_PYTHON_PERIOD_MS=50 CUDASIM_OTHER_PROCESSES=0:4242:1073741824 \
+# The other holder's pid is one no process can have (Linux keeps every pid
+# below PID_MAX_LIMIT, 4194304): a live one would be listed with its name
+PYTHONPATH=$dir/fake CUDATRACE_PYTHON_PERIOD_MS=50 CUDASIM_OTHER_PROCESSES=0:4194304:1073741824 \
 	cli_record fake -o "$lttng_tmp/fake" -- "$py" "$dir/fake-train.py"
 cli_status_is "a framework: record exits with the program's status" 0
 is "a framework: its import is seen, with its version" "$(framework fake loaded)" \
@@ -252,7 +254,7 @@ is "a framework: the error is on the first page, the pool fragmented" \
 ok "a framework: the error names who else held the device, as NVML listed it" \
 	"$py" -c 'import json, sys
 f = json.load(open(sys.argv[1]))["findings"][0]
-sys.exit("NVML listed on the device pid 4242 with 1.00 GiB" not in f["explanation"])' \
+sys.exit("NVML listed on the device pid 4194304 with 1.00 GiB" not in f["explanation"])' \
 	"$lttng_tmp/fake.json"
 "$cli_bin" export --format perfetto -o "$lttng_tmp/fake.pftrace" "$lttng_tmp/fake" \
 	2>"$lttng_tmp/fake.export-err"

@@ -152,12 +152,14 @@ is "$tag: the probe's peak of TensorFlow's allocator is its get_memory_info()" \
 # Out of memory with room in the pool, in pieces (tensorflow-fragment.py):
 # the first page says so, with the figures of TensorFlow's own summary,
 # which 2.21 prints as sizes ("Limit: 64.00MiB").
+# The other holder's pid is one no process can have (Linux keeps every pid
+# below PID_MAX_LIMIT, 4194304): a live one would be listed with its name
 died_of tf-fragment 'o = r["last_words"]["out_of_memory"] or {}
 print(o.get("requested_bytes"), o.get("limit_bytes"))
 print(o.get("in_use_bytes"))
 print(f.get("summary"))
 print(f.get("explanation"))' \
-	TF_FORCE_GPU_ALLOW_GROWTH=false CUDASIM_OTHER_PROCESSES=0:4242:1073741824 \
+	TF_FORCE_GPU_ALLOW_GROWTH=false CUDASIM_OTHER_PROCESSES=0:4194304:1073741824 \
 	"$python" "$cli_here/tensorflow-fragment.py"
 is "$tag: the first finding is TensorFlow's out-of-memory error, its pool fragmented" \
 	"$(sed -n 1p "$lttng_tmp/$tag.facts")" "framework_oom fragmented"
@@ -169,7 +171,7 @@ ok "$tag: what was in use is get_memory_info()'s, to its printed precision" \
 	"$(sed -n 3p "$lttng_tmp/$tag.facts")" "$(fact in_use_bytes)"
 ok "$tag: the first page quotes the pool's figures" \
 	grep -q "in use by TensorFlow, of its 64.00 MiB limit" "$lttng_tmp/$tag.facts"
-if grep -q "NVML listed on the device pid 4242 with 1.00 GiB" "$lttng_tmp/$tag.facts"; then
+if grep -q "NVML listed on the device pid 4194304 with 1.00 GiB" "$lttng_tmp/$tag.facts"; then
 	ok "$tag: and who else held the device, as NVML listed it at the exception" true
 else
 	ok "$tag: and who else held the device, as NVML listed it at the exception" false
