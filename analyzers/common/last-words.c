@@ -170,7 +170,7 @@ static void read_exception(const struct ct_stderr_log *log, struct ct_last_words
 /* ------------------------------------------------- the frameworks' messages */
 
 struct matcher {
-	GRegex *pt_new, *pt_process, *pt_pool, *pt_old;
+	GRegex *pt_new, *pt_process, *pt_allowed, *pt_pool, *pt_old;
 	GRegex *tf_bfc, *tf_oom, *tf_stat, *xla;
 };
 
@@ -187,6 +187,8 @@ static void matcher_init(struct matcher *m)
 	m->pt_new = compile("CUDA out of memory\\. Tried to allocate " SIZE "\\. GPU ([0-9]+) has "
 	                    "a total capacity of " SIZE " of which " SIZE " is free\\.");
 	m->pt_process = compile("this process has " SIZE " memory in use");
+	/* only with torch.cuda.set_per_process_memory_fraction: the share of the device */
+	m->pt_allowed = compile("memory in use\\. " SIZE " allowed;");
 	m->pt_pool = compile("Of the allocated memory " SIZE " is allocated by PyTorch, "
 	                     "(?:with " SIZE " allocated in private pools[^)]*\\), )?and " SIZE
 	                     " is reserved by PyTorch but unallocated");
@@ -205,8 +207,8 @@ static void matcher_init(struct matcher *m)
 
 static void matcher_clear(struct matcher *m)
 {
-	GRegex **all[] = { &m->pt_new, &m->pt_process, &m->pt_pool, &m->pt_old,
-		           &m->tf_bfc, &m->tf_oom,     &m->tf_stat, &m->xla };
+	GRegex **all[] = { &m->pt_new, &m->pt_process, &m->pt_allowed, &m->pt_pool, &m->pt_old,
+		           &m->tf_bfc, &m->tf_oom,     &m->tf_stat,    &m->xla };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
 		g_regex_unref(*all[i]);
@@ -245,11 +247,16 @@ static bool pytorch(const struct matcher *m, const char *text, struct ct_said_oo
 		oom->device = int_of(info, 2);
 		size_of(info, 3, &oom->device_total_bytes, oom);
 		size_of(info, 4, &oom->device_free_bytes, oom);
-		/* with no fraction of it set, PyTorch may use all the device */
+		/* with no fraction of it set (pt_allowed), PyTorch may use all the device */
 		oom->limit_bytes = oom->device_total_bytes;
 		g_match_info_free(info);
 		if (g_regex_match(m->pt_process, text, 0, &info))
 			size_of(info, 1, &oom->process_bytes, oom);
+		g_match_info_free(info);
+		if (g_regex_match(m->pt_allowed, text, 0, &info)) {
+			oom->limit_bytes = 0;
+			size_of(info, 1, &oom->limit_bytes, oom);
+		}
 		g_match_info_free(info);
 		/* reserved: in use (private pools in it) and reserved but unallocated */
 		if (g_regex_match(m->pt_pool, text, 0, &info)) {

@@ -64,10 +64,11 @@ struct ct_said_oom {
 	uint64_t reserved_unused_bytes;
 	uint64_t device_free_bytes;  /* free on the device, as the driver said */
 	uint64_t device_total_bytes; /* the device's memory */
-	uint64_t limit_bytes;        /* the most it may use: TensorFlow's Limit, PyTorch's device */
-	uint64_t process_bytes;      /* all this process held on the device (PyTorch) */
-	int device;                  /* -1 unknown */
-	bool rounded;                /* a figure was read from a rounded size */
+	/* the most it may use: TensorFlow's Limit; PyTorch's share ("... allowed;"), else the device */
+	uint64_t limit_bytes;
+	uint64_t process_bytes; /* all this process held on the device (PyTorch) */
+	int device;             /* -1 unknown */
+	bool rounded;           /* a figure was read from a rounded size */
 };
 
 struct ct_last_words {

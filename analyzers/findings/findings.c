@@ -1264,25 +1264,54 @@ static void find_copies(GArray *list, const struct ct_transfers_result *r, const
 
 /* ------------------------------------------------------------ frameworks */
 
+/* A framework's figures at an out-of-memory error, as far as known (0: unknown). */
+struct oom_figures {
+	uint64_t requested;
+	uint64_t limit;        /* what it may use of the device */
+	uint64_t device_total; /* the device's memory */
+	uint64_t device_free;  /* free on the device, as the driver said */
+	bool pool_known;       /* RESERVED and UNUSED are known */
+	uint64_t reserved;     /* what its pool held from the driver */
+	uint64_t unused;       /* of that, reserved but unused */
+};
+
 /*
- * Why a framework's allocator found no room for REQUESTED bytes, from its
- * own figures at the error (doc/report-schema.md, framework_oom): LIMIT,
- * what it may use of the device (0: unknown), and UNUSED, what its pool
- * held reserved but unused (when UNUSED_KNOWN):
- * - larger than all it may use of the device: too_large;
+ * Whether O's limit is a share of the device, below its memory: PyTorch's
+ * torch.cuda.set_per_process_memory_fraction (its out-of-memory observers
+ * are given that share rather than the device's memory, and its message
+ * says "... allowed;"). A refusal within the device's memory was then the
+ * share's.
+ */
+static bool share_of_device(const struct oom_figures *o)
+{
+	return o->limit && o->device_total && o->limit < o->device_total;
+}
+
+/*
+ * Why a framework's allocator found no room for O's request, from its own
+ * figures at the error (doc/report-schema.md, framework_oom):
+ * - larger than all it may use of the device: too_large, or limit_reached
+ *   when that is a share of a device large enough;
  * - its pool held at least as much reserved but unused: it was there, in
  *   pieces none of which fits (PyTorch frees its cache and retries before
  *   it gives up, so what stays reserved lies in segments partly in use):
  *   fragmented;
+ * - a share of the device, which the pool and the request pass (PyTorch
+ *   checks what its pool holds against it before it asks the driver), or
+ *   with the pool not known, the device had room for the request:
+ *   limit_reached;
  * - else the device was full: out_of_memory.
  */
-static const char *oom_verdict(uint64_t requested, uint64_t limit, bool unused_known,
-                               uint64_t unused)
+static const char *oom_verdict(const struct oom_figures *o)
 {
-	if (limit && requested > limit)
-		return "too_large";
-	if (unused_known && unused >= requested)
+	if (o->limit && o->requested > o->limit)
+		return share_of_device(o) && o->requested <= o->device_total ? "limit_reached"
+		                                                             : "too_large";
+	if (o->pool_known && o->unused >= o->requested)
 		return "fragmented";
+	if (share_of_device(o) && (o->pool_known ? o->reserved + o->requested > o->limit
+	                                         : o->device_free >= o->requested))
+		return "limit_reached";
 	return "out_of_memory";
 }
 
@@ -1293,10 +1322,27 @@ static uint64_t reserved_unused(const struct ct_framework_oom *oom)
 	                                               : 0;
 }
 
-static const char *framework_oom_verdict(const struct ct_framework_oom *oom)
+/* The figures of OOM, an out-of-memory error of DEVICE's framework that the probe saw. */
+static struct oom_figures probe_figures(const struct ct_framework_device *device,
+                                        const struct ct_framework_oom *oom)
 {
-	return oom_verdict(oom->requested_bytes, oom->limit_bytes, oom->figures_known,
-	                   reserved_unused(oom));
+	return (struct oom_figures){
+		.requested = oom->requested_bytes,
+		.limit = oom->limit_bytes,
+		.device_total = device->device_total_bytes,
+		.device_free = oom->device_free_bytes,
+		.pool_known = oom->figures_known,
+		.reserved = oom->reserved_bytes,
+		.unused = reserved_unused(oom),
+	};
+}
+
+static const char *framework_oom_verdict(const struct ct_framework_device *device,
+                                         const struct ct_framework_oom *oom)
+{
+	struct oom_figures o = probe_figures(device, oom);
+
+	return oom_verdict(&o);
 }
 
 /* Why there was no room, in words, for VERDICT (oom_verdict). */
@@ -1361,13 +1407,14 @@ static const char *oom_site(const struct ct_fragmentation_result *frag,
 	return driver ? text_of(driver->site) : NULL;
 }
 
-/* Errors alike: the same request, the same verdict, at the same call site. */
+/* Errors of DEVICE alike: the same request, the same verdict, at the same call site. */
 static bool same_oom(const struct ct_fragmentation_result *frag,
-                     const struct ct_framework_result *framework, const struct ct_framework_oom *a,
+                     const struct ct_framework_result *framework,
+                     const struct ct_framework_device *device, const struct ct_framework_oom *a,
                      const struct ct_framework_oom *b)
 {
 	return a->requested_bytes == b->requested_bytes &&
-	       !strcmp(framework_oom_verdict(a), framework_oom_verdict(b)) &&
+	       !strcmp(framework_oom_verdict(device, a), framework_oom_verdict(device, b)) &&
 	       !g_strcmp0(oom_site(frag, framework, a), oom_site(frag, framework, b));
 }
 
@@ -1414,6 +1461,27 @@ static char *tensor_sites_text(const struct ct_framework_device *device, uint8_t
 static const char *framework_of(const struct ct_framework_device *device)
 {
 	return ct_framework_label(device->framework);
+}
+
+/*
+ * "the driver had 2.71 GiB free of the 4.00 GiB it may use", in BUF (LEN
+ * bytes): the room O's error had; with the share of the device that
+ * FRAMEWORK may use (share_of_device) told apart from the device.
+ */
+static void room_text(char *buf, size_t len, const struct oom_figures *o, const char *framework)
+{
+	char free_text[32], limit[32], total[32];
+
+	bytes_text((double)o->device_free, free_text, sizeof(free_text));
+	bytes_text((double)o->limit, limit, sizeof(limit));
+	if (!share_of_device(o)) {
+		snprintf(buf, len, "the driver had %s free of the %s it may use", free_text, limit);
+		return;
+	}
+	snprintf(buf, len, "the driver had %s free of the device's %s, of which it may use %s%s",
+	         free_text, bytes_text((double)o->device_total, total, sizeof(total)), limit,
+	         !g_strcmp0(framework, "pytorch") ? " (torch.cuda.set_per_process_memory_fraction)"
+	                                          : ", its own limit");
 }
 
 /*
@@ -1473,10 +1541,11 @@ static void add_framework_oom(GArray *list, const struct ct_framework_result *fr
 	    &g_array_index(framework->devices, struct ct_framework_device, d);
 	const struct ct_framework_oom *oom =
 	    &g_array_index(device->ooms, struct ct_framework_oom, index);
-	const char *verdict = framework_oom_verdict(oom);
+	const struct oom_figures figures = probe_figures(device, oom);
+	const char *verdict = oom_verdict(&figures);
 	const struct ct_frag_failure *driver;
 	uint64_t refusals = driver_refusals(frag, framework, oom, &driver);
-	char req[32], limit[32], free_text[32], in_use[32], reserved[32], unused[32];
+	char req[32], in_use[32], reserved[32], unused[32], room[224];
 	char times[40] = "", asked[160] = "";
 	struct finding *f = finding_add(list, SEV_CRITICAL, "framework_oom", NULL);
 	/* the sites are those of the first error */
@@ -1488,8 +1557,6 @@ static void add_framework_oom(GArray *list, const struct ct_framework_result *fr
 	if (count > 1)
 		snprintf(times, sizeof(times), " (%" PRIu64 " times)", count);
 	bytes_text((double)oom->requested_bytes, req, sizeof(req));
-	bytes_text((double)oom->limit_bytes, limit, sizeof(limit));
-	bytes_text((double)oom->device_free_bytes, free_text, sizeof(free_text));
 	f->summary = g_strdup_printf("%s could not allocate %s on device %" PRIu32 ": %s%s",
 	                             ct_framework_name(framework_of(device)), req, device->device,
 	                             oom_reason(verdict), times);
@@ -1499,17 +1566,16 @@ static void add_framework_oom(GArray *list, const struct ct_framework_result *fr
 		         refusals == 1 ? "" : "s");
 		failure_figures(f, driver);
 	}
+	room_text(room, sizeof(room), &figures, framework_of(device));
 	if (oom->figures_known)
 		f->explanation = g_strdup_printf(
-		    "its tensors held %s and its pool %s from the driver (%s of it unused); the "
-		    "driver had %s free of the %s it may use%s%s",
+		    "its tensors held %s and its pool %s from the driver (%s of it unused); %s%s%s",
 		    bytes_text((double)oom->in_use_bytes, in_use, sizeof(in_use)),
 		    bytes_text((double)oom->reserved_bytes, reserved, sizeof(reserved)),
-		    bytes_text((double)reserved_unused(oom), unused, sizeof(unused)), free_text,
-		    limit, asked, sites);
+		    bytes_text((double)reserved_unused(oom), unused, sizeof(unused)), room, asked,
+		    sites);
 	else
-		f->explanation = g_strdup_printf("the driver had %s free of the %s it may use%s%s",
-		                                 free_text, limit, asked, sites);
+		f->explanation = g_strdup_printf("%s%s%s", room, asked, sites);
 	g_free(sites);
 	/* the probe's error: NVML's list comes right after it */
 	f->explanation =
@@ -1573,14 +1639,14 @@ static void find_framework(GArray *list, const struct ct_framework_result *frame
 			bool seen = false;
 
 			for (guint k = 0; k < j && !seen; k++)
-				seen = same_oom(frag, framework,
+				seen = same_oom(frag, framework, d,
 				                &g_array_index(errors, struct ct_framework_oom, k),
 				                oom);
 			if (seen)
 				continue;
 			for (guint k = j + 1; k < errors->len; k++)
 				count += same_oom(
-				    frag, framework,
+				    frag, framework, d,
 				    &g_array_index(errors, struct ct_framework_oom, k), oom);
 			add_framework_oom(list, framework, frag, i, j, count);
 			added++;
@@ -1869,9 +1935,14 @@ static char *said_figures(const struct ct_node *o, const char *name)
 			g_string_append_printf(
 			    s, "%s%s%s", s->len ? ", " : " (",
 			    bytes_text(number_of(o, keys[i]), size, sizeof(size)), what[i]);
-	/* the allocator's own limit (TensorFlow's Limit:), when no device total says more */
+	/* the allocator's own limit (TensorFlow's Limit:), when no device total says more;
+	 * a share of the device (PyTorch's "allowed") beside it */
 	if (ct_node_u64(o, "limit_bytes") && !free_of)
 		g_string_append_printf(s, "%s%s limit", s->len ? ", of its " : " (its ",
+		                       bytes_text(number_of(o, "limit_bytes"), size, sizeof(size)));
+	else if (free_of && ct_node_u64(o, "limit_bytes") &&
+	         ct_node_u64(o, "limit_bytes") < ct_node_u64(o, "device_total_bytes"))
+		g_string_append_printf(s, ", of which it may use %s",
 		                       bytes_text(number_of(o, "limit_bytes"), size, sizeof(size)));
 	if (s->len)
 		g_string_append_c(s, ')');
@@ -1948,10 +2019,17 @@ static const char *const said_numbers[] = {
 static const char *said_verdict(const struct ct_node *o)
 {
 	const struct ct_node *unused = at(o, "reserved_unused_bytes");
+	const struct oom_figures figures = {
+		.requested = ct_node_u64(o, "requested_bytes"),
+		.limit = ct_node_u64(o, "limit_bytes"),
+		.device_total = ct_node_u64(o, "device_total_bytes"),
+		.device_free = ct_node_u64(o, "device_free_bytes"),
+		.pool_known = unused && unused->type == CT_NODE_U64,
+		.reserved = ct_node_u64(o, "reserved_bytes"),
+		.unused = ct_node_u64(o, "reserved_unused_bytes"),
+	};
 
-	return oom_verdict(ct_node_u64(o, "requested_bytes"), ct_node_u64(o, "limit_bytes"),
-	                   unused && unused->type == CT_NODE_U64,
-	                   ct_node_u64(o, "reserved_unused_bytes"));
+	return oom_verdict(&figures);
 }
 
 /*
@@ -2061,7 +2139,8 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	g_free(figures);
 	f->explanation =
 	    ct_death_quote("its last lines on standard error say so", ct_node_str(o, "text"));
-	if (!strcmp(verdict, "limit_reached"))
+	/* the probe's last figures; the message's own limit (PyTorch's share) may be all known */
+	if (!strcmp(verdict, "limit_reached") && pool)
 		f->explanation = with_limit(f->explanation, pool);
 	figures = said_sites(fw, pid, framework);
 	if (*figures) {

@@ -671,6 +671,62 @@ static void test_framework_oom(void **unused)
 }
 
 /*
+ * PyTorch's error under torch.cuda.set_per_process_memory_fraction, as the
+ * probe saw it: its observers are given the share (1 GiB of the device's
+ * 4 GiB), not the device. With its pool at the share and the device not
+ * full, the share refused it (limit_reached), and a request above the
+ * share but within the device too; one above the device is too large; one
+ * the pool held unused, fragmented.
+ */
+static void test_framework_oom_share(void **unused)
+{
+	static const struct {
+		uint64_t requested, reserved, in_use;
+		const char *verdict;
+	} cases[] = {
+		{ 256 * MIB, 1024 * MIB, 1024 * MIB, "limit_reached" },
+		{ 2048 * MIB, 0, 0, "limit_reached" },
+		{ 8192 * MIB, 0, 0, "too_large" },
+		{ 64 * MIB, 1024 * MIB, 900 * MIB, "fragmented" },
+	};
+
+	(void)unused;
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct ct_doc *doc = ct_doc_create();
+		struct ct_framework_oom *oom;
+		const struct ct_node *f;
+		struct results r;
+
+		results_init(&r);
+		write_trace(doc, 0);
+		add_framework(&r, CT_FRAMEWORK_PYTORCH, (const int64_t[]){ 3000002000, 0 }, 0);
+		oom = &g_array_index(
+		    g_array_index(r.framework.devices, struct ct_framework_device, 0).ooms,
+		    struct ct_framework_oom, 0);
+		oom->requested_bytes = cases[i].requested;
+		oom->limit_bytes = 1024 * MIB;
+		oom->device_free_bytes = 2776 * MIB;
+		oom->reserved_bytes = cases[i].reserved;
+		oom->in_use_bytes = cases[i].in_use;
+		write_framework_section(doc, &r);
+		write_findings(doc, &r);
+		f = finding(ct_doc_root(doc), 0);
+		assert_string_equal(str(f, "kind"), "framework_oom");
+		assert_string_equal(str(f, "verdict"), cases[i].verdict);
+		/* never "free of the 1.00 GiB it may use" with more than that free */
+		assert_non_null(strstr(str(f, "explanation"),
+		                       "the driver had 2.71 GiB free of the device's 4.00 GiB, of "
+		                       "which it may use 1.00 GiB "
+		                       "(torch.cuda.set_per_process_memory_fraction)"));
+		if (!strcmp(cases[i].verdict, "limit_reached"))
+			assert_non_null(
+			    strstr(str(f, "advice"), "torch.cuda.set_per_process_memory_fraction"));
+		ct_doc_destroy(doc);
+		results_free(&r);
+	}
+}
+
+/*
  * A device full because memory grew step after step: the failure names
  * the growing site, and what to do begins with it; not when the growth
  * held little of the device, began after the failure, or the request was
@@ -876,6 +932,53 @@ static void test_said_oom(void **unused)
 		ct_doc_destroy(doc);
 		results_free(&r);
 	}
+}
+
+/*
+ * PyTorch's message under torch.cuda.set_per_process_memory_fraction, the
+ * probe off: its share (1 GiB of 4 GiB, "1024.00 MiB allowed") refused
+ * the request, with the device far from full. The first page says so
+ * from the message alone, without the probe's figures (a report once
+ * crashed looking for them).
+ */
+static void test_said_share(void **unused)
+{
+	const struct said_figure figures[] = {
+		{ .key = "requested_bytes", .bytes = 256 * MIB },
+		{ .key = "in_use_bytes", .bytes = 1024 * MIB },
+		{ .key = "reserved_bytes", .bytes = 1024 * MIB },
+		{ .key = "reserved_unused_bytes", .bytes = 0 },
+		{ .key = "device_free_bytes", .bytes = 2776 * MIB },
+		{ .key = "device_total_bytes", .bytes = 4096 * MIB },
+		{ .key = "limit_bytes", .bytes = 1024 * MIB },
+		{ .key = NULL },
+	};
+	struct ct_doc *doc = ct_doc_create();
+	const struct ct_node *f;
+	struct results r;
+
+	(void)unused;
+	results_init(&r);
+	write_trace(doc, 0);
+	write_said(doc, "pytorch",
+	           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB. GPU "
+	           "0 has a total capacity of 4.00 GiB of which 2.71 GiB is free. Including "
+	           "non-PyTorch memory, this process has 1.29 GiB memory in use. 1024.00 MiB "
+	           "allowed; Of the allocated memory 1024.00 MiB is allocated by PyTorch, and 0 "
+	           "bytes is reserved by PyTorch but unallocated.",
+	           figures, "rounded");
+	write_end(doc, "framework-oom", NULL);
+	write_findings(doc, &r);
+	f = finding(ct_doc_root(doc), 0);
+	assert_string_equal(str(f, "kind"), "framework_oom");
+	assert_string_equal(str(f, "verdict"), "limit_reached");
+	assert_non_null(strstr(str(f, "summary"), "it held all it may use of the device, its own "
+	                                          "limit"));
+	assert_non_null(strstr(str(f, "summary"), "2.71 GiB free of 4.00 GiB, of which it may use "
+	                                          "1.00 GiB)"));
+	assert_non_null(strstr(str(f, "advice"), "torch.cuda.set_per_process_memory_fraction"));
+	ct_doc_destroy(doc);
+	results_free(&r);
 }
 
 /* TensorFlow's BFC allocator could not allocate 20 MiB, its statistics
@@ -1525,6 +1628,8 @@ int main(void)
 		cmocka_unit_test(test_host_oom_first),
 		cmocka_unit_test(test_gpu_oom_told_once),
 		cmocka_unit_test(test_framework_oom),
+		cmocka_unit_test(test_framework_oom_share),
+		cmocka_unit_test(test_said_share),
 		cmocka_unit_test(test_framework_oom_death),
 		cmocka_unit_test(test_growth_filled),
 		cmocka_unit_test(test_said_oom),

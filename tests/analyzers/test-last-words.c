@@ -336,6 +336,20 @@ static void test_pytorch(void **unused)
 	assert_int_equal(w.oom.process_bytes, 0);
 	ct_last_words_clear(&w);
 
+	/* torch.cuda.set_per_process_memory_fraction: the share it may use, as PyTorch 2.x says it */
+	words_of("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB. GPU 0 "
+	         "has a total capacity of 4.00 GiB of which 2.71 GiB is free. Including "
+	         "non-PyTorch memory, this process has 1.29 GiB memory in use. 1024.00 MiB "
+	         "allowed; Of the allocated memory 1024.00 MiB is allocated by PyTorch, and 0 "
+	         "bytes is reserved by PyTorch but unallocated.\n",
+	         &w);
+	assert_int_equal(w.oom.device_total_bytes, 4 * GIB);
+	assert_int_equal(w.oom.limit_bytes, GIB);
+	assert_int_equal(w.oom.process_bytes, (uint64_t)(1.29 * GIB + 0.5));
+	assert_int_equal(w.oom.in_use_bytes, GIB);
+	assert_int_equal(w.oom.reserved_bytes, GIB);
+	ct_last_words_clear(&w);
+
 	/* before 2.1 */
 	words_of("RuntimeError: CUDA out of memory. Tried to allocate 36.00 MiB (GPU 0; 7.93 GiB "
 	         "total capacity; 130.35 MiB already allocated; 47.06 MiB free; 188.00 MiB "

@@ -76,6 +76,10 @@
 # batches go up from the same pinned block step after step, beside two
 # tensors that never change, uploaded every step: the report's repeated
 # uploads are those two tensors' lines, and not the batches'.
+#
+# Then a program that may use a quarter of the device
+# (set_per_process_memory_fraction, torch-share.py) runs out of that share
+# with most of the device free: the first page says the share refused it.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -518,4 +522,29 @@ print(" ".join("%s:%d" % (f["site"].split(" ")[0].split(":")[1], f["count"])
 	"$(for line in $same; do printf '%s:%s ' "$line" "$(fact steps)"; done | sed 's/ $//')"
 ok "uploads: each says the same sampled bytes were sent" \
 	test "$(grep -c 'in a row with the same sampled bytes' "$lttng_tmp/uploads.json")" -ge 2
+
+# A share of the device (torch-share.py): set_per_process_memory_fraction
+# lets PyTorch use a quarter of it, and its error comes with most of the
+# device free. The first page says the share refused it, with PyTorch's
+# own figures, whether the probe saw the error or only its message.
+share_line=$(grep -n '# SHARE-HERE$' "$cli_here/torch-share.py" | cut -d: -f1)
+for probe in on off; do
+	if [ $probe = on ]; then set --; else set -- --no-python-probe; fi
+	CLI_TIMEOUT=120 cli_record share-$probe -o "$lttng_tmp/share-$probe" "$@" -- \
+		"$CUDASIM_ENV" --libdir "$trace_simdir" "$python" "$cli_here/torch-share.py"
+	cli_status_is "share, probe $probe: record exits with the program's status" 1
+	"$cli_bin" report --format json -o "$lttng_tmp/share-$probe.json" "$lttng_tmp/share-$probe" \
+		2>"$lttng_tmp/report.err"
+	is "share, probe $probe: cudatrace report reads the trace" "$?" 0
+	fact() { sed -n "s/^# fact $1 //p" "$lttng_tmp/share-$probe.out" | head -n 1; }
+	is "share, probe $probe: the first finding: PyTorch's share of the device refused it" \
+		"$("$trace_python" -c 'import json, sys
+f = json.load(open(sys.argv[1]))["findings"][0]
+n = f["numbers"]
+print(f["kind"], f["verdict"], n["limit_bytes"], n["reserved_bytes"],
+      "torch.cuda.set_per_process_memory_fraction" in f["advice"],
+      "torch-share.py:%s in <module>" % sys.argv[2] in f["summary"])' \
+			"$lttng_tmp/share-$probe.json" "$share_line")" \
+		"framework_oom limit_reached $(fact allowed) $(fact reserved) True True"
+done
 tap_done
