@@ -308,9 +308,10 @@ def _install(library):
         """{device: {(file, line, function): [bytes, count]}} of the buffers of
         JAX's device memory profile DATA (pprof's gzipped profile.proto:
         samples of [allocations, space] with their Python stack, innermost
-        first, and labels kind=buffer and device=cuda:N). An array whose
-        allocation failed is still in it, with its size: a sample larger
-        than what its device's pool may hold (LIMITS) is left out."""
+        first, and labels kind=buffer and device=cuda:N; the host's, cpu:N,
+        are left out). An array whose allocation failed is still in it,
+        with its size: a sample larger than what its device's pool may hold
+        (LIMITS) is left out."""
         import gzip
 
         def varint(b, i):
@@ -380,10 +381,12 @@ def _install(library):
                     labels[name(label.get(1, 0))] = name(label.get(2, 0))
             if labels.get("kind") != "buffer" or len(values) < 2:
                 continue
-            try:
-                device = int(labels.get("device", "").rsplit(":", 1)[-1])
-            except ValueError:
+            # a GPU's buffers only: "cuda:0", or "gpu:0" as older JAX names
+            # it; the CPU's ("cpu:0") are host memory
+            kind, _, index = labels.get("device", "").partition(":")
+            if kind not in ("cuda", "gpu") or not index.isdigit():
                 continue
+            device = int(index)
             if limits.get(device) and values[1] > limits[device]:
                 continue
             frames = []

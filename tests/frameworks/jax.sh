@@ -18,6 +18,7 @@
 # device memory profile, summing to what they hold. Without preallocation,
 # the program then dies of an uncaught RESOURCE_EXHAUSTED (--die): the
 # first page tells it as JAX's error, with the lines of its arrays.
+# On the CPU, the host's arrays are no GPU's.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -131,4 +132,22 @@ ok "no preallocation: the death by RESOURCE_EXHAUSTED is JAX's, larger than it m
 ok "no preallocation: ... and names the lines of the arrays it held" \
 	grep -q "its arrays were allocated at jax-workload.py:$(line_of JIT) in main (4.00 MiB, 1 array), jax-workload.py:$(line_of PUT) in main (4.00 MiB, 1 array)\|its arrays were allocated at jax-workload.py:$(line_of PUT) in main (4.00 MiB, 1 array), jax-workload.py:$(line_of JIT) in main (4.00 MiB, 1 array)" \
 	"$lttng_tmp/lazy.oom"
+
+# On the CPU (JAX_PLATFORMS=cpu), JAX's device memory profile holds the
+# host's arrays, as device cpu:0: no line is told as holding a GPU's memory.
+cat >"$lttng_tmp/on-cpu.py" <<'PY'
+import jax.numpy as jnp
+
+kept = jnp.ones((1024, 1024))
+print("# fact platform", kept.devices().pop().platform, flush=True)
+PY
+CLI_TIMEOUT=120 cli_record on-cpu -o "$lttng_tmp/on-cpu" -- \
+	"$CUDASIM_ENV" --libdir "$trace_simdir" JAX_PLATFORMS=cpu "$python" "$lttng_tmp/on-cpu.py"
+cli_status_is "on the CPU: record exits with the program's status" 0
+is "on the CPU: JAX runs there" "$(sed -n 's/^# fact platform //p' "$lttng_tmp/on-cpu.out")" cpu
+"$cli_bin" report --format json -o "$lttng_tmp/on-cpu.json" "$lttng_tmp/on-cpu" \
+	2>"$lttng_tmp/report.err"
+is "on the CPU: no line holds a GPU's memory" "$("$trace_python" -c 'import json, sys
+d = json.load(open(sys.argv[1]))["framework"]["devices"]
+print(sum(len(x["tensor_sites"]) for x in d))' "$lttng_tmp/on-cpu.json")" 0
 tap_done
