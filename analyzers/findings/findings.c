@@ -1740,6 +1740,114 @@ static void add_cell_error(GArray *list, const struct ct_cells_process *process,
 	f->weight = (double)live;
 }
 
+/* ------------------------------------------------------------- no GPU used */
+
+/*
+ * Whether the trace of ROOT shows no GPU used by any process: no device
+ * memory allocated, nothing copied, no kernel launched, and nothing left
+ * out that could have (the trace whole, no child forked untraced). False
+ * when a section is missing: its analysis did not run.
+ */
+static bool no_gpu_used(const struct ct_node *root)
+{
+	const struct ct_node *trace = at(root, "trace"), *memory = at(root, "memory"),
+	                     *transfers = at(root, "transfers"), *kernels = at(root, "kernels");
+
+	return trace && memory && transfers && kernels && bool_of(trace, "complete") &&
+	       !ct_node_u64(trace, "untraced_child_count") &&
+	       !ct_node_count(at(memory, "devices")) && !ct_node_u64(transfers, "copies") &&
+	       kernels->type == CT_NODE_ARRAY && !ct_node_count(kernels);
+}
+
+/* Whether CUDA started in process PID: the environment section lists it as traced. */
+static bool cuda_started(const struct ct_node *root, int64_t pid)
+{
+	const struct ct_node *env = at(root, "environment");
+
+	for (size_t i = 0; i < ct_node_count(env); i++)
+		if (ct_node_i64(ct_node_child(env, i), "pid") == pid)
+			return bool_of(ct_node_child(env, i), "traced");
+	return false;
+}
+
+/* How to see what FRAMEWORK (a label) makes of the GPU, from its documentation. */
+static const char *gpu_unused_advice(const char *framework)
+{
+	if (!g_strcmp0(framework, "pytorch"))
+		return "see what PyTorch makes of the GPU: torch.cuda.is_available() (False: no "
+		       "driver or device it can use) and torch.version.cuda (None: a build without "
+		       "CUDA); tensors go to the GPU only when sent there (device=\"cuda\", "
+		       ".to(\"cuda\")); cudatrace doctor checks the driver and libraries";
+	if (!g_strcmp0(framework, "jax"))
+		return "see what JAX makes of the GPU: jax.devices(); JAX falls back to the CPU "
+		       "when "
+		       "its CUDA backend does not start, and JAX_PLATFORMS=cuda makes it fail with "
+		       "the reason instead; cudatrace doctor checks the driver and libraries";
+	if (!g_strcmp0(framework, "tensorflow"))
+		return "see what TensorFlow makes of the GPU: "
+		       "tf.config.list_physical_devices(\"GPU\") "
+		       "(empty: it runs on the CPU, and its log at start-up says why); cudatrace "
+		       "doctor checks the driver and libraries";
+	return "see whether the framework finds the GPU; cudatrace doctor checks the driver and "
+	       "libraries";
+}
+
+/* Whether a framework of FRAMEWORK gave figures of memory on a GPU, or an error there. */
+static bool framework_held_gpu(const struct ct_framework_result *framework)
+{
+	for (guint i = 0; i < framework->devices->len; i++) {
+		const struct ct_framework_device *d =
+		    &g_array_index(framework->devices, struct ct_framework_device, i);
+
+		if (d->peak_in_use_bytes || d->peak_reserved_bytes || d->oom_count)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A framework imported (FRAMEWORK's first load) in a trace where no GPU
+ * was used (no_gpu_used, and no framework's figures say otherwise): its
+ * work, if any, ran on the CPU. A warning: the program may have meant
+ * it, but it was recorded to trace the GPU. Whether CUDA started in the
+ * process tells how far it got.
+ */
+static void find_gpu_unused(GArray *list, const struct ct_node *root,
+                            const struct ct_framework_result *framework)
+{
+	const struct ct_framework_load *load;
+	const char *label, *name;
+	struct finding *f;
+
+	if (!framework || !framework->loads->len || framework_held_gpu(framework) ||
+	    !no_gpu_used(root))
+		return;
+	load = &g_array_index(framework->loads, struct ct_framework_load, 0);
+	label = ct_framework_label(load->framework);
+	name = ct_framework_name(label);
+	f = finding_add(list, SEV_WARNING, "gpu_unused", NULL);
+	f->where[WHERE_PID] = value_i64(load->pid, CT_UNIT_ID);
+	if (text_of(load->process))
+		f->where[WHERE_PROCESS] = value_str(load->process);
+	f->where[WHERE_TIME] = value_i64(load->time_ns, CT_UNIT_TIME);
+	f->verdict = cuda_started(root, load->pid) ? "cuda_started" : "cuda_never_started";
+	f->summary = g_strdup_printf("%s%s%s was imported, but no GPU was used: no GPU memory was "
+	                             "allocated, nothing was copied to or from a GPU and no "
+	                             "kernel was launched",
+	                             name, load->version && *load->version ? " " : "",
+	                             load->version ? load->version : "");
+	f->explanation = g_strdup_printf(
+	    cuda_started(root, load->pid)
+	        ? "%s (pid %" PRId64 ") started CUDA but put nothing on a device: %s found no GPU "
+	          "it would use, or was not asked to use one; its work, if any, ran on the CPU"
+	        : "%s (pid %" PRId64 ") never started CUDA: %s did not look for a GPU (a build "
+	          "without CUDA, a setting for the CPU) or gave up before CUDA; its work, if "
+	          "any, ran on the CPU",
+	    text_of(load->process) ? load->process : "its process", load->pid, name);
+	f->advice = g_strdup(gpu_unused_advice(label));
+	f->source = g_strdup("framework.loaded[0]");
+}
+
 /* The cells that raised an exception, among those the report lists (--max-rows). */
 static void find_cell_errors(GArray *list, const struct ct_cells_result *r)
 {
@@ -2652,6 +2760,7 @@ void ct_findings_write(struct ct_doc *doc, const struct ct_result *results, size
 	if (cells)
 		find_cell_errors(list, cells);
 	find_said_oom(list, root, framework, frag);
+	find_gpu_unused(list, root, framework);
 	/* before the death's words: it orders the finding it joins first */
 	if (memory) {
 		tell_filling_growth(list, memory);

@@ -100,10 +100,13 @@ static void where_text(GString *text, const struct ct_node *where, bool first_of
 
 	if (ct_node_str(where, "process")) {
 		append_text(text, ct_node_str(where, "process"));
-		g_string_append(text, " ");
+		if (known(where, "pid"))
+			g_string_append_printf(text, " (pid %" PRIu64 ")",
+			                       ct_node_u64(where, "pid"));
+	} else if (known(where, "pid")) {
+		/* a process whose name the trace lacks (no CUDA, no statedump in it) */
+		g_string_append_printf(text, "pid %" PRIu64, ct_node_u64(where, "pid"));
 	}
-	if (known(where, "pid"))
-		g_string_append_printf(text, "(pid %" PRIu64 ")", ct_node_u64(where, "pid"));
 	if (known(where, "device"))
 		g_string_append_printf(
 		    text, ", %s", ct_format_device(ct_node_u64(where, "device"), d, sizeof(d)));

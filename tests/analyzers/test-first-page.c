@@ -727,6 +727,87 @@ static void test_framework_oom_share(void **unused)
 }
 
 /*
+ * JAX imported by process 42, in a trace where no GPU was used: no device
+ * memory, no copy, no kernel. The first page says so, and whether CUDA
+ * started in the process; not when the trace shows a copy or a kernel,
+ * is cut, left a child untraced, or JAX's own figures show memory on a
+ * GPU.
+ */
+static void test_gpu_unused(void **unused)
+{
+	enum { NONE, STARTED, COPY, KERNEL, CUT, CHILD, FIGURES, CASES };
+
+	(void)unused;
+	for (int c = NONE; c < CASES; c++) {
+		struct ct_doc *doc = ct_doc_create();
+		/* the trace may lack the name of a process that never started CUDA */
+		const struct ct_framework_load load = { .pid = 42,
+			                                .process = c == STARTED ? "train" : "",
+			                                .framework = CT_FRAMEWORK_JAX,
+			                                .version = "0.10.2" };
+		char *where;
+		const struct ct_node *f;
+		struct results r;
+
+		results_init(&r);
+		g_array_append_val(r.framework.loads, load);
+		if (c == FIGURES) {
+			add_framework(&r, CT_FRAMEWORK_JAX, (const int64_t[]){ 0 }, 0);
+			g_array_index(r.framework.devices, struct ct_framework_device, 0)
+			    .peak_reserved_bytes = 3 * MIB;
+		}
+		ct_doc_object(doc, "trace", NULL);
+		ct_doc_i64(doc, "duration_ns", 5000000, CT_UNIT_DURATION);
+		ct_doc_bool(doc, "complete", c != CUT);
+		ct_doc_u64(doc, "untraced_child_count", c == CHILD, CT_UNIT_NONE);
+		ct_doc_end(doc);
+		ct_doc_array(doc, "environment", NULL);
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_i64(doc, "pid", 42, CT_UNIT_ID);
+		ct_doc_bool(doc, "traced", c == STARTED);
+		ct_doc_end(doc);
+		ct_doc_end(doc);
+		write_memory_section(doc, &r);
+		write_framework_section(doc, &r);
+		ct_doc_object(doc, "transfers", NULL);
+		ct_doc_u64(doc, "copies", c == COPY, CT_UNIT_NONE);
+		ct_doc_end(doc);
+		ct_doc_array(doc, "kernels", NULL);
+		if (c == KERNEL) {
+			ct_doc_object(doc, NULL, NULL);
+			ct_doc_string(doc, "name", "add");
+			ct_doc_end(doc);
+		}
+		ct_doc_end(doc);
+		write_findings(doc, &r);
+		if (c != NONE && c != STARTED) {
+			assert_int_equal(count_kind(ct_doc_root(doc), "gpu_unused"), 0);
+		} else {
+			f = finding(ct_doc_root(doc), 0);
+			assert_string_equal(str(f, "kind"), "gpu_unused");
+			assert_string_equal(str(f, "severity"), "warning");
+			assert_string_equal(str(f, "verdict"),
+			                    c == STARTED ? "cuda_started" : "cuda_never_started");
+			assert_non_null(strstr(str(f, "summary"),
+			                       "JAX 0.10.2 was imported, but no GPU "
+			                       "was used"));
+			assert_non_null(strstr(str(f, "explanation"),
+			                       c == STARTED
+			                           ? "train (pid 42) started CUDA but put "
+			                             "nothing on a device"
+			                           : "its process (pid 42) never started CUDA"));
+			assert_non_null(strstr(str(f, "advice"), "jax.devices()"));
+			where = ct_first_page_where(f, 0);
+			assert_true(
+			    g_str_has_prefix(where, c == STARTED ? "train (pid 42)," : "pid 42,"));
+			g_free(where);
+		}
+		ct_doc_destroy(doc);
+		results_free(&r);
+	}
+}
+
+/*
  * A device full because memory grew step after step: the failure names
  * the growing site, and what to do begins with it; not when the growth
  * held little of the device, began after the failure, or the request was
@@ -1630,6 +1711,7 @@ int main(void)
 		cmocka_unit_test(test_framework_oom),
 		cmocka_unit_test(test_framework_oom_share),
 		cmocka_unit_test(test_said_share),
+		cmocka_unit_test(test_gpu_unused),
 		cmocka_unit_test(test_framework_oom_death),
 		cmocka_unit_test(test_growth_filled),
 		cmocka_unit_test(test_said_oom),

@@ -18,7 +18,8 @@
 # device memory profile, summing to what they hold. Without preallocation,
 # the program then dies of an uncaught RESOURCE_EXHAUSTED (--die): the
 # first page tells it as JAX's error, with the lines of its arrays.
-# On the CPU, the host's arrays are no GPU's.
+# On the CPU, the host's arrays are no GPU's, and the first page says
+# that JAX used no GPU.
 
 cli_here=$(cd "$(dirname "$0")" && pwd)
 . "$cli_here/../lib/cli.sh"
@@ -150,4 +151,9 @@ is "on the CPU: JAX runs there" "$(sed -n 's/^# fact platform //p' "$lttng_tmp/o
 is "on the CPU: no line holds a GPU's memory" "$("$trace_python" -c 'import json, sys
 d = json.load(open(sys.argv[1]))["framework"]["devices"]
 print(sum(len(x["tensor_sites"]) for x in d))' "$lttng_tmp/on-cpu.json")" 0
+is "on the CPU: the first page says JAX used no GPU, and never started CUDA" \
+	"$("$trace_python" -c 'import json, sys
+f = json.load(open(sys.argv[1]))["findings"][0]
+print(f["kind"], f["verdict"], f["summary"].startswith("JAX %s was imported" % sys.argv[2]))' \
+		"$lttng_tmp/on-cpu.json" "$(fact version)")" "gpu_unused cuda_never_started True"
 tap_done
