@@ -13,6 +13,18 @@ size_t ct_text_width(const char *text)
 	return (size_t)g_utf8_strlen(text, -1);
 }
 
+char *ct_text_cut_middle(const char *text, size_t width)
+{
+	size_t n = ct_text_width(text), head, tail;
+
+	if (n <= width || width < 3)
+		return g_strdup(text);
+	head = (width - 1) * 2 / 3;
+	tail = width - 1 - head;
+	return g_strdup_printf("%.*s…%s", (int)(g_utf8_offset_to_pointer(text, (glong)head) - text),
+	                       text, g_utf8_offset_to_pointer(text, (glong)(n - tail)));
+}
+
 /*
  * Where the line that starts at S and holds at most ROOM characters ends:
  * at the last blank that fits, else ROOM characters in (CUT_WORDS) or at

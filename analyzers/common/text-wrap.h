@@ -29,4 +29,11 @@ char **ct_text_wrap(const char *text, size_t first, size_t rest, bool cut_words)
 /* Characters of TEXT (valid UTF-8), as a terminal shows them. */
 size_t ct_text_width(const char *text);
 
+/*
+ * TEXT (valid UTF-8) in at most WIDTH characters (at least 3): whole when
+ * it fits, else its middle left out as "…", two thirds of what is kept
+ * from its start: a kernel's name and a path's file both stay. g_free it.
+ */
+char *ct_text_cut_middle(const char *text, size_t width);
+
 #endif

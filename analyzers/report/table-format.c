@@ -247,6 +247,16 @@ bool ct_table_column_right(const struct ct_node *array, const char *key)
 	return v && ct_table_right_aligned(v);
 }
 
+bool ct_table_column_cuttable(const char *key)
+{
+	static const char *const keys[] = { "name", "path", "device_code" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
 bool ct_table_right_aligned(const struct ct_node *n)
 {
 	return n->type != CT_NODE_STRING && n->type != CT_NODE_BOOL && n->type != CT_NODE_NULL;

@@ -68,6 +68,12 @@ char *ct_table_row_name(const struct ct_node *row, size_t index, const char *con
                         size_t ncols, int64_t origin_ns);
 /* Whether column KEY of ARRAY is right-aligned: its first element's value is a number. */
 bool ct_table_column_right(const struct ct_node *array, const char *key);
+/*
+ * Whether the cells of column KEY are names that stay told apart when cut
+ * in the middle to fit the page (a kernel's or function's name, a path,
+ * a list of architectures), unlike a sentence or a Python line.
+ */
+bool ct_table_column_cuttable(const char *key);
 
 /*
  * Whether NODE, a list or section, is shown to people: not a list for

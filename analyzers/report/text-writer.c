@@ -186,6 +186,52 @@ static void fit_headers(char *const *header, const size_t *cell_width, size_t *w
 	}
 }
 
+/* The fewest characters a column cut to the page keeps: names still told apart. */
+#define CUT_COLUMN_MIN 40
+
+/*
+ * A table still wider than the page once its headers fit (a kernel's
+ * templated name, a long path): its widest column of names
+ * (ct_table_column_cuttable, KEYS) narrowed by what the page lacks, to
+ * CUT_COLUMN_MIN at least, its longer cells cut in the middle
+ * (ct_text_cut_middle) and its header wrapped again; then the next, until
+ * the table fits. Nothing is cut when that cannot make it fit (its other
+ * columns too wide): the names are worth more whole then. CELLS are SHOWN
+ * rows of NCOLS; the JSON and CSV reports keep them whole.
+ */
+static void fit_cells(char **cells, size_t shown, const char *const *keys, size_t ncols,
+                      size_t *width, char *const *header, char ***header_lines, int indent)
+{
+	size_t least[CT_TABLE_MAX_COLUMNS];
+
+	for (size_t c = 0; c < ncols; c++)
+		least[c] =
+		    ct_table_column_cuttable(keys[c]) ? MIN(width[c], CUT_COLUMN_MIN) : width[c];
+	if (table_width(least, ncols, indent) > CT_TEXT_WIDTH)
+		return;
+	while (table_width(width, ncols, indent) > CT_TEXT_WIDTH) {
+		size_t col = ncols, excess = table_width(width, ncols, indent) - CT_TEXT_WIDTH;
+
+		for (size_t c = 0; c < ncols; c++)
+			if (ct_table_column_cuttable(keys[c]) && width[c] > CUT_COLUMN_MIN &&
+			    (col == ncols || width[c] > width[col]))
+				col = c;
+		if (col == ncols)
+			return;
+		width[col] =
+		    width[col] - CUT_COLUMN_MIN > excess ? width[col] - excess : CUT_COLUMN_MIN;
+		for (size_t row = 0; row < shown; row++) {
+			char **cell = &cells[row * ncols + col];
+			char *cut = ct_text_cut_middle(*cell, width[col]);
+
+			g_free(*cell);
+			*cell = cut;
+		}
+		g_strfreev(header_lines[col]);
+		header_lines[col] = ct_text_wrap(header[col], width[col], width[col], true);
+	}
+}
+
 /* Header line LINE of the table, without trailing blanks. */
 static void write_header_line(struct text *t, char ***header_lines, const size_t *width,
                               const bool *right, size_t ncols, size_t line, int indent)
@@ -238,6 +284,7 @@ static void write_table(struct text *t, const struct ct_node *array, const char 
 		width[col] = MAX(cell_width[col], text_width(header[col]));
 	}
 	fit_headers(header, cell_width, width, ncols, indent, header_lines);
+	fit_cells(cells, shown, keys, ncols, width, header, header_lines, indent);
 	for (size_t col = 0; col < ncols; col++)
 		header_rows = MAX(header_rows, g_strv_length(header_lines[col]));
 	for (size_t line = 0; line < header_rows; line++)

@@ -98,6 +98,24 @@ static void test_utf8(void **unused)
 	g_strfreev(lines);
 }
 
+/* DOC's text report (with --details), into a string; DOC destroyed. */
+static char *written_text(struct ct_doc *doc)
+{
+	struct ct_writer_options opts = { .max_rows = 20, .detail = CT_TEXT_DETAILS };
+	char *out_text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&out_text, &len);
+
+	assert_null(ct_doc_error(doc));
+	assert_non_null(out);
+	assert_int_equal(
+	    ct_format_find(CT_FORMAT_REPORT, "text")->writer->write(ct_doc_root(doc), &opts, out),
+	    0);
+	assert_int_equal(fclose(out), 0);
+	ct_doc_destroy(doc);
+	return out_text;
+}
+
 /* The text report of a document with a wide table and a long value, into a string. */
 static char *text_report(void)
 {
@@ -107,10 +125,6 @@ static char *text_report(void)
 		"fifth_column_with_a_long_name",
 	};
 	struct ct_doc *doc = ct_doc_create();
-	struct ct_writer_options opts = { .max_rows = 20, .detail = CT_TEXT_DETAILS };
-	char *out_text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&out_text, &len);
 
 	ct_doc_object(doc, "trace", "Trace");
 	ct_doc_i64(doc, "start_ns", 0, CT_UNIT_TIME);
@@ -129,14 +143,7 @@ static char *text_report(void)
 	}
 	ct_doc_end(doc);
 	ct_doc_end(doc);
-	assert_null(ct_doc_error(doc));
-	assert_non_null(out);
-	assert_int_equal(
-	    ct_format_find(CT_FORMAT_REPORT, "text")->writer->write(ct_doc_root(doc), &opts, out),
-	    0);
-	assert_int_equal(fclose(out), 0);
-	ct_doc_destroy(doc);
-	return out_text;
+	return written_text(doc);
 }
 
 /* A wide table fits the page, its headers whole again when their lines are joined. */
@@ -183,13 +190,84 @@ static void test_report_width(void **unused)
 	free(text);
 }
 
+/* A name cut in the middle: whole when it fits, else its start and end, in characters. */
+static void test_cut_middle(void **unused)
+{
+	char *cut;
+
+	(void)unused;
+	cut = ct_text_cut_middle("abcdefghij", 10);
+	assert_string_equal(cut, "abcdefghij");
+	g_free(cut);
+	cut = ct_text_cut_middle("abcdefghij", 7);
+	assert_string_equal(cut, "abcd…ij");
+	assert_int_equal(ct_text_width(cut), 7);
+	g_free(cut);
+	cut = ct_text_cut_middle("héhéhéhé", 5);
+	assert_string_equal(cut, "hé…hé");
+	g_free(cut);
+	cut = ct_text_cut_middle("abcdefghij", 2);
+	assert_string_equal(cut, "abcdefghij");
+	g_free(cut);
+}
+
+/*
+ * A table of KEY cells of 300 characters beside three numbers, as the
+ * text report writes it, into a string.
+ */
+static char *long_cells_report(const char *key, const char *cell)
+{
+	struct ct_doc *doc = ct_doc_create();
+
+	ct_doc_object(doc, "trace", "Trace");
+	ct_doc_i64(doc, "start_ns", 0, CT_UNIT_TIME);
+	ct_doc_end(doc);
+	ct_doc_array(doc, "kernels", "Kernels");
+	ct_doc_object(doc, NULL, NULL);
+	ct_doc_string(doc, key, cell);
+	ct_doc_u64(doc, "launches", 2000, CT_UNIT_NONE);
+	ct_doc_u64(doc, "count", 2000, CT_UNIT_NONE);
+	ct_doc_u64(doc, "other", 7, CT_UNIT_NONE);
+	ct_doc_end(doc);
+	ct_doc_end(doc);
+	return written_text(doc);
+}
+
+/*
+ * A kernel's name too long for the page is cut in the middle, its start
+ * and end kept, and the table fits; a sentence is never cut.
+ */
+static void test_long_cells(void **unused)
+{
+	GString *name = g_string_new("void at::native::vectorized_elementwise_kernel<4, ");
+	char *text, **lines;
+
+	(void)unused;
+	while (name->len < 290)
+		g_string_append(name, "at::native::launch_clamp_scalar, ");
+	g_string_append(name, "std::array<char*, 2ul>)");
+	text = long_cells_report("name", name->str);
+	lines = g_strsplit(text, "\n", -1);
+	for (size_t i = 0; lines[i]; i++)
+		assert_true(ct_text_width(lines[i]) <= CT_TEXT_WIDTH);
+	assert_non_null(strstr(text, "void at::native::vectorized_elementwise_kernel<4"));
+	assert_non_null(strstr(text, "…"));
+	assert_non_null(strstr(text, "2ul>)"));
+	assert_non_null(strstr(text, "2000"));
+	g_strfreev(lines);
+	free(text);
+	text = long_cells_report("summary", name->str);
+	assert_non_null(strstr(text, name->str));
+	free(text);
+	g_string_free(name, TRUE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_wrap_words),
-		cmocka_unit_test(test_long_word),
-		cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_report_width),
+		cmocka_unit_test(test_wrap_words), cmocka_unit_test(test_long_word),
+		cmocka_unit_test(test_utf8),       cmocka_unit_test(test_report_width),
+		cmocka_unit_test(test_cut_middle), cmocka_unit_test(test_long_cells),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
