@@ -201,57 +201,77 @@ enum ct_death ct_death_judge(const struct ct_death_facts *f)
 
 /* ---------------------------------------------------------------- the words */
 
-const char *ct_framework_oom_advice(const char *framework, const char *verdict,
-                                    enum ct_pool_start pool)
+/* Whether VERDICT's advice (ct_framework_oom_advice) is one of a device full. */
+static bool device_full(const char *verdict)
 {
-	bool torch = !g_strcmp0(framework, "pytorch");
+	return g_strcmp0(verdict, "too_large") && g_strcmp0(verdict, "limit_reached") &&
+	       g_strcmp0(verdict, "fragmented");
+}
 
-	if (!g_strcmp0(verdict, "too_large"))
-		return "allocate less at once: a smaller batch or model, or split the tensor; no "
-		       "setting makes the device larger";
-	/* JAX's documentation, "GPU memory allocation"; torch.cuda's */
-	if (!g_strcmp0(verdict, "limit_reached") && !g_strcmp0(framework, "jax"))
-		return "hold less at the peak (a smaller batch, jax.checkpoint), or let JAX use "
-		       "more "
-		       "of the device: XLA_PYTHON_CLIENT_MEM_FRACTION (.75 unless set; .9, say), "
-		       "when no other process needs the rest";
-	if (!g_strcmp0(verdict, "limit_reached"))
-		return "hold less at the peak (a smaller batch), or give the process a larger "
-		       "share "
-		       "of the device (torch.cuda.set_per_process_memory_fraction)";
-	if (!g_strcmp0(verdict, "fragmented") && torch)
-		return "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, which lets PyTorch's "
-		       "segments grow instead of leaving unusable pieces; or allocate the large "
-		       "tensors first";
-	if (!g_strcmp0(verdict, "fragmented") && !g_strcmp0(framework, "tensorflow"))
-		return "TF_GPU_ALLOCATOR=cuda_malloc_async leaves the pool to the driver, which "
-		       "reuses freed memory better; or allocate the large buffers first";
-	if (!g_strcmp0(verdict, "fragmented"))
-		return "allocate the large buffers first, before the pool is cut into pieces";
-	if (torch)
-		return "hold less at the peak (a smaller batch, activation checkpointing, `del` "
-		       "what is no longer needed), or free the device of other processes";
+/* The advice of a device full, for FRAMEWORK whose pool began as POOL; OTHERS: ", or free
+ * the device of other processes", or "" when NVML listed none on it. */
+static char *full_advice(const char *framework, enum ct_pool_start pool, const char *others)
+{
+	if (!g_strcmp0(framework, "pytorch"))
+		return g_strdup_printf("hold less at the peak (a smaller batch, activation "
+		                       "checkpointing, `del` what is no longer needed)%s",
+		                       others);
 	if (!g_strcmp0(framework, "tensorflow"))
-		return "hold less at the peak (a smaller batch, mixed precision), or free the "
-		       "device of other processes; TensorFlow takes the whole device at its start "
-		       "unless TF_FORCE_GPU_ALLOW_GROWTH=true, which other processes on it need";
+		return g_strdup_printf(
+		    "hold less at the peak (a smaller batch, mixed precision)%s%s", others,
+		    *others ? "; TensorFlow takes the whole device at its start unless "
+		              "TF_FORCE_GPU_ALLOW_GROWTH=true, which other processes on it need"
+		            : "");
 	/* JAX's documentation, "GPU memory allocation" */
 	if (!g_strcmp0(framework, "jax") && pool == CT_POOL_ON_DEMAND)
-		return "hold less at the peak (a smaller batch, jax.checkpoint), or free the "
-		       "device "
-		       "of other processes; JAX already allocates as needed here, which leaves its "
-		       "memory in more pieces than a preallocated pool";
+		return g_strdup_printf("hold less at the peak (a smaller batch, jax.checkpoint)%s; "
+		                       "JAX already allocates as needed here, which leaves its "
+		                       "memory in more pieces than a preallocated pool",
+		                       others);
 	if (!g_strcmp0(framework, "jax") && pool == CT_POOL_PREALLOCATED)
-		return "hold less at the peak (a smaller batch, jax.checkpoint); JAX took its pool "
-		       "at its start, 75 % of the device unless told: "
-		       "XLA_PYTHON_CLIENT_MEM_FRACTION=.9 (say) lets it take more, when no other "
-		       "process needs the rest";
+		return g_strdup(
+		    "hold less at the peak (a smaller batch, jax.checkpoint); JAX took its "
+		    "pool at its start, 75 % of the device unless told: "
+		    "XLA_PYTHON_CLIENT_MEM_FRACTION=.9 (say) lets it take more, when no "
+		    "other process needs the rest");
 	if (!g_strcmp0(framework, "jax"))
-		return "hold less at the peak (a smaller batch, jax.checkpoint); unless "
-		       "XLA_PYTHON_CLIENT_PREALLOCATE=false, JAX's pool takes 75 % of the device "
-		       "at "
-		       "its start: XLA_PYTHON_CLIENT_MEM_FRACTION=.9 (say) lets it take more";
-	return "hold less at the peak (a smaller batch), or free the device of other processes";
+		return g_strdup(
+		    "hold less at the peak (a smaller batch, jax.checkpoint); unless "
+		    "XLA_PYTHON_CLIENT_PREALLOCATE=false, JAX's pool takes 75 % of the "
+		    "device at its start: XLA_PYTHON_CLIENT_MEM_FRACTION=.9 (say) lets it "
+		    "take more");
+	return g_strdup_printf("hold less at the peak (a smaller batch)%s", others);
+}
+
+char *ct_framework_oom_advice(const char *framework, const char *verdict, enum ct_pool_start pool,
+                              bool alone)
+{
+	if (device_full(verdict))
+		return full_advice(framework, pool,
+		                   alone ? "" : ", or free the device of other processes");
+	if (!g_strcmp0(verdict, "too_large"))
+		return g_strdup(
+		    "allocate less at once: a smaller batch or model, or split the tensor; "
+		    "no setting makes the device larger");
+	/* JAX's documentation, "GPU memory allocation"; torch.cuda's */
+	if (!g_strcmp0(verdict, "limit_reached") && !g_strcmp0(framework, "jax"))
+		return g_strdup(
+		    "hold less at the peak (a smaller batch, jax.checkpoint), or let JAX "
+		    "use more of the device: XLA_PYTHON_CLIENT_MEM_FRACTION (.75 unless "
+		    "set; .9, say), when no other process needs the rest");
+	if (!g_strcmp0(verdict, "limit_reached"))
+		return g_strdup(
+		    "hold less at the peak (a smaller batch), or give the process a larger "
+		    "share of the device (torch.cuda.set_per_process_memory_fraction)");
+	if (!g_strcmp0(framework, "pytorch"))
+		return g_strdup("set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, which lets "
+		                "PyTorch's segments grow instead of leaving unusable pieces; or "
+		                "allocate the large tensors first");
+	if (!g_strcmp0(framework, "tensorflow"))
+		return g_strdup(
+		    "TF_GPU_ALLOCATOR=cuda_malloc_async leaves the pool to the driver, "
+		    "which reuses freed memory better; or allocate the large buffers first");
+	return g_strdup("allocate the large buffers first, before the pool is cut into pieces");
 }
 
 const char *ct_verdict_words(const char *verdict)
@@ -608,8 +628,9 @@ static void word_framework_oom(const struct ct_death_facts *f, const char *end,
 	                    "%s's allocator "
 	                    "refused it from what it held, or the trace began late",
 	                    name);
+	/* who else held the device is not known here */
 	w->advice =
-	    g_strdup(ct_framework_oom_advice(f->framework, "out_of_memory", f->framework_pool));
+	    ct_framework_oom_advice(f->framework, "out_of_memory", f->framework_pool, false);
 }
 
 /*

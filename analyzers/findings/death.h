@@ -185,10 +185,11 @@ char *ct_death_host(const struct ct_death_facts *facts);
  * VERDICT: "too_large" (more than it may use of the device), "fragmented"
  * (its pool held enough unused, in pieces too small), "limit_reached" (it
  * held all its own limit lets it use, below the device's memory), else
- * the device was full.
+ * the device was full: then ALONE, NVML listed no other process on it,
+ * leaves out freeing the device of others. g_free it.
  */
-const char *ct_framework_oom_advice(const char *framework, const char *verdict,
-                                    enum ct_pool_start pool);
+char *ct_framework_oom_advice(const char *framework, const char *verdict, enum ct_pool_start pool,
+                              bool alone);
 
 /* "INTRO: \"TEXT\"", TEXT cut after 300 characters (g_free). */
 char *ct_death_quote(const char *intro, const char *text);

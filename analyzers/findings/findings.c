@@ -1520,6 +1520,15 @@ static const GArray *holders_at(const struct ct_fragmentation_result *frag, int6
 	return NULL;
 }
 
+/* Whether NVML's list HOLDERS (NULL: none taken) shows the process alone on its device. */
+static bool alone(const GArray *holders)
+{
+	for (guint i = 0; holders && i < holders->len; i++)
+		if (!g_array_index(holders, struct ct_frag_holder, i).self)
+			return false;
+	return holders != NULL;
+}
+
 /* EXPLANATION (owned, replaced) followed by the other holders of HOLDERS, if any. */
 static char *with_holders(char *explanation, const GArray *holders)
 {
@@ -1543,6 +1552,7 @@ static void add_framework_oom(GArray *list, const struct ct_framework_result *fr
 	    &g_array_index(device->ooms, struct ct_framework_oom, index);
 	const struct oom_figures figures = probe_figures(device, oom);
 	const char *verdict = oom_verdict(&figures);
+	const GArray *holders;
 	const struct ct_frag_failure *driver;
 	uint64_t refusals = driver_refusals(frag, framework, oom, &driver);
 	char req[32], in_use[32], reserved[32], unused[32], room[224];
@@ -1578,11 +1588,11 @@ static void add_framework_oom(GArray *list, const struct ct_framework_result *fr
 		f->explanation = g_strdup_printf("%s%s%s", room, asked, sites);
 	g_free(sites);
 	/* the probe's error: NVML's list comes right after it */
-	f->explanation =
-	    with_holders(f->explanation, holders_at(frag, device->pid, device->device, oom->time_ns,
-	                                            oom->time_ns + FRAMEWORK_OOM_WINDOW_NS));
-	f->advice = g_strdup(
-	    ct_framework_oom_advice(framework_of(device), verdict, ct_pool_start_of(device)));
+	holders = holders_at(frag, device->pid, device->device, oom->time_ns,
+	                     oom->time_ns + FRAMEWORK_OOM_WINDOW_NS);
+	f->explanation = with_holders(f->explanation, holders);
+	f->advice = ct_framework_oom_advice(framework_of(device), verdict, ct_pool_start_of(device),
+	                                    alone(holders));
 	oom_numbers(f, oom);
 	f->source = g_strdup_printf("framework.devices[%u].oom_errors[%u]", d, index);
 	f->order = (double)oom->time_ns;
@@ -2221,6 +2231,7 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	    framework ? ct_framework_device_of(fw, pid, framework) : NULL;
 	uint64_t limit = framework_limit(pool);
 	char req[32], on[32] = "", *figures;
+	const GArray *holders;
 	struct finding *f;
 
 	if (!framework || probe_saw_oom(fw, pid))
@@ -2259,9 +2270,10 @@ static void find_said_oom(GArray *list, const struct ct_node *root,
 	}
 	g_free(figures);
 	/* the message's: NVML's list comes at the uncaught exception, after it */
-	f->explanation = with_holders(
-	    f->explanation, holders_at(frag, pid, device, ct_node_i64(o, "time_ns"), INT64_MAX));
-	f->advice = g_strdup(ct_framework_oom_advice(framework, verdict, ct_pool_start_of(pool)));
+	holders = holders_at(frag, pid, device, ct_node_i64(o, "time_ns"), INT64_MAX);
+	f->explanation = with_holders(f->explanation, holders);
+	f->advice =
+	    ct_framework_oom_advice(framework, verdict, ct_pool_start_of(pool), alone(holders));
 	numbers_from(f, o, said_numbers);
 	f->source = g_strdup("last_words.out_of_memory");
 	f->order = number_of(o, "time_ns");

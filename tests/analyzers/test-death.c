@@ -571,6 +571,19 @@ static void test_clean_exit_shown(void **unused)
 	ct_doc_destroy(doc);
 }
 
+/* Whether FRAMEWORK's advice for VERDICT (POOL, ALONE) has WANT, as PRESENT says. */
+static void advice_says(const char *framework, const char *verdict, enum ct_pool_start pool,
+                        bool alone, const char *want, bool present)
+{
+	char *advice = ct_framework_oom_advice(framework, verdict, pool, alone);
+
+	if (present)
+		assert_non_null(strstr(advice, want));
+	else
+		assert_null(strstr(advice, want));
+	g_free(advice);
+}
+
 /*
  * Its framework's out-of-memory message on its standard error: the cause
  * once the trace has none, before an uncaught exception, which says how
@@ -597,20 +610,23 @@ static void test_framework_oom(void **unused)
 	check_advice(&f, "XLA_PYTHON_CLIENT_MEM_FRACTION");
 	f.framework = "tensorflow";
 	check_advice(&f, "TF_FORCE_GPU_ALLOW_GROWTH");
-	assert_non_null(strstr(ct_framework_oom_advice("pytorch", "fragmented", CT_POOL_UNKNOWN),
-	                       "expandable_segments"));
-	assert_non_null(strstr(ct_framework_oom_advice("tensorflow", "fragmented", CT_POOL_UNKNOWN),
-	                       "cuda_malloc_async"));
-	assert_non_null(
-	    strstr(ct_framework_oom_advice("jax", "too_large", CT_POOL_UNKNOWN), "no setting"));
+	advice_says("pytorch", "fragmented", CT_POOL_UNKNOWN, false, "expandable_segments", true);
+	advice_says("tensorflow", "fragmented", CT_POOL_UNKNOWN, false, "cuda_malloc_async", true);
+	advice_says("jax", "too_large", CT_POOL_UNKNOWN, false, "no setting", true);
 	/* JAX's advice is for the pool it took at start only when it took one */
-	assert_non_null(
-	    strstr(ct_framework_oom_advice("jax", "out_of_memory", CT_POOL_PREALLOCATED),
-	           "XLA_PYTHON_CLIENT_MEM_FRACTION"));
-	assert_null(strstr(ct_framework_oom_advice("jax", "out_of_memory", CT_POOL_ON_DEMAND),
-	                   "XLA_PYTHON_CLIENT"));
-	assert_non_null(strstr(ct_framework_oom_advice("jax", "out_of_memory", CT_POOL_UNKNOWN),
-	                       "unless XLA_PYTHON_CLIENT_PREALLOCATE=false"));
+	advice_says("jax", "out_of_memory", CT_POOL_PREALLOCATED, false,
+	            "XLA_PYTHON_CLIENT_MEM_FRACTION", true);
+	advice_says("jax", "out_of_memory", CT_POOL_ON_DEMAND, false, "XLA_PYTHON_CLIENT", false);
+	advice_says("jax", "out_of_memory", CT_POOL_UNKNOWN, false,
+	            "unless XLA_PYTHON_CLIENT_PREALLOCATE=false", true);
+	/* other processes, unless NVML listed none on the device */
+	advice_says("pytorch", "out_of_memory", CT_POOL_UNKNOWN, false, "other processes", true);
+	advice_says("pytorch", "out_of_memory", CT_POOL_UNKNOWN, true, "other processes", false);
+	advice_says("pytorch", "out_of_memory", CT_POOL_UNKNOWN, true, "a smaller batch", true);
+	advice_says("tensorflow", "out_of_memory", CT_POOL_UNKNOWN, true, "other processes", false);
+	advice_says("jax", "out_of_memory", CT_POOL_ON_DEMAND, true, "other processes", false);
+	advice_says("jax", "out_of_memory", CT_POOL_ON_DEMAND, true, "allocates as needed", true);
+	advice_says(NULL, "out_of_memory", CT_POOL_UNKNOWN, true, "other processes", false);
 
 	/* the trace's failed allocation comes first */
 	failed_alloc(&f);

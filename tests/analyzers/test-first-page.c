@@ -77,6 +77,7 @@ static void results_init(struct results *r)
 			.growing_sites = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_growing_site)),
 			.timeline = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_point)),
 			.notes = g_array_new(FALSE, TRUE, sizeof(struct ct_caveat_note)),
+			.holders = g_array_new(FALSE, TRUE, sizeof(struct ct_memory_holder)),
 		},
 		.frag = {
 			.failures = g_array_new(FALSE, TRUE, sizeof(struct ct_frag_failure)),
@@ -120,6 +121,7 @@ static void results_free(struct results *r)
 	g_array_unref(r->memory.growing_sites);
 	g_array_unref(r->memory.timeline);
 	g_array_unref(r->memory.notes);
+	g_array_unref(r->memory.holders);
 	g_array_unref(r->frag.failures);
 	g_array_unref(r->frag.failure_sites);
 	g_array_unref(r->frag.devices);
@@ -721,6 +723,54 @@ static void test_framework_oom_share(void **unused)
 		if (!strcmp(cases[i].verdict, "limit_reached"))
 			assert_non_null(
 			    strstr(str(f, "advice"), "torch.cuda.set_per_process_memory_fraction"));
+		ct_doc_destroy(doc);
+		results_free(&r);
+	}
+}
+
+/*
+ * PyTorch's error with the device full: what to do names other processes
+ * unless NVML's list right after the error shows it alone on the device.
+ */
+static void test_framework_oom_alone(void **unused)
+{
+	(void)unused;
+	for (int listed = 0; listed <= 1; listed++) {
+		struct ct_doc *doc = ct_doc_create();
+		const struct ct_frag_holder self = { .pid = 42,
+			                             .process = "train",
+			                             .bytes_known = true,
+			                             .bytes = 30 * MIB,
+			                             .self = true };
+		const struct ct_node *f;
+		struct results r;
+
+		results_init(&r);
+		write_trace(doc, 0);
+		add_framework(&r, CT_FRAMEWORK_PYTORCH, (const int64_t[]){ 3000002000, 0 },
+		              10 * MIB);
+		if (listed) {
+			struct ct_frag_listing l = {
+				.time_ns = 3000002500,
+				.pid = 42,
+				.device = 0,
+				.holders = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_holder)),
+			};
+
+			g_array_append_val(l.holders, self);
+			r.frag.listings = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_listing));
+			g_array_append_val(r.frag.listings, l);
+		}
+		write_framework_section(doc, &r);
+		write_findings(doc, &r);
+		f = finding(ct_doc_root(doc), 0);
+		assert_string_equal(str(f, "verdict"), "out_of_memory");
+		assert_non_null(strstr(str(f, "advice"), "hold less at the peak"));
+		if (listed)
+			assert_null(strstr(str(f, "advice"), "other processes"));
+		else
+			assert_non_null(
+			    strstr(str(f, "advice"), "or free the device of other processes"));
 		ct_doc_destroy(doc);
 		results_free(&r);
 	}
@@ -1711,6 +1761,7 @@ int main(void)
 		cmocka_unit_test(test_framework_oom),
 		cmocka_unit_test(test_framework_oom_share),
 		cmocka_unit_test(test_said_share),
+		cmocka_unit_test(test_framework_oom_alone),
 		cmocka_unit_test(test_gpu_unused),
 		cmocka_unit_test(test_framework_oom_death),
 		cmocka_unit_test(test_growth_filled),
