@@ -1520,13 +1520,21 @@ static const GArray *holders_at(const struct ct_fragmentation_result *frag, int6
 	return NULL;
 }
 
-/* Whether NVML's list HOLDERS (NULL: none taken) shows the process alone on its device. */
+/*
+ * Whether NVML's list HOLDERS (NULL: none taken) shows the process alone on
+ * its device: itself and no other. A list without it proves nothing: NVML
+ * in a container may see no process, or only by pids of another namespace.
+ */
 static bool alone(const GArray *holders)
 {
-	for (guint i = 0; holders && i < holders->len; i++)
+	bool self = false;
+
+	for (guint i = 0; holders && i < holders->len; i++) {
 		if (!g_array_index(holders, struct ct_frag_holder, i).self)
 			return false;
-	return holders != NULL;
+		self = true;
+	}
+	return self;
 }
 
 /* EXPLANATION (owned, replaced) followed by the other holders of HOLDERS, if any. */

@@ -730,12 +730,13 @@ static void test_framework_oom_share(void **unused)
 
 /*
  * PyTorch's error with the device full: what to do names other processes
- * unless NVML's list right after the error shows it alone on the device.
+ * unless NVML's list right after the error shows it alone on the device;
+ * a list without it (NVML in a container) proves nothing.
  */
 static void test_framework_oom_alone(void **unused)
 {
 	(void)unused;
-	for (int listed = 0; listed <= 1; listed++) {
+	for (int listed = 0; listed <= 2; listed++) {
 		struct ct_doc *doc = ct_doc_create();
 		const struct ct_frag_holder self = { .pid = 42,
 			                             .process = "train",
@@ -757,7 +758,8 @@ static void test_framework_oom_alone(void **unused)
 				.holders = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_holder)),
 			};
 
-			g_array_append_val(l.holders, self);
+			if (listed == 1)
+				g_array_append_val(l.holders, self);
 			r.frag.listings = g_array_new(FALSE, FALSE, sizeof(struct ct_frag_listing));
 			g_array_append_val(r.frag.listings, l);
 		}
@@ -766,7 +768,7 @@ static void test_framework_oom_alone(void **unused)
 		f = finding(ct_doc_root(doc), 0);
 		assert_string_equal(str(f, "verdict"), "out_of_memory");
 		assert_non_null(strstr(str(f, "advice"), "hold less at the peak"));
-		if (listed)
+		if (listed == 1)
 			assert_null(strstr(str(f, "advice"), "other processes"));
 		else
 			assert_non_null(
