@@ -20,7 +20,7 @@
 #include "contract/events.h"
 
 #define SESSION_CHANNEL     "cudatrace"
-#define SESSION_GPU_CHANNEL "cudatrace-gpu"
+#define SESSION_GPU_CHANNEL CT_GPU_CHANNEL
 /* The data channels above, each with its own buffers. */
 #define SESSION_DATA_CHANNELS 2
 

@@ -22,6 +22,13 @@
 #define CT_PROVIDER_PREFIX CT_PROVIDER_NAME ":"
 
 /*
+ * The channel `cudatrace record` writes the GPU group (gpu_*) in, apart
+ * from the program's events; LTTng names its stream files after it, then
+ * "_" and the CPU's number.
+ */
+#define CT_GPU_CHANNEL "cudatrace-gpu"
+
+/*
  * The application context the tracer provides: $app.cudatrace:session is
  * the value of CUDATRACE_SESSION in the process, which its descendants
  * inherit. cudatrace record filters its session on it to record a process

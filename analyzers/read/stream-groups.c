@@ -14,6 +14,7 @@
 
 #include <glib.h>
 
+#include "contract/events.h"
 #include "live.h"
 #include "common/log.h"
 #include "packet-index.h"
@@ -24,14 +25,24 @@
 #define GROUPS_MAX 64
 /* The traces' time is cut in this many windows to weigh the groups' work over it. */
 #define WINDOWS 64
+/*
+ * What decoding a byte of a file of the GPU channel costs against a byte
+ * of the program's calls: its gpu_batch events pack a record's seven
+ * fields in 16 bytes, where a run of repeated calls packs four in 20, and
+ * babeltrace2 decodes field by field (callgrind, bench/loop-bench.sh's
+ * copy loop: 143 instructions a byte against 74). Weighed by bytes alone,
+ * a process that moved to another CPU left one thread both GPU files, and
+ * that thread was the slowest.
+ */
+#define GPU_FILE_COST 2.0
 
 struct group {
 	GPtrArray *views;     /* char *, owned: view directories, or the traces themselves */
 	GPtrArray *shown;     /* const char *, borrowed: the trace each view shows */
 	GArray *trace_of;     /* size_t: the index of that trace */
 	bool owned;           /* the views are ours to remove */
-	uint64_t bytes;       /* of its stream files */
-	double load[WINDOWS]; /* its files' bytes in each window */
+	double work;          /* its stream files' bytes, each weighed by its cost */
+	double load[WINDOWS]; /* that work in each window */
 };
 
 struct ct_stream_groups {
@@ -40,11 +51,12 @@ struct ct_stream_groups {
 	double busiest[WINDOWS]; /* the largest load of a group in each window */
 };
 
-/* A stream file: its trace, its name, its size, when its bytes were written. */
+/* A stream file: its trace, its name, its size, what it costs, when its bytes were written. */
 struct stream_file {
 	size_t trace;
 	char *name;
 	uint64_t bytes;
+	double cost;          /* of decoding a byte (GPU_FILE_COST), 1 for the program's */
 	bool indexed;         /* its index could be read: */
 	uint64_t first, last; /* the first packet's start, the last one's end */
 	double load[WINDOWS];
@@ -135,14 +147,20 @@ static void stream_file_free(gpointer data)
 	g_free(f);
 }
 
-/* The largest first; ties by trace, then name. */
+/* F's bytes, weighed by what decoding each costs. */
+static double work_of(const struct stream_file *f)
+{
+	return (double)f->bytes * f->cost;
+}
+
+/* The most work first; ties by trace, then name. */
 static gint largest_first(gconstpointer a, gconstpointer b)
 {
 	const struct stream_file *x = *(const struct stream_file *const *)a;
 	const struct stream_file *y = *(const struct stream_file *const *)b;
 
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
+	if (work_of(x) != work_of(y))
+		return work_of(x) > work_of(y) ? -1 : 1;
 	if (x->trace != y->trace)
 		return x->trace < y->trace ? -1 : 1;
 	return strcmp(x->name, y->name);
@@ -209,6 +227,7 @@ static GPtrArray *stream_files(const char *const *traces, size_t count)
 
 			f->trace = i;
 			f->name = g_strdup(g_ptr_array_index(names, n));
+			f->cost = g_str_has_prefix(f->name, CT_GPU_CHANNEL "_") ? GPU_FILE_COST : 1;
 			if (ct_trace_view_join(path, traces[i], f->name) == 0 &&
 			    stat(path, &st) == 0)
 				f->bytes = (uint64_t)st.st_size;
@@ -248,15 +267,15 @@ static void spread(double *load, double width, double from, double to, double by
 	}
 }
 
-/* F's bytes spread evenly over all the windows. */
+/* F's work spread evenly over all the windows. */
 static void weigh_evenly(struct stream_file *f)
 {
 	for (int w = 0; w < WINDOWS; w++)
-		f->load[w] = (double)f->bytes / WINDOWS;
+		f->load[w] = work_of(f) / WINDOWS;
 }
 
 /*
- * F's bytes in each window of WIDTH ns from FIRST, its packets' from its
+ * F's work in each window of WIDTH ns from FIRST, its packets' from its
  * index, each spread evenly over its span; evenly over all the windows
  * when F has no index, or its index cannot be read to its end.
  */
@@ -277,7 +296,7 @@ static void weigh_file(struct stream_file *f, const char *trace, uint64_t first,
 			break;
 		}
 		spread(f->load, width, (double)e.begin - (double)first,
-		       (double)e.end - (double)first, (double)(e.content / 8));
+		       (double)e.end - (double)first, (double)(e.content / 8) * f->cost);
 	}
 	ct_packet_index_close(&ix);
 	if (!whole)
@@ -285,9 +304,9 @@ static void weigh_file(struct stream_file *f, const char *trace, uint64_t first,
 }
 
 /*
- * Each file's bytes in each window of the time its traces' indexes
+ * Each file's work in each window of the time its traces' indexes
  * cover (weigh_file). No index at all: no load, and the groups are
- * weighed by their bytes alone. (The traces of one pass come from one
+ * weighed by their work alone. (The traces of one pass come from one
  * machine's monotonic clock, so their times compare.)
  */
 static void weigh(GPtrArray *files, const char *const *traces)
@@ -337,7 +356,7 @@ static double added(const struct ct_stream_groups *groups, const struct group *g
  * same time (a process's stream and the GPU records of the same moments,
  * on the CPU it ran on then) go to different groups and files written one
  * after the other (the same process on another CPU later) may share one;
- * among equals, the one with the fewest bytes, the first of those.
+ * among equals, the one with the least work, the first of those.
  */
 static struct group *chosen(struct ct_stream_groups *groups, const struct stream_file *f)
 {
@@ -348,7 +367,7 @@ static struct group *chosen(struct ct_stream_groups *groups, const struct stream
 		struct group *g = &groups->groups[i];
 		double a = added(groups, g, f);
 
-		if (a < best_added || (a == best_added && g->bytes < best->bytes)) {
+		if (a < best_added || (a == best_added && g->work < best->work)) {
 			best = g;
 			best_added = a;
 		}
@@ -364,7 +383,7 @@ static void place(struct ct_stream_groups *groups, struct group *g, const struct
 		groups->busiest[w] = MAX(groups->busiest[w], g->load[w]);
 	}
 	/* an empty file still costs a graph its source */
-	g->bytes += f->bytes + 1;
+	g->work += work_of(f) + 1;
 }
 
 /*

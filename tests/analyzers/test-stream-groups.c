@@ -194,7 +194,10 @@ static void test_two_groups_balance_bytes(void **state)
 
 	(void)state;
 	assert_non_null(realpath(trace, real));
-	/* 300 to the first; 200 to the second; 100 to the second (200 < 300) */
+	/*
+	 * 300 to the first; the GPU file's 100, weighed as 200 and first of
+	 * the two of 200 by name, to the second; 200 to the second (201 < 301)
+	 */
 	first = g_strdup(only_view(groups, 0));
 	second = g_strdup(only_view(groups, 1));
 	snprintf(want, sizeof(want), "%s/cudatrace_0", real);
@@ -240,16 +243,18 @@ static void test_files_written_together_go_apart(void **state)
 	(void)state;
 	/*
 	 * By bytes alone, the files of the second CPU would share the third
-	 * group, and one thread would decode all of the second half. The
-	 * first CPU's files go apart (300, 200); the second's stream goes
-	 * where it adds least, each group as idle then, the fewest bytes;
-	 * its GPU records where nothing else is decoded then, the fewest
-	 * bytes of those.
+	 * group, and one thread would decode all of the second half. A GPU
+	 * file weighs twice its bytes (400, 200). The first CPU's files go
+	 * apart (400, 300); the second CPU's GPU records where nothing else
+	 * is decoded then, the least work; its stream (150) where it adds
+	 * least, the first two groups as idle then, the one of less work.
+	 * Not both GPU files in one group: each costs twice its bytes, and
+	 * that group's thread would be the slowest.
 	 */
-	assert_true(holds(only_view(groups, 0), (const char *const[]){ "cudatrace_0", NULL }));
+	assert_true(holds(only_view(groups, 0), (const char *const[]){ "cudatrace-gpu_1", NULL }));
 	assert_true(holds(only_view(groups, 1),
-	                  (const char *const[]){ "cudatrace-gpu_1", "cudatrace-gpu_0", NULL }));
-	assert_true(holds(only_view(groups, 2), (const char *const[]){ "cudatrace_1", NULL }));
+	                  (const char *const[]){ "cudatrace_0", "cudatrace_1", NULL }));
+	assert_true(holds(only_view(groups, 2), (const char *const[]){ "cudatrace-gpu_0", NULL }));
 	ct_stream_groups_destroy(groups);
 }
 
