@@ -58,7 +58,7 @@ figure export-bench "the GPU-time CTF export's time" "time +ctf / dummy, GPU wor
 figure export-bench "the GPU-time CTF export's memory ratio" "memory ctf, GPU work, 10x / 1x:"
 
 run loop-bench sh "$here/loop-bench.sh" 100 2000
-for loop in slices alloc event memset query; do
+for loop in async slices alloc event memset query; do
 	figure loop-bench "the instructions a $loop call adds" "instructions added per call, $loop:"
 done
 for loop in copy launch; do

@@ -8,7 +8,9 @@
 #   - copy: synchronous 4-byte cudaMemcpy host-to-device then
 #     device-to-host; launch: kernel launches alone (two calls a round);
 #   - instructions at the margin, on those two loops and on the other
-#     loops of call-loop (LOOP_BENCH_LOOPS, default all of them: slices,
+#     loops of call-loop (LOOP_BENCH_LOOPS, default all of them: async,
+#     its default loop, cudaMemcpyAsync of 256 bytes and a kernel launch
+#     on a stream, the loop of run-bench.sh; slices,
 #     the copy loop on successive slices of a buffer, of varying size;
 #     alloc, cudaMalloc and cudaFree; event, cudaEventRecord and
 #     cudaEventQuery; memset, cudaMemsetAsync and cudaStreamSynchronize;
@@ -54,7 +56,7 @@ cli_here=$CUDATRACE_SRCDIR/tests/cli
 cli_setup "$@"
 . "$bench_here/three-runs.sh"
 rounds=${1:-10000}
-margin_loops=${LOOP_BENCH_LOOPS:-copy slices launch alloc event memset query}
+margin_loops=${LOOP_BENCH_LOOPS:-copy launch async slices alloc event memset query}
 trace_rounds=${2:-1000000}
 loop="${BENCH_BUILDDIR:-$trace_builddir/bench}/call-loop"
 [ -x "$loop" ] || { echo "loop-bench: $loop is not built" >&2; exit 2; }
