@@ -59,10 +59,10 @@ figure export-bench "the GPU-time CTF export's memory ratio" "memory ctf, GPU wo
 
 run loop-bench sh "$here/loop-bench.sh" 100 2000
 for loop in async slices alloc event memset query; do
-	figure loop-bench "the instructions a $loop call adds" "instructions added per call, $loop:"
+	figure loop-bench "the instructions one $loop call adds" "instructions added per call, $loop:"
 done
 for loop in copy launch; do
-	figure loop-bench "the instructions a $loop call adds" "instructions added per call, $loop:"
+	figure loop-bench "the instructions one $loop call adds" "instructions added per call, $loop:"
 	figure loop-bench "the report's time on the $loop loop" "time report / dummy, $loop:"
 	figure loop-bench "the Perfetto export's time on the $loop loop" "time perfetto / dummy, $loop:"
 	figure loop-bench "the CTF export's time on the $loop loop" "time ctf / dummy, $loop:"
