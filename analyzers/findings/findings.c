@@ -1836,11 +1836,13 @@ static void find_gpu_unused(GArray *list, const struct ct_node *root,
 	const struct ct_framework_load *load;
 	const char *label, *name;
 	struct finding *f;
+	bool started;
 
 	if (!framework || !framework->loads->len || framework_held_gpu(framework) ||
 	    !no_gpu_used(root))
 		return;
 	load = &g_array_index(framework->loads, struct ct_framework_load, 0);
+	started = cuda_started(root, load->pid);
 	label = ct_framework_label(load->framework);
 	name = ct_framework_name(label);
 	f = finding_add(list, SEV_WARNING, "gpu_unused", NULL);
@@ -1848,19 +1850,19 @@ static void find_gpu_unused(GArray *list, const struct ct_node *root,
 	if (text_of(load->process))
 		f->where[WHERE_PROCESS] = value_str(load->process);
 	f->where[WHERE_TIME] = value_i64(load->time_ns, CT_UNIT_TIME);
-	f->verdict = cuda_started(root, load->pid) ? "cuda_started" : "cuda_never_started";
+	f->verdict = started ? "cuda_started" : "cuda_never_started";
 	f->summary = g_strdup_printf("%s%s%s was imported, but no GPU was used: no GPU memory was "
 	                             "allocated, nothing was copied to or from a GPU and no "
 	                             "kernel was launched",
 	                             name, load->version && *load->version ? " " : "",
 	                             load->version ? load->version : "");
 	f->explanation = g_strdup_printf(
-	    cuda_started(root, load->pid)
-	        ? "%s (pid %" PRId64 ") started CUDA but put nothing on a device: %s found no GPU "
-	          "it would use, or was not asked to use one; its work, if any, ran on the CPU"
-	        : "%s (pid %" PRId64 ") never started CUDA: %s did not look for a GPU (a build "
-	          "without CUDA, a setting for the CPU) or gave up before CUDA; its work, if "
-	          "any, ran on the CPU",
+	    started ? "%s (pid %" PRId64
+	              ") started CUDA but put nothing on a device: %s found no GPU "
+	              "it would use, or was not asked to use one; its work, if any, ran on the CPU"
+	            : "%s (pid %" PRId64 ") never started CUDA: %s did not look for a GPU (a build "
+	              "without CUDA, a setting for the CPU) or gave up before CUDA; its work, if "
+	              "any, ran on the CPU",
 	    text_of(load->process) ? load->process : "its process", load->pid, name);
 	f->advice = g_strdup(gpu_unused_advice(label));
 	f->source = g_strdup("framework.loaded[0]");
