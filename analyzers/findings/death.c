@@ -156,7 +156,8 @@ static bool host_oom(const struct ct_death_facts *f)
 
 /*
  * It gave up by itself: a failure status, or an abort. Any other signal
- * (SIGKILL, SIGTERM, ...) is sent from outside, whatever it met before.
+ * (SIGKILL, SIGTERM, ...) was sent to it, whatever it met before: by
+ * another process as a rule, but the trace cannot name the sender.
  */
 static bool gave_up(const struct ct_death_facts *f)
 {
@@ -523,7 +524,7 @@ static const char *fault_advice(int signal)
 	       "unlimited); Python: python -X faulthandler prints each thread's stack";
 }
 
-/* Who sent a signal from outside, as far as is known. */
+/* Who sent the signal that killed it, as far as is known. */
 static char *sender(const struct ct_death_facts *f)
 {
 	if (f->signal != SIGKILL)
@@ -541,7 +542,7 @@ static char *sender(const struct ct_death_facts *f)
 }
 
 /*
- * What it met before a signal from outside: a failed allocation or a
+ * What it met before a signal sent to it: a failed allocation or a
  * sticky error is a fact of its own, not what ended it.
  */
 static char *met_before(const struct ct_death_facts *f)
@@ -551,18 +552,18 @@ static char *met_before(const struct ct_death_facts *f)
 	if (f->gpu_failed_bytes)
 		return g_strdup_printf(
 		    "a GPU allocation of %s had failed before it (%s), but a program that gives up "
-		    "on a failure exits or aborts: the signal came from outside",
+		    "on a failure exits or aborts",
 		    bytes(f->gpu_failed_bytes, size, sizeof(size)),
 		    ct_verdict_words(f->gpu_verdict));
 	if (given(f->cuda_error))
 		return g_strdup_printf(
 		    "it had got %s from %s before it, a sticky CUDA error, but a program that "
-		    "gives up on an error exits or aborts: the signal came from outside",
+		    "gives up on an error exits or aborts",
 		    f->cuda_error, given(f->cuda_error_api) ? f->cuda_error_api : "a call");
 	return NULL;
 }
 
-/* Why a signal from outside is said so: its sender, what came before it, the host memory. */
+/* What is known of a kill: its sender, what came before it, the host memory. */
 static char *outside_explanation(const struct ct_death_facts *f)
 {
 	return joined(joined(sender(f), met_before(f)), host_clause(f));
@@ -726,7 +727,7 @@ static void word_other(enum ct_death death, const struct ct_death_facts *f, cons
 		             "again");
 		break;
 	case CT_DEATH_JUPYTER_STOP:
-		w->summary = g_strdup_printf("Jupyter: the kernel %s from outside, as a restart or "
+		w->summary = g_strdup_printf("Jupyter: the kernel %s, as a restart or "
 		                             "shutdown sends it",
 		                             end);
 		w->explanation = outside_explanation(f);
@@ -751,7 +752,7 @@ static void word_other(enum ct_death death, const struct ct_death_facts *f, cons
 		break;
 	}
 	case CT_DEATH_KILLED:
-		w->summary = g_strdup_printf("%s %s from outside", program, end);
+		w->summary = g_strdup_printf("%s %s", program, end);
 		w->explanation = outside_explanation(f);
 		w->advice = g_strdup("find the sender: a job scheduler's time or memory limit "
 		                     "(Slurm, Kubernetes), a timeout, a person; the system log "

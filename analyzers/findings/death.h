@@ -12,7 +12,7 @@
  * evidence and a fault signal are facts about the end itself; a sticky
  * CUDA error or a failed allocation is what the program last met before
  * it gave up, when it gave up by itself (a failure status, or an abort);
- * a signal from outside is said as such, with what is known of its
+ * another signal is said as a kill, with what is known of its
  * sender, even after a failed allocation: a program does not send itself
  * SIGKILL. What the program said last comes after the trace's facts: a
  * framework's out-of-memory message on its standard error, then an
@@ -40,7 +40,7 @@ enum ct_death {
 	CT_DEATH_ABORT,             /* it aborted itself (SIGABRT) */
 	CT_DEATH_JUPYTER_INTERRUPT, /* a Jupyter kernel ended by SIGINT */
 	CT_DEATH_JUPYTER_STOP,      /* a Jupyter kernel ended by SIGTERM or SIGHUP */
-	CT_DEATH_KILLED,            /* a signal from outside, sender unknown */
+	CT_DEATH_KILLED,            /* another signal, sender unknown */
 	CT_DEATH_UNKNOWN,           /* a failure status, and no cause seen */
 	CT_DEATH_FRAMEWORK_OOM, /* its framework said it ran out of GPU memory, then it gave up */
 };

@@ -2,7 +2,7 @@
 /*
  * test-death.c - how a program ended, judged and worded by one function
  * (findings/death.h) for record and the report alike: each cause from the
- * facts that make it, in the words a user reads; a signal from outside
+ * facts that make it, in the words a user reads; a kill by signal
  * after a failed allocation or a sticky error is said as such, the
  * failure a fact of its own, unless the OOM killer's evidence says host
  * memory; the report's facts (the traced process's name, GPU memory)
@@ -267,17 +267,16 @@ static void test_jupyter(void **unused)
 	      "native code that does not handle it");
 	kill_by(&f, SIGTERM);
 	check(&f, CT_DEATH_JUPYTER_STOP,
-	      "Jupyter: the kernel was killed by SIGTERM from outside, as a restart or shutdown "
+	      "Jupyter: the kernel was killed by SIGTERM, as a restart or shutdown "
 	      "sends it",
 	      "who sent it is not known");
 	check_advice(&f, "cull_idle_timeout");
-	/* not a Jupyter kernel: from outside */
+	/* not a Jupyter kernel: a kill, its sender unknown */
 	f.jupyter = false;
-	check(&f, CT_DEATH_KILLED, "train was killed by SIGTERM from outside",
-	      "who sent it is not known");
+	check(&f, CT_DEATH_KILLED, "train was killed by SIGTERM", "who sent it is not known");
 }
 
-/* A kill from outside after an out-of-memory (a test driver's) is not put on it. */
+/* A kill after an out-of-memory (a test driver's) is not put on it. */
 static void test_killed_after_failure(void **unused)
 {
 	struct ct_death_facts f = base();
@@ -287,20 +286,19 @@ static void test_killed_after_failure(void **unused)
 	(void)unused;
 	failed_alloc(&f);
 	kill_by(&f, SIGKILL);
-	check(&f, CT_DEATH_KILLED, "train was killed by SIGKILL from outside",
-	      "who sent it is not known: the OOM killer killed no process of its memory cgroup "
-	      "/sys/fs/cgroup/job while it ran; a GPU allocation of 64.00 MiB had failed before "
-	      "it (out of memory), but a program that gives up on a failure exits or aborts: "
-	      "the signal came from outside; " HOST);
+	check(
+	    &f, CT_DEATH_KILLED, "train was killed by SIGKILL",
+	    "who sent it is not known: the OOM killer killed no process of its memory cgroup "
+	    "/sys/fs/cgroup/job while it ran; a GPU allocation of 64.00 MiB had failed before "
+	    "it (out of memory), but a program that gives up on a failure exits or aborts; " HOST);
 	check_advice(&f, "find the sender");
 	ct_death_word(CT_DEATH_KILLED, &f, &w);
 	text = ct_death_text(&w);
-	assert_string_equal(
-	    text, "train was killed by SIGKILL from outside. Who sent it is not "
-	          "known: the OOM killer killed no process of its memory cgroup "
-	          "/sys/fs/cgroup/job while it ran; a GPU allocation of 64.00 MiB "
-	          "had failed before it (out of memory), but a program that gives "
-	          "up on a failure exits or aborts: the signal came from outside; " HOST ".");
+	assert_string_equal(text, "train was killed by SIGKILL. Who sent it is not "
+	                          "known: the OOM killer killed no process of its memory cgroup "
+	                          "/sys/fs/cgroup/job while it ran; a GPU allocation of 64.00 MiB "
+	                          "had failed before it (out of memory), but a program that gives "
+	                          "up on a failure exits or aborts; " HOST ".");
 	g_free(text);
 	ct_death_words_clear(&w);
 	/* SIGTERM, after a sticky error alone */
@@ -308,10 +306,10 @@ static void test_killed_after_failure(void **unused)
 	sticky(&f);
 	kill_by(&f, SIGTERM);
 	f.rss_last_bytes = 0;
-	check(&f, CT_DEATH_KILLED, "train was killed by SIGTERM from outside",
+	check(&f, CT_DEATH_KILLED, "train was killed by SIGTERM",
 	      "who sent it is not known; it had got cudaErrorIllegalAddress from "
 	      "cudaStreamSynchronize before it, a sticky CUDA error, but a program that gives up "
-	      "on an error exits or aborts: the signal came from outside");
+	      "on an error exits or aborts");
 	/* the OOM killer's evidence says host memory: then it is that */
 	failed_alloc(&f);
 	kill_by(&f, SIGKILL);
@@ -328,15 +326,15 @@ static void test_sender(void **unused)
 	kill_by(&f, SIGKILL);
 	f.rss_last_bytes = 0;
 	f.oom_kills = -1;
-	check(&f, CT_DEATH_KILLED, "train was killed by SIGKILL from outside",
+	check(&f, CT_DEATH_KILLED, "train was killed by SIGKILL",
 	      "who sent it is not known: the OOM killer's count could not be read, so whether it "
 	      "was host memory cannot be told (dmesg may say)");
 	f.oom_logged = 0;
-	check(&f, CT_DEATH_KILLED, "train was killed by SIGKILL from outside",
+	check(&f, CT_DEATH_KILLED, "train was killed by SIGKILL",
 	      "who sent it is not known: the OOM killer's count could not be read, and the "
 	      "kernel log does not name it as killed by the OOM killer");
 	f.program = NULL;
-	check(&f, CT_DEATH_KILLED, "the program was killed by SIGKILL from outside",
+	check(&f, CT_DEATH_KILLED, "the program was killed by SIGKILL",
 	      "who sent it is not known: the OOM killer's count could not be read, and the "
 	      "kernel log does not name it as killed by the OOM killer");
 }
@@ -587,7 +585,7 @@ static void advice_says(const char *framework, const char *verdict, enum ct_pool
 /*
  * Its framework's out-of-memory message on its standard error: the cause
  * once the trace has none, before an uncaught exception, which says how
- * it ended; a signal from outside stays one.
+ * it ended; a kill by signal stays one.
  */
 static void test_framework_oom(void **unused)
 {

@@ -1503,9 +1503,8 @@ static void test_other_deaths(void **unused)
 		  "train crashed: it was killed by SIGSEGV, a fault of its own" },
 		{ "abort", "ABRT", "train aborted itself (SIGABRT)" },
 		{ "jupyter-interrupt", "INT", "Jupyter: the kernel was killed by SIGINT" },
-		{ "jupyter-stop", "TERM",
-		  "Jupyter: the kernel was killed by SIGTERM from outside" },
-		{ "killed", "KILL", "train was killed by SIGKILL from outside" },
+		{ "jupyter-stop", "TERM", "Jupyter: the kernel was killed by SIGTERM" },
+		{ "killed", "KILL", "train was killed by SIGKILL" },
 		{ "unknown", NULL, "train exited with status 1; why is unknown" },
 	};
 

@@ -56,10 +56,10 @@ cli_trace_checked term "SIGTERM to record: the trace reads back"
 cli_record_killed failed -o "$lttng_tmp/failed" -- \
 	"$trace_python" "$cli_workload" --steps 1 --fail-alloc --pause
 cli_status_is "failed, killed: record exits with 128+9" 137
-ok "failed, killed: the notes say killed from outside" \
+ok "failed, killed: the notes say killed by a signal" \
 	grep -qx 'death=killed' "$lttng_tmp/failed/cudatrace.info"
-ok "failed, killed: record's diagnosis leads with the kill from outside" \
-	cli_has failed '^1\. FAILED   python3 was killed by SIGKILL from outside$'
+ok "failed, killed: record's diagnosis leads with the kill" \
+	cli_has failed '^1\. FAILED   python3 was killed by SIGKILL$'
 ok "failed, killed: the failed allocation is a fact of its own, not what ended it" \
 	cli_has failed '^2\. FAILED   cudaMalloc of .* failed on device 0: out of memory$'
 ok "failed, killed: nothing puts the kill on the failure" \
