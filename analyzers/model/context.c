@@ -248,6 +248,14 @@ static struct ct_process *process_new(struct ct_context *ctx, const char *hostna
 	return p;
 }
 
+void ct_process_name(struct ct_process *p, const char *name, bool dumped)
+{
+	if (!name || !name[0] || (p->procname[0] && (dumped || !p->procname_dumped)))
+		return;
+	snprintf(p->procname, sizeof(p->procname), "%s", name);
+	p->procname_dumped = dumped;
+}
+
 /* P among the processes, numbered in order of its first cudatrace event. */
 static void process_list(struct ct_context *ctx, struct ct_process *p)
 {
@@ -677,8 +685,7 @@ static void update_tracer_info(struct ct_event *ev)
 
 	snprintf(p->tracer_version, sizeof(p->tracer_version), "%s", e->version ? e->version : "");
 	/* a session without the procname context still names the process */
-	if (!p->procname[0] && e->procname)
-		snprintf(p->procname, sizeof(p->procname), "%s", e->procname);
+	ct_process_name(p, e->procname, false);
 	p->cupti_version = e->cupti_version;
 	p->driver_version = e->driver_version;
 }

@@ -58,6 +58,8 @@ struct ct_process {
 	int64_t pid;          /* vpid */
 	const char *hostname; /* owned by the context; "" if the trace names none */
 	char procname[32];
+	/* procname is the statedump's: a name a cudatrace event gives replaces it */
+	bool procname_dumped;
 	int64_t first_ns; /* time of its first and last events */
 	int64_t last_ns;
 	uint64_t events;
@@ -177,6 +179,12 @@ void ct_context_set_accounting(struct ct_context *ctx, struct ct_acct *acct);
 
 /* The process (hostname, pid), created on first use; listed if it was not. */
 struct ct_process *ct_context_process(struct ct_context *ctx, const char *hostname, int64_t pid);
+/*
+ * Names P NAME (NULL or "": nothing) unless something named it already:
+ * the first cudatrace event or tracer_info to name it wins; a name from
+ * lttng-ust's statedump (DUMPED) only stands until one of those comes.
+ */
+void ct_process_name(struct ct_process *p, const char *name, bool dumped);
 /* The process (hostname, pid) that lttng-ust's statedump names, created
  * unlisted on first use (struct ct_process). */
 struct ct_process *ct_context_statedump_process(struct ct_context *ctx, const char *hostname,

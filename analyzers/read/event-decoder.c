@@ -477,8 +477,7 @@ struct ct_process *ct_origins_process(struct ct_origins *o, const struct ct_even
 		               "procname contexts)");
 	}
 	p = ct_context_process(o->ctx, origin->hostname, origin->vpid);
-	if (!p->procname[0] && origin->procname)
-		snprintf(p->procname, sizeof(p->procname), "%s", origin->procname);
+	ct_process_name(p, origin->procname, false);
 	if (lane >= o->last_process->len)
 		g_ptr_array_set_size(o->last_process, (guint)lane + 1);
 	g_ptr_array_index(o->last_process, lane) = p;

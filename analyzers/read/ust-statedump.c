@@ -16,6 +16,8 @@ enum ct_ust_statedump ct_ust_statedump_kind(const char *name)
 		return CT_UST_STATEDUMP_BIN_INFO;
 	if (!strcmp(name, "lttng_ust_statedump:build_id"))
 		return CT_UST_STATEDUMP_BUILD_ID;
+	if (!strcmp(name, "lttng_ust_statedump:procname"))
+		return CT_UST_STATEDUMP_PROCNAME;
 	return CT_UST_STATEDUMP_NONE;
 }
 
@@ -40,6 +42,17 @@ static bool read_bin_info(const bt_field *payload, GStringChunk *strings,
 	rec->memsz = bt_field_integer_unsigned_get_value(memsz);
 	rec->path = g_string_chunk_insert(
 	    strings, bt_field_string_get_length(path) ? bt_field_string_get_value(path) : "");
+	return true;
+}
+
+static bool read_procname(const bt_field *payload, GStringChunk *strings,
+                          struct ct_ust_statedump_record *rec)
+{
+	const bt_field *name = member(payload, "procname", BT_FIELD_CLASS_TYPE_STRING);
+
+	if (!name || !bt_field_string_get_length(name))
+		return false;
+	rec->procname = g_string_chunk_insert(strings, bt_field_string_get_value(name));
 	return true;
 }
 
@@ -79,6 +92,8 @@ bool ct_ust_statedump_decode(enum ct_ust_statedump kind, const bt_event *event,
 		return read_bin_info(payload, strings, rec);
 	if (kind == CT_UST_STATEDUMP_BUILD_ID)
 		return read_build_id(payload, rec);
+	if (kind == CT_UST_STATEDUMP_PROCNAME)
+		return read_procname(payload, strings, rec);
 	return false;
 }
 
@@ -91,4 +106,6 @@ void ct_ust_statedump_apply(const struct ct_ust_statedump_record *rec, struct ct
 		ct_call_stacks_add_object(cs, p, rec->baddr, rec->memsz, rec->path);
 	else if (rec->kind == CT_UST_STATEDUMP_BUILD_ID)
 		ct_call_stacks_set_build_id(cs, p, rec->baddr, rec->build_id, rec->build_id_len);
+	else if (rec->kind == CT_UST_STATEDUMP_PROCNAME)
+		ct_process_name(p, rec->procname, true);
 }

@@ -5,7 +5,8 @@
  * cudatrace event of it is unlisted, keeps what is noted of it, and is
  * listed, numbered in order of first cudatrace event, when an event names
  * it; one that is never named stays unlisted and is freed with the
- * context.
+ * context. The statedump's procname names a process no cudatrace event
+ * names (a worker the Python probe alone speaks for), until one does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 
 #include "model/call-stacks.h"
 #include "model/context.h"
+#include "read/ust-statedump.h"
 
 #define HOST "node1"
 
@@ -63,6 +65,39 @@ static void test_statedump_first(void **state)
 	ct_context_destroy(ctx);
 }
 
+/* The statedump's name stands until a cudatrace event's, which stays. */
+static void test_names(void **state)
+{
+	struct ct_context *ctx = ct_context_create();
+	struct ct_ust_statedump_record rec = {
+		.kind = CT_UST_STATEDUMP_PROCNAME,
+		.hostname = HOST,
+		.pid = 200,
+		.procname = "python",
+	};
+	struct ct_process *p;
+
+	(void)state;
+	ct_ust_statedump_apply(&rec, ctx);
+	p = ct_context_statedump_process(ctx, HOST, 200);
+	assert_string_equal(p->procname, "python");
+	/* a later statedump (another session's) does not rename it */
+	rec.procname = "pt_main_thread";
+	ct_ust_statedump_apply(&rec, ctx);
+	assert_string_equal(p->procname, "python");
+	/* nothing names nothing */
+	ct_process_name(p, NULL, false);
+	ct_process_name(p, "", false);
+	assert_string_equal(p->procname, "python");
+	/* tracer_info's name, or the procname context's, replaces it once */
+	ct_process_name(p, "train", false);
+	assert_string_equal(p->procname, "train");
+	ct_process_name(p, "other", false);
+	ct_process_name(p, "python", true);
+	assert_string_equal(p->procname, "train");
+	ct_context_destroy(ctx);
+}
+
 /* The same pid on another host is another process; one the statedump
  * alone names is never listed, and is freed with the context. */
 static void test_unlisted_and_hosts(void **state)
@@ -87,6 +122,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_statedump_first),
+		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_unlisted_and_hosts),
 	};
 
