@@ -557,7 +557,8 @@ static void emit_memset(struct api_call *call, const struct memset_desc *d)
 		e.device = entry->device;
 	call_note_name(call);
 	call_stack_note_operation(call, e.api.correlation_id);
-	REPEAT_OR_WRITE(call, memset, &e, RECORDED_NONE);
+	/* its bytes, value and stream need not be in its record (gpu_memset_times) */
+	REPEAT_OR_WRITE(call, memset, &e, RECORDED_WHOLE);
 }
 
 /* The runtime converts the value to unsigned char. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpu-batch.c - kernels' and copies' GPU records as gpu_batch events (see
+ * gpu-batch.c - kernels', copies' and memsets' GPU records as gpu_batch events (see
  * gpu-batch.h).
  */
 #include "emit.h"
@@ -66,6 +66,21 @@ static bool write_shaped(const struct gpu_record *r)
 	return true;
 }
 
+static bool write_memset(const struct gpu_record *r)
+{
+	if (!lttng_ust_tracepoint_enabled(cudatrace, gpu_memset_times))
+		return false;
+	lttng_ust_do_tracepoint(cudatrace, gpu_memset_times,
+	                        &(struct ct_ev_gpu_memset_times){
+	                            .start = r->start,
+	                            .end = r->end,
+	                            .correlation_id = r->correlation_id,
+	                            .context = r->context,
+	                            .device = r->device,
+	                        });
+	return true;
+}
+
 /* RECORD alone, as its own event; false when no session enables it. */
 static bool write_alone(const struct gpu_record *record)
 {
@@ -76,6 +91,8 @@ static bool write_alone(const struct gpu_record *record)
 		return write_kernel(record);
 	case CT_GPU_RECORD_KERNEL_SHAPED:
 		return write_shaped(record);
+	case CT_GPU_RECORD_MEMSET:
+		return write_memset(record);
 	}
 	return false;
 }
@@ -108,6 +125,8 @@ static void add_own_columns(struct gpu_batch *batch, const struct gpu_record *re
 	case CT_GPU_RECORD_KERNEL_SHAPED:
 		i = batch->shaped++;
 		batch->shape_id[i] = record->u.shaped.shape_id;
+		break;
+	case CT_GPU_RECORD_MEMSET: /* none: the memset event says the rest */
 		break;
 	}
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpu-batch.h - the GPU records of kernels and copies whose launch or
- * memcpy event is in the trace, gathered while one activity buffer is
- * read and written as gpu_batch events (doc/events.md): one event for up
- * to CT_GPU_BATCH_MAX records, instead of a gpu_memcpy_times,
- * gpu_kernel_times or gpu_kernel_shaped each, so that a record costs its
+ * gpu-batch.h - the GPU records of kernels, copies and memsets whose
+ * launch, memcpy or memset event is in the trace, gathered while one
+ * activity buffer is read and written as gpu_batch events
+ * (doc/events.md): one event for up to CT_GPU_BATCH_MAX records, instead
+ * of a gpu_memcpy_times, gpu_kernel_times, gpu_kernel_shaped or
+ * gpu_memset_times each, so that a record costs its
  * fields and not an event's header, contexts and reservation.
  *
  * A batch belongs to the thread reading the buffer (it lives on its
@@ -20,7 +21,7 @@
  *
  *	struct gpu_batch batch = { 0 };
  *	for each record:
- *		a recorded kernel or copy: gpu_batch_add(&batch, ...), or
+ *		a recorded kernel, copy or memset: gpu_batch_add(&batch, ...), or
  *			else its whole event
  *		other: gpu_batch_write(&batch), and its event
  *	gpu_batch_write(&batch);
@@ -34,7 +35,7 @@
 #include "contract/events.h"
 
 /* What one record's own event would say (gpu_memcpy_times,
- * gpu_kernel_times or gpu_kernel_shaped, by kind). */
+ * gpu_kernel_times, gpu_kernel_shaped or gpu_memset_times, by kind). */
 struct gpu_record {
 	enum ct_gpu_record kind;
 	uint64_t start, end;

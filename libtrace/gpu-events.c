@@ -225,8 +225,28 @@ static uint64_t overhead_object(const CUpti_ActivityOverhead3 *o)
 	}
 }
 
-static void on_memset(const CUpti_ActivityMemset4 *m)
+/* A memset whose memset event is in the trace: its times, context and device. */
+static bool on_recorded_memset(const CUpti_ActivityMemset4 *m, struct gpu_batch *batch)
 {
+	struct gpu_record r = {
+		.kind = CT_GPU_RECORD_MEMSET,
+		.start = m->start,
+		.end = m->end,
+		.correlation_id = m->correlationId,
+		.context = m->contextId,
+		.device = device8(m->deviceId),
+	};
+
+	if (recorded_ops_take(m->correlationId) != RECORDED_WHOLE)
+		return false;
+	return gpu_batch_add(batch, &r);
+}
+
+static void on_memset(const CUpti_ActivityMemset4 *m, struct gpu_batch *batch)
+{
+	if (on_recorded_memset(m, batch))
+		return;
+	gpu_batch_write(batch);
 	EMIT(gpu_memset, &(struct ct_ev_gpu_memset){
 	                     .start = m->start,
 	                     .end = m->end,
@@ -276,8 +296,13 @@ static void on_memory_pool(const ct_memory_pool_record *p)
 	                      });
 }
 
-static void on_sync(const CUpti_ActivitySynchronization2 *s)
+/* A synchronisation whose sync event is in the trace says no more in its
+ * record: its host wait is that call's, from its api_entry to its sync. */
+static void on_sync(const CUpti_ActivitySynchronization2 *s, struct gpu_batch *batch)
 {
+	if (recorded_ops_take(s->correlationId) == RECORDED_SYNC)
+		return;
+	gpu_batch_write(batch);
 	EMIT(gpu_sync, &(struct ct_ev_gpu_sync){
 	                   .start = s->start,
 	                   .end = s->end,
@@ -347,11 +372,13 @@ void gpu_events_record(const CUpti_Activity *record, struct gpu_events_reading *
 	const void *r = record;
 
 	/* the batched records before this one first, in CUPTI's order; a
-	 * kernel's or copy's record writes them itself when it cannot join
-	 * them */
+	 * kernel's, copy's, memset's or synchronisation's record writes them
+	 * itself when it does not join them or go unwritten */
 	if (record->kind != CUPTI_ACTIVITY_KIND_MEMCPY &&
+	    record->kind != CUPTI_ACTIVITY_KIND_MEMSET &&
 	    record->kind != CUPTI_ACTIVITY_KIND_KERNEL &&
-	    record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+	    record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+	    record->kind != CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)
 		gpu_batch_write(&reading->batch);
 
 	switch (record->kind) {
@@ -366,7 +393,7 @@ void gpu_events_record(const CUpti_Activity *record, struct gpu_events_reading *
 		on_peer_copy(r);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMSET:
-		on_memset(r);
+		on_memset(r, &reading->batch);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMORY2:
 		on_memory(r);
@@ -375,7 +402,7 @@ void gpu_events_record(const CUpti_Activity *record, struct gpu_events_reading *
 		on_memory_pool(r);
 		break;
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-		on_sync(r);
+		on_sync(r, &reading->batch);
 		break;
 	case CUPTI_ACTIVITY_KIND_OVERHEAD:
 		on_overhead(r);
@@ -410,7 +437,9 @@ bool gpu_events_wanted(CUpti_ActivityKind kind)
 		       lttng_ust_tracepoint_enabled(cudatrace, gpu_memcpy_times) ||
 		       lttng_ust_tracepoint_enabled(cudatrace, gpu_batch);
 	case CUPTI_ACTIVITY_KIND_MEMSET:
-		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memset);
+		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memset) ||
+		       lttng_ust_tracepoint_enabled(cudatrace, gpu_memset_times) ||
+		       lttng_ust_tracepoint_enabled(cudatrace, gpu_batch);
 	case CUPTI_ACTIVITY_KIND_MEMORY2:
 		return lttng_ust_tracepoint_enabled(cudatrace, gpu_memory);
 	case CUPTI_ACTIVITY_KIND_MEMORY_POOL:

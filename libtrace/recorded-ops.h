@@ -2,8 +2,9 @@
 /*
  * recorded-ops.h - the operations whose host event was written, by CUPTI
  * correlation id, so that their GPU record need only say what the host
- * event cannot (gpu_kernel_times, gpu_kernel_shaped, gpu_memcpy_times:
- * doc/events.md): the calling thread notes an operation, with what its
+ * event cannot (gpu_kernel_times, gpu_kernel_shaped, gpu_memcpy_times,
+ * gpu_memset_times:
+ * doc/events.md), or nothing at all (a synchronisation's gpu_sync): the calling thread notes an operation, with what its
  * event said, once the event is in the trace; CUPTI's buffer thread takes
  * the note when the operation's record comes.
  *
@@ -22,8 +23,9 @@
 /* What the host event of an operation said. */
 enum recorded_op {
 	RECORDED_NONE = 0,     /* no note: its record is written whole */
-	RECORDED_WHOLE,        /* a launch with its configuration, or a memcpy */
+	RECORDED_WHOLE,        /* a launch with its configuration, a memcpy or a memset */
 	RECORDED_UNCONFIGURED, /* a launch_unconfigured: its kernel and device only */
+	RECORDED_SYNC,         /* a sync: the host wait, from its api_entry to its exit */
 };
 
 /* The host event of CORRELATION_ID's operation, which said WHAT, was

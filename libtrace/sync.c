@@ -4,7 +4,10 @@
  *
  * One sync event per synchronising call, at its EXIT. The SYNCHRONIZE
  * callbacks CUPTI delivers inside such a call are folded into it; those
- * that arrive outside one are recorded on their own.
+ * that arrive outside one are recorded on their own. CUPTI's record of a
+ * synchronisation whose call wrote its sync event is not written
+ * (recorded-ops.h): the call's api_entry and sync already say when the
+ * host waited, and for what.
  */
 #include <stddef.h>
 #include <cupti.h>
@@ -12,6 +15,7 @@
 #include "api-call.h"
 #include "cupti-compat.h"
 #include "cudatrace-tp.h"
+#include "recorded-ops.h"
 
 static void emit_sync(struct api_call *call, enum ct_sync_kind what, uint32_t stream)
 {
@@ -24,6 +28,7 @@ static void emit_sync(struct api_call *call, enum ct_sync_kind what, uint32_t st
 
 	call_note_name(call);
 	lttng_ust_do_tracepoint(cudatrace, sync, &e);
+	recorded_ops_note(e.api.correlation_id, RECORDED_SYNC);
 }
 
 static bool sync_wanted(const struct api_call *call)

@@ -22,6 +22,7 @@ struct waiting_op {
 	union {
 		struct ct_ev_launch launch;
 		struct ct_ev_memcpy memcpy;
+		struct ct_ev_memset memset;
 	} u;
 };
 
@@ -133,12 +134,15 @@ static void keep_op(struct ct_compact_events *ce, const struct ct_event *ev)
 	struct waiting_op *w;
 	uint32_t id;
 
-	id = ev->type == CT_EV_LAUNCH ? ev->u.launch.api.correlation_id
-	                              : ev->u.memcpy.api.correlation_id;
+	id = ev->type == CT_EV_LAUNCH   ? ev->u.launch.api.correlation_id
+	     : ev->type == CT_EV_MEMSET ? ev->u.memset.api.correlation_id
+	                                : ev->u.memcpy.api.correlation_id;
 	w = ct_corr_map_insert(waiting_of(ce, ev->process, true), id, ev->time_ns);
 	w->type = ev->type;
 	if (ev->type == CT_EV_LAUNCH)
 		w->u.launch = ev->u.launch;
+	else if (ev->type == CT_EV_MEMSET)
+		w->u.memset = ev->u.memset;
 	else
 		w->u.memcpy = ev->u.memcpy;
 }
@@ -304,6 +308,31 @@ static bool complete_copy(struct ct_compact_events *ce, struct ct_event *ev)
 		.dst_device = CT_DEVICE_NONE,
 		.context = times.context,
 		.stream = w->u.memcpy.stream,
+	};
+	ct_corr_map_remove(map, w);
+	return true;
+}
+
+/* A gpu_memset_times made the gpu_memset it stands for; false if its memset is unknown. */
+static bool complete_memset(struct ct_compact_events *ce, struct ct_event *ev)
+{
+	const struct ct_ev_gpu_memset_times times = ev->u.gpu_memset_times;
+	struct ct_corr_map *map;
+	struct waiting_op *w = find_op(ce, ev, CT_EV_MEMSET, times.correlation_id, &map);
+
+	if (!w)
+		return unmatched(ce);
+	ev->type = CT_EV_GPU_MEMSET;
+	ev->u.gpu_memset = (struct ct_ev_gpu_memset){
+		.start = times.start,
+		.end = times.end,
+		.correlation_id = times.correlation_id,
+		.bytes = w->u.memset.bytes,
+		.value = w->u.memset.value,
+		.memory_kind = 0, /* CUPTI's unknown: the record said it, not the memset */
+		.device = times.device,
+		.context = times.context,
+		.stream = w->u.memset.stream,
 	};
 	ct_corr_map_remove(map, w);
 	return true;
@@ -510,6 +539,9 @@ ct_ev_set ct_compact_events_needed(ct_ev_set types)
 	if (types & CT_EV_BIT(CT_EV_GPU_MEMCPY))
 		more |= CT_EV_BIT(CT_EV_GPU_MEMCPY_TIMES) | CT_EV_BIT(CT_EV_GPU_BATCH) |
 		        CT_EV_BIT(CT_EV_MEMCPY);
+	if (types & CT_EV_BIT(CT_EV_GPU_MEMSET))
+		more |= CT_EV_BIT(CT_EV_GPU_MEMSET_TIMES) | CT_EV_BIT(CT_EV_GPU_BATCH) |
+		        CT_EV_BIT(CT_EV_MEMSET);
 	/* a repeat may stand for any of its kinds: all are read to know which */
 	if ((types | more) & repeating())
 		more |= repeating();
@@ -537,6 +569,7 @@ bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev)
 		return true;
 	case CT_EV_LAUNCH:
 	case CT_EV_MEMCPY:
+	case CT_EV_MEMSET:
 		keep_op(ce, ev);
 		return true;
 	case CT_EV_GPU_KERNEL:
@@ -552,6 +585,11 @@ bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev)
 		return complete_shaped(ce, ev);
 	case CT_EV_GPU_MEMCPY_TIMES:
 		return complete_copy(ce, ev);
+	case CT_EV_GPU_MEMSET:
+		forget_op(ce, ev, CT_EV_MEMSET, ev->u.gpu_memset.correlation_id, 0);
+		return true;
+	case CT_EV_GPU_MEMSET_TIMES:
+		return complete_memset(ce, ev);
 	default:
 		return true;
 	}

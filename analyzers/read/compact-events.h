@@ -20,9 +20,12 @@
  *   - gpu_memcpy_times, the record of a copy whose memcpy was written,
  *     becomes its gpu_memcpy the same way: times, context, direction,
  *     memory kinds and device from the record, bytes and stream from the
- *     memcpy.
+ *     memcpy;
+ *   - gpu_memset_times, the record of a memset whose memset was written,
+ *     becomes its gpu_memset: times, context and device from the record,
+ *     bytes, value and stream from the memset (its memory kind unknown).
  *
- * A gpu_batch holds records of the last three kinds; the decoding reads
+ * A gpu_batch holds records of the last four kinds; the decoding reads
  * it as those records, one by one (gpu-batches.h).
  *
  * A repeat becomes the event it stands for, a memcpy, memset, launch or

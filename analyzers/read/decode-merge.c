@@ -293,6 +293,9 @@ static struct ct_record *take_held(struct ct_decode_merge *m)
 	case CT_EV_GPU_KERNEL_SHAPED:
 		rec->ev.u.gpu_kernel_shaped = h->u.gpu_kernel_shaped;
 		break;
+	case CT_EV_GPU_MEMSET_TIMES:
+		rec->ev.u.gpu_memset_times = h->u.gpu_memset_times;
+		break;
 	case CT_EV_REPEAT:
 		rec->ev.u.repeat = h->u.repeat;
 		break;

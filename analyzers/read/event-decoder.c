@@ -182,7 +182,7 @@ int ct_event_class_resolve(struct ct_event_class_info *info, const bt_event *eve
 	info->decode = (decoded & CT_EV_BIT(info->type)) != 0;
 	info->batch_decode =
 	    decoded & (CT_EV_BIT(CT_EV_GPU_MEMCPY_TIMES) | CT_EV_BIT(CT_EV_GPU_KERNEL_TIMES) |
-	               CT_EV_BIT(CT_EV_GPU_KERNEL_SHAPED));
+	               CT_EV_BIT(CT_EV_GPU_KERNEL_SHAPED) | CT_EV_BIT(CT_EV_GPU_MEMSET_TIMES));
 	if (resolve_payload(info, ec, name, error, len) < 0) {
 		info->type = CT_EV_NONE;
 		return -1;

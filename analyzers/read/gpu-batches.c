@@ -96,6 +96,7 @@ static const enum ct_event_type kind_event[CT_ENUM_COUNT(gpu_record)] = {
 	[CT_GPU_RECORD_COPY] = CT_EV_GPU_MEMCPY_TIMES,
 	[CT_GPU_RECORD_KERNEL] = CT_EV_GPU_KERNEL_TIMES,
 	[CT_GPU_RECORD_KERNEL_SHAPED] = CT_EV_GPU_KERNEL_SHAPED,
+	[CT_GPU_RECORD_MEMSET] = CT_EV_GPU_MEMSET_TIMES,
 };
 
 /* What every record has: its times, id and the batch's context. */
@@ -139,6 +140,15 @@ static void read_record(const struct ct_gpu_batch *batch, enum ct_gpu_record k, 
 			.correlation_id = c.correlation_id,
 			.context = c.context,
 			.shape_id = (uint32_t)element(batch, CT_GPU_BATCH_SHAPE_ID, j),
+		};
+		break;
+	case CT_GPU_RECORD_MEMSET:
+		h->u.gpu_memset_times = (struct ct_ev_gpu_memset_times){
+			.start = c.start,
+			.end = c.end,
+			.correlation_id = c.correlation_id,
+			.context = c.context,
+			.device = batch->device,
 		};
 		break;
 	}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gpu-batches.h - a gpu_batch event (doc/events.md) read as the records
- * it holds, one at a time, each as the gpu_memcpy_times, gpu_kernel_times
- * or gpu_kernel_shaped it stands for: everything after the decoding sees
+ * it holds, one at a time, each as the gpu_memcpy_times, gpu_kernel_times,
+ * gpu_kernel_shaped or gpu_memset_times it stands for: everything after the decoding sees
  * a record an operation, as in a trace without batches. The batch's
  * columns are read by index, as the event decoder resolved them
  * (event-decoder.h: CT_READ_COLUMN).

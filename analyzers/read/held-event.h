@@ -22,6 +22,7 @@ struct ct_held_event {
 		struct ct_ev_gpu_memcpy_times gpu_memcpy_times;
 		struct ct_ev_gpu_kernel_times gpu_kernel_times;
 		struct ct_ev_gpu_kernel_shaped gpu_kernel_shaped;
+		struct ct_ev_gpu_memset_times gpu_memset_times;
 		struct ct_ev_repeat repeat;
 		struct ct_ev_repeat_moved repeat_moved;
 	} u;

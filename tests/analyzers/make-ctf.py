@@ -133,7 +133,7 @@ WRITTEN = ("api_entry", "api_call", "tracer_info", "api_name", "mem_alloc", "mem
            "gpu_kernel_times", "gpu_kernel_shaped", "kernel_shape", "gpu_memcpy_times",
            "gpu_batch", "device_info", "memcpy",
            "gpu_memcpy", "memset", "gpu_memset", "gpu_overhead", "repeat", "repeat_run",
-           "repeat_moved")
+           "repeat_moved", "gpu_memset_times")
 
 
 def ctf_type(kind):
@@ -906,9 +906,10 @@ def strings(directory):
 
 
 def compact(directory):
-    """Kernels and copies in the forms the tracer writes (doc/events.md,
-    launch_unconfigured, gpu_kernel_times, gpu_kernel_shaped and its
-    kernel_shape, gpu_memcpy_times, gpu_batch)."""
+    """Kernels, copies and memsets in the forms the tracer writes
+    (doc/events.md, launch_unconfigured, gpu_kernel_times,
+    gpu_kernel_shaped and its kernel_shape, gpu_memcpy_times,
+    gpu_memset_times, gpu_batch)."""
     events = list(EVENTS.items())
     s = Stream(events)
     pid, tid, proc = 4545, 4545, "kernels"
@@ -1002,6 +1003,28 @@ def compact(directory):
     copy(200, 3 * MIB, 7, True)
     copy(201, MIB, 1, True)
     copy(202, 2 * MIB, 7, False)
+    # memsets: one whose record is its times, one whose record came whole,
+    # and one in the batch below; bytes, value and stream are the memset's
+    s.event(at(), "api_name", pid, tid, proc, domain=2, cbid=48, name="cudaMemsetAsync")
+    memsets = []  # (bytes, value, stream, duration)
+
+    def memset(corr, size, value, stream, times):
+        entry = at()
+        s.event(at(), "memset", pid, tid, proc, device=0, address=BASE, bytes=size, value=value,
+                element_size=1, sync=0, stream=stream, api_domain=2, api_cbid=48,
+                correlation_id=corr, entry=entry)
+        start = t + 300
+        if times:
+            s.event(at(), "gpu_memset_times", pid, tid, proc, start=start, end=start + 2500,
+                    correlation_id=corr, context=1, device=0)
+        elif times is not None:
+            s.event(at(), "gpu_memset", pid, tid, proc, start=start, end=start + 2500,
+                    correlation_id=corr, bytes=size, value=value, memory_kind=3, device=0,
+                    context=1, stream=stream)
+        memsets.append((size, value, stream, 2500 if times is not None else 7000))
+
+    memset(300, MIB, 0xAB, 7, True)
+    memset(301, 2 * MIB, 0, 1, False)
     # a gpu_batch after its host events, as the tracer writes it once
     # CUPTI's buffer is read: two copies on the two streams, a gemm run
     # between them and a shaped relu run last, each its own start and
@@ -1014,6 +1037,8 @@ def compact(directory):
             launch(103, 0xA1, (64, 2, 1), (256, 1, 1), 1024, 7)
             batched.append((1, 103, t + 500, 5000))
             kernels.append(("gemm", 5000))
+    memset(302, 3 * MIB, 0x11, 7, None)
+    batched.append((3, 302, t + 300, 7000))
     entry = at()
     s.event(at(), "launch_unconfigured", pid, tid, proc, kernel_id=0xB2, device=0,
             api_domain=2, api_cbid=211, correlation_id=114, entry=entry)
@@ -1032,8 +1057,11 @@ def compact(directory):
             correlation_id=98, context=1, direction=1, src_kind=2, dst_kind=3, device=0)
     s.event(at(), "gpu_kernel_shaped", pid, tid, proc, start=t + 500, end=t + 99500,
             correlation_id=97, context=1, shape_id=5)
+    s.event(at(), "gpu_memset_times", pid, tid, proc, start=t + 500, end=t + 99500,
+            correlation_id=96, context=1, device=0)
     write(directory, events, s)
-    return {"pid": pid, "unmatched_gpu_records": 4, "launches_without_kernel": 1,
+    return {"pid": pid, "unmatched_gpu_records": 5, "launches_without_kernel": 1,
+            "memsets": [list(m) for m in memsets],
             "transfers": {"copies": len(copies), "bytes": sum(copies), "gpu_records": 5,
                           "gpu_time_ns": 4000 * 3 + sum(b[3] for b in batched if b[0] == 0),
                           "gpu_records_unmatched": 0,

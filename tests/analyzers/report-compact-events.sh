@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# Kernels and copies in the compact forms the tracer writes them
+# Kernels, copies and memsets in the compact forms the tracer writes them
 # (doc/events.md: launch_unconfigured, gpu_kernel_times, gpu_kernel_shaped
-# and kernel_shape, gpu_memcpy_times, gpu_batch),
+# and kernel_shape, gpu_memcpy_times, gpu_memset_times, gpu_batch),
 # from make-ctf.py's "compact" trace, whose truth it prints: GPU records
 # that hold only their times are given what their launch or memcpy says
 # (kernel, configuration, stream, dynamic shared memory; bytes, stream),
@@ -29,10 +29,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 report_locate
 report_synthetic compact
-ok "text: the first page says 4 GPU operations ran whose call is not in the trace" \
-	grep -q "^Lost: 4 GPU operations ran whose call is not in the trace" "$report_tmp/text.out"
+ok "text: the first page says 5 GPU operations ran whose call is not in the trace" \
+	grep -q "^Lost: 5 GPU operations ran whose call is not in the trace" "$report_tmp/text.out"
 ok "export: warns of the GPU times without their call" \
-	grep -q "warning: 4 GPU operations have no call in the trace" "$report_tmp/export.err"
+	grep -q "warning: 5 GPU operations have no call in the trace" "$report_tmp/export.err"
 
 "$report_python" - "$report_tmp" >"$report_tmp/check.tap" 2>&1 <<'PY'
 import json
@@ -101,6 +101,13 @@ for name, want_runs in truth["kernels"].items():
           len(runs) == want_runs["count"]
           and sum(int(re.search(r"duration = (\d+)", r).group(1)) for r in runs)
           == want_runs["total_ns"], runs)
+memsets = [line for line in lines if "memset_begin" in line]
+got = sorted((int(re.search(r"bytes = (\d+)", m).group(1)), int(re.search(r"value = (\d+)", m).group(1)),
+              int(re.search(r"stream = (\d+)", m).group(1)),
+              int(re.search(r"duration = (\d+)", m).group(1))) for m in memsets)
+check("export: every memset but the unmatched one is a memset_begin, with its memset's bytes, "
+      "value and stream and its record's duration (its times alone, whole, or in a batch)",
+      got == sorted(tuple(m) for m in truth["memsets"]), (got, truth["memsets"]))
 gemm_begins = [line for line in begins if 'name = "gemm"' in line]
 check("export: gemm's runs are on the launch's stream",
       len(gemm_begins) == truth["kernels"]["gemm"]["count"]

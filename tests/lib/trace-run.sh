@@ -303,6 +303,13 @@ trace_batched() {
 		"$lttng_tmp/$1.events" | awk -F, '{ n += NF } END { print n + 0 }'
 }
 
+# trace_batched_memsets TAG: the memsets the gpu_batch events of TAG's
+# trace hold (records of kind memset, which have no column of their own).
+trace_batched_memsets() {
+	sed -n "s/^event=cudatrace:gpu_batch .* record=\\([^ ]*\\).*/\\1/p" \
+		"$lttng_tmp/$1.events" | tr ',' '\n' | grep -c -x '3\|memset' || :
+}
+
 # trace_repeats TAG: the repeats of TAG's trace, alone or in the
 # repeat_run events that hold them (doc/events.md).
 trace_repeats() {

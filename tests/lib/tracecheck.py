@@ -167,6 +167,8 @@ FROM_HOST = {
         ("block_z", "block_z"), ("dynamic_shared_mem", "shared_mem"), ("stream", "stream"),
         ("device", "device"))),
     "gpu_memcpy_times": ("memcpy", "gpu_memcpy", (("bytes", "bytes"), ("stream", "stream"))),
+    "gpu_memset_times": ("memset", "gpu_memset", (("bytes", "bytes"), ("value", "value"),
+                                                  ("stream", "stream"))),
 }
 NO_STREAM = 0xFFFFFFFF
 NO_DEVICE = 255
@@ -184,7 +186,8 @@ COMPACT_GPU = dict({name: host for name, (host, _, _) in FROM_HOST.items()},
 BATCH_COLUMNS = ("record", "correlation_id", "start", "duration")
 BATCH_KINDS = {0: ("gpu_memcpy_times", ("direction", "src_kind", "dst_kind")),
                1: ("gpu_kernel_times", ("static_shared_mem", "registers")),
-               2: ("gpu_kernel_shaped", ("shape_id",))}
+               2: ("gpu_kernel_shaped", ("shape_id",)),
+               3: ("gpu_memset_times", ())}
 
 
 def column(event, name):
@@ -194,7 +197,7 @@ def column(event, name):
 
 def expand_batches(events):
     """EVENTS with each gpu_batch replaced by the gpu_memcpy_times,
-    gpu_kernel_times and gpu_kernel_shaped it holds, in its place
+    gpu_kernel_times, gpu_kernel_shaped and gpu_memset_times it holds, in its place
     (doc/events.md): record i starts at base + start[i] and ends
     duration[i] later, and takes the next value of its kind's columns."""
     expanded = []
@@ -342,9 +345,10 @@ def complete_compact_events(events):
     """The events with the compact ones the tracer writes made whole
     (doc/events.md), as the reader does (analyzers/read/compact-events.h): a
     launch_unconfigured is a launch with config_known=0 and no stream; a
-    gpu_kernel_times or gpu_memcpy_times is the gpu_kernel or gpu_memcpy
-    it stands for, with what the launch (with its configuration) or the
-    memcpy of the same correlation id in the same process says, which the
+    gpu_kernel_times, gpu_memcpy_times or gpu_memset_times is the
+    gpu_kernel, gpu_memcpy or gpu_memset it stands for, with what the
+    launch (with its configuration), the memcpy or the memset of the same
+    correlation id in the same process says, which the
     trace must hold before it, and '_completed' set (what it took from its
     host event cannot disagree with it); a gpu_kernel_shaped is the
     gpu_kernel with the kernel and device of its launch_unconfigured and
@@ -373,7 +377,8 @@ def complete_compact_events(events):
                              kernel_id=host.get("kernel_id"), device=host.get("device"))
                 for field in SHAPE_FIELDS:
                     event[field] = shape.get(field)
-        elif name == "memcpy" or (name == "launch" and number(event.get("config_known")) == 1):
+        elif name in ("memcpy", "memset") or (name == "launch" and
+                                              number(event.get("config_known")) == 1):
             hosts[(vpid, name, number(event.get("correlation_id")))] = event
         elif name in FROM_HOST:
             host_name, full_name, fields = FROM_HOST[name]
@@ -385,5 +390,7 @@ def complete_compact_events(events):
                 if full_name == "gpu_memcpy":
                     event.update(runtime_correlation_id="0", src_device=str(NO_DEVICE),
                                  dst_device=str(NO_DEVICE))
+                if full_name == "gpu_memset":
+                    event.update(memory_kind="0")
         completed.append(event)
     return completed

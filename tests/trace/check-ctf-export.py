@@ -51,11 +51,12 @@ def disorder(path):
             continue
         payload = msg.event.payload_field
         if msg.event.name == "cudatrace:gpu_batch":
-            # a record a kernel or copy, starting base + start[i] (doc/events.md)
+            # a record a kernel, copy or memset, starting base + start[i] (doc/events.md)
             starts = [int(payload["base"]) + int(s) for s in payload["start"]]
         elif msg.event.name in ("cudatrace:gpu_kernel", "cudatrace:gpu_kernel_times",
                                 "cudatrace:gpu_kernel_shaped", "cudatrace:gpu_memcpy",
-                                "cudatrace:gpu_memcpy_times", "cudatrace:gpu_memset"):
+                                "cudatrace:gpu_memcpy_times", "cudatrace:gpu_memset",
+                                "cudatrace:gpu_memset_times"):
             starts = [int(payload["start"])]
         else:
             continue

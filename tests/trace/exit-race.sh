@@ -26,7 +26,8 @@ ledger_gpu_work() {
 }
 trace_gpu_events() {
 	echo $(($(trace_count "$1" gpu_memcpy) + $(trace_count "$1" gpu_memcpy_times) +
-		$(trace_batched "$1" direction) + $(trace_count "$1" gpu_memset)))
+		$(trace_batched "$1" direction) + $(trace_count "$1" gpu_memset) +
+		$(trace_count "$1" gpu_memset_times) + $(trace_batched_memsets "$1")))
 }
 
 for run in 1 2 3; do
