@@ -38,6 +38,7 @@
 #include "log.h"
 #include "host-sampler.h"
 #include "nvml.h"
+#include "recorded-ops.h"
 
 enum mem_event {
 	MEM_ALLOC,
@@ -113,6 +114,8 @@ static void emit_mem(enum mem_event which, const struct tracker_entry *entry, ui
 		lttng_ust_do_tracepoint(cudatrace, mem_reclaim, &e);
 		break;
 	}
+	if (which == MEM_ALLOC || which == MEM_FREE)
+		recorded_ops_note(api->correlation_id, RECORDED_MEMORY);
 }
 
 /* The same for a traced call: named first. False when not enabled. */

@@ -260,8 +260,14 @@ static void on_memset(const CUpti_ActivityMemset4 *m, struct gpu_batch *batch)
 	                 });
 }
 
-static void on_memory(const CUpti_ActivityMemory4 *m)
+/* The record of an allocation or a free whose mem_alloc or mem_free is in
+ * the trace says no more, unless the memory is a pool's (its figures). */
+static void on_memory(const CUpti_ActivityMemory4 *m, struct gpu_batch *batch)
 {
+	if (m->memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID &&
+	    recorded_ops_take(m->correlationId) == RECORDED_MEMORY)
+		return;
+	gpu_batch_write(batch);
 	EMIT(gpu_memory, &(struct ct_ev_gpu_memory){
 	                     .timestamp = m->timestamp,
 	                     .operation = (uint8_t)m->memoryOperationType,
@@ -372,10 +378,11 @@ void gpu_events_record(const CUpti_Activity *record, struct gpu_events_reading *
 	const void *r = record;
 
 	/* the batched records before this one first, in CUPTI's order; a
-	 * kernel's, copy's, memset's or synchronisation's record writes them
-	 * itself when it does not join them or go unwritten */
+	 * kernel's, copy's, memset's, synchronisation's or memory's record
+	 * writes them itself when it does not join them or go unwritten */
 	if (record->kind != CUPTI_ACTIVITY_KIND_MEMCPY &&
 	    record->kind != CUPTI_ACTIVITY_KIND_MEMSET &&
+	    record->kind != CUPTI_ACTIVITY_KIND_MEMORY2 &&
 	    record->kind != CUPTI_ACTIVITY_KIND_KERNEL &&
 	    record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
 	    record->kind != CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)
@@ -396,7 +403,7 @@ void gpu_events_record(const CUpti_Activity *record, struct gpu_events_reading *
 		on_memset(r, &reading->batch);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMORY2:
-		on_memory(r);
+		on_memory(r, &reading->batch);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
 		on_memory_pool(r);

@@ -4,7 +4,8 @@
  * correlation id, so that their GPU record need only say what the host
  * event cannot (gpu_kernel_times, gpu_kernel_shaped, gpu_memcpy_times,
  * gpu_memset_times:
- * doc/events.md), or nothing at all (a synchronisation's gpu_sync): the calling thread notes an operation, with what its
+ * doc/events.md), or nothing at all (a synchronisation's gpu_sync, the
+ * gpu_memory of memory no pool holds): the calling thread notes an operation, with what its
  * event said, once the event is in the trace; CUPTI's buffer thread takes
  * the note when the operation's record comes.
  *
@@ -26,6 +27,7 @@ enum recorded_op {
 	RECORDED_WHOLE,        /* a launch with its configuration, a memcpy or a memset */
 	RECORDED_UNCONFIGURED, /* a launch_unconfigured: its kernel and device only */
 	RECORDED_SYNC,         /* a sync: the host wait, from its api_entry to its exit */
+	RECORDED_MEMORY,       /* a mem_alloc or mem_free: what a pool's record adds, if any */
 };
 
 /* The host event of CORRELATION_ID's operation, which said WHAT, was

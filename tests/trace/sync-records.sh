@@ -12,8 +12,11 @@
 #     gpu_batch (or a gpu_memset_times), which a reader makes the
 #     gpu_memset it stands for: its GPU times and bytes are the ledger's
 #     (check-trace.py's corr and gputime);
+#   - an allocation and a free of memory no pool holds, whose mem_alloc and
+#     mem_free are in the trace, have no gpu_memory;
 #   - with CUDATRACE_COMPACT=0 every record is written whole: a gpu_sync
-#     for each synchronising call, a gpu_memset for each memset.
+#     for each synchronising call, a gpu_memset for each memset, a
+#     gpu_memory for the cudaMalloc and for the cudaFree.
 # The tracer's periodic flush is off, so that every record is read after
 # its call's event is written, as the buffer thread finds the calls'
 # notes (libtrace/recorded-ops.h).
@@ -51,11 +54,15 @@ for compact in 1 0; do
 			"$(trace_count "$tag" gpu_sync)" 0
 		ok "$tag: the memsets' records are batched" \
 			test "$(trace_batched_memsets "$tag")" -gt $((rounds / 2))
+		is "$tag: no gpu_memory: the mem_alloc and mem_free say it" \
+			"$(trace_count "$tag" gpu_memory)" 0
 	else
 		is "$tag: a gpu_sync for each synchronising call" \
 			"$(trace_count "$tag" gpu_sync)" $((rounds + 2))
 		is "$tag: a whole gpu_memset for each memset" \
 			"$(trace_count "$tag" gpu_memset)" $rounds
+		is "$tag: a gpu_memory for the allocation and one for the free" \
+			"$(trace_count "$tag" gpu_memory)" 2
 	fi
 done
 tap_done
