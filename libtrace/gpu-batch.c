@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpu-batch.c - kernels', copies' and memsets' GPU records as gpu_batch events (see
- * gpu-batch.h).
+ * gpu-batch.c - kernels', copies' and memsets' GPU records as gpu_batch
+ * events (see gpu-batch.h).
  */
 #include "emit.h"
 #include "gpu-batch.h"

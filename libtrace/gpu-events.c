@@ -373,19 +373,30 @@ RECORD_LAYOUT(CUpti_ActivitySynchronization2);
 RECORD_LAYOUT(CUpti_ActivityOverhead3);
 RECORD_LAYOUT(CUpti_ActivityDevice5);
 
+/* Whether the record of KIND writes the batch itself: it may join the
+ * batch (a kernel, a copy, a memset) or go unwritten (a synchronisation,
+ * memory no pool holds), and writes it only before an event of its own. */
+static bool writes_batch_itself(CUpti_ActivityKind kind)
+{
+	switch (kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+	case CUPTI_ACTIVITY_KIND_MEMCPY:
+	case CUPTI_ACTIVITY_KIND_MEMSET:
+	case CUPTI_ACTIVITY_KIND_MEMORY2:
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+		return true;
+	default:
+		return false;
+	}
+}
+
 void gpu_events_record(const CUpti_Activity *record, struct gpu_events_reading *reading)
 {
 	const void *r = record;
 
-	/* the batched records before this one first, in CUPTI's order; a
-	 * kernel's, copy's, memset's, synchronisation's or memory's record
-	 * writes them itself when it does not join them or go unwritten */
-	if (record->kind != CUPTI_ACTIVITY_KIND_MEMCPY &&
-	    record->kind != CUPTI_ACTIVITY_KIND_MEMSET &&
-	    record->kind != CUPTI_ACTIVITY_KIND_MEMORY2 &&
-	    record->kind != CUPTI_ACTIVITY_KIND_KERNEL &&
-	    record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
-	    record->kind != CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)
+	/* the batched records before this one first, in CUPTI's order */
+	if (!writes_batch_itself(record->kind))
 		gpu_batch_write(&reading->batch);
 
 	switch (record->kind) {

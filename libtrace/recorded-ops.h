@@ -3,10 +3,10 @@
  * recorded-ops.h - the operations whose host event was written, by CUPTI
  * correlation id, so that their GPU record need only say what the host
  * event cannot (gpu_kernel_times, gpu_kernel_shaped, gpu_memcpy_times,
- * gpu_memset_times:
- * doc/events.md), or nothing at all (a synchronisation's gpu_sync, the
- * gpu_memory of memory no pool holds): the calling thread notes an operation, with what its
- * event said, once the event is in the trace; CUPTI's buffer thread takes
+ * gpu_memset_times: doc/events.md), or nothing at all (a
+ * synchronisation's gpu_sync, the gpu_memory of memory no pool holds):
+ * the calling thread notes an operation, with what its event said, once
+ * the event is in the trace; CUPTI's buffer thread takes
  * the note when the operation's record comes.
  *
  * Lock-free and of fixed size: one 64-bit slot per correlation id modulo

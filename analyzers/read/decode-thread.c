@@ -263,9 +263,9 @@ static void held_keep(struct ct_decode_thread *dt, struct held_reading *hr)
 }
 
 /*
- * A gpu_batch: a held event for each kernel, copy and memset it holds, the
- * gpu_memcpy_times, gpu_kernel_times, gpu_kernel_shaped or gpu_memset_times it stands for
- * at the batch's time, as if the tracer had written them one by one.
+ * A gpu_batch: a held event for each kernel, copy and memset it holds,
+ * the gpu_memcpy_times, gpu_kernel_times, gpu_kernel_shaped or
+ * gpu_memset_times it stands for at the batch's time, as if the tracer had written them one by one.
  */
 static void decode_gpu_batch(struct ct_decode_thread *dt, const struct ct_event_class_info *info,
                              const bt_message *msg, const bt_event *event)

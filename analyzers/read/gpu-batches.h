@@ -2,10 +2,10 @@
 /*
  * gpu-batches.h - a gpu_batch event (doc/events.md) read as the records
  * it holds, one at a time, each as the gpu_memcpy_times, gpu_kernel_times,
- * gpu_kernel_shaped or gpu_memset_times it stands for: everything after the decoding sees
- * a record an operation, as in a trace without batches. The batch's
- * columns are read by index, as the event decoder resolved them
- * (event-decoder.h: CT_READ_COLUMN).
+ * gpu_kernel_shaped or gpu_memset_times it stands for: everything after
+ * the decoding sees a record an operation, as in a trace without
+ * batches. The batch's columns are read by index, as the event decoder
+ * resolved them (event-decoder.h: CT_READ_COLUMN).
  *
  *	ct_gpu_batch_open(&batch, info, event);
  *	while (ct_gpu_batch_next(&batch, &held))

@@ -4,8 +4,9 @@
  * lttng_ust_statedump:*), which `cudatrace record` enables: the objects
  * each process had loaded, for naming the addresses of its call stacks
  * (call-stacks.h), and its name, for a process that no cudatrace event
- * names (one the Python probe alone speaks for: a spawned worker). They are not cudatrace's events: they are read by
- * member name, and one that lacks a member is skipped.
+ * names (one the Python probe alone speaks for: a spawned worker). They
+ * are not cudatrace's events: they are read by member name, and one that
+ * lacks a member is skipped.
  */
 #ifndef CUDATRACE_ANALYZERS_UST_STATEDUMP_H
 #define CUDATRACE_ANALYZERS_UST_STATEDUMP_H
@@ -50,8 +51,8 @@ struct ct_ust_statedump_record {
 
 /*
  * Reads EVENT, of kind KIND, into REC (hostname and pid are the caller's),
- * its path or name copied into STRINGS. false if a member is missing or of another
- * type: the event is skipped.
+ * its path or name copied into STRINGS. false if a member is missing or of
+ * another type: the event is skipped.
  */
 bool ct_ust_statedump_decode(enum ct_ust_statedump kind, const bt_event *event,
                              GStringChunk *strings, struct ct_ust_statedump_record *rec);
