@@ -1,224 +1,263 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ctf-writer.c - the graph of a source of ours and sink.ctf.fs, run by
- * its owner (see ctf-writer.h).
+ * ctf-writer.c - a CTF 1.8 trace written straight into a directory (see
+ * ctf-writer.h).
+ *
+ * A packet is, as the trace and stream blocks below declare it:
+ *
+ *   header   magic, the trace's UUID, stream_id (0), stream_instance_id
+ *   context  packet_size, content_size (bits), timestamp_begin,
+ *            timestamp_end, packet_seq_num
+ *   events   each an id and a timestamp, then what its owner serialised
+ *
+ * The header and context are put down when the packet is written: only
+ * then are its size and its last timestamp known. No padding: a packet
+ * is as long as its content.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
-
-#include <glib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "ctf-writer.h"
 
-struct ct_ctf_writer {
-	bt_graph *graph;           /* owned */
-	bt_self_component *source; /* borrowed from the graph */
-	ct_ctf_writer_next_func next;
-	void *data;
-	char *dir;        /* owned */
-	bool next_failed; /* NEXT returned an error */
-	bool failed;      /* a run failed: the graph may not run again */
+#define CTF_MAGIC 0xc1fc1fc1u
+/* magic, uuid, stream_id, stream_instance_id; five 64-bit context fields */
+#define PACKET_HEADER_BYTES (4u + 16u + 8u + 8u)
+#define PACKET_PREAMBLE     (PACKET_HEADER_BYTES + 5u * 8u)
+
+struct ct_ctf_stream {
+	char *path; /* owned */
+	uint64_t instance;
+	struct ct_ctf_buf packet; /* PACKET_PREAMBLE bytes left for the header and context */
+	uint64_t events;          /* in the packet */
+	uint64_t first, last;     /* the packet's first and last timestamps */
+	uint64_t seq;             /* packets written */
 };
 
-/* ------------------------------------------------------------ the source */
+struct ct_ctf_writer {
+	char *dir;          /* owned */
+	GPtrArray *streams; /* struct ct_ctf_stream, owned */
+	uint8_t uuid[16];
+	bool failed;
+	char why[512];
+};
 
-/* The iterator hands the writer's owner every call: its data is the writer. */
-static bt_message_iterator_class_initialize_method_status
-iter_initialize(bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
-                bt_self_component_port_output *port)
+/* ------------------------------------------------------------ the writer */
+
+/* A random (version 4) UUID, as GLib makes them, in bytes. */
+static void random_uuid(uint8_t uuid[16])
 {
-	(void)config;
-	(void)port;
-	bt_self_message_iterator_set_data(
-	    self, bt_self_component_get_data(bt_self_message_iterator_borrow_component(self)));
-	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
-}
+	gchar *text = g_uuid_string_random();
+	size_t n = 0;
 
-static bt_message_iterator_class_next_method_status iter_next(bt_self_message_iterator *self,
-                                                              bt_message_array_const msgs,
-                                                              uint64_t capacity, uint64_t *count)
-{
-	struct ct_ctf_writer *w = bt_self_message_iterator_get_data(self);
-	bt_message_iterator_class_next_method_status status =
-	    w->next(w->data, self, msgs, capacity, count);
-
-	if (status < 0)
-		w->next_failed = true;
-	return status;
-}
-
-/* The source's initialize method data is its writer. */
-static bt_component_class_initialize_method_status
-source_initialize(bt_self_component_source *self, bt_self_component_source_configuration *config,
-                  const bt_value *params, void *data)
-{
-	struct ct_ctf_writer *w = data;
-
-	(void)config;
-	(void)params;
-	w->source = bt_self_component_source_as_self_component(self);
-	bt_self_component_set_data(w->source, w);
-	if (bt_self_component_source_add_output_port(self, "out", NULL, NULL) !=
-	    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK)
-		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
-	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
-}
-
-/* A new source component class; NULL: out of memory. */
-static bt_component_class_source *source_class(void)
-{
-	bt_message_iterator_class *iter_cls = bt_message_iterator_class_create(iter_next);
-	bt_component_class_source *cls = NULL;
-
-	if (!iter_cls)
-		return NULL;
-	if (bt_message_iterator_class_set_initialize_method(iter_cls, iter_initialize) ==
-	    BT_MESSAGE_ITERATOR_CLASS_SET_METHOD_STATUS_OK)
-		cls = bt_component_class_source_create("cudatrace-out", iter_cls);
-	bt_message_iterator_class_put_ref(iter_cls);
-	if (cls && bt_component_class_source_set_initialize_method(cls, source_initialize) !=
-	               BT_COMPONENT_CLASS_SET_METHOD_STATUS_OK) {
-		bt_component_class_source_put_ref(cls);
-		cls = NULL;
+	for (const char *p = text; *p && n < 16; p++) {
+		if (*p == '-')
+			continue;
+		uuid[n] = (uint8_t)(g_ascii_xdigit_value(p[0]) << 4 | g_ascii_xdigit_value(p[1]));
+		n++;
+		p++;
 	}
-	return cls;
+	g_free(text);
 }
 
-/* ------------------------------------------------------------ the graph */
-
-/* sink.ctf.fs's parameters: one trace, its files right in DIR, nothing printed. */
-static bt_value *sink_params(const char *dir)
+static void stream_free(gpointer data)
 {
-	bt_value *params = bt_value_map_create();
+	struct ct_ctf_stream *s = data;
 
-	if (params && (bt_value_map_insert_string_entry(params, "path", dir) !=
-	                   BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
-	               bt_value_map_insert_bool_entry(params, "assume-single-trace", BT_TRUE) !=
-	                   BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
-	               bt_value_map_insert_bool_entry(params, "quiet", BT_TRUE) !=
-	                   BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK)) {
-		bt_value_put_ref(params);
+	g_free(s->packet.data);
+	g_free(s->path);
+	g_free(s);
+}
+
+struct ct_ctf_writer *ct_ctf_writer_create(const char *dir, char *error, size_t len)
+{
+	struct ct_ctf_writer *w;
+
+	if (g_mkdir_with_parents(dir, 0755) < 0) {
+		snprintf(error, len, "cannot make '%s': %s", dir, g_strerror(errno));
 		return NULL;
 	}
-	return params;
-}
-
-/* The source and sink.ctf.fs in W's graph, connected. 0, or -1 with why in ERROR. */
-static int build(struct ct_ctf_writer *w, const char *dir, char *error, size_t len)
-{
-	bt_component_class_source *source_cls = source_class();
-	bt_value *params = sink_params(dir);
-	const bt_plugin *ctf = NULL;
-	const bt_component_class_sink *sink_cls;
-	const bt_component_source *source;
-	const bt_component_sink *sink;
-	int status = -1;
-
-	snprintf(error, len, "out of memory");
-	if (!source_cls || !params)
-		goto end;
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &ctf) !=
-	        BT_PLUGIN_FIND_STATUS_OK ||
-	    !(sink_cls = bt_plugin_borrow_sink_component_class_by_name_const(ctf, "fs"))) {
-		bt_current_thread_clear_error();
-		snprintf(error, len,
-		         "babeltrace2's ctf plugin has no sink.ctf.fs (Debian: babeltrace2)");
-		goto end;
-	}
-	if (bt_graph_add_source_component_with_initialize_method_data(
-	        w->graph, source_cls, "cudatrace-out", NULL, w, BT_LOGGING_LEVEL_NONE, &source) !=
-	        BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
-	    bt_graph_add_sink_component(w->graph, sink_cls, "ctf-writer", params,
-	                                BT_LOGGING_LEVEL_NONE,
-	                                &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
-	    bt_graph_connect_ports(w->graph,
-	                           bt_component_source_borrow_output_port_by_index_const(source, 0),
-	                           bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-	                           NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-		/* babeltrace2's own message names its internals, not what went wrong for us */
-		bt_current_thread_clear_error();
-		snprintf(error, len, "cannot set up the CTF writer for '%s'", dir);
-		goto end;
-	}
-	status = 0;
-end:
-	bt_value_put_ref(params);
-	/* the components hold what they need of the plugin */
-	bt_plugin_put_ref(ctf);
-	bt_component_class_source_put_ref(source_cls);
-	return status;
-}
-
-struct ct_ctf_writer *ct_ctf_writer_create(const char *dir, ct_ctf_writer_next_func next,
-                                           void *data, char *error, size_t len)
-{
-	struct ct_ctf_writer *w = g_new0(struct ct_ctf_writer, 1);
-
-	w->next = next;
-	w->data = data;
+	w = g_new0(struct ct_ctf_writer, 1);
 	w->dir = g_strdup(dir);
-	w->graph = bt_graph_create(0);
-	if (!w->graph) {
-		snprintf(error, len, "out of memory");
-		ct_ctf_writer_destroy(w);
-		return NULL;
-	}
-	if (build(w, dir, error, len) < 0) {
-		ct_ctf_writer_destroy(w);
-		return NULL;
-	}
+	w->streams = g_ptr_array_new_with_free_func(stream_free);
+	random_uuid(w->uuid);
 	return w;
 }
 
-bt_self_component *ct_ctf_writer_component(struct ct_ctf_writer *w)
+/* The writing failed, for the reason in W->why: nothing more is written. */
+static int fail(struct ct_ctf_writer *w, const char *path, int err)
 {
-	return w->source;
-}
-
-int ct_ctf_writer_run(struct ct_ctf_writer *w, char *error, size_t len)
-{
-	if (w->failed) {
-		snprintf(error, len, "the CTF writer failed before");
-		return -1;
-	}
-	/* one sink: AGAIN comes back at once, when NEXT has nothing for now */
-	switch (bt_graph_run(w->graph)) {
-	case BT_GRAPH_RUN_STATUS_OK:
-	case BT_GRAPH_RUN_STATUS_AGAIN:
-		return 0;
-	case BT_GRAPH_RUN_STATUS_MEMORY_ERROR:
-		bt_current_thread_clear_error();
-		snprintf(error, len, "out of memory");
-		break;
-	default:
-		/* babeltrace2's own message names its internals, not what went wrong for us */
-		bt_current_thread_clear_error();
-		if (w->next_failed)
-			snprintf(error, len, "out of memory");
-		else
-			snprintf(error, len,
-			         "cannot write the GPU-time trace into '%s' (babeltrace2's "
-			         "sink.ctf.fs failed: a full disk, a quota, a file size limit?)",
-			         w->dir);
-		break;
-	}
+	if (!w->failed)
+		snprintf(w->why, sizeof(w->why), "%s: %s", path, g_strerror(err));
 	w->failed = true;
 	return -1;
+}
+
+/* LEN bytes of DATA at the end of PATH (made when it is not there). 0, or -1. */
+static int append(struct ct_ctf_writer *w, const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	const uint8_t *p = data;
+
+	if (fd < 0)
+		return fail(w, path, errno);
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : ENOSPC;
+
+			close(fd);
+			return fail(w, path, err);
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) < 0)
+		return fail(w, path, errno);
+	return 0;
+}
+
+/* ------------------------------------------------------------ metadata */
+
+int ct_ctf_writer_metadata(struct ct_ctf_writer *w, const char *clock_name,
+                           const char *event_context, const char *declarations, const char *events,
+                           char *error, size_t len)
+{
+	GString *m = g_string_new("/* CTF 1.8 */\n\n");
+	char uuid[37];
+	char *path;
+	int status;
+
+	snprintf(uuid, sizeof(uuid),
+	         "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", w->uuid[0],
+	         w->uuid[1], w->uuid[2], w->uuid[3], w->uuid[4], w->uuid[5], w->uuid[6], w->uuid[7],
+	         w->uuid[8], w->uuid[9], w->uuid[10], w->uuid[11], w->uuid[12], w->uuid[13],
+	         w->uuid[14], w->uuid[15]);
+	g_string_append_printf(m,
+	                       "trace {\n"
+	                       "\tmajor = 1;\n"
+	                       "\tminor = 8;\n"
+	                       "\tuuid = \"%s\";\n"
+	                       "\tbyte_order = le;\n"
+	                       "\tpacket.header := struct {\n"
+	                       "\t\tinteger { size = 32; align = 8; base = x; } magic;\n"
+	                       "\t\tinteger { size = 8; align = 8; } uuid[16];\n"
+	                       "\t\tinteger { size = 64; align = 8; } stream_id;\n"
+	                       "\t\tinteger { size = 64; align = 8; } stream_instance_id;\n"
+	                       "\t} align(8);\n"
+	                       "};\n\n",
+	                       uuid);
+	g_string_append(m, declarations);
+	g_string_append_printf(
+	    m,
+	    "stream {\n"
+	    "\tid = 0;\n"
+	    "\tpacket.context := struct {\n"
+	    "\t\tinteger { size = 64; align = 8; } packet_size;\n"
+	    "\t\tinteger { size = 64; align = 8; } content_size;\n"
+	    "\t\tinteger { size = 64; align = 8; map = clock.%s.value; } timestamp_begin;\n"
+	    "\t\tinteger { size = 64; align = 8; map = clock.%s.value; } timestamp_end;\n"
+	    "\t\tinteger { size = 64; align = 8; } packet_seq_num;\n"
+	    "\t} align(8);\n\n"
+	    "\tevent.header := struct {\n"
+	    "\t\tinteger { size = 64; align = 8; } id;\n"
+	    "\t\tinteger { size = 64; align = 8; map = clock.%s.value; } timestamp;\n"
+	    "\t} align(8);\n"
+	    "\tevent.context := %s align(8);\n"
+	    "};\n\n",
+	    clock_name, clock_name, clock_name, event_context);
+	g_string_append(m, events);
+	path = g_build_filename(w->dir, "metadata", NULL);
+	/* a metadata written again (a second call) replaces the first */
+	if (unlink(path) < 0 && errno != ENOENT)
+		fail(w, path, errno);
+	status = w->failed ? -1 : append(w, path, m->str, m->len);
+	if (status < 0)
+		snprintf(error, len, "%s", w->why);
+	g_free(path);
+	g_string_free(m, TRUE);
+	return status;
+}
+
+/* ------------------------------------------------------------ streams */
+
+struct ct_ctf_stream *ct_ctf_writer_stream(struct ct_ctf_writer *w, const char *name)
+{
+	struct ct_ctf_stream *s = g_new0(struct ct_ctf_stream, 1);
+
+	s->path = g_build_filename(w->dir, name, NULL);
+	s->instance = w->streams->len;
+	ct_ctf_room(&s->packet, PACKET_PREAMBLE);
+	s->packet.len = PACKET_PREAMBLE;
+	g_ptr_array_add(w->streams, s);
+	return s;
+}
+
+struct ct_ctf_buf *ct_ctf_stream_event(struct ct_ctf_stream *s, uint64_t id, uint64_t timestamp)
+{
+	if (!s->events++)
+		s->first = timestamp;
+	s->last = timestamp;
+	ct_ctf_put_u64(&s->packet, id);
+	ct_ctf_put_u64(&s->packet, timestamp);
+	return &s->packet;
+}
+
+/* S's packet, its header and context put down, at the end of its file; then an empty one. */
+static int write_packet(struct ct_ctf_writer *w, struct ct_ctf_stream *s)
+{
+	struct ct_ctf_buf *b = &s->packet;
+	size_t content = b->len;
+	int status;
+
+	if (!s->events)
+		return 0;
+	b->len = 0;
+	ct_ctf_put_u32(b, CTF_MAGIC);
+	memcpy(ct_ctf_room(b, 16), w->uuid, 16);
+	b->len += 16;
+	ct_ctf_put_u64(b, 0);
+	ct_ctf_put_u64(b, s->instance);
+	ct_ctf_put_u64(b, (uint64_t)content * 8u);
+	ct_ctf_put_u64(b, (uint64_t)content * 8u);
+	ct_ctf_put_u64(b, s->first);
+	ct_ctf_put_u64(b, s->last);
+	ct_ctf_put_u64(b, s->seq++);
+	status = w->failed ? -1 : append(w, s->path, b->data, content);
+	b->len = PACKET_PREAMBLE;
+	s->events = 0;
+	return status;
+}
+
+int ct_ctf_stream_event_done(struct ct_ctf_writer *w, struct ct_ctf_stream *s)
+{
+	if (s->packet.len < CT_CTF_PACKET_BYTES)
+		return 0;
+	return write_packet(w, s);
+}
+
+int ct_ctf_writer_close(struct ct_ctf_writer *w, char *error, size_t len)
+{
+	for (guint i = 0; i < w->streams->len && !w->failed; i++)
+		write_packet(w, g_ptr_array_index(w->streams, i));
+	if (w->failed) {
+		snprintf(error, len, "%s", w->why);
+		return -1;
+	}
+	return 0;
 }
 
 void ct_ctf_writer_destroy(struct ct_ctf_writer *w)
 {
 	if (!w)
 		return;
-	/*
-	 * sink.ctf.fs (babeltrace2 2.0) frees a stream's serializer twice when
-	 * it is finalized after a write failed (a file that cannot grow), and
-	 * the process aborts. The graph of a failed run is left as it is: the
-	 * caller takes the files back (their directory removed), the memory
-	 * is the process's until it ends, which it does with the failure.
-	 */
-	if (!w->failed)
-		bt_graph_put_ref(w->graph);
+	g_ptr_array_free(w->streams, TRUE);
 	g_free(w->dir);
 	g_free(w);
 }

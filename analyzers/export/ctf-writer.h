@@ -1,69 +1,130 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ctf-writer.h - a CTF 1.8 trace written into a directory by babeltrace2's
- * sink.ctf.fs from messages its owner makes as it reads: a graph of a
- * source component of ours, "cudatrace-out", and sink.ctf.fs. The source's
- * message iterator gives the sink what the owner's NEXT function makes;
- * the owner runs the graph (ct_ctf_writer_run) whenever it has messages
- * ready, and the run returns as soon as NEXT has none for now (AGAIN) or
- * none ever again (END). So the writing keeps pace with the reading,
- * and nothing waits: the owner, not a loop, decides when the graph runs.
+ * ctf-writer.h - a CTF 1.8 trace of one stream class, written straight
+ * into a directory: its metadata, a TSDL text, and a file per stream of
+ * packets, each a header, a context and the events its owner serialised.
  *
- * The trace IR of the messages is made with the source component
- * (ct_ctf_writer_component), the messages with the iterator NEXT is
- * given. A run that fails says why in our words: NEXT could not make a
- * message (out of memory), or the sink could not write into the
- * directory; babeltrace2's own message names its internals.
+ * The writer owns what CTF frames: the trace block (byte order, UUID,
+ * packet header), the stream class (packet context, event header: an id
+ * and a timestamp on the owner's clock) and the packets. The owner names
+ * its clock and gives the rest of the metadata as TSDL text (environment,
+ * clock, the event context and the event classes), and serialises each
+ * event's context and payload after the header the writer puts down.
+ * Fields are byte-aligned and little-endian, as the metadata says; the
+ * layout is the one babeltrace2's sink.ctf.fs writes, which the readers
+ * of CTF 1.8 (babeltrace2, Trace Compass) read.
  *
- *	w = ct_ctf_writer_create(dir, next, data, err, len);
- *	... trace IR: ct_ctf_writer_component(w) ...
- *	ct_ctf_writer_run(w, err, len);   (each time messages are ready; once NEXT ends)
- *	ct_ctf_writer_destroy(w);         (the sink writes the metadata)
+ * A stream's events are kept in its packet until the packet is full (or
+ * the trace closes); the packet then goes to the end of the stream's file,
+ * opened only for that write, so that any number of streams holds no file
+ * open. Events of a stream must come in time order. Not thread-safe: one
+ * thread writes.
+ *
+ *	w = ct_ctf_writer_create(dir, err, len);
+ *	ct_ctf_writer_metadata(w, clock, context, declarations, err, len);
+ *	s = ct_ctf_writer_stream(w, "name");
+ *	b = ct_ctf_stream_event(s, id, timestamp); ct_ctf_put_u32(b, ...) ...;
+ *	ct_ctf_stream_event_done(w, s);          (-1: the writing failed)
+ *	ct_ctf_writer_close(w, err, len);        (every packet written)
+ *	ct_ctf_writer_destroy(w);
  */
 #ifndef CUDATRACE_ANALYZERS_CTF_WRITER_H
 #define CUDATRACE_ANALYZERS_CTF_WRITER_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#include <babeltrace2/babeltrace.h>
+#include <glib.h>
 
-/*
- * The owner's messages: up to CAPACITY of them into MSGS, made with SELF
- * (a message's reference goes to the sink), their number in *COUNT.
- * OK (at least one), AGAIN (none for now), END (none ever again), or an
- * error status.
- */
-typedef bt_message_iterator_class_next_method_status (*ct_ctf_writer_next_func)(
-    void *data, bt_self_message_iterator *self, bt_message_array_const msgs, uint64_t capacity,
-    uint64_t *count);
+/* Bytes a packet is written at (and a little more: its last event). */
+#define CT_CTF_PACKET_BYTES (32u * 1024u)
+
+/* Where an event is serialised: its stream's packet. */
+struct ct_ctf_buf {
+	uint8_t *data; /* owned */
+	size_t len, cap;
+};
+
+/* Room for N more bytes in B. */
+static inline uint8_t *ct_ctf_room(struct ct_ctf_buf *b, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = MAX(b->cap * 2, b->len + n);
+		b->data = g_realloc(b->data, b->cap);
+	}
+	return b->data + b->len;
+}
+
+#define CT_CTF_PUT(bits)                                                              \
+	static inline void ct_ctf_put_u##bits(struct ct_ctf_buf *b, uint##bits##_t v) \
+	{                                                                             \
+		uint##bits##_t le = GUINT##bits##_TO_LE(v);                           \
+		memcpy(ct_ctf_room(b, sizeof(le)), &le, sizeof(le));                  \
+		b->len += sizeof(le);                                                 \
+	}
+CT_CTF_PUT(16)
+CT_CTF_PUT(32)
+CT_CTF_PUT(64)
+#undef CT_CTF_PUT
+
+static inline void ct_ctf_put_u8(struct ct_ctf_buf *b, uint8_t v)
+{
+	*ct_ctf_room(b, 1) = v;
+	b->len++;
+}
+
+/* S with its terminating NUL, as CTF strings are; NULL: the empty string. */
+static inline void ct_ctf_put_string(struct ct_ctf_buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) + 1 : 1;
+
+	memcpy(ct_ctf_room(b, n), s ? s : "", n);
+	b->len += n;
+}
 
 struct ct_ctf_writer;
+struct ct_ctf_stream;
 
 /*
- * A writer into directory DIR (made when it does not exist, as
- * sink.ctf.fs does), fed by NEXT with DATA. NULL with the reason in ERROR
- * (LEN bytes): babeltrace2's ctf plugin missing, DIR not writable, out of
- * memory.
+ * A writer into directory DIR, made now when it does not exist (and its
+ * parents). NULL with the reason in ERROR (LEN bytes).
  */
-struct ct_ctf_writer *ct_ctf_writer_create(const char *dir, ct_ctf_writer_next_func next,
-                                           void *data, char *error, size_t len);
-
-/* The source component, to make the trace IR of the messages with. */
-bt_self_component *ct_ctf_writer_component(struct ct_ctf_writer *writer);
+struct ct_ctf_writer *ct_ctf_writer_create(const char *dir, char *error, size_t len);
 
 /*
- * Has the sink write what NEXT gives until it gives nothing for now, or
- * nothing more. 0; or -1 with the reason in ERROR (LEN bytes): NEXT or
- * the sink failed, and the writer writes nothing more.
+ * Writes the metadata: the trace and stream blocks, with the events'
+ * timestamps on clock CLOCK_NAME (a TSDL identifier), their common
+ * context the structure EVENT_CONTEXT (TSDL, "struct { ... }"), and
+ * DECLARATIONS (TSDL: env and clock blocks before the stream's; event
+ * blocks of stream_id 0 after it: EVENTS). Once, before the first event.
+ * 0, or -1 with the reason in ERROR (LEN bytes).
  */
-int ct_ctf_writer_run(struct ct_ctf_writer *writer, char *error, size_t len);
+int ct_ctf_writer_metadata(struct ct_ctf_writer *w, const char *clock_name,
+                           const char *event_context, const char *declarations, const char *events,
+                           char *error, size_t len);
+
+/* A new stream, its file named NAME in the directory (made at its first packet). */
+struct ct_ctf_stream *ct_ctf_writer_stream(struct ct_ctf_writer *w, const char *name);
 
 /*
- * Ends the graph: the sink closes its files and writes the metadata.
- * After a failed run the graph is left unfinished (ctf-writer.c says
- * why): its output is to be removed. NULL is fine.
+ * The header of an event of class ID at TIMESTAMP (cycles of the clock,
+ * not before the stream's last event) put down in S's packet, where the
+ * caller then serialises the event's context and payload.
  */
-void ct_ctf_writer_destroy(struct ct_ctf_writer *writer);
+struct ct_ctf_buf *ct_ctf_stream_event(struct ct_ctf_stream *s, uint64_t id, uint64_t timestamp);
+
+/* The event is whole: a full packet is written. 0, or -1: the writing failed. */
+int ct_ctf_stream_event_done(struct ct_ctf_writer *w, struct ct_ctf_stream *s);
+
+/*
+ * Writes every stream's last packet. 0, or -1 with the reason in ERROR
+ * (LEN bytes): a packet could not be written (a full disk, a quota, a
+ * file size limit), now or before.
+ */
+int ct_ctf_writer_close(struct ct_ctf_writer *w, char *error, size_t len);
+
+/* Frees W; what was not written by a close is not. NULL is fine. */
+void ct_ctf_writer_destroy(struct ct_ctf_writer *w);
 
 #endif

@@ -50,8 +50,8 @@ static int output_usable(const char *output, struct output_before *before, char 
 
 /*
  * An export that failed or wrote nothing takes back the directory it made,
- * with what sink.ctf.fs wrote in it (files only: it makes no directory
- * there with assume-single-trace), so that no half trace is left; the
+ * with what the writer wrote in it (files only: ctf-writer.h makes no
+ * directory there), so that no half trace is left; the
  * empty directory that was there before is made again, of its mode.
  */
 static void remove_output(const char *output, const struct output_before *before)
@@ -141,7 +141,6 @@ static enum ct_export_status read_and_write(const char *const *paths, size_t cou
 		snprintf(error, len, "%s", ct_reader_stats(reader)->error);
 	status = CT_EXPORT_OK;
 end:
-	/* the exporter's sink ends its trace and writes the metadata */
 	ct_reader_destroy(reader);
 	return status;
 }
@@ -155,11 +154,6 @@ enum ct_export_status ct_export_ctf(const char *const *paths, size_t count, cons
 	*stats = (struct ct_gpu_time_stats){ 0 };
 	if (output_usable(output, &before, error, len) < 0)
 		return CT_EXPORT_ERROR;
-	/* sink.ctf.fs writing one trace makes its directory itself, and refuses one that exists */
-	if (before.existed && rmdir(output) < 0) {
-		snprintf(error, len, "cannot write into '%s': %s", output, strerror(errno));
-		return CT_EXPORT_ERROR;
-	}
 	status = read_and_write(paths, count, output, stats, error, len);
 	if (status != CT_EXPORT_OK)
 		remove_output(output, &before);

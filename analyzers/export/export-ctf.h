@@ -3,8 +3,8 @@
  * export-ctf.h - the GPU-time trace of cudatrace traces, written as CTF
  * (`cudatrace export --format ctf`): one pass of the reader (reader.h:
  * the traces' stream files decoded in parallel, merged in time order)
- * with the GPU-time exporter attached (gpu-time-export.h), whose
- * sink.ctf.fs writes one CTF 1.8 trace into a directory as the pass goes.
+ * with the GPU-time exporter attached (gpu-time-export.h), which writes
+ * one CTF 1.8 trace into a directory as the pass goes.
  * See gpu-time-schema.h for what it holds.
  */
 #ifndef CUDATRACE_ANALYZERS_EXPORT_CTF_H

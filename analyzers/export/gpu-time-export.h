@@ -6,7 +6,7 @@
  * gpu_memset: made whole from their compact forms, decoded in parallel)
  * and hands each operation, in batches, to a writing thread
  * (gpu-time-writer.h), which puts them back in time order in bounded
- * memory and has babeltrace2's sink.ctf.fs write them into a directory:
+ * memory and writes them into a directory as CTF (ctf-writer.h):
  * each a begin and an end event at its GPU times, in a stream per
  * process, device and CUDA stream.
  *
@@ -20,7 +20,7 @@
  *	ct_reader_attach(r, &ct_gpu_time_export, x);   (the reader owns X)
  *	ct_reader_read(r, ...); ct_reader_finish(r);
  *	ct_gpu_time_close(x, err, len);                (the rest written: 0, or -1)
- *	ct_reader_destroy(r);                          (the metadata written)
+ *	ct_reader_destroy(r);
  */
 #ifndef CUDATRACE_ANALYZERS_GPU_TIME_EXPORT_H
 #define CUDATRACE_ANALYZERS_GPU_TIME_EXPORT_H
@@ -47,7 +47,7 @@ struct ct_gpu_time *ct_gpu_time_create(const char *dir, struct ct_gpu_time_stats
 /*
  * The input ended: the writer writes what it still holds and ends every
  * stream. 0, or -1 with the reason in ERROR (LEN bytes), also for a
- * failure while the reader ran (out of memory, the sink could not write,
+ * failure while the reader ran (out of memory, a file could not be written,
  * the trace's events have no clock). Once, after ct_reader_finish.
  */
 int ct_gpu_time_close(struct ct_gpu_time *x, char *error, size_t len);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpu-time-schema.c - the GPU-time trace's IR and events (see
+ * gpu-time-schema.c - the GPU-time trace's metadata and events (see
  * gpu-time-schema.h). The payload of each event class is a list of field
  * ids from one table: the classes and the values that fill them come from
  * the same place.
@@ -8,6 +8,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <glib.h>
 
 #include "gpu-time-schema.h"
 
@@ -76,198 +78,165 @@ static const struct {
 
 static const enum field_id end_fields[] = { COMMON, F_NONE };
 
-/* ------------------------------------------------------------ classes */
+/* ------------------------------------------------------------ metadata */
 
-static bt_field_class *field_class(bt_trace_class *tc, enum field_type type)
+/* The event class id of KIND's begin (BEGIN) or end. */
+static uint64_t class_id(enum ct_gpu_op_kind kind, bool begin)
 {
-	static const uint64_t bits[] = { [T_U8] = 8, [T_U16] = 16, [T_U32] = 32, [T_U64] = 64 };
-	bt_field_class *fc;
+	return (uint64_t)kind * 2u + (begin ? 0u : 1u);
+}
+
+/* TSDL of a field of TYPE named NAME (with LTTng's leading underscore: "stream" is a keyword). */
+static void field_tsdl(GString *m, enum field_type type, const char *name)
+{
+	static const unsigned bits[] = { [T_U8] = 8, [T_U16] = 16, [T_U32] = 32, [T_U64] = 64 };
 
 	switch (type) {
 	case T_STRING:
-		return bt_field_class_string_create(tc);
+		g_string_append_printf(m, "\t\tstring { encoding = UTF8; } _%s;\n", name);
+		break;
 	case T_I32:
-		fc = bt_field_class_integer_signed_create(tc);
-		if (fc)
-			bt_field_class_integer_set_field_value_range(fc, 32);
-		return fc;
+		g_string_append_printf(
+		    m, "\t\tinteger { size = 32; align = 8; signed = true; } _%s;\n", name);
+		break;
 	default:
-		fc = bt_field_class_integer_unsigned_create(tc);
-		if (fc)
-			bt_field_class_integer_set_field_value_range(fc, bits[type]);
-		return fc;
+		g_string_append_printf(m, "\t\tinteger { size = %u; align = 8; } _%s;\n",
+		                       bits[type], name);
+		break;
 	}
 }
 
-/* A structure of the fields IDS (up to F_NONE); NULL: out of memory. */
-static bt_field_class *payload_class(bt_trace_class *tc, const enum field_id *ids)
+static void event_tsdl(GString *m, const char *name, uint64_t id, const enum field_id *ids)
 {
-	bt_field_class *st = bt_field_class_structure_create(tc);
+	g_string_append_printf(m,
+	                       "event {\n\tname = \"%s\";\n\tstream_id = 0;\n\tid = %" PRIu64
+	                       ";\n\tfields := struct {\n",
+	                       name, id);
+	for (size_t i = 0; ids[i] != F_NONE; i++)
+		field_tsdl(m, fields[ids[i]].type, fields[ids[i]].name);
+	g_string_append(m, "\t} align(8);\n};\n\n");
+}
 
-	for (size_t i = 0; st && ids[i] != F_NONE; i++) {
-		bt_field_class *member = field_class(tc, fields[ids[i]].type);
-
-		if (!member ||
-		    bt_field_class_structure_append_member(st, fields[ids[i]].name, member) !=
-		        BT_FIELD_CLASS_STRUCTURE_APPEND_MEMBER_STATUS_OK) {
-			bt_field_class_put_ref(member);
-			bt_field_class_put_ref(st);
-			return NULL;
-		}
-		bt_field_class_put_ref(member);
+/* S as a TSDL string literal: quotes, backslashes and control characters escaped. */
+static void string_tsdl(GString *m, const char *s)
+{
+	g_string_append_c(m, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			g_string_append_printf(m, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			g_string_append_printf(m, "\\%03o", *p);
+		else
+			g_string_append_c(m, (char)*p);
 	}
-	return st;
+	g_string_append_c(m, '"');
 }
 
-/* The common context: vpid and procname, as LTTng's contexts name them. */
-static bt_field_class *context_class(bt_trace_class *tc)
+/* NAME as a TSDL identifier: what is not a letter, a digit or '_' becomes '_'. */
+static char *identifier(const char *name)
 {
-	bt_field_class *st = bt_field_class_structure_create(tc);
-	bt_field_class *vpid = field_class(tc, T_I32);
-	bt_field_class *procname = field_class(tc, T_STRING);
-	int ok = st && vpid && procname &&
-	         bt_field_class_structure_append_member(st, "vpid", vpid) ==
-	             BT_FIELD_CLASS_STRUCTURE_APPEND_MEMBER_STATUS_OK &&
-	         bt_field_class_structure_append_member(st, "procname", procname) ==
-	             BT_FIELD_CLASS_STRUCTURE_APPEND_MEMBER_STATUS_OK;
+	char *id = g_strdup(name && *name ? name : "monotonic");
 
-	bt_field_class_put_ref(vpid);
-	bt_field_class_put_ref(procname);
-	if (!ok) {
-		bt_field_class_put_ref(st);
-		return NULL;
+	for (char *p = id; *p; p++)
+		if (!g_ascii_isalnum(*p) && *p != '_')
+			*p = '_';
+	if (g_ascii_isdigit(*id)) {
+		char *prefixed = g_strconcat("_", id, NULL);
+
+		g_free(id);
+		id = prefixed;
 	}
-	return st;
+	return id;
 }
 
-static int event_class(struct ct_gpu_schema *s, const char *name, const enum field_id *ids,
-                       bt_event_class **out)
+/* The environment of INPUT, then cudatrace_gpu_time = 1; then the clock, named CLOCK. */
+static void declarations_tsdl(GString *m, const struct ct_trace_desc *input, const char *clock)
 {
-	bt_field_class *payload = payload_class(s->trace_class, ids);
-	bt_event_class *ec = payload ? bt_event_class_create(s->stream_class) : NULL;
-	int ok = ec && bt_event_class_set_name(ec, name) == BT_EVENT_CLASS_SET_NAME_STATUS_OK &&
-	         bt_event_class_set_payload_field_class(ec, payload) ==
-	             BT_EVENT_CLASS_SET_FIELD_CLASS_STATUS_OK;
+	const struct ct_clock_desc *c = &input->clock;
 
-	bt_field_class_put_ref(payload);
-	/* the stream class holds the event class */
-	bt_event_class_put_ref(ec);
-	*out = ec;
-	return ok ? 0 : -1;
-}
-
-/* A clock class of the properties of INPUT: name, description, frequency, offset, origin, UUID. */
-static bt_clock_class *copy_clock(bt_self_component *self, const struct ct_clock_desc *input)
-{
-	bt_clock_class *cc = bt_clock_class_create(self);
-
-	if (!cc)
-		return NULL;
-	bt_clock_class_set_frequency(cc, input->frequency);
-	bt_clock_class_set_offset(cc, input->offset_seconds, input->offset_cycles);
-	bt_clock_class_set_precision(cc, input->precision);
-	bt_clock_class_set_origin_is_unix_epoch(cc, input->origin_is_unix_epoch);
-	if (input->has_uuid)
-		bt_clock_class_set_uuid(cc, input->uuid);
-	if ((input->name &&
-	     bt_clock_class_set_name(cc, input->name) != BT_CLOCK_CLASS_SET_NAME_STATUS_OK) ||
-	    (input->description && bt_clock_class_set_description(cc, input->description) !=
-	                               BT_CLOCK_CLASS_SET_DESCRIPTION_STATUS_OK)) {
-		bt_clock_class_put_ref(cc);
-		return NULL;
-	}
-	return cc;
-}
-
-/* The environment of INPUT, then cudatrace_gpu_time = 1. */
-static int copy_environment(bt_trace *trace, const struct ct_trace_desc *input)
-{
+	g_string_append(m, "env {\n");
 	for (size_t i = 0; i < input->env_count; i++) {
 		const struct ct_trace_env_entry *e = &input->env[i];
-		bt_trace_set_environment_entry_status status =
-		    e->string ? bt_trace_set_environment_entry_string(trace, e->name, e->string)
-		              : bt_trace_set_environment_entry_integer(trace, e->name, e->integer);
 
-		if (status != BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK)
-			return -1;
+		/* an export of an export: said once */
+		if (!strcmp(e->name, "cudatrace_gpu_time"))
+			continue;
+		g_string_append_printf(m, "\t%s = ", e->name);
+		if (e->string)
+			string_tsdl(m, e->string);
+		else
+			g_string_append_printf(m, "%" PRId64, e->integer);
+		g_string_append(m, ";\n");
 	}
-	return bt_trace_set_environment_entry_integer(trace, "cudatrace_gpu_time", 1) ==
-	               BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK
-	           ? 0
-	           : -1;
+	g_string_append(m, "\tcudatrace_gpu_time = 1;\n};\n\n");
+	g_string_append_printf(m, "clock {\n\tname = %s;\n", clock);
+	if (c->description) {
+		g_string_append(m, "\tdescription = ");
+		string_tsdl(m, c->description);
+		g_string_append(m, ";\n");
+	}
+	g_string_append_printf(m,
+	                       "\tfreq = %" PRIu64 ";\n\tprecision = %" PRIu64
+	                       ";\n\toffset_s = %" PRId64 ";\n\toffset = %" PRIu64
+	                       ";\n\tabsolute = %s;\n",
+	                       c->frequency, c->precision, c->offset_seconds, c->offset_cycles,
+	                       c->origin_is_unix_epoch ? "true" : "false");
+	if (c->has_uuid) {
+		const uint8_t *u = c->uuid;
+
+		g_string_append_printf(m,
+		                       "\tuuid = \"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		                       "%02x%02x%02x%02x%02x%02x\";\n",
+		                       u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		                       u[10], u[11], u[12], u[13], u[14], u[15]);
+	}
+	g_string_append(m, "};\n\n");
 }
 
-int ct_gpu_schema_create(struct ct_gpu_schema *s, bt_self_component *self,
-                         const struct ct_trace_desc *input, char *error, size_t len)
+int ct_gpu_schema_create(struct ct_gpu_schema *s, const struct ct_trace_desc *input, char *error,
+                         size_t len)
 {
-	bt_field_class *context = NULL;
-	int ok;
-
 	*s = (struct ct_gpu_schema){ 0 };
-	snprintf(error, len, "out of memory");
 	if (!input || !input->clock.frequency) {
 		snprintf(error, len, "the trace's events have no clock");
 		return -1;
 	}
+	s->input = input;
 	s->frequency = input->clock.frequency;
-	s->trace_class = bt_trace_class_create(self);
-	s->clock_class = copy_clock(self, &input->clock);
-	if (!s->trace_class || !s->clock_class)
-		goto error;
-	s->stream_class = bt_stream_class_create(s->trace_class);
-	context = context_class(s->trace_class);
-	if (!s->stream_class || !context)
-		goto error;
-	/* the trace class holds the stream class */
-	bt_stream_class_put_ref(s->stream_class);
-	ok = bt_stream_class_set_name(s->stream_class, "gpu") ==
-	         BT_STREAM_CLASS_SET_NAME_STATUS_OK &&
-	     bt_stream_class_set_default_clock_class(s->stream_class, s->clock_class) ==
-	         BT_STREAM_CLASS_SET_DEFAULT_CLOCK_CLASS_STATUS_OK &&
-	     bt_stream_class_set_event_common_context_field_class(s->stream_class, context) ==
-	         BT_STREAM_CLASS_SET_FIELD_CLASS_STATUS_OK;
-	bt_field_class_put_ref(context);
-	if (!ok)
-		goto error;
-	/* after the clock: packets begin and end at a time */
-	bt_stream_class_set_supports_packets(s->stream_class, BT_TRUE, BT_TRUE, BT_TRUE);
-	for (int k = 0; k < CT_GPU_OP_KINDS; k++)
-		if (event_class(s, kinds[k].begin_name, kinds[k].begin, &s->classes[k][1]) < 0 ||
-		    event_class(s, kinds[k].end_name, end_fields, &s->classes[k][0]) < 0)
-			goto error;
-	s->trace = bt_trace_create(s->trace_class);
-	if (!s->trace || copy_environment(s->trace, input) < 0)
-		goto error;
-	if (input->name && bt_trace_set_name(s->trace, input->name) != BT_TRACE_SET_NAME_STATUS_OK)
-		goto error;
+	s->offset_seconds = input->clock.offset_seconds;
+	s->offset_cycles = input->clock.offset_cycles;
 	return 0;
-error:
-	ct_gpu_schema_release(s);
-	return -1;
 }
 
-void ct_gpu_schema_release(struct ct_gpu_schema *s)
+int ct_gpu_schema_write_metadata(const struct ct_gpu_schema *s, struct ct_ctf_writer *w,
+                                 char *error, size_t len)
 {
-	bt_trace_put_ref(s->trace);
-	bt_clock_class_put_ref(s->clock_class);
-	bt_trace_class_put_ref(s->trace_class);
-	*s = (struct ct_gpu_schema){ 0 };
-}
+	GString *declarations = g_string_new(NULL), *events = g_string_new(NULL);
+	char *clock = identifier(s->input->clock.name);
+	int status;
 
-bt_stream *ct_gpu_schema_stream(struct ct_gpu_schema *s, const struct ct_gpu_op *op)
-{
-	bt_stream *stream = bt_stream_create(s->stream_class, s->trace);
-	char name[80];
-
-	if (!stream)
-		return NULL;
-	snprintf(name, sizeof(name), "pid%" PRId32 "-device%u-stream%" PRIu32, op->vpid,
-	         (unsigned)op->device, op->stream);
-	if (bt_stream_set_name(stream, name) != BT_STREAM_SET_NAME_STATUS_OK) {
-		bt_stream_put_ref(stream);
-		return NULL;
+	declarations_tsdl(declarations, s->input, clock);
+	for (int k = 0; k < CT_GPU_OP_KINDS; k++) {
+		event_tsdl(events, kinds[k].begin_name, class_id(k, true), kinds[k].begin);
+		event_tsdl(events, kinds[k].end_name, class_id(k, false), end_fields);
 	}
-	return stream;
+	status = ct_ctf_writer_metadata(w, clock,
+	                                "struct {\n"
+	                                "\t\tinteger { size = 32; align = 8; signed = true; } "
+	                                "_vpid;\n"
+	                                "\t\tstring { encoding = UTF8; } _procname;\n"
+	                                "\t}",
+	                                declarations->str, events->str, error, len);
+	g_string_free(declarations, TRUE);
+	g_string_free(events, TRUE);
+	g_free(clock);
+	return status;
+}
+
+void ct_gpu_schema_stream_name(const struct ct_gpu_op *op, char *name, size_t len)
+{
+	snprintf(name, len, "pid%" PRId32 "-device%u-stream%" PRIu32, op->vpid,
+	         (unsigned)op->device, op->stream);
 }
 
 uint64_t ct_gpu_schema_cycles(const struct ct_gpu_schema *s, int64_t ns)
@@ -283,23 +252,32 @@ uint64_t ct_gpu_schema_cycles(const struct ct_gpu_schema *s, int64_t ns)
 	return whole * s->frequency + part * s->frequency / 1000000000u;
 }
 
+/* CYCLES of the clock in ns, into *NS; false: beyond what an int64_t holds. */
+static bool cycles_ns(const struct ct_gpu_schema *s, uint64_t cycles, int64_t *ns)
+{
+	unsigned __int128 v = (unsigned __int128)cycles * 1000000000u / s->frequency;
+
+	if (v > INT64_MAX)
+		return false;
+	*ns = (int64_t)v;
+	return true;
+}
+
 bool ct_gpu_schema_time_ok(const struct ct_gpu_schema *s, uint64_t ns)
 {
-	int64_t from_origin;
+	int64_t offset_ns, offset_cycles_ns, value_ns, sum;
 
 	if (!ns || ns > INT64_MAX)
 		return false;
-	if (bt_clock_class_cycles_to_ns_from_origin(
-	        s->clock_class, ct_gpu_schema_cycles(s, (int64_t)ns), &from_origin) ==
-	    BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK)
-		return true;
-	/* the overflow is recorded as the thread's error: no API call may follow it */
-	bt_current_thread_clear_error();
-	return false;
+	/* as readers convert a timestamp: the offset's seconds and cycles, then the value's */
+	return !__builtin_mul_overflow(s->offset_seconds, (int64_t)1000000000, &offset_ns) &&
+	       cycles_ns(s, s->offset_cycles, &offset_cycles_ns) &&
+	       cycles_ns(s, ct_gpu_schema_cycles(s, (int64_t)ns), &value_ns) &&
+	       !__builtin_add_overflow(offset_ns, offset_cycles_ns, &sum) &&
+	       !__builtin_add_overflow(sum, value_ns, &sum);
 }
 
 /* ------------------------------------------------------------ events */
-
 static uint64_t unsigned_value(const struct ct_gpu_op *op, enum field_id id)
 {
 	switch (id) {
@@ -332,51 +310,42 @@ static uint64_t unsigned_value(const struct ct_gpu_op *op, enum field_id id)
 	}
 }
 
-static int fill(bt_field *payload, const struct ct_gpu_op *op, const enum field_id *ids)
+static void fill(struct ct_ctf_buf *b, const struct ct_gpu_op *op, const enum field_id *ids)
 {
-	for (uint64_t i = 0; ids[i] != F_NONE; i++) {
-		bt_field *f = bt_field_structure_borrow_member_field_by_index(payload, i);
+	for (size_t i = 0; ids[i] != F_NONE; i++) {
+		enum field_id id = ids[i];
 
-		switch (fields[ids[i]].type) {
+		switch (fields[id].type) {
 		case T_STRING:
-			if (bt_field_string_set_value(f, ids[i] == F_NAME ? op->name
-			                                                  : op->direction) !=
-			    BT_FIELD_STRING_SET_VALUE_STATUS_OK)
-				return -1;
+			ct_ctf_put_string(b, id == F_NAME ? op->name : op->direction);
 			break;
 		case T_I32:
-			bt_field_integer_signed_set_value(f, op->grid_x);
+			ct_ctf_put_u32(b, (uint32_t)op->grid_x);
 			break;
-		default:
-			bt_field_integer_unsigned_set_value(f, unsigned_value(op, ids[i]));
+		case T_U8:
+			ct_ctf_put_u8(b, (uint8_t)unsigned_value(op, id));
+			break;
+		case T_U16:
+			ct_ctf_put_u16(b, (uint16_t)unsigned_value(op, id));
+			break;
+		case T_U32:
+			ct_ctf_put_u32(b, (uint32_t)unsigned_value(op, id));
+			break;
+		case T_U64:
+			ct_ctf_put_u64(b, unsigned_value(op, id));
 			break;
 		}
 	}
-	return 0;
 }
 
-bt_message *ct_gpu_schema_event(struct ct_gpu_schema *s, bt_self_message_iterator *self,
-                                const struct ct_gpu_op *op, bool begin, bt_packet *packet)
+void ct_gpu_schema_event(const struct ct_gpu_schema *s, struct ct_ctf_stream *stream,
+                         const struct ct_gpu_op *op, bool begin)
 {
-	bt_message *msg = bt_message_event_create_with_packet_and_default_clock_snapshot(
-	    self, s->classes[op->kind][begin], packet,
-	    ct_gpu_schema_cycles(s, begin ? op->start : op->end));
-	bt_event *event;
-	bt_field *context;
+	struct ct_ctf_buf *b =
+	    ct_ctf_stream_event(stream, class_id(op->kind, begin),
+	                        ct_gpu_schema_cycles(s, begin ? op->start : op->end));
 
-	if (!msg)
-		return NULL;
-	event = bt_message_event_borrow_event(msg);
-	context = bt_event_borrow_common_context_field(event);
-	bt_field_integer_signed_set_value(
-	    bt_field_structure_borrow_member_field_by_index(context, 0), op->vpid);
-	if (bt_field_string_set_value(bt_field_structure_borrow_member_field_by_index(context, 1),
-	                              op->procname ? op->procname : "") !=
-	        BT_FIELD_STRING_SET_VALUE_STATUS_OK ||
-	    fill(bt_event_borrow_payload_field(event), op,
-	         begin ? kinds[op->kind].begin : end_fields) < 0) {
-		bt_message_put_ref(msg);
-		return NULL;
-	}
-	return msg;
+	ct_ctf_put_u32(b, (uint32_t)op->vpid);
+	ct_ctf_put_string(b, op->procname);
+	fill(b, op, begin ? kinds[op->kind].begin : end_fields);
 }

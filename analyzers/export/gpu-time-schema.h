@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gpu-time-schema.h - the GPU-time trace (`cudatrace export --format ctf`):
- * its trace IR, and its events filled from GPU operations.
+ * its metadata, and its events serialised from GPU operations.
  *
  * Every kernel, copy and memset is a pair of events at its GPU times, on
- * the clock of the trace it came from (a copy of its clock class: the
+ * the clock of the trace it came from (its clock's properties: the
  * values are the CLOCK_MONOTONIC ns of the gpu_* fields), in a stream of
  * its own per process, device and CUDA stream, named
  * "pid<vpid>-device<device>-stream<stream>". The trace's environment is
@@ -27,8 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <babeltrace2/babeltrace.h>
-
+#include "ctf-writer.h"
 #include "read/trace-desc.h"
 
 /* The kinds of GPU operation. */
@@ -56,26 +55,27 @@ struct ct_gpu_op {
 };
 
 struct ct_gpu_schema {
-	bt_trace_class *trace_class;                 /* owned */
-	bt_clock_class *clock_class;                 /* owned */
-	bt_stream_class *stream_class;               /* borrowed from the trace class */
-	bt_event_class *classes[CT_GPU_OP_KINDS][2]; /* [kind][begin]; borrowed */
-	bt_trace *trace;                             /* owned */
-	uint64_t frequency;                          /* of the clock, Hz */
+	const struct ct_trace_desc *input; /* borrowed: the trace the operations come from */
+	uint64_t frequency;                /* of the clock, Hz */
+	int64_t offset_seconds;
+	uint64_t offset_cycles;
 };
 
 /*
- * The trace IR of the GPU-time trace, for component SELF, with the name,
- * clock class and environment of INPUT (the trace the operations were
- * read from; NULL: unknown). 0, or -1 (out of memory, no clock or one of
- * 0 Hz) with the reason in ERROR (LEN bytes).
+ * The GPU-time trace's schema for operations read from INPUT (the trace
+ * they came from, which must outlive it; NULL: unknown), whose clock and
+ * environment it keeps. 0, or -1 (no clock, or one of 0 Hz) with the
+ * reason in ERROR (LEN bytes).
  */
-int ct_gpu_schema_create(struct ct_gpu_schema *schema, bt_self_component *self,
-                         const struct ct_trace_desc *input, char *error, size_t len);
-void ct_gpu_schema_release(struct ct_gpu_schema *schema);
+int ct_gpu_schema_create(struct ct_gpu_schema *schema, const struct ct_trace_desc *input,
+                         char *error, size_t len);
 
-/* A new stream for OP's process, device and CUDA stream, named after them; NULL: out of memory. */
-bt_stream *ct_gpu_schema_stream(struct ct_gpu_schema *schema, const struct ct_gpu_op *op);
+/* The schema as W's metadata. 0, or -1 (not written) with the reason in ERROR (LEN bytes). */
+int ct_gpu_schema_write_metadata(const struct ct_gpu_schema *schema, struct ct_ctf_writer *w,
+                                 char *error, size_t len);
+
+/* The name of OP's stream (its file): "pid<vpid>-device<device>-stream<stream>". */
+void ct_gpu_schema_stream_name(const struct ct_gpu_op *op, char *name, size_t len);
 
 /* NS on the clock, in cycles of the clock (saturated). */
 uint64_t ct_gpu_schema_cycles(const struct ct_gpu_schema *schema, int64_t ns);
@@ -87,8 +87,8 @@ uint64_t ct_gpu_schema_cycles(const struct ct_gpu_schema *schema, int64_t ns);
  */
 bool ct_gpu_schema_time_ok(const struct ct_gpu_schema *schema, uint64_t ns);
 
-/* The event message of OP's begin (BEGIN) or end, in PACKET, at its time; NULL: out of memory. */
-bt_message *ct_gpu_schema_event(struct ct_gpu_schema *schema, bt_self_message_iterator *self,
-                                const struct ct_gpu_op *op, bool begin, bt_packet *packet);
+/* The event of OP's begin (BEGIN) or end, at its time, into STREAM. */
+void ct_gpu_schema_event(const struct ct_gpu_schema *schema, struct ct_ctf_stream *stream,
+                         const struct ct_gpu_op *op, bool begin);
 
 #endif

@@ -5,13 +5,10 @@
  *
  * For each batch handed over, every operation goes into the reorder
  * queue (a copy of its own, since the batch goes back to be filled
- * again), then the graph runs: sink.ctf.fs asks for messages (next) and
- * gets what the queue lets go, made into messages (a stream's beginning
- * and a packet's beginning before its first event; a packet ends every
- * PACKET_EVENTS events, at its last event's time, so that every message
- * is in time order), until the queue lets nothing go for now. Once the
- * reading thread has no more, the queue is flushed, every packet and
- * stream ended at the last time out, and the graph runs to its end.
+ * again), then what the queue lets go is serialised into its stream's
+ * packet (ctf-writer.h writes a packet once it is full). Once the reading
+ * thread has no more, the queue is flushed and every stream's last packet
+ * written.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,19 +21,12 @@
 #include "gpu-time-writer.h"
 #include "common/handoff.h"
 
-/* Events per packet: packets small enough for readers to seek in. */
-#define PACKET_EVENTS 1024u
-/* Messages one point makes at most: stream and packet beginnings, its event, a packet end. */
-#define POINT_MESSAGES 4u
-
 /* One stream of the GPU-time trace: a process, a device, a CUDA stream. */
 struct out_stream {
 	const void *process;
 	uint8_t device;
 	uint32_t stream;
-	bt_stream *bt;     /* owned; NULL until its first event leaves */
-	bt_packet *packet; /* owned; NULL between packets */
-	uint64_t in_packet;
+	struct ct_ctf_stream *ctf; /* the writer's; NULL until its first event leaves */
 };
 
 /*
@@ -49,15 +39,10 @@ struct pending {
 	struct pending *next_spare;
 };
 
-/* The messages the sink could not take yet: a point makes several at once. */
-struct carried {
-	bt_message *msgs[POINT_MESSAGES]; /* owned, in order from HEAD */
-	size_t head, count;
-};
-
 struct ct_gpu_time_writer {
 	struct ct_gpu_time_stats *stats;                        /* the caller's */
 	struct ct_ctf_writer *writer;                           /* owned */
+	char *dir;                                              /* owned */
 	struct ct_gpu_time_batch *batches[CT_GPU_TIME_BATCHES]; /* owned */
 	struct ct_handoff handoff;
 	GThread *thread;
@@ -72,11 +57,7 @@ struct ct_gpu_time_writer {
 	struct ct_gpu_reorder reorder;
 	struct ct_gpu_schema schema;
 	bool has_schema;
-	struct carried carried;
-	bool input_ended;
-	guint closing; /* with INPUT_ENDED: the streams ended so far */
-	int64_t last_ns;
-	char why[512]; /* why it failed */
+	char why[1024]; /* why it failed */
 };
 
 /* ------------------------------------------------------------ streams */
@@ -103,15 +84,6 @@ static gboolean key_equal(gconstpointer a, gconstpointer b)
 	const struct key *x = a, *y = b;
 
 	return x->process == y->process && x->id == y->id;
-}
-
-static void out_stream_free(gpointer data)
-{
-	struct out_stream *s = data;
-
-	bt_packet_put_ref(s->packet);
-	bt_stream_put_ref(s->bt);
-	g_free(s);
 }
 
 static struct out_stream *out_stream_of(struct ct_gpu_time_writer *w, const void *process,
@@ -160,156 +132,69 @@ static void pending_free(struct ct_gpu_time_writer *w, struct pending *p)
 
 /* ------------------------------------------------------------ output */
 
-/* What the writer gives the sink in one call: MSGS, CAPACITY of them, COUNT given. */
-struct out {
-	bt_self_message_iterator *self;
-	bt_message_array_const msgs;
-	uint64_t capacity;
-	uint64_t *count;
-};
-
-/* MSG to the sink, or carried to the next call when this one is full; -1: no message. */
-static int put(struct ct_gpu_time_writer *w, struct out *out, bt_message *msg)
-{
-	struct carried *c = &w->carried;
-
-	if (!msg)
-		return -1;
-	if (*out->count < out->capacity && !c->count)
-		out->msgs[(*out->count)++] = msg;
-	else
-		c->msgs[(c->head + c->count++) % POINT_MESSAGES] = msg;
-	return 0;
-}
-
-/* What was carried, to the sink first. */
-static void put_carried(struct ct_gpu_time_writer *w, struct out *out)
-{
-	struct carried *c = &w->carried;
-
-	while (c->count && *out->count < out->capacity) {
-		out->msgs[(*out->count)++] = c->msgs[c->head];
-		c->head = (c->head + 1) % POINT_MESSAGES;
-		c->count--;
-	}
-}
-
-static int packet_end(struct ct_gpu_time_writer *w, struct out *out, struct out_stream *s)
-{
-	int status = put(w, out,
-	                 bt_message_packet_end_create_with_default_clock_snapshot(
-	                     out->self, s->packet, ct_gpu_schema_cycles(&w->schema, w->last_ns)));
-
-	bt_packet_put_ref(s->packet);
-	s->packet = NULL;
-	s->in_packet = 0;
-	return status;
-}
-
-/* The stream and packet of S, begun at TIME when they are not. */
-static int stream_ready(struct ct_gpu_time_writer *w, struct out *out, struct out_stream *s,
-                        const struct ct_gpu_op *op, int64_t time)
-{
-	if (!s->bt) {
-		s->bt = ct_gpu_schema_stream(&w->schema, op);
-		if (!s->bt || put(w, out, bt_message_stream_beginning_create(out->self, s->bt)) < 0)
-			return -1;
-		w->stats->streams++;
-	}
-	if (!s->packet) {
-		s->packet = bt_packet_create(s->bt);
-		if (!s->packet ||
-		    put(w, out,
-		        bt_message_packet_beginning_create_with_default_clock_snapshot(
-		            out->self, s->packet, ct_gpu_schema_cycles(&w->schema, time))) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* The event of POINT, in its stream's packet. */
-static int emit(struct ct_gpu_time_writer *w, struct out *out, const struct ct_gpu_point *point)
-{
-	struct pending *p = point->op;
-	struct out_stream *s = p->out;
-	int status;
-
-	w->last_ns = point->time;
-	if (stream_ready(w, out, s, &p->op.op, point->time) < 0 ||
-	    put(w, out,
-	        ct_gpu_schema_event(&w->schema, out->self, &p->op.op, point->begin, s->packet)) < 0)
-		status = -1;
-	else if (++s->in_packet >= PACKET_EVENTS)
-		status = packet_end(w, out, s);
-	else
-		status = 0;
-	if (!point->begin) {
-		w->stats->operations++;
-		pending_free(w, p);
-	}
-	return status;
-}
-
-/* The input ended, the queue is empty: the next stream ends at the last time out. */
-static int close_stream(struct ct_gpu_time_writer *w, struct out *out)
-{
-	struct out_stream *s = g_ptr_array_index(w->streams, w->closing++);
-
-	if (!s->bt)
-		return 0;
-	if (s->packet && packet_end(w, out, s) < 0)
-		return -1;
-	return put(w, out, bt_message_stream_end_create(out->self, s->bt));
-}
-
-/*
- * The CTF writer's NEXT (ctf-writer.h): what the reorder queue lets go
- * (anything, once the input ended), then the streams' ends, as messages,
- * until the sink's array is full; the rest stays in the queue, whose size
- * is bounded, and leaves at the next call.
- */
-static bt_message_iterator_class_next_method_status next(void *data, bt_self_message_iterator *self,
-                                                         bt_message_array_const msgs,
-                                                         uint64_t capacity, uint64_t *count)
-{
-	struct ct_gpu_time_writer *w = data;
-	struct out out = { self, msgs, capacity, count };
-	struct ct_gpu_point point;
-	int status = 0;
-
-	*count = 0;
-	put_carried(w, &out);
-	while (status == 0 && *count < capacity) {
-		if (ct_gpu_reorder_next(&w->reorder, w->input_ended, &point))
-			status = emit(w, &out, &point);
-		else if (w->input_ended && w->closing < w->streams->len)
-			status = close_stream(w, &out);
-		else
-			break;
-	}
-	if (status < 0)
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
-	if (*count)
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
-	return w->input_ended ? BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END
-	                      : BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
-}
-
-/* ------------------------------------------------------------ the writing thread */
-
 static void fail(struct ct_gpu_time_writer *w)
 {
 	g_atomic_int_set(&w->failed, 1);
 }
 
+/* Why the writer could not write, in W->why: WHAT, the CTF writer's reason. */
+static void write_failed(struct ct_gpu_time_writer *w, const char *what)
+{
+	snprintf(w->why, sizeof(w->why), "cannot write the GPU-time trace into '%s' (%s)", w->dir,
+	         what);
+	fail(w);
+}
+
+/* The event of POINT, in its stream (begun at its first event). */
+static void emit(struct ct_gpu_time_writer *w, const struct ct_gpu_point *point)
+{
+	struct pending *p = point->op;
+	struct out_stream *s = p->out;
+
+	if (!s->ctf) {
+		char name[80];
+
+		ct_gpu_schema_stream_name(&p->op.op, name, sizeof(name));
+		s->ctf = ct_ctf_writer_stream(w->writer, name);
+		w->stats->streams++;
+	}
+	ct_gpu_schema_event(&w->schema, s->ctf, &p->op.op, point->begin);
+	if (!point->begin) {
+		w->stats->operations++;
+		pending_free(w, p);
+	}
+	if (ct_ctf_stream_event_done(w->writer, s->ctf) < 0) {
+		char why[512];
+
+		ct_ctf_writer_close(w->writer, why, sizeof(why));
+		write_failed(w, why);
+	}
+}
+
+/* What the reorder queue lets go (all it holds, once the input ENDED), written. */
+static void drain(struct ct_gpu_time_writer *w, bool ended)
+{
+	struct ct_gpu_point point;
+
+	while (!g_atomic_int_get(&w->failed) && ct_gpu_reorder_next(&w->reorder, ended, &point))
+		emit(w, &point);
+}
+
+/* ------------------------------------------------------------ the writing thread */
+
 /* The schema, made from the trace the operations come from, at the first. */
 static int schema_ready(struct ct_gpu_time_writer *w)
 {
+	char why[512];
+
 	if (w->has_schema)
 		return 0;
-	if (ct_gpu_schema_create(&w->schema, ct_ctf_writer_component(w->writer), w->trace, w->why,
-	                         sizeof(w->why)) < 0)
+	if (ct_gpu_schema_create(&w->schema, w->trace, w->why, sizeof(w->why)) < 0)
 		return -1;
+	if (ct_gpu_schema_write_metadata(&w->schema, w->writer, why, sizeof(why)) < 0) {
+		write_failed(w, why);
+		return -1;
+	}
 	w->has_schema = true;
 	return 0;
 }
@@ -330,7 +215,7 @@ static void take(struct ct_gpu_time_writer *w, const struct ct_gpu_time_op *op)
 		pending_free(w, p);
 }
 
-/* BATCH's operations into the queue, then the sink takes what the queue lets go. */
+/* BATCH's operations into the queue, then what the queue lets go is written. */
 static void write_batch(struct ct_gpu_time_writer *w, const struct ct_gpu_time_batch *batch)
 {
 	if (!batch->count)
@@ -341,8 +226,7 @@ static void write_batch(struct ct_gpu_time_writer *w, const struct ct_gpu_time_b
 	}
 	for (size_t i = 0; i < batch->count; i++)
 		take(w, &batch->ops[i]);
-	if (ct_ctf_writer_run(w->writer, w->why, sizeof(w->why)) < 0)
-		fail(w);
+	drain(w, false);
 }
 
 static gpointer run(gpointer data)
@@ -355,11 +239,14 @@ static gpointer run(gpointer data)
 			write_batch(w, b);
 		ct_handoff_give_empty(&w->handoff, b);
 	}
-	/* the input ended: the rest leaves, and the streams end */
-	w->input_ended = true;
-	if (!g_atomic_int_get(&w->failed) &&
-	    ct_ctf_writer_run(w->writer, w->why, sizeof(w->why)) < 0)
-		fail(w);
+	/* the input ended: the rest leaves, and every stream's last packet */
+	drain(w, true);
+	if (!g_atomic_int_get(&w->failed)) {
+		char why[512];
+
+		if (ct_ctf_writer_close(w->writer, why, sizeof(why)) < 0)
+			write_failed(w, why);
+	}
 	w->stats->late = w->reorder.late;
 	w->stats->window_ns = w->reorder.window_ns;
 	return NULL;
@@ -375,13 +262,13 @@ ct_gpu_time_writer_create(const char *dir, struct ct_gpu_time_stats *stats, char
 
 	w->stats = stats;
 	w->by_key = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
-	w->streams = g_ptr_array_new_with_free_func(out_stream_free);
+	w->streams = g_ptr_array_new_with_free_func(g_free);
 	ct_gpu_reorder_init(&w->reorder, 0);
 	for (size_t i = 0; i < CT_GPU_TIME_BATCHES; i++)
 		w->batches[i] = g_new0(struct ct_gpu_time_batch, 1);
 	ct_handoff_init(&w->handoff, (void *const *)w->batches, CT_GPU_TIME_BATCHES);
-	/* made here, run there: the thread starts after the graph is whole */
-	w->writer = ct_ctf_writer_create(dir, next, w, error, len);
+	w->dir = g_strdup(dir);
+	w->writer = ct_ctf_writer_create(dir, error, len);
 	if (!w->writer) {
 		ct_gpu_time_writer_destroy(w);
 		return NULL;
@@ -460,23 +347,14 @@ void ct_gpu_time_writer_destroy(struct ct_gpu_time_writer *w)
 {
 	if (!w)
 		return;
-	/*
-	 * Not closed (the export failed): the thread still writes what it
-	 * was given and ends every stream, the directory being removed
-	 * after. sink.ctf.fs (babeltrace2 2.0) finalized with a stream still
-	 * open reads the environment of a trace it has freed.
-	 */
+	/* not closed (the export failed): the thread still writes what it was given */
 	join(w);
 	free_pending(w);
 	ct_gpu_reorder_release(&w->reorder);
-	for (size_t i = 0; i < w->carried.count; i++)
-		bt_message_put_ref(w->carried.msgs[(w->carried.head + i) % POINT_MESSAGES]);
 	g_ptr_array_free(w->streams, TRUE);
 	g_hash_table_destroy(w->by_key);
-	if (w->has_schema)
-		ct_gpu_schema_release(&w->schema);
-	/* last: the sink ends the trace it writes, and writes its metadata */
 	ct_ctf_writer_destroy(w->writer);
+	g_free(w->dir);
 	ct_handoff_release(&w->handoff);
 	for (size_t i = 0; i < CT_GPU_TIME_BATCHES; i++)
 		g_free(w->batches[i]);

@@ -3,23 +3,22 @@
  * gpu-time-writer.h - the writing half of the GPU-time export, on a
  * thread of its own: it takes GPU operations in batches from the thread
  * that reads the trace (gpu-time-export.h), puts them back in time order
- * in bounded memory (gpu-reorder.h) and has babeltrace2's sink.ctf.fs
- * write them (ctf-writer.h), each a begin and an end event at its GPU
- * times, in a stream per process, device and CUDA stream
- * (gpu-time-schema.h). So the writing (messages made, fields set, sink
- * serialising and the kernel mapping its files) runs beside the reading
- * rather than after it on the same thread.
+ * in bounded memory (gpu-reorder.h) and writes them (ctf-writer.h), each
+ * a begin and an end event at its GPU times, in a stream per process,
+ * device and CUDA stream (gpu-time-schema.h). So the writing (events
+ * serialised, packets written) runs beside the reading rather than after
+ * it on the same thread.
  *
  * The operations are plain data: every string they point to lives as
  * long as the writer, and nothing of the reading thread's context is
- * touched here. Every babeltrace2 object of the writer's graph is touched
- * by the writing thread only, from its start to its end.
+ * touched here. The CTF writer is the writing thread's alone, from its
+ * start to its end.
  *
  *	w = ct_gpu_time_writer_create(dir, &stats, err, len);
  *	ct_gpu_time_writer_set_trace(w, desc);       (before the first operation)
  *	b = ct_gpu_time_writer_batch(w); ... b->ops[b->count++] = op ...; ct_gpu_time_writer_give(w, b);
  *	ct_gpu_time_writer_close(w, err, len);       (the rest written: 0, or -1)
- *	ct_gpu_time_writer_destroy(w);               (the metadata written)
+ *	ct_gpu_time_writer_destroy(w);
  */
 #ifndef CUDATRACE_ANALYZERS_GPU_TIME_WRITER_H
 #define CUDATRACE_ANALYZERS_GPU_TIME_WRITER_H
@@ -92,9 +91,9 @@ void ct_gpu_time_writer_give(struct ct_gpu_time_writer *w, struct ct_gpu_time_ba
 bool ct_gpu_time_writer_failed(struct ct_gpu_time_writer *w);
 
 /*
- * No more operations: writes what the queue still holds, ends every
- * stream, waits for the thread. 0, or -1 with the reason in ERROR (LEN
- * bytes): out of memory, the sink could not write, the trace's events
+ * No more operations: writes what the queue still holds and every
+ * stream's last packet, waits for the thread. 0, or -1 with the reason
+ * in ERROR (LEN bytes): a file could not be written, the trace's events
  * have no clock.
  */
 int ct_gpu_time_writer_close(struct ct_gpu_time_writer *w, char *error, size_t len);

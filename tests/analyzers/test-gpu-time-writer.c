@@ -8,6 +8,9 @@
  * timestamps are counted, not written; without a trace to take the clock
  * from, the close fails and says why; a writer destroyed without its
  * close (an export that failed) still ends its streams and its trace.
+ * babeltrace2 reads what it wrote: every event, in packets of every
+ * stream, an environment of strings that TSDL must escape, a clock whose
+ * name is no TSDL identifier.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,7 +114,7 @@ static bool has_file(const char *dir, const char *name)
 	return ok;
 }
 
-/* A directory for a writer to make (sink.ctf.fs makes it), in a new temporary one. */
+/* A directory for a writer to make, in a new temporary one. */
 static char *new_dir(void)
 {
 	char *tmp = g_dir_make_tmp("gpu-time-writer.XXXXXX", NULL);
@@ -230,6 +233,79 @@ static void test_destroyed_unclosed_ends_its_trace(void **unused)
 	remove_dir(dir);
 }
 
+/* A trace whose strings need escaping in TSDL, its clock name no identifier. */
+static struct ct_trace_desc *awkward_trace(void)
+{
+	static struct ct_trace_env_entry env[] = {
+		{ "domain", "ust", 0 },
+		{ "hostname", "a \"quoted\" back\\slash\nnewline", 0 },
+		{ "tracer_minor", NULL, -3 },
+	};
+	static struct ct_trace_desc desc = {
+		.clock = { .name = "my-clock",
+		           .description = "the \"clock\"",
+		           .frequency = 1000000000,
+		           .offset_seconds = 1700000000 },
+		.env = env,
+		.env_count = G_N_ELEMENTS(env),
+	};
+
+	return &desc;
+}
+
+/* What babeltrace2 prints of DIR with ARGS; NULL: it failed. */
+static char *babeltrace2(const char *dir, const char *args)
+{
+	char *command = g_strdup_printf("babeltrace2 %s '%s'", args, dir);
+	char *out = NULL;
+	int status = -1;
+
+	if (!g_spawn_command_line_sync(command, &out, NULL, &status, NULL) || status != 0) {
+		g_free(out);
+		out = NULL;
+	}
+	g_free(command);
+	return out;
+}
+
+static void test_babeltrace2_reads_it(void **unused)
+{
+	char *dir = new_dir();
+	struct ct_gpu_time_stats stats = { 0 };
+	struct ct_gpu_time_writer *w = fed(dir, &stats, awkward_trace(), OPS, in_order);
+	char error[256];
+	char *text, *details;
+	size_t events = 0;
+
+	(void)unused;
+	assert_int_equal(ct_gpu_time_writer_close(w, error, sizeof(error)), 0);
+	ct_gpu_time_writer_destroy(w);
+	text = babeltrace2(dir, "--clock-cycles");
+	assert_non_null(text);
+	/* one line an event, but for the hostname's newline: its events' names counted */
+	for (const char *p = text; (p = strstr(p, " cudatrace_gpu:")); p++)
+		events++;
+	assert_int_equal(events, 2 * OPS);
+	/* the last kernel (2997, on stream 0) and memset (2999, on stream 2), whole */
+	assert_non_null(strstr(text, "cudatrace_gpu:kernel_begin: { vpid = 100, procname = "
+	                             "\"proc0\" }, { device = 0, context = 0, stream = 0, "
+	                             "correlation_id = 2997, name = \"kernel\", duration = 500, "
+	                             "grid_x = 0,"));
+	assert_non_null(strstr(text, "cudatrace_gpu:memset_end: { vpid = 101, procname = "
+	                             "\"proc1\" }, { device = 0, context = 0, stream = 2, "
+	                             "correlation_id = 2999 }"));
+	details = babeltrace2(dir, "-c sink.text.details");
+	assert_non_null(details);
+	assert_non_null(strstr(details, "hostname: a \"quoted\" back\\slash\nnewline"));
+	assert_non_null(strstr(details, "tracer_minor: -3"));
+	assert_non_null(strstr(details, "Name: my_clock"));
+	assert_non_null(strstr(details, "Description: the \"clock\""));
+	assert_non_null(strstr(details, "Offset (s): 1,700,000,000"));
+	g_free(details);
+	g_free(text);
+	remove_dir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_untimed_are_counted_and_left_out),
 		cmocka_unit_test(test_no_clock_fails_the_close),
 		cmocka_unit_test(test_destroyed_unclosed_ends_its_trace),
+		cmocka_unit_test(test_babeltrace2_reads_it),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
