@@ -28,13 +28,19 @@
 #define PACKET_HEADER_BYTES (4u + 16u + 8u + 8u)
 #define PACKET_PREAMBLE     (PACKET_HEADER_BYTES + 5u * 8u)
 
+/* A packet being filled: PACKET_PREAMBLE bytes left for the header and context. */
+struct packet {
+	uint8_t *data; /* owned */
+	size_t len, cap;
+};
+
 struct ct_ctf_stream {
 	char *path; /* owned */
 	uint64_t instance;
-	struct ct_ctf_buf packet; /* PACKET_PREAMBLE bytes left for the header and context */
-	uint64_t events;          /* in the packet */
-	uint64_t first, last;     /* the packet's first and last timestamps */
-	uint64_t seq;             /* packets written */
+	struct packet packet;
+	uint64_t events;      /* in the packet */
+	uint64_t first, last; /* the packet's first and last timestamps */
+	uint64_t seq;         /* packets written */
 };
 
 struct ct_ctf_writer {
@@ -187,56 +193,66 @@ int ct_ctf_writer_metadata(struct ct_ctf_writer *w, const char *clock_name,
 
 /* ------------------------------------------------------------ streams */
 
+/* Room for N more bytes in P: where they go. */
+static uint8_t *room(struct packet *p, size_t n)
+{
+	if (p->len + n > p->cap) {
+		p->cap = MAX(p->cap * 2, p->len + n);
+		p->data = g_realloc(p->data, p->cap);
+	}
+	return p->data + p->len;
+}
+
 struct ct_ctf_stream *ct_ctf_writer_stream(struct ct_ctf_writer *w, const char *name)
 {
 	struct ct_ctf_stream *s = g_new0(struct ct_ctf_stream, 1);
 
 	s->path = g_build_filename(w->dir, name, NULL);
 	s->instance = w->streams->len;
-	ct_ctf_room(&s->packet, PACKET_PREAMBLE);
+	room(&s->packet, PACKET_PREAMBLE);
 	s->packet.len = PACKET_PREAMBLE;
 	g_ptr_array_add(w->streams, s);
 	return s;
 }
 
-struct ct_ctf_buf *ct_ctf_stream_event(struct ct_ctf_stream *s, uint64_t id, uint64_t timestamp)
+uint8_t *ct_ctf_stream_event(struct ct_ctf_stream *s, uint64_t id, uint64_t timestamp, size_t size)
 {
+	uint8_t *p = room(&s->packet, 16 + size);
+
 	if (!s->events++)
 		s->first = timestamp;
 	s->last = timestamp;
-	ct_ctf_put_u64(&s->packet, id);
-	ct_ctf_put_u64(&s->packet, timestamp);
-	return &s->packet;
+	return ct_ctf_u64(ct_ctf_u64(p, id), timestamp);
 }
 
 /* S's packet, its header and context put down, at the end of its file; then an empty one. */
 static int write_packet(struct ct_ctf_writer *w, struct ct_ctf_stream *s)
 {
-	struct ct_ctf_buf *b = &s->packet;
+	struct packet *b = &s->packet;
 	size_t content = b->len;
+	uint8_t *p = b->data;
 	int status;
 
 	if (!s->events)
 		return 0;
-	b->len = 0;
-	ct_ctf_put_u32(b, CTF_MAGIC);
-	memcpy(ct_ctf_room(b, 16), w->uuid, 16);
-	b->len += 16;
-	ct_ctf_put_u64(b, 0);
-	ct_ctf_put_u64(b, s->instance);
-	ct_ctf_put_u64(b, (uint64_t)content * 8u);
-	ct_ctf_put_u64(b, (uint64_t)content * 8u);
-	ct_ctf_put_u64(b, s->first);
-	ct_ctf_put_u64(b, s->last);
-	ct_ctf_put_u64(b, s->seq++);
+	p = ct_ctf_u32(p, CTF_MAGIC);
+	memcpy(p, w->uuid, 16);
+	p = ct_ctf_u64(p + 16, 0);
+	p = ct_ctf_u64(p, s->instance);
+	p = ct_ctf_u64(p, (uint64_t)content * 8u);
+	p = ct_ctf_u64(p, (uint64_t)content * 8u);
+	p = ct_ctf_u64(p, s->first);
+	p = ct_ctf_u64(p, s->last);
+	ct_ctf_u64(p, s->seq++);
 	status = w->failed ? -1 : append(w, s->path, b->data, content);
 	b->len = PACKET_PREAMBLE;
 	s->events = 0;
 	return status;
 }
 
-int ct_ctf_stream_event_done(struct ct_ctf_writer *w, struct ct_ctf_stream *s)
+int ct_ctf_stream_event_done(struct ct_ctf_writer *w, struct ct_ctf_stream *s, uint8_t *end)
 {
+	s->packet.len = (size_t)(end - s->packet.data);
 	if (s->packet.len < CT_CTF_PACKET_BYTES)
 		return 0;
 	return write_packet(w, s);

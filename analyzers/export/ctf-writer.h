@@ -23,8 +23,8 @@
  *	w = ct_ctf_writer_create(dir, err, len);
  *	ct_ctf_writer_metadata(w, clock, context, declarations, err, len);
  *	s = ct_ctf_writer_stream(w, "name");
- *	b = ct_ctf_stream_event(s, id, timestamp); ct_ctf_put_u32(b, ...) ...;
- *	ct_ctf_stream_event_done(w, s);          (-1: the writing failed)
+ *	p = ct_ctf_stream_event(s, id, timestamp, room); p = ct_ctf_u32(p, ...) ...;
+ *	ct_ctf_stream_event_done(w, s, p);       (-1: the writing failed)
  *	ct_ctf_writer_close(w, err, len);        (every packet written)
  *	ct_ctf_writer_destroy(w);
  */
@@ -40,47 +40,39 @@
 /* Bytes a packet is written at (and a little more: its last event). */
 #define CT_CTF_PACKET_BYTES (32u * 1024u)
 
-/* Where an event is serialised: its stream's packet. */
-struct ct_ctf_buf {
-	uint8_t *data; /* owned */
-	size_t len, cap;
-};
-
-/* Room for N more bytes in B. */
-static inline uint8_t *ct_ctf_room(struct ct_ctf_buf *b, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = MAX(b->cap * 2, b->len + n);
-		b->data = g_realloc(b->data, b->cap);
-	}
-	return b->data + b->len;
-}
-
-#define CT_CTF_PUT(bits)                                                              \
-	static inline void ct_ctf_put_u##bits(struct ct_ctf_buf *b, uint##bits##_t v) \
-	{                                                                             \
-		uint##bits##_t le = GUINT##bits##_TO_LE(v);                           \
-		memcpy(ct_ctf_room(b, sizeof(le)), &le, sizeof(le));                  \
-		b->len += sizeof(le);                                                 \
+/*
+ * Serialising: each writes V at P, little-endian, and returns where the
+ * next field goes. The caller has made room (ct_ctf_stream_event).
+ */
+#define CT_CTF_PUT(bits)                                                    \
+	static inline uint8_t *ct_ctf_u##bits(uint8_t *p, uint##bits##_t v) \
+	{                                                                   \
+		uint##bits##_t le = GUINT##bits##_TO_LE(v);                 \
+		memcpy(p, &le, sizeof(le));                                 \
+		return p + sizeof(le);                                      \
 	}
 CT_CTF_PUT(16)
 CT_CTF_PUT(32)
 CT_CTF_PUT(64)
 #undef CT_CTF_PUT
 
-static inline void ct_ctf_put_u8(struct ct_ctf_buf *b, uint8_t v)
+static inline uint8_t *ct_ctf_u8(uint8_t *p, uint8_t v)
 {
-	*ct_ctf_room(b, 1) = v;
-	b->len++;
+	*p = v;
+	return p + 1;
 }
 
-/* S with its terminating NUL, as CTF strings are; NULL: the empty string. */
-static inline void ct_ctf_put_string(struct ct_ctf_buf *b, const char *s)
+/* The bytes of S as a CTF string: with its terminating NUL; NULL is the empty string. */
+static inline size_t ct_ctf_string_size(const char *s)
 {
-	size_t n = s ? strlen(s) + 1 : 1;
+	return s ? strlen(s) + 1 : 1;
+}
 
-	memcpy(ct_ctf_room(b, n), s ? s : "", n);
-	b->len += n;
+/* S, of SIZE bytes (ct_ctf_string_size). */
+static inline uint8_t *ct_ctf_string(uint8_t *p, const char *s, size_t size)
+{
+	memcpy(p, s ? s : "", size);
+	return p + size;
 }
 
 struct ct_ctf_writer;
@@ -109,13 +101,14 @@ struct ct_ctf_stream *ct_ctf_writer_stream(struct ct_ctf_writer *w, const char *
 
 /*
  * The header of an event of class ID at TIMESTAMP (cycles of the clock,
- * not before the stream's last event) put down in S's packet, where the
- * caller then serialises the event's context and payload.
+ * not before the stream's last event) put down in S's packet; returns
+ * where the caller then serialises the event's context and payload, in
+ * at most SIZE bytes.
  */
-struct ct_ctf_buf *ct_ctf_stream_event(struct ct_ctf_stream *s, uint64_t id, uint64_t timestamp);
+uint8_t *ct_ctf_stream_event(struct ct_ctf_stream *s, uint64_t id, uint64_t timestamp, size_t size);
 
-/* The event is whole: a full packet is written. 0, or -1: the writing failed. */
-int ct_ctf_stream_event_done(struct ct_ctf_writer *w, struct ct_ctf_stream *s);
+/* The event is whole, up to END: a full packet is written. 0, or -1: the writing failed. */
+int ct_ctf_stream_event_done(struct ct_ctf_writer *w, struct ct_ctf_stream *s, uint8_t *end);
 
 /*
  * Writes every stream's last packet. 0, or -1 with the reason in ERROR

@@ -193,6 +193,29 @@ static void declarations_tsdl(GString *m, const struct ct_trace_desc *input, con
 	g_string_append(m, "};\n\n");
 }
 
+/* CYCLES of the clock in ns, into *NS; false: beyond what an int64_t holds. */
+static bool cycles_ns(const struct ct_gpu_schema *s, uint64_t cycles, int64_t *ns)
+{
+	unsigned __int128 v = s->frequency == 1000000000u
+	                          ? cycles
+	                          : (unsigned __int128)cycles * 1000000000u / s->frequency;
+
+	if (v > INT64_MAX)
+		return false;
+	*ns = (int64_t)v;
+	return true;
+}
+
+/* The clock's offset in ns, into S->offset_ns; false: beyond what an int64_t holds. */
+static bool offset_ns(struct ct_gpu_schema *s)
+{
+	int64_t seconds_ns, cycles;
+
+	return !__builtin_mul_overflow(s->offset_seconds, (int64_t)1000000000, &seconds_ns) &&
+	       cycles_ns(s, s->offset_cycles, &cycles) &&
+	       !__builtin_add_overflow(seconds_ns, cycles, &s->offset_ns);
+}
+
 int ct_gpu_schema_create(struct ct_gpu_schema *s, const struct ct_trace_desc *input, char *error,
                          size_t len)
 {
@@ -205,6 +228,7 @@ int ct_gpu_schema_create(struct ct_gpu_schema *s, const struct ct_trace_desc *in
 	s->frequency = input->clock.frequency;
 	s->offset_seconds = input->clock.offset_seconds;
 	s->offset_cycles = input->clock.offset_cycles;
+	s->offset_ok = offset_ns(s);
 	return 0;
 }
 
@@ -252,29 +276,14 @@ uint64_t ct_gpu_schema_cycles(const struct ct_gpu_schema *s, int64_t ns)
 	return whole * s->frequency + part * s->frequency / 1000000000u;
 }
 
-/* CYCLES of the clock in ns, into *NS; false: beyond what an int64_t holds. */
-static bool cycles_ns(const struct ct_gpu_schema *s, uint64_t cycles, int64_t *ns)
-{
-	unsigned __int128 v = (unsigned __int128)cycles * 1000000000u / s->frequency;
-
-	if (v > INT64_MAX)
-		return false;
-	*ns = (int64_t)v;
-	return true;
-}
-
 bool ct_gpu_schema_time_ok(const struct ct_gpu_schema *s, uint64_t ns)
 {
-	int64_t offset_ns, offset_cycles_ns, value_ns, sum;
+	int64_t value_ns, sum;
 
-	if (!ns || ns > INT64_MAX)
-		return false;
-	/* as readers convert a timestamp: the offset's seconds and cycles, then the value's */
-	return !__builtin_mul_overflow(s->offset_seconds, (int64_t)1000000000, &offset_ns) &&
-	       cycles_ns(s, s->offset_cycles, &offset_cycles_ns) &&
+	/* as readers convert a timestamp: the offset, then the value's cycles */
+	return ns && ns <= INT64_MAX && s->offset_ok &&
 	       cycles_ns(s, ct_gpu_schema_cycles(s, (int64_t)ns), &value_ns) &&
-	       !__builtin_add_overflow(offset_ns, offset_cycles_ns, &sum) &&
-	       !__builtin_add_overflow(sum, value_ns, &sum);
+	       !__builtin_add_overflow(s->offset_ns, value_ns, &sum);
 }
 
 /* ------------------------------------------------------------ events */
@@ -310,42 +319,54 @@ static uint64_t unsigned_value(const struct ct_gpu_op *op, enum field_id id)
 	}
 }
 
-static void fill(struct ct_ctf_buf *b, const struct ct_gpu_op *op, const enum field_id *ids)
+/* The bytes of a payload's integers at most: FIELDS_MAX of 64 bits. */
+#define INTEGERS_MAX (FIELDS_MAX * 8u)
+
+static uint8_t *fill(uint8_t *p, const struct ct_gpu_op *op, const enum field_id *ids,
+                     size_t name_size, size_t direction_size)
 {
 	for (size_t i = 0; ids[i] != F_NONE; i++) {
 		enum field_id id = ids[i];
 
 		switch (fields[id].type) {
 		case T_STRING:
-			ct_ctf_put_string(b, id == F_NAME ? op->name : op->direction);
+			p = id == F_NAME ? ct_ctf_string(p, op->name, name_size)
+			                 : ct_ctf_string(p, op->direction, direction_size);
 			break;
 		case T_I32:
-			ct_ctf_put_u32(b, (uint32_t)op->grid_x);
+			p = ct_ctf_u32(p, (uint32_t)op->grid_x);
 			break;
 		case T_U8:
-			ct_ctf_put_u8(b, (uint8_t)unsigned_value(op, id));
+			p = ct_ctf_u8(p, (uint8_t)unsigned_value(op, id));
 			break;
 		case T_U16:
-			ct_ctf_put_u16(b, (uint16_t)unsigned_value(op, id));
+			p = ct_ctf_u16(p, (uint16_t)unsigned_value(op, id));
 			break;
 		case T_U32:
-			ct_ctf_put_u32(b, (uint32_t)unsigned_value(op, id));
+			p = ct_ctf_u32(p, (uint32_t)unsigned_value(op, id));
 			break;
 		case T_U64:
-			ct_ctf_put_u64(b, unsigned_value(op, id));
+			p = ct_ctf_u64(p, unsigned_value(op, id));
 			break;
 		}
 	}
+	return p;
 }
 
-void ct_gpu_schema_event(const struct ct_gpu_schema *s, struct ct_ctf_stream *stream,
-                         const struct ct_gpu_op *op, bool begin)
+int ct_gpu_schema_event(const struct ct_gpu_schema *s, struct ct_ctf_writer *w,
+                        struct ct_ctf_stream *stream, const struct ct_gpu_op *op, bool begin)
 {
-	struct ct_ctf_buf *b =
-	    ct_ctf_stream_event(stream, class_id(op->kind, begin),
-	                        ct_gpu_schema_cycles(s, begin ? op->start : op->end));
+	/* an end has no string of its own */
+	size_t procname_size = ct_ctf_string_size(op->procname);
+	size_t name_size = begin ? ct_ctf_string_size(op->name) : 0;
+	size_t direction_size =
+	    begin && op->kind == CT_GPU_OP_MEMCPY ? ct_ctf_string_size(op->direction) : 0;
+	uint8_t *p = ct_ctf_stream_event(
+	    stream, class_id(op->kind, begin), ct_gpu_schema_cycles(s, begin ? op->start : op->end),
+	    4 + procname_size + name_size + direction_size + INTEGERS_MAX);
 
-	ct_ctf_put_u32(b, (uint32_t)op->vpid);
-	ct_ctf_put_string(b, op->procname);
-	fill(b, op, begin ? kinds[op->kind].begin : end_fields);
+	p = ct_ctf_u32(p, (uint32_t)op->vpid);
+	p = ct_ctf_string(p, op->procname, procname_size);
+	p = fill(p, op, begin ? kinds[op->kind].begin : end_fields, name_size, direction_size);
+	return ct_ctf_stream_event_done(w, stream, p);
 }

@@ -59,6 +59,8 @@ struct ct_gpu_schema {
 	uint64_t frequency;                /* of the clock, Hz */
 	int64_t offset_seconds;
 	uint64_t offset_cycles;
+	int64_t offset_ns; /* the offset, in ns */
+	bool offset_ok;    /* it is within int64_t: a timestamp can be converted */
 };
 
 /*
@@ -87,8 +89,11 @@ uint64_t ct_gpu_schema_cycles(const struct ct_gpu_schema *schema, int64_t ns);
  */
 bool ct_gpu_schema_time_ok(const struct ct_gpu_schema *schema, uint64_t ns);
 
-/* The event of OP's begin (BEGIN) or end, at its time, into STREAM. */
-void ct_gpu_schema_event(const struct ct_gpu_schema *schema, struct ct_ctf_stream *stream,
-                         const struct ct_gpu_op *op, bool begin);
+/*
+ * The event of OP's begin (BEGIN) or end, at its time, into W's STREAM.
+ * 0, or -1: the writing failed (ct_ctf_stream_event_done).
+ */
+int ct_gpu_schema_event(const struct ct_gpu_schema *schema, struct ct_ctf_writer *w,
+                        struct ct_ctf_stream *stream, const struct ct_gpu_op *op, bool begin);
 
 #endif

@@ -150,6 +150,7 @@ static void emit(struct ct_gpu_time_writer *w, const struct ct_gpu_point *point)
 {
 	struct pending *p = point->op;
 	struct out_stream *s = p->out;
+	int status;
 
 	if (!s->ctf) {
 		char name[80];
@@ -158,12 +159,12 @@ static void emit(struct ct_gpu_time_writer *w, const struct ct_gpu_point *point)
 		s->ctf = ct_ctf_writer_stream(w->writer, name);
 		w->stats->streams++;
 	}
-	ct_gpu_schema_event(&w->schema, s->ctf, &p->op.op, point->begin);
+	status = ct_gpu_schema_event(&w->schema, w->writer, s->ctf, &p->op.op, point->begin);
 	if (!point->begin) {
 		w->stats->operations++;
 		pending_free(w, p);
 	}
-	if (ct_ctf_stream_event_done(w->writer, s->ctf) < 0) {
+	if (status < 0) {
 		char why[512];
 
 		ct_ctf_writer_close(w->writer, why, sizeof(why));
