@@ -3,6 +3,7 @@
  * event-size.c - the largest cudatrace event, from the contract.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "contract/events.h"
 #include "event-size.h"
@@ -37,6 +38,20 @@ static const unsigned layout_fixed[] = {
 static const unsigned layout_strings[] = {
 #include "contract/events.def"
 };
+
+#define CT_LAYOUT(name, fields)              #name,
+#define CT_FIELD(type, name, need)
+#define CT_ENUM_FIELD(enum, name, need)
+#define CT_TEXT(name, need)
+#define CT_STRING(name, need)
+#define CT_ARRAY(type, name, count, need)
+#define CT_SEQ(type, name, max, need)
+#define CT_MEMBER(ctype, member)
+#define CT_PATH(type, path, name, need)
+#define CT_ENUM_PATH(enum, path, name, need)
+static const char *const layout_names[] = {
+#include "contract/events.def"
+};
 /* clang-format on */
 
 /*
@@ -65,7 +80,12 @@ uint64_t event_max_size(unsigned max_string)
 	uint64_t largest = 0;
 
 	for (size_t i = 0; i < sizeof(layout_fixed) / sizeof(layout_fixed[0]); i++) {
-		uint64_t size = layout_fixed[i] + (uint64_t)layout_strings[i] * max_string;
+		/* a kernel name has a bound of its own (contract/events.h) */
+		unsigned cap =
+		    strcmp(layout_names[i], "kernel_name") || max_string > CT_KERNEL_NAME_MAX
+		        ? max_string
+		        : CT_KERNEL_NAME_MAX;
+		uint64_t size = layout_fixed[i] + (uint64_t)layout_strings[i] * cap;
 
 		if (size > largest)
 			largest = size;

@@ -2,8 +2,9 @@
 /*
  * event-size.h - the most bytes one cudatrace event can take in an LTTng
  * sub-buffer, from the event contract (contract/events.def): its largest
- * payload, with every string at the tracer's cap (CUDATRACE_MAX_STRING),
- * its event header and its contexts. LTTng-UST discards an event larger
+ * payload, with every string at the tracer's cap (CUDATRACE_MAX_STRING;
+ * a kernel name's, CT_KERNEL_NAME_MAX when more), its event header and
+ * its contexts. LTTng-UST discards an event larger
  * than a sub-buffer, whatever the channel's mode, --blocking included.
  */
 #ifndef CUDATRACE_CLI_EVENT_SIZE_H

@@ -84,6 +84,14 @@ static inline int64_t ct_session_key(const char *name)
 #define CT_REPEAT_RUN_MOVED_CALLS  48
 #define CT_REPEAT_RUN_MOVED_MAX    (CT_REPEAT_RUN_MOVED_VALUES * CT_REPEAT_RUN_MOVED_CALLS)
 
+/* The longest kernel name a kernel_name event holds, or CUDATRACE_MAX_STRING
+ * when that is more. The name is written once per kernel and process, so
+ * its length costs nothing per call, and C++ kernels' mangled names
+ * (PyTorch's templates: 300 to 1,000 bytes) cut at CUDATRACE_MAX_STRING
+ * could no longer be demangled. The event (cli/event-size.c) still fits
+ * the smallest sub-buffer record takes, 4 KiB. */
+#define CT_KERNEL_NAME_MAX 2048
+
 /* Devices and streams that do not apply or are unknown. */
 #define CT_DEVICE_NONE 255u
 #define CT_STREAM_NONE UINT32_MAX

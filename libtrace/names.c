@@ -14,6 +14,7 @@
 
 #include "cudatrace-tp.h"
 #include "names.h"
+#include "state.h"
 #include "table.h"
 #include "text.h"
 
@@ -104,6 +105,12 @@ uint64_t names_kernel_id(const char *name)
 	return hash ? hash : 1;
 }
 
+/* Kernel names have a bound of their own (contract/events.h). */
+static size_t kernel_name_cap(void)
+{
+	return config.max_string > CT_KERNEL_NAME_MAX ? config.max_string : CT_KERNEL_NAME_MAX;
+}
+
 void names_note_kernel_slow(struct names_memo *memo, uint64_t kernel_id, const char *name)
 {
 	unsigned now = generation_now();
@@ -119,7 +126,7 @@ void names_note_kernel_slow(struct names_memo *memo, uint64_t kernel_id, const c
 		                        &(struct ct_ev_kernel_name){
 		                            .kernel_id = kernel_id,
 		                            .name = text_or_empty(name),
-		                            .name_len = text_length(name),
+		                            .name_len = text_length_within(name, kernel_name_cap()),
 		                        });
 	/* a name the full set does not keep is emitted again next time */
 	if (memo && claim != TABLE_FULL)

@@ -20,7 +20,11 @@ static size_t utf8_boundary(const char *s, size_t len)
 
 uint16_t text_length(const char *s)
 {
-	size_t cap = config.max_string;
+	return text_length_within(s, config.max_string);
+}
+
+uint16_t text_length_within(const char *s, size_t cap)
+{
 	size_t len;
 
 	if (!s)

@@ -2,9 +2,10 @@
 /*
  * text.h - bounded strings for event fields.
  *
- * No string field may exceed CUDATRACE_MAX_STRING bytes (doc/events.md,
- * invariant 5): these helpers give the length to write, cut at a UTF-8
- * character boundary, without copying.
+ * No string field may exceed CUDATRACE_MAX_STRING bytes, but a kernel
+ * name, CT_KERNEL_NAME_MAX (doc/events.md, invariant 5): these helpers
+ * give the length to write, cut at a UTF-8 character boundary, without
+ * copying.
  */
 #ifndef CUDATRACE_TEXT_H
 #define CUDATRACE_TEXT_H
@@ -15,6 +16,9 @@
 
 /* Bytes of s to record: at most config.max_string. NULL counts as "". */
 uint16_t text_length(const char *s);
+
+/* Bytes of s to record within CAP (at most UINT16_MAX). NULL counts as "". */
+uint16_t text_length_within(const char *s, size_t cap);
 
 /* s itself, or "" for NULL: tracepoint arguments are never NULL. */
 static inline const char *text_or_empty(const char *s)

@@ -173,6 +173,7 @@ static void test_kernel_id(void **state)
 
 static void test_kernel_name_once(void **state)
 {
+	static char long_name[3000];
 	const char *name = "_Z9vectorAddPKfS0_Pfi";
 	uint64_t id = names_kernel_id(name);
 
@@ -191,12 +192,20 @@ static void test_kernel_name_once(void **state)
 	names_note_kernel(NULL, id, name);
 	names_note_kernel(NULL, id, name);
 	assert_int_equal(kernel_events, 2);
-	/* Cut at max_string. */
+	/* Not cut at max_string: a mangled name cut can no longer be demangled. */
 	config.max_string = 16;
 	names_note_kernel(NULL, names_kernel_id("a_kernel_name_longer_than_16"),
 	                  "a_kernel_name_longer_than_16");
-	assert_int_equal(kernel_last_len, 16);
-	assert_string_equal(kernel_last, "a_kernel_name_lo");
+	assert_int_equal(kernel_last_len, 28);
+	/* Cut at CT_KERNEL_NAME_MAX, or at max_string when that is more. */
+	memset(long_name, 'k', sizeof(long_name) - 1);
+	long_name[0] = 'a';
+	names_note_kernel(NULL, names_kernel_id(long_name), long_name);
+	assert_int_equal(kernel_last_len, CT_KERNEL_NAME_MAX);
+	config.max_string = 4096;
+	long_name[0] = 'b';
+	names_note_kernel(NULL, names_kernel_id(long_name), long_name);
+	assert_int_equal(kernel_last_len, sizeof(long_name) - 1);
 }
 
 /* A thread's memo answers for the names it noted last, in the sets'

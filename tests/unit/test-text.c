@@ -44,6 +44,22 @@ static void test_ascii_cut_at_max_string(void **state)
 	assert_int_equal(text_length("a much longer kernel name than sixteen bytes"), 44);
 }
 
+/* A bound of the caller's (a kernel name's) rather than max_string, cut
+ * at a character's first byte the same way. */
+static void test_within_a_bound_of_its_own(void **state)
+{
+	static const char euro_at_15[] = "fourteen bytes\xe2\x82\xac and more";
+
+	(void)state;
+	assert_int_equal(text_length_within(NULL, 32), 0);
+	assert_int_equal(text_length_within("a much longer kernel name than sixteen bytes", 32),
+	                 32);
+	assert_int_equal(text_length_within("a much longer kernel name than sixteen bytes", 2048),
+	                 44);
+	assert_int_equal(text_length_within(euro_at_15, 16), 14);
+	assert_int_equal(text_length_within(euro_at_15, 17), 17);
+}
+
 /* A cut never leaves half a character: it backs off to the character's
  * first byte. */
 static void test_utf8_boundary(void **state)
@@ -115,6 +131,7 @@ int main(void)
 		cmocka_unit_test_setup(test_null_and_short, max_string_16),
 		cmocka_unit_test_setup(test_ascii_cut_at_max_string, max_string_16),
 		cmocka_unit_test_setup(test_utf8_boundary, max_string_16),
+		cmocka_unit_test_setup(test_within_a_bound_of_its_own, max_string_16),
 		cmocka_unit_test(test_wide),
 		cmocka_unit_test_setup(test_wide_bounds, max_string_16),
 	};
