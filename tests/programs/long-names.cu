@@ -9,14 +9,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-namespace a_numerics_library_whose_namespaces_are_long_as_template_libraries_make_them {
-namespace detail_of_the_elementwise_operations_and_their_functors_and_policies {
+namespace a_numerics_library_whose_namespaces_are_long_as_template_libraries_make_them
+{
+namespace detail_of_the_elementwise_operations_and_their_functors_and_policies
+{
 
 template <typename T, int Vector> struct multiply_then_add_functor_with_a_long_name {
-	__device__ T operator()(T x) const { return x * (T)Vector + (T)1; }
+	__device__ T operator()(T x) const
+	{
+		return x * (T)Vector + (T)1;
+	}
 };
 
-template <int Depth> struct launch_policy_of_a_given_depth_and_a_long_descriptive_name {};
+template <int Depth> struct launch_policy_of_a_given_depth_and_a_long_descriptive_name {
+};
 
 template <typename Functor, typename Policy>
 __global__ void elementwise_kernel_through_layers_of_templates(Functor f, Policy, float *p, int n)
@@ -34,7 +40,8 @@ namespace lib = a_numerics_library_whose_namespaces_are_long_as_template_librari
     detail_of_the_elementwise_operations_and_their_functors_and_policies;
 
 /* A policy nested in templates: a longer name for the second instance. */
-template <typename Inner> struct nest {};
+template <typename Inner> struct nest {
+};
 using policy = lib::launch_policy_of_a_given_depth_and_a_long_descriptive_name<1>;
 using nested = nest<nest<nest<nest<nest<nest<nest<nest<policy>>>>>>>>;
 
@@ -49,8 +56,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int r = 0; r < rounds; r++) {
-		lib::elementwise_kernel_through_layers_of_templates<<<1, 256>>>(f, policy(), p, 256);
-		lib::elementwise_kernel_through_layers_of_templates<<<1, 256>>>(f, nested(), p, 256);
+		lib::elementwise_kernel_through_layers_of_templates<<<1, 256>>>(f, policy(), p,
+		                                                                256);
+		lib::elementwise_kernel_through_layers_of_templates<<<1, 256>>>(f, nested(), p,
+		                                                                256);
 	}
 	if (cudaDeviceSynchronize() != cudaSuccess || cudaFree(p) != cudaSuccess) {
 		printf("Bail out! the kernels failed\n");
