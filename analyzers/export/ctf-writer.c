@@ -53,20 +53,33 @@ struct ct_ctf_writer {
 
 /* ------------------------------------------------------------ the writer */
 
-/* A random (version 4) UUID, as GLib makes them, in bytes. */
+/*
+ * A random UUID in bytes: version 4, variant 1 (RFC 4122, section 4.4),
+ * the kind g_uuid_string_random() makes, without the round trip through text.
+ */
 static void random_uuid(uint8_t uuid[16])
 {
-	gchar *text = g_uuid_string_random();
-	size_t n = 0;
+	for (size_t i = 0; i < 16; i += 4) {
+		guint32 r = g_random_int();
 
-	for (const char *p = text; *p && n < 16; p++) {
-		if (*p == '-')
-			continue;
-		uuid[n] = (uint8_t)(g_ascii_xdigit_value(p[0]) << 4 | g_ascii_xdigit_value(p[1]));
-		n++;
-		p++;
+		memcpy(uuid + i, &r, sizeof(r));
 	}
-	g_free(text);
+	uuid[6] = (uint8_t)((uuid[6] & 0x0f) | 0x40);
+	uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80);
+}
+
+void ct_ctf_uuid_text(const uint8_t uuid[16], char text[CT_CTF_UUID_TEXT])
+{
+	static const char hex[] = "0123456789abcdef";
+	char *t = text;
+
+	for (size_t i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			*t++ = '-';
+		*t++ = hex[uuid[i] >> 4];
+		*t++ = hex[uuid[i] & 0x0f];
+	}
+	*t = '\0';
 }
 
 static void stream_free(gpointer data)
@@ -136,15 +149,11 @@ int ct_ctf_writer_metadata(struct ct_ctf_writer *w, const char *clock_name,
                            char *error, size_t len)
 {
 	GString *m = g_string_new("/* CTF 1.8 */\n\n");
-	char uuid[37];
+	char uuid[CT_CTF_UUID_TEXT];
 	char *path;
 	int status;
 
-	snprintf(uuid, sizeof(uuid),
-	         "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", w->uuid[0],
-	         w->uuid[1], w->uuid[2], w->uuid[3], w->uuid[4], w->uuid[5], w->uuid[6], w->uuid[7],
-	         w->uuid[8], w->uuid[9], w->uuid[10], w->uuid[11], w->uuid[12], w->uuid[13],
-	         w->uuid[14], w->uuid[15]);
+	ct_ctf_uuid_text(w->uuid, uuid);
 	g_string_append_printf(m,
 	                       "trace {\n"
 	                       "\tmajor = 1;\n"
@@ -256,6 +265,11 @@ int ct_ctf_stream_event_done(struct ct_ctf_writer *w, struct ct_ctf_stream *s, u
 	if (s->packet.len < CT_CTF_PACKET_BYTES)
 		return 0;
 	return write_packet(w, s);
+}
+
+const char *ct_ctf_writer_failure(const struct ct_ctf_writer *w)
+{
+	return w->failed ? w->why : NULL;
 }
 
 int ct_ctf_writer_close(struct ct_ctf_writer *w, char *error, size_t len)

@@ -75,6 +75,12 @@ static inline uint8_t *ct_ctf_string(uint8_t *p, const char *s, size_t size)
 	return p + size;
 }
 
+/* Bytes of a UUID's text, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", with its NUL. */
+#define CT_CTF_UUID_TEXT 37
+
+/* UUID (16 bytes) as TSDL writes it, lower-case hex in five groups, into TEXT. */
+void ct_ctf_uuid_text(const uint8_t uuid[16], char text[CT_CTF_UUID_TEXT]);
+
 struct ct_ctf_writer;
 struct ct_ctf_stream;
 
@@ -109,6 +115,12 @@ uint8_t *ct_ctf_stream_event(struct ct_ctf_stream *s, uint64_t id, uint64_t time
 
 /* The event is whole, up to END: a full packet is written. 0, or -1: the writing failed. */
 int ct_ctf_stream_event_done(struct ct_ctf_writer *w, struct ct_ctf_stream *s, uint8_t *end);
+
+/*
+ * Why the writing failed ("FILE: reason"), or NULL while it has not:
+ * after a failure the writer writes nothing more.
+ */
+const char *ct_ctf_writer_failure(const struct ct_ctf_writer *w);
 
 /*
  * Writes every stream's last packet. 0, or -1 with the reason in ERROR

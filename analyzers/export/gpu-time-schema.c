@@ -182,13 +182,10 @@ static void declarations_tsdl(GString *m, const struct ct_trace_desc *input, con
 	                       c->frequency, c->precision, c->offset_seconds, c->offset_cycles,
 	                       c->origin_is_unix_epoch ? "true" : "false");
 	if (c->has_uuid) {
-		const uint8_t *u = c->uuid;
+		char uuid[CT_CTF_UUID_TEXT];
 
-		g_string_append_printf(m,
-		                       "\tuuid = \"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-		                       "%02x%02x%02x%02x%02x%02x\";\n",
-		                       u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
-		                       u[10], u[11], u[12], u[13], u[14], u[15]);
+		ct_ctf_uuid_text(c->uuid, uuid);
+		g_string_append_printf(m, "\tuuid = \"%s\";\n", uuid);
 	}
 	g_string_append(m, "};\n\n");
 }

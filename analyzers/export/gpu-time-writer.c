@@ -164,12 +164,8 @@ static void emit(struct ct_gpu_time_writer *w, const struct ct_gpu_point *point)
 		w->stats->operations++;
 		pending_free(w, p);
 	}
-	if (status < 0) {
-		char why[512];
-
-		ct_ctf_writer_close(w->writer, why, sizeof(why));
-		write_failed(w, why);
-	}
+	if (status < 0)
+		write_failed(w, ct_ctf_writer_failure(w->writer));
 }
 
 /* What the reorder queue lets go (all it holds, once the input ENDED), written. */

@@ -10,7 +10,8 @@
  * close (an export that failed) still ends its streams and its trace.
  * babeltrace2 reads what it wrote: every event, in packets of every
  * stream, an environment of strings that TSDL must escape, a clock whose
- * name is no TSDL identifier.
+ * name is no TSDL identifier, the clock's UUID and the trace's (a random
+ * one) as RFC 4122 writes them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -245,7 +246,10 @@ static struct ct_trace_desc *awkward_trace(void)
 		.clock = { .name = "my-clock",
 		           .description = "the \"clock\"",
 		           .frequency = 1000000000,
-		           .offset_seconds = 1700000000 },
+		           .offset_seconds = 1700000000,
+		           .has_uuid = true,
+		           .uuid = { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99,
+		                     0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff } },
 		.env = env,
 		.env_count = G_N_ELEMENTS(env),
 	};
@@ -266,6 +270,23 @@ static char *babeltrace2(const char *dir, const char *args)
 	}
 	g_free(command);
 	return out;
+}
+
+/*
+ * Whether the trace's UUID in DETAILS (sink.text.details) is a random
+ * one, version 4 and variant 1 (RFC 4122, section 4.4).
+ */
+static bool trace_uuid_is_random(const char *details)
+{
+	/* the trace's, under its first stream's beginning (the clock's is in the class) */
+	const char *u = strstr(details, "Stream beginning:");
+
+	u = u ? strstr(u, "UUID: ") : NULL;
+	if (!u || strlen(u) < 6 + 36)
+		return false;
+	u += 6;
+	return u[8] == '-' && u[13] == '-' && u[14] == '4' && u[18] == '-' &&
+	       strchr("89ab", u[19]) && u[23] == '-';
 }
 
 static void test_babeltrace2_reads_it(void **unused)
@@ -301,6 +322,8 @@ static void test_babeltrace2_reads_it(void **unused)
 	assert_non_null(strstr(details, "Name: my_clock"));
 	assert_non_null(strstr(details, "Description: the \"clock\""));
 	assert_non_null(strstr(details, "Offset (s): 1,700,000,000"));
+	assert_non_null(strstr(details, "UUID: 00112233-4455-6677-8899-aabbccddeeff"));
+	assert_true(trace_uuid_is_random(details));
 	g_free(details);
 	g_free(text);
 	remove_dir(dir);
