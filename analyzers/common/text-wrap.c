@@ -25,6 +25,41 @@ char *ct_text_cut_middle(const char *text, size_t width)
 	                       text, g_utf8_offset_to_pointer(text, (glong)(n - tail)));
 }
 
+/* The characters of TEXT from FROM up to TO (offsets), appended to OUT. */
+static void append_chars(GString *out, const char *text, size_t from, size_t to)
+{
+	const char *a = g_utf8_offset_to_pointer(text, (glong)from);
+
+	g_string_append_len(out, a, g_utf8_offset_to_pointer(a, (glong)(to - from)) - a);
+}
+
+char *ct_text_cut_showing(const char *text, size_t width, size_t at)
+{
+	size_t n = ct_text_width(text), head, window, start;
+	GString *out;
+
+	/* the middle cut keeps two thirds of WIDTH less one from the start, the rest from the end */
+	if (n <= width || width < CT_TEXT_CUT_SHOWING_MIN || at < (width - 1) * 2 / 3 ||
+	    at >= n - (width - 1 - (width - 1) * 2 / 3))
+		return ct_text_cut_middle(text, width);
+	/* a third from the start, "…", a window with AT a third of the way in, "…" */
+	head = (width - 2) / 3;
+	window = width - 2 - head;
+	start = MAX(at - MIN(at, window / 3), head + 1);
+	if (start + window + 1 >= n) {
+		/* the window reaches the end: one "…" */
+		start = n - (window + 1);
+		window++;
+	}
+	out = g_string_new(NULL);
+	append_chars(out, text, 0, head);
+	g_string_append(out, "…");
+	append_chars(out, text, start, start + window);
+	if (start + window < n)
+		g_string_append(out, "…");
+	return g_string_free(out, FALSE);
+}
+
 /*
  * Where the line that starts at S and holds at most ROOM characters ends:
  * at the last blank that fits, else ROOM characters in (CUT_WORDS) or at

@@ -36,4 +36,17 @@ size_t ct_text_width(const char *text);
  */
 char *ct_text_cut_middle(const char *text, size_t width);
 
+/* The narrowest WIDTH ct_text_cut_showing moves its window in. */
+#define CT_TEXT_CUT_SHOWING_MIN 9
+
+/*
+ * TEXT cut to WIDTH characters, like ct_text_cut_middle, but with the
+ * character at offset AT still shown: when the middle cut would leave it
+ * out, a third of WIDTH from the start, "…", then what follows from a
+ * little before AT, and "…" when it does not reach the end. Names that a
+ * middle cut makes look the same (two kernels of one template, told apart
+ * by an argument inside) stay apart when AT is where they differ. g_free it.
+ */
+char *ct_text_cut_showing(const char *text, size_t width, size_t at);
+
 #endif

@@ -186,6 +186,58 @@ static void fit_headers(char *const *header, const size_t *cell_width, size_t *w
 	}
 }
 
+/* How many characters A and B begin with alike. */
+static size_t common_start(const char *a, const char *b)
+{
+	size_t n = 0;
+
+	while (*a && g_utf8_get_char(a) == g_utf8_get_char(b)) {
+		a = g_utf8_next_char(a);
+		b = g_utf8_next_char(b);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Column COL of the SHOWN rows of CELLS cut to WIDTH in the middle; a
+ * name whose cut reads like another's (two kernels of one template differ
+ * inside) is cut around where it differs from the nearest of them instead,
+ * so that distinct names never look the same.
+ */
+static void cut_column(char **cells, size_t shown, size_t ncols, size_t col, size_t width)
+{
+	char **cut = g_new(char *, shown);
+	size_t *differs = g_new(size_t, shown); /* where, against the nearest alike; 0: none */
+
+	for (size_t row = 0; row < shown; row++)
+		cut[row] = ct_text_cut_middle(cells[row * ncols + col], width);
+	for (size_t row = 0; row < shown; row++) {
+		const char *whole = cells[row * ncols + col];
+
+		differs[row] = 0;
+		for (size_t other = 0; other < shown; other++) {
+			const char *other_whole = cells[other * ncols + col];
+
+			if (other != row && strcmp(cut[row], cut[other]) == 0 &&
+			    strcmp(whole, other_whole) != 0)
+				differs[row] = MAX(differs[row], common_start(whole, other_whole));
+		}
+	}
+	for (size_t row = 0; row < shown; row++) {
+		char **cell = &cells[row * ncols + col];
+
+		if (differs[row]) {
+			g_free(cut[row]);
+			cut[row] = ct_text_cut_showing(*cell, width, differs[row]);
+		}
+		g_free(*cell);
+		*cell = cut[row];
+	}
+	g_free(differs);
+	g_free(cut);
+}
+
 /* The fewest characters a column cut to the page keeps: names still told apart. */
 #define CUT_COLUMN_MIN 40
 
@@ -220,13 +272,7 @@ static void fit_cells(char **cells, size_t shown, const char *const *keys, size_
 			return;
 		width[col] =
 		    width[col] - CUT_COLUMN_MIN > excess ? width[col] - excess : CUT_COLUMN_MIN;
-		for (size_t row = 0; row < shown; row++) {
-			char **cell = &cells[row * ncols + col];
-			char *cut = ct_text_cut_middle(*cell, width[col]);
-
-			g_free(*cell);
-			*cell = cut;
-		}
+		cut_column(cells, shown, ncols, col, width[col]);
 		g_strfreev(header_lines[col]);
 		header_lines[col] = ct_text_wrap(header[col], width[col], width[col], true);
 	}

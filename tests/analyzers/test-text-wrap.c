@@ -5,7 +5,8 @@
  * passes its width but a word that must stay whole; the text report
  * (text-writer.c) keeps a table wider than the page within it by putting
  * its headers on more lines, each header whole when its lines are joined
- * again, and wraps a long value under itself.
+ * again, and wraps a long value under itself; names cut to fit stay
+ * apart when they differ only in their middle.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -212,6 +213,47 @@ static void test_cut_middle(void **unused)
 }
 
 /*
+ * A name cut around a character: as the middle cut when that keeps it,
+ * else its start, "…", a window holding the character, and "…" unless the
+ * window reaches the end; always WIDTH characters.
+ */
+static void test_cut_showing(void **unused)
+{
+	const char *text = "abcdefghijklmnopqrstuvwxyz0123456789";
+	char *cut;
+
+	(void)unused;
+	/* the middle cut keeps offset 3 and offset 34: it is that cut */
+	cut = ct_text_cut_showing(text, 12, 3);
+	assert_string_equal(cut, "abcdefg…6789");
+	g_free(cut);
+	cut = ct_text_cut_showing(text, 12, 34);
+	assert_string_equal(cut, "abcdefg…6789");
+	g_free(cut);
+	/* 'q' (16) left out by the middle cut: a window from a little before it */
+	cut = ct_text_cut_showing(text, 12, 16);
+	assert_string_equal(cut, "abc…opqrstu…");
+	assert_int_equal(ct_text_width(cut), 12);
+	g_free(cut);
+	/* near the end, the window reaches it: one "…" */
+	cut = ct_text_cut_showing(text, 12, 30);
+	assert_string_equal(cut, "abc…23456789");
+	g_free(cut);
+	/* in characters, not bytes */
+	cut = ct_text_cut_showing("ééééééééééééééééxéééééééééééééééééé", 12, 16);
+	assert_int_equal(ct_text_width(cut), 12);
+	assert_non_null(strstr(cut, "x"));
+	g_free(cut);
+	/* whole when it fits; a width too narrow to move in cuts the middle */
+	cut = ct_text_cut_showing("abcdef", 6, 3);
+	assert_string_equal(cut, "abcdef");
+	g_free(cut);
+	cut = ct_text_cut_showing(text, 8, 16);
+	assert_string_equal(cut, "abcd…789");
+	g_free(cut);
+}
+
+/*
  * A table of KEY cells of 300 characters beside three numbers, as the
  * text report writes it, into a string.
  */
@@ -262,12 +304,65 @@ static void test_long_cells(void **unused)
 	g_string_free(name, TRUE);
 }
 
+/* Kernels of one template, told apart by an argument in the middle of their names. */
+static void test_alike_cells_stay_apart(void **unused)
+{
+	const char *functors[] = { "AddFunctor", "MulFunctor", "AddFunctor" };
+	const char *sizes[] = { "float", "float", "double" };
+	struct ct_doc *doc = ct_doc_create();
+	char *text, *rows[3] = { NULL };
+	char **lines;
+	size_t found = 0;
+
+	(void)unused;
+	ct_doc_object(doc, "trace", "Trace");
+	ct_doc_i64(doc, "start_ns", 0, CT_UNIT_TIME);
+	ct_doc_end(doc);
+	ct_doc_array(doc, "kernels", "Kernels");
+	for (size_t k = 0; k < G_N_ELEMENTS(functors); k++) {
+		GString *name = g_string_new("void at::native::vectorized_elementwise_kernel<4, ");
+
+		while (name->len < 120)
+			g_string_append(name, "at::native::detail::");
+		g_string_append_printf(name, "%s<%s>, ", functors[k], sizes[k]);
+		while (name->len < 260)
+			g_string_append(name, "at::detail::Array<char*, 3>, ");
+		g_string_append(name, "std::array<char*, 3ul>)");
+		ct_doc_object(doc, NULL, NULL);
+		ct_doc_string(doc, "name", name->str);
+		ct_doc_u64(doc, "launches", 2000 + k, CT_UNIT_NONE);
+		ct_doc_u64(doc, "count", 2000, CT_UNIT_NONE);
+		ct_doc_end(doc);
+		g_string_free(name, TRUE);
+	}
+	ct_doc_end(doc);
+	text = written_text(doc);
+	lines = g_strsplit(text, "\n", -1);
+	for (size_t i = 0; lines[i]; i++) {
+		assert_true(ct_text_width(lines[i]) <= CT_TEXT_WIDTH);
+		if (strstr(lines[i], "void at::native::") && found < 3)
+			rows[found++] = g_strdup(lines[i]);
+	}
+	assert_int_equal(found, 3);
+	/* three rows, three names, each with what tells it apart */
+	assert_string_not_equal(rows[0], rows[1]);
+	assert_string_not_equal(rows[0], rows[2]);
+	assert_string_not_equal(rows[1], rows[2]);
+	assert_non_null(strstr(rows[1], "Mul"));
+	assert_non_null(strstr(rows[2], "double"));
+	for (size_t i = 0; i < found; i++)
+		g_free(rows[i]);
+	g_strfreev(lines);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_wrap_words), cmocka_unit_test(test_long_word),
-		cmocka_unit_test(test_utf8),       cmocka_unit_test(test_report_width),
-		cmocka_unit_test(test_cut_middle), cmocka_unit_test(test_long_cells),
+		cmocka_unit_test(test_wrap_words),  cmocka_unit_test(test_long_word),
+		cmocka_unit_test(test_utf8),        cmocka_unit_test(test_report_width),
+		cmocka_unit_test(test_cut_middle),  cmocka_unit_test(test_long_cells),
+		cmocka_unit_test(test_cut_showing), cmocka_unit_test(test_alike_cells_stay_apart),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
