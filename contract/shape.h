@@ -16,11 +16,15 @@
  * events that repeat have none.
  *
  * A thread's last whole events of the kinds that repeat are kept in
- * CT_REPEAT_SLOTS slots, a shape's slot being its low bits: the tracer
- * keeps the shapes it may repeat there, a reader the events a repeat may
- * stand for, each the last whole event of the thread that went there.
- * So the slots stay the same on both sides, and a repeat whose slot holds
- * another shape (its event was lost) is seen as such.
+ * CT_REPEAT_SLOTS slots, CT_REPEAT_SETS sets of CT_REPEAT_WAYS, a shape's
+ * set being its low bits: the tracer keeps the shapes it may repeat
+ * there, a reader the events a repeat may stand for. A whole event takes
+ * the way of its set that holds its shape, else an empty way, else the
+ * way whose event's call entered first (ct_repeat_way): both sides know
+ * those entries, so the slots stay the same on both sides, and a repeat
+ * whose set does not hold its shape (its event was lost) is seen as such.
+ * Two ways, so that the two shapes of a loop (an upload and a download)
+ * whose low bits meet still repeat.
  */
 #ifndef CUDATRACE_CONTRACT_SHAPE_H
 #define CUDATRACE_CONTRACT_SHAPE_H
@@ -32,15 +36,37 @@
 #include "mix64.h"
 
 /* Slots a thread keeps: a training step launches hundreds of kernels of
- * fixed configurations; a power of two. */
-#define CT_REPEAT_SLOTS 1024u
-_Static_assert((CT_REPEAT_SLOTS & (CT_REPEAT_SLOTS - 1)) == 0, "a power of two");
+ * fixed configurations; powers of two. */
+#define CT_REPEAT_WAYS  2u
+#define CT_REPEAT_SETS  1024u
+#define CT_REPEAT_SLOTS (CT_REPEAT_SETS * CT_REPEAT_WAYS)
+_Static_assert((CT_REPEAT_SETS & (CT_REPEAT_SETS - 1)) == 0, "a power of two");
 
 #define CT_SHAPE_SEED 0x7265706561747321ULL
 
-static inline unsigned ct_repeat_slot(uint64_t shape)
+/* The first of the CT_REPEAT_WAYS slots of SHAPE's set. */
+static inline unsigned ct_repeat_set_slot(uint64_t shape)
 {
-	return (unsigned)(shape & (CT_REPEAT_SLOTS - 1));
+	return (unsigned)(shape & (CT_REPEAT_SETS - 1)) * CT_REPEAT_WAYS;
+}
+
+/*
+ * The way of a set that a whole event of SHAPE takes, its two ways
+ * holding shapes SHAPE0 and SHAPE1 (0: empty) of whole events whose calls
+ * entered at ENTRY0 and ENTRY1: the one that holds SHAPE, else an empty
+ * one, else the one that entered first (way 0 when they entered at once).
+ */
+static inline unsigned ct_repeat_way(uint64_t shape, uint64_t shape0, uint64_t entry0,
+                                     uint64_t shape1, uint64_t entry1)
+{
+	_Static_assert(CT_REPEAT_WAYS == 2, "two ways");
+	if (shape0 == shape)
+		return 0;
+	if (shape1 == shape)
+		return 1;
+	if (!shape0 || !shape1)
+		return shape0 ? 1 : 0;
+	return entry1 < entry0 ? 1 : 0;
 }
 
 static inline uint64_t ct_shape_mix(uint64_t h, uint64_t v)

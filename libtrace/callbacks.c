@@ -94,7 +94,7 @@ struct thread_state {
  * would make it a load, but a dlopened library's initial-exec TLS must fit
  * in the surplus of static TLS glibc reserves at start-up, shared by every
  * such library the process loads (lttng-ust's among them): with this
- * state (about 23 KiB: 16 of them the repeats' slots, 4 the stacks of
+ * state (about 39 KiB: 32 of them the repeats' slots, 4 the stacks of
  * its Python lines; 2.5 without)
  * initial-exec, the dlopen fails ("cannot allocate
  * memory in static TLS block") and the program runs untraced; even a

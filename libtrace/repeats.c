@@ -226,17 +226,24 @@ LOOP_PATH void run_added(struct repeats *r)
 		run_write(&r->run, 0);
 }
 
-/* Whether R's slot of SHAPE holds it, from a whole event a call entered
- * less than a second before API's (and since the last session's start),
- * so that a repeat may name it. */
+/* Whether a slot of R's set of SHAPE holds it, from a whole event a call
+ * entered less than a second before API's (and since the last session's
+ * start), so that a repeat may name it. */
 LOOP_PATH bool slot_names(const struct repeats *r, uint64_t shape, const struct ct_api_ref *api)
 {
-	unsigned slot = ct_repeat_slot(shape);
+	unsigned set = ct_repeat_set_slot(shape);
+	uint64_t written_ns;
 
-	if (r->slots[slot].shape != shape || !api->entry || !config.compact)
+	if (r->slots[set].shape == shape)
+		written_ns = r->slots[set].written_ns;
+	else if (r->slots[set + 1].shape == shape)
+		written_ns = r->slots[set + 1].written_ns;
+	else
 		return false;
-	return api->entry - r->slots[slot].written_ns < REPEAT_FOR_NS &&
-	       r->slots[slot].written_ns >= __atomic_load_n(&announced_ns, __ATOMIC_RELAXED);
+	if (!api->entry || !config.compact)
+		return false;
+	return api->entry - written_ns < REPEAT_FOR_NS &&
+	       written_ns >= __atomic_load_n(&announced_ns, __ATOMIC_RELAXED);
 }
 
 /* The time the call of API returns, as a repeat records it; 0 when it
@@ -319,7 +326,9 @@ bool repeats_write_moved(struct api_call *call, uint64_t base, const struct ct_m
 void repeats_written(struct api_call *call, uint64_t shape)
 {
 	struct repeats *r = call->repeats;
-	unsigned slot = ct_repeat_slot(shape);
+	unsigned set = ct_repeat_set_slot(shape);
+	unsigned slot = set + ct_repeat_way(shape, r->slots[set].shape, r->slots[set].written_ns,
+	                                    r->slots[set + 1].shape, r->slots[set + 1].written_ns);
 
 	r->slots[slot].shape = shape;
 	r->slots[slot].written_ns = call->entry;

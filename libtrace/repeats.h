@@ -14,10 +14,11 @@
  * names the same event.
  *
  * Each thread keeps the shapes of its last whole events of those kinds in
- * CT_REPEAT_SLOTS slots, as a reader of the trace does: a repeat is
- * written only when the shape's slot holds it, and a reader that finds
- * another shape there knows the event was lost. The slots belong to the
- * thread (struct repeats in its state): no lock, no atomic but one load.
+ * CT_REPEAT_SLOTS slots, sets of two ways (contract/shape.h), as a reader
+ * of the trace does: a repeat is written only when the shape's set holds
+ * it, and a reader that does not find it there knows the event was lost.
+ * The slots belong to the thread (struct repeats in its state): no lock,
+ * no atomic but one load.
  *
  * A thread keeps its repeats and writes them together, as a repeat_run
  * of up to CT_REPEAT_RUN_MAX calls, so that a loop's call costs its
@@ -41,7 +42,7 @@
  * it takes: their threads write their repeats one by one from then on.
  *
  * A call is written whole rather than repeated when:
- *   - the shape's slot holds another shape, or none;
+ *   - no slot of the shape's set holds it;
  *   - its slot's event is a second old or more (a flight recorder's
  *     ring may have overwritten it, or LTTng discarded it: a second of
  *     repeats at most then counts as lost), or older than a session's

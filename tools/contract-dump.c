@@ -33,8 +33,8 @@ static void python(void)
 	printf("MEM_FLAG_HOST = %u\nMEM_FLAG_DEVICE = %u\n\n", CT_MEM_FLAG_HOST,
 	       CT_MEM_FLAG_DEVICE);
 	printf("# the shapes of repeated events (contract/shape.h)\n"
-	       "SHAPE_SEED = 0x%016llx\nREPEAT_SLOTS = %u\n\n",
-	       (unsigned long long)CT_SHAPE_SEED, CT_REPEAT_SLOTS);
+	       "SHAPE_SEED = 0x%016llx\nREPEAT_SETS = %u\nREPEAT_WAYS = %u\n\n",
+	       (unsigned long long)CT_SHAPE_SEED, CT_REPEAT_SETS, CT_REPEAT_WAYS);
 
 	printf("# ENUMS[enumeration][value] = label\nENUMS = {\n");
 #define CT_VALUE(ident, label, value, flags) printf("        %d: \"%s\",\n", value, #label);

@@ -36,8 +36,8 @@ struct process_ops {
 	struct ct_memo shapes_found; /* found last: a loop names a few over and over */
 };
 
-/* A thread's last whole event of a kind that repeats, in the slot of its
- * shape (contract/shape.h). */
+/* A thread's last whole event of a kind that repeats, in a slot of its
+ * shape's set (contract/shape.h). */
 struct repeat_slot {
 	uint64_t shape; /* 0: empty */
 	enum ct_event_type type;
@@ -393,17 +393,33 @@ static uint64_t shape_of(const struct ct_event *ev)
 	}
 }
 
-/* A whole event of a kind that repeats takes its shape's slot in its thread. */
+/* The entry of the call whose whole event SLOT holds; 0 when it holds none. */
+static uint64_t slot_entry(const struct repeat_slot *slot)
+{
+	const struct ct_api_ref *api;
+
+	if (!slot->shape)
+		return 0;
+	api = (const struct ct_api_ref *)((const char *)&slot->u + repeated[slot->type].api);
+	return api->entry;
+}
+
+/*
+ * A whole event of a kind that repeats takes a slot of its shape's set in
+ * its thread, the one the tracer's takes (ct_repeat_way).
+ */
 static void keep_whole(struct ct_compact_events *ce, const struct ct_event *ev)
 {
 	struct repeat_slot *slots = ev->thread ? slots_of(ce, ev->thread, true) : NULL;
-	struct repeat_slot *slot;
+	struct repeat_slot *set, *slot;
 	uint64_t shape;
 
 	if (!slots)
 		return;
 	shape = shape_of(ev);
-	slot = &slots[ct_repeat_slot(shape)];
+	set = &slots[ct_repeat_set_slot(shape)];
+	slot = &set[ct_repeat_way(shape, set[0].shape, slot_entry(&set[0]), set[1].shape,
+	                          slot_entry(&set[1]))];
 	slot->shape = shape;
 	slot->type = ev->type;
 	memcpy(&slot->u, &ev->u, repeated[ev->type].size);
@@ -422,20 +438,23 @@ static uint64_t entry_from_low(int64_t time_ns, uint32_t low)
 }
 
 /*
- * EV made the event its thread's slot of SHAPE holds, with the call of
- * CORRELATION_ID whose entry's low bits are ENTRY_LOW. False when the
- * slot holds another shape, or none (that event was lost, or is before
+ * EV made the event of SHAPE a slot of its set holds in its thread, with
+ * the call of CORRELATION_ID whose entry's low bits are ENTRY_LOW. False
+ * when no slot of the set holds SHAPE (that event was lost, or is before
  * the trace), or the event has no thread to look in.
  */
 static bool take_slot(struct ct_compact_events *ce, struct ct_event *ev, uint64_t shape,
                       uint32_t correlation_id, uint32_t entry_low)
 {
 	const struct repeat_slot *slots = ev->thread ? slots_of(ce, ev->thread, false) : NULL;
-	const struct repeat_slot *slot = slots ? &slots[ct_repeat_slot(shape)] : NULL;
+	const struct repeat_slot *set = slots ? &slots[ct_repeat_set_slot(shape)] : NULL;
+	const struct repeat_slot *slot = NULL;
 	uint64_t entry = entry_from_low(ev->time_ns, entry_low);
 	struct ct_api_ref *api;
 
-	if (!slot || slot->shape != shape || !shape || !entry)
+	if (set)
+		slot = set[0].shape == shape ? &set[0] : set[1].shape == shape ? &set[1] : NULL;
+	if (!slot || !shape || !entry)
 		return false;
 	/* the event's payload, then its own call */
 	ev->type = slot->type;

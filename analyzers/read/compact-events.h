@@ -32,7 +32,7 @@
  * launch_unconfigured: its thread's last whole event of its shape, kept
  * in the thread's slots as the tracer keeps them (contract/shape.h), with
  * the repeat's correlation id and entry. The slots hold CT_REPEAT_SLOTS
- * events a thread, never more. A repeat whose event is not in its slot
+ * events a thread, never more. A repeat whose event is not in its set
  * (lost: LTTng discarded it, a flight recorder overwrote it, the session
  * began after it; or the trace has no vtid to tell threads apart) is
  * counted apart, and its operation is not analysed.

@@ -1222,13 +1222,23 @@ def repeats(directory, runs=False):
     repeat("launch", 321, launch_shape, launch_values)
     relu_shape, relu_values = whole("launch_unconfigured", 330, kernel_id=0xB2, device=0)
     repeat("launch_unconfigured", 331, relu_shape, relu_values)
-    # a copy of another size whose shape takes the first copy's slot: the
-    # first one's repeat that follows stands for nothing in the trace
-    other = dict(copy)
-    other["bytes"] += 1
-    while (shapes.slot(shapes.shape("memcpy", dict(other, api_domain=2, api_cbid=41)))
-           != shapes.slot(copy_shape)):
-        other["bytes"] += 1
+    # two copies of other sizes whose shapes share the first copy's set of
+    # slots: the first takes its empty way, and both repeat; the second
+    # takes the first copy's (whose call entered before the other's), and
+    # the first copy's repeat that follows stands for nothing in the trace
+    def same_set_copy(size):
+        other = dict(copy, bytes=size)
+        while not shapes.same_set(shapes.shape("memcpy", dict(other, api_domain=2, api_cbid=41)),
+                                  copy_shape):
+            other["bytes"] += 1
+        return other
+
+    first_other = same_set_copy(copy["bytes"] + 1)
+    other = same_set_copy(first_other["bytes"] + 1)
+    first_shape, first_values = whole("memcpy", 335, **first_other)
+    # the set's two ways hold both: each repeats
+    repeat("memcpy", 336, copy_shape, copy_values)
+    repeat("memcpy", 337, first_shape, first_values)
     other_shape, other_values = whole("memcpy", 340, **other)
     repeat("memcpy", 341, copy_shape, copy_values, resolved=False)
     # a shape no event of the trace has
@@ -1296,8 +1306,8 @@ def forms(directory):
     copy_shape = shapes.shape("memcpy", copy)
     gemm_shape = shapes.shape("launch", gemm)
     back_shape = shapes.shape("memcpy", back)
-    # the main thread's two shapes in slots of their own
-    assert shapes.slot(copy_shape) != shapes.slot(gemm_shape)
+    # the main thread's two shapes in sets of their own
+    assert not shapes.same_set(copy_shape, gemm_shape)
 
     s.event(5_000_001_000, "api_name", pid, main, proc, domain=2, cbid=41,
             name="cudaMemcpyAsync")

@@ -8,8 +8,9 @@
 # call across a 2^32 ns boundary of the clock (its entry read back from
 # the low bits); copies and memsets on successive slices of a buffer,
 # each a repeat_moved of the whole one, which a repeat after them still
-# stands for; and repeats that stand for nothing in the trace (their slot
-# holds another shape, no event of theirs was written, another thread
+# stands for; two shapes in one set of slots, both repeated; and repeats
+# that stand for nothing in the trace (a third shape took their way of the
+# set, no event of theirs was written, another thread
 # wrote it, a repeat_moved's base is in no slot or is a launch), counted
 # and left out:
 #   - `cudatrace report --format json`: the transfers' copies, bytes,

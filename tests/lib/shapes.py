@@ -47,27 +47,64 @@ def shape(layout, values):
     return h or 1
 
 
-def slot(value):
-    """The slot of a shape in its thread's slots."""
-    return value & (ct_contract.REPEAT_SLOTS - 1)
+class Slots:
+    """A thread's slots (contract/shape.h): REPEAT_SETS sets of two ways,
+    a shape's set its low bits. A whole event takes the way of its set
+    that holds its shape, else an empty one, else the one whose call
+    entered first (way 0 when they entered at once)."""
+
+    def __init__(self):
+        self.sets = {}  # set -> [(shape, entry, item) or None] * REPEAT_WAYS
+
+    def ways(self, value):
+        """The ways of VALUE's set."""
+        return self.sets.setdefault(value & (ct_contract.REPEAT_SETS - 1),
+                                    [None] * ct_contract.REPEAT_WAYS)
+
+    def find(self, value):
+        """(shape, entry, item) of the way that holds VALUE, or None."""
+        for way in self.ways(value):
+            if way is not None and way[0] == value:
+                return way
+        return None
+
+    def take(self, value, entry, item=None):
+        """A whole event of shape VALUE whose call entered at ENTRY (and
+        ITEM, what the caller keeps) takes its way."""
+        ways = self.ways(value)
+        held = [i for i, way in enumerate(ways) if way is not None and way[0] == value]
+        empty = [i for i, way in enumerate(ways) if way is None]
+        if held:
+            way = held[0]
+        elif empty:
+            way = empty[0]
+        else:
+            way = min(range(len(ways)), key=lambda i: (ways[i][1], i))
+        ways[way] = (value, entry, item)
+
+
+
+def same_set(a, b):
+    """Whether shapes A and B share a set of slots."""
+    return (a ^ b) & (ct_contract.REPEAT_SETS - 1) == 0
 
 
 class Thread:
     """A thread's slots as the tracer keeps them (libtrace/repeats.h): a
-    call is a repeat when the slot of its shape holds that shape, from a
-    whole event whose call entered less than a second before; otherwise
-    its event is written whole and takes the slot."""
+    call is a repeat when a slot of its shape's set holds that shape, from
+    a whole event whose call entered less than a second before; otherwise
+    its event is written whole and takes a slot."""
 
     def __init__(self):
-        self.slots = {}  # slot -> (shape, entry of the whole event's call)
+        self.slots = Slots()
 
     def repeats(self, value, entry):
         """Whether the call entered at ENTRY, of shape VALUE, is a repeat;
-        if not, its whole event takes the slot."""
-        held = self.slots.get(slot(value))
-        if held is not None and held[0] == value and entry - held[1] < 1_000_000_000:
+        if not, its whole event takes a slot."""
+        held = self.slots.find(value)
+        if held is not None and entry - held[1] < 1_000_000_000:
             return True
-        self.slots[slot(value)] = (value, entry)
+        self.slots.take(value, entry)
         return False
 
 

@@ -305,13 +305,13 @@ def moved_event(held, event):
 def expand_repeats(events):
     """EVENTS with each repeat made the event it stands for (doc/events.md,
     "repeat"), in its place: the last whole memcpy, memset, launch or
-    launch_unconfigured of its thread (vpid, vtid) in the slot of its
-    shape, if that event has its shape: its fields, with the repeat's
+    launch_unconfigured of its thread (vpid, vtid) in a slot of its
+    shape's set (shapes.Slots), if that event has its shape: its fields, with the repeat's
     correlation_id and its entry read back from entry_low and the
     repeat's timestamp, the repeat's own keys (its time, contexts, place)
     and '_repeated' set. A repeat_moved is the event in the slot of its
     base at its own addresses (moved_event); it takes no slot. A repeat
-    whose slot holds another shape, or none, is left as it is: the
+    whose set does not hold its shape is left as it is: the
     checkers report it."""
     slots = {}
     expanded = []
@@ -323,13 +323,14 @@ def expand_repeats(events):
             values = field_values(layout, event)
             if values is not None:
                 value = shapes.shape(layout, values)
-                slots.setdefault(thread, {})[shapes.slot(value)] = (value, event)
+                slots.setdefault(thread, shapes.Slots()).take(
+                    value, number(event.get("entry"), 0), event)
         elif name in ("repeat", "repeat_moved"):
             base = number(event.get("base" if name == "repeat_moved" else "shape"))
-            held = slots.get(thread, {}).get(shapes.slot(base or 0))
+            held = slots[thread].find(base or 0) if thread in slots else None
             whole = None
-            if held is not None and held[0] == base:
-                whole = held[1] if name == "repeat" else moved_event(held[1], event)
+            if held is not None:
+                whole = held[2] if name == "repeat" else moved_event(held[2], event)
             if whole is not None:
                 entry = shapes.entry_from_low(number(event.get("ts"), 0),
                                               number(event.get("entry_low"), 0))

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-repeats.c - repeat events (libtrace/repeats.c) and the shapes they
- * name (contract/shape.h): a call whose shape its thread's slot holds, from
- * a whole event written less than a second before, is written as a repeat
- * with its correlation id and the low bits of its entry; the whole event is
- * written instead when the slot holds another shape or none, a second or
+ * name (contract/shape.h): a call whose shape a slot of its thread's set
+ * holds, from a whole event written less than a second before, is written
+ * as a repeat with its correlation id and the low bits of its entry; the
+ * two ways of a set hold two shapes, a third taking the way of the one
+ * whose call entered first; the whole event is
+ * written instead when the set does not hold the shape, a second or
  * more has passed, a session started since, the call took 2^31 ns or
  * more, its event does not record it (entry 0), the repeat event is
  * disabled, or CUDATRACE_COMPACT=0. A shape follows every field of its
@@ -152,21 +154,65 @@ static void test_written_then_repeated(void **state)
 
 static void test_another_shape_in_the_slot(void **state)
 {
-	uint64_t a = 0x1000 + 5, b = 0x2000 + 5; /* one slot */
+	/* one set: a loop's upload and download whose low bits meet */
+	uint64_t a = 0x1000 + 5, b = 0x2000 + 5, c = 0x3000 + 5;
 	struct ct_api_ref api = ref(10);
 
 	(void)state;
-	assert_int_equal(ct_repeat_slot(a), ct_repeat_slot(b));
+	assert_int_equal(ct_repeat_set_slot(a), ct_repeat_set_slot(b));
+	assert_int_equal(ct_repeat_set_slot(a), ct_repeat_set_slot(c));
 	repeats_written(&call, a);
 	assert_false(repeats_write(&call, b, &api, RECORDED_NONE));
+	next_call(1000);
 	repeats_written(&call, b);
+	api = ref(11);
+	/* both ways of the set held: both repeat, in turn */
+	for (int i = 0; i < 3; i++) {
+		assert_true(repeats_write(&call, a, &api, RECORDED_NONE));
+		assert_true(repeats_write(&call, b, &api, RECORDED_NONE));
+	}
+	/* a third shape takes the way of the one whose call entered first */
+	next_call(1000);
+	api = ref(12);
+	assert_false(repeats_write(&call, c, &api, RECORDED_NONE));
+	repeats_written(&call, c);
 	assert_false(repeats_write(&call, a, &api, RECORDED_NONE));
 	assert_true(repeats_write(&call, b, &api, RECORDED_NONE));
-	/* another slot is another shape's */
+	assert_true(repeats_write(&call, c, &api, RECORDED_NONE));
+	/* written whole again, a shape keeps its way: b's is still b's */
+	next_call(1000);
+	repeats_written(&call, c);
+	api = ref(13);
+	assert_true(repeats_write(&call, b, &api, RECORDED_NONE));
+	/* now b entered first: a takes its way */
+	next_call(1000);
+	repeats_written(&call, a);
+	api = ref(14);
+	assert_false(repeats_write(&call, b, &api, RECORDED_NONE));
+	assert_true(repeats_write(&call, a, &api, RECORDED_NONE));
+	assert_true(repeats_write(&call, c, &api, RECORDED_NONE));
+	/* another set is another shape's */
 	repeats_written(&call, a + 1);
 	assert_true(repeats_write(&call, a + 1, &api, RECORDED_NONE));
-	assert_true(repeats_write(&call, b, &api, RECORDED_NONE));
-	assert_int_equal(repeat_events, 3);
+	assert_int_equal(repeat_events, 12);
+}
+
+/* The way a whole event takes: its shape's, an empty one, the one that entered first. */
+static void test_way_taken(void **state)
+{
+	(void)state;
+	assert_int_equal(ct_repeat_way(7, 0, 0, 0, 0), 0);
+	assert_int_equal(ct_repeat_way(7, 3, 100, 0, 0), 1);
+	assert_int_equal(ct_repeat_way(7, 3, 100, 7, 50), 1);
+	assert_int_equal(ct_repeat_way(7, 7, 100, 3, 50), 0);
+	assert_int_equal(ct_repeat_way(7, 3, 100, 4, 50), 1);
+	assert_int_equal(ct_repeat_way(7, 3, 50, 4, 100), 0);
+	assert_int_equal(ct_repeat_way(7, 3, 50, 4, 50), 0);
+	assert_int_equal(ct_repeat_set_slot(0x405) % CT_REPEAT_WAYS, 0);
+	/* a shape's set is its low 10 bits */
+	assert_int_equal(ct_repeat_set_slot(0x405), ct_repeat_set_slot(0x5));
+	assert_int_equal(ct_repeat_set_slot(0x6), ct_repeat_set_slot(0x5) + CT_REPEAT_WAYS);
+	assert_int_equal(ct_repeat_set_slot(0x3ff), CT_REPEAT_SLOTS - CT_REPEAT_WAYS);
 }
 
 static void test_a_second_later(void **state)
@@ -675,6 +721,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_written_then_repeated, fresh),
 		cmocka_unit_test_setup(test_another_shape_in_the_slot, fresh),
+		cmocka_unit_test_setup(test_way_taken, fresh),
 		cmocka_unit_test_setup(test_a_second_later, fresh),
 		cmocka_unit_test_setup(test_long_call, fresh),
 		cmocka_unit_test_setup(test_not_recording_its_call, fresh),
