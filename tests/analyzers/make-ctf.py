@@ -1277,6 +1277,38 @@ def repeats(directory, runs=False):
           resolved=False, record=False)
     moved("memcpy", 391, launch_shape, copy_values, 0x7300_0000, BASE, resolved=False,
           record=False)
+    # what a tracer of one way a set wrote (1024 slots, before there were
+    # two ways): calls of five copies, three of one slot and two whose low
+    # bits meet theirs but for the tenth, in a shuffled order, each a
+    # repeat when that tracer's slot held its shape (shapes.OneWaySlots),
+    # else written whole; every repeat stands for its event
+    upload = dict(copy, src=0x7000_0000 + 64 * MIB)
+    held_values = {}
+    up_shape = shapes.shape("memcpy", dict(upload, api_domain=2, api_cbid=41))
+
+    def copy_where(size, meet):
+        """A copy of SIZE bytes or more whose shape's low 9 bits are the
+        upload's, its tenth bit the upload's when MEET."""
+        other = dict(upload, bytes=size)
+        while True:
+            value = shapes.shape("memcpy", dict(other, api_domain=2, api_cbid=41))
+            if ((value ^ up_shape) & 511 == 0
+                    and bool((value ^ up_shape) & 512) != meet):
+                return other
+            other["bytes"] += 1
+
+    one_way = [upload]
+    for meet in (True, True, False, False):
+        one_way.append(copy_where(one_way[-1]["bytes"] + 1, meet))
+    old = shapes.OneWaySlots()
+    order = random.Random(1024)
+    for corr in range(400, 460):
+        fields = order.choice(one_way)
+        value = shapes.shape("memcpy", dict(fields, api_domain=2, api_cbid=41))
+        if old.repeats(value):
+            repeat("memcpy", corr, value, held_values[value])
+        else:
+            _, held_values[value] = whole("memcpy", corr, **fields)
     flush()
     write(directory, events, s)
     return truth

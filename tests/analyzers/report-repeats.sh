@@ -8,7 +8,8 @@
 # call across a 2^32 ns boundary of the clock (its entry read back from
 # the low bits); copies and memsets on successive slices of a buffer,
 # each a repeat_moved of the whole one, which a repeat after them still
-# stands for; two shapes in one set of slots, both repeated; and repeats
+# stands for; two shapes in one set of slots, both repeated; the calls of a
+# tracer that kept one way a set (five shapes whose low bits meet); and repeats
 # that stand for nothing in the trace (a third shape took their way of the
 # set, no event of theirs was written, another thread
 # wrote it, a repeat_moved's base is in no slot or is a launch), counted

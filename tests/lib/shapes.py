@@ -89,6 +89,23 @@ def same_set(a, b):
     return (a ^ b) & (ct_contract.REPEAT_SETS - 1) == 0
 
 
+class OneWaySlots:
+    """A thread's slots as a tracer of one way a set kept them: 1024
+    slots, a shape's slot its low 10 bits, each holding the shape written
+    there last (time left out: the calls are within a second)."""
+
+    def __init__(self):
+        self.slots = {}
+
+    def repeats(self, value):
+        """Whether a call of shape VALUE is a repeat; if not, its whole
+        event takes its slot."""
+        if self.slots.get(value & 1023) == value:
+            return True
+        self.slots[value & 1023] = value
+        return False
+
+
 class Thread:
     """A thread's slots as the tracer keeps them (libtrace/repeats.h): a
     call is a repeat when a slot of its shape's set holds that shape, from
