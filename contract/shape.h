@@ -20,9 +20,10 @@
  * set being its low bits: the tracer keeps the shapes it may repeat
  * there, a reader the events a repeat may stand for. A whole event takes
  * the way of its set that holds its shape, else an empty way, else the
- * way whose event's call entered first (ct_repeat_way): both sides know
- * those entries, so the slots stay the same on both sides, and a repeat
- * whose set does not hold its shape (its event was lost) is seen as such.
+ * way its set's last whole event did not take (ct_repeat_way): both sides
+ * see the same whole events in the same order, so the slots stay the same
+ * on both sides, and a repeat whose set does not hold its shape (its
+ * event was lost) is seen as such.
  * Two ways, so that the two shapes of a loop (an upload and a download)
  * whose low bits meet still repeat.
  */
@@ -52,12 +53,12 @@ static inline unsigned ct_repeat_set_slot(uint64_t shape)
 
 /*
  * The way of a set that a whole event of SHAPE takes, its two ways
- * holding shapes SHAPE0 and SHAPE1 (0: empty) of whole events whose calls
- * entered at ENTRY0 and ENTRY1: the one that holds SHAPE, else an empty
- * one, else the one that entered first (way 0 when they entered at once).
+ * holding shapes SHAPE0 and SHAPE1 (0: empty) and LAST the way the set's
+ * last whole event took: the one that holds SHAPE, else an empty one,
+ * else the other one than LAST, the older of the two.
  */
-static inline unsigned ct_repeat_way(uint64_t shape, uint64_t shape0, uint64_t entry0,
-                                     uint64_t shape1, uint64_t entry1)
+static inline unsigned ct_repeat_way(uint64_t shape, uint64_t shape0, uint64_t shape1,
+                                     unsigned last)
 {
 	_Static_assert(CT_REPEAT_WAYS == 2, "two ways");
 	if (shape0 == shape)
@@ -66,7 +67,7 @@ static inline unsigned ct_repeat_way(uint64_t shape, uint64_t shape0, uint64_t e
 		return 1;
 	if (!shape0 || !shape1)
 		return shape0 ? 1 : 0;
-	return entry1 < entry0 ? 1 : 0;
+	return last ? 0 : 1;
 }
 
 static inline uint64_t ct_shape_mix(uint64_t h, uint64_t v)

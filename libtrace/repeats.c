@@ -327,11 +327,11 @@ void repeats_written(struct api_call *call, uint64_t shape)
 {
 	struct repeats *r = call->repeats;
 	unsigned set = ct_repeat_set_slot(shape);
-	unsigned slot = set + ct_repeat_way(shape, r->slots[set].shape, r->slots[set].written_ns,
-	                                    r->slots[set + 1].shape, r->slots[set + 1].written_ns);
+	uint8_t *last = &r->last_way[set / CT_REPEAT_WAYS];
 
-	r->slots[slot].shape = shape;
-	r->slots[slot].written_ns = call->entry;
+	*last = (uint8_t)ct_repeat_way(shape, r->slots[set].shape, r->slots[set + 1].shape, *last);
+	r->slots[set + *last].shape = shape;
+	r->slots[set + *last].written_ns = call->entry;
 }
 
 void repeats_announce_again(void)

@@ -102,7 +102,8 @@ struct repeats {
 		uint64_t shape;      /* 0: none */
 		uint64_t written_ns; /* the entry of the call its whole event recorded */
 	} slots[CT_REPEAT_SLOTS];
-	int owner;     /* enum in repeats.c: free, busy (its thread), closed */
+	uint8_t last_way[CT_REPEAT_SETS]; /* of each set, the way its last whole event took */
+	int owner;                        /* enum in repeats.c: free, busy (its thread), closed */
 	int8_t listed; /* 0 not yet, 1 in the list the exit flushes, -1 never (full) */
 	uint32_t tid;
 	struct repeat_run run;

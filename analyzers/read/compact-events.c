@@ -41,6 +41,7 @@ struct process_ops {
 struct repeat_slot {
 	uint64_t shape; /* 0: empty */
 	enum ct_event_type type;
+	uint8_t last_way; /* in a set's first slot: the way its last whole event took */
 	union {
 		struct ct_ev_memcpy memcpy;
 		struct ct_ev_memset memset;
@@ -393,17 +394,6 @@ static uint64_t shape_of(const struct ct_event *ev)
 	}
 }
 
-/* The entry of the call whose whole event SLOT holds; 0 when it holds none. */
-static uint64_t slot_entry(const struct repeat_slot *slot)
-{
-	const struct ct_api_ref *api;
-
-	if (!slot->shape)
-		return 0;
-	api = (const struct ct_api_ref *)((const char *)&slot->u + repeated[slot->type].api);
-	return api->entry;
-}
-
 /*
  * A whole event of a kind that repeats takes a slot of its shape's set in
  * its thread, the one the tracer's takes (ct_repeat_way).
@@ -418,8 +408,9 @@ static void keep_whole(struct ct_compact_events *ce, const struct ct_event *ev)
 		return;
 	shape = shape_of(ev);
 	set = &slots[ct_repeat_set_slot(shape)];
-	slot = &set[ct_repeat_way(shape, set[0].shape, slot_entry(&set[0]), set[1].shape,
-	                          slot_entry(&set[1]))];
+	set[0].last_way =
+	    (uint8_t)ct_repeat_way(shape, set[0].shape, set[1].shape, set[0].last_way);
+	slot = &set[set[0].last_way];
 	slot->shape = shape;
 	slot->type = ev->type;
 	memcpy(&slot->u, &ev->u, repeated[ev->type].size);

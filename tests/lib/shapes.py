@@ -50,38 +50,38 @@ def shape(layout, values):
 class Slots:
     """A thread's slots (contract/shape.h): REPEAT_SETS sets of two ways,
     a shape's set its low bits. A whole event takes the way of its set
-    that holds its shape, else an empty one, else the one whose call
-    entered first (way 0 when they entered at once)."""
+    that holds its shape, else an empty one, else the one the set's last
+    whole event did not take."""
 
     def __init__(self):
-        self.sets = {}  # set -> [(shape, entry, item) or None] * REPEAT_WAYS
+        self.sets = {}  # set -> [[(shape, item) or None] * REPEAT_WAYS, last way]
 
     def ways(self, value):
-        """The ways of VALUE's set."""
+        """The ways of VALUE's set, and the way its last whole event took."""
         return self.sets.setdefault(value & (ct_contract.REPEAT_SETS - 1),
-                                    [None] * ct_contract.REPEAT_WAYS)
+                                    [[None] * ct_contract.REPEAT_WAYS, 0])
 
     def find(self, value):
-        """(shape, entry, item) of the way that holds VALUE, or None."""
-        for way in self.ways(value):
+        """(shape, item) of the way that holds VALUE, or None."""
+        for way in self.ways(value)[0]:
             if way is not None and way[0] == value:
                 return way
         return None
 
-    def take(self, value, entry, item=None):
-        """A whole event of shape VALUE whose call entered at ENTRY (and
-        ITEM, what the caller keeps) takes its way."""
-        ways = self.ways(value)
+    def take(self, value, item=None):
+        """A whole event of shape VALUE (and ITEM, what the caller keeps)
+        takes its way."""
+        entry = self.ways(value)
+        ways = entry[0]
         held = [i for i, way in enumerate(ways) if way is not None and way[0] == value]
         empty = [i for i, way in enumerate(ways) if way is None]
         if held:
-            way = held[0]
+            entry[1] = held[0]
         elif empty:
-            way = empty[0]
+            entry[1] = empty[0]
         else:
-            way = min(range(len(ways)), key=lambda i: (ways[i][1], i))
-        ways[way] = (value, entry, item)
-
+            entry[1] = 1 - entry[1]
+        ways[entry[1]] = (value, item)
 
 
 def same_set(a, b):

@@ -323,14 +323,13 @@ def expand_repeats(events):
             values = field_values(layout, event)
             if values is not None:
                 value = shapes.shape(layout, values)
-                slots.setdefault(thread, shapes.Slots()).take(
-                    value, number(event.get("entry"), 0), event)
+                slots.setdefault(thread, shapes.Slots()).take(value, event)
         elif name in ("repeat", "repeat_moved"):
             base = number(event.get("base" if name == "repeat_moved" else "shape"))
             held = slots[thread].find(base or 0) if thread in slots else None
             whole = None
             if held is not None:
-                whole = held[2] if name == "repeat" else moved_event(held[2], event)
+                whole = held[1] if name == "repeat" else moved_event(held[1], event)
             if whole is not None:
                 entry = shapes.entry_from_low(number(event.get("ts"), 0),
                                               number(event.get("entry_low"), 0))

@@ -5,7 +5,7 @@
  * holds, from a whole event written less than a second before, is written
  * as a repeat with its correlation id and the low bits of its entry; the
  * two ways of a set hold two shapes, a third taking the way of the one
- * whose call entered first; the whole event is
+ * written before the other; the whole event is
  * written instead when the set does not hold the shape, a second or
  * more has passed, a session started since, the call took 2^31 ns or
  * more, its event does not record it (entry 0), the repeat event is
@@ -171,7 +171,7 @@ static void test_another_shape_in_the_slot(void **state)
 		assert_true(repeats_write(&call, a, &api, RECORDED_NONE));
 		assert_true(repeats_write(&call, b, &api, RECORDED_NONE));
 	}
-	/* a third shape takes the way of the one whose call entered first */
+	/* a third shape takes the way of the one written before the other */
 	next_call(1000);
 	api = ref(12);
 	assert_false(repeats_write(&call, c, &api, RECORDED_NONE));
@@ -184,7 +184,7 @@ static void test_another_shape_in_the_slot(void **state)
 	repeats_written(&call, c);
 	api = ref(13);
 	assert_true(repeats_write(&call, b, &api, RECORDED_NONE));
-	/* now b entered first: a takes its way */
+	/* now b was written before c: a takes its way */
 	next_call(1000);
 	repeats_written(&call, a);
 	api = ref(14);
@@ -197,18 +197,17 @@ static void test_another_shape_in_the_slot(void **state)
 	assert_int_equal(repeat_events, 12);
 }
 
-/* The way a whole event takes: its shape's, an empty one, the one that entered first. */
+/* The way a whole event takes: its shape's, an empty one, the older one. */
 static void test_way_taken(void **state)
 {
 	(void)state;
-	assert_int_equal(ct_repeat_way(7, 0, 0, 0, 0), 0);
-	assert_int_equal(ct_repeat_way(7, 3, 100, 0, 0), 1);
-	assert_int_equal(ct_repeat_way(7, 3, 100, 7, 50), 1);
-	assert_int_equal(ct_repeat_way(7, 7, 100, 3, 50), 0);
-	assert_int_equal(ct_repeat_way(7, 3, 100, 4, 50), 1);
-	assert_int_equal(ct_repeat_way(7, 3, 50, 4, 100), 0);
-	assert_int_equal(ct_repeat_way(7, 3, 50, 4, 50), 0);
-	assert_int_equal(ct_repeat_set_slot(0x405) % CT_REPEAT_WAYS, 0);
+	assert_int_equal(ct_repeat_way(7, 0, 0, 0), 0);
+	assert_int_equal(ct_repeat_way(7, 3, 0, 0), 1);
+	assert_int_equal(ct_repeat_way(7, 3, 7, 0), 1);
+	assert_int_equal(ct_repeat_way(7, 7, 3, 1), 0);
+	/* both full: not the way the last whole event took */
+	assert_int_equal(ct_repeat_way(7, 3, 4, 0), 1);
+	assert_int_equal(ct_repeat_way(7, 3, 4, 1), 0);
 	/* a shape's set is its low 10 bits */
 	assert_int_equal(ct_repeat_set_slot(0x405), ct_repeat_set_slot(0x5));
 	assert_int_equal(ct_repeat_set_slot(0x6), ct_repeat_set_slot(0x5) + CT_REPEAT_WAYS);
