@@ -52,6 +52,16 @@ static inline unsigned ct_repeat_set_slot(uint64_t shape)
 }
 
 /*
+ * The way of a set, its two ways holding shapes SHAPE0 and SHAPE1 (0:
+ * empty), that holds SHAPE; CT_REPEAT_WAYS: neither.
+ */
+static inline unsigned ct_repeat_way_holding(uint64_t shape, uint64_t shape0, uint64_t shape1)
+{
+	_Static_assert(CT_REPEAT_WAYS == 2, "two ways");
+	return shape0 == shape ? 0 : shape1 == shape ? 1 : CT_REPEAT_WAYS;
+}
+
+/*
  * The way of a set that a whole event of SHAPE takes, its two ways
  * holding shapes SHAPE0 and SHAPE1 (0: empty) and LAST the way the set's
  * last whole event took: the one that holds SHAPE, else an empty one,
@@ -60,11 +70,10 @@ static inline unsigned ct_repeat_set_slot(uint64_t shape)
 static inline unsigned ct_repeat_way(uint64_t shape, uint64_t shape0, uint64_t shape1,
                                      unsigned last)
 {
-	_Static_assert(CT_REPEAT_WAYS == 2, "two ways");
-	if (shape0 == shape)
-		return 0;
-	if (shape1 == shape)
-		return 1;
+	unsigned held = ct_repeat_way_holding(shape, shape0, shape1);
+
+	if (held < CT_REPEAT_WAYS)
+		return held;
 	if (!shape0 || !shape1)
 		return shape0 ? 1 : 0;
 	return last ? 0 : 1;

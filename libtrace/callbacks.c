@@ -94,8 +94,8 @@ struct thread_state {
  * would make it a load, but a dlopened library's initial-exec TLS must fit
  * in the surplus of static TLS glibc reserves at start-up, shared by every
  * such library the process loads (lttng-ust's among them): with this
- * state (about 39 KiB: 32 of them the repeats' slots, 4 the stacks of
- * its Python lines; 2.5 without)
+ * state (about 40 KiB: 33 of them the repeats' slots and their last
+ * ways, 4 the stacks of its Python lines; 2.5 without)
  * initial-exec, the dlopen fails ("cannot allocate
  * memory in static TLS block") and the program runs untraced; even a
  * pointer would make loading the tracer depend on what else the program

@@ -232,16 +232,12 @@ LOOP_PATH void run_added(struct repeats *r)
 LOOP_PATH bool slot_names(const struct repeats *r, uint64_t shape, const struct ct_api_ref *api)
 {
 	unsigned set = ct_repeat_set_slot(shape);
+	unsigned way = ct_repeat_way_holding(shape, r->slots[set].shape, r->slots[set + 1].shape);
 	uint64_t written_ns;
 
-	if (r->slots[set].shape == shape)
-		written_ns = r->slots[set].written_ns;
-	else if (r->slots[set + 1].shape == shape)
-		written_ns = r->slots[set + 1].written_ns;
-	else
+	if (way == CT_REPEAT_WAYS || !api->entry || !config.compact)
 		return false;
-	if (!api->entry || !config.compact)
-		return false;
+	written_ns = r->slots[set + way].written_ns;
 	return api->entry - written_ns < REPEAT_FOR_NS &&
 	       written_ns >= __atomic_load_n(&announced_ns, __ATOMIC_RELAXED);
 }

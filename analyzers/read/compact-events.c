@@ -439,14 +439,17 @@ static bool take_slot(struct ct_compact_events *ce, struct ct_event *ev, uint64_
 {
 	const struct repeat_slot *slots = ev->thread ? slots_of(ce, ev->thread, false) : NULL;
 	const struct repeat_slot *set = slots ? &slots[ct_repeat_set_slot(shape)] : NULL;
-	const struct repeat_slot *slot = NULL;
+	const struct repeat_slot *slot;
 	uint64_t entry = entry_from_low(ev->time_ns, entry_low);
 	struct ct_api_ref *api;
+	unsigned way;
 
-	if (set)
-		slot = set[0].shape == shape ? &set[0] : set[1].shape == shape ? &set[1] : NULL;
-	if (!slot || !shape || !entry)
+	if (!set || !shape || !entry)
 		return false;
+	way = ct_repeat_way_holding(shape, set[0].shape, set[1].shape);
+	if (way == CT_REPEAT_WAYS)
+		return false;
+	slot = &set[way];
 	/* the event's payload, then its own call */
 	ev->type = slot->type;
 	memcpy(&ev->u, &slot->u, repeated[slot->type].size);

@@ -61,27 +61,33 @@ class Slots:
         return self.sets.setdefault(value & (ct_contract.REPEAT_SETS - 1),
                                     [[None] * ct_contract.REPEAT_WAYS, 0])
 
+    @staticmethod
+    def holding(ways, value):
+        """The index among WAYS of the way that holds VALUE, or None."""
+        for i, way in enumerate(ways):
+            if way is not None and way[0] == value:
+                return i
+        return None
+
     def find(self, value):
         """(shape, item) of the way that holds VALUE, or None."""
-        for way in self.ways(value)[0]:
-            if way is not None and way[0] == value:
-                return way
-        return None
+        ways = self.ways(value)[0]
+        held = self.holding(ways, value)
+        return None if held is None else ways[held]
 
     def take(self, value, item=None):
         """A whole event of shape VALUE (and ITEM, what the caller keeps)
         takes its way."""
-        entry = self.ways(value)
-        ways = entry[0]
-        held = [i for i, way in enumerate(ways) if way is not None and way[0] == value]
-        empty = [i for i, way in enumerate(ways) if way is None]
-        if held:
-            entry[1] = held[0]
-        elif empty:
-            entry[1] = empty[0]
+        record = self.ways(value)
+        ways = record[0]
+        held = self.holding(ways, value)
+        if held is not None:
+            record[1] = held
+        elif None in ways:
+            record[1] = ways.index(None)
         else:
-            entry[1] = 1 - entry[1]
-        ways[entry[1]] = (value, item)
+            record[1] = 1 - record[1]
+        ways[record[1]] = (value, item)
 
 
 def same_set(a, b):

@@ -306,8 +306,9 @@ def expand_repeats(events):
     """EVENTS with each repeat made the event it stands for (doc/events.md,
     "repeat"), in its place: the last whole memcpy, memset, launch or
     launch_unconfigured of its thread (vpid, vtid) in a slot of its
-    shape's set (shapes.Slots), if that event has its shape: its fields, with the repeat's
-    correlation_id and its entry read back from entry_low and the
+    shape's set (shapes.Slots), if that event has its shape: its fields,
+    with the repeat's correlation_id and its entry read back from
+    entry_low and the
     repeat's timestamp, the repeat's own keys (its time, contexts, place)
     and '_repeated' set. A repeat_moved is the event in the slot of its
     base at its own addresses (moved_event); it takes no slot. A repeat

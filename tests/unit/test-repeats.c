@@ -208,6 +208,10 @@ static void test_way_taken(void **state)
 	/* both full: not the way the last whole event took */
 	assert_int_equal(ct_repeat_way(7, 3, 4, 0), 1);
 	assert_int_equal(ct_repeat_way(7, 3, 4, 1), 0);
+	/* the way that holds a shape, or none */
+	assert_int_equal(ct_repeat_way_holding(7, 7, 3), 0);
+	assert_int_equal(ct_repeat_way_holding(7, 3, 7), 1);
+	assert_int_equal(ct_repeat_way_holding(7, 3, 4), CT_REPEAT_WAYS);
 	/* a shape's set is its low 10 bits */
 	assert_int_equal(ct_repeat_set_slot(0x405), ct_repeat_set_slot(0x5));
 	assert_int_equal(ct_repeat_set_slot(0x6), ct_repeat_set_slot(0x5) + CT_REPEAT_WAYS);
