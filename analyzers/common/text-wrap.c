@@ -13,13 +13,19 @@ size_t ct_text_width(const char *text)
 	return (size_t)g_utf8_strlen(text, -1);
 }
 
+/* Characters a middle cut to WIDTH keeps from the start: two thirds, "…" aside. */
+static size_t middle_head(size_t width)
+{
+	return (width - 1) * 2 / 3;
+}
+
 char *ct_text_cut_middle(const char *text, size_t width)
 {
 	size_t n = ct_text_width(text), head, tail;
 
 	if (n <= width || width < 3)
 		return g_strdup(text);
-	head = (width - 1) * 2 / 3;
+	head = middle_head(width);
 	tail = width - 1 - head;
 	return g_strdup_printf("%.*s…%s", (int)(g_utf8_offset_to_pointer(text, (glong)head) - text),
 	                       text, g_utf8_offset_to_pointer(text, (glong)(n - tail)));
@@ -38,9 +44,9 @@ char *ct_text_cut_showing(const char *text, size_t width, size_t at)
 	size_t n = ct_text_width(text), head, window, start;
 	GString *out;
 
-	/* the middle cut keeps two thirds of WIDTH less one from the start, the rest from the end */
-	if (n <= width || width < CT_TEXT_CUT_SHOWING_MIN || at < (width - 1) * 2 / 3 ||
-	    at >= n - (width - 1 - (width - 1) * 2 / 3))
+	/* what the middle cut keeps: its head from the start, the rest from the end */
+	if (n <= width || width < CT_TEXT_CUT_SHOWING_MIN || at < middle_head(width) ||
+	    at >= n - (width - 1 - middle_head(width)))
 		return ct_text_cut_middle(text, width);
 	/* a third from the start, "…", a window with AT a third of the way in, "…" */
 	head = (width - 2) / 3;
