@@ -54,6 +54,7 @@ struct ct_corr_map {
 	GPtrArray *blocks; /* the blocks the entries are carved from; owned */
 	size_t carved;     /* entries carved from the last block */
 	void *free;        /* entries that wait no more, linked through their first bytes */
+	void *free_last;   /* the last of them, where the next one goes */
 	size_t entry_size;
 	size_t capacity;   /* slots, a power of two */
 	size_t waiting;    /* entries in the slots and set aside */

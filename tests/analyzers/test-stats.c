@@ -369,6 +369,33 @@ static void test_corr_map_reuse(void **unused)
 }
 
 /*
+ * A loop's entries are removed in the order of their ids, and taken again
+ * in that order: the entries of consecutive ids stay side by side, round
+ * after round, as their slots are (a stream of records reads both in order).
+ */
+static void test_corr_map_in_order(void **unused)
+{
+	struct ct_corr_map map;
+	char *prev = NULL;
+
+	(void)unused;
+	ct_corr_map_init(&map, sizeof(struct entry));
+	for (uint32_t round = 0; round < 4; round++) {
+		for (uint32_t i = 1; i <= 1000; i++) {
+			char *e = ct_corr_map_insert(&map, round * 1000 + i, 0);
+
+			if (i > 1)
+				assert_ptr_equal(e, prev + map.entry_size);
+			prev = e;
+		}
+		for (uint32_t i = 1; i <= 1000; i++)
+			ct_corr_map_remove(&map, ct_corr_map_find(&map, round * 1000 + i));
+	}
+	assert_int_equal(ct_corr_map_waiting(&map), 0);
+	ct_corr_map_release(&map);
+}
+
+/*
  * A framework makes thousands of calls between two launches, and CUPTI
  * hands the records over at its next flush: launches whose ids are far
  * apart, few of them waiting, all get their records within the patience.
@@ -507,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_memo),
 		cmocka_unit_test(test_corr_map),
 		cmocka_unit_test(test_corr_map_reuse),
+		cmocka_unit_test(test_corr_map_in_order),
 		cmocka_unit_test(test_corr_map_sparse),
 		cmocka_unit_test(test_corr_map_stragglers),
 		cmocka_unit_test(test_corr_map_full),
