@@ -15,16 +15,33 @@
 #include "common/memo.h"
 #include "common/saturate.h"
 
-/* A host event whose GPU record is to come: a launch or a memcpy. */
+/*
+ * A host event whose GPU record is to come (a launch, a memcpy or a
+ * memset): what its record takes from it, and nothing else. A loop's
+ * records come tens of thousands of calls after their launch, so every
+ * find reads an entry that left the cache: one line each (64 bytes with
+ * the map's head), where the events themselves took a line and a half.
+ */
 struct waiting_op {
 	struct ct_corr_entry head;
-	enum ct_event_type type;
+	uint8_t type; /* enum ct_event_type: CT_EV_LAUNCH, CT_EV_MEMCPY or CT_EV_MEMSET */
 	union {
-		struct ct_ev_launch launch;
-		struct ct_ev_memcpy memcpy;
-		struct ct_ev_memset memset;
+		struct {
+			uint64_t kernel_id;
+			uint32_t grid_x, shared_mem, stream;
+			uint16_t grid_y, grid_z, block_x, block_y, block_z;
+			uint8_t device;
+			uint8_t config_known;
+		} launch;
+		struct {
+			uint64_t bytes;
+			uint32_t stream;
+			uint32_t value; /* a memset's */
+		} copy;
 	} u;
 };
+_Static_assert(sizeof(struct waiting_op) <= 64, "a waiting operation takes one cache line");
+_Static_assert(CT_EV_COUNT <= UINT8_MAX, "an event type fits a waiting operation's type");
 
 /* Kernel shapes a process may name; beyond, its shaped records are unmatched. */
 #define SHAPES_MAX 65536u
@@ -139,13 +156,29 @@ static void keep_op(struct ct_compact_events *ce, const struct ct_event *ev)
 	     : ev->type == CT_EV_MEMSET ? ev->u.memset.api.correlation_id
 	                                : ev->u.memcpy.api.correlation_id;
 	w = ct_corr_map_insert(waiting_of(ce, ev->process, true), id, ev->time_ns);
-	w->type = ev->type;
-	if (ev->type == CT_EV_LAUNCH)
-		w->u.launch = ev->u.launch;
-	else if (ev->type == CT_EV_MEMSET)
-		w->u.memset = ev->u.memset;
-	else
-		w->u.memcpy = ev->u.memcpy;
+	w->type = (uint8_t)ev->type;
+	if (ev->type == CT_EV_LAUNCH) {
+		const struct ct_ev_launch *l = &ev->u.launch;
+
+		w->u.launch.kernel_id = l->kernel_id;
+		w->u.launch.grid_x = l->grid_x;
+		w->u.launch.grid_y = l->grid_y;
+		w->u.launch.grid_z = l->grid_z;
+		w->u.launch.block_x = l->block_x;
+		w->u.launch.block_y = l->block_y;
+		w->u.launch.block_z = l->block_z;
+		w->u.launch.shared_mem = l->shared_mem;
+		w->u.launch.stream = l->stream;
+		w->u.launch.device = l->device;
+		w->u.launch.config_known = l->config_known;
+	} else if (ev->type == CT_EV_MEMSET) {
+		w->u.copy.bytes = ev->u.memset.bytes;
+		w->u.copy.stream = ev->u.memset.stream;
+		w->u.copy.value = ev->u.memset.value;
+	} else {
+		w->u.copy.bytes = ev->u.memcpy.bytes;
+		w->u.copy.stream = ev->u.memcpy.stream;
+	}
 }
 
 /* The operation of TYPE waiting with ID in EV's process, or NULL. */
@@ -186,28 +219,25 @@ static bool complete_kernel(struct ct_compact_events *ce, struct ct_event *ev)
 	const struct ct_ev_gpu_kernel_times times = ev->u.gpu_kernel_times;
 	struct ct_corr_map *map;
 	struct waiting_op *w = find_op(ce, ev, CT_EV_LAUNCH, times.correlation_id, &map);
-	const struct ct_ev_launch *l;
-
 	if (!w || !w->u.launch.config_known)
 		return unmatched(ce);
-	l = &w->u.launch;
 	ev->type = CT_EV_GPU_KERNEL;
 	ev->u.gpu_kernel = (struct ct_ev_gpu_kernel){
 		.start = times.start,
 		.end = times.end,
 		.correlation_id = times.correlation_id,
-		.kernel_id = l->kernel_id,
-		.device = l->device,
+		.kernel_id = w->u.launch.kernel_id,
+		.device = w->u.launch.device,
 		.context = times.context,
-		.stream = l->stream,
-		.grid_x = l->grid_x > INT32_MAX ? INT32_MAX : (int32_t)l->grid_x,
-		.grid_y = l->grid_y,
-		.grid_z = l->grid_z,
-		.block_x = l->block_x,
-		.block_y = l->block_y,
-		.block_z = l->block_z,
+		.stream = w->u.launch.stream,
+		.grid_x = w->u.launch.grid_x > INT32_MAX ? INT32_MAX : (int32_t)w->u.launch.grid_x,
+		.grid_y = w->u.launch.grid_y,
+		.grid_z = w->u.launch.grid_z,
+		.block_x = w->u.launch.block_x,
+		.block_y = w->u.launch.block_y,
+		.block_z = w->u.launch.block_z,
 		.static_shared_mem = times.static_shared_mem,
-		.dynamic_shared_mem = l->shared_mem,
+		.dynamic_shared_mem = w->u.launch.shared_mem,
 		.registers = times.registers,
 	};
 	ct_corr_map_remove(map, w);
@@ -303,12 +333,12 @@ static bool complete_copy(struct ct_compact_events *ce, struct ct_event *ev)
 		.direction = times.direction,
 		.src_kind = times.src_kind,
 		.dst_kind = times.dst_kind,
-		.bytes = w->u.memcpy.bytes,
+		.bytes = w->u.copy.bytes,
 		.device = times.device,
 		.src_device = CT_DEVICE_NONE,
 		.dst_device = CT_DEVICE_NONE,
 		.context = times.context,
-		.stream = w->u.memcpy.stream,
+		.stream = w->u.copy.stream,
 	};
 	ct_corr_map_remove(map, w);
 	return true;
@@ -328,12 +358,12 @@ static bool complete_memset(struct ct_compact_events *ce, struct ct_event *ev)
 		.start = times.start,
 		.end = times.end,
 		.correlation_id = times.correlation_id,
-		.bytes = w->u.memset.bytes,
-		.value = w->u.memset.value,
+		.bytes = w->u.copy.bytes,
+		.value = w->u.copy.value,
 		.memory_kind = 0, /* CUPTI's unknown: the record said it, not the memset */
 		.device = times.device,
 		.context = times.context,
-		.stream = w->u.memset.stream,
+		.stream = w->u.copy.stream,
 	};
 	ct_corr_map_remove(map, w);
 	return true;
