@@ -64,6 +64,16 @@ static void op_at(struct ct_gpu_time_op *t, size_t i, int64_t start)
 	t->op.correlation_id = (uint32_t)i;
 	t->op.name = t->op.kind == CT_GPU_OP_KERNEL ? "kernel" : "memcpy HtoD";
 	t->op.direction = "HtoD";
+	/* every field a value of its own, to be found in its place */
+	t->op.context = 9;
+	t->op.bytes = 1000 + i;
+	t->op.value = 0xab;
+	t->op.grid_x = (int32_t)i + 1;
+	t->op.grid_y = 2;
+	t->op.grid_z = 3;
+	t->op.block_x = 4;
+	t->op.block_y = 5;
+	t->op.block_z = 6;
 }
 
 /* COUNT operations from FIRST, in batches; START gives operation I's start. */
@@ -307,13 +317,23 @@ static void test_babeltrace2_reads_it(void **unused)
 	for (const char *p = text; (p = strstr(p, " cudatrace_gpu:")); p++)
 		events++;
 	assert_int_equal(events, 2 * OPS);
-	/* the last kernel (2997, on stream 0) and memset (2999, on stream 2), whole */
+	/* the last kernel (2997, on stream 0), copy (2998, on stream 1) and
+	 * memset (2999, on stream 2), each field with its operation's value */
 	assert_non_null(strstr(text, "cudatrace_gpu:kernel_begin: { vpid = 100, procname = "
-	                             "\"proc0\" }, { device = 0, context = 0, stream = 0, "
+	                             "\"proc0\" }, { device = 0, context = 9, stream = 0, "
 	                             "correlation_id = 2997, name = \"kernel\", duration = 500, "
-	                             "grid_x = 0,"));
+	                             "grid_x = 2998, grid_y = 2, grid_z = 3, block_x = 4, "
+	                             "block_y = 5, block_z = 6 }"));
+	assert_non_null(strstr(text, "cudatrace_gpu:memcpy_begin: { vpid = 100, procname = "
+	                             "\"proc0\" }, { device = 0, context = 9, stream = 1, "
+	                             "correlation_id = 2998, name = \"memcpy HtoD\", "
+	                             "duration = 500, direction = \"HtoD\", bytes = 3998 }"));
+	assert_non_null(strstr(text, "cudatrace_gpu:memset_begin: { vpid = 101, procname = "
+	                             "\"proc1\" }, { device = 0, context = 9, stream = 2, "
+	                             "correlation_id = 2999, name = \"memcpy HtoD\", "
+	                             "duration = 500, bytes = 3999, value = 171 }"));
 	assert_non_null(strstr(text, "cudatrace_gpu:memset_end: { vpid = 101, procname = "
-	                             "\"proc1\" }, { device = 0, context = 0, stream = 2, "
+	                             "\"proc1\" }, { device = 0, context = 9, stream = 2, "
 	                             "correlation_id = 2999 }"));
 	details = babeltrace2(dir, "-c sink.text.details");
 	assert_non_null(details);
