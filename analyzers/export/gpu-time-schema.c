@@ -15,50 +15,55 @@
 
 enum field_type { T_U8, T_U16, T_U32, T_U64, T_I32, T_STRING };
 
-enum field_id {
-	F_DEVICE,
-	F_CONTEXT,
-	F_STREAM,
-	F_CORRELATION_ID,
-	F_NAME,
-	F_DURATION,
-	F_DIRECTION,
-	F_BYTES,
-	F_VALUE,
-	F_GRID_X,
-	F_GRID_Y,
-	F_GRID_Z,
-	F_BLOCK_X,
-	F_BLOCK_Y,
-	F_BLOCK_Z,
-	F_NONE, /* ends a list */
-};
+/*
+ * The fields an event may have: X(ID, name, type, value), VALUE being
+ * what an operation OP puts in it (a string's with its size in SIZES).
+ */
+#define GPU_FIELDS(X)                                                                           \
+	X(DEVICE, "device", U8, op->device)                                                     \
+	X(CONTEXT, "context", U32, op->context)                                                 \
+	X(STREAM, "stream", U32, op->stream)                                                    \
+	X(CORRELATION_ID, "correlation_id", U32, op->correlation_id)                            \
+	X(NAME, "name", STRING, op->name, sizes->name)                                          \
+	X(DURATION, "duration", U64, op->end > op->start ? (uint64_t)(op->end - op->start) : 0) \
+	X(DIRECTION, "direction", STRING, op->direction, sizes->direction)                      \
+	X(BYTES, "bytes", U64, op->bytes)                                                       \
+	X(VALUE, "value", U32, op->value)                                                       \
+	X(GRID_X, "grid_x", I32, op->grid_x)                                                    \
+	X(GRID_Y, "grid_y", U16, op->grid_y)                                                    \
+	X(GRID_Z, "grid_z", U16, op->grid_z)                                                    \
+	X(BLOCK_X, "block_x", U16, op->block_x)                                                 \
+	X(BLOCK_Y, "block_y", U16, op->block_y)                                                 \
+	X(BLOCK_Z, "block_z", U16, op->block_z)
 
+/*
+ * The payload of each event class, F(ID) for each of its fields in order:
+ * the metadata's classes (kinds) and the functions that fill them
+ * (fill_*) are both made from these lists.
+ */
+#define COMMON_FIELDS(F) F(DEVICE) F(CONTEXT) F(STREAM) F(CORRELATION_ID)
+#define KERNEL_BEGIN_FIELDS(F) \
+	COMMON_FIELDS(F)       \
+	F(NAME) F(DURATION) F(GRID_X) F(GRID_Y) F(GRID_Z) F(BLOCK_X) F(BLOCK_Y) F(BLOCK_Z)
+#define MEMCPY_BEGIN_FIELDS(F) COMMON_FIELDS(F) F(NAME) F(DURATION) F(DIRECTION) F(BYTES)
+#define MEMSET_BEGIN_FIELDS(F) COMMON_FIELDS(F) F(NAME) F(DURATION) F(BYTES) F(VALUE)
+#define END_FIELDS(F)          COMMON_FIELDS(F)
+
+#define FIELD_ID(ID, ...) F_##ID,
+enum field_id {
+	GPU_FIELDS(FIELD_ID) F_NONE, /* ends a list */
+};
+#undef FIELD_ID
+
+#define FIELD_ENTRY(ID, name, type, ...) [F_##ID] = { name, T_##type },
 static const struct {
 	const char *name;
 	enum field_type type;
-} fields[] = {
-	[F_DEVICE] = { "device", T_U8 },
-	[F_CONTEXT] = { "context", T_U32 },
-	[F_STREAM] = { "stream", T_U32 },
-	[F_CORRELATION_ID] = { "correlation_id", T_U32 },
-	[F_NAME] = { "name", T_STRING },
-	[F_DURATION] = { "duration", T_U64 },
-	[F_DIRECTION] = { "direction", T_STRING },
-	[F_BYTES] = { "bytes", T_U64 },
-	[F_VALUE] = { "value", T_U32 },
-	[F_GRID_X] = { "grid_x", T_I32 },
-	[F_GRID_Y] = { "grid_y", T_U16 },
-	[F_GRID_Z] = { "grid_z", T_U16 },
-	[F_BLOCK_X] = { "block_x", T_U16 },
-	[F_BLOCK_Y] = { "block_y", T_U16 },
-	[F_BLOCK_Z] = { "block_z", T_U16 },
-};
+} fields[] = { GPU_FIELDS(FIELD_ENTRY) };
+#undef FIELD_ENTRY
 
 #define FIELDS_MAX 16
-
-/* Where every event of an operation says where it ran. */
-#define COMMON F_DEVICE, F_CONTEXT, F_STREAM, F_CORRELATION_ID
+#define LISTED(ID) F_##ID,
 
 static const struct {
 	const char *begin_name, *end_name;
@@ -66,17 +71,17 @@ static const struct {
 } kinds[CT_GPU_OP_KINDS] = {
 	[CT_GPU_OP_KERNEL] = { "cudatrace_gpu:kernel_begin",
 	                       "cudatrace_gpu:kernel_end",
-	                       { COMMON, F_NAME, F_DURATION, F_GRID_X, F_GRID_Y, F_GRID_Z,
-	                         F_BLOCK_X, F_BLOCK_Y, F_BLOCK_Z, F_NONE } },
+	                       { KERNEL_BEGIN_FIELDS(LISTED) F_NONE } },
 	[CT_GPU_OP_MEMCPY] = { "cudatrace_gpu:memcpy_begin",
 	                       "cudatrace_gpu:memcpy_end",
-	                       { COMMON, F_NAME, F_DURATION, F_DIRECTION, F_BYTES, F_NONE } },
+	                       { MEMCPY_BEGIN_FIELDS(LISTED) F_NONE } },
 	[CT_GPU_OP_MEMSET] = { "cudatrace_gpu:memset_begin",
 	                       "cudatrace_gpu:memset_end",
-	                       { COMMON, F_NAME, F_DURATION, F_BYTES, F_VALUE, F_NONE } },
+	                       { MEMSET_BEGIN_FIELDS(LISTED) F_NONE } },
 };
 
-static const enum field_id end_fields[] = { COMMON, F_NONE };
+static const enum field_id end_fields[] = { END_FIELDS(LISTED) F_NONE };
+#undef LISTED
 
 /* ------------------------------------------------------------ metadata */
 
@@ -284,70 +289,69 @@ bool ct_gpu_schema_time_ok(const struct ct_gpu_schema *s, uint64_t ns)
 }
 
 /* ------------------------------------------------------------ events */
-static uint64_t unsigned_value(const struct ct_gpu_op *op, enum field_id id)
-{
-	switch (id) {
-	case F_DEVICE:
-		return op->device;
-	case F_CONTEXT:
-		return op->context;
-	case F_STREAM:
-		return op->stream;
-	case F_CORRELATION_ID:
-		return op->correlation_id;
-	case F_DURATION:
-		return op->end > op->start ? (uint64_t)(op->end - op->start) : 0;
-	case F_BYTES:
-		return op->bytes;
-	case F_VALUE:
-		return op->value;
-	case F_GRID_Y:
-		return op->grid_y;
-	case F_GRID_Z:
-		return op->grid_z;
-	case F_BLOCK_X:
-		return op->block_x;
-	case F_BLOCK_Y:
-		return op->block_y;
-	case F_BLOCK_Z:
-		return op->block_z;
-	default:
-		return 0;
-	}
-}
+
+/* The sizes of an event's strings (ct_ctf_string_size), 0 for those it has not. */
+struct string_sizes {
+	size_t name, direction;
+};
 
 /* The bytes of a payload's integers at most: FIELDS_MAX of 64 bits. */
 #define INTEGERS_MAX (FIELDS_MAX * 8u)
 
-static uint8_t *fill(uint8_t *p, const struct ct_gpu_op *op, const enum field_id *ids,
-                     size_t name_size, size_t direction_size)
-{
-	for (size_t i = 0; ids[i] != F_NONE; i++) {
-		enum field_id id = ids[i];
+/* A field's value at P, by its type; returns the byte after it. */
+#define PUT_U8(p, v)           ct_ctf_u8(p, (uint8_t)(v))
+#define PUT_U16(p, v)          ct_ctf_u16(p, (uint16_t)(v))
+#define PUT_U32(p, v)          ct_ctf_u32(p, (uint32_t)(v))
+#define PUT_U64(p, v)          ct_ctf_u64(p, (uint64_t)(v))
+#define PUT_I32(p, v)          ct_ctf_u32(p, (uint32_t)(v))
+#define PUT_STRING(p, v, size) ct_ctf_string(p, v, size)
 
-		switch (fields[id].type) {
-		case T_STRING:
-			p = id == F_NAME ? ct_ctf_string(p, op->name, name_size)
-			                 : ct_ctf_string(p, op->direction, direction_size);
-			break;
-		case T_I32:
-			p = ct_ctf_u32(p, (uint32_t)op->grid_x);
-			break;
-		case T_U8:
-			p = ct_ctf_u8(p, (uint8_t)unsigned_value(op, id));
-			break;
-		case T_U16:
-			p = ct_ctf_u16(p, (uint16_t)unsigned_value(op, id));
-			break;
-		case T_U32:
-			p = ct_ctf_u32(p, (uint32_t)unsigned_value(op, id));
-			break;
-		case T_U64:
-			p = ct_ctf_u64(p, unsigned_value(op, id));
-			break;
-		}
+/* put_<ID>(p, op, sizes): the field ID of OP at P. */
+#define FIELD_PUT(ID, name, type, ...)                                          \
+	static inline uint8_t *put_##ID(uint8_t *p, const struct ct_gpu_op *op, \
+	                                const struct string_sizes *sizes)       \
+	{                                                                       \
+		(void)op;                                                       \
+		(void)sizes;                                                    \
+		return PUT_##type(p, __VA_ARGS__);                              \
 	}
-	return p;
+GPU_FIELDS(FIELD_PUT)
+#undef FIELD_PUT
+
+/*
+ * fill_<list>(p, op, sizes): the payload of an event class, field after
+ * field, at P; returns the byte after it. Written out for each class, as
+ * its list says, rather than a loop over the list that asked each field's
+ * type and value: that loop was half the writing thread's instructions.
+ */
+#define PUT(ID) p = put_##ID(p, op, sizes);
+#define FILL(list)                                                          \
+	static uint8_t *fill_##list(uint8_t *p, const struct ct_gpu_op *op, \
+	                            const struct string_sizes *sizes)       \
+	{                                                                   \
+		list##_FIELDS(PUT) return p;                                \
+	}
+FILL(KERNEL_BEGIN)
+FILL(MEMCPY_BEGIN)
+FILL(MEMSET_BEGIN)
+FILL(END)
+#undef FILL
+#undef PUT
+
+/* The fill of OP's begin (BEGIN) or end event. */
+static uint8_t *fill(uint8_t *p, const struct ct_gpu_op *op, bool begin,
+                     const struct string_sizes *sizes)
+{
+	if (!begin)
+		return fill_END(p, op, sizes);
+	switch (op->kind) {
+	case CT_GPU_OP_KERNEL:
+		return fill_KERNEL_BEGIN(p, op, sizes);
+	case CT_GPU_OP_MEMCPY:
+		return fill_MEMCPY_BEGIN(p, op, sizes);
+	default:
+		return fill_MEMSET_BEGIN(p, op, sizes);
+	}
 }
 
 int ct_gpu_schema_event(const struct ct_gpu_schema *s, struct ct_ctf_writer *w,
@@ -355,15 +359,17 @@ int ct_gpu_schema_event(const struct ct_gpu_schema *s, struct ct_ctf_writer *w,
 {
 	/* an end has no string of its own */
 	size_t procname_size = ct_ctf_string_size(op->procname);
-	size_t name_size = begin ? ct_ctf_string_size(op->name) : 0;
-	size_t direction_size =
-	    begin && op->kind == CT_GPU_OP_MEMCPY ? ct_ctf_string_size(op->direction) : 0;
+	struct string_sizes sizes = {
+		.name = begin ? ct_ctf_string_size(op->name) : 0,
+		.direction =
+		    begin && op->kind == CT_GPU_OP_MEMCPY ? ct_ctf_string_size(op->direction) : 0,
+	};
 	uint8_t *p = ct_ctf_stream_event(
 	    stream, class_id(op->kind, begin), ct_gpu_schema_cycles(s, begin ? op->start : op->end),
-	    4 + procname_size + name_size + direction_size + INTEGERS_MAX);
+	    4 + procname_size + sizes.name + sizes.direction + INTEGERS_MAX);
 
 	p = ct_ctf_u32(p, (uint32_t)op->vpid);
 	p = ct_ctf_string(p, op->procname, procname_size);
-	p = fill(p, op, begin ? kinds[op->kind].begin : end_fields, name_size, direction_size);
+	p = fill(p, op, begin, &sizes);
 	return ct_ctf_stream_event_done(w, stream, p);
 }
