@@ -945,6 +945,17 @@ def compact(directory):
         s.event(at(), "gpu_kernel_times", pid, tid, proc, start=start, end=start + 2000 * (i + 1),
                 correlation_id=100 + i, context=1, static_shared_mem=512, registers=40)
         kernels.append(("gemm", 2000 * (i + 1)))
+    # a kernel that ran before its name came (its module's name event
+    # late): the report names both runs by its name, the export the first
+    # by its id
+    for corr in (120, 121):
+        if corr == 121:
+            s.event(at(), "kernel_name", pid, tid, proc, kernel_id=0xC3, name="late")
+        launch(corr, 0xC3, (1, 1, 1), (32, 1, 1), 0, 7)
+        start = t + 500
+        s.event(at(), "gpu_kernel_times", pid, tid, proc, start=start, end=start + 1500,
+                correlation_id=corr, context=1, static_shared_mem=0, registers=8)
+        kernels.append(("late", 1500))
     # relu: a launch whose record came whole (the tracer's race), and one
     # whose configuration only its record gives
     launch(110, 0xB2, (8, 1, 1), (128, 1, 1), 0, 7)
@@ -1069,6 +1080,7 @@ def compact(directory):
             "kernels": {name: {"count": sum(1 for n, _ in kernels if n == name),
                                "total_ns": sum(d for n, d in kernels if n == name)}
                         for name, _ in kernels},
+            "exported_names": {"late": {"before": "kernel 0xc3", "runs_before": 1}},
             "gemm": {"grid": {"x": 64, "y": 2, "z": 1}, "block": {"x": 256, "y": 1, "z": 1},
                      "shared_mem_bytes": 512 + 1024, "registers_per_thread": 40,
                      "stream": 7, "launch_latency_count": 4},

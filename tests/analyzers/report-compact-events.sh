@@ -21,7 +21,8 @@
 #     the truth's; the text report's first page says what was lost;
 #   - `cudatrace export --format ctf`: the GPU-time trace holds every run
 #     and copy but the unmatched ones, on their host event's stream, and
-#     export warns of those.
+#     export warns of those; a kernel's runs before its name came are
+#     named by its id, those after by its name.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -97,10 +98,19 @@ check("export: each copy lasts what its record says (the batch's copies one by o
       == truth["transfers"]["gpu_time_ns"], copies)
 for name, want_runs in truth["kernels"].items():
     runs = [line for line in begins if f'name = "{name}"' in line]
+    renamed = truth["exported_names"].get(name)
+    if renamed:
+        runs += [line for line in begins if f'name = "{renamed["before"]}"' in line]
     check(f"export: each {name} run lasts what its record says (a batch's one by one)",
           len(runs) == want_runs["count"]
           and sum(int(re.search(r"duration = (\d+)", r).group(1)) for r in runs)
           == want_runs["total_ns"], runs)
+for name, renamed in truth["exported_names"].items():
+    before = [line for line in begins if f'name = "{renamed["before"]}"' in line]
+    check(f"export: the runs of {name} before its name came are named by its id, the others "
+          "by its name", len(before) == renamed["runs_before"]
+          and len([line for line in begins if f'name = "{name}"' in line])
+          == truth["kernels"][name]["count"] - renamed["runs_before"], before)
 memsets = [line for line in lines if "memset_begin" in line]
 got = sorted((int(re.search(r"bytes = (\d+)", m).group(1)), int(re.search(r"value = (\d+)", m).group(1)),
               int(re.search(r"stream = (\d+)", m).group(1)),
