@@ -16,6 +16,7 @@
 #include <glib.h>
 
 #include "model/context.h"
+#include "common/memo.h"
 #include "contract/mix64.h"
 #include "gpu-time-export.h"
 #include "gpu-time-writer.h"
@@ -24,8 +25,10 @@ struct ct_gpu_time {
 	struct ct_gpu_time_writer *writer; /* owned */
 	struct ct_gpu_time_batch *batch;   /* being filled, the writer's; NULL: none */
 	bool has_trace;                    /* the writer knows the trace of the operations */
-	GHashTable *names;  /* struct key (a kernel, a copy's direction) -> name; owned */
-	GPtrArray *retired; /* names replaced while operations may borrow them; owned */
+	/* struct named, keyed by its struct key (a kernel, a copy's direction): owned */
+	GHashTable *names;
+	struct ct_memo names_found; /* the struct named found last, by key_hash64 */
+	GPtrArray *retired; /* struct named replaced, whose names operations may borrow; owned */
 };
 
 /* ------------------------------------------------------------ names */
@@ -43,11 +46,20 @@ struct key {
 	enum key_kind kind;
 };
 
+/* A name and its key: the table's key and value at once. */
+struct named {
+	struct key key; /* first: the table hashes and compares it */
+	char *name;
+};
+
+static uint64_t key_hash64(const struct key *k)
+{
+	return ct_mix64(ct_mix64((uint64_t)(uintptr_t)k->process ^ k->kind) ^ k->id);
+}
+
 static guint key_hash(gconstpointer data)
 {
-	const struct key *k = data;
-
-	return (guint)ct_mix64(ct_mix64((uint64_t)(uintptr_t)k->process ^ k->kind) ^ k->id);
+	return (guint)key_hash64(data);
 }
 
 static gboolean key_equal(gconstpointer a, gconstpointer b)
@@ -57,9 +69,23 @@ static gboolean key_equal(gconstpointer a, gconstpointer b)
 	return x->process == y->process && x->id == y->id && x->kind == y->kind;
 }
 
-static struct key *key_copy(const struct key *k)
+static void named_free(gpointer data)
 {
-	return g_memdup2(k, sizeof(*k));
+	struct named *n = data;
+
+	g_free(n->name);
+	g_free(n);
+}
+
+/* KEY's name NAME (owned) into the table. */
+static struct named *name_keep(struct ct_gpu_time *x, const struct key *key, char *name)
+{
+	struct named *n = g_new(struct named, 1);
+
+	n->key = *key;
+	n->name = name;
+	g_hash_table_add(x->names, n);
+	return n;
 }
 
 /*
@@ -72,16 +98,21 @@ static const char *name_of(struct ct_gpu_time *x, const struct key *key, const c
 
 static const char *name_of(struct ct_gpu_time *x, const struct key *key, const char *fmt, ...)
 {
-	char *name = g_hash_table_lookup(x->names, key);
+	/* every GPU record asks, and a loop's ask for a few names over and over */
+	uint64_t hash = key_hash64(key);
+	struct named *n = ct_memo_find(&x->names_found, hash);
 	va_list ap;
 
-	if (name)
-		return name;
-	va_start(ap, fmt);
-	name = g_strdup_vprintf(fmt, ap);
-	va_end(ap);
-	g_hash_table_insert(x->names, key_copy(key), name);
-	return name;
+	if (n && key_equal(&n->key, key))
+		return n->name;
+	n = g_hash_table_lookup(x->names, key);
+	if (!n) {
+		va_start(ap, fmt);
+		n = name_keep(x, key, g_strdup_vprintf(fmt, ap));
+		va_end(ap);
+	}
+	ct_memo_keep(&x->names_found, hash, n);
+	return n->name;
 }
 
 static const char *kernel_name(struct ct_gpu_time *x, const struct ct_process *process,
@@ -99,15 +130,16 @@ static const char *kernel_name(struct ct_gpu_time *x, const struct ct_process *p
 static void name_kernel(struct ct_gpu_time *x, const struct ct_event *ev)
 {
 	struct key key = { ev->process, ev->u.kernel_name.kernel_id, KEY_KERNEL };
-	gpointer old_key, old_name;
+	gpointer old;
 
-	if (g_hash_table_steal_extended(x->names, &key, &old_key, &old_name)) {
-		g_free(old_key);
-		g_ptr_array_add(x->retired, old_name);
+	if (g_hash_table_steal_extended(x->names, &key, &old, NULL)) {
+		g_ptr_array_add(x->retired, old);
+		/* the memo may hold it */
+		ct_memo_clear(&x->names_found);
 	}
-	g_hash_table_insert(x->names, key_copy(&key),
-	                    g_strndup(ev->u.kernel_name.name ? ev->u.kernel_name.name : "",
-	                              ev->u.kernel_name.name_len));
+	name_keep(x, &key,
+	          g_strndup(ev->u.kernel_name.name ? ev->u.kernel_name.name : "",
+	                    ev->u.kernel_name.name_len));
 }
 
 /* ------------------------------------------------------------ operations */
@@ -193,8 +225,8 @@ struct ct_gpu_time *ct_gpu_time_create(const char *dir, struct ct_gpu_time_stats
 {
 	struct ct_gpu_time *x = g_new0(struct ct_gpu_time, 1);
 
-	x->names = g_hash_table_new_full(key_hash, key_equal, g_free, g_free);
-	x->retired = g_ptr_array_new_with_free_func(g_free);
+	x->names = g_hash_table_new_full(key_hash, key_equal, named_free, NULL);
+	x->retired = g_ptr_array_new_with_free_func(named_free);
 	x->writer = ct_gpu_time_writer_create(dir, stats, error, len);
 	if (!x->writer) {
 		ct_gpu_time_export.destroy(x);
