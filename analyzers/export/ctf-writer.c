@@ -27,6 +27,8 @@
 /* magic, uuid, stream_id, stream_instance_id; five 64-bit context fields */
 #define PACKET_HEADER_BYTES (4u + 16u + 8u + 8u)
 #define PACKET_PREAMBLE     (PACKET_HEADER_BYTES + 5u * 8u)
+/* an event's id and timestamp: a 64-bit id took a tenth of a GPU-time trace */
+#define EVENT_HEADER_BYTES (2u + 8u)
 
 /* A packet being filled: PACKET_PREAMBLE bytes left for the header and context. */
 struct packet {
@@ -181,7 +183,7 @@ int ct_ctf_writer_metadata(struct ct_ctf_writer *w, const char *clock_name,
 	    "\t\tinteger { size = 64; align = 8; } packet_seq_num;\n"
 	    "\t} align(8);\n\n"
 	    "\tevent.header := struct {\n"
-	    "\t\tinteger { size = 64; align = 8; } id;\n"
+	    "\t\tinteger { size = 16; align = 8; } id;\n"
 	    "\t\tinteger { size = 64; align = 8; map = clock.%s.value; } timestamp;\n"
 	    "\t} align(8);\n"
 	    "\tevent.context := %s align(8);\n"
@@ -224,14 +226,14 @@ struct ct_ctf_stream *ct_ctf_writer_stream(struct ct_ctf_writer *w, const char *
 	return s;
 }
 
-uint8_t *ct_ctf_stream_event(struct ct_ctf_stream *s, uint64_t id, uint64_t timestamp, size_t size)
+uint8_t *ct_ctf_stream_event(struct ct_ctf_stream *s, uint16_t id, uint64_t timestamp, size_t size)
 {
-	uint8_t *p = room(&s->packet, 16 + size);
+	uint8_t *p = room(&s->packet, EVENT_HEADER_BYTES + size);
 
 	if (!s->events++)
 		s->first = timestamp;
 	s->last = timestamp;
-	return ct_ctf_u64(ct_ctf_u64(p, id), timestamp);
+	return ct_ctf_u64(ct_ctf_u16(p, id), timestamp);
 }
 
 /* S's packet, its header and context put down, at the end of its file; then an empty one. */

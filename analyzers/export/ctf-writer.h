@@ -106,12 +106,14 @@ int ct_ctf_writer_metadata(struct ct_ctf_writer *w, const char *clock_name,
 struct ct_ctf_stream *ct_ctf_writer_stream(struct ct_ctf_writer *w, const char *name);
 
 /*
- * The header of an event of class ID at TIMESTAMP (cycles of the clock,
+ * The header of an event of class ID (the header's id has 16 bits: a
+ * GPU-time trace has a few classes, and every event carries it) at
+ * TIMESTAMP (cycles of the clock,
  * not before the stream's last event) put down in S's packet; returns
  * where the caller then serialises the event's context and payload, in
  * at most SIZE bytes.
  */
-uint8_t *ct_ctf_stream_event(struct ct_ctf_stream *s, uint64_t id, uint64_t timestamp, size_t size);
+uint8_t *ct_ctf_stream_event(struct ct_ctf_stream *s, uint16_t id, uint64_t timestamp, size_t size);
 
 /* The event is whole, up to END: a full packet is written. 0, or -1: the writing failed. */
 int ct_ctf_stream_event_done(struct ct_ctf_writer *w, struct ct_ctf_stream *s, uint8_t *end);

@@ -86,9 +86,9 @@ static const enum field_id end_fields[] = { END_FIELDS(LISTED) F_NONE };
 /* ------------------------------------------------------------ metadata */
 
 /* The event class id of KIND's begin (BEGIN) or end. */
-static uint64_t class_id(enum ct_gpu_op_kind kind, bool begin)
+static uint16_t class_id(enum ct_gpu_op_kind kind, bool begin)
 {
-	return (uint64_t)kind * 2u + (begin ? 0u : 1u);
+	return (uint16_t)(kind * 2u + (begin ? 0u : 1u));
 }
 
 /* TSDL of a field of TYPE named NAME (with LTTng's leading underscore: "stream" is a keyword). */
