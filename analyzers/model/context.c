@@ -30,6 +30,13 @@ struct ct_name_table {
 	GHashTable *kernels;
 	/* The names found last (in kernels): a loop names a few kernels over and over. */
 	struct ct_memo kernels_found;
+	/*
+	 * Names an api_name or kernel_name event replaced (char *, owned):
+	 * kept, so that a name handed out stays as it is while the context
+	 * lives (the Perfetto export knows a name again by its address). A
+	 * process names each kernel and call once or twice.
+	 */
+	GPtrArray *replaced;
 };
 
 struct kernel_name {
@@ -134,6 +141,7 @@ static void name_table_free(struct ct_name_table *names)
 	for (int d = 0; d < API_DOMAINS; d++)
 		g_ptr_array_free(names->api[d], TRUE);
 	g_hash_table_destroy(names->kernels);
+	g_ptr_array_free(names->replaced, TRUE);
 	g_free(names);
 }
 
@@ -238,6 +246,7 @@ static struct ct_process *process_new(struct ct_context *ctx, const char *hostna
 	for (int d = 0; d < API_DOMAINS; d++)
 		names->api[d] = g_ptr_array_new_with_free_func(g_free);
 	names->kernels = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, kernel_name_free);
+	names->replaced = g_ptr_array_new_with_free_func(g_free);
 	p->names = names;
 	p->pid = pid;
 	p->hostname = hostname;
@@ -511,7 +520,8 @@ static void set_api_name(struct ct_name_table *names, unsigned domain, unsigned 
 		g_ptr_array_set_size(api, (gint)cbid + 1);
 	copy = g_strdup(name ? name : "");
 	ct_api_name_normalize(copy);
-	g_free(g_ptr_array_index(api, cbid));
+	if (g_ptr_array_index(api, cbid))
+		g_ptr_array_add(names->replaced, g_ptr_array_index(api, cbid));
 	g_ptr_array_index(api, cbid) = copy;
 }
 
@@ -528,6 +538,7 @@ const char *ct_context_api_name(const struct ct_process *process, unsigned domai
 static void set_kernel_name(struct ct_name_table *names, uint64_t id, const char *name)
 {
 	struct kernel_name *k;
+	gpointer before;
 
 	/* no kernel has id 0: FNV-1a never gives it for a real name */
 	if (!id)
@@ -535,9 +546,15 @@ static void set_kernel_name(struct ct_name_table *names, uint64_t id, const char
 	k = g_new(struct kernel_name, 1);
 	k->id = id;
 	k->name = g_strdup(name ? name : "");
-	/* the name it replaces is freed */
+	/* the name it replaces is kept, its entry freed */
+	if (g_hash_table_steal_extended(names->kernels, &id, NULL, &before)) {
+		struct kernel_name *old = before;
+
+		g_ptr_array_add(names->replaced, old->name);
+		g_free(old);
+	}
 	ct_memo_clear(&names->kernels_found);
-	g_hash_table_replace(names->kernels, &k->id, k);
+	g_hash_table_insert(names->kernels, &k->id, k);
 }
 
 const char *ct_context_kernel_name(const struct ct_process *process, uint64_t kernel_id)

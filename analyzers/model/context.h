@@ -233,7 +233,11 @@ const struct ct_losses *ct_context_losses(const struct ct_context *ctx);
 /* The device ORDINAL of PROCESS, created on first use. */
 struct ct_device *ct_context_device(struct ct_process *process, unsigned ordinal);
 
-/* API name of (domain, cbid) in PROCESS: the api_name event's, else CUPTI's table, else NULL. */
+/*
+ * API name of (domain, cbid) in PROCESS: the api_name event's, else CUPTI's table, else NULL.
+ * A name handed out stays as it is while the context lives, even once another replaces it
+ * (and so does a kernel's).
+ */
 const char *ct_context_api_name(const struct ct_process *process, unsigned domain, unsigned cbid);
 /* Kernel name of kernel_id in PROCESS, NULL if the trace never named it. */
 const char *ct_context_kernel_name(const struct ct_process *process, uint64_t kernel_id);

@@ -7,11 +7,13 @@
  * it; one that is never named stays unlisted and is freed with the
  * context. The statedump's procname names a process no cudatrace event
  * names (a worker the Python probe alone speaks for), until one does.
+ * A kernel's or a call's name handed out stays while the context lives.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -118,12 +120,59 @@ static void test_unlisted_and_hosts(void **state)
 	ct_context_destroy(ctx);
 }
 
+/* A kernel_name or api_name event of P naming ID (a kernel, or cbid 7 of the runtime) NAME. */
+static void name_event(struct ct_context *ctx, struct ct_process *p, bool kernel, const char *name)
+{
+	struct ct_event ev = { .type = kernel ? CT_EV_KERNEL_NAME : CT_EV_API_NAME,
+		               .time_ns = 1000,
+		               .process = p,
+		               .thread = ct_context_thread(ctx, p, p->pid) };
+
+	if (kernel)
+		ev.u.kernel_name = (struct ct_ev_kernel_name){ .kernel_id = 0xA1,
+			                                       .name = name,
+			                                       .name_len = (uint32_t)strlen(name) };
+	else
+		ev.u.api_name = (struct ct_ev_api_name){
+			.domain = 2, .cbid = 7, .name = name, .name_len = (uint32_t)strlen(name)
+		};
+	ct_context_update(ctx, &ev);
+}
+
+/*
+ * A kernel's or a call's name handed out stays as it is while the context
+ * lives, once a later event renames it (the Perfetto export knows a name
+ * again by its address: perfetto-writer.h).
+ */
+static void test_names_stay(void **state)
+{
+	struct ct_context *ctx = ct_context_create();
+	struct ct_process *p = ct_context_process(ctx, HOST, 400);
+	const char *kernel, *api;
+
+	(void)state;
+	name_event(ctx, p, true, "gemm");
+	name_event(ctx, p, false, "cudaFoo");
+	kernel = ct_context_kernel_name(p, 0xA1);
+	api = ct_context_api_name(p, 2, 7);
+	assert_string_equal(kernel, "gemm");
+	assert_string_equal(api, "cudaFoo");
+	name_event(ctx, p, true, "gemm_v2");
+	name_event(ctx, p, false, "cudaBar");
+	assert_string_equal(ct_context_kernel_name(p, 0xA1), "gemm_v2");
+	assert_string_equal(ct_context_api_name(p, 2, 7), "cudaBar");
+	assert_string_equal(kernel, "gemm");
+	assert_string_equal(api, "cudaFoo");
+	ct_context_destroy(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_statedump_first),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_unlisted_and_hosts),
+		cmocka_unit_test(test_names_stay),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
