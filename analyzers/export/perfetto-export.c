@@ -247,11 +247,13 @@ static uint64_t flow_id(const struct ct_process *process, uint32_t correlation_i
 	return ((uint64_t)process->index + 1) << 32 | correlation_id;
 }
 
+/* The name of KERNEL_ID in PROCESS; *LASTS: it is the context's (struct ct_pf_event). */
 static const char *kernel_name(struct ct_perfetto *p, const struct ct_process *process,
-                               uint64_t kernel_id)
+                               uint64_t kernel_id, bool *lasts)
 {
 	const char *name = ct_context_kernel_name(process, kernel_id);
 
+	*lasts = name != NULL;
 	if (name)
 		return name;
 	snprintf(p->name, sizeof(p->name), "kernel 0x%" PRIx64, kernel_id);
@@ -302,13 +304,18 @@ static void api_call_begin(struct ct_perfetto *p, const struct ct_event *ev)
 {
 	const struct ct_api_call *call = &ev->call;
 	const char *name = ct_context_api_name(ev->process, call->domain, call->cbid);
+	bool lasts = name != NULL;
 
 	if (!name) {
 		snprintf(p->name, sizeof(p->name), "%s call %u", ct_domain_label(call->domain),
 		         call->cbid);
 		name = p->name;
 	}
-	put(p, CT_PF_BEGIN, call->entry_ns, thread_track(p, ev->thread), name);
+	ct_pf_event(p->w, &(struct ct_pf_event){ .type = CT_PF_BEGIN,
+	                                         .time_ns = call->entry_ns,
+	                                         .track = thread_track(p, ev->thread),
+	                                         .name = name,
+	                                         .name_lasts = lasts });
 }
 
 static void api_call_end(struct ct_perfetto *p, const struct ct_event *ev)
@@ -335,19 +342,20 @@ static void api_call_end(struct ct_perfetto *p, const struct ct_event *ev)
  * unknown (ev->has_call false) has only its event's time.
  */
 static void host_work(struct ct_perfetto *p, const struct ct_event *ev, const char *name,
-                      uint32_t correlation_id)
+                      bool lasts, uint32_t correlation_id)
 {
 	ct_pf_event(
 	    p->w, &(struct ct_pf_event){ .type = CT_PF_INSTANT,
 	                                 .time_ns = ev->has_call ? ev->call.entry_ns : ev->time_ns,
 	                                 .track = thread_track(p, ev->thread),
 	                                 .name = name,
+	                                 .name_lasts = lasts,
 	                                 .flow = flow_id(ev->process, correlation_id) });
 }
 
-/* GPU work: a slice on its stream's track, where its flow ends. */
+/* GPU work: a slice on its stream's track, where its flow ends; LASTS as host_work's. */
 static void gpu_work(struct ct_perfetto *p, const struct ct_event *ev, unsigned device,
-                     uint32_t stream, uint64_t start, uint64_t end, const char *name,
+                     uint32_t stream, uint64_t start, uint64_t end, const char *name, bool lasts,
                      uint32_t correlation_id)
 {
 	uint64_t track;
@@ -361,12 +369,14 @@ static void gpu_work(struct ct_perfetto *p, const struct ct_event *ev, unsigned 
 	if (!end) {
 		snprintf(unended, sizeof(unended), "%s (end unknown)", name);
 		name = unended;
+		lasts = false;
 	}
 	track = stream_track(p, ev->process, device, stream);
 	ct_pf_event(p->w, &(struct ct_pf_event){ .type = CT_PF_BEGIN,
 	                                         .time_ns = (int64_t)start,
 	                                         .track = track,
 	                                         .name = name,
+	                                         .name_lasts = lasts,
 	                                         .terminating_flow =
 	                                             flow_id(ev->process, correlation_id) });
 	put(p, CT_PF_END, (int64_t)(end > start ? end : start), track, NULL);
@@ -475,6 +485,9 @@ static void probe_event(struct ct_perfetto *p, const struct ct_event *ev)
 
 static void host_event(struct ct_perfetto *p, const struct ct_event *ev)
 {
+	const char *name;
+	bool lasts;
+
 	switch (ev->type) {
 	case CT_EV_FRAMEWORK_MEMORY:
 	case CT_EV_FRAMEWORK_OOM:
@@ -509,15 +522,15 @@ static void host_event(struct ct_perfetto *p, const struct ct_event *ev)
 		cell_event(p, ev);
 		break;
 	case CT_EV_LAUNCH:
-		host_work(p, ev, kernel_name(p, ev->process, ev->u.launch.kernel_id),
-		          ev->u.launch.api.correlation_id);
+		name = kernel_name(p, ev->process, ev->u.launch.kernel_id, &lasts);
+		host_work(p, ev, name, lasts, ev->u.launch.api.correlation_id);
 		break;
 	case CT_EV_MEMCPY:
-		host_work(p, ev, copy_name(p, ev->u.memcpy.direction, ev->u.memcpy.bytes),
+		host_work(p, ev, copy_name(p, ev->u.memcpy.direction, ev->u.memcpy.bytes), false,
 		          ev->u.memcpy.api.correlation_id);
 		break;
 	case CT_EV_MEMSET:
-		host_work(p, ev, memset_name(p, ev->u.memset.bytes),
+		host_work(p, ev, memset_name(p, ev->u.memset.bytes), false,
 		          ev->u.memset.api.correlation_id);
 		break;
 	default:
@@ -531,8 +544,11 @@ static void gpu_event(struct ct_perfetto *p, const struct ct_event *ev)
 	case CT_EV_GPU_KERNEL: {
 		const struct ct_ev_gpu_kernel *k = &ev->u.gpu_kernel;
 
-		gpu_work(p, ev, k->device, k->stream, k->start, k->end,
-		         kernel_name(p, ev->process, k->kernel_id), k->correlation_id);
+		bool lasts;
+		const char *name = kernel_name(p, ev->process, k->kernel_id, &lasts);
+
+		gpu_work(p, ev, k->device, k->stream, k->start, k->end, name, lasts,
+		         k->correlation_id);
 		break;
 	}
 	case CT_EV_GPU_MEMCPY: {
@@ -540,7 +556,7 @@ static void gpu_event(struct ct_perfetto *p, const struct ct_event *ev)
 
 		/* a runtime call's copy is known by the runtime's id (as the memcpy event has it) */
 		gpu_work(p, ev, c->device, c->stream, c->start, c->end,
-		         copy_name(p, c->direction, c->bytes),
+		         copy_name(p, c->direction, c->bytes), false,
 		         c->runtime_correlation_id ? c->runtime_correlation_id : c->correlation_id);
 		break;
 	}
@@ -548,7 +564,7 @@ static void gpu_event(struct ct_perfetto *p, const struct ct_event *ev)
 		const struct ct_ev_gpu_memset *s = &ev->u.gpu_memset;
 
 		gpu_work(p, ev, s->device, s->stream, s->start, s->end, memset_name(p, s->bytes),
-		         s->correlation_id);
+		         false, s->correlation_id);
 		break;
 	}
 	case CT_EV_GPU_MEMORY_POOL: {

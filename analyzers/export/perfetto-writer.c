@@ -111,6 +111,7 @@ struct ct_pf_writer {
 	struct {
 		const char *name;
 		const char *seen; /* the caller's NAME it was last found for */
+		bool seen_lasts;  /* that NAME lasts (struct ct_pf_event) */
 		uint64_t iid;
 	} recent[RECENT_NAMES];
 	unsigned recent_next; /* the entry to replace next */
@@ -444,20 +445,27 @@ uint64_t ct_pf_track(struct ct_pf_writer *w, const struct ct_pf_track *t)
 
 /*
  * The iid NAME was interned with, 0 if none: the recent names first, by
- * the caller's pointer (whose text may have changed since, so it is
- * compared too), then by their text, then the table.
+ * the caller's pointer (whose text is compared too: a buffer's may have
+ * changed since), then by their text, then the table. A name that LASTS,
+ * found by the address a name that lasts was seen at, is not compared:
+ * that memory holds no other text while the writer lives, and the
+ * comparison took a tenth of the thread that runs the export of a loop
+ * (perf). A buffer's address seen before proves nothing: the buffer may
+ * have been freed, and its memory hold a name that lasts since.
  */
-static uint64_t interned(struct ct_pf_writer *w, const char *name)
+static uint64_t interned(struct ct_pf_writer *w, const char *name, bool lasts)
 {
 	gpointer key, iid;
 
 	for (unsigned i = 0; i < RECENT_NAMES && w->recent[i].name; i++) {
-		if (w->recent[i].seen == name && strcmp(w->recent[i].name, name) == 0)
+		if (w->recent[i].seen == name &&
+		    ((lasts && w->recent[i].seen_lasts) || strcmp(w->recent[i].name, name) == 0))
 			return w->recent[i].iid;
 	}
 	for (unsigned i = 0; i < RECENT_NAMES && w->recent[i].name; i++) {
 		if (strcmp(w->recent[i].name, name) == 0) {
 			w->recent[i].seen = name;
+			w->recent[i].seen_lasts = lasts;
 			return w->recent[i].iid;
 		}
 	}
@@ -465,6 +473,7 @@ static uint64_t interned(struct ct_pf_writer *w, const char *name)
 		return 0;
 	w->recent[w->recent_next].name = key;
 	w->recent[w->recent_next].seen = name;
+	w->recent[w->recent_next].seen_lasts = lasts;
 	w->recent[w->recent_next].iid = GPOINTER_TO_SIZE(iid);
 	w->recent_next = (w->recent_next + 1) % RECENT_NAMES;
 	return GPOINTER_TO_SIZE(iid);
@@ -797,7 +806,7 @@ static void put_event(struct ct_pf_writer *w, const struct ct_pf_event *ev, size
 		if (w->error)
 			return;
 	}
-	if (ev->name && !(iid = interned(w, ev->name)))
+	if (ev->name && !(iid = interned(w, ev->name, ev->name_lasts)))
 		put_event_named(w, ev, time, extras, extra_tracks, extra_values);
 	else if (short_packet(w, ev, iid, extras))
 		put_short_packet(w, ev, time, iid);

@@ -56,8 +56,14 @@ enum ct_pf_type {
 struct ct_pf_event {
 	enum ct_pf_type type;
 	int64_t time_ns;
-	uint64_t track;            /* its id (ct_pf_track) */
-	const char *name;          /* BEGIN and INSTANT */
+	uint64_t track;   /* its id (ct_pf_track) */
+	const char *name; /* BEGIN and INSTANT */
+	/*
+	 * NAME's text stays as it is at that address while the writer lives
+	 * (a context's names: context.h), so that an address seen before is
+	 * that name again; else (a buffer written again) its text is compared.
+	 */
+	bool name_lasts;
 	int64_t value;             /* COUNTER */
 	uint64_t flow;             /* a flow going on from this event */
 	uint64_t terminating_flow; /* a flow that ends at this event */

@@ -12,7 +12,8 @@
  * Before its first timestamp, the file says once that its timestamps are
  * CLOCK_MONOTONIC's: the clock Perfetto shows the trace in, and the
  * sequence's default clock of timestamps. Timestamps of every length, in
- * any order, are written as they are.
+ * any order, are written as they are. A name is known again by its
+ * address only when it lasts.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -470,6 +471,66 @@ static void test_clock_is_monotonic(void **state)
 	free(data);
 }
 
+/*
+ * Names that last (struct ct_pf_event's name_lasts) are known again by
+ * their address; a buffer's address is not enough. A buffer seen with
+ * one text, then holding another, names the other, also when the name at
+ * that address is said to last from then on (a freed buffer's memory
+ * given to a name that lasts).
+ */
+static void test_lasting_names(void **state)
+{
+	static const char *const lasting[] = { "alpha", "beta" };
+	const char *want[8];
+	char *data = NULL, buf[16];
+	size_t size = 0, n = 0, e = 0;
+	FILE *f = open_memstream(&data, &size);
+	Perfetto__Protos__Trace *trace;
+	struct ct_pf_writer *w;
+	uint64_t track;
+
+	(void)state;
+	assert_non_null(f);
+	w = ct_pf_writer_create(f);
+	track = ct_pf_track(w, &(struct ct_pf_track){ .key = 1, .name = "t" });
+#define PUT(text, lasts, shown)                                                  \
+	do {                                                                     \
+		ct_pf_event(w, &(struct ct_pf_event){ .type = CT_PF_INSTANT,     \
+		                                      .time_ns = (int64_t)n + 1, \
+		                                      .track = track,            \
+		                                      .name = (text),            \
+		                                      .name_lasts = (lasts) });  \
+		want[n++] = (shown);                                             \
+	} while (0)
+	PUT(lasting[0], true, "alpha");
+	PUT(lasting[1], true, "beta");
+	PUT(lasting[0], true, "alpha");
+	snprintf(buf, sizeof(buf), "alpha");
+	PUT(buf, false, "alpha");
+	snprintf(buf, sizeof(buf), "gamma");
+	PUT(buf, false, "gamma");
+	snprintf(buf, sizeof(buf), "beta");
+	PUT(buf, true, "beta");
+	PUT(buf, true, "beta");
+	PUT(lasting[1], true, "beta");
+#undef PUT
+	assert_int_equal(ct_pf_writer_close(w), 0);
+	assert_int_equal(fclose(f), 0);
+	trace = decoded_as_protobuf_c(data, size);
+	for (size_t p = 0; p < trace->n_packet; p++) {
+		const Perfetto__Protos__TrackEvent *te = trace->packet[p]->track_event;
+
+		if (!te)
+			continue;
+		assert_true(e < n);
+		assert_string_equal(shown_name(trace, p, te), want[e]);
+		e++;
+	}
+	assert_int_equal(e, n);
+	perfetto__protos__trace__free_unpacked(trace, NULL);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_encoding_is_protobuf_c),
 		cmocka_unit_test(test_times_of_every_length),
 		cmocka_unit_test(test_clock_is_monotonic),
+		cmocka_unit_test(test_lasting_names),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
