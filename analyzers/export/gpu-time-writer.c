@@ -52,8 +52,16 @@ struct ct_gpu_time_writer {
 	GHashTable *by_key;             /* struct key (a stream) -> struct out_stream, borrowed */
 	GPtrArray *streams;             /* struct out_stream, owned, in order of creation */
 	struct out_stream *last_stream; /* the last one looked up: records come in runs */
-	/* Operations no longer held, owned, for the next ones: as many as the queue has held. */
-	struct pending *spares;
+	/*
+	 * Operations no longer held, owned, for the next ones: as many as the
+	 * queue has held. First in, first out, as the corr-map's entries
+	 * (corr-map.c): operations leave in time order and come in about in
+	 * it, so each takes the memory of the one that left longest ago, and
+	 * a loop's operations are written and read back in the order of
+	 * their memory, which the cache's prefetching follows. The queue
+	 * holds tens of thousands of them, far more than the cache.
+	 */
+	struct pending *spares, *last_spare;
 	struct ct_gpu_reorder reorder;
 	struct ct_gpu_schema schema;
 	bool has_schema;
@@ -114,10 +122,13 @@ static struct pending *pending_new(struct ct_gpu_time_writer *w, const struct ct
 {
 	struct pending *p = w->spares;
 
-	if (p)
+	if (p) {
 		w->spares = p->next_spare;
-	else
+		if (!w->spares)
+			w->last_spare = NULL;
+	} else {
 		p = g_new(struct pending, 1);
+	}
 	p->op = *op;
 	p->op.op.procname = p->op.procname;
 	p->out = out_stream_of(w, op->process, op->op.device, op->op.stream);
@@ -126,8 +137,12 @@ static struct pending *pending_new(struct ct_gpu_time_writer *w, const struct ct
 
 static void pending_free(struct ct_gpu_time_writer *w, struct pending *p)
 {
-	p->next_spare = w->spares;
-	w->spares = p;
+	p->next_spare = NULL;
+	if (w->last_spare)
+		w->last_spare->next_spare = p;
+	else
+		w->spares = p;
+	w->last_spare = p;
 }
 
 /* ------------------------------------------------------------ output */
