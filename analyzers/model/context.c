@@ -31,10 +31,12 @@ struct ct_name_table {
 	/* The names found last (in kernels): a loop names a few kernels over and over. */
 	struct ct_memo kernels_found;
 	/*
-	 * Names an api_name or kernel_name event replaced (char *, owned):
-	 * kept, so that a name handed out stays as it is while the context
-	 * lives (the Perfetto export knows a name again by its address). A
-	 * process names each kernel and call once or twice.
+	 * Names an api_name or kernel_name event replaced by another text
+	 * (char *, owned): kept, so that a name handed out stays as it is
+	 * while the context lives (the Perfetto export knows a name again by
+	 * its address). A name given again with the same text (a module
+	 * loaded again) replaces nothing, so these are as many as the names
+	 * that changed, not as the events.
 	 */
 	GPtrArray *replaced;
 };
@@ -520,6 +522,10 @@ static void set_api_name(struct ct_name_table *names, unsigned domain, unsigned 
 		g_ptr_array_set_size(api, (gint)cbid + 1);
 	copy = g_strdup(name ? name : "");
 	ct_api_name_normalize(copy);
+	if (g_ptr_array_index(api, cbid) && !strcmp(g_ptr_array_index(api, cbid), copy)) {
+		g_free(copy);
+		return;
+	}
 	if (g_ptr_array_index(api, cbid))
 		g_ptr_array_add(names->replaced, g_ptr_array_index(api, cbid));
 	g_ptr_array_index(api, cbid) = copy;
@@ -542,6 +548,9 @@ static void set_kernel_name(struct ct_name_table *names, uint64_t id, const char
 
 	/* no kernel has id 0: FNV-1a never gives it for a real name */
 	if (!id)
+		return;
+	k = g_hash_table_lookup(names->kernels, &id);
+	if (k && !strcmp(k->name, name ? name : ""))
 		return;
 	k = g_new(struct kernel_name, 1);
 	k->id = id;

@@ -142,7 +142,9 @@ static void name_event(struct ct_context *ctx, struct ct_process *p, bool kernel
 /*
  * A kernel's or a call's name handed out stays as it is while the context
  * lives, once a later event renames it (the Perfetto export knows a name
- * again by its address: perfetto-writer.h).
+ * again by its address: perfetto-writer.h); named again with the same
+ * text, it is the same name, so that the names kept do not grow with
+ * the events.
  */
 static void test_names_stay(void **state)
 {
@@ -163,6 +165,15 @@ static void test_names_stay(void **state)
 	assert_string_equal(ct_context_api_name(p, 2, 7), "cudaBar");
 	assert_string_equal(kernel, "gemm");
 	assert_string_equal(api, "cudaFoo");
+	/* named again the same (a module loaded again): nothing replaced, nothing kept */
+	kernel = ct_context_kernel_name(p, 0xA1);
+	api = ct_context_api_name(p, 2, 7);
+	for (int i = 0; i < 3; i++) {
+		name_event(ctx, p, true, "gemm_v2");
+		name_event(ctx, p, false, "cudaBar");
+	}
+	assert_ptr_equal(ct_context_kernel_name(p, 0xA1), kernel);
+	assert_ptr_equal(ct_context_api_name(p, 2, 7), api);
 	ct_context_destroy(ctx);
 }
 
