@@ -44,23 +44,15 @@ void ct_corr_map_release(struct ct_corr_map *map)
 }
 
 /*
- * ENTRY waits no more: at the end of the free list. First in, first out:
- * a loop's entries are removed in the order of their ids and taken again
- * in that order, so the entries of consecutive ids stay side by side in
- * the blocks, as the slots are, and a stream of records reads both in
- * order. Last in, first out reversed each burst of the entries a batch of
- * records frees, and the entries of consecutive ids ended up anywhere in
- * the blocks: a cache miss for most finds of a loop whose records come
- * tens of thousands of calls after their launch.
+ * ENTRY waits no more: on the free list, taken again first in, first out
+ * (spares.h). A loop's entries are removed in the order of their ids and
+ * taken again in that order, so the entries of consecutive ids stay side
+ * by side in the blocks, as the slots are, and a stream of records reads
+ * both in order.
  */
 static void recycle(struct ct_corr_map *map, void *entry)
 {
-	*(void **)entry = NULL;
-	if (map->free_last)
-		*(void **)map->free_last = entry;
-	else
-		map->free = entry;
-	map->free_last = entry;
+	ct_spares_put(&map->free, entry);
 }
 
 static size_t aside_count(const struct ct_corr_map *map)
@@ -166,13 +158,9 @@ static void set_aside(struct ct_corr_map *map, struct ct_corr_entry *entry)
 /* A zeroed entry: from the free list if it has one, else the next of the last block. */
 static struct ct_corr_entry *fresh_entry(struct ct_corr_map *map)
 {
-	void *entry = map->free;
+	void *entry = ct_spares_take(&map->free);
 
-	if (entry) {
-		map->free = *(void **)entry;
-		if (!map->free)
-			map->free_last = NULL;
-	} else {
+	if (!entry) {
 		if (map->carved == CT_CORR_MAP_BLOCK) {
 			g_ptr_array_add(map->blocks, g_malloc(map->entry_size * CT_CORR_MAP_BLOCK));
 			map->carved = 0;

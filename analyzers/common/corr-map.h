@@ -40,6 +40,8 @@
 
 #include <glib.h>
 
+#include "spares.h"
+
 /* The head of every entry. */
 struct ct_corr_entry {
 	uint32_t correlation_id;
@@ -50,11 +52,10 @@ struct ct_corr_entry {
 #define CT_CORR_MAP_ASIDE_BITS 256u
 
 struct ct_corr_map {
-	void **slots;      /* slot -> the entry in it, or NULL; owned */
-	GPtrArray *blocks; /* the blocks the entries are carved from; owned */
-	size_t carved;     /* entries carved from the last block */
-	void *free;        /* entries that wait no more, linked through their first bytes */
-	void *free_last;   /* the last of them, where the next one goes */
+	void **slots;          /* slot -> the entry in it, or NULL; owned */
+	GPtrArray *blocks;     /* the blocks the entries are carved from; owned */
+	size_t carved;         /* entries carved from the last block */
+	struct ct_spares free; /* entries that wait no more (spares.h) */
 	size_t entry_size;
 	size_t capacity;   /* slots, a power of two */
 	size_t waiting;    /* entries in the slots and set aside */

@@ -20,6 +20,7 @@
 #include "gpu-reorder.h"
 #include "gpu-time-writer.h"
 #include "common/handoff.h"
+#include "common/spares.h"
 
 /* One stream of the GPU-time trace: a process, a device, a CUDA stream. */
 struct out_stream {
@@ -31,12 +32,12 @@ struct out_stream {
 
 /*
  * An operation in the reorder queue: its two points share it, and its end
- * gives it back to the spares.
+ * gives it back to the spares (whose link overwrites its first bytes: a
+ * spare's operation is written again whole when it is taken).
  */
 struct pending {
 	struct ct_gpu_time_op op;
 	struct out_stream *out; /* borrowed */
-	struct pending *next_spare;
 };
 
 struct ct_gpu_time_writer {
@@ -54,14 +55,10 @@ struct ct_gpu_time_writer {
 	struct out_stream *last_stream; /* the last one looked up: records come in runs */
 	/*
 	 * Operations no longer held, owned, for the next ones: as many as the
-	 * queue has held. First in, first out, as the corr-map's entries
-	 * (corr-map.c): operations leave in time order and come in about in
-	 * it, so each takes the memory of the one that left longest ago, and
-	 * a loop's operations are written and read back in the order of
-	 * their memory, which the cache's prefetching follows. The queue
-	 * holds tens of thousands of them, far more than the cache.
+	 * queue has held (tens of thousands). Taken again first in, first out
+	 * (spares.h): operations leave in time order and come in about in it.
 	 */
-	struct pending *spares, *last_spare;
+	struct ct_spares spares;
 	struct ct_gpu_reorder reorder;
 	struct ct_gpu_schema schema;
 	bool has_schema;
@@ -120,15 +117,10 @@ static struct out_stream *out_stream_of(struct ct_gpu_time_writer *w, const void
 /* A copy of OP in the queue's memory, a spare when there is one. */
 static struct pending *pending_new(struct ct_gpu_time_writer *w, const struct ct_gpu_time_op *op)
 {
-	struct pending *p = w->spares;
+	struct pending *p = ct_spares_take(&w->spares);
 
-	if (p) {
-		w->spares = p->next_spare;
-		if (!w->spares)
-			w->last_spare = NULL;
-	} else {
+	if (!p)
 		p = g_new(struct pending, 1);
-	}
 	p->op = *op;
 	p->op.op.procname = p->op.procname;
 	p->out = out_stream_of(w, op->process, op->op.device, op->op.stream);
@@ -137,12 +129,7 @@ static struct pending *pending_new(struct ct_gpu_time_writer *w, const struct ct
 
 static void pending_free(struct ct_gpu_time_writer *w, struct pending *p)
 {
-	p->next_spare = NULL;
-	if (w->last_spare)
-		w->last_spare->next_spare = p;
-	else
-		w->spares = p;
-	w->last_spare = p;
+	ct_spares_put(&w->spares, p);
 }
 
 /* ------------------------------------------------------------ output */
@@ -343,16 +330,13 @@ int ct_gpu_time_writer_close(struct ct_gpu_time_writer *w, char *error, size_t l
 static void free_pending(struct ct_gpu_time_writer *w)
 {
 	struct ct_gpu_point point;
+	struct pending *p;
 
 	while (ct_gpu_reorder_next(&w->reorder, true, &point))
 		if (!point.begin)
 			pending_free(w, point.op);
-	while (w->spares) {
-		struct pending *p = w->spares;
-
-		w->spares = p->next_spare;
+	while ((p = ct_spares_take(&w->spares)))
 		g_free(p);
-	}
 }
 
 void ct_gpu_time_writer_destroy(struct ct_gpu_time_writer *w)
