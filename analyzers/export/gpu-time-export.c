@@ -28,7 +28,7 @@ struct ct_gpu_time {
 	/* struct named, keyed by its struct key (a kernel, a copy's direction): owned */
 	GHashTable *names;
 	struct ct_memo names_found; /* the struct named found last, by key_hash64 */
-	GPtrArray *retired; /* struct named replaced, whose names operations may borrow; owned */
+	GPtrArray *retired;         /* names replaced while operations may borrow them; owned */
 };
 
 /* ------------------------------------------------------------ names */
@@ -130,16 +130,17 @@ static const char *kernel_name(struct ct_gpu_time *x, const struct ct_process *p
 static void name_kernel(struct ct_gpu_time *x, const struct ct_event *ev)
 {
 	struct key key = { ev->process, ev->u.kernel_name.kernel_id, KEY_KERNEL };
-	gpointer old;
+	char *name = g_strndup(ev->u.kernel_name.name ? ev->u.kernel_name.name : "",
+	                       ev->u.kernel_name.name_len);
+	struct named *n = g_hash_table_lookup(x->names, &key);
 
-	if (g_hash_table_steal_extended(x->names, &key, &old, NULL)) {
-		g_ptr_array_add(x->retired, old);
-		/* the memo may hold it */
-		ct_memo_clear(&x->names_found);
+	/* a kernel named before keeps its entry, which the memo may hold, and takes the name */
+	if (!n) {
+		name_keep(x, &key, name);
+		return;
 	}
-	name_keep(x, &key,
-	          g_strndup(ev->u.kernel_name.name ? ev->u.kernel_name.name : "",
-	                    ev->u.kernel_name.name_len));
+	g_ptr_array_add(x->retired, n->name);
+	n->name = name;
 }
 
 /* ------------------------------------------------------------ operations */
@@ -226,7 +227,7 @@ struct ct_gpu_time *ct_gpu_time_create(const char *dir, struct ct_gpu_time_stats
 	struct ct_gpu_time *x = g_new0(struct ct_gpu_time, 1);
 
 	x->names = g_hash_table_new_full(key_hash, key_equal, named_free, NULL);
-	x->retired = g_ptr_array_new_with_free_func(named_free);
+	x->retired = g_ptr_array_new_with_free_func(g_free);
 	x->writer = ct_gpu_time_writer_create(dir, stats, error, len);
 	if (!x->writer) {
 		ct_gpu_time_export.destroy(x);

@@ -509,6 +509,21 @@ char *ct_call_site_format(struct ct_context *ctx, const struct ct_process *proce
 
 /* ---------------------------------------------------------------- names */
 
+/*
+ * NAME (owned) in *SLOT (NULL: none yet). The name there, when another,
+ * is kept in names->replaced: a name handed out stays as it is.
+ */
+static void rename_to(struct ct_name_table *names, char **slot, char *name)
+{
+	if (*slot && !strcmp(*slot, name)) {
+		g_free(name);
+		return;
+	}
+	if (*slot)
+		g_ptr_array_add(names->replaced, *slot);
+	*slot = name;
+}
+
 static void set_api_name(struct ct_name_table *names, unsigned domain, unsigned cbid,
                          const char *name)
 {
@@ -522,13 +537,7 @@ static void set_api_name(struct ct_name_table *names, unsigned domain, unsigned 
 		g_ptr_array_set_size(api, (gint)cbid + 1);
 	copy = g_strdup(name ? name : "");
 	ct_api_name_normalize(copy);
-	if (g_ptr_array_index(api, cbid) && !strcmp(g_ptr_array_index(api, cbid), copy)) {
-		g_free(copy);
-		return;
-	}
-	if (g_ptr_array_index(api, cbid))
-		g_ptr_array_add(names->replaced, g_ptr_array_index(api, cbid));
-	g_ptr_array_index(api, cbid) = copy;
+	rename_to(names, (char **)&api->pdata[cbid], copy);
 }
 
 const char *ct_context_api_name(const struct ct_process *process, unsigned domain, unsigned cbid)
@@ -544,26 +553,18 @@ const char *ct_context_api_name(const struct ct_process *process, unsigned domai
 static void set_kernel_name(struct ct_name_table *names, uint64_t id, const char *name)
 {
 	struct kernel_name *k;
-	gpointer before;
 
 	/* no kernel has id 0: FNV-1a never gives it for a real name */
 	if (!id)
 		return;
+	/* a kernel named before keeps its entry, which the memo may hold, and takes the name */
 	k = g_hash_table_lookup(names->kernels, &id);
-	if (k && !strcmp(k->name, name ? name : ""))
-		return;
-	k = g_new(struct kernel_name, 1);
-	k->id = id;
-	k->name = g_strdup(name ? name : "");
-	/* the name it replaces is kept, its entry freed */
-	if (g_hash_table_steal_extended(names->kernels, &id, NULL, &before)) {
-		struct kernel_name *old = before;
-
-		g_ptr_array_add(names->replaced, old->name);
-		g_free(old);
+	if (!k) {
+		k = g_new0(struct kernel_name, 1);
+		k->id = id;
+		g_hash_table_insert(names->kernels, &k->id, k);
 	}
-	ct_memo_clear(&names->kernels_found);
-	g_hash_table_insert(names->kernels, &k->id, k);
+	rename_to(names, &k->name, g_strdup(name ? name : ""));
 }
 
 const char *ct_context_kernel_name(const struct ct_process *process, uint64_t kernel_id)
