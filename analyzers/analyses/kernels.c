@@ -8,13 +8,14 @@
  * series over time.
  *
  * Joins: a launch event (at the call's exit) records its call, read in
- * the pass (api-calls.h), and waits in a correlation map for the
- * gpu_kernel record with the same correlation id. The record can come
- * first: the tracer writes it whole when its launch's event is not yet in
- * the trace (a kernel that ended, and whose buffer was flushed, before
- * its launching call returned), and the launch's event follows. Such a
- * record waits for its launch in a map of its own, and is counted
- * without a launch only if the trace ends first. The busy timelines are
+ * the pass (api-calls.h); the reader joins it to the gpu_kernel record
+ * with the same correlation id, and gives the record the call's entry
+ * (ct_event.launched). The record can come first: the tracer writes it
+ * whole when its launch's event is not yet in the trace (a kernel that
+ * ended, and whose buffer was flushed, before its launching call
+ * returned), and the launch's event follows. Such a record waits for its
+ * launch in a correlation map, and is counted without a launch only if
+ * the trace ends first. The busy timelines are
  * the pass's too (gpu-activity.h): this analysis reports them.
  *
  * Memory: one row per distinct kernel, with bounded statistics
@@ -73,14 +74,6 @@ struct kernel_row {
 	uint32_t shared_mem;          /* static + dynamic, the most seen */
 };
 
-/* A launch waiting for its gpu_kernel record. */
-struct launch_pending {
-	struct ct_corr_entry head;
-	int64_t entry_ns; /* entry of the launching call, NO_ENTRY if not recorded */
-};
-
-#define NO_ENTRY INT64_MIN
-
 /* A gpu_kernel record that came before its launch. */
 struct record_early {
 	struct ct_corr_entry head;
@@ -91,7 +84,6 @@ struct record_early {
 struct kern_process {
 	struct kernels *kernels;    /* borrowed: the analysis */
 	struct ct_process *process; /* borrowed */
-	struct ct_corr_map pending; /* of struct launch_pending */
 	struct ct_corr_map early;   /* of struct record_early */
 };
 
@@ -105,6 +97,8 @@ struct kernels {
 	    rows_found;         /* rows looked up last: a loop runs a few kernels over and over */
 	struct ct_stat latency; /* every launch latency; owned */
 	uint64_t unmatched;     /* gpu_kernel records without a timed launch */
+	uint64_t launches;      /* launch events */
+	uint64_t joined;        /* launch events whose record came */
 };
 
 /* ------------------------------------------------------------- state */
@@ -118,7 +112,6 @@ static struct kern_process *kern_process_of(struct kernels *k, struct ct_process
 	kp = g_new0(struct kern_process, 1);
 	kp->kernels = k;
 	kp->process = process;
-	ct_corr_map_init(&kp->pending, sizeof(struct launch_pending));
 	ct_corr_map_init(&kp->early, sizeof(struct record_early));
 	process->slot[k->slot] = kp;
 	return kp;
@@ -190,7 +183,7 @@ static void note_config(struct kernel_row *row, const struct ct_ev_gpu_kernel *r
 
 /*
  * The run of R in PROCESS: its GPU time and configuration, and its launch
- * latency when its launch (entered at ENTRY_NS, NO_ENTRY if unknown) is
+ * latency when its launch (entered at ENTRY_NS, CT_NO_ENTRY if unknown) is
  * in the trace (LAUNCHED).
  */
 static void count_run(struct kernels *k, struct ct_process *process,
@@ -198,7 +191,9 @@ static void count_run(struct kernels *k, struct ct_process *process,
 {
 	struct kernel_row *row;
 
-	if (!launched)
+	if (launched)
+		k->joined++;
+	else
 		k->unmatched++;
 	/* with an NVTX filter, only the kernels launched inside the range */
 	if (!launched && k->opts->nvtx_range)
@@ -212,7 +207,7 @@ static void count_run(struct kernels *k, struct ct_process *process,
 	else
 		row->end_unknown++;
 	note_config(row, r);
-	if (launched && r->start && entry_ns != NO_ENTRY) {
+	if (launched && r->start && entry_ns != CT_NO_ENTRY) {
 		int64_t latency = ct_sat_sub(ct_sat_i64(r->start), entry_ns);
 
 		ct_stat_add(&row->latency, latency);
@@ -223,18 +218,17 @@ static void count_run(struct kernels *k, struct ct_process *process,
 static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
 {
 	const struct ct_ev_gpu_kernel *r = &ev->u.gpu_kernel;
-	struct kern_process *kp = kern_process_of(k, ev->process);
-	struct launch_pending *p = ct_corr_map_find(&kp->pending, r->correlation_id);
+	struct kern_process *kp;
 	struct record_early *early;
 
-	if (p) {
-		count_run(k, ev->process, r, true, p->entry_ns);
-		ct_corr_map_remove(&kp->pending, p);
+	if (ev->launched) {
+		count_run(k, ev->process, r, true, ev->launch_entry_ns);
 		return;
 	}
+	kp = kern_process_of(k, ev->process);
 	/* a second record of one id does not wait: the first does */
 	if (ct_corr_map_find(&kp->early, r->correlation_id)) {
-		count_run(k, ev->process, r, false, NO_ENTRY);
+		count_run(k, ev->process, r, false, CT_NO_ENTRY);
 		return;
 	}
 	early = ct_corr_map_insert(&kp->early, r->correlation_id, ev->time_ns);
@@ -269,22 +263,22 @@ static void note_site(struct kernel_row *row, const struct ct_event *ev)
 
 static void on_launch(struct kernels *k, const struct ct_event *ev)
 {
-	struct kern_process *kp = kern_process_of(k, ev->process);
+	struct kern_process *kp = ev->process->slot[k->slot];
 	struct kernel_row *row = row_of(k, ev->u.launch.kernel_id, ev->process);
-	uint32_t id = ev->u.launch.api.correlation_id;
-	int64_t entry_ns = ev->has_call ? ev->call.entry_ns : NO_ENTRY;
-	struct record_early *early = ct_corr_map_find(&kp->early, id);
-	struct launch_pending *p;
+	struct record_early *early;
 
+	k->launches++;
 	row->launches++;
 	note_site(row, ev);
-	if (early) {
-		count_run(k, ev->process, &early->record, true, entry_ns);
-		ct_corr_map_remove(&kp->early, early);
+	/* the record that came before it; else the reader joins the one to come */
+	if (!kp || !ct_corr_map_waiting(&kp->early))
 		return;
+	early = ct_corr_map_find(&kp->early, ev->u.launch.api.correlation_id);
+	if (early) {
+		count_run(k, ev->process, &early->record, true,
+		          ev->has_call ? ev->call.entry_ns : CT_NO_ENTRY);
+		ct_corr_map_remove(&kp->early, early);
 	}
-	p = ct_corr_map_insert(&kp->pending, id, ev->time_ns);
-	p->entry_ns = entry_ns;
 }
 
 static void kernels_event(void *state, const struct ct_event *ev)
@@ -308,7 +302,7 @@ static void count_unlaunched(void *entry, void *data)
 	struct kern_process *kp = data;
 	const struct record_early *early = entry;
 
-	count_run(kp->kernels, kp->process, &early->record, false, NO_ENTRY);
+	count_run(kp->kernels, kp->process, &early->record, false, CT_NO_ENTRY);
 }
 
 static enum ct_analysis_status kernels_finish(void *state, int64_t end_ns)
@@ -502,18 +496,12 @@ static void write_device(const struct kernels *k, struct ct_doc *doc,
 
 static void write_gpu(const struct kernels *k, struct ct_doc *doc)
 {
-	uint64_t waiting = 0;
-
 	ct_doc_object(doc, "gpu", "GPU activity");
 	ct_stat_write(doc, "launch_latency_", &k->latency, CT_UNIT_DURATION);
-	for (size_t p = 0; p < ct_context_process_count(k->ctx); p++) {
-		const struct kern_process *kp = ct_context_process_at(k->ctx, p)->slot[k->slot];
-
-		if (kp)
-			waiting += ct_corr_map_waiting(&kp->pending) + kp->pending.evicted;
-	}
 	ct_doc_u64(doc, "kernels_without_launch", k->unmatched, CT_UNIT_NONE);
-	ct_doc_u64(doc, "launches_without_kernel", waiting, CT_UNIT_NONE);
+	/* a launch is joined to one record at most */
+	ct_doc_u64(doc, "launches_without_kernel",
+	           k->launches > k->joined ? k->launches - k->joined : 0, CT_UNIT_NONE);
 	ct_doc_array(doc, "devices", "Busy and idle, by process and device");
 	for (size_t p = 0; p < ct_context_process_count(k->ctx); p++) {
 		const struct ct_process *process = ct_context_process_at(k->ctx, p);
@@ -571,7 +559,6 @@ static void free_process_slot(struct kernels *k, struct ct_process *process)
 
 	if (!kp)
 		return;
-	ct_corr_map_release(&kp->pending);
 	ct_corr_map_release(&kp->early);
 	g_free(kp);
 	process->slot[k->slot] = NULL;

@@ -30,6 +30,9 @@ struct ct_api_call {
 	int64_t exit_ns;  /* the recording event's time */
 };
 
+/* The entry of a call that is not known. */
+#define CT_NO_ENTRY INT64_MIN
+
 /* One decoded event. */
 struct ct_event {
 	enum ct_event_type type;
@@ -82,6 +85,17 @@ struct ct_event {
 	 */
 	bool has_call;
 	struct ct_api_call call;
+	/*
+	 * A gpu_kernel whose launch event was delivered before it: launched is
+	 * set, and launch_entry_ns is the launching call's entry (CT_NO_ENTRY
+	 * when the launch records no call). The reader joins every launch to
+	 * its record as it makes compact records whole (compact-events.h), so
+	 * an analysis needs no join of its own. A record whose launch comes
+	 * after it, was filtered out or is not in the trace has launched
+	 * false.
+	 */
+	bool launched;
+	int64_t launch_entry_ns;
 	/* The payload, by the layout of the event type (contract/events.def). */
 	union {
 #define CT_LAYOUT(name, fields) struct ct_ev_##name name;

@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "compact-events.h"
+#include "contract/assert.h"
 #include "model/context.h"
 #include "contract/shape.h"
 #include "common/corr-map.h"
@@ -31,7 +32,10 @@ struct waiting_op {
 			uint32_t grid_x, shared_mem, stream;
 			uint16_t grid_y, grid_z, block_x, block_y, block_z;
 			uint8_t device;
-			uint8_t config_known;
+			uint8_t config_known : 1;
+			/* the analyses were given the launch (ct_compact_events_delivered) */
+			uint8_t delivered : 1;
+			int64_t entry_ns; /* its call's, when delivered */
 		} launch;
 		struct {
 			uint64_t bytes;
@@ -72,6 +76,8 @@ struct ct_compact_events {
 	GPtrArray *processes;
 	/* struct ct_thread (borrowed) -> its CT_REPEAT_SLOTS struct repeat_slot (owned) */
 	GHashTable *threads;
+	/* The launch the last event taken kept waiting, until the next is taken. */
+	struct waiting_op *kept;
 	const struct ct_thread *last_thread; /* the last looked up, and its slots */
 	struct repeat_slot *last_slots;
 	uint64_t unmatched;
@@ -170,7 +176,10 @@ static void keep_op(struct ct_compact_events *ce, const struct ct_event *ev)
 		w->u.launch.shared_mem = l->shared_mem;
 		w->u.launch.stream = l->stream;
 		w->u.launch.device = l->device;
-		w->u.launch.config_known = l->config_known;
+		w->u.launch.config_known = l->config_known != 0;
+		w->u.launch.delivered = 0;
+		w->u.launch.entry_ns = CT_NO_ENTRY;
+		ce->kept = w;
 	} else if (ev->type == CT_EV_MEMSET) {
 		w->u.copy.bytes = ev->u.memset.bytes;
 		w->u.copy.stream = ev->u.memset.stream;
@@ -193,17 +202,38 @@ static struct waiting_op *find_op(struct ct_compact_events *ce, const struct ct_
 	return w;
 }
 
+void ct_compact_events_delivered(struct ct_compact_events *ce, const struct ct_event *ev)
+{
+	struct waiting_op *w = ce->kept;
+
+	CT_ASSERT_DBG(ev->type == CT_EV_LAUNCH);
+	if (!w)
+		return;
+	w->u.launch.delivered = 1;
+	w->u.launch.entry_ns = ev->has_call ? ev->call.entry_ns : CT_NO_ENTRY;
+}
+
+/* The gpu_kernel EV is the record of launch W: joined to it if it was delivered. */
+static void join_launch(struct ct_event *ev, const struct waiting_op *w)
+{
+	ev->launched = w->u.launch.delivered;
+	ev->launch_entry_ns = w->u.launch.entry_ns;
+}
+
 /* A whole record of ID (or RUNTIME_ID): its host event waits no more. */
-static void forget_op(struct ct_compact_events *ce, const struct ct_event *ev,
-                      enum ct_event_type type, uint32_t id, uint32_t runtime_id)
+static void forget_op(struct ct_compact_events *ce, struct ct_event *ev, enum ct_event_type type,
+                      uint32_t id, uint32_t runtime_id)
 {
 	struct ct_corr_map *map;
 	struct waiting_op *w = find_op(ce, ev, type, id, &map);
 
 	if (!w)
 		w = find_op(ce, ev, type, runtime_id, &map);
-	if (w)
-		ct_corr_map_remove(map, w);
+	if (!w)
+		return;
+	if (type == CT_EV_LAUNCH)
+		join_launch(ev, w);
+	ct_corr_map_remove(map, w);
 }
 
 /* Times whose host event is not in the trace: counted, not read further. */
@@ -240,6 +270,7 @@ static bool complete_kernel(struct ct_compact_events *ce, struct ct_event *ev)
 		.dynamic_shared_mem = w->u.launch.shared_mem,
 		.registers = times.registers,
 	};
+	join_launch(ev, w);
 	ct_corr_map_remove(map, w);
 	return true;
 }
@@ -307,6 +338,7 @@ static bool complete_shaped(struct ct_compact_events *ce, struct ct_event *ev)
 		.dynamic_shared_mem = shape->dynamic_shared_mem,
 		.registers = shape->registers,
 	};
+	join_launch(ev, w);
 	ct_corr_map_remove(map, w);
 	return true;
 }
@@ -593,6 +625,7 @@ ct_ev_set ct_compact_events_needed(ct_ev_set types)
 
 bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev)
 {
+	ce->kept = NULL;
 	if (ev->type == CT_EV_REPEAT) {
 		if (!expand_repeat(ce, ev))
 			return false;

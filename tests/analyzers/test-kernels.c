@@ -189,6 +189,37 @@ static void test_record_before_launch(void **unused)
 	synth_fini(&s);
 }
 
+/*
+ * The reader joins each launch to its record: a launch that records no
+ * call (entry 0) still has its kernel, with no latency; a launch whose
+ * record never comes is a launch without kernel; a second record of one
+ * launch is a kernel without launch.
+ */
+static void test_launch_joins(void **unused)
+{
+	const struct ct_node *root, *gpu, *saxpy;
+	struct synth s;
+
+	synth_init(&s, &ct_kernels_analysis, NULL);
+	synth_kernel_name(&s, 1, SAXPY, "saxpy");
+	synth_launch_call(&s, 10 * US, SAXPY, 1, 2 * US);
+	synth_launch(&s, 13 * US, SAXPY, 2, 0);
+	synth_launch_call(&s, 14 * US, SAXPY, 3, 1 * US);
+	synth_gpu_kernel(&s, 40 * US, SAXPY, 1, 0, 15 * US, 20 * US, 1, 1);
+	synth_gpu_kernel(&s, 40 * US, SAXPY, 2, 0, 20 * US, 22 * US, 1, 1);
+	synth_gpu_kernel(&s, 40 * US, SAXPY, 1, 0, 22 * US, 23 * US, 1, 1);
+	root = synth_report(&s);
+	gpu = node_path(root, "gpu");
+	assert_int_equal(node_u64(gpu, "kernels_without_launch"), 1);
+	assert_int_equal(node_u64(gpu, "launches_without_kernel"), 1);
+	saxpy = node_at(node_path(root, "kernels"), 0);
+	assert_int_equal(node_u64(saxpy, "launches"), 3);
+	assert_int_equal(node_u64(saxpy, "count"), 3);
+	assert_int_equal(node_u64(saxpy, "launch_latency_count"), 1);
+	assert_int_equal(node_i64(saxpy, "launch_latency_min_ns"), 5 * US);
+	synth_fini(&s);
+}
+
 /* With --nvtx step, only the kernels launched inside "step" are rows; the GPU is busy with all. */
 static void test_nvtx_filter(void **unused)
 {
@@ -224,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_record_before_launch),
 		cmocka_unit_test(test_nvtx_filter),
+		cmocka_unit_test(test_launch_joins),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
