@@ -184,8 +184,9 @@ static enum ct_export_status ctf_run(const struct ct_export_request *req)
 		        p, stats.dropped_records, stats.discarded_events);
 	if (stats.late)
 		fprintf(m,
-		        "%s: warning: %" PRIu64 " GPU operations came later than the "
-		        "reorder window (%.3f ms) and are left out\n",
+		        "%s: warning: %" PRIu64 " GPU operations started before what every "
+		        "lane of their CUDA stream had written (reorder window %.3f ms) and are "
+		        "left out\n",
 		        p, stats.late, (double)stats.window_ns / 1e6);
 	if (stats.untimed)
 		fprintf(m,

@@ -41,15 +41,15 @@ static enum rank rank_of(const struct entry *e)
 	return (enum rank)(e->key >> RANK_SHIFT);
 }
 
-/* The smallest ring a run grows to first. */
-#define RUN_FIRST_CAP 256u
+/* The smallest ring a run grows to first: a queue of one CUDA stream holds a few points. */
+#define RUN_FIRST_CAP 16u
 
-void ct_gpu_reorder_init(struct ct_gpu_reorder *q, size_t max_ops)
+void ct_gpu_reorder_init(struct ct_gpu_reorder *q, size_t max_ops, int64_t window_ns)
 {
 	*q = (struct ct_gpu_reorder){
 		.heap = g_array_new(FALSE, FALSE, sizeof(struct entry)),
 		.max_ops = max_ops ? max_ops : CT_GPU_OPS_HELD_MAX,
-		.window_ns = CT_GPU_OPS_WINDOW_MIN_NS,
+		.window_ns = window_ns > 0 ? window_ns : 0,
 	};
 }
 
@@ -190,7 +190,7 @@ bool ct_gpu_reorder_add(struct ct_gpu_reorder *q, int64_t start, int64_t end, vo
 
 	if (end < start)
 		end = start;
-	if (q->released && start < q->released_until) {
+	if (!ct_gpu_reorder_fits(q, start)) {
 		q->late++;
 		return false;
 	}

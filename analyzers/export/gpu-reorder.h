@@ -8,12 +8,12 @@
  * gives two points, its begin at its start and its end at its end; a point
  * leaves the queue once operations starting a reorder window after it
  * have arrived. The window is twice the worst disorder seen so far between
- * operation starts, and at least CT_GPU_OPS_WINDOW_MIN_NS, so it adapts to
- * how the records come (the same rule as gpu-timeline.h). The queue never
- * holds more than CT_GPU_OPS_HELD_MAX operations: past that, the earliest
- * point leaves whatever the window says. That is the memory bound (two
- * entries of 24 bytes per operation here, and the caller's operation:
- * gpu-time-writer.c holds some 250 bytes per operation in all).
+ * operation starts, and at least the smallest the caller sets, so it
+ * adapts to how the records come (the same rule as gpu-timeline.h). The
+ * queue never holds more than its bound of operations: past that, the
+ * earliest point leaves whatever the window says. That is the memory
+ * bound (two entries of 24 bytes per operation here, and the caller's
+ * operation).
  *
  * Most points come in order: the records of one stream are, and the
  * operations of a stream follow one another. A begin that comes after
@@ -40,12 +40,8 @@
 
 #include <glib.h>
 
-/* Operations held for reordering at most. */
+/* Operations held for reordering at most, unless the caller sets fewer. */
 #define CT_GPU_OPS_HELD_MAX 65536u
-/* The smallest reorder window, ns: longer than most single operations
- * (16 MiB over PCIe take a few ms), whose record comes once they end,
- * after the records of shorter ones that started later. */
-#define CT_GPU_OPS_WINDOW_MIN_NS 50000000
 
 /* One point in time of an operation. */
 struct ct_gpu_point {
@@ -74,10 +70,20 @@ struct ct_gpu_reorder {
 	uint64_t late; /* operations refused: they start before released_until */
 };
 
-/* MAX_OPS: the operations held at most (0: CT_GPU_OPS_HELD_MAX). */
-void ct_gpu_reorder_init(struct ct_gpu_reorder *q, size_t max_ops);
+/*
+ * MAX_OPS: the operations held at most (0: CT_GPU_OPS_HELD_MAX);
+ * WINDOW_NS: the smallest reorder window, ns (0: a point may leave as
+ * soon as an operation starting after it comes).
+ */
+void ct_gpu_reorder_init(struct ct_gpu_reorder *q, size_t max_ops, int64_t window_ns);
 /* Frees what the queue holds (the caller's OPs are not touched). */
 void ct_gpu_reorder_release(struct ct_gpu_reorder *q);
+
+/* Whether an operation starting at START can still be put in order: no later point left. */
+static inline bool ct_gpu_reorder_fits(const struct ct_gpu_reorder *q, int64_t start)
+{
+	return !q->released || start >= q->released_until;
+}
 
 /*
  * Adds OP, from START to END (ns; END before START is taken as START).

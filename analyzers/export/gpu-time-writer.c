@@ -4,11 +4,26 @@
  * gpu-time-writer.h).
  *
  * For each batch handed over, every operation goes into the reorder
- * queue (a copy of its own, since the batch goes back to be filled
- * again), then what the queue lets go is serialised into its stream's
- * packet (ctf-writer.h writes a packet once it is full). Once the reading
- * thread has no more, the queue is flushed and every stream's last packet
- * written.
+ * queue of its stream's lane (a copy of its own, since the batch goes
+ * back to be filled again), then what the queue lets go is serialised
+ * into the lane's packet (ctf-writer.h writes a packet once it is full).
+ * Once the reading thread has no more, the queues are flushed and every
+ * lane's last packet written.
+ *
+ * Only the events of one CTF stream must be in time order, so each CUDA
+ * stream is put in order apart. A CUDA stream runs its operations one
+ * after the other, and CUPTI hands their records over in that order:
+ * its queue holds a point only until an operation that starts after it
+ * comes (a window that grows with the disorder it sees, gpu-reorder.h),
+ * and the points it holds are the few last written, still in the cache.
+ * One global queue had to hold every operation for as long as the
+ * slowest stream's records could lag behind the others' (50 ms, 65,536
+ * kernels of a launch loop), and read each again once it had left the
+ * cache. An operation that starts before what its lane already wrote
+ * (kernels a graph runs at once on one stream; two contexts' streams of
+ * one number) goes into the stream's next lane, a CTF stream of its own
+ * whose events have the same fields: none is left out while there is a
+ * lane to take it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,22 +37,36 @@
 #include "common/handoff.h"
 #include "common/spares.h"
 
-/* One stream of the GPU-time trace: a process, a device, a CUDA stream. */
+/* Lanes a CUDA stream's operations may take; an operation no lane can put in order is left out. */
+#define LANES_MAX 4
+
+struct out_stream;
+
+/* A CTF stream of the GPU-time trace, and the queue that puts its operations in order. */
+struct lane {
+	struct ct_gpu_reorder reorder;
+	struct ct_ctf_stream *ctf; /* the writer's; NULL until its first event leaves */
+	struct out_stream *stream; /* borrowed: whose lane it is */
+	unsigned index;            /* in the stream's lanes */
+};
+
+/* A process, a device, a CUDA stream: its lanes. */
 struct out_stream {
 	const void *process;
 	uint8_t device;
 	uint32_t stream;
-	struct ct_ctf_stream *ctf; /* the writer's; NULL until its first event leaves */
+	struct lane *lanes[LANES_MAX]; /* owned; NULL until needed */
 };
 
 /*
- * An operation in the reorder queue: its two points share it, and its end
+ * An operation in a lane's queue: its two points share it, and its end
  * gives it back to the spares (whose link overwrites its first bytes: a
  * spare's operation is written again whole when it is taken).
  */
 struct pending {
 	struct ct_gpu_time_op op;
 	struct out_stream *out; /* borrowed */
+	struct lane *lane;      /* borrowed: the one that holds it */
 };
 
 struct ct_gpu_time_writer {
@@ -55,11 +84,12 @@ struct ct_gpu_time_writer {
 	struct out_stream *last_stream; /* the last one looked up: records come in runs */
 	/*
 	 * Operations no longer held, owned, for the next ones: as many as the
-	 * queue has held (tens of thousands). Taken again first in, first out
+	 * lanes have held at once. Taken again first in, first out
 	 * (spares.h): operations leave in time order and come in about in it.
 	 */
 	struct ct_spares spares;
-	struct ct_gpu_reorder reorder;
+	size_t held;   /* operations the lanes hold: CT_GPU_OPS_HELD_MAX at most */
+	uint64_t late; /* operations no lane could put in order */
 	struct ct_gpu_schema schema;
 	bool has_schema;
 	char why[1024]; /* why it failed */
@@ -114,6 +144,42 @@ static struct out_stream *out_stream_of(struct ct_gpu_time_writer *w, const void
 
 /* ------------------------------------------------------------ operations */
 
+static void out_stream_free(gpointer data)
+{
+	struct out_stream *s = data;
+
+	for (unsigned i = 0; i < LANES_MAX; i++) {
+		if (!s->lanes[i])
+			continue;
+		ct_gpu_reorder_release(&s->lanes[i]->reorder);
+		g_free(s->lanes[i]);
+	}
+	g_free(s);
+}
+
+/*
+ * The first lane of S that can put an operation starting at START in
+ * order, made when it is needed; NULL when none can.
+ */
+static struct lane *lane_for(struct out_stream *s, int64_t start)
+{
+	for (unsigned i = 0; i < LANES_MAX; i++) {
+		struct lane *l = s->lanes[i];
+
+		if (!l) {
+			l = s->lanes[i] = g_new0(struct lane, 1);
+			/* no smallest window: a stream's records come in its order */
+			ct_gpu_reorder_init(&l->reorder, 0, 0);
+			l->stream = s;
+			l->index = i;
+			return l;
+		}
+		if (ct_gpu_reorder_fits(&l->reorder, start))
+			return l;
+	}
+	return NULL;
+}
+
 /* A copy of OP in the queue's memory, a spare when there is one. */
 static struct pending *pending_new(struct ct_gpu_time_writer *w, const struct ct_gpu_time_op *op)
 {
@@ -147,36 +213,64 @@ static void write_failed(struct ct_gpu_time_writer *w, const char *what)
 	fail(w);
 }
 
-/* The event of POINT, in its stream (begun at its first event). */
+/* The CTF stream of lane L, whose operation OP is the first to leave it. */
+static struct ct_ctf_stream *lane_ctf(struct ct_gpu_time_writer *w, struct lane *l,
+                                      const struct ct_gpu_op *op)
+{
+	char name[96];
+	size_t len;
+
+	if (l->ctf)
+		return l->ctf;
+	ct_gpu_schema_stream_name(op, name, sizeof(name));
+	len = strlen(name);
+	if (l->index)
+		snprintf(name + len, sizeof(name) - len, "-lane%u", l->index + 1);
+	l->ctf = ct_ctf_writer_stream(w->writer, name);
+	w->stats->streams++;
+	return l->ctf;
+}
+
+/* The event of POINT, in its lane's stream (begun at its first event). */
 static void emit(struct ct_gpu_time_writer *w, const struct ct_gpu_point *point)
 {
 	struct pending *p = point->op;
-	struct out_stream *s = p->out;
-	int status;
+	int status = ct_gpu_schema_event(&w->schema, w->writer, lane_ctf(w, p->lane, &p->op.op),
+	                                 &p->op.op, point->begin);
 
-	if (!s->ctf) {
-		char name[80];
-
-		ct_gpu_schema_stream_name(&p->op.op, name, sizeof(name));
-		s->ctf = ct_ctf_writer_stream(w->writer, name);
-		w->stats->streams++;
-	}
-	status = ct_gpu_schema_event(&w->schema, w->writer, s->ctf, &p->op.op, point->begin);
 	if (!point->begin) {
 		w->stats->operations++;
+		w->held--;
 		pending_free(w, p);
 	}
 	if (status < 0)
 		write_failed(w, ct_ctf_writer_failure(w->writer));
 }
 
-/* What the reorder queue lets go (all it holds, once the input ENDED), written. */
-static void drain(struct ct_gpu_time_writer *w, bool ended)
+/*
+ * What lane L's queue lets go written: all it holds when FLUSH (the
+ * input ended), and while the lanes hold more operations than their bound
+ * when FORCED.
+ */
+static void drain(struct ct_gpu_time_writer *w, struct lane *l, bool flush, bool forced)
 {
 	struct ct_gpu_point point;
 
-	while (!g_atomic_int_get(&w->failed) && ct_gpu_reorder_next(&w->reorder, ended, &point))
+	while (!g_atomic_int_get(&w->failed) &&
+	       ct_gpu_reorder_next(&l->reorder, flush || (forced && w->held > CT_GPU_OPS_HELD_MAX),
+	                           &point))
 		emit(w, &point);
+}
+
+/* Every lane's queue, flushed: the input ended. */
+static void drain_all(struct ct_gpu_time_writer *w)
+{
+	for (guint i = 0; i < w->streams->len; i++) {
+		struct out_stream *s = g_ptr_array_index(w->streams, i);
+
+		for (unsigned k = 0; k < LANES_MAX && s->lanes[k]; k++)
+			drain(w, s->lanes[k], true, false);
+	}
 }
 
 /* ------------------------------------------------------------ the writing thread */
@@ -210,8 +304,16 @@ static void take(struct ct_gpu_time_writer *w, const struct ct_gpu_time_op *op)
 		return;
 	}
 	p = pending_new(w, op);
-	if (!ct_gpu_reorder_add(&w->reorder, p->op.op.start, p->op.op.end, p))
+	p->lane = lane_for(p->out, p->op.op.start);
+	if (!p->lane) {
+		w->late++;
 		pending_free(w, p);
+		return;
+	}
+	ct_gpu_reorder_add(&p->lane->reorder, p->op.op.start, p->op.op.end, p);
+	w->held++;
+	/* beyond the bound, this lane's earliest points leave: it holds one operation at least */
+	drain(w, p->lane, false, true);
 }
 
 /* BATCH's operations into the queue, then what the queue lets go is written. */
@@ -223,9 +325,23 @@ static void write_batch(struct ct_gpu_time_writer *w, const struct ct_gpu_time_b
 		fail(w);
 		return;
 	}
-	for (size_t i = 0; i < batch->count; i++)
+	for (size_t i = 0; i < batch->count && !g_atomic_int_get(&w->failed); i++)
 		take(w, &batch->ops[i]);
-	drain(w, false);
+}
+
+/* The widest reorder window a lane reached. */
+static int64_t widest_window(const struct ct_gpu_time_writer *w)
+{
+	int64_t widest = 0;
+
+	for (guint i = 0; i < w->streams->len; i++) {
+		const struct out_stream *s = g_ptr_array_index(w->streams, i);
+
+		for (unsigned k = 0; k < LANES_MAX && s->lanes[k]; k++)
+			if (s->lanes[k]->reorder.window_ns > widest)
+				widest = s->lanes[k]->reorder.window_ns;
+	}
+	return widest;
 }
 
 static gpointer run(gpointer data)
@@ -239,15 +355,15 @@ static gpointer run(gpointer data)
 		ct_handoff_give_empty(&w->handoff, b);
 	}
 	/* the input ended: the rest leaves, and every stream's last packet */
-	drain(w, true);
+	drain_all(w);
 	if (!g_atomic_int_get(&w->failed)) {
 		char why[512];
 
 		if (ct_ctf_writer_close(w->writer, why, sizeof(why)) < 0)
 			write_failed(w, why);
 	}
-	w->stats->late = w->reorder.late;
-	w->stats->window_ns = w->reorder.window_ns;
+	w->stats->late = w->late;
+	w->stats->window_ns = widest_window(w);
 	return NULL;
 }
 
@@ -261,8 +377,7 @@ ct_gpu_time_writer_create(const char *dir, struct ct_gpu_time_stats *stats, char
 
 	w->stats = stats;
 	w->by_key = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
-	w->streams = g_ptr_array_new_with_free_func(g_free);
-	ct_gpu_reorder_init(&w->reorder, 0);
+	w->streams = g_ptr_array_new_with_free_func(out_stream_free);
 	for (size_t i = 0; i < CT_GPU_TIME_BATCHES; i++)
 		w->batches[i] = g_new0(struct ct_gpu_time_batch, 1);
 	ct_handoff_init(&w->handoff, (void *const *)w->batches, CT_GPU_TIME_BATCHES);
@@ -326,15 +441,20 @@ int ct_gpu_time_writer_close(struct ct_gpu_time_writer *w, char *error, size_t l
 	return 0;
 }
 
-/* What the queue still holds (each operation once, at its end), then the spares. */
+/* What the lanes still hold (each operation once, at its end), then the spares. */
 static void free_pending(struct ct_gpu_time_writer *w)
 {
 	struct ct_gpu_point point;
 	struct pending *p;
 
-	while (ct_gpu_reorder_next(&w->reorder, true, &point))
-		if (!point.begin)
-			pending_free(w, point.op);
+	for (guint i = 0; i < w->streams->len; i++) {
+		struct out_stream *s = g_ptr_array_index(w->streams, i);
+
+		for (unsigned k = 0; k < LANES_MAX && s->lanes[k]; k++)
+			while (ct_gpu_reorder_next(&s->lanes[k]->reorder, true, &point))
+				if (!point.begin)
+					pending_free(w, point.op);
+	}
 	while ((p = ct_spares_take(&w->spares)))
 		g_free(p);
 }
@@ -346,7 +466,6 @@ void ct_gpu_time_writer_destroy(struct ct_gpu_time_writer *w)
 	/* not closed (the export failed): the thread still writes what it was given */
 	join(w);
 	free_pending(w);
-	ct_gpu_reorder_release(&w->reorder);
 	g_ptr_array_free(w->streams, TRUE);
 	g_hash_table_destroy(w->by_key);
 	ct_ctf_writer_destroy(w->writer);

@@ -33,15 +33,15 @@
 /* What the GPU-time trace holds, and what it could not (the export's warnings). */
 struct ct_gpu_time_stats {
 	uint64_t operations; /* written, each a begin and an end event */
-	uint64_t streams;    /* streams written */
-	uint64_t late;       /* left out: later than the reorder window */
+	uint64_t streams;    /* streams written (a CUDA stream's lanes each count) */
+	uint64_t late;       /* left out: no lane of their stream could put them in order */
 	uint64_t
 	    untimed; /* left out: GPU times 0 (unknown), out of the clock's range, or ending before they start */
 	uint64_t
 	    unmatched; /* left out: GPU times whose call is not in the trace (compact-events.h) */
 	uint64_t dropped_records;  /* activity_dropped: records CUPTI dropped */
 	uint64_t discarded_events; /* events LTTng discarded */
-	int64_t window_ns;         /* the reorder window reached */
+	int64_t window_ns;         /* the widest reorder window a lane reached */
 	bool truncated;            /* a trace was cut short: written up to its last event */
 };
 

@@ -4,7 +4,8 @@
  * (analyzers/export/gpu-reorder.h): operations of several streams, each stream
  * in order, delivered in shuffled buffers, come out as begin and end
  * points in time order; the queue never holds more operations than its
- * bound; an operation that starts before what already left is refused
+ * bound, and with no smallest window a stream's operations leave as the
+ * next comes; an operation that starts before what already left is refused
  * and counted; ties between one operation's end and the next one's begin;
  * points that come in order and out of it, at equal times, of operations
  * of no duration, leave in exactly the order of time, rank and arrival.
@@ -18,6 +19,9 @@
 #include <cmocka.h>
 
 #include "export/gpu-reorder.h"
+
+/* The window the queue is given: longer than the operations here. */
+#define WINDOW_NS 50000000
 
 #define STREAMS    4
 #define PER_STREAM 500
@@ -52,7 +56,7 @@ static void test_shuffled_buffers_come_out_in_order(void **unused)
 			t = ops[s][i].end + rand() % 3000;
 		}
 	}
-	ct_gpu_reorder_init(&q, 0);
+	ct_gpu_reorder_init(&q, 0, WINDOW_NS);
 	for (int left = STREAMS * PER_STREAM; left > 0;) {
 		/* the buffer of a random stream that still has operations */
 		int s = rand() % STREAMS;
@@ -108,7 +112,7 @@ static void test_bound_holds(void **unused)
 	size_t points = 0;
 
 	(void)unused;
-	ct_gpu_reorder_init(&q, 8);
+	ct_gpu_reorder_init(&q, 8, WINDOW_NS);
 	/* 1000 s of disorder: a window no later start gets past */
 	assert_true(ct_gpu_reorder_add(&q, 1000000000000, 1000000000500, &ops[1000]));
 	assert_true(ct_gpu_reorder_add(&q, 0, 500, &ops[1001]));
@@ -131,6 +135,38 @@ static void test_bound_holds(void **unused)
 	ct_gpu_reorder_release(&q);
 }
 
+/*
+ * With no smallest window, a stream's operations, back to back, leave as
+ * the next comes: the queue holds two at most, and each point leaves once.
+ */
+static void test_no_window_holds_little(void **unused)
+{
+	static struct op ops[1000];
+	struct ct_gpu_reorder q;
+	struct ct_gpu_point point;
+	int64_t last = INT64_MIN;
+	size_t points = 0;
+
+	(void)unused;
+	ct_gpu_reorder_init(&q, 0, 0);
+	for (int i = 0; i < 1000; i++) {
+		ops[i].start = 1000 * (int64_t)i + (i % 3 ? 0 : 100);
+		ops[i].end = 1000 * (int64_t)(i + 1);
+		assert_true(ct_gpu_reorder_add(&q, ops[i].start, ops[i].end, &ops[i]));
+		while (ct_gpu_reorder_next(&q, false, &point)) {
+			assert_true(point.time >= last);
+			last = point.time;
+			points++;
+		}
+		assert_true(q.ops <= 2);
+	}
+	while (ct_gpu_reorder_next(&q, true, &point))
+		points++;
+	assert_int_equal(points, 2 * 1000);
+	assert_int_equal(q.window_ns, 0);
+	ct_gpu_reorder_release(&q);
+}
+
 /* An operation that starts before a point that left is refused and counted. */
 static void test_late_operation_refused(void **unused)
 {
@@ -139,7 +175,7 @@ static void test_late_operation_refused(void **unused)
 	struct op a = { 0 }, b = { 0 }, late = { 0 };
 
 	(void)unused;
-	ct_gpu_reorder_init(&q, 0);
+	ct_gpu_reorder_init(&q, 0, WINDOW_NS);
 	assert_true(ct_gpu_reorder_add(&q, 1000, 2000, &a));
 	/* 100 ms later: a leaves, the window being 50 ms */
 	assert_true(ct_gpu_reorder_add(&q, 100000000, 100001000, &b));
@@ -167,7 +203,7 @@ static void test_ties(void **unused)
 		     { &b, 0, 20 }, { &c, 1, 20 }, { &c, 0, 20 } };
 
 	(void)unused;
-	ct_gpu_reorder_init(&q, 0);
+	ct_gpu_reorder_init(&q, 0, WINDOW_NS);
 	assert_true(ct_gpu_reorder_add(&q, 20, 20, &c));
 	assert_true(ct_gpu_reorder_add(&q, 10, 20, &b));
 	assert_true(ct_gpu_reorder_add(&q, 0, 10, &a));
@@ -217,7 +253,7 @@ static void test_order_in_and_out_of_runs(void **unused)
 
 	(void)unused;
 	srand(11);
-	ct_gpu_reorder_init(&q, 0);
+	ct_gpu_reorder_init(&q, 0, WINDOW_NS);
 	for (size_t i = 0; i < MIXED; i++) {
 		if (rand() % 10 < 7) {
 			starts[i] = t + (rand() % 3 ? 0 : rand() % 100);
@@ -252,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_shuffled_buffers_come_out_in_order),
 		cmocka_unit_test(test_bound_holds),
 		cmocka_unit_test(test_late_operation_refused),
+		cmocka_unit_test(test_no_window_holds_little),
 		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_order_in_and_out_of_runs),
 	};

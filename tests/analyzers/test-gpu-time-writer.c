@@ -5,7 +5,10 @@
  * streams, handed over in several batches, are all written, each stream
  * in a file named after it, the metadata with the clock and environment
  * of the trace described; operations whose GPU times cannot be
- * timestamps are counted, not written; without a trace to take the clock
+ * timestamps are counted, not written; a stream whose records lag far
+ * behind another's loses nothing; an operation that starts before what
+ * its stream wrote goes into the stream's next lane, a file of its own,
+ * until the lanes run out; without a trace to take the clock
  * from, the close fails and says why; a writer destroyed without its
  * close (an export that failed) still ends its streams and its trace.
  * babeltrace2 reads what it wrote: every event, in packets of every
@@ -216,6 +219,80 @@ static void test_untimed_are_counted_and_left_out(void **unused)
 	remove_dir(dir);
 }
 
+/*
+ * The directory a writer wrote and closed, given operations (stream,
+ * start) in one batch, each 100 ns long, of process 0; its figures in
+ * STATS.
+ */
+static char *written(const int64_t (*ops)[2], size_t count, struct ct_gpu_time_stats *stats)
+{
+	char *dir = new_dir();
+	char error[256];
+	struct ct_gpu_time_writer *w = ct_gpu_time_writer_create(dir, stats, error, sizeof(error));
+	struct ct_gpu_time_batch *b;
+
+	assert_non_null(w);
+	ct_gpu_time_writer_set_trace(w, trace());
+	b = ct_gpu_time_writer_batch(w);
+	for (size_t i = 0; i < count; i++) {
+		struct ct_gpu_time_op *t = &b->ops[b->count++];
+
+		op_at(t, 0, ops[i][1]);
+		t->op.stream = (uint32_t)ops[i][0];
+		t->op.end = ops[i][1] + 100;
+		t->op.correlation_id = (uint32_t)i;
+	}
+	ct_gpu_time_writer_give(w, b);
+	assert_int_equal(ct_gpu_time_writer_close(w, error, sizeof(error)), 0);
+	ct_gpu_time_writer_destroy(w);
+	return dir;
+}
+
+/* Stream 1's records come a second after stream 0's later ones: none is late. */
+static void test_lagging_stream_loses_nothing(void **unused)
+{
+	static const int64_t ops[][2] = {
+		{ 0, 1000000000 }, { 0, 2000000000 }, { 0, 3000000000 }, { 0, 4000000000 },
+		{ 1, 1000000100 }, { 1, 1500000000 }, { 1, 2500000000 },
+	};
+	struct ct_gpu_time_stats stats = { 0 };
+	char *dir = written(ops, G_N_ELEMENTS(ops), &stats);
+
+	(void)unused;
+	assert_int_equal(stats.operations, G_N_ELEMENTS(ops));
+	assert_int_equal(stats.late, 0);
+	assert_int_equal(stats.streams, 2);
+	remove_dir(dir);
+}
+
+/*
+ * On one stream, each operation starts before what the one before it let
+ * go: the second goes into the stream's second lane, the third into its
+ * third, ..., and the one past the last lane is left out, counted.
+ */
+static void test_out_of_order_takes_a_lane(void **unused)
+{
+	static const int64_t ops[][2] = {
+		{ 0, 50000 }, { 0, 60000 }, /* the first leaves */
+		{ 0, 40000 }, { 0, 45000 }, /* lane 2; the first of them leaves */
+		{ 0, 30000 }, { 0, 35000 }, /* lane 3 */
+		{ 0, 20000 }, { 0, 25000 }, /* lane 4 */
+		{ 0, 10000 },               /* no lane */
+	};
+	struct ct_gpu_time_stats stats = { 0 };
+	char *dir = written(ops, G_N_ELEMENTS(ops), &stats);
+
+	(void)unused;
+	assert_int_equal(stats.operations, G_N_ELEMENTS(ops) - 1);
+	assert_int_equal(stats.late, 1);
+	assert_int_equal(stats.streams, 4);
+	assert_true(has_file(dir, "pid100-device0-stream0"));
+	assert_true(has_file(dir, "pid100-device0-stream0-lane2"));
+	assert_true(has_file(dir, "pid100-device0-stream0-lane3"));
+	assert_true(has_file(dir, "pid100-device0-stream0-lane4"));
+	remove_dir(dir);
+}
+
 static void test_no_clock_fails_the_close(void **unused)
 {
 	char *dir = new_dir();
@@ -354,6 +431,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_writes_every_stream_and_the_trace),
 		cmocka_unit_test(test_untimed_are_counted_and_left_out),
+		cmocka_unit_test(test_lagging_stream_loses_nothing),
+		cmocka_unit_test(test_out_of_order_takes_a_lane),
 		cmocka_unit_test(test_no_clock_fails_the_close),
 		cmocka_unit_test(test_destroyed_unclosed_ends_its_trace),
 		cmocka_unit_test(test_babeltrace2_reads_it),

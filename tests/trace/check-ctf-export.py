@@ -27,6 +27,7 @@
 import argparse
 import collections
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -202,8 +203,10 @@ def main():
             continue
         vpid, dev, stream = where.pop()
         seen_streams.add((vpid, dev, stream))
-        # CTF 1.8 keeps a stream's name as its file's
-        if os.path.basename(name) != "pid%d-device%d-stream%d" % (vpid, dev, stream):
+        # CTF 1.8 keeps a stream's name as its file's; a CUDA stream's
+        # operations that came out of order are in its next lanes
+        if not re.fullmatch(r"pid%d-device%d-stream%d(-lane[2-9])?" % (vpid, dev, stream),
+                            os.path.basename(name)):
             details.append("stream %s holds pid %d device %d stream %d" % (name, vpid, dev,
                                                                               stream))
         last, open_corr = None, None
