@@ -25,24 +25,31 @@ struct ct_gpu_time {
 	struct ct_gpu_time_writer *writer; /* owned */
 	struct ct_gpu_time_batch *batch;   /* being filled, the writer's; NULL: none */
 	bool has_trace;                    /* the writer knows the trace of the operations */
-	/* struct named, keyed by its struct key (a kernel, a copy's direction): owned */
+	/* struct named, keyed by its struct key (a kernel, a copy's direction, a
+	 * process's name): owned */
 	GHashTable *names;
 	struct ct_memo names_found; /* the struct named found last, by key_hash64 */
 	GPtrArray *retired;         /* names replaced while operations may borrow them; owned */
+	/* The process named last, at its count of name changes, and that name (in names). */
+	const struct ct_process *named_process;
+	uint32_t named_changes;
+	const char *procname;
 };
 
 /* ------------------------------------------------------------ names */
 
 /*
- * What names are keyed by: a kernel of a process, a copy direction.
- * Looked up for every GPU record, so a few words hashed rather than a
- * string formatted and hashed.
+ * What names are keyed by: a kernel of a process, a copy direction, a
+ * process's name as it was after so many changes (a statedump's, then a
+ * cudatrace event's: the process's own, written in place, is no string
+ * the writing thread may read). Looked up for every GPU record, so a few
+ * words hashed rather than a string formatted and hashed.
  */
-enum key_kind { KEY_KERNEL, KEY_COPY };
+enum key_kind { KEY_KERNEL, KEY_COPY, KEY_PROCNAME };
 
 struct key {
 	const struct ct_process *process;
-	uint64_t id; /* kernel_id, or direction */
+	uint64_t id; /* kernel_id, direction, or the process's procname_changes */
 	enum key_kind kind;
 };
 
@@ -143,6 +150,18 @@ static void name_kernel(struct ct_gpu_time *x, const struct ct_event *ev)
 	n->name = name;
 }
 
+/* PROCESS's name, which operations borrow: the last process's is kept, for every record asks. */
+static const char *procname_of(struct ct_gpu_time *x, const struct ct_process *process)
+{
+	if (process == x->named_process && process->procname_changes == x->named_changes)
+		return x->procname;
+	x->procname = name_of(x, &(struct key){ process, process->procname_changes, KEY_PROCNAME },
+	                      "%s", process->procname);
+	x->named_process = process;
+	x->named_changes = process->procname_changes;
+	return x->procname;
+}
+
 /* ------------------------------------------------------------ operations */
 
 /* What every GPU record says of its operation: its GPU times, call, device, context, stream. */
@@ -163,7 +182,7 @@ static void describe(struct ct_gpu_time *x, const struct ct_event *ev, struct ct
 
 	memset(t, 0, sizeof(*t));
 	t->process = ev->process;
-	g_strlcpy(t->procname, ev->process->procname, sizeof(t->procname));
+	op->procname = procname_of(x, ev->process);
 	op->vpid = (int32_t)ev->process->pid;
 	switch (ev->type) {
 	case CT_EV_GPU_KERNEL:

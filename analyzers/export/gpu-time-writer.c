@@ -188,7 +188,6 @@ static struct pending *pending_new(struct ct_gpu_time_writer *w, const struct ct
 	if (!p)
 		p = g_new(struct pending, 1);
 	p->op = *op;
-	p->op.op.procname = p->op.procname;
 	p->out = out_stream_of(w, op->process, op->op.device, op->op.stream);
 	return p;
 }

@@ -50,7 +50,6 @@ struct ct_gpu_time_op {
 	struct ct_gpu_op op; /* its strings live as long as the writer */
 	/* Its stream: a process (an opaque key, never read here), a device, a CUDA stream. */
 	const void *process;
-	char procname[32]; /* op.procname points here once taken */
 };
 
 /* Operations a batch holds, and batches in flight. */

@@ -265,6 +265,7 @@ void ct_process_name(struct ct_process *p, const char *name, bool dumped)
 		return;
 	snprintf(p->procname, sizeof(p->procname), "%s", name);
 	p->procname_dumped = dumped;
+	p->procname_changes++;
 }
 
 /* P among the processes, numbered in order of its first cudatrace event. */

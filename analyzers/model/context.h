@@ -60,6 +60,8 @@ struct ct_process {
 	char procname[32];
 	/* procname is the statedump's: a name a cudatrace event gives replaces it */
 	bool procname_dumped;
+	/* procname's changes, counted: a copy made at a count is the name while it holds */
+	uint32_t procname_changes;
 	int64_t first_ns; /* time of its first and last events */
 	int64_t last_ns;
 	uint64_t events;

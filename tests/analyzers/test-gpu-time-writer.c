@@ -58,7 +58,7 @@ static void op_at(struct ct_gpu_time_op *t, size_t i, int64_t start)
 {
 	memset(t, 0, sizeof(*t));
 	t->process = &processes[i % STREAMS == 2];
-	snprintf(t->procname, sizeof(t->procname), "proc%d", i % STREAMS == 2);
+	t->op.procname = i % STREAMS == 2 ? "proc1" : "proc0";
 	t->op.kind = (enum ct_gpu_op_kind)(i % CT_GPU_OP_KINDS);
 	t->op.start = start;
 	t->op.end = start + 500;

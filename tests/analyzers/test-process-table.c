@@ -67,7 +67,11 @@ static void test_statedump_first(void **state)
 	ct_context_destroy(ctx);
 }
 
-/* The statedump's name stands until a cudatrace event's, which stays. */
+/*
+ * The statedump's name stands until a cudatrace event's, which stays; each
+ * change is counted (what copied the name knows it still holds), and only
+ * the changes.
+ */
 static void test_names(void **state)
 {
 	struct ct_context *ctx = ct_context_create();
@@ -83,6 +87,7 @@ static void test_names(void **state)
 	ct_ust_statedump_apply(&rec, ctx);
 	p = ct_context_statedump_process(ctx, HOST, 200);
 	assert_string_equal(p->procname, "python");
+	assert_int_equal(p->procname_changes, 1);
 	/* a later statedump (another session's) does not rename it */
 	rec.procname = "pt_main_thread";
 	ct_ust_statedump_apply(&rec, ctx);
@@ -91,12 +96,15 @@ static void test_names(void **state)
 	ct_process_name(p, NULL, false);
 	ct_process_name(p, "", false);
 	assert_string_equal(p->procname, "python");
+	assert_int_equal(p->procname_changes, 1);
 	/* tracer_info's name, or the procname context's, replaces it once */
 	ct_process_name(p, "train", false);
 	assert_string_equal(p->procname, "train");
+	assert_int_equal(p->procname_changes, 2);
 	ct_process_name(p, "other", false);
 	ct_process_name(p, "python", true);
 	assert_string_equal(p->procname, "train");
+	assert_int_equal(p->procname_changes, 2);
 	ct_context_destroy(ctx);
 }
 

@@ -125,7 +125,7 @@ def main():
         events, clocks, envs, read_error = [], [], [], error
     tap.ok(read_error is None and events, "babeltrace2 reads the export (%d events)"
            % len(events), [str(read_error)] if read_error else [])
-    _, orig_clocks, orig_envs = read(args.trace)
+    orig_events, orig_clocks, orig_envs = read(args.trace)
     tap.diag("the trace's GPU records: %d, of which %d came after one that starts later"
              % disorder(args.trace))
 
@@ -229,6 +229,20 @@ def main():
     tap.ok(not details and len(ledger_streams) >= args.streams,
            "one stream per process, device and CUDA stream, in time order, each operation's "
            "begin then its end (%d streams)" % len(by_stream), details)
+
+    details = []
+    names = collections.defaultdict(set)
+    for e in orig_events:
+        if "vpid" in e["context"] and "procname" in e["context"]:
+            names[plain(e["context"]["vpid"])].add(plain(e["context"]["procname"]))
+    for e in events:
+        vpid, name = plain(e["context"].get("vpid")), plain(e["context"].get("procname"))
+        if name not in names.get(vpid, ()):
+            details.append("%s corr %s: procname %r, pid %s's in the trace %s"
+                           % (e["name"], plain(e["payload"]["correlation_id"]), name, vpid,
+                              sorted(names.get(vpid, ()))))
+    tap.ok(events and not details, "each event's procname is its process's in the trace",
+           sorted(set(details))[:10])
 
     details = []
     orig = {clock_props(c) for c in orig_clocks}
