@@ -169,18 +169,32 @@ static void push(struct ct_gpu_reorder *q, struct entry e)
 		heap_push(q, e);
 }
 
-/* Where the earliest point held is: a run, or the heap (NULL); false when none is held. */
+/* R's first point, when it holds one and it is before *E (or *E is NULL): then in *E and *FROM. */
+static inline void earlier_run(struct ct_gpu_run *r, struct ct_gpu_run **from,
+                               const struct entry **e)
+{
+	const struct entry *first;
+
+	if (!r->len)
+		return;
+	first = (const struct entry *)r->entries + r->head;
+	if (!*e || before(first, *e)) {
+		*from = r;
+		*e = first;
+	}
+}
+
+/*
+ * Where the earliest point held is: a run, or the heap (NULL); false when
+ * none is held. Asked once or more for every point that leaves: the
+ * runs' first points are read straight.
+ */
 static bool earliest(struct ct_gpu_reorder *q, struct ct_gpu_run **from, const struct entry **e)
 {
-	struct ct_gpu_run *runs[] = { &q->begins, &q->ends };
-
 	*from = NULL;
 	*e = q->heap->len ? at(q, 0) : NULL;
-	for (size_t i = 0; i < G_N_ELEMENTS(runs); i++)
-		if (runs[i]->len && (!*e || before(run_at(runs[i], 0), *e))) {
-			*from = runs[i];
-			*e = run_at(runs[i], 0);
-		}
+	earlier_run(&q->begins, from, e);
+	earlier_run(&q->ends, from, e);
 	return *e != NULL;
 }
 

@@ -268,10 +268,13 @@ void ct_gpu_schema_stream_name(const struct ct_gpu_op *op, char *name, size_t le
 uint64_t ct_gpu_schema_cycles(const struct ct_gpu_schema *s, int64_t ns)
 {
 	uint64_t u = ns < 0 ? 0 : (uint64_t)ns;
-	uint64_t whole = u / 1000000000u, part = u % 1000000000u;
+	uint64_t whole, part;
 
+	/* LTTng's clock: no division for each timestamp */
 	if (s->frequency == 1000000000u)
 		return u;
+	whole = u / 1000000000u;
+	part = u % 1000000000u;
 	if (whole && s->frequency > UINT64_MAX / whole)
 		return UINT64_MAX;
 	/* part * frequency / 1e9 cannot overflow for frequencies below 18 GHz */
