@@ -10,7 +10,7 @@
  * Joins: a launch event (at the call's exit) records its call, read in
  * the pass (api-calls.h); the reader joins it to the gpu_kernel record
  * with the same correlation id, and gives the record the call's entry
- * (ct_event.launched). The record can come first: the tracer writes it
+ * (ct_event.joined). The record can come first: the tracer writes it
  * whole when its launch's event is not yet in the trace (a kernel that
  * ended, and whose buffer was flushed, before its launching call
  * returned), and the launch's event follows. Such a record waits for its
@@ -221,8 +221,8 @@ static void on_gpu_kernel(struct kernels *k, const struct ct_event *ev)
 	struct kern_process *kp;
 	struct record_early *early;
 
-	if (ev->launched) {
-		count_run(k, ev->process, r, true, ev->launch_entry_ns);
+	if (ev->joined) {
+		count_run(k, ev->process, r, true, ev->joined_entry_ns);
 		return;
 	}
 	kp = kern_process_of(k, ev->process);

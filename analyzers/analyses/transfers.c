@@ -11,8 +11,10 @@
  * copies that leave the GPU idle.
  *
  * Joins: a memcpy event (at the call's exit) records its call, read in the
- * pass (api-calls.h: host time = exit - entry, both on the event), and waits in
- * a correlation map for its gpu_memcpy record (GPU time). What a copy
+ * pass (api-calls.h: host time = exit - entry, both on the event); the
+ * reader joins it to its gpu_memcpy record (GPU time), which has the group
+ * and host time the analysis noted on the memcpy (ct_event.note). A record
+ * that comes before its memcpy waits for it in a correlation map. What a copy
  * costs is the longer of the two: the host's wait for a copy that blocks,
  * the copy engine's time for one that does not. A copy a graph launch
  * replays has no memcpy event: its record, of the graph_launch's
@@ -105,9 +107,8 @@ struct xfer_group {
 	uint32_t round_trip_from; /* group of the download, for the finding */
 };
 
-/* A copy waiting for its GPU record. */
+/* A copy, as its memcpy leaves it for its GPU record (ct_event.note: group, host_ns). */
 struct xfer_pending {
-	struct ct_corr_entry head;
 	uint32_t group;
 	int64_t host_ns; /* -1: not timed */
 	int64_t gpu_ns;  /* -1: no record yet */
@@ -179,7 +180,6 @@ struct xfer_early {
 struct xfer_process {
 	struct transfers *transfers; /* borrowed: the analysis */
 	struct ct_process *process;  /* borrowed */
-	struct ct_corr_map pending;  /* of struct xfer_pending */
 	struct ct_corr_map graphs;   /* of struct xfer_graph_launch */
 	struct ct_corr_map early;    /* of struct xfer_early */
 	struct upload *uploads;      /* owned, UPLOAD_SETS × UPLOAD_WAYS, or NULL */
@@ -198,6 +198,8 @@ struct transfers {
 	/* Best per-copy bandwidth seen, by device and direction (bytes/s). */
 	double best[256][CT_ENUM_COUNT(direction)];
 	uint64_t copies;
+	uint64_t memcpys;       /* memcpy events (the copies graph launches replay have none) */
+	uint64_t joined;        /* memcpy events joined to their record */
 	uint64_t unmatched_gpu; /* gpu_memcpy records with no memcpy event */
 	uint64_t gpu_records;
 	uint64_t end_unknown; /* records of copies still running at a forced flush */
@@ -247,7 +249,6 @@ static struct xfer_process *xfer_process_of(struct transfers *t, struct ct_proce
 	xp = g_new0(struct xfer_process, 1);
 	xp->transfers = t;
 	xp->process = process;
-	ct_corr_map_init(&xp->pending, sizeof(struct xfer_pending));
 	ct_corr_map_init(&xp->graphs, sizeof(struct xfer_graph_launch));
 	ct_corr_map_init(&xp->early, sizeof(struct xfer_early));
 	process->slot[t->slot] = xp;
@@ -510,7 +511,7 @@ static void fill_key(struct xfer_key *key, const struct ct_event *ev)
 	key->device = copy_device(e);
 }
 
-static void join_record(struct transfers *t, struct xfer_process *xp, struct xfer_pending *p,
+static void join_record(struct transfers *t, struct xfer_pending *p,
                         const struct ct_ev_gpu_memcpy *r);
 
 static void on_memcpy(struct transfers *t, const struct ct_event *ev)
@@ -518,7 +519,7 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 	const struct ct_ev_memcpy *e = &ev->u.memcpy;
 	struct xfer_process *xp = xfer_process_of(t, ev->process);
 	struct xfer_early *early;
-	struct xfer_pending *p;
+	struct xfer_pending copy;
 	struct xfer_group *g;
 	struct xfer_key key;
 	uint32_t group;
@@ -532,22 +533,26 @@ static void on_memcpy(struct transfers *t, const struct ct_event *ev)
 	g->bytes = ct_sat_add_u64(g->bytes, e->bytes);
 	g->last_ns = ev->time_ns;
 	t->copies++;
-	p = ct_corr_map_insert(&xp->pending, e->api.correlation_id, ev->time_ns);
-	p->group = group;
-	p->host_ns = -1;
-	p->gpu_ns = -1;
+	t->memcpys++;
+	copy = (struct xfer_pending){ .group = group, .host_ns = -1, .gpu_ns = -1 };
 	if (ev->has_call)
-		time_copy(t, ev->process, p, e, &ev->call);
+		time_copy(t, ev->process, &copy, e, &ev->call);
 	if (e->direction == CT_DIR_HTOD) {
 		check_round_trip(t, xp, e, group);
 		note_upload(t, xp, ev, group);
 	} else if (e->direction == CT_DIR_DTOH) {
 		note_download(t, xp, e, group);
 	}
-	early = ct_corr_map_find(&xp->early, e->api.correlation_id);
+	/* the record that came before it; else the reader joins the one to come */
+	early = ct_corr_map_waiting(&xp->early)
+	            ? ct_corr_map_find(&xp->early, e->api.correlation_id)
+	            : NULL;
 	if (early) {
-		join_record(t, xp, p, &early->ev.u.gpu_memcpy);
+		join_record(t, &copy, &early->ev.u.gpu_memcpy);
 		ct_corr_map_remove(&xp->early, early);
+	} else if (ev->note) {
+		ev->note[0] = copy.group;
+		ev->note[1] = (uint64_t)copy.host_ns;
 	}
 }
 
@@ -629,18 +634,18 @@ static void count_graph_copy(struct transfers *t, const struct ct_event *ev,
 	g->cost_ns = ct_sat_add(g->cost_ns, gpu_ns);
 }
 
-/* Record R of the copy P waited for (its pending entry, then freed). */
-static void join_record(struct transfers *t, struct xfer_process *xp, struct xfer_pending *p,
+/* Record R of copy P. */
+static void join_record(struct transfers *t, struct xfer_pending *p,
                         const struct ct_ev_gpu_memcpy *r)
 {
 	int64_t gpu_ns = r->end > r->start && r->start ? ct_sat_i64(r->end - r->start) : 0;
 	struct xfer_group *g;
 
+	t->joined++;
 	/* its record came without an end (the reader's check_gpu_end): a copy, of no known
 	 * GPU time, that neither its group's GPU time nor its bandwidth can count */
 	if (!r->start || !r->end) {
 		t->end_unknown++;
-		ct_corr_map_remove(&xp->pending, p);
 		return;
 	}
 	g = group_at(t, p->group);
@@ -648,7 +653,6 @@ static void join_record(struct transfers *t, struct xfer_process *xp, struct xfe
 	g->gpu_bytes = ct_sat_add_u64(g->gpu_bytes, r->bytes);
 	g->gpu_ns = ct_sat_add(g->gpu_ns, gpu_ns);
 	set_gpu_time(t, p, gpu_ns);
-	ct_corr_map_remove(&xp->pending, p);
 }
 
 /* Record EV, whose copy has no memcpy event (now, or at the trace's end:
@@ -678,20 +682,22 @@ static void record_alone(struct transfers *t, struct xfer_process *xp, const str
 static void on_gpu_memcpy(struct transfers *t, const struct ct_event *ev)
 {
 	const struct ct_ev_gpu_memcpy *r = &ev->u.gpu_memcpy;
-	struct xfer_process *xp = xfer_process_of(t, ev->process);
 	int64_t gpu_ns = r->end > r->start && r->start ? ct_sat_i64(r->end - r->start) : 0;
-	struct xfer_pending *p;
 
 	t->gpu_records++;
 	note_best(t, r, gpu_ns);
-	p = ct_corr_map_find(&xp->pending, r->correlation_id);
-	if (!p && r->runtime_correlation_id)
-		p = ct_corr_map_find(&xp->pending, r->runtime_correlation_id);
-	if (!p || p->gpu_ns >= 0) {
-		record_alone(t, xp, ev, p != NULL);
+	/* its memcpy's note: a group of this analysis, unless none was left */
+	if (ev->joined && ev->note[0] < t->groups->len) {
+		struct xfer_pending copy = {
+			.group = (uint32_t)ev->note[0],
+			.host_ns = (int64_t)ev->note[1],
+			.gpu_ns = -1,
+		};
+
+		join_record(t, &copy, r);
 		return;
 	}
-	join_record(t, xp, p, r);
+	record_alone(t, xfer_process_of(t, ev->process), ev, false);
 }
 
 static void transfers_event(void *state, const struct ct_event *ev)
@@ -1320,39 +1326,22 @@ static void add_findings(struct transfers *t)
 	g_array_unref(list);
 }
 
-static void count_waiting(void *entry, void *data)
-{
-	const struct xfer_pending *p = entry;
-	uint64_t *waiting = data;
-
-	if (p->gpu_ns < 0)
-		(*waiting)++;
-}
-
 static void add_totals(struct transfers *t, int64_t total_cost)
 {
 	struct ct_transfers_result *r = &t->result;
-	uint64_t waiting = 0, evicted = 0;
 
 	for (uint32_t i = 0; i < t->groups->len; i++) {
 		r->bytes = ct_sat_add_u64(r->bytes, group_at(t, i)->bytes);
 		r->gpu_time_ns = ct_sat_add(r->gpu_time_ns, group_at(t, i)->gpu_ns);
 		r->host_time_ns = ct_sat_add(r->host_time_ns, group_at(t, i)->host_ns);
 	}
-	for (size_t p = 0; p < ct_context_process_count(t->ctx); p++) {
-		struct xfer_process *xp = ct_context_process_at(t->ctx, p)->slot[t->slot];
-
-		if (!xp)
-			continue;
-		ct_corr_map_foreach(&xp->pending, count_waiting, &waiting);
-		evicted += xp->pending.evicted;
-	}
 	r->copies = t->copies;
 	r->cost_ns = total_cost;
 	r->gpu_records = t->gpu_records;
 	r->gpu_records_unmatched = t->unmatched_gpu;
 	r->gpu_records_end_unknown = t->end_unknown;
-	r->copies_without_gpu_record = waiting + evicted;
+	/* a memcpy is joined to one record at most */
+	r->copies_without_gpu_record = t->memcpys > t->joined ? t->memcpys - t->joined : 0;
 	r->sites = t->groups->len;
 }
 
@@ -1416,7 +1405,6 @@ static void free_process_slot(struct transfers *t, struct ct_process *process)
 
 	if (!xp)
 		return;
-	ct_corr_map_release(&xp->pending);
 	ct_corr_map_release(&xp->graphs);
 	ct_corr_map_release(&xp->early);
 	g_free(xp->uploads);

@@ -86,16 +86,24 @@ struct ct_event {
 	bool has_call;
 	struct ct_api_call call;
 	/*
-	 * A gpu_kernel whose launch event was delivered before it: launched is
-	 * set, and launch_entry_ns is the launching call's entry (CT_NO_ENTRY
-	 * when the launch records no call). The reader joins every launch to
-	 * its record as it makes compact records whole (compact-events.h), so
-	 * an analysis needs no join of its own. A record whose launch comes
-	 * after it, was filtered out or is not in the trace has launched
-	 * false.
+	 * The reader joins each launch, memcpy and memset to its GPU record
+	 * as it makes compact records whole (compact-events.h), so that an
+	 * analysis needs no join of its own.
+	 *
+	 * On a memcpy or memset delivered to the analyses, note is where one
+	 * analysis may leave two words for its GPU record (the transfers
+	 * analysis, a copy's); NULL on the other events.
+	 *
+	 * On a GPU record whose host event was delivered before it, joined is
+	 * set; then a gpu_kernel's joined_entry_ns is its launching call's
+	 * entry (CT_NO_ENTRY when the launch records no call), and a
+	 * gpu_memcpy's or gpu_memset's note holds the words left on its host
+	 * event. A record whose host event comes after it, was filtered out
+	 * or is not in the trace is not joined.
 	 */
-	bool launched;
-	int64_t launch_entry_ns;
+	uint64_t *note;
+	bool joined;
+	int64_t joined_entry_ns;
 	/* The payload, by the layout of the event type (contract/events.def). */
 	union {
 #define CT_LAYOUT(name, fields) struct ct_ev_##name name;

@@ -371,8 +371,8 @@ void ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 	/* what the analyses share is computed from what they are given, before they see it */
 	if (r->uses & CT_SHARED_API_CALLS)
 		ct_api_calls_update(ev);
-	/* its kernel's record is joined to it: entry and all */
-	if (ev->type == CT_EV_LAUNCH)
+	/* its GPU record is joined to it: entry, note and all */
+	if (ev->type == CT_EV_LAUNCH || ev->type == CT_EV_MEMCPY || ev->type == CT_EV_MEMSET)
 		ct_compact_events_delivered(r->compact, ev);
 	if (r->uses & CT_SHARED_GPU_ACTIVITY)
 		ct_gpu_activity_update(ev, r->opts->series_points);

@@ -26,21 +26,22 @@
 struct waiting_op {
 	struct ct_corr_entry head;
 	uint8_t type; /* enum ct_event_type: CT_EV_LAUNCH, CT_EV_MEMCPY or CT_EV_MEMSET */
+	/* the analyses were given the host event (ct_compact_events_delivered) */
+	bool delivered;
 	union {
 		struct {
 			uint64_t kernel_id;
 			uint32_t grid_x, shared_mem, stream;
 			uint16_t grid_y, grid_z, block_x, block_y, block_z;
 			uint8_t device;
-			uint8_t config_known : 1;
-			/* the analyses were given the launch (ct_compact_events_delivered) */
-			uint8_t delivered : 1;
+			uint8_t config_known;
 			int64_t entry_ns; /* its call's, when delivered */
 		} launch;
 		struct {
 			uint64_t bytes;
 			uint32_t stream;
-			uint32_t value; /* a memset's */
+			uint32_t value;   /* a memset's */
+			uint64_t note[2]; /* an analysis's (ct_event.note) */
 		} copy;
 	} u;
 };
@@ -76,8 +77,10 @@ struct ct_compact_events {
 	GPtrArray *processes;
 	/* struct ct_thread (borrowed) -> its CT_REPEAT_SLOTS struct repeat_slot (owned) */
 	GHashTable *threads;
-	/* The launch the last event taken kept waiting, until the next is taken. */
+	/* The operation the last event taken kept waiting, until the next is taken. */
 	struct waiting_op *kept;
+	/* The note of the last copy or memset record joined (ct_event.note). */
+	uint64_t record_note[2];
 	const struct ct_thread *last_thread; /* the last looked up, and its slots */
 	struct repeat_slot *last_slots;
 	uint64_t unmatched;
@@ -163,6 +166,8 @@ static void keep_op(struct ct_compact_events *ce, const struct ct_event *ev)
 	                                : ev->u.memcpy.api.correlation_id;
 	w = ct_corr_map_insert(waiting_of(ce, ev->process, true), id, ev->time_ns);
 	w->type = (uint8_t)ev->type;
+	w->delivered = false;
+	ce->kept = w;
 	if (ev->type == CT_EV_LAUNCH) {
 		const struct ct_ev_launch *l = &ev->u.launch;
 
@@ -176,10 +181,8 @@ static void keep_op(struct ct_compact_events *ce, const struct ct_event *ev)
 		w->u.launch.shared_mem = l->shared_mem;
 		w->u.launch.stream = l->stream;
 		w->u.launch.device = l->device;
-		w->u.launch.config_known = l->config_known != 0;
-		w->u.launch.delivered = 0;
+		w->u.launch.config_known = l->config_known;
 		w->u.launch.entry_ns = CT_NO_ENTRY;
-		ce->kept = w;
 	} else if (ev->type == CT_EV_MEMSET) {
 		w->u.copy.bytes = ev->u.memset.bytes;
 		w->u.copy.stream = ev->u.memset.stream;
@@ -202,22 +205,36 @@ static struct waiting_op *find_op(struct ct_compact_events *ce, const struct ct_
 	return w;
 }
 
-void ct_compact_events_delivered(struct ct_compact_events *ce, const struct ct_event *ev)
+void ct_compact_events_delivered(struct ct_compact_events *ce, struct ct_event *ev)
 {
 	struct waiting_op *w = ce->kept;
 
-	CT_ASSERT_DBG(ev->type == CT_EV_LAUNCH);
+	CT_ASSERT_DBG(ev->type == CT_EV_LAUNCH || ev->type == CT_EV_MEMCPY ||
+	              ev->type == CT_EV_MEMSET);
 	if (!w)
 		return;
-	w->u.launch.delivered = 1;
-	w->u.launch.entry_ns = ev->has_call ? ev->call.entry_ns : CT_NO_ENTRY;
+	w->delivered = true;
+	if (w->type == CT_EV_LAUNCH) {
+		w->u.launch.entry_ns = ev->has_call ? ev->call.entry_ns : CT_NO_ENTRY;
+		return;
+	}
+	/* nothing left yet: what no analysis wrote reads as none */
+	w->u.copy.note[0] = w->u.copy.note[1] = UINT64_MAX;
+	ev->note = w->u.copy.note;
 }
 
-/* The gpu_kernel EV is the record of launch W: joined to it if it was delivered. */
-static void join_launch(struct ct_event *ev, const struct waiting_op *w)
+/* The GPU record EV is of host operation W: joined to it if it was delivered. */
+static void join(struct ct_compact_events *ce, struct ct_event *ev, const struct waiting_op *w)
 {
-	ev->launched = w->u.launch.delivered;
-	ev->launch_entry_ns = w->u.launch.entry_ns;
+	if (!w->delivered)
+		return;
+	ev->joined = true;
+	if (w->type == CT_EV_LAUNCH) {
+		ev->joined_entry_ns = w->u.launch.entry_ns;
+		return;
+	}
+	memcpy(ce->record_note, w->u.copy.note, sizeof(ce->record_note));
+	ev->note = ce->record_note;
 }
 
 /* A whole record of ID (or RUNTIME_ID): its host event waits no more. */
@@ -231,8 +248,7 @@ static void forget_op(struct ct_compact_events *ce, struct ct_event *ev, enum ct
 		w = find_op(ce, ev, type, runtime_id, &map);
 	if (!w)
 		return;
-	if (type == CT_EV_LAUNCH)
-		join_launch(ev, w);
+	join(ce, ev, w);
 	ct_corr_map_remove(map, w);
 }
 
@@ -270,7 +286,7 @@ static bool complete_kernel(struct ct_compact_events *ce, struct ct_event *ev)
 		.dynamic_shared_mem = w->u.launch.shared_mem,
 		.registers = times.registers,
 	};
-	join_launch(ev, w);
+	join(ce, ev, w);
 	ct_corr_map_remove(map, w);
 	return true;
 }
@@ -338,7 +354,7 @@ static bool complete_shaped(struct ct_compact_events *ce, struct ct_event *ev)
 		.dynamic_shared_mem = shape->dynamic_shared_mem,
 		.registers = shape->registers,
 	};
-	join_launch(ev, w);
+	join(ce, ev, w);
 	ct_corr_map_remove(map, w);
 	return true;
 }
@@ -372,6 +388,7 @@ static bool complete_copy(struct ct_compact_events *ce, struct ct_event *ev)
 		.context = times.context,
 		.stream = w->u.copy.stream,
 	};
+	join(ce, ev, w);
 	ct_corr_map_remove(map, w);
 	return true;
 }
@@ -397,6 +414,7 @@ static bool complete_memset(struct ct_compact_events *ce, struct ct_event *ev)
 		.context = times.context,
 		.stream = w->u.copy.stream,
 	};
+	join(ce, ev, w);
 	ct_corr_map_remove(map, w);
 	return true;
 }

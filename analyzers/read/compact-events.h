@@ -71,13 +71,14 @@ void ct_compact_events_destroy(struct ct_compact_events *ce);
 bool ct_compact_events_take(struct ct_compact_events *ce, struct ct_event *ev);
 
 /*
- * EV, the launch ct_compact_events_take took last, is given to the
- * analyses: its kernel's record, whole or compact, is joined to it
- * (ct_event.launched), with the entry of EV's call when the reader read it
- * (api-calls.h). The reader tells once EV has passed the filters; the
- * record of a launch it withheld is not joined.
+ * EV, the launch, memcpy or memset ct_compact_events_take took last, is
+ * given to the analyses: its GPU record, whole or compact, is joined to
+ * it (ct_event.joined), with the entry of a launch's call when the reader
+ * read it (api-calls.h), and a copy's or memset's note, which EV points
+ * to now. The reader tells once EV has passed the filters; the record of
+ * an operation it withheld is not joined.
  */
-void ct_compact_events_delivered(struct ct_compact_events *ce, const struct ct_event *ev);
+void ct_compact_events_delivered(struct ct_compact_events *ce, struct ct_event *ev);
 
 /* The compact records whose host event or shape was not in the trace. */
 uint64_t ct_compact_events_unmatched(const struct ct_compact_events *ce);

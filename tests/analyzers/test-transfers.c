@@ -612,6 +612,43 @@ static void test_record_before_event(void **unused)
 	synth_fini(&s);
 }
 
+/*
+ * The reader joins a copy's record to its memcpy only when the memcpy was
+ * given to the analysis: with --nvtx step, the record of a copy made
+ * outside "step" is a record without copy, and a second record of one
+ * copy is one too.
+ */
+static void test_joins_only_what_was_given(void **unused)
+{
+	struct synth_copy c = { CT_DIR_HTOD,    0x70000000, DEVICE_BASE, MIB,
+		                CT_HOST_PINNED, true,       0,           MEMCPY };
+	const struct ct_node *transfers, *h;
+	struct synth s;
+
+	synth_nvtx_filter = "step";
+	transfers_init(&s);
+	synth_nvtx_filter = NULL;
+	synth_nvtx_push(&s, 900000, "step");
+	/* host 50 µs, GPU 42 µs, in the range */
+	synth_memcpy(&s, 1050000, &c, 1, 1000000);
+	synth_nvtx_pop(&s, 1060000);
+	/* outside it */
+	c.src += MIB;
+	synth_memcpy(&s, 2050000, &c, 2, 2000000);
+	synth_gpu_memcpy(&s, 2100000, &c, 1, 1005000, 1047000);
+	synth_gpu_memcpy(&s, 2100000, &c, 2, 2005000, 2047000);
+	synth_gpu_memcpy(&s, 2100000, &c, 1, 1005000, 1047000);
+	transfers = transfers_of(synth_report(&s));
+
+	h = node_at(node_path(transfers, "hotspots"), 0);
+	assert_int_equal(node_u64(h, "count"), 1);
+	assert_int_equal(node_i64(h, "gpu_time_ns"), 42000);
+	assert_int_equal(node_u64(h, "gpu_records"), 1);
+	assert_int_equal(node_u64(transfers, "gpu_records_unmatched"), 2);
+	assert_int_equal(node_u64(transfers, "copies_without_gpu_record"), 0);
+	synth_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -628,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_busy_recorded_before_first_wait),
 		cmocka_unit_test(test_joins),
 		cmocka_unit_test(test_record_before_event),
+		cmocka_unit_test(test_joins_only_what_was_given),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
