@@ -8,7 +8,15 @@
  *   header   magic, the trace's UUID, stream_id (0), stream_instance_id
  *   context  packet_size, content_size (bits), timestamp_begin,
  *            timestamp_end, packet_seq_num
- *   events   each an id and a timestamp, then what its owner serialised
+ *   events   each a header, then what its owner serialised
+ *
+ * An event's header is LTTng's compact one, byte-aligned: an 8-bit id and
+ * the 32 low bits of its timestamp, which a reader completes from the
+ * stream's last timestamp (it wraps at most once in between: CTF 1.8,
+ * section 8 "Clocks"); an id above 254, the first event of a packet, and
+ * one 2^32 cycles or more after the last have the id 255 and the whole
+ * id and timestamp after it (the "extended" header). Half the bytes of
+ * the whole header for nearly every event.
  *
  * The header and context are put down when the packet is written: only
  * then are its size and its last timestamp known. No padding: a packet
@@ -27,8 +35,12 @@
 /* magic, uuid, stream_id, stream_instance_id; five 64-bit context fields */
 #define PACKET_HEADER_BYTES (4u + 16u + 8u + 8u)
 #define PACKET_PREAMBLE     (PACKET_HEADER_BYTES + 5u * 8u)
-/* an event's id and timestamp: a 64-bit id took a tenth of a GPU-time trace */
-#define EVENT_HEADER_BYTES (2u + 8u)
+/* An event's compact header (an id and a 32-bit timestamp), and its extended one. */
+#define COMPACT_HEADER_BYTES  (1u + 4u)
+#define EXTENDED_HEADER_BYTES (1u + 2u + 8u)
+/* The compact header's ids, and the id that says the header is extended. */
+#define COMPACT_IDS 255u
+#define EXTENDED_ID 255u
 
 /* A packet being filled: PACKET_PREAMBLE bytes left for the header and context. */
 struct packet {
@@ -183,12 +195,21 @@ int ct_ctf_writer_metadata(struct ct_ctf_writer *w, const char *clock_name,
 	    "\t\tinteger { size = 64; align = 8; } packet_seq_num;\n"
 	    "\t} align(8);\n\n"
 	    "\tevent.header := struct {\n"
-	    "\t\tinteger { size = 16; align = 8; } id;\n"
-	    "\t\tinteger { size = 64; align = 8; map = clock.%s.value; } timestamp;\n"
+	    "\t\tenum : integer { size = 8; align = 8; } { compact = 0 ... 254, extended = 255 } "
+	    "id;\n"
+	    "\t\tvariant <id> {\n"
+	    "\t\t\tstruct {\n"
+	    "\t\t\t\tinteger { size = 32; align = 8; map = clock.%s.value; } timestamp;\n"
+	    "\t\t\t} compact;\n"
+	    "\t\t\tstruct {\n"
+	    "\t\t\t\tinteger { size = 16; align = 8; } id;\n"
+	    "\t\t\t\tinteger { size = 64; align = 8; map = clock.%s.value; } timestamp;\n"
+	    "\t\t\t} extended;\n"
+	    "\t\t} v;\n"
 	    "\t} align(8);\n"
 	    "\tevent.context := %s align(8);\n"
 	    "};\n\n",
-	    clock_name, clock_name, clock_name, event_context);
+	    clock_name, clock_name, clock_name, clock_name, event_context);
 	g_string_append(m, events);
 	path = g_build_filename(w->dir, "metadata", NULL);
 	/* a metadata written again (a second call) replaces the first */
@@ -228,12 +249,16 @@ struct ct_ctf_stream *ct_ctf_writer_stream(struct ct_ctf_writer *w, const char *
 
 uint8_t *ct_ctf_stream_event(struct ct_ctf_stream *s, uint16_t id, uint64_t timestamp, size_t size)
 {
-	uint8_t *p = room(&s->packet, EVENT_HEADER_BYTES + size);
+	uint8_t *p = room(&s->packet, EXTENDED_HEADER_BYTES + size);
+	bool compact = s->events && id < COMPACT_IDS && timestamp >= s->last &&
+	               timestamp - s->last <= UINT32_MAX;
 
 	if (!s->events++)
 		s->first = timestamp;
 	s->last = timestamp;
-	return ct_ctf_u64(ct_ctf_u16(p, id), timestamp);
+	if (compact)
+		return ct_ctf_u32(ct_ctf_u8(p, (uint8_t)id), (uint32_t)timestamp);
+	return ct_ctf_u64(ct_ctf_u16(ct_ctf_u8(p, EXTENDED_ID), id), timestamp);
 }
 
 /* S's packet, its header and context put down, at the end of its file; then an empty one. */

@@ -6,13 +6,15 @@
  *
  * The writer owns what CTF frames: the trace block (byte order, UUID,
  * packet header), the stream class (packet context, event header: an id
- * and a timestamp on the owner's clock) and the packets. The owner names
+ * and a timestamp on the owner's clock, compact as LTTng's) and the
+ * packets. The owner names
  * its clock and gives the rest of the metadata as TSDL text (environment,
  * clock, the event context and the event classes), and serialises each
  * event's context and payload after the header the writer puts down.
  * Fields are byte-aligned and little-endian, as the metadata says; the
- * layout is the one babeltrace2's sink.ctf.fs writes, which the readers
- * of CTF 1.8 (babeltrace2, Trace Compass) read.
+ * layout is the one babeltrace2's sink.ctf.fs writes but for the event
+ * header, which is LTTng-UST's compact one: what the readers of CTF 1.8
+ * (babeltrace2, Trace Compass) read.
  *
  * A stream's events are kept in its packet until the packet is full (or
  * the trace closes); the packet then goes to the end of the stream's file,

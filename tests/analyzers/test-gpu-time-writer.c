@@ -16,6 +16,7 @@
  * name is no TSDL identifier, the clock's UUID and the trace's (a random
  * one) as RFC 4122 writes them.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -293,6 +294,44 @@ static void test_out_of_order_takes_a_lane(void **unused)
 	remove_dir(dir);
 }
 
+static char *babeltrace2(const char *dir, const char *args);
+
+/*
+ * Events 2^32 ns or more after the one before them in their stream, or
+ * first in their packet, have the whole timestamp; the others its low 32
+ * bits: babeltrace2 reads every timestamp whole.
+ */
+static void test_timestamps_far_apart(void **unused)
+{
+	static const int64_t ops[][2] = {
+		{ 0, 1000000000 },
+		{ 0, 1000000100 + 4294967296 },       /* 2^32 ns after the first's end */
+		{ 0, 1000000100 + 4294967296 + 300 }, /* just after */
+		{ 0, 10000000000 },                   /* more than 2^32 ns after */
+	};
+	struct ct_gpu_time_stats stats = { 0 };
+	char *dir = written(ops, G_N_ELEMENTS(ops), &stats);
+	char *text = babeltrace2(dir, "--clock-cycles");
+	static const uint64_t want[] = {
+		1000000000, 1000000100, 5294967396,  5294967496,
+		5294967696, 5294967796, 10000000000, 10000000100,
+	};
+	const char *at = text;
+
+	(void)unused;
+	assert_non_null(text);
+	/* in order, each as --clock-cycles prints it */
+	for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+		char cycles[32];
+
+		snprintf(cycles, sizeof(cycles), "[%020" PRIu64 "] ", want[i]);
+		at = strstr(at, cycles);
+		assert_non_null(at);
+	}
+	g_free(text);
+	remove_dir(dir);
+}
+
 static void test_no_clock_fails_the_close(void **unused)
 {
 	char *dir = new_dir();
@@ -433,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_untimed_are_counted_and_left_out),
 		cmocka_unit_test(test_lagging_stream_loses_nothing),
 		cmocka_unit_test(test_out_of_order_takes_a_lane),
+		cmocka_unit_test(test_timestamps_far_apart),
 		cmocka_unit_test(test_no_clock_fails_the_close),
 		cmocka_unit_test(test_destroyed_unclosed_ends_its_trace),
 		cmocka_unit_test(test_babeltrace2_reads_it),
