@@ -5,8 +5,9 @@
  *
  * For each batch handed over, every operation goes into the reorder
  * queue of its stream's lane (a copy of its own, since the batch goes
- * back to be filled again), then what the queue lets go is serialised
- * into the lane's packet (ctf-writer.h writes a packet once it is full).
+ * back to be filled again), then what the queues of the lanes it gave
+ * operations let go is serialised into their packets (ctf-writer.h writes
+ * a packet once it is full).
  * Once the reading thread has no more, the queues are flushed and every
  * lane's last packet written.
  *
@@ -15,7 +16,8 @@
  * after the other, and CUPTI hands their records over in that order:
  * its queue holds a point only until an operation that starts after it
  * comes (a window that grows with the disorder it sees, gpu-reorder.h),
- * and the points it holds are the few last written, still in the cache.
+ * and the points it holds are those of the last batch or two, still in
+ * the cache.
  * One global queue had to hold every operation for as long as the
  * slowest stream's records could lag behind the others' (50 ms, 65,536
  * kernels of a launch loop), and read each again once it had left the
@@ -48,6 +50,7 @@ struct lane {
 	struct ct_ctf_stream *ctf; /* the writer's; NULL until its first event leaves */
 	struct out_stream *stream; /* borrowed: whose lane it is */
 	unsigned index;            /* in the stream's lanes */
+	bool touched;              /* given an operation of the batch being taken */
 };
 
 /* A process, a device, a CUDA stream: its lanes. */
@@ -88,8 +91,9 @@ struct ct_gpu_time_writer {
 	 * (spares.h): operations leave in time order and come in about in it.
 	 */
 	struct ct_spares spares;
-	size_t held;   /* operations the lanes hold: CT_GPU_OPS_HELD_MAX at most */
-	uint64_t late; /* operations no lane could put in order */
+	size_t held; /* operations the lanes hold: CT_GPU_OPS_HELD_MAX at most, and a batch */
+	GPtrArray *touched; /* struct lane (borrowed) given operations of the batch being taken */
+	uint64_t late;      /* operations no lane could put in order */
 	struct ct_gpu_schema schema;
 	bool has_schema;
 	char why[1024]; /* why it failed */
@@ -311,11 +315,19 @@ static void take(struct ct_gpu_time_writer *w, const struct ct_gpu_time_op *op)
 	}
 	ct_gpu_reorder_add(&p->lane->reorder, p->op.op.start, p->op.op.end, p);
 	w->held++;
-	/* beyond the bound, this lane's earliest points leave: it holds one operation at least */
-	drain(w, p->lane, false, true);
+	if (!p->lane->touched) {
+		p->lane->touched = true;
+		g_ptr_array_add(w->touched, p->lane);
+	}
 }
 
-/* BATCH's operations into the queue, then what the queue lets go is written. */
+/*
+ * BATCH's operations into their lanes' queues, then what the lanes given
+ * some let go is written: a batch's points, a thousand at most, are still
+ * in the cache, and a lane is drained once a batch rather than once an
+ * operation. Beyond the bound, those lanes' earliest points leave: they
+ * hold the batch's operations.
+ */
 static void write_batch(struct ct_gpu_time_writer *w, const struct ct_gpu_time_batch *batch)
 {
 	if (!batch->count)
@@ -326,6 +338,13 @@ static void write_batch(struct ct_gpu_time_writer *w, const struct ct_gpu_time_b
 	}
 	for (size_t i = 0; i < batch->count && !g_atomic_int_get(&w->failed); i++)
 		take(w, &batch->ops[i]);
+	for (guint i = 0; i < w->touched->len; i++) {
+		struct lane *l = g_ptr_array_index(w->touched, i);
+
+		l->touched = false;
+		drain(w, l, false, true);
+	}
+	g_ptr_array_set_size(w->touched, 0);
 }
 
 /* The widest reorder window a lane reached. */
@@ -377,6 +396,7 @@ ct_gpu_time_writer_create(const char *dir, struct ct_gpu_time_stats *stats, char
 	w->stats = stats;
 	w->by_key = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
 	w->streams = g_ptr_array_new_with_free_func(out_stream_free);
+	w->touched = g_ptr_array_new();
 	for (size_t i = 0; i < CT_GPU_TIME_BATCHES; i++)
 		w->batches[i] = g_new0(struct ct_gpu_time_batch, 1);
 	ct_handoff_init(&w->handoff, (void *const *)w->batches, CT_GPU_TIME_BATCHES);
@@ -465,6 +485,7 @@ void ct_gpu_time_writer_destroy(struct ct_gpu_time_writer *w)
 	/* not closed (the export failed): the thread still writes what it was given */
 	join(w);
 	free_pending(w);
+	g_ptr_array_free(w->touched, TRUE);
 	g_ptr_array_free(w->streams, TRUE);
 	g_hash_table_destroy(w->by_key);
 	ct_ctf_writer_destroy(w->writer);

@@ -222,7 +222,8 @@ static void test_untimed_are_counted_and_left_out(void **unused)
 
 /*
  * The directory a writer wrote and closed, given operations (stream,
- * start) in one batch, each 100 ns long, of process 0; its figures in
+ * start), each 100 ns long, of process 0, each in a batch of its own (what
+ * a batch lets go is written before the next is taken); its figures in
  * STATS.
  */
 static char *written(const int64_t (*ops)[2], size_t count, struct ct_gpu_time_stats *stats)
@@ -230,20 +231,19 @@ static char *written(const int64_t (*ops)[2], size_t count, struct ct_gpu_time_s
 	char *dir = new_dir();
 	char error[256];
 	struct ct_gpu_time_writer *w = ct_gpu_time_writer_create(dir, stats, error, sizeof(error));
-	struct ct_gpu_time_batch *b;
 
 	assert_non_null(w);
 	ct_gpu_time_writer_set_trace(w, trace());
-	b = ct_gpu_time_writer_batch(w);
 	for (size_t i = 0; i < count; i++) {
+		struct ct_gpu_time_batch *b = ct_gpu_time_writer_batch(w);
 		struct ct_gpu_time_op *t = &b->ops[b->count++];
 
 		op_at(t, 0, ops[i][1]);
 		t->op.stream = (uint32_t)ops[i][0];
 		t->op.end = ops[i][1] + 100;
 		t->op.correlation_id = (uint32_t)i;
+		ct_gpu_time_writer_give(w, b);
 	}
-	ct_gpu_time_writer_give(w, b);
 	assert_int_equal(ct_gpu_time_writer_close(w, error, sizeof(error)), 0);
 	ct_gpu_time_writer_destroy(w);
 	return dir;
