@@ -79,6 +79,11 @@ enum ct_shared {
 	 * which the analysis subscribes to in its create
 	 */
 	CT_SHARED_ACCOUNTING = 1u << 2,
+	/*
+	 * GPU records joined to their launch, memcpy or memset: ct_event.joined,
+	 * joined_entry_ns and note (event.h); the calls too, for a launch's entry
+	 */
+	CT_SHARED_GPU_JOINS = 1u << 3,
 };
 
 /*

@@ -1436,7 +1436,7 @@ const struct ct_analysis_class ct_transfers_analysis = {
 	.section = &ct_transfers_section,
 	.wants =
 	    CT_EV_BIT(CT_EV_MEMCPY) | CT_EV_BIT(CT_EV_GPU_MEMCPY) | CT_EV_BIT(CT_EV_GRAPH_LAUNCH),
-	.uses = CT_SHARED_API_CALLS | CT_SHARED_GPU_ACTIVITY,
+	.uses = CT_SHARED_API_CALLS | CT_SHARED_GPU_ACTIVITY | CT_SHARED_GPU_JOINS,
 	.create = transfers_create,
 	.event = transfers_event,
 	.finish = transfers_finish,

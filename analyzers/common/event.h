@@ -86,8 +86,9 @@ struct ct_event {
 	bool has_call;
 	struct ct_api_call call;
 	/*
-	 * The reader joins each launch, memcpy and memset to its GPU record
-	 * as it makes compact records whole (compact-events.h), so that an
+	 * When an analysis uses the joins (CT_SHARED_GPU_JOINS, analysis.h),
+	 * the reader joins each launch, memcpy and memset to its GPU record
+	 * as it makes compact records whole (compact-events.h), so that the
 	 * analysis needs no join of its own.
 	 *
 	 * On a memcpy or memset delivered to the analyses, note is where one

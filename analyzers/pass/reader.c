@@ -171,8 +171,8 @@ int ct_reader_attach(struct ct_reader *r, const struct ct_analysis_class *cls, v
 	}
 	r->wanted |= cls->wants;
 	r->uses |= cls->uses;
-	/* the accountant dates releases at their calls' ends */
-	if (r->uses & CT_SHARED_ACCOUNTING)
+	/* the accountant dates releases at their calls' ends; a launch's join gives its entry */
+	if (r->uses & (CT_SHARED_ACCOUNTING | CT_SHARED_GPU_JOINS))
 		r->uses |= CT_SHARED_API_CALLS;
 	return 0;
 }
@@ -372,7 +372,8 @@ void ct_reader_feed(struct ct_reader *r, struct ct_event *ev)
 	if (r->uses & CT_SHARED_API_CALLS)
 		ct_api_calls_update(ev);
 	/* its GPU record is joined to it: entry, note and all */
-	if (ev->type == CT_EV_LAUNCH || ev->type == CT_EV_MEMCPY || ev->type == CT_EV_MEMSET)
+	if ((r->uses & CT_SHARED_GPU_JOINS) &&
+	    (ev->type == CT_EV_LAUNCH || ev->type == CT_EV_MEMCPY || ev->type == CT_EV_MEMSET))
 		ct_compact_events_delivered(r->compact, ev);
 	if (r->uses & CT_SHARED_GPU_ACTIVITY)
 		ct_gpu_activity_update(ev, r->opts->series_points);
