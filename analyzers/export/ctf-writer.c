@@ -35,11 +35,9 @@
 /* magic, uuid, stream_id, stream_instance_id; five 64-bit context fields */
 #define PACKET_HEADER_BYTES (4u + 16u + 8u + 8u)
 #define PACKET_PREAMBLE     (PACKET_HEADER_BYTES + 5u * 8u)
-/* An event's compact header (an id and a 32-bit timestamp), and its extended one. */
-#define COMPACT_HEADER_BYTES  (1u + 4u)
+/* The most an event's header takes: the extended one (compact: 1 + 4). */
 #define EXTENDED_HEADER_BYTES (1u + 2u + 8u)
-/* The compact header's ids, and the id that says the header is extended. */
-#define COMPACT_IDS 255u
+/* The id that says the header is extended; the compact header's ids are below it. */
 #define EXTENDED_ID 255u
 
 /* A packet being filled: PACKET_PREAMBLE bytes left for the header and context. */
@@ -250,7 +248,7 @@ struct ct_ctf_stream *ct_ctf_writer_stream(struct ct_ctf_writer *w, const char *
 uint8_t *ct_ctf_stream_event(struct ct_ctf_stream *s, uint16_t id, uint64_t timestamp, size_t size)
 {
 	uint8_t *p = room(&s->packet, EXTENDED_HEADER_BYTES + size);
-	bool compact = s->events && id < COMPACT_IDS && timestamp >= s->last &&
+	bool compact = s->events && id < EXTENDED_ID && timestamp >= s->last &&
 	               timestamp - s->last <= UINT32_MAX;
 
 	if (!s->events++)

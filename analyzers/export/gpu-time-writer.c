@@ -42,14 +42,11 @@
 /* Lanes a CUDA stream's operations may take; an operation no lane can put in order is left out. */
 #define LANES_MAX 4
 
-struct out_stream;
-
 /* A CTF stream of the GPU-time trace, and the queue that puts its operations in order. */
 struct lane {
 	struct ct_gpu_reorder reorder;
 	struct ct_ctf_stream *ctf; /* the writer's; NULL until its first event leaves */
-	struct out_stream *stream; /* borrowed: whose lane it is */
-	unsigned index;            /* in the stream's lanes */
+	unsigned index;            /* in its stream's lanes */
 	bool touched;              /* given an operation of the batch being taken */
 };
 
@@ -58,7 +55,7 @@ struct out_stream {
 	const void *process;
 	uint8_t device;
 	uint32_t stream;
-	struct lane *lanes[LANES_MAX]; /* owned; NULL until needed */
+	struct lane *lanes[LANES_MAX]; /* borrowed from the writer's; NULL until needed */
 };
 
 /*
@@ -68,8 +65,7 @@ struct out_stream {
  */
 struct pending {
 	struct ct_gpu_time_op op;
-	struct out_stream *out; /* borrowed */
-	struct lane *lane;      /* borrowed: the one that holds it */
+	struct lane *lane; /* borrowed: the one that holds it */
 };
 
 struct ct_gpu_time_writer {
@@ -84,6 +80,7 @@ struct ct_gpu_time_writer {
 	/* The writing thread's, until it ends. */
 	GHashTable *by_key;             /* struct key (a stream) -> struct out_stream, borrowed */
 	GPtrArray *streams;             /* struct out_stream, owned, in order of creation */
+	GPtrArray *lanes;               /* struct lane, owned, of every stream */
 	struct out_stream *last_stream; /* the last one looked up: records come in runs */
 	/*
 	 * Operations no longer held, owned, for the next ones: as many as the
@@ -148,24 +145,25 @@ static struct out_stream *out_stream_of(struct ct_gpu_time_writer *w, const void
 
 /* ------------------------------------------------------------ operations */
 
-static void out_stream_free(gpointer data)
+static void lane_free(gpointer data)
 {
-	struct out_stream *s = data;
+	struct lane *l = data;
 
-	for (unsigned i = 0; i < LANES_MAX; i++) {
-		if (!s->lanes[i])
-			continue;
-		ct_gpu_reorder_release(&s->lanes[i]->reorder);
-		g_free(s->lanes[i]);
-	}
-	g_free(s);
+	ct_gpu_reorder_release(&l->reorder);
+	g_free(l);
+}
+
+/* Lane I of W's lanes. */
+static struct lane *lane_at(const struct ct_gpu_time_writer *w, guint i)
+{
+	return g_ptr_array_index(w->lanes, i);
 }
 
 /*
  * The first lane of S that can put an operation starting at START in
  * order, made when it is needed; NULL when none can.
  */
-static struct lane *lane_for(struct out_stream *s, int64_t start)
+static struct lane *lane_for(struct ct_gpu_time_writer *w, struct out_stream *s, int64_t start)
 {
 	for (unsigned i = 0; i < LANES_MAX; i++) {
 		struct lane *l = s->lanes[i];
@@ -174,8 +172,8 @@ static struct lane *lane_for(struct out_stream *s, int64_t start)
 			l = s->lanes[i] = g_new0(struct lane, 1);
 			/* no smallest window: a stream's records come in its order */
 			ct_gpu_reorder_init(&l->reorder, 0, 0);
-			l->stream = s;
 			l->index = i;
+			g_ptr_array_add(w->lanes, l);
 			return l;
 		}
 		if (ct_gpu_reorder_fits(&l->reorder, start))
@@ -192,7 +190,6 @@ static struct pending *pending_new(struct ct_gpu_time_writer *w, const struct ct
 	if (!p)
 		p = g_new(struct pending, 1);
 	p->op = *op;
-	p->out = out_stream_of(w, op->process, op->op.device, op->op.stream);
 	return p;
 }
 
@@ -252,28 +249,15 @@ static void emit(struct ct_gpu_time_writer *w, const struct ct_gpu_point *point)
 
 /*
  * What lane L's queue lets go written: all it holds when FLUSH (the
- * input ended), and while the lanes hold more operations than their bound
- * when FORCED.
+ * input ended), and while the lanes hold more operations than their bound.
  */
-static void drain(struct ct_gpu_time_writer *w, struct lane *l, bool flush, bool forced)
+static void drain(struct ct_gpu_time_writer *w, struct lane *l, bool flush)
 {
 	struct ct_gpu_point point;
 
 	while (!g_atomic_int_get(&w->failed) &&
-	       ct_gpu_reorder_next(&l->reorder, flush || (forced && w->held > CT_GPU_OPS_HELD_MAX),
-	                           &point))
+	       ct_gpu_reorder_next(&l->reorder, flush || w->held > CT_GPU_OPS_HELD_MAX, &point))
 		emit(w, &point);
-}
-
-/* Every lane's queue, flushed: the input ended. */
-static void drain_all(struct ct_gpu_time_writer *w)
-{
-	for (guint i = 0; i < w->streams->len; i++) {
-		struct out_stream *s = g_ptr_array_index(w->streams, i);
-
-		for (unsigned k = 0; k < LANES_MAX && s->lanes[k]; k++)
-			drain(w, s->lanes[k], true, false);
-	}
 }
 
 /* ------------------------------------------------------------ the writing thread */
@@ -307,7 +291,8 @@ static void take(struct ct_gpu_time_writer *w, const struct ct_gpu_time_op *op)
 		return;
 	}
 	p = pending_new(w, op);
-	p->lane = lane_for(p->out, p->op.op.start);
+	p->lane = lane_for(w, out_stream_of(w, op->process, op->op.device, op->op.stream),
+	                   p->op.op.start);
 	if (!p->lane) {
 		w->late++;
 		pending_free(w, p);
@@ -342,7 +327,7 @@ static void write_batch(struct ct_gpu_time_writer *w, const struct ct_gpu_time_b
 		struct lane *l = g_ptr_array_index(w->touched, i);
 
 		l->touched = false;
-		drain(w, l, false, true);
+		drain(w, l, false);
 	}
 	g_ptr_array_set_size(w->touched, 0);
 }
@@ -352,13 +337,9 @@ static int64_t widest_window(const struct ct_gpu_time_writer *w)
 {
 	int64_t widest = 0;
 
-	for (guint i = 0; i < w->streams->len; i++) {
-		const struct out_stream *s = g_ptr_array_index(w->streams, i);
-
-		for (unsigned k = 0; k < LANES_MAX && s->lanes[k]; k++)
-			if (s->lanes[k]->reorder.window_ns > widest)
-				widest = s->lanes[k]->reorder.window_ns;
-	}
+	for (guint i = 0; i < w->lanes->len; i++)
+		if (lane_at(w, i)->reorder.window_ns > widest)
+			widest = lane_at(w, i)->reorder.window_ns;
 	return widest;
 }
 
@@ -373,7 +354,8 @@ static gpointer run(gpointer data)
 		ct_handoff_give_empty(&w->handoff, b);
 	}
 	/* the input ended: the rest leaves, and every stream's last packet */
-	drain_all(w);
+	for (guint i = 0; i < w->lanes->len; i++)
+		drain(w, lane_at(w, i), true);
 	if (!g_atomic_int_get(&w->failed)) {
 		char why[512];
 
@@ -395,7 +377,8 @@ ct_gpu_time_writer_create(const char *dir, struct ct_gpu_time_stats *stats, char
 
 	w->stats = stats;
 	w->by_key = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
-	w->streams = g_ptr_array_new_with_free_func(out_stream_free);
+	w->streams = g_ptr_array_new_with_free_func(g_free);
+	w->lanes = g_ptr_array_new_with_free_func(lane_free);
 	w->touched = g_ptr_array_new();
 	for (size_t i = 0; i < CT_GPU_TIME_BATCHES; i++)
 		w->batches[i] = g_new0(struct ct_gpu_time_batch, 1);
@@ -466,14 +449,10 @@ static void free_pending(struct ct_gpu_time_writer *w)
 	struct ct_gpu_point point;
 	struct pending *p;
 
-	for (guint i = 0; i < w->streams->len; i++) {
-		struct out_stream *s = g_ptr_array_index(w->streams, i);
-
-		for (unsigned k = 0; k < LANES_MAX && s->lanes[k]; k++)
-			while (ct_gpu_reorder_next(&s->lanes[k]->reorder, true, &point))
-				if (!point.begin)
-					pending_free(w, point.op);
-	}
+	for (guint i = 0; i < w->lanes->len; i++)
+		while (ct_gpu_reorder_next(&lane_at(w, i)->reorder, true, &point))
+			if (!point.begin)
+				pending_free(w, point.op);
 	while ((p = ct_spares_take(&w->spares)))
 		g_free(p);
 }
@@ -486,6 +465,7 @@ void ct_gpu_time_writer_destroy(struct ct_gpu_time_writer *w)
 	join(w);
 	free_pending(w);
 	g_ptr_array_free(w->touched, TRUE);
+	g_ptr_array_free(w->lanes, TRUE);
 	g_ptr_array_free(w->streams, TRUE);
 	g_hash_table_destroy(w->by_key);
 	ct_ctf_writer_destroy(w->writer);
