@@ -97,7 +97,6 @@ struct kernels {
 	    rows_found;         /* rows looked up last: a loop runs a few kernels over and over */
 	struct ct_stat latency; /* every launch latency; owned */
 	uint64_t unmatched;     /* gpu_kernel records without a timed launch */
-	uint64_t launches;      /* launch events */
 	uint64_t joined;        /* launch events whose record came */
 };
 
@@ -267,7 +266,6 @@ static void on_launch(struct kernels *k, const struct ct_event *ev)
 	struct kernel_row *row = row_of(k, ev->u.launch.kernel_id, ev->process);
 	struct record_early *early;
 
-	k->launches++;
 	row->launches++;
 	note_site(row, ev);
 	/* the record that came before it; else the reader joins the one to come */
@@ -496,12 +494,17 @@ static void write_device(const struct kernels *k, struct ct_doc *doc,
 
 static void write_gpu(const struct kernels *k, struct ct_doc *doc)
 {
+	uint64_t launches = 0;
+
+	/* every launch event counts in its kernel's row */
+	for (guint i = 0; i < k->rows->len; i++)
+		launches += row_at(k, i)->launches;
 	ct_doc_object(doc, "gpu", "GPU activity");
 	ct_stat_write(doc, "launch_latency_", &k->latency, CT_UNIT_DURATION);
 	ct_doc_u64(doc, "kernels_without_launch", k->unmatched, CT_UNIT_NONE);
 	/* a launch is joined to one record at most */
-	ct_doc_u64(doc, "launches_without_kernel",
-	           k->launches > k->joined ? k->launches - k->joined : 0, CT_UNIT_NONE);
+	ct_doc_u64(doc, "launches_without_kernel", launches > k->joined ? launches - k->joined : 0,
+	           CT_UNIT_NONE);
 	ct_doc_array(doc, "devices", "Busy and idle, by process and device");
 	for (size_t p = 0; p < ct_context_process_count(k->ctx); p++) {
 		const struct ct_process *process = ct_context_process_at(k->ctx, p);
