@@ -382,7 +382,8 @@ ct_gpu_time_writer_create(const char *dir, struct ct_gpu_time_stats *stats, char
 	w->touched = g_ptr_array_new();
 	for (size_t i = 0; i < CT_GPU_TIME_BATCHES; i++)
 		w->batches[i] = g_new0(struct ct_gpu_time_batch, 1);
-	ct_handoff_init(&w->handoff, (void *const *)w->batches, CT_GPU_TIME_BATCHES);
+	ct_handoff_init(&w->handoff, (void *const *)w->batches, CT_GPU_TIME_BATCHES,
+	                CT_GPU_TIME_WAKE);
 	w->dir = g_strdup(dir);
 	w->writer = ct_ctf_writer_create(dir, error, len);
 	if (!w->writer) {

@@ -54,7 +54,11 @@ struct ct_gpu_time_op {
 
 /* Operations a batch holds, and batches in flight. */
 #define CT_GPU_TIME_BATCH   1024
-#define CT_GPU_TIME_BATCHES 4
+#define CT_GPU_TIME_BATCHES 8
+/* Batches a waiting thread is woken for (handoff.h): the writer keeps pace
+ * with the reading thread, and woken at each batch the two took turns to
+ * sleep, a context switch or two a batch. */
+#define CT_GPU_TIME_WAKE 4
 
 struct ct_gpu_time_batch {
 	size_t count;

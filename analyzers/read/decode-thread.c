@@ -48,7 +48,8 @@ struct ct_decode_thread *ct_decode_thread_create(struct ct_class_cache *cache, c
 		dt->batches[i] = g_new0(struct ct_batch, 1);
 		dt->batches[i]->strings = g_string_chunk_new(4096);
 	}
-	ct_handoff_init(&dt->handoff, (void *const *)dt->batches, CT_DECODE_BATCHES);
+	/* a live trace's decoder may wait for events with a batch given: read at once */
+	ct_handoff_init(&dt->handoff, (void *const *)dt->batches, CT_DECODE_BATCHES, 1);
 	return dt;
 }
 
