@@ -40,6 +40,9 @@
 /* The id that says the header is extended; the compact header's ids are below it. */
 #define EXTENDED_ID 255u
 
+/* Streams whose file is kept open between packets (put_packet). */
+#define OPEN_MAX 32u
+
 /* A packet being filled: PACKET_PREAMBLE bytes left for the header and context. */
 struct packet {
 	uint8_t *data; /* owned */
@@ -48,6 +51,7 @@ struct packet {
 
 struct ct_ctf_stream {
 	char *path; /* owned */
+	int fd;     /* owned: its file, open from its first packet on; -1 when not open */
 	uint64_t instance;
 	struct packet packet;
 	uint64_t events;      /* in the packet */
@@ -58,6 +62,7 @@ struct ct_ctf_stream {
 struct ct_ctf_writer {
 	char *dir;          /* owned */
 	GPtrArray *streams; /* struct ct_ctf_stream, owned */
+	unsigned open;      /* streams whose file is kept open */
 	uint8_t uuid[16];
 	bool failed;
 	char why[512];
@@ -98,6 +103,8 @@ static void stream_free(gpointer data)
 {
 	struct ct_ctf_stream *s = data;
 
+	if (s->fd >= 0)
+		close(s->fd);
 	g_free(s->packet.data);
 	g_free(s->path);
 	g_free(s);
@@ -127,31 +134,55 @@ static int fail(struct ct_ctf_writer *w, const char *path, int err)
 	return -1;
 }
 
-/* LEN bytes of DATA at the end of PATH (made when it is not there). 0, or -1. */
-static int append(struct ct_ctf_writer *w, const char *path, const void *data, size_t len)
+/* LEN bytes of DATA written to FD, the file at PATH. 0, or -1. */
+static int write_all(struct ct_ctf_writer *w, int fd, const char *path, const void *data,
+                     size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	const uint8_t *p = data;
 
-	if (fd < 0)
-		return fail(w, path, errno);
 	while (len) {
 		ssize_t n = write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			int err = n < 0 ? errno : ENOSPC;
-
-			close(fd);
-			return fail(w, path, err);
-		}
+		if (n <= 0)
+			return fail(w, path, n < 0 ? errno : ENOSPC);
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+/* PATH opened to append to (made when it is not there): the descriptor, or -1. */
+static int open_append(struct ct_ctf_writer *w, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		fail(w, path, errno);
+	return fd;
+}
+
+/* FD, the file at PATH, closed: -1 when the close failed (a write it reports). */
+static int close_file(struct ct_ctf_writer *w, int fd, const char *path)
+{
 	if (close(fd) < 0)
 		return fail(w, path, errno);
 	return 0;
+}
+
+/* LEN bytes of DATA at the end of PATH (made when it is not there), opened and closed. 0, or -1. */
+static int append(struct ct_ctf_writer *w, const char *path, const void *data, size_t len)
+{
+	int fd = open_append(w, path);
+	int status;
+
+	if (fd < 0)
+		return -1;
+	status = write_all(w, fd, path, data, len);
+	if (close_file(w, fd, path) < 0)
+		status = -1;
+	return status;
 }
 
 /* ------------------------------------------------------------ metadata */
@@ -238,6 +269,7 @@ struct ct_ctf_stream *ct_ctf_writer_stream(struct ct_ctf_writer *w, const char *
 	struct ct_ctf_stream *s = g_new0(struct ct_ctf_stream, 1);
 
 	s->path = g_build_filename(w->dir, name, NULL);
+	s->fd = -1;
 	s->instance = w->streams->len;
 	room(&s->packet, PACKET_PREAMBLE);
 	s->packet.len = PACKET_PREAMBLE;
@@ -259,6 +291,26 @@ uint8_t *ct_ctf_stream_event(struct ct_ctf_stream *s, uint16_t id, uint64_t time
 	return ct_ctf_u64(ct_ctf_u16(ct_ctf_u8(p, EXTENDED_ID), id), timestamp);
 }
 
+/*
+ * LEN bytes of S's packet at DATA, at the end of its file. The file of
+ * each of the first OPEN_MAX streams stays open until the writer
+ * closes (an open and a close for every packet were a third of the
+ * writing's system calls); the others' is opened for each packet, within
+ * any limit on open files.
+ */
+static int put_packet(struct ct_ctf_writer *w, struct ct_ctf_stream *s, const void *data,
+                      size_t len)
+{
+	if (s->fd < 0 && w->open < OPEN_MAX) {
+		if ((s->fd = open_append(w, s->path)) < 0)
+			return -1;
+		w->open++;
+	}
+	if (s->fd < 0)
+		return append(w, s->path, data, len);
+	return write_all(w, s->fd, s->path, data, len);
+}
+
 /* S's packet, its header and context put down, at the end of its file; then an empty one. */
 static int write_packet(struct ct_ctf_writer *w, struct ct_ctf_stream *s)
 {
@@ -278,7 +330,7 @@ static int write_packet(struct ct_ctf_writer *w, struct ct_ctf_stream *s)
 	p = ct_ctf_u64(p, s->first);
 	p = ct_ctf_u64(p, s->last);
 	ct_ctf_u64(p, s->seq++);
-	status = w->failed ? -1 : append(w, s->path, b->data, content);
+	status = w->failed ? -1 : put_packet(w, s, b->data, content);
 	b->len = PACKET_PREAMBLE;
 	s->events = 0;
 	return status;
@@ -301,6 +353,15 @@ int ct_ctf_writer_close(struct ct_ctf_writer *w, char *error, size_t len)
 {
 	for (guint i = 0; i < w->streams->len && !w->failed; i++)
 		write_packet(w, g_ptr_array_index(w->streams, i));
+	/* a write the file system deferred may fail only at the close */
+	for (guint i = 0; i < w->streams->len; i++) {
+		struct ct_ctf_stream *s = g_ptr_array_index(w->streams, i);
+
+		if (s->fd >= 0)
+			close_file(w, s->fd, s->path);
+		s->fd = -1;
+	}
+	w->open = 0;
 	if (w->failed) {
 		snprintf(error, len, "%s", w->why);
 		return -1;

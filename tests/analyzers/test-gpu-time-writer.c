@@ -10,7 +10,8 @@
  * its stream wrote goes into the stream's next lane, a file of its own,
  * until the lanes run out; without a trace to take the clock
  * from, the close fails and says why; a writer destroyed without its
- * close (an export that failed) still ends its streams and its trace.
+ * close (an export that failed) still ends its streams and its trace;
+ * more streams than files kept open each have every packet, in order.
  * babeltrace2 reads what it wrote: every event, in packets of every
  * stream, an environment of strings that TSDL must escape, a clock whose
  * name is no TSDL identifier, the clock's UUID and the trace's (a random
@@ -398,6 +399,92 @@ static char *babeltrace2(const char *dir, const char *args)
 	return out;
 }
 
+/* Streams of test_many_streams_every_packet: more than the CTF writer keeps open. */
+#define MANY_STREAMS 40
+/* Operations on each: a kernel's two events take about 85 bytes, a packet 32 KiB. */
+#define MANY_OPS 1200
+
+static int64_t le64_at(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return (int64_t)v;
+}
+
+/*
+ * The packets of the stream file NAME in DIR, walked by their sizes (CTF
+ * 1.8: magic, UUID, stream id and instance, then packet_size,
+ * content_size, two timestamps and packet_seq_num, 64 bits each): -1
+ * unless each begins with the magic, is numbered after the one before it
+ * and the last ends at the file's end.
+ */
+static int packets_in(const char *dir, const char *name)
+{
+	char *path = g_build_filename(dir, name, NULL);
+	gchar *data = NULL;
+	gsize len = 0, at = 0;
+	int packets = 0;
+
+	if (g_file_get_contents(path, &data, &len, NULL)) {
+		while (at + 76 <= len && !memcmp(data + at, "\xc1\x1f\xfc\xc1", 4) &&
+		       le64_at((uint8_t *)data + at + 68) == packets) {
+			at += (gsize)le64_at((uint8_t *)data + at + 36) / 8;
+			packets++;
+		}
+	}
+	if (at != len || !data)
+		packets = -1;
+	g_free(data);
+	g_free(path);
+	return packets;
+}
+
+/*
+ * More streams than the CTF writer keeps files open for, each written in
+ * several packets: every packet of every stream is in its file, whole,
+ * in order, the kept files' and the others'.
+ */
+static void test_many_streams_every_packet(void **unused)
+{
+	char *dir = new_dir();
+	struct ct_gpu_time_stats stats = { 0 };
+	char error[256];
+	struct ct_gpu_time_writer *w = ct_gpu_time_writer_create(dir, &stats, error, sizeof(error));
+	struct ct_gpu_time_batch *b = NULL;
+
+	(void)unused;
+	assert_non_null(w);
+	ct_gpu_time_writer_set_trace(w, trace());
+	for (size_t i = 0; i < MANY_STREAMS * MANY_OPS; i++) {
+		if (!b)
+			b = ct_gpu_time_writer_batch(w);
+		op_at(&b->ops[b->count], i, in_order(i));
+		b->ops[b->count].process = &processes[0];
+		b->ops[b->count].op.kind = CT_GPU_OP_KERNEL;
+		b->ops[b->count].op.vpid = 100;
+		b->ops[b->count++].op.stream = (uint32_t)(i % MANY_STREAMS);
+		if (b->count == CT_GPU_TIME_BATCH) {
+			ct_gpu_time_writer_give(w, b);
+			b = NULL;
+		}
+	}
+	if (b)
+		ct_gpu_time_writer_give(w, b);
+	assert_int_equal(ct_gpu_time_writer_close(w, error, sizeof(error)), 0);
+	ct_gpu_time_writer_destroy(w);
+	assert_int_equal(stats.operations, MANY_STREAMS * MANY_OPS);
+	assert_int_equal(stats.streams, MANY_STREAMS);
+	for (unsigned s = 0; s < MANY_STREAMS; s++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "pid100-device0-stream%u", s);
+		assert_in_range(packets_in(dir, name), 3, 10);
+	}
+	remove_dir(dir);
+}
+
 /*
  * Whether the trace's UUID in DETAILS (sink.text.details) is a random
  * one, version 4 and variant 1 (RFC 4122, section 4.4).
@@ -476,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_no_clock_fails_the_close),
 		cmocka_unit_test(test_destroyed_unclosed_ends_its_trace),
 		cmocka_unit_test(test_babeltrace2_reads_it),
+		cmocka_unit_test(test_many_streams_every_packet),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
