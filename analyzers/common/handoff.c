@@ -44,11 +44,11 @@ static void *pop(struct ct_handoff *h, struct ct_handoff_queue *q)
 	void *b = NULL;
 
 	pthread_mutex_lock(&h->lock);
-	if (!q->count && !h->ended)
+	if (!q->count && !h->ended) {
 		h->waits++;
-	if (!q->count)
 		while (q->count < h->wake && !h->ended)
 			pthread_cond_wait(&h->changed, &h->lock);
+	}
 	if (q->count) {
 		b = q->items[q->head];
 		q->head = (q->head + 1) % h->batches;
